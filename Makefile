@@ -1,0 +1,120 @@
+# cuzktrace: make | make check | make demo | make bench | make deps | make install | make clean
+# V=1 shows command lines; DEVELOPER=1 adds -Werror; SANITIZE=address,undefined instruments the
+# reader and the unit tests (never the preload library).
+CC ?= cc
+PREFIX ?= /usr/local
+DESTDIR ?=
+B := build
+
+WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -Wvla
+BASE := -std=gnu11 -O2 -g $(WARN) -Iinclude -MMD -MP
+ifdef DEVELOPER
+BASE += -Werror
+endif
+SAN := $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer,)
+PRE_CFLAGS := $(BASE) -D_GNU_SOURCE -fPIC -fvisibility=hidden -ftls-model=initial-exec -fno-builtin \
+	-fno-omit-frame-pointer -Ipreload
+RD_CFLAGS := $(BASE) $(SAN) -Ireader
+PRE_LIBS := -lzstd -lpthread -ldl
+RD_LIBS := -lzstd -lm
+
+ifneq ($(V),1)
+Q := @
+msg = @printf '  %-6s %s\n' $(1) $(2);
+endif
+
+PRE_SRC := $(wildcard preload/*.c)
+RD_SRC := $(wildcard reader/*.c)
+PRE_OBJ := $(PRE_SRC:%.c=$(B)/%.o)
+RD_OBJ := $(RD_SRC:%.c=$(B)/%.o)
+RD_LIBOBJ := $(filter-out $(B)/reader/main.o,$(RD_OBJ))
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
+PROG_SRC := $(wildcard tests/progs/*.c)
+PROG_BIN := $(PROG_SRC:tests/progs/%.c=$(B)/progs/%)
+EX_SRC := $(wildcard examples/*.c)
+EX_BIN := $(EX_SRC:examples/%.c=$(B)/examples/%)
+
+LIB := $(B)/libcuzktrace.so
+REPORT := $(B)/cuzktrace-report
+
+.PHONY: all check unit integration demo bench deps install clean
+all: $(LIB) $(REPORT) $(EX_BIN)
+
+# Rebuild everything when the flags change.
+FLAGS_NOW := $(CC) $(PRE_CFLAGS) | $(RD_CFLAGS)
+$(B)/.flags: FORCE
+	@mkdir -p $(B)
+	@echo '$(FLAGS_NOW)' | cmp -s - $@ || echo '$(FLAGS_NOW)' > $@
+.PHONY: FORCE
+
+$(B)/preload/%.o: preload/%.c $(B)/.flags
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$<)$(CC) $(PRE_CFLAGS) -c $< -o $@
+
+$(B)/reader/%.o: reader/%.c $(B)/.flags
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$<)$(CC) $(RD_CFLAGS) -c $< -o $@
+
+$(LIB): $(PRE_OBJ) preload/exports.map
+	$(call msg,LD,$@)$(CC) -shared -Wl,--version-script=preload/exports.map -Wl,-z,defs \
+		-o $@ $(PRE_OBJ) $(PRE_LIBS)
+
+$(REPORT): $(RD_OBJ)
+	$(call msg,LD,$@)$(CC) $(SAN) -o $@ $(RD_OBJ) $(RD_LIBS)
+
+# Unit tests link the module objects, not the programs (heaptrack does the same).
+$(B)/tests/test_%: tests/unit/test_%.c $(RD_LIBOBJ) $(B)/preload/record.o $(B)/.flags
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$@)$(CC) $(RD_CFLAGS) -Ipreload -Itests/unit -o $@ $< $(RD_LIBOBJ) \
+		$(B)/preload/record.o -lcmocka $(RD_LIBS)
+
+# Test programs: -O2 like shipped code; every test allocation escapes into a volatile global.
+$(B)/progs/%: tests/progs/%.c $(B)/.flags
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$@)$(CC) -std=gnu11 -O2 -g -Wall -Iinclude -o $@ $< -lpthread -ldl
+
+$(B)/examples/%: examples/%.c $(B)/.flags
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$@)$(CC) -std=gnu11 -O2 -g -Wall -Iinclude -o $@ $< -lpthread
+
+unit: $(UNIT_BIN)
+	$(Q)fail=0; for t in $(UNIT_BIN); do echo "== $$t"; $$t || fail=1; done; exit $$fail
+
+integration: $(LIB) $(REPORT) $(PROG_BIN)
+	$(Q)bash tests/integration/run.sh
+
+check: deps
+	$(Q)$(MAKE) --no-print-directory all unit integration
+
+demo: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)bash examples/demo.sh
+
+bench: all
+	$(Q)bash tests/bench/run.sh
+
+DEB_PKGS := libzstd-dev libunwind-dev libcmocka-dev libdw-dev libelf-dev libiberty-dev pkg-config gcc make
+deps:
+	$(Q)missing=""; for p in $(DEB_PKGS); do \
+		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -z "$$missing" ]; then exit 0; fi; \
+	if [ "$$(id -u)" = 0 ]; then \
+		echo "installing:$$missing"; \
+		export DEBIAN_FRONTEND=noninteractive; \
+		apt-get update -q && apt-get install -y -q --no-install-recommends $$missing; \
+	else \
+		echo "missing Debian packages; run: sudo apt-get install$$missing"; exit 1; \
+	fi
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include
+	install -m 0755 $(LIB) $(DESTDIR)$(PREFIX)/lib/
+	install -m 0755 $(REPORT) $(DESTDIR)$(PREFIX)/bin/
+	install -m 0644 include/cuzktrace.h $(DESTDIR)$(PREFIX)/include/ 2>/dev/null || true
+
+clean:
+	rm -rf $(B)
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -1,0 +1,170 @@
+/* ckt_format.h: the cuzktrace trace format, the one contract shared by the capture library
+ * (preload/) and the reader (reader/). Nothing else is shared between them.
+ *
+ * FILE
+ *   A trace file is a concatenation of independent zstd frames (so `zstd -dc trace.zst` works).
+ *   Frame 0 holds exactly the HEADER. Every later frame starts with a FRAME record and holds
+ *   whole records only; no record spans two frames and no decoding state crosses a frame
+ *   boundary, so a reader can stop at the last complete frame of a killed process.
+ *
+ * INTEGERS AND STRINGS (all little-endian where fixed width)
+ *   uv  unsigned LEB128 varint (1..10 bytes)
+ *   sv  signed value, zigzag-encoded, then LEB128
+ *   str uv byte length, then the bytes (no NUL; length-prefixed so long Rust names survive)
+ *
+ * HEADER (content of frame 0)
+ *   8 bytes  CKT_MAGIC "CUZKTRC\0"
+ *   2 bytes  format version, little-endian (CKT_FORMAT_VERSION)
+ *   then (str key, str value) pairs, ended by an empty key. Values are text. Keys written:
+ *     tracer_version pid ppid exe argv (arguments joined by '\n') start_wall_ns
+ *     hostname page_size clock ("monotonic")  and one "setting.CUZKTRACE_xxx" per setting.
+ *   Readers ignore keys they do not know.
+ *
+ * DATA FRAMES: a sequence of records, each a tag byte then fields.
+ *   Timestamps are nanoseconds of CLOCK_MONOTONIC since the trace start: t = 0 is the first
+ *   intercepted call (which can precede the library's constructor). Within one thread they never
+ *   decrease. Across threads, a FREE (stamped before the real free) is earlier than any later
+ *   ALLOC of the same address by another thread (stamped after the real allocation); at equal
+ *   ts a release (FREE, MUNMAP, the release half of REALLOC/MREMAP) sorts before an allocation.
+ *   Per-block delta state: `prev_ts` and `prev_addr`. FRAME sets prev_ts = base_ts; THREAD
+ *   resets prev_ts = base_ts of the current frame and prev_addr = 0. Every "dts" below is an sv
+ *   added to prev_ts (and then stored in prev_ts); every "daddr" is an sv added to prev_addr
+ *   (and then stored in prev_addr). Events between two THREAD records belong to that thread
+ *   and are in that thread's program order.
+ *
+ *   FRAME      uv seq, uv base_ts                               first record of each data frame
+ *   THREAD     uv tid                                           following events are this thread's
+ *   SYNC       uv horizon_ts      written last in each flush. Every event that was complete
+ *                                 when the writer began this flush is in this or an earlier
+ *                                 frame; one still being recorded then appears in the next
+ *                                 flush. So when a reader meets SYNC(h_k), every event with
+ *                                 ts < h_(k-1) (the previous SYNC's horizon) has been read: it
+ *                                 may merge threads by time up to there and must hold the rest.
+ *   END        uv ts, uv reason, uv events, uv lost     the process ended; reason CKT_END_*
+ *   LOST       uv count           events dropped (buffer could not be drained); totals inexact
+ *   THREAD_NAME uv tid, str name
+ *   ALLOC      dts, uv fn, daddr, uv size, uv stack, uv phase       heap block of `size` bytes
+ *   FREE       dts, daddr                                           recorded before the real free
+ *   REALLOC    dts (before the call), daddr (old), uv dafter (ns after the before-timestamp),
+ *              daddr (new), uv size, uv stack, uv phase
+ *              The old block is released at ts, the new one exists at ts + dafter.
+ *   MMAP       dts, daddr, uv len, uv flags (CKT_MAP_*), uv prot, uv stack, uv phase
+ *   MUNMAP     dts, daddr, uv len
+ *   MREMAP     dts, daddr (old), uv old_len, daddr (new), uv new_len   old range released, new
+ *                                 range mapped with the old range's attributes
+ *   RSS        dts, uv rss_bytes                                       from /proc/self/statm
+ *   RSS_DETAIL dts, uv hwm_bytes, uv anon_bytes, uv file_bytes, uv shmem_bytes  /proc/self/status
+ *
+ *   Tags CKT_TAG_STACK .. CKT_TAG_AGG are reserved for call stacks, module maps, phases, CUDA
+ *   memory and sampled aggregates; a reader of this version rejects a tag it does not know.
+ *   Stack id 0 means "no stack recorded"; phase id 0 means "no phase".
+ */
+#ifndef CKT_FORMAT_H
+#define CKT_FORMAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define CKT_MAGIC "CUZKTRC"             /* 7 chars + the terminating NUL = 8 bytes on disk */
+#define CKT_MAGIC_LEN 8
+#define CKT_FORMAT_VERSION 1
+#define CKT_TRACER_VERSION "0.1.0"
+
+enum ckt_tag {
+	CKT_TAG_FRAME = 0x01,
+	CKT_TAG_THREAD = 0x02,
+	CKT_TAG_SYNC = 0x03,
+	CKT_TAG_END = 0x04,
+	CKT_TAG_LOST = 0x05,
+	CKT_TAG_THREAD_NAME = 0x06,
+	CKT_TAG_ALLOC = 0x10,
+	CKT_TAG_FREE = 0x11,
+	CKT_TAG_REALLOC = 0x12,
+	CKT_TAG_MMAP = 0x13,
+	CKT_TAG_MUNMAP = 0x14,
+	CKT_TAG_MREMAP = 0x15,
+	CKT_TAG_RSS = 0x16,
+	CKT_TAG_RSS_DETAIL = 0x17,
+	/* reserved for later versions */
+	CKT_TAG_STACK = 0x20,
+	CKT_TAG_MODULE = 0x21,
+	CKT_TAG_PHASE_DEF = 0x22,
+	CKT_TAG_PHASE = 0x23,
+	CKT_TAG_NOTE = 0x24,
+	CKT_TAG_CUDA_ALLOC = 0x28,
+	CKT_TAG_CUDA_FREE = 0x29,
+	CKT_TAG_CUDA_DEVICE = 0x2a,
+	CKT_TAG_AGG = 0x30,
+};
+
+/* ALLOC.fn: which entry point made the block (the reader may show it; sizes do not depend on it) */
+enum ckt_alloc_fn {
+	CKT_FN_MALLOC = 0,
+	CKT_FN_CALLOC = 1,
+	CKT_FN_REALLOC = 2,   /* realloc(NULL, n) and reallocarray(NULL, ...) */
+	CKT_FN_POSIX_MEMALIGN = 3,
+	CKT_FN_ALIGNED_ALLOC = 4,
+	CKT_FN_MEMALIGN = 5,
+	CKT_FN_VALLOC = 6,
+	CKT_FN_PVALLOC = 7,
+	CKT_FN_REALLOCARRAY = 8,
+};
+
+/* MMAP.flags */
+#define CKT_MAP_ANON 0x1u    /* MAP_ANONYMOUS (or fd == -1): not backed by a file */
+#define CKT_MAP_SHARED 0x2u  /* MAP_SHARED */
+#define CKT_MAP_FIXED 0x4u   /* MAP_FIXED / MAP_FIXED_NOREPLACE: replaces what was there */
+
+/* END.reason */
+enum ckt_end_reason {
+	CKT_END_EXIT = 0,      /* exit(), return from main, or exit() from another thread */
+	CKT_END_EXEC = 1,      /* the process image was replaced by execve */
+	CKT_END_ERROR = 2,     /* tracing stopped after a write error; see the stderr line */
+};
+
+/* ---- varints: written here once, used by the encoder (preload/record.c) and the decoder
+ * (reader/decode.c). Both are bounds-checked by their callers: the encoder reserves
+ * CKT_MAX_RECORD bytes before a record, the decoder passes the end pointer. */
+#define CKT_MAX_VARINT 10
+#define CKT_MAX_RECORD 128 /* largest fixed-field record; strings are bounded separately */
+
+static inline uint8_t *ckt_put_uv(uint8_t *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	return p;
+}
+
+static inline uint8_t *ckt_put_sv(uint8_t *p, int64_t v)
+{
+	return ckt_put_uv(p, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63));
+}
+
+/* Returns the position after the varint, or NULL if it is longer than 10 bytes or runs past end. */
+static inline const uint8_t *ckt_get_uv(const uint8_t *p, const uint8_t *end, uint64_t *out)
+{
+	uint64_t v = 0;
+	for (unsigned shift = 0; shift < 70 && p < end; shift += 7) {
+		uint8_t b = *p++;
+		v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80)) {
+			*out = v;
+			return p;
+		}
+	}
+	return NULL;
+}
+
+static inline const uint8_t *ckt_get_sv(const uint8_t *p, const uint8_t *end, int64_t *out)
+{
+	uint64_t u;
+	p = ckt_get_uv(p, end, &u);
+	if (p)
+		*out = (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
+	return p;
+}
+
+#endif

@@ -1,0 +1,157 @@
+/* bootstrap.c: resolves the real allocator symbols once, serves the allocations made while that
+ * happens (dlsym itself calls calloc) from a static pool, and owns the library's life cycle:
+ * the constructor that starts tracing, the destructor that finishes it, and fork handling.
+ * The hooks themselves live in hooks_*.c. */
+#include "ckt.h"
+#include "ckt_format.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+struct ckt_real ckt_real;
+atomic_int ckt_boot_state; /* 0 not started, 1 resolving, 2 done */
+atomic_int ckt_active;
+uint64_t ckt_t0;
+
+/* ---- clock ---- */
+uint64_t ckt_clock_raw(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- the early pool: a bump allocator over a static array. Blocks carry their size in a
+ * 16-byte header so realloc can copy them. It is never freed (free() ignores pool blocks). */
+#define POOL_SIZE (256 * 1024)
+static _Alignas(4096) unsigned char pool[POOL_SIZE];
+static atomic_size_t pool_used;
+
+void *ckt_pool_alloc(size_t size, size_t align)
+{
+	if (align < 16)
+		align = 16;
+	for (;;) {
+		size_t old = atomic_load(&pool_used);
+		size_t start = (old + 16 + align - 1) & ~(align - 1);
+		if (start + size > POOL_SIZE || size > POOL_SIZE)
+			return NULL;
+		if (atomic_compare_exchange_weak(&pool_used, &old, start + size)) {
+			memcpy(pool + start - sizeof(size_t), &size, sizeof(size_t));
+			return pool + start;
+		}
+	}
+}
+
+int ckt_pool_owns(const void *p)
+{
+	return (const unsigned char *)p >= pool && (const unsigned char *)p < pool + POOL_SIZE;
+}
+
+size_t ckt_pool_size(const void *p)
+{
+	size_t n;
+	memcpy(&n, (const unsigned char *)p - sizeof(size_t), sizeof(size_t));
+	return n;
+}
+
+/* ---- symbol resolution ---- */
+static const char *const hook_names[] = {
+#define CKT_NAME(name, required) #name,
+	CKT_HOOKS(CKT_NAME)
+#undef CKT_NAME
+};
+static const int hook_required[] = {
+#define CKT_REQ(name, required) required,
+	CKT_HOOKS(CKT_REQ)
+#undef CKT_REQ
+};
+
+/* Resolves every real symbol eagerly, once: resolving lazily inside an mmap hook can deadlock
+ * an allocator that calls mmap under its own init lock. Concurrent first calls from other
+ * threads are served from the pool until this returns. */
+void ckt_bootstrap(void)
+{
+	int expect = 0;
+	if (!atomic_compare_exchange_strong(&ckt_boot_state, &expect, 1))
+		return;
+	ckt_t0 = ckt_clock_raw();
+	ckt_tls.guard++;
+	void **slot = (void **)&ckt_real;
+	void *found[sizeof(hook_names) / sizeof(hook_names[0])];
+	for (size_t i = 0; i < sizeof(hook_names) / sizeof(hook_names[0]); i++) {
+		found[i] = dlsym(RTLD_NEXT, hook_names[i]);
+		if (!found[i] && hook_required[i]) {
+			ckt_log("error: cannot find the real '", hook_names[i],
+				"' in the libraries after libcuzktrace.so", "; cannot run");
+			_exit(70);
+		}
+	}
+	/* publish free before malloc: once malloc is set, hooks stop using the pool, and every
+	 * pointer they hand out must be releasable through the real free. */
+	for (size_t i = 0; i < sizeof(hook_names) / sizeof(hook_names[0]); i++)
+		if (i != 0)
+			slot[i] = found[i];
+	ckt_thread_init();
+	atomic_store(&ckt_active, 1);
+	atomic_store_explicit((_Atomic(void *) *)&slot[0], found[0], memory_order_release);
+	atomic_store(&ckt_boot_state, 2);
+	ckt_tls.guard--;
+}
+
+/* ---- life cycle ---- */
+static void on_fork_child(void)
+{
+	/* Only the forking thread exists in the child, the writer does not, and the trace file
+	 * belongs to the parent: a child that does not exec runs untraced (an exec'd child is
+	 * traced to its own file by its own copy of this library). */
+	atomic_store(&ckt_active, 0);
+	ckt_writer_after_fork_child();
+	ckt_thread_after_fork_child();
+}
+
+__attribute__((constructor(101))) static void ckt_init(void)
+{
+	if (atomic_load(&ckt_boot_state) == 0)
+		ckt_bootstrap();
+	ckt_tls.guard++;
+	ckt_config_load();
+	pthread_atfork(NULL, NULL, on_fork_child);
+	if (ckt_writer_start() == 0) {
+		if (ckt_config.rss_ms)
+			ckt_rss_start();
+	} else {
+		atomic_store(&ckt_active, 0);
+		if (ckt_config.strict)
+			_exit(70);
+	}
+	ckt_tls.guard--;
+}
+
+__attribute__((destructor(101))) static void ckt_fini(void)
+{
+	ckt_tls.guard++;
+	ckt_writer_finish(CKT_END_EXIT);
+	/* the guard stays raised: whatever this thread does after the final flush is not traced */
+}
+
+int ckt_spawn_helper(void *(*fn)(void *), void *arg, unsigned long *thread_out)
+{
+	/* Helper threads block every signal, so they never steal one the application expects on
+	 * its own threads; they run with the guard raised (set by fn itself). */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	pthread_t th;
+	int rc = pthread_create(&th, NULL, fn, arg);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc == 0)
+		*thread_out = (unsigned long)th;
+	return -rc;
+}

@@ -1,0 +1,261 @@
+/* ckt.h: declarations shared by the modules of the capture library (preload/ only).
+ *
+ * Architecture of the capture path
+ *   hook (hooks_*.c) -> per-thread ring of fixed 32-byte slots (thread.c) -> writer thread
+ *   (writer.c) drains every ring, encodes slots into trace records (record.c), compresses one
+ *   zstd frame per flush and writes it. The RSS sampler (rss.c) is a thread with its own ring.
+ *
+ * Hot-path cost budget (exact mode, per malloc/free, x86-64), not counting the real call:
+ *   TLS guard load+store (2 insns), ring pointer load, one clock_gettime(CLOCK_MONOTONIC) through
+ *   the vDSO (~15-25 ns, the dominant cost), four 8-byte stores into the slot, one release store
+ *   of the ring head (a plain mov on x86). No lock, no syscall, no allocation, no shared cache
+ *   line written: the ring belongs to the thread, the writer only ever writes `tail`, which the
+ *   thread re-reads only when its cached view says the ring is half full (once per 8192 events).
+ */
+#ifndef CKT_H
+#define CKT_H
+
+#include <malloc.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/types.h>
+
+#include "ckt_format.h"
+
+#define CKT_LIKELY(x) __builtin_expect(!!(x), 1)
+#define CKT_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define CKT_NOINLINE __attribute__((noinline))
+#define CKT_EXPORT __attribute__((visibility("default")))
+#define CKT_TLS __thread __attribute__((tls_model("initial-exec")))
+
+/* ---- config.c: settings read once from the environment at init ---- */
+struct ckt_config {
+	char out[4096];    /* CUZKTRACE_OUT before expansion */
+	unsigned flush_ms; /* CUZKTRACE_FLUSH_MS */
+	unsigned rss_ms;   /* CUZKTRACE_RSS_MS; 0 turns the sampler off */
+	int strict;        /* CUZKTRACE_STRICT */
+	int quiet;         /* CUZKTRACE_QUIET */
+	int level;         /* CUZKTRACE_ZSTD_LEVEL */
+};
+extern struct ckt_config ckt_config;
+void ckt_config_load(void);
+/* Calls fn(name, value) for every setting in force, for the trace header. */
+void ckt_config_each(void (*fn)(const char *name, const char *value, void *arg), void *arg);
+
+/* ---- log.c: one line on stderr, built in a fixed buffer, written with write(2) ---- */
+struct ckt_line {
+	char buf[1024];
+	size_t len;
+};
+void ckt_line_str(struct ckt_line *l, const char *s);
+void ckt_line_u64(struct ckt_line *l, uint64_t v);
+void ckt_line_bytes(struct ckt_line *l, uint64_t bytes); /* human units: "1.50 GiB" */
+void ckt_line_emit(struct ckt_line *l);                  /* appends '\n' and writes to fd 2 */
+/* Convenience: "cuzktrace: " + a + b + c + d (NULLs skipped) as one line. */
+void ckt_log(const char *a, const char *b, const char *c, const char *d);
+
+/* ---- bootstrap.c: real symbols, the early pool, init and exit ---- */
+#define CKT_HOOKS(X)                                                                                \
+	X(malloc, 1) X(free, 1) X(calloc, 1) X(realloc, 1) X(reallocarray, 0) X(posix_memalign, 0) \
+	X(aligned_alloc, 0) X(memalign, 0) X(valloc, 0) X(pvalloc, 0) X(mmap, 0) X(munmap, 0)       \
+	X(mremap, 0)
+
+#define CKT_REAL_PTR(name, required) __typeof__(name) *name;
+struct ckt_real {
+	CKT_HOOKS(CKT_REAL_PTR)
+};
+#undef CKT_REAL_PTR
+extern struct ckt_real ckt_real;
+
+/* 1 once the real allocator symbols are resolved; before that, hooks serve the early pool. */
+extern atomic_int ckt_boot_state;
+void ckt_bootstrap(void);
+void *ckt_pool_alloc(size_t size, size_t align);
+int ckt_pool_owns(const void *p);
+size_t ckt_pool_size(const void *p);
+
+/* 1 while events are being captured (from the first hook call until exit or a fatal error). */
+extern atomic_int ckt_active;
+
+/* ---- clock ---- */
+extern uint64_t ckt_t0; /* CLOCK_MONOTONIC ns at the first intercepted call */
+uint64_t ckt_clock_raw(void);
+static inline uint64_t ckt_now(void)
+{
+	return ckt_clock_raw() - ckt_t0;
+}
+
+/* ---- thread.c: per-thread state and rings ---- */
+enum ckt_slot_type {
+	CKT_EV_ALLOC = 1,
+	CKT_EV_FREE,
+	CKT_EV_REALLOC, /* followed by a CKT_EV_EXT slot: ts = after, a = new address */
+	CKT_EV_MMAP,
+	CKT_EV_MUNMAP,
+	CKT_EV_MREMAP, /* followed by CKT_EV_EXT: a = new address, b = new length */
+	CKT_EV_RSS,
+	CKT_EV_RSS_DETAIL, /* a = hwm, b = anon, followed by EXT: a = file, b = shmem */
+	CKT_EV_EXT,
+};
+
+/* One event, written by its thread only. 32 bytes: two slots per cache line. */
+struct ckt_slot {
+	uint64_t ts;
+	uint64_t a;     /* address */
+	uint64_t b;     /* size / length */
+	uint32_t stack; /* stack id, 0 = none */
+	uint8_t type;   /* enum ckt_slot_type */
+	uint8_t fn;     /* ALLOC: enum ckt_alloc_fn; MMAP: CKT_MAP_* flags | prot << 4 */
+	uint16_t phase; /* phase id, 0 = none */
+};
+
+#define CKT_RING_SLOTS 16384u /* 512 KiB per thread; power of two */
+#define CKT_RING_HALF (CKT_RING_SLOTS / 2)
+
+enum ckt_ring_state { CKT_RING_FREE = 0, CKT_RING_LIVE, CKT_RING_EXITED };
+
+struct ckt_ring {
+	/* written by the owning thread */
+	_Alignas(64) _Atomic uint64_t head;
+	uint64_t tail_cache;
+	uint64_t lost;
+	/* written by the writer thread */
+	_Alignas(64) _Atomic uint64_t tail;
+	uint64_t lost_reported;
+	/* set once */
+	_Alignas(64) _Atomic int state; /* enum ckt_ring_state */
+	pid_t tid;
+	struct ckt_ring *next; /* global list; rings are never unlinked, only recycled */
+	struct ckt_slot slots[CKT_RING_SLOTS];
+};
+
+struct ckt_tls {
+	int guard; /* nonzero while inside a hook or in a tracer thread: calls pass through */
+	int dead;  /* no ring can be had for this thread */
+	struct ckt_ring *ring;
+};
+extern CKT_TLS struct ckt_tls ckt_tls;
+
+extern struct ckt_ring *_Atomic ckt_rings; /* head of the list the writer walks */
+struct ckt_ring *ckt_thread_attach(struct ckt_tls *t);
+int ckt_thread_make_room(struct ckt_ring *r, unsigned n);
+void ckt_thread_init(void);
+void ckt_thread_after_fork_child(void);
+
+/* Reserve n consecutive slots (n <= 2) in this thread's ring; NULL if the event must be dropped
+ * (counted in ring->lost). Commit with ckt_ring_commit. Caller holds the guard. */
+static inline struct ckt_slot *ckt_ring_reserve(struct ckt_tls *t, unsigned n)
+{
+	struct ckt_ring *r = t->ring;
+	if (CKT_UNLIKELY(!r)) {
+		r = ckt_thread_attach(t);
+		if (!r)
+			return NULL;
+	}
+	uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
+	if (CKT_UNLIKELY(h + n - r->tail_cache > CKT_RING_HALF)) {
+		if (!ckt_thread_make_room(r, n))
+			return NULL;
+	}
+	return &r->slots[h & (CKT_RING_SLOTS - 1)];
+}
+
+/* The slot after s, wrapping around the ring. */
+static inline struct ckt_slot *ckt_ring_next(struct ckt_tls *t, struct ckt_slot *s)
+{
+	struct ckt_ring *r = t->ring;
+	return s + 1 == r->slots + CKT_RING_SLOTS ? r->slots : s + 1;
+}
+
+static inline void ckt_ring_commit(struct ckt_tls *t, unsigned n)
+{
+	struct ckt_ring *r = t->ring;
+	uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
+	atomic_store_explicit(&r->head, h + n, memory_order_release);
+}
+
+/* Record a one-slot event. */
+static inline void ckt_emit(struct ckt_tls *t, uint8_t type, uint8_t fn, uint64_t ts, uint64_t a,
+			    uint64_t b)
+{
+	struct ckt_slot *s = ckt_ring_reserve(t, 1);
+	if (CKT_UNLIKELY(!s))
+		return;
+	s->ts = ts;
+	s->a = a;
+	s->b = b;
+	s->stack = 0;
+	s->type = type;
+	s->fn = fn;
+	s->phase = 0;
+	ckt_ring_commit(t, 1);
+}
+
+/* Record a two-slot event (REALLOC, MREMAP, RSS_DETAIL). */
+static inline void ckt_emit2(struct ckt_tls *t, uint8_t type, uint8_t fn, uint64_t ts, uint64_t a,
+			     uint64_t b, uint64_t ts2, uint64_t a2, uint64_t b2)
+{
+	struct ckt_slot *s = ckt_ring_reserve(t, 2);
+	if (CKT_UNLIKELY(!s))
+		return;
+	s->ts = ts;
+	s->a = a;
+	s->b = b;
+	s->stack = 0;
+	s->type = type;
+	s->fn = fn;
+	s->phase = 0;
+	struct ckt_slot *e = ckt_ring_next(t, s);
+	e->ts = ts2;
+	e->a = a2;
+	e->b = b2;
+	e->stack = 0;
+	e->type = CKT_EV_EXT;
+	e->fn = 0;
+	e->phase = 0;
+	ckt_ring_commit(t, 2);
+}
+
+/* ---- record.c: slots -> trace records ---- */
+struct ckt_enc {
+	uint64_t prev_ts;
+	uint64_t prev_addr;
+	uint64_t base_ts;
+};
+void ckt_record_frame(struct ckt_enc *e, uint8_t **p, uint64_t seq, uint64_t base_ts);
+void ckt_record_thread(struct ckt_enc *e, uint8_t **p, uint64_t tid);
+/* Encodes one event (s, plus its EXT slot s2 for two-slot events). Returns 0, or -1 for a slot
+ * type it does not know (the writer counts it lost). Needs CKT_MAX_RECORD bytes at *p. */
+int ckt_record_event(struct ckt_enc *e, uint8_t **p, const struct ckt_slot *s,
+		     const struct ckt_slot *s2);
+void ckt_record_sync(uint8_t **p, uint64_t horizon);
+void ckt_record_lost(uint8_t **p, uint64_t count);
+void ckt_record_end(uint8_t **p, uint64_t ts, uint64_t reason, uint64_t events, uint64_t lost);
+/* Header: magic, version, then key/value pairs; ckt_record_header_end closes the list. */
+uint8_t *ckt_record_header_begin(uint8_t *p);
+uint8_t *ckt_record_kv(uint8_t *p, const uint8_t *end, const char *k, const char *v);
+uint8_t *ckt_record_header_end(uint8_t *p);
+static inline unsigned ckt_slot_count(uint8_t type)
+{
+	return type == CKT_EV_REALLOC || type == CKT_EV_MREMAP || type == CKT_EV_RSS_DETAIL ? 2 : 1;
+}
+
+/* ---- writer.c ---- */
+int ckt_writer_start(void);  /* opens + verifies the trace, starts the thread; 0 or -errno */
+void ckt_writer_finish(int reason);
+void ckt_writer_wake(void);
+extern atomic_int ckt_writer_running;
+void ckt_writer_after_fork_child(void);
+
+/* ---- rss.c ---- */
+int ckt_rss_start(void);
+void ckt_rss_stop(void);
+uint64_t ckt_rss_peak(void);
+
+/* ---- small helpers ---- */
+int ckt_spawn_helper(void *(*fn)(void *), void *arg, unsigned long *thread_out);
+
+#endif

@@ -1,0 +1,105 @@
+/* config.c: the CUZKTRACE_* settings, read once at init. An invalid value gets one line naming
+ * the variable and the default used; it never stops the program. Leaves path expansion and
+ * file handling to writer.c. */
+#include "ckt.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct ckt_config ckt_config;
+
+static void warn_invalid(const char *name, const char *value, const char *expect, const char *dflt)
+{
+	struct ckt_line l = {.len = 0};
+	ckt_line_str(&l, "cuzktrace: warning: invalid ");
+	ckt_line_str(&l, name);
+	ckt_line_str(&l, "='");
+	ckt_line_str(&l, value);
+	ckt_line_str(&l, "' (expected ");
+	ckt_line_str(&l, expect);
+	ckt_line_str(&l, "); using the default ");
+	ckt_line_str(&l, dflt);
+	ckt_line_emit(&l);
+}
+
+/* Unsigned decimal in [lo, hi]; anything else (sign, suffix, empty, overflow) is invalid. */
+static unsigned env_uint(const char *name, unsigned dflt, unsigned lo, unsigned hi,
+			 const char *expect, const char *dflt_text)
+{
+	const char *v = getenv(name);
+	if (!v)
+		return dflt;
+	unsigned long long x = 0;
+	const char *p = v;
+	if (!*p)
+		goto bad;
+	for (; *p; p++) {
+		if (*p < '0' || *p > '9' || x > 1000000000ull)
+			goto bad;
+		x = x * 10 + (unsigned)(*p - '0');
+	}
+	if (x < lo || x > hi)
+		goto bad;
+	return (unsigned)x;
+bad:
+	warn_invalid(name, v, expect, dflt_text);
+	return dflt;
+}
+
+static int env_bool(const char *name)
+{
+	const char *v = getenv(name);
+	if (!v)
+		return 0;
+	if (!strcmp(v, "1") || !strcmp(v, "yes") || !strcmp(v, "true"))
+		return 1;
+	if (!strcmp(v, "0") || !strcmp(v, "no") || !strcmp(v, "false") || !*v)
+		return 0;
+	warn_invalid(name, v, "0 or 1", "0");
+	return 0;
+}
+
+void ckt_config_load(void)
+{
+	const char *out = getenv("CUZKTRACE_OUT");
+	const char *dflt_out = "cuzktrace.%e.%p.zst";
+	if (out && (!*out || strlen(out) >= sizeof(ckt_config.out) - 64)) {
+		warn_invalid("CUZKTRACE_OUT", out, "a file path", dflt_out);
+		out = NULL;
+	}
+	strcpy(ckt_config.out, out ? out : dflt_out);
+	ckt_config.flush_ms =
+		env_uint("CUZKTRACE_FLUSH_MS", 100, 1, 60000, "1..60000 milliseconds", "100");
+	ckt_config.rss_ms =
+		env_uint("CUZKTRACE_RSS_MS", 10, 0, 60000, "0..60000 milliseconds, 0 = off", "10");
+	ckt_config.level = (int)env_uint("CUZKTRACE_ZSTD_LEVEL", 3, 1, 19, "1..19", "3");
+	ckt_config.strict = env_bool("CUZKTRACE_STRICT");
+	ckt_config.quiet = env_bool("CUZKTRACE_QUIET");
+}
+
+static void u2s(char *buf, unsigned v)
+{
+	char tmp[12];
+	int i = 11;
+	tmp[i] = 0;
+	do {
+		tmp[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	strcpy(buf, tmp + i);
+}
+
+void ckt_config_each(void (*fn)(const char *, const char *, void *), void *arg)
+{
+	char b[16];
+	fn("CUZKTRACE_OUT", ckt_config.out, arg);
+	u2s(b, ckt_config.flush_ms);
+	fn("CUZKTRACE_FLUSH_MS", b, arg);
+	u2s(b, ckt_config.rss_ms);
+	fn("CUZKTRACE_RSS_MS", b, arg);
+	u2s(b, (unsigned)ckt_config.level);
+	fn("CUZKTRACE_ZSTD_LEVEL", b, arg);
+	fn("CUZKTRACE_STRICT", ckt_config.strict ? "1" : "0", arg);
+	fn("CUZKTRACE_QUIET", ckt_config.quiet ? "1" : "0", arg);
+	fn("CUZKTRACE_SAMPLE", "0", arg); /* every event is recorded (exact mode) */
+}

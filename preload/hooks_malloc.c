@@ -1,0 +1,251 @@
+/* hooks_malloc.c: the interposed malloc family. Each hook has one shape: bootstrap check ->
+ * reentrancy guard -> real call -> record -> release guard; free records *before* the real free
+ * so that no other thread can be handed the same address by an earlier-stamped allocation.
+ * Sizes recorded are the sizes the program asked for, not malloc_usable_size.
+ *
+ * Cost per call beyond the real allocator (see ckt.h for the ring): guard test and set, one
+ * relaxed load of ckt_active, one vDSO clock read (two for realloc), one slot written. */
+#include "ckt.h"
+
+#include <errno.h>
+#include <malloc.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define CKT_HOOK_ENTER(t) (CKT_LIKELY(!(t)->guard) && atomic_load_explicit(&ckt_active, memory_order_relaxed))
+
+/* Allocation before the real symbols exist (during dlsym, or while another thread resolves
+ * them): from the pool, which is zero-filled, so calloc is served too. */
+static CKT_NOINLINE void *boot_alloc(size_t n, size_t align)
+{
+	if (atomic_load(&ckt_boot_state) == 0)
+		ckt_bootstrap();
+	if (ckt_real.malloc && align <= 16)
+		return ckt_real.malloc(n);
+	void *p = ckt_pool_alloc(n, align);
+	if (!p)
+		errno = ENOMEM;
+	return p;
+}
+
+static inline void record_alloc(struct ckt_tls *t, void *p, size_t n, uint8_t fn)
+{
+	if (CKT_LIKELY(p != NULL))
+		ckt_emit(t, CKT_EV_ALLOC, fn, ckt_now(), (uint64_t)(uintptr_t)p, n);
+}
+
+CKT_EXPORT void *malloc(size_t n)
+{
+	if (CKT_UNLIKELY(!ckt_real.malloc))
+		return boot_alloc(n, 16);
+	struct ckt_tls *t = &ckt_tls;
+	if (!CKT_HOOK_ENTER(t))
+		return ckt_real.malloc(n);
+	t->guard = 1;
+	void *p = ckt_real.malloc(n);
+	record_alloc(t, p, n, CKT_FN_MALLOC);
+	t->guard = 0;
+	return p;
+}
+
+CKT_EXPORT void free(void *p)
+{
+	if (CKT_UNLIKELY(!p || ckt_pool_owns(p)))
+		return;
+	if (CKT_UNLIKELY(!ckt_real.free))
+		ckt_bootstrap();
+	struct ckt_tls *t = &ckt_tls;
+	if (CKT_HOOK_ENTER(t)) {
+		t->guard = 1;
+		ckt_emit(t, CKT_EV_FREE, 0, ckt_now(), (uint64_t)(uintptr_t)p, 0);
+		ckt_real.free(p);
+		t->guard = 0;
+		return;
+	}
+	ckt_real.free(p);
+}
+
+CKT_EXPORT void *calloc(size_t nm, size_t sz)
+{
+	size_t n;
+	if (__builtin_mul_overflow(nm, sz, &n)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (CKT_UNLIKELY(!ckt_real.malloc))
+		return boot_alloc(n, 16); /* pool memory is zero; the real calloc zeroes its own */
+	struct ckt_tls *t = &ckt_tls;
+	if (!CKT_HOOK_ENTER(t))
+		return ckt_real.calloc(nm, sz);
+	t->guard = 1;
+	void *p = ckt_real.calloc(nm, sz);
+	record_alloc(t, p, n, CKT_FN_CALLOC);
+	t->guard = 0;
+	return p;
+}
+
+/* realloc of a pool block: move it to the real heap (recorded as a new allocation). */
+static CKT_NOINLINE void *realloc_from_pool(void *p, size_t n)
+{
+	void *q = malloc(n);
+	if (q) {
+		size_t old = ckt_pool_size(p);
+		memcpy(q, p, old < n ? old : n);
+	}
+	return q;
+}
+
+static inline void *realloc_common(void *p, size_t n, uint8_t fn_for_null)
+{
+	struct ckt_tls *t = &ckt_tls;
+	if (!CKT_HOOK_ENTER(t))
+		return ckt_real.realloc(p, n);
+	t->guard = 1;
+	void *q;
+	if (!p) {
+		q = ckt_real.realloc(p, n);
+		record_alloc(t, q, n, fn_for_null);
+	} else {
+		uint64_t before = ckt_now();
+		q = ckt_real.realloc(p, n);
+		if (q)
+			ckt_emit2(t, CKT_EV_REALLOC, 0, before, (uint64_t)(uintptr_t)p, n, ckt_now(),
+				  (uint64_t)(uintptr_t)q, 0);
+		else if (n == 0) /* glibc frees p and returns NULL */
+			ckt_emit(t, CKT_EV_FREE, 0, before, (uint64_t)(uintptr_t)p, 0);
+		/* else: failed, p is untouched */
+	}
+	t->guard = 0;
+	return q;
+}
+
+CKT_EXPORT void *realloc(void *p, size_t n)
+{
+	if (CKT_UNLIKELY(!ckt_real.malloc)) {
+		if (!p)
+			return boot_alloc(n, 16);
+		if (ckt_pool_owns(p)) {
+			void *q = boot_alloc(n, 16);
+			if (q) {
+				size_t old = ckt_pool_size(p);
+				memcpy(q, p, old < n ? old : n);
+			}
+			return q;
+		}
+	}
+	if (CKT_UNLIKELY(p && ckt_pool_owns(p)))
+		return realloc_from_pool(p, n);
+	return realloc_common(p, n, CKT_FN_REALLOC);
+}
+
+CKT_EXPORT void *reallocarray(void *p, size_t nm, size_t sz)
+{
+	size_t n;
+	if (__builtin_mul_overflow(nm, sz, &n)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (CKT_UNLIKELY(!ckt_real.malloc || (p && ckt_pool_owns(p))))
+		return realloc(p, n);
+	return realloc_common(p, n, CKT_FN_REALLOCARRAY);
+}
+
+/* The aligned family. `how` selects the real entry point; a missing optional symbol falls back
+ * to posix_memalign (all of them are memalign underneath in glibc). */
+enum { A_POSIX, A_ALIGNED, A_MEMALIGN, A_VALLOC, A_PVALLOC };
+
+static void *real_aligned(int how, size_t align, size_t n, int *err)
+{
+	void *p = NULL;
+	*err = 0;
+	switch (how) {
+	case A_ALIGNED:
+		if (ckt_real.aligned_alloc)
+			return ckt_real.aligned_alloc(align, n);
+		break;
+	case A_MEMALIGN:
+		if (ckt_real.memalign)
+			return ckt_real.memalign(align, n);
+		break;
+	case A_VALLOC:
+		if (ckt_real.valloc)
+			return ckt_real.valloc(n);
+		break;
+	case A_PVALLOC:
+		if (ckt_real.pvalloc)
+			return ckt_real.pvalloc(n);
+		break;
+	default:
+		break;
+	}
+	if (!ckt_real.posix_memalign) {
+		*err = ENOMEM;
+		return NULL;
+	}
+	*err = ckt_real.posix_memalign(&p, align, n);
+	return *err ? NULL : p;
+}
+
+static void *aligned_common(int how, size_t align, size_t n, uint8_t fn, int *err)
+{
+	*err = 0;
+	if (CKT_UNLIKELY(!ckt_real.malloc)) {
+		if (atomic_load(&ckt_boot_state) == 0)
+			ckt_bootstrap();
+		if (!ckt_real.malloc) {
+			void *p = ckt_pool_alloc(n, align);
+			if (!p)
+				*err = ENOMEM;
+			return p;
+		}
+	}
+	struct ckt_tls *t = &ckt_tls;
+	if (!CKT_HOOK_ENTER(t))
+		return real_aligned(how, align, n, err);
+	t->guard = 1;
+	void *p = real_aligned(how, align, n, err);
+	record_alloc(t, p, n, fn);
+	t->guard = 0;
+	return p;
+}
+
+CKT_EXPORT int posix_memalign(void **out, size_t align, size_t n)
+{
+	int err;
+	void *p = aligned_common(A_POSIX, align, n, CKT_FN_POSIX_MEMALIGN, &err);
+	if (!p && !err)
+		err = ENOMEM;
+	if (p)
+		*out = p;
+	return p ? 0 : err;
+}
+
+static void *aligned_errno(int how, size_t align, size_t n, uint8_t fn)
+{
+	int err;
+	void *p = aligned_common(how, align, n, fn, &err);
+	if (!p && err)
+		errno = err;
+	return p;
+}
+
+CKT_EXPORT void *aligned_alloc(size_t align, size_t n)
+{
+	return aligned_errno(A_ALIGNED, align, n, CKT_FN_ALIGNED_ALLOC);
+}
+
+CKT_EXPORT void *memalign(size_t align, size_t n)
+{
+	return aligned_errno(A_MEMALIGN, align, n, CKT_FN_MEMALIGN);
+}
+
+CKT_EXPORT void *valloc(size_t n)
+{
+	return aligned_errno(A_VALLOC, (size_t)sysconf(_SC_PAGESIZE), n, CKT_FN_VALLOC);
+}
+
+CKT_EXPORT void *pvalloc(size_t n)
+{
+	return aligned_errno(A_PVALLOC, (size_t)sysconf(_SC_PAGESIZE), n, CKT_FN_PVALLOC);
+}

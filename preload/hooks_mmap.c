@@ -1,0 +1,101 @@
+/* hooks_mmap.c: the interposed mmap family. Only calls that go through the dynamic symbol are
+ * seen: glibc's malloc maps its large blocks with an internal mmap, so heap bytes and mmap bytes
+ * never count the same memory twice. Releases (munmap, the old range of mremap) are stamped
+ * before the real call, so a later mapping of the same range by another thread sorts after. */
+#include "ckt.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static inline int hook_enter(struct ckt_tls *t)
+{
+	return CKT_LIKELY(!t->guard) && atomic_load_explicit(&ckt_active, memory_order_relaxed);
+}
+
+static void *real_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	if (CKT_UNLIKELY(!ckt_real.mmap)) {
+		if (atomic_load(&ckt_boot_state) == 0)
+			ckt_bootstrap();
+		if (!ckt_real.mmap)
+			return (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
+	}
+	return ckt_real.mmap(addr, len, prot, flags, fd, off);
+}
+
+static inline uint8_t map_bits(int prot, int flags)
+{
+	unsigned b = 0;
+	if (flags & MAP_ANONYMOUS)
+		b |= CKT_MAP_ANON;
+	if ((flags & MAP_TYPE) == MAP_SHARED || (flags & MAP_TYPE) == MAP_SHARED_VALIDATE)
+		b |= CKT_MAP_SHARED;
+	if (flags & (MAP_FIXED | MAP_FIXED_NOREPLACE))
+		b |= CKT_MAP_FIXED;
+	return (uint8_t)(b | (unsigned)(prot & 7) << 4);
+}
+
+CKT_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	struct ckt_tls *t = &ckt_tls;
+	if (!hook_enter(t))
+		return real_mmap(addr, len, prot, flags, fd, off);
+	t->guard = 1;
+	void *p = real_mmap(addr, len, prot, flags, fd, off);
+	if (p != MAP_FAILED)
+		ckt_emit(t, CKT_EV_MMAP, map_bits(prot, flags), ckt_now(), (uint64_t)(uintptr_t)p, len);
+	t->guard = 0;
+	return p;
+}
+
+CKT_EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	return mmap(addr, len, prot, flags, fd, off);
+}
+
+CKT_EXPORT int munmap(void *addr, size_t len)
+{
+	int (*real)(void *, size_t) = ckt_real.munmap;
+	struct ckt_tls *t = &ckt_tls;
+	if (CKT_UNLIKELY(!real) || !hook_enter(t))
+		return real ? real(addr, len) : (int)syscall(SYS_munmap, addr, len);
+	t->guard = 1;
+	uint64_t before = ckt_now();
+	int rc = real(addr, len);
+	if (rc == 0)
+		ckt_emit(t, CKT_EV_MUNMAP, 0, before, (uint64_t)(uintptr_t)addr, len);
+	t->guard = 0;
+	return rc;
+}
+
+CKT_EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...)
+{
+	void *new_addr = NULL;
+	if (flags & MREMAP_FIXED) {
+		va_list ap;
+		va_start(ap, flags);
+		new_addr = va_arg(ap, void *);
+		va_end(ap);
+	}
+	__typeof__(mremap) *real = ckt_real.mremap;
+	struct ckt_tls *t = &ckt_tls;
+	if (CKT_UNLIKELY(!real) || !hook_enter(t))
+		return real ? real(old, old_len, new_len, flags, new_addr)
+			    : (void *)syscall(SYS_mremap, old, old_len, new_len, flags, new_addr);
+	t->guard = 1;
+	uint64_t before = ckt_now();
+	void *p = real(old, old_len, new_len, flags, new_addr);
+	if (p != MAP_FAILED) {
+		if (old_len == 0) /* duplicates a shared mapping; the old one stays */
+			ckt_emit(t, CKT_EV_MMAP, CKT_MAP_SHARED | CKT_MAP_ANON | 3u << 4, before,
+				 (uint64_t)(uintptr_t)p, new_len);
+		else
+			ckt_emit2(t, CKT_EV_MREMAP, 0, before, (uint64_t)(uintptr_t)old, old_len,
+				  before, (uint64_t)(uintptr_t)p, new_len);
+	}
+	t->guard = 0;
+	return p;
+}

@@ -1,0 +1,88 @@
+/* log.c: the capture library's only way to speak: one line on stderr, assembled in a fixed
+ * buffer and written with write(2). Never stdio (it allocates and takes locks), never malloc:
+ * these run inside hooks, in the writer thread and after fork. */
+#include "ckt.h"
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+void ckt_line_str(struct ckt_line *l, const char *s)
+{
+	size_t cap = sizeof(l->buf) - 1; /* room for the newline */
+	while (s && *s && l->len < cap)
+		l->buf[l->len++] = *s++;
+}
+
+void ckt_line_u64(struct ckt_line *l, uint64_t v)
+{
+	char tmp[21];
+	int i = 20;
+	tmp[i] = 0;
+	do {
+		tmp[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	ckt_line_str(l, tmp + i);
+}
+
+/* Three significant digits, binary units, e.g. "512 B", "1.50 GiB", "12.3 MiB". */
+void ckt_line_bytes(struct ckt_line *l, uint64_t bytes)
+{
+	static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+	unsigned u = 0;
+	uint64_t scale = 1;
+	while (u < 5 && bytes >= scale * 1024) {
+		scale *= 1024;
+		u++;
+	}
+	if (u == 0) {
+		ckt_line_u64(l, bytes);
+	} else {
+		/* value*100 rounded, then print with 2, 1 or 0 decimals to keep 3 digits */
+		uint64_t c = (uint64_t)(((unsigned __int128)bytes * 100 + scale / 2) / scale);
+		uint64_t ip = c / 100, fp = c % 100;
+		ckt_line_u64(l, ip);
+		if (ip < 10) {
+			ckt_line_str(l, ".");
+			if (fp < 10)
+				ckt_line_str(l, "0");
+			ckt_line_u64(l, fp);
+		} else if (ip < 100) {
+			ckt_line_str(l, ".");
+			ckt_line_u64(l, fp / 10);
+		}
+	}
+	ckt_line_str(l, " ");
+	ckt_line_str(l, unit[u]);
+}
+
+void ckt_line_emit(struct ckt_line *l)
+{
+	int saved = errno;
+	l->buf[l->len++] = '\n';
+	const char *p = l->buf;
+	size_t n = l->len;
+	while (n) {
+		ssize_t w = write(2, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break;
+		p += w;
+		n -= (size_t)w;
+	}
+	l->len = 0;
+	errno = saved;
+}
+
+void ckt_log(const char *a, const char *b, const char *c, const char *d)
+{
+	struct ckt_line l = {.len = 0};
+	ckt_line_str(&l, "cuzktrace: ");
+	ckt_line_str(&l, a);
+	ckt_line_str(&l, b);
+	ckt_line_str(&l, c);
+	ckt_line_str(&l, d);
+	ckt_line_emit(&l);
+}

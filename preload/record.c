@@ -1,0 +1,168 @@
+/* record.c: turns ring slots into trace records (include/ckt_format.h is the contract). Runs in
+ * the writer thread only, so it may spend cycles the hot path must not: varints, deltas. */
+#include "ckt.h"
+#include "ckt_format.h"
+
+#include <string.h>
+
+static inline uint8_t *put_dts(struct ckt_enc *e, uint8_t *p, uint64_t ts)
+{
+	p = ckt_put_sv(p, (int64_t)(ts - e->prev_ts));
+	e->prev_ts = ts;
+	return p;
+}
+
+static inline uint8_t *put_daddr(struct ckt_enc *e, uint8_t *p, uint64_t a)
+{
+	p = ckt_put_sv(p, (int64_t)(a - e->prev_addr));
+	e->prev_addr = a;
+	return p;
+}
+
+void ckt_record_frame(struct ckt_enc *e, uint8_t **pp, uint64_t seq, uint64_t base_ts)
+{
+	uint8_t *p = *pp;
+	*p++ = CKT_TAG_FRAME;
+	p = ckt_put_uv(p, seq);
+	p = ckt_put_uv(p, base_ts);
+	e->base_ts = e->prev_ts = base_ts;
+	e->prev_addr = 0;
+	*pp = p;
+}
+
+void ckt_record_thread(struct ckt_enc *e, uint8_t **pp, uint64_t tid)
+{
+	uint8_t *p = *pp;
+	*p++ = CKT_TAG_THREAD;
+	p = ckt_put_uv(p, tid);
+	e->prev_ts = e->base_ts;
+	e->prev_addr = 0;
+	*pp = p;
+}
+
+int ckt_record_event(struct ckt_enc *e, uint8_t **pp, const struct ckt_slot *s,
+		     const struct ckt_slot *s2)
+{
+	uint8_t *p = *pp;
+	switch (s->type) {
+	case CKT_EV_ALLOC:
+		*p++ = CKT_TAG_ALLOC;
+		p = put_dts(e, p, s->ts);
+		p = ckt_put_uv(p, s->fn);
+		p = put_daddr(e, p, s->a);
+		p = ckt_put_uv(p, s->b);
+		p = ckt_put_uv(p, s->stack);
+		p = ckt_put_uv(p, s->phase);
+		break;
+	case CKT_EV_FREE:
+		*p++ = CKT_TAG_FREE;
+		p = put_dts(e, p, s->ts);
+		p = put_daddr(e, p, s->a);
+		break;
+	case CKT_EV_REALLOC:
+		*p++ = CKT_TAG_REALLOC;
+		p = put_dts(e, p, s->ts);
+		p = put_daddr(e, p, s->a);
+		p = ckt_put_uv(p, s2->ts - s->ts);
+		p = put_daddr(e, p, s2->a);
+		p = ckt_put_uv(p, s->b);
+		p = ckt_put_uv(p, s->stack);
+		p = ckt_put_uv(p, s->phase);
+		break;
+	case CKT_EV_MMAP:
+		*p++ = CKT_TAG_MMAP;
+		p = put_dts(e, p, s->ts);
+		p = put_daddr(e, p, s->a);
+		p = ckt_put_uv(p, s->b);
+		p = ckt_put_uv(p, s->fn & 0xf);
+		p = ckt_put_uv(p, s->fn >> 4);
+		p = ckt_put_uv(p, s->stack);
+		p = ckt_put_uv(p, s->phase);
+		break;
+	case CKT_EV_MUNMAP:
+		*p++ = CKT_TAG_MUNMAP;
+		p = put_dts(e, p, s->ts);
+		p = put_daddr(e, p, s->a);
+		p = ckt_put_uv(p, s->b);
+		break;
+	case CKT_EV_MREMAP:
+		*p++ = CKT_TAG_MREMAP;
+		p = put_dts(e, p, s->ts);
+		p = put_daddr(e, p, s->a);
+		p = ckt_put_uv(p, s->b);
+		p = put_daddr(e, p, s2->a);
+		p = ckt_put_uv(p, s2->b);
+		break;
+	case CKT_EV_RSS:
+		*p++ = CKT_TAG_RSS;
+		p = put_dts(e, p, s->ts);
+		p = ckt_put_uv(p, s->b);
+		break;
+	case CKT_EV_RSS_DETAIL:
+		*p++ = CKT_TAG_RSS_DETAIL;
+		p = put_dts(e, p, s->ts);
+		p = ckt_put_uv(p, s->a);
+		p = ckt_put_uv(p, s->b);
+		p = ckt_put_uv(p, s2->a);
+		p = ckt_put_uv(p, s2->b);
+		break;
+	default:
+		return -1;
+	}
+	*pp = p;
+	return 0;
+}
+
+void ckt_record_sync(uint8_t **pp, uint64_t horizon)
+{
+	uint8_t *p = *pp;
+	*p++ = CKT_TAG_SYNC;
+	*pp = ckt_put_uv(p, horizon);
+}
+
+void ckt_record_lost(uint8_t **pp, uint64_t count)
+{
+	uint8_t *p = *pp;
+	*p++ = CKT_TAG_LOST;
+	*pp = ckt_put_uv(p, count);
+}
+
+void ckt_record_end(uint8_t **pp, uint64_t ts, uint64_t reason, uint64_t events, uint64_t lost)
+{
+	uint8_t *p = *pp;
+	*p++ = CKT_TAG_END;
+	p = ckt_put_uv(p, ts);
+	p = ckt_put_uv(p, reason);
+	p = ckt_put_uv(p, events);
+	*pp = ckt_put_uv(p, lost);
+}
+
+uint8_t *ckt_record_header_begin(uint8_t *p)
+{
+	memcpy(p, CKT_MAGIC, CKT_MAGIC_LEN);
+	p += CKT_MAGIC_LEN;
+	*p++ = CKT_FORMAT_VERSION & 0xff;
+	*p++ = CKT_FORMAT_VERSION >> 8;
+	return p;
+}
+
+/* Appends one key/value pair; returns NULL if it does not fit before end. */
+uint8_t *ckt_record_kv(uint8_t *p, const uint8_t *end, const char *k, const char *v)
+{
+	size_t kl = strlen(k), vl = strlen(v);
+	if (!p || (size_t)(end - p) < kl + vl + 2 * CKT_MAX_VARINT + 1)
+		return NULL;
+	p = ckt_put_uv(p, kl);
+	memcpy(p, k, kl);
+	p += kl;
+	p = ckt_put_uv(p, vl);
+	memcpy(p, v, vl);
+	return p + vl;
+}
+
+uint8_t *ckt_record_header_end(uint8_t *p)
+{
+	if (p)
+		*p++ = 0; /* empty key */
+	return p;
+}

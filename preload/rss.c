@@ -1,0 +1,126 @@
+/* rss.c: the RSS sampler thread. Every CUZKTRACE_RSS_MS it reads /proc/self/statm (resident
+ * pages) and records an RSS event; every 10th sample (and at stop) it also reads VmHWM and the
+ * RssAnon/RssFile/RssShmem split from /proc/self/status, which costs more to produce. */
+#include "ckt.h"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static atomic_int stop_flag, started;
+static pthread_t sampler;
+static int statm_fd = -1, status_fd = -1;
+static uint64_t page_size;
+
+static int read_at0(int f, char *buf, size_t cap)
+{
+	ssize_t n = pread(f, buf, cap - 1, 0);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	return 0;
+}
+
+static uint64_t parse_u64(const char *s)
+{
+	uint64_t v = 0;
+	while (*s == ' ' || *s == '\t')
+		s++;
+	while (*s >= '0' && *s <= '9')
+		v = v * 10 + (uint64_t)(*s++ - '0');
+	return v;
+}
+
+/* value of "Key:   123 kB" in bytes, 0 if absent */
+static uint64_t status_kb(const char *buf, const char *key)
+{
+	const char *p = strstr(buf, key);
+	return p ? parse_u64(p + strlen(key)) * 1024 : 0;
+}
+
+static uint64_t read_hwm_and_split(uint64_t out[4])
+{
+	char buf[4096];
+	if (status_fd < 0 || read_at0(status_fd, buf, sizeof(buf)))
+		return 0;
+	out[0] = status_kb(buf, "\nVmHWM:");
+	out[1] = status_kb(buf, "\nRssAnon:");
+	out[2] = status_kb(buf, "\nRssFile:");
+	out[3] = status_kb(buf, "\nRssShmem:");
+	return out[0];
+}
+
+static void sample(struct ckt_tls *t, int detail)
+{
+	char buf[256];
+	uint64_t ts = ckt_now();
+	if (statm_fd >= 0 && read_at0(statm_fd, buf, sizeof(buf)) == 0) {
+		const char *p = strchr(buf, ' '); /* second field: resident pages */
+		if (p)
+			ckt_emit(t, CKT_EV_RSS, 0, ts, 0, parse_u64(p) * page_size);
+	}
+	uint64_t d[4];
+	if (detail && read_hwm_and_split(d))
+		ckt_emit2(t, CKT_EV_RSS_DETAIL, 0, ts, d[0], d[1], ts, d[2], d[3]);
+}
+
+static void *sampler_main(void *arg)
+{
+	(void)arg;
+	struct ckt_tls *t = &ckt_tls;
+	t->guard = 1; /* its own allocations are not traced; it records through ckt_emit directly */
+	struct timespec next;
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	for (unsigned i = 0; !atomic_load(&stop_flag); i++) {
+		sample(t, i % 10 == 0);
+		next.tv_nsec += (long)ckt_config.rss_ms * 1000000L;
+		while (next.tv_nsec >= 1000000000L) {
+			next.tv_nsec -= 1000000000L;
+			next.tv_sec++;
+		}
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) != 0 &&
+		       !atomic_load(&stop_flag))
+			;
+	}
+	sample(t, 1); /* the last word: RSS and VmHWM at exit */
+	return NULL;
+}
+
+int ckt_rss_start(void)
+{
+	page_size = (uint64_t)sysconf(_SC_PAGESIZE);
+	statm_fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+	status_fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	if (statm_fd < 0) {
+		ckt_log("error: cannot read /proc/self/statm; RSS is not sampled", NULL, NULL, NULL);
+		return -1;
+	}
+	unsigned long th;
+	if (ckt_spawn_helper(sampler_main, NULL, &th)) {
+		ckt_log("error: cannot start the RSS sampler thread; RSS is not sampled", NULL, NULL,
+			NULL);
+		return -1;
+	}
+	sampler = (pthread_t)th;
+	atomic_store(&started, 1);
+	return 0;
+}
+
+void ckt_rss_stop(void)
+{
+	if (!atomic_exchange(&started, 0))
+		return;
+	atomic_store(&stop_flag, 1);
+	pthread_join(sampler, NULL);
+}
+
+/* VmHWM now, for the exit line when sampling is off. */
+uint64_t ckt_rss_peak(void)
+{
+	uint64_t d[4] = {0};
+	if (status_fd < 0)
+		status_fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	return read_hwm_and_split(d);
+}

@@ -1,0 +1,141 @@
+/* summary.c: the few numbers the exit line prints (events, peak heap, peak RSS), kept by the
+ * writer thread as it drains. The report's numbers come from the reader, which merges threads
+ * by time; this sees events in drain order, one thread's batch after another, so its peak heap
+ * can differ from the report's when threads allocate and free the same bytes within one flush
+ * interval. Memory: 16 bytes per live heap block, in an open-addressing table mapped directly
+ * (the tracer's memory never goes through the hooks). */
+#include "ckt.h"
+#include "summary.h"
+
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+struct entry {
+	uint64_t addr; /* 0 = empty */
+	uint64_t size;
+};
+
+static struct entry *tab;
+static uint64_t tab_mask, tab_used;
+static int tab_broken;
+struct ckt_summary ckt_summary;
+
+static void *raw_map(size_t n)
+{
+	void *m = (void *)syscall(SYS_mmap, NULL, n, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	return m == MAP_FAILED ? NULL : m;
+}
+
+static inline uint64_t hash(uint64_t a)
+{
+	a ^= a >> 33;
+	a *= 0xff51afd7ed558ccdull;
+	a ^= a >> 33;
+	return a;
+}
+
+static void put(struct entry *t, uint64_t mask, uint64_t a, uint64_t s)
+{
+	uint64_t i = hash(a) & mask;
+	while (t[i].addr && t[i].addr != a)
+		i = (i + 1) & mask;
+	t[i].addr = a;
+	t[i].size = s;
+}
+
+static int grow(void)
+{
+	uint64_t n = tab ? (tab_mask + 1) * 2 : 65536;
+	struct entry *t = raw_map(n * sizeof(*t));
+	if (!t)
+		return -1;
+	if (tab) {
+		for (uint64_t i = 0; i <= tab_mask; i++)
+			if (tab[i].addr)
+				put(t, n - 1, tab[i].addr, tab[i].size);
+		syscall(SYS_munmap, tab, (tab_mask + 1) * sizeof(*tab));
+	}
+	tab = t;
+	tab_mask = n - 1;
+	return 0;
+}
+
+static void heap_add(uint64_t a, uint64_t s)
+{
+	if (tab_broken)
+		return;
+	if ((tab_used + 1) * 2 > tab_mask + 1 || !tab) {
+		if (grow()) {
+			tab_broken = 1;
+			return;
+		}
+	}
+	uint64_t i = hash(a) & tab_mask;
+	while (tab[i].addr && tab[i].addr != a)
+		i = (i + 1) & tab_mask;
+	if (tab[i].addr)
+		ckt_summary.heap -= tab[i].size;
+	else
+		tab_used++;
+	tab[i].addr = a;
+	tab[i].size = s;
+	ckt_summary.heap += s;
+	if (ckt_summary.heap > ckt_summary.peak_heap)
+		ckt_summary.peak_heap = ckt_summary.heap;
+}
+
+static void heap_del(uint64_t a)
+{
+	if (!tab)
+		return;
+	uint64_t i = hash(a) & tab_mask;
+	while (tab[i].addr && tab[i].addr != a)
+		i = (i + 1) & tab_mask;
+	if (!tab[i].addr)
+		return;
+	ckt_summary.heap -= tab[i].size;
+	tab_used--;
+	/* backward-shift deletion keeps linear probing free of tombstones */
+	uint64_t j = i;
+	for (;;) {
+		j = (j + 1) & tab_mask;
+		if (!tab[j].addr)
+			break;
+		uint64_t k = hash(tab[j].addr) & tab_mask;
+		if ((j > i && (k <= i || k > j)) || (j < i && (k <= i && k > j))) {
+			tab[i] = tab[j];
+			i = j;
+		}
+	}
+	tab[i].addr = 0;
+}
+
+void ckt_summary_event(const struct ckt_slot *s, const struct ckt_slot *s2)
+{
+	ckt_summary.events++;
+	switch (s->type) {
+	case CKT_EV_ALLOC:
+		heap_add(s->a, s->b);
+		break;
+	case CKT_EV_FREE:
+		heap_del(s->a);
+		break;
+	case CKT_EV_REALLOC:
+		heap_del(s->a);
+		heap_add(s2->a, s->b);
+		break;
+	case CKT_EV_RSS:
+		if (s->b > ckt_summary.peak_rss)
+			ckt_summary.peak_rss = s->b;
+		break;
+	case CKT_EV_RSS_DETAIL:
+		if (s->a > ckt_summary.peak_rss) /* VmHWM catches peaks between samples */
+			ckt_summary.peak_rss = s->a;
+		break;
+	default:
+		break;
+	}
+}

@@ -1,0 +1,107 @@
+/* thread.c: per-thread state and the single-producer/single-consumer rings that carry events
+ * from each thread to the writer. A thread gets a ring on its first event (the rare path
+ * below); the ring outlives the thread's TLS destructors and is recycled only when the writer
+ * has drained it and the kernel says the thread is gone. Encoding and I/O are writer.c's. */
+#include "ckt.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+CKT_TLS struct ckt_tls ckt_tls;
+struct ckt_ring *_Atomic ckt_rings;
+static pthread_key_t exit_key;
+static int exit_key_ok;
+
+static void on_thread_exit(void *arg)
+{
+	/* Runs among the pthread key destructors. The thread may still allocate afterwards (later
+	 * destructors, glibc's own teardown): its ring stays attached; the writer recycles it once
+	 * the thread has really gone. */
+	struct ckt_ring *r = arg;
+	atomic_store_explicit(&r->state, CKT_RING_EXITED, memory_order_release);
+}
+
+void ckt_thread_init(void)
+{
+	exit_key_ok = pthread_key_create(&exit_key, on_thread_exit) == 0;
+}
+
+static struct ckt_ring *ring_new(void)
+{
+	/* raw syscall: our own mmap hook must not see the tracer's memory */
+	void *m = (void *)syscall(SYS_mmap, NULL, sizeof(struct ckt_ring), PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return NULL;
+	struct ckt_ring *r = m;
+	atomic_store(&r->state, CKT_RING_LIVE);
+	struct ckt_ring *head = atomic_load(&ckt_rings);
+	do
+		r->next = head;
+	while (!atomic_compare_exchange_weak(&ckt_rings, &head, r));
+	return r;
+}
+
+/* First event of a thread. Rare path: a CAS on the global list, maybe an mmap, a gettid. */
+CKT_NOINLINE struct ckt_ring *ckt_thread_attach(struct ckt_tls *t)
+{
+	if (t->dead)
+		return NULL;
+	struct ckt_ring *r = NULL;
+	for (struct ckt_ring *c = atomic_load(&ckt_rings); c; c = c->next) {
+		int expect = CKT_RING_FREE;
+		if (atomic_load_explicit(&c->state, memory_order_relaxed) == CKT_RING_FREE &&
+		    atomic_compare_exchange_strong(&c->state, &expect, CKT_RING_LIVE)) {
+			r = c;
+			break;
+		}
+	}
+	if (!r)
+		r = ring_new();
+	if (!r) {
+		t->dead = 1;
+		ckt_log("error: cannot allocate an event buffer for thread ", NULL, NULL,
+			"; its events are not traced");
+		return NULL;
+	}
+	r->tid = (pid_t)syscall(SYS_gettid);
+	/* A recycled ring is empty: the writer drained it up to head before freeing it. */
+	r->tail_cache = atomic_load_explicit(&r->tail, memory_order_acquire);
+	r->lost = r->lost_reported;
+	t->ring = r;
+	if (exit_key_ok)
+		pthread_setspecific(exit_key, r);
+	return r;
+}
+
+/* The cached view of the writer's tail says the ring is half full. Refresh it; wake the writer;
+ * if there is truly no room, wait for the writer, or drop the event (counted, reported as a
+ * LOST record) when no writer can drain it (before init, after an error). */
+CKT_NOINLINE int ckt_thread_make_room(struct ckt_ring *r, unsigned n)
+{
+	uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
+	r->tail_cache = atomic_load_explicit(&r->tail, memory_order_acquire);
+	if (h + n - r->tail_cache <= CKT_RING_HALF)
+		return 1;
+	ckt_writer_wake();
+	while (h + n - r->tail_cache > CKT_RING_SLOTS) {
+		if (!atomic_load(&ckt_writer_running)) {
+			r->lost++;
+			return 0;
+		}
+		sched_yield();
+		r->tail_cache = atomic_load_explicit(&r->tail, memory_order_acquire);
+	}
+	return 1;
+}
+
+void ckt_thread_after_fork_child(void)
+{
+	/* The child is untraced: no ring of the parent's threads may be drained here. */
+	ckt_tls.dead = 1;
+}

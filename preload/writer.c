@@ -1,0 +1,584 @@
+/* writer.c: owns the trace file. At init it creates the file (no symlinks followed, not
+ * world-writable, locked against other processes), writes and reads back the header, and only
+ * then announces the path. A helper thread then drains every ring each CUZKTRACE_FLUSH_MS (or
+ * sooner when a ring is half full) into one independent zstd frame, checking before each write
+ * that the descriptor is still our file. Any failure: one line, tracing off, program runs on. */
+#include "ckt.h"
+#include "ckt_format.h"
+#include "summary.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#define FRAME_CAP (1u << 20) /* decoded bytes per frame: bounds the reader's frame buffer */
+
+atomic_int ckt_writer_running;
+static atomic_int stop_flag, finished, wake_pending, writer_failed;
+static pthread_t writer_thread;
+static int fd = -1;
+static dev_t file_dev;
+static ino_t file_ino;
+static char path_abs[PATH_MAX + 64];
+static char exe_base[256];
+static ZSTD_CCtx *cctx;
+static uint8_t *enc_buf, *zbuf;
+static size_t enc_len, zcap;
+static uint64_t frame_seq, prev_horizon, bytes_written, total_lost;
+static struct ckt_enc enc;
+
+/* ---- waking ---- */
+void ckt_writer_wake(void)
+{
+	/* Called from the rare path of a producer. Check before writing so a thread that keeps
+	 * finding its ring half full does not bounce this line between cores. */
+	if (atomic_load_explicit(&wake_pending, memory_order_relaxed))
+		return;
+	if (atomic_exchange(&wake_pending, 1) == 0)
+		syscall(SYS_futex, &wake_pending, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+static void wait_tick(void)
+{
+	struct timespec ts = {ckt_config.flush_ms / 1000, (long)(ckt_config.flush_ms % 1000) * 1000000L};
+	if (!atomic_load(&stop_flag))
+		syscall(SYS_futex, &wake_pending, FUTEX_WAIT_PRIVATE, 0, &ts, NULL, 0);
+	atomic_store(&wake_pending, 0);
+}
+
+/* ---- messages ---- */
+static void fail_line(const char *what, const char *path, int err, const char *tail)
+{
+	struct ckt_line l = {.len = 0};
+	ckt_line_str(&l, "cuzktrace: error: ");
+	ckt_line_str(&l, what);
+	ckt_line_str(&l, " '");
+	ckt_line_str(&l, path);
+	ckt_line_str(&l, "': ");
+	ckt_line_str(&l, err > 0 ? strerrordesc_np(err) : "");
+	if (err == ELOOP)
+		ckt_line_str(&l, " (it is a symbolic link; refusing to follow it)");
+	ckt_line_str(&l, tail);
+	ckt_line_emit(&l);
+}
+
+/* ---- output ---- */
+static int write_all(const void *buf, size_t n)
+{
+	const char *p = buf;
+	while (n) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		if (w == 0)
+			return -EIO;
+		p += w;
+		n -= (size_t)w;
+		bytes_written += (uint64_t)w;
+	}
+	return 0;
+}
+
+/* A daemon may close every descriptor at start-up and reuse ours for a socket: writing trace
+ * bytes into it would be the worst failure there is. Before each batch, check that the
+ * descriptor still is the file we created; if not, reopen the path if it is still that file. */
+static int check_fd(void)
+{
+	struct stat st;
+	if (fstat(fd, &st) == 0 && st.st_dev == file_dev && st.st_ino == file_ino)
+		return 0;
+	int nfd = open(path_abs, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+	if (nfd >= 0 && fstat(nfd, &st) == 0 && st.st_dev == file_dev && st.st_ino == file_ino) {
+		ckt_log("warning: the trace descriptor was closed by the program; reopened '",
+			path_abs, "'", NULL);
+		fd = nfd;
+		return 0;
+	}
+	if (nfd >= 0)
+		close(nfd);
+	fd = -1;
+	return -EBADF;
+}
+
+static int flush_frame(void)
+{
+	if (!enc_len)
+		return 0;
+	size_t z = ZSTD_compress2(cctx, zbuf, zcap, enc_buf, enc_len);
+	enc_len = 0;
+	if (ZSTD_isError(z))
+		return -ENOMEM;
+	int rc = check_fd();
+	if (rc)
+		return rc;
+	return write_all(zbuf, z);
+}
+
+static uint8_t *begin_frame(void)
+{
+	uint8_t *p = enc_buf;
+	ckt_record_frame(&enc, &p, frame_seq++, prev_horizon);
+	enc_len = (size_t)(p - enc_buf);
+	return p;
+}
+
+/* Make room for one record; start a new frame (repeating the thread switch) when full. */
+static int reserve(uint8_t **p, uint64_t tid)
+{
+	if ((size_t)(*p - enc_buf) + CKT_MAX_RECORD * 2 <= FRAME_CAP)
+		return 0;
+	enc_len = (size_t)(*p - enc_buf);
+	int rc = flush_frame();
+	*p = begin_frame();
+	if (tid)
+		ckt_record_thread(&enc, p, tid);
+	return rc;
+}
+
+static int thread_gone(pid_t tid)
+{
+	return syscall(SYS_tgkill, getpid(), tid, 0) == -1 && errno == ESRCH;
+}
+
+/* One flush: every complete event in every ring, then SYNC (and END when final). */
+static int cycle(int final)
+{
+	uint64_t horizon = ckt_now();
+	uint8_t *p = begin_frame();
+	int rc = 0;
+	for (struct ckt_ring *r = atomic_load(&ckt_rings); r; r = r->next) {
+		int state = atomic_load_explicit(&r->state, memory_order_acquire);
+		if (state == CKT_RING_FREE)
+			continue;
+		uint64_t h = atomic_load_explicit(&r->head, memory_order_acquire);
+		uint64_t t = atomic_load_explicit(&r->tail, memory_order_relaxed);
+		if (t != h) {
+			if ((rc = reserve(&p, 0)))
+				break;
+			ckt_record_thread(&enc, &p, (uint64_t)r->tid);
+			while (t < h) {
+				const struct ckt_slot *s = &r->slots[t & (CKT_RING_SLOTS - 1)];
+				unsigned n = ckt_slot_count(s->type);
+				const struct ckt_slot *s2 =
+					n == 2 ? &r->slots[(t + 1) & (CKT_RING_SLOTS - 1)] : NULL;
+				if ((rc = reserve(&p, (uint64_t)r->tid)))
+					break;
+				if (ckt_record_event(&enc, &p, s, s2) == 0)
+					ckt_summary_event(s, s2);
+				else
+					total_lost++;
+				t += n;
+			}
+			atomic_store_explicit(&r->tail, t, memory_order_release);
+			if (rc)
+				break;
+		}
+		uint64_t lost = r->lost;
+		if (lost > r->lost_reported) {
+			reserve(&p, 0);
+			ckt_record_lost(&p, lost - r->lost_reported);
+			total_lost += lost - r->lost_reported;
+			r->lost_reported = lost;
+		}
+		if (state == CKT_RING_EXITED && t == h && thread_gone(r->tid))
+			atomic_store_explicit(&r->state, CKT_RING_FREE, memory_order_release);
+	}
+	if (rc)
+		return rc;
+	ckt_record_sync(&p, horizon);
+	prev_horizon = horizon;
+	if (final)
+		ckt_record_end(&p, ckt_now(), (uint64_t)final - 1, ckt_summary.events, total_lost);
+	enc_len = (size_t)(p - enc_buf);
+	return flush_frame();
+}
+
+static void stop_tracing(int err)
+{
+	atomic_store(&writer_failed, 1);
+	if (err == -EBADF)
+		ckt_log("error: the trace descriptor for '", path_abs,
+			"' was closed and the path no longer names the trace; tracing stopped, the "
+			"program continues",
+			NULL);
+	else
+		fail_line("cannot write trace", path_abs, -err,
+			  "; tracing stopped, the program continues");
+	atomic_store(&ckt_active, 0);
+}
+
+static int final_reason = CKT_END_EXIT;
+
+static void *writer_main(void *arg)
+{
+	(void)arg;
+	ckt_tls.guard = 1; /* the writer's own allocations (zstd) are not traced */
+	ckt_tls.dead = 1;
+	while (!atomic_load(&stop_flag)) {
+		wait_tick();
+		if (atomic_load(&stop_flag))
+			break;
+		int rc = cycle(0);
+		if (rc) {
+			atomic_store(&ckt_writer_running, 0);
+			stop_tracing(rc);
+			return NULL;
+		}
+	}
+	int rc = cycle(final_reason + 1);
+	atomic_store(&ckt_writer_running, 0);
+	if (rc)
+		stop_tracing(rc);
+	return NULL;
+}
+
+/* ---- init ---- */
+static int read_file(const char *path, char *buf, size_t cap)
+{
+	int f = open(path, O_RDONLY | O_CLOEXEC);
+	if (f < 0)
+		return -1;
+	size_t n = 0;
+	ssize_t r;
+	while (n < cap - 1 && (r = read(f, buf + n, cap - 1 - n)) > 0)
+		n += (size_t)r;
+	close(f);
+	buf[n] = 0;
+	return (int)n;
+}
+
+static void u64s(char *b, uint64_t v)
+{
+	struct ckt_line l = {.len = 0};
+	ckt_line_u64(&l, v);
+	memcpy(b, l.buf, l.len);
+	b[l.len] = 0;
+}
+
+/* %p -> pid, %e -> executable base name, %% -> %. */
+static int expand(const char *in, char *out, size_t cap, pid_t pid)
+{
+	size_t n = 0;
+	char num[24];
+	for (const char *s = in; *s; s++) {
+		const char *ins = NULL;
+		char c[2] = {*s, 0};
+		if (*s == '%' && s[1] == 'p') {
+			u64s(num, (uint64_t)pid);
+			ins = num;
+			s++;
+		} else if (*s == '%' && s[1] == 'e') {
+			ins = exe_base;
+			s++;
+		} else if (*s == '%' && s[1] == '%') {
+			ins = "%";
+			s++;
+		} else {
+			ins = c;
+		}
+		size_t k = strlen(ins);
+		if (n + k >= cap)
+			return -ENAMETOOLONG;
+		memcpy(out + n, ins, k);
+		n += k;
+	}
+	out[n] = 0;
+	return 0;
+}
+
+static int make_absolute(const char *in, char *out, size_t cap)
+{
+	if (in[0] == '/') {
+		if (strlen(in) >= cap)
+			return -ENAMETOOLONG;
+		strcpy(out, in);
+		return 0;
+	}
+	if (!getcwd(out, cap))
+		return -errno;
+	size_t n = strlen(out);
+	while (in[0] == '.' && in[1] == '/')
+		in += 2;
+	if (n + 1 + strlen(in) >= cap)
+		return -ENAMETOOLONG;
+	if (n > 1)
+		out[n++] = '/';
+	strcpy(out + n, in);
+	return 0;
+}
+
+/* trace.zst -> trace.<pid>.zst; anything else -> <path>.<pid> */
+static void per_pid_name(char *path, size_t cap, pid_t pid)
+{
+	char num[24], tail[8] = "";
+	u64s(num, (uint64_t)pid);
+	size_t n = strlen(path);
+	if (n > 4 && !strcmp(path + n - 4, ".zst")) {
+		strcpy(tail, ".zst");
+		path[n - 4] = 0;
+	}
+	if (strlen(path) + strlen(num) + strlen(tail) + 2 < cap) {
+		strcat(path, ".");
+		strcat(path, num);
+		strcat(path, tail);
+	}
+}
+
+static int open_locked(const char *path)
+{
+	int f = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (f < 0)
+		return -errno;
+	struct stat st;
+	if (fstat(f, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(f);
+		return -EINVAL;
+	}
+	if (flock(f, LOCK_EX | LOCK_NB) < 0) {
+		int e = errno;
+		close(f);
+		return e == EWOULDBLOCK ? -EBUSY : -e;
+	}
+	if (ftruncate(f, 0) < 0) {
+		int e = errno;
+		close(f);
+		return -e;
+	}
+	if (st.st_mode & S_IWOTH)
+		fchmod(f, st.st_mode & 0775);
+	file_dev = st.st_dev;
+	file_ino = st.st_ino;
+	return f;
+}
+
+struct kvctx {
+	uint8_t *p, *end;
+};
+
+static void add_setting(const char *name, const char *value, void *arg)
+{
+	struct kvctx *c = arg;
+	char key[64] = "setting.";
+	strncat(key, name, sizeof(key) - 9);
+	c->p = ckt_record_kv(c->p, c->end, key, value);
+}
+
+static size_t build_header(uint8_t *buf, size_t cap, pid_t pid, const char *exe)
+{
+	struct kvctx c = {ckt_record_header_begin(buf), buf + cap - 1};
+	char num[24];
+	static char argv[32768];
+	char host[256] = "";
+	int n = read_file("/proc/self/cmdline", argv, sizeof(argv));
+	for (int i = 0; i < n; i++)
+		if (!argv[i])
+			argv[i] = i == n - 1 ? 0 : '\n';
+	gethostname(host, sizeof(host) - 1);
+	struct timespec wall;
+	clock_gettime(CLOCK_REALTIME, &wall);
+	/* wall time of t = 0, the first intercepted call */
+	uint64_t wall_ns = (uint64_t)wall.tv_sec * 1000000000ull + (uint64_t)wall.tv_nsec - ckt_now();
+	c.p = ckt_record_kv(c.p, c.end, "tracer_version", CKT_TRACER_VERSION);
+	u64s(num, (uint64_t)pid);
+	c.p = ckt_record_kv(c.p, c.end, "pid", num);
+	u64s(num, (uint64_t)getppid());
+	c.p = ckt_record_kv(c.p, c.end, "ppid", num);
+	c.p = ckt_record_kv(c.p, c.end, "exe", exe);
+	c.p = ckt_record_kv(c.p, c.end, "argv", n > 0 ? argv : "");
+	u64s(num, wall_ns);
+	c.p = ckt_record_kv(c.p, c.end, "start_wall_ns", num);
+	c.p = ckt_record_kv(c.p, c.end, "hostname", host);
+	u64s(num, (uint64_t)sysconf(_SC_PAGESIZE));
+	c.p = ckt_record_kv(c.p, c.end, "page_size", num);
+	c.p = ckt_record_kv(c.p, c.end, "clock", "monotonic");
+	ckt_config_each(add_setting, &c);
+	c.p = ckt_record_header_end(c.p);
+	return c.p ? (size_t)(c.p - buf) : 0;
+}
+
+/* Reads the file back through its path: the bytes at its start must be what we wrote. */
+static int verify(const void *want, size_t n)
+{
+	int f = open(path_abs, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (f < 0)
+		return -errno;
+	struct stat st;
+	char *got = malloc(n);
+	int rc = 0;
+	if (!got)
+		rc = -ENOMEM;
+	else if (fstat(f, &st) < 0 || st.st_dev != file_dev || st.st_ino != file_ino)
+		rc = -ESTALE;
+	else if (pread(f, got, n, 0) != (ssize_t)n || memcmp(got, want, n))
+		rc = -EIO;
+	free(got);
+	close(f);
+	return rc;
+}
+
+static int setup(const char *want_path, pid_t pid, const char *exe_path, char *shown)
+{
+	char expanded[PATH_MAX];
+	int rc = expand(want_path, expanded, sizeof(expanded), pid);
+	if (rc == 0)
+		rc = make_absolute(expanded, path_abs, sizeof(path_abs) - 32);
+	strcpy(shown, rc == 0 ? path_abs : want_path);
+	if (rc)
+		return rc;
+	fd = open_locked(path_abs);
+	if (fd == -EBUSY) {
+		char old[sizeof(path_abs)];
+		strcpy(old, path_abs);
+		per_pid_name(path_abs, sizeof(path_abs), pid);
+		ckt_log("warning: '", old, "' is being written by another live process; using '",
+			path_abs);
+		strcpy(shown, path_abs);
+		fd = open_locked(path_abs);
+	}
+	if (fd < 0)
+		return fd;
+
+	cctx = ZSTD_createCCtx();
+	enc_buf = malloc(FRAME_CAP);
+	zcap = ZSTD_compressBound(FRAME_CAP);
+	zbuf = malloc(zcap);
+	if (!cctx || !enc_buf || !zbuf)
+		return -ENOMEM;
+	ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, ckt_config.level);
+	ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
+	ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 1);
+
+	size_t hn = build_header(enc_buf, FRAME_CAP, pid, exe_path);
+	if (!hn)
+		return -E2BIG;
+	enc_len = hn;
+	size_t z = ZSTD_compress2(cctx, zbuf, zcap, enc_buf, enc_len);
+	enc_len = 0;
+	if (ZSTD_isError(z))
+		return -ENOMEM;
+	if ((rc = write_all(zbuf, z)))
+		return rc;
+	return verify(zbuf, z);
+}
+
+static const char *reason_text(int rc)
+{
+	switch (rc) {
+	case -EINVAL:
+		return "not a regular file";
+	case -ESTALE:
+		return "the path names a different file after it was created";
+	case -EIO:
+		return "the header read back does not match what was written";
+	case -E2BIG:
+		return "the trace header is too large";
+	default:
+		return strerrordesc_np(-rc);
+	}
+}
+
+int ckt_writer_start(void)
+{
+	pid_t pid = getpid();
+	static char exe_path[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe_path, sizeof(exe_path) - 1);
+	exe_path[n > 0 ? n : 0] = 0;
+	const char *b = strrchr(exe_path, '/');
+	strncpy(exe_base, b ? b + 1 : (n > 0 ? exe_path : "unknown"), sizeof(exe_base) - 1);
+
+	char shown[sizeof(path_abs)];
+	int rc = setup(ckt_config.out, pid, exe_path, shown);
+	if (rc == 0) {
+		atomic_store(&ckt_writer_running, 1);
+		unsigned long th;
+		rc = ckt_spawn_helper(writer_main, NULL, &th);
+		writer_thread = (pthread_t)th;
+		if (rc)
+			atomic_store(&ckt_writer_running, 0);
+	}
+	if (rc) {
+		struct ckt_line l = {.len = 0};
+		ckt_line_str(&l, "cuzktrace: error: cannot trace to '");
+		ckt_line_str(&l, shown);
+		ckt_line_str(&l, "': ");
+		ckt_line_str(&l, reason_text(rc));
+		ckt_line_str(&l, ckt_config.strict ? "; exiting (CUZKTRACE_STRICT=1)"
+						     : "; running untraced");
+		ckt_line_emit(&l);
+		if (fd >= 0) {
+			close(fd);
+			fd = -1;
+		}
+		return rc;
+	}
+	struct ckt_line l = {.len = 0};
+	ckt_line_str(&l, "cuzktrace: tracing ");
+	ckt_line_str(&l, exe_base);
+	ckt_line_str(&l, " (pid ");
+	ckt_line_u64(&l, (uint64_t)pid);
+	ckt_line_str(&l, ") to ");
+	ckt_line_str(&l, path_abs);
+	ckt_line_emit(&l);
+	return 0;
+}
+
+/* ---- exit ---- */
+void ckt_writer_finish(int reason)
+{
+	if (atomic_exchange(&finished, 1) || fd < 0)
+		return;
+	ckt_rss_stop();
+	final_reason = reason;
+	int was_running = atomic_load(&ckt_writer_running);
+	atomic_store(&stop_flag, 1);
+	atomic_store(&wake_pending, 1);
+	syscall(SYS_futex, &wake_pending, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	pthread_join(writer_thread, NULL);
+	atomic_store(&ckt_active, 0);
+	if (fd >= 0)
+		close(fd);
+	fd = -1;
+	/* after a write error the writer has said so; an exit line would claim a whole trace */
+	if (ckt_config.quiet || !was_running || atomic_load(&writer_failed))
+		return;
+	uint64_t peak_rss = ckt_summary.peak_rss;
+	if (ckt_rss_peak() > peak_rss)
+		peak_rss = ckt_rss_peak();
+	struct ckt_line l = {.len = 0};
+	ckt_line_str(&l, "cuzktrace: ");
+	ckt_line_str(&l, path_abs);
+	ckt_line_str(&l, ": ");
+	ckt_line_u64(&l, ckt_summary.events);
+	ckt_line_str(&l, " events, peak heap ");
+	ckt_line_bytes(&l, ckt_summary.peak_heap);
+	ckt_line_str(&l, ", peak RSS ");
+	ckt_line_bytes(&l, peak_rss);
+	ckt_line_str(&l, ", ");
+	ckt_line_bytes(&l, bytes_written);
+	ckt_line_str(&l, " written");
+	ckt_line_emit(&l);
+}
+
+void ckt_writer_after_fork_child(void)
+{
+	/* The descriptor (and its lock) belongs to the parent's trace; the child must not touch
+	 * it. Closing our copy does not release the parent's lock (flock is per open file). */
+	if (fd >= 0)
+		close(fd);
+	fd = -1;
+	atomic_store(&ckt_writer_running, 0);
+	atomic_store(&finished, 1);
+}
