@@ -72,7 +72,7 @@ $(B)/tests/test_%: tests/unit/test_%.c $(RD_LIBOBJ) $(B)/preload/record.o $(B)/.
 # Test programs: -O2 like shipped code; every test allocation escapes into a volatile global.
 $(B)/progs/%: tests/progs/%.c $(B)/.flags
 	@mkdir -p $(dir $@)
-	$(call msg,CC,$@)$(CC) -std=gnu11 -O2 -g -Wall -Iinclude -o $@ $< -lpthread -ldl
+	$(call msg,CC,$@)$(CC) -std=gnu11 -D_GNU_SOURCE -O2 -g -Wall -Iinclude -o $@ $< -lpthread -ldl
 
 $(B)/examples/%: examples/%.c $(B)/.flags
 	@mkdir -p $(dir $@)

@@ -121,6 +121,7 @@ __attribute__((constructor(101))) static void ckt_init(void)
 	if (atomic_load(&ckt_boot_state) == 0)
 		ckt_bootstrap();
 	ckt_tls.guard++;
+	ckt_log_init();
 	ckt_config_load();
 	pthread_atfork(NULL, NULL, on_fork_child);
 	if (ckt_writer_start() == 0) {

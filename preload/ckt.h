@@ -55,6 +55,7 @@ void ckt_line_u64(struct ckt_line *l, uint64_t v);
 void ckt_line_bytes(struct ckt_line *l, uint64_t bytes); /* human units: "1.50 GiB" */
 void ckt_line_emit(struct ckt_line *l);                  /* appends '\n' and writes to fd 2 */
 /* Convenience: "cuzktrace: " + a + b + c + d (NULLs skipped) as one line. */
+void ckt_log_init(void);
 void ckt_log(const char *a, const char *b, const char *c, const char *d);
 
 /* ---- bootstrap.c: real symbols, the early pool, init and exit ---- */

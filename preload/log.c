@@ -4,8 +4,46 @@
 #include "ckt.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+/* Where lines go. Programs close stderr at exit (coreutils' close_stdout) or close every
+ * descriptor at start-up and reuse the numbers (daemons). So at init we note what fd 2 is and
+ * keep a private duplicate; a line goes to fd 2 if it is still that file, else to the
+ * duplicate if it is, else nowhere: never into a descriptor the program reused. */
+static int saved_fd = -1, known;
+static dev_t err_dev;
+static ino_t err_ino;
+
+void ckt_log_init(void)
+{
+	struct stat st;
+	if (fstat(2, &st) < 0)
+		return;
+	err_dev = st.st_dev;
+	err_ino = st.st_ino;
+	known = 1;
+	saved_fd = fcntl(2, F_DUPFD_CLOEXEC, 10);
+}
+
+static int is_stderr(int fd)
+{
+	struct stat st;
+	return fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == err_dev && st.st_ino == err_ino;
+}
+
+static int pick_fd(void)
+{
+	if (!known)
+		return 2; /* before init */
+	if (is_stderr(2))
+		return 2;
+	if (is_stderr(saved_fd))
+		return saved_fd;
+	return -1;
+}
 
 void ckt_line_str(struct ckt_line *l, const char *s)
 {
@@ -63,8 +101,9 @@ void ckt_line_emit(struct ckt_line *l)
 	l->buf[l->len++] = '\n';
 	const char *p = l->buf;
 	size_t n = l->len;
-	while (n) {
-		ssize_t w = write(2, p, n);
+	int fd = pick_fd();
+	while (n && fd >= 0) {
+		ssize_t w = write(fd, p, n);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0)

@@ -11,12 +11,17 @@
 
 static atomic_int stop_flag, started;
 static pthread_t sampler;
-static int statm_fd = -1, status_fd = -1;
 static uint64_t page_size;
 
-static int read_at0(int f, char *buf, size_t cap)
+/* Opened for each read: a program that closes every descriptor (daemons do) must not leave
+ * the sampler reading a descriptor number that now belongs to something else. */
+static int read_proc(const char *path, char *buf, size_t cap)
 {
-	ssize_t n = pread(f, buf, cap - 1, 0);
+	int f = open(path, O_RDONLY | O_CLOEXEC);
+	if (f < 0)
+		return -1;
+	ssize_t n = read(f, buf, cap - 1);
+	close(f);
 	if (n <= 0)
 		return -1;
 	buf[n] = 0;
@@ -43,7 +48,7 @@ static uint64_t status_kb(const char *buf, const char *key)
 static uint64_t read_hwm_and_split(uint64_t out[4])
 {
 	char buf[4096];
-	if (status_fd < 0 || read_at0(status_fd, buf, sizeof(buf)))
+	if (read_proc("/proc/self/status", buf, sizeof(buf)))
 		return 0;
 	out[0] = status_kb(buf, "\nVmHWM:");
 	out[1] = status_kb(buf, "\nRssAnon:");
@@ -56,7 +61,7 @@ static void sample(struct ckt_tls *t, int detail)
 {
 	char buf[256];
 	uint64_t ts = ckt_now();
-	if (statm_fd >= 0 && read_at0(statm_fd, buf, sizeof(buf)) == 0) {
+	if (read_proc("/proc/self/statm", buf, sizeof(buf)) == 0) {
 		const char *p = strchr(buf, ' '); /* second field: resident pages */
 		if (p)
 			ckt_emit(t, CKT_EV_RSS, 0, ts, 0, parse_u64(p) * page_size);
@@ -91,9 +96,8 @@ static void *sampler_main(void *arg)
 int ckt_rss_start(void)
 {
 	page_size = (uint64_t)sysconf(_SC_PAGESIZE);
-	statm_fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
-	status_fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
-	if (statm_fd < 0) {
+	char buf[256];
+	if (read_proc("/proc/self/statm", buf, sizeof(buf))) {
 		ckt_log("error: cannot read /proc/self/statm; RSS is not sampled", NULL, NULL, NULL);
 		return -1;
 	}
@@ -120,7 +124,5 @@ void ckt_rss_stop(void)
 uint64_t ckt_rss_peak(void)
 {
 	uint64_t d[4] = {0};
-	if (status_fd < 0)
-		status_fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
 	return read_hwm_and_split(d);
 }

@@ -443,8 +443,13 @@ static int setup(const char *want_path, pid_t pid, const char *exe_path, char *s
 		char old[sizeof(path_abs)];
 		strcpy(old, path_abs);
 		per_pid_name(path_abs, sizeof(path_abs), pid);
-		ckt_log("warning: '", old, "' is being written by another live process; using '",
-			path_abs);
+		struct ckt_line l = {.len = 0};
+		ckt_line_str(&l, "cuzktrace: warning: '");
+		ckt_line_str(&l, old);
+		ckt_line_str(&l, "' is being written by another live process; using '");
+		ckt_line_str(&l, path_abs);
+		ckt_line_str(&l, "'");
+		ckt_line_emit(&l);
 		strcpy(shown, path_abs);
 		fd = open_locked(path_abs);
 	}

@@ -1,0 +1,473 @@
+/* decode.c: reads a trace file frame by frame (zstd streaming) and parses records into
+ * absolute values. It owns the file handle, frame boundaries, truncation detection, the
+ * header and the delta state; ordering and meaning of events are left to replay.c.
+ */
+#include "decode.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zstd.h>
+#include <zstd_errors.h>
+
+/* A writer flushes its buffers every few MiB; a bigger frame is corruption (or a zstd bomb),
+ * and refusing it keeps memory bounded by what a real trace needs. */
+#define CKT_DECODE_MAX_FRAME ((size_t)512 << 20)
+#define CKT_DECODE_IN_CHUNK ((size_t)1 << 17)
+
+struct ckt_decoder {
+	FILE *f;
+	ZSTD_DStream *zds;
+	uint8_t *in_buf;
+	ZSTD_inBuffer in;
+	uint64_t in_file_off;   /* file offset of in_buf[0] */
+	uint64_t frame_off;     /* file offset where the zstd frame being read starts */
+	bool eof;
+	uint8_t lead[4];        /* first bytes of the file, to tell "not zstd" from "cut short" */
+	size_t lead_len;
+
+	uint8_t *frame;         /* the current decompressed frame */
+	size_t frame_len, frame_cap, pos;
+	uint64_t frame_index;   /* index of the frame in `frame` among the file's frames; 0 = header */
+	uint64_t frames_read;
+
+	bool ended, truncated, dropped;
+	uint64_t base_ts, prev_ts, prev_addr, tid;
+
+	struct ckt_header hdr;
+};
+
+static int ckt_decode_refill(struct ckt_decoder *d, struct ckt_error *err)
+{
+	d->in_file_off += d->in.size;
+	errno = 0;
+	size_t n = fread(d->in_buf, 1, CKT_DECODE_IN_CHUNK, d->f);
+	if (n == 0) {
+		if (ferror(d->f))
+			return ckt_util_err(err, CKT_EIO, "%s", strerror(errno ? errno : EIO));
+		d->eof = true;
+	}
+	if (d->in_file_off == 0) {
+		d->lead_len = n < sizeof(d->lead) ? n : sizeof(d->lead);
+		memcpy(d->lead, d->in_buf, d->lead_len);
+	}
+	d->in.src = d->in_buf;
+	d->in.size = n;
+	d->in.pos = 0;
+	return 0;
+}
+
+/* Decompresses the next whole zstd frame into d->frame. Returns 1 when one was read, 0 at the
+ * end of the file (setting d->dropped when the file ends inside a frame), negative on error. */
+static int ckt_decode_read_frame(struct ckt_decoder *d, struct ckt_error *err)
+{
+	const size_t out_chunk = ZSTD_DStreamOutSize();
+	bool need_flush = false; /* zstd may hold decoded bytes back when the output was full */
+
+	d->frame_len = 0;
+	d->pos = 0;
+	for (;;) {
+		if (d->in.pos == d->in.size && !need_flush) {
+			if (!d->eof) {
+				int rc = ckt_decode_refill(d, err);
+				if (rc < 0)
+					return rc;
+			}
+			if (d->eof) {
+				d->dropped = d->in_file_off + d->in.pos > d->frame_off;
+				d->frame_len = 0;
+				return 0;
+			}
+		}
+		if (d->frame_cap - d->frame_len < out_chunk) {
+			if (d->frame_cap >= CKT_DECODE_MAX_FRAME)
+				return ckt_util_err(err, CKT_EFORMAT,
+						    "corrupt zstd frame at byte offset %llu: frame is larger than %zu MiB",
+						    (unsigned long long)d->frame_off, CKT_DECODE_MAX_FRAME >> 20);
+			size_t cap = d->frame_cap ? d->frame_cap * 2 : (size_t)1 << 20;
+			uint8_t *p = realloc(d->frame, cap);
+			if (!p)
+				return ckt_util_err(err, CKT_ENOMEM, "out of memory");
+			d->frame = p;
+			d->frame_cap = cap;
+		}
+		ZSTD_outBuffer out = { d->frame + d->frame_len, d->frame_cap - d->frame_len, 0 };
+		size_t ret = ZSTD_decompressStream(d->zds, &out, &d->in);
+		if (ZSTD_isError(ret)) {
+			if (d->frames_read == 0 && ZSTD_getErrorCode(ret) == ZSTD_error_prefix_unknown)
+				return ckt_util_err(err, CKT_EFORMAT, "not a cuzktrace trace");
+			return ckt_util_err(err, CKT_EFORMAT, "corrupt zstd frame at byte offset %llu: %s",
+					    (unsigned long long)d->frame_off, ZSTD_getErrorName(ret));
+		}
+		d->frame_len += out.pos;
+		need_flush = out.pos == out.size;
+		if (ret == 0) {
+			d->frame_index = d->frames_read++;
+			d->frame_off = d->in_file_off + d->in.pos;
+			return 1;
+		}
+	}
+}
+
+/* ---- header ---- */
+
+static const uint8_t *ckt_decode_get_str(const uint8_t *p, const uint8_t *end, const uint8_t **s,
+					 size_t *len)
+{
+	uint64_t n;
+	p = ckt_get_uv(p, end, &n);
+	if (!p || n > (uint64_t)(end - p))
+		return NULL;
+	*s = p;
+	*len = (size_t)n;
+	return p + n;
+}
+
+static char *ckt_decode_dup(const uint8_t *s, size_t len)
+{
+	char *r = malloc(len + 1);
+	if (r) {
+		memcpy(r, s, len);
+		r[len] = '\0';
+	}
+	return r;
+}
+
+static uint64_t ckt_decode_page_size(const char *v)
+{
+	char *endp;
+	if (!v)
+		return 4096;
+	errno = 0;
+	unsigned long long ps = strtoull(v, &endp, 10);
+	/* munmap rounding needs a power of two; anything else means a damaged header */
+	if (errno || endp == v || *endp || ps == 0 || (ps & (ps - 1)) || ps > (1ull << 30))
+		return 4096;
+	return ps;
+}
+
+static int ckt_decode_parse_header(struct ckt_decoder *d, struct ckt_error *err)
+{
+	const uint8_t *p = d->frame, *end = d->frame + d->frame_len;
+
+	if (d->frame_len < CKT_MAGIC_LEN + 2 || memcmp(p, CKT_MAGIC, CKT_MAGIC_LEN) != 0)
+		return ckt_util_err(err, CKT_EFORMAT, "not a cuzktrace trace");
+	p += CKT_MAGIC_LEN;
+	d->hdr.format_version = (unsigned)p[0] | (unsigned)p[1] << 8;
+	p += 2;
+	if (d->hdr.format_version != CKT_FORMAT_VERSION)
+		return ckt_util_err(err, CKT_EFORMAT, "unsupported format version %u (this reader reads %d)",
+				    d->hdr.format_version, CKT_FORMAT_VERSION);
+	size_t cap = 0;
+	for (;;) {
+		const uint8_t *k, *v;
+		size_t klen, vlen;
+		p = ckt_decode_get_str(p, end, &k, &klen);
+		if (!p)
+			return ckt_util_err(err, CKT_EFORMAT, "corrupt header: it ends inside a key");
+		if (klen == 0)
+			break;
+		p = ckt_decode_get_str(p, end, &v, &vlen);
+		if (!p)
+			return ckt_util_err(err, CKT_EFORMAT, "corrupt header: it ends inside the value of a key");
+		if (d->hdr.n_kv == cap) {
+			cap = cap ? cap * 2 : 16;
+			struct ckt_header_kv *kv = realloc(d->hdr.kv, cap * sizeof(*kv));
+			if (!kv)
+				return ckt_util_err(err, CKT_ENOMEM, "out of memory");
+			d->hdr.kv = kv;
+		}
+		struct ckt_header_kv *e = &d->hdr.kv[d->hdr.n_kv];
+		e->key = ckt_decode_dup(k, klen);
+		e->value = ckt_decode_dup(v, vlen);
+		if (!e->key || !e->value) {
+			free(e->key);
+			free(e->value);
+			return ckt_util_err(err, CKT_ENOMEM, "out of memory");
+		}
+		e->key_len = klen;
+		e->value_len = vlen;
+		d->hdr.n_kv++;
+	}
+	d->hdr.page_size = ckt_decode_page_size(ckt_decode_header_get(d, "page_size"));
+	return 0;
+}
+
+const struct ckt_header *ckt_decode_header(const struct ckt_decoder *d)
+{
+	return &d->hdr;
+}
+
+const char *ckt_decode_header_get(const struct ckt_decoder *d, const char *key)
+{
+	size_t len = strlen(key);
+	for (size_t i = 0; i < d->hdr.n_kv; i++)
+		if (d->hdr.kv[i].key_len == len && memcmp(d->hdr.kv[i].key, key, len) == 0)
+			return d->hdr.kv[i].value;
+	return NULL;
+}
+
+/* ---- open / close ---- */
+
+int ckt_decode_open(const char *path, struct ckt_decoder **out, struct ckt_error *err)
+{
+	static const uint8_t zstd_magic[4] = { 0x28, 0xb5, 0x2f, 0xfd };
+	struct ckt_decoder *d = calloc(1, sizeof(*d));
+	int rc;
+
+	*out = NULL;
+	if (!d)
+		return ckt_util_err(err, CKT_ENOMEM, "out of memory");
+	d->f = fopen(path, "rb");
+	if (!d->f) {
+		rc = ckt_util_err(err, CKT_EIO, "%s", strerror(errno));
+		goto fail;
+	}
+	d->zds = ZSTD_createDStream();
+	d->in_buf = malloc(CKT_DECODE_IN_CHUNK);
+	if (!d->zds || !d->in_buf) {
+		rc = ckt_util_err(err, CKT_ENOMEM, "out of memory");
+		goto fail;
+	}
+	ZSTD_initDStream(d->zds);
+	d->in.src = d->in_buf;
+	rc = ckt_decode_read_frame(d, err);
+	if (rc < 0)
+		goto fail;
+	if (rc == 0) {
+		if (d->in_file_off + d->in.pos == 0)
+			rc = ckt_util_err(err, CKT_EFORMAT, "empty file");
+		else if (d->lead_len < 4 || memcmp(d->lead, zstd_magic, 4) != 0)
+			rc = ckt_util_err(err, CKT_EFORMAT, "not a cuzktrace trace");
+		else
+			rc = ckt_util_err(err, CKT_EFORMAT, "the file ends inside the header frame");
+		goto fail;
+	}
+	rc = ckt_decode_parse_header(d, err);
+	if (rc < 0)
+		goto fail;
+	d->frame_len = 0;
+	d->pos = 0;
+	*out = d;
+	return 0;
+fail:
+	ckt_decode_close(d);
+	return rc;
+}
+
+void ckt_decode_close(struct ckt_decoder *d)
+{
+	if (!d)
+		return;
+	if (d->f)
+		fclose(d->f);
+	ZSTD_freeDStream(d->zds);
+	free(d->in_buf);
+	free(d->frame);
+	for (size_t i = 0; i < d->hdr.n_kv; i++) {
+		free(d->hdr.kv[i].key);
+		free(d->hdr.kv[i].value);
+	}
+	free(d->hdr.kv);
+	free(d);
+}
+
+bool ckt_decode_truncated(const struct ckt_decoder *d)
+{
+	return d->truncated;
+}
+
+bool ckt_decode_dropped_partial(const struct ckt_decoder *d)
+{
+	return d->dropped;
+}
+
+/* ---- records ---- */
+
+/* A cursor that turns the first short or overlong varint into a sticky failure, so a record's
+ * fields can be read in sequence and checked once at the end. */
+struct ckt_cursor {
+	const uint8_t *p, *end;
+	bool bad;
+};
+
+static uint64_t ckt_decode_uv(struct ckt_cursor *c)
+{
+	uint64_t v = 0;
+	const uint8_t *q = c->bad ? NULL : ckt_get_uv(c->p, c->end, &v);
+	if (!q) {
+		c->bad = true;
+		return 0;
+	}
+	c->p = q;
+	return v;
+}
+
+static int64_t ckt_decode_sv(struct ckt_cursor *c)
+{
+	int64_t v = 0;
+	const uint8_t *q = c->bad ? NULL : ckt_get_sv(c->p, c->end, &v);
+	if (!q) {
+		c->bad = true;
+		return 0;
+	}
+	c->p = q;
+	return v;
+}
+
+/* Deltas wrap in unsigned arithmetic: a corrupt delta gives a strange value, never UB. */
+static uint64_t ckt_decode_dts(struct ckt_decoder *d, struct ckt_cursor *c)
+{
+	d->prev_ts += (uint64_t)ckt_decode_sv(c);
+	return d->prev_ts;
+}
+
+static uint64_t ckt_decode_daddr(struct ckt_decoder *d, struct ckt_cursor *c)
+{
+	d->prev_addr += (uint64_t)ckt_decode_sv(c);
+	return d->prev_addr;
+}
+
+/* Parses one record at d->pos. Returns 1 for a record to hand out, 0 for one consumed here
+ * (FRAME, THREAD), negative on corruption. */
+static int ckt_decode_record(struct ckt_decoder *d, struct ckt_record *r, struct ckt_error *err)
+{
+	struct ckt_cursor c = { d->frame + d->pos + 1, d->frame + d->frame_len, false };
+	uint8_t tag = d->frame[d->pos];
+	int ret = 1;
+
+	memset(r, 0, sizeof(*r));
+	r->tag = (enum ckt_tag)tag;
+	if (d->pos == 0 && tag != CKT_TAG_FRAME)
+		return ckt_util_err(err, CKT_EFORMAT,
+				    "corrupt record (tag 0x%02x) in frame %llu: a data frame must start with a FRAME record",
+				    tag, (unsigned long long)d->frame_index);
+	switch (tag) {
+	case CKT_TAG_FRAME:
+		(void)ckt_decode_uv(&c); /* seq: frames are self-contained, so order needs no check */
+		d->base_ts = ckt_decode_uv(&c);
+		d->prev_ts = d->base_ts;
+		d->prev_addr = 0; /* no decoding state crosses a frame boundary */
+		d->tid = 0;
+		ret = 0;
+		break;
+	case CKT_TAG_THREAD:
+		d->tid = ckt_decode_uv(&c);
+		d->prev_ts = d->base_ts;
+		d->prev_addr = 0;
+		ret = 0;
+		break;
+	case CKT_TAG_SYNC:
+		r->ts = ckt_decode_uv(&c);
+		break;
+	case CKT_TAG_END:
+		r->ts = ckt_decode_uv(&c);
+		r->u.end.reason = ckt_decode_uv(&c);
+		r->u.end.events = ckt_decode_uv(&c);
+		r->u.end.lost = ckt_decode_uv(&c);
+		break;
+	case CKT_TAG_LOST:
+		r->u.lost.count = ckt_decode_uv(&c);
+		break;
+	case CKT_TAG_THREAD_NAME: {
+		r->u.thread_name.tid = ckt_decode_uv(&c);
+		const uint8_t *s = NULL;
+		size_t len = 0;
+		const uint8_t *q = c.bad ? NULL : ckt_decode_get_str(c.p, c.end, &s, &len);
+		if (q)
+			c.p = q;
+		else
+			c.bad = true;
+		r->u.thread_name.name = s;
+		r->u.thread_name.len = len;
+		break;
+	}
+	case CKT_TAG_ALLOC:
+		r->ts = ckt_decode_dts(d, &c);
+		r->u.alloc.fn = ckt_decode_uv(&c);
+		r->u.alloc.addr = ckt_decode_daddr(d, &c);
+		r->u.alloc.size = ckt_decode_uv(&c);
+		r->u.alloc.stack = ckt_decode_uv(&c);
+		r->u.alloc.phase = ckt_decode_uv(&c);
+		break;
+	case CKT_TAG_FREE:
+		r->ts = ckt_decode_dts(d, &c);
+		r->u.free.addr = ckt_decode_daddr(d, &c);
+		break;
+	case CKT_TAG_REALLOC:
+		r->ts = ckt_decode_dts(d, &c);
+		r->u.realloc.old_addr = ckt_decode_daddr(d, &c);
+		r->u.realloc.dafter = ckt_decode_uv(&c);
+		r->u.realloc.new_addr = ckt_decode_daddr(d, &c);
+		r->u.realloc.size = ckt_decode_uv(&c);
+		r->u.realloc.stack = ckt_decode_uv(&c);
+		r->u.realloc.phase = ckt_decode_uv(&c);
+		break;
+	case CKT_TAG_MMAP:
+		r->ts = ckt_decode_dts(d, &c);
+		r->u.mmap.addr = ckt_decode_daddr(d, &c);
+		r->u.mmap.len = ckt_decode_uv(&c);
+		r->u.mmap.flags = ckt_decode_uv(&c);
+		r->u.mmap.prot = ckt_decode_uv(&c);
+		r->u.mmap.stack = ckt_decode_uv(&c);
+		r->u.mmap.phase = ckt_decode_uv(&c);
+		break;
+	case CKT_TAG_MUNMAP:
+		r->ts = ckt_decode_dts(d, &c);
+		r->u.munmap.addr = ckt_decode_daddr(d, &c);
+		r->u.munmap.len = ckt_decode_uv(&c);
+		break;
+	case CKT_TAG_MREMAP:
+		r->ts = ckt_decode_dts(d, &c);
+		r->u.mremap.old_addr = ckt_decode_daddr(d, &c);
+		r->u.mremap.old_len = ckt_decode_uv(&c);
+		r->u.mremap.new_addr = ckt_decode_daddr(d, &c);
+		r->u.mremap.new_len = ckt_decode_uv(&c);
+		break;
+	case CKT_TAG_RSS:
+		r->ts = ckt_decode_dts(d, &c);
+		r->u.rss.rss = ckt_decode_uv(&c);
+		break;
+	case CKT_TAG_RSS_DETAIL:
+		r->ts = ckt_decode_dts(d, &c);
+		r->u.rss_detail.hwm = ckt_decode_uv(&c);
+		r->u.rss_detail.anon = ckt_decode_uv(&c);
+		r->u.rss_detail.file = ckt_decode_uv(&c);
+		r->u.rss_detail.shmem = ckt_decode_uv(&c);
+		break;
+	default:
+		/* reserved tags (stacks, phases, CUDA...) included: their layout is not ours to guess */
+		return ckt_util_err(err, CKT_EFORMAT, "corrupt record (tag 0x%02x) in frame %llu", tag,
+				    (unsigned long long)d->frame_index);
+	}
+	if (c.bad)
+		return ckt_util_err(err, CKT_EFORMAT,
+				    "corrupt record (tag 0x%02x) in frame %llu: it runs past the end of the frame",
+				    tag, (unsigned long long)d->frame_index);
+	r->tid = d->tid;
+	d->pos = (size_t)(c.p - d->frame);
+	if (tag == CKT_TAG_END)
+		d->ended = true; /* the rest of this frame is still read; later frames are not */
+	return ret;
+}
+
+int ckt_decode_next(struct ckt_decoder *d, struct ckt_record *rec, struct ckt_error *err)
+{
+	for (;;) {
+		while (d->pos < d->frame_len) {
+			int rc = ckt_decode_record(d, rec, err);
+			if (rc != 0)
+				return rc;
+		}
+		if (d->ended)
+			return 0;
+		int rc = ckt_decode_read_frame(d, err);
+		if (rc < 0)
+			return rc;
+		if (rc == 0) {
+			d->truncated = true;
+			return 0;
+		}
+	}
+}

@@ -1,0 +1,81 @@
+/* decode.h: turns a trace file into a stream of records with absolute timestamps and
+ * addresses. It owns the file, the zstd stream, frame boundaries, the header and the per-thread
+ * delta state; what the records mean (ordering, live sets, peaks) is replay's business.
+ */
+#ifndef CKT_DECODE_H
+#define CKT_DECODE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ckt_format.h"
+#include "util.h"
+
+/* Header of the trace (frame 0). Every key is kept, in file order, including ones this
+ * reader does not know; values are byte strings (NUL-terminated for convenience, but use
+ * the length: nothing stops a value from holding a NUL). */
+struct ckt_header_kv {
+	char *key;
+	size_t key_len;
+	char *value;
+	size_t value_len;
+};
+
+struct ckt_header {
+	unsigned format_version;
+	struct ckt_header_kv *kv;
+	size_t n_kv;
+	uint64_t page_size; /* from "page_size", 4096 when absent or not a power of two */
+};
+
+/* One decoded record. ts and addresses are absolute (the deltas are already applied); tid is
+ * the thread of the THREAD group the record sits in (0 before any THREAD in a frame).
+ * FRAME and THREAD are consumed by the decoder and never returned. */
+struct ckt_record {
+	enum ckt_tag tag;
+	uint64_t tid;
+	uint64_t ts; /* events; END's ts; SYNC's horizon */
+	union {
+		struct { uint64_t fn, addr, size, stack, phase; } alloc;
+		struct { uint64_t addr; } free;
+		struct { uint64_t old_addr, dafter, new_addr, size, stack, phase; } realloc;
+		struct { uint64_t addr, len, flags, prot, stack, phase; } mmap;
+		struct { uint64_t addr, len; } munmap;
+		struct { uint64_t old_addr, old_len, new_addr, new_len; } mremap;
+		struct { uint64_t rss; } rss;
+		struct { uint64_t hwm, anon, file, shmem; } rss_detail;
+		struct { uint64_t reason, events, lost; } end;
+		struct { uint64_t count; } lost;
+		/* name points into the decoder's frame buffer: valid until the next call */
+		struct { uint64_t tid; const uint8_t *name; size_t len; } thread_name;
+	} u;
+};
+
+struct ckt_decoder;
+
+/* Opens path, reads and checks the header frame. On failure returns a negative CKT_E* code,
+ * *out stays NULL and err says why ("empty file", "not a cuzktrace trace",
+ * "unsupported format version 7 (this reader reads 1)", strerror() for I/O). */
+int ckt_decode_open(const char *path, struct ckt_decoder **out, struct ckt_error *err);
+
+/* The header parsed by ckt_decode_open; owned by the decoder. */
+const struct ckt_header *ckt_decode_header(const struct ckt_decoder *d);
+/* Value of a header key, or NULL when absent. */
+const char *ckt_decode_header_get(const struct ckt_decoder *d, const char *key);
+
+/* Next record: returns 1 and fills *rec, 0 at the end of the trace (after the frame holding
+ * END, or at end of file), negative CKT_E* on a corrupt frame or record or a read error.
+ * A file that ends inside a zstd frame is not an error: that frame is dropped and the trace
+ * counts as truncated. Memory: one decompressed frame at a time. */
+int ckt_decode_next(struct ckt_decoder *d, struct ckt_record *rec, struct ckt_error *err);
+
+/* After ckt_decode_next returned 0: true when the trace has no END record (a killed process,
+ * whether or not the file also ends inside a frame). */
+bool ckt_decode_truncated(const struct ckt_decoder *d);
+/* After ckt_decode_next returned 0: true when a partial last zstd frame was dropped. */
+bool ckt_decode_dropped_partial(const struct ckt_decoder *d);
+
+void ckt_decode_close(struct ckt_decoder *d);
+
+#endif

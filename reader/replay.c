@@ -1,0 +1,772 @@
+/* replay.c: merges the per-thread event groups of the trace into one time-ordered stream and
+ * applies it to a live heap map and a live mapping set, tracking totals and peaks. Decoding is
+ * decode.c's job; presentation is the report writers'.
+ */
+#include "replay.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- queued events ---- */
+
+/* REALLOC and MREMAP are split into a release half and an allocation half so each sorts at its
+ * own time: another thread may legally reuse the old address between the two. */
+enum ckt_ev_kind {
+	CKT_EV_ALLOC,
+	CKT_EV_FREE,
+	CKT_EV_REALLOC_FREE,
+	CKT_EV_REALLOC_ALLOC,
+	CKT_EV_MMAP,
+	CKT_EV_MUNMAP,
+	CKT_EV_MREMAP_UNMAP,
+	CKT_EV_MREMAP_MAP,
+	CKT_EV_RSS,
+	CKT_EV_RSS_DETAIL,
+};
+
+struct ckt_ev {
+	uint64_t ts;
+	uint64_t addr;
+	uint64_t len;   /* block size, mapping length, rss bytes, VmHWM */
+	uint64_t stack;
+	uint64_t x[3];  /* RSS_DETAIL anon, file, shmem */
+	uint32_t phase;
+	uint32_t prot;
+	uint32_t flags;
+	uint8_t kind;
+	uint8_t fn;
+};
+
+static int ckt_replay_is_release(uint8_t kind)
+{
+	return kind == CKT_EV_FREE || kind == CKT_EV_REALLOC_FREE || kind == CKT_EV_MUNMAP ||
+	       kind == CKT_EV_MREMAP_UNMAP;
+}
+
+/* ---- live heap blocks: open addressing, linear probing, backward-shift deletion ---- */
+
+struct ckt_block {
+	uint64_t addr;
+	uint64_t size;
+	uint64_t stack;
+	uint32_t phase;
+	uint32_t tid;
+	uint8_t fn;
+	uint8_t used;
+};
+
+struct ckt_heapmap {
+	struct ckt_block *slots;
+	size_t cap; /* power of two */
+	size_t n;
+};
+
+static size_t ckt_replay_home(const struct ckt_heapmap *m, uint64_t addr)
+{
+	return (size_t)(ckt_util_hash64(addr) >> 32) & (m->cap - 1);
+}
+
+static struct ckt_block *ckt_replay_heap_find(const struct ckt_heapmap *m, uint64_t addr)
+{
+	if (!m->n)
+		return NULL;
+	for (size_t i = ckt_replay_home(m, addr);; i = (i + 1) & (m->cap - 1)) {
+		if (!m->slots[i].used)
+			return NULL;
+		if (m->slots[i].addr == addr)
+			return &m->slots[i];
+	}
+}
+
+/* Inserts an address known to be absent. */
+static void ckt_replay_heap_put(struct ckt_heapmap *m, const struct ckt_block *b)
+{
+	size_t i = ckt_replay_home(m, b->addr);
+	while (m->slots[i].used)
+		i = (i + 1) & (m->cap - 1);
+	m->slots[i] = *b;
+	m->slots[i].used = 1;
+	m->n++;
+}
+
+static int ckt_replay_heap_reserve(struct ckt_heapmap *m)
+{
+	if (m->cap && (m->n + 1) * 10 < m->cap * 7)
+		return 0;
+	struct ckt_heapmap g = { NULL, m->cap ? m->cap * 2 : 1024, 0 };
+	g.slots = calloc(g.cap, sizeof(*g.slots));
+	if (!g.slots)
+		return CKT_ENOMEM;
+	for (size_t i = 0; i < m->cap; i++)
+		if (m->slots[i].used)
+			ckt_replay_heap_put(&g, &m->slots[i]);
+	free(m->slots);
+	*m = g;
+	return 0;
+}
+
+static void ckt_replay_heap_del(struct ckt_heapmap *m, struct ckt_block *b)
+{
+	size_t mask = m->cap - 1, i = (size_t)(b - m->slots), j = i;
+
+	/* Shift later members of the probe run back so lookups never meet a hole too early. */
+	for (;;) {
+		j = (j + 1) & mask;
+		if (!m->slots[j].used)
+			break;
+		size_t k = ckt_replay_home(m, m->slots[j].addr);
+		int stays = i <= j ? (i < k && k <= j) : (i < k || k <= j);
+		if (stays)
+			continue;
+		m->slots[i] = m->slots[j];
+		i = j;
+	}
+	m->slots[i].used = 0;
+	m->n--;
+}
+
+/* ---- live mappings: sorted, non-overlapping [start, end) ranges ---- */
+
+struct ckt_range {
+	uint64_t start, end;
+	uint64_t stack;
+	uint32_t phase;
+	uint32_t prot;
+	uint32_t flags; /* CKT_MAP_ANON, CKT_MAP_SHARED */
+};
+
+struct ckt_rangeset {
+	struct ckt_range *r;
+	size_t n, cap;
+};
+
+/* First range whose end lies above addr (ends are sorted too, ranges being disjoint). */
+static size_t ckt_replay_range_lower(const struct ckt_rangeset *s, uint64_t addr)
+{
+	size_t lo = 0, hi = s->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (s->r[mid].end <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static int ckt_replay_range_insert_at(struct ckt_rangeset *s, size_t i, const struct ckt_range *v)
+{
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 64;
+		struct ckt_range *p = realloc(s->r, cap * sizeof(*p));
+		if (!p)
+			return CKT_ENOMEM;
+		s->r = p;
+		s->cap = cap;
+	}
+	memmove(&s->r[i + 1], &s->r[i], (s->n - i) * sizeof(*s->r));
+	s->r[i] = *v;
+	s->n++;
+	return 0;
+}
+
+/* ---- threads and the merge heap ---- */
+
+struct ckt_thread {
+	uint64_t tid;
+	struct ckt_ev *q; /* ring buffer of events read but not yet replayed */
+	size_t head, n, cap;
+	/* attributes of the range an MREMAP released, for its map half (same thread, next in FIFO) */
+	struct ckt_range mremap_attr;
+};
+
+struct ckt_replay {
+	uint64_t page_size;
+	uint64_t horizon; /* the previous SYNC's horizon: events before it may be replayed */
+
+	struct ckt_thread *threads;
+	size_t n_threads, cap_threads;
+	uint32_t *tid_slots; /* open addressing tid -> thread index + 1; 0 = empty */
+	size_t tid_cap;
+
+	uint32_t *heap; /* thread indices with queued events, min-heap on their head event */
+	size_t heap_n;
+
+	struct ckt_heapmap blocks;
+	struct ckt_rangeset maps;
+
+	uint64_t lost_sum, lost_end;
+	bool have_detail;
+	uint64_t detail[4]; /* latest RSS_DETAIL: hwm, anon, file, shmem */
+
+	ckt_replay_sample_fn *sink;
+	void *sink_ctx;
+
+	struct ckt_replay_stats st;
+};
+
+struct ckt_replay *ckt_replay_new(uint64_t page_size)
+{
+	struct ckt_replay *r = calloc(1, sizeof(*r));
+	if (!r)
+		return NULL;
+	r->page_size = page_size && !(page_size & (page_size - 1)) ? page_size : 4096;
+	return r;
+}
+
+void ckt_replay_free(struct ckt_replay *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->n_threads; i++)
+		free(r->threads[i].q);
+	free(r->threads);
+	free(r->tid_slots);
+	free(r->heap);
+	free(r->blocks.slots);
+	free(r->maps.r);
+	free(r);
+}
+
+void ckt_replay_set_sample_sink(struct ckt_replay *r, ckt_replay_sample_fn *fn, void *ctx)
+{
+	r->sink = fn;
+	r->sink_ctx = ctx;
+}
+
+const struct ckt_replay_stats *ckt_replay_stats(const struct ckt_replay *r)
+{
+	return &r->st;
+}
+
+static int ckt_replay_tid_rehash(struct ckt_replay *r)
+{
+	size_t cap = r->tid_cap ? r->tid_cap * 2 : 64;
+	uint32_t *s = calloc(cap, sizeof(*s));
+	if (!s)
+		return CKT_ENOMEM;
+	for (size_t t = 0; t < r->n_threads; t++) {
+		size_t i = (size_t)(ckt_util_hash64(r->threads[t].tid) >> 32) & (cap - 1);
+		while (s[i])
+			i = (i + 1) & (cap - 1);
+		s[i] = (uint32_t)t + 1;
+	}
+	free(r->tid_slots);
+	r->tid_slots = s;
+	r->tid_cap = cap;
+	return 0;
+}
+
+/* Returns the index of tid's thread, creating it on first sight; -1 when out of memory. */
+static long ckt_replay_thread(struct ckt_replay *r, uint64_t tid)
+{
+	if (r->tid_cap) {
+		for (size_t i = (size_t)(ckt_util_hash64(tid) >> 32) & (r->tid_cap - 1); r->tid_slots[i];
+		     i = (i + 1) & (r->tid_cap - 1))
+			if (r->threads[r->tid_slots[i] - 1].tid == tid)
+				return (long)r->tid_slots[i] - 1;
+	}
+	if (r->n_threads >= UINT32_MAX - 1)
+		return -1;
+	if (r->n_threads == r->cap_threads) {
+		size_t cap = r->cap_threads ? r->cap_threads * 2 : 16;
+		struct ckt_thread *t = realloc(r->threads, cap * sizeof(*t));
+		uint32_t *h = realloc(r->heap, cap * sizeof(*h));
+		if (t)
+			r->threads = t;
+		if (h)
+			r->heap = h;
+		if (!t || !h)
+			return -1;
+		r->cap_threads = cap;
+	}
+	memset(&r->threads[r->n_threads], 0, sizeof(r->threads[0]));
+	r->threads[r->n_threads].tid = tid;
+	r->n_threads++;
+	if (r->n_threads * 2 > r->tid_cap) {
+		/* the rehash places every thread, the new one included */
+		if (ckt_replay_tid_rehash(r) < 0) {
+			r->n_threads--;
+			return -1;
+		}
+	} else {
+		size_t i = (size_t)(ckt_util_hash64(tid) >> 32) & (r->tid_cap - 1);
+		while (r->tid_slots[i])
+			i = (i + 1) & (r->tid_cap - 1);
+		r->tid_slots[i] = (uint32_t)r->n_threads;
+	}
+	return (long)r->n_threads - 1;
+}
+
+static const struct ckt_ev *ckt_replay_head(const struct ckt_replay *r, uint32_t t)
+{
+	const struct ckt_thread *th = &r->threads[t];
+	return &th->q[th->head];
+}
+
+/* Merge order: time, then releases before allocations at equal time (the format promises a
+ * FREE is stamped before another thread's ALLOC of the same address, and equal stamps happen),
+ * then first-seen thread for a deterministic result. */
+static int ckt_replay_before(const struct ckt_replay *r, uint32_t a, uint32_t b)
+{
+	const struct ckt_ev *ea = ckt_replay_head(r, a), *eb = ckt_replay_head(r, b);
+	if (ea->ts != eb->ts)
+		return ea->ts < eb->ts;
+	int ra = !ckt_replay_is_release(ea->kind), rb = !ckt_replay_is_release(eb->kind);
+	if (ra != rb)
+		return ra < rb;
+	return a < b;
+}
+
+static void ckt_replay_sift_up(struct ckt_replay *r, size_t i)
+{
+	while (i > 0) {
+		size_t p = (i - 1) / 2;
+		if (!ckt_replay_before(r, r->heap[i], r->heap[p]))
+			break;
+		uint32_t t = r->heap[i];
+		r->heap[i] = r->heap[p];
+		r->heap[p] = t;
+		i = p;
+	}
+}
+
+static void ckt_replay_sift_down(struct ckt_replay *r, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+		if (l < r->heap_n && ckt_replay_before(r, r->heap[l], r->heap[m]))
+			m = l;
+		if (l + 1 < r->heap_n && ckt_replay_before(r, r->heap[l + 1], r->heap[m]))
+			m = l + 1;
+		if (m == i)
+			return;
+		uint32_t t = r->heap[i];
+		r->heap[i] = r->heap[m];
+		r->heap[m] = t;
+		i = m;
+	}
+}
+
+static int ckt_replay_push(struct ckt_replay *r, uint64_t tid, const struct ckt_ev *ev)
+{
+	long ti = ckt_replay_thread(r, tid);
+	if (ti < 0)
+		return CKT_ENOMEM;
+	struct ckt_thread *th = &r->threads[ti];
+	if (th->n == th->cap) {
+		size_t cap = th->cap ? th->cap * 2 : 64;
+		struct ckt_ev *q = malloc(cap * sizeof(*q));
+		if (!q)
+			return CKT_ENOMEM;
+		/* unroll the ring into the new buffer, oldest first */
+		for (size_t i = 0; i < th->n; i++)
+			q[i] = th->q[(th->head + i) % th->cap];
+		free(th->q);
+		th->q = q;
+		th->cap = cap;
+		th->head = 0;
+	}
+	th->q[(th->head + th->n) % th->cap] = *ev;
+	if (th->n++ == 0) {
+		r->heap[r->heap_n] = (uint32_t)ti;
+		ckt_replay_sift_up(r, r->heap_n++);
+	}
+	return 0;
+}
+
+/* ---- applying events ---- */
+
+static void ckt_replay_note_heap(struct ckt_replay *r, uint64_t ts)
+{
+	struct ckt_replay_stats *st = &r->st;
+	if (st->heap_bytes > st->peak_heap.bytes) {
+		st->peak_heap.bytes = st->heap_bytes;
+		st->peak_heap.ts = ts;
+	}
+}
+
+static void ckt_replay_note_mmap(struct ckt_replay *r, uint64_t ts)
+{
+	struct ckt_replay_stats *st = &r->st;
+	uint64_t total = st->anon_mmap_bytes + st->file_mmap_bytes;
+	if (total > st->peak_mmap.bytes) {
+		st->peak_mmap.bytes = total;
+		st->peak_mmap.ts = ts;
+		st->peak_mmap_anon_bytes = st->anon_mmap_bytes;
+		st->peak_mmap_file_bytes = st->file_mmap_bytes;
+	}
+	if (st->anon_mmap_bytes > st->peak_anon.bytes) {
+		st->peak_anon.bytes = st->anon_mmap_bytes;
+		st->peak_anon.ts = ts;
+	}
+	if (st->file_mmap_bytes > st->peak_file.bytes) {
+		st->peak_file.bytes = st->file_mmap_bytes;
+		st->peak_file.ts = ts;
+	}
+}
+
+static void ckt_replay_heap_release(struct ckt_replay *r, uint64_t addr)
+{
+	struct ckt_block *b = ckt_replay_heap_find(&r->blocks, addr);
+	/* An unknown address is normal: the block was allocated before tracing started. */
+	if (!b)
+		return;
+	r->st.heap_bytes -= b->size;
+	r->st.heap_blocks--;
+	ckt_replay_heap_del(&r->blocks, b);
+}
+
+static int ckt_replay_heap_alloc(struct ckt_replay *r, const struct ckt_ev *ev, uint32_t tid)
+{
+	struct ckt_block nb = { ev->addr, ev->len, ev->stack, ev->phase, tid, ev->fn, 1 };
+	struct ckt_block *b = ckt_replay_heap_find(&r->blocks, ev->addr);
+
+	if (b) {
+		/* still live: its free was lost or never recorded; count it and replace the block */
+		r->st.inconsistencies++;
+		r->st.heap_bytes -= b->size;
+		*b = nb;
+	} else {
+		if (ckt_replay_heap_reserve(&r->blocks) < 0)
+			return CKT_ENOMEM;
+		ckt_replay_heap_put(&r->blocks, &nb);
+		r->st.heap_blocks++;
+	}
+	r->st.heap_bytes += ev->len;
+	ckt_replay_note_heap(r, ev->ts);
+	return 0;
+}
+
+/* [addr, addr + len rounded up to whole pages), clamped at the top of the address space. */
+static uint64_t ckt_replay_page_end(const struct ckt_replay *r, uint64_t addr, uint64_t len)
+{
+	uint64_t mask = r->page_size - 1;
+	uint64_t rl = len > UINT64_MAX - mask ? UINT64_MAX : (len + mask) & ~mask;
+	return rl > UINT64_MAX - addr ? UINT64_MAX : addr + rl;
+}
+
+static void ckt_replay_sub_range(struct ckt_replay *r, const struct ckt_range *g, uint64_t bytes)
+{
+	if (g->flags & CKT_MAP_ANON)
+		r->st.anon_mmap_bytes -= bytes;
+	else
+		r->st.file_mmap_bytes -= bytes;
+}
+
+/* Removes [s, e) from the live mappings, trimming or splitting ranges that straddle it. */
+static int ckt_replay_unmap(struct ckt_replay *r, uint64_t s, uint64_t e)
+{
+	struct ckt_rangeset *rs = &r->maps;
+	size_t i = ckt_replay_range_lower(rs, s);
+
+	while (i < rs->n && rs->r[i].start < e) {
+		struct ckt_range *g = &rs->r[i];
+		uint64_t lo = g->start > s ? g->start : s, hi = g->end < e ? g->end : e;
+		ckt_replay_sub_range(r, g, hi - lo);
+		if (g->start < s && g->end > e) {
+			struct ckt_range tail = *g;
+			tail.start = e;
+			g->end = s;
+			return ckt_replay_range_insert_at(rs, i + 1, &tail);
+		}
+		if (g->start < s) {
+			g->end = s;
+			i++;
+		} else if (g->end > e) {
+			g->start = e;
+			i++;
+		} else {
+			memmove(g, g + 1, (rs->n - i - 1) * sizeof(*g));
+			rs->n--;
+		}
+	}
+	return 0;
+}
+
+static int ckt_replay_map(struct ckt_replay *r, const struct ckt_range *v)
+{
+	if (v->end <= v->start)
+		return 0;
+	/* whatever was there is replaced (MAP_FIXED, or a mapping we missed being unmapped) */
+	int rc = ckt_replay_unmap(r, v->start, v->end);
+	if (rc < 0)
+		return rc;
+	rc = ckt_replay_range_insert_at(&r->maps, ckt_replay_range_lower(&r->maps, v->start), v);
+	if (rc < 0)
+		return rc;
+	if (v->flags & CKT_MAP_ANON)
+		r->st.anon_mmap_bytes += v->end - v->start;
+	else
+		r->st.file_mmap_bytes += v->end - v->start;
+	return 0;
+}
+
+static void ckt_replay_rss(struct ckt_replay *r, const struct ckt_ev *ev)
+{
+	struct ckt_replay_stats *st = &r->st;
+	st->rss_samples++;
+	if (!st->peak_rss.seen || ev->len > st->peak_rss.bytes) {
+		st->peak_rss.seen = true;
+		st->peak_rss.ts = ev->ts;
+		st->peak_rss.bytes = ev->len;
+		st->peak_rss.heap_bytes = st->heap_bytes;
+		st->peak_rss.anon_mmap_bytes = st->anon_mmap_bytes;
+		st->peak_rss.file_mmap_bytes = st->file_mmap_bytes;
+		st->peak_rss.has_detail = r->have_detail;
+		st->peak_rss.hwm = r->detail[0];
+		st->peak_rss.anon = r->detail[1];
+		st->peak_rss.file = r->detail[2];
+		st->peak_rss.shmem = r->detail[3];
+	}
+	if (r->sink) {
+		struct ckt_sample s = { ev->ts, ev->len, st->heap_bytes, st->anon_mmap_bytes,
+					st->file_mmap_bytes };
+		r->sink(r->sink_ctx, &s);
+	}
+}
+
+static void ckt_replay_rss_detail(struct ckt_replay *r, const struct ckt_ev *ev)
+{
+	struct ckt_replay_stats *st = &r->st;
+	r->have_detail = true;
+	r->detail[0] = ev->len;
+	r->detail[1] = ev->x[0];
+	r->detail[2] = ev->x[1];
+	r->detail[3] = ev->x[2];
+	if (ev->len > st->hwm_max)
+		st->hwm_max = ev->len;
+	/* a detail sample taken in the same instant as the peak RSS sample describes it too */
+	if (st->peak_rss.seen && st->peak_rss.ts == ev->ts) {
+		st->peak_rss.has_detail = true;
+		st->peak_rss.hwm = r->detail[0];
+		st->peak_rss.anon = r->detail[1];
+		st->peak_rss.file = r->detail[2];
+		st->peak_rss.shmem = r->detail[3];
+	}
+}
+
+static int ckt_replay_apply(struct ckt_replay *r, struct ckt_thread *th, const struct ckt_ev *ev)
+{
+	int rc = 0;
+
+	if (ev->ts > r->st.last_ts)
+		r->st.last_ts = ev->ts;
+	switch (ev->kind) {
+	case CKT_EV_ALLOC:
+	case CKT_EV_REALLOC_ALLOC:
+		rc = ckt_replay_heap_alloc(r, ev, (uint32_t)th->tid);
+		break;
+	case CKT_EV_FREE:
+	case CKT_EV_REALLOC_FREE:
+		ckt_replay_heap_release(r, ev->addr);
+		break;
+	case CKT_EV_MMAP: {
+		struct ckt_range v = { ev->addr, ckt_replay_page_end(r, ev->addr, ev->len), ev->stack,
+				       ev->phase, ev->prot, ev->flags & (CKT_MAP_ANON | CKT_MAP_SHARED) };
+		rc = ckt_replay_map(r, &v);
+		ckt_replay_note_mmap(r, ev->ts);
+		break;
+	}
+	case CKT_EV_MUNMAP:
+		rc = ckt_replay_unmap(r, ev->addr, ckt_replay_page_end(r, ev->addr, ev->len));
+		break;
+	case CKT_EV_MREMAP_UNMAP: {
+		/* The new range inherits the old one's attributes; a range we never saw mapped is
+		 * most likely anonymous (glibc's realloc of a large block), so assume that. */
+		size_t i = ckt_replay_range_lower(&r->maps, ev->addr);
+		struct ckt_range dflt = { 0, 0, 0, 0, 3 /* PROT_READ|PROT_WRITE */, CKT_MAP_ANON };
+		th->mremap_attr = i < r->maps.n && r->maps.r[i].start <= ev->addr ? r->maps.r[i] : dflt;
+		rc = ckt_replay_unmap(r, ev->addr, ckt_replay_page_end(r, ev->addr, ev->len));
+		break;
+	}
+	case CKT_EV_MREMAP_MAP: {
+		struct ckt_range v = th->mremap_attr;
+		v.start = ev->addr;
+		v.end = ckt_replay_page_end(r, ev->addr, ev->len);
+		rc = ckt_replay_map(r, &v);
+		ckt_replay_note_mmap(r, ev->ts);
+		break;
+	}
+	case CKT_EV_RSS:
+		ckt_replay_rss(r, ev);
+		break;
+	case CKT_EV_RSS_DETAIL:
+		ckt_replay_rss_detail(r, ev);
+		break;
+	}
+	return rc;
+}
+
+/* Replays queued events in merge order: all of them, or those stamped before `limit`. */
+static int ckt_replay_drain(struct ckt_replay *r, bool all, uint64_t limit)
+{
+	while (r->heap_n) {
+		uint32_t t = r->heap[0];
+		struct ckt_thread *th = &r->threads[t];
+		struct ckt_ev ev = th->q[th->head];
+		if (!all && ev.ts >= limit)
+			break;
+		th->head = (th->head + 1) % th->cap;
+		th->n--;
+		if (th->n) {
+			ckt_replay_sift_down(r, 0);
+		} else {
+			r->heap[0] = r->heap[--r->heap_n];
+			ckt_replay_sift_down(r, 0);
+			th->head = 0;
+			if (th->cap > 4096) {
+				/* a burst made this queue big; give the memory back */
+				free(th->q);
+				th->q = NULL;
+				th->cap = 0;
+			}
+		}
+		int rc = ckt_replay_apply(r, th, &ev);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+int ckt_replay_feed(struct ckt_replay *r, const struct ckt_record *rec, struct ckt_error *err)
+{
+	struct ckt_replay_stats *st = &r->st;
+	struct ckt_ev ev = { .ts = rec->ts };
+	int rc = 0;
+
+	switch (rec->tag) {
+	case CKT_TAG_ALLOC:
+		st->counts[CKT_KIND_ALLOC]++;
+		ev.kind = CKT_EV_ALLOC;
+		ev.addr = rec->u.alloc.addr;
+		ev.len = rec->u.alloc.size;
+		ev.stack = rec->u.alloc.stack;
+		ev.phase = (uint32_t)rec->u.alloc.phase;
+		ev.fn = (uint8_t)rec->u.alloc.fn;
+		rc = ckt_replay_push(r, rec->tid, &ev);
+		break;
+	case CKT_TAG_FREE:
+		st->counts[CKT_KIND_FREE]++;
+		ev.kind = CKT_EV_FREE;
+		ev.addr = rec->u.free.addr;
+		rc = ckt_replay_push(r, rec->tid, &ev);
+		break;
+	case CKT_TAG_REALLOC:
+		st->counts[CKT_KIND_REALLOC]++;
+		if (rec->u.realloc.old_addr) {
+			ev.kind = CKT_EV_REALLOC_FREE;
+			ev.addr = rec->u.realloc.old_addr;
+			rc = ckt_replay_push(r, rec->tid, &ev);
+		}
+		/* new == 0: realloc(p, 0) freed p and returned nothing */
+		if (rc == 0 && rec->u.realloc.new_addr) {
+			ev.kind = CKT_EV_REALLOC_ALLOC;
+			ev.ts = rec->ts + rec->u.realloc.dafter;
+			ev.addr = rec->u.realloc.new_addr;
+			ev.len = rec->u.realloc.size;
+			ev.stack = rec->u.realloc.stack;
+			ev.phase = (uint32_t)rec->u.realloc.phase;
+			ev.fn = CKT_FN_REALLOC;
+			rc = ckt_replay_push(r, rec->tid, &ev);
+		}
+		break;
+	case CKT_TAG_MMAP:
+		st->counts[CKT_KIND_MMAP]++;
+		ev.kind = CKT_EV_MMAP;
+		ev.addr = rec->u.mmap.addr;
+		ev.len = rec->u.mmap.len;
+		ev.flags = (uint32_t)rec->u.mmap.flags;
+		ev.prot = (uint32_t)rec->u.mmap.prot;
+		ev.stack = rec->u.mmap.stack;
+		ev.phase = (uint32_t)rec->u.mmap.phase;
+		rc = ckt_replay_push(r, rec->tid, &ev);
+		break;
+	case CKT_TAG_MUNMAP:
+		st->counts[CKT_KIND_MUNMAP]++;
+		ev.kind = CKT_EV_MUNMAP;
+		ev.addr = rec->u.munmap.addr;
+		ev.len = rec->u.munmap.len;
+		rc = ckt_replay_push(r, rec->tid, &ev);
+		break;
+	case CKT_TAG_MREMAP:
+		st->counts[CKT_KIND_MREMAP]++;
+		ev.kind = CKT_EV_MREMAP_UNMAP;
+		ev.addr = rec->u.mremap.old_addr;
+		ev.len = rec->u.mremap.old_len;
+		rc = ckt_replay_push(r, rec->tid, &ev);
+		if (rc == 0) {
+			ev.kind = CKT_EV_MREMAP_MAP;
+			ev.addr = rec->u.mremap.new_addr;
+			ev.len = rec->u.mremap.new_len;
+			rc = ckt_replay_push(r, rec->tid, &ev);
+		}
+		break;
+	case CKT_TAG_RSS:
+		st->counts[CKT_KIND_RSS]++;
+		ev.kind = CKT_EV_RSS;
+		ev.len = rec->u.rss.rss;
+		rc = ckt_replay_push(r, rec->tid, &ev);
+		break;
+	case CKT_TAG_RSS_DETAIL:
+		st->counts[CKT_KIND_RSS_DETAIL]++;
+		ev.kind = CKT_EV_RSS_DETAIL;
+		ev.len = rec->u.rss_detail.hwm;
+		ev.x[0] = rec->u.rss_detail.anon;
+		ev.x[1] = rec->u.rss_detail.file;
+		ev.x[2] = rec->u.rss_detail.shmem;
+		rc = ckt_replay_push(r, rec->tid, &ev);
+		break;
+	case CKT_TAG_SYNC:
+		/* Everything stamped before the previous horizon has been read by now (format
+		 * contract); this SYNC's own horizon only becomes safe at the next one. */
+		rc = ckt_replay_drain(r, false, r->horizon);
+		if (rec->ts > r->horizon)
+			r->horizon = rec->ts;
+		return rc < 0 ? ckt_util_err(err, rc, "out of memory") : 0;
+	case CKT_TAG_END:
+		st->ended = true;
+		st->end_ts = rec->ts;
+		st->end_reason = rec->u.end.reason;
+		st->end_events = rec->u.end.events;
+		r->lost_end = rec->u.end.lost;
+		return 0;
+	case CKT_TAG_LOST:
+		r->lost_sum += rec->u.lost.count;
+		return 0;
+	default:
+		/* THREAD_NAME: not reported yet */
+		return 0;
+	}
+	if (rc < 0)
+		return ckt_util_err(err, rc, "out of memory");
+	st->events++;
+	return 0;
+}
+
+int ckt_replay_finish(struct ckt_replay *r, struct ckt_error *err)
+{
+	struct ckt_replay_stats *st = &r->st;
+	int rc = ckt_replay_drain(r, true, 0);
+	if (rc < 0)
+		return ckt_util_err(err, rc, "out of memory");
+	st->lost = r->lost_sum > r->lost_end ? r->lost_sum : r->lost_end;
+	st->duration_ns = st->ended ? st->end_ts : st->last_ts;
+	return 0;
+}
+
+int ckt_replay_run(struct ckt_decoder *d, struct ckt_replay *r, struct ckt_error *err)
+{
+	struct ckt_record rec;
+	int rc;
+
+	while ((rc = ckt_decode_next(d, &rec, err)) > 0) {
+		rc = ckt_replay_feed(r, &rec, err);
+		if (rc < 0)
+			return rc;
+	}
+	if (rc < 0)
+		return rc;
+	r->st.truncated = ckt_decode_truncated(d);
+	return ckt_replay_finish(r, err);
+}

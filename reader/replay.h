@@ -1,0 +1,96 @@
+/* replay.h: replays decoded records in global time order and keeps what the reports need:
+ * the live heap blocks, the live mappings, current totals, peaks and RSS samples. It does not
+ * read files (decode.h) and does not format anything (report.h).
+ */
+#ifndef CKT_REPLAY_H
+#define CKT_REPLAY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "decode.h"
+#include "util.h"
+
+/* Event kinds as counted in the report (one per record; a REALLOC counts once). */
+enum ckt_replay_kind {
+	CKT_KIND_ALLOC,
+	CKT_KIND_FREE,
+	CKT_KIND_REALLOC,
+	CKT_KIND_MMAP,
+	CKT_KIND_MUNMAP,
+	CKT_KIND_MREMAP,
+	CKT_KIND_RSS,
+	CKT_KIND_RSS_DETAIL,
+	CKT_KIND_COUNT
+};
+
+/* A maximum and the first time it was reached; ts is meaningful only when bytes > 0. */
+struct ckt_peak {
+	uint64_t bytes;
+	uint64_t ts;
+};
+
+/* The state at one RSS sample, as handed to the sample sink (one CSV row). */
+struct ckt_sample {
+	uint64_t ts;
+	uint64_t rss;
+	uint64_t heap;
+	uint64_t anon_mmap;
+	uint64_t file_mmap;
+};
+
+typedef void ckt_replay_sample_fn(void *ctx, const struct ckt_sample *s);
+
+struct ckt_replay_stats {
+	uint64_t events;                    /* records ALLOC..RSS_DETAIL */
+	uint64_t counts[CKT_KIND_COUNT];
+	uint64_t lost;                      /* max(sum of LOST, END's lost) */
+	uint64_t inconsistencies;           /* ALLOC of an address that was still live */
+	bool truncated;                     /* no END record (set by ckt_replay_run) */
+	bool ended;
+	uint64_t end_ts, end_reason, end_events;
+	uint64_t last_ts;                   /* latest event timestamp replayed */
+	uint64_t duration_ns;               /* END ts, or last_ts when truncated */
+
+	/* current totals; after ckt_replay_finish these are the values live at exit */
+	uint64_t heap_bytes, heap_blocks;
+	uint64_t anon_mmap_bytes, file_mmap_bytes;
+
+	struct ckt_peak peak_heap;
+	struct ckt_peak peak_mmap;          /* anon + file */
+	uint64_t peak_mmap_anon_bytes, peak_mmap_file_bytes; /* the split at peak_mmap */
+	struct ckt_peak peak_anon, peak_file;
+
+	uint64_t rss_samples;
+	uint64_t hwm_max;                   /* largest VmHWM of any RSS_DETAIL */
+	struct {
+		bool seen;                  /* false: no RSS sample at all */
+		uint64_t ts, bytes;
+		uint64_t heap_bytes, anon_mmap_bytes, file_mmap_bytes;
+		bool has_detail;            /* latest RSS_DETAIL at or before the peak */
+		uint64_t hwm, anon, file, shmem;
+	} peak_rss;
+};
+
+struct ckt_replay;
+
+/* page_size rounds mmap lengths (the header's page_size). Returns NULL when out of memory. */
+struct ckt_replay *ckt_replay_new(uint64_t page_size);
+void ckt_replay_free(struct ckt_replay *r);
+
+/* fn (may be NULL) is called at every RSS sample, in time order, with the state then. */
+void ckt_replay_set_sample_sink(struct ckt_replay *r, ckt_replay_sample_fn *fn, void *ctx);
+
+/* Feeds one record in file order. Events are queued per thread and replayed in time order
+ * when a SYNC proves nothing earlier can still arrive. Returns 0 or CKT_ENOMEM. */
+int ckt_replay_feed(struct ckt_replay *r, const struct ckt_record *rec, struct ckt_error *err);
+/* Replays everything still queued (END or end of file) and computes duration_ns. */
+int ckt_replay_finish(struct ckt_replay *r, struct ckt_error *err);
+
+/* Reads every record of d, feeds it, finishes and records truncation. Returns 0 or the first
+ * decode/replay error. */
+int ckt_replay_run(struct ckt_decoder *d, struct ckt_replay *r, struct ckt_error *err);
+
+const struct ckt_replay_stats *ckt_replay_stats(const struct ckt_replay *r);
+
+#endif

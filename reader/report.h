@@ -1,0 +1,34 @@
+/* report.h: the three presentations of a replayed trace: the text report, the JSON object
+ * and the timeline CSV. They only format what decode (header) and replay (stats) computed;
+ * choosing outputs and reporting errors is main.c's.
+ */
+#ifndef CKT_REPORT_H
+#define CKT_REPORT_H
+
+#include <stdio.h>
+
+#include "decode.h"
+#include "replay.h"
+
+struct ckt_report {
+	const char *trace_path;
+	const struct ckt_decoder *dec;      /* header */
+	const struct ckt_replay_stats *st;  /* after ckt_replay_finish */
+};
+
+/* Human-readable report. Returns 0, or -errno when writing to out failed. */
+int ckt_report_text_print(FILE *out, const struct ckt_report *rep);
+
+/* One JSON object (and a newline). Returns 0, or -errno when writing to out failed. */
+int ckt_report_json_print(FILE *out, const struct ckt_report *rep);
+
+/* Timeline CSV, streamed during replay so memory does not grow with the trace:
+ * open it, pass ckt_report_csv_sample (with the handle as ctx) to
+ * ckt_replay_set_sample_sink, close it. open and close return 0 or -errno; a failed write in
+ * between is remembered and reported by close. */
+struct ckt_report_csv;
+int ckt_report_csv_open(const char *path, struct ckt_report_csv **out);
+void ckt_report_csv_sample(void *ctx, const struct ckt_sample *s);
+int ckt_report_csv_close(struct ckt_report_csv *c);
+
+#endif

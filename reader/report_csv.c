@@ -1,0 +1,106 @@
+/* report_csv.c: the timeline CSV, one row per RSS sample in replay (time) order. Columns come
+ * from one table so later ones (per-phase, CUDA...) are appended in one place; rows are
+ * written as samples arrive, never stored.
+ */
+#include "report.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct ckt_report_csv {
+	FILE *f;
+	int err; /* first errno seen while writing; 0 while all is well */
+};
+
+struct ckt_csv_column {
+	const char *name;
+	/* writes the cell for s into buf */
+	void (*cell)(char *buf, size_t n, const struct ckt_sample *s);
+};
+
+static void ckt_csv_t_s(char *buf, size_t n, const struct ckt_sample *s)
+{
+	ckt_util_fmt_secs(buf, n, s->ts, 6);
+}
+
+static void ckt_csv_rss(char *buf, size_t n, const struct ckt_sample *s)
+{
+	snprintf(buf, n, "%" PRIu64, s->rss);
+}
+
+static void ckt_csv_heap(char *buf, size_t n, const struct ckt_sample *s)
+{
+	snprintf(buf, n, "%" PRIu64, s->heap);
+}
+
+static void ckt_csv_mmap(char *buf, size_t n, const struct ckt_sample *s)
+{
+	snprintf(buf, n, "%" PRIu64, s->anon_mmap + s->file_mmap);
+}
+
+/* The header line `t_s,rss_bytes,heap_bytes,mmap_bytes` is a published interface: append
+ * new columns at the end, never reorder. */
+static const struct ckt_csv_column ckt_csv_columns[] = {
+	{ "t_s", ckt_csv_t_s },
+	{ "rss_bytes", ckt_csv_rss },
+	{ "heap_bytes", ckt_csv_heap },
+	{ "mmap_bytes", ckt_csv_mmap },
+};
+#define CKT_CSV_NCOLS (sizeof(ckt_csv_columns) / sizeof(ckt_csv_columns[0]))
+
+static void ckt_csv_check(struct ckt_report_csv *c, int rc)
+{
+	if (rc < 0 && !c->err)
+		c->err = errno ? errno : EIO;
+}
+
+int ckt_report_csv_open(const char *path, struct ckt_report_csv **out)
+{
+	struct ckt_report_csv *c = calloc(1, sizeof(*c));
+
+	*out = NULL;
+	if (!c)
+		return -ENOMEM;
+	c->f = fopen(path, "w");
+	if (!c->f) {
+		int e = errno;
+		free(c);
+		return -e;
+	}
+	for (size_t i = 0; i < CKT_CSV_NCOLS; i++) {
+		ckt_csv_check(c, fputs(ckt_csv_columns[i].name, c->f) == EOF ? -1 : 0);
+		ckt_csv_check(c, fputc(i + 1 < CKT_CSV_NCOLS ? ',' : '\n', c->f) == EOF ? -1 : 0);
+	}
+	*out = c;
+	return 0;
+}
+
+void ckt_report_csv_sample(void *ctx, const struct ckt_sample *s)
+{
+	struct ckt_report_csv *c = ctx;
+	char cell[64];
+
+	if (c->err)
+		return;
+	for (size_t i = 0; i < CKT_CSV_NCOLS; i++) {
+		ckt_csv_columns[i].cell(cell, sizeof(cell), s);
+		ckt_csv_check(c, fputs(cell, c->f) == EOF ? -1 : 0);
+		ckt_csv_check(c, fputc(i + 1 < CKT_CSV_NCOLS ? ',' : '\n', c->f) == EOF ? -1 : 0);
+	}
+}
+
+int ckt_report_csv_close(struct ckt_report_csv *c)
+{
+	int e;
+
+	if (!c)
+		return 0;
+	e = c->err;
+	errno = 0;
+	if (fclose(c->f) != 0 && !e)
+		e = errno ? errno : EIO;
+	free(c);
+	return -e;
+}

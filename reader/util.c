@@ -1,0 +1,79 @@
+/* util.c: error recording and number formatting shared by decode, replay and the reports.
+ * Nothing here prints to a stream; main.c and the report writers decide where text goes.
+ */
+#include "util.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+int ckt_util_err(struct ckt_error *err, int code, const char *fmt, ...)
+{
+	if (err) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+		va_end(ap);
+		err->code = code;
+	}
+	return code;
+}
+
+char *ckt_util_fmt_bytes(char *buf, size_t n, uint64_t bytes)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	unsigned u = 0;
+	double v = (double)bytes;
+
+	if (bytes < 1024) {
+		snprintf(buf, n, "%" PRIu64 " B", bytes);
+		return buf;
+	}
+	while (v >= 1024.0 && u + 1 < sizeof(units) / sizeof(units[0])) {
+		v /= 1024.0;
+		u++;
+	}
+	/* Pick the precision from the value as it will round, so 9.996 prints "10.0" not "10.00". */
+	if (v < 9.995)
+		snprintf(buf, n, "%.2f %s", v, units[u]);
+	else if (v < 99.95)
+		snprintf(buf, n, "%.1f %s", v, units[u]);
+	else
+		snprintf(buf, n, "%.0f %s", v, units[u]);
+	return buf;
+}
+
+char *ckt_util_fmt_sbytes(char *buf, size_t n, int64_t bytes)
+{
+	if (bytes >= 0)
+		return ckt_util_fmt_bytes(buf, n, (uint64_t)bytes);
+	if (n < 2) {
+		if (n)
+			buf[0] = '\0';
+		return buf;
+	}
+	buf[0] = '-';
+	/* negate in unsigned arithmetic: -INT64_MIN does not fit in int64_t */
+	ckt_util_fmt_bytes(buf + 1, n - 1, 0 - (uint64_t)bytes);
+	return buf;
+}
+
+char *ckt_util_fmt_secs(char *buf, size_t n, uint64_t ns, int decimals)
+{
+	uint64_t scale = 1000000000ull, unit = 1;
+
+	if (decimals < 0)
+		decimals = 0;
+	if (decimals > 9)
+		decimals = 9;
+	for (int i = decimals; i < 9; i++)
+		unit *= 10;
+	/* round half up to `unit` ns without overflowing near UINT64_MAX */
+	uint64_t q = ns / unit + (ns % unit >= (unit + 1) / 2 && unit > 1 ? 1 : 0);
+	uint64_t per_sec = scale / unit;
+	if (decimals == 0)
+		snprintf(buf, n, "%" PRIu64, q);
+	else
+		snprintf(buf, n, "%" PRIu64 ".%0*" PRIu64, q / per_sec, decimals, q % per_sec);
+	return buf;
+}

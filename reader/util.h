@@ -1,0 +1,46 @@
+/* util.h: small helpers shared by the reader modules: the error record that travels upward
+ * to main.c, and the number formatting (human byte units, seconds) every report uses.
+ */
+#ifndef CKT_UTIL_H
+#define CKT_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Reader error regime: functions return 0 (or a positive count) on success and a negative
+ * CKT_E* code on failure, with the human sentence in the ckt_error they were given.
+ * Only main.c prints it, as "cuzktrace-report: error: '<file>': <msg>". */
+enum ckt_errcode {
+	CKT_EOK = 0,
+	CKT_EIO = -1,      /* the file could not be opened or read: msg is strerror() */
+	CKT_EFORMAT = -2,  /* not a trace, wrong version, corrupt zstd or record */
+	CKT_ENOMEM = -3,
+};
+
+struct ckt_error {
+	int code;
+	char msg[256];
+};
+
+/* Records code and a printf-style message in err (which may be NULL); returns code, so a
+ * caller can write `return ckt_util_err(err, CKT_EFORMAT, "...")`. */
+int ckt_util_err(struct ckt_error *err, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* "1.50 GiB": binary units B KiB MiB GiB TiB with three significant digits (values at or
+ * above 1000 of a unit keep four, e.g. "1000 KiB"). Returns buf. */
+char *ckt_util_fmt_bytes(char *buf, size_t n, uint64_t bytes);
+/* The same for a signed quantity (the unexplained RSS remainder can be negative). */
+char *ckt_util_fmt_sbytes(char *buf, size_t n, int64_t bytes);
+/* ns as seconds with `decimals` (0..9) digits, rounded half up with integer math so text,
+ * JSON and CSV agree to the last digit. Returns buf. */
+char *ckt_util_fmt_secs(char *buf, size_t n, uint64_t ns, int decimals);
+
+/* Fibonacci hashing for addresses and tids (their low bits are often zero). */
+static inline uint64_t ckt_util_hash64(uint64_t x)
+{
+	x ^= x >> 31;
+	return x * 0x9e3779b97f4a7c15ull;
+}
+
+#endif
