@@ -94,7 +94,7 @@ demo: deps
 bench: all
 	$(Q)bash tests/bench/run.sh
 
-DEB_PKGS := libzstd-dev libunwind-dev libcmocka-dev libdw-dev libelf-dev libiberty-dev pkg-config gcc make
+DEB_PKGS := libzstd-dev libunwind-dev libcmocka-dev libdw-dev libelf-dev libiberty-dev pkg-config gcc make python3 binutils
 deps:
 	$(Q)missing=""; for p in $(DEB_PKGS); do \
 		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# run.sh: integration tests. Real programs (tests/progs) run under LD_PRELOAD and the reader's
+# JSON is compared with exact numbers. Prints "N passed, N failed"; exits non-zero on failure.
+set -u
+cd "$(dirname "$0")/../.."
+ROOT=$PWD
+LIB=$ROOT/build/libcuzktrace.so
+REPORT=$ROOT/build/cuzktrace-report
+P=$ROOT/build/progs
+T=$(mktemp -d /tmp/cuzktrace-it.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+. tests/integration/lib.sh
+export CUZKTRACE_RSS_MS=5
+for t in tests/integration/t_*.sh; do
+	echo "== $(basename "$t" .sh)"
+	. "$t"
+done
+echo
+if [ "$FAIL" -gt 0 ]; then printf 'failed: %s\n' "${FAILED_NAMES[@]}"; fi
+echo "integration: $PASS passed, $FAIL failed"
+[ "$FAIL" -eq 0 ]

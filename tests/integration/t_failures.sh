@@ -1,0 +1,79 @@
+# The tracer never fails silently and never changes the program's output or exit status.
+$P/exitcode >$T/plain.out 2>$T/plain.err
+plain_rc=$?
+
+CUZKTRACE_OUT=/nonexistent-dir/t.zst traced nodir $P/exitcode
+expect_eq "unwritable: output unchanged" "$(cat $T/nodir.out)" "$(cat $T/plain.out)"
+expect_eq "unwritable: exit status unchanged" "$(cat $T/nodir.rc)" "$plain_rc"
+expect_eq "unwritable: one error line" "$(cat $T/nodir.err)" \
+	"cuzktrace: error: cannot trace to '/nonexistent-dir/t.zst': No such file or directory; running untraced"
+
+mkdir -p $T/adir
+CUZKTRACE_OUT=$T/adir traced isdir $P/exitcode
+expect_eq "directory as path: one error line" "$(cat $T/isdir.err)" \
+	"cuzktrace: error: cannot trace to '$T/adir': Is a directory; running untraced"
+expect_eq "directory as path: exit status unchanged" "$(cat $T/isdir.rc)" "$plain_rc"
+
+echo keep >$T/target
+ln -s $T/target $T/link.zst
+CUZKTRACE_OUT=$T/link.zst traced symlink $P/exitcode
+expect_eq "symlink: refused with one line" "$(cat $T/symlink.err)" \
+	"cuzktrace: error: cannot trace to '$T/link.zst': Too many levels of symbolic links (it is a symbolic link; refusing to follow it); running untraced"
+expect_eq "symlink: target untouched" "$(cat $T/target)" keep
+
+CUZKTRACE_STRICT=1 CUZKTRACE_OUT=/nonexistent-dir/t.zst traced strict $P/exitcode
+expect_eq "strict: exit status 70" "$(cat $T/strict.rc)" 70
+expect_eq "strict: the program did not run" "$(cat $T/strict.out)" ""
+expect_eq "strict: one error line" "$(cat $T/strict.err)" \
+	"cuzktrace: error: cannot trace to '/nonexistent-dir/t.zst': No such file or directory; exiting (CUZKTRACE_STRICT=1)"
+
+CUZKTRACE_FLUSH_MS=abc CUZKTRACE_RSS_MS=-5 CUZKTRACE_OUT=$T/badenv.zst traced badenv $P/exitcode
+expect_eq "invalid settings: one line each, naming the default" "$(head -2 $T/badenv.err)" \
+"cuzktrace: warning: invalid CUZKTRACE_FLUSH_MS='abc' (expected 1..60000 milliseconds); using the default 100
+cuzktrace: warning: invalid CUZKTRACE_RSS_MS='-5' (expected 0..60000 milliseconds, 0 = off); using the default 10"
+expect_match "invalid settings: tracing goes on" "$(sed -n 3p $T/badenv.err)" "^cuzktrace: tracing exitcode"
+expect_eq "invalid settings: exit status unchanged" "$(cat $T/badenv.rc)" "$plain_rc"
+
+CUZKTRACE_QUIET=1 CUZKTRACE_OUT=$T/quiet.zst traced quiet $P/exitcode
+expect_match "quiet: only the init line" "$(cat $T/quiet.err)" "^cuzktrace: tracing exitcode \(pid [0-9]+\) to $T/quiet.zst\$"
+
+mkdir -p $T/cwd
+(cd $T/cwd && LD_PRELOAD=$LIB $P/exitcode >/dev/null 2>$T/default.err)
+pid=$(sed -E 's/.*\(pid ([0-9]+)\).*/\1/;q' $T/default.err)
+expect_eq "default path: cuzktrace.<exe>.<pid>.zst in the current directory" \
+	"$(head -1 $T/default.err)" "cuzktrace: tracing exitcode (pid $pid) to $T/cwd/cuzktrace.exitcode.$pid.zst"
+expect_eq "default path: file exists" "$(ls $T/cwd)" "cuzktrace.exitcode.$pid.zst"
+expect_eq "default path: not world-writable" "$(( $(stat -c %a $T/cwd/cuzktrace.exitcode.$pid.zst) & 2 ))" 0
+
+CUZKTRACE_OUT=$T/exp.%e.%p.zst traced expand $P/exitcode
+pid=$(sed -E 's/.*\(pid ([0-9]+)\).*/\1/;q' $T/expand.err)
+expect_eq "%e and %p expand" "$(head -1 $T/expand.err)" "cuzktrace: tracing exitcode (pid $pid) to $T/exp.exitcode.$pid.zst"
+
+# Two live processes given the same file: the second falls back to a per-pid name.
+CUZKTRACE_OUT=$T/shared.zst LD_PRELOAD=$LIB $P/killed >$T/holder.out 2>$T/holder.err &
+holder=$!
+for i in $(seq 100); do grep -q ready $T/holder.out 2>/dev/null && break; sleep 0.05; done
+CUZKTRACE_OUT=$T/shared.zst traced second $P/exitcode
+kill -9 $holder; wait $holder 2>/dev/null
+pid=$(sed -E 's/.*\(pid ([0-9]+)\).*/\1/;q' <(grep tracing $T/second.err))
+expect_eq "shared path: warning names both files" "$(head -1 $T/second.err)" \
+	"cuzktrace: warning: '$T/shared.zst' is being written by another live process; using '$T/shared.$pid.zst'"
+expect_eq "shared path: announces the name used" "$(sed -n 2p $T/second.err)" "cuzktrace: tracing exitcode (pid $pid) to $T/shared.$pid.zst"
+$REPORT --json $T/shared.$pid.zst >$T/second.json 2>/dev/null
+expect_eq "shared path: second trace complete" "$(jget $T/second.json truncated)" false
+$REPORT --json $T/shared.zst >$T/holder.json 2>/dev/null
+expect_eq "shared path: first trace intact (50,000,000 bytes live)" "$(jget $T/holder.json live_at_exit.heap_bytes)" 50000000
+
+# A full disk: writes fail with EFBIG past a 256 KiB file-size limit; tracing stops with one
+# line, the program runs on and keeps its exit status.
+(ulimit -f 256; trap '' XFSZ; CUZKTRACE_OUT=$T/full.zst LD_PRELOAD=$LIB $P/churn 1500 >$T/full.out 2>$T/full.err; echo $? >$T/full.rc)
+expect_eq "disk full: program exit status unchanged" "$(cat $T/full.rc)" 0
+expect_eq "disk full: one error line after the init line" "$(sed -n 2p $T/full.err)" \
+	"cuzktrace: error: cannot write trace '$T/full.zst': File too large; tracing stopped, the program continues"
+expect_eq "disk full: no exit line claiming a whole trace" "$(wc -l <$T/full.err)" 2
+$REPORT --json $T/full.zst >$T/full.json 2>$T/full.rerr
+expect_eq "disk full: reader still reads what was written" "$(jget $T/full.json truncated)" true
+
+# exports: only the interposed functions
+nm -D --defined-only $LIB | awk '{print $3}' | sort >$T/exports
+expect_eq "exports: only the allow-listed symbols" "$(cat $T/exports)" "$(sort tests/exports.allow)"

@@ -1,0 +1,32 @@
+# Known allocations on 5 threads: exact heap and mmap peaks, cross-thread frees, realloc growth.
+CUZKTRACE_OUT=$T/known.zst traced known $P/known
+CUZKTRACE_OUT=$T/noise.zst traced noise $P/known noise
+expect_eq "known: program output unchanged" "$(cat $T/known.out)" "known: done"
+expect_eq "known: exit status unchanged" "$(cat $T/known.rc)" 0
+expect_match "known: init line" "$(head -1 $T/known.err)" "^cuzktrace: tracing known \(pid [0-9]+\) to $T/known.zst\$"
+expect_match "known: exit line" "$(sed -n 2p $T/known.err)" "^cuzktrace: $T/known.zst: [0-9]+ events, peak heap 14\.3 MiB, peak RSS [0-9.]+ [KMG]iB, [0-9.]+ [KM]iB written\$"
+expect_eq "known: stderr has exactly two lines" "$(wc -l <$T/known.err)" 2
+$REPORT --json --csv $T/known.csv $T/known.zst >$T/known.json 2>$T/known.rerr
+expect_eq "known: reader exit 0" $? 0
+expect_eq "known: reader silent on stderr" "$(cat $T/known.rerr)" ""
+$REPORT --json $T/noise.zst >$T/noise.json
+noise=$(jget $T/noise.json live_at_exit.heap_bytes)
+expect_eq "known: noise run holds only glibc's thread blocks (< 8 KiB)" "$((noise < 8192))" 1
+expect_eq "known: live heap at exit equals the noise run's (cross-thread frees seen)" "$(jget $T/known.json live_at_exit.heap_bytes)" "$noise"
+expect_eq "known: peak heap = 15,024,000 + noise" "$(jget $T/known.json peak_heap.bytes)" "$((15024000 + noise))"
+expect_eq "known: peak mmap total" "$(jget $T/known.json peak_mmap.bytes)" 13631488
+expect_eq "known: peak anonymous mmap" "$(jget $T/known.json peak_mmap_anon.bytes)" 10485760
+expect_eq "known: peak file-backed mmap" "$(jget $T/known.json peak_mmap_file.bytes)" 3145728
+expect_eq "known: mmap live at exit" "$(jget $T/known.json live_at_exit.mmap_bytes)" 0
+expect_eq "known: realloc events" "$(jget $T/known.json event_counts.realloc)" 10
+expect_eq "known: mremap events" "$(jget $T/known.json event_counts.mremap)" 2
+expect_eq "known: munmap events" "$(jget $T/known.json event_counts.munmap)" 4
+expect_eq "known: not truncated" "$(jget $T/known.json truncated)" false
+expect_eq "known: nothing lost" "$(jget $T/known.json lost_events)" 0
+expect_eq "known: no inconsistent events" "$(jget $T/known.json inconsistencies)" 0
+expect_eq "known: format version" "$(jget $T/known.json format_version)" 1
+expect_eq "known: exe" "$(jget $T/known.json exe)" "$P/known"
+expect_eq "known: pid matches the init line" "$(jget $T/known.json pid)" "$(sed -E 's/.*\(pid ([0-9]+)\).*/\1/;q' $T/known.err)"
+expect_eq "known: csv header" "$(head -1 $T/known.csv)" "t_s,rss_bytes,heap_bytes,mmap_bytes"
+expect_eq "known: one csv row per RSS sample" "$(($(wc -l <$T/known.csv) - 1))" "$(jget $T/known.json rss_samples)"
+expect_eq "known: peak RSS is positive" "$(($(jget $T/known.json peak_rss.bytes) > 0))" 1

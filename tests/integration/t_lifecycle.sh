@@ -1,0 +1,36 @@
+# Process life cycle: SIGKILL, exit() from another thread, fork, a daemon closing descriptors.
+CUZKTRACE_FLUSH_MS=20 CUZKTRACE_OUT=$T/killed.zst LD_PRELOAD=$LIB $P/killed >$T/killed.out 2>$T/killed.err &
+pid=$!
+for i in $(seq 100); do grep -q ready $T/killed.out 2>/dev/null && break; sleep 0.05; done
+sleep 0.3
+kill -9 $pid; wait $pid 2>/dev/null
+$REPORT --json $T/killed.zst >$T/killed.json 2>$T/killed.rerr
+expect_eq "SIGKILL: reader exit 0" $? 0
+expect_eq "SIGKILL: truncated" "$(jget $T/killed.json truncated)" true
+expect_match "SIGKILL: one warning line with the covered time" "$(cat $T/killed.rerr)" \
+	"^cuzktrace-report: warning: '$T/killed.zst': trace is truncated \(no end record\); it covers [0-9]+\.[0-9]{3} s\$"
+expect_eq "SIGKILL: peak heap up to the cut" "$(jget $T/killed.json peak_heap.bytes)" 50000000
+expect_eq "SIGKILL: live heap at the cut" "$(jget $T/killed.json live_at_exit.heap_bytes)" 50000000
+
+CUZKTRACE_OUT=$T/exitthr.zst traced exitthr $P/exit_thread
+expect_eq "exit from a thread: status 0" "$(cat $T/exitthr.rc)" 0
+expect_match "exit from a thread: exit line" "$(tail -1 $T/exitthr.err)" "^cuzktrace: $T/exitthr.zst: [0-9]+ events"
+$REPORT --json $T/exitthr.zst >$T/exitthr.json 2>/dev/null
+expect_eq "exit from a thread: end record" "$(jget $T/exitthr.json truncated)/$(jget $T/exitthr.json end_reason)" "false/exit"
+live=$(jget $T/exitthr.json live_at_exit.heap_bytes)
+expect_eq "exit from a thread: its 3,000,000 bytes are live (+ < 1 KiB of thread block)" "$((live >= 3000000 && live < 3001024))" 1
+
+CUZKTRACE_OUT=$T/fork.zst traced fork $P/forker
+expect_eq "fork: parent and child statuses" "$(cat $T/fork.rc)" 0
+expect_eq "fork: one init line and one exit line" "$(grep -c '^cuzktrace: ' $T/fork.err)" 2
+$REPORT --json $T/fork.zst >$T/fork.json 2>/dev/null
+expect_eq "fork: parent's trace complete" "$(jget $T/fork.json truncated)" false
+expect_eq "fork: parent's peak heap exact (child not mixed in)" "$(jget $T/fork.json peak_heap.bytes)" 5000000
+
+CUZKTRACE_OUT=$T/closefds.zst traced closefds $P/closefds
+expect_eq "closed descriptors: the program's pipe is clean" "$(cat $T/closefds.out)" "pipe ok"
+expect_eq "closed descriptors: one line says so" "$(sed -n 2p $T/closefds.err)" \
+	"cuzktrace: warning: the trace descriptor was closed by the program; reopened '$T/closefds.zst'"
+$REPORT --json $T/closefds.zst >$T/closefds.json 2>/dev/null
+expect_eq "closed descriptors: trace complete" "$(jget $T/closefds.json truncated)" false
+expect_eq "closed descriptors: last allocation seen" "$(jget $T/closefds.json live_at_exit.heap_bytes)" 2000000
