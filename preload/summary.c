@@ -113,7 +113,7 @@ static void heap_del(uint64_t a)
 	tab[i].addr = 0;
 }
 
-void ckt_summary_event(const struct ckt_slot *s, const struct ckt_slot *s2)
+static void summary_event(const struct ckt_slot *s, const struct ckt_slot *s2)
 {
 	ckt_summary.events++;
 	switch (s->type) {
@@ -137,5 +137,74 @@ void ckt_summary_event(const struct ckt_slot *s, const struct ckt_slot *s2)
 		break;
 	default:
 		break;
+	}
+}
+
+/* ---- k-way merge over the rings of one flush, by a binary min-heap of ring positions ---- */
+struct pos {
+	const struct ckt_ring *r;
+	uint64_t t, h, ts;
+};
+
+static struct pos *heap;
+static size_t heap_cap;
+
+static inline int less(const struct pos *a, const struct pos *b)
+{
+	return a->ts < b->ts;
+}
+
+static void sift_down(size_t n, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+		if (l < n && less(&heap[l], &heap[m]))
+			m = l;
+		if (l + 1 < n && less(&heap[l + 1], &heap[m]))
+			m = l + 1;
+		if (m == i)
+			return;
+		struct pos x = heap[i];
+		heap[i] = heap[m];
+		heap[m] = x;
+		i = m;
+	}
+}
+
+static inline const struct ckt_slot *slot_at(const struct ckt_ring *r, uint64_t t)
+{
+	return &r->slots[t & (CKT_RING_SLOTS - 1)];
+}
+
+void ckt_summary_merge(const struct ckt_cursor *c, size_t n)
+{
+	if (n > heap_cap) {
+		size_t bytes = n * 2 * sizeof(*heap);
+		struct pos *h = raw_map(bytes);
+		if (!h)
+			return;
+		if (heap)
+			syscall(SYS_munmap, heap, heap_cap * sizeof(*heap));
+		heap = h;
+		heap_cap = n * 2;
+	}
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (c[i].t < c[i].h)
+			heap[k++] = (struct pos){c[i].ring, c[i].t, c[i].h, slot_at(c[i].ring, c[i].t)->ts};
+	for (size_t i = k; i-- > 0;)
+		sift_down(k, i);
+	while (k) {
+		struct pos *top = &heap[0];
+		const struct ckt_slot *s = slot_at(top->r, top->t);
+		unsigned cnt = ckt_slot_count(s->type);
+		summary_event(s, cnt == 2 ? slot_at(top->r, top->t + 1) : NULL);
+		top->t += cnt;
+		if (top->t < top->h) {
+			top->ts = slot_at(top->r, top->t)->ts;
+		} else {
+			heap[0] = heap[--k];
+		}
+		sift_down(k, 0);
 	}
 }

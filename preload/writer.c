@@ -67,8 +67,6 @@ static void fail_line(const char *what, const char *path, int err, const char *t
 	ckt_line_str(&l, path);
 	ckt_line_str(&l, "': ");
 	ckt_line_str(&l, err > 0 ? strerrordesc_np(err) : "");
-	if (err == ELOOP)
-		ckt_line_str(&l, " (it is a symbolic link; refusing to follow it)");
 	ckt_line_str(&l, tail);
 	ckt_line_emit(&l);
 }
@@ -153,18 +151,46 @@ static int thread_gone(pid_t tid)
 	return syscall(SYS_tgkill, getpid(), tid, 0) == -1 && errno == ESRCH;
 }
 
+/* The rings to drain in this flush, with the head seen at its start: the summary and the
+ * encoder must cover the same events. Grown as threads appear (the writer's own malloc). */
+static struct ckt_cursor *curs;
+static size_t curs_cap;
+
+static size_t snapshot(void)
+{
+	size_t n = 0;
+	for (struct ckt_ring *r = atomic_load(&ckt_rings); r; r = r->next) {
+		int state = atomic_load_explicit(&r->state, memory_order_acquire);
+		if (state == CKT_RING_FREE)
+			continue;
+		if (n == curs_cap) {
+			size_t cap = curs_cap ? curs_cap * 2 : 64;
+			struct ckt_cursor *c = realloc(curs, cap * sizeof(*c));
+			if (!c)
+				break; /* the remaining rings wait for the next flush */
+			curs = c;
+			curs_cap = cap;
+		}
+		curs[n].ring = r;
+		curs[n].state = state;
+		curs[n].t = atomic_load_explicit(&r->tail, memory_order_relaxed);
+		curs[n].h = atomic_load_explicit(&r->head, memory_order_acquire);
+		n++;
+	}
+	return n;
+}
+
 /* One flush: every complete event in every ring, then SYNC (and END when final). */
 static int cycle(int final)
 {
 	uint64_t horizon = ckt_now();
 	uint8_t *p = begin_frame();
 	int rc = 0;
-	for (struct ckt_ring *r = atomic_load(&ckt_rings); r; r = r->next) {
-		int state = atomic_load_explicit(&r->state, memory_order_acquire);
-		if (state == CKT_RING_FREE)
-			continue;
-		uint64_t h = atomic_load_explicit(&r->head, memory_order_acquire);
-		uint64_t t = atomic_load_explicit(&r->tail, memory_order_relaxed);
+	size_t nc = snapshot();
+	ckt_summary_merge(curs, nc);
+	for (size_t i = 0; i < nc && !rc; i++) {
+		struct ckt_ring *r = curs[i].ring;
+		uint64_t t = curs[i].t, h = curs[i].h;
 		if (t != h) {
 			if ((rc = reserve(&p, 0)))
 				break;
@@ -176,9 +202,7 @@ static int cycle(int final)
 					n == 2 ? &r->slots[(t + 1) & (CKT_RING_SLOTS - 1)] : NULL;
 				if ((rc = reserve(&p, (uint64_t)r->tid)))
 					break;
-				if (ckt_record_event(&enc, &p, s, s2) == 0)
-					ckt_summary_event(s, s2);
-				else
+				if (ckt_record_event(&enc, &p, s, s2))
 					total_lost++;
 				t += n;
 			}
@@ -193,7 +217,7 @@ static int cycle(int final)
 			total_lost += lost - r->lost_reported;
 			r->lost_reported = lost;
 		}
-		if (state == CKT_RING_EXITED && t == h && thread_gone(r->tid))
+		if (curs[i].state == CKT_RING_EXITED && t == h && thread_gone(r->tid))
 			atomic_store_explicit(&r->state, CKT_RING_FREE, memory_order_release);
 	}
 	if (rc)
@@ -490,6 +514,8 @@ static const char *reason_text(int rc)
 		return "the header read back does not match what was written";
 	case -E2BIG:
 		return "the trace header is too large";
+	case -ELOOP:
+		return "it is a symbolic link; refusing to follow it";
 	default:
 		return strerrordesc_np(-rc);
 	}
