@@ -55,8 +55,22 @@
  *   RSS        dts, uv rss_bytes                                       from /proc/self/statm
  *   RSS_DETAIL dts, uv hwm_bytes, uv anon_bytes, uv file_bytes, uv shmem_bytes  /proc/self/status
  *
- *   Tags CKT_TAG_STACK .. CKT_TAG_AGG are reserved for call stacks, module maps, phases, CUDA
- *   memory and sampled aggregates; a reader of this version rejects a tag it does not know.
+ *   STACK      uv id, uv nframes, nframes x sv (each frame minus the previous one; the first
+ *              minus 0). Return addresses, innermost first, the tracer's own frames removed.
+ *              Each distinct stack is written once. An event may name a stack id whose STACK
+ *              record comes later in the file: readers resolve ids when they report.
+ *   MODULE     uv base (load bias, dlpi_addr), uv lo, uv hi (the [lo, hi) span of its PT_LOAD
+ *              segments, bias applied), str path, str build_id (lowercase hex, may be empty).
+ *              The whole module map is written at start and again after each dlopen/dlclose;
+ *              readers keep the union (an address belongs to the module whose span holds it).
+ *   CUDA_ALLOC dts, uv kind (CKT_CUDA_*), uv device (ordinal, or CKT_CUDA_NO_DEVICE), daddr,
+ *              uv size, uv stack, uv phase, uv fn (CKT_CU_*: the driver entry point)
+ *   CUDA_FREE  dts, uv kind, daddr, uv fn            recorded before the real free; kind is the
+ *              kind implied by the entry point (device frees cover device and pool memory)
+ *   CUDA_DEVICE uv ordinal, str uuid ("GPU-xxxxxxxx-xxxx-..." or empty), str name
+ *
+ *   Tags CKT_TAG_PHASE_DEF .. CKT_TAG_AGG are reserved for phases and sampled aggregates; a
+ *   reader of this version rejects a tag it does not know.
  *   Stack id 0 means "no stack recorded"; phase id 0 means "no phase".
  */
 #ifndef CKT_FORMAT_H
@@ -114,6 +128,17 @@ enum ckt_alloc_fn {
 #define CKT_MAP_ANON 0x1u    /* MAP_ANONYMOUS (or fd == -1): not backed by a file */
 #define CKT_MAP_SHARED 0x2u  /* MAP_SHARED */
 #define CKT_MAP_FIXED 0x4u   /* MAP_FIXED / MAP_FIXED_NOREPLACE: replaces what was there */
+
+/* CUDA_ALLOC.kind / CUDA_FREE.kind */
+enum ckt_cuda_kind {
+	CKT_CUDA_DEVICE = 0,     /* cuMemAlloc_v2, cuMemAllocPitch_v2 */
+	CKT_CUDA_PINNED = 1,     /* cuMemAllocHost_v2, cuMemHostAlloc: host RAM, shows in RSS */
+	CKT_CUDA_MANAGED = 2,    /* cuMemAllocManaged */
+	CKT_CUDA_POOL = 3,       /* cuMemAllocAsync, cuMemAllocFromPoolAsync (+_ptsz) */
+	CKT_CUDA_VMM = 4,        /* cuMemCreate (physical memory of the VMM API) */
+	CKT_CUDA_REGISTERED = 5, /* cuMemHostRegister_v2: pins existing memory, no new bytes */
+};
+#define CKT_CUDA_NO_DEVICE 0xffffffffu
 
 /* END.reason */
 enum ckt_end_reason {
