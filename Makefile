@@ -15,7 +15,7 @@ SAN := $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer,)
 PRE_CFLAGS := $(BASE) -D_GNU_SOURCE -fPIC -fvisibility=hidden -ftls-model=initial-exec -fno-builtin \
 	-fno-omit-frame-pointer -Ipreload
 RD_CFLAGS := $(BASE) $(SAN) -Ireader
-PRE_LIBS := -lzstd -lpthread -ldl
+PRE_LIBS := -lzstd -lunwind -lpthread -ldl
 RD_LIBS := -lzstd -lm
 
 ifneq ($(V),1)
@@ -76,7 +76,7 @@ $(B)/progs/%: tests/progs/%.c $(B)/.flags
 
 $(B)/examples/%: examples/%.c $(B)/.flags
 	@mkdir -p $(dir $@)
-	$(call msg,CC,$@)$(CC) -std=gnu11 -O2 -g -Wall -Iinclude -o $@ $< -lpthread
+	$(call msg,CC,$@)$(CC) -std=gnu11 -D_GNU_SOURCE -O2 -g -Wall -Iinclude -o $@ $< -lpthread -ldl
 
 unit: $(UNIT_BIN)
 	$(Q)fail=0; for t in $(UNIT_BIN); do echo "== $$t"; $$t || fail=1; done; exit $$fail

@@ -42,7 +42,8 @@
  *                                 may merge threads by time up to there and must hold the rest.
  *   END        uv ts, uv reason, uv events, uv lost     the process ended; reason CKT_END_*
  *   LOST       uv count           events dropped (buffer could not be drained); totals inexact
- *   THREAD_NAME uv tid, str name
+ *   THREAD_NAME uv ts, uv tid, str name          (not inside a thread group) the thread's name
+ *              from ts on; written when a thread first records and after each rename
  *   ALLOC      dts, uv fn, daddr, uv size, uv stack, uv phase       heap block of `size` bytes
  *   FREE       dts, daddr                                           recorded before the real free
  *   REALLOC    dts (before the call), daddr (old), uv dafter (ns after the before-timestamp),
@@ -68,9 +69,22 @@
  *   CUDA_FREE  dts, uv kind, daddr, uv fn            recorded before the real free; kind is the
  *              kind implied by the entry point (device frees cover device and pool memory)
  *   CUDA_DEVICE uv ordinal, str uuid ("GPU-xxxxxxxx-xxxx-..." or empty), str name
+ *              written once per device by the thread that first allocates on it, before that
+ *              allocation; ordinals are the process's own (CUDA_VISIBLE_DEVICES renumbers)
+ *              cuMemCreate / cuMemRelease (fn CKT_CU_MEM_CREATE / _RELEASE) carry the
+ *              allocation handle in daddr: a namespace of its own, apart from addresses.
+ *              cuMemCreate of host memory (location not a device) has kind CKT_CUDA_PINNED.
  *
- *   Tags CKT_TAG_PHASE_DEF .. CKT_TAG_AGG are reserved for phases and sampled aggregates; a
- *   reader of this version rejects a tag it does not know.
+ *   PHASE_DEF  uv id, str name                      (not inside a thread group) names phase id
+ *   PHASE      dts, uv op (CKT_PHASE_*), uv id      in the thread group of the thread that
+ *              called the API. PUSH/POP act on that thread's stack; BEGIN/END on the
+ *              process-wide counted set (a name is active while begins outnumber ends).
+ *              Events from log-line rules are BEGIN/END in the group of the writing thread.
+ *   NOTE       uv ts, uv phase id, str text         (not inside a thread group) the log line
+ *              that triggered a phase event of a CUZKTRACE_PHASES rule
+ *
+ *   Tag CKT_TAG_AGG is reserved for sampled aggregates; a reader of this version rejects a tag
+ *   it does not know.
  *   Stack id 0 means "no stack recorded"; phase id 0 means "no phase".
  */
 #ifndef CKT_FORMAT_H
@@ -139,6 +153,36 @@ enum ckt_cuda_kind {
 	CKT_CUDA_REGISTERED = 5, /* cuMemHostRegister_v2: pins existing memory, no new bytes */
 };
 #define CKT_CUDA_NO_DEVICE 0xffffffffu
+
+/* CUDA_ALLOC.fn / CUDA_FREE.fn: the driver entry point that was called (the _ptsz variants are
+ * the per-thread-default-stream forms handed out by cuGetProcAddress with flag 2). */
+enum ckt_cu_fn {
+	CKT_CU_MEM_ALLOC = 1,                  /* cuMemAlloc_v2 */
+	CKT_CU_MEM_ALLOC_PITCH = 2,            /* cuMemAllocPitch_v2 (size = pitch * height) */
+	CKT_CU_MEM_ALLOC_MANAGED = 3,          /* cuMemAllocManaged */
+	CKT_CU_MEM_ALLOC_HOST = 4,             /* cuMemAllocHost_v2 */
+	CKT_CU_MEM_HOST_ALLOC = 5,             /* cuMemHostAlloc */
+	CKT_CU_MEM_ALLOC_ASYNC = 6,            /* cuMemAllocAsync */
+	CKT_CU_MEM_ALLOC_ASYNC_PTSZ = 7,       /* cuMemAllocAsync_ptsz */
+	CKT_CU_MEM_ALLOC_FROM_POOL_ASYNC = 8,  /* cuMemAllocFromPoolAsync */
+	CKT_CU_MEM_ALLOC_FROM_POOL_ASYNC_PTSZ = 9, /* cuMemAllocFromPoolAsync_ptsz */
+	CKT_CU_MEM_CREATE = 10,                /* cuMemCreate: addr is the allocation handle */
+	CKT_CU_MEM_HOST_REGISTER = 11,         /* cuMemHostRegister_v2 */
+	CKT_CU_MEM_FREE = 16,                  /* cuMemFree_v2 */
+	CKT_CU_MEM_FREE_HOST = 17,             /* cuMemFreeHost */
+	CKT_CU_MEM_FREE_ASYNC = 18,            /* cuMemFreeAsync */
+	CKT_CU_MEM_FREE_ASYNC_PTSZ = 19,       /* cuMemFreeAsync_ptsz */
+	CKT_CU_MEM_RELEASE = 20,               /* cuMemRelease: addr is the allocation handle */
+	CKT_CU_MEM_HOST_UNREGISTER = 21,       /* cuMemHostUnregister */
+};
+
+/* PHASE.op */
+enum ckt_phase_op {
+	CKT_PHASE_PUSH = 0,
+	CKT_PHASE_POP = 1, /* id is the phase popped (0 if the stack was empty) */
+	CKT_PHASE_BEGIN = 2,
+	CKT_PHASE_END = 3,
+};
 
 /* END.reason */
 enum ckt_end_reason {

@@ -123,8 +123,11 @@ __attribute__((constructor(101))) static void ckt_init(void)
 	ckt_tls.guard++;
 	ckt_log_init();
 	ckt_config_load();
+	ckt_phase_rules_load();
 	pthread_atfork(NULL, NULL, on_fork_child);
 	if (ckt_writer_start() == 0) {
+		ckt_modules_check();
+		ckt_stacks_init();
 		if (ckt_config.rss_ms)
 			ckt_rss_start();
 	} else {

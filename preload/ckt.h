@@ -20,7 +20,11 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <pthread.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/uio.h>
+#include <unistd.h>
 #include <sys/types.h>
 
 #include "ckt_format.h"
@@ -39,6 +43,7 @@ struct ckt_config {
 	int strict;        /* CUZKTRACE_STRICT */
 	int quiet;         /* CUZKTRACE_QUIET */
 	int level;         /* CUZKTRACE_ZSTD_LEVEL */
+	unsigned depth;    /* CUZKTRACE_DEPTH: frames per stack, 0 = no stacks */
 };
 extern struct ckt_config ckt_config;
 void ckt_config_load(void);
@@ -62,7 +67,7 @@ void ckt_log(const char *a, const char *b, const char *c, const char *d);
 #define CKT_HOOKS(X)                                                                                \
 	X(malloc, 1) X(free, 1) X(calloc, 1) X(realloc, 1) X(reallocarray, 0) X(posix_memalign, 0) \
 	X(aligned_alloc, 0) X(memalign, 0) X(valloc, 0) X(pvalloc, 0) X(mmap, 0) X(munmap, 0)       \
-	X(mremap, 0)
+	X(mremap, 0) X(write, 0) X(writev, 0) X(pthread_setname_np, 0) X(prctl, 0)
 
 #define CKT_REAL_PTR(name, required) __typeof__(name) *name;
 struct ckt_real {
@@ -99,6 +104,14 @@ enum ckt_slot_type {
 	CKT_EV_MREMAP, /* followed by CKT_EV_EXT: a = new address, b = new length */
 	CKT_EV_RSS,
 	CKT_EV_RSS_DETAIL, /* a = hwm, b = anon, followed by EXT: a = file, b = shmem */
+	CKT_EV_PHASE, /* fn = op, a = phase id */
+	/* hooks_cuda.c. CUDA_ALLOC: fn = CKT_CU_*, a = address (handle for cuMemCreate),
+	 * b = size, followed by EXT: a = kind (CKT_CUDA_*), b = device ordinal */
+	CKT_EV_CUDA_ALLOC,
+	CKT_EV_CUDA_FREE,   /* fn = CKT_CU_*, a = address or handle, b = kind */
+	/* a = ordinal, b = (uintptr_t) the device name (static storage, NUL-terminated), followed
+	 * by EXT: a, b = the 16 UUID bytes (little-endian halves), ts = 1 when the UUID is known */
+	CKT_EV_CUDA_DEVICE,
 	CKT_EV_EXT,
 };
 
@@ -116,6 +129,13 @@ struct ckt_slot {
 #define CKT_RING_SLOTS 16384u /* 512 KiB per thread; power of two */
 #define CKT_RING_HALF (CKT_RING_SLOTS / 2)
 
+#define CKT_MAX_DEPTH 256
+#define CKT_STACK_CACHE 256 /* per-thread direct-mapped cache of stack hash -> id */
+struct ckt_stack_cache {
+	uint64_t hash;
+	uint32_t id;
+};
+
 enum ckt_ring_state { CKT_RING_FREE = 0, CKT_RING_LIVE, CKT_RING_EXITED };
 
 struct ckt_ring {
@@ -130,15 +150,38 @@ struct ckt_ring {
 	_Alignas(64) _Atomic int state; /* enum ckt_ring_state */
 	pid_t tid;
 	struct ckt_ring *next; /* global list; rings are never unlinked, only recycled */
+	struct ckt_stack_cache cache[CKT_STACK_CACHE]; /* owner only; ids are global */
 	struct ckt_slot slots[CKT_RING_SLOTS];
 };
 
+#define CKT_PHASE_DEPTH 32
 struct ckt_tls {
 	int guard; /* nonzero while inside a hook or in a tracer thread: calls pass through */
 	int dead;  /* no ring can be had for this thread */
 	struct ckt_ring *ring;
+	int phase_depth; /* pushes minus pops; the first CKT_PHASE_DEPTH ids are kept */
+	uint16_t phase_stack[CKT_PHASE_DEPTH];
 };
 extern CKT_TLS struct ckt_tls ckt_tls;
+
+/* ---- phase.c ---- */
+extern atomic_int ckt_proc_phase; /* most recently begun process-wide phase still active */
+/* The phase an allocation made now by this thread belongs to: a TLS load, a branch, and a
+ * relaxed load of a line written only by phase API calls. */
+static inline uint16_t ckt_phase_current(const struct ckt_tls *t)
+{
+	int d = t->phase_depth;
+	if (d > 0)
+		return t->phase_stack[(d > CKT_PHASE_DEPTH ? CKT_PHASE_DEPTH : d) - 1];
+	return (uint16_t)atomic_load_explicit(&ckt_proc_phase, memory_order_relaxed);
+}
+void ckt_phase_rules_load(void);
+/* Scans text written to stdout/stderr for CUZKTRACE_PHASES markers. */
+void ckt_phase_scan(const char *buf, size_t n);
+extern int ckt_phase_rules_on;
+void ckt_thread_name_record(struct ckt_tls *t, const char *name);
+extern atomic_int ckt_names_dirty;
+void ckt_thread_names_scan(void);
 
 extern struct ckt_ring *_Atomic ckt_rings; /* head of the list the writer walks */
 struct ckt_ring *ckt_thread_attach(struct ckt_tls *t);
@@ -180,7 +223,7 @@ static inline void ckt_ring_commit(struct ckt_tls *t, unsigned n)
 
 /* Record a one-slot event. */
 static inline void ckt_emit(struct ckt_tls *t, uint8_t type, uint8_t fn, uint64_t ts, uint64_t a,
-			    uint64_t b)
+			    uint64_t b, uint32_t stack)
 {
 	struct ckt_slot *s = ckt_ring_reserve(t, 1);
 	if (CKT_UNLIKELY(!s))
@@ -188,16 +231,16 @@ static inline void ckt_emit(struct ckt_tls *t, uint8_t type, uint8_t fn, uint64_
 	s->ts = ts;
 	s->a = a;
 	s->b = b;
-	s->stack = 0;
+	s->stack = stack;
 	s->type = type;
 	s->fn = fn;
-	s->phase = 0;
+	s->phase = ckt_phase_current(t);
 	ckt_ring_commit(t, 1);
 }
 
 /* Record a two-slot event (REALLOC, MREMAP, RSS_DETAIL). */
 static inline void ckt_emit2(struct ckt_tls *t, uint8_t type, uint8_t fn, uint64_t ts, uint64_t a,
-			     uint64_t b, uint64_t ts2, uint64_t a2, uint64_t b2)
+			     uint64_t b, uint64_t ts2, uint64_t a2, uint64_t b2, uint32_t stack)
 {
 	struct ckt_slot *s = ckt_ring_reserve(t, 2);
 	if (CKT_UNLIKELY(!s))
@@ -205,10 +248,10 @@ static inline void ckt_emit2(struct ckt_tls *t, uint8_t type, uint8_t fn, uint64
 	s->ts = ts;
 	s->a = a;
 	s->b = b;
-	s->stack = 0;
+	s->stack = stack;
 	s->type = type;
 	s->fn = fn;
-	s->phase = 0;
+	s->phase = ckt_phase_current(t);
 	struct ckt_slot *e = ckt_ring_next(t, s);
 	e->ts = ts2;
 	e->a = a2;
@@ -219,6 +262,30 @@ static inline void ckt_emit2(struct ckt_tls *t, uint8_t type, uint8_t fn, uint64
 	e->phase = 0;
 	ckt_ring_commit(t, 2);
 }
+
+/* ---- stacks.c ---- */
+extern atomic_int ckt_stacks_ready;
+int ckt_stacks_init(void);
+/* The calling thread's stack id (0 if none can be had). Caller holds the guard. */
+uint32_t ckt_stacks_capture(struct ckt_tls *t);
+/* Writer: the stack with id `from` if published (returns from), else 0. */
+uint32_t ckt_stacks_next(uint32_t from, const uint64_t **frames, uint32_t *n);
+
+/* ---- aux records: pre-encoded records that are not one thread's events (module maps, phase
+ * names, matched log lines, thread names), handed to the writer on a lock-free list. The writer
+ * writes them, oldest first, before the events of the flush. ---- */
+struct ckt_aux {
+	struct ckt_aux *next;
+	size_t len;
+	uint8_t bytes[];
+};
+extern struct ckt_aux *_Atomic ckt_auxs;
+/* A block with room for cap bytes (real malloc; caller holds the guard), or NULL. */
+struct ckt_aux *ckt_aux_new(size_t cap);
+void ckt_aux_push(struct ckt_aux *a);
+
+/* ---- modules.c ---- */
+void ckt_modules_check(void);
 
 /* ---- record.c: slots -> trace records ---- */
 struct ckt_enc {
@@ -233,6 +300,16 @@ void ckt_record_thread(struct ckt_enc *e, uint8_t **p, uint64_t tid);
 int ckt_record_event(struct ckt_enc *e, uint8_t **p, const struct ckt_slot *s,
 		     const struct ckt_slot *s2);
 void ckt_record_sync(uint8_t **p, uint64_t horizon);
+/* Strings are cut to CKT_MAX_STR bytes; these need CKT_MAX_STR + 40 bytes at p. */
+#define CKT_MAX_STR 1024
+uint8_t *ckt_record_phase_def(uint8_t *p, uint32_t id, const char *name);
+uint8_t *ckt_record_note(uint8_t *p, uint64_t ts, uint32_t phase, const char *text, size_t n);
+uint8_t *ckt_record_thread_name(uint8_t *p, uint64_t ts, uint64_t tid, const char *name);
+/* STACK needs 21 + 10 * n bytes. */
+void ckt_record_stack(uint8_t **p, uint32_t id, const uint64_t *frames, uint32_t n);
+/* One MODULE record; NULL if it does not fit before end. */
+uint8_t *ckt_record_module(uint8_t *p, const uint8_t *end, uint64_t base, uint64_t lo, uint64_t hi,
+			   const char *path, const char *build_id);
 void ckt_record_lost(uint8_t **p, uint64_t count);
 void ckt_record_end(uint8_t **p, uint64_t ts, uint64_t reason, uint64_t events, uint64_t lost);
 /* Header: magic, version, then key/value pairs; ckt_record_header_end closes the list. */
@@ -241,7 +318,8 @@ uint8_t *ckt_record_kv(uint8_t *p, const uint8_t *end, const char *k, const char
 uint8_t *ckt_record_header_end(uint8_t *p);
 static inline unsigned ckt_slot_count(uint8_t type)
 {
-	return type == CKT_EV_REALLOC || type == CKT_EV_MREMAP || type == CKT_EV_RSS_DETAIL ? 2 : 1;
+	return type == CKT_EV_REALLOC || type == CKT_EV_MREMAP || type == CKT_EV_RSS_DETAIL ||
+	       type == CKT_EV_CUDA_ALLOC || type == CKT_EV_CUDA_DEVICE ? 2 : 1;
 }
 
 /* ---- writer.c ---- */

@@ -73,6 +73,7 @@ void ckt_config_load(void)
 	ckt_config.rss_ms =
 		env_uint("CUZKTRACE_RSS_MS", 10, 0, 60000, "0..60000 milliseconds, 0 = off", "10");
 	ckt_config.level = (int)env_uint("CUZKTRACE_ZSTD_LEVEL", 3, 1, 19, "1..19", "3");
+	ckt_config.depth = env_uint("CUZKTRACE_DEPTH", 64, 0, CKT_MAX_DEPTH, "0..256 frames, 0 = no stacks", "64");
 	ckt_config.strict = env_bool("CUZKTRACE_STRICT");
 	ckt_config.quiet = env_bool("CUZKTRACE_QUIET");
 }
@@ -99,6 +100,8 @@ void ckt_config_each(void (*fn)(const char *, const char *, void *), void *arg)
 	fn("CUZKTRACE_RSS_MS", b, arg);
 	u2s(b, (unsigned)ckt_config.level);
 	fn("CUZKTRACE_ZSTD_LEVEL", b, arg);
+	u2s(b, ckt_config.depth);
+	fn("CUZKTRACE_DEPTH", b, arg);
 	fn("CUZKTRACE_STRICT", ckt_config.strict ? "1" : "0", arg);
 	fn("CUZKTRACE_QUIET", ckt_config.quiet ? "1" : "0", arg);
 	fn("CUZKTRACE_SAMPLE", "0", arg); /* every event is recorded (exact mode) */

@@ -32,7 +32,8 @@ static CKT_NOINLINE void *boot_alloc(size_t n, size_t align)
 static inline void record_alloc(struct ckt_tls *t, void *p, size_t n, uint8_t fn)
 {
 	if (CKT_LIKELY(p != NULL))
-		ckt_emit(t, CKT_EV_ALLOC, fn, ckt_now(), (uint64_t)(uintptr_t)p, n);
+		ckt_emit(t, CKT_EV_ALLOC, fn, ckt_now(), (uint64_t)(uintptr_t)p, n,
+			 ckt_stacks_capture(t));
 }
 
 CKT_EXPORT void *malloc(size_t n)
@@ -58,7 +59,7 @@ CKT_EXPORT void free(void *p)
 	struct ckt_tls *t = &ckt_tls;
 	if (CKT_HOOK_ENTER(t)) {
 		t->guard = 1;
-		ckt_emit(t, CKT_EV_FREE, 0, ckt_now(), (uint64_t)(uintptr_t)p, 0);
+		ckt_emit(t, CKT_EV_FREE, 0, ckt_now(), (uint64_t)(uintptr_t)p, 0, 0);
 		ckt_real.free(p);
 		t->guard = 0;
 		return;
@@ -111,9 +112,9 @@ static inline void *realloc_common(void *p, size_t n, uint8_t fn_for_null)
 		q = ckt_real.realloc(p, n);
 		if (q)
 			ckt_emit2(t, CKT_EV_REALLOC, 0, before, (uint64_t)(uintptr_t)p, n, ckt_now(),
-				  (uint64_t)(uintptr_t)q, 0);
+				  (uint64_t)(uintptr_t)q, 0, ckt_stacks_capture(t));
 		else if (n == 0) /* glibc frees p and returns NULL */
-			ckt_emit(t, CKT_EV_FREE, 0, before, (uint64_t)(uintptr_t)p, 0);
+			ckt_emit(t, CKT_EV_FREE, 0, before, (uint64_t)(uintptr_t)p, 0, 0);
 		/* else: failed, p is untouched */
 	}
 	t->guard = 0;

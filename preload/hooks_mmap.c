@@ -46,7 +46,8 @@ CKT_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t
 	t->guard = 1;
 	void *p = real_mmap(addr, len, prot, flags, fd, off);
 	if (p != MAP_FAILED)
-		ckt_emit(t, CKT_EV_MMAP, map_bits(prot, flags), ckt_now(), (uint64_t)(uintptr_t)p, len);
+		ckt_emit(t, CKT_EV_MMAP, map_bits(prot, flags), ckt_now(), (uint64_t)(uintptr_t)p, len,
+			 ckt_stacks_capture(t));
 	t->guard = 0;
 	return p;
 }
@@ -66,7 +67,7 @@ CKT_EXPORT int munmap(void *addr, size_t len)
 	uint64_t before = ckt_now();
 	int rc = real(addr, len);
 	if (rc == 0)
-		ckt_emit(t, CKT_EV_MUNMAP, 0, before, (uint64_t)(uintptr_t)addr, len);
+		ckt_emit(t, CKT_EV_MUNMAP, 0, before, (uint64_t)(uintptr_t)addr, len, 0);
 	t->guard = 0;
 	return rc;
 }
@@ -91,10 +92,10 @@ CKT_EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags, ..
 	if (p != MAP_FAILED) {
 		if (old_len == 0) /* duplicates a shared mapping; the old one stays */
 			ckt_emit(t, CKT_EV_MMAP, CKT_MAP_SHARED | CKT_MAP_ANON | 3u << 4, before,
-				 (uint64_t)(uintptr_t)p, new_len);
+				 (uint64_t)(uintptr_t)p, new_len, ckt_stacks_capture(t));
 		else
 			ckt_emit2(t, CKT_EV_MREMAP, 0, before, (uint64_t)(uintptr_t)old, old_len,
-				  before, (uint64_t)(uintptr_t)p, new_len);
+				  before, (uint64_t)(uintptr_t)p, new_len, ckt_stacks_capture(t));
 	}
 	t->guard = 0;
 	return p;

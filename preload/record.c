@@ -40,6 +40,40 @@ void ckt_record_thread(struct ckt_enc *e, uint8_t **pp, uint64_t tid)
 	*pp = p;
 }
 
+/* CUDA_DEVICE: the UUID in nvidia-smi's spelling, the name cut to 63 bytes so the record
+ * stays within CKT_MAX_RECORD (1 + 10 + 1 + 40 + 1 + 63 bytes). */
+static uint8_t *record_cuda_device(uint8_t *p, const struct ckt_slot *s, const struct ckt_slot *s2)
+{
+	static const char hex[] = "0123456789abcdef";
+	char uuid[41];
+	size_t ul = 0;
+	if (s2->ts) {
+		uint8_t u[16];
+		for (int i = 0; i < 8; i++) {
+			u[i] = (uint8_t)(s2->a >> (8 * i));
+			u[8 + i] = (uint8_t)(s2->b >> (8 * i));
+		}
+		memcpy(uuid, "GPU-", 4);
+		ul = 4;
+		for (int i = 0; i < 16; i++) {
+			if (i == 4 || i == 6 || i == 8 || i == 10)
+				uuid[ul++] = '-';
+			uuid[ul++] = hex[u[i] >> 4];
+			uuid[ul++] = hex[u[i] & 15];
+		}
+	}
+	const char *name = (const char *)(uintptr_t)s->b;
+	size_t nl = name ? strnlen(name, 63) : 0;
+	*p++ = CKT_TAG_CUDA_DEVICE;
+	p = ckt_put_uv(p, s->a);
+	p = ckt_put_uv(p, ul);
+	memcpy(p, uuid, ul);
+	p += ul;
+	p = ckt_put_uv(p, nl);
+	memcpy(p, name, nl);
+	return p + nl;
+}
+
 int ckt_record_event(struct ckt_enc *e, uint8_t **pp, const struct ckt_slot *s,
 		     const struct ckt_slot *s2)
 {
@@ -93,6 +127,12 @@ int ckt_record_event(struct ckt_enc *e, uint8_t **pp, const struct ckt_slot *s,
 		p = put_daddr(e, p, s2->a);
 		p = ckt_put_uv(p, s2->b);
 		break;
+	case CKT_EV_PHASE:
+		*p++ = CKT_TAG_PHASE;
+		p = put_dts(e, p, s->ts);
+		p = ckt_put_uv(p, s->fn);
+		p = ckt_put_uv(p, s->a);
+		break;
 	case CKT_EV_RSS:
 		*p++ = CKT_TAG_RSS;
 		p = put_dts(e, p, s->ts);
@@ -105,6 +145,27 @@ int ckt_record_event(struct ckt_enc *e, uint8_t **pp, const struct ckt_slot *s,
 		p = ckt_put_uv(p, s->b);
 		p = ckt_put_uv(p, s2->a);
 		p = ckt_put_uv(p, s2->b);
+		break;
+	case CKT_EV_CUDA_ALLOC:
+		*p++ = CKT_TAG_CUDA_ALLOC;
+		p = put_dts(e, p, s->ts);
+		p = ckt_put_uv(p, s2->a);
+		p = ckt_put_uv(p, s2->b);
+		p = put_daddr(e, p, s->a);
+		p = ckt_put_uv(p, s->b);
+		p = ckt_put_uv(p, s->stack);
+		p = ckt_put_uv(p, s->phase);
+		p = ckt_put_uv(p, s->fn);
+		break;
+	case CKT_EV_CUDA_FREE:
+		*p++ = CKT_TAG_CUDA_FREE;
+		p = put_dts(e, p, s->ts);
+		p = ckt_put_uv(p, s->b);
+		p = put_daddr(e, p, s->a);
+		p = ckt_put_uv(p, s->fn);
+		break;
+	case CKT_EV_CUDA_DEVICE:
+		p = record_cuda_device(p, s, s2);
 		break;
 	default:
 		return -1;
@@ -165,4 +226,67 @@ uint8_t *ckt_record_header_end(uint8_t *p)
 	if (p)
 		*p++ = 0; /* empty key */
 	return p;
+}
+
+void ckt_record_stack(uint8_t **pp, uint32_t id, const uint64_t *frames, uint32_t n)
+{
+	uint8_t *p = *pp;
+	*p++ = CKT_TAG_STACK;
+	p = ckt_put_uv(p, id);
+	p = ckt_put_uv(p, n);
+	uint64_t prev = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		p = ckt_put_sv(p, (int64_t)(frames[i] - prev));
+		prev = frames[i];
+	}
+	*pp = p;
+}
+
+static uint8_t *put_str(uint8_t *p, const char *s, size_t n)
+{
+	p = ckt_put_uv(p, n);
+	memcpy(p, s, n);
+	return p + n;
+}
+
+uint8_t *ckt_record_module(uint8_t *p, const uint8_t *end, uint64_t base, uint64_t lo, uint64_t hi,
+			   const char *path, const char *build_id)
+{
+	size_t pl = strlen(path), bl = strlen(build_id);
+	if ((size_t)(end - p) < 1 + 3 * CKT_MAX_VARINT + 2 * CKT_MAX_VARINT + pl + bl)
+		return NULL;
+	*p++ = CKT_TAG_MODULE;
+	p = ckt_put_uv(p, base);
+	p = ckt_put_uv(p, lo);
+	p = ckt_put_uv(p, hi);
+	p = put_str(p, path, pl);
+	return put_str(p, build_id, bl);
+}
+
+static uint8_t *put_cut(uint8_t *p, const char *s, size_t n)
+{
+	return put_str(p, s, n > CKT_MAX_STR ? CKT_MAX_STR : n);
+}
+
+uint8_t *ckt_record_phase_def(uint8_t *p, uint32_t id, const char *name)
+{
+	*p++ = CKT_TAG_PHASE_DEF;
+	p = ckt_put_uv(p, id);
+	return put_cut(p, name, strlen(name));
+}
+
+uint8_t *ckt_record_note(uint8_t *p, uint64_t ts, uint32_t phase, const char *text, size_t n)
+{
+	*p++ = CKT_TAG_NOTE;
+	p = ckt_put_uv(p, ts);
+	p = ckt_put_uv(p, phase);
+	return put_cut(p, text, n);
+}
+
+uint8_t *ckt_record_thread_name(uint8_t *p, uint64_t ts, uint64_t tid, const char *name)
+{
+	*p++ = CKT_TAG_THREAD_NAME;
+	p = ckt_put_uv(p, ts);
+	p = ckt_put_uv(p, tid);
+	return put_cut(p, name, strlen(name));
 }

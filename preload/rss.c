@@ -64,11 +64,11 @@ static void sample(struct ckt_tls *t, int detail)
 	if (read_proc("/proc/self/statm", buf, sizeof(buf)) == 0) {
 		const char *p = strchr(buf, ' '); /* second field: resident pages */
 		if (p)
-			ckt_emit(t, CKT_EV_RSS, 0, ts, 0, parse_u64(p) * page_size);
+			ckt_emit(t, CKT_EV_RSS, 0, ts, 0, parse_u64(p) * page_size, 0);
 	}
 	uint64_t d[4];
 	if (detail && read_hwm_and_split(d))
-		ckt_emit2(t, CKT_EV_RSS_DETAIL, 0, ts, d[0], d[1], ts, d[2], d[3]);
+		ckt_emit2(t, CKT_EV_RSS_DETAIL, 0, ts, d[0], d[1], ts, d[2], d[3], 0);
 }
 
 static void *sampler_main(void *arg)

@@ -76,6 +76,9 @@ CKT_NOINLINE struct ckt_ring *ckt_thread_attach(struct ckt_tls *t)
 	t->ring = r;
 	if (exit_key_ok)
 		pthread_setspecific(exit_key, r);
+	char name[17] = "";
+	if (syscall(SYS_prctl, PR_GET_NAME, name) == 0 && ckt_real.malloc)
+		ckt_thread_name_record(t, name);
 	return r;
 }
 

@@ -133,16 +133,57 @@ static uint8_t *begin_frame(void)
 	return p;
 }
 
-/* Make room for one record; start a new frame (repeating the thread switch) when full. */
-static int reserve(uint8_t **p, uint64_t tid)
+/* Make room for one record of up to `need` bytes; start a new frame (repeating the thread
+ * switch) when full. */
+static int reserve_n(uint8_t **p, uint64_t tid, size_t need)
 {
-	if ((size_t)(*p - enc_buf) + CKT_MAX_RECORD * 2 <= FRAME_CAP)
+	if ((size_t)(*p - enc_buf) + need + CKT_MAX_RECORD <= FRAME_CAP)
 		return 0;
 	enc_len = (size_t)(*p - enc_buf);
 	int rc = flush_frame();
 	*p = begin_frame();
 	if (tid)
 		ckt_record_thread(&enc, p, tid);
+	return rc;
+}
+
+static int reserve(uint8_t **p, uint64_t tid)
+{
+	return reserve_n(p, tid, CKT_MAX_RECORD);
+}
+
+/* Aux records (module maps, phase names, notes, thread names), oldest first, then every
+ * stack published since the last flush. */
+static uint32_t stack_next = 1;
+
+static int emit_tables(uint8_t **p)
+{
+	int rc = 0;
+	ckt_modules_check();
+	ckt_thread_names_scan();
+	struct ckt_aux *s = atomic_exchange(&ckt_auxs, NULL), *rev = NULL;
+	while (s) {
+		struct ckt_aux *n = s->next;
+		s->next = rev;
+		rev = s;
+		s = n;
+	}
+	for (s = rev; s; s = rev) {
+		rev = s->next;
+		if (!rc && s->len + CKT_MAX_RECORD < FRAME_CAP && !(rc = reserve_n(p, 0, s->len))) {
+			memcpy(*p, s->bytes, s->len);
+			*p += s->len;
+		}
+		free(s);
+	}
+	const uint64_t *f;
+	uint32_t n;
+	while (!rc && ckt_stacks_next(stack_next, &f, &n)) {
+		if ((rc = reserve_n(p, 0, 32 + 10 * (size_t)n)))
+			break;
+		ckt_record_stack(p, stack_next, f, n);
+		stack_next++;
+	}
 	return rc;
 }
 
@@ -188,6 +229,8 @@ static int cycle(int final)
 	int rc = 0;
 	size_t nc = snapshot();
 	ckt_summary_merge(curs, nc);
+	if ((rc = emit_tables(&p)))
+		return rc;
 	for (size_t i = 0; i < nc && !rc; i++) {
 		struct ckt_ring *r = curs[i].ring;
 		uint64_t t = curs[i].t, h = curs[i].h;

@@ -1,0 +1,95 @@
+/* hooks_io.c: the interposed write, writev (phase markers in what the program writes to
+ * stdout and stderr), pthread_setname_np and prctl (thread names). Everything else is
+ * passed through untouched. Only writes that reach the dynamic `write`/`writev` symbols are
+ * seen: glibc's stdio (printf, fprintf) writes through an internal alias and is not. */
+#include "ckt.h"
+
+#include <pthread.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+static inline int scan_wanted(int fd)
+{
+	return ckt_phase_rules_on && (fd == 1 || fd == 2) && !ckt_tls.guard &&
+	       atomic_load_explicit(&ckt_active, memory_order_relaxed);
+}
+
+CKT_EXPORT ssize_t write(int fd, const void *buf, size_t n)
+{
+	ssize_t rc = ckt_real.write ? ckt_real.write(fd, buf, n) : syscall(SYS_write, fd, buf, n);
+	if (rc > 0 && CKT_UNLIKELY(scan_wanted(fd))) {
+		ckt_tls.guard = 1;
+		ckt_phase_scan(buf, (size_t)rc);
+		ckt_tls.guard = 0;
+	}
+	return rc;
+}
+
+CKT_EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
+{
+	ssize_t rc = ckt_real.writev ? ckt_real.writev(fd, iov, cnt) : syscall(SYS_writev, fd, iov, cnt);
+	if (rc > 0 && CKT_UNLIKELY(scan_wanted(fd))) {
+		/* loggers write [prefix, message, "\n"]: scan the pieces as one text */
+		char buf[8192];
+		size_t n = 0, left = (size_t)rc;
+		for (int i = 0; i < cnt && left && n < sizeof(buf); i++) {
+			size_t k = iov[i].iov_len < left ? iov[i].iov_len : left;
+			if (k > sizeof(buf) - n)
+				k = sizeof(buf) - n;
+			memcpy(buf + n, iov[i].iov_base, k);
+			n += k;
+			left -= k;
+		}
+		ckt_tls.guard = 1;
+		ckt_phase_scan(buf, n);
+		ckt_tls.guard = 0;
+	}
+	return rc;
+}
+
+CKT_EXPORT int pthread_setname_np(pthread_t th, const char *name)
+{
+	if (!ckt_real.pthread_setname_np)
+		return ENOSYS;
+	int rc = ckt_real.pthread_setname_np(th, name);
+	struct ckt_tls *t = &ckt_tls;
+	if (rc == 0 && atomic_load_explicit(&ckt_active, memory_order_relaxed) && !t->guard) {
+		t->guard = 1;
+		if (pthread_equal(th, pthread_self())) {
+			if (t->ring || ckt_thread_attach(t))
+				ckt_thread_name_record(t, name);
+		} else {
+			atomic_store(&ckt_names_dirty, 1);
+		}
+		t->guard = 0;
+	}
+	return rc;
+}
+
+CKT_EXPORT int prctl(int option, ...)
+{
+	va_list ap;
+	va_start(ap, option);
+	unsigned long a2 = va_arg(ap, unsigned long), a3 = va_arg(ap, unsigned long),
+		      a4 = va_arg(ap, unsigned long), a5 = va_arg(ap, unsigned long);
+	va_end(ap);
+	int rc = ckt_real.prctl ? ckt_real.prctl(option, a2, a3, a4, a5)
+				: (int)syscall(SYS_prctl, option, a2, a3, a4, a5);
+	struct ckt_tls *t = &ckt_tls;
+	if (rc == 0 && option == PR_SET_NAME && !t->guard &&
+	    atomic_load_explicit(&ckt_active, memory_order_relaxed)) {
+		char name[17];
+		strncpy(name, (const char *)a2, 16);
+		name[16] = 0;
+		t->guard = 1;
+		if (t->ring || ckt_thread_attach(t))
+			ckt_thread_name_record(t, name);
+		t->guard = 0;
+	}
+	return rc;
+}

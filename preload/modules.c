@@ -1,0 +1,131 @@
+/* modules.c: the module map (path, load bias, address span, build-id of every loaded object),
+ * so the reader can symbolize offline and notice a changed binary. A snapshot is taken at init
+ * and whenever glibc's load/unload counters (dlpi_adds/dlpi_subs) move: checked by the writer
+ * on each flush and by the stack table whenever it meets a new stack, so a library that
+ * allocated before being unloaded is always in the map. dlopen itself is not wrapped: glibc
+ * resolves a bare library name against the RUNPATH of dlopen's caller, which a wrapper would
+ * change. Snapshots are pre-encoded as MODULE records and handed to the writer on a
+ * lock-free list. */
+#include "ckt.h"
+
+#include <elf.h>
+#include <link.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct ckt_aux *_Atomic ckt_auxs;
+static _Atomic unsigned long long seen_gen = ~0ull;
+
+struct build {
+	uint8_t *buf, *p, *end;
+	int overflow;
+};
+
+static const char *exe_path(void)
+{
+	static char path[4096];
+	if (!path[0]) {
+		ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+		path[n > 0 ? n : 0] = 0;
+	}
+	return path;
+}
+
+static void build_id_hex(const struct dl_phdr_info *info, char *out, size_t cap)
+{
+	out[0] = 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_NOTE)
+			continue;
+		const unsigned char *p = (const unsigned char *)(info->dlpi_addr + ph->p_vaddr);
+		const unsigned char *end = p + ph->p_memsz;
+		while (p + sizeof(ElfW(Nhdr)) <= end) {
+			const ElfW(Nhdr) *nh = (const void *)p;
+			const unsigned char *name = p + sizeof(*nh);
+			const unsigned char *desc = name + ((nh->n_namesz + 3) & ~3u);
+			if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 && !memcmp(name, "GNU", 4) &&
+			    desc + nh->n_descsz <= end && nh->n_descsz * 2 < cap) {
+				static const char hex[] = "0123456789abcdef";
+				for (unsigned k = 0; k < nh->n_descsz; k++) {
+					out[2 * k] = hex[desc[k] >> 4];
+					out[2 * k + 1] = hex[desc[k] & 15];
+				}
+				out[2 * nh->n_descsz] = 0;
+				return;
+			}
+			p = desc + ((nh->n_descsz + 3) & ~3u);
+		}
+	}
+}
+
+static int add_module(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	struct build *b = arg;
+	uintptr_t lo = UINTPTR_MAX, hi = 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD)
+			continue;
+		uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+		if (a < lo)
+			lo = a;
+		if (a + ph->p_memsz > hi)
+			hi = a + ph->p_memsz;
+	}
+	if (hi <= lo)
+		return 0;
+	const char *path = info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name : exe_path();
+	char bid[129];
+	build_id_hex(info, bid, sizeof(bid));
+	uint8_t *q = ckt_record_module(b->p, b->end, info->dlpi_addr, lo, hi, path, bid);
+	if (q)
+		b->p = q;
+	else
+		b->overflow = 1;
+	return 0;
+}
+
+static int read_gen(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs))
+		*(unsigned long long *)arg = info->dlpi_adds * 1000003ull + info->dlpi_subs;
+	return 1; /* the counters are global: the first object is enough */
+}
+
+/* Takes a snapshot if the set of loaded objects changed since the last one. Caller holds the
+ * guard (the snapshot buffer comes from the real malloc). */
+void ckt_modules_check(void)
+{
+	unsigned long long gen = 0;
+	dl_iterate_phdr(read_gen, &gen);
+	unsigned long long old = atomic_load(&seen_gen);
+	if (gen == old || !atomic_compare_exchange_strong(&seen_gen, &old, gen))
+		return;
+	size_t cap = 256 * 1024;
+	struct ckt_aux *s = ckt_aux_new(cap);
+	if (!s)
+		return;
+	struct build b = {s->bytes, s->bytes, s->bytes + cap, 0};
+	dl_iterate_phdr(add_module, &b);
+	s->len = (size_t)(b.p - b.buf);
+	ckt_aux_push(s);
+}
+
+struct ckt_aux *ckt_aux_new(size_t cap)
+{
+	struct ckt_aux *a = malloc(sizeof(*a) + cap);
+	if (a)
+		a->len = 0;
+	return a;
+}
+
+void ckt_aux_push(struct ckt_aux *a)
+{
+	struct ckt_aux *head = atomic_load(&ckt_auxs);
+	do
+		a->next = head;
+	while (!atomic_compare_exchange_weak(&ckt_auxs, &head, a));
+}

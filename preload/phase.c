@@ -1,0 +1,329 @@
+/* phase.c: program phases. Owns the public phase API (include/cuzktrace.h), phase names and
+ * ids, the process-wide counted set of begun phases, the CUZKTRACE_PHASES log-line rules, and
+ * thread names. The per-thread push stack lives in the thread's TLS (ckt.h) so the allocation
+ * hot path reads it without touching shared memory. Phase API calls are rare: a mutex guards
+ * the names and the process-wide set; it is never taken on the malloc/free path. */
+#include "ckt.h"
+#include "cuzktrace.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define MAX_PHASES 4096
+
+atomic_int ckt_proc_phase;
+int ckt_phase_rules_on;
+atomic_int ckt_names_dirty;
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static char *names[MAX_PHASES + 1]; /* id -> name; id 0 = none */
+static unsigned nnames;
+static unsigned counts[MAX_PHASES + 1]; /* process-wide begins minus ends */
+static uint16_t order[MAX_PHASES];      /* active process-wide phases, by last begin */
+static unsigned norder;
+static atomic_int full_reported;
+
+/* Name -> id, defining it (and queueing its PHASE_DEF record) on first use. Caller holds lock
+ * and the guard. 0 when the table is full. */
+static uint16_t intern(const char *name, int create)
+{
+	for (unsigned i = 1; i <= nnames; i++)
+		if (!strcmp(names[i], name))
+			return (uint16_t)i;
+	if (!create)
+		return 0;
+	if (nnames == MAX_PHASES) {
+		if (!atomic_exchange(&full_reported, 1))
+			ckt_log("warning: more than 4096 phase names; further names are ignored",
+				NULL, NULL, NULL);
+		return 0;
+	}
+	char *copy = strdup(name);
+	struct ckt_aux *a = ckt_aux_new(CKT_MAX_STR + 40);
+	if (!copy || !a) {
+		free(copy);
+		free(a);
+		return 0;
+	}
+	names[++nnames] = copy;
+	a->len = (size_t)(ckt_record_phase_def(a->bytes, nnames, name) - a->bytes);
+	ckt_aux_push(a);
+	return (uint16_t)nnames;
+}
+
+static void emit_phase(struct ckt_tls *t, uint8_t op, uint16_t id)
+{
+	ckt_emit(t, CKT_EV_PHASE, op, ckt_now(), id, 0, 0);
+}
+
+static void order_remove(uint16_t id)
+{
+	for (unsigned i = 0; i < norder; i++)
+		if (order[i] == id) {
+			memmove(&order[i], &order[i + 1], (norder - i - 1) * sizeof(order[0]));
+			norder--;
+			return;
+		}
+}
+
+static void publish_current(void)
+{
+	atomic_store_explicit(&ckt_proc_phase, norder ? order[norder - 1] : 0, memory_order_relaxed);
+}
+
+/* Shared by the API and the log-line rules. Returns the id (0 if none). */
+static uint16_t begin_end(struct ckt_tls *t, const char *name, int begin)
+{
+	pthread_mutex_lock(&lock);
+	uint16_t id = intern(name, begin);
+	if (id && begin) {
+		counts[id]++;
+		order_remove(id); /* "most recently begun": move to the end */
+		order[norder++] = id;
+	} else if (id && counts[id]) {
+		if (--counts[id] == 0)
+			order_remove(id);
+	} else {
+		id = 0; /* end of a phase that is not active */
+	}
+	publish_current();
+	pthread_mutex_unlock(&lock);
+	if (id)
+		emit_phase(t, begin ? CKT_PHASE_BEGIN : CKT_PHASE_END, id);
+	return id;
+}
+
+static int api_enter(struct ckt_tls *t, const char *name)
+{
+	return name && !t->guard && atomic_load_explicit(&ckt_active, memory_order_relaxed);
+}
+
+CKT_EXPORT void cuzktrace_phase_push(const char *name)
+{
+	struct ckt_tls *t = &ckt_tls;
+	if (!api_enter(t, name))
+		return;
+	t->guard = 1;
+	pthread_mutex_lock(&lock);
+	uint16_t id = intern(name, 1);
+	pthread_mutex_unlock(&lock);
+	if (t->phase_depth < CKT_PHASE_DEPTH)
+		t->phase_stack[t->phase_depth] = id;
+	t->phase_depth++;
+	emit_phase(t, CKT_PHASE_PUSH, id);
+	t->guard = 0;
+}
+
+CKT_EXPORT void cuzktrace_phase_pop(void)
+{
+	struct ckt_tls *t = &ckt_tls;
+	if (!api_enter(t, "") || t->phase_depth == 0)
+		return;
+	t->guard = 1;
+	uint16_t id = ckt_phase_current(t);
+	t->phase_depth--;
+	emit_phase(t, CKT_PHASE_POP, id);
+	t->guard = 0;
+}
+
+CKT_EXPORT void cuzktrace_phase_begin(const char *name)
+{
+	struct ckt_tls *t = &ckt_tls;
+	if (!api_enter(t, name))
+		return;
+	t->guard = 1;
+	begin_end(t, name, 1);
+	t->guard = 0;
+}
+
+CKT_EXPORT void cuzktrace_phase_end(const char *name)
+{
+	struct ckt_tls *t = &ckt_tls;
+	if (!api_enter(t, name))
+		return;
+	t->guard = 1;
+	begin_end(t, name, 0);
+	t->guard = 0;
+}
+
+/* ---- CUZKTRACE_PHASES='name=START..END;name2=MARK' ---- */
+#define MAX_RULES 32
+struct rule {
+	char name[64];
+	char start[128];
+	char end[128]; /* empty: a single-marker phase, ended by the next single-marker phase */
+};
+static struct rule rules[MAX_RULES];
+static unsigned nrules;
+static char single_active[64]; /* the single-marker phase now begun, if any */
+
+static int copy_field(char *dst, size_t cap, const char *s, size_t n)
+{
+	if (n == 0 || n >= cap)
+		return -1;
+	memcpy(dst, s, n);
+	dst[n] = 0;
+	return 0;
+}
+
+void ckt_phase_rules_load(void)
+{
+	const char *v = getenv("CUZKTRACE_PHASES");
+	if (!v || !*v)
+		return;
+	const char *p = v;
+	while (*p) {
+		const char *semi = strchr(p, ';');
+		size_t len = semi ? (size_t)(semi - p) : strlen(p);
+		const char *eq = memchr(p, '=', len);
+		struct rule *r = &rules[nrules];
+		if (len == 0) {
+			p += semi ? 1 : 0;
+			if (!semi)
+				break;
+			continue;
+		}
+		if (!eq || nrules == MAX_RULES || copy_field(r->name, sizeof(r->name), p, (size_t)(eq - p)))
+			goto bad;
+		const char *m = eq + 1;
+		size_t mlen = len - (size_t)(m - p);
+		const char *dots = NULL;
+		for (size_t i = 0; i + 1 < mlen; i++)
+			if (m[i] == '.' && m[i + 1] == '.') {
+				dots = m + i;
+				break;
+			}
+		if (dots) {
+			if (copy_field(r->start, sizeof(r->start), m, (size_t)(dots - m)) ||
+			    copy_field(r->end, sizeof(r->end), dots + 2, mlen - (size_t)(dots - m) - 2))
+				goto bad;
+		} else if (copy_field(r->start, sizeof(r->start), m, mlen)) {
+			goto bad;
+		}
+		nrules++;
+		if (!semi)
+			break;
+		p = semi + 1;
+	}
+	ckt_phase_rules_on = nrules > 0;
+	return;
+bad:
+	nrules = 0;
+	{
+		struct ckt_line l = {.len = 0};
+		ckt_line_str(&l, "cuzktrace: warning: invalid CUZKTRACE_PHASES='");
+		ckt_line_str(&l, v);
+		ckt_line_str(&l, "' (expected NAME=START..END or NAME=TEXT, separated by ';'); "
+				 "phases from log lines are off");
+		ckt_line_emit(&l);
+	}
+}
+
+static void note(uint16_t id, const char *buf, size_t n, const char *at)
+{
+	const char *lo = at, *hi = at;
+	while (lo > buf && lo[-1] != '\n')
+		lo--;
+	while (hi < buf + n && *hi != '\n')
+		hi++;
+	struct ckt_aux *a = ckt_aux_new(CKT_MAX_STR + 40);
+	if (!a)
+		return;
+	a->len = (size_t)(ckt_record_note(a->bytes, ckt_now(), id, lo, (size_t)(hi - lo)) - a->bytes);
+	ckt_aux_push(a);
+}
+
+struct hit {
+	const char *at;
+	unsigned rule;
+	int is_end;
+};
+
+/* Every marker occurrence in buf, applied in the order they appear. Caller holds the guard. */
+void ckt_phase_scan(const char *buf, size_t n)
+{
+	struct ckt_tls *t = &ckt_tls;
+	const char *pos = buf;
+	for (;;) {
+		struct hit best = {NULL, 0, 0};
+		for (unsigned i = 0; i < nrules; i++) {
+			for (int e = 0; e < 2; e++) {
+				const char *m = e ? rules[i].end : rules[i].start;
+				if (!*m)
+					continue;
+				const char *at = memmem(pos, (size_t)(buf + n - pos), m, strlen(m));
+				if (at && (!best.at || at < best.at))
+					best = (struct hit){at, i, e};
+			}
+		}
+		if (!best.at)
+			return;
+		struct rule *r = &rules[best.rule];
+		uint16_t id;
+		if (!r->end[0]) { /* single marker: ends the previous single-marker phase */
+			if (single_active[0])
+				begin_end(t, single_active, 0);
+			strcpy(single_active, r->name);
+			id = begin_end(t, r->name, 1);
+		} else {
+			id = begin_end(t, r->name, !best.is_end);
+		}
+		if (id)
+			note(id, buf, n, best.at);
+		pos = best.at + strlen(best.is_end ? r->end : r->start);
+	}
+}
+
+/* ---- thread names ---- */
+void ckt_thread_name_record(struct ckt_tls *t, const char *name)
+{
+	struct ckt_ring *r = t->ring;
+	struct ckt_aux *a = ckt_aux_new(CKT_MAX_STR + 40);
+	if (!r || !a) {
+		free(a);
+		return;
+	}
+	a->len = (size_t)(ckt_record_thread_name(a->bytes, ckt_now(), (uint64_t)r->tid, name) - a->bytes);
+	ckt_aux_push(a);
+}
+
+/* A thread renamed by another one (pthread_setname_np(other, ...)): the writer reads every
+ * thread's comm from /proc and records the names. Renames are rare; so is this. */
+void ckt_thread_names_scan(void)
+{
+	if (!atomic_exchange(&ckt_names_dirty, 0))
+		return;
+	DIR *d = opendir("/proc/self/task");
+	if (!d)
+		return;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		char path[64] = "/proc/self/task/", name[64];
+		strncat(path, e->d_name, 20);
+		strcat(path, "/comm");
+		int f = open(path, O_RDONLY | O_CLOEXEC);
+		if (f < 0)
+			continue;
+		ssize_t n = read(f, name, sizeof(name) - 1);
+		close(f);
+		if (n <= 0)
+			continue;
+		name[n] = 0;
+		if (name[n - 1] == '\n')
+			name[n - 1] = 0;
+		struct ckt_aux *a = ckt_aux_new(CKT_MAX_STR + 40);
+		if (!a)
+			break;
+		uint64_t tid = strtoull(e->d_name, NULL, 10);
+		a->len = (size_t)(ckt_record_thread_name(a->bytes, ckt_now(), tid, name) - a->bytes);
+		ckt_aux_push(a);
+	}
+	closedir(d);
+}

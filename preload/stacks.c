@@ -1,0 +1,187 @@
+/* stacks.c: call stacks of allocations. Captures return addresses with libunwind's
+ * unw_backtrace (per-thread caching of unwind info), drops the tracer's own frames, and turns
+ * the frame array into a small id: a per-thread direct-mapped cache in front of a global
+ * lock-free table. Each distinct stack is stored once, in an append-only arena, and published
+ * by id for the writer (which writes each one once as a STACK record). Symbolization is the
+ * reader's job.
+ *
+ * Cost: unw_backtrace dominates (roughly 50-150 ns per frame); hashing is ~1 ns per frame; a
+ * cache hit costs one compare; a miss that finds the stack in the global table costs a probe
+ * or two (no write); only a new stack writes shared memory (a CAS and a fetch_add). */
+#define UNW_LOCAL_ONLY
+#include "ckt.h"
+
+#include <dlfcn.h>
+#include <libunwind.h>
+#include <link.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define TABLE_BITS 21 /* 2M distinct stacks */
+#define TABLE_SIZE (1u << TABLE_BITS)
+#define MAX_IDS TABLE_SIZE
+#define ARENA_SIZE (4ull << 30) /* reserved address space; pages are touched as used */
+
+struct tslot {
+	_Atomic uint64_t key; /* hash, 0 = empty */
+	_Atomic uint32_t id;  /* 0 until published */
+	uint32_t pad;
+};
+
+struct ckt_stack_entry {
+	uint32_t n;
+	uint32_t pad;
+	uint64_t frames[];
+};
+
+static struct tslot *table;
+static struct ckt_stack_entry *_Atomic *by_id;
+static unsigned char *arena;
+static atomic_size_t arena_used;
+static atomic_uint next_id = 1;
+static atomic_int full_reported;
+static uintptr_t self_lo, self_hi; /* our own text: frames in here are the tracer's */
+atomic_int ckt_stacks_ready;
+
+static void *reserve(size_t n)
+{
+	void *m = (void *)syscall(SYS_mmap, NULL, n, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	return m == MAP_FAILED ? NULL : m;
+}
+
+static int find_self(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	uintptr_t probe = (uintptr_t)arg;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
+		if (probe >= lo && probe < hi) {
+			self_lo = lo;
+			self_hi = hi;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Called from the constructor: libunwind is initialized by then (it is our dependency), which
+ * is not true for allocations made by earlier constructors; those get stack 0. */
+int ckt_stacks_init(void)
+{
+	if (!ckt_config.depth)
+		return 0;
+	table = reserve(TABLE_SIZE * sizeof(*table));
+	by_id = reserve(MAX_IDS * sizeof(*by_id));
+	arena = reserve(ARENA_SIZE);
+	if (!table || !by_id || !arena) {
+		ckt_log("error: cannot reserve memory for call stacks; stacks are not recorded", NULL,
+			NULL, NULL);
+		return -1;
+	}
+	dl_iterate_phdr(find_self, (void *)(uintptr_t)&ckt_stacks_init);
+	unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+	atomic_store(&ckt_stacks_ready, 1);
+	return 0;
+}
+
+static inline uint64_t mix(uint64_t h, uint64_t v)
+{
+	h ^= v;
+	h *= 0x9e3779b97f4a7c15ull;
+	return h ^ (h >> 29);
+}
+
+static CKT_NOINLINE uint32_t intern(const uint64_t *f, uint32_t n, uint64_t h)
+{
+	uint32_t i = (uint32_t)h & (TABLE_SIZE - 1);
+	for (uint32_t probes = 0; probes < 64; probes++, i = (i + 1) & (TABLE_SIZE - 1)) {
+		struct tslot *s = &table[i];
+		uint64_t k = atomic_load_explicit(&s->key, memory_order_acquire);
+		if (k == 0) {
+			uint64_t zero = 0;
+			if (!atomic_compare_exchange_strong(&s->key, &zero, h)) {
+				k = zero;
+			} else {
+				uint32_t id = atomic_fetch_add(&next_id, 1);
+				size_t bytes = sizeof(struct ckt_stack_entry) + n * sizeof(uint64_t);
+				size_t off = atomic_fetch_add(&arena_used, bytes);
+				if (id >= MAX_IDS || off + bytes > ARENA_SIZE) {
+					atomic_store_explicit(&s->id, UINT32_MAX, memory_order_release);
+					goto full;
+				}
+				struct ckt_stack_entry *e = (void *)(arena + off);
+				e->n = n;
+				memcpy(e->frames, f, n * sizeof(uint64_t));
+				atomic_store_explicit(&by_id[id], e, memory_order_release);
+				atomic_store_explicit(&s->id, id, memory_order_release);
+				ckt_modules_check(); /* a new stack may come from a new library */
+				return id;
+			}
+		}
+		if (k == h) {
+			uint32_t id;
+			while (!(id = atomic_load_explicit(&s->id, memory_order_acquire)))
+				; /* another thread is publishing this very stack: a few stores away */
+			return id == UINT32_MAX ? 0 : id;
+		}
+	}
+full:
+	if (!atomic_exchange(&full_reported, 1))
+		ckt_log("warning: the call-stack table is full; new stacks are not recorded", NULL,
+			NULL, NULL);
+	return 0;
+}
+
+uint32_t ckt_stacks_capture(struct ckt_tls *t)
+{
+	void *raw[CKT_MAX_DEPTH + 8];
+	if (!atomic_load_explicit(&ckt_stacks_ready, memory_order_relaxed))
+		return 0;
+	struct ckt_ring *r = t->ring ? t->ring : ckt_thread_attach(t);
+	if (!r)
+		return 0;
+	int got = unw_backtrace(raw, (int)ckt_config.depth + 8);
+	int skip = 0;
+	while (skip < got && (uintptr_t)raw[skip] >= self_lo && (uintptr_t)raw[skip] < self_hi)
+		skip++;
+	uint32_t n = (uint32_t)(got - skip);
+	if (n > ckt_config.depth)
+		n = ckt_config.depth;
+	if (!n)
+		return 0;
+	const uint64_t *f = (const uint64_t *)(raw + skip);
+	uint64_t h = 0x12345678abcdefull ^ n;
+	for (uint32_t i = 0; i < n; i++)
+		h = mix(h, f[i]);
+	if (!h)
+		h = 1;
+	struct ckt_stack_cache *c = &r->cache[h & (CKT_STACK_CACHE - 1)];
+	if (CKT_LIKELY(c->hash == h))
+		return c->id;
+	uint32_t id = intern(f, n, h);
+	if (id) {
+		c->hash = h;
+		c->id = id;
+	}
+	return id;
+}
+
+/* Writer side: the stacks published since the last call, in id order, stopping at the first
+ * id still being published (it will be picked up next time; readers accept a STACK record
+ * after the events that name it). */
+uint32_t ckt_stacks_next(uint32_t from, const uint64_t **frames, uint32_t *n)
+{
+	if (!by_id || from >= atomic_load(&next_id) || from >= MAX_IDS)
+		return 0;
+	struct ckt_stack_entry *e = atomic_load_explicit(&by_id[from], memory_order_acquire);
+	if (!e)
+		return 0;
+	*frames = e->frames;
+	*n = e->n;
+	return from;
+}
