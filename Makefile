@@ -118,3 +118,5 @@ clean:
 	rm -rf $(B)
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
+
+-include tests/cuda/cuda.mk

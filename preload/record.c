@@ -70,7 +70,8 @@ static uint8_t *record_cuda_device(uint8_t *p, const struct ckt_slot *s, const s
 	memcpy(p, uuid, ul);
 	p += ul;
 	p = ckt_put_uv(p, nl);
-	memcpy(p, name, nl);
+	if (nl)
+		memcpy(p, name, nl);
 	return p + nl;
 }
 

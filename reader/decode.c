@@ -316,6 +316,19 @@ static int64_t ckt_decode_sv(struct ckt_cursor *c)
 	return v;
 }
 
+static const uint8_t *ckt_decode_str(struct ckt_cursor *c, size_t *len)
+{
+	const uint8_t *s = NULL;
+	const uint8_t *q = c->bad ? NULL : ckt_decode_get_str(c->p, c->end, &s, len);
+	if (!q) {
+		c->bad = true;
+		*len = 0;
+		return NULL;
+	}
+	c->p = q;
+	return s;
+}
+
 /* Deltas wrap in unsigned arithmetic: a corrupt delta gives a strange value, never UB. */
 static uint64_t ckt_decode_dts(struct ckt_decoder *d, struct ckt_cursor *c)
 {
@@ -370,19 +383,66 @@ static int ckt_decode_record(struct ckt_decoder *d, struct ckt_record *r, struct
 	case CKT_TAG_LOST:
 		r->u.lost.count = ckt_decode_uv(&c);
 		break;
-	case CKT_TAG_THREAD_NAME: {
+	case CKT_TAG_THREAD_NAME:
+		r->ts = ckt_decode_uv(&c);
 		r->u.thread_name.tid = ckt_decode_uv(&c);
-		const uint8_t *s = NULL;
-		size_t len = 0;
-		const uint8_t *q = c.bad ? NULL : ckt_decode_get_str(c.p, c.end, &s, &len);
-		if (q)
-			c.p = q;
-		else
+		r->u.thread_name.name = ckt_decode_str(&c, &r->u.thread_name.len);
+		break;
+	case CKT_TAG_PHASE_DEF:
+		r->u.phase_def.id = ckt_decode_uv(&c);
+		r->u.phase_def.name = ckt_decode_str(&c, &r->u.phase_def.len);
+		break;
+	case CKT_TAG_PHASE:
+		r->ts = ckt_decode_dts(d, &c);
+		r->u.phase.op = ckt_decode_uv(&c);
+		r->u.phase.id = ckt_decode_uv(&c);
+		break;
+	case CKT_TAG_NOTE:
+		r->ts = ckt_decode_uv(&c);
+		r->u.note.phase = ckt_decode_uv(&c);
+		r->u.note.text = ckt_decode_str(&c, &r->u.note.len);
+		break;
+	case CKT_TAG_STACK: {
+		r->u.stack.id = ckt_decode_uv(&c);
+		r->u.stack.nframes = ckt_decode_uv(&c);
+		/* every sv takes at least a byte: a count above the bytes left is corrupt, and
+		 * checking first keeps a hostile count from looping for long */
+		if (!c.bad && r->u.stack.nframes > (uint64_t)(c.end - c.p))
 			c.bad = true;
-		r->u.thread_name.name = s;
-		r->u.thread_name.len = len;
+		r->u.stack.frames = c.p;
+		for (uint64_t k = 0; k < r->u.stack.nframes && !c.bad; k++)
+			(void)ckt_decode_sv(&c);
+		r->u.stack.frames_len = (size_t)(c.p - r->u.stack.frames);
 		break;
 	}
+	case CKT_TAG_MODULE:
+		r->u.module.base = ckt_decode_uv(&c);
+		r->u.module.lo = ckt_decode_uv(&c);
+		r->u.module.hi = ckt_decode_uv(&c);
+		r->u.module.path = ckt_decode_str(&c, &r->u.module.path_len);
+		r->u.module.build_id = ckt_decode_str(&c, &r->u.module.build_id_len);
+		break;
+	case CKT_TAG_CUDA_DEVICE:
+		r->u.cuda_device.ordinal = ckt_decode_uv(&c);
+		r->u.cuda_device.uuid = ckt_decode_str(&c, &r->u.cuda_device.uuid_len);
+		r->u.cuda_device.name = ckt_decode_str(&c, &r->u.cuda_device.name_len);
+		break;
+	case CKT_TAG_CUDA_ALLOC:
+		r->ts = ckt_decode_dts(d, &c);
+		r->u.cuda_alloc.kind = ckt_decode_uv(&c);
+		r->u.cuda_alloc.device = ckt_decode_uv(&c);
+		r->u.cuda_alloc.addr = ckt_decode_daddr(d, &c);
+		r->u.cuda_alloc.size = ckt_decode_uv(&c);
+		r->u.cuda_alloc.stack = ckt_decode_uv(&c);
+		r->u.cuda_alloc.phase = ckt_decode_uv(&c);
+		r->u.cuda_alloc.fn = ckt_decode_uv(&c);
+		break;
+	case CKT_TAG_CUDA_FREE:
+		r->ts = ckt_decode_dts(d, &c);
+		r->u.cuda_free.kind = ckt_decode_uv(&c);
+		r->u.cuda_free.addr = ckt_decode_daddr(d, &c);
+		r->u.cuda_free.fn = ckt_decode_uv(&c);
+		break;
 	case CKT_TAG_ALLOC:
 		r->ts = ckt_decode_dts(d, &c);
 		r->u.alloc.fn = ckt_decode_uv(&c);
@@ -437,7 +497,7 @@ static int ckt_decode_record(struct ckt_decoder *d, struct ckt_record *r, struct
 		r->u.rss_detail.shmem = ckt_decode_uv(&c);
 		break;
 	default:
-		/* reserved tags (stacks, phases, CUDA...) included: their layout is not ours to guess */
+		/* reserved tags (phases, aggregates) included: their layout is not ours to guess */
 		return ckt_util_err(err, CKT_EFORMAT, "corrupt record (tag 0x%02x) in frame %llu", tag,
 				    (unsigned long long)d->frame_index);
 	}

@@ -47,8 +47,26 @@ struct ckt_record {
 		struct { uint64_t hwm, anon, file, shmem; } rss_detail;
 		struct { uint64_t reason, events, lost; } end;
 		struct { uint64_t count; } lost;
-		/* name points into the decoder's frame buffer: valid until the next call */
-		struct { uint64_t tid; const uint8_t *name; size_t len; } thread_name;
+		struct { uint64_t kind, device, addr, size, stack, phase, fn; } cuda_alloc;
+		struct { uint64_t kind, addr, fn; } cuda_free;
+		/* Pointers below point into the decoder's frame buffer: valid until the next call. */
+		struct { uint64_t tid; const uint8_t *name; size_t len; } thread_name; /* ts = from */
+		struct { uint64_t id; const uint8_t *name; size_t len; } phase_def;
+		struct { uint64_t op, id; } phase; /* op: enum ckt_phase_op */
+		struct { uint64_t phase; const uint8_t *text; size_t len; } note; /* ts = when */
+		/* frames: nframes sv deltas (already validated), each frame minus the previous one
+		 * starting from 0; walk them with ckt_get_sv up to frames + frames_len */
+		struct { uint64_t id, nframes; const uint8_t *frames; size_t frames_len; } stack;
+		struct {
+			uint64_t base, lo, hi;
+			const uint8_t *path, *build_id;
+			size_t path_len, build_id_len;
+		} module;
+		struct {
+			uint64_t ordinal;
+			const uint8_t *uuid, *name;
+			size_t uuid_len, name_len;
+		} cuda_device;
 	} u;
 };
 

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "decode.h"
 #include "replay.h"
@@ -138,6 +139,13 @@ static int ckt_main_parse(int argc, char **argv, struct ckt_args *a)
 	return 0;
 }
 
+/* Opening the CSV for writing truncates it: if it is the trace itself, refuse before that. */
+static bool ckt_main_same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
 static void ckt_main_warnings(const char *path, const struct ckt_replay_stats *st)
 {
 	char t[32];
@@ -175,6 +183,10 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (a.csv) {
+		if (ckt_main_same_file(a.csv, a.trace)) {
+			fprintf(stderr, CKT_PROG ": error: cannot write '%s': it is the trace being read\n", a.csv);
+			goto out;
+		}
 		rc = ckt_report_csv_open(a.csv, &csv);
 		if (rc < 0) {
 			fprintf(stderr, CKT_PROG ": error: cannot write '%s': %s\n", a.csv, strerror(-rc));

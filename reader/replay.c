@@ -22,6 +22,8 @@ enum ckt_ev_kind {
 	CKT_EV_MREMAP_MAP,
 	CKT_EV_RSS,
 	CKT_EV_RSS_DETAIL,
+	CKT_EV_CUDA_ALLOC, /* flags = kind, prot = device ordinal, fn = CKT_CU_* */
+	CKT_EV_CUDA_FREE,  /* flags = kind the entry point implies, fn = CKT_CU_* */
 };
 
 struct ckt_ev {
@@ -40,7 +42,7 @@ struct ckt_ev {
 static int ckt_replay_is_release(uint8_t kind)
 {
 	return kind == CKT_EV_FREE || kind == CKT_EV_REALLOC_FREE || kind == CKT_EV_MUNMAP ||
-	       kind == CKT_EV_MREMAP_UNMAP;
+	       kind == CKT_EV_MREMAP_UNMAP || kind == CKT_EV_CUDA_FREE;
 }
 
 /* ---- live heap blocks: open addressing, linear probing, backward-shift deletion ---- */
@@ -53,6 +55,8 @@ struct ckt_block {
 	uint32_t tid;
 	uint8_t fn;
 	uint8_t used;
+	uint8_t cu_kind;  /* CUDA blocks only: CKT_CUDA_* */
+	uint32_t cu_dev;  /* CUDA blocks only: device ordinal or CKT_CUDA_NO_DEVICE */
 };
 
 struct ckt_heapmap {
@@ -203,6 +207,10 @@ struct ckt_replay {
 	void *sink_ctx;
 
 	struct ckt_replay_stats st;
+
+	/* CUDA allocations by address, and VMM allocations by handle (a namespace of its own) */
+	struct ckt_heapmap cuda_blocks, cuda_handles;
+	size_t cap_cuda_devices;
 };
 
 struct ckt_replay *ckt_replay_new(uint64_t page_size)
@@ -225,6 +233,9 @@ void ckt_replay_free(struct ckt_replay *r)
 	free(r->heap);
 	free(r->blocks.slots);
 	free(r->maps.r);
+	free(r->cuda_blocks.slots);
+	free(r->cuda_handles.slots);
+	free(r->st.cuda_devices);
 	free(r);
 }
 
@@ -419,7 +430,7 @@ static void ckt_replay_heap_release(struct ckt_replay *r, uint64_t addr)
 
 static int ckt_replay_heap_alloc(struct ckt_replay *r, const struct ckt_ev *ev, uint32_t tid)
 {
-	struct ckt_block nb = { ev->addr, ev->len, ev->stack, ev->phase, tid, ev->fn, 1 };
+	struct ckt_block nb = { ev->addr, ev->len, ev->stack, ev->phase, tid, ev->fn, 1, 0, 0 };
 	struct ckt_block *b = ckt_replay_heap_find(&r->blocks, ev->addr);
 
 	if (b) {
@@ -460,6 +471,8 @@ static int ckt_replay_unmap(struct ckt_replay *r, uint64_t s, uint64_t e)
 	struct ckt_rangeset *rs = &r->maps;
 	size_t i = ckt_replay_range_lower(rs, s);
 
+	if (e <= s)
+		return 0; /* zero length: nothing to remove, and no reason to split a range at s */
 	while (i < rs->n && rs->r[i].start < e) {
 		struct ckt_range *g = &rs->r[i];
 		uint64_t lo = g->start > s ? g->start : s, hi = g->end < e ? g->end : e;
@@ -513,6 +526,8 @@ static void ckt_replay_rss(struct ckt_replay *r, const struct ckt_ev *ev)
 		st->peak_rss.heap_bytes = st->heap_bytes;
 		st->peak_rss.anon_mmap_bytes = st->anon_mmap_bytes;
 		st->peak_rss.file_mmap_bytes = st->file_mmap_bytes;
+		st->peak_rss.gpu_bytes = st->gpu_bytes;
+		st->peak_rss.pinned_bytes = st->pinned_bytes;
 		st->peak_rss.has_detail = r->have_detail;
 		st->peak_rss.hwm = r->detail[0];
 		st->peak_rss.anon = r->detail[1];
@@ -521,7 +536,7 @@ static void ckt_replay_rss(struct ckt_replay *r, const struct ckt_ev *ev)
 	}
 	if (r->sink) {
 		struct ckt_sample s = { ev->ts, ev->len, st->heap_bytes, st->anon_mmap_bytes,
-					st->file_mmap_bytes };
+					st->file_mmap_bytes, st->gpu_bytes, st->pinned_bytes };
 		r->sink(r->sink_ctx, &s);
 	}
 }
@@ -544,6 +559,144 @@ static void ckt_replay_rss_detail(struct ckt_replay *r, const struct ckt_ev *ev)
 		st->peak_rss.file = r->detail[2];
 		st->peak_rss.shmem = r->detail[3];
 	}
+}
+
+/* ---- CUDA ---- */
+
+static int ckt_replay_cuda_is_gpu(unsigned kind)
+{
+	return kind == CKT_CUDA_DEVICE || kind == CKT_CUDA_POOL || kind == CKT_CUDA_VMM;
+}
+
+/* The device with this ordinal, created on first sight; NULL when out of memory. */
+static struct ckt_cuda_device *ckt_replay_cuda_device(struct ckt_replay *r, uint32_t ordinal)
+{
+	struct ckt_replay_stats *st = &r->st;
+	for (size_t i = 0; i < st->n_cuda_devices; i++)
+		if (st->cuda_devices[i].ordinal == ordinal)
+			return &st->cuda_devices[i];
+	if (st->n_cuda_devices == r->cap_cuda_devices) {
+		size_t cap = r->cap_cuda_devices ? r->cap_cuda_devices * 2 : 8;
+		struct ckt_cuda_device *d = realloc(st->cuda_devices, cap * sizeof(*d));
+		if (!d)
+			return NULL;
+		st->cuda_devices = d;
+		r->cap_cuda_devices = cap;
+	}
+	struct ckt_cuda_device *d = &st->cuda_devices[st->n_cuda_devices++];
+	memset(d, 0, sizeof(*d));
+	d->ordinal = ordinal;
+	return d;
+}
+
+static void ckt_replay_cuda_text(char *dst, size_t cap, const uint8_t *s, size_t n)
+{
+	if (n >= cap)
+		n = cap - 1;
+	memcpy(dst, s, n);
+	dst[n] = 0;
+}
+
+static int ckt_replay_cuda_describe(struct ckt_replay *r, const struct ckt_record *rec)
+{
+	if (rec->u.cuda_device.ordinal >= CKT_CUDA_NO_DEVICE)
+		return 0;
+	struct ckt_cuda_device *d = ckt_replay_cuda_device(r, (uint32_t)rec->u.cuda_device.ordinal);
+	if (!d)
+		return CKT_ENOMEM;
+	ckt_replay_cuda_text(d->uuid, sizeof(d->uuid), rec->u.cuda_device.uuid, rec->u.cuda_device.uuid_len);
+	ckt_replay_cuda_text(d->name, sizeof(d->name), rec->u.cuda_device.name, rec->u.cuda_device.name_len);
+	return 0;
+}
+
+/* Adds (sign > 0) or removes a block's bytes from every total it belongs to. */
+static int ckt_replay_cuda_account(struct ckt_replay *r, unsigned kind, uint32_t dev, uint64_t size,
+				   int sign, uint64_t ts)
+{
+	struct ckt_replay_stats *st = &r->st;
+	uint64_t *kb = kind < 6 ? &st->cuda_bytes[kind] : NULL;
+	uint64_t *tot = ckt_replay_cuda_is_gpu(kind) ? &st->gpu_bytes
+			: kind == CKT_CUDA_PINNED ? &st->pinned_bytes
+			: kind == CKT_CUDA_MANAGED ? &st->managed_bytes
+			: kind == CKT_CUDA_REGISTERED ? &st->registered_bytes : NULL;
+	struct ckt_cuda_device *d = NULL;
+	if (ckt_replay_cuda_is_gpu(kind) && dev != CKT_CUDA_NO_DEVICE) {
+		d = ckt_replay_cuda_device(r, dev);
+		if (!d)
+			return CKT_ENOMEM;
+	}
+	if (sign > 0) {
+		if (kb)
+			*kb += size;
+		if (tot)
+			*tot += size;
+		if (d && (d->bytes += size) > d->peak.bytes) {
+			d->peak.bytes = d->bytes;
+			d->peak.ts = ts;
+		}
+	} else {
+		if (kb)
+			*kb -= size;
+		if (tot)
+			*tot -= size;
+		if (d)
+			d->bytes -= size;
+		return 0;
+	}
+	if (st->gpu_bytes > st->peak_gpu.bytes) {
+		st->peak_gpu.bytes = st->gpu_bytes;
+		st->peak_gpu.ts = ts;
+		memcpy(st->peak_gpu_kind, st->cuda_bytes, sizeof(st->peak_gpu_kind));
+	}
+	if (st->pinned_bytes > st->peak_pinned.bytes) {
+		st->peak_pinned.bytes = st->pinned_bytes;
+		st->peak_pinned.ts = ts;
+	}
+	if (st->managed_bytes > st->peak_managed.bytes) {
+		st->peak_managed.bytes = st->managed_bytes;
+		st->peak_managed.ts = ts;
+	}
+	if (st->registered_bytes > st->peak_registered.bytes) {
+		st->peak_registered.bytes = st->registered_bytes;
+		st->peak_registered.ts = ts;
+	}
+	return 0;
+}
+
+static int ckt_replay_cuda_alloc(struct ckt_replay *r, const struct ckt_ev *ev, uint32_t tid)
+{
+	struct ckt_heapmap *m = ev->fn == CKT_CU_MEM_CREATE ? &r->cuda_handles : &r->cuda_blocks;
+	struct ckt_block nb = { ev->addr, ev->len, ev->stack, ev->phase, tid, ev->fn, 1,
+				(uint8_t)ev->flags, ev->prot };
+	struct ckt_block *b = ckt_replay_heap_find(m, ev->addr);
+	int rc;
+
+	if (b) {
+		/* still live: its free was lost or never recorded */
+		r->st.inconsistencies++;
+		rc = ckt_replay_cuda_account(r, b->cu_kind, b->cu_dev, b->size, -1, ev->ts);
+		*b = nb;
+	} else {
+		if (ckt_replay_heap_reserve(m) < 0)
+			return CKT_ENOMEM;
+		ckt_replay_heap_put(m, &nb);
+		r->st.cuda_blocks++;
+		rc = 0;
+	}
+	return rc < 0 ? rc : ckt_replay_cuda_account(r, nb.cu_kind, nb.cu_dev, nb.size, 1, ev->ts);
+}
+
+static int ckt_replay_cuda_free(struct ckt_replay *r, const struct ckt_ev *ev)
+{
+	struct ckt_heapmap *m = ev->fn == CKT_CU_MEM_RELEASE ? &r->cuda_handles : &r->cuda_blocks;
+	struct ckt_block *b = ckt_replay_heap_find(m, ev->addr);
+	/* unknown: allocated before tracing, or a free the driver refused */
+	if (!b)
+		return 0;
+	int rc = ckt_replay_cuda_account(r, b->cu_kind, b->cu_dev, b->size, -1, ev->ts);
+	r->st.cuda_blocks--;
+	ckt_replay_heap_del(m, b);
+	return rc;
 }
 
 static int ckt_replay_apply(struct ckt_replay *r, struct ckt_thread *th, const struct ckt_ev *ev)
@@ -593,6 +746,12 @@ static int ckt_replay_apply(struct ckt_replay *r, struct ckt_thread *th, const s
 		break;
 	case CKT_EV_RSS_DETAIL:
 		ckt_replay_rss_detail(r, ev);
+		break;
+	case CKT_EV_CUDA_ALLOC:
+		rc = ckt_replay_cuda_alloc(r, ev, (uint32_t)th->tid);
+		break;
+	case CKT_EV_CUDA_FREE:
+		rc = ckt_replay_cuda_free(r, ev);
 		break;
 	}
 	return rc;
@@ -734,8 +893,32 @@ int ckt_replay_feed(struct ckt_replay *r, const struct ckt_record *rec, struct c
 	case CKT_TAG_LOST:
 		r->lost_sum += rec->u.lost.count;
 		return 0;
+	case CKT_TAG_CUDA_ALLOC:
+		st->counts[CKT_KIND_CUDA_ALLOC]++;
+		ev.kind = CKT_EV_CUDA_ALLOC;
+		ev.addr = rec->u.cuda_alloc.addr;
+		ev.len = rec->u.cuda_alloc.size;
+		ev.stack = rec->u.cuda_alloc.stack;
+		ev.phase = (uint32_t)rec->u.cuda_alloc.phase;
+		ev.flags = (uint32_t)rec->u.cuda_alloc.kind;
+		ev.prot = rec->u.cuda_alloc.device > CKT_CUDA_NO_DEVICE ? CKT_CUDA_NO_DEVICE
+									: (uint32_t)rec->u.cuda_alloc.device;
+		ev.fn = (uint8_t)rec->u.cuda_alloc.fn;
+		rc = ckt_replay_push(r, rec->tid, &ev);
+		return rc < 0 ? ckt_util_err(err, rc, "out of memory") : 0;
+	case CKT_TAG_CUDA_FREE:
+		st->counts[CKT_KIND_CUDA_FREE]++;
+		ev.kind = CKT_EV_CUDA_FREE;
+		ev.addr = rec->u.cuda_free.addr;
+		ev.flags = (uint32_t)rec->u.cuda_free.kind;
+		ev.fn = (uint8_t)rec->u.cuda_free.fn;
+		rc = ckt_replay_push(r, rec->tid, &ev);
+		return rc < 0 ? ckt_util_err(err, rc, "out of memory") : 0;
+	case CKT_TAG_CUDA_DEVICE:
+		rc = ckt_replay_cuda_describe(r, rec);
+		return rc < 0 ? ckt_util_err(err, rc, "out of memory") : 0;
 	default:
-		/* THREAD_NAME: not reported yet */
+		/* THREAD_NAME, STACK, MODULE, CUDA_DEVICE: nothing reported from them yet */
 		return 0;
 	}
 	if (rc < 0)

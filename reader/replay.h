@@ -21,6 +21,8 @@ enum ckt_replay_kind {
 	CKT_KIND_MREMAP,
 	CKT_KIND_RSS,
 	CKT_KIND_RSS_DETAIL,
+	CKT_KIND_CUDA_ALLOC,   /* replayed (GPU figures), but not counted in `events` */
+	CKT_KIND_CUDA_FREE,
 	CKT_KIND_COUNT
 };
 
@@ -30,6 +32,15 @@ struct ckt_peak {
 	uint64_t ts;
 };
 
+/* A CUDA device named by the trace (CUDA_DEVICE record, or an allocation's ordinal). */
+struct ckt_cuda_device {
+	uint32_t ordinal;
+	char uuid[48];          /* "GPU-..."; "" when the driver did not say */
+	char name[64];
+	uint64_t bytes;         /* device + pool + VMM on this device, now */
+	struct ckt_peak peak;
+};
+
 /* The state at one RSS sample, as handed to the sample sink (one CSV row). */
 struct ckt_sample {
 	uint64_t ts;
@@ -37,12 +48,14 @@ struct ckt_sample {
 	uint64_t heap;
 	uint64_t anon_mmap;
 	uint64_t file_mmap;
+	uint64_t gpu;    /* CUDA device + pool + VMM bytes on devices */
+	uint64_t pinned; /* CUDA pinned host bytes */
 };
 
 typedef void ckt_replay_sample_fn(void *ctx, const struct ckt_sample *s);
 
 struct ckt_replay_stats {
-	uint64_t events;                    /* records ALLOC..RSS_DETAIL */
+	uint64_t events;                    /* records ALLOC..RSS_DETAIL (CUDA not included) */
 	uint64_t counts[CKT_KIND_COUNT];
 	uint64_t lost;                      /* max(sum of LOST, END's lost) */
 	uint64_t inconsistencies;           /* ALLOC of an address that was still live */
@@ -69,7 +82,20 @@ struct ckt_replay_stats {
 		uint64_t heap_bytes, anon_mmap_bytes, file_mmap_bytes;
 		bool has_detail;            /* latest RSS_DETAIL at or before the peak */
 		uint64_t hwm, anon, file, shmem;
+		uint64_t gpu_bytes, pinned_bytes; /* CUDA device memory and pinned host RAM then */
 	} peak_rss;
+
+	/* CUDA, counted at the driver layer. gpu = device + pool + VMM memory on devices (sum
+	 * over devices); pinned = page-locked host RAM the driver allocated (it is in RSS);
+	 * managed and registered (existing memory pinned in place) are kept apart. Pool memory
+	 * counts from cuMemAllocAsync to cuMemFreeAsync, not while the pool keeps it reserved. */
+	uint64_t gpu_bytes, pinned_bytes, managed_bytes, registered_bytes;
+	uint64_t cuda_bytes[6];             /* now, by CKT_CUDA_* kind */
+	uint64_t cuda_blocks;               /* live CUDA allocations */
+	struct ckt_peak peak_gpu, peak_pinned, peak_managed, peak_registered;
+	uint64_t peak_gpu_kind[6];          /* cuda_bytes at peak_gpu */
+	struct ckt_cuda_device *cuda_devices; /* by first appearance; owned by the replay */
+	size_t n_cuda_devices;
 };
 
 struct ckt_replay;

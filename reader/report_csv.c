@@ -14,43 +14,55 @@ struct ckt_report_csv {
 	int err; /* first errno seen while writing; 0 while all is well */
 };
 
-struct ckt_csv_column {
+struct ckt_report_csv_column {
 	const char *name;
 	/* writes the cell for s into buf */
 	void (*cell)(char *buf, size_t n, const struct ckt_sample *s);
 };
 
-static void ckt_csv_t_s(char *buf, size_t n, const struct ckt_sample *s)
+static void ckt_report_csv_t_s(char *buf, size_t n, const struct ckt_sample *s)
 {
 	ckt_util_fmt_secs(buf, n, s->ts, 6);
 }
 
-static void ckt_csv_rss(char *buf, size_t n, const struct ckt_sample *s)
+static void ckt_report_csv_rss(char *buf, size_t n, const struct ckt_sample *s)
 {
 	snprintf(buf, n, "%" PRIu64, s->rss);
 }
 
-static void ckt_csv_heap(char *buf, size_t n, const struct ckt_sample *s)
+static void ckt_report_csv_heap(char *buf, size_t n, const struct ckt_sample *s)
 {
 	snprintf(buf, n, "%" PRIu64, s->heap);
 }
 
-static void ckt_csv_mmap(char *buf, size_t n, const struct ckt_sample *s)
+static void ckt_report_csv_mmap(char *buf, size_t n, const struct ckt_sample *s)
 {
 	snprintf(buf, n, "%" PRIu64, s->anon_mmap + s->file_mmap);
 }
 
+static void ckt_report_csv_gpu(char *buf, size_t n, const struct ckt_sample *s)
+{
+	snprintf(buf, n, "%" PRIu64, s->gpu);
+}
+
+static void ckt_report_csv_pinned(char *buf, size_t n, const struct ckt_sample *s)
+{
+	snprintf(buf, n, "%" PRIu64, s->pinned);
+}
+
 /* The header line `t_s,rss_bytes,heap_bytes,mmap_bytes` is a published interface: append
  * new columns at the end, never reorder. */
-static const struct ckt_csv_column ckt_csv_columns[] = {
-	{ "t_s", ckt_csv_t_s },
-	{ "rss_bytes", ckt_csv_rss },
-	{ "heap_bytes", ckt_csv_heap },
-	{ "mmap_bytes", ckt_csv_mmap },
+static const struct ckt_report_csv_column ckt_report_csv_columns[] = {
+	{ "t_s", ckt_report_csv_t_s },
+	{ "rss_bytes", ckt_report_csv_rss },
+	{ "heap_bytes", ckt_report_csv_heap },
+	{ "mmap_bytes", ckt_report_csv_mmap },
+	{ "gpu_bytes", ckt_report_csv_gpu },       /* CUDA device + pool + VMM, all devices */
+	{ "pinned_bytes", ckt_report_csv_pinned }, /* CUDA pinned host RAM */
 };
-#define CKT_CSV_NCOLS (sizeof(ckt_csv_columns) / sizeof(ckt_csv_columns[0]))
+#define CKT_REPORT_CSV_NCOLS (sizeof(ckt_report_csv_columns) / sizeof(ckt_report_csv_columns[0]))
 
-static void ckt_csv_check(struct ckt_report_csv *c, int rc)
+static void ckt_report_csv_check(struct ckt_report_csv *c, int rc)
 {
 	if (rc < 0 && !c->err)
 		c->err = errno ? errno : EIO;
@@ -69,9 +81,9 @@ int ckt_report_csv_open(const char *path, struct ckt_report_csv **out)
 		free(c);
 		return -e;
 	}
-	for (size_t i = 0; i < CKT_CSV_NCOLS; i++) {
-		ckt_csv_check(c, fputs(ckt_csv_columns[i].name, c->f) == EOF ? -1 : 0);
-		ckt_csv_check(c, fputc(i + 1 < CKT_CSV_NCOLS ? ',' : '\n', c->f) == EOF ? -1 : 0);
+	for (size_t i = 0; i < CKT_REPORT_CSV_NCOLS; i++) {
+		ckt_report_csv_check(c, fputs(ckt_report_csv_columns[i].name, c->f) == EOF ? -1 : 0);
+		ckt_report_csv_check(c, fputc(i + 1 < CKT_REPORT_CSV_NCOLS ? ',' : '\n', c->f) == EOF ? -1 : 0);
 	}
 	*out = c;
 	return 0;
@@ -84,10 +96,10 @@ void ckt_report_csv_sample(void *ctx, const struct ckt_sample *s)
 
 	if (c->err)
 		return;
-	for (size_t i = 0; i < CKT_CSV_NCOLS; i++) {
-		ckt_csv_columns[i].cell(cell, sizeof(cell), s);
-		ckt_csv_check(c, fputs(cell, c->f) == EOF ? -1 : 0);
-		ckt_csv_check(c, fputc(i + 1 < CKT_CSV_NCOLS ? ',' : '\n', c->f) == EOF ? -1 : 0);
+	for (size_t i = 0; i < CKT_REPORT_CSV_NCOLS; i++) {
+		ckt_report_csv_columns[i].cell(cell, sizeof(cell), s);
+		ckt_report_csv_check(c, fputs(cell, c->f) == EOF ? -1 : 0);
+		ckt_report_csv_check(c, fputc(i + 1 < CKT_REPORT_CSV_NCOLS ? ',' : '\n', c->f) == EOF ? -1 : 0);
 	}
 }
 

@@ -16,47 +16,14 @@ struct ckt_json {
 	int first;
 };
 
-static void ckt_json_indent(struct ckt_json *j)
+static void ckt_report_json_indent(struct ckt_json *j)
 {
 	fputc('\n', j->f);
 	for (int i = 0; i < j->depth; i++)
 		fputs("  ", j->f);
 }
 
-/* Length of the valid UTF-8 sequence at s (1..4), or 0 if s does not start one. */
-static size_t ckt_json_utf8_len(const unsigned char *s, size_t n)
-{
-	unsigned char c = s[0];
-	size_t len;
-	unsigned char lo = 0x80, hi = 0xbf; /* allowed range of the second byte */
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		len = 2;
-	else if (c >= 0xe0 && c <= 0xef) {
-		len = 3;
-		if (c == 0xe0)
-			lo = 0xa0; /* overlong */
-		if (c == 0xed)
-			hi = 0x9f; /* UTF-16 surrogates */
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		len = 4;
-		if (c == 0xf0)
-			lo = 0x90;
-		if (c == 0xf4)
-			hi = 0x8f; /* above U+10FFFF */
-	} else
-		return 0;
-	if (n < len || s[1] < lo || s[1] > hi)
-		return 0;
-	for (size_t i = 2; i < len; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	return len;
-}
-
-static void ckt_json_str(struct ckt_json *j, const char *str, size_t n)
+static void ckt_report_json_str(struct ckt_json *j, const char *str, size_t n)
 {
 	const unsigned char *s = (const unsigned char *)str;
 	FILE *f = j->f;
@@ -64,7 +31,7 @@ static void ckt_json_str(struct ckt_json *j, const char *str, size_t n)
 	fputc('"', f);
 	for (size_t i = 0; i < n;) {
 		unsigned char c = s[i];
-		size_t len = ckt_json_utf8_len(s + i, n - i);
+		size_t len = ckt_util_utf8_len(s + i, n - i);
 		if (len == 0) {
 			fputs("\\ufffd", f); /* invalid byte: JSON text must be valid Unicode */
 			i++;
@@ -94,80 +61,80 @@ static void ckt_json_str(struct ckt_json *j, const char *str, size_t n)
 	fputc('"', f);
 }
 
-static void ckt_json_key(struct ckt_json *j, const char *key)
+static void ckt_report_json_key(struct ckt_json *j, const char *key)
 {
 	if (!j->first)
 		fputc(',', j->f);
 	j->first = 0;
-	ckt_json_indent(j);
-	ckt_json_str(j, key, strlen(key));
+	ckt_report_json_indent(j);
+	ckt_report_json_str(j, key, strlen(key));
 	fputs(": ", j->f);
 }
 
-static void ckt_json_open(struct ckt_json *j, const char *key)
+static void ckt_report_json_open(struct ckt_json *j, const char *key)
 {
 	if (key)
-		ckt_json_key(j, key);
+		ckt_report_json_key(j, key);
 	fputc('{', j->f);
 	j->depth++;
 	j->first = 1;
 }
 
-static void ckt_json_close(struct ckt_json *j)
+static void ckt_report_json_close(struct ckt_json *j)
 {
 	j->depth--;
 	if (!j->first)
-		ckt_json_indent(j);
+		ckt_report_json_indent(j);
 	fputc('}', j->f);
 	j->first = 0;
 }
 
-static void ckt_json_u64(struct ckt_json *j, const char *key, uint64_t v)
+static void ckt_report_json_u64(struct ckt_json *j, const char *key, uint64_t v)
 {
-	ckt_json_key(j, key);
+	ckt_report_json_key(j, key);
 	fprintf(j->f, "%" PRIu64, v);
 }
 
-static void ckt_json_i64(struct ckt_json *j, const char *key, int64_t v)
+static void ckt_report_json_i64(struct ckt_json *j, const char *key, int64_t v)
 {
-	ckt_json_key(j, key);
+	ckt_report_json_key(j, key);
 	fprintf(j->f, "%" PRId64, v);
 }
 
-static void ckt_json_secs(struct ckt_json *j, const char *key, uint64_t ns, int valid)
+static void ckt_report_json_secs(struct ckt_json *j, const char *key, uint64_t ns, int valid)
 {
 	char buf[32];
-	ckt_json_key(j, key);
+	ckt_report_json_key(j, key);
 	fputs(valid ? ckt_util_fmt_secs(buf, sizeof(buf), ns, 6) : "null", j->f);
 }
 
-static void ckt_json_bool(struct ckt_json *j, const char *key, int v)
+static void ckt_report_json_bool(struct ckt_json *j, const char *key, int v)
 {
-	ckt_json_key(j, key);
+	ckt_report_json_key(j, key);
 	fputs(v ? "true" : "false", j->f);
 }
 
 /* A header value as a JSON string, or null when the key is absent. */
-static void ckt_json_hdr_str(struct ckt_json *j, const char *key, const struct ckt_decoder *d,
+static void ckt_report_json_hdr_str(struct ckt_json *j, const char *key, const struct ckt_decoder *d,
 			     const char *hkey)
 {
 	const struct ckt_header *h = ckt_decode_header(d);
-	ckt_json_key(j, key);
+	ckt_report_json_key(j, key);
 	for (size_t i = 0; i < h->n_kv; i++)
 		if (strcmp(h->kv[i].key, hkey) == 0 && h->kv[i].key_len == strlen(hkey)) {
-			ckt_json_str(j, h->kv[i].value, h->kv[i].value_len);
+			ckt_report_json_str(j, h->kv[i].value, h->kv[i].value_len);
 			return;
 		}
 	fputs("null", j->f);
 }
 
 /* A header value that should be a decimal integer; null when absent or not a number. */
-static void ckt_json_hdr_int(struct ckt_json *j, const char *key, const struct ckt_decoder *d,
+static void ckt_report_json_hdr_int(struct ckt_json *j, const char *key, const struct ckt_decoder *d,
 			     const char *hkey)
 {
 	const char *v = ckt_decode_header_get(d, hkey);
 	char *end;
-	ckt_json_key(j, key);
+	ckt_report_json_key(j, key);
 	if (v && *v) {
 		errno = 0;
 		long long n = strtoll(v, &end, 10);
@@ -179,12 +146,12 @@ static void ckt_json_hdr_int(struct ckt_json *j, const char *key, const struct c
 	fputs("null", j->f);
 }
 
-static void ckt_json_argv(struct ckt_json *j, const struct ckt_decoder *d)
+static void ckt_report_json_argv(struct ckt_json *j, const struct ckt_decoder *d)
 {
 	const struct ckt_header *h = ckt_decode_header(d);
 	const struct ckt_header_kv *kv = NULL;
 
-	ckt_json_key(j, "argv");
+	ckt_report_json_key(j, "argv");
 	for (size_t i = 0; i < h->n_kv; i++)
 		if (h->kv[i].key_len == 4 && memcmp(h->kv[i].key, "argv", 4) == 0)
 			kv = &h->kv[i];
@@ -198,7 +165,7 @@ static void ckt_json_argv(struct ckt_json *j, const struct ckt_decoder *d)
 		if (i == kv->value_len || kv->value[i] == '\n') {
 			if (start)
 				fputs(", ", j->f);
-			ckt_json_str(j, kv->value + start, i - start);
+			ckt_report_json_str(j, kv->value + start, i - start);
 			start = i + 1;
 			if (i == kv->value_len)
 				break;
@@ -207,7 +174,7 @@ static void ckt_json_argv(struct ckt_json *j, const struct ckt_decoder *d)
 	fputc(']', j->f);
 }
 
-static const char *ckt_json_end_reason(const struct ckt_replay_stats *st)
+static const char *ckt_report_json_end_reason(const struct ckt_replay_stats *st)
 {
 	if (!st->ended)
 		return NULL;
@@ -219,115 +186,203 @@ static const char *ckt_json_end_reason(const struct ckt_replay_stats *st)
 	}
 }
 
+/* ---- CUDA figures ---- */
+
+static void ckt_report_json_array_open(struct ckt_json *j, const char *key)
+{
+	ckt_report_json_key(j, key);
+	fputc('[', j->f);
+	j->depth++;
+	j->first = 1;
+}
+
+static void ckt_report_json_array_close(struct ckt_json *j)
+{
+	j->depth--;
+	if (!j->first)
+		ckt_report_json_indent(j);
+	fputc(']', j->f);
+	j->first = 0;
+}
+
+static void ckt_report_json_elem_open(struct ckt_json *j)
+{
+	if (!j->first)
+		fputc(',', j->f);
+	j->first = 0;
+	ckt_report_json_indent(j);
+	fputc('{', j->f);
+	j->depth++;
+	j->first = 1;
+}
+
+/* bytes, t_s, and the phase split (empty until phases exist) */
+static void ckt_report_json_cuda_peak(struct ckt_json *j, const char *key, const struct ckt_peak *p)
+{
+	ckt_report_json_open(j, key);
+	ckt_report_json_u64(j, "bytes", p->bytes);
+	ckt_report_json_secs(j, "t_s", p->ts, p->bytes > 0);
+	ckt_report_json_key(j, "active_phases");
+	fputs("[]", j->f);
+	ckt_report_json_key(j, "by_phase");
+	fputs("[]", j->f);
+}
+
+static void ckt_report_json_cuda(struct ckt_json *j, const struct ckt_replay_stats *st)
+{
+	ckt_report_json_cuda_peak(j, "peak_gpu", &st->peak_gpu);
+	ckt_report_json_u64(j, "device_bytes", st->peak_gpu_kind[CKT_CUDA_DEVICE]);
+	ckt_report_json_u64(j, "pool_bytes", st->peak_gpu_kind[CKT_CUDA_POOL]);
+	ckt_report_json_u64(j, "vmm_bytes", st->peak_gpu_kind[CKT_CUDA_VMM]);
+	ckt_report_json_array_open(j, "devices");
+	for (size_t i = 0; i < st->n_cuda_devices; i++) {
+		const struct ckt_cuda_device *d = &st->cuda_devices[i];
+		ckt_report_json_elem_open(j);
+		ckt_report_json_key(j, "uuid");
+		if (d->uuid[0])
+			ckt_report_json_str(j, d->uuid, strlen(d->uuid));
+		else
+			fputs("null", j->f);
+		ckt_report_json_u64(j, "ordinal", d->ordinal);
+		ckt_report_json_key(j, "name");
+		ckt_report_json_str(j, d->name, strlen(d->name));
+		ckt_report_json_u64(j, "peak_bytes", d->peak.bytes);
+		ckt_report_json_secs(j, "t_s", d->peak.ts, d->peak.bytes > 0);
+		ckt_report_json_u64(j, "live_bytes", d->bytes);
+		ckt_report_json_close(j);
+	}
+	ckt_report_json_array_close(j);
+	ckt_report_json_close(j);
+
+	ckt_report_json_cuda_peak(j, "peak_pinned", &st->peak_pinned);
+	ckt_report_json_close(j);
+	ckt_report_json_cuda_peak(j, "peak_managed", &st->peak_managed);
+	ckt_report_json_close(j);
+	ckt_report_json_cuda_peak(j, "peak_registered", &st->peak_registered);
+	ckt_report_json_close(j);
+}
+
 int ckt_report_json_print(FILE *out, const struct ckt_report *rep)
 {
 	const struct ckt_replay_stats *st = rep->st;
 	const struct ckt_header *h = ckt_decode_header(rep->dec);
 	struct ckt_json jj = { out, 0, 1 }, *j = &jj;
-	const char *reason = ckt_json_end_reason(st);
+	const char *reason = ckt_report_json_end_reason(st);
 
-	ckt_json_open(j, NULL);
-	ckt_json_u64(j, "format_version", h->format_version);
-	ckt_json_hdr_str(j, "tracer_version", rep->dec, "tracer_version");
-	ckt_json_hdr_str(j, "exe", rep->dec, "exe");
-	ckt_json_hdr_int(j, "pid", rep->dec, "pid");
-	ckt_json_hdr_int(j, "ppid", rep->dec, "ppid");
-	ckt_json_argv(j, rep->dec);
-	ckt_json_hdr_str(j, "hostname", rep->dec, "hostname");
-	ckt_json_hdr_int(j, "start_wall_ns", rep->dec, "start_wall_ns");
-	ckt_json_u64(j, "page_size", h->page_size);
-	ckt_json_secs(j, "duration_s", st->duration_ns, 1);
-	ckt_json_u64(j, "events", st->events);
+	ckt_report_json_open(j, NULL);
+	ckt_report_json_u64(j, "format_version", h->format_version);
+	ckt_report_json_hdr_str(j, "tracer_version", rep->dec, "tracer_version");
+	ckt_report_json_hdr_str(j, "exe", rep->dec, "exe");
+	ckt_report_json_hdr_int(j, "pid", rep->dec, "pid");
+	ckt_report_json_hdr_int(j, "ppid", rep->dec, "ppid");
+	ckt_report_json_argv(j, rep->dec);
+	ckt_report_json_hdr_str(j, "hostname", rep->dec, "hostname");
+	ckt_report_json_hdr_int(j, "start_wall_ns", rep->dec, "start_wall_ns");
+	ckt_report_json_u64(j, "page_size", h->page_size);
+	ckt_report_json_secs(j, "duration_s", st->duration_ns, 1);
+	ckt_report_json_u64(j, "events", st->events);
 
-	ckt_json_open(j, "event_counts");
-	ckt_json_u64(j, "alloc", st->counts[CKT_KIND_ALLOC]);
-	ckt_json_u64(j, "free", st->counts[CKT_KIND_FREE]);
-	ckt_json_u64(j, "realloc", st->counts[CKT_KIND_REALLOC]);
-	ckt_json_u64(j, "mmap", st->counts[CKT_KIND_MMAP]);
-	ckt_json_u64(j, "munmap", st->counts[CKT_KIND_MUNMAP]);
-	ckt_json_u64(j, "mremap", st->counts[CKT_KIND_MREMAP]);
-	ckt_json_u64(j, "rss", st->counts[CKT_KIND_RSS]);
-	ckt_json_u64(j, "rss_detail", st->counts[CKT_KIND_RSS_DETAIL]);
-	ckt_json_close(j);
+	ckt_report_json_open(j, "event_counts");
+	ckt_report_json_u64(j, "alloc", st->counts[CKT_KIND_ALLOC]);
+	ckt_report_json_u64(j, "free", st->counts[CKT_KIND_FREE]);
+	ckt_report_json_u64(j, "realloc", st->counts[CKT_KIND_REALLOC]);
+	ckt_report_json_u64(j, "mmap", st->counts[CKT_KIND_MMAP]);
+	ckt_report_json_u64(j, "munmap", st->counts[CKT_KIND_MUNMAP]);
+	ckt_report_json_u64(j, "mremap", st->counts[CKT_KIND_MREMAP]);
+	ckt_report_json_u64(j, "rss", st->counts[CKT_KIND_RSS]);
+	ckt_report_json_u64(j, "rss_detail", st->counts[CKT_KIND_RSS_DETAIL]);
+	ckt_report_json_u64(j, "cuda_alloc", st->counts[CKT_KIND_CUDA_ALLOC]);
+	ckt_report_json_u64(j, "cuda_free", st->counts[CKT_KIND_CUDA_FREE]);
+	ckt_report_json_close(j);
 
-	ckt_json_bool(j, "truncated", st->truncated);
-	ckt_json_u64(j, "lost_events", st->lost);
-	ckt_json_u64(j, "inconsistencies", st->inconsistencies);
-	ckt_json_key(j, "end_reason");
+	ckt_report_json_bool(j, "truncated", st->truncated);
+	ckt_report_json_u64(j, "lost_events", st->lost);
+	ckt_report_json_u64(j, "inconsistencies", st->inconsistencies);
+	ckt_report_json_key(j, "end_reason");
 	if (reason)
-		ckt_json_str(j, reason, strlen(reason));
+		ckt_report_json_str(j, reason, strlen(reason));
 	else
 		fputs("null", out);
 
-	ckt_json_open(j, "peak_heap");
-	ckt_json_u64(j, "bytes", st->peak_heap.bytes);
-	ckt_json_secs(j, "t_s", st->peak_heap.ts, st->peak_heap.bytes > 0);
-	ckt_json_close(j);
+	ckt_report_json_open(j, "peak_heap");
+	ckt_report_json_u64(j, "bytes", st->peak_heap.bytes);
+	ckt_report_json_secs(j, "t_s", st->peak_heap.ts, st->peak_heap.bytes > 0);
+	ckt_report_json_close(j);
 
-	ckt_json_open(j, "peak_mmap");
-	ckt_json_u64(j, "bytes", st->peak_mmap.bytes);
-	ckt_json_secs(j, "t_s", st->peak_mmap.ts, st->peak_mmap.bytes > 0);
-	ckt_json_u64(j, "anon_bytes", st->peak_mmap_anon_bytes);
-	ckt_json_u64(j, "file_bytes", st->peak_mmap_file_bytes);
-	ckt_json_close(j);
+	ckt_report_json_open(j, "peak_mmap");
+	ckt_report_json_u64(j, "bytes", st->peak_mmap.bytes);
+	ckt_report_json_secs(j, "t_s", st->peak_mmap.ts, st->peak_mmap.bytes > 0);
+	ckt_report_json_u64(j, "anon_bytes", st->peak_mmap_anon_bytes);
+	ckt_report_json_u64(j, "file_bytes", st->peak_mmap_file_bytes);
+	ckt_report_json_close(j);
 
-	ckt_json_open(j, "peak_mmap_anon");
-	ckt_json_u64(j, "bytes", st->peak_anon.bytes);
-	ckt_json_secs(j, "t_s", st->peak_anon.ts, st->peak_anon.bytes > 0);
-	ckt_json_close(j);
+	ckt_report_json_open(j, "peak_mmap_anon");
+	ckt_report_json_u64(j, "bytes", st->peak_anon.bytes);
+	ckt_report_json_secs(j, "t_s", st->peak_anon.ts, st->peak_anon.bytes > 0);
+	ckt_report_json_close(j);
 
-	ckt_json_open(j, "peak_mmap_file");
-	ckt_json_u64(j, "bytes", st->peak_file.bytes);
-	ckt_json_secs(j, "t_s", st->peak_file.ts, st->peak_file.bytes > 0);
-	ckt_json_close(j);
+	ckt_report_json_open(j, "peak_mmap_file");
+	ckt_report_json_u64(j, "bytes", st->peak_file.bytes);
+	ckt_report_json_secs(j, "t_s", st->peak_file.ts, st->peak_file.bytes > 0);
+	ckt_report_json_close(j);
 
-	ckt_json_open(j, "peak_rss");
-	ckt_json_u64(j, "bytes", st->peak_rss.bytes);
-	ckt_json_secs(j, "t_s", st->peak_rss.ts, st->peak_rss.seen);
-	ckt_json_u64(j, "heap_bytes", st->peak_rss.heap_bytes);
-	ckt_json_u64(j, "mmap_bytes", st->peak_rss.anon_mmap_bytes + st->peak_rss.file_mmap_bytes);
-	ckt_json_u64(j, "anon_mmap_bytes", st->peak_rss.anon_mmap_bytes);
-	ckt_json_u64(j, "file_mmap_bytes", st->peak_rss.file_mmap_bytes);
-	/* may be negative: malloc's own mmaps and freed-but-cached pages are not in heap_bytes */
-	ckt_json_i64(j, "unexplained_bytes", (int64_t)(st->peak_rss.bytes - st->peak_rss.heap_bytes -
-						       st->peak_rss.anon_mmap_bytes));
-	ckt_json_u64(j, "hwm_bytes", st->hwm_max);
+	ckt_report_json_open(j, "peak_rss");
+	ckt_report_json_u64(j, "bytes", st->peak_rss.bytes);
+	ckt_report_json_secs(j, "t_s", st->peak_rss.ts, st->peak_rss.seen);
+	ckt_report_json_u64(j, "heap_bytes", st->peak_rss.heap_bytes);
+	ckt_report_json_u64(j, "mmap_bytes", st->peak_rss.anon_mmap_bytes + st->peak_rss.file_mmap_bytes);
+	ckt_report_json_u64(j, "anon_mmap_bytes", st->peak_rss.anon_mmap_bytes);
+	ckt_report_json_u64(j, "file_mmap_bytes", st->peak_rss.file_mmap_bytes);
+	ckt_report_json_u64(j, "gpu_bytes", st->peak_rss.gpu_bytes);
+	ckt_report_json_u64(j, "pinned_bytes", st->peak_rss.pinned_bytes);
+	/* may be negative: malloc's own mmaps and freed-but-cached pages are not in heap_bytes.
+	 * Pinned host memory is host RAM the driver mapped outside our mmap hook. */
+	ckt_report_json_i64(j, "unexplained_bytes", (int64_t)(st->peak_rss.bytes - st->peak_rss.heap_bytes -
+						       st->peak_rss.anon_mmap_bytes - st->peak_rss.pinned_bytes));
+	ckt_report_json_u64(j, "hwm_bytes", st->hwm_max);
 	if (st->peak_rss.has_detail) {
-		ckt_json_open(j, "detail");
-		ckt_json_u64(j, "hwm_bytes", st->peak_rss.hwm);
-		ckt_json_u64(j, "rss_anon_bytes", st->peak_rss.anon);
-		ckt_json_u64(j, "rss_file_bytes", st->peak_rss.file);
-		ckt_json_u64(j, "rss_shmem_bytes", st->peak_rss.shmem);
-		ckt_json_close(j);
+		ckt_report_json_open(j, "detail");
+		ckt_report_json_u64(j, "hwm_bytes", st->peak_rss.hwm);
+		ckt_report_json_u64(j, "rss_anon_bytes", st->peak_rss.anon);
+		ckt_report_json_u64(j, "rss_file_bytes", st->peak_rss.file);
+		ckt_report_json_u64(j, "rss_shmem_bytes", st->peak_rss.shmem);
+		ckt_report_json_close(j);
 	} else {
-		ckt_json_key(j, "detail");
+		ckt_report_json_key(j, "detail");
 		fputs("null", out);
 	}
-	ckt_json_close(j);
+	ckt_report_json_close(j);
 
-	ckt_json_open(j, "live_at_exit");
-	ckt_json_u64(j, "heap_bytes", st->heap_bytes);
-	ckt_json_u64(j, "mmap_bytes", st->anon_mmap_bytes + st->file_mmap_bytes);
-	ckt_json_u64(j, "anon_mmap_bytes", st->anon_mmap_bytes);
-	ckt_json_u64(j, "file_mmap_bytes", st->file_mmap_bytes);
-	ckt_json_u64(j, "heap_blocks", st->heap_blocks);
-	ckt_json_close(j);
+	ckt_report_json_cuda(j, st);
 
-	ckt_json_u64(j, "rss_samples", st->rss_samples);
+	ckt_report_json_open(j, "live_at_exit");
+	ckt_report_json_u64(j, "heap_bytes", st->heap_bytes);
+	ckt_report_json_u64(j, "mmap_bytes", st->anon_mmap_bytes + st->file_mmap_bytes);
+	ckt_report_json_u64(j, "anon_mmap_bytes", st->anon_mmap_bytes);
+	ckt_report_json_u64(j, "file_mmap_bytes", st->file_mmap_bytes);
+	ckt_report_json_u64(j, "heap_blocks", st->heap_blocks);
+	ckt_report_json_u64(j, "gpu_bytes", st->gpu_bytes);
+	ckt_report_json_u64(j, "pinned_bytes", st->pinned_bytes);
+	ckt_report_json_u64(j, "managed_bytes", st->managed_bytes);
+	ckt_report_json_u64(j, "registered_bytes", st->registered_bytes);
+	ckt_report_json_u64(j, "cuda_blocks", st->cuda_blocks);
+	ckt_report_json_close(j);
 
-	ckt_json_open(j, "header");
+	ckt_report_json_u64(j, "rss_samples", st->rss_samples);
+
+	ckt_report_json_open(j, "header");
 	for (size_t i = 0; i < h->n_kv; i++) {
 		if (!j->first)
 			fputc(',', out);
 		j->first = 0;
-		ckt_json_indent(j);
-		ckt_json_str(j, h->kv[i].key, h->kv[i].key_len);
+		ckt_report_json_indent(j);
+		ckt_report_json_str(j, h->kv[i].key, h->kv[i].key_len);
 		fputs(": ", out);
-		ckt_json_str(j, h->kv[i].value, h->kv[i].value_len);
+		ckt_report_json_str(j, h->kv[i].value, h->kv[i].value_len);
 	}
-	ckt_json_close(j);
+	ckt_report_json_close(j);
 
-	ckt_json_close(j);
+	ckt_report_json_close(j);
 	fputc('\n', out);
 	if (fflush(out) != 0 || ferror(out))
 		return -(errno ? errno : EIO);

@@ -8,19 +8,26 @@
 #include <inttypes.h>
 #include <string.h>
 
-#define CKT_TEXT_COL "%-22s"
+#define CKT_REPORT_TEXT_COL "%-22s"
 
-/* Prints a header value with control bytes shown as '?': a terminal must not be driven by
- * bytes from a trace file. */
-static void ckt_text_put_clean(FILE *out, const char *s, size_t n)
+/* Prints a header value with control bytes and invalid UTF-8 shown as '?': a terminal must
+ * not be driven by bytes from a trace file. */
+static void ckt_report_text_put_clean(FILE *out, const char *str, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		fputc(c < 0x20 || c == 0x7f ? '?' : c, out);
+	const unsigned char *s = (const unsigned char *)str;
+	for (size_t i = 0; i < n;) {
+		size_t len = ckt_util_utf8_len(s + i, n - i);
+		if (len == 0 || (len == 1 && (s[i] < 0x20 || s[i] == 0x7f))) {
+			fputc('?', out);
+			i++;
+		} else {
+			fwrite(s + i, 1, len, out);
+			i += len;
+		}
 	}
 }
 
-static const struct ckt_header_kv *ckt_text_kv(const struct ckt_decoder *d, const char *key)
+static const struct ckt_header_kv *ckt_report_text_kv(const struct ckt_decoder *d, const char *key)
 {
 	const struct ckt_header *h = ckt_decode_header(d);
 	size_t len = strlen(key);
@@ -32,7 +39,7 @@ static const struct ckt_header_kv *ckt_text_kv(const struct ckt_decoder *d, cons
 
 /* argv as a shell-like line: arguments joined by spaces, quoted when they hold a space or
  * a quote, so the line can be read back unambiguously. */
-static void ckt_text_argv(FILE *out, const struct ckt_header_kv *kv)
+static void ckt_report_text_argv(FILE *out, const struct ckt_header_kv *kv)
 {
 	for (size_t start = 0, i = 0;; i++) {
 		if (i != kv->value_len && kv->value[i] != '\n')
@@ -49,7 +56,7 @@ static void ckt_text_argv(FILE *out, const struct ckt_header_kv *kv)
 			if (a[k] == '\'')
 				fputs("'\\''", out);
 			else
-				ckt_text_put_clean(out, a + k, 1);
+				ckt_report_text_put_clean(out, a + k, 1);
 		}
 		if (quote)
 			fputc('\'', out);
@@ -59,23 +66,23 @@ static void ckt_text_argv(FILE *out, const struct ckt_header_kv *kv)
 	}
 }
 
-static void ckt_text_bytes(FILE *out, uint64_t bytes)
+static void ckt_report_text_bytes(FILE *out, uint64_t bytes)
 {
 	char h[32];
 	fprintf(out, "%s (%" PRIu64 " bytes)", ckt_util_fmt_bytes(h, sizeof(h), bytes), bytes);
 }
 
-static void ckt_text_peak(FILE *out, const char *label, const struct ckt_peak *p)
+static void ckt_report_text_peak(FILE *out, const char *label, const struct ckt_peak *p)
 {
 	char t[32];
-	fprintf(out, CKT_TEXT_COL, label);
-	ckt_text_bytes(out, p->bytes);
+	fprintf(out, CKT_REPORT_TEXT_COL, label);
+	ckt_report_text_bytes(out, p->bytes);
 	if (p->bytes)
 		fprintf(out, " at %s s", ckt_util_fmt_secs(t, sizeof(t), p->ts, 6));
 	fputc('\n', out);
 }
 
-static const char *ckt_text_end_reason(uint64_t reason)
+static const char *ckt_report_text_end_reason(uint64_t reason)
 {
 	switch (reason) {
 	case CKT_END_EXIT: return "exit";
@@ -85,36 +92,70 @@ static const char *ckt_text_end_reason(uint64_t reason)
 	}
 }
 
-static void ckt_text_program(FILE *out, const struct ckt_report *rep)
+static void ckt_report_text_program(FILE *out, const struct ckt_report *rep)
 {
-	const struct ckt_header_kv *exe = ckt_text_kv(rep->dec, "exe");
-	const struct ckt_header_kv *pid = ckt_text_kv(rep->dec, "pid");
-	const struct ckt_header_kv *host = ckt_text_kv(rep->dec, "hostname");
-	const struct ckt_header_kv *argv = ckt_text_kv(rep->dec, "argv");
+	const struct ckt_header_kv *exe = ckt_report_text_kv(rep->dec, "exe");
+	const struct ckt_header_kv *pid = ckt_report_text_kv(rep->dec, "pid");
+	const struct ckt_header_kv *host = ckt_report_text_kv(rep->dec, "hostname");
+	const struct ckt_header_kv *argv = ckt_report_text_kv(rep->dec, "argv");
 
 	fputs("cuzktrace report for ", out);
-	ckt_text_put_clean(out, rep->trace_path, strlen(rep->trace_path));
+	ckt_report_text_put_clean(out, rep->trace_path, strlen(rep->trace_path));
 	fputs("\n\n", out);
-	fprintf(out, CKT_TEXT_COL, "program");
+	fprintf(out, CKT_REPORT_TEXT_COL, "program");
 	if (exe)
-		ckt_text_put_clean(out, exe->value, exe->value_len);
+		ckt_report_text_put_clean(out, exe->value, exe->value_len);
 	else
 		fputs("(unknown)", out);
 	if (pid) {
 		fputs(" (pid ", out);
-		ckt_text_put_clean(out, pid->value, pid->value_len);
+		ckt_report_text_put_clean(out, pid->value, pid->value_len);
 		fputc(')', out);
 	}
 	if (host) {
 		fputs(" on ", out);
-		ckt_text_put_clean(out, host->value, host->value_len);
+		ckt_report_text_put_clean(out, host->value, host->value_len);
 	}
 	fputc('\n', out);
 	if (argv) {
-		fprintf(out, CKT_TEXT_COL, "command line");
-		ckt_text_argv(out, argv);
+		fprintf(out, CKT_REPORT_TEXT_COL, "command line");
+		ckt_report_text_argv(out, argv);
 		fputc('\n', out);
 	}
+}
+
+/* GPU memory (device + pool + VMM, summed over devices, then each device), pinned host RAM,
+ * managed memory: each peak with its moment. */
+static void ckt_report_text_cuda(FILE *out, const struct ckt_replay_stats *st)
+{
+	char h[32];
+	ckt_report_text_peak(out, "peak GPU memory", &st->peak_gpu);
+	if (st->peak_gpu.bytes) {
+		fprintf(out, CKT_REPORT_TEXT_COL "device %s", "  then",
+			ckt_util_fmt_bytes(h, sizeof(h), st->peak_gpu_kind[CKT_CUDA_DEVICE]));
+		fprintf(out, ", pool %s", ckt_util_fmt_bytes(h, sizeof(h), st->peak_gpu_kind[CKT_CUDA_POOL]));
+		fprintf(out, ", VMM %s\n", ckt_util_fmt_bytes(h, sizeof(h), st->peak_gpu_kind[CKT_CUDA_VMM]));
+	}
+	for (size_t i = 0; i < st->n_cuda_devices; i++) {
+		const struct ckt_cuda_device *d = &st->cuda_devices[i];
+		char label[32];
+		snprintf(label, sizeof(label), "  device %u", d->ordinal);
+		fprintf(out, CKT_REPORT_TEXT_COL "peak %s", label, ckt_util_fmt_bytes(h, sizeof(h), d->peak.bytes));
+		if (d->uuid[0] || d->name[0]) {
+			fputs(" (", out);
+			ckt_report_text_put_clean(out, d->name, strlen(d->name));
+			if (d->uuid[0] && d->name[0])
+				fputs(", ", out);
+			ckt_report_text_put_clean(out, d->uuid, strlen(d->uuid));
+			fputc(')', out);
+		}
+		fputc('\n', out);
+	}
+	ckt_report_text_peak(out, "peak CUDA pinned host", &st->peak_pinned);
+	ckt_report_text_peak(out, "peak CUDA managed", &st->peak_managed);
+	if (st->peak_registered.bytes)
+		ckt_report_text_peak(out, "peak CUDA registered", &st->peak_registered);
+	fputc('\n', out);
 }
 
 int ckt_report_text_print(FILE *out, const struct ckt_report *rep)
@@ -122,72 +163,90 @@ int ckt_report_text_print(FILE *out, const struct ckt_report *rep)
 	const struct ckt_replay_stats *st = rep->st;
 	char t[32], h[32];
 
-	ckt_text_program(out, rep);
-	fprintf(out, CKT_TEXT_COL "%s s", "duration", ckt_util_fmt_secs(t, sizeof(t), st->duration_ns, 3));
+	ckt_report_text_program(out, rep);
+	fprintf(out, CKT_REPORT_TEXT_COL "%s s", "duration", ckt_util_fmt_secs(t, sizeof(t), st->duration_ns, 3));
 	if (st->ended)
-		fprintf(out, ", ended by %s\n", ckt_text_end_reason(st->end_reason));
+		fprintf(out, ", ended by %s\n", ckt_report_text_end_reason(st->end_reason));
 	else
 		fputs(" (truncated: no end record)\n", out);
-	fprintf(out, CKT_TEXT_COL "%" PRIu64 " (alloc %" PRIu64 ", free %" PRIu64 ", realloc %" PRIu64
+	fprintf(out, CKT_REPORT_TEXT_COL "%" PRIu64 " (alloc %" PRIu64 ", free %" PRIu64 ", realloc %" PRIu64
 		", mmap %" PRIu64 ", munmap %" PRIu64 ", mremap %" PRIu64 ", rss samples %" PRIu64 ")\n",
 		"events", st->events, st->counts[CKT_KIND_ALLOC], st->counts[CKT_KIND_FREE],
 		st->counts[CKT_KIND_REALLOC], st->counts[CKT_KIND_MMAP], st->counts[CKT_KIND_MUNMAP],
 		st->counts[CKT_KIND_MREMAP], st->counts[CKT_KIND_RSS]);
 	if (st->lost)
-		fprintf(out, CKT_TEXT_COL "%" PRIu64 " (totals are inexact)\n", "lost events", st->lost);
+		fprintf(out, CKT_REPORT_TEXT_COL "%" PRIu64 " (totals are inexact)\n", "lost events", st->lost);
 	if (st->inconsistencies)
-		fprintf(out, CKT_TEXT_COL "%" PRIu64 " (allocations of an address still live)\n",
+		fprintf(out, CKT_REPORT_TEXT_COL "%" PRIu64 " (allocations of an address still live)\n",
 			"inconsistencies", st->inconsistencies);
 	fputc('\n', out);
 
-	ckt_text_peak(out, "peak heap", &st->peak_heap);
-	ckt_text_peak(out, "peak mmap", &st->peak_mmap);
+	ckt_report_text_peak(out, "peak heap", &st->peak_heap);
+	ckt_report_text_peak(out, "peak mmap", &st->peak_mmap);
 	if (st->peak_mmap.bytes) {
-		fprintf(out, CKT_TEXT_COL, "  then anonymous");
-		ckt_text_bytes(out, st->peak_mmap_anon_bytes);
+		fprintf(out, CKT_REPORT_TEXT_COL, "  then anonymous");
+		ckt_report_text_bytes(out, st->peak_mmap_anon_bytes);
 		fprintf(out, ", file-backed %s\n",
 			ckt_util_fmt_bytes(h, sizeof(h), st->peak_mmap_file_bytes));
 	}
-	ckt_text_peak(out, "peak anonymous mmap", &st->peak_anon);
-	ckt_text_peak(out, "peak file-backed mmap", &st->peak_file);
+	ckt_report_text_peak(out, "peak anonymous mmap", &st->peak_anon);
+	ckt_report_text_peak(out, "peak file-backed mmap", &st->peak_file);
 
-	fprintf(out, CKT_TEXT_COL, "peak RSS");
+	fprintf(out, CKT_REPORT_TEXT_COL, "peak RSS");
 	if (!st->peak_rss.seen) {
 		fputs("no RSS samples in the trace\n", out);
 	} else {
 		int64_t unexplained = (int64_t)(st->peak_rss.bytes - st->peak_rss.heap_bytes -
-						st->peak_rss.anon_mmap_bytes);
-		ckt_text_bytes(out, st->peak_rss.bytes);
+						st->peak_rss.anon_mmap_bytes - st->peak_rss.pinned_bytes);
+		int cuda = st->counts[CKT_KIND_CUDA_ALLOC] != 0;
+		ckt_report_text_bytes(out, st->peak_rss.bytes);
 		fprintf(out, " at %s s\n", ckt_util_fmt_secs(t, sizeof(t), st->peak_rss.ts, 6));
-		fprintf(out, CKT_TEXT_COL, "  heap then");
-		ckt_text_bytes(out, st->peak_rss.heap_bytes);
-		fprintf(out, "\n" CKT_TEXT_COL, "  mmap then");
-		ckt_text_bytes(out, st->peak_rss.anon_mmap_bytes + st->peak_rss.file_mmap_bytes);
+		fprintf(out, CKT_REPORT_TEXT_COL, "  heap then");
+		ckt_report_text_bytes(out, st->peak_rss.heap_bytes);
+		fprintf(out, "\n" CKT_REPORT_TEXT_COL, "  mmap then");
+		ckt_report_text_bytes(out, st->peak_rss.anon_mmap_bytes + st->peak_rss.file_mmap_bytes);
 		fprintf(out, ": anonymous %s", ckt_util_fmt_bytes(h, sizeof(h), st->peak_rss.anon_mmap_bytes));
 		fprintf(out, ", file-backed %s\n", ckt_util_fmt_bytes(h, sizeof(h), st->peak_rss.file_mmap_bytes));
-		fprintf(out, CKT_TEXT_COL "%s (%" PRId64 " bytes) = RSS - heap - anonymous mmap\n",
-			"  unexplained", ckt_util_fmt_sbytes(h, sizeof(h), unexplained), unexplained);
+		if (cuda) {
+			fprintf(out, CKT_REPORT_TEXT_COL, "  CUDA pinned then");
+			ckt_report_text_bytes(out, st->peak_rss.pinned_bytes);
+			fprintf(out, "; GPU memory then %s\n",
+				ckt_util_fmt_bytes(h, sizeof(h), st->peak_rss.gpu_bytes));
+		}
+		fprintf(out, CKT_REPORT_TEXT_COL "%s (%" PRId64 " bytes) = RSS - heap - anonymous mmap%s\n",
+			"  unexplained", ckt_util_fmt_sbytes(h, sizeof(h), unexplained), unexplained,
+			cuda ? " - CUDA pinned" : "");
 		if (st->peak_rss.has_detail) {
-			fprintf(out, CKT_TEXT_COL "anonymous %s", "  RSS split",
+			fprintf(out, CKT_REPORT_TEXT_COL "anonymous %s", "  RSS split",
 				ckt_util_fmt_bytes(h, sizeof(h), st->peak_rss.anon));
 			fprintf(out, ", file %s", ckt_util_fmt_bytes(h, sizeof(h), st->peak_rss.file));
 			fprintf(out, ", shmem %s\n", ckt_util_fmt_bytes(h, sizeof(h), st->peak_rss.shmem));
 		}
 	}
 	if (st->hwm_max) {
-		fprintf(out, CKT_TEXT_COL, "VmHWM");
-		ckt_text_bytes(out, st->hwm_max);
+		fprintf(out, CKT_REPORT_TEXT_COL, "VmHWM");
+		ckt_report_text_bytes(out, st->hwm_max);
 		fputc('\n', out);
 	}
 	fputc('\n', out);
+	if (st->counts[CKT_KIND_CUDA_ALLOC])
+		ckt_report_text_cuda(out, st);
 
-	fprintf(out, CKT_TEXT_COL, st->ended ? "live at exit: heap" : "live at cut: heap");
-	ckt_text_bytes(out, st->heap_bytes);
+	fprintf(out, CKT_REPORT_TEXT_COL, st->ended ? "live at exit: heap" : "live at cut: heap");
+	ckt_report_text_bytes(out, st->heap_bytes);
 	fprintf(out, " in %" PRIu64 " block%s\n", st->heap_blocks, st->heap_blocks == 1 ? "" : "s");
-	fprintf(out, CKT_TEXT_COL, st->ended ? "live at exit: mmap" : "live at cut: mmap");
-	ckt_text_bytes(out, st->anon_mmap_bytes + st->file_mmap_bytes);
+	fprintf(out, CKT_REPORT_TEXT_COL, st->ended ? "live at exit: mmap" : "live at cut: mmap");
+	ckt_report_text_bytes(out, st->anon_mmap_bytes + st->file_mmap_bytes);
 	fprintf(out, ": anonymous %s", ckt_util_fmt_bytes(h, sizeof(h), st->anon_mmap_bytes));
 	fprintf(out, ", file-backed %s\n", ckt_util_fmt_bytes(h, sizeof(h), st->file_mmap_bytes));
+	if (st->counts[CKT_KIND_CUDA_ALLOC]) {
+		fprintf(out, CKT_REPORT_TEXT_COL, st->ended ? "live at exit: CUDA" : "live at cut: CUDA");
+		fprintf(out, "GPU %s", ckt_util_fmt_bytes(h, sizeof(h), st->gpu_bytes));
+		fprintf(out, ", pinned %s", ckt_util_fmt_bytes(h, sizeof(h), st->pinned_bytes));
+		fprintf(out, ", managed %s in %" PRIu64 " allocation%s\n",
+			ckt_util_fmt_bytes(h, sizeof(h), st->managed_bytes), st->cuda_blocks,
+			st->cuda_blocks == 1 ? "" : "s");
+	}
 
 	if (fflush(out) != 0 || ferror(out))
 		return -(errno ? errno : EIO);

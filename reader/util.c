@@ -77,3 +77,36 @@ char *ckt_util_fmt_secs(char *buf, size_t n, uint64_t ns, int decimals)
 		snprintf(buf, n, "%" PRIu64 ".%0*" PRIu64, q / per_sec, decimals, q % per_sec);
 	return buf;
 }
+
+/* Length of the valid UTF-8 sequence at s (1..4), or 0 if s does not start one. */
+size_t ckt_util_utf8_len(const unsigned char *s, size_t n)
+{
+	unsigned char c = s[0];
+	size_t len;
+	unsigned char lo = 0x80, hi = 0xbf; /* allowed range of the second byte */
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		len = 2;
+	else if (c >= 0xe0 && c <= 0xef) {
+		len = 3;
+		if (c == 0xe0)
+			lo = 0xa0; /* overlong */
+		if (c == 0xed)
+			hi = 0x9f; /* UTF-16 surrogates */
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		len = 4;
+		if (c == 0xf0)
+			lo = 0x90;
+		if (c == 0xf4)
+			hi = 0x8f; /* above U+10FFFF */
+	} else
+		return 0;
+	if (n < len || s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t i = 2; i < len; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return len;
+}

@@ -36,6 +36,10 @@ char *ckt_util_fmt_sbytes(char *buf, size_t n, int64_t bytes);
  * JSON and CSV agree to the last digit. Returns buf. */
 char *ckt_util_fmt_secs(char *buf, size_t n, uint64_t ns, int decimals);
 
+/* Length (1..4) of the valid UTF-8 sequence that starts at s (n > 0 bytes available), or 0
+ * when s does not start one (stray continuation byte, overlong form, surrogate, > U+10FFFF). */
+size_t ckt_util_utf8_len(const unsigned char *s, size_t n);
+
 /* Fibonacci hashing for addresses and tids (their low bits are often zero). */
 static inline uint64_t ckt_util_hash64(uint64_t x)
 {

@@ -1,0 +1,631 @@
+/* hooks_cuda.c: CUDA memory at the driver layer (libcuda), whatever route the program takes to
+ * the driver: (1) the exported cu* symbols below, for programs linked with -lcuda; (2) dlsym,
+ * interposed so that a lookup of a tracked cu* name in libcuda hands out our wrapper; (3)
+ * cuGetProcAddress and cuGetProcAddress_v2, through which the CUDA runtime (>= 11.3, static or
+ * shared) obtains every driver function. The runtime API (cudaMalloc...) is never hooked: it
+ * ends in these driver calls, so counting here counts each allocation once. We never link
+ * libcuda: every driver function is found at run time, in the driver the program loaded.
+ *
+ * Cost per allocation beyond the driver call: guard test and set, one cuCtxGetDevice (a TLS
+ * read inside the driver), a stack capture, a clock read, two ring slots. The driver's own
+ * malloc/mmap inside the call run under the guard, so they are not counted as heap or mmap. */
+#include "ckt.h"
+
+#include <dlfcn.h>
+#include <string.h>
+
+/* ---- our own minimal declarations of the driver ABI (no CUDA header is needed) ---- */
+typedef int CUresult;
+typedef unsigned long long CUdeviceptr;
+typedef int CUdevice;
+typedef void *CUstream;
+typedef void *CUmemoryPool;
+typedef unsigned long long CUmemGenericAllocationHandle;
+typedef struct {
+	int type;                 /* CUmemAllocationType */
+	int requestedHandleTypes; /* CUmemAllocationHandleType */
+	struct {
+		int type; /* CUmemLocationType: 1 = device; 2, 3, 4 = host (CUDA 12.2+) */
+		int id;
+	} location;
+	void *win32HandleMetaData;
+	unsigned char allocFlags[8];
+} CUmemAllocationProp;
+#define CUDA_SUCCESS 0
+#define CUDA_ERROR_NOT_INITIALIZED 3
+#define CU_MEM_LOCATION_TYPE_DEVICE 1
+#define CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM 2ull
+/* Newest CUDA version whose entry points we know; a lookup for a newer one passes through. */
+#define CKT_CU_MAX_VERSION 13999
+
+/* ---- the tracked entry points: name, cuGetProcAddress base name, the CUDA versions for which
+ * that base name means this ABI, and the stream mode (0 any, 1 legacy/default, 2 ptsz) ---- */
+#define CKT_CU_WRAPS(X)                                                        \
+	X(cuMemAlloc_v2, "cuMemAlloc", 3020, 99999, 0)                         \
+	X(cuMemAllocPitch_v2, "cuMemAllocPitch", 3020, 99999, 0)               \
+	X(cuMemAllocManaged, "cuMemAllocManaged", 0, 99999, 0)                 \
+	X(cuMemAllocHost_v2, "cuMemAllocHost", 3020, 99999, 0)                 \
+	X(cuMemHostAlloc, "cuMemHostAlloc", 0, 99999, 0)                       \
+	X(cuMemAllocAsync, "cuMemAllocAsync", 0, 99999, 1)                     \
+	X(cuMemAllocAsync_ptsz, "cuMemAllocAsync", 0, 99999, 2)                \
+	X(cuMemAllocFromPoolAsync, "cuMemAllocFromPoolAsync", 0, 99999, 1)     \
+	X(cuMemAllocFromPoolAsync_ptsz, "cuMemAllocFromPoolAsync", 0, 99999, 2) \
+	X(cuMemCreate, "cuMemCreate", 0, 99999, 0)                             \
+	X(cuMemHostRegister_v2, "cuMemHostRegister", 6050, 99999, 0)           \
+	X(cuMemFree_v2, "cuMemFree", 3020, 99999, 0)                           \
+	X(cuMemFreeHost, "cuMemFreeHost", 0, 99999, 0)                         \
+	X(cuMemFreeAsync, "cuMemFreeAsync", 0, 99999, 1)                       \
+	X(cuMemFreeAsync_ptsz, "cuMemFreeAsync", 0, 99999, 2)                  \
+	X(cuMemRelease, "cuMemRelease", 0, 99999, 0)                           \
+	X(cuMemHostUnregister, "cuMemHostUnregister", 0, 99999, 0)             \
+	X(cuGetProcAddress, "cuGetProcAddress", 0, 11999, 0)                   \
+	X(cuGetProcAddress_v2, "cuGetProcAddress", 12000, 99999, 0)
+
+enum {
+#define CKT_CU_ENUM(name, base, lo, hi, mode) W_##name,
+	CKT_CU_WRAPS(CKT_CU_ENUM)
+#undef CKT_CU_ENUM
+	W_COUNT
+};
+
+struct wrap {
+	const char *name, *base;
+	int lo, hi, mode;
+};
+static const struct wrap wraps[W_COUNT] = {
+#define CKT_CU_DESC(name, base, lo, hi, mode) { #name, base, lo, hi, mode },
+	CKT_CU_WRAPS(CKT_CU_DESC)
+#undef CKT_CU_DESC
+};
+
+/* The driver's function behind each wrapper: the first one found (from dlsym, from
+ * cuGetProcAddress, or from RTLD_NEXT for programs linked with -lcuda). Exported and
+ * cuGetProcAddress pointers of one entry point are interchangeable (same ABI). */
+static void *_Atomic real_fn[W_COUNT];
+
+CKT_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize);
+CKT_EXPORT CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pitch, size_t width, size_t height,
+				       unsigned elem);
+CKT_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned flags);
+CKT_EXPORT CUresult cuMemAllocHost_v2(void **pp, size_t bytesize);
+CKT_EXPORT CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned flags);
+CKT_EXPORT CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream s);
+CKT_EXPORT CUresult cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUstream s);
+CKT_EXPORT CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool,
+					    CUstream s);
+CKT_EXPORT CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t bytesize,
+						 CUmemoryPool pool, CUstream s);
+CKT_EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *h, size_t size,
+				const CUmemAllocationProp *prop, unsigned long long flags);
+CKT_EXPORT CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned flags);
+CKT_EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr);
+CKT_EXPORT CUresult cuMemFreeHost(void *p);
+CKT_EXPORT CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream s);
+CKT_EXPORT CUresult cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream s);
+CKT_EXPORT CUresult cuMemRelease(CUmemGenericAllocationHandle h);
+CKT_EXPORT CUresult cuMemHostUnregister(void *p);
+CKT_EXPORT CUresult cuGetProcAddress(const char *sym, void **pfn, int ver, unsigned long long flags);
+CKT_EXPORT CUresult cuGetProcAddress_v2(const char *sym, void **pfn, int ver, unsigned long long flags,
+					int *status);
+
+static void *ours(int w)
+{
+	static void *const tab[W_COUNT] = {
+#define CKT_CU_OURS(name, base, lo, hi, mode) (void *)&name,
+		CKT_CU_WRAPS(CKT_CU_OURS)
+#undef CKT_CU_OURS
+	};
+	return tab[w];
+}
+
+static int is_ours(const void *p)
+{
+	for (int w = 0; w < W_COUNT; w++)
+		if (p == ours(w))
+			return 1;
+	return 0;
+}
+
+/* ---- one line per kind of surprise, then silence ---- */
+enum { WARN_NO_REAL, WARN_NO_DEVICE, WARN_VERSION, WARN_FLAGS, WARN_DRIVER, WARN_COUNT };
+static atomic_int warned[WARN_COUNT];
+
+static void warn_once(int which, const char *a, const char *b, uint64_t num)
+{
+	if (atomic_exchange(&warned[which], 1))
+		return;
+	struct ckt_line l = { .len = 0 };
+	ckt_line_str(&l, "cuzktrace: warning: ");
+	ckt_line_str(&l, a);
+	if (num != UINT64_MAX)
+		ckt_line_u64(&l, num);
+	ckt_line_str(&l, b);
+	ckt_line_emit(&l);
+}
+
+/* ---- the real dlsym ---- */
+typedef void *dlsym_fn(void *, const char *);
+static dlsym_fn *_Atomic real_dlsym_p;
+
+static dlsym_fn *real_dlsym(void)
+{
+	dlsym_fn *f = atomic_load_explicit(&real_dlsym_p, memory_order_acquire);
+	if (CKT_LIKELY(f != NULL))
+		return f;
+	/* dlvsym is not interposed; RTLD_NEXT from here is the C library */
+	f = (dlsym_fn *)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
+	if (!f)
+		f = (dlsym_fn *)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
+	if (!f)
+		f = (dlsym_fn *)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.17"); /* aarch64's first version */
+	atomic_store_explicit(&real_dlsym_p, f, memory_order_release);
+	return f;
+}
+
+static void set_real(int w, void *p)
+{
+	void *expect = NULL;
+	if (p && !is_ours(p))
+		atomic_compare_exchange_strong(&real_fn[w], &expect, p);
+}
+
+static void *find_driver_fn(const char *name, const char *base, int ver, unsigned long long flags);
+
+/* The driver function behind wrapper w, when no lookup of ours has seen it yet: a program
+ * linked with -lcuda calls our export directly, and a driver may call its own exports (which
+ * bind to ours, being first in the global scope) even when the program loaded it RTLD_LOCAL. */
+static CKT_NOINLINE void *resolve_real(int w)
+{
+	int ver = wraps[w].lo > 12000 ? wraps[w].lo : wraps[w].hi < 12000 ? wraps[w].hi : 12000;
+	set_real(w, find_driver_fn(wraps[w].name, wraps[w].base, ver,
+				   wraps[w].mode == 2 ? CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM : 0));
+	void *p = atomic_load(&real_fn[w]);
+	if (!p)
+		warn_once(WARN_NO_REAL, "cannot find the CUDA driver's ", wraps[w].name, UINT64_MAX);
+	return p;
+}
+
+static inline void *get_real(int w)
+{
+	void *p = atomic_load_explicit(&real_fn[w], memory_order_relaxed);
+	return CKT_LIKELY(p != NULL) ? p : resolve_real(w);
+}
+
+/* ---- device identity ---- */
+typedef CUresult ctx_get_device_fn(CUdevice *);
+typedef CUresult device_get_uuid_fn(unsigned char *uuid16, CUdevice);
+typedef CUresult device_get_name_fn(char *, int, CUdevice);
+typedef CUresult driver_get_version_fn(int *);
+typedef CUresult gpa1_fn(const char *, void **, int, unsigned long long);
+typedef CUresult gpa2_fn(const char *, void **, int, unsigned long long, int *);
+
+static struct {
+	atomic_int state; /* 0 not tried, 1 resolving, 2 done */
+	ctx_get_device_fn *ctx_get_device;
+	device_get_uuid_fn *get_uuid;
+	device_get_name_fn *get_name;
+} drv;
+
+#define CKT_CU_MAX_DEVICES 256
+static atomic_uchar described[CKT_CU_MAX_DEVICES];
+static char dev_names[CKT_CU_MAX_DEVICES][64]; /* written once, before the slot naming it */
+
+/* The handle a program used to look up a tracked name in the driver (libcuda may be loaded
+ * RTLD_LOCAL, out of reach of RTLD_NEXT and RTLD_DEFAULT). */
+static void *_Atomic cuda_handle;
+
+/* A driver function by exported name: in the handle the program used, in libcuda.so.1 if it is
+ * loaded, after this library in the global scope, and at last through the driver's own
+ * cuGetProcAddress (base name, CUDA version ver, flags). */
+static void *find_driver_fn(const char *name, const char *base, int ver, unsigned long long flags)
+{
+	dlsym_fn *ds = real_dlsym();
+	void *p = NULL, *h = atomic_load(&cuda_handle);
+	if (!ds)
+		return NULL;
+	if (h)
+		p = ds(h, name);
+	if (!p && (h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD)) != NULL) {
+		p = ds(h, name);
+		dlclose(h);
+	}
+	if (!p || is_ours(p))
+		p = ds(RTLD_NEXT, name);
+	if (!p) {
+		void *g2 = atomic_load(&real_fn[W_cuGetProcAddress_v2]);
+		void *g1 = atomic_load(&real_fn[W_cuGetProcAddress]);
+		int st = 0;
+		if (g2 && ((gpa2_fn *)g2)(base, &p, ver, flags, &st) != CUDA_SUCCESS)
+			p = NULL;
+		else if (!g2 && g1 &&
+			 ((gpa1_fn *)g1)(base, &p, ver < 12000 ? ver : 11030, flags) != CUDA_SUCCESS)
+			p = NULL;
+	}
+	return is_ours(p) ? NULL : p;
+}
+
+static CKT_NOINLINE void resolve_driver(void)
+{
+	int expect = 0;
+	if (!atomic_compare_exchange_strong(&drv.state, &expect, 1))
+		return; /* resolved, or being resolved by another thread: no device this once */
+	drv.ctx_get_device = (ctx_get_device_fn *)find_driver_fn("cuCtxGetDevice", "cuCtxGetDevice", 12000, 0);
+	drv.get_uuid = (device_get_uuid_fn *)find_driver_fn("cuDeviceGetUuid_v2", "cuDeviceGetUuid", 12000, 0);
+	if (!drv.get_uuid)
+		drv.get_uuid = (device_get_uuid_fn *)find_driver_fn("cuDeviceGetUuid", "cuDeviceGetUuid", 11030, 0);
+	drv.get_name = (device_get_name_fn *)find_driver_fn("cuDeviceGetName", "cuDeviceGetName", 12000, 0);
+	driver_get_version_fn *ver =
+		(driver_get_version_fn *)find_driver_fn("cuDriverGetVersion", "cuDriverGetVersion", 12000, 0);
+	int v = 0;
+	if (ver && ver(&v) == CUDA_SUCCESS && v > CKT_CU_MAX_VERSION)
+		warn_once(WARN_DRIVER, "CUDA driver version ",
+			  " is newer than this tracer knows; memory calls it adds are not counted",
+			  (uint64_t)v);
+	if (!drv.ctx_get_device)
+		warn_once(WARN_NO_DEVICE, "cannot find cuCtxGetDevice in the CUDA driver",
+			  "; GPU allocations are recorded without their device", UINT64_MAX);
+	atomic_store(&drv.state, 2);
+}
+
+static CKT_NOINLINE void describe_device(struct ckt_tls *t, CUdevice dev)
+{
+	if (atomic_exchange(&described[dev], 1))
+		return;
+	unsigned char u[16];
+	int have_uuid = drv.get_uuid && drv.get_uuid(u, dev) == CUDA_SUCCESS;
+	char *name = dev_names[dev];
+	if (!drv.get_name || drv.get_name(name, (int)sizeof(dev_names[dev]), dev) != CUDA_SUCCESS)
+		name[0] = 0;
+	name[sizeof(dev_names[dev]) - 1] = 0;
+	uint64_t lo = 0, hi = 0;
+	for (int i = 0; have_uuid && i < 8; i++) {
+		lo |= (uint64_t)u[i] << (8 * i);
+		hi |= (uint64_t)u[8 + i] << (8 * i);
+	}
+	ckt_emit2(t, CKT_EV_CUDA_DEVICE, 0, 0, (uint64_t)dev, (uint64_t)(uintptr_t)name,
+		  (uint64_t)have_uuid, lo, hi, 0);
+}
+
+/* A CUdevice is the device ordinal in every driver we know; the ordinal is recorded. */
+static inline uint32_t note_device(struct ckt_tls *t, CUdevice dev)
+{
+	if (dev < 0 || dev >= CKT_CU_MAX_DEVICES)
+		return CKT_CUDA_NO_DEVICE;
+	if (CKT_UNLIKELY(!atomic_load_explicit(&described[dev], memory_order_relaxed)))
+		describe_device(t, dev);
+	return (uint32_t)dev;
+}
+
+static inline uint32_t current_device(struct ckt_tls *t)
+{
+	if (CKT_UNLIKELY(atomic_load_explicit(&drv.state, memory_order_acquire) != 2))
+		resolve_driver();
+	CUdevice dev = -1;
+	if (!drv.ctx_get_device || drv.ctx_get_device(&dev) != CUDA_SUCCESS)
+		return CKT_CUDA_NO_DEVICE;
+	return note_device(t, dev);
+}
+
+/* ---- the hooks ---- */
+static inline int hook_enter(struct ckt_tls *t)
+{
+	if (CKT_UNLIKELY(atomic_load_explicit(&ckt_boot_state, memory_order_relaxed) == 0))
+		ckt_bootstrap();
+	return CKT_LIKELY(!t->guard) && atomic_load_explicit(&ckt_active, memory_order_relaxed);
+}
+
+static CKT_NOINLINE void record_alloc(struct ckt_tls *t, uint8_t fn, uint8_t kind, uint32_t dev,
+				      uint64_t addr, uint64_t size)
+{
+	uint32_t stack = ckt_stacks_capture(t);
+	ckt_emit2(t, CKT_EV_CUDA_ALLOC, fn, ckt_now(), addr, size, 0, kind, dev, stack);
+}
+
+static inline void record_free(struct ckt_tls *t, uint8_t fn, uint8_t kind, uint64_t addr)
+{
+	ckt_emit(t, CKT_EV_CUDA_FREE, fn, ckt_now(), addr, kind, 0);
+}
+
+/* Device-memory allocators share one shape: (CUdeviceptr *, size, ...) -> after the call,
+ * the address and the current context's device. */
+#define CKT_DEV_ALLOC(W, FN, KIND, PARAMS, ARGS, SIZE)                                   \
+	CUresult W PARAMS                                                                \
+	{                                                                                \
+		CUresult (*real) PARAMS = get_real(W_##W);                               \
+		if (CKT_UNLIKELY(!real))                                                 \
+			return CUDA_ERROR_NOT_INITIALIZED;                               \
+		struct ckt_tls *t = &ckt_tls;                                            \
+		if (!hook_enter(t))                                                      \
+			return real ARGS;                                                \
+		t->guard++;                                                              \
+		CUresult rc = real ARGS;                                                 \
+		if (rc == CUDA_SUCCESS && dptr)                                          \
+			record_alloc(t, FN, KIND, current_device(t), *dptr, (SIZE));      \
+		t->guard--;                                                              \
+		return rc;                                                               \
+	}
+
+CKT_DEV_ALLOC(cuMemAlloc_v2, CKT_CU_MEM_ALLOC, CKT_CUDA_DEVICE,
+	      (CUdeviceptr * dptr, size_t bytesize), (dptr, bytesize), bytesize)
+CKT_DEV_ALLOC(cuMemAllocPitch_v2, CKT_CU_MEM_ALLOC_PITCH, CKT_CUDA_DEVICE,
+	      (CUdeviceptr * dptr, size_t * pitch, size_t width, size_t height, unsigned elem),
+	      (dptr, pitch, width, height, elem), (pitch ? *pitch : width) * height)
+CKT_DEV_ALLOC(cuMemAllocManaged, CKT_CU_MEM_ALLOC_MANAGED, CKT_CUDA_MANAGED,
+	      (CUdeviceptr * dptr, size_t bytesize, unsigned flags), (dptr, bytesize, flags), bytesize)
+CKT_DEV_ALLOC(cuMemAllocAsync, CKT_CU_MEM_ALLOC_ASYNC, CKT_CUDA_POOL,
+	      (CUdeviceptr * dptr, size_t bytesize, CUstream s), (dptr, bytesize, s), bytesize)
+CKT_DEV_ALLOC(cuMemAllocAsync_ptsz, CKT_CU_MEM_ALLOC_ASYNC_PTSZ, CKT_CUDA_POOL,
+	      (CUdeviceptr * dptr, size_t bytesize, CUstream s), (dptr, bytesize, s), bytesize)
+CKT_DEV_ALLOC(cuMemAllocFromPoolAsync, CKT_CU_MEM_ALLOC_FROM_POOL_ASYNC, CKT_CUDA_POOL,
+	      (CUdeviceptr * dptr, size_t bytesize, CUmemoryPool pool, CUstream s),
+	      (dptr, bytesize, pool, s), bytesize)
+CKT_DEV_ALLOC(cuMemAllocFromPoolAsync_ptsz, CKT_CU_MEM_ALLOC_FROM_POOL_ASYNC_PTSZ, CKT_CUDA_POOL,
+	      (CUdeviceptr * dptr, size_t bytesize, CUmemoryPool pool, CUstream s),
+	      (dptr, bytesize, pool, s), bytesize)
+
+/* Host-memory allocators: pinned host RAM, no device. */
+#define CKT_HOST_ALLOC(W, FN, PARAMS, ARGS, SIZE)                                        \
+	CUresult W PARAMS                                                                \
+	{                                                                                \
+		CUresult (*real) PARAMS = get_real(W_##W);                               \
+		if (CKT_UNLIKELY(!real))                                                 \
+			return CUDA_ERROR_NOT_INITIALIZED;                               \
+		struct ckt_tls *t = &ckt_tls;                                            \
+		if (!hook_enter(t))                                                      \
+			return real ARGS;                                                \
+		t->guard++;                                                              \
+		CUresult rc = real ARGS;                                                 \
+		if (rc == CUDA_SUCCESS && pp)                                            \
+			record_alloc(t, FN, CKT_CUDA_PINNED, CKT_CUDA_NO_DEVICE,          \
+				     (uint64_t)(uintptr_t)*pp, (SIZE));                  \
+		t->guard--;                                                              \
+		return rc;                                                               \
+	}
+
+CKT_HOST_ALLOC(cuMemAllocHost_v2, CKT_CU_MEM_ALLOC_HOST, (void **pp, size_t bytesize), (pp, bytesize),
+	       bytesize)
+CKT_HOST_ALLOC(cuMemHostAlloc, CKT_CU_MEM_HOST_ALLOC, (void **pp, size_t bytesize, unsigned flags),
+	       (pp, bytesize, flags), bytesize)
+
+CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned flags)
+{
+	CUresult (*real)(void *, size_t, unsigned) = get_real(W_cuMemHostRegister_v2);
+	if (CKT_UNLIKELY(!real))
+		return CUDA_ERROR_NOT_INITIALIZED;
+	struct ckt_tls *t = &ckt_tls;
+	if (!hook_enter(t))
+		return real(p, bytesize, flags);
+	t->guard++;
+	CUresult rc = real(p, bytesize, flags);
+	if (rc == CUDA_SUCCESS)
+		record_alloc(t, CKT_CU_MEM_HOST_REGISTER, CKT_CUDA_REGISTERED, CKT_CUDA_NO_DEVICE,
+			     (uint64_t)(uintptr_t)p, bytesize);
+	t->guard--;
+	return rc;
+}
+
+CUresult cuMemCreate(CUmemGenericAllocationHandle *h, size_t size, const CUmemAllocationProp *prop,
+		     unsigned long long flags)
+{
+	CUresult (*real)(CUmemGenericAllocationHandle *, size_t, const CUmemAllocationProp *,
+			 unsigned long long) = get_real(W_cuMemCreate);
+	if (CKT_UNLIKELY(!real))
+		return CUDA_ERROR_NOT_INITIALIZED;
+	struct ckt_tls *t = &ckt_tls;
+	if (!hook_enter(t))
+		return real(h, size, prop, flags);
+	t->guard++;
+	CUresult rc = real(h, size, prop, flags);
+	if (rc == CUDA_SUCCESS && h) {
+		/* physical memory on a device, or (CUDA 12.2+) host memory: pinned host RAM */
+		int on_dev = prop && prop->location.type == CU_MEM_LOCATION_TYPE_DEVICE;
+		if (on_dev && CKT_UNLIKELY(atomic_load(&drv.state) != 2))
+			resolve_driver();
+		record_alloc(t, CKT_CU_MEM_CREATE, on_dev ? CKT_CUDA_VMM : CKT_CUDA_PINNED,
+			     on_dev ? note_device(t, prop->location.id) : CKT_CUDA_NO_DEVICE, *h, size);
+	}
+	t->guard--;
+	return rc;
+}
+
+/* Frees are recorded before the real call, so no other thread can be handed the same address
+ * by an allocation stamped earlier than our record. */
+#define CKT_FREE(W, FN, KIND, T, ARG)                                                   \
+	CUresult W(T ARG)                                                                \
+	{                                                                                \
+		CUresult (*real)(T) = get_real(W_##W);                                   \
+		if (CKT_UNLIKELY(!real))                                                 \
+			return CUDA_ERROR_NOT_INITIALIZED;                               \
+		struct ckt_tls *t = &ckt_tls;                                            \
+		if (!hook_enter(t))                                                      \
+			return real(ARG);                                                \
+		t->guard++;                                                              \
+		if (ARG)                                                                 \
+			record_free(t, FN, KIND, (uint64_t)(uintptr_t)ARG);               \
+		CUresult rc = real(ARG);                                                 \
+		t->guard--;                                                              \
+		return rc;                                                               \
+	}
+
+CKT_FREE(cuMemFree_v2, CKT_CU_MEM_FREE, CKT_CUDA_DEVICE, CUdeviceptr, dptr)
+CKT_FREE(cuMemFreeHost, CKT_CU_MEM_FREE_HOST, CKT_CUDA_PINNED, void *, p)
+CKT_FREE(cuMemRelease, CKT_CU_MEM_RELEASE, CKT_CUDA_VMM, CUmemGenericAllocationHandle, h)
+CKT_FREE(cuMemHostUnregister, CKT_CU_MEM_HOST_UNREGISTER, CKT_CUDA_REGISTERED, void *, p)
+
+#define CKT_FREE_ASYNC(W, FN)                                                           \
+	CUresult W(CUdeviceptr dptr, CUstream s)                                         \
+	{                                                                                \
+		CUresult (*real)(CUdeviceptr, CUstream) = get_real(W_##W);               \
+		if (CKT_UNLIKELY(!real))                                                 \
+			return CUDA_ERROR_NOT_INITIALIZED;                               \
+		struct ckt_tls *t = &ckt_tls;                                            \
+		if (!hook_enter(t))                                                      \
+			return real(dptr, s);                                            \
+		t->guard++;                                                              \
+		if (dptr)                                                                \
+			record_free(t, FN, CKT_CUDA_POOL, dptr);                         \
+		CUresult rc = real(dptr, s);                                             \
+		t->guard--;                                                              \
+		return rc;                                                               \
+	}
+
+CKT_FREE_ASYNC(cuMemFreeAsync, CKT_CU_MEM_FREE_ASYNC)
+CKT_FREE_ASYNC(cuMemFreeAsync_ptsz, CKT_CU_MEM_FREE_ASYNC_PTSZ)
+
+/* ---- cuGetProcAddress: call the driver's, then hand out our wrapper for what we track ---- */
+static int match_wrap(const char *sym, int ver, unsigned long long flags)
+{
+	int mode = flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM ? 2 : 1;
+	for (int w = 0; w < W_COUNT; w++)
+		if (ver >= wraps[w].lo && ver <= wraps[w].hi &&
+		    (wraps[w].mode == 0 || wraps[w].mode == mode) && !strcmp(sym, wraps[w].base))
+			return w;
+	return -1;
+}
+
+static void substitute(const char *sym, void **pfn, int ver, unsigned long long flags)
+{
+	if (!sym || !pfn || !*pfn || sym[0] != 'c' || sym[1] != 'u' || is_ours(*pfn))
+		return;
+	int w = match_wrap(sym, ver, flags);
+	if (w < 0)
+		return;
+	if (ver > CKT_CU_MAX_VERSION) {
+		warn_once(WARN_VERSION, "cuGetProcAddress asked for CUDA version ",
+			  ", newer than this tracer knows; its memory calls are not counted", (uint64_t)ver);
+		return;
+	}
+	if (flags & ~3ull)
+		warn_once(WARN_FLAGS, "cuGetProcAddress called with unknown flags ",
+			  "; treated as the default stream mode", (uint64_t)flags);
+	set_real(w, *pfn);
+	if (atomic_load(&real_fn[w]))
+		*pfn = ours(w);
+}
+
+CUresult cuGetProcAddress(const char *sym, void **pfn, int ver, unsigned long long flags)
+{
+	gpa1_fn *real = get_real(W_cuGetProcAddress);
+	if (CKT_UNLIKELY(!real))
+		return CUDA_ERROR_NOT_INITIALIZED;
+	struct ckt_tls *t = &ckt_tls;
+	t->guard++;
+	CUresult rc = real(sym, pfn, ver, flags);
+	if (rc == CUDA_SUCCESS)
+		substitute(sym, pfn, ver, flags);
+	t->guard--;
+	return rc;
+}
+
+CUresult cuGetProcAddress_v2(const char *sym, void **pfn, int ver, unsigned long long flags, int *status)
+{
+	gpa2_fn *real = get_real(W_cuGetProcAddress_v2);
+	if (CKT_UNLIKELY(!real))
+		return CUDA_ERROR_NOT_INITIALIZED;
+	struct ckt_tls *t = &ckt_tls;
+	t->guard++;
+	CUresult rc = real(sym, pfn, ver, flags, status);
+	if (rc == CUDA_SUCCESS)
+		substitute(sym, pfn, ver, flags);
+	t->guard--;
+	return rc;
+}
+
+/* ---- dlsym ----
+ * glibc's dlsym resolves RTLD_NEXT (and the namespace of RTLD_DEFAULT) relative to the object
+ * its return address lies in. A C wrapper that called the real dlsym would make every such
+ * lookup relative to libcuzktrace.so. So dlsym is a few instructions of assembly: it asks
+ * route() where to go and *jumps* there with the caller's return address untouched. Names we
+ * do not track (everything but the ~20 cu* names above) go straight to glibc's dlsym, which
+ * sees the true caller: to the program, the interposition is invisible. Tracked names go to
+ * dlsym_tracked(), which answers with our wrapper. */
+static void *dlsym_tracked(void *handle, const char *name);
+
+static int tracked_index(const char *name)
+{
+	if (!name || name[0] != 'c' || name[1] != 'u')
+		return -1;
+	for (int w = 0; w < W_COUNT; w++)
+		if (!strcmp(name, wraps[w].name))
+			return w;
+	return -1;
+}
+
+__attribute__((used, visibility("hidden"))) void *ckt_cuda_dlsym_route(const char *name);
+void *ckt_cuda_dlsym_route(const char *name)
+{
+	if (tracked_index(name) >= 0)
+		return (void *)dlsym_tracked;
+	return (void *)real_dlsym();
+}
+
+/* For a tracked name: the driver's function (RTLD_NEXT is taken relative to this library,
+ * which precedes the driver in every search order that can reach our exports), remembered as
+ * the real one, and our wrapper handed out instead. If the lookup finds our own export but no
+ * driver is loaded, the answer is NULL, as it would be without us. */
+static void *dlsym_tracked(void *handle, const char *name)
+{
+	int w = tracked_index(name);
+	dlsym_fn *ds = real_dlsym();
+	if (!ds || w < 0)
+		return NULL;
+	void *p = ds(handle, name);
+	if (p && is_ours(p))
+		p = ds(RTLD_NEXT, name);
+	if (!p)
+		return NULL;
+	if (handle != RTLD_DEFAULT && handle != RTLD_NEXT)
+		atomic_store(&cuda_handle, handle);
+	set_real(w, p);
+	return ours(w);
+}
+
+#if defined(__x86_64__)
+__asm__(".text\n"
+	".globl dlsym\n"
+	".type dlsym, @function\n"
+	".p2align 4\n"
+	"dlsym:\n"
+	".cfi_startproc\n"
+	"	push %rdi\n"
+	".cfi_adjust_cfa_offset 8\n"
+	"	push %rsi\n"
+	".cfi_adjust_cfa_offset 8\n"
+	"	sub $8, %rsp\n"
+	".cfi_adjust_cfa_offset 8\n"
+	"	mov %rsi, %rdi\n"
+	"	call ckt_cuda_dlsym_route\n"
+	"	add $8, %rsp\n"
+	".cfi_adjust_cfa_offset -8\n"
+	"	pop %rsi\n"
+	".cfi_adjust_cfa_offset -8\n"
+	"	pop %rdi\n"
+	".cfi_adjust_cfa_offset -8\n"
+	"	jmp *%rax\n"
+	".cfi_endproc\n"
+	".size dlsym, .-dlsym\n");
+#elif defined(__aarch64__)
+__asm__(".text\n"
+	".globl dlsym\n"
+	".type dlsym, %function\n"
+	".p2align 2\n"
+	"dlsym:\n"
+	".cfi_startproc\n"
+	"	stp x29, x30, [sp, #-32]!\n"
+	".cfi_def_cfa_offset 32\n"
+	".cfi_offset 29, -32\n"
+	".cfi_offset 30, -24\n"
+	"	mov x29, sp\n"
+	"	stp x0, x1, [sp, #16]\n"
+	"	mov x0, x1\n"
+	"	bl ckt_cuda_dlsym_route\n"
+	"	mov x16, x0\n"
+	"	ldp x0, x1, [sp, #16]\n"
+	"	ldp x29, x30, [sp], #32\n"
+	".cfi_def_cfa_offset 0\n"
+	"	br x16\n"
+	".cfi_endproc\n"
+	".size dlsym, .-dlsym\n");
+#else
+#error "dlsym interposition needs a tail-jump stub for this architecture"
+#endif

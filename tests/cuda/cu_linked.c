@@ -1,0 +1,48 @@
+/* cu_linked.c: path (1), a program linked with -lcuda calling the exported driver symbols.
+ * "both": allocations go through a runtime-like layer that got its driver pointers from
+ * cuGetProcAddress, frees through the linked symbols: every byte must still count once. */
+#include "exercise.h"
+
+#include <dlfcn.h>
+
+static gpa2_t *gpa;
+
+static void *lookup(const char *name, int ver)
+{
+	void *p = NULL;
+	int st = -1;
+	if (gpa(name, &p, ver, 0, &st) != CUDA_SUCCESS || !p || st != 0) {
+		fprintf(stderr, "lookup of %s failed\n", name);
+		exit(4);
+	}
+	return p;
+}
+
+/* a stand-in for the CUDA runtime's cudaMalloc: the driver call underneath is what counts */
+static CUresult (*rt_alloc)(CUdeviceptr *, size_t);
+CUresult cudaMalloc(CUdeviceptr *p, size_t n);
+CUresult cudaMalloc(CUdeviceptr *p, size_t n) { return rt_alloc(p, n); }
+
+int main(int argc, char **argv)
+{
+	check_marker(cuzktrace_stub_libcuda_marker);
+	struct drv d = { cuInit, cuDevicePrimaryCtxRetain, cuCtxSetCurrent, cuMemAlloc_v2,
+			 cuMemAllocPitch_v2, cuMemAllocManaged, cuMemAllocHost_v2, cuMemHostAlloc,
+			 cuMemAllocAsync, cuMemAllocFromPoolAsync, cuDeviceGetDefaultMemPool,
+			 cuMemCreate, cuMemHostRegister_v2, cuMemHostUnregister, cuMemFree_v2,
+			 cuMemFreeHost, cuMemFreeAsync, cuMemRelease };
+	if (argc > 1 && !strcmp(argv[1], "both")) {
+		gpa = cuGetProcAddress_v2;
+		rt_alloc = lookup("cuMemAlloc", 12000);
+		d.alloc = cudaMalloc;
+		d.pitch = lookup("cuMemAllocPitch", 12000);
+		d.managed = lookup("cuMemAllocManaged", 12000);
+		d.alloc_host = lookup("cuMemAllocHost", 12000);
+		d.host_alloc = lookup("cuMemHostAlloc", 12000);
+		d.alloc_async = lookup("cuMemAllocAsync", 12000);
+		d.create = lookup("cuMemCreate", 12000);
+	}
+	exercise(&d);
+	puts("cu_linked: done");
+	return 0;
+}

@@ -1,0 +1,23 @@
+# tests/cuda/cuda.mk: the stub driver and the CUDA test programs, built into $(B)/cuda/.
+# Included by the main Makefile; no CUDA toolkit is needed (tests/cuda/cu_min.h declares the
+# little of the driver ABI they use).
+CUDA_T := $(B)/cuda
+CUDA_STUB := $(CUDA_T)/libcuda.so.1
+CUDA_PROGS := $(CUDA_T)/cu_linked $(CUDA_T)/cu_dlopen $(CUDA_T)/cu_static
+CUDA_CFLAGS := -std=gnu11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Itests/cuda
+
+$(CUDA_STUB): tests/cuda/stub_libcuda.c tests/cuda/cu_min.h
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$@)$(CC) $(CUDA_CFLAGS) -fPIC -shared -Wl,-soname,libcuda.so.1 -o $@ $< -lpthread
+	$(Q)ln -sf libcuda.so.1 $(CUDA_T)/libcuda.so
+
+# RUNPATH=$ORIGIN: both -lcuda and dlopen("libcuda.so.1") find the stub next to the program
+$(CUDA_T)/cu_linked: tests/cuda/cu_linked.c tests/cuda/exercise.h $(CUDA_STUB)
+	$(call msg,CC,$@)$(CC) $(CUDA_CFLAGS) -o $@ $< -L$(CUDA_T) -lcuda -Wl,--enable-new-dtags,-rpath,'$$ORIGIN' -ldl
+
+$(CUDA_T)/cu_%: tests/cuda/cu_%.c tests/cuda/exercise.h $(CUDA_STUB)
+	$(call msg,CC,$@)$(CC) $(CUDA_CFLAGS) -o $@ $< -Wl,--enable-new-dtags,-rpath,'$$ORIGIN' -ldl
+
+.PHONY: cuda-tests
+cuda-tests: $(CUDA_STUB) $(CUDA_PROGS)
+integration: $(CUDA_STUB) $(CUDA_PROGS)

@@ -1,0 +1,396 @@
+/* stub_libcuda.c: a stand-in libcuda.so.1 for tests on machines without a GPU. Fake device
+ * addresses (never dereferenced), real host memory (mmap'd and touched, so it shows in RSS) for
+ * pinned allocations, emulated stream-ordered pools, two devices. It exports
+ * cuzktrace_stub_libcuda_marker, which every test program checks, so a test can never pass
+ * against a real driver or the wrong library. It allocates nothing on the heap. */
+#include "cu_min.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+
+__attribute__((visibility("default"))) int cuzktrace_stub_libcuda_marker = CKT_STUB_MARKER;
+/* calls that arrived at each _ptsz variant, and at the legacy variants, for the tests */
+__attribute__((visibility("default"))) int cuzktrace_stub_ptsz_calls;
+__attribute__((visibility("default"))) int cuzktrace_stub_legacy_async_calls;
+
+#define NDEV 2
+#define MAXA 4096
+#define DEV_TOTAL (16ull << 30)
+
+enum { K_DEV, K_MANAGED, K_POOL, K_VMM, K_PINNED, K_REG };
+struct blk { uint64_t addr, size; int kind, dev, used; };
+static struct blk blks[MAXA];
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t next_addr[NDEV] = { 0x7e0000000000ull, 0x7f0000000000ull };
+static uint64_t next_managed = 0x7d0000000000ull;
+static uint64_t next_handle = 0x1000;
+static uint64_t dev_used[NDEV], pool_used[NDEV], pool_reserved[NDEV];
+static __thread int cur_dev;
+static int inited;
+
+static struct blk *find(uint64_t addr, int kind_mask)
+{
+	for (int i = 0; i < MAXA; i++)
+		if (blks[i].used && blks[i].addr == addr && (kind_mask >> blks[i].kind & 1))
+			return &blks[i];
+	return NULL;
+}
+
+static int add(uint64_t addr, uint64_t size, int kind, int dev)
+{
+	for (int i = 0; i < MAXA; i++)
+		if (!blks[i].used) {
+			blks[i] = (struct blk){ addr, size, kind, dev, 1 };
+			return 0;
+		}
+	return -1;
+}
+
+static uint64_t fake_dev(int dev, uint64_t size)
+{
+	uint64_t a = next_addr[dev];
+	next_addr[dev] += (size + 4095) & ~4095ull;
+	return a;
+}
+
+CUresult cuInit(unsigned flags) { (void)flags; inited = 1; return CUDA_SUCCESS; }
+CUresult cuDriverGetVersion(int *v) { *v = 12080; return CUDA_SUCCESS; }
+CUresult cuDeviceGetCount(int *n) { *n = NDEV; return CUDA_SUCCESS; }
+CUresult cuDevicePrimaryCtxRetain(CUcontext *ctx, CUdevice dev)
+{
+	if (dev < 0 || dev >= NDEV)
+		return CUDA_ERROR_INVALID_DEVICE;
+	*ctx = (CUcontext)(uintptr_t)(dev + 1);
+	return CUDA_SUCCESS;
+}
+CUresult cuCtxSetCurrent(CUcontext ctx) { cur_dev = ctx ? (int)(uintptr_t)ctx - 1 : 0; return CUDA_SUCCESS; }
+CUresult cuCtxGetDevice(CUdevice *dev) { *dev = cur_dev; return CUDA_SUCCESS; }
+CUresult cuDeviceGetUuid_v2(CUuuid *u, CUdevice dev)
+{
+	if (dev < 0 || dev >= NDEV)
+		return CUDA_ERROR_INVALID_DEVICE;
+	for (int i = 0; i < 16; i++)
+		u->bytes[i] = (char)(0x10 * (dev + 1) + i);
+	return CUDA_SUCCESS;
+}
+CUresult cuDeviceGetUuid(CUuuid *u, CUdevice dev) { return cuDeviceGetUuid_v2(u, dev); }
+CUresult cuDeviceGetName(char *name, int len, CUdevice dev)
+{
+	if (dev < 0 || dev >= NDEV || len < 16)
+		return CUDA_ERROR_INVALID_VALUE;
+	memcpy(name, "Stub GPU 0", 11);
+	name[9] = (char)('0' + dev);
+	return CUDA_SUCCESS;
+}
+CUresult cuMemGetInfo_v2(size_t *free_b, size_t *total_b)
+{
+	*total_b = DEV_TOTAL;
+	*free_b = DEV_TOTAL - dev_used[cur_dev] - pool_reserved[cur_dev];
+	return CUDA_SUCCESS;
+}
+
+static CUresult dev_alloc(CUdeviceptr *dptr, size_t n, int kind, int dev)
+{
+	if (!inited)
+		return CUDA_ERROR_NOT_INITIALIZED;
+	if (!dptr || !n)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&mu);
+	uint64_t a = kind == K_MANAGED ? (next_managed += (n + 4095) & ~4095ull) : fake_dev(dev, n);
+	int rc = add(a, n, kind, dev);
+	if (rc == 0 && kind == K_POOL) {
+		pool_used[dev] += n;
+		if (pool_used[dev] > pool_reserved[dev])
+			pool_reserved[dev] = pool_used[dev];
+	} else if (rc == 0 && kind != K_MANAGED) {
+		dev_used[dev] += n;
+	}
+	pthread_mutex_unlock(&mu);
+	if (rc)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	*dptr = a;
+	return CUDA_SUCCESS;
+}
+
+static CUresult dev_free(uint64_t a, int kind_mask)
+{
+	pthread_mutex_lock(&mu);
+	struct blk *b = find(a, kind_mask);
+	if (b) {
+		if (b->kind == K_POOL)
+			pool_used[b->dev] -= b->size; /* the pool keeps it reserved */
+		else if (b->kind != K_MANAGED)
+			dev_used[b->dev] -= b->size;
+		b->used = 0;
+	}
+	pthread_mutex_unlock(&mu);
+	return b ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t n) { return dev_alloc(dptr, n, K_DEV, cur_dev); }
+/* the v1 entry point (32-bit sizes in CUDA < 3.2): not for us to emulate */
+CUresult cuMemAlloc(unsigned *dptr, unsigned n) { (void)dptr; (void)n; return CUDA_ERROR_NOT_INITIALIZED; }
+CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pitch, size_t width, size_t height, unsigned elem)
+{
+	(void)elem;
+	size_t p = (width + 511) & ~(size_t)511;
+	CUresult rc = dev_alloc(dptr, p * height, K_DEV, cur_dev);
+	if (rc == CUDA_SUCCESS)
+		*pitch = p;
+	return rc;
+}
+CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t n, unsigned flags)
+{
+	(void)flags;
+	return dev_alloc(dptr, n, K_MANAGED, cur_dev);
+}
+CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t n, CUstream s)
+{
+	(void)s;
+	__atomic_add_fetch(&cuzktrace_stub_legacy_async_calls, 1, __ATOMIC_RELAXED);
+	return dev_alloc(dptr, n, K_POOL, cur_dev);
+}
+CUresult cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t n, CUstream s)
+{
+	(void)s;
+	__atomic_add_fetch(&cuzktrace_stub_ptsz_calls, 1, __ATOMIC_RELAXED);
+	return dev_alloc(dptr, n, K_POOL, cur_dev);
+}
+CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *pool, CUdevice dev)
+{
+	if (dev < 0 || dev >= NDEV)
+		return CUDA_ERROR_INVALID_DEVICE;
+	*pool = (CUmemoryPool)(uintptr_t)(0x100 + dev);
+	return CUDA_SUCCESS;
+}
+static int pool_dev(CUmemoryPool pool) { return (int)((uintptr_t)pool - 0x100); }
+CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t n, CUmemoryPool pool, CUstream s)
+{
+	(void)s;
+	__atomic_add_fetch(&cuzktrace_stub_legacy_async_calls, 1, __ATOMIC_RELAXED);
+	int d = pool_dev(pool);
+	return d < 0 || d >= NDEV ? CUDA_ERROR_INVALID_VALUE : dev_alloc(dptr, n, K_POOL, d);
+}
+CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t n, CUmemoryPool pool, CUstream s)
+{
+	(void)s;
+	__atomic_add_fetch(&cuzktrace_stub_ptsz_calls, 1, __ATOMIC_RELAXED);
+	int d = pool_dev(pool);
+	return d < 0 || d >= NDEV ? CUDA_ERROR_INVALID_VALUE : dev_alloc(dptr, n, K_POOL, d);
+}
+CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t keep)
+{
+	int d = pool_dev(pool);
+	if (d < 0 || d >= NDEV)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&mu);
+	pool_reserved[d] = pool_used[d] > keep ? pool_used[d] : keep < pool_reserved[d] ? keep : pool_reserved[d];
+	pthread_mutex_unlock(&mu);
+	return CUDA_SUCCESS;
+}
+CUresult cuMemFree_v2(CUdeviceptr p) { return dev_free(p, 1 << K_DEV | 1 << K_MANAGED | 1 << K_POOL); }
+CUresult cuMemFreeAsync(CUdeviceptr p, CUstream s)
+{
+	(void)s;
+	__atomic_add_fetch(&cuzktrace_stub_legacy_async_calls, 1, __ATOMIC_RELAXED);
+	return dev_free(p, 1 << K_POOL | 1 << K_DEV);
+}
+CUresult cuMemFreeAsync_ptsz(CUdeviceptr p, CUstream s)
+{
+	(void)s;
+	__atomic_add_fetch(&cuzktrace_stub_ptsz_calls, 1, __ATOMIC_RELAXED);
+	return dev_free(p, 1 << K_POOL | 1 << K_DEV);
+}
+CUresult cuStreamSynchronize(CUstream s) { (void)s; return CUDA_SUCCESS; }
+
+CUresult cuMemCreate(CUmemGenericAllocationHandle *h, size_t size, const CUmemAllocationProp *prop,
+		     unsigned long long flags)
+{
+	(void)flags;
+	if (!inited)
+		return CUDA_ERROR_NOT_INITIALIZED;
+	if (!h || !prop || !size)
+		return CUDA_ERROR_INVALID_VALUE;
+	int on_dev = prop->location.type == CU_MEM_LOCATION_TYPE_DEVICE;
+	if (on_dev && (prop->location.id < 0 || prop->location.id >= NDEV))
+		return CUDA_ERROR_INVALID_DEVICE;
+	pthread_mutex_lock(&mu);
+	uint64_t handle = next_handle++;
+	int rc = add(handle, size, K_VMM, on_dev ? prop->location.id : -1);
+	if (rc == 0 && on_dev)
+		dev_used[prop->location.id] += size;
+	pthread_mutex_unlock(&mu);
+	if (rc)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	*h = handle;
+	return CUDA_SUCCESS;
+}
+CUresult cuMemRelease(CUmemGenericAllocationHandle h)
+{
+	pthread_mutex_lock(&mu);
+	struct blk *b = find(h, 1 << K_VMM);
+	if (b) {
+		if (b->dev >= 0)
+			dev_used[b->dev] -= b->size;
+		b->used = 0;
+	}
+	pthread_mutex_unlock(&mu);
+	return b ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+/* Pinned host memory is real: mapped and touched, so RSS grows like with the real driver. */
+CUresult cuMemHostAlloc(void **pp, size_t n, unsigned flags)
+{
+	(void)flags;
+	if (!inited)
+		return CUDA_ERROR_NOT_INITIALIZED;
+	if (!pp || !n)
+		return CUDA_ERROR_INVALID_VALUE;
+	void *m = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	memset(m, 0x5a, n);
+	pthread_mutex_lock(&mu);
+	int rc = add((uint64_t)(uintptr_t)m, n, K_PINNED, -1);
+	pthread_mutex_unlock(&mu);
+	if (rc) {
+		munmap(m, n);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	*pp = m;
+	return CUDA_SUCCESS;
+}
+/* Goes through the exported cuMemHostAlloc, as a driver might: an interposer sees both calls
+ * and must count the memory once. */
+CUresult cuMemAllocHost_v2(void **pp, size_t n) { return cuMemHostAlloc(pp, n, 0); }
+CUresult cuMemFreeHost(void *p)
+{
+	pthread_mutex_lock(&mu);
+	struct blk *b = find((uint64_t)(uintptr_t)p, 1 << K_PINNED);
+	uint64_t size = b ? b->size : 0;
+	if (b)
+		b->used = 0;
+	pthread_mutex_unlock(&mu);
+	if (!b)
+		return CUDA_ERROR_INVALID_VALUE;
+	munmap(p, size);
+	return CUDA_SUCCESS;
+}
+CUresult cuMemHostRegister_v2(void *p, size_t n, unsigned flags)
+{
+	(void)flags;
+	if (!inited)
+		return CUDA_ERROR_NOT_INITIALIZED;
+	pthread_mutex_lock(&mu);
+	int rc = add((uint64_t)(uintptr_t)p, n, K_REG, -1);
+	pthread_mutex_unlock(&mu);
+	return rc ? CUDA_ERROR_OUT_OF_MEMORY : CUDA_SUCCESS;
+}
+CUresult cuMemHostUnregister(void *p) { return dev_free((uint64_t)(uintptr_t)p, 1 << K_REG); }
+
+/* ---- cuGetProcAddress: base name + version + stream mode -> function ---- */
+struct proc { const char *base; int minver; int mode; void *fn; };
+CUresult cuGetProcAddress_v2(const char *sym, void **pfn, int ver, cuuint64_t flags, int *status);
+CUresult cuGetProcAddress(const char *sym, void **pfn, int ver, cuuint64_t flags);
+/* The table hands out the driver's own functions through hidden aliases: a reference to an
+ * exported name would bind to an interposer's definition of that name (as it does for the
+ * nested call in cuMemAllocHost_v2 above), and a real driver hands out its internal ones. */
+#define LOCAL(n) extern __typeof__(n) h_##n __attribute__((alias(#n), visibility("hidden")));
+LOCAL(cuCtxGetDevice)
+LOCAL(cuCtxSetCurrent)
+LOCAL(cuDeviceGetCount)
+LOCAL(cuDeviceGetDefaultMemPool)
+LOCAL(cuDeviceGetName)
+LOCAL(cuDeviceGetUuid)
+LOCAL(cuDeviceGetUuid_v2)
+LOCAL(cuDevicePrimaryCtxRetain)
+LOCAL(cuDriverGetVersion)
+LOCAL(cuInit)
+LOCAL(cuMemAlloc)
+LOCAL(cuMemAllocAsync)
+LOCAL(cuMemAllocAsync_ptsz)
+LOCAL(cuMemAllocFromPoolAsync)
+LOCAL(cuMemAllocFromPoolAsync_ptsz)
+LOCAL(cuMemAllocHost_v2)
+LOCAL(cuMemAllocManaged)
+LOCAL(cuMemAllocPitch_v2)
+LOCAL(cuMemAlloc_v2)
+LOCAL(cuMemCreate)
+LOCAL(cuMemFreeAsync)
+LOCAL(cuMemFreeAsync_ptsz)
+LOCAL(cuMemFreeHost)
+LOCAL(cuMemFree_v2)
+LOCAL(cuMemGetInfo_v2)
+LOCAL(cuMemHostAlloc)
+LOCAL(cuMemHostRegister_v2)
+LOCAL(cuMemHostUnregister)
+LOCAL(cuMemPoolTrimTo)
+LOCAL(cuMemRelease)
+LOCAL(cuStreamSynchronize)
+static const struct proc procs[] = {
+	/* newest version first: the first entry whose minver <= ver wins */
+	{ "cuInit", 2000, 0, (void *)h_cuInit },
+	{ "cuDriverGetVersion", 2020, 0, (void *)h_cuDriverGetVersion },
+	{ "cuDeviceGetCount", 2000, 0, (void *)h_cuDeviceGetCount },
+	{ "cuDevicePrimaryCtxRetain", 7000, 0, (void *)h_cuDevicePrimaryCtxRetain },
+	{ "cuCtxSetCurrent", 4000, 0, (void *)h_cuCtxSetCurrent },
+	{ "cuCtxGetDevice", 2000, 0, (void *)h_cuCtxGetDevice },
+	{ "cuDeviceGetUuid", 11040, 0, (void *)h_cuDeviceGetUuid_v2 },
+	{ "cuDeviceGetUuid", 9020, 0, (void *)h_cuDeviceGetUuid },
+	{ "cuDeviceGetName", 2000, 0, (void *)h_cuDeviceGetName },
+	{ "cuMemGetInfo", 3020, 0, (void *)h_cuMemGetInfo_v2 },
+	{ "cuMemAlloc", 3020, 0, (void *)h_cuMemAlloc_v2 },
+	{ "cuMemAlloc", 2000, 0, (void *)h_cuMemAlloc },
+	{ "cuMemAllocPitch", 3020, 0, (void *)h_cuMemAllocPitch_v2 },
+	{ "cuMemAllocManaged", 6000, 0, (void *)h_cuMemAllocManaged },
+	{ "cuMemAllocHost", 3020, 0, (void *)h_cuMemAllocHost_v2 },
+	{ "cuMemHostAlloc", 2020, 0, (void *)h_cuMemHostAlloc },
+	{ "cuMemAllocAsync", 11020, 2, (void *)h_cuMemAllocAsync_ptsz },
+	{ "cuMemAllocAsync", 11020, 1, (void *)h_cuMemAllocAsync },
+	{ "cuMemAllocFromPoolAsync", 11020, 2, (void *)h_cuMemAllocFromPoolAsync_ptsz },
+	{ "cuMemAllocFromPoolAsync", 11020, 1, (void *)h_cuMemAllocFromPoolAsync },
+	{ "cuDeviceGetDefaultMemPool", 11020, 0, (void *)h_cuDeviceGetDefaultMemPool },
+	{ "cuMemPoolTrimTo", 11020, 0, (void *)h_cuMemPoolTrimTo },
+	{ "cuMemCreate", 10020, 0, (void *)h_cuMemCreate },
+	{ "cuMemRelease", 10020, 0, (void *)h_cuMemRelease },
+	{ "cuMemHostRegister", 6050, 0, (void *)h_cuMemHostRegister_v2 },
+	{ "cuMemHostUnregister", 4000, 0, (void *)h_cuMemHostUnregister },
+	{ "cuMemFree", 3020, 0, (void *)h_cuMemFree_v2 },
+	{ "cuMemFreeHost", 2000, 0, (void *)h_cuMemFreeHost },
+	{ "cuMemFreeAsync", 11020, 2, (void *)h_cuMemFreeAsync_ptsz },
+	{ "cuMemFreeAsync", 11020, 1, (void *)h_cuMemFreeAsync },
+	{ "cuStreamSynchronize", 2000, 0, (void *)h_cuStreamSynchronize },
+	{ "cuGetProcAddress", 12000, 0, (void *)cuGetProcAddress_v2 },
+	{ "cuGetProcAddress", 11030, 0, (void *)cuGetProcAddress },
+};
+
+CUresult cuGetProcAddress_v2(const char *sym, void **pfn, int ver, cuuint64_t flags, int *status)
+{
+	int mode = flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM ? 2 : 1;
+	int too_new = 0;
+	if (!sym || !pfn)
+		return CUDA_ERROR_INVALID_VALUE;
+	*pfn = NULL;
+	for (size_t i = 0; i < sizeof(procs) / sizeof(procs[0]); i++) {
+		if (strcmp(procs[i].base, sym) || (procs[i].mode && procs[i].mode != mode))
+			continue;
+		if (procs[i].minver > ver) {
+			too_new = 1;
+			continue;
+		}
+		*pfn = procs[i].fn;
+		if (status)
+			*status = CU_GET_PROC_ADDRESS_SUCCESS;
+		return CUDA_SUCCESS;
+	}
+	if (status)
+		*status = too_new ? CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT : CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+	return CUDA_ERROR_NOT_FOUND;
+}
+
+CUresult cuGetProcAddress(const char *sym, void **pfn, int ver, cuuint64_t flags)
+{
+	return cuGetProcAddress_v2(sym, pfn, ver, flags, NULL);
+}

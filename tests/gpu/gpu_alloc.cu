@@ -1,0 +1,73 @@
+// gpu_alloc.cu: known CUDA allocations through the runtime API, for tests/gpu/run.sh. Built by
+// nvcc with its default *static* CUDA runtime, the case that symbol-level cudaMalloc hooks miss.
+// Prints one "delta NAME BYTES" line per device allocation (cudaMemGetInfo before/after) and
+// "expect KIND BYTES" lines with the sizes asked for, then frees everything.
+#include <cstdio>
+#include <cstdlib>
+#include <cuda_runtime.h>
+
+#define MiB (1024ull * 1024ull)
+#define CHECK(x)                                                                        \
+	do {                                                                            \
+		cudaError_t e_ = (x);                                                   \
+		if (e_ != cudaSuccess) {                                                \
+			fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x,      \
+				cudaGetErrorString(e_));                                \
+			exit(1);                                                        \
+		}                                                                       \
+	} while (0)
+
+static size_t used_now()
+{
+	size_t free_b = 0, total_b = 0;
+	CHECK(cudaMemGetInfo(&free_b, &total_b));
+	return total_b - free_b;
+}
+
+int main()
+{
+	const size_t dev_n = 256 * MiB, host1_n = 64 * MiB, host2_n = 128 * MiB, pool_n = 96 * MiB,
+		     managed_n = 32 * MiB;
+	void *dev = nullptr, *host1 = nullptr, *host2 = nullptr, *pool = nullptr, *managed = nullptr;
+	cudaStream_t s;
+
+	CHECK(cudaSetDevice(0));
+	CHECK(cudaFree(0)); // creates the context before anything is measured
+	CHECK(cudaStreamCreate(&s));
+	CHECK(cudaDeviceSynchronize());
+
+	size_t u0 = used_now();
+	CHECK(cudaMalloc(&dev, dev_n));
+	size_t u1 = used_now();
+	printf("delta device %zu\n", u1 - u0);
+
+	CHECK(cudaMallocHost(&host1, host1_n));
+	CHECK(cudaHostAlloc(&host2, host2_n, cudaHostAllocPortable));
+	((volatile char *)host1)[0] = 1;
+	((volatile char *)host2)[0] = 1;
+
+	size_t u2 = used_now();
+	CHECK(cudaMallocAsync(&pool, pool_n, s));
+	CHECK(cudaStreamSynchronize(s));
+	size_t u3 = used_now();
+	printf("delta pool %zu\n", u3 - u2);
+
+	CHECK(cudaMallocManaged(&managed, managed_n));
+
+	printf("expect device %zu\n", dev_n);
+	printf("expect pool %zu\n", pool_n);
+	printf("expect gpu %zu\n", dev_n + pool_n);
+	printf("expect pinned %zu\n", host1_n + host2_n);
+	printf("expect managed %zu\n", managed_n);
+	fflush(stdout);
+
+	CHECK(cudaFreeAsync(pool, s));
+	CHECK(cudaStreamSynchronize(s));
+	CHECK(cudaFree(dev));
+	CHECK(cudaFreeHost(host1));
+	CHECK(cudaFreeHost(host2));
+	CHECK(cudaFree(managed));
+	CHECK(cudaStreamDestroy(s));
+	printf("gpu_alloc: done\n");
+	return 0;
+}

@@ -1,0 +1,674 @@
+/* test_decode.c: reader/decode.c against hand-built files: varints, the header, every record
+ * kind with its delta state, each error the reader reports, truncation at every byte and
+ * random garbage (which must never crash; run it under ASan/UBSan).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "report.h"
+#include "trace_builder.h"
+
+/* ---- varints ---- */
+
+static void test_varint_roundtrip(void **state)
+{
+	(void)state;
+	static const uint64_t uvals[] = { 0, 1, 127, 128, 255, 16383, 16384, 0xffffffffull,
+					  0x100000000ull, 1ull << 56, (1ull << 63) - 1, 1ull << 63,
+					  UINT64_MAX };
+	static const int64_t svals[] = { 0, 1, -1, 63, -64, 64, -65, INT32_MAX, INT32_MIN,
+					 INT64_MAX, INT64_MIN, INT64_MIN + 1 };
+	uint8_t buf[CKT_MAX_VARINT + 4];
+
+	for (size_t i = 0; i < sizeof(uvals) / sizeof(uvals[0]); i++) {
+		uint8_t *e = ckt_put_uv(buf, uvals[i]);
+		uint64_t v = 12345;
+		assert_true(e - buf <= CKT_MAX_VARINT);
+		const uint8_t *q = ckt_get_uv(buf, e, &v);
+		assert_ptr_equal(q, e);
+		assert_int_equal(v, uvals[i]);
+	}
+	assert_int_equal(ckt_put_uv(buf, 0) - buf, 1);
+	assert_int_equal(ckt_put_uv(buf, 127) - buf, 1);
+	assert_int_equal(ckt_put_uv(buf, 128) - buf, 2);
+	assert_int_equal(ckt_put_uv(buf, UINT64_MAX) - buf, 10);
+	for (size_t i = 0; i < sizeof(svals) / sizeof(svals[0]); i++) {
+		uint8_t *e = ckt_put_sv(buf, svals[i]);
+		int64_t v = 12345;
+		const uint8_t *q = ckt_get_sv(buf, e, &v);
+		assert_ptr_equal(q, e);
+		assert_true(v == svals[i]);
+	}
+	/* zigzag keeps small magnitudes short */
+	assert_int_equal(ckt_put_sv(buf, -1) - buf, 1);
+	assert_int_equal(buf[0], 1);
+	assert_int_equal(ckt_put_sv(buf, 1) - buf, 1);
+	assert_int_equal(buf[0], 2);
+}
+
+static void test_varint_malformed(void **state)
+{
+	(void)state;
+	uint8_t cont[12];
+	uint64_t v;
+	int64_t s;
+
+	memset(cont, 0x80, sizeof(cont));
+	assert_null(ckt_get_uv(cont, cont, &v));            /* empty */
+	assert_null(ckt_get_uv(cont, cont + 3, &v));        /* ends inside */
+	assert_null(ckt_get_uv(cont, cont + 12, &v));       /* longer than 10 bytes */
+	cont[10] = 0x01;
+	assert_null(ckt_get_uv(cont, cont + 11, &v));       /* terminator as 11th byte */
+	assert_null(ckt_get_sv(cont, cont + 2, &s));
+	/* the end pointer is respected even when the bytes after it would terminate */
+	uint8_t two[2] = { 0x81, 0x01 };
+	assert_null(ckt_get_uv(two, two + 1, &v));
+	assert_ptr_equal(ckt_get_uv(two, two + 2, &v), two + 2);
+	assert_int_equal(v, 129);
+}
+
+static void test_util_format(void **state)
+{
+	(void)state;
+	char b[32];
+	assert_string_equal(ckt_util_fmt_bytes(b, sizeof(b), 0), "0 B");
+	assert_string_equal(ckt_util_fmt_bytes(b, sizeof(b), 1023), "1023 B");
+	assert_string_equal(ckt_util_fmt_bytes(b, sizeof(b), 1024), "1.00 KiB");
+	assert_string_equal(ckt_util_fmt_bytes(b, sizeof(b), 1610612736), "1.50 GiB");
+	assert_string_equal(ckt_util_fmt_bytes(b, sizeof(b), 10 * 1024 - 1), "10.0 KiB");
+	assert_string_equal(ckt_util_fmt_bytes(b, sizeof(b), 123 * 1024 * 1024), "123 MiB");
+	assert_string_equal(ckt_util_fmt_bytes(b, sizeof(b), 5ull << 50), "5120 TiB");
+	assert_string_equal(ckt_util_fmt_sbytes(b, sizeof(b), -1536), "-1.50 KiB");
+	assert_string_equal(ckt_util_fmt_sbytes(b, sizeof(b), INT64_MIN), "-8388608 TiB");
+	assert_string_equal(ckt_util_fmt_secs(b, sizeof(b), 0, 6), "0.000000");
+	assert_string_equal(ckt_util_fmt_secs(b, sizeof(b), 1234567890, 6), "1.234568");
+	assert_string_equal(ckt_util_fmt_secs(b, sizeof(b), 1234567890, 3), "1.235");
+	assert_string_equal(ckt_util_fmt_secs(b, sizeof(b), 999999999, 3), "1.000");
+	assert_string_equal(ckt_util_fmt_secs(b, sizeof(b), 1499999999, 0), "1");
+	assert_string_equal(ckt_util_fmt_secs(b, sizeof(b), UINT64_MAX, 9), "18446744073.709551615");
+	assert_string_equal(ckt_util_fmt_secs(b, sizeof(b), UINT64_MAX, 6), "18446744073.709552");
+	assert_int_equal(ckt_util_utf8_len((const unsigned char *)"\xc3\xa9", 2), 2);
+	assert_int_equal(ckt_util_utf8_len((const unsigned char *)"\xc3", 1), 0);
+	assert_int_equal(ckt_util_utf8_len((const unsigned char *)"\xed\xa0\x80", 3), 0);
+	assert_int_equal(ckt_util_utf8_len((const unsigned char *)"\xf0\x9f\x98\x80", 4), 4);
+	assert_int_equal(ckt_util_utf8_len((const unsigned char *)"\xff", 1), 0);
+}
+
+/* ---- helpers ---- */
+
+static int open_bytes(const void *p, size_t n, struct ckt_decoder **d, struct ckt_error *err)
+{
+	char path[64];
+	tb_write_bytes(p, n, path);
+	int rc = ckt_decode_open(path, d, err);
+	unlink(path);
+	return rc;
+}
+
+static int run_bytes(const void *p, size_t n, struct ckt_replay_stats *st, struct ckt_error *err)
+{
+	char path[64];
+	tb_write_bytes(p, n, path);
+	int rc = tb_run(path, st, err);
+	unlink(path);
+	return rc;
+}
+
+/* ---- header ---- */
+
+static void test_header_parse(void **state)
+{
+	(void)state;
+	static const char *const kv[] = { "pid", "77", "future_key", "kept", "argv", "a\nb c",
+					  "page_size", "12345", NULL };
+	struct tb b;
+	struct ckt_decoder *d;
+	struct ckt_error err = { 0 };
+
+	tb_init(&b);
+	tb_header_kv(&b, CKT_FORMAT_VERSION, kv);
+	assert_int_equal(open_bytes(b.out, b.out_len, &d, &err), 0);
+	const struct ckt_header *h = ckt_decode_header(d);
+	assert_int_equal(h->format_version, 1);
+	assert_int_equal(h->n_kv, 4);
+	assert_string_equal(h->kv[1].key, "future_key");
+	assert_string_equal(ckt_decode_header_get(d, "pid"), "77");
+	assert_string_equal(ckt_decode_header_get(d, "argv"), "a\nb c");
+	assert_null(ckt_decode_header_get(d, "exe"));
+	assert_int_equal(h->page_size, 4096); /* not a power of two: default */
+	ckt_decode_close(d);
+	tb_release(&b);
+
+	tb_init(&b);
+	tb_header(&b);
+	assert_int_equal(open_bytes(b.out, b.out_len, &d, &err), 0);
+	assert_string_equal(ckt_decode_header_get(d, "setting.CUZKTRACE_OUTPUT"), "/tmp/x.ckt");
+	assert_string_equal(ckt_decode_header_get(d, "exe"), "/usr/bin/prog");
+	/* header only: a trace with no END is truncated, with nothing in it */
+	struct ckt_record rec;
+	assert_int_equal(ckt_decode_next(d, &rec, &err), 0);
+	assert_true(ckt_decode_truncated(d));
+	assert_false(ckt_decode_dropped_partial(d));
+	ckt_decode_close(d);
+	tb_release(&b);
+}
+
+static void test_header_errors(void **state)
+{
+	(void)state;
+	struct tb b;
+	struct ckt_decoder *d = NULL;
+	struct ckt_error err = { 0 };
+
+	/* wrong magic */
+	tb_init(&b);
+	tb_raw(&b, "NOTATRC", 8);
+	tb_u8(&b, 1);
+	tb_u8(&b, 0);
+	tb_uv(&b, 0);
+	tb_flush(&b);
+	assert_int_equal(open_bytes(b.out, b.out_len, &d, &err), CKT_EFORMAT);
+	assert_null(d);
+	assert_string_equal(err.msg, "not a cuzktrace trace");
+	tb_release(&b);
+
+	/* wrong version */
+	tb_init(&b);
+	tb_header_kv(&b, 7, NULL);
+	assert_int_equal(open_bytes(b.out, b.out_len, &d, &err), CKT_EFORMAT);
+	assert_string_equal(err.msg, "unsupported format version 7 (this reader reads 1)");
+	tb_release(&b);
+
+	/* header without its terminating empty key */
+	tb_init(&b);
+	tb_raw(&b, CKT_MAGIC, CKT_MAGIC_LEN);
+	tb_u8(&b, 1);
+	tb_u8(&b, 0);
+	tb_str(&b, "pid", 3);
+	tb_flush(&b);
+	assert_int_equal(open_bytes(b.out, b.out_len, &d, &err), CKT_EFORMAT);
+	assert_string_equal(err.msg, "corrupt header: it ends inside the value of a key");
+	tb_release(&b);
+
+	/* empty, not zstd, short, nonexistent */
+	assert_int_equal(open_bytes("", 0, &d, &err), CKT_EFORMAT);
+	assert_string_equal(err.msg, "empty file");
+	assert_int_equal(open_bytes("hello, world\n", 13, &d, &err), CKT_EFORMAT);
+	assert_string_equal(err.msg, "not a cuzktrace trace");
+	assert_int_equal(open_bytes("hi", 2, &d, &err), CKT_EFORMAT);
+	assert_string_equal(err.msg, "not a cuzktrace trace");
+	assert_int_equal(ckt_decode_open("/nonexistent/trace.ckt", &d, &err), CKT_EIO);
+	assert_string_equal(err.msg, "No such file or directory");
+
+	/* a zstd file of something else */
+	tb_init(&b);
+	tb_raw(&b, "just some text that is not a trace", 34);
+	tb_flush(&b);
+	assert_int_equal(open_bytes(b.out, b.out_len, &d, &err), CKT_EFORMAT);
+	assert_string_equal(err.msg, "not a cuzktrace trace");
+	tb_release(&b);
+
+	/* cut inside the header frame */
+	tb_init(&b);
+	tb_header(&b);
+	assert_int_equal(open_bytes(b.out, b.out_len - 3, &d, &err), CKT_EFORMAT);
+	assert_string_equal(err.msg, "the file ends inside the header frame");
+	tb_release(&b);
+}
+
+/* ---- records ---- */
+
+static void next_ok(struct ckt_decoder *d, struct ckt_record *r, enum ckt_tag tag)
+{
+	struct ckt_error err = { 0 };
+	int rc = ckt_decode_next(d, r, &err);
+	if (rc != 1)
+		fail_msg("expected a record, got %d: %s", rc, err.msg);
+	assert_int_equal(r->tag, tag);
+}
+
+static void test_records_and_deltas(void **state)
+{
+	(void)state;
+	struct tb b;
+	struct ckt_decoder *d;
+	struct ckt_record r;
+	struct ckt_error err = { 0 };
+
+	tb_init(&b);
+	tb_header(&b);
+	tb_frame(&b, 1000);
+	tb_thread(&b, 7);
+	tb_alloc_ex(&b, 1010, 0x7fff00001000ull, 48, CKT_FN_CALLOC, 5, 2);
+	tb_free(&b, 1020, 0x7fff00000010ull); /* negative address delta */
+	tb_realloc(&b, 1030, 0x7fff00000010ull, 40, 0x10000, 4096);
+	tb_thread(&b, 8);                     /* resets ts to base and addr to 0 */
+	tb_mmap(&b, 1005, 0x7f0000000000ull, 8192, CKT_MAP_ANON | CKT_MAP_SHARED);
+	tb_munmap(&b, 1006, 0x7f0000001000ull, 4096);
+	tb_mremap(&b, 1007, 0x7f0000000000ull, 4096, 0x7e0000000000ull, 65536);
+	tb_rss(&b, 1008, 123456789);
+	tb_rss_detail(&b, 1009, 1, 2, 3, 4);
+	tb_thread_name(&b, 5, 8, "gpu-worker");
+	tb_lost(&b, 9);
+	tb_sync(&b, 1500);
+	tb_flush(&b);
+	tb_frame(&b, 2000);
+	tb_module(&b, 0x7f0000000000ull, 0x7f0000001000ull, 0x7f0000009000ull, "/lib/libc.so.6", "ab12");
+	static const uint64_t frames[] = { 0x401000, 0x7f0000001234ull, 0x400010 };
+	tb_stack(&b, 42, frames, 3);
+	tb_cuda_device(&b, 0, "GPU-1234", "NVIDIA H200");
+	tb_thread(&b, 7);
+	tb_cuda_alloc(&b, 2000, CKT_CUDA_DEVICE, 0, 0x7d0000000000ull, 1 << 30, 42, 3, 5);
+	tb_cuda_free(&b, 2000, CKT_CUDA_DEVICE, 0x7d0000000000ull, 6);
+	tb_free(&b, 2001, 0x10000);
+	tb_end(&b, 3000, CKT_END_EXEC, 11, 9);
+	tb_flush(&b);
+	/* a frame after the END frame is not read, whatever it holds */
+	tb_out_raw(&b, "garbage", 7);
+
+	assert_int_equal(open_bytes(b.out, b.out_len, &d, &err), 0);
+	next_ok(d, &r, CKT_TAG_ALLOC);
+	assert_int_equal(r.tid, 7);
+	assert_int_equal(r.ts, 1010);
+	assert_int_equal(r.u.alloc.addr, 0x7fff00001000ull);
+	assert_int_equal(r.u.alloc.size, 48);
+	assert_int_equal(r.u.alloc.fn, CKT_FN_CALLOC);
+	assert_int_equal(r.u.alloc.stack, 5);
+	assert_int_equal(r.u.alloc.phase, 2);
+	next_ok(d, &r, CKT_TAG_FREE);
+	assert_int_equal(r.ts, 1020);
+	assert_int_equal(r.u.free.addr, 0x7fff00000010ull);
+	next_ok(d, &r, CKT_TAG_REALLOC);
+	assert_int_equal(r.ts, 1030);
+	assert_int_equal(r.u.realloc.old_addr, 0x7fff00000010ull);
+	assert_int_equal(r.u.realloc.dafter, 40);
+	assert_int_equal(r.u.realloc.new_addr, 0x10000);
+	assert_int_equal(r.u.realloc.size, 4096);
+	next_ok(d, &r, CKT_TAG_MMAP);
+	assert_int_equal(r.tid, 8);
+	assert_int_equal(r.ts, 1005);
+	assert_int_equal(r.u.mmap.addr, 0x7f0000000000ull);
+	assert_int_equal(r.u.mmap.len, 8192);
+	assert_int_equal(r.u.mmap.flags, CKT_MAP_ANON | CKT_MAP_SHARED);
+	assert_int_equal(r.u.mmap.prot, 3);
+	next_ok(d, &r, CKT_TAG_MUNMAP);
+	assert_int_equal(r.ts, 1006);
+	assert_int_equal(r.u.munmap.addr, 0x7f0000001000ull);
+	assert_int_equal(r.u.munmap.len, 4096);
+	next_ok(d, &r, CKT_TAG_MREMAP);
+	assert_int_equal(r.u.mremap.old_addr, 0x7f0000000000ull);
+	assert_int_equal(r.u.mremap.old_len, 4096);
+	assert_int_equal(r.u.mremap.new_addr, 0x7e0000000000ull);
+	assert_int_equal(r.u.mremap.new_len, 65536);
+	next_ok(d, &r, CKT_TAG_RSS);
+	assert_int_equal(r.ts, 1008);
+	assert_int_equal(r.u.rss.rss, 123456789);
+	next_ok(d, &r, CKT_TAG_RSS_DETAIL);
+	assert_int_equal(r.ts, 1009);
+	assert_int_equal(r.u.rss_detail.hwm, 1);
+	assert_int_equal(r.u.rss_detail.anon, 2);
+	assert_int_equal(r.u.rss_detail.file, 3);
+	assert_int_equal(r.u.rss_detail.shmem, 4);
+	next_ok(d, &r, CKT_TAG_THREAD_NAME);
+	assert_int_equal(r.ts, 5);
+	assert_int_equal(r.u.thread_name.tid, 8);
+	assert_int_equal(r.u.thread_name.len, 10);
+	assert_memory_equal(r.u.thread_name.name, "gpu-worker", 10);
+	next_ok(d, &r, CKT_TAG_LOST);
+	assert_int_equal(r.u.lost.count, 9);
+	next_ok(d, &r, CKT_TAG_SYNC);
+	assert_int_equal(r.ts, 1500);
+	next_ok(d, &r, CKT_TAG_MODULE);
+	assert_int_equal(r.u.module.base, 0x7f0000000000ull);
+	assert_int_equal(r.u.module.lo, 0x7f0000001000ull);
+	assert_int_equal(r.u.module.hi, 0x7f0000009000ull);
+	assert_int_equal(r.u.module.path_len, 14);
+	assert_memory_equal(r.u.module.path, "/lib/libc.so.6", 14);
+	assert_int_equal(r.u.module.build_id_len, 4);
+	next_ok(d, &r, CKT_TAG_STACK);
+	assert_int_equal(r.u.stack.id, 42);
+	assert_int_equal(r.u.stack.nframes, 3);
+	{
+		const uint8_t *p = r.u.stack.frames, *e = p + r.u.stack.frames_len;
+		uint64_t pc = 0;
+		for (int k = 0; k < 3; k++) {
+			int64_t dlt = 0;
+			p = ckt_get_sv(p, e, &dlt);
+			assert_non_null(p);
+			pc += (uint64_t)dlt;
+			assert_int_equal(pc, frames[k]);
+		}
+		assert_ptr_equal(p, e);
+	}
+	next_ok(d, &r, CKT_TAG_CUDA_DEVICE);
+	assert_int_equal(r.u.cuda_device.ordinal, 0);
+	assert_memory_equal(r.u.cuda_device.uuid, "GPU-1234", 8);
+	assert_int_equal(r.u.cuda_device.name_len, 11);
+	next_ok(d, &r, CKT_TAG_CUDA_ALLOC);
+	assert_int_equal(r.tid, 7);
+	assert_int_equal(r.ts, 2000);
+	assert_int_equal(r.u.cuda_alloc.kind, CKT_CUDA_DEVICE);
+	assert_int_equal(r.u.cuda_alloc.addr, 0x7d0000000000ull);
+	assert_int_equal(r.u.cuda_alloc.size, 1 << 30);
+	assert_int_equal(r.u.cuda_alloc.stack, 42);
+	assert_int_equal(r.u.cuda_alloc.phase, 3);
+	assert_int_equal(r.u.cuda_alloc.fn, 5);
+	next_ok(d, &r, CKT_TAG_CUDA_FREE);
+	assert_int_equal(r.u.cuda_free.addr, 0x7d0000000000ull);
+	assert_int_equal(r.u.cuda_free.fn, 6);
+	next_ok(d, &r, CKT_TAG_FREE);
+	assert_int_equal(r.tid, 7);
+	assert_int_equal(r.ts, 2001);
+	assert_int_equal(r.u.free.addr, 0x10000);
+	next_ok(d, &r, CKT_TAG_END);
+	assert_int_equal(r.ts, 3000);
+	assert_int_equal(r.u.end.reason, CKT_END_EXEC);
+	assert_int_equal(r.u.end.events, 11);
+	assert_int_equal(r.u.end.lost, 9);
+	assert_int_equal(ckt_decode_next(d, &r, &err), 0);
+	assert_false(ckt_decode_truncated(d));
+	ckt_decode_close(d);
+	tb_release(&b);
+}
+
+static void expect_run_error(const struct tb *b, const char *msg)
+{
+	struct ckt_error err = { 0 };
+	struct ckt_replay_stats st;
+	assert_int_equal(run_bytes(b->out, b->out_len, &st, &err), CKT_EFORMAT);
+	assert_string_equal(err.msg, msg);
+}
+
+static void test_corrupt_records(void **state)
+{
+	(void)state;
+	struct tb b;
+
+	/* unknown tag */
+	tb_init(&b);
+	tb_header(&b);
+	tb_frame(&b, 0);
+	tb_thread(&b, 1);
+	tb_alloc(&b, 1, 0x1000, 1);
+	tb_u8(&b, 0x99);
+	tb_flush(&b);
+	expect_run_error(&b, "corrupt record (tag 0x99) in frame 1");
+	tb_release(&b);
+
+	/* reserved tags are refused by a version-1 reader */
+	tb_init(&b);
+	tb_header(&b);
+	tb_frame(&b, 0);
+	tb_sync(&b, 1);
+	tb_flush(&b);
+	tb_frame(&b, 0);
+	tb_u8(&b, CKT_TAG_AGG);
+	tb_uv(&b, 1);
+	tb_flush(&b);
+	expect_run_error(&b, "corrupt record (tag 0x30) in frame 2");
+	tb_release(&b);
+
+	/* a STACK whose frame count exceeds what the frame holds */
+	tb_init(&b);
+	tb_header(&b);
+	tb_frame(&b, 0);
+	tb_u8(&b, CKT_TAG_STACK);
+	tb_uv(&b, 1);
+	tb_uv(&b, 1000000000000ull);
+	tb_sv(&b, 5);
+	tb_flush(&b);
+	expect_run_error(&b, "corrupt record (tag 0x20) in frame 1: it runs past the end of the frame");
+	tb_release(&b);
+
+	/* a record cut short by the end of its frame */
+	tb_init(&b);
+	tb_header(&b);
+	tb_frame(&b, 0);
+	tb_u8(&b, CKT_TAG_ALLOC);
+	tb_sv(&b, 5);
+	tb_uv(&b, 0);
+	tb_flush(&b);
+	expect_run_error(&b, "corrupt record (tag 0x10) in frame 1: it runs past the end of the frame");
+	tb_release(&b);
+
+	/* a data frame must begin with FRAME */
+	tb_init(&b);
+	tb_header(&b);
+	tb_thread(&b, 1);
+	tb_flush(&b);
+	expect_run_error(&b,
+			 "corrupt record (tag 0x02) in frame 1: a data frame must start with a FRAME record");
+	tb_release(&b);
+}
+
+static void test_corrupt_zstd(void **state)
+{
+	(void)state;
+	struct tb b;
+	struct ckt_error err = { 0 };
+	struct ckt_replay_stats st;
+	char want[128];
+
+	tb_init(&b);
+	tb_header(&b);
+	tb_frame(&b, 0);
+	tb_thread(&b, 1);
+	tb_alloc(&b, 1, 0x1000, 1);
+	tb_sync(&b, 2);
+	tb_flush(&b);
+	size_t off = b.out_len;
+	/* zstd magic, then a frame header descriptor with its reserved bit set */
+	tb_out_raw(&b, "\x28\xb5\x2f\xfd\x08\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00", 16);
+	assert_int_equal(run_bytes(b.out, b.out_len, &st, &err), CKT_EFORMAT);
+	snprintf(want, sizeof(want), "corrupt zstd frame at byte offset %zu: ", off);
+	assert_memory_equal(err.msg, want, strlen(want));
+	assert_true(strlen(err.msg) > strlen(want)); /* the zstd error name follows */
+
+	/* plain garbage after good frames is not a zstd frame either */
+	b.out_len = off;
+	tb_out_raw(&b, "this is junk appended", 21);
+	assert_int_equal(run_bytes(b.out, b.out_len, &st, &err), CKT_EFORMAT);
+	assert_memory_equal(err.msg, want, strlen(want));
+	tb_release(&b);
+}
+
+/* Cutting the file at any byte: inside the header it is an error, anywhere later a truncated
+ * (or, for the whole file, complete) trace; never a crash. */
+static void test_truncate_every_byte(void **state)
+{
+	(void)state;
+	struct tb b;
+	struct ckt_error err = { 0 };
+	struct ckt_replay_stats st;
+
+	tb_init(&b);
+	tb_header(&b);
+	for (unsigned f = 0; f < 4; f++) {
+		tb_frame(&b, f * 100);
+		tb_thread(&b, 1);
+		tb_alloc(&b, f * 100 + 10, 0x1000 + f * 0x100, 100);
+		tb_thread(&b, 2);
+		tb_rss(&b, f * 100 + 20, 1000 * (f + 1));
+		tb_sync(&b, f * 100 + 50);
+		if (f == 3)
+			tb_end(&b, 400, CKT_END_EXIT, 8, 0);
+		tb_flush(&b);
+	}
+	for (size_t cut = 0; cut <= b.out_len; cut++) {
+		int rc = run_bytes(b.out, cut, &st, &err);
+		if (cut < b.frame_end[0]) {
+			assert_int_equal(rc, CKT_EFORMAT);
+			continue;
+		}
+		assert_int_equal(rc, 0);
+		size_t complete = 0;
+		for (size_t k = 1; k < b.nframes; k++)
+			if (b.frame_end[k] <= cut)
+				complete = k;
+		assert_int_equal(st.truncated, cut != b.out_len);
+		assert_int_equal(st.heap_bytes, 100 * complete);
+		assert_int_equal(st.rss_samples, complete);
+		assert_int_equal(st.duration_ns, cut == b.out_len ? 400 : complete ? (complete - 1) * 100 + 20 : 0);
+	}
+	tb_release(&b);
+}
+
+/* ---- fuzz ---- */
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+
+/* CKT_FUZZ_SCALE=N runs N times the default iterations (for a longer local run). */
+static int fuzz_iters(int base)
+{
+	const char *e = getenv("CKT_FUZZ_SCALE");
+	int k = e ? atoi(e) : 1;
+	return base * (k > 0 ? k : 1);
+}
+
+static uint64_t rng(void)
+{
+	/* xorshift64*: deterministic, so a failure reproduces */
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return rng_state * 0x2545f4914f6cdd1dull;
+}
+
+/* Runs the whole pipeline, reports included, on bytes that may be anything. */
+static void fuzz_one(const uint8_t *p, size_t n)
+{
+	char path[64];
+	struct ckt_decoder *d = NULL;
+	struct ckt_error err = { 0 };
+
+	tb_write_bytes(p, n, path);
+	if (ckt_decode_open(path, &d, &err) == 0) {
+		struct ckt_replay *r = ckt_replay_new(ckt_decode_header(d)->page_size);
+		assert_non_null(r);
+		if (ckt_replay_run(d, r, &err) == 0) {
+			FILE *devnull = fopen("/dev/null", "w");
+			struct ckt_report rep = { path, d, ckt_replay_stats(r) };
+			assert_non_null(devnull);
+			ckt_report_json_print(devnull, &rep);
+			ckt_report_text_print(devnull, &rep);
+			fclose(devnull);
+		} else {
+			assert_true(err.msg[0] != '\0');
+		}
+		ckt_replay_free(r);
+		ckt_decode_close(d);
+	} else {
+		assert_true(err.msg[0] != '\0');
+	}
+	unlink(path);
+}
+
+static void test_fuzz_random_bytes(void **state)
+{
+	(void)state;
+	uint8_t buf[2048];
+
+	for (int it = 0; it < fuzz_iters(300); it++) {
+		size_t n = (size_t)(rng() % sizeof(buf));
+		for (size_t i = 0; i < n; i++)
+			buf[i] = (uint8_t)rng();
+		if (it & 1 && n >= 4)
+			memcpy(buf, "\x28\xb5\x2f\xfd", 4); /* get past the zstd magic check */
+		fuzz_one(buf, n);
+	}
+}
+
+/* Valid zstd frames with random record streams: exercises the record parser and replay. */
+static void test_fuzz_random_records(void **state)
+{
+	(void)state;
+	static const uint8_t tags[] = { CKT_TAG_THREAD, CKT_TAG_SYNC, CKT_TAG_LOST, CKT_TAG_THREAD_NAME,
+					CKT_TAG_ALLOC, CKT_TAG_FREE, CKT_TAG_REALLOC, CKT_TAG_MMAP,
+					CKT_TAG_MUNMAP, CKT_TAG_MREMAP, CKT_TAG_RSS, CKT_TAG_RSS_DETAIL,
+					CKT_TAG_FRAME, CKT_TAG_END, CKT_TAG_STACK, CKT_TAG_MODULE,
+					CKT_TAG_CUDA_ALLOC, CKT_TAG_CUDA_FREE, CKT_TAG_CUDA_DEVICE };
+	for (int it = 0; it < fuzz_iters(300); it++) {
+		struct tb b;
+		tb_init(&b);
+		tb_header(&b);
+		unsigned frames = (unsigned)(rng() % 4) + 1;
+		for (unsigned f = 0; f < frames; f++) {
+			tb_frame(&b, rng() % 1000);
+			unsigned recs = (unsigned)(rng() % 40);
+			for (unsigned k = 0; k < recs; k++) {
+				tb_u8(&b, tags[rng() % sizeof(tags)]);
+				unsigned fields = (unsigned)(rng() % 8);
+				for (unsigned x = 0; x < fields; x++) {
+					uint64_t v = rng();
+					/* mostly small values, sometimes huge ones */
+					tb_uv(&b, rng() % 4 ? v % 300 : v);
+				}
+			}
+			tb_flush(&b);
+		}
+		if (rng() % 3 == 0 && b.out_len > 1)
+			b.out_len -= (size_t)(rng() % (b.out_len / 2 + 1));
+		fuzz_one(b.out, b.out_len);
+		tb_release(&b);
+	}
+}
+
+static void test_fuzz_bit_flips(void **state)
+{
+	(void)state;
+	struct tb b;
+	tb_init(&b);
+	tb_header(&b);
+	for (unsigned f = 0; f < 3; f++) {
+		tb_frame(&b, f * 1000);
+		for (unsigned t = 0; t < 3; t++) {
+			tb_thread(&b, 10 + t);
+			tb_alloc(&b, f * 1000 + t, 0x1000 * (t + 1), 64);
+			tb_realloc(&b, f * 1000 + t + 10, 0x1000 * (t + 1), 3, 0x9000 * (t + 1), 128);
+			tb_mmap(&b, f * 1000 + t + 20, 0x7f0000000000ull + t * 0x100000, 8192, CKT_MAP_ANON);
+			tb_mremap(&b, f * 1000 + t + 30, 0x7f0000000000ull + t * 0x100000, 8192,
+				  0x7e0000000000ull + t * 0x100000, 16384);
+			tb_munmap(&b, f * 1000 + t + 40, 0x7e0000000000ull + t * 0x100000, 4096);
+			tb_rss(&b, f * 1000 + t + 50, 1 << 20);
+			tb_free(&b, f * 1000 + t + 60, 0x9000 * (t + 1));
+		}
+		tb_sync(&b, f * 1000 + 500);
+		tb_flush(&b);
+	}
+	uint8_t *copy = malloc(b.out_len);
+	assert_non_null(copy);
+	for (int it = 0; it < fuzz_iters(600); it++) {
+		memcpy(copy, b.out, b.out_len);
+		unsigned flips = (unsigned)(rng() % 4) + 1;
+		for (unsigned k = 0; k < flips; k++) {
+			size_t pos = (size_t)(rng() % b.out_len);
+			copy[pos] ^= (uint8_t)(1u << (rng() % 8));
+		}
+		fuzz_one(copy, b.out_len);
+	}
+	free(copy);
+	tb_release(&b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_varint_roundtrip),
+		cmocka_unit_test(test_varint_malformed),
+		cmocka_unit_test(test_util_format),
+		cmocka_unit_test(test_header_parse),
+		cmocka_unit_test(test_header_errors),
+		cmocka_unit_test(test_records_and_deltas),
+		cmocka_unit_test(test_corrupt_records),
+		cmocka_unit_test(test_corrupt_zstd),
+		cmocka_unit_test(test_truncate_every_byte),
+		cmocka_unit_test(test_fuzz_random_bytes),
+		cmocka_unit_test(test_fuzz_random_records),
+		cmocka_unit_test(test_fuzz_bit_flips),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

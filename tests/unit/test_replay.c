@@ -1,0 +1,662 @@
+/* test_replay.c: peak and live-set logic of reader/replay.c on hand-built traces: thread
+ * merging by time, realloc/mremap splitting, mapping interval arithmetic, RSS attribution and
+ * truncation. Every expectation is an exact byte count or timestamp.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "report.h"
+#include "trace_builder.h"
+
+#define P 4096ull
+#define MS 1000000ull
+
+static void run_ok(const struct tb *b, struct ckt_replay_stats *st)
+{
+	struct ckt_error err = { 0 };
+	int rc = tb_run_tb(b, st, &err);
+	if (rc != 0)
+		fail_msg("replay failed: %s", err.msg);
+}
+
+static void test_realloc_growth(void **state)
+{
+	(void)state;
+	struct tb b;
+	struct ckt_replay_stats st;
+	tb_init(&b);
+	tb_header(&b);
+	tb_frame(&b, 0);
+	tb_thread(&b, 1);
+	tb_alloc(&b, 10, 0x1000, 100);
+	tb_realloc(&b, 20, 0x1000, 5, 0x2000, 1000);     /* move and grow: 1000 live at 25 */
+	tb_realloc(&b, 30, 0x2000, 2, 0x2000, 4000);     /* in place: 4000 live at 32 */
+	tb_realloc(&b, 40, 0x2000, 3, 0x3000, 500);      /* shrink */
+	tb_realloc(&b, 50, 0, 1, 0x4000, 10);            /* realloc(NULL, n) */
+	tb_free(&b, 60, 0x3000);
+	tb_sync(&b, 100);
+	tb_end(&b, 200, CKT_END_EXIT, 6, 0);
+	tb_flush(&b);
+	run_ok(&b, &st);
+	assert_int_equal(st.peak_heap.bytes, 4000);
+	assert_int_equal(st.peak_heap.ts, 32);
+	assert_int_equal(st.heap_bytes, 10);
+	assert_int_equal(st.heap_blocks, 1);
+	assert_int_equal(st.counts[CKT_KIND_REALLOC], 4);
+	assert_int_equal(st.counts[CKT_KIND_ALLOC], 1);
+	assert_int_equal(st.events, 6);
+	assert_int_equal(st.inconsistencies, 0);
+	assert_false(st.truncated);
+	assert_true(st.ended);
+	assert_int_equal(st.duration_ns, 200);
+	tb_release(&b);
+}
+
+/* The free by thread 1 is written in a later flush than thread 2's reuse of the address: only
+ * merging by time (and holding events past the previous SYNC horizon) gets this right. */
+static void test_cross_thread_free_later_group(void **state)
+{
+	(void)state;
+	struct tb b;
+	struct ckt_replay_stats st;
+	tb_init(&b);
+	tb_header(&b);
+	tb_frame(&b, 0);
+	tb_thread(&b, 1);
+	tb_alloc(&b, 50, 0xA000, 40);
+	tb_thread(&b, 2);
+	tb_alloc(&b, 110, 0xA000, 50);
+	tb_sync(&b, 120);
+	tb_flush(&b);
+	tb_frame(&b, 100);
+	tb_thread(&b, 1);
+	tb_free(&b, 100, 0xA000);
+	tb_sync(&b, 200);
+	tb_flush(&b);
+	tb_frame(&b, 200);
+	tb_end(&b, 300, CKT_END_EXIT, 3, 0);
+	tb_flush(&b);
+	run_ok(&b, &st);
+	assert_int_equal(st.inconsistencies, 0);
+	assert_int_equal(st.heap_bytes, 50);
+	assert_int_equal(st.heap_blocks, 1);
+	assert_int_equal(st.peak_heap.bytes, 50);
+	assert_int_equal(st.peak_heap.ts, 110);
+	tb_release(&b);
+}
+
+/* Same ns: the release sorts first whatever the file order. */
+static void test_address_reuse_equal_ts(void **state)
+{
+	(void)state;
+	struct tb b;
+	struct ckt_replay_stats st;
+	tb_init(&b);
+	tb_header(&b);
+	tb_frame(&b, 0);
+	tb_thread(&b, 1);
+	tb_alloc(&b, 50, 0xB000, 1000);
+	tb_sync(&b, 60);
+	tb_flush(&b);
+	tb_frame(&b, 60);
+	tb_thread(&b, 2);
+	tb_alloc(&b, 100, 0xB000, 700);
+	tb_thread(&b, 1);
+	tb_free(&b, 100, 0xB000);
+	tb_sync(&b, 150);
+	tb_end(&b, 160, CKT_END_EXIT, 3, 0);
+	tb_flush(&b);
+	run_ok(&b, &st);
+	assert_int_equal(st.inconsistencies, 0);
+	assert_int_equal(st.heap_bytes, 700);
+	assert_int_equal(st.heap_blocks, 1);
+	assert_int_equal(st.peak_heap.bytes, 1000);
+	assert_int_equal(st.peak_heap.ts, 50);
+	tb_release(&b);
+}
+
+/* Thread 2 reuses the old address while thread 1's realloc is in progress: the two halves of
+ * the REALLOC must be replayed at their own times (free at 100, new block at 150). */
+static void test_realloc_halves_interleave(void **state)
+{
+	(void)state;
+	struct tb b;
+	struct ckt_replay_stats st;
+	tb_init(&b);
+	tb_header(&b);
+	tb_frame(&b, 0);
+	tb_thread(&b, 1);
+	tb_alloc(&b, 10, 0xC000, 64);
+	tb_realloc(&b, 100, 0xC000, 50, 0xD000, 200);
+	tb_thread(&b, 2);
+	tb_alloc(&b, 120, 0xC000, 30);
+	tb_free(&b, 130, 0xC000);
+	tb_end(&b, 300, CKT_END_EXIT, 4, 0);
+	tb_flush(&b);
+	run_ok(&b, &st);
+	assert_int_equal(st.inconsistencies, 0);
+	assert_int_equal(st.heap_bytes, 200);
+	assert_int_equal(st.peak_heap.bytes, 200);
+	assert_int_equal(st.peak_heap.ts, 150);
+	tb_release(&b);
+}
+
+static void test_double_alloc_inconsistency(void **state)
+{
+	(void)state;
+	struct tb b;
+	struct ckt_replay_stats st;
+	tb_init(&b);
+	tb_header(&b);
+	tb_frame(&b, 0);
+	tb_thread(&b, 1);
+	tb_alloc(&b, 10, 0xE000, 100);
+	tb_alloc(&b, 20, 0xE000, 30);
+	tb_free(&b, 30, 0xF000); /* never seen: ignored */
+	tb_end(&b, 40, CKT_END_EXIT, 3, 0);
+	tb_flush(&b);
+	run_ok(&b, &st);
+	assert_int_equal(st.inconsistencies, 1);
+	assert_int_equal(st.heap_bytes, 30);
+	assert_int_equal(st.heap_blocks, 1);
+	assert_int_equal(st.peak_heap.bytes, 100);
+	tb_release(&b);
+}
+
+static void test_partial_munmap_split(void **state)
+{
+	(void)state;
+	struct tb b;
+	struct ckt_replay_stats st;
+	const uint64_t A = 0x7f0000000000ull;
+	tb_init(&b);
+	tb_header(&b);
+	tb_frame(&b, 0);
+	tb_thread(&b, 1);
+	tb_mmap(&b, 10, A, 10 * P, CKT_MAP_ANON);
+	tb_munmap(&b, 20, A + 3 * P, 2 * P);            /* hole: [0,3) and [5,10) remain */
+	tb_mmap(&b, 30, A + 20 * P, 4 * P, CKT_MAP_ANON);
+	tb_munmap(&b, 40, A + 8 * P, 14 * P);           /* spans [8,10) and [20,22) */
+	tb_end(&b, 50, CKT_END_EXIT, 4, 0);
+	tb_flush(&b);
+	run_ok(&b, &st);
+	assert_int_equal(st.peak_mmap.bytes, (8 + 4) * P);
+	assert_int_equal(st.peak_mmap.ts, 30);
+	assert_int_equal(st.anon_mmap_bytes, (3 + 3 + 2) * P);
+	assert_int_equal(st.file_mmap_bytes, 0);
+	tb_release(&b);
+}
+
+static void test_map_fixed_over_existing(void **state)
+{
+	(void)state;
+	struct tb b;
+	struct ckt_replay_stats st;
+	const uint64_t A = 0x7f1000000000ull;
+	tb_init(&b);
+	tb_header(&b);
+	tb_frame(&b, 0);
+	tb_thread(&b, 1);
+	tb_mmap(&b, 10, A, 4 * P, 0); /* file-backed, private */
+	tb_mmap(&b, 20, A + P, 2 * P, CKT_MAP_ANON | CKT_MAP_FIXED);
+	tb_end(&b, 30, CKT_END_EXIT, 2, 0);
+	tb_flush(&b);
+	run_ok(&b, &st);
+	assert_int_equal(st.file_mmap_bytes, 2 * P);
+	assert_int_equal(st.anon_mmap_bytes, 2 * P);
+	assert_int_equal(st.peak_mmap.bytes, 4 * P);
+	assert_int_equal(st.peak_mmap.ts, 10);
+	assert_int_equal(st.peak_mmap_file_bytes, 4 * P);
+	assert_int_equal(st.peak_mmap_anon_bytes, 0);
+	assert_int_equal(st.peak_file.bytes, 4 * P);
+	assert_int_equal(st.peak_anon.bytes, 2 * P);
+	assert_int_equal(st.peak_anon.ts, 20);
+	tb_release(&b);
+}
+
+static void test_mremap_move_and_grow(void **state)
+{
+	(void)state;
+	struct tb b;
+	struct ckt_replay_stats st;
+	const uint64_t A = 0x7f2000000000ull, B = 0x7f3000000000ull, F = 0x7f4000000000ull;
+	tb_init(&b);
+	tb_header(&b);
+	tb_frame(&b, 0);
+	tb_thread(&b, 1);
+	tb_mmap(&b, 10, A, 2 * P, CKT_MAP_ANON);
+	tb_mmap(&b, 11, F, 3 * P, 0);
+	tb_mremap(&b, 20, A, 2 * P, B, 5 * P);
+	tb_mremap(&b, 30, F, 3 * P, F + 100 * P, 6 * P); /* file-backed stays file-backed */
+	tb_end(&b, 40, CKT_END_EXIT, 4, 0);
+	tb_flush(&b);
+	run_ok(&b, &st);
+	assert_int_equal(st.anon_mmap_bytes, 5 * P);
+	assert_int_equal(st.file_mmap_bytes, 6 * P);
+	assert_int_equal(st.peak_anon.bytes, 5 * P);
+	assert_int_equal(st.peak_anon.ts, 20);
+	assert_int_equal(st.peak_file.bytes, 6 * P);
+	assert_int_equal(st.peak_file.ts, 30);
+	assert_int_equal(st.peak_mmap.bytes, 11 * P);
+	assert_int_equal(st.peak_mmap.ts, 30);
+	assert_int_equal(st.counts[CKT_KIND_MREMAP], 2);
+	tb_release(&b);
+}
+
+static void test_mremap_shrink_in_place(void **state)
+{
+	(void)state;
+	struct tb b;
+	struct ckt_replay_stats st;
+	const uint64_t A = 0x7f5000000000ull;
+	tb_init(&b);
+	tb_header(&b);
+	tb_frame(&b, 0);
+	tb_thread(&b, 1);
+	tb_mmap(&b, 10, A, 8 * P, CKT_MAP_ANON);
+	tb_mremap(&b, 20, A, 8 * P, A, 3 * P);
+	tb_munmap(&b, 30, A + 3 * P, 5 * P); /* already gone: no effect */
+	tb_end(&b, 40, CKT_END_EXIT, 3, 0);
+	tb_flush(&b);
+	run_ok(&b, &st);
+	assert_int_equal(st.anon_mmap_bytes, 3 * P);
+	assert_int_equal(st.peak_mmap.bytes, 8 * P);
+	assert_int_equal(st.peak_mmap.ts, 10);
+	tb_release(&b);
+}
+
+static void test_file_anon_split_and_rounding(void **state)
+{
+	(void)state;
+	struct tb b;
+	struct ckt_replay_stats st;
+	tb_init(&b);
+	tb_header(&b);
+	tb_frame(&b, 0);
+	tb_thread(&b, 1);
+	tb_mmap(&b, 10, 0x100000, 100, CKT_MAP_ANON);                 /* rounds to 1 page */
+	tb_mmap(&b, 20, 0x200000, P + 1, CKT_MAP_SHARED);             /* file, 2 pages */
+	tb_mmap(&b, 30, 0x300000, 3 * P, CKT_MAP_ANON | CKT_MAP_SHARED);
+	tb_munmap(&b, 40, 0x100000, 1);                                /* whole page goes */
+	tb_munmap(&b, 50, 0x900000, 5 * P);                            /* never mapped */
+	tb_end(&b, 60, CKT_END_EXIT, 5, 0);
+	tb_flush(&b);
+	run_ok(&b, &st);
+	assert_int_equal(st.anon_mmap_bytes, 3 * P);
+	assert_int_equal(st.file_mmap_bytes, 2 * P);
+	assert_int_equal(st.peak_anon.bytes, 4 * P);
+	assert_int_equal(st.peak_anon.ts, 30);
+	assert_int_equal(st.peak_file.bytes, 2 * P);
+	assert_int_equal(st.peak_file.ts, 20);
+	assert_int_equal(st.peak_mmap.bytes, 6 * P);
+	assert_int_equal(st.peak_mmap_anon_bytes, 4 * P);
+	assert_int_equal(st.peak_mmap_file_bytes, 2 * P);
+	tb_release(&b);
+}
+
+static void test_page_size_from_header(void **state)
+{
+	(void)state;
+	static const char *const kv[] = { "page_size", "65536", NULL };
+	struct tb b;
+	struct ckt_replay_stats st;
+	tb_init(&b);
+	tb_header_kv(&b, CKT_FORMAT_VERSION, kv);
+	tb_frame(&b, 0);
+	tb_thread(&b, 1);
+	tb_mmap(&b, 10, 0x10000, 100, CKT_MAP_ANON);
+	tb_end(&b, 20, CKT_END_EXIT, 1, 0);
+	tb_flush(&b);
+	run_ok(&b, &st);
+	assert_int_equal(st.anon_mmap_bytes, 65536);
+	tb_release(&b);
+}
+
+struct rows {
+	struct ckt_sample s[16];
+	size_t n;
+};
+
+static void collect(void *ctx, const struct ckt_sample *s)
+{
+	struct rows *r = ctx;
+	if (r->n < 16)
+		r->s[r->n++] = *s;
+}
+
+/* RSS samples come from the sampler thread and are merged by time with everyone else. */
+static void test_rss_peak_attribution(void **state)
+{
+	(void)state;
+	struct tb b;
+	struct ckt_replay_stats st;
+	struct rows rows = { .n = 0 };
+	struct ckt_error err = { 0 };
+	char path[64];
+	tb_init(&b);
+	tb_header(&b);
+	tb_frame(&b, 0);
+	tb_thread(&b, 1);
+	tb_alloc(&b, 1 * MS, 0x1000, 10000);
+	tb_mmap(&b, 2 * MS, 0x7f0000000000ull, 4 * P, CKT_MAP_ANON);
+	tb_mmap(&b, 3 * MS, 0x7f1000000000ull, 2 * P, 0);
+	tb_free(&b, 6 * MS, 0x1000);
+	tb_thread(&b, 99);
+	tb_rss(&b, 500000, 1000000);
+	tb_rss_detail(&b, 4 * MS, 5000000, 3000000, 1500000, 0);
+	tb_rss(&b, 4 * MS, 5000000);
+	tb_rss_detail(&b, 4 * MS + 1, 5100000, 3100000, 1600000, 7);
+	tb_rss(&b, 7 * MS, 2000000);
+	tb_sync(&b, 8 * MS);
+	tb_end(&b, 9 * MS, CKT_END_EXIT, 9, 0);
+	tb_flush(&b);
+	tb_write(&b, path);
+	assert_int_equal(tb_run_sink(path, &st, &err, collect, &rows), 0);
+	unlink(path);
+	assert_int_equal(st.rss_samples, 3);
+	assert_int_equal(st.peak_rss.bytes, 5000000);
+	assert_int_equal(st.peak_rss.ts, 4 * MS);
+	assert_int_equal(st.peak_rss.heap_bytes, 10000);
+	assert_int_equal(st.peak_rss.anon_mmap_bytes, 4 * P);
+	assert_int_equal(st.peak_rss.file_mmap_bytes, 2 * P);
+	assert_true(st.peak_rss.has_detail);
+	assert_int_equal(st.peak_rss.hwm, 5000000);
+	assert_int_equal(st.peak_rss.anon, 3000000);
+	assert_int_equal(st.hwm_max, 5100000);
+	assert_int_equal(rows.n, 3);
+	assert_int_equal(rows.s[0].ts, 500000);
+	assert_int_equal(rows.s[0].heap, 0);
+	assert_int_equal(rows.s[1].heap, 10000);
+	assert_int_equal(rows.s[1].anon_mmap + rows.s[1].file_mmap, 6 * P);
+	assert_int_equal(rows.s[2].ts, 7 * MS);
+	assert_int_equal(rows.s[2].heap, 0);
+	assert_int_equal(rows.s[2].rss, 2000000);
+	tb_release(&b);
+}
+
+static void test_lost_events(void **state)
+{
+	(void)state;
+	struct tb b;
+	struct ckt_replay_stats st;
+	tb_init(&b);
+	tb_header(&b);
+	tb_frame(&b, 0);
+	tb_lost(&b, 3);
+	tb_lost(&b, 4);
+	tb_thread_name(&b, 0, 1, "worker");
+	tb_thread(&b, 1);
+	tb_alloc(&b, 10, 0x1000, 1);
+	tb_end(&b, 20, CKT_END_EXIT, 1, 5);
+	tb_flush(&b);
+	run_ok(&b, &st);
+	assert_int_equal(st.lost, 7);
+	tb_release(&b);
+}
+
+/* Builds three data frames; the last one (at 300..) holds the END. */
+static void build_three_frames(struct tb *b)
+{
+	tb_init(b);
+	tb_header(b);
+	tb_frame(b, 0);
+	tb_thread(b, 1);
+	tb_alloc(b, 100, 0x1000, 1000);
+	tb_mmap(b, 110, 0x7f0000000000ull, 2 * P, CKT_MAP_ANON);
+	tb_sync(b, 150);
+	tb_flush(b);
+	tb_frame(b, 150);
+	tb_thread(b, 1);
+	tb_alloc(b, 200, 0x2000, 3000);
+	tb_thread(b, 99);
+	tb_rss(b, 210, 1 << 20);
+	tb_sync(b, 250);
+	tb_flush(b);
+	tb_frame(b, 250);
+	tb_thread(b, 1);
+	tb_alloc(b, 300, 0x3000, 90000);
+	tb_free(b, 310, 0x1000);
+	tb_sync(b, 400);
+	tb_end(b, 500, CKT_END_EXIT, 6, 0);
+	tb_flush(b);
+}
+
+static void test_truncated_drop_partial_frame(void **state)
+{
+	(void)state;
+	struct tb b;
+	struct ckt_replay_stats st;
+	struct ckt_error err = { 0 };
+	char path[64];
+	build_three_frames(&b);
+	/* cut 5 bytes into the last frame: it is dropped, the first two count */
+	tb_write_bytes(b.out, b.frame_end[2] + 5, path);
+	assert_int_equal(tb_run(path, &st, &err), 0);
+	unlink(path);
+	assert_true(st.truncated);
+	assert_false(st.ended);
+	assert_int_equal(st.duration_ns, 210);
+	assert_int_equal(st.peak_heap.bytes, 4000);
+	assert_int_equal(st.peak_heap.ts, 200);
+	assert_int_equal(st.heap_bytes, 4000);
+	assert_int_equal(st.heap_blocks, 2);
+	assert_int_equal(st.anon_mmap_bytes, 2 * P);
+	assert_int_equal(st.events, 4);
+	assert_int_equal(st.peak_rss.bytes, 1 << 20);
+	assert_int_equal(st.peak_rss.heap_bytes, 4000);
+
+	/* cut exactly at a frame boundary: truncated too, same numbers */
+	tb_write_bytes(b.out, b.frame_end[2], path);
+	assert_int_equal(tb_run(path, &st, &err), 0);
+	unlink(path);
+	assert_true(st.truncated);
+	assert_int_equal(st.heap_bytes, 4000);
+
+	/* the whole file */
+	tb_write_bytes(b.out, b.out_len, path);
+	assert_int_equal(tb_run(path, &st, &err), 0);
+	unlink(path);
+	assert_false(st.truncated);
+	assert_int_equal(st.duration_ns, 500);
+	assert_int_equal(st.peak_heap.bytes, 94000);
+	assert_int_equal(st.peak_heap.ts, 300);
+	assert_int_equal(st.heap_bytes, 93000);
+	tb_release(&b);
+}
+
+/* Many threads and a deep reorder window: peaks must not depend on file order. */
+static void test_many_threads_merge(void **state)
+{
+	(void)state;
+	struct tb b;
+	struct ckt_replay_stats st;
+	tb_init(&b);
+	tb_header(&b);
+	for (unsigned f = 0; f < 20; f++) {
+		tb_frame(&b, f * 1000);
+		/* threads written in reverse, so file order is the opposite of time order */
+		for (unsigned t = 50; t-- > 0;) {
+			tb_thread(&b, 1000 + t);
+			uint64_t ts = f * 1000 + t * 10;
+			tb_alloc(&b, ts, 0x100000 + (uint64_t)t * 0x1000, 100);
+			tb_free(&b, ts + 5, 0x100000 + (uint64_t)t * 0x1000);
+		}
+		tb_sync(&b, f * 1000 + 1000);
+		tb_flush(&b);
+	}
+	tb_frame(&b, 20000);
+	tb_end(&b, 20000, CKT_END_EXIT, 2000, 0);
+	tb_flush(&b);
+	run_ok(&b, &st);
+	/* each block lives 5 ns and the next starts 10 ns later: never two at once */
+	assert_int_equal(st.peak_heap.bytes, 100);
+	assert_int_equal(st.peak_heap.ts, 0);
+	assert_int_equal(st.heap_bytes, 0);
+	assert_int_equal(st.inconsistencies, 0);
+	assert_int_equal(st.events, 2000);
+	tb_release(&b);
+}
+
+/* Random mmap/munmap/mremap sequences over 64 pages against a page-array oracle: the
+ * interval code must agree with it on totals and peaks after every sequence. */
+static void test_mapping_oracle(void **state)
+{
+	(void)state;
+	uint64_t seed = 12345;
+	for (int seq = 0; seq < 60; seq++) {
+		uint8_t pages[64] = { 0 }; /* 0 unmapped, 1 anonymous, 2 file-backed */
+		uint64_t peak = 0, peak_anon = 0, peak_file = 0;
+		const uint64_t base = 0x7f0000000000ull;
+		struct tb b;
+		struct ckt_replay_stats st;
+		tb_init(&b);
+		tb_header(&b);
+		tb_frame(&b, 0);
+		tb_thread(&b, 1);
+		for (int op = 0; op < 80; op++) {
+			seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+			unsigned kind = (unsigned)(seed >> 60) % 3, p0 = (unsigned)(seed >> 20) % 64;
+			unsigned n = (unsigned)(seed >> 40) % 12 + 1, p1 = (unsigned)(seed >> 8) % 64;
+			unsigned n1 = (unsigned)(seed >> 50) % 12 + 1;
+			if (p0 + n > 64)
+				n = 64 - p0;
+			if (p1 + n1 > 64)
+				n1 = 64 - p1;
+			uint64_t ts = (uint64_t)op * 10 + 10;
+			if (kind == 0) {
+				int anon = (seed >> 33) & 1;
+				tb_mmap(&b, ts, base + p0 * P, n * P - (seed >> 34 & 1) * 100,
+					(anon ? CKT_MAP_ANON : 0) | CKT_MAP_FIXED);
+				memset(pages + p0, anon ? 1 : 2, n);
+			} else if (kind == 1) {
+				tb_munmap(&b, ts, base + p0 * P, n * P);
+				memset(pages + p0, 0, n);
+			} else {
+				uint8_t k = pages[p0] ? pages[p0] : 1;
+				tb_mremap(&b, ts, base + p0 * P, n * P, base + p1 * P, n1 * P);
+				memset(pages + p0, 0, n);
+				memset(pages + p1, k, n1);
+			}
+			uint64_t anon = 0, file = 0;
+			for (int i = 0; i < 64; i++) {
+				anon += pages[i] == 1 ? P : 0;
+				file += pages[i] == 2 ? P : 0;
+			}
+			peak = anon + file > peak ? anon + file : peak;
+			peak_anon = anon > peak_anon ? anon : peak_anon;
+			peak_file = file > peak_file ? file : peak_file;
+		}
+		tb_end(&b, 10000, CKT_END_EXIT, 80, 0);
+		tb_flush(&b);
+		run_ok(&b, &st);
+		uint64_t anon = 0, file = 0;
+		for (int i = 0; i < 64; i++) {
+			anon += pages[i] == 1 ? P : 0;
+			file += pages[i] == 2 ? P : 0;
+		}
+		assert_int_equal(st.anon_mmap_bytes, anon);
+		assert_int_equal(st.file_mmap_bytes, file);
+		assert_int_equal(st.peak_mmap.bytes, peak);
+		assert_int_equal(st.peak_anon.bytes, peak_anon);
+		assert_int_equal(st.peak_file.bytes, peak_file);
+		tb_release(&b);
+	}
+}
+
+static char *report_json(const struct tb *b)
+{
+	char path[64], *text = NULL;
+	size_t len = 0;
+	struct ckt_decoder *d = NULL;
+	struct ckt_error err = { 0 };
+	tb_write(b, path);
+	assert_int_equal(ckt_decode_open(path, &d, &err), 0);
+	struct ckt_replay *r = ckt_replay_new(ckt_decode_header(d)->page_size);
+	assert_int_equal(ckt_replay_run(d, r, &err), 0);
+	FILE *f = open_memstream(&text, &len);
+	struct ckt_report rep = { path, d, ckt_replay_stats(r) };
+	assert_int_equal(ckt_report_json_print(f, &rep), 0);
+	fclose(f);
+	ckt_replay_free(r);
+	ckt_decode_close(d);
+	unlink(path);
+	return text;
+}
+
+static void expect_in(const char *text, const char *needle)
+{
+	if (!strstr(text, needle))
+		fail_msg("missing %s in:\n%s", needle, text);
+}
+
+/* Key names and null conventions are what scripts rely on. */
+static void test_json_shape(void **state)
+{
+	(void)state;
+	struct tb b;
+	tb_init(&b);
+	tb_header(&b);
+	tb_frame(&b, 0);
+	tb_thread(&b, 1);
+	tb_alloc(&b, 1500000, 0x1000, 3000);
+	tb_sync(&b, 2000000);
+	tb_flush(&b);
+	char *j = report_json(&b);
+	expect_in(j, "\"format_version\": 1,");
+	expect_in(j, "\"pid\": 4242,");
+	expect_in(j, "\"argv\": [\"prog\", \"--size\", \"10\"],");
+	expect_in(j, "\"truncated\": true,");
+	expect_in(j, "\"end_reason\": null,");
+	expect_in(j, "\"duration_s\": 0.001500,");
+	expect_in(j, "\"peak_heap\": {\n    \"bytes\": 3000,\n    \"t_s\": 0.001500\n  }");
+	expect_in(j, "\"peak_rss\": {\n    \"bytes\": 0,\n    \"t_s\": null,");
+	expect_in(j, "\"peak_mmap\": {\n    \"bytes\": 0,\n    \"t_s\": null,");
+	expect_in(j, "\"unexplained_bytes\": 0,");
+	expect_in(j, "\"detail\": null");
+	expect_in(j, "\"live_at_exit\": {\n    \"heap_bytes\": 3000,");
+	expect_in(j, "\"clock\": \"monotonic\"");
+	free(j);
+
+	tb_frame(&b, 2000000);
+	tb_thread(&b, 99);
+	tb_rss(&b, 2500000, 1000); /* less than the heap: the remainder is negative */
+	tb_end(&b, 3000000, CKT_END_EXIT, 2, 0);
+	tb_flush(&b);
+	j = report_json(&b);
+	expect_in(j, "\"truncated\": false,");
+	expect_in(j, "\"end_reason\": \"exit\",");
+	expect_in(j, "\"duration_s\": 0.003000,");
+	expect_in(j, "\"peak_rss\": {\n    \"bytes\": 1000,\n    \"t_s\": 0.002500,");
+	expect_in(j, "\"unexplained_bytes\": -2000,");
+	expect_in(j, "\"rss_samples\": 1,");
+	free(j);
+	tb_release(&b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_realloc_growth),
+		cmocka_unit_test(test_cross_thread_free_later_group),
+		cmocka_unit_test(test_address_reuse_equal_ts),
+		cmocka_unit_test(test_realloc_halves_interleave),
+		cmocka_unit_test(test_double_alloc_inconsistency),
+		cmocka_unit_test(test_partial_munmap_split),
+		cmocka_unit_test(test_map_fixed_over_existing),
+		cmocka_unit_test(test_mremap_move_and_grow),
+		cmocka_unit_test(test_mremap_shrink_in_place),
+		cmocka_unit_test(test_file_anon_split_and_rounding),
+		cmocka_unit_test(test_page_size_from_header),
+		cmocka_unit_test(test_rss_peak_attribution),
+		cmocka_unit_test(test_lost_events),
+		cmocka_unit_test(test_truncated_drop_partial_frame),
+		cmocka_unit_test(test_many_threads_merge),
+		cmocka_unit_test(test_mapping_oracle),
+		cmocka_unit_test(test_json_shape),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
