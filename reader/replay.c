@@ -24,6 +24,7 @@ enum ckt_ev_kind {
 	CKT_EV_RSS_DETAIL,
 	CKT_EV_CUDA_ALLOC, /* flags = kind, prot = device ordinal, fn = CKT_CU_* */
 	CKT_EV_CUDA_FREE,  /* flags = kind the entry point implies, fn = CKT_CU_* */
+	CKT_EV_PHASE,      /* fn = op, addr = phase id */
 };
 
 struct ckt_ev {
@@ -137,6 +138,7 @@ struct ckt_range {
 	uint32_t phase;
 	uint32_t prot;
 	uint32_t flags; /* CKT_MAP_ANON, CKT_MAP_SHARED */
+	uint32_t tid;
 };
 
 struct ckt_rangeset {
@@ -211,7 +213,41 @@ struct ckt_replay {
 	/* CUDA allocations by address, and VMM allocations by handle (a namespace of its own) */
 	struct ckt_heapmap cuda_blocks, cuda_handles;
 	size_t cap_cuda_devices;
+
+	struct ckt_observer obs[8];
+	size_t n_obs;
+	uint32_t epochs[CKT_AT_COUNT];
 };
+
+int ckt_replay_observe(struct ckt_replay *r, const struct ckt_observer *o)
+{
+	if (r->n_obs == sizeof(r->obs) / sizeof(r->obs[0]))
+		return CKT_ENOMEM;
+	r->obs[r->n_obs++] = *o;
+	return 0;
+}
+
+const uint32_t *ckt_replay_epochs(const struct ckt_replay *r)
+{
+	return r->epochs;
+}
+
+static void ckt_replay_obs_bytes(struct ckt_replay *r, uint64_t stack, uint32_t phase, uint32_t tid,
+				 enum ckt_space space, int64_t delta, int blocks, uint64_t ts)
+{
+	struct ckt_attr a = { stack, phase, tid, space };
+	for (size_t i = 0; i < r->n_obs; i++)
+		if (r->obs[i].bytes)
+			r->obs[i].bytes(r->obs[i].ctx, &a, delta, blocks, ts);
+}
+
+static void ckt_replay_obs_peak(struct ckt_replay *r, enum ckt_moment m, uint64_t ts)
+{
+	r->epochs[m]++;
+	for (size_t i = 0; i < r->n_obs; i++)
+		if (r->obs[i].peak)
+			r->obs[i].peak(r->obs[i].ctx, m, ts);
+}
 
 struct ckt_replay *ckt_replay_new(uint64_t page_size)
 {
@@ -394,6 +430,7 @@ static void ckt_replay_note_heap(struct ckt_replay *r, uint64_t ts)
 	if (st->heap_bytes > st->peak_heap.bytes) {
 		st->peak_heap.bytes = st->heap_bytes;
 		st->peak_heap.ts = ts;
+		ckt_replay_obs_peak(r, CKT_AT_PEAK_HEAP, ts);
 	}
 }
 
@@ -406,6 +443,7 @@ static void ckt_replay_note_mmap(struct ckt_replay *r, uint64_t ts)
 		st->peak_mmap.ts = ts;
 		st->peak_mmap_anon_bytes = st->anon_mmap_bytes;
 		st->peak_mmap_file_bytes = st->file_mmap_bytes;
+		ckt_replay_obs_peak(r, CKT_AT_PEAK_MMAP, ts);
 	}
 	if (st->anon_mmap_bytes > st->peak_anon.bytes) {
 		st->peak_anon.bytes = st->anon_mmap_bytes;
@@ -417,12 +455,13 @@ static void ckt_replay_note_mmap(struct ckt_replay *r, uint64_t ts)
 	}
 }
 
-static void ckt_replay_heap_release(struct ckt_replay *r, uint64_t addr)
+static void ckt_replay_heap_release(struct ckt_replay *r, uint64_t addr, uint64_t ts)
 {
 	struct ckt_block *b = ckt_replay_heap_find(&r->blocks, addr);
 	/* An unknown address is normal: the block was allocated before tracing started. */
 	if (!b)
 		return;
+	ckt_replay_obs_bytes(r, b->stack, b->phase, b->tid, CKT_SPACE_HEAP, -(int64_t)b->size, -1, ts);
 	r->st.heap_bytes -= b->size;
 	r->st.heap_blocks--;
 	ckt_replay_heap_del(&r->blocks, b);
@@ -436,6 +475,8 @@ static int ckt_replay_heap_alloc(struct ckt_replay *r, const struct ckt_ev *ev, 
 	if (b) {
 		/* still live: its free was lost or never recorded; count it and replace the block */
 		r->st.inconsistencies++;
+		ckt_replay_obs_bytes(r, b->stack, b->phase, b->tid, CKT_SPACE_HEAP, -(int64_t)b->size,
+				     -1, ev->ts);
 		r->st.heap_bytes -= b->size;
 		*b = nb;
 	} else {
@@ -444,6 +485,7 @@ static int ckt_replay_heap_alloc(struct ckt_replay *r, const struct ckt_ev *ev, 
 		ckt_replay_heap_put(&r->blocks, &nb);
 		r->st.heap_blocks++;
 	}
+	ckt_replay_obs_bytes(r, nb.stack, nb.phase, tid, CKT_SPACE_HEAP, (int64_t)ev->len, 1, ev->ts);
 	r->st.heap_bytes += ev->len;
 	ckt_replay_note_heap(r, ev->ts);
 	return 0;
@@ -457,8 +499,13 @@ static uint64_t ckt_replay_page_end(const struct ckt_replay *r, uint64_t addr, u
 	return rl > UINT64_MAX - addr ? UINT64_MAX : addr + rl;
 }
 
-static void ckt_replay_sub_range(struct ckt_replay *r, const struct ckt_range *g, uint64_t bytes)
+static void ckt_replay_sub_range(struct ckt_replay *r, const struct ckt_range *g, uint64_t bytes,
+				  uint64_t ts)
 {
+	int whole = bytes == g->end - g->start;
+	ckt_replay_obs_bytes(r, g->stack, g->phase, g->tid,
+			     g->flags & CKT_MAP_ANON ? CKT_SPACE_ANON : CKT_SPACE_FILE, -(int64_t)bytes,
+			     whole ? -1 : 0, ts);
 	if (g->flags & CKT_MAP_ANON)
 		r->st.anon_mmap_bytes -= bytes;
 	else
@@ -466,7 +513,7 @@ static void ckt_replay_sub_range(struct ckt_replay *r, const struct ckt_range *g
 }
 
 /* Removes [s, e) from the live mappings, trimming or splitting ranges that straddle it. */
-static int ckt_replay_unmap(struct ckt_replay *r, uint64_t s, uint64_t e)
+static int ckt_replay_unmap(struct ckt_replay *r, uint64_t s, uint64_t e, uint64_t ts)
 {
 	struct ckt_rangeset *rs = &r->maps;
 	size_t i = ckt_replay_range_lower(rs, s);
@@ -476,7 +523,7 @@ static int ckt_replay_unmap(struct ckt_replay *r, uint64_t s, uint64_t e)
 	while (i < rs->n && rs->r[i].start < e) {
 		struct ckt_range *g = &rs->r[i];
 		uint64_t lo = g->start > s ? g->start : s, hi = g->end < e ? g->end : e;
-		ckt_replay_sub_range(r, g, hi - lo);
+		ckt_replay_sub_range(r, g, hi - lo, ts);
 		if (g->start < s && g->end > e) {
 			struct ckt_range tail = *g;
 			tail.start = e;
@@ -497,17 +544,20 @@ static int ckt_replay_unmap(struct ckt_replay *r, uint64_t s, uint64_t e)
 	return 0;
 }
 
-static int ckt_replay_map(struct ckt_replay *r, const struct ckt_range *v)
+static int ckt_replay_map(struct ckt_replay *r, const struct ckt_range *v, uint64_t ts)
 {
 	if (v->end <= v->start)
 		return 0;
 	/* whatever was there is replaced (MAP_FIXED, or a mapping we missed being unmapped) */
-	int rc = ckt_replay_unmap(r, v->start, v->end);
+	int rc = ckt_replay_unmap(r, v->start, v->end, ts);
 	if (rc < 0)
 		return rc;
 	rc = ckt_replay_range_insert_at(&r->maps, ckt_replay_range_lower(&r->maps, v->start), v);
 	if (rc < 0)
 		return rc;
+	ckt_replay_obs_bytes(r, v->stack, v->phase, v->tid,
+			     v->flags & CKT_MAP_ANON ? CKT_SPACE_ANON : CKT_SPACE_FILE,
+			     (int64_t)(v->end - v->start), 1, ts);
 	if (v->flags & CKT_MAP_ANON)
 		r->st.anon_mmap_bytes += v->end - v->start;
 	else
@@ -533,6 +583,7 @@ static void ckt_replay_rss(struct ckt_replay *r, const struct ckt_ev *ev)
 		st->peak_rss.anon = r->detail[1];
 		st->peak_rss.file = r->detail[2];
 		st->peak_rss.shmem = r->detail[3];
+		ckt_replay_obs_peak(r, CKT_AT_PEAK_RSS, ev->ts);
 	}
 	if (r->sink) {
 		struct ckt_sample s = { ev->ts, ev->len, st->heap_bytes, st->anon_mmap_bytes,
@@ -610,10 +661,23 @@ static int ckt_replay_cuda_describe(struct ckt_replay *r, const struct ckt_recor
 }
 
 /* Adds (sign > 0) or removes a block's bytes from every total it belongs to. */
-static int ckt_replay_cuda_account(struct ckt_replay *r, unsigned kind, uint32_t dev, uint64_t size,
-				   int sign, uint64_t ts)
+static enum ckt_space ckt_replay_cuda_space(unsigned kind)
 {
+	return ckt_replay_cuda_is_gpu(kind)    ? CKT_SPACE_GPU
+	       : kind == CKT_CUDA_PINNED  ? CKT_SPACE_PINNED
+	       : kind == CKT_CUDA_MANAGED ? CKT_SPACE_MANAGED
+					  : CKT_SPACE_OTHER;
+}
+
+static int ckt_replay_cuda_account(struct ckt_replay *r, const struct ckt_block *b, int sign,
+				   uint64_t ts)
+{
+	unsigned kind = b->cu_kind;
+	uint32_t dev = b->cu_dev;
+	uint64_t size = b->size;
 	struct ckt_replay_stats *st = &r->st;
+	ckt_replay_obs_bytes(r, b->stack, b->phase, b->tid, ckt_replay_cuda_space(kind),
+			     sign > 0 ? (int64_t)size : -(int64_t)size, sign, ts);
 	uint64_t *kb = kind < 6 ? &st->cuda_bytes[kind] : NULL;
 	uint64_t *tot = ckt_replay_cuda_is_gpu(kind) ? &st->gpu_bytes
 			: kind == CKT_CUDA_PINNED ? &st->pinned_bytes
@@ -647,10 +711,12 @@ static int ckt_replay_cuda_account(struct ckt_replay *r, unsigned kind, uint32_t
 		st->peak_gpu.bytes = st->gpu_bytes;
 		st->peak_gpu.ts = ts;
 		memcpy(st->peak_gpu_kind, st->cuda_bytes, sizeof(st->peak_gpu_kind));
+		ckt_replay_obs_peak(r, CKT_AT_PEAK_GPU, ts);
 	}
 	if (st->pinned_bytes > st->peak_pinned.bytes) {
 		st->peak_pinned.bytes = st->pinned_bytes;
 		st->peak_pinned.ts = ts;
+		ckt_replay_obs_peak(r, CKT_AT_PEAK_PINNED, ts);
 	}
 	if (st->managed_bytes > st->peak_managed.bytes) {
 		st->peak_managed.bytes = st->managed_bytes;
@@ -674,7 +740,7 @@ static int ckt_replay_cuda_alloc(struct ckt_replay *r, const struct ckt_ev *ev, 
 	if (b) {
 		/* still live: its free was lost or never recorded */
 		r->st.inconsistencies++;
-		rc = ckt_replay_cuda_account(r, b->cu_kind, b->cu_dev, b->size, -1, ev->ts);
+		rc = ckt_replay_cuda_account(r, b, -1, ev->ts);
 		*b = nb;
 	} else {
 		if (ckt_replay_heap_reserve(m) < 0)
@@ -683,7 +749,7 @@ static int ckt_replay_cuda_alloc(struct ckt_replay *r, const struct ckt_ev *ev, 
 		r->st.cuda_blocks++;
 		rc = 0;
 	}
-	return rc < 0 ? rc : ckt_replay_cuda_account(r, nb.cu_kind, nb.cu_dev, nb.size, 1, ev->ts);
+	return rc < 0 ? rc : ckt_replay_cuda_account(r, &nb, 1, ev->ts);
 }
 
 static int ckt_replay_cuda_free(struct ckt_replay *r, const struct ckt_ev *ev)
@@ -693,7 +759,7 @@ static int ckt_replay_cuda_free(struct ckt_replay *r, const struct ckt_ev *ev)
 	/* unknown: allocated before tracing, or a free the driver refused */
 	if (!b)
 		return 0;
-	int rc = ckt_replay_cuda_account(r, b->cu_kind, b->cu_dev, b->size, -1, ev->ts);
+	int rc = ckt_replay_cuda_account(r, b, -1, ev->ts);
 	r->st.cuda_blocks--;
 	ckt_replay_heap_del(m, b);
 	return rc;
@@ -712,32 +778,34 @@ static int ckt_replay_apply(struct ckt_replay *r, struct ckt_thread *th, const s
 		break;
 	case CKT_EV_FREE:
 	case CKT_EV_REALLOC_FREE:
-		ckt_replay_heap_release(r, ev->addr);
+		ckt_replay_heap_release(r, ev->addr, ev->ts);
 		break;
 	case CKT_EV_MMAP: {
 		struct ckt_range v = { ev->addr, ckt_replay_page_end(r, ev->addr, ev->len), ev->stack,
-				       ev->phase, ev->prot, ev->flags & (CKT_MAP_ANON | CKT_MAP_SHARED) };
-		rc = ckt_replay_map(r, &v);
+				       ev->phase, ev->prot, ev->flags & (CKT_MAP_ANON | CKT_MAP_SHARED),
+				       (uint32_t)th->tid };
+		rc = ckt_replay_map(r, &v, ev->ts);
 		ckt_replay_note_mmap(r, ev->ts);
 		break;
 	}
 	case CKT_EV_MUNMAP:
-		rc = ckt_replay_unmap(r, ev->addr, ckt_replay_page_end(r, ev->addr, ev->len));
+		rc = ckt_replay_unmap(r, ev->addr, ckt_replay_page_end(r, ev->addr, ev->len), ev->ts);
 		break;
 	case CKT_EV_MREMAP_UNMAP: {
 		/* The new range inherits the old one's attributes; a range we never saw mapped is
 		 * most likely anonymous (glibc's realloc of a large block), so assume that. */
 		size_t i = ckt_replay_range_lower(&r->maps, ev->addr);
-		struct ckt_range dflt = { 0, 0, 0, 0, 3 /* PROT_READ|PROT_WRITE */, CKT_MAP_ANON };
+		struct ckt_range dflt = { 0, 0, 0, 0, 3 /* PROT_READ|PROT_WRITE */, CKT_MAP_ANON,
+					  (uint32_t)th->tid };
 		th->mremap_attr = i < r->maps.n && r->maps.r[i].start <= ev->addr ? r->maps.r[i] : dflt;
-		rc = ckt_replay_unmap(r, ev->addr, ckt_replay_page_end(r, ev->addr, ev->len));
+		rc = ckt_replay_unmap(r, ev->addr, ckt_replay_page_end(r, ev->addr, ev->len), ev->ts);
 		break;
 	}
 	case CKT_EV_MREMAP_MAP: {
 		struct ckt_range v = th->mremap_attr;
 		v.start = ev->addr;
 		v.end = ckt_replay_page_end(r, ev->addr, ev->len);
-		rc = ckt_replay_map(r, &v);
+		rc = ckt_replay_map(r, &v, ev->ts);
 		ckt_replay_note_mmap(r, ev->ts);
 		break;
 	}
@@ -752,6 +820,12 @@ static int ckt_replay_apply(struct ckt_replay *r, struct ckt_thread *th, const s
 		break;
 	case CKT_EV_CUDA_FREE:
 		rc = ckt_replay_cuda_free(r, ev);
+		break;
+	case CKT_EV_PHASE:
+		for (size_t i = 0; i < r->n_obs; i++)
+			if (r->obs[i].phase)
+				r->obs[i].phase(r->obs[i].ctx, ev->ts, (uint32_t)th->tid, ev->fn,
+						(uint32_t)ev->addr);
 		break;
 	}
 	return rc;
@@ -914,11 +988,22 @@ int ckt_replay_feed(struct ckt_replay *r, const struct ckt_record *rec, struct c
 		ev.fn = (uint8_t)rec->u.cuda_free.fn;
 		rc = ckt_replay_push(r, rec->tid, &ev);
 		return rc < 0 ? ckt_util_err(err, rc, "out of memory") : 0;
+	case CKT_TAG_PHASE:
+		ev.kind = CKT_EV_PHASE;
+		ev.fn = (uint8_t)rec->u.phase.op;
+		ev.addr = rec->u.phase.id;
+		rc = ckt_replay_push(r, rec->tid, &ev);
+		return rc < 0 ? ckt_util_err(err, rc, "out of memory") : 0;
 	case CKT_TAG_CUDA_DEVICE:
 		rc = ckt_replay_cuda_describe(r, rec);
-		return rc < 0 ? ckt_util_err(err, rc, "out of memory") : 0;
+		if (rc < 0)
+			return ckt_util_err(err, rc, "out of memory");
+		__attribute__((fallthrough)); /* observers see it too */
 	default:
-		/* THREAD_NAME, STACK, MODULE, CUDA_DEVICE: nothing reported from them yet */
+		/* STACK, MODULE, THREAD_NAME, PHASE_DEF, NOTE: for the observers */
+		for (size_t i = 0; i < r->n_obs; i++)
+			if (r->obs[i].record)
+				r->obs[i].record(r->obs[i].ctx, rec);
 		return 0;
 	}
 	if (rc < 0)

@@ -98,7 +98,90 @@ struct ckt_replay_stats {
 	size_t n_cuda_devices;
 };
 
+/* ---- observers: aggregations by call site (sites.c), phase or thread (phases.c) plug in
+ * here without touching the replay's own state. Calls come in replay (time) order. ---- */
+
+/* Which kind of memory a change of live bytes is about. */
+enum ckt_space {
+	CKT_SPACE_HEAP,
+	CKT_SPACE_ANON,    /* anonymous mmap */
+	CKT_SPACE_FILE,    /* file-backed mmap */
+	CKT_SPACE_GPU,     /* CUDA device + pool + VMM */
+	CKT_SPACE_PINNED,  /* CUDA pinned host memory */
+	CKT_SPACE_MANAGED, /* CUDA managed memory */
+	CKT_SPACE_OTHER,   /* CUDA registered (no new bytes) */
+	CKT_SPACE_COUNT
+};
+
+/* The moments the reports explain: each new maximum opens a new epoch of that moment. */
+enum ckt_moment {
+	CKT_AT_PEAK_HEAP,
+	CKT_AT_PEAK_RSS,
+	CKT_AT_PEAK_MMAP,
+	CKT_AT_PEAK_GPU,
+	CKT_AT_PEAK_PINNED,
+	CKT_AT_COUNT
+};
+
+/* Who a change of live bytes belongs to: the allocation's stack, phase and thread. */
+struct ckt_attr {
+	uint64_t stack;
+	uint32_t phase;
+	uint32_t tid;
+	enum ckt_space space;
+};
+
+struct ckt_observer {
+	void *ctx;
+	/* Live bytes of `a` change by delta at ts. blocks is +1 when a block (allocation, mapping)
+	 * appears, -1 when one disappears entirely, 0 for a partial change (part of a mapping
+	 * unmapped). Called before the new maximum it may cause is announced. */
+	void (*bytes)(void *ctx, const struct ckt_attr *a, int64_t delta, int blocks, uint64_t ts);
+	/* A new maximum of moment m was reached at ts; epochs[m] was just incremented. */
+	void (*peak)(void *ctx, enum ckt_moment m, uint64_t ts);
+	/* A PHASE record of thread tid, in time order (op: enum ckt_phase_op). */
+	void (*phase)(void *ctx, uint64_t ts, uint32_t tid, unsigned op, uint32_t id);
+	/* Records that are not events, in file order: STACK, MODULE, THREAD_NAME, PHASE_DEF,
+	 * NOTE, CUDA_DEVICE. Pointers in rec are valid during the call only. */
+	void (*record)(void *ctx, const struct ckt_record *rec);
+};
+
+/* A counter of live bytes that remembers its value at the latest peak of every moment, at
+ * O(CKT_AT_COUNT) per change: when it changes in a later epoch than the one it last saw, the
+ * value it held until then is the value it had at that epoch's peak. */
+struct ckt_tracked {
+	int64_t cur, max;
+	int64_t at[CKT_AT_COUNT];
+	uint32_t epoch[CKT_AT_COUNT];
+};
+
+static inline void ckt_tracked_add(struct ckt_tracked *v, const uint32_t *epochs, int64_t delta)
+{
+	for (int m = 0; m < CKT_AT_COUNT; m++)
+		if (v->epoch[m] != epochs[m]) {
+			v->at[m] = v->cur;
+			v->epoch[m] = epochs[m];
+		}
+	v->cur += delta;
+	if (v->cur > v->max)
+		v->max = v->cur;
+}
+
+/* The value at the (final) peak of moment m; 0 if that moment never had a peak. */
+static inline int64_t ckt_tracked_at(const struct ckt_tracked *v, const uint32_t *epochs,
+				     enum ckt_moment m)
+{
+	if (!epochs[m])
+		return 0;
+	return v->epoch[m] == epochs[m] ? v->at[m] : v->cur;
+}
+
 struct ckt_replay;
+
+/* Adds an observer (at most 8). Returns 0 or CKT_ENOMEM. */
+int ckt_replay_observe(struct ckt_replay *r, const struct ckt_observer *o);
+/* Current epoch of every moment (number of new maxima so far). */
+const uint32_t *ckt_replay_epochs(const struct ckt_replay *r);
 
 /* page_size rounds mmap lengths (the header's page_size). Returns NULL when out of memory. */
 struct ckt_replay *ckt_replay_new(uint64_t page_size);
