@@ -15,7 +15,7 @@ SAN := $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer,)
 PRE_CFLAGS := $(BASE) -D_GNU_SOURCE -fPIC -fvisibility=hidden -ftls-model=initial-exec -fno-builtin \
 	-fno-omit-frame-pointer -Ipreload
 RD_CFLAGS := $(BASE) $(SAN) -Ireader
-PRE_LIBS := -lzstd -lunwind -lpthread -ldl
+PRE_LIBS := -lzstd -lunwind -lpthread -ldl -lm
 RD_LIBS := -lzstd -lm
 
 ifneq ($(V),1)

@@ -45,6 +45,9 @@
  *   THREAD_NAME uv ts, uv tid, str name          (not inside a thread group) the thread's name
  *              from ts on; written when a thread first records and after each rename
  *   ALLOC      dts, uv fn, daddr, uv size, uv stack, uv phase       heap block of `size` bytes
+ *              fn bit CKT_FN_SAMPLED: a sample of the default mode (see AGG): the block's bytes
+ *              are already counted by AGG; it stands for size / (1 - exp(-size / R)) bytes,
+ *              R = header setting.CUZKTRACE_SAMPLE, for estimates by site and phase
  *   FREE       dts, daddr                                           recorded before the real free
  *   REALLOC    dts (before the call), daddr (old), uv dafter (ns after the before-timestamp),
  *              daddr (new), uv size, uv stack, uv phase
@@ -83,8 +86,11 @@
  *   NOTE       uv ts, uv phase id, str text         (not inside a thread group) the log line
  *              that triggered a phase event of a CUZKTRACE_PHASES rule
  *
- *   Tag CKT_TAG_AGG is reserved for sampled aggregates; a reader of this version rejects a tag
- *   it does not know.
+ *   AGG        dts, sv bytes, sv blocks   default mode: small heap blocks (malloc_usable_size < R)
+ *              are not recorded one by one; their usable bytes and count are summed per thread
+ *              and sent as a delta whenever it reaches CKT_AGG_STEP bytes either way, or an
+ *              individual event follows. Totals are exact to within CKT_AGG_STEP per thread.
+ *   A reader of this version rejects a tag it does not know.
  *   Stack id 0 means "no stack recorded"; phase id 0 means "no phase".
  */
 #ifndef CKT_FORMAT_H
@@ -137,6 +143,7 @@ enum ckt_alloc_fn {
 	CKT_FN_PVALLOC = 7,
 	CKT_FN_REALLOCARRAY = 8,
 };
+#define CKT_FN_SAMPLED 0x80 /* ALLOC.fn flag: a sampled small block (default mode) */
 
 /* MMAP.flags */
 #define CKT_MAP_ANON 0x1u    /* MAP_ANONYMOUS (or fd == -1): not backed by a file */

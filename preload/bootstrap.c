@@ -99,6 +99,10 @@ void ckt_bootstrap(void)
 		if (i != 0)
 			slot[i] = found[i];
 	ckt_thread_init();
+	/* settings are read here, not in the constructor: whether a block is counted exactly or
+	 * sampled must not change between its allocation and its free */
+	ckt_config_load();
+	ckt_sample_init();
 	atomic_store(&ckt_active, 1);
 	atomic_store_explicit((_Atomic(void *) *)&slot[0], found[0], memory_order_release);
 	atomic_store(&ckt_boot_state, 2);
@@ -122,7 +126,6 @@ __attribute__((constructor(101))) static void ckt_init(void)
 		ckt_bootstrap();
 	ckt_tls.guard++;
 	ckt_log_init();
-	ckt_config_load();
 	ckt_phase_rules_load();
 	pthread_atfork(NULL, NULL, on_fork_child);
 	if (ckt_writer_start() == 0) {
@@ -141,6 +144,8 @@ __attribute__((constructor(101))) static void ckt_init(void)
 __attribute__((destructor(101))) static void ckt_fini(void)
 {
 	ckt_tls.guard++;
+	if (ckt_sample_r)
+		ckt_sample_flush(&ckt_tls);
 	ckt_writer_finish(CKT_END_EXIT);
 	/* the guard stays raised: whatever this thread does after the final flush is not traced */
 }

@@ -44,6 +44,7 @@ struct ckt_config {
 	int quiet;         /* CUZKTRACE_QUIET */
 	int level;         /* CUZKTRACE_ZSTD_LEVEL */
 	unsigned depth;    /* CUZKTRACE_DEPTH: frames per stack, 0 = no stacks */
+	unsigned sample;   /* CUZKTRACE_SAMPLE: bytes; 0 = exact mode */
 };
 extern struct ckt_config ckt_config;
 void ckt_config_load(void);
@@ -105,6 +106,7 @@ enum ckt_slot_type {
 	CKT_EV_RSS,
 	CKT_EV_RSS_DETAIL, /* a = hwm, b = anon, followed by EXT: a = file, b = shmem */
 	CKT_EV_PHASE, /* fn = op, a = phase id */
+	CKT_EV_AGG,   /* a = usable-bytes delta, b = blocks delta (both int64) */
 	/* hooks_cuda.c. CUDA_ALLOC: fn = CKT_CU_*, a = address (handle for cuMemCreate),
 	 * b = size, followed by EXT: a = kind (CKT_CUDA_*), b = device ordinal */
 	CKT_EV_CUDA_ALLOC,
@@ -161,6 +163,10 @@ struct ckt_tls {
 	struct ckt_ring *ring;
 	int phase_depth; /* pushes minus pops; the first CKT_PHASE_DEPTH ids are kept */
 	uint16_t phase_stack[CKT_PHASE_DEPTH];
+	/* default (sampling) mode, sample.c */
+	int64_t agg_bytes, agg_blocks; /* small blocks' usable bytes not yet sent as AGG */
+	int64_t sample_left;           /* bytes until the next sample */
+	uint64_t rng;                  /* xorshift state; 0 until the first sample decision */
 };
 extern CKT_TLS struct ckt_tls ckt_tls;
 
@@ -286,6 +292,32 @@ void ckt_aux_push(struct ckt_aux *a);
 
 /* ---- modules.c ---- */
 void ckt_modules_check(void);
+
+/* ---- sample.c: the default mode, CUZKTRACE_SAMPLE=R > 0 (R = 0: exact mode) ----
+ * Blocks whose malloc_usable_size is >= R are recorded individually, as in exact mode. Smaller
+ * ones are counted in per-thread totals of usable bytes, sent as an AGG record whenever the
+ * total moves by CKT_AGG_STEP: so the heap timeline is exact to within CKT_AGG_STEP per thread.
+ * A Poisson process over the requested bytes (mean gap R, per thread) picks small blocks to
+ * record individually with stack and phase (flagged CKT_FN_SAMPLED), for site and phase
+ * estimates; a lock-free set of live sampled pointers recognises their frees.
+ * Fast-path cost for a small block: one malloc_usable_size (a load of the chunk header the
+ * allocator just touched), two TLS adds, two compares; a free adds one probe of the set
+ * (usually an empty slot). No clock read, no ring write. */
+#define CKT_AGG_STEP (64 * 1024)
+extern uint64_t ckt_sample_r;
+void ckt_sample_init(void);
+void ckt_sample_flush(struct ckt_tls *t);
+void ckt_sample_take(struct ckt_tls *t, void *p, size_t n, uint8_t fn);
+int ckt_sample_forget(void *p);
+void ckt_sample_remember(void *p);
+
+static inline void ckt_sample_count(struct ckt_tls *t, int64_t usable, int64_t blocks)
+{
+	t->agg_bytes += usable;
+	t->agg_blocks += blocks;
+	if (CKT_UNLIKELY((uint64_t)(t->agg_bytes + CKT_AGG_STEP) > 2 * (uint64_t)CKT_AGG_STEP))
+		ckt_sample_flush(t);
+}
 
 /* ---- record.c: slots -> trace records ---- */
 struct ckt_enc {

@@ -74,6 +74,8 @@ void ckt_config_load(void)
 		env_uint("CUZKTRACE_RSS_MS", 10, 0, 60000, "0..60000 milliseconds, 0 = off", "10");
 	ckt_config.level = (int)env_uint("CUZKTRACE_ZSTD_LEVEL", 3, 1, 19, "1..19", "3");
 	ckt_config.depth = env_uint("CUZKTRACE_DEPTH", 64, 0, CKT_MAX_DEPTH, "0..256 frames, 0 = no stacks", "64");
+	ckt_config.sample = env_uint("CUZKTRACE_SAMPLE", 524288, 0, 1u << 30,
+				     "0..1073741824 bytes, 0 = record every event", "524288");
 	ckt_config.strict = env_bool("CUZKTRACE_STRICT");
 	ckt_config.quiet = env_bool("CUZKTRACE_QUIET");
 }
@@ -104,5 +106,6 @@ void ckt_config_each(void (*fn)(const char *, const char *, void *), void *arg)
 	fn("CUZKTRACE_DEPTH", b, arg);
 	fn("CUZKTRACE_STRICT", ckt_config.strict ? "1" : "0", arg);
 	fn("CUZKTRACE_QUIET", ckt_config.quiet ? "1" : "0", arg);
-	fn("CUZKTRACE_SAMPLE", "0", arg); /* every event is recorded (exact mode) */
+	u2s(b, ckt_config.sample);
+	fn("CUZKTRACE_SAMPLE", b, arg);
 }

@@ -29,11 +29,37 @@ static CKT_NOINLINE void *boot_alloc(size_t n, size_t align)
 	return p;
 }
 
+/* An allocation of n requested bytes at p. Exact mode: one event with stack and phase. Default
+ * mode: small blocks only move the thread's running totals (and now and then are sampled). */
 static inline void record_alloc(struct ckt_tls *t, void *p, size_t n, uint8_t fn)
 {
-	if (CKT_LIKELY(p != NULL))
-		ckt_emit(t, CKT_EV_ALLOC, fn, ckt_now(), (uint64_t)(uintptr_t)p, n,
-			 ckt_stacks_capture(t));
+	if (CKT_UNLIKELY(p == NULL))
+		return;
+	if (ckt_sample_r) {
+		size_t u = malloc_usable_size(p);
+		if (CKT_LIKELY(u < ckt_sample_r)) {
+			ckt_sample_count(t, (int64_t)u, 1);
+			if (CKT_UNLIKELY((t->sample_left -= (int64_t)n) <= 0))
+				ckt_sample_take(t, p, n, fn);
+			return;
+		}
+	}
+	ckt_emit(t, CKT_EV_ALLOC, fn, ckt_now(), (uint64_t)(uintptr_t)p, n, ckt_stacks_capture(t));
+}
+
+/* p is about to be freed: stamped before the real free (see the file comment). */
+static inline void record_free(struct ckt_tls *t, void *p)
+{
+	if (ckt_sample_r) {
+		size_t u = malloc_usable_size(p);
+		if (CKT_LIKELY(u < ckt_sample_r)) {
+			if (CKT_UNLIKELY(ckt_sample_forget(p)))
+				ckt_emit(t, CKT_EV_FREE, 0, ckt_now(), (uint64_t)(uintptr_t)p, 0, 0);
+			ckt_sample_count(t, -(int64_t)u, -1);
+			return;
+		}
+	}
+	ckt_emit(t, CKT_EV_FREE, 0, ckt_now(), (uint64_t)(uintptr_t)p, 0, 0);
 }
 
 CKT_EXPORT void *malloc(size_t n)
@@ -59,7 +85,7 @@ CKT_EXPORT void free(void *p)
 	struct ckt_tls *t = &ckt_tls;
 	if (CKT_HOOK_ENTER(t)) {
 		t->guard = 1;
-		ckt_emit(t, CKT_EV_FREE, 0, ckt_now(), (uint64_t)(uintptr_t)p, 0, 0);
+		record_free(t, p);
 		ckt_real.free(p);
 		t->guard = 0;
 		return;
@@ -97,6 +123,33 @@ static CKT_NOINLINE void *realloc_from_pool(void *p, size_t n)
 	return q;
 }
 
+/* Default mode, p != NULL: the old block is released and the new one allocated, each by the
+ * rules of its own size; only a large block moved to a large block stays one REALLOC event. */
+static CKT_NOINLINE void *realloc_sampled(struct ckt_tls *t, void *p, size_t n)
+{
+	size_t u0 = malloc_usable_size(p);
+	int big0 = u0 >= ckt_sample_r;
+	int was_sample = !big0 && ckt_sample_forget(p);
+	uint64_t before = big0 || was_sample ? ckt_now() : 0;
+	void *q = ckt_real.realloc(p, n);
+	if (!q && n) { /* failed: p is untouched */
+		if (was_sample)
+			ckt_sample_remember(p);
+		return NULL;
+	}
+	if (big0 && q && malloc_usable_size(q) >= ckt_sample_r) {
+		ckt_emit2(t, CKT_EV_REALLOC, 0, before, (uint64_t)(uintptr_t)p, n, ckt_now(),
+			  (uint64_t)(uintptr_t)q, 0, ckt_stacks_capture(t));
+		return q;
+	}
+	if (big0 || was_sample)
+		ckt_emit(t, CKT_EV_FREE, 0, before, (uint64_t)(uintptr_t)p, 0, 0);
+	if (!big0)
+		ckt_sample_count(t, -(int64_t)u0, -1);
+	record_alloc(t, q, n, CKT_FN_REALLOC);
+	return q;
+}
+
 static inline void *realloc_common(void *p, size_t n, uint8_t fn_for_null)
 {
 	struct ckt_tls *t = &ckt_tls;
@@ -104,7 +157,9 @@ static inline void *realloc_common(void *p, size_t n, uint8_t fn_for_null)
 		return ckt_real.realloc(p, n);
 	t->guard = 1;
 	void *q;
-	if (!p) {
+	if (p && ckt_sample_r) {
+		q = realloc_sampled(t, p, n);
+	} else if (!p) {
 		q = ckt_real.realloc(p, n);
 		record_alloc(t, q, n, fn_for_null);
 	} else {

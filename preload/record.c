@@ -134,6 +134,12 @@ int ckt_record_event(struct ckt_enc *e, uint8_t **pp, const struct ckt_slot *s,
 		p = ckt_put_uv(p, s->fn);
 		p = ckt_put_uv(p, s->a);
 		break;
+	case CKT_EV_AGG:
+		*p++ = CKT_TAG_AGG;
+		p = put_dts(e, p, s->ts);
+		p = ckt_put_sv(p, (int64_t)s->a);
+		p = ckt_put_sv(p, (int64_t)s->b);
+		break;
 	case CKT_EV_RSS:
 		*p++ = CKT_TAG_RSS;
 		p = put_dts(e, p, s->ts);

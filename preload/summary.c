@@ -118,7 +118,13 @@ static void summary_event(const struct ckt_slot *s, const struct ckt_slot *s2)
 	ckt_summary.events++;
 	switch (s->type) {
 	case CKT_EV_ALLOC:
-		heap_add(s->a, s->b);
+		if (!(s->fn & CKT_FN_SAMPLED)) /* a sample's bytes come with AGG */
+			heap_add(s->a, s->b);
+		break;
+	case CKT_EV_AGG:
+		ckt_summary.heap += s->a;
+		if (ckt_summary.heap > ckt_summary.peak_heap)
+			ckt_summary.peak_heap = ckt_summary.heap;
 		break;
 	case CKT_EV_FREE:
 		heap_del(s->a);

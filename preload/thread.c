@@ -23,6 +23,11 @@ static void on_thread_exit(void *arg)
 	 * destructors, glibc's own teardown): its ring stays attached; the writer recycles it once
 	 * the thread has really gone. */
 	struct ckt_ring *r = arg;
+	if (ckt_sample_r) { /* runs on the exiting thread: its running totals go out now */
+		ckt_tls.guard++;
+		ckt_sample_flush(&ckt_tls);
+		ckt_tls.guard--;
+	}
 	atomic_store_explicit(&r->state, CKT_RING_EXITED, memory_order_release);
 }
 

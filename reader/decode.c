@@ -397,6 +397,11 @@ static int ckt_decode_record(struct ckt_decoder *d, struct ckt_record *r, struct
 		r->u.phase.op = ckt_decode_uv(&c);
 		r->u.phase.id = ckt_decode_uv(&c);
 		break;
+	case CKT_TAG_AGG:
+		r->ts = ckt_decode_dts(d, &c);
+		r->u.agg.bytes = ckt_decode_sv(&c);
+		r->u.agg.blocks = ckt_decode_sv(&c);
+		break;
 	case CKT_TAG_NOTE:
 		r->ts = ckt_decode_uv(&c);
 		r->u.note.phase = ckt_decode_uv(&c);

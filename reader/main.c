@@ -178,6 +178,10 @@ int main(int argc, char **argv)
 		return CKT_EXIT_TRACE;
 	}
 	rep = ckt_replay_new(ckt_decode_header(dec)->page_size);
+	if (rep) {
+		const char *rate = ckt_decode_header_get(dec, "setting.CUZKTRACE_SAMPLE");
+		ckt_replay_set_sample(rep, rate ? strtoull(rate, NULL, 10) : 0);
+	}
 	if (!rep) {
 		fprintf(stderr, CKT_PROG ": error: out of memory\n");
 		goto out;

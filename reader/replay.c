@@ -4,6 +4,7 @@
  */
 #include "replay.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +26,7 @@ enum ckt_ev_kind {
 	CKT_EV_CUDA_ALLOC, /* flags = kind, prot = device ordinal, fn = CKT_CU_* */
 	CKT_EV_CUDA_FREE,  /* flags = kind the entry point implies, fn = CKT_CU_* */
 	CKT_EV_PHASE,      /* fn = op, addr = phase id */
+	CKT_EV_AGG,        /* x[0] = bytes delta, x[1] = blocks delta (int64) */
 };
 
 struct ckt_ev {
@@ -184,6 +186,7 @@ struct ckt_thread {
 	size_t head, n, cap;
 	/* attributes of the range an MREMAP released, for its map half (same thread, next in FIFO) */
 	struct ckt_range mremap_attr;
+	bool sent_agg; /* has sent AGG records (default mode) */
 };
 
 struct ckt_replay {
@@ -232,10 +235,32 @@ const uint32_t *ckt_replay_epochs(const struct ckt_replay *r)
 	return r->epochs;
 }
 
+void ckt_replay_set_sample(struct ckt_replay *r, uint64_t rate_bytes)
+{
+	r->st.sample_r = rate_bytes;
+}
+
+double ckt_replay_sample_weight(uint64_t rate, uint64_t size)
+{
+	if (!rate || !size)
+		return 1.0;
+	return 1.0 / -expm1(-(double)size / (double)rate);
+}
+
+static void ckt_replay_obs_bytes_w(struct ckt_replay *r, uint64_t stack, uint32_t phase,
+				   uint32_t tid, enum ckt_space space, int64_t delta, int blocks,
+				   uint64_t ts, double weight)
+{
+	struct ckt_attr a = { stack, phase, tid, space, weight };
+	for (size_t i = 0; i < r->n_obs; i++)
+		if (r->obs[i].bytes)
+			r->obs[i].bytes(r->obs[i].ctx, &a, delta, blocks, ts);
+}
+
 static void ckt_replay_obs_bytes(struct ckt_replay *r, uint64_t stack, uint32_t phase, uint32_t tid,
 				 enum ckt_space space, int64_t delta, int blocks, uint64_t ts)
 {
-	struct ckt_attr a = { stack, phase, tid, space };
+	struct ckt_attr a = { stack, phase, tid, space, 1.0 };
 	for (size_t i = 0; i < r->n_obs; i++)
 		if (r->obs[i].bytes)
 			r->obs[i].bytes(r->obs[i].ctx, &a, delta, blocks, ts);
@@ -455,15 +480,28 @@ static void ckt_replay_note_mmap(struct ckt_replay *r, uint64_t ts)
 	}
 }
 
+/* A live heap block leaves. A sample of the default mode only leaves the estimates: its
+ * bytes are in the AGG totals. */
+static void ckt_replay_block_gone(struct ckt_replay *r, const struct ckt_block *b, uint64_t ts)
+{
+	if (b->fn & CKT_FN_SAMPLED) {
+		double w = ckt_replay_sample_weight(r->st.sample_r, b->size);
+		ckt_replay_obs_bytes_w(r, b->stack, b->phase, b->tid, CKT_SPACE_HEAP,
+				       -(int64_t)llround(w * (double)b->size), -1, ts, w);
+		return;
+	}
+	ckt_replay_obs_bytes(r, b->stack, b->phase, b->tid, CKT_SPACE_HEAP, -(int64_t)b->size, -1, ts);
+	r->st.heap_bytes -= b->size;
+	r->st.heap_blocks--;
+}
+
 static void ckt_replay_heap_release(struct ckt_replay *r, uint64_t addr, uint64_t ts)
 {
 	struct ckt_block *b = ckt_replay_heap_find(&r->blocks, addr);
 	/* An unknown address is normal: the block was allocated before tracing started. */
 	if (!b)
 		return;
-	ckt_replay_obs_bytes(r, b->stack, b->phase, b->tid, CKT_SPACE_HEAP, -(int64_t)b->size, -1, ts);
-	r->st.heap_bytes -= b->size;
-	r->st.heap_blocks--;
+	ckt_replay_block_gone(r, b, ts);
 	ckt_replay_heap_del(&r->blocks, b);
 }
 
@@ -475,16 +513,21 @@ static int ckt_replay_heap_alloc(struct ckt_replay *r, const struct ckt_ev *ev, 
 	if (b) {
 		/* still live: its free was lost or never recorded; count it and replace the block */
 		r->st.inconsistencies++;
-		ckt_replay_obs_bytes(r, b->stack, b->phase, b->tid, CKT_SPACE_HEAP, -(int64_t)b->size,
-				     -1, ev->ts);
-		r->st.heap_bytes -= b->size;
+		ckt_replay_block_gone(r, b, ev->ts);
 		*b = nb;
 	} else {
 		if (ckt_replay_heap_reserve(&r->blocks) < 0)
 			return CKT_ENOMEM;
 		ckt_replay_heap_put(&r->blocks, &nb);
-		r->st.heap_blocks++;
 	}
+	if (nb.fn & CKT_FN_SAMPLED) {
+		double w = ckt_replay_sample_weight(r->st.sample_r, nb.size);
+		r->st.sampled_allocs++;
+		ckt_replay_obs_bytes_w(r, nb.stack, nb.phase, tid, CKT_SPACE_HEAP,
+				       (int64_t)llround(w * (double)nb.size), 1, ev->ts, w);
+		return 0;
+	}
+	r->st.heap_blocks++;
 	ckt_replay_obs_bytes(r, nb.stack, nb.phase, tid, CKT_SPACE_HEAP, (int64_t)ev->len, 1, ev->ts);
 	r->st.heap_bytes += ev->len;
 	ckt_replay_note_heap(r, ev->ts);
@@ -821,6 +864,16 @@ static int ckt_replay_apply(struct ckt_replay *r, struct ckt_thread *th, const s
 	case CKT_EV_CUDA_FREE:
 		rc = ckt_replay_cuda_free(r, ev);
 		break;
+	case CKT_EV_AGG:
+		/* small blocks of the default mode: totals only, attributed by the samples */
+		r->st.heap_bytes += (uint64_t)ev->x[0];
+		r->st.heap_blocks += (uint64_t)ev->x[1];
+		if (!th->sent_agg) {
+			th->sent_agg = true;
+			r->st.agg_threads++;
+		}
+		ckt_replay_note_heap(r, ev->ts);
+		break;
 	case CKT_EV_PHASE:
 		for (size_t i = 0; i < r->n_obs; i++)
 			if (r->obs[i].phase)
@@ -986,6 +1039,13 @@ int ckt_replay_feed(struct ckt_replay *r, const struct ckt_record *rec, struct c
 		ev.addr = rec->u.cuda_free.addr;
 		ev.flags = (uint32_t)rec->u.cuda_free.kind;
 		ev.fn = (uint8_t)rec->u.cuda_free.fn;
+		rc = ckt_replay_push(r, rec->tid, &ev);
+		return rc < 0 ? ckt_util_err(err, rc, "out of memory") : 0;
+	case CKT_TAG_AGG:
+		st->counts[CKT_KIND_AGG]++;
+		ev.kind = CKT_EV_AGG;
+		ev.x[0] = (uint64_t)rec->u.agg.bytes;
+		ev.x[1] = (uint64_t)rec->u.agg.blocks;
 		rc = ckt_replay_push(r, rec->tid, &ev);
 		return rc < 0 ? ckt_util_err(err, rc, "out of memory") : 0;
 	case CKT_TAG_PHASE:

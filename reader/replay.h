@@ -23,6 +23,7 @@ enum ckt_replay_kind {
 	CKT_KIND_RSS_DETAIL,
 	CKT_KIND_CUDA_ALLOC,   /* replayed (GPU figures), but not counted in `events` */
 	CKT_KIND_CUDA_FREE,
+	CKT_KIND_AGG,          /* default mode: running totals of small blocks (not in `events`) */
 	CKT_KIND_COUNT
 };
 
@@ -58,6 +59,9 @@ struct ckt_replay_stats {
 	uint64_t events;                    /* records ALLOC..RSS_DETAIL (CUDA not included) */
 	uint64_t counts[CKT_KIND_COUNT];
 	uint64_t lost;                      /* max(sum of LOST, END's lost) */
+	uint64_t sample_r;                  /* CUZKTRACE_SAMPLE of the trace; 0 = exact mode */
+	uint64_t sampled_allocs;            /* ALLOC records flagged CKT_FN_SAMPLED */
+	uint64_t agg_threads;               /* threads that sent AGG records (for the bound) */
 	uint64_t inconsistencies;           /* ALLOC of an address that was still live */
 	bool truncated;                     /* no END record (set by ckt_replay_run) */
 	bool ended;
@@ -129,6 +133,9 @@ struct ckt_attr {
 	uint32_t phase;
 	uint32_t tid;
 	enum ckt_space space;
+	/* 1 for a block recorded exactly; for a sample of the default mode, the number of
+	 * allocations it stands for (its bytes delta is already weighted the same way) */
+	double weight;
 };
 
 struct ckt_observer {
@@ -201,5 +208,11 @@ int ckt_replay_finish(struct ckt_replay *r, struct ckt_error *err);
 int ckt_replay_run(struct ckt_decoder *d, struct ckt_replay *r, struct ckt_error *err);
 
 const struct ckt_replay_stats *ckt_replay_stats(const struct ckt_replay *r);
+
+/* The trace's sampling rate (header setting.CUZKTRACE_SAMPLE); call before feeding. */
+void ckt_replay_set_sample(struct ckt_replay *r, uint64_t rate_bytes);
+/* What a sampled block of `size` bytes stands for: size / (1 - exp(-size / R)) bytes, and
+ * 1 / (1 - exp(-size / R)) allocations. */
+double ckt_replay_sample_weight(uint64_t rate, uint64_t size);
 
 #endif

@@ -1,0 +1,123 @@
+/* sample.c: the rare paths of the default (sampling) mode; the fast paths are inline in
+ * ckt.h and hooks_malloc.c. Owns the per-thread sampling gaps, AGG flushes and the set of live
+ * sampled pointers. Sampling maths as in jemalloc and tcmalloc: gaps between samples are
+ * exponential with mean R bytes, so an allocation of n bytes is sampled with probability
+ * 1 - exp(-n/R) and the reader weights it by the inverse. */
+#include "ckt.h"
+
+#include <math.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+uint64_t ckt_sample_r;
+
+#define SET_BITS 22 /* 4M slots, 32 MiB reserved, touched as used */
+#define SET_SIZE (1u << SET_BITS)
+#define TOMB 1u
+static _Atomic uint64_t *set;
+static atomic_int set_full;
+
+void ckt_sample_init(void)
+{
+	ckt_sample_r = ckt_config.sample;
+	if (!ckt_sample_r)
+		return;
+	void *m = (void *)syscall(SYS_mmap, NULL, SET_SIZE * sizeof(uint64_t), PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (m == MAP_FAILED) {
+		ckt_log("error: cannot reserve the sampled-pointer set; recording every event "
+			"(CUZKTRACE_SAMPLE=0)", NULL, NULL, NULL);
+		ckt_sample_r = 0;
+		return;
+	}
+	set = m;
+}
+
+static inline uint64_t slot_of(uint64_t p)
+{
+	p ^= p >> 29;
+	p *= 0xbf58476d1ce4e5b9ull;
+	return (p >> 32) & (SET_SIZE - 1);
+}
+
+static void set_add(uint64_t p)
+{
+	uint64_t i = slot_of(p);
+	for (unsigned k = 0; k < 256; k++, i = (i + 1) & (SET_SIZE - 1)) {
+		uint64_t v = atomic_load_explicit(&set[i], memory_order_relaxed);
+		if ((v == 0 || v == TOMB) &&
+		    atomic_compare_exchange_strong_explicit(&set[i], &v, p, memory_order_release,
+							    memory_order_relaxed))
+			return;
+	}
+	if (!atomic_exchange(&set_full, 1))
+		ckt_log("warning: the sampled-pointer set is crowded; some sampled frees are missed",
+			NULL, NULL, NULL);
+}
+
+void ckt_sample_remember(void *p)
+{
+	set_add((uint64_t)(uintptr_t)p);
+}
+
+/* 1 if p was a live sample (and is no longer). Any thread; lock-free. */
+int ckt_sample_forget(void *ptr)
+{
+	uint64_t p = (uint64_t)(uintptr_t)ptr, i = slot_of(p);
+	for (unsigned k = 0; k < 256; k++, i = (i + 1) & (SET_SIZE - 1)) {
+		uint64_t v = atomic_load_explicit(&set[i], memory_order_acquire);
+		if (v == 0)
+			return 0;
+		if (v == p)
+			return atomic_compare_exchange_strong(&set[i], &v, TOMB);
+	}
+	return 0;
+}
+
+void ckt_sample_flush(struct ckt_tls *t)
+{
+	if (!t->agg_bytes && !t->agg_blocks)
+		return;
+	ckt_emit(t, CKT_EV_AGG, 0, ckt_now(), (uint64_t)t->agg_bytes, (uint64_t)t->agg_blocks, 0);
+	t->agg_bytes = 0;
+	t->agg_blocks = 0;
+}
+
+static uint64_t next_rand(struct ckt_tls *t)
+{
+	uint64_t x = t->rng;
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	t->rng = x;
+	return x * 0x2545f4914f6cdd1dull;
+}
+
+static int64_t draw_gap(struct ckt_tls *t)
+{
+	/* U in (0, 1]; gap = -ln(U) * R */
+	double u = ((double)(next_rand(t) >> 11) + 1.0) * (1.0 / 9007199254740992.0);
+	return (int64_t)(-log(u) * (double)ckt_sample_r) + 1;
+}
+
+/* The thread's gap ran out during an allocation of n requested bytes at p. */
+void ckt_sample_take(struct ckt_tls *t, void *p, size_t n, uint8_t fn)
+{
+	if (CKT_UNLIKELY(!t->rng)) {
+		/* the first decision of this thread: start its Poisson process here */
+		t->rng = ((uint64_t)syscall(SYS_gettid) << 32) ^ ckt_clock_raw() ^ 0x9e3779b97f4a7c15ull;
+		if (!t->rng)
+			t->rng = 1;
+		t->sample_left += draw_gap(t);
+		if (t->sample_left > 0)
+			return;
+	}
+	t->sample_left = draw_gap(t);
+	/* what was counted before this sample is sent first, so the reader's totals follow the
+	 * thread's program order */
+	ckt_sample_flush(t);
+	set_add((uint64_t)(uintptr_t)p);
+	ckt_emit(t, CKT_EV_ALLOC, (uint8_t)(fn | CKT_FN_SAMPLED), ckt_now(), (uint64_t)(uintptr_t)p, n,
+		 ckt_stacks_capture(t));
+}
