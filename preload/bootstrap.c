@@ -29,8 +29,9 @@ uint64_t ckt_clock_raw(void)
 
 /* ---- the early pool: a bump allocator over a static array. Blocks carry their size in a
  * 16-byte header so realloc can copy them. It is never freed (free() ignores pool blocks). */
-#define POOL_SIZE (256 * 1024)
-static _Alignas(4096) unsigned char pool[POOL_SIZE];
+#define POOL_SIZE CKT_POOL_SIZE
+#define pool ckt_pool
+_Alignas(4096) unsigned char ckt_pool[POOL_SIZE];
 static atomic_size_t pool_used;
 
 void *ckt_pool_alloc(size_t size, size_t align)
@@ -47,11 +48,6 @@ void *ckt_pool_alloc(size_t size, size_t align)
 			return pool + start;
 		}
 	}
-}
-
-int ckt_pool_owns(const void *p)
-{
-	return (const unsigned char *)p >= pool && (const unsigned char *)p < pool + POOL_SIZE;
 }
 
 size_t ckt_pool_size(const void *p)

@@ -81,7 +81,12 @@ extern struct ckt_real ckt_real;
 extern atomic_int ckt_boot_state;
 void ckt_bootstrap(void);
 void *ckt_pool_alloc(size_t size, size_t align);
-int ckt_pool_owns(const void *p);
+extern unsigned char ckt_pool[];
+#define CKT_POOL_SIZE (256 * 1024)
+static inline int ckt_pool_owns(const void *p)
+{
+	return (uintptr_t)p - (uintptr_t)ckt_pool < CKT_POOL_SIZE;
+}
 size_t ckt_pool_size(const void *p);
 
 /* 1 while events are being captured (from the first hook call until exit or a fatal error). */
@@ -310,6 +315,38 @@ void ckt_sample_flush(struct ckt_tls *t);
 void ckt_sample_take(struct ckt_tls *t, void *p, size_t n, uint8_t fn);
 int ckt_sample_forget(void *p);
 void ckt_sample_remember(void *p);
+
+/* A filter in front of the sampled-pointer set: a free whose bit is clear (nearly all of
+ * them) cannot be a sample and costs one load from a 32 KiB bitmap, which is written only
+ * when a sample is taken or freed (then under a lock of sample.c: that is the rare path). */
+#define CKT_FILTER_BITS 18
+extern _Atomic uint64_t ckt_sample_filter[(1u << CKT_FILTER_BITS) / 64];
+static inline unsigned ckt_filter_slot(const void *p)
+{
+	return (unsigned)(((uint64_t)(uintptr_t)p >> 4) * 0x9e3779b97f4a7c15ull >> (64 - CKT_FILTER_BITS));
+}
+static inline int ckt_sample_maybe(const void *p)
+{
+	unsigned b = ckt_filter_slot(p);
+	return (atomic_load_explicit(&ckt_sample_filter[b / 64], memory_order_relaxed) >> (b % 64)) & 1;
+}
+/* malloc_usable_size of the real allocator, resolved once (no PLT hop on the fast path) */
+extern size_t (*ckt_usable)(void *);
+/* 1 when the real allocator is glibc's: then the usable size is read from the chunk header
+ * just before the block (glibc's malloc_usable_size also reads the next chunk's header to
+ * check the block is in use, a second cache miss we do not need: the block is ours). */
+extern int ckt_glibc_heap;
+static inline size_t ckt_usable_size(void *p)
+{
+	if (CKT_LIKELY(ckt_glibc_heap)) {
+		const char *c = p;
+		size_t h;
+		__asm__("" : "+r"(c)); /* the header lies before the block: hide that from -Warray-bounds */
+		__builtin_memcpy(&h, c - sizeof(h), sizeof(h));
+		return (h & ~(size_t)7) - (h & 2 ? 16 : 8); /* 2 = IS_MMAPPED */
+	}
+	return ckt_usable(p);
+}
 
 static inline void ckt_sample_count(struct ckt_tls *t, int64_t usable, int64_t blocks)
 {

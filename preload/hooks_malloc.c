@@ -36,7 +36,7 @@ static inline void record_alloc(struct ckt_tls *t, void *p, size_t n, uint8_t fn
 	if (CKT_UNLIKELY(p == NULL))
 		return;
 	if (ckt_sample_r) {
-		size_t u = malloc_usable_size(p);
+		size_t u = ckt_usable_size(p);
 		if (CKT_LIKELY(u < ckt_sample_r)) {
 			ckt_sample_count(t, (int64_t)u, 1);
 			if (CKT_UNLIKELY((t->sample_left -= (int64_t)n) <= 0))
@@ -51,9 +51,9 @@ static inline void record_alloc(struct ckt_tls *t, void *p, size_t n, uint8_t fn
 static inline void record_free(struct ckt_tls *t, void *p)
 {
 	if (ckt_sample_r) {
-		size_t u = malloc_usable_size(p);
+		size_t u = ckt_usable_size(p);
 		if (CKT_LIKELY(u < ckt_sample_r)) {
-			if (CKT_UNLIKELY(ckt_sample_forget(p)))
+			if (CKT_UNLIKELY(ckt_sample_maybe(p)) && ckt_sample_forget(p))
 				ckt_emit(t, CKT_EV_FREE, 0, ckt_now(), (uint64_t)(uintptr_t)p, 0, 0);
 			ckt_sample_count(t, -(int64_t)u, -1);
 			return;
@@ -127,9 +127,9 @@ static CKT_NOINLINE void *realloc_from_pool(void *p, size_t n)
  * rules of its own size; only a large block moved to a large block stays one REALLOC event. */
 static CKT_NOINLINE void *realloc_sampled(struct ckt_tls *t, void *p, size_t n)
 {
-	size_t u0 = malloc_usable_size(p);
+	size_t u0 = ckt_usable_size(p);
 	int big0 = u0 >= ckt_sample_r;
-	int was_sample = !big0 && ckt_sample_forget(p);
+	int was_sample = !big0 && ckt_sample_maybe(p) && ckt_sample_forget(p);
 	uint64_t before = big0 || was_sample ? ckt_now() : 0;
 	void *q = ckt_real.realloc(p, n);
 	if (!q && n) { /* failed: p is untouched */
@@ -137,7 +137,7 @@ static CKT_NOINLINE void *realloc_sampled(struct ckt_tls *t, void *p, size_t n)
 			ckt_sample_remember(p);
 		return NULL;
 	}
-	if (big0 && q && malloc_usable_size(q) >= ckt_sample_r) {
+	if (big0 && q && ckt_usable_size(q) >= ckt_sample_r) {
 		ckt_emit2(t, CKT_EV_REALLOC, 0, before, (uint64_t)(uintptr_t)p, n, ckt_now(),
 			  (uint64_t)(uintptr_t)q, 0, ckt_stacks_capture(t));
 		return q;

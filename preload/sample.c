@@ -5,14 +5,40 @@
  * 1 - exp(-n/R) and the reader weights it by the inverse. */
 #include "ckt.h"
 
+#include <dlfcn.h>
 #include <math.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 uint64_t ckt_sample_r;
+_Atomic uint64_t ckt_sample_filter[(1u << CKT_FILTER_BITS) / 64];
+static _Atomic uint16_t filter_count[1u << CKT_FILTER_BITS]; /* live samples per filter bit */
 
-#define SET_BITS 22 /* 4M slots, 32 MiB reserved, touched as used */
+/* Keeps bit b set while filter_count[b] > 0, without a lock (threads may be preempted while
+ * holding one: 4 busy threads on 2 cores made a spinlock here cost microseconds). A release
+ * that clears the bit re-checks the count, so a concurrent add can only leave a spare set bit
+ * (a harmless false positive), never a missing one. */
+static void filter_update(const void *p, int delta)
+{
+	unsigned b = ckt_filter_slot(p);
+	uint64_t bit = 1ull << (b % 64);
+	if (delta > 0) {
+		atomic_fetch_add(&filter_count[b], 1);
+		atomic_fetch_or(&ckt_sample_filter[b / 64], bit);
+	} else if (atomic_fetch_sub(&filter_count[b], 1) == 1) {
+		atomic_fetch_and(&ckt_sample_filter[b / 64], ~bit);
+		if (atomic_load(&filter_count[b]))
+			atomic_fetch_or(&ckt_sample_filter[b / 64], bit);
+	}
+}
+
+size_t (*ckt_usable)(void *) = malloc_usable_size;
+int ckt_glibc_heap;
+
+#define SET_BITS 20 /* 1M slots: 8 MiB reserved, touched as used; ~400k live samples at
+			 * 200 GiB of small blocks and R = 512 KiB */
 #define SET_SIZE (1u << SET_BITS)
 #define TOMB 1u
 static _Atomic uint64_t *set;
@@ -32,6 +58,15 @@ void ckt_sample_init(void)
 		return;
 	}
 	set = m;
+	void *u = dlsym(RTLD_NEXT, "malloc_usable_size");
+	if (u)
+		ckt_usable = (size_t (*)(void *))u;
+	/* glibc's chunk layout may be read directly only if the real malloc is glibc's */
+	Dl_info info;
+	void *real_malloc = dlsym(RTLD_NEXT, "malloc"); /* ckt_real.malloc is published later */
+	if (real_malloc && dladdr(real_malloc, &info) && info.dli_fname &&
+	    strstr(info.dli_fname, "/libc.so.6"))
+		ckt_glibc_heap = 1;
 }
 
 static inline uint64_t slot_of(uint64_t p)
@@ -48,8 +83,10 @@ static void set_add(uint64_t p)
 		uint64_t v = atomic_load_explicit(&set[i], memory_order_relaxed);
 		if ((v == 0 || v == TOMB) &&
 		    atomic_compare_exchange_strong_explicit(&set[i], &v, p, memory_order_release,
-							    memory_order_relaxed))
+							    memory_order_relaxed)) {
+			filter_update((void *)(uintptr_t)p, 1);
 			return;
+		}
 	}
 	if (!atomic_exchange(&set_full, 1))
 		ckt_log("warning: the sampled-pointer set is crowded; some sampled frees are missed",
@@ -69,8 +106,12 @@ int ckt_sample_forget(void *ptr)
 		uint64_t v = atomic_load_explicit(&set[i], memory_order_acquire);
 		if (v == 0)
 			return 0;
-		if (v == p)
-			return atomic_compare_exchange_strong(&set[i], &v, TOMB);
+		if (v == p) {
+			if (!atomic_compare_exchange_strong(&set[i], &v, TOMB))
+				return 0;
+			filter_update(ptr, -1);
+			return 1;
+		}
 	}
 	return 0;
 }
