@@ -16,7 +16,7 @@ PRE_CFLAGS := $(BASE) -D_GNU_SOURCE -fPIC -fvisibility=hidden -ftls-model=initia
 	-fno-omit-frame-pointer -Ipreload
 RD_CFLAGS := $(BASE) $(SAN) -Ireader
 PRE_LIBS := -lzstd -lunwind -lpthread -ldl -lm
-RD_LIBS := -lzstd -lm
+RD_LIBS := -lzstd -lm -ldw -lelf -liberty
 
 ifneq ($(V),1)
 Q := @
@@ -91,10 +91,15 @@ demo: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)bash examples/demo.sh
 
-bench: all
+$(B)/bench/prover_bench: tests/bench/prover_bench.c $(B)/.flags
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$@)$(CC) -std=gnu11 -O2 -g -Wall -o $@ $< -lpthread
+
+bench: deps
+	$(Q)$(MAKE) --no-print-directory all $(B)/bench/prover_bench
 	$(Q)bash tests/bench/run.sh
 
-DEB_PKGS := libzstd-dev libunwind-dev libcmocka-dev libdw-dev libelf-dev libiberty-dev pkg-config gcc make python3 binutils
+DEB_PKGS := libzstd-dev libunwind-dev libcmocka-dev libdw-dev libelf-dev libiberty-dev pkg-config gcc g++ make python3 binutils
 deps:
 	$(Q)missing=""; for p in $(DEB_PKGS); do \
 		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
@@ -120,3 +125,4 @@ clean:
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
 
 -include tests/cuda/cuda.mk
+-include tests/sites/sites.mk

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# run.sh: `make bench`. Runs the prover-like benchmark untraced, traced in default mode, traced
+# in exact mode (CUZKTRACE_SAMPLE=0) and under heaptrack when it is installed, RUNS times each,
+# alternating, and prints one table of medians (also written to build/bench.txt).
+# Environment: RUNS (default 5), BENCH_ARGS (prover_bench arguments, default "4 6 400000 8 150").
+set -u
+cd "$(dirname "$0")/../.."
+ROOT=$PWD
+B=$ROOT/build
+PROG=$B/bench/prover_bench
+LIB=$B/libcuzktrace.so
+REPORT=$B/cuzktrace-report
+RUNS=${RUNS:-5}
+ARGS=${BENCH_ARGS:-4 6 400000 8 150}
+W=$(mktemp -d /tmp/cuzktrace-bench.XXXXXX)
+trap 'rm -rf "$W"' EXIT
+PY=/usr/bin/python3
+
+# measure OUT CMD...: wall seconds and the child's max RSS (KiB) into OUT ("secs kib")
+measure() {
+	local out=$1; shift
+	$PY - "$out" "$@" <<'PYEOF'
+import os, sys, time
+out, cmd = sys.argv[1], sys.argv[2:]
+t = time.perf_counter()
+pid = os.fork()
+if pid == 0:
+    fd = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(fd, 1); os.dup2(fd, 2)
+    os.execvp(cmd[0], cmd)
+_, status, ru = os.wait4(pid, 0)
+wall = time.perf_counter() - t
+open(out, 'w').write('%.4f %d %d\n' % (wall, ru.ru_maxrss, os.waitstatus_to_exitcode(status)))
+PYEOF
+}
+
+median() { sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
+
+modes="untraced default exact"
+command -v heaptrack >/dev/null && modes="$modes heaptrack"
+echo "prover_bench $ARGS, $RUNS runs per mode, alternating"
+for i in $(seq "$RUNS"); do
+	for m in $modes; do
+		case $m in
+		untraced) measure "$W/$m.$i" $PROG $ARGS ;;
+		default) measure "$W/$m.$i" env CUZKTRACE_QUIET=1 CUZKTRACE_OUT="$W/default.$i.zst" LD_PRELOAD=$LIB $PROG $ARGS ;;
+		exact) measure "$W/$m.$i" env CUZKTRACE_SAMPLE=0 CUZKTRACE_QUIET=1 CUZKTRACE_OUT="$W/exact.$i.zst" LD_PRELOAD=$LIB $PROG $ARGS ;;
+		heaptrack) measure "$W/$m.$i" heaptrack -o "$W/ht.$i" $PROG $ARGS ;;
+		esac
+		read -r secs kib rc <"$W/$m.$i"
+		[ "$rc" = 0 ] || { echo "bench: $m run $i exited $rc" >&2; exit 1; }
+		printf '  run %d %-9s %6.2f s\n' "$i" "$m" "$secs"
+	done
+done
+
+col() { for i in $(seq "$RUNS"); do awk -v c="$2" '{print $c}' "$W/$1.$i"; done | median; }
+base=$(col untraced 1)
+base_rss=$(col untraced 2)
+
+# Events and trace size from our reader; reader speed on the exact trace (median of 3).
+events_of() { "$REPORT" --json "$1" | $PY -c '
+import json, sys; d = json.load(sys.stdin); c = d["event_counts"]
+print(d["events"] + c.get("agg", 0) + c.get("cuda_alloc", 0) + c.get("cuda_free", 0))'; }
+ev_default=$(events_of "$W/default.1.zst")
+ev_exact=$(events_of "$W/exact.1.zst")
+sz_default=$(stat -c %s "$W/default.1.zst")
+sz_exact=$(stat -c %s "$W/exact.1.zst")
+rd=$(for k in 1 2 3; do measure "$W/rd.$k" "$REPORT" --json "$W/exact.1.zst"; awk '{print $1}' "$W/rd.$k"; done | median)
+rd_rss=$(awk '{print $2}' "$W/rd.1")
+
+{
+echo "cuzktrace bench, $(date -u +%Y-%m-%d), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), $(uname -r)"
+echo "workload: prover_bench $ARGS (threads rounds small_per_round vec_mib work); median of $RUNS runs, modes alternating"
+echo
+printf '%-10s %9s %7s %12s %12s %9s %12s\n' mode wall_s ratio events trace_bytes bytes/ev rss_over_MiB
+for m in $modes; do
+	secs=$(col "$m" 1); rss=$(col "$m" 2)
+	case $m in
+	default) ev=$ev_default; sz=$sz_default ;;
+	exact) ev=$ev_exact; sz=$sz_exact ;;
+	heaptrack) ev=-; sz=$(stat -c %s "$W"/ht.1*.zst 2>/dev/null | head -1) ;;
+	*) ev=-; sz=- ;;
+	esac
+	bpe=-
+	[ "$ev" != - ] && bpe=$(awk -v s="$sz" -v e="$ev" 'BEGIN {printf "%.2f", s / e}')
+	printf '%-10s %9.3f %6.2fx %12s %12s %9s %12s\n' "$m" "$secs" "$(awk -v a="$secs" -v b="$base" 'BEGIN {print a / b}')" \
+		"$ev" "$sz" "$bpe" "$(awk -v a="$rss" -v b="$base_rss" 'BEGIN {printf "%.1f", (a - b) / 1024}')"
+done
+echo
+printf 'reader: cuzktrace-report --json on the exact trace: %.3f s, %.1f M events/s, max RSS %.1f MiB\n' \
+	"$rd" "$(awk -v e="$ev_exact" -v t="$rd" 'BEGIN {print e / t / 1e6}')" "$(awk -v k="$rd_rss" 'BEGIN {print k / 1024}')"
+if command -v heaptrack_print >/dev/null && ls "$W"/ht.1*.zst >/dev/null 2>&1; then
+	ht=$(ls "$W"/ht.1*.zst | head -1)
+	hp=$(for k in 1 2 3; do measure "$W/hp.$k" heaptrack_print -f "$ht"; awk '{print $1}' "$W/hp.$k"; done | median)
+	calls=$(heaptrack_print -f "$ht" 2>/dev/null | sed -n 's/^calls to allocation functions: \([0-9]*\).*/\1/p')
+	# heaptrack's events: its allocation calls plus as many frees (every block is freed)
+	printf 'reader: heaptrack_print on the heaptrack trace: %.3f s, %.1f M events/s (%s allocation calls x 2)\n' \
+		"$hp" "$(awk -v c="$calls" -v t="$hp" 'BEGIN {print 2 * c / t / 1e6}')" "$calls"
+fi
+} | tee "$B/bench.txt"
