@@ -72,7 +72,7 @@ void ckt_config_load(void)
 		env_uint("CUZKTRACE_FLUSH_MS", 100, 1, 60000, "1..60000 milliseconds", "100");
 	ckt_config.rss_ms =
 		env_uint("CUZKTRACE_RSS_MS", 10, 0, 60000, "0..60000 milliseconds, 0 = off", "10");
-	ckt_config.level = (int)env_uint("CUZKTRACE_ZSTD_LEVEL", 3, 1, 19, "1..19", "3");
+	ckt_config.level = (int)env_uint("CUZKTRACE_ZSTD_LEVEL", 1, 1, 19, "1..19", "1");
 	ckt_config.depth = env_uint("CUZKTRACE_DEPTH", 64, 0, CKT_MAX_DEPTH, "0..256 frames, 0 = no stacks", "64");
 	ckt_config.sample = env_uint("CUZKTRACE_SAMPLE", 524288, 0, 1u << 30,
 				     "0..1073741824 bytes, 0 = record every event", "524288");
