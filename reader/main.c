@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 
 #include "decode.h"
+#include "phase_rules.h"
+#include "phases.h"
 #include "replay.h"
 #include "report.h"
 #include "util.h"
@@ -19,7 +21,8 @@
 
 enum ckt_exit { CKT_EXIT_OK = 0, CKT_EXIT_TRACE = 1, CKT_EXIT_USAGE = 2 };
 
-enum ckt_opt_id { CKT_OPT_JSON, CKT_OPT_CSV, CKT_OPT_HELP };
+enum ckt_opt_id { CKT_OPT_JSON, CKT_OPT_CSV, CKT_OPT_HELP, CKT_OPT_TOP, CKT_OPT_SITES_CSV, CKT_OPT_FOLDED,
+		  CKT_OPT_BY, CKT_OPT_PHASES_CSV, CKT_OPT_PHASE_RULE };
 
 /* One row per option: the parser and --help both read this table, so a new option (--top N,
  * --sites-csv FILE, --folded, --by, --phases-csv, --phase-rule) is a row plus a case below. */
@@ -35,6 +38,25 @@ static const struct ckt_opt ckt_opts[] = {
 	{ "--csv", "FILE", CKT_OPT_CSV,
 	  "write the timeline CSV to FILE: one row per RSS sample, columns\n"
 	  "t_s,rss_bytes,heap_bytes,mmap_bytes" },
+	{ "--top", "N", CKT_OPT_TOP, "show the N largest call sites at each peak (default 10)" },
+	{ "--sites-csv", "FILE", CKT_OPT_SITES_CSV,
+	  "write one row per call site to FILE, columns site,bytes_at_peak_rss,\n"
+	  "bytes_at_peak_heap,site_peak_bytes,allocated_bytes,allocations,\n"
+	  "bytes_at_peak_gpu,stack" },
+	{ "--folded", "FILE", CKT_OPT_FOLDED,
+	  "write the stacks live at the peak RSS moment (peak heap without RSS\n"
+	  "samples) to FILE as folded lines \"frame;frame;frame bytes\" for\n"
+	  "flamegraph.pl, inferno-flamegraph or speedscope" },
+	{ "--by", "thread", CKT_OPT_BY,
+	  "also group the bytes by thread name (trailing digits folded:\n"
+	  "rayon-synth-1, rayon-synth-17 -> rayon-synth-*)" },
+	{ "--phases-csv", "FILE", CKT_OPT_PHASES_CSV,
+	  "write live bytes by allocating phase at each RSS sample to FILE,\n"
+	  "long format: t_s,phase,heap_bytes,mmap_bytes" },
+	{ "--phase-rule", "RULE", CKT_OPT_PHASE_RULE,
+	  "RULE is NAME=PATTERN: allocations whose stack has a frame matching\n"
+	  "the glob PATTERN (function name or file:line) belong to phase NAME;\n"
+	  "repeatable, the first rule given that matches wins" },
 	{ "--help", NULL, CKT_OPT_HELP, "show this help and exit" },
 };
 #define CKT_NOPTS (sizeof(ckt_opts) / sizeof(ckt_opts[0]))
@@ -43,7 +65,13 @@ struct ckt_args {
 	bool json;
 	bool help;
 	const char *csv;
+	unsigned top;
+	const char *sites_csv, *folded;
 	const char *trace;
+	bool by_thread;
+	const char *phases_csv;
+	const char *rules[64]; /* --phase-rule values, in order */
+	size_t nrules;
 };
 
 static void ckt_main_help(void)
@@ -132,6 +160,37 @@ static int ckt_main_parse(int argc, char **argv, struct ckt_args *a)
 		case CKT_OPT_HELP:
 			a->help = true;
 			break;
+		case CKT_OPT_BY:
+			if (strcmp(val, "thread") != 0)
+				return ckt_main_usage("unknown --by value '%s' (expected 'thread')", val);
+			a->by_thread = true;
+			break;
+		case CKT_OPT_PHASES_CSV:
+			a->phases_csv = val;
+			break;
+		case CKT_OPT_PHASE_RULE:
+			if (!ckt_phase_rules_valid(val))
+				return ckt_main_usage("invalid --phase-rule '%s' (expected NAME=PATTERN)", val);
+			if (a->nrules == sizeof(a->rules) / sizeof(a->rules[0]))
+				return ckt_main_usage("more than %zu --phase-rule options",
+						      sizeof(a->rules) / sizeof(a->rules[0]));
+			a->rules[a->nrules++] = val;
+			break;
+		case CKT_OPT_TOP: {
+			char *end;
+			errno = 0;
+			unsigned long n = strtoul(val, &end, 10);
+			if (errno || *end || val[0] == '-' || n == 0 || n > 1000000)
+				return ckt_main_usage("option '--top' needs a number from 1 to 1000000, not '%s'", val);
+			a->top = (unsigned)n;
+			break;
+		}
+		case CKT_OPT_SITES_CSV:
+			a->sites_csv = val;
+			break;
+		case CKT_OPT_FOLDED:
+			a->folded = val;
+			break;
 		}
 	}
 	if (!a->help && !a->trace)
@@ -157,6 +216,78 @@ static void ckt_main_warnings(const char *path, const struct ckt_replay_stats *s
 			(unsigned long long)st->lost);
 }
 
+/* --sites-csv and --folded, written after the replay. Returns 0, or -1 after saying why. */
+static int ckt_main_write_sites(const char *path, const struct ckt_sites *s,
+				int (*write)(const struct ckt_sites *, FILE *))
+{
+	FILE *f = fopen(path, "w");
+	int rc = f ? write(s, f) : -errno;
+	if (f && fclose(f) != 0 && rc == 0)
+		rc = -(errno ? errno : EIO);
+	if (rc < 0) {
+		fprintf(stderr, CKT_PROG ": error: cannot write '%s': %s\n", path, strerror(-rc));
+		return -1;
+	}
+	return 0;
+}
+
+/* Phases (phases.c) observe every replay; --phase-rule first reads the trace for its stacks
+ * (phase_rules.c). Prints its own errors; returns 0 or -1. */
+static int ckt_main_phases_setup(const struct ckt_args *a, struct ckt_replay *rep,
+				 struct ckt_phases **ph, struct ckt_phase_rules **rules)
+{
+	struct ckt_error err = { 0 };
+	int rc;
+
+	*ph = ckt_phases_new();
+	if (!*ph || ckt_phases_attach(*ph, rep) < 0) {
+		fprintf(stderr, CKT_PROG ": error: out of memory\n");
+		return -1;
+	}
+	if (a->nrules) {
+		*rules = ckt_phase_rules_new(a->rules, a->nrules);
+		if (!*rules) {
+			fprintf(stderr, CKT_PROG ": error: out of memory\n");
+			return -1;
+		}
+		if (ckt_phase_rules_scan(*rules, a->trace, &err) < 0) {
+			fprintf(stderr, CKT_PROG ": error: '%s': %s\n", a->trace, err.msg);
+			return -1;
+		}
+		ckt_phases_set_rule(*ph, ckt_phase_rules_decide, *rules);
+	}
+	if (a->phases_csv) {
+		if (ckt_main_same_file(a->phases_csv, a->trace)) {
+			fprintf(stderr, CKT_PROG ": error: cannot write '%s': it is the trace being read\n",
+				a->phases_csv);
+			return -1;
+		}
+		rc = ckt_phases_csv_open(*ph, a->phases_csv);
+		if (rc < 0) {
+			fprintf(stderr, CKT_PROG ": error: cannot write '%s': %s\n", a->phases_csv, strerror(-rc));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int ckt_main_phases_finish(const struct ckt_args *a, struct ckt_phases *ph,
+				  const struct ckt_phase_rules *rules, const struct ckt_replay_stats *st)
+{
+	int rc = ckt_phases_csv_close(ph);
+	if (rc < 0) {
+		fprintf(stderr, CKT_PROG ": error: cannot write '%s': %s\n", a->phases_csv, strerror(-rc));
+		return -1;
+	}
+	if (ckt_phases_finish(ph, st->duration_ns) < 0) {
+		fprintf(stderr, CKT_PROG ": error: out of memory\n");
+		return -1;
+	}
+	for (size_t i = 0; rules && i < ckt_phase_rules_nwarnings(rules); i++)
+		fprintf(stderr, CKT_PROG ": warning: --phase-rule: %s\n", ckt_phase_rules_warning(rules, i));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct ckt_args a = { 0 };
@@ -164,6 +295,9 @@ int main(int argc, char **argv)
 	struct ckt_decoder *dec = NULL;
 	struct ckt_replay *rep = NULL;
 	struct ckt_report_csv *csv = NULL;
+	struct ckt_sites *sites = NULL;
+	struct ckt_phases *ph = NULL;
+	struct ckt_phase_rules *rules = NULL;
 	int status = CKT_EXIT_TRACE, rc;
 
 	if (ckt_main_parse(argc, argv, &a) < 0)
@@ -198,6 +332,24 @@ int main(int argc, char **argv)
 		}
 		ckt_replay_set_sample_sink(rep, ckt_report_csv_sample, csv);
 	}
+	const char *site_out[2] = { a.sites_csv, a.folded };
+	for (int i = 0; i < 2; i++)
+		if (site_out[i] && ckt_main_same_file(site_out[i], a.trace)) {
+			fprintf(stderr, CKT_PROG ": error: cannot write '%s': it is the trace being read\n",
+				site_out[i]);
+			goto out;
+		}
+	/* each site's own peak needs every stack's site during the replay: only for the CSV */
+	sites = ckt_sites_new(a.sites_csv != NULL);
+	if (!sites || ckt_sites_attach(sites, rep) < 0) {
+		fprintf(stderr, CKT_PROG ": error: out of memory\n");
+		goto out;
+	}
+	if (ckt_main_phases_setup(&a, rep, &ph, &rules) < 0)
+		goto out;
+	/* phases.c fills each sample's active_phases and writes --phases-csv, then passes it on */
+	ckt_phases_set_next_sink(ph, csv ? ckt_report_csv_sample : NULL, csv);
+	ckt_replay_set_sample_sink(rep, ckt_phases_sample, ph);
 	if (ckt_replay_run(dec, rep, &err) < 0) {
 		fprintf(stderr, CKT_PROG ": error: '%s': %s\n", a.trace, err.msg);
 		goto out;
@@ -210,8 +362,20 @@ int main(int argc, char **argv)
 	}
 
 	const struct ckt_replay_stats *st = ckt_replay_stats(rep);
-	struct ckt_report r = { a.trace, dec, st };
+	if (ckt_main_phases_finish(&a, ph, rules, st) < 0)
+		goto out;
+	struct ckt_report r = { a.trace, dec, st, ph, a.by_thread, sites };
 	ckt_main_warnings(a.trace, st);
+	if (ckt_sites_finish(sites, st, a.top ? a.top : 10) < 0) {
+		fprintf(stderr, CKT_PROG ": error: out of memory\n");
+		goto out;
+	}
+	for (size_t i = 0; i < ckt_sites_nwarnings(sites); i++)
+		fprintf(stderr, CKT_PROG ": warning: %s\n", ckt_sites_warning(sites, i));
+	if (a.sites_csv && ckt_main_write_sites(a.sites_csv, sites, ckt_sites_write_csv) < 0)
+		goto out;
+	if (a.folded && ckt_main_write_sites(a.folded, sites, ckt_sites_write_folded) < 0)
+		goto out;
 	rc = a.json ? ckt_report_json_print(stdout, &r) : ckt_report_text_print(stdout, &r);
 	if (rc < 0) {
 		fprintf(stderr, CKT_PROG ": error: cannot write to standard output: %s\n", strerror(-rc));
@@ -220,6 +384,9 @@ int main(int argc, char **argv)
 	status = CKT_EXIT_OK;
 out:
 	ckt_report_csv_close(csv);
+	ckt_sites_free(sites);
+	ckt_phases_free(ph); /* closes an unfinished --phases-csv */
+	ckt_phase_rules_free(rules);
 	ckt_replay_free(rep);
 	ckt_decode_close(dec);
 	return status;

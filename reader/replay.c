@@ -630,7 +630,7 @@ static void ckt_replay_rss(struct ckt_replay *r, const struct ckt_ev *ev)
 	}
 	if (r->sink) {
 		struct ckt_sample s = { ev->ts, ev->len, st->heap_bytes, st->anon_mmap_bytes,
-					st->file_mmap_bytes, st->gpu_bytes, st->pinned_bytes };
+					st->file_mmap_bytes, st->gpu_bytes, st->pinned_bytes, NULL };
 		r->sink(r->sink_ctx, &s);
 	}
 }

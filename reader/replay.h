@@ -51,6 +51,9 @@ struct ckt_sample {
 	uint64_t file_mmap;
 	uint64_t gpu;    /* CUDA device + pool + VMM bytes on devices */
 	uint64_t pinned; /* CUDA pinned host bytes */
+	/* phases active then, joined by '+' ("" when none); NULL from the replay itself, filled
+	 * in by phases.c when it sits first in the sink chain (ckt_phases_sample) */
+	const char *active_phases;
 };
 
 typedef void ckt_replay_sample_fn(void *ctx, const struct ckt_sample *s);

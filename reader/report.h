@@ -5,15 +5,21 @@
 #ifndef CKT_REPORT_H
 #define CKT_REPORT_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "decode.h"
+#include "phases.h"
 #include "replay.h"
+#include "sites.h"
 
 struct ckt_report {
 	const char *trace_path;
 	const struct ckt_decoder *dec;      /* header */
 	const struct ckt_replay_stats *st;  /* after ckt_replay_finish */
+	const struct ckt_phases *phases;    /* after ckt_phases_finish; NULL: not observed */
+	bool by_thread;                     /* --by thread: add the thread-group tables */
+	const struct ckt_sites *sites;      /* after ckt_sites_finish; NULL: no site sections */
 };
 
 /* Human-readable report. Returns 0, or -errno when writing to out failed. */

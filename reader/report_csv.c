@@ -50,6 +50,30 @@ static void ckt_report_csv_pinned(char *buf, size_t n, const struct ckt_sample *
 	snprintf(buf, n, "%" PRIu64, s->pinned);
 }
 
+/* Phase names joined by '+', quoted per RFC 4180 when a name holds a comma, quote or line
+ * break; cut (ending in "...") when longer than the cell. */
+static void ckt_report_csv_phases(char *buf, size_t n, const struct ckt_sample *s)
+{
+	const char *p = s->active_phases ? s->active_phases : "";
+	size_t k = 0;
+	int quote = strpbrk(p, ",\"\r\n") != NULL;
+
+	if (quote)
+		buf[k++] = '"';
+	for (; *p && k + 6 < n; p++) {
+		if (*p == '"')
+			buf[k++] = '"';
+		buf[k++] = *p;
+	}
+	if (*p) {
+		memcpy(buf + k, "...", 3);
+		k += 3;
+	}
+	if (quote)
+		buf[k++] = '"';
+	buf[k] = '\0';
+}
+
 /* The header line `t_s,rss_bytes,heap_bytes,mmap_bytes` is a published interface: append
  * new columns at the end, never reorder. */
 static const struct ckt_report_csv_column ckt_report_csv_columns[] = {
@@ -59,6 +83,7 @@ static const struct ckt_report_csv_column ckt_report_csv_columns[] = {
 	{ "mmap_bytes", ckt_report_csv_mmap },
 	{ "gpu_bytes", ckt_report_csv_gpu },       /* CUDA device + pool + VMM, all devices */
 	{ "pinned_bytes", ckt_report_csv_pinned }, /* CUDA pinned host RAM */
+	{ "active_phases", ckt_report_csv_phases }, /* names joined by '+' (phases.c fills them) */
 };
 #define CKT_REPORT_CSV_NCOLS (sizeof(ckt_report_csv_columns) / sizeof(ckt_report_csv_columns[0]))
 
@@ -92,7 +117,7 @@ int ckt_report_csv_open(const char *path, struct ckt_report_csv **out)
 void ckt_report_csv_sample(void *ctx, const struct ckt_sample *s)
 {
 	struct ckt_report_csv *c = ctx;
-	char cell[64];
+	char cell[4096]; /* active_phases can be long */
 
 	if (c->err)
 		return;

@@ -216,21 +216,130 @@ static void ckt_report_json_elem_open(struct ckt_json *j)
 	j->first = 1;
 }
 
-/* bytes, t_s, and the phase split (empty until phases exist) */
-static void ckt_report_json_cuda_peak(struct ckt_json *j, const char *key, const struct ckt_peak *p)
+/* ---- phases ---- */
+
+/* active_phases (names, oldest activation first) and by_phase ([{phase, bytes}], largest
+ * first) at the peak of moment m; with --by thread also by_thread ([{thread, bytes}]) for the
+ * heap and RSS peaks. Empty lists without a phase observer or for m == CKT_AT_COUNT (a peak
+ * phases do not follow). */
+static void ckt_report_json_phases_at(struct ckt_json *j, const struct ckt_phases *ph,
+				      enum ckt_moment m, bool by_thread)
+{
+	const char *const *names = NULL;
+	const struct ckt_phases_share *sh = NULL;
+	size_t na = 0, n = 0;
+
+	if (ph && m < CKT_AT_COUNT) {
+		na = ckt_phases_active_at(ph, m, &names);
+		n = ckt_phases_by_phase(ph, m, &sh);
+	}
+	ckt_report_json_key(j, "active_phases");
+	fputc('[', j->f);
+	for (size_t k = 0; k < na; k++) {
+		if (k)
+			fputs(", ", j->f);
+		ckt_report_json_str(j, names[k], strlen(names[k]));
+	}
+	fputc(']', j->f);
+	ckt_report_json_array_open(j, "by_phase");
+	for (size_t k = 0; k < n; k++) {
+		ckt_report_json_elem_open(j);
+		ckt_report_json_key(j, "phase");
+		ckt_report_json_str(j, sh[k].name, strlen(sh[k].name));
+		ckt_report_json_u64(j, "bytes", sh[k].bytes);
+		ckt_report_json_close(j);
+	}
+	ckt_report_json_array_close(j);
+	if (!ph || !by_thread || (m != CKT_AT_PEAK_HEAP && m != CKT_AT_PEAK_RSS))
+		return;
+	const struct ckt_phases_group *g;
+	n = ckt_phases_groups(ph, &g);
+	ckt_report_json_array_open(j, "by_thread");
+	for (size_t k = 0; k < n; k++) {
+		uint64_t b = m == CKT_AT_PEAK_HEAP ? g[k].at_peak_heap : g[k].at_peak_rss;
+		if (!b)
+			continue;
+		ckt_report_json_elem_open(j);
+		ckt_report_json_key(j, "thread");
+		ckt_report_json_str(j, g[k].name, strlen(g[k].name));
+		ckt_report_json_u64(j, "bytes", b);
+		ckt_report_json_close(j);
+	}
+	ckt_report_json_array_close(j);
+}
+
+/* phases: [{name, active_s, allocated_bytes, peak_bytes, ...}] in order of first use, "(none)"
+ * last (active_s null: never marked); phase_notes: the log lines that drove CUZKTRACE_PHASES
+ * rules; thread_groups with --by thread. */
+static void ckt_report_json_phases(struct ckt_json *j, const struct ckt_phases *ph, bool by_thread)
+{
+	const struct ckt_phases_row *rows;
+	const struct ckt_phases_note *notes;
+	uint64_t total;
+	size_t n = ckt_phases_table(ph, &rows);
+
+	ckt_report_json_array_open(j, "phases");
+	for (size_t k = 0; k < n; k++) {
+		ckt_report_json_elem_open(j);
+		ckt_report_json_key(j, "name");
+		ckt_report_json_str(j, rows[k].name, strlen(rows[k].name));
+		ckt_report_json_secs(j, "active_s", rows[k].active_ns, rows[k].marked);
+		ckt_report_json_u64(j, "allocated_bytes", rows[k].allocated_bytes);
+		ckt_report_json_u64(j, "peak_bytes", rows[k].peak_bytes);
+		ckt_report_json_u64(j, "at_peak_heap_bytes", rows[k].at_peak_heap);
+		ckt_report_json_u64(j, "at_peak_rss_bytes", rows[k].at_peak_rss);
+		ckt_report_json_u64(j, "gpu_allocated_bytes", rows[k].gpu_allocated_bytes);
+		ckt_report_json_u64(j, "gpu_peak_bytes", rows[k].gpu_peak_bytes);
+		ckt_report_json_close(j);
+	}
+	ckt_report_json_array_close(j);
+
+	n = ckt_phases_notes(ph, &notes, &total);
+	ckt_report_json_u64(j, "phase_notes_total", total);
+	ckt_report_json_array_open(j, "phase_notes");
+	for (size_t k = 0; k < n; k++) {
+		ckt_report_json_elem_open(j);
+		ckt_report_json_secs(j, "t_s", notes[k].ts, 1);
+		ckt_report_json_key(j, "phase");
+		ckt_report_json_str(j, notes[k].phase, strlen(notes[k].phase));
+		ckt_report_json_key(j, "text");
+		ckt_report_json_str(j, notes[k].text, notes[k].len);
+		ckt_report_json_close(j);
+	}
+	ckt_report_json_array_close(j);
+
+	if (!by_thread)
+		return;
+	const struct ckt_phases_group *g;
+	n = ckt_phases_groups(ph, &g);
+	ckt_report_json_array_open(j, "thread_groups");
+	for (size_t k = 0; k < n; k++) {
+		ckt_report_json_elem_open(j);
+		ckt_report_json_key(j, "name");
+		ckt_report_json_str(j, g[k].name, strlen(g[k].name));
+		ckt_report_json_u64(j, "threads", g[k].threads);
+		ckt_report_json_u64(j, "allocated_bytes", g[k].allocated_bytes);
+		ckt_report_json_u64(j, "at_peak_heap_bytes", g[k].at_peak_heap);
+		ckt_report_json_u64(j, "at_peak_rss_bytes", g[k].at_peak_rss);
+		ckt_report_json_close(j);
+	}
+	ckt_report_json_array_close(j);
+}
+
+/* bytes, t_s, and the phase split at moment m (CKT_AT_COUNT: none is followed) */
+static void ckt_report_json_cuda_peak(struct ckt_json *j, const char *key, const struct ckt_peak *p,
+				      const struct ckt_phases *ph, enum ckt_moment m)
 {
 	ckt_report_json_open(j, key);
 	ckt_report_json_u64(j, "bytes", p->bytes);
 	ckt_report_json_secs(j, "t_s", p->ts, p->bytes > 0);
-	ckt_report_json_key(j, "active_phases");
-	fputs("[]", j->f);
-	ckt_report_json_key(j, "by_phase");
-	fputs("[]", j->f);
+	ckt_report_json_phases_at(j, ph, m, false);
 }
 
-static void ckt_report_json_cuda(struct ckt_json *j, const struct ckt_replay_stats *st)
+static void ckt_report_json_cuda(struct ckt_json *j, const struct ckt_replay_stats *st,
+				 const struct ckt_phases *ph)
 {
-	ckt_report_json_cuda_peak(j, "peak_gpu", &st->peak_gpu);
+	ckt_report_json_cuda_peak(j, "peak_gpu", &st->peak_gpu, ph, CKT_AT_PEAK_GPU);
 	ckt_report_json_u64(j, "device_bytes", st->peak_gpu_kind[CKT_CUDA_DEVICE]);
 	ckt_report_json_u64(j, "pool_bytes", st->peak_gpu_kind[CKT_CUDA_POOL]);
 	ckt_report_json_u64(j, "vmm_bytes", st->peak_gpu_kind[CKT_CUDA_VMM]);
@@ -254,12 +363,38 @@ static void ckt_report_json_cuda(struct ckt_json *j, const struct ckt_replay_sta
 	ckt_report_json_array_close(j);
 	ckt_report_json_close(j);
 
-	ckt_report_json_cuda_peak(j, "peak_pinned", &st->peak_pinned);
+	ckt_report_json_cuda_peak(j, "peak_pinned", &st->peak_pinned, ph, CKT_AT_PEAK_PINNED);
 	ckt_report_json_close(j);
-	ckt_report_json_cuda_peak(j, "peak_managed", &st->peak_managed);
+	ckt_report_json_cuda_peak(j, "peak_managed", &st->peak_managed, ph, CKT_AT_COUNT);
 	ckt_report_json_close(j);
-	ckt_report_json_cuda_peak(j, "peak_registered", &st->peak_registered);
+	ckt_report_json_cuda_peak(j, "peak_registered", &st->peak_registered, ph, CKT_AT_COUNT);
 	ckt_report_json_close(j);
+}
+
+/* sites_at_peak (peak RSS) and sites_at_peak_heap: [{bytes, count, site, frames}], largest
+ * first, as many as --top; frames are the largest stack of the site, innermost first. */
+static void ckt_report_json_sites(struct ckt_json *j, const char *key, const struct ckt_sites *s,
+				  enum ckt_moment m)
+{
+	struct ckt_sites_entry e;
+	ckt_report_json_array_open(j, key);
+	for (size_t i = 0; s && ckt_sites_top(s, m, i, &e); i++) {
+		ckt_report_json_elem_open(j);
+		ckt_report_json_u64(j, "bytes", e.bytes);
+		ckt_report_json_u64(j, "count", e.count);
+		ckt_report_json_key(j, "site");
+		ckt_report_json_str(j, e.site, strlen(e.site));
+		ckt_report_json_key(j, "frames");
+		fputc('[', j->f);
+		for (size_t k = 0; k < e.nframes; k++) {
+			if (k)
+				fputs(", ", j->f);
+			ckt_report_json_str(j, e.frames[k], strlen(e.frames[k]));
+		}
+		fputc(']', j->f);
+		ckt_report_json_close(j);
+	}
+	ckt_report_json_array_close(j);
 }
 
 int ckt_report_json_print(FILE *out, const struct ckt_report *rep)
@@ -307,6 +442,8 @@ int ckt_report_json_print(FILE *out, const struct ckt_report *rep)
 	ckt_report_json_open(j, "peak_heap");
 	ckt_report_json_u64(j, "bytes", st->peak_heap.bytes);
 	ckt_report_json_secs(j, "t_s", st->peak_heap.ts, st->peak_heap.bytes > 0);
+	if (rep->phases)
+		ckt_report_json_phases_at(j, rep->phases, CKT_AT_PEAK_HEAP, rep->by_thread);
 	ckt_report_json_close(j);
 
 	ckt_report_json_open(j, "peak_mmap");
@@ -351,9 +488,11 @@ int ckt_report_json_print(FILE *out, const struct ckt_report *rep)
 		ckt_report_json_key(j, "detail");
 		fputs("null", out);
 	}
+	if (rep->phases)
+		ckt_report_json_phases_at(j, rep->phases, CKT_AT_PEAK_RSS, rep->by_thread);
 	ckt_report_json_close(j);
 
-	ckt_report_json_cuda(j, st);
+	ckt_report_json_cuda(j, st, rep->phases);
 
 	ckt_report_json_open(j, "live_at_exit");
 	ckt_report_json_u64(j, "heap_bytes", st->heap_bytes);
@@ -369,6 +508,11 @@ int ckt_report_json_print(FILE *out, const struct ckt_report *rep)
 	ckt_report_json_close(j);
 
 	ckt_report_json_u64(j, "rss_samples", st->rss_samples);
+	ckt_report_json_sites(j, "sites_at_peak", rep->sites, CKT_AT_PEAK_RSS);
+	ckt_report_json_sites(j, "sites_at_peak_heap", rep->sites, CKT_AT_PEAK_HEAP);
+
+	if (rep->phases)
+		ckt_report_json_phases(j, rep->phases, rep->by_thread);
 
 	ckt_report_json_open(j, "header");
 	for (size_t i = 0; i < h->n_kv; i++) {

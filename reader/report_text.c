@@ -247,6 +247,15 @@ int ckt_report_text_print(FILE *out, const struct ckt_report *rep)
 			ckt_util_fmt_bytes(h, sizeof(h), st->managed_bytes), st->cuda_blocks,
 			st->cuda_blocks == 1 ? "" : "s");
 	}
+	if (rep->phases) {
+		int rc = ckt_phases_print_text(out, rep->phases, st, rep->by_thread);
+		if (rc < 0)
+			return rc;
+	}
+	if (rep->sites) {
+		fputc('\n', out);
+		ckt_sites_print_text(out, rep->sites);
+	}
 
 	if (fflush(out) != 0 || ferror(out))
 		return -(errno ? errno : EIO);

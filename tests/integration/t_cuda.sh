@@ -21,7 +21,7 @@ cuda_case() { # NAME PROGRAM [ARG]
 	expect_eq "$name: nothing live at exit" "$(jget $T/$name.json live_at_exit.gpu_bytes)/$(jget $T/$name.json live_at_exit.pinned_bytes)/$(jget $T/$name.json live_at_exit.managed_bytes)/$(jget $T/$name.json live_at_exit.cuda_blocks)" "0/0/0/0"
 	expect_eq "$name: no inconsistencies" "$(jget $T/$name.json inconsistencies)" 0
 	expect_eq "$name: the driver's own mmap of pinned memory is not anonymous mmap" "$(jget $T/$name.json peak_mmap_anon.bytes)" 0
-	expect_eq "$name: phases not yet split" "$(jget $T/$name.json peak_gpu.active_phases)$(jget $T/$name.json peak_pinned.by_phase)" "[][]"
+	expect_eq "$name: no phase marked: GPU and pinned peaks owned by (none)" "$(jget $T/$name.json peak_gpu.active_phases) $(jget $T/$name.json peak_gpu.by_phase) $(jget $T/$name.json peak_pinned.by_phase)" '[] [{"phase": "(none)", "bytes": 30511104}] [{"phase": "(none)", "bytes": 7340032}]'
 }
 cuda_case cu_linked $C/cu_linked
 cuda_case cu_linked_both $C/cu_linked both
@@ -35,7 +35,7 @@ expect_eq "cu_linked: peak RSS sees the pinned memory" "$(jget $T/cu_linked.json
 expect_eq "cu_linked: peak RSS sees the GPU memory" "$(jget $T/cu_linked.json peak_rss.gpu_bytes)" 30511104
 expect_eq "cu_linked: unexplained RSS subtracts pinned" "$(jget $T/cu_linked.json peak_rss.unexplained_bytes)" \
 	"$(($(jget $T/cu_linked.json peak_rss.bytes) - $(jget $T/cu_linked.json peak_rss.heap_bytes) - $(jget $T/cu_linked.json peak_rss.anon_mmap_bytes) - 7340032))"
-expect_eq "cu_linked: csv header" "$(head -1 $T/cu_linked.csv)" "t_s,rss_bytes,heap_bytes,mmap_bytes,gpu_bytes,pinned_bytes"
+expect_eq "cu_linked: csv header" "$(head -1 $T/cu_linked.csv)" "t_s,rss_bytes,heap_bytes,mmap_bytes,gpu_bytes,pinned_bytes,active_phases"
 expect_eq "cu_linked: csv max gpu/pinned" "$(awk -F, 'NR>1 { if ($5>g) g=$5; if ($6>p) p=$6 } END { print g+0 "/" p+0 }' $T/cu_linked.csv)" "30511104/7340032"
 $REPORT $T/cu_linked.zst >$T/cu_linked.txt
 expect_match "cu_linked: text report peak GPU" "$(cat $T/cu_linked.txt)" 'peak GPU memory +29\.1 MiB \(30511104 bytes\)'

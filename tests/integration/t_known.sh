@@ -27,6 +27,6 @@ expect_eq "known: no inconsistent events" "$(jget $T/known.json inconsistencies)
 expect_eq "known: format version" "$(jget $T/known.json format_version)" 1
 expect_eq "known: exe" "$(jget $T/known.json exe)" "$P/known"
 expect_eq "known: pid matches the init line" "$(jget $T/known.json pid)" "$(sed -E 's/.*\(pid ([0-9]+)\).*/\1/;q' $T/known.err)"
-expect_eq "known: csv header" "$(head -1 $T/known.csv)" "t_s,rss_bytes,heap_bytes,mmap_bytes,gpu_bytes,pinned_bytes"
+expect_eq "known: csv header" "$(head -1 $T/known.csv)" "t_s,rss_bytes,heap_bytes,mmap_bytes,gpu_bytes,pinned_bytes,active_phases"
 expect_eq "known: one csv row per RSS sample" "$(($(wc -l <$T/known.csv) - 1))" "$(jget $T/known.json rss_samples)"
 expect_eq "known: peak RSS is positive" "$(($(jget $T/known.json peak_rss.bytes) > 0))" 1

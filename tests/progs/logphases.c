@@ -5,7 +5,8 @@
  *   gpu       (marker via write to stdout)                           3,000,000
  *   loading   single marker, ended by PROVE_BEGIN                      400,000
  *   proving   single marker, still active at exit                      500,000
- *   printf'd marker "GPU_START" through stdio: not seen (documented)   600,000 -> (none)
+ *   "SYNTH_START" fprintf'd through stdio: not seen (documented), so the 600,000 after it
+ *             stays with proving (1,100,000 in all) instead of beginning synthesis
  * Peak heap 7,500,000 (nothing is freed before exit). */
 #include <stdio.h>
 #include <stdlib.h>

@@ -551,7 +551,7 @@ static void fuzz_one(const uint8_t *p, size_t n)
 		assert_non_null(r);
 		if (ckt_replay_run(d, r, &err) == 0) {
 			FILE *devnull = fopen("/dev/null", "w");
-			struct ckt_report rep = { path, d, ckt_replay_stats(r) };
+			struct ckt_report rep = { path, d, ckt_replay_stats(r), NULL, false, NULL };
 			assert_non_null(devnull);
 			ckt_report_json_print(devnull, &rep);
 			ckt_report_text_print(devnull, &rep);

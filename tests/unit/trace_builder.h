@@ -267,6 +267,30 @@ static inline void tb_thread_name(struct tb *b, uint64_t ts, uint64_t tid, const
 	tb_str(b, name, strlen(name));
 }
 
+static inline void tb_phase_def(struct tb *b, uint64_t id, const char *name)
+{
+	tb_u8(b, CKT_TAG_PHASE_DEF);
+	tb_uv(b, id);
+	tb_str(b, name, strlen(name));
+}
+
+/* PHASE in the current thread group; op is CKT_PHASE_* */
+static inline void tb_phase(struct tb *b, uint64_t ts, uint64_t op, uint64_t id)
+{
+	tb_u8(b, CKT_TAG_PHASE);
+	tb_dts(b, ts);
+	tb_uv(b, op);
+	tb_uv(b, id);
+}
+
+static inline void tb_note(struct tb *b, uint64_t ts, uint64_t phase, const char *text)
+{
+	tb_u8(b, CKT_TAG_NOTE);
+	tb_uv(b, ts);
+	tb_uv(b, phase);
+	tb_str(b, text, strlen(text));
+}
+
 /* STACK: frames[] are absolute return addresses; written as deltas from the previous one. */
 static inline void tb_stack(struct tb *b, uint64_t id, const uint64_t *frames, size_t n)
 {

@@ -1,0 +1,208 @@
+/* phase_rules.c: --phase-rule. Owns the rules, the trace's stacks (kept as return addresses)
+ * and a symbolizer for them; decides each stack id's phase when the replay first meets it.
+ * Symbolization itself is symbolize.c's; applying the decision is phases.c's.
+ */
+#include "phase_rules.h"
+
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "decode.h"
+#include "symbolize.h"
+
+struct ckt_phase_rule {
+	char *name;
+	const char *pattern;
+};
+
+struct ckt_rstack {
+	uint64_t id;
+	uint64_t *pcs;
+	size_t n;
+};
+
+struct ckt_phase_rules {
+	struct ckt_phase_rule *rules;
+	size_t nrules;
+	struct ckt_sym *sym;
+	struct ckt_rstack *stacks; /* open addressing on id; n == 0 && !pcs: empty slot */
+	size_t cap, nstacks;
+};
+
+int ckt_phase_rules_valid(const char *spec)
+{
+	const char *eq = strchr(spec, '=');
+	return eq && eq > spec && eq[1] != '\0';
+}
+
+struct ckt_phase_rules *ckt_phase_rules_new(const char *const *specs, size_t n)
+{
+	struct ckt_phase_rules *r = calloc(1, sizeof(*r));
+	if (!r)
+		return NULL;
+	r->rules = calloc(n ? n : 1, sizeof(*r->rules));
+	r->sym = ckt_sym_new();
+	if (!r->rules || !r->sym) {
+		ckt_phase_rules_free(r);
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const char *eq = strchr(specs[i], '=');
+		r->rules[i].name = strndup(specs[i], (size_t)(eq - specs[i]));
+		r->rules[i].pattern = eq + 1;
+		r->nrules++;
+		if (!r->rules[i].name) {
+			ckt_phase_rules_free(r);
+			return NULL;
+		}
+	}
+	return r;
+}
+
+void ckt_phase_rules_free(struct ckt_phase_rules *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->nrules; i++)
+		free(r->rules[i].name);
+	free(r->rules);
+	for (size_t i = 0; i < r->cap; i++)
+		free(r->stacks[i].pcs);
+	free(r->stacks);
+	ckt_sym_free(r->sym);
+	free(r);
+}
+
+static struct ckt_rstack *ckt_phase_rules_slot(const struct ckt_phase_rules *r, uint64_t id)
+{
+	size_t i = (size_t)(ckt_util_hash64(id) >> 32) & (r->cap - 1);
+	while (r->stacks[i].pcs && r->stacks[i].id != id)
+		i = (i + 1) & (r->cap - 1);
+	return &r->stacks[i];
+}
+
+static int ckt_phase_rules_put(struct ckt_phase_rules *r, uint64_t id, uint64_t *pcs, size_t n)
+{
+	if ((r->nstacks + 1) * 2 > r->cap) {
+		struct ckt_phase_rules g = { .cap = r->cap ? r->cap * 2 : 1024 };
+		g.stacks = calloc(g.cap, sizeof(*g.stacks));
+		if (!g.stacks)
+			return CKT_ENOMEM;
+		for (size_t i = 0; i < r->cap; i++)
+			if (r->stacks[i].pcs)
+				*ckt_phase_rules_slot(&g, r->stacks[i].id) = r->stacks[i];
+		free(r->stacks);
+		r->stacks = g.stacks;
+		r->cap = g.cap;
+	}
+	struct ckt_rstack *s = ckt_phase_rules_slot(r, id);
+	if (s->pcs) { /* each stack is written once; keep the first if not */
+		free(pcs);
+		return 0;
+	}
+	*s = (struct ckt_rstack){ id, pcs, n };
+	r->nstacks++;
+	return 0;
+}
+
+static int ckt_phase_rules_stack(struct ckt_phase_rules *r, const struct ckt_record *rec)
+{
+	const uint8_t *p = rec->u.stack.frames, *end = p + rec->u.stack.frames_len;
+	size_t n = (size_t)rec->u.stack.nframes;
+	/* one extra slot: an empty stack still needs a non-NULL array to mark its slot used */
+	uint64_t *pcs = malloc((n + 1) * sizeof(*pcs)), prev = 0;
+	if (!pcs)
+		return CKT_ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		int64_t d = 0;
+		p = ckt_get_sv(p, end, &d); /* validated by the decoder */
+		if (!p) {
+			n = i;
+			break;
+		}
+		prev += (uint64_t)d;
+		pcs[i] = prev;
+	}
+	return ckt_phase_rules_put(r, rec->u.stack.id, pcs, n);
+}
+
+int ckt_phase_rules_scan(struct ckt_phase_rules *r, const char *path, struct ckt_error *err)
+{
+	struct ckt_decoder *d = NULL;
+	struct ckt_record rec;
+	int rc = ckt_decode_open(path, &d, err);
+
+	if (rc < 0)
+		return rc;
+	while ((rc = ckt_decode_next(d, &rec, err)) > 0) {
+		if (rec.tag == CKT_TAG_STACK)
+			rc = ckt_phase_rules_stack(r, &rec);
+		else if (rec.tag == CKT_TAG_MODULE)
+			rc = ckt_sym_add_module(r->sym, rec.u.module.base, rec.u.module.lo, rec.u.module.hi,
+						(const char *)rec.u.module.path, rec.u.module.path_len,
+						(const char *)rec.u.module.build_id, rec.u.module.build_id_len);
+		if (rc < 0) {
+			rc = ckt_util_err(err, rc, "out of memory");
+			break;
+		}
+	}
+	ckt_decode_close(d);
+	return rc < 0 ? rc : 0;
+}
+
+static bool ckt_phase_rules_match(const struct ckt_phase_rule *rule, const struct ckt_sym_frame *f)
+{
+	char buf[4096];
+	if (f->name && fnmatch(rule->pattern, f->name, 0) == 0)
+		return true;
+	if (f->func && fnmatch(rule->pattern, f->func, 0) == 0)
+		return true;
+	if (!f->file)
+		return false;
+	snprintf(buf, sizeof(buf), "%s:%u", f->file, f->line);
+	if (fnmatch(rule->pattern, buf, 0) == 0)
+		return true;
+	const char *base = strrchr(f->file, '/');
+	if (!base)
+		return false;
+	snprintf(buf, sizeof(buf), "%s:%u", base + 1, f->line);
+	return fnmatch(rule->pattern, buf, 0) == 0;
+}
+
+const char *ckt_phase_rules_decide(void *ctx, uint64_t stack)
+{
+	struct ckt_phase_rules *r = ctx;
+	size_t best = r->nrules;
+
+	if (!stack || !r->cap)
+		return NULL;
+	const struct ckt_rstack *s = ckt_phase_rules_slot(r, stack);
+	if (!s->pcs)
+		return NULL;
+	/* every frame against the rules not yet beaten: the earliest rule given wins */
+	for (size_t i = 0; i < s->n && best > 0; i++) {
+		const struct ckt_sym_frame *f;
+		int nf = ckt_sym_lookup(r->sym, s->pcs[i], &f);
+		for (int k = 0; k < nf; k++)
+			for (size_t q = 0; q < best; q++)
+				if (ckt_phase_rules_match(&r->rules[q], &f[k])) {
+					best = q;
+					break;
+				}
+	}
+	return best < r->nrules ? r->rules[best].name : NULL;
+}
+
+size_t ckt_phase_rules_nwarnings(const struct ckt_phase_rules *r)
+{
+	return ckt_sym_nwarnings(r->sym);
+}
+
+const char *ckt_phase_rules_warning(const struct ckt_phase_rules *r, size_t i)
+{
+	return ckt_sym_warning(r->sym, i);
+}

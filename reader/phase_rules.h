@@ -1,0 +1,39 @@
+/* phase_rules.h: --phase-rule NAME=PATTERN, re-attributing allocations to phases after the
+ * fact: an allocation whose stack has a frame matching the glob PATTERN (fnmatch(3)) belongs
+ * to phase NAME. A frame matches when PATTERN matches its function name without parameters
+ * ("prove"), with them ("prove(partition*)"), or "file:line" with the file as the debug info
+ * names it or only its last component ("mini_prover.c:97"). Rules are tried in the order
+ * given; the first rule with a matching frame wins; no match keeps the captured phase.
+ * Stacks (STACK records) may come after the events naming them, so the trace is read once
+ * here for stacks and modules before the replay asks, lazily, for each stack id's decision.
+ */
+#ifndef CKT_PHASE_RULES_H
+#define CKT_PHASE_RULES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util.h"
+
+struct ckt_phase_rules;
+
+/* Whether spec is NAME=PATTERN with both parts non-empty. */
+int ckt_phase_rules_valid(const char *spec);
+
+/* specs: n valid specs (kept by pointer: they must outlive the rules). NULL when out of memory. */
+struct ckt_phase_rules *ckt_phase_rules_new(const char *const *specs, size_t n);
+void ckt_phase_rules_free(struct ckt_phase_rules *r);
+
+/* Pass 1: reads the trace at path for its STACK and MODULE records. Returns 0 or a negative
+ * CKT_E* code with err set. */
+int ckt_phase_rules_scan(struct ckt_phase_rules *r, const char *path, struct ckt_error *err);
+
+/* The phase name stack id's allocations belong to, or NULL when no rule matches (or the stack
+ * is unknown). Has the shape of ckt_phases_rule_fn (ctx = the rules). */
+const char *ckt_phase_rules_decide(void *ctx, uint64_t stack);
+
+/* Symbolizer warnings met while deciding (changed or unreadable modules), one line each. */
+size_t ckt_phase_rules_nwarnings(const struct ckt_phase_rules *r);
+const char *ckt_phase_rules_warning(const struct ckt_phase_rules *r, size_t i);
+
+#endif

@@ -1,0 +1,1008 @@
+/* phases.c: the phase and thread-name observer. Replays PHASE events into per-thread push
+ * stacks and the process-wide counted set, keeps live bytes per owning phase and per thread
+ * (ckt_tracked: the value at every peak at O(1) per change), snapshots the active phases at
+ * each new peak, and formats the phase section of the text report and --phases-csv. The JSON
+ * keys are report_json.c's; symbolizing stacks for --phase-rule is main.c's (through a callback).
+ */
+#include "phases.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CKT_PHASES_NONE 0 /* index of "(none)" in p->ph */
+
+struct ckt_phase {
+	uint64_t id;       /* trace phase id; UINT64_MAX for a name only a --phase-rule gives */
+	char *name;        /* NULL until its PHASE_DEF arrives */
+	bool marked;       /* some PHASE event named it */
+	uint64_t pushes;   /* entries on all threads' push stacks */
+	uint64_t begins;   /* process-wide begins minus ends */
+	bool active;
+	uint64_t since, active_ns;
+	uint64_t allocated, gpu_allocated;
+	struct ckt_tracked heap, mmap, host, rss, gpu, pinned;
+	bool csv_held;     /* it held bytes at the previous --phases-csv sample */
+};
+
+struct ckt_pthread {
+	uint64_t tid;
+	char *name;
+	uint64_t name_ts;
+	uint64_t allocated;
+	struct ckt_tracked heap, rss;
+	size_t *stack; /* pushed phase indices, innermost last */
+	size_t depth, cap;
+};
+
+struct ckt_pnote {
+	uint64_t ts, id;
+	char *text;
+	size_t len;
+};
+
+/* id -> index + 1, open addressing; 0 = empty slot */
+struct ckt_phases_map {
+	uint64_t *keys;
+	size_t *vals;
+	size_t cap, n;
+};
+
+struct ckt_phases {
+	struct ckt_phase *ph;
+	size_t n_ph, cap_ph;
+	struct ckt_phases_map by_id;
+
+	struct ckt_pthread *th;
+	size_t n_th, cap_th;
+	struct ckt_phases_map by_tid;
+
+	size_t *active; /* phase indices, in the order they became active */
+	size_t n_active, cap_active;
+	size_t *snap[CKT_AT_COUNT]; /* the active list at the latest peak of each moment */
+	size_t n_snap[CKT_AT_COUNT], cap_snap[CKT_AT_COUNT];
+	const char **snap_names[CKT_AT_COUNT]; /* filled by finish */
+
+	/* results, computed by finish */
+	struct ckt_phases_share *shares[CKT_AT_COUNT];
+	size_t n_shares[CKT_AT_COUNT];
+	struct ckt_phases_row *rows;
+	size_t n_rows;
+	struct ckt_phases_group *groups;
+	size_t n_groups;
+
+	struct ckt_pnote notes[CKT_PHASES_NOTES_KEPT];
+	struct ckt_phases_note pub_notes[CKT_PHASES_NOTES_KEPT];
+	size_t n_notes;
+	uint64_t notes_total;
+
+	ckt_phases_rule_fn *rule;
+	void *rule_ctx;
+	struct ckt_phases_map by_stack; /* stack id -> phase index + 1 (rule decision cache) */
+	bool rule_hit;
+
+	const uint32_t *epochs; /* the replay's, during the replay */
+	uint32_t final_epochs[CKT_AT_COUNT];
+	bool any;
+	int err;
+
+	ckt_replay_sample_fn *next;
+	void *next_ctx;
+	char *active_str;
+	size_t active_str_cap;
+	bool active_dirty;
+
+	FILE *csv;
+	int csv_err;
+};
+
+/* ---- small maps ---- */
+
+static size_t *ckt_phases_map_get(const struct ckt_phases_map *m, uint64_t key)
+{
+	if (!m->cap)
+		return NULL;
+	for (size_t i = (size_t)(ckt_util_hash64(key) >> 32) & (m->cap - 1); m->vals[i];
+	     i = (i + 1) & (m->cap - 1))
+		if (m->keys[i] == key)
+			return &m->vals[i];
+	return NULL;
+}
+
+static int ckt_phases_map_put(struct ckt_phases_map *m, uint64_t key, size_t val)
+{
+	if ((m->n + 1) * 2 > m->cap) {
+		struct ckt_phases_map g = { NULL, NULL, m->cap ? m->cap * 2 : 64, 0 };
+		g.keys = calloc(g.cap, sizeof(*g.keys));
+		g.vals = calloc(g.cap, sizeof(*g.vals));
+		if (!g.keys || !g.vals) {
+			free(g.keys);
+			free(g.vals);
+			return CKT_ENOMEM;
+		}
+		for (size_t i = 0; i < m->cap; i++)
+			if (m->vals[i])
+				ckt_phases_map_put(&g, m->keys[i], m->vals[i] - 1);
+		free(m->keys);
+		free(m->vals);
+		*m = g;
+	}
+	size_t i = (size_t)(ckt_util_hash64(key) >> 32) & (m->cap - 1);
+	while (m->vals[i] && m->keys[i] != key)
+		i = (i + 1) & (m->cap - 1);
+	if (!m->vals[i])
+		m->n++;
+	m->keys[i] = key;
+	m->vals[i] = val + 1;
+	return 0;
+}
+
+static void ckt_phases_map_free(struct ckt_phases_map *m)
+{
+	free(m->keys);
+	free(m->vals);
+}
+
+static int ckt_phases_grow(void **v, size_t *cap, size_t need, size_t size)
+{
+	if (need <= *cap)
+		return 0;
+	size_t c = *cap ? *cap * 2 : 16;
+	while (c < need)
+		c *= 2;
+	void *n = realloc(*v, c * size);
+	if (!n)
+		return CKT_ENOMEM;
+	*v = n;
+	*cap = c;
+	return 0;
+}
+
+/* ---- phases and threads ---- */
+
+static long ckt_phases_add(struct ckt_phases *p, uint64_t id)
+{
+	if (ckt_phases_grow((void **)&p->ph, &p->cap_ph, p->n_ph + 1, sizeof(*p->ph)) < 0)
+		return CKT_ENOMEM;
+	memset(&p->ph[p->n_ph], 0, sizeof(p->ph[0]));
+	p->ph[p->n_ph].id = id;
+	return (long)p->n_ph++;
+}
+
+/* Index of phase id, created on first sight; CKT_ENOMEM. */
+static long ckt_phases_index(struct ckt_phases *p, uint64_t id)
+{
+	if (id == 0)
+		return CKT_PHASES_NONE;
+	size_t *v = ckt_phases_map_get(&p->by_id, id);
+	if (v)
+		return (long)*v - 1;
+	long i = ckt_phases_add(p, id);
+	if (i < 0 || ckt_phases_map_put(&p->by_id, id, (size_t)i) < 0)
+		return CKT_ENOMEM;
+	return i;
+}
+
+static long ckt_phases_index_by_name(struct ckt_phases *p, const char *name)
+{
+	for (size_t i = 1; i < p->n_ph; i++)
+		if (p->ph[i].name && strcmp(p->ph[i].name, name) == 0)
+			return (long)i;
+	long i = ckt_phases_add(p, UINT64_MAX);
+	if (i < 0)
+		return i;
+	p->ph[i].name = strdup(name);
+	return p->ph[i].name ? i : CKT_ENOMEM;
+}
+
+static struct ckt_pthread *ckt_phases_thread(struct ckt_phases *p, uint64_t tid)
+{
+	size_t *v = ckt_phases_map_get(&p->by_tid, tid);
+	if (v)
+		return &p->th[*v - 1];
+	if (ckt_phases_grow((void **)&p->th, &p->cap_th, p->n_th + 1, sizeof(*p->th)) < 0 ||
+	    ckt_phases_map_put(&p->by_tid, tid, p->n_th) < 0)
+		return NULL;
+	struct ckt_pthread *t = &p->th[p->n_th++];
+	memset(t, 0, sizeof(*t));
+	t->tid = tid;
+	return t;
+}
+
+static const char *ckt_phases_name(const struct ckt_phase *ph, char *buf, size_t n)
+{
+	if (ph->name)
+		return ph->name;
+	if (ph->id == 0)
+		return "(none)";
+	snprintf(buf, n, "#%" PRIu64, ph->id);
+	return buf;
+}
+
+/* ---- the observer ---- */
+
+static void ckt_phases_activate(struct ckt_phases *p, size_t i, uint64_t ts)
+{
+	struct ckt_phase *ph = &p->ph[i];
+	bool want = ph->pushes + ph->begins > 0;
+	if (want == ph->active)
+		return;
+	ph->active = want;
+	p->active_dirty = true;
+	if (want) {
+		if (ckt_phases_grow((void **)&p->active, &p->cap_active, p->n_active + 1,
+				    sizeof(*p->active)) < 0) {
+			p->err = CKT_ENOMEM;
+			return;
+		}
+		ph->since = ts;
+		p->active[p->n_active++] = i;
+		return;
+	}
+	ph->active_ns += ts - ph->since;
+	for (size_t k = 0; k < p->n_active; k++)
+		if (p->active[k] == i) {
+			memmove(&p->active[k], &p->active[k + 1], (p->n_active - k - 1) * sizeof(*p->active));
+			p->n_active--;
+			break;
+		}
+}
+
+static void ckt_phases_on_phase(void *ctx, uint64_t ts, uint32_t tid, unsigned op, uint32_t id)
+{
+	struct ckt_phases *p = ctx;
+	struct ckt_pthread *t = ckt_phases_thread(p, tid);
+	long i = ckt_phases_index(p, id);
+	if (!t || i < 0) {
+		p->err = CKT_ENOMEM;
+		return;
+	}
+	p->any = true;
+	switch (op) {
+	case CKT_PHASE_PUSH:
+		/* id 0 (the capture's name table was full) is kept so pops stay balanced */
+		if (ckt_phases_grow((void **)&t->stack, &t->cap, t->depth + 1, sizeof(*t->stack)) < 0) {
+			p->err = CKT_ENOMEM;
+			return;
+		}
+		t->stack[t->depth++] = (size_t)i;
+		if (i == CKT_PHASES_NONE)
+			return;
+		p->ph[i].pushes++;
+		break;
+	case CKT_PHASE_POP:
+		/* our own stack says what is popped: the record's id is informative only */
+		if (!t->depth)
+			return;
+		i = (long)t->stack[--t->depth];
+		if (i == CKT_PHASES_NONE)
+			return;
+		p->ph[i].pushes--;
+		break;
+	case CKT_PHASE_BEGIN:
+		if (i == CKT_PHASES_NONE)
+			return;
+		p->ph[i].begins++;
+		break;
+	case CKT_PHASE_END:
+		if (i == CKT_PHASES_NONE || !p->ph[i].begins)
+			return;
+		p->ph[i].begins--;
+		break;
+	default:
+		return;
+	}
+	p->ph[i].marked = true;
+	ckt_phases_activate(p, (size_t)i, ts);
+}
+
+/* The phase that owns bytes of attribution a: a --phase-rule decision for its stack, if any,
+ * else the phase the capture stamped. */
+static long ckt_phases_owner(struct ckt_phases *p, const struct ckt_attr *a)
+{
+	if (p->rule) {
+		long i;
+		size_t *v = ckt_phases_map_get(&p->by_stack, a->stack);
+		if (v) {
+			i = (long)*v - 2; /* stored as decision + 1 (0: no rule), and the map adds 1 */
+		} else {
+			const char *name = p->rule(p->rule_ctx, a->stack);
+			i = name ? ckt_phases_index_by_name(p, name) : -1;
+			if ((name && i < 0) || ckt_phases_map_put(&p->by_stack, a->stack, (size_t)(i + 1)) < 0)
+				return CKT_ENOMEM;
+		}
+		if (i >= 0) {
+			p->rule_hit = true;
+			return i;
+		}
+	}
+	return ckt_phases_index(p, a->phase);
+}
+
+static void ckt_phases_on_bytes(void *ctx, const struct ckt_attr *a, int64_t delta, int blocks,
+				uint64_t ts)
+{
+	struct ckt_phases *p = ctx;
+	const uint32_t *e = p->epochs;
+	long i = ckt_phases_owner(p, a);
+	struct ckt_pthread *t = ckt_phases_thread(p, a->tid);
+	(void)blocks;
+	(void)ts;
+	if (i < 0 || !t) {
+		p->err = CKT_ENOMEM;
+		return;
+	}
+	struct ckt_phase *ph = &p->ph[i];
+	bool host = true;
+	switch (a->space) {
+	case CKT_SPACE_HEAP:
+		ckt_tracked_add(&ph->heap, e, delta);
+		ckt_tracked_add(&ph->rss, e, delta);
+		ckt_tracked_add(&t->heap, e, delta);
+		ckt_tracked_add(&t->rss, e, delta);
+		break;
+	case CKT_SPACE_ANON:
+		ckt_tracked_add(&ph->mmap, e, delta);
+		ckt_tracked_add(&ph->rss, e, delta);
+		ckt_tracked_add(&t->rss, e, delta);
+		break;
+	case CKT_SPACE_FILE:
+		ckt_tracked_add(&ph->mmap, e, delta);
+		break;
+	case CKT_SPACE_PINNED:
+		ckt_tracked_add(&ph->pinned, e, delta);
+		ckt_tracked_add(&ph->rss, e, delta);
+		ckt_tracked_add(&t->rss, e, delta);
+		break;
+	case CKT_SPACE_GPU:
+		ckt_tracked_add(&ph->gpu, e, delta);
+		host = false;
+		break;
+	default:
+		return; /* managed and registered memory: neither host RSS nor device memory */
+	}
+	if (host)
+		ckt_tracked_add(&ph->host, e, delta);
+	if (delta > 0) {
+		if (host) {
+			ph->allocated += (uint64_t)delta;
+			t->allocated += (uint64_t)delta;
+		} else {
+			ph->gpu_allocated += (uint64_t)delta;
+		}
+	}
+}
+
+static void ckt_phases_on_peak(void *ctx, enum ckt_moment m, uint64_t ts)
+{
+	struct ckt_phases *p = ctx;
+	(void)ts;
+	/* the active set is small (phases nest a few deep): a copy per new maximum is cheap */
+	if (ckt_phases_grow((void **)&p->snap[m], &p->cap_snap[m], p->n_active, sizeof(*p->snap[m])) < 0) {
+		p->err = CKT_ENOMEM;
+		return;
+	}
+	if (p->n_active)
+		memcpy(p->snap[m], p->active, p->n_active * sizeof(*p->active));
+	p->n_snap[m] = p->n_active;
+}
+
+static char *ckt_phases_strndup(const uint8_t *s, size_t n)
+{
+	char *c = malloc(n + 1);
+	if (c) {
+		memcpy(c, s, n);
+		c[n] = 0;
+	}
+	return c;
+}
+
+static void ckt_phases_on_record(void *ctx, const struct ckt_record *rec)
+{
+	struct ckt_phases *p = ctx;
+	switch (rec->tag) {
+	case CKT_TAG_PHASE_DEF: {
+		long i = ckt_phases_index(p, rec->u.phase_def.id);
+		char *name = ckt_phases_strndup(rec->u.phase_def.name, rec->u.phase_def.len);
+		if (i < 0 || !name) {
+			free(name);
+			p->err = CKT_ENOMEM;
+			return;
+		}
+		p->any = true;
+		if (i == CKT_PHASES_NONE) {
+			free(name);
+			return;
+		}
+		free(p->ph[i].name);
+		p->ph[i].name = name;
+		p->active_dirty = true;
+		break;
+	}
+	case CKT_TAG_THREAD_NAME: {
+		struct ckt_pthread *t = ckt_phases_thread(p, rec->u.thread_name.tid);
+		if (!t) {
+			p->err = CKT_ENOMEM;
+			return;
+		}
+		/* the name from ts on: the latest wins, and at equal ts the later record */
+		if (t->name && rec->ts < t->name_ts)
+			return;
+		char *name = ckt_phases_strndup(rec->u.thread_name.name, rec->u.thread_name.len);
+		if (!name) {
+			p->err = CKT_ENOMEM;
+			return;
+		}
+		free(t->name);
+		t->name = name;
+		t->name_ts = rec->ts;
+		break;
+	}
+	case CKT_TAG_NOTE:
+		p->any = true;
+		if (p->notes_total++ < CKT_PHASES_NOTES_KEPT) {
+			struct ckt_pnote *n = &p->notes[p->n_notes];
+			n->text = ckt_phases_strndup(rec->u.note.text, rec->u.note.len);
+			if (!n->text) {
+				p->err = CKT_ENOMEM;
+				return;
+			}
+			n->ts = rec->ts;
+			n->id = rec->u.note.phase;
+			n->len = rec->u.note.len;
+			p->n_notes++;
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+struct ckt_phases *ckt_phases_new(void)
+{
+	struct ckt_phases *p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	if (ckt_phases_add(p, 0) < 0) { /* index 0: "(none)" */
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+void ckt_phases_free(struct ckt_phases *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->n_ph; i++)
+		free(p->ph[i].name);
+	free(p->ph);
+	for (size_t i = 0; i < p->n_th; i++) {
+		free(p->th[i].name);
+		free(p->th[i].stack);
+	}
+	free(p->th);
+	ckt_phases_map_free(&p->by_id);
+	ckt_phases_map_free(&p->by_tid);
+	ckt_phases_map_free(&p->by_stack);
+	free(p->active);
+	for (int m = 0; m < CKT_AT_COUNT; m++) {
+		free(p->snap[m]);
+		free(p->snap_names[m]);
+		free(p->shares[m]);
+	}
+	free(p->rows);
+	for (size_t i = 0; i < p->n_groups; i++)
+		free((char *)p->groups[i].name);
+	free(p->groups);
+	for (size_t i = 0; i < p->n_notes; i++)
+		free(p->notes[i].text);
+	free(p->active_str);
+	if (p->csv)
+		fclose(p->csv);
+	free(p);
+}
+
+int ckt_phases_attach(struct ckt_phases *p, struct ckt_replay *r)
+{
+	struct ckt_observer o = { p, ckt_phases_on_bytes, ckt_phases_on_peak, ckt_phases_on_phase,
+				  ckt_phases_on_record };
+	p->epochs = ckt_replay_epochs(r);
+	return ckt_replay_observe(r, &o);
+}
+
+void ckt_phases_set_rule(struct ckt_phases *p, ckt_phases_rule_fn *fn, void *ctx)
+{
+	p->rule = fn;
+	p->rule_ctx = ctx;
+}
+
+/* ---- samples: the timeline CSV's active_phases and --phases-csv ---- */
+
+void ckt_phases_set_next_sink(struct ckt_phases *p, ckt_replay_sample_fn *next, void *next_ctx)
+{
+	p->next = next;
+	p->next_ctx = next_ctx;
+}
+
+/* The active phases joined by '+', rebuilt only after a change. NULL when out of memory. */
+static const char *ckt_phases_active_str(struct ckt_phases *p)
+{
+	if (!p->active_dirty && p->active_str)
+		return p->active_str;
+	size_t len = 0;
+	char buf[32];
+	for (size_t k = 0; k < p->n_active; k++) {
+		const char *name = ckt_phases_name(&p->ph[p->active[k]], buf, sizeof(buf));
+		size_t n = strlen(name);
+		if (ckt_phases_grow((void **)&p->active_str, &p->active_str_cap, len + n + 2, 1) < 0)
+			return NULL;
+		if (k)
+			p->active_str[len++] = '+';
+		memcpy(p->active_str + len, name, n);
+		len += n;
+	}
+	if (ckt_phases_grow((void **)&p->active_str, &p->active_str_cap, len + 1, 1) < 0)
+		return NULL;
+	p->active_str[len] = 0;
+	p->active_dirty = false;
+	return p->active_str;
+}
+
+/* RFC 4180: a field holding a comma, quote or line break is quoted, quotes doubled. */
+static void ckt_phases_csv_field(FILE *f, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+void ckt_phases_sample(void *ctx, const struct ckt_sample *s)
+{
+	struct ckt_phases *p = ctx;
+	struct ckt_sample c = *s;
+	char t[32], buf[32];
+
+	c.active_phases = ckt_phases_active_str(p);
+	if (!c.active_phases) {
+		p->err = CKT_ENOMEM;
+		c.active_phases = "";
+	}
+	if (p->csv && !p->csv_err) {
+		ckt_util_fmt_secs(t, sizeof(t), s->ts, 6);
+		for (size_t i = 0; i < p->n_ph; i++) {
+			struct ckt_phase *ph = &p->ph[i];
+			bool held = ph->heap.cur != 0 || ph->mmap.cur != 0;
+			if (!held && !ph->csv_held)
+				continue;
+			ph->csv_held = held;
+			fprintf(p->csv, "%s,", t);
+			ckt_phases_csv_field(p->csv, ckt_phases_name(ph, buf, sizeof(buf)));
+			fprintf(p->csv, ",%" PRId64 ",%" PRId64 "\n", ph->heap.cur, ph->mmap.cur);
+		}
+		if (ferror(p->csv))
+			p->csv_err = errno ? errno : EIO;
+	}
+	if (p->next)
+		p->next(p->next_ctx, &c);
+}
+
+int ckt_phases_csv_open(struct ckt_phases *p, const char *path)
+{
+	p->csv = fopen(path, "w");
+	if (!p->csv)
+		return -errno;
+	p->csv_err = 0;
+	if (fputs("t_s,phase,heap_bytes,mmap_bytes\n", p->csv) == EOF)
+		p->csv_err = errno ? errno : EIO;
+	return 0;
+}
+
+int ckt_phases_csv_close(struct ckt_phases *p)
+{
+	int e;
+	if (!p || !p->csv)
+		return 0;
+	e = p->csv_err;
+	errno = 0;
+	if (fclose(p->csv) != 0 && !e)
+		e = errno ? errno : EIO;
+	p->csv = NULL;
+	return -e;
+}
+
+bool ckt_phases_any(const struct ckt_phases *p)
+{
+	return p->any || p->rule_hit;
+}
+
+size_t ckt_phases_active_at(const struct ckt_phases *p, enum ckt_moment m, const char *const **names)
+{
+	*names = p->snap_names[m];
+	return p->snap_names[m] && p->epochs[m] ? p->n_snap[m] : 0;
+}
+
+static const struct ckt_tracked *ckt_phases_space(const struct ckt_phase *ph, enum ckt_moment m)
+{
+	switch (m) {
+	case CKT_AT_PEAK_HEAP: return &ph->heap;
+	case CKT_AT_PEAK_RSS: return &ph->rss;
+	case CKT_AT_PEAK_MMAP: return &ph->host;
+	case CKT_AT_PEAK_GPU: return &ph->gpu;
+	case CKT_AT_PEAK_PINNED: return &ph->pinned;
+	default: return NULL;
+	}
+}
+
+static const char *ckt_phases_pub_name(const struct ckt_phase *ph)
+{
+	return ph->id == 0 ? "(none)" : ph->name ? ph->name : "?";
+}
+
+static int ckt_phases_share_cmp(const void *a, const void *b)
+{
+	const struct ckt_phases_share *x = a, *y = b;
+	if (x->bytes != y->bytes)
+		return x->bytes < y->bytes ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+static int ckt_phases_make_shares(struct ckt_phases *p, enum ckt_moment m)
+{
+	size_t n = 0;
+	free(p->shares[m]);
+	p->shares[m] = malloc(p->n_ph * sizeof(*p->shares[m]));
+	if (!p->shares[m])
+		return CKT_ENOMEM;
+	for (size_t i = 0; i < p->n_ph; i++) {
+		int64_t v = ckt_tracked_at(ckt_phases_space(&p->ph[i], m), p->epochs, m);
+		if (v > 0)
+			p->shares[m][n++] = (struct ckt_phases_share){ ckt_phases_pub_name(&p->ph[i]), (uint64_t)v };
+	}
+	qsort(p->shares[m], n, sizeof(*p->shares[m]), ckt_phases_share_cmp);
+	p->n_shares[m] = n;
+	return 0;
+}
+
+size_t ckt_phases_by_phase(const struct ckt_phases *p, enum ckt_moment m,
+			   const struct ckt_phases_share **out)
+{
+	*out = p->shares[m];
+	return p->n_shares[m];
+}
+
+static uint64_t ckt_phases_pos(int64_t v)
+{
+	return v > 0 ? (uint64_t)v : 0;
+}
+
+static int ckt_phases_make_rows(struct ckt_phases *p)
+{
+	size_t n = 0;
+	free(p->rows);
+	p->rows = malloc(p->n_ph * sizeof(*p->rows));
+	if (!p->rows)
+		return CKT_ENOMEM;
+	/* (none) goes last: it is the remainder, not a phase anyone marked */
+	for (size_t k = 1; k <= p->n_ph; k++) {
+		size_t i = k % p->n_ph;
+		const struct ckt_phase *ph = &p->ph[i];
+		bool owned = ph->allocated || ph->gpu_allocated;
+		if (i == CKT_PHASES_NONE ? !owned : ph->id == UINT64_MAX && !owned)
+			continue;
+		p->rows[n++] = (struct ckt_phases_row){
+			ckt_phases_pub_name(ph), ph->marked, ph->active_ns, ph->allocated,
+			ckt_phases_pos(ph->host.max),
+			ckt_phases_pos(ckt_tracked_at(&ph->heap, p->epochs, CKT_AT_PEAK_HEAP)),
+			ckt_phases_pos(ckt_tracked_at(&ph->rss, p->epochs, CKT_AT_PEAK_RSS)),
+			ph->gpu_allocated, ckt_phases_pos(ph->gpu.max),
+		};
+	}
+	p->n_rows = n;
+	return 0;
+}
+
+size_t ckt_phases_table(const struct ckt_phases *p, const struct ckt_phases_row **out)
+{
+	*out = p->rows;
+	return p->n_rows;
+}
+
+/* ---- thread groups ---- */
+
+/* Length of name without its trailing digits (the whole length when there are none, or
+ * when the name is nothing but digits). */
+static size_t ckt_phases_stem(const char *name)
+{
+	size_t n = strlen(name), k = n;
+	while (k > 0 && name[k - 1] >= '0' && name[k - 1] <= '9')
+		k--;
+	return k == 0 ? n : k;
+}
+
+static const char *ckt_phases_tname(const struct ckt_pthread *t)
+{
+	return t->name ? t->name : "(unnamed)";
+}
+
+/* The group label of thread t: its stem + '*' when another thread's name has the same stem
+ * and different digits, else its name. Quadratic in distinct threads, done once per report. */
+static char *ckt_phases_label(const struct ckt_phases *p, const struct ckt_pthread *t)
+{
+	const char *name = ckt_phases_tname(t);
+	size_t stem = ckt_phases_stem(name);
+	bool fold = false;
+	for (size_t j = 0; j < p->n_th && !fold && stem < strlen(name); j++) {
+		const char *o = ckt_phases_tname(&p->th[j]);
+		fold = ckt_phases_stem(o) == stem && strncmp(o, name, stem) == 0 && strcmp(o, name) != 0;
+	}
+	char *l = malloc(stem + 2);
+	if (!l)
+		return NULL;
+	if (!fold)
+		return strcpy(l, name);
+	memcpy(l, name, stem);
+	strcpy(l + stem, "*");
+	return l;
+}
+
+static int ckt_phases_group_cmp(const void *a, const void *b)
+{
+	const struct ckt_phases_group *x = a, *y = b;
+	if (x->at_peak_heap != y->at_peak_heap)
+		return x->at_peak_heap < y->at_peak_heap ? 1 : -1;
+	if (x->allocated_bytes != y->allocated_bytes)
+		return x->allocated_bytes < y->allocated_bytes ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+static int ckt_phases_make_groups(struct ckt_phases *p)
+{
+	struct ckt_phases_group *g = calloc(p->n_th + 1, sizeof(*g));
+	size_t n = 0, w = 0;
+	int rc = 0;
+	if (!g)
+		return CKT_ENOMEM;
+	for (size_t i = 0; i < p->n_th; i++) {
+		const struct ckt_pthread *t = &p->th[i];
+		char *label = ckt_phases_label(p, t);
+		size_t k;
+		if (!label) {
+			rc = CKT_ENOMEM;
+			break;
+		}
+		for (k = 0; k < n && strcmp(g[k].name, label) != 0; k++)
+			;
+		if (k == n)
+			g[n++].name = label;
+		else
+			free(label);
+		/* threads that only ran (the tracer's own writer, idle pool threads) are not counted */
+		if (t->allocated || t->heap.max > 0 || t->rss.max > 0)
+			g[k].threads++;
+		g[k].allocated_bytes += t->allocated;
+		g[k].at_peak_heap += ckt_phases_pos(ckt_tracked_at(&t->heap, p->epochs, CKT_AT_PEAK_HEAP));
+		g[k].at_peak_rss += ckt_phases_pos(ckt_tracked_at(&t->rss, p->epochs, CKT_AT_PEAK_RSS));
+	}
+	/* groups that never held bytes (threads that only ran) are left out */
+	for (size_t k = 0; k < n; k++) {
+		if (g[k].allocated_bytes || g[k].at_peak_heap || g[k].at_peak_rss)
+			g[w++] = g[k];
+		else
+			free((char *)g[k].name);
+	}
+	qsort(g, w, sizeof(*g), ckt_phases_group_cmp);
+	p->groups = g;
+	p->n_groups = w;
+	return rc;
+}
+
+size_t ckt_phases_groups(const struct ckt_phases *p, const struct ckt_phases_group **out)
+{
+	*out = p->groups;
+	return p->n_groups;
+}
+
+size_t ckt_phases_notes(const struct ckt_phases *p, const struct ckt_phases_note **out, uint64_t *total)
+{
+	*out = p->pub_notes;
+	*total = p->notes_total;
+	return p->n_notes;
+}
+
+/* ---- after the replay ---- */
+
+int ckt_phases_finish(struct ckt_phases *p, uint64_t end_ns)
+{
+	char buf[32];
+	memcpy(p->final_epochs, p->epochs, sizeof(p->final_epochs));
+	p->epochs = p->final_epochs;
+	for (size_t k = 0; k < p->n_active; k++) {
+		struct ckt_phase *ph = &p->ph[p->active[k]];
+		if (end_ns > ph->since)
+			ph->active_ns += end_ns - ph->since;
+		ph->since = end_ns; /* finish twice adds nothing */
+	}
+	/* Names are resolved now: a PHASE_DEF may come after events that use the id. Undefined
+	 * ids get a name of their own so the pointers handed out stay valid. */
+	for (size_t i = 1; i < p->n_ph; i++)
+		if (!p->ph[i].name && !(p->ph[i].name = strdup(ckt_phases_name(&p->ph[i], buf, sizeof(buf)))))
+			return CKT_ENOMEM;
+	for (int m = 0; m < CKT_AT_COUNT; m++) {
+		free(p->snap_names[m]);
+		p->snap_names[m] = malloc((p->n_snap[m] + 1) * sizeof(char *));
+		if (!p->snap_names[m])
+			return CKT_ENOMEM;
+		for (size_t k = 0; k < p->n_snap[m]; k++)
+			p->snap_names[m][k] = p->ph[p->snap[m][k]].name;
+	}
+	for (size_t k = 0; k < p->n_notes; k++) {
+		long i = ckt_phases_index(p, p->notes[k].id);
+		if (i < 0)
+			return CKT_ENOMEM;
+		if (!p->ph[i].name && !(p->ph[i].name = strdup(ckt_phases_name(&p->ph[i], buf, sizeof(buf)))))
+			return CKT_ENOMEM;
+		p->pub_notes[k] = (struct ckt_phases_note){ p->notes[k].ts,
+			i == CKT_PHASES_NONE ? "(none)" : p->ph[i].name, p->notes[k].text, p->notes[k].len };
+	}
+	if (p->err)
+		return p->err;
+	for (int m = 0; m < CKT_AT_COUNT; m++)
+		if (ckt_phases_make_shares(p, (enum ckt_moment)m) < 0)
+			return CKT_ENOMEM;
+	if (ckt_phases_make_rows(p) < 0 || ckt_phases_make_groups(p) < 0)
+		return CKT_ENOMEM;
+	return 0;
+}
+
+/* ---- text ---- */
+
+#define CKT_PHASES_COL "%-22s"
+
+/* Trace text with control bytes and invalid UTF-8 shown as '?' (as report_text.c does). */
+static void ckt_phases_put_clean(FILE *out, const char *str, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	for (size_t i = 0; i < n;) {
+		size_t len = ckt_util_utf8_len(s + i, n - i);
+		if (len == 0 || (len == 1 && (s[i] < 0x20 || s[i] == 0x7f))) {
+			fputc('?', out);
+			i++;
+		} else {
+			fwrite(s + i, 1, len, out);
+			i += len;
+		}
+	}
+}
+
+/* A name padded to the label column. */
+static void ckt_phases_put_label(FILE *out, const char *indent, const char *name)
+{
+	size_t w = strlen(indent) + strlen(name);
+	fputs(indent, out);
+	ckt_phases_put_clean(out, name, strlen(name));
+	if (w >= 22) /* too long for the column: one space still separates it */
+		fputc(' ', out);
+	for (; w < 22; w++)
+		fputc(' ', out);
+}
+
+static int ckt_phases_text_moment(FILE *out, const struct ckt_phases *p, enum ckt_moment m,
+				  const char *label, const struct ckt_peak *pk)
+{
+	const char *const *names;
+	size_t na = ckt_phases_active_at(p, m, &names);
+	const struct ckt_phases_share *sh;
+	char h[32], t[32];
+
+	if (!pk->bytes)
+		return 0;
+	fprintf(out, CKT_PHASES_COL "%s at %s s, during ", label, ckt_util_fmt_bytes(h, sizeof(h), pk->bytes),
+		ckt_util_fmt_secs(t, sizeof(t), pk->ts, 6));
+	if (!na)
+		fputs("no phase", out);
+	for (size_t k = 0; k < na; k++) {
+		if (k)
+			fputs(" + ", out);
+		ckt_phases_put_clean(out, names[k], strlen(names[k]));
+	}
+	fputc('\n', out);
+	size_t n = ckt_phases_by_phase(p, m, &sh);
+	/* shares of the attributed bytes: at the peak RSS they do not add up to the RSS (pages
+	 * allocated but never touched are not resident; libraries and stacks are not allocated) */
+	uint64_t sum = 0;
+	for (size_t k = 0; k < n; k++)
+		sum += sh[k].bytes;
+	for (size_t k = 0; k < n; k++) {
+		ckt_phases_put_label(out, "  ", sh[k].name);
+		fprintf(out, "%-10s %5.1f%%  (%" PRIu64 " bytes)\n", ckt_util_fmt_bytes(h, sizeof(h), sh[k].bytes),
+			100.0 * (double)sh[k].bytes / (double)sum, sh[k].bytes);
+	}
+	return 0;
+}
+
+static int ckt_phases_text_table(FILE *out, const struct ckt_phases *p)
+{
+	const struct ckt_phases_row *rows;
+	char a[32], b[32], c[32], d[32], t[32];
+	size_t n = ckt_phases_table(p, &rows);
+	fprintf(out, CKT_PHASES_COL "%10s %10s %10s %13s %12s\n", "phase", "active s", "allocated",
+		"own peak", "at peak heap", "at peak RSS");
+	for (size_t k = 0; k < n; k++) {
+		const struct ckt_phases_row *r = &rows[k];
+		ckt_phases_put_label(out, "", r->name);
+		fprintf(out, "%10s %10s %10s %13s %12s\n",
+			r->marked ? ckt_util_fmt_secs(t, sizeof(t), r->active_ns, 6) : "-",
+			ckt_util_fmt_bytes(a, sizeof(a), r->allocated_bytes),
+			ckt_util_fmt_bytes(b, sizeof(b), r->peak_bytes),
+			ckt_util_fmt_bytes(c, sizeof(c), r->at_peak_heap),
+			ckt_util_fmt_bytes(d, sizeof(d), r->at_peak_rss));
+	}
+	return 0;
+}
+
+static int ckt_phases_text_groups(FILE *out, const struct ckt_phases *p)
+{
+	const struct ckt_phases_group *g;
+	char a[32], b[32], c[32];
+	size_t n = ckt_phases_groups(p, &g);
+	fprintf(out, CKT_PHASES_COL "%8s %10s %13s %12s\n", "thread group", "threads", "allocated",
+		"at peak heap", "at peak RSS");
+	for (size_t k = 0; k < n; k++) {
+		ckt_phases_put_label(out, "", g[k].name);
+		fprintf(out, "%8u %10s %13s %12s\n", g[k].threads,
+			ckt_util_fmt_bytes(a, sizeof(a), g[k].allocated_bytes),
+			ckt_util_fmt_bytes(b, sizeof(b), g[k].at_peak_heap),
+			ckt_util_fmt_bytes(c, sizeof(c), g[k].at_peak_rss));
+	}
+	return 0;
+}
+
+int ckt_phases_print_text(FILE *out, const struct ckt_phases *p, const struct ckt_replay_stats *st,
+			  bool by_thread)
+{
+	struct ckt_peak rss = { st->peak_rss.bytes, st->peak_rss.ts };
+	char t[32];
+	int rc = 0;
+
+	/* each section opens with a blank line: it follows the report's last line */
+	if (ckt_phases_any(p)) {
+		fputs("\nphases (bytes by the phase that allocated them; active phases oldest first)\n", out);
+		rc = ckt_phases_text_moment(out, p, CKT_AT_PEAK_HEAP, "peak heap", &st->peak_heap);
+		if (!rc && st->peak_rss.seen)
+			rc = ckt_phases_text_moment(out, p, CKT_AT_PEAK_RSS, "peak RSS", &rss);
+		if (!rc)
+			rc = ckt_phases_text_moment(out, p, CKT_AT_PEAK_GPU, "peak GPU memory", &st->peak_gpu);
+		if (!rc)
+			rc = ckt_phases_text_moment(out, p, CKT_AT_PEAK_PINNED, "peak CUDA pinned host",
+						    &st->peak_pinned);
+		fputc('\n', out);
+		if (!rc)
+			rc = ckt_phases_text_table(out, p);
+	}
+	if (!rc && p->notes_total) {
+		fprintf(out, "\nlog lines that drove CUZKTRACE_PHASES rules: %" PRIu64 "%s\n", p->notes_total,
+			p->notes_total > p->n_notes ? " (the first 100 shown)" : "");
+		for (size_t k = 0; k < p->n_notes; k++) {
+			const struct ckt_phases_note *n = &p->pub_notes[k];
+			fprintf(out, "  %s s  ", ckt_util_fmt_secs(t, sizeof(t), n->ts, 6));
+			ckt_phases_put_label(out, "", n->phase);
+			ckt_phases_put_clean(out, n->text, n->len);
+			fputc('\n', out);
+		}
+	}
+	if (!rc && by_thread) {
+		fputc('\n', out);
+		rc = ckt_phases_text_groups(out, p);
+	}
+	return rc;
+}

@@ -1,0 +1,767 @@
+/* sites.c: bytes by call site. During the replay it keeps, per distinct stack, live bytes and
+ * blocks as ckt_tracked counters (their values at every peak come for free); afterwards it
+ * symbolizes the stacks live at a peak (all stacks that allocated when the CSV wants each
+ * site's own peak), folds allocator plumbing into the site it serves, aggregates by site and
+ * formats the text section, --sites-csv and --folded. Symbol lookup is symbolize.c's.
+ */
+#include "sites.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "symbolize.h"
+#include "util.h"
+
+/* Counters per stack: bytes and blocks of each byte space the report explains. */
+enum { T_HEAP, T_HEAP_N, T_RSS, T_RSS_N, T_GPU, T_GPU_N, T_COUNT };
+
+/* The moments with a site list, and the counters they read. */
+enum { K_HEAP, K_RSS, K_GPU, K_COUNT };
+static const enum ckt_moment ckt_sites_moment[K_COUNT] = { CKT_AT_PEAK_HEAP, CKT_AT_PEAK_RSS, CKT_AT_PEAK_GPU };
+static const int ckt_sites_tbytes[K_COUNT] = { T_HEAP, T_RSS, T_GPU };
+
+#define CKT_SITES_NOFRAMES UINT32_MAX /* no STACK record (yet) */
+#define CKT_SITES_SHORT 3             /* callers shown under a site in the text report */
+
+struct ckt_sites_stack {
+	uint64_t id;
+	size_t off;             /* its STACK record's frame deltas, in s->enc */
+	uint32_t len, n;        /* bytes and frames there; n == CKT_SITES_NOFRAMES: none yet */
+	int32_t site;           /* index in s->sites; -1 until resolved */
+	uint32_t nsym, site_frame;
+	const char **sym;       /* formatted frames, innermost first; NULL until symbolized */
+	uint64_t allocs, alloc_bytes;
+	struct ckt_tracked t[T_COUNT];
+};
+
+struct ckt_sites_site {
+	const char *key;        /* the site frame, interned: compared by pointer */
+	int64_t run, max;       /* live "rss" bytes now and at most (own_peaks only) */
+	uint64_t at[K_COUNT], n_at[K_COUNT];
+	int64_t best[K_COUNT];  /* the largest contribution of one stack at each moment... */
+	size_t best_stack[K_COUNT]; /* ...and that stack */
+	uint64_t allocs, alloc_bytes;
+	uint64_t most_alloc;    /* the stack that allocated the most bytes, for the CSV */
+	size_t most_stack;
+};
+
+struct ckt_sites {
+	bool own_peaks;
+	int err;                /* CKT_ENOMEM met in a callback */
+	const uint32_t *epochs; /* the replay's during the replay, then final_epochs */
+	uint32_t final_epochs[CKT_AT_COUNT];
+	struct ckt_sym *sym;
+
+	struct ckt_sites_stack *stacks;
+	size_t n_stacks, cap_stacks;
+	uint32_t *index;        /* id -> stack index + 1; open addressing */
+	size_t index_cap;
+	uint8_t *enc;
+	size_t enc_len, enc_cap;
+
+	struct ckt_sites_site *sites;
+	size_t n_sites, cap_sites;
+	uint32_t *site_index;   /* key pointer -> site index + 1 */
+	size_t site_index_cap;
+
+	/* results */
+	size_t *order[K_COUNT], n_order[K_COUNT], n_nonzero[K_COUNT];
+	size_t *csv;
+	size_t n_csv;
+	uint64_t peak[K_COUNT], peak_ts[K_COUNT];
+	bool has_rss;
+};
+
+/* ---- the folding rule ---- */
+
+static bool ckt_sites_prefixed(const char *name)
+{
+	static const char *const pre[] = {
+		"operator new", "std::", "__gnu_cxx::", "alloc::", "core::", "hashbrown::raw::",
+		"__rustc::", "cudart::", "cudaMalloc", "cudaHostAlloc", "cuMem",
+	};
+	for (size_t i = 0; i < sizeof(pre) / sizeof(pre[0]); i++)
+		if (strncmp(name, pre[i], strlen(pre[i])) == 0)
+			return true;
+	return false;
+}
+
+bool ckt_sites_is_plumbing(const char *name)
+{
+	static const char *const exact[] = {
+		"malloc", "calloc", "realloc", "reallocarray", "free", "posix_memalign", "aligned_alloc",
+		"memalign", "valloc", "pvalloc", "mmap", "mmap64", "mremap", "strdup", "strndup",
+		"__strdup", "__strndup", "__libc_malloc", "__libc_calloc", "__libc_realloc",
+		"__libc_memalign", "_int_malloc", "_int_realloc", "_int_memalign", "sysmalloc",
+		"tcache_init", "__rust_alloc", "__rust_alloc_zeroed", "__rust_realloc", "__rdl_alloc",
+		"__rdl_alloc_zeroed", "__rdl_realloc", "__rg_alloc", "__rg_alloc_zeroed", "__rg_realloc",
+		"xmalloc", "xcalloc", "xrealloc", "xstrdup", "g_malloc", "g_malloc0", "g_realloc",
+		"g_try_malloc", "g_try_malloc0", "g_try_realloc", "g_malloc_n", "g_malloc0_n",
+		"g_realloc_n",
+	};
+	if (!name || !*name)
+		return false;
+	for (size_t i = 0; i < sizeof(exact) / sizeof(exact[0]); i++)
+		if (strcmp(name, exact[i]) == 0)
+			return true;
+	if (ckt_sites_prefixed(name))
+		return true;
+	/* Rust trait impls: "<alloc::vec::Vec<T> as core::clone::Clone>::clone",
+	 * "<u8 as alloc::vec::spec_from_elem::SpecFromElem>::from_elem", nested "<<..." */
+	if (name[0] == '<') {
+		const char *p = name;
+		while (*p == '<')
+			p++;
+		if (ckt_sites_prefixed(p))
+			return true;
+		/* the trait alone: allocator traits only ("<X as core::clone::Clone>" is X's code) */
+		static const char *const traits[] = { "alloc::", "core::alloc::", "std::alloc::", "hashbrown::" };
+		const char *as = strstr(name, " as ");
+		for (size_t i = 0; as && i < sizeof(traits) / sizeof(traits[0]); i++)
+			if (strncmp(as + 4, traits[i], strlen(traits[i])) == 0)
+				return true;
+	}
+	return false;
+}
+
+/* ---- per-stack state ---- */
+
+struct ckt_sites *ckt_sites_new(bool own_peaks)
+{
+	struct ckt_sites *s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	s->own_peaks = own_peaks;
+	s->sym = ckt_sym_new();
+	if (!s->sym) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+void ckt_sites_free(struct ckt_sites *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->n_stacks; i++)
+		free(s->stacks[i].sym);
+	free(s->stacks);
+	free(s->index);
+	free(s->enc);
+	free(s->sites);
+	free(s->site_index);
+	for (int k = 0; k < K_COUNT; k++)
+		free(s->order[k]);
+	free(s->csv);
+	ckt_sym_free(s->sym);
+	free(s);
+}
+
+static int ckt_sites_index_grow(struct ckt_sites *s)
+{
+	size_t cap = s->index_cap ? s->index_cap * 2 : 1024;
+	uint32_t *t = calloc(cap, sizeof(*t));
+	if (!t)
+		return CKT_ENOMEM;
+	for (size_t i = 0; i < s->n_stacks; i++) {
+		size_t k = ckt_util_hash64(s->stacks[i].id) & (cap - 1);
+		while (t[k])
+			k = (k + 1) & (cap - 1);
+		t[k] = (uint32_t)i + 1;
+	}
+	free(s->index);
+	s->index = t;
+	s->index_cap = cap;
+	return 0;
+}
+
+/* Index of the stack with this id, created (without frames) when new; CKT_ENOMEM. */
+static long ckt_sites_stack_of(struct ckt_sites *s, uint64_t id)
+{
+	if (s->n_stacks * 2 >= s->index_cap && ckt_sites_index_grow(s) < 0)
+		return CKT_ENOMEM;
+	size_t k = ckt_util_hash64(id) & (s->index_cap - 1);
+	for (; s->index[k]; k = (k + 1) & (s->index_cap - 1))
+		if (s->stacks[s->index[k] - 1].id == id)
+			return (long)s->index[k] - 1;
+	if (s->n_stacks == s->cap_stacks) {
+		size_t cap = s->cap_stacks ? s->cap_stacks * 2 : 256;
+		struct ckt_sites_stack *n = realloc(s->stacks, cap * sizeof(*n));
+		if (!n)
+			return CKT_ENOMEM;
+		s->stacks = n;
+		s->cap_stacks = cap;
+	}
+	struct ckt_sites_stack *st = &s->stacks[s->n_stacks];
+	memset(st, 0, sizeof(*st));
+	st->id = id;
+	st->n = CKT_SITES_NOFRAMES;
+	st->site = -1;
+	s->index[k] = (uint32_t)s->n_stacks + 1;
+	return (long)s->n_stacks++;
+}
+
+/* ---- symbolization of one stack ---- */
+
+__attribute__((format(printf, 2, 3))) static const char *ckt_sites_fmt(struct ckt_sites *s, const char *fmt, ...)
+{
+	char small[512], *buf = small;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(small, sizeof(small), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return NULL;
+	if ((size_t)n >= sizeof(small)) { /* long Rust and C++ names: no fixed limit */
+		buf = malloc((size_t)n + 1);
+		if (!buf)
+			return NULL;
+		va_start(ap, fmt);
+		vsnprintf(buf, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+	}
+	const char *r = ckt_sym_intern(s->sym, buf, (size_t)n);
+	if (buf != small)
+		free(buf);
+	return r;
+}
+
+/* "function (file:line)", "function (module+0xoff)", "module+0xoff" or "0xaddr" */
+static const char *ckt_sites_frame_str(struct ckt_sites *s, const struct ckt_sym_frame *f)
+{
+	if (f->func && f->file && f->line)
+		return ckt_sites_fmt(s, "%s (%s:%u)", f->func, f->file, f->line);
+	if (f->func && f->module)
+		return ckt_sites_fmt(s, "%s (%s+0x%" PRIx64 ")", f->func, f->module, f->offset);
+	if (f->module)
+		return ckt_sites_fmt(s, "%s+0x%" PRIx64, f->module, f->offset);
+	return ckt_sites_fmt(s, "0x%" PRIx64, f->offset);
+}
+
+static int ckt_sites_symbolize(struct ckt_sites *s, size_t i)
+{
+	struct ckt_sites_stack *st = &s->stacks[i];
+	const char **v = NULL;
+	size_t n = 0, cap = 0;
+	bool found = false;
+	uint32_t site = 0;
+
+	if (st->sym)
+		return 0;
+	if (st->id == 0 || st->n == CKT_SITES_NOFRAMES) {
+		v = malloc(sizeof(*v));
+		if (!v)
+			return CKT_ENOMEM;
+		v[0] = st->id == 0 ? ckt_sites_fmt(s, "(no call stack)")
+				   : ckt_sites_fmt(s, "(stack %" PRIu64 " missing from the trace)", st->id);
+		if (!v[0]) {
+			free(v);
+			return CKT_ENOMEM;
+		}
+		n = 1;
+	} else {
+		const uint8_t *p = s->enc + st->off, *end = p + st->len;
+		uint64_t pc = 0;
+		for (uint32_t k = 0; k < st->n; k++) {
+			int64_t d;
+			p = ckt_get_sv(p, end, &d); /* validated by the decoder */
+			if (!p)
+				break;
+			pc += (uint64_t)d;
+			const struct ckt_sym_frame *f;
+			int nf = ckt_sym_lookup(s->sym, pc, &f);
+			if (nf < 0)
+				goto nomem;
+			for (int j = 0; j < nf; j++) {
+				if (n == cap) {
+					cap = cap ? cap * 2 : 16;
+					const char **nv = realloc(v, cap * sizeof(*nv));
+					if (!nv)
+						goto nomem;
+					v = nv;
+				}
+				if (!(v[n] = ckt_sites_frame_str(s, &f[j])))
+					goto nomem;
+				if (!found && !ckt_sites_is_plumbing(f[j].name)) {
+					found = true;
+					site = (uint32_t)n;
+				}
+				n++;
+			}
+		}
+		if (n == 0) {
+			free(v);
+			st->n = CKT_SITES_NOFRAMES;
+			return ckt_sites_symbolize(s, i);
+		}
+	}
+	st->sym = v;
+	st->nsym = (uint32_t)n;
+	st->site_frame = site; /* all plumbing: the innermost frame */
+	return 0;
+nomem:
+	free(v);
+	return CKT_ENOMEM;
+}
+
+static int ckt_sites_site_grow(struct ckt_sites *s)
+{
+	size_t cap = s->site_index_cap ? s->site_index_cap * 2 : 256;
+	uint32_t *t = calloc(cap, sizeof(*t));
+	if (!t)
+		return CKT_ENOMEM;
+	for (size_t i = 0; i < s->n_sites; i++) {
+		size_t k = ckt_util_hash64((uintptr_t)s->sites[i].key) & (cap - 1);
+		while (t[k])
+			k = (k + 1) & (cap - 1);
+		t[k] = (uint32_t)i + 1;
+	}
+	free(s->site_index);
+	s->site_index = t;
+	s->site_index_cap = cap;
+	return 0;
+}
+
+/* The site of stack i (symbolizing it if needed): its index, or CKT_ENOMEM. */
+static long ckt_sites_resolve(struct ckt_sites *s, size_t i)
+{
+	if (s->stacks[i].site >= 0)
+		return s->stacks[i].site;
+	if (ckt_sites_symbolize(s, i) < 0)
+		return CKT_ENOMEM;
+	const char *key = s->stacks[i].sym[s->stacks[i].site_frame];
+	if (s->n_sites * 2 >= s->site_index_cap && ckt_sites_site_grow(s) < 0)
+		return CKT_ENOMEM;
+	size_t k = ckt_util_hash64((uintptr_t)key) & (s->site_index_cap - 1);
+	for (; s->site_index[k]; k = (k + 1) & (s->site_index_cap - 1))
+		if (s->sites[s->site_index[k] - 1].key == key)
+			return s->stacks[i].site = (int32_t)s->site_index[k] - 1;
+	if (s->n_sites == s->cap_sites) {
+		size_t cap = s->cap_sites ? s->cap_sites * 2 : 64;
+		struct ckt_sites_site *n = realloc(s->sites, cap * sizeof(*n));
+		if (!n)
+			return CKT_ENOMEM;
+		s->sites = n;
+		s->cap_sites = cap;
+	}
+	memset(&s->sites[s->n_sites], 0, sizeof(s->sites[0]));
+	s->sites[s->n_sites].key = key;
+	s->site_index[k] = (uint32_t)s->n_sites + 1;
+	return s->stacks[i].site = (int32_t)s->n_sites++;
+}
+
+/* ---- observer callbacks ---- */
+
+static void ckt_sites_on_record(void *ctx, const struct ckt_record *rec)
+{
+	struct ckt_sites *s = ctx;
+	if (rec->tag == CKT_TAG_MODULE) {
+		if (ckt_sym_add_module(s->sym, rec->u.module.base, rec->u.module.lo, rec->u.module.hi,
+				       (const char *)rec->u.module.path, rec->u.module.path_len,
+				       (const char *)rec->u.module.build_id, rec->u.module.build_id_len) < 0)
+			s->err = CKT_ENOMEM;
+		return;
+	}
+	if (rec->tag != CKT_TAG_STACK)
+		return;
+	long i = ckt_sites_stack_of(s, rec->u.stack.id);
+	if (i < 0) {
+		s->err = CKT_ENOMEM;
+		return;
+	}
+	struct ckt_sites_stack *st = &s->stacks[i];
+	if (st->n != CKT_SITES_NOFRAMES || st->site >= 0)
+		return; /* written once per stack; a late duplicate changes nothing */
+	size_t len = rec->u.stack.frames_len;
+	if (s->enc_len + len > s->enc_cap) {
+		size_t cap = s->enc_cap ? s->enc_cap : 4096;
+		while (cap < s->enc_len + len)
+			cap *= 2;
+		uint8_t *n = realloc(s->enc, cap);
+		if (!n) {
+			s->err = CKT_ENOMEM;
+			return;
+		}
+		s->enc = n;
+		s->enc_cap = cap;
+	}
+	memcpy(s->enc + s->enc_len, rec->u.stack.frames, len);
+	st->off = s->enc_len;
+	st->len = (uint32_t)len;
+	st->n = (uint32_t)rec->u.stack.nframes;
+	s->enc_len += len;
+}
+
+static void ckt_sites_on_bytes(void *ctx, const struct ckt_attr *a, int64_t delta, int blocks, uint64_t ts)
+{
+	struct ckt_sites *s = ctx;
+	bool heap = false, rss = false, gpu = false;
+	(void)ts;
+	switch (a->space) {
+	case CKT_SPACE_HEAP: heap = rss = true; break;
+	case CKT_SPACE_ANON:
+	case CKT_SPACE_PINNED: rss = true; break;
+	case CKT_SPACE_GPU: gpu = true; break;
+	default: return;
+	}
+	long i = ckt_sites_stack_of(s, a->stack);
+	if (i < 0) {
+		s->err = CKT_ENOMEM;
+		return;
+	}
+	struct ckt_sites_stack *st = &s->stacks[i];
+	/* a sample of the default mode stands for `weight` allocations (its delta is weighted
+	 * already); the same weight comes with its free, so live counts return to zero */
+	int64_t w = a->weight > 1.0 ? llround(a->weight) : 1, nb = blocks * w;
+	if (heap) {
+		ckt_tracked_add(&st->t[T_HEAP], s->epochs, delta);
+		ckt_tracked_add(&st->t[T_HEAP_N], s->epochs, nb);
+	}
+	if (gpu) {
+		ckt_tracked_add(&st->t[T_GPU], s->epochs, delta);
+		ckt_tracked_add(&st->t[T_GPU_N], s->epochs, nb);
+	}
+	if (!rss)
+		return;
+	ckt_tracked_add(&st->t[T_RSS], s->epochs, delta);
+	ckt_tracked_add(&st->t[T_RSS_N], s->epochs, nb);
+	if (blocks > 0 && delta > 0) {
+		st->allocs += (uint64_t)w;
+		st->alloc_bytes += (uint64_t)delta;
+	}
+	if (!s->own_peaks)
+		return;
+	/* The site's own peak needs the site now. Its STACK record normally precedes the SYNC
+	 * that releases this event; if not, the site takes the stack's bytes when it arrives. */
+	int64_t add = delta;
+	if (st->site < 0) {
+		if (st->n == CKT_SITES_NOFRAMES && st->id != 0)
+			return;
+		long site = ckt_sites_resolve(s, (size_t)i);
+		if (site < 0) {
+			s->err = CKT_ENOMEM;
+			return;
+		}
+		st = &s->stacks[i];
+		add = st->t[T_RSS].cur;
+	}
+	struct ckt_sites_site *si = &s->sites[st->site];
+	si->run += add;
+	if (si->run > si->max)
+		si->max = si->run;
+}
+
+int ckt_sites_attach(struct ckt_sites *s, struct ckt_replay *r)
+{
+	struct ckt_observer o = { .ctx = s, .bytes = ckt_sites_on_bytes, .record = ckt_sites_on_record };
+	s->epochs = ckt_replay_epochs(r);
+	return ckt_replay_observe(r, &o);
+}
+
+size_t ckt_sites_nwarnings(const struct ckt_sites *s)
+{
+	return ckt_sym_nwarnings(s->sym);
+}
+
+const char *ckt_sites_warning(const struct ckt_sites *s, size_t i)
+{
+	return ckt_sym_warning(s->sym, i);
+}
+
+/* ---- aggregation ---- */
+
+static const struct ckt_sites *ckt_sites_sorting;
+static int ckt_sites_sort_k;
+
+static int ckt_sites_cmp_key(const struct ckt_sites_site *a, const struct ckt_sites_site *b)
+{
+	return strcmp(a->key, b->key);
+}
+
+static int ckt_sites_cmp_moment(const void *pa, const void *pb)
+{
+	const struct ckt_sites_site *a = &ckt_sites_sorting->sites[*(const size_t *)pa];
+	const struct ckt_sites_site *b = &ckt_sites_sorting->sites[*(const size_t *)pb];
+	int k = ckt_sites_sort_k;
+	if (a->at[k] != b->at[k])
+		return a->at[k] > b->at[k] ? -1 : 1;
+	return ckt_sites_cmp_key(a, b);
+}
+
+static int ckt_sites_cmp_csv(const void *pa, const void *pb)
+{
+	const struct ckt_sites_site *a = &ckt_sites_sorting->sites[*(const size_t *)pa];
+	const struct ckt_sites_site *b = &ckt_sites_sorting->sites[*(const size_t *)pb];
+	if (a->at[K_RSS] != b->at[K_RSS])
+		return a->at[K_RSS] > b->at[K_RSS] ? -1 : 1;
+	if (a->at[K_HEAP] != b->at[K_HEAP])
+		return a->at[K_HEAP] > b->at[K_HEAP] ? -1 : 1;
+	if (a->alloc_bytes != b->alloc_bytes)
+		return a->alloc_bytes > b->alloc_bytes ? -1 : 1;
+	return ckt_sites_cmp_key(a, b);
+}
+
+static uint64_t ckt_sites_pos(int64_t v)
+{
+	return v > 0 ? (uint64_t)v : 0;
+}
+
+int ckt_sites_finish(struct ckt_sites *s, const struct ckt_replay_stats *st, unsigned top)
+{
+	if (s->err)
+		return s->err;
+	/* the results must outlive the replay */
+	memcpy(s->final_epochs, s->epochs, sizeof(s->final_epochs));
+	s->epochs = s->final_epochs;
+	s->peak[K_HEAP] = st->peak_heap.bytes;
+	s->peak_ts[K_HEAP] = st->peak_heap.ts;
+	s->has_rss = st->peak_rss.seen;
+	s->peak[K_RSS] = st->peak_rss.seen ? st->peak_rss.bytes : 0;
+	s->peak_ts[K_RSS] = st->peak_rss.ts;
+	s->peak[K_GPU] = st->peak_gpu.bytes;
+	s->peak_ts[K_GPU] = st->peak_gpu.ts;
+
+	for (size_t i = 0; i < s->n_stacks; i++) {
+		int64_t v[K_COUNT], nb[K_COUNT];
+		bool need = s->own_peaks && s->stacks[i].allocs;
+		for (int k = 0; k < K_COUNT; k++) {
+			v[k] = ckt_tracked_at(&s->stacks[i].t[ckt_sites_tbytes[k]], s->epochs, ckt_sites_moment[k]);
+			nb[k] = ckt_tracked_at(&s->stacks[i].t[ckt_sites_tbytes[k] + 1], s->epochs, ckt_sites_moment[k]);
+			need |= v[k] > 0;
+		}
+		if (!need)
+			continue;
+		bool late = s->own_peaks && s->stacks[i].site < 0;
+		long si = ckt_sites_resolve(s, i);
+		if (si < 0)
+			return CKT_ENOMEM;
+		struct ckt_sites_stack *sk = &s->stacks[i];
+		struct ckt_sites_site *site = &s->sites[si];
+		for (int k = 0; k < K_COUNT; k++) {
+			site->at[k] += ckt_sites_pos(v[k]);
+			site->n_at[k] += ckt_sites_pos(nb[k]);
+			if (v[k] > site->best[k]) {
+				site->best[k] = v[k];
+				site->best_stack[k] = i;
+			}
+		}
+		site->allocs += sk->allocs;
+		site->alloc_bytes += sk->alloc_bytes;
+		if (sk->alloc_bytes >= site->most_alloc) {
+			site->most_alloc = sk->alloc_bytes;
+			site->most_stack = i;
+		}
+		/* a stack whose record came after its events: its own peak is a lower bound */
+		if (late && sk->t[T_RSS].max > site->max)
+			site->max = sk->t[T_RSS].max;
+	}
+
+	ckt_sites_sorting = s;
+	for (int k = 0; k < K_COUNT; k++) {
+		s->order[k] = malloc((s->n_sites ? s->n_sites : 1) * sizeof(size_t));
+		if (!s->order[k])
+			return CKT_ENOMEM;
+		size_t n = 0;
+		for (size_t i = 0; i < s->n_sites; i++)
+			if (s->sites[i].at[k])
+				s->order[k][n++] = i;
+		ckt_sites_sort_k = k;
+		qsort(s->order[k], n, sizeof(size_t), ckt_sites_cmp_moment);
+		s->n_nonzero[k] = n;
+		s->n_order[k] = n < top ? n : top;
+	}
+	s->csv = malloc((s->n_sites ? s->n_sites : 1) * sizeof(size_t));
+	if (!s->csv)
+		return CKT_ENOMEM;
+	for (size_t i = 0; i < s->n_sites; i++)
+		s->csv[s->n_csv++] = i;
+	qsort(s->csv, s->n_csv, sizeof(size_t), ckt_sites_cmp_csv);
+	ckt_sites_sorting = NULL;
+	return 0;
+}
+
+/* ---- results ---- */
+
+static int ckt_sites_k(enum ckt_moment m)
+{
+	for (int k = 0; k < K_COUNT; k++)
+		if (ckt_sites_moment[k] == m)
+			return k;
+	return -1;
+}
+
+bool ckt_sites_top(const struct ckt_sites *s, enum ckt_moment m, size_t i, struct ckt_sites_entry *e)
+{
+	int k = ckt_sites_k(m);
+	if (k < 0 || !s->order[k] || i >= s->n_order[k])
+		return false;
+	const struct ckt_sites_site *site = &s->sites[s->order[k][i]];
+	const struct ckt_sites_stack *st = &s->stacks[site->best_stack[k]];
+	e->bytes = site->at[k];
+	e->count = site->n_at[k];
+	e->site = site->key;
+	e->frames = st->sym;
+	e->nframes = st->nsym;
+	e->site_frame = st->site_frame;
+	return true;
+}
+
+/* Control bytes from debug info or paths are shown as '?' (a terminal must not be driven by
+ * them); ';' too in folded frames, where it separates frames. */
+static void ckt_sites_put(FILE *f, const char *str, bool folded)
+{
+	for (const unsigned char *p = (const unsigned char *)str; *p; p++)
+		fputc(*p < 0x20 || *p == 0x7f || (folded && *p == ';') ? '?' : *p, f);
+}
+
+static void ckt_sites_text_moment(FILE *out, const struct ckt_sites *s, int k, const char *label)
+{
+	char h[32], t[32];
+	fprintf(out, "top sites at %s", label);
+	if (!s->n_order[k]) {
+		fputs(k == K_RSS && !s->has_rss ? ": no RSS samples in the trace\n\n" : ": none\n\n", out);
+		return;
+	}
+	fprintf(out, " (%s at %s s; %zu of %zu site%s)\n", ckt_util_fmt_bytes(h, sizeof(h), s->peak[k]),
+		ckt_util_fmt_secs(t, sizeof(t), s->peak_ts[k], 6), s->n_order[k], s->n_nonzero[k],
+		s->n_nonzero[k] == 1 ? "" : "s");
+	for (size_t i = 0; i < s->n_order[k]; i++) {
+		struct ckt_sites_entry e;
+		ckt_sites_top(s, ckt_sites_moment[k], i, &e);
+		double share = s->peak[k] ? 100.0 * (double)e.bytes / (double)s->peak[k] : 0.0;
+		fprintf(out, "  #%zu  %s (%" PRIu64 " bytes), %.1f%% of the peak, %" PRIu64 " allocation%s live\n",
+			i + 1, ckt_util_fmt_bytes(h, sizeof(h), e.bytes), e.bytes, share, e.count,
+			e.count == 1 ? "" : "s");
+		fputs("      ", out);
+		ckt_sites_put(out, e.site, false);
+		fputc('\n', out);
+		for (size_t j = e.site_frame + 1; j < e.nframes && j <= e.site_frame + CKT_SITES_SHORT; j++) {
+			fputs("      <- ", out);
+			ckt_sites_put(out, e.frames[j], false);
+			fputc('\n', out);
+		}
+	}
+	fputc('\n', out);
+}
+
+void ckt_sites_print_text(FILE *out, const struct ckt_sites *s)
+{
+	ckt_sites_text_moment(out, s, K_HEAP, "peak heap");
+	ckt_sites_text_moment(out, s, K_RSS, "peak RSS");
+	if (s->peak[K_GPU])
+		ckt_sites_text_moment(out, s, K_GPU, "peak GPU memory");
+}
+
+static void ckt_sites_csv_str(FILE *f, const char *str)
+{
+	fputc('"', f);
+	for (const unsigned char *p = (const unsigned char *)str; *p; p++) {
+		if (*p == '"')
+			fputs("\"\"", f);
+		else
+			fputc(*p < 0x20 || *p == 0x7f ? '?' : *p, f);
+	}
+	fputc('"', f);
+}
+
+static int ckt_sites_status(FILE *f)
+{
+	if (fflush(f) != 0 || ferror(f))
+		return -(errno ? errno : EIO);
+	return 0;
+}
+
+int ckt_sites_write_csv(const struct ckt_sites *s, FILE *f)
+{
+	fputs("site,bytes_at_peak_rss,bytes_at_peak_heap,site_peak_bytes,allocated_bytes,allocations,"
+	      "bytes_at_peak_gpu,stack\n", f);
+	for (size_t r = 0; r < s->n_csv; r++) {
+		const struct ckt_sites_site *site = &s->sites[s->csv[r]];
+		size_t which = site->at[K_RSS] ? site->best_stack[K_RSS]
+			       : site->at[K_HEAP] ? site->best_stack[K_HEAP] : site->most_stack;
+		const struct ckt_sites_stack *st = &s->stacks[which];
+		ckt_sites_csv_str(f, site->key);
+		fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",",
+			site->at[K_RSS], site->at[K_HEAP], ckt_sites_pos(site->max), site->alloc_bytes,
+			site->allocs, site->at[K_GPU]);
+		fputc('"', f);
+		for (uint32_t j = 0; j < st->nsym; j++) {
+			if (j)
+				fputs(" <- ", f);
+			for (const unsigned char *p = (const unsigned char *)st->sym[j]; *p; p++) {
+				if (*p == '"')
+					fputs("\"\"", f);
+				else
+					fputc(*p < 0x20 || *p == 0x7f ? '?' : *p, f);
+			}
+		}
+		fputs("\"\n", f);
+	}
+	return ckt_sites_status(f);
+}
+
+struct ckt_sites_line {
+	char *text;
+	uint64_t bytes;
+};
+
+static int ckt_sites_cmp_line(const void *pa, const void *pb)
+{
+	return strcmp(((const struct ckt_sites_line *)pa)->text, ((const struct ckt_sites_line *)pb)->text);
+}
+
+int ckt_sites_write_folded(const struct ckt_sites *s, FILE *f)
+{
+	enum ckt_moment m = s->has_rss ? CKT_AT_PEAK_RSS : CKT_AT_PEAK_HEAP;
+	int t = s->has_rss ? T_RSS : T_HEAP;
+	struct ckt_sites_line *lines = malloc((s->n_stacks ? s->n_stacks : 1) * sizeof(*lines));
+	size_t n = 0;
+	int rc = 0;
+
+	if (!lines)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->n_stacks && !rc; i++) {
+		const struct ckt_sites_stack *st = &s->stacks[i];
+		int64_t v = ckt_tracked_at(&st->t[t], s->epochs, m);
+		if (v <= 0 || !st->sym)
+			continue;
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *mf = open_memstream(&buf, &len);
+		if (!mf) {
+			rc = -ENOMEM;
+			break;
+		}
+		/* flamegraph order: the root (outermost frame) first */
+		for (uint32_t j = st->nsym; j-- > 0;) {
+			ckt_sites_put(mf, st->sym[j], true);
+			if (j)
+				fputc(';', mf);
+		}
+		if (fclose(mf) != 0 || !buf) {
+			free(buf);
+			rc = -ENOMEM;
+			break;
+		}
+		lines[n++] = (struct ckt_sites_line){ buf, (uint64_t)v };
+	}
+	/* different return addresses can symbolize alike: one line each, summed */
+	qsort(lines, n, sizeof(*lines), ckt_sites_cmp_line);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t b = lines[i].bytes;
+		while (i + 1 < n && strcmp(lines[i].text, lines[i + 1].text) == 0) {
+			free(lines[i].text);
+			b += lines[++i].bytes;
+		}
+		if (!rc)
+			fprintf(f, "%s %" PRIu64 "\n", lines[i].text, b);
+		free(lines[i].text);
+	}
+	free(lines);
+	return rc ? rc : ckt_sites_status(f);
+}

@@ -1,0 +1,84 @@
+/* sites.h: which call sites own the memory at the peaks. A replay observer (replay.h) that
+ * keeps live bytes per distinct stack, then, after the replay, symbolizes the stacks that
+ * matter (symbolize.h), folds allocator plumbing into the site it serves and aggregates stacks
+ * by site. It formats its own text section, --sites-csv and --folded, and hands report_json.c
+ * plain data through ckt_sites_top.
+ *
+ * Byte spaces, as in the rest of the report: at the peak heap moment a site's bytes are its
+ * heap blocks; at the peak RSS moment they are what the report counts toward RSS (heap +
+ * anonymous mmap + CUDA pinned host memory, as in peak_rss.unexplained_bytes); at the peak GPU
+ * moment, CUDA device + pool + VMM memory. File-backed mappings are not attributed.
+ *
+ * The site of a stack is its first frame (inlined frames expanded, innermost first) that is
+ * not allocator plumbing (ckt_sites_is_plumbing); the full stack stays available.
+ * Memory: one entry per distinct stack, its frames kept as the trace encodes them (varint
+ * deltas); symbols only for the stacks the output needs.
+ */
+#ifndef CKT_SITES_H
+#define CKT_SITES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "replay.h"
+
+struct ckt_sites;
+
+/* own_peaks: also compute every site's own maximum of live bytes (site_peak_bytes of
+ * --sites-csv). That needs each stack's site when its bytes change, so every stack that
+ * allocates is symbolized during the replay: ask for it only when the CSV is wanted.
+ * Returns NULL when out of memory. */
+struct ckt_sites *ckt_sites_new(bool own_peaks);
+void ckt_sites_free(struct ckt_sites *s);
+
+/* Registers s as an observer of r (before the replay runs). Returns 0 or CKT_ENOMEM. */
+int ckt_sites_attach(struct ckt_sites *s, struct ckt_replay *r);
+
+/* After the replay: symbolizes and aggregates. top is the number of sites the text and JSON
+ * show per moment. Returns 0, or CKT_ENOMEM (also when a callback ran out of memory). */
+int ckt_sites_finish(struct ckt_sites *s, const struct ckt_replay_stats *st, unsigned top);
+
+/* Warnings of the symbolizer (changed or unreadable modules), one line each, no prefix. */
+size_t ckt_sites_nwarnings(const struct ckt_sites *s);
+const char *ckt_sites_warning(const struct ckt_sites *s, size_t i);
+
+/* ---- results (after ckt_sites_finish, valid until ckt_sites_free) ---- */
+
+struct ckt_sites_entry {
+	uint64_t bytes;             /* live at the moment */
+	uint64_t count;             /* live blocks (allocations, mappings) then */
+	const char *site;           /* "function (file:line)" */
+	const char *const *frames;  /* the stack holding most of those bytes, innermost first */
+	size_t nframes;
+	size_t site_frame;          /* index of the site in frames */
+};
+
+/* The i-th largest site at the (final) peak of moment m (CKT_AT_PEAK_HEAP, _RSS or _GPU),
+ * among the top shown. Returns false past the end. */
+bool ckt_sites_top(const struct ckt_sites *s, enum ckt_moment m, size_t i, struct ckt_sites_entry *e);
+
+/* The text section ("top sites at peak heap", "... at peak RSS"). Returns nothing: the
+ * caller checks the stream. */
+void ckt_sites_print_text(FILE *out, const struct ckt_sites *s);
+
+/* --sites-csv: one row per site, columns
+ * site,bytes_at_peak_rss,bytes_at_peak_heap,site_peak_bytes,allocated_bytes,allocations,
+ * bytes_at_peak_gpu,stack. Returns 0 or -errno. */
+int ckt_sites_write_csv(const struct ckt_sites *s, FILE *f);
+
+/* --folded: "frame;frame;frame bytes" lines, outermost frame first, weighted by the bytes
+ * live at the peak RSS moment (the peak heap moment when the trace has no RSS sample).
+ * Returns 0 or -errno. */
+int ckt_sites_write_folded(const struct ckt_sites *s, FILE *f);
+
+/* The folding rule: true when a function (demangled, without parameters) is allocator
+ * plumbing whose bytes belong to its caller: libc's allocator entry points, C++ operator new
+ * and the standard library (std::, __gnu_cxx::), Rust's alloc:: / core:: / std:: /
+ * __rust_alloc / RawVec / hashbrown growth, the CUDA runtime's allocators, and common x/g_
+ * malloc wrappers. Only the innermost run of such frames folds: the first frame that is not
+ * plumbing is the site. */
+bool ckt_sites_is_plumbing(const char *name);
+
+#endif

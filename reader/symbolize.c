@@ -1,0 +1,490 @@
+/* symbolize.c: return address -> function, file:line and inlined frames, offline, with one
+ * libdwfl session per module of the trace, reported at its recorded load bias. Modules are
+ * opened on first use and checked against their recorded build-id; a changed or unreadable
+ * file degrades to module+offset with one warning. Stack handling and site rules are
+ * sites.c's.
+ */
+#include "symbolize.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <libiberty/demangle.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+enum ckt_sym_state { CKT_MOD_NEW, CKT_MOD_OK, CKT_MOD_BAD };
+
+struct ckt_sym_module {
+	uint64_t base, lo, hi;
+	const char *path, *build_id, *basename;
+	enum ckt_sym_state state;
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+};
+
+struct ckt_sym_cached {
+	uint64_t pc;    /* 0: empty slot (0 is never a return address) */
+	uint32_t first; /* index into frames */
+	uint32_t n;
+};
+
+struct ckt_sym_chunk {
+	struct ckt_sym_chunk *next;
+	size_t used, cap;
+	char data[];
+};
+
+struct ckt_sym {
+	struct ckt_sym_module *mods;
+	size_t n_mods, cap_mods;
+
+	struct ckt_sym_cached *cache; /* open addressing, power of two */
+	size_t cache_cap, cache_used;
+	struct ckt_sym_frame *frames;  /* every cached frame, in cache order */
+	size_t n_frames, cap_frames;
+
+	const char **strs;             /* interned strings: open addressing set */
+	size_t strs_cap, strs_used;
+	struct ckt_sym_chunk *chunks;
+
+	char **warnings;
+	size_t n_warnings;
+
+	char *debuginfo_path;          /* for dwfl_standard_find_debuginfo (NULL: default) */
+	Dwfl_Callbacks cb;
+};
+
+/* ---- strings ---- */
+
+static uint64_t ckt_sym_strhash(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ull; /* FNV-1a */
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+	return h;
+}
+
+static char *ckt_sym_alloc_str(struct ckt_sym *s, size_t n)
+{
+	struct ckt_sym_chunk *c = s->chunks;
+	if (!c || c->cap - c->used < n) {
+		size_t cap = n > 60000 ? n : 60000;
+		c = malloc(sizeof(*c) + cap);
+		if (!c)
+			return NULL;
+		c->used = 0;
+		c->cap = cap;
+		c->next = s->chunks;
+		s->chunks = c;
+	}
+	char *p = c->data + c->used;
+	c->used += n;
+	return p;
+}
+
+const char *ckt_sym_intern(struct ckt_sym *s, const char *str, size_t n)
+{
+	if (s->strs_used * 2 >= s->strs_cap) {
+		size_t cap = s->strs_cap ? s->strs_cap * 2 : 1024;
+		const char **t = calloc(cap, sizeof(*t));
+		if (!t)
+			return NULL;
+		for (size_t i = 0; i < s->strs_cap; i++) {
+			const char *o = s->strs[i];
+			if (!o)
+				continue;
+			size_t k = ckt_sym_strhash(o, strlen(o)) & (cap - 1);
+			while (t[k])
+				k = (k + 1) & (cap - 1);
+			t[k] = o;
+		}
+		free(s->strs);
+		s->strs = t;
+		s->strs_cap = cap;
+	}
+	size_t k = ckt_sym_strhash(str, n) & (s->strs_cap - 1);
+	for (; s->strs[k]; k = (k + 1) & (s->strs_cap - 1))
+		if (strncmp(s->strs[k], str, n) == 0 && s->strs[k][n] == '\0')
+			return s->strs[k];
+	char *p = ckt_sym_alloc_str(s, n + 1);
+	if (!p)
+		return NULL;
+	memcpy(p, str, n);
+	p[n] = '\0';
+	s->strs[k] = p;
+	s->strs_used++;
+	return p;
+}
+
+static const char *ckt_sym_intern0(struct ckt_sym *s, const char *str)
+{
+	return str ? ckt_sym_intern(s, str, strlen(str)) : NULL;
+}
+
+/* ---- setup ---- */
+
+struct ckt_sym *ckt_sym_new(void)
+{
+	struct ckt_sym *s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	s->cb.find_elf = dwfl_build_id_find_elf;
+	s->cb.find_debuginfo = dwfl_standard_find_debuginfo;
+	s->cb.section_address = dwfl_offline_section_address;
+	s->cb.debuginfo_path = &s->debuginfo_path;
+	return s;
+}
+
+void ckt_sym_free(struct ckt_sym *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->n_mods; i++)
+		if (s->mods[i].dwfl)
+			dwfl_end(s->mods[i].dwfl);
+	free(s->mods);
+	free(s->cache);
+	free(s->frames);
+	free(s->strs);
+	while (s->chunks) {
+		struct ckt_sym_chunk *n = s->chunks->next;
+		free(s->chunks);
+		s->chunks = n;
+	}
+	for (size_t i = 0; i < s->n_warnings; i++)
+		free(s->warnings[i]);
+	free(s->warnings);
+	free(s);
+}
+
+int ckt_sym_add_module(struct ckt_sym *s, uint64_t base, uint64_t lo, uint64_t hi, const char *path,
+		       size_t path_len, const char *build_id, size_t build_id_len)
+{
+	const char *p = ckt_sym_intern(s, path, path_len);
+	const char *b = ckt_sym_intern(s, build_id, build_id_len);
+	if (!p || !b)
+		return CKT_ENOMEM;
+	/* the whole map is written again after every dlopen: keep each module once (interned
+	 * strings compare by pointer) */
+	for (size_t i = 0; i < s->n_mods; i++) {
+		struct ckt_sym_module *m = &s->mods[i];
+		if (m->base == base && m->lo == lo && m->hi == hi && m->path == p && m->build_id == b)
+			return 0;
+	}
+	if (s->n_mods == s->cap_mods) {
+		size_t cap = s->cap_mods ? s->cap_mods * 2 : 32;
+		struct ckt_sym_module *n = realloc(s->mods, cap * sizeof(*n));
+		if (!n)
+			return CKT_ENOMEM;
+		s->mods = n;
+		s->cap_mods = cap;
+	}
+	const char *slash = strrchr(p, '/');
+	s->mods[s->n_mods++] = (struct ckt_sym_module){
+		.base = base, .lo = lo, .hi = hi, .path = p, .build_id = b,
+		.basename = slash ? slash + 1 : p, .state = CKT_MOD_NEW,
+	};
+	return 0;
+}
+
+size_t ckt_sym_nwarnings(const struct ckt_sym *s)
+{
+	return s->n_warnings;
+}
+
+const char *ckt_sym_warning(const struct ckt_sym *s, size_t i)
+{
+	return i < s->n_warnings ? s->warnings[i] : NULL;
+}
+
+__attribute__((format(printf, 2, 3))) static void ckt_sym_warn(struct ckt_sym *s, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	char **w = realloc(s->warnings, (s->n_warnings + 1) * sizeof(*w));
+	if (!w)
+		return;
+	s->warnings = w;
+	if ((w[s->n_warnings] = strdup(buf)))
+		s->n_warnings++;
+}
+
+/* Opens m with its own Dwfl (so modules that occupied the same addresses at different times
+ * never collide) and checks its build-id. */
+static void ckt_sym_open(struct ckt_sym *s, struct ckt_sym_module *m)
+{
+	m->state = CKT_MOD_BAD;
+	/* "linux-vdso.so.1" and other names without a file: module+offset, silently */
+	if (m->path[0] != '/')
+		return;
+	m->dwfl = dwfl_begin(&s->cb);
+	if (!m->dwfl)
+		return;
+	dwfl_report_begin(m->dwfl);
+	/* add_p_vaddr: base is the load bias itself, right even for prelinked objects */
+	m->mod = dwfl_report_elf(m->dwfl, m->basename, m->path, -1, m->base, true);
+	dwfl_report_end(m->dwfl, NULL, NULL);
+	if (!m->mod) {
+		ckt_sym_warn(s, "cannot read '%s': %s; its frames are shown as module+offset", m->path,
+			     dwfl_errmsg(-1));
+		return;
+	}
+	if (m->build_id[0]) {
+		const unsigned char *bits = NULL;
+		GElf_Addr bias;
+		dwfl_module_getelf(m->mod, &bias); /* loads the ELF, so the build-id is known */
+		GElf_Addr vaddr;
+		char hex[260];
+		int n = dwfl_module_build_id(m->mod, &bits, &vaddr);
+		if (n > 0 && (size_t)n * 2 < sizeof(hex)) {
+			for (int i = 0; i < n; i++)
+				snprintf(hex + 2 * i, 3, "%02x", bits[i]);
+		} else {
+			hex[0] = '\0';
+		}
+		if (strcmp(hex, m->build_id) != 0) {
+			ckt_sym_warn(s, "'%s' changed since it was traced (build-id differs); its frames are "
+				     "shown as module+offset", m->path);
+			return;
+		}
+	}
+	m->state = CKT_MOD_OK;
+}
+
+static struct ckt_sym_module *ckt_sym_module_of(struct ckt_sym *s, uint64_t pc)
+{
+	for (size_t i = s->n_mods; i-- > 0;)
+		if (pc >= s->mods[i].lo && pc < s->mods[i].hi)
+			return &s->mods[i];
+	return NULL;
+}
+
+/* ---- names ---- */
+
+/* Sets f->func and f->name from a symbol or DWARF name, demangling C++ (_Z) and Rust
+ * (legacy _ZN..17h<hash>E and v0 _R) names. */
+static void ckt_sym_set_name(struct ckt_sym *s, struct ckt_sym_frame *f, const char *raw)
+{
+	if (!raw || !*raw)
+		return;
+	if (raw[0] == '_' && (raw[1] == 'Z' || raw[1] == 'R')) {
+		char *full = cplus_demangle(raw, DMGL_PARAMS | DMGL_ANSI | DMGL_AUTO);
+		char *plain = cplus_demangle(raw, DMGL_ANSI | DMGL_AUTO);
+		if (full && plain) {
+			f->func = ckt_sym_intern0(s, full);
+			f->name = ckt_sym_intern0(s, plain);
+		}
+		free(full);
+		free(plain);
+		if (f->func)
+			return;
+	}
+	f->func = f->name = ckt_sym_intern0(s, raw);
+}
+
+static const char *ckt_sym_die_name(Dwarf_Die *d)
+{
+	Dwarf_Attribute a;
+	const char *n = NULL;
+	/* dwarf_attr_integrate follows DW_AT_abstract_origin and DW_AT_specification */
+	if (dwarf_attr_integrate(d, DW_AT_linkage_name, &a) || dwarf_attr_integrate(d, DW_AT_MIPS_linkage_name, &a))
+		n = dwarf_formstring(&a);
+	if (!n && dwarf_attr_integrate(d, DW_AT_name, &a))
+		n = dwarf_formstring(&a);
+	return n;
+}
+
+/* ---- lookup ---- */
+
+static int ckt_sym_push(struct ckt_sym *s, const struct ckt_sym_frame *f)
+{
+	if (s->n_frames == s->cap_frames) {
+		size_t cap = s->cap_frames ? s->cap_frames * 2 : 256;
+		struct ckt_sym_frame *n = realloc(s->frames, cap * sizeof(*n));
+		if (!n)
+			return CKT_ENOMEM;
+		s->frames = n;
+		s->cap_frames = cap;
+	}
+	s->frames[s->n_frames++] = *f;
+	return 0;
+}
+
+#define CKT_SYM_MAX_NEST 128
+
+/* Appends to path[depth..] the DIEs of functions, inlined instances and blocks under parent
+ * that contain pc, outermost first, and returns the new depth. Descends through namespaces and
+ * types without addresses too: rustc nests every function in DW_TAG_namespace DIEs, which
+ * dwarf_getscopes (elfutils 0.188) does not enter, and past an inlined instance
+ * dwarf_getscopes continues with its abstract origin's scopes, not the caller's. */
+static int ckt_sym_nest(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *path, int depth)
+{
+	Dwarf_Die child;
+	if (depth >= CKT_SYM_MAX_NEST || dwarf_child(parent, &child) != 0)
+		return depth;
+	do {
+		switch (dwarf_tag(&child)) {
+		case DW_TAG_subprogram:
+		case DW_TAG_inlined_subroutine:
+		case DW_TAG_lexical_block:
+		case DW_TAG_entry_point:
+			if (dwarf_haspc(&child, pc) == 1) {
+				path[depth] = child;
+				return ckt_sym_nest(&path[depth], pc, path, depth + 1);
+			}
+			break;
+		case DW_TAG_namespace:
+		case DW_TAG_module:
+		case DW_TAG_structure_type:
+		case DW_TAG_class_type:
+		case DW_TAG_union_type: {
+			int d = ckt_sym_nest(&child, pc, path, depth);
+			if (d > depth)
+				return d;
+			break;
+		}
+		default:
+			break;
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return depth;
+}
+
+/* Expands the inline chain at a (= pc - 1): the innermost function gets the line of a; each
+ * outer one gets the call site (DW_AT_call_file/line) of the function inlined into it.
+ * Returns the number of frames pushed (0: no function DIE holds a), or CKT_ENOMEM. */
+static int ckt_sym_dwarf(struct ckt_sym *s, struct ckt_sym_module *m, uint64_t a, const struct ckt_sym_frame *tmpl)
+{
+	Dwarf_Addr bias;
+	Dwarf_Die *cu = dwfl_module_addrdie(m->mod, a, &bias);
+	if (!cu)
+		return 0;
+	const char *file = NULL;
+	int line = 0;
+	Dwfl_Line *l = dwfl_module_getsrc(m->mod, a);
+	if (l)
+		file = dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL);
+	Dwarf_Die *path = malloc(CKT_SYM_MAX_NEST * sizeof(*path));
+	if (!path)
+		return CKT_ENOMEM;
+	int n = ckt_sym_nest(cu, a - bias, path, 0);
+	Dwarf_Files *files = NULL;
+	size_t nfiles = 0;
+	int pushed = 0;
+	for (int i = n; i-- > 0;) {
+		int tag = dwarf_tag(&path[i]);
+		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
+			continue;
+		struct ckt_sym_frame f = *tmpl;
+		ckt_sym_set_name(s, &f, ckt_sym_die_name(&path[i]));
+		f.file = ckt_sym_intern0(s, file);
+		f.line = line > 0 ? (unsigned)line : 0;
+		f.inlined = tag == DW_TAG_inlined_subroutine;
+		if (ckt_sym_push(s, &f) < 0) {
+			free(path);
+			return CKT_ENOMEM;
+		}
+		pushed++;
+		if (!f.inlined)
+			break;
+		/* the next frame out is at this inlined call's site */
+		Dwarf_Attribute at;
+		Dwarf_Word cf = 0, cl = 0;
+		file = NULL;
+		line = 0;
+		if (dwarf_attr(&path[i], DW_AT_call_file, &at) && dwarf_formudata(&at, &cf) == 0 &&
+		    (files || dwarf_getsrcfiles(cu, &files, &nfiles) == 0) && cf < nfiles)
+			file = dwarf_filesrc(files, cf, NULL, NULL);
+		if (dwarf_attr(&path[i], DW_AT_call_line, &at) && dwarf_formudata(&at, &cl) == 0)
+			line = (int)cl;
+	}
+	free(path);
+	if (pushed && s->frames[s->n_frames - 1].inlined)
+		s->frames[s->n_frames - 1].inlined = false; /* no enclosing subprogram found */
+	return pushed;
+}
+
+/* Symbol table only (no DWARF for this address): name, and file:line if a line table has it. */
+static int ckt_sym_symtab(struct ckt_sym *s, struct ckt_sym_module *m, uint64_t a, struct ckt_sym_frame *f)
+{
+	GElf_Off off;
+	GElf_Sym sym;
+	ckt_sym_set_name(s, f, dwfl_module_addrinfo(m->mod, a, &off, &sym, NULL, NULL, NULL));
+	Dwfl_Line *l = dwfl_module_getsrc(m->mod, a);
+	int line = 0;
+	const char *file = l ? dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL) : NULL;
+	if (file && line > 0) {
+		f->file = ckt_sym_intern0(s, file);
+		f->line = (unsigned)line;
+	}
+	return ckt_sym_push(s, f);
+}
+
+static int ckt_sym_resolve(struct ckt_sym *s, uint64_t pc)
+{
+	struct ckt_sym_frame f = { 0 };
+	struct ckt_sym_module *m = ckt_sym_module_of(s, pc);
+	f.offset = pc;
+	if (!m)
+		return ckt_sym_push(s, &f) < 0 ? CKT_ENOMEM : 1;
+	f.module = m->basename;
+	f.offset = pc - m->base;
+	if (m->state == CKT_MOD_NEW)
+		ckt_sym_open(s, m);
+	if (m->state != CKT_MOD_OK)
+		return ckt_sym_push(s, &f) < 0 ? CKT_ENOMEM : 1;
+	int n = ckt_sym_dwarf(s, m, pc - 1, &f);
+	if (n != 0)
+		return n;
+	return ckt_sym_symtab(s, m, pc - 1, &f) < 0 ? CKT_ENOMEM : 1;
+}
+
+static int ckt_sym_cache_grow(struct ckt_sym *s)
+{
+	size_t cap = s->cache_cap ? s->cache_cap * 2 : 1024;
+	struct ckt_sym_cached *t = calloc(cap, sizeof(*t));
+	if (!t)
+		return CKT_ENOMEM;
+	for (size_t i = 0; i < s->cache_cap; i++) {
+		if (!s->cache[i].pc)
+			continue;
+		size_t k = ckt_util_hash64(s->cache[i].pc) & (cap - 1);
+		while (t[k].pc)
+			k = (k + 1) & (cap - 1);
+		t[k] = s->cache[i];
+	}
+	free(s->cache);
+	s->cache = t;
+	s->cache_cap = cap;
+	return 0;
+}
+
+int ckt_sym_lookup(struct ckt_sym *s, uint64_t pc, const struct ckt_sym_frame **out)
+{
+	if (s->cache_used * 2 >= s->cache_cap && ckt_sym_cache_grow(s) < 0)
+		return CKT_ENOMEM;
+	uint64_t key = pc ? pc : 1;
+	size_t k = ckt_util_hash64(key) & (s->cache_cap - 1);
+	for (; s->cache[k].pc; k = (k + 1) & (s->cache_cap - 1))
+		if (s->cache[k].pc == key) {
+			*out = s->frames + s->cache[k].first;
+			return (int)s->cache[k].n;
+		}
+	size_t first = s->n_frames;
+	int n = ckt_sym_resolve(s, pc);
+	if (n < 0)
+		return n;
+	s->cache[k] = (struct ckt_sym_cached){ key, (uint32_t)first, (uint32_t)n };
+	s->cache_used++;
+	*out = s->frames + first;
+	return n;
+}

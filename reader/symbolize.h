@@ -1,0 +1,53 @@
+/* symbolize.h: offline symbolization of return addresses with elfutils libdw: the module map
+ * of the trace, function names (C++ and Rust demangled), file:line and inlined frames. It
+ * knows nothing about stacks, sites or reports (sites.c); it prints nothing: warnings are
+ * kept as sentences for main.c.
+ */
+#ifndef CKT_SYMBOLIZE_H
+#define CKT_SYMBOLIZE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* One source-level frame. A return address can give several: the functions inlined at it,
+ * innermost first, then the function they were inlined into. Strings are owned by the
+ * symbolizer and live until ckt_sym_free. */
+struct ckt_sym_frame {
+	const char *func;   /* demangled with parameters ("f(int)"); NULL when unknown */
+	const char *name;   /* demangled without parameters or return type ("f"); NULL too */
+	const char *file;   /* source file as the debug info names it; NULL when unknown */
+	unsigned line;      /* 0 when unknown */
+	const char *module; /* file name (no directory) of the object; NULL: no module holds it */
+	uint64_t offset;    /* return address - module load bias (the address when no module) */
+	bool inlined;       /* inlined into the next frame */
+};
+
+struct ckt_sym;
+
+/* Returns NULL when out of memory. */
+struct ckt_sym *ckt_sym_new(void);
+void ckt_sym_free(struct ckt_sym *s);
+
+/* One MODULE record: load bias, [lo, hi) span, path, build-id in lowercase hex (may be
+ * empty). The same module reported again is ignored; when spans overlap (a library unloaded
+ * and another loaded in its place) the one reported last wins. Nothing is opened until an
+ * address inside it is looked up. Returns 0 or CKT_ENOMEM. */
+int ckt_sym_add_module(struct ckt_sym *s, uint64_t base, uint64_t lo, uint64_t hi, const char *path,
+		       size_t path_len, const char *build_id, size_t build_id_len);
+
+/* Frames for the return address pc, looked up at pc - 1 so that the line is the call's, not
+ * the next statement's. Returns the number of frames (at least 1) and sets *out to them,
+ * valid until the next call; CKT_ENOMEM when out of memory. Results are cached per address. */
+int ckt_sym_lookup(struct ckt_sym *s, uint64_t pc, const struct ckt_sym_frame **out);
+
+/* A copy of str[0..n) owned by the symbolizer; equal strings give the same pointer. NULL when
+ * out of memory. */
+const char *ckt_sym_intern(struct ckt_sym *s, const char *str, size_t n);
+
+/* Warnings met so far, one per module at most, e.g. "'/usr/lib/x.so' changed since it was
+ * traced (build-id differs); its frames are shown as module+offset". */
+size_t ckt_sym_nwarnings(const struct ckt_sym *s);
+const char *ckt_sym_warning(const struct ckt_sym *s, size_t i);
+
+#endif

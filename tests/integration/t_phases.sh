@@ -1,0 +1,138 @@
+# Phases (issue #4): marked by the API, by log lines, by thread names, and re-attributed by
+# --phase-rule. Exact mode (CUZKTRACE_SAMPLE=0) so every block is attributed exactly; see the
+# header comments of tests/progs/phases.c, logphases.c and threadnames.c for the numbers.
+
+# -- API: nested per-thread phases, overlapping counted process-wide ones, a pool thread that
+# inherits the process phase, a block of "inner" freed after "gpu" ended
+CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/phases.zst traced phases $P/phases
+expect_eq "phases: exit status unchanged" "$(cat $T/phases.rc)" 0
+expect_eq "phases: no warning (stderr has the two tracer lines)" "$(wc -l <$T/phases.err)" 2
+$REPORT --json --csv $T/phases.csv --phases-csv $T/phases.pcsv $T/phases.zst >$T/phases.json 2>$T/phases.rerr
+expect_eq "phases: reader exit 0" $? 0
+expect_eq "phases: reader silent on stderr" "$(cat $T/phases.rerr)" ""
+# glibc's thread blocks (allocated by pthread_create before any phase) are the only noise: they
+# are still live at exit and belong to (none)
+pnoise=$(jget $T/phases.json live_at_exit.heap_bytes)
+expect_eq "phases: noise is glibc's thread blocks (< 8 KiB)" "$((pnoise > 0 && pnoise < 8192))" 1
+expect_eq "phases: peak heap = 23,100,000 + noise" "$(jget $T/phases.json peak_heap.bytes)" "$((23100000 + pnoise))"
+expect_eq "phases: active at the peak heap, oldest first" "$(jget $T/phases.json peak_heap.active_phases)" '["load", "gpu"]'
+expect_eq "phases: who owns the peak heap" "$(jget $T/phases.json peak_heap.by_phase)" \
+	"[{\"phase\": \"load\", \"bytes\": 12100000}, {\"phase\": \"gpu\", \"bytes\": 5000000}, {\"phase\": \"outer\", \"bytes\": 4000000}, {\"phase\": \"inner\", \"bytes\": 2000000}, {\"phase\": \"(none)\", \"bytes\": $pnoise}]"
+ptable=$($PY - "$T/phases.json" <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(' '.join('%s:%s:%s:%s' % (p['name'], p['allocated_bytes'], p['peak_bytes'], p['at_peak_heap_bytes']) for p in d['phases']))
+print(all(p['active_s'] > 0 for p in d['phases'] if p['name'] != '(none)'), [p['active_s'] for p in d['phases'] if p['name'] == '(none)'])
+PYEOF
+)
+expect_eq "phases: table (first-use order; allocated, own peak, at peak heap)" "$(echo "$ptable" | head -1)" \
+	"load:12100000:12100000:12100000 outer:4000000:4000000:4000000 inner:2000000:2000000:2000000 gpu:5000000:5000000:5000000 (none):$((900000 + pnoise)):$((900000 + pnoise)):$pnoise"
+expect_eq "phases: marked phases were active a while; (none) has no active time" "$(echo "$ptable" | sed -n 2p)" "True [None]"
+expect_eq "phases: GPU and pinned peaks have no phase split without CUDA" "$(jget $T/phases.json peak_gpu.by_phase)$(jget $T/phases.json peak_pinned.active_phases)" "[][]"
+expect_eq "phases: no log lines stored" "$(jget $T/phases.json phase_notes_total)" 0
+expect_eq "phases: timeline csv ends with active_phases" "$(head -1 $T/phases.csv)" "t_s,rss_bytes,heap_bytes,mmap_bytes,gpu_bytes,pinned_bytes,active_phases"
+expect_eq "phases: --phases-csv header" "$(head -1 $T/phases.pcsv)" "t_s,phase,heap_bytes,mmap_bytes"
+expect_eq "phases: --phases-csv rows name known phases" "$(tail -n +2 $T/phases.pcsv | cut -d, -f2 | grep -cvE '^(load|gpu|outer|inner|\(none\))$')" 0
+$REPORT $T/phases.zst >$T/phases.txt
+expect_match "phases: text names the phases active at the peak heap" "$(cat $T/phases.txt)" 'peak heap +22\.0 MiB at [0-9.]+ s, during load \+ gpu'
+expect_match "phases: text lists the owner of the peak" "$(cat $T/phases.txt)" '  load +11\.5 MiB +52\.4%  \(12100000 bytes\)'
+expect_match "phases: text per-phase table" "$(cat $T/phases.txt)" 'phase +active s +allocated +own peak +at peak heap +at peak RSS'
+
+# -- --phase-rule: re-attribution after the fact, by function name and by file:line
+$REPORT --json --phase-rule 'worker=worker' --phase-rule 'pooled=pool' $T/phases.zst >$T/phases_rule.json 2>$T/phases_rule.err
+expect_eq "phase-rule: reader exit 0" $? 0
+expect_eq "phase-rule: function-name rules take their stacks' bytes" "$(jget $T/phases_rule.json peak_heap.by_phase)" \
+	"[{\"phase\": \"load\", \"bytes\": 11500000}, {\"phase\": \"worker\", \"bytes\": 6000000}, {\"phase\": \"gpu\", \"bytes\": 5000000}, {\"phase\": \"pooled\", \"bytes\": 600000}, {\"phase\": \"(none)\", \"bytes\": $pnoise}]"
+$REPORT --json --phase-rule 'all=phases.c:*' --phase-rule 'never=worker' $T/phases.zst >$T/phases_rule2.json
+expect_eq "phase-rule: file:line glob (basename), the first rule given wins" "$(jget $T/phases_rule2.json peak_heap.by_phase)" \
+	"[{\"phase\": \"all\", \"bytes\": $((23100000 + pnoise))}]"
+$REPORT --phase-rule 'nameonly' $T/phases.zst >$T/badrule.out 2>$T/badrule.err
+expect_eq "phase-rule: bad rule exits 2" $? 2
+expect_eq "phase-rule: bad rule message" "$(head -1 $T/badrule.err)" "cuzktrace-report: error: invalid --phase-rule 'nameonly' (expected NAME=PATTERN)"
+$REPORT --phase-rule '=x' $T/phases.zst >/dev/null 2>&1
+expect_eq "phase-rule: empty name exits 2" $? 2
+$REPORT --by site $T/phases.zst >/dev/null 2>$T/badby.err
+expect_eq "by: unknown value exits 2" $? 2
+expect_eq "by: unknown value message" "$(head -1 $T/badby.err)" "cuzktrace-report: error: unknown --by value 'site' (expected 'thread')"
+
+# -- log lines: write(2) and writev(2) to stdout/stderr are seen, stdio (printf) is not.
+# Nothing is freed: the peak heap is the end. The 600,000 allocated after the fprintf'd
+# "SYNTH_START" stays with "proving" (still begun): the stdio line did not begin synthesis.
+LOGRULES='synthesis=SYNTH_START..SYNTH_END;gpu=GPU_START..GPU_END;loading=LOAD_BEGIN;proving=PROVE_BEGIN'
+CUZKTRACE_SAMPLE=0 CUZKTRACE_PHASES=$LOGRULES CUZKTRACE_OUT=$T/logphases.zst traced logphases $P/logphases
+expect_eq "logphases: exit status unchanged" "$(cat $T/logphases.rc)" 0
+expect_eq "logphases: stdout unchanged" "$(cat $T/logphases.out)" "$(printf 'TIMELINE,3,GPU_START\nTIMELINE,4,GPU_END')"
+expect_eq "logphases: stderr unchanged between the tracer lines" "$(sed '1d;$d' $T/logphases.err)" \
+	"$(printf 'TIMELINE,1,SYNTH_START,partition=0\nTIMELINE,2,SYNTH_END,partition=0\nLOAD_BEGIN\nPROVE_BEGIN\nx\nstdio: SYNTH_START is not seen')"
+$REPORT --json $T/logphases.zst >$T/logphases.json
+expect_eq "logphases: peak heap" "$(jget $T/logphases.json peak_heap.bytes)" 7500000
+expect_eq "logphases: owners of the peak (write, writev, single markers)" "$(jget $T/logphases.json peak_heap.by_phase)" \
+	'[{"phase": "gpu", "bytes": 3000000}, {"phase": "(none)", "bytes": 2000000}, {"phase": "proving", "bytes": 1100000}, {"phase": "synthesis", "bytes": 1000000}, {"phase": "loading", "bytes": 400000}]'
+expect_eq "logphases: a single-marker phase is active until exit" "$(jget $T/logphases.json peak_heap.active_phases)" '["proving"]'
+lnotes=$($PY - "$T/logphases.json" <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(d['phase_notes_total'])
+for n in d['phase_notes']:
+    print('%s|%s' % (n['phase'], n['text']))
+PYEOF
+)
+expect_eq "logphases: the matched lines are stored (writev pieces joined)" "$lnotes" "$(printf '6\nsynthesis|TIMELINE,1,SYNTH_START,partition=0\nsynthesis|TIMELINE,2,SYNTH_END,partition=0\ngpu|TIMELINE,3,GPU_START\ngpu|TIMELINE,4,GPU_END\nloading|LOAD_BEGIN\nproving|PROVE_BEGIN')"
+$REPORT $T/logphases.zst >$T/logphases.txt
+expect_match "logphases: text shows the log lines" "$(cat $T/logphases.txt)" 'log lines that drove CUZKTRACE_PHASES rules: 6'
+expect_match "logphases: text log line" "$(cat $T/logphases.txt)" '  [0-9.]+ s  synthesis +TIMELINE,2,SYNTH_END,partition=0'
+
+# -- bad rule syntax: one clear line, the program runs, no phases from log lines
+for bad in 'synthesis' 'a=..END' '=START' 'ok=A..B;broken'; do
+	CUZKTRACE_SAMPLE=0 CUZKTRACE_PHASES=$bad CUZKTRACE_OUT=$T/badphases.zst traced badphases $P/logphases
+	expect_eq "bad CUZKTRACE_PHASES '$bad': program runs" "$(cat $T/badphases.rc)/$(cat $T/badphases.out | wc -l)" "0/2"
+	expect_eq "bad CUZKTRACE_PHASES '$bad': one warning line" "$(grep '^cuzktrace: warning' $T/badphases.err)" \
+		"cuzktrace: warning: invalid CUZKTRACE_PHASES='$bad' (expected NAME=START..END or NAME=TEXT, separated by ';'); phases from log lines are off"
+done
+$REPORT --json $T/badphases.zst >$T/badphases.json
+expect_eq "bad CUZKTRACE_PHASES: tracing goes on, without phases" "$(jget $T/badphases.json peak_heap.by_phase) $(jget $T/badphases.json phase_notes_total)" '[{"phase": "(none)", "bytes": 7500000}] 0'
+
+# -- thread names: --by thread folds trailing digits shared by several names
+CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/threadnames.zst traced threadnames $P/threadnames
+expect_eq "threadnames: exit status unchanged" "$(cat $T/threadnames.rc)" 0
+$REPORT --json --by thread $T/threadnames.zst >$T/threadnames.json
+tgroups=$($PY - "$T/threadnames.json" <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+g = d['thread_groups']
+print(' '.join('%s:%s:%s' % (x['name'], x['threads'], x['at_peak_heap_bytes']) for x in g[:3]))
+print(len(g), g[3]['name'], g[3]['at_peak_heap_bytes'] < 8192, d['peak_heap']['by_thread'][0])
+PYEOF
+)
+expect_eq "threadnames: groups (pthread_setname_np, prctl, renamed by another thread)" "$(echo "$tgroups" | head -1)" \
+	"rayon-synth-*:3:3000000 gpu-worker:1:2000000 io-7:1:500000"
+expect_eq "threadnames: the main thread holds only glibc's thread blocks" "$(echo "$tgroups" | sed -n 2p)" \
+	"4 threadnames True {'thread': 'rayon-synth-*', 'bytes': 3000000}"
+$REPORT --by thread $T/threadnames.zst >$T/threadnames.txt
+expect_match "threadnames: text thread-group table" "$(cat $T/threadnames.txt)" 'rayon-synth-\* +3 +2\.86 MiB +2\.86 MiB'
+$REPORT --json $T/threadnames.zst >$T/threadnames_plain.json
+expect_eq "threadnames: thread groups only with --by thread" "$(jget $T/threadnames_plain.json thread_groups)" null
+
+# -- the demo: the report names the phase that owns the peaks
+CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/mini.zst traced mini $ROOT/build/examples/mini_prover 3
+expect_eq "mini_prover: output" "$(cat $T/mini.out)" "mini_prover: 3 partitions proved (checksum eb78901c6d00000)"
+$REPORT --json --by thread --csv $T/mini.csv --phases-csv $T/mini.pcsv $T/mini.zst >$T/mini.json
+expect_eq "mini_prover: load owns most of the peak heap (params + partition array)" "$(jget $T/mini.json peak_heap.by_phase.0)" '{"phase": "load", "bytes": 67109152}'
+expect_match "mini_prover: the peak heap happens during prove" "$(jget $T/mini.json peak_heap.active_phases)" '"prove"'
+expect_eq "mini_prover: load owns most of the peak RSS (params + SRS mapping)" "$(jget $T/mini.json peak_rss.by_phase.0)" '{"phase": "load", "bytes": 100663584}'
+mtable=$($PY - "$T/mini.json" <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(' '.join('%s:%s:%s' % (p['name'], p['allocated_bytes'], p['peak_bytes']) for p in d['phases'] if p['name'] in ('load', 'prove')))
+print([(g['name'], g['threads']) for g in d['thread_groups'] if g['name'].startswith('rayon')])
+PYEOF
+)
+expect_eq "mini_prover: load and prove in the table (3 x 16 MiB scratch)" "$(echo "$mtable" | head -1)" "load:100663584:100663584 prove:50331648:16777216"
+expect_eq "mini_prover: 12 pool workers grouped" "$(echo "$mtable" | sed -n 2p)" "[('rayon-synth-*', 12)]"
+expect_eq "mini_prover: timeline active_phases are phase names joined by +" \
+	"$(tail -n +2 $T/mini.csv | cut -d, -f7 | grep -v '^$' | grep -cvE '^(load|synthesis|prove)(\+(load|synthesis|prove))*$')" 0
+expect_match "mini_prover: some sample falls in a phase" "$(tail -n +2 $T/mini.csv | cut -d, -f7 | sort -u | tr '\n' ' ')" '(load|synthesis|prove)'
+expect_match "mini_prover: --phases-csv holds load's heap and mapping" "$(cat $T/mini.pcsv)" ',load,67109152,33554432'
+$REPORT $T/mini.zst >$T/mini.txt
+expect_match "mini_prover: text names the phases active at the peak heap" "$(cat $T/mini.txt)" 'peak heap +[0-9.]+ MiB at [0-9.]+ s, during [a-z +]*prove'
+expect_match "mini_prover: text first owner is load" "$(sed -n '/^peak heap .*during/{n;p;q}' $T/mini.txt)" '^  load +64\.0 MiB'

@@ -1,0 +1,117 @@
+# Call sites (issue #3): programs with known call paths, built optimized without frame pointers
+# (tests/sites/), must name the function and source line that own exact bytes at the peaks.
+S=$ROOT/build/sites
+SRC=tests/sites
+# line_of FILE TAG: the line of FILE marked TAG (SITE:x or CALL:x)
+line_of() { grep -n -- "$2" "$1" | head -1 | cut -d: -f1; }
+# site_get JSON LIST REGEX FIELD: FIELD of the first entry of LIST whose site matches REGEX
+# (frames.N for a frame), or "none"
+site_get() {
+	$PY - "$@" <<'PYEOF'
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+for e in d.get(sys.argv[2]) or []:
+    if re.search(sys.argv[3], e["site"]):
+        v = e
+        for k in sys.argv[4].split('.'):
+            v = v[int(k)] if isinstance(v, list) else v[k]
+        print(v)
+        break
+else:
+    print("none")
+PYEOF
+}
+
+# ---- C: static inline helper, a dlopened library, an anonymous mapping ----
+C_INL=$(line_of $SRC/sites_c.c SITE:c_inline)
+C_CALL=$(line_of $SRC/sites_c.c CALL:c_inline)
+C_MAP=$(line_of $SRC/sites_c.c SITE:c_mmap)
+C_SCR=$(line_of $SRC/sites_c.c SITE:c_scratch)
+C_LIB=$(line_of $SRC/sites_lib.c SITE:lib)
+CUZKTRACE_OUT=$T/sc.zst traced sc $S/sites_c
+expect_eq "sites: C program ran" "$(cat $T/sc.out)" "sites_c: done"
+$REPORT --json --sites-csv $T/sc.csv --folded $T/sc.folded $T/sc.zst >$T/sc.json 2>$T/sc.rerr
+expect_eq "sites: reader exit 0" $? 0
+expect_eq "sites: reader silent on stderr" "$(cat $T/sc.rerr)" ""
+J=$T/sc.json
+expect_eq "sites: C inline helper owns its bytes at peak RSS" \
+	"$(site_get $J sites_at_peak "^grab_rows \(.*sites_c\.c:$C_INL\)\$" bytes)" 3145851
+expect_eq "sites: C inline helper: one block live" "$(site_get $J sites_at_peak "^grab_rows \(" count)" 1
+expect_match "sites: C inline helper's caller is the function it was inlined into, at the call line" \
+	"$(site_get $J sites_at_peak "^grab_rows \(" frames.1)" "^build_rows \(.*sites_c\.c:$C_CALL\)\$"
+expect_eq "sites: C dlopened library function at peak RSS" \
+	"$(site_get $J sites_at_peak "^sites_lib_alloc \(.*sites_lib\.c:$C_LIB\)\$" bytes)" 2097229
+expect_eq "sites: C anonymous mapping at peak RSS" \
+	"$(site_get $J sites_at_peak "^map_cache \(.*sites_c\.c:$C_MAP\)\$" bytes)" 1048576
+expect_eq "sites: largest site first" "$(jget $J sites_at_peak.0.bytes)" 3145851
+expect_eq "sites: C inline helper at peak heap" \
+	"$(site_get $J sites_at_peak_heap "^grab_rows \(.*sites_c\.c:$C_INL\)\$" bytes)" 3145851
+expect_eq "sites: C library at peak heap" \
+	"$(site_get $J sites_at_peak_heap "^sites_lib_alloc \(" bytes)" 2097229
+expect_eq "sites: a mapping is not heap" "$(site_get $J sites_at_peak_heap "^map_cache \(" bytes)" none
+expect_eq "sites: freed scratch block is not at the peak" "$(site_get $J sites_at_peak "^scratch \(" bytes)" none
+expect_eq "sites: sites at peak heap sum to the peak heap" \
+	"$($PY -c 'import json,sys; d=json.load(open(sys.argv[1])); print(sum(e["bytes"] for e in d["sites_at_peak_heap"]) == d["peak_heap"]["bytes"])' $J)" True
+expect_eq "sites: csv header" "$(head -1 $T/sc.csv)" \
+	"site,bytes_at_peak_rss,bytes_at_peak_heap,site_peak_bytes,allocated_bytes,allocations,bytes_at_peak_gpu,stack"
+expect_match "sites: csv row of the inline helper" "$(grep '^"grab_rows ' $T/sc.csv)" \
+	"^\"grab_rows \(.*sites_c\.c:$C_INL\)\",3145851,3145851,3145851,3145851,1,0,\"grab_rows .* <- build_rows .* <- main "
+expect_match "sites: csv row of the scratch block: its own peak, nothing at the peaks" \
+	"$(grep '^"scratch ' $T/sc.csv)" "^\"scratch \(.*sites_c\.c:$C_SCR\)\",0,0,1048576,1048576,1,0,"
+expect_match "sites: folded line, root first, weighted by bytes at peak RSS" \
+	"$(grep 'grab_rows' $T/sc.folded)" "^_start [^;]*;.*;main \([^;]*\);build_rows \([^;]*\);grab_rows \(.*sites_c\.c:$C_INL\) 3145851\$"
+expect_eq "sites: folded lines add up to heap + anonymous mmap at the peak RSS" \
+	"$(awk '{s += $NF} END {print s}' $T/sc.folded)" \
+	"$(($(jget $J peak_rss.heap_bytes) + $(jget $J peak_rss.anon_mmap_bytes) + $(jget $J peak_rss.pinned_bytes)))"
+$REPORT $T/sc.zst >$T/sc.txt
+expect_match "sites: text report lists the sites at peak heap" "$(grep -A2 '^top sites at peak heap' $T/sc.txt)" \
+	"#1  3\.00 MiB \(3145851 bytes\), 60\.0% of the peak, 1 allocation live"
+expect_match "sites: text report shows the site and its caller" "$(grep -A3 '^top sites at peak RSS' $T/sc.txt | tr '\n' ' ')" \
+	"grab_rows \(.*sites_c\.c:$C_INL\).*<- build_rows"
+$REPORT --json --top 1 $T/sc.zst >$T/sc1.json
+expect_eq "sites: --top 1 shows one site" "$($PY -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["sites_at_peak"]))' $T/sc1.json)" 1
+$REPORT --top 0 $T/sc.zst >/dev/null 2>$T/top0.err
+expect_eq "sites: --top 0 is a usage error" $? 2
+
+# A changed library: one warning, its frames as module+offset, bytes unchanged.
+mkdir -p $T/moved && cp $S/sites_c $S/libsites_lib.so $T/moved/
+CUZKTRACE_OUT=$T/moved.zst traced moved $T/moved/sites_c
+cp $LIB $T/moved/libsites_lib.so
+$REPORT --json $T/moved.zst >$T/moved.json 2>$T/moved.rerr
+expect_eq "sites: changed module: one warning" "$(cat $T/moved.rerr)" \
+	"cuzktrace-report: warning: '$T/moved/libsites_lib.so' changed since it was traced (build-id differs); its frames are shown as module+offset"
+expect_eq "sites: changed module: frames as module+offset" \
+	"$(site_get $T/moved.json sites_at_peak '^libsites_lib\.so\+0x[0-9a-f]+$' bytes)" 2097229
+
+# ---- C++: a template, operator new, std::vector growth folded into its caller ----
+X_T=$(line_of $SRC/sites_cxx.cc SITE:cxx_template)
+X_N=$(line_of $SRC/sites_cxx.cc SITE:cxx_new)
+X_R=$(line_of $SRC/sites_cxx.cc SITE:cxx_reserve)
+CUZKTRACE_OUT=$T/sx.zst traced sx $S/sites_cxx
+$REPORT --json $T/sx.zst >$T/sx.json 2>$T/sx.rerr
+expect_eq "sites: C++ reader silent" "$(cat $T/sx.rerr)" ""
+expect_eq "sites: C++ template instance owns new T[]" \
+	"$(site_get $T/sx.json sites_at_peak "^int\* make_table<int>\(unsigned long\) \(.*sites_cxx\.cc:$X_T\)\$" bytes)" 4000000
+expect_eq "sites: C++ vector::reserve folds into its caller's line" \
+	"$(site_get $T/sx.json sites_at_peak "^build_grid\(unsigned long\) \(.*sites_cxx\.cc:$X_R\)\$" bytes)" 2000000
+expect_match "sites: C++ the full stack keeps the std:: frames" \
+	"$(site_get $T/sx.json sites_at_peak "^build_grid\(unsigned long\) \(.*sites_cxx\.cc:$X_R\)\$" frames)" "std::vector<double, std::allocator<double> >::reserve"
+expect_eq "sites: C++ operator new of an object" \
+	"$(site_get $T/sx.json sites_at_peak "^build_grid\(unsigned long\) \(.*sites_cxx\.cc:$X_N\)\$" bytes)" 24
+
+# ---- Rust (rustc -O -g): vec! and Vec::push growth through alloc:: plumbing ----
+if [ -x $S/sites_rs ]; then
+	R_V=$(line_of $SRC/sites_rs.rs SITE:rs_vec)
+	R_P=$(line_of $SRC/sites_rs.rs SITE:rs_push)
+	CUZKTRACE_OUT=$T/sr.zst traced sr $S/sites_rs
+	$REPORT --json $T/sr.zst >$T/sr.json 2>$T/sr.rerr
+	expect_eq "sites: Rust reader silent" "$(cat $T/sr.rerr)" ""
+	expect_eq "sites: Rust vec! owned by its function and line" \
+		"$(site_get $T/sr.json sites_at_peak "^sites_rs::make_buffer \(.*sites_rs\.rs:$R_V\)\$" bytes)" 3000000
+	expect_eq "sites: Rust Vec::push growth (realloc) owned by the push line" \
+		"$(site_get $T/sr.json sites_at_peak "^sites_rs::grow_list \(.*sites_rs\.rs:$R_P\)\$" bytes)" 1048576
+	expect_match "sites: Rust RawVec frames stay in the stack" \
+		"$(site_get $T/sr.json sites_at_peak "^sites_rs::grow_list " frames)" "alloc::raw_vec::"
+else
+	echo "  skip Rust site tests: rustc not found when building (tests/sites/sites.mk)"
+fi

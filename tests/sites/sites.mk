@@ -1,0 +1,32 @@
+# tests/sites/sites.mk: programs with known call paths for the call-site report, built the way
+# they ship: optimized, no frame pointers, with debug info. Included by the main Makefile.
+# The Rust program is built only when rustc is on PATH (t_sites.sh says when it is skipped).
+SITES_T := $(B)/sites
+SITES_CFLAGS := -O2 -g -fomit-frame-pointer -Wall
+SITES_RUSTC := $(shell command -v rustc 2>/dev/null)
+SITES_PROGS := $(SITES_T)/sites_c $(SITES_T)/libsites_lib.so $(SITES_T)/sites_cxx
+ifneq ($(SITES_RUSTC),)
+SITES_PROGS += $(SITES_T)/sites_rs
+endif
+
+$(SITES_T)/libsites_lib.so: tests/sites/sites_lib.c
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$@)$(CC) -std=gnu11 $(SITES_CFLAGS) -fPIC -shared -o $@ $<
+
+# RUNPATH=$ORIGIN: dlopen("libsites_lib.so") finds the library next to the program
+$(SITES_T)/sites_c: tests/sites/sites_c.c
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$@)$(CC) -std=gnu11 -D_GNU_SOURCE $(SITES_CFLAGS) -o $@ $< \
+		-Wl,--enable-new-dtags,-rpath,'$$ORIGIN' -ldl
+
+$(SITES_T)/sites_cxx: tests/sites/sites_cxx.cc
+	@mkdir -p $(dir $@)
+	$(call msg,CXX,$@)$(CXX) -std=c++17 $(SITES_CFLAGS) -o $@ $<
+
+$(SITES_T)/sites_rs: tests/sites/sites_rs.rs
+	@mkdir -p $(dir $@)
+	$(call msg,RUSTC,$@)$(SITES_RUSTC) -O -g -o $@ $<
+
+.PHONY: sites-tests
+sites-tests: $(SITES_PROGS)
+integration: $(SITES_PROGS)

@@ -1,0 +1,367 @@
+/* test_phases.c: reader/phases.c on hand-built traces: per-thread push stacks and the
+ * process-wide counted set, the phases active at a peak (oldest activation first), live bytes
+ * by allocating phase at the peaks, a block freed in another phase, per-phase active time,
+ * thread-name grouping, notes, --phase-rule decisions and the sample chain (--phases-csv).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include <cmocka.h>
+
+#include "phases.h"
+#include "trace_builder.h"
+
+struct collected {
+	char active[8][64];
+	size_t n;
+};
+
+static void collect(void *ctx, const struct ckt_sample *s)
+{
+	struct collected *c = ctx;
+	if (c->n < 8)
+		snprintf(c->active[c->n++], sizeof(c->active[0]), "%s", s->active_phases);
+}
+
+/* Replays b with a phases observer (rule and csv optional); *st gets the stats. */
+static struct ckt_phases *run(const struct tb *b, struct ckt_replay_stats *st, ckt_phases_rule_fn *rule,
+			      const char *csv, struct collected *coll)
+{
+	char path[64];
+	struct ckt_decoder *d = NULL;
+	struct ckt_error err = { 0 };
+	tb_write(b, path);
+	assert_int_equal(ckt_decode_open(path, &d, &err), 0);
+	struct ckt_replay *r = ckt_replay_new(4096);
+	struct ckt_phases *p = ckt_phases_new();
+	assert_non_null(r);
+	assert_non_null(p);
+	assert_int_equal(ckt_phases_attach(p, r), 0);
+	if (rule)
+		ckt_phases_set_rule(p, rule, NULL);
+	if (csv)
+		assert_int_equal(ckt_phases_csv_open(p, csv), 0);
+	ckt_phases_set_next_sink(p, coll ? collect : NULL, coll);
+	ckt_replay_set_sample_sink(r, ckt_phases_sample, p);
+	assert_int_equal(ckt_replay_run(d, r, &err), 0);
+	*st = *ckt_replay_stats(r);
+	assert_int_equal(ckt_phases_csv_close(p), 0);
+	assert_int_equal(ckt_phases_finish(p, st->duration_ns), 0);
+	/* results must not depend on the replay once finished */
+	ckt_replay_free(r);
+	ckt_decode_close(d);
+	unlink(path);
+	return p;
+}
+
+static uint64_t share(const struct ckt_phases *p, enum ckt_moment m, const char *name)
+{
+	const struct ckt_phases_share *sh;
+	size_t n = ckt_phases_by_phase(p, m, &sh);
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(sh[i].name, name) == 0)
+			return sh[i].bytes;
+	return 0;
+}
+
+static const struct ckt_phases_row *row(const struct ckt_phases *p, const char *name)
+{
+	const struct ckt_phases_row *rows;
+	size_t n = ckt_phases_table(p, &rows);
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(rows[i].name, name) == 0)
+			return &rows[i];
+	fail_msg("no row %s", name);
+	return NULL;
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	static char buf[4096];
+	size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+	if (f)
+		fclose(f);
+	buf[n] = 0;
+	return buf;
+}
+
+enum { LOAD = 1, GPU = 2, OUTER = 3, INNER = 4 };
+
+/* Thread 1 begins "load", then "gpu", begins "load" a second time and ends it once; thread 2
+ * pushes "outer" then "inner", pops "inner". The peak heap (2050 bytes at 1950) has load,
+ * outer and gpu active; a block of "inner" is freed after the peak by thread 1. */
+static void build_overlap(struct tb *b)
+{
+	tb_init(b);
+	tb_header(b);
+	tb_frame(b, 0);
+	tb_phase_def(b, LOAD, "load");
+	tb_phase_def(b, GPU, "gpu");
+	tb_phase_def(b, OUTER, "outer");
+	tb_phase_def(b, INNER, "inner");
+	tb_thread(b, 1);
+	tb_phase(b, 1000, CKT_PHASE_BEGIN, LOAD);
+	tb_alloc_ex(b, 1100, 0xa000, 1000, CKT_FN_MALLOC, 0, LOAD);
+	tb_phase(b, 1700, CKT_PHASE_BEGIN, GPU);
+	tb_alloc_ex(b, 1800, 0xd000, 500, CKT_FN_MALLOC, 0, GPU);
+	tb_phase(b, 1850, CKT_PHASE_BEGIN, LOAD);
+	tb_phase(b, 1900, CKT_PHASE_END, LOAD);
+	tb_alloc_ex(b, 1950, 0xe000, 50, CKT_FN_MALLOC, 0, LOAD);
+	tb_rss(b, 1960, 5000);
+	tb_phase(b, 2000, CKT_PHASE_END, GPU);
+	tb_free(b, 2100, 0xc000);
+	tb_phase(b, 2300, CKT_PHASE_END, LOAD);
+	tb_alloc_ex(b, 2400, 0xf000, 70, CKT_FN_MALLOC, 0, 0);
+	tb_rss(b, 2450, 4000);
+	tb_phase(b, 2500, CKT_PHASE_END, LOAD); /* not active any more: ignored */
+	tb_phase(b, 2600, CKT_PHASE_POP, 0);    /* nothing pushed on this thread: ignored */
+	tb_rss(b, 2700, 3000);
+	tb_thread(b, 2);
+	tb_phase(b, 1200, CKT_PHASE_PUSH, OUTER);
+	tb_alloc_ex(b, 1300, 0xb000, 200, CKT_FN_MALLOC, 0, OUTER);
+	tb_phase(b, 1400, CKT_PHASE_PUSH, INNER);
+	tb_alloc_ex(b, 1500, 0xc000, 300, CKT_FN_MALLOC, 0, INNER);
+	tb_phase(b, 1600, CKT_PHASE_POP, INNER);
+	tb_phase(b, 2200, CKT_PHASE_POP, OUTER);
+	tb_end(b, 3000, CKT_END_EXIT, 0, 0);
+	tb_flush(b);
+}
+
+static void test_overlap_and_nesting(void **state)
+{
+	(void)state;
+	struct tb b;
+	struct ckt_replay_stats st;
+	struct collected coll = { .n = 0 };
+	char csv[64] = "/tmp/ckt_phases_csv_XXXXXX";
+	int fd = mkstemp(csv);
+	assert_true(fd >= 0);
+	close(fd);
+	build_overlap(&b);
+	struct ckt_phases *p = run(&b, &st, NULL, csv, &coll);
+
+	assert_int_equal(st.peak_heap.bytes, 2050);
+	assert_int_equal(st.peak_heap.ts, 1950);
+	assert_true(ckt_phases_any(p));
+
+	const char *const *names;
+	size_t na = ckt_phases_active_at(p, CKT_AT_PEAK_HEAP, &names);
+	assert_int_equal(na, 3);
+	assert_string_equal(names[0], "load");
+	assert_string_equal(names[1], "outer");
+	assert_string_equal(names[2], "gpu");
+
+	/* who owns the peak: by allocating phase, largest first */
+	const struct ckt_phases_share *sh;
+	size_t n = ckt_phases_by_phase(p, CKT_AT_PEAK_HEAP, &sh);
+	assert_int_equal(n, 4);
+	assert_string_equal(sh[0].name, "load");
+	assert_int_equal(sh[0].bytes, 1050);
+	assert_string_equal(sh[1].name, "gpu");
+	assert_int_equal(sh[1].bytes, 500);
+	assert_string_equal(sh[2].name, "inner");
+	assert_int_equal(sh[2].bytes, 300);
+	assert_string_equal(sh[3].name, "outer");
+	assert_int_equal(sh[3].bytes, 200);
+	/* the peak RSS sample came at 1960: the same split */
+	assert_int_equal(share(p, CKT_AT_PEAK_RSS, "load"), 1050);
+	assert_int_equal(share(p, CKT_AT_PEAK_RSS, "inner"), 300);
+	na = ckt_phases_active_at(p, CKT_AT_PEAK_RSS, &names);
+	assert_int_equal(na, 3);
+
+	/* per-phase table: id order, (none) last; active time summed over the counted set */
+	const struct ckt_phases_row *rows;
+	n = ckt_phases_table(p, &rows);
+	assert_int_equal(n, 5);
+	assert_string_equal(rows[0].name, "load");
+	assert_string_equal(rows[3].name, "inner");
+	assert_string_equal(rows[4].name, "(none)");
+	assert_false(rows[4].marked);
+	assert_int_equal(row(p, "load")->active_ns, 1300);
+	assert_int_equal(row(p, "gpu")->active_ns, 300);
+	assert_int_equal(row(p, "outer")->active_ns, 1000);
+	assert_int_equal(row(p, "inner")->active_ns, 200);
+	assert_int_equal(row(p, "load")->allocated_bytes, 1050);
+	assert_int_equal(row(p, "inner")->allocated_bytes, 300);
+	assert_int_equal(row(p, "inner")->peak_bytes, 300);   /* freed after, by "load"'s thread */
+	assert_int_equal(row(p, "inner")->at_peak_heap, 300);
+	assert_int_equal(row(p, "(none)")->allocated_bytes, 70);
+	assert_int_equal(row(p, "(none)")->at_peak_heap, 0);
+
+	/* the sample chain: active phases at each RSS sample, passed on to the next sink */
+	assert_int_equal(coll.n, 3);
+	assert_string_equal(coll.active[0], "load+outer+gpu");
+	assert_string_equal(coll.active[1], "");
+	assert_string_equal(coll.active[2], "");
+	/* --phases-csv: a row per phase holding bytes, one zero row when it stops */
+	assert_string_equal(slurp(csv), "t_s,phase,heap_bytes,mmap_bytes\n"
+					"0.000002,load,1050,0\n"
+					"0.000002,gpu,500,0\n"
+					"0.000002,outer,200,0\n"
+					"0.000002,inner,300,0\n"
+					"0.000002,(none),70,0\n"
+					"0.000002,load,1050,0\n"
+					"0.000002,gpu,500,0\n"
+					"0.000002,outer,200,0\n"
+					"0.000002,inner,0,0\n"
+					"0.000003,(none),70,0\n"
+					"0.000003,load,1050,0\n"
+					"0.000003,gpu,500,0\n"
+					"0.000003,outer,200,0\n");
+	unlink(csv);
+	ckt_phases_free(p);
+	tb_release(&b);
+}
+
+/* A phase still active at the end counts until the trace's end; an id without PHASE_DEF is
+ * named "#id"; a PHASE_DEF that comes after the events naming its id still names them. */
+static void test_open_phase_and_late_names(void **state)
+{
+	(void)state;
+	struct tb b;
+	struct ckt_replay_stats st;
+	tb_init(&b);
+	tb_header(&b);
+	tb_frame(&b, 0);
+	tb_thread(&b, 1);
+	tb_phase(&b, 100, CKT_PHASE_PUSH, 5);
+	tb_alloc_ex(&b, 200, 0x1000, 64, CKT_FN_MALLOC, 0, 5);
+	tb_alloc_ex(&b, 300, 0x2000, 32, CKT_FN_MALLOC, 0, 9);
+	tb_phase_def(&b, 5, "prove");
+	tb_end(&b, 1000, CKT_END_EXIT, 0, 0);
+	tb_flush(&b);
+	struct ckt_phases *p = run(&b, &st, NULL, NULL, NULL);
+	assert_int_equal(row(p, "prove")->active_ns, 900);
+	assert_int_equal(share(p, CKT_AT_PEAK_HEAP, "prove"), 64);
+	assert_int_equal(share(p, CKT_AT_PEAK_HEAP, "#9"), 32);
+	const char *const *names;
+	assert_int_equal(ckt_phases_active_at(p, CKT_AT_PEAK_HEAP, &names), 1);
+	assert_string_equal(names[0], "prove");
+	ckt_phases_free(p);
+	tb_release(&b);
+}
+
+/* The latest name of a thread wins (by ts, then file order); trailing digits fold into '*'
+ * only when two names differ there. */
+static void test_thread_groups(void **state)
+{
+	(void)state;
+	struct tb b;
+	struct ckt_replay_stats st;
+	tb_init(&b);
+	tb_header(&b);
+	tb_frame(&b, 0);
+	tb_thread_name(&b, 10, 11, "rayon-synth-1");
+	tb_thread_name(&b, 10, 12, "rayon-synth-17");
+	tb_thread_name(&b, 10, 13, "io");
+	tb_thread_name(&b, 200, 13, "io-7");
+	tb_thread_name(&b, 300, 14, "gpu-worker");
+	tb_thread_name(&b, 250, 14, "older"); /* arrives later, but names an earlier moment */
+	tb_thread_name(&b, 10, 15, "idle-3");  /* never allocates: not listed */
+	tb_thread(&b, 11);
+	tb_alloc(&b, 400, 0x1000, 100);
+	tb_thread(&b, 12);
+	tb_alloc(&b, 410, 0x2000, 200);
+	tb_thread(&b, 13);
+	tb_alloc(&b, 420, 0x3000, 250);
+	tb_thread(&b, 14);
+	tb_alloc(&b, 430, 0x4000, 400);
+	tb_end(&b, 1000, CKT_END_EXIT, 0, 0);
+	tb_flush(&b);
+	struct ckt_phases *p = run(&b, &st, NULL, NULL, NULL);
+	const struct ckt_phases_group *g;
+	size_t n = ckt_phases_groups(p, &g);
+	assert_int_equal(n, 3);
+	assert_string_equal(g[0].name, "gpu-worker");
+	assert_int_equal(g[0].at_peak_heap, 400);
+	assert_string_equal(g[1].name, "rayon-synth-*");
+	assert_int_equal(g[1].threads, 2);
+	assert_int_equal(g[1].at_peak_heap, 300);
+	assert_int_equal(g[1].allocated_bytes, 300);
+	assert_string_equal(g[2].name, "io-7");
+	assert_int_equal(g[2].at_peak_heap, 250);
+	assert_false(ckt_phases_any(p)); /* no phase records at all */
+	ckt_phases_free(p);
+	tb_release(&b);
+}
+
+static void test_notes_bounded(void **state)
+{
+	(void)state;
+	struct tb b;
+	struct ckt_replay_stats st;
+	char text[32];
+	tb_init(&b);
+	tb_header(&b);
+	tb_frame(&b, 0);
+	tb_phase_def(&b, 1, "synthesis");
+	for (int i = 0; i < 105; i++) {
+		snprintf(text, sizeof(text), "SYNTH_START %d", i);
+		tb_note(&b, 100 + (uint64_t)i, 1, text);
+	}
+	tb_end(&b, 1000, CKT_END_EXIT, 0, 0);
+	tb_flush(&b);
+	struct ckt_phases *p = run(&b, &st, NULL, NULL, NULL);
+	const struct ckt_phases_note *notes;
+	uint64_t total;
+	size_t n = ckt_phases_notes(p, &notes, &total);
+	assert_int_equal(n, CKT_PHASES_NOTES_KEPT);
+	assert_int_equal(total, 105);
+	assert_string_equal(notes[0].phase, "synthesis");
+	assert_int_equal(notes[0].ts, 100);
+	assert_int_equal(notes[99].len, strlen("SYNTH_START 99"));
+	assert_memory_equal(notes[99].text, "SYNTH_START 99", notes[99].len);
+	assert_true(ckt_phases_any(p));
+	ckt_phases_free(p);
+	tb_release(&b);
+}
+
+static const char *rule_stack7(void *ctx, uint64_t stack)
+{
+	(void)ctx;
+	return stack == 7 ? "ruled" : stack == 8 ? "load" : NULL;
+}
+
+/* --phase-rule: the decision per stack overrides the captured phase; a rule may name a phase
+ * the trace defines (one row, not two). */
+static void test_rule_override(void **state)
+{
+	(void)state;
+	struct tb b;
+	struct ckt_replay_stats st;
+	tb_init(&b);
+	tb_header(&b);
+	tb_frame(&b, 0);
+	tb_phase_def(&b, 1, "load");
+	tb_thread(&b, 1);
+	tb_alloc_ex(&b, 100, 0x1000, 1000, CKT_FN_MALLOC, 7, 1);
+	tb_alloc_ex(&b, 110, 0x2000, 10, CKT_FN_MALLOC, 7, 0);
+	tb_alloc_ex(&b, 120, 0x3000, 200, CKT_FN_MALLOC, 8, 0);
+	tb_alloc_ex(&b, 130, 0x4000, 30, CKT_FN_MALLOC, 9, 1);
+	tb_free(&b, 140, 0x2000);
+	tb_end(&b, 1000, CKT_END_EXIT, 0, 0);
+	tb_flush(&b);
+	struct ckt_phases *p = run(&b, &st, rule_stack7, NULL, NULL);
+	assert_int_equal(share(p, CKT_AT_PEAK_HEAP, "ruled"), 1010);
+	assert_int_equal(share(p, CKT_AT_PEAK_HEAP, "load"), 230);
+	assert_int_equal(share(p, CKT_AT_PEAK_HEAP, "(none)"), 0);
+	assert_int_equal(row(p, "ruled")->allocated_bytes, 1010);
+	assert_false(row(p, "ruled")->marked);
+	assert_true(ckt_phases_any(p));
+	ckt_phases_free(p);
+	tb_release(&b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_overlap_and_nesting),
+		cmocka_unit_test(test_open_phase_and_late_names),
+		cmocka_unit_test(test_thread_groups),
+		cmocka_unit_test(test_notes_bounded),
+		cmocka_unit_test(test_rule_override),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,190 @@
+/* test_sites.c: reader/sites.c on hand-built traces: the plumbing-folding rule, aggregation of
+ * stacks into sites at the peak heap and peak RSS moments, each site's own peak, and the CSV
+ * and folded outputs. Frames lie in no module, so they symbolize as "0x<address>" and the
+ * tests need no binary on disk. Every expectation is exact.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "sites.h"
+#include "trace_builder.h"
+
+static void test_plumbing_rule(void **state)
+{
+	(void)state;
+	static const char *const yes[] = {
+		"malloc", "calloc", "realloc", "posix_memalign", "strdup", "operator new",
+		"operator new[]", "std::vector<int, std::allocator<int> >::_M_realloc_insert<int const&>",
+		"std::__new_allocator<double>::allocate", "__gnu_cxx::new_allocator<int>::allocate",
+		"__rust_alloc", "__rustc::__rust_alloc", "alloc::raw_vec::finish_grow",
+		"alloc::raw_vec::RawVec<T,A>::grow_one", "<alloc::alloc::Global as core::alloc::Allocator>::allocate",
+		"<u8 as alloc::vec::spec_from_elem::SpecFromElem>::from_elem",
+		"<<alloc::boxed::Box<str> as core::convert::From<&str>>::from as core::ops::function::FnOnce<(&str,)>>::call_once",
+		"hashbrown::raw::RawTable<T,A>::reserve_rehash", "cudaMallocHost", "cuMemAlloc_v2",
+		"g_malloc0", "xmalloc",
+	};
+	static const char *const no[] = {
+		"main", "grab_rows", "make_table<int>", "build_grid", "sites_rs::grow_list",
+		"<sites_rs::Table as core::clone::Clone>::clone", "mallocx_wrapper", "my::std::thing",
+		"allocate_rows", "", NULL,
+	};
+	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
+		if (!ckt_sites_is_plumbing(yes[i]))
+			fail_msg("'%s' should be plumbing", yes[i]);
+	for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
+		if (ckt_sites_is_plumbing(no[i]))
+			fail_msg("'%s' should be a site", no[i] ? no[i] : "(null)");
+}
+
+/* Replays b with a sites observer; returns the finished sites (caller frees). */
+static struct ckt_sites *run_sites(const struct tb *b, bool own_peaks, struct ckt_replay_stats *st)
+{
+	char path[64];
+	struct ckt_error err = { 0 };
+	struct ckt_decoder *d = NULL;
+	tb_write(b, path);
+	assert_int_equal(ckt_decode_open(path, &d, &err), 0);
+	struct ckt_replay *r = ckt_replay_new(ckt_decode_header(d)->page_size);
+	struct ckt_sites *s = ckt_sites_new(own_peaks);
+	assert_non_null(r);
+	assert_non_null(s);
+	assert_int_equal(ckt_sites_attach(s, r), 0);
+	if (ckt_replay_run(d, r, &err) != 0)
+		fail_msg("replay failed: %s", err.msg);
+	*st = *ckt_replay_stats(r);
+	assert_int_equal(ckt_sites_finish(s, st, 10), 0);
+	ckt_replay_free(r);
+	ckt_decode_close(d);
+	unlink(path);
+	return s;
+}
+
+/* Stacks 1 and 2 share their innermost frame (one site, two callers); stack 3 is another
+ * site; stack 4 allocates and frees before any peak; stack 5's record comes after its event
+ * (allowed by the format). Peak heap at t=40: 300 + 200 + 50 + 70 = 620. Then an anonymous
+ * mapping of 8192 from stack 3 and an RSS sample: the peak RSS moment. */
+static void build(struct tb *b)
+{
+	static const uint64_t s1[] = { 0x1000, 0x2000 }, s2[] = { 0x1000, 0x3000 }, s3[] = { 0x5000, 0x2000 },
+			      s4[] = { 0x6000 }, s5[] = { 0x7000 };
+	tb_init(b);
+	tb_header(b);
+	tb_frame(b, 0);
+	tb_stack(b, 1, s1, 2);
+	tb_stack(b, 2, s2, 2);
+	tb_stack(b, 3, s3, 2);
+	tb_stack(b, 4, s4, 1);
+	tb_thread(b, 1);
+	tb_alloc_ex(b, 5, 0x90000, 100, CKT_FN_MALLOC, 4, 0);
+	tb_free(b, 6, 0x90000);
+	tb_alloc_ex(b, 10, 0x10000, 300, CKT_FN_MALLOC, 1, 0);
+	tb_alloc_ex(b, 20, 0x20000, 200, CKT_FN_MALLOC, 2, 0);
+	tb_alloc_ex(b, 30, 0x30000, 50, CKT_FN_MALLOC, 3, 0);
+	tb_alloc_ex(b, 40, 0x40000, 70, CKT_FN_MALLOC, 5, 0);
+	tb_sync(b, 45);
+	tb_flush(b);
+	tb_frame(b, 50);
+	tb_stack(b, 5, s5, 1);
+	tb_thread(b, 1);
+	tb_free(b, 50, 0x20000);
+	tb_u8(b, CKT_TAG_MMAP); /* tb_mmap records no stack: this one carries stack 3 */
+	tb_dts(b, 60);
+	tb_daddr(b, 0x700000);
+	tb_uv(b, 8192);
+	tb_uv(b, CKT_MAP_ANON);
+	tb_uv(b, 3);
+	tb_uv(b, 3);
+	tb_uv(b, 0);
+	tb_rss(b, 70, 1 << 20);
+	tb_sync(b, 80);
+	tb_end(b, 90, CKT_END_EXIT, 0, 0);
+	tb_flush(b);
+}
+
+static void test_aggregation(void **state)
+{
+	(void)state;
+	struct tb b;
+	struct ckt_replay_stats st;
+	struct ckt_sites_entry e;
+	build(&b);
+	struct ckt_sites *s = run_sites(&b, false, &st);
+	assert_int_equal(st.peak_heap.bytes, 620);
+
+	assert_true(ckt_sites_top(s, CKT_AT_PEAK_HEAP, 0, &e));
+	assert_string_equal(e.site, "0x1000");
+	assert_int_equal(e.bytes, 500);
+	assert_int_equal(e.count, 2);
+	assert_string_equal(e.frames[0], "0x1000");
+	assert_string_equal(e.frames[1], "0x2000"); /* the larger stack: 300 bytes */
+	assert_true(ckt_sites_top(s, CKT_AT_PEAK_HEAP, 1, &e));
+	assert_string_equal(e.site, "0x7000");
+	assert_int_equal(e.bytes, 70);
+	assert_true(ckt_sites_top(s, CKT_AT_PEAK_HEAP, 2, &e));
+	assert_string_equal(e.site, "0x5000");
+	assert_int_equal(e.bytes, 50);
+	assert_false(ckt_sites_top(s, CKT_AT_PEAK_HEAP, 3, &e));
+
+	/* peak RSS: 0x1000 lost stack 2's 200; 0x5000 gained a mapping */
+	assert_true(ckt_sites_top(s, CKT_AT_PEAK_RSS, 0, &e));
+	assert_string_equal(e.site, "0x5000");
+	assert_int_equal(e.bytes, 8242);
+	assert_int_equal(e.count, 2);
+	assert_true(ckt_sites_top(s, CKT_AT_PEAK_RSS, 1, &e));
+	assert_string_equal(e.site, "0x1000");
+	assert_int_equal(e.bytes, 300);
+	assert_int_equal(e.count, 1);
+	ckt_sites_free(s);
+	tb_release(&b);
+}
+
+static char *write_to_string(struct ckt_sites *s, int (*fn)(const struct ckt_sites *, FILE *))
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	assert_int_equal(fn(s, f), 0);
+	fclose(f);
+	return buf;
+}
+
+static void test_csv_and_folded(void **state)
+{
+	(void)state;
+	struct tb b;
+	struct ckt_replay_stats st;
+	build(&b);
+	struct ckt_sites *s = run_sites(&b, true, &st);
+	char *csv = write_to_string(s, ckt_sites_write_csv);
+	assert_string_equal(csv,
+		"site,bytes_at_peak_rss,bytes_at_peak_heap,site_peak_bytes,allocated_bytes,allocations,"
+		"bytes_at_peak_gpu,stack\n"
+		"\"0x5000\",8242,50,8242,8242,2,0,\"0x5000 <- 0x2000\"\n"
+		"\"0x1000\",300,500,500,500,2,0,\"0x1000 <- 0x2000\"\n"
+		"\"0x7000\",70,70,70,70,1,0,\"0x7000\"\n"
+		"\"0x6000\",0,0,100,100,1,0,\"0x6000\"\n");
+	free(csv);
+	char *folded = write_to_string(s, ckt_sites_write_folded);
+	assert_string_equal(folded,
+		"0x2000;0x1000 300\n"
+		"0x2000;0x5000 8242\n"
+		"0x7000 70\n");
+	free(folded);
+	ckt_sites_free(s);
+	tb_release(&b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_plumbing_rule),
+		cmocka_unit_test(test_aggregation),
+		cmocka_unit_test(test_csv_and_folded),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
