@@ -144,6 +144,8 @@ enum ckt_alloc_fn {
 	CKT_FN_REALLOCARRAY = 8,
 };
 #define CKT_FN_SAMPLED 0x80 /* ALLOC.fn flag: a sampled small block (default mode) */
+/* AGG: a thread sends its running totals when they moved by this many bytes either way */
+#define CKT_AGG_STEP (64 * 1024)
 
 /* MMAP.flags */
 #define CKT_MAP_ANON 0x1u    /* MAP_ANONYMOUS (or fd == -1): not backed by a file */

@@ -308,7 +308,6 @@ void ckt_modules_check(void);
  * Fast-path cost for a small block: one malloc_usable_size (a load of the chunk header the
  * allocator just touched), two TLS adds, two compares; a free adds one probe of the set
  * (usually an empty slot). No clock read, no ring write. */
-#define CKT_AGG_STEP (64 * 1024)
 extern uint64_t ckt_sample_r;
 void ckt_sample_init(void);
 void ckt_sample_flush(struct ckt_tls *t);

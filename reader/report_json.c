@@ -428,6 +428,16 @@ int ckt_report_json_print(FILE *out, const struct ckt_report *rep)
 	ckt_report_json_u64(j, "rss_detail", st->counts[CKT_KIND_RSS_DETAIL]);
 	ckt_report_json_u64(j, "cuda_alloc", st->counts[CKT_KIND_CUDA_ALLOC]);
 	ckt_report_json_u64(j, "cuda_free", st->counts[CKT_KIND_CUDA_FREE]);
+	ckt_report_json_u64(j, "agg", st->counts[CKT_KIND_AGG]);
+	ckt_report_json_close(j);
+
+	/* default mode: which numbers are exact and how far the others can be off */
+	ckt_report_json_open(j, "sampling");
+	ckt_report_json_u64(j, "rate_bytes", st->sample_r);
+	ckt_report_json_u64(j, "sampled_allocations", st->sampled_allocs);
+	ckt_report_json_u64(j, "threads_with_totals", st->agg_threads);
+	ckt_report_json_u64(j, "heap_error_bound_bytes", st->agg_threads * (uint64_t)CKT_AGG_STEP);
+	ckt_report_json_bool(j, "estimates", st->sample_r != 0);
 	ckt_report_json_close(j);
 
 	ckt_report_json_bool(j, "truncated", st->truncated);
