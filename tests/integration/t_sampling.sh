@@ -1,0 +1,30 @@
+# Default mode (CUZKTRACE_SAMPLE > 0): totals exact to within the stated bound, mmap exact,
+# sampled estimates unbiased. run.sh exports CUZKTRACE_SAMPLE=0; these runs set it.
+CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/sx.zst traced sx $P/known
+CUZKTRACE_SAMPLE=524288 CUZKTRACE_OUT=$T/sd.zst traced sd $P/known
+$REPORT --json $T/sx.zst >$T/sx.json
+$REPORT --json $T/sd.zst >$T/sd.json
+expect_eq "default mode: program output unchanged" "$(cat $T/sd.out)" "known: done"
+expect_match "default mode: exit line" "$(tail -1 $T/sd.err)" "^cuzktrace: $T/sd.zst: [0-9]+ events, peak heap 14\.[0-9] MiB"
+expect_eq "default mode: rate in the report" "$(jget $T/sd.json sampling.rate_bytes)" 524288
+expect_eq "exact mode: rate 0, no estimates" "$(jget $T/sx.json sampling.rate_bytes)/$(jget $T/sx.json sampling.estimates)" "0/false"
+bound=$(jget $T/sd.json sampling.heap_error_bound_bytes)
+expect_eq "default mode: bound is 64 KiB per thread that sent totals" "$bound" "$(( $(jget $T/sd.json sampling.threads_with_totals) * 65536 ))"
+d=$(( $(jget $T/sd.json peak_heap.bytes) - $(jget $T/sx.json peak_heap.bytes) ))
+# small blocks count at their usable size: at most 24 bytes more each (5,000 live at the peak)
+expect_eq "default mode: peak heap within the bound of the exact peak (diff $d)" "$(( d <= bound + 24 * 5000 && -d <= bound ))" 1
+expect_eq "default mode: mmap peaks exact" \
+	"$(jget $T/sd.json peak_mmap.bytes)/$(jget $T/sd.json peak_mmap_anon.bytes)/$(jget $T/sd.json peak_mmap_file.bytes)" \
+	"13631488/10485760/3145728"
+expect_eq "default mode: far fewer records than exact mode" "$(( $(jget $T/sd.json events) * 20 < $(jget $T/sx.json events) ))" 1
+
+CUZKTRACE_SAMPLE=4096 CUZKTRACE_OUT=$T/sm.zst traced sm $P/smallmany
+$REPORT --json $T/sm.zst >$T/sm.json
+# 200,000 x 100 bytes (usable 104 each) + 1,000,000: exact in usable bytes, all live at exit
+expect_eq "default mode: heap total exact at exit" "$(jget $T/sm.json live_at_exit.heap_bytes)" 21800000
+expect_eq "default mode: peak heap exact" "$(jget $T/sm.json peak_heap.bytes)" 21800000
+expect_eq "default mode: a block >= the rate is recorded exactly" "$(jget $T/sm.json peak_heap.by_phase.1.phase)=$(jget $T/sm.json peak_heap.by_phase.1.bytes)" "big=1000000"
+est=$(jget $T/sm.json peak_heap.by_phase.0.bytes)
+# each 100-byte block is sampled with p = 1 - exp(-100/4096); sd of the estimate of 20,000,000
+# requested bytes = sqrt(N * 100^2 * (1-p) / p) = 0.28 MB: allow 5 sd
+expect_eq "default mode: sampled estimate of 20,000,000 within 5 sd (got $est)" "$(( est > 18560000 && est < 21440000 ))" 1
