@@ -74,6 +74,14 @@ $(B)/progs/%: tests/progs/%.c $(B)/.flags
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$@)$(CC) -std=gnu11 -D_GNU_SOURCE -O2 -g -Wall -Iinclude -o $@ $< -lpthread -ldl
 
+# ctor links a library whose constructor allocates before main
+$(B)/progs/libctorlib.so: tests/progs/lib/ctorlib.c $(B)/.flags
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$@)$(CC) -std=gnu11 -O2 -g -fPIC -shared -o $@ $<
+$(B)/progs/ctor: tests/progs/ctor.c $(B)/progs/libctorlib.so
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$@)$(CC) -std=gnu11 -O2 -g -o $@ $< -L$(B)/progs -lctorlib -Wl,-rpath,'$$ORIGIN'
+
 $(B)/examples/%: examples/%.c $(B)/.flags
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$@)$(CC) -std=gnu11 -D_GNU_SOURCE -O2 -g -Wall -Iinclude -o $@ $< -lpthread -ldl
@@ -81,7 +89,7 @@ $(B)/examples/%: examples/%.c $(B)/.flags
 unit: $(UNIT_BIN)
 	$(Q)fail=0; for t in $(UNIT_BIN); do echo "== $$t"; $$t || fail=1; done; exit $$fail
 
-integration: $(LIB) $(REPORT) $(PROG_BIN)
+integration: $(LIB) $(REPORT) $(PROG_BIN) $(B)/progs/ctor
 	$(Q)bash tests/integration/run.sh
 
 check: deps

@@ -19,14 +19,19 @@
  * them): from the pool, which is zero-filled, so calloc is served too. */
 static CKT_NOINLINE void *boot_alloc(size_t n, size_t align)
 {
-	if (atomic_load(&ckt_boot_state) == 0)
-		ckt_bootstrap();
-	if (ckt_real.malloc && align <= 16)
-		return ckt_real.malloc(n);
 	void *p = ckt_pool_alloc(n, align);
 	if (!p)
 		errno = ENOMEM;
 	return p;
+}
+
+/* The first call of the process resolves the real symbols and then takes the normal path, so
+ * it is traced like any other; calls made while that runs (dlsym's calloc) get the pool. */
+static CKT_NOINLINE int boot_ready(void)
+{
+	if (atomic_load(&ckt_boot_state) == 0)
+		ckt_bootstrap();
+	return ckt_real.malloc != NULL;
 }
 
 /* An allocation of n requested bytes at p. Exact mode: one event with stack and phase. Default
@@ -64,7 +69,7 @@ static inline void record_free(struct ckt_tls *t, void *p)
 
 CKT_EXPORT void *malloc(size_t n)
 {
-	if (CKT_UNLIKELY(!ckt_real.malloc))
+	if (CKT_UNLIKELY(!ckt_real.malloc) && !boot_ready())
 		return boot_alloc(n, 16);
 	struct ckt_tls *t = &ckt_tls;
 	if (!CKT_HOOK_ENTER(t))
@@ -100,8 +105,8 @@ CKT_EXPORT void *calloc(size_t nm, size_t sz)
 		errno = ENOMEM;
 		return NULL;
 	}
-	if (CKT_UNLIKELY(!ckt_real.malloc))
-		return boot_alloc(n, 16); /* pool memory is zero; the real calloc zeroes its own */
+	if (CKT_UNLIKELY(!ckt_real.malloc) && !boot_ready())
+		return boot_alloc(n, 16); /* pool memory is zero */
 	struct ckt_tls *t = &ckt_tls;
 	if (!CKT_HOOK_ENTER(t))
 		return ckt_real.calloc(nm, sz);
@@ -178,7 +183,7 @@ static inline void *realloc_common(void *p, size_t n, uint8_t fn_for_null)
 
 CKT_EXPORT void *realloc(void *p, size_t n)
 {
-	if (CKT_UNLIKELY(!ckt_real.malloc)) {
+	if (CKT_UNLIKELY(!ckt_real.malloc) && !boot_ready()) {
 		if (!p)
 			return boot_alloc(n, 16);
 		if (ckt_pool_owns(p)) {

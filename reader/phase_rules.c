@@ -5,7 +5,6 @@
 #include "phase_rules.h"
 
 #include <fnmatch.h>
-#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -34,3 +34,10 @@ expect_eq "closed descriptors: one line says so" "$(sed -n 2p $T/closefds.err)" 
 $REPORT --json $T/closefds.zst >$T/closefds.json 2>/dev/null
 expect_eq "closed descriptors: trace complete" "$(jget $T/closefds.json truncated)" false
 expect_eq "closed descriptors: last allocation seen" "$(jget $T/closefds.json live_at_exit.heap_bytes)" 2000000
+
+# An allocation made by a library's constructor before main (and before the tracer's own
+# constructor) is in the trace: the first intercepted call bootstraps and is recorded.
+CUZKTRACE_OUT=$T/ctor.zst traced ctor $P/ctor
+expect_eq "first allocation: program status" "$(cat $T/ctor.rc)" 0
+$REPORT --json $T/ctor.zst >$T/ctor.json 2>/dev/null
+expect_eq "first allocation: a library constructor's 777,777 bytes + main's 222,223" "$(jget $T/ctor.json live_at_exit.heap_bytes)" 1000000
