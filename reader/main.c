@@ -37,7 +37,7 @@ static const struct ckt_opt ckt_opts[] = {
 	{ "--json", NULL, CKT_OPT_JSON, "print one JSON object on stdout instead of the text report" },
 	{ "--csv", "FILE", CKT_OPT_CSV,
 	  "write the timeline CSV to FILE: one row per RSS sample, columns\n"
-	  "t_s,rss_bytes,heap_bytes,mmap_bytes" },
+	  "t_s,rss_bytes,heap_bytes,mmap_bytes,gpu_bytes,pinned_bytes,active_phases" },
 	{ "--top", "N", CKT_OPT_TOP, "show the N largest call sites at each peak (default 10)" },
 	{ "--sites-csv", "FILE", CKT_OPT_SITES_CSV,
 	  "write one row per call site to FILE, columns site,bytes_at_peak_rss,\n"
