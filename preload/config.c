@@ -59,8 +59,37 @@ static int env_bool(const char *name)
 	return 0;
 }
 
+/* A misspelt setting (CUZKTRACE_SAMPEL=0) must not be ignored silently. */
+static void warn_unknown(void)
+{
+	static const char *const known[] = {"OUT",	  "FLUSH_MS", "RSS_MS", "STRICT", "QUIET",
+					    "ZSTD_LEVEL", "DEPTH",    "SAMPLE", "PHASES"};
+	extern char **environ;
+	for (char **e = environ; e && *e; e++) {
+		if (strncmp(*e, "CUZKTRACE_", 10))
+			continue;
+		const char *name = *e + 10, *eq = strchr(name, '=');
+		size_t n = eq ? (size_t)(eq - name) : strlen(name);
+		int ok = 0;
+		for (size_t i = 0; i < sizeof(known) / sizeof(known[0]) && !ok; i++)
+			ok = strlen(known[i]) == n && !strncmp(known[i], name, n);
+		if (ok)
+			continue;
+		struct ckt_line l = {.len = 0};
+		ckt_line_str(&l, "cuzktrace: warning: unknown variable CUZKTRACE_");
+		for (size_t i = 0; i < n && i < 64; i++) {
+			char c[2] = {name[i], 0};
+			ckt_line_str(&l, c);
+		}
+		ckt_line_str(&l, " ignored (known: CUZKTRACE_OUT, _SAMPLE, _DEPTH, _PHASES, "
+				 "_FLUSH_MS, _RSS_MS, _STRICT, _QUIET, _ZSTD_LEVEL)");
+		ckt_line_emit(&l);
+	}
+}
+
 void ckt_config_load(void)
 {
+	warn_unknown();
 	const char *out = getenv("CUZKTRACE_OUT");
 	const char *dflt_out = "cuzktrace.%e.%p.zst";
 	if (out && (!*out || strlen(out) >= sizeof(ckt_config.out) - 64)) {

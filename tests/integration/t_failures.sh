@@ -78,3 +78,8 @@ expect_eq "disk full: reader still reads what was written" "$(jget $T/full.json 
 # exports: only the interposed functions
 nm -D --defined-only $LIB | awk '{print $3}' | sort >$T/exports
 expect_eq "exports: only the allow-listed symbols" "$(cat $T/exports)" "$(sort tests/exports.allow)"
+
+CUZKTRACE_SAMPEL=0 CUZKTRACE_OUT=$T/typo.zst traced typo $P/exitcode
+expect_eq "misspelt variable: one line naming it" "$(head -1 $T/typo.err)" \
+	"cuzktrace: warning: unknown variable CUZKTRACE_SAMPEL ignored (known: CUZKTRACE_OUT, _SAMPLE, _DEPTH, _PHASES, _FLUSH_MS, _RSS_MS, _STRICT, _QUIET, _ZSTD_LEVEL)"
+expect_eq "misspelt variable: program unchanged" "$(cat $T/typo.out)/$(cat $T/typo.rc)" "$(cat $T/plain.out)/$plain_rc"
