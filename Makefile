@@ -74,8 +74,8 @@ $(B)/progs/%: tests/progs/%.c $(B)/.flags
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$@)$(CC) -std=gnu11 -D_GNU_SOURCE -O2 -g -Wall -Iinclude -o $@ $< -lpthread -ldl
 
-# ctor links a library whose constructor allocates before main
-$(B)/progs/libctorlib.so: tests/progs/lib/ctorlib.c $(B)/.flags
+# libraries of the test programs (ctor links libctorlib; unwind_stress dlopens libplainlib)
+$(B)/progs/lib%.so: tests/progs/lib/%.c $(B)/.flags
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$@)$(CC) -std=gnu11 -O2 -g -fPIC -shared -o $@ $<
 $(B)/progs/ctor: tests/progs/ctor.c $(B)/progs/libctorlib.so
@@ -89,7 +89,7 @@ $(B)/examples/%: examples/%.c $(B)/.flags
 unit: $(UNIT_BIN)
 	$(Q)fail=0; for t in $(UNIT_BIN); do echo "== $$t"; $$t || fail=1; done; exit $$fail
 
-integration: $(LIB) $(REPORT) $(PROG_BIN) $(B)/progs/ctor
+integration: $(LIB) $(REPORT) $(PROG_BIN) $(B)/progs/ctor $(B)/progs/libplainlib.so
 	$(Q)bash tests/integration/run.sh
 
 check: deps

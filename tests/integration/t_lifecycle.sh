@@ -41,3 +41,14 @@ CUZKTRACE_OUT=$T/ctor.zst traced ctor $P/ctor
 expect_eq "first allocation: program status" "$(cat $T/ctor.rc)" 0
 $REPORT --json $T/ctor.zst >$T/ctor.json 2>/dev/null
 expect_eq "first allocation: a library constructor's 777,777 bytes + main's 222,223" "$(jget $T/ctor.json live_at_exit.heap_bytes)" 1000000
+
+# Stack capture under pressure: deep recursion on 4 threads while a 5th dlopens/dlcloses in a
+# loop (exact mode, every allocation unwound). No deadlock (60 s limit), exact totals.
+(cd $T && timeout 60 env CUZKTRACE_OUT=$T/stress.zst LD_PRELOAD=$LIB $P/unwind_stress >$T/stress.out 2>$T/stress.err; echo $? >$T/stress.rc)
+expect_eq "unwinding under dlopen/dlclose: finished" "$(cat $T/stress.rc)/$(cat $T/stress.out)" "0/stress: done"
+$REPORT --json $T/stress.zst >$T/stress.json 2>/dev/null
+live=$(jget $T/stress.json live_at_exit.heap_bytes)
+expect_eq "unwinding under dlopen/dlclose: 4,000,000 kept (+ < 16 KiB of glibc's own blocks)" "$(( live >= 4000000 && live < 4016384 ))" 1
+peak=$(jget $T/stress.json peak_heap.bytes)
+expect_eq "unwinding under dlopen/dlclose: peak = kept + at most dlopen's transient 16 KiB" "$(( peak >= live && peak < 4016384 ))" 1
+expect_eq "unwinding under dlopen/dlclose: nothing lost or inconsistent" "$(jget $T/stress.json lost_events)/$(jget $T/stress.json inconsistencies)" "0/0"
