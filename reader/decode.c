@@ -292,8 +292,12 @@ struct ckt_cursor {
 	bool bad;
 };
 
-static uint64_t ckt_decode_uv(struct ckt_cursor *c)
+static inline uint64_t ckt_decode_uv(struct ckt_cursor *c)
 {
+	/* Most fields (fn, phase, small deltas) fit in one byte. After a failure c->p stays on
+	 * the failed varint, whose first byte has the continuation bit: this path stays shut. */
+	if (__builtin_expect(c->p < c->end && *c->p < 0x80, 1))
+		return *c->p++;
 	uint64_t v = 0;
 	const uint8_t *q = c->bad ? NULL : ckt_get_uv(c->p, c->end, &v);
 	if (!q) {
@@ -304,16 +308,10 @@ static uint64_t ckt_decode_uv(struct ckt_cursor *c)
 	return v;
 }
 
-static int64_t ckt_decode_sv(struct ckt_cursor *c)
+static inline int64_t ckt_decode_sv(struct ckt_cursor *c)
 {
-	int64_t v = 0;
-	const uint8_t *q = c->bad ? NULL : ckt_get_sv(c->p, c->end, &v);
-	if (!q) {
-		c->bad = true;
-		return 0;
-	}
-	c->p = q;
-	return v;
+	uint64_t u = ckt_decode_uv(c);
+	return (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
 }
 
 static const uint8_t *ckt_decode_str(struct ckt_cursor *c, size_t *len)
@@ -350,7 +348,8 @@ static int ckt_decode_record(struct ckt_decoder *d, struct ckt_record *r, struct
 	uint8_t tag = d->frame[d->pos];
 	int ret = 1;
 
-	memset(r, 0, sizeof(*r));
+	/* every case below sets all fields of its member of r->u; only ts is shared */
+	r->ts = 0;
 	r->tag = (enum ckt_tag)tag;
 	if (d->pos == 0 && tag != CKT_TAG_FRAME)
 		return ckt_util_err(err, CKT_EFORMAT,

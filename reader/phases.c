@@ -12,6 +12,7 @@
 #include <string.h>
 
 #define CKT_PHASES_NONE 0 /* index of "(none)" in p->ph */
+#define CKT_PHASES_TH_CACHE 16
 
 struct ckt_phase {
 	uint64_t id;       /* trace phase id; UINT64_MAX for a name only a --phase-rule gives */
@@ -57,6 +58,7 @@ struct ckt_phases {
 	struct ckt_pthread *th;
 	size_t n_th, cap_th;
 	struct ckt_phases_map by_tid;
+	size_t th_cache[CKT_PHASES_TH_CACHE]; /* tid's low bits -> index + 1; 0 = none */
 
 	size_t *active; /* phase indices, in the order they became active */
 	size_t n_active, cap_active;
@@ -83,7 +85,7 @@ struct ckt_phases {
 	bool rule_hit;
 
 	const uint32_t *epochs; /* the replay's, during the replay */
-	uint32_t final_epochs[CKT_AT_COUNT];
+	uint32_t final_epochs[CKT_AT_COUNT + 1];
 	bool any;
 	int err;
 
@@ -198,9 +200,15 @@ static long ckt_phases_index_by_name(struct ckt_phases *p, const char *name)
 
 static struct ckt_pthread *ckt_phases_thread(struct ckt_phases *p, uint64_t tid)
 {
+	/* a few threads interleave: a small direct-mapped cache first (indices never move) */
+	size_t *c = &p->th_cache[tid & (CKT_PHASES_TH_CACHE - 1)];
+	if (*c && p->th[*c - 1].tid == tid)
+		return &p->th[*c - 1];
 	size_t *v = ckt_phases_map_get(&p->by_tid, tid);
-	if (v)
+	if (v) {
+		*c = *v;
 		return &p->th[*v - 1];
+	}
 	if (ckt_phases_grow((void **)&p->th, &p->cap_th, p->n_th + 1, sizeof(*p->th)) < 0 ||
 	    ckt_phases_map_put(&p->by_tid, tid, p->n_th) < 0)
 		return NULL;

@@ -13,7 +13,7 @@
 /* REALLOC and MREMAP are split into a release half and an allocation half so each sorts at its
  * own time: another thread may legally reuse the old address between the two. */
 enum ckt_ev_kind {
-	CKT_EV_ALLOC,
+	CKT_EV_ALLOC,          /* the first four are the heap's: keep them first */
 	CKT_EV_FREE,
 	CKT_EV_REALLOC_FREE,
 	CKT_EV_REALLOC_ALLOC,
@@ -23,21 +23,22 @@ enum ckt_ev_kind {
 	CKT_EV_MREMAP_MAP,
 	CKT_EV_RSS,
 	CKT_EV_RSS_DETAIL,
-	CKT_EV_CUDA_ALLOC, /* flags = kind, prot = device ordinal, fn = CKT_CU_* */
+	CKT_EV_CUDA_ALLOC, /* flags = kind, x = device ordinal, fn = CKT_CU_* */
 	CKT_EV_CUDA_FREE,  /* flags = kind the entry point implies, fn = CKT_CU_* */
 	CKT_EV_PHASE,      /* fn = op, addr = phase id */
-	CKT_EV_AGG,        /* x[0] = bytes delta, x[1] = blocks delta (int64) */
+	CKT_EV_AGG,        /* addr = bytes delta, len = blocks delta (int64) */
 };
 
+/* 48 bytes: every event of a flush window sits in a queue once, so its size is memory traffic
+ * on the hot path. Fields double up for the rare kinds. */
 struct ckt_ev {
 	uint64_t ts;
-	uint64_t addr;
-	uint64_t len;   /* block size, mapping length, rss bytes, VmHWM */
-	uint64_t stack;
-	uint64_t x[3];  /* RSS_DETAIL anon, file, shmem */
+	uint64_t addr;  /* AGG: bytes delta (int64); RSS_DETAIL: anon; PHASE: phase id */
+	uint64_t len;   /* block size, mapping length, rss bytes, VmHWM; AGG: blocks delta */
+	uint64_t stack; /* RSS_DETAIL: file */
+	uint64_t x;     /* MMAP: prot; CUDA_ALLOC: device ordinal; RSS_DETAIL: shmem */
 	uint32_t phase;
-	uint32_t prot;
-	uint32_t flags;
+	uint16_t flags; /* MMAP: CKT_MAP_* (low bits); CUDA: kind */
 	uint8_t kind;
 	uint8_t fn;
 };
@@ -48,7 +49,117 @@ static int ckt_replay_is_release(uint8_t kind)
 	       kind == CKT_EV_MREMAP_UNMAP || kind == CKT_EV_CUDA_FREE;
 }
 
-/* ---- live heap blocks: open addressing, linear probing, backward-shift deletion ---- */
+/* ---- live heap blocks: open addressing, linear probing, backward-shift deletion ----
+ * Every heap event looks its address up here, and a table of a few hundred thousand live
+ * blocks does not fit in L2: the cost is cache misses. So an entry is 32 bytes (two per line,
+ * never straddling one): address 0 marks an empty slot (the block at address 0, if a trace has
+ * one, lives in `zero`), and the thread and the sampled flag share one word. */
+
+struct ckt_live {
+	uint64_t addr;
+	uint64_t size;
+	uint64_t stack;
+	uint32_t phase;
+	uint32_t owner; /* thread index << 1, | 1 for a sample of the default mode */
+};
+
+struct ckt_livemap {
+	struct ckt_live *slots;
+	size_t cap;     /* power of two */
+	unsigned shift; /* 64 - log2(cap) */
+	size_t n;       /* in slots (not counting zero) */
+	bool has_zero;
+	struct ckt_live zero;
+};
+
+/* The top bits of a Fibonacci product are the best mixed. */
+static inline size_t ckt_replay_live_home(const struct ckt_livemap *m, uint64_t addr)
+{
+	return (size_t)(ckt_util_hash64(addr) >> m->shift);
+}
+
+static inline struct ckt_live *ckt_replay_live_find(struct ckt_livemap *m, uint64_t addr)
+{
+	if (__builtin_expect(addr == 0, 0))
+		return m->has_zero ? &m->zero : NULL;
+	if (!m->cap)
+		return NULL;
+	size_t mask = m->cap - 1;
+	for (size_t i = ckt_replay_live_home(m, addr);; i = (i + 1) & mask) {
+		uint64_t a = m->slots[i].addr;
+		if (a == addr)
+			return &m->slots[i];
+		if (!a)
+			return NULL;
+	}
+}
+
+/* Inserts a nonzero address known to be absent; the table has room. */
+static inline void ckt_replay_live_put(struct ckt_livemap *m, const struct ckt_live *b)
+{
+	size_t mask = m->cap - 1, i = ckt_replay_live_home(m, b->addr);
+	while (m->slots[i].addr)
+		i = (i + 1) & mask;
+	m->slots[i] = *b;
+	m->n++;
+}
+
+static __attribute__((noinline)) int ckt_replay_live_grow(struct ckt_livemap *m)
+{
+	struct ckt_livemap g = *m;
+	g.cap = m->cap ? m->cap * 2 : 1024;
+	g.shift = 64 - (unsigned)__builtin_ctzll(g.cap);
+	g.n = 0;
+	g.slots = calloc(g.cap, sizeof(*g.slots));
+	if (!g.slots)
+		return CKT_ENOMEM;
+	for (size_t i = 0; i < m->cap; i++)
+		if (m->slots[i].addr)
+			ckt_replay_live_put(&g, &m->slots[i]);
+	free(m->slots);
+	*m = g;
+	return 0;
+}
+
+/* Adds a block whose address is absent. Returns 0 or CKT_ENOMEM. */
+static inline int ckt_replay_live_add(struct ckt_livemap *m, const struct ckt_live *b)
+{
+	if (__builtin_expect(b->addr == 0, 0)) {
+		m->zero = *b;
+		m->has_zero = true;
+		return 0;
+	}
+	if (__builtin_expect((m->n + 1) * 10 >= m->cap * 7, 0) && ckt_replay_live_grow(m) < 0)
+		return CKT_ENOMEM;
+	ckt_replay_live_put(m, b);
+	return 0;
+}
+
+static inline void ckt_replay_live_del(struct ckt_livemap *m, struct ckt_live *b)
+{
+	if (b == &m->zero) {
+		m->has_zero = false;
+		return;
+	}
+	size_t mask = m->cap - 1, i = (size_t)(b - m->slots), j = i;
+
+	/* Shift later members of the probe run back so lookups never meet a hole too early. */
+	for (;;) {
+		j = (j + 1) & mask;
+		if (!m->slots[j].addr)
+			break;
+		size_t k = ckt_replay_live_home(m, m->slots[j].addr);
+		int stays = i <= j ? (i < k && k <= j) : (i < k || k <= j);
+		if (stays)
+			continue;
+		m->slots[i] = m->slots[j];
+		i = j;
+	}
+	m->slots[i].addr = 0;
+	m->n--;
+}
+
+/* ---- live CUDA allocations (rare): the same scheme with room for the CUDA attributes ---- */
 
 struct ckt_block {
 	uint64_t addr;
@@ -180,10 +291,30 @@ static int ckt_replay_range_insert_at(struct ckt_rangeset *s, size_t i, const st
 
 /* ---- threads and the merge heap ---- */
 
+/* Merge order: time, then releases before allocations at equal time (the format promises a
+ * FREE is stamped before another thread's ALLOC of the same address, and equal stamps happen),
+ * then first-seen thread for a deterministic result. The key of a thread's head event is kept
+ * in the heap entry itself, so comparisons never chase the queues: tie = 0 for a release, then
+ * bit 32 for anything else, | thread index. */
+struct ckt_hent {
+	uint64_t ts;
+	uint64_t tie;
+};
+
+static inline uint64_t ckt_replay_tie(const struct ckt_ev *ev, size_t t)
+{
+	return (uint64_t)!ckt_replay_is_release(ev->kind) << 32 | t;
+}
+
+static inline bool ckt_replay_before(const struct ckt_hent *a, const struct ckt_hent *b)
+{
+	return a->ts != b->ts ? a->ts < b->ts : a->tie < b->tie;
+}
+
 struct ckt_thread {
 	uint64_t tid;
 	struct ckt_ev *q; /* ring buffer of events read but not yet replayed */
-	size_t head, n, cap;
+	size_t head, n, cap; /* cap: 0 or a power of two */
 	/* attributes of the range an MREMAP released, for its map half (same thread, next in FIFO) */
 	struct ckt_range mremap_attr;
 	bool sent_agg; /* has sent AGG records (default mode) */
@@ -198,10 +329,14 @@ struct ckt_replay {
 	uint32_t *tid_slots; /* open addressing tid -> thread index + 1; 0 = empty */
 	size_t tid_cap;
 
-	uint32_t *heap; /* thread indices with queued events, min-heap on their head event */
+	/* threads with queued events, a min-heap on their head event's merge key */
+	struct ckt_hent *heap;
 	size_t heap_n;
+	size_t last_ti; /* thread of the previous push + 1 (records come in THREAD groups) */
+	struct ckt_ev *spare; /* a big queue buffer given back (ckt_replay_retire) */
+	size_t spare_cap;
 
-	struct ckt_heapmap blocks;
+	struct ckt_livemap blocks;
 	struct ckt_rangeset maps;
 
 	uint64_t lost_sum, lost_end;
@@ -219,7 +354,7 @@ struct ckt_replay {
 
 	struct ckt_observer obs[8];
 	size_t n_obs;
-	uint32_t epochs[CKT_AT_COUNT];
+	uint32_t epochs[CKT_AT_COUNT + 1]; /* then their sum (ckt_tracked_add) */
 };
 
 int ckt_replay_observe(struct ckt_replay *r, const struct ckt_observer *o)
@@ -269,6 +404,7 @@ static void ckt_replay_obs_bytes(struct ckt_replay *r, uint64_t stack, uint32_t 
 static void ckt_replay_obs_peak(struct ckt_replay *r, enum ckt_moment m, uint64_t ts)
 {
 	r->epochs[m]++;
+	r->epochs[CKT_AT_COUNT]++;
 	for (size_t i = 0; i < r->n_obs; i++)
 		if (r->obs[i].peak)
 			r->obs[i].peak(r->obs[i].ctx, m, ts);
@@ -292,6 +428,7 @@ void ckt_replay_free(struct ckt_replay *r)
 	free(r->threads);
 	free(r->tid_slots);
 	free(r->heap);
+	free(r->spare);
 	free(r->blocks.slots);
 	free(r->maps.r);
 	free(r->cuda_blocks.slots);
@@ -343,7 +480,7 @@ static long ckt_replay_thread(struct ckt_replay *r, uint64_t tid)
 	if (r->n_threads == r->cap_threads) {
 		size_t cap = r->cap_threads ? r->cap_threads * 2 : 16;
 		struct ckt_thread *t = realloc(r->threads, cap * sizeof(*t));
-		uint32_t *h = realloc(r->heap, cap * sizeof(*h));
+		struct ckt_hent *h = realloc(r->heap, cap * sizeof(*h));
 		if (t)
 			r->threads = t;
 		if (h)
@@ -370,78 +507,77 @@ static long ckt_replay_thread(struct ckt_replay *r, uint64_t tid)
 	return (long)r->n_threads - 1;
 }
 
-static const struct ckt_ev *ckt_replay_head(const struct ckt_replay *r, uint32_t t)
-{
-	const struct ckt_thread *th = &r->threads[t];
-	return &th->q[th->head];
-}
-
-/* Merge order: time, then releases before allocations at equal time (the format promises a
- * FREE is stamped before another thread's ALLOC of the same address, and equal stamps happen),
- * then first-seen thread for a deterministic result. */
-static int ckt_replay_before(const struct ckt_replay *r, uint32_t a, uint32_t b)
-{
-	const struct ckt_ev *ea = ckt_replay_head(r, a), *eb = ckt_replay_head(r, b);
-	if (ea->ts != eb->ts)
-		return ea->ts < eb->ts;
-	int ra = !ckt_replay_is_release(ea->kind), rb = !ckt_replay_is_release(eb->kind);
-	if (ra != rb)
-		return ra < rb;
-	return a < b;
-}
-
 static void ckt_replay_sift_up(struct ckt_replay *r, size_t i)
 {
+	struct ckt_hent e = r->heap[i];
 	while (i > 0) {
 		size_t p = (i - 1) / 2;
-		if (!ckt_replay_before(r, r->heap[i], r->heap[p]))
+		if (!ckt_replay_before(&e, &r->heap[p]))
 			break;
-		uint32_t t = r->heap[i];
 		r->heap[i] = r->heap[p];
-		r->heap[p] = t;
 		i = p;
 	}
+	r->heap[i] = e;
 }
 
 static void ckt_replay_sift_down(struct ckt_replay *r, size_t i)
 {
+	struct ckt_hent e = r->heap[i];
 	for (;;) {
-		size_t l = 2 * i + 1, m = i;
-		if (l < r->heap_n && ckt_replay_before(r, r->heap[l], r->heap[m]))
-			m = l;
-		if (l + 1 < r->heap_n && ckt_replay_before(r, r->heap[l + 1], r->heap[m]))
+		size_t l = 2 * i + 1, m = l;
+		if (l >= r->heap_n)
+			break;
+		if (l + 1 < r->heap_n && ckt_replay_before(&r->heap[l + 1], &r->heap[l]))
 			m = l + 1;
-		if (m == i)
-			return;
-		uint32_t t = r->heap[i];
+		if (!ckt_replay_before(&r->heap[m], &e))
+			break;
 		r->heap[i] = r->heap[m];
-		r->heap[m] = t;
 		i = m;
 	}
+	r->heap[i] = e;
 }
 
+static __attribute__((noinline)) int ckt_replay_queue_grow(struct ckt_replay *r, struct ckt_thread *th)
+{
+	if (!th->cap && r->spare) {
+		/* a queue that starts again takes the buffer the last big one gave back */
+		th->q = r->spare;
+		th->cap = r->spare_cap;
+		r->spare = NULL;
+		return 0;
+	}
+	size_t cap = th->cap ? th->cap * 2 : 64;
+	struct ckt_ev *q = malloc(cap * sizeof(*q));
+	if (!q)
+		return CKT_ENOMEM;
+	/* unroll the ring into the new buffer, oldest first */
+	for (size_t i = 0; i < th->n; i++)
+		q[i] = th->q[(th->head + i) & (th->cap - 1)];
+	free(th->q);
+	th->q = q;
+	th->cap = cap;
+	th->head = 0;
+	return 0;
+}
+
+/* Queues ev on tid's thread: about 15 instructions and one 48-byte store when the record is
+ * from the same THREAD group as the previous one and the ring has room. */
 static int ckt_replay_push(struct ckt_replay *r, uint64_t tid, const struct ckt_ev *ev)
 {
-	long ti = ckt_replay_thread(r, tid);
-	if (ti < 0)
-		return CKT_ENOMEM;
-	struct ckt_thread *th = &r->threads[ti];
-	if (th->n == th->cap) {
-		size_t cap = th->cap ? th->cap * 2 : 64;
-		struct ckt_ev *q = malloc(cap * sizeof(*q));
-		if (!q)
+	size_t ti = r->last_ti - 1;
+	if (__builtin_expect(!r->last_ti || r->threads[ti].tid != tid, 0)) {
+		long t = ckt_replay_thread(r, tid);
+		if (t < 0)
 			return CKT_ENOMEM;
-		/* unroll the ring into the new buffer, oldest first */
-		for (size_t i = 0; i < th->n; i++)
-			q[i] = th->q[(th->head + i) % th->cap];
-		free(th->q);
-		th->q = q;
-		th->cap = cap;
-		th->head = 0;
+		ti = (size_t)t;
+		r->last_ti = ti + 1;
 	}
-	th->q[(th->head + th->n) % th->cap] = *ev;
+	struct ckt_thread *th = &r->threads[ti];
+	if (__builtin_expect(th->n == th->cap, 0) && ckt_replay_queue_grow(r, th) < 0)
+		return CKT_ENOMEM;
+	th->q[(th->head + th->n) & (th->cap - 1)] = *ev;
 	if (th->n++ == 0) {
-		r->heap[r->heap_n] = (uint32_t)ti;
+		r->heap[r->heap_n] = (struct ckt_hent){ ev->ts, ckt_replay_tie(ev, ti) };
 		ckt_replay_sift_up(r, r->heap_n++);
 	}
 	return 0;
@@ -480,47 +616,53 @@ static void ckt_replay_note_mmap(struct ckt_replay *r, uint64_t ts)
 	}
 }
 
+static inline uint32_t ckt_replay_live_tid(const struct ckt_replay *r, const struct ckt_live *b)
+{
+	return (uint32_t)r->threads[b->owner >> 1].tid;
+}
+
 /* A live heap block leaves. A sample of the default mode only leaves the estimates: its
  * bytes are in the AGG totals. */
-static void ckt_replay_block_gone(struct ckt_replay *r, const struct ckt_block *b, uint64_t ts)
+static void ckt_replay_block_gone(struct ckt_replay *r, const struct ckt_live *b, uint64_t ts)
 {
-	if (b->fn & CKT_FN_SAMPLED) {
+	if (b->owner & 1) {
 		double w = ckt_replay_sample_weight(r->st.sample_r, b->size);
-		ckt_replay_obs_bytes_w(r, b->stack, b->phase, b->tid, CKT_SPACE_HEAP,
+		ckt_replay_obs_bytes_w(r, b->stack, b->phase, ckt_replay_live_tid(r, b), CKT_SPACE_HEAP,
 				       -(int64_t)llround(w * (double)b->size), -1, ts, w);
 		return;
 	}
-	ckt_replay_obs_bytes(r, b->stack, b->phase, b->tid, CKT_SPACE_HEAP, -(int64_t)b->size, -1, ts);
+	ckt_replay_obs_bytes(r, b->stack, b->phase, ckt_replay_live_tid(r, b), CKT_SPACE_HEAP,
+			     -(int64_t)b->size, -1, ts);
 	r->st.heap_bytes -= b->size;
 	r->st.heap_blocks--;
 }
 
 static void ckt_replay_heap_release(struct ckt_replay *r, uint64_t addr, uint64_t ts)
 {
-	struct ckt_block *b = ckt_replay_heap_find(&r->blocks, addr);
+	struct ckt_live *b = ckt_replay_live_find(&r->blocks, addr);
 	/* An unknown address is normal: the block was allocated before tracing started. */
 	if (!b)
 		return;
 	ckt_replay_block_gone(r, b, ts);
-	ckt_replay_heap_del(&r->blocks, b);
+	ckt_replay_live_del(&r->blocks, b);
 }
 
-static int ckt_replay_heap_alloc(struct ckt_replay *r, const struct ckt_ev *ev, uint32_t tid)
+static int ckt_replay_heap_alloc(struct ckt_replay *r, const struct ckt_ev *ev, size_t ti)
 {
-	struct ckt_block nb = { ev->addr, ev->len, ev->stack, ev->phase, tid, ev->fn, 1, 0, 0 };
-	struct ckt_block *b = ckt_replay_heap_find(&r->blocks, ev->addr);
+	bool sampled = ev->fn & CKT_FN_SAMPLED;
+	struct ckt_live nb = { ev->addr, ev->len, ev->stack, ev->phase, (uint32_t)(ti << 1 | sampled) };
+	struct ckt_live *b = ckt_replay_live_find(&r->blocks, ev->addr);
+	uint32_t tid = (uint32_t)r->threads[ti].tid;
 
 	if (b) {
 		/* still live: its free was lost or never recorded; count it and replace the block */
 		r->st.inconsistencies++;
 		ckt_replay_block_gone(r, b, ev->ts);
 		*b = nb;
-	} else {
-		if (ckt_replay_heap_reserve(&r->blocks) < 0)
-			return CKT_ENOMEM;
-		ckt_replay_heap_put(&r->blocks, &nb);
+	} else if (ckt_replay_live_add(&r->blocks, &nb) < 0) {
+		return CKT_ENOMEM;
 	}
-	if (nb.fn & CKT_FN_SAMPLED) {
+	if (sampled) {
 		double w = ckt_replay_sample_weight(r->st.sample_r, nb.size);
 		r->st.sampled_allocs++;
 		ckt_replay_obs_bytes_w(r, nb.stack, nb.phase, tid, CKT_SPACE_HEAP,
@@ -640,9 +782,9 @@ static void ckt_replay_rss_detail(struct ckt_replay *r, const struct ckt_ev *ev)
 	struct ckt_replay_stats *st = &r->st;
 	r->have_detail = true;
 	r->detail[0] = ev->len;
-	r->detail[1] = ev->x[0];
-	r->detail[2] = ev->x[1];
-	r->detail[3] = ev->x[2];
+	r->detail[1] = ev->addr;
+	r->detail[2] = ev->stack;
+	r->detail[3] = ev->x;
 	if (ev->len > st->hwm_max)
 		st->hwm_max = ev->len;
 	/* a detail sample taken in the same instant as the peak RSS sample describes it too */
@@ -776,7 +918,7 @@ static int ckt_replay_cuda_alloc(struct ckt_replay *r, const struct ckt_ev *ev, 
 {
 	struct ckt_heapmap *m = ev->fn == CKT_CU_MEM_CREATE ? &r->cuda_handles : &r->cuda_blocks;
 	struct ckt_block nb = { ev->addr, ev->len, ev->stack, ev->phase, tid, ev->fn, 1,
-				(uint8_t)ev->flags, ev->prot };
+				(uint8_t)ev->flags, (uint32_t)ev->x };
 	struct ckt_block *b = ckt_replay_heap_find(m, ev->addr);
 	int rc;
 
@@ -817,7 +959,7 @@ static int ckt_replay_apply(struct ckt_replay *r, struct ckt_thread *th, const s
 	switch (ev->kind) {
 	case CKT_EV_ALLOC:
 	case CKT_EV_REALLOC_ALLOC:
-		rc = ckt_replay_heap_alloc(r, ev, (uint32_t)th->tid);
+		rc = ckt_replay_heap_alloc(r, ev, (size_t)(th - r->threads));
 		break;
 	case CKT_EV_FREE:
 	case CKT_EV_REALLOC_FREE:
@@ -825,7 +967,7 @@ static int ckt_replay_apply(struct ckt_replay *r, struct ckt_thread *th, const s
 		break;
 	case CKT_EV_MMAP: {
 		struct ckt_range v = { ev->addr, ckt_replay_page_end(r, ev->addr, ev->len), ev->stack,
-				       ev->phase, ev->prot, ev->flags & (CKT_MAP_ANON | CKT_MAP_SHARED),
+				       ev->phase, (uint32_t)ev->x, ev->flags & (CKT_MAP_ANON | CKT_MAP_SHARED),
 				       (uint32_t)th->tid };
 		rc = ckt_replay_map(r, &v, ev->ts);
 		ckt_replay_note_mmap(r, ev->ts);
@@ -866,8 +1008,8 @@ static int ckt_replay_apply(struct ckt_replay *r, struct ckt_thread *th, const s
 		break;
 	case CKT_EV_AGG:
 		/* small blocks of the default mode: totals only, attributed by the samples */
-		r->st.heap_bytes += (uint64_t)ev->x[0];
-		r->st.heap_blocks += (uint64_t)ev->x[1];
+		r->st.heap_bytes += ev->addr;
+		r->st.heap_blocks += ev->len;
 		if (!th->sent_agg) {
 			th->sent_agg = true;
 			r->st.agg_threads++;
@@ -884,33 +1026,78 @@ static int ckt_replay_apply(struct ckt_replay *r, struct ckt_thread *th, const s
 	return rc;
 }
 
-/* Replays queued events in merge order: all of them, or those stamped before `limit`. */
+#define CKT_REPLAY_AHEAD 16
+
+/* Removes the heap's top thread, whose queue just ran empty. */
+static void ckt_replay_retire(struct ckt_replay *r, struct ckt_thread *th)
+{
+	r->heap[0] = r->heap[--r->heap_n];
+	ckt_replay_sift_down(r, 0);
+	th->head = 0;
+	if (th->cap > 4096) {
+		/* A burst made this queue big: give the memory back, but keep the largest such
+		 * buffer as the one spare, so threads that take turns do not regrow (copying and
+		 * faulting in fresh pages) each time. Memory: one queue more, at most. */
+		if (!r->spare || r->spare_cap < th->cap) {
+			free(r->spare);
+			r->spare = th->q;
+			r->spare_cap = th->cap;
+		} else {
+			free(th->q);
+		}
+		th->q = NULL;
+		th->cap = 0;
+	}
+}
+
+/* Replays queued events in merge order: all of them, or those stamped before `limit`.
+ * Threads run in bursts between two of their neighbours' events, so the top thread keeps
+ * going without touching the heap while its next event still sorts before the runner-up
+ * (the smaller of the top's two children); the heap is fixed once per burst. */
 static int ckt_replay_drain(struct ckt_replay *r, bool all, uint64_t limit)
 {
 	while (r->heap_n) {
-		uint32_t t = r->heap[0];
-		struct ckt_thread *th = &r->threads[t];
-		struct ckt_ev ev = th->q[th->head];
-		if (!all && ev.ts >= limit)
+		struct ckt_hent *top = &r->heap[0];
+		if (!all && top->ts >= limit)
 			break;
-		th->head = (th->head + 1) % th->cap;
-		th->n--;
-		if (th->n) {
-			ckt_replay_sift_down(r, 0);
-		} else {
-			r->heap[0] = r->heap[--r->heap_n];
-			ckt_replay_sift_down(r, 0);
-			th->head = 0;
-			if (th->cap > 4096) {
-				/* a burst made this queue big; give the memory back */
-				free(th->q);
-				th->q = NULL;
-				th->cap = 0;
+		size_t t = (size_t)(top->tie & 0xffffffffu);
+		struct ckt_thread *th = &r->threads[t];
+		struct ckt_hent next = { UINT64_MAX, UINT64_MAX }; /* the runner-up */
+		if (r->heap_n > 1)
+			next = r->heap[1];
+		if (r->heap_n > 2 && ckt_replay_before(&r->heap[2], &next))
+			next = r->heap[2];
+		if (!all && limit <= next.ts)
+			next = (struct ckt_hent){ limit, 0 }; /* stop at the limit too */
+		size_t mask = th->cap - 1;
+		for (;;) {
+			/* The live map is bigger than the caches, so a heap event's lookup is a miss;
+			 * fetch the slot of this thread's event CKT_REPLAY_AHEAD places on now (other
+			 * threads' events interleave, so that is further ahead still). */
+			/* and the queue itself, further ahead, for the look-ahead above */
+			__builtin_prefetch(&th->q[(th->head + 4 * CKT_REPLAY_AHEAD) & mask]);
+			if (th->n > CKT_REPLAY_AHEAD && r->blocks.cap) {
+				const struct ckt_ev *f = &th->q[(th->head + CKT_REPLAY_AHEAD) & mask];
+				if (f->kind <= CKT_EV_REALLOC_ALLOC)
+					__builtin_prefetch(&r->blocks.slots[ckt_replay_live_home(&r->blocks, f->addr)]);
+			}
+			/* applied in place: nothing touches the queues until it returns */
+			int rc = ckt_replay_apply(r, th, &th->q[th->head]);
+			if (rc < 0)
+				return rc;
+			th->head = (th->head + 1) & mask;
+			if (--th->n == 0) {
+				ckt_replay_retire(r, th);
+				break;
+			}
+			const struct ckt_ev *ev = &th->q[th->head];
+			struct ckt_hent k = { ev->ts, ckt_replay_tie(ev, t) };
+			if (!ckt_replay_before(&k, &next)) {
+				*top = k;
+				ckt_replay_sift_down(r, 0);
+				break;
 			}
 		}
-		int rc = ckt_replay_apply(r, th, &ev);
-		if (rc < 0)
-			return rc;
 	}
 	return 0;
 }
@@ -962,8 +1149,8 @@ int ckt_replay_feed(struct ckt_replay *r, const struct ckt_record *rec, struct c
 		ev.kind = CKT_EV_MMAP;
 		ev.addr = rec->u.mmap.addr;
 		ev.len = rec->u.mmap.len;
-		ev.flags = (uint32_t)rec->u.mmap.flags;
-		ev.prot = (uint32_t)rec->u.mmap.prot;
+		ev.flags = (uint16_t)rec->u.mmap.flags;
+		ev.x = (uint32_t)rec->u.mmap.prot;
 		ev.stack = rec->u.mmap.stack;
 		ev.phase = (uint32_t)rec->u.mmap.phase;
 		rc = ckt_replay_push(r, rec->tid, &ev);
@@ -998,9 +1185,9 @@ int ckt_replay_feed(struct ckt_replay *r, const struct ckt_record *rec, struct c
 		st->counts[CKT_KIND_RSS_DETAIL]++;
 		ev.kind = CKT_EV_RSS_DETAIL;
 		ev.len = rec->u.rss_detail.hwm;
-		ev.x[0] = rec->u.rss_detail.anon;
-		ev.x[1] = rec->u.rss_detail.file;
-		ev.x[2] = rec->u.rss_detail.shmem;
+		ev.addr = rec->u.rss_detail.anon;
+		ev.stack = rec->u.rss_detail.file;
+		ev.x = rec->u.rss_detail.shmem;
 		rc = ckt_replay_push(r, rec->tid, &ev);
 		break;
 	case CKT_TAG_SYNC:
@@ -1027,8 +1214,8 @@ int ckt_replay_feed(struct ckt_replay *r, const struct ckt_record *rec, struct c
 		ev.len = rec->u.cuda_alloc.size;
 		ev.stack = rec->u.cuda_alloc.stack;
 		ev.phase = (uint32_t)rec->u.cuda_alloc.phase;
-		ev.flags = (uint32_t)rec->u.cuda_alloc.kind;
-		ev.prot = rec->u.cuda_alloc.device > CKT_CUDA_NO_DEVICE ? CKT_CUDA_NO_DEVICE
+		ev.flags = (uint16_t)rec->u.cuda_alloc.kind;
+		ev.x = rec->u.cuda_alloc.device > CKT_CUDA_NO_DEVICE ? CKT_CUDA_NO_DEVICE
 									: (uint32_t)rec->u.cuda_alloc.device;
 		ev.fn = (uint8_t)rec->u.cuda_alloc.fn;
 		rc = ckt_replay_push(r, rec->tid, &ev);
@@ -1037,15 +1224,15 @@ int ckt_replay_feed(struct ckt_replay *r, const struct ckt_record *rec, struct c
 		st->counts[CKT_KIND_CUDA_FREE]++;
 		ev.kind = CKT_EV_CUDA_FREE;
 		ev.addr = rec->u.cuda_free.addr;
-		ev.flags = (uint32_t)rec->u.cuda_free.kind;
+		ev.flags = (uint16_t)rec->u.cuda_free.kind;
 		ev.fn = (uint8_t)rec->u.cuda_free.fn;
 		rc = ckt_replay_push(r, rec->tid, &ev);
 		return rc < 0 ? ckt_util_err(err, rc, "out of memory") : 0;
 	case CKT_TAG_AGG:
 		st->counts[CKT_KIND_AGG]++;
 		ev.kind = CKT_EV_AGG;
-		ev.x[0] = (uint64_t)rec->u.agg.bytes;
-		ev.x[1] = (uint64_t)rec->u.agg.blocks;
+		ev.addr = (uint64_t)rec->u.agg.bytes;
+		ev.len = (uint64_t)rec->u.agg.blocks;
 		rc = ckt_replay_push(r, rec->tid, &ev);
 		return rc < 0 ? ckt_util_err(err, rc, "out of memory") : 0;
 	case CKT_TAG_PHASE:

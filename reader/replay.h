@@ -158,20 +158,32 @@ struct ckt_observer {
 
 /* A counter of live bytes that remembers its value at the latest peak of every moment, at
  * O(CKT_AT_COUNT) per change: when it changes in a later epoch than the one it last saw, the
- * value it held until then is the value it had at that epoch's peak. */
+ * value it held until then is the value it had at that epoch's peak. `epochs` is the replay's
+ * array (ckt_replay_epochs): CKT_AT_COUNT epochs, then their sum. Epochs only grow, so an equal
+ * sum means no epoch moved since the counter last looked: the common case costs one compare
+ * (the per-moment walk runs only after a new peak; a wrap of the u32 sum would need 2^32 peaks
+ * between two changes of one counter). */
 struct ckt_tracked {
 	int64_t cur, max;
 	int64_t at[CKT_AT_COUNT];
 	uint32_t epoch[CKT_AT_COUNT];
+	uint32_t seen; /* epochs[CKT_AT_COUNT] when epoch[] was last brought up to date */
 };
 
-static inline void ckt_tracked_add(struct ckt_tracked *v, const uint32_t *epochs, int64_t delta)
+static inline void ckt_tracked_sync(struct ckt_tracked *v, const uint32_t *epochs)
 {
 	for (int m = 0; m < CKT_AT_COUNT; m++)
 		if (v->epoch[m] != epochs[m]) {
 			v->at[m] = v->cur;
 			v->epoch[m] = epochs[m];
 		}
+	v->seen = epochs[CKT_AT_COUNT];
+}
+
+static inline void ckt_tracked_add(struct ckt_tracked *v, const uint32_t *epochs, int64_t delta)
+{
+	if (__builtin_expect(v->seen != epochs[CKT_AT_COUNT], 0))
+		ckt_tracked_sync(v, epochs);
 	v->cur += delta;
 	if (v->cur > v->max)
 		v->max = v->cur;
@@ -190,7 +202,8 @@ struct ckt_replay;
 
 /* Adds an observer (at most 8). Returns 0 or CKT_ENOMEM. */
 int ckt_replay_observe(struct ckt_replay *r, const struct ckt_observer *o);
-/* Current epoch of every moment (number of new maxima so far). */
+/* Current epoch of every moment (number of new maxima so far), CKT_AT_COUNT entries, then
+ * their sum (what ckt_tracked_add reads first). */
 const uint32_t *ckt_replay_epochs(const struct ckt_replay *r);
 
 /* page_size rounds mmap lengths (the header's page_size). Returns NULL when out of memory. */

@@ -53,12 +53,13 @@ struct ckt_sites {
 	bool own_peaks;
 	int err;                /* CKT_ENOMEM met in a callback */
 	const uint32_t *epochs; /* the replay's during the replay, then final_epochs */
-	uint32_t final_epochs[CKT_AT_COUNT];
+	uint32_t final_epochs[CKT_AT_COUNT + 1];
 	struct ckt_sym *sym;
 
 	struct ckt_sites_stack *stacks;
 	size_t n_stacks, cap_stacks;
 	uint32_t *index;        /* id -> stack index + 1; open addressing */
+	size_t last_stack;      /* the stack ckt_sites_stack_of found last, + 1; 0 = none */
 	size_t index_cap;
 	uint8_t *enc;
 	size_t enc_len, enc_cap;
@@ -181,7 +182,20 @@ static int ckt_sites_index_grow(struct ckt_sites *s)
 }
 
 /* Index of the stack with this id, created (without frames) when new; CKT_ENOMEM. */
+static long ckt_sites_stack_find(struct ckt_sites *s, uint64_t id);
+
 static long ckt_sites_stack_of(struct ckt_sites *s, uint64_t id)
+{
+	/* runs of events share a stack: the previous answer first (indices never move) */
+	if (s->last_stack && s->stacks[s->last_stack - 1].id == id)
+		return (long)s->last_stack - 1;
+	long i = ckt_sites_stack_find(s, id);
+	if (i >= 0)
+		s->last_stack = (size_t)i + 1;
+	return i;
+}
+
+static long ckt_sites_stack_find(struct ckt_sites *s, uint64_t id)
 {
 	if (s->n_stacks * 2 >= s->index_cap && ckt_sites_index_grow(s) < 0)
 		return CKT_ENOMEM;

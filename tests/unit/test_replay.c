@@ -501,6 +501,78 @@ static void test_many_threads_merge(void **state)
 	tb_release(&b);
 }
 
+/* The live heap map against an oracle: 3 threads, 6000 allocations and frees over 1500
+ * clustered addresses (address 0 among them, kept apart by the map), written thread group by
+ * thread group so the merge must interleave them; replacements of live addresses included.
+ * Exercises growth, backward-shift deletion and the merge's bursts. */
+static void test_live_map_oracle(void **state)
+{
+	(void)state;
+	enum { NADDR = 1500, NEV = 6000, PER_FRAME = 300, NTH = 3 };
+	static uint64_t live[NADDR];
+	static struct { uint64_t ts, addr, size; unsigned th; bool alloc; } ev[NEV];
+	uint64_t heap = 0, peak = 0, peak_ts = 0, blocks = 0, incons = 0, seed = 12345;
+	memset(live, 0, sizeof(live));
+	for (unsigned i = 0; i < NEV; i++) {
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		unsigned k = (unsigned)(seed >> 33) % NADDR;
+		ev[i].ts = i + 1;
+		ev[i].addr = (uint64_t)k * 16;
+		ev[i].th = (unsigned)(seed >> 20) % NTH;
+		ev[i].alloc = (seed >> 40) % 100 < 55;
+		ev[i].size = 1 + (seed >> 45) % 1000;
+		if (ev[i].alloc) {
+			if (live[k]) {
+				incons++;
+				heap -= live[k];
+				blocks--;
+			}
+			live[k] = ev[i].size;
+			heap += ev[i].size;
+			blocks++;
+			if (heap > peak) {
+				peak = heap;
+				peak_ts = ev[i].ts;
+			}
+		} else if (live[k]) {
+			heap -= live[k];
+			live[k] = 0;
+			blocks--;
+		}
+	}
+	struct tb b;
+	struct ckt_replay_stats st;
+	tb_init(&b);
+	tb_header(&b);
+	for (unsigned f = 0; f * PER_FRAME < NEV; f++) {
+		tb_frame(&b, (uint64_t)f * PER_FRAME);
+		for (unsigned t = NTH; t-- > 0;) {
+			tb_thread(&b, 100 + t);
+			for (unsigned i = f * PER_FRAME; i < (f + 1) * PER_FRAME; i++) {
+				if (ev[i].th != t)
+					continue;
+				if (ev[i].alloc)
+					tb_alloc(&b, ev[i].ts, ev[i].addr, ev[i].size);
+				else
+					tb_free(&b, ev[i].ts, ev[i].addr);
+			}
+		}
+		tb_sync(&b, (uint64_t)(f + 1) * PER_FRAME + 1);
+		tb_flush(&b);
+	}
+	tb_frame(&b, NEV + 10);
+	tb_end(&b, NEV + 10, CKT_END_EXIT, NEV, 0);
+	tb_flush(&b);
+	run_ok(&b, &st);
+	assert_int_equal(st.events, NEV);
+	assert_int_equal(st.inconsistencies, incons);
+	assert_int_equal(st.heap_bytes, heap);
+	assert_int_equal(st.heap_blocks, blocks);
+	assert_int_equal(st.peak_heap.bytes, peak);
+	assert_int_equal(st.peak_heap.ts, peak_ts);
+	tb_release(&b);
+}
+
 /* Random mmap/munmap/mremap sequences over 64 pages against a page-array oracle: the
  * interval code must agree with it on totals and peaks after every sequence. */
 static void test_mapping_oracle(void **state)
@@ -655,6 +727,7 @@ int main(void)
 		cmocka_unit_test(test_lost_events),
 		cmocka_unit_test(test_truncated_drop_partial_frame),
 		cmocka_unit_test(test_many_threads_merge),
+		cmocka_unit_test(test_live_map_oracle),
 		cmocka_unit_test(test_mapping_oracle),
 		cmocka_unit_test(test_json_shape),
 	};
