@@ -164,12 +164,14 @@ struct ckt_ring {
 #define CKT_PHASE_DEPTH 32
 struct ckt_tls {
 	int guard; /* nonzero while inside a hook or in a tracer thread: calls pass through */
+	int in_driver; /* inside a real CUDA driver call: mmap and nested driver calls not counted */
 	int dead;  /* no ring can be had for this thread */
 	struct ckt_ring *ring;
 	int phase_depth; /* pushes minus pops; the first CKT_PHASE_DEPTH ids are kept */
 	uint16_t phase_stack[CKT_PHASE_DEPTH];
 	/* default (sampling) mode, sample.c */
 	int64_t agg_bytes, agg_blocks; /* small blocks' usable bytes not yet sent as AGG */
+	int64_t agg_step;              /* send them when they moved this much; 0 = at once */
 	int64_t sample_left;           /* bytes until the next sample */
 	uint64_t rng;                  /* xorshift state; 0 until the first sample decision */
 };
@@ -351,7 +353,7 @@ static inline void ckt_sample_count(struct ckt_tls *t, int64_t usable, int64_t b
 {
 	t->agg_bytes += usable;
 	t->agg_blocks += blocks;
-	if (CKT_UNLIKELY((uint64_t)(t->agg_bytes + CKT_AGG_STEP) > 2 * (uint64_t)CKT_AGG_STEP))
+	if (CKT_UNLIKELY((uint64_t)(t->agg_bytes + t->agg_step) > 2 * (uint64_t)t->agg_step))
 		ckt_sample_flush(t);
 }
 

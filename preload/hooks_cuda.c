@@ -8,7 +8,10 @@
  *
  * Cost per allocation beyond the driver call: guard test and set, one cuCtxGetDevice (a TLS
  * read inside the driver), a stack capture, a clock read, two ring slots. The driver's own
- * malloc/mmap inside the call run under the guard, so they are not counted as heap or mmap. */
+ * calls inside the real call run with in_driver raised: their mmap/munmap are not counted
+ * (pinned host memory would count twice, as pinned and as anonymous mmap) and nested driver
+ * calls are not counted again, but their malloc/free are: the driver's host heap is real heap,
+ * and it may free later, outside any call we wrap, what it allocated inside one. */
 #include "ckt.h"
 
 #include <dlfcn.h>
@@ -311,19 +314,24 @@ static inline int hook_enter(struct ckt_tls *t)
 {
 	if (CKT_UNLIKELY(atomic_load_explicit(&ckt_boot_state, memory_order_relaxed) == 0))
 		ckt_bootstrap();
-	return CKT_LIKELY(!t->guard) && atomic_load_explicit(&ckt_active, memory_order_relaxed);
+	return CKT_LIKELY(!t->guard && !t->in_driver) &&
+	       atomic_load_explicit(&ckt_active, memory_order_relaxed);
 }
 
 static CKT_NOINLINE void record_alloc(struct ckt_tls *t, uint8_t fn, uint8_t kind, uint32_t dev,
 				      uint64_t addr, uint64_t size)
 {
+	t->guard++;
 	uint32_t stack = ckt_stacks_capture(t);
 	ckt_emit2(t, CKT_EV_CUDA_ALLOC, fn, ckt_now(), addr, size, 0, kind, dev, stack);
+	t->guard--;
 }
 
 static inline void record_free(struct ckt_tls *t, uint8_t fn, uint8_t kind, uint64_t addr)
 {
+	t->guard++;
 	ckt_emit(t, CKT_EV_CUDA_FREE, fn, ckt_now(), addr, kind, 0);
+	t->guard--;
 }
 
 /* Device-memory allocators share one shape: (CUdeviceptr *, size, ...) -> after the call,
@@ -337,11 +345,11 @@ static inline void record_free(struct ckt_tls *t, uint8_t fn, uint8_t kind, uint
 		struct ckt_tls *t = &ckt_tls;                                            \
 		if (!hook_enter(t))                                                      \
 			return real ARGS;                                                \
-		t->guard++;                                                              \
+		t->in_driver++;                                                              \
 		CUresult rc = real ARGS;                                                 \
 		if (rc == CUDA_SUCCESS && dptr)                                          \
 			record_alloc(t, FN, KIND, current_device(t), *dptr, (SIZE));      \
-		t->guard--;                                                              \
+		t->in_driver--;                                                              \
 		return rc;                                                               \
 	}
 
@@ -373,12 +381,12 @@ CKT_DEV_ALLOC(cuMemAllocFromPoolAsync_ptsz, CKT_CU_MEM_ALLOC_FROM_POOL_ASYNC_PTS
 		struct ckt_tls *t = &ckt_tls;                                            \
 		if (!hook_enter(t))                                                      \
 			return real ARGS;                                                \
-		t->guard++;                                                              \
+		t->in_driver++;                                                              \
 		CUresult rc = real ARGS;                                                 \
 		if (rc == CUDA_SUCCESS && pp)                                            \
 			record_alloc(t, FN, CKT_CUDA_PINNED, CKT_CUDA_NO_DEVICE,          \
 				     (uint64_t)(uintptr_t)*pp, (SIZE));                  \
-		t->guard--;                                                              \
+		t->in_driver--;                                                              \
 		return rc;                                                               \
 	}
 
@@ -395,12 +403,12 @@ CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned flags)
 	struct ckt_tls *t = &ckt_tls;
 	if (!hook_enter(t))
 		return real(p, bytesize, flags);
-	t->guard++;
+	t->in_driver++;
 	CUresult rc = real(p, bytesize, flags);
 	if (rc == CUDA_SUCCESS)
 		record_alloc(t, CKT_CU_MEM_HOST_REGISTER, CKT_CUDA_REGISTERED, CKT_CUDA_NO_DEVICE,
 			     (uint64_t)(uintptr_t)p, bytesize);
-	t->guard--;
+	t->in_driver--;
 	return rc;
 }
 
@@ -414,7 +422,7 @@ CUresult cuMemCreate(CUmemGenericAllocationHandle *h, size_t size, const CUmemAl
 	struct ckt_tls *t = &ckt_tls;
 	if (!hook_enter(t))
 		return real(h, size, prop, flags);
-	t->guard++;
+	t->in_driver++;
 	CUresult rc = real(h, size, prop, flags);
 	if (rc == CUDA_SUCCESS && h) {
 		/* physical memory on a device, or (CUDA 12.2+) host memory: pinned host RAM */
@@ -424,7 +432,7 @@ CUresult cuMemCreate(CUmemGenericAllocationHandle *h, size_t size, const CUmemAl
 		record_alloc(t, CKT_CU_MEM_CREATE, on_dev ? CKT_CUDA_VMM : CKT_CUDA_PINNED,
 			     on_dev ? note_device(t, prop->location.id) : CKT_CUDA_NO_DEVICE, *h, size);
 	}
-	t->guard--;
+	t->in_driver--;
 	return rc;
 }
 
@@ -439,11 +447,11 @@ CUresult cuMemCreate(CUmemGenericAllocationHandle *h, size_t size, const CUmemAl
 		struct ckt_tls *t = &ckt_tls;                                            \
 		if (!hook_enter(t))                                                      \
 			return real(ARG);                                                \
-		t->guard++;                                                              \
+		t->in_driver++;                                                              \
 		if (ARG)                                                                 \
 			record_free(t, FN, KIND, (uint64_t)(uintptr_t)ARG);               \
 		CUresult rc = real(ARG);                                                 \
-		t->guard--;                                                              \
+		t->in_driver--;                                                              \
 		return rc;                                                               \
 	}
 
@@ -461,11 +469,11 @@ CKT_FREE(cuMemHostUnregister, CKT_CU_MEM_HOST_UNREGISTER, CKT_CUDA_REGISTERED, v
 		struct ckt_tls *t = &ckt_tls;                                            \
 		if (!hook_enter(t))                                                      \
 			return real(dptr, s);                                            \
-		t->guard++;                                                              \
+		t->in_driver++;                                                              \
 		if (dptr)                                                                \
 			record_free(t, FN, CKT_CUDA_POOL, dptr);                         \
 		CUresult rc = real(dptr, s);                                             \
-		t->guard--;                                                              \
+		t->in_driver--;                                                              \
 		return rc;                                                               \
 	}
 
@@ -509,11 +517,11 @@ CUresult cuGetProcAddress(const char *sym, void **pfn, int ver, unsigned long lo
 	if (CKT_UNLIKELY(!real))
 		return CUDA_ERROR_NOT_INITIALIZED;
 	struct ckt_tls *t = &ckt_tls;
-	t->guard++;
+	t->in_driver++;
 	CUresult rc = real(sym, pfn, ver, flags);
 	if (rc == CUDA_SUCCESS)
 		substitute(sym, pfn, ver, flags);
-	t->guard--;
+	t->in_driver--;
 	return rc;
 }
 
@@ -523,11 +531,11 @@ CUresult cuGetProcAddress_v2(const char *sym, void **pfn, int ver, unsigned long
 	if (CKT_UNLIKELY(!real))
 		return CUDA_ERROR_NOT_INITIALIZED;
 	struct ckt_tls *t = &ckt_tls;
-	t->guard++;
+	t->in_driver++;
 	CUresult rc = real(sym, pfn, ver, flags, status);
 	if (rc == CUDA_SUCCESS)
 		substitute(sym, pfn, ver, flags);
-	t->guard--;
+	t->in_driver--;
 	return rc;
 }
 

@@ -54,8 +54,10 @@ CKT_EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
 
 CKT_EXPORT int pthread_setname_np(pthread_t th, const char *name)
 {
+	if (!ckt_real.pthread_setname_np && atomic_load(&ckt_boot_state) == 0)
+		ckt_bootstrap();
 	if (!ckt_real.pthread_setname_np)
-		return ENOSYS;
+		return ENOSYS; /* only while another thread is resolving symbols, or without it */
 	int rc = ckt_real.pthread_setname_np(th, name);
 	struct ckt_tls *t = &ckt_tls;
 	if (rc == 0 && atomic_load_explicit(&ckt_active, memory_order_relaxed) && !t->guard) {

@@ -12,7 +12,8 @@
 
 static inline int hook_enter(struct ckt_tls *t)
 {
-	return CKT_LIKELY(!t->guard) && atomic_load_explicit(&ckt_active, memory_order_relaxed);
+	return CKT_LIKELY(!t->guard && !t->in_driver) &&
+	       atomic_load_explicit(&ckt_active, memory_order_relaxed);
 }
 
 static void *real_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)

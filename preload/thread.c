@@ -23,9 +23,13 @@ static void on_thread_exit(void *arg)
 	 * destructors, glibc's own teardown): its ring stays attached; the writer recycles it once
 	 * the thread has really gone. */
 	struct ckt_ring *r = arg;
-	if (ckt_sample_r) { /* runs on the exiting thread: its running totals go out now */
+	if (ckt_sample_r) {
+		/* Runs on the exiting thread, before the program's own key destructors (our key was
+		 * created first). Send the running totals now, and from here on every change at
+		 * once: those destructors still free memory. */
 		ckt_tls.guard++;
 		ckt_sample_flush(&ckt_tls);
+		ckt_tls.agg_step = 0;
 		ckt_tls.guard--;
 	}
 	atomic_store_explicit(&r->state, CKT_RING_EXITED, memory_order_release);
@@ -69,9 +73,11 @@ CKT_NOINLINE struct ckt_ring *ckt_thread_attach(struct ckt_tls *t)
 	if (!r)
 		r = ring_new();
 	if (!r) {
+		static atomic_int said;
 		t->dead = 1;
-		ckt_log("error: cannot allocate an event buffer for thread ", NULL, NULL,
-			"; its events are not traced");
+		if (!atomic_exchange(&said, 1))
+			ckt_log("error: cannot map an event buffer for a new thread; threads without one "
+				"are not traced (the trace counts what they lose)", NULL, NULL, NULL);
 		return NULL;
 	}
 	r->tid = (pid_t)syscall(SYS_gettid);
@@ -79,6 +85,7 @@ CKT_NOINLINE struct ckt_ring *ckt_thread_attach(struct ckt_tls *t)
 	r->tail_cache = atomic_load_explicit(&r->tail, memory_order_acquire);
 	r->lost = r->lost_reported;
 	t->ring = r;
+	t->agg_step = CKT_AGG_STEP;
 	if (exit_key_ok)
 		pthread_setspecific(exit_key, r);
 	char name[17] = "";
@@ -97,10 +104,23 @@ CKT_NOINLINE int ckt_thread_make_room(struct ckt_ring *r, unsigned n)
 	if (h + n - r->tail_cache <= CKT_RING_HALF)
 		return 1;
 	ckt_writer_wake();
-	while (h + n - r->tail_cache > CKT_RING_SLOTS) {
+	/* Back-pressure keeps every event, but never without a bound: after 10 s without room
+	 * (a writer stuck on I/O, or anything we did not foresee that waits on this thread) the
+	 * event is dropped and counted; the trace then says how many were lost. */
+	uint64_t deadline = 0;
+	for (unsigned spins = 0; h + n - r->tail_cache > CKT_RING_SLOTS; spins++) {
 		if (!atomic_load(&ckt_writer_running)) {
 			r->lost++;
 			return 0;
+		}
+		if ((spins & 1023) == 1023) {
+			uint64_t now = ckt_clock_raw();
+			if (!deadline)
+				deadline = now + 10000000000ull;
+			else if (now > deadline) {
+				r->lost++;
+				return 0;
+			}
 		}
 		sched_yield();
 		r->tail_cache = atomic_load_explicit(&r->tail, memory_order_acquire);

@@ -100,7 +100,10 @@ static int check_fd(void)
 	if (fstat(fd, &st) == 0 && st.st_dev == file_dev && st.st_ino == file_ino)
 		return 0;
 	int nfd = open(path_abs, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
-	if (nfd >= 0 && fstat(nfd, &st) == 0 && st.st_dev == file_dev && st.st_ino == file_ino) {
+	/* the lock went with the closed descriptor: take it again, or another traced process
+	 * could truncate the file under us */
+	if (nfd >= 0 && fstat(nfd, &st) == 0 && st.st_dev == file_dev && st.st_ino == file_ino &&
+	    flock(nfd, LOCK_EX | LOCK_NB) == 0) {
 		ckt_log("warning: the trace descriptor was closed by the program; reopened '",
 			path_abs, "'", NULL);
 		fd = nfd;
@@ -160,7 +163,10 @@ static uint32_t stack_next = 1;
 static int emit_tables(uint8_t **p)
 {
 	int rc = 0;
-	ckt_modules_check();
+	/* No ckt_modules_check() here: dl_iterate_phdr takes the loader's lock, and a thread
+	 * holding that lock (inside dlclose, or in a dl_iterate_phdr callback) may be waiting for
+	 * this very writer to make room in its ring. New modules are noticed on the program's side,
+	 * when a new stack is seen (stacks.c). */
 	ckt_thread_names_scan();
 	struct ckt_aux *s = atomic_exchange(&ckt_auxs, NULL), *rev = NULL;
 	while (s) {
@@ -261,7 +267,10 @@ static int cycle(int final)
 			total_lost += lost - r->lost_reported;
 			r->lost_reported = lost;
 		}
-		if (curs[i].state == CKT_RING_EXITED && t == h && thread_gone(r->tid))
+		/* recycle only if nothing was recorded since the snapshot: the thread's later
+		 * destructors may still have written to it before it died */
+		if (curs[i].state == CKT_RING_EXITED && t == h && thread_gone(r->tid) &&
+		    atomic_load_explicit(&r->head, memory_order_acquire) == t)
 			atomic_store_explicit(&r->state, CKT_RING_FREE, memory_order_release);
 	}
 	if (rc)
@@ -611,6 +620,17 @@ int ckt_writer_start(void)
 }
 
 /* ---- exit ---- */
+/* Closes the trace descriptor only if it still is our file: the program may have closed it
+ * and reused the number (daemons do), and that descriptor is not ours to close. */
+static void close_own_fd(void)
+{
+	struct stat st;
+	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == file_dev && st.st_ino == file_ino)
+		close(fd);
+	fd = -1;
+}
+
+
 void ckt_writer_finish(int reason)
 {
 	if (atomic_exchange(&finished, 1) || fd < 0)
@@ -623,9 +643,7 @@ void ckt_writer_finish(int reason)
 	syscall(SYS_futex, &wake_pending, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 	pthread_join(writer_thread, NULL);
 	atomic_store(&ckt_active, 0);
-	if (fd >= 0)
-		close(fd);
-	fd = -1;
+	close_own_fd();
 	/* after a write error the writer has said so; an exit line would claim a whole trace */
 	if (ckt_config.quiet || !was_running || atomic_load(&writer_failed))
 		return;
@@ -651,9 +669,7 @@ void ckt_writer_after_fork_child(void)
 {
 	/* The descriptor (and its lock) belongs to the parent's trace; the child must not touch
 	 * it. Closing our copy does not release the parent's lock (flock is per open file). */
-	if (fd >= 0)
-		close(fd);
-	fd = -1;
+	close_own_fd();
 	atomic_store(&ckt_writer_running, 0);
 	atomic_store(&finished, 1);
 }

@@ -1007,9 +1007,20 @@ static int ckt_replay_apply(struct ckt_replay *r, struct ckt_thread *th, const s
 		rc = ckt_replay_cuda_free(r, ev);
 		break;
 	case CKT_EV_AGG:
-		/* small blocks of the default mode: totals only, attributed by the samples */
-		r->st.heap_bytes += ev->addr;
-		r->st.heap_blocks += ev->len;
+		/* small blocks of the default mode: totals only, attributed by the samples. A total
+		 * that would go below zero means frees of blocks the tracer never saw allocated
+		 * (allocated before tracing, or inside a library we do not trace): clamp and count
+		 * it instead of wrapping to 16 million TiB. */
+		if ((int64_t)ev->addr < 0 && (uint64_t) - (int64_t)ev->addr > r->st.heap_bytes) {
+			r->st.heap_bytes = 0;
+			r->st.inconsistencies++;
+		} else {
+			r->st.heap_bytes += ev->addr;
+		}
+		if ((int64_t)ev->len < 0 && (uint64_t) - (int64_t)ev->len > r->st.heap_blocks)
+			r->st.heap_blocks = 0;
+		else
+			r->st.heap_blocks += ev->len;
 		if (!th->sent_agg) {
 			th->sent_agg = true;
 			r->st.agg_threads++;

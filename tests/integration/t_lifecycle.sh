@@ -52,3 +52,21 @@ expect_eq "unwinding under dlopen/dlclose: 4,000,000 kept (+ < 16 KiB of glibc's
 peak=$(jget $T/stress.json peak_heap.bytes)
 expect_eq "unwinding under dlopen/dlclose: peak = kept + at most dlopen's transient 16 KiB" "$(( peak >= live && peak < 4016384 ))" 1
 expect_eq "unwinding under dlopen/dlclose: nothing lost or inconsistent" "$(jget $T/stress.json lost_events)/$(jget $T/stress.json inconsistencies)" "0/0"
+
+# Allocating inside a dl_iterate_phdr callback (the loader's lock held) in exact mode: the
+# writer never waits for that lock, so the program finishes.
+(timeout 60 env CUZKTRACE_OUT=$T/phdr.zst LD_PRELOAD=$LIB $P/phdrcb >$T/phdr.out 2>/dev/null; echo $? >$T/phdr.rc)
+expect_eq "allocating under the loader's lock: no deadlock" "$(cat $T/phdr.rc)/$(cat $T/phdr.out)" "0/done"
+
+# fork right after a daemon-style close-all: the child's pipe, which took the trace's old
+# descriptor number, stays open.
+CUZKTRACE_OUT=$T/forkreuse.zst traced forkreuse $P/forkreuse
+expect_eq "fork after fd reuse: the child's descriptor is untouched" "$(cat $T/forkreuse.rc)/$(cat $T/forkreuse.out)" "0/child: read0=0"
+
+# frees in the program's own thread-exit destructors count, in both modes
+for m in 0 524288; do
+	CUZKTRACE_SAMPLE=$m CUZKTRACE_OUT=$T/tsd$m.zst traced tsd$m $P/tsd
+	$REPORT --json $T/tsd$m.zst >$T/tsd$m.json 2>/dev/null
+	live=$(jget $T/tsd$m.json live_at_exit.heap_bytes)
+	expect_eq "thread-exit destructors' frees counted (CUZKTRACE_SAMPLE=$m, live $live)" "$(( live < 1024 ))" 1
+done
