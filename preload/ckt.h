@@ -68,7 +68,8 @@ void ckt_log(const char *a, const char *b, const char *c, const char *d);
 #define CKT_HOOKS(X)                                                                                \
 	X(malloc, 1) X(free, 1) X(calloc, 1) X(realloc, 1) X(reallocarray, 0) X(posix_memalign, 0) \
 	X(aligned_alloc, 0) X(memalign, 0) X(valloc, 0) X(pvalloc, 0) X(mmap, 0) X(munmap, 0)       \
-	X(mremap, 0) X(write, 0) X(writev, 0) X(pthread_setname_np, 0) X(prctl, 0)
+	X(mremap, 0) X(write, 0) X(writev, 0) X(pthread_setname_np, 0) X(prctl, 0)            \
+	X(execve, 0) X(execv, 0) X(execvp, 0) X(execvpe, 0) X(fexecve, 0)
 
 #define CKT_REAL_PTR(name, required) __typeof__(name) *name;
 struct ckt_real {
@@ -398,6 +399,8 @@ void ckt_writer_finish(int reason);
 void ckt_writer_wake(void);
 extern atomic_int ckt_writer_running;
 void ckt_writer_after_fork_child(void);
+pid_t ckt_writer_pid(void);          /* the traced process's pid (set at init) */
+const char *ckt_writer_path(void);   /* the trace's absolute path */
 
 /* ---- rss.c ---- */
 int ckt_rss_start(void);

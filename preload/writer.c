@@ -397,11 +397,10 @@ static int make_absolute(const char *in, char *out, size_t cap)
 	return 0;
 }
 
-/* trace.zst -> trace.<pid>.zst; anything else -> <path>.<pid> */
-static void per_pid_name(char *path, size_t cap, pid_t pid)
+/* trace.zst -> trace.<tag>.zst; anything else -> <path>.<tag> */
+static void per_pid_name_tag(char *path, size_t cap, const char *num)
 {
-	char num[24], tail[8] = "";
-	u64s(num, (uint64_t)pid);
+	char tail[8] = "";
 	size_t n = strlen(path);
 	if (n > 4 && !strcmp(path + n - 4, ".zst")) {
 		strcpy(tail, ".zst");
@@ -412,6 +411,13 @@ static void per_pid_name(char *path, size_t cap, pid_t pid)
 		strcat(path, num);
 		strcat(path, tail);
 	}
+}
+
+static void per_pid_name(char *path, size_t cap, pid_t pid)
+{
+	char num[24];
+	u64s(num, (uint64_t)pid);
+	per_pid_name_tag(path, cap, num);
 }
 
 static int open_locked(const char *path)
@@ -515,6 +521,31 @@ static int setup(const char *want_path, pid_t pid, const char *exe_path, char *s
 	strcpy(shown, rc == 0 ? path_abs : want_path);
 	if (rc)
 		return rc;
+	/* The image before an exec (same pid) wrote this very file: keep it, take the next name. */
+	const char *from = getenv("CUZKTRACE_EXEC_FROM");
+	int exec_clash = from && !strcmp(from, path_abs);
+	if (from)
+		unsetenv("CUZKTRACE_EXEC_FROM");
+	if (exec_clash) {
+		char old[sizeof(path_abs)];
+		strcpy(old, path_abs);
+		for (unsigned k = 1; k < 100; k++) {
+			char num[16] = "exec";
+			u64s(num + 4, k);
+			strcpy(path_abs, old);
+			per_pid_name_tag(path_abs, sizeof(path_abs), num);
+			if (access(path_abs, F_OK) != 0)
+				break;
+		}
+		struct ckt_line l = {.len = 0};
+		ckt_line_str(&l, "cuzktrace: warning: '");
+		ckt_line_str(&l, old);
+		ckt_line_str(&l, "' holds the trace of the image this process replaced by exec; using '");
+		ckt_line_str(&l, path_abs);
+		ckt_line_str(&l, "'");
+		ckt_line_emit(&l);
+		strcpy(shown, path_abs);
+	}
 	fd = open_locked(path_abs);
 	if (fd == -EBUSY) {
 		char old[sizeof(path_abs)];
@@ -574,9 +605,22 @@ static const char *reason_text(int rc)
 	}
 }
 
+static pid_t trace_pid;
+
+pid_t ckt_writer_pid(void)
+{
+	return trace_pid;
+}
+
+const char *ckt_writer_path(void)
+{
+	return path_abs;
+}
+
 int ckt_writer_start(void)
 {
 	pid_t pid = getpid();
+	trace_pid = pid;
 	static char exe_path[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe_path, sizeof(exe_path) - 1);
 	exe_path[n > 0 ? n : 0] = 0;

@@ -70,3 +70,17 @@ for m in 0 524288; do
 	live=$(jget $T/tsd$m.json live_at_exit.heap_bytes)
 	expect_eq "thread-exit destructors' frees counted (CUZKTRACE_SAMPLE=$m, live $live)" "$(( live < 1024 ))" 1
 done
+
+# exec: the old image's trace ends with an end record (reason exec) and keeps its bytes; the
+# new image, given the same file name (%p without %e), writes to the next name and says so.
+mkdir -p $T/exec
+CUZKTRACE_OUT=$T/exec/t.%p.zst traced execer $P/execer $P/exitcode
+pid=$(sed -E 's/.*\(pid ([0-9]+)\).*/\1/;q' $T/execer.err)
+expect_eq "exec: the new image's output and status" "$(cat $T/execer.out)/$(cat $T/execer.rc)" "$(cat $T/plain.out)/$plain_rc"
+expect_eq "exec: the clash is announced" "$(grep warning $T/execer.err)" \
+	"cuzktrace: warning: '$T/exec/t.$pid.zst' holds the trace of the image this process replaced by exec; using '$T/exec/t.$pid.exec1.zst'"
+$REPORT --json $T/exec/t.$pid.zst >$T/exec1.json 2>/dev/null
+expect_eq "exec: old image's trace complete, ended by exec, 4,000,000 live" \
+	"$(jget $T/exec1.json truncated)/$(jget $T/exec1.json end_reason)/$(jget $T/exec1.json live_at_exit.heap_bytes)" "false/exec/4000000"
+$REPORT --json $T/exec/t.$pid.exec1.zst >$T/exec2.json 2>/dev/null
+expect_eq "exec: new image's trace" "$(jget $T/exec2.json exe)/$(jget $T/exec2.json truncated)" "$P/exitcode/false"
