@@ -62,6 +62,7 @@ void ckt_line_bytes(struct ckt_line *l, uint64_t bytes); /* human units: "1.50 G
 void ckt_line_emit(struct ckt_line *l);                  /* appends '\n' and writes to fd 2 */
 /* Convenience: "cuzktrace: " + a + b + c + d (NULLs skipped) as one line. */
 void ckt_log_init(void);
+int ckt_fd_high(int fd);
 void ckt_log(const char *a, const char *b, const char *c, const char *d);
 
 /* ---- bootstrap.c: real symbols, the early pool, init and exit ---- */
@@ -69,7 +70,8 @@ void ckt_log(const char *a, const char *b, const char *c, const char *d);
 	X(malloc, 1) X(free, 1) X(calloc, 1) X(realloc, 1) X(reallocarray, 0) X(posix_memalign, 0) \
 	X(aligned_alloc, 0) X(memalign, 0) X(valloc, 0) X(pvalloc, 0) X(mmap, 0) X(munmap, 0)       \
 	X(mremap, 0) X(write, 0) X(writev, 0) X(pthread_setname_np, 0) X(prctl, 0)            \
-	X(execve, 0) X(execv, 0) X(execvp, 0) X(execvpe, 0) X(fexecve, 0)
+	X(execve, 0) X(execv, 0) X(execvp, 0) X(execvpe, 0) X(fexecve, 0) X(read, 0) X(close, 0) \
+	X(pipe, 0) X(pipe2, 0)
 
 #define CKT_REAL_PTR(name, required) __typeof__(name) *name;
 struct ckt_real {
@@ -157,6 +159,7 @@ struct ckt_ring {
 	/* set once */
 	_Alignas(64) _Atomic int state; /* enum ckt_ring_state */
 	pid_t tid;
+	unsigned long pth; /* pthread_self() of the owner, to name it when another thread renames it */
 	struct ckt_ring *next; /* global list; rings are never unlinked, only recycled */
 	struct ckt_stack_cache cache[CKT_STACK_CACHE]; /* owner only; ids are global */
 	struct ckt_slot slots[CKT_RING_SLOTS];
@@ -166,6 +169,7 @@ struct ckt_ring {
 struct ckt_tls {
 	int guard; /* nonzero while inside a hook or in a tracer thread: calls pass through */
 	int in_driver; /* inside a real CUDA driver call: mmap and nested driver calls not counted */
+	int in_unwind; /* inside libunwind: its pipe, read, write and close go to our own pipe */
 	int dead;  /* no ring can be had for this thread */
 	struct ckt_ring *ring;
 	int phase_depth; /* pushes minus pops; the first CKT_PHASE_DEPTH ids are kept */
@@ -194,8 +198,9 @@ void ckt_phase_rules_load(void);
 void ckt_phase_scan(const char *buf, size_t n);
 extern int ckt_phase_rules_on;
 void ckt_thread_name_record(struct ckt_tls *t, const char *name);
-extern atomic_int ckt_names_dirty;
-void ckt_thread_names_scan(void);
+void ckt_thread_name_record_tid(pid_t tid, const char *name);
+void ckt_thread_name_record_other(unsigned long pth, const char *name);
+
 
 extern struct ckt_ring *_Atomic ckt_rings; /* head of the list the writer walks */
 struct ckt_ring *ckt_thread_attach(struct ckt_tls *t);

@@ -6,6 +6,7 @@
 
 #include <pthread.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -19,8 +20,71 @@ static inline int scan_wanted(int fd)
 	       atomic_load_explicit(&ckt_active, memory_order_relaxed);
 }
 
+/* ---- libunwind's memory checks ----
+ * To test whether an address is readable, libunwind writes one byte from it into a pipe it
+ * opened once (and reads it back), keeping the pipe's descriptor numbers in a static array. A
+ * daemon that closes every descriptor and opens new ones hands those numbers to its own pipes
+ * and sockets, and libunwind would then read from and write into them (seen: a program's pipe
+ * lost bytes and got others). So while our stack capture runs (in_unwind), pipe/pipe2 hand out
+ * a private pipe at high descriptor numbers, its reads and writes go to that pipe whatever
+ * number libunwind passes, and its closes do nothing. */
+static int unw_pipe[2] = {-1, -1};
+
+static int private_pipe(void)
+{
+	if (unw_pipe[0] >= 0)
+		return 0;
+	int p[2];
+	if (syscall(SYS_pipe2, p, O_CLOEXEC | O_NONBLOCK) < 0)
+		return -1;
+	unw_pipe[0] = ckt_fd_high(p[0]);
+	unw_pipe[1] = ckt_fd_high(p[1]);
+	return 0;
+}
+
+CKT_EXPORT int pipe2(int fds[2], int flags)
+{
+	if (CKT_UNLIKELY(ckt_tls.in_unwind)) {
+		if (private_pipe() < 0)
+			return -1;
+		fds[0] = unw_pipe[0];
+		fds[1] = unw_pipe[1];
+		return 0;
+	}
+	return ckt_real.pipe2 ? ckt_real.pipe2(fds, flags) : (int)syscall(SYS_pipe2, fds, flags);
+}
+
+CKT_EXPORT int pipe(int fds[2])
+{
+	if (CKT_UNLIKELY(ckt_tls.in_unwind))
+		return pipe2(fds, 0);
+	return ckt_real.pipe ? ckt_real.pipe(fds) : (int)syscall(SYS_pipe2, fds, 0);
+}
+
+CKT_EXPORT int close(int fd)
+{
+	if (CKT_UNLIKELY(ckt_tls.in_unwind))
+		return 0;
+	return ckt_real.close ? ckt_real.close(fd) : (int)syscall(SYS_close, fd);
+}
+
+CKT_EXPORT ssize_t read(int fd, void *buf, size_t n)
+{
+	if (CKT_UNLIKELY(ckt_tls.in_unwind)) {
+		if (private_pipe() < 0)
+			return -1;
+		fd = unw_pipe[0];
+	}
+	return ckt_real.read ? ckt_real.read(fd, buf, n) : syscall(SYS_read, fd, buf, n);
+}
+
 CKT_EXPORT ssize_t write(int fd, const void *buf, size_t n)
 {
+	if (CKT_UNLIKELY(ckt_tls.in_unwind)) {
+		if (private_pipe() < 0)
+			return -1;
+		fd = unw_pipe[1];
+	}
 	ssize_t rc = ckt_real.write ? ckt_real.write(fd, buf, n) : syscall(SYS_write, fd, buf, n);
 	if (rc > 0 && CKT_UNLIKELY(scan_wanted(fd))) {
 		ckt_tls.guard = 1;
@@ -66,7 +130,7 @@ CKT_EXPORT int pthread_setname_np(pthread_t th, const char *name)
 			if (t->ring || ckt_thread_attach(t))
 				ckt_thread_name_record(t, name);
 		} else {
-			atomic_store(&ckt_names_dirty, 1);
+			ckt_thread_name_record_other((unsigned long)th, name);
 		}
 		t->guard = 0;
 	}

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -17,6 +18,30 @@ static int saved_fd = -1, known;
 static dev_t err_dev;
 static ino_t err_ino;
 
+/* Descriptors the tracer keeps live at a high number: a program that closes every descriptor
+ * and opens new ones gets the lowest free numbers, so it does not reuse ours by accident.
+ * Returns the new descriptor (the old one is closed), or fd itself if it cannot be moved. Only
+ * for a descriptor we opened a moment ago: closing a number is safe only while it is ours. */
+int ckt_fd_high(int fd)
+{
+	struct rlimit rl;
+	long base = 512;
+	if (fd < 0)
+		return fd;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    (long)rl.rlim_cur - 128 > base)
+		base = (long)rl.rlim_cur - 128;
+	if (base > 1 << 20)
+		base = 1 << 20;
+	int h = fcntl(fd, F_DUPFD_CLOEXEC, (int)base);
+	if (h < 0)
+		h = fcntl(fd, F_DUPFD_CLOEXEC, 64);
+	if (h < 0)
+		return fd;
+	close(fd);
+	return h;
+}
+
 void ckt_log_init(void)
 {
 	struct stat st;
@@ -25,7 +50,7 @@ void ckt_log_init(void)
 	err_dev = st.st_dev;
 	err_ino = st.st_ino;
 	known = 1;
-	saved_fd = fcntl(2, F_DUPFD_CLOEXEC, 10);
+	saved_fd = ckt_fd_high(fcntl(2, F_DUPFD_CLOEXEC, 10));
 }
 
 static int is_stderr(int fd)

@@ -6,7 +6,6 @@
 #include "ckt.h"
 #include "cuzktrace.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <string.h>
@@ -18,7 +17,6 @@
 
 atomic_int ckt_proc_phase;
 int ckt_phase_rules_on;
-atomic_int ckt_names_dirty;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static char *names[MAX_PHASES + 1]; /* id -> name; id 0 = none */
@@ -280,50 +278,34 @@ void ckt_phase_scan(const char *buf, size_t n)
 }
 
 /* ---- thread names ---- */
-void ckt_thread_name_record(struct ckt_tls *t, const char *name)
+void ckt_thread_name_record_tid(pid_t tid, const char *name)
 {
-	struct ckt_ring *r = t->ring;
 	struct ckt_aux *a = ckt_aux_new(CKT_MAX_STR + 40);
-	if (!r || !a) {
-		free(a);
+	if (!a)
 		return;
-	}
-	a->len = (size_t)(ckt_record_thread_name(a->bytes, ckt_now(), (uint64_t)r->tid, name) - a->bytes);
+	a->len = (size_t)(ckt_record_thread_name(a->bytes, ckt_now(), (uint64_t)tid, name) - a->bytes);
 	ckt_aux_push(a);
 }
 
-/* A thread renamed by another one (pthread_setname_np(other, ...)): the writer reads every
- * thread's comm from /proc and records the names. Renames are rare; so is this. */
-void ckt_thread_names_scan(void)
+void ckt_thread_name_record(struct ckt_tls *t, const char *name)
 {
-	if (!atomic_exchange(&ckt_names_dirty, 0))
+	if (t->ring)
+		ckt_thread_name_record_tid(t->ring->tid, name);
+}
+
+/* pthread_setname_np(other, name): the renamed thread's tid is the one of its ring. A thread
+ * without a ring yet has recorded nothing; it reads its (new) name when it attaches. */
+void ckt_thread_name_record_other(unsigned long pth, const char *name)
+{
+	/* pthread_t values are reused once a thread is joined: skip rings of threads that are
+	 * gone (an exited thread's ring can wait a flush before it is recycled) */
+	for (struct ckt_ring *r = atomic_load(&ckt_rings); r; r = r->next) {
+		int st = atomic_load_explicit(&r->state, memory_order_acquire);
+		if (st == CKT_RING_FREE || r->pth != pth)
+			continue;
+		if (st == CKT_RING_EXITED && syscall(SYS_tgkill, getpid(), r->tid, 0) != 0)
+			continue;
+		ckt_thread_name_record_tid(r->tid, name);
 		return;
-	DIR *d = opendir("/proc/self/task");
-	if (!d)
-		return;
-	struct dirent *e;
-	while ((e = readdir(d))) {
-		if (e->d_name[0] < '0' || e->d_name[0] > '9')
-			continue;
-		char path[64] = "/proc/self/task/", name[64];
-		strncat(path, e->d_name, 20);
-		strcat(path, "/comm");
-		int f = open(path, O_RDONLY | O_CLOEXEC);
-		if (f < 0)
-			continue;
-		ssize_t n = read(f, name, sizeof(name) - 1);
-		close(f);
-		if (n <= 0)
-			continue;
-		name[n] = 0;
-		if (name[n - 1] == '\n')
-			name[n - 1] = 0;
-		struct ckt_aux *a = ckt_aux_new(CKT_MAX_STR + 40);
-		if (!a)
-			break;
-		uint64_t tid = strtoull(e->d_name, NULL, 10);
-		a->len = (size_t)(ckt_record_thread_name(a->bytes, ckt_now(), tid, name) - a->bytes);
-		ckt_aux_push(a);
 	}
-	closedir(d);
 }

@@ -4,6 +4,7 @@
 #include "ckt.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <pthread.h>
 #include <string.h>
 #include <time.h>
@@ -13,15 +14,43 @@ static atomic_int stop_flag, started;
 static pthread_t sampler;
 static uint64_t page_size;
 
-/* Opened for each read: a program that closes every descriptor (daemons do) must not leave
- * the sampler reading a descriptor number that now belongs to something else. */
-static int read_proc(const char *path, char *buf, size_t cap)
+/* The two /proc files stay open, at high descriptor numbers, and are read with pread. Opening
+ * and closing them at each sample raced with programs that close every descriptor and open
+ * new ones (daemons): our close() could hit the program's new pipe that had taken the number.
+ * Before each read the descriptor is checked to still be the file we opened; if the program
+ * closed it, it is opened again (and the old number, no longer ours, is left alone). */
+struct procfile {
+	const char *path;
+	int fd;
+	dev_t dev;
+	ino_t ino;
+};
+static struct procfile statm = {"/proc/self/statm", -1, 0, 0};
+static struct procfile status = {"/proc/self/status", -1, 0, 0};
+
+static int proc_open(struct procfile *f)
 {
-	int f = open(path, O_RDONLY | O_CLOEXEC);
-	if (f < 0)
+	struct stat st;
+	int fd = open(f->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		if (fd >= 0)
+			close(fd);
 		return -1;
-	ssize_t n = read(f, buf, cap - 1);
-	close(f);
+	}
+	f->fd = ckt_fd_high(fd);
+	f->dev = st.st_dev;
+	f->ino = st.st_ino;
+	return 0;
+}
+
+static int read_proc(struct procfile *f, char *buf, size_t cap)
+{
+	struct stat st;
+	if (f->fd < 0 || fstat(f->fd, &st) < 0 || st.st_dev != f->dev || st.st_ino != f->ino) {
+		if (proc_open(f) < 0)
+			return -1;
+	}
+	ssize_t n = pread(f->fd, buf, cap - 1, 0);
 	if (n <= 0)
 		return -1;
 	buf[n] = 0;
@@ -48,7 +77,7 @@ static uint64_t status_kb(const char *buf, const char *key)
 static uint64_t read_hwm_and_split(uint64_t out[4])
 {
 	char buf[4096];
-	if (read_proc("/proc/self/status", buf, sizeof(buf)))
+	if (read_proc(&status, buf, sizeof(buf)))
 		return 0;
 	out[0] = status_kb(buf, "\nVmHWM:");
 	out[1] = status_kb(buf, "\nRssAnon:");
@@ -61,7 +90,7 @@ static void sample(struct ckt_tls *t, int detail)
 {
 	char buf[256];
 	uint64_t ts = ckt_now();
-	if (read_proc("/proc/self/statm", buf, sizeof(buf)) == 0) {
+	if (read_proc(&statm, buf, sizeof(buf)) == 0) {
 		const char *p = strchr(buf, ' '); /* second field: resident pages */
 		if (p)
 			ckt_emit(t, CKT_EV_RSS, 0, ts, 0, parse_u64(p) * page_size, 0);
@@ -97,7 +126,7 @@ int ckt_rss_start(void)
 {
 	page_size = (uint64_t)sysconf(_SC_PAGESIZE);
 	char buf[256];
-	if (read_proc("/proc/self/statm", buf, sizeof(buf))) {
+	if (read_proc(&statm, buf, sizeof(buf))) {
 		ckt_log("error: cannot read /proc/self/statm; RSS is not sampled", NULL, NULL, NULL);
 		return -1;
 	}

@@ -37,27 +37,37 @@ static void filter_update(const void *p, int delta)
 size_t (*ckt_usable)(void *) = malloc_usable_size;
 int ckt_glibc_heap;
 
-#define SET_BITS 20 /* 1M slots: 8 MiB reserved, touched as used; ~400k live samples at
-			 * 200 GiB of small blocks and R = 512 KiB */
-#define SET_SIZE (1u << SET_BITS)
+/* The set of live sampled pointers: open addressing with tombstones, in up to four tables of
+ * growing size (64k, 256k, 1M, 4M slots). A new table is mapped when the newest one gets
+ * crowded; inserts go to the newest, lookups (rare: only when the filter bit is set) try all.
+ * Starting small matters: every new sample touches a random slot, and a random page of a big
+ * table is a page fault (an 8 MiB table cost 5% of the benchmark's time in first touches). */
 #define TOMB 1u
-static _Atomic uint64_t *set;
+#define NSETS 4
+static const unsigned set_bits[NSETS] = {16, 18, 20, 22};
+static _Atomic uint64_t *_Atomic sets[NSETS];
 static atomic_int set_full;
+
+static _Atomic uint64_t *map_set(unsigned k)
+{
+	void *m = (void *)syscall(SYS_mmap, NULL, (1ul << set_bits[k]) * sizeof(uint64_t),
+				  PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	return m == MAP_FAILED ? NULL : m;
+}
 
 void ckt_sample_init(void)
 {
 	ckt_sample_r = ckt_config.sample;
 	if (!ckt_sample_r)
 		return;
-	void *m = (void *)syscall(SYS_mmap, NULL, SET_SIZE * sizeof(uint64_t), PROT_READ | PROT_WRITE,
-				  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (m == MAP_FAILED) {
+	_Atomic uint64_t *m = map_set(0);
+	if (!m) {
 		ckt_log("error: cannot reserve the sampled-pointer set; recording every event "
 			"(CUZKTRACE_SAMPLE=0)", NULL, NULL, NULL);
 		ckt_sample_r = 0;
 		return;
 	}
-	set = m;
+	atomic_store(&sets[0], m);
 	void *u = dlsym(RTLD_NEXT, "malloc_usable_size");
 	if (u)
 		ckt_usable = (size_t (*)(void *))u;
@@ -69,27 +79,49 @@ void ckt_sample_init(void)
 		ckt_glibc_heap = 1;
 }
 
-static inline uint64_t slot_of(uint64_t p)
+static inline uint64_t slot_of(uint64_t p, unsigned bits)
 {
 	p ^= p >> 29;
 	p *= 0xbf58476d1ce4e5b9ull;
-	return (p >> 32) & (SET_SIZE - 1);
+	return (p >> 32) & ((1ull << bits) - 1);
+}
+
+/* Inserts into table k; 0 when it is crowded (no free slot within 64 probes). */
+static int set_add_in(unsigned k, _Atomic uint64_t *set, uint64_t p)
+{
+	uint64_t mask = (1ull << set_bits[k]) - 1, i = slot_of(p, set_bits[k]);
+	for (unsigned n = 0; n < 64; n++, i = (i + 1) & mask) {
+		uint64_t v = atomic_load_explicit(&set[i], memory_order_relaxed);
+		if ((v == 0 || v == TOMB) &&
+		    atomic_compare_exchange_strong_explicit(&set[i], &v, p, memory_order_release,
+							    memory_order_relaxed))
+			return 1;
+	}
+	return 0;
 }
 
 static void set_add(uint64_t p)
 {
-	uint64_t i = slot_of(p);
-	for (unsigned k = 0; k < 256; k++, i = (i + 1) & (SET_SIZE - 1)) {
-		uint64_t v = atomic_load_explicit(&set[i], memory_order_relaxed);
-		if ((v == 0 || v == TOMB) &&
-		    atomic_compare_exchange_strong_explicit(&set[i], &v, p, memory_order_release,
-							    memory_order_relaxed)) {
+	for (unsigned k = 0; k < NSETS; k++) {
+		_Atomic uint64_t *set = atomic_load(&sets[k]);
+		if (!set) {
+			_Atomic uint64_t *m = map_set(k), *expect = NULL;
+			if (!m)
+				break;
+			if (!atomic_compare_exchange_strong(&sets[k], &expect, m)) {
+				syscall(SYS_munmap, m, (1ul << set_bits[k]) * sizeof(uint64_t));
+				m = expect; /* another thread mapped it first */
+			}
+			set = m;
+		}
+		/* older tables only while the next one does not exist yet */
+		if ((k + 1 == NSETS || !atomic_load(&sets[k + 1])) && set_add_in(k, set, p)) {
 			filter_update((void *)(uintptr_t)p, 1);
 			return;
 		}
 	}
 	if (!atomic_exchange(&set_full, 1))
-		ckt_log("warning: the sampled-pointer set is crowded; some sampled frees are missed",
+		ckt_log("warning: the sampled-pointer set is full; some sampled frees are missed",
 			NULL, NULL, NULL);
 }
 
@@ -101,16 +133,22 @@ void ckt_sample_remember(void *p)
 /* 1 if p was a live sample (and is no longer). Any thread; lock-free. */
 int ckt_sample_forget(void *ptr)
 {
-	uint64_t p = (uint64_t)(uintptr_t)ptr, i = slot_of(p);
-	for (unsigned k = 0; k < 256; k++, i = (i + 1) & (SET_SIZE - 1)) {
-		uint64_t v = atomic_load_explicit(&set[i], memory_order_acquire);
-		if (v == 0)
-			return 0;
-		if (v == p) {
-			if (!atomic_compare_exchange_strong(&set[i], &v, TOMB))
-				return 0;
-			filter_update(ptr, -1);
-			return 1;
+	uint64_t p = (uint64_t)(uintptr_t)ptr;
+	for (unsigned k = 0; k < NSETS; k++) {
+		_Atomic uint64_t *set = atomic_load(&sets[k]);
+		if (!set)
+			break;
+		uint64_t mask = (1ull << set_bits[k]) - 1, i = slot_of(p, set_bits[k]);
+		for (unsigned n = 0; n < 64; n++, i = (i + 1) & mask) {
+			uint64_t v = atomic_load_explicit(&set[i], memory_order_acquire);
+			if (v == 0)
+				break;
+			if (v == p) {
+				if (!atomic_compare_exchange_strong(&set[i], &v, TOMB))
+					return 0;
+				filter_update(ptr, -1);
+				return 1;
+			}
 		}
 	}
 	return 0;

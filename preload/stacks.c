@@ -84,7 +84,9 @@ int ckt_stacks_init(void)
 		return -1;
 	}
 	dl_iterate_phdr(find_self, (void *)(uintptr_t)&ckt_stacks_init);
+	ckt_tls.in_unwind++;
 	unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+	ckt_tls.in_unwind--;
 	atomic_store(&ckt_stacks_ready, 1);
 	return 0;
 }
@@ -145,7 +147,9 @@ uint32_t ckt_stacks_capture(struct ckt_tls *t)
 	struct ckt_ring *r = t->ring ? t->ring : ckt_thread_attach(t);
 	if (!r)
 		return 0;
+	t->in_unwind++; /* libunwind's memory checks go to our private pipe (hooks_io.c) */
 	int got = unw_backtrace(raw, (int)ckt_config.depth + 8);
+	t->in_unwind--;
 	int skip = 0;
 	while (skip < got && (uintptr_t)raw[skip] >= self_lo && (uintptr_t)raw[skip] < self_hi)
 		skip++;

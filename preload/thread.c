@@ -81,6 +81,7 @@ CKT_NOINLINE struct ckt_ring *ckt_thread_attach(struct ckt_tls *t)
 		return NULL;
 	}
 	r->tid = (pid_t)syscall(SYS_gettid);
+	r->pth = (unsigned long)pthread_self();
 	/* A recycled ring is empty: the writer drained it up to head before freeing it. */
 	r->tail_cache = atomic_load_explicit(&r->tail, memory_order_acquire);
 	r->lost = r->lost_reported;

@@ -106,7 +106,7 @@ static int check_fd(void)
 	    flock(nfd, LOCK_EX | LOCK_NB) == 0) {
 		ckt_log("warning: the trace descriptor was closed by the program; reopened '",
 			path_abs, "'", NULL);
-		fd = nfd;
+		fd = ckt_fd_high(nfd);
 		return 0;
 	}
 	if (nfd >= 0)
@@ -167,7 +167,6 @@ static int emit_tables(uint8_t **p)
 	 * holding that lock (inside dlclose, or in a dl_iterate_phdr callback) may be waiting for
 	 * this very writer to make room in its ring. New modules are noticed on the program's side,
 	 * when a new stack is seen (stacks.c). */
-	ckt_thread_names_scan();
 	struct ckt_aux *s = atomic_exchange(&ckt_auxs, NULL), *rev = NULL;
 	while (s) {
 		struct ckt_aux *n = s->next;
@@ -547,6 +546,8 @@ static int setup(const char *want_path, pid_t pid, const char *exe_path, char *s
 		strcpy(shown, path_abs);
 	}
 	fd = open_locked(path_abs);
+	if (fd >= 0)
+		fd = ckt_fd_high(fd); /* the flock belongs to the open file, so it moves along */
 	if (fd == -EBUSY) {
 		char old[sizeof(path_abs)];
 		strcpy(old, path_abs);
@@ -559,7 +560,7 @@ static int setup(const char *want_path, pid_t pid, const char *exe_path, char *s
 		ckt_line_str(&l, "'");
 		ckt_line_emit(&l);
 		strcpy(shown, path_abs);
-		fd = open_locked(path_abs);
+		fd = ckt_fd_high(open_locked(path_abs));
 	}
 	if (fd < 0)
 		return fd;
