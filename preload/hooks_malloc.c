@@ -49,7 +49,10 @@ static inline void record_alloc(struct ckt_tls *t, void *p, size_t n, uint8_t fn
 			return;
 		}
 	}
-	ckt_emit(t, CKT_EV_ALLOC, fn, ckt_now(), (uint64_t)(uintptr_t)p, n, ckt_stacks_capture(t));
+	/* the stack first, then the clock: what the SYNC horizon promises the reader holds only if
+	 * little happens between an event's timestamp and its commit */
+	uint32_t st = ckt_stacks_capture(t);
+	ckt_emit(t, CKT_EV_ALLOC, fn, ckt_now(), (uint64_t)(uintptr_t)p, n, st);
 }
 
 /* p is about to be freed: stamped before the real free (see the file comment). */
@@ -135,6 +138,7 @@ static CKT_NOINLINE void *realloc_sampled(struct ckt_tls *t, void *p, size_t n)
 	size_t u0 = ckt_usable_size(p);
 	int big0 = u0 >= ckt_sample_r;
 	int was_sample = !big0 && ckt_sample_maybe(p) && ckt_sample_forget(p);
+	uint32_t st = big0 ? ckt_stacks_capture(t) : 0; /* before the clock, see record_alloc */
 	uint64_t before = big0 || was_sample ? ckt_now() : 0;
 	void *q = ckt_real.realloc(p, n);
 	if (!q && n) { /* failed: p is untouched */
@@ -144,7 +148,7 @@ static CKT_NOINLINE void *realloc_sampled(struct ckt_tls *t, void *p, size_t n)
 	}
 	if (big0 && q && ckt_usable_size(q) >= ckt_sample_r) {
 		ckt_emit2(t, CKT_EV_REALLOC, 0, before, (uint64_t)(uintptr_t)p, n, ckt_now(),
-			  (uint64_t)(uintptr_t)q, 0, ckt_stacks_capture(t));
+			  (uint64_t)(uintptr_t)q, 0, st);
 		return q;
 	}
 	if (big0 || was_sample)
@@ -168,11 +172,12 @@ static inline void *realloc_common(void *p, size_t n, uint8_t fn_for_null)
 		q = ckt_real.realloc(p, n);
 		record_alloc(t, q, n, fn_for_null);
 	} else {
+		uint32_t st = ckt_stacks_capture(t); /* the same before and after the call */
 		uint64_t before = ckt_now();
 		q = ckt_real.realloc(p, n);
 		if (q)
 			ckt_emit2(t, CKT_EV_REALLOC, 0, before, (uint64_t)(uintptr_t)p, n, ckt_now(),
-				  (uint64_t)(uintptr_t)q, 0, ckt_stacks_capture(t));
+				  (uint64_t)(uintptr_t)q, 0, st);
 		else if (n == 0) /* glibc frees p and returns NULL */
 			ckt_emit(t, CKT_EV_FREE, 0, before, (uint64_t)(uintptr_t)p, 0, 0);
 		/* else: failed, p is untouched */

@@ -46,9 +46,11 @@ CKT_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t
 		return real_mmap(addr, len, prot, flags, fd, off);
 	t->guard = 1;
 	void *p = real_mmap(addr, len, prot, flags, fd, off);
-	if (p != MAP_FAILED)
+	if (p != MAP_FAILED) {
+		uint32_t st = ckt_stacks_capture(t); /* before the clock: see hooks_malloc.c */
 		ckt_emit(t, CKT_EV_MMAP, map_bits(prot, flags), ckt_now(), (uint64_t)(uintptr_t)p, len,
-			 ckt_stacks_capture(t));
+			 st);
+	}
 	t->guard = 0;
 	return p;
 }
@@ -88,15 +90,16 @@ CKT_EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags, ..
 		return real ? real(old, old_len, new_len, flags, new_addr)
 			    : (void *)syscall(SYS_mremap, old, old_len, new_len, flags, new_addr);
 	t->guard = 1;
+	uint32_t st = ckt_stacks_capture(t);
 	uint64_t before = ckt_now();
 	void *p = real(old, old_len, new_len, flags, new_addr);
 	if (p != MAP_FAILED) {
 		if (old_len == 0) /* duplicates a shared mapping; the old one stays */
 			ckt_emit(t, CKT_EV_MMAP, CKT_MAP_SHARED | CKT_MAP_ANON | 3u << 4, before,
-				 (uint64_t)(uintptr_t)p, new_len, ckt_stacks_capture(t));
+				 (uint64_t)(uintptr_t)p, new_len, st);
 		else
 			ckt_emit2(t, CKT_EV_MREMAP, 0, before, (uint64_t)(uintptr_t)old, old_len,
-				  before, (uint64_t)(uintptr_t)p, new_len, ckt_stacks_capture(t));
+				  before, (uint64_t)(uintptr_t)p, new_len, st);
 	}
 	t->guard = 0;
 	return p;

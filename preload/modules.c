@@ -106,11 +106,20 @@ void ckt_modules_check(void)
 		return;
 	size_t cap = 256 * 1024;
 	struct ckt_aux *s = ckt_aux_new(cap);
-	if (!s)
+	static atomic_int said;
+	if (!s) {
+		atomic_store(&seen_gen, old); /* try again at the next new stack */
+		if (!atomic_exchange(&said, 1))
+			ckt_log("warning: out of memory for the module map; frames of libraries loaded "
+				"now may show as addresses", NULL, NULL, NULL);
 		return;
+	}
 	struct build b = {s->bytes, s->bytes, s->bytes + cap, 0};
 	dl_iterate_phdr(add_module, &b);
 	s->len = (size_t)(b.p - b.buf);
+	if (b.overflow && !atomic_exchange(&said, 1))
+		ckt_log("warning: the module map exceeds 256 KiB; frames of the modules left out show "
+			"as addresses", NULL, NULL, NULL);
 	ckt_aux_push(s);
 }
 

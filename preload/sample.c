@@ -197,6 +197,7 @@ void ckt_sample_take(struct ckt_tls *t, void *p, size_t n, uint8_t fn)
 	 * thread's program order */
 	ckt_sample_flush(t);
 	set_add((uint64_t)(uintptr_t)p);
+	uint32_t st = ckt_stacks_capture(t);
 	ckt_emit(t, CKT_EV_ALLOC, (uint8_t)(fn | CKT_FN_SAMPLED), ckt_now(), (uint64_t)(uintptr_t)p, n,
-		 ckt_stacks_capture(t));
+		 st);
 }

@@ -75,6 +75,8 @@ static void heap_add(uint64_t a, uint64_t s)
 	if ((tab_used + 1) * 2 > tab_mask + 1 || !tab) {
 		if (grow()) {
 			tab_broken = 1;
+			ckt_log("warning: out of memory in the writer; the exit line's peak heap is a lower "
+				"bound from here on (the trace itself is complete)", NULL, NULL, NULL);
 			return;
 		}
 	}
@@ -192,8 +194,13 @@ void ckt_summary_merge(const struct ckt_cursor *c, size_t n)
 	if (n > heap_cap) {
 		size_t bytes = n * 2 * sizeof(*heap);
 		struct pos *h = raw_map(bytes);
-		if (!h)
+		if (!h) {
+			static int said;
+			if (!said++)
+				ckt_log("warning: out of memory in the writer; the exit line's peak heap "
+					"may be low (the trace itself is complete)", NULL, NULL, NULL);
 			return;
+		}
 		if (heap)
 			syscall(SYS_munmap, heap, heap_cap * sizeof(*heap));
 		heap = h;
