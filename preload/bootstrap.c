@@ -116,6 +116,33 @@ static void on_fork_child(void)
 	ckt_thread_after_fork_child();
 }
 
+/* An allocator linked into the program (jemallocator, mimalloc, tcmalloc built in) that
+ * exports malloc itself comes before us in symbol lookup: then most heap allocations never
+ * reach our hooks, and the report would show a small heap beside a large RSS. Say so once. */
+static void ckt_check_interposition(void)
+{
+	static const char *const names[] = {"malloc", "free", "mmap"};
+	void *ours[] = {(void *)ckt_self_malloc, (void *)ckt_self_free, (void *)ckt_self_mmap};
+	for (int i = 0; i < 3; i++) {
+		void *f = dlsym(RTLD_DEFAULT, names[i]);
+		Dl_info info;
+		if (!f || f == ours[i])
+			continue;
+		const char *who = dladdr(f, &info) && info.dli_fname && info.dli_fname[0]
+					  ? info.dli_fname
+					  : "the program";
+		struct ckt_line l = {.len = 0};
+		ckt_line_str(&l, "cuzktrace: warning: '");
+		ckt_line_str(&l, names[i]);
+		ckt_line_str(&l, "' is provided by '");
+		ckt_line_str(&l, who);
+		ckt_line_str(&l, "' ahead of the tracer: allocations through it are not traced (an "
+				 "allocator linked into the program?); expect RSS well above the traced heap");
+		ckt_line_emit(&l);
+		return;
+	}
+}
+
 __attribute__((constructor(101))) static void ckt_init(void)
 {
 	if (atomic_load(&ckt_boot_state) == 0)
@@ -125,6 +152,7 @@ __attribute__((constructor(101))) static void ckt_init(void)
 	ckt_phase_rules_load();
 	pthread_atfork(NULL, NULL, on_fork_child);
 	if (ckt_writer_start() == 0) {
+		ckt_check_interposition();
 		ckt_modules_check();
 		ckt_stacks_init();
 		if (ckt_config.rss_ms)

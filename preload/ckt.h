@@ -95,6 +95,11 @@ size_t ckt_pool_size(const void *p);
 /* 1 while events are being captured (from the first hook call until exit or a fatal error). */
 extern atomic_int ckt_active;
 
+/* hooks_malloc.c, hooks_mmap.c: our own definitions (bootstrap.c checks interposition) */
+extern __typeof__(malloc) ckt_self_malloc;
+extern __typeof__(free) ckt_self_free;
+extern __typeof__(mmap) ckt_self_mmap;
+
 /* ---- clock ---- */
 extern uint64_t ckt_t0; /* CLOCK_MONOTONIC ns at the first intercepted call */
 uint64_t ckt_clock_raw(void);

@@ -315,3 +315,8 @@ CKT_EXPORT void *pvalloc(size_t n)
 {
 	return aligned_errno(A_PVALLOC, (size_t)sysconf(_SC_PAGESIZE), n, CKT_FN_PVALLOC);
 }
+
+/* Our own definitions, for bootstrap.c to compare with what symbol lookup finds: inside this
+ * library a plain reference to `malloc` is interposable and may name another definition. */
+extern __typeof__(malloc) ckt_self_malloc __attribute__((alias("malloc"), copy(malloc)));
+extern __typeof__(free) ckt_self_free __attribute__((alias("free"), copy(free)));

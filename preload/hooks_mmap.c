@@ -104,3 +104,6 @@ CKT_EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags, ..
 	t->guard = 0;
 	return p;
 }
+
+/* Our own definition, for bootstrap.c (see hooks_malloc.c). */
+extern __typeof__(mmap) ckt_self_mmap __attribute__((alias("mmap"), copy(mmap)));

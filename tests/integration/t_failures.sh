@@ -83,3 +83,9 @@ CUZKTRACE_SAMPEL=0 CUZKTRACE_OUT=$T/typo.zst traced typo $P/exitcode
 expect_eq "misspelt variable: one line naming it" "$(head -1 $T/typo.err)" \
 	"cuzktrace: warning: unknown variable CUZKTRACE_SAMPEL ignored (known: CUZKTRACE_OUT, _SAMPLE, _DEPTH, _PHASES, _FLUSH_MS, _RSS_MS, _STRICT, _QUIET, _ZSTD_LEVEL)"
 expect_eq "misspelt variable: program unchanged" "$(cat $T/typo.out)/$(cat $T/typo.rc)" "$(cat $T/plain.out)/$plain_rc"
+
+# An allocator the tracer cannot see (the program exports its own malloc): one line says so.
+CUZKTRACE_OUT=$T/own.zst traced own $P/ownmalloc
+expect_eq "own allocator: program unchanged" "$(cat $T/own.out)/$(cat $T/own.rc)" "own: done/0"
+expect_eq "own allocator: one line names it" "$(grep warning $T/own.err)" \
+	"cuzktrace: warning: 'malloc' is provided by '$P/ownmalloc' ahead of the tracer: allocations through it are not traced (an allocator linked into the program?); expect RSS well above the traced heap"
