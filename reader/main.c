@@ -214,6 +214,16 @@ static void ckt_main_warnings(const char *path, const struct ckt_replay_stats *s
 	if (st->lost)
 		fprintf(stderr, CKT_PROG ": warning: '%s': %llu events were lost; totals are inexact\n", path,
 			(unsigned long long)st->lost);
+	if (ckt_replay_untraced_suspected(st)) {
+		char u[32];
+		fprintf(stderr,
+			CKT_PROG ": warning: '%s': %s of the peak RSS (%.0f%%) is not explained by traced "
+				 "allocations: the program may allocate through an allocator the tracer cannot "
+				 "see (one with its own symbol names, such as Rust's jemallocator) or map memory "
+				 "with raw system calls\n",
+			path, ckt_util_fmt_sbytes(u, sizeof(u), ckt_replay_unexplained(st)),
+			100.0 * (double)ckt_replay_unexplained(st) / (double)st->peak_rss.bytes);
+	}
 }
 
 /* --sites-csv and --folded, written after the replay. Returns 0, or -1 after saying why. */

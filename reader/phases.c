@@ -876,28 +876,12 @@ int ckt_phases_finish(struct ckt_phases *p, uint64_t end_ns)
 
 #define CKT_PHASES_COL "%-22s"
 
-/* Trace text with control bytes and invalid UTF-8 shown as '?' (as report_text.c does). */
-static void ckt_phases_put_clean(FILE *out, const char *str, size_t n)
-{
-	const unsigned char *s = (const unsigned char *)str;
-	for (size_t i = 0; i < n;) {
-		size_t len = ckt_util_utf8_len(s + i, n - i);
-		if (len == 0 || (len == 1 && (s[i] < 0x20 || s[i] == 0x7f))) {
-			fputc('?', out);
-			i++;
-		} else {
-			fwrite(s + i, 1, len, out);
-			i += len;
-		}
-	}
-}
-
 /* A name padded to the label column. */
 static void ckt_phases_put_label(FILE *out, const char *indent, const char *name)
 {
 	size_t w = strlen(indent) + strlen(name);
 	fputs(indent, out);
-	ckt_phases_put_clean(out, name, strlen(name));
+	ckt_util_put_clean(out, name, strlen(name));
 	if (w >= 22) /* too long for the column: one space still separates it */
 		fputc(' ', out);
 	for (; w < 22; w++)
@@ -921,7 +905,7 @@ static int ckt_phases_text_moment(FILE *out, const struct ckt_phases *p, enum ck
 	for (size_t k = 0; k < na; k++) {
 		if (k)
 			fputs(" + ", out);
-		ckt_phases_put_clean(out, names[k], strlen(names[k]));
+		ckt_util_put_clean(out, names[k], strlen(names[k]));
 	}
 	fputc('\n', out);
 	size_t n = ckt_phases_by_phase(p, m, &sh);
@@ -1004,7 +988,7 @@ int ckt_phases_print_text(FILE *out, const struct ckt_phases *p, const struct ck
 			const struct ckt_phases_note *n = &p->pub_notes[k];
 			fprintf(out, "  %s s  ", ckt_util_fmt_secs(t, sizeof(t), n->ts, 6));
 			ckt_phases_put_label(out, "", n->phase);
-			ckt_phases_put_clean(out, n->text, n->len);
+			ckt_util_put_clean(out, n->text, n->len);
 			fputc('\n', out);
 		}
 	}

@@ -225,6 +225,24 @@ int ckt_replay_run(struct ckt_decoder *d, struct ckt_replay *r, struct ckt_error
 
 const struct ckt_replay_stats *ckt_replay_stats(const struct ckt_replay *r);
 
+/* RSS at its peak sample minus what the trace explains there: heap, anonymous mmap and CUDA
+ * pinned host memory. May be negative (freed memory the allocator has not returned yet is in
+ * the heap figure until it is freed, not in RSS once untouched). */
+static inline int64_t ckt_replay_unexplained(const struct ckt_replay_stats *st)
+{
+	return (int64_t)(st->peak_rss.bytes - st->peak_rss.heap_bytes - st->peak_rss.anon_mmap_bytes -
+			 st->peak_rss.pinned_bytes);
+}
+
+/* More than half of the peak RSS, and more than 64 MiB, unexplained: the program probably
+ * allocates through something the tracer cannot see (an allocator with its own names, like
+ * Rust's jemallocator, or mappings made by raw system calls). */
+static inline bool ckt_replay_untraced_suspected(const struct ckt_replay_stats *st)
+{
+	int64_t u = ckt_replay_unexplained(st);
+	return st->peak_rss.seen && u > (int64_t)64 << 20 && (uint64_t)u * 2 > st->peak_rss.bytes;
+}
+
 /* The trace's sampling rate (header setting.CUZKTRACE_SAMPLE); call before feeding. */
 void ckt_replay_set_sample(struct ckt_replay *r, uint64_t rate_bytes);
 /* What a sampled block of `size` bytes stands for: size / (1 - exp(-size / R)) bytes, and

@@ -484,8 +484,8 @@ int ckt_report_json_print(FILE *out, const struct ckt_report *rep)
 	ckt_report_json_u64(j, "pinned_bytes", st->peak_rss.pinned_bytes);
 	/* may be negative: malloc's own mmaps and freed-but-cached pages are not in heap_bytes.
 	 * Pinned host memory is host RAM the driver mapped outside our mmap hook. */
-	ckt_report_json_i64(j, "unexplained_bytes", (int64_t)(st->peak_rss.bytes - st->peak_rss.heap_bytes -
-						       st->peak_rss.anon_mmap_bytes - st->peak_rss.pinned_bytes));
+	ckt_report_json_i64(j, "unexplained_bytes", ckt_replay_unexplained(st));
+	ckt_report_json_bool(j, "untraced_suspected", ckt_replay_untraced_suspected(st));
 	ckt_report_json_u64(j, "hwm_bytes", st->hwm_max);
 	if (st->peak_rss.has_detail) {
 		ckt_report_json_open(j, "detail");

@@ -10,23 +10,6 @@
 
 #define CKT_REPORT_TEXT_COL "%-22s"
 
-/* Prints a header value with control bytes and invalid UTF-8 shown as '?': a terminal must
- * not be driven by bytes from a trace file. */
-static void ckt_report_text_put_clean(FILE *out, const char *str, size_t n)
-{
-	const unsigned char *s = (const unsigned char *)str;
-	for (size_t i = 0; i < n;) {
-		size_t len = ckt_util_utf8_len(s + i, n - i);
-		if (len == 0 || (len == 1 && (s[i] < 0x20 || s[i] == 0x7f))) {
-			fputc('?', out);
-			i++;
-		} else {
-			fwrite(s + i, 1, len, out);
-			i += len;
-		}
-	}
-}
-
 static const struct ckt_header_kv *ckt_report_text_kv(const struct ckt_decoder *d, const char *key)
 {
 	const struct ckt_header *h = ckt_decode_header(d);
@@ -56,7 +39,7 @@ static void ckt_report_text_argv(FILE *out, const struct ckt_header_kv *kv)
 			if (a[k] == '\'')
 				fputs("'\\''", out);
 			else
-				ckt_report_text_put_clean(out, a + k, 1);
+				ckt_util_put_clean(out, a + k, 1);
 		}
 		if (quote)
 			fputc('\'', out);
@@ -100,21 +83,21 @@ static void ckt_report_text_program(FILE *out, const struct ckt_report *rep)
 	const struct ckt_header_kv *argv = ckt_report_text_kv(rep->dec, "argv");
 
 	fputs("cuzktrace report for ", out);
-	ckt_report_text_put_clean(out, rep->trace_path, strlen(rep->trace_path));
+	ckt_util_put_clean(out, rep->trace_path, strlen(rep->trace_path));
 	fputs("\n\n", out);
 	fprintf(out, CKT_REPORT_TEXT_COL, "program");
 	if (exe)
-		ckt_report_text_put_clean(out, exe->value, exe->value_len);
+		ckt_util_put_clean(out, exe->value, exe->value_len);
 	else
 		fputs("(unknown)", out);
 	if (pid) {
 		fputs(" (pid ", out);
-		ckt_report_text_put_clean(out, pid->value, pid->value_len);
+		ckt_util_put_clean(out, pid->value, pid->value_len);
 		fputc(')', out);
 	}
 	if (host) {
 		fputs(" on ", out);
-		ckt_report_text_put_clean(out, host->value, host->value_len);
+		ckt_util_put_clean(out, host->value, host->value_len);
 	}
 	fputc('\n', out);
 	if (argv) {
@@ -143,10 +126,10 @@ static void ckt_report_text_cuda(FILE *out, const struct ckt_replay_stats *st)
 		fprintf(out, CKT_REPORT_TEXT_COL "peak %s", label, ckt_util_fmt_bytes(h, sizeof(h), d->peak.bytes));
 		if (d->uuid[0] || d->name[0]) {
 			fputs(" (", out);
-			ckt_report_text_put_clean(out, d->name, strlen(d->name));
+			ckt_util_put_clean(out, d->name, strlen(d->name));
 			if (d->uuid[0] && d->name[0])
 				fputs(", ", out);
-			ckt_report_text_put_clean(out, d->uuid, strlen(d->uuid));
+			ckt_util_put_clean(out, d->uuid, strlen(d->uuid));
 			fputc(')', out);
 		}
 		fputc('\n', out);
@@ -207,8 +190,7 @@ int ckt_report_text_print(FILE *out, const struct ckt_report *rep)
 	if (!st->peak_rss.seen) {
 		fputs("no RSS samples in the trace\n", out);
 	} else {
-		int64_t unexplained = (int64_t)(st->peak_rss.bytes - st->peak_rss.heap_bytes -
-						st->peak_rss.anon_mmap_bytes - st->peak_rss.pinned_bytes);
+		int64_t unexplained = ckt_replay_unexplained(st);
 		int cuda = st->counts[CKT_KIND_CUDA_ALLOC] != 0;
 		ckt_report_text_bytes(out, st->peak_rss.bytes);
 		fprintf(out, " at %s s\n", ckt_util_fmt_secs(t, sizeof(t), st->peak_rss.ts, 6));

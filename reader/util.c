@@ -110,3 +110,18 @@ size_t ckt_util_utf8_len(const unsigned char *s, size_t n)
 			return 0;
 	return len;
 }
+
+void ckt_util_put_clean(FILE *out, const char *str, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	for (size_t i = 0; i < n;) {
+		size_t len = ckt_util_utf8_len(s + i, n - i);
+		if (len == 0 || (len == 1 && (s[i] < 0x20 || s[i] == 0x7f))) {
+			fputc('?', out);
+			i++;
+		} else {
+			fwrite(s + i, 1, len, out);
+			i += len;
+		}
+	}
+}

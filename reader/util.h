@@ -5,6 +5,7 @@
 #define CKT_UTIL_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 /* Reader error regime: functions return 0 (or a positive count) on success and a negative
@@ -39,6 +40,9 @@ char *ckt_util_fmt_secs(char *buf, size_t n, uint64_t ns, int decimals);
 /* Length (1..4) of the valid UTF-8 sequence that starts at s (n > 0 bytes available), or 0
  * when s does not start one (stray continuation byte, overlong form, surrogate, > U+10FFFF). */
 size_t ckt_util_utf8_len(const unsigned char *s, size_t n);
+/* Writes str with control bytes and invalid UTF-8 shown as '?': a terminal must not be driven
+ * by bytes from a trace file. */
+void ckt_util_put_clean(FILE *out, const char *str, size_t n);
 
 /* Fibonacci hashing for addresses and tids (their low bits are often zero). */
 static inline uint64_t ckt_util_hash64(uint64_t x)

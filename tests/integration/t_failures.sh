@@ -89,3 +89,15 @@ CUZKTRACE_OUT=$T/own.zst traced own $P/ownmalloc
 expect_eq "own allocator: program unchanged" "$(cat $T/own.out)/$(cat $T/own.rc)" "own: done/0"
 expect_eq "own allocator: one line names it" "$(grep warning $T/own.err)" \
 	"cuzktrace: warning: 'malloc' is provided by '$P/ownmalloc' ahead of the tracer: allocations through it are not traced (an allocator linked into the program?); expect RSS well above the traced heap"
+
+# Memory the tracer cannot see (192 MiB mapped by a raw system call): the reader says so.
+CUZKTRACE_OUT=$T/raw.zst traced raw $P/rawmap
+$REPORT --json $T/raw.zst >$T/raw.json 2>$T/raw.rerr
+expect_eq "unseen memory: flagged in JSON" "$(jget $T/raw.json peak_rss.untraced_suspected)" true
+expect_match "unseen memory: one warning line" "$(cat $T/raw.rerr)" \
+	"^cuzktrace-report: warning: '$T/raw.zst': [0-9.]+ MiB of the peak RSS \([0-9]+%\) is not explained by traced allocations: the program may allocate through an allocator the tracer cannot see"
+CUZKTRACE_OUT=$T/rawm.zst traced rawm $P/rawmap malloc
+$REPORT --json $T/rawm.zst >$T/rawm.json 2>$T/rawm.rerr
+expect_eq "the same memory from malloc: not flagged, no warning" \
+	"$(jget $T/rawm.json peak_rss.untraced_suspected)/$(cat $T/rawm.rerr)" "false/"
+expect_eq "the same memory from malloc: 192 MiB of heap at the peak RSS" "$(jget $T/rawm.json peak_rss.heap_bytes)" 201326592
