@@ -158,13 +158,17 @@ struct ckt_ring {
 	_Alignas(64) _Atomic uint64_t head;
 	uint64_t tail_cache;
 	uint64_t lost;
+	_Atomic int sleeping; /* the owner waits for room (futex on drained) */
 	/* written by the writer thread */
 	_Alignas(64) _Atomic uint64_t tail;
+	_Atomic uint32_t drained; /* bumped after each drain: the futex a full ring's owner waits on */
 	uint64_t lost_reported;
 	/* set once */
 	_Alignas(64) _Atomic int state; /* enum ckt_ring_state */
 	pid_t tid;
 	unsigned long pth; /* pthread_self() of the owner, to name it when another thread renames it */
+	int64_t *_Atomic agg_src; /* the owner's running totals (TLS agg_bytes, agg_blocks) while it
+				   * lives: the writer's last flush sends what is still pending */
 	struct ckt_ring *next; /* global list; rings are never unlinked, only recycled */
 	struct ckt_stack_cache cache[CKT_STACK_CACHE]; /* owner only; ids are global */
 	struct ckt_slot slots[CKT_RING_SLOTS];

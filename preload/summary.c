@@ -84,12 +84,12 @@ static void heap_add(uint64_t a, uint64_t s)
 	while (tab[i].addr && tab[i].addr != a)
 		i = (i + 1) & tab_mask;
 	if (tab[i].addr)
-		ckt_summary.heap -= tab[i].size;
+		ckt_summary.heap -= (int64_t)tab[i].size;
 	else
 		tab_used++;
 	tab[i].addr = a;
 	tab[i].size = s;
-	ckt_summary.heap += s;
+	ckt_summary.heap += (int64_t)s;
 	if (ckt_summary.heap > ckt_summary.peak_heap)
 		ckt_summary.peak_heap = ckt_summary.heap;
 }
@@ -103,7 +103,7 @@ static void heap_del(uint64_t a)
 		i = (i + 1) & tab_mask;
 	if (!tab[i].addr)
 		return;
-	ckt_summary.heap -= tab[i].size;
+	ckt_summary.heap -= (int64_t)tab[i].size;
 	tab_used--;
 	/* backward-shift deletion keeps linear probing free of tombstones */
 	uint64_t j = i;
@@ -129,7 +129,7 @@ static void summary_event(const struct ckt_slot *s, const struct ckt_slot *s2)
 			heap_add(s->a, s->b);
 		break;
 	case CKT_EV_AGG:
-		ckt_summary.heap += s->a;
+		ckt_summary.heap += (int64_t)s->a;
 		if (ckt_summary.heap > ckt_summary.peak_heap)
 			ckt_summary.peak_heap = ckt_summary.heap;
 		break;
@@ -225,4 +225,11 @@ void ckt_summary_merge(const struct ckt_cursor *c, size_t n)
 		}
 		sift_down(k, 0);
 	}
+}
+
+void ckt_summary_add_heap(int64_t delta)
+{
+	ckt_summary.heap += delta;
+	if (ckt_summary.heap > ckt_summary.peak_heap)
+		ckt_summary.peak_heap = ckt_summary.heap;
 }

@@ -3,7 +3,8 @@
 #define CKT_SUMMARY_H
 #include "ckt.h"
 struct ckt_summary {
-	uint64_t events, heap, peak_heap, peak_rss;
+	uint64_t events, peak_rss;
+	int64_t heap, peak_heap; /* signed: default-mode totals arrive in steps (see replay.c) */
 };
 extern struct ckt_summary ckt_summary;
 /* A ring and the range [t, h) of its slots that this flush covers. */
@@ -15,4 +16,6 @@ struct ckt_cursor {
 /* Feeds the events of all cursors to the summary in timestamp order (a k-way merge: each
  * ring is already in time order). Does not move the cursors. */
 void ckt_summary_merge(const struct ckt_cursor *c, size_t n);
+/* Running totals the writer sends on a thread's behalf at exit. */
+void ckt_summary_add_heap(int64_t delta);
 #endif

@@ -6,7 +6,9 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <linux/futex.h>
 #include <sched.h>
+#include <time.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -32,6 +34,7 @@ static void on_thread_exit(void *arg)
 		ckt_tls.agg_step = 0;
 		ckt_tls.guard--;
 	}
+	atomic_store(&r->agg_src, NULL); /* its TLS goes away with the thread */
 	atomic_store_explicit(&r->state, CKT_RING_EXITED, memory_order_release);
 }
 
@@ -87,6 +90,7 @@ CKT_NOINLINE struct ckt_ring *ckt_thread_attach(struct ckt_tls *t)
 	r->lost = r->lost_reported;
 	t->ring = r;
 	t->agg_step = CKT_AGG_STEP;
+	atomic_store(&r->agg_src, &t->agg_bytes);
 	if (exit_key_ok)
 		pthread_setspecific(exit_key, r);
 	char name[17] = "";
@@ -105,27 +109,28 @@ CKT_NOINLINE int ckt_thread_make_room(struct ckt_ring *r, unsigned n)
 	if (h + n - r->tail_cache <= CKT_RING_HALF)
 		return 1;
 	ckt_writer_wake();
-	/* Back-pressure keeps every event, but never without a bound: after 10 s without room
-	 * (a writer stuck on I/O, or anything we did not foresee that waits on this thread) the
-	 * event is dropped and counted; the trace then says how many were lost. */
-	uint64_t deadline = 0;
-	for (unsigned spins = 0; h + n - r->tail_cache > CKT_RING_SLOTS; spins++) {
-		if (!atomic_load(&ckt_writer_running)) {
+	/* Back-pressure keeps every event: the thread sleeps on a futex until the writer has
+	 * drained its ring (sched_yield loops made 4 producers on 2 cores take turns spinning
+	 * while the writer waited for a core). Never without a bound: after 10 s without room (a
+	 * writer stuck on I/O, or anything we did not foresee that waits on this thread) the event
+	 * is dropped and counted; the trace then says how many were lost. */
+	uint64_t deadline = ckt_clock_raw() + 10000000000ull;
+	while (h + n - r->tail_cache > CKT_RING_SLOTS) {
+		if (!atomic_load(&ckt_writer_running) || ckt_clock_raw() > deadline) {
 			r->lost++;
 			return 0;
 		}
-		if ((spins & 1023) == 1023) {
-			uint64_t now = ckt_clock_raw();
-			if (!deadline)
-				deadline = now + 10000000000ull;
-			else if (now > deadline) {
-				r->lost++;
-				return 0;
-			}
-		}
-		sched_yield();
+		uint32_t seq = atomic_load(&r->drained);
+		atomic_store(&r->sleeping, 1);
+		r->tail_cache = atomic_load_explicit(&r->tail, memory_order_acquire);
+		if (h + n - r->tail_cache <= CKT_RING_SLOTS)
+			break;
+		ckt_writer_wake();
+		struct timespec ts = {0, 5000000}; /* re-check the writer's health every 5 ms */
+		syscall(SYS_futex, &r->drained, FUTEX_WAIT_PRIVATE, seq, &ts, NULL, 0);
 		r->tail_cache = atomic_load_explicit(&r->tail, memory_order_acquire);
 	}
+	atomic_store(&r->sleeping, 0);
 	return 1;
 }
 

@@ -384,6 +384,8 @@ struct ckt_replay {
 	struct ckt_heapmap cuda_blocks, cuda_handles;
 	size_t cap_cuda_devices;
 
+	int64_t heap_signed, blocks_signed; /* see ckt_replay_heap_move */
+
 	struct ckt_observer obs[8];
 	size_t n_obs;
 	uint32_t epochs[CKT_AT_COUNT + 1]; /* then their sum (ckt_tracked_add) */
@@ -621,6 +623,19 @@ static int ckt_replay_push(struct ckt_replay *r, uint64_t tid, const struct ckt_
 
 /* ---- applying events ---- */
 
+/* Heap totals are kept signed: in the default mode each thread's running total of small
+ * blocks reaches the trace in steps, so the sum can dip below zero by up to the stated bound
+ * when the heap is nearly empty (one thread's frees counted, another's allocations still
+ * pending), and frees of blocks allocated before tracing count too. The reported figures are
+ * the signed ones clamped at zero, so nothing wraps to 16 million TiB. */
+static void ckt_replay_heap_move(struct ckt_replay *r, int64_t bytes, int64_t blocks)
+{
+	r->heap_signed += bytes;
+	r->blocks_signed += blocks;
+	r->st.heap_bytes = r->heap_signed > 0 ? (uint64_t)r->heap_signed : 0;
+	r->st.heap_blocks = r->blocks_signed > 0 ? (uint64_t)r->blocks_signed : 0;
+}
+
 static void ckt_replay_note_heap(struct ckt_replay *r, uint64_t ts)
 {
 	struct ckt_replay_stats *st = &r->st;
@@ -669,8 +684,7 @@ static void ckt_replay_block_gone(struct ckt_replay *r, const struct ckt_live *b
 	}
 	ckt_replay_obs_bytes(r, b->stack, b->phase, ckt_replay_live_tid(r, b), CKT_SPACE_HEAP,
 			     -(int64_t)b->size, -1, ts);
-	r->st.heap_bytes -= b->size;
-	r->st.heap_blocks--;
+	ckt_replay_heap_move(r, -(int64_t)b->size, -1);
 }
 
 static void ckt_replay_heap_release(struct ckt_replay *r, uint64_t addr, uint64_t ts)
@@ -705,9 +719,8 @@ static int ckt_replay_heap_alloc(struct ckt_replay *r, const struct ckt_ev *ev, 
 				       (int64_t)llround(w * (double)nb.size), 1, ev->ts, w);
 		return 0;
 	}
-	r->st.heap_blocks++;
 	ckt_replay_obs_bytes(r, nb.stack, nb.phase, tid, CKT_SPACE_HEAP, (int64_t)ev->len, 1, ev->ts);
-	r->st.heap_bytes += ev->len;
+	ckt_replay_heap_move(r, (int64_t)ev->len, 1);
 	ckt_replay_note_heap(r, ev->ts);
 	return 0;
 }
@@ -1043,20 +1056,8 @@ static int ckt_replay_apply(struct ckt_replay *r, struct ckt_thread *th, const s
 		rc = ckt_replay_cuda_free(r, ev);
 		break;
 	case CKT_EV_AGG:
-		/* small blocks of the default mode: totals only, attributed by the samples. A total
-		 * that would go below zero means frees of blocks the tracer never saw allocated
-		 * (allocated before tracing, or inside a library we do not trace): clamp and count
-		 * it instead of wrapping to 16 million TiB. */
-		if ((int64_t)ev->addr < 0 && (uint64_t) - (int64_t)ev->addr > r->st.heap_bytes) {
-			r->st.heap_bytes = 0;
-			r->st.inconsistencies++;
-		} else {
-			r->st.heap_bytes += ev->addr;
-		}
-		if ((int64_t)ev->len < 0 && (uint64_t) - (int64_t)ev->len > r->st.heap_blocks)
-			r->st.heap_blocks = 0;
-		else
-			r->st.heap_blocks += ev->len;
+		/* small blocks of the default mode: totals only, attributed by the samples */
+		ckt_replay_heap_move(r, (int64_t)ev->addr, (int64_t)ev->len);
 		if (!th->sent_agg) {
 			th->sent_agg = true;
 			r->st.agg_threads++;

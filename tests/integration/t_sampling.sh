@@ -28,3 +28,11 @@ est=$(jget $T/sm.json peak_heap.by_phase.0.bytes)
 # each 100-byte block is sampled with p = 1 - exp(-100/4096); sd of the estimate of 20,000,000
 # requested bytes = sqrt(N * 100^2 * (1-p) / p) = 0.28 MB: allow 5 sd
 expect_eq "default mode: sampled estimate of 20,000,000 within 5 sd (got $est)" "$(( est > 18560000 && est < 21440000 ))" 1
+
+# Threads still running at exit (known's workers wait in a barrier) have not sent their last
+# running totals; the writer's last flush sends them, so the heap at exit is exact (in usable
+# bytes: at most 24 more per block than the exact mode's requested bytes), never negative.
+lx=$(jget $T/sx.json live_at_exit.heap_bytes)
+ld=$(jget $T/sd.json live_at_exit.heap_bytes)
+nb=$(jget $T/sx.json live_at_exit.heap_blocks)
+expect_eq "default mode: heap at exit exact with threads still running ($ld vs $lx)" "$(( ld >= lx && ld <= lx + 24 * nb ))" 1
