@@ -89,7 +89,9 @@ void ckt_line_u64(struct ckt_line *l, uint64_t v)
 	ckt_line_str(l, tmp + i);
 }
 
-/* Three significant digits, binary units, e.g. "512 B", "1.50 GiB", "12.3 MiB". */
+/* Three significant digits, binary units, e.g. "512 B", "1.50 GiB", "12.3 MiB", rounded to
+ * nearest the way the reader's ckt_util_fmt_bytes does (printf's %.2f/%.1f/%.0f), in integer
+ * arithmetic: no stdio here. */
 void ckt_line_bytes(struct ckt_line *l, uint64_t bytes)
 {
 	static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
@@ -102,18 +104,18 @@ void ckt_line_bytes(struct ckt_line *l, uint64_t bytes)
 	if (u == 0) {
 		ckt_line_u64(l, bytes);
 	} else {
-		/* value*100 rounded, then print with 2, 1 or 0 decimals to keep 3 digits */
-		uint64_t c = (uint64_t)(((unsigned __int128)bytes * 100 + scale / 2) / scale);
-		uint64_t ip = c / 100, fp = c % 100;
-		ckt_line_u64(l, ip);
-		if (ip < 10) {
+		unsigned __int128 b = bytes;
+		/* value x 100, rounded; the precision follows the rounded value (9.996 -> "10.0") */
+		uint64_t c = (uint64_t)((b * 100 + scale / 2) / scale);
+		unsigned decimals = c < 1000 ? 2 : c < 10000 ? 1 : 0;
+		uint64_t m = decimals == 2 ? 100 : decimals == 1 ? 10 : 1;
+		uint64_t r = (uint64_t)((b * m + scale / 2) / scale);
+		ckt_line_u64(l, r / m);
+		if (decimals) {
 			ckt_line_str(l, ".");
-			if (fp < 10)
+			if (decimals == 2 && r % m < 10)
 				ckt_line_str(l, "0");
-			ckt_line_u64(l, fp);
-		} else if (ip < 100) {
-			ckt_line_str(l, ".");
-			ckt_line_u64(l, fp / 10);
+			ckt_line_u64(l, r % m);
 		}
 	}
 	ckt_line_str(l, " ");

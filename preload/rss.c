@@ -1,6 +1,7 @@
 /* rss.c: the RSS sampler thread. Every CUZKTRACE_RSS_MS it reads /proc/self/statm (resident
- * pages) and records an RSS event; every 10th sample (and at stop) it also reads VmHWM and the
- * RssAnon/RssFile/RssShmem split from /proc/self/status, which costs more to produce. */
+ * pages) and records an RSS event; every 10th sample, at every new highest RSS, and at stop
+ * it also reads VmHWM and the RssAnon/RssFile/RssShmem split from /proc/self/status, which
+ * costs more to produce. */
 #include "ckt.h"
 
 #include <fcntl.h>
@@ -86,14 +87,24 @@ static uint64_t read_hwm_and_split(uint64_t out[4])
 	return out[0];
 }
 
+static uint64_t rss_max; /* the sampler thread's own: the highest RSS sampled so far */
+
 static void sample(struct ckt_tls *t, int detail)
 {
 	char buf[256];
 	uint64_t ts = ckt_now();
 	if (read_proc(&statm, buf, sizeof(buf)) == 0) {
 		const char *p = strchr(buf, ' '); /* second field: resident pages */
-		if (p)
-			ckt_emit(t, CKT_EV_RSS, 0, ts, 0, parse_u64(p) * page_size, 0);
+		if (p) {
+			uint64_t rss = parse_u64(p) * page_size;
+			ckt_emit(t, CKT_EV_RSS, 0, ts, 0, rss, 0);
+			/* a new highest RSS gets its anon/file/shmem split now, not up to nine
+			 * samples later: the report explains the peak with it */
+			if (rss > rss_max) {
+				rss_max = rss;
+				detail = 1;
+			}
+		}
 	}
 	uint64_t d[4];
 	if (detail && read_hwm_and_split(d))

@@ -216,13 +216,15 @@ static void ckt_main_warnings(const char *path, const struct ckt_replay_stats *s
 			(unsigned long long)st->lost);
 	if (ckt_replay_untraced_suspected(st)) {
 		char u[32];
+		uint64_t seen = st->peak_heap.bytes + st->peak_anon.bytes + st->peak_pinned.bytes;
+		uint64_t over = st->peak_rss.bytes - seen;
 		fprintf(stderr,
-			CKT_PROG ": warning: '%s': %s of the peak RSS (%.0f%%) is not explained by traced "
-				 "allocations: the program may allocate through an allocator the tracer cannot "
-				 "see (one with its own symbol names, such as Rust's jemallocator) or map memory "
-				 "with raw system calls\n",
-			path, ckt_util_fmt_sbytes(u, sizeof(u), ckt_replay_unexplained(st)),
-			100.0 * (double)ckt_replay_unexplained(st) / (double)st->peak_rss.bytes);
+			CKT_PROG ": warning: '%s': the peak RSS is %s (%.0f%%) above everything traced "
+				 "at its own peak: the program may allocate through an allocator the tracer "
+				 "cannot see (one with its own symbol names, such as Rust's jemallocator) or "
+				 "map memory with raw system calls\n",
+			path, ckt_util_fmt_bytes(u, sizeof(u), over),
+			100.0 * (double)over / (double)st->peak_rss.bytes);
 	}
 }
 

@@ -234,13 +234,19 @@ static inline int64_t ckt_replay_unexplained(const struct ckt_replay_stats *st)
 			 st->peak_rss.pinned_bytes);
 }
 
-/* More than half of the peak RSS, and more than 64 MiB, unexplained: the program probably
- * allocates through something the tracer cannot see (an allocator with its own names, like
- * Rust's jemallocator, or mappings made by raw system calls). */
+/* The peak RSS exceeds everything the tracer ever saw live (the peaks of heap, anonymous mmap
+ * and pinned memory together) by more than half of it and more than 64 MiB: the program
+ * probably allocates through something the tracer cannot see (an allocator with its own
+ * names, like Rust's jemallocator, or mappings made by raw system calls). Comparing with the
+ * peaks, not the values at that moment, keeps memory the allocator still holds after frees
+ * (glibc keeps freed arena memory) from raising the alarm. */
 static inline bool ckt_replay_untraced_suspected(const struct ckt_replay_stats *st)
 {
-	int64_t u = ckt_replay_unexplained(st);
-	return st->peak_rss.seen && u > (int64_t)64 << 20 && (uint64_t)u * 2 > st->peak_rss.bytes;
+	uint64_t seen = st->peak_heap.bytes + st->peak_anon.bytes + st->peak_pinned.bytes;
+	if (!st->peak_rss.seen || st->peak_rss.bytes <= seen)
+		return false;
+	uint64_t u = st->peak_rss.bytes - seen;
+	return u > (uint64_t)64 << 20 && u * 2 > st->peak_rss.bytes;
 }
 
 /* The trace's sampling rate (header setting.CUZKTRACE_SAMPLE); call before feeding. */

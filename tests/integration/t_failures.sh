@@ -95,7 +95,7 @@ CUZKTRACE_OUT=$T/raw.zst traced raw $P/rawmap
 $REPORT --json $T/raw.zst >$T/raw.json 2>$T/raw.rerr
 expect_eq "unseen memory: flagged in JSON" "$(jget $T/raw.json peak_rss.untraced_suspected)" true
 expect_match "unseen memory: one warning line" "$(cat $T/raw.rerr)" \
-	"^cuzktrace-report: warning: '$T/raw.zst': [0-9.]+ MiB of the peak RSS \([0-9]+%\) is not explained by traced allocations: the program may allocate through an allocator the tracer cannot see"
+	"^cuzktrace-report: warning: '$T/raw.zst': the peak RSS is [0-9.]+ MiB \([0-9]+%\) above everything traced at its own peak: the program may allocate through an allocator the tracer cannot see"
 CUZKTRACE_OUT=$T/rawm.zst traced rawm $P/rawmap malloc
 $REPORT --json $T/rawm.zst >$T/rawm.json 2>$T/rawm.rerr
 expect_eq "the same memory from malloc: not flagged, no warning" \
