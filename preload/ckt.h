@@ -294,6 +294,7 @@ static inline void ckt_emit2(struct ckt_tls *t, uint8_t type, uint8_t fn, uint64
 /* ---- stacks.c ---- */
 extern atomic_int ckt_stacks_ready;
 int ckt_stacks_init(void);
+extern uintptr_t ckt_unw_lo, ckt_unw_hi; /* libunwind's text */
 /* The calling thread's stack id (0 if none can be had). Caller holds the guard. */
 uint32_t ckt_stacks_capture(struct ckt_tls *t);
 /* Writer: the stack with id `from` if published (returns from), else 0. */

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -25,26 +26,37 @@ static inline int scan_wanted(int fd)
  * opened once (and reads it back), keeping the pipe's descriptor numbers in a static array. A
  * daemon that closes every descriptor and opens new ones hands those numbers to its own pipes
  * and sockets, and libunwind would then read from and write into them (seen: a program's pipe
- * lost bytes and got others). So while our stack capture runs (in_unwind), pipe/pipe2 hand out
- * a private pipe at high descriptor numbers, its reads and writes go to that pipe whatever
- * number libunwind passes, and its closes do nothing. */
+ * lost bytes and got others). So calls that come from libunwind's own code while our stack
+ * capture runs (in_unwind, and the return address inside libunwind: a signal handler of the
+ * program that runs meanwhile is left alone) get a private pipe at high descriptor numbers:
+ * pipe/pipe2 return it, reads and writes go to it whatever number libunwind passes, and closes
+ * do nothing. The pipe is made again if the program closed it. */
 static int unw_pipe[2] = {-1, -1};
+static ino_t unw_pipe_ino;
+
+static inline int from_libunwind(const void *ra)
+{
+	return CKT_UNLIKELY(ckt_tls.in_unwind) &&
+	       (uintptr_t)ra - ckt_unw_lo < ckt_unw_hi - ckt_unw_lo;
+}
 
 static int private_pipe(void)
 {
-	if (unw_pipe[0] >= 0)
+	struct stat st;
+	if (unw_pipe[0] >= 0 && fstat(unw_pipe[0], &st) == 0 && st.st_ino == unw_pipe_ino)
 		return 0;
 	int p[2];
 	if (syscall(SYS_pipe2, p, O_CLOEXEC | O_NONBLOCK) < 0)
 		return -1;
 	unw_pipe[0] = ckt_fd_high(p[0]);
 	unw_pipe[1] = ckt_fd_high(p[1]);
+	unw_pipe_ino = fstat(unw_pipe[0], &st) == 0 ? st.st_ino : 0;
 	return 0;
 }
 
 CKT_EXPORT int pipe2(int fds[2], int flags)
 {
-	if (CKT_UNLIKELY(ckt_tls.in_unwind)) {
+	if (from_libunwind(__builtin_return_address(0))) {
 		if (private_pipe() < 0)
 			return -1;
 		fds[0] = unw_pipe[0];
@@ -56,21 +68,26 @@ CKT_EXPORT int pipe2(int fds[2], int flags)
 
 CKT_EXPORT int pipe(int fds[2])
 {
-	if (CKT_UNLIKELY(ckt_tls.in_unwind))
-		return pipe2(fds, 0);
+	if (from_libunwind(__builtin_return_address(0))) {
+		if (private_pipe() < 0)
+			return -1;
+		fds[0] = unw_pipe[0];
+		fds[1] = unw_pipe[1];
+		return 0;
+	}
 	return ckt_real.pipe ? ckt_real.pipe(fds) : (int)syscall(SYS_pipe2, fds, 0);
 }
 
 CKT_EXPORT int close(int fd)
 {
-	if (CKT_UNLIKELY(ckt_tls.in_unwind))
+	if (from_libunwind(__builtin_return_address(0)))
 		return 0;
 	return ckt_real.close ? ckt_real.close(fd) : (int)syscall(SYS_close, fd);
 }
 
 CKT_EXPORT ssize_t read(int fd, void *buf, size_t n)
 {
-	if (CKT_UNLIKELY(ckt_tls.in_unwind)) {
+	if (from_libunwind(__builtin_return_address(0))) {
 		if (private_pipe() < 0)
 			return -1;
 		fd = unw_pipe[0];
@@ -80,7 +97,7 @@ CKT_EXPORT ssize_t read(int fd, void *buf, size_t n)
 
 CKT_EXPORT ssize_t write(int fd, const void *buf, size_t n)
 {
-	if (CKT_UNLIKELY(ckt_tls.in_unwind)) {
+	if (from_libunwind(__builtin_return_address(0))) {
 		if (private_pipe() < 0)
 			return -1;
 		fd = unw_pipe[1];

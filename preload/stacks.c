@@ -42,6 +42,7 @@ static atomic_size_t arena_used;
 static atomic_uint next_id = 1;
 static atomic_int full_reported;
 static uintptr_t self_lo, self_hi; /* our own text: frames in here are the tracer's */
+uintptr_t ckt_unw_lo, ckt_unw_hi;  /* libunwind's text (hooks_io.c tells its calls apart) */
 atomic_int ckt_stacks_ready;
 
 static void *reserve(size_t n)
@@ -51,18 +52,24 @@ static void *reserve(size_t n)
 	return m == MAP_FAILED ? NULL : m;
 }
 
-static int find_self(struct dl_phdr_info *info, size_t size, void *arg)
+struct text_probe {
+	uintptr_t probe, lo, hi;
+};
+
+/* The executable segment of the object that holds probe. */
+static int find_text(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	(void)size;
-	uintptr_t probe = (uintptr_t)arg;
+	struct text_probe *t = arg;
+	uintptr_t probe = t->probe;
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
 			continue;
 		uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
 		if (probe >= lo && probe < hi) {
-			self_lo = lo;
-			self_hi = hi;
+			t->lo = lo;
+			t->hi = hi;
 			return 1;
 		}
 	}
@@ -83,7 +90,14 @@ int ckt_stacks_init(void)
 			NULL, NULL);
 		return -1;
 	}
-	dl_iterate_phdr(find_self, (void *)(uintptr_t)&ckt_stacks_init);
+	struct text_probe self = {(uintptr_t)&ckt_stacks_init, 0, 0};
+	dl_iterate_phdr(find_text, &self);
+	self_lo = self.lo;
+	self_hi = self.hi;
+	struct text_probe unw = {(uintptr_t)&unw_backtrace, 0, 0};
+	dl_iterate_phdr(find_text, &unw);
+	ckt_unw_lo = unw.lo;
+	ckt_unw_hi = unw.hi;
 	ckt_tls.in_unwind++;
 	unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
 	ckt_tls.in_unwind--;

@@ -86,3 +86,8 @@ expect_eq "exec: old image's trace complete, ended by exec, 4,000,000 live" \
 	"$(jget $T/exec1.json truncated)/$(jget $T/exec1.json end_reason)/$(jget $T/exec1.json live_at_exit.heap_bytes)" "false/exec/4000000"
 $REPORT --json $T/exec/t.$pid.exec1.zst >$T/exec2.json 2>/dev/null
 expect_eq "exec: new image's trace" "$(jget $T/exec2.json exe)/$(jget $T/exec2.json truncated)" "$P/exitcode/false"
+
+# A signal handler writing into the program's own pipe while the thread is inside the tracer's
+# stack capture (exact mode): every byte reaches the program's pipe.
+CUZKTRACE_OUT=$T/sigpipe.zst traced sigpipe $P/sigpipe
+expect_match "signal handler's writes during stack capture reach the program" "$(cat $T/sigpipe.out)/$(cat $T/sigpipe.rc)" "^sigpipe: ok \([0-9]+ signals, [0-9]+ bytes\)/0\$"
