@@ -6,6 +6,7 @@
 #include "ckt_format.h"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -128,9 +129,13 @@ static void ckt_check_interposition(void)
 		Dl_info info;
 		if (!f || f == ours[i])
 			continue;
-		const char *who = dladdr(f, &info) && info.dli_fname && info.dli_fname[0]
-					  ? info.dli_fname
-					  : "the program";
+		/* A non-PIE executable that takes malloc's address exports a PLT stub as the
+		 * "canonical" malloc, which still calls ours: only a real definition counts. */
+		const ElfW(Sym) *sym = NULL;
+		if (!dladdr1(f, &info, (void **)&sym, RTLD_DL_SYMENT) || !sym ||
+		    sym->st_shndx == SHN_UNDEF || !info.dli_sname || strcmp(info.dli_sname, names[i]))
+			continue;
+		const char *who = info.dli_fname && info.dli_fname[0] ? info.dli_fname : "the program";
 		struct ckt_line l = {.len = 0};
 		ckt_line_str(&l, "cuzktrace: warning: '");
 		ckt_line_str(&l, names[i]);

@@ -416,6 +416,7 @@ extern atomic_int ckt_writer_running;
 void ckt_writer_after_fork_child(void);
 pid_t ckt_writer_pid(void);          /* the traced process's pid (set at init) */
 const char *ckt_writer_path(void);   /* the trace's absolute path */
+const char *ckt_writer_requested_path(void); /* the path before any renaming */
 
 /* ---- rss.c ---- */
 int ckt_rss_start(void);

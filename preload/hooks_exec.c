@@ -9,28 +9,47 @@
 #include <string.h>
 #include <unistd.h>
 
+static int finished_here; /* an exec finished the trace; it may have failed and be retried */
+
 /* 1 if this is the traced process itself: a vfork child shares our memory, and finishing the
  * trace there would end the parent's. */
 static int is_tracer_process(void)
 {
-	return atomic_load(&ckt_writer_running) && getpid() == ckt_writer_pid();
+	return (atomic_load(&ckt_writer_running) || finished_here) && getpid() == ckt_writer_pid();
 }
 
 static void before_exec(void)
 {
 	struct ckt_tls *t = &ckt_tls;
 	t->guard++;
-	if (ckt_sample_r)
-		ckt_sample_flush(t);
-	ckt_writer_finish(CKT_END_EXEC);
-	setenv("CUZKTRACE_EXEC_FROM", ckt_writer_path(), 1);
+	if (!finished_here) {
+		if (ckt_sample_r)
+			ckt_sample_flush(t);
+		ckt_writer_finish(CKT_END_EXEC);
+		finished_here = 1;
+	}
+	/* the name CUZKTRACE_OUT gives, not the one we may have fallen back to: the new image
+	 * compares it with its own expansion (a chain of execs keeps every trace) */
+	setenv("CUZKTRACE_EXEC_FROM", ckt_writer_requested_path(), 1);
 	t->guard--;
 }
 
-static void after_failed_exec(void)
+/* The exec failed (the program may try another path: execvp-like loops do). Frees the
+ * environment copy from with_exec_from (its last entry is ours). */
+static void after_failed_exec(char **e)
 {
-	ckt_log("warning: exec failed after the trace was finished; the rest of this process is "
-		"not traced", NULL, NULL, NULL);
+	static int said;
+	if (e) {
+		size_t n = 0;
+		while (e[n])
+			n++;
+		if (n)
+			free(e[n - 1]);
+		free(e);
+	}
+	if (!said++)
+		ckt_log("warning: exec failed after the trace was finished; the rest of this process "
+			"is not traced", NULL, NULL, NULL);
 }
 
 /* envp plus CUZKTRACE_EXEC_FROM=<path>, replacing an inherited one; NULL if out of memory. */
@@ -40,7 +59,7 @@ static char **with_exec_from(char *const envp[])
 	while (envp && envp[n])
 		n++;
 	char **e = malloc((n + 2) * sizeof(*e));
-	const char *path = ckt_writer_path();
+	const char *path = ckt_writer_requested_path();
 	char *var = malloc(strlen(path) + 32);
 	if (!e || !var) {
 		free(e);
@@ -65,7 +84,7 @@ CKT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 	before_exec();
 	char **e = with_exec_from(envp);
 	int rc = ckt_real.execve(path, argv, e ? e : envp);
-	after_failed_exec();
+	after_failed_exec(e);
 	return rc;
 }
 
@@ -76,7 +95,7 @@ CKT_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 	before_exec();
 	char **e = with_exec_from(envp);
 	int rc = ckt_real.execvpe(file, argv, e ? e : envp);
-	after_failed_exec();
+	after_failed_exec(e);
 	return rc;
 }
 
@@ -87,7 +106,7 @@ CKT_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 	before_exec();
 	char **e = with_exec_from(envp);
 	int rc = ckt_real.fexecve(fd, argv, e ? e : envp);
-	after_failed_exec();
+	after_failed_exec(e);
 	return rc;
 }
 
@@ -98,7 +117,7 @@ CKT_EXPORT int execv(const char *path, char *const argv[])
 		return ckt_real.execv ? ckt_real.execv(path, argv) : -1;
 	before_exec();
 	int rc = ckt_real.execv(path, argv);
-	after_failed_exec();
+	after_failed_exec(NULL);
 	return rc;
 }
 
@@ -108,6 +127,6 @@ CKT_EXPORT int execvp(const char *file, char *const argv[])
 		return ckt_real.execvp ? ckt_real.execvp(file, argv) : -1;
 	before_exec();
 	int rc = ckt_real.execvp(file, argv);
-	after_failed_exec();
+	after_failed_exec(NULL);
 	return rc;
 }

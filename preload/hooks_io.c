@@ -29,8 +29,8 @@ static inline int scan_wanted(int fd)
  * lost bytes and got others). So calls that come from libunwind's own code while our stack
  * capture runs (in_unwind, and the return address inside libunwind: a signal handler of the
  * program that runs meanwhile is left alone) get a private pipe at high descriptor numbers:
- * pipe/pipe2 return it, reads and writes go to it whatever number libunwind passes, and closes
- * do nothing. The pipe is made again if the program closed it. */
+ * pipe/pipe2 return it, and libunwind's reads, writes and closes on those numbers go to it (or
+ * do nothing, for close). If the program closed it meanwhile, it is made again. */
 static int unw_pipe[2] = {-1, -1};
 static ino_t unw_pipe_ino;
 
@@ -38,6 +38,13 @@ static inline int from_libunwind(const void *ra)
 {
 	return CKT_UNLIKELY(ckt_tls.in_unwind) &&
 	       (uintptr_t)ra - ckt_unw_lo < ckt_unw_hi - ckt_unw_lo;
+}
+
+/* libunwind's call on a descriptor of the pipe we handed it (other files it opens itself, to
+ * read debug frames, are its own business and pass through) */
+static inline int unw_pipe_fd(const void *ra, int fd)
+{
+	return from_libunwind(ra) && (fd == unw_pipe[0] || fd == unw_pipe[1]);
 }
 
 static int private_pipe(void)
@@ -80,14 +87,14 @@ CKT_EXPORT int pipe(int fds[2])
 
 CKT_EXPORT int close(int fd)
 {
-	if (from_libunwind(__builtin_return_address(0)))
+	if (unw_pipe_fd(__builtin_return_address(0), fd))
 		return 0;
 	return ckt_real.close ? ckt_real.close(fd) : (int)syscall(SYS_close, fd);
 }
 
 CKT_EXPORT ssize_t read(int fd, void *buf, size_t n)
 {
-	if (from_libunwind(__builtin_return_address(0))) {
+	if (unw_pipe_fd(__builtin_return_address(0), fd)) {
 		if (private_pipe() < 0)
 			return -1;
 		fd = unw_pipe[0];
@@ -97,7 +104,7 @@ CKT_EXPORT ssize_t read(int fd, void *buf, size_t n)
 
 CKT_EXPORT ssize_t write(int fd, const void *buf, size_t n)
 {
-	if (from_libunwind(__builtin_return_address(0))) {
+	if (unw_pipe_fd(__builtin_return_address(0), fd)) {
 		if (private_pipe() < 0)
 			return -1;
 		fd = unw_pipe[1];

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 /* Where lines go. Programs close stderr at exit (coreutils' close_stdout) or close every
@@ -38,7 +39,7 @@ int ckt_fd_high(int fd)
 		h = fcntl(fd, F_DUPFD_CLOEXEC, 64);
 	if (h < 0)
 		return fd;
-	close(fd);
+	syscall(SYS_close, fd); /* not through our close hook, which may be redirecting */
 	return h;
 }
 

@@ -31,6 +31,9 @@ static int fd = -1;
 static dev_t file_dev;
 static ino_t file_ino;
 static char path_abs[PATH_MAX + 64];
+static char path_requested[PATH_MAX + 64]; /* before any renaming: what the next exec'd image
+					    * will expand CUZKTRACE_OUT to as well */
+
 static char exe_base[256];
 static ZSTD_CCtx *cctx;
 static uint8_t *enc_buf, *zbuf;
@@ -553,6 +556,7 @@ static int setup(const char *want_path, pid_t pid, const char *exe_path, char *s
 	strcpy(shown, rc == 0 ? path_abs : want_path);
 	if (rc)
 		return rc;
+	strcpy(path_requested, path_abs);
 	/* The image before an exec (same pid) wrote this very file: keep it, take the next name. */
 	const char *from = getenv("CUZKTRACE_EXEC_FROM");
 	int exec_clash = from && !strcmp(from, path_abs);
@@ -640,6 +644,11 @@ static const char *reason_text(int rc)
 }
 
 static pid_t trace_pid;
+
+const char *ckt_writer_requested_path(void)
+{
+	return path_requested;
+}
 
 pid_t ckt_writer_pid(void)
 {
