@@ -240,7 +240,9 @@ static int send_pending_totals(uint8_t **p, size_t nc)
 	for (size_t i = 0; i < nc && !rc; i++) {
 		struct ckt_ring *r = curs[i].ring;
 		int64_t *src = atomic_load(&r->agg_src);
-		if (!src || atomic_load(&r->state) != CKT_RING_LIVE)
+		/* a thread gone without running our exit destructor (it first allocated after the
+		 * destructor rounds) left a pointer into freed TLS: read only live threads' */
+		if (!src || atomic_load(&r->state) != CKT_RING_LIVE || thread_gone(r->tid))
 			continue;
 		int64_t bytes = __atomic_load_n(&src[0], __ATOMIC_RELAXED);
 		int64_t blocks = __atomic_load_n(&src[1], __ATOMIC_RELAXED);
