@@ -61,27 +61,26 @@ static int private_pipe(void)
 	return 0;
 }
 
+static int give_private_pipe(int fds[2])
+{
+	if (private_pipe() < 0)
+		return -1;
+	fds[0] = unw_pipe[0];
+	fds[1] = unw_pipe[1];
+	return 0;
+}
+
 CKT_EXPORT int pipe2(int fds[2], int flags)
 {
-	if (from_libunwind(__builtin_return_address(0))) {
-		if (private_pipe() < 0)
-			return -1;
-		fds[0] = unw_pipe[0];
-		fds[1] = unw_pipe[1];
-		return 0;
-	}
+	if (from_libunwind(__builtin_return_address(0)))
+		return give_private_pipe(fds);
 	return ckt_real.pipe2 ? ckt_real.pipe2(fds, flags) : (int)syscall(SYS_pipe2, fds, flags);
 }
 
 CKT_EXPORT int pipe(int fds[2])
 {
-	if (from_libunwind(__builtin_return_address(0))) {
-		if (private_pipe() < 0)
-			return -1;
-		fds[0] = unw_pipe[0];
-		fds[1] = unw_pipe[1];
-		return 0;
-	}
+	if (from_libunwind(__builtin_return_address(0)))
+		return give_private_pipe(fds);
 	return ckt_real.pipe ? ckt_real.pipe(fds) : (int)syscall(SYS_pipe2, fds, 0);
 }
 
