@@ -114,9 +114,12 @@ CKT_NOINLINE int ckt_thread_make_room(struct ckt_ring *r, unsigned n)
 	 * while the writer waited for a core). Never without a bound: after 10 s without room (a
 	 * writer stuck on I/O, or anything we did not foresee that waits on this thread) the event
 	 * is dropped and counted; the trace then says how many were lost. */
-	uint64_t deadline = ckt_clock_raw() + 10000000000ull;
+	uint64_t deadline = 0; /* read the clock only once the ring is really full */
 	while (h + n - r->tail_cache > CKT_RING_SLOTS) {
-		if (!atomic_load(&ckt_writer_running) || ckt_clock_raw() > deadline) {
+		uint64_t now = ckt_clock_raw();
+		if (!deadline)
+			deadline = now + 10000000000ull;
+		if (!atomic_load(&ckt_writer_running) || now > deadline) {
 			r->lost++;
 			return 0;
 		}
