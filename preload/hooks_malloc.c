@@ -1,10 +1,10 @@
 /* hooks_malloc.c: the interposed malloc family. Each hook has one shape: bootstrap check ->
  * reentrancy guard -> real call -> record -> release guard; free records *before* the real free
  * so that no other thread can be handed the same address by an earlier-stamped allocation.
- * Sizes recorded are the sizes the program asked for, not malloc_usable_size.
+ * Exact mode records the sizes the program asked for; the default mode counts blocks under
+ * the sampling rate at their usable size (sample.c, ckt.h).
  *
- * Cost per call beyond the real allocator (see ckt.h for the ring): guard test and set, one
- * relaxed load of ckt_active, one vDSO clock read (two for realloc), one slot written. */
+ * Cost per call beyond the real allocator: see the budget in ckt.h. */
 #include "ckt.h"
 
 #include <errno.h>
