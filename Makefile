@@ -130,7 +130,7 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include
 	install -m 0755 $(LIB) $(DESTDIR)$(PREFIX)/lib/
 	install -m 0755 $(REPORT) $(DESTDIR)$(PREFIX)/bin/
-	install -m 0644 include/cuzktrace.h $(DESTDIR)$(PREFIX)/include/ 2>/dev/null || true
+	install -m 0644 include/cuzktrace.h include/cuzktrace_shim.h $(DESTDIR)$(PREFIX)/include/
 
 clean:
 	rm -rf $(B)
