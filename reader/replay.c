@@ -598,26 +598,46 @@ static __attribute__((noinline)) int ckt_replay_queue_grow(struct ckt_replay *r,
 	return 0;
 }
 
-/* Queues ev on tid's thread: about 15 instructions and one 48-byte store when the record is
- * from the same THREAD group as the previous one and the ring has room. */
-static int ckt_replay_push(struct ckt_replay *r, uint64_t tid, const struct ckt_ev *ev)
+/* The slot the next event of tid's thread goes to (the ring has room), or NULL when out of
+ * memory; *tip gets the thread index. The caller fills the fields its kind uses (apply reads
+ * no others) and calls ckt_replay_commit: the common events are written once, straight into
+ * the queue, with no staging copy. */
+static inline __attribute__((always_inline)) struct ckt_ev *ckt_replay_slot(struct ckt_replay *r,
+									      uint64_t tid, size_t *tip)
 {
 	size_t ti = r->last_ti - 1;
 	if (__builtin_expect(!r->last_ti || r->threads[ti].tid != tid, 0)) {
 		long t = ckt_replay_thread(r, tid);
 		if (t < 0)
-			return CKT_ENOMEM;
+			return NULL;
 		ti = (size_t)t;
 		r->last_ti = ti + 1;
 	}
 	struct ckt_thread *th = &r->threads[ti];
 	if (__builtin_expect(th->n == th->cap, 0) && ckt_replay_queue_grow(r, th) < 0)
-		return CKT_ENOMEM;
-	th->q[(th->head + th->n) & (th->cap - 1)] = *ev;
-	if (th->n++ == 0) {
+		return NULL;
+	*tip = ti;
+	return &th->q[(th->head + th->n) & (th->cap - 1)];
+}
+
+static inline __attribute__((always_inline)) void ckt_replay_commit(struct ckt_replay *r, size_t ti,
+								      const struct ckt_ev *ev)
+{
+	if (r->threads[ti].n++ == 0) {
 		r->heap[r->heap_n] = (struct ckt_hent){ ev->ts, ckt_replay_tie(ev, ti) };
 		ckt_replay_sift_up(r, r->heap_n++);
 	}
+}
+
+/* Queues a copy of ev on tid's thread (the rare kinds). */
+static int ckt_replay_push(struct ckt_replay *r, uint64_t tid, const struct ckt_ev *ev)
+{
+	size_t ti;
+	struct ckt_ev *q = ckt_replay_slot(r, tid, &ti);
+	if (!q)
+		return CKT_ENOMEM;
+	*q = *ev;
+	ckt_replay_commit(r, ti, q);
 	return 0;
 }
 
@@ -1164,26 +1184,37 @@ static int ckt_replay_drain(struct ckt_replay *r, bool all, uint64_t limit)
 int ckt_replay_feed(struct ckt_replay *r, const struct ckt_record *rec, struct ckt_error *err)
 {
 	struct ckt_replay_stats *st = &r->st;
+
+	/* ALLOC and FREE are nearly every record: written straight into the queue, only the
+	 * fields apply reads for their kind (FREE: ts, addr, kind) */
+	if (__builtin_expect(rec->tag == CKT_TAG_ALLOC || rec->tag == CKT_TAG_FREE, 1)) {
+		size_t ti;
+		struct ckt_ev *q = ckt_replay_slot(r, rec->tid, &ti);
+		if (!q)
+			return ckt_util_err(err, CKT_ENOMEM, "out of memory");
+		q->ts = rec->ts;
+		if (rec->tag == CKT_TAG_ALLOC) {
+			st->counts[CKT_KIND_ALLOC]++;
+			q->kind = CKT_EV_ALLOC;
+			q->addr = rec->u.alloc.addr;
+			q->len = rec->u.alloc.size;
+			q->stack = rec->u.alloc.stack;
+			q->phase = (uint32_t)rec->u.alloc.phase;
+			q->fn = (uint8_t)rec->u.alloc.fn;
+		} else {
+			st->counts[CKT_KIND_FREE]++;
+			q->kind = CKT_EV_FREE;
+			q->addr = rec->u.free.addr;
+		}
+		ckt_replay_commit(r, ti, q);
+		st->events++;
+		return 0;
+	}
+
 	struct ckt_ev ev = { .ts = rec->ts };
 	int rc = 0;
 
 	switch (rec->tag) {
-	case CKT_TAG_ALLOC:
-		st->counts[CKT_KIND_ALLOC]++;
-		ev.kind = CKT_EV_ALLOC;
-		ev.addr = rec->u.alloc.addr;
-		ev.len = rec->u.alloc.size;
-		ev.stack = rec->u.alloc.stack;
-		ev.phase = (uint32_t)rec->u.alloc.phase;
-		ev.fn = (uint8_t)rec->u.alloc.fn;
-		rc = ckt_replay_push(r, rec->tid, &ev);
-		break;
-	case CKT_TAG_FREE:
-		st->counts[CKT_KIND_FREE]++;
-		ev.kind = CKT_EV_FREE;
-		ev.addr = rec->u.free.addr;
-		rc = ckt_replay_push(r, rec->tid, &ev);
-		break;
 	case CKT_TAG_REALLOC:
 		st->counts[CKT_KIND_REALLOC]++;
 		if (rec->u.realloc.old_addr) {
