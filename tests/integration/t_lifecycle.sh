@@ -91,3 +91,13 @@ expect_eq "exec: new image's trace" "$(jget $T/exec2.json exe)/$(jget $T/exec2.j
 # stack capture (exact mode): every byte reaches the program's pipe.
 CUZKTRACE_OUT=$T/sigpipe.zst traced sigpipe $P/sigpipe
 expect_match "signal handler's writes during stack capture reach the program" "$(cat $T/sigpipe.out)/$(cat $T/sigpipe.rc)" "^sigpipe: ok \([0-9]+ signals, [0-9]+ bytes\)/0\$"
+
+# vfork + exec: the child shares the parent's memory until it execs; the exec hook must leave
+# the parent's trace alone (it goes on, and holds the parent's later allocation).
+mkdir -p $T/vf
+CUZKTRACE_OUT=$T/vf/t.%e.%p.zst traced vforker $P/vforker /bin/true
+expect_eq "vfork+exec: parent's status" "$(cat $T/vforker.rc)" 0
+pid=$(sed -E 's/.*\(pid ([0-9]+)\).*/\1/;q' $T/vforker.err)
+$REPORT --json $T/vf/t.vforker.$pid.zst >$T/vf.json 2>/dev/null
+expect_eq "vfork+exec: parent's trace complete with its later 3,000,000 bytes" \
+	"$(jget $T/vf.json truncated)/$(jget $T/vf.json end_reason)/$(jget $T/vf.json live_at_exit.heap_bytes)" "false/exit/3000000"
