@@ -10,8 +10,8 @@ bad() {
 }
 # expect_eq NAME GOT WANT
 expect_eq() { if [ "$2" == "$3" ]; then ok "$1"; else bad "$1" "got:  $2" "want: $3"; fi; }
-# expect_match NAME TEXT REGEX (extended)
-expect_match() { if printf '%s' "$2" | grep -Eq -- "$3"; then ok "$1"; else bad "$1" "text:  $2" "regex: $3"; fi; }
+# expect_match NAME TEXT REGEX (extended; ^ and $ anchor the whole text, not a line of it)
+expect_match() { if [[ $2 =~ $3 ]]; then ok "$1"; else bad "$1" "text:  $2" "regex: $3"; fi; }
 
 PY=/usr/bin/python3
 # jget FILE KEY.PATH -> value (JSON null -> "null", true/false lowercase)

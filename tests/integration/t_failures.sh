@@ -38,12 +38,12 @@ CUZKTRACE_QUIET=1 CUZKTRACE_OUT=$T/quiet.zst traced quiet $P/exitcode
 expect_match "quiet: only the init line" "$(cat $T/quiet.err)" "^cuzktrace: tracing exitcode \(pid [0-9]+\) to $T/quiet.zst\$"
 
 mkdir -p $T/cwd
-(cd $T/cwd && LD_PRELOAD=$LIB $P/exitcode >/dev/null 2>$T/default.err)
+(umask 000; cd $T/cwd && LD_PRELOAD=$LIB $P/exitcode >/dev/null 2>$T/default.err)
 pid=$(sed -E 's/.*\(pid ([0-9]+)\).*/\1/;q' $T/default.err)
 expect_eq "default path: cuzktrace.<exe>.<pid>.zst in the current directory" \
 	"$(head -1 $T/default.err)" "cuzktrace: tracing exitcode (pid $pid) to $T/cwd/cuzktrace.exitcode.$pid.zst"
 expect_eq "default path: file exists" "$(ls $T/cwd)" "cuzktrace.exitcode.$pid.zst"
-expect_eq "default path: not world-writable" "$(( $(stat -c %a $T/cwd/cuzktrace.exitcode.$pid.zst) & 2 ))" 0
+expect_eq "default path: not world-writable even under umask 000" "$(( 8#$(stat -c %a $T/cwd/cuzktrace.exitcode.$pid.zst) & 2 ))" 0
 
 CUZKTRACE_OUT=$T/exp.%e.%p.zst traced expand $P/exitcode
 pid=$(sed -E 's/.*\(pid ([0-9]+)\).*/\1/;q' $T/expand.err)

@@ -66,6 +66,7 @@ int main(void)
 	keep[6] = touch(700000);
 	cuzktrace_phase_end("load"); /* still active once */
 	keep[7] = touch(800000);     /* peak heap */
+	usleep(30000);               /* held long enough for RSS samples (--phases-csv rows) */
 	cuzktrace_phase_end("gpu");
 	free(keep[3]); /* allocated in "inner", freed outside it */
 	cuzktrace_phase_end("load");
