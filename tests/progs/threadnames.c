@@ -49,7 +49,6 @@ int main(void)
 	pthread_join(t[3], NULL);
 	pthread_create(&t[4], NULL, io, NULL);
 	pthread_setname_np(t[4], "io-7");
-	usleep(150000); /* the writer learns the new name from /proc on its next flush */
 	pthread_barrier_wait(&renamed);
 	pthread_join(t[4], NULL);
 	return 0;
