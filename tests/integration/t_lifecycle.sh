@@ -106,3 +106,14 @@ pid=$(sed -E 's/.*\(pid ([0-9]+)\).*/\1/;q' $T/vforker.err)
 $REPORT --json $T/vf/t.vforker.$pid.zst >$T/vf.json 2>/dev/null
 expect_eq "vfork+exec: parent's trace complete with its later 3,000,000 bytes" \
 	"$(jget $T/vf.json truncated)/$(jget $T/vf.json end_reason)/$(jget $T/vf.json live_at_exit.heap_bytes)" "false/exit/3000000"
+
+# A failed exec, then one that works (execvp-like loops): one line about the failure, and the
+# old image's trace is kept (the new image writes the next name).
+mkdir -p $T/exec2
+CUZKTRACE_OUT=$T/exec2/t.%p.zst traced execer2 $P/execer /nonexistent/prog $P/exitcode
+pid=$(sed -E 's/.*\(pid ([0-9]+)\).*/\1/;q' $T/execer2.err)
+expect_eq "exec retried: the new image runs" "$(cat $T/execer2.out)/$(cat $T/execer2.rc)" "$(cat $T/plain.out)/$plain_rc"
+expect_eq "exec retried: one line about the failed attempt" "$(grep -c 'exec failed' $T/execer2.err)" 1
+$REPORT --json $T/exec2/t.$pid.zst >$T/exec3.json 2>/dev/null
+expect_eq "exec retried: old image's trace kept, ended by exec" "$(jget $T/exec3.json end_reason)/$(jget $T/exec3.json live_at_exit.heap_bytes)" "exec/4000000"
+expect_eq "exec retried: new image's trace under the next name" "$(ls $T/exec2 | sort | tr '\n' ' ')" "t.$pid.exec1.zst t.$pid.zst "
