@@ -334,9 +334,9 @@ static inline void record_free(struct ckt_tls *t, uint8_t fn, uint8_t kind, uint
 	t->guard--;
 }
 
-/* Device-memory allocators share one shape: (CUdeviceptr *, size, ...) -> after the call,
- * the address and the current context's device. */
-#define CKT_DEV_ALLOC(W, FN, KIND, PARAMS, ARGS, SIZE)                                   \
+/* Every allocator has one shape: (out pointer, ...) -> after a successful call, the address
+ * written through OUT, on device DEV (the current context's for device memory). */
+#define CKT_DRV_ALLOC(W, FN, KIND, DEV, OUT, PARAMS, ARGS, SIZE)                          \
 	CUresult W PARAMS                                                                \
 	{                                                                                \
 		CUresult (*real) PARAMS = get_real(W_##W);                               \
@@ -345,13 +345,17 @@ static inline void record_free(struct ckt_tls *t, uint8_t fn, uint8_t kind, uint
 		struct ckt_tls *t = &ckt_tls;                                            \
 		if (!hook_enter(t))                                                      \
 			return real ARGS;                                                \
-		t->in_driver++;                                                              \
+		t->in_driver++;                                                          \
 		CUresult rc = real ARGS;                                                 \
-		if (rc == CUDA_SUCCESS && dptr)                                          \
-			record_alloc(t, FN, KIND, current_device(t), *dptr, (SIZE));      \
-		t->in_driver--;                                                              \
+		if (rc == CUDA_SUCCESS && OUT)                                           \
+			record_alloc(t, FN, KIND, DEV, (uint64_t)(uintptr_t)*OUT, (SIZE)); \
+		t->in_driver--;                                                          \
 		return rc;                                                               \
 	}
+
+/* Device, managed and pool memory: (CUdeviceptr *dptr, size, ...). */
+#define CKT_DEV_ALLOC(W, FN, KIND, PARAMS, ARGS, SIZE) \
+	CKT_DRV_ALLOC(W, FN, KIND, current_device(t), dptr, PARAMS, ARGS, SIZE)
 
 CKT_DEV_ALLOC(cuMemAlloc_v2, CKT_CU_MEM_ALLOC, CKT_CUDA_DEVICE,
 	      (CUdeviceptr * dptr, size_t bytesize), (dptr, bytesize), bytesize)
@@ -371,24 +375,9 @@ CKT_DEV_ALLOC(cuMemAllocFromPoolAsync_ptsz, CKT_CU_MEM_ALLOC_FROM_POOL_ASYNC_PTS
 	      (CUdeviceptr * dptr, size_t bytesize, CUmemoryPool pool, CUstream s),
 	      (dptr, bytesize, pool, s), bytesize)
 
-/* Host-memory allocators: pinned host RAM, no device. */
-#define CKT_HOST_ALLOC(W, FN, PARAMS, ARGS, SIZE)                                        \
-	CUresult W PARAMS                                                                \
-	{                                                                                \
-		CUresult (*real) PARAMS = get_real(W_##W);                               \
-		if (CKT_UNLIKELY(!real))                                                 \
-			return CUDA_ERROR_NOT_INITIALIZED;                               \
-		struct ckt_tls *t = &ckt_tls;                                            \
-		if (!hook_enter(t))                                                      \
-			return real ARGS;                                                \
-		t->in_driver++;                                                              \
-		CUresult rc = real ARGS;                                                 \
-		if (rc == CUDA_SUCCESS && pp)                                            \
-			record_alloc(t, FN, CKT_CUDA_PINNED, CKT_CUDA_NO_DEVICE,          \
-				     (uint64_t)(uintptr_t)*pp, (SIZE));                  \
-		t->in_driver--;                                                              \
-		return rc;                                                               \
-	}
+/* Host-memory allocators: pinned host RAM, no device: (void **pp, size, ...). */
+#define CKT_HOST_ALLOC(W, FN, PARAMS, ARGS, SIZE) \
+	CKT_DRV_ALLOC(W, FN, CKT_CUDA_PINNED, CKT_CUDA_NO_DEVICE, pp, PARAMS, ARGS, SIZE)
 
 CKT_HOST_ALLOC(cuMemAllocHost_v2, CKT_CU_MEM_ALLOC_HOST, (void **pp, size_t bytesize), (pp, bytesize),
 	       bytesize)
