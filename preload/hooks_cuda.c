@@ -426,45 +426,33 @@ CUresult cuMemCreate(CUmemGenericAllocationHandle *h, size_t size, const CUmemAl
 }
 
 /* Frees are recorded before the real call, so no other thread can be handed the same address
- * by an allocation stamped earlier than our record. */
-#define CKT_FREE(W, FN, KIND, T, ARG)                                                   \
-	CUresult W(T ARG)                                                                \
+ * by an allocation stamped earlier than our record. ADDR is the freed address (or handle). */
+#define CKT_DRV_FREE(W, FN, KIND, ADDR, PARAMS, ARGS)                                   \
+	CUresult W PARAMS                                                                \
 	{                                                                                \
-		CUresult (*real)(T) = get_real(W_##W);                                   \
+		CUresult (*real) PARAMS = get_real(W_##W);                               \
 		if (CKT_UNLIKELY(!real))                                                 \
 			return CUDA_ERROR_NOT_INITIALIZED;                               \
 		struct ckt_tls *t = &ckt_tls;                                            \
 		if (!hook_enter(t))                                                      \
-			return real(ARG);                                                \
-		t->in_driver++;                                                              \
-		if (ARG)                                                                 \
-			record_free(t, FN, KIND, (uint64_t)(uintptr_t)ARG);               \
-		CUresult rc = real(ARG);                                                 \
-		t->in_driver--;                                                              \
+			return real ARGS;                                                \
+		t->in_driver++;                                                          \
+		if (ADDR)                                                                \
+			record_free(t, FN, KIND, (uint64_t)(uintptr_t)ADDR);              \
+		CUresult rc = real ARGS;                                                 \
+		t->in_driver--;                                                          \
 		return rc;                                                               \
 	}
+
+#define CKT_FREE(W, FN, KIND, T, ARG) CKT_DRV_FREE(W, FN, KIND, ARG, (T ARG), (ARG))
 
 CKT_FREE(cuMemFree_v2, CKT_CU_MEM_FREE, CKT_CUDA_DEVICE, CUdeviceptr, dptr)
 CKT_FREE(cuMemFreeHost, CKT_CU_MEM_FREE_HOST, CKT_CUDA_PINNED, void *, p)
 CKT_FREE(cuMemRelease, CKT_CU_MEM_RELEASE, CKT_CUDA_VMM, CUmemGenericAllocationHandle, h)
 CKT_FREE(cuMemHostUnregister, CKT_CU_MEM_HOST_UNREGISTER, CKT_CUDA_REGISTERED, void *, p)
 
-#define CKT_FREE_ASYNC(W, FN)                                                           \
-	CUresult W(CUdeviceptr dptr, CUstream s)                                         \
-	{                                                                                \
-		CUresult (*real)(CUdeviceptr, CUstream) = get_real(W_##W);               \
-		if (CKT_UNLIKELY(!real))                                                 \
-			return CUDA_ERROR_NOT_INITIALIZED;                               \
-		struct ckt_tls *t = &ckt_tls;                                            \
-		if (!hook_enter(t))                                                      \
-			return real(dptr, s);                                            \
-		t->in_driver++;                                                              \
-		if (dptr)                                                                \
-			record_free(t, FN, CKT_CUDA_POOL, dptr);                         \
-		CUresult rc = real(dptr, s);                                             \
-		t->in_driver--;                                                              \
-		return rc;                                                               \
-	}
+#define CKT_FREE_ASYNC(W, FN) \
+	CKT_DRV_FREE(W, FN, CKT_CUDA_POOL, dptr, (CUdeviceptr dptr, CUstream s), (dptr, s))
 
 CKT_FREE_ASYNC(cuMemFreeAsync, CKT_CU_MEM_FREE_ASYNC)
 CKT_FREE_ASYNC(cuMemFreeAsync_ptsz, CKT_CU_MEM_FREE_ASYNC_PTSZ)
