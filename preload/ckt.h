@@ -380,12 +380,25 @@ static inline void ckt_sample_count(struct ckt_tls *t, int64_t usable, int64_t b
 }
 
 /* ---- record.c: slots -> trace records ---- */
+/* Encoder state of one data frame (format version 2, include/ckt_format.h). The ROW stream is
+ * the `p` the functions below advance; the columns are col[1..], written from col0[1..], each
+ * with room for a whole frame (the caller keeps ROW + all columns under its frame cap, with
+ * CKT_MAX_RECORD to spare before each record). */
 struct ckt_enc {
 	uint64_t prev_ts;
 	uint64_t prev_addr;
 	uint64_t base_ts;
+	uint8_t *col[CKT_NSTREAMS], *col0[CKT_NSTREAMS];
+	struct ckt_amodel am;
 };
+/* Bytes in the columns so far. */
+size_t ckt_record_cols_len(const struct ckt_enc *e);
+/* Starts a frame: columns emptied, FRAME written to the ROW stream at *p. */
 void ckt_record_frame(struct ckt_enc *e, uint8_t **p, uint64_t seq, uint64_t base_ts);
+/* The frame's stream directory for a ROW stream of row_len bytes, written at dir (room for
+ * (CKT_NSTREAMS + 1) * CKT_MAX_VARINT bytes); returns its length. The frame is then: the
+ * directory, the ROW stream, then col0[k]..col[k] for k = 1..CKT_NSTREAMS-1. */
+size_t ckt_record_directory(const struct ckt_enc *e, size_t row_len, uint8_t *dir);
 void ckt_record_thread(struct ckt_enc *e, uint8_t **p, uint64_t tid);
 /* Encodes one event (s, plus its EXT slot s2 for two-slot events). Returns 0, or -1 for a slot
  * type it does not know (the writer counts it lost). Needs CKT_MAX_RECORD bytes at *p. */

@@ -19,6 +19,69 @@ static inline uint8_t *put_daddr(struct ckt_enc *e, uint8_t *p, uint64_t a)
 	return p;
 }
 
+/* ---- columns (format version 2). Cost per event, measured on the benchmark's trace: about
+ * 22 ns to encode (the address model's scans of 16 + 8 entries included), and zstd then
+ * spends 9 ns per event instead of 23 on rows. */
+
+/* A 2-byte plane value, or the escape and the full value in ESC (uv, or sv when `sgn`). */
+static inline void put_plane(struct ckt_enc *e, int lo, uint64_t v, int sgn, int64_t sv)
+{
+	if (v < CKT_PLANE_ESC) {
+		*e->col[lo]++ = (uint8_t)v;
+		*e->col[lo + 1]++ = (uint8_t)(v >> 8);
+		return;
+	}
+	*e->col[lo]++ = 0xff;
+	*e->col[lo + 1]++ = 0xff;
+	e->col[CKT_S_ESC] = sgn ? ckt_put_sv(e->col[CKT_S_ESC], sv) : ckt_put_uv(e->col[CKT_S_ESC], v);
+}
+
+static inline void col_ts(struct ckt_enc *e, int lo, uint64_t ts)
+{
+	put_plane(e, lo, ts - e->prev_ts, 1, (int64_t)(ts - e->prev_ts));
+	e->prev_ts = ts;
+}
+
+static inline void col_release(struct ckt_enc *e, uint64_t a)
+{
+	int64_t d = 0;
+	unsigned code = ckt_am_enc_release(&e->am, a, &d);
+	*e->col[CKT_S_ACODE]++ = (uint8_t)code;
+	if (code == CKT_ACODE_MISS)
+		e->col[CKT_S_ADDR] = ckt_put_sv(e->col[CKT_S_ADDR], d);
+}
+
+static inline void col_alloc(struct ckt_enc *e, uint64_t a, uint64_t size)
+{
+	int64_t d = 0;
+	unsigned code = ckt_am_enc_alloc(&e->am, a, size, &d);
+	*e->col[CKT_S_ACODE]++ = (uint8_t)code;
+	if (code == CKT_ACODE_MISS)
+		e->col[CKT_S_ADDR] = ckt_put_sv(e->col[CKT_S_ADDR], d);
+}
+
+static inline void col_uv(struct ckt_enc *e, int k, uint64_t v)
+{
+	e->col[k] = ckt_put_uv(e->col[k], v);
+}
+
+size_t ckt_record_cols_len(const struct ckt_enc *e)
+{
+	size_t n = 0;
+	for (int k = 1; k < CKT_NSTREAMS; k++)
+		n += (size_t)(e->col[k] - e->col0[k]);
+	return n;
+}
+
+size_t ckt_record_directory(const struct ckt_enc *e, size_t row_len, uint8_t *dir)
+{
+	uint8_t *p = ckt_put_uv(dir, CKT_NSTREAMS);
+	p = ckt_put_uv(p, row_len);
+	for (int k = 1; k < CKT_NSTREAMS; k++)
+		p = ckt_put_uv(p, (uint64_t)(e->col[k] - e->col0[k]));
+	return (size_t)(p - dir);
+}
+
 void ckt_record_frame(struct ckt_enc *e, uint8_t **pp, uint64_t seq, uint64_t base_ts)
 {
 	uint8_t *p = *pp;
@@ -27,6 +90,9 @@ void ckt_record_frame(struct ckt_enc *e, uint8_t **pp, uint64_t seq, uint64_t ba
 	p = ckt_put_uv(p, base_ts);
 	e->base_ts = e->prev_ts = base_ts;
 	e->prev_addr = 0;
+	for (int k = 1; k < CKT_NSTREAMS; k++)
+		e->col[k] = e->col0[k];
+	ckt_am_reset(&e->am);
 	*pp = p;
 }
 
@@ -37,6 +103,7 @@ void ckt_record_thread(struct ckt_enc *e, uint8_t **pp, uint64_t tid)
 	p = ckt_put_uv(p, tid);
 	e->prev_ts = e->base_ts;
 	e->prev_addr = 0;
+	ckt_am_reset(&e->am);
 	*pp = p;
 }
 
@@ -82,27 +149,27 @@ int ckt_record_event(struct ckt_enc *e, uint8_t **pp, const struct ckt_slot *s,
 	switch (s->type) {
 	case CKT_EV_ALLOC:
 		*p++ = CKT_TAG_ALLOC;
-		p = put_dts(e, p, s->ts);
-		p = ckt_put_uv(p, s->fn);
-		p = put_daddr(e, p, s->a);
-		p = ckt_put_uv(p, s->b);
-		p = ckt_put_uv(p, s->stack);
-		p = ckt_put_uv(p, s->phase);
+		col_ts(e, CKT_S_TS_LO, s->ts);
+		col_uv(e, CKT_S_META, s->fn);
+		col_alloc(e, s->a, s->b);
+		put_plane(e, CKT_S_SIZE_LO, s->b, 0, 0);
+		col_uv(e, CKT_S_META, s->stack);
+		col_uv(e, CKT_S_META, s->phase);
 		break;
 	case CKT_EV_FREE:
 		*p++ = CKT_TAG_FREE;
-		p = put_dts(e, p, s->ts);
-		p = put_daddr(e, p, s->a);
+		col_ts(e, CKT_S_TSF_LO, s->ts);
+		col_release(e, s->a);
 		break;
 	case CKT_EV_REALLOC:
 		*p++ = CKT_TAG_REALLOC;
-		p = put_dts(e, p, s->ts);
-		p = put_daddr(e, p, s->a);
-		p = ckt_put_uv(p, s2->ts - s->ts);
-		p = put_daddr(e, p, s2->a);
-		p = ckt_put_uv(p, s->b);
-		p = ckt_put_uv(p, s->stack);
-		p = ckt_put_uv(p, s->phase);
+		col_ts(e, CKT_S_TS_LO, s->ts);
+		col_release(e, s->a);
+		col_uv(e, CKT_S_META, s2->ts - s->ts);
+		col_alloc(e, s2->a, s->b);
+		put_plane(e, CKT_S_SIZE_LO, s->b, 0, 0);
+		col_uv(e, CKT_S_META, s->stack);
+		col_uv(e, CKT_S_META, s->phase);
 		break;
 	case CKT_EV_MMAP:
 		*p++ = CKT_TAG_MMAP;

@@ -16,6 +16,13 @@
 #define CKT_DECODE_MAX_FRAME ((size_t)512 << 20)
 #define CKT_DECODE_IN_CHUNK ((size_t)1 << 17)
 
+/* A cursor that turns the first short or overlong varint into a sticky failure, so a record's
+ * fields can be read in sequence and checked once at the end. */
+struct ckt_cursor {
+	const uint8_t *p, *end;
+	bool bad;
+};
+
 struct ckt_decoder {
 	FILE *f;
 	ZSTD_DStream *zds;
@@ -34,6 +41,12 @@ struct ckt_decoder {
 
 	bool ended, truncated, dropped;
 	uint64_t base_ts, prev_ts, prev_addr, tid;
+
+	/* version 2: the frame's streams; cs[CKT_S_ROW] is unused (d->pos walks the ROW stream,
+	 * up to row_end). Version 1: row_end = frame_len and no columns. */
+	size_t row_start, row_end;
+	struct ckt_cursor cs[CKT_NSTREAMS];
+	struct ckt_amodel am;
 
 	struct ckt_header hdr;
 };
@@ -156,9 +169,10 @@ static int ckt_decode_parse_header(struct ckt_decoder *d, struct ckt_error *err)
 	p += CKT_MAGIC_LEN;
 	d->hdr.format_version = (unsigned)p[0] | (unsigned)p[1] << 8;
 	p += 2;
-	if (d->hdr.format_version != CKT_FORMAT_VERSION)
-		return ckt_util_err(err, CKT_EFORMAT, "unsupported format version %u (this reader reads %d)",
-				    d->hdr.format_version, CKT_FORMAT_VERSION);
+	if (d->hdr.format_version < CKT_FORMAT_VERSION_MIN || d->hdr.format_version > CKT_FORMAT_VERSION)
+		return ckt_util_err(err, CKT_EFORMAT,
+				    "unsupported format version %u (this reader reads %d to %d)",
+				    d->hdr.format_version, CKT_FORMAT_VERSION_MIN, CKT_FORMAT_VERSION);
 	size_t cap = 0;
 	for (;;) {
 		const uint8_t *k, *v;
@@ -285,13 +299,6 @@ bool ckt_decode_dropped_partial(const struct ckt_decoder *d)
 
 /* ---- records ---- */
 
-/* A cursor that turns the first short or overlong varint into a sticky failure, so a record's
- * fields can be read in sequence and checked once at the end. */
-struct ckt_cursor {
-	const uint8_t *p, *end;
-	bool bad;
-};
-
 static inline uint64_t ckt_decode_uv(struct ckt_cursor *c)
 {
 	/* Most fields (fn, phase, small deltas) fit in one byte. After a failure c->p stays on
@@ -340,21 +347,148 @@ static uint64_t ckt_decode_daddr(struct ckt_decoder *d, struct ckt_cursor *c)
 	return d->prev_addr;
 }
 
+/* ---- version 2 columns ---- */
+
+/* A 2-byte plane value, or the escape's full value from ESC (sv when sgn). A column that runs
+ * out marks the low plane's cursor bad. */
+static inline uint64_t ckt_decode_plane(struct ckt_decoder *d, int lo, bool sgn)
+{
+	struct ckt_cursor *a = &d->cs[lo], *b = &d->cs[lo + 1];
+	if (__builtin_expect(a->p >= a->end || b->p >= b->end, 0)) {
+		a->bad = true;
+		return 0;
+	}
+	uint64_t v = (uint64_t)*a->p++ | (uint64_t)*b->p++ << 8;
+	if (__builtin_expect(v != CKT_PLANE_ESC, 1))
+		return v;
+	return sgn ? (uint64_t)ckt_decode_sv(&d->cs[CKT_S_ESC]) : ckt_decode_uv(&d->cs[CKT_S_ESC]);
+}
+
+static inline uint64_t ckt_decode_col_ts(struct ckt_decoder *d, int lo)
+{
+	d->prev_ts += ckt_decode_plane(d, lo, true);
+	return d->prev_ts;
+}
+
+static inline unsigned ckt_decode_acode(struct ckt_decoder *d, int64_t *delta)
+{
+	struct ckt_cursor *c = &d->cs[CKT_S_ACODE];
+	if (__builtin_expect(c->p >= c->end, 0)) {
+		c->bad = true;
+		return 0;
+	}
+	unsigned code = *c->p++;
+	*delta = code == CKT_ACODE_MISS ? ckt_decode_sv(&d->cs[CKT_S_ADDR]) : 0;
+	return code;
+}
+
+static inline uint64_t ckt_decode_col_release(struct ckt_decoder *d)
+{
+	int64_t delta;
+	unsigned code = ckt_decode_acode(d, &delta);
+	uint64_t a = 0;
+	if (ckt_am_dec_release(&d->am, code, delta, &a))
+		d->cs[CKT_S_ACODE].bad = true;
+	return a;
+}
+
+static inline uint64_t ckt_decode_col_alloc(struct ckt_decoder *d, uint64_t size)
+{
+	int64_t delta;
+	unsigned code = ckt_decode_acode(d, &delta);
+	uint64_t a = 0;
+	if (ckt_am_dec_alloc(&d->am, code, delta, size, &a))
+		d->cs[CKT_S_ACODE].bad = true;
+	return a;
+}
+
+/* ALLOC, FREE and REALLOC of a version 2 frame: the tag was in ROW, the fields are in the
+ * columns (see ckt_format.h for the order). */
+static int ckt_decode_columns(struct ckt_decoder *d, struct ckt_record *r, uint8_t tag,
+			      struct ckt_error *err)
+{
+	struct ckt_cursor *meta = &d->cs[CKT_S_META];
+	switch (tag) {
+	case CKT_TAG_ALLOC:
+		r->ts = ckt_decode_col_ts(d, CKT_S_TS_LO);
+		r->u.alloc.fn = ckt_decode_uv(meta);
+		r->u.alloc.size = ckt_decode_plane(d, CKT_S_SIZE_LO, false);
+		r->u.alloc.addr = ckt_decode_col_alloc(d, r->u.alloc.size);
+		r->u.alloc.stack = ckt_decode_uv(meta);
+		r->u.alloc.phase = ckt_decode_uv(meta);
+		break;
+	case CKT_TAG_FREE:
+		r->ts = ckt_decode_col_ts(d, CKT_S_TSF_LO);
+		r->u.free.addr = ckt_decode_col_release(d);
+		break;
+	default: /* CKT_TAG_REALLOC */
+		r->ts = ckt_decode_col_ts(d, CKT_S_TS_LO);
+		r->u.realloc.old_addr = ckt_decode_col_release(d);
+		r->u.realloc.dafter = ckt_decode_uv(meta);
+		r->u.realloc.size = ckt_decode_plane(d, CKT_S_SIZE_LO, false);
+		r->u.realloc.new_addr = ckt_decode_col_alloc(d, r->u.realloc.size);
+		r->u.realloc.stack = ckt_decode_uv(meta);
+		r->u.realloc.phase = ckt_decode_uv(meta);
+		break;
+	}
+	if (__builtin_expect(meta->bad || d->cs[CKT_S_ACODE].bad || d->cs[CKT_S_ESC].bad ||
+				     d->cs[CKT_S_ADDR].bad || d->cs[CKT_S_TS_LO].bad ||
+				     d->cs[CKT_S_TSF_LO].bad || d->cs[CKT_S_SIZE_LO].bad,
+			     0))
+		return ckt_util_err(err, CKT_EFORMAT,
+				    "corrupt record (tag 0x%02x) in frame %llu: its columns are short or inconsistent",
+				    tag, (unsigned long long)d->frame_index);
+	r->tid = d->tid;
+	d->pos++;
+	return 1;
+}
+
+/* Version 2: reads the stream directory at the start of the frame and points the cursors at
+ * the streams. The lengths must add up to the frame exactly. */
+static int ckt_decode_directory(struct ckt_decoder *d, struct ckt_error *err)
+{
+	struct ckt_cursor c = { d->frame, d->frame + d->frame_len, false };
+	uint64_t n = ckt_decode_uv(&c), len[CKT_NSTREAMS];
+	if (!c.bad && n != CKT_NSTREAMS)
+		return ckt_util_err(err, CKT_EFORMAT, "corrupt frame %llu: %llu streams, expected %d",
+				    (unsigned long long)d->frame_index, (unsigned long long)n,
+				    CKT_NSTREAMS);
+	uint64_t total = 0;
+	for (int k = 0; k < CKT_NSTREAMS; k++) {
+		len[k] = ckt_decode_uv(&c);
+		total += len[k] < d->frame_len ? len[k] : d->frame_len + 1;
+	}
+	if (c.bad || total != (uint64_t)(c.end - c.p))
+		return ckt_util_err(err, CKT_EFORMAT,
+				    "corrupt frame %llu: its stream lengths do not add up to its size",
+				    (unsigned long long)d->frame_index);
+	d->pos = d->row_start = (size_t)(c.p - d->frame);
+	d->row_end = d->pos + len[0];
+	const uint8_t *p = c.p + len[0];
+	for (int k = 1; k < CKT_NSTREAMS; k++) {
+		d->cs[k] = (struct ckt_cursor){ p, p + len[k], false };
+		p += len[k];
+	}
+	return 0;
+}
+
 /* Parses one record at d->pos. Returns 1 for a record to hand out, 0 for one consumed here
  * (FRAME, THREAD), negative on corruption. */
 static int ckt_decode_record(struct ckt_decoder *d, struct ckt_record *r, struct ckt_error *err)
 {
-	struct ckt_cursor c = { d->frame + d->pos + 1, d->frame + d->frame_len, false };
+	struct ckt_cursor c = { d->frame + d->pos + 1, d->frame + d->row_end, false };
 	uint8_t tag = d->frame[d->pos];
 	int ret = 1;
 
 	/* every case below sets all fields of its member of r->u; only ts is shared */
 	r->ts = 0;
 	r->tag = (enum ckt_tag)tag;
-	if (d->pos == 0 && tag != CKT_TAG_FRAME)
+	if (d->pos == d->row_start && tag != CKT_TAG_FRAME)
 		return ckt_util_err(err, CKT_EFORMAT,
 				    "corrupt record (tag 0x%02x) in frame %llu: a data frame must start with a FRAME record",
 				    tag, (unsigned long long)d->frame_index);
+	if (d->hdr.format_version >= 2 && tag >= CKT_TAG_ALLOC && tag <= CKT_TAG_REALLOC)
+		return ckt_decode_columns(d, r, tag, err);
 	switch (tag) {
 	case CKT_TAG_FRAME:
 		(void)ckt_decode_uv(&c); /* seq: frames are self-contained, so order needs no check */
@@ -362,12 +496,14 @@ static int ckt_decode_record(struct ckt_decoder *d, struct ckt_record *r, struct
 		d->prev_ts = d->base_ts;
 		d->prev_addr = 0; /* no decoding state crosses a frame boundary */
 		d->tid = 0;
+		ckt_am_reset(&d->am);
 		ret = 0;
 		break;
 	case CKT_TAG_THREAD:
 		d->tid = ckt_decode_uv(&c);
 		d->prev_ts = d->base_ts;
 		d->prev_addr = 0;
+		ckt_am_reset(&d->am);
 		ret = 0;
 		break;
 	case CKT_TAG_SYNC:
@@ -519,10 +655,19 @@ static int ckt_decode_record(struct ckt_decoder *d, struct ckt_record *r, struct
 int ckt_decode_next(struct ckt_decoder *d, struct ckt_record *rec, struct ckt_error *err)
 {
 	for (;;) {
-		while (d->pos < d->frame_len) {
+		while (d->pos < d->row_end) {
 			int rc = ckt_decode_record(d, rec, err);
 			if (rc != 0)
 				return rc;
+		}
+		if (d->hdr.format_version >= 2 && d->row_end) {
+			for (int k = 1; k < CKT_NSTREAMS; k++)
+				if (d->cs[k].p != d->cs[k].end)
+					return ckt_util_err(err, CKT_EFORMAT,
+							    "corrupt frame %llu: stream %d has %zu bytes no record uses",
+							    (unsigned long long)d->frame_index, k,
+							    (size_t)(d->cs[k].end - d->cs[k].p));
+			d->row_end = 0;
 		}
 		if (d->ended)
 			return 0;
@@ -533,5 +678,9 @@ int ckt_decode_next(struct ckt_decoder *d, struct ckt_record *rec, struct ckt_er
 			d->truncated = true;
 			return 0;
 		}
+		d->row_start = 0;
+		d->row_end = d->frame_len;
+		if (d->hdr.format_version >= 2 && (rc = ckt_decode_directory(d, err)) < 0)
+			return rc;
 	}
 }

@@ -130,7 +130,7 @@ static void test_header_parse(void **state)
 	struct ckt_error err = { 0 };
 
 	tb_init(&b);
-	tb_header_kv(&b, CKT_FORMAT_VERSION, kv);
+	tb_header_kv(&b, TB_VERSION, kv);
 	assert_int_equal(open_bytes(b.out, b.out_len, &d, &err), 0);
 	const struct ckt_header *h = ckt_decode_header(d);
 	assert_int_equal(h->format_version, 1);
@@ -180,7 +180,7 @@ static void test_header_errors(void **state)
 	tb_init(&b);
 	tb_header_kv(&b, 7, NULL);
 	assert_int_equal(open_bytes(b.out, b.out_len, &d, &err), CKT_EFORMAT);
-	assert_string_equal(err.msg, "unsupported format version 7 (this reader reads 1)");
+	assert_string_equal(err.msg, "unsupported format version 7 (this reader reads 1 to 2)");
 	tb_release(&b);
 
 	/* header without its terminating empty key */

@@ -28,6 +28,29 @@ static void enc2(struct ckt_enc *e, uint8_t **p, struct ckt_slot s, struct ckt_s
 	assert_int_equal(ckt_record_event(e, p, &s, &s2), 0);
 }
 
+/* Column buffers for an encoder, as the writer gives it (each can hold a whole frame). */
+#define COL_CAP (1u << 20)
+static uint8_t *enc_init(struct ckt_enc *e)
+{
+	uint8_t *cols = malloc((size_t)CKT_NSTREAMS * COL_CAP);
+	assert_non_null(cols);
+	memset(e, 0, sizeof(*e));
+	for (int k = 1; k < CKT_NSTREAMS; k++)
+		e->col0[k] = e->col[k] = cols + (size_t)k * COL_CAP;
+	return cols;
+}
+
+/* One data frame as the writer lays it out: directory, ROW stream, columns; compressed. */
+static void put_frame(struct tb *b, const struct ckt_enc *e, const uint8_t *row, size_t n)
+{
+	uint8_t dir[(CKT_NSTREAMS + 1) * CKT_MAX_VARINT];
+	tb_raw(b, dir, ckt_record_directory(e, n, dir));
+	tb_raw(b, row, n);
+	for (int k = 1; k < CKT_NSTREAMS; k++)
+		tb_raw(b, e->col0[k], (size_t)(e->col[k] - e->col0[k]));
+	tb_flush(b);
+}
+
 static void next(struct ckt_decoder *d, struct ckt_record *r, enum ckt_tag tag, uint64_t tid)
 {
 	struct ckt_error err = { 0 };
@@ -43,7 +66,8 @@ static void test_round_trip(void **state)
 	(void)state;
 	static uint8_t buf[1 << 16];
 	struct tb b;
-	struct ckt_enc e = { 0 };
+	struct ckt_enc e;
+	uint8_t *cols = enc_init(&e);
 	tb_init(&b);
 
 	/* header through the encoder's own functions */
@@ -88,8 +112,7 @@ static void test_round_trip(void **state)
 	ckt_record_lost(&p, 7);
 	ckt_record_sync(&p, 1030);
 	ckt_record_end(&p, 1040, CKT_END_EXIT, 17, 7);
-	tb_raw(&b, buf, (size_t)(p - buf));
-	tb_flush(&b);
+	put_frame(&b, &e, buf, (size_t)(p - buf));
 
 	char path[64];
 	tb_write_bytes(b.out, b.out_len, path);
@@ -203,6 +226,7 @@ static void test_round_trip(void **state)
 	assert_false(ckt_decode_truncated(d));
 	ckt_decode_close(d);
 	tb_release(&b);
+	free(cols);
 }
 
 /* A slot type the encoder does not know is refused (the writer counts it lost), and writes

@@ -305,7 +305,7 @@ static void test_page_size_from_header(void **state)
 	struct tb b;
 	struct ckt_replay_stats st;
 	tb_init(&b);
-	tb_header_kv(&b, CKT_FORMAT_VERSION, kv);
+	tb_header_kv(&b, TB_VERSION, kv);
 	tb_frame(&b, 0);
 	tb_thread(&b, 1);
 	tb_mmap(&b, 10, 0x10000, 100, CKT_MAP_ANON);

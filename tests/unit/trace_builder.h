@@ -1,5 +1,7 @@
 /* trace_builder.h: test-side encoder for hand-built traces. It writes records with the
- * format's own ckt_put_* helpers, compresses each flushed frame with zstd and keeps the file
+ * format's own ckt_put_* helpers in the row layout of format version 1 (which readers keep
+ * reading; version 2 moves the same records' fields into columns and is tested through the
+ * real encoder in test_record.c), compresses each flushed frame with zstd and keeps the file
  * image in memory (frame end offsets included, so tests can cut it anywhere); tb_run replays a
  * file through the real reader modules. Test code only: aborts on allocation failure.
  */
@@ -18,6 +20,7 @@
 #include "replay.h"
 
 #define TB_MAX_FRAMES 256
+#define TB_VERSION 1 /* the row layout */
 
 struct tb {
 	uint8_t *out;           /* the file image: concatenated zstd frames */
@@ -128,7 +131,7 @@ static inline void tb_header(struct tb *b)
 		"argv", "prog\n--size\n10", "start_wall_ns", "1700000000000000000", "hostname", "testhost",
 		"page_size", "4096", "clock", "monotonic", "setting.CUZKTRACE_OUTPUT", "/tmp/x.ckt", NULL,
 	};
-	tb_header_kv(b, CKT_FORMAT_VERSION, kv);
+	tb_header_kv(b, TB_VERSION, kv);
 }
 
 /* FRAME record starting a data frame; resets the delta state like the writer does. */
