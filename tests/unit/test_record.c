@@ -40,15 +40,41 @@ static uint8_t *enc_init(struct ckt_enc *e)
 	return cols;
 }
 
-/* One data frame as the writer lays it out: directory, ROW stream, columns; compressed. */
+/* A frame laid out by hand: directory, ROW, columns. */
+static size_t lay_out(uint8_t *frame, const struct ckt_enc *e, const uint8_t *row, size_t rn)
+{
+	size_t n = ckt_record_directory(e, rn, frame);
+	memcpy(frame + n, row, rn);
+	n += rn;
+	for (int k = 1; k < CKT_NSTREAMS; k++) {
+		memcpy(frame + n, e->col0[k], (size_t)(e->col[k] - e->col0[k]));
+		n += (size_t)(e->col[k] - e->col0[k]);
+	}
+	return n;
+}
+
+/* One data frame as the writer lays it out, compressed. */
 static void put_frame(struct tb *b, const struct ckt_enc *e, const uint8_t *row, size_t n)
 {
-	uint8_t dir[(CKT_NSTREAMS + 1) * CKT_MAX_VARINT];
-	tb_raw(b, dir, ckt_record_directory(e, n, dir));
-	tb_raw(b, row, n);
-	for (int k = 1; k < CKT_NSTREAMS; k++)
-		tb_raw(b, e->col0[k], (size_t)(e->col[k] - e->col0[k]));
+	uint8_t *frame = malloc(CKT_NSTREAMS * COL_CAP + 256);
+	assert_non_null(frame);
+	tb_raw(b, frame, lay_out(frame, e, row, n));
 	tb_flush(b);
+	free(frame);
+}
+
+/* The trace built so far, written to a file and opened with the real decoder. */
+static struct ckt_decoder *open_built(const struct tb *b)
+{
+	char path[64];
+	tb_write_bytes(b->out, b->out_len, path);
+	struct ckt_decoder *d = NULL;
+	struct ckt_error err = { 0 };
+	int rc = ckt_decode_open(path, &d, &err);
+	unlink(path);
+	if (rc)
+		fail_msg("open: %s", err.msg);
+	return d;
 }
 
 static void next(struct ckt_decoder *d, struct ckt_record *r, enum ckt_tag tag, uint64_t tid)
@@ -114,12 +140,8 @@ static void test_round_trip(void **state)
 	ckt_record_end(&p, 1040, CKT_END_EXIT, 17, 7);
 	put_frame(&b, &e, buf, (size_t)(p - buf));
 
-	char path[64];
-	tb_write_bytes(b.out, b.out_len, path);
-	struct ckt_decoder *d = NULL;
+	struct ckt_decoder *d = open_built(&b);
 	struct ckt_error err = { 0 };
-	assert_int_equal(ckt_decode_open(path, &d, &err), 0);
-	unlink(path);
 	assert_string_equal(ckt_decode_header_get(d, "pid"), "777");
 	assert_string_equal(ckt_decode_header_get(d, "setting.CUZKTRACE_SAMPLE"), "0");
 
@@ -241,11 +263,276 @@ static void test_unknown_slot(void **state)
 	assert_ptr_equal(p, buf);
 }
 
+/* ---- format version 2: many events through the real encoder's columns and address model ---- */
+
+struct ev {
+	uint8_t type, fn;
+	uint64_t ts, a, b, after, new_a;
+	uint32_t stack;
+	uint16_t phase;
+	uint64_t tid;
+};
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+static uint64_t rnd(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
+/* A glibc-like allocator per thread: a free'd block is handed back for the next request of its
+ * size class (hits), fresh blocks come from a bump pointer (misses), some blocks live long and
+ * are freed out of order, times move forward by small and huge steps and sometimes go back (a
+ * signal handler's event), sizes cross the 2-byte plane escape and the class cap. */
+static size_t gen_events(struct ev *ev, size_t n)
+{
+	uint64_t live[3][64] = { { 0 } }, bump[3] = { 0x555500000000ull, 0x7f1000000000ull,
+						       0x7f2000000000ull };
+	uint64_t lsize[3][64] = { { 0 } }, lastfree[3][128] = { { 0 } }, ts[3] = { 5000, 5000, 5000 };
+	size_t k = 0;
+	while (k < n) {
+		unsigned t = (unsigned)(rnd() % 3), slot = (unsigned)(rnd() % 64);
+		uint64_t r = rnd();
+		struct ev *e = &ev[k];
+		memset(e, 0, sizeof(*e));
+		e->tid = 100 + t;
+		uint64_t step = r % 50 == 0 ? 70000 + r % 100000 : r % 300;
+		if (r % 997 == 0 && ts[t] > 2000)
+			ts[t] -= 1000; /* back in time */
+		else
+			ts[t] += step;
+		e->ts = ts[t];
+		uint64_t size = r % 13 == 0 ? 70000 + r % 5000000 : 1 + (r >> 8) % 600;
+		unsigned c = ckt_am_class(size);
+		if (live[t][slot]) {
+			if (r % 17 == 0 && k + 1 < n) { /* realloc */
+				e->type = CKT_EV_REALLOC;
+				e->a = live[t][slot];
+				e->b = size;
+				e->after = e->ts + r % 40;
+				e->new_a = lastfree[t][c] ? lastfree[t][c] : (bump[t] += 16 * c + 16);
+				lastfree[t][c] = 0;
+				lastfree[t][ckt_am_class(lsize[t][slot])] = e->a;
+				live[t][slot] = e->new_a;
+				lsize[t][slot] = size;
+				e->stack = (uint32_t)(r >> 40) % 5;
+				e->phase = (uint16_t)((r >> 50) % 3);
+			} else {
+				e->type = CKT_EV_FREE;
+				e->a = live[t][slot];
+				lastfree[t][ckt_am_class(lsize[t][slot])] = e->a;
+				live[t][slot] = 0;
+			}
+		} else {
+			e->type = CKT_EV_ALLOC;
+			e->fn = (uint8_t)(r % 5 == 0 ? CKT_FN_CALLOC : CKT_FN_MALLOC);
+			e->b = size;
+			e->a = lastfree[t][c] && r % 7 ? lastfree[t][c] : (bump[t] += 16 * c + 16);
+			if (e->a == lastfree[t][c])
+				lastfree[t][c] = 0;
+			live[t][slot] = e->a;
+			lsize[t][slot] = size;
+			e->stack = (uint32_t)(r >> 40) % 5;
+			e->phase = (uint16_t)((r >> 50) % 3);
+		}
+		k++;
+	}
+	return k;
+}
+
+static void test_columns_round_trip(void **state)
+{
+	(void)state;
+	enum { N = 200000 };
+	struct ev *ev = calloc(N, sizeof(*ev));
+	uint8_t *row = malloc(COL_CAP), *p;
+	assert_non_null(ev);
+	assert_non_null(row);
+	size_t n = gen_events(ev, N);
+	struct tb b;
+	struct ckt_enc e;
+	uint8_t *cols = enc_init(&e);
+	tb_init(&b);
+	tb_header_kv(&b, CKT_FORMAT_VERSION, NULL);
+
+	/* frames of random length; within a frame, runs of one thread's events as the writer
+	 * drains (a thread's events keep their order; the test does not need time order) */
+	size_t i = 0, frames = 0;
+	while (i < n) {
+		p = row;
+		ckt_record_frame(&e, &p, frames++, ev[i].ts - 100);
+		size_t end = i + 1 + rnd() % 20000;
+		uint64_t cur = 0;
+		for (; i < n && i < end; i++) {
+			if (ev[i].tid != cur) {
+				ckt_record_thread(&e, &p, ev[i].tid);
+				cur = ev[i].tid;
+			}
+			struct ckt_slot s = slot(ev[i].type, ev[i].fn, ev[i].ts, ev[i].a, ev[i].b,
+						 ev[i].stack, ev[i].phase);
+			struct ckt_slot s2 = slot(CKT_EV_EXT, 0, ev[i].after, ev[i].new_a, 0, 0, 0);
+			assert_int_equal(ckt_record_event(&e, &p, &s, &s2), 0);
+		}
+		ckt_record_sync(&p, ev[i - 1].ts);
+		put_frame(&b, &e, row, (size_t)(p - row));
+	}
+
+	struct ckt_decoder *d = open_built(&b);
+	struct ckt_error err = { 0 };
+	struct ckt_record r;
+	size_t hits = 0;
+	for (size_t k = 0; k < n; k++) {
+		int rc = ckt_decode_next(d, &r, &err);
+		while (rc == 1 && r.tag == CKT_TAG_SYNC)
+			rc = ckt_decode_next(d, &r, &err);
+		if (rc != 1)
+			fail_msg("event %zu: rc %d: %s", k, rc, err.msg);
+		const struct ev *x = &ev[k];
+		assert_int_equal(r.tid, x->tid);
+		assert_int_equal(r.ts, x->ts);
+		if (x->type == CKT_EV_ALLOC) {
+			assert_int_equal(r.tag, CKT_TAG_ALLOC);
+			assert_int_equal(r.u.alloc.addr, x->a);
+			assert_int_equal(r.u.alloc.size, x->b);
+			assert_int_equal(r.u.alloc.fn, x->fn);
+			assert_int_equal(r.u.alloc.stack, x->stack);
+			assert_int_equal(r.u.alloc.phase, x->phase);
+		} else if (x->type == CKT_EV_FREE) {
+			assert_int_equal(r.tag, CKT_TAG_FREE);
+			assert_int_equal(r.u.free.addr, x->a);
+		} else {
+			assert_int_equal(r.tag, CKT_TAG_REALLOC);
+			assert_int_equal(r.u.realloc.old_addr, x->a);
+			assert_int_equal(r.u.realloc.new_addr, x->new_a);
+			assert_int_equal(r.u.realloc.size, x->b);
+			assert_int_equal(r.u.realloc.dafter, x->after - x->ts);
+			assert_int_equal(r.u.realloc.stack, x->stack);
+			assert_int_equal(r.u.realloc.phase, x->phase);
+		}
+		hits++;
+	}
+	assert_int_equal(hits, n);
+	assert_int_equal(ckt_decode_next(d, &r, &err), 1);
+	assert_int_equal(r.tag, CKT_TAG_SYNC);
+	assert_int_equal(ckt_decode_next(d, &r, &err), 0);
+	assert_true(ckt_decode_truncated(d)); /* no END record: a killed process's trace */
+	ckt_decode_close(d);
+	tb_release(&b);
+	free(cols);
+	free(row);
+	free(ev);
+}
+
+/* The model predicts: in the generated workload most addresses are coded as hits (one byte,
+ * usually 0), and the escapes are exercised too. */
+static void test_columns_model_codes(void **state)
+{
+	(void)state;
+	struct ckt_amodel m;
+	int64_t d = 0;
+	ckt_am_reset(&m);
+	/* a miss, then free and reuse of the same block: hit at index 0 both ways */
+	assert_int_equal(ckt_am_enc_alloc(&m, 0x1000, 100, &d), CKT_ACODE_MISS);
+	assert_int_equal(d, 0x1000);
+	assert_int_equal(ckt_am_enc_release(&m, 0x1000, &d), 0);
+	assert_int_equal(ckt_am_enc_alloc(&m, 0x1000, 99, &d), 0); /* same class (112) */
+	/* the next fresh block right after it: delta 0 from the predicted heap top */
+	assert_int_equal(ckt_am_enc_alloc(&m, 0x1000 + 16 * ckt_am_class(99), 24, &d), CKT_ACODE_MISS);
+	assert_int_equal(d, (int64_t)(0x1000 + 16 * ckt_am_class(99)) - (int64_t)(0x1000 + 16 * ckt_am_class(100)));
+	/* a release of something never allocated here: escape, delta from the last escaped release */
+	assert_int_equal(ckt_am_enc_release(&m, 0x9000, &d), CKT_ACODE_MISS);
+	assert_int_equal(d, 0x9000);
+	assert_int_equal(ckt_am_enc_release(&m, 0x8ff0, &d), CKT_ACODE_MISS);
+	assert_int_equal(d, -16);
+	/* 17 allocations: the oldest falls out of the recent list */
+	ckt_am_reset(&m);
+	for (uint64_t k = 0; k < 17; k++)
+		(void)ckt_am_enc_alloc(&m, 0x10000 + k * 64, 40, &d);
+	assert_int_equal(ckt_am_enc_release(&m, 0x10000, &d), CKT_ACODE_MISS);
+	assert_int_equal(ckt_am_enc_release(&m, 0x10000 + 64, &d), 15);
+	assert_int_equal(ckt_am_enc_release(&m, 0x10000 + 16 * 64, &d), 0);
+	/* sizes at and beyond the class cap share the last class */
+	assert_int_equal(ckt_am_class(1), 2);
+	assert_int_equal(ckt_am_class(24), 2);
+	assert_int_equal(ckt_am_class(25), 3);
+	assert_int_equal(ckt_am_class(5000000), CKT_AM_CLASSES - 1);
+	assert_int_equal(ckt_am_class(UINT64_MAX), CKT_AM_CLASSES - 1);
+}
+
+/* One FREE in a version 2 frame, with the frame's bytes given by the test: for corruption. */
+static int decode_frame_bytes(const uint8_t *frame, size_t n, struct ckt_error *err)
+{
+	struct tb b;
+	tb_init(&b);
+	tb_header_kv(&b, CKT_FORMAT_VERSION, NULL);
+	tb_raw(&b, frame, n);
+	tb_flush(&b);
+	struct ckt_decoder *d = open_built(&b);
+	tb_release(&b);
+	int rc;
+	struct ckt_record r;
+	while ((rc = ckt_decode_next(d, &r, err)) == 1)
+		;
+	ckt_decode_close(d);
+	return rc;
+}
+
+static void test_columns_corrupt(void **state)
+{
+	(void)state;
+	struct ckt_enc e;
+	uint8_t *cols = enc_init(&e), row[256], *p = row, frame[512];
+	struct ckt_error err = { 0 };
+	ckt_record_frame(&e, &p, 0, 1000);
+	ckt_record_thread(&e, &p, 7);
+	struct ckt_slot a = slot(CKT_EV_ALLOC, CKT_FN_MALLOC, 1001, 0x5000, 48, 0, 0);
+	struct ckt_slot f = slot(CKT_EV_FREE, 0, 1002, 0x5000, 0, 0, 0);
+	assert_int_equal(ckt_record_event(&e, &p, &a, NULL), 0);
+	assert_int_equal(ckt_record_event(&e, &p, &f, NULL), 0);
+	size_t rn = (size_t)(p - row);
+	size_t n = lay_out(frame, &e, row, rn);
+	assert_int_equal(decode_frame_bytes(frame, n, &err), 0); /* intact: ends without END */
+
+	uint8_t bad[512];
+	memcpy(bad, frame, n);
+	bad[0] = 3; /* stream count */
+	assert_int_equal(decode_frame_bytes(bad, n, &err), CKT_EFORMAT);
+	assert_string_equal(err.msg, "corrupt frame 1: 3 streams, expected 11");
+
+	memcpy(bad, frame, n);
+	bad[1]++; /* ROW one byte longer than the frame holds */
+	assert_int_equal(decode_frame_bytes(bad, n, &err), CKT_EFORMAT);
+	assert_string_equal(err.msg, "corrupt frame 1: its stream lengths do not add up to its size");
+
+	/* the FREE's address code names a recent allocation that does not exist */
+	size_t acode = 1 + CKT_NSTREAMS + rn;
+	for (int k = 1; k < CKT_S_ACODE; k++)
+		acode += (size_t)(e.col[k] - e.col0[k]);
+	memcpy(bad, frame, n);
+	assert_int_equal(bad[acode + 1], 0); /* FREE: hit at index 0 */
+	bad[acode + 1] = 5;
+	assert_int_equal(decode_frame_bytes(bad, n, &err), CKT_EFORMAT);
+	assert_string_equal(err.msg,
+			    "corrupt record (tag 0x11) in frame 1: its columns are short or inconsistent");
+
+	/* a byte in a column that no record reads */
+	*e.col[CKT_S_META]++ = 0;
+	n = lay_out(bad, &e, row, rn);
+	assert_int_equal(decode_frame_bytes(bad, n, &err), CKT_EFORMAT);
+	assert_string_equal(err.msg, "corrupt frame 1: stream 9 has 1 bytes no record uses");
+	free(cols);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_unknown_slot),
+		cmocka_unit_test(test_columns_round_trip),
+		cmocka_unit_test(test_columns_model_codes),
+		cmocka_unit_test(test_columns_corrupt),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
