@@ -116,9 +116,9 @@
  *   Address model (struct ckt_amodel below, one per thread group: reset at FRAME and THREAD).
  *   It predicts what glibc does: a free'd block is usually the one just allocated, and a new
  *   block is usually the last one freed of its size class (tcache).
- *     recent: the last CKT_AM_RECENT allocated addresses, newest first.
+ *     recent: the last CKT_AM_RECENT allocated addresses, newest first (index 0).
  *     freed[c]: per size class c = ckt_am_class(size), the last CKT_AM_FREED addresses
- *       released from `recent`, newest first.
+ *       released from `recent`, newest first. A push on a full list drops its oldest.
  *     release (FREE, REALLOC's old address): code = index in recent, the entry is removed and
  *       pushed on freed[its class]; else CKT_ACODE_MISS, ADDR = address - esc_rel, and
  *       esc_rel = address.
@@ -303,14 +303,17 @@ enum ckt_stream {
 #define CKT_AM_CLASSES 128
 #define CKT_ACODE_MISS 0xff
 
+/* The lists are rings, newest at `head`: a hit is nearly always the newest entry, so taking it
+ * out is a head move, and pushing drops the oldest by overwriting it (no shifting). */
 struct ckt_amodel {
 	uint64_t recent[CKT_AM_RECENT];
 	uint8_t recent_cls[CKT_AM_RECENT];
-	uint8_t nrecent;
-	uint8_t nfreed[CKT_AM_CLASSES];
+	uint8_t rhead, nrecent;
+	uint8_t fhead[CKT_AM_CLASSES], nfreed[CKT_AM_CLASSES];
 	uint64_t freed[CKT_AM_CLASSES][CKT_AM_FREED];
 	uint64_t esc_rel, esc_next;
 };
+#define CKT_AM_AT(head, i, cap) (((unsigned)(head) + (i)) & ((cap) - 1))
 
 /* glibc's chunk size for a request, in 16-byte units, capped: only a prediction key. */
 static inline unsigned ckt_am_class(uint64_t size)
@@ -321,7 +324,7 @@ static inline unsigned ckt_am_class(uint64_t size)
 	return (unsigned)((c < 32 ? 32 : c) >> 4);
 }
 
-/* Costs 160 bytes of stores, not the 8 KiB of the freed lists: those are read only below
+/* Costs 130 bytes of stores, not the 8 KiB of the freed lists: those are read only below
  * their counts. */
 static inline void ckt_am_reset(struct ckt_amodel *m)
 {
@@ -330,45 +333,58 @@ static inline void ckt_am_reset(struct ckt_amodel *m)
 	m->esc_rel = m->esc_next = 0;
 }
 
-/* Removes recent[i] (the caller found it) and pushes it on its class's freed list. */
-static inline void ckt_am_released(struct ckt_amodel *m, unsigned i)
+static inline uint64_t ckt_am_recent(const struct ckt_amodel *m, unsigned i)
 {
-	uint64_t a = m->recent[i];
-	unsigned c = m->recent_cls[i];
-	for (unsigned k = i; k + 1 < m->nrecent; k++) {
-		m->recent[k] = m->recent[k + 1];
-		m->recent_cls[k] = m->recent_cls[k + 1];
-	}
-	m->nrecent--;
-	uint64_t *f = m->freed[c];
-	unsigned n = m->nfreed[c] < CKT_AM_FREED ? m->nfreed[c] : CKT_AM_FREED - 1;
-	memmove(f + 1, f, n * sizeof(*f));
-	f[0] = a;
-	m->nfreed[c] = (uint8_t)(n + 1);
+	return m->recent[CKT_AM_AT(m->rhead, i, CKT_AM_RECENT)];
 }
 
-/* Takes freed[c][j] out (a hit) and records `a` as the newest allocation. */
+static inline uint64_t ckt_am_freed(const struct ckt_amodel *m, unsigned c, unsigned j)
+{
+	return m->freed[c][CKT_AM_AT(m->fhead[c], j, CKT_AM_FREED)];
+}
+
+/* Removes recent entry i (the caller found it) and pushes it on its class's freed list. */
+static inline void ckt_am_released(struct ckt_amodel *m, unsigned i)
+{
+	unsigned h = m->rhead, at = CKT_AM_AT(h, i, CKT_AM_RECENT);
+	uint64_t a = m->recent[at];
+	unsigned c = m->recent_cls[at];
+	for (unsigned k = i; k > 0; k--) {
+		unsigned to = CKT_AM_AT(h, k, CKT_AM_RECENT), from = CKT_AM_AT(h, k - 1, CKT_AM_RECENT);
+		m->recent[to] = m->recent[from];
+		m->recent_cls[to] = m->recent_cls[from];
+	}
+	m->rhead = (uint8_t)CKT_AM_AT(h, 1, CKT_AM_RECENT);
+	m->nrecent--;
+	m->fhead[c] = (uint8_t)CKT_AM_AT(m->fhead[c], CKT_AM_FREED - 1, CKT_AM_FREED);
+	m->freed[c][m->fhead[c]] = a;
+	if (m->nfreed[c] < CKT_AM_FREED)
+		m->nfreed[c]++;
+}
+
+/* Takes freed[c] entry j out (j >= 0: a hit) and records `a` as the newest allocation. */
 static inline void ckt_am_allocated(struct ckt_amodel *m, unsigned c, int j, uint64_t a)
 {
 	if (j >= 0) {
-		uint64_t *f = m->freed[c];
-		unsigned n = m->nfreed[c];
-		memmove(f + j, f + j + 1, (n - (unsigned)j - 1) * sizeof(*f));
-		m->nfreed[c] = (uint8_t)(n - 1);
+		unsigned h = m->fhead[c];
+		for (unsigned k = (unsigned)j; k > 0; k--)
+			m->freed[c][CKT_AM_AT(h, k, CKT_AM_FREED)] =
+				m->freed[c][CKT_AM_AT(h, k - 1, CKT_AM_FREED)];
+		m->fhead[c] = (uint8_t)CKT_AM_AT(h, 1, CKT_AM_FREED);
+		m->nfreed[c]--;
 	}
-	unsigned n = m->nrecent < CKT_AM_RECENT ? m->nrecent : CKT_AM_RECENT - 1;
-	memmove(m->recent + 1, m->recent, n * sizeof(m->recent[0]));
-	memmove(m->recent_cls + 1, m->recent_cls, n);
-	m->recent[0] = a;
-	m->recent_cls[0] = (uint8_t)c;
-	m->nrecent = (uint8_t)(n + 1);
+	m->rhead = (uint8_t)CKT_AM_AT(m->rhead, CKT_AM_RECENT - 1, CKT_AM_RECENT);
+	m->recent[m->rhead] = a;
+	m->recent_cls[m->rhead] = (uint8_t)c;
+	if (m->nrecent < CKT_AM_RECENT)
+		m->nrecent++;
 }
 
 /* Encoder side: the code for a release of `a`; on a miss *delta is what goes to ADDR. */
 static inline unsigned ckt_am_enc_release(struct ckt_amodel *m, uint64_t a, int64_t *delta)
 {
 	for (unsigned i = 0; i < m->nrecent; i++)
-		if (m->recent[i] == a) {
+		if (ckt_am_recent(m, i) == a) {
 			ckt_am_released(m, i);
 			return i;
 		}
@@ -382,7 +398,7 @@ static inline unsigned ckt_am_enc_alloc(struct ckt_amodel *m, uint64_t a, uint64
 {
 	unsigned c = ckt_am_class(size), code = CKT_ACODE_MISS;
 	for (unsigned j = 0; j < m->nfreed[c]; j++)
-		if (m->freed[c][j] == a) {
+		if (ckt_am_freed(m, c, j) == a) {
 			code = j;
 			break;
 		}
@@ -404,7 +420,7 @@ static inline int ckt_am_dec_release(struct ckt_amodel *m, unsigned code, int64_
 	}
 	if (code >= m->nrecent)
 		return -1;
-	*a = m->recent[code];
+	*a = ckt_am_recent(m, code);
 	ckt_am_released(m, code);
 	return 0;
 }
@@ -421,7 +437,7 @@ static inline int ckt_am_dec_alloc(struct ckt_amodel *m, unsigned code, int64_t 
 	}
 	if (code >= m->nfreed[c])
 		return -1;
-	*a = m->freed[c][code];
+	*a = ckt_am_freed(m, c, code);
 	ckt_am_allocated(m, c, (int)code, *a);
 	return 0;
 }

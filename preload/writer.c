@@ -152,9 +152,16 @@ static int flush_frame(void)
 	return write_all(zbuf, out.pos);
 }
 
+/* Records that may still be written without measuring the frame: summing the columns before
+ * every event cost 2.5% of exact mode's CPU. Each record (of the CKT_MAX_RECORD kind) takes at
+ * most CKT_MAX_RECORD bytes over all streams, so after a measurement leaving F free bytes the
+ * next F / CKT_MAX_RECORD - 2 of them fit for sure. */
+static size_t unmeasured;
+
 static uint8_t *begin_frame(void)
 {
 	uint8_t *p = enc_buf;
+	unmeasured = 0;
 	ckt_record_frame(&enc, &p, frame_seq++, prev_horizon);
 	enc_len = (size_t)(p - enc_buf);
 	return p;
@@ -164,8 +171,16 @@ static uint8_t *begin_frame(void)
  * switch) when full. */
 static int reserve_n(uint8_t **p, uint64_t tid, size_t need)
 {
-	if ((size_t)(*p - enc_buf) + ckt_record_cols_len(&enc) + need + CKT_MAX_RECORD <= FRAME_CAP)
+	if (need == CKT_MAX_RECORD && unmeasured) {
+		unmeasured--;
 		return 0;
+	}
+	size_t used = (size_t)(*p - enc_buf) + ckt_record_cols_len(&enc);
+	if (used + need + CKT_MAX_RECORD <= FRAME_CAP) {
+		size_t free_after = FRAME_CAP - used - need;
+		unmeasured = free_after / CKT_MAX_RECORD > 2 ? free_after / CKT_MAX_RECORD - 2 : 0;
+		return 0;
+	}
 	enc_len = (size_t)(*p - enc_buf);
 	int rc = flush_frame();
 	*p = begin_frame();
