@@ -118,7 +118,8 @@ static inline uint64_t ckt_now(void)
 enum ckt_slot_type {
 	CKT_EV_ALLOC = 1,
 	CKT_EV_FREE,
-	CKT_EV_REALLOC, /* followed by a CKT_EV_EXT slot: ts = after, a = new address */
+	CKT_EV_REALLOC, /* followed by a CKT_EV_EXT slot: ts = after, a = new address, b = the old
+			 * block's usable size */
 	CKT_EV_MMAP,
 	CKT_EV_MUNMAP,
 	CKT_EV_MREMAP, /* followed by CKT_EV_EXT: a = new address, b = new length */
@@ -140,7 +141,7 @@ enum ckt_slot_type {
 struct ckt_slot {
 	uint64_t ts;
 	uint64_t a;     /* address */
-	uint64_t b;     /* size / length */
+	uint64_t b;     /* size / length (heap events: ckt_slot_size; FREE: the usable size) */
 	uint32_t stack; /* stack id, 0 = none */
 	uint8_t type;   /* enum ckt_slot_type */
 	uint8_t fn;     /* ALLOC: enum ckt_alloc_fn; MMAP: CKT_MAP_* flags | prot << 4 */
@@ -369,6 +370,18 @@ static inline size_t ckt_usable_size(void *p)
 		return (h & ~(size_t)7) - (h & 2 ? 16 : 8); /* 2 = IS_MMAPPED */
 	}
 	return ckt_usable(p);
+}
+
+/* A heap slot's b: the requested size n in the low 48 bits (a bigger request fails), and how
+ * far the usable size u lies above it in the high 16 (CKT_SLACK_UNKNOWN when 65535 or more, a
+ * large alignment). The encoder writes n; the exit line's total adds u, which a FREE slot
+ * carries whole, so the writer needs no table of live blocks (summary.c). */
+#define CKT_SLOT_SIZE_MASK ((1ull << 48) - 1)
+#define CKT_SLACK_UNKNOWN 0xffffu
+static inline uint64_t ckt_slot_size(size_t n, size_t u)
+{
+	uint64_t slack = u >= n && u - n < CKT_SLACK_UNKNOWN ? u - n : CKT_SLACK_UNKNOWN;
+	return ((uint64_t)n & CKT_SLOT_SIZE_MASK) | slack << 48;
 }
 
 static inline void ckt_sample_count(struct ckt_tls *t, int64_t usable, int64_t blocks)

@@ -40,34 +40,33 @@ static inline void record_alloc(struct ckt_tls *t, void *p, size_t n, uint8_t fn
 {
 	if (CKT_UNLIKELY(p == NULL))
 		return;
-	if (ckt_sample_r) {
-		size_t u = ckt_usable_size(p);
-		if (CKT_LIKELY(u < ckt_sample_r)) {
-			ckt_sample_count(t, (int64_t)u, 1);
-			if (CKT_UNLIKELY((t->sample_left -= (int64_t)n) <= 0))
-				ckt_sample_take(t, p, n, fn);
-			return;
-		}
+	/* the header was just written by the allocator: this load hits L1 */
+	size_t u = ckt_usable_size(p);
+	if (ckt_sample_r && CKT_LIKELY(u < ckt_sample_r)) {
+		ckt_sample_count(t, (int64_t)u, 1);
+		if (CKT_UNLIKELY((t->sample_left -= (int64_t)n) <= 0))
+			ckt_sample_take(t, p, n, fn);
+		return;
 	}
 	/* the stack first, then the clock: what the SYNC horizon promises the reader holds only if
 	 * little happens between an event's timestamp and its commit */
 	uint32_t st = ckt_stacks_capture(t);
-	ckt_emit(t, CKT_EV_ALLOC, fn, ckt_now(), (uint64_t)(uintptr_t)p, n, st);
+	ckt_emit(t, CKT_EV_ALLOC, fn, ckt_now(), (uint64_t)(uintptr_t)p, ckt_slot_size(n, u), st);
 }
 
-/* p is about to be freed: stamped before the real free (see the file comment). */
+/* p is about to be freed: stamped before the real free (see the file comment). The slot
+ * carries the block's usable size for the exit line's running total (summary.c); the header
+ * read is one the real free makes right after. */
 static inline void record_free(struct ckt_tls *t, void *p)
 {
-	if (ckt_sample_r) {
-		size_t u = ckt_usable_size(p);
-		if (CKT_LIKELY(u < ckt_sample_r)) {
-			if (CKT_UNLIKELY(ckt_sample_maybe(p)) && ckt_sample_forget(p))
-				ckt_emit(t, CKT_EV_FREE, 0, ckt_now(), (uint64_t)(uintptr_t)p, 0, 0);
-			ckt_sample_count(t, -(int64_t)u, -1);
-			return;
-		}
+	size_t u = ckt_usable_size(p);
+	if (ckt_sample_r && CKT_LIKELY(u < ckt_sample_r)) {
+		if (CKT_UNLIKELY(ckt_sample_maybe(p)) && ckt_sample_forget(p))
+			ckt_emit(t, CKT_EV_FREE, CKT_FN_SAMPLED, ckt_now(), (uint64_t)(uintptr_t)p, u, 0);
+		ckt_sample_count(t, -(int64_t)u, -1);
+		return;
 	}
-	ckt_emit(t, CKT_EV_FREE, 0, ckt_now(), (uint64_t)(uintptr_t)p, 0, 0);
+	ckt_emit(t, CKT_EV_FREE, 0, ckt_now(), (uint64_t)(uintptr_t)p, u, 0);
 }
 
 CKT_EXPORT void *malloc(size_t n)
@@ -146,13 +145,15 @@ static CKT_NOINLINE void *realloc_sampled(struct ckt_tls *t, void *p, size_t n)
 			ckt_sample_remember(p);
 		return NULL;
 	}
-	if (big0 && q && ckt_usable_size(q) >= ckt_sample_r) {
-		ckt_emit2(t, CKT_EV_REALLOC, 0, before, (uint64_t)(uintptr_t)p, n, ckt_now(),
-			  (uint64_t)(uintptr_t)q, 0, st);
+	size_t u1 = q ? ckt_usable_size(q) : 0;
+	if (big0 && q && u1 >= ckt_sample_r) {
+		ckt_emit2(t, CKT_EV_REALLOC, 0, before, (uint64_t)(uintptr_t)p, ckt_slot_size(n, u1),
+			  ckt_now(), (uint64_t)(uintptr_t)q, u0, st);
 		return q;
 	}
 	if (big0 || was_sample)
-		ckt_emit(t, CKT_EV_FREE, 0, before, (uint64_t)(uintptr_t)p, 0, 0);
+		ckt_emit(t, CKT_EV_FREE, was_sample ? CKT_FN_SAMPLED : 0, before, (uint64_t)(uintptr_t)p,
+			 u0, 0);
 	if (!big0)
 		ckt_sample_count(t, -(int64_t)u0, -1);
 	record_alloc(t, q, n, CKT_FN_REALLOC);
@@ -173,13 +174,15 @@ static inline void *realloc_common(void *p, size_t n, uint8_t fn_for_null)
 		record_alloc(t, q, n, fn_for_null);
 	} else {
 		uint32_t st = ckt_stacks_capture(t); /* the same before and after the call */
+		size_t u0 = ckt_usable_size(p);
 		uint64_t before = ckt_now();
 		q = ckt_real.realloc(p, n);
 		if (q)
-			ckt_emit2(t, CKT_EV_REALLOC, 0, before, (uint64_t)(uintptr_t)p, n, ckt_now(),
-				  (uint64_t)(uintptr_t)q, 0, st);
+			ckt_emit2(t, CKT_EV_REALLOC, 0, before, (uint64_t)(uintptr_t)p,
+				  ckt_slot_size(n, ckt_usable_size(q)), ckt_now(), (uint64_t)(uintptr_t)q,
+				  u0, st);
 		else if (n == 0) /* glibc frees p and returns NULL */
-			ckt_emit(t, CKT_EV_FREE, 0, before, (uint64_t)(uintptr_t)p, 0, 0);
+			ckt_emit(t, CKT_EV_FREE, 0, before, (uint64_t)(uintptr_t)p, u0, 0);
 		/* else: failed, p is untouched */
 	}
 	t->guard = 0;
