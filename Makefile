@@ -69,6 +69,12 @@ $(B)/tests/test_%: tests/unit/test_%.c $(RD_LIBOBJ) $(B)/preload/record.o $(B)/.
 	$(call msg,CC,$@)$(CC) $(RD_CFLAGS) -Ipreload -Itests/unit -o $@ $< $(RD_LIBOBJ) \
 		$(B)/preload/record.o -lcmocka $(RD_LIBS)
 
+# the writer's running summary, with the logging it needs
+$(B)/tests/test_summary: tests/unit/test_summary.c $(B)/preload/summary.o $(B)/preload/log.o $(B)/.flags
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$@)$(CC) $(RD_CFLAGS) -Ipreload -Itests/unit -o $@ $< $(B)/preload/summary.o \
+		$(B)/preload/log.o -lcmocka
+
 # Test programs: -O2 like shipped code; every test allocation escapes into a volatile global.
 $(B)/progs/%: tests/progs/%.c $(B)/.flags
 	@mkdir -p $(dir $@)

@@ -30,3 +30,25 @@ expect_eq "known: pid matches the init line" "$(jget $T/known.json pid)" "$(sed 
 expect_eq "known: csv header" "$(head -1 $T/known.csv)" "t_s,rss_bytes,heap_bytes,mmap_bytes,gpu_bytes,pinned_bytes,active_phases"
 expect_eq "known: one csv row per RSS sample" "$(($(wc -l <$T/known.csv) - 1))" "$(jget $T/known.json rss_samples)"
 expect_eq "known: peak RSS is positive" "$(($(jget $T/known.json peak_rss.bytes) > 0))" 1
+
+# The exit line's heap counts what the allocator set aside (usable sizes, read from the blocks
+# by the hooks), in exact mode with no table of live blocks in the writer; the report counts
+# the requested bytes. 20,000 one-byte blocks make the two far apart.
+# human BYTES: the exit line's rendering (three significant digits, binary units)
+human() {
+	awk -v b="$1" 'BEGIN { split("B KiB MiB GiB TiB PiB", U, " "); s = 1; i = 1
+		while (i < 6 && b >= s * 1024) { s *= 1024; i++ }
+		if (i == 1) { printf "%d B", b; exit }
+		c = int((b * 100 + s / 2) / s); d = c < 1000 ? 2 : c < 10000 ? 1 : 0
+		m = d == 2 ? 100 : d == 1 ? 10 : 1; r = int((b * m + s / 2) / s)
+		if (d) printf "%d.%0" d "d %s", int(r / m), r % m, U[i]; else printf "%d %s", r, U[i] }'
+}
+expect_eq "human units as the exit line writes them" "$(human 835016)/$(human 1023)/$(human 1048064)/$(human 10747)" "815 KiB/1023 B/1024 KiB/10.5 KiB"
+CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/usable.zst traced usable $P/usable
+read -r _ u _ req <$T/usable.out
+expect_eq "usable: requested bytes" "$req" 375000
+expect_eq "usable: glibc sets aside more than twice that" "$((u > 2 * req))" 1
+expect_match "usable: exact mode's exit line counts usable bytes" "$(sed -n 2p $T/usable.err)" \
+	"^cuzktrace: $T/usable.zst: 40012 events, peak heap $(human "$u"), peak RSS"
+$REPORT --json $T/usable.zst >$T/usable.json
+expect_eq "usable: the report's peak heap counts requested bytes" "$(jget $T/usable.json peak_heap.bytes)" 375000

@@ -1,0 +1,125 @@
+/* test_summary.c: the exit line's running numbers (preload/summary.c) from hand-made ring
+ * slots: heap totals in usable bytes with no table of live blocks, the table kept only for
+ * blocks whose usable excess did not fit in the slot, default-mode samples left to AGG, and
+ * the peak found in time order across threads. */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include <cmocka.h>
+
+#include "ckt.h"
+#include "summary.h"
+
+static struct ckt_ring *ring_new(void)
+{
+	struct ckt_ring *r = calloc(1, sizeof(*r));
+	assert_non_null(r);
+	return r;
+}
+
+static void put(struct ckt_ring *r, uint64_t *h, uint8_t type, uint8_t fn, uint64_t ts, uint64_t a,
+		uint64_t b)
+{
+	struct ckt_slot *s = &r->slots[(*h)++ & (CKT_RING_SLOTS - 1)];
+	memset(s, 0, sizeof(*s));
+	s->type = type;
+	s->fn = fn;
+	s->ts = ts;
+	s->a = a;
+	s->b = b;
+}
+
+static void put_realloc(struct ckt_ring *r, uint64_t *h, uint64_t ts, uint64_t old, uint64_t old_usable,
+			uint64_t new_addr, uint64_t b)
+{
+	put(r, h, CKT_EV_REALLOC, 0, ts, old, b);
+	put(r, h, CKT_EV_EXT, 0, ts + 1, new_addr, old_usable);
+}
+
+static void test_usable_totals(void **state)
+{
+	(void)state;
+	memset(&ckt_summary, 0, sizeof(ckt_summary));
+	struct ckt_ring *a = ring_new(), *b = ring_new();
+	uint64_t ha = 0, hb = 0;
+	/* thread A: 100 requested (usable 104), 1000 (1016); frees the first at t=40 */
+	put(a, &ha, CKT_EV_ALLOC, CKT_FN_MALLOC, 10, 0x1000, ckt_slot_size(100, 104));
+	put(a, &ha, CKT_EV_ALLOC, CKT_FN_MALLOC, 20, 0x2000, ckt_slot_size(1000, 1016));
+	put(a, &ha, CKT_EV_FREE, 0, 40, 0x1000, 104);
+	/* thread B, interleaved in time: 5000 (5016) at t=30, grown by realloc at t=50 to
+	 * 20000 (20008), which is the peak: 1016 + 20008 = 21024 */
+	put(b, &hb, CKT_EV_ALLOC, CKT_FN_MALLOC, 30, 0x9000, ckt_slot_size(5000, 5016));
+	put_realloc(b, &hb, 50, 0x9000, 5016, 0xa000, ckt_slot_size(20000, 20008));
+	put(b, &hb, CKT_EV_FREE, 0, 60, 0xa000, 20008);
+	/* a block whose excess does not fit (usable 70,000 bytes above the request): the table
+	 * keeps its requested size and its free takes that back, whatever the slot says */
+	put(b, &hb, CKT_EV_ALLOC, CKT_FN_MEMALIGN, 70, 0xb000, ckt_slot_size(10, 70010));
+	put(b, &hb, CKT_EV_FREE, 0, 80, 0xb000, 70010);
+	struct ckt_cursor c[2] = { { a, 0, ha, CKT_RING_LIVE }, { b, 0, hb, CKT_RING_LIVE } };
+	ckt_summary_merge(c, 2);
+	assert_int_equal(ckt_summary.events, 8);
+	assert_int_equal(ckt_summary.peak_heap, 1016 + 20008);
+	assert_int_equal(ckt_summary.heap, 1016);
+
+	/* merged by time: A's 3000 bytes live from t=10 to 30, B's 4008 from 20 to 40, so the
+	 * peak is both (taken one thread after the other it would be 4008) */
+	memset(&ckt_summary, 0, sizeof(ckt_summary));
+	ha = hb = 0;
+	put(a, &ha, CKT_EV_ALLOC, CKT_FN_MALLOC, 10, 0x1000, ckt_slot_size(3000, 3000));
+	put(a, &ha, CKT_EV_FREE, 0, 30, 0x1000, 3000);
+	put(b, &hb, CKT_EV_ALLOC, CKT_FN_MALLOC, 20, 0x2000, ckt_slot_size(4000, 4008));
+	put(b, &hb, CKT_EV_FREE, 0, 40, 0x2000, 4008);
+	struct ckt_cursor c2[2] = { { a, 0, ha, CKT_RING_LIVE }, { b, 0, hb, CKT_RING_LIVE } };
+	ckt_summary_merge(c2, 2);
+	assert_int_equal(ckt_summary.peak_heap, 3000 + 4008); /* both live from 20 to 30 */
+	assert_int_equal(ckt_summary.heap, 0);
+	free(a);
+	free(b);
+}
+
+/* Default mode: small blocks arrive as AGG deltas; a sampled block's ALLOC and FREE carry
+ * its bytes again and must not count twice; a large block counts at its usable size. */
+static void test_default_mode(void **state)
+{
+	(void)state;
+	memset(&ckt_summary, 0, sizeof(ckt_summary));
+	struct ckt_ring *a = ring_new();
+	uint64_t h = 0;
+	put(a, &h, CKT_EV_AGG, 0, 10, (uint64_t)(int64_t)70000, 100);
+	put(a, &h, CKT_EV_ALLOC, CKT_FN_MALLOC | CKT_FN_SAMPLED, 11, 0x1000, ckt_slot_size(500, 504));
+	put(a, &h, CKT_EV_ALLOC, CKT_FN_MALLOC, 12, 0x800000, ckt_slot_size(1 << 20, (1 << 20) + 4080));
+	put(a, &h, CKT_EV_FREE, CKT_FN_SAMPLED, 13, 0x1000, 504);
+	put(a, &h, CKT_EV_AGG, 0, 14, (uint64_t)(int64_t)-65536, (uint64_t)(int64_t)-90);
+	put(a, &h, CKT_EV_FREE, 0, 15, 0x800000, (1 << 20) + 4080);
+	struct ckt_cursor c = { a, 0, h, CKT_RING_LIVE };
+	ckt_summary_merge(&c, 1);
+	assert_int_equal(ckt_summary.peak_heap, 70000 + (1 << 20) + 4080);
+	assert_int_equal(ckt_summary.heap, 70000 - 65536);
+	free(a);
+}
+
+/* The slot packing: requested size below, the excess above; an excess that does not fit, or
+ * a usable size below the request (an allocator that reports less), is marked unknown. */
+static void test_slot_size(void **state)
+{
+	(void)state;
+	assert_int_equal(ckt_slot_size(100, 104) & CKT_SLOT_SIZE_MASK, 100);
+	assert_int_equal(ckt_slot_size(100, 104) >> 48, 4);
+	assert_int_equal(ckt_slot_size(100, 100 + 65534) >> 48, 65534);
+	assert_int_equal(ckt_slot_size(100, 100 + 65535) >> 48, CKT_SLACK_UNKNOWN);
+	assert_int_equal(ckt_slot_size(100, 50) >> 48, CKT_SLACK_UNKNOWN);
+	assert_int_equal(ckt_slot_size((size_t)1 << 40, ((size_t)1 << 40) + 16) & CKT_SLOT_SIZE_MASK,
+			 (uint64_t)1 << 40);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_usable_totals),
+		cmocka_unit_test(test_default_mode),
+		cmocka_unit_test(test_slot_size),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
