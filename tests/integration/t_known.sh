@@ -49,6 +49,6 @@ read -r _ u _ req <$T/usable.out
 expect_eq "usable: requested bytes" "$req" 375000
 expect_eq "usable: glibc sets aside more than twice that" "$((u > 2 * req))" 1
 expect_match "usable: exact mode's exit line counts usable bytes" "$(sed -n 2p $T/usable.err)" \
-	"^cuzktrace: $T/usable.zst: 40012 events, peak heap $(human "$u"), peak RSS"
+	"^cuzktrace: $T/usable.zst: [0-9]+ events, peak heap $(human "$u"), peak RSS"
 $REPORT --json $T/usable.zst >$T/usable.json
 expect_eq "usable: the report's peak heap counts requested bytes" "$(jget $T/usable.json peak_heap.bytes)" 375000

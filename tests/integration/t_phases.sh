@@ -119,7 +119,10 @@ expect_eq "mini_prover: output" "$(cat $T/mini.out)" "mini_prover: 3 partitions 
 $REPORT --json --by thread --csv $T/mini.csv --phases-csv $T/mini.pcsv $T/mini.zst >$T/mini.json
 expect_eq "mini_prover: load owns most of the peak heap (params + partition array)" "$(jget $T/mini.json peak_heap.by_phase.0)" '{"phase": "load", "bytes": 67109152}'
 expect_match "mini_prover: the peak heap happens during prove" "$(jget $T/mini.json peak_heap.active_phases)" '"prove"'
-expect_eq "mini_prover: load owns most of the peak RSS (params + SRS mapping)" "$(jget $T/mini.json peak_rss.by_phase.0)" '{"phase": "load", "bytes": 100663584}'
+# Which RSS sample is the highest depends on when the sampler ran: during the proofs load holds
+# params + SRS mapping + the partition array; a sample after the last proof can see the array
+# freed, or the SRS unmapped too (seen once in a dozen runs on a loaded machine).
+expect_match "mini_prover: load owns most of the peak RSS (params + SRS mapping while proving)" "$(jget $T/mini.json peak_rss.by_phase.0)" '^\{"phase": "load", "bytes": (100663584|100663296|67108864)\}$'
 mtable=$($PY - "$T/mini.json" <<'PYEOF'
 import json, sys
 d = json.load(open(sys.argv[1]))
