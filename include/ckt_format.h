@@ -109,7 +109,9 @@
  *     META           ALLOC: uv fn, uv stack, uv phase; REALLOC: uv dafter, uv stack, uv phase
  *     ESC            escapes, in the order the fields are read
  *   Field order within an event is as in version 1 (REALLOC: ts, old address, dafter, new
- *   address, size, stack, phase). The ROW records' dts/daddr keep their version 1 meaning;
+ *   address, size, stack, phase); each stream keeps that order among its own values. An
+ *   allocated address is decoded after the event's size: its code is an index into the
+ *   freed list of the size's class. The ROW records' dts/daddr keep their version 1 meaning;
  *   prev_ts is shared between ROW records and the columns, prev_addr belongs to ROW records
  *   only. Every stream must be consumed exactly by the frame's records.
  *

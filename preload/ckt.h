@@ -373,16 +373,28 @@ static inline size_t ckt_usable_size(void *p)
 	return ckt_usable(p);
 }
 
-/* A heap slot's b: the requested size n in the low 48 bits (a bigger request fails), and how
+/* A heap slot's b: the requested size n in the low 48 bits, and how
  * far the usable size u lies above it in the high 16 (CKT_SLACK_UNKNOWN when 65535 or more, a
  * large alignment). The encoder writes n; the exit line's total adds u, which a FREE slot
  * carries whole, so the writer needs no table of live blocks (summary.c). */
 #define CKT_SLOT_SIZE_MASK ((1ull << 48) - 1)
 #define CKT_SLACK_UNKNOWN 0xffffu
-static inline uint64_t ckt_slot_size(size_t n, size_t u)
+/* A slot-only fn flag (never written to the trace): a request of 2^48 bytes or more (possible
+ * with 57-bit addresses and overcommit) is in b whole, with no excess. */
+#define CKT_SLOT_WIDE 0x40u
+static inline uint64_t ckt_slot_size(size_t n, size_t u, uint8_t *fn)
 {
+	if (CKT_UNLIKELY((uint64_t)n > CKT_SLOT_SIZE_MASK)) {
+		*fn |= CKT_SLOT_WIDE;
+		return n;
+	}
 	uint64_t slack = u >= n && u - n < CKT_SLACK_UNKNOWN ? u - n : CKT_SLACK_UNKNOWN;
-	return ((uint64_t)n & CKT_SLOT_SIZE_MASK) | slack << 48;
+	return (uint64_t)n | slack << 48;
+}
+/* The requested size of an ALLOC or REALLOC slot. */
+static inline uint64_t ckt_slot_request(const struct ckt_slot *s)
+{
+	return s->fn & CKT_SLOT_WIDE ? s->b : s->b & CKT_SLOT_SIZE_MASK;
 }
 
 static inline void ckt_sample_count(struct ckt_tls *t, int64_t usable, int64_t blocks)

@@ -51,7 +51,8 @@ static inline void record_alloc(struct ckt_tls *t, void *p, size_t n, uint8_t fn
 	/* the stack first, then the clock: what the SYNC horizon promises the reader holds only if
 	 * little happens between an event's timestamp and its commit */
 	uint32_t st = ckt_stacks_capture(t);
-	ckt_emit(t, CKT_EV_ALLOC, fn, ckt_now(), (uint64_t)(uintptr_t)p, ckt_slot_size(n, u), st);
+	uint64_t b = ckt_slot_size(n, u, &fn);
+	ckt_emit(t, CKT_EV_ALLOC, fn, ckt_now(), (uint64_t)(uintptr_t)p, b, st);
 }
 
 /* p is about to be freed: stamped before the real free (see the file comment). The slot
@@ -147,8 +148,10 @@ static CKT_NOINLINE void *realloc_sampled(struct ckt_tls *t, void *p, size_t n)
 	}
 	size_t u1 = q ? ckt_usable_size(q) : 0;
 	if (big0 && q && u1 >= ckt_sample_r) {
-		ckt_emit2(t, CKT_EV_REALLOC, 0, before, (uint64_t)(uintptr_t)p, ckt_slot_size(n, u1),
-			  ckt_now(), (uint64_t)(uintptr_t)q, u0, st);
+		uint8_t fn = 0;
+		uint64_t b = ckt_slot_size(n, u1, &fn);
+		ckt_emit2(t, CKT_EV_REALLOC, fn, before, (uint64_t)(uintptr_t)p, b, ckt_now(),
+			  (uint64_t)(uintptr_t)q, u0, st);
 		return q;
 	}
 	if (big0 || was_sample)
@@ -177,10 +180,12 @@ static inline void *realloc_common(void *p, size_t n, uint8_t fn_for_null)
 		size_t u0 = ckt_usable_size(p);
 		uint64_t before = ckt_now();
 		q = ckt_real.realloc(p, n);
-		if (q)
-			ckt_emit2(t, CKT_EV_REALLOC, 0, before, (uint64_t)(uintptr_t)p,
-				  ckt_slot_size(n, ckt_usable_size(q)), ckt_now(), (uint64_t)(uintptr_t)q,
-				  u0, st);
+		if (q) {
+			uint8_t fn = 0;
+			uint64_t b = ckt_slot_size(n, ckt_usable_size(q), &fn);
+			ckt_emit2(t, CKT_EV_REALLOC, fn, before, (uint64_t)(uintptr_t)p, b, ckt_now(),
+				  (uint64_t)(uintptr_t)q, u0, st);
+		}
 		else if (n == 0) /* glibc frees p and returns NULL */
 			ckt_emit(t, CKT_EV_FREE, 0, before, (uint64_t)(uintptr_t)p, u0, 0);
 		/* else: failed, p is untouched */

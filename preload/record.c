@@ -150,9 +150,9 @@ int ckt_record_event(struct ckt_enc *e, uint8_t **pp, const struct ckt_slot *s,
 	case CKT_EV_ALLOC:
 		*p++ = CKT_TAG_ALLOC;
 		col_ts(e, CKT_S_TS_LO, s->ts);
-		col_uv(e, CKT_S_META, s->fn);
-		col_alloc(e, s->a, s->b & CKT_SLOT_SIZE_MASK);
-		put_plane(e, CKT_S_SIZE_LO, s->b & CKT_SLOT_SIZE_MASK, 0, 0);
+		col_uv(e, CKT_S_META, s->fn & ~CKT_SLOT_WIDE);
+		col_alloc(e, s->a, ckt_slot_request(s));
+		put_plane(e, CKT_S_SIZE_LO, ckt_slot_request(s), 0, 0);
 		col_uv(e, CKT_S_META, s->stack);
 		col_uv(e, CKT_S_META, s->phase);
 		break;
@@ -166,8 +166,8 @@ int ckt_record_event(struct ckt_enc *e, uint8_t **pp, const struct ckt_slot *s,
 		col_ts(e, CKT_S_TS_LO, s->ts);
 		col_release(e, s->a);
 		col_uv(e, CKT_S_META, s2->ts - s->ts);
-		col_alloc(e, s2->a, s->b & CKT_SLOT_SIZE_MASK);
-		put_plane(e, CKT_S_SIZE_LO, s->b & CKT_SLOT_SIZE_MASK, 0, 0);
+		col_alloc(e, s2->a, ckt_slot_request(s));
+		put_plane(e, CKT_S_SIZE_LO, ckt_slot_request(s), 0, 0);
 		col_uv(e, CKT_S_META, s->stack);
 		col_uv(e, CKT_S_META, s->phase);
 		break;

@@ -57,6 +57,19 @@ static _Atomic uint64_t *map_set(unsigned k)
 
 void ckt_sample_init(void)
 {
+	/* Both modes read usable sizes (exact mode for the exit line's total, summary.c): from
+	 * the allocator the program really uses, and from glibc's chunk header directly when
+	 * that is glibc (its malloc_usable_size also reads the next chunk's header, a second
+	 * cache miss). Decided before the mode: exact mode went through the call until a review
+	 * found it. */
+	void *u = dlsym(RTLD_NEXT, "malloc_usable_size");
+	if (u)
+		ckt_usable = (size_t (*)(void *))u;
+	Dl_info info;
+	void *real_malloc = dlsym(RTLD_NEXT, "malloc"); /* ckt_real.malloc is published later */
+	if (real_malloc && dladdr(real_malloc, &info) && info.dli_fname &&
+	    strstr(info.dli_fname, "/libc.so.6"))
+		ckt_glibc_heap = 1;
 	ckt_sample_r = ckt_config.sample;
 	if (!ckt_sample_r)
 		return;
@@ -68,15 +81,6 @@ void ckt_sample_init(void)
 		return;
 	}
 	atomic_store(&sets[0], m);
-	void *u = dlsym(RTLD_NEXT, "malloc_usable_size");
-	if (u)
-		ckt_usable = (size_t (*)(void *))u;
-	/* glibc's chunk layout may be read directly only if the real malloc is glibc's */
-	Dl_info info;
-	void *real_malloc = dlsym(RTLD_NEXT, "malloc"); /* ckt_real.malloc is published later */
-	if (real_malloc && dladdr(real_malloc, &info) && info.dli_fname &&
-	    strstr(info.dli_fname, "/libc.so.6"))
-		ckt_glibc_heap = 1;
 }
 
 static inline uint64_t slot_of(uint64_t p, unsigned bits)

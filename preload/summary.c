@@ -75,15 +75,16 @@ static int grow(void)
 
 static void tab_add(uint64_t a, uint64_t s)
 {
-	if (tab_broken)
+	if (!tab_broken && ((tab_used + 1) * 2 > tab_mask + 1 || !tab) && grow()) {
+		tab_broken = 1;
+		ckt_log("warning: out of memory in the writer; the exit line's peak heap is approximate "
+			"from here on (the trace itself is complete)", NULL, NULL, NULL);
+	}
+	if (tab_broken) { /* counted; its free will take back its usable size instead */
+		ckt_summary.heap += (int64_t)s;
+		if (ckt_summary.heap > ckt_summary.peak_heap)
+			ckt_summary.peak_heap = ckt_summary.heap;
 		return;
-	if ((tab_used + 1) * 2 > tab_mask + 1 || !tab) {
-		if (grow()) {
-			tab_broken = 1;
-			ckt_log("warning: out of memory in the writer; the exit line's peak heap is a lower "
-				"bound from here on (the trace itself is complete)", NULL, NULL, NULL);
-			return;
-		}
 	}
 	uint64_t i = hash(a) & tab_mask;
 	while (tab[i].addr && tab[i].addr != a)
@@ -133,9 +134,13 @@ static void heap_peak(void)
 		ckt_summary.peak_heap = ckt_summary.heap;
 }
 
-static void heap_alloc(uint64_t a, uint64_t b)
+static void heap_alloc(uint64_t a, uint64_t b, uint8_t fn)
 {
 	uint64_t slack = b >> 48;
+	if (CKT_UNLIKELY(fn & CKT_SLOT_WIDE)) { /* b is the whole request */
+		tab_add(a, b);
+		return;
+	}
 	if (CKT_UNLIKELY(slack == CKT_SLACK_UNKNOWN)) {
 		tab_add(a, b & CKT_SLOT_SIZE_MASK);
 		return;
@@ -156,7 +161,7 @@ static void summary_event(const struct ckt_slot *s, const struct ckt_slot *s2)
 	switch (s->type) {
 	case CKT_EV_ALLOC:
 		if (!(s->fn & CKT_FN_SAMPLED)) /* a sample's bytes come with AGG */
-			heap_alloc(s->a, s->b);
+			heap_alloc(s->a, s->b, s->fn);
 		break;
 	case CKT_EV_AGG:
 		ckt_summary.heap += (int64_t)s->a;
@@ -168,7 +173,7 @@ static void summary_event(const struct ckt_slot *s, const struct ckt_slot *s2)
 		break;
 	case CKT_EV_REALLOC:
 		heap_free(s->a, s2->b);
-		heap_alloc(s2->a, s->b);
+		heap_alloc(s2->a, s->b, s->fn);
 		break;
 	case CKT_EV_RSS:
 		if (s->b > ckt_summary.peak_rss)

@@ -136,11 +136,14 @@ static int flush_frame(void)
 				    k < 0 ? dn : k == 0 ? enc_len : (size_t)(enc.col[k] - enc.col0[k]), 0};
 		ZSTD_EndDirective how = k == CKT_NSTREAMS - 1 ? ZSTD_e_end : k < 0 ? ZSTD_e_continue
 										: ZSTD_e_flush;
+		/* e_continue only has to take the input in; flush and end have to empty zstd's
+		 * buffers too (a nonzero return: output still pending) */
 		size_t left;
 		do
 			left = ZSTD_compressStream2(cctx, &out, &in, how);
-		while (!ZSTD_isError(left) && (left || in.pos < in.size) && out.pos < out.size);
-		if (ZSTD_isError(left) || left || in.pos < in.size) {
+		while (!ZSTD_isError(left) && ((how != ZSTD_e_continue && left) || in.pos < in.size) &&
+		       out.pos < out.size);
+		if (ZSTD_isError(left) || (how != ZSTD_e_continue && left) || in.pos < in.size) {
 			enc_len = 0;
 			return -ENOMEM;
 		}
@@ -649,8 +652,16 @@ static int setup(const char *want_path, pid_t pid, const char *exe_path, char *s
 		cols = NULL;
 	zcap = ZSTD_compressBound(FRAME_CAP) + 4096; /* + a block header per column */
 	zbuf = malloc(zcap);
-	if (!cctx || !enc_buf || !zbuf || !cols)
+	if (!cctx || !enc_buf || !zbuf || !cols) {
+		ZSTD_freeCCtx(cctx);
+		free(enc_buf);
+		free(zbuf);
+		if (cols)
+			syscall(SYS_munmap, cols, (size_t)(CKT_NSTREAMS - 1) * FRAME_CAP);
+		cctx = NULL;
+		enc_buf = zbuf = NULL;
 		return -ENOMEM;
+	}
 	for (int k = 1; k < CKT_NSTREAMS; k++)
 		enc.col0[k] = enc.col[k] = cols + (size_t)(k - 1) * FRAME_CAP;
 	ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, ckt_config.level);

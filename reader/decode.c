@@ -462,6 +462,9 @@ static int ckt_decode_directory(struct ckt_decoder *d, struct ckt_error *err)
 		return ckt_util_err(err, CKT_EFORMAT,
 				    "corrupt frame %llu: its stream lengths do not add up to its size",
 				    (unsigned long long)d->frame_index);
+	if (len[0] == 0) /* every data frame has at least its FRAME record */
+		return ckt_util_err(err, CKT_EFORMAT, "corrupt frame %llu: its row stream is empty",
+				    (unsigned long long)d->frame_index);
 	d->pos = d->row_start = (size_t)(c.p - d->frame);
 	d->row_end = d->pos + len[0];
 	const uint8_t *p = c.p + len[0];

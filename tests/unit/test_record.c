@@ -119,6 +119,11 @@ static void test_round_trip(void **state)
 	ckt_record_thread(&e, &p, 11);
 	enc1(&e, &p, slot(CKT_EV_ALLOC, CKT_FN_CALLOC, 1001, big, 1 << 20, 5, 2));
 	enc1(&e, &p, slot(CKT_EV_ALLOC, CKT_FN_MALLOC | CKT_FN_SAMPLED, 1002, small, 24, 0, 0));
+	/* the hooks' slot packing: the usable excess above the request is not written, nor the
+	 * slot-only flag of a request of 2^48 bytes or more */
+	enc1(&e, &p, slot(CKT_EV_ALLOC, CKT_FN_MALLOC, 1002, small + 4096, 100 | 4ull << 48, 0, 0));
+	enc1(&e, &p, slot(CKT_EV_ALLOC, CKT_FN_MALLOC | CKT_SLOT_WIDE, 1002, big + (1ull << 40),
+			  1ull << 50, 0, 0));
 	enc1(&e, &p, slot(CKT_EV_FREE, 0, 1003, big, 0, 0, 0));
 	enc2(&e, &p, slot(CKT_EV_REALLOC, 0, 1004, small, 4096, 5, 2),
 	     slot(CKT_EV_EXT, 0, 1010, big + 64, 0, 0, 0));
@@ -185,6 +190,13 @@ static void test_round_trip(void **state)
 	next(d, &r, CKT_TAG_ALLOC, 11);
 	assert_int_equal(r.u.alloc.fn, CKT_FN_MALLOC | CKT_FN_SAMPLED);
 	assert_int_equal(r.u.alloc.addr, small);
+	next(d, &r, CKT_TAG_ALLOC, 11);
+	assert_int_equal(r.u.alloc.size, 100);
+	assert_int_equal(r.u.alloc.addr, small + 4096);
+	next(d, &r, CKT_TAG_ALLOC, 11);
+	assert_int_equal(r.u.alloc.size, 1ull << 50);
+	assert_int_equal(r.u.alloc.fn, CKT_FN_MALLOC);
+	assert_int_equal(r.u.alloc.addr, big + (1ull << 40));
 	next(d, &r, CKT_TAG_FREE, 11);
 	assert_int_equal(r.ts, 1003);
 	assert_int_equal(r.u.free.addr, big);
@@ -516,6 +528,11 @@ static void test_columns_corrupt(void **state)
 	assert_int_equal(decode_frame_bytes(bad, n, &err), CKT_EFORMAT);
 	assert_string_equal(err.msg,
 			    "corrupt record (tag 0x11) in frame 1: its columns are short or inconsistent");
+
+	/* a frame with nothing in it, not even its FRAME record */
+	uint8_t empty[1 + CKT_NSTREAMS] = { CKT_NSTREAMS };
+	assert_int_equal(decode_frame_bytes(empty, sizeof(empty), &err), CKT_EFORMAT);
+	assert_string_equal(err.msg, "corrupt frame 1: its row stream is empty");
 
 	/* a byte in a column that no record reads */
 	*e.col[CKT_S_META]++ = 0;

@@ -12,6 +12,14 @@
 #include "ckt.h"
 #include "summary.h"
 
+static uint64_t sz(uint64_t n, uint64_t u)
+{
+	uint8_t fn = 0;
+	uint64_t b = ckt_slot_size(n, u, &fn);
+	assert_int_equal(fn, 0);
+	return b;
+}
+
 static struct ckt_ring *ring_new(void)
 {
 	struct ckt_ring *r = calloc(1, sizeof(*r));
@@ -45,31 +53,34 @@ static void test_usable_totals(void **state)
 	struct ckt_ring *a = ring_new(), *b = ring_new();
 	uint64_t ha = 0, hb = 0;
 	/* thread A: 100 requested (usable 104), 1000 (1016); frees the first at t=40 */
-	put(a, &ha, CKT_EV_ALLOC, CKT_FN_MALLOC, 10, 0x1000, ckt_slot_size(100, 104));
-	put(a, &ha, CKT_EV_ALLOC, CKT_FN_MALLOC, 20, 0x2000, ckt_slot_size(1000, 1016));
+	put(a, &ha, CKT_EV_ALLOC, CKT_FN_MALLOC, 10, 0x1000, sz(100, 104));
+	put(a, &ha, CKT_EV_ALLOC, CKT_FN_MALLOC, 20, 0x2000, sz(1000, 1016));
 	put(a, &ha, CKT_EV_FREE, 0, 40, 0x1000, 104);
 	/* thread B, interleaved in time: 5000 (5016) at t=30, grown by realloc at t=50 to
 	 * 20000 (20008), which is the peak: 1016 + 20008 = 21024 */
-	put(b, &hb, CKT_EV_ALLOC, CKT_FN_MALLOC, 30, 0x9000, ckt_slot_size(5000, 5016));
-	put_realloc(b, &hb, 50, 0x9000, 5016, 0xa000, ckt_slot_size(20000, 20008));
+	put(b, &hb, CKT_EV_ALLOC, CKT_FN_MALLOC, 30, 0x9000, sz(5000, 5016));
+	put_realloc(b, &hb, 50, 0x9000, 5016, 0xa000, sz(20000, 20008));
 	put(b, &hb, CKT_EV_FREE, 0, 60, 0xa000, 20008);
 	/* a block whose excess does not fit (usable 70,000 bytes above the request): the table
 	 * keeps its requested size and its free takes that back, whatever the slot says */
-	put(b, &hb, CKT_EV_ALLOC, CKT_FN_MEMALIGN, 70, 0xb000, ckt_slot_size(10, 70010));
+	put(b, &hb, CKT_EV_ALLOC, CKT_FN_MEMALIGN, 70, 0xb000, sz(10, 70010));
 	put(b, &hb, CKT_EV_FREE, 0, 80, 0xb000, 70010);
+	/* a request of 2^48 bytes or more (flagged, whole in b) counts at its requested size */
+	put(b, &hb, CKT_EV_ALLOC, CKT_FN_MALLOC | CKT_SLOT_WIDE, 90, 0xc000, (uint64_t)1 << 48);
+	put(b, &hb, CKT_EV_FREE, 0, 91, 0xc000, ((uint64_t)1 << 48) + 4080);
 	struct ckt_cursor c[2] = { { a, 0, ha, CKT_RING_LIVE }, { b, 0, hb, CKT_RING_LIVE } };
 	ckt_summary_merge(c, 2);
-	assert_int_equal(ckt_summary.events, 8);
-	assert_int_equal(ckt_summary.peak_heap, 1016 + 20008);
+	assert_int_equal(ckt_summary.events, 10);
+	assert_int_equal(ckt_summary.peak_heap, 1016 + ((uint64_t)1 << 48));
 	assert_int_equal(ckt_summary.heap, 1016);
 
 	/* merged by time: A's 3000 bytes live from t=10 to 30, B's 4008 from 20 to 40, so the
 	 * peak is both (taken one thread after the other it would be 4008) */
 	memset(&ckt_summary, 0, sizeof(ckt_summary));
 	ha = hb = 0;
-	put(a, &ha, CKT_EV_ALLOC, CKT_FN_MALLOC, 10, 0x1000, ckt_slot_size(3000, 3000));
+	put(a, &ha, CKT_EV_ALLOC, CKT_FN_MALLOC, 10, 0x1000, sz(3000, 3000));
 	put(a, &ha, CKT_EV_FREE, 0, 30, 0x1000, 3000);
-	put(b, &hb, CKT_EV_ALLOC, CKT_FN_MALLOC, 20, 0x2000, ckt_slot_size(4000, 4008));
+	put(b, &hb, CKT_EV_ALLOC, CKT_FN_MALLOC, 20, 0x2000, sz(4000, 4008));
 	put(b, &hb, CKT_EV_FREE, 0, 40, 0x2000, 4008);
 	struct ckt_cursor c2[2] = { { a, 0, ha, CKT_RING_LIVE }, { b, 0, hb, CKT_RING_LIVE } };
 	ckt_summary_merge(c2, 2);
@@ -88,8 +99,8 @@ static void test_default_mode(void **state)
 	struct ckt_ring *a = ring_new();
 	uint64_t h = 0;
 	put(a, &h, CKT_EV_AGG, 0, 10, (uint64_t)(int64_t)70000, 100);
-	put(a, &h, CKT_EV_ALLOC, CKT_FN_MALLOC | CKT_FN_SAMPLED, 11, 0x1000, ckt_slot_size(500, 504));
-	put(a, &h, CKT_EV_ALLOC, CKT_FN_MALLOC, 12, 0x800000, ckt_slot_size(1 << 20, (1 << 20) + 4080));
+	put(a, &h, CKT_EV_ALLOC, CKT_FN_MALLOC | CKT_FN_SAMPLED, 11, 0x1000, sz(500, 504));
+	put(a, &h, CKT_EV_ALLOC, CKT_FN_MALLOC, 12, 0x800000, sz(1 << 20, (1 << 20) + 4080));
 	put(a, &h, CKT_EV_FREE, CKT_FN_SAMPLED, 13, 0x1000, 504);
 	put(a, &h, CKT_EV_AGG, 0, 14, (uint64_t)(int64_t)-65536, (uint64_t)(int64_t)-90);
 	put(a, &h, CKT_EV_FREE, 0, 15, 0x800000, (1 << 20) + 4080);
@@ -105,13 +116,22 @@ static void test_default_mode(void **state)
 static void test_slot_size(void **state)
 {
 	(void)state;
-	assert_int_equal(ckt_slot_size(100, 104) & CKT_SLOT_SIZE_MASK, 100);
-	assert_int_equal(ckt_slot_size(100, 104) >> 48, 4);
-	assert_int_equal(ckt_slot_size(100, 100 + 65534) >> 48, 65534);
-	assert_int_equal(ckt_slot_size(100, 100 + 65535) >> 48, CKT_SLACK_UNKNOWN);
-	assert_int_equal(ckt_slot_size(100, 50) >> 48, CKT_SLACK_UNKNOWN);
-	assert_int_equal(ckt_slot_size((size_t)1 << 40, ((size_t)1 << 40) + 16) & CKT_SLOT_SIZE_MASK,
+	assert_int_equal(sz(100, 104) & CKT_SLOT_SIZE_MASK, 100);
+	assert_int_equal(sz(100, 104) >> 48, 4);
+	assert_int_equal(sz(100, 100 + 65534) >> 48, 65534);
+	assert_int_equal(sz(100, 100 + 65535) >> 48, CKT_SLACK_UNKNOWN);
+	assert_int_equal(sz(100, 50) >> 48, CKT_SLACK_UNKNOWN);
+	assert_int_equal(sz((size_t)1 << 40, ((size_t)1 << 40) + 16) & CKT_SLOT_SIZE_MASK,
 			 (uint64_t)1 << 40);
+	/* a request of 2^48 bytes or more is kept whole, flagged in the slot's fn */
+	uint8_t fn = CKT_FN_CALLOC;
+	assert_int_equal(ckt_slot_size((size_t)1 << 50, ((size_t)1 << 50) + 4080, &fn), (uint64_t)1 << 50);
+	assert_int_equal(fn, CKT_FN_CALLOC | CKT_SLOT_WIDE);
+	struct ckt_slot s = { .b = (uint64_t)1 << 50, .fn = fn };
+	assert_int_equal(ckt_slot_request(&s), (uint64_t)1 << 50);
+	s.fn = 0;
+	s.b = sz(100, 104);
+	assert_int_equal(ckt_slot_request(&s), 100);
 }
 
 int main(void)
