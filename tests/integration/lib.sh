@@ -31,3 +31,28 @@ traced() {
 	LD_PRELOAD=$LIB "$@" >"$T/$name.out" 2>"$T/$name.err"
 	echo $? >"$T/$name.rc"
 }
+
+# frame_sizes FILE: "<frames> <largest decoded size>" of a zstd file, from the frame headers
+# (the writer pledges each frame's size, so every header carries it)
+frame_sizes() {
+	$PY - "$1" <<'PYEOF'
+import sys
+d = open(sys.argv[1], 'rb').read()
+i, sizes = 0, []
+while i < len(d):
+    assert d[i:i + 4] == b'\x28\xb5\x2f\xfd', 'not a zstd frame at %d' % i
+    fhd = d[i + 4]
+    single, fcs_code = (fhd >> 5) & 1, fhd >> 6
+    p = i + 5 + (0 if single else 1) + [0, 1, 2, 4][fhd & 3]
+    n = [1 if single else 0, 2, 4, 8][fcs_code]
+    sizes.append(int.from_bytes(d[p:p + n], 'little') + (256 if n == 2 else 0))
+    p += n
+    while True:  # blocks: 3-byte header, then RLE (1 byte) or the block's bytes
+        bh = int.from_bytes(d[p:p + 3], 'little')
+        p += 3 + (1 if (bh >> 1) & 3 == 1 else bh >> 3)
+        if bh & 1:
+            break
+    i = p + (4 if (fhd >> 2) & 1 else 0)
+print(len(sizes), max(sizes))
+PYEOF
+}

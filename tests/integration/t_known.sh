@@ -52,3 +52,24 @@ expect_match "usable: exact mode's exit line counts usable bytes" "$(sed -n 2p $
 	"^cuzktrace: $T/usable.zst: [0-9]+ events, peak heap $(human "$u"), peak RSS"
 $REPORT --json $T/usable.zst >$T/usable.json
 expect_eq "usable: the report's peak heap counts requested bytes" "$(jget $T/usable.json peak_heap.bytes)" 375000
+
+# 40 threads in exact mode fill the writer's 1 MiB frames, which then end in the middle of a
+# thread's events: the encoder starts the thread's group and address model again, and the
+# reader must still see every event (exact counts, exact peak above the noise run's).
+CUZKTRACE_SAMPLE=0 CUZKTRACE_FLUSH_MS=1000 CUZKTRACE_OUT=$T/big.zst traced big $P/bigframes
+CUZKTRACE_SAMPLE=0 CUZKTRACE_FLUSH_MS=1000 CUZKTRACE_OUT=$T/bignoise.zst traced bignoise $P/bigframes noise
+expect_eq "bigframes: program output unchanged" "$(cat $T/big.out)/$(cat $T/big.rc)" "bigframes: done/0"
+read -r nframes largest <<<"$(frame_sizes $T/big.zst)"
+expect_eq "bigframes: some frames were cut at the 1 MiB cap" "$((largest > 1000000 && largest <= 1048576))" 1
+$REPORT --json $T/big.zst >$T/big.json
+$REPORT --json $T/bignoise.zst >$T/bignoise.json
+expect_eq "bigframes: peak heap = 49,943,040 + the noise run's peak" "$(jget $T/big.json peak_heap.bytes)" \
+	"$((49943040 + $(jget $T/bignoise.json peak_heap.bytes)))"
+expect_eq "bigframes: every allocation read" "$(jget $T/big.json event_counts.alloc)" \
+	"$((40 * 20201 + $(jget $T/bignoise.json event_counts.alloc)))"
+expect_eq "bigframes: every free read" "$(jget $T/big.json event_counts.free)" \
+	"$((40 * 20201 + $(jget $T/bignoise.json event_counts.free)))"
+expect_eq "bigframes: no inconsistency, nothing lost" \
+	"$(jget $T/big.json inconsistencies)/$(jget $T/big.json lost_events)" "0/0"
+expect_eq "bigframes: live at exit = the noise run's" "$(jget $T/big.json live_at_exit.heap_bytes)" \
+	"$(jget $T/bignoise.json live_at_exit.heap_bytes)"
