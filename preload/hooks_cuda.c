@@ -334,21 +334,27 @@ static inline void record_free(struct ckt_tls *t, uint8_t fn, uint8_t kind, uint
 	t->guard--;
 }
 
+/* Every driver hook starts alike: the real entry point (an error if the driver has none), a
+ * pass-through when not tracing, then the driver's own calls marked as inside it. */
+#define CKT_DRV_ENTER(W, PARAMS, ARGS)                                                   \
+	CUresult (*real) PARAMS = get_real(W_##W);                                       \
+	if (CKT_UNLIKELY(!real))                                                         \
+		return CUDA_ERROR_NOT_INITIALIZED;                                       \
+	struct ckt_tls *t = &ckt_tls;                                                    \
+	if (!hook_enter(t))                                                              \
+		return real ARGS;                                                        \
+	t->in_driver++;
+
 /* Every allocator has one shape: (out pointer, ...) -> after a successful call, the address
  * written through OUT, on device DEV (the current context's for device memory). */
 #define CKT_DRV_ALLOC(W, FN, KIND, DEV, OUT, PARAMS, ARGS, SIZE)                          \
 	CUresult W PARAMS                                                                \
 	{                                                                                \
-		CUresult (*real) PARAMS = get_real(W_##W);                               \
-		if (CKT_UNLIKELY(!real))                                                 \
-			return CUDA_ERROR_NOT_INITIALIZED;                               \
-		struct ckt_tls *t = &ckt_tls;                                            \
-		if (!hook_enter(t))                                                      \
-			return real ARGS;                                                \
-		t->in_driver++;                                                          \
+		CKT_DRV_ENTER(W, PARAMS, ARGS)                                           \
 		CUresult rc = real ARGS;                                                 \
-		if (rc == CUDA_SUCCESS && OUT)                                           \
-			record_alloc(t, FN, KIND, DEV, (uint64_t)(uintptr_t)*OUT, (SIZE)); \
+		__typeof__(OUT) out = OUT; /* a variable: OUT may be an address */    \
+		if (rc == CUDA_SUCCESS && out)                                           \
+			record_alloc(t, FN, KIND, DEV, (uint64_t)(uintptr_t)*out, (SIZE)); \
 		t->in_driver--;                                                          \
 		return rc;                                                               \
 	}
@@ -384,34 +390,17 @@ CKT_HOST_ALLOC(cuMemAllocHost_v2, CKT_CU_MEM_ALLOC_HOST, (void **pp, size_t byte
 CKT_HOST_ALLOC(cuMemHostAlloc, CKT_CU_MEM_HOST_ALLOC, (void **pp, size_t bytesize, unsigned flags),
 	       (pp, bytesize, flags), bytesize)
 
-CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned flags)
-{
-	CUresult (*real)(void *, size_t, unsigned) = get_real(W_cuMemHostRegister_v2);
-	if (CKT_UNLIKELY(!real))
-		return CUDA_ERROR_NOT_INITIALIZED;
-	struct ckt_tls *t = &ckt_tls;
-	if (!hook_enter(t))
-		return real(p, bytesize, flags);
-	t->in_driver++;
-	CUresult rc = real(p, bytesize, flags);
-	if (rc == CUDA_SUCCESS)
-		record_alloc(t, CKT_CU_MEM_HOST_REGISTER, CKT_CUDA_REGISTERED, CKT_CUDA_NO_DEVICE,
-			     (uint64_t)(uintptr_t)p, bytesize);
-	t->in_driver--;
-	return rc;
-}
+/* pins the caller's memory: the "out" address is p itself */
+CKT_DRV_ALLOC(cuMemHostRegister_v2, CKT_CU_MEM_HOST_REGISTER, CKT_CUDA_REGISTERED, CKT_CUDA_NO_DEVICE,
+	      (&p), (void *p, size_t bytesize, unsigned flags), (p, bytesize, flags), bytesize)
 
 CUresult cuMemCreate(CUmemGenericAllocationHandle *h, size_t size, const CUmemAllocationProp *prop,
 		     unsigned long long flags)
 {
-	CUresult (*real)(CUmemGenericAllocationHandle *, size_t, const CUmemAllocationProp *,
-			 unsigned long long) = get_real(W_cuMemCreate);
-	if (CKT_UNLIKELY(!real))
-		return CUDA_ERROR_NOT_INITIALIZED;
-	struct ckt_tls *t = &ckt_tls;
-	if (!hook_enter(t))
-		return real(h, size, prop, flags);
-	t->in_driver++;
+	CKT_DRV_ENTER(cuMemCreate,
+		      (CUmemGenericAllocationHandle *, size_t, const CUmemAllocationProp *,
+		       unsigned long long),
+		      (h, size, prop, flags))
 	CUresult rc = real(h, size, prop, flags);
 	if (rc == CUDA_SUCCESS && h) {
 		/* physical memory on a device, or (CUDA 12.2+) host memory: pinned host RAM */
@@ -430,13 +419,7 @@ CUresult cuMemCreate(CUmemGenericAllocationHandle *h, size_t size, const CUmemAl
 #define CKT_DRV_FREE(W, FN, KIND, ADDR, PARAMS, ARGS)                                   \
 	CUresult W PARAMS                                                                \
 	{                                                                                \
-		CUresult (*real) PARAMS = get_real(W_##W);                               \
-		if (CKT_UNLIKELY(!real))                                                 \
-			return CUDA_ERROR_NOT_INITIALIZED;                               \
-		struct ckt_tls *t = &ckt_tls;                                            \
-		if (!hook_enter(t))                                                      \
-			return real ARGS;                                                \
-		t->in_driver++;                                                          \
+		CKT_DRV_ENTER(W, PARAMS, ARGS)                                           \
 		if (ADDR)                                                                \
 			record_free(t, FN, KIND, (uint64_t)(uintptr_t)ADDR);              \
 		CUresult rc = real ARGS;                                                 \
