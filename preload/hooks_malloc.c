@@ -131,6 +131,16 @@ static CKT_NOINLINE void *realloc_from_pool(void *p, size_t n)
 	return q;
 }
 
+/* p (u0 usable bytes) became q (n requested, u1 usable), stamped `before` the call and now. */
+static inline void record_realloc(struct ckt_tls *t, void *p, size_t u0, void *q, size_t n,
+				  size_t u1, uint64_t before, uint32_t st)
+{
+	uint8_t fn = 0;
+	uint64_t b = ckt_slot_size(n, u1, &fn);
+	ckt_emit2(t, CKT_EV_REALLOC, fn, before, (uint64_t)(uintptr_t)p, b, ckt_now(),
+		  (uint64_t)(uintptr_t)q, u0, st);
+}
+
 /* Default mode, p != NULL: the old block is released and the new one allocated, each by the
  * rules of its own size; only a large block moved to a large block stays one REALLOC event. */
 static CKT_NOINLINE void *realloc_sampled(struct ckt_tls *t, void *p, size_t n)
@@ -148,10 +158,7 @@ static CKT_NOINLINE void *realloc_sampled(struct ckt_tls *t, void *p, size_t n)
 	}
 	size_t u1 = q ? ckt_usable_size(q) : 0;
 	if (big0 && q && u1 >= ckt_sample_r) {
-		uint8_t fn = 0;
-		uint64_t b = ckt_slot_size(n, u1, &fn);
-		ckt_emit2(t, CKT_EV_REALLOC, fn, before, (uint64_t)(uintptr_t)p, b, ckt_now(),
-			  (uint64_t)(uintptr_t)q, u0, st);
+		record_realloc(t, p, u0, q, n, u1, before, st);
 		return q;
 	}
 	if (big0 || was_sample)
@@ -180,12 +187,8 @@ static inline void *realloc_common(void *p, size_t n, uint8_t fn_for_null)
 		size_t u0 = ckt_usable_size(p);
 		uint64_t before = ckt_now();
 		q = ckt_real.realloc(p, n);
-		if (q) {
-			uint8_t fn = 0;
-			uint64_t b = ckt_slot_size(n, ckt_usable_size(q), &fn);
-			ckt_emit2(t, CKT_EV_REALLOC, fn, before, (uint64_t)(uintptr_t)p, b, ckt_now(),
-				  (uint64_t)(uintptr_t)q, u0, st);
-		}
+		if (q)
+			record_realloc(t, p, u0, q, n, ckt_usable_size(q), before, st);
 		else if (n == 0) /* glibc frees p and returns NULL */
 			ckt_emit(t, CKT_EV_FREE, 0, before, (uint64_t)(uintptr_t)p, u0, 0);
 		/* else: failed, p is untouched */

@@ -65,6 +65,17 @@ static inline void col_uv(struct ckt_enc *e, int k, uint64_t v)
 	e->col[k] = ckt_put_uv(e->col[k], v);
 }
 
+/* What ALLOC and REALLOC share after their first fields: the new address, the size, the
+ * stack and the phase of slot s. */
+static inline void col_sized(struct ckt_enc *e, uint64_t a, const struct ckt_slot *s)
+{
+	uint64_t n = ckt_slot_request(s);
+	col_alloc(e, a, n);
+	put_plane(e, CKT_S_SIZE_LO, n, 0, 0);
+	col_uv(e, CKT_S_META, s->stack);
+	col_uv(e, CKT_S_META, s->phase);
+}
+
 size_t ckt_record_cols_len(const struct ckt_enc *e)
 {
 	size_t n = 0;
@@ -151,10 +162,7 @@ int ckt_record_event(struct ckt_enc *e, uint8_t **pp, const struct ckt_slot *s,
 		*p++ = CKT_TAG_ALLOC;
 		col_ts(e, CKT_S_TS_LO, s->ts);
 		col_uv(e, CKT_S_META, s->fn & ~CKT_SLOT_WIDE);
-		col_alloc(e, s->a, ckt_slot_request(s));
-		put_plane(e, CKT_S_SIZE_LO, ckt_slot_request(s), 0, 0);
-		col_uv(e, CKT_S_META, s->stack);
-		col_uv(e, CKT_S_META, s->phase);
+		col_sized(e, s->a, s);
 		break;
 	case CKT_EV_FREE:
 		*p++ = CKT_TAG_FREE;
@@ -166,10 +174,7 @@ int ckt_record_event(struct ckt_enc *e, uint8_t **pp, const struct ckt_slot *s,
 		col_ts(e, CKT_S_TS_LO, s->ts);
 		col_release(e, s->a);
 		col_uv(e, CKT_S_META, s2->ts - s->ts);
-		col_alloc(e, s2->a, ckt_slot_request(s));
-		put_plane(e, CKT_S_SIZE_LO, ckt_slot_request(s), 0, 0);
-		col_uv(e, CKT_S_META, s->stack);
-		col_uv(e, CKT_S_META, s->phase);
+		col_sized(e, s2->a, s);
 		break;
 	case CKT_EV_MMAP:
 		*p++ = CKT_TAG_MMAP;

@@ -73,6 +73,12 @@ static int grow(void)
 	return 0;
 }
 
+static void heap_peak(void)
+{
+	if (ckt_summary.heap > ckt_summary.peak_heap)
+		ckt_summary.peak_heap = ckt_summary.heap;
+}
+
 static void tab_add(uint64_t a, uint64_t s)
 {
 	if (!tab_broken && ((tab_used + 1) * 2 > tab_mask + 1 || !tab) && grow()) {
@@ -82,8 +88,7 @@ static void tab_add(uint64_t a, uint64_t s)
 	}
 	if (tab_broken) { /* counted; its free will take back its usable size instead */
 		ckt_summary.heap += (int64_t)s;
-		if (ckt_summary.heap > ckt_summary.peak_heap)
-			ckt_summary.peak_heap = ckt_summary.heap;
+		heap_peak();
 		return;
 	}
 	uint64_t i = hash(a) & tab_mask;
@@ -96,8 +101,7 @@ static void tab_add(uint64_t a, uint64_t s)
 	tab[i].addr = a;
 	tab[i].size = s;
 	ckt_summary.heap += (int64_t)s;
-	if (ckt_summary.heap > ckt_summary.peak_heap)
-		ckt_summary.peak_heap = ckt_summary.heap;
+	heap_peak();
 }
 
 /* 1 if a was in the table (its bytes then leave the total), else 0 */
@@ -126,12 +130,6 @@ static int tab_del(uint64_t a)
 	}
 	tab[i].addr = 0;
 	return 1;
-}
-
-static void heap_peak(void)
-{
-	if (ckt_summary.heap > ckt_summary.peak_heap)
-		ckt_summary.peak_heap = ckt_summary.heap;
 }
 
 static void heap_alloc(uint64_t a, uint64_t b, uint8_t fn)
@@ -164,8 +162,7 @@ static void summary_event(const struct ckt_slot *s, const struct ckt_slot *s2)
 			heap_alloc(s->a, s->b, s->fn);
 		break;
 	case CKT_EV_AGG:
-		ckt_summary.heap += (int64_t)s->a;
-		heap_peak();
+		ckt_summary_add_heap((int64_t)s->a);
 		break;
 	case CKT_EV_FREE:
 		if (!(s->fn & CKT_FN_SAMPLED))
@@ -265,6 +262,5 @@ void ckt_summary_merge(const struct ckt_cursor *c, size_t n)
 void ckt_summary_add_heap(int64_t delta)
 {
 	ckt_summary.heap += delta;
-	if (ckt_summary.heap > ckt_summary.peak_heap)
-		ckt_summary.peak_heap = ckt_summary.heap;
+	heap_peak();
 }
