@@ -60,8 +60,7 @@ void ckt_sample_init(void)
 	/* Both modes read usable sizes (exact mode for the exit line's total, summary.c): from
 	 * the allocator the program really uses, and from glibc's chunk header directly when
 	 * that is glibc (its malloc_usable_size also reads the next chunk's header, a second
-	 * cache miss). Decided before the mode: exact mode went through the call until a review
-	 * found it. */
+	 * cache miss). So this is decided for both modes, before the mode's own set-up. */
 	void *u = dlsym(RTLD_NEXT, "malloc_usable_size");
 	if (u)
 		ckt_usable = (size_t (*)(void *))u;
