@@ -89,6 +89,14 @@ done
 echo
 printf 'reader: cuzktrace-report --json on the exact trace: %.3f s, %.1f M events/s, max RSS %.1f MiB\n' \
 	"$rd" "$(awk -v e="$ev_exact" -v t="$rd" 'BEGIN {print e / t / 1e6}')" "$(awk -v k="$rd_rss" 'BEGIN {print k / 1024}')"
+# the floor under the reader on this machine: zstd alone, and the decoder alone (no replay)
+if "$B/bench/decode_floor" "$W/exact.1.zst" >"$W/floor" 2>/dev/null; then
+	read -r _ zs zbytes <<<"$(sed -n 1p "$W/floor")"
+	read -r _ ds devents <<<"$(sed -n 2p "$W/floor")"
+	printf 'reader floor: zstd alone %.3f s (%.0f M events/s); decoding alone, no replay %.3f s (%.1f M events/s)\n' \
+		"$zs" "$(awk -v e="$devents" -v t="$zs" 'BEGIN {print e / t / 1e6}')" \
+		"$ds" "$(awk -v e="$devents" -v t="$ds" 'BEGIN {print e / t / 1e6}')"
+fi
 if command -v heaptrack_print >/dev/null && ls "$W"/ht.1*.zst >/dev/null 2>&1; then
 	ht=$(ls "$W"/ht.1*.zst | head -1)
 	hp=$(for k in 1 2 3; do measure "$W/hp.$k" heaptrack_print -f "$ht"; awk '{print $1}' "$W/hp.$k"; done | median)
