@@ -97,6 +97,15 @@ if "$B/bench/decode_floor" "$W/exact.1.zst" >"$W/floor" 2>/dev/null; then
 		"$zs" "$(awk -v e="$devents" -v t="$zs" 'BEGIN {print e / t / 1e6}')" \
 		"$ds" "$(awk -v e="$devents" -v t="$ds" 'BEGIN {print e / t / 1e6}')"
 fi
+# the reader's hard case: a live set far bigger than the caches (tests/bench/live_bench.c)
+if env CUZKTRACE_SAMPLE=0 CUZKTRACE_QUIET=1 CUZKTRACE_OUT="$W/live.zst" LD_PRELOAD=$LIB \
+	"$B/bench/live_bench" >/dev/null 2>&1; then
+	ev_live=$(events_of "$W/live.zst")
+	lv=$(for k in 1 2 3; do measure "$W/lv.$k" "$REPORT" --json "$W/live.zst"; awk '{print $1}' "$W/lv.$k"; done | median)
+	printf 'reader, large live set (live_bench, 6 M blocks live at the top): %.3f s, %.1f M events/s, max RSS %.0f MiB\n' \
+		"$lv" "$(awk -v e="$ev_live" -v t="$lv" 'BEGIN {print e / t / 1e6}')" \
+		"$(awk '{print $2 / 1024}' "$W/lv.1")"
+fi
 if command -v heaptrack_print >/dev/null && ls "$W"/ht.1*.zst >/dev/null 2>&1; then
 	ht=$(ls "$W"/ht.1*.zst | head -1)
 	hp=$(for k in 1 2 3; do measure "$W/hp.$k" heaptrack_print -f "$ht"; awk '{print $1}' "$W/hp.$k"; done | median)
