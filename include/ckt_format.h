@@ -317,20 +317,25 @@ struct ckt_amodel {
 };
 #define CKT_AM_AT(head, i, cap) (((unsigned)(head) + (i)) & ((cap) - 1))
 
-/* glibc's chunk size for a request, in 16-byte units, capped: only a prediction key. */
+/* glibc's chunk size for a request, in 16-byte units, capped at CKT_AM_CLASSES - 1 (every
+ * request of 2025 bytes or more): only a prediction key, and an index into the freed lists,
+ * so the cap applies to the chunk size, not the request (2025..2031 round up to class 128). */
 static inline unsigned ckt_am_class(uint64_t size)
 {
 	if (size >= (CKT_AM_CLASSES - 1) * 16)
 		return CKT_AM_CLASSES - 1;
 	uint64_t c = (size + 8 + 15) & ~(uint64_t)15;
-	return (unsigned)((c < 32 ? 32 : c) >> 4);
+	c = (c < 32 ? 32 : c) >> 4;
+	return c > CKT_AM_CLASSES - 1 ? CKT_AM_CLASSES - 1 : (unsigned)c;
 }
 
-/* Costs 130 bytes of stores, not the 8 KiB of the freed lists: those are read only below
- * their counts. */
+/* Costs 274 bytes of stores, not the 8 KiB of the lists: those are read only below their
+ * counts. The heads are set too, so that no value is read before it was written. */
 static inline void ckt_am_reset(struct ckt_amodel *m)
 {
 	m->nrecent = 0;
+	m->rhead = 0;
+	memset(m->fhead, 0, sizeof(m->fhead));
 	memset(m->nfreed, 0, sizeof(m->nfreed));
 	m->esc_rel = m->esc_next = 0;
 }

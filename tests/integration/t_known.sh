@@ -53,6 +53,30 @@ expect_match "usable: exact mode's exit line counts usable bytes" "$(sed -n 2p $
 $REPORT --json $T/usable.zst >$T/usable.json
 expect_eq "usable: the report's peak heap counts requested bytes" "$(jget $T/usable.json peak_heap.bytes)" 375000
 
+# Requests of 2025..2031 bytes round up to a chunk one size class past the address model's
+# lists; they must share the last class in the encoder and the decoder alike (they once wrote
+# past both models' tables: wild counters in the exit line, a crashing reader).
+cc_usable=0
+for s in $(seq 2016 2040); do cc_usable=$((cc_usable + 6 * ((s + 23) / 16 * 16 - 8))); done
+CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/classcap.zst traced classcap $P/classcap
+expect_eq "classcap: program output unchanged" "$(cat $T/classcap.out)/$(cat $T/classcap.rc)" "classcap: done/0"
+expect_match "classcap: exit line (usable peak, a sane size written)" "$(sed -n 2p $T/classcap.err)" \
+	"^cuzktrace: $T/classcap.zst: 178[0-9][0-9] events, peak heap $(human $cc_usable), peak RSS [0-9.]+ [KM]iB, [0-9.]+ KiB written\$"
+$REPORT --json $T/classcap.zst >$T/classcap.json 2>$T/classcap.rerr
+expect_eq "classcap: reader exit 0, silent" "$?/$(cat $T/classcap.rerr)" "0/"
+expect_eq "classcap: peak heap = 6 x (2016 + ... + 2040)" "$(jget $T/classcap.json peak_heap.bytes)" 304200
+expect_eq "classcap: every allocation and free read" \
+	"$(jget $T/classcap.json event_counts.alloc)/$(jget $T/classcap.json event_counts.free)" "8925/8925"
+expect_eq "classcap: no inconsistency, nothing lost, nothing live at exit" \
+	"$(jget $T/classcap.json inconsistencies)/$(jget $T/classcap.json lost_events)/$(jget $T/classcap.json live_at_exit.heap_bytes)" "0/0/0"
+CUZKTRACE_OUT=$T/classcapd.zst traced classcapd $P/classcap
+expect_match "classcap default mode: exit line sane" "$(sed -n 2p $T/classcapd.err)" \
+	"^cuzktrace: $T/classcapd.zst: [0-9]+ events, peak heap [0-9.]+ KiB, peak RSS [0-9.]+ [KM]iB, [0-9.]+ KiB written\$"
+$REPORT --json $T/classcapd.zst >$T/classcapd.json 2>$T/classcapd.rerr
+expect_eq "classcap default mode: reader exit 0, silent" "$?/$(cat $T/classcapd.rerr)" "0/"
+d=$(( $(jget $T/classcapd.json peak_heap.bytes) - cc_usable ))
+expect_eq "classcap default mode: peak heap within one AGG step of the usable peak" "$((d <= 65536 && d >= -65536))" 1
+
 # 40 threads in exact mode fill the writer's 1 MiB frames, which then end in the middle of a
 # thread's events: the encoder starts the thread's group and address model again, and the
 # reader must still see every event (exact counts, exact peak above the noise run's).

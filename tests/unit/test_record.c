@@ -316,7 +316,10 @@ static size_t gen_events(struct ev *ev, size_t n)
 		else
 			ts[t] += step;
 		e->ts = ts[t];
-		uint64_t size = r % 13 == 0 ? 70000 + r % 5000000 : 1 + (r >> 8) % 600;
+		/* 2016..2040 crosses the last size class (2025..2031 round up past it) */
+		uint64_t size = r % 13 == 0	 ? 70000 + r % 5000000
+				: r % 11 == 0 ? 2016 + (r >> 12) % 25
+					      : 1 + (r >> 8) % 600;
 		unsigned c = ckt_am_class(size);
 		if (live[t][slot]) {
 			if (r % 17 == 0 && k + 1 < n) { /* realloc */
@@ -469,6 +472,11 @@ static void test_columns_model_codes(void **state)
 	assert_int_equal(ckt_am_class(1), 2);
 	assert_int_equal(ckt_am_class(24), 2);
 	assert_int_equal(ckt_am_class(25), 3);
+	assert_int_equal(ckt_am_class(2024), CKT_AM_CLASSES - 1); /* a 2032-byte chunk */
+	for (uint64_t size = 2025; size <= 2031; size++) /* a 2048-byte chunk: capped */
+		assert_int_equal(ckt_am_class(size), CKT_AM_CLASSES - 1);
+	for (uint64_t size = 0; size < 70000; size++)
+		assert_true(ckt_am_class(size) < CKT_AM_CLASSES);
 	assert_int_equal(ckt_am_class(5000000), CKT_AM_CLASSES - 1);
 	assert_int_equal(ckt_am_class(UINT64_MAX), CKT_AM_CLASSES - 1);
 }
