@@ -140,7 +140,7 @@
 #define CKT_MAGIC_LEN 8
 #define CKT_FORMAT_VERSION 2     /* written; CKT_FORMAT_VERSION_MIN.. are read */
 #define CKT_FORMAT_VERSION_MIN 1
-#define CKT_TRACER_VERSION "0.2.0"
+#define CKT_TRACER_VERSION "0.2.1"
 
 enum ckt_tag {
 	CKT_TAG_FRAME = 0x01,

@@ -15,7 +15,8 @@
  * descriptor at start-up and reuse the numbers (daemons). So at init we note what fd 2 is and
  * keep a private duplicate; a line goes to fd 2 if it is still that file, else to the
  * duplicate if it is, else nowhere: never into a descriptor the program reused. */
-static int saved_fd = -1, known;
+static int saved_fd = -1;
+static enum { LOG_BEFORE_INIT, LOG_KNOWN, LOG_NO_STDERR } known;
 static dev_t err_dev;
 static ino_t err_ino;
 
@@ -46,12 +47,18 @@ int ckt_fd_high(int fd)
 void ckt_log_init(void)
 {
 	struct stat st;
-	if (fstat(2, &st) < 0)
+	if (fstat(2, &st) < 0) {
+		/* no stderr at start: whatever later gets number 2 is the program's file */
+		known = LOG_NO_STDERR;
 		return;
+	}
 	err_dev = st.st_dev;
 	err_ino = st.st_ino;
-	known = 1;
-	saved_fd = ckt_fd_high(fcntl(2, F_DUPFD_CLOEXEC, 10));
+	known = LOG_KNOWN;
+	int dup = fcntl(2, F_DUPFD_CLOEXEC, 10);
+	if (dup < 0) /* a descriptor limit of 10 or less */
+		dup = fcntl(2, F_DUPFD_CLOEXEC, 3);
+	saved_fd = ckt_fd_high(dup);
 }
 
 static int is_stderr(int fd)
@@ -62,8 +69,10 @@ static int is_stderr(int fd)
 
 static int pick_fd(void)
 {
-	if (!known)
-		return 2; /* before init */
+	if (known == LOG_BEFORE_INIT)
+		return 2;
+	if (known == LOG_NO_STDERR)
+		return -1;
 	if (is_stderr(2))
 		return 2;
 	if (is_stderr(saved_fd))

@@ -117,3 +117,18 @@ expect_eq "exec retried: one line about the failed attempt" "$(grep -c 'exec fai
 $REPORT --json $T/exec2/t.$pid.zst >$T/exec3.json 2>/dev/null
 expect_eq "exec retried: old image's trace kept, ended by exec" "$(jget $T/exec3.json end_reason)/$(jget $T/exec3.json live_at_exit.heap_bytes)" "exec/4000000"
 expect_eq "exec retried: new image's trace under the next name" "$(ls $T/exec2 | sort | tr '\n' ' ')" "t.$pid.exec1.zst t.$pid.zst "
+
+# stderr closed at start: the program's next file gets number 2, and no tracer line may go
+# into it (the trace itself is still written and complete)
+LD_PRELOAD=$LIB CUZKTRACE_OUT=$T/fd2.zst $P/stderrfd open $T/fd2.file >$T/fd2.out 2>&-
+expect_eq "stderr closed at start: status 0" $? 0
+expect_eq "stderr closed at start: the program's file holds only its own line" "$(cat $T/fd2.file)" "fd=2"
+$REPORT --json $T/fd2.zst >$T/fd2.json 2>/dev/null
+expect_eq "stderr closed at start: trace complete" "$(jget $T/fd2.json truncated)/$(jget $T/fd2.json peak_heap.bytes)" "false/100000"
+
+# a descriptor limit of 8 leaves no room above 10 for the private copy of stderr; the exit line
+# must still arrive after the program closed stderr
+(ulimit -n 8; CUZKTRACE_OUT=$T/lowfd.zst traced lowfd $P/stderrfd close)
+expect_eq "8 descriptors, stderr closed by the program: status 0" "$(cat $T/lowfd.rc)" 0
+expect_match "8 descriptors, stderr closed by the program: the exit line still arrives" "$(sed -n 2p $T/lowfd.err)" \
+	"^cuzktrace: $T/lowfd.zst: [0-9]+ events, peak heap 97.7 KiB, "
