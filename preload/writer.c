@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -103,13 +104,14 @@ static int check_fd(void)
 	struct stat st;
 	if (fstat(fd, &st) == 0 && st.st_dev == file_dev && st.st_ino == file_ino)
 		return 0;
-	int nfd = open(path_abs, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+	int nfd = open(path_abs, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 	/* the lock went with the closed descriptor: take it again, or another traced process
 	 * could truncate the file under us */
 	if (nfd >= 0 && fstat(nfd, &st) == 0 && st.st_dev == file_dev && st.st_ino == file_ino &&
 	    flock(nfd, LOCK_EX | LOCK_NB) == 0) {
 		ckt_log("warning: the trace descriptor was closed by the program; reopened '",
 			path_abs, "'", NULL);
+		(void)fcntl(nfd, F_SETFL, O_APPEND); /* a regular file: blocking writes again */
 		fd = ckt_fd_high(nfd);
 		return 0;
 	}
@@ -495,13 +497,21 @@ static void per_pid_name(char *path, size_t cap, pid_t pid)
 	per_pid_name_tag(path, cap, num);
 }
 
+/* O_NONBLOCK: opening a FIFO for writing would otherwise wait for a reader forever, before
+ * main; without one it fails with ENXIO, as does a device file with no device behind it. */
+static int file_created; /* open_locked created the file: a failed setup removes it */
+
 static int open_locked(const char *path)
 {
-	int f = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+	const int flags = O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK;
+	int f = open(path, flags | O_CREAT | O_EXCL, 0644);
+	file_created = f >= 0;
+	if (f < 0 && errno == EEXIST)
+		f = open(path, flags);
 	if (f < 0)
-		return -errno;
+		return errno == ENXIO ? -EINVAL : -errno;
 	struct stat st;
-	if (fstat(f, &st) < 0 || !S_ISREG(st.st_mode)) {
+	if (fstat(f, &st) < 0 || !S_ISREG(st.st_mode) || fcntl(f, F_SETFL, 0) < 0) {
 		close(f);
 		return -EINVAL;
 	}
@@ -570,7 +580,8 @@ static size_t build_header(uint8_t *buf, size_t cap, pid_t pid, const char *exe)
 /* Reads the file back through its path: the bytes at its start must be what we wrote. */
 static int verify(const void *want, size_t n)
 {
-	int f = open(path_abs, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	/* O_NONBLOCK: the path may have been replaced by a FIFO, which must not block us */
+	int f = open(path_abs, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 	if (f < 0)
 		return -errno;
 	struct stat st;
@@ -676,6 +687,11 @@ static int setup(const char *want_path, pid_t pid, const char *exe_path, char *s
 	enc_len = 0;
 	if (ZSTD_isError(z))
 		return -ENOMEM;
+	/* This runs on the program's thread, where SIGXFSZ is not blocked: a file-size limit
+	 * below the header would kill the program instead of failing the write. */
+	struct rlimit fsz;
+	if (getrlimit(RLIMIT_FSIZE, &fsz) == 0 && fsz.rlim_cur != RLIM_INFINITY && z > fsz.rlim_cur)
+		return -EFBIG;
 	if ((rc = write_all(zbuf, z)))
 		return rc;
 	return verify(zbuf, z);
@@ -746,6 +762,11 @@ int ckt_writer_start(void)
 						     : "; running untraced");
 		ckt_line_emit(&l);
 		if (fd >= 0) {
+			/* a file we created for nothing would read as an empty or truncated trace */
+			struct stat st;
+			if (file_created && lstat(path_abs, &st) == 0 && st.st_dev == file_dev &&
+			    st.st_ino == file_ino)
+				unlink(path_abs);
 			close(fd);
 			fd = -1;
 		}

@@ -21,6 +21,22 @@ expect_eq "symlink: refused with one line" "$(cat $T/symlink.err)" \
 	"cuzktrace: error: cannot trace to '$T/link.zst': it is a symbolic link; refusing to follow it; running untraced"
 expect_eq "symlink: target untouched" "$(cat $T/target)" keep
 
+# a FIFO: opening it for writing must not wait for a reader (before main, forever)
+mkfifo $T/fifo
+timeout 20 env LD_PRELOAD=$LIB CUZKTRACE_OUT=$T/fifo $P/exitcode >$T/fifo.out 2>$T/fifo.err
+expect_eq "FIFO as path: no hang, exit status unchanged" "$?" "$plain_rc"
+expect_eq "FIFO as path: one error line" "$(cat $T/fifo.err)" \
+	"cuzktrace: error: cannot trace to '$T/fifo': not a regular file; running untraced"
+
+# a file-size limit below the header: the header is written on the program's own thread,
+# where SIGXFSZ would kill it; one line instead, and no empty file left behind
+# (output through pipes: under the limit the shell cannot write files either)
+fsz0=$( (ulimit -f 0; LD_PRELOAD=$LIB CUZKTRACE_OUT=$T/fsz0.zst $P/exitcode >/dev/null; echo "status $?" >&2) 2>&1)
+expect_eq "file-size limit 0: one error line, exit status unchanged" "$fsz0" \
+	"cuzktrace: error: cannot trace to '$T/fsz0.zst': File too large; running untraced
+status $plain_rc"
+expect_eq "file-size limit 0: the file it created is removed" "$(ls $T/fsz0.zst 2>&1 >/dev/null | wc -l)" 1
+
 CUZKTRACE_STRICT=1 CUZKTRACE_OUT=/nonexistent-dir/t.zst traced strict $P/exitcode
 expect_eq "strict: exit status 70" "$(cat $T/strict.rc)" 70
 expect_eq "strict: the program did not run" "$(cat $T/strict.out)" ""
