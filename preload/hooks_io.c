@@ -33,18 +33,33 @@ static inline int scan_wanted(int fd)
  * do nothing, for close). If the program closed it meanwhile, it is made again. */
 static int unw_pipe[2] = {-1, -1};
 static ino_t unw_pipe_ino;
+/* The numbers libunwind holds: the pair the last pipe/pipe2 handed it. When the program closed
+ * our pipe and we made a new one, libunwind still holds the old numbers until it asks again,
+ * and it closes them (when its check fails, and at exit): by then a number may be the trace's
+ * reopened descriptor or one of the program's, so such closes do nothing. */
+static int unw_handed[2] = {-1, -1};
+
+static inline int in_libunwind(const void *ra)
+{
+	return (uintptr_t)ra - ckt_unw_lo < ckt_unw_hi - ckt_unw_lo;
+}
 
 static inline int from_libunwind(const void *ra)
 {
-	return CKT_UNLIKELY(ckt_tls.in_unwind) &&
-	       (uintptr_t)ra - ckt_unw_lo < ckt_unw_hi - ckt_unw_lo;
+	return CKT_UNLIKELY(ckt_tls.in_unwind) && in_libunwind(ra);
 }
 
-/* libunwind's call on a descriptor of the pipe we handed it (other files it opens itself, to
- * read debug frames, are its own business and pass through) */
+static inline int unw_known_fd(int fd)
+{
+	return fd >= 0 && (fd == unw_pipe[0] || fd == unw_pipe[1] || fd == unw_handed[0] ||
+			   fd == unw_handed[1]);
+}
+
+/* libunwind's read or write, during our capture, on a descriptor of a pipe we handed it (other
+ * files it opens itself, to read debug frames, are its own business and pass through) */
 static inline int unw_pipe_fd(const void *ra, int fd)
 {
-	return from_libunwind(ra) && (fd == unw_pipe[0] || fd == unw_pipe[1]);
+	return from_libunwind(ra) && unw_known_fd(fd);
 }
 
 static int private_pipe(void)
@@ -65,8 +80,8 @@ static int give_private_pipe(int fds[2])
 {
 	if (private_pipe() < 0)
 		return -1;
-	fds[0] = unw_pipe[0];
-	fds[1] = unw_pipe[1];
+	fds[0] = unw_handed[0] = unw_pipe[0];
+	fds[1] = unw_handed[1] = unw_pipe[1];
 	return 0;
 }
 
@@ -84,9 +99,11 @@ CKT_EXPORT int pipe(int fds[2])
 	return ckt_real.pipe ? ckt_real.pipe(fds) : (int)syscall(SYS_pipe2, fds, 0);
 }
 
+/* libunwind's closes of numbers we handed it do nothing, in a capture or not (at exit) */
 CKT_EXPORT int close(int fd)
 {
-	if (unw_pipe_fd(__builtin_return_address(0), fd))
+	if (CKT_UNLIKELY(unw_handed[0] >= 0) && unw_known_fd(fd) &&
+	    in_libunwind(__builtin_return_address(0)))
 		return 0;
 	return ckt_real.close ? ckt_real.close(fd) : (int)syscall(SYS_close, fd);
 }

@@ -37,6 +37,17 @@ $REPORT --json $T/closefds.zst >$T/closefds.json 2>/dev/null
 expect_eq "closed descriptors: trace complete" "$(jget $T/closefds.json truncated)" false
 expect_eq "closed descriptors: last allocation seen" "$(jget $T/closefds.json live_at_exit.heap_bytes)" 2000000
 
+# close_range(3, ~0U) in exact mode closes the trace and libunwind's private pipe; the writer
+# reopens the trace, which may take the pipe's old number, and the next time libunwind checks
+# stack memory (an allocation from deeper in the stack than before) it closes its old numbers:
+# those closes must do nothing (they once closed the trace again: a second "reopened" line).
+CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/crange.zst traced crange $P/closefds range
+$REPORT --json $T/crange.zst >$T/crange.json 2>/dev/null
+expect_eq "close_range: the program's pipe is clean" "$(cat $T/crange.out)/$(cat $T/crange.rc)" "pipe ok/0"
+expect_eq "close_range: one reopen line" "$(grep -c reopened $T/crange.err)" 1
+expect_eq "close_range: trace complete, 100 + 2,000,000 + 4,096 bytes live at exit" \
+	"$(jget $T/crange.json truncated)/$(jget $T/crange.json live_at_exit.heap_bytes)" "false/2004196"
+
 # An allocation made by a library's constructor before main (and before the tracer's own
 # constructor) is in the trace: the first intercepted call bootstraps and is recorded.
 CUZKTRACE_OUT=$T/ctor.zst traced ctor $P/ctor
