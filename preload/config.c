@@ -55,7 +55,7 @@ static int env_bool(const char *name)
 		return 1;
 	if (!strcmp(v, "0") || !strcmp(v, "no") || !strcmp(v, "false") || !*v)
 		return 0;
-	warn_invalid(name, v, "0 or 1", "0");
+	warn_invalid(name, v, "0, 1, yes, no, true or false", "0");
 	return 0;
 }
 

@@ -80,11 +80,26 @@ static int pick_fd(void)
 	return -1;
 }
 
-void ckt_line_str(struct ckt_line *l, const char *s)
+static void line_put(struct ckt_line *l, const char *s, size_t n)
 {
 	size_t cap = sizeof(l->buf) - 1; /* room for the newline */
-	while (s && *s && l->len < cap)
+	while (n-- && l->len < cap)
 		l->buf[l->len++] = *s++;
+}
+
+/* A piece longer than CKT_LINE_PIECE bytes (only a path is: PATH_MAX is 4096, a line 1024)
+ * keeps its start and its end around "...", so that what follows it (the reason) survives. */
+#define CKT_LINE_PIECE 400
+void ckt_line_str(struct ckt_line *l, const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+	if (n <= CKT_LINE_PIECE) {
+		line_put(l, s, n);
+		return;
+	}
+	line_put(l, s, 150);
+	line_put(l, "...", 3);
+	line_put(l, s + n - 240, 240);
 }
 
 void ckt_line_u64(struct ckt_line *l, uint64_t v)

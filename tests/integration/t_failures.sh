@@ -50,6 +50,16 @@ cuzktrace: warning: invalid CUZKTRACE_RSS_MS='-5' (expected 0..60000 millisecond
 expect_match "invalid settings: tracing goes on" "$(sed -n 3p $T/badenv.err)" "^cuzktrace: tracing exitcode"
 expect_eq "invalid settings: exit status unchanged" "$(cat $T/badenv.rc)" "$plain_rc"
 
+# a path of 4,000 bytes: the line keeps its start and end, and the reason after it
+long=/nonexistent-dir/$(printf 'a%.0s' $(seq 3983))
+CUZKTRACE_OUT=$long traced longpath $P/exitcode
+expect_eq "4,000-byte path: one line, the path's middle elided, the reason kept" "$(cat $T/longpath.err)" \
+	"cuzktrace: error: cannot trace to '${long:0:150}...${long: -240}': No such file or directory; running untraced"
+
+CUZKTRACE_QUIET=maybe CUZKTRACE_OUT=$T/badbool.zst traced badbool $P/exitcode
+expect_eq "invalid yes/no setting: the line names every accepted value" "$(head -1 $T/badbool.err)" \
+	"cuzktrace: warning: invalid CUZKTRACE_QUIET='maybe' (expected 0, 1, yes, no, true or false); using the default 0"
+
 CUZKTRACE_QUIET=1 CUZKTRACE_OUT=$T/quiet.zst traced quiet $P/exitcode
 expect_match "quiet: only the init line" "$(cat $T/quiet.err)" "^cuzktrace: tracing exitcode \(pid [0-9]+\) to $T/quiet.zst\$"
 
