@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <zstd.h>
 #include <zstd_errors.h>
 
@@ -290,6 +291,23 @@ void ckt_decode_close(struct ckt_decoder *d)
 bool ckt_decode_truncated(const struct ckt_decoder *d)
 {
 	return d->truncated;
+}
+
+uint64_t ckt_decode_trailing(struct ckt_decoder *d)
+{
+	if (!d->ended)
+		return 0;
+	/* the END frame ended at frame_off; what is in the buffer after it, then the file's rest */
+	uint64_t buffered = d->in.size - d->in.pos;
+	struct stat st;
+	if (fstat(fileno(d->f), &st) == 0 && S_ISREG(st.st_mode)) {
+		uint64_t end = d->in_file_off + d->in.size; /* file offset of what fread gives next */
+		return buffered + ((uint64_t)st.st_size > end ? (uint64_t)st.st_size - end : 0);
+	}
+	/* a pipe: that there is more, not how much */
+	if (buffered || (!d->eof && fgetc(d->f) != EOF))
+		return UINT64_MAX;
+	return 0;
 }
 
 bool ckt_decode_dropped_partial(const struct ckt_decoder *d)

@@ -92,6 +92,10 @@ int ckt_decode_next(struct ckt_decoder *d, struct ckt_record *rec, struct ckt_er
 /* After ckt_decode_next returned 0: true when the trace has no END record (a killed process,
  * whether or not the file also ends inside a frame). */
 bool ckt_decode_truncated(const struct ckt_decoder *d);
+/* After ckt_decode_next returned 0: bytes in the file after the frame holding END (another
+ * trace appended, or garbage), which are not read; UINT64_MAX when there are some but the
+ * input is not a regular file (a pipe). 0 for a trace without END. */
+uint64_t ckt_decode_trailing(struct ckt_decoder *d);
 /* After ckt_decode_next returned 0: true when a partial last zstd frame was dropped. */
 bool ckt_decode_dropped_partial(const struct ckt_decoder *d);
 

@@ -378,6 +378,14 @@ int main(int argc, char **argv)
 		goto out;
 	struct ckt_report r = { a.trace, dec, st, ph, a.by_thread, sites };
 	ckt_main_warnings(a.trace, st);
+	uint64_t trailing = ckt_decode_trailing(dec);
+	if (trailing == UINT64_MAX)
+		fprintf(stderr, CKT_PROG ": warning: '%s': data after the end record is not read "
+				"(another trace appended to this one?)\n", a.trace);
+	else if (trailing)
+		fprintf(stderr, CKT_PROG ": warning: '%s': %llu bytes after the end record are not read "
+				"(another trace appended to this one?)\n",
+			a.trace, (unsigned long long)trailing);
 	if (ckt_sites_finish(sites, st, a.top ? a.top : 10) < 0) {
 		fprintf(stderr, CKT_PROG ": error: out of memory\n");
 		goto out;
