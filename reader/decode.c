@@ -508,8 +508,7 @@ static int ckt_decode_record(struct ckt_decoder *d, struct ckt_record *r, struct
 		return ckt_util_err(err, CKT_EFORMAT,
 				    "corrupt record (tag 0x%02x) in frame %llu: a data frame must start with a FRAME record",
 				    tag, (unsigned long long)d->frame_index);
-	if (d->hdr.format_version >= 2 && tag >= CKT_TAG_ALLOC && tag <= CKT_TAG_REALLOC)
-		return ckt_decode_columns(d, r, tag, err);
+	/* version 2's ALLOC, FREE and REALLOC never get here: ckt_decode_next decodes them */
 	switch (tag) {
 	case CKT_TAG_FRAME:
 		(void)ckt_decode_uv(&c); /* seq: frames are self-contained, so order needs no check */
@@ -677,6 +676,14 @@ int ckt_decode_next(struct ckt_decoder *d, struct ckt_record *rec, struct ckt_er
 {
 	for (;;) {
 		while (d->pos < d->row_end) {
+			/* nearly every record: a heap event of a version 2 frame, its fields in columns */
+			uint8_t tag = d->frame[d->pos];
+			if (__builtin_expect(tag >= CKT_TAG_ALLOC && tag <= CKT_TAG_REALLOC &&
+						     d->hdr.format_version >= 2 && d->pos != d->row_start,
+					     1)) {
+				rec->tag = (enum ckt_tag)tag;
+				return ckt_decode_columns(d, rec, tag, err);
+			}
 			int rc = ckt_decode_record(d, rec, err);
 			if (rc != 0)
 				return rc;
