@@ -1,41 +1,117 @@
 #!/usr/bin/env bash
-# tests/gpu/run.sh: the CUDA check for a real NVIDIA machine (nvcc and a GPU present). Builds
-# tests/gpu/gpu_alloc.cu with nvcc's default static CUDA runtime, runs it under the tracer and
-# compares the traced figures with the sizes the program asked for and with cudaMemGetInfo
-# deltas. Prints a table; exits 0 when everything matches, 1 on a mismatch, 2 when it cannot run.
+# tests/gpu/run.sh: the CUDA check for a real NVIDIA machine (a GPU and its driver present).
+# Builds tests/gpu/gpu_alloc.cu with nvcc's default static CUDA runtime, runs it once without
+# the tracer (to tell a machine that cannot run it from a tracer fault), then under the tracer,
+# and compares the traced figures with the sizes the program asked for and with cudaMemGetInfo
+# deltas. Without nvcc it builds tests/gpu/gpu_driver.c with the C compiler instead: the same
+# allocations (plus one VMM allocation) through the driver API, looked up the way the static
+# runtime does. Prints a table; exits 0 when everything matches, 1 on a mismatch or a traced
+# run that fails, 2 when it cannot run here (no GPU, no build, the program fails untraced).
 # CKT_GPU_TOLERANCE (bytes, default 0) allows the traced GPU figures to exceed the sizes asked
 # for, e.g. if a runtime version makes internal device allocations of its own.
+# NVCC=path picks the CUDA compiler; CKT_GPU_DRIVER=1 tests through gpu_driver.c even when nvcc
+# is there; CKT_GPU_PROG=path runs a gpu_alloc or gpu_driver built elsewhere; CKT_GPU_TIMEOUT
+# (seconds, default 300) bounds each run of the program.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 2
 ROOT=$PWD
-NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
 TOL=${CKT_GPU_TOLERANCE:-0}
-PY=/usr/bin/python3
+LIMIT=${CKT_GPU_TIMEOUT:-300}
+PY=${PYTHON:-$(command -v python3 || echo /usr/bin/python3)}
 T=$(mktemp -d /tmp/cuzktrace-gpu.XXXXXX)
-trap 'rm -rf "$T"' EXIT
+keep=0
+trap 'if [ $keep = 1 ]; then echo "gpu: files kept in $T"; else rm -rf "$T"; fi' EXIT
 
-[ -x "$NVCC" ] || { echo "gpu: no nvcc (set NVCC=...)"; exit 2; }
-command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1 || { echo "gpu: no NVIDIA GPU visible"; exit 2; }
-make -s all >/dev/null || { echo "gpu: build failed"; exit 2; }
-"$NVCC" -O2 -o "$T/gpu_alloc" tests/gpu/gpu_alloc.cu || { echo "gpu: nvcc failed"; exit 2; }
-if ldd "$T/gpu_alloc" | grep -q libcudart; then
-	echo "gpu: warning: the test program links libcudart dynamically; the static path is not tested"
+# a GPU: nvidia-smi sees one, or (no nvidia-smi, as in some containers) a device node exists
+if command -v nvidia-smi >/dev/null 2>&1; then
+	nvidia-smi -L >/dev/null 2>&1 || { echo "gpu: no NVIDIA GPU visible (nvidia-smi -L fails)"; exit 2; }
+elif ! ls /dev/nvidia[0-9]* >/dev/null 2>&1; then
+	echo "gpu: no NVIDIA GPU visible"; exit 2
+fi
+# nvcc: $NVCC, else PATH, else the newest toolkit under /usr/local
+if [ -z "${NVCC:-}" ]; then
+	NVCC=$(command -v nvcc || true)
+	for c in /usr/local/cuda/bin/nvcc $(ls -d /usr/local/cuda-*/bin/nvcc 2>/dev/null | sort -rV); do
+		[ -n "$NVCC" ] && break
+		[ -x "$c" ] && NVCC=$c
+	done
+elif [ ! -x "$NVCC" ]; then
+	echo "gpu: no nvcc at $NVCC"; exit 2
+fi
+make -s all >/dev/null || { echo "gpu: build failed (missing packages? see make deps)"; exit 2; }
+# a build carried from another machine needs its shared libraries here too (else LD_PRELOAD
+# would be ignored with one line on stderr and nothing traced)
+if ldd build/libcuzktrace.so build/cuzktrace-report | grep 'not found'; then
+	echo "gpu: the tracer's libraries are missing (see make deps)"; exit 2
+fi
+build_driver() {
+	${CC:-cc} -std=gnu11 -O2 -g -Wall -o "$T/gpu_driver" tests/gpu/gpu_driver.c -ldl || { echo "gpu: cc failed"; exit 2; }
+}
+# runs $prog untraced: a program that fails so cannot test the tracer
+run_untraced() {
+	timeout "$LIMIT" "$T/$prog" >"$T/out0" 2>"$T/err0"
+	rc=$?
+	if [ $rc -ne 0 ] || ! grep -q "^$prog: done" "$T/out0"; then
+		echo "gpu: $prog fails without the tracer (exit $rc): no usable GPU, or a driver older than the CUDA toolkit?"
+		sed 's/^/gpu: program stderr: /' "$T/err0"
+		command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi 2>/dev/null | grep -o 'Driver Version: [^ ]*.*CUDA Version: [^ ]*' | sed 's/^/gpu: /'
+		return 1
+	fi
+}
+
+if [ -n "${CKT_GPU_PROG:-}" ]; then
+	# a program built elsewhere (named gpu_alloc or gpu_driver), e.g. where no compiler is
+	prog=$(basename "$CKT_GPU_PROG")
+	cp "$CKT_GPU_PROG" "$T/$prog" || { echo "gpu: cannot read $CKT_GPU_PROG"; exit 2; }
+elif [ -n "$NVCC" ] && [ "${CKT_GPU_DRIVER:-0}" != 1 ]; then
+	prog=gpu_alloc
+	# the program has no device code: a host compiler newer than this nvcc knows is harmless
+	if ! "$NVCC" -O2 -o "$T/$prog" tests/gpu/gpu_alloc.cu 2>"$T/nvcc.err" &&
+		! "$NVCC" -O2 -allow-unsupported-compiler -o "$T/$prog" tests/gpu/gpu_alloc.cu 2>>"$T/nvcc.err"; then
+		cat "$T/nvcc.err"; echo "gpu: nvcc failed"; exit 2
+	fi
+	if ldd "$T/$prog" | grep -q libcudart; then
+		echo "gpu: warning: the test program links libcudart dynamically; the static path is not tested"
+	fi
+else
+	prog=gpu_driver
+	[ -n "$NVCC" ] || echo "gpu: no nvcc (set NVCC=...): testing through the driver API (tests/gpu/gpu_driver.c), not the static CUDA runtime"
+	build_driver
 fi
 
-CUZKTRACE_OUT=$T/gpu.zst CUZKTRACE_RSS_MS=10 LD_PRELOAD=$ROOT/build/libcuzktrace.so \
-	"$T/gpu_alloc" >"$T/out" 2>"$T/err"
+# device N is nvidia-smi's device N (CUDA's default order is fastest first)
+export CUDA_DEVICE_ORDER=${CUDA_DEVICE_ORDER:-PCI_BUS_ID}
+if ! run_untraced; then
+	# e.g. a toolkit newer than the driver: the driver API alone may still work
+	[ "$prog" = gpu_alloc ] && [ -z "${CKT_GPU_PROG:-}" ] || exit 2
+	echo "gpu: testing through the driver API (tests/gpu/gpu_driver.c) instead, not the static CUDA runtime"
+	prog=gpu_driver
+	build_driver
+	run_untraced || exit 2
+fi
+
+# env after timeout: only the program is traced, not timeout itself
+timeout "$LIMIT" env CUZKTRACE_OUT="$T/gpu.zst" CUZKTRACE_RSS_MS=10 LD_PRELOAD="$ROOT/build/libcuzktrace.so" \
+	"$T/$prog" >"$T/out" 2>"$T/err"
 rc=$?
-if [ $rc -ne 0 ] || ! grep -q 'gpu_alloc: done' "$T/out"; then
-	echo "gpu: the traced program failed (exit $rc):"; cat "$T/err"; exit 1
+if [ $rc -ne 0 ] || ! grep -q "^$prog: done" "$T/out"; then
+	keep=1
+	echo "gpu: the traced program failed (exit $rc$([ $rc = 124 ] && echo ", timed out after ${LIMIT}s")):"; cat "$T/err"; exit 1
 fi
 grep -v '^cuzktrace: tracing\|^cuzktrace: .*events' "$T/err" | sed 's/^/gpu: program stderr: /'
-"$ROOT/build/cuzktrace-report" --json "$T/gpu.zst" >"$T/gpu.json" || { echo "gpu: reader failed"; exit 1; }
-# the program's device 0: the first of CUDA_VISIBLE_DEVICES (an index or a UUID), else GPU 0
+"$ROOT/build/cuzktrace-report" --json "$T/gpu.zst" >"$T/gpu.json" || { keep=1; echo "gpu: reader failed"; exit 1; }
+# the program's device 0: the first of CUDA_VISIBLE_DEVICES (an index, a UUID or a unique UUID
+# prefix), else GPU 0; unknown ('?', not compared) when MIG instances make indexes ambiguous
 first=${CUDA_VISIBLE_DEVICES:-0}
 first=${first%%,*}
 case $first in
-GPU-*) uuid0=$first ;;
-*) uuid0=$(nvidia-smi --query-gpu=uuid --format=csv,noheader -i "$first" 2>/dev/null || true) ;;
+GPU-* | MIG-*) uuid0=$first ;;
+*)
+	uuid0=
+	if command -v nvidia-smi >/dev/null 2>&1 && ! nvidia-smi -L 2>/dev/null | grep -q 'MIG'; then
+		uuid0=$(nvidia-smi --query-gpu=uuid --format=csv,noheader -i "$first" 2>/dev/null | head -n 1)
+	fi
+	;;
 esac
 
 $PY - "$T/out" "$T/gpu.json" "$TOL" "$uuid0" <<'PYEOF'
@@ -48,13 +124,15 @@ for line in open(out):
     if len(f) == 3 and f[0] == 'delta': delta[f[1]] = int(f[2])
 d = json.load(open(js))
 g = d['peak_gpu']
-got = {'device': g['device_bytes'], 'pool': g['pool_bytes'], 'gpu': g['bytes'],
+got = {'device': g['device_bytes'], 'pool': g['pool_bytes'], 'vmm': g['vmm_bytes'], 'gpu': g['bytes'],
        'pinned': d['peak_pinned']['bytes'], 'managed': d['peak_managed']['bytes']}
 bad = 0
 print('%-8s %14s %14s %16s  %s' % ('kind', 'asked', 'traced', 'cudaMemGetInfo', 'result'))
-for k in ('device', 'pool', 'gpu', 'pinned', 'managed'):
+for k in ('device', 'pool', 'vmm', 'gpu', 'pinned', 'managed'):
+    if k not in exp:
+        continue  # vmm: only the driver-API program makes a VMM allocation
     e, t = exp[k], got[k]
-    slack = tol if k in ('device', 'pool', 'gpu') else 0
+    slack = tol if k in ('device', 'pool', 'vmm', 'gpu') else 0
     ok = e <= t <= e + slack
     dv = delta.get(k)
     # the driver rounds to its page size and a pool reserves in chunks: it may show more, never less
@@ -62,16 +140,28 @@ for k in ('device', 'pool', 'gpu', 'pinned', 'managed'):
         ok = False
     print('%-8s %14d %14d %16s  %s' % (k, e, t, '-' if dv is None else str(dv), 'ok' if ok else 'MISMATCH'))
     bad += not ok
+def hexid(u):  # nvidia-smi spells MIG devices MIG-..., the trace always GPU-...
+    u = (u or '').lower()
+    return u[4:] if u.startswith(('gpu-', 'mig-')) else u
 devs = g['devices']
-uuid_ok = bool(devs) and (not uuid0 or devs[0]['uuid'] == uuid0)
-print('device   %s (trace) vs %s (nvidia-smi): %s' % (devs[0]['uuid'] if devs else None, uuid0 or '?',
-      'ok' if uuid_ok else 'MISMATCH'))
+tu = devs[0]['uuid'] if devs else None
+if '/' in uuid0:
+    uuid0 = ''  # the old MIG-GPU-<uuid>/gi/ci spelling names no device UUID we can compare
+uuid_ok = bool(devs) and bool(tu) and (not uuid0 or hexid(tu).startswith(hexid(uuid0)))
+print('device   %s (trace) vs %s (nvidia-smi): %s' % (tu, uuid0 or '?', 'ok' if uuid_ok else 'MISMATCH'))
 bad += not uuid_ok
 live = d['live_at_exit']
 if live['gpu_bytes'] or live['pinned_bytes'] or live['managed_bytes']:
     print('live at exit not zero: %s' % live); bad += 1
-if d['event_counts']['cuda_alloc'] < 5:
-    print('fewer CUDA allocations traced than made: %d' % d['event_counts']['cuda_alloc']); bad += 1
+nalloc = 5 + ('vmm' in exp)
+if d['event_counts']['cuda_alloc'] < nalloc:
+    print('fewer CUDA allocations traced than made: %d of %d' % (d['event_counts']['cuda_alloc'], nalloc)); bad += 1
 print('gpu: %s' % ('all figures match' if not bad else '%d mismatch(es)' % bad))
 sys.exit(1 if bad else 0)
 PYEOF
+rc=$?
+if [ $rc -ne 0 ]; then
+	keep=1
+	"$ROOT/build/cuzktrace-report" "$T/gpu.zst" >"$T/report.txt" 2>&1
+fi
+exit $rc
