@@ -40,6 +40,10 @@
  *                                 flush. So when a reader meets SYNC(h_k), every event with
  *                                 ts < h_(k-1) (the previous SYNC's horizon) has been read: it
  *                                 may merge threads by time up to there and must hold the rest.
+ *                                 The writer keeps the horizon behind every event stamped but
+ *                                 not yet complete (realloc, munmap and mremap are stamped
+ *                                 before their real call) and 1 ms behind its clock (since
+ *                                 tracer 0.2.1; earlier writers could break the promise).
  *   END        uv ts, uv reason, uv events, uv lost     the process ended; reason CKT_END_*
  *   LOST       uv count           events dropped (buffer could not be drained); totals inexact
  *   THREAD_NAME uv ts, uv tid, str name          (not inside a thread group) the thread's name

@@ -166,6 +166,12 @@ struct ckt_ring {
 	_Alignas(64) _Atomic uint64_t head;
 	uint64_t tail_cache;
 	uint64_t lost;
+	/* While an event is between its timestamp and its commit: a lower bound of that timestamp
+	 * (the owner's previous one), else CKT_NOT_BUSY. The writer's SYNC horizon never passes
+	 * it, so an event stamped long before its commit (realloc, munmap and mremap are stamped
+	 * before the real call; any thread can be preempted in between) still sorts right. */
+	_Atomic uint64_t busy;
+	uint64_t last_ts; /* the owner's latest timestamp */
 	_Atomic int sleeping; /* the owner waits for room (futex on drained) */
 	/* written by the writer thread */
 	_Alignas(64) _Atomic uint64_t tail;
@@ -257,9 +263,34 @@ static inline void ckt_ring_commit(struct ckt_tls *t, unsigned n)
 	atomic_store_explicit(&r->head, h + n, memory_order_release);
 }
 
-/* Record a one-slot event. */
-static inline void ckt_emit(struct ckt_tls *t, uint8_t type, uint8_t fn, uint64_t ts, uint64_t a,
-			    uint64_t b, uint32_t stack)
+#define CKT_NOT_BUSY UINT64_MAX
+/* An event's timestamp. Marks the thread busy first (see ckt_ring.busy), so every ckt_stamp
+ * must be followed by ckt_emit/ckt_emit2 (which end it) or ckt_done. Cost over ckt_now: two
+ * stores and a load on the ring's first line, which the commit writes anyway. No fence: the
+ * writer keeps its horizon CKT_HORIZON_MARGIN_NS behind its clock, far longer than a store
+ * can wait in a store buffer, and a thread preempted after the store has flushed it. */
+static inline uint64_t ckt_stamp(struct ckt_tls *t)
+{
+	struct ckt_ring *r = t->ring;
+	if (CKT_UNLIKELY(!r) && !(r = ckt_thread_attach(t)))
+		return ckt_now();
+	atomic_store_explicit(&r->busy, r->last_ts, memory_order_relaxed);
+	atomic_signal_fence(memory_order_seq_cst); /* the mark before the clock, for the compiler */
+	uint64_t ts = ckt_now();
+	r->last_ts = ts;
+	return ts;
+}
+
+/* The event stamped last is committed, or will not be: the horizon may pass it. */
+static inline void ckt_done(struct ckt_tls *t)
+{
+	if (CKT_LIKELY(t->ring != NULL))
+		atomic_store_explicit(&t->ring->busy, CKT_NOT_BUSY, memory_order_release);
+}
+
+/* Record a one-slot event without ending the busy mark (ckt_emit ends it). */
+static inline void ckt_put(struct ckt_tls *t, uint8_t type, uint8_t fn, uint64_t ts, uint64_t a,
+			   uint64_t b, uint32_t stack)
 {
 	struct ckt_slot *s = ckt_ring_reserve(t, 1);
 	if (CKT_UNLIKELY(!s))
@@ -274,13 +305,23 @@ static inline void ckt_emit(struct ckt_tls *t, uint8_t type, uint8_t fn, uint64_
 	ckt_ring_commit(t, 1);
 }
 
-/* Record a two-slot event (REALLOC, MREMAP, RSS_DETAIL). */
+/* Record a one-slot event stamped by ckt_stamp. */
+static inline void ckt_emit(struct ckt_tls *t, uint8_t type, uint8_t fn, uint64_t ts, uint64_t a,
+			    uint64_t b, uint32_t stack)
+{
+	ckt_put(t, type, fn, ts, a, b, stack);
+	ckt_done(t);
+}
+
+/* Record a two-slot event (REALLOC, MREMAP, RSS_DETAIL) stamped by ckt_stamp. */
 static inline void ckt_emit2(struct ckt_tls *t, uint8_t type, uint8_t fn, uint64_t ts, uint64_t a,
 			     uint64_t b, uint64_t ts2, uint64_t a2, uint64_t b2, uint32_t stack)
 {
 	struct ckt_slot *s = ckt_ring_reserve(t, 2);
-	if (CKT_UNLIKELY(!s))
+	if (CKT_UNLIKELY(!s)) {
+		ckt_done(t);
 		return;
+	}
 	s->ts = ts;
 	s->a = a;
 	s->b = b;
@@ -297,6 +338,7 @@ static inline void ckt_emit2(struct ckt_tls *t, uint8_t type, uint8_t fn, uint64
 	e->fn = 0;
 	e->phase = 0;
 	ckt_ring_commit(t, 2);
+	ckt_done(t);
 }
 
 /* ---- stacks.c ---- */

@@ -323,14 +323,14 @@ static CKT_NOINLINE void record_alloc(struct ckt_tls *t, uint8_t fn, uint8_t kin
 {
 	t->guard++;
 	uint32_t stack = ckt_stacks_capture(t);
-	ckt_emit2(t, CKT_EV_CUDA_ALLOC, fn, ckt_now(), addr, size, 0, kind, dev, stack);
+	ckt_emit2(t, CKT_EV_CUDA_ALLOC, fn, ckt_stamp(t), addr, size, 0, kind, dev, stack);
 	t->guard--;
 }
 
 static inline void record_free(struct ckt_tls *t, uint8_t fn, uint8_t kind, uint64_t addr)
 {
 	t->guard++;
-	ckt_emit(t, CKT_EV_CUDA_FREE, fn, ckt_now(), addr, kind, 0);
+	ckt_emit(t, CKT_EV_CUDA_FREE, fn, ckt_stamp(t), addr, kind, 0);
 	t->guard--;
 }
 

@@ -52,7 +52,7 @@ static inline void record_alloc(struct ckt_tls *t, void *p, size_t n, uint8_t fn
 	 * little happens between an event's timestamp and its commit */
 	uint32_t st = ckt_stacks_capture(t);
 	uint64_t b = ckt_slot_size(n, u, &fn);
-	ckt_emit(t, CKT_EV_ALLOC, fn, ckt_now(), (uint64_t)(uintptr_t)p, b, st);
+	ckt_emit(t, CKT_EV_ALLOC, fn, ckt_stamp(t), (uint64_t)(uintptr_t)p, b, st);
 }
 
 /* p is about to be freed: stamped before the real free (see the file comment). The slot
@@ -63,11 +63,11 @@ static inline void record_free(struct ckt_tls *t, void *p)
 	size_t u = ckt_usable_size(p);
 	if (ckt_sample_r && CKT_LIKELY(u < ckt_sample_r)) {
 		if (CKT_UNLIKELY(ckt_sample_maybe(p)) && ckt_sample_forget(p))
-			ckt_emit(t, CKT_EV_FREE, CKT_FN_SAMPLED, ckt_now(), (uint64_t)(uintptr_t)p, u, 0);
+			ckt_emit(t, CKT_EV_FREE, CKT_FN_SAMPLED, ckt_stamp(t), (uint64_t)(uintptr_t)p, u, 0);
 		ckt_sample_count(t, -(int64_t)u, -1);
 		return;
 	}
-	ckt_emit(t, CKT_EV_FREE, 0, ckt_now(), (uint64_t)(uintptr_t)p, u, 0);
+	ckt_emit(t, CKT_EV_FREE, 0, ckt_stamp(t), (uint64_t)(uintptr_t)p, u, 0);
 }
 
 CKT_EXPORT void *malloc(size_t n)
@@ -149,9 +149,10 @@ static CKT_NOINLINE void *realloc_sampled(struct ckt_tls *t, void *p, size_t n)
 	int big0 = u0 >= ckt_sample_r;
 	int was_sample = !big0 && ckt_sample_maybe(p) && ckt_sample_forget(p);
 	uint32_t st = big0 ? ckt_stacks_capture(t) : 0; /* before the clock, see record_alloc */
-	uint64_t before = big0 || was_sample ? ckt_now() : 0;
+	uint64_t before = big0 || was_sample ? ckt_stamp(t) : 0;
 	void *q = ckt_real.realloc(p, n);
 	if (!q && n) { /* failed: p is untouched */
+		ckt_done(t);
 		if (was_sample)
 			ckt_sample_remember(p);
 		return NULL;
@@ -185,13 +186,14 @@ static inline void *realloc_common(void *p, size_t n, uint8_t fn_for_null)
 	} else {
 		uint32_t st = ckt_stacks_capture(t); /* the same before and after the call */
 		size_t u0 = ckt_usable_size(p);
-		uint64_t before = ckt_now();
+		uint64_t before = ckt_stamp(t);
 		q = ckt_real.realloc(p, n);
 		if (q)
 			record_realloc(t, p, u0, q, n, ckt_usable_size(q), before, st);
 		else if (n == 0) /* glibc frees p and returns NULL */
 			ckt_emit(t, CKT_EV_FREE, 0, before, (uint64_t)(uintptr_t)p, u0, 0);
-		/* else: failed, p is untouched */
+		else /* failed, p is untouched */
+			ckt_done(t);
 	}
 	t->guard = 0;
 	return q;

@@ -48,7 +48,7 @@ CKT_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t
 	void *p = real_mmap(addr, len, prot, flags, fd, off);
 	if (p != MAP_FAILED) {
 		uint32_t st = ckt_stacks_capture(t); /* before the clock: see hooks_malloc.c */
-		ckt_emit(t, CKT_EV_MMAP, map_bits(prot, flags), ckt_now(), (uint64_t)(uintptr_t)p, len,
+		ckt_emit(t, CKT_EV_MMAP, map_bits(prot, flags), ckt_stamp(t), (uint64_t)(uintptr_t)p, len,
 			 st);
 	}
 	t->guard = 0;
@@ -67,10 +67,12 @@ CKT_EXPORT int munmap(void *addr, size_t len)
 	if (CKT_UNLIKELY(!real) || !hook_enter(t))
 		return real ? real(addr, len) : (int)syscall(SYS_munmap, addr, len);
 	t->guard = 1;
-	uint64_t before = ckt_now();
+	uint64_t before = ckt_stamp(t);
 	int rc = real(addr, len);
 	if (rc == 0)
 		ckt_emit(t, CKT_EV_MUNMAP, 0, before, (uint64_t)(uintptr_t)addr, len, 0);
+	else
+		ckt_done(t);
 	t->guard = 0;
 	return rc;
 }
@@ -91,9 +93,11 @@ CKT_EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags, ..
 			    : (void *)syscall(SYS_mremap, old, old_len, new_len, flags, new_addr);
 	t->guard = 1;
 	uint32_t st = ckt_stacks_capture(t);
-	uint64_t before = ckt_now();
+	uint64_t before = ckt_stamp(t);
 	void *p = real(old, old_len, new_len, flags, new_addr);
-	if (p != MAP_FAILED) {
+	if (p == MAP_FAILED) {
+		ckt_done(t);
+	} else {
 		if (old_len == 0) /* duplicates a shared mapping; the old one stays */
 			ckt_emit(t, CKT_EV_MMAP, CKT_MAP_SHARED | CKT_MAP_ANON | 3u << 4, before,
 				 (uint64_t)(uintptr_t)p, new_len, st);

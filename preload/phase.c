@@ -56,7 +56,7 @@ static uint16_t intern(const char *name, int create)
 
 static void emit_phase(struct ckt_tls *t, uint8_t op, uint16_t id)
 {
-	ckt_emit(t, CKT_EV_PHASE, op, ckt_now(), id, 0, 0);
+	ckt_emit(t, CKT_EV_PHASE, op, ckt_stamp(t), id, 0, 0);
 }
 
 static void order_remove(uint16_t id)

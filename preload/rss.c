@@ -89,26 +89,35 @@ static uint64_t read_hwm_and_split(uint64_t out[4])
 
 static uint64_t rss_max; /* the sampler thread's own: the highest RSS sampled so far */
 
+/* Reads first, then one timestamp for both records: a new highest RSS and its anon/file/shmem
+ * split share it (the reader explains the peak sample with the split at or before it). */
 static void sample(struct ckt_tls *t, int detail)
 {
 	char buf[256];
-	uint64_t ts = ckt_now();
+	uint64_t rss = 0, d[4];
+	int have_rss = 0;
 	if (read_proc(&statm, buf, sizeof(buf)) == 0) {
 		const char *p = strchr(buf, ' '); /* second field: resident pages */
 		if (p) {
-			uint64_t rss = parse_u64(p) * page_size;
-			ckt_emit(t, CKT_EV_RSS, 0, ts, 0, rss, 0);
-			/* a new highest RSS gets its anon/file/shmem split now, not up to nine
-			 * samples later: the report explains the peak with it */
+			rss = parse_u64(p) * page_size;
+			have_rss = 1;
+			/* a new highest RSS gets its split now, not up to nine samples later */
 			if (rss > rss_max) {
 				rss_max = rss;
 				detail = 1;
 			}
 		}
 	}
-	uint64_t d[4];
-	if (detail && read_hwm_and_split(d))
+	int have_detail = detail && read_hwm_and_split(d);
+	if (!have_rss && !have_detail)
+		return;
+	uint64_t ts = ckt_stamp(t);
+	if (have_rss)
+		ckt_put(t, CKT_EV_RSS, 0, ts, 0, rss, 0);
+	if (have_detail)
 		ckt_emit2(t, CKT_EV_RSS_DETAIL, 0, ts, d[0], d[1], ts, d[2], d[3], 0);
+	else
+		ckt_done(t);
 }
 
 static void *sampler_main(void *arg)

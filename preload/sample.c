@@ -161,7 +161,7 @@ void ckt_sample_flush(struct ckt_tls *t)
 {
 	if (!t->agg_bytes && !t->agg_blocks)
 		return;
-	ckt_emit(t, CKT_EV_AGG, 0, ckt_now(), (uint64_t)t->agg_bytes, (uint64_t)t->agg_blocks, 0);
+	ckt_emit(t, CKT_EV_AGG, 0, ckt_stamp(t), (uint64_t)t->agg_bytes, (uint64_t)t->agg_blocks, 0);
 	t->agg_bytes = 0;
 	t->agg_blocks = 0;
 }
@@ -201,6 +201,6 @@ void ckt_sample_take(struct ckt_tls *t, void *p, size_t n, uint8_t fn)
 	ckt_sample_flush(t);
 	set_add((uint64_t)(uintptr_t)p);
 	uint32_t st = ckt_stacks_capture(t);
-	ckt_emit(t, CKT_EV_ALLOC, (uint8_t)(fn | CKT_FN_SAMPLED), ckt_now(), (uint64_t)(uintptr_t)p, n,
+	ckt_emit(t, CKT_EV_ALLOC, (uint8_t)(fn | CKT_FN_SAMPLED), ckt_stamp(t), (uint64_t)(uintptr_t)p, n,
 		 st);
 }

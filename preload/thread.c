@@ -51,6 +51,7 @@ static struct ckt_ring *ring_new(void)
 	if (m == MAP_FAILED)
 		return NULL;
 	struct ckt_ring *r = m;
+	atomic_store(&r->busy, CKT_NOT_BUSY); /* before the writer can see the ring */
 	atomic_store(&r->state, CKT_RING_LIVE);
 	struct ckt_ring *head = atomic_load(&ckt_rings);
 	do
@@ -88,6 +89,8 @@ CKT_NOINLINE struct ckt_ring *ckt_thread_attach(struct ckt_tls *t)
 	/* A recycled ring is empty: the writer drained it up to head before freeing it. */
 	r->tail_cache = atomic_load_explicit(&r->tail, memory_order_acquire);
 	r->lost = r->lost_reported;
+	/* a recycled ring: its last owner's last stamp is a lower bound of ours too */
+	atomic_store(&r->busy, CKT_NOT_BUSY);
 	t->ring = r;
 	t->agg_step = CKT_AGG_STEP;
 	atomic_store(&r->agg_src, &t->agg_bytes);

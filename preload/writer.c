@@ -246,13 +246,35 @@ static int thread_gone(pid_t tid)
 static struct ckt_cursor *curs;
 static size_t curs_cap;
 
+/* The horizon of a flush that starts at `now` (read before the snapshot): CKT_HORIZON_MARGIN_NS
+ * behind the clock (a thread's busy mark may still sit in its store buffer, for far less), and
+ * never past an event still being recorded (ckt_ring.busy), except one stamped more than
+ * CKT_BUSY_STUCK_NS ago: a mark left behind (a longjmp out of a hook) must not hold every
+ * later event back in the reader's memory. Never below the previous flush's horizon. */
+#define CKT_HORIZON_MARGIN_NS 1000000ull
+#define CKT_BUSY_STUCK_NS 10000000000ull
+static uint64_t min_busy; /* set by snapshot() */
+
+static uint64_t horizon_of(uint64_t now)
+{
+	uint64_t h = now > CKT_HORIZON_MARGIN_NS ? now - CKT_HORIZON_MARGIN_NS : 0;
+	if (min_busy < h && now - min_busy < CKT_BUSY_STUCK_NS)
+		h = min_busy;
+	return h > prev_horizon ? h : prev_horizon;
+}
+
 static size_t snapshot(void)
 {
 	size_t n = 0;
+	min_busy = CKT_NOT_BUSY;
 	for (struct ckt_ring *r = atomic_load(&ckt_rings); r; r = r->next) {
 		int state = atomic_load_explicit(&r->state, memory_order_acquire);
 		if (state == CKT_RING_FREE)
 			continue;
+		/* the mark before head: an event it no longer marks is committed by then */
+		uint64_t busy = atomic_load_explicit(&r->busy, memory_order_acquire);
+		if (busy < min_busy)
+			min_busy = busy;
 		if (n == curs_cap) {
 			size_t cap = curs_cap ? curs_cap * 2 : 64;
 			struct ckt_cursor *c = realloc(curs, cap * sizeof(*c));
@@ -301,10 +323,11 @@ static int send_pending_totals(uint8_t **p, size_t nc)
 /* One flush: every complete event in every ring, then SYNC (and END when final). */
 static int cycle(int final)
 {
-	uint64_t horizon = ckt_now();
+	uint64_t now = ckt_now(); /* before the snapshot: see horizon_of */
 	uint8_t *p = begin_frame();
 	int rc = 0;
 	size_t nc = snapshot();
+	uint64_t horizon = horizon_of(now);
 	ckt_summary_merge(curs, nc);
 	if ((rc = emit_tables(&p)))
 		return rc;

@@ -214,6 +214,11 @@ static void ckt_main_warnings(const char *path, const struct ckt_replay_stats *s
 	if (st->lost)
 		fprintf(stderr, CKT_PROG ": warning: '%s': %llu events were lost; totals are inexact\n", path,
 			(unsigned long long)st->lost);
+	if (st->late_events)
+		fprintf(stderr,
+			CKT_PROG ": warning: '%s': %llu events came after later events had been replayed "
+				 "(the trace breaks its SYNC promise); peaks near them may be off by their bytes\n",
+			path, (unsigned long long)st->late_events);
 	if (ckt_replay_untraced_suspected(st)) {
 		char u[32];
 		uint64_t seen = st->peak_heap.bytes + st->peak_anon.bytes + st->peak_pinned.bytes;

@@ -357,6 +357,7 @@ struct ckt_thread {
 struct ckt_replay {
 	uint64_t page_size;
 	uint64_t horizon; /* the previous SYNC's horizon: events before it may be replayed */
+	uint64_t replayed_to; /* events stamped before this were replayed: a later one is late */
 
 	struct ckt_thread *threads;
 	size_t n_threads, cap_threads;
@@ -1184,12 +1185,21 @@ static int ckt_replay_drain(struct ckt_replay *r, bool all, uint64_t limit)
 	return 0;
 }
 
+/* Records replayed at their timestamp (queued per thread and merged by time). */
+static bool ckt_replay_is_timed(enum ckt_tag tag)
+{
+	return (tag >= CKT_TAG_ALLOC && tag <= CKT_TAG_RSS_DETAIL) || tag == CKT_TAG_PHASE ||
+	       tag == CKT_TAG_CUDA_ALLOC || tag == CKT_TAG_CUDA_FREE || tag == CKT_TAG_AGG;
+}
+
 int ckt_replay_feed(struct ckt_replay *r, const struct ckt_record *rec, struct ckt_error *err)
 {
 	struct ckt_replay_stats *st = &r->st;
 
 	/* ALLOC and FREE are nearly every record: written straight into the queue, only the
 	 * fields apply reads for their kind (FREE: ts, addr, kind) */
+	if (__builtin_expect(rec->ts < r->replayed_to, 0) && ckt_replay_is_timed(rec->tag))
+		st->late_events++;
 	if (__builtin_expect(rec->tag == CKT_TAG_ALLOC || rec->tag == CKT_TAG_FREE, 1)) {
 		size_t ti;
 		struct ckt_ev *q = ckt_replay_slot(r, rec->tid, &ti);
@@ -1287,6 +1297,7 @@ int ckt_replay_feed(struct ckt_replay *r, const struct ckt_record *rec, struct c
 		/* Everything stamped before the previous horizon has been read by now (format
 		 * contract); this SYNC's own horizon only becomes safe at the next one. */
 		rc = ckt_replay_drain(r, false, r->horizon);
+		r->replayed_to = r->horizon;
 		if (rec->ts > r->horizon)
 			r->horizon = rec->ts;
 		return rc < 0 ? ckt_util_err(err, rc, "out of memory") : 0;

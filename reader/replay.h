@@ -66,6 +66,9 @@ struct ckt_replay_stats {
 	uint64_t sampled_allocs;            /* ALLOC records flagged CKT_FN_SAMPLED */
 	uint64_t agg_threads;               /* threads that sent AGG records (for the bound) */
 	uint64_t inconsistencies;           /* ALLOC of an address that was still live */
+	/* events read after events later than them were replayed: the writer broke the SYNC
+	 * promise (replayed late, out of order: figures near them may be off by their bytes) */
+	uint64_t late_events;
 	bool truncated;                     /* no END record (set by ckt_replay_run) */
 	bool ended;
 	uint64_t end_ts, end_reason, end_events;

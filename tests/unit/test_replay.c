@@ -86,6 +86,41 @@ static void test_cross_thread_free_later_group(void **state)
 	assert_int_equal(st.heap_blocks, 1);
 	assert_int_equal(st.peak_heap.bytes, 50);
 	assert_int_equal(st.peak_heap.ts, 110);
+	assert_int_equal(st.late_events, 0);
+	tb_release(&b);
+}
+
+/* An event read after a SYNC whose predecessor's horizon it precedes breaks the promise: it is
+ * replayed late and counted, never dropped silently; events within the promise are not late. */
+static void test_late_event_counted(void **state)
+{
+	(void)state;
+	struct tb b;
+	struct ckt_replay_stats st;
+	tb_init(&b);
+	tb_header(&b);
+	tb_frame(&b, 0);
+	tb_thread(&b, 1);
+	tb_alloc(&b, 50, 0xA000, 40);
+	tb_sync(&b, 120);
+	tb_flush(&b);
+	tb_frame(&b, 120);
+	tb_thread(&b, 1);
+	tb_alloc(&b, 130, 0xC000, 5); /* within the promise: after the horizon 120 */
+	tb_sync(&b, 200);             /* replays everything before 120 */
+	tb_flush(&b);
+	tb_frame(&b, 200);
+	tb_thread(&b, 2);
+	tb_alloc(&b, 110, 0xB000, 70); /* before 120, but read only now: late */
+	tb_free(&b, 119, 0xB000);      /* late too */
+	tb_sync(&b, 300);
+	tb_end(&b, 310, CKT_END_EXIT, 4, 0);
+	tb_flush(&b);
+	run_ok(&b, &st);
+	assert_int_equal(st.late_events, 2);
+	assert_int_equal(st.counts[CKT_KIND_ALLOC], 3);
+	assert_int_equal(st.heap_bytes, 45);
+	assert_int_equal(st.inconsistencies, 0);
 	tb_release(&b);
 }
 
@@ -717,6 +752,7 @@ int main(void)
 		cmocka_unit_test(test_address_reuse_equal_ts),
 		cmocka_unit_test(test_realloc_halves_interleave),
 		cmocka_unit_test(test_double_alloc_inconsistency),
+		cmocka_unit_test(test_late_event_counted),
 		cmocka_unit_test(test_partial_munmap_split),
 		cmocka_unit_test(test_map_fixed_over_existing),
 		cmocka_unit_test(test_mremap_move_and_grow),

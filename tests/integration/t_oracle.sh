@@ -1,0 +1,60 @@
+# Differential test: the reader against an independent second implementation of its core
+# numbers (tests/oracle/oracle.py, Python, written from include/ckt_format.h alone) on
+# randomized multi-threaded workloads (tests/progs/randwork.c) in exact mode. Every number must
+# agree exactly. The oracle also checks the writer's SYNC promise (no event read after SYNC(h_k)
+# with ts < h_(k-1)), on which the reader's streaming merge relies.
+# A failure names the seed: rerun by hand with
+#   CUZKTRACE_SAMPLE=0 CUZKTRACE_FLUSH_MS=FLUSH CUZKTRACE_OUT=t.zst \
+#       LD_PRELOAD=build/libcuzktrace.so build/progs/randwork SEED THREADS OPS
+#   build/cuzktrace-report --json t.zst; python3 tests/oracle/oracle.py --flat t.zst
+if ! command -v zstd >/dev/null 2>&1; then
+	echo "  skip oracle tests: the zstd command-line tool is not installed (apt-get install zstd)"
+else
+	# seed threads ops flush-ms: one thread, two, four, eight on two cores; the last run flushes
+	# every millisecond (many frames and SYNC horizons close together)
+	for o_run in "1 4 20000 100" "2 2 30000 100" "3 1 30000 100" "4 8 6000 100" "5 4 20000 100" \
+		"6 2 20000 1"; do
+		read -r o_seed o_thr o_ops o_fl <<<"$o_run"
+		o_n="oracle seed $o_seed ($o_thr threads, $o_ops ops, flush $o_fl ms)"
+		o_t=$T/rw$o_seed
+		CUZKTRACE_FLUSH_MS=$o_fl CUZKTRACE_OUT=$o_t.zst traced rw$o_seed $P/randwork $o_seed $o_thr $o_ops
+		expect_eq "$o_n: program ran" "$(cat $o_t.rc)/$(cat $o_t.out)" \
+			"0/randwork: seed $o_seed threads $o_thr ops $o_ops done"
+		$REPORT --json $o_t.zst >$o_t.json 2>$o_t.rerr
+		expect_eq "$o_n: reader exit 0, silent" "$?/$(cat $o_t.rerr)" "0/"
+		$PY tests/oracle/oracle.py --flat $o_t.zst >$o_t.oracle 2>$o_t.oerr
+		expect_eq "$o_n: oracle exit 0, silent" "$?/$(cat $o_t.oerr)" "0/"
+		declare -A o_v=()
+		while read -r o_k o_val; do o_v[$o_k]=$o_val; done <$o_t.oracle
+		expect_eq "$o_n: writer kept the SYNC promise (${o_v[first_sync_violation]})" \
+			"${o_v[sync_violations]}" 0
+		expect_eq "$o_n: the reader saw no late event" "$(jget $o_t.json late_events)" 0
+		expect_eq "$o_n: not truncated, nothing lost" \
+			"$(jget $o_t.json truncated)/$(jget $o_t.json lost_events)" \
+			"${o_v[truncated]}/${o_v[lost_events]}"
+		for o_k in event_counts.alloc event_counts.free event_counts.realloc event_counts.mmap \
+			event_counts.munmap event_counts.mremap inconsistencies \
+			peak_heap.bytes live_at_exit.heap_bytes live_at_exit.heap_blocks \
+			peak_mmap.bytes peak_mmap.anon_bytes peak_mmap.file_bytes peak_mmap_anon.bytes \
+			peak_mmap_file.bytes live_at_exit.mmap_bytes live_at_exit.anon_mmap_bytes \
+			live_at_exit.file_mmap_bytes; do
+			expect_eq "$o_n: $o_k" "$(jget $o_t.json $o_k)" "${o_v[$o_k]}"
+		done
+		# times: the reader prints seconds with 6 decimals; jget may render them shorter
+		for o_k in peak_heap.t_s peak_mmap.t_s; do
+			o_got=$(jget $o_t.json $o_k)
+			[ "$o_got" = null ] || o_got=$(printf '%.6f' "$o_got")
+			expect_eq "$o_n: $o_k" "$o_got" "${o_v[$o_k]}"
+		done
+		# live bytes at the heap peak by allocating phase, as "name=bytes" sorted by name
+		o_got=$($PY - $o_t.json <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))['peak_heap']['by_phase']
+print(' '.join('%s=%d' % (p['phase'], p['bytes']) for p in sorted(d, key=lambda p: p['phase'])
+               if p['bytes']))
+PYEOF
+)
+		expect_eq "$o_n: peak_heap.by_phase" "$o_got" "${o_v[peak_heap.by_phase]}"
+		unset o_v
+	done
+fi

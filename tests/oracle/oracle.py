@@ -1,0 +1,745 @@
+#!/usr/bin/env python3
+"""oracle.py: an independent second reader of cuzktrace traces, for differential testing.
+
+Written from the format specification in include/ckt_format.h only (not from reader/), in
+Python with the standard library, so that a bug in reader/ and a bug here are unlikely to
+agree. Decompression uses the `zstd` command-line tool.
+
+    python3 tests/oracle/oracle.py TRACE.zst            prints one JSON object
+    python3 tests/oracle/oracle.py --flat TRACE.zst     prints "key value" lines, keys named
+                                                        like the reader's JSON (see README)
+
+The numbers: event counts by kind; the heap peak (requested bytes, exact mode) and the first
+time it was reached, with the live bytes at that moment grouped by allocating phase; live heap
+bytes and blocks at the end; the mmap peak (page-rounded lengths, partial unmaps subtract the
+overlap; total, anonymous and file-backed) and what is mapped at the end.
+
+Replay order (the spec's): threads are merged by timestamp; within a thread, program order;
+at equal timestamps across threads a release (FREE, MUNMAP, the release half of REALLOC and
+MREMAP) goes before an allocation. A REALLOC releases the old block at ts and allocates the new
+one at ts + dafter.
+"""
+import json
+import heapq
+import subprocess
+import sys
+
+# ---------------------------------------------------------------- zstd frames
+
+ZSTD_MAGIC = 0xFD2FB528
+
+
+class TraceError(Exception):
+    pass
+
+
+def split_zstd_frames(data):
+    """Returns (frames, trailing): frames is a list of (start, end, content_size or None) for
+    every complete zstd frame (skippable frames are skipped), trailing the number of bytes
+    after the last complete frame that are not a frame (garbage or a cut-off frame)."""
+    frames = []
+    i, n = 0, len(data)
+    while i < n:
+        if n - i < 4:
+            break
+        magic = int.from_bytes(data[i:i + 4], 'little')
+        if 0x184D2A50 <= magic <= 0x184D2A5F:  # skippable frame
+            if n - i < 8:
+                break
+            size = int.from_bytes(data[i + 4:i + 8], 'little')
+            if i + 8 + size > n:
+                break
+            i += 8 + size
+            continue
+        if magic != ZSTD_MAGIC:
+            break
+        p = i + 4
+        if p >= n:
+            break
+        fhd = data[p]
+        p += 1
+        fcs_flag = fhd >> 6
+        single = (fhd >> 5) & 1
+        checksum = (fhd >> 2) & 1
+        did_size = [0, 1, 2, 4][fhd & 3]
+        if (fhd >> 3) & 1:  # reserved bit
+            break
+        if not single:
+            p += 1  # window descriptor
+        p += did_size
+        fcs_size = [1 if single else 0, 2, 4, 8][fcs_flag]
+        if p + fcs_size > n:
+            break
+        csize = None
+        if fcs_size:
+            csize = int.from_bytes(data[p:p + fcs_size], 'little')
+            if fcs_size == 2:
+                csize += 256
+        p += fcs_size
+        ok = False
+        while p + 3 <= n:
+            bh = int.from_bytes(data[p:p + 3], 'little')
+            last, btype, bsize = bh & 1, (bh >> 1) & 3, bh >> 3
+            if btype == 3:
+                break
+            p += 3 + (1 if btype == 1 else bsize)
+            if p > n:
+                break
+            if last:
+                ok = True
+                break
+        if not ok:
+            break
+        if checksum:
+            p += 4
+        if p > n:
+            break
+        frames.append((i, p, csize))
+        i = p
+    return frames, n - i
+
+
+def zstd_decompress(blob):
+    r = subprocess.run(['zstd', '-dc', '-q'], input=blob, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE)
+    if r.returncode != 0:
+        raise TraceError('zstd -dc failed: ' + r.stderr.decode(errors='replace').strip())
+    return r.stdout
+
+
+def decompress_frames(data):
+    frames, trailing = split_zstd_frames(data)
+    if not frames:
+        raise TraceError('no zstd frame')
+    out = []
+    # one zstd run for all frames when every header pledges its size (the writer's case)
+    if all(f[2] is not None for f in frames):
+        whole = zstd_decompress(data[frames[0][0]:frames[-1][1]])
+        if len(whole) == sum(f[2] for f in frames):
+            pos = 0
+            for f in frames:
+                out.append(whole[pos:pos + f[2]])
+                pos += f[2]
+            return out, trailing
+    for s, e, _ in frames:  # else frame by frame
+        out.append(zstd_decompress(data[s:e]))
+    return out, trailing
+
+# ---------------------------------------------------------------- byte readers
+
+
+class Buf:
+    __slots__ = ('b', 'p', 'name')
+
+    def __init__(self, b, name='buf'):
+        self.b, self.p, self.name = b, 0, name
+
+    def at_end(self):
+        return self.p >= len(self.b)
+
+    def byte(self):
+        if self.p >= len(self.b):
+            raise TraceError('%s: read past end' % self.name)
+        v = self.b[self.p]
+        self.p += 1
+        return v
+
+    def uv(self):
+        v, shift, b, p = 0, 0, self.b, self.p
+        n = len(b)
+        while True:
+            if p >= n or shift >= 70:
+                raise TraceError('%s: bad varint' % self.name)
+            c = b[p]
+            p += 1
+            v |= (c & 0x7f) << shift
+            if not c & 0x80:
+                self.p = p
+                return v & 0xFFFFFFFFFFFFFFFF
+            shift += 7
+
+    def sv(self):
+        u = self.uv()
+        return (u >> 1) ^ -(u & 1)
+
+    def bytes_(self, k):
+        if self.p + k > len(self.b):
+            raise TraceError('%s: string past end' % self.name)
+        v = self.b[self.p:self.p + k]
+        self.p += k
+        return v
+
+    def str_(self):
+        return self.bytes_(self.uv()).decode('utf-8', errors='replace')
+
+# ---------------------------------------------------------------- address model (spec)
+
+AM_RECENT, AM_FREED, AM_CLASSES, ACODE_MISS = 16, 8, 128, 0xff
+M64 = 0xFFFFFFFFFFFFFFFF
+
+
+def am_class(size):
+    if size >= (AM_CLASSES - 1) * 16:
+        return AM_CLASSES - 1
+    c = (size + 8 + 15) & ~15
+    c = (32 if c < 32 else c) >> 4
+    return AM_CLASSES - 1 if c > AM_CLASSES - 1 else c
+
+
+class AModel:
+    """The spec's model with plain lists, newest first (the header's rings are an encoding of
+    the same lists)."""
+
+    def __init__(self):
+        self.recent = []  # [(addr, cls)], newest first, at most AM_RECENT
+        self.freed = {}   # cls -> [addr], newest first, at most AM_FREED
+        self.esc_rel = 0
+        self.esc_next = 0
+
+    def release(self, code, addrs):
+        if code == ACODE_MISS:
+            self.esc_rel = (self.esc_rel + addrs.sv()) & M64
+            return self.esc_rel
+        if code >= len(self.recent):
+            raise TraceError('release code %d with %d recent' % (code, len(self.recent)))
+        a, c = self.recent.pop(code)
+        fl = self.freed.setdefault(c, [])
+        fl.insert(0, a)
+        del fl[AM_FREED:]
+        return a
+
+    def alloc(self, code, addrs, size):
+        c = am_class(size)
+        if code == ACODE_MISS:
+            a = (self.esc_next + addrs.sv()) & M64
+            self.esc_next = (a + 16 * c) & M64
+        else:
+            fl = self.freed.get(c, [])
+            if code >= len(fl):
+                raise TraceError('alloc code %d with %d freed in class %d' % (code, len(fl), c))
+            a = fl.pop(code)
+        self.recent.insert(0, (a, c))
+        del self.recent[AM_RECENT:]
+        return a
+
+# ---------------------------------------------------------------- decoding
+
+T_FRAME, T_THREAD, T_SYNC, T_END, T_LOST, T_THREAD_NAME = 1, 2, 3, 4, 5, 6
+T_ALLOC, T_FREE, T_REALLOC, T_MMAP, T_MUNMAP, T_MREMAP, T_RSS, T_RSS_DETAIL = range(0x10, 0x18)
+T_STACK, T_MODULE, T_PHASE_DEF, T_PHASE, T_NOTE = 0x20, 0x21, 0x22, 0x23, 0x24
+T_CUDA_ALLOC, T_CUDA_FREE, T_CUDA_DEVICE, T_AGG = 0x28, 0x29, 0x2a, 0x30
+FN_SAMPLED = 0x80
+MAP_ANON = 0x1
+NSTREAMS = 11
+(S_ROW, S_TS_LO, S_TS_HI, S_TSF_LO, S_TSF_HI, S_SIZE_LO, S_SIZE_HI, S_ACODE, S_ADDR, S_META,
+ S_ESC) = range(NSTREAMS)
+
+# event tuples appended to a thread's list (program order):
+#   ('A', ts, addr, size, phase, sampled)   ('F', ts, addr)
+#   ('R', ts, old, dafter, new, size, phase)
+#   ('M', ts, addr, len, flags)  ('U', ts, addr, len)  ('X', ts, old, old_len, new, new_len)
+#   ('G', ts, bytes, blocks)     AGG
+
+
+class Trace:
+    def __init__(self):
+        self.header = {}
+        self.version = None
+        self.counts = dict(alloc=0, free=0, realloc=0, mmap=0, munmap=0, mremap=0, rss=0,
+                           rss_detail=0, cuda_alloc=0, cuda_free=0, agg=0)
+        self.threads = {}  # tid -> [events]
+        self.phase_names = {}
+        self.end = None
+        self.lost = 0
+        self.frames = 0
+        self.trailing = 0
+        self.last_ts = 0
+        self.syncs = []  # horizons, in file order
+        self.cuts = []   # (h_(k-1), {tid: events read}) at each SYNC(h_k), for --stream
+        self.sync_violations = 0  # events read after SYNC(h_k) with ts < h_(k-1)
+        self.first_violation = None
+
+
+def parse_header(b, tr):
+    if b[:8] != b'CUZKTRC\0':
+        raise TraceError('bad magic')
+    tr.version = int.from_bytes(b[8:10], 'little')
+    if tr.version not in (1, 2):
+        raise TraceError('unsupported format version %d' % tr.version)
+    r = Buf(b, 'header')
+    r.p = 10
+    while True:
+        k = r.str_()
+        if not k:
+            break
+        tr.header[k] = r.str_()
+
+
+def check_sync(tr, ts, fidx, what):
+    """The streaming contract: an event read after SYNC(h_k) has ts >= h_(k-1)."""
+    if len(tr.syncs) >= 2 and ts < tr.syncs[-2]:
+        tr.sync_violations += 1
+        if tr.first_violation is None:
+            tr.first_violation = '%s ts %d in frame %d after SYNC horizons %d, %d' % (
+                what, ts, fidx, tr.syncs[-2], tr.syncs[-1])
+
+
+def parse_frame(b, tr, fidx):
+    v2 = tr.version >= 2
+    top = Buf(b, 'frame %d' % fidx)
+    if v2:
+        ns = top.uv()
+        if ns != NSTREAMS:
+            raise TraceError('frame %d: %d streams' % (fidx, ns))
+        lens = [top.uv() for _ in range(ns)]
+        pos = top.p
+        st = []
+        for k, ln in enumerate(lens):
+            st.append(Buf(b[pos:pos + ln], 'frame %d stream %d' % (fidx, k)))
+            pos += ln
+        if pos != len(b):
+            raise TraceError('frame %d: streams cover %d of %d bytes' % (fidx, pos, len(b)))
+        row = st[S_ROW]
+    else:
+        st = None
+        row = top
+
+    c = tr.counts
+    base_ts = 0
+    prev_ts = 0
+    prev_addr = 0
+    am = AModel()
+    ev = None  # the current thread's event list
+    first = True
+
+    def plane(lo, hi, signed):
+        v = st[lo].byte() | (st[hi].byte() << 8)
+        if v == 0xffff:
+            return ('e', st[S_ESC].sv() if signed else st[S_ESC].uv())
+        return ('v', v)
+
+    while not row.at_end():
+        tag = row.byte()
+        if first and tag != T_FRAME:
+            raise TraceError('frame %d does not start with FRAME' % fidx)
+        first = False
+        if tag == T_FRAME:
+            row.uv()  # seq
+            base_ts = row.uv()
+            prev_ts = base_ts
+            prev_addr = 0
+            am = AModel()
+            ev = None
+        elif tag == T_THREAD:
+            tid = row.uv()
+            prev_ts = base_ts
+            prev_addr = 0
+            am = AModel()
+            ev = tr.threads.setdefault(tid, [])
+        elif tag == T_SYNC:
+            tr.syncs.append(row.uv())
+            if len(tr.syncs) >= 2:
+                tr.cuts.append((tr.syncs[-2], {t: len(e) for t, e in tr.threads.items()}))
+        elif tag == T_END:
+            ts = row.uv()
+            tr.end = dict(ts=ts, reason=row.uv(), events=row.uv(), lost=row.uv())
+        elif tag == T_LOST:
+            tr.lost += row.uv()
+        elif tag == T_THREAD_NAME:
+            row.uv()
+            row.uv()
+            row.str_()
+        elif tag == T_ALLOC:
+            c['alloc'] += 1
+            if v2:
+                k, v = plane(S_TS_LO, S_TS_HI, True)
+                ts = prev_ts + v
+                fn = st[S_META].uv()
+                k, v = plane(S_SIZE_LO, S_SIZE_HI, False)
+                size = v
+                addr = am.alloc(st[S_ACODE].byte(), st[S_ADDR], size)
+                st[S_META].uv()  # stack
+                phase = st[S_META].uv()
+            else:
+                ts = prev_ts + row.sv()
+                fn = row.uv()
+                prev_addr = (prev_addr + row.sv()) & M64
+                addr = prev_addr
+                size = row.uv()
+                row.uv()
+                phase = row.uv()
+            prev_ts = ts
+            ev.append(('A', ts, addr, size, phase, bool(fn & FN_SAMPLED)))
+            check_sync(tr, ts, fidx, 'ALLOC')
+        elif tag == T_FREE:
+            c['free'] += 1
+            if v2:
+                k, v = plane(S_TSF_LO, S_TSF_HI, True)
+                ts = prev_ts + v
+                addr = am.release(st[S_ACODE].byte(), st[S_ADDR])
+            else:
+                ts = prev_ts + row.sv()
+                prev_addr = (prev_addr + row.sv()) & M64
+                addr = prev_addr
+            prev_ts = ts
+            ev.append(('F', ts, addr))
+            check_sync(tr, ts, fidx, 'FREE')
+        elif tag == T_REALLOC:
+            c['realloc'] += 1
+            if v2:
+                k, v = plane(S_TS_LO, S_TS_HI, True)
+                ts = prev_ts + v
+                old = am.release(st[S_ACODE].byte(), st[S_ADDR])
+                dafter = st[S_META].uv()
+                k, v = plane(S_SIZE_LO, S_SIZE_HI, False)
+                size = v
+                new = am.alloc(st[S_ACODE].byte(), st[S_ADDR], size)
+                st[S_META].uv()
+                phase = st[S_META].uv()
+            else:
+                ts = prev_ts + row.sv()
+                prev_addr = (prev_addr + row.sv()) & M64
+                old = prev_addr
+                dafter = row.uv()
+                prev_addr = (prev_addr + row.sv()) & M64
+                new = prev_addr
+                size = row.uv()
+                row.uv()
+                phase = row.uv()
+            prev_ts = ts
+            ev.append(('R', ts, old, dafter, new, size, phase))
+            check_sync(tr, ts, fidx, 'REALLOC')
+        elif tag in (T_MMAP, T_MUNMAP, T_MREMAP):
+            ts = prev_ts + row.sv()
+            prev_ts = ts
+            prev_addr = (prev_addr + row.sv()) & M64
+            addr = prev_addr
+            check_sync(tr, ts, fidx, 'MMAP/MUNMAP/MREMAP')
+            if tag == T_MMAP:
+                c['mmap'] += 1
+                ln = row.uv()
+                flags = row.uv()
+                row.uv()
+                row.uv()
+                row.uv()
+                ev.append(('M', ts, addr, ln, flags))
+            elif tag == T_MUNMAP:
+                c['munmap'] += 1
+                ev.append(('U', ts, addr, row.uv()))
+            else:
+                c['mremap'] += 1
+                old_len = row.uv()
+                prev_addr = (prev_addr + row.sv()) & M64
+                new_len = row.uv()
+                ev.append(('X', ts, addr, old_len, prev_addr, new_len))
+        elif tag == T_RSS:
+            c['rss'] += 1
+            prev_ts += row.sv()
+            row.uv()
+        elif tag == T_RSS_DETAIL:
+            c['rss_detail'] += 1
+            prev_ts += row.sv()
+            for _ in range(4):
+                row.uv()
+        elif tag == T_STACK:
+            row.uv()
+            for _ in range(row.uv()):
+                row.sv()
+        elif tag == T_MODULE:
+            row.uv()
+            row.uv()
+            row.uv()
+            row.str_()
+            row.str_()
+        elif tag == T_PHASE_DEF:
+            pid = row.uv()
+            tr.phase_names[pid] = row.str_()
+        elif tag == T_PHASE:
+            prev_ts += row.sv()
+            row.uv()
+            row.uv()
+        elif tag == T_NOTE:
+            row.uv()
+            row.uv()
+            row.str_()
+        elif tag == T_CUDA_ALLOC:
+            c['cuda_alloc'] += 1
+            prev_ts += row.sv()
+            row.uv()
+            row.uv()
+            prev_addr = (prev_addr + row.sv()) & M64
+            row.uv()
+            row.uv()
+            row.uv()
+            row.uv()
+        elif tag == T_CUDA_FREE:
+            c['cuda_free'] += 1
+            prev_ts += row.sv()
+            row.uv()
+            prev_addr = (prev_addr + row.sv()) & M64
+            row.uv()
+        elif tag == T_CUDA_DEVICE:
+            row.uv()
+            row.str_()
+            row.str_()
+        elif tag == T_AGG:
+            c['agg'] += 1
+            ts = prev_ts + row.sv()
+            prev_ts = ts
+            ev.append(('G', ts, row.sv(), row.sv()))
+        else:
+            raise TraceError('frame %d: unknown tag 0x%02x at %d' % (fidx, tag, row.p - 1))
+        if prev_ts > tr.last_ts:
+            tr.last_ts = prev_ts
+    if v2:
+        for k in range(1, NSTREAMS):
+            if not st[k].at_end():
+                raise TraceError('frame %d: stream %d not consumed (%d of %d)'
+                                 % (fidx, k, st[k].p, len(st[k].b)))
+
+
+def load(path):
+    data = open(path, 'rb').read()
+    frames, trailing = decompress_frames(data)
+    tr = Trace()
+    tr.trailing = trailing
+    parse_header(frames[0], tr)
+    for i, f in enumerate(frames[1:], 1):
+        parse_frame(f, tr, i)
+    tr.frames = len(frames)
+    return tr
+
+# ---------------------------------------------------------------- replay
+
+
+REL, ALC = 0, 1
+
+
+def expand(evs):
+    """A thread's events as (ts, rank, op, ...) in its order: a REALLOC's release at ts and its
+    new block at ts + dafter, a MREMAP's release and new range at ts."""
+    out = []
+    for e in evs:
+        k = e[0]
+        if k == 'A':
+            out.append((e[1], ALC, 'alloc', e[2], e[3], e[4], e[5]))
+        elif k == 'F':
+            out.append((e[1], REL, 'free', e[2]))
+        elif k == 'R':
+            out.append((e[1], REL, 'free', e[2]))
+            out.append((e[1] + e[3], ALC, 'alloc', e[4], e[5], e[6], False))
+        elif k == 'M':
+            out.append((e[1], ALC, 'map', e[2], e[3], e[4]))
+        elif k == 'U':
+            out.append((e[1], REL, 'unmap', e[2], e[3]))
+        elif k == 'X':
+            out.append((e[1], REL, 'remap_rel', e[2], e[3]))
+            out.append((e[1], ALC, 'remap_new', e[4], e[5]))
+        elif k == 'G':
+            out.append((e[1], ALC if e[2] >= 0 else REL, 'agg', e[2], e[3]))
+    # program order, except that a REALLOC's new block exists only at ts + dafter
+    out.sort(key=lambda x: x[0])  # stable
+    return out
+
+
+def merge(streams):
+    """Across threads by ts, at equal ts releases first; each thread's order kept."""
+    heap = []
+    for si, s in enumerate(streams):
+        if s:
+            heapq.heappush(heap, (s[0][0], s[0][1], si, 0))
+    while heap:
+        ts, rank, si, i = heapq.heappop(heap)
+        yield streams[si][i]
+        if i + 1 < len(streams[si]):
+            n = streams[si][i + 1]
+            heapq.heappush(heap, (n[0], n[1], si, i + 1))
+
+
+def merged(tr, stream=False):
+    """The global order. With stream=True (a diagnostic), the order a streaming reader gets:
+    at each SYNC(h_k) only the events read so far with ts < h_(k-1) are merged, so an event
+    that arrives after the horizon that should have covered it is replayed late."""
+    if not stream:
+        yield from merge([expand(evs) for evs in tr.threads.values()])
+        return
+    done = {tid: 0 for tid in tr.threads}
+    for bound, avail in tr.cuts + [(None, {t: len(e) for t, e in tr.threads.items()})]:
+        batch = []
+        for tid, n in avail.items():
+            evs, i = tr.threads[tid], done[tid]
+            j = i
+            while j < n and (bound is None or evs[j][1] < bound):
+                j += 1
+            batch.append(expand(evs[i:j]))
+            done[tid] = j
+        yield from merge(batch)
+
+
+class Maps:
+    """Mapped pages: sorted disjoint [lo, hi) ranges with an anonymous flag."""
+
+    def __init__(self, page):
+        self.page = page
+        self.r = []  # [lo, hi, anon]
+        self.anon = 0
+        self.file = 0
+
+    def _round(self, n):
+        return (n + self.page - 1) // self.page * self.page
+
+    def remove(self, lo, ln):
+        """Unmaps [lo, lo + rounded ln); returns the anon flag of the first piece removed."""
+        hi = lo + self._round(ln)
+        keep, flag = [], None
+        for a, b, an in self.r:
+            if b <= lo or a >= hi:
+                keep.append([a, b, an])
+                continue
+            ov = min(b, hi) - max(a, lo)
+            if an:
+                self.anon -= ov
+            else:
+                self.file -= ov
+            if flag is None:
+                flag = an
+            if a < lo:
+                keep.append([a, lo, an])
+            if b > hi:
+                keep.append([hi, b, an])
+        self.r = keep
+        return flag
+
+    def add(self, lo, ln, anon):
+        self.remove(lo, ln)  # a fixed mapping replaces what was there
+        hi = lo + self._round(ln)
+        self.r.append([lo, hi, anon])
+        self.r.sort()
+        if anon:
+            self.anon += hi - lo
+        else:
+            self.file += hi - lo
+
+
+def replay(tr, stream=False):
+    page = int(tr.header.get('page_size', '4096') or 4096)
+    live = {}  # addr -> (size, phase, sampled)
+    heap = 0
+    blocks = 0
+    by_phase = {}
+    peak, peak_t, peak_phase = 0, None, {}
+    inconsistencies = 0
+    unknown_frees = 0
+    maps = Maps(page)
+    mpeak, mpeak_t, mpeak_anon, mpeak_file = 0, None, 0, 0
+    apeak, apeak_t, fpeak, fpeak_t = 0, None, 0, None
+    remap_flag = None
+    for e in merged(tr, stream):
+        ts, op = e[0], e[2]
+        if op == 'alloc':
+            addr, size, phase, sampled = e[3], e[4], e[5], e[6]
+            if addr in live:
+                inconsistencies += 1
+                osz, oph, osm = live.pop(addr)
+                if not osm:
+                    heap -= osz
+                    blocks -= 1
+                    by_phase[oph] -= osz
+            live[addr] = (size, phase, sampled)
+            if not sampled:  # a sample's bytes and count are in the AGG totals already
+                heap += size
+                blocks += 1
+                by_phase[phase] = by_phase.get(phase, 0) + size
+        elif op == 'free':
+            b = live.pop(e[3], None)
+            if b is None:
+                unknown_frees += 1
+            elif not b[2]:
+                blocks -= 1
+                heap -= b[0]
+                by_phase[b[1]] -= b[0]
+        elif op == 'agg':
+            heap += e[3]
+            blocks += e[4]
+        elif op == 'map':
+            maps.add(e[3], e[4], bool(e[5] & MAP_ANON))
+        elif op == 'unmap':
+            maps.remove(e[3], e[4])
+        elif op == 'remap_rel':
+            remap_flag = maps.remove(e[3], e[4])
+        elif op == 'remap_new':
+            maps.add(e[3], e[4], True if remap_flag is None else remap_flag)
+        if heap > peak:
+            peak, peak_t = heap, ts
+            peak_phase = {k: v for k, v in by_phase.items() if v}
+        tot = maps.anon + maps.file
+        if tot > mpeak:
+            mpeak, mpeak_t, mpeak_anon, mpeak_file = tot, ts, maps.anon, maps.file
+        if maps.anon > apeak:
+            apeak, apeak_t = maps.anon, ts
+        if maps.file > fpeak:
+            fpeak, fpeak_t = maps.file, ts
+
+    def name(pid):
+        return '(none)' if pid == 0 else tr.phase_names.get(pid, 'phase#%d' % pid)
+
+    def secs(t):
+        return None if t is None else '%.6f' % (t / 1e9)
+
+    bp = {}
+    for k, v in peak_phase.items():
+        bp[name(k)] = bp.get(name(k), 0) + v
+    return {
+        'format_version': tr.version,
+        'frames': tr.frames,
+        'trailing_bytes': tr.trailing,
+        'truncated': tr.end is None,
+        'lost_events': tr.lost + (tr.end['lost'] if tr.end else 0),
+        'inconsistencies': inconsistencies,
+        'sync_violations': tr.sync_violations,
+        'first_sync_violation': tr.first_violation,
+        'unknown_frees': unknown_frees,
+        'event_counts': tr.counts,
+        'peak_heap': {'bytes': peak, 't_ns': peak_t, 't_s': secs(peak_t),
+                      'by_phase': dict(sorted(bp.items()))},
+        'peak_mmap': {'bytes': mpeak, 't_ns': mpeak_t, 't_s': secs(mpeak_t),
+                      'anon_bytes': mpeak_anon, 'file_bytes': mpeak_file},
+        'peak_mmap_anon': {'bytes': apeak, 't_s': secs(apeak_t)},
+        'peak_mmap_file': {'bytes': fpeak, 't_s': secs(fpeak_t)},
+        'live_at_exit': {'heap_bytes': heap, 'heap_blocks': blocks,
+                         'mmap_bytes': maps.anon + maps.file, 'anon_mmap_bytes': maps.anon,
+                         'file_mmap_bytes': maps.file},
+    }
+
+
+def flat(d, prefix=''):
+    for k, v in d.items():
+        key = prefix + k
+        if isinstance(v, dict) and k != 'by_phase':
+            yield from flat(v, key + '.')
+        elif k == 'by_phase':
+            yield key, ' '.join('%s=%d' % kv for kv in v.items())
+        else:
+            yield key, 'null' if v is None else json.dumps(v) if isinstance(v, bool) else v
+
+
+def main(argv):
+    args = [a for a in argv[1:] if not a.startswith('--')]
+    if len(args) != 1:
+        sys.stderr.write('usage: oracle.py [--flat] [--stream] TRACE.zst\n')
+        return 2
+    try:
+        res = replay(load(args[0]), '--stream' in argv)
+    except (TraceError, OSError) as e:
+        sys.stderr.write('oracle: %s: %s\n' % (args[0], e))
+        return 1
+    if '--flat' in argv:
+        for k, v in flat(res):
+            print(k, v)
+    else:
+        print(json.dumps(res, indent=1))
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv))
