@@ -43,9 +43,11 @@ static inline void record_alloc(struct ckt_tls *t, void *p, size_t n, uint8_t fn
 	/* the header was just written by the allocator: this load hits L1 */
 	size_t u = ckt_usable_size(p);
 	if (ckt_sample_r && CKT_LIKELY(u < ckt_sample_r)) {
-		ckt_sample_count(t, (int64_t)u, 1);
+		/* a sample goes out before the running total that counts its block: the total may
+		 * make the new heap peak, and the peak's sites and phases must include the sample */
 		if (CKT_UNLIKELY((t->sample_left -= (int64_t)n) <= 0))
 			ckt_sample_take(t, p, n, fn);
+		ckt_sample_count(t, (int64_t)u, 1);
 		return;
 	}
 	/* the stack first, then the clock: what the SYNC horizon promises the reader holds only if

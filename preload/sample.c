@@ -197,7 +197,8 @@ void ckt_sample_take(struct ckt_tls *t, void *p, size_t n, uint8_t fn)
 	}
 	t->sample_left = draw_gap(t);
 	/* what was counted before this sample is sent first, so the reader's totals follow the
-	 * thread's program order */
+	 * thread's program order; the sampled block itself is counted after (record_alloc), so
+	 * the total that includes it comes after the sample */
 	ckt_sample_flush(t);
 	set_add((uint64_t)(uintptr_t)p);
 	uint32_t st = ckt_stacks_capture(t);

@@ -19,6 +19,17 @@
 /* Counters per stack: bytes and blocks of each byte space the report explains. */
 enum { T_HEAP, T_HEAP_N, T_RSS, T_RSS_N, T_GPU, T_GPU_N, T_COUNT };
 
+/* Blocks are counted in 1/65536ths: a sample of the default mode stands for a fractional number
+ * of allocations (1.58 for a block just under the rate), and rounding each sample's weight
+ * biased the counts by up to a quarter. Its free subtracts the same amount, so live counts
+ * still return to zero exactly; ckt_sites_count rounds once, at the end. */
+#define CKT_SITES_ONE 65536
+
+static uint64_t ckt_sites_count(uint64_t fixed)
+{
+	return (fixed + CKT_SITES_ONE / 2) / CKT_SITES_ONE;
+}
+
 /* The moments with a site list, and the counters they read. */
 enum { K_HEAP, K_RSS, K_GPU, K_COUNT };
 static const enum ckt_moment ckt_sites_moment[K_COUNT] = { CKT_AT_PEAK_HEAP, CKT_AT_PEAK_RSS, CKT_AT_PEAK_GPU };
@@ -41,7 +52,7 @@ struct ckt_sites_stack {
 struct ckt_sites_site {
 	const char *key;        /* the site frame, interned: compared by pointer */
 	int64_t run, max;       /* live "rss" bytes now and at most (own_peaks only) */
-	uint64_t at[K_COUNT], n_at[K_COUNT];
+	uint64_t at[K_COUNT], n_at[K_COUNT]; /* n_at, allocs: in CKT_SITES_ONE units */
 	int64_t best[K_COUNT];  /* the largest contribution of one stack at each moment... */
 	size_t best_stack[K_COUNT]; /* ...and that stack */
 	uint64_t allocs, alloc_bytes;
@@ -431,7 +442,8 @@ static void ckt_sites_on_bytes(void *ctx, const struct ckt_attr *a, int64_t delt
 	struct ckt_sites_stack *st = &s->stacks[i];
 	/* a sample of the default mode stands for `weight` allocations (its delta is weighted
 	 * already); the same weight comes with its free, so live counts return to zero */
-	int64_t w = a->weight > 1.0 ? llround(a->weight) : 1, nb = blocks * w;
+	int64_t w = a->weight > 1.0 ? llround(a->weight * CKT_SITES_ONE) : CKT_SITES_ONE;
+	int64_t nb = blocks * w;
 	if (heap) {
 		ckt_tracked_add(&st->t[T_HEAP], s->epochs, delta);
 		ckt_tracked_add(&st->t[T_HEAP_N], s->epochs, nb);
@@ -617,7 +629,7 @@ bool ckt_sites_top(const struct ckt_sites *s, enum ckt_moment m, size_t i, struc
 	const struct ckt_sites_site *site = &s->sites[s->order[k][i]];
 	const struct ckt_sites_stack *st = &s->stacks[site->best_stack[k]];
 	e->bytes = site->at[k];
-	e->count = site->n_at[k];
+	e->count = ckt_sites_count(site->n_at[k]);
 	e->site = site->key;
 	e->frames = st->sym;
 	e->nframes = st->nsym;
@@ -702,7 +714,7 @@ int ckt_sites_write_csv(const struct ckt_sites *s, FILE *f)
 		ckt_sites_csv_str(f, site->key);
 		fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",",
 			site->at[K_RSS], site->at[K_HEAP], ckt_sites_pos(site->max), site->alloc_bytes,
-			site->allocs, site->at[K_GPU]);
+			ckt_sites_count(site->allocs), site->at[K_GPU]);
 		fputc('"', f);
 		for (uint32_t j = 0; j < st->nsym; j++) {
 			if (j)
