@@ -22,7 +22,8 @@
  *     cuzktrace_shim_phase_push() etc.; they find the tracer with dlsym once, and do nothing
  *     when it is absent.
  *  3. Linking against libcuzktrace.so directly also works (then it must be loaded).
- * See examples/phases_weak.c, examples/phases_shim.c, and README for Rust.
+ * See examples/mini_prover.c (weak symbols), examples/phases_shim.c (the shim), and README
+ * for Rust.
  */
 #ifndef CUZKTRACE_H
 #define CUZKTRACE_H

@@ -188,7 +188,7 @@ struct ckt_ring {
 	struct ckt_slot slots[CKT_RING_SLOTS];
 };
 
-#define CKT_PHASE_DEPTH 32
+#define CKT_PHASE_DEPTH 256 /* deeper pushes are charged to the phase at this depth (said once) */
 struct ckt_tls {
 	int guard; /* nonzero while inside a hook or in a tracer thread: calls pass through */
 	int in_driver; /* inside a real CUDA driver call: mmap and nested driver calls not counted */
@@ -217,6 +217,7 @@ static inline uint16_t ckt_phase_current(const struct ckt_tls *t)
 	return (uint16_t)atomic_load_explicit(&ckt_proc_phase, memory_order_relaxed);
 }
 void ckt_phase_rules_load(void);
+void ckt_phase_thread_exit(struct ckt_tls *t);
 /* Scans text written to stdout/stderr for CUZKTRACE_PHASES markers. */
 void ckt_phase_scan(const char *buf, size_t n);
 extern int ckt_phase_rules_on;

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/stat.h>
@@ -138,20 +139,28 @@ CKT_EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
 {
 	ssize_t rc = ckt_real.writev ? ckt_real.writev(fd, iov, cnt) : syscall(SYS_writev, fd, iov, cnt);
 	if (rc > 0 && CKT_UNLIKELY(scan_wanted(fd))) {
-		/* loggers write [prefix, message, "\n"]: scan the pieces as one text */
-		char buf[8192];
-		size_t n = 0, left = (size_t)rc;
-		for (int i = 0; i < cnt && left && n < sizeof(buf); i++) {
-			size_t k = iov[i].iov_len < left ? iov[i].iov_len : left;
-			if (k > sizeof(buf) - n)
-				k = sizeof(buf) - n;
+		/* loggers write [prefix, message, "\n"]: scan the pieces as one text, in a buffer
+		 * on the stack, or mapped for the rare write over 8 KiB (no malloc in a hook) */
+		char small[8192], *buf = small;
+		size_t total = (size_t)rc, n = 0;
+		if (total > sizeof(small)) {
+			buf = (char *)syscall(SYS_mmap, NULL, total, PROT_READ | PROT_WRITE,
+					      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			if (buf == MAP_FAILED) { /* scan what fits, as before */
+				buf = small;
+				total = sizeof(small);
+			}
+		}
+		for (int i = 0; i < cnt && n < total; i++) {
+			size_t k = iov[i].iov_len < total - n ? iov[i].iov_len : total - n;
 			memcpy(buf + n, iov[i].iov_base, k);
 			n += k;
-			left -= k;
 		}
 		ckt_tls.guard = 1;
 		ckt_phase_scan(buf, n);
 		ckt_tls.guard = 0;
+		if (buf != small)
+			syscall(SYS_munmap, buf, (size_t)rc);
 	}
 	return rc;
 }

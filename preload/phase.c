@@ -24,7 +24,8 @@ static unsigned nnames;
 static unsigned counts[MAX_PHASES + 1]; /* process-wide begins minus ends */
 static uint16_t order[MAX_PHASES];      /* active process-wide phases, by last begin */
 static unsigned norder;
-static atomic_int full_reported;
+static atomic_int full_reported, deep_reported;
+_Static_assert(CKT_PHASE_DEPTH == 256, "the deep-nesting warning names the limit");
 
 /* Name -> id, defining it (and queueing its PHASE_DEF record) on first use. Caller holds lock
  * and the guard. 0 when the table is full. */
@@ -110,11 +111,25 @@ CKT_EXPORT void cuzktrace_phase_push(const char *name)
 	pthread_mutex_lock(&lock);
 	uint16_t id = intern(name, 1);
 	pthread_mutex_unlock(&lock);
-	if (t->phase_depth < CKT_PHASE_DEPTH)
-		t->phase_stack[t->phase_depth] = id;
+	/* a name past the table's limit (said once) leaves the bytes with the enclosing phase */
+	uint16_t owner = id ? id : ckt_phase_current(t);
+	if (t->phase_depth < CKT_PHASE_DEPTH) {
+		t->phase_stack[t->phase_depth] = owner;
+	} else if (!atomic_exchange(&deep_reported, 1)) {
+		ckt_log("warning: phases nested deeper than 256 on one thread; allocations in the "
+			"deeper ones are charged to the phase at depth 256 (the report still lists "
+			"them as active)", NULL, NULL, NULL);
+	}
 	t->phase_depth++;
 	emit_phase(t, CKT_PHASE_PUSH, id);
 	t->guard = 0;
+}
+
+static void pop_one(struct ckt_tls *t)
+{
+	uint16_t id = ckt_phase_current(t);
+	t->phase_depth--;
+	emit_phase(t, CKT_PHASE_POP, id);
 }
 
 CKT_EXPORT void cuzktrace_phase_pop(void)
@@ -123,10 +138,16 @@ CKT_EXPORT void cuzktrace_phase_pop(void)
 	if (!api_enter(t, "") || t->phase_depth == 0)
 		return;
 	t->guard = 1;
-	uint16_t id = ckt_phase_current(t);
-	t->phase_depth--;
-	emit_phase(t, CKT_PHASE_POP, id);
+	pop_one(t);
 	t->guard = 0;
+}
+
+/* A thread that exits with phases still pushed: they end with it (else they would stay active
+ * to the end of the trace, and a reused tid would inherit them). Caller holds the guard. */
+void ckt_phase_thread_exit(struct ckt_tls *t)
+{
+	while (t->phase_depth > 0)
+		pop_one(t);
 }
 
 CKT_EXPORT void cuzktrace_phase_begin(const char *name)
@@ -151,19 +172,29 @@ CKT_EXPORT void cuzktrace_phase_end(const char *name)
 
 /* ---- CUZKTRACE_PHASES='name=START..END;name2=MARK' ---- */
 #define MAX_RULES 32
+#define RULE_NAME 64    /* bytes, with the NUL */
+#define RULE_MARKER 128 /* bytes, with the NUL */
 struct rule {
-	char name[64];
-	char start[128];
-	char end[128]; /* empty: a single-marker phase, ended by the next single-marker phase */
+	char name[RULE_NAME];
+	char start[RULE_MARKER];
+	char end[RULE_MARKER]; /* empty: a single-marker phase, ended by the next single-marker phase */
+	size_t start_len, end_len;
 };
 static struct rule rules[MAX_RULES];
 static unsigned nrules;
-static char single_active[64]; /* the single-marker phase now begun, if any */
+/* The single-marker phase now begun, if any. Log lines from several threads are scanned one
+ * write at a time under scan_lock: ending the previous single-marker phase and beginning the
+ * next is one step (racing, two threads each kept theirs begun for good). */
+static char single_active[RULE_NAME];
+static pthread_mutex_t scan_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* 0, or -1 when the field is empty, or the limit when it is too long */
 static int copy_field(char *dst, size_t cap, const char *s, size_t n)
 {
-	if (n == 0 || n >= cap)
+	if (n == 0)
 		return -1;
+	if (n >= cap)
+		return (int)cap;
 	memcpy(dst, s, n);
 	dst[n] = 0;
 	return 0;
@@ -174,7 +205,7 @@ void ckt_phase_rules_load(void)
 	const char *v = getenv("CUZKTRACE_PHASES");
 	if (!v || !*v)
 		return;
-	const char *p = v;
+	const char *p = v, *why = "expected NAME=START..END or NAME=TEXT, separated by ';'";
 	while (*p) {
 		const char *semi = strchr(p, ';');
 		size_t len = semi ? (size_t)(semi - p) : strlen(p);
@@ -186,8 +217,16 @@ void ckt_phase_rules_load(void)
 				break;
 			continue;
 		}
-		if (!eq || nrules == MAX_RULES || copy_field(r->name, sizeof(r->name), p, (size_t)(eq - p)))
+		if (nrules == MAX_RULES) {
+			why = "at most 32 rules";
 			goto bad;
+		}
+		int rc = eq ? copy_field(r->name, sizeof(r->name), p, (size_t)(eq - p)) : -1;
+		if (rc) {
+			if (rc > 0)
+				why = "a name is at most 63 bytes";
+			goto bad;
+		}
 		const char *m = eq + 1;
 		size_t mlen = len - (size_t)(m - p);
 		const char *dots = NULL;
@@ -197,12 +236,19 @@ void ckt_phase_rules_load(void)
 				break;
 			}
 		if (dots) {
-			if (copy_field(r->start, sizeof(r->start), m, (size_t)(dots - m)) ||
-			    copy_field(r->end, sizeof(r->end), dots + 2, mlen - (size_t)(dots - m) - 2))
-				goto bad;
-		} else if (copy_field(r->start, sizeof(r->start), m, mlen)) {
+			rc = copy_field(r->start, sizeof(r->start), m, (size_t)(dots - m));
+			if (!rc)
+				rc = copy_field(r->end, sizeof(r->end), dots + 2, mlen - (size_t)(dots - m) - 2);
+		} else {
+			rc = copy_field(r->start, sizeof(r->start), m, mlen);
+		}
+		if (rc) {
+			if (rc > 0)
+				why = "a marker is at most 127 bytes";
 			goto bad;
 		}
+		r->start_len = strlen(r->start);
+		r->end_len = strlen(r->end);
 		nrules++;
 		if (!semi)
 			break;
@@ -216,8 +262,9 @@ bad:
 		struct ckt_line l = {.len = 0};
 		ckt_line_str(&l, "cuzktrace: warning: invalid CUZKTRACE_PHASES='");
 		ckt_line_str(&l, v);
-		ckt_line_str(&l, "' (expected NAME=START..END or NAME=TEXT, separated by ';'); "
-				 "phases from log lines are off");
+		ckt_line_str(&l, "' (");
+		ckt_line_str(&l, why);
+		ckt_line_str(&l, "); phases from log lines are off");
 		ckt_line_emit(&l);
 	}
 }
@@ -236,45 +283,81 @@ static void note(uint16_t id, const char *buf, size_t n, const char *at)
 	ckt_aux_push(a);
 }
 
-struct hit {
-	const char *at;
-	unsigned rule;
-	int is_end;
-};
+/* Is the process-wide phase `name` begun now? */
+static int is_begun(const char *name)
+{
+	pthread_mutex_lock(&lock);
+	uint16_t id = intern(name, 0);
+	int on = id && counts[id] > 0;
+	pthread_mutex_unlock(&lock);
+	return on;
+}
 
-/* Every marker occurrence in buf, applied in the order they appear. Caller holds the guard. */
+/* One rule's markers found at one place: what it does there. Where both of its markers match
+ * (an end marker that starts with the start marker, PROVE..PROVE_DONE) the longer one wins;
+ * the same marker for both (MARK..MARK) ends the phase if it is begun, else begins it. */
+static void apply_rule(struct ckt_tls *t, const struct rule *r, int start_here, int end_here,
+		       const char *buf, size_t n, const char *at)
+{
+	uint16_t id;
+	if (!r->end[0]) { /* single marker: ends the previous single-marker phase */
+		if (single_active[0])
+			begin_end(t, single_active, 0);
+		strcpy(single_active, r->name);
+		id = begin_end(t, r->name, 1);
+	} else {
+		int is_end = end_here && (!start_here || r->end_len > r->start_len ||
+					  (r->end_len == r->start_len && is_begun(r->name)));
+		id = begin_end(t, r->name, !is_end);
+	}
+	if (id)
+		note(id, buf, n, at);
+}
+
+/* Every marker occurrence in buf, applied in the order they appear; at one place every rule
+ * with a marker there acts (LOAD..SYNTH and SYNTH..DONE: the SYNTH line ends one and begins the
+ * other). Each marker's next occurrence is searched for again only once the scan has passed
+ * it, so one write costs one pass per marker, however many lines match. Caller holds the
+ * guard. */
 void ckt_phase_scan(const char *buf, size_t n)
 {
 	struct ckt_tls *t = &ckt_tls;
-	const char *pos = buf;
-	for (;;) {
-		struct hit best = {NULL, 0, 0};
-		for (unsigned i = 0; i < nrules; i++) {
-			for (int e = 0; e < 2; e++) {
-				const char *m = e ? rules[i].end : rules[i].start;
-				if (!*m)
-					continue;
-				const char *at = memmem(pos, (size_t)(buf + n - pos), m, strlen(m));
-				if (at && (!best.at || at < best.at))
-					best = (struct hit){at, i, e};
-			}
-		}
-		if (!best.at)
-			return;
-		struct rule *r = &rules[best.rule];
-		uint16_t id;
-		if (!r->end[0]) { /* single marker: ends the previous single-marker phase */
-			if (single_active[0])
-				begin_end(t, single_active, 0);
-			strcpy(single_active, r->name);
-			id = begin_end(t, r->name, 1);
-		} else {
-			id = begin_end(t, r->name, !best.is_end);
-		}
-		if (id)
-			note(id, buf, n, best.at);
-		pos = best.at + strlen(best.is_end ? r->end : r->start);
+	const char *end = buf + n, *next[MAX_RULES][2];
+	pthread_mutex_lock(&scan_lock);
+	for (unsigned i = 0; i < nrules; i++) {
+		next[i][0] = memmem(buf, n, rules[i].start, rules[i].start_len);
+		next[i][1] = rules[i].end[0] ? memmem(buf, n, rules[i].end, rules[i].end_len) : NULL;
 	}
+	for (;;) {
+		const char *at = NULL;
+		for (unsigned i = 0; i < nrules; i++)
+			for (int e = 0; e < 2; e++)
+				if (next[i][e] && (!at || next[i][e] < at))
+					at = next[i][e];
+		if (!at)
+			break;
+		size_t longest = 0;
+		for (unsigned i = 0; i < nrules; i++) {
+			int s_here = next[i][0] == at, e_here = next[i][1] == at;
+			if (!s_here && !e_here)
+				continue;
+			apply_rule(t, &rules[i], s_here, e_here, buf, n, at);
+			if (s_here && rules[i].start_len > longest)
+				longest = rules[i].start_len;
+			if (e_here && rules[i].end_len > longest)
+				longest = rules[i].end_len;
+		}
+		/* go on after the longest marker found here; search again for the ones passed */
+		const char *pos = at + longest;
+		for (unsigned i = 0; i < nrules; i++)
+			for (int e = 0; e < 2; e++)
+				if (next[i][e] && next[i][e] < pos) {
+					const char *m = e ? rules[i].end : rules[i].start;
+					size_t ml = e ? rules[i].end_len : rules[i].start_len;
+					next[i][e] = memmem(pos, (size_t)(end - pos), m, ml);
+				}
+	}
+	pthread_mutex_unlock(&scan_lock);
 }
 
 /* ---- thread names ---- */

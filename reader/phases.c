@@ -188,6 +188,8 @@ static long ckt_phases_index(struct ckt_phases *p, uint64_t id)
 
 static long ckt_phases_index_by_name(struct ckt_phases *p, const char *name)
 {
+	if (strcmp(name, "(none)") == 0) /* a --phase-rule may give bytes back to no phase */
+		return CKT_PHASES_NONE;
 	for (size_t i = 1; i < p->n_ph; i++)
 		if (p->ph[i].name && strcmp(p->ph[i].name, name) == 0)
 			return (long)i;

@@ -139,3 +139,47 @@ expect_match "mini_prover: --phases-csv holds load's heap and mapping" "$(cat $T
 $REPORT $T/mini.zst >$T/mini.txt
 expect_match "mini_prover: text names the phases active at the peak heap" "$(cat $T/mini.txt)" 'peak heap +[0-9.]+ MiB at [0-9.]+ s, during [a-z +]*prove'
 expect_match "mini_prover: text first owner is load" "$(sed -n '/^peak heap .*during/{n;p;q}' $T/mini.txt)" '^  load +64\.0 MiB'
+
+# The phase API and log-line rules at their edges (tests/progs/phases2.c has the numbers).
+p2() { # p2 MODE [RULES]: trace one mode in exact mode, report to $T/p2MODE.json
+	CUZKTRACE_SAMPLE=0 CUZKTRACE_PHASES=${2:-} CUZKTRACE_OUT=$T/p2$1.zst traced p2$1 $P/phases2 $1
+	$REPORT --json $T/p2$1.zst >$T/p2$1.json 2>$T/p2$1.rerr
+}
+p2 deep
+expect_eq "phases: 40 nested pushes, each block owned by its innermost phase" "$(jget $T/p2deep.json peak_heap.by_phase)" \
+	'[{"phase": "d40", "bytes": 1000040}, {"phase": "d39", "bytes": 1000039}, {"phase": "d33", "bytes": 1000033}, {"phase": "d32", "bytes": 1000032}, {"phase": "d01", "bytes": 1000001}, {"phase": "(none)", "bytes": 1000000}]'
+p2 deeper
+expect_eq "phases: past 256 nested pushes, one warning" "$(grep warning $T/p2deeper.err)" \
+	"cuzktrace: warning: phases nested deeper than 256 on one thread; allocations in the deeper ones are charged to the phase at depth 256 (the report still lists them as active)"
+expect_eq "phases: past 256, bytes go to the phase at depth 256; all 300 are active" \
+	"$(jget $T/p2deeper.json peak_heap.by_phase)/$($PY -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["peak_heap"]["active_phases"]))' $T/p2deeper.json)" \
+	'[{"phase": "e256", "bytes": 3000000}]/300'
+p2 overlimit
+expect_eq "phases: a name past the 4,096-name table leaves its bytes with the enclosing phase" \
+	"$(jget $T/p2overlimit.json peak_heap.by_phase)" '[{"phase": "p0001", "bytes": 1000000}]'
+p2 exitpush
+expect_eq "phases: a phase pushed by a thread ends when the thread exits" \
+	"$(jget $T/p2exitpush.json peak_heap.active_phases)/$(jget $T/p2exitpush.json peak_heap.by_phase.1)" \
+	'[]/{"phase": "worker", "bytes": 1000000}'
+p2 race 'p1=M1;p2=M2;p3=M3;p4=M4;p5=M5;p6=M6;p7=M7;p8=M8'
+expect_eq "phases: single markers from 8 threads at once: one phase active at the end, every line seen" \
+	"$($PY -c 'import json,sys; d=json.load(open(sys.argv[1])); print(len(d["peak_heap"]["active_phases"]), d["phase_notes_total"])' $T/p2race.json)" "1 160000"
+p2 bigwritev 'synthesis=SYNTH_START..SYNTH_END'
+expect_eq "phases: a marker after 9,000 bytes of one writev is seen" "$(jget $T/p2bigwritev.json peak_heap.by_phase)" \
+	'[{"phase": "synthesis", "bytes": 1000000}]'
+p2 overlap 'proof=PROVE..PROVE_DONE;load=LOAD..SYNTH;synthesis=SYNTH..DONE;x=MARK..MARK'
+expect_eq "phases: overlapping markers (longest wins, every rule at a place acts, MARK..MARK toggles)" \
+	"$(jget $T/p2overlap.json peak_heap.by_phase)/$(jget $T/p2overlap.json phase_notes_total)" \
+	'[{"phase": "(none)", "bytes": 14000000}, {"phase": "x", "bytes": 6000000}, {"phase": "synthesis", "bytes": 4000000}, {"phase": "load", "bytes": 3000000}, {"phase": "proof", "bytes": 1000000}]/8'
+p2 manylines 'a=STEP;b=NEVER_SEEN..NEVER_END'
+expect_eq "phases: one write of 20,000 matching lines, a rule that never matches beside it" \
+	"$(jget $T/p2manylines.json phase_notes_total)/$(jget $T/p2manylines.json peak_heap.active_phases)" '20000/["a"]'
+for bad in "$(printf 'p%d=M%d;' $(seq 1 33 | sed 's/.*/& &/'))" "$(printf 'n%.0s' $(seq 64))=X" "a=$(printf 'm%.0s' $(seq 128))"; do
+	CUZKTRACE_SAMPLE=0 CUZKTRACE_PHASES=$bad CUZKTRACE_OUT=$T/limits.zst traced limits $P/phases2 manylines
+	echo "$(grep -o '(at most 32 rules)\|(a name is at most 63 bytes)\|(a marker is at most 127 bytes)' $T/limits.err)"
+done >$T/limits.all
+expect_eq "phases: rules over the limits name the limit" "$(cat $T/limits.all)" \
+	"$(printf '(at most 32 rules)\n(a name is at most 63 bytes)\n(a marker is at most 127 bytes)')"
+$REPORT --json --phase-rule '(none)=main' $T/p2deep.zst >$T/p2none.json
+expect_eq "phase-rule: '(none)=...' gives bytes back to (none), no second (none)" \
+	"$(jget $T/p2none.json peak_heap.by_phase)" '[{"phase": "(none)", "bytes": 6000145}]'
