@@ -9,6 +9,7 @@
 #include "ckt.h"
 
 #include <elf.h>
+#include <limits.h>
 #include <link.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,6 +79,11 @@ static int add_module(struct dl_phdr_info *info, size_t size, void *arg)
 	if (hi <= lo)
 		return 0;
 	const char *path = info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name : exe_path();
+	/* loaded by a relative path (LD_LIBRARY_PATH=lib, dlopen("./x.so")): the reader runs
+	 * elsewhere, so name the file absolutely (as seen from the working directory now) */
+	char abs[PATH_MAX];
+	if (path[0] != '/' && strchr(path, '/') && realpath(path, abs))
+		path = abs;
 	char bid[129];
 	build_id_hex(info, bid, sizeof(bid));
 	uint8_t *q = ckt_record_module(b->p, b->end, info->dlpi_addr, lo, hi, path, bid);

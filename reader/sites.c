@@ -93,13 +93,38 @@ struct ckt_sites {
 static bool ckt_sites_prefixed(const char *name)
 {
 	static const char *const pre[] = {
-		"operator new", "std::", "__gnu_cxx::", "alloc::", "core::", "hashbrown::raw::",
+		"operator new", "std::", "__gnu_cxx::", "alloc::", "core::", "hashbrown::",
 		"__rustc::", "cudart::", "cudaMalloc", "cudaHostAlloc", "cuMem",
 	};
 	for (size_t i = 0; i < sizeof(pre) / sizeof(pre[0]); i++)
 		if (strncmp(name, pre[i], strlen(pre[i])) == 0)
 			return true;
 	return false;
+}
+
+/* Rust v0 names of the standard library's code for primitive types, which do not start with
+ * a crate path: inherent impls ("<str>::repeat", "<[u8]>::to_vec", "<[Vec<u8>]>::concat")
+ * and std trait impls ("<i32 as core::fmt::Display>::fmt", "<u8 as
+ * <[_]>::to_vec_in::ConvertVec>::to_vec"). A program cannot write an inherent impl for a
+ * primitive type, nor (for its own types) a trait impl with a primitive self type and a std
+ * trait, so these are the library's. name starts with '<'; self is after the '<'s; as is its
+ * first " as " or NULL. */
+static bool ckt_sites_std_on_primitive(const char *name, const char *self, const char *as)
+{
+	if (!as) /* inherent: "<str>::" or "<[...]>::" */
+		return strncmp(name, "<str>::", 7) == 0 || (name[1] == '[' && strstr(name, "]>::"));
+	static const char *const prims[] = {
+		"bool", "char", "str", "i8", "i16", "i32", "i64", "i128", "isize",
+		"u8", "u16", "u32", "u64", "u128", "usize", "f32", "f64",
+	};
+	size_t n = (size_t)(as - self);
+	bool prim = *self == '[';
+	for (size_t i = 0; !prim && i < sizeof(prims) / sizeof(prims[0]); i++)
+		prim = strlen(prims[i]) == n && strncmp(self, prims[i], n) == 0;
+	const char *tr = as + 4;
+	return prim && (strncmp(tr, "core::", 6) == 0 || strncmp(tr, "alloc::", 7) == 0 ||
+			strncmp(tr, "std::", 5) == 0 || strncmp(tr, "<[", 2) == 0 ||
+			strncmp(tr, "<str>", 5) == 0);
 }
 
 bool ckt_sites_is_plumbing(const char *name)
@@ -113,7 +138,7 @@ bool ckt_sites_is_plumbing(const char *name)
 		"__rdl_alloc_zeroed", "__rdl_realloc", "__rg_alloc", "__rg_alloc_zeroed", "__rg_realloc",
 		"xmalloc", "xcalloc", "xrealloc", "xstrdup", "g_malloc", "g_malloc0", "g_realloc",
 		"g_try_malloc", "g_try_malloc0", "g_try_realloc", "g_malloc_n", "g_malloc0_n",
-		"g_realloc_n",
+		"g_realloc_n", "__cxa_allocate_exception", "__cxa_allocate_dependent_exception",
 	};
 	if (!name || !*name)
 		return false;
@@ -136,7 +161,22 @@ bool ckt_sites_is_plumbing(const char *name)
 		for (size_t i = 0; as && i < sizeof(traits) / sizeof(traits[0]); i++)
 			if (strncmp(as + 4, traits[i], strlen(traits[i])) == 0)
 				return true;
+		if (ckt_sites_std_on_primitive(name, p, as))
+			return true;
 	}
+	return false;
+}
+
+/* A frame in the Rust standard library's or hashbrown's sources is plumbing whatever its name
+ * says: with debuginfo=line-tables-only the names have no crate path ("alloc", "grow_impl"),
+ * and v0 names of inlined std code need not start with one. */
+bool ckt_sites_is_plumbing_file(const char *file)
+{
+	static const char *const dirs[] = { "library/alloc/src/", "library/core/src/",
+					    "library/std/src/", "/hashbrown-" };
+	for (size_t i = 0; file && i < sizeof(dirs) / sizeof(dirs[0]); i++)
+		if (strstr(file, dirs[i]))
+			return true;
 	return false;
 }
 
@@ -312,7 +352,8 @@ static int ckt_sites_symbolize(struct ckt_sites *s, size_t i)
 				}
 				if (!(v[n] = ckt_sites_frame_str(s, &f[j])))
 					goto nomem;
-				if (!found && !ckt_sites_is_plumbing(f[j].name)) {
+				if (!found && !ckt_sites_is_plumbing(f[j].name) &&
+				    !ckt_sites_is_plumbing_file(f[j].file)) {
 					found = true;
 					site = (uint32_t)n;
 				}

@@ -80,5 +80,7 @@ int ckt_sites_write_folded(const struct ckt_sites *s, FILE *f);
  * malloc wrappers. Only the innermost run of such frames folds: the first frame that is not
  * plumbing is the site. */
 bool ckt_sites_is_plumbing(const char *name);
+/* The same by source file (Rust's standard library, hashbrown); NULL: no. */
+bool ckt_sites_is_plumbing_file(const char *file);
 
 #endif

@@ -223,8 +223,10 @@ __attribute__((format(printf, 2, 3))) static void ckt_sym_warn(struct ckt_sym *s
 static void ckt_sym_open(struct ckt_sym *s, struct ckt_sym_module *m)
 {
 	m->state = CKT_MOD_BAD;
-	/* "linux-vdso.so.1" and other names without a file: module+offset, silently */
-	if (m->path[0] != '/')
+	/* "linux-vdso.so.1" and other names without a file: module+offset, silently. A relative
+	 * path (a trace of a tracer before 0.2.1) is tried from the working directory; when that
+	 * fails the warning below says so. */
+	if (!strchr(m->path, '/'))
 		return;
 	m->dwfl = dwfl_begin(&s->cb);
 	if (!m->dwfl)
@@ -419,7 +421,12 @@ static int ckt_sym_symtab(struct ckt_sym *s, struct ckt_sym_module *m, uint64_t 
 	GElf_Off off;
 	GElf_Sym sym;
 	ckt_sym_set_name(s, f, dwfl_module_addrinfo(m->mod, a, &off, &sym, NULL, NULL, NULL));
-	Dwfl_Line *l = dwfl_module_getsrc(m->mod, a);
+	/* libdwfl answers for an address in a gap between a compile unit's ranges (_start between
+	 * main in .text.startup and the rest) with the unit's last line: only a unit that really
+	 * covers the address gives it a file:line */
+	Dwarf_Addr bias = 0;
+	Dwarf_Die *cu = dwfl_module_addrdie(m->mod, a, &bias);
+	Dwfl_Line *l = cu && dwarf_haspc(cu, a - bias) == 1 ? dwfl_module_getsrc(m->mod, a) : NULL;
 	int line = 0;
 	const char *file = l ? dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL) : NULL;
 	if (file && line > 0) {

@@ -99,6 +99,20 @@ expect_match "sites: C++ the full stack keeps the std:: frames" \
 expect_eq "sites: C++ operator new of an object" \
 	"$(site_get $T/sx.json sites_at_peak "^build_grid\(unsigned long\) \(.*sites_cxx\.cc:$X_N\)\$" bytes)" 24
 
+# a library loaded by a relative path is named absolutely in the module map, so the reader
+# (run from elsewhere) still symbolizes it
+(cd $S/.. && CUZKTRACE_OUT=$T/screl.zst LD_PRELOAD=$LIB sites/sites_c ./sites/libsites_lib.so >/dev/null 2>&1)
+$REPORT --json $T/screl.zst >$T/screl.json 2>$T/screl.rerr
+expect_eq "sites: a library dlopened by a relative path symbolizes, silently" \
+	"$(site_get $T/screl.json sites_at_peak "^sites_lib_alloc \(.*sites_lib\.c:$C_LIB\)\$" bytes)/$(cat $T/screl.rerr)" "2097229/"
+
+# a frame without debug info in a gap between one compile unit's ranges gets no file:line
+CUZKTRACE_OUT=$T/sgap.zst traced sgap $S/sites_gap
+$REPORT --folded $T/sgap.folded $T/sgap.zst >/dev/null 2>&1
+expect_eq "sites: _start (no debug info) is shown as module+offset, never with a stray file:line" \
+	"$(grep -o '^_start ([^)]*)' $T/sgap.folded | sort -u)" "$(grep -o '^_start (sites_gap+0x[0-9a-f]*)' $T/sgap.folded | sort -u)"
+expect_eq "sites: sites_gap's stacks start at _start" "$(grep -c '^_start (' $T/sgap.folded)" "$(grep -vc '^(no call stack)' $T/sgap.folded)"
+
 # ---- Rust (rustc -O -g): vec! and Vec::push growth through alloc:: plumbing ----
 if [ -x $S/sites_rs ]; then
 	R_V=$(line_of $SRC/sites_rs.rs SITE:rs_vec)
@@ -112,6 +126,23 @@ if [ -x $S/sites_rs ]; then
 		"$(site_get $T/sr.json sites_at_peak "^sites_rs::grow_list \(.*sites_rs\.rs:$R_P\)\$" bytes)" 1048576
 	expect_match "sites: Rust RawVec frames stay in the stack" \
 		"$(site_get $T/sr.json sites_at_peak "^sites_rs::grow_list " frames)" "alloc::raw_vec::"
+	R_S=$(line_of $SRC/sites_rs.rs SITE:rs_repeat)
+	R_T=$(line_of $SRC/sites_rs.rs SITE:rs_to_vec)
+	R_M=$(line_of $SRC/sites_rs.rs SITE:rs_map)
+	# the same program with debuginfo=line-tables-only and v0 names: frames have no crate
+	# paths, std's code for primitive types is "<str>::repeat"; both builds must agree
+	CUZKTRACE_OUT=$T/srlt.zst traced srlt $S/sites_rs_lt
+	$REPORT --json $T/srlt.zst >$T/srlt.json 2>/dev/null
+	for j in sr srlt; do
+		for want in "make_buffer:$R_V:3000000" "grow_list:$R_P:1048576" "repeat_str:$R_S:1000000" \
+			"copy_slice:$R_T:500000"; do
+			IFS=: read -r fn ln by <<<"$want"
+			expect_eq "sites: Rust ($j) $fn owned by its line, not std's code" \
+				"$(site_get $T/$j.json sites_at_peak "^(sites_rs::)?$fn \(.*sites_rs\.rs:$ln\)\$" bytes)" "$by"
+		done
+		expect_match "sites: Rust ($j) a HashMap's table is owned by the with_capacity line, not hashbrown" \
+			"$(site_get $T/$j.json sites_at_peak "^(sites_rs::)?make_map \(.*sites_rs\.rs:$R_M\)\$" bytes)" "^[0-9]{7}\$"
+	done
 else
 	echo "  skip Rust site tests: rustc not found when building (tests/sites/sites.mk)"
 fi

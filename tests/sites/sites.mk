@@ -4,9 +4,9 @@
 SITES_T := $(B)/sites
 SITES_CFLAGS := -O2 -g -fomit-frame-pointer -Wall
 SITES_RUSTC := $(shell command -v rustc 2>/dev/null)
-SITES_PROGS := $(SITES_T)/sites_c $(SITES_T)/libsites_lib.so $(SITES_T)/sites_cxx
+SITES_PROGS := $(SITES_T)/sites_c $(SITES_T)/libsites_lib.so $(SITES_T)/sites_cxx $(SITES_T)/sites_gap
 ifneq ($(SITES_RUSTC),)
-SITES_PROGS += $(SITES_T)/sites_rs
+SITES_PROGS += $(SITES_T)/sites_rs $(SITES_T)/sites_rs_lt
 endif
 
 $(SITES_T)/libsites_lib.so: tests/sites/sites_lib.c
@@ -23,9 +23,19 @@ $(SITES_T)/sites_cxx: tests/sites/sites_cxx.cc
 	@mkdir -p $(dir $@)
 	$(call msg,CXX,$@)$(CXX) -std=c++17 $(SITES_CFLAGS) -o $@ $<
 
+$(SITES_T)/sites_gap: tests/sites/sites_gap.cc
+	@mkdir -p $(dir $@)
+	$(call msg,CXX,$@)$(CXX) -std=c++17 -O2 -g -o $@ $<
+
 $(SITES_T)/sites_rs: tests/sites/sites_rs.rs
 	@mkdir -p $(dir $@)
 	$(call msg,RUSTC,$@)$(SITES_RUSTC) -O -g -o $@ $<
+
+# Cargo's debug = "line-tables-only", and v0 symbol names
+$(SITES_T)/sites_rs_lt: tests/sites/sites_rs.rs
+	@mkdir -p $(dir $@)
+	$(call msg,RUSTC,$@)$(SITES_RUSTC) -O -C debuginfo=line-tables-only \
+		-C symbol-mangling-version=v0 -o $@ $<
 
 .PHONY: sites-tests
 sites-tests: $(SITES_PROGS)

@@ -43,11 +43,12 @@ __attribute__((noinline)) static void map_cache(void)
 	keep[2] = m;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	scratch();
 	build_rows();
-	void *h = dlopen("libsites_lib.so", RTLD_NOW);
+	/* argv[1]: the library by another path (a relative one: "./sites/libsites_lib.so") */
+	void *h = dlopen(argc > 1 ? argv[1] : "libsites_lib.so", RTLD_NOW);
 	if (!h) {
 		fprintf(stderr, "sites_c: %s\n", dlerror());
 		return 2;

@@ -1,7 +1,11 @@
 // sites_rs.rs: known call paths through Rust's allocator plumbing (vec! -> from_elem ->
-// RawVec -> __rust_alloc, and Vec::push growth through realloc), built with rustc -O -g.
+// RawVec -> __rust_alloc, and Vec::push growth through realloc), built with rustc -O -g, and
+// again with -C debuginfo=line-tables-only -C symbol-mangling-version=v0 (names without crate
+// paths; std's code for primitive types named "<str>::repeat", "<u8 as ...>::to_vec").
 // Live at both peaks: 3,000,000 bytes from vec! in make_buffer and 1,048,576 bytes (capacity
-// 131,072 u64 after doubling) from the pushes in grow_list.
+// 131,072 u64 after doubling) from the pushes in grow_list; 1,000,000 from "xy".repeat in
+// repeat_str, 500,000 from to_vec in copy_slice, and a HashMap's table (hashbrown) in make_map.
+use std::collections::HashMap;
 use std::hint::black_box;
 use std::thread::sleep;
 use std::time::Duration;
@@ -21,12 +25,32 @@ fn grow_list(n: u64) -> Vec<u64> {
     black_box(v)
 }
 
+#[inline(never)]
+fn repeat_str(n: usize) -> String {
+    black_box("xy".repeat(n)) // SITE:rs_repeat
+}
+
+#[inline(never)]
+fn copy_slice(s: &[u8]) -> Vec<u8> {
+    black_box(s.to_vec()) // SITE:rs_to_vec
+}
+
+#[inline(never)]
+fn make_map(n: usize) -> HashMap<u64, u64> {
+    black_box(HashMap::with_capacity(n)) // SITE:rs_map
+}
+
 fn main() {
     let a = make_buffer(3_000_000);
     let b = grow_list(100_000);
+    let c = repeat_str(500_000);
+    let d = copy_slice(&a[..500_000]);
+    let e = make_map(100_000);
     sleep(Duration::from_millis(150));
     black_box(&a);
     black_box(&b);
+    black_box((&c, &d, &e));
+    drop((c, d, e));
     drop(a);
     drop(b);
     sleep(Duration::from_millis(30));

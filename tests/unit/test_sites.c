@@ -26,11 +26,22 @@ static void test_plumbing_rule(void **state)
 		"<<alloc::boxed::Box<str> as core::convert::From<&str>>::from as core::ops::function::FnOnce<(&str,)>>::call_once",
 		"hashbrown::raw::RawTable<T,A>::reserve_rehash", "cudaMallocHost", "cuMemAlloc_v2",
 		"g_malloc0", "xmalloc",
+		/* all of hashbrown (std's HashMap), C++ exceptions */
+		"hashbrown::map::HashMap<K,V,S,A>::reserve", "hashbrown::set::HashSet<T,S,A>::insert",
+		"<hashbrown::map::HashMap<u64, u64, std::hash::random::RandomState>>::find_or_find_insert_index::<u64>",
+		"__cxa_allocate_exception",
+		/* v0 names of std code for primitive types */
+		"<str>::repeat", "<[u8]>::repeat", "<[alloc::vec::Vec<u8>]>::concat::<u8>",
+		"<u8 as <[_]>::to_vec_in::ConvertVec>::to_vec::<alloc::alloc::Global>",
+		"<i32 as core::fmt::Display>::fmt", "<[u64] as alloc::borrow::ToOwned>::to_owned",
 	};
 	static const char *const no[] = {
 		"main", "grab_rows", "make_table<int>", "build_grid", "sites_rs::grow_list",
 		"<sites_rs::Table as core::clone::Clone>::clone", "mallocx_wrapper", "my::std::thing",
 		"allocate_rows", "", NULL,
+		/* a program's own trait on a primitive type, its own types in a slice or a trait */
+		"<u8 as mycrate::Pack>::pack", "<[mycrate::Row] as mycrate::Pack>::pack",
+		"<mycrate::Row as core::fmt::Display>::fmt", "<stringy::S>::build",
 	};
 	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
 		if (!ckt_sites_is_plumbing(yes[i]))
@@ -38,6 +49,13 @@ static void test_plumbing_rule(void **state)
 	for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
 		if (ckt_sites_is_plumbing(no[i]))
 			fail_msg("'%s' should be a site", no[i] ? no[i] : "(null)");
+	/* by source file: the Rust standard library (names without crate paths under
+	 * debuginfo=line-tables-only) and hashbrown */
+	assert_true(ckt_sites_is_plumbing_file("/rustc/90b35a6239c3d8bdabc530a6a0816f7ff89a0aaf/library/alloc/src/raw_vec.rs"));
+	assert_true(ckt_sites_is_plumbing_file("library/core/src/fmt/num.rs"));
+	assert_true(ckt_sites_is_plumbing_file("/rust/deps/hashbrown-0.16.1/src/map.rs"));
+	assert_false(ckt_sites_is_plumbing_file("/home/me/prover/src/synth.rs"));
+	assert_false(ckt_sites_is_plumbing_file(NULL));
 }
 
 /* Replays b with a sites observer; returns the finished sites (caller frees). */
