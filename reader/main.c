@@ -358,6 +358,10 @@ int main(int argc, char **argv)
 		}
 	/* each site's own peak needs every stack's site during the replay: only for the CSV */
 	sites = ckt_sites_new(a.sites_csv != NULL);
+	if (sites) {
+		const char *depth = ckt_decode_header_get(dec, "setting.CUZKTRACE_DEPTH");
+		ckt_sites_set_depth(sites, depth ? (unsigned)strtoul(depth, NULL, 10) : 0);
+	}
 	if (!sites || ckt_sites_attach(sites, rep) < 0) {
 		fprintf(stderr, CKT_PROG ": error: out of memory\n");
 		goto out;

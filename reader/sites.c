@@ -62,6 +62,7 @@ struct ckt_sites_site {
 
 struct ckt_sites {
 	bool own_peaks;
+	unsigned depth;         /* the trace's CUZKTRACE_DEPTH; 0: unknown */
 	int err;                /* CKT_ENOMEM met in a callback */
 	const uint32_t *epochs; /* the replay's during the replay, then final_epochs */
 	uint32_t final_epochs[CKT_AT_COUNT + 1];
@@ -365,6 +366,16 @@ static int ckt_sites_symbolize(struct ckt_sites *s, size_t i)
 			st->n = CKT_SITES_NOFRAMES;
 			return ckt_sites_symbolize(s, i);
 		}
+		if (s->depth && st->n == s->depth) {
+			if (n == cap) {
+				const char **nv = realloc(v, (cap + 1) * sizeof(*nv));
+				if (!nv)
+					goto nomem;
+				v = nv;
+			}
+			if (!(v[n++] = ckt_sites_fmt(s, "(stack cut at %u frames: CUZKTRACE_DEPTH)", s->depth)))
+				goto nomem;
+		}
 	}
 	st->sym = v;
 	st->nsym = (uint32_t)n;
@@ -521,6 +532,11 @@ static void ckt_sites_on_bytes(void *ctx, const struct ckt_attr *a, int64_t delt
 	si->run += add;
 	if (si->run > si->max)
 		si->max = si->run;
+}
+
+void ckt_sites_set_depth(struct ckt_sites *s, unsigned depth)
+{
+	s->depth = depth;
 }
 
 int ckt_sites_attach(struct ckt_sites *s, struct ckt_replay *r)

@@ -32,6 +32,10 @@ struct ckt_sites;
  * Returns NULL when out of memory. */
 struct ckt_sites *ckt_sites_new(bool own_peaks);
 void ckt_sites_free(struct ckt_sites *s);
+/* The trace's CUZKTRACE_DEPTH: a stack of exactly that many frames was probably cut, and gets
+ * an outermost frame "(stack cut at N frames: CUZKTRACE_DEPTH)" (so a flame graph's cut
+ * stacks share one root instead of each starting at whatever frame was last kept). */
+void ckt_sites_set_depth(struct ckt_sites *s, unsigned depth);
 
 /* Registers s as an observer of r (before the replay runs). Returns 0 or CKT_ENOMEM. */
 int ckt_sites_attach(struct ckt_sites *s, struct ckt_replay *r);

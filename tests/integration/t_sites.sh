@@ -113,6 +113,18 @@ expect_eq "sites: _start (no debug info) is shown as module+offset, never with a
 	"$(grep -o '^_start ([^)]*)' $T/sgap.folded | sort -u)" "$(grep -o '^_start (sites_gap+0x[0-9a-f]*)' $T/sgap.folded | sort -u)"
 expect_eq "sites: sites_gap's stacks start at _start" "$(grep -c '^_start (' $T/sgap.folded)" "$(grep -vc '^(no call stack)' $T/sgap.folded)"
 
+# a stack cut at CUZKTRACE_DEPTH gets one outermost frame that says so (a flame graph's cut
+# stacks then share a root); a whole stack does not
+for d in 16 256; do
+	CUZKTRACE_DEPTH=$d CUZKTRACE_OUT=$T/deep$d.zst traced deep$d $P/deeprec
+	$REPORT --folded $T/deep$d.folded $T/deep$d.zst >/dev/null 2>&1
+done
+expect_eq "sites: a stack cut at CUZKTRACE_DEPTH=16 says so at its root" \
+	"$(grep ' 1000000$' $T/deep16.folded | cut -d';' -f1)/$(grep ' 1000000$' $T/deep16.folded | tr ';' '\n' | grep -c '^rec ')" \
+	"(stack cut at 16 frames: CUZKTRACE_DEPTH)/16"
+expect_eq "sites: a whole stack (depth 256) starts at _start" \
+	"$(grep ' 1000000$' $T/deep256.folded | cut -d';' -f1 | sed 's/ (.*//')/$(grep ' 1000000$' $T/deep256.folded | tr ';' '\n' | grep -c '^rec ')" "_start/101"
+
 # ---- Rust (rustc -O -g): vec! and Vec::push growth through alloc:: plumbing ----
 if [ -x $S/sites_rs ]; then
 	R_V=$(line_of $SRC/sites_rs.rs SITE:rs_vec)
