@@ -71,6 +71,11 @@
  *              segments, bias applied), str path, str build_id (lowercase hex, may be empty).
  *              The whole module map is written at start and again after each dlopen/dlclose;
  *              readers keep the union (an address belongs to the module whose span holds it).
+ *              Since tracer 0.2.1 each STACK record comes after the map that was current when
+ *              the stack was captured and before the next map, so a reader that takes each run
+ *              of consecutive MODULE records as one map, and symbolizes a stack with the newest
+ *              module listed up to the map before it, is right across dlclose and a new library
+ *              at the same addresses.
  *   CUDA_ALLOC dts, uv kind (CKT_CUDA_*), uv device (ordinal, or CKT_CUDA_NO_DEVICE), daddr,
  *              uv size, uv stack, uv phase, uv fn (CKT_CU_*: the driver entry point)
  *   CUDA_FREE  dts, uv kind, daddr, uv fn            recorded before the real free; kind is the

@@ -158,7 +158,7 @@ __attribute__((constructor(101))) static void ckt_init(void)
 	pthread_atfork(NULL, NULL, on_fork_child);
 	if (ckt_writer_start() == 0) {
 		ckt_check_interposition();
-		ckt_modules_check();
+		(void)ckt_modules_check();
 		ckt_stacks_init();
 		if (ckt_config.rss_ms)
 			ckt_rss_start();

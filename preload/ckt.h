@@ -349,13 +349,18 @@ extern uintptr_t ckt_unw_lo, ckt_unw_hi; /* libunwind's text */
 /* The calling thread's stack id (0 if none can be had). Caller holds the guard. */
 uint32_t ckt_stacks_capture(struct ckt_tls *t);
 /* Writer: the stack with id `from` if published (returns from), else 0. */
-uint32_t ckt_stacks_next(uint32_t from, const uint64_t **frames, uint32_t *n);
+uint32_t ckt_stacks_next(uint32_t from, const uint64_t **frames, uint32_t *n, uint32_t *map);
 
 /* ---- aux records: pre-encoded records that are not one thread's events (module maps, phase
  * names, matched log lines, thread names), handed to the writer on a lock-free list. The writer
  * writes them, oldest first, before the events of the flush. ---- */
 struct ckt_aux {
 	struct ckt_aux *next;
+	/* a module map: its number (1, 2, ... in the order taken); 0 for other records. A stack
+	 * is written after the map that was current when it was captured and before the next one,
+	 * so a reader symbolizes it with the libraries loaded then (dlclose, then another library
+	 * at the same addresses) */
+	uint32_t map;
 	size_t len;
 	uint8_t bytes[];
 };
@@ -365,7 +370,9 @@ struct ckt_aux *ckt_aux_new(size_t cap);
 void ckt_aux_push(struct ckt_aux *a);
 
 /* ---- modules.c ---- */
-void ckt_modules_check(void);
+uint32_t ckt_modules_check(void); /* the new map's number, 0: none taken */
+/* The number of the module map taken last (0 before the first). */
+uint32_t ckt_modules_current(void);
 
 /* ---- sample.c: the default mode, CUZKTRACE_SAMPLE=R > 0 (R = 0: exact mode) ----
  * Blocks whose malloc_usable_size is >= R are recorded individually, as in exact mode. Smaller

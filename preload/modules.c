@@ -101,15 +101,23 @@ static int read_gen(struct dl_phdr_info *info, size_t size, void *arg)
 	return 1; /* the counters are global: the first object is enough */
 }
 
-/* Takes a snapshot if the set of loaded objects changed since the last one. Caller holds the
- * guard (the snapshot buffer comes from the real malloc). */
-void ckt_modules_check(void)
+static atomic_uint maps_taken;
+
+uint32_t ckt_modules_current(void)
+{
+	return atomic_load(&maps_taken);
+}
+
+/* Takes a snapshot if the set of loaded objects changed since the last one; returns its
+ * number, or 0 when none was taken. Caller holds the guard (the snapshot buffer comes from the
+ * real malloc). */
+uint32_t ckt_modules_check(void)
 {
 	unsigned long long gen = 0;
 	dl_iterate_phdr(read_gen, &gen);
 	unsigned long long old = atomic_load(&seen_gen);
 	if (gen == old || !atomic_compare_exchange_strong(&seen_gen, &old, gen))
-		return;
+		return 0;
 	size_t cap = 256 * 1024;
 	struct ckt_aux *s = ckt_aux_new(cap);
 	static atomic_int said;
@@ -118,22 +126,27 @@ void ckt_modules_check(void)
 		if (!atomic_exchange(&said, 1))
 			ckt_log("warning: out of memory for the module map; frames of libraries loaded "
 				"now may show as addresses", NULL, NULL, NULL);
-		return;
+		return 0;
 	}
 	struct build b = {s->bytes, s->bytes, s->bytes + cap, 0};
 	dl_iterate_phdr(add_module, &b);
 	s->len = (size_t)(b.p - b.buf);
+	s->map = atomic_fetch_add(&maps_taken, 1) + 1;
 	if (b.overflow && !atomic_exchange(&said, 1))
 		ckt_log("warning: the module map exceeds 256 KiB; frames of the modules left out show "
 			"as addresses", NULL, NULL, NULL);
+	uint32_t map = s->map;
 	ckt_aux_push(s);
+	return map;
 }
 
 struct ckt_aux *ckt_aux_new(size_t cap)
 {
 	struct ckt_aux *a = malloc(sizeof(*a) + cap);
-	if (a)
+	if (a) {
 		a->len = 0;
+		a->map = 0;
+	}
 	return a;
 }
 

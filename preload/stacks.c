@@ -31,7 +31,9 @@ struct tslot {
 
 struct ckt_stack_entry {
 	uint32_t n;
-	uint32_t pad;
+	/* the module map current when it was captured; a map taken because of this very stack
+	 * (a new library) replaces it right after the stack is published */
+	_Atomic uint32_t map;
 	uint64_t frames[];
 };
 
@@ -133,9 +135,14 @@ static CKT_NOINLINE uint32_t intern(const uint64_t *f, uint32_t n, uint64_t h)
 				struct ckt_stack_entry *e = (void *)(arena + off);
 				e->n = n;
 				memcpy(e->frames, f, n * sizeof(uint64_t));
+				atomic_store_explicit(&e->map, ckt_modules_current(), memory_order_relaxed);
 				atomic_store_explicit(&by_id[id], e, memory_order_release);
 				atomic_store_explicit(&s->id, id, memory_order_release);
-				ckt_modules_check(); /* a new stack may come from a new library */
+				/* after publishing: threads waiting for this id must not wait for the
+				 * loader's lock. A new stack may come from a new library. */
+				uint32_t map = ckt_modules_check();
+				if (map)
+					atomic_store_explicit(&e->map, map, memory_order_release);
 				return id;
 			}
 		}
@@ -192,7 +199,7 @@ uint32_t ckt_stacks_capture(struct ckt_tls *t)
 /* Writer side: the stacks published since the last call, in id order, stopping at the first
  * id still being published (it will be picked up next time; readers accept a STACK record
  * after the events that name it). */
-uint32_t ckt_stacks_next(uint32_t from, const uint64_t **frames, uint32_t *n)
+uint32_t ckt_stacks_next(uint32_t from, const uint64_t **frames, uint32_t *n, uint32_t *map)
 {
 	if (!by_id || from >= atomic_load(&next_id) || from >= MAX_IDS)
 		return 0;
@@ -201,5 +208,6 @@ uint32_t ckt_stacks_next(uint32_t from, const uint64_t **frames, uint32_t *n)
 		return 0;
 	*frames = e->frames;
 	*n = e->n;
+	*map = atomic_load_explicit(&e->map, memory_order_acquire);
 	return from;
 }

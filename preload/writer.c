@@ -203,6 +203,17 @@ static int reserve(uint8_t **p, uint64_t tid)
  * stack published since the last flush. */
 static uint32_t stack_next = 1;
 
+/* Writes one pre-encoded record (unless rc already failed) and frees it; returns rc. */
+static int emit_aux(uint8_t **p, struct ckt_aux *s, int rc)
+{
+	if (!rc && s->len + CKT_MAX_RECORD < FRAME_CAP && !(rc = reserve_n(p, 0, s->len))) {
+		memcpy(*p, s->bytes, s->len);
+		*p += s->len;
+	}
+	free(s);
+	return rc;
+}
+
 static int emit_tables(uint8_t **p)
 {
 	int rc = 0;
@@ -210,28 +221,39 @@ static int emit_tables(uint8_t **p)
 	 * holding that lock (inside dlclose, or in a dl_iterate_phdr callback) may be waiting for
 	 * this very writer to make room in its ring. New modules are noticed on the program's side,
 	 * when a new stack is seen (stacks.c). */
-	struct ckt_aux *s = atomic_exchange(&ckt_auxs, NULL), *rev = NULL;
+	/* the list is newest first: reverse it, putting module maps apart, in the order taken */
+	struct ckt_aux *s = atomic_exchange(&ckt_auxs, NULL), *rev = NULL, *maps = NULL;
 	while (s) {
-		struct ckt_aux *n = s->next;
-		s->next = rev;
-		rev = s;
+		struct ckt_aux *n = s->next, **at = &rev;
+		if (s->map) /* sorted insert: maps are few, and nearly always in order already */
+			for (at = &maps; *at && (*at)->map < s->map; at = &(*at)->next)
+				;
+		s->next = *at;
+		*at = s;
 		s = n;
 	}
 	for (s = rev; s; s = rev) {
 		rev = s->next;
-		if (!rc && s->len + CKT_MAX_RECORD < FRAME_CAP && !(rc = reserve_n(p, 0, s->len))) {
-			memcpy(*p, s->bytes, s->len);
-			*p += s->len;
-		}
-		free(s);
+		rc = emit_aux(p, s, rc);
 	}
+	/* each new stack after the map current when it was captured, before the next one */
 	const uint64_t *f;
-	uint32_t n;
-	while (!rc && ckt_stacks_next(stack_next, &f, &n)) {
-		if ((rc = reserve_n(p, 0, 32 + 10 * (size_t)n)))
+	uint32_t n, map;
+	while (!rc && ckt_stacks_next(stack_next, &f, &n, &map)) {
+		while (!rc && maps && maps->map <= map) {
+			s = maps;
+			maps = s->next;
+			rc = emit_aux(p, s, rc);
+		}
+		if (rc || (rc = reserve_n(p, 0, 32 + 10 * (size_t)n)))
 			break;
 		ckt_record_stack(p, stack_next, f, n);
 		stack_next++;
+	}
+	while (maps) {
+		s = maps;
+		maps = s->next;
+		rc = emit_aux(p, s, rc);
 	}
 	return rc;
 }

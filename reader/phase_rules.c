@@ -22,6 +22,7 @@ struct ckt_rstack {
 	uint64_t id;
 	uint64_t *pcs;
 	size_t n;
+	uint32_t map; /* the module map current when its STACK record was read */
 };
 
 struct ckt_phase_rules {
@@ -84,7 +85,8 @@ static struct ckt_rstack *ckt_phase_rules_slot(const struct ckt_phase_rules *r, 
 	return &r->stacks[i];
 }
 
-static int ckt_phase_rules_put(struct ckt_phase_rules *r, uint64_t id, uint64_t *pcs, size_t n)
+static int ckt_phase_rules_put(struct ckt_phase_rules *r, uint64_t id, uint64_t *pcs, size_t n,
+			       uint32_t map)
 {
 	if ((r->nstacks + 1) * 2 > r->cap) {
 		struct ckt_phase_rules g = { .cap = r->cap ? r->cap * 2 : 1024 };
@@ -103,7 +105,7 @@ static int ckt_phase_rules_put(struct ckt_phase_rules *r, uint64_t id, uint64_t 
 		free(pcs);
 		return 0;
 	}
-	*s = (struct ckt_rstack){ id, pcs, n };
+	*s = (struct ckt_rstack){ id, pcs, n, map };
 	r->nstacks++;
 	return 0;
 }
@@ -126,7 +128,7 @@ static int ckt_phase_rules_stack(struct ckt_phase_rules *r, const struct ckt_rec
 		prev += (uint64_t)d;
 		pcs[i] = prev;
 	}
-	return ckt_phase_rules_put(r, rec->u.stack.id, pcs, n);
+	return ckt_phase_rules_put(r, rec->u.stack.id, pcs, n, ckt_sym_map_now(r->sym));
 }
 
 int ckt_phase_rules_scan(struct ckt_phase_rules *r, const char *path, struct ckt_error *err)
@@ -185,7 +187,7 @@ const char *ckt_phase_rules_decide(void *ctx, uint64_t stack)
 	/* every frame against the rules not yet beaten: the earliest rule given wins */
 	for (size_t i = 0; i < s->n && best > 0; i++) {
 		const struct ckt_sym_frame *f;
-		int nf = ckt_sym_lookup(r->sym, s->pcs[i], &f);
+		int nf = ckt_sym_lookup(r->sym, s->pcs[i], s->map, &f);
 		for (int k = 0; k < nf; k++)
 			for (size_t q = 0; q < best; q++)
 				if (ckt_phase_rules_match(&r->rules[q], &f[k])) {

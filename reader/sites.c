@@ -44,6 +44,7 @@ struct ckt_sites_stack {
 	uint32_t len, n;        /* bytes and frames there; n == CKT_SITES_NOFRAMES: none yet */
 	int32_t site;           /* index in s->sites; -1 until resolved */
 	uint32_t nsym, site_frame;
+	uint32_t map;           /* the module map current when its STACK record was read */
 	const char **sym;       /* formatted frames, innermost first; NULL until symbolized */
 	uint64_t allocs, alloc_bytes;
 	struct ckt_tracked t[T_COUNT];
@@ -340,7 +341,7 @@ static int ckt_sites_symbolize(struct ckt_sites *s, size_t i)
 				break;
 			pc += (uint64_t)d;
 			const struct ckt_sym_frame *f;
-			int nf = ckt_sym_lookup(s->sym, pc, &f);
+			int nf = ckt_sym_lookup(s->sym, pc, st->map, &f);
 			if (nf < 0)
 				goto nomem;
 			for (int j = 0; j < nf; j++) {
@@ -454,6 +455,7 @@ static void ckt_sites_on_record(void *ctx, const struct ckt_record *rec)
 	struct ckt_sites_stack *st = &s->stacks[i];
 	if (st->n != CKT_SITES_NOFRAMES || st->site >= 0)
 		return; /* written once per stack; a late duplicate changes nothing */
+	st->map = ckt_sym_map_now(s->sym);
 	size_t len = rec->u.stack.frames_len;
 	if (s->enc_len + len > s->enc_cap) {
 		size_t cap = s->enc_cap ? s->enc_cap : 4096;

@@ -22,6 +22,7 @@ enum ckt_sym_state { CKT_MOD_NEW, CKT_MOD_OK, CKT_MOD_BAD };
 
 struct ckt_sym_module {
 	uint64_t base, lo, hi;
+	uint32_t map; /* the module map (run of MODULE records) that first listed it */
 	const char *path, *build_id, *basename;
 	enum ckt_sym_state state;
 	Dwfl *dwfl;
@@ -30,6 +31,7 @@ struct ckt_sym_module {
 
 struct ckt_sym_cached {
 	uint64_t pc;    /* 0: empty slot (0 is never a return address) */
+	uint32_t mod;   /* the module it was resolved in, + 1; 0: none */
 	uint32_t first; /* index into frames */
 	uint32_t n;
 };
@@ -43,6 +45,8 @@ struct ckt_sym_chunk {
 struct ckt_sym {
 	struct ckt_sym_module *mods;
 	size_t n_mods, cap_mods;
+	uint32_t map;  /* module maps seen so far */
+	bool in_map;   /* the last call added a module: the next one continues that map */
 
 	struct ckt_sym_cached *cache; /* open addressing, power of two */
 	size_t cache_cap, cache_used;
@@ -170,6 +174,10 @@ int ckt_sym_add_module(struct ckt_sym *s, uint64_t base, uint64_t lo, uint64_t h
 	const char *b = ckt_sym_intern(s, build_id, build_id_len);
 	if (!p || !b)
 		return CKT_ENOMEM;
+	if (!s->in_map) {
+		s->map++;
+		s->in_map = true;
+	}
 	/* the whole map is written again after every dlopen: keep each module once (interned
 	 * strings compare by pointer) */
 	for (size_t i = 0; i < s->n_mods; i++) {
@@ -188,9 +196,15 @@ int ckt_sym_add_module(struct ckt_sym *s, uint64_t base, uint64_t lo, uint64_t h
 	const char *slash = strrchr(p, '/');
 	s->mods[s->n_mods++] = (struct ckt_sym_module){
 		.base = base, .lo = lo, .hi = hi, .path = p, .build_id = b,
-		.basename = slash ? slash + 1 : p, .state = CKT_MOD_NEW,
+		.basename = slash ? slash + 1 : p, .state = CKT_MOD_NEW, .map = s->map,
 	};
 	return 0;
+}
+
+uint32_t ckt_sym_map_now(struct ckt_sym *s)
+{
+	s->in_map = false;
+	return s->map;
 }
 
 size_t ckt_sym_nwarnings(const struct ckt_sym *s)
@@ -262,12 +276,19 @@ static void ckt_sym_open(struct ckt_sym *s, struct ckt_sym_module *m)
 	m->state = CKT_MOD_OK;
 }
 
-static struct ckt_sym_module *ckt_sym_module_of(struct ckt_sym *s, uint64_t pc)
+/* The module holding pc in module map `map`: the newest listed by then; failing that (a
+ * stack read before the map of its library) the newest of all. */
+static struct ckt_sym_module *ckt_sym_module_of(struct ckt_sym *s, uint64_t pc, uint32_t map)
 {
+	struct ckt_sym_module *any = NULL;
 	for (size_t i = s->n_mods; i-- > 0;)
-		if (pc >= s->mods[i].lo && pc < s->mods[i].hi)
-			return &s->mods[i];
-	return NULL;
+		if (pc >= s->mods[i].lo && pc < s->mods[i].hi) {
+			if (s->mods[i].map <= map)
+				return &s->mods[i];
+			if (!any)
+				any = &s->mods[i];
+		}
+	return any;
 }
 
 /* ---- names ---- */
@@ -436,10 +457,9 @@ static int ckt_sym_symtab(struct ckt_sym *s, struct ckt_sym_module *m, uint64_t 
 	return ckt_sym_push(s, f);
 }
 
-static int ckt_sym_resolve(struct ckt_sym *s, uint64_t pc)
+static int ckt_sym_resolve(struct ckt_sym *s, uint64_t pc, struct ckt_sym_module *m)
 {
 	struct ckt_sym_frame f = { 0 };
-	struct ckt_sym_module *m = ckt_sym_module_of(s, pc);
 	f.offset = pc;
 	if (!m)
 		return ckt_sym_push(s, &f) < 0 ? CKT_ENOMEM : 1;
@@ -455,6 +475,11 @@ static int ckt_sym_resolve(struct ckt_sym *s, uint64_t pc)
 	return ckt_sym_symtab(s, m, pc - 1, &f) < 0 ? CKT_ENOMEM : 1;
 }
 
+static size_t ckt_sym_cache_home(uint64_t pc, uint32_t mod, size_t cap)
+{
+	return ckt_util_hash64(pc ^ (uint64_t)mod << 56 ^ mod) & (cap - 1);
+}
+
 static int ckt_sym_cache_grow(struct ckt_sym *s)
 {
 	size_t cap = s->cache_cap ? s->cache_cap * 2 : 1024;
@@ -464,7 +489,7 @@ static int ckt_sym_cache_grow(struct ckt_sym *s)
 	for (size_t i = 0; i < s->cache_cap; i++) {
 		if (!s->cache[i].pc)
 			continue;
-		size_t k = ckt_util_hash64(s->cache[i].pc) & (cap - 1);
+		size_t k = ckt_sym_cache_home(s->cache[i].pc, s->cache[i].mod, cap);
 		while (t[k].pc)
 			k = (k + 1) & (cap - 1);
 		t[k] = s->cache[i];
@@ -475,22 +500,25 @@ static int ckt_sym_cache_grow(struct ckt_sym *s)
 	return 0;
 }
 
-int ckt_sym_lookup(struct ckt_sym *s, uint64_t pc, const struct ckt_sym_frame **out)
+int ckt_sym_lookup(struct ckt_sym *s, uint64_t pc, uint32_t map, const struct ckt_sym_frame **out)
 {
 	if (s->cache_used * 2 >= s->cache_cap && ckt_sym_cache_grow(s) < 0)
 		return CKT_ENOMEM;
+	/* one pc may belong to different modules at different times: cached per (pc, module) */
+	struct ckt_sym_module *m = ckt_sym_module_of(s, pc, map);
+	uint32_t mod = m ? (uint32_t)(m - s->mods) + 1 : 0;
 	uint64_t key = pc ? pc : 1;
-	size_t k = ckt_util_hash64(key) & (s->cache_cap - 1);
+	size_t k = ckt_sym_cache_home(key, mod, s->cache_cap);
 	for (; s->cache[k].pc; k = (k + 1) & (s->cache_cap - 1))
-		if (s->cache[k].pc == key) {
+		if (s->cache[k].pc == key && s->cache[k].mod == mod) {
 			*out = s->frames + s->cache[k].first;
 			return (int)s->cache[k].n;
 		}
 	size_t first = s->n_frames;
-	int n = ckt_sym_resolve(s, pc);
+	int n = ckt_sym_resolve(s, pc, m);
 	if (n < 0)
 		return n;
-	s->cache[k] = (struct ckt_sym_cached){ key, (uint32_t)first, (uint32_t)n };
+	s->cache[k] = (struct ckt_sym_cached){ key, mod, (uint32_t)first, (uint32_t)n };
 	s->cache_used++;
 	*out = s->frames + first;
 	return n;

@@ -30,16 +30,24 @@ struct ckt_sym *ckt_sym_new(void);
 void ckt_sym_free(struct ckt_sym *s);
 
 /* One MODULE record: load bias, [lo, hi) span, path, build-id in lowercase hex (may be
- * empty). The same module reported again is ignored; when spans overlap (a library unloaded
- * and another loaded in its place) the one reported last wins. Nothing is opened until an
- * address inside it is looked up. Returns 0 or CKT_ENOMEM. */
+ * empty). Consecutive MODULE records form one module map (the writer writes the whole map
+ * after each dlopen/dlclose); the same module reported again is ignored. When spans overlap
+ * (a library unloaded and another loaded in its place) a lookup takes the newest module listed
+ * by the map it is asked about. Nothing is opened until an address inside it is looked up.
+ * Returns 0 or CKT_ENOMEM. */
 int ckt_sym_add_module(struct ckt_sym *s, uint64_t base, uint64_t lo, uint64_t hi, const char *path,
 		       size_t path_len, const char *build_id, size_t build_id_len);
 
-/* Frames for the return address pc, looked up at pc - 1 so that the line is the call's, not
- * the next statement's. Returns the number of frames (at least 1) and sets *out to them,
- * valid until the next call; CKT_ENOMEM when out of memory. Results are cached per address. */
-int ckt_sym_lookup(struct ckt_sym *s, uint64_t pc, const struct ckt_sym_frame **out);
+/* Frames for the return address pc of a stack read with module map `map`, looked up at pc - 1
+ * so that the line is the call's, not the next statement's. Returns the number of frames (at
+ * least 1) and sets *out to them, valid until the next call; CKT_ENOMEM when out of memory.
+ * Results are cached per address and module. */
+int ckt_sym_lookup(struct ckt_sym *s, uint64_t pc, uint32_t map, const struct ckt_sym_frame **out);
+
+/* The module map now (the number of maps seen so far): a STACK record read now takes it, and
+ * its lookups pass it as `map` (the writer writes a stack after the map that was current when
+ * it was captured). Also ends the current map: the next MODULE record starts a new one. */
+uint32_t ckt_sym_map_now(struct ckt_sym *s);
 
 /* A copy of str[0..n) owned by the symbolizer; equal strings give the same pointer. NULL when
  * out of memory. */

@@ -125,6 +125,14 @@ expect_eq "sites: a stack cut at CUZKTRACE_DEPTH=16 says so at its root" \
 expect_eq "sites: a whole stack (depth 256) starts at _start" \
 	"$(grep ' 1000000$' $T/deep256.folded | cut -d';' -f1 | sed 's/ (.*//')/$(grep ' 1000000$' $T/deep256.folded | tr ';' '\n' | grep -c '^rec ')" "_start/101"
 
+# a library dlclosed and another loaded at the same addresses: each stack is symbolized with
+# the libraries loaded when it was captured
+CUZKTRACE_OUT=$T/sdl.zst traced sdl $S/sites_dl
+$REPORT --json $T/sdl.zst >$T/sdl.json 2>/dev/null
+expect_eq "sites: dlclose, then another library at the same addresses: each block keeps its own function" \
+	"$(site_get $T/sdl.json sites_at_peak_heap "^a_alloc \(.*sites_dla\.c:$(line_of $SRC/sites_dla.c SITE:dla)\)\$" bytes)/$(site_get $T/sdl.json sites_at_peak_heap "^b_alloc \(.*sites_dlb\.c:$(line_of $SRC/sites_dlb.c SITE:dlb)\)\$" bytes)" \
+	"1200000/900000"
+
 # ---- Rust (rustc -O -g): vec! and Vec::push growth through alloc:: plumbing ----
 if [ -x $S/sites_rs ]; then
 	R_V=$(line_of $SRC/sites_rs.rs SITE:rs_vec)

@@ -4,10 +4,19 @@
 SITES_T := $(B)/sites
 SITES_CFLAGS := -O2 -g -fomit-frame-pointer -Wall
 SITES_RUSTC := $(shell command -v rustc 2>/dev/null)
-SITES_PROGS := $(SITES_T)/sites_c $(SITES_T)/libsites_lib.so $(SITES_T)/sites_cxx $(SITES_T)/sites_gap
+SITES_PROGS := $(SITES_T)/sites_c $(SITES_T)/libsites_lib.so $(SITES_T)/sites_cxx $(SITES_T)/sites_gap \
+	$(SITES_T)/sites_dl $(SITES_T)/libsites_dla.so $(SITES_T)/libsites_dlb.so
 ifneq ($(SITES_RUSTC),)
 SITES_PROGS += $(SITES_T)/sites_rs $(SITES_T)/sites_rs_lt
 endif
+
+$(SITES_T)/libsites_dl%.so: tests/sites/sites_dl%.c
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$@)$(CC) -std=gnu11 $(SITES_CFLAGS) -fPIC -shared -o $@ $<
+
+$(SITES_T)/sites_dl: tests/sites/sites_dl.c
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$@)$(CC) -std=gnu11 -D_GNU_SOURCE $(SITES_CFLAGS) -o $@ $< -ldl
 
 $(SITES_T)/libsites_lib.so: tests/sites/sites_lib.c
 	@mkdir -p $(dir $@)
