@@ -881,9 +881,9 @@ int ckt_phases_finish(struct ckt_phases *p, uint64_t end_ns)
 /* A name padded to the label column. */
 static void ckt_phases_put_label(FILE *out, const char *indent, const char *name)
 {
-	size_t w = strlen(indent) + strlen(name);
 	fputs(indent, out);
-	ckt_util_put_clean(out, name, strlen(name));
+	/* in characters, not bytes: names may be UTF-8 */
+	size_t w = strlen(indent) + ckt_util_put_clean(out, name, strlen(name));
 	if (w >= 22) /* too long for the column: one space still separates it */
 		fputc(' ', out);
 	for (; w < 22; w++)

@@ -111,10 +111,11 @@ size_t ckt_util_utf8_len(const unsigned char *s, size_t n)
 	return len;
 }
 
-void ckt_util_put_clean(FILE *out, const char *str, size_t n)
+size_t ckt_util_put_clean(FILE *out, const char *str, size_t n)
 {
 	const unsigned char *s = (const unsigned char *)str;
-	for (size_t i = 0; i < n;) {
+	size_t chars = 0;
+	for (size_t i = 0; i < n; chars++) {
 		size_t len = ckt_util_utf8_len(s + i, n - i);
 		if (len == 0 || (len == 1 && (s[i] < 0x20 || s[i] == 0x7f))) {
 			fputc('?', out);
@@ -124,4 +125,5 @@ void ckt_util_put_clean(FILE *out, const char *str, size_t n)
 			i += len;
 		}
 	}
+	return chars;
 }

@@ -42,7 +42,7 @@ char *ckt_util_fmt_secs(char *buf, size_t n, uint64_t ns, int decimals);
 size_t ckt_util_utf8_len(const unsigned char *s, size_t n);
 /* Writes str with control bytes and invalid UTF-8 shown as '?': a terminal must not be driven
  * by bytes from a trace file. */
-void ckt_util_put_clean(FILE *out, const char *str, size_t n);
+size_t ckt_util_put_clean(FILE *out, const char *str, size_t n); /* returns the characters written */
 
 /* Fibonacci hashing for addresses and tids (their low bits are often zero). */
 static inline uint64_t ckt_util_hash64(uint64_t x)

@@ -183,3 +183,14 @@ expect_eq "phases: rules over the limits name the limit" "$(cat $T/limits.all)" 
 $REPORT --json --phase-rule '(none)=main' $T/p2deep.zst >$T/p2none.json
 expect_eq "phase-rule: '(none)=...' gives bytes back to (none), no second (none)" \
 	"$(jget $T/p2none.json peak_heap.by_phase)" '[{"phase": "(none)", "bytes": 6000145}]'
+p2 utf8
+$REPORT $T/p2utf8.zst >$T/p2utf8.txt
+expect_eq "phases: text columns line up after a UTF-8 name (counted in characters)" \
+	"$($PY - $T/p2utf8.txt <<'PYEOF'
+import re, sys
+rows = [l for l in open(sys.argv[1], encoding='utf-8') if re.match(r'\s*(donn\u00e9es|plain)\s', l)]
+# rows of one kind (indented shares, the table) must put their second column at one place
+cols = {(r[0] == ' ', re.search(r'\S+\s+(\S)', r).start(1)) for r in rows}
+print(len(cols) == len({k for k, _ in cols}), len(rows) >= 4)
+PYEOF
+)" "True True"

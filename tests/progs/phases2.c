@@ -12,6 +12,7 @@
  *   bigwritev  a writev of 9,000 bytes, then "SYNTH_START\n"; a block of 1,000,000 after it
  *   overlap    "PROVE" 1,000,000 "PROVE_DONE" 2,000,000 "LOAD" 3,000,000 "SYNTH" 4,000,000
  *              "DONE" 5,000,000 "MARK" 6,000,000 "MARK" 7,000,000, each marker its own line
+ *   utf8       1,000,000 in the phase "données" (UTF-8), 1,000,000 in "plain"
  *   manylines  one write of 20,000 lines "STEP n": 20,000 matches of a single-marker rule
  * Blocks are kept to the end, so the peak heap is their sum. Uses write(2), not stdio. */
 #define CUZKTRACE_WEAK
@@ -121,6 +122,13 @@ int main(int argc, char **argv)
 			say(2, lines[i]);
 			hold((size_t)(i + 1) * 1000000);
 		}
+	} else if (!strcmp(mode, "utf8")) {
+		CUZKTRACE_PHASE_PUSH("donn\xc3\xa9" "es");
+		hold(1000000);
+		CUZKTRACE_PHASE_POP();
+		CUZKTRACE_PHASE_PUSH("plain");
+		hold(1000000);
+		CUZKTRACE_PHASE_POP();
 	} else if (!strcmp(mode, "manylines")) {
 		static char buf[20000 * 12];
 		size_t n = 0;
@@ -130,7 +138,7 @@ int main(int argc, char **argv)
 			return 3;
 		hold(1000000);
 	} else {
-		say(2, "usage: phases2 deep|deeper|overlimit|exitpush|race|bigwritev|overlap|manylines\n");
+		say(2, "usage: phases2 deep|deeper|overlimit|exitpush|race|bigwritev|overlap|utf8|manylines\n");
 		return 2;
 	}
 	say(1, "phases2: done\n");
