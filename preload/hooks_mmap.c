@@ -10,6 +10,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#ifndef MREMAP_DONTUNMAP
+#define MREMAP_DONTUNMAP 4 /* Linux 5.7 */
+#endif
+
 static inline int hook_enter(struct ckt_tls *t)
 {
 	return CKT_LIKELY(!t->guard && !t->in_driver) &&
@@ -98,12 +102,12 @@ CKT_EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags, ..
 	if (p == MAP_FAILED) {
 		ckt_done(t);
 	} else {
-		if (old_len == 0) /* duplicates a shared mapping; the old one stays */
-			ckt_emit(t, CKT_EV_MMAP, CKT_MAP_SHARED | CKT_MAP_ANON | 3u << 4, before,
-				 (uint64_t)(uintptr_t)p, new_len, st);
-		else
-			ckt_emit2(t, CKT_EV_MREMAP, 0, before, (uint64_t)(uintptr_t)old, old_len,
-				  before, (uint64_t)(uintptr_t)p, new_len, st);
+		/* old_len 0 duplicates a shared mapping, MREMAP_DONTUNMAP leaves the old range in
+		 * place: the old range stays, so nothing is released, and the new range takes the
+		 * old one's attributes (file-backed or anonymous) from the reader's own map */
+		size_t released = flags & MREMAP_DONTUNMAP ? 0 : old_len;
+		ckt_emit2(t, CKT_EV_MREMAP, 0, before, (uint64_t)(uintptr_t)old, released, before,
+			  (uint64_t)(uintptr_t)p, new_len, st);
 	}
 	t->guard = 0;
 	return p;

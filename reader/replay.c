@@ -285,12 +285,25 @@ struct ckt_range {
 	uint32_t prot;
 	uint32_t flags; /* CKT_MAP_ANON, CKT_MAP_SHARED */
 	uint32_t tid;
+	/* the ranges left of the mapping this one is part of (unmapping a hole splits one in
+	 * two), shared by them: the mapping stops counting as a live block when the last goes */
+	uint32_t *pieces;
 };
 
 struct ckt_rangeset {
 	struct ckt_range *r;
 	size_t n, cap;
 };
+
+/* One range of a mapping is gone: the mapping's last one, or a piece of it. */
+static int ckt_replay_piece_gone(struct ckt_range *g)
+{
+	if (--*g->pieces)
+		return 0;
+	free(g->pieces);
+	g->pieces = NULL;
+	return 1;
+}
 
 /* First range whose end lies above addr (ends are sorted too, ranges being disjoint). */
 static size_t ckt_replay_range_lower(const struct ckt_rangeset *s, uint64_t addr)
@@ -468,6 +481,8 @@ void ckt_replay_free(struct ckt_replay *r)
 	free(r->heap);
 	ckt_replay_big_free(r->spare, r->spare_cap * sizeof(struct ckt_ev));
 	ckt_replay_big_free(r->blocks.slots, r->blocks.cap * sizeof(*r->blocks.slots));
+	for (size_t i = 0; i < r->maps.n; i++)
+		(void)ckt_replay_piece_gone(&r->maps.r[i]);
 	free(r->maps.r);
 	free(r->cuda_blocks.slots);
 	free(r->cuda_handles.slots);
@@ -757,13 +772,14 @@ static uint64_t ckt_replay_page_end(const struct ckt_replay *r, uint64_t addr, u
 	return rl > UINT64_MAX - addr ? UINT64_MAX : addr + rl;
 }
 
-static void ckt_replay_sub_range(struct ckt_replay *r, const struct ckt_range *g, uint64_t bytes,
+/* bytes of range g are unmapped; gone: all of g */
+static void ckt_replay_sub_range(struct ckt_replay *r, struct ckt_range *g, uint64_t bytes, bool gone,
 				  uint64_t ts)
 {
-	int whole = bytes == g->end - g->start;
+	int blocks = gone && ckt_replay_piece_gone(g) ? -1 : 0;
 	ckt_replay_obs_bytes(r, g->stack, g->phase, g->tid,
 			     g->flags & CKT_MAP_ANON ? CKT_SPACE_ANON : CKT_SPACE_FILE, -(int64_t)bytes,
-			     whole ? -1 : 0, ts);
+			     blocks, ts);
 	if (g->flags & CKT_MAP_ANON)
 		r->st.anon_mmap_bytes -= bytes;
 	else
@@ -781,11 +797,12 @@ static int ckt_replay_unmap(struct ckt_replay *r, uint64_t s, uint64_t e, uint64
 	while (i < rs->n && rs->r[i].start < e) {
 		struct ckt_range *g = &rs->r[i];
 		uint64_t lo = g->start > s ? g->start : s, hi = g->end < e ? g->end : e;
-		ckt_replay_sub_range(r, g, hi - lo, ts);
+		ckt_replay_sub_range(r, g, hi - lo, g->start >= s && g->end <= e, ts);
 		if (g->start < s && g->end > e) {
 			struct ckt_range tail = *g;
 			tail.start = e;
 			g->end = s;
+			++*g->pieces; /* a hole: one mapping in two ranges */
 			return ckt_replay_range_insert_at(rs, i + 1, &tail);
 		}
 		if (g->start < s) {
@@ -802,17 +819,23 @@ static int ckt_replay_unmap(struct ckt_replay *r, uint64_t s, uint64_t e, uint64
 	return 0;
 }
 
-static int ckt_replay_map(struct ckt_replay *r, const struct ckt_range *v, uint64_t ts)
+static int ckt_replay_map(struct ckt_replay *r, const struct ckt_range *v0, uint64_t ts)
 {
-	if (v->end <= v->start)
+	if (v0->end <= v0->start)
 		return 0;
 	/* whatever was there is replaced (MAP_FIXED, or a mapping we missed being unmapped) */
-	int rc = ckt_replay_unmap(r, v->start, v->end, ts);
+	int rc = ckt_replay_unmap(r, v0->start, v0->end, ts);
 	if (rc < 0)
 		return rc;
+	struct ckt_range nv = *v0, *v = &nv;
+	if (!(nv.pieces = malloc(sizeof(*nv.pieces))))
+		return CKT_ENOMEM;
+	*nv.pieces = 1;
 	rc = ckt_replay_range_insert_at(&r->maps, ckt_replay_range_lower(&r->maps, v->start), v);
-	if (rc < 0)
+	if (rc < 0) {
+		free(nv.pieces);
 		return rc;
+	}
 	ckt_replay_obs_bytes(r, v->stack, v->phase, v->tid,
 			     v->flags & CKT_MAP_ANON ? CKT_SPACE_ANON : CKT_SPACE_FILE,
 			     (int64_t)(v->end - v->start), 1, ts);
@@ -1041,7 +1064,7 @@ static int ckt_replay_apply(struct ckt_replay *r, struct ckt_thread *th, const s
 	case CKT_EV_MMAP: {
 		struct ckt_range v = { ev->addr, ckt_replay_page_end(r, ev->addr, ev->len), ev->stack,
 				       ev->phase, (uint32_t)ev->x, ev->flags & (CKT_MAP_ANON | CKT_MAP_SHARED),
-				       (uint32_t)th->tid };
+				       (uint32_t)th->tid, NULL };
 		rc = ckt_replay_map(r, &v, ev->ts);
 		ckt_replay_note_mmap(r, ev->ts);
 		break;
@@ -1054,7 +1077,7 @@ static int ckt_replay_apply(struct ckt_replay *r, struct ckt_thread *th, const s
 		 * most likely anonymous (glibc's realloc of a large block), so assume that. */
 		size_t i = ckt_replay_range_lower(&r->maps, ev->addr);
 		struct ckt_range dflt = { 0, 0, 0, 0, 3 /* PROT_READ|PROT_WRITE */, CKT_MAP_ANON,
-					  (uint32_t)th->tid };
+					  (uint32_t)th->tid, NULL };
 		th->mremap_attr = i < r->maps.n && r->maps.r[i].start <= ev->addr ? r->maps.r[i] : dflt;
 		rc = ckt_replay_unmap(r, ev->addr, ckt_replay_page_end(r, ev->addr, ev->len), ev->ts);
 		break;

@@ -97,3 +97,27 @@ expect_eq "bigframes: no inconsistency, nothing lost" \
 	"$(jget $T/big.json inconsistencies)/$(jget $T/big.json lost_events)" "0/0"
 expect_eq "bigframes: live at exit = the noise run's" "$(jget $T/big.json live_at_exit.heap_bytes)" \
 	"$(jget $T/bignoise.json live_at_exit.heap_bytes)"
+
+# mremap that leaves the old range mapped: a duplicate of a shared file mapping (old_len 0)
+# stays file-backed, and MREMAP_DONTUNMAP keeps the old range (4 KiB pages assumed by the numbers)
+if [ "$(getconf PAGESIZE)" = 4096 ]; then
+	CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/mrdup.zst traced mrdup $P/mremapdup dup $T/mrdup.bin
+	$REPORT --json $T/mrdup.zst >$T/mrdup.json
+	expect_eq "mremap dup of a shared file mapping: file-backed 8 + 2 pages, no anonymous bytes" \
+		"$(cat $T/mrdup.out)/$(jget $T/mrdup.json live_at_exit.file_mmap_bytes)/$(jget $T/mrdup.json live_at_exit.anon_mmap_bytes)" \
+		"mremapdup: done/40960/0"
+	CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/mrdu.zst traced mrdu $P/mremapdup dontunmap
+	$REPORT --json $T/mrdu.zst >$T/mrdu.json
+	if [ "$(cat $T/mrdu.out)" = "mremapdup: done" ]; then
+		expect_eq "MREMAP_DONTUNMAP: the old range stays (8 anonymous pages)" \
+			"$(jget $T/mrdu.json live_at_exit.anon_mmap_bytes)/$(jget $T/mrdu.json peak_mmap.bytes)" "32768/32768"
+	else
+		echo "  skip MREMAP_DONTUNMAP: the kernel refuses it"
+	fi
+fi
+
+# a mapping split by unmapping a hole counts as one live allocation until its last piece goes
+CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/msplit.zst traced msplit $P/mmapsplit
+$REPORT --json $T/msplit.zst >$T/msplit.json
+expect_eq "mmap split by a hole: the site holds its 2 whole mappings, counted 2" \
+	"$($PY -c 'import json,sys,os; d=json.load(open(sys.argv[1])); s=[x for x in d["sites_at_peak"] if x["site"].startswith("grab ")]; p=os.sysconf("SC_PAGESIZE"); print(s[0]["bytes"] == 8*p, s[0]["count"])' $T/msplit.json)" "True 2"

@@ -15,6 +15,7 @@ else
 	for o_run in "1 4 20000 100" "2 2 30000 100" "3 1 30000 100" "4 8 6000 100" "5 4 20000 100" \
 		"6 2 20000 1"; do
 		read -r o_seed o_thr o_ops o_fl <<<"$o_run"
+		o_fail0=$FAIL
 		o_n="oracle seed $o_seed ($o_thr threads, $o_ops ops, flush $o_fl ms)"
 		o_t=$T/rw$o_seed
 		CUZKTRACE_FLUSH_MS=$o_fl CUZKTRACE_OUT=$o_t.zst traced rw$o_seed $P/randwork $o_seed $o_thr $o_ops
@@ -56,5 +57,10 @@ PYEOF
 )
 		expect_eq "$o_n: peak_heap.by_phase" "$o_got" "${o_v[peak_heap.by_phase]}"
 		unset o_v
+		# a disagreement is a bug in one of the two: keep the trace to find out which
+		if [ "$FAIL" -gt "$o_fail0" ]; then
+			o_keep=/tmp/cuzktrace-oracle-seed$o_seed-$$.zst
+			cp $o_t.zst $o_keep && echo "  kept the trace of $o_n in $o_keep"
+		fi
 	done
 fi
