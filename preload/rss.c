@@ -4,7 +4,10 @@
  * costs more to produce. */
 #include "ckt.h"
 
+#include <errno.h>
 #include <fcntl.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <pthread.h>
 #include <string.h>
@@ -134,8 +137,11 @@ static void *sampler_main(void *arg)
 			next.tv_nsec -= 1000000000L;
 			next.tv_sec++;
 		}
-		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) != 0 &&
-		       !atomic_load(&stop_flag))
+		/* until the next sample, or until ckt_rss_stop wakes us: with a long period
+		 * (CUZKTRACE_RSS_MS up to a minute) exit must not wait for the rest of it */
+		while (!atomic_load(&stop_flag) &&
+		       !(syscall(SYS_futex, &stop_flag, FUTEX_WAIT_BITSET_PRIVATE, 0, &next, NULL,
+				 FUTEX_BITSET_MATCH_ANY) == -1 && errno == ETIMEDOUT))
 			;
 	}
 	sample(t, 1); /* the last word: RSS and VmHWM at exit */
@@ -166,6 +172,7 @@ void ckt_rss_stop(void)
 	if (!atomic_exchange(&started, 0))
 		return;
 	atomic_store(&stop_flag, 1);
+	syscall(SYS_futex, &stop_flag, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 	pthread_join(sampler, NULL);
 }
 

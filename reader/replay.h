@@ -237,15 +237,17 @@ static inline int64_t ckt_replay_unexplained(const struct ckt_replay_stats *st)
 			 st->peak_rss.pinned_bytes);
 }
 
-/* The peak RSS exceeds everything the tracer ever saw live (the peaks of heap, anonymous mmap
- * and pinned memory together) by more than half of it and more than 64 MiB: the program
- * probably allocates through something the tracer cannot see (an allocator with its own
- * names, like Rust's jemallocator, or mappings made by raw system calls). Comparing with the
- * peaks, not the values at that moment, keeps memory the allocator still holds after frees
- * (glibc keeps freed arena memory) from raising the alarm. */
+/* The peak RSS exceeds everything the tracer ever saw live (the peaks of heap, anonymous and
+ * file-backed mmap and pinned memory together) by more than half of it and more than 64 MiB:
+ * the program probably allocates through something the tracer cannot see (an allocator with
+ * its own names, like Rust's jemallocator, or mappings made by raw system calls). Comparing
+ * with the peaks, not the values at that moment, keeps memory the allocator still holds after
+ * frees (glibc keeps freed arena memory) from raising the alarm; counting file-backed mappings
+ * keeps a program that reads a big file through mmap (its pages are resident) from raising it. */
 static inline bool ckt_replay_untraced_suspected(const struct ckt_replay_stats *st)
 {
-	uint64_t seen = st->peak_heap.bytes + st->peak_anon.bytes + st->peak_pinned.bytes;
+	uint64_t seen = st->peak_heap.bytes + st->peak_anon.bytes + st->peak_file.bytes +
+			st->peak_pinned.bytes;
 	if (!st->peak_rss.seen || st->peak_rss.bytes <= seen)
 		return false;
 	uint64_t u = st->peak_rss.bytes - seen;

@@ -143,3 +143,9 @@ expect_eq "stderr closed at start: trace complete" "$(jget $T/fd2.json truncated
 expect_eq "8 descriptors, stderr closed by the program: status 0" "$(cat $T/lowfd.rc)" 0
 expect_match "8 descriptors, stderr closed by the program: the exit line still arrives" "$(sed -n 2p $T/lowfd.err)" \
 	"^cuzktrace: $T/lowfd.zst: [0-9]+ events, peak heap 97.7 KiB, "
+
+# a long RSS period (a minute) must not hold the program's exit until the next sample
+CUZKTRACE_RSS_MS=60000 CUZKTRACE_OUT=$T/rsslong.zst traced rsslong $P/stderrfd open $T/rsslong.file
+$REPORT --json $T/rsslong.zst >$T/rsslong.json
+expect_eq "CUZKTRACE_RSS_MS=60000: exit does not wait for the next sample (trace under 30 s)" \
+	"$(cat $T/rsslong.rc)/$($PY -c 'import json,sys; print(json.load(open(sys.argv[1]))["duration_s"] < 30)' $T/rsslong.json)" "0/True"
