@@ -60,6 +60,10 @@
  *   MUNMAP     dts, daddr, uv len
  *   MREMAP     dts, daddr (old), uv old_len, daddr (new), uv new_len   old range released, new
  *                                 range mapped with the old range's attributes
+ *              version 3 adds uv dafter: the old range is released at ts (stamped before the
+ *              call), the new one exists at ts + dafter (stamped after it), as for REALLOC: a
+ *              range another thread unmapped just before the kernel reused it for this one
+ *              sorts before it. Versions 1 and 2: dafter = 0.
  *   RSS        dts, uv rss_bytes                                       from /proc/self/statm
  *   RSS_DETAIL dts, uv hwm_bytes, uv anon_bytes, uv file_bytes, uv shmem_bytes  /proc/self/status
  *
@@ -102,7 +106,8 @@
  *   A reader of this version rejects a tag it does not know.
  *   Stack id 0 means "no stack recorded"; phase id 0 means "no phase".
  *
- * VERSION 2: COLUMNS (what the writer writes; readers read versions 1 and 2)
+ * VERSION 2: COLUMNS (written by tracer 0.2.0; version 3, written since 0.2.1, is version 2
+ * with MREMAP's dafter above; readers read versions 1 to 3)
  *   Version 1 is the layout above, every record in a row. Version 2 keeps every record and
  *   its meaning but stores a data frame as CKT_NSTREAMS streams, so that zstd sees each kind of
  *   value on its own (the benchmark's trace: 3.4 bytes per event in rows, about 1.6 here):
@@ -147,7 +152,7 @@
 
 #define CKT_MAGIC "CUZKTRC"             /* 7 chars + the terminating NUL = 8 bytes on disk */
 #define CKT_MAGIC_LEN 8
-#define CKT_FORMAT_VERSION 2     /* written; CKT_FORMAT_VERSION_MIN.. are read */
+#define CKT_FORMAT_VERSION 3     /* written; CKT_FORMAT_VERSION_MIN.. are read */
 #define CKT_FORMAT_VERSION_MIN 1
 #define CKT_TRACER_VERSION "0.2.1"
 

@@ -106,7 +106,8 @@ CKT_EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags, ..
 		 * place: the old range stays, so nothing is released, and the new range takes the
 		 * old one's attributes (file-backed or anonymous) from the reader's own map */
 		size_t released = flags & MREMAP_DONTUNMAP ? 0 : old_len;
-		ckt_emit2(t, CKT_EV_MREMAP, 0, before, (uint64_t)(uintptr_t)old, released, before,
+		/* released before the call, the new range there after it (format version 3) */
+		ckt_emit2(t, CKT_EV_MREMAP, 0, before, (uint64_t)(uintptr_t)old, released, ckt_now(),
 			  (uint64_t)(uintptr_t)p, new_len, st);
 	}
 	t->guard = 0;

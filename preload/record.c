@@ -199,6 +199,7 @@ int ckt_record_event(struct ckt_enc *e, uint8_t **pp, const struct ckt_slot *s,
 		p = ckt_put_uv(p, s->b);
 		p = put_daddr(e, p, s2->a);
 		p = ckt_put_uv(p, s2->b);
+		p = ckt_put_uv(p, s2->ts > s->ts ? s2->ts - s->ts : 0); /* dafter (version 3) */
 		break;
 	case CKT_EV_PHASE:
 		*p++ = CKT_TAG_PHASE;

@@ -644,6 +644,7 @@ static int ckt_decode_record(struct ckt_decoder *d, struct ckt_record *r, struct
 		r->u.mremap.old_len = ckt_decode_uv(&c);
 		r->u.mremap.new_addr = ckt_decode_daddr(d, &c);
 		r->u.mremap.new_len = ckt_decode_uv(&c);
+		r->u.mremap.dafter = d->hdr.format_version >= 3 ? ckt_decode_uv(&c) : 0;
 		break;
 	case CKT_TAG_RSS:
 		r->ts = ckt_decode_dts(d, &c);

@@ -1296,6 +1296,7 @@ int ckt_replay_feed(struct ckt_replay *r, const struct ckt_record *rec, struct c
 		rc = ckt_replay_push(r, rec->tid, &ev);
 		if (rc == 0) {
 			ev.kind = CKT_EV_MREMAP_MAP;
+			ev.ts = rec->ts + rec->u.mremap.dafter;
 			ev.addr = rec->u.mremap.new_addr;
 			ev.len = rec->u.mremap.new_len;
 			rc = ckt_replay_push(r, rec->tid, &ev);

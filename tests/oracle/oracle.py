@@ -237,7 +237,8 @@ NSTREAMS = 11
 # event tuples appended to a thread's list (program order):
 #   ('A', ts, addr, size, phase, sampled)   ('F', ts, addr)
 #   ('R', ts, old, dafter, new, size, phase)
-#   ('M', ts, addr, len, flags)  ('U', ts, addr, len)  ('X', ts, old, old_len, new, new_len)
+#   ('M', ts, addr, len, flags)  ('U', ts, addr, len)
+#   ('X', ts, old, old_len, new, new_len, dafter)   (dafter 0 before format version 3)
 #   ('G', ts, bytes, blocks)     AGG
 
 
@@ -264,7 +265,7 @@ def parse_header(b, tr):
     if b[:8] != b'CUZKTRC\0':
         raise TraceError('bad magic')
     tr.version = int.from_bytes(b[8:10], 'little')
-    if tr.version not in (1, 2):
+    if tr.version not in (1, 2, 3):
         raise TraceError('unsupported format version %d' % tr.version)
     r = Buf(b, 'header')
     r.p = 10
@@ -431,7 +432,8 @@ def parse_frame(b, tr, fidx):
                 old_len = row.uv()
                 prev_addr = (prev_addr + row.sv()) & M64
                 new_len = row.uv()
-                ev.append(('X', ts, addr, old_len, prev_addr, new_len))
+                dafter = row.uv() if tr.version >= 3 else 0
+                ev.append(('X', ts, addr, old_len, prev_addr, new_len, dafter))
         elif tag == T_RSS:
             c['rss'] += 1
             prev_ts += row.sv()
@@ -533,8 +535,11 @@ def expand(evs):
         elif k == 'U':
             out.append((e[1], REL, 'unmap', e[2], e[3]))
         elif k == 'X':
-            out.append((e[1], REL, 'remap_rel', e[2], e[3]))
-            out.append((e[1], ALC, 'remap_new', e[4], e[5]))
+            # the old range goes at ts, the new one exists at ts + dafter (format version 3);
+            # the attributes go from one to the other through the thread's own slot
+            cell = {}
+            out.append((e[1], REL, 'remap_rel', e[2], e[3], cell))
+            out.append((e[1] + e[6], ALC, 'remap_new', e[4], e[5], cell))
         elif k == 'G':
             out.append((e[1], ALC if e[2] >= 0 else REL, 'agg', e[2], e[3]))
     # program order, except that a REALLOC's new block exists only at ts + dafter
@@ -589,9 +594,11 @@ class Maps:
         return (n + self.page - 1) // self.page * self.page
 
     def remove(self, lo, ln):
-        """Unmaps [lo, lo + rounded ln); returns the anon flag of the first piece removed."""
+        """Unmaps [lo, lo + rounded ln); returns the anon flag of the range that held lo, or
+        None when none did (an mremap of a range never seen mapped counts as anonymous)."""
         hi = lo + self._round(ln)
-        keep, flag = [], None
+        keep = []
+        flag = next((an for a, b, an in self.r if a <= lo < b), None)  # also for ln 0
         for a, b, an in self.r:
             if b <= lo or a >= hi:
                 keep.append([a, b, an])
@@ -601,8 +608,6 @@ class Maps:
                 self.anon -= ov
             else:
                 self.file -= ov
-            if flag is None:
-                flag = an
             if a < lo:
                 keep.append([a, lo, an])
             if b > hi:
@@ -633,7 +638,6 @@ def replay(tr, stream=False):
     maps = Maps(page)
     mpeak, mpeak_t, mpeak_anon, mpeak_file = 0, None, 0, 0
     apeak, apeak_t, fpeak, fpeak_t = 0, None, 0, None
-    remap_flag = None
     for e in merged(tr, stream):
         ts, op = e[0], e[2]
         if op == 'alloc':
@@ -666,9 +670,10 @@ def replay(tr, stream=False):
         elif op == 'unmap':
             maps.remove(e[3], e[4])
         elif op == 'remap_rel':
-            remap_flag = maps.remove(e[3], e[4])
+            e[5]['anon'] = maps.remove(e[3], e[4])
         elif op == 'remap_new':
-            maps.add(e[3], e[4], True if remap_flag is None else remap_flag)
+            flag = e[5].get('anon')
+            maps.add(e[3], e[4], True if flag is None else flag)
         if heap > peak:
             peak, peak_t = heap, ts
             peak_phase = {k: v for k, v in by_phase.items() if v}

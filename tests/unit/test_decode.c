@@ -180,7 +180,7 @@ static void test_header_errors(void **state)
 	tb_init(&b);
 	tb_header_kv(&b, 7, NULL);
 	assert_int_equal(open_bytes(b.out, b.out_len, &d, &err), CKT_EFORMAT);
-	assert_string_equal(err.msg, "unsupported format version 7 (this reader reads 1 to 2)");
+	assert_string_equal(err.msg, "unsupported format version 7 (this reader reads 1 to 3)");
 	tb_release(&b);
 
 	/* header without its terminating empty key */
@@ -304,6 +304,7 @@ static void test_records_and_deltas(void **state)
 	assert_int_equal(r.u.mremap.old_len, 4096);
 	assert_int_equal(r.u.mremap.new_addr, 0x7e0000000000ull);
 	assert_int_equal(r.u.mremap.new_len, 65536);
+	assert_int_equal(r.u.mremap.dafter, 0); /* version 1: no dafter */
 	next_ok(d, &r, CKT_TAG_RSS);
 	assert_int_equal(r.ts, 1008);
 	assert_int_equal(r.u.rss.rss, 123456789);

@@ -130,7 +130,7 @@ static void test_round_trip(void **state)
 	enc1(&e, &p, slot(CKT_EV_MMAP, CKT_MAP_ANON | CKT_MAP_FIXED | 3u << 4, 1011, big, 8192, 5, 0));
 	enc1(&e, &p, slot(CKT_EV_MUNMAP, 0, 1012, big + 4096, 4096, 0, 0));
 	enc2(&e, &p, slot(CKT_EV_MREMAP, 0, 1013, big, 4096, 0, 0),
-	     slot(CKT_EV_EXT, 0, 1013, small, 65536, 0, 0));
+	     slot(CKT_EV_EXT, 0, 1019, small, 65536, 0, 0)); /* the new range 6 ns after */
 	enc1(&e, &p, slot(CKT_EV_PHASE, CKT_PHASE_BEGIN, 1014, 2, 0, 0, 0));
 	enc1(&e, &p, slot(CKT_EV_AGG, 0, 1015, (uint64_t)-65600, (uint64_t)-3, 0, 0));
 	ckt_record_thread(&e, &p, 12);
@@ -220,6 +220,8 @@ static void test_round_trip(void **state)
 	assert_int_equal(r.u.mremap.old_len, 4096);
 	assert_int_equal(r.u.mremap.new_addr, small);
 	assert_int_equal(r.u.mremap.new_len, 65536);
+	assert_int_equal(r.ts, 1013);
+	assert_int_equal(r.u.mremap.dafter, 6); /* format version 3 */
 	next(d, &r, CKT_TAG_PHASE, 11);
 	assert_int_equal(r.ts, 1014);
 	assert_int_equal(r.u.phase.op, CKT_PHASE_BEGIN);
