@@ -7,6 +7,8 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -31,10 +33,18 @@ static void *real_mmap(void *addr, size_t len, int prot, int flags, int fd, off_
 	return ckt_real.mmap(addr, len, prot, flags, fd, off);
 }
 
-static inline uint8_t map_bits(int prot, int flags)
+/* A private mapping of /dev/zero is anonymous memory to the kernel (it counts in RssAnon). */
+static int is_dev_zero(int fd)
+{
+	struct stat st;
+	return fd >= 0 && fstat(fd, &st) == 0 && S_ISCHR(st.st_mode) && major(st.st_rdev) == 1 &&
+	       minor(st.st_rdev) == 5;
+}
+
+static inline uint8_t map_bits(int prot, int flags, int fd)
 {
 	unsigned b = 0;
-	if (flags & MAP_ANONYMOUS)
+	if ((flags & MAP_ANONYMOUS) || ((flags & MAP_TYPE) == MAP_PRIVATE && is_dev_zero(fd)))
 		b |= CKT_MAP_ANON;
 	if ((flags & MAP_TYPE) == MAP_SHARED || (flags & MAP_TYPE) == MAP_SHARED_VALIDATE)
 		b |= CKT_MAP_SHARED;
@@ -52,7 +62,7 @@ CKT_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t
 	void *p = real_mmap(addr, len, prot, flags, fd, off);
 	if (p != MAP_FAILED) {
 		uint32_t st = ckt_stacks_capture(t); /* before the clock: see hooks_malloc.c */
-		ckt_emit(t, CKT_EV_MMAP, map_bits(prot, flags), ckt_stamp(t), (uint64_t)(uintptr_t)p, len,
+		ckt_emit(t, CKT_EV_MMAP, map_bits(prot, flags, fd), ckt_stamp(t), (uint64_t)(uintptr_t)p, len,
 			 st);
 	}
 	t->guard = 0;
@@ -68,7 +78,10 @@ CKT_EXPORT int munmap(void *addr, size_t len)
 {
 	int (*real)(void *, size_t) = ckt_real.munmap;
 	struct ckt_tls *t = &ckt_tls;
-	if (CKT_UNLIKELY(!real) || !hook_enter(t))
+	/* libunwind unmaps its per-thread cache at thread exit, outside any hook of ours: its own
+	 * memory (mapped under our guard, never recorded), not the program's */
+	uintptr_t ra = (uintptr_t)__builtin_return_address(0);
+	if (CKT_UNLIKELY(!real) || !hook_enter(t) || ra - ckt_unw_lo < ckt_unw_hi - ckt_unw_lo)
 		return real ? real(addr, len) : (int)syscall(SYS_munmap, addr, len);
 	t->guard = 1;
 	uint64_t before = ckt_stamp(t);

@@ -388,8 +388,12 @@ static int cycle(int final)
 		/* recycle only if nothing was recorded since the snapshot: the thread's later
 		 * destructors may still have written to it before it died */
 		if (curs[i].state == CKT_RING_EXITED && t == h && thread_gone(r->tid) &&
-		    atomic_load_explicit(&r->head, memory_order_acquire) == t)
+		    atomic_load_explicit(&r->head, memory_order_acquire) == t) {
+			/* its 512 KiB of slots go back to the kernel until a new thread takes the
+			 * ring: a program that churns threads does not keep every ring resident */
+			syscall(SYS_madvise, r->slots, sizeof(r->slots), MADV_DONTNEED);
 			atomic_store_explicit(&r->state, CKT_RING_FREE, memory_order_release);
+		}
 	}
 	if (rc)
 		return rc;

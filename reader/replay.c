@@ -542,6 +542,7 @@ static long ckt_replay_thread(struct ckt_replay *r, uint64_t tid)
 			return -1;
 		r->cap_threads = cap;
 	}
+	r->st.threads++;
 	memset(&r->threads[r->n_threads], 0, sizeof(r->threads[0]));
 	r->threads[r->n_threads].tid = tid;
 	r->n_threads++;

@@ -69,6 +69,7 @@ struct ckt_replay_stats {
 	/* events read after events later than them were replayed: the writer broke the SYNC
 	 * promise (replayed late, out of order: figures near them may be off by their bytes) */
 	uint64_t late_events;
+	uint64_t threads;                   /* distinct threads that recorded events */
 	bool truncated;                     /* no END record (set by ckt_replay_run) */
 	bool ended;
 	uint64_t end_ts, end_reason, end_events;
@@ -243,11 +244,16 @@ static inline int64_t ckt_replay_unexplained(const struct ckt_replay_stats *st)
  * its own names, like Rust's jemallocator, or mappings made by raw system calls). Comparing
  * with the peaks, not the values at that moment, keeps memory the allocator still holds after
  * frees (glibc keeps freed arena memory) from raising the alarm; counting file-backed mappings
- * keeps a program that reads a big file through mmap (its pages are resident) from raising it. */
+ * keeps a program that reads a big file through mmap (its pages are resident) from raising it,
+ * and the tracer's per-thread buffers a program with hundreds of threads. */
+/* The tracer's own memory per thread that recorded: its 516 KiB ring, and libunwind's 256
+ * KiB cache for a thread that captured stacks. Not the program's, so not suspicious. */
+#define CKT_TRACER_BYTES_PER_THREAD ((uint64_t)768 << 10)
+
 static inline bool ckt_replay_untraced_suspected(const struct ckt_replay_stats *st)
 {
 	uint64_t seen = st->peak_heap.bytes + st->peak_anon.bytes + st->peak_file.bytes +
-			st->peak_pinned.bytes;
+			st->peak_pinned.bytes + st->threads * CKT_TRACER_BYTES_PER_THREAD;
 	if (!st->peak_rss.seen || st->peak_rss.bytes <= seen)
 		return false;
 	uint64_t u = st->peak_rss.bytes - seen;

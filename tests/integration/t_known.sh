@@ -93,6 +93,8 @@ expect_eq "bigframes: every allocation read" "$(jget $T/big.json event_counts.al
 	"$((40 * 20201 + $(jget $T/bignoise.json event_counts.alloc)))"
 expect_eq "bigframes: every free read" "$(jget $T/big.json event_counts.free)" \
 	"$((40 * 20201 + $(jget $T/bignoise.json event_counts.free)))"
+expect_eq "bigframes: no munmap recorded (libunwind's own at thread exit is not the program's)" \
+	"$(jget $T/big.json event_counts.munmap)" 0
 expect_eq "bigframes: no inconsistency, nothing lost" \
 	"$(jget $T/big.json inconsistencies)/$(jget $T/big.json lost_events)" "0/0"
 expect_eq "bigframes: live at exit = the noise run's" "$(jget $T/big.json live_at_exit.heap_bytes)" \
