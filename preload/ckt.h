@@ -177,6 +177,9 @@ struct ckt_ring {
 	_Alignas(64) _Atomic uint64_t tail;
 	_Atomic uint32_t drained; /* bumped after each drain: the futex a full ring's owner waits on */
 	uint64_t lost_reported;
+	/* the busy mark and head the writer saw last, and since when unchanged: a mark that stays
+	 * with no progress for 10 s is taken as left behind (writer.c, horizon) */
+	uint64_t w_busy, w_head, w_busy_since;
 	/* set once */
 	_Alignas(64) _Atomic int state; /* enum ckt_ring_state */
 	pid_t tid;
@@ -350,6 +353,7 @@ extern uintptr_t ckt_unw_lo, ckt_unw_hi; /* libunwind's text */
 uint32_t ckt_stacks_capture(struct ckt_tls *t);
 /* Writer: the stack with id `from` if published (returns from), else 0. */
 uint32_t ckt_stacks_next(uint32_t from, const uint64_t **frames, uint32_t *n, uint32_t *map);
+#define CKT_MAP_PENDING UINT32_MAX /* a stack's module map not known yet */
 
 /* ---- aux records: pre-encoded records that are not one thread's events (module maps, phase
  * names, matched log lines, thread names), handed to the writer on a lock-free list. The writer

@@ -10,6 +10,7 @@
 
 #include <elf.h>
 #include <limits.h>
+#include <pthread.h>
 #include <link.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,6 +103,7 @@ static int read_gen(struct dl_phdr_info *info, size_t size, void *arg)
 }
 
 static atomic_uint maps_taken;
+static pthread_mutex_t maps_lock = PTHREAD_MUTEX_INITIALIZER;
 
 uint32_t ckt_modules_current(void)
 {
@@ -131,12 +133,16 @@ uint32_t ckt_modules_check(void)
 	struct build b = {s->bytes, s->bytes, s->bytes + cap, 0};
 	dl_iterate_phdr(add_module, &b);
 	s->len = (size_t)(b.p - b.buf);
-	s->map = atomic_fetch_add(&maps_taken, 1) + 1;
 	if (b.overflow && !atomic_exchange(&said, 1))
 		ckt_log("warning: the module map exceeds 256 KiB; frames of the modules left out show "
 			"as addresses", NULL, NULL, NULL);
-	uint32_t map = s->map;
+	/* numbered and queued in one step (not under the loader's lock): a map numbered N is on
+	 * the writer's list before any stack can be told to follow it */
+	pthread_mutex_lock(&maps_lock);
+	uint32_t map = s->map = atomic_load(&maps_taken) + 1;
 	ckt_aux_push(s);
+	atomic_store(&maps_taken, map);
+	pthread_mutex_unlock(&maps_lock);
 	return map;
 }
 

@@ -135,14 +135,15 @@ static CKT_NOINLINE uint32_t intern(const uint64_t *f, uint32_t n, uint64_t h)
 				struct ckt_stack_entry *e = (void *)(arena + off);
 				e->n = n;
 				memcpy(e->frames, f, n * sizeof(uint64_t));
-				atomic_store_explicit(&e->map, ckt_modules_current(), memory_order_relaxed);
+				/* published with its map still open: threads waiting for this id must
+				 * not wait for the loader's lock, and the writer leaves the stack for a
+				 * later flush until it knows after which module map it goes */
+				atomic_store_explicit(&e->map, CKT_MAP_PENDING, memory_order_relaxed);
 				atomic_store_explicit(&by_id[id], e, memory_order_release);
 				atomic_store_explicit(&s->id, id, memory_order_release);
-				/* after publishing: threads waiting for this id must not wait for the
-				 * loader's lock. A new stack may come from a new library. */
-				uint32_t map = ckt_modules_check();
-				if (map)
-					atomic_store_explicit(&e->map, map, memory_order_release);
+				uint32_t map = ckt_modules_check(); /* a new stack may come from a new library */
+				atomic_store_explicit(&e->map, map ? map : ckt_modules_current(),
+						      memory_order_release);
 				return id;
 			}
 		}

@@ -57,6 +57,7 @@ static struct ckt_ring *ring_new(void)
 		return NULL;
 	struct ckt_ring *r = m;
 	atomic_store(&r->busy, CKT_NOT_BUSY); /* before the writer can see the ring */
+	r->w_busy = CKT_NOT_BUSY;             /* the writer's: nothing seen yet */
 	atomic_store(&r->state, CKT_RING_LIVE);
 	struct ckt_ring *head = atomic_load(&ckt_rings);
 	do

@@ -203,6 +203,8 @@ static int reserve(uint8_t **p, uint64_t tid)
  * stack published since the last flush. */
 static uint32_t stack_next = 1;
 
+static uint32_t map_written; /* the last module map written */
+
 /* Writes one pre-encoded record (unless rc already failed) and frees it; returns rc. */
 static int emit_aux(uint8_t **p, struct ckt_aux *s, int rc)
 {
@@ -214,19 +216,15 @@ static int emit_aux(uint8_t **p, struct ckt_aux *s, int rc)
 	return rc;
 }
 
-static int emit_tables(uint8_t **p)
+/* Takes the records queued since the last call: module maps sorted into *maps (by number),
+ * the others written now, oldest first (the list is newest first). */
+static int take_aux(uint8_t **p, struct ckt_aux **maps, int rc)
 {
-	int rc = 0;
-	/* No ckt_modules_check() here: dl_iterate_phdr takes the loader's lock, and a thread
-	 * holding that lock (inside dlclose, or in a dl_iterate_phdr callback) may be waiting for
-	 * this very writer to make room in its ring. New modules are noticed on the program's side,
-	 * when a new stack is seen (stacks.c). */
-	/* the list is newest first: reverse it, putting module maps apart, in the order taken */
-	struct ckt_aux *s = atomic_exchange(&ckt_auxs, NULL), *rev = NULL, *maps = NULL;
+	struct ckt_aux *s = atomic_exchange(&ckt_auxs, NULL), *rev = NULL;
 	while (s) {
 		struct ckt_aux *n = s->next, **at = &rev;
 		if (s->map) /* sorted insert: maps are few, and nearly always in order already */
-			for (at = &maps; *at && (*at)->map < s->map; at = &(*at)->next)
+			for (at = maps; *at && (*at)->map < s->map; at = &(*at)->next)
 				;
 		s->next = *at;
 		*at = s;
@@ -236,14 +234,35 @@ static int emit_tables(uint8_t **p)
 		rev = s->next;
 		rc = emit_aux(p, s, rc);
 	}
-	/* each new stack after the map current when it was captured, before the next one */
+	return rc;
+}
+
+static int emit_tables(uint8_t **p)
+{
+	/* No ckt_modules_check() here: dl_iterate_phdr takes the loader's lock, and a thread
+	 * holding that lock (inside dlclose, or in a dl_iterate_phdr callback) may be waiting for
+	 * this very writer to make room in its ring. New modules are noticed on the program's side,
+	 * when a new stack is seen (stacks.c). */
+	struct ckt_aux *maps = NULL, *s;
+	int rc = take_aux(p, &maps, 0), retried = 0;
+	/* each new stack after the map current when it was captured, before the next one. A stack
+	 * whose map is not known yet waits for a later flush (STACK records may come after the
+	 * events that name them); one whose map was queued after the list was taken above takes
+	 * the list again, once */
 	const uint64_t *f;
 	uint32_t n, map;
-	while (!rc && ckt_stacks_next(stack_next, &f, &n, &map)) {
+	while (!rc && ckt_stacks_next(stack_next, &f, &n, &map) && map != CKT_MAP_PENDING) {
 		while (!rc && maps && maps->map <= map) {
 			s = maps;
 			maps = s->next;
+			map_written = s->map;
 			rc = emit_aux(p, s, rc);
+		}
+		if (map > map_written) {
+			if (retried++)
+				break;
+			rc = take_aux(p, &maps, rc);
+			continue;
 		}
 		if (rc || (rc = reserve_n(p, 0, 32 + 10 * (size_t)n)))
 			break;
@@ -253,6 +272,7 @@ static int emit_tables(uint8_t **p)
 	while (maps) {
 		s = maps;
 		maps = s->next;
+		map_written = s->map;
 		rc = emit_aux(p, s, rc);
 	}
 	return rc;
@@ -270,9 +290,11 @@ static size_t curs_cap;
 
 /* The horizon of a flush that starts at `now` (read before the snapshot): CKT_HORIZON_MARGIN_NS
  * behind the clock (a thread's busy mark may still sit in its store buffer, for far less), and
- * never past an event still being recorded (ckt_ring.busy), except one stamped more than
- * CKT_BUSY_STUCK_NS ago: a mark left behind (a longjmp out of a hook) must not hold every
- * later event back in the reader's memory. Never below the previous flush's horizon. */
+ * never past an event still being recorded (ckt_ring.busy: a lower bound of its stamp, the
+ * thread's previous one, which may be long ago). A mark the writer has seen unchanged, with no
+ * event committed, for CKT_BUSY_STUCK_NS is taken as left behind (a longjmp out of a hook): it
+ * must not hold every later event back in the reader's memory. Never below the previous
+ * flush's horizon. */
 #define CKT_HORIZON_MARGIN_NS 1000000ull
 #define CKT_BUSY_STUCK_NS 10000000000ull
 static uint64_t min_busy; /* set by snapshot() */
@@ -280,12 +302,27 @@ static uint64_t min_busy; /* set by snapshot() */
 static uint64_t horizon_of(uint64_t now)
 {
 	uint64_t h = now > CKT_HORIZON_MARGIN_NS ? now - CKT_HORIZON_MARGIN_NS : 0;
-	if (min_busy < h && now - min_busy < CKT_BUSY_STUCK_NS)
+	if (min_busy < h)
 		h = min_busy;
 	return h > prev_horizon ? h : prev_horizon;
 }
 
-static size_t snapshot(void)
+/* ring r's busy mark `busy` with head h, seen at `now`: does it hold the horizon back? */
+static int busy_holds(struct ckt_ring *r, uint64_t busy, uint64_t h, uint64_t now)
+{
+	if (busy == CKT_NOT_BUSY) {
+		r->w_busy = CKT_NOT_BUSY;
+		return 0;
+	}
+	if (busy != r->w_busy || h != r->w_head) { /* a new mark, or events committed since */
+		r->w_busy = busy;
+		r->w_head = h;
+		r->w_busy_since = now;
+	}
+	return now - r->w_busy_since < CKT_BUSY_STUCK_NS;
+}
+
+static size_t snapshot(uint64_t now)
 {
 	size_t n = 0;
 	min_busy = CKT_NOT_BUSY;
@@ -295,7 +332,8 @@ static size_t snapshot(void)
 			continue;
 		/* the mark before head: an event it no longer marks is committed by then */
 		uint64_t busy = atomic_load_explicit(&r->busy, memory_order_acquire);
-		if (busy < min_busy)
+		uint64_t head_now = atomic_load_explicit(&r->head, memory_order_acquire);
+		if (busy_holds(r, busy, head_now, now) && busy < min_busy)
 			min_busy = busy;
 		if (n == curs_cap) {
 			size_t cap = curs_cap ? curs_cap * 2 : 64;
@@ -348,7 +386,7 @@ static int cycle(int final)
 	uint64_t now = ckt_now(); /* before the snapshot: see horizon_of */
 	uint8_t *p = begin_frame();
 	int rc = 0;
-	size_t nc = snapshot();
+	size_t nc = snapshot(now);
 	uint64_t horizon = horizon_of(now);
 	ckt_summary_merge(curs, nc);
 	if ((rc = emit_tables(&p)))

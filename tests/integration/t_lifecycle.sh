@@ -149,3 +149,17 @@ CUZKTRACE_RSS_MS=60000 CUZKTRACE_OUT=$T/rsslong.zst traced rsslong $P/stderrfd o
 $REPORT --json $T/rsslong.zst >$T/rsslong.json
 expect_eq "CUZKTRACE_RSS_MS=60000: exit does not wait for the next sample (trace under 30 s)" \
 	"$(cat $T/rsslong.rc)/$($PY -c 'import json,sys; print(json.load(open(sys.argv[1]))["duration_s"] < 30)' $T/rsslong.json)" "0/True"
+
+# A munmap (stamped before the call, which takes milliseconds for 512 MiB) by a thread idle for
+# over 10 s, with the writer flushing every millisecond: the SYNC horizon must wait for it,
+# whether the thread had an earlier event (warm) or the munmap is its first. Both run at once.
+for w in cold warm; do
+	CUZKTRACE_FLUSH_MS=1 CUZKTRACE_OUT=$T/idle$w.zst traced idle$w $P/idleunmap $([ $w = warm ] && echo warm) &
+done
+wait
+for w in cold warm; do
+	$REPORT --json $T/idle$w.zst >$T/idle$w.json 2>$T/idle$w.rerr
+	expect_eq "idle thread's long munmap ($w): in order, no late event, reader silent" \
+		"$(cat $T/idle$w.out)/$(jget $T/idle$w.json late_events)/$(jget $T/idle$w.json event_counts.munmap)/$(cat $T/idle$w.rerr)" \
+		"idleunmap: done/0/1/"
+done
