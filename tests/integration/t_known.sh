@@ -80,11 +80,17 @@ expect_eq "classcap default mode: peak heap within one AGG step of the usable pe
 # 40 threads in exact mode fill the writer's 1 MiB frames, which then end in the middle of a
 # thread's events: the encoder starts the thread's group and address model again, and the
 # reader must still see every event (exact counts, exact peak above the noise run's).
-CUZKTRACE_SAMPLE=0 CUZKTRACE_FLUSH_MS=1000 CUZKTRACE_OUT=$T/big.zst traced big $P/bigframes
+# Whether a flush gathers more than 1 MiB depends on when full rings wake the writer: the run
+# is repeated (at most 3 times) until one frame was cut at the cap, the case under test.
+for try in 1 2 3; do
+	CUZKTRACE_SAMPLE=0 CUZKTRACE_FLUSH_MS=1000 CUZKTRACE_OUT=$T/big.zst traced big $P/bigframes
+	read -r nframes largest <<<"$(frame_sizes $T/big.zst)"
+	[ $((largest > 1000000 && largest <= 1048576)) = 1 ] && break
+	rm -f $T/big.zst
+done
 CUZKTRACE_SAMPLE=0 CUZKTRACE_FLUSH_MS=1000 CUZKTRACE_OUT=$T/bignoise.zst traced bignoise $P/bigframes noise
 expect_eq "bigframes: program output unchanged" "$(cat $T/big.out)/$(cat $T/big.rc)" "bigframes: done/0"
-read -r nframes largest <<<"$(frame_sizes $T/big.zst)"
-expect_eq "bigframes: some frames were cut at the 1 MiB cap" "$((largest > 1000000 && largest <= 1048576))" 1
+expect_eq "bigframes: some frames were cut at the 1 MiB cap (in $try of at most 3 runs)" "$((largest > 1000000 && largest <= 1048576))" 1
 $REPORT --json $T/big.zst >$T/big.json
 $REPORT --json $T/bignoise.zst >$T/bignoise.json
 expect_eq "bigframes: peak heap = 49,943,040 + the noise run's peak" "$(jget $T/big.json peak_heap.bytes)" \
