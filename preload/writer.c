@@ -346,7 +346,7 @@ static size_t snapshot(uint64_t now)
 		curs[n].ring = r;
 		curs[n].state = state;
 		curs[n].t = atomic_load_explicit(&r->tail, memory_order_relaxed);
-		curs[n].h = atomic_load_explicit(&r->head, memory_order_acquire);
+		curs[n].h = head_now;
 		n++;
 	}
 	return n;

@@ -542,7 +542,6 @@ static long ckt_replay_thread(struct ckt_replay *r, uint64_t tid)
 			return -1;
 		r->cap_threads = cap;
 	}
-	r->st.threads++;
 	memset(&r->threads[r->n_threads], 0, sizeof(r->threads[0]));
 	r->threads[r->n_threads].tid = tid;
 	r->n_threads++;
@@ -1395,6 +1394,7 @@ int ckt_replay_finish(struct ckt_replay *r, struct ckt_error *err)
 	if (rc < 0)
 		return ckt_util_err(err, rc, "out of memory");
 	st->lost = r->lost_sum > r->lost_end ? r->lost_sum : r->lost_end;
+	st->threads = r->n_threads;
 	st->duration_ns = st->ended ? st->end_ts : st->last_ts;
 	return 0;
 }

@@ -69,7 +69,7 @@ struct ckt_replay_stats {
 	/* events read after events later than them were replayed: the writer broke the SYNC
 	 * promise (replayed late, out of order: figures near them may be off by their bytes) */
 	uint64_t late_events;
-	uint64_t threads;                   /* distinct threads that recorded events */
+	uint64_t threads;                   /* distinct threads that recorded events (at finish) */
 	bool truncated;                     /* no END record (set by ckt_replay_run) */
 	bool ended;
 	uint64_t end_ts, end_reason, end_events;

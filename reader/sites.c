@@ -310,6 +310,23 @@ static const char *ckt_sites_frame_str(struct ckt_sites *s, const struct ckt_sym
 	return ckt_sites_fmt(s, "0x%" PRIx64, f->offset);
 }
 
+/* Appends str (NULL: out of memory) to the growing frame list *v. Returns 0 or CKT_ENOMEM. */
+static int ckt_sites_push(const char ***v, size_t *n, size_t *cap, const char *str)
+{
+	if (!str)
+		return CKT_ENOMEM;
+	if (*n == *cap) {
+		size_t c = *cap ? *cap * 2 : 16;
+		const char **nv = realloc(*v, c * sizeof(*nv));
+		if (!nv)
+			return CKT_ENOMEM;
+		*v = nv;
+		*cap = c;
+	}
+	(*v)[(*n)++] = str;
+	return 0;
+}
+
 static int ckt_sites_symbolize(struct ckt_sites *s, size_t i)
 {
 	struct ckt_sites_stack *st = &s->stacks[i];
@@ -345,21 +362,13 @@ static int ckt_sites_symbolize(struct ckt_sites *s, size_t i)
 			if (nf < 0)
 				goto nomem;
 			for (int j = 0; j < nf; j++) {
-				if (n == cap) {
-					cap = cap ? cap * 2 : 16;
-					const char **nv = realloc(v, cap * sizeof(*nv));
-					if (!nv)
-						goto nomem;
-					v = nv;
-				}
-				if (!(v[n] = ckt_sites_frame_str(s, &f[j])))
-					goto nomem;
 				if (!found && !ckt_sites_is_plumbing(f[j].name) &&
 				    !ckt_sites_is_plumbing_file(f[j].file)) {
 					found = true;
 					site = (uint32_t)n;
 				}
-				n++;
+				if (ckt_sites_push(&v, &n, &cap, ckt_sites_frame_str(s, &f[j])) < 0)
+					goto nomem;
 			}
 		}
 		if (n == 0) {
@@ -367,16 +376,10 @@ static int ckt_sites_symbolize(struct ckt_sites *s, size_t i)
 			st->n = CKT_SITES_NOFRAMES;
 			return ckt_sites_symbolize(s, i);
 		}
-		if (s->depth && st->n == s->depth) {
-			if (n == cap) {
-				const char **nv = realloc(v, (cap + 1) * sizeof(*nv));
-				if (!nv)
-					goto nomem;
-				v = nv;
-			}
-			if (!(v[n++] = ckt_sites_fmt(s, "(stack cut at %u frames: CUZKTRACE_DEPTH)", s->depth)))
-				goto nomem;
-		}
+		if (s->depth && st->n == s->depth &&
+		    ckt_sites_push(&v, &n, &cap,
+				   ckt_sites_fmt(s, "(stack cut at %u frames: CUZKTRACE_DEPTH)", s->depth)) < 0)
+			goto nomem;
 	}
 	st->sym = v;
 	st->nsym = (uint32_t)n;
