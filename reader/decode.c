@@ -48,6 +48,9 @@ struct ckt_decoder {
 	size_t row_start, row_end;
 	struct ckt_cursor cs[CKT_NSTREAMS];
 	struct ckt_amodel am;
+	/* the seq of each address in am.recent, by the same physical slot (see ckt_record) */
+	uint64_t am_seq[CKT_AM_RECENT];
+	uint64_t seq;
 
 	struct ckt_header hdr;
 };
@@ -400,23 +403,34 @@ static inline unsigned ckt_decode_acode(struct ckt_decoder *d, int64_t *delta)
 	return code;
 }
 
-static inline uint64_t ckt_decode_col_release(struct ckt_decoder *d)
+/* A release: the address, and in *pair the seq of the allocation the model matched (0 on a
+ * miss). am_seq follows am.recent's slots: released() shifts entries 0..code-1 one slot on. */
+static inline uint64_t ckt_decode_col_release(struct ckt_decoder *d, uint64_t *pair)
 {
 	int64_t delta;
 	unsigned code = ckt_decode_acode(d, &delta);
 	uint64_t a = 0;
+	*pair = 0;
+	if (code != CKT_ACODE_MISS && code < d->am.nrecent) {
+		unsigned h = d->am.rhead;
+		*pair = d->am_seq[CKT_AM_AT(h, code, CKT_AM_RECENT)];
+		for (unsigned k = code; k > 0; k--)
+			d->am_seq[CKT_AM_AT(h, k, CKT_AM_RECENT)] = d->am_seq[CKT_AM_AT(h, k - 1, CKT_AM_RECENT)];
+	}
 	if (ckt_am_dec_release(&d->am, code, delta, &a))
 		d->cs[CKT_S_ACODE].bad = true;
 	return a;
 }
 
-static inline uint64_t ckt_decode_col_alloc(struct ckt_decoder *d, uint64_t size)
+/* An allocation: the address; *seq gets its number, kept in the slot the model pushed it to. */
+static inline uint64_t ckt_decode_col_alloc(struct ckt_decoder *d, uint64_t size, uint64_t *seq)
 {
 	int64_t delta;
 	unsigned code = ckt_decode_acode(d, &delta);
 	uint64_t a = 0;
 	if (ckt_am_dec_alloc(&d->am, code, delta, size, &a))
 		d->cs[CKT_S_ACODE].bad = true;
+	d->am_seq[d->am.rhead] = *seq = ++d->seq;
 	return a;
 }
 
@@ -431,20 +445,20 @@ static int ckt_decode_columns(struct ckt_decoder *d, struct ckt_record *r, uint8
 		r->ts = ckt_decode_col_ts(d, CKT_S_TS_LO);
 		r->u.alloc.fn = ckt_decode_uv(meta);
 		r->u.alloc.size = ckt_decode_plane(d, CKT_S_SIZE_LO, false);
-		r->u.alloc.addr = ckt_decode_col_alloc(d, r->u.alloc.size);
+		r->u.alloc.addr = ckt_decode_col_alloc(d, r->u.alloc.size, &r->u.alloc.seq);
 		r->u.alloc.stack = ckt_decode_uv(meta);
 		r->u.alloc.phase = ckt_decode_uv(meta);
 		break;
 	case CKT_TAG_FREE:
 		r->ts = ckt_decode_col_ts(d, CKT_S_TSF_LO);
-		r->u.free.addr = ckt_decode_col_release(d);
+		r->u.free.addr = ckt_decode_col_release(d, &r->u.free.pair);
 		break;
 	default: /* CKT_TAG_REALLOC */
 		r->ts = ckt_decode_col_ts(d, CKT_S_TS_LO);
-		r->u.realloc.old_addr = ckt_decode_col_release(d);
+		r->u.realloc.old_addr = ckt_decode_col_release(d, &r->u.realloc.pair);
 		r->u.realloc.dafter = ckt_decode_uv(meta);
 		r->u.realloc.size = ckt_decode_plane(d, CKT_S_SIZE_LO, false);
-		r->u.realloc.new_addr = ckt_decode_col_alloc(d, r->u.realloc.size);
+		r->u.realloc.new_addr = ckt_decode_col_alloc(d, r->u.realloc.size, &r->u.realloc.seq);
 		r->u.realloc.stack = ckt_decode_uv(meta);
 		r->u.realloc.phase = ckt_decode_uv(meta);
 		break;
@@ -610,10 +624,12 @@ static int ckt_decode_record(struct ckt_decoder *d, struct ckt_record *r, struct
 		r->u.alloc.size = ckt_decode_uv(&c);
 		r->u.alloc.stack = ckt_decode_uv(&c);
 		r->u.alloc.phase = ckt_decode_uv(&c);
+		r->u.alloc.seq = 0;
 		break;
 	case CKT_TAG_FREE:
 		r->ts = ckt_decode_dts(d, &c);
 		r->u.free.addr = ckt_decode_daddr(d, &c);
+		r->u.free.pair = 0;
 		break;
 	case CKT_TAG_REALLOC:
 		r->ts = ckt_decode_dts(d, &c);
@@ -623,6 +639,7 @@ static int ckt_decode_record(struct ckt_decoder *d, struct ckt_record *r, struct
 		r->u.realloc.size = ckt_decode_uv(&c);
 		r->u.realloc.stack = ckt_decode_uv(&c);
 		r->u.realloc.phase = ckt_decode_uv(&c);
+		r->u.realloc.seq = r->u.realloc.pair = 0;
 		break;
 	case CKT_TAG_MMAP:
 		r->ts = ckt_decode_dts(d, &c);

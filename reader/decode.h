@@ -37,9 +37,15 @@ struct ckt_record {
 	uint64_t tid;
 	uint64_t ts; /* events; END's ts; SYNC's horizon */
 	union {
-		struct { uint64_t fn, addr, size, stack, phase; } alloc;
-		struct { uint64_t addr; } free;
-		struct { uint64_t old_addr, dafter, new_addr, size, stack, phase; } realloc;
+		/* seq and pair (version 2 and later; 0 in version 1): every allocated address
+		 * (ALLOC, REALLOC's new one) gets a seq, counting from 1; a release (FREE,
+		 * REALLOC's old address) the address model matched to an allocation of the same
+		 * thread in the same frame carries that allocation's seq in pair, else 0. Such a
+		 * release frees exactly the block that allocation made (the model's recent list
+		 * holds the newest allocations of the thread group not yet released). */
+		struct { uint64_t fn, addr, size, stack, phase, seq; } alloc;
+		struct { uint64_t addr, pair; } free;
+		struct { uint64_t old_addr, dafter, new_addr, size, stack, phase, seq, pair; } realloc;
 		struct { uint64_t addr, len, flags, prot, stack, phase; } mmap;
 		struct { uint64_t addr, len; } munmap;
 		struct { uint64_t old_addr, old_len, new_addr, new_len, dafter; } mremap;

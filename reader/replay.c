@@ -68,10 +68,17 @@ struct ckt_ev {
 	uint64_t stack; /* RSS_DETAIL: file */
 	uint64_t x;     /* MMAP: prot; CUDA_ALLOC: device ordinal; RSS_DETAIL: shmem */
 	uint32_t phase;
-	uint16_t flags; /* MMAP: CKT_MAP_* (low bits); CUDA: kind */
+	uint16_t flags; /* MMAP: CKT_MAP_* (low bits); CUDA: kind; heap: CKT_EVF_PAIRED */
 	uint8_t kind;
 	uint8_t fn;
 };
+
+/* A heap allocation and the release of the same block that the decoder's address model paired
+ * (ckt_record's seq and pair) while both sat in their thread's queue: the block never enters
+ * the live table (for 87% of the heap events of the benchmark's trace, whose table lookups,
+ * cache misses each, were most of the replay's time). The release carries the block's size,
+ * stack, phase and sampled flag, copied from its allocation. */
+#define CKT_EVF_PAIRED 0x8000u
 
 static int ckt_replay_is_release(uint8_t kind)
 {
@@ -360,6 +367,8 @@ static inline bool ckt_replay_before(const struct ckt_hent *a, const struct ckt_
 struct ckt_thread {
 	uint64_t tid;
 	struct ckt_ev *q; /* ring buffer of events read but not yet replayed */
+	/* head counts every event ever queued on this thread and replayed (it never goes back):
+	 * event number i sits at q[i & (cap - 1)], so a number stays valid across growth */
 	size_t head, n, cap; /* cap: 0 or a power of two */
 	/* attributes of the range an MREMAP released, for its map half (same thread, next in FIFO) */
 	struct ckt_range mremap_attr;
@@ -387,6 +396,12 @@ struct ckt_replay {
 
 	struct ckt_livemap blocks;
 	struct ckt_rangeset maps;
+	/* where the last CKT_AM_RECENT allocations (by seq) were queued, for pairing */
+	struct {
+		uint64_t seq;
+		size_t pos; /* event number in its thread's queue */
+		size_t ti;
+	} pairs[CKT_AM_RECENT];
 
 	uint64_t lost_sum, lost_end;
 	bool have_detail;
@@ -603,9 +618,9 @@ static __attribute__((noinline)) int ckt_replay_queue_grow(struct ckt_replay *r,
 	struct ckt_ev *q = ckt_replay_big_alloc(cap * sizeof(*q));
 	if (!q)
 		return CKT_ENOMEM;
-	/* unroll the ring into the new buffer, oldest first */
-	for (size_t i = 0; i < th->n; i++)
-		q[i] = th->q[(th->head + i) & (th->cap - 1)];
+	/* every event keeps its number (see ckt_thread.head) */
+	for (size_t i = th->head; i < th->head + th->n; i++)
+		q[i & (cap - 1)] = th->q[i & (th->cap - 1)];
 	ckt_replay_big_free(th->q, th->cap * sizeof(*th->q));
 	if (th->kept) {
 		th->kept = false; /* retire counts the new buffer again if it keeps it */
@@ -613,7 +628,6 @@ static __attribute__((noinline)) int ckt_replay_queue_grow(struct ckt_replay *r,
 	}
 	th->q = q;
 	th->cap = cap;
-	th->head = 0;
 	return 0;
 }
 
@@ -646,6 +660,43 @@ static inline __attribute__((always_inline)) void ckt_replay_commit(struct ckt_r
 		r->heap[r->heap_n] = (struct ckt_hent){ ev->ts, ckt_replay_tie(ev, ti) };
 		ckt_replay_sift_up(r, r->heap_n++);
 	}
+}
+
+/* The allocation numbered seq (0: none) is being queued on thread ti (before its commit). */
+static inline void ckt_replay_pair_note(struct ckt_replay *r, size_t ti, uint64_t seq)
+{
+	const struct ckt_thread *th = &r->threads[ti];
+	if (seq) {
+		size_t k = seq % CKT_AM_RECENT;
+		r->pairs[k].seq = seq;
+		r->pairs[k].pos = th->head + th->n;
+		r->pairs[k].ti = ti;
+	}
+}
+
+/* rel, being queued on thread ti, releases the block of allocation number `pair`: when that
+ * allocation is still queued on the same thread, at the same address and not paired yet,
+ * both are marked and rel takes the block's attributes. Otherwise (the trace lost events, so
+ * the live table must see every event to count inconsistencies; or a corrupt trace) nothing
+ * is marked and both go through the table. */
+static inline void ckt_replay_pair(struct ckt_replay *r, size_t ti, struct ckt_ev *rel, uint64_t pair)
+{
+	size_t k = pair % CKT_AM_RECENT;
+	const struct ckt_thread *th = &r->threads[ti];
+	if (r->pairs[k].seq != pair || r->pairs[k].ti != ti || r->pairs[k].pos < th->head || r->lost_sum)
+		return;
+	struct ckt_ev *a = &th->q[r->pairs[k].pos & (th->cap - 1)];
+	if (a->kind != CKT_EV_ALLOC && a->kind != CKT_EV_REALLOC_ALLOC)
+		return;
+	if (a->addr != rel->addr || (a->flags & CKT_EVF_PAIRED))
+		return;
+	a->flags |= CKT_EVF_PAIRED;
+	rel->flags |= CKT_EVF_PAIRED;
+	r->st.paired++;
+	rel->len = a->len;
+	rel->stack = a->stack;
+	rel->phase = a->phase;
+	rel->fn = a->fn;
 }
 
 /* Queues a copy of ev on tid's thread (the rare kinds). */
@@ -740,10 +791,12 @@ static int ckt_replay_heap_alloc(struct ckt_replay *r, const struct ckt_ev *ev, 
 {
 	bool sampled = ev->fn & CKT_FN_SAMPLED;
 	struct ckt_live nb = { ev->addr, ev->len, ev->stack, ev->phase, (uint32_t)(ti << 1 | sampled) };
-	struct ckt_live *b = ckt_replay_live_find(&r->blocks, ev->addr);
+	struct ckt_live *b = NULL;
 	uint32_t tid = (uint32_t)r->threads[ti].tid;
 
-	if (b) {
+	if (ev->flags & CKT_EVF_PAIRED) {
+		/* its release is queued and carries the block: nothing to keep */
+	} else if ((b = ckt_replay_live_find(&r->blocks, ev->addr))) {
 		/* still live: its free was lost or never recorded; count it and replace the block */
 		r->st.inconsistencies++;
 		ckt_replay_block_gone(r, b, ev->ts);
@@ -1059,7 +1112,13 @@ static int ckt_replay_apply(struct ckt_replay *r, struct ckt_thread *th, const s
 		break;
 	case CKT_EV_FREE:
 	case CKT_EV_REALLOC_FREE:
-		ckt_replay_heap_release(r, ev->addr, ev->ts);
+		if (ev->flags & CKT_EVF_PAIRED) {
+			struct ckt_live b = { ev->addr, ev->len, ev->stack, ev->phase,
+					      (uint32_t)((size_t)(th - r->threads) << 1 | !!(ev->fn & CKT_FN_SAMPLED)) };
+			ckt_replay_block_gone(r, &b, ev->ts);
+		} else {
+			ckt_replay_heap_release(r, ev->addr, ev->ts);
+		}
 		break;
 	case CKT_EV_MMAP: {
 		struct ckt_range v = { ev->addr, ckt_replay_page_end(r, ev->addr, ev->len), ev->stack,
@@ -1130,7 +1189,6 @@ static void ckt_replay_retire(struct ckt_replay *r, struct ckt_thread *th)
 {
 	r->heap[0] = r->heap[--r->heap_n];
 	ckt_replay_sift_down(r, 0);
-	th->head = 0;
 	if (th->cap > 4096 && th->cap <= CKT_REPLAY_KEEP_CAP &&
 	    (th->kept || r->kept_bytes + th->cap * sizeof(*th->q) <= CKT_REPLAY_KEEP_BYTES)) {
 		/* A thread that filled a big queue in one window mostly does so in the next: keep
@@ -1184,19 +1242,19 @@ static int ckt_replay_drain(struct ckt_replay *r, bool all, uint64_t limit)
 			__builtin_prefetch(&th->q[(th->head + 4 * CKT_REPLAY_AHEAD) & mask]);
 			if (th->n > CKT_REPLAY_AHEAD && r->blocks.cap) {
 				const struct ckt_ev *f = &th->q[(th->head + CKT_REPLAY_AHEAD) & mask];
-				if (f->kind <= CKT_EV_REALLOC_ALLOC)
+				if (f->kind <= CKT_EV_REALLOC_ALLOC && !(f->flags & CKT_EVF_PAIRED))
 					__builtin_prefetch(&r->blocks.slots[ckt_replay_live_home(&r->blocks, f->addr)]);
 			}
 			/* applied in place: nothing touches the queues until it returns */
-			int rc = ckt_replay_apply(r, th, &th->q[th->head]);
+			int rc = ckt_replay_apply(r, th, &th->q[th->head & mask]);
 			if (rc < 0)
 				return rc;
-			th->head = (th->head + 1) & mask;
+			th->head++;
 			if (--th->n == 0) {
 				ckt_replay_retire(r, th);
 				break;
 			}
-			const struct ckt_ev *ev = &th->q[th->head];
+			const struct ckt_ev *ev = &th->q[th->head & mask];
 			struct ckt_hent k = { ev->ts, ckt_replay_tie(ev, t) };
 			if (!ckt_replay_before(&k, &next)) {
 				*top = k;
@@ -1229,6 +1287,7 @@ int ckt_replay_feed(struct ckt_replay *r, const struct ckt_record *rec, struct c
 		if (!q)
 			return ckt_util_err(err, CKT_ENOMEM, "out of memory");
 		q->ts = rec->ts;
+		q->flags = 0;
 		if (rec->tag == CKT_TAG_ALLOC) {
 			st->counts[CKT_KIND_ALLOC]++;
 			q->kind = CKT_EV_ALLOC;
@@ -1237,10 +1296,13 @@ int ckt_replay_feed(struct ckt_replay *r, const struct ckt_record *rec, struct c
 			q->stack = rec->u.alloc.stack;
 			q->phase = (uint32_t)rec->u.alloc.phase;
 			q->fn = (uint8_t)rec->u.alloc.fn;
+			ckt_replay_pair_note(r, ti, rec->u.alloc.seq);
 		} else {
 			st->counts[CKT_KIND_FREE]++;
 			q->kind = CKT_EV_FREE;
 			q->addr = rec->u.free.addr;
+			if (rec->u.free.pair)
+				ckt_replay_pair(r, ti, q, rec->u.free.pair);
 		}
 		ckt_replay_commit(r, ti, q);
 		st->events++;
@@ -1251,25 +1313,37 @@ int ckt_replay_feed(struct ckt_replay *r, const struct ckt_record *rec, struct c
 	int rc = 0;
 
 	switch (rec->tag) {
-	case CKT_TAG_REALLOC:
+	case CKT_TAG_REALLOC: {
 		st->counts[CKT_KIND_REALLOC]++;
+		size_t ti;
+		struct ckt_ev *q;
 		if (rec->u.realloc.old_addr) {
-			ev.kind = CKT_EV_REALLOC_FREE;
-			ev.addr = rec->u.realloc.old_addr;
-			rc = ckt_replay_push(r, rec->tid, &ev);
+			if (!(q = ckt_replay_slot(r, rec->tid, &ti)))
+				return ckt_util_err(err, CKT_ENOMEM, "out of memory");
+			*q = ev;
+			q->kind = CKT_EV_REALLOC_FREE;
+			q->addr = rec->u.realloc.old_addr;
+			if (rec->u.realloc.pair)
+				ckt_replay_pair(r, ti, q, rec->u.realloc.pair);
+			ckt_replay_commit(r, ti, q);
 		}
 		/* new == 0: realloc(p, 0) freed p and returned nothing */
-		if (rc == 0 && rec->u.realloc.new_addr) {
-			ev.kind = CKT_EV_REALLOC_ALLOC;
-			ev.ts = rec->ts + rec->u.realloc.dafter;
-			ev.addr = rec->u.realloc.new_addr;
-			ev.len = rec->u.realloc.size;
-			ev.stack = rec->u.realloc.stack;
-			ev.phase = (uint32_t)rec->u.realloc.phase;
-			ev.fn = CKT_FN_REALLOC;
-			rc = ckt_replay_push(r, rec->tid, &ev);
+		if (rec->u.realloc.new_addr) {
+			if (!(q = ckt_replay_slot(r, rec->tid, &ti)))
+				return ckt_util_err(err, CKT_ENOMEM, "out of memory");
+			*q = ev;
+			q->kind = CKT_EV_REALLOC_ALLOC;
+			q->ts = rec->ts + rec->u.realloc.dafter;
+			q->addr = rec->u.realloc.new_addr;
+			q->len = rec->u.realloc.size;
+			q->stack = rec->u.realloc.stack;
+			q->phase = (uint32_t)rec->u.realloc.phase;
+			q->fn = CKT_FN_REALLOC;
+			ckt_replay_pair_note(r, ti, rec->u.realloc.seq);
+			ckt_replay_commit(r, ti, q);
 		}
 		break;
+	}
 	case CKT_TAG_MMAP:
 		st->counts[CKT_KIND_MMAP]++;
 		ev.kind = CKT_EV_MMAP;

@@ -365,8 +365,10 @@ static void test_columns_round_trip(void **state)
 	enum { N = 200000 };
 	struct ev *ev = calloc(N, sizeof(*ev));
 	uint8_t *row = malloc(COL_CAP), *p;
+	bool *gstart = calloc(N, sizeof(*gstart)); /* the event starts a thread group */
 	assert_non_null(ev);
 	assert_non_null(row);
+	assert_non_null(gstart);
 	size_t n = gen_events(ev, N);
 	struct tb b;
 	struct ckt_enc e;
@@ -386,6 +388,7 @@ static void test_columns_round_trip(void **state)
 			if (ev[i].tid != cur) {
 				ckt_record_thread(&e, &p, ev[i].tid);
 				cur = ev[i].tid;
+				gstart[i] = true;
 			}
 			struct ckt_slot s = slot(ev[i].type, ev[i].fn, ev[i].ts, ev[i].a, ev[i].b,
 						 ev[i].stack, ev[i].phase);
@@ -399,7 +402,39 @@ static void test_columns_round_trip(void **state)
 	struct ckt_decoder *d = open_built(&b);
 	struct ckt_error err = { 0 };
 	struct ckt_record r;
-	size_t hits = 0;
+	size_t hits = 0, paired = 0, newest = 0;
+	/* the pairing contract (ckt_record's seq and pair), kept apart from the model: every
+	 * allocation numbered from 1; a release names the seq of the newest unreleased allocation
+	 * of its address in its thread group or 0, and it must name it when that allocation is the
+	 * group's newest unreleased one */
+	uint64_t seq = 0;
+	struct { uint64_t addr, seq; } open[256];
+	size_t n_open = 0;
+#define RELEASE(a_, got)                                                                       \
+	do {                                                                                     \
+		size_t j_ = n_open;                                                              \
+		while (j_ > 0 && open[j_ - 1].addr != (a_))                                    \
+			j_--;                                                                    \
+		uint64_t want_ = j_ ? open[j_ - 1].seq : 0;                                      \
+		if ((got) != 0)                                                                  \
+			assert_int_equal((got), want_);                                          \
+		if (want_ && j_ == n_open) {                                                     \
+			assert_int_equal((got), want_);                                          \
+			newest++;                                                                \
+		}                                                                                \
+		paired += (got) != 0;                                                            \
+		if (j_) {                                                                        \
+			memmove(&open[j_ - 1], &open[j_], (n_open - j_) * sizeof(open[0]));      \
+			n_open--;                                                                \
+		}                                                                                \
+	} while (0)
+#define ALLOCATED(a_, got)                                                                     \
+	do {                                                                                     \
+		assert_int_equal((got), ++seq);                                                  \
+		assert_true(n_open < sizeof(open) / sizeof(open[0]));                            \
+		open[n_open].addr = (a_);                                                      \
+		open[n_open++].seq = seq;                                                        \
+	} while (0)
 	for (size_t k = 0; k < n; k++) {
 		int rc = ckt_decode_next(d, &r, &err);
 		while (rc == 1 && r.tag == CKT_TAG_SYNC)
@@ -409,8 +444,11 @@ static void test_columns_round_trip(void **state)
 		const struct ev *x = &ev[k];
 		assert_int_equal(r.tid, x->tid);
 		assert_int_equal(r.ts, x->ts);
+		if (gstart[k])
+			n_open = 0;
 		if (x->type == CKT_EV_ALLOC) {
 			assert_int_equal(r.tag, CKT_TAG_ALLOC);
+			ALLOCATED(x->a, r.u.alloc.seq);
 			assert_int_equal(r.u.alloc.addr, x->a);
 			assert_int_equal(r.u.alloc.size, x->b);
 			assert_int_equal(r.u.alloc.fn, x->fn);
@@ -419,6 +457,7 @@ static void test_columns_round_trip(void **state)
 		} else if (x->type == CKT_EV_FREE) {
 			assert_int_equal(r.tag, CKT_TAG_FREE);
 			assert_int_equal(r.u.free.addr, x->a);
+			RELEASE(x->a, r.u.free.pair);
 		} else {
 			assert_int_equal(r.tag, CKT_TAG_REALLOC);
 			assert_int_equal(r.u.realloc.old_addr, x->a);
@@ -427,16 +466,227 @@ static void test_columns_round_trip(void **state)
 			assert_int_equal(r.u.realloc.dafter, x->after - x->ts);
 			assert_int_equal(r.u.realloc.stack, x->stack);
 			assert_int_equal(r.u.realloc.phase, x->phase);
+			RELEASE(x->a, r.u.realloc.pair);
+			ALLOCATED(x->new_a, r.u.realloc.seq);
 		}
 		hits++;
 	}
+#undef RELEASE
+#undef ALLOCATED
 	assert_int_equal(hits, n);
+	/* both cases occur: paired releases, and the newest allocation released */
+	assert_true(newest > 0);
+	assert_true(paired >= newest);
+	print_message("columns round trip: %zu events, %zu releases paired (%zu with the newest)\n",
+		      n, paired, newest);
 	assert_int_equal(ckt_decode_next(d, &r, &err), 1);
 	assert_int_equal(r.tag, CKT_TAG_SYNC);
 	assert_int_equal(ckt_decode_next(d, &r, &err), 0);
 	assert_true(ckt_decode_truncated(d)); /* no END record: a killed process's trace */
 	ckt_decode_close(d);
 	tb_release(&b);
+	free(cols);
+	free(row);
+	free(ev);
+	free(gstart);
+}
+
+/* ---- the replay's pairing fast path against its table path ----
+ * The same events as version 1 rows (no address model: every block goes through the replay's
+ * live table) and as version 2 columns by the real encoder (blocks the model pairs skip it):
+ * every figure must come out the same, per stack and phase too. Three threads in time order,
+ * written thread group by thread group per frame (the replay must merge them); most blocks
+ * are freed soon by their own thread (paired), some live long, some are freed by another
+ * thread, some are reallocated; frames cut groups, so pairs also cross frame ends (unpaired). */
+struct key_sum {
+	int64_t cur[4][3], at_peak[4][3]; /* by stack 0..3 and phase 0..2 */
+	int64_t peak_cur;
+	uint64_t heap_epoch;
+	const uint32_t *epochs;
+};
+
+static void key_bytes(void *ctx, const struct ckt_attr *a, int64_t delta, int blocks, uint64_t ts)
+{
+	struct key_sum *k = ctx;
+	(void)blocks;
+	(void)ts;
+	if (a->space == CKT_SPACE_HEAP && a->stack < 4 && a->phase < 3)
+		k->cur[a->stack][a->phase] += delta;
+}
+
+static void key_peak(void *ctx, enum ckt_moment m, uint64_t ts)
+{
+	struct key_sum *k = ctx;
+	(void)ts;
+	if (m == CKT_AT_PEAK_HEAP)
+		memcpy(k->at_peak, k->cur, sizeof(k->cur));
+}
+
+static void replay_keys(const struct tb *b, struct ckt_replay_stats *st, struct key_sum *k)
+{
+	char path[64];
+	tb_write(b, path);
+	struct ckt_decoder *d = NULL;
+	struct ckt_error err = { 0 };
+	if (ckt_decode_open(path, &d, &err))
+		fail_msg("open: %s", err.msg);
+	unlink(path);
+	struct ckt_replay *r = ckt_replay_new(4096);
+	assert_non_null(r);
+	memset(k, 0, sizeof(*k));
+	struct ckt_observer o = { .ctx = k, .bytes = key_bytes, .peak = key_peak };
+	assert_int_equal(ckt_replay_observe(r, &o), 0);
+	if (ckt_replay_run(d, r, &err))
+		fail_msg("replay: %s", err.msg);
+	*st = *ckt_replay_stats(r);
+	ckt_replay_free(r);
+	ckt_decode_close(d);
+}
+
+static void test_columns_pairing_replay(void **state)
+{
+	(void)state;
+	enum { N = 60000, NT = 3, LIVE = 32 };
+	struct ev *ev = calloc(N, sizeof(*ev));
+	uint8_t *row = malloc(COL_CAP), *p;
+	assert_non_null(ev);
+	assert_non_null(row);
+	/* the events, in global time order */
+	uint64_t live[NT][LIVE] = { { 0 } }, lsize[NT][LIVE] = { { 0 } }, pending[NT] = { 0 };
+	uint64_t psize[NT] = { 0 }, bump = 0x555500000000ull, ts = 1000;
+	uint64_t lastfree[NT][CKT_AM_CLASSES] = { { 0 } };
+	size_t n = 0;
+	while (n < N) {
+		uint64_t r = rnd();
+		unsigned t = (unsigned)(r % NT), slot = (unsigned)((r >> 8) % LIVE);
+		struct ev *e = &ev[n];
+		memset(e, 0, sizeof(*e));
+		e->tid = 200 + t;
+		e->ts = ts += 1 + (r >> 20) % 3;
+		e->stack = (uint32_t)((r >> 30) % 4);
+		e->phase = (uint16_t)((r >> 34) % 3);
+		uint64_t size = 1 + (r >> 40) % 700;
+		unsigned c = ckt_am_class(size);
+		if (pending[t]) { /* the block this thread allocated last: freed soon */
+			e->type = CKT_EV_FREE;
+			e->a = pending[t];
+			lastfree[t][ckt_am_class(psize[t])] = e->a;
+			pending[t] = 0;
+		} else if (r % 5 == 0 && live[(t + 1) % NT][slot]) { /* another thread's block */
+			unsigned o = (t + 1) % NT;
+			e->type = CKT_EV_FREE;
+			e->a = live[o][slot];
+			live[o][slot] = 0;
+		} else if (r % 7 == 0 && live[t][slot]) {
+			e->type = CKT_EV_REALLOC;
+			e->a = live[t][slot];
+			e->b = size;
+			e->after = e->ts + (r >> 50) % 3;
+			ts = e->after;
+			e->new_a = lastfree[t][c] ? lastfree[t][c] : (bump += 16 * c + 16);
+			lastfree[t][c] = 0;
+			lastfree[t][ckt_am_class(lsize[t][slot])] = e->a;
+			live[t][slot] = e->new_a;
+			lsize[t][slot] = size;
+		} else {
+			e->type = CKT_EV_ALLOC;
+			e->fn = CKT_FN_MALLOC;
+			e->b = size;
+			e->a = lastfree[t][c] ? lastfree[t][c] : (bump += 16 * c + 16);
+			lastfree[t][c] = 0;
+			if (r % 4 != 0 || live[t][slot]) {
+				pending[t] = e->a; /* most are freed soon */
+				psize[t] = size;
+			} else {
+				live[t][slot] = e->a;
+				lsize[t][slot] = size;
+			}
+		}
+		n++;
+	}
+
+	/* both encodings, frame by frame (frames of random length), thread group by group */
+	struct tb rows, cols_tb;
+	struct ckt_enc e;
+	uint8_t *cols = enc_init(&e);
+	tb_init(&rows);
+	tb_init(&cols_tb);
+	tb_header(&rows);
+	tb_header_kv(&cols_tb, CKT_FORMAT_VERSION, NULL);
+	size_t i = 0, frames = 0;
+	while (i < n) {
+		size_t end = i + 1 + rnd() % 3000;
+		if (end > n)
+			end = n;
+		uint64_t base = ev[i].ts - 10;
+		p = row;
+		ckt_record_frame(&e, &p, frames, base);
+		tb_frame(&rows, base);
+		for (unsigned t = 0; t < NT; t++) {
+			ckt_record_thread(&e, &p, 200 + t);
+			tb_thread(&rows, 200 + t);
+			for (size_t k = i; k < end; k++) {
+				const struct ev *x = &ev[k];
+				if (x->tid != 200 + t)
+					continue;
+				struct ckt_slot s1 = slot(x->type, x->fn, x->ts, x->a, x->b, x->stack, x->phase);
+				struct ckt_slot s2 = slot(CKT_EV_EXT, 0, x->after, x->new_a, 0, 0, 0);
+				assert_int_equal(ckt_record_event(&e, &p, &s1, &s2), 0);
+				if (x->type == CKT_EV_ALLOC) {
+					tb_alloc_ex(&rows, x->ts, x->a, x->b, x->fn, x->stack, x->phase);
+				} else if (x->type == CKT_EV_FREE) {
+					tb_free(&rows, x->ts, x->a);
+				} else {
+					tb_u8(&rows, CKT_TAG_REALLOC);
+					tb_dts(&rows, x->ts);
+					tb_daddr(&rows, x->a);
+					tb_uv(&rows, x->after - x->ts);
+					tb_daddr(&rows, x->new_a);
+					tb_uv(&rows, x->b);
+					tb_uv(&rows, x->stack);
+					tb_uv(&rows, x->phase);
+				}
+			}
+		}
+		ckt_record_sync(&p, ev[end - 1].ts + 1);
+		tb_sync(&rows, ev[end - 1].ts + 1);
+		put_frame(&cols_tb, &e, row, (size_t)(p - row));
+		tb_flush(&rows);
+		frames++;
+		i = end;
+	}
+
+	struct ckt_replay_stats a, b;
+	struct key_sum ka, kb;
+	replay_keys(&rows, &a, &ka);
+	replay_keys(&cols_tb, &b, &kb);
+	print_message("pairing: %zu events in %zu frames, %llu blocks paired\n", n, frames,
+		      (unsigned long long)b.paired);
+	assert_int_equal(a.paired, 0);
+	assert_true(b.paired > n / 4); /* most blocks are freed soon by their thread */
+	assert_int_equal(a.events, n);
+	assert_int_equal(b.events, n);
+	for (int k = 0; k < CKT_KIND_COUNT; k++)
+		assert_int_equal(a.counts[k], b.counts[k]);
+	assert_int_equal(a.late_events, 0);
+	assert_int_equal(b.late_events, 0);
+	assert_int_equal(a.inconsistencies, 0);
+	assert_int_equal(b.inconsistencies, 0);
+	assert_true(a.peak_heap.bytes > 0);
+	assert_int_equal(a.peak_heap.bytes, b.peak_heap.bytes);
+	assert_int_equal(a.peak_heap.ts, b.peak_heap.ts);
+	assert_int_equal(a.heap_bytes, b.heap_bytes);
+	assert_int_equal(a.heap_blocks, b.heap_blocks);
+	assert_true(a.heap_blocks > 0);
+	assert_memory_equal(ka.cur, kb.cur, sizeof(ka.cur));
+	assert_memory_equal(ka.at_peak, kb.at_peak, sizeof(ka.at_peak));
+	int64_t sum = 0;
+	for (int s = 0; s < 4; s++)
+		for (int f = 0; f < 3; f++)
+			sum += ka.at_peak[s][f];
+	assert_int_equal(sum, (int64_t)a.peak_heap.bytes);
+	tb_release(&rows);
+	tb_release(&cols_tb);
 	free(cols);
 	free(row);
 	free(ev);
@@ -628,6 +878,7 @@ int main(void)
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_unknown_slot),
 		cmocka_unit_test(test_columns_round_trip),
+		cmocka_unit_test(test_columns_pairing_replay),
 		cmocka_unit_test(test_columns_model_codes),
 		cmocka_unit_test(test_columns_corrupt),
 		cmocka_unit_test(test_columns_fuzz),
