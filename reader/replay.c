@@ -1242,8 +1242,11 @@ static int ckt_replay_drain(struct ckt_replay *r, bool all, uint64_t limit)
 			__builtin_prefetch(&th->q[(th->head + 4 * CKT_REPLAY_AHEAD) & mask]);
 			if (th->n > CKT_REPLAY_AHEAD && r->blocks.cap) {
 				const struct ckt_ev *f = &th->q[(th->head + CKT_REPLAY_AHEAD) & mask];
-				if (f->kind <= CKT_EV_REALLOC_ALLOC && !(f->flags & CKT_EVF_PAIRED))
-					__builtin_prefetch(&r->blocks.slots[ckt_replay_live_home(&r->blocks, f->addr)]);
+				if (f->kind <= CKT_EV_REALLOC_ALLOC && !(f->flags & CKT_EVF_PAIRED)) {
+					size_t h = ckt_replay_live_home(&r->blocks, f->addr);
+					__builtin_prefetch(&r->blocks.slots[h]);
+					__builtin_prefetch(&r->blocks.slots[(h + 1) & (r->blocks.cap - 1)]);
+				}
 			}
 			/* applied in place: nothing touches the queues until it returns */
 			int rc = ckt_replay_apply(r, th, &th->q[th->head & mask]);
