@@ -73,11 +73,16 @@ struct ckt_ev {
 	uint8_t fn;
 };
 
-/* A heap allocation and the release of the same block that the decoder's address model paired
- * (ckt_record's seq and pair) while both sat in their thread's queue: the block never enters
- * the live table (for 87% of the heap events of the benchmark's trace, whose table lookups,
- * cache misses each, were most of the replay's time). The release carries the block's size,
- * stack, phase and sampled flag, copied from its allocation. */
+/* A heap allocation that the decoder's address model paired with a later release by the same
+ * thread (ckt_record's seq and pair) while both sat in the thread's queue, and that release:
+ * the block will die young, so it lives in the small `young` table, which stays in cache,
+ * and not in the big one, whose lookups are cache misses (87% of the heap events of the
+ * benchmark's trace pair). The pairing is only a hint of where to look: the model sees one
+ * thread, and another thread may free the block first (and get the address back, and hand it
+ * over). So a release looks in the young table first, then in the big one, and an allocation
+ * clears its address in both (an address is in one of them at most): the figures are those of
+ * one table, except that a young allocation skips the big table (a cache miss: checking
+ * cost all of the gain) until the trace shows it can miss frees (ckt_replay_heap_clear). */
 #define CKT_EVF_PAIRED 0x8000u
 
 static int ckt_replay_is_release(uint8_t kind)
@@ -394,7 +399,9 @@ struct ckt_replay {
 	size_t spare_cap;
 	size_t kept_bytes; /* big queues kept across windows while empty (ckt_replay_retire) */
 
-	struct ckt_livemap blocks;
+	/* live heap blocks: the young ones (paired, see CKT_EVF_PAIRED) and all others; an
+	 * address is in one of them at most */
+	struct ckt_livemap blocks, young;
 	struct ckt_rangeset maps;
 	/* where the last CKT_AM_RECENT allocations (by seq) were queued, for pairing */
 	struct {
@@ -496,6 +503,7 @@ void ckt_replay_free(struct ckt_replay *r)
 	free(r->heap);
 	ckt_replay_big_free(r->spare, r->spare_cap * sizeof(struct ckt_ev));
 	ckt_replay_big_free(r->blocks.slots, r->blocks.cap * sizeof(*r->blocks.slots));
+	ckt_replay_big_free(r->young.slots, r->young.cap * sizeof(*r->young.slots));
 	for (size_t i = 0; i < r->maps.n; i++)
 		(void)ckt_replay_piece_gone(&r->maps.r[i]);
 	free(r->maps.r);
@@ -676,14 +684,12 @@ static inline void ckt_replay_pair_note(struct ckt_replay *r, size_t ti, uint64_
 
 /* rel, being queued on thread ti, releases the block of allocation number `pair`: when that
  * allocation is still queued on the same thread, at the same address and not paired yet,
- * both are marked and rel takes the block's attributes. Otherwise (the trace lost events, so
- * the live table must see every event to count inconsistencies; or a corrupt trace) nothing
- * is marked and both go through the table. */
+ * both are marked (CKT_EVF_PAIRED: a hint, see there). */
 static inline void ckt_replay_pair(struct ckt_replay *r, size_t ti, struct ckt_ev *rel, uint64_t pair)
 {
 	size_t k = pair % CKT_AM_RECENT;
 	const struct ckt_thread *th = &r->threads[ti];
-	if (r->pairs[k].seq != pair || r->pairs[k].ti != ti || r->pairs[k].pos < th->head || r->lost_sum)
+	if (r->pairs[k].seq != pair || r->pairs[k].ti != ti || r->pairs[k].pos < th->head)
 		return;
 	struct ckt_ev *a = &th->q[r->pairs[k].pos & (th->cap - 1)];
 	if (a->kind != CKT_EV_ALLOC && a->kind != CKT_EV_REALLOC_ALLOC)
@@ -693,10 +699,6 @@ static inline void ckt_replay_pair(struct ckt_replay *r, size_t ti, struct ckt_e
 	a->flags |= CKT_EVF_PAIRED;
 	rel->flags |= CKT_EVF_PAIRED;
 	r->st.paired++;
-	rel->len = a->len;
-	rel->stack = a->stack;
-	rel->phase = a->phase;
-	rel->fn = a->fn;
 }
 
 /* Queues a copy of ev on tid's thread (the rare kinds). */
@@ -779,31 +781,51 @@ static void ckt_replay_block_gone(struct ckt_replay *r, const struct ckt_live *b
 
 static void ckt_replay_heap_release(struct ckt_replay *r, uint64_t addr, uint64_t ts)
 {
-	struct ckt_live *b = ckt_replay_live_find(&r->blocks, addr);
+	struct ckt_livemap *m = &r->young;
+	struct ckt_live *b = r->young.n || r->young.has_zero ? ckt_replay_live_find(m, addr) : NULL;
+	if (!b) {
+		m = &r->blocks;
+		b = ckt_replay_live_find(m, addr);
+	}
 	/* An unknown address is normal: the block was allocated before tracing started. */
 	if (!b)
 		return;
 	ckt_replay_block_gone(r, b, ts);
-	ckt_replay_live_del(&r->blocks, b);
+	ckt_replay_live_del(m, b);
+}
+
+/* An allocation of addr: a block still live there lost its free (a dropped event, or one the
+ * tracer could not record); count it and let it go. A young allocation looks in the big table
+ * only once the trace has shown it can miss frees (a LOST record, or an inconsistency found
+ * by an allocation that did look): a stale block the young allocations of its address pass by
+ * is caught by the first allocation there that looks. */
+static void ckt_replay_heap_clear(struct ckt_replay *r, uint64_t addr, uint64_t ts, bool young)
+{
+	struct ckt_live *b;
+	if ((r->young.n || r->young.has_zero) && (b = ckt_replay_live_find(&r->young, addr))) {
+		r->st.inconsistencies++;
+		ckt_replay_block_gone(r, b, ts);
+		ckt_replay_live_del(&r->young, b);
+	}
+	if (young && !r->lost_sum && !r->st.inconsistencies)
+		return;
+	if ((b = ckt_replay_live_find(&r->blocks, addr))) {
+		r->st.inconsistencies++;
+		ckt_replay_block_gone(r, b, ts);
+		ckt_replay_live_del(&r->blocks, b);
+	}
 }
 
 static int ckt_replay_heap_alloc(struct ckt_replay *r, const struct ckt_ev *ev, size_t ti)
 {
 	bool sampled = ev->fn & CKT_FN_SAMPLED;
 	struct ckt_live nb = { ev->addr, ev->len, ev->stack, ev->phase, (uint32_t)(ti << 1 | sampled) };
-	struct ckt_live *b = NULL;
 	uint32_t tid = (uint32_t)r->threads[ti].tid;
+	bool young = ev->flags & CKT_EVF_PAIRED;
 
-	if (ev->flags & CKT_EVF_PAIRED) {
-		/* its release is queued and carries the block: nothing to keep */
-	} else if ((b = ckt_replay_live_find(&r->blocks, ev->addr))) {
-		/* still live: its free was lost or never recorded; count it and replace the block */
-		r->st.inconsistencies++;
-		ckt_replay_block_gone(r, b, ev->ts);
-		*b = nb;
-	} else if (ckt_replay_live_add(&r->blocks, &nb) < 0) {
+	ckt_replay_heap_clear(r, ev->addr, ev->ts, young);
+	if (ckt_replay_live_add(young ? &r->young : &r->blocks, &nb) < 0)
 		return CKT_ENOMEM;
-	}
 	if (sampled) {
 		double w = ckt_replay_sample_weight(r->st.sample_r, nb.size);
 		r->st.sampled_allocs++;
@@ -1112,13 +1134,7 @@ static int ckt_replay_apply(struct ckt_replay *r, struct ckt_thread *th, const s
 		break;
 	case CKT_EV_FREE:
 	case CKT_EV_REALLOC_FREE:
-		if (ev->flags & CKT_EVF_PAIRED) {
-			struct ckt_live b = { ev->addr, ev->len, ev->stack, ev->phase,
-					      (uint32_t)((size_t)(th - r->threads) << 1 | !!(ev->fn & CKT_FN_SAMPLED)) };
-			ckt_replay_block_gone(r, &b, ev->ts);
-		} else {
-			ckt_replay_heap_release(r, ev->addr, ev->ts);
-		}
+		ckt_replay_heap_release(r, ev->addr, ev->ts);
 		break;
 	case CKT_EV_MMAP: {
 		struct ckt_range v = { ev->addr, ckt_replay_page_end(r, ev->addr, ev->len), ev->stack,
