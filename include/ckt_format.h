@@ -94,7 +94,10 @@
  *   PHASE_DEF  uv id, str name                      (not inside a thread group) names phase id
  *   PHASE      dts, uv op (CKT_PHASE_*), uv id      in the thread group of the thread that
  *              called the API. PUSH/POP act on that thread's stack; BEGIN/END on the
- *              process-wide counted set (a name is active while begins outnumber ends).
+ *              process-wide counted set (a name is active while begins outnumber ends; an
+ *              END is written only for a name that is active. Since tracer 0.2.2 BEGIN/END
+ *              are stamped in the order the tracer counted them; before, an END could be
+ *              stamped before the BEGIN of another thread that it closed).
  *              Events from log-line rules are BEGIN/END in the group of the writing thread.
  *   NOTE       uv ts, uv phase id, str text         (not inside a thread group) the log line
  *              that triggered a phase event of a CUZKTRACE_PHASES rule
@@ -154,7 +157,7 @@
 #define CKT_MAGIC_LEN 8
 #define CKT_FORMAT_VERSION 3     /* written; CKT_FORMAT_VERSION_MIN.. are read */
 #define CKT_FORMAT_VERSION_MIN 1
-#define CKT_TRACER_VERSION "0.2.1"
+#define CKT_TRACER_VERSION "0.2.2"
 
 enum ckt_tag {
 	CKT_TAG_FRAME = 0x01,

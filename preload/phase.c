@@ -78,6 +78,7 @@ static void publish_current(void)
 /* Shared by the API and the log-line rules. Returns the id (0 if none). */
 static uint16_t begin_end(struct ckt_tls *t, const char *name, int begin)
 {
+	uint64_t ts = 0;
 	pthread_mutex_lock(&lock);
 	uint16_t id = intern(name, begin);
 	if (id && begin) {
@@ -90,10 +91,14 @@ static uint16_t begin_end(struct ckt_tls *t, const char *name, int begin)
 	} else {
 		id = 0; /* end of a phase that is not active */
 	}
+	/* stamped under the lock, so the BEGINs and ENDs of a name sort as they were counted
+	 * (stamped after it, an END could sort before the BEGIN it closes) */
+	if (id)
+		ts = ckt_stamp(t);
 	publish_current();
 	pthread_mutex_unlock(&lock);
 	if (id)
-		emit_phase(t, begin ? CKT_PHASE_BEGIN : CKT_PHASE_END, id);
+		ckt_emit(t, CKT_EV_PHASE, begin ? CKT_PHASE_BEGIN : CKT_PHASE_END, ts, id, 0, 0);
 	return id;
 }
 

@@ -19,7 +19,10 @@ struct ckt_phase {
 	char *name;        /* NULL until its PHASE_DEF arrives */
 	bool marked;       /* some PHASE event named it */
 	uint64_t pushes;   /* entries on all threads' push stacks */
-	uint64_t begins;   /* process-wide begins minus ends */
+	/* process-wide begins minus ends, signed: an END may sort before the BEGIN it closes (two
+	 * threads at one timestamp, or a trace from a tracer before 0.2.2, which stamped them
+	 * outside the lock that orders them); it is active while begins outnumber ends */
+	int64_t begins;
 	bool active;
 	uint64_t since, active_ns;
 	uint64_t allocated, gpu_allocated;
@@ -200,6 +203,23 @@ static long ckt_phases_index_by_name(struct ckt_phases *p, const char *name)
 	return p->ph[i].name ? i : CKT_ENOMEM;
 }
 
+/* Index of phase id for its PHASE_DEF: a --phase-rule that named this phase before the trace
+ * defined it made a phase of that name with no id (UINT64_MAX); it becomes this one, so one
+ * name is one phase. (A phase id used before its definition is replayed cannot happen in a
+ * trace from the tracer: a name is defined before the events stamped with it are replayed.) */
+static long ckt_phases_adopt(struct ckt_phases *p, uint64_t id, const char *name)
+{
+	if (id != 0 && !ckt_phases_map_get(&p->by_id, id))
+		for (size_t i = 1; i < p->n_ph; i++)
+			if (p->ph[i].id == UINT64_MAX && p->ph[i].name && strcmp(p->ph[i].name, name) == 0) {
+				if (ckt_phases_map_put(&p->by_id, id, i) < 0)
+					return CKT_ENOMEM;
+				p->ph[i].id = id;
+				return (long)i;
+			}
+	return ckt_phases_index(p, id);
+}
+
 static struct ckt_pthread *ckt_phases_thread(struct ckt_phases *p, uint64_t tid)
 {
 	/* a few threads interleave: a small direct-mapped cache first (indices never move) */
@@ -235,7 +255,7 @@ static const char *ckt_phases_name(const struct ckt_phase *ph, char *buf, size_t
 static void ckt_phases_activate(struct ckt_phases *p, size_t i, uint64_t ts)
 {
 	struct ckt_phase *ph = &p->ph[i];
-	bool want = ph->pushes + ph->begins > 0;
+	bool want = ph->pushes > 0 || ph->begins > 0;
 	if (want == ph->active)
 		return;
 	ph->active = want;
@@ -296,7 +316,7 @@ static void ckt_phases_on_phase(void *ctx, uint64_t ts, uint32_t tid, unsigned o
 		p->ph[i].begins++;
 		break;
 	case CKT_PHASE_END:
-		if (i == CKT_PHASES_NONE || !p->ph[i].begins)
+		if (i == CKT_PHASES_NONE)
 			return;
 		p->ph[i].begins--;
 		break;
@@ -413,8 +433,8 @@ static void ckt_phases_on_record(void *ctx, const struct ckt_record *rec)
 	struct ckt_phases *p = ctx;
 	switch (rec->tag) {
 	case CKT_TAG_PHASE_DEF: {
-		long i = ckt_phases_index(p, rec->u.phase_def.id);
 		char *name = ckt_phases_strndup(rec->u.phase_def.name, rec->u.phase_def.len);
+		long i = name ? ckt_phases_adopt(p, rec->u.phase_def.id, name) : CKT_ENOMEM;
 		if (i < 0 || !name) {
 			free(name);
 			p->err = CKT_ENOMEM;

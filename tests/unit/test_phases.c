@@ -243,6 +243,38 @@ static void test_open_phase_and_late_names(void **state)
 	tb_release(&b);
 }
 
+/* An END that sorts before the BEGIN it closes (two threads at one timestamp; or, before
+ * tracer 0.2.2, stamped outside the lock that counted them): begins minus ends goes to -1,
+ * then 0, and the phase is not left active to the end of the trace. */
+static void test_end_before_begin(void **state)
+{
+	(void)state;
+	for (uint64_t begin_ts = 100; begin_ts <= 101; begin_ts++) {
+		struct tb b;
+		struct ckt_replay_stats st;
+		tb_init(&b);
+		tb_header(&b);
+		tb_frame(&b, 0);
+		tb_phase_def(&b, LOAD, "load");
+		tb_thread(&b, 1);
+		tb_phase(&b, 100, CKT_PHASE_END, LOAD);
+		tb_alloc_ex(&b, 1000, 0x1000, 64, CKT_FN_MALLOC, 0, 0);
+		tb_thread(&b, 2);
+		tb_phase(&b, begin_ts, CKT_PHASE_BEGIN, LOAD);
+		tb_phase(&b, 500, CKT_PHASE_BEGIN, LOAD); /* a second, real one: 500 to 700 */
+		tb_phase(&b, 700, CKT_PHASE_END, LOAD);
+		tb_end(&b, 10000, CKT_END_EXIT, 0, 0);
+		tb_flush(&b);
+		struct ckt_phases *p = run(&b, &st, NULL, NULL, NULL);
+		assert_int_equal(st.peak_heap.ts, 1000);
+		const char *const *names;
+		assert_int_equal(ckt_phases_active_at(p, CKT_AT_PEAK_HEAP, &names), 0);
+		assert_int_equal(row(p, "load")->active_ns, 200);
+		ckt_phases_free(p);
+		tb_release(&b);
+	}
+}
+
 /* The latest name of a thread wins (by ts, then file order); trailing digits fold into '*'
  * only when two names differ there. */
 static void test_thread_groups(void **state)
@@ -354,14 +386,54 @@ static void test_rule_override(void **state)
 	tb_release(&b);
 }
 
+/* A --phase-rule names a phase before the trace defines it (the first allocation its rule
+ * decides is replayed before the PHASE_DEF is read): still one phase of that name. */
+static void test_rule_before_definition(void **state)
+{
+	(void)state;
+	struct tb b;
+	struct ckt_replay_stats st;
+	tb_init(&b);
+	tb_header(&b);
+	tb_frame(&b, 0);
+	tb_thread(&b, 1);
+	tb_alloc_ex(&b, 100, 0x1000, 200, CKT_FN_MALLOC, 8, 0);
+	tb_sync(&b, 200);
+	tb_flush(&b);
+	tb_frame(&b, 200);
+	tb_sync(&b, 300); /* replays everything before 200: the allocation above */
+	tb_flush(&b);
+	tb_frame(&b, 300);
+	tb_phase_def(&b, 1, "load");
+	tb_thread(&b, 1);
+	tb_phase(&b, 400, CKT_PHASE_BEGIN, 1);
+	tb_alloc_ex(&b, 500, 0x2000, 30, CKT_FN_MALLOC, 9, 1);
+	tb_phase(&b, 600, CKT_PHASE_END, 1);
+	tb_end(&b, 1000, CKT_END_EXIT, 0, 0);
+	tb_flush(&b);
+	struct ckt_phases *p = run(&b, &st, rule_stack7, NULL, NULL);
+	assert_int_equal(share(p, CKT_AT_PEAK_HEAP, "load"), 230);
+	const struct ckt_phases_row *rows;
+	size_t n = ckt_phases_table(p, &rows), named = 0;
+	for (size_t i = 0; i < n; i++)
+		named += strcmp(rows[i].name, "load") == 0;
+	assert_int_equal(named, 1);
+	assert_int_equal(row(p, "load")->allocated_bytes, 230);
+	assert_int_equal(row(p, "load")->active_ns, 200);
+	ckt_phases_free(p);
+	tb_release(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_overlap_and_nesting),
 		cmocka_unit_test(test_open_phase_and_late_names),
+		cmocka_unit_test(test_end_before_begin),
 		cmocka_unit_test(test_thread_groups),
 		cmocka_unit_test(test_notes_bounded),
 		cmocka_unit_test(test_rule_override),
+		cmocka_unit_test(test_rule_before_definition),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
