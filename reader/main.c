@@ -214,6 +214,11 @@ static void ckt_main_warnings(const char *path, const struct ckt_replay_stats *s
 	if (st->lost)
 		fprintf(stderr, CKT_PROG ": warning: '%s': %llu events were lost; totals are inexact\n", path,
 			(unsigned long long)st->lost);
+	if (st->cuda_device_overflow)
+		fprintf(stderr,
+			CKT_PROG ": warning: '%s': the trace names more than 256 CUDA devices (corrupt?); "
+			"figures per device are kept for the first 256, the totals count them all\n",
+			path);
 	if (st->late_events)
 		fprintf(stderr,
 			CKT_PROG ": warning: '%s': %llu events came after later events had been replayed "
@@ -221,8 +226,7 @@ static void ckt_main_warnings(const char *path, const struct ckt_replay_stats *s
 			path, (unsigned long long)st->late_events);
 	if (ckt_replay_untraced_suspected(st)) {
 		char u[32];
-		uint64_t seen = st->peak_heap.bytes + st->peak_anon.bytes + st->peak_pinned.bytes;
-		uint64_t over = st->peak_rss.bytes - seen;
+		uint64_t over = st->peak_rss.bytes - ckt_replay_traced_seen(st);
 		fprintf(stderr,
 			CKT_PROG ": warning: '%s': the peak RSS is %s (%.0f%%) above everything traced "
 				 "at its own peak: the program may allocate through an allocator the tracer "
@@ -321,7 +325,11 @@ int main(int argc, char **argv)
 		return CKT_EXIT_USAGE;
 	if (a.help) {
 		ckt_main_help();
-		return fflush(stdout) == 0 ? CKT_EXIT_OK : CKT_EXIT_TRACE;
+		if (fflush(stdout) == 0 && !ferror(stdout))
+			return CKT_EXIT_OK;
+		fprintf(stderr, CKT_PROG ": error: cannot write the help to standard output: %s\n",
+			strerror(errno ? errno : EIO));
+		return CKT_EXIT_TRACE;
 	}
 
 	if (ckt_decode_open(a.trace, &dec, &err) < 0) {

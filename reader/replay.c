@@ -379,6 +379,7 @@ struct ckt_thread {
 	struct ckt_range mremap_attr;
 	bool sent_agg; /* has sent AGG records (default mode) */
 	bool kept;     /* q is counted in the replay's kept_bytes */
+	bool idle;     /* q (small) is held while empty: counted in the replay's idle_bytes */
 };
 
 struct ckt_replay {
@@ -398,6 +399,7 @@ struct ckt_replay {
 	struct ckt_ev *spare; /* a big queue buffer given back (ckt_replay_retire) */
 	size_t spare_cap;
 	size_t kept_bytes; /* big queues kept across windows while empty (ckt_replay_retire) */
+	size_t idle_bytes; /* small queues held by threads with nothing queued */
 
 	/* live heap blocks: the young ones (paired, see CKT_EVF_PAIRED) and all others; an
 	 * address is in one of them at most */
@@ -422,6 +424,7 @@ struct ckt_replay {
 	/* CUDA allocations by address, and VMM allocations by handle (a namespace of its own) */
 	struct ckt_heapmap cuda_blocks, cuda_handles;
 	size_t cap_cuda_devices;
+	struct ckt_cuda_device cuda_overflow; /* the devices past CKT_REPLAY_MAX_DEVICES */
 
 	int64_t heap_signed, blocks_signed; /* see ckt_replay_heap_move */
 
@@ -665,6 +668,10 @@ static inline __attribute__((always_inline)) void ckt_replay_commit(struct ckt_r
 								      const struct ckt_ev *ev)
 {
 	if (r->threads[ti].n++ == 0) {
+		if (r->threads[ti].idle) {
+			r->threads[ti].idle = false;
+			r->idle_bytes -= r->threads[ti].cap * sizeof(struct ckt_ev);
+		}
 		r->heap[r->heap_n] = (struct ckt_hent){ ev->ts, ckt_replay_tie(ev, ti) };
 		ckt_replay_sift_up(r, r->heap_n++);
 	}
@@ -976,12 +983,20 @@ static int ckt_replay_cuda_is_gpu(unsigned kind)
 }
 
 /* The device with this ordinal, created on first sight; NULL when out of memory. */
+#define CKT_REPLAY_MAX_DEVICES 256
+
 static struct ckt_cuda_device *ckt_replay_cuda_device(struct ckt_replay *r, uint32_t ordinal)
 {
 	struct ckt_replay_stats *st = &r->st;
 	for (size_t i = 0; i < st->n_cuda_devices; i++)
 		if (st->cuda_devices[i].ordinal == ordinal)
 			return &st->cuda_devices[i];
+	if (st->n_cuda_devices == CKT_REPLAY_MAX_DEVICES) {
+		/* more than any machine has (16 GPUs of 7 MIG instances each is 112): a corrupt
+		 * trace, which must not make each lookup a long walk; said in a warning */
+		st->cuda_device_overflow++;
+		return &r->cuda_overflow;
+	}
 	if (st->n_cuda_devices == r->cap_cuda_devices) {
 		size_t cap = r->cap_cuda_devices ? r->cap_cuda_devices * 2 : 8;
 		struct ckt_cuda_device *d = realloc(st->cuda_devices, cap * sizeof(*d));
@@ -1199,6 +1214,7 @@ static int ckt_replay_apply(struct ckt_replay *r, struct ckt_thread *th, const s
 #define CKT_REPLAY_AHEAD 16
 #define CKT_REPLAY_KEEP_CAP ((size_t)1 << 16)        /* entries: 3 MiB */
 #define CKT_REPLAY_KEEP_BYTES ((size_t)48 << 20)
+#define CKT_REPLAY_IDLE_BYTES ((size_t)16 << 20)
 
 /* Removes the heap's top thread, whose queue just ran empty. */
 static void ckt_replay_retire(struct ckt_replay *r, struct ckt_thread *th)
@@ -1225,6 +1241,15 @@ static void ckt_replay_retire(struct ckt_replay *r, struct ckt_thread *th)
 		} else {
 			ckt_replay_big_free(th->q, th->cap * sizeof(*th->q));
 		}
+		th->q = NULL;
+		th->cap = 0;
+	} else if (r->idle_bytes + th->cap * sizeof(*th->q) <= CKT_REPLAY_IDLE_BYTES) {
+		/* a small queue stays for the thread's next window, within a bound: a trace of a
+		 * million short-lived threads must not keep a million queues */
+		th->idle = true;
+		r->idle_bytes += th->cap * sizeof(*th->q);
+	} else {
+		ckt_replay_big_free(th->q, th->cap * sizeof(*th->q));
 		th->q = NULL;
 		th->cap = 0;
 	}
@@ -1488,6 +1513,9 @@ int ckt_replay_finish(struct ckt_replay *r, struct ckt_error *err)
 		return ckt_util_err(err, rc, "out of memory");
 	st->lost = r->lost_sum > r->lost_end ? r->lost_sum : r->lost_end;
 	st->threads = r->n_threads;
+	st->queue_bytes = r->spare_cap * sizeof(struct ckt_ev);
+	for (size_t i = 0; i < r->n_threads; i++)
+		st->queue_bytes += r->threads[i].cap * sizeof(struct ckt_ev);
 	st->duration_ns = st->ended ? st->end_ts : st->last_ts;
 	return 0;
 }

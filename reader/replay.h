@@ -72,6 +72,8 @@ struct ckt_replay_stats {
 	/* allocations the decoder's address model paired with their release, so the replay kept
 	 * them out of its live table (a measure of the fast path, no effect on any figure) */
 	uint64_t paired;
+	/* bytes of the per-thread event queues held at finish (bounded: ckt_replay_retire) */
+	uint64_t queue_bytes;
 	uint64_t threads;                   /* distinct threads that recorded events (at finish) */
 	bool truncated;                     /* no END record (set by ckt_replay_run) */
 	bool ended;
@@ -109,7 +111,8 @@ struct ckt_replay_stats {
 	struct ckt_peak peak_gpu, peak_pinned, peak_managed, peak_registered;
 	uint64_t peak_gpu_kind[6];          /* cuda_bytes at peak_gpu */
 	struct ckt_cuda_device *cuda_devices; /* by first appearance; owned by the replay */
-	size_t n_cuda_devices;
+	size_t n_cuda_devices;                /* at most 256 */
+	uint64_t cuda_device_overflow;        /* records naming a device past those 256 */
 };
 
 /* ---- observers: aggregations by call site (sites.c), phase or thread (phases.c) plug in
@@ -253,10 +256,16 @@ static inline int64_t ckt_replay_unexplained(const struct ckt_replay_stats *st)
  * KiB cache for a thread that captured stacks. Not the program's, so not suspicious. */
 #define CKT_TRACER_BYTES_PER_THREAD ((uint64_t)768 << 10)
 
+/* Everything the tracer saw that can be resident, each at its own peak (see below). */
+static inline uint64_t ckt_replay_traced_seen(const struct ckt_replay_stats *st)
+{
+	return st->peak_heap.bytes + st->peak_anon.bytes + st->peak_file.bytes + st->peak_pinned.bytes +
+	       st->threads * CKT_TRACER_BYTES_PER_THREAD;
+}
+
 static inline bool ckt_replay_untraced_suspected(const struct ckt_replay_stats *st)
 {
-	uint64_t seen = st->peak_heap.bytes + st->peak_anon.bytes + st->peak_file.bytes +
-			st->peak_pinned.bytes + st->threads * CKT_TRACER_BYTES_PER_THREAD;
+	uint64_t seen = ckt_replay_traced_seen(st);
 	if (!st->peak_rss.seen || st->peak_rss.bytes <= seen)
 		return false;
 	uint64_t u = st->peak_rss.bytes - seen;

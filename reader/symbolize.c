@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "util.h"
 
@@ -242,6 +243,13 @@ static void ckt_sym_open(struct ckt_sym *s, struct ckt_sym_module *m)
 	 * fails the warning below says so. */
 	if (!strchr(m->path, '/'))
 		return;
+	/* the trace names the file: a FIFO or a device there now would block the open */
+	struct stat sb;
+	if (stat(m->path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+		ckt_sym_warn(s, "cannot read '%s': not a regular file; its frames are shown as module+offset",
+			     m->path);
+		return;
+	}
 	m->dwfl = dwfl_begin(&s->cb);
 	if (!m->dwfl)
 		return;

@@ -22,6 +22,11 @@ for opt in --json --csv; do
 	expect_match "reader: --help documents $opt" "$(cat $T/help.out)" "$opt"
 done
 expect_match "reader: --help documents exit statuses 0, 1 and 2" "$(cat $T/help.out)" $'exit status:\n  0  report written.*\n  1  the trace.*\n  2  usage error'
+if [ -w /dev/full ]; then
+	$REPORT --help >/dev/full 2>$T/help.err
+	expect_eq "reader: --help to a full device: exit 1, one line" "$?/$(cat $T/help.err)" \
+		"1/cuzktrace-report: error: cannot write the help to standard output: No space left on device"
+fi
 
 # Two traces concatenated: the first is reported, and one warning names the bytes not read.
 cat $T/known.zst $T/known.zst >$T/twice.zst

@@ -82,6 +82,13 @@ expect_eq "sites: changed module: one warning" "$(cat $T/moved.rerr)" \
 	"cuzktrace-report: warning: '$T/moved/libsites_lib.so' changed since it was traced (build-id differs); its frames are shown as module+offset"
 expect_eq "sites: changed module: frames as module+offset" \
 	"$(site_get $T/moved.json sites_at_peak '^libsites_lib\.so\+0x[0-9a-f]+$' bytes)" 2097229
+# The library's path is now a FIFO: opening it would block the reader; it says so instead.
+rm -f $T/moved/libsites_lib.so && mkfifo $T/moved/libsites_lib.so
+timeout 60 $REPORT --json $T/moved.zst >$T/fifo.json 2>$T/fifo.rerr
+expect_eq "sites: module path is a FIFO: reader exit 0, one warning" "$?/$(cat $T/fifo.rerr)" \
+	"0/cuzktrace-report: warning: cannot read '$T/moved/libsites_lib.so': not a regular file; its frames are shown as module+offset"
+expect_eq "sites: module path is a FIFO: frames as module+offset" \
+	"$(site_get $T/fifo.json sites_at_peak '^libsites_lib\.so\+0x[0-9a-f]+$' bytes)" 2097229
 
 # ---- C++: a template, operator new, std::vector growth folded into its caller ----
 X_T=$(line_of $SRC/sites_cxx.cc SITE:cxx_template)

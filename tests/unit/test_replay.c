@@ -536,6 +536,69 @@ static void test_many_threads_merge(void **state)
 	tb_release(&b);
 }
 
+/* A trace of many short-lived threads (each records a few events in one window, then never
+ * again): the queues the replay keeps for idle threads stay within their bound (16 MiB; each
+ * thread's queue is 64 events, 3 KiB), instead of one per thread ever seen. */
+static void test_many_threads_queue_bound(void **state)
+{
+	(void)state;
+	enum { NT = 20000, PER_FRAME = 500 };
+	struct tb b;
+	struct ckt_replay_stats st;
+	tb_init(&b);
+	tb_header(&b);
+	for (unsigned f = 0; f < NT / PER_FRAME; f++) {
+		tb_frame(&b, (uint64_t)f * 10000);
+		for (unsigned k = 0; k < PER_FRAME; k++) {
+			unsigned t = f * PER_FRAME + k;
+			tb_thread(&b, 100000 + t);
+			tb_alloc(&b, (uint64_t)f * 10000 + k * 10, 0x100000 + (uint64_t)t * 0x100, 64);
+			tb_free(&b, (uint64_t)f * 10000 + k * 10 + 5, 0x100000 + (uint64_t)t * 0x100);
+		}
+		tb_sync(&b, (uint64_t)f * 10000 + 10000);
+		tb_flush(&b);
+	}
+	tb_frame(&b, (uint64_t)NT * 100);
+	tb_end(&b, (uint64_t)NT * 100, CKT_END_EXIT, 2 * NT, 0);
+	tb_flush(&b);
+	run_ok(&b, &st);
+	assert_int_equal(st.events, 2 * NT);
+	assert_int_equal(st.threads, NT);
+	assert_int_equal(st.peak_heap.bytes, 64);
+	assert_int_equal(st.heap_bytes, 0);
+	/* every thread had a 64-event queue: 20000 x 3 KiB = 60 MiB if all were kept */
+	assert_true(st.queue_bytes <= ((uint64_t)16 << 20) + 64 * 48);
+	assert_true(st.queue_bytes >= ((uint64_t)15 << 20));
+	tb_release(&b);
+}
+
+/* A (corrupt) trace naming more CUDA devices than any machine has: per-device figures for the
+ * first 256, totals for all, and a count for the warning; lookups stay short. */
+static void test_cuda_device_cap(void **state)
+{
+	(void)state;
+	enum { NDEV = 3000 };
+	struct tb b;
+	struct ckt_replay_stats st;
+	tb_init(&b);
+	tb_header(&b);
+	tb_frame(&b, 0);
+	tb_thread(&b, 1);
+	for (uint64_t d = 0; d < NDEV; d++)
+		tb_cuda_alloc(&b, 10 + d, CKT_CUDA_DEVICE, d * 7, 0x7f0000000000ull + d * 0x100000, 4096, 0,
+			      0, CKT_CU_MEM_ALLOC);
+	tb_end(&b, 100000, CKT_END_EXIT, 0, 0);
+	tb_flush(&b);
+	run_ok(&b, &st);
+	assert_int_equal(st.n_cuda_devices, 256);
+	assert_int_equal(st.cuda_devices[255].ordinal, 255 * 7);
+	assert_int_equal(st.cuda_devices[255].bytes, 4096);
+	assert_int_equal(st.cuda_device_overflow, NDEV - 256);
+	assert_int_equal(st.gpu_bytes, (uint64_t)NDEV * 4096);
+	assert_int_equal(st.peak_gpu.bytes, (uint64_t)NDEV * 4096);
+	tb_release(&b);
+}
+
 /* The live heap map against an oracle: 3 threads, 6000 allocations and frees over 1500
  * clustered addresses (address 0 among them, kept apart by the map), written thread group by
  * thread group so the merge must interleave them; replacements of live addresses included.
@@ -763,6 +826,8 @@ int main(void)
 		cmocka_unit_test(test_lost_events),
 		cmocka_unit_test(test_truncated_drop_partial_frame),
 		cmocka_unit_test(test_many_threads_merge),
+		cmocka_unit_test(test_many_threads_queue_bound),
+		cmocka_unit_test(test_cuda_device_cap),
 		cmocka_unit_test(test_live_map_oracle),
 		cmocka_unit_test(test_mapping_oracle),
 		cmocka_unit_test(test_json_shape),
