@@ -90,6 +90,13 @@
  *              cuMemCreate / cuMemRelease (fn CKT_CU_MEM_CREATE / _RELEASE) carry the
  *              allocation handle in daddr: a namespace of its own, apart from addresses.
  *              cuMemCreate of host memory (location not a device) has kind CKT_CUDA_PINNED.
+ *   CUDA_MAP   dts, daddr, uv size, uv handle     (version 4) cuMemMap succeeded: the memory of
+ *              allocation handle `handle` is mapped at [addr, addr + size). Recorded after the
+ *              call. The memory of a handle exists until it is released (cuMemRelease) and
+ *              every range mapped to it is unmapped, whichever comes last.
+ *   CUDA_UNMAP dts, daddr, uv size                 (version 4) cuMemUnmap of [addr, addr + size)
+ *              (whole mapped ranges), recorded before the real call. (Readers of version 4
+ *              accept both records in a trace of any version.)
  *
  *   PHASE_DEF  uv id, str name                      (not inside a thread group) names phase id
  *   PHASE      dts, uv op (CKT_PHASE_*), uv id      in the thread group of the thread that
@@ -109,8 +116,9 @@
  *   A reader of this version rejects a tag it does not know.
  *   Stack id 0 means "no stack recorded"; phase id 0 means "no phase".
  *
- * VERSION 2: COLUMNS (written by tracer 0.2.0; version 3, written since 0.2.1, is version 2
- * with MREMAP's dafter above; readers read versions 1 to 3)
+ * VERSION 2: COLUMNS (written by tracer 0.2.0; version 3, written by 0.2.1, is version 2
+ * with MREMAP's dafter above; version 4, written since 0.2.2, adds CUDA_MAP and CUDA_UNMAP;
+ * readers read versions 1 to 4)
  *   Version 1 is the layout above, every record in a row. Version 2 keeps every record and
  *   its meaning but stores a data frame as CKT_NSTREAMS streams, so that zstd sees each kind of
  *   value on its own (the benchmark's trace: 3.4 bytes per event in rows, about 1.6 here):
@@ -155,7 +163,7 @@
 
 #define CKT_MAGIC "CUZKTRC"             /* 7 chars + the terminating NUL = 8 bytes on disk */
 #define CKT_MAGIC_LEN 8
-#define CKT_FORMAT_VERSION 3     /* written; CKT_FORMAT_VERSION_MIN.. are read */
+#define CKT_FORMAT_VERSION 4     /* written; CKT_FORMAT_VERSION_MIN.. are read */
 #define CKT_FORMAT_VERSION_MIN 1
 #define CKT_TRACER_VERSION "0.2.2"
 
@@ -183,6 +191,8 @@ enum ckt_tag {
 	CKT_TAG_CUDA_ALLOC = 0x28,
 	CKT_TAG_CUDA_FREE = 0x29,
 	CKT_TAG_CUDA_DEVICE = 0x2a,
+	CKT_TAG_CUDA_MAP = 0x2b,
+	CKT_TAG_CUDA_UNMAP = 0x2c,
 	CKT_TAG_AGG = 0x30,
 };
 

@@ -135,6 +135,8 @@ enum ckt_slot_type {
 	/* a = ordinal, b = (uintptr_t) the device name (static storage, NUL-terminated), followed
 	 * by EXT: a, b = the 16 UUID bytes (little-endian halves), ts = 1 when the UUID is known */
 	CKT_EV_CUDA_DEVICE,
+	CKT_EV_CUDA_MAP,   /* a = virtual address, b = size, followed by EXT: a = allocation handle */
+	CKT_EV_CUDA_UNMAP, /* a = virtual address, b = size */
 	CKT_EV_EXT,
 };
 
@@ -504,7 +506,7 @@ uint8_t *ckt_record_header_end(uint8_t *p);
 static inline unsigned ckt_slot_count(uint8_t type)
 {
 	return type == CKT_EV_REALLOC || type == CKT_EV_MREMAP || type == CKT_EV_RSS_DETAIL ||
-	       type == CKT_EV_CUDA_ALLOC || type == CKT_EV_CUDA_DEVICE ? 2 : 1;
+	       type == CKT_EV_CUDA_ALLOC || type == CKT_EV_CUDA_DEVICE || type == CKT_EV_CUDA_MAP ? 2 : 1;
 }
 
 /* ---- writer.c ---- */

@@ -60,6 +60,8 @@ typedef struct {
 	X(cuMemFreeAsync, "cuMemFreeAsync", 0, 99999, 1)                       \
 	X(cuMemFreeAsync_ptsz, "cuMemFreeAsync", 0, 99999, 2)                  \
 	X(cuMemRelease, "cuMemRelease", 0, 99999, 0)                           \
+	X(cuMemMap, "cuMemMap", 0, 99999, 0)                                   \
+	X(cuMemUnmap, "cuMemUnmap", 0, 99999, 0)                               \
 	X(cuMemHostUnregister, "cuMemHostUnregister", 0, 99999, 0)             \
 	X(cuGetProcAddress, "cuGetProcAddress", 0, 11999, 0)                   \
 	X(cuGetProcAddress_v2, "cuGetProcAddress", 12000, 99999, 0)
@@ -106,6 +108,9 @@ CKT_EXPORT CUresult cuMemFreeHost(void *p);
 CKT_EXPORT CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream s);
 CKT_EXPORT CUresult cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream s);
 CKT_EXPORT CUresult cuMemRelease(CUmemGenericAllocationHandle h);
+CKT_EXPORT CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle h,
+			     unsigned long long flags);
+CKT_EXPORT CUresult cuMemUnmap(CUdeviceptr ptr, size_t size);
 CKT_EXPORT CUresult cuMemHostUnregister(void *p);
 CKT_EXPORT CUresult cuGetProcAddress(const char *sym, void **pfn, int ver, unsigned long long flags);
 CKT_EXPORT CUresult cuGetProcAddress_v2(const char *sym, void **pfn, int ver, unsigned long long flags,
@@ -432,6 +437,35 @@ CUresult cuMemCreate(CUmemGenericAllocationHandle *h, size_t size, const CUmemAl
 CKT_FREE(cuMemFree_v2, CKT_CU_MEM_FREE, CKT_CUDA_DEVICE, CUdeviceptr, dptr)
 CKT_FREE(cuMemFreeHost, CKT_CU_MEM_FREE_HOST, CKT_CUDA_PINNED, void *, p)
 CKT_FREE(cuMemRelease, CKT_CU_MEM_RELEASE, CKT_CUDA_VMM, CUmemGenericAllocationHandle, h)
+
+/* A VMM handle's memory lives until it is released and unmapped everywhere, whichever comes
+ * last (a program may release it right after mapping it): the reader needs the mappings.
+ * Mapped: recorded after the call succeeds; unmapped: before the call, like a free. */
+CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle h,
+		  unsigned long long flags)
+{
+	CKT_DRV_ENTER(cuMemMap, (CUdeviceptr, size_t, size_t, CUmemGenericAllocationHandle, unsigned long long),
+		      (ptr, size, offset, h, flags))
+	CUresult rc = real(ptr, size, offset, h, flags);
+	if (rc == CUDA_SUCCESS) {
+		t->guard++;
+		ckt_emit2(t, CKT_EV_CUDA_MAP, 0, ckt_stamp(t), ptr, size, 0, h, 0, 0);
+		t->guard--;
+	}
+	t->in_driver--;
+	return rc;
+}
+
+CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)
+{
+	CKT_DRV_ENTER(cuMemUnmap, (CUdeviceptr, size_t), (ptr, size))
+	t->guard++;
+	ckt_emit(t, CKT_EV_CUDA_UNMAP, 0, ckt_stamp(t), ptr, size, 0);
+	t->guard--;
+	CUresult rc = real(ptr, size);
+	t->in_driver--;
+	return rc;
+}
 CKT_FREE(cuMemHostUnregister, CKT_CU_MEM_HOST_UNREGISTER, CKT_CUDA_REGISTERED, void *, p)
 
 #define CKT_FREE_ASYNC(W, FN) \

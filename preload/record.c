@@ -247,6 +247,15 @@ int ckt_record_event(struct ckt_enc *e, uint8_t **pp, const struct ckt_slot *s,
 	case CKT_EV_CUDA_DEVICE:
 		p = record_cuda_device(p, s, s2);
 		break;
+	case CKT_EV_CUDA_MAP:
+	case CKT_EV_CUDA_UNMAP:
+		*p++ = s->type == CKT_EV_CUDA_MAP ? CKT_TAG_CUDA_MAP : CKT_TAG_CUDA_UNMAP;
+		p = put_dts(e, p, s->ts);
+		p = put_daddr(e, p, s->a);
+		p = ckt_put_uv(p, s->b);
+		if (s->type == CKT_EV_CUDA_MAP)
+			p = ckt_put_uv(p, s2->a);
+		break;
 	default:
 		return -1;
 	}

@@ -617,6 +617,13 @@ static int ckt_decode_record(struct ckt_decoder *d, struct ckt_record *r, struct
 		r->u.cuda_free.addr = ckt_decode_daddr(d, &c);
 		r->u.cuda_free.fn = ckt_decode_uv(&c);
 		break;
+	case CKT_TAG_CUDA_MAP:
+	case CKT_TAG_CUDA_UNMAP:
+		r->ts = ckt_decode_dts(d, &c);
+		r->u.cuda_map.addr = ckt_decode_daddr(d, &c);
+		r->u.cuda_map.size = ckt_decode_uv(&c);
+		r->u.cuda_map.handle = tag == CKT_TAG_CUDA_MAP ? ckt_decode_uv(&c) : 0;
+		break;
 	case CKT_TAG_ALLOC:
 		r->ts = ckt_decode_dts(d, &c);
 		r->u.alloc.fn = ckt_decode_uv(&c);

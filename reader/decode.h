@@ -55,6 +55,8 @@ struct ckt_record {
 		struct { uint64_t count; } lost;
 		struct { uint64_t kind, device, addr, size, stack, phase, fn; } cuda_alloc;
 		struct { uint64_t kind, addr, fn; } cuda_free;
+		/* CUDA_MAP and CUDA_UNMAP (handle 0) */
+		struct { uint64_t addr, size, handle; } cuda_map;
 		/* Pointers below point into the decoder's frame buffer: valid until the next call. */
 		struct { uint64_t tid; const uint8_t *name; size_t len; } thread_name; /* ts = from */
 		struct { uint64_t id; const uint8_t *name; size_t len; } phase_def;

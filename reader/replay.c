@@ -57,6 +57,8 @@ enum ckt_ev_kind {
 	CKT_EV_CUDA_FREE,  /* flags = kind the entry point implies, fn = CKT_CU_* */
 	CKT_EV_PHASE,      /* fn = op, addr = phase id */
 	CKT_EV_AGG,        /* addr = bytes delta, len = blocks delta (int64) */
+	CKT_EV_CUDA_MAP,   /* addr = virtual address, len = size, x = allocation handle */
+	CKT_EV_CUDA_UNMAP, /* addr, len */
 };
 
 /* 48 bytes: every event of a flush window sits in a queue once, so its size is memory traffic
@@ -88,7 +90,7 @@ struct ckt_ev {
 static int ckt_replay_is_release(uint8_t kind)
 {
 	return kind == CKT_EV_FREE || kind == CKT_EV_REALLOC_FREE || kind == CKT_EV_MUNMAP ||
-	       kind == CKT_EV_MREMAP_UNMAP || kind == CKT_EV_CUDA_FREE;
+	       kind == CKT_EV_MREMAP_UNMAP || kind == CKT_EV_CUDA_FREE || kind == CKT_EV_CUDA_UNMAP;
 }
 
 /* ---- live heap blocks: open addressing, linear probing, backward-shift deletion ----
@@ -215,7 +217,9 @@ struct ckt_block {
 	uint8_t fn;
 	uint8_t used;
 	uint8_t cu_kind;  /* CUDA blocks only: CKT_CUDA_* */
+	uint8_t released; /* VMM handles: cuMemRelease seen while ranges were still mapped */
 	uint32_t cu_dev;  /* CUDA blocks only: device ordinal or CKT_CUDA_NO_DEVICE */
+	uint32_t maps;    /* VMM handles: ranges mapped to it now */
 };
 
 struct ckt_heapmap {
@@ -422,7 +426,9 @@ struct ckt_replay {
 	struct ckt_replay_stats st;
 
 	/* CUDA allocations by address, and VMM allocations by handle (a namespace of its own) */
-	struct ckt_heapmap cuda_blocks, cuda_handles;
+	/* CUDA allocations by address, VMM allocations by handle, and the ranges mapped to VMM
+	 * handles by start address (addr, size, stack = the handle) */
+	struct ckt_heapmap cuda_blocks, cuda_handles, cuda_maps;
 	size_t cap_cuda_devices;
 	struct ckt_cuda_device cuda_overflow; /* the devices past CKT_REPLAY_MAX_DEVICES */
 
@@ -512,6 +518,7 @@ void ckt_replay_free(struct ckt_replay *r)
 	free(r->maps.r);
 	free(r->cuda_blocks.slots);
 	free(r->cuda_handles.slots);
+	free(r->cuda_maps.slots);
 	free(r->st.cuda_devices);
 	free(r);
 }
@@ -1104,7 +1111,7 @@ static int ckt_replay_cuda_alloc(struct ckt_replay *r, const struct ckt_ev *ev, 
 {
 	struct ckt_heapmap *m = ev->fn == CKT_CU_MEM_CREATE ? &r->cuda_handles : &r->cuda_blocks;
 	struct ckt_block nb = { ev->addr, ev->len, ev->stack, ev->phase, tid, ev->fn, 1,
-				(uint8_t)ev->flags, (uint32_t)ev->x };
+				(uint8_t)ev->flags, 0, (uint32_t)ev->x, 0 };
 	struct ckt_block *b = ckt_replay_heap_find(m, ev->addr);
 	int rc;
 
@@ -1123,6 +1130,29 @@ static int ckt_replay_cuda_alloc(struct ckt_replay *r, const struct ckt_ev *ev, 
 	return rc < 0 ? rc : ckt_replay_cuda_account(r, &nb, 1, ev->ts);
 }
 
+/* CUDA block b of map m is gone at ts. */
+static int ckt_replay_cuda_gone(struct ckt_replay *r, struct ckt_heapmap *m, struct ckt_block *b,
+				uint64_t ts)
+{
+	int rc = ckt_replay_cuda_account(r, b, -1, ts);
+	r->st.cuda_blocks--;
+	ckt_replay_heap_del(m, b);
+	return rc;
+}
+
+/* Mapped range g goes; its handle's memory with it when the handle was released already. */
+static int ckt_replay_cuda_unmap_one(struct ckt_replay *r, struct ckt_block *g, uint64_t ts)
+{
+	uint64_t handle = g->stack;
+	ckt_replay_heap_del(&r->cuda_maps, g);
+	struct ckt_block *h = ckt_replay_heap_find(&r->cuda_handles, handle);
+	if (!h || !h->maps)
+		return 0;
+	if (--h->maps == 0 && h->released)
+		return ckt_replay_cuda_gone(r, &r->cuda_handles, h, ts);
+	return 0;
+}
+
 static int ckt_replay_cuda_free(struct ckt_replay *r, const struct ckt_ev *ev)
 {
 	struct ckt_heapmap *m = ev->fn == CKT_CU_MEM_RELEASE ? &r->cuda_handles : &r->cuda_blocks;
@@ -1130,9 +1160,45 @@ static int ckt_replay_cuda_free(struct ckt_replay *r, const struct ckt_ev *ev)
 	/* unknown: allocated before tracing, or a free the driver refused */
 	if (!b)
 		return 0;
-	int rc = ckt_replay_cuda_account(r, b, -1, ev->ts);
-	r->st.cuda_blocks--;
-	ckt_replay_heap_del(m, b);
+	if (b->maps) {
+		/* a VMM handle released while ranges still map it: its memory lives until the
+		 * last of them is unmapped (CUDA frees it then) */
+		b->released = 1;
+		return 0;
+	}
+	return ckt_replay_cuda_gone(r, m, b, ev->ts);
+}
+
+/* cuMemMap: the range [addr, addr + len) maps handle x. A handle we never saw created (made
+ * before tracing) is mapped all the same: its unmap then finds no handle. */
+static int ckt_replay_cuda_map(struct ckt_replay *r, const struct ckt_ev *ev)
+{
+	struct ckt_block *old = ckt_replay_heap_find(&r->cuda_maps, ev->addr);
+	if (old) /* the same start mapped twice: its unmap was lost; the new mapping wins */
+		ckt_replay_cuda_unmap_one(r, old, ev->ts);
+	struct ckt_block nm = { ev->addr, ev->len, ev->x, 0, 0, 0, 1, 0, 0, 0, 0 };
+	if (ckt_replay_heap_reserve(&r->cuda_maps) < 0)
+		return CKT_ENOMEM;
+	ckt_replay_heap_put(&r->cuda_maps, &nm);
+	struct ckt_block *h = ckt_replay_heap_find(&r->cuda_handles, ev->x);
+	if (h)
+		h->maps++;
+	return 0;
+}
+
+/* cuMemUnmap of [addr, addr + len): the whole mapped ranges in it, one after another. */
+static int ckt_replay_cuda_unmap(struct ckt_replay *r, const struct ckt_ev *ev)
+{
+	uint64_t a = ev->addr, end = ev->addr + ev->len < ev->addr ? UINT64_MAX : ev->addr + ev->len;
+	int rc = 0;
+	while (a < end && rc == 0) {
+		struct ckt_block *m = ckt_replay_heap_find(&r->cuda_maps, a);
+		if (!m || !m->size)
+			break; /* not mapped (before tracing), or a range the driver refused */
+		uint64_t next = a + m->size < a ? UINT64_MAX : a + m->size;
+		rc = ckt_replay_cuda_unmap_one(r, m, ev->ts);
+		a = next;
+	}
 	return rc;
 }
 
@@ -1191,6 +1257,12 @@ static int ckt_replay_apply(struct ckt_replay *r, struct ckt_thread *th, const s
 		break;
 	case CKT_EV_CUDA_FREE:
 		rc = ckt_replay_cuda_free(r, ev);
+		break;
+	case CKT_EV_CUDA_MAP:
+		rc = ckt_replay_cuda_map(r, ev);
+		break;
+	case CKT_EV_CUDA_UNMAP:
+		rc = ckt_replay_cuda_unmap(r, ev);
 		break;
 	case CKT_EV_AGG:
 		/* small blocks of the default mode: totals only, attributed by the samples */
@@ -1314,7 +1386,8 @@ static int ckt_replay_drain(struct ckt_replay *r, bool all, uint64_t limit)
 static bool ckt_replay_is_timed(enum ckt_tag tag)
 {
 	return (tag >= CKT_TAG_ALLOC && tag <= CKT_TAG_RSS_DETAIL) || tag == CKT_TAG_PHASE ||
-	       tag == CKT_TAG_CUDA_ALLOC || tag == CKT_TAG_CUDA_FREE || tag == CKT_TAG_AGG;
+	       tag == CKT_TAG_CUDA_ALLOC || tag == CKT_TAG_CUDA_FREE || tag == CKT_TAG_AGG ||
+	       tag == CKT_TAG_CUDA_MAP || tag == CKT_TAG_CUDA_UNMAP;
 }
 
 int ckt_replay_feed(struct ckt_replay *r, const struct ckt_record *rec, struct ckt_error *err)
@@ -1472,6 +1545,15 @@ int ckt_replay_feed(struct ckt_replay *r, const struct ckt_record *rec, struct c
 		ev.addr = rec->u.cuda_free.addr;
 		ev.flags = (uint16_t)rec->u.cuda_free.kind;
 		ev.fn = (uint8_t)rec->u.cuda_free.fn;
+		rc = ckt_replay_push(r, rec->tid, &ev);
+		return rc < 0 ? ckt_util_err(err, rc, "out of memory") : 0;
+	case CKT_TAG_CUDA_MAP:
+	case CKT_TAG_CUDA_UNMAP:
+		st->counts[rec->tag == CKT_TAG_CUDA_MAP ? CKT_KIND_CUDA_MAP : CKT_KIND_CUDA_UNMAP]++;
+		ev.kind = rec->tag == CKT_TAG_CUDA_MAP ? CKT_EV_CUDA_MAP : CKT_EV_CUDA_UNMAP;
+		ev.addr = rec->u.cuda_map.addr;
+		ev.len = rec->u.cuda_map.size;
+		ev.x = rec->u.cuda_map.handle;
 		rc = ckt_replay_push(r, rec->tid, &ev);
 		return rc < 0 ? ckt_util_err(err, rc, "out of memory") : 0;
 	case CKT_TAG_AGG:

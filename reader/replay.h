@@ -24,6 +24,8 @@ enum ckt_replay_kind {
 	CKT_KIND_CUDA_ALLOC,   /* replayed (GPU figures), but not counted in `events` */
 	CKT_KIND_CUDA_FREE,
 	CKT_KIND_AGG,          /* default mode: running totals of small blocks (not in `events`) */
+	CKT_KIND_CUDA_MAP,     /* cuMemMap, cuMemUnmap (not in `events`) */
+	CKT_KIND_CUDA_UNMAP,
 	CKT_KIND_COUNT
 };
 

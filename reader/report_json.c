@@ -428,6 +428,8 @@ int ckt_report_json_print(FILE *out, const struct ckt_report *rep)
 	ckt_report_json_u64(j, "rss_detail", st->counts[CKT_KIND_RSS_DETAIL]);
 	ckt_report_json_u64(j, "cuda_alloc", st->counts[CKT_KIND_CUDA_ALLOC]);
 	ckt_report_json_u64(j, "cuda_free", st->counts[CKT_KIND_CUDA_FREE]);
+	ckt_report_json_u64(j, "cuda_map", st->counts[CKT_KIND_CUDA_MAP]);
+	ckt_report_json_u64(j, "cuda_unmap", st->counts[CKT_KIND_CUDA_UNMAP]);
 	ckt_report_json_u64(j, "agg", st->counts[CKT_KIND_AGG]);
 	ckt_report_json_close(j);
 

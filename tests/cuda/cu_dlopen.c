@@ -39,7 +39,7 @@ int main(void)
 			 sym("cuMemAllocFromPoolAsync"), sym("cuDeviceGetDefaultMemPool"),
 			 sym("cuMemCreate"), sym("cuMemHostRegister_v2"), sym("cuMemHostUnregister"),
 			 sym("cuMemFree_v2"), sym("cuMemFreeHost"), sym("cuMemFreeAsync"),
-			 sym("cuMemRelease") };
+			 sym("cuMemRelease"), sym("cuMemMap"), sym("cuMemUnmap") };
 	exercise(&d);
 	puts("cu_dlopen: done");
 	return 0;

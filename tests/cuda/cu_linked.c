@@ -30,7 +30,7 @@ int main(int argc, char **argv)
 			 cuMemAllocPitch_v2, cuMemAllocManaged, cuMemAllocHost_v2, cuMemHostAlloc,
 			 cuMemAllocAsync, cuMemAllocFromPoolAsync, cuDeviceGetDefaultMemPool,
 			 cuMemCreate, cuMemHostRegister_v2, cuMemHostUnregister, cuMemFree_v2,
-			 cuMemFreeHost, cuMemFreeAsync, cuMemRelease };
+			 cuMemFreeHost, cuMemFreeAsync, cuMemRelease, cuMemMap, cuMemUnmap };
 	if (argc > 1 && !strcmp(argv[1], "both")) {
 		gpa = cuGetProcAddress_v2;
 		rt_alloc = lookup("cuMemAlloc", 12000);

@@ -62,6 +62,9 @@ CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t keep);
 CUresult cuMemCreate(CUmemGenericAllocationHandle *h, size_t size, const CUmemAllocationProp *prop,
 		     unsigned long long flags);
 CUresult cuMemRelease(CUmemGenericAllocationHandle h);
+CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle h,
+		  unsigned long long flags);
+CUresult cuMemUnmap(CUdeviceptr ptr, size_t size);
 CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned flags);
 CUresult cuMemHostUnregister(void *p);
 CUresult cuMemFree_v2(CUdeviceptr dptr);

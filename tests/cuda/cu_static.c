@@ -77,7 +77,7 @@ int main(int argc, char **argv)
 			 lookup("cuMemAllocHost"), lookup("cuMemHostAlloc"), NULL, NULL,
 			 NULL, lookup("cuMemCreate"), lookup("cuMemHostRegister"),
 			 lookup("cuMemHostUnregister"), lookup("cuMemFree"), lookup("cuMemFreeHost"), NULL,
-			 lookup("cuMemRelease") };
+			 lookup("cuMemRelease"), lookup("cuMemMap"), lookup("cuMemUnmap") };
 	int async_ver = ver;
 	ver = ver < 11020 ? 11020 : ver; /* the pool API is 11.2 */
 	d.alloc_async = lookup("cuMemAllocAsync");

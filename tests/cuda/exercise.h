@@ -2,7 +2,8 @@
  * the driver functions in `struct drv`. Everything is allocated, then everything is freed, so
  * the peaks are the sums below (tests/integration/t_cuda.sh checks them):
  *   device (device + pool + VMM on a device): dev0 16 MiB + 1024*100 (pitch) + 6 MiB + 2 MiB
- *   (pools), dev1 3 MiB + 2 MiB (VMM)                     = 30,511,104 bytes
+ *   (pools), dev1 3 MiB + 2 MiB (VMM: released while mapped, freed at its unmap)
+ *                                                         = 30,511,104 bytes
  *   pinned host: 4 MiB + 2 MiB + 1 MiB (VMM on the host)  =  7,340,032 bytes
  *   managed: 8 MiB; registered (pinned existing memory): 1 MiB */
 #include "cu_min.h"
@@ -32,6 +33,8 @@ struct drv {
 	CUresult (*free_host)(void *);
 	CUresult (*free_async)(CUdeviceptr, CUstream);
 	CUresult (*release)(CUmemGenericAllocationHandle);
+	CUresult (*map)(CUdeviceptr, size_t, size_t, CUmemGenericAllocationHandle, unsigned long long);
+	CUresult (*unmap)(CUdeviceptr, size_t);
 };
 
 #define MiB (1024 * 1024)
@@ -89,6 +92,10 @@ static void exercise(const struct drv *d)
 	prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
 	prop.location.id = 1;
 	CHECK(d->create(&v, 2 * MiB, &prop, 0));
+	/* mapped, then released at once (as NVIDIA's samples do): the memory lives until unmapped */
+	const CUdeviceptr va = 0x7f3000000000ull;
+	CHECK(d->map(va, 2 * MiB, 0, v, 0));
+	CHECK(d->release(v));
 	prop.location.type = CU_MEM_LOCATION_TYPE_HOST;
 	prop.location.id = 0;
 	CHECK(d->create(&vh, MiB, &prop, 0));
@@ -103,7 +110,7 @@ static void exercise(const struct drv *d)
 	CHECK(d->free(m));
 	CHECK(d->free_host(h1));
 	CHECK(d->free_host(h2));
-	CHECK(d->release(v));
+	CHECK(d->unmap(va, 2 * MiB));
 	CHECK(d->release(vh));
 	CHECK(d->unreg(buf));
 	free(buf);

@@ -240,6 +240,41 @@ CUresult cuMemRelease(CUmemGenericAllocationHandle h)
 	return b ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
+/* VMM mappings: a handle's memory is freed when it is released and no range maps it. */
+#define NMAPS 64
+static struct { CUdeviceptr va; size_t size; CUmemGenericAllocationHandle h; } maps[NMAPS];
+CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle h,
+		  unsigned long long flags)
+{
+	(void)flags;
+	if (!ptr || !size || offset)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&mu);
+	struct blk *b = find(h, 1 << K_VMM);
+	int i = 0;
+	while (i < NMAPS && maps[i].size)
+		i++;
+	if (b && i < NMAPS) {
+		maps[i].va = ptr;
+		maps[i].size = size;
+		maps[i].h = h;
+	}
+	pthread_mutex_unlock(&mu);
+	return b && i < NMAPS ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)
+{
+	int n = 0;
+	pthread_mutex_lock(&mu);
+	for (int i = 0; i < NMAPS; i++)
+		if (maps[i].size && maps[i].va >= ptr && maps[i].va + maps[i].size <= ptr + size) {
+			maps[i].size = 0;
+			n++;
+		}
+	pthread_mutex_unlock(&mu);
+	return n ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
 /* Pinned host memory is real: mapped and touched, so RSS grows like with the real driver. */
 CUresult cuMemHostAlloc(void **pp, size_t n, unsigned flags)
 {
@@ -328,6 +363,8 @@ LOCAL(cuMemHostRegister_v2)
 LOCAL(cuMemHostUnregister)
 LOCAL(cuMemPoolTrimTo)
 LOCAL(cuMemRelease)
+LOCAL(cuMemMap)
+LOCAL(cuMemUnmap)
 LOCAL(cuStreamSynchronize)
 static const struct proc procs[] = {
 	/* newest version first: the first entry whose minver <= ver wins */
@@ -355,6 +392,8 @@ static const struct proc procs[] = {
 	{ "cuMemPoolTrimTo", 11020, 0, (void *)h_cuMemPoolTrimTo },
 	{ "cuMemCreate", 10020, 0, (void *)h_cuMemCreate },
 	{ "cuMemRelease", 10020, 0, (void *)h_cuMemRelease },
+	{ "cuMemMap", 10020, 0, (void *)h_cuMemMap },
+	{ "cuMemUnmap", 10020, 0, (void *)h_cuMemUnmap },
 	{ "cuMemHostRegister", 6050, 0, (void *)h_cuMemHostRegister_v2 },
 	{ "cuMemHostUnregister", 4000, 0, (void *)h_cuMemHostUnregister },
 	{ "cuMemFree", 3020, 0, (void *)h_cuMemFree_v2 },

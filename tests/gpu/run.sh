@@ -153,9 +153,11 @@ bad += not uuid_ok
 live = d['live_at_exit']
 if live['gpu_bytes'] or live['pinned_bytes'] or live['managed_bytes']:
     print('live at exit not zero: %s' % live); bad += 1
-nalloc = 5 + ('vmm' in exp)
+nalloc = 5 + 2 * ('vmm' in exp)
 if d['event_counts']['cuda_alloc'] < nalloc:
     print('fewer CUDA allocations traced than made: %d of %d' % (d['event_counts']['cuda_alloc'], nalloc)); bad += 1
+if 'vmm' in exp and (d['event_counts'].get('cuda_map', 0) < 1 or d['event_counts'].get('cuda_unmap', 0) < 1):
+    print('the VMM mapping was not traced: %s' % d['event_counts']); bad += 1
 print('gpu: %s' % ('all figures match' if not bad else '%d mismatch(es)' % bad))
 sys.exit(1 if bad else 0)
 PYEOF

@@ -228,6 +228,7 @@ T_FRAME, T_THREAD, T_SYNC, T_END, T_LOST, T_THREAD_NAME = 1, 2, 3, 4, 5, 6
 T_ALLOC, T_FREE, T_REALLOC, T_MMAP, T_MUNMAP, T_MREMAP, T_RSS, T_RSS_DETAIL = range(0x10, 0x18)
 T_STACK, T_MODULE, T_PHASE_DEF, T_PHASE, T_NOTE = 0x20, 0x21, 0x22, 0x23, 0x24
 T_CUDA_ALLOC, T_CUDA_FREE, T_CUDA_DEVICE, T_AGG = 0x28, 0x29, 0x2a, 0x30
+T_CUDA_MAP, T_CUDA_UNMAP = 0x2b, 0x2c  # format version 4
 FN_SAMPLED = 0x80
 MAP_ANON = 0x1
 NSTREAMS = 11
@@ -265,7 +266,7 @@ def parse_header(b, tr):
     if b[:8] != b'CUZKTRC\0':
         raise TraceError('bad magic')
     tr.version = int.from_bytes(b[8:10], 'little')
-    if tr.version not in (1, 2, 3):
+    if tr.version not in (1, 2, 3, 4):
         raise TraceError('unsupported format version %d' % tr.version)
     r = Buf(b, 'header')
     r.p = 10
@@ -478,6 +479,15 @@ def parse_frame(b, tr, fidx):
             c['cuda_free'] += 1
             prev_ts += row.sv()
             row.uv()
+            prev_addr = (prev_addr + row.sv()) & M64
+            row.uv()
+        elif tag == T_CUDA_MAP:
+            prev_ts += row.sv()
+            prev_addr = (prev_addr + row.sv()) & M64
+            row.uv()
+            row.uv()
+        elif tag == T_CUDA_UNMAP:
+            prev_ts += row.sv()
             prev_addr = (prev_addr + row.sv()) & M64
             row.uv()
         elif tag == T_CUDA_DEVICE:

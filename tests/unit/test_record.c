@@ -140,6 +140,9 @@ static void test_round_trip(void **state)
 	enc2(&e, &p, slot(CKT_EV_CUDA_ALLOC, CKT_CU_MEM_ALLOC, 1021, 0x7f00deadbe00ull, 3 << 20, 5, 2),
 	     slot(CKT_EV_EXT, 0, 0, CKT_CUDA_DEVICE, 1, 0, 0));
 	enc1(&e, &p, slot(CKT_EV_CUDA_FREE, CKT_CU_MEM_FREE, 1022, 0x7f00deadbe00ull, CKT_CUDA_DEVICE, 0, 0));
+	enc2(&e, &p, slot(CKT_EV_CUDA_MAP, 0, 1023, 0x7f3000000000ull, 2 << 20, 0, 0),
+	     slot(CKT_EV_EXT, 0, 0, 0xfeedf00dull, 0, 0, 0));
+	enc1(&e, &p, slot(CKT_EV_CUDA_UNMAP, 0, 1024, 0x7f3000000000ull, 4 << 20, 0, 0));
 	ckt_record_lost(&p, 7);
 	ckt_record_sync(&p, 1030);
 	ckt_record_end(&p, 1040, CKT_END_EXIT, 17, 7);
@@ -249,6 +252,15 @@ static void test_round_trip(void **state)
 	next(d, &r, CKT_TAG_CUDA_FREE, 12);
 	assert_int_equal(r.u.cuda_free.addr, 0x7f00deadbe00ull);
 	assert_int_equal(r.u.cuda_free.kind, CKT_CUDA_DEVICE);
+	next(d, &r, CKT_TAG_CUDA_MAP, 12);
+	assert_int_equal(r.ts, 1023);
+	assert_int_equal(r.u.cuda_map.addr, 0x7f3000000000ull);
+	assert_int_equal(r.u.cuda_map.size, 2 << 20);
+	assert_int_equal(r.u.cuda_map.handle, 0xfeedf00dull);
+	next(d, &r, CKT_TAG_CUDA_UNMAP, 12);
+	assert_int_equal(r.ts, 1024);
+	assert_int_equal(r.u.cuda_map.addr, 0x7f3000000000ull);
+	assert_int_equal(r.u.cuda_map.size, 4 << 20);
 	next(d, &r, CKT_TAG_LOST, 12);
 	assert_int_equal(r.u.lost.count, 7);
 	next(d, &r, CKT_TAG_SYNC, 12);

@@ -599,6 +599,45 @@ static void test_cuda_device_cap(void **state)
 	tb_release(&b);
 }
 
+/* VMM: a handle's memory exists until it is released and every range mapped to it is
+ * unmapped, whichever comes last (released right after mapping, as NVIDIA's samples do, it
+ * is still counted while mapped). An unmap may cover several mapped ranges. */
+static void test_cuda_vmm_map_release(void **state)
+{
+	(void)state;
+	const uint64_t H1 = 0x11, H2 = 0x22, VA = 0x7f5000000000ull, M = 1 << 20;
+	struct tb b;
+	struct ckt_replay_stats st;
+	tb_init(&b);
+	tb_header(&b);
+	tb_frame(&b, 0);
+	tb_thread(&b, 1);
+	tb_cuda_alloc(&b, 10, CKT_CUDA_VMM, 0, H1, 2 * M, 0, 0, CKT_CU_MEM_CREATE);
+	tb_cuda_map(&b, 20, VA, 2 * M, H1);
+	tb_cuda_free(&b, 30, CKT_CUDA_VMM, H1, CKT_CU_MEM_RELEASE); /* still mapped: counted */
+	tb_cuda_alloc(&b, 40, CKT_CUDA_VMM, 0, H2, 4 * M, 0, 0, CKT_CU_MEM_CREATE);
+	tb_cuda_map(&b, 50, VA + 2 * M, 2 * M, H2); /* H2 mapped twice */
+	tb_cuda_map(&b, 51, VA + 4 * M, 2 * M, H2);
+	tb_cuda_unmap(&b, 60, VA, 4 * M);             /* H1 goes (released), H2 stays mapped once */
+	tb_cuda_alloc(&b, 70, CKT_CUDA_DEVICE, 0, 0x7f6000000000ull, M, 0, 0, CKT_CU_MEM_ALLOC);
+	tb_cuda_free(&b, 80, CKT_CUDA_VMM, H2, CKT_CU_MEM_RELEASE);
+	tb_cuda_unmap(&b, 90, VA + 4 * M, 2 * M);     /* H2 goes */
+	tb_cuda_unmap(&b, 95, VA + 8 * M, M);         /* never mapped: nothing */
+	tb_end(&b, 1000, CKT_END_EXIT, 0, 0);
+	tb_flush(&b);
+	run_ok(&b, &st);
+	assert_int_equal(st.peak_gpu.bytes, 6 * M);
+	assert_int_equal(st.peak_gpu.ts, 40);
+	assert_int_equal(st.peak_gpu_kind[CKT_CUDA_VMM], 6 * M);
+	assert_int_equal(st.gpu_bytes, M);           /* the device allocation */
+	assert_int_equal(st.cuda_bytes[CKT_CUDA_VMM], 0);
+	assert_int_equal(st.cuda_blocks, 1);
+	assert_int_equal(st.counts[CKT_KIND_CUDA_MAP], 3);
+	assert_int_equal(st.counts[CKT_KIND_CUDA_UNMAP], 3);
+	assert_int_equal(st.inconsistencies, 0);
+	tb_release(&b);
+}
+
 /* The live heap map against an oracle: 3 threads, 6000 allocations and frees over 1500
  * clustered addresses (address 0 among them, kept apart by the map), written thread group by
  * thread group so the merge must interleave them; replacements of live addresses included.
@@ -828,6 +867,7 @@ int main(void)
 		cmocka_unit_test(test_many_threads_merge),
 		cmocka_unit_test(test_many_threads_queue_bound),
 		cmocka_unit_test(test_cuda_device_cap),
+		cmocka_unit_test(test_cuda_vmm_map_release),
 		cmocka_unit_test(test_live_map_oracle),
 		cmocka_unit_test(test_mapping_oracle),
 		cmocka_unit_test(test_json_shape),

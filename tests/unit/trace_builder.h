@@ -349,6 +349,23 @@ static inline void tb_cuda_free(struct tb *b, uint64_t ts, uint64_t kind, uint64
 	tb_uv(b, fn);
 }
 
+static inline void tb_cuda_map(struct tb *b, uint64_t ts, uint64_t addr, uint64_t size, uint64_t handle)
+{
+	tb_u8(b, CKT_TAG_CUDA_MAP);
+	tb_dts(b, ts);
+	tb_daddr(b, addr);
+	tb_uv(b, size);
+	tb_uv(b, handle);
+}
+
+static inline void tb_cuda_unmap(struct tb *b, uint64_t ts, uint64_t addr, uint64_t size)
+{
+	tb_u8(b, CKT_TAG_CUDA_UNMAP);
+	tb_dts(b, ts);
+	tb_daddr(b, addr);
+	tb_uv(b, size);
+}
+
 static inline void tb_end(struct tb *b, uint64_t ts, uint64_t reason, uint64_t events, uint64_t lost)
 {
 	tb_u8(b, CKT_TAG_END);
