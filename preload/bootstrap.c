@@ -172,6 +172,12 @@ __attribute__((constructor(101))) static void ckt_init(void)
 
 __attribute__((destructor(101))) static void ckt_fini(void)
 {
+	/* A child made without fork's atfork handlers (_Fork, clone, a vfork child that calls
+	 * exit): the trace and its threads are the parent's. Nothing is written, not even the
+	 * guard: a vfork child shares the parent's memory. */
+	pid_t tp = ckt_writer_pid();
+	if (tp && getpid() != tp)
+		return;
 	ckt_tls.guard++;
 	if (ckt_sample_r)
 		ckt_sample_flush(&ckt_tls);

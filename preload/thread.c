@@ -117,6 +117,13 @@ CKT_NOINLINE int ckt_thread_make_room(struct ckt_ring *r, unsigned n)
 	r->tail_cache = atomic_load_explicit(&r->tail, memory_order_acquire);
 	if (h + n - r->tail_cache <= CKT_RING_HALF)
 		return 1;
+	/* A child made without fork's atfork handlers (_Fork, clone) has no writer: it runs
+	 * untraced from here on, like a forked child (a system call, once per half ring). */
+	pid_t tp = ckt_writer_pid();
+	if (tp && getpid() != tp) {
+		ckt_tls.dead = 1;
+		return 0;
+	}
 	ckt_writer_wake();
 	/* Back-pressure keeps every event: the thread sleeps on a futex until the writer has
 	 * drained its ring (sched_yield loops made 4 producers on 2 cores take turns spinning

@@ -884,6 +884,9 @@ static void close_own_fd(void)
 
 void ckt_writer_finish(int reason)
 {
+	/* a child made without fork's atfork handlers: no writer thread to join (see ckt_fini) */
+	if (trace_pid && getpid() != trace_pid)
+		return;
 	if (atomic_exchange(&finished, 1) || fd < 0)
 		return;
 	ckt_rss_stop();

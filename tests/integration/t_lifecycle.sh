@@ -27,6 +27,15 @@ $REPORT --json $T/fork.zst >$T/fork.json 2>/dev/null
 expect_eq "fork: parent's trace complete" "$(jget $T/fork.json truncated)" false
 expect_eq "fork: parent's peak heap exact (child not mixed in)" "$(jget $T/fork.json peak_heap.bytes)" 5000000
 
+# _Fork (no atfork handlers): the children fill their rings and run exit handlers; they must
+# not hang (no writer thread in them) nor touch the parent's trace
+CUZKTRACE_OUT=$T/rawfork.zst traced rawfork $P/rawforker
+expect_eq "_Fork: children exit at once, parent status 0" "$(cat $T/rawfork.rc)" 0
+expect_eq "_Fork: one init line and one exit line" "$(grep -c '^cuzktrace: ' $T/rawfork.err)/$(wc -l <$T/rawfork.err)" 2/2
+$REPORT --json $T/rawfork.zst >$T/rawfork.json 2>/dev/null
+expect_eq "_Fork: parent's trace complete and exact" \
+	"$(jget $T/rawfork.json truncated)/$(jget $T/rawfork.json peak_heap.bytes)/$(jget $T/rawfork.json lost_events)" "false/2000000/0"
+
 # with 1,024 descriptors the trace's (kept near the top of the range) is within the program's
 # close-all loop, so the reopen path runs
 (ulimit -n 1024; CUZKTRACE_OUT=$T/closefds.zst traced closefds $P/closefds)
