@@ -514,6 +514,9 @@ int ckt_writer_start(void);  /* opens + verifies the trace, starts the thread; 0
 void ckt_writer_finish(int reason);
 void ckt_writer_wake(void);
 extern atomic_int ckt_writer_running;
+/* writer cycles completed; and 1 + the count at which a thread last gave up waiting for room
+ * (0: none): while they match, the writer is stuck and full rings drop at once */
+extern _Atomic uint64_t ckt_writer_cycles, ckt_writer_stalled;
 void ckt_writer_after_fork_child(void);
 pid_t ckt_writer_pid(void);          /* the traced process's pid (set at init) */
 const char *ckt_writer_path(void);   /* the trace's absolute path */

@@ -133,9 +133,19 @@ CKT_NOINLINE int ckt_thread_make_room(struct ckt_ring *r, unsigned n)
 	uint64_t deadline = 0; /* read the clock only once the ring is really full */
 	while (h + n - r->tail_cache > CKT_RING_SLOTS) {
 		uint64_t now = ckt_clock_raw();
-		if (!deadline)
+		uint64_t cycles = atomic_load_explicit(&ckt_writer_cycles, memory_order_relaxed);
+		if (!deadline) {
+			/* a thread already waited 10 s and the writer has not cycled since: it is
+			 * stuck, and waiting 10 s per event would hang the program; drop at once */
+			if (atomic_load_explicit(&ckt_writer_stalled, memory_order_relaxed) == cycles + 1) {
+				r->lost++;
+				return 0;
+			}
 			deadline = now + 10000000000ull;
+		}
 		if (!atomic_load(&ckt_writer_running) || now > deadline) {
+			if (now > deadline)
+				atomic_store_explicit(&ckt_writer_stalled, cycles + 1, memory_order_relaxed);
 			r->lost++;
 			return 0;
 		}

@@ -27,6 +27,7 @@
 #define FRAME_CAP (1u << 20) /* decoded bytes per frame: bounds the reader's frame buffer */
 
 atomic_int ckt_writer_running;
+_Atomic uint64_t ckt_writer_cycles, ckt_writer_stalled;
 static atomic_int stop_flag, finished, wake_pending, writer_failed;
 static pthread_t writer_thread;
 static int fd = -1;
@@ -473,6 +474,7 @@ static void *writer_main(void *arg)
 		if (atomic_load(&stop_flag))
 			break;
 		int rc = cycle(0);
+		atomic_fetch_add_explicit(&ckt_writer_cycles, 1, memory_order_relaxed);
 		if (rc) {
 			atomic_store(&ckt_writer_running, 0);
 			stop_tracing(rc);

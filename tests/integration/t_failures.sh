@@ -101,6 +101,43 @@ expect_eq "disk full: no exit line claiming a whole trace" "$(wc -l <$T/full.err
 $REPORT --json $T/full.zst >$T/full.json 2>$T/full.rerr
 expect_eq "disk full: reader still reads what was written" "$(jget $T/full.json truncated)" true
 
+# A stuck writer (frozen here with ptrace, as a write hung on a network file system would be):
+# a full ring waits 10 s for room, then its events are dropped and counted; once one thread
+# has given up, others drop at once until the writer moves again, instead of waiting 10 s per
+# event (which hung the program). Needs ptrace of a thread of our own child (root, or Yama
+# ptrace_scope 0/1).
+if [ "$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo 0)" -le 1 ]; then
+	CUZKTRACE_RSS_MS=0 CUZKTRACE_QUIET=1 CUZKTRACE_OUT=$T/stuck.zst LD_PRELOAD=$LIB $P/churn 0 400 \
+		>$T/stuck.out 2>$T/stuck.err &
+	st_pid=$!
+	st_wr=
+	for _ in $(seq 100); do # the writer: the one thread besides main (no RSS sampler)
+		st_wr=$(ls /proc/$st_pid/task 2>/dev/null | grep -v "^$st_pid\$" | head -1)
+		[ -n "$st_wr" ] && break
+		sleep 0.05
+	done
+	$PY - "$st_wr" 16 <<'PYEOF' >$T/freeze.out 2>&1
+import ctypes, os, sys, time
+libc = ctypes.CDLL(None, use_errno=True)
+PTRACE_SEIZE, PTRACE_INTERRUPT, PTRACE_DETACH = 0x4206, 0x4207, 17
+tid, secs = int(sys.argv[1]), float(sys.argv[2])
+if libc.ptrace(PTRACE_SEIZE, tid, 0, 0) != 0 or libc.ptrace(PTRACE_INTERRUPT, tid, 0, 0) != 0:
+    print('ptrace failed: errno %d' % ctypes.get_errno())
+    sys.exit(1)
+os.waitpid(tid, 0x40000000)  # __WALL: the stop
+time.sleep(secs)
+libc.ptrace(PTRACE_DETACH, tid, 0, 0)
+print('frozen')
+PYEOF
+	wait $st_pid
+	expect_eq "stuck writer: the program ran to its end, status 0" "$?/$(cat $T/freeze.out)" "0/frozen"
+	$REPORT --json $T/stuck.zst >$T/stuck.json 2>$T/stuck.rerr
+	st_lost=$(jget $T/stuck.json lost_events)
+	expect_eq "stuck writer: events dropped at once after the first 10 s wait (lost: $st_lost)" \
+		"$((st_lost > 100000))" 1
+	expect_match "stuck writer: the reader says so" "$(cat $T/stuck.rerr)" "$st_lost events were lost; totals are inexact"
+fi
+
 # exports: only the interposed functions
 nm -D --defined-only $LIB | awk '{print $3}' | sort >$T/exports
 expect_eq "exports: only the allow-listed symbols" "$(cat $T/exports)" "$(sort tests/exports.allow)"
