@@ -294,8 +294,10 @@ static size_t curs_cap;
  * never past an event still being recorded (ckt_ring.busy: a lower bound of its stamp, the
  * thread's previous one, which may be long ago). A mark the writer has seen unchanged, with no
  * event committed, for CKT_BUSY_STUCK_NS is taken as left behind (a longjmp out of a hook): it
- * must not hold every later event back in the reader's memory. Never below the previous
- * flush's horizon. */
+ * must not hold every later event back in the reader's memory. Not counted: time the writer
+ * itself did not run (the process stopped: Ctrl-Z, a debugger, a frozen container), and a
+ * thread still inside munmap or mremap keeps its mark. Never below the previous flush's
+ * horizon. */
 #define CKT_HORIZON_MARGIN_NS 1000000ull
 #define CKT_BUSY_STUCK_NS 10000000000ull
 static uint64_t min_busy; /* set by snapshot() */
@@ -308,8 +310,36 @@ static uint64_t horizon_of(uint64_t now)
 	return h > prev_horizon ? h : prev_horizon;
 }
 
-/* ring r's busy mark `busy` with head h, seen at `now`: does it hold the horizon back? */
-static int busy_holds(struct ckt_ring *r, uint64_t busy, uint64_t h, uint64_t now)
+/* Thread tid is inside munmap or mremap now (unmapping many GiB of touched memory takes
+ * seconds): its mark is a real call in progress, not one left behind. */
+static int in_long_syscall(pid_t tid)
+{
+	char path[64], buf[32];
+	struct ckt_line l = {.len = 0};
+	ckt_line_str(&l, "/proc/self/task/");
+	ckt_line_u64(&l, (uint64_t)tid);
+	ckt_line_str(&l, "/syscall");
+	if (l.len >= sizeof(path))
+		return 0;
+	memcpy(path, l.buf, l.len);
+	path[l.len] = 0;
+	int f = open(path, O_RDONLY | O_CLOEXEC);
+	if (f < 0)
+		return 0;
+	ssize_t n = read(f, buf, sizeof(buf) - 1);
+	close(f);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	char *end;
+	long nr = strtol(buf, &end, 10); /* "running" when not in a system call */
+	return end != buf && (nr == SYS_munmap || nr == SYS_mremap);
+}
+
+/* ring r's busy mark `busy` with head h, seen at `now`: does it hold the horizon back? idle:
+ * time this writer did not run since its previous flush beyond its usual interval (the
+ * process was stopped, or starved): not counted as time the mark sat unchanged. */
+static int busy_holds(struct ckt_ring *r, uint64_t busy, uint64_t h, uint64_t now, uint64_t idle)
 {
 	if (busy == CKT_NOT_BUSY) {
 		r->w_busy = CKT_NOT_BUSY;
@@ -320,11 +350,22 @@ static int busy_holds(struct ckt_ring *r, uint64_t busy, uint64_t h, uint64_t no
 		r->w_head = h;
 		r->w_busy_since = now;
 	}
-	return now - r->w_busy_since < CKT_BUSY_STUCK_NS;
+	r->w_busy_since += idle < now - r->w_busy_since ? idle : now - r->w_busy_since;
+	if (now - r->w_busy_since < CKT_BUSY_STUCK_NS)
+		return 1;
+	if (in_long_syscall(r->tid)) { /* still in the call it stamped: look again in 10 s */
+		r->w_busy_since = now;
+		return 1;
+	}
+	return 0;
 }
 
 static size_t snapshot(uint64_t now)
 {
+	static uint64_t last_now;
+	uint64_t usual = ckt_config.flush_ms * 1000000ull + 1000000000ull;
+	uint64_t idle = last_now && now - last_now > usual ? now - last_now - usual : 0;
+	last_now = now;
 	size_t n = 0;
 	min_busy = CKT_NOT_BUSY;
 	for (struct ckt_ring *r = atomic_load(&ckt_rings); r; r = r->next) {
@@ -334,7 +375,7 @@ static size_t snapshot(uint64_t now)
 		/* the mark before head: an event it no longer marks is committed by then */
 		uint64_t busy = atomic_load_explicit(&r->busy, memory_order_acquire);
 		uint64_t head_now = atomic_load_explicit(&r->head, memory_order_acquire);
-		if (busy_holds(r, busy, head_now, now) && busy < min_busy)
+		if (busy_holds(r, busy, head_now, now, idle) && busy < min_busy)
 			min_busy = busy;
 		if (n == curs_cap) {
 			size_t cap = curs_cap ? curs_cap * 2 : 64;

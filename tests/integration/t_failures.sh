@@ -138,6 +138,35 @@ PYEOF
 	expect_match "stuck writer: the reader says so" "$(cat $T/stuck.rerr)" "$st_lost events were lost; totals are inexact"
 fi
 
+# The process stopped (Ctrl-Z, a debugger, a frozen container) while a thread is inside a
+# realloc that copies: the time the writer itself did not run is not counted against the
+# thread's busy mark, so the realloc's events are not written after a SYNC that passed them
+# (before, an 11 s stop made its release replay late). The stop must land inside the call
+# (the program says how long the call took); a machine too fast for that gets a second try
+# with a block four times bigger.
+for lr_mib in 1024 4096; do
+	CUZKTRACE_OUT=$T/stopped.zst CUZKTRACE_QUIET=1 LD_PRELOAD=$LIB $P/longrealloc $lr_mib \
+		>$T/stopped.out 2>$T/stopped.err &
+	lr_pid=$!
+	for _ in $(seq 600); do
+		grep -q '^realloc$' $T/stopped.out 2>/dev/null && break
+		sleep 0.05
+	done
+	sleep 0.1
+	kill -STOP $lr_pid
+	sleep 11
+	kill -CONT $lr_pid
+	wait $lr_pid
+	lr_rc=$?
+	lr_ms=$(sed -n 's/^realloc took \([0-9]*\) ms$/\1/p' $T/stopped.out)
+	[ "${lr_ms:-0}" -ge 10000 ] && break
+done
+expect_eq "stopped inside a realloc: the stop landed inside the call (${lr_ms:-?} ms), status 0" \
+	"$((${lr_ms:-0} >= 10000))/$lr_rc" "1/0"
+$REPORT --json $T/stopped.zst >$T/stopped.json 2>$T/stopped.rerr
+expect_eq "stopped inside a realloc: no late event, reader silent" \
+	"$(jget $T/stopped.json late_events)/$(cat $T/stopped.rerr)" "0/"
+
 # exports: only the interposed functions
 nm -D --defined-only $LIB | awk '{print $3}' | sort >$T/exports
 expect_eq "exports: only the allow-listed symbols" "$(cat $T/exports)" "$(sort tests/exports.allow)"
