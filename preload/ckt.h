@@ -198,7 +198,8 @@ struct ckt_tls {
 	int guard; /* nonzero while inside a hook or in a tracer thread: calls pass through */
 	int in_driver; /* inside a real CUDA driver call: mmap and nested driver calls not counted */
 	int in_unwind; /* inside libunwind: its pipe, read, write and close go to our own pipe */
-	int dead;  /* no ring can be had for this thread */
+	int dead;  /* no ring can be had for this thread: 1 untraced by design (a forked child, a
+		    * tracer thread), 2 none could be mapped (its events are counted lost) */
 	struct ckt_ring *ring;
 	int phase_depth; /* pushes minus pops; the first CKT_PHASE_DEPTH ids are kept */
 	uint16_t phase_stack[CKT_PHASE_DEPTH];
@@ -232,6 +233,8 @@ void ckt_thread_name_record_other(unsigned long pth, const char *name);
 
 
 extern struct ckt_ring *_Atomic ckt_rings; /* head of the list the writer walks */
+/* events of threads that could get no ring (ckt_tls.dead == 2): the writer reports them lost */
+extern _Atomic uint64_t ckt_lost_noring;
 struct ckt_ring *ckt_thread_attach(struct ckt_tls *t);
 int ckt_thread_make_room(struct ckt_ring *r, unsigned n);
 void ckt_thread_init(void);
@@ -244,8 +247,11 @@ static inline struct ckt_slot *ckt_ring_reserve(struct ckt_tls *t, unsigned n)
 	struct ckt_ring *r = t->ring;
 	if (CKT_UNLIKELY(!r)) {
 		r = ckt_thread_attach(t);
-		if (!r)
+		if (!r) {
+			if (t->dead == 2) /* rare: a thread nothing can be recorded for */
+				atomic_fetch_add_explicit(&ckt_lost_noring, 1, memory_order_relaxed);
 			return NULL;
+		}
 	}
 	uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
 	if (CKT_UNLIKELY(h + n - r->tail_cache > CKT_RING_HALF)) {

@@ -84,7 +84,7 @@ CKT_NOINLINE struct ckt_ring *ckt_thread_attach(struct ckt_tls *t)
 		r = ring_new();
 	if (!r) {
 		static atomic_int said;
-		t->dead = 1;
+		t->dead = 2;
 		if (!atomic_exchange(&said, 1))
 			ckt_log("error: cannot map an event buffer for a new thread; threads without one "
 				"are not traced (the trace counts what they lose)", NULL, NULL, NULL);

@@ -27,7 +27,8 @@
 #define FRAME_CAP (1u << 20) /* decoded bytes per frame: bounds the reader's frame buffer */
 
 atomic_int ckt_writer_running;
-_Atomic uint64_t ckt_writer_cycles, ckt_writer_stalled;
+_Atomic uint64_t ckt_writer_cycles, ckt_writer_stalled, ckt_lost_noring;
+static uint64_t noring_reported;
 static atomic_int stop_flag, finished, wake_pending, writer_failed;
 static pthread_t writer_thread;
 static int fd = -1;
@@ -474,6 +475,13 @@ static int cycle(int final)
 			syscall(SYS_madvise, r->slots, sizeof(r->slots), MADV_DONTNEED);
 			atomic_store_explicit(&r->state, CKT_RING_FREE, memory_order_release);
 		}
+	}
+	/* events of threads that got no ring: counted like a full ring's */
+	uint64_t noring = atomic_load_explicit(&ckt_lost_noring, memory_order_relaxed);
+	if (!rc && noring > noring_reported && !(rc = reserve(&p, 0))) {
+		ckt_record_lost(&p, noring - noring_reported);
+		total_lost += noring - noring_reported;
+		noring_reported = noring;
 	}
 	if (rc)
 		return rc;

@@ -101,6 +101,18 @@ expect_eq "disk full: no exit line claiming a whole trace" "$(wc -l <$T/full.err
 $REPORT --json $T/full.zst >$T/full.json 2>$T/full.rerr
 expect_eq "disk full: reader still reads what was written" "$(jget $T/full.json truncated)" true
 
+# A thread the tracer can give no event buffer (the address space is capped): one line, the
+# thread runs untraced, and its events are counted lost (1,000 mallocs and frees, and the few
+# frees glibc makes as the thread exits); the reader says the totals are inexact.
+CUZKTRACE_OUT=$T/noring.zst traced noring $P/noring
+expect_eq "no ring for a thread: program status, one error line" \
+	"$(cat $T/noring.rc)/$(grep -c 'cannot map an event buffer for a new thread; threads without one are not traced (the trace counts what they lose)' $T/noring.err)" "0/1"
+$REPORT --json $T/noring.zst >$T/noring.json 2>$T/noring.rerr
+nr_lost=$(jget $T/noring.json lost_events)
+expect_eq "no ring for a thread: its events counted lost ($nr_lost)" "$((nr_lost >= 2000 && nr_lost < 2100))" 1
+expect_match "no ring for a thread: the reader says so" "$(cat $T/noring.rerr)" "$nr_lost events were lost; totals are inexact"
+expect_eq "no ring for a thread: the main thread's block after it" "$(($(jget $T/noring.json live_at_exit.heap_bytes) >= 3000000))" 1
+
 # A stuck writer (frozen here with ptrace, as a write hung on a network file system would be):
 # a full ring waits 10 s for room, then its events are dropped and counted; once one thread
 # has given up, others drop at once until the writer moves again, instead of waiting 10 s per

@@ -1,0 +1,63 @@
+/* noring.c: a thread that the tracer cannot give an event buffer (the address space is capped
+ * just above what the process uses when it starts) makes 1,000 allocations and frees; then the
+ * cap is lifted and the main thread allocates 3,000,000 bytes. The tracer must say so once and
+ * count the thread's 2,000 events as lost, and the program must run on (exit 0). */
+#include <malloc.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+static void *volatile keep;
+
+static void *worker(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 1000; i++) {
+		keep = malloc(64);
+		free(keep);
+	}
+	return NULL;
+}
+
+static unsigned long vm_bytes(void)
+{
+	unsigned long pages = 0;
+	FILE *f = fopen("/proc/self/statm", "r");
+	if (f) {
+		if (fscanf(f, "%lu", &pages) != 1)
+			pages = 0;
+		fclose(f);
+	}
+	return pages * (unsigned long)sysconf(_SC_PAGESIZE);
+}
+
+int main(void)
+{
+	mallopt(M_ARENA_MAX, 1); /* the worker allocates from the main arena: no new heap to map */
+	keep = malloc(1 << 20);  /* room in the main arena for the worker's blocks */
+	free(keep);
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 64 << 10);
+	struct rlimit old, cap;
+	if (getrlimit(RLIMIT_AS, &old))
+		return 2;
+	cap = old;
+	cap.rlim_cur = vm_bytes() + (256 << 10); /* the stack fits; a 516 KiB buffer does not */
+	if (setrlimit(RLIMIT_AS, &cap))
+		return 3;
+	pthread_t th;
+	int rc = pthread_create(&th, &attr, worker, NULL);
+	if (rc == 0)
+		pthread_join(th, NULL);
+	if (setrlimit(RLIMIT_AS, &old))
+		return 4;
+	if (rc)
+		return 5;
+	keep = malloc(3000000);
+	memset(keep, 1, 64);
+	return 0;
+}
