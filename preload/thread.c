@@ -117,13 +117,6 @@ CKT_NOINLINE int ckt_thread_make_room(struct ckt_ring *r, unsigned n)
 	r->tail_cache = atomic_load_explicit(&r->tail, memory_order_acquire);
 	if (h + n - r->tail_cache <= CKT_RING_HALF)
 		return 1;
-	/* A child made without fork's atfork handlers (_Fork, clone) has no writer: it runs
-	 * untraced from here on, like a forked child (a system call, once per half ring). */
-	pid_t tp = ckt_writer_pid();
-	if (tp && getpid() != tp) {
-		ckt_tls.dead = 1;
-		return 0;
-	}
 	ckt_writer_wake();
 	/* Back-pressure keeps every event: the thread sleeps on a futex until the writer has
 	 * drained its ring (sched_yield loops made 4 producers on 2 cores take turns spinning
@@ -132,6 +125,14 @@ CKT_NOINLINE int ckt_thread_make_room(struct ckt_ring *r, unsigned n)
 	 * is dropped and counted; the trace then says how many were lost. */
 	uint64_t deadline = 0; /* read the clock only once the ring is really full */
 	while (h + n - r->tail_cache > CKT_RING_SLOTS) {
+		/* A child made without fork's atfork handlers (_Fork, clone) has no writer to
+		 * wait for: it runs untraced from here on, like a forked child. (A system call, on
+		 * this path only: a half-full ring takes the path above for every event.) */
+		pid_t tp = ckt_writer_pid();
+		if (tp && getpid() != tp) {
+			ckt_tls.dead = 1;
+			return 0;
+		}
 		uint64_t now = ckt_clock_raw();
 		uint64_t cycles = atomic_load_explicit(&ckt_writer_cycles, memory_order_relaxed);
 		if (!deadline) {
