@@ -14,6 +14,7 @@
 #include <dlfcn.h>
 #include <libunwind.h>
 #include <link.h>
+#include <sched.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -148,9 +149,18 @@ static CKT_NOINLINE uint32_t intern(const uint64_t *f, uint32_t n, uint64_t h)
 			}
 		}
 		if (k == h) {
+			/* another thread is publishing this very stack, a few stores away; if it was
+			 * descheduled there, yield to it; if it never finishes (a longjmp out of a
+			 * signal handler mid-store), give up after 200,000 yields: no stack */
 			uint32_t id;
-			while (!(id = atomic_load_explicit(&s->id, memory_order_acquire)))
-				; /* another thread is publishing this very stack: a few stores away */
+			for (unsigned spins = 0; !(id = atomic_load_explicit(&s->id, memory_order_acquire));
+			     spins++) {
+				if (spins < 64)
+					continue;
+				if (spins > 64 + 200000)
+					return 0;
+				sched_yield();
+			}
 			return id == UINT32_MAX ? 0 : id;
 		}
 	}
