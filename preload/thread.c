@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <linux/kcmp.h>
 #include <unistd.h>
 
 CKT_TLS struct ckt_tls ckt_tls;
@@ -108,6 +109,23 @@ CKT_NOINLINE struct ckt_ring *ckt_thread_attach(struct ckt_tls *t)
 	return r;
 }
 
+/* A child made without fork's atfork handlers (_Fork, clone) has no writer to drain its rings:
+ * tracing stops in it (the child's own copy of the flag). A vfork child shares the traced
+ * process's memory, whose writer runs on: it waits like any thread. Which is which: kcmp
+ * (KCMP_VM) says whether two processes share their memory; where it cannot tell, the event
+ * is dropped and the question asked again at the next full ring. Called on a full ring only:
+ * a system call or two. */
+static int ckt_thread_no_writer(void)
+{
+	pid_t tp = ckt_writer_pid(), me = getpid();
+	if (!tp || me == tp)
+		return 0;
+	long same = syscall(SYS_kcmp, me, tp, KCMP_VM, 0, 0);
+	if (same > 0)
+		atomic_store(&ckt_active, 0);
+	return same != 0;
+}
+
 /* The cached view of the writer's tail says the ring is half full. Refresh it; wake the writer;
  * if there is truly no room, wait for the writer, or drop the event (counted, reported as a
  * LOST record) when no writer can drain it (before init, after an error). */
@@ -120,32 +138,28 @@ CKT_NOINLINE int ckt_thread_make_room(struct ckt_ring *r, unsigned n)
 	ckt_writer_wake();
 	/* Back-pressure keeps every event: the thread sleeps on a futex until the writer has
 	 * drained its ring (sched_yield loops made 4 producers on 2 cores take turns spinning
-	 * while the writer waited for a core). Never without a bound: after 10 s without room (a
-	 * writer stuck on I/O, or anything we did not foresee that waits on this thread) the event
-	 * is dropped and counted; the trace then says how many were lost. */
-	uint64_t deadline = 0; /* read the clock only once the ring is really full */
+	 * while the writer waited for a core). Never without a bound: after 2000 waits of 5 ms
+	 * (10 s) with no writer cycle in between (a writer stuck on I/O, or anything we did not
+	 * foresee that waits on this thread) the event is dropped and counted; the trace then
+	 * says how many were lost. Waits are counted, not clock time, and the count starts
+	 * again when the writer completes a cycle: a stopped process (Ctrl-Z) is not a stuck
+	 * writer. Once a thread has given up, full rings drop at once until the writer cycles
+	 * again: 10 s per event would hang the program. */
+	unsigned waits = 0;
+	uint64_t seen = atomic_load_explicit(&ckt_writer_cycles, memory_order_relaxed);
+	int pid_checked = 0;
 	while (h + n - r->tail_cache > CKT_RING_SLOTS) {
-		/* A child made without fork's atfork handlers (_Fork, clone) has no writer to
-		 * wait for: it runs untraced from here on, like a forked child. (A system call, on
-		 * this path only: a half-full ring takes the path above for every event.) */
-		pid_t tp = ckt_writer_pid();
-		if (tp && getpid() != tp) {
-			ckt_tls.dead = 1;
+		if (!pid_checked++ && ckt_thread_no_writer())
 			return 0;
-		}
-		uint64_t now = ckt_clock_raw();
 		uint64_t cycles = atomic_load_explicit(&ckt_writer_cycles, memory_order_relaxed);
-		if (!deadline) {
-			/* a thread already waited 10 s and the writer has not cycled since: it is
-			 * stuck, and waiting 10 s per event would hang the program; drop at once */
-			if (atomic_load_explicit(&ckt_writer_stalled, memory_order_relaxed) == cycles + 1) {
-				r->lost++;
-				return 0;
-			}
-			deadline = now + 10000000000ull;
+		if (cycles != seen) {
+			seen = cycles;
+			waits = 0;
 		}
-		if (!atomic_load(&ckt_writer_running) || now > deadline) {
-			if (now > deadline)
+		int running = atomic_load(&ckt_writer_running);
+		if (!running || waits >= 2000 ||
+		    atomic_load_explicit(&ckt_writer_stalled, memory_order_relaxed) == cycles + 1) {
+			if (running && waits >= 2000)
 				atomic_store_explicit(&ckt_writer_stalled, cycles + 1, memory_order_relaxed);
 			r->lost++;
 			return 0;
@@ -158,6 +172,7 @@ CKT_NOINLINE int ckt_thread_make_room(struct ckt_ring *r, unsigned n)
 		ckt_writer_wake();
 		struct timespec ts = {0, 5000000}; /* re-check the writer's health every 5 ms */
 		syscall(SYS_futex, &r->drained, FUTEX_WAIT_PRIVATE, seq, &ts, NULL, 0);
+		waits++;
 		r->tail_cache = atomic_load_explicit(&r->tail, memory_order_acquire);
 	}
 	atomic_store(&r->sleeping, 0);

@@ -93,7 +93,7 @@ static int write_all(const void *buf, size_t n)
 			return -EIO;
 		p += w;
 		n -= (size_t)w;
-		bytes_written += (uint64_t)w;
+		__atomic_store_n(&bytes_written, bytes_written + (uint64_t)w, __ATOMIC_RELAXED);
 	}
 	return 0;
 }
@@ -296,9 +296,9 @@ static size_t curs_cap;
  * thread's previous one, which may be long ago). A mark the writer has seen unchanged, with no
  * event committed, for CKT_BUSY_STUCK_NS is taken as left behind (a longjmp out of a hook): it
  * must not hold every later event back in the reader's memory. Not counted: time the writer
- * itself did not run (the process stopped: Ctrl-Z, a debugger, a frozen container), and a
- * thread still inside munmap or mremap keeps its mark. Never below the previous flush's
- * horizon. */
+ * itself did not run (the process stopped: Ctrl-Z, a debugger, a frozen container). A real
+ * call that runs longer than that (munmap of tens of GiB) is written late; the reader says so.
+ * Never below the previous flush's horizon. */
 #define CKT_HORIZON_MARGIN_NS 1000000ull
 #define CKT_BUSY_STUCK_NS 10000000000ull
 static uint64_t min_busy; /* set by snapshot() */
@@ -309,32 +309,6 @@ static uint64_t horizon_of(uint64_t now)
 	if (min_busy < h)
 		h = min_busy;
 	return h > prev_horizon ? h : prev_horizon;
-}
-
-/* Thread tid is inside munmap or mremap now (unmapping many GiB of touched memory takes
- * seconds): its mark is a real call in progress, not one left behind. */
-static int in_long_syscall(pid_t tid)
-{
-	char path[64], buf[32];
-	struct ckt_line l = {.len = 0};
-	ckt_line_str(&l, "/proc/self/task/");
-	ckt_line_u64(&l, (uint64_t)tid);
-	ckt_line_str(&l, "/syscall");
-	if (l.len >= sizeof(path))
-		return 0;
-	memcpy(path, l.buf, l.len);
-	path[l.len] = 0;
-	int f = open(path, O_RDONLY | O_CLOEXEC);
-	if (f < 0)
-		return 0;
-	ssize_t n = read(f, buf, sizeof(buf) - 1);
-	close(f);
-	if (n <= 0)
-		return 0;
-	buf[n] = 0;
-	char *end;
-	long nr = strtol(buf, &end, 10); /* "running" when not in a system call */
-	return end != buf && (nr == SYS_munmap || nr == SYS_mremap);
 }
 
 /* ring r's busy mark `busy` with head h, seen at `now`: does it hold the horizon back? idle:
@@ -352,13 +326,7 @@ static int busy_holds(struct ckt_ring *r, uint64_t busy, uint64_t h, uint64_t no
 		r->w_busy_since = now;
 	}
 	r->w_busy_since += idle < now - r->w_busy_since ? idle : now - r->w_busy_since;
-	if (now - r->w_busy_since < CKT_BUSY_STUCK_NS)
-		return 1;
-	if (in_long_syscall(r->tid)) { /* still in the call it stamped: look again in 10 s */
-		r->w_busy_since = now;
-		return 1;
-	}
-	return 0;
+	return now - r->w_busy_since < CKT_BUSY_STUCK_NS;
 }
 
 static size_t snapshot(uint64_t now)
@@ -933,6 +901,26 @@ static void close_own_fd(void)
 }
 
 
+/* Waits for the writer's last flush while it makes progress (cycles, bytes written); 0 when
+ * it made none for 10 s. */
+static int join_writer(void)
+{
+	uint64_t c = UINT64_MAX, b = UINT64_MAX;
+	for (int still = 0; still < 10;) {
+		struct timespec until;
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += 1;
+		if (pthread_timedjoin_np(writer_thread, NULL, &until) == 0)
+			return 1;
+		uint64_t c2 = atomic_load(&ckt_writer_cycles);
+		uint64_t b2 = __atomic_load_n(&bytes_written, __ATOMIC_RELAXED);
+		still = c2 == c && b2 == b ? still + 1 : 0;
+		c = c2;
+		b = b2;
+	}
+	return 0;
+}
+
 void ckt_writer_finish(int reason)
 {
 	/* a child made without fork's atfork handlers: no writer thread to join (see ckt_fini) */
@@ -946,7 +934,17 @@ void ckt_writer_finish(int reason)
 	atomic_store(&stop_flag, 1);
 	atomic_store(&wake_pending, 1);
 	syscall(SYS_futex, &wake_pending, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
-	pthread_join(writer_thread, NULL);
+	if (!join_writer()) {
+		/* the writer is stuck (a write that does not return): the program must still exit */
+		atomic_store(&ckt_active, 0);
+		struct ckt_line l = {.len = 0};
+		ckt_line_str(&l, "cuzktrace: error: the trace writer made no progress for 10 s at exit (a "
+				 "write that does not return?); '");
+		ckt_line_str(&l, path_abs);
+		ckt_line_str(&l, "' is left incomplete");
+		ckt_line_emit(&l);
+		return;
+	}
 	atomic_store(&ckt_active, 0);
 	close_own_fd();
 	/* after a write error the writer has said so; an exit line would claim a whole trace */

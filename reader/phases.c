@@ -19,10 +19,12 @@ struct ckt_phase {
 	char *name;        /* NULL until its PHASE_DEF arrives */
 	bool marked;       /* some PHASE event named it */
 	uint64_t pushes;   /* entries on all threads' push stacks */
-	/* process-wide begins minus ends, signed: an END may sort before the BEGIN it closes (two
-	 * threads at one timestamp, or a trace from a tracer before 0.2.2, which stamped them
-	 * outside the lock that orders them); it is active while begins outnumber ends */
-	int64_t begins;
+	uint64_t begins;   /* process-wide begins minus ends */
+	/* ENDs that came while begins was 0, all at early_ts: at one timestamp the merge orders
+	 * two threads' events by thread, so an END may come before the BEGIN it closes; a BEGIN
+	 * at that same timestamp cancels one (an END with no BEGIN at all, e.g. the BEGIN was
+	 * lost, is dropped at the next timestamp and cannot hide a later BEGIN) */
+	uint64_t early_ends, early_ts;
 	bool active;
 	uint64_t since, active_ns;
 	uint64_t allocated, gpu_allocated;
@@ -255,7 +257,7 @@ static const char *ckt_phases_name(const struct ckt_phase *ph, char *buf, size_t
 static void ckt_phases_activate(struct ckt_phases *p, size_t i, uint64_t ts)
 {
 	struct ckt_phase *ph = &p->ph[i];
-	bool want = ph->pushes > 0 || ph->begins > 0;
+	bool want = ph->pushes + ph->begins > 0;
 	if (want == ph->active)
 		return;
 	ph->active = want;
@@ -313,11 +315,22 @@ static void ckt_phases_on_phase(void *ctx, uint64_t ts, uint32_t tid, unsigned o
 	case CKT_PHASE_BEGIN:
 		if (i == CKT_PHASES_NONE)
 			return;
+		if (p->ph[i].early_ends && p->ph[i].early_ts == ts) {
+			p->ph[i].early_ends--; /* closed at the same instant: never active */
+			return;
+		}
 		p->ph[i].begins++;
 		break;
 	case CKT_PHASE_END:
 		if (i == CKT_PHASES_NONE)
 			return;
+		if (!p->ph[i].begins) {
+			if (p->ph[i].early_ts != ts)
+				p->ph[i].early_ends = 0;
+			p->ph[i].early_ts = ts;
+			p->ph[i].early_ends++;
+			return;
+		}
 		p->ph[i].begins--;
 		break;
 	default:
