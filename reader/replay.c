@@ -1186,18 +1186,23 @@ static int ckt_replay_cuda_map(struct ckt_replay *r, const struct ckt_ev *ev)
 	return 0;
 }
 
-/* cuMemUnmap of [addr, addr + len): the whole mapped ranges in it, one after another. */
+/* cuMemUnmap of [addr, addr + len): CUDA unmaps only whole mapped ranges that cover it exactly
+ * (anything else it refuses, and the record was written before the call): so the ranges are
+ * unmapped only when they tile it, one after another, from addr to its end. */
 static int ckt_replay_cuda_unmap(struct ckt_replay *r, const struct ckt_ev *ev)
 {
-	uint64_t a = ev->addr, end = ev->addr + ev->len < ev->addr ? UINT64_MAX : ev->addr + ev->len;
+	uint64_t end = ev->addr + ev->len < ev->addr ? UINT64_MAX : ev->addr + ev->len, a = ev->addr;
+	while (a < end) {
+		const struct ckt_block *m = ckt_replay_heap_find(&r->cuda_maps, a);
+		if (!m || !m->size || m->size > end - a)
+			return 0; /* a range the driver refused, or one mapped before tracing */
+		a += m->size;
+	}
 	int rc = 0;
-	while (a < end && rc == 0) {
+	for (a = ev->addr; a < end && rc == 0;) {
 		struct ckt_block *m = ckt_replay_heap_find(&r->cuda_maps, a);
-		if (!m || !m->size)
-			break; /* not mapped (before tracing), or a range the driver refused */
-		uint64_t next = a + m->size < a ? UINT64_MAX : a + m->size;
+		a += m->size;
 		rc = ckt_replay_cuda_unmap_one(r, m, ev->ts);
-		a = next;
 	}
 	return rc;
 }

@@ -96,6 +96,10 @@ static void exercise(const struct drv *d)
 	const CUdeviceptr va = 0x7f3000000000ull;
 	CHECK(d->map(va, 2 * MiB, 0, v, 0));
 	CHECK(d->release(v));
+	/* half of the range: the driver refuses it (the tracer records it first; the reader must
+	 * see that it cannot have happened) */
+	if (d->unmap(va, MiB) == CUDA_SUCCESS)
+		exit(11);
 	prop.location.type = CU_MEM_LOCATION_TYPE_HOST;
 	prop.location.id = 0;
 	CHECK(d->create(&vh, MiB, &prop, 0));

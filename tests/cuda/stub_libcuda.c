@@ -262,17 +262,27 @@ CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAlloc
 	pthread_mutex_unlock(&mu);
 	return b && i < NMAPS ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
+/* like the driver: only whole mapped ranges that tile [ptr, ptr + size) exactly */
 CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)
 {
-	int n = 0;
+	size_t covered = 0;
+	int ok = 1;
 	pthread_mutex_lock(&mu);
-	for (int i = 0; i < NMAPS; i++)
-		if (maps[i].size && maps[i].va >= ptr && maps[i].va + maps[i].size <= ptr + size) {
-			maps[i].size = 0;
-			n++;
-		}
+	for (CUdeviceptr a = ptr; ok && a < ptr + size; a += maps[ok - 1].size) {
+		ok = 0;
+		for (int i = 0; i < NMAPS; i++)
+			if (maps[i].size && maps[i].va == a && maps[i].size <= ptr + size - a)
+				ok = i + 1;
+		covered += ok ? maps[ok - 1].size : 0;
+		if (!ok)
+			break;
+	}
+	if (ok && covered == size)
+		for (int i = 0; i < NMAPS; i++)
+			if (maps[i].size && maps[i].va >= ptr && maps[i].va < ptr + size)
+				maps[i].size = 0;
 	pthread_mutex_unlock(&mu);
-	return n ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+	return ok && covered == size && size ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
 /* Pinned host memory is real: mapped and touched, so RSS grows like with the real driver. */

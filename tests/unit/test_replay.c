@@ -621,19 +621,23 @@ static void test_cuda_vmm_map_release(void **state)
 	tb_cuda_unmap(&b, 60, VA, 4 * M);             /* H1 goes (released), H2 stays mapped once */
 	tb_cuda_alloc(&b, 70, CKT_CUDA_DEVICE, 0, 0x7f6000000000ull, M, 0, 0, CKT_CU_MEM_ALLOC);
 	tb_cuda_free(&b, 80, CKT_CUDA_VMM, H2, CKT_CU_MEM_RELEASE);
+	tb_cuda_unmap(&b, 85, VA + 4 * M, M);         /* half a range: CUDA refuses it */
+	tb_cuda_unmap(&b, 86, VA + 4 * M, 4 * M);     /* past the range: refused too */
+	tb_cuda_alloc(&b, 87, CKT_CUDA_DEVICE, 0, 0x7f6100000000ull, 2 * M, 0, 0, CKT_CU_MEM_ALLOC);
+	tb_cuda_free(&b, 88, CKT_CUDA_DEVICE, 0x7f6100000000ull, CKT_CU_MEM_FREE);
 	tb_cuda_unmap(&b, 90, VA + 4 * M, 2 * M);     /* H2 goes */
 	tb_cuda_unmap(&b, 95, VA + 8 * M, M);         /* never mapped: nothing */
 	tb_end(&b, 1000, CKT_END_EXIT, 0, 0);
 	tb_flush(&b);
 	run_ok(&b, &st);
-	assert_int_equal(st.peak_gpu.bytes, 6 * M);
-	assert_int_equal(st.peak_gpu.ts, 40);
-	assert_int_equal(st.peak_gpu_kind[CKT_CUDA_VMM], 6 * M);
+	assert_int_equal(st.peak_gpu.bytes, 7 * M); /* H2 still counted after the refused unmaps */
+	assert_int_equal(st.peak_gpu.ts, 87);
+	assert_int_equal(st.peak_gpu_kind[CKT_CUDA_VMM], 4 * M);
 	assert_int_equal(st.gpu_bytes, M);           /* the device allocation */
 	assert_int_equal(st.cuda_bytes[CKT_CUDA_VMM], 0);
 	assert_int_equal(st.cuda_blocks, 1);
 	assert_int_equal(st.counts[CKT_KIND_CUDA_MAP], 3);
-	assert_int_equal(st.counts[CKT_KIND_CUDA_UNMAP], 3);
+	assert_int_equal(st.counts[CKT_KIND_CUDA_UNMAP], 5);
 	assert_int_equal(st.inconsistencies, 0);
 	tb_release(&b);
 }
