@@ -117,13 +117,36 @@ CKT_NOINLINE struct ckt_ring *ckt_thread_attach(struct ckt_tls *t)
  * a system call or two. */
 static int ckt_thread_no_writer(void)
 {
+	/* the answer, for the process that asked: pid-keyed, so that a vfork child writing it
+	 * (into the parent's memory) changes nothing for the parent */
+	static pid_t asked;
+	static int answer;
 	pid_t tp = ckt_writer_pid(), me = getpid();
 	if (!tp || me == tp)
 		return 0;
-	long same = syscall(SYS_kcmp, me, tp, KCMP_VM, 0, 0);
-	if (same > 0)
+	if (asked != me) {
+		long same = syscall(SYS_kcmp, me, tp, KCMP_VM, 0, 0);
+		if (same >= 0 || errno == ESRCH) {
+			/* ESRCH: the traced process is gone, or in a pid namespace we cannot see */
+			answer = same != 0;
+		} else {
+			/* kcmp refused (seccomp) or absent: a writer that shares our memory cycles
+			 * within its flush interval once woken */
+			uint64_t c0 = atomic_load(&ckt_writer_cycles);
+			ckt_writer_wake();
+			struct timespec ts = {0, 10000000};
+			unsigned limit = ckt_config.flush_ms / 10 + 20;
+			answer = 1;
+			for (unsigned i = 0; i < limit && answer; i++) {
+				nanosleep(&ts, NULL);
+				answer = atomic_load(&ckt_writer_cycles) == c0;
+			}
+		}
+		asked = me;
+	}
+	if (answer)
 		atomic_store(&ckt_active, 0);
-	return same != 0;
+	return answer;
 }
 
 /* The cached view of the writer's tail says the ring is half full. Refresh it; wake the writer;
@@ -138,28 +161,28 @@ CKT_NOINLINE int ckt_thread_make_room(struct ckt_ring *r, unsigned n)
 	ckt_writer_wake();
 	/* Back-pressure keeps every event: the thread sleeps on a futex until the writer has
 	 * drained its ring (sched_yield loops made 4 producers on 2 cores take turns spinning
-	 * while the writer waited for a core). Never without a bound: after 2000 waits of 5 ms
-	 * (10 s) with no writer cycle in between (a writer stuck on I/O, or anything we did not
+	 * while the writer waited for a core). Never without a bound: after 10 s of waiting
+	 * with no drain of this ring in between (a writer stuck on I/O, or anything we did not
 	 * foresee that waits on this thread) the event is dropped and counted; the trace then
-	 * says how many were lost. Waits are counted, not clock time, and the count starts
-	 * again when the writer completes a cycle: a stopped process (Ctrl-Z) is not a stuck
-	 * writer. Once a thread has given up, full rings drop at once until the writer cycles
-	 * again: 10 s per event would hang the program. */
-	unsigned waits = 0;
-	uint64_t seen = atomic_load_explicit(&ckt_writer_cycles, memory_order_relaxed);
+	 * says how many were lost. The 10 s are the thread's own waits of at most 5 ms each,
+	 * not clock time: a stopped process (Ctrl-Z) is not a stuck writer. Once a thread has
+	 * given up, full rings drop at once until the writer cycles again: 10 s per event would
+	 * hang the program. */
+	uint64_t waited = 0; /* ns spent waiting since this ring was last drained, 5 ms per wait at most */
+	uint32_t drained = atomic_load(&r->drained);
 	int pid_checked = 0;
 	while (h + n - r->tail_cache > CKT_RING_SLOTS) {
 		if (!pid_checked++ && ckt_thread_no_writer())
 			return 0;
 		uint64_t cycles = atomic_load_explicit(&ckt_writer_cycles, memory_order_relaxed);
-		if (cycles != seen) {
-			seen = cycles;
-			waits = 0;
+		if (atomic_load(&r->drained) != drained) {
+			drained = atomic_load(&r->drained);
+			waited = 0;
 		}
-		int running = atomic_load(&ckt_writer_running);
-		if (!running || waits >= 2000 ||
+		int running = atomic_load(&ckt_writer_running), expired = waited >= 10000000000ull;
+		if (!running || expired ||
 		    atomic_load_explicit(&ckt_writer_stalled, memory_order_relaxed) == cycles + 1) {
-			if (running && waits >= 2000)
+			if (running && expired)
 				atomic_store_explicit(&ckt_writer_stalled, cycles + 1, memory_order_relaxed);
 			r->lost++;
 			return 0;
@@ -171,8 +194,12 @@ CKT_NOINLINE int ckt_thread_make_room(struct ckt_ring *r, unsigned n)
 			break;
 		ckt_writer_wake();
 		struct timespec ts = {0, 5000000}; /* re-check the writer's health every 5 ms */
+		uint64_t t0 = ckt_clock_raw();
 		syscall(SYS_futex, &r->drained, FUTEX_WAIT_PRIVATE, seq, &ts, NULL, 0);
-		waits++;
+		/* the time it really waited (a signal cuts a wait short), but never more than
+		 * the 5 ms asked: a process stopped meanwhile (Ctrl-Z) is not a stuck writer */
+		uint64_t dt = ckt_clock_raw() - t0;
+		waited += dt < 5000000 ? dt : 5000000;
 		r->tail_cache = atomic_load_explicit(&r->tail, memory_order_acquire);
 	}
 	atomic_store(&r->sleeping, 0);

@@ -25,6 +25,7 @@ struct ckt_phase {
 	 * at that same timestamp cancels one (an END with no BEGIN at all, e.g. the BEGIN was
 	 * lost, is dropped at the next timestamp and cannot hide a later BEGIN) */
 	uint64_t early_ends, early_ts;
+	uint64_t deficit; /* traces before format 4: ENDs still owed a BEGIN (any timestamp) */
 	bool active;
 	uint64_t since, active_ns;
 	uint64_t allocated, gpu_allocated;
@@ -99,6 +100,9 @@ struct ckt_phases {
 	char *active_str;
 	size_t active_str_cap;
 	bool active_dirty;
+	/* a trace from a tracer before 0.2.2 (format versions 1 to 3): BEGIN/END were stamped
+	 * outside the lock that counted them, so an END may come before its BEGIN by some ns */
+	bool legacy_order;
 
 	FILE *csv;
 	int csv_err;
@@ -319,11 +323,19 @@ static void ckt_phases_on_phase(void *ctx, uint64_t ts, uint32_t tid, unsigned o
 			p->ph[i].early_ends--; /* closed at the same instant: never active */
 			return;
 		}
+		if (p->ph[i].deficit) {
+			p->ph[i].deficit--; /* its END came first (legacy_order) */
+			return;
+		}
 		p->ph[i].begins++;
 		break;
 	case CKT_PHASE_END:
 		if (i == CKT_PHASES_NONE)
 			return;
+		if (!p->ph[i].begins && p->legacy_order) {
+			p->ph[i].deficit++;
+			return;
+		}
 		if (!p->ph[i].begins) {
 			if (p->ph[i].early_ts != ts)
 				p->ph[i].early_ends = 0;
@@ -553,6 +565,11 @@ int ckt_phases_attach(struct ckt_phases *p, struct ckt_replay *r)
 				  ckt_phases_on_record };
 	p->epochs = ckt_replay_epochs(r);
 	return ckt_replay_observe(r, &o);
+}
+
+void ckt_phases_set_format(struct ckt_phases *p, unsigned format_version)
+{
+	p->legacy_order = format_version < 4;
 }
 
 void ckt_phases_set_rule(struct ckt_phases *p, ckt_phases_rule_fn *fn, void *ctx)

@@ -47,6 +47,11 @@ int ckt_phases_csv_close(struct ckt_phases *p);
 /* --phase-rule NAME=PATTERN: the decision for each stack id, made by the caller (main.c)
  * before the replay: fn returns the NAME (owned by the caller, alive while p is) the stack's
  * allocations are re-attributed to, or NULL to keep the phase the capture stamped. */
+/* The trace's format version (the header's): before 4, the tracer stamped BEGIN/END outside
+ * the lock that counted them, so an END may sort before the BEGIN it closes by a few ns; from
+ * 4 on, only at the same timestamp (the merge orders threads at one instant). Default: 4. */
+void ckt_phases_set_format(struct ckt_phases *p, unsigned format_version);
+
 typedef const char *ckt_phases_rule_fn(void *ctx, uint64_t stack);
 void ckt_phases_set_rule(struct ckt_phases *p, ckt_phases_rule_fn *fn, void *ctx);
 
