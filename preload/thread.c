@@ -111,14 +111,16 @@ CKT_NOINLINE struct ckt_ring *ckt_thread_attach(struct ckt_tls *t)
 
 /* A child made without fork's atfork handlers (_Fork, clone) has no writer to drain its rings:
  * tracing stops in it (the child's own copy of the flag). A vfork child shares the traced
- * process's memory, whose writer runs on: it waits like any thread. Which is which: kcmp
- * (KCMP_VM) says whether two processes share their memory; where it cannot tell, the event
- * is dropped and the question asked again at the next full ring. Called on a full ring only:
- * a system call or two. */
+ * process's memory, whose writer runs on: it waits like any thread, and must write nothing
+ * that would change the parent (the flag least of all). kcmp (KCMP_VM) says whether two
+ * processes share their memory; only its positive "different" turns tracing off. Where it
+ * cannot tell (refused by seccomp, or the traced process gone or out of sight), the event is
+ * dropped (the child's own, not counted) and the thread keeps going. Returns 1 when the event
+ * must be dropped. Called on a full ring only. */
 static int ckt_thread_no_writer(void)
 {
-	/* the answer, for the process that asked: pid-keyed, so that a vfork child writing it
-	 * (into the parent's memory) changes nothing for the parent */
+	/* the answer for the process that asked (pid-keyed: harmless written from a vfork child
+	 * into the parent's memory): 0 shares the traced memory, 1 its own memory, 2 unknown */
 	static pid_t asked;
 	static int answer;
 	pid_t tp = ckt_writer_pid(), me = getpid();
@@ -126,27 +128,12 @@ static int ckt_thread_no_writer(void)
 		return 0;
 	if (asked != me) {
 		long same = syscall(SYS_kcmp, me, tp, KCMP_VM, 0, 0);
-		if (same >= 0 || errno == ESRCH) {
-			/* ESRCH: the traced process is gone, or in a pid namespace we cannot see */
-			answer = same != 0;
-		} else {
-			/* kcmp refused (seccomp) or absent: a writer that shares our memory cycles
-			 * within its flush interval once woken */
-			uint64_t c0 = atomic_load(&ckt_writer_cycles);
-			ckt_writer_wake();
-			struct timespec ts = {0, 10000000};
-			unsigned limit = ckt_config.flush_ms / 10 + 20;
-			answer = 1;
-			for (unsigned i = 0; i < limit && answer; i++) {
-				nanosleep(&ts, NULL);
-				answer = atomic_load(&ckt_writer_cycles) == c0;
-			}
-		}
+		answer = same == 0 ? 0 : same > 0 ? 1 : 2;
 		asked = me;
 	}
-	if (answer)
+	if (answer == 1)
 		atomic_store(&ckt_active, 0);
-	return answer;
+	return answer != 0;
 }
 
 /* The cached view of the writer's tail says the ring is half full. Refresh it; wake the writer;
@@ -169,15 +156,17 @@ CKT_NOINLINE int ckt_thread_make_room(struct ckt_ring *r, unsigned n)
 	 * given up, full rings drop at once until the writer cycles again: 10 s per event would
 	 * hang the program. */
 	uint64_t waited = 0; /* ns spent waiting since this ring was last drained, 5 ms per wait at most */
-	uint32_t drained = atomic_load(&r->drained);
-	int pid_checked = 0;
+	uint32_t drained = 0;
+	int first = 1;
 	while (h + n - r->tail_cache > CKT_RING_SLOTS) {
-		if (!pid_checked++ && ckt_thread_no_writer())
+		if (first && ckt_thread_no_writer())
 			return 0;
 		uint64_t cycles = atomic_load_explicit(&ckt_writer_cycles, memory_order_relaxed);
-		if (atomic_load(&r->drained) != drained) {
-			drained = atomic_load(&r->drained);
+		uint32_t d = atomic_load(&r->drained);
+		if (first || d != drained) {
+			drained = d;
 			waited = 0;
+			first = 0;
 		}
 		int running = atomic_load(&ckt_writer_running), expired = waited >= 10000000000ull;
 		if (!running || expired ||

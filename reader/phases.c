@@ -25,7 +25,10 @@ struct ckt_phase {
 	 * at that same timestamp cancels one (an END with no BEGIN at all, e.g. the BEGIN was
 	 * lost, is dropped at the next timestamp and cannot hide a later BEGIN) */
 	uint64_t early_ends, early_ts;
-	uint64_t deficit; /* traces before format 4: ENDs still owed a BEGIN (any timestamp) */
+	/* traces before format 4: ENDs that came with no BEGIN open, the last at deficit_ts; a
+	 * BEGIN within CKT_PHASES_LEGACY_NS after it is the one it closed (that tracer stamped
+	 * them outside its lock: an END could lead by the time a thread takes to stamp) */
+	uint64_t deficit, deficit_ts;
 	bool active;
 	uint64_t since, active_ns;
 	uint64_t allocated, gpu_allocated;
@@ -258,6 +261,8 @@ static const char *ckt_phases_name(const struct ckt_phase *ph, char *buf, size_t
 
 /* ---- the observer ---- */
 
+#define CKT_PHASES_LEGACY_NS 1000000ull /* 1 ms: far longer than a stamp, far shorter than a phase */
+
 static void ckt_phases_activate(struct ckt_phases *p, size_t i, uint64_t ts)
 {
 	struct ckt_phase *ph = &p->ph[i];
@@ -323,17 +328,21 @@ static void ckt_phases_on_phase(void *ctx, uint64_t ts, uint32_t tid, unsigned o
 			p->ph[i].early_ends--; /* closed at the same instant: never active */
 			return;
 		}
-		if (p->ph[i].deficit) {
+		if (p->ph[i].deficit && ts - p->ph[i].deficit_ts <= CKT_PHASES_LEGACY_NS) {
 			p->ph[i].deficit--; /* its END came first (legacy_order) */
 			return;
 		}
+		p->ph[i].deficit = 0; /* older: ENDs with no BEGIN at all */
 		p->ph[i].begins++;
 		break;
 	case CKT_PHASE_END:
 		if (i == CKT_PHASES_NONE)
 			return;
 		if (!p->ph[i].begins && p->legacy_order) {
+			if (ts - p->ph[i].deficit_ts > CKT_PHASES_LEGACY_NS)
+				p->ph[i].deficit = 0;
 			p->ph[i].deficit++;
+			p->ph[i].deficit_ts = ts;
 			return;
 		}
 		if (!p->ph[i].begins) {
