@@ -46,6 +46,12 @@
  *                                 tracer 0.2.1; earlier writers could break the promise).
  *   END        uv ts, uv reason, uv events, uv lost     the process ended; reason CKT_END_*
  *   LOST       uv count           events dropped (buffer could not be drained); totals inexact
+ *   THREAD_EXIT uv ts, uv tid     (version 4; not inside a thread group) thread tid is gone and
+ *              every event it recorded is in this or an earlier frame; ts is the time of its
+ *              last event. A thread's running totals of the default mode (AGG) are flushed
+ *              before it ends, so from ts on it has none pending. Written when the writer
+ *              recycles the thread's buffer, which can be a flush or two after ts: the SYNC
+ *              promise does not cover it (a reader applies it when it comes).
  *   THREAD_NAME uv ts, uv tid, str name          (not inside a thread group) the thread's name
  *              from ts on; written when a thread first records and after each rename
  *   ALLOC      dts, uv fn, daddr, uv size, uv stack, uv phase       heap block of `size` bytes
@@ -174,6 +180,7 @@ enum ckt_tag {
 	CKT_TAG_END = 0x04,
 	CKT_TAG_LOST = 0x05,
 	CKT_TAG_THREAD_NAME = 0x06,
+	CKT_TAG_THREAD_EXIT = 0x07,
 	CKT_TAG_ALLOC = 0x10,
 	CKT_TAG_FREE = 0x11,
 	CKT_TAG_REALLOC = 0x12,

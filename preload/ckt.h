@@ -504,6 +504,7 @@ void ckt_record_stack(uint8_t **p, uint32_t id, const uint64_t *frames, uint32_t
 uint8_t *ckt_record_module(uint8_t *p, const uint8_t *end, uint64_t base, uint64_t lo, uint64_t hi,
 			   const char *path, const char *build_id);
 void ckt_record_lost(uint8_t **p, uint64_t count);
+void ckt_record_thread_exit(uint8_t **p, uint64_t ts, uint64_t tid);
 void ckt_record_end(uint8_t **p, uint64_t ts, uint64_t reason, uint64_t events, uint64_t lost);
 /* Header: magic, version, then key/value pairs; ckt_record_header_end closes the list. */
 uint8_t *ckt_record_header_begin(uint8_t *p);

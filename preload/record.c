@@ -270,6 +270,14 @@ void ckt_record_sync(uint8_t **pp, uint64_t horizon)
 	*pp = ckt_put_uv(p, horizon);
 }
 
+void ckt_record_thread_exit(uint8_t **pp, uint64_t ts, uint64_t tid)
+{
+	uint8_t *p = *pp;
+	*p++ = CKT_TAG_THREAD_EXIT;
+	p = ckt_put_uv(p, ts);
+	*pp = ckt_put_uv(p, tid);
+}
+
 void ckt_record_lost(uint8_t **pp, uint64_t count)
 {
 	uint8_t *p = *pp;

@@ -438,6 +438,10 @@ static int cycle(int final)
 		 * destructors may still have written to it before it died */
 		if (curs[i].state == CKT_RING_EXITED && t == h && thread_gone(r->tid) &&
 		    atomic_load_explicit(&r->head, memory_order_acquire) == t) {
+			/* the reader learns the thread has no totals pending any more, from the
+			 * time of its last event (the thread is gone: nothing writes last_ts now) */
+			if (!reserve(&p, 0))
+				ckt_record_thread_exit(&p, r->last_ts, (uint64_t)r->tid);
 			/* its 512 KiB of slots go back to the kernel until a new thread takes the
 			 * ring: a program that churns threads does not keep every ring resident */
 			syscall(SYS_madvise, r->slots, sizeof(r->slots), MADV_DONTNEED);

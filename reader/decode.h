@@ -59,6 +59,7 @@ struct ckt_record {
 		struct { uint64_t addr, size, handle; } cuda_map;
 		/* Pointers below point into the decoder's frame buffer: valid until the next call. */
 		struct { uint64_t tid; const uint8_t *name; size_t len; } thread_name; /* ts = from */
+		struct { uint64_t tid; } thread_exit; /* ts = when */
 		struct { uint64_t id; const uint8_t *name; size_t len; } phase_def;
 		struct { uint64_t op, id; } phase; /* op: enum ckt_phase_op */
 		struct { int64_t bytes, blocks; } agg;

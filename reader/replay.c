@@ -59,6 +59,7 @@ enum ckt_ev_kind {
 	CKT_EV_AGG,        /* addr = bytes delta, len = blocks delta (int64) */
 	CKT_EV_CUDA_MAP,   /* addr = virtual address, len = size, x = allocation handle */
 	CKT_EV_CUDA_UNMAP, /* addr, len */
+	CKT_EV_THREAD_EXIT,
 };
 
 /* 48 bytes: every event of a flush window sits in a queue once, so its size is memory traffic
@@ -382,6 +383,7 @@ struct ckt_thread {
 	/* attributes of the range an MREMAP released, for its map half (same thread, next in FIFO) */
 	struct ckt_range mremap_attr;
 	bool sent_agg; /* has sent AGG records (default mode) */
+	bool agg_live; /* may have running totals pending: sent AGG, no THREAD_EXIT since */
 	bool kept;     /* q is counted in the replay's kept_bytes */
 	bool idle;     /* q (small) is held while empty: counted in the replay's idle_bytes */
 };
@@ -433,6 +435,7 @@ struct ckt_replay {
 	struct ckt_cuda_device cuda_overflow; /* the devices past CKT_REPLAY_MAX_DEVICES */
 
 	int64_t heap_signed, blocks_signed; /* see ckt_replay_heap_move */
+	uint64_t agg_live; /* threads that may have running totals pending now */
 
 	struct ckt_observer obs[8];
 	size_t n_obs;
@@ -748,6 +751,7 @@ static void ckt_replay_note_heap(struct ckt_replay *r, uint64_t ts)
 	if (st->heap_bytes > st->peak_heap.bytes) {
 		st->peak_heap.bytes = st->heap_bytes;
 		st->peak_heap.ts = ts;
+		st->agg_threads_at_peak = r->agg_live;
 		ckt_replay_obs_peak(r, CKT_AT_PEAK_HEAP, ts);
 	}
 }
@@ -1269,12 +1273,22 @@ static int ckt_replay_apply(struct ckt_replay *r, struct ckt_thread *th, const s
 	case CKT_EV_CUDA_UNMAP:
 		rc = ckt_replay_cuda_unmap(r, ev);
 		break;
+	case CKT_EV_THREAD_EXIT:
+		if (th->agg_live) { /* its totals were flushed before it ended */
+			th->agg_live = false;
+			r->agg_live--;
+		}
+		break;
 	case CKT_EV_AGG:
 		/* small blocks of the default mode: totals only, attributed by the samples */
 		ckt_replay_heap_move(r, (int64_t)ev->addr, (int64_t)ev->len);
 		if (!th->sent_agg) {
 			th->sent_agg = true;
 			r->st.agg_threads++;
+		}
+		if (!th->agg_live) {
+			th->agg_live = true;
+			r->agg_live++;
 		}
 		ckt_replay_note_heap(r, ev->ts);
 		break;
@@ -1387,7 +1401,8 @@ static int ckt_replay_drain(struct ckt_replay *r, bool all, uint64_t limit)
 	return 0;
 }
 
-/* Records replayed at their timestamp (queued per thread and merged by time). */
+/* Records replayed at their timestamp (queued per thread and merged by time) and held to the
+ * SYNC promise (THREAD_EXIT is queued too, but may come late by design: see ckt_format.h). */
 static bool ckt_replay_is_timed(enum ckt_tag tag)
 {
 	return (tag >= CKT_TAG_ALLOC && tag <= CKT_TAG_RSS_DETAIL) || tag == CKT_TAG_PHASE ||
@@ -1551,6 +1566,10 @@ int ckt_replay_feed(struct ckt_replay *r, const struct ckt_record *rec, struct c
 		ev.flags = (uint16_t)rec->u.cuda_free.kind;
 		ev.fn = (uint8_t)rec->u.cuda_free.fn;
 		rc = ckt_replay_push(r, rec->tid, &ev);
+		return rc < 0 ? ckt_util_err(err, rc, "out of memory") : 0;
+	case CKT_TAG_THREAD_EXIT:
+		ev.kind = CKT_EV_THREAD_EXIT;
+		rc = ckt_replay_push(r, rec->u.thread_exit.tid, &ev);
 		return rc < 0 ? ckt_util_err(err, rc, "out of memory") : 0;
 	case CKT_TAG_CUDA_MAP:
 	case CKT_TAG_CUDA_UNMAP:

@@ -225,6 +225,7 @@ class AModel:
 # ---------------------------------------------------------------- decoding
 
 T_FRAME, T_THREAD, T_SYNC, T_END, T_LOST, T_THREAD_NAME = 1, 2, 3, 4, 5, 6
+T_THREAD_EXIT = 7  # format version 4
 T_ALLOC, T_FREE, T_REALLOC, T_MMAP, T_MUNMAP, T_MREMAP, T_RSS, T_RSS_DETAIL = range(0x10, 0x18)
 T_STACK, T_MODULE, T_PHASE_DEF, T_PHASE, T_NOTE = 0x20, 0x21, 0x22, 0x23, 0x24
 T_CUDA_ALLOC, T_CUDA_FREE, T_CUDA_DEVICE, T_AGG = 0x28, 0x29, 0x2a, 0x30
@@ -351,6 +352,9 @@ def parse_frame(b, tr, fidx):
             row.uv()
             row.uv()
             row.str_()
+        elif tag == T_THREAD_EXIT:
+            row.uv()
+            row.uv()
         elif tag == T_ALLOC:
             c['alloc'] += 1
             if v2:

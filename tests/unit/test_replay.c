@@ -654,6 +654,46 @@ static void test_cuda_vmm_map_release(void **state)
 	tb_release(&b);
 }
 
+/* Default mode: a thread that has ended (THREAD_EXIT, stamped with its last event) has no
+ * running totals pending, so the bound stated for the heap peak counts only the threads that
+ * had not ended then; a THREAD_EXIT written flushes later is not a late event. */
+static void test_agg_bound_at_peak(void **state)
+{
+	(void)state;
+	struct tb b;
+	struct ckt_replay_stats st;
+	tb_init(&b);
+	tb_header(&b);
+	tb_frame(&b, 0);
+	tb_thread(&b, 1);
+	tb_agg(&b, 10, 100000, 1000);
+	tb_agg(&b, 20, -100000, -1000);
+	tb_thread(&b, 2);
+	tb_agg(&b, 15, 70000, 700);
+	tb_sync(&b, 100);
+	tb_flush(&b);
+	tb_frame(&b, 100);
+	tb_thread(&b, 3);
+	tb_agg(&b, 150, 200000, 2000); /* the peak: 270,000 */
+	tb_sync(&b, 200);
+	tb_flush(&b);
+	tb_frame(&b, 200);
+	tb_thread_exit(&b, 20, 1); /* thread 1 ended at 20, recycled a flush later */
+	tb_sync(&b, 300);
+	tb_flush(&b);
+	tb_frame(&b, 300);
+	tb_end(&b, 400, CKT_END_EXIT, 0, 0);
+	tb_flush(&b);
+	run_ok(&b, &st);
+	assert_int_equal(st.peak_heap.bytes, 270000);
+	assert_int_equal(st.peak_heap.ts, 150);
+	assert_int_equal(st.agg_threads, 3);
+	assert_int_equal(st.agg_threads_at_peak, 2);
+	assert_int_equal(st.late_events, 0);
+	assert_int_equal(st.events, 0);
+	tb_release(&b);
+}
+
 /* The live heap map against an oracle: 3 threads, 6000 allocations and frees over 1500
  * clustered addresses (address 0 among them, kept apart by the map), written thread group by
  * thread group so the merge must interleave them; replacements of live addresses included.
@@ -884,6 +924,7 @@ int main(void)
 		cmocka_unit_test(test_many_threads_queue_bound),
 		cmocka_unit_test(test_cuda_device_cap),
 		cmocka_unit_test(test_cuda_vmm_map_release),
+		cmocka_unit_test(test_agg_bound_at_peak),
 		cmocka_unit_test(test_live_map_oracle),
 		cmocka_unit_test(test_mapping_oracle),
 		cmocka_unit_test(test_json_shape),

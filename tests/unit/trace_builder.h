@@ -349,6 +349,21 @@ static inline void tb_cuda_free(struct tb *b, uint64_t ts, uint64_t kind, uint64
 	tb_uv(b, fn);
 }
 
+static inline void tb_thread_exit(struct tb *b, uint64_t ts, uint64_t tid)
+{
+	tb_u8(b, CKT_TAG_THREAD_EXIT);
+	tb_uv(b, ts);
+	tb_uv(b, tid);
+}
+
+static inline void tb_agg(struct tb *b, uint64_t ts, int64_t bytes, int64_t blocks)
+{
+	tb_u8(b, CKT_TAG_AGG);
+	tb_dts(b, ts);
+	tb_sv(b, bytes);
+	tb_sv(b, blocks);
+}
+
 static inline void tb_cuda_map(struct tb *b, uint64_t ts, uint64_t addr, uint64_t size, uint64_t handle)
 {
 	tb_u8(b, CKT_TAG_CUDA_MAP);
