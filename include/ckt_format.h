@@ -47,8 +47,8 @@
  *   END        uv ts, uv reason, uv events, uv lost     the process ended; reason CKT_END_*
  *   LOST       uv count           events dropped (buffer could not be drained); totals inexact
  *   THREAD_EXIT uv ts, uv tid     (version 4; not inside a thread group) thread tid is gone and
- *              every event it recorded is in this or an earlier frame; ts is the time of its
- *              last event. A thread's running totals of the default mode (AGG) are flushed
+ *              every event it recorded is in this or an earlier frame; ts is when it ended
+ *              (its last stamp, taken as it flushed its totals, or a later event's). A thread's running totals of the default mode (AGG) are flushed
  *              before it ends, so from ts on it has none pending. Written when the writer
  *              recycles the thread's buffer, which can be a flush or two after ts: the SYNC
  *              promise does not cover it (a reader applies it when it comes).

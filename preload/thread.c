@@ -38,6 +38,10 @@ static void on_thread_exit(void *arg)
 		ckt_tls.guard++;
 		ckt_sample_flush(&ckt_tls);
 		ckt_tls.agg_step = 0;
+		/* the ring's last stamp becomes now (the writer's THREAD_EXIT carries it): the
+		 * totals may have moved and come back to zero since the last AGG, unsent */
+		(void)ckt_stamp(&ckt_tls);
+		ckt_done(&ckt_tls);
 		ckt_tls.guard--;
 	}
 	atomic_store(&r->agg_src, NULL); /* its TLS goes away with the thread */

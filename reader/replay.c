@@ -751,7 +751,6 @@ static void ckt_replay_note_heap(struct ckt_replay *r, uint64_t ts)
 	if (st->heap_bytes > st->peak_heap.bytes) {
 		st->peak_heap.bytes = st->heap_bytes;
 		st->peak_heap.ts = ts;
-		st->agg_threads_at_peak = r->agg_live;
 		ckt_replay_obs_peak(r, CKT_AT_PEAK_HEAP, ts);
 	}
 }
@@ -1288,7 +1287,8 @@ static int ckt_replay_apply(struct ckt_replay *r, struct ckt_thread *th, const s
 		}
 		if (!th->agg_live) {
 			th->agg_live = true;
-			r->agg_live++;
+			if (++r->agg_live > r->st.agg_threads_at_once)
+				r->st.agg_threads_at_once = r->agg_live;
 		}
 		ckt_replay_note_heap(r, ev->ts);
 		break;

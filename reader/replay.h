@@ -67,9 +67,11 @@ struct ckt_replay_stats {
 	uint64_t sample_r;                  /* CUZKTRACE_SAMPLE of the trace; 0 = exact mode */
 	uint64_t sampled_allocs;            /* ALLOC records flagged CKT_FN_SAMPLED */
 	uint64_t agg_threads;               /* threads that sent AGG records (for the bound) */
-	/* of those, the ones that may have had totals pending at the heap peak (not ended then:
-	 * THREAD_EXIT): the bound on the peak heap figure is this many CKT_AGG_STEPs */
-	uint64_t agg_threads_at_peak;
+	/* of those, the most that may have had totals pending at one time (sent AGG and not
+	 * ended yet: THREAD_EXIT). The heap figures at any time, the peak included, are exact to
+	 * within this many CKT_AGG_STEPs (the true peak may lie at another moment, when other
+	 * threads had totals pending: so not the count at the reported peak) */
+	uint64_t agg_threads_at_once;
 	uint64_t inconsistencies;           /* ALLOC of an address that was still live */
 	/* events read after events later than them were replayed: the writer broke the SYNC
 	 * promise (replayed late, out of order: figures near them may be off by their bytes) */
