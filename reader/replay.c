@@ -796,19 +796,23 @@ static void ckt_replay_block_gone(struct ckt_replay *r, const struct ckt_live *b
 	ckt_replay_heap_move(r, -(int64_t)b->size, -1);
 }
 
-static void ckt_replay_heap_release(struct ckt_replay *r, uint64_t addr, uint64_t ts)
+/* The block m holds at addr, if any, is gone at ts: true. */
+static bool ckt_replay_live_gone(struct ckt_replay *r, struct ckt_livemap *m, uint64_t addr, uint64_t ts)
 {
-	struct ckt_livemap *m = &r->young;
-	struct ckt_live *b = r->young.n || r->young.has_zero ? ckt_replay_live_find(m, addr) : NULL;
-	if (!b) {
-		m = &r->blocks;
-		b = ckt_replay_live_find(m, addr);
-	}
-	/* An unknown address is normal: the block was allocated before tracing started. */
+	struct ckt_live *b = m->n || m->has_zero ? ckt_replay_live_find(m, addr) : NULL;
 	if (!b)
-		return;
+		return false;
 	ckt_replay_block_gone(r, b, ts);
 	ckt_replay_live_del(m, b);
+	return true;
+}
+
+/* A release: the block is in one of the tables at most, most often the young one. An unknown
+ * address is normal: the block was allocated before tracing started. */
+static void ckt_replay_heap_release(struct ckt_replay *r, uint64_t addr, uint64_t ts)
+{
+	if (!ckt_replay_live_gone(r, &r->young, addr, ts))
+		(void)ckt_replay_live_gone(r, &r->blocks, addr, ts);
 }
 
 /* An allocation of addr: a block still live there lost its free (a dropped event, or one the
@@ -818,19 +822,12 @@ static void ckt_replay_heap_release(struct ckt_replay *r, uint64_t addr, uint64_
  * is caught by the first allocation there that looks. */
 static void ckt_replay_heap_clear(struct ckt_replay *r, uint64_t addr, uint64_t ts, bool young)
 {
-	struct ckt_live *b;
-	if ((r->young.n || r->young.has_zero) && (b = ckt_replay_live_find(&r->young, addr))) {
+	if (ckt_replay_live_gone(r, &r->young, addr, ts))
 		r->st.inconsistencies++;
-		ckt_replay_block_gone(r, b, ts);
-		ckt_replay_live_del(&r->young, b);
-	}
 	if (young && !r->lost_sum && !r->st.inconsistencies)
 		return;
-	if ((b = ckt_replay_live_find(&r->blocks, addr))) {
+	if (ckt_replay_live_gone(r, &r->blocks, addr, ts))
 		r->st.inconsistencies++;
-		ckt_replay_block_gone(r, b, ts);
-		ckt_replay_live_del(&r->blocks, b);
-	}
 }
 
 static int ckt_replay_heap_alloc(struct ckt_replay *r, const struct ckt_ev *ev, size_t ti)
