@@ -225,10 +225,7 @@ static void test_open_phase_and_late_names(void **state)
 	(void)state;
 	struct tb b;
 	struct ckt_replay_stats st;
-	tb_init(&b);
-	tb_header(&b);
-	tb_frame(&b, 0);
-	tb_thread(&b, 1);
+	tb_start(&b, 1);
 	tb_phase(&b, 100, CKT_PHASE_PUSH, 5);
 	tb_alloc_ex(&b, 200, 0x1000, 64, CKT_FN_MALLOC, 0, 5);
 	tb_alloc_ex(&b, 300, 0x2000, 32, CKT_FN_MALLOC, 0, 9);
@@ -455,10 +452,7 @@ static void test_rule_before_definition(void **state)
 	(void)state;
 	struct tb b;
 	struct ckt_replay_stats st;
-	tb_init(&b);
-	tb_header(&b);
-	tb_frame(&b, 0);
-	tb_thread(&b, 1);
+	tb_start(&b, 1);
 	tb_alloc_ex(&b, 100, 0x1000, 200, CKT_FN_MALLOC, 8, 0);
 	tb_sync(&b, 200);
 	tb_flush(&b);

@@ -28,10 +28,7 @@ static void test_realloc_growth(void **state)
 	(void)state;
 	struct tb b;
 	struct ckt_replay_stats st;
-	tb_init(&b);
-	tb_header(&b);
-	tb_frame(&b, 0);
-	tb_thread(&b, 1);
+	tb_start(&b, 1);
 	tb_alloc(&b, 10, 0x1000, 100);
 	tb_realloc(&b, 20, 0x1000, 5, 0x2000, 1000);     /* move and grow: 1000 live at 25 */
 	tb_realloc(&b, 30, 0x2000, 2, 0x2000, 4000);     /* in place: 4000 live at 32 */
@@ -63,10 +60,7 @@ static void test_cross_thread_free_later_group(void **state)
 	(void)state;
 	struct tb b;
 	struct ckt_replay_stats st;
-	tb_init(&b);
-	tb_header(&b);
-	tb_frame(&b, 0);
-	tb_thread(&b, 1);
+	tb_start(&b, 1);
 	tb_alloc(&b, 50, 0xA000, 40);
 	tb_thread(&b, 2);
 	tb_alloc(&b, 110, 0xA000, 50);
@@ -97,10 +91,7 @@ static void test_late_event_counted(void **state)
 	(void)state;
 	struct tb b;
 	struct ckt_replay_stats st;
-	tb_init(&b);
-	tb_header(&b);
-	tb_frame(&b, 0);
-	tb_thread(&b, 1);
+	tb_start(&b, 1);
 	tb_alloc(&b, 50, 0xA000, 40);
 	tb_sync(&b, 120);
 	tb_flush(&b);
@@ -130,10 +121,7 @@ static void test_address_reuse_equal_ts(void **state)
 	(void)state;
 	struct tb b;
 	struct ckt_replay_stats st;
-	tb_init(&b);
-	tb_header(&b);
-	tb_frame(&b, 0);
-	tb_thread(&b, 1);
+	tb_start(&b, 1);
 	tb_alloc(&b, 50, 0xB000, 1000);
 	tb_sync(&b, 60);
 	tb_flush(&b);
@@ -161,10 +149,7 @@ static void test_realloc_halves_interleave(void **state)
 	(void)state;
 	struct tb b;
 	struct ckt_replay_stats st;
-	tb_init(&b);
-	tb_header(&b);
-	tb_frame(&b, 0);
-	tb_thread(&b, 1);
+	tb_start(&b, 1);
 	tb_alloc(&b, 10, 0xC000, 64);
 	tb_realloc(&b, 100, 0xC000, 50, 0xD000, 200);
 	tb_thread(&b, 2);
@@ -185,10 +170,7 @@ static void test_double_alloc_inconsistency(void **state)
 	(void)state;
 	struct tb b;
 	struct ckt_replay_stats st;
-	tb_init(&b);
-	tb_header(&b);
-	tb_frame(&b, 0);
-	tb_thread(&b, 1);
+	tb_start(&b, 1);
 	tb_alloc(&b, 10, 0xE000, 100);
 	tb_alloc(&b, 20, 0xE000, 30);
 	tb_free(&b, 30, 0xF000); /* never seen: ignored */
@@ -208,10 +190,7 @@ static void test_partial_munmap_split(void **state)
 	struct tb b;
 	struct ckt_replay_stats st;
 	const uint64_t A = 0x7f0000000000ull;
-	tb_init(&b);
-	tb_header(&b);
-	tb_frame(&b, 0);
-	tb_thread(&b, 1);
+	tb_start(&b, 1);
 	tb_mmap(&b, 10, A, 10 * P, CKT_MAP_ANON);
 	tb_munmap(&b, 20, A + 3 * P, 2 * P);            /* hole: [0,3) and [5,10) remain */
 	tb_mmap(&b, 30, A + 20 * P, 4 * P, CKT_MAP_ANON);
@@ -232,10 +211,7 @@ static void test_map_fixed_over_existing(void **state)
 	struct tb b;
 	struct ckt_replay_stats st;
 	const uint64_t A = 0x7f1000000000ull;
-	tb_init(&b);
-	tb_header(&b);
-	tb_frame(&b, 0);
-	tb_thread(&b, 1);
+	tb_start(&b, 1);
 	tb_mmap(&b, 10, A, 4 * P, 0); /* file-backed, private */
 	tb_mmap(&b, 20, A + P, 2 * P, CKT_MAP_ANON | CKT_MAP_FIXED);
 	tb_end(&b, 30, CKT_END_EXIT, 2, 0);
@@ -259,10 +235,7 @@ static void test_mremap_move_and_grow(void **state)
 	struct tb b;
 	struct ckt_replay_stats st;
 	const uint64_t A = 0x7f2000000000ull, B = 0x7f3000000000ull, F = 0x7f4000000000ull;
-	tb_init(&b);
-	tb_header(&b);
-	tb_frame(&b, 0);
-	tb_thread(&b, 1);
+	tb_start(&b, 1);
 	tb_mmap(&b, 10, A, 2 * P, CKT_MAP_ANON);
 	tb_mmap(&b, 11, F, 3 * P, 0);
 	tb_mremap(&b, 20, A, 2 * P, B, 5 * P);
@@ -288,10 +261,7 @@ static void test_mremap_shrink_in_place(void **state)
 	struct tb b;
 	struct ckt_replay_stats st;
 	const uint64_t A = 0x7f5000000000ull;
-	tb_init(&b);
-	tb_header(&b);
-	tb_frame(&b, 0);
-	tb_thread(&b, 1);
+	tb_start(&b, 1);
 	tb_mmap(&b, 10, A, 8 * P, CKT_MAP_ANON);
 	tb_mremap(&b, 20, A, 8 * P, A, 3 * P);
 	tb_munmap(&b, 30, A + 3 * P, 5 * P); /* already gone: no effect */
@@ -309,10 +279,7 @@ static void test_file_anon_split_and_rounding(void **state)
 	(void)state;
 	struct tb b;
 	struct ckt_replay_stats st;
-	tb_init(&b);
-	tb_header(&b);
-	tb_frame(&b, 0);
-	tb_thread(&b, 1);
+	tb_start(&b, 1);
 	tb_mmap(&b, 10, 0x100000, 100, CKT_MAP_ANON);                 /* rounds to 1 page */
 	tb_mmap(&b, 20, 0x200000, P + 1, CKT_MAP_SHARED);             /* file, 2 pages */
 	tb_mmap(&b, 30, 0x300000, 3 * P, CKT_MAP_ANON | CKT_MAP_SHARED);
@@ -372,10 +339,7 @@ static void test_rss_peak_attribution(void **state)
 	struct rows rows = { .n = 0 };
 	struct ckt_error err = { 0 };
 	char path[64];
-	tb_init(&b);
-	tb_header(&b);
-	tb_frame(&b, 0);
-	tb_thread(&b, 1);
+	tb_start(&b, 1);
 	tb_alloc(&b, 1 * MS, 0x1000, 10000);
 	tb_mmap(&b, 2 * MS, 0x7f0000000000ull, 4 * P, CKT_MAP_ANON);
 	tb_mmap(&b, 3 * MS, 0x7f1000000000ull, 2 * P, 0);
@@ -580,10 +544,7 @@ static void test_cuda_device_cap(void **state)
 	enum { NDEV = 3000 };
 	struct tb b;
 	struct ckt_replay_stats st;
-	tb_init(&b);
-	tb_header(&b);
-	tb_frame(&b, 0);
-	tb_thread(&b, 1);
+	tb_start(&b, 1);
 	for (uint64_t d = 0; d < NDEV; d++)
 		tb_cuda_alloc(&b, 10 + d, CKT_CUDA_DEVICE, d * 7, 0x7f0000000000ull + d * 0x100000, 4096, 0,
 			      0, CKT_CU_MEM_ALLOC);
@@ -620,10 +581,7 @@ static void test_cuda_vmm_map_release(void **state)
 	const uint64_t H1 = 0x11, H2 = 0x22, VA = 0x7f5000000000ull, M = 1 << 20;
 	struct tb b;
 	struct ckt_replay_stats st;
-	tb_init(&b);
-	tb_header(&b);
-	tb_frame(&b, 0);
-	tb_thread(&b, 1);
+	tb_start(&b, 1);
 	tb_cuda_alloc(&b, 10, CKT_CUDA_VMM, 0, H1, 2 * M, 0, 0, CKT_CU_MEM_CREATE);
 	tb_cuda_map(&b, 20, VA, 2 * M, H1);
 	tb_cuda_free(&b, 30, CKT_CUDA_VMM, H1, CKT_CU_MEM_RELEASE); /* still mapped: counted */
@@ -664,10 +622,7 @@ static void test_agg_bound_at_peak(void **state)
 	(void)state;
 	struct tb b;
 	struct ckt_replay_stats st;
-	tb_init(&b);
-	tb_header(&b);
-	tb_frame(&b, 0);
-	tb_thread(&b, 1);
+	tb_start(&b, 1);
 	tb_agg(&b, 10, 100000, 1000);
 	tb_agg(&b, 20, -100000, -1000);
 	tb_thread(&b, 2);
@@ -865,10 +820,7 @@ static void test_json_shape(void **state)
 {
 	(void)state;
 	struct tb b;
-	tb_init(&b);
-	tb_header(&b);
-	tb_frame(&b, 0);
-	tb_thread(&b, 1);
+	tb_start(&b, 1);
 	tb_alloc(&b, 1500000, 0x1000, 3000);
 	tb_sync(&b, 2000000);
 	tb_flush(&b);

@@ -144,6 +144,17 @@ static inline void tb_frame(struct tb *b, uint64_t base_ts)
 	b->prev_addr = 0;
 }
 
+static inline void tb_thread(struct tb *b, uint64_t tid);
+
+/* The usual start: a header, a frame at time 0, and thread tid's group. */
+static inline void tb_start(struct tb *b, uint64_t tid)
+{
+	tb_init(b);
+	tb_header(b);
+	tb_frame(b, 0);
+	tb_thread(b, tid);
+}
+
 static inline void tb_thread(struct tb *b, uint64_t tid)
 {
 	tb_u8(b, CKT_TAG_THREAD);
