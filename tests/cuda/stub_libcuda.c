@@ -262,27 +262,29 @@ CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAlloc
 	pthread_mutex_unlock(&mu);
 	return b && i < NMAPS ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
+static int map_at(CUdeviceptr va)
+{
+	for (int i = 0; i < NMAPS; i++)
+		if (maps[i].size && maps[i].va == va)
+			return i;
+	return -1;
+}
+
 /* like the driver: only whole mapped ranges that tile [ptr, ptr + size) exactly */
 CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)
 {
-	size_t covered = 0;
-	int ok = 1;
+	CUdeviceptr a = ptr, end = ptr + size;
 	pthread_mutex_lock(&mu);
-	for (CUdeviceptr a = ptr; ok && a < ptr + size; a += maps[ok - 1].size) {
-		ok = 0;
-		for (int i = 0; i < NMAPS; i++)
-			if (maps[i].size && maps[i].va == a && maps[i].size <= ptr + size - a)
-				ok = i + 1;
-		covered += ok ? maps[ok - 1].size : 0;
-		if (!ok)
-			break;
+	for (int i; a < end && (i = map_at(a)) >= 0 && maps[i].size <= end - a;)
+		a += maps[i].size;
+	int ok = size && a == end;
+	for (a = ptr; ok && a < end;) {
+		int i = map_at(a);
+		a += maps[i].size;
+		maps[i].size = 0;
 	}
-	if (ok && covered == size)
-		for (int i = 0; i < NMAPS; i++)
-			if (maps[i].size && maps[i].va >= ptr && maps[i].va < ptr + size)
-				maps[i].size = 0;
 	pthread_mutex_unlock(&mu);
-	return ok && covered == size && size ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+	return ok ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
 /* Pinned host memory is real: mapped and touched, so RSS grows like with the real driver. */
