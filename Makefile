@@ -118,13 +118,17 @@ $(B)/bench/live_bench: tests/bench/live_bench.c $(B)/.flags
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$@)$(CC) -std=gnu11 -O2 -g -Wall -o $@ $< -lpthread
 
+$(B)/bench/threads_bench: tests/bench/threads_bench.c $(B)/.flags
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$@)$(CC) -std=gnu11 -O2 -g -Wall -o $@ $< -lpthread
+
 # the reader's floor: its decoder alone, and zstd alone, over the exact trace
 $(B)/bench/decode_floor: tests/bench/decode_floor.c $(B)/reader/decode.o $(B)/reader/util.o $(B)/.flags
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$@)$(CC) $(RD_CFLAGS) -o $@ $< $(B)/reader/decode.o $(B)/reader/util.o $(RD_LIBS)
 
 bench: deps
-	$(Q)$(MAKE) --no-print-directory all $(B)/bench/prover_bench $(B)/bench/live_bench $(B)/bench/decode_floor
+	$(Q)$(MAKE) --no-print-directory all $(B)/bench/prover_bench $(B)/bench/live_bench $(B)/bench/threads_bench $(B)/bench/decode_floor
 	$(Q)bash tests/bench/run.sh
 
 DEB_PKGS := libzstd-dev zstd libunwind-dev libcmocka-dev libdw-dev libelf-dev libiberty-dev pkg-config gcc g++ make python3 binutils

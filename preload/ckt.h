@@ -151,8 +151,14 @@ struct ckt_slot {
 	uint16_t phase; /* phase id, 0 = none */
 };
 
-#define CKT_RING_SLOTS 16384u /* 512 KiB per thread; power of two */
-#define CKT_RING_HALF (CKT_RING_SLOTS / 2)
+#define CKT_RING_SLOTS 16384u /* 512 KiB per thread at most; power of two */
+/* A thread starts on the first CKT_RING_SLOTS >> CKT_RING_SHRINK slots of its ring (64 KiB)
+ * and doubles that window, up to the whole ring, each time it fills half of it again within
+ * CKT_RING_GROW_NS of the previous time, or fills it: a thread that records little (nearly
+ * every thread in the default mode, idle pool threads in exact mode) never touches more
+ * than 64 KiB; a busy one gets the room it needs for the writer's latency, as before. */
+#define CKT_RING_SHRINK 3u
+#define CKT_RING_GROW_NS 10000000ull
 
 #define CKT_MAX_DEPTH 256
 #define CKT_STACK_CACHE 256 /* per-thread direct-mapped cache of stack hash -> id */
@@ -175,6 +181,13 @@ struct ckt_ring {
 	_Atomic uint64_t busy;
 	uint64_t last_ts; /* the owner's latest timestamp */
 	_Atomic int sleeping; /* the owner waits for room (futex on drained) */
+	/* The window in use is the first CKT_RING_SLOTS >> shrink slots: event number i sits at
+	 * slots[i & ckt_ring_mask(r)]. The owner changes it only while the ring is empty
+	 * (tail == head), before it publishes the next head; the writer reads it after it has
+	 * read head, so the events it drains were all written with the value it sees. 0 (a
+	 * zeroed ring) is the whole ring. */
+	_Atomic uint32_t shrink;
+	uint64_t half_ts, half_head; /* last_ts and head when the owner last counted half a window */
 	/* written by the writer thread */
 	_Alignas(64) _Atomic uint64_t tail;
 	_Atomic uint32_t drained; /* bumped after each drain: the futex a full ring's owner waits on */
@@ -240,6 +253,12 @@ int ckt_thread_make_room(struct ckt_ring *r, unsigned n);
 void ckt_thread_init(void);
 void ckt_thread_after_fork_child(void);
 
+/* Event number i of r sits at slots[i & ckt_ring_mask(r)] (see ckt_ring.shrink). */
+static inline uint64_t ckt_ring_mask(const struct ckt_ring *r)
+{
+	return (CKT_RING_SLOTS >> atomic_load_explicit(&r->shrink, memory_order_relaxed)) - 1;
+}
+
 /* Reserve n consecutive slots (n <= 2) in this thread's ring; NULL if the event must be dropped
  * (counted in ring->lost). Commit with ckt_ring_commit. Caller holds the guard. */
 static inline struct ckt_slot *ckt_ring_reserve(struct ckt_tls *t, unsigned n)
@@ -254,18 +273,20 @@ static inline struct ckt_slot *ckt_ring_reserve(struct ckt_tls *t, unsigned n)
 		}
 	}
 	uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
-	if (CKT_UNLIKELY(h + n - r->tail_cache > CKT_RING_HALF)) {
+	uint64_t mask = ckt_ring_mask(r);
+	if (CKT_UNLIKELY(h + n - r->tail_cache > (mask + 1) / 2)) {
 		if (!ckt_thread_make_room(r, n))
 			return NULL;
+		mask = ckt_ring_mask(r); /* it may have grown */
 	}
-	return &r->slots[h & (CKT_RING_SLOTS - 1)];
+	return &r->slots[h & mask];
 }
 
-/* The slot after s, wrapping around the ring. */
+/* The slot after s, wrapping around the ring's window. */
 static inline struct ckt_slot *ckt_ring_next(struct ckt_tls *t, struct ckt_slot *s)
 {
 	struct ckt_ring *r = t->ring;
-	return s + 1 == r->slots + CKT_RING_SLOTS ? r->slots : s + 1;
+	return s + 1 == r->slots + ckt_ring_mask(r) + 1 ? r->slots : s + 1;
 }
 
 static inline void ckt_ring_commit(struct ckt_tls *t, unsigned n)

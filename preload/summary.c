@@ -218,7 +218,7 @@ static void sift_down(size_t n, size_t i)
 
 static inline const struct ckt_slot *slot_at(const struct ckt_ring *r, uint64_t t)
 {
-	return &r->slots[t & (CKT_RING_SLOTS - 1)];
+	return &r->slots[t & ckt_ring_mask(r)]; /* the window cannot change before the drain */
 }
 
 void ckt_summary_merge(const struct ckt_cursor *c, size_t n)

@@ -100,6 +100,10 @@ CKT_NOINLINE struct ckt_ring *ckt_thread_attach(struct ckt_tls *t)
 	/* A recycled ring is empty: the writer drained it up to head before freeing it. */
 	r->tail_cache = atomic_load_explicit(&r->tail, memory_order_acquire);
 	r->lost = r->lost_reported;
+	/* the window starts small (the ring is empty, and the writer reads it only after head) */
+	atomic_store_explicit(&r->shrink, CKT_RING_SHRINK, memory_order_relaxed);
+	r->half_ts = 0;
+	r->half_head = atomic_load_explicit(&r->head, memory_order_relaxed);
 	/* a recycled ring: its last owner's last stamp is a lower bound of ours too */
 	atomic_store(&r->busy, CKT_NOT_BUSY);
 	t->ring = r;
@@ -140,29 +144,22 @@ static int ckt_thread_no_writer(void)
 	return answer != 0;
 }
 
-/* The cached view of the writer's tail says the ring is half full. Refresh it; wake the writer;
- * if there is truly no room, wait for the writer, or drop the event (counted, reported as a
- * LOST record) when no writer can drain it (before init, after an error). */
-CKT_NOINLINE int ckt_thread_make_room(struct ckt_ring *r, unsigned n)
+/* Waits until at most `limit` events of r are pending (the owner's head is h): 1, or 0 when
+ * no writer will drain them (none yet, none any more, or stuck).
+ * Back-pressure keeps every event: the thread sleeps on a futex until the writer has drained
+ * its ring (sched_yield loops made 4 producers on 2 cores take turns spinning while the
+ * writer waited for a core). Never without a bound: after 10 s of waiting with no drain of
+ * this ring in between (a writer stuck on I/O, or anything we did not foresee that waits on
+ * this thread) the caller drops the event, counted; the trace then says how many were lost.
+ * The 10 s are the thread's own waits of at most 5 ms each, not clock time: a stopped process
+ * (Ctrl-Z) is not a stuck writer. Once a thread has given up, full rings drop at once until
+ * the writer cycles again: 10 s per event would hang the program. */
+static int wait_drained(struct ckt_ring *r, uint64_t h, uint64_t limit)
 {
-	uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
-	r->tail_cache = atomic_load_explicit(&r->tail, memory_order_acquire);
-	if (h + n - r->tail_cache <= CKT_RING_HALF)
-		return 1;
-	ckt_writer_wake();
-	/* Back-pressure keeps every event: the thread sleeps on a futex until the writer has
-	 * drained its ring (sched_yield loops made 4 producers on 2 cores take turns spinning
-	 * while the writer waited for a core). Never without a bound: after 10 s of waiting
-	 * with no drain of this ring in between (a writer stuck on I/O, or anything we did not
-	 * foresee that waits on this thread) the event is dropped and counted; the trace then
-	 * says how many were lost. The 10 s are the thread's own waits of at most 5 ms each,
-	 * not clock time: a stopped process (Ctrl-Z) is not a stuck writer. Once a thread has
-	 * given up, full rings drop at once until the writer cycles again: 10 s per event would
-	 * hang the program. */
 	uint64_t waited = 0; /* ns spent waiting since this ring was last drained, 5 ms per wait at most */
 	uint32_t drained = 0;
 	int first = 1;
-	while (h + n - r->tail_cache > CKT_RING_SLOTS) {
+	while (h - r->tail_cache > limit) {
 		if (first && ckt_thread_no_writer())
 			return 0;
 		uint64_t cycles = atomic_load_explicit(&ckt_writer_cycles, memory_order_relaxed);
@@ -177,13 +174,13 @@ CKT_NOINLINE int ckt_thread_make_room(struct ckt_ring *r, unsigned n)
 		    atomic_load_explicit(&ckt_writer_stalled, memory_order_relaxed) == cycles + 1) {
 			if (running && expired)
 				atomic_store_explicit(&ckt_writer_stalled, cycles + 1, memory_order_relaxed);
-			r->lost++;
+			atomic_store(&r->sleeping, 0);
 			return 0;
 		}
 		uint32_t seq = atomic_load(&r->drained);
 		atomic_store(&r->sleeping, 1);
 		r->tail_cache = atomic_load_explicit(&r->tail, memory_order_acquire);
-		if (h + n - r->tail_cache <= CKT_RING_SLOTS)
+		if (h - r->tail_cache <= limit)
 			break;
 		ckt_writer_wake();
 		struct timespec ts = {0, 5000000}; /* re-check the writer's health every 5 ms */
@@ -196,6 +193,46 @@ CKT_NOINLINE int ckt_thread_make_room(struct ckt_ring *r, unsigned n)
 		r->tail_cache = atomic_load_explicit(&r->tail, memory_order_acquire);
 	}
 	atomic_store(&r->sleeping, 0);
+	return 1;
+}
+
+/* The cached view of the writer's tail says the ring's window is half full. Refresh it; wake
+ * the writer; grow the window when this thread needs it (see CKT_RING_SHRINK); if there is
+ * truly no room, wait for the writer, or drop the event (counted, reported as a LOST record)
+ * when no writer can drain it (before init, after an error). */
+CKT_NOINLINE int ckt_thread_make_room(struct ckt_ring *r, unsigned n)
+{
+	uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
+	uint64_t win = ckt_ring_mask(r) + 1;
+	r->tail_cache = atomic_load_explicit(&r->tail, memory_order_acquire);
+	if (h + n - r->tail_cache <= win / 2)
+		return 1;
+	ckt_writer_wake();
+	uint32_t shrink = atomic_load_explicit(&r->shrink, memory_order_relaxed);
+	if (shrink) {
+		/* Busy: no room at all, or another half window's worth of events since the last
+		 * time within CKT_RING_GROW_NS (last_ts is this event's stamp, or the one before;
+		 * counted in events, as this path runs on every event while the writer is behind).
+		 * The window changes only while the ring is empty: wait for the writer to drain it
+		 * all (once per doubling, three times in a ring's life at most). If that cannot be
+		 * had, go on with the window as it is. */
+		int busy = h + n - r->tail_cache > win;
+		if (h - r->half_head >= win / 2) {
+			busy |= r->last_ts - r->half_ts < CKT_RING_GROW_NS;
+			r->half_ts = r->last_ts;
+			r->half_head = h;
+		}
+		if (busy && wait_drained(r, h, 0)) {
+			atomic_store_explicit(&r->shrink, shrink - 1, memory_order_relaxed);
+			return 1; /* the next head's release store publishes the window with it */
+		}
+	}
+	if (h + n - r->tail_cache <= win)
+		return 1;
+	if (!wait_drained(r, h, win - n)) {
+		r->lost++;
+		return 0;
+	}
 	return 1;
 }
 

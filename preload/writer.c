@@ -409,11 +409,11 @@ static int cycle(int final)
 			if ((rc = reserve(&p, 0)))
 				break;
 			ckt_record_thread(&enc, &p, (uint64_t)r->tid);
+			uint64_t mask = ckt_ring_mask(r); /* fixed until tail reaches h */
 			while (t < h) {
-				const struct ckt_slot *s = &r->slots[t & (CKT_RING_SLOTS - 1)];
+				const struct ckt_slot *s = &r->slots[t & mask];
 				unsigned n = ckt_slot_count(s->type);
-				const struct ckt_slot *s2 =
-					n == 2 ? &r->slots[(t + 1) & (CKT_RING_SLOTS - 1)] : NULL;
+				const struct ckt_slot *s2 = n == 2 ? &r->slots[(t + 1) & mask] : NULL;
 				if ((rc = reserve(&p, (uint64_t)r->tid)))
 					break;
 				if (ckt_record_event(&enc, &p, s, s2))
@@ -442,7 +442,7 @@ static int cycle(int final)
 			 * time of its last event (the thread is gone: nothing writes last_ts now) */
 			if (!reserve(&p, 0))
 				ckt_record_thread_exit(&p, r->last_ts, (uint64_t)r->tid);
-			/* its 512 KiB of slots go back to the kernel until a new thread takes the
+			/* the slots it used go back to the kernel until a new thread takes the
 			 * ring: a program that churns threads does not keep every ring resident */
 			syscall(SYS_madvise, r->slots, sizeof(r->slots), MADV_DONTNEED);
 			atomic_store_explicit(&r->state, CKT_RING_FREE, memory_order_release);

@@ -172,3 +172,16 @@ for w in cold warm; do
 		"$(cat $T/idle$w.out)/$(jget $T/idle$w.json late_events)/$(jget $T/idle$w.json event_counts.munmap)/$(cat $T/idle$w.rerr)" \
 		"idleunmap: done/0/1/"
 done
+
+# A thread's ring starts on a small window: events that go round it six times at a moderate
+# rate (reallocs, two slots each, land on every position, including the window's last slot),
+# then a burst that makes the window grow three times while the thread runs; exact mode, every
+# event and the peak exact (one more allocation: stdout's buffer, never freed).
+CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/ringwrap.zst traced ringwrap $P/ringwrap
+$REPORT --json $T/ringwrap.zst >$T/ringwrap.json 2>$T/ringwrap.rerr
+expect_eq "ring window: every event through the wraps and the growth" \
+	"$(cat $T/ringwrap.rc)/$(jget $T/ringwrap.json event_counts.alloc)/$(jget $T/ringwrap.json event_counts.realloc)/$(jget $T/ringwrap.json event_counts.free)" \
+	"0/104002/3001/104001"
+expect_eq "ring window: peak 1,000,000 bytes, nothing lost, late or inconsistent" \
+	"$(jget $T/ringwrap.json peak_heap.bytes)/$(jget $T/ringwrap.json lost_events)/$(jget $T/ringwrap.json late_events)/$(jget $T/ringwrap.json inconsistencies)/$(cat $T/ringwrap.rerr)" \
+	"1000000/0/0/0/"

@@ -30,7 +30,7 @@ static struct ckt_ring *ring_new(void)
 static void put(struct ckt_ring *r, uint64_t *h, uint8_t type, uint8_t fn, uint64_t ts, uint64_t a,
 		uint64_t b)
 {
-	struct ckt_slot *s = &r->slots[(*h)++ & (CKT_RING_SLOTS - 1)];
+	struct ckt_slot *s = &r->slots[(*h)++ & ckt_ring_mask(r)];
 	memset(s, 0, sizeof(*s));
 	s->type = type;
 	s->fn = fn;
