@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <zstd.h>
 #include <zstd_errors.h>
 
@@ -75,6 +76,50 @@ static int ckt_decode_refill(struct ckt_decoder *d, struct ckt_error *err)
 	return 0;
 }
 
+/* The file ends inside the frame at d->frame_off. A killed writer leaves that; so does a
+ * corrupted block header (a block that claims more bytes than are left): in a regular file,
+ * whole zstd frames from somewhere after the frame's start to the end of the file tell the
+ * two apart. Returns where they start, or 0 when there are none (the trace was cut). Bounded: a frame is at most
+ * CKT_DECODE_MAX_FRAME, and a block at most 128 KiB past it. */
+static uint64_t ckt_decode_frame_after(struct ckt_decoder *d)
+{
+	struct stat st;
+	int fd = fileno(d->f);
+	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size <= d->frame_off + 4)
+		return 0;
+	uint64_t left = (uint64_t)st.st_size - d->frame_off;
+	if (left > CKT_DECODE_MAX_FRAME + ((size_t)1 << 17))
+		left = CKT_DECODE_MAX_FRAME + ((size_t)1 << 17);
+	uint8_t *buf = malloc(left);
+	if (!buf)
+		return 0;
+	uint64_t found = 0;
+	if (pread(fd, buf, left, (off_t)d->frame_off) == (ssize_t)left) {
+		static const uint8_t magic[4] = { 0x28, 0xb5, 0x2f, 0xfd };
+		for (size_t i = 1; i + 4 <= left && !found; i++) {
+			const uint8_t *m = memchr(buf + i, magic[0], left - i);
+			if (!m)
+				break;
+			i = (size_t)(m - buf);
+			if (i + 4 > left || memcmp(m, magic, 4) != 0)
+				continue;
+			/* whole frames from here to the end of the file exactly: compressed bytes
+			 * that happen to hold the magic are not taken for a frame */
+			size_t j = i;
+			while (j < left) {
+				size_t n = ZSTD_findFrameCompressedSize(buf + j, left - j);
+				if (ZSTD_isError(n))
+					break;
+				j += n;
+			}
+			if (j == left)
+				found = d->frame_off + i;
+		}
+	}
+	free(buf);
+	return found;
+}
+
 /* Decompresses the next whole zstd frame into d->frame. Returns 1 when one was read, 0 at the
  * end of the file (setting d->dropped when the file ends inside a frame), negative on error. */
 static int ckt_decode_read_frame(struct ckt_decoder *d, struct ckt_error *err)
@@ -94,6 +139,12 @@ static int ckt_decode_read_frame(struct ckt_decoder *d, struct ckt_error *err)
 			if (d->eof) {
 				d->dropped = d->in_file_off + d->in.pos > d->frame_off;
 				d->frame_len = 0;
+				uint64_t next = d->dropped ? ckt_decode_frame_after(d) : 0;
+				if (next)
+					return ckt_util_err(err, CKT_EFORMAT,
+							    "corrupt zstd frame at byte offset %llu: it runs to the end "
+							    "of the file, past a whole frame at byte offset %llu",
+							    (unsigned long long)d->frame_off, (unsigned long long)next);
 				return 0;
 			}
 		}
@@ -318,6 +369,11 @@ bool ckt_decode_dropped_partial(const struct ckt_decoder *d)
 	return d->dropped;
 }
 
+uint64_t ckt_decode_partial_offset(const struct ckt_decoder *d)
+{
+	return d->frame_off;
+}
+
 /* ---- records ---- */
 
 static inline uint64_t ckt_decode_uv(struct ckt_cursor *c)
@@ -434,6 +490,43 @@ static inline uint64_t ckt_decode_col_alloc(struct ckt_decoder *d, uint64_t size
 	return a;
 }
 
+/* No allocation, mapping or running total moves 2^57 bytes or more at once (Linux refuses
+ * longer ranges): such a value is corruption, refused before it can overflow a sum. */
+#define CKT_DECODE_MAX_BYTES ((uint64_t)1 << 57)
+
+static bool ckt_decode_huge(uint8_t tag, const struct ckt_record *r)
+{
+	switch (tag) {
+	case CKT_TAG_ALLOC:
+		return r->u.alloc.size >= CKT_DECODE_MAX_BYTES;
+	case CKT_TAG_REALLOC:
+		return r->u.realloc.size >= CKT_DECODE_MAX_BYTES;
+	case CKT_TAG_MMAP:
+		return r->u.mmap.len >= CKT_DECODE_MAX_BYTES;
+	case CKT_TAG_MUNMAP:
+		return r->u.munmap.len >= CKT_DECODE_MAX_BYTES;
+	case CKT_TAG_MREMAP:
+		return r->u.mremap.old_len >= CKT_DECODE_MAX_BYTES || r->u.mremap.new_len >= CKT_DECODE_MAX_BYTES;
+	case CKT_TAG_CUDA_ALLOC:
+		return r->u.cuda_alloc.size >= CKT_DECODE_MAX_BYTES;
+	case CKT_TAG_CUDA_MAP:
+	case CKT_TAG_CUDA_UNMAP:
+		return r->u.cuda_map.size >= CKT_DECODE_MAX_BYTES;
+	case CKT_TAG_AGG:
+		return r->u.agg.bytes >= (int64_t)CKT_DECODE_MAX_BYTES || r->u.agg.bytes <= -(int64_t)CKT_DECODE_MAX_BYTES ||
+		       r->u.agg.blocks >= (int64_t)CKT_DECODE_MAX_BYTES || r->u.agg.blocks <= -(int64_t)CKT_DECODE_MAX_BYTES;
+	default:
+		return false;
+	}
+}
+
+static int ckt_decode_huge_err(struct ckt_decoder *d, uint8_t tag, struct ckt_error *err)
+{
+	return ckt_util_err(err, CKT_EFORMAT,
+			    "corrupt record (tag 0x%02x) in frame %llu: a size of 2^57 bytes or more",
+			    tag, (unsigned long long)d->frame_index);
+}
+
 /* ALLOC, FREE and REALLOC of a version 2 frame: the tag was in ROW, the fields are in the
  * columns (see ckt_format.h for the order). */
 static int ckt_decode_columns(struct ckt_decoder *d, struct ckt_record *r, uint8_t tag,
@@ -470,6 +563,8 @@ static int ckt_decode_columns(struct ckt_decoder *d, struct ckt_record *r, uint8
 		return ckt_util_err(err, CKT_EFORMAT,
 				    "corrupt record (tag 0x%02x) in frame %llu: its columns are short or inconsistent",
 				    tag, (unsigned long long)d->frame_index);
+	if (__builtin_expect(tag != CKT_TAG_FREE && ckt_decode_huge(tag, r), 0))
+		return ckt_decode_huge_err(d, tag, err);
 	r->tid = d->tid;
 	d->pos++;
 	return 1;
@@ -694,6 +789,8 @@ static int ckt_decode_record(struct ckt_decoder *d, struct ckt_record *r, struct
 		return ckt_util_err(err, CKT_EFORMAT,
 				    "corrupt record (tag 0x%02x) in frame %llu: it runs past the end of the frame",
 				    tag, (unsigned long long)d->frame_index);
+	if (ckt_decode_huge(tag, r))
+		return ckt_decode_huge_err(d, tag, err);
 	r->tid = d->tid;
 	d->pos = (size_t)(c.p - d->frame);
 	if (tag == CKT_TAG_END)

@@ -107,6 +107,8 @@ bool ckt_decode_truncated(const struct ckt_decoder *d);
 uint64_t ckt_decode_trailing(struct ckt_decoder *d);
 /* After ckt_decode_next returned 0: true when a partial last zstd frame was dropped. */
 bool ckt_decode_dropped_partial(const struct ckt_decoder *d);
+/* The byte offset where that partial frame starts. */
+uint64_t ckt_decode_partial_offset(const struct ckt_decoder *d);
 
 void ckt_decode_close(struct ckt_decoder *d);
 

@@ -111,6 +111,31 @@ __attribute__((format(printf, 1, 2))) static int ckt_main_usage(const char *fmt,
 	return -1;
 }
 
+/* Opening the CSV for writing truncates it: if it is the trace itself, refuse before that. */
+static bool ckt_main_same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* Two outputs given one file would truncate and interleave each other: refused, by name or by
+ * the file an existing path names. */
+static int ckt_main_check_outputs(const struct ckt_args *a)
+{
+	const struct {
+		const char *opt, *path;
+	} o[] = { { "--csv", a->csv }, { "--sites-csv", a->sites_csv }, { "--folded", a->folded },
+		  { "--phases-csv", a->phases_csv } };
+	size_t n = sizeof(o) / sizeof(o[0]);
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i + 1; j < n; j++)
+			if (o[i].path && o[j].path &&
+			    (strcmp(o[i].path, o[j].path) == 0 || ckt_main_same_file(o[i].path, o[j].path)))
+				return ckt_main_usage("'%s' is given to both %s and %s", o[j].path, o[i].opt,
+						      o[j].opt);
+	return 0;
+}
+
 /* Fills a from argv. Returns 0, or -1 after printing a usage error. */
 static int ckt_main_parse(int argc, char **argv, struct ckt_args *a)
 {
@@ -195,14 +220,14 @@ static int ckt_main_parse(int argc, char **argv, struct ckt_args *a)
 	}
 	if (!a->help && !a->trace)
 		return ckt_main_usage("no TRACE file given");
-	return 0;
-}
-
-/* Opening the CSV for writing truncates it: if it is the trace itself, refuse before that. */
-static bool ckt_main_same_file(const char *a, const char *b)
-{
-	struct stat sa, sb;
-	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+	if (a->help)
+		return 0;
+	struct stat st;
+	/* --phase-rule reads the trace twice (its stacks first), which a pipe cannot give */
+	if (a->nrules && stat(a->trace, &st) == 0 && !S_ISREG(st.st_mode))
+		return ckt_main_usage("--phase-rule reads the trace twice: '%s' must be a regular file, "
+				      "not a pipe or device", a->trace);
+	return ckt_main_check_outputs(a);
 }
 
 static void ckt_main_warnings(const char *path, const struct ckt_replay_stats *st)
@@ -396,6 +421,10 @@ int main(int argc, char **argv)
 		goto out;
 	struct ckt_report r = { a.trace, dec, st, ph, a.by_thread, sites };
 	ckt_main_warnings(a.trace, st);
+	if (ckt_decode_dropped_partial(dec))
+		fprintf(stderr, CKT_PROG ": warning: '%s': the file ends inside the zstd frame at byte offset "
+				"%llu (cut while it was written, or corrupt): that frame is not read\n",
+			a.trace, (unsigned long long)ckt_decode_partial_offset(dec));
 	uint64_t trailing = ckt_decode_trailing(dec);
 	if (trailing == UINT64_MAX)
 		fprintf(stderr, CKT_PROG ": warning: '%s': data after the end record is not read "

@@ -435,6 +435,7 @@ struct ckt_replay {
 	struct ckt_cuda_device cuda_overflow; /* the devices past CKT_REPLAY_MAX_DEVICES */
 
 	int64_t heap_signed, blocks_signed; /* see ckt_replay_heap_move */
+	bool overflow; /* a sum passed CKT_REPLAY_MAX_LIVE: the trace is corrupt */
 	uint64_t agg_live; /* threads that may have running totals pending now */
 
 	struct ckt_observer obs[8];
@@ -732,6 +733,17 @@ static int ckt_replay_push(struct ckt_replay *r, uint64_t tid, const struct ckt_
 
 /* ---- applying events ---- */
 
+/* More bytes live at once than any address space holds: the trace is corrupt (ckt_replay_err) */
+#define CKT_REPLAY_MAX_LIVE ((int64_t)1 << 62)
+
+/* An error code of the replay as the caller's message. */
+static int ckt_replay_err(struct ckt_error *err, int rc)
+{
+	if (rc == CKT_EFORMAT)
+		return ckt_util_err(err, rc, "corrupt trace: more than 4 EiB (2^62 bytes) live at once");
+	return ckt_util_err(err, rc, "out of memory");
+}
+
 /* Heap totals are kept signed: in the default mode each thread's running total of small
  * blocks reaches the trace in steps, so the sum can dip below zero by up to the stated bound
  * when the heap is nearly empty (one thread's frees counted, another's allocations still
@@ -739,8 +751,14 @@ static int ckt_replay_push(struct ckt_replay *r, uint64_t tid, const struct ckt_
  * the signed ones clamped at zero, so nothing wraps to 16 million TiB. */
 static void ckt_replay_heap_move(struct ckt_replay *r, int64_t bytes, int64_t blocks)
 {
+	/* each step is under 2^57 (decode.c), so checking the sums against 2^62 keeps them far
+	 * from overflow: only a corrupt trace gets there (the address space is 2^57) */
 	r->heap_signed += bytes;
 	r->blocks_signed += blocks;
+	if (__builtin_expect(r->heap_signed > CKT_REPLAY_MAX_LIVE || r->heap_signed < -CKT_REPLAY_MAX_LIVE ||
+				     r->blocks_signed > CKT_REPLAY_MAX_LIVE || r->blocks_signed < -CKT_REPLAY_MAX_LIVE,
+			     0))
+		r->overflow = true;
 	r->st.heap_bytes = r->heap_signed > 0 ? (uint64_t)r->heap_signed : 0;
 	r->st.heap_blocks = r->blocks_signed > 0 ? (uint64_t)r->blocks_signed : 0;
 }
@@ -759,6 +777,8 @@ static void ckt_replay_note_mmap(struct ckt_replay *r, uint64_t ts)
 {
 	struct ckt_replay_stats *st = &r->st;
 	uint64_t total = st->anon_mmap_bytes + st->file_mmap_bytes;
+	if (total > (uint64_t)CKT_REPLAY_MAX_LIVE || total < st->anon_mmap_bytes)
+		r->overflow = true;
 	if (total > st->peak_mmap.bytes) {
 		st->peak_mmap.bytes = total;
 		st->peak_mmap.ts = ts;
@@ -1085,6 +1105,10 @@ static int ckt_replay_cuda_account(struct ckt_replay *r, const struct ckt_block 
 			d->bytes -= size;
 		return 0;
 	}
+	if (st->gpu_bytes > (uint64_t)CKT_REPLAY_MAX_LIVE || st->pinned_bytes > (uint64_t)CKT_REPLAY_MAX_LIVE ||
+	    st->managed_bytes > (uint64_t)CKT_REPLAY_MAX_LIVE || st->registered_bytes > (uint64_t)CKT_REPLAY_MAX_LIVE ||
+	    (kb && *kb > (uint64_t)CKT_REPLAY_MAX_LIVE) || (d && d->bytes > (uint64_t)CKT_REPLAY_MAX_LIVE))
+		r->overflow = true;
 	if (st->gpu_bytes > st->peak_gpu.bytes) {
 		st->peak_gpu.bytes = st->gpu_bytes;
 		st->peak_gpu.ts = ts;
@@ -1296,6 +1320,8 @@ static int ckt_replay_apply(struct ckt_replay *r, struct ckt_thread *th, const s
 						(uint32_t)ev->addr);
 		break;
 	}
+	if (__builtin_expect(r->overflow, 0))
+		return CKT_EFORMAT;
 	return rc;
 }
 
@@ -1532,7 +1558,7 @@ int ckt_replay_feed(struct ckt_replay *r, const struct ckt_record *rec, struct c
 		r->replayed_to = r->horizon;
 		if (rec->ts > r->horizon)
 			r->horizon = rec->ts;
-		return rc < 0 ? ckt_util_err(err, rc, "out of memory") : 0;
+		return rc < 0 ? ckt_replay_err(err, rc) : 0;
 	case CKT_TAG_END:
 		st->ended = true;
 		st->end_ts = rec->ts;
@@ -1555,7 +1581,7 @@ int ckt_replay_feed(struct ckt_replay *r, const struct ckt_record *rec, struct c
 									: (uint32_t)rec->u.cuda_alloc.device;
 		ev.fn = (uint8_t)rec->u.cuda_alloc.fn;
 		rc = ckt_replay_push(r, rec->tid, &ev);
-		return rc < 0 ? ckt_util_err(err, rc, "out of memory") : 0;
+		return rc < 0 ? ckt_replay_err(err, rc) : 0;
 	case CKT_TAG_CUDA_FREE:
 		st->counts[CKT_KIND_CUDA_FREE]++;
 		ev.kind = CKT_EV_CUDA_FREE;
@@ -1563,11 +1589,11 @@ int ckt_replay_feed(struct ckt_replay *r, const struct ckt_record *rec, struct c
 		ev.flags = (uint16_t)rec->u.cuda_free.kind;
 		ev.fn = (uint8_t)rec->u.cuda_free.fn;
 		rc = ckt_replay_push(r, rec->tid, &ev);
-		return rc < 0 ? ckt_util_err(err, rc, "out of memory") : 0;
+		return rc < 0 ? ckt_replay_err(err, rc) : 0;
 	case CKT_TAG_THREAD_EXIT:
 		ev.kind = CKT_EV_THREAD_EXIT;
 		rc = ckt_replay_push(r, rec->u.thread_exit.tid, &ev);
-		return rc < 0 ? ckt_util_err(err, rc, "out of memory") : 0;
+		return rc < 0 ? ckt_replay_err(err, rc) : 0;
 	case CKT_TAG_CUDA_MAP:
 	case CKT_TAG_CUDA_UNMAP:
 		st->counts[rec->tag == CKT_TAG_CUDA_MAP ? CKT_KIND_CUDA_MAP : CKT_KIND_CUDA_UNMAP]++;
@@ -1576,24 +1602,24 @@ int ckt_replay_feed(struct ckt_replay *r, const struct ckt_record *rec, struct c
 		ev.len = rec->u.cuda_map.size;
 		ev.x = rec->u.cuda_map.handle;
 		rc = ckt_replay_push(r, rec->tid, &ev);
-		return rc < 0 ? ckt_util_err(err, rc, "out of memory") : 0;
+		return rc < 0 ? ckt_replay_err(err, rc) : 0;
 	case CKT_TAG_AGG:
 		st->counts[CKT_KIND_AGG]++;
 		ev.kind = CKT_EV_AGG;
 		ev.addr = (uint64_t)rec->u.agg.bytes;
 		ev.len = (uint64_t)rec->u.agg.blocks;
 		rc = ckt_replay_push(r, rec->tid, &ev);
-		return rc < 0 ? ckt_util_err(err, rc, "out of memory") : 0;
+		return rc < 0 ? ckt_replay_err(err, rc) : 0;
 	case CKT_TAG_PHASE:
 		ev.kind = CKT_EV_PHASE;
 		ev.fn = (uint8_t)rec->u.phase.op;
 		ev.addr = rec->u.phase.id;
 		rc = ckt_replay_push(r, rec->tid, &ev);
-		return rc < 0 ? ckt_util_err(err, rc, "out of memory") : 0;
+		return rc < 0 ? ckt_replay_err(err, rc) : 0;
 	case CKT_TAG_CUDA_DEVICE:
 		rc = ckt_replay_cuda_describe(r, rec);
 		if (rc < 0)
-			return ckt_util_err(err, rc, "out of memory");
+			return ckt_replay_err(err, rc);
 		__attribute__((fallthrough)); /* observers see it too */
 	default:
 		/* STACK, MODULE, THREAD_NAME, PHASE_DEF, NOTE: for the observers */
@@ -1603,7 +1629,7 @@ int ckt_replay_feed(struct ckt_replay *r, const struct ckt_record *rec, struct c
 		return 0;
 	}
 	if (rc < 0)
-		return ckt_util_err(err, rc, "out of memory");
+		return ckt_replay_err(err, rc);
 	st->events++;
 	return 0;
 }
@@ -1613,7 +1639,7 @@ int ckt_replay_finish(struct ckt_replay *r, struct ckt_error *err)
 	struct ckt_replay_stats *st = &r->st;
 	int rc = ckt_replay_drain(r, true, 0);
 	if (rc < 0)
-		return ckt_util_err(err, rc, "out of memory");
+		return ckt_replay_err(err, rc);
 	st->lost = r->lost_sum > r->lost_end ? r->lost_sum : r->lost_end;
 	st->threads = r->n_threads;
 	st->queue_bytes = r->spare_cap * sizeof(struct ckt_ev);

@@ -371,10 +371,10 @@ static int ckt_sites_symbolize(struct ckt_sites *s, size_t i)
 					goto nomem;
 			}
 		}
-		if (n == 0) {
-			free(v);
-			st->n = CKT_SITES_NOFRAMES;
-			return ckt_sites_symbolize(s, i);
+		if (n == 0) { /* a STACK record with no frames (corrupt: the tracer writes none) */
+			if (ckt_sites_push(&v, &n, &cap,
+					   ckt_sites_fmt(s, "(stack %" PRIu64 " is empty in the trace)", st->id)) < 0)
+				goto nomem;
 		}
 		if (s->depth && st->n == s->depth &&
 		    ckt_sites_push(&v, &n, &cap,
@@ -472,7 +472,8 @@ static void ckt_sites_on_record(void *ctx, const struct ckt_record *rec)
 		s->enc = n;
 		s->enc_cap = cap;
 	}
-	memcpy(s->enc + s->enc_len, rec->u.stack.frames, len);
+	if (len) /* an empty stack has no frame bytes (and enc may still be NULL) */
+		memcpy(s->enc + s->enc_len, rec->u.stack.frames, len);
 	st->off = s->enc_len;
 	st->len = (uint32_t)len;
 	st->n = (uint32_t)rec->u.stack.nframes;

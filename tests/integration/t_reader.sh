@@ -72,3 +72,81 @@ PYEOF
 		"cuzktrace-report: warning: '$T/late.zst': 1 events came after later events had been replayed (the trace breaks its SYNC promise); peaks near them may be off by their bytes"
 	expect_eq "reader: a trace that keeps the promise has no late events" "$(jget $T/known.json late_events)" 0
 fi
+
+# Hand-made corrupt traces (format version 1 rows): a size no allocation can have; sums that
+# only overlapping blocks can reach; a block header that claims more bytes than the file has
+# left, in a frame followed by whole frames (corrupt, not cut); the same in the last frame
+# (which cannot be told from a cut: a warning names it).
+if command -v zstd >/dev/null 2>&1; then
+	$PY - $T <<'PYEOF'
+import subprocess, sys
+T = sys.argv[1]
+def uv(v):
+    b = bytearray()
+    while v >= 0x80:
+        b.append(v & 0x7f | 0x80); v >>= 7
+    b.append(v); return bytes(b)
+def sv(v): return uv((v << 1) ^ (v >> 63) if v >= 0 else ((-v) << 1) - 1)
+def s(x): return uv(len(x)) + x
+FRAME, THREAD, SYNC, END, ALLOC = 1, 2, 3, 4, 0x10
+def alloc(dts, daddr, size): return bytes([ALLOC]) + sv(dts) + uv(0) + sv(daddr) + uv(size) + uv(0) + uv(0)
+head = b"CUZKTRC\0" + (1).to_bytes(2, "little") + s(b"page_size") + s(b"4096") + uv(0)
+def z(fr): return subprocess.run(["zstd", "-q", "-c"], input=fr, capture_output=True, check=True).stdout
+def frame(i, t0, body, last=False):
+    return (bytes([FRAME]) + uv(i) + uv(t0) + bytes([THREAD]) + uv(1) + body + bytes([SYNC]) + uv(t0 + 100)
+            + (bytes([END]) + uv(t0 + 100) + uv(0) + uv(1) + uv(0) if last else b""))
+def write(name, frames):
+    data = [z(f) for f in frames]
+    open(T + "/" + name, "wb").write(b"".join(data))
+    return data
+write("huge.zst", [head, frame(1, 0, alloc(10, 0xA000, 1 << 60), True)])
+write("overlap.zst", [head, frame(1, 0, b"".join(alloc(1, 0x1000, 1 << 56) for _ in range(80)), True)])
+def bump_block(data):
+    # the first block header of the frame, after the magic, descriptor, window and sizes
+    fhd = data[4]; single, fcs = (fhd >> 5) & 1, fhd >> 6
+    p = 5 + (0 if single else 1) + [0, 1, 2, 4][fhd & 3] + [1 if single else 0, 2, 4, 8][fcs]
+    bh = int.from_bytes(data[p:p + 3], "little")
+    bh = (bh & 7) | (4000 << 3)  # 4000 bytes: past the end of these small files
+    return data[:p] + bh.to_bytes(3, "little") + data[p + 3:]
+fr = [head] + [frame(i, 100 * i, alloc(10, 0xA000 + i * 0x100, 40)) for i in range(1, 4)] + [frame(4, 400, b"", True)]
+data = [z(f) for f in fr]
+mid = data[:2] + [bump_block(data[2])] + data[3:]
+open(T + "/midcut.zst", "wb").write(b"".join(mid))
+open(T + "/midcut.off", "w").write("%d %d\n" % (len(b"".join(data[:2])), len(b"".join(data[:3]))))
+last = data[:-1] + [bump_block(data[-1])]
+open(T + "/lastcut.zst", "wb").write(b"".join(last))
+open(T + "/lastcut.off", "w").write("%d\n" % len(b"".join(data[:-1])))
+PYEOF
+	$REPORT --json $T/huge.zst >/dev/null 2>$T/huge.err
+	expect_eq "reader: a size of 2^60 bytes is corruption (exit 1, one line)" "$?/$(cat $T/huge.err)" \
+		"1/cuzktrace-report: error: '$T/huge.zst': corrupt record (tag 0x10) in frame 1: a size of 2^57 bytes or more"
+	$REPORT --json $T/overlap.zst >/dev/null 2>$T/overlap.err
+	expect_eq "reader: 80 live blocks of 2^56 bytes are corruption, not an overflow (exit 1, one line)" "$?/$(cat $T/overlap.err)" \
+		"1/cuzktrace-report: error: '$T/overlap.zst': corrupt trace: more than 4 EiB (2^62 bytes) live at once"
+	read -r mo mn <$T/midcut.off
+	$REPORT --json $T/midcut.zst >/dev/null 2>$T/midcut.err
+	expect_eq "reader: a block header that runs past the end, whole frames after it: corrupt, not cut" "$?/$(cat $T/midcut.err)" \
+		"1/cuzktrace-report: error: '$T/midcut.zst': corrupt zstd frame at byte offset $mo: it runs to the end of the file, past a whole frame at byte offset $mn"
+	read -r lo <$T/lastcut.off
+	$REPORT --json $T/lastcut.zst >$T/lastcut.json 2>$T/lastcut.err
+	expect_eq "reader: the same in the last frame: truncated, the frame named" \
+		"$?/$(jget $T/lastcut.json truncated)/$(jget $T/lastcut.json event_counts.alloc)/$(sed -n 2p $T/lastcut.err)" \
+		"0/true/3/cuzktrace-report: warning: '$T/lastcut.zst': the file ends inside the zstd frame at byte offset $lo (cut while it was written, or corrupt): that frame is not read"
+fi
+
+# Two outputs given one file would overwrite each other; --phase-rule needs to read the trace
+# twice, which a pipe cannot do: both are usage errors, said before anything is written.
+$REPORT --csv $T/same.csv --phases-csv $T/same.csv $T/known.zst >/dev/null 2>$T/same.err
+expect_eq "reader: one file for --csv and --phases-csv: exit 2" "$?/$(head -1 $T/same.err)" \
+	"2/cuzktrace-report: error: '$T/same.csv' is given to both --csv and --phases-csv"
+: >$T/same2.csv
+ln -sf $T/same2.csv $T/same2.link
+$REPORT --sites-csv $T/same2.csv --folded $T/same2.link $T/known.zst >/dev/null 2>$T/same2.err
+expect_eq "reader: the same file by another name: exit 2" "$?/$(head -1 $T/same2.err)" \
+	"2/cuzktrace-report: error: '$T/same2.link' is given to both --sites-csv and --folded"
+cat $T/known.zst | $REPORT --phase-rule x=main /dev/stdin >/dev/null 2>$T/rulepipe.err
+expect_eq "reader: --phase-rule on a pipe: exit 2, says why" "$?/$(head -1 $T/rulepipe.err)" \
+	"2/cuzktrace-report: error: --phase-rule reads the trace twice: '/dev/stdin' must be a regular file, not a pipe or device"
+$REPORT --phase-rule x=main /dev/stdin <$T/known.zst >/dev/null 2>$T/rulefile.err
+expect_eq "reader: --phase-rule on stdin redirected from the file: read" "$?/$(cat $T/rulefile.err)" "0/"
+
