@@ -78,7 +78,7 @@ void ckt_log(const char *a, const char *b, const char *c, const char *d);
 	X(aligned_alloc, 0) X(memalign, 0) X(valloc, 0) X(pvalloc, 0) X(mmap, 0) X(munmap, 0)       \
 	X(mremap, 0) X(write, 0) X(writev, 0) X(pthread_setname_np, 0) X(prctl, 0)            \
 	X(execve, 0) X(execv, 0) X(execvp, 0) X(execvpe, 0) X(fexecve, 0) X(read, 0) X(close, 0) \
-	X(pipe, 0) X(pipe2, 0)
+	X(pipe, 0) X(pipe2, 0) X(pthread_exit, 0) X(unshare, 0) X(setns, 0)
 
 #define CKT_REAL_PTR(name, required) __typeof__(name) *name;
 struct ckt_real {
@@ -223,6 +223,15 @@ struct ckt_tls {
 	uint64_t rng;                  /* xorshift state; 0 until the first sample decision */
 };
 extern CKT_TLS struct ckt_tls ckt_tls;
+
+/* 1 once the main thread has called pthread_exit: the process then ends when its last thread
+ * does, and the tracer's helper threads must not be the ones that keep it alive (writer.c) */
+extern atomic_int ckt_main_exited;
+int ckt_helpers_pause(void); /* writer.c */
+void ckt_helpers_resume(void);
+/* the RSS sampler's thread id while it runs, else 0 (rss.c) */
+extern _Atomic pid_t ckt_rss_tid;
+int ckt_rss_running(void);
 
 /* ---- phase.c ---- */
 extern atomic_int ckt_proc_phase; /* most recently begun process-wide phase still active */

@@ -1,4 +1,5 @@
-/* hooks_exec.c: execve and its non-variadic relatives. An exec replaces the image without
+/* hooks_exec.c: execve and its non-variadic relatives, and the namespace calls that need a
+ * single-threaded process (unshare, setns; see the end). An exec replaces the image without
  * running exit handlers: before it, the trace is finished with an END record (reason exec) and
  * the exit line; the new image, traced by its own copy of the library, is told which file the
  * old image wrote (CUZKTRACE_EXEC_FROM), so that a CUZKTRACE_OUT naming the same file for both
@@ -6,8 +7,12 @@
  * not seen: after those, the old trace ends at its last flush and reads as truncated. */
 #include "ckt.h"
 
+#include <errno.h>
+#include <sched.h>
 #include <string.h>
 #include <unistd.h>
+
+extern char **environ;
 
 static int finished_here; /* an exec finished the trace; it may have failed and be retried */
 
@@ -28,9 +33,6 @@ static void before_exec(void)
 		ckt_writer_finish(CKT_END_EXEC);
 		finished_here = 1;
 	}
-	/* the name CUZKTRACE_OUT gives, not the one we may have fallen back to: the new image
-	 * compares it with its own expansion (a chain of execs keeps every trace) */
-	setenv("CUZKTRACE_EXEC_FROM", ckt_writer_requested_path(), 1);
 	t->guard--;
 }
 
@@ -52,8 +54,12 @@ static void after_failed_exec(char **e)
 			"is not traced", NULL, NULL, NULL);
 }
 
-/* envp plus CUZKTRACE_EXEC_FROM=<path>, replacing an inherited one; NULL if out of memory. */
-static char **with_exec_from(char *const envp[])
+/* envp plus CUZKTRACE_EXEC_FROM=<path>, replacing an inherited one; NULL if out of memory.
+ * The path is the name CUZKTRACE_OUT gives, not the one we may have fallen back to: the new
+ * image compares it with its own expansion (a chain of execs keeps every trace). A copy, made
+ * before anything else: the process's environment is never changed (a setenv here would free
+ * the array the caller passed when it is environ itself, grown by the program's setenv). */
+static char **with_exec_from_guarded(char *const envp[])
 {
 	size_t n = 0;
 	while (envp && envp[n])
@@ -77,12 +83,34 @@ static char **with_exec_from(char *const envp[])
 	return e;
 }
 
+static char **with_exec_from(char *const envp[])
+{
+	struct ckt_tls *t = &ckt_tls;
+	t->guard++; /* the tracer's copy: not the program's memory */
+	char **e = with_exec_from_guarded(envp);
+	t->guard--;
+	return e;
+}
+
+/* The real function may not be resolved yet: a library constructor can exec before anything
+ * else called into us. Resolve them then; if one is still missing, fail as the call would. */
+#define CKT_EXEC_REAL(name)                                                                        \
+	do {                                                                                      \
+		if (!ckt_real.name && atomic_load(&ckt_boot_state) == 0)                          \
+			ckt_bootstrap();                                                          \
+		if (!ckt_real.name) {                                                             \
+			errno = ENOSYS;                                                           \
+			return -1;                                                                \
+		}                                                                                 \
+	} while (0)
+
 CKT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
-	if (!ckt_real.execve || !is_tracer_process())
-		return ckt_real.execve ? ckt_real.execve(path, argv, envp) : -1;
-	before_exec();
+	CKT_EXEC_REAL(execve);
+	if (!is_tracer_process())
+		return ckt_real.execve(path, argv, envp);
 	char **e = with_exec_from(envp);
+	before_exec();
 	int rc = ckt_real.execve(path, argv, e ? e : envp);
 	after_failed_exec(e);
 	return rc;
@@ -90,10 +118,11 @@ CKT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 
 CKT_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-	if (!ckt_real.execvpe || !is_tracer_process())
-		return ckt_real.execvpe ? ckt_real.execvpe(file, argv, envp) : -1;
-	before_exec();
+	CKT_EXEC_REAL(execvpe);
+	if (!is_tracer_process())
+		return ckt_real.execvpe(file, argv, envp);
 	char **e = with_exec_from(envp);
+	before_exec();
 	int rc = ckt_real.execvpe(file, argv, e ? e : envp);
 	after_failed_exec(e);
 	return rc;
@@ -101,32 +130,85 @@ CKT_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 
 CKT_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
-	if (!ckt_real.fexecve || !is_tracer_process())
-		return ckt_real.fexecve ? ckt_real.fexecve(fd, argv, envp) : -1;
-	before_exec();
+	CKT_EXEC_REAL(fexecve);
+	if (!is_tracer_process())
+		return ckt_real.fexecve(fd, argv, envp);
 	char **e = with_exec_from(envp);
+	before_exec();
 	int rc = ckt_real.fexecve(fd, argv, e ? e : envp);
 	after_failed_exec(e);
 	return rc;
 }
 
-/* execv and execvp use environ, which before_exec has updated */
+/* execv and execvp: environ, with our variable, through execve and execvpe */
 CKT_EXPORT int execv(const char *path, char *const argv[])
 {
-	if (!ckt_real.execv || !is_tracer_process())
-		return ckt_real.execv ? ckt_real.execv(path, argv) : -1;
+	CKT_EXEC_REAL(execv);
+	if (!is_tracer_process() || !ckt_real.execve)
+		return ckt_real.execv(path, argv);
+	char **e = with_exec_from(environ);
 	before_exec();
-	int rc = ckt_real.execv(path, argv);
-	after_failed_exec(NULL);
+	int rc = ckt_real.execve(path, argv, e ? e : environ);
+	after_failed_exec(e);
 	return rc;
 }
 
 CKT_EXPORT int execvp(const char *file, char *const argv[])
 {
-	if (!ckt_real.execvp || !is_tracer_process())
-		return ckt_real.execvp ? ckt_real.execvp(file, argv) : -1;
+	CKT_EXEC_REAL(execvp);
+	if (!is_tracer_process() || !ckt_real.execvpe)
+		return ckt_real.execvp(file, argv);
+	char **e = with_exec_from(environ);
 	before_exec();
-	int rc = ckt_real.execvp(file, argv);
-	after_failed_exec(NULL);
+	int rc = ckt_real.execvpe(file, argv, e ? e : environ);
+	after_failed_exec(e);
+	return rc;
+}
+
+/* unshare of a user namespace (and of what only one thread may unshare) and setns into a user
+ * or mount namespace, or of a type the kernel finds out from the descriptor, fail with EINVAL
+ * in a process with several threads, and the tracer's threads make every process one: when
+ * the program has no thread of its own besides the caller, they stop for the call (after
+ * writing what was recorded) and start again (ckt_helpers_pause). */
+static int single_threaded_call(void)
+{
+	struct ckt_tls *t = &ckt_tls;
+	t->guard++;
+	int paused = ckt_helpers_pause();
+	t->guard--;
+	return paused;
+}
+
+static void after_single_threaded_call(int paused)
+{
+	if (!paused)
+		return;
+	int e = errno;
+	struct ckt_tls *t = &ckt_tls;
+	t->guard++;
+	ckt_helpers_resume();
+	t->guard--;
+	errno = e;
+}
+
+CKT_EXPORT int unshare(int flags)
+{
+	CKT_EXEC_REAL(unshare);
+	if (!(flags & (CLONE_NEWUSER | CLONE_THREAD | CLONE_SIGHAND | CLONE_VM)))
+		return ckt_real.unshare(flags);
+	int paused = single_threaded_call();
+	int rc = ckt_real.unshare(flags);
+	after_single_threaded_call(paused);
+	return rc;
+}
+
+CKT_EXPORT int setns(int fd, int nstype)
+{
+	CKT_EXEC_REAL(setns);
+	if (nstype && !(nstype & (CLONE_NEWUSER | CLONE_NEWNS)))
+		return ckt_real.setns(fd, nstype);
+	int paused = single_threaded_call();
+	int rc = ckt_real.setns(fd, nstype);
+	after_single_threaded_call(paused);
 	return rc;
 }

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 static atomic_int stop_flag, started;
+_Atomic pid_t ckt_rss_tid;
 static pthread_t sampler;
 static uint64_t page_size;
 
@@ -128,6 +129,7 @@ static void *sampler_main(void *arg)
 	(void)arg;
 	struct ckt_tls *t = &ckt_tls;
 	t->guard = 1; /* its own allocations are not traced; it records through ckt_emit directly */
+	atomic_store(&ckt_rss_tid, (pid_t)syscall(SYS_gettid));
 	struct timespec next;
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	for (unsigned i = 0; !atomic_load(&stop_flag); i++) {
@@ -145,6 +147,7 @@ static void *sampler_main(void *arg)
 			;
 	}
 	sample(t, 1); /* the last word: RSS and VmHWM at exit */
+	atomic_store(&ckt_rss_tid, 0);
 	return NULL;
 }
 
@@ -157,6 +160,7 @@ int ckt_rss_start(void)
 		return -1;
 	}
 	unsigned long th;
+	atomic_store(&stop_flag, 0); /* started again after ckt_helpers_pause */
 	if (ckt_spawn_helper(sampler_main, NULL, &th)) {
 		ckt_log("error: cannot start the RSS sampler thread; RSS is not sampled", NULL, NULL,
 			NULL);
@@ -165,6 +169,11 @@ int ckt_rss_start(void)
 	sampler = (pthread_t)th;
 	atomic_store(&started, 1);
 	return 0;
+}
+
+int ckt_rss_running(void)
+{
+	return atomic_load(&started);
 }
 
 void ckt_rss_stop(void)

@@ -236,6 +236,24 @@ CKT_NOINLINE int ckt_thread_make_room(struct ckt_ring *r, unsigned n)
 	return 1;
 }
 
+atomic_int ckt_main_exited;
+
+/* The main thread may end without ending the process: glibc then calls exit(0) when the last
+ * thread ends, counting ours. Noting it lets the writer finish the trace and end the helpers
+ * once only they are left (writer.c, orphaned). */
+CKT_EXPORT void pthread_exit(void *ret)
+{
+	if (syscall(SYS_gettid) == getpid())
+		atomic_store(&ckt_main_exited, 1);
+	if (!ckt_real.pthread_exit && atomic_load(&ckt_boot_state) == 0)
+		ckt_bootstrap();
+	if (ckt_real.pthread_exit)
+		ckt_real.pthread_exit(ret);
+	/* no real pthread_exit (cannot happen with glibc): end this thread alone */
+	for (;;)
+		syscall(SYS_exit, 0);
+}
+
 void ckt_thread_after_fork_child(void)
 {
 	/* The child is untraced: no ring of the parent's threads may be drained here. */

@@ -7,6 +7,7 @@
 #include "ckt_format.h"
 #include "summary.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/futex.h>
@@ -30,6 +31,7 @@ atomic_int ckt_writer_running;
 _Atomic uint64_t ckt_writer_cycles, ckt_writer_stalled, ckt_lost_noring;
 static uint64_t noring_reported;
 static atomic_int stop_flag, finished, wake_pending, writer_failed;
+static atomic_int pause_flag; /* ckt_helpers_pause: flush, then end the thread (no END record) */
 static pthread_t writer_thread;
 static int fd = -1;
 static dev_t file_dev;
@@ -484,12 +486,69 @@ static void stop_tracing(int err)
 }
 
 static int final_reason = CKT_END_EXIT;
+static void exit_line(void);
+static void close_own_fd(void);
+static int join_writer(void);
+
+static _Atomic pid_t writer_tid;
+
+/* 1 when the process has no thread besides the caller, its leader (a zombie after the main
+ * thread's pthread_exit, or the caller itself) and the threads a and b (0: none). Reads the
+ * directory with getdents64 into a buffer on the stack: nothing is allocated. */
+static int alone_but(pid_t a, pid_t b)
+{
+	int dfd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return 0;
+	pid_t me = (pid_t)syscall(SYS_gettid), leader = getpid();
+	char buf[4096];
+	ssize_t n;
+	int others = 0;
+	while (!others && (n = getdents64(dfd, buf, sizeof(buf))) > 0)
+		for (ssize_t off = 0; off < n;) {
+			struct dirent64 *e = (struct dirent64 *)(void *)(buf + off);
+			off += e->d_reclen;
+			pid_t tid = 0;
+			for (const char *c = e->d_name; *c >= '0' && *c <= '9'; c++)
+				tid = tid * 10 + (*c - '0');
+			if (tid && tid != me && tid != leader && tid != a && tid != b)
+				others = 1;
+		}
+	close(dfd);
+	return !others && n == 0;
+}
+
+/* no thread of the program is left besides the caller: only the tracer's */
+static int only_helpers_left(void)
+{
+	return alone_but(atomic_load(&ckt_rss_tid), atomic_load(&writer_tid));
+}
+
+/* The main thread called pthread_exit and every other thread of the program has ended: glibc
+ * calls exit(0) when the last thread ends, and it counts ours, so the process would wait for
+ * them forever. Finish the trace as exit would; the helpers then end, and the last of them
+ * makes glibc's exit (whose destructors find the trace finished). */
+static void finish_orphaned(void)
+{
+	ckt_rss_stop(); /* its last sample goes into the final flush */
+	int rc = cycle(CKT_END_EXIT + 1);
+	atomic_store(&ckt_writer_running, 0);
+	if (rc) {
+		stop_tracing(rc);
+		return;
+	}
+	atomic_store(&ckt_active, 0);
+	close_own_fd();
+	if (!ckt_config.quiet)
+		exit_line();
+}
 
 static void *writer_main(void *arg)
 {
 	(void)arg;
 	ckt_tls.guard = 1; /* the writer's own allocations (zstd) are not traced */
 	ckt_tls.dead = 1;
+	atomic_store(&writer_tid, (pid_t)syscall(SYS_gettid));
 	while (!atomic_load(&stop_flag)) {
 		wait_tick();
 		if (atomic_load(&stop_flag))
@@ -499,8 +558,15 @@ static void *writer_main(void *arg)
 		if (rc) {
 			atomic_store(&ckt_writer_running, 0);
 			stop_tracing(rc);
+			ckt_rss_stop(); /* nothing records its samples now: it must not keep the process */
 			return NULL;
 		}
+		if (atomic_load(&ckt_main_exited) && only_helpers_left() && !atomic_exchange(&finished, 1)) {
+			finish_orphaned();
+			return NULL;
+		}
+		if (atomic_load(&pause_flag))
+			return NULL; /* everything recorded so far is written; resumed by a new thread */
 	}
 	int rc = cycle(final_reason + 1);
 	atomic_store(&ckt_writer_running, 0);
@@ -842,6 +908,57 @@ const char *ckt_writer_path(void)
 	return path_abs;
 }
 
+/* Some system calls succeed only in a process with one thread (unshare and setns into a user
+ * or mount namespace): for them the helper threads stop for a moment, after writing everything
+ * recorded so far, and start again. Only when the program itself has no other thread (or the
+ * call fails anyway) and the trace is running. 1 when they were stopped. */
+int ckt_helpers_pause(void)
+{
+	if (!atomic_load(&ckt_writer_running) || atomic_load(&finished) || getpid() != trace_pid)
+		return 0;
+	/* helpers started a moment ago may not have said who they are yet */
+	for (int i = 0; i < 1000 && (!atomic_load(&writer_tid) || (ckt_rss_running() && !atomic_load(&ckt_rss_tid))); i++) {
+		struct timespec ts = {0, 100000};
+		nanosleep(&ts, NULL);
+	}
+	if (!only_helpers_left())
+		return 0;
+	ckt_rss_stop();
+	atomic_store(&pause_flag, 1);
+	atomic_store(&wake_pending, 1);
+	syscall(SYS_futex, &wake_pending, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	if (!join_writer()) {
+		/* stuck (a write that does not return): it stays, and the call will fail */
+		ckt_log("warning: the trace writer made no progress for 10 s; a call that needs a "
+			"single-threaded process will fail", NULL, NULL, NULL);
+		return 0;
+	}
+	/* a joined thread can still be leaving the kernel's thread group for a moment */
+	for (int i = 0; i < 1000 && !alone_but(0, 0); i++) {
+		struct timespec ts = {0, 100000};
+		nanosleep(&ts, NULL);
+	}
+	return 1;
+}
+
+void ckt_helpers_resume(void)
+{
+	atomic_store(&pause_flag, 0);
+	unsigned long th;
+	if (!atomic_load(&ckt_writer_running)) /* it failed while flushing, and said so */
+		return;
+	if (ckt_spawn_helper(writer_main, NULL, &th)) {
+		atomic_store(&ckt_writer_running, 0);
+		atomic_store(&ckt_active, 0);
+		ckt_log("error: cannot restart the trace writer thread; tracing stopped at '",
+			path_abs, "' (it reads as truncated), the program continues", NULL);
+		return;
+	}
+	writer_thread = (pthread_t)th;
+	if (ckt_config.rss_ms)
+		(void)ckt_rss_start();
+}
+
 int ckt_writer_start(void)
 {
 	pid_t pid = getpid();
@@ -925,6 +1042,8 @@ static int join_writer(void)
 	return 0;
 }
 
+static void exit_line(void);
+
 void ckt_writer_finish(int reason)
 {
 	/* a child made without fork's atfork handlers: no writer thread to join (see ckt_fini) */
@@ -954,6 +1073,12 @@ void ckt_writer_finish(int reason)
 	/* after a write error the writer has said so; an exit line would claim a whole trace */
 	if (ckt_config.quiet || !was_running || atomic_load(&writer_failed))
 		return;
+	exit_line();
+}
+
+/* "cuzktrace: <path>: N events, peak heap X, peak RSS Y, Z written" */
+static void exit_line(void)
+{
 	uint64_t peak_rss = ckt_summary.peak_rss;
 	if (ckt_rss_peak() > peak_rss)
 		peak_rss = ckt_rss_peak();

@@ -138,6 +138,26 @@ $REPORT --json $T/exec2/t.$pid.zst >$T/exec3.json 2>/dev/null
 expect_eq "exec retried: old image's trace kept, ended by exec" "$(jget $T/exec3.json end_reason)/$(jget $T/exec3.json live_at_exit.heap_bytes)" "exec/4000000"
 expect_eq "exec retried: new image's trace under the next name" "$(ls $T/exec2 | sort | tr '\n' ' ')" "t.$pid.exec1.zst t.$pid.zst "
 
+# exec with environ after the program's own setenv calls (glibc keeps environ in an array it
+# reallocates), after a failed attempt: the environment handed over is the program's, every
+# variable in it, through execve and execv alike; the tracer changes no variable of the process.
+for how in e v; do
+	mkdir -p $T/envx$how
+	CUZKTRACE_OUT=$T/envx$how/t.%p.zst traced envexec$how $P/envexec 40 /usr/bin/env $how
+	expect_eq "exec with a grown environ (exec$how): runs, all 40 variables passed, none set by the tracer" \
+		"$(cat $T/envexec$how.rc)/$(grep -c '^ENVEXEC_VAR[0-9]*=x$' $T/envexec$how.out)/$(grep '^envexec:' $T/envexec$how.out)" \
+		"0/40/envexec: CUZKTRACE_EXEC_FROM unset"
+	pid=$(sed -E 's/.*\(pid ([0-9]+)\).*/\1/;q' $T/envexec$how.err)
+	expect_eq "exec with a grown environ (exec$how): the new image's trace under the next name" \
+		"$(ls $T/envx$how | sort | tr '\n' ' ')" "t.$pid.exec1.zst t.$pid.zst "
+done
+
+# An exec from a library's constructor before anything has called into the tracer: it
+# happens (it returned -1 untouched before the tracer had resolved the real execve).
+CKT_CTORLIB_EXEC=$P/exitcode CUZKTRACE_OUT=$T/ctorexec.%p.zst traced ctorexec $P/ctor
+expect_eq "exec from an early constructor: the new image runs" \
+	"$(cat $T/ctorexec.out)/$(cat $T/ctorexec.rc)/$(grep -c 'execve returned' $T/ctorexec.err)" "$(cat $T/plain.out)/$plain_rc/0"
+
 # stderr closed at start: the program's next file gets number 2, and no tracer line may go
 # into it (the trace itself is still written and complete)
 LD_PRELOAD=$LIB CUZKTRACE_OUT=$T/fd2.zst $P/stderrfd open $T/fd2.file >$T/fd2.out 2>&-
@@ -185,3 +205,28 @@ expect_eq "ring window: every event through the wraps and the growth" \
 expect_eq "ring window: peak 1,000,000 bytes, nothing lost, late or inconsistent" \
 	"$(jget $T/ringwrap.json peak_heap.bytes)/$(jget $T/ringwrap.json lost_events)/$(jget $T/ringwrap.json late_events)/$(jget $T/ringwrap.json inconsistencies)/$(cat $T/ringwrap.rerr)" \
 	"1000000/0/0/0/"
+
+# The main thread ends with pthread_exit while three threads go on: the process ends when the
+# last of them does (the tracer's threads must not keep it alive), in both modes, and the
+# trace is complete: 5,000,000 bytes live at exit (plus glibc's per-thread blocks, < 16 KiB).
+for m in 0 524288; do
+	(timeout 30 env CUZKTRACE_SAMPLE=$m CUZKTRACE_OUT=$T/mainexit$m.zst LD_PRELOAD=$LIB $P/mainexit >/dev/null 2>$T/mainexit$m.err; echo $? >$T/mainexit$m.rc)
+	$REPORT --json $T/mainexit$m.zst >$T/mainexit$m.json 2>/dev/null
+	live=$(jget $T/mainexit$m.json live_at_exit.heap_bytes)
+	expect_eq "main thread's pthread_exit (CUZKTRACE_SAMPLE=$m): the process ends, trace complete, 5,000,000 live" \
+		"$(cat $T/mainexit$m.rc)/$(jget $T/mainexit$m.json truncated)/$(jget $T/mainexit$m.json end_reason)/$(( live >= 5000000 && live < 5016384 ))/$(grep -c ': [0-9]* events, peak heap' $T/mainexit$m.err)" \
+		"0/false/exit/1/1"
+done
+
+# unshare(CLONE_NEWUSER) needs a single-threaded process: the tracer's threads stop for the
+# call (after writing what was recorded) and start again; the program sees what it sees
+# untraced (where user namespaces are not allowed, the same error), and the trace goes on.
+$P/userns >$T/userns.plain 2>&1
+CUZKTRACE_OUT=$T/userns.zst traced userns $P/userns
+expect_eq "unshare(CLONE_NEWUSER): the same result as untraced ($(cat $T/userns.plain))" "$(cat $T/userns.out)" "$(cat $T/userns.plain)"
+if [ "$(cat $T/userns.plain)" = "userns: ok" ]; then
+	$REPORT --json $T/userns.zst >$T/userns.json 2>/dev/null
+	live=$(jget $T/userns.json live_at_exit.heap_bytes)
+	expect_eq "unshare(CLONE_NEWUSER): trace complete, 3,000,000 live (the thread's after the call too)" \
+		"$(jget $T/userns.json truncated)/$(( live >= 3000000 && live < 3016384 ))/$(jget $T/userns.json lost_events)" "false/1/0"
+fi
