@@ -171,7 +171,7 @@
 #define CKT_MAGIC_LEN 8
 #define CKT_FORMAT_VERSION 4     /* written; CKT_FORMAT_VERSION_MIN.. are read */
 #define CKT_FORMAT_VERSION_MIN 1
-#define CKT_TRACER_VERSION "0.2.2"
+#define CKT_TRACER_VERSION "0.2.3"
 
 enum ckt_tag {
 	CKT_TAG_FRAME = 0x01,
