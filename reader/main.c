@@ -118,8 +118,16 @@ static bool ckt_main_same_file(const char *a, const char *b)
 	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
+/* path names a device, a FIFO or a socket (/dev/null, /dev/stdout on a terminal): outputs may
+ * share it */
+static bool ckt_main_not_regular(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && !S_ISREG(st.st_mode);
+}
+
 /* Two outputs given one file would truncate and interleave each other: refused, by name or by
- * the file an existing path names. */
+ * the file an existing path names (not a device such as /dev/null). */
 static int ckt_main_check_outputs(const struct ckt_args *a)
 {
 	const struct {
@@ -129,7 +137,7 @@ static int ckt_main_check_outputs(const struct ckt_args *a)
 	size_t n = sizeof(o) / sizeof(o[0]);
 	for (size_t i = 0; i < n; i++)
 		for (size_t j = i + 1; j < n; j++)
-			if (o[i].path && o[j].path &&
+			if (o[i].path && o[j].path && !ckt_main_not_regular(o[i].path) &&
 			    (strcmp(o[i].path, o[j].path) == 0 || ckt_main_same_file(o[i].path, o[j].path)))
 				return ckt_main_usage("'%s' is given to both %s and %s", o[j].path, o[i].opt,
 						      o[j].opt);

@@ -144,6 +144,8 @@ ln -sf $T/same2.csv $T/same2.link
 $REPORT --sites-csv $T/same2.csv --folded $T/same2.link $T/known.zst >/dev/null 2>$T/same2.err
 expect_eq "reader: the same file by another name: exit 2" "$?/$(head -1 $T/same2.err)" \
 	"2/cuzktrace-report: error: '$T/same2.link' is given to both --sites-csv and --folded"
+$REPORT --csv /dev/null --folded /dev/null --sites-csv /dev/null $T/known.zst >/dev/null 2>$T/devnull.err
+expect_eq "reader: outputs may share a device (/dev/null)" "$?/$(cat $T/devnull.err)" "0/"
 cat $T/known.zst | $REPORT --phase-rule x=main /dev/stdin >/dev/null 2>$T/rulepipe.err
 expect_eq "reader: --phase-rule on a pipe: exit 2, says why" "$?/$(head -1 $T/rulepipe.err)" \
 	"2/cuzktrace-report: error: --phase-rule reads the trace twice: '/dev/stdin' must be a regular file, not a pipe or device"
