@@ -410,6 +410,7 @@ int main(int argc, char **argv)
 	if (ckt_main_phases_setup(&a, rep, &ph, &rules) < 0)
 		goto out;
 	ckt_phases_set_format(ph, ckt_decode_header(dec)->format_version);
+	ckt_phases_set_by_thread(ph, a.by_thread);
 	/* phases.c fills each sample's active_phases and writes --phases-csv, then passes it on */
 	ckt_phases_set_next_sink(ph, csv ? ckt_report_csv_sample : NULL, csv);
 	ckt_replay_set_sample_sink(rep, ckt_phases_sample, ph);

@@ -67,6 +67,8 @@ struct ckt_phases {
 	struct ckt_pthread *th;
 	size_t n_th, cap_th;
 	struct ckt_phases_map by_tid;
+	bool by_thread;                /* bytes by thread are kept (ckt_phases_set_by_thread) */
+	struct ckt_pthread no_thread;  /* stands for every thread when they are not */
 	size_t th_cache[CKT_PHASES_TH_CACHE]; /* tid's low bits -> index + 1; 0 = none */
 
 	size_t *active; /* phase indices, in the order they became active */
@@ -390,7 +392,8 @@ static void ckt_phases_on_bytes(void *ctx, const struct ckt_attr *a, int64_t del
 	struct ckt_phases *p = ctx;
 	const uint32_t *e = p->epochs;
 	long i = ckt_phases_owner(p, a);
-	struct ckt_pthread *t = ckt_phases_thread(p, a->tid);
+	/* bytes by thread only for --by thread: two counters and a lookup per event less */
+	struct ckt_pthread *t = p->by_thread ? ckt_phases_thread(p, a->tid) : &p->no_thread;
 	(void)blocks;
 	(void)ts;
 	if (i < 0 || !t) {
@@ -403,13 +406,16 @@ static void ckt_phases_on_bytes(void *ctx, const struct ckt_attr *a, int64_t del
 	case CKT_SPACE_HEAP:
 		ckt_tracked_add(&ph->heap, e, delta);
 		ckt_tracked_add(&ph->rss, e, delta);
-		ckt_tracked_add(&t->heap, e, delta);
-		ckt_tracked_add(&t->rss, e, delta);
+		if (p->by_thread) {
+			ckt_tracked_add(&t->heap, e, delta);
+			ckt_tracked_add(&t->rss, e, delta);
+		}
 		break;
 	case CKT_SPACE_ANON:
 		ckt_tracked_add(&ph->mmap, e, delta);
 		ckt_tracked_add(&ph->rss, e, delta);
-		ckt_tracked_add(&t->rss, e, delta);
+		if (p->by_thread)
+			ckt_tracked_add(&t->rss, e, delta);
 		break;
 	case CKT_SPACE_FILE:
 		ckt_tracked_add(&ph->mmap, e, delta);
@@ -417,7 +423,8 @@ static void ckt_phases_on_bytes(void *ctx, const struct ckt_attr *a, int64_t del
 	case CKT_SPACE_PINNED:
 		ckt_tracked_add(&ph->pinned, e, delta);
 		ckt_tracked_add(&ph->rss, e, delta);
-		ckt_tracked_add(&t->rss, e, delta);
+		if (p->by_thread)
+			ckt_tracked_add(&t->rss, e, delta);
 		break;
 	case CKT_SPACE_GPU:
 		ckt_tracked_add(&ph->gpu, e, delta);
@@ -528,6 +535,7 @@ struct ckt_phases *ckt_phases_new(void)
 	struct ckt_phases *p = calloc(1, sizeof(*p));
 	if (!p)
 		return NULL;
+	p->by_thread = true;
 	if (ckt_phases_add(p, 0) < 0) { /* index 0: "(none)" */
 		free(p);
 		return NULL;
@@ -574,6 +582,11 @@ int ckt_phases_attach(struct ckt_phases *p, struct ckt_replay *r)
 				  ckt_phases_on_record };
 	p->epochs = ckt_replay_epochs(r);
 	return ckt_replay_observe(r, &o);
+}
+
+void ckt_phases_set_by_thread(struct ckt_phases *p, bool on)
+{
+	p->by_thread = on;
 }
 
 void ckt_phases_set_format(struct ckt_phases *p, unsigned format_version)

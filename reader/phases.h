@@ -51,6 +51,9 @@ int ckt_phases_csv_close(struct ckt_phases *p);
  * the lock that counted them, so an END may sort before the BEGIN it closes by a few ns; from
  * 4 on, only at the same timestamp (the merge orders threads at one instant). Default: 4. */
 void ckt_phases_set_format(struct ckt_phases *p, unsigned format_version);
+/* Whether bytes are also counted by thread (--by thread; on by default). Off, the groups by
+ * thread name are empty. */
+void ckt_phases_set_by_thread(struct ckt_phases *p, bool on);
 
 typedef const char *ckt_phases_rule_fn(void *ctx, uint64_t stack);
 void ckt_phases_set_rule(struct ckt_phases *p, ckt_phases_rule_fn *fn, void *ctx);
