@@ -563,7 +563,9 @@ static int ckt_decode_columns(struct ckt_decoder *d, struct ckt_record *r, uint8
 		return ckt_util_err(err, CKT_EFORMAT,
 				    "corrupt record (tag 0x%02x) in frame %llu: its columns are short or inconsistent",
 				    tag, (unsigned long long)d->frame_index);
-	if (__builtin_expect(tag != CKT_TAG_FREE && ckt_decode_huge(tag, r), 0))
+	if (__builtin_expect(tag == CKT_TAG_ALLOC ? r->u.alloc.size >= CKT_DECODE_MAX_BYTES
+					       : tag == CKT_TAG_REALLOC && r->u.realloc.size >= CKT_DECODE_MAX_BYTES,
+			     0))
 		return ckt_decode_huge_err(d, tag, err);
 	r->tid = d->tid;
 	d->pos++;

@@ -924,6 +924,23 @@ static void test_columns_corrupt(void **state)
 	assert_int_equal(decode_frame_bytes(bad, n, &err), CKT_EFORMAT);
 	assert_string_equal(err.msg, "corrupt frame 1: stream 9 has 1 bytes no record uses");
 	free(cols);
+
+	/* a size no allocation can have (2^57 bytes and up), in the columns: refused before it
+	 * reaches a sum; 2^57 - 1 is read */
+	for (int k = 0; k < 2; k++) {
+		uint64_t size = ((uint64_t)1 << 57) - 1 + (uint64_t)k;
+		cols = enc_init(&e);
+		p = row;
+		ckt_record_frame(&e, &p, 0, 1000);
+		ckt_record_thread(&e, &p, 7);
+		struct ckt_slot w = slot(CKT_EV_ALLOC, CKT_FN_MALLOC | CKT_SLOT_WIDE, 1001, 0x5000, size, 0, 0);
+		assert_int_equal(ckt_record_event(&e, &p, &w, NULL), 0);
+		n = lay_out(frame, &e, row, (size_t)(p - row));
+		assert_int_equal(decode_frame_bytes(frame, n, &err), k ? CKT_EFORMAT : 0);
+		if (k)
+			assert_string_equal(err.msg, "corrupt record (tag 0x10) in frame 1: a size of 2^57 bytes or more");
+		free(cols);
+	}
 }
 
 /* Damaged version 2 frames, built by the real encoder and then hit by a few random byte
