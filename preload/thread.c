@@ -209,6 +209,17 @@ CKT_NOINLINE int ckt_thread_make_room(struct ckt_ring *r, unsigned n)
 		return 1;
 	ckt_writer_wake();
 	uint32_t shrink = atomic_load_explicit(&r->shrink, memory_order_relaxed);
+	/* Before the writer has started (a library constructor before ours), nothing drains: the
+	 * window grows in place, up to the whole ring, as events come. Safe while the ring has
+	 * never been drained (tail 0): events 0..h-1, h <= the window, sit in the same slots
+	 * under the doubled window, whichever the writer reads if it starts meanwhile. */
+	while (shrink && h + n - r->tail_cache > win / 2 && r->tail_cache == 0 &&
+	       !atomic_load(&ckt_writer_running)) {
+		atomic_store_explicit(&r->shrink, --shrink, memory_order_relaxed);
+		win *= 2;
+	}
+	if (h + n - r->tail_cache <= win / 2)
+		return 1;
 	if (shrink) {
 		/* Busy: no room at all, or another half window's worth of events since the last
 		 * time within CKT_RING_GROW_NS (last_ts is this event's stamp, or the one before;

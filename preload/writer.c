@@ -565,8 +565,11 @@ static void *writer_main(void *arg)
 			finish_orphaned();
 			return NULL;
 		}
-		if (atomic_load(&pause_flag))
-			return NULL; /* everything recorded so far is written; resumed by a new thread */
+		/* everything recorded so far is written; resumed by a new thread. Only if the pauser
+		 * still waits for it (1 -> 2): one that gave up (1 -> 0) keeps this writer. */
+		int pausing = 1;
+		if (atomic_load(&pause_flag) && atomic_compare_exchange_strong(&pause_flag, &pausing, 2))
+			return NULL;
 	}
 	int rc = cycle(final_reason + 1);
 	atomic_store(&ckt_writer_running, 0);
@@ -928,10 +931,17 @@ int ckt_helpers_pause(void)
 	atomic_store(&wake_pending, 1);
 	syscall(SYS_futex, &wake_pending, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 	if (!join_writer()) {
-		/* stuck (a write that does not return): it stays, and the call will fail */
-		ckt_log("warning: the trace writer made no progress for 10 s; a call that needs a "
-			"single-threaded process will fail", NULL, NULL, NULL);
-		return 0;
+		int pausing = 1;
+		if (atomic_compare_exchange_strong(&pause_flag, &pausing, 0)) {
+			/* stuck (a write that does not return): it stays and goes on when it can,
+			 * the sampler with it, and the call will fail */
+			if (ckt_config.rss_ms)
+				(void)ckt_rss_start();
+			ckt_log("warning: the trace writer made no progress for 10 s; a call that needs "
+				"a single-threaded process will fail", NULL, NULL, NULL);
+			return 0;
+		}
+		pthread_join(writer_thread, NULL); /* it took the pause just now: it is ending */
 	}
 	/* a joined thread can still be leaving the kernel's thread group for a moment */
 	for (int i = 0; i < 1000 && !alone_but(0, 0); i++) {
@@ -944,6 +954,7 @@ int ckt_helpers_pause(void)
 void ckt_helpers_resume(void)
 {
 	atomic_store(&pause_flag, 0);
+	atomic_store(&writer_tid, 0); /* the new writer says who it is (ckt_helpers_pause waits) */
 	unsigned long th;
 	if (!atomic_load(&ckt_writer_running)) /* it failed while flushing, and said so */
 		return;

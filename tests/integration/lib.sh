@@ -56,3 +56,42 @@ while i < len(d):
 print(len(sizes), max(sizes))
 PYEOF
 }
+
+# writer_of PID: the tracer's writer thread of PID, run with CUZKTRACE_RSS_MS=0 (the one
+# thread besides main then), once it exists (5 s at most; empty if none)
+writer_of() {
+	local w=
+	for _ in $(seq 100); do
+		w=$(ls /proc/$1/task 2>/dev/null | grep -v "^$1\$" | head -1)
+		[ -n "$w" ] && break
+		sleep 0.05
+	done
+	echo "$w"
+}
+
+# freeze PID TID SECS [READY]: holds thread TID of PID stopped with ptrace (as a write hung on
+# a network file system would hold it) for SECS or until PID exits, creating the file READY
+# once it is stopped; prints "exited while frozen" or "still running after SECS s". Needs
+# ptrace of our own child (root, or Yama scope 0/1).
+freeze() {
+	$PY - "$1" "$2" "$3" "${4:-}" <<'PYEOF'
+import ctypes, os, sys, time
+libc = ctypes.CDLL(None, use_errno=True)
+PTRACE_SEIZE, PTRACE_INTERRUPT, PTRACE_DETACH = 0x4206, 0x4207, 17
+pid, tid, secs = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
+if libc.ptrace(PTRACE_SEIZE, tid, 0, 0) != 0 or libc.ptrace(PTRACE_INTERRUPT, tid, 0, 0) != 0:
+    print('ptrace failed: errno %d' % ctypes.get_errno())
+    sys.exit(1)
+os.waitpid(tid, 0x40000000)  # __WALL: the stop
+if sys.argv[4]:
+    open(sys.argv[4], 'w').close()
+t0 = time.time()
+while time.time() - t0 < secs and os.path.exists('/proc/%d/task/%d' % (pid, pid)):
+    with open('/proc/%d/stat' % pid) as f:
+        if f.read().split(')')[-1].split()[0] == 'Z':
+            break  # exited, not reaped yet
+    time.sleep(0.2)
+print('exited while frozen' if time.time() - t0 < secs else 'still running after %g s' % secs)
+libc.ptrace(PTRACE_DETACH, tid, 0, 0)
+PYEOF
+}

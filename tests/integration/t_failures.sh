@@ -123,30 +123,7 @@ if [ "$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo 0)" -le 1 ]; 
 	CUZKTRACE_RSS_MS=0 CUZKTRACE_QUIET=1 CUZKTRACE_OUT=$T/stuck.zst LD_PRELOAD=$LIB $P/churn 0 400 \
 		>$T/stuck.out 2>$T/stuck.err &
 	st_pid=$!
-	st_wr=
-	for _ in $(seq 100); do # the writer: the one thread besides main (no RSS sampler)
-		st_wr=$(ls /proc/$st_pid/task 2>/dev/null | grep -v "^$st_pid\$" | head -1)
-		[ -n "$st_wr" ] && break
-		sleep 0.05
-	done
-	$PY - "$st_pid" "$st_wr" 40 <<'PYEOF' >$T/freeze.out 2>&1
-import ctypes, os, sys, time
-libc = ctypes.CDLL(None, use_errno=True)
-PTRACE_SEIZE, PTRACE_INTERRUPT, PTRACE_DETACH = 0x4206, 0x4207, 17
-pid, tid, secs = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
-if libc.ptrace(PTRACE_SEIZE, tid, 0, 0) != 0 or libc.ptrace(PTRACE_INTERRUPT, tid, 0, 0) != 0:
-    print('ptrace failed: errno %d' % ctypes.get_errno())
-    sys.exit(1)
-os.waitpid(tid, 0x40000000)  # __WALL: the stop
-t0 = time.time()
-while time.time() - t0 < secs and os.path.exists('/proc/%d/task/%d' % (pid, pid)):
-    with open('/proc/%d/stat' % pid) as f:
-        if f.read().split(')')[-1].split()[0] == 'Z':
-            break  # exited, not reaped yet
-    time.sleep(0.2)
-print('exited while frozen' if time.time() - t0 < secs else 'still running after %g s' % secs)
-libc.ptrace(PTRACE_DETACH, tid, 0, 0)
-PYEOF
+	freeze $st_pid "$(writer_of $st_pid)" 40 >$T/freeze.out 2>&1
 	wait $st_pid
 	expect_eq "stuck writer: the program ran to its end and exited while the writer was stuck" \
 		"$?/$(cat $T/freeze.out)" "0/exited while frozen"
@@ -154,6 +131,25 @@ PYEOF
 		"cuzktrace: error: the trace writer made no progress for 10 s at exit (a write that does not return?); '$T/stuck.zst' is left incomplete"
 	$REPORT --json $T/stuck.zst >$T/stuck.json 2>$T/stuck.rerr
 	expect_match "stuck writer: the reader says the trace is incomplete" "$(cat $T/stuck.rerr)" "trace is truncated \(no end record\)"
+fi
+
+# A call that needs a single-threaded process (unshare of a user namespace) while the writer
+# is stuck (frozen 11 s): after 10 s without progress the helpers are left running, one line
+# says the call will fail, and when the writer moves again it goes on: the 100,000 blocks the
+# program keeps afterwards are all in a complete trace.
+if [ "$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo 0)" -le 1 ]; then
+	CUZKTRACE_RSS_MS=0 CUZKTRACE_OUT=$T/pausestuck.zst LD_PRELOAD=$LIB $P/pausestuck $T/frozen \
+		>$T/pausestuck.out 2>$T/pausestuck.err &
+	ps_pid=$!
+	freeze $ps_pid "$(writer_of $ps_pid)" 11 $T/frozen >$T/pausefreeze.out 2>&1
+	wait $ps_pid
+	expect_eq "stuck writer during unshare: the program ends (status 0), one line about the call" \
+		"$?/$(grep -c 'made no progress for 10 s; a call that needs a single-threaded process will fail' $T/pausestuck.err)/$(head -1 $T/pausestuck.out)" \
+		"0/1/pausestuck: unshare: Invalid argument"
+	$REPORT --json $T/pausestuck.zst >$T/pausestuck.json 2>$T/pausestuck.rerr
+	live=$(jget $T/pausestuck.json live_at_exit.heap_bytes)
+	expect_eq "stuck writer during unshare: tracing goes on (complete, 100,000 blocks kept after, nothing lost)" \
+		"$(jget $T/pausestuck.json truncated)/$(( live >= 10000000 && live < 10016384 ))/$(jget $T/pausestuck.json lost_events)/$(cat $T/pausestuck.rerr)" "false/1/0/"
 fi
 
 # The process stopped for 11 s while a thread waits for ring room (its writer held back, here

@@ -63,6 +63,8 @@ CUZKTRACE_OUT=$T/ctor.zst traced ctor $P/ctor
 expect_eq "first allocation: program status" "$(cat $T/ctor.rc)" 0
 $REPORT --json $T/ctor.zst >$T/ctor.json 2>/dev/null
 expect_eq "first allocation: a library constructor's 777,777 bytes + main's 222,223" "$(jget $T/ctor.json live_at_exit.heap_bytes)" 1000000
+expect_eq "before the writer starts: the constructor's 10,000 events all kept (alloc/free/lost)" \
+	"$(jget $T/ctor.json event_counts.alloc)/$(jget $T/ctor.json event_counts.free)/$(jget $T/ctor.json lost_events)" "5002/5000/0"
 
 # Stack capture under pressure: deep recursion on 4 threads while a 5th dlopens/dlcloses in a
 # loop (exact mode, every allocation unwound). No deadlock (60 s limit), exact totals.
@@ -219,14 +221,15 @@ for m in 0 524288; do
 done
 
 # unshare(CLONE_NEWUSER) needs a single-threaded process: the tracer's threads stop for the
-# call (after writing what was recorded) and start again; the program sees what it sees
-# untraced (where user namespaces are not allowed, the same error), and the trace goes on.
+# call (after writing what was recorded) and start again, 20 times in a row (a restarted
+# writer must be told from a program thread at once); the program sees what it sees untraced
+# (where user namespaces are not allowed, the same error), and the trace goes on.
 $P/userns >$T/userns.plain 2>&1
 CUZKTRACE_OUT=$T/userns.zst traced userns $P/userns
 expect_eq "unshare(CLONE_NEWUSER): the same result as untraced ($(cat $T/userns.plain))" "$(cat $T/userns.out)" "$(cat $T/userns.plain)"
 if [ "$(cat $T/userns.plain)" = "userns: ok" ]; then
 	$REPORT --json $T/userns.zst >$T/userns.json 2>/dev/null
 	live=$(jget $T/userns.json live_at_exit.heap_bytes)
-	expect_eq "unshare(CLONE_NEWUSER): trace complete, 3,000,000 live (the thread's after the call too)" \
+	expect_eq "unshare(CLONE_NEWUSER) x20: trace complete, 3,000,000 live (the thread's after the calls too)" \
 		"$(jget $T/userns.json truncated)/$(( live >= 3000000 && live < 3016384 ))/$(jget $T/userns.json lost_events)" "false/1/0"
 fi

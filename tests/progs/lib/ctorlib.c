@@ -1,5 +1,6 @@
-/* ctorlib.c: a library whose constructor allocates 777,777 bytes before main, and before
- * (or right after) the tracer's own constructor: the block must be in the trace. With
+/* ctorlib.c: a library whose constructor makes and frees 5,000 blocks of 100 bytes, then
+ * allocates 777,777 bytes, before main, and before (or right after) the tracer's own
+ * constructor: every event must be in the trace. With
  * CKT_CTORLIB_EXEC=PROG in the environment, the constructor first replaces the process with
  * PROG (before anything has called into the tracer): the exec must happen. */
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 extern char **environ;
 
 void *volatile ctorlib_block;
+static void *volatile churn[5000];
 
 __attribute__((constructor)) static void ctorlib_init(void)
 {
@@ -20,6 +22,12 @@ __attribute__((constructor)) static void ctorlib_init(void)
 		(void)!write(2, m, sizeof(m) - 1);
 		_exit(99);
 	}
+	/* 5,000 blocks of 100 bytes, all held, then freed: 10,000 events before the tracer's
+	 * constructor has started its writer, more than a thread's first ring window holds */
+	for (int i = 0; i < 5000; i++)
+		churn[i] = malloc(100);
+	for (int i = 0; i < 5000; i++)
+		free(churn[i]);
 	ctorlib_block = malloc(777777);
 	memset(ctorlib_block, 1, 64);
 }
