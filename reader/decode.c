@@ -78,23 +78,24 @@ static int ckt_decode_refill(struct ckt_decoder *d, struct ckt_error *err)
 
 /* The file ends inside the frame at d->frame_off. A killed writer leaves that; so does a
  * corrupted block header (a block that claims more bytes than are left): in a regular file,
- * whole zstd frames from somewhere after the frame's start to the end of the file tell the
- * two apart. Returns where they start, or 0 when there are none (the trace was cut). Bounded: a frame is at most
- * CKT_DECODE_MAX_FRAME, and a block at most 128 KiB past it. */
+ * whole zstd frames from somewhere after the frame's start to the end the decoder reached
+ * (not the file's size now: a trace still being written grows) tell the two apart. Returns
+ * where they start, or 0 when there are none (the trace was cut). Bounded: a frame is at most
+ * CKT_DECODE_MAX_FRAME, and a block at most 128 KiB past it; every offset is walked from at
+ * most once (a walk that fails marks the offsets it went through). */
 static uint64_t ckt_decode_frame_after(struct ckt_decoder *d)
 {
 	struct stat st;
 	int fd = fileno(d->f);
-	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size <= d->frame_off + 4)
+	uint64_t end = d->in_file_off + d->in.size; /* the end of what was read */
+	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || end <= d->frame_off + 4)
 		return 0;
-	uint64_t left = (uint64_t)st.st_size - d->frame_off;
+	uint64_t left = end - d->frame_off;
 	if (left > CKT_DECODE_MAX_FRAME + ((size_t)1 << 17))
-		left = CKT_DECODE_MAX_FRAME + ((size_t)1 << 17);
-	uint8_t *buf = malloc(left);
-	if (!buf)
-		return 0;
+		return 0; /* zstd would have refused the frame first */
+	uint8_t *buf = malloc(left), *dead = calloc(left / 8 + 1, 1);
 	uint64_t found = 0;
-	if (pread(fd, buf, left, (off_t)d->frame_off) == (ssize_t)left) {
+	if (buf && dead && pread(fd, buf, left, (off_t)d->frame_off) == (ssize_t)left) {
 		static const uint8_t magic[4] = { 0x28, 0xb5, 0x2f, 0xfd };
 		for (size_t i = 1; i + 4 <= left && !found; i++) {
 			const uint8_t *m = memchr(buf + i, magic[0], left - i);
@@ -103,20 +104,24 @@ static uint64_t ckt_decode_frame_after(struct ckt_decoder *d)
 			i = (size_t)(m - buf);
 			if (i + 4 > left || memcmp(m, magic, 4) != 0)
 				continue;
-			/* whole frames from here to the end of the file exactly: compressed bytes
-			 * that happen to hold the magic are not taken for a frame */
+			/* whole frames from here to the end exactly: compressed bytes that happen to
+			 * hold the magic are not taken for a frame */
 			size_t j = i;
-			while (j < left) {
+			while (j < left && !(dead[j / 8] >> (j % 8) & 1)) {
 				size_t n = ZSTD_findFrameCompressedSize(buf + j, left - j);
 				if (ZSTD_isError(n))
 					break;
+				dead[j / 8] |= (uint8_t)(1u << (j % 8)); /* reached from here: walked */
 				j += n;
 			}
 			if (j == left)
 				found = d->frame_off + i;
+			else if (j < left)
+				dead[j / 8] |= (uint8_t)(1u << (j % 8));
 		}
 	}
 	free(buf);
+	free(dead);
 	return found;
 }
 
@@ -491,7 +496,8 @@ static inline uint64_t ckt_decode_col_alloc(struct ckt_decoder *d, uint64_t size
 }
 
 /* No allocation, mapping or running total moves 2^57 bytes or more at once (Linux refuses
- * longer ranges): such a value is corruption, refused before it can overflow a sum. */
+ * longer ranges): such a value is corruption, refused before it can overflow a sum. Records
+ * of calls that may have failed (CUDA_UNMAP) are not checked. */
 #define CKT_DECODE_MAX_BYTES ((uint64_t)1 << 57)
 
 static bool ckt_decode_huge(uint8_t tag, const struct ckt_record *r)
@@ -509,8 +515,8 @@ static bool ckt_decode_huge(uint8_t tag, const struct ckt_record *r)
 		return r->u.mremap.old_len >= CKT_DECODE_MAX_BYTES || r->u.mremap.new_len >= CKT_DECODE_MAX_BYTES;
 	case CKT_TAG_CUDA_ALLOC:
 		return r->u.cuda_alloc.size >= CKT_DECODE_MAX_BYTES;
-	case CKT_TAG_CUDA_MAP:
-	case CKT_TAG_CUDA_UNMAP:
+	case CKT_TAG_CUDA_MAP: /* not CUDA_UNMAP: written before the call, with whatever size the
+				* program passed (the replay only takes away ranges it knows) */
 		return r->u.cuda_map.size >= CKT_DECODE_MAX_BYTES;
 	case CKT_TAG_AGG:
 		return r->u.agg.bytes >= (int64_t)CKT_DECODE_MAX_BYTES || r->u.agg.bytes <= -(int64_t)CKT_DECODE_MAX_BYTES ||

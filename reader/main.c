@@ -3,6 +3,7 @@
  * (0 ok, 1 bad trace or unwritable output, 2 usage).
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -126,6 +127,36 @@ static bool ckt_main_not_regular(const char *path)
 	return stat(path, &st) == 0 && !S_ISREG(st.st_mode);
 }
 
+/* The absolute name path has or will have: its directory resolved, then its last part. */
+static bool ckt_main_canon(const char *path, char *out, size_t cap)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[PATH_MAX];
+	if (!slash)
+		strcpy(dir, ".");
+	else if (slash == path)
+		strcpy(dir, "/");
+	else if ((size_t)(slash - path) < sizeof(dir))
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	else
+		return false;
+	char *rp = realpath(dir, NULL);
+	if (!rp)
+		return false;
+	int n = snprintf(out, cap, "%s/%s", rp, slash ? slash + 1 : path);
+	free(rp);
+	return n > 0 && (size_t)n < cap;
+}
+
+/* a and b name one file, or will once written: the same name, the same existing file, or the
+ * same directory and last part (out.csv and ./out.csv before either exists) */
+static bool ckt_main_same_output(const char *a, const char *b)
+{
+	char ca[PATH_MAX + 256], cb[PATH_MAX + 256];
+	return strcmp(a, b) == 0 || ckt_main_same_file(a, b) ||
+	       (ckt_main_canon(a, ca, sizeof(ca)) && ckt_main_canon(b, cb, sizeof(cb)) && strcmp(ca, cb) == 0);
+}
+
 /* Two outputs given one file would truncate and interleave each other: refused, by name or by
  * the file an existing path names (not a device such as /dev/null). */
 static int ckt_main_check_outputs(const struct ckt_args *a)
@@ -138,7 +169,7 @@ static int ckt_main_check_outputs(const struct ckt_args *a)
 	for (size_t i = 0; i < n; i++)
 		for (size_t j = i + 1; j < n; j++)
 			if (o[i].path && o[j].path && !ckt_main_not_regular(o[i].path) &&
-			    (strcmp(o[i].path, o[j].path) == 0 || ckt_main_same_file(o[i].path, o[j].path)))
+			    ckt_main_same_output(o[i].path, o[j].path))
 				return ckt_main_usage("'%s' is given to both %s and %s", o[j].path, o[i].opt,
 						      o[j].opt);
 	return 0;
@@ -232,7 +263,8 @@ static int ckt_main_parse(int argc, char **argv, struct ckt_args *a)
 		return 0;
 	struct stat st;
 	/* --phase-rule reads the trace twice (its stacks first), which a pipe cannot give */
-	if (a->nrules && stat(a->trace, &st) == 0 && !S_ISREG(st.st_mode))
+	if (a->nrules && stat(a->trace, &st) == 0 &&
+	    (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)))
 		return ckt_main_usage("--phase-rule reads the trace twice: '%s' must be a regular file, "
 				      "not a pipe or device", a->trace);
 	return ckt_main_check_outputs(a);
@@ -369,11 +401,17 @@ int main(int argc, char **argv)
 		fprintf(stderr, CKT_PROG ": error: '%s': %s\n", a.trace, err.msg);
 		return CKT_EXIT_TRACE;
 	}
-	rep = ckt_replay_new(ckt_decode_header(dec)->page_size);
-	if (rep) {
-		const char *rate = ckt_decode_header_get(dec, "setting.CUZKTRACE_SAMPLE");
-		ckt_replay_set_sample(rep, rate ? strtoull(rate, NULL, 10) : 0);
+	/* the tracer takes rates up to 2^30 bytes: a bigger one would make every estimate huge */
+	const char *rate = ckt_decode_header_get(dec, "setting.CUZKTRACE_SAMPLE");
+	uint64_t rate_bytes = rate ? strtoull(rate, NULL, 10) : 0;
+	if (rate_bytes > ((uint64_t)1 << 30)) {
+		fprintf(stderr, CKT_PROG ": error: '%s': corrupt header: CUZKTRACE_SAMPLE=%s is out of range\n",
+			a.trace, rate);
+		goto out;
 	}
+	rep = ckt_replay_new(ckt_decode_header(dec)->page_size);
+	if (rep)
+		ckt_replay_set_sample(rep, rate_bytes);
 	if (!rep) {
 		fprintf(stderr, CKT_PROG ": error: out of memory\n");
 		goto out;

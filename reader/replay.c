@@ -436,6 +436,8 @@ struct ckt_replay {
 
 	int64_t heap_signed, blocks_signed; /* see ckt_replay_heap_move */
 	bool overflow; /* a sum passed CKT_REPLAY_MAX_LIVE: the trace is corrupt */
+	int64_t sampled_live;   /* see ckt_replay_sampled_move */
+	uint64_t allocated_sum; /* see ckt_replay_allocated */
 	uint64_t agg_live; /* threads that may have running totals pending now */
 
 	struct ckt_observer obs[8];
@@ -733,15 +735,36 @@ static int ckt_replay_push(struct ckt_replay *r, uint64_t tid, const struct ckt_
 
 /* ---- applying events ---- */
 
-/* More bytes live at once than any address space holds: the trace is corrupt (ckt_replay_err) */
-#define CKT_REPLAY_MAX_LIVE ((int64_t)1 << 62)
+/* More bytes live at once in one space (heap, sampled estimates, mmap, each CUDA kind) than any
+ * address space holds (2^57), or more allocated in all than any run can: the trace is corrupt
+ * (ckt_replay_err). Every step is under 2^57 (decode.c), and the observers add up at most
+ * seven such spaces, so with these bounds no sum anywhere comes near 2^63. */
+#define CKT_REPLAY_MAX_LIVE ((int64_t)1 << 59)
+#define CKT_REPLAY_MAX_ALLOCATED ((uint64_t)1 << 62)
 
 /* An error code of the replay as the caller's message. */
 static int ckt_replay_err(struct ckt_error *err, int rc)
 {
 	if (rc == CKT_EFORMAT)
-		return ckt_util_err(err, rc, "corrupt trace: more than 4 EiB (2^62 bytes) live at once");
+		return ckt_util_err(err, rc, "corrupt trace: more bytes than any process can have "
+					     "(over 2^59 live in one space, or 2^62 allocated in all)");
 	return ckt_util_err(err, rc, "out of memory");
+}
+
+/* bytes allocated (heap, mmap, CUDA), for the bound above */
+static void ckt_replay_allocated(struct ckt_replay *r, uint64_t bytes)
+{
+	r->allocated_sum += bytes;
+	if (__builtin_expect(r->allocated_sum > CKT_REPLAY_MAX_ALLOCATED, 0))
+		r->overflow = true;
+}
+
+/* the live estimates of the default mode's samples, for the bound above */
+static void ckt_replay_sampled_move(struct ckt_replay *r, int64_t est)
+{
+	r->sampled_live += est;
+	if (r->sampled_live > CKT_REPLAY_MAX_LIVE || r->sampled_live < -CKT_REPLAY_MAX_LIVE)
+		r->overflow = true;
 }
 
 /* Heap totals are kept signed: in the default mode each thread's running total of small
@@ -751,8 +774,7 @@ static int ckt_replay_err(struct ckt_error *err, int rc)
  * the signed ones clamped at zero, so nothing wraps to 16 million TiB. */
 static void ckt_replay_heap_move(struct ckt_replay *r, int64_t bytes, int64_t blocks)
 {
-	/* each step is under 2^57 (decode.c), so checking the sums against 2^62 keeps them far
-	 * from overflow: only a corrupt trace gets there (the address space is 2^57) */
+	/* each step is under 2^57 (decode.c): see CKT_REPLAY_MAX_LIVE */
 	r->heap_signed += bytes;
 	r->blocks_signed += blocks;
 	if (__builtin_expect(r->heap_signed > CKT_REPLAY_MAX_LIVE || r->heap_signed < -CKT_REPLAY_MAX_LIVE ||
@@ -807,8 +829,10 @@ static void ckt_replay_block_gone(struct ckt_replay *r, const struct ckt_live *b
 {
 	if (b->owner & 1) {
 		double w = ckt_replay_sample_weight(r->st.sample_r, b->size);
+		int64_t est = (int64_t)llround(w * (double)b->size);
+		ckt_replay_sampled_move(r, -est);
 		ckt_replay_obs_bytes_w(r, b->stack, b->phase, ckt_replay_live_tid(r, b), CKT_SPACE_HEAP,
-				       -(int64_t)llround(w * (double)b->size), -1, ts, w);
+				       -est, -1, ts, w);
 		return;
 	}
 	ckt_replay_obs_bytes(r, b->stack, b->phase, ckt_replay_live_tid(r, b), CKT_SPACE_HEAP,
@@ -860,11 +884,13 @@ static int ckt_replay_heap_alloc(struct ckt_replay *r, const struct ckt_ev *ev, 
 	ckt_replay_heap_clear(r, ev->addr, ev->ts, young);
 	if (ckt_replay_live_add(young ? &r->young : &r->blocks, &nb) < 0)
 		return CKT_ENOMEM;
+	ckt_replay_allocated(r, ev->len);
 	if (sampled) {
 		double w = ckt_replay_sample_weight(r->st.sample_r, nb.size);
+		int64_t est = (int64_t)llround(w * (double)nb.size);
 		r->st.sampled_allocs++;
-		ckt_replay_obs_bytes_w(r, nb.stack, nb.phase, tid, CKT_SPACE_HEAP,
-				       (int64_t)llround(w * (double)nb.size), 1, ev->ts, w);
+		ckt_replay_sampled_move(r, est);
+		ckt_replay_obs_bytes_w(r, nb.stack, nb.phase, tid, CKT_SPACE_HEAP, est, 1, ev->ts, w);
 		return 0;
 	}
 	ckt_replay_obs_bytes(r, nb.stack, nb.phase, tid, CKT_SPACE_HEAP, (int64_t)ev->len, 1, ev->ts);
@@ -1088,6 +1114,7 @@ static int ckt_replay_cuda_account(struct ckt_replay *r, const struct ckt_block 
 			return CKT_ENOMEM;
 	}
 	if (sign > 0) {
+		ckt_replay_allocated(r, size);
 		if (kb)
 			*kb += size;
 		if (tot)
@@ -1250,6 +1277,7 @@ static int ckt_replay_apply(struct ckt_replay *r, struct ckt_thread *th, const s
 		struct ckt_range v = { ev->addr, ckt_replay_page_end(r, ev->addr, ev->len), ev->stack,
 				       ev->phase, (uint32_t)ev->x, ev->flags & (CKT_MAP_ANON | CKT_MAP_SHARED),
 				       (uint32_t)th->tid, NULL };
+		ckt_replay_allocated(r, ev->len);
 		rc = ckt_replay_map(r, &v, ev->ts);
 		ckt_replay_note_mmap(r, ev->ts);
 		break;
@@ -1271,6 +1299,7 @@ static int ckt_replay_apply(struct ckt_replay *r, struct ckt_thread *th, const s
 		struct ckt_range v = th->mremap_attr;
 		v.start = ev->addr;
 		v.end = ckt_replay_page_end(r, ev->addr, ev->len);
+		ckt_replay_allocated(r, ev->len);
 		rc = ckt_replay_map(r, &v, ev->ts);
 		ckt_replay_note_mmap(r, ev->ts);
 		break;

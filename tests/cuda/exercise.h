@@ -100,6 +100,9 @@ static void exercise(const struct drv *d)
 	 * see that it cannot have happened) */
 	if (d->unmap(va, MiB) == CUDA_SUCCESS)
 		exit(11);
+	/* a size no range can have: refused too, and its record is not corruption */
+	if (d->unmap(va, (size_t)1 << 60) == CUDA_SUCCESS)
+		exit(12);
 	prop.location.type = CU_MEM_LOCATION_TYPE_HOST;
 	prop.location.id = 0;
 	CHECK(d->create(&vh, MiB, &prop, 0));

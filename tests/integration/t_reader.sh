@@ -101,6 +101,8 @@ def write(name, frames):
     return data
 write("huge.zst", [head, frame(1, 0, alloc(10, 0xA000, 1 << 60), True)])
 write("overlap.zst", [head, frame(1, 0, b"".join(alloc(1, 0x1000, 1 << 56) for _ in range(80)), True)])
+rate = b"CUZKTRC\0" + (1).to_bytes(2, "little") + s(b"page_size") + s(b"4096") + s(b"setting.CUZKTRACE_SAMPLE") + s(str(1 << 62).encode()) + uv(0)
+write("rate.zst", [rate, frame(1, 0, alloc(10, 0xA000, 16), True)])
 def bump_block(data):
     # the first block header of the frame, after the magic, descriptor, window and sizes
     fhd = data[4]; single, fcs = (fhd >> 5) & 1, fhd >> 6
@@ -122,7 +124,10 @@ PYEOF
 		"1/cuzktrace-report: error: '$T/huge.zst': corrupt record (tag 0x10) in frame 1: a size of 2^57 bytes or more"
 	$REPORT --json $T/overlap.zst >/dev/null 2>$T/overlap.err
 	expect_eq "reader: 80 live blocks of 2^56 bytes are corruption, not an overflow (exit 1, one line)" "$?/$(cat $T/overlap.err)" \
-		"1/cuzktrace-report: error: '$T/overlap.zst': corrupt trace: more than 4 EiB (2^62 bytes) live at once"
+		"1/cuzktrace-report: error: '$T/overlap.zst': corrupt trace: more bytes than any process can have (over 2^59 live in one space, or 2^62 allocated in all)"
+	$REPORT --json $T/rate.zst >/dev/null 2>$T/rate.err
+	expect_eq "reader: a sampling rate of 2^62 bytes in the header is corruption (exit 1, one line)" "$?/$(cat $T/rate.err)" \
+		"1/cuzktrace-report: error: '$T/rate.zst': corrupt header: CUZKTRACE_SAMPLE=$((1 << 62)) is out of range"
 	read -r mo mn <$T/midcut.off
 	$REPORT --json $T/midcut.zst >/dev/null 2>$T/midcut.err
 	expect_eq "reader: a block header that runs past the end, whole frames after it: corrupt, not cut" "$?/$(cat $T/midcut.err)" \
@@ -144,6 +149,9 @@ ln -sf $T/same2.csv $T/same2.link
 $REPORT --sites-csv $T/same2.csv --folded $T/same2.link $T/known.zst >/dev/null 2>$T/same2.err
 expect_eq "reader: the same file by another name: exit 2" "$?/$(head -1 $T/same2.err)" \
 	"2/cuzktrace-report: error: '$T/same2.link' is given to both --sites-csv and --folded"
+$REPORT --csv $T/new.csv --phases-csv $T/./new.csv $T/known.zst >/dev/null 2>$T/new.err
+expect_eq "reader: one file not yet made, by two names: exit 2" "$?/$(head -1 $T/new.err)/$(ls $T/new.csv 2>&1 | grep -c 'No such')" \
+	"2/cuzktrace-report: error: '$T/./new.csv' is given to both --csv and --phases-csv/1"
 $REPORT --csv /dev/null --folded /dev/null --sites-csv /dev/null $T/known.zst >/dev/null 2>$T/devnull.err
 expect_eq "reader: outputs may share a device (/dev/null)" "$?/$(cat $T/devnull.err)" "0/"
 cat $T/known.zst | $REPORT --phase-rule x=main /dev/stdin >/dev/null 2>$T/rulepipe.err
