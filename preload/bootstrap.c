@@ -6,6 +6,7 @@
 #include "ckt_format.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <link.h>
 #include <pthread.h>
 #include <signal.h>
@@ -185,16 +186,34 @@ __attribute__((destructor(101))) static void ckt_fini(void)
 	/* the guard stays raised: whatever this thread does after the final flush is not traced */
 }
 
-int ckt_spawn_helper(void *(*fn)(void *), void *arg, unsigned long *thread_out)
+int ckt_spawn_helper(void *(*fn)(void *), void *arg, unsigned long *thread_out, void **stack)
 {
 	/* Helper threads block every signal, so they never steal one the application expects on
-	 * its own threads; they run with the guard raised (set by fn itself). */
+	 * its own threads; they run with the guard raised (set by fn itself). Each runs on a
+	 * stack of its own, mapped once and used again when the helper is restarted (after it
+	 * was joined): never one from glibc's cache of thread stacks, so creating or joining a
+	 * helper never makes glibc free the cached stacks' TLS blocks of the program's threads
+	 * (blocks the trace holds) out of our sight. */
+	if (!*stack) {
+		void *m = (void *)syscall(SYS_mmap, NULL, CKT_HELPER_STACK, PROT_READ | PROT_WRITE,
+					  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+		if (m == MAP_FAILED)
+			return -ENOMEM;
+		(void)syscall(SYS_mprotect, m, 4096, PROT_NONE); /* a guard page below it */
+		*stack = m;
+	}
+	pthread_attr_t attr;
+	if (pthread_attr_init(&attr) != 0)
+		return -ENOMEM;
+	int rc = pthread_attr_setstack(&attr, *stack, CKT_HELPER_STACK);
 	sigset_t all, old;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	pthread_t th;
-	int rc = pthread_create(&th, NULL, fn, arg);
+	if (rc == 0)
+		rc = pthread_create(&th, &attr, fn, arg);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&attr);
 	if (rc == 0)
 		*thread_out = (unsigned long)th;
 	return -rc;

@@ -172,11 +172,9 @@ CKT_EXPORT int execvp(const char *file, char *const argv[])
  * writing what was recorded) and start again (ckt_helpers_pause). */
 static int single_threaded_call(void)
 {
-	struct ckt_tls *t = &ckt_tls;
-	t->guard++;
-	int paused = ckt_helpers_pause();
-	t->guard--;
-	return paused;
+	/* no guard raised meanwhile: a signal handler that allocates is traced (or counted lost
+	 * while the writer is down); ckt_helpers_resume raises it where threads are created */
+	return ckt_helpers_pause();
 }
 
 static void after_single_threaded_call(int paused)
@@ -184,10 +182,7 @@ static void after_single_threaded_call(int paused)
 	if (!paused)
 		return;
 	int e = errno;
-	struct ckt_tls *t = &ckt_tls;
-	t->guard++;
 	ckt_helpers_resume();
-	t->guard--;
 	errno = e;
 }
 

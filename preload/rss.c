@@ -1,7 +1,10 @@
-/* rss.c: the RSS sampler thread. Every CUZKTRACE_RSS_MS it reads /proc/self/statm (resident
- * pages) and records an RSS event; every 10th sample, at every new highest RSS, and at stop
- * it also reads VmHWM and the RssAnon/RssFile/RssShmem split from /proc/self/status, which
- * costs more to produce. */
+/* rss.c: the RSS sampler thread. Every CUZKTRACE_RSS_MS it reads /proc/thread-self/statm
+ * (resident pages) and records an RSS event; every 10th sample, at every new highest RSS, and
+ * at stop it also reads VmHWM and the RssAnon/RssFile/RssShmem split from
+ * /proc/thread-self/status, which costs more to produce. thread-self, not self: /proc/self is
+ * the main thread, whose files read empty once it has ended with pthread_exit while the
+ * process runs on; any live thread's files give the whole process's memory. So each thread
+ * that reads opens its own (the sampler at its start). */
 #include "ckt.h"
 
 #include <errno.h>
@@ -17,6 +20,7 @@
 static atomic_int stop_flag, started;
 _Atomic pid_t ckt_rss_tid;
 static pthread_t sampler;
+static void *sampler_stack; /* see ckt_spawn_helper */
 static uint64_t page_size;
 
 /* The two /proc files stay open, at high descriptor numbers, and are read with pread. Opening
@@ -30,13 +34,35 @@ struct procfile {
 	dev_t dev;
 	ino_t ino;
 };
-static struct procfile statm = {"/proc/self/statm", -1, 0, 0};
-static struct procfile status = {"/proc/self/status", -1, 0, 0};
+static struct procfile statm = {"/proc/thread-self/statm", -1, 0, 0};
+static struct procfile status = {"/proc/thread-self/status", -1, 0, 0};
+
+/* A kernel before 3.17 has no /proc/thread-self: /proc/self then. */
+static int proc_open_path(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT && strncmp(path, "/proc/thread-self/", 18) == 0) {
+		char alt[64] = "/proc/self/";
+		strncat(alt, path + 18, sizeof(alt) - strlen(alt) - 1);
+		fd = open(alt, O_RDONLY | O_CLOEXEC);
+	}
+	return fd;
+}
+
+/* Forgets f's descriptor (closing it if it is still the file we opened): the next read opens
+ * the file again, for the thread that reads. */
+static void proc_forget(struct procfile *f)
+{
+	struct stat st;
+	if (f->fd >= 0 && fstat(f->fd, &st) == 0 && st.st_dev == f->dev && st.st_ino == f->ino)
+		close(f->fd);
+	f->fd = -1;
+}
 
 static int proc_open(struct procfile *f)
 {
 	struct stat st;
-	int fd = open(f->path, O_RDONLY | O_CLOEXEC);
+	int fd = proc_open_path(f->path);
 	if (fd < 0 || fstat(fd, &st) < 0) {
 		if (fd >= 0)
 			close(fd);
@@ -130,6 +156,8 @@ static void *sampler_main(void *arg)
 	struct ckt_tls *t = &ckt_tls;
 	t->guard = 1; /* its own allocations are not traced; it records through ckt_emit directly */
 	atomic_store(&ckt_rss_tid, (pid_t)syscall(SYS_gettid));
+	proc_forget(&statm); /* this thread's own files (see the top) */
+	proc_forget(&status);
 	struct timespec next;
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	for (unsigned i = 0; !atomic_load(&stop_flag); i++) {
@@ -147,6 +175,8 @@ static void *sampler_main(void *arg)
 			;
 	}
 	sample(t, 1); /* the last word: RSS and VmHWM at exit */
+	proc_forget(&statm); /* they die with this thread */
+	proc_forget(&status);
 	atomic_store(&ckt_rss_tid, 0);
 	return NULL;
 }
@@ -155,13 +185,15 @@ int ckt_rss_start(void)
 {
 	page_size = (uint64_t)sysconf(_SC_PAGESIZE);
 	char buf[256];
-	if (read_proc(&statm, buf, sizeof(buf))) {
-		ckt_log("error: cannot read /proc/self/statm; RSS is not sampled", NULL, NULL, NULL);
+	int rc = read_proc(&statm, buf, sizeof(buf));
+	proc_forget(&statm); /* the sampler opens its own */
+	if (rc) {
+		ckt_log("error: cannot read /proc/thread-self/statm; RSS is not sampled", NULL, NULL, NULL);
 		return -1;
 	}
 	unsigned long th;
 	atomic_store(&stop_flag, 0); /* started again after ckt_helpers_pause */
-	if (ckt_spawn_helper(sampler_main, NULL, &th)) {
+	if (ckt_spawn_helper(sampler_main, NULL, &th, &sampler_stack)) {
 		ckt_log("error: cannot start the RSS sampler thread; RSS is not sampled", NULL, NULL,
 			NULL);
 		return -1;
@@ -185,9 +217,12 @@ void ckt_rss_stop(void)
 	pthread_join(sampler, NULL);
 }
 
-/* VmHWM now, for the exit line when sampling is off. */
+/* VmHWM now, for the exit line (read by the calling thread, once: the sampler has stopped). */
 uint64_t ckt_rss_peak(void)
 {
 	uint64_t d[4] = {0};
-	return read_hwm_and_split(d);
+	proc_forget(&status);
+	uint64_t hwm = read_hwm_and_split(d);
+	proc_forget(&status);
+	return hwm;
 }

@@ -254,8 +254,10 @@ atomic_int ckt_main_exited;
  * once only they are left (writer.c, orphaned). */
 CKT_EXPORT void pthread_exit(void *ret)
 {
-	if (syscall(SYS_gettid) == getpid())
+	if (syscall(SYS_gettid) == getpid()) {
 		atomic_store(&ckt_main_exited, 1);
+		ckt_writer_wake(); /* from now on it looks for the program's end every 10 ms */
+	}
 	if (!ckt_real.pthread_exit && atomic_load(&ckt_boot_state) == 0)
 		ckt_bootstrap();
 	if (ckt_real.pthread_exit)

@@ -33,6 +33,8 @@ static uint64_t noring_reported;
 static atomic_int stop_flag, finished, wake_pending, writer_failed;
 static atomic_int pause_flag; /* ckt_helpers_pause: flush, then end the thread (no END record) */
 static pthread_t writer_thread;
+static atomic_int writer_joinable; /* writer_thread names a writer not joined yet */
+static void *writer_stack; /* see ckt_spawn_helper */
 static int fd = -1;
 static dev_t file_dev;
 static ino_t file_ino;
@@ -62,6 +64,10 @@ void ckt_writer_wake(void)
 static void wait_tick(void)
 {
 	struct timespec ts = {ckt_config.flush_ms / 1000, (long)(ckt_config.flush_ms % 1000) * 1000000L};
+	/* after the main thread's pthread_exit the writer looks for the program's end often
+	 * (writer_main): the process must not outlive its last thread by a flush interval */
+	if (atomic_load(&ckt_main_exited) && ckt_config.flush_ms > 10)
+		ts = (struct timespec){0, 10000000L};
 	if (!atomic_load(&stop_flag))
 		syscall(SYS_futex, &wake_pending, FUTEX_WAIT_PRIVATE, 0, &ts, NULL, 0);
 	atomic_store(&wake_pending, 0);
@@ -917,7 +923,12 @@ const char *ckt_writer_path(void)
  * call fails anyway) and the trace is running. 1 when they were stopped. */
 int ckt_helpers_pause(void)
 {
-	if (!atomic_load(&ckt_writer_running) || atomic_load(&finished) || getpid() != trace_pid)
+	if (!atomic_load(&ckt_writer_running) || atomic_load(&finished) || getpid() != trace_pid ||
+	    !atomic_load(&writer_joinable))
+		return 0;
+	/* from a thread other than main only once main has ended (pthread_exit): otherwise the
+	 * process has two threads of its own and the call fails whatever we do */
+	if ((pid_t)syscall(SYS_gettid) != trace_pid && !atomic_load(&ckt_main_exited))
 		return 0;
 	/* helpers started a moment ago may not have said who they are yet */
 	for (int i = 0; i < 1000 && (!atomic_load(&writer_tid) || (ckt_rss_running() && !atomic_load(&ckt_rss_tid))); i++) {
@@ -927,6 +938,10 @@ int ckt_helpers_pause(void)
 	if (!only_helpers_left())
 		return 0;
 	ckt_rss_stop();
+	/* While paused, a thread whose ring fills (a signal handler that allocates) drops and
+	 * counts, as with no writer, instead of waiting for one: the writer it would wait for is
+	 * this thread's to restart. */
+	atomic_store(&ckt_writer_running, 0);
 	atomic_store(&pause_flag, 1);
 	atomic_store(&wake_pending, 1);
 	syscall(SYS_futex, &wake_pending, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
@@ -935,6 +950,8 @@ int ckt_helpers_pause(void)
 		if (atomic_compare_exchange_strong(&pause_flag, &pausing, 0)) {
 			/* stuck (a write that does not return): it stays and goes on when it can,
 			 * the sampler with it, and the call will fail */
+			if (!atomic_load(&writer_failed))
+				atomic_store(&ckt_writer_running, 1);
 			if (ckt_config.rss_ms)
 				(void)ckt_rss_start();
 			ckt_log("warning: the trace writer made no progress for 10 s; a call that needs "
@@ -943,6 +960,7 @@ int ckt_helpers_pause(void)
 		}
 		pthread_join(writer_thread, NULL); /* it took the pause just now: it is ending */
 	}
+	atomic_store(&writer_joinable, 0);
 	/* a joined thread can still be leaving the kernel's thread group for a moment */
 	for (int i = 0; i < 1000 && !alone_but(0, 0); i++) {
 		struct timespec ts = {0, 100000};
@@ -953,21 +971,32 @@ int ckt_helpers_pause(void)
 
 void ckt_helpers_resume(void)
 {
-	atomic_store(&pause_flag, 0);
 	atomic_store(&writer_tid, 0); /* the new writer says who it is (ckt_helpers_pause waits) */
-	unsigned long th;
-	if (!atomic_load(&ckt_writer_running)) /* it failed while flushing, and said so */
+	if (atomic_load(&writer_failed) || atomic_load(&finished)) {
+		atomic_store(&pause_flag, 0); /* it failed while flushing, and said so */
 		return;
-	if (ckt_spawn_helper(writer_main, NULL, &th)) {
-		atomic_store(&ckt_writer_running, 0);
+	}
+	unsigned long th;
+	struct ckt_tls *t = &ckt_tls;
+	t->guard++; /* thread creation allocates (its TLS): not the program's memory */
+	int rc = ckt_spawn_helper(writer_main, NULL, &th, &writer_stack);
+	t->guard--;
+	if (rc) {
 		atomic_store(&ckt_active, 0);
+		atomic_store(&pause_flag, 0);
 		ckt_log("error: cannot restart the trace writer thread; tracing stopped at '",
 			path_abs, "' (it reads as truncated), the program continues", NULL);
 		return;
 	}
 	writer_thread = (pthread_t)th;
-	if (ckt_config.rss_ms)
+	atomic_store(&writer_joinable, 1);
+	atomic_store(&ckt_writer_running, 1);
+	atomic_store(&pause_flag, 0);
+	if (ckt_config.rss_ms) {
+		t->guard++;
 		(void)ckt_rss_start();
+		t->guard--;
+	}
 }
 
 int ckt_writer_start(void)
@@ -985,10 +1014,12 @@ int ckt_writer_start(void)
 	if (rc == 0) {
 		atomic_store(&ckt_writer_running, 1);
 		unsigned long th;
-		rc = ckt_spawn_helper(writer_main, NULL, &th);
+		rc = ckt_spawn_helper(writer_main, NULL, &th, &writer_stack);
 		writer_thread = (pthread_t)th;
 		if (rc)
 			atomic_store(&ckt_writer_running, 0);
+		else
+			atomic_store(&writer_joinable, 1);
 	}
 	if (rc) {
 		struct ckt_line l = {.len = 0};
@@ -1062,9 +1093,23 @@ void ckt_writer_finish(int reason)
 		return;
 	if (atomic_exchange(&finished, 1) || fd < 0)
 		return;
+	if (atomic_load(&pause_flag)) {
+		/* exit during a call that paused the writer (a signal handler of the thread that
+		 * made it): the trace ends at the pause's flush */
+		atomic_store(&ckt_active, 0);
+		ckt_log("warning: the program exited during a call that paused the trace writer; '",
+			path_abs, "' ends where it paused (it reads as truncated)", NULL);
+		return;
+	}
 	ckt_rss_stop();
 	final_reason = reason;
 	int was_running = atomic_load(&ckt_writer_running);
+	if (!atomic_load(&writer_joinable)) {
+		/* no writer to join: it failed, or could not be restarted, and said so */
+		atomic_store(&ckt_active, 0);
+		close_own_fd();
+		return;
+	}
 	atomic_store(&stop_flag, 1);
 	atomic_store(&wake_pending, 1);
 	syscall(SYS_futex, &wake_pending, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
@@ -1079,6 +1124,7 @@ void ckt_writer_finish(int reason)
 		ckt_line_emit(&l);
 		return;
 	}
+	atomic_store(&writer_joinable, 0);
 	atomic_store(&ckt_active, 0);
 	close_own_fd();
 	/* after a write error the writer has said so; an exit line would claim a whole trace */
