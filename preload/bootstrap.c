@@ -194,24 +194,37 @@ int ckt_spawn_helper(void *(*fn)(void *), void *arg, unsigned long *thread_out, 
 	 * was joined): never one from glibc's cache of thread stacks, so creating or joining a
 	 * helper never makes glibc free the cached stacks' TLS blocks of the program's threads
 	 * (blocks the trace holds) out of our sight. */
-	if (!*stack) {
-		void *m = (void *)syscall(SYS_mmap, NULL, CKT_HELPER_STACK, PROT_READ | PROT_WRITE,
-					  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
-		if (m == MAP_FAILED)
-			return -ENOMEM;
-		(void)syscall(SYS_mprotect, m, 4096, PROT_NONE); /* a guard page below it */
-		*stack = m;
-	}
+	/* glibc puts the thread's static TLS (every module's, the program's too: it can be
+	 * megabytes) at the top of a given stack: add what it needs to ours */
+	static size_t size;
 	pthread_attr_t attr;
 	if (pthread_attr_init(&attr) != 0)
 		return -ENOMEM;
-	int rc = pthread_attr_setstack(&attr, *stack, CKT_HELPER_STACK);
+	if (!size) {
+		size_t (*minstack)(const pthread_attr_t *) =
+			(size_t(*)(const pthread_attr_t *))dlsym(RTLD_DEFAULT, "__pthread_get_minstack");
+		size_t tls = minstack ? minstack(&attr) : ((size_t)8 << 20);
+		size = (CKT_HELPER_STACK + tls + 4095) & ~(size_t)4095;
+	}
+	if (!*stack) {
+		void *m = (void *)syscall(SYS_mmap, NULL, size, PROT_READ | PROT_WRITE,
+					  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+		if (m == MAP_FAILED) {
+			pthread_attr_destroy(&attr);
+			return -ENOMEM;
+		}
+		(void)syscall(SYS_mprotect, m, 4096, PROT_NONE); /* a guard page below it */
+		*stack = m;
+	}
+	int rc = pthread_attr_setstack(&attr, *stack, size);
 	sigset_t all, old;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	pthread_t th;
 	if (rc == 0)
 		rc = pthread_create(&th, &attr, fn, arg);
+	if (rc == EINVAL) /* a stack glibc still finds too small: one of glibc's own, then */
+		rc = pthread_create(&th, NULL, fn, arg);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&attr);
 	if (rc == 0)

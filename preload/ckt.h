@@ -228,10 +228,13 @@ extern CKT_TLS struct ckt_tls ckt_tls;
  * does, and the tracer's helper threads must not be the ones that keep it alive (writer.c) */
 extern atomic_int ckt_main_exited;
 int ckt_helpers_pause(void); /* writer.c */
+int ckt_writer_tracing(void);
 void ckt_helpers_resume(void);
 /* the RSS sampler's thread id while it runs, else 0 (rss.c) */
 extern _Atomic pid_t ckt_rss_tid;
 int ckt_rss_running(void);
+void ckt_proc_init(void);
+int ckt_proc_open(const char *rel, int flags); /* /proc/<rel>, even after a mount namespace change */
 
 /* ---- phase.c ---- */
 extern atomic_int ckt_proc_phase; /* most recently begun process-wide phase still active */

@@ -20,7 +20,9 @@ static int finished_here; /* an exec finished the trace; it may have failed and 
  * trace there would end the parent's. */
 static int is_tracer_process(void)
 {
-	return (atomic_load(&ckt_writer_running) || finished_here) && getpid() == ckt_writer_pid();
+	/* not ckt_writer_running: the writer is down during a pause (an exec from a signal
+	 * handler then) or after a write error, and the trace is still this process's */
+	return (ckt_writer_tracing() || finished_here) && getpid() == ckt_writer_pid();
 }
 
 static void before_exec(void)

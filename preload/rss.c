@@ -37,14 +37,63 @@ struct procfile {
 static struct procfile statm = {"/proc/thread-self/statm", -1, 0, 0};
 static struct procfile status = {"/proc/thread-self/status", -1, 0, 0};
 
+/* /proc as it was when tracing started, kept open (at a high number, checked before each
+ * use like the files): after setns into a mount namespace whose /proc is another or none,
+ * paths under /proc name nothing of ours, but this descriptor still does. */
+static struct {
+	int fd;
+	dev_t dev;
+	ino_t ino;
+} procdir = {-1, 0, 0};
+
+static int procdir_off; /* given up: descriptors are too few for one more (ulimit -n) */
+
+void ckt_proc_init(void)
+{
+	struct stat st;
+	if (procdir_off ||
+	    (procdir.fd >= 0 && fstat(procdir.fd, &st) == 0 && st.st_dev == procdir.dev && st.st_ino == procdir.ino))
+		return;
+	int fd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) != 0) {
+		if (fd >= 0)
+			close(fd);
+		procdir.fd = -1;
+		return;
+	}
+	procdir.fd = ckt_fd_high(fd);
+	procdir.dev = st.st_dev;
+	procdir.ino = st.st_ino;
+}
+
+/* Opens /proc/<rel> (rel: "self/task", "thread-self/statm", ...) through that descriptor, or
+ * by path when there is none. flags are added to O_RDONLY | O_CLOEXEC. */
+int ckt_proc_open(const char *rel, int flags)
+{
+	ckt_proc_init(); /* the program may have closed it: opened again then */
+	if (procdir.fd >= 0) {
+		int fd = openat(procdir.fd, rel, O_RDONLY | O_CLOEXEC | flags);
+		if (fd >= 0 || (errno != EMFILE && errno != ENFILE))
+			return fd;
+		/* out of descriptors: the files matter more than the namespace case */
+		procdir_off = 1;
+		close(procdir.fd);
+		procdir.fd = -1;
+	}
+	char path[64] = "/proc/";
+	strncat(path, rel, sizeof(path) - strlen(path) - 1);
+	return open(path, O_RDONLY | O_CLOEXEC | flags);
+}
+
 /* A kernel before 3.17 has no /proc/thread-self: /proc/self then. */
 static int proc_open_path(const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 && errno == ENOENT && strncmp(path, "/proc/thread-self/", 18) == 0) {
-		char alt[64] = "/proc/self/";
-		strncat(alt, path + 18, sizeof(alt) - strlen(alt) - 1);
-		fd = open(alt, O_RDONLY | O_CLOEXEC);
+	const char *rel = path + 6; /* after "/proc/" */
+	int fd = ckt_proc_open(rel, 0);
+	if (fd < 0 && errno == ENOENT && strncmp(rel, "thread-self/", 12) == 0) {
+		char alt[64] = "self/";
+		strncat(alt, rel + 12, sizeof(alt) - strlen(alt) - 1);
+		fd = ckt_proc_open(alt, 0);
 	}
 	return fd;
 }
@@ -184,6 +233,7 @@ static void *sampler_main(void *arg)
 int ckt_rss_start(void)
 {
 	page_size = (uint64_t)sysconf(_SC_PAGESIZE);
+	ckt_proc_init();
 	char buf[256];
 	int rc = read_proc(&statm, buf, sizeof(buf));
 	proc_forget(&statm); /* the sampler opens its own */

@@ -61,7 +61,8 @@ void ckt_writer_wake(void)
 		syscall(SYS_futex, &wake_pending, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
-static void wait_tick(void)
+/* Waits for the next flush; 1 when woken before it (a ring half full, stop, pause). */
+static int wait_tick(void)
 {
 	struct timespec ts = {ckt_config.flush_ms / 1000, (long)(ckt_config.flush_ms % 1000) * 1000000L};
 	/* after the main thread's pthread_exit the writer looks for the program's end often
@@ -70,7 +71,7 @@ static void wait_tick(void)
 		ts = (struct timespec){0, 10000000L};
 	if (!atomic_load(&stop_flag))
 		syscall(SYS_futex, &wake_pending, FUTEX_WAIT_PRIVATE, 0, &ts, NULL, 0);
-	atomic_store(&wake_pending, 0);
+	return atomic_exchange(&wake_pending, 0);
 }
 
 /* ---- messages ---- */
@@ -503,7 +504,7 @@ static _Atomic pid_t writer_tid;
  * directory with getdents64 into a buffer on the stack: nothing is allocated. */
 static int alone_but(pid_t a, pid_t b)
 {
-	int dfd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int dfd = ckt_proc_open("self/task", O_DIRECTORY);
 	if (dfd < 0)
 		return 0;
 	pid_t me = (pid_t)syscall(SYS_gettid), leader = getpid();
@@ -555,10 +556,20 @@ static void *writer_main(void *arg)
 	ckt_tls.guard = 1; /* the writer's own allocations (zstd) are not traced */
 	ckt_tls.dead = 1;
 	atomic_store(&writer_tid, (pid_t)syscall(SYS_gettid));
+	uint64_t last = ckt_now();
 	while (!atomic_load(&stop_flag)) {
-		wait_tick();
+		int woken = wait_tick();
 		if (atomic_load(&stop_flag))
 			break;
+		/* after main's pthread_exit the 10 ms ticks between flushes only look for the end */
+		if (!woken && atomic_load(&ckt_main_exited) && ckt_now() - last < ckt_config.flush_ms * 1000000ull) {
+			if (only_helpers_left() && !atomic_exchange(&finished, 1)) {
+				finish_orphaned();
+				return NULL;
+			}
+			continue;
+		}
+		last = ckt_now();
 		int rc = cycle(0);
 		atomic_fetch_add_explicit(&ckt_writer_cycles, 1, memory_order_relaxed);
 		if (rc) {
@@ -921,6 +932,12 @@ const char *ckt_writer_path(void)
  * or mount namespace): for them the helper threads stop for a moment, after writing everything
  * recorded so far, and start again. Only when the program itself has no other thread (or the
  * call fails anyway) and the trace is running. 1 when they were stopped. */
+/* The trace is set up in this process and not finished (the writer may be paused). */
+int ckt_writer_tracing(void)
+{
+	return fd >= 0 && !atomic_load(&finished) && getpid() == trace_pid;
+}
+
 int ckt_helpers_pause(void)
 {
 	if (!atomic_load(&ckt_writer_running) || atomic_load(&finished) || getpid() != trace_pid ||
@@ -937,7 +954,10 @@ int ckt_helpers_pause(void)
 	}
 	if (!only_helpers_left())
 		return 0;
+	struct ckt_tls *t = &ckt_tls;
+	t->guard++; /* joining a helper frees its TLS table (allocated under the guard) */
 	ckt_rss_stop();
+	t->guard--;
 	/* While paused, a thread whose ring fills (a signal handler that allocates) drops and
 	 * counts, as with no writer, instead of waiting for one: the writer it would wait for is
 	 * this thread's to restart. */
@@ -945,7 +965,9 @@ int ckt_helpers_pause(void)
 	atomic_store(&pause_flag, 1);
 	atomic_store(&wake_pending, 1);
 	syscall(SYS_futex, &wake_pending, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
-	if (!join_writer()) {
+	t->guard++;
+	int joined = join_writer();
+	if (!joined) {
 		int pausing = 1;
 		if (atomic_compare_exchange_strong(&pause_flag, &pausing, 0)) {
 			/* stuck (a write that does not return): it stays and goes on when it can,
@@ -954,12 +976,14 @@ int ckt_helpers_pause(void)
 				atomic_store(&ckt_writer_running, 1);
 			if (ckt_config.rss_ms)
 				(void)ckt_rss_start();
+			t->guard--;
 			ckt_log("warning: the trace writer made no progress for 10 s; a call that needs "
 				"a single-threaded process will fail", NULL, NULL, NULL);
 			return 0;
 		}
 		pthread_join(writer_thread, NULL); /* it took the pause just now: it is ending */
 	}
+	t->guard--;
 	atomic_store(&writer_joinable, 0);
 	/* a joined thread can still be leaving the kernel's thread group for a moment */
 	for (int i = 0; i < 1000 && !alone_but(0, 0); i++) {
@@ -1003,6 +1027,7 @@ int ckt_writer_start(void)
 {
 	pid_t pid = getpid();
 	trace_pid = pid;
+	ckt_proc_init();
 	static char exe_path[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe_path, sizeof(exe_path) - 1);
 	exe_path[n > 0 ? n : 0] = 0;

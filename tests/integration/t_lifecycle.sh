@@ -237,3 +237,11 @@ if [ "$(cat $T/userns.plain)" = "userns: ok" ]; then
 	expect_eq "unshare(CLONE_NEWUSER) x20: trace complete, 3,000,000 live (the thread's after the calls too)" \
 		"$(jget $T/userns.json truncated)/$(( live >= 3000000 && live < 3016384 ))/$(jget $T/userns.json lost_events)/$(jget $T/userns.json inconsistencies)" "false/1/0/0"
 fi
+
+# A program with 3 MiB of static TLS: glibc puts it at the top of every thread's stack, the
+# stacks the tracer gives its own threads too; they are sized for it, and everything is traced.
+CUZKTRACE_OUT=$T/bigtls.zst traced bigtls $P/bigtls
+$REPORT --json $T/bigtls.zst >$T/bigtls.json 2>/dev/null
+expect_eq "3 MiB of static TLS: traced, every allocation (4 x 512,000 + 1), nothing lost" \
+	"$(cat $T/bigtls.rc)/$(cat $T/bigtls.out)/$(grep -c 'running untraced' $T/bigtls.err)/$(( $(jget $T/bigtls.json event_counts.alloc) >= 2048001 ))/$(jget $T/bigtls.json lost_events)" \
+	"0/bigtls: ok/0/1/0"
