@@ -181,12 +181,13 @@ struct ckt_ring {
 	_Atomic uint64_t busy;
 	uint64_t last_ts; /* the owner's latest timestamp */
 	_Atomic int sleeping; /* the owner waits for room (futex on drained) */
-	/* The window in use is the first CKT_RING_SLOTS >> shrink slots: event number i sits at
+	/* The window in use is the ring's first slots (a power of two): event number i sits at
 	 * slots[i & ckt_ring_mask(r)]. The owner changes it only while the ring is empty
 	 * (tail == head), before it publishes the next head; the writer reads it after it has
-	 * read head, so the events it drains were all written with the value it sees. 0 (a
-	 * zeroed ring) is the whole ring. */
-	_Atomic uint32_t shrink;
+	 * read head, so the events it drains were all written with the value it sees. Kept as
+	 * the window's mask XOR the whole ring's (ckt_ring_mask: one XOR on the hot path), so
+	 * 0 (a zeroed ring) is the whole ring. */
+	_Atomic uint32_t wmask;
 	uint64_t half_ts, half_head; /* last_ts and head when the owner last counted half a window */
 	/* written by the writer thread */
 	_Alignas(64) _Atomic uint64_t tail;
@@ -265,10 +266,16 @@ int ckt_thread_make_room(struct ckt_ring *r, unsigned n);
 void ckt_thread_init(void);
 void ckt_thread_after_fork_child(void);
 
-/* Event number i of r sits at slots[i & ckt_ring_mask(r)] (see ckt_ring.shrink). */
+/* Event number i of r sits at slots[i & ckt_ring_mask(r)] (see ckt_ring.wmask). */
 static inline uint64_t ckt_ring_mask(const struct ckt_ring *r)
 {
-	return (CKT_RING_SLOTS >> atomic_load_explicit(&r->shrink, memory_order_relaxed)) - 1;
+	return atomic_load_explicit(&r->wmask, memory_order_relaxed) ^ (CKT_RING_SLOTS - 1);
+}
+
+/* Makes the window the first `slots` slots (a power of two, up to CKT_RING_SLOTS). */
+static inline void ckt_ring_set_window(struct ckt_ring *r, uint64_t slots)
+{
+	atomic_store_explicit(&r->wmask, (uint32_t)((slots - 1) ^ (CKT_RING_SLOTS - 1)), memory_order_relaxed);
 }
 
 /* Reserve n consecutive slots (n <= 2) in this thread's ring; NULL if the event must be dropped
@@ -286,7 +293,7 @@ static inline struct ckt_slot *ckt_ring_reserve(struct ckt_tls *t, unsigned n)
 	}
 	uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
 	uint64_t mask = ckt_ring_mask(r);
-	if (CKT_UNLIKELY(h + n - r->tail_cache > (mask + 1) / 2)) {
+	if (CKT_UNLIKELY(h + n - r->tail_cache > (mask >> 1) + 1)) { /* half the window */
 		if (!ckt_thread_make_room(r, n))
 			return NULL;
 		mask = ckt_ring_mask(r); /* it may have grown */

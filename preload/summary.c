@@ -189,6 +189,8 @@ static void summary_event(const struct ckt_slot *s, const struct ckt_slot *s2)
 struct pos {
 	const struct ckt_ring *r;
 	uint64_t t, h, ts;
+	uint64_t mask; /* the ring's window, read once: its line is the producer's, written at
+			* every event (read per event, it cost 4% of exact mode) */
 };
 
 static struct pos *heap;
@@ -216,9 +218,9 @@ static void sift_down(size_t n, size_t i)
 	}
 }
 
-static inline const struct ckt_slot *slot_at(const struct ckt_ring *r, uint64_t t)
+static inline const struct ckt_slot *slot_at(const struct pos *p, uint64_t t)
 {
-	return &r->slots[t & ckt_ring_mask(r)]; /* the window cannot change before the drain */
+	return &p->r->slots[t & p->mask]; /* the window cannot change before the drain */
 }
 
 void ckt_summary_merge(const struct ckt_cursor *c, size_t n)
@@ -239,19 +241,23 @@ void ckt_summary_merge(const struct ckt_cursor *c, size_t n)
 		heap_cap = n * 2;
 	}
 	size_t k = 0;
-	for (size_t i = 0; i < n; i++)
-		if (c[i].t < c[i].h)
-			heap[k++] = (struct pos){c[i].ring, c[i].t, c[i].h, slot_at(c[i].ring, c[i].t)->ts};
+	for (size_t i = 0; i < n; i++) {
+		if (c[i].t >= c[i].h)
+			continue;
+		struct pos p = {c[i].ring, c[i].t, c[i].h, 0, ckt_ring_mask(c[i].ring)};
+		p.ts = slot_at(&p, p.t)->ts;
+		heap[k++] = p;
+	}
 	for (size_t i = k; i-- > 0;)
 		sift_down(k, i);
 	while (k) {
 		struct pos *top = &heap[0];
-		const struct ckt_slot *s = slot_at(top->r, top->t);
+		const struct ckt_slot *s = slot_at(top, top->t);
 		unsigned cnt = ckt_slot_count(s->type);
-		summary_event(s, cnt == 2 ? slot_at(top->r, top->t + 1) : NULL);
+		summary_event(s, cnt == 2 ? slot_at(top, top->t + 1) : NULL);
 		top->t += cnt;
 		if (top->t < top->h) {
-			top->ts = slot_at(top->r, top->t)->ts;
+			top->ts = slot_at(top, top->t)->ts;
 		} else {
 			heap[0] = heap[--k];
 		}

@@ -5,6 +5,7 @@
 #include "ckt.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <pthread.h>
 #include <linux/futex.h>
 #include <sched.h>
@@ -101,7 +102,7 @@ CKT_NOINLINE struct ckt_ring *ckt_thread_attach(struct ckt_tls *t)
 	r->tail_cache = atomic_load_explicit(&r->tail, memory_order_acquire);
 	r->lost = r->lost_reported;
 	/* the window starts small (the ring is empty, and the writer reads it only after head) */
-	atomic_store_explicit(&r->shrink, CKT_RING_SHRINK, memory_order_relaxed);
+	ckt_ring_set_window(r, CKT_RING_SLOTS >> CKT_RING_SHRINK);
 	r->half_ts = 0;
 	r->half_head = atomic_load_explicit(&r->head, memory_order_relaxed);
 	/* a recycled ring: its last owner's last stamp is a lower bound of ours too */
@@ -208,19 +209,20 @@ CKT_NOINLINE int ckt_thread_make_room(struct ckt_ring *r, unsigned n)
 	if (h + n - r->tail_cache <= win / 2)
 		return 1;
 	ckt_writer_wake();
-	uint32_t shrink = atomic_load_explicit(&r->shrink, memory_order_relaxed);
+	bool small = win < CKT_RING_SLOTS;
 	/* Before the writer has started (a library constructor before ours), nothing drains: the
 	 * window grows in place, up to the whole ring, as events come. Safe while the ring has
 	 * never been drained (tail 0): events 0..h-1, h <= the window, sit in the same slots
 	 * under the doubled window, whichever the writer reads if it starts meanwhile. */
-	while (shrink && h + n - r->tail_cache > win / 2 && r->tail_cache == 0 &&
+	while (small && h + n - r->tail_cache > win / 2 && r->tail_cache == 0 &&
 	       !atomic_load(&ckt_writer_running)) {
-		atomic_store_explicit(&r->shrink, --shrink, memory_order_relaxed);
 		win *= 2;
+		ckt_ring_set_window(r, win);
+		small = win < CKT_RING_SLOTS;
 	}
 	if (h + n - r->tail_cache <= win / 2)
 		return 1;
-	if (shrink) {
+	if (small) {
 		/* Busy: no room at all, or another half window's worth of events since the last
 		 * time within CKT_RING_GROW_NS (last_ts is this event's stamp, or the one before;
 		 * counted in events, as this path runs on every event while the writer is behind).
@@ -234,7 +236,7 @@ CKT_NOINLINE int ckt_thread_make_room(struct ckt_ring *r, unsigned n)
 			r->half_head = h;
 		}
 		if (busy && wait_drained(r, h, 0)) {
-			atomic_store_explicit(&r->shrink, shrink - 1, memory_order_relaxed);
+			ckt_ring_set_window(r, win * 2);
 			return 1; /* the next head's release store publishes the window with it */
 		}
 	}
