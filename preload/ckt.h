@@ -12,8 +12,9 @@
  *   exact mode (and large or sampled blocks): the above, the stack (unw_backtrace, the dominant
  *   cost, ~50-150 ns per frame, then a per-thread cache lookup), one clock_gettime through the
  *   vDSO (~15-25 ns), the usable size (the chunk header: on malloc just written, on free about
- *   to be read by the real free), four 8-byte stores into the slot, one release store of the
- *   ring head (a plain mov on x86). Measured: 2.49x the untraced benchmark (README).
+ *   to be read by the real free), the ring window's mask (a load and an XOR on the thread's
+ *   own line), four 8-byte stores into the slot, one release store of the ring head (a plain
+ *   mov on x86). Measured: 2.51x the untraced benchmark (README).
  *   Never a lock, a syscall or an allocation, never a shared cache line written: the ring
  *   belongs to the thread; the writer only writes `tail`, which the thread re-reads only when
  *   its cached view says the ring is half full (once per 8192 events). New stacks (a CAS on the
