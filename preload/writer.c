@@ -938,6 +938,23 @@ int ckt_writer_tracing(void)
 	return fd >= 0 && !atomic_load(&finished) && getpid() == trace_pid;
 }
 
+/* Around the tracer's own thread work in a pause (joins free, creations allocate the helpers'
+ * TLS tables, which are not the program's): the guard, and every signal blocked meanwhile, so
+ * that a signal handler of this thread runs after it, traced, not inside it untraced. */
+static void helper_work_begin(sigset_t *old)
+{
+	sigset_t all;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, old);
+	ckt_tls.guard++;
+}
+
+static void helper_work_end(const sigset_t *old)
+{
+	ckt_tls.guard--;
+	pthread_sigmask(SIG_SETMASK, old, NULL);
+}
+
 int ckt_helpers_pause(void)
 {
 	if (!atomic_load(&ckt_writer_running) || atomic_load(&finished) || getpid() != trace_pid ||
@@ -954,10 +971,10 @@ int ckt_helpers_pause(void)
 	}
 	if (!only_helpers_left())
 		return 0;
-	struct ckt_tls *t = &ckt_tls;
-	t->guard++; /* joining a helper frees its TLS table (allocated under the guard) */
+	sigset_t old;
+	helper_work_begin(&old); /* joining a helper frees its TLS table */
 	ckt_rss_stop();
-	t->guard--;
+	helper_work_end(&old);
 	/* While paused, a thread whose ring fills (a signal handler that allocates) drops and
 	 * counts, as with no writer, instead of waiting for one: the writer it would wait for is
 	 * this thread's to restart. */
@@ -965,7 +982,7 @@ int ckt_helpers_pause(void)
 	atomic_store(&pause_flag, 1);
 	atomic_store(&wake_pending, 1);
 	syscall(SYS_futex, &wake_pending, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
-	t->guard++;
+	helper_work_begin(&old);
 	int joined = join_writer();
 	if (!joined) {
 		int pausing = 1;
@@ -976,14 +993,14 @@ int ckt_helpers_pause(void)
 				atomic_store(&ckt_writer_running, 1);
 			if (ckt_config.rss_ms)
 				(void)ckt_rss_start();
-			t->guard--;
+			helper_work_end(&old);
 			ckt_log("warning: the trace writer made no progress for 10 s; a call that needs "
 				"a single-threaded process will fail", NULL, NULL, NULL);
 			return 0;
 		}
 		pthread_join(writer_thread, NULL); /* it took the pause just now: it is ending */
 	}
-	t->guard--;
+	helper_work_end(&old);
 	atomic_store(&writer_joinable, 0);
 	/* a joined thread can still be leaving the kernel's thread group for a moment */
 	for (int i = 0; i < 1000 && !alone_but(0, 0); i++) {
@@ -1001,10 +1018,10 @@ void ckt_helpers_resume(void)
 		return;
 	}
 	unsigned long th;
-	struct ckt_tls *t = &ckt_tls;
-	t->guard++; /* thread creation allocates (its TLS): not the program's memory */
+	sigset_t old;
+	helper_work_begin(&old); /* thread creation allocates (its TLS): not the program's memory */
 	int rc = ckt_spawn_helper(writer_main, NULL, &th, &writer_stack);
-	t->guard--;
+	helper_work_end(&old);
 	if (rc) {
 		atomic_store(&ckt_active, 0);
 		atomic_store(&pause_flag, 0);
@@ -1017,9 +1034,9 @@ void ckt_helpers_resume(void)
 	atomic_store(&ckt_writer_running, 1);
 	atomic_store(&pause_flag, 0);
 	if (ckt_config.rss_ms) {
-		t->guard++;
+		helper_work_begin(&old);
 		(void)ckt_rss_start();
-		t->guard--;
+		helper_work_end(&old);
 	}
 }
 
