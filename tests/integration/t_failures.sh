@@ -152,6 +152,15 @@ if [ "$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo 0)" -le 1 ]; 
 		"$(jget $T/pausestuck.json truncated)/$(( live >= 10000000 && live < 10016384 ))/$(jget $T/pausestuck.json lost_events)/$(cat $T/pausestuck.rerr)" "false/1/0/"
 fi
 
+# The writer's flush before an unshare's pause fails (the file-size limit): one error line,
+# the call goes on (as untraced), and at exit the writer that failed is not waited for again
+# (no second line, no 10 s wait).
+$P/userns >$T/pf.plain 2>&1
+CUZKTRACE_FLUSH_MS=60000 CUZKTRACE_OUT=$T/pausefail.zst traced pausefail $P/pausefail
+expect_eq "write error in a pause's flush: status 0, the call as untraced, one error line" \
+	"$(cat $T/pausefail.rc)/$(sed 's/.*: //' $T/pausefail.out)/$(grep -c '^cuzktrace: error' $T/pausefail.err)/$(grep -c 'no progress' $T/pausefail.err)" \
+	"0/$([ "$(cat $T/pf.plain)" = 'userns: ok' ] && echo ok || sed 's/.*: //' $T/pf.plain)/1/0"
+
 # The process stopped for 11 s while a thread waits for ring room (its writer held back, here
 # frozen with ptrace for 1 s before and 1 s after the stop), with a 5 kHz interval timer
 # cutting the thread's waits short: the bound adds up the thread's own waits, at most 5 ms
