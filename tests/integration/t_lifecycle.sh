@@ -245,3 +245,15 @@ $REPORT --json $T/bigtls.zst >$T/bigtls.json 2>/dev/null
 expect_eq "3 MiB of static TLS: traced, every allocation (4 x 512,000 + 1), nothing lost" \
 	"$(cat $T/bigtls.rc)/$(cat $T/bigtls.out)/$(grep -c 'running untraced' $T/bigtls.err)/$(( $(jget $T/bigtls.json event_counts.alloc) >= 2048001 ))/$(jget $T/bigtls.json lost_events)" \
 	"0/bigtls: ok/0/1/0"
+
+# An exec from a signal handler, often in the middle of an unshare's pause: the old image's
+# trace is kept (12,345 bytes live) and the new image writes the next name, every time.
+for k in 1 2 3; do
+	rm -rf $T/sx && mkdir -p $T/sx
+	CUZKTRACE_OUT=$T/sx/t.%p.zst traced sigexec $P/sigexec $P/exitcode
+	pid=$(sed -E 's/.*\(pid ([0-9]+)\).*/\1/;q' $T/sigexec.err)
+	$REPORT --json $T/sx/t.$pid.zst >$T/sx.json 2>/dev/null
+	expect_eq "exec from a signal handler during pauses (run $k): the new image runs, both traces kept, the old one's 12,345 bytes" \
+		"$(cat $T/sigexec.rc)/$(ls $T/sx | sort | tr '\n' ' ')/$(jget $T/sx.json exe)/$(jget $T/sx.json live_at_exit.heap_bytes)" \
+		"$plain_rc/t.$pid.exec1.zst t.$pid.zst /$P/sigexec/12345"
+done
