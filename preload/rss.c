@@ -14,6 +14,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -35,8 +36,14 @@ struct procfile {
 	dev_t dev;
 	ino_t ino;
 };
-static struct procfile statm = {"/proc/thread-self/statm", -1, 0, 0};
-static struct procfile status = {"/proc/thread-self/status", -1, 0, 0};
+/* the sampler's own files, /proc/self/task/<its id>/..., opened by the thread that starts it
+ * (ckt_rss_start): an open in the sampler, running beside the program, could take for a
+ * moment the lowest free descriptor the program is about to get (say 2, after it closed
+ * stderr) */
+static char statm_path[64] = "/proc/thread-self/statm", status_path[64] = "/proc/thread-self/status";
+static struct procfile statm = {statm_path, -1, 0, 0};
+static struct procfile status = {status_path, -1, 0, 0};
+static atomic_int files_ready;
 
 /* /proc as it was when tracing started, kept open (at a high number, checked before each
  * use like the files): after setns into a mount namespace whose /proc is another or none,
@@ -55,12 +62,11 @@ void ckt_proc_init(void)
 	if (procdir_off ||
 	    (procdir.fd >= 0 && fstat(procdir.fd, &st) == 0 && st.st_dev == procdir.dev && st.st_ino == procdir.ino))
 		return;
-	/* below 128 descriptors one more of ours, low among the program's, is one it misses */
+	/* below 128 descriptors one more of ours, low among the program's, is one it misses
+	 * (checked again at each use: the program may raise its limit) */
 	struct rlimit rl;
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < 128) {
-		procdir_off = 1;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < 128)
 		return;
-	}
 	int fd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st) != 0) {
 		if (fd >= 0)
@@ -212,8 +218,11 @@ static void *sampler_main(void *arg)
 	struct ckt_tls *t = &ckt_tls;
 	t->guard = 1; /* its own allocations are not traced; it records through ckt_emit directly */
 	atomic_store(&ckt_rss_tid, (pid_t)syscall(SYS_gettid));
-	proc_forget(&statm); /* this thread's own files (see the top) */
-	proc_forget(&status);
+	/* the starter opens this thread's files (see statm_path); 1 s at most */
+	for (int i = 0; i < 1000 && !atomic_load(&files_ready); i++) {
+		struct timespec ts = {0, 1000000};
+		nanosleep(&ts, NULL);
+	}
 	struct timespec next;
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	for (unsigned i = 0; !atomic_load(&stop_flag); i++) {
@@ -233,6 +242,8 @@ static void *sampler_main(void *arg)
 	sample(t, 1); /* the last word: RSS and VmHWM at exit */
 	proc_forget(&statm); /* they die with this thread */
 	proc_forget(&status);
+	strcpy(statm_path, "/proc/thread-self/statm");
+	strcpy(status_path, "/proc/thread-self/status");
 	atomic_store(&ckt_rss_tid, 0);
 	return NULL;
 }
@@ -250,12 +261,28 @@ int ckt_rss_start(void)
 	}
 	unsigned long th;
 	atomic_store(&stop_flag, 0); /* started again after ckt_helpers_pause */
+	atomic_store(&files_ready, 0);
+	atomic_store(&ckt_rss_tid, 0);
 	if (ckt_spawn_helper(sampler_main, NULL, &th, &sampler_stack)) {
 		ckt_log("error: cannot start the RSS sampler thread; RSS is not sampled", NULL, NULL,
 			NULL);
 		return -1;
 	}
 	sampler = (pthread_t)th;
+	/* its files, opened here: /proc/self/task/<id>/ names the sampler's from any thread */
+	pid_t tid = 0;
+	for (int i = 0; i < 1000 && !(tid = atomic_load(&ckt_rss_tid)); i++) {
+		struct timespec ts = {0, 100000};
+		nanosleep(&ts, NULL);
+	}
+	if (tid) {
+		snprintf(statm_path, sizeof(statm_path), "/proc/self/task/%d/statm", (int)tid);
+		snprintf(status_path, sizeof(status_path), "/proc/self/task/%d/status", (int)tid);
+		char b[256], b2[4096];
+		(void)read_proc(&statm, b, sizeof(b));
+		(void)read_proc(&status, b2, sizeof(b2));
+	}
+	atomic_store(&files_ready, 1);
 	atomic_store(&started, 1);
 	return 0;
 }

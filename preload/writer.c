@@ -500,13 +500,14 @@ static int join_writer(void);
 static _Atomic pid_t writer_tid;
 
 /* 1 when the process has no thread besides the caller, its leader (a zombie after the main
- * thread's pthread_exit, or the caller itself) and the threads a and b (0: none). Reads the
+ * thread's pthread_exit, or the caller itself) and the threads a and b (0: none); -1 when
+ * /proc cannot be read. Reads the
  * directory with getdents64 into a buffer on the stack: nothing is allocated. */
 static int alone_but(pid_t a, pid_t b)
 {
 	int dfd = ckt_proc_open("self/task", O_DIRECTORY);
 	if (dfd < 0)
-		return 0;
+		return -1;
 	pid_t me = (pid_t)syscall(SYS_gettid), leader = getpid();
 	char buf[4096];
 	ssize_t n;
@@ -525,10 +526,25 @@ static int alone_but(pid_t a, pid_t b)
 	return !others && n == 0;
 }
 
-/* no thread of the program is left besides the caller: only the tracer's */
+/* no thread of the program is left besides the caller: only the tracer's. Without /proc
+ * (a chroot, under a descriptor limit too low to keep /proc open), the threads known by
+ * their rings stand in: any of them still alive counts. */
 static int only_helpers_left(void)
 {
-	return alone_but(atomic_load(&ckt_rss_tid), atomic_load(&writer_tid));
+	pid_t rss = atomic_load(&ckt_rss_tid), wr = atomic_load(&writer_tid);
+	int alone = alone_but(rss, wr);
+	if (alone >= 0)
+		return alone;
+	pid_t me = (pid_t)syscall(SYS_gettid), leader = getpid();
+	for (struct ckt_ring *r = atomic_load(&ckt_rings); r; r = r->next) {
+		pid_t tid = r->tid;
+		if (atomic_load(&r->state) == CKT_RING_FREE || !tid || tid == me || tid == leader ||
+		    tid == rss || tid == wr)
+			continue;
+		if (!thread_gone(tid))
+			return 0;
+	}
+	return 1;
 }
 
 /* The main thread called pthread_exit and every other thread of the program has ended: glibc
@@ -955,6 +971,28 @@ static void helper_work_end(const sigset_t *old)
 	pthread_sigmask(SIG_SETMASK, old, NULL);
 }
 
+/* After a pause was asked: 1 once the writer has taken it (or failed, and ends), 0 when it
+ * made no progress (cycles, bytes written) for 10 s. Sleeps 1 ms at a time, signals open. */
+static int wait_paused(void)
+{
+	uint64_t c = UINT64_MAX, b = UINT64_MAX;
+	for (int still = 0; still < 10;) {
+		/* a second by the clock (1 ms sleeps add up to more on a busy machine) */
+		for (uint64_t end = ckt_clock_raw() + 1000000000ull; ckt_clock_raw() < end;) {
+			if (atomic_load(&pause_flag) == 2 || atomic_load(&writer_failed))
+				return 1;
+			struct timespec ts = {0, 1000000};
+			nanosleep(&ts, NULL);
+		}
+		uint64_t c2 = atomic_load(&ckt_writer_cycles);
+		uint64_t b2 = __atomic_load_n(&bytes_written, __ATOMIC_RELAXED);
+		still = c2 == c && b2 == b ? still + 1 : 0;
+		c = c2;
+		b = b2;
+	}
+	return 0;
+}
+
 int ckt_helpers_pause(void)
 {
 	if (!atomic_load(&ckt_writer_running) || atomic_load(&finished) || getpid() != trace_pid ||
@@ -982,28 +1020,31 @@ int ckt_helpers_pause(void)
 	atomic_store(&pause_flag, 1);
 	atomic_store(&wake_pending, 1);
 	syscall(SYS_futex, &wake_pending, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
-	helper_work_begin(&old);
-	int joined = join_writer();
-	if (!joined) {
+	/* the wait itself with signals open: a terminating signal must not wait for a flush */
+	if (!wait_paused()) {
 		int pausing = 1;
 		if (atomic_compare_exchange_strong(&pause_flag, &pausing, 0)) {
 			/* stuck (a write that does not return): it stays and goes on when it can,
 			 * the sampler with it, and the call will fail */
 			if (!atomic_load(&writer_failed))
 				atomic_store(&ckt_writer_running, 1);
-			if (ckt_config.rss_ms)
+			if (ckt_config.rss_ms) {
+				helper_work_begin(&old);
 				(void)ckt_rss_start();
-			helper_work_end(&old);
+				helper_work_end(&old);
+			}
 			ckt_log("warning: the trace writer made no progress for 10 s; a call that needs "
 				"a single-threaded process will fail", NULL, NULL, NULL);
 			return 0;
 		}
-		pthread_join(writer_thread, NULL); /* it took the pause just now: it is ending */
+		/* it took the pause just now: it is ending */
 	}
+	helper_work_begin(&old);
+	pthread_join(writer_thread, NULL); /* it has left, or is leaving, writer_main */
 	helper_work_end(&old);
 	atomic_store(&writer_joinable, 0);
 	/* a joined thread can still be leaving the kernel's thread group for a moment */
-	for (int i = 0; i < 1000 && !alone_but(0, 0); i++) {
+	for (int i = 0; i < 1000 && alone_but(0, 0) == 0; i++) {
 		struct timespec ts = {0, 100000};
 		nanosleep(&ts, NULL);
 	}
