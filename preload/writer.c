@@ -971,6 +971,18 @@ static void helper_work_end(const sigset_t *old)
 	pthread_sigmask(SIG_SETMASK, old, NULL);
 }
 
+/* Whether the writer made progress (cycles, bytes written) since the values in *c and *b,
+ * which it updates. */
+static int writer_moved(uint64_t *c, uint64_t *b)
+{
+	uint64_t c2 = atomic_load(&ckt_writer_cycles);
+	uint64_t b2 = __atomic_load_n(&bytes_written, __ATOMIC_RELAXED);
+	int moved = c2 != *c || b2 != *b;
+	*c = c2;
+	*b = b2;
+	return moved;
+}
+
 /* After a pause was asked: 1 once the writer has taken it (or failed, and ends), 0 when it
  * made no progress (cycles, bytes written) for 10 s. Sleeps 1 ms at a time, signals open. */
 static int wait_paused(void)
@@ -984,11 +996,7 @@ static int wait_paused(void)
 			struct timespec ts = {0, 1000000};
 			nanosleep(&ts, NULL);
 		}
-		uint64_t c2 = atomic_load(&ckt_writer_cycles);
-		uint64_t b2 = __atomic_load_n(&bytes_written, __ATOMIC_RELAXED);
-		still = c2 == c && b2 == b ? still + 1 : 0;
-		c = c2;
-		b = b2;
+		still = writer_moved(&c, &b) ? 0 : still + 1;
 	}
 	return 0;
 }
@@ -1158,11 +1166,7 @@ static int join_writer(void)
 		until.tv_sec += 1;
 		if (pthread_timedjoin_np(writer_thread, NULL, &until) == 0)
 			return 1;
-		uint64_t c2 = atomic_load(&ckt_writer_cycles);
-		uint64_t b2 = __atomic_load_n(&bytes_written, __ATOMIC_RELAXED);
-		still = c2 == c && b2 == b ? still + 1 : 0;
-		c = c2;
-		b = b2;
+		still = writer_moved(&c, &b) ? 0 : still + 1;
 	}
 	return 0;
 }
