@@ -46,7 +46,9 @@ int main(void)
 	if (getrlimit(RLIMIT_AS, &old))
 		return 2;
 	cap = old;
-	cap.rlim_cur = vm_bytes() + (256 << 10); /* the stack fits; a 516 KiB buffer does not */
+	/* the stack fits, with room for the tracer's own buffers growing meanwhile; a 516 KiB
+	 * ring does not */
+	cap.rlim_cur = vm_bytes() + (384 << 10);
 	if (setrlimit(RLIMIT_AS, &cap))
 		return 3;
 	pthread_t th;
