@@ -45,25 +45,17 @@ expect_eq "reader: no such warning for a single trace" "$(grep -c 'after the end
 # allocation at 110 ns is read only after SYNC(200) let everything before 120 be replayed. It is
 # replayed late, counted and named in one warning, never dropped silently.
 if command -v zstd >/dev/null 2>&1; then
-	$PY - $T/late.zst <<'PYEOF'
-import subprocess, sys
-def uv(v):
-    b = bytearray()
-    while v >= 0x80:
-        b.append(v & 0x7f | 0x80); v >>= 7
-    b.append(v); return bytes(b)
-def sv(v): return uv((v << 1) ^ (v >> 63) if v >= 0 else ((-v) << 1) - 1)
-def s(x): return uv(len(x)) + x
-FRAME, THREAD, SYNC, END, ALLOC = 1, 2, 3, 4, 0x10
-def alloc(dts, daddr, size): return bytes([ALLOC]) + sv(dts) + uv(0) + sv(daddr) + uv(size) + uv(0) + uv(0)
-frames = [b"CUZKTRC\0" + (1).to_bytes(2, "little") + s(b"page_size") + s(b"4096") + uv(0),
+	PYTHONPATH=tests/integration $PY - $T/late.zst <<'PYEOF'
+import sys
+from rows import *
+frames = [header(),
           bytes([FRAME]) + uv(1) + uv(0) + bytes([THREAD]) + uv(1) + alloc(50, 0xA000, 40) + bytes([SYNC]) + uv(120),
           bytes([FRAME]) + uv(2) + uv(120) + bytes([THREAD]) + uv(1) + alloc(10, 0xC000, 5) + bytes([SYNC]) + uv(200),
           bytes([FRAME]) + uv(3) + uv(200) + bytes([THREAD]) + uv(2) + alloc(-90, 0xB000, 70)
           + bytes([SYNC]) + uv(300) + bytes([END]) + uv(310) + uv(0) + uv(3) + uv(0)]
 with open(sys.argv[1], "wb") as f:
     for fr in frames:
-        f.write(subprocess.run(["zstd", "-q", "-c"], input=fr, capture_output=True, check=True).stdout)
+        f.write(z(fr))
 PYEOF
 	$REPORT --json $T/late.zst >$T/late.json 2>$T/late.err; rc=$?
 	expect_eq "reader: a late event is replayed and counted" \
@@ -78,20 +70,11 @@ fi
 # left, in a frame followed by whole frames (corrupt, not cut); the same in the last frame
 # (which cannot be told from a cut: a warning names it).
 if command -v zstd >/dev/null 2>&1; then
-	$PY - $T <<'PYEOF'
-import subprocess, sys
+	PYTHONPATH=tests/integration $PY - $T <<'PYEOF'
+import sys
+from rows import *
 T = sys.argv[1]
-def uv(v):
-    b = bytearray()
-    while v >= 0x80:
-        b.append(v & 0x7f | 0x80); v >>= 7
-    b.append(v); return bytes(b)
-def sv(v): return uv((v << 1) ^ (v >> 63) if v >= 0 else ((-v) << 1) - 1)
-def s(x): return uv(len(x)) + x
-FRAME, THREAD, SYNC, END, ALLOC = 1, 2, 3, 4, 0x10
-def alloc(dts, daddr, size): return bytes([ALLOC]) + sv(dts) + uv(0) + sv(daddr) + uv(size) + uv(0) + uv(0)
-head = b"CUZKTRC\0" + (1).to_bytes(2, "little") + s(b"page_size") + s(b"4096") + uv(0)
-def z(fr): return subprocess.run(["zstd", "-q", "-c"], input=fr, capture_output=True, check=True).stdout
+head = header()
 def frame(i, t0, body, last=False):
     return (bytes([FRAME]) + uv(i) + uv(t0) + bytes([THREAD]) + uv(1) + body + bytes([SYNC]) + uv(t0 + 100)
             + (bytes([END]) + uv(t0 + 100) + uv(0) + uv(1) + uv(0) if last else b""))
@@ -101,7 +84,7 @@ def write(name, frames):
     return data
 write("huge.zst", [head, frame(1, 0, alloc(10, 0xA000, 1 << 60), True)])
 write("overlap.zst", [head, frame(1, 0, b"".join(alloc(1, 0x1000, 1 << 56) for _ in range(80)), True)])
-rate = b"CUZKTRC\0" + (1).to_bytes(2, "little") + s(b"page_size") + s(b"4096") + s(b"setting.CUZKTRACE_SAMPLE") + s(str(1 << 62).encode()) + uv(0)
+rate = header((b"setting.CUZKTRACE_SAMPLE", str(1 << 62).encode()))
 write("rate.zst", [rate, frame(1, 0, alloc(10, 0xA000, 16), True)])
 def bump_block(data):
     # the first block header of the frame, after the magic, descriptor, window and sizes
