@@ -80,7 +80,8 @@ $(B)/progs/%: tests/progs/%.c $(B)/.flags
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$@)$(CC) -std=gnu11 -D_GNU_SOURCE -O2 -g -Wall -Iinclude -o $@ $< -lpthread -ldl
 
-# libraries of the test programs (ctor links libctorlib; unwind_stress dlopens libplainlib)
+# libraries of the test programs (ctor links libctorlib; unwind_stress dlopens libplainlib;
+# unwind_switch runs with libunwcount preloaded after the tracer)
 $(B)/progs/lib%.so: tests/progs/lib/%.c $(B)/.flags
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$@)$(CC) -std=gnu11 -O2 -g -fPIC -shared -o $@ $<
@@ -100,7 +101,7 @@ $(B)/examples/%: examples/%.c $(B)/.flags
 unit: $(UNIT_BIN)
 	$(Q)fail=0; for t in $(UNIT_BIN); do echo "== $$t"; $$t || fail=1; done; exit $$fail
 
-integration: $(LIB) $(REPORT) $(PROG_BIN) $(B)/progs/ctor $(B)/progs/libplainlib.so
+integration: $(LIB) $(REPORT) $(PROG_BIN) $(B)/progs/ctor $(B)/progs/libplainlib.so $(B)/progs/libunwcount.so
 	$(Q)bash tests/integration/run.sh
 
 check: deps

@@ -160,6 +160,12 @@ struct ckt_slot {
  * than 64 KiB; a busy one gets the room it needs for the writer's latency, as before. */
 #define CKT_RING_SHRINK 3u
 #define CKT_RING_GROW_NS 10000000ull
+/* All windows together grow past their first 64 KiB by at most this many slots (16 MiB): the
+ * rings of many busy threads share what the writer's latency needs, instead of 512 KiB each
+ * (128 busy threads took 70 MiB). A thread that finds the budget spent keeps its window and
+ * waits for the writer more often. A ring's growth goes back to the budget when the writer
+ * recycles it (ckt_ring_release). */
+#define CKT_RING_EXTRA_SLOTS ((16ull << 20) / sizeof(struct ckt_slot))
 
 #define CKT_MAX_DEPTH 256
 #define CKT_STACK_CACHE 256 /* per-thread direct-mapped cache of stack hash -> id */
@@ -223,6 +229,10 @@ struct ckt_tls {
 	int64_t agg_step;              /* send them when they moved this much; 0 = at once */
 	int64_t sample_left;           /* bytes until the next sample */
 	uint64_t rng;                  /* xorshift state; 0 until the first sample decision */
+	/* stacks.c: which unwinder this thread uses (see CKT_UNW_FAST_STACKS) */
+	int unw_fast;                  /* 1: unw_backtrace and its per-thread cache */
+	uint32_t unw_n;                /* stacks stepped since unw_since */
+	uint64_t unw_since;            /* the thread's clock when it began counting them */
 };
 extern CKT_TLS struct ckt_tls ckt_tls;
 
@@ -264,6 +274,7 @@ extern struct ckt_ring *_Atomic ckt_rings; /* head of the list the writer walks 
 extern _Atomic uint64_t ckt_lost_noring;
 struct ckt_ring *ckt_thread_attach(struct ckt_tls *t);
 int ckt_thread_make_room(struct ckt_ring *r, unsigned n);
+void ckt_ring_release(struct ckt_ring *r);
 void ckt_thread_init(void);
 void ckt_thread_after_fork_child(void);
 

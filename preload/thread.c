@@ -118,6 +118,34 @@ CKT_NOINLINE struct ckt_ring *ckt_thread_attach(struct ckt_tls *t)
 	return r;
 }
 
+/* Slots of all windows past their first CKT_RING_SLOTS >> CKT_RING_SHRINK (see
+ * CKT_RING_EXTRA_SLOTS). Changed only when a window grows or a ring is recycled. */
+static _Atomic uint64_t ring_extra;
+
+static int ring_budget_take(uint64_t slots, bool must)
+{
+	if (must) {
+		atomic_fetch_add(&ring_extra, slots);
+		return 1;
+	}
+	uint64_t cur = atomic_load_explicit(&ring_extra, memory_order_relaxed);
+	do
+		if (cur + slots > CKT_RING_EXTRA_SLOTS)
+			return 0;
+	while (!atomic_compare_exchange_weak(&ring_extra, &cur, cur + slots));
+	return 1;
+}
+
+/* The writer recycles r (drained, its thread gone): its slots go back to the kernel until a
+ * new thread takes the ring (a program that churns threads does not keep every ring
+ * resident), and its window's growth to the budget. */
+void ckt_ring_release(struct ckt_ring *r)
+{
+	syscall(SYS_madvise, r->slots, sizeof(r->slots), MADV_DONTNEED);
+	atomic_fetch_sub(&ring_extra, ckt_ring_mask(r) + 1 - (CKT_RING_SLOTS >> CKT_RING_SHRINK));
+	ckt_ring_set_window(r, CKT_RING_SLOTS >> CKT_RING_SHRINK);
+}
+
 /* A child made without fork's atfork handlers (_Fork, clone) has no writer to drain its rings:
  * tracing stops in it (the child's own copy of the flag). A vfork child shares the traced
  * process's memory, whose writer runs on: it waits like any thread, and must write nothing
@@ -216,6 +244,7 @@ CKT_NOINLINE int ckt_thread_make_room(struct ckt_ring *r, unsigned n)
 	 * under the doubled window, whichever the writer reads if it starts meanwhile. */
 	while (small && h + n - r->tail_cache > win / 2 && r->tail_cache == 0 &&
 	       !atomic_load(&ckt_writer_running)) {
+		ring_budget_take(win, true); /* constructors' threads: few, and nothing drains yet */
 		win *= 2;
 		ckt_ring_set_window(r, win);
 		small = win < CKT_RING_SLOTS;
@@ -235,9 +264,12 @@ CKT_NOINLINE int ckt_thread_make_room(struct ckt_ring *r, unsigned n)
 			r->half_ts = r->last_ts;
 			r->half_head = h;
 		}
-		if (busy && wait_drained(r, h, 0)) {
-			ckt_ring_set_window(r, win * 2);
-			return 1; /* the next head's release store publishes the window with it */
+		if (busy && ring_budget_take(win, false)) {
+			if (wait_drained(r, h, 0)) {
+				ckt_ring_set_window(r, win * 2);
+				return 1; /* the next head's release store publishes the window with it */
+			}
+			atomic_fetch_sub(&ring_extra, win);
 		}
 	}
 	if (h + n - r->tail_cache <= win)

@@ -451,9 +451,7 @@ static int cycle(int final)
 			 * time of its last event (the thread is gone: nothing writes last_ts now) */
 			if (!reserve(&p, 0))
 				ckt_record_thread_exit(&p, r->last_ts, (uint64_t)r->tid);
-			/* the slots it used go back to the kernel until a new thread takes the
-			 * ring: a program that churns threads does not keep every ring resident */
-			syscall(SYS_madvise, r->slots, sizeof(r->slots), MADV_DONTNEED);
+			ckt_ring_release(r);
 			atomic_store_explicit(&r->state, CKT_RING_FREE, memory_order_release);
 		}
 	}

@@ -90,6 +90,20 @@ expect_eq "sites: module path is a FIFO: reader exit 0, one warning" "$?/$(cat $
 expect_eq "sites: module path is a FIFO: frames as module+offset" \
 	"$(site_get $T/fifo.json sites_at_peak '^libsites_lib\.so\+0x[0-9a-f]+$' bytes)" 2097229
 
+# ---- the two unwinders (preload/stacks.c): a thread steps a cursor until it captures stacks
+# fast, then uses unw_backtrace; both must give the same stack. libunwcount.so, preloaded after
+# the tracer, counts which one took each thread's stacks: thread A switches after 32, B (3
+# stacks) and C (17, a 60 ms pause, 17: under the rate) never do. Every block of the one call
+# path is on one stack: one folded line with all 1,037,000 bytes.
+(CUZKTRACE_SAMPLE=0 CUZKTRACE_RSS_MS=0 CUZKTRACE_OUT=$T/uws.zst LD_PRELOAD="$LIB $P/libunwcount.so" \
+	$P/unwind_switch >$T/uws.out 2>$T/uws.err; echo $? >$T/uws.rc)
+expect_eq "unwinders: A switches after 32 stacks, B and C keep stepping" "$(cat $T/uws.rc)/$(head -1 $T/uws.out)" \
+	"0/A fast 968 stepped 32; B fast 0 stepped 3; C fast 0 stepped 34"
+$REPORT --folded $T/uws.folded $T/uws.zst >/dev/null 2>$T/uws.rerr
+expect_match "unwinders: stepped and cached stacks are one stack (one folded line, every block)" \
+	"$(grep -c 'common_site' $T/uws.folded) $(grep 'common_site' $T/uws.folded)" \
+	"^1 .*start_thread .*;worker \(.*unwind_switch\.c:[0-9]+\);level1 \(.*unwind_switch\.c:[0-9]+\);common_site \(.*unwind_switch\.c:[0-9]+\) 1037000\$"
+
 # ---- C++: a template, operator new, std::vector growth folded into its caller ----
 X_T=$(line_of $SRC/sites_cxx.cc SITE:cxx_template)
 X_N=$(line_of $SRC/sites_cxx.cc SITE:cxx_new)
