@@ -229,10 +229,10 @@ struct ckt_tls {
 	int64_t agg_step;              /* send them when they moved this much; 0 = at once */
 	int64_t sample_left;           /* bytes until the next sample */
 	uint64_t rng;                  /* xorshift state; 0 until the first sample decision */
-	/* stacks.c: which unwinder this thread uses (see CKT_UNW_FAST_STACKS) */
+	/* stacks.c: which unwinder this thread uses (see there) */
 	int unw_fast;                  /* 1: unw_backtrace and its per-thread cache */
-	uint32_t unw_n;                /* stacks stepped since unw_since */
-	uint64_t unw_since;            /* the thread's clock when it began counting them */
+	uint64_t unw_since;            /* start of the current window (ckt_now) */
+	uint64_t unw_spent;            /* ns spent stepping stacks since then */
 };
 extern CKT_TLS struct ckt_tls ckt_tls;
 

@@ -10,11 +10,13 @@
  *   unw_backtrace: about 40 ns for 9 frames, but on a thread's first call libunwind maps and
  *     fills a trace cache of 256 KiB for that thread (16384 entries, all written), kept until
  *     the thread ends: 128 threads that each capture one stack cost 32 MiB.
- * A thread steps until it captures CKT_UNW_FAST_STACKS stacks within CKT_UNW_FAST_NS of its
- * own clock, then uses unw_backtrace for good: a busy thread (exact mode) pays the cache, a
- * thread that captures few stacks (most threads in the default mode, where only samples and
- * large blocks have stacks) does not. Stepping costs a thread just under that rate at most
- * 640 stacks a second x 8 us = 0.5% of its time.
+ * A thread steps until stepping has taken CKT_UNW_FAST_SPENT_NS of its time within
+ * CKT_UNW_WINDOW_NS (1%), then uses unw_backtrace for good: a busy thread (exact mode) pays
+ * the cache after 0.5 ms of stepping, a thread that captures stacks at a moderate rate (most
+ * threads in the default mode, where only samples and large blocks have stacks: 1000 samples a
+ * second of 10-frame stacks are 0.2% of a thread's time) does not. The bound is in time, not
+ * stacks, because stepping costs grow with depth. Two clock reads per stepped stack (~50 ns
+ * of the ~2 us) measure it.
  *
  * Cost after unwinding: hashing is ~1 ns per frame; a cache hit costs one compare; a miss that
  * finds the stack in the global table costs a probe or two (no write); only a new stack writes
@@ -34,8 +36,9 @@
 #define TABLE_SIZE (1u << TABLE_BITS)
 #define MAX_IDS TABLE_SIZE
 #define ARENA_SIZE (4ull << 30) /* reserved address space; pages are touched as used */
-#define CKT_UNW_FAST_STACKS 32u
-#define CKT_UNW_FAST_NS 50000000ull
+#define CKT_UNW_FAST_SPENT_NS 500000ull
+#define CKT_UNW_WINDOW_NS 50000000ull
+#define CKT_UNW_STEP_MAX_NS 50000ull
 
 struct tslot {
 	_Atomic uint64_t key; /* hash, 0 = empty */
@@ -203,18 +206,24 @@ static CKT_NOINLINE int step_backtrace(void **buf, int size)
 	return n;
 }
 
-/* The unwinder for this thread's next stack (see the top of this file); `now` is its clock. */
-static inline int use_fast_unwinder(struct ckt_tls *t, uint64_t now)
+/* The stack of the calling thread by the unwinder it uses now (see the top of this file). */
+static inline int backtrace_now(struct ckt_tls *t, void **buf, int size)
 {
 	if (CKT_LIKELY(t->unw_fast))
-		return 1;
-	if (now - t->unw_since > CKT_UNW_FAST_NS) {
-		t->unw_since = now;
-		t->unw_n = 0;
+		return unw_backtrace(buf, size);
+	uint64_t t0 = ckt_now();
+	int got = step_backtrace(buf, size + 1);
+	uint64_t t1 = ckt_now();
+	if (t0 - t->unw_since > CKT_UNW_WINDOW_NS) {
+		t->unw_since = t0;
+		t->unw_spent = 0;
 	}
-	if (++t->unw_n > CKT_UNW_FAST_STACKS)
+	/* one stack counts 50 us at most (256 frames take less): a thread preempted while it
+	 * stepped did not spend its time stepping */
+	t->unw_spent += t1 - t0 < CKT_UNW_STEP_MAX_NS ? t1 - t0 : CKT_UNW_STEP_MAX_NS;
+	if (t->unw_spent > CKT_UNW_FAST_SPENT_NS)
 		t->unw_fast = 1;
-	return t->unw_fast;
+	return got;
 }
 
 uint32_t ckt_stacks_capture(struct ckt_tls *t)
@@ -226,8 +235,7 @@ uint32_t ckt_stacks_capture(struct ckt_tls *t)
 	if (!r)
 		return 0;
 	t->in_unwind++; /* libunwind's memory checks go to our private pipe (hooks_io.c) */
-	int got = use_fast_unwinder(t, r->last_ts) ? unw_backtrace(raw, (int)ckt_config.depth + 8)
-						   : step_backtrace(raw, (int)ckt_config.depth + 9);
+	int got = backtrace_now(t, raw, (int)ckt_config.depth + 8);
 	t->in_unwind--;
 	int skip = 0;
 	while (skip < got && (uintptr_t)raw[skip] >= self_lo && (uintptr_t)raw[skip] < self_hi)

@@ -110,19 +110,25 @@ fi
 # alive together that hold next to nothing themselves (tests/bench/threads_bench.c), median max
 # RSS of 3 alternating runs per mode, over untraced. Busy: every thread records as fast as it
 # can. Moderate: 40,000 records per thread over 3 s in the default mode (the running totals of
-# 80 KiB batches, a pause after each), a ring's worth several times over.
+# 80 KiB batches, a pause after each), a ring's worth several times over. Many: 256 busy threads
+# (windows share a budget; the unwinder cache is paid by threads that capture stacks fast).
 TB=$B/bench/threads_bench
-BUSY="64 100000" MODERATE="64 400000 8192 10 50"
+BUSY="64 100000" MODERATE="64 400000 8192 10 50" MANY="256 50000"
 for k in 1 2 3; do
 	measure "$W/bu.$k" $TB $BUSY
 	measure "$W/bd.$k" env CUZKTRACE_QUIET=1 CUZKTRACE_OUT="$W/bd.zst" LD_PRELOAD=$LIB $TB $BUSY
 	measure "$W/be.$k" env CUZKTRACE_SAMPLE=0 CUZKTRACE_QUIET=1 CUZKTRACE_OUT="$W/be.zst" LD_PRELOAD=$LIB $TB $BUSY
 	measure "$W/mu.$k" $TB $MODERATE
 	measure "$W/md.$k" env CUZKTRACE_QUIET=1 CUZKTRACE_OUT="$W/md.zst" LD_PRELOAD=$LIB $TB $MODERATE
+	measure "$W/nu.$k" $TB $MANY
+	measure "$W/nd.$k" env CUZKTRACE_QUIET=1 CUZKTRACE_OUT="$W/nd.zst" LD_PRELOAD=$LIB $TB $MANY
+	measure "$W/ne.$k" env CUZKTRACE_SAMPLE=0 CUZKTRACE_QUIET=1 CUZKTRACE_OUT="$W/ne.zst" LD_PRELOAD=$LIB $TB $MANY
 done
 over() { for k in 1 2 3; do awk '{print $2}' "$W/$1.$k"; done | median | awk -v b="$(for k in 1 2 3; do awk '{print $2}' "$W/$2.$k"; done | median)" '{printf "%.1f", ($1 - b) / 1024}'; }
 printf 'tracer RSS, 64 threads: busy (threads_bench %s) default +%s MiB, exact +%s MiB; moderate rate, default mode (threads_bench %s) +%s MiB\n' \
 	"$BUSY" "$(over bd bu)" "$(over be bu)" "$MODERATE" "$(over md mu)"
+printf 'tracer RSS, 256 threads busy (threads_bench %s): default +%s MiB, exact +%s MiB\n' \
+	"$MANY" "$(over nd nu)" "$(over ne nu)"
 if command -v heaptrack_print >/dev/null && ls "$W"/ht.1*.zst >/dev/null 2>&1; then
 	ht=$(ls "$W"/ht.1*.zst | head -1)
 	hp=$(for k in 1 2 3; do measure "$W/hp.$k" heaptrack_print -f "$ht"; awk '{print $1}' "$W/hp.$k"; done | median)
