@@ -4,7 +4,8 @@
  * append-only arena, and published by id for the writer (which writes each one once as a
  * STACK record). Symbolization is the reader's job.
  *
- * Two unwinders, the same frames (tests/progs/unwind_switch.c checks it):
+ * Two unwinders, the same frames (checked once at start, see unwinders_agree; and by
+ * tests/progs/unwind_switch.c):
  *   stepping a cursor (unw_init_local, unw_step): about 1.7 us for 9 frames here, 5-8 us for
  *     40, and about 6 KiB of memory per thread;
  *   unw_backtrace: about 40 ns for 9 frames, but on a thread's first call libunwind maps and
@@ -15,7 +16,11 @@
  * the cache after 0.5 ms of stepping, a thread that captures stacks at a moderate rate (most
  * threads in the default mode, where only samples and large blocks have stacks: 1000 samples a
  * second of 10-frame stacks are 0.2% of a thread's time) does not. The bound is in time, not
- * stacks, because stepping costs grow with depth. Two clock reads per stepped stack (~50 ns
+ * stacks, because stepping costs grow with depth and with variety: libunwind's per-thread
+ * cache of unwind rules for stepping holds 128 addresses, and a miss looks the address up
+ * under the loader's lock (dl_iterate_phdr), about 1 us a frame (87 us for a 71-frame stack
+ * that alternates between two paths, against 0.7 us with unw_backtrace), so a thread with
+ * deep, varied stacks switches after a few of them. Two clock reads per stepped stack (~50 ns
  * of the ~2 us) measure it.
  *
  * Cost after unwinding: hashing is ~1 ns per frame; a cache hit costs one compare; a miss that
@@ -38,7 +43,7 @@
 #define ARENA_SIZE (4ull << 30) /* reserved address space; pages are touched as used */
 #define CKT_UNW_FAST_SPENT_NS 500000ull
 #define CKT_UNW_WINDOW_NS 50000000ull
-#define CKT_UNW_STEP_MAX_NS 50000ull
+#define CKT_UNW_FRAME_MAX_NS 5000ull /* a frame steps in 0.2-1.5 us; see backtrace_now */
 
 struct tslot {
 	_Atomic uint64_t key; /* hash, 0 = empty */
@@ -60,6 +65,7 @@ static unsigned char *arena;
 static atomic_size_t arena_used;
 static atomic_uint next_id = 1;
 static atomic_int full_reported;
+static int fast_only; /* 1: the unwinders disagree (unwinders_agree): unw_backtrace only */
 static uintptr_t self_lo, self_hi; /* our own text: frames in here are the tracer's */
 uintptr_t ckt_unw_lo, ckt_unw_hi;  /* libunwind's text (hooks_io.c tells its calls apart) */
 atomic_int ckt_stacks_ready;
@@ -95,6 +101,8 @@ static int find_text(struct dl_phdr_info *info, size_t size, void *arg)
 	return 0;
 }
 
+static int unwinders_agree(void);
+
 /* Called from the constructor: libunwind is initialized by then (it is our dependency), which
  * is not true for allocations made by earlier constructors; those get stack 0. */
 int ckt_stacks_init(void)
@@ -119,6 +127,7 @@ int ckt_stacks_init(void)
 	ckt_unw_hi = unw.hi;
 	ckt_tls.in_unwind++;
 	unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+	fast_only = !unwinders_agree();
 	ckt_tls.in_unwind--;
 	atomic_store(&ckt_stacks_ready, 1);
 	return 0;
@@ -206,10 +215,30 @@ static CKT_NOINLINE int step_backtrace(void **buf, int size)
 	return n;
 }
 
+/* Both unwinders from here: the same frames above this function's own (unw_backtrace's first
+ * frame is the return address of its call here; the stepped stack starts with an address in
+ * step_backtrace, then the return address of its call here). libunwind versions before 1.5
+ * returned each address minus one from unw_backtrace on x86_64 (and until 2025 on aarch64):
+ * a mixture would split every site into two stacks, so then every thread uses unw_backtrace
+ * from its first stack, as the tracer did before it learned to step. Called once, by the
+ * thread that initializes the tracer (which pays unw_backtrace's cache for it). */
+static CKT_NOINLINE int unwinders_agree(void)
+{
+	void *a[16], *b[17];
+	int na = unw_backtrace(a, 16);
+	int nb = step_backtrace(b, 17);
+	if (na < 2 || nb != na + 1)
+		return 0;
+	for (int i = 1; i < na; i++)
+		if (a[i] != b[i + 1])
+			return 0;
+	return 1;
+}
+
 /* The stack of the calling thread by the unwinder it uses now (see the top of this file). */
 static inline int backtrace_now(struct ckt_tls *t, void **buf, int size)
 {
-	if (CKT_LIKELY(t->unw_fast))
+	if (CKT_LIKELY(t->unw_fast) || fast_only)
 		return unw_backtrace(buf, size);
 	uint64_t t0 = ckt_now();
 	int got = step_backtrace(buf, size + 1);
@@ -218,9 +247,10 @@ static inline int backtrace_now(struct ckt_tls *t, void **buf, int size)
 		t->unw_since = t0;
 		t->unw_spent = 0;
 	}
-	/* one stack counts 50 us at most (256 frames take less): a thread preempted while it
-	 * stepped did not spend its time stepping */
-	t->unw_spent += t1 - t0 < CKT_UNW_STEP_MAX_NS ? t1 - t0 : CKT_UNW_STEP_MAX_NS;
+	/* a stack counts 5 us a frame at most (plus 50 us), several times what stepping takes:
+	 * a thread preempted while it stepped did not spend that time stepping */
+	uint64_t most = (uint64_t)(got + 10) * CKT_UNW_FRAME_MAX_NS;
+	t->unw_spent += t1 - t0 < most ? t1 - t0 : most;
 	if (t->unw_spent > CKT_UNW_FAST_SPENT_NS)
 		t->unw_fast = 1;
 	return got;

@@ -8,6 +8,9 @@ agree. Decompression uses the `zstd` command-line tool.
     python3 tests/oracle/oracle.py TRACE.zst            prints one JSON object
     python3 tests/oracle/oracle.py --flat TRACE.zst     prints "key value" lines, keys named
                                                         like the reader's JSON (see README)
+    python3 tests/oracle/oracle.py --stacks-of=N TRACE.zst
+                                                        prints "<stack id> <count>" for the
+                                                        ALLOC records of exactly N bytes
 
 The numbers: event counts by kind; the heap peak (requested bytes, exact mode) and the first
 time it was reached, with the live bytes at that moment grouped by allocating phase; live heap
@@ -261,6 +264,8 @@ class Trace:
         self.cuts = []   # (h_(k-1), {tid: events read}) at each SYNC(h_k), for --stream
         self.sync_violations = 0  # events read after SYNC(h_k) with ts < h_(k-1)
         self.first_violation = None
+        self.stacks_of = {}  # stack id -> ALLOC records of allocs_size bytes
+        self.allocs_size = None
 
 
 def parse_header(b, tr):
@@ -364,7 +369,7 @@ def parse_frame(b, tr, fidx):
                 k, v = plane(S_SIZE_LO, S_SIZE_HI, False)
                 size = v
                 addr = am.alloc(st[S_ACODE].byte(), st[S_ADDR], size)
-                st[S_META].uv()  # stack
+                stack = st[S_META].uv()
                 phase = st[S_META].uv()
             else:
                 ts = prev_ts + row.sv()
@@ -372,9 +377,11 @@ def parse_frame(b, tr, fidx):
                 prev_addr = (prev_addr + row.sv()) & M64
                 addr = prev_addr
                 size = row.uv()
-                row.uv()
+                stack = row.uv()
                 phase = row.uv()
             prev_ts = ts
+            if size == tr.allocs_size:
+                tr.stacks_of[stack] = tr.stacks_of.get(stack, 0) + 1
             ev.append(('A', ts, addr, size, phase, bool(fn & FN_SAMPLED)))
             check_sync(tr, ts, fidx, 'ALLOC')
         elif tag == T_FREE:
@@ -514,10 +521,11 @@ def parse_frame(b, tr, fidx):
                                  % (fidx, k, st[k].p, len(st[k].b)))
 
 
-def load(path):
+def load(path, allocs_size=None):
     data = open(path, 'rb').read()
     frames, trailing = decompress_frames(data)
     tr = Trace()
+    tr.allocs_size = allocs_size
     tr.trailing = trailing
     parse_header(frames[0], tr)
     for i, f in enumerate(frames[1:], 1):
@@ -745,10 +753,16 @@ def flat(d, prefix=''):
 def main(argv):
     args = [a for a in argv[1:] if not a.startswith('--')]
     if len(args) != 1:
-        sys.stderr.write('usage: oracle.py [--flat] [--stream] TRACE.zst\n')
+        sys.stderr.write('usage: oracle.py [--flat] [--stream] [--stacks-of=N] TRACE.zst\n')
         return 2
+    size = [int(a.split('=', 1)[1]) for a in argv[1:] if a.startswith('--stacks-of=')]
     try:
-        res = replay(load(args[0]), '--stream' in argv)
+        tr = load(args[0], size[0] if size else None)
+        if size:
+            for stack, n in sorted(tr.stacks_of.items()):
+                print(stack, n)
+            return 0
+        res = replay(tr, '--stream' in argv)
     except (TraceError, OSError) as e:
         sys.stderr.write('oracle: %s: %s\n' % (args[0], e))
         return 1

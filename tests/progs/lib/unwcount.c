@@ -5,7 +5,9 @@
  * (which then starts in the tracer's code, as without it); unw_backtrace's own calls of
  * unw_init_local (from libunwind itself) are not stepped stacks. Resolved lazily: the tracer
  * may capture a stack before this library's constructor runs (its hooks hold their guard, so
- * dlsym's own allocations are not traced). */
+ * dlsym's own allocations are not traced). With it preloaded, the tracer takes this library's
+ * text for libunwind's (it looks up where unw_backtrace lives): harmless for unwind_switch,
+ * which closes no descriptor of libunwind's. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 
