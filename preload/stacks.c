@@ -12,10 +12,12 @@
  *     fills a trace cache of 256 KiB for that thread (16384 entries, all written), kept until
  *     the thread ends: 128 threads that each capture one stack cost 32 MiB.
  * A thread steps until stepping has taken CKT_UNW_FAST_SPENT_NS of its time within
- * CKT_UNW_WINDOW_NS (1%), then uses unw_backtrace for good: a busy thread (exact mode) pays
- * the cache after 0.5 ms of stepping, a thread that captures stacks at a moderate rate (most
- * threads in the default mode, where only samples and large blocks have stacks: 1000 samples a
- * second of 10-frame stacks are 0.2% of a thread's time) does not. The bound is in time, not
+ * CKT_UNW_WINDOW_NS (0.25%), then uses unw_backtrace for good: a busy thread (exact mode) pays
+ * the cache after 125 us of stepping, a thread that captures stacks at a moderate rate (most
+ * threads in the default mode, where only samples and large blocks have stacks: 500 samples a
+ * second of 10-frame stacks are 0.1% of a thread's time) does not. (At 1%, the 4 threads of
+ * the benchmark's default mode, 1400 samples a second each, kept stepping and made it 1%
+ * slower, measured side by side, to save 1 MiB.) The bound is in time, not
  * stacks, because stepping costs grow with depth and with variety: libunwind's per-thread
  * cache of unwind rules for stepping holds 128 addresses, and a miss looks the address up
  * under the loader's lock (dl_iterate_phdr), about 1 us a frame (87 us for a 71-frame stack
@@ -41,7 +43,7 @@
 #define TABLE_SIZE (1u << TABLE_BITS)
 #define MAX_IDS TABLE_SIZE
 #define ARENA_SIZE (4ull << 30) /* reserved address space; pages are touched as used */
-#define CKT_UNW_FAST_SPENT_NS 500000ull
+#define CKT_UNW_FAST_SPENT_NS 125000ull
 #define CKT_UNW_WINDOW_NS 50000000ull
 #define CKT_UNW_FRAME_MAX_NS 5000ull /* a frame steps in 0.2-1.5 us; see backtrace_now */
 

@@ -1,7 +1,7 @@
 /* unwind_switch.c: the tracer's two unwinders give the same stacks. Two threads allocate
  * 1000-byte blocks through one call path (worker -> level1 -> common_site -> malloc) and keep
  * them: A makes 1000 at full speed (the tracer steps the first stacks, then switches to
- * unw_backtrace), B makes 20 (all stepped: far from 0.5 ms of stepping). Every block must land
+ * unw_backtrace), B makes 5 (all stepped: far from 125 us of stepping). Every block must land
  * on one stack. With unwcount.so preloaded after the tracer, prints how each thread's stacks
  * were taken. Prints "unwind_switch: done". */
 #include <dlfcn.h>
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void *volatile keep[1020];
+static void *volatile keep[1005];
 static volatile int next;
 static unsigned counts[2][2];
 
@@ -48,7 +48,7 @@ static void *worker(void *arg)
 
 int main(void)
 {
-	static struct job jobs[2] = {{0, 1000}, {1, 20}};
+	static struct job jobs[2] = {{0, 1000}, {1, 5}};
 	for (int k = 0; k < 2; k++) { /* one at a time: their counts are their own */
 		pthread_t t;
 		pthread_create(&t, NULL, worker, &jobs[k]);
