@@ -75,6 +75,9 @@
  *
  *   STACK      uv id, uv nframes, nframes x sv (each frame minus the previous one; the first
  *              minus 0). Return addresses, innermost first, the tracer's own frames removed.
+ *              nframes <= CKT_STACK_MAX_FRAMES (the tracer writes at most 256: CUZKTRACE_DEPTH);
+ *              readers take a longer stack as a corrupt record (a few bytes of zstd could
+ *              otherwise make them symbolize millions of frames).
  *              Each distinct stack is written once. An event may name a stack id whose STACK
  *              record comes later in the file: readers resolve ids when they report.
  *   MODULE     uv base (load bias, dlpi_addr), uv lo, uv hi (the [lo, hi) span of its PT_LOAD
@@ -172,6 +175,7 @@
 #define CKT_FORMAT_VERSION 4     /* written; CKT_FORMAT_VERSION_MIN.. are read */
 #define CKT_FORMAT_VERSION_MIN 1
 #define CKT_TRACER_VERSION "0.2.3"
+#define CKT_STACK_MAX_FRAMES 1024
 
 enum ckt_tag {
 	CKT_TAG_FRAME = 0x01,

@@ -690,6 +690,11 @@ static int ckt_decode_record(struct ckt_decoder *d, struct ckt_record *r, struct
 		 * checking first keeps a hostile count from looping for long */
 		if (!c.bad && r->u.stack.nframes > (uint64_t)(c.end - c.p))
 			c.bad = true;
+		if (!c.bad && r->u.stack.nframes > CKT_STACK_MAX_FRAMES)
+			return ckt_util_err(err, CKT_EFORMAT,
+					    "corrupt record (tag 0x%02x) in frame %llu: a stack of %llu frames "
+					    "(at most %d)", tag, (unsigned long long)d->frame_index,
+					    (unsigned long long)r->u.stack.nframes, CKT_STACK_MAX_FRAMES);
 		r->u.stack.frames = c.p;
 		for (uint64_t k = 0; k < r->u.stack.nframes && !c.bad; k++)
 			(void)ckt_decode_sv(&c);

@@ -270,6 +270,34 @@ static int ckt_main_parse(int argc, char **argv, struct ckt_args *a)
 	return ckt_main_check_outputs(a);
 }
 
+/* The header's setting.<name> as a number from 0 to max into *v (0 when the tracer did not
+ * write it), or -1 after one line naming a corrupt header: anything else there (letters, a
+ * sign, more than max) would make the figures that depend on it nonsense. */
+static int ckt_main_header_uint(const struct ckt_args *a, struct ckt_decoder *dec, const char *name,
+				uint64_t max, uint64_t *v)
+{
+	char key[64];
+	snprintf(key, sizeof(key), "setting.%s", name);
+	const char *s = ckt_decode_header_get(dec, key);
+	*v = 0;
+	if (!s)
+		return 0;
+	size_t n = strlen(s);
+	bool number = n > 0 && strspn(s, "0123456789") == n;
+	if (number) {
+		errno = 0;
+		unsigned long long x = strtoull(s, NULL, 10);
+		if (errno == 0 && x <= max) {
+			*v = x;
+			return 0;
+		}
+	}
+	fprintf(stderr, CKT_PROG ": error: '%s': corrupt header: %s=", a->trace, name);
+	ckt_util_put_clean(stderr, s, n < 64 ? n : 64);
+	fprintf(stderr, "%s %s\n", n > 64 ? "..." : "", number ? "is out of range" : "is not a number");
+	return -1;
+}
+
 static void ckt_main_warnings(const char *path, const struct ckt_replay_stats *st)
 {
 	char t[32];
@@ -401,14 +429,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, CKT_PROG ": error: '%s': %s\n", a.trace, err.msg);
 		return CKT_EXIT_TRACE;
 	}
-	/* the tracer takes rates up to 2^30 bytes: a bigger one would make every estimate huge */
-	const char *rate = ckt_decode_header_get(dec, "setting.CUZKTRACE_SAMPLE");
-	uint64_t rate_bytes = rate ? strtoull(rate, NULL, 10) : 0;
-	if (rate_bytes > ((uint64_t)1 << 30)) {
-		fprintf(stderr, CKT_PROG ": error: '%s': corrupt header: CUZKTRACE_SAMPLE=%s is out of range\n",
-			a.trace, rate);
+	/* the tracer takes rates up to 2^30 bytes: a bigger one would make every estimate huge;
+	 * and stacks of up to 256 frames */
+	uint64_t rate_bytes = 0, depth = 0;
+	if (ckt_main_header_uint(&a, dec, "CUZKTRACE_SAMPLE", (uint64_t)1 << 30, &rate_bytes) < 0 ||
+	    ckt_main_header_uint(&a, dec, "CUZKTRACE_DEPTH", 256, &depth) < 0)
 		goto out;
-	}
 	rep = ckt_replay_new(ckt_decode_header(dec)->page_size);
 	if (rep)
 		ckt_replay_set_sample(rep, rate_bytes);
@@ -438,8 +464,7 @@ int main(int argc, char **argv)
 	/* each site's own peak needs every stack's site during the replay: only for the CSV */
 	sites = ckt_sites_new(a.sites_csv != NULL);
 	if (sites) {
-		const char *depth = ckt_decode_header_get(dec, "setting.CUZKTRACE_DEPTH");
-		ckt_sites_set_depth(sites, depth ? (unsigned)strtoul(depth, NULL, 10) : 0);
+		ckt_sites_set_depth(sites, (unsigned)depth);
 	}
 	if (!sites || ckt_sites_attach(sites, rep) < 0) {
 		fprintf(stderr, CKT_PROG ": error: out of memory\n");
@@ -484,8 +509,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, CKT_PROG ": error: out of memory\n");
 		goto out;
 	}
-	for (size_t i = 0; i < ckt_sites_nwarnings(sites); i++)
-		fprintf(stderr, CKT_PROG ": warning: %s\n", ckt_sites_warning(sites, i));
+	for (size_t i = 0; i < ckt_sites_nwarnings(sites); i++) {
+		/* they name module paths from the trace: one line each, whatever the bytes */
+		const char *w = ckt_sites_warning(sites, i);
+		fputs(CKT_PROG ": warning: ", stderr);
+		ckt_util_put_clean(stderr, w, strlen(w));
+		fputc('\n', stderr);
+	}
 	if (a.sites_csv && ckt_main_write_sites(a.sites_csv, sites, ckt_sites_write_csv) < 0)
 		goto out;
 	if (a.folded && ckt_main_write_sites(a.folded, sites, ckt_sites_write_folded) < 0)

@@ -632,20 +632,11 @@ static const char *ckt_phases_active_str(struct ckt_phases *p)
 	return p->active_str;
 }
 
-/* RFC 4180: a field holding a comma, quote or line break is quoted, quotes doubled. */
+/* RFC 4180: a field holding a comma or quote is quoted, quotes doubled; control bytes (line
+ * breaks too) and invalid UTF-8 from the trace's phase names are shown as '?'. */
 static void ckt_phases_csv_field(FILE *f, const char *s)
 {
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
+	ckt_util_put_csv(f, s, false);
 }
 
 void ckt_phases_sample(void *ctx, const struct ckt_sample *s)

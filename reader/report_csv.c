@@ -50,20 +50,30 @@ static void ckt_report_csv_pinned(char *buf, size_t n, const struct ckt_sample *
 	snprintf(buf, n, "%" PRIu64, s->pinned);
 }
 
-/* Phase names joined by '+', quoted per RFC 4180 when a name holds a comma, quote or line
- * break; cut (ending in "...") when longer than the cell. */
+/* Phase names joined by '+', quoted per RFC 4180 when a name holds a comma or quote; control
+ * bytes (line breaks too) and invalid UTF-8 shown as '?' (ckt_util_clean_len); cut (ending in
+ * "...") when longer than the cell. */
 static void ckt_report_csv_phases(char *buf, size_t n, const struct ckt_sample *s)
 {
 	const char *p = s->active_phases ? s->active_phases : "";
-	size_t k = 0;
-	int quote = strpbrk(p, ",\"\r\n") != NULL;
+	size_t k = 0, left = strlen(p);
+	int quote = strpbrk(p, ",\"") != NULL;
 
 	if (quote)
 		buf[k++] = '"';
-	for (; *p && k + 6 < n; p++) {
-		if (*p == '"')
-			buf[k++] = '"';
-		buf[k++] = *p;
+	while (*p && k + 9 < n) {
+		size_t len = ckt_util_clean_len((const unsigned char *)p, left);
+		if (len == 0) {
+			buf[k++] = '?';
+			len = 1;
+		} else {
+			if (*p == '"')
+				buf[k++] = '"';
+			memcpy(buf + k, p, len);
+			k += len;
+		}
+		p += len;
+		left -= len;
 	}
 	if (*p) {
 		memcpy(buf + k, "...", 3);

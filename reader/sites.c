@@ -746,16 +746,10 @@ void ckt_sites_print_text(FILE *out, const struct ckt_sites *s)
 		ckt_sites_text_moment(out, s, K_GPU, "peak GPU memory");
 }
 
+/* Always quoted; control bytes and invalid UTF-8 (a module path from the trace) shown as '?' */
 static void ckt_sites_csv_str(FILE *f, const char *str)
 {
-	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)str; *p; p++) {
-		if (*p == '"')
-			fputs("\"\"", f);
-		else
-			fputc(*p < 0x20 || *p == 0x7f ? '?' : *p, f);
-	}
-	fputc('"', f);
+	ckt_util_put_csv(f, str, true);
 }
 
 static int ckt_sites_status(FILE *f)

@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 int ckt_util_err(struct ckt_error *err, int code, const char *fmt, ...)
 {
@@ -111,13 +112,37 @@ size_t ckt_util_utf8_len(const unsigned char *s, size_t n)
 	return len;
 }
 
+size_t ckt_util_clean_len(const unsigned char *s, size_t n)
+{
+	size_t len = ckt_util_utf8_len(s, n);
+	return len == 1 && (s[0] < 0x20 || s[0] == 0x7f) ? 0 : len;
+}
+
+void ckt_util_put_csv(FILE *out, const char *str, bool always)
+{
+	bool quote = always || strpbrk(str, ",\"") != NULL;
+	if (quote)
+		fputc('"', out);
+	for (;;) {
+		const char *q = strchr(str, '"');
+		size_t n = q ? (size_t)(q - str) : strlen(str);
+		ckt_util_put_clean(out, str, n);
+		if (!q)
+			break;
+		fputs("\"\"", out);
+		str = q + 1;
+	}
+	if (quote)
+		fputc('"', out);
+}
+
 size_t ckt_util_put_clean(FILE *out, const char *str, size_t n)
 {
 	const unsigned char *s = (const unsigned char *)str;
 	size_t chars = 0;
 	for (size_t i = 0; i < n; chars++) {
-		size_t len = ckt_util_utf8_len(s + i, n - i);
-		if (len == 0 || (len == 1 && (s[i] < 0x20 || s[i] == 0x7f))) {
+		size_t len = ckt_util_clean_len(s + i, n - i);
+		if (len == 0) {
 			fputc('?', out);
 			i++;
 		} else {

@@ -2,7 +2,8 @@
 include/ckt_format.h): varints, the few tags the tests use, and zstd frames by the zstd CLI."""
 import subprocess
 
-FRAME, THREAD, SYNC, END, ALLOC = 1, 2, 3, 4, 0x10
+FRAME, THREAD, SYNC, END, ALLOC, RSS = 1, 2, 3, 4, 0x10, 0x16
+STACK, MODULE, PHASE_DEF, PHASE = 0x20, 0x21, 0x22, 0x23
 
 
 def uv(v):
@@ -22,8 +23,33 @@ def s(x):
     return uv(len(x)) + x
 
 
-def alloc(dts, daddr, size):
-    return bytes([ALLOC]) + sv(dts) + uv(0) + sv(daddr) + uv(size) + uv(0) + uv(0)
+def alloc(dts, daddr, size, stack=0, phase=0):
+    return bytes([ALLOC]) + sv(dts) + uv(0) + sv(daddr) + uv(size) + uv(stack) + uv(phase)
+
+
+def stack(sid, frames):
+    """STACK: absolute return addresses, written as deltas"""
+    prev, b = 0, bytes([STACK]) + uv(sid) + uv(len(frames))
+    for f in frames:
+        b += sv(f - prev)
+        prev = f
+    return b
+
+
+def module(lo, hi, path, build_id=b""):
+    return bytes([MODULE]) + uv(lo) + uv(lo) + uv(hi) + s(path) + s(build_id)
+
+
+def phase_def(pid, name):
+    return bytes([PHASE_DEF]) + uv(pid) + s(name)
+
+
+def phase_begin(dts, pid):
+    return bytes([PHASE]) + sv(dts) + uv(2) + uv(pid)
+
+
+def rss(dts, nbytes):
+    return bytes([RSS]) + sv(dts) + uv(nbytes)
 
 
 def header(*kv):

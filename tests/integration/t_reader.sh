@@ -65,6 +65,12 @@ PYEOF
 	expect_eq "reader: a trace that keeps the promise has no late events" "$(jget $T/known.json late_events)" 0
 fi
 
+# report_status NAME DESC WANT: the reader's exit status and stderr on $T/NAME.zst ("rc/stderr")
+report_status() {
+	$REPORT --json $T/$1.zst >/dev/null 2>$T/$1.err
+	expect_eq "$2" "$?/$(cat $T/$1.err)" "$3"
+}
+
 # Hand-made corrupt traces (format version 1 rows): a size no allocation can have; sums that
 # only overlapping blocks can reach; a block header that claims more bytes than the file has
 # left, in a frame followed by whole frames (corrupt, not cut); the same in the last frame
@@ -75,8 +81,9 @@ import sys
 from rows import *
 T = sys.argv[1]
 head = header()
-def frame(i, t0, body, last=False):
-    return (bytes([FRAME]) + uv(i) + uv(t0) + bytes([THREAD]) + uv(1) + body + bytes([SYNC]) + uv(t0 + 100)
+def frame(i, t0, body, last=False, pre=b""):
+    """pre: records of no thread group, after FRAME"""
+    return (bytes([FRAME]) + uv(i) + uv(t0) + pre + bytes([THREAD]) + uv(1) + body + bytes([SYNC]) + uv(t0 + 100)
             + (bytes([END]) + uv(t0 + 100) + uv(0) + uv(1) + uv(0) if last else b""))
 def write(name, frames):
     data = [z(f) for f in frames]
@@ -101,20 +108,42 @@ open(T + "/midcut.off", "w").write("%d %d\n" % (len(b"".join(data[:2])), len(b""
 last = data[:-1] + [bump_block(data[-1])]
 open(T + "/lastcut.zst", "wb").write(b"".join(last))
 open(T + "/lastcut.off", "w").write("%d\n" % len(b"".join(data[:-1])))
+# bytes from the trace that would drive a terminal or break a CSV: a module path with a line
+# break and an escape sequence, a phase name with invalid UTF-8, a comma, a line break, a quote
+evil = module(0x400000, 0x500000, b"/nonexistent/a\nb\x1b[31m")
+write("evilpath.zst", [head, frame(1, 0, alloc(10, 0xA000, 64, stack=1), True, evil + stack(1, [0x400100]))])
+write("evilphase.zst", [head, frame(1, 0, phase_begin(5, 1) + alloc(5, 0xA000, 64, phase=1) + rss(5, 1 << 20),
+                                    True, phase_def(1, b"\xff\xfe,a\nb\"c"))])
+# header settings that are no numbers, or out of range; stacks longer than any tracer writes
+write("rategarbage.zst", [header((b"setting.CUZKTRACE_SAMPLE", b"12k")), frame(1, 0, alloc(10, 0xA000, 16), True)])
+write("deep300.zst", [header((b"setting.CUZKTRACE_DEPTH", b"300")), frame(1, 0, alloc(10, 0xA000, 16), True)])
+for n in (1024, 1025):
+    write("stack%d.zst" % n, [head, frame(1, 0, alloc(10, 0xA000, 16, stack=1), True,
+                                         stack(1, [0x400000 + 16 * k for k in range(n)]))])
 PYEOF
-	$REPORT --json $T/huge.zst >/dev/null 2>$T/huge.err
-	expect_eq "reader: a size of 2^60 bytes is corruption (exit 1, one line)" "$?/$(cat $T/huge.err)" \
+	report_status huge "reader: a size of 2^60 bytes is corruption (exit 1, one line)" \
 		"1/cuzktrace-report: error: '$T/huge.zst': corrupt record (tag 0x10) in frame 1: a size of 2^57 bytes or more"
-	$REPORT --json $T/overlap.zst >/dev/null 2>$T/overlap.err
-	expect_eq "reader: 80 live blocks of 2^56 bytes are corruption, not an overflow (exit 1, one line)" "$?/$(cat $T/overlap.err)" \
+	report_status overlap "reader: 80 live blocks of 2^56 bytes are corruption, not an overflow (exit 1, one line)" \
 		"1/cuzktrace-report: error: '$T/overlap.zst': corrupt trace: more bytes than any process can have (over 2^59 live in one space, or 2^62 allocated in all)"
-	$REPORT --json $T/rate.zst >/dev/null 2>$T/rate.err
-	expect_eq "reader: a sampling rate of 2^62 bytes in the header is corruption (exit 1, one line)" "$?/$(cat $T/rate.err)" \
+	report_status rate "reader: a sampling rate of 2^62 bytes in the header is corruption (exit 1, one line)" \
 		"1/cuzktrace-report: error: '$T/rate.zst': corrupt header: CUZKTRACE_SAMPLE=$((1 << 62)) is out of range"
 	read -r mo mn <$T/midcut.off
-	$REPORT --json $T/midcut.zst >/dev/null 2>$T/midcut.err
-	expect_eq "reader: a block header that runs past the end, whole frames after it: corrupt, not cut" "$?/$(cat $T/midcut.err)" \
+	report_status midcut "reader: a block header that runs past the end, whole frames after it: corrupt, not cut" \
 		"1/cuzktrace-report: error: '$T/midcut.zst': corrupt zstd frame at byte offset $mo: it runs to the end of the file, past a whole frame at byte offset $mn"
+	report_status evilpath "reader: a module path's control bytes are shown as '?' in the warning (one line)" \
+		"0/cuzktrace-report: warning: cannot read '/nonexistent/a?b?[31m': No such file or directory; its frames are shown as module+offset"
+	$REPORT --json --csv $T/evilphase.csv --phases-csv $T/evilphase.pcsv $T/evilphase.zst >/dev/null 2>$T/evilphase.err
+	expect_eq "reader: a phase name's invalid UTF-8 and control bytes are '?' in both CSVs, one row per line" \
+		"$?/$($PY -c 'import sys; [open(f, encoding="utf-8").read() for f in sys.argv[1:]]; print("utf-8")' $T/evilphase.csv $T/evilphase.pcsv)/$(sed -n 2p $T/evilphase.csv | cut -d, -f7-)/$(sed -n 2p $T/evilphase.pcsv | cut -d, -f2-)/$(wc -l <$T/evilphase.pcsv)" \
+		'0/utf-8/"??,a?b""c"/"??,a?b""c",64,0/2'
+	report_status rategarbage "reader: a sampling rate that is no number is corruption (exit 1, one line)" \
+		"1/cuzktrace-report: error: '$T/rategarbage.zst': corrupt header: CUZKTRACE_SAMPLE=12k is not a number"
+	report_status deep300 "reader: a stack depth over 256 in the header is corruption (exit 1, one line)" \
+		"1/cuzktrace-report: error: '$T/deep300.zst': corrupt header: CUZKTRACE_DEPTH=300 is out of range"
+	$REPORT --json $T/stack1024.zst >/dev/null 2>$T/stack1024.err
+	expect_eq "reader: a stack of 1024 frames is read" "$?/$(grep -c error $T/stack1024.err)" "0/0"
+	report_status stack1025 "reader: a stack of 1025 frames is corruption (a few bytes of zstd cannot make it symbolize millions)" \
+		"1/cuzktrace-report: error: '$T/stack1025.zst': corrupt record (tag 0x20) in frame 1: a stack of 1025 frames (at most 1024)"
 	read -r lo <$T/lastcut.off
 	$REPORT --json $T/lastcut.zst >$T/lastcut.json 2>$T/lastcut.err
 	expect_eq "reader: the same in the last frame: truncated, the frame named" \
