@@ -518,6 +518,11 @@ static bool ckt_decode_huge(uint8_t tag, const struct ckt_record *r)
 	case CKT_TAG_CUDA_MAP: /* not CUDA_UNMAP: written before the call, with whatever size the
 				* program passed (the replay only takes away ranges it knows) */
 		return r->u.cuda_map.size >= CKT_DECODE_MAX_BYTES;
+	case CKT_TAG_RSS: /* resident memory is memory too: 2^64 - 1 made a peak of 16777216 TiB */
+		return r->u.rss.rss >= CKT_DECODE_MAX_BYTES;
+	case CKT_TAG_RSS_DETAIL:
+		return r->u.rss_detail.hwm >= CKT_DECODE_MAX_BYTES || r->u.rss_detail.anon >= CKT_DECODE_MAX_BYTES ||
+		       r->u.rss_detail.file >= CKT_DECODE_MAX_BYTES || r->u.rss_detail.shmem >= CKT_DECODE_MAX_BYTES;
 	case CKT_TAG_AGG:
 		return r->u.agg.bytes >= (int64_t)CKT_DECODE_MAX_BYTES || r->u.agg.bytes <= -(int64_t)CKT_DECODE_MAX_BYTES ||
 		       r->u.agg.blocks >= (int64_t)CKT_DECODE_MAX_BYTES || r->u.agg.blocks <= -(int64_t)CKT_DECODE_MAX_BYTES;

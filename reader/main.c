@@ -270,6 +270,14 @@ static int ckt_main_parse(int argc, char **argv, struct ckt_args *a)
 	return ckt_main_check_outputs(a);
 }
 
+/* A warning that names module paths from the trace: one line, whatever their bytes. */
+static void ckt_main_warn_clean(const char *what, const char *msg)
+{
+	fprintf(stderr, CKT_PROG ": warning: %s", what);
+	ckt_util_put_clean(stderr, msg, strlen(msg));
+	fputc('\n', stderr);
+}
+
 /* The header's setting.<name> as a number from 0 to max into *v (0 when the tracer did not
  * write it), or -1 after one line naming a corrupt header: anything else there (letters, a
  * sign, more than max) would make the figures that depend on it nonsense. */
@@ -398,7 +406,7 @@ static int ckt_main_phases_finish(const struct ckt_args *a, struct ckt_phases *p
 		return -1;
 	}
 	for (size_t i = 0; rules && i < ckt_phase_rules_nwarnings(rules); i++)
-		fprintf(stderr, CKT_PROG ": warning: --phase-rule: %s\n", ckt_phase_rules_warning(rules, i));
+		ckt_main_warn_clean("--phase-rule: ", ckt_phase_rules_warning(rules, i));
 	return 0;
 }
 
@@ -509,13 +517,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, CKT_PROG ": error: out of memory\n");
 		goto out;
 	}
-	for (size_t i = 0; i < ckt_sites_nwarnings(sites); i++) {
-		/* they name module paths from the trace: one line each, whatever the bytes */
-		const char *w = ckt_sites_warning(sites, i);
-		fputs(CKT_PROG ": warning: ", stderr);
-		ckt_util_put_clean(stderr, w, strlen(w));
-		fputc('\n', stderr);
-	}
+	for (size_t i = 0; i < ckt_sites_nwarnings(sites); i++)
+		ckt_main_warn_clean("", ckt_sites_warning(sites, i));
 	if (a.sites_csv && ckt_main_write_sites(a.sites_csv, sites, ckt_sites_write_csv) < 0)
 		goto out;
 	if (a.folded && ckt_main_write_sites(a.folded, sites, ckt_sites_write_folded) < 0)

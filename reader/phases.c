@@ -818,7 +818,7 @@ static char *ckt_phases_label(const struct ckt_phases *p, const struct ckt_pthre
 		const char *o = ckt_phases_tname(&p->th[j]);
 		fold = ckt_phases_stem(o) == stem && strncmp(o, name, stem) == 0 && strcmp(o, name) != 0;
 	}
-	char *l = malloc(stem + 2);
+	char *l = malloc((fold ? stem : strlen(name)) + 2);
 	if (!l)
 		return NULL;
 	if (!fold)

@@ -4,6 +4,7 @@ import subprocess
 
 FRAME, THREAD, SYNC, END, ALLOC, RSS = 1, 2, 3, 4, 0x10, 0x16
 STACK, MODULE, PHASE_DEF, PHASE = 0x20, 0x21, 0x22, 0x23
+THREAD_NAME = 0x06
 
 
 def uv(v):
@@ -50,6 +51,10 @@ def phase_begin(dts, pid):
 
 def rss(dts, nbytes):
     return bytes([RSS]) + sv(dts) + uv(nbytes)
+
+
+def thread_name(ts, tid, name):
+    return bytes([THREAD_NAME]) + uv(ts) + uv(tid) + s(name)
 
 
 def header(*kv):

@@ -117,6 +117,10 @@ write("evilphase.zst", [head, frame(1, 0, phase_begin(5, 1) + alloc(5, 0xA000, 6
 # header settings that are no numbers, or out of range; stacks longer than any tracer writes
 write("rategarbage.zst", [header((b"setting.CUZKTRACE_SAMPLE", b"12k")), frame(1, 0, alloc(10, 0xA000, 16), True)])
 write("deep300.zst", [header((b"setting.CUZKTRACE_DEPTH", b"300")), frame(1, 0, alloc(10, 0xA000, 16), True)])
+write("rsshuge.zst", [head, frame(1, 0, rss(5, (1 << 64) - 1), True)])
+# a thread name ending in digits with no sibling to fold with, longer than the kernel's 15
+# characters (the label's buffer was sized for the stem: glibc aborted on the overflow)
+write("tname.zst", [head, frame(1, 0, alloc(5, 0xA000, 64), True, thread_name(0, 1, b"x" + b"1" * 100))])
 for n in (1024, 1025):
     write("stack%d.zst" % n, [head, frame(1, 0, alloc(10, 0xA000, 16, stack=1), True,
                                          stack(1, [0x400000 + 16 * k for k in range(n)]))])
@@ -140,6 +144,11 @@ PYEOF
 		"1/cuzktrace-report: error: '$T/rategarbage.zst': corrupt header: CUZKTRACE_SAMPLE=12k is not a number"
 	report_status deep300 "reader: a stack depth over 256 in the header is corruption (exit 1, one line)" \
 		"1/cuzktrace-report: error: '$T/deep300.zst': corrupt header: CUZKTRACE_DEPTH=300 is out of range"
+	report_status rsshuge "reader: an RSS of 2^64 - 1 bytes is corruption (exit 1, one line)" \
+		"1/cuzktrace-report: error: '$T/rsshuge.zst': corrupt record (tag 0x16) in frame 1: a size of 2^57 bytes or more"
+	$REPORT --json --by thread $T/tname.zst >$T/tname.json 2>$T/tname.err
+	expect_eq "reader: a long thread name ending in digits is its own group, whole" \
+		"$?/$(jget $T/tname.json thread_groups.0.name)/$(cat $T/tname.err)" "0/x$(printf '1%.0s' $(seq 100))/"
 	$REPORT --json $T/stack1024.zst >/dev/null 2>$T/stack1024.err
 	expect_eq "reader: a stack of 1024 frames is read" "$?/$(grep -c error $T/stack1024.err)" "0/0"
 	report_status stack1025 "reader: a stack of 1025 frames is corruption (a few bytes of zstd cannot make it symbolize millions)" \
