@@ -176,6 +176,7 @@
 #define CKT_FORMAT_VERSION_MIN 1
 #define CKT_TRACER_VERSION "0.2.3"
 #define CKT_STACK_MAX_FRAMES 1024
+#define CKT_MAX_DEPTH 256 /* the most CUZKTRACE_DEPTH allows: the tracer's bound, the reader's check */
 
 enum ckt_tag {
 	CKT_TAG_FRAME = 0x01,

@@ -167,7 +167,6 @@ struct ckt_slot {
  * recycles it (ckt_ring_release). */
 #define CKT_RING_EXTRA_SLOTS ((16ull << 20) / sizeof(struct ckt_slot))
 
-#define CKT_MAX_DEPTH 256
 #define CKT_STACK_CACHE 256 /* per-thread direct-mapped cache of stack hash -> id */
 struct ckt_stack_cache {
 	uint64_t hash;

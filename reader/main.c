@@ -441,7 +441,7 @@ int main(int argc, char **argv)
 	 * and stacks of up to 256 frames */
 	uint64_t rate_bytes = 0, depth = 0;
 	if (ckt_main_header_uint(&a, dec, "CUZKTRACE_SAMPLE", (uint64_t)1 << 30, &rate_bytes) < 0 ||
-	    ckt_main_header_uint(&a, dec, "CUZKTRACE_DEPTH", 256, &depth) < 0)
+	    ckt_main_header_uint(&a, dec, "CUZKTRACE_DEPTH", CKT_MAX_DEPTH, &depth) < 0)
 		goto out;
 	rep = ckt_replay_new(ckt_decode_header(dec)->page_size);
 	if (rep)

@@ -35,11 +35,15 @@ static void ckt_report_text_argv(FILE *out, const struct ckt_header_kv *kv)
 			fputc(' ', out);
 		if (quote)
 			fputc('\'', out);
-		for (size_t k = 0; k < n; k++) {
-			if (a[k] == '\'')
+		for (size_t k = 0; k < n;) { /* whole characters: valid UTF-8 stays as it is */
+			const char *q = memchr(a + k, '\'', n - k);
+			size_t m = q ? (size_t)(q - (a + k)) : n - k;
+			ckt_util_put_clean(out, a + k, m);
+			k += m;
+			if (q) {
 				fputs("'\\''", out);
-			else
-				ckt_util_put_clean(out, a + k, 1);
+				k++;
+			}
 		}
 		if (quote)
 			fputc('\'', out);

@@ -700,12 +700,15 @@ bool ckt_sites_top(const struct ckt_sites *s, enum ckt_moment m, size_t i, struc
 	return true;
 }
 
-/* Control bytes from debug info or paths are shown as '?' (a terminal must not be driven by
- * them); ';' too in folded frames, where it separates frames. */
+/* Control characters and invalid UTF-8 from debug info or paths are shown as '?'
+ * (ckt_util_clean_len: a terminal must not be driven by them); ';' too in folded frames,
+ * where it separates frames. */
 static void ckt_sites_put(FILE *f, const char *str, bool folded)
 {
-	for (const unsigned char *p = (const unsigned char *)str; *p; p++)
-		fputc(*p < 0x20 || *p == 0x7f || (folded && *p == ';') ? '?' : *p, f);
+	if (folded)
+		ckt_util_put_clean_sep(f, str, ';', "?");
+	else
+		ckt_util_put_clean(f, str, strlen(str));
 }
 
 static void ckt_sites_text_moment(FILE *out, const struct ckt_sites *s, int k, const char *label)
@@ -776,12 +779,7 @@ int ckt_sites_write_csv(const struct ckt_sites *s, FILE *f)
 		for (uint32_t j = 0; j < st->nsym; j++) {
 			if (j)
 				fputs(" <- ", f);
-			for (const unsigned char *p = (const unsigned char *)st->sym[j]; *p; p++) {
-				if (*p == '"')
-					fputs("\"\"", f);
-				else
-					fputc(*p < 0x20 || *p == 0x7f ? '?' : *p, f);
-			}
+			ckt_util_put_csv_inner(f, st->sym[j]);
 		}
 		fputs("\"\n", f);
 	}

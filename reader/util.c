@@ -115,7 +115,32 @@ size_t ckt_util_utf8_len(const unsigned char *s, size_t n)
 size_t ckt_util_clean_len(const unsigned char *s, size_t n)
 {
 	size_t len = ckt_util_utf8_len(s, n);
-	return len == 1 && (s[0] < 0x20 || s[0] == 0x7f) ? 0 : len;
+	if (len == 1 && (s[0] < 0x20 || s[0] == 0x7f))
+		return 0; /* C0 controls and DEL */
+	if (len == 2 && s[0] == 0xc2 && s[1] < 0xa0)
+		return 0; /* C1 controls (U+0080..U+009F: CSI is U+009B) */
+	if (len == 3 && s[0] == 0xe2 && ((s[1] == 0x80 && s[2] >= 0xa8 && s[2] <= 0xae) ||
+					 (s[1] == 0x81 && s[2] >= 0xa6 && s[2] <= 0xa9)))
+		return 0; /* line and paragraph separators, bidirectional overrides and isolates */
+	return len;
+}
+
+void ckt_util_put_clean_sep(FILE *out, const char *str, char sep, const char *as)
+{
+	for (;;) {
+		const char *q = strchr(str, sep);
+		size_t n = q ? (size_t)(q - str) : strlen(str);
+		ckt_util_put_clean(out, str, n);
+		if (!q)
+			break;
+		fputs(as, out);
+		str = q + 1;
+	}
+}
+
+void ckt_util_put_csv_inner(FILE *out, const char *str)
+{
+	ckt_util_put_clean_sep(out, str, '"', "\"\"");
 }
 
 void ckt_util_put_csv(FILE *out, const char *str, bool always)
@@ -123,15 +148,7 @@ void ckt_util_put_csv(FILE *out, const char *str, bool always)
 	bool quote = always || strpbrk(str, ",\"") != NULL;
 	if (quote)
 		fputc('"', out);
-	for (;;) {
-		const char *q = strchr(str, '"');
-		size_t n = q ? (size_t)(q - str) : strlen(str);
-		ckt_util_put_clean(out, str, n);
-		if (!q)
-			break;
-		fputs("\"\"", out);
-		str = q + 1;
-	}
+	ckt_util_put_csv_inner(out, str);
 	if (quote)
 		fputc('"', out);
 }

@@ -42,14 +42,19 @@ char *ckt_util_fmt_secs(char *buf, size_t n, uint64_t ns, int decimals);
  * when s does not start one (stray continuation byte, overlong form, surrogate, > U+10FFFF). */
 size_t ckt_util_utf8_len(const unsigned char *s, size_t n);
 /* Length (1..4) of the printable character at s (n > 0 bytes available): valid UTF-8 and not
- * a control byte; 0 for a byte every output shows as '?' (text, CSV, stderr): a terminal or a
- * CSV reader must not be driven by bytes from a trace file. */
+ * a control character (C0, DEL, C1), a line or paragraph separator or a bidirectional
+ * override; 0 for a byte every output shows as '?' (text, CSV, stderr): a terminal or a CSV
+ * reader must not be driven by bytes from a trace file. */
 size_t ckt_util_clean_len(const unsigned char *s, size_t n);
 /* Writes str with control bytes and invalid UTF-8 shown as '?' (ckt_util_clean_len). */
 size_t ckt_util_put_clean(FILE *out, const char *str, size_t n); /* returns the characters written */
+/* Writes str (NUL-terminated) cleaned, with each `sep` written as `as`. */
+void ckt_util_put_clean_sep(FILE *out, const char *str, char sep, const char *as);
 /* Writes str as one CSV field (RFC 4180), cleaned the same way: quoted when `always` or when it
  * holds a comma or a quote, quotes doubled. */
 void ckt_util_put_csv(FILE *out, const char *str, bool always);
+/* The inside of a quoted CSV field: str cleaned, quotes doubled (no quotes around it). */
+void ckt_util_put_csv_inner(FILE *out, const char *str);
 
 /* Fibonacci hashing for addresses and tids (their low bits are often zero). */
 static inline uint64_t ckt_util_hash64(uint64_t x)

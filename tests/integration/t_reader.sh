@@ -110,13 +110,15 @@ open(T + "/lastcut.zst", "wb").write(b"".join(last))
 open(T + "/lastcut.off", "w").write("%d\n" % len(b"".join(data[:-1])))
 # bytes from the trace that would drive a terminal or break a CSV: a module path with a line
 # break and an escape sequence, a phase name with invalid UTF-8, a comma, a line break, a quote
-evil = module(0x400000, 0x500000, b"/nonexistent/a\nb\x1b[31m")
+# (and invalid UTF-8, and CSI as a C1 control in UTF-8)
+evil = module(0x400000, 0x500000, b"/nonexistent/a\nb\x1b[31m\xff\xc2\x9b1m")
 write("evilpath.zst", [head, frame(1, 0, alloc(10, 0xA000, 64, stack=1), True, evil + stack(1, [0x400100]))])
 write("evilphase.zst", [head, frame(1, 0, phase_begin(5, 1) + alloc(5, 0xA000, 64, phase=1) + rss(5, 1 << 20),
                                     True, phase_def(1, b"\xff\xfe,a\nb\"c"))])
 # header settings that are no numbers, or out of range; stacks longer than any tracer writes
 write("rategarbage.zst", [header((b"setting.CUZKTRACE_SAMPLE", b"12k")), frame(1, 0, alloc(10, 0xA000, 16), True)])
 write("deep300.zst", [header((b"setting.CUZKTRACE_DEPTH", b"300")), frame(1, 0, alloc(10, 0xA000, 16), True)])
+write("utf8argv.zst", [header((b"argv", "prover\ncafé\n\x1b[2J".encode())), frame(1, 0, alloc(10, 0xA000, 16), True)])
 write("rsshuge.zst", [head, frame(1, 0, rss(5, (1 << 64) - 1), True)])
 # a thread name ending in digits with no sibling to fold with, longer than the kernel's 15
 # characters (the label's buffer was sized for the stem: glibc aborted on the overflow)
@@ -135,7 +137,17 @@ PYEOF
 	report_status midcut "reader: a block header that runs past the end, whole frames after it: corrupt, not cut" \
 		"1/cuzktrace-report: error: '$T/midcut.zst': corrupt zstd frame at byte offset $mo: it runs to the end of the file, past a whole frame at byte offset $mn"
 	report_status evilpath "reader: a module path's control bytes are shown as '?' in the warning (one line)" \
-		"0/cuzktrace-report: warning: cannot read '/nonexistent/a?b?[31m': No such file or directory; its frames are shown as module+offset"
+		"0/cuzktrace-report: warning: cannot read '/nonexistent/a?b?[31m???1m': No such file or directory; its frames are shown as module+offset"
+	$REPORT --sites-csv $T/evilpath.scsv --folded $T/evilpath.folded --phase-rule x=nomatch $T/evilpath.zst >$T/evilpath.txt 2>$T/evilpath2.err
+	expect_eq "reader: the same path in the text report, sites CSV, folded file and --phase-rule warning: '?', valid UTF-8, one line each" \
+		"$?/$($PY - $T/evilpath.txt $T/evilpath.scsv $T/evilpath.folded $T/evilpath2.err <<'PYEOF'
+import sys
+bad = [f for f in sys.argv[1:] if any(ord(c) < 32 and c != "\n" or 0x7f <= ord(c) < 0xa0
+                                      for c in open(f, encoding="utf-8").read())]
+seen = [f for f in sys.argv[1:] if "a?b?[31m???1m" in open(f, encoding="utf-8").read()]
+print("bad:%s seen:%d" % (",".join(bad), len(seen)))
+PYEOF
+)/$(wc -l <$T/evilpath2.err)" "0/bad: seen:4/2"
 	$REPORT --json --csv $T/evilphase.csv --phases-csv $T/evilphase.pcsv $T/evilphase.zst >/dev/null 2>$T/evilphase.err
 	expect_eq "reader: a phase name's invalid UTF-8 and control bytes are '?' in both CSVs, one row per line" \
 		"$?/$($PY -c 'import sys; [open(f, encoding="utf-8").read() for f in sys.argv[1:]]; print("utf-8")' $T/evilphase.csv $T/evilphase.pcsv)/$(sed -n 2p $T/evilphase.csv | cut -d, -f7-)/$(sed -n 2p $T/evilphase.pcsv | cut -d, -f2-)/$(wc -l <$T/evilphase.pcsv)" \
@@ -144,6 +156,8 @@ PYEOF
 		"1/cuzktrace-report: error: '$T/rategarbage.zst': corrupt header: CUZKTRACE_SAMPLE=12k is not a number"
 	report_status deep300 "reader: a stack depth over 256 in the header is corruption (exit 1, one line)" \
 		"1/cuzktrace-report: error: '$T/deep300.zst': corrupt header: CUZKTRACE_DEPTH=300 is out of range"
+	expect_eq "reader: the command line keeps valid UTF-8 and shows control bytes as '?'" \
+		"$($REPORT $T/utf8argv.zst 2>/dev/null | grep '^command line' | sed 's/^command line *//')" "prover café ?[2J"
 	report_status rsshuge "reader: an RSS of 2^64 - 1 bytes is corruption (exit 1, one line)" \
 		"1/cuzktrace-report: error: '$T/rsshuge.zst': corrupt record (tag 0x16) in frame 1: a size of 2^57 bytes or more"
 	$REPORT --json --by thread $T/tname.zst >$T/tname.json 2>$T/tname.err
