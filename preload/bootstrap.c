@@ -79,6 +79,7 @@ void ckt_bootstrap(void)
 	int expect = 0;
 	if (!atomic_compare_exchange_strong(&ckt_boot_state, &expect, 1))
 		return;
+	int saved_errno = errno; /* from inside the program's first call: leave it as it was */
 	ckt_t0 = ckt_clock_raw();
 	ckt_tls.guard++;
 	void **slot = (void **)&ckt_real;
@@ -105,6 +106,7 @@ void ckt_bootstrap(void)
 	atomic_store_explicit((_Atomic(void *) *)&slot[0], found[0], memory_order_release);
 	atomic_store(&ckt_boot_state, 2);
 	ckt_tls.guard--;
+	errno = saved_errno;
 }
 
 /* ---- life cycle ---- */
@@ -151,6 +153,9 @@ static void ckt_check_interposition(void)
 
 __attribute__((constructor(101))) static void ckt_init(void)
 {
+	/* the program starts with errno 0 (C); our set-up's failed probes (libunwind's memory
+	 * checks, an existing file) must not show there */
+	int saved_errno = errno;
 	if (atomic_load(&ckt_boot_state) == 0)
 		ckt_bootstrap();
 	ckt_tls.guard++;
@@ -169,6 +174,7 @@ __attribute__((constructor(101))) static void ckt_init(void)
 			_exit(70);
 	}
 	ckt_tls.guard--;
+	errno = saved_errno;
 }
 
 __attribute__((destructor(101))) static void ckt_fini(void)

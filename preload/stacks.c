@@ -131,6 +131,7 @@ int ckt_stacks_init(void)
 	unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
 	fast_only = !unwinders_agree();
 	ckt_tls.in_unwind--;
+	ckt_tls.unw_fast = 1; /* this thread has paid for unw_backtrace's cache by now */
 	atomic_store(&ckt_stacks_ready, 1);
 	return 0;
 }
@@ -261,7 +262,8 @@ static inline int backtrace_now(struct ckt_tls *t, void **buf, int size)
 uint32_t ckt_stacks_capture(struct ckt_tls *t)
 {
 	void *raw[CKT_MAX_DEPTH + 9];
-	if (!atomic_load_explicit(&ckt_stacks_ready, memory_order_relaxed))
+	/* acquire: the tables and fast_only written before it was set (a plain load on x86) */
+	if (!atomic_load_explicit(&ckt_stacks_ready, memory_order_acquire))
 		return 0;
 	struct ckt_ring *r = t->ring ? t->ring : ckt_thread_attach(t);
 	if (!r)

@@ -181,6 +181,13 @@ $REPORT --json $T/rsslong.zst >$T/rsslong.json
 expect_eq "CUZKTRACE_RSS_MS=60000: exit does not wait for the next sample (trace under 30 s)" \
 	"$(cat $T/rsslong.rc)/$($PY -c 'import json,sys; print(json.load(open(sys.argv[1]))["duration_s"] < 30)' $T/rsslong.json)" "0/True"
 
+# The tracer's set-up before main (its probes, libunwind's memory checks) leaves errno as the
+# program would find it untraced: 0, in both modes and without stacks.
+for m in "CUZKTRACE_SAMPLE=0" "CUZKTRACE_SAMPLE=524288" "CUZKTRACE_DEPTH=0"; do
+	env $m CUZKTRACE_OUT=$T/errno0.zst LD_PRELOAD=$LIB $P/errno0 >$T/errno0.out 2>/dev/null
+	expect_eq "errno is 0 when main starts ($m)" "$?/$(cat $T/errno0.out)" "0/errno at main: 0"
+done
+
 # A munmap (stamped before the call, which takes milliseconds for 512 MiB) by a thread idle for
 # over 10 s, with the writer flushing every millisecond: the SYNC horizon must wait for it,
 # whether the thread had an earlier event (warm) or the munmap is its first. Both run at once.
