@@ -136,13 +136,18 @@ static int ring_budget_take(uint64_t slots, bool must)
 	return 1;
 }
 
+static void ring_budget_give(uint64_t slots)
+{
+	atomic_fetch_sub(&ring_extra, slots);
+}
+
 /* The writer recycles r (drained, its thread gone): its slots go back to the kernel until a
  * new thread takes the ring (a program that churns threads does not keep every ring
  * resident), and its window's growth to the budget. */
 void ckt_ring_release(struct ckt_ring *r)
 {
 	syscall(SYS_madvise, r->slots, sizeof(r->slots), MADV_DONTNEED);
-	atomic_fetch_sub(&ring_extra, ckt_ring_mask(r) + 1 - (CKT_RING_SLOTS >> CKT_RING_SHRINK));
+	ring_budget_give(ckt_ring_mask(r) + 1 - (CKT_RING_SLOTS >> CKT_RING_SHRINK));
 	ckt_ring_set_window(r, CKT_RING_SLOTS >> CKT_RING_SHRINK);
 }
 
@@ -269,7 +274,7 @@ CKT_NOINLINE int ckt_thread_make_room(struct ckt_ring *r, unsigned n)
 				ckt_ring_set_window(r, win * 2);
 				return 1; /* the next head's release store publishes the window with it */
 			}
-			atomic_fetch_sub(&ring_extra, win);
+			ring_budget_give(win);
 		}
 	}
 	if (h + n - r->tail_cache <= win)

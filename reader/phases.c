@@ -632,13 +632,6 @@ static const char *ckt_phases_active_str(struct ckt_phases *p)
 	return p->active_str;
 }
 
-/* RFC 4180: a field holding a comma or quote is quoted, quotes doubled; control bytes (line
- * breaks too) and invalid UTF-8 from the trace's phase names are shown as '?'. */
-static void ckt_phases_csv_field(FILE *f, const char *s)
-{
-	ckt_util_put_csv(f, s, false);
-}
-
 void ckt_phases_sample(void *ctx, const struct ckt_sample *s)
 {
 	struct ckt_phases *p = ctx;
@@ -659,7 +652,8 @@ void ckt_phases_sample(void *ctx, const struct ckt_sample *s)
 				continue;
 			ph->csv_held = held;
 			fprintf(p->csv, "%s,", t);
-			ckt_phases_csv_field(p->csv, ckt_phases_name(ph, buf, sizeof(buf)));
+			/* RFC 4180, quoted when needed; the trace's bytes cleaned (ckt_util_clean_len) */
+			ckt_util_put_csv(p->csv, ckt_phases_name(ph, buf, sizeof(buf)), false);
 			fprintf(p->csv, ",%" PRId64 ",%" PRId64 "\n", ph->heap.cur, ph->mmap.cur);
 		}
 		if (ferror(p->csv))

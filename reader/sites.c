@@ -749,12 +749,6 @@ void ckt_sites_print_text(FILE *out, const struct ckt_sites *s)
 		ckt_sites_text_moment(out, s, K_GPU, "peak GPU memory");
 }
 
-/* Always quoted; control bytes and invalid UTF-8 (a module path from the trace) shown as '?' */
-static void ckt_sites_csv_str(FILE *f, const char *str)
-{
-	ckt_util_put_csv(f, str, true);
-}
-
 static int ckt_sites_status(FILE *f)
 {
 	if (fflush(f) != 0 || ferror(f))
@@ -771,7 +765,7 @@ int ckt_sites_write_csv(const struct ckt_sites *s, FILE *f)
 		size_t which = site->at[K_RSS] ? site->best_stack[K_RSS]
 			       : site->at[K_HEAP] ? site->best_stack[K_HEAP] : site->most_stack;
 		const struct ckt_sites_stack *st = &s->stacks[which];
-		ckt_sites_csv_str(f, site->key);
+		ckt_util_put_csv(f, site->key, true); /* always quoted; a module path's bytes cleaned */
 		fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",",
 			site->at[K_RSS], site->at[K_HEAP], ckt_sites_pos(site->max), site->alloc_bytes,
 			ckt_sites_count(site->allocs), site->at[K_GPU]);
