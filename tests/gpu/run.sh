@@ -11,7 +11,12 @@
 # for, e.g. if a runtime version makes internal device allocations of its own.
 # NVCC=path picks the CUDA compiler; CKT_GPU_DRIVER=1 tests through gpu_driver.c even when nvcc
 # is there; CKT_GPU_PROG=path runs a gpu_alloc or gpu_driver built elsewhere; CKT_GPU_TIMEOUT
-# (seconds, default 300) bounds each run of the program.
+# (seconds, default 300) bounds each run of the program; CKT_GPU_NOBUILD=1 uses build/ as it is
+# (a build carried from a machine with the build packages) instead of running make;
+# CKT_GPU_KEEP=1 keeps the traces, reports and program output (the folder is named at the end).
+# Then, when python3 imports torch and sees a GPU, tests/gpu/torch_alloc.py runs the same way:
+# PyTorch's shared CUDA runtime and caching allocator, pinned memory, threads and log-line phases,
+# compared with torch's own count of reserved device memory. Exit status: the worse of the two.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 ROOT=$PWD
@@ -19,7 +24,7 @@ TOL=${CKT_GPU_TOLERANCE:-0}
 LIMIT=${CKT_GPU_TIMEOUT:-300}
 PY=${PYTHON:-$(command -v python3 || echo /usr/bin/python3)}
 T=$(mktemp -d /tmp/cuzktrace-gpu.XXXXXX)
-keep=0
+keep=${CKT_GPU_KEEP:-0}
 trap 'if [ $keep = 1 ]; then echo "gpu: files kept in $T"; else rm -rf "$T"; fi' EXIT
 
 # a GPU: nvidia-smi sees one, or (no nvidia-smi, as in some containers) a device node exists
@@ -38,7 +43,11 @@ if [ -z "${NVCC:-}" ]; then
 elif [ ! -x "$NVCC" ]; then
 	echo "gpu: no nvcc at $NVCC"; exit 2
 fi
-make -s all >/dev/null || { echo "gpu: build failed (missing packages? see make deps)"; exit 2; }
+if [ "${CKT_GPU_NOBUILD:-0}" = 1 ]; then
+	[ -f build/libcuzktrace.so ] && [ -x build/cuzktrace-report ] || { echo "gpu: CKT_GPU_NOBUILD=1 but build/ holds no tracer"; exit 2; }
+else
+	make -s all >/dev/null || { echo "gpu: build failed (missing packages? see make deps)"; exit 2; }
+fi
 # a build carried from another machine needs its shared libraries here too (else LD_PRELOAD
 # would be ignored with one line on stderr and nothing traced)
 if ldd build/libcuzktrace.so build/cuzktrace-report | grep 'not found'; then
@@ -162,8 +171,72 @@ print('gpu: %s' % ('all figures match' if not bad else '%d mismatch(es)' % bad))
 sys.exit(1 if bad else 0)
 PYEOF
 rc=$?
-if [ $rc -ne 0 ]; then
-	keep=1
-	"$ROOT/build/cuzktrace-report" "$T/gpu.zst" >"$T/report.txt" 2>&1
-fi
+[ $rc -eq 0 ] || keep=1
+[ $keep = 0 ] || "$ROOT/build/cuzktrace-report" "$T/gpu.zst" >"$T/report.txt" 2>&1
+
+# PyTorch: a shared CUDA runtime and a caching allocator (CKT_GPU_TORCH=0 skips it)
+torch_check() {
+	if [ "${CKT_GPU_TORCH:-1}" = 0 ]; then
+		echo "torch: skipped (CKT_GPU_TORCH=0)"
+		return 0
+	elif ! timeout "$LIMIT" "$PY" -c 'import sys, torch; sys.exit(0 if torch.cuda.is_available() else 1)' >/dev/null 2>&1; then
+		echo "torch: skipped (no python3 with torch that sees a GPU)"
+		return 0
+	fi
+	local t0 t1 t2 trc
+	# the interpreter itself, not a wrapper script that execs it (pyenv's shims): the trace
+	# announced at CUZKTRACE_OUT would be the wrapper's, the interpreter's a .execN.zst beside it
+	PY=$("$PY" -c 'import sys; print(sys.executable)')
+	t0=$(date +%s%N)
+	if ! timeout "$LIMIT" "$PY" tests/gpu/torch_alloc.py >"$T/torch_out0" 2>"$T/torch_err0" ||
+		! grep -q '^torch_alloc: done' "$T/torch_out0"; then
+		echo "torch: tests/gpu/torch_alloc.py fails without the tracer: skipped"
+		sed 's/^/torch: program stderr: /' "$T/torch_err0" | tail -n 5
+		return 0
+	fi
+	t1=$(date +%s%N)
+	timeout "$LIMIT" env CUZKTRACE_OUT="$T/torch.zst" CUZKTRACE_RSS_MS=10 \
+		CUZKTRACE_PHASES='load=LOAD_START..LOAD_END;gpu=GPU_START..GPU_END' \
+		LD_PRELOAD="$ROOT/build/libcuzktrace.so" "$PY" tests/gpu/torch_alloc.py >"$T/torch_out" 2>"$T/torch_err"
+	trc=$?
+	t2=$(date +%s%N)
+	if [ $trc -ne 0 ] || ! grep -q '^torch_alloc: done' "$T/torch_out"; then
+		keep=1
+		echo "torch: the traced program failed (exit $trc):"; tail -n 20 "$T/torch_err"; return 1
+	fi
+	grep -v '^cuzktrace: tracing\|^cuzktrace: .*events' "$T/torch_err" | sed 's/^/torch: program stderr: /'
+	echo "torch: wall time untraced $(((t1 - t0) / 1000000)) ms, traced $(((t2 - t1) / 1000000)) ms (import included)"
+	"$ROOT/build/cuzktrace-report" --json "$T/torch.zst" >"$T/torch.json" || { keep=1; echo "torch: reader failed"; return 1; }
+	"$PY" - "$T/torch_out" "$T/torch.json" "$TOL" <<'PYEOF'
+import json, sys
+exp = {}
+for line in open(sys.argv[1]):
+    f = line.split()
+    if len(f) == 3 and f[0] == 'expect': exp[f[1]] = int(f[2])
+d, tol = json.load(open(sys.argv[2])), int(sys.argv[3])
+g, p = d['peak_gpu'], d['peak_pinned']
+rows = [('gpu', exp['gpu'], g['bytes'], exp['gpu'] <= g['bytes'] <= exp['gpu'] + tol),
+        ('pinned', exp['pinned'], p['bytes'], p['bytes'] == exp['pinned']),
+        ('live_gpu', exp['live_gpu'], d['live_at_exit']['gpu_bytes'], d['live_at_exit']['gpu_bytes'] == exp['live_gpu'])]
+print('torch: %-8s %14s %14s  %s' % ('kind', 'torch says', 'traced', 'result'))
+bad = 0
+for k, e, t, ok in rows:
+    print('torch: %-8s %14d %14d  %s' % (k, e, t, 'ok' if ok else 'MISMATCH'))
+    bad += not ok
+for what, peak, phase in (('GPU', g, 'gpu'), ('pinned', p, 'load')):
+    ok = phase in peak['active_phases']
+    print('torch: phase at the %s peak: %s (want %s): %s' % (what, '+'.join(peak['active_phases']) or '-', phase, 'ok' if ok else 'MISMATCH'))
+    bad += not ok
+print('torch: %d CUDA allocations, %d heap, mmap and RSS events traced' % (d['event_counts']['cuda_alloc'], d['events']))
+print('torch: %s' % ('all figures match' if not bad else '%d mismatch(es)' % bad))
+sys.exit(1 if bad else 0)
+PYEOF
+	trc=$?
+	[ $trc -eq 0 ] || keep=1
+	[ $keep = 0 ] || "$ROOT/build/cuzktrace-report" "$T/torch.zst" >"$T/torch_report.txt" 2>&1
+	return $trc
+}
+torch_check
+trc=$?
+[ $trc -gt $rc ] && rc=$trc
 exit $rc
