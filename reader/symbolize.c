@@ -21,6 +21,32 @@
 
 enum ckt_sym_state { CKT_MOD_NEW, CKT_MOD_OK, CKT_MOD_BAD };
 
+/* One ELF symbol, [lo, hi) in the module's reported addresses (hi = lo for a label, a symbol
+ * without size). */
+struct ckt_sym_symbol {
+	uint64_t lo, hi;
+	const char *name; /* in the ELF's string table: lives as long as the module's Dwfl */
+	uint32_t index;   /* in libdwfl's symbol numbering: equal candidates take the first */
+	int32_t sec;      /* labels: the section holding lo (-1 none; -2 absolute: lo alone) */
+	uint8_t rank;     /* binding: 3 global, 2 weak, 1 local, 0 other */
+};
+
+/* An allocated section of the main ELF, [lo, hi] in reported addresses (hi belongs to it unless
+ * the next section starts there, as libdwfl counts). */
+struct ckt_sym_section {
+	uint64_t lo, hi;
+};
+
+/* A module's symbol table, read on the first address that has no DWARF function: sized symbols
+ * and labels apart, each sorted by address, better candidates first at one address. */
+struct ckt_sym_table {
+	bool loaded;
+	struct ckt_sym_symbol *sized, *labels;
+	size_t n_sized, n_labels, n_secs;
+	uint64_t *max_hi; /* max_hi[k]: the highest end among sized[0..k] */
+	struct ckt_sym_section *secs; /* sorted by start */
+};
+
 struct ckt_sym_module {
 	uint64_t base, lo, hi;
 	uint32_t map; /* the module map (run of MODULE records) that first listed it */
@@ -28,6 +54,7 @@ struct ckt_sym_module {
 	enum ckt_sym_state state;
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
+	struct ckt_sym_table tab;
 };
 
 struct ckt_sym_cached {
@@ -150,9 +177,14 @@ void ckt_sym_free(struct ckt_sym *s)
 {
 	if (!s)
 		return;
-	for (size_t i = 0; i < s->n_mods; i++)
+	for (size_t i = 0; i < s->n_mods; i++) {
 		if (s->mods[i].dwfl)
 			dwfl_end(s->mods[i].dwfl);
+		free(s->mods[i].tab.sized);
+		free(s->mods[i].tab.labels);
+		free(s->mods[i].tab.max_hi);
+		free(s->mods[i].tab.secs);
+	}
 	free(s->mods);
 	free(s->cache);
 	free(s->frames);
@@ -444,12 +476,199 @@ static int ckt_sym_dwarf(struct ckt_sym *s, struct ckt_sym_module *m, uint64_t a
 	return pushed;
 }
 
+/* ---- symbol tables ----
+ * dwfl_module_addrinfo reads every symbol of the module on each call (elfutils 0.188): 0.7 ms
+ * an address in a library of 40,000 functions, and a PyTorch trace, whose stacks hold 150,000
+ * distinct return addresses in libraries of that size, took over 100 s to symbolize. So each
+ * module's table is read once (dwfl_module_getsym_info, the same symbols libdwfl searches),
+ * sorted, and bisected: O(log n) an address. The choice is libdwfl's: the closest symbol at or
+ * below the address whose size covers it, at one address the higher binding (global, weak,
+ * local), then the smaller size, then the first in the table; failing that, the closest
+ * sizeless symbol (an assembly label) in the address's section (an absolute one: at the address
+ * itself) and above the end of every sized symbol below the address. tests/unit/
+ * test_symbolize.c checks every symbol of the libraries it loads against libdwfl. Known
+ * differences, in symbol tables no compiler writes for code: where a local symbol nested inside
+ * a global one covers the address, libdwfl names the global one and we the closer local one;
+ * libdwfl ignores local symbols when a global label sits exactly at the address. */
+
+static uint8_t ckt_sym_rank(unsigned char info)
+{
+	switch (GELF_ST_BIND(info)) {
+	case STB_GLOBAL:
+		return 3;
+	case STB_WEAK:
+		return 2;
+	case STB_LOCAL:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static int ckt_sym_symbol_cmp(const void *x, const void *y)
+{
+	const struct ckt_sym_symbol *a = x, *b = y;
+	if (a->lo != b->lo)
+		return a->lo < b->lo ? -1 : 1;
+	if (a->rank != b->rank)
+		return a->rank > b->rank ? -1 : 1;
+	if (a->hi != b->hi)
+		return a->hi < b->hi ? -1 : 1;
+	return a->index < b->index ? -1 : a->index > b->index;
+}
+
+static int ckt_sym_section_cmp(const void *x, const void *y)
+{
+	const struct ckt_sym_section *a = x, *b = y;
+	return a->lo < b->lo ? -1 : a->lo > b->lo;
+}
+
+/* The index of the section holding a, or -1 (libdwfl's bisection, kept as it is so that a label
+ * matches exactly the addresses libdwfl counts as its section's). */
+static int32_t ckt_sym_section_of(const struct ckt_sym_table *t, uint64_t a)
+{
+	size_t l = 0, u = t->n_secs;
+	while (l < u) {
+		size_t i = (l + u) / 2;
+		if (a < t->secs[i].lo) {
+			u = i;
+		} else if (a > t->secs[i].hi) {
+			l = i + 1;
+		} else {
+			if (a == t->secs[i].hi && i + 1 < t->n_secs && a == t->secs[i + 1].lo)
+				i++;
+			return (int32_t)i;
+		}
+	}
+	return -1;
+}
+
+/* The main ELF's allocated sections. Returns 0 (none readable: an empty list) or CKT_ENOMEM. */
+static int ckt_sym_sections_load(struct ckt_sym_module *m)
+{
+	struct ckt_sym_table *t = &m->tab;
+	GElf_Addr bias;
+	Elf *elf = dwfl_module_getelf(m->mod, &bias);
+	size_t n = 0;
+	if (!elf || elf_getshdrnum(elf, &n) < 0 || !n)
+		return 0;
+	t->secs = malloc(n * sizeof(*t->secs));
+	if (!t->secs)
+		return CKT_ENOMEM;
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn)) != NULL;) {
+		GElf_Shdr sh;
+		if (gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_ALLOC) && t->n_secs < n)
+			t->secs[t->n_secs++] = (struct ckt_sym_section){ sh.sh_addr + bias, sh.sh_addr + bias + sh.sh_size };
+	}
+	qsort(t->secs, t->n_secs, sizeof(*t->secs), ckt_sym_section_cmp);
+	return 0;
+}
+
+/* Reads m's symbol table. Returns 0 (an unreadable table leaves it empty) or CKT_ENOMEM. */
+static int ckt_sym_table_load(struct ckt_sym_module *m)
+{
+	struct ckt_sym_table *t = &m->tab;
+	t->loaded = true;
+	int n = dwfl_module_getsymtab(m->mod);
+	if (n <= 0)
+		return 0;
+	if (ckt_sym_sections_load(m) < 0)
+		return CKT_ENOMEM;
+	t->sized = malloc((size_t)n * sizeof(*t->sized));
+	t->labels = malloc((size_t)n * sizeof(*t->labels));
+	if (!t->sized || !t->labels)
+		return CKT_ENOMEM;
+	for (int i = 0; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		GElf_Word shndx;
+		Elf *elf = NULL;
+		Dwarf_Addr bias;
+		const char *name = dwfl_module_getsym_info(m->mod, i, &sym, &addr, &shndx, &elf, &bias);
+		int type = GELF_ST_TYPE(sym.st_info);
+		if (!name || !name[0] || sym.st_shndx == SHN_UNDEF || type == STT_SECTION ||
+		    type == STT_FILE || type == STT_TLS)
+			continue;
+		struct ckt_sym_symbol v = { addr, addr + sym.st_size, name, (uint32_t)i, 0, ckt_sym_rank(sym.st_info) };
+		if (sym.st_size && v.hi > v.lo) {
+			t->sized[t->n_sized++] = v;
+		} else if (!sym.st_size) {
+			v.sec = shndx >= SHN_LORESERVE ? -2 : ckt_sym_section_of(t, addr);
+			t->labels[t->n_labels++] = v;
+		}
+	}
+	qsort(t->sized, t->n_sized, sizeof(*t->sized), ckt_sym_symbol_cmp);
+	qsort(t->labels, t->n_labels, sizeof(*t->labels), ckt_sym_symbol_cmp);
+	t->max_hi = malloc((t->n_sized ? t->n_sized : 1) * sizeof(*t->max_hi));
+	if (!t->max_hi)
+		return CKT_ENOMEM;
+	for (size_t k = 0; k < t->n_sized; k++)
+		t->max_hi[k] = k && t->max_hi[k - 1] > t->sized[k].hi ? t->max_hi[k - 1] : t->sized[k].hi;
+	return 0;
+}
+
+/* The number of symbols in v[0..n) that start at or below a (they are sorted by start). */
+static size_t ckt_sym_upto(const struct ckt_sym_symbol *v, size_t n, uint64_t a)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid].lo <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The symbol naming address a of m (rules above), or NULL. */
+static const char *ckt_sym_symbol_at(const struct ckt_sym_table *t, uint64_t a)
+{
+	size_t j = ckt_sym_upto(t->sized, t->n_sized, a);
+	const struct ckt_sym_symbol *best = NULL;
+	/* backwards while some symbol at or before k still reaches past a; at one start the
+	 * better candidates come first, so the last match seen is the best */
+	for (size_t k = j; k-- > 0 && t->max_hi[k] > a;) {
+		if (best && t->sized[k].lo != best->lo)
+			break;
+		if (a < t->sized[k].hi)
+			best = &t->sized[k];
+	}
+	if (best)
+		return best->name;
+	size_t l = ckt_sym_upto(t->labels, t->n_labels, a);
+	if (!l)
+		return NULL;
+	while (l > 1 && t->labels[l - 2].lo == t->labels[l - 1].lo)
+		l--;
+	const struct ckt_sym_symbol *c = &t->labels[l - 1];
+	uint64_t floor = j ? t->max_hi[j - 1] : 0; /* sized symbols below a end there */
+	if (c->lo < floor || (c->sec == -2 ? c->lo != a : c->sec != ckt_sym_section_of(t, a)))
+		return NULL;
+	return c->name;
+}
+
+const char *ckt_sym_symbol_name(struct ckt_sym *s, uint64_t a, uint32_t map, int *err)
+{
+	struct ckt_sym_module *m = ckt_sym_module_of(s, a, map);
+	*err = 0;
+	if (!m)
+		return NULL;
+	if (m->state == CKT_MOD_NEW)
+		ckt_sym_open(s, m);
+	if (m->state != CKT_MOD_OK)
+		return NULL;
+	if (!m->tab.loaded && (*err = ckt_sym_table_load(m)) < 0)
+		return NULL;
+	return ckt_sym_symbol_at(&m->tab, a);
+}
+
 /* Symbol table only (no DWARF for this address): name, and file:line if a line table has it. */
 static int ckt_sym_symtab(struct ckt_sym *s, struct ckt_sym_module *m, uint64_t a, struct ckt_sym_frame *f)
 {
-	GElf_Off off;
-	GElf_Sym sym;
-	ckt_sym_set_name(s, f, dwfl_module_addrinfo(m->mod, a, &off, &sym, NULL, NULL, NULL));
+	if (!m->tab.loaded && ckt_sym_table_load(m) < 0)
+		return CKT_ENOMEM;
+	ckt_sym_set_name(s, f, ckt_sym_symbol_at(&m->tab, a));
 	/* libdwfl answers for an address in a gap between a compile unit's ranges (_start between
 	 * main in .text.startup and the rest) with the unit's last line: only a unit that really
 	 * covers the address gives it a file:line */

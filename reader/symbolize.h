@@ -44,6 +44,11 @@ int ckt_sym_add_module(struct ckt_sym *s, uint64_t base, uint64_t lo, uint64_t h
  * Results are cached per address and module. */
 int ckt_sym_lookup(struct ckt_sym *s, uint64_t pc, uint32_t map, const struct ckt_sym_frame **out);
 
+/* The name the module's symbol table gives the address a (no - 1 here), the answer
+ * ckt_sym_lookup falls back to where no DWARF function covers an address: NULL when no symbol
+ * does, or a is in no readable module; CKT_ENOMEM sets *err. For tests. */
+const char *ckt_sym_symbol_name(struct ckt_sym *s, uint64_t a, uint32_t map, int *err);
+
 /* The module map now (the number of maps seen so far): a STACK record read now takes it, and
  * its lookups pass it as `map` (the writer writes a stack after the map that was current when
  * it was captured). Also ends the current map: the next MODULE record starts a new one. */

@@ -1,0 +1,157 @@
+/* test_symbolize.c: reader/symbolize.c's symbol-table lookup against libdwfl's own
+ * (dwfl_module_addrinfo, which reads the whole table on each call and is the oracle here), on the
+ * libraries this test program has loaded: libc, libzstd, libdw, libelf, libcmocka... (with the
+ * full .symtab of a debug file where one is installed: locals, labels, aliases). For every
+ * symbol: its first byte, middle, last byte and the byte after it; for every label (a symbol
+ * without size): its address and the next byte. Each must be named exactly as libdwfl names it.
+ * Also a lookup in a module whose file is gone: module+offset, no name.
+ */
+#define _GNU_SOURCE /* dl_iterate_phdr */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <elfutils/libdwfl.h>
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "symbolize.h"
+
+struct libs {
+	struct {
+		char path[4096];
+		uint64_t base, lo, hi;
+	} v[64];
+	int n;
+};
+
+static int add_lib(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	struct libs *l = arg;
+	if (!info->dlpi_name || info->dlpi_name[0] != '/' || l->n == 64)
+		return 0;
+	uint64_t lo = UINT64_MAX, hi = 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD)
+			continue;
+		uint64_t a = info->dlpi_addr + ph->p_vaddr;
+		if (a < lo)
+			lo = a;
+		if (a + ph->p_memsz > hi)
+			hi = a + ph->p_memsz;
+	}
+	if (lo >= hi)
+		return 0;
+	snprintf(l->v[l->n].path, sizeof(l->v[l->n].path), "%s", info->dlpi_name);
+	l->v[l->n].base = info->dlpi_addr;
+	l->v[l->n].lo = lo;
+	l->v[l->n].hi = hi;
+	l->n++;
+	return 0;
+}
+
+static const Dwfl_Callbacks oracle_cb = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+};
+
+/* Compares the symbolizer with libdwfl at address a (the symbolizer looks up pc - 1). */
+static void check_at(struct ckt_sym *s, uint32_t map, Dwfl_Module *mod, uint64_t a, const char *lib,
+		     long *checked, long *bad)
+{
+	GElf_Off off;
+	GElf_Sym sym;
+	const char *want = dwfl_module_addrinfo(mod, a, &off, &sym, NULL, NULL, NULL);
+	int err;
+	const char *got = ckt_sym_symbol_name(s, a, map, &err);
+	assert_int_equal(err, 0);
+	(*checked)++;
+	if ((want == NULL) != (got == NULL) || (want && strcmp(want, got) != 0)) {
+		if (++*bad <= 10)
+			print_message("%s, address 0x%llx: libdwfl says %s, the symbolizer %s\n", lib,
+				      (unsigned long long)a, want ? want : "(none)", got ? got : "(none)");
+	}
+}
+
+static void test_symbol_table_matches_libdwfl(void **state)
+{
+	(void)state;
+	static struct libs l;
+	dl_iterate_phdr(add_lib, &l);
+	int compared = 0;
+	long checked = 0, bad = 0;
+	for (int i = 0; i < l.n; i++) {
+		const char *base = strrchr(l.v[i].path, '/') + 1;
+		Dwfl *d = dwfl_begin(&oracle_cb);
+		assert_non_null(d);
+		dwfl_report_begin(d);
+		Dwfl_Module *mod = dwfl_report_elf(d, base, l.v[i].path, -1, l.v[i].base, true);
+		dwfl_report_end(d, NULL, NULL);
+		if (!mod) {
+			dwfl_end(d);
+			continue;
+		}
+		struct ckt_sym *s = ckt_sym_new();
+		assert_non_null(s);
+		assert_int_equal(ckt_sym_add_module(s, l.v[i].base, l.v[i].lo, l.v[i].hi, l.v[i].path,
+						    strlen(l.v[i].path), "", 0), 0);
+		uint32_t map = ckt_sym_map_now(s);
+		int n = dwfl_module_getsymtab(mod);
+		for (int k = 0; k < n; k++) {
+			GElf_Sym sym;
+			GElf_Addr a;
+			GElf_Word shndx;
+			Elf *elf;
+			Dwarf_Addr b;
+			const char *name = dwfl_module_getsym_info(mod, k, &sym, &a, &shndx, &elf, &b);
+			if (!name || !name[0] || sym.st_shndx == SHN_UNDEF || a < l.v[i].lo || a >= l.v[i].hi)
+				continue;
+			uint64_t probes[4] = { a, a + sym.st_size / 2, a + sym.st_size - 1, a + sym.st_size };
+			if (!sym.st_size)
+				probes[1] = probes[2] = probes[3] = a + 1;
+			for (int p = 0; p < 4; p++)
+				if (probes[p] >= l.v[i].lo && probes[p] < l.v[i].hi)
+					check_at(s, map, mod, probes[p], base, &checked, &bad);
+		}
+		ckt_sym_free(s);
+		dwfl_end(d);
+		compared++;
+	}
+	print_message("compared %ld addresses in %d libraries\n", checked, compared);
+	assert_true(compared >= 2); /* libc and libzstd at least */
+	assert_true(checked > 10000);
+	assert_int_equal(bad, 0);
+}
+
+static void test_missing_file(void **state)
+{
+	(void)state;
+	struct ckt_sym *s = ckt_sym_new();
+	assert_non_null(s);
+	static const char path[] = "/nonexistent/libgone.so";
+	assert_int_equal(ckt_sym_add_module(s, 0x10000, 0x10000, 0x20000, path, sizeof(path) - 1, "", 0), 0);
+	const struct ckt_sym_frame *f;
+	assert_int_equal(ckt_sym_lookup(s, 0x10123, ckt_sym_map_now(s), &f), 1);
+	assert_null(f[0].func);
+	assert_string_equal(f[0].module, "libgone.so");
+	assert_int_equal(f[0].offset, 0x123);
+	assert_int_equal(ckt_sym_nwarnings(s), 1);
+	ckt_sym_free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_symbol_table_matches_libdwfl),
+		cmocka_unit_test(test_missing_file),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
