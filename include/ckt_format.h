@@ -63,7 +63,16 @@
  *              daddr (new), uv size, uv stack, uv phase
  *              The old block is released at ts, the new one exists at ts + dafter.
  *   MMAP       dts, daddr, uv len, uv flags (CKT_MAP_*), uv prot, uv stack, uv phase
+ *              prot: PROT_READ 1 | PROT_WRITE 2 | PROT_EXEC 4 (other bits dropped). A mapping
+ *              whose protection is 0 (PROT_NONE) is reserved address space, not memory:
+ *              readers count it apart (`reserved`), not in mapped bytes (the CUDA driver
+ *              reserves gigabytes so; a program may later open parts with mprotect).
  *   MUNMAP     dts, daddr, uv len
+ *   MPROTECT   dts, daddr, uv len, uv prot   (version 5) mprotect/pkey_mprotect succeeded: the
+ *              mapped pages of [addr, addr + len rounded up to a page) now have protection
+ *              prot (as MMAP's). Stamped before the real call when prot is 0 (a release: at
+ *              equal ts it sorts with the releases), after it otherwise (an allocation).
+ *              Pages no traced mapping holds are left alone.
  *   MREMAP     dts, daddr (old), uv old_len, daddr (new), uv new_len   old range released, new
  *                                 range mapped with the old range's attributes
  *              version 3 adds uv dafter: the old range is released at ts (stamped before the
@@ -126,8 +135,8 @@
  *   Stack id 0 means "no stack recorded"; phase id 0 means "no phase".
  *
  * VERSION 2: COLUMNS (written by tracer 0.2.0; version 3, written by 0.2.1, is version 2
- * with MREMAP's dafter above; version 4, written since 0.2.2, adds CUDA_MAP and CUDA_UNMAP;
- * readers read versions 1 to 4)
+ * with MREMAP's dafter above; version 4, written by 0.2.2 and 0.2.3, adds CUDA_MAP and
+ * CUDA_UNMAP; version 5, written since 0.2.4, adds MPROTECT; readers read versions 1 to 5)
  *   Version 1 is the layout above, every record in a row. Version 2 keeps every record and
  *   its meaning but stores a data frame as CKT_NSTREAMS streams, so that zstd sees each kind of
  *   value on its own (the benchmark's trace: 3.4 bytes per event in rows, about 1.6 here):
@@ -172,9 +181,9 @@
 
 #define CKT_MAGIC "CUZKTRC"             /* 7 chars + the terminating NUL = 8 bytes on disk */
 #define CKT_MAGIC_LEN 8
-#define CKT_FORMAT_VERSION 4     /* written; CKT_FORMAT_VERSION_MIN.. are read */
+#define CKT_FORMAT_VERSION 5     /* written; CKT_FORMAT_VERSION_MIN.. are read */
 #define CKT_FORMAT_VERSION_MIN 1
-#define CKT_TRACER_VERSION "0.2.3"
+#define CKT_TRACER_VERSION "0.2.4"
 #define CKT_STACK_MAX_FRAMES 1024
 #define CKT_MAX_DEPTH 256 /* the most CUZKTRACE_DEPTH allows: the tracer's bound, the reader's check */
 
@@ -194,6 +203,7 @@ enum ckt_tag {
 	CKT_TAG_MREMAP = 0x15,
 	CKT_TAG_RSS = 0x16,
 	CKT_TAG_RSS_DETAIL = 0x17,
+	CKT_TAG_MPROTECT = 0x18, /* version 5 */
 	/* reserved for later versions */
 	CKT_TAG_STACK = 0x20,
 	CKT_TAG_MODULE = 0x21,

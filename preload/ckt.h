@@ -77,7 +77,7 @@ void ckt_log(const char *a, const char *b, const char *c, const char *d);
 #define CKT_HOOKS(X)                                                                                \
 	X(malloc, 1) X(free, 1) X(calloc, 1) X(realloc, 1) X(reallocarray, 0) X(posix_memalign, 0) \
 	X(aligned_alloc, 0) X(memalign, 0) X(valloc, 0) X(pvalloc, 0) X(mmap, 0) X(munmap, 0)       \
-	X(mremap, 0) X(write, 0) X(writev, 0) X(pthread_setname_np, 0) X(prctl, 0)            \
+	X(mremap, 0) X(mprotect, 0) X(pkey_mprotect, 0) X(write, 0) X(writev, 0) X(pthread_setname_np, 0) X(prctl, 0)            \
 	X(execve, 0) X(execv, 0) X(execvp, 0) X(execvpe, 0) X(fexecve, 0) X(read, 0) X(close, 0) \
 	X(pipe, 0) X(pipe2, 0) X(pthread_exit, 0) X(unshare, 0) X(setns, 0)
 
@@ -138,6 +138,7 @@ enum ckt_slot_type {
 	CKT_EV_CUDA_DEVICE,
 	CKT_EV_CUDA_MAP,   /* a = virtual address, b = size, followed by EXT: a = allocation handle */
 	CKT_EV_CUDA_UNMAP, /* a = virtual address, b = size */
+	CKT_EV_MPROTECT,   /* a = address, b = length, fn = the new protection (PROT_* & 7) */
 	CKT_EV_EXT,
 };
 

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -92,6 +93,45 @@ CKT_EXPORT int munmap(void *addr, size_t len)
 		ckt_done(t);
 	t->guard = 0;
 	return rc;
+}
+
+/* mprotect and pkey_mprotect: a range's protection decides whether it is memory or only
+ * reserved address space (PROT_NONE: the CUDA driver reserves gigabytes so), so changes are
+ * recorded (format version 5). As for the rest of the family: closing a range (PROT_NONE) is a
+ * release, stamped before the real call; opening one is stamped after it. No stack: the
+ * bytes stay with the mapping's own. */
+static int protect(void *addr, size_t len, int prot, bool use_pkey, int pkey)
+{
+	struct ckt_tls *t = &ckt_tls;
+	int (*real)(void *, size_t, int) = ckt_real.mprotect;
+	int (*real_pkey)(void *, size_t, int, int) = ckt_real.pkey_mprotect;
+	if (CKT_UNLIKELY(use_pkey ? !real_pkey : !real) || !hook_enter(t)) {
+		if (use_pkey)
+			return real_pkey ? real_pkey(addr, len, prot, pkey)
+					 : (int)syscall(SYS_pkey_mprotect, addr, len, prot, pkey);
+		return real ? real(addr, len, prot) : (int)syscall(SYS_mprotect, addr, len, prot);
+	}
+	t->guard = 1;
+	unsigned bits = (unsigned)prot & 7;
+	uint64_t before = bits ? 0 : ckt_stamp(t);
+	int rc = use_pkey ? real_pkey(addr, len, prot, pkey) : real(addr, len, prot);
+	if (rc == 0)
+		ckt_emit(t, CKT_EV_MPROTECT, (uint8_t)bits, bits ? ckt_stamp(t) : before,
+			 (uint64_t)(uintptr_t)addr, len, 0);
+	else if (!bits)
+		ckt_done(t);
+	t->guard = 0;
+	return rc;
+}
+
+CKT_EXPORT int mprotect(void *addr, size_t len, int prot)
+{
+	return protect(addr, len, prot, false, 0);
+}
+
+CKT_EXPORT int pkey_mprotect(void *addr, size_t len, int prot, int pkey)
+{
+	return protect(addr, len, prot, true, pkey);
 }
 
 CKT_EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...)

@@ -186,6 +186,13 @@ int ckt_record_event(struct ckt_enc *e, uint8_t **pp, const struct ckt_slot *s,
 		p = ckt_put_uv(p, s->stack);
 		p = ckt_put_uv(p, s->phase);
 		break;
+	case CKT_EV_MPROTECT:
+		*p++ = CKT_TAG_MPROTECT;
+		p = put_dts(e, p, s->ts);
+		p = put_daddr(e, p, s->a);
+		p = ckt_put_uv(p, s->b);
+		p = ckt_put_uv(p, s->fn);
+		break;
 	case CKT_EV_MUNMAP:
 		*p++ = CKT_TAG_MUNMAP;
 		p = put_dts(e, p, s->ts);

@@ -511,6 +511,8 @@ static bool ckt_decode_huge(uint8_t tag, const struct ckt_record *r)
 		return r->u.mmap.len >= CKT_DECODE_MAX_BYTES;
 	case CKT_TAG_MUNMAP:
 		return r->u.munmap.len >= CKT_DECODE_MAX_BYTES;
+	case CKT_TAG_MPROTECT:
+		return r->u.mprotect.len >= CKT_DECODE_MAX_BYTES;
 	case CKT_TAG_MREMAP:
 		return r->u.mremap.old_len >= CKT_DECODE_MAX_BYTES || r->u.mremap.new_len >= CKT_DECODE_MAX_BYTES;
 	case CKT_TAG_CUDA_ALLOC:
@@ -778,6 +780,12 @@ static int ckt_decode_record(struct ckt_decoder *d, struct ckt_record *r, struct
 		r->ts = ckt_decode_dts(d, &c);
 		r->u.munmap.addr = ckt_decode_daddr(d, &c);
 		r->u.munmap.len = ckt_decode_uv(&c);
+		break;
+	case CKT_TAG_MPROTECT: /* version 5; accepted in a trace of any version, as CUDA_MAP */
+		r->ts = ckt_decode_dts(d, &c);
+		r->u.mprotect.addr = ckt_decode_daddr(d, &c);
+		r->u.mprotect.len = ckt_decode_uv(&c);
+		r->u.mprotect.prot = ckt_decode_uv(&c);
 		break;
 	case CKT_TAG_MREMAP:
 		r->ts = ckt_decode_dts(d, &c);

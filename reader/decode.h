@@ -48,6 +48,7 @@ struct ckt_record {
 		struct { uint64_t old_addr, dafter, new_addr, size, stack, phase, seq, pair; } realloc;
 		struct { uint64_t addr, len, flags, prot, stack, phase; } mmap;
 		struct { uint64_t addr, len; } munmap;
+		struct { uint64_t addr, len, prot; } mprotect; /* version 5 */
 		struct { uint64_t old_addr, old_len, new_addr, new_len, dafter; } mremap;
 		struct { uint64_t rss; } rss;
 		struct { uint64_t hwm, anon, file, shmem; } rss_detail;

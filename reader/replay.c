@@ -60,6 +60,8 @@ enum ckt_ev_kind {
 	CKT_EV_CUDA_MAP,   /* addr = virtual address, len = size, x = allocation handle */
 	CKT_EV_CUDA_UNMAP, /* addr, len */
 	CKT_EV_THREAD_EXIT,
+	CKT_EV_PROTECT,      /* mprotect opening pages: addr, len, x = prot */
+	CKT_EV_PROTECT_NONE, /* mprotect to PROT_NONE: addr, len (a release) */
 };
 
 /* 48 bytes: every event of a flush window sits in a queue once, so its size is memory traffic
@@ -91,7 +93,8 @@ struct ckt_ev {
 static int ckt_replay_is_release(uint8_t kind)
 {
 	return kind == CKT_EV_FREE || kind == CKT_EV_REALLOC_FREE || kind == CKT_EV_MUNMAP ||
-	       kind == CKT_EV_MREMAP_UNMAP || kind == CKT_EV_CUDA_FREE || kind == CKT_EV_CUDA_UNMAP;
+	       kind == CKT_EV_MREMAP_UNMAP || kind == CKT_EV_CUDA_FREE || kind == CKT_EV_CUDA_UNMAP ||
+	       kind == CKT_EV_PROTECT_NONE;
 }
 
 /* ---- live heap blocks: open addressing, linear probing, backward-shift deletion ----
@@ -816,6 +819,12 @@ static void ckt_replay_note_mmap(struct ckt_replay *r, uint64_t ts)
 		st->peak_file.bytes = st->file_mmap_bytes;
 		st->peak_file.ts = ts;
 	}
+	if (st->reserved_bytes > (uint64_t)CKT_REPLAY_MAX_LIVE)
+		r->overflow = true;
+	if (st->reserved_bytes > st->peak_reserved.bytes) {
+		st->peak_reserved.bytes = st->reserved_bytes;
+		st->peak_reserved.ts = ts;
+	}
 }
 
 static inline uint32_t ckt_replay_live_tid(const struct ckt_replay *r, const struct ckt_live *b)
@@ -907,18 +916,38 @@ static uint64_t ckt_replay_page_end(const struct ckt_replay *r, uint64_t addr, u
 	return rl > UINT64_MAX - addr ? UINT64_MAX : addr + rl;
 }
 
+/* A range whose protection is PROT_NONE is reserved address space, not memory (the CUDA driver
+ * reserves gigabytes so): its bytes count in reserved_bytes, not in the mapped bytes, their
+ * peaks or any site; mprotect moves them between the two. */
+static inline bool ckt_replay_range_mapped(const struct ckt_range *g)
+{
+	return (g->prot & 7) != 0;
+}
+
+/* bytes of range g come (add) or go (!add) in the totals and the observers, with blocks live
+ * blocks more (one mapping is one block, however many pieces it is in) */
+static void ckt_replay_range_bytes(struct ckt_replay *r, const struct ckt_range *g, uint64_t bytes, bool add,
+				   int blocks, uint64_t ts)
+{
+	int64_t delta = add ? (int64_t)bytes : -(int64_t)bytes;
+	if (!ckt_replay_range_mapped(g)) {
+		r->st.reserved_bytes += (uint64_t)delta;
+		delta = 0;
+	} else if (g->flags & CKT_MAP_ANON) {
+		r->st.anon_mmap_bytes += (uint64_t)delta;
+	} else {
+		r->st.file_mmap_bytes += (uint64_t)delta;
+	}
+	if (delta || blocks)
+		ckt_replay_obs_bytes(r, g->stack, g->phase, g->tid,
+				     g->flags & CKT_MAP_ANON ? CKT_SPACE_ANON : CKT_SPACE_FILE, delta, blocks, ts);
+}
+
 /* bytes of range g are unmapped; gone: all of g */
 static void ckt_replay_sub_range(struct ckt_replay *r, struct ckt_range *g, uint64_t bytes, bool gone,
 				  uint64_t ts)
 {
-	int blocks = gone && ckt_replay_piece_gone(g) ? -1 : 0;
-	ckt_replay_obs_bytes(r, g->stack, g->phase, g->tid,
-			     g->flags & CKT_MAP_ANON ? CKT_SPACE_ANON : CKT_SPACE_FILE, -(int64_t)bytes,
-			     blocks, ts);
-	if (g->flags & CKT_MAP_ANON)
-		r->st.anon_mmap_bytes -= bytes;
-	else
-		r->st.file_mmap_bytes -= bytes;
+	ckt_replay_range_bytes(r, g, bytes, false, gone && ckt_replay_piece_gone(g) ? -1 : 0, ts);
 }
 
 /* Removes [s, e) from the live mappings, trimming or splitting ranges that straddle it. */
@@ -971,13 +1000,52 @@ static int ckt_replay_map(struct ckt_replay *r, const struct ckt_range *v0, uint
 		free(nv.pieces);
 		return rc;
 	}
-	ckt_replay_obs_bytes(r, v->stack, v->phase, v->tid,
-			     v->flags & CKT_MAP_ANON ? CKT_SPACE_ANON : CKT_SPACE_FILE,
-			     (int64_t)(v->end - v->start), 1, ts);
-	if (v->flags & CKT_MAP_ANON)
-		r->st.anon_mmap_bytes += v->end - v->start;
-	else
-		r->st.file_mmap_bytes += v->end - v->start;
+	ckt_replay_range_bytes(r, v, v->end - v->start, true, 1, ts);
+	return 0;
+}
+
+/* Splits the range at index i in two at addr (inside it): one mapping, one more piece. */
+static int ckt_replay_range_split(struct ckt_rangeset *rs, size_t i, uint64_t addr)
+{
+	struct ckt_range tail = rs->r[i];
+	tail.start = addr;
+	rs->r[i].end = addr;
+	++*rs->r[i].pieces;
+	int rc = ckt_replay_range_insert_at(rs, i + 1, &tail);
+	if (rc < 0) { /* undone: the set stays as it was */
+		rs->r[i].end = tail.end;
+		--*rs->r[i].pieces;
+	}
+	return rc;
+}
+
+/* mprotect: the live mappings' pages in [s, e) now have protection prot. A range straddling s
+ * or e is split; a range that turns from mapped to reserved or back moves its bytes. Pages no
+ * range holds are left alone. */
+static int ckt_replay_protect(struct ckt_replay *r, uint64_t s, uint64_t e, uint32_t prot, uint64_t ts)
+{
+	struct ckt_rangeset *rs = &r->maps;
+	for (size_t i = ckt_replay_range_lower(rs, s); e > s && i < rs->n && rs->r[i].start < e; i++) {
+		int rc;
+		if (rs->r[i].prot == prot)
+			continue;
+		if (rs->r[i].start < s) { /* the head keeps its protection */
+			if ((rc = ckt_replay_range_split(rs, i, s)) < 0)
+				return rc;
+			continue; /* the loop moves on to the part from s */
+		}
+		if (rs->r[i].end > e && (rc = ckt_replay_range_split(rs, i, e)) < 0)
+			return rc;
+		struct ckt_range *g = &rs->r[i];
+		bool was = ckt_replay_range_mapped(g);
+		if (was == ((prot & 7) != 0)) { /* read-write to read-only, say: no bytes move */
+			g->prot = prot;
+			continue;
+		}
+		ckt_replay_range_bytes(r, g, g->end - g->start, false, 0, ts);
+		g->prot = prot;
+		ckt_replay_range_bytes(r, g, g->end - g->start, true, 0, ts);
+	}
 	return 0;
 }
 
@@ -1285,6 +1353,12 @@ static int ckt_replay_apply(struct ckt_replay *r, struct ckt_thread *th, const s
 	case CKT_EV_MUNMAP:
 		rc = ckt_replay_unmap(r, ev->addr, ckt_replay_page_end(r, ev->addr, ev->len), ev->ts);
 		break;
+	case CKT_EV_PROTECT:
+	case CKT_EV_PROTECT_NONE:
+		rc = ckt_replay_protect(r, ev->addr, ckt_replay_page_end(r, ev->addr, ev->len), (uint32_t)ev->x,
+					ev->ts);
+		ckt_replay_note_mmap(r, ev->ts);
+		break;
 	case CKT_EV_MREMAP_UNMAP: {
 		/* The new range inherits the old one's attributes; a range we never saw mapped is
 		 * most likely anonymous (glibc's realloc of a large block), so assume that. */
@@ -1542,6 +1616,14 @@ int ckt_replay_feed(struct ckt_replay *r, const struct ckt_record *rec, struct c
 		ev.x = (uint32_t)rec->u.mmap.prot;
 		ev.stack = rec->u.mmap.stack;
 		ev.phase = (uint32_t)rec->u.mmap.phase;
+		rc = ckt_replay_push(r, rec->tid, &ev);
+		break;
+	case CKT_TAG_MPROTECT:
+		st->counts[CKT_KIND_MPROTECT]++;
+		ev.kind = rec->u.mprotect.prot & 7 ? CKT_EV_PROTECT : CKT_EV_PROTECT_NONE;
+		ev.addr = rec->u.mprotect.addr;
+		ev.len = rec->u.mprotect.len;
+		ev.x = rec->u.mprotect.prot & 7;
 		rc = ckt_replay_push(r, rec->tid, &ev);
 		break;
 	case CKT_TAG_MUNMAP:

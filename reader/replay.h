@@ -26,6 +26,7 @@ enum ckt_replay_kind {
 	CKT_KIND_AGG,          /* default mode: running totals of small blocks (not in `events`) */
 	CKT_KIND_CUDA_MAP,     /* cuMemMap, cuMemUnmap (not in `events`) */
 	CKT_KIND_CUDA_UNMAP,
+	CKT_KIND_MPROTECT,     /* version 5 */
 	CKT_KIND_COUNT
 };
 
@@ -91,6 +92,10 @@ struct ckt_replay_stats {
 	/* current totals; after ckt_replay_finish these are the values live at exit */
 	uint64_t heap_bytes, heap_blocks;
 	uint64_t anon_mmap_bytes, file_mmap_bytes;
+	/* mappings (or parts) with protection PROT_NONE: address space, not memory; not in the
+	 * mapped bytes above nor their peaks */
+	uint64_t reserved_bytes;
+	struct ckt_peak peak_reserved;
 
 	struct ckt_peak peak_heap;
 	struct ckt_peak peak_mmap;          /* anon + file */

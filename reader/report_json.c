@@ -424,6 +424,7 @@ int ckt_report_json_print(FILE *out, const struct ckt_report *rep)
 	ckt_report_json_u64(j, "mmap", st->counts[CKT_KIND_MMAP]);
 	ckt_report_json_u64(j, "munmap", st->counts[CKT_KIND_MUNMAP]);
 	ckt_report_json_u64(j, "mremap", st->counts[CKT_KIND_MREMAP]);
+	ckt_report_json_u64(j, "mprotect", st->counts[CKT_KIND_MPROTECT]);
 	ckt_report_json_u64(j, "rss", st->counts[CKT_KIND_RSS]);
 	ckt_report_json_u64(j, "rss_detail", st->counts[CKT_KIND_RSS_DETAIL]);
 	ckt_report_json_u64(j, "cuda_alloc", st->counts[CKT_KIND_CUDA_ALLOC]);
@@ -478,6 +479,12 @@ int ckt_report_json_print(FILE *out, const struct ckt_report *rep)
 	ckt_report_json_secs(j, "t_s", st->peak_file.ts, st->peak_file.bytes > 0);
 	ckt_report_json_close(j);
 
+	/* PROT_NONE mappings: reserved address space, in none of the mmap figures */
+	ckt_report_json_open(j, "peak_reserved");
+	ckt_report_json_u64(j, "bytes", st->peak_reserved.bytes);
+	ckt_report_json_secs(j, "t_s", st->peak_reserved.ts, st->peak_reserved.bytes > 0);
+	ckt_report_json_close(j);
+
 	ckt_report_json_open(j, "peak_rss");
 	ckt_report_json_u64(j, "bytes", st->peak_rss.bytes);
 	ckt_report_json_secs(j, "t_s", st->peak_rss.ts, st->peak_rss.seen);
@@ -514,6 +521,7 @@ int ckt_report_json_print(FILE *out, const struct ckt_report *rep)
 	ckt_report_json_u64(j, "mmap_bytes", st->anon_mmap_bytes + st->file_mmap_bytes);
 	ckt_report_json_u64(j, "anon_mmap_bytes", st->anon_mmap_bytes);
 	ckt_report_json_u64(j, "file_mmap_bytes", st->file_mmap_bytes);
+	ckt_report_json_u64(j, "reserved_bytes", st->reserved_bytes);
 	ckt_report_json_u64(j, "heap_blocks", st->heap_blocks);
 	ckt_report_json_u64(j, "gpu_bytes", st->gpu_bytes);
 	ckt_report_json_u64(j, "pinned_bytes", st->pinned_bytes);

@@ -161,6 +161,9 @@ int ckt_report_text_print(FILE *out, const struct ckt_report *rep)
 		"events", st->events, st->counts[CKT_KIND_ALLOC], st->counts[CKT_KIND_FREE],
 		st->counts[CKT_KIND_REALLOC], st->counts[CKT_KIND_MMAP], st->counts[CKT_KIND_MUNMAP],
 		st->counts[CKT_KIND_MREMAP], st->counts[CKT_KIND_RSS]);
+	if (st->counts[CKT_KIND_MPROTECT])
+		fprintf(out, CKT_REPORT_TEXT_COL "%" PRIu64 " protection changes of mappings\n", "mprotect",
+			st->counts[CKT_KIND_MPROTECT]);
 	if (st->sample_r) {
 		char r[32], b[32];
 		fprintf(out, CKT_REPORT_TEXT_COL "default: heap blocks under %s counted in running totals "
@@ -190,6 +193,10 @@ int ckt_report_text_print(FILE *out, const struct ckt_report *rep)
 	}
 	ckt_report_text_peak(out, "peak anonymous mmap", &st->peak_anon);
 	ckt_report_text_peak(out, "peak file-backed mmap", &st->peak_file);
+	if (st->peak_reserved.bytes) {
+		ckt_report_text_peak(out, "peak PROT_NONE mmap", &st->peak_reserved);
+		fprintf(out, CKT_REPORT_TEXT_COL "reserved address space, not memory: in no mmap figure\n", "");
+	}
 
 	fprintf(out, CKT_REPORT_TEXT_COL, "peak RSS");
 	if (!st->peak_rss.seen) {
@@ -236,7 +243,10 @@ int ckt_report_text_print(FILE *out, const struct ckt_report *rep)
 	fprintf(out, CKT_REPORT_TEXT_COL, st->ended ? "live at exit: mmap" : "live at cut: mmap");
 	ckt_report_text_bytes(out, st->anon_mmap_bytes + st->file_mmap_bytes);
 	fprintf(out, ": anonymous %s", ckt_util_fmt_bytes(h, sizeof(h), st->anon_mmap_bytes));
-	fprintf(out, ", file-backed %s\n", ckt_util_fmt_bytes(h, sizeof(h), st->file_mmap_bytes));
+	fprintf(out, ", file-backed %s", ckt_util_fmt_bytes(h, sizeof(h), st->file_mmap_bytes));
+	if (st->reserved_bytes)
+		fprintf(out, "; PROT_NONE %s not counted", ckt_util_fmt_bytes(h, sizeof(h), st->reserved_bytes));
+	fputc('\n', out);
 	if (st->counts[CKT_KIND_CUDA_ALLOC]) {
 		fprintf(out, CKT_REPORT_TEXT_COL, st->ended ? "live at exit: CUDA" : "live at cut: CUDA");
 		fprintf(out, "GPU %s", ckt_util_fmt_bytes(h, sizeof(h), st->gpu_bytes));

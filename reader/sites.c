@@ -514,10 +514,12 @@ static void ckt_sites_on_bytes(void *ctx, const struct ckt_attr *a, int64_t delt
 		return;
 	ckt_tracked_add(&st->t[T_RSS], s->epochs, delta);
 	ckt_tracked_add(&st->t[T_RSS_N], s->epochs, nb);
-	if (blocks > 0 && delta > 0) {
+	/* an anonymous mapping is allocated once; pages of it opened later by mprotect (a
+	 * PROT_NONE reservation: its mapping came with 0 bytes) are allocated bytes then */
+	if (blocks > 0 && (delta > 0 || a->space == CKT_SPACE_ANON))
 		st->allocs += (uint64_t)w;
+	if (delta > 0 && (blocks > 0 || a->space == CKT_SPACE_ANON))
 		st->alloc_bytes += (uint64_t)delta;
-	}
 	if (!s->own_peaks)
 		return;
 	/* The site's own peak needs the site now. Its STACK record normally precedes the SYNC

@@ -227,6 +227,14 @@ for what, peak, phase in (('GPU', g, 'gpu'), ('pinned', p, 'load')):
     ok = phase in peak['active_phases']
     print('torch: phase at the %s peak: %s (want %s): %s' % (what, '+'.join(peak['active_phases']) or '-', phase, 'ok' if ok else 'MISMATCH'))
     bad += not ok
+# the CUDA driver reserves address space with PROT_NONE mappings (about 14 GiB seen on an H200):
+# not memory, so not in the mapped bytes; were they counted, the mapped bytes at the peak RSS
+# would be many times the RSS
+r = d['peak_rss']
+ok = r['anon_mmap_bytes'] <= 2 * r['bytes']
+print('torch: at the peak RSS (%d bytes): anonymous mmap %d, PROT_NONE reserved at most %d (not counted): %s'
+      % (r['bytes'], r['anon_mmap_bytes'], d['peak_reserved']['bytes'], 'ok' if ok else 'MISMATCH'))
+bad += not ok
 print('torch: %d CUDA allocations, %d heap, mmap and RSS events traced' % (d['event_counts']['cuda_alloc'], d['events']))
 print('torch: %s' % ('all figures match' if not bad else '%d mismatch(es)' % bad))
 sys.exit(1 if bad else 0)

@@ -24,7 +24,7 @@ expect_eq "known: munmap events" "$(jget $T/known.json event_counts.munmap)" 4
 expect_eq "known: not truncated" "$(jget $T/known.json truncated)" false
 expect_eq "known: nothing lost" "$(jget $T/known.json lost_events)" 0
 expect_eq "known: no inconsistent events" "$(jget $T/known.json inconsistencies)" 0
-expect_eq "known: format version" "$(jget $T/known.json format_version)" 4
+expect_eq "known: format version" "$(jget $T/known.json format_version)" 5
 expect_eq "known: exe" "$(jget $T/known.json exe)" "$P/known"
 expect_eq "known: pid matches the init line" "$(jget $T/known.json pid)" "$(sed -E 's/.*\(pid ([0-9]+)\).*/\1/;q' $T/known.err)"
 expect_eq "known: csv header" "$(head -1 $T/known.csv)" "t_s,rss_bytes,heap_bytes,mmap_bytes,gpu_bytes,pinned_bytes,active_phases"
@@ -122,6 +122,26 @@ if [ "$(getconf PAGESIZE)" = 4096 ]; then
 	else
 		echo "  skip MREMAP_DONTUNMAP: the kernel refuses it"
 	fi
+fi
+
+# PROT_NONE reservations are address space, not memory; mprotect opens and closes parts
+# (tests/progs/protnone.c: 64 MiB reserved; 8 MiB mapped; 4 MiB opened, 1 closed, 2 more opened
+# by pkey_mprotect where the kernel has it)
+CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/pn.zst traced pn $P/protnone
+pn_k=$(sed -n 's/^protnone: pkey \([01]\)$/\1/p' $T/pn.out)
+expect_eq "PROT_NONE: program ran" "$(cat $T/pn.rc)/${pn_k:-?}" "0/${pn_k:-?}"
+if [ -n "$pn_k" ]; then
+	$REPORT --json --sites-csv $T/pn.csv $T/pn.zst >$T/pn.json
+	$REPORT $T/pn.zst >$T/pn.txt
+	M=1048576
+	expect_eq "PROT_NONE: mprotect records, mapped peak, reserved peak, live mapped and reserved" \
+		"$(jget $T/pn.json event_counts.mprotect) $(jget $T/pn.json peak_mmap.bytes) $(jget $T/pn.json peak_reserved.bytes) $(jget $T/pn.json live_at_exit.anon_mmap_bytes) $(jget $T/pn.json live_at_exit.reserved_bytes)" \
+		"$((3 + pn_k)) $(((11 + 2 * pn_k) * M)) $((64 * M)) $(((11 + 2 * pn_k) * M)) $(((61 - 2 * pn_k) * M))"
+	expect_eq "PROT_NONE: the reserving site holds only its opened pages (site_peak, allocated, allocations)" \
+		"$(grep '^"reserve (' $T/pn.csv | cut -d, -f4-6)" "$(((3 + 2 * pn_k) * M)),$(((4 + 2 * pn_k) * M)),1"
+	expect_eq "PROT_NONE: text report" \
+		"$(grep -c '^peak PROT_NONE mmap   64.0 MiB (67108864 bytes) at ' $T/pn.txt)/$(grep 'reserved address space' $T/pn.txt | sed 's/^ *//')/$(grep -o 'PROT_NONE [0-9.]* MiB not counted' $T/pn.txt)" \
+		"1/reserved address space, not memory: in no mmap figure/PROT_NONE $((61 - 2 * pn_k)).0 MiB not counted"
 fi
 
 # a mapping split by unmapping a hole counts as one live allocation until its last piece goes

@@ -180,7 +180,7 @@ static void test_header_errors(void **state)
 	tb_init(&b);
 	tb_header_kv(&b, 7, NULL);
 	assert_int_equal(open_bytes(b.out, b.out_len, &d, &err), CKT_EFORMAT);
-	assert_string_equal(err.msg, "unsupported format version 7 (this reader reads 1 to 4)");
+	assert_string_equal(err.msg, "unsupported format version 7 (this reader reads 1 to 5)");
 	tb_release(&b);
 
 	/* header without its terminating empty key */
@@ -591,7 +591,8 @@ static void test_fuzz_random_records(void **state)
 					CKT_TAG_ALLOC, CKT_TAG_FREE, CKT_TAG_REALLOC, CKT_TAG_MMAP,
 					CKT_TAG_MUNMAP, CKT_TAG_MREMAP, CKT_TAG_RSS, CKT_TAG_RSS_DETAIL,
 					CKT_TAG_FRAME, CKT_TAG_END, CKT_TAG_STACK, CKT_TAG_MODULE,
-					CKT_TAG_CUDA_ALLOC, CKT_TAG_CUDA_FREE, CKT_TAG_CUDA_DEVICE };
+					CKT_TAG_CUDA_ALLOC, CKT_TAG_CUDA_FREE, CKT_TAG_CUDA_DEVICE,
+					CKT_TAG_MPROTECT };
 	for (int it = 0; it < fuzz_iters(300); it++) {
 		struct tb b;
 		tb_init(&b);

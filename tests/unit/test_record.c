@@ -129,6 +129,8 @@ static void test_round_trip(void **state)
 	     slot(CKT_EV_EXT, 0, 1010, big + 64, 0, 0, 0));
 	enc1(&e, &p, slot(CKT_EV_MMAP, CKT_MAP_ANON | CKT_MAP_FIXED | 3u << 4, 1011, big, 8192, 5, 0));
 	enc1(&e, &p, slot(CKT_EV_MUNMAP, 0, 1012, big + 4096, 4096, 0, 0));
+	enc1(&e, &p, slot(CKT_EV_MPROTECT, 0, 1012, big, 4096, 0, 0)); /* to PROT_NONE */
+	enc1(&e, &p, slot(CKT_EV_MPROTECT, 5, 1013, big, 4096, 0, 0)); /* read + exec */
 	enc2(&e, &p, slot(CKT_EV_MREMAP, 0, 1013, big, 4096, 0, 0),
 	     slot(CKT_EV_EXT, 0, 1019, small, 65536, 0, 0)); /* the new range 6 ns after */
 	enc1(&e, &p, slot(CKT_EV_PHASE, CKT_PHASE_BEGIN, 1014, 2, 0, 0, 0));
@@ -218,6 +220,14 @@ static void test_round_trip(void **state)
 	next(d, &r, CKT_TAG_MUNMAP, 11);
 	assert_int_equal(r.u.munmap.addr, big + 4096);
 	assert_int_equal(r.u.munmap.len, 4096);
+	next(d, &r, CKT_TAG_MPROTECT, 11);
+	assert_int_equal(r.ts, 1012);
+	assert_int_equal(r.u.mprotect.addr, big);
+	assert_int_equal(r.u.mprotect.len, 4096);
+	assert_int_equal(r.u.mprotect.prot, 0);
+	next(d, &r, CKT_TAG_MPROTECT, 11);
+	assert_int_equal(r.ts, 1013);
+	assert_int_equal(r.u.mprotect.prot, 5);
 	next(d, &r, CKT_TAG_MREMAP, 11);
 	assert_int_equal(r.u.mremap.old_addr, big);
 	assert_int_equal(r.u.mremap.old_len, 4096);
