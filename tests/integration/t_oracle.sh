@@ -34,17 +34,17 @@ else
 			"$(jget $o_t.json truncated)/$(jget $o_t.json lost_events)" \
 			"${o_v[truncated]}/${o_v[lost_events]}"
 		for o_k in event_counts.alloc event_counts.free event_counts.realloc event_counts.mmap \
-			event_counts.munmap event_counts.mremap inconsistencies \
+			event_counts.munmap event_counts.mremap event_counts.mprotect inconsistencies \
 			peak_heap.bytes live_at_exit.heap_bytes live_at_exit.heap_blocks \
 			peak_mmap.bytes peak_mmap.anon_bytes peak_mmap.file_bytes peak_mmap_anon.bytes \
 			peak_mmap_file.bytes live_at_exit.mmap_bytes live_at_exit.anon_mmap_bytes \
-			live_at_exit.file_mmap_bytes; do
+			live_at_exit.file_mmap_bytes peak_reserved.bytes live_at_exit.reserved_bytes; do
 			expect_eq "$o_n: $o_k" "$(jget $o_t.json $o_k)" "${o_v[$o_k]}"
 		done
 		# times: both print seconds with 6 decimals, rounded from nanoseconds by different
 		# arithmetic, so a time exactly half way between two microseconds may come out 1 us
 		# apart; compared to within that
-		for o_k in peak_heap.t_s peak_mmap.t_s; do
+		for o_k in peak_heap.t_s peak_mmap.t_s peak_reserved.t_s; do
 			o_got=$(jget $o_t.json $o_k)
 			o_want=${o_v[$o_k]}
 			if [ "$o_got" != null ] && [ "$o_want" != null ] &&

@@ -15,12 +15,24 @@ agree. Decompression uses the `zstd` command-line tool.
 The numbers: event counts by kind; the heap peak (requested bytes, exact mode) and the first
 time it was reached, with the live bytes at that moment grouped by allocating phase; live heap
 bytes and blocks at the end; the mmap peak (page-rounded lengths, partial unmaps subtract the
-overlap; total, anonymous and file-backed) and what is mapped at the end.
+overlap; total, anonymous and file-backed) and what is mapped at the end; the peak of reserved
+address space and what is reserved at the end.
+
+Mapped versus reserved: every range has the protection its MMAP gave it (any format version)
+until an MPROTECT (format version 5) changes it for the mapped pages of [addr, addr + len
+rounded up to a page), splitting ranges as a partial munmap does and keeping their anonymous
+flag; pages no range holds are left alone. Ranges whose protection is 0 (PROT_NONE) are
+reserved address space: they count in `reserved` (peak_reserved, live_at_exit.reserved_bytes)
+and not in any mapped bytes (peak_mmap*, live_at_exit.*mmap_bytes). MREMAP's new range takes
+the anonymous flag and protection of the old range that held the old address (anonymous
+read+write when none did). Each peak is the highest value after any event and the first time
+it was reached.
 
 Replay order (the spec's): threads are merged by timestamp; within a thread, program order;
-at equal timestamps across threads a release (FREE, MUNMAP, the release half of REALLOC and
-MREMAP) goes before an allocation. A REALLOC releases the old block at ts and allocates the new
-one at ts + dafter.
+at equal timestamps across threads a release (FREE, MUNMAP, MPROTECT to protection 0, the
+release half of REALLOC and MREMAP) goes before an allocation (MPROTECT to any other protection
+is one). A REALLOC releases the old block at ts and allocates the new one at ts + dafter; a
+MREMAP the old range at ts and maps the new one at ts + dafter.
 """
 import json
 import heapq
@@ -230,11 +242,13 @@ class AModel:
 T_FRAME, T_THREAD, T_SYNC, T_END, T_LOST, T_THREAD_NAME = 1, 2, 3, 4, 5, 6
 T_THREAD_EXIT = 7  # format version 4
 T_ALLOC, T_FREE, T_REALLOC, T_MMAP, T_MUNMAP, T_MREMAP, T_RSS, T_RSS_DETAIL = range(0x10, 0x18)
+T_MPROTECT = 0x18  # format version 5
 T_STACK, T_MODULE, T_PHASE_DEF, T_PHASE, T_NOTE = 0x20, 0x21, 0x22, 0x23, 0x24
 T_CUDA_ALLOC, T_CUDA_FREE, T_CUDA_DEVICE, T_AGG = 0x28, 0x29, 0x2a, 0x30
 T_CUDA_MAP, T_CUDA_UNMAP = 0x2b, 0x2c  # format version 4
 FN_SAMPLED = 0x80
 MAP_ANON = 0x1
+PROT_RW = 3  # PROT_READ | PROT_WRITE
 NSTREAMS = 11
 (S_ROW, S_TS_LO, S_TS_HI, S_TSF_LO, S_TSF_HI, S_SIZE_LO, S_SIZE_HI, S_ACODE, S_ADDR, S_META,
  S_ESC) = range(NSTREAMS)
@@ -242,7 +256,7 @@ NSTREAMS = 11
 # event tuples appended to a thread's list (program order):
 #   ('A', ts, addr, size, phase, sampled)   ('F', ts, addr)
 #   ('R', ts, old, dafter, new, size, phase)
-#   ('M', ts, addr, len, flags)  ('U', ts, addr, len)
+#   ('M', ts, addr, len, flags, prot)  ('U', ts, addr, len)  ('P', ts, addr, len, prot)
 #   ('X', ts, old, old_len, new, new_len, dafter)   (dafter 0 before format version 3)
 #   ('G', ts, bytes, blocks)     AGG
 
@@ -251,8 +265,8 @@ class Trace:
     def __init__(self):
         self.header = {}
         self.version = None
-        self.counts = dict(alloc=0, free=0, realloc=0, mmap=0, munmap=0, mremap=0, rss=0,
-                           rss_detail=0, cuda_alloc=0, cuda_free=0, agg=0)
+        self.counts = dict(alloc=0, free=0, realloc=0, mmap=0, munmap=0, mremap=0, mprotect=0,
+                           rss=0, rss_detail=0, cuda_alloc=0, cuda_free=0, agg=0)
         self.threads = {}  # tid -> [events]
         self.phase_names = {}
         self.end = None
@@ -272,7 +286,7 @@ def parse_header(b, tr):
     if b[:8] != b'CUZKTRC\0':
         raise TraceError('bad magic')
     tr.version = int.from_bytes(b[8:10], 'little')
-    if tr.version not in (1, 2, 3, 4):
+    if tr.version not in (1, 2, 3, 4, 5):
         raise TraceError('unsupported format version %d' % tr.version)
     r = Buf(b, 'header')
     r.p = 10
@@ -422,23 +436,27 @@ def parse_frame(b, tr, fidx):
             prev_ts = ts
             ev.append(('R', ts, old, dafter, new, size, phase))
             check_sync(tr, ts, fidx, 'REALLOC')
-        elif tag in (T_MMAP, T_MUNMAP, T_MREMAP):
+        elif tag in (T_MMAP, T_MUNMAP, T_MREMAP, T_MPROTECT):
             ts = prev_ts + row.sv()
             prev_ts = ts
             prev_addr = (prev_addr + row.sv()) & M64
             addr = prev_addr
-            check_sync(tr, ts, fidx, 'MMAP/MUNMAP/MREMAP')
+            check_sync(tr, ts, fidx, 'MMAP/MUNMAP/MREMAP/MPROTECT')
             if tag == T_MMAP:
                 c['mmap'] += 1
                 ln = row.uv()
                 flags = row.uv()
+                prot = row.uv()
                 row.uv()
                 row.uv()
-                row.uv()
-                ev.append(('M', ts, addr, ln, flags))
+                ev.append(('M', ts, addr, ln, flags, prot))
             elif tag == T_MUNMAP:
                 c['munmap'] += 1
                 ev.append(('U', ts, addr, row.uv()))
+            elif tag == T_MPROTECT:
+                c['mprotect'] += 1
+                ln = row.uv()
+                ev.append(('P', ts, addr, ln, row.uv()))
             else:
                 c['mremap'] += 1
                 old_len = row.uv()
@@ -541,7 +559,8 @@ REL, ALC = 0, 1
 
 def expand(evs):
     """A thread's events as (ts, rank, op, ...) in its order: a REALLOC's release at ts and its
-    new block at ts + dafter, a MREMAP's release and new range at ts."""
+    new block at ts + dafter, a MREMAP's release at ts and new range at ts + dafter; an
+    MPROTECT to protection 0 ranks as a release, to any other as an allocation."""
     out = []
     for e in evs:
         k = e[0]
@@ -553,7 +572,9 @@ def expand(evs):
             out.append((e[1], REL, 'free', e[2]))
             out.append((e[1] + e[3], ALC, 'alloc', e[4], e[5], e[6], False))
         elif k == 'M':
-            out.append((e[1], ALC, 'map', e[2], e[3], e[4]))
+            out.append((e[1], ALC, 'map', e[2], e[3], e[4], e[5]))
+        elif k == 'P':
+            out.append((e[1], REL if e[4] == 0 else ALC, 'protect', e[2], e[3], e[4]))
         elif k == 'U':
             out.append((e[1], REL, 'unmap', e[2], e[3]))
         elif k == 'X':
@@ -604,48 +625,73 @@ def merged(tr, stream=False):
 
 
 class Maps:
-    """Mapped pages: sorted disjoint [lo, hi) ranges with an anonymous flag."""
+    """Mapped pages: sorted disjoint [lo, hi) ranges with an anonymous flag and a protection.
+    anon and file are the bytes of ranges whose protection is not 0, reserved the bytes of
+    those whose protection is 0 (PROT_NONE: address space, not memory), anonymous or not."""
 
     def __init__(self, page):
         self.page = page
-        self.r = []  # [lo, hi, anon]
+        self.r = []  # [lo, hi, anon, prot]
         self.anon = 0
         self.file = 0
+        self.reserved = 0
 
     def _round(self, n):
         return (n + self.page - 1) // self.page * self.page
 
+    def _count(self, n, anon, prot):
+        if prot == 0:
+            self.reserved += n
+        elif anon:
+            self.anon += n
+        else:
+            self.file += n
+
     def remove(self, lo, ln):
-        """Unmaps [lo, lo + rounded ln); returns the anon flag of the range that held lo, or
-        None when none did (an mremap of a range never seen mapped counts as anonymous)."""
+        """Unmaps [lo, lo + rounded ln); returns (anon, prot) of the range that held lo, or None
+        when none did (an mremap of a range never seen mapped counts as anonymous read+write)."""
         hi = lo + self._round(ln)
         keep = []
-        flag = next((an for a, b, an in self.r if a <= lo < b), None)  # also for ln 0
-        for a, b, an in self.r:
+        attrs = next(((an, pr) for a, b, an, pr in self.r if a <= lo < b), None)  # also for ln 0
+        for a, b, an, pr in self.r:
             if b <= lo or a >= hi:
-                keep.append([a, b, an])
+                keep.append([a, b, an, pr])
                 continue
-            ov = min(b, hi) - max(a, lo)
-            if an:
-                self.anon -= ov
-            else:
-                self.file -= ov
+            self._count(-(min(b, hi) - max(a, lo)), an, pr)
             if a < lo:
-                keep.append([a, lo, an])
+                keep.append([a, lo, an, pr])
             if b > hi:
-                keep.append([hi, b, an])
+                keep.append([hi, b, an, pr])
         self.r = keep
-        return flag
+        return attrs
 
-    def add(self, lo, ln, anon):
+    def add(self, lo, ln, anon, prot):
         self.remove(lo, ln)  # a fixed mapping replaces what was there
         hi = lo + self._round(ln)
-        self.r.append([lo, hi, anon])
+        if hi == lo:
+            return
+        self.r.append([lo, hi, anon, prot])
         self.r.sort()
-        if anon:
-            self.anon += hi - lo
-        else:
-            self.file += hi - lo
+        self._count(hi - lo, anon, prot)
+
+    def protect(self, lo, ln, prot):
+        """The mapped pages of [lo, lo + rounded ln) get protection prot; ranges are split at
+        the bounds (keeping their anonymous flag), pages no range holds stay unmapped."""
+        hi = lo + self._round(ln)
+        out = []
+        for a, b, an, pr in self.r:
+            if b <= lo or a >= hi or pr == prot:
+                out.append([a, b, an, pr])
+                continue
+            x, y = max(a, lo), min(b, hi)
+            self._count(-(y - x), an, pr)
+            self._count(y - x, an, prot)
+            if a < x:
+                out.append([a, x, an, pr])
+            out.append([x, y, an, prot])
+            if y < b:
+                out.append([y, b, an, pr])
+        self.r = out
 
 
 def replay(tr, stream=False):
@@ -660,6 +706,7 @@ def replay(tr, stream=False):
     maps = Maps(page)
     mpeak, mpeak_t, mpeak_anon, mpeak_file = 0, None, 0, 0
     apeak, apeak_t, fpeak, fpeak_t = 0, None, 0, None
+    rpeak, rpeak_t = 0, None
     for e in merged(tr, stream):
         ts, op = e[0], e[2]
         if op == 'alloc':
@@ -688,14 +735,17 @@ def replay(tr, stream=False):
             heap += e[3]
             blocks += e[4]
         elif op == 'map':
-            maps.add(e[3], e[4], bool(e[5] & MAP_ANON))
+            maps.add(e[3], e[4], bool(e[5] & MAP_ANON), e[6])
         elif op == 'unmap':
             maps.remove(e[3], e[4])
+        elif op == 'protect':
+            maps.protect(e[3], e[4], e[5])
         elif op == 'remap_rel':
-            e[5]['anon'] = maps.remove(e[3], e[4])
+            e[5]['attrs'] = maps.remove(e[3], e[4])
         elif op == 'remap_new':
-            flag = e[5].get('anon')
-            maps.add(e[3], e[4], True if flag is None else flag)
+            attrs = e[5].get('attrs')
+            anon, prot = (True, PROT_RW) if attrs is None else attrs
+            maps.add(e[3], e[4], anon, prot)
         if heap > peak:
             peak, peak_t = heap, ts
             peak_phase = {k: v for k, v in by_phase.items() if v}
@@ -706,6 +756,8 @@ def replay(tr, stream=False):
             apeak, apeak_t = maps.anon, ts
         if maps.file > fpeak:
             fpeak, fpeak_t = maps.file, ts
+        if maps.reserved > rpeak:
+            rpeak, rpeak_t = maps.reserved, ts
 
     def name(pid):
         return '(none)' if pid == 0 else tr.phase_names.get(pid, 'phase#%d' % pid)
@@ -733,9 +785,10 @@ def replay(tr, stream=False):
                       'anon_bytes': mpeak_anon, 'file_bytes': mpeak_file},
         'peak_mmap_anon': {'bytes': apeak, 't_s': secs(apeak_t)},
         'peak_mmap_file': {'bytes': fpeak, 't_s': secs(fpeak_t)},
+        'peak_reserved': {'bytes': rpeak, 't_s': secs(rpeak_t)},
         'live_at_exit': {'heap_bytes': heap, 'heap_blocks': blocks,
                          'mmap_bytes': maps.anon + maps.file, 'anon_mmap_bytes': maps.anon,
-                         'file_mmap_bytes': maps.file},
+                         'file_mmap_bytes': maps.file, 'reserved_bytes': maps.reserved},
     }
 
 

@@ -7,10 +7,15 @@
  * memalign, valloc, realloc(NULL, n); realloc and reallocarray growth and shrink, realloc(p, 0);
  * frees of random slots (random order); blocks handed to other threads through a shared locked
  * array and freed there; phase push/pop and begin/end through the shim; a few anonymous and
- * file-backed mmaps, partial munmaps (head, tail, middle, lengths not a page multiple),
- * MAP_FIXED over a mapping, mremap grow and shrink. Some blocks and mappings stay live at exit.
- * Deterministic per seed except for the interleaving of the threads. Output through write(2)
- * only (no stdio buffers). */
+ * file-backed mmaps (1 in 5 anonymous ones PROT_NONE: reserved address space), partial munmaps
+ * (head, tail, middle, lengths not a page multiple), MAP_FIXED over a mapping, mremap grow and
+ * shrink, mprotect of a page-aligned part or all of one mapping (lengths not a page multiple
+ * too) to PROT_NONE, PROT_READ or PROT_READ|PROT_WRITE. Mapped memory is written only where it
+ * is known writable and anonymous (a new or just remapped read-write mapping, a range just made
+ * read-write, a MAP_FIXED range); an mremap first makes a mapping of mixed protections uniform
+ * with one mprotect of all of it (growing one spanning several protections would fail). Some
+ * blocks and mappings stay live at exit. Deterministic per seed except for the interleaving of
+ * the threads. Output through write(2) only (no stdio buffers). */
 #include "cuzktrace_shim.h"
 
 #include <fcntl.h>
@@ -65,6 +70,8 @@ struct blk {
 struct map {
 	char *p;
 	size_t len; /* mapped, no holes: a middle munmap splits the range in two slots */
+	int prot;   /* the protection of all of it, or -1 when its parts differ */
+	int file;   /* file-backed (parts may be anonymous since): never written to */
 };
 
 struct worker {
@@ -237,8 +244,25 @@ static void begin_op(struct worker *w)
 	}
 }
 
+#define PROT_RW (PROT_READ | PROT_WRITE)
+
+/* mprotect of [p, p + len) within mapping m (len rounded up to a page by the kernel) */
+static void protect(struct map *m, char *p, size_t len, int prot)
+{
+	if (mprotect(p, len, prot))
+		return;
+	size_t pg = (size_t)page;
+	if (p == m->p && (len + pg - 1) / pg >= (m->len + pg - 1) / pg)
+		m->prot = prot;
+	else if (m->prot != prot)
+		m->prot = -1;
+	if (prot == PROT_RW && !m->file)
+		touch(p, len);
+}
+
 static void map_op(struct worker *w)
 {
+	static const int prots[3] = {PROT_NONE, PROT_READ, PROT_RW};
 	int i = (int)(rnd(&w->r) % MAPS);
 	struct map *m = &w->m[i];
 	uint64_t k = rnd(&w->r) % 100;
@@ -247,30 +271,45 @@ static void map_op(struct worker *w)
 		if (rnd(&w->r) % 3 == 0)
 			len -= (size_t)between(&w->r, 1, (uint64_t)page - 1); /* not a page multiple */
 		void *p;
-		if (k < 25 && exe_fd >= 0)
-			p = mmap(NULL, len, PROT_READ, MAP_PRIVATE, exe_fd, 0);
-		else
-			p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		int file = k < 25 && exe_fd >= 0, prot = PROT_READ;
+		if (file) {
+			p = mmap(NULL, len, prot, MAP_PRIVATE, exe_fd, 0);
+		} else {
+			prot = rnd(&w->r) % 5 == 0 ? PROT_NONE : PROT_RW; /* reserved address space */
+			p = mmap(NULL, len, prot, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		}
 		if (p != MAP_FAILED) {
 			m->p = p;
 			m->len = len;
+			m->prot = prot;
+			m->file = file;
+			if (prot == PROT_RW)
+				touch(p, len);
 		}
 		return;
 	}
 	size_t pages = (m->len + (size_t)page - 1) / (size_t)page;
-	if (k < 30 || pages < 3) { /* all of it */
+	if (k >= 82) { /* mprotect of page-aligned part or all of it, to a random protection */
+		size_t at = (size_t)between(&w->r, 0, pages - 1);
+		size_t len = (size_t)between(&w->r, 1, pages - at) * (size_t)page;
+		if (rnd(&w->r) % 3 == 0)
+			len -= (size_t)between(&w->r, 0, (uint64_t)page - 1); /* rounded up: same pages */
+		protect(m, m->p + at * (size_t)page, len, prots[rnd(&w->r) % 3]);
+		return;
+	}
+	if (k < 25 || pages < 3) { /* all of it */
 		munmap(m->p, m->len);
 		m->p = NULL;
-	} else if (k < 45) { /* the head */
+	} else if (k < 37) { /* the head */
 		size_t h = (size_t)between(&w->r, 1, pages - 1) * (size_t)page;
 		munmap(m->p, h);
 		m->p += h;
 		m->len -= h;
-	} else if (k < 60) { /* the tail, from a page boundary, a length that is no multiple */
+	} else if (k < 49) { /* the tail, from a page boundary, a length that is no multiple */
 		size_t keep = (size_t)between(&w->r, 1, pages - 1) * (size_t)page;
 		munmap(m->p + keep, m->len - keep);
 		m->len = keep;
-	} else if (k < 72) { /* a hole in the middle: the piece after it goes to a free slot */
+	} else if (k < 59) { /* a hole in the middle: the piece after it goes to a free slot */
 		size_t at = (size_t)between(&w->r, 1, pages - 2);
 		size_t n = (size_t)between(&w->r, 1, pages - 1 - at), end = (at + n) * (size_t)page;
 		int j = 0;
@@ -282,20 +321,31 @@ static void map_op(struct worker *w)
 			munmap(m->p + at * (size_t)page, n * (size_t)page);
 			w->m[j].p = m->p + end;
 			w->m[j].len = m->len - end;
+			w->m[j].prot = m->prot;
+			w->m[j].file = m->file;
 		}
 		m->len = at * (size_t)page;
-	} else if (k < 84) { /* a fixed anonymous mapping over part of it */
+	} else if (k < 69) { /* a fixed anonymous mapping over part of it */
 		size_t at = (size_t)between(&w->r, 0, pages - 2);
 		size_t n = (size_t)between(&w->r, 1, pages - 1 - at);
-		mmap(m->p + at * (size_t)page, n * (size_t)page, PROT_READ | PROT_WRITE,
-		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+		char *p = m->p + at * (size_t)page;
+		if (mmap(p, n * (size_t)page, PROT_RW, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1,
+			 0) != MAP_FAILED) {
+			if (m->prot != PROT_RW)
+				m->prot = -1;
+			touch(p, n * (size_t)page);
+		}
 	} else { /* mremap: grow (may move) or shrink */
+		if (m->prot < 0) /* one protection first: the new range takes the old one's */
+			protect(m, m->p, m->len, prots[rnd(&w->r) % 3]);
 		size_t len = rnd(&w->r) % 2 ? m->len + (size_t)between(&w->r, 1, 16) * (size_t)page
 					    : (size_t)between(&w->r, 1, pages - 1) * (size_t)page;
 		void *p = mremap(m->p, m->len, len, MREMAP_MAYMOVE);
 		if (p != MAP_FAILED) {
 			m->p = p;
 			m->len = len;
+			if (m->prot == PROT_RW && !m->file)
+				touch(p, len);
 		}
 	}
 }
