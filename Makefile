@@ -128,8 +128,25 @@ $(B)/bench/decode_floor: tests/bench/decode_floor.c $(B)/reader/decode.o $(B)/re
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$@)$(CC) $(RD_CFLAGS) -o $@ $< $(B)/reader/decode.o $(B)/reader/util.o $(RD_LIBS)
 
+# the reader's symbolization: 20,000 call sites in one compile unit, with DWARF (mf_dwarf) and
+# with a symbol table only (mf_symtab); -O0: the benchmark is the reader, not the compiler
+MF_N := 20000
+$(B)/bench/manyfuncs_lib.c $(B)/bench/manyfuncs.c: tests/bench/manyfuncs.sh
+	@mkdir -p $(B)/bench
+	$(call msg,GEN,$@)sh tests/bench/manyfuncs.sh $(MF_N) $(B)/bench
+
+$(B)/bench/libmf_dwarf.so: $(B)/bench/manyfuncs_lib.c
+	$(call msg,CC,$@)$(CC) -O0 -g -fPIC -shared -o $@ $<
+
+$(B)/bench/libmf_symtab.so: $(B)/bench/manyfuncs_lib.c
+	$(call msg,CC,$@)$(CC) -O0 -fPIC -shared -o $@ $<
+
+$(B)/bench/mf_%: $(B)/bench/manyfuncs.c $(B)/bench/libmf_%.so
+	$(call msg,CC,$@)$(CC) -O1 -g -o $@ $< -L$(B)/bench -lmf_$* -Wl,-rpath,'$$ORIGIN'
+
 bench: deps
-	$(Q)$(MAKE) --no-print-directory all $(B)/bench/prover_bench $(B)/bench/live_bench $(B)/bench/threads_bench $(B)/bench/decode_floor
+	$(Q)$(MAKE) --no-print-directory all $(B)/bench/prover_bench $(B)/bench/live_bench $(B)/bench/threads_bench \
+		$(B)/bench/decode_floor $(B)/bench/mf_dwarf $(B)/bench/mf_symtab
 	$(Q)bash tests/bench/run.sh
 
 DEB_PKGS := libzstd-dev zstd libunwind-dev libcmocka-dev libdw-dev libelf-dev libiberty-dev pkg-config gcc g++ make python3 binutils

@@ -47,6 +47,22 @@ struct ckt_sym_table {
 	struct ckt_sym_section *secs; /* sorted by start */
 };
 
+/* The outermost function DIEs of one compile unit (those the CU reaches through namespaces and
+ * types only), one entry per address range, sorted by start: see ckt_sym_cu_index. */
+struct ckt_sym_fn {
+	uint64_t lo, hi;  /* DWARF addresses (no load bias) */
+	Dwarf_Off off;    /* DIE order: where ranges overlap, the first DIE wins, as in a walk */
+	Dwarf_Die die;
+};
+
+struct ckt_sym_cu {
+	uintptr_t key;    /* the CU DIE's address in the debug data: unique across files */
+	struct ckt_sym_fn *fns;
+	size_t n;
+	uint64_t *max_hi; /* max_hi[k]: the highest end among fns[0..k] */
+	bool ok;          /* false: not indexed (no memory): walk the CU as before */
+};
+
 struct ckt_sym_module {
 	uint64_t base, lo, hi;
 	uint32_t map; /* the module map (run of MODULE records) that first listed it */
@@ -55,6 +71,8 @@ struct ckt_sym_module {
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
 	struct ckt_sym_table tab;
+	struct ckt_sym_cu *cus; /* indexed compile units, sorted by key */
+	size_t n_cus, cap_cus;
 };
 
 struct ckt_sym_cached {
@@ -184,6 +202,11 @@ void ckt_sym_free(struct ckt_sym *s)
 		free(s->mods[i].tab.labels);
 		free(s->mods[i].tab.max_hi);
 		free(s->mods[i].tab.secs);
+		for (size_t k = 0; k < s->mods[i].n_cus; k++) {
+			free(s->mods[i].cus[k].fns);
+			free(s->mods[i].cus[k].max_hi);
+		}
+		free(s->mods[i].cus);
 	}
 	free(s->mods);
 	free(s->cache);
@@ -422,6 +445,137 @@ static int ckt_sym_nest(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *path, int d
 	return depth;
 }
 
+/* ---- compile unit index ----
+ * ckt_sym_nest from the CU DIE walks every function of the unit before it finds the one
+ * holding the address: a unit of 40,000 functions took 3 ms an address (a Rust codegen unit
+ * holds thousands), 2 minutes for 40,000 distinct return addresses. So each unit's outermost
+ * function DIEs (what that walk tests with dwarf_haspc) are collected once, with their address
+ * ranges, and an address finds its function by bisection; the walk then goes on inside that
+ * function only. */
+
+struct ckt_sym_fnvec {
+	struct ckt_sym_fn *v;
+	size_t n, cap;
+};
+
+static int ckt_sym_fn_cmp(const void *x, const void *y)
+{
+	const struct ckt_sym_fn *a = x, *b = y;
+	if (a->lo != b->lo)
+		return a->lo < b->lo ? -1 : 1;
+	return a->off < b->off ? -1 : a->off > b->off;
+}
+
+/* Collects the function DIEs ckt_sym_nest would test under parent. Returns 0 or CKT_ENOMEM. */
+static int ckt_sym_cu_collect(Dwarf_Die *parent, struct ckt_sym_fnvec *fv, int depth)
+{
+	Dwarf_Die child;
+	if (depth >= CKT_SYM_MAX_NEST || dwarf_child(parent, &child) != 0)
+		return 0;
+	do {
+		switch (dwarf_tag(&child)) {
+		case DW_TAG_subprogram:
+		case DW_TAG_inlined_subroutine:
+		case DW_TAG_lexical_block:
+		case DW_TAG_entry_point: {
+			Dwarf_Addr base, start, end;
+			ptrdiff_t off = 0;
+			while ((off = dwarf_ranges(&child, off, &base, &start, &end)) > 0) {
+				if (end <= start)
+					continue;
+				if (fv->n == fv->cap) {
+					size_t cap = fv->cap ? fv->cap * 2 : 64;
+					struct ckt_sym_fn *v = realloc(fv->v, cap * sizeof(*v));
+					if (!v)
+						return CKT_ENOMEM;
+					fv->v = v;
+					fv->cap = cap;
+				}
+				fv->v[fv->n++] = (struct ckt_sym_fn){ start, end, dwarf_dieoffset(&child), child };
+			}
+			break;
+		}
+		case DW_TAG_namespace:
+		case DW_TAG_module:
+		case DW_TAG_structure_type:
+		case DW_TAG_class_type:
+		case DW_TAG_union_type:
+			if (ckt_sym_cu_collect(&child, fv, depth + 1) < 0)
+				return CKT_ENOMEM;
+			break;
+		default:
+			break;
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return 0;
+}
+
+/* The index of cu in m, built on first use; NULL when out of memory. */
+static struct ckt_sym_cu *ckt_sym_cu_index(struct ckt_sym_module *m, Dwarf_Die *cu)
+{
+	uintptr_t key = (uintptr_t)cu->addr;
+	size_t lo = 0, hi = m->n_cus;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->cus[mid].key < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < m->n_cus && m->cus[lo].key == key)
+		return &m->cus[lo];
+	if (m->n_cus == m->cap_cus) {
+		size_t cap = m->cap_cus ? m->cap_cus * 2 : 16;
+		struct ckt_sym_cu *v = realloc(m->cus, cap * sizeof(*v));
+		if (!v)
+			return NULL;
+		m->cus = v;
+		m->cap_cus = cap;
+	}
+	memmove(&m->cus[lo + 1], &m->cus[lo], (m->n_cus - lo) * sizeof(*m->cus));
+	m->n_cus++;
+	struct ckt_sym_cu *c = &m->cus[lo];
+	*c = (struct ckt_sym_cu){ key, NULL, 0, NULL, false };
+	struct ckt_sym_fnvec fv = { 0 };
+	if (ckt_sym_cu_collect(cu, &fv, 0) == 0 &&
+	    (c->max_hi = malloc((fv.n ? fv.n : 1) * sizeof(*c->max_hi)))) {
+		qsort(fv.v, fv.n, sizeof(*fv.v), ckt_sym_fn_cmp);
+		for (size_t k = 0; k < fv.n; k++)
+			c->max_hi[k] = k && c->max_hi[k - 1] > fv.v[k].hi ? c->max_hi[k - 1] : fv.v[k].hi;
+		c->fns = fv.v;
+		c->n = fv.n;
+		c->ok = true;
+	} else {
+		free(fv.v); /* not indexed: this unit is walked per address */
+	}
+	return c;
+}
+
+/* ckt_sym_nest from cu, through the index: the function holding pc (the first in DIE order
+ * where ranges overlap), then the walk inside it. */
+static int ckt_sym_nest_cu(struct ckt_sym_module *m, Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *path)
+{
+	struct ckt_sym_cu *c = ckt_sym_cu_index(m, cu);
+	if (!c || !c->ok)
+		return ckt_sym_nest(cu, pc, path, 0);
+	size_t lo = 0, hi = c->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (c->fns[mid].lo <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	const struct ckt_sym_fn *best = NULL;
+	for (size_t k = lo; k-- > 0 && c->max_hi[k] > pc;)
+		if (pc < c->fns[k].hi && (!best || c->fns[k].off < best->off))
+			best = &c->fns[k];
+	if (!best)
+		return 0;
+	path[0] = best->die;
+	return ckt_sym_nest(&path[0], pc, path, 1);
+}
+
 /* Expands the inline chain at a (= pc - 1): the innermost function gets the line of a; each
  * outer one gets the call site (DW_AT_call_file/line) of the function inlined into it.
  * Returns the number of frames pushed (0: no function DIE holds a), or CKT_ENOMEM. */
@@ -439,7 +593,7 @@ static int ckt_sym_dwarf(struct ckt_sym *s, struct ckt_sym_module *m, uint64_t a
 	Dwarf_Die *path = malloc(CKT_SYM_MAX_NEST * sizeof(*path));
 	if (!path)
 		return CKT_ENOMEM;
-	int n = ckt_sym_nest(cu, a - bias, path, 0);
+	int n = ckt_sym_nest_cu(m, cu, a - bias, path);
 	Dwarf_Files *files = NULL;
 	size_t nfiles = 0;
 	int pushed = 0;

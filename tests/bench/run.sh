@@ -106,6 +106,19 @@ if env CUZKTRACE_SAMPLE=0 CUZKTRACE_QUIET=1 CUZKTRACE_OUT="$W/live.zst" LD_PRELO
 		"$lv" "$(awk -v e="$ev_live" -v t="$lv" 'BEGIN {print e / t / 1e6}')" \
 		"$(awk '{print $2 / 1024}' "$W/lv.1")"
 fi
+# symbolization: an exact trace whose 20,000 blocks come from 20,000 functions of one compile
+# unit (tests/bench/manyfuncs.sh), all live at the peak, so every stack is symbolized; the
+# library with DWARF, then with its symbol table only
+for v in dwarf symtab; do
+	if env CUZKTRACE_SAMPLE=0 CUZKTRACE_QUIET=1 CUZKTRACE_OUT="$W/mf_$v.zst" LD_PRELOAD=$LIB "$B/bench/mf_$v" >/dev/null 2>&1; then
+		for k in 1 2 3; do measure "$W/mf_$v.$k" "$REPORT" --json "$W/mf_$v.zst"; awk '{print $1}' "$W/mf_$v.$k"; done |
+			median >"$W/mf_$v.t"
+	else
+		echo "-" >"$W/mf_$v.t"
+	fi
+done
+printf 'reader, symbolizing 20,000 call sites in one compile unit: with DWARF %s s, symbol table only %s s\n' \
+	"$(cat "$W/mf_dwarf.t")" "$(cat "$W/mf_symtab.t")"
 # the tracer's own memory when many threads record at once (each has its buffers): 64 threads
 # alive together that hold next to nothing themselves (tests/bench/threads_bench.c), median max
 # RSS of 3 alternating runs per mode, over untraced. Busy: every thread records as fast as it
