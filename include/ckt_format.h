@@ -63,7 +63,8 @@
  *              daddr (new), uv size, uv stack, uv phase
  *              The old block is released at ts, the new one exists at ts + dafter.
  *   MMAP       dts, daddr, uv len, uv flags (CKT_MAP_*), uv prot, uv stack, uv phase
- *              prot: PROT_READ 1 | PROT_WRITE 2 | PROT_EXEC 4 (other bits dropped). A mapping
+ *              prot: PROT_READ 1 | PROT_WRITE 2 | PROT_EXEC 4 (the writer drops other bits;
+ *              readers take prot & 7). A mapping
  *              whose protection is 0 (PROT_NONE) is reserved address space, not memory:
  *              readers count it apart (`reserved`), not in mapped bytes (the CUDA driver
  *              reserves gigabytes so; a program may later open parts with mprotect).
@@ -72,9 +73,13 @@
  *              mapped pages of [addr, addr + len rounded up to a page) now have protection
  *              prot (as MMAP's). Stamped before the real call when prot is 0 (a release: at
  *              equal ts it sorts with the releases), after it otherwise (an allocation).
- *              Pages no traced mapping holds are left alone.
+ *              Pages no traced mapping holds are left alone. (Readers of version 5 accept
+ *              MPROTECT in a trace of any version.)
  *   MREMAP     dts, daddr (old), uv old_len, daddr (new), uv new_len   old range released, new
- *                                 range mapped with the old range's attributes
+ *                                 range mapped with the old range's attributes (anonymous or
+ *                                 not, protection: the kernel moves one mapping at a time, so
+ *                                 they are those of the range holding the old address; a
+ *                                 range never seen mapped counts as anonymous read-write)
  *              version 3 adds uv dafter: the old range is released at ts (stamped before the
  *              call), the new one exists at ts + dafter (stamped after it), as for REALLOC: a
  *              range another thread unmapped just before the kernel reused it for this one

@@ -1613,7 +1613,7 @@ int ckt_replay_feed(struct ckt_replay *r, const struct ckt_record *rec, struct c
 		ev.addr = rec->u.mmap.addr;
 		ev.len = rec->u.mmap.len;
 		ev.flags = (uint16_t)rec->u.mmap.flags;
-		ev.x = (uint32_t)rec->u.mmap.prot;
+		ev.x = (uint32_t)rec->u.mmap.prot & 7; /* PROT_READ | PROT_WRITE | PROT_EXEC */
 		ev.stack = rec->u.mmap.stack;
 		ev.phase = (uint32_t)rec->u.mmap.phase;
 		rc = ckt_replay_push(r, rec->tid, &ev);

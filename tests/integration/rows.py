@@ -3,6 +3,7 @@ include/ckt_format.h): varints, the few tags the tests use, and zstd frames by t
 import subprocess
 
 FRAME, THREAD, SYNC, END, ALLOC, RSS = 1, 2, 3, 4, 0x10, 0x16
+MMAP, MUNMAP, MREMAP, MPROTECT = 0x13, 0x14, 0x15, 0x18
 STACK, MODULE, PHASE_DEF, PHASE = 0x20, 0x21, 0x22, 0x23
 THREAD_NAME = 0x06
 
@@ -57,10 +58,45 @@ def thread_name(ts, tid, name):
     return bytes([THREAD_NAME]) + uv(ts) + uv(tid) + s(name)
 
 
-def header(*kv):
-    """frame 0: magic, version 1, page_size 4096 and the given key/value pairs"""
+def header(*kv, version=1):
+    """frame 0: magic, version (rows: 1; a version 2+ frame needs the stream directory, see
+    row_frame), page_size 4096 and the given key/value pairs"""
     body = b"".join(s(k) + s(v) for k, v in ((b"page_size", b"4096"),) + kv)
-    return b"CUZKTRC\0" + (1).to_bytes(2, "little") + body + uv(0)
+    return b"CUZKTRC\0" + version.to_bytes(2, "little") + body + uv(0)
+
+
+def row_frame(row, version):
+    """a data frame holding only row records: as it is in version 1, else with the version 2
+    stream directory (11 streams, all but the row stream empty)"""
+    return row if version < 2 else uv(11) + uv(len(row)) + uv(0) * 10 + row
+
+
+class Group:
+    """one thread's group of mmap-family records, with the dts/daddr delta state"""
+
+    def __init__(self, tid, version=1):
+        self.b = bytes([THREAD]) + uv(tid)
+        self.ts, self.addr, self.version = 0, 0, version
+
+    def _d(self, ts, addr):
+        r = sv(ts - self.ts) + sv(addr - self.addr)
+        self.ts, self.addr = ts, addr
+        return r
+
+    def mmap(self, ts, addr, ln, flags, prot):
+        self.b += bytes([MMAP]) + self._d(ts, addr) + uv(ln) + uv(flags) + uv(prot) + uv(0) + uv(0)
+
+    def munmap(self, ts, addr, ln):
+        self.b += bytes([MUNMAP]) + self._d(ts, addr) + uv(ln)
+
+    def mprotect(self, ts, addr, ln, prot):
+        self.b += bytes([MPROTECT]) + self._d(ts, addr) + uv(ln) + uv(prot)
+
+    def mremap(self, ts, old, old_len, new, new_len):
+        self.b += bytes([MREMAP]) + self._d(ts, old) + uv(old_len) + sv(new - self.addr) + uv(new_len)
+        self.addr = new
+        if self.version >= 3:
+            self.b += uv(0)  # dafter
 
 
 def z(fr):

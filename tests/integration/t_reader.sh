@@ -71,6 +71,68 @@ report_status() {
 	expect_eq "$2" "$?/$(cat $T/$1.err)" "$3"
 }
 
+# PROT_NONE and mprotect, hand-made (format 5; then the same trace without its MPROTECT records
+# in versions 1 to 4, where mappings count by the protection they were made with), the numbers
+# worked out by hand (pages of 4096 bytes): A is reserved (64 pages, length rounded up), B is 10
+# pages read-write; at 300 us thread 2 closes 4 pages of B (a release: first at equal time) as
+# thread 1 opens 8 pages of A (reserved peak 68 pages then); 2 pages of A closed; A[60,68)
+# read-only (pages 64..67 are not mapped: ignored) makes the mapped peak, 16 pages at 450 us;
+# all unmapped; a file-backed PROT_NONE range is moved and grown to 8 pages by mremap (it keeps
+# PROT_NONE) and half of it made read-only
+if command -v zstd >/dev/null 2>&1; then
+	for mp_v in 5 4 3 2 1; do
+		PYTHONPATH=tests/integration $PY - $T/mprot$mp_v.zst $mp_v <<'PYEOF'
+import sys
+from rows import *
+v = int(sys.argv[2])
+P, US, A, B, C, D = 4096, 1000, 0x10000000, 0x20000000, 0x30000000, 0x40000000
+t1, t2 = Group(1, v), Group(2, v)
+t1.mmap(100 * US, A, 64 * P - 100, 1, 0)
+t1.mmap(200 * US, B, 10 * P, 1, 3)
+if v >= 5:
+    t1.mprotect(300 * US, A + 16 * P, 8 * P - 1, 3)
+    t1.mprotect(400 * US, A + 20 * P, 2 * P, 0)
+    t1.mprotect(450 * US, A + 60 * P, 8 * P, 1)
+t1.munmap(500 * US, B, 10 * P)
+t1.munmap(600 * US, A, 64 * P)
+t1.mmap(700 * US, C, 4 * P, 0, 0)
+t1.mremap(800 * US, C, 4 * P, D, 8 * P)
+if v >= 5:
+    t1.mprotect(900 * US, D, 4 * P, 1)
+    t2.mprotect(300 * US, B, 4 * P, 0)
+row = bytes([FRAME]) + uv(1) + uv(0) + t1.b + t2.b + bytes([SYNC]) + uv(1000 * US)
+row += bytes([END]) + uv(1000 * US) + uv(0) + uv(0) + uv(0)
+open(sys.argv[1], 'wb').write(z(header(version=v)) + z(row_frame(row, v)))
+PYEOF
+		$REPORT --json $T/mprot$mp_v.zst >$T/mprot$mp_v.json 2>$T/mprot$mp_v.err
+		mp_got=$($PY - $T/mprot$mp_v.json <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+c, l = d['event_counts'], d['live_at_exit']
+print(c['mmap'], c['munmap'], c['mremap'], c['mprotect'], d['peak_mmap']['bytes'], d['peak_mmap']['t_s'],
+      d['peak_mmap_file']['bytes'], d['peak_reserved']['bytes'], d['peak_reserved']['t_s'],
+      l['anon_mmap_bytes'], l['file_mmap_bytes'], l['reserved_bytes'])
+PYEOF
+)
+		if [ $mp_v = 5 ]; then
+			mp_want="3 2 1 5 65536 0.00045 16384 278528 0.0003 0 16384 16384"
+		else
+			mp_want="3 2 1 0 40960 0.0002 0 262144 0.0001 0 0 32768"
+		fi
+		expect_eq "PROT_NONE and mprotect, hand-made, format $mp_v: counts, peaks, live (reader)" \
+			"$(cat $T/mprot$mp_v.err)$mp_got" "$mp_want"
+		# the independent oracle reads the same numbers from the format specification
+		mp_o=$($PY tests/oracle/oracle.py --flat $T/mprot$mp_v.zst | awk '
+			{ v[$1] = $2 }
+			END { print v["event_counts.mmap"], v["event_counts.munmap"], v["event_counts.mremap"],
+			      v["event_counts.mprotect"], v["peak_mmap.bytes"], v["peak_mmap.t_s"] + 0,
+			      v["peak_mmap_file.bytes"], v["peak_reserved.bytes"], v["peak_reserved.t_s"] + 0,
+			      v["live_at_exit.anon_mmap_bytes"], v["live_at_exit.file_mmap_bytes"],
+			      v["live_at_exit.reserved_bytes"] }')
+		expect_eq "PROT_NONE and mprotect, hand-made, format $mp_v: the oracle agrees" "$mp_o" "$mp_want"
+	done
+fi
+
 # Hand-made corrupt traces (format version 1 rows): a size no allocation can have; sums that
 # only overlapping blocks can reach; a block header that claims more bytes than the file has
 # left, in a frame followed by whole frames (corrupt, not cut); the same in the last frame

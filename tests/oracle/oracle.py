@@ -446,7 +446,7 @@ def parse_frame(b, tr, fidx):
                 c['mmap'] += 1
                 ln = row.uv()
                 flags = row.uv()
-                prot = row.uv()
+                prot = row.uv() & 7  # the spec: PROT_READ|PROT_WRITE|PROT_EXEC, others dropped
                 row.uv()
                 row.uv()
                 ev.append(('M', ts, addr, ln, flags, prot))
@@ -456,7 +456,7 @@ def parse_frame(b, tr, fidx):
             elif tag == T_MPROTECT:
                 c['mprotect'] += 1
                 ln = row.uv()
-                ev.append(('P', ts, addr, ln, row.uv()))
+                ev.append(('P', ts, addr, ln, row.uv() & 7))
             else:
                 c['mremap'] += 1
                 old_len = row.uv()
