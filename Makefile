@@ -69,6 +69,13 @@ $(B)/tests/test_%: tests/unit/test_%.c $(RD_LIBOBJ) $(B)/preload/record.o $(B)/.
 	$(call msg,CC,$@)$(CC) $(RD_CFLAGS) -Ipreload -Itests/unit -o $@ $< $(RD_LIBOBJ) \
 		$(B)/preload/record.o -lcmocka $(RD_LIBS)
 
+# test_symbolize's fixture: overlapping symbols, assembled (no C library)
+$(B)/tests/symfix.so: tests/unit/symfix.s
+	@mkdir -p $(dir $@)
+	$(call msg,AS,$@)$(CC) -shared -nostdlib -o $@ $<
+
+$(B)/tests/test_symbolize: $(B)/tests/symfix.so
+
 # the writer's running summary, with the logging it needs
 $(B)/tests/test_summary: tests/unit/test_summary.c $(B)/preload/summary.o $(B)/preload/log.o $(B)/.flags
 	@mkdir -p $(dir $@)

@@ -401,7 +401,7 @@ static int ckt_main_phases_finish(const struct ckt_args *a, struct ckt_phases *p
 		fprintf(stderr, CKT_PROG ": error: cannot write '%s': %s\n", a->phases_csv, strerror(-rc));
 		return -1;
 	}
-	if (ckt_phases_finish(ph, st->duration_ns) < 0) {
+	if (ckt_phases_finish(ph, st->duration_ns) < 0 || (rules && ckt_phase_rules_error(rules) < 0)) {
 		fprintf(stderr, CKT_PROG ": error: out of memory\n");
 		return -1;
 	}

@@ -31,6 +31,7 @@ struct ckt_phase_rules {
 	struct ckt_sym *sym;
 	struct ckt_rstack *stacks; /* open addressing on id; n == 0 && !pcs: empty slot */
 	size_t cap, nstacks;
+	int err; /* a symbolization ran out of memory while deciding (CKT_ENOMEM) */
 };
 
 int ckt_phase_rules_valid(const char *spec)
@@ -188,6 +189,10 @@ const char *ckt_phase_rules_decide(void *ctx, uint64_t stack)
 	for (size_t i = 0; i < s->n && best > 0; i++) {
 		const struct ckt_sym_frame *f;
 		int nf = ckt_sym_lookup(r->sym, s->pcs[i], s->map, &f);
+		if (nf < 0) {
+			r->err = nf;
+			return NULL;
+		}
 		for (int k = 0; k < nf; k++)
 			for (size_t q = 0; q < best; q++)
 				if (ckt_phase_rules_match(&r->rules[q], &f[k])) {
@@ -196,6 +201,11 @@ const char *ckt_phase_rules_decide(void *ctx, uint64_t stack)
 				}
 	}
 	return best < r->nrules ? r->rules[best].name : NULL;
+}
+
+int ckt_phase_rules_error(const struct ckt_phase_rules *r)
+{
+	return r->err;
 }
 
 size_t ckt_phase_rules_nwarnings(const struct ckt_phase_rules *r)

@@ -32,6 +32,9 @@ int ckt_phase_rules_scan(struct ckt_phase_rules *r, const char *path, struct ckt
  * is unknown). Has the shape of ckt_phases_rule_fn (ctx = the rules). */
 const char *ckt_phase_rules_decide(void *ctx, uint64_t stack);
 
+/* CKT_ENOMEM when a decision ran out of memory (that stack was given no rule), else 0. */
+int ckt_phase_rules_error(const struct ckt_phase_rules *r);
+
 /* Symbolizer warnings met while deciding (changed or unreadable modules), one line each. */
 size_t ckt_phase_rules_nwarnings(const struct ckt_phase_rules *r);
 const char *ckt_phase_rules_warning(const struct ckt_phase_rules *r, size_t i);

@@ -1019,15 +1019,34 @@ static int ckt_replay_range_split(struct ckt_rangeset *rs, size_t i, uint64_t ad
 	return rc;
 }
 
-/* mprotect: the live mappings' pages in [s, e) now have protection prot. A range straddling s
- * or e is split; a range that turns from mapped to reserved or back moves its bytes. Pages no
- * range holds are left alone. */
+/* Whether range a and the next one, b, are pieces of one mapping that agree (both mapped, or
+ * both reserved) and touch: then they are one range again, as the kernel joins them. */
+static bool ckt_replay_range_joins(const struct ckt_range *a, const struct ckt_range *b)
+{
+	return a->pieces == b->pieces && a->end == b->start &&
+	       ckt_replay_range_mapped(a) == ckt_replay_range_mapped(b);
+}
+
+/* Joins range i and range i + 1 (ckt_replay_range_joins). */
+static void ckt_replay_range_join(struct ckt_rangeset *rs, size_t i)
+{
+	rs->r[i].end = rs->r[i + 1].end;
+	--*rs->r[i].pieces;
+	memmove(&rs->r[i + 1], &rs->r[i + 2], (rs->n - i - 2) * sizeof(*rs->r));
+	rs->n--;
+}
+
+/* mprotect: the live mappings' pages in [s, e) now have protection prot. Only whether pages are
+ * mapped or reserved (PROT_NONE) matters here: a range that turns from one to the other is split
+ * off where it straddles s or e, moves its bytes, and joins its neighbours of the same mapping
+ * that now agree with it; a change between read-write and read-execute (a JIT's) touches
+ * nothing. Pages no range holds are left alone. */
 static int ckt_replay_protect(struct ckt_replay *r, uint64_t s, uint64_t e, uint32_t prot, uint64_t ts)
 {
 	struct ckt_rangeset *rs = &r->maps;
 	for (size_t i = ckt_replay_range_lower(rs, s); e > s && i < rs->n && rs->r[i].start < e; i++) {
 		int rc;
-		if (rs->r[i].prot == prot)
+		if (ckt_replay_range_mapped(&rs->r[i]) == ((prot & 7) != 0))
 			continue;
 		if (rs->r[i].start < s) { /* the head keeps its protection */
 			if ((rc = ckt_replay_range_split(rs, i, s)) < 0)
@@ -1037,14 +1056,13 @@ static int ckt_replay_protect(struct ckt_replay *r, uint64_t s, uint64_t e, uint
 		if (rs->r[i].end > e && (rc = ckt_replay_range_split(rs, i, e)) < 0)
 			return rc;
 		struct ckt_range *g = &rs->r[i];
-		bool was = ckt_replay_range_mapped(g);
-		if (was == ((prot & 7) != 0)) { /* read-write to read-only, say: no bytes move */
-			g->prot = prot;
-			continue;
-		}
 		ckt_replay_range_bytes(r, g, g->end - g->start, false, 0, ts);
 		g->prot = prot;
 		ckt_replay_range_bytes(r, g, g->end - g->start, true, 0, ts);
+		if (i + 1 < rs->n && ckt_replay_range_joins(&rs->r[i], &rs->r[i + 1]))
+			ckt_replay_range_join(rs, i);
+		if (i > 0 && ckt_replay_range_joins(&rs->r[i - 1], &rs->r[i]))
+			ckt_replay_range_join(rs, --i);
 	}
 	return 0;
 }

@@ -4,7 +4,9 @@
  * full .symtab of a debug file where one is installed: locals, labels, aliases). For every
  * symbol: its first byte, middle, last byte and the byte after it; for every label (a symbol
  * without size): its address and the next byte. Each must be named exactly as libdwfl names it.
- * Also a lookup in a module whose file is gone: module+offset, no name.
+ * Then every byte of build/tests/symfix.so (tests/unit/symfix.s: labels sharing addresses,
+ * nested functions, 40 aliases of one function), where the answer depends on libdwfl's scan
+ * order. Also a lookup in a module whose file is gone: module+offset, no name.
  */
 #define _GNU_SOURCE /* dl_iterate_phdr */
 #include <setjmp.h>
@@ -131,6 +133,43 @@ static void test_symbol_table_matches_libdwfl(void **state)
 	assert_int_equal(bad, 0);
 }
 
+static void test_overlapping_symbols(void **state)
+{
+	(void)state;
+	const char *path = getenv("CKT_SYMFIX") ? getenv("CKT_SYMFIX") : "build/tests/symfix.so";
+	char full[4096];
+	assert_non_null(realpath(path, full)); /* the symbolizer opens absolute paths only */
+	const uint64_t base = 0x7f0000000000ull;
+	Dwfl *d = dwfl_begin(&oracle_cb);
+	assert_non_null(d);
+	dwfl_report_begin(d);
+	Dwfl_Module *mod = dwfl_report_elf(d, "symfix.so", full, -1, base, true);
+	dwfl_report_end(d, NULL, NULL);
+	assert_non_null(mod);
+	Dwarf_Addr lo, hi;
+	dwfl_module_info(mod, NULL, &lo, &hi, NULL, NULL, NULL, NULL);
+	struct ckt_sym *s = ckt_sym_new();
+	assert_non_null(s);
+	assert_int_equal(ckt_sym_add_module(s, base, lo, hi, full, strlen(full), "", 0), 0);
+	uint32_t map = ckt_sym_map_now(s);
+	long checked = 0, bad = 0;
+	GElf_Addr bias;
+	Elf *elf = dwfl_module_getelf(mod, &bias);
+	assert_non_null(elf);
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn)) != NULL;) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_EXECINSTR))
+			continue;
+		for (uint64_t a = sh.sh_addr + bias; a <= sh.sh_addr + bias + sh.sh_size; a++)
+			check_at(s, map, mod, a, "symfix.so", &checked, &bad);
+	}
+	ckt_sym_free(s);
+	dwfl_end(d);
+	print_message("symfix.so: compared %ld addresses\n", checked);
+	assert_true(checked >= 20); /* the fixture's code is 27 bytes */
+	assert_int_equal(bad, 0);
+}
+
 static void test_missing_file(void **state)
 {
 	(void)state;
@@ -151,6 +190,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_symbol_table_matches_libdwfl),
+		cmocka_unit_test(test_overlapping_symbols),
 		cmocka_unit_test(test_missing_file),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
