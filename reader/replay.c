@@ -956,6 +956,8 @@ static int ckt_replay_unmap(struct ckt_replay *r, uint64_t s, uint64_t e, uint64
 	struct ckt_rangeset *rs = &r->maps;
 	size_t i = ckt_replay_range_lower(rs, s);
 
+	size_t gone_at = 0, gone = 0; /* ranges wholly inside [s, e): removed together at the end
+				       * (one memmove each was quadratic: 100,000 holes, 39 s) */
 	if (e <= s)
 		return 0; /* zero length: nothing to remove, and no reason to split a range at s */
 	while (i < rs->n && rs->r[i].start < e) {
@@ -976,9 +978,14 @@ static int ckt_replay_unmap(struct ckt_replay *r, uint64_t s, uint64_t e, uint64
 			g->start = e;
 			i++;
 		} else {
-			memmove(g, g + 1, (rs->n - i - 1) * sizeof(*g));
-			rs->n--;
+			if (!gone++)
+				gone_at = i;
+			i++;
 		}
+	}
+	if (gone) {
+		memmove(&rs->r[gone_at], &rs->r[gone_at + gone], (rs->n - gone_at - gone) * sizeof(*rs->r));
+		rs->n -= gone;
 	}
 	return 0;
 }
