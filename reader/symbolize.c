@@ -201,6 +201,15 @@ struct ckt_sym *ckt_sym_new(void)
 	return s;
 }
 
+/* Frees a module's symbol table and leaves it empty, not loaded. */
+static void ckt_sym_table_clear(struct ckt_sym_table *t)
+{
+	free(t->syms);
+	free(t->max_hi);
+	free(t->secs);
+	*t = (struct ckt_sym_table){ 0 };
+}
+
 void ckt_sym_free(struct ckt_sym *s)
 {
 	if (!s)
@@ -208,9 +217,7 @@ void ckt_sym_free(struct ckt_sym *s)
 	for (size_t i = 0; i < s->n_mods; i++) {
 		if (s->mods[i].dwfl)
 			dwfl_end(s->mods[i].dwfl);
-		free(s->mods[i].tab.syms);
-		free(s->mods[i].tab.max_hi);
-		free(s->mods[i].tab.secs);
+		ckt_sym_table_clear(&s->mods[i].tab);
 		for (size_t k = 0; k < s->mods[i].n_cus; k++) {
 			free(s->mods[i].cus[k].fns);
 			free(s->mods[i].cus[k].max_hi);
@@ -734,14 +741,6 @@ static int ckt_sym_sections_load(struct ckt_sym_module *m)
 	}
 	qsort(t->secs, t->n_secs, sizeof(*t->secs), ckt_sym_section_cmp);
 	return 0;
-}
-
-static void ckt_sym_table_clear(struct ckt_sym_table *t)
-{
-	free(t->syms);
-	free(t->max_hi);
-	free(t->secs);
-	*t = (struct ckt_sym_table){ 0 };
 }
 
 /* Reads m's symbol table. Returns 0 (an unreadable table leaves it empty) or CKT_ENOMEM (then
