@@ -144,6 +144,28 @@ if [ -n "$pn_k" ]; then
 		"1/reserved address space, not memory: in no mmap figure/PROT_NONE $((61 - 2 * pn_k)).0 MiB not counted"
 fi
 
+# an mprotect that fails partway keeps what the kernel changed before it stopped (a hole:
+# ENOMEM; a read-only file mapping: EACCES); tests/progs/protfail.c gives the figures
+CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/pf.zst traced pf $P/protfail
+expect_eq "failed mprotect: the program saw the failures it expects" "$(cat $T/pf.rc) $(cat $T/pf.out)" "0 protfail: ok"
+$REPORT --json $T/pf.zst >$T/pf.json
+M=1048576
+expect_eq "failed mprotect: records, peak reserved, live anonymous, file-backed and reserved" \
+	"$(jget $T/pf.json event_counts.mprotect) $(jget $T/pf.json peak_reserved.bytes) $(jget $T/pf.json live_at_exit.anon_mmap_bytes) $(jget $T/pf.json live_at_exit.file_mmap_bytes) $(jget $T/pf.json live_at_exit.reserved_bytes)" \
+	"3 $((13 * M)) $((6 * M)) $((1 * M)) $((10 * M))"
+
+# ... and where /proc/self/maps cannot be read (a mount namespace with no procfs there), one
+# line says the figures may be off, once, and the program runs on
+if unshare -m true 2>/dev/null; then
+	unshare -m sh -c "mount -t tmpfs none /proc && CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/pfn.zst LD_PRELOAD=$LIB $P/protfail" \
+		>$T/pfn.out 2>$T/pfn.err
+	expect_eq "failed mprotect without /proc: the program runs on, one warning line" \
+		"$?/$(cat $T/pfn.out)/$(grep -c 'mprotect' $T/pfn.err)/$(grep 'mprotect' $T/pfn.err)" \
+		"0/protfail: ok/1/cuzktrace: warning: an mprotect failed partway and /proc/self/maps cannot be read: mapped and reserved figures may be off by the part it changed"
+else
+	echo "  skip failed mprotect without /proc: no mount namespaces here"
+fi
+
 # a mapping split by unmapping a hole counts as one live allocation until its last piece goes
 CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/msplit.zst traced msplit $P/mmapsplit
 $REPORT --json $T/msplit.zst >$T/msplit.json
