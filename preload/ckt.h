@@ -73,6 +73,28 @@ void ckt_log_init(void);
 int ckt_fd_high(int fd);
 void ckt_log(const char *a, const char *b, const char *c, const char *d);
 
+/* ---- the tracer's own memory ----
+ * Always glibc's allocator, called by its __libc_ names, never through the `malloc` symbol: an
+ * executable may export its own malloc (rustc links jemalloc so), which then serves every call
+ * to `malloc` in the process, the tracer's included. A hook that runs inside that allocator
+ * (its mmap or munmap while it initializes, holding its lock) and called `malloc` would
+ * re-enter it and deadlock: rustc hung so on its first allocation. */
+extern void *__libc_malloc(size_t n);
+extern void *__libc_realloc(void *p, size_t n);
+extern void __libc_free(void *p);
+static inline void *ckt_malloc(size_t n)
+{
+	return __libc_malloc(n);
+}
+static inline void *ckt_realloc(void *p, size_t n)
+{
+	return __libc_realloc(p, n);
+}
+static inline void ckt_free(void *p)
+{
+	__libc_free(p);
+}
+
 /* ---- bootstrap.c: real symbols, the early pool, init and exit ---- */
 #define CKT_HOOKS(X)                                                                                \
 	X(malloc, 1) X(free, 1) X(calloc, 1) X(realloc, 1) X(reallocarray, 0) X(posix_memalign, 0) \

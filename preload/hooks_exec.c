@@ -48,8 +48,8 @@ static void after_failed_exec(char **e)
 		while (e[n])
 			n++;
 		if (n)
-			free(e[n - 1]);
-		free(e);
+			ckt_free(e[n - 1]);
+		ckt_free(e);
 	}
 	if (!said++)
 		ckt_log("warning: exec failed after the trace was finished; the rest of this process "
@@ -66,12 +66,12 @@ static char **with_exec_from_guarded(char *const envp[])
 	size_t n = 0;
 	while (envp && envp[n])
 		n++;
-	char **e = malloc((n + 2) * sizeof(*e));
+	char **e = ckt_malloc((n + 2) * sizeof(*e));
 	const char *path = ckt_writer_requested_path();
-	char *var = malloc(strlen(path) + 32);
+	char *var = ckt_malloc(strlen(path) + 32);
 	if (!e || !var) {
-		free(e);
-		free(var);
+		ckt_free(e);
+		ckt_free(var);
 		return NULL;
 	}
 	strcpy(var, "CUZKTRACE_EXEC_FROM=");

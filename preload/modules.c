@@ -148,7 +148,7 @@ uint32_t ckt_modules_check(void)
 
 struct ckt_aux *ckt_aux_new(size_t cap)
 {
-	struct ckt_aux *a = malloc(sizeof(*a) + cap);
+	struct ckt_aux *a = ckt_malloc(sizeof(*a) + cap);
 	if (a) {
 		a->len = 0;
 		a->map = 0;

@@ -42,13 +42,15 @@ static uint16_t intern(const char *name, int create)
 				NULL, NULL, NULL);
 		return 0;
 	}
-	char *copy = strdup(name);
+	size_t nlen = strlen(name) + 1;
+	char *copy = ckt_malloc(nlen);
 	struct ckt_aux *a = ckt_aux_new(CKT_MAX_STR + 40);
 	if (!copy || !a) {
-		free(copy);
-		free(a);
+		ckt_free(copy);
+		ckt_free(a);
 		return 0;
 	}
+	memcpy(copy, name, nlen);
 	names[++nnames] = copy;
 	a->len = (size_t)(ckt_record_phase_def(a->bytes, nnames, name) - a->bytes);
 	ckt_aux_push(a);

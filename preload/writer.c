@@ -23,6 +23,9 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+/* ZSTD_createCCtx_advanced and ZSTD_customMem: exported by libzstd since 1.0, in its section of
+ * functions whose signature may still change, hence the macro */
+#define ZSTD_STATIC_LINKING_ONLY
 #include <zstd.h>
 
 #define FRAME_CAP (1u << 20) /* decoded bytes per frame: bounds the reader's frame buffer */
@@ -223,7 +226,7 @@ static int emit_aux(uint8_t **p, struct ckt_aux *s, int rc)
 		memcpy(*p, s->bytes, s->len);
 		*p += s->len;
 	}
-	free(s);
+	ckt_free(s);
 	return rc;
 }
 
@@ -357,7 +360,7 @@ static size_t snapshot(uint64_t now)
 			min_busy = busy;
 		if (n == curs_cap) {
 			size_t cap = curs_cap ? curs_cap * 2 : 64;
-			struct ckt_cursor *c = realloc(curs, cap * sizeof(*c));
+			struct ckt_cursor *c = ckt_realloc(curs, cap * sizeof(*c));
 			if (!c)
 				break; /* the remaining rings wait for the next flush */
 			curs = c;
@@ -787,6 +790,18 @@ static size_t build_header(uint8_t *buf, size_t cap, pid_t pid, const char *exe)
 	return c.p ? (size_t)(c.p - buf) : 0;
 }
 
+static void *zstd_alloc(void *opaque, size_t n)
+{
+	(void)opaque;
+	return ckt_malloc(n);
+}
+
+static void zstd_free(void *opaque, void *p)
+{
+	(void)opaque;
+	ckt_free(p);
+}
+
 /* Reads the file back through its path: the bytes at its start must be what we wrote. */
 static int verify(const void *want, size_t n)
 {
@@ -795,7 +810,7 @@ static int verify(const void *want, size_t n)
 	if (f < 0)
 		return -errno;
 	struct stat st;
-	char *got = malloc(n);
+	char *got = ckt_malloc(n);
 	int rc = 0;
 	if (!got)
 		rc = -ENOMEM;
@@ -803,7 +818,7 @@ static int verify(const void *want, size_t n)
 		rc = -ESTALE;
 	else if (pread(f, got, n, 0) != (ssize_t)n || memcmp(got, want, n))
 		rc = -EIO;
-	free(got);
+	ckt_free(got);
 	close(f);
 	return rc;
 }
@@ -863,8 +878,9 @@ static int setup(const char *want_path, pid_t pid, const char *exe_path, char *s
 	if (fd < 0)
 		return fd;
 
-	cctx = ZSTD_createCCtx();
-	enc_buf = malloc(FRAME_CAP);
+	/* zstd's memory is the tracer's too (see ckt_malloc) */
+	cctx = ZSTD_createCCtx_advanced((ZSTD_customMem){zstd_alloc, zstd_free, NULL});
+	enc_buf = ckt_malloc(FRAME_CAP);
 	/* each column can hold a whole frame; only the pages a column has used are resident.
 	 * Mapped directly: 10 MiB is more than a program's own toy allocator may have to give. */
 	uint8_t *cols = (uint8_t *)syscall(SYS_mmap, NULL, (size_t)(CKT_NSTREAMS - 1) * FRAME_CAP,
@@ -872,11 +888,11 @@ static int setup(const char *want_path, pid_t pid, const char *exe_path, char *s
 	if (cols == MAP_FAILED)
 		cols = NULL;
 	zcap = ZSTD_compressBound(FRAME_CAP) + 4096; /* + a block header per column */
-	zbuf = malloc(zcap);
+	zbuf = ckt_malloc(zcap);
 	if (!cctx || !enc_buf || !zbuf || !cols) {
 		ZSTD_freeCCtx(cctx);
-		free(enc_buf);
-		free(zbuf);
+		ckt_free(enc_buf);
+		ckt_free(zbuf);
 		if (cols)
 			syscall(SYS_munmap, cols, (size_t)(CKT_NSTREAMS - 1) * FRAME_CAP);
 		cctx = NULL;

@@ -1,15 +1,32 @@
 /* ownmalloc.c: an executable that brings its own allocator and exports malloc (built with
- * -rdynamic), like a program linking an allocator without symbol prefixes. Its allocations
- * never reach the tracer: the tracer must say so in one line. Prints "own: done". */
+ * -rdynamic), like a program linking an allocator without symbol prefixes (rustc links
+ * jemalloc so). Its allocations never reach the tracer: the tracer must say so in one line.
+ * Like jemalloc, it maps memory for a large block while it holds its lock, on a thread whose
+ * first traced call that mmap is: the tracer must not call malloc from that hook, which would
+ * be this allocator again (jemalloc deadlocks; this one says "own: re-entered" and exits 7).
+ * Prints "own: done". */
+#include <pthread.h>
 #include <stddef.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 static _Alignas(16) char arena[1 << 24];
 static size_t used;
+static __thread volatile int busy; /* this thread is inside malloc (jemalloc: holds its lock) */
 
 void *malloc(size_t n)
 {
+	if (busy) {
+		(void)!write(1, "own: re-entered\n", 16);
+		_exit(7);
+	}
+	if (n >= (1 << 20)) { /* large: mapped, as jemalloc maps a new extent */
+		busy = 1;
+		void *m = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		busy = 0;
+		return m == MAP_FAILED ? NULL : m;
+	}
 	n = (n + 15) & ~(size_t)15;
 	if (used + n > sizeof(arena))
 		return NULL;
@@ -41,9 +58,18 @@ void *realloc(void *p, size_t n)
 
 static void *volatile keep;
 
+static void *worker(void *arg)
+{
+	(void)arg;
+	keep = malloc(8 << 20); /* this thread's first traced call: the mmap inside */
+	memset(keep, 1, 8 << 20);
+	return NULL;
+}
+
 int main(void)
 {
-	keep = malloc(8 << 20);
-	memset(keep, 1, 8 << 20);
+	pthread_t t;
+	if (pthread_create(&t, NULL, worker, NULL) || pthread_join(t, NULL))
+		return 2;
 	return write(1, "own: done\n", 10) == 10 ? 0 : 1;
 }
