@@ -177,11 +177,12 @@ __attribute__((constructor(101))) static void ckt_init(void)
 	errno = saved_errno;
 }
 
-__attribute__((destructor(101))) static void ckt_fini(void)
+/* The process ends (exit, return from main, _exit): the last flush and the END record. */
+void ckt_finish_exit(void)
 {
 	/* A child made without fork's atfork handlers (_Fork, clone, a vfork child that calls
-	 * exit): the trace and its threads are the parent's. Nothing is written, not even the
-	 * guard: a vfork child shares the parent's memory. */
+	 * exit or _exit): the trace and its threads are the parent's. Nothing is written, not
+	 * even the guard: a vfork child shares the parent's memory. */
 	pid_t tp = ckt_writer_pid();
 	if (tp && getpid() != tp)
 		return;
@@ -190,6 +191,11 @@ __attribute__((destructor(101))) static void ckt_fini(void)
 		ckt_sample_flush(&ckt_tls);
 	ckt_writer_finish(CKT_END_EXIT);
 	/* the guard stays raised: whatever this thread does after the final flush is not traced */
+}
+
+__attribute__((destructor(101))) static void ckt_fini(void)
+{
+	ckt_finish_exit();
 }
 
 int ckt_spawn_helper(void *(*fn)(void *), void *arg, unsigned long *thread_out, void **stack)

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <sched.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -208,4 +209,38 @@ CKT_EXPORT int setns(int fd, int nstype)
 	int rc = ckt_real.setns(fd, nstype);
 	after_single_threaded_call(paused);
 	return rc;
+}
+
+/* _exit and _Exit end the process without exit handlers, so without the tracer's destructor:
+ * the usual end of a shell (dash, Debian's /bin/sh, ends so), of Python's os._exit and of
+ * many forked workers. The trace was cut at its last flush, up to CUZKTRACE_FLUSH_MS of events
+ * lost and no END record; it is finished here first, as exit does. Not from inside one of our
+ * hooks (a signal handler that interrupted one: the tracer's state may be half-changed), and
+ * not in a vfork child or a child that is not traced (ckt_finish_exit: the trace is the
+ * parent's). _exit is async-signal-safe and this is not quite: if the interrupted code held a
+ * lock the writer needs, the writer's 10 s limit at exit ends the wait. */
+static CKT_NOINLINE void before_fast_exit(void)
+{
+	if (ckt_tls.guard || ckt_tls.dead || !is_tracer_process() || finished_here)
+		return;
+	ckt_finish_exit();
+}
+
+static __attribute__((noreturn)) void fast_exit(void (*real)(int), int status)
+{
+	before_fast_exit();
+	if (real)
+		real(status);
+	for (;;)
+		syscall(SYS_exit_group, status);
+}
+
+CKT_EXPORT void _exit(int status)
+{
+	fast_exit(ckt_real._exit, status);
+}
+
+CKT_EXPORT void _Exit(int status)
+{
+	fast_exit(ckt_real._Exit, status);
 }

@@ -129,6 +129,45 @@ $REPORT --json $T/vf/t.vforker.$pid.zst >$T/vf.json 2>/dev/null
 expect_eq "vfork+exec: parent's trace complete with its later 3,000,000 bytes" \
 	"$(jget $T/vf.json truncated)/$(jget $T/vf.json end_reason)/$(jget $T/vf.json live_at_exit.heap_bytes)" "false/exit/3000000"
 
+# ... and when the exec fails, the vfork child ends with _exit: still the parent's trace,
+# which the child must not finish (the parent goes on, and its trace holds the same)
+mkdir -p $T/vf2
+CUZKTRACE_OUT=$T/vf2/t.%e.%p.zst traced vforker2 $P/vforker /nonexistent/prog
+pid=$(sed -E 's/.*\(pid ([0-9]+)\).*/\1/;q' $T/vforker2.err)
+$REPORT --json $T/vf2/t.vforker.$pid.zst >$T/vf2.json 2>/dev/null
+expect_eq "vfork, failed exec, _exit(127) in the child: parent's status 1, its trace complete with 3,000,000 bytes, one trace" \
+	"$(cat $T/vforker2.rc)/$(jget $T/vf2.json truncated)/$(jget $T/vf2.json end_reason)/$(jget $T/vf2.json live_at_exit.heap_bytes)/$(ls $T/vf2 | wc -l)" \
+	"1/false/exit/3000000/1"
+
+# _exit and _Exit skip exit handlers (shells, Python's os._exit, forked workers end so): the
+# trace is finished first, complete, with the 3,000,000 bytes still live
+for fe in _exit:4: _Exit:5:E; do
+	IFS=: read -r fe_name fe_rc fe_arg <<<"$fe"
+	CUZKTRACE_OUT=$T/fe.zst traced fe $P/fastexit $fe_arg
+	$REPORT --json $T/fe.zst >$T/fe.json 2>$T/fe.rerr
+	expect_eq "$fe_name: status kept, trace complete (END: exit), 3,000,000 bytes in 1,000 blocks live, exit line" \
+		"$(cat $T/fe.rc)/$(jget $T/fe.json truncated)/$(jget $T/fe.json end_reason)/$(jget $T/fe.json live_at_exit.heap_bytes)/$(jget $T/fe.json live_at_exit.heap_blocks)/$(grep -c ': [0-9]* events, peak heap' $T/fe.err)/$(cat $T/fe.rerr)" \
+		"$fe_rc/false/exit/3000000/1000/1/"
+done
+# _exit from a signal handler, often while the thread is inside one of the tracer's hooks
+# (then the trace is left as at its last flush, truncated): the program ends every time
+fe_ok=0
+for i in 1 2 3 4 5; do
+	CUZKTRACE_OUT=$T/fes.$i.zst timeout 30 env LD_PRELOAD=$LIB $P/fastexit signal >/dev/null 2>&1 && fe_ok=$((fe_ok + 1))
+	$REPORT --json $T/fes.$i.zst >/dev/null 2>&1 || fe_ok=-100
+done
+expect_eq "_exit from a signal handler: 5 of 5 runs end with status 0, every trace readable" "$fe_ok" 5
+# dash (Debian's /bin/sh) ends with _exit: a shell's own trace is complete
+if [ "$(readlink -f /bin/sh)" = "$(readlink -f "$(command -v dash 2>/dev/null)")" ]; then
+	mkdir -p $T/dash
+	CUZKTRACE_OUT=$T/dash/t.%e.%p.zst traced dash /bin/sh -c 'x=1; echo $x'
+	$REPORT --json $T/dash/t.dash.*.zst >$T/dash.json 2>/dev/null
+	expect_eq "dash -c: output, trace complete (END: exit)" \
+		"$(cat $T/dash.out)/$(jget $T/dash.json truncated)/$(jget $T/dash.json end_reason)" "1/false/exit"
+else
+	echo "  skip dash: /bin/sh is not dash"
+fi
+
 # A failed exec, then one that works (execvp-like loops): one line about the failure, and the
 # old image's trace is kept (the new image writes the next name).
 mkdir -p $T/exec2
