@@ -68,6 +68,7 @@ struct ckt_phases {
 	size_t n_th, cap_th;
 	struct ckt_phases_map by_tid;
 	bool by_thread;                /* bytes by thread are kept (ckt_phases_set_by_thread) */
+	struct ckt_replay *rep;        /* the replay observed (ckt_phases_attach) */
 	struct ckt_pthread no_thread;  /* stands for every thread when they are not */
 	size_t th_cache[CKT_PHASES_TH_CACHE]; /* tid's low bits -> index + 1; 0 = none */
 
@@ -386,16 +387,14 @@ static long ckt_phases_owner(struct ckt_phases *p, const struct ckt_attr *a)
 	return ckt_phases_index(p, a->phase);
 }
 
-static void ckt_phases_on_bytes(void *ctx, const struct ckt_attr *a, int64_t delta, int blocks,
-				uint64_t ts)
+static void ckt_phases_on_bytes(void *ctx, const struct ckt_attr *a, const struct ckt_run *run)
 {
 	struct ckt_phases *p = ctx;
 	const uint32_t *e = p->epochs;
 	long i = ckt_phases_owner(p, a);
 	/* bytes by thread only for --by thread: two counters and a lookup per event less */
 	struct ckt_pthread *t = p->by_thread ? ckt_phases_thread(p, a->tid) : &p->no_thread;
-	(void)blocks;
-	(void)ts;
+	int64_t delta = run->delta, rise = run->rise;
 	if (i < 0 || !t) {
 		p->err = CKT_ENOMEM;
 		return;
@@ -404,43 +403,43 @@ static void ckt_phases_on_bytes(void *ctx, const struct ckt_attr *a, int64_t del
 	bool host = true;
 	switch (a->space) {
 	case CKT_SPACE_HEAP:
-		ckt_tracked_add(&ph->heap, e, delta);
-		ckt_tracked_add(&ph->rss, e, delta);
+		ckt_tracked_run(&ph->heap, e, delta, rise);
+		ckt_tracked_run(&ph->rss, e, delta, rise);
 		if (p->by_thread) {
-			ckt_tracked_add(&t->heap, e, delta);
-			ckt_tracked_add(&t->rss, e, delta);
+			ckt_tracked_run(&t->heap, e, delta, rise);
+			ckt_tracked_run(&t->rss, e, delta, rise);
 		}
 		break;
 	case CKT_SPACE_ANON:
-		ckt_tracked_add(&ph->mmap, e, delta);
-		ckt_tracked_add(&ph->rss, e, delta);
+		ckt_tracked_run(&ph->mmap, e, delta, rise);
+		ckt_tracked_run(&ph->rss, e, delta, rise);
 		if (p->by_thread)
-			ckt_tracked_add(&t->rss, e, delta);
+			ckt_tracked_run(&t->rss, e, delta, rise);
 		break;
 	case CKT_SPACE_FILE:
-		ckt_tracked_add(&ph->mmap, e, delta);
+		ckt_tracked_run(&ph->mmap, e, delta, rise);
 		break;
 	case CKT_SPACE_PINNED:
-		ckt_tracked_add(&ph->pinned, e, delta);
-		ckt_tracked_add(&ph->rss, e, delta);
+		ckt_tracked_run(&ph->pinned, e, delta, rise);
+		ckt_tracked_run(&ph->rss, e, delta, rise);
 		if (p->by_thread)
-			ckt_tracked_add(&t->rss, e, delta);
+			ckt_tracked_run(&t->rss, e, delta, rise);
 		break;
 	case CKT_SPACE_GPU:
-		ckt_tracked_add(&ph->gpu, e, delta);
+		ckt_tracked_run(&ph->gpu, e, delta, rise);
 		host = false;
 		break;
 	default:
 		return; /* managed and registered memory: neither host RSS nor device memory */
 	}
 	if (host)
-		ckt_tracked_add(&ph->host, e, delta);
-	if (delta > 0) {
+		ckt_tracked_run(&ph->host, e, delta, rise);
+	if (run->added) {
 		if (host) {
-			ph->allocated += (uint64_t)delta;
-			t->allocated += (uint64_t)delta;
+			ph->allocated += run->added;
+			t->allocated += run->added;
 		} else {
-			ph->gpu_allocated += (uint64_t)delta;
+			ph->gpu_allocated += run->added;
 		}
 	}
 }
@@ -581,12 +580,15 @@ int ckt_phases_attach(struct ckt_phases *p, struct ckt_replay *r)
 	struct ckt_observer o = { p, ckt_phases_on_bytes, ckt_phases_on_peak, ckt_phases_on_phase,
 				  ckt_phases_on_record };
 	p->epochs = ckt_replay_epochs(r);
+	p->rep = r;
 	return ckt_replay_observe(r, &o);
 }
 
 void ckt_phases_set_by_thread(struct ckt_phases *p, bool on)
 {
 	p->by_thread = on;
+	if (p->rep) /* runs of changes must not mix threads then */
+		ckt_replay_runs_by_thread(p->rep, on);
 }
 
 void ckt_phases_set_format(struct ckt_phases *p, unsigned format_version)

@@ -445,6 +445,11 @@ struct ckt_replay {
 
 	struct ckt_observer obs[8];
 	size_t n_obs;
+	/* heap changes not handed to the observers yet: one run (ckt_replay_obs_bytes) */
+	bool pend_on;
+	bool runs_by_thread, runs_off;
+	struct ckt_attr pend_a;
+	struct ckt_run pend;
 	uint32_t epochs[CKT_AT_COUNT + 1]; /* then their sum (ckt_tracked_add) */
 };
 
@@ -473,27 +478,102 @@ double ckt_replay_sample_weight(uint64_t rate, uint64_t size)
 	return 1.0 / -expm1(-(double)size / (double)rate);
 }
 
+void ckt_replay_runs_by_thread(struct ckt_replay *r, bool on)
+{
+	r->runs_by_thread = on;
+}
+
+void ckt_replay_runs_off(struct ckt_replay *r)
+{
+	r->runs_off = true;
+}
+
+/* ---- observers: runs of changes (struct ckt_run) ---- */
+
+static inline void ckt_replay_run_start(struct ckt_run *run, int64_t d, int b, uint64_t ts)
+{
+	*run = (struct ckt_run){ d, d, b, b, 0, 0, 0, 0, ts };
+	if (d > 0) {
+		run->added = (uint64_t)d;
+		if (b > 0) {
+			run->allocs = 1;
+			run->alloc_bytes = (uint64_t)d;
+		}
+	}
+	run->n = 1;
+}
+
+static inline void ckt_replay_run_add(struct ckt_run *run, int64_t d, int b, uint64_t ts)
+{
+	run->delta += d;
+	if (run->delta > run->rise)
+		run->rise = run->delta;
+	run->blocks += b;
+	if (run->blocks > run->blocks_rise)
+		run->blocks_rise = run->blocks;
+	if (d > 0) {
+		run->added += (uint64_t)d;
+		if (b > 0) {
+			run->allocs++;
+			run->alloc_bytes += (uint64_t)d;
+		}
+	}
+	run->n++;
+	run->ts = ts;
+}
+
+static void ckt_replay_obs_send(struct ckt_replay *r, const struct ckt_attr *a, const struct ckt_run *run)
+{
+	for (size_t i = 0; i < r->n_obs; i++)
+		if (r->obs[i].bytes)
+			r->obs[i].bytes(r->obs[i].ctx, a, run);
+}
+
+/* Hands the pending run over: before anything else an observer sees (a change of another
+ * attribution, a peak, a sample, a phase, a record) and at the end. */
+static inline void ckt_replay_obs_flush(struct ckt_replay *r)
+{
+	if (r->pend_on) {
+		r->pend_on = false;
+		ckt_replay_obs_send(r, &r->pend_a, &r->pend);
+	}
+}
+
+/* One change, handed over alone (after the pending run). */
 static void ckt_replay_obs_bytes_w(struct ckt_replay *r, uint64_t stack, uint32_t phase,
 				   uint32_t tid, enum ckt_space space, int64_t delta, int blocks,
 				   uint64_t ts, double weight)
 {
 	struct ckt_attr a = { stack, phase, tid, space, weight };
-	for (size_t i = 0; i < r->n_obs; i++)
-		if (r->obs[i].bytes)
-			r->obs[i].bytes(r->obs[i].ctx, &a, delta, blocks, ts);
+	struct ckt_run run;
+	ckt_replay_obs_flush(r);
+	ckt_replay_run_start(&run, delta, blocks, ts);
+	ckt_replay_obs_send(r, &a, &run);
 }
 
+/* One change of an exact block or mapping: a heap change joins the pending run when it has
+ * the same attribution. Cost of a joining change: a compare of the key and the sums above. */
 static void ckt_replay_obs_bytes(struct ckt_replay *r, uint64_t stack, uint32_t phase, uint32_t tid,
 				 enum ckt_space space, int64_t delta, int blocks, uint64_t ts)
 {
-	struct ckt_attr a = { stack, phase, tid, space, 1.0 };
-	for (size_t i = 0; i < r->n_obs; i++)
-		if (r->obs[i].bytes)
-			r->obs[i].bytes(r->obs[i].ctx, &a, delta, blocks, ts);
+	if (space != CKT_SPACE_HEAP || r->runs_off) {
+		ckt_replay_obs_bytes_w(r, stack, phase, tid, space, delta, blocks, ts, 1.0);
+		return;
+	}
+	if (r->pend_on && r->pend_a.stack == stack && r->pend_a.phase == phase &&
+	    (!r->runs_by_thread || r->pend_a.tid == tid)) {
+		ckt_replay_run_add(&r->pend, delta, blocks, ts);
+		return;
+	}
+	ckt_replay_obs_flush(r);
+	r->pend_a = (struct ckt_attr){ stack, phase, tid, CKT_SPACE_HEAP, 1.0 };
+	ckt_replay_run_start(&r->pend, delta, blocks, ts);
+	r->pend_on = true;
 }
 
 static void ckt_replay_obs_peak(struct ckt_replay *r, enum ckt_moment m, uint64_t ts)
 {
+	ckt_replay_obs_flush(r); /* the run that made the peak, its last change included */
 	r->epochs[m]++;
 	r->epochs[CKT_AT_COUNT]++;
 	for (size_t i = 0; i < r->n_obs; i++)
@@ -1095,6 +1175,7 @@ static void ckt_replay_rss(struct ckt_replay *r, const struct ckt_ev *ev)
 		ckt_replay_obs_peak(r, CKT_AT_PEAK_RSS, ev->ts);
 	}
 	if (r->sink) {
+		ckt_replay_obs_flush(r);
 		struct ckt_sample s = { ev->ts, ev->len, st->heap_bytes, st->anon_mmap_bytes,
 					st->file_mmap_bytes, st->gpu_bytes, st->pinned_bytes, NULL };
 		r->sink(r->sink_ctx, &s);
@@ -1442,6 +1523,7 @@ static int ckt_replay_apply(struct ckt_replay *r, struct ckt_thread *th, const s
 		ckt_replay_note_heap(r, ev->ts);
 		break;
 	case CKT_EV_PHASE:
+		ckt_replay_obs_flush(r);
 		for (size_t i = 0; i < r->n_obs; i++)
 			if (r->obs[i].phase)
 				r->obs[i].phase(r->obs[i].ctx, ev->ts, (uint32_t)th->tid, ev->fn,
@@ -1759,6 +1841,7 @@ int ckt_replay_feed(struct ckt_replay *r, const struct ckt_record *rec, struct c
 		__attribute__((fallthrough)); /* observers see it too */
 	default:
 		/* STACK, MODULE, THREAD_NAME, PHASE_DEF, NOTE: for the observers */
+		ckt_replay_obs_flush(r);
 		for (size_t i = 0; i < r->n_obs; i++)
 			if (r->obs[i].record)
 				r->obs[i].record(r->obs[i].ctx, rec);
@@ -1776,6 +1859,7 @@ int ckt_replay_finish(struct ckt_replay *r, struct ckt_error *err)
 	int rc = ckt_replay_drain(r, true, 0);
 	if (rc < 0)
 		return ckt_replay_err(err, rc);
+	ckt_replay_obs_flush(r);
 	st->lost = r->lost_sum > r->lost_end ? r->lost_sum : r->lost_end;
 	st->threads = r->n_threads;
 	st->queue_bytes = r->spare_cap * sizeof(struct ckt_ev);

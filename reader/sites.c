@@ -480,11 +480,11 @@ static void ckt_sites_on_record(void *ctx, const struct ckt_record *rec)
 	s->enc_len += len;
 }
 
-static void ckt_sites_on_bytes(void *ctx, const struct ckt_attr *a, int64_t delta, int blocks, uint64_t ts)
+static void ckt_sites_on_bytes(void *ctx, const struct ckt_attr *a, const struct ckt_run *run)
 {
 	struct ckt_sites *s = ctx;
 	bool heap = false, rss = false, gpu = false;
-	(void)ts;
+	int64_t delta = run->delta;
 	switch (a->space) {
 	case CKT_SPACE_HEAP: heap = rss = true; break;
 	case CKT_SPACE_ANON:
@@ -501,30 +501,36 @@ static void ckt_sites_on_bytes(void *ctx, const struct ckt_attr *a, int64_t delt
 	/* a sample of the default mode stands for `weight` allocations (its delta is weighted
 	 * already); the same weight comes with its free, so live counts return to zero */
 	int64_t w = a->weight > 1.0 ? llround(a->weight * CKT_SITES_ONE) : CKT_SITES_ONE;
-	int64_t nb = blocks * w;
+	int64_t nb = run->blocks * w, nb_rise = run->blocks_rise * w;
 	if (heap) {
-		ckt_tracked_add(&st->t[T_HEAP], s->epochs, delta);
-		ckt_tracked_add(&st->t[T_HEAP_N], s->epochs, nb);
+		ckt_tracked_run(&st->t[T_HEAP], s->epochs, delta, run->rise);
+		ckt_tracked_run(&st->t[T_HEAP_N], s->epochs, nb, nb_rise);
 	}
 	if (gpu) {
-		ckt_tracked_add(&st->t[T_GPU], s->epochs, delta);
-		ckt_tracked_add(&st->t[T_GPU_N], s->epochs, nb);
+		ckt_tracked_run(&st->t[T_GPU], s->epochs, delta, run->rise);
+		ckt_tracked_run(&st->t[T_GPU_N], s->epochs, nb, nb_rise);
 	}
 	if (!rss)
 		return;
-	ckt_tracked_add(&st->t[T_RSS], s->epochs, delta);
-	ckt_tracked_add(&st->t[T_RSS_N], s->epochs, nb);
-	/* an anonymous mapping is allocated once; pages of it opened later by mprotect (a
-	 * PROT_NONE reservation: its mapping came with 0 bytes) are allocated bytes then */
-	if (blocks > 0 && (delta > 0 || a->space == CKT_SPACE_ANON))
-		st->allocs += (uint64_t)w;
-	if (delta > 0 && (blocks > 0 || a->space == CKT_SPACE_ANON))
-		st->alloc_bytes += (uint64_t)delta;
+	ckt_tracked_run(&st->t[T_RSS], s->epochs, delta, run->rise);
+	ckt_tracked_run(&st->t[T_RSS_N], s->epochs, nb, nb_rise);
+	if (a->space == CKT_SPACE_ANON) {
+		/* (a mapping's changes come one by one) it is allocated once; pages of it opened
+		 * later by mprotect (a PROT_NONE reservation: its mapping came with 0 bytes) are
+		 * allocated bytes then */
+		if (run->blocks > 0)
+			st->allocs += (uint64_t)w;
+		if (delta > 0)
+			st->alloc_bytes += (uint64_t)delta;
+	} else {
+		st->allocs += run->allocs * (uint64_t)w;
+		st->alloc_bytes += run->alloc_bytes;
+	}
 	if (!s->own_peaks)
 		return;
 	/* The site's own peak needs the site now. Its STACK record normally precedes the SYNC
 	 * that releases this event; if not, the site takes the stack's bytes when it arrives. */
-	int64_t add = delta;
+	int64_t add = delta, rise = run->rise;
 	if (st->site < 0) {
 		if (st->n == CKT_SITES_NOFRAMES && st->id != 0)
 			return;
@@ -534,12 +540,12 @@ static void ckt_sites_on_bytes(void *ctx, const struct ckt_attr *a, int64_t delt
 			return;
 		}
 		st = &s->stacks[i];
-		add = st->t[T_RSS].cur;
+		add = rise = st->t[T_RSS].cur;
 	}
 	struct ckt_sites_site *si = &s->sites[st->site];
+	if (si->run + rise > si->max)
+		si->max = si->run + rise;
 	si->run += add;
-	if (si->run > si->max)
-		si->max = si->run;
 }
 
 void ckt_sites_set_depth(struct ckt_sites *s, unsigned depth)

@@ -522,18 +522,23 @@ static void test_columns_round_trip(void **state)
  * thread, some are reallocated; frames cut groups, so pairs also cross frame ends (unpaired). */
 struct key_sum {
 	int64_t cur[4][3], at_peak[4][3]; /* by stack 0..3 and phase 0..2 */
+	int64_t max[4][3];                /* each key's own highest */
+	uint64_t calls;                   /* runs handed over (struct ckt_run) */
 	int64_t peak_cur;
 	uint64_t heap_epoch;
 	const uint32_t *epochs;
 };
 
-static void key_bytes(void *ctx, const struct ckt_attr *a, int64_t delta, int blocks, uint64_t ts)
+static void key_bytes(void *ctx, const struct ckt_attr *a, const struct ckt_run *run)
 {
 	struct key_sum *k = ctx;
-	(void)blocks;
-	(void)ts;
-	if (a->space == CKT_SPACE_HEAP && a->stack < 4 && a->phase < 3)
-		k->cur[a->stack][a->phase] += delta;
+	k->calls++;
+	if (a->space == CKT_SPACE_HEAP && a->stack < 4 && a->phase < 3) {
+		int64_t *c = &k->cur[a->stack][a->phase], *m = &k->max[a->stack][a->phase];
+		if (*c + run->rise > *m)
+			*m = *c + run->rise;
+		*c += run->delta;
+	}
 }
 
 static void key_peak(void *ctx, enum ckt_moment m, uint64_t ts)
@@ -544,7 +549,8 @@ static void key_peak(void *ctx, enum ckt_moment m, uint64_t ts)
 		memcpy(k->at_peak, k->cur, sizeof(k->cur));
 }
 
-static void replay_keys(const struct tb *b, struct ckt_replay_stats *st, struct key_sum *k)
+static void replay_keys_runs(const struct tb *b, struct ckt_replay_stats *st, struct key_sum *k,
+			     bool runs)
 {
 	char path[64];
 	tb_write(b, path);
@@ -558,11 +564,18 @@ static void replay_keys(const struct tb *b, struct ckt_replay_stats *st, struct 
 	memset(k, 0, sizeof(*k));
 	struct ckt_observer o = { .ctx = k, .bytes = key_bytes, .peak = key_peak };
 	assert_int_equal(ckt_replay_observe(r, &o), 0);
+	if (!runs)
+		ckt_replay_runs_off(r);
 	if (ckt_replay_run(d, r, &err))
 		fail_msg("replay: %s", err.msg);
 	*st = *ckt_replay_stats(r);
 	ckt_replay_free(r);
 	ckt_decode_close(d);
+}
+
+static void replay_keys(const struct tb *b, struct ckt_replay_stats *st, struct key_sum *k)
+{
+	replay_keys_runs(b, st, k, true);
 }
 
 /* Writes events (in time order) twice: as version 1 rows into *rows and through the real
@@ -731,6 +744,21 @@ static void test_columns_pairing_replay(void **state)
 	assert_true(a.heap_blocks > 0);
 	assert_memory_equal(ka.cur, kb.cur, sizeof(ka.cur));
 	assert_memory_equal(ka.at_peak, kb.at_peak, sizeof(ka.at_peak));
+	assert_memory_equal(ka.max, kb.max, sizeof(ka.max));
+	/* runs of changes (consecutive heap changes of one stack and phase, handed over in one
+	 * call) against every change alone: the same figures, each key's own maximum included */
+	struct ckt_replay_stats c;
+	struct key_sum kc;
+	replay_keys_runs(&cols_tb, &c, &kc, false);
+	assert_int_equal(c.peak_heap.bytes, b.peak_heap.bytes);
+	assert_memory_equal(kc.cur, kb.cur, sizeof(kc.cur));
+	assert_memory_equal(kc.at_peak, kb.at_peak, sizeof(kc.at_peak));
+	assert_memory_equal(kc.max, kb.max, sizeof(kc.max));
+	assert_int_equal(kc.calls, b.counts[CKT_KIND_ALLOC] + b.counts[CKT_KIND_FREE] +
+				     2 * b.counts[CKT_KIND_REALLOC]);
+	print_message("runs: %llu calls for %llu changes\n", (unsigned long long)kb.calls,
+		      (unsigned long long)kc.calls);
+	assert_true(kb.calls < kc.calls * 9 / 10);
 	int64_t sum = 0;
 	for (int s = 0; s < 4; s++)
 		for (int f = 0; f < 3; f++)
