@@ -18,6 +18,7 @@
 
 CKT_TLS struct ckt_tls ckt_tls;
 struct ckt_ring *_Atomic ckt_rings;
+atomic_uint ckt_rings_exited;
 static pthread_key_t exit_key;
 static int exit_key_ok;
 
@@ -47,6 +48,8 @@ static void on_thread_exit(void *arg)
 	}
 	atomic_store(&r->agg_src, NULL); /* its TLS goes away with the thread */
 	atomic_store_explicit(&r->state, CKT_RING_EXITED, memory_order_release);
+	if (atomic_fetch_add(&ckt_rings_exited, 1) + 1 >= CKT_EXITED_WAKE)
+		ckt_writer_wake();
 }
 
 void ckt_thread_init(void)

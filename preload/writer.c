@@ -456,6 +456,7 @@ static int cycle(int final)
 				ckt_record_thread_exit(&p, r->last_ts, (uint64_t)r->tid);
 			ckt_ring_release(r);
 			atomic_store_explicit(&r->state, CKT_RING_FREE, memory_order_release);
+			atomic_fetch_sub(&ckt_rings_exited, 1);
 		}
 	}
 	/* events of threads that got no ring: counted like a full ring's */
