@@ -151,6 +151,8 @@ static void ckt_check_interposition(void)
 	}
 }
 
+static void ckt_quick_exit_handler(void);
+
 __attribute__((constructor(101))) static void ckt_init(void)
 {
 	/* the program starts with errno 0 (C); our set-up's failed probes (libunwind's memory
@@ -163,6 +165,7 @@ __attribute__((constructor(101))) static void ckt_init(void)
 	ckt_phase_rules_load();
 	pthread_atfork(NULL, NULL, on_fork_child);
 	if (ckt_writer_start() == 0) {
+		(void)at_quick_exit(ckt_quick_exit_handler);
 		ckt_check_interposition();
 		(void)ckt_modules_check();
 		ckt_stacks_init();
@@ -194,6 +197,13 @@ void ckt_finish_exit(void)
 }
 
 __attribute__((destructor(101))) static void ckt_fini(void)
+{
+	ckt_finish_exit();
+}
+
+/* quick_exit runs the at_quick_exit handlers, newest first, then an _exit the hook cannot see
+ * (glibc calls it inside): this handler, registered at start, runs after the program's. */
+static void ckt_quick_exit_handler(void)
 {
 	ckt_finish_exit();
 }

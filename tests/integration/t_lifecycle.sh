@@ -151,14 +151,15 @@ expect_eq "vfork, failed exec, _exit(127) in the child: parent's status 1, its t
 	"1/false/exit/3000000/1"
 
 # _exit and _Exit skip exit handlers (shells, Python's os._exit, forked workers end so): the
-# trace is finished first, complete, with the 3,000,000 bytes still live
-for fe in _exit:4: _Exit:5:E; do
-	IFS=: read -r fe_name fe_rc fe_arg <<<"$fe"
+# trace is finished first, complete, with the 3,000,000 bytes still live; quick_exit too, after
+# the program's at_quick_exit handler (which frees one 3,000-byte block)
+for fe in _exit:4::3000000:1000 _Exit:5:E:3000000:1000 quick_exit:6:Q:2997000:999; do
+	IFS=: read -r fe_name fe_rc fe_arg fe_bytes fe_blocks <<<"$fe"
 	CUZKTRACE_OUT=$T/fe.zst traced fe $P/fastexit $fe_arg
 	$REPORT --json $T/fe.zst >$T/fe.json 2>$T/fe.rerr
-	expect_eq "$fe_name: status kept, trace complete (END: exit), 3,000,000 bytes in 1,000 blocks live, exit line" \
+	expect_eq "$fe_name: status kept, trace complete (END: exit), $fe_bytes bytes in $fe_blocks blocks live, exit line" \
 		"$(cat $T/fe.rc)/$(jget $T/fe.json truncated)/$(jget $T/fe.json end_reason)/$(jget $T/fe.json live_at_exit.heap_bytes)/$(jget $T/fe.json live_at_exit.heap_blocks)/$(grep -c ': [0-9]* events, peak heap' $T/fe.err)/$(cat $T/fe.rerr)" \
-		"$fe_rc/false/exit/3000000/1000/1/"
+		"$fe_rc/false/exit/$fe_bytes/$fe_blocks/1/"
 done
 # _exit from a signal handler, often while the thread is inside one of the tracer's hooks
 # (then the trace is left as at its last flush, truncated): the program ends every time

@@ -1,4 +1,5 @@
-/* fastexit.c: ends with _exit (or _Exit with argument "E"), skipping exit handlers, as shells,
+/* fastexit.c: ends with _exit (or _Exit with argument "E", quick_exit with "Q", after an
+ * at_quick_exit handler that frees one of the blocks), skipping exit handlers, as shells,
  * Python's os._exit and forked workers do. Keeps 3,000,000 bytes in 1,000 blocks first; the
  * trace must still be complete (an END record) and hold them live at exit. With argument
  * "signal" it instead allocates and frees in a loop until a SIGALRM handler calls _exit(0):
@@ -10,6 +11,11 @@
 #include <unistd.h>
 
 static void *volatile keep[1000];
+
+static void on_quick_exit(void)
+{
+	free(keep[999]); /* the handler's free is traced too: it runs before the tracer's */
+}
 
 static void on_alarm(int sig)
 {
@@ -35,5 +41,9 @@ int main(int argc, char **argv)
 	}
 	if (argc > 1 && !strcmp(argv[1], "E"))
 		_Exit(5);
+	if (argc > 1 && !strcmp(argv[1], "Q")) {
+		at_quick_exit(on_quick_exit);
+		quick_exit(6);
+	}
 	_exit(4);
 }
