@@ -96,10 +96,15 @@ $(B)/progs/ctor: tests/progs/ctor.c $(B)/progs/libctorlib.so
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$@)$(CC) -std=gnu11 -O2 -g -o $@ $< -L$(B)/progs -lctorlib -Wl,-rpath,'$$ORIGIN'
 
-# exports its own malloc, as a program with a built-in allocator does
-$(B)/progs/ownmalloc: tests/progs/ownmalloc.c $(B)/.flags
+# export their own malloc, as a program with a built-in allocator does
+$(B)/progs/ownmalloc $(B)/progs/exitsig: $(B)/progs/%: tests/progs/%.c $(B)/.flags
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$@)$(CC) -std=gnu11 -O1 -g -rdynamic -o $@ $<
+# ... and with a library that takes 40 thread-specific keys before the tracer starts
+$(B)/progs/ownmalloc_keys: tests/progs/ownmalloc.c $(B)/progs/libmanykeys.so
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$@)$(CC) -std=gnu11 -O1 -g -rdynamic -o $@ $< -L$(B)/progs -Wl,--no-as-needed \
+		-lmanykeys -Wl,-rpath,'$$ORIGIN'
 
 $(B)/examples/%: examples/%.c $(B)/.flags
 	@mkdir -p $(dir $@)
@@ -108,7 +113,7 @@ $(B)/examples/%: examples/%.c $(B)/.flags
 unit: $(UNIT_BIN)
 	$(Q)fail=0; for t in $(UNIT_BIN); do echo "== $$t"; $$t || fail=1; done; exit $$fail
 
-integration: $(LIB) $(REPORT) $(PROG_BIN) $(B)/progs/ctor $(B)/progs/libplainlib.so $(B)/progs/libunwcount.so
+integration: $(LIB) $(REPORT) $(PROG_BIN) $(B)/progs/ctor $(B)/progs/ownmalloc_keys $(B)/progs/libplainlib.so $(B)/progs/libunwcount.so
 	$(Q)bash tests/integration/run.sh
 
 check: deps

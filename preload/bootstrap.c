@@ -122,12 +122,18 @@ static void on_fork_child(void)
 
 /* An allocator linked into the program (jemallocator, mimalloc, tcmalloc built in) that
  * exports malloc itself comes before us in symbol lookup: then most heap allocations never
- * reach our hooks, and the report would show a small heap beside a large RSS. Say so once. */
+ * reach our hooks, and the report would show a small heap beside a large RSS. Say so once.
+ * Also notes whether malloc and calloc are ours (ckt_alloc_foreign): glibc functions the
+ * tracer calls that allocate would otherwise run that allocator inside our hooks. */
+atomic_int ckt_alloc_foreign = 1; /* until checked */
+
 static void ckt_check_interposition(void)
 {
-	static const char *const names[] = {"malloc", "free", "mmap"};
-	void *ours[] = {(void *)ckt_self_malloc, (void *)ckt_self_free, (void *)ckt_self_mmap};
-	for (int i = 0; i < 3; i++) {
+	static const char *const names[] = {"malloc", "free", "mmap", "calloc"};
+	void *ours[] = {(void *)ckt_self_malloc, (void *)ckt_self_free, (void *)ckt_self_mmap,
+			(void *)ckt_self_calloc};
+	int said = 0, foreign = 0;
+	for (int i = 0; i < 4; i++) {
 		void *f = dlsym(RTLD_DEFAULT, names[i]);
 		Dl_info info;
 		if (!f || f == ours[i])
@@ -138,6 +144,10 @@ static void ckt_check_interposition(void)
 		if (!dladdr1(f, &info, (void **)&sym, RTLD_DL_SYMENT) || !sym ||
 		    sym->st_shndx == SHN_UNDEF || !info.dli_sname || strcmp(info.dli_sname, names[i]))
 			continue;
+		if (i != 1 && i != 2)
+			foreign = 1;
+		if (said++)
+			continue;
 		const char *who = info.dli_fname && info.dli_fname[0] ? info.dli_fname : "the program";
 		struct ckt_line l = {.len = 0};
 		ckt_line_str(&l, "cuzktrace: warning: '");
@@ -147,8 +157,8 @@ static void ckt_check_interposition(void)
 		ckt_line_str(&l, "' ahead of the tracer: allocations through it are not traced (an "
 				 "allocator linked into the program?); expect RSS well above the traced heap");
 		ckt_line_emit(&l);
-		return;
 	}
+	atomic_store(&ckt_alloc_foreign, foreign);
 }
 
 static void ckt_quick_exit_handler(void);
@@ -180,8 +190,9 @@ __attribute__((constructor(101))) static void ckt_init(void)
 	errno = saved_errno;
 }
 
-/* The process ends (exit, return from main, _exit): the last flush and the END record. */
-void ckt_finish_exit(void)
+/* The process ends (exit, return from main: fast 0; _exit, quick_exit: fast 1, see
+ * ckt_writer_finish_fast): the last flush and the END record. */
+void ckt_finish_exit(int fast)
 {
 	/* A child made without fork's atfork handlers (_Fork, clone, a vfork child that calls
 	 * exit or _exit): the trace and its threads are the parent's. Nothing is written, not
@@ -192,20 +203,23 @@ void ckt_finish_exit(void)
 	ckt_tls.guard++;
 	if (ckt_sample_r)
 		ckt_sample_flush(&ckt_tls);
-	ckt_writer_finish(CKT_END_EXIT);
+	if (fast)
+		ckt_writer_finish_fast(CKT_END_EXIT);
+	else
+		ckt_writer_finish(CKT_END_EXIT);
 	/* the guard stays raised: whatever this thread does after the final flush is not traced */
 }
 
 __attribute__((destructor(101))) static void ckt_fini(void)
 {
-	ckt_finish_exit();
+	ckt_finish_exit(0);
 }
 
 /* quick_exit runs the at_quick_exit handlers, newest first, then an _exit the hook cannot see
  * (glibc calls it inside): this handler, registered at start, runs after the program's. */
 static void ckt_quick_exit_handler(void)
 {
-	ckt_finish_exit();
+	ckt_finish_exit(1); /* quick_exit may come from a signal handler */
 }
 
 int ckt_spawn_helper(void *(*fn)(void *), void *arg, unsigned long *thread_out, void **stack)

@@ -113,7 +113,7 @@ extern struct ckt_real ckt_real;
 /* 1 once the real allocator symbols are resolved; before that, hooks serve the early pool. */
 extern atomic_int ckt_boot_state;
 void ckt_bootstrap(void);
-void ckt_finish_exit(void); /* exit or _exit: the final flush (bootstrap.c) */
+void ckt_finish_exit(int fast); /* exit (0), _exit or quick_exit (1): the final flush (bootstrap.c) */
 void *ckt_pool_alloc(size_t size, size_t align);
 extern unsigned char ckt_pool[];
 #define CKT_POOL_SIZE (256 * 1024)
@@ -130,6 +130,9 @@ extern atomic_int ckt_active;
 extern __typeof__(malloc) ckt_self_malloc;
 extern __typeof__(free) ckt_self_free;
 extern __typeof__(mmap) ckt_self_mmap;
+extern __typeof__(calloc) ckt_self_calloc;
+/* 1 when malloc or calloc is another allocator's (or not checked yet), 0 when ours */
+extern atomic_int ckt_alloc_foreign;
 
 /* ---- clock ---- */
 extern uint64_t ckt_t0; /* CLOCK_MONOTONIC ns at the first intercepted call */
@@ -226,9 +229,10 @@ struct ckt_ring {
 	/* the busy mark and head the writer saw last, and since when unchanged: a mark that stays
 	 * with no progress for 10 s is taken as left behind (writer.c, horizon) */
 	uint64_t w_busy, w_head, w_busy_since;
+	uint32_t w_idle; /* flushes in a row that found no event in a live ring (writer.c) */
 	/* set once */
 	_Alignas(64) _Atomic int state; /* enum ckt_ring_state */
-	pid_t tid;
+	pid_t tid; /* the owner's; 0 while the ring is free (set after the owner takes it) */
 	unsigned long pth; /* pthread_self() of the owner, to name it when another thread renames it */
 	int64_t *_Atomic agg_src; /* the owner's running totals (TLS agg_bytes, agg_blocks) while it
 				   * lives: the writer's last flush sends what is still pending */
@@ -458,7 +462,8 @@ struct ckt_aux {
 	uint8_t bytes[];
 };
 extern struct ckt_aux *_Atomic ckt_auxs;
-/* A block with room for cap bytes (real malloc; caller holds the guard), or NULL. */
+/* A block with room for cap bytes (glibc's allocator, ckt_malloc; caller holds the guard), or
+ * NULL. */
 struct ckt_aux *ckt_aux_new(size_t cap);
 void ckt_aux_push(struct ckt_aux *a);
 
@@ -600,6 +605,10 @@ static inline unsigned ckt_slot_count(uint8_t type)
 /* ---- writer.c ---- */
 int ckt_writer_start(void);  /* opens + verifies the trace, starts the thread; 0 or -errno */
 void ckt_writer_finish(int reason);
+/* The same without joining a thread (pthread_join takes glibc's thread-stack lock, which a
+ * signal handler calling _exit may have interrupted the holder of): it waits for the writer's
+ * final flush instead, under the same progress rule. */
+void ckt_writer_finish_fast(int reason);
 void ckt_writer_wake(void);
 extern atomic_int ckt_writer_running;
 /* writer cycles completed; and 1 + the count at which a thread last gave up waiting for room
@@ -613,6 +622,7 @@ const char *ckt_writer_requested_path(void); /* the path before any renaming */
 /* ---- rss.c ---- */
 int ckt_rss_start(void);
 void ckt_rss_stop(void);
+void ckt_rss_stop_nojoin(void); /* asks the sampler to stop; does not wait for it */
 uint64_t ckt_rss_peak(void);
 
 /* ---- small helpers ---- */

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <sched.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -217,13 +218,21 @@ CKT_EXPORT int setns(int fd, int nstype)
  * lost and no END record; it is finished here first, as exit does. Not from inside one of our
  * hooks (a signal handler that interrupted one: the tracer's state may be half-changed), and
  * not in a vfork child or a child that is not traced (ckt_finish_exit: the trace is the
- * parent's). _exit is async-signal-safe and this is not quite: if the interrupted code held a
- * lock the writer needs, the writer's 10 s limit at exit ends the wait. */
+ * parent's). _exit is async-signal-safe, so this path joins no thread (pthread_join takes
+ * glibc's thread-stack lock, which the interrupted code may hold: that hung for good) and
+ * waits for the writer's last flush instead; if the interrupted code held a lock the writer
+ * needs, the writer's 10 s progress limit ends the wait. Signals are blocked meanwhile: the
+ * process is ending, and a handler must not run inside the final flush. */
 static CKT_NOINLINE void before_fast_exit(void)
 {
-	if (ckt_tls.guard || ckt_tls.dead || !is_tracer_process() || finished_here)
+	/* the traced process itself (not a vfork child), even when another thread has begun to
+	 * finish the trace: ckt_finish_exit then waits for it, or this exit would cut it short */
+	if (ckt_tls.guard || ckt_tls.dead == 1 || finished_here || getpid() != ckt_writer_pid())
 		return;
-	ckt_finish_exit();
+	sigset_t all;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	ckt_finish_exit(1);
 }
 
 static __attribute__((noreturn)) void fast_exit(void (*real)(int), int status)

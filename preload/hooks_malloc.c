@@ -335,3 +335,4 @@ CKT_EXPORT void *pvalloc(size_t n)
  * library a plain reference to `malloc` is interposable and may name another definition. */
 extern __typeof__(malloc) ckt_self_malloc __attribute__((alias("malloc"), copy(malloc)));
 extern __typeof__(free) ckt_self_free __attribute__((alias("free"), copy(free)));
+extern __typeof__(calloc) ckt_self_calloc __attribute__((alias("calloc"), copy(calloc)));

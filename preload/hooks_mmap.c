@@ -101,69 +101,58 @@ CKT_EXPORT int munmap(void *addr, size_t len)
 /* A failed mprotect may still have changed part of its range: the kernel changes one mapping
  * after the other from the start and stops at a hole (ENOMEM) or at a mapping that cannot take
  * the protection (EACCES), keeping what it changed. What changed is found in /proc/self/maps
- * (failures are rare; raw system calls, a buffer on the stack, no allocation): every part of
- * [addr, addr + len) whose protection now is the one asked for is recorded, as runs of
- * adjacent mappings. A part that had it already is recorded too, which changes nothing. The
- * event stamped `before` (a release, bits 0) or now (an opening) ends the busy mark. */
+ * (failures are rare; raw system calls, a buffer on the stack, no allocation): the run of
+ * adjacent mappings from addr on that now have the protection asked for, up to the first hole
+ * or other protection. Mappings past that are as they were, whatever their protection. A first
+ * mapping that had the protection already is recorded too, which changes nothing. The event
+ * stamped `before` (a release, bits 0) or now (an opening) ends the busy mark. */
 struct maps_run {
-	struct ckt_tls *t;
 	unsigned bits;
-	uint64_t ts;
-	uintptr_t lo, hi; /* the run being gathered; lo == hi: none */
-	int emitted;
+	uintptr_t lo, hi; /* the run so far; lo == hi: none */
 };
 
-static void run_flush(struct maps_run *m)
-{
-	if (m->lo < m->hi) {
-		ckt_put(m->t, CKT_EV_MPROTECT, (uint8_t)m->bits, m->ts, m->lo, m->hi - m->lo, 0);
-		m->emitted++;
-	}
-	m->lo = m->hi = 0;
-}
-
-/* One line of /proc/self/maps: "lo-hi rwxp ...", parts outside [s, e) ignored. */
-static void maps_line(struct maps_run *m, const char *p, const char *end, uintptr_t s, uintptr_t e)
+/* One line of /proc/self/maps, "lo-hi rwxp ...", in address order, against [s, e): 1 once the
+ * run has ended (the rest need not be read). */
+static int maps_line(struct maps_run *m, const char *p, const char *end, uintptr_t s, uintptr_t e)
 {
 	uintptr_t v[2] = {0, 0};
 	for (int k = 0; k < 2; k++) {
 		for (; p < end && *p != '-' && *p != ' '; p++) {
 			unsigned c = (unsigned char)*p, d = c - '0' < 10 ? c - '0' : (c | 32) - 'a' + 10;
 			if (d > 15)
-				return;
+				return 1;
 			v[k] = v[k] << 4 | d;
 		}
 		if (p >= end)
-			return;
+			return 1;
 		p++;
 	}
 	if (end - p < 3)
-		return;
+		return 1;
+	if (v[1] <= s)
+		return 0; /* before the range */
 	unsigned prot = (p[0] == 'r' ? 1u : 0u) | (p[1] == 'w' ? 2u : 0u) | (p[2] == 'x' ? 4u : 0u);
-	uintptr_t lo = v[0] > s ? v[0] : s, hi = v[1] < e ? v[1] : e;
-	if (lo >= hi)
-		return;
-	if (prot != m->bits || lo != m->hi)
-		run_flush(m);
-	if (prot == m->bits) {
-		if (m->lo == m->hi)
-			m->lo = lo;
-		m->hi = hi;
-	}
+	uintptr_t from = m->lo == m->hi ? s : m->hi; /* where the run must go on */
+	if (v[0] > from || prot != m->bits)
+		return 1; /* a hole, or a mapping the call did not change */
+	if (m->lo == m->hi)
+		m->lo = s;
+	m->hi = v[1] < e ? v[1] : e;
+	return m->hi >= e;
 }
 
-static void protect_partial(struct ckt_tls *t, uintptr_t addr, size_t len, unsigned bits,
-			    uint64_t before)
+static CKT_NOINLINE void protect_partial(struct ckt_tls *t, uintptr_t addr, size_t len,
+					 unsigned bits, uint64_t before)
 {
 	static atomic_int warned;
 	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-	uintptr_t s = addr, e = addr + len > addr ? (addr + len + page - 1) & ~(page - 1) : UINTPTR_MAX;
-	struct maps_run m = {t, bits, bits ? ckt_stamp(t) : before, 0, 0, 0};
+	uintptr_t s = addr, e = (addr + len + page - 1) & ~(page - 1);
+	struct maps_run m = {bits, 0, 0};
 	int fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/maps", O_RDONLY | O_CLOEXEC);
 	char buf[4096];
 	size_t have = 0;
-	bool ok = fd >= 0, skip = false; /* skip: the rest of a line longer than buf */
-	while (ok) {
+	bool ok = fd >= 0, skip = false, done = false; /* skip: the rest of a line longer than buf */
+	while (ok && !done) {
 		ssize_t n = syscall(SYS_read, fd, buf + have, sizeof(buf) - have);
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -173,24 +162,26 @@ static void protect_partial(struct ckt_tls *t, uintptr_t addr, size_t len, unsig
 		}
 		have += (size_t)n;
 		char *p = buf, *nl;
-		while ((nl = memchr(p, '\n', have - (size_t)(p - buf)))) {
+		while (!done && (nl = memchr(p, '\n', have - (size_t)(p - buf)))) {
 			if (!skip)
-				maps_line(&m, p, nl, s, e);
+				done = maps_line(&m, p, nl, s, e);
 			skip = false;
 			p = nl + 1;
 		}
 		have -= (size_t)(p - buf);
 		memmove(buf, p, have);
-		if (have == sizeof(buf)) { /* a long path: its range and protection come first */
+		if (!done && have == sizeof(buf)) { /* a long path: its range and protection come first */
 			if (!skip)
-				maps_line(&m, buf, buf + have, s, e);
+				done = maps_line(&m, buf, buf + have, s, e);
 			skip = true;
 			have = 0;
 		}
 	}
 	if (fd >= 0)
 		syscall(SYS_close, fd);
-	run_flush(&m);
+	if (m.lo < m.hi)
+		ckt_put(t, CKT_EV_MPROTECT, (uint8_t)bits, bits ? ckt_stamp(t) : before, m.lo,
+			m.hi - m.lo, 0);
 	ckt_done(t);
 	if (!ok && !atomic_exchange(&warned, 1))
 		ckt_log("warning: an mprotect failed partway and /proc/self/maps cannot be read: "
@@ -221,7 +212,8 @@ static int protect(void *addr, size_t len, int prot, bool use_pkey, int pkey)
 	if (rc == 0) {
 		ckt_emit(t, CKT_EV_MPROTECT, (uint8_t)bits, bits ? ckt_stamp(t) : before,
 			 (uint64_t)(uintptr_t)addr, len, 0);
-	} else if ((errno == ENOMEM || errno == EACCES) && len) {
+	} else if ((errno == ENOMEM || errno == EACCES) && len &&
+		   (uintptr_t)addr + len > (uintptr_t)addr) { /* a range that wraps changes nothing */
 		int saved = errno;
 		protect_partial(t, (uintptr_t)addr, len, bits, before);
 		errno = saved;

@@ -62,6 +62,24 @@ static void build_id_hex(const struct dl_phdr_info *info, char *out, size_t cap)
 	}
 }
 
+/* dir/path with the working directory (the reader needs only a path that opens the file).
+ * Not realpath: past 1 KiB it mallocs, and that malloc may be an allocator the program
+ * exports, called from inside one of our hooks. getcwd with a buffer is one system call. */
+static int absolute(const char *path, char *out, size_t cap)
+{
+	if (!getcwd(out, cap))
+		return 0;
+	while (path[0] == '.' && path[1] == '/')
+		path += 2;
+	size_t d = strlen(out), n = strlen(path);
+	if (d + 1 + n >= cap)
+		return 0;
+	if (d > 1 || out[0] != '/')
+		out[d++] = '/';
+	memcpy(out + d, path, n + 1);
+	return 1;
+}
+
 static int add_module(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	(void)size;
@@ -83,7 +101,7 @@ static int add_module(struct dl_phdr_info *info, size_t size, void *arg)
 	/* loaded by a relative path (LD_LIBRARY_PATH=lib, dlopen("./x.so")): the reader runs
 	 * elsewhere, so name the file absolutely (as seen from the working directory now) */
 	char abs[PATH_MAX];
-	if (path[0] != '/' && strchr(path, '/') && realpath(path, abs))
+	if (path[0] != '/' && strchr(path, '/') && absolute(path, abs, sizeof(abs)))
 		path = abs;
 	char bid[129];
 	build_id_hex(info, bid, sizeof(bid));
@@ -111,8 +129,8 @@ uint32_t ckt_modules_current(void)
 }
 
 /* Takes a snapshot if the set of loaded objects changed since the last one; returns its
- * number, or 0 when none was taken. Caller holds the guard (the snapshot buffer comes from the
- * real malloc). */
+ * number, or 0 when none was taken. Caller holds the guard (the snapshot buffer comes from
+ * glibc's allocator, ckt_malloc). */
 uint32_t ckt_modules_check(void)
 {
 	unsigned long long gen = 0;

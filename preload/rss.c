@@ -292,13 +292,25 @@ int ckt_rss_running(void)
 	return atomic_load(&started);
 }
 
-void ckt_rss_stop(void)
+static int rss_stop_ask(void)
 {
 	if (!atomic_exchange(&started, 0))
-		return;
+		return 0;
 	atomic_store(&stop_flag, 1);
 	syscall(SYS_futex, &stop_flag, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
-	pthread_join(sampler, NULL);
+	return 1;
+}
+
+void ckt_rss_stop(void)
+{
+	if (rss_stop_ask())
+		pthread_join(sampler, NULL);
+}
+
+/* A sample it takes meanwhile may miss the final flush: the process is ending. */
+void ckt_rss_stop_nojoin(void)
+{
+	(void)rss_stop_ask();
 }
 
 /* VmHWM now, for the exit line (read by the calling thread, once: the sampler has stopped). */

@@ -20,6 +20,7 @@ CKT_TLS struct ckt_tls ckt_tls;
 struct ckt_ring *_Atomic ckt_rings;
 atomic_uint ckt_rings_exited;
 static pthread_key_t exit_key;
+#define CKT_KEYS_IN_DESCRIPTOR 32u /* glibc's PTHREAD_KEY_2NDLEVEL_SIZE */
 static int exit_key_ok;
 
 static void on_thread_exit(void *arg)
@@ -99,7 +100,7 @@ CKT_NOINLINE struct ckt_ring *ckt_thread_attach(struct ckt_tls *t)
 				"are not traced (the trace counts what they lose)", NULL, NULL, NULL);
 		return NULL;
 	}
-	r->tid = (pid_t)syscall(SYS_gettid);
+	__atomic_store_n(&r->tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELAXED);
 	r->pth = (unsigned long)pthread_self();
 	/* A recycled ring is empty: the writer drained it up to head before freeing it. */
 	r->tail_cache = atomic_load_explicit(&r->tail, memory_order_acquire);
@@ -113,7 +114,12 @@ CKT_NOINLINE struct ckt_ring *ckt_thread_attach(struct ckt_tls *t)
 	t->ring = r;
 	t->agg_step = CKT_AGG_STEP;
 	atomic_store(&r->agg_src, &t->agg_bytes);
-	if (exit_key_ok)
+	/* glibc keeps a thread's first 32 key values in its descriptor; past them,
+	 * pthread_setspecific callocs a block on the thread's first use. That calloc must not be
+	 * an allocator the program exports (this may be its first mmap, under its lock: see
+	 * ckt_check_interposition). Without the key the writer finds the thread gone instead
+	 * (recycle_gone in writer.c), later, and without its last unsent sampled totals. */
+	if (exit_key_ok && (exit_key < CKT_KEYS_IN_DESCRIPTOR || !atomic_load(&ckt_alloc_foreign)))
 		pthread_setspecific(exit_key, r);
 	char name[17] = "";
 	if (syscall(SYS_prctl, PR_GET_NAME, name) == 0 && ckt_real.malloc)

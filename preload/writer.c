@@ -34,6 +34,11 @@ atomic_int ckt_writer_running;
 _Atomic uint64_t ckt_writer_cycles, ckt_writer_stalled, ckt_lost_noring;
 static uint64_t noring_reported;
 static atomic_int stop_flag, finished, wake_pending, writer_failed;
+/* finish_done: the thread that set `finished` is done with the trace (a thread that exits at
+ * the same time waits for it: its exit_group would cut the flush short). final_done: the
+ * writer has written its last flush (what ckt_writer_finish_fast waits for). Futex words. */
+static atomic_int finish_done, final_done;
+static _Atomic pid_t finisher;
 static atomic_int pause_flag; /* ckt_helpers_pause: flush, then end the thread (no END record) */
 static pthread_t writer_thread;
 static atomic_int writer_joinable; /* writer_thread names a writer not joined yet */
@@ -403,6 +408,26 @@ static int send_pending_totals(uint8_t **p, size_t nc)
 	return rc;
 }
 
+/* A live ring (as of the snapshot) whose thread may have ended without our exit destructor:
+ * a raw exit system call, a first allocation after the key destructor rounds, or no key at
+ * all (ckt_thread_attach). Asked of the kernel (thread_gone: one tgkill) once the ring has had
+ * no event for CKT_GONE_IDLE flushes in a row, and every CKT_GONE_EVERY flushes after that:
+ * a pool of 1,000 idle threads costs 1,000 tgkill calls a second at the default 100 ms. A
+ * ring's tid is 0 between its recycling and its next owner's attach, which stores its own
+ * tid after taking the ring: a new owner is never taken for the old one. */
+#define CKT_GONE_IDLE 1u
+#define CKT_GONE_EVERY 10u
+static int gone_unsaid(struct ckt_ring *r, int idle)
+{
+	if (!idle || atomic_load_explicit(&r->state, memory_order_acquire) != CKT_RING_LIVE) {
+		r->w_idle = 0;
+		return 0;
+	}
+	uint32_t n = ++r->w_idle;
+	return n >= CKT_GONE_IDLE && (n - CKT_GONE_IDLE) % CKT_GONE_EVERY == 0 &&
+	       __atomic_load_n(&r->tid, __ATOMIC_RELAXED) != 0;
+}
+
 /* One flush: every complete event in every ring, then SYNC (and END when final). */
 static int cycle(int final)
 {
@@ -448,15 +473,21 @@ static int cycle(int final)
 		}
 		/* recycle only if nothing was recorded since the snapshot: the thread's later
 		 * destructors may still have written to it before it died */
-		if (curs[i].state == CKT_RING_EXITED && t == h && thread_gone(r->tid) &&
+		int exited = curs[i].state == CKT_RING_EXITED;
+		if ((exited || gone_unsaid(r, curs[i].t == h)) && t == h && thread_gone(r->tid) &&
 		    atomic_load_explicit(&r->head, memory_order_acquire) == t) {
 			/* the reader learns the thread has no totals pending any more, from the
 			 * time of its last event (the thread is gone: nothing writes last_ts now) */
 			if (!reserve(&p, 0))
 				ckt_record_thread_exit(&p, r->last_ts, (uint64_t)r->tid);
 			ckt_ring_release(r);
+			atomic_store(&r->agg_src, NULL);
+			atomic_store(&r->busy, CKT_NOT_BUSY);
+			r->w_idle = 0;
+			__atomic_store_n(&r->tid, 0, __ATOMIC_RELAXED); /* see gone_unsaid */
 			atomic_store_explicit(&r->state, CKT_RING_FREE, memory_order_release);
-			atomic_fetch_sub(&ckt_rings_exited, 1);
+			if (exited)
+				atomic_fetch_sub(&ckt_rings_exited, 1);
 		}
 	}
 	/* events of threads that got no ring: counted like a full ring's */
@@ -497,7 +528,7 @@ static void stop_tracing(int err)
 static int final_reason = CKT_END_EXIT;
 static void exit_line(void);
 static void close_own_fd(void);
-static int join_writer(void);
+static int join_writer(int fast);
 
 static _Atomic pid_t writer_tid;
 
@@ -553,19 +584,31 @@ static int only_helpers_left(void)
  * calls exit(0) when the last thread ends, and it counts ours, so the process would wait for
  * them forever. Finish the trace as exit would; the helpers then end, and the last of them
  * makes glibc's exit (whose destructors find the trace finished). */
+static void finish_said_done(void);
+
 static void finish_orphaned(void)
 {
+	atomic_store(&finisher, (pid_t)syscall(SYS_gettid));
 	ckt_rss_stop(); /* its last sample goes into the final flush */
 	int rc = cycle(CKT_END_EXIT + 1);
 	atomic_store(&ckt_writer_running, 0);
 	if (rc) {
 		stop_tracing(rc);
-		return;
+	} else {
+		atomic_store(&ckt_active, 0);
+		close_own_fd();
+		if (!ckt_config.quiet)
+			exit_line();
 	}
-	atomic_store(&ckt_active, 0);
-	close_own_fd();
-	if (!ckt_config.quiet)
-		exit_line();
+	finish_said_done();
+}
+
+/* The writer will write no more (its last flush, or a write error): what a fast finish waits
+ * for, as it cannot join the thread. */
+static void writer_ended(void)
+{
+	atomic_store(&final_done, 1);
+	syscall(SYS_futex, &final_done, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }
 
 static void *writer_main(void *arg)
@@ -594,6 +637,7 @@ static void *writer_main(void *arg)
 			atomic_store(&ckt_writer_running, 0);
 			stop_tracing(rc);
 			ckt_rss_stop(); /* nothing records its samples now: it must not keep the process */
+			writer_ended();
 			return NULL;
 		}
 		if (atomic_load(&ckt_main_exited) && only_helpers_left() && !atomic_exchange(&finished, 1)) {
@@ -610,6 +654,7 @@ static void *writer_main(void *arg)
 	atomic_store(&ckt_writer_running, 0);
 	if (rc)
 		stop_tracing(rc);
+	writer_ended();
 	return NULL;
 }
 
@@ -1170,30 +1215,82 @@ static void close_own_fd(void)
 }
 
 
-/* Waits for the writer's last flush while it makes progress (cycles, bytes written); 0 when
- * it made none for 10 s. */
-static int join_writer(void)
+/* Waits up to a second for *word to become nonzero; whether it is. */
+static int wait_word(atomic_int *word)
+{
+	struct timespec sec = {1, 0};
+	if (atomic_load(word))
+		return 1;
+	syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, 0, &sec, NULL, 0);
+	return atomic_load(word) != 0;
+}
+
+/* Waits for the writer's end (fast: its last flush written, without joining it) while it
+ * makes progress (cycles, bytes written); 0 when it made none for 10 s. */
+static int join_writer(int fast)
 {
 	uint64_t c = UINT64_MAX, b = UINT64_MAX;
 	for (int still = 0; still < 10;) {
-		struct timespec until;
-		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_sec += 1;
-		if (pthread_timedjoin_np(writer_thread, NULL, &until) == 0)
-			return 1;
+		if (fast) {
+			if (wait_word(&final_done))
+				return 1;
+		} else {
+			struct timespec until;
+			clock_gettime(CLOCK_REALTIME, &until);
+			until.tv_sec += 1;
+			if (pthread_timedjoin_np(writer_thread, NULL, &until) == 0)
+				return 1;
+		}
 		still = writer_moved(&c, &b) ? 0 : still + 1;
 	}
 	return 0;
 }
 
+static void finish_said_done(void)
+{
+	atomic_store(&finish_done, 1);
+	syscall(SYS_futex, &finish_done, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
 static void exit_line(void);
 
+static void finish(int reason, int fast);
+static void finish_locked(int reason, int fast);
+
 void ckt_writer_finish(int reason)
+{
+	finish(reason, 0);
+}
+
+void ckt_writer_finish_fast(int reason)
+{
+	finish(reason, 1);
+}
+
+static void finish(int reason, int fast)
 {
 	/* a child made without fork's atfork handlers: no writer thread to join (see ckt_fini) */
 	if (trace_pid && getpid() != trace_pid)
 		return;
-	if (atomic_exchange(&finished, 1) || fd < 0)
+	pid_t me = (pid_t)syscall(SYS_gettid);
+	if (atomic_exchange(&finished, 1)) {
+		/* another thread is finishing (exit racing _exit, or the writer finding the program
+		 * gone): this one would end the process under it; wait as long as it progresses */
+		if (atomic_load(&finisher) != me && fd >= 0) {
+			uint64_t c = UINT64_MAX, b = UINT64_MAX;
+			for (int still = 0; still < 10 && !wait_word(&finish_done);)
+				still = writer_moved(&c, &b) ? 0 : still + 1;
+		}
+		return;
+	}
+	atomic_store(&finisher, me);
+	finish_locked(reason, fast);
+	finish_said_done();
+}
+
+static void finish_locked(int reason, int fast)
+{
+	if (fd < 0)
 		return;
 	if (atomic_load(&pause_flag)) {
 		/* exit during a call that paused the writer (a signal handler of the thread that
@@ -1203,7 +1300,10 @@ void ckt_writer_finish(int reason)
 			path_abs, "' ends where it paused (it reads as truncated)", NULL);
 		return;
 	}
-	ckt_rss_stop();
+	if (fast)
+		ckt_rss_stop_nojoin();
+	else
+		ckt_rss_stop();
 	final_reason = reason;
 	int was_running = atomic_load(&ckt_writer_running);
 	if (!atomic_load(&writer_joinable)) {
@@ -1215,7 +1315,7 @@ void ckt_writer_finish(int reason)
 	atomic_store(&stop_flag, 1);
 	atomic_store(&wake_pending, 1);
 	syscall(SYS_futex, &wake_pending, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
-	if (!join_writer()) {
+	if (!join_writer(fast)) {
 		/* the writer is stuck (a write that does not return): the program must still exit */
 		atomic_store(&ckt_active, 0);
 		struct ckt_line l = {.len = 0};
@@ -1226,7 +1326,8 @@ void ckt_writer_finish(int reason)
 		ckt_line_emit(&l);
 		return;
 	}
-	atomic_store(&writer_joinable, 0);
+	if (!fast) /* else the writer thread is done but not joined: the process ends now */
+		atomic_store(&writer_joinable, 0);
 	atomic_store(&ckt_active, 0);
 	close_own_fd();
 	/* after a write error the writer has said so; an exit line would claim a whole trace */
@@ -1263,4 +1364,5 @@ void ckt_writer_after_fork_child(void)
 	close_own_fd();
 	atomic_store(&ckt_writer_running, 0);
 	atomic_store(&finished, 1);
+	atomic_store(&finish_done, 1);
 }

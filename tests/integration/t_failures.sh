@@ -249,6 +249,14 @@ expect_eq "own allocator: its mapping is traced" "$(jget $T/own.json peak_mmap.b
 expect_eq "own allocator: one line names it" "$(grep warning $T/own.err)" \
 	"cuzktrace: warning: 'malloc' is provided by '$P/ownmalloc' ahead of the tracer: allocations through it are not traced (an allocator linked into the program?); expect RSS well above the traced heap"
 
+# The same with 40 thread-specific keys taken before the tracer's (a library of the program
+# makes them): glibc's pthread_setspecific then callocs, and that calloc is the program's.
+# The tracer does without its exit key on such threads (the writer finds them gone).
+CUZKTRACE_OUT=$T/ownk.zst traced ownk $P/ownmalloc_keys
+$REPORT --json $T/ownk.zst >$T/ownk.json
+expect_eq "own allocator, key past glibc's first 32: not re-entered, its mapping traced" \
+	"$(cat $T/ownk.out)/$(cat $T/ownk.rc)/$(jget $T/ownk.json peak_mmap.bytes)" "own: done/0/8388608"
+
 # The real thing: rustc links jemalloc and exports its malloc. It must compile a program
 # under the tracer (it hung before the tracer kept to glibc's allocator), with the one line.
 RUSTC_BIN=

@@ -7,8 +7,11 @@
  *      first 2 MiB are open (mapped), 5 MiB stay reserved.
  *   3. 3 MiB reserved, its last 1 MiB replaced by a read-only shared mapping of a file, then
  *      read-write over all 3: EACCES at the file, the first 2 MiB are open.
- * At exit: anonymous mmap 6 MiB, file-backed 1 MiB, reserved 10 MiB; peak reserved 13 MiB
- * (with none of the failed calls recorded: 7, 1, 9 and 10 MiB).
+ *   4. 3 MiB reserved, a hole at +1 MiB, its last 1 MiB opened (one mprotect that works),
+ *      then read-write over all 3: ENOMEM, the first 1 MiB is open. The last 1 MiB had the
+ *      protection already and is past the hole: the failed call is recorded once, for 1 MiB.
+ * At exit: anonymous mmap 8 MiB, file-backed 1 MiB, reserved 10 MiB; peak reserved 13 MiB
+ * (with none of the failed calls recorded: 8, 1, 10 and 11 MiB); 5 mprotect records.
  * Prints "protfail: ok" when each call failed as the kernel should (else what happened). */
 #include <errno.h>
 #include <fcntl.h>
@@ -69,6 +72,15 @@ int main(void)
 	rc = mprotect(q, 3 * MiB, PROT_READ | PROT_WRITE);
 	bad |= expect_fail("open up to a read-only file", rc, errno, EACCES);
 	memset(q, 3, 2 * MiB);
+
+	char *c = map(3 * MiB, PROT_NONE);
+	munmap(c + MiB, MiB);
+	if (mprotect(c + 2 * MiB, MiB, PROT_READ | PROT_WRITE) != 0)
+		_exit(6);
+	rc = mprotect(c, 3 * MiB, PROT_READ | PROT_WRITE);
+	bad |= expect_fail("open over a hole before an open part", rc, errno, ENOMEM);
+	memset(c, 4, MiB);
+	memset(c + 2 * MiB, 4, MiB);
 
 	usleep(30000); /* RSS samples */
 	if (!bad)
