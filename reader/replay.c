@@ -310,9 +310,14 @@ struct ckt_range {
 	uint32_t *pieces;
 };
 
+/* Live ranges sorted by address in one array with room at both ends: r points at the first of
+ * n ranges, `front` free slots before it, cap in all. An insert or a removal moves the shorter
+ * side, so the common places stay cheap: new mappings land below the others (the kernel hands
+ * out addresses top down: the front), and a mapping split from the top down inserts next to the
+ * same place. Each was a memmove of the whole array (100,000 mmaps: 2.3 s, quadratic). */
 struct ckt_rangeset {
 	struct ckt_range *r;
-	size_t n, cap;
+	size_t n, cap, front;
 };
 
 /* One range of a mapping is gone: the mapping's last one, or a piece of it. */
@@ -339,20 +344,62 @@ static size_t ckt_replay_range_lower(const struct ckt_rangeset *s, uint64_t addr
 	return lo;
 }
 
-static int ckt_replay_range_insert_at(struct ckt_rangeset *s, size_t i, const struct ckt_range *v)
+/* Gives the side an insert moves (front: the ranges before it) a free slot: the free slots are
+ * shared out evenly again, in a buffer twice the size when under a quarter of it is free. */
+static int ckt_replay_range_room(struct ckt_rangeset *s, bool front)
 {
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 64;
-		struct ckt_range *p = realloc(s->r, cap * sizeof(*p));
+	if (front ? s->front > 0 : s->front + s->n < s->cap)
+		return 0;
+	size_t cap = s->cap, free_slots = s->cap - s->n;
+	if (free_slots < 2 || free_slots < s->cap / 4)
+		cap = s->cap ? s->cap * 2 : 64;
+	size_t at = (cap - s->n) / 2;
+	struct ckt_range *base = s->r - s->front;
+	if (cap != s->cap) {
+		struct ckt_range *p = malloc(cap * sizeof(*p));
 		if (!p)
 			return CKT_ENOMEM;
-		s->r = p;
-		s->cap = cap;
+		if (s->n)
+			memcpy(p + at, s->r, s->n * sizeof(*p));
+		free(base);
+		base = p;
+	} else {
+		memmove(base + at, s->r, s->n * sizeof(*base));
 	}
-	memmove(&s->r[i + 1], &s->r[i], (s->n - i) * sizeof(*s->r));
+	s->r = base + at;
+	s->front = at;
+	s->cap = cap;
+	return 0;
+}
+
+static int ckt_replay_range_insert_at(struct ckt_rangeset *s, size_t i, const struct ckt_range *v)
+{
+	bool front = i < s->n - i;
+	if (ckt_replay_range_room(s, front) < 0)
+		return CKT_ENOMEM;
+	if (front) {
+		memmove(s->r - 1, s->r, i * sizeof(*s->r));
+		s->r--;
+		s->front--;
+	} else {
+		memmove(&s->r[i + 1], &s->r[i], (s->n - i) * sizeof(*s->r));
+	}
 	s->r[i] = *v;
 	s->n++;
 	return 0;
+}
+
+/* Removes the k ranges from index i on, moving the shorter side. */
+static void ckt_replay_range_remove(struct ckt_rangeset *s, size_t i, size_t k)
+{
+	if (i < s->n - i - k) {
+		memmove(s->r + k, s->r, i * sizeof(*s->r));
+		s->r += k;
+		s->front += k;
+	} else {
+		memmove(&s->r[i], &s->r[i + k], (s->n - i - k) * sizeof(*s->r));
+	}
+	s->n -= k;
 }
 
 /* ---- threads and the merge heap ---- */
@@ -604,7 +651,8 @@ void ckt_replay_free(struct ckt_replay *r)
 	ckt_replay_big_free(r->young.slots, r->young.cap * sizeof(*r->young.slots));
 	for (size_t i = 0; i < r->maps.n; i++)
 		(void)ckt_replay_piece_gone(&r->maps.r[i]);
-	free(r->maps.r);
+	if (r->maps.r)
+		free(r->maps.r - r->maps.front);
 	free(r->cuda_blocks.slots);
 	free(r->cuda_handles.slots);
 	free(r->cuda_maps.slots);
@@ -1063,10 +1111,8 @@ static int ckt_replay_unmap(struct ckt_replay *r, uint64_t s, uint64_t e, uint64
 			i++;
 		}
 	}
-	if (gone) {
-		memmove(&rs->r[gone_at], &rs->r[gone_at + gone], (rs->n - gone_at - gone) * sizeof(*rs->r));
-		rs->n -= gone;
-	}
+	if (gone)
+		ckt_replay_range_remove(rs, gone_at, gone);
 	return 0;
 }
 
@@ -1119,8 +1165,7 @@ static void ckt_replay_range_join(struct ckt_rangeset *rs, size_t i)
 {
 	rs->r[i].end = rs->r[i + 1].end;
 	--*rs->r[i].pieces;
-	memmove(&rs->r[i + 1], &rs->r[i + 2], (rs->n - i - 2) * sizeof(*rs->r));
-	rs->n--;
+	ckt_replay_range_remove(rs, i + 1, 1);
 }
 
 /* mprotect: the live mappings' pages in [s, e) now have protection prot. Only whether pages are

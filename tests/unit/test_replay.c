@@ -789,6 +789,83 @@ static void test_mapping_oracle(void **state)
 	}
 }
 
+/* The same against a page model of 4,096 pages, with thousands of ranges live: mappings made
+ * top down (each lands in front of the others), random maps and unmaps over them, a mapping
+ * split top down by holes, and everything unmapped from both ends. Exercises the range array's
+ * inserts and removals on both sides, its re-centring and its growth. */
+#define BIG_PAGES 4096
+struct page_model {
+	uint8_t pages[BIG_PAGES]; /* 0 unmapped, 1 anonymous, 2 file-backed */
+	uint64_t peak, peak_anon, peak_file;
+};
+
+static void model_set(struct page_model *m, unsigned p, unsigned n, uint8_t v)
+{
+	memset(m->pages + p, v, n);
+	uint64_t anon = 0, file = 0;
+	for (int i = 0; i < BIG_PAGES; i++) {
+		anon += m->pages[i] == 1 ? P : 0;
+		file += m->pages[i] == 2 ? P : 0;
+	}
+	m->peak = anon + file > m->peak ? anon + file : m->peak;
+	m->peak_anon = anon > m->peak_anon ? anon : m->peak_anon;
+	m->peak_file = file > m->peak_file ? file : m->peak_file;
+}
+
+static void test_mapping_oracle_many_ranges(void **state)
+{
+	(void)state;
+	static struct page_model m;
+	const uint64_t base = 0x7e0000000000ull;
+	uint64_t seed = 777, ts = 10;
+	struct tb b;
+	struct ckt_replay_stats st;
+	tb_init(&b);
+	tb_header(&b);
+	tb_frame(&b, 0);
+	tb_thread(&b, 1);
+	for (unsigned k = 0; k < 1500; k++, ts += 10) { /* top down, one page apart */
+		unsigned p = BIG_PAGES - 2 - 2 * k;
+		tb_mmap(&b, ts, base + p * P, P, CKT_MAP_ANON);
+		model_set(&m, p, 1, 1);
+	}
+	for (int op = 0; op < 3000; op++, ts += 10) {
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		unsigned p = (unsigned)(seed >> 20) % BIG_PAGES, n = (unsigned)(seed >> 40) % 4 + 1;
+		if (p + n > BIG_PAGES)
+			n = BIG_PAGES - p;
+		if ((seed >> 60) % 3 == 0) {
+			tb_munmap(&b, ts, base + p * P, 2 * n * P > (BIG_PAGES - p) * P ? n * P : 2 * n * P);
+			model_set(&m, p, 2 * n <= BIG_PAGES - p ? 2 * n : n, 0);
+		} else {
+			int anon = (seed >> 33) & 1;
+			tb_mmap(&b, ts, base + p * P, n * P, (anon ? CKT_MAP_ANON : 0) | CKT_MAP_FIXED);
+			model_set(&m, p, n, anon ? 1 : 2);
+		}
+	}
+	tb_mmap(&b, ts, base, 1024 * P, CKT_MAP_ANON | CKT_MAP_FIXED);
+	model_set(&m, 0, 1024, 1);
+	for (int k = 511; k >= 0; k--, ts += 10) { /* holes, top down */
+		tb_munmap(&b, ts += 10, base + (2 * (unsigned)k + 1) * P, P);
+		model_set(&m, 2 * (unsigned)k + 1, 1, 0);
+	}
+	for (unsigned k = 0; k < BIG_PAGES / 2; k += 8, ts += 10) { /* from both ends inwards */
+		tb_munmap(&b, ts, base + k * P, 8 * P);
+		model_set(&m, k, 8, 0);
+		tb_munmap(&b, ts += 10, base + (BIG_PAGES - 8 - k) * P, 8 * P);
+		model_set(&m, BIG_PAGES - 8 - k, 8, 0);
+	}
+	tb_end(&b, ts + 10, CKT_END_EXIT, 0, 0);
+	tb_flush(&b);
+	run_ok(&b, &st);
+	assert_int_equal(st.anon_mmap_bytes, 0);
+	assert_int_equal(st.file_mmap_bytes, 0);
+	assert_int_equal(st.peak_mmap.bytes, m.peak);
+	assert_int_equal(st.peak_anon.bytes, m.peak_anon);
+	assert_int_equal(st.peak_file.bytes, m.peak_file);
+	tb_release(&b);
+}
+
 static char *report_json(const struct tb *b)
 {
 	char path[64], *text = NULL;
@@ -881,6 +958,7 @@ int main(void)
 		cmocka_unit_test(test_agg_bound_at_peak),
 		cmocka_unit_test(test_live_map_oracle),
 		cmocka_unit_test(test_mapping_oracle),
+		cmocka_unit_test(test_mapping_oracle_many_ranges),
 		cmocka_unit_test(test_json_shape),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
