@@ -820,10 +820,7 @@ static void test_mapping_oracle_many_ranges(void **state)
 	uint64_t seed = 777, ts = 10;
 	struct tb b;
 	struct ckt_replay_stats st;
-	tb_init(&b);
-	tb_header(&b);
-	tb_frame(&b, 0);
-	tb_thread(&b, 1);
+	tb_start(&b, 1);
 	for (unsigned k = 0; k < 1500; k++, ts += 10) { /* top down, one page apart */
 		unsigned p = BIG_PAGES - 2 - 2 * k;
 		tb_mmap(&b, ts, base + p * P, P, CKT_MAP_ANON);
