@@ -233,6 +233,7 @@ struct ckt_ring {
 	/* set once */
 	_Alignas(64) _Atomic int state; /* enum ckt_ring_state */
 	pid_t tid; /* the owner's; 0 while the ring is free (set after the owner takes it) */
+	pid_t pid; /* getpid() when it was taken: not the traced process's in a vfork child */
 	unsigned long pth; /* pthread_self() of the owner, to name it when another thread renames it */
 	int64_t *_Atomic agg_src; /* the owner's running totals (TLS agg_bytes, agg_blocks) while it
 				   * lives: the writer's last flush sends what is still pending */

@@ -20,6 +20,7 @@ CKT_TLS struct ckt_tls ckt_tls;
 struct ckt_ring *_Atomic ckt_rings;
 atomic_uint ckt_rings_exited;
 static pthread_key_t exit_key;
+static atomic_uint rings_mapped;
 #define CKT_KEYS_IN_DESCRIPTOR 32u /* glibc's PTHREAD_KEY_2NDLEVEL_SIZE */
 static int exit_key_ok;
 
@@ -90,8 +91,16 @@ CKT_NOINLINE struct ckt_ring *ckt_thread_attach(struct ckt_tls *t)
 			break;
 		}
 	}
-	if (!r)
+	if (!r) {
 		r = ring_new();
+		/* No ring was free. Threads that ended without our destructor (a raw exit system
+		 * call) do not wake the writer, which frees their rings only at its flushes: a
+		 * program that churns such threads would map a ring for each thread started in a
+		 * flush interval. Past 64 rings, each new one wakes the writer (one futex call
+		 * beside a 516 KiB mmap). */
+		if (r && atomic_fetch_add(&rings_mapped, 1) >= 64)
+			ckt_writer_wake();
+	}
 	if (!r) {
 		static atomic_int said;
 		t->dead = 2;
@@ -100,6 +109,7 @@ CKT_NOINLINE struct ckt_ring *ckt_thread_attach(struct ckt_tls *t)
 				"are not traced (the trace counts what they lose)", NULL, NULL, NULL);
 		return NULL;
 	}
+	__atomic_store_n(&r->pid, (pid_t)syscall(SYS_getpid), __ATOMIC_RELAXED);
 	__atomic_store_n(&r->tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELAXED);
 	r->pth = (unsigned long)pthread_self();
 	/* A recycled ring is empty: the writer drained it up to head before freeing it. */

@@ -38,6 +38,7 @@ static atomic_int stop_flag, finished, wake_pending, writer_failed;
  * the same time waits for it: its exit_group would cut the flush short). final_done: the
  * writer has written its last flush (what ckt_writer_finish_fast waits for). Futex words. */
 static atomic_int finish_done, final_done;
+static pid_t trace_pid; /* the traced process (the writer's) */
 static _Atomic pid_t finisher;
 static atomic_int pause_flag; /* ckt_helpers_pause: flush, then end the thread (no END record) */
 static pthread_t writer_thread;
@@ -414,7 +415,10 @@ static int send_pending_totals(uint8_t **p, size_t nc)
  * no event for CKT_GONE_IDLE flushes in a row, and every CKT_GONE_EVERY flushes after that:
  * a pool of 1,000 idle threads costs 1,000 tgkill calls a second at the default 100 ms. A
  * ring's tid is 0 between its recycling and its next owner's attach, which stores its own
- * tid after taking the ring: a new owner is never taken for the old one. */
+ * tid after taking the ring: a new owner is never taken for the old one. A ring taken in a
+ * vfork child holds the child's tid, which the kernel reports gone (another process) while the
+ * thread that shares the child's memory goes on with the ring: such rings are left to the exit
+ * destructor (ring pid, set at attach, not the traced process's). */
 #define CKT_GONE_IDLE 1u
 #define CKT_GONE_EVERY 10u
 static int gone_unsaid(struct ckt_ring *r, int idle)
@@ -425,7 +429,8 @@ static int gone_unsaid(struct ckt_ring *r, int idle)
 	}
 	uint32_t n = ++r->w_idle;
 	return n >= CKT_GONE_IDLE && (n - CKT_GONE_IDLE) % CKT_GONE_EVERY == 0 &&
-	       __atomic_load_n(&r->tid, __ATOMIC_RELAXED) != 0;
+	       __atomic_load_n(&r->tid, __ATOMIC_RELAXED) != 0 &&
+	       __atomic_load_n(&r->pid, __ATOMIC_RELAXED) == trace_pid;
 }
 
 /* One flush: every complete event in every ring, then SYNC (and END when final). */
@@ -473,8 +478,8 @@ static int cycle(int final)
 		}
 		/* recycle only if nothing was recorded since the snapshot: the thread's later
 		 * destructors may still have written to it before it died */
-		int exited = curs[i].state == CKT_RING_EXITED;
-		if ((exited || gone_unsaid(r, curs[i].t == h)) && t == h && thread_gone(r->tid) &&
+		if ((curs[i].state == CKT_RING_EXITED || gone_unsaid(r, curs[i].t == h)) && t == h &&
+		    thread_gone(r->tid) &&
 		    atomic_load_explicit(&r->head, memory_order_acquire) == t) {
 			/* the reader learns the thread has no totals pending any more, from the
 			 * time of its last event (the thread is gone: nothing writes last_ts now) */
@@ -485,8 +490,10 @@ static int cycle(int final)
 			atomic_store(&r->busy, CKT_NOT_BUSY);
 			r->w_idle = 0;
 			__atomic_store_n(&r->tid, 0, __ATOMIC_RELAXED); /* see gone_unsaid */
-			atomic_store_explicit(&r->state, CKT_RING_FREE, memory_order_release);
-			if (exited)
+			/* the state now, not the snapshot's: the thread may have run its exit
+			 * destructor (LIVE -> EXITED, counted) just before it went */
+			if (atomic_exchange_explicit(&r->state, CKT_RING_FREE, memory_order_acq_rel) ==
+			    CKT_RING_EXITED)
 				atomic_fetch_sub(&ckt_rings_exited, 1);
 		}
 	}
@@ -987,7 +994,6 @@ static const char *reason_text(int rc)
 	}
 }
 
-static pid_t trace_pid;
 
 const char *ckt_writer_requested_path(void)
 {
@@ -1275,11 +1281,19 @@ static void finish(int reason, int fast)
 	pid_t me = (pid_t)syscall(SYS_gettid);
 	if (atomic_exchange(&finished, 1)) {
 		/* another thread is finishing (exit racing _exit, or the writer finding the program
-		 * gone): this one would end the process under it; wait as long as it progresses */
+		 * gone): this one would end the process under it; wait while the final flush
+		 * progresses. Progress counts only once that thread has asked for the final flush:
+		 * before, the writer's idle cycles say nothing about it (it may be stuck, as in a
+		 * join that needs a lock this thread's interrupted code holds), so 10 s at most. */
 		if (atomic_load(&finisher) != me && fd >= 0) {
 			uint64_t c = UINT64_MAX, b = UINT64_MAX;
-			for (int still = 0; still < 10 && !wait_word(&finish_done);)
-				still = writer_moved(&c, &b) ? 0 : still + 1;
+			int still = 0;
+			while (still < 10 && !wait_word(&finish_done))
+				still = atomic_load(&stop_flag) && writer_moved(&c, &b) ? 0 : still + 1;
+			if (still >= 10)
+				ckt_log("error: the process ended while another thread was finishing the "
+					"trace, which made no progress for 10 s; '", path_abs,
+					"' is left incomplete", NULL);
 		}
 		return;
 	}

@@ -47,15 +47,15 @@ static void *filler(void *arg)
 	return NULL;
 }
 
-/* _exit(7) 20 ms after main began its exit: inside the tracer's final flush, when that flush
+/* _exit(7) 1 ms after main began its exit: inside the tracer's final flush, when that flush
  * is slow (CUZKTRACE_ZSTD_LEVEL=19 and 16 threads' rings) */
 static void *racer(void *arg)
 {
 	(void)arg;
 	while (!atomic_load(&go))
 		;
-	struct timespec ms20 = {0, 1000000};
-	nanosleep(&ms20, NULL);
+	struct timespec ms1 = {0, 1000000};
+	nanosleep(&ms1, NULL);
 	_exit(7);
 }
 
