@@ -110,7 +110,7 @@ CKT_NOINLINE struct ckt_ring *ckt_thread_attach(struct ckt_tls *t)
 		return NULL;
 	}
 	__atomic_store_n(&r->pid, (pid_t)syscall(SYS_getpid), __ATOMIC_RELAXED);
-	__atomic_store_n(&r->tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELAXED);
+	__atomic_store_n(&r->tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
 	r->pth = (unsigned long)pthread_self();
 	/* A recycled ring is empty: the writer drained it up to head before freeing it. */
 	r->tail_cache = atomic_load_explicit(&r->tail, memory_order_acquire);

@@ -303,6 +303,16 @@ static int thread_gone(pid_t tid)
 	return syscall(SYS_tgkill, getpid(), tid, 0) == -1 && errno == ESRCH;
 }
 
+/* The ring's tid is a thread of this process that the kernel can be asked about: not 0 (free,
+ * or being taken) and not taken in a vfork child (the child's tid, gone or not, says nothing
+ * of the thread: such a ring is never recycled, a ring's memory lost per such thread). The
+ * tid is stored last, with release: the pid read after it is the same owner's. */
+static int own_tid(struct ckt_ring *r)
+{
+	return __atomic_load_n(&r->tid, __ATOMIC_ACQUIRE) != 0 &&
+	       __atomic_load_n(&r->pid, __ATOMIC_RELAXED) == trace_pid;
+}
+
 /* The rings to drain in this flush, with the head seen at its start: the summary and the
  * encoder must cover the same events. Grown as threads appear (the writer's own malloc). */
 static struct ckt_cursor *curs;
@@ -393,7 +403,7 @@ static int send_pending_totals(uint8_t **p, size_t nc)
 		int64_t *src = atomic_load(&r->agg_src);
 		/* a thread gone without running our exit destructor (it first allocated after the
 		 * destructor rounds) left a pointer into freed TLS: read only live threads' */
-		if (!src || atomic_load(&r->state) != CKT_RING_LIVE || thread_gone(r->tid))
+		if (!src || atomic_load(&r->state) != CKT_RING_LIVE || (own_tid(r) && thread_gone(r->tid)))
 			continue;
 		int64_t bytes = __atomic_load_n(&src[0], __ATOMIC_RELAXED);
 		int64_t blocks = __atomic_load_n(&src[1], __ATOMIC_RELAXED);
@@ -429,8 +439,7 @@ static int gone_unsaid(struct ckt_ring *r, int idle)
 	}
 	uint32_t n = ++r->w_idle;
 	return n >= CKT_GONE_IDLE && (n - CKT_GONE_IDLE) % CKT_GONE_EVERY == 0 &&
-	       __atomic_load_n(&r->tid, __ATOMIC_RELAXED) != 0 &&
-	       __atomic_load_n(&r->pid, __ATOMIC_RELAXED) == trace_pid;
+	       own_tid(r);
 }
 
 /* One flush: every complete event in every ring, then SYNC (and END when final). */
@@ -479,7 +488,7 @@ static int cycle(int final)
 		/* recycle only if nothing was recorded since the snapshot: the thread's later
 		 * destructors may still have written to it before it died */
 		if ((curs[i].state == CKT_RING_EXITED || gone_unsaid(r, curs[i].t == h)) && t == h &&
-		    thread_gone(r->tid) &&
+		    own_tid(r) && thread_gone(r->tid) &&
 		    atomic_load_explicit(&r->head, memory_order_acquire) == t) {
 			/* the reader learns the thread has no totals pending any more, from the
 			 * time of its last event (the thread is gone: nothing writes last_ts now) */
@@ -539,6 +548,24 @@ static int join_writer(int fast);
 
 static _Atomic pid_t writer_tid;
 
+/* Whether the main thread has ended (a zombie: "Z" in /proc/self/stat, which shows the
+ * leader's state), not only begun its pthread_exit: its key destructors still run, and may
+ * allocate or call exit. */
+static int leader_ended(void)
+{
+	char st[512];
+	int f = ckt_proc_open("self/stat", O_RDONLY);
+	if (f < 0)
+		return 1; /* cannot tell: as before, the leader does not count */
+	ssize_t n = read(f, st, sizeof(st) - 1);
+	close(f);
+	if (n <= 0)
+		return 1;
+	st[n] = 0;
+	const char *paren = strrchr(st, ')');
+	return !paren || paren[1] != ' ' || paren[2] == 'Z' || paren[2] == 'X';
+}
+
 /* 1 when the process has no thread besides the caller, its leader (a zombie after the main
  * thread's pthread_exit, or the caller itself) and the threads a and b (0: none); -1 when
  * /proc cannot be read. Reads the
@@ -563,7 +590,9 @@ static int alone_but(pid_t a, pid_t b)
 				others = 1;
 		}
 	close(dfd);
-	return !others && n == 0;
+	if (others || n != 0)
+		return 0;
+	return me == leader || leader_ended();
 }
 
 /* no thread of the program is left besides the caller: only the tracer's. Without /proc
@@ -596,6 +625,7 @@ static void finish_said_done(void);
 static void finish_orphaned(void)
 {
 	atomic_store(&finisher, (pid_t)syscall(SYS_gettid));
+	atomic_store(&stop_flag, 1); /* the final flush has begun (a thread that exits waits) */
 	ckt_rss_stop(); /* its last sample goes into the final flush */
 	int rc = cycle(CKT_END_EXIT + 1);
 	atomic_store(&ckt_writer_running, 0);
@@ -1290,7 +1320,7 @@ static void finish(int reason, int fast)
 			int still = 0;
 			while (still < 10 && !wait_word(&finish_done))
 				still = atomic_load(&stop_flag) && writer_moved(&c, &b) ? 0 : still + 1;
-			if (still >= 10)
+			if (still >= 10 && !atomic_load(&final_done))
 				ckt_log("error: the process ended while another thread was finishing the "
 					"trace, which made no progress for 10 s; '", path_abs,
 					"' is left incomplete", NULL);

@@ -354,7 +354,7 @@ static int ckt_replay_range_room(struct ckt_rangeset *s, bool front)
 	if (free_slots < 2 || free_slots < s->cap / 4)
 		cap = s->cap ? s->cap * 2 : 64;
 	size_t at = (cap - s->n) / 2;
-	struct ckt_range *base = s->r - s->front;
+	struct ckt_range *base = s->r ? s->r - s->front : NULL;
 	if (cap != s->cap) {
 		struct ckt_range *p = malloc(cap * sizeof(*p));
 		if (!p)

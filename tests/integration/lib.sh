@@ -32,6 +32,16 @@ traced() {
 	echo $? >"$T/$name.rc"
 }
 
+# traced_json NAME CMD...: traced, killed after 60 s (a hang fails, and does not stop the
+# suite), then the report of $T/NAME.zst in $T/NAME.json; prints the live heap bytes at exit
+traced_json() {
+	local name=$1; shift
+	CUZKTRACE_OUT=$T/$name.zst timeout -s KILL 60 env LD_PRELOAD=$LIB "$@" >"$T/$name.out" 2>"$T/$name.err"
+	echo $? >"$T/$name.rc"
+	$REPORT --json "$T/$name.zst" >"$T/$name.json" 2>/dev/null
+	jget "$T/$name.json" live_at_exit.heap_bytes
+}
+
 # frame_sizes FILE: "<frames> <largest decoded size>" of a zstd file, from the frame headers
 # (the writer pledges each frame's size, so every header carries it)
 frame_sizes() {
