@@ -50,7 +50,8 @@ static void on_thread_exit(void *arg)
 	}
 	atomic_store(&r->agg_src, NULL); /* its TLS goes away with the thread */
 	atomic_store_explicit(&r->state, CKT_RING_EXITED, memory_order_release);
-	if (atomic_fetch_add(&ckt_rings_exited, 1) + 1 >= CKT_EXITED_WAKE)
+	/* counted while it waits to be recycled: never, for a ring taken in a vfork child */
+	if (r->pid == ckt_writer_pid() && atomic_fetch_add(&ckt_rings_exited, 1) + 1 >= CKT_EXITED_WAKE)
 		ckt_writer_wake();
 }
 

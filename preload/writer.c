@@ -402,8 +402,10 @@ static int send_pending_totals(uint8_t **p, size_t nc)
 		struct ckt_ring *r = curs[i].ring;
 		int64_t *src = atomic_load(&r->agg_src);
 		/* a thread gone without running our exit destructor (it first allocated after the
-		 * destructor rounds) left a pointer into freed TLS: read only live threads' */
-		if (!src || atomic_load(&r->state) != CKT_RING_LIVE || (own_tid(r) && thread_gone(r->tid)))
+		 * destructor rounds) left a pointer into freed TLS: read only live threads', and
+		 * not a ring taken in a vfork child, whose thread cannot be asked about (its last
+		 * unsent totals, under CKT_AGG_STEP, are lost) */
+		if (!src || atomic_load(&r->state) != CKT_RING_LIVE || !own_tid(r) || thread_gone(r->tid))
 			continue;
 		int64_t bytes = __atomic_load_n(&src[0], __ATOMIC_RELAXED);
 		int64_t blocks = __atomic_load_n(&src[1], __ATOMIC_RELAXED);
@@ -607,10 +609,12 @@ static int only_helpers_left(void)
 	pid_t me = (pid_t)syscall(SYS_gettid), leader = getpid();
 	for (struct ckt_ring *r = atomic_load(&ckt_rings); r; r = r->next) {
 		pid_t tid = r->tid;
-		if (atomic_load(&r->state) == CKT_RING_FREE || !tid || tid == me || tid == leader ||
-		    tid == rss || tid == wr)
+		int state = atomic_load(&r->state);
+		if (state == CKT_RING_FREE || !tid || tid == me || tid == leader || tid == rss || tid == wr)
 			continue;
-		if (!thread_gone(tid))
+		/* a ring taken in a vfork child: its tid says nothing of the thread, alive until
+		 * its exit destructor said otherwise */
+		if (!own_tid(r) ? state != CKT_RING_EXITED : !thread_gone(tid))
 			return 0;
 	}
 	return 1;

@@ -122,6 +122,31 @@ for vf in 0: 524288: 0:dtor 524288:dtor; do
 		"0/done/false/0/1"
 done
 
+# ... and such a thread that ends without the tracer's exit destructor: the default mode's
+# last flush must not read its totals (SIGSEGV at exit, or another thread's totals twice)
+for vd in raw key; do
+	exact=$(CUZKTRACE_SAMPLE=0 traced_json vde $P/vforkdead $vd)
+	def=$(CUZKTRACE_SAMPLE=524288 traced_json vdd $P/vforkdead $vd)
+	expect_eq "vfork-taken ring, thread gone unseen ($vd): both modes end, complete; default within one step under exact ($def, $exact)" \
+		"$(cat $T/vde.rc)/$(cat $T/vdd.rc)/$(jget $T/vde.json truncated)/$(jget $T/vdd.json truncated)/$(( exact >= 20100 && def <= exact && exact - def < 65536 ))" \
+		"0/0/false/false/1"
+done
+
+# without /proc (a mount namespace with none), after main's pthread_exit, the writer tells the
+# program's threads by their rings: a vfork-taken ring's thread counts as alive until its exit
+# destructor (it was taken for ended, and its 50,000 bytes were missing)
+if unshare -m true 2>/dev/null; then
+	unshare -m sh -c "mount -t tmpfs none /proc && CUZKTRACE_OUT=$T/vdp.zst timeout -s KILL 60 env LD_PRELOAD=$LIB $P/vforkdead pexit" \
+		>$T/vdp.out 2>/dev/null
+	echo $? >$T/vdp.rc
+	$REPORT --json $T/vdp.zst >$T/vdp.json 2>/dev/null
+	live=$(jget $T/vdp.json live_at_exit.heap_bytes)
+	expect_eq "no /proc, main's pthread_exit, vfork-taken ring: complete, 50,100 kept (+ < 16 KiB of glibc's, $live)" \
+		"$(cat $T/vdp.rc)/$(cat $T/vdp.out)/$(jget $T/vdp.json truncated)/$(( live >= 50100 && live < 66484 ))" "0/done/false/1"
+else
+	echo "  skip vfork-taken ring without /proc: no mount namespaces here"
+fi
+
 # main's pthread_exit, then a key destructor of the program's on the main thread keeps 50,000
 # bytes (and returns, or calls exit): the trace is finished only after it (it was finished
 # before, without them and without a word)
