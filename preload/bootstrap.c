@@ -190,8 +190,8 @@ __attribute__((constructor(101))) static void ckt_init(void)
 	errno = saved_errno;
 }
 
-/* The process ends (exit, return from main: fast 0; _exit, quick_exit: fast 1, see
- * ckt_writer_finish_fast): the last flush and the END record. */
+/* The process ends (exit, return from main, _exit, quick_exit; fast 1: no thread joined, see
+ * ckt_writer_finish_fast; every caller now): the last flush and the END record. */
 void ckt_finish_exit(int fast)
 {
 	/* A child made without fork's atfork handlers (_Fork, clone, a vfork child that calls
@@ -210,9 +210,11 @@ void ckt_finish_exit(int fast)
 	/* the guard stays raised: whatever this thread does after the final flush is not traced */
 }
 
+/* Without joining the helper threads (fast): exit may come from a signal handler that
+ * interrupted the program inside malloc or pthread_join, whose locks a join needs (it hung). */
 __attribute__((destructor(101))) static void ckt_fini(void)
 {
-	ckt_finish_exit(0);
+	ckt_finish_exit(1);
 }
 
 /* quick_exit runs the at_quick_exit handlers, newest first, then an _exit the hook cannot see

@@ -610,6 +610,7 @@ void ckt_writer_finish(int reason);
  * signal handler calling _exit may have interrupted the holder of): it waits for the writer's
  * final flush instead, under the same progress rule. */
 void ckt_writer_finish_fast(int reason);
+int ckt_writer_finishing(void); /* set up here, and finishing or finished (writer.c) */
 void ckt_writer_wake(void);
 extern atomic_int ckt_writer_running;
 /* writer cycles completed; and 1 + the count at which a thread last gave up waiting for room

@@ -24,7 +24,8 @@ static int is_tracer_process(void)
 {
 	/* not ckt_writer_running: the writer is down during a pause (an exec from a signal
 	 * handler then) or after a write error, and the trace is still this process's */
-	return (ckt_writer_tracing() || finished_here) && getpid() == ckt_writer_pid();
+	return (ckt_writer_tracing() || finished_here || ckt_writer_finishing()) &&
+	       getpid() == ckt_writer_pid();
 }
 
 static void before_exec(void)

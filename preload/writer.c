@@ -1054,6 +1054,14 @@ int ckt_writer_tracing(void)
 	return fd >= 0 && !atomic_load(&finished) && getpid() == trace_pid;
 }
 
+/* This process's trace was set up and has begun to be finished (by exit on another thread,
+ * say): an exec now must still wait for that and pass its path on (the new image would
+ * otherwise open the same file afresh and wipe the finished trace). */
+int ckt_writer_finishing(void)
+{
+	return trace_pid && getpid() == trace_pid && atomic_load(&finished);
+}
+
 /* Around the tracer's own thread work in a pause (joins free, creations allocate the helpers'
  * TLS tables, which are not the program's): the guard, and every signal blocked meanwhile, so
  * that a signal handler of this thread runs after it, traced, not inside it untraced. */

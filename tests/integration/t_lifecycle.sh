@@ -235,14 +235,14 @@ echo $? >$T/esig.rc
 $REPORT --json $T/esig.zst >$T/esig.json 2>$T/esig.rerr
 expect_eq "_exit in a handler during pthread_join: status 0 (no hang), trace complete (END: exit)" \
 	"$(cat $T/esig.rc)/$(jget $T/esig.json truncated)/$(jget $T/esig.json end_reason)/$(cat $T/esig.rerr)" "0/false/exit/"
-# the same _exit while main's exit finishes the trace: main's join of the tracer's helpers
-# needs the lock the handler's thread holds, and that thread waited for main for good
+# the same _exit while main's exit finishes the trace: main's exit joined the tracer's helpers,
+# which needs the lock the handler's thread holds, and that thread waited for main (for good,
+# then 10 s); exit joins nothing now: the trace is complete, whichever ends the process
 CUZKTRACE_OUT=$T/ejoin.zst timeout -s KILL 60 env LD_PRELOAD=$LIB $P/exitjoin >/dev/null 2>$T/ejoin.err
-echo $? >$T/ejoin.rc
+ej_rc=$?
 $REPORT --json $T/ejoin.zst >$T/ejoin.json 2>/dev/null
-expect_eq "_exit in a handler during pthread_join while main exits: ends after 10 s (status 3), one line, trace truncated" \
-	"$(cat $T/ejoin.rc)/$(grep error $T/ejoin.err)/$(jget $T/ejoin.json truncated)" \
-	"3/cuzktrace: error: the process ended while another thread was finishing the trace, which made no progress for 10 s; '$T/ejoin.zst' is left incomplete/true"
+expect_eq "_exit in a handler during pthread_join while main exits: ends (status 0 or 3), no error, trace complete" \
+	"$( [ $ej_rc = 0 ] || [ $ej_rc = 3 ]; echo $?)/$(grep -c error $T/ejoin.err)/$(jget $T/ejoin.json truncated)/$(jget $T/ejoin.json end_reason)" "0/0/false/exit"
 # a thread's _exit while main's exit is in the final flush (slow at level 19, flushes held
 # back): it waits for that flush, whichever of the two ends the process
 fe_ok=0
@@ -256,6 +256,24 @@ for i in 1 2 3 4 5; do
 		fe_ok=$((fe_ok + 1))
 done
 expect_eq "_exit racing exit's final flush: 5 of 5 traces complete (END: exit, >= 23421 events), status 0 or 7" "$fe_ok" 5
+# exit from a signal handler that interrupted malloc (its arena lock held): the tracer's
+# destructor joins no thread (a join frees through that lock: it hung in about half the runs)
+se_ok=0
+for i in 1 2 3 4 5; do
+	CUZKTRACE_OUT=$T/sigexit.zst timeout -s KILL 30 env LD_PRELOAD=$LIB $P/sigexit >/dev/null 2>&1 &&
+		$REPORT --json $T/sigexit.zst >$T/sigexit.json 2>/dev/null && [ "$(jget $T/sigexit.json truncated)" = false ] &&
+		se_ok=$((se_ok + 1))
+done
+expect_eq "exit from a signal handler inside malloc: 5 of 5 runs end with status 0, traces complete" "$se_ok" 5
+# exit on main while another thread execs: the old image's trace survives, whoever wins
+ee_ok=0
+for i in 1 2 3 4 5 6; do
+	rm -rf $T/ee && mkdir $T/ee
+	CUZKTRACE_OUT=$T/ee/t.zst timeout -s KILL 30 env LD_PRELOAD=$LIB $P/execexit >/dev/null 2>&1
+	$REPORT --json $T/ee/t.zst >$T/ee.json 2>/dev/null
+	[ "$(jget $T/ee.json truncated)/$(jget $T/ee.json event_counts.alloc)" = false/50001 ] && ee_ok=$((ee_ok + 1))
+done
+expect_eq "exit racing exec on another thread: 6 of 6 old traces kept (50,001 allocations, complete)" "$ee_ok" 6
 # dash (Debian's /bin/sh) ends with _exit: a shell's own trace is complete
 if [ "$(readlink -f /bin/sh)" = "$(readlink -f "$(command -v dash 2>/dev/null)")" ]; then
 	mkdir -p $T/dash

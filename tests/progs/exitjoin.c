@@ -1,10 +1,11 @@
-/* exitjoin.c: main returns (exit: the tracer's destructor finishes the trace and joins its
- * helper threads) while thread B's signal handler, which interrupted B's pthread_join (glibc's
- * thread-stack lock held), sleeps 300 ms and calls _exit(3). The destructor's join needs that
- * lock and B's _exit waits for the destructor to finish the trace: neither can. B must give up
- * after 10 s without progress, say so in one line, and end the process (status 3; the trace
- * is left truncated). Exports its own allocator (built with -rdynamic) so that B's free inside
- * pthread_join raises the signal: certain, not timing. */
+/* exitjoin.c: main returns (exit: the tracer's destructor finishes the trace) while thread
+ * B's signal handler, which interrupted B's pthread_join (glibc's thread-stack lock held),
+ * sleeps 300 ms and calls _exit(3). The destructor joined the tracer's helper threads, which
+ * needs that lock, while B's _exit waited for the destructor: the program hung (later, after
+ * 10 s, it ended with a truncated trace). The destructor joins nothing now: the trace is
+ * complete whichever of the two ends the process (status 0 or 3). Exports its own allocator
+ * (built with -rdynamic) so that B's free inside pthread_join raises the signal: certain, not
+ * timing. */
 #include <pthread.h>
 #include <signal.h>
 #include <stddef.h>
