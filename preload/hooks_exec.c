@@ -254,3 +254,27 @@ CKT_EXPORT void _Exit(int status)
 {
 	fast_exit(ckt_real._Exit, status);
 }
+
+/* exit from two threads at once: each runs exit handlers, only one of them the tracer's
+ * destructor, and the other's exit ends with glibc's own _exit, out of the hooks' reach,
+ * which cut the first one's final flush short. The second caller waits for the trace to be
+ * finished (as long as that progresses; at most 10 s before its final flush begins), as
+ * glibc 2.41 and later make a second exit wait. A return from main is glibc's own call to
+ * exit and is not seen here. */
+static atomic_int exit_owner;
+CKT_EXPORT void exit(int status)
+{
+	struct ckt_tls *t = &ckt_tls;
+	if (!t->guard && t->dead != 1 && getpid() == ckt_writer_pid()) {
+		int me = (int)syscall(SYS_gettid), expect = 0;
+		if (!atomic_compare_exchange_strong(&exit_owner, &expect, me) && expect != me) {
+			t->guard++;
+			ckt_writer_await_finish();
+			t->guard--;
+		}
+	}
+	if (ckt_real.exit)
+		ckt_real.exit(status);
+	for (;;)
+		syscall(SYS_exit_group, status);
+}

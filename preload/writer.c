@@ -1315,6 +1315,19 @@ void ckt_writer_finish_fast(int reason)
 	finish(reason, 1);
 }
 
+void ckt_writer_await_finish(void)
+{
+	if (fd < 0 || getpid() != trace_pid)
+		return;
+	uint64_t c = UINT64_MAX, b = UINT64_MAX;
+	int still = 0;
+	while (still < 10 && !wait_word(&finish_done))
+		still = atomic_load(&stop_flag) && writer_moved(&c, &b) ? 0 : still + 1;
+	if (still >= 10 && !atomic_load(&final_done))
+		ckt_log("error: the process ended while another thread was finishing the trace, "
+			"which made no progress for 10 s; '", path_abs, "' is left incomplete", NULL);
+}
+
 static void finish(int reason, int fast)
 {
 	/* a child made without fork's atfork handlers: no writer thread to join (see ckt_fini) */
@@ -1327,16 +1340,8 @@ static void finish(int reason, int fast)
 		 * progresses. Progress counts only once that thread has asked for the final flush:
 		 * before, the writer's idle cycles say nothing about it (it may be stuck, as in a
 		 * join that needs a lock this thread's interrupted code holds), so 10 s at most. */
-		if (atomic_load(&finisher) != me && fd >= 0) {
-			uint64_t c = UINT64_MAX, b = UINT64_MAX;
-			int still = 0;
-			while (still < 10 && !wait_word(&finish_done))
-				still = atomic_load(&stop_flag) && writer_moved(&c, &b) ? 0 : still + 1;
-			if (still >= 10 && !atomic_load(&final_done))
-				ckt_log("error: the process ended while another thread was finishing the "
-					"trace, which made no progress for 10 s; '", path_abs,
-					"' is left incomplete", NULL);
-		}
+		if (atomic_load(&finisher) != me)
+			ckt_writer_await_finish();
 		return;
 	}
 	atomic_store(&finisher, me);

@@ -265,6 +265,16 @@ for i in 1 2 3 4 5; do
 		se_ok=$((se_ok + 1))
 done
 expect_eq "exit from a signal handler inside malloc: 5 of 5 runs end with status 0, traces complete" "$se_ok" 5
+# two threads call exit at once: the second waits for the trace to be finished (every run
+# was truncated: the second one's exit ends with glibc's own _exit)
+e2_ok=0
+for i in 1 2 3 4 5; do
+	CUZKTRACE_OUT=$T/exit2.zst timeout -s KILL 30 env LD_PRELOAD=$LIB $P/exit2 >/dev/null 2>&1 && e2_rc=0 || e2_rc=1
+	$REPORT --json $T/exit2.zst >$T/exit2.json 2>/dev/null
+	[ "$e2_rc/$(jget $T/exit2.json truncated)/$(( $(jget $T/exit2.json live_at_exit.heap_bytes) >= 3200000 ))" = 0/false/1 ] &&
+		e2_ok=$((e2_ok + 1))
+done
+expect_eq "exit on two threads at once: 5 of 5 traces complete, 3,200,000 bytes live" "$e2_ok" 5
 # exit on main while another thread execs: the old image's trace survives, whoever wins
 ee_ok=0
 for i in 1 2 3 4 5 6; do
