@@ -97,7 +97,7 @@ $(B)/progs/ctor: tests/progs/ctor.c $(B)/progs/libctorlib.so
 	$(call msg,CC,$@)$(CC) -std=gnu11 -O2 -g -o $@ $< -L$(B)/progs -lctorlib -Wl,-rpath,'$$ORIGIN'
 
 # export their own malloc, as a program with a built-in allocator does
-$(B)/progs/ownmalloc $(B)/progs/exitsig $(B)/progs/exitjoin: $(B)/progs/%: tests/progs/%.c $(B)/.flags
+$(B)/progs/ownmalloc $(B)/progs/exitsig: $(B)/progs/%: tests/progs/%.c $(B)/.flags
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$@)$(CC) -std=gnu11 -O1 -g -rdynamic -o $@ $<
 # ... and with a library that takes 40 thread-specific keys before the tracer starts

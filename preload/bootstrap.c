@@ -190,9 +190,11 @@ __attribute__((constructor(101))) static void ckt_init(void)
 	errno = saved_errno;
 }
 
-/* The process ends (exit, return from main, _exit, quick_exit; fast 1: no thread joined, see
- * ckt_writer_finish_fast; every caller now): the last flush and the END record. */
-void ckt_finish_exit(int fast)
+/* The process ends (exit, return from main, _exit, quick_exit): the last flush and the END
+ * record, without joining a thread (ckt_writer_finish_fast: exit may come from a signal
+ * handler that interrupted the program inside malloc or pthread_join, whose locks a join
+ * needs; it hung). */
+void ckt_finish_exit(void)
 {
 	/* A child made without fork's atfork handlers (_Fork, clone, a vfork child that calls
 	 * exit or _exit): the trace and its threads are the parent's. Nothing is written, not
@@ -203,25 +205,20 @@ void ckt_finish_exit(int fast)
 	ckt_tls.guard++;
 	if (ckt_sample_r)
 		ckt_sample_flush(&ckt_tls);
-	if (fast)
-		ckt_writer_finish_fast(CKT_END_EXIT);
-	else
-		ckt_writer_finish(CKT_END_EXIT);
+	ckt_writer_finish_fast(CKT_END_EXIT);
 	/* the guard stays raised: whatever this thread does after the final flush is not traced */
 }
 
-/* Without joining the helper threads (fast): exit may come from a signal handler that
- * interrupted the program inside malloc or pthread_join, whose locks a join needs (it hung). */
 __attribute__((destructor(101))) static void ckt_fini(void)
 {
-	ckt_finish_exit(1);
+	ckt_finish_exit();
 }
 
 /* quick_exit runs the at_quick_exit handlers, newest first, then an _exit the hook cannot see
  * (glibc calls it inside): this handler, registered at start, runs after the program's. */
 static void ckt_quick_exit_handler(void)
 {
-	ckt_finish_exit(1); /* quick_exit may come from a signal handler */
+	ckt_finish_exit();
 }
 
 int ckt_spawn_helper(void *(*fn)(void *), void *arg, unsigned long *thread_out, void **stack)

@@ -113,7 +113,7 @@ extern struct ckt_real ckt_real;
 /* 1 once the real allocator symbols are resolved; before that, hooks serve the early pool. */
 extern atomic_int ckt_boot_state;
 void ckt_bootstrap(void);
-void ckt_finish_exit(int fast); /* exit (0), _exit or quick_exit (1): the final flush (bootstrap.c) */
+void ckt_finish_exit(void); /* exit, _exit, quick_exit: the final flush (bootstrap.c) */
 void *ckt_pool_alloc(size_t size, size_t align);
 extern unsigned char ckt_pool[];
 #define CKT_POOL_SIZE (256 * 1024)

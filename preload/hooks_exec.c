@@ -233,7 +233,7 @@ static CKT_NOINLINE void before_fast_exit(void)
 	sigset_t all;
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
-	ckt_finish_exit(1);
+	ckt_finish_exit();
 }
 
 static __attribute__((noreturn)) void fast_exit(void (*real)(int), int status)

@@ -108,7 +108,7 @@ CKT_EXPORT int munmap(void *addr, size_t len)
  * stamped `before` (a release, bits 0) or now (an opening) ends the busy mark. */
 struct maps_run {
 	unsigned bits;
-	uintptr_t lo, hi; /* the run so far; lo == hi: none */
+	uintptr_t hi; /* the run so far is [s, hi); 0: none yet */
 };
 
 /* One line of /proc/self/maps, "lo-hi rwxp ...", in address order, against [s, e): 1 once the
@@ -132,11 +132,8 @@ static int maps_line(struct maps_run *m, const char *p, const char *end, uintptr
 	if (v[1] <= s)
 		return 0; /* before the range */
 	unsigned prot = (p[0] == 'r' ? 1u : 0u) | (p[1] == 'w' ? 2u : 0u) | (p[2] == 'x' ? 4u : 0u);
-	uintptr_t from = m->lo == m->hi ? s : m->hi; /* where the run must go on */
-	if (v[0] > from || prot != m->bits)
+	if (v[0] > (m->hi ? m->hi : s) || prot != m->bits)
 		return 1; /* a hole, or a mapping the call did not change */
-	if (m->lo == m->hi)
-		m->lo = s;
 	m->hi = v[1] < e ? v[1] : e;
 	return m->hi >= e;
 }
@@ -147,7 +144,7 @@ static CKT_NOINLINE void protect_partial(struct ckt_tls *t, uintptr_t addr, size
 	static atomic_int warned;
 	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
 	uintptr_t s = addr, e = (addr + len + page - 1) & ~(page - 1);
-	struct maps_run m = {bits, 0, 0};
+	struct maps_run m = {bits, 0};
 	int fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/maps", O_RDONLY | O_CLOEXEC);
 	char buf[4096];
 	size_t have = 0;
@@ -179,9 +176,8 @@ static CKT_NOINLINE void protect_partial(struct ckt_tls *t, uintptr_t addr, size
 	}
 	if (fd >= 0)
 		syscall(SYS_close, fd);
-	if (m.lo < m.hi)
-		ckt_put(t, CKT_EV_MPROTECT, (uint8_t)bits, bits ? ckt_stamp(t) : before, m.lo,
-			m.hi - m.lo, 0);
+	if (m.hi)
+		ckt_put(t, CKT_EV_MPROTECT, (uint8_t)bits, bits ? ckt_stamp(t) : before, s, m.hi - s, 0);
 	ckt_done(t);
 	if (!ok && !atomic_exchange(&warned, 1))
 		ckt_log("warning: an mprotect failed partway and /proc/self/maps cannot be read: "

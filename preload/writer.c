@@ -644,12 +644,18 @@ static void finish_orphaned(void)
 	finish_said_done();
 }
 
+/* Sets a futex word to 1 and wakes every waiter (wait_word). */
+static void word_set(atomic_int *word)
+{
+	atomic_store(word, 1);
+	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
 /* The writer will write no more (its last flush, or a write error): what a fast finish waits
  * for, as it cannot join the thread. */
 static void writer_ended(void)
 {
-	atomic_store(&final_done, 1);
-	syscall(SYS_futex, &final_done, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+	word_set(&final_done);
 }
 
 static void *writer_main(void *arg)
@@ -1296,8 +1302,7 @@ static int join_writer(int fast)
 
 static void finish_said_done(void)
 {
-	atomic_store(&finish_done, 1);
-	syscall(SYS_futex, &finish_done, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+	word_set(&finish_done);
 }
 
 static void exit_line(void);

@@ -238,7 +238,7 @@ expect_eq "_exit in a handler during pthread_join: status 0 (no hang), trace com
 # the same _exit while main's exit finishes the trace: main's exit joined the tracer's helpers,
 # which needs the lock the handler's thread holds, and that thread waited for main (for good,
 # then 10 s); exit joins nothing now: the trace is complete, whichever ends the process
-CUZKTRACE_OUT=$T/ejoin.zst timeout -s KILL 60 env LD_PRELOAD=$LIB $P/exitjoin >/dev/null 2>$T/ejoin.err
+CUZKTRACE_OUT=$T/ejoin.zst timeout -s KILL 60 env LD_PRELOAD=$LIB $P/exitsig join >/dev/null 2>$T/ejoin.err
 ej_rc=$?
 $REPORT --json $T/ejoin.zst >$T/ejoin.json 2>/dev/null
 expect_eq "_exit in a handler during pthread_join while main exits: ends (status 0 or 3), no error, trace complete" \
