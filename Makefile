@@ -113,7 +113,7 @@ $(B)/examples/%: examples/%.c $(B)/.flags
 unit: $(UNIT_BIN)
 	$(Q)fail=0; for t in $(UNIT_BIN); do echo "== $$t"; $$t || fail=1; done; exit $$fail
 
-integration: $(LIB) $(REPORT) $(PROG_BIN) $(B)/progs/ctor $(B)/progs/ownmalloc_keys $(B)/progs/libplainlib.so $(B)/progs/libunwcount.so
+integration: $(LIB) $(REPORT) $(PROG_BIN) $(B)/progs/ctor $(B)/progs/ownmalloc_keys $(B)/progs/libplainlib.so $(B)/progs/libunwcount.so $(B)/progs/libslowmunmap.so
 	$(Q)bash tests/integration/run.sh
 
 check: deps

@@ -66,6 +66,7 @@ struct ckt_line {
 };
 void ckt_line_str(struct ckt_line *l, const char *s);
 void ckt_line_u64(struct ckt_line *l, uint64_t v);
+void ckt_line_hex(struct ckt_line *l, uint64_t v);        /* "0x7f12ab000000" */
 void ckt_line_bytes(struct ckt_line *l, uint64_t bytes); /* human units: "1.50 GiB" */
 void ckt_line_emit(struct ckt_line *l);                  /* appends '\n' and writes to fd 2 */
 /* Convenience: "cuzktrace: " + a + b + c + d (NULLs skipped) as one line. */

@@ -114,6 +114,20 @@ void ckt_line_u64(struct ckt_line *l, uint64_t v)
 	ckt_line_str(l, tmp + i);
 }
 
+void ckt_line_hex(struct ckt_line *l, uint64_t v)
+{
+	char tmp[19];
+	int i = 18;
+	tmp[i] = 0;
+	do {
+		tmp[--i] = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	} while (v);
+	tmp[--i] = 'x';
+	tmp[--i] = '0';
+	ckt_line_str(l, tmp + i);
+}
+
 /* Three significant digits, binary units, e.g. "512 B", "1.50 GiB", "12.3 MiB", rounded to
  * nearest the way the reader's ckt_util_fmt_bytes does (printf's %.2f/%.1f/%.0f), in integer
  * arithmetic: no stdio here. */

@@ -23,7 +23,7 @@
 enum ckt_exit { CKT_EXIT_OK = 0, CKT_EXIT_TRACE = 1, CKT_EXIT_USAGE = 2 };
 
 enum ckt_opt_id { CKT_OPT_JSON, CKT_OPT_CSV, CKT_OPT_HELP, CKT_OPT_TOP, CKT_OPT_SITES_CSV, CKT_OPT_FOLDED,
-		  CKT_OPT_BY, CKT_OPT_PHASES_CSV, CKT_OPT_PHASE_RULE };
+		  CKT_OPT_BY, CKT_OPT_PHASES_CSV, CKT_OPT_PHASE_RULE, CKT_OPT_MAX_HELD };
 
 /* One row per option: the parser and --help both read this table, so a new option (--top N,
  * --sites-csv FILE, --folded, --by, --phases-csv, --phase-rule) is a row plus a case below. */
@@ -58,6 +58,10 @@ static const struct ckt_opt ckt_opts[] = {
 	  "RULE is NAME=PATTERN: allocations whose stack has a frame matching\n"
 	  "the glob PATTERN (function name or file:line) belong to phase NAME;\n"
 	  "repeatable, the first rule given that matches wins" },
+	{ "--max-held", "N", CKT_OPT_MAX_HELD,
+	  "hold at most N events (48 bytes each) waiting for the trace's time\n"
+	  "order (default 8388608); past it the oldest are replayed at once\n"
+	  "and a warning says how many" },
 	{ "--help", NULL, CKT_OPT_HELP, "show this help and exit" },
 };
 #define CKT_NOPTS (sizeof(ckt_opts) / sizeof(ckt_opts[0]))
@@ -73,6 +77,7 @@ struct ckt_args {
 	const char *phases_csv;
 	const char *rules[64]; /* --phase-rule values, in order */
 	size_t nrules;
+	uint64_t max_held; /* 0: the replay's default */
 };
 
 static void ckt_main_help(void)
@@ -249,6 +254,15 @@ static int ckt_main_parse(int argc, char **argv, struct ckt_args *a)
 			a->top = (unsigned)n;
 			break;
 		}
+		case CKT_OPT_MAX_HELD: {
+			char *end;
+			errno = 0;
+			unsigned long long n = strtoull(val, &end, 10);
+			if (errno || *end || val[0] == '-' || !val[0] || n == 0 || n > (1ull << 40))
+				return ckt_main_usage("option '--max-held' needs a number from 1 to 1099511627776, not '%s'", val);
+			a->max_held = n;
+			break;
+		}
 		case CKT_OPT_SITES_CSV:
 			a->sites_csv = val;
 			break;
@@ -320,11 +334,18 @@ static void ckt_main_warnings(const char *path, const struct ckt_replay_stats *s
 			CKT_PROG ": warning: '%s': the trace names more than 256 CUDA devices (corrupt?); "
 			"figures per device are kept for the first 256, the totals count them all\n",
 			path);
+	if (st->replayed_early)
+		fprintf(stderr,
+			CKT_PROG ": warning: '%s': an event written long after its timestamp held up to %llu "
+				 "events waiting for time order; %llu of them were replayed without waiting "
+				 "(--max-held), so events written later came late\n",
+			path, (unsigned long long)st->max_held, (unsigned long long)st->replayed_early);
 	if (st->late_events)
 		fprintf(stderr,
 			CKT_PROG ": warning: '%s': %llu events came after later events had been replayed "
-				 "(the trace breaks its SYNC promise); peaks near them may be off by their bytes\n",
-			path, (unsigned long long)st->late_events);
+				 "(%s); peaks near them may be off by their bytes\n",
+			path, (unsigned long long)st->late_events,
+			st->replayed_early ? "replayed without waiting, above" : "the trace breaks its SYNC promise");
 	if (ckt_replay_untraced_suspected(st)) {
 		char u[32];
 		uint64_t over = st->peak_rss.bytes - ckt_replay_traced_seen(st);
@@ -444,8 +465,11 @@ int main(int argc, char **argv)
 	    ckt_main_header_uint(&a, dec, "CUZKTRACE_DEPTH", CKT_MAX_DEPTH, &depth) < 0)
 		goto out;
 	rep = ckt_replay_new(ckt_decode_header(dec)->page_size);
-	if (rep)
+	if (rep) {
 		ckt_replay_set_sample(rep, rate_bytes);
+		if (a.max_held)
+			ckt_replay_set_max_held(rep, a.max_held);
+	}
 	if (!rep) {
 		fprintf(stderr, CKT_PROG ": error: out of memory\n");
 		goto out;

@@ -15,6 +15,7 @@
  * cost a quarter of the merge loop). Such tables get their own mapping, asking for huge
  * pages; small ones stay with malloc. Memory comes zeroed either way. */
 #define CKT_REPLAY_BIG ((size_t)2 << 20)
+#define CKT_REPLAY_MAX_HELD ((uint64_t)1 << 23) /* events: 384 MiB of queues (ckt_replay_bound) */
 
 static void *ckt_replay_big_alloc(size_t bytes)
 {
@@ -442,6 +443,7 @@ struct ckt_replay {
 	uint64_t page_size;
 	uint64_t horizon; /* the previous SYNC's horizon: events before it may be replayed */
 	uint64_t replayed_to; /* events stamped before this were replayed: a later one is late */
+	uint64_t max_held;    /* ckt_replay_set_max_held */
 
 	struct ckt_thread *threads;
 	size_t n_threads, cap_threads;
@@ -634,7 +636,13 @@ struct ckt_replay *ckt_replay_new(uint64_t page_size)
 	if (!r)
 		return NULL;
 	r->page_size = page_size && !(page_size & (page_size - 1)) ? page_size : 4096;
+	r->max_held = CKT_REPLAY_MAX_HELD;
 	return r;
+}
+
+void ckt_replay_set_max_held(struct ckt_replay *r, uint64_t events)
+{
+	r->max_held = events ? events : 1;
 }
 
 void ckt_replay_free(struct ckt_replay *r)
@@ -1679,6 +1687,46 @@ static int ckt_replay_drain(struct ckt_replay *r, bool all, uint64_t limit)
 	return 0;
 }
 
+/* Bounds the events held for time order. An event stamped long before it is written (a call
+ * that ran long between its hook's stamp and its commit: a realloc copying gigabytes; or a
+ * writer older than tracer 0.2.5, whose big munmaps held the horizon for their whole call)
+ * keeps the SYNC horizon behind it, and every later event of every thread waits in the queues
+ * (48 bytes each) until it comes: without a bound, the reader's memory grows with the event
+ * rate times the delay, not with the live set. Past max_held queued events, the oldest are
+ * replayed without waiting, down to half of it; the event that held them back then comes late
+ * (counted, and the report says so). Checked at each SYNC: one pass over the threads that
+ * have events queued. */
+static int ckt_replay_bound(struct ckt_replay *r)
+{
+	uint64_t held = 0;
+	for (size_t i = 0; i < r->heap_n; i++)
+		held += r->threads[r->heap[i].tie & 0xffffffffu].n;
+	if (held > r->st.max_held)
+		r->st.max_held = held;
+	if (held <= r->max_held)
+		return 0;
+	for (uint64_t n = held - r->max_held / 2; n && r->heap_n; n--) {
+		size_t t = (size_t)(r->heap[0].tie & 0xffffffffu);
+		struct ckt_thread *th = &r->threads[t];
+		uint64_t ts = r->heap[0].ts;
+		int rc = ckt_replay_apply(r, th, &th->q[th->head & (th->cap - 1)]);
+		if (rc < 0)
+			return rc;
+		r->st.replayed_early++;
+		if (ts > r->replayed_to)
+			r->replayed_to = ts;
+		th->head++;
+		if (--th->n == 0) {
+			ckt_replay_retire(r, th);
+		} else {
+			const struct ckt_ev *ev = &th->q[th->head & (th->cap - 1)];
+			r->heap[0] = (struct ckt_hent){ ev->ts, ckt_replay_tie(ev, t) };
+			ckt_replay_sift_down(r, 0);
+		}
+	}
+	return 0;
+}
+
 /* Records replayed at their timestamp (queued per thread and merged by time) and held to the
  * SYNC promise (THREAD_EXIT is queued too, but may come late by design: see ckt_format.h). */
 static bool ckt_replay_is_timed(enum ckt_tag tag)
@@ -1818,7 +1866,10 @@ int ckt_replay_feed(struct ckt_replay *r, const struct ckt_record *rec, struct c
 		/* Everything stamped before the previous horizon has been read by now (format
 		 * contract); this SYNC's own horizon only becomes safe at the next one. */
 		rc = ckt_replay_drain(r, false, r->horizon);
-		r->replayed_to = r->horizon;
+		if (r->replayed_to < r->horizon)
+			r->replayed_to = r->horizon;
+		if (rc == 0)
+			rc = ckt_replay_bound(r);
 		if (rec->ts > r->horizon)
 			r->horizon = rec->ts;
 		return rc < 0 ? ckt_replay_err(err, rc) : 0;

@@ -80,6 +80,11 @@ struct ckt_replay_stats {
 	/* allocations the decoder's address model paired with their release, so the replay kept
 	 * them out of its live table (a measure of the fast path, no effect on any figure) */
 	uint64_t paired;
+	/* the most events held in the queues at once, waiting for time order (at a SYNC), and
+	 * those replayed before the trace's time order was final because more than the bound
+	 * (ckt_replay_set_max_held) were held: an event stamped long before it was written held
+	 * them back, and comes late (late_events) */
+	uint64_t max_held, replayed_early;
 	/* bytes of the per-thread event queues held at finish (bounded: ckt_replay_retire) */
 	uint64_t queue_bytes;
 	uint64_t threads;                   /* distinct threads that recorded events (at finish) */
@@ -267,6 +272,10 @@ const uint32_t *ckt_replay_epochs(const struct ckt_replay *r);
 /* page_size rounds mmap lengths (the header's page_size). Returns NULL when out of memory. */
 struct ckt_replay *ckt_replay_new(uint64_t page_size);
 void ckt_replay_free(struct ckt_replay *r);
+
+/* At most this many events (default 8388608, 48 bytes each) wait in the queues for time order;
+ * past it the oldest are replayed at once (stats: replayed_early). Call before feeding. */
+void ckt_replay_set_max_held(struct ckt_replay *r, uint64_t events);
 
 /* fn (may be NULL) is called at every RSS sample, in time order, with the state then. */
 void ckt_replay_set_sample_sink(struct ckt_replay *r, ckt_replay_sample_fn *fn, void *ctx);

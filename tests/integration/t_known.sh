@@ -166,6 +166,79 @@ else
 	echo "  skip failed mprotect without /proc: no mount namespaces here"
 fi
 
+# A munmap of 16 MiB or more is recorded before the real call: tearing down a big mapping takes
+# long, and an event stamped before its call holds the writer's SYNC horizon back until its
+# commit, and with it every other thread's events in the reader's memory (a 4 GiB munmap beside
+# a thread doing malloc/free: 420 MiB of reader memory for one live block). libslowmunmap.so
+# (preloaded after the tracer) makes the 32 MiB munmap of tests/progs/slowunmap.c take 800 ms;
+# 300 ms into it the main thread allocates a 12,345-byte marker. A SYNC written before the
+# marker must already have passed the munmap's stamp (with the munmap recorded on return, none
+# did). Its 48 MiB munmap fails (ENOMEM, as past vm.max_map_count): one warning line, and the
+# trace counts that range unmapped (16 MiB of its 64 MiB mapping live at exit).
+SLOWMUNMAP_MS=800 CUZKTRACE_FLUSH_MS=20 CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/slowun.zst \
+	LD_PRELOAD="$LIB $P/libslowmunmap.so" $P/slowunmap >$T/slowun.out 2>$T/slowun.err
+echo $? >$T/slowun.rc
+expect_eq "slow munmap: status 0, the failure seen by the program, one warning line" \
+	"$(cat $T/slowun.rc)/$(cat $T/slowun.out)/$(grep -c warning $T/slowun.err)/$(grep warning $T/slowun.err | sed 's/ at 0x[0-9a-f]* / at ADDR /')" \
+	"0/unmap failed: errno 12/1/cuzktrace: warning: a munmap of 48.0 MiB at ADDR failed (ENOMEM) after it was recorded: the trace counts the range unmapped (later such failures are not reported)"
+expect_eq "slow munmap: a SYNC passed the munmap's stamp while the call ran, before the marker" \
+	"$($PY - $T/slowun.zst <<'PYEOF'
+import sys
+sys.path.insert(0, 'tests/oracle')
+import oracle
+tr = oracle.load(sys.argv[1])
+evs = [(tid, i, e) for tid, l in tr.threads.items() for i, e in enumerate(l)]
+unmap = [e[1] for _, _, e in evs if e[0] == 'U' and e[3] == 32 << 20]
+mark = [(tid, i) for tid, i, e in evs if e[0] == 'A' and e[3] == 12345]
+if len(unmap) != 1 or len(mark) != 1:
+    print('records: %d munmap, %d marker' % (len(unmap), len(mark)))
+else:
+    tid, i = mark[0]
+    print(any(h > unmap[0] and read.get(tid, 0) <= i for h, read in tr.cuts))
+PYEOF
+)" "True"
+$REPORT --json $T/slowun.zst >$T/slowun.json 2>$T/slowun.rerr
+expect_eq "slow munmap: no late event, reader silent, 16 MiB mapped at exit" \
+	"$(jget $T/slowun.json late_events)/$(cat $T/slowun.rerr)/$(jget $T/slowun.json live_at_exit.anon_mmap_bytes)" \
+	"0//$((16 * 1048576))"
+
+# The reader bounds the events it holds waiting for time order (--max-held, default 8388608):
+# an event stamped long before it is written (here an 8 MiB munmap, under the size recorded
+# early, made to take 800 ms) holds every later event of every thread in its queues. `slowunmap
+# hold` makes 200,000 malloc/free pairs meanwhile: the reader held them all (400,005 events
+# with its thread's own), and with --max-held 1000 it replays the oldest without waiting: the
+# munmap comes late (1 event), two warning lines, and every figure as without the bound but
+# one: the phase's own peak of heap + mmap, 100 bytes higher (a churn block counted while the
+# late munmap's 8 MiB still was: the error the warning announces).
+SLOWMUNMAP_MS=800 CUZKTRACE_FLUSH_MS=20 CUZKTRACE_RSS_MS=0 CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/held.zst \
+	LD_PRELOAD="$LIB $P/libslowmunmap.so" $P/slowunmap hold >$T/held.out 2>$T/held.err
+echo $? >$T/held.rc
+$REPORT --json $T/held.zst >$T/held.json 2>$T/held.rerr
+$REPORT --json --max-held 1000 $T/held.zst >$T/held1k.json 2>$T/held1k.rerr
+expect_eq "held back: all held by default, silent (held, replayed early, late, stderr)" \
+	"$(cat $T/held.rc)/$(jget $T/held.json max_held_events)/$(jget $T/held.json replayed_early)/$(jget $T/held.json late_events)/$(cat $T/held.rerr)" \
+	"0/400005/0/0/"
+expect_eq "held back, --max-held 1000: replayed early, the munmap late, two warnings" \
+	"$(( $(jget $T/held1k.json max_held_events) < 400005 ))/$(( $(jget $T/held1k.json replayed_early) > 0 ))/$(jget $T/held1k.json late_events)/$(sed 's/[0-9][0-9]* /N /g' $T/held1k.rerr | tr '\n' '|')" \
+	"1/1/1/cuzktrace-report: warning: '$T/held.zst': an event written long after its timestamp held up to N events waiting for time order; N of them were replayed without waiting (--max-held), so events written later came late|cuzktrace-report: warning: '$T/held.zst': N events came after later events had been replayed (replayed without waiting, above); peaks near them may be off by their bytes|"
+expect_eq "held back, --max-held 1000: every figure as without the bound but the phase's own peak" \
+	"$($PY - $T/held.json $T/held1k.json <<'PYEOF'
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+for d in (a, b):
+    for k in ('max_held_events', 'replayed_early', 'late_events'):
+        del d[k]
+pa, pb = a['phases'][0]['peak_bytes'], b['phases'][0]['peak_bytes']
+b['phases'][0]['peak_bytes'] = pa
+print(a == b, a['peak_heap']['bytes'], a['live_at_exit']['heap_bytes'], pa, pb - pa)
+PYEOF
+)" "True 12649 12649 8388912 100"
+expect_eq "--max-held: a bad value is a usage error" \
+	"$($REPORT --max-held 0 $T/held.zst 2>&1; echo "rc=$?")" \
+	"cuzktrace-report: error: option '--max-held' needs a number from 1 to 1099511627776, not '0'
+usage: cuzktrace-report [options] TRACE (see --help)
+rc=2"
+
 # a mapping split by unmapping a hole counts as one live allocation until its last piece goes
 CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/msplit.zst traced msplit $P/mmapsplit
 $REPORT --json $T/msplit.zst >$T/msplit.json
