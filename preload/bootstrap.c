@@ -176,6 +176,7 @@ __attribute__((constructor(101))) static void ckt_init(void)
 	pthread_atfork(NULL, NULL, on_fork_child);
 	if (ckt_writer_start() == 0) {
 		(void)at_quick_exit(ckt_quick_exit_handler);
+		ckt_exit_main_watch();
 		ckt_check_interposition();
 		(void)ckt_modules_check();
 		ckt_stacks_init();

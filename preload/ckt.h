@@ -115,6 +115,7 @@ extern struct ckt_real ckt_real;
 extern atomic_int ckt_boot_state;
 void ckt_bootstrap(void);
 void ckt_finish_exit(void); /* exit, _exit, quick_exit: the final flush (bootstrap.c) */
+void ckt_exit_main_watch(void); /* claims every exit of the main thread (hooks_exec.c) */
 void *ckt_pool_alloc(size_t size, size_t align);
 extern unsigned char ckt_pool[];
 #define CKT_POOL_SIZE (256 * 1024)
@@ -250,6 +251,8 @@ struct ckt_tls {
 	int in_unwind; /* inside libunwind: its pipe, read, write and close go to our own pipe */
 	int dead;  /* no ring can be had for this thread: 1 untraced by design (a forked child, a
 		    * tracer thread), 2 none could be mapped (its events are counted lost) */
+	int from_pool; /* with guard raised: malloc and calloc are served from the boot pool, whose
+			* blocks free ignores (memory glibc frees for us later: hooks_exec.c) */
 	struct ckt_ring *ring;
 	int phase_depth; /* pushes minus pops; the first CKT_PHASE_DEPTH ids are kept */
 	uint16_t phase_stack[CKT_PHASE_DEPTH];

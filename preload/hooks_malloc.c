@@ -78,7 +78,7 @@ CKT_EXPORT void *malloc(size_t n)
 		return boot_alloc(n, 16);
 	struct ckt_tls *t = &ckt_tls;
 	if (!CKT_HOOK_ENTER(t))
-		return ckt_real.malloc(n);
+		return CKT_UNLIKELY(t->from_pool) ? boot_alloc(n, 16) : ckt_real.malloc(n);
 	t->guard = 1;
 	void *p = ckt_real.malloc(n);
 	record_alloc(t, p, n, CKT_FN_MALLOC);
@@ -114,7 +114,7 @@ CKT_EXPORT void *calloc(size_t nm, size_t sz)
 		return boot_alloc(n, 16); /* pool memory is zero */
 	struct ckt_tls *t = &ckt_tls;
 	if (!CKT_HOOK_ENTER(t))
-		return ckt_real.calloc(nm, sz);
+		return CKT_UNLIKELY(t->from_pool) ? boot_alloc(n, 16) : ckt_real.calloc(nm, sz);
 	t->guard = 1;
 	void *p = ckt_real.calloc(nm, sz);
 	record_alloc(t, p, n, CKT_FN_CALLOC);
