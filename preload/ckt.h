@@ -615,7 +615,10 @@ void ckt_writer_finish(int reason);
  * final flush instead, under the same progress rule. */
 void ckt_writer_finish_fast(int reason);
 int ckt_writer_finishing(void); /* set up here, and finishing or finished (writer.c) */
-void ckt_writer_await_finish(void); /* another thread finishes the trace: wait for it */
+/* Another thread finishes the trace: waits for it while that progresses. 1 finished (or not
+ * this process's trace), 0 when after 10 s no thread has begun to finish it (the caller may),
+ * -1 when the final flush made no progress for 10 s (said on stderr). */
+int ckt_writer_await_finish(void);
 void ckt_writer_wake(void);
 extern atomic_int ckt_writer_running;
 /* writer cycles completed; and 1 + the count at which a thread last gave up waiting for room

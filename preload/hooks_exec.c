@@ -258,8 +258,8 @@ CKT_EXPORT void _Exit(int status)
 /* exit from two threads at once: each runs exit handlers, only one of them the tracer's
  * destructor, and the other's exit ends with glibc's own _exit, out of the hooks' reach,
  * which cut the first one's final flush short. The second caller waits for the trace to be
- * finished (as long as that progresses; at most 10 s before its final flush begins), as
- * glibc 2.41 and later make a second exit wait. A return from main is glibc's own call to
+ * finished (as long as that progresses; at most 10 s before its final flush begins, and then
+ * it finishes the trace itself), as glibc 2.41 and later make a second exit wait. A return from main is glibc's own call to
  * exit, which this hook does not see: ckt_exit_main_watch covers it. */
 static atomic_int exit_owner;
 
@@ -270,8 +270,17 @@ static void exit_claim(void)
 		int me = (int)syscall(SYS_gettid), expect = 0;
 		if (!atomic_compare_exchange_strong(&exit_owner, &expect, me) && expect != me) {
 			t->guard++;
-			ckt_writer_await_finish();
+			int rc = ckt_writer_await_finish();
 			t->guard--;
+			if (rc == 0) {
+				/* the first exit has not reached the tracer's destructor in 10 s (an
+				 * exit handler that blocks): this one finishes the trace, or its
+				 * exit could end the process before that destructor ever runs */
+				ckt_log("warning: another thread's exit has not reached the tracer's "
+					"destructor in 10 s (an exit handler or destructor that blocks?); "
+					"this exit finishes the trace", NULL, NULL, NULL);
+				ckt_finish_exit();
+			}
 		}
 	}
 }

@@ -83,11 +83,15 @@ CKT_EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off
  * the writer's SYNC horizon back until its commit, so the reader would hold every other
  * thread's events of that time in memory (a 4 GiB munmap beside one thread doing malloc/free:
  * 420 MiB of reader memory for a live set of one block). Recorded early, it cannot record the
- * call's outcome: with arguments the kernel accepts (page-aligned, not empty, no wrap) munmap
- * fails only with ENOMEM, when splitting a mapping would pass vm.max_map_count, and then
- * unmaps nothing: the trace counts the range unmapped though it is not, and one warning line
- * says so. Smaller ranges keep the exact way (stamped before, recorded after success). */
+ * call's outcome. Arguments the kernel refuses are checked first (not page-aligned, empty,
+ * past the 47-bit user address space: a range up there, mapped by a 57-bit process, goes the
+ * exact way); with the rest munmap fails, unmapping nothing, only in rare cases: ENOMEM (a
+ * split past vm.max_map_count), EPERM (a sealed range, Linux 6.10), EINVAL (a hugetlb range
+ * not split at its page size). The trace then counts the range unmapped though it is not,
+ * and one warning line says so. Smaller ranges keep the exact way (stamped before, recorded
+ * after success). */
 #define CKT_MUNMAP_EARLY ((size_t)16 << 20)
+#define CKT_USER_TOP ((uintptr_t)1 << 47)
 
 static CKT_NOINLINE void munmap_failed(void *addr, size_t len, int err)
 {
@@ -122,7 +126,7 @@ CKT_EXPORT int munmap(void *addr, size_t len)
 	t->guard = 1;
 	uintptr_t a = (uintptr_t)addr, page = (uintptr_t)sysconf(_SC_PAGESIZE);
 	int rc;
-	if (len >= CKT_MUNMAP_EARLY && !(a & (page - 1)) && a + len > a) {
+	if (len >= CKT_MUNMAP_EARLY && !(a & (page - 1)) && a < CKT_USER_TOP && len <= CKT_USER_TOP - a) {
 		ckt_emit(t, CKT_EV_MUNMAP, 0, ckt_stamp(t), a, len, 0);
 		rc = real(addr, len);
 		if (CKT_UNLIKELY(rc != 0)) {

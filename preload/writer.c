@@ -1320,17 +1320,24 @@ void ckt_writer_finish_fast(int reason)
 	finish(reason, 1);
 }
 
-void ckt_writer_await_finish(void)
+int ckt_writer_await_finish(void)
 {
-	if (fd < 0 || getpid() != trace_pid)
-		return;
+	/* the finishing thread closes the file before its exit line: a closed file is the end
+	 * only when no thread has begun to finish (returning then let this thread's exit end the
+	 * process before that line: 3 runs in 40 of exit2 ret on a loaded machine) */
+	if (getpid() != trace_pid || (fd < 0 && !atomic_load(&finished)))
+		return 1;
 	uint64_t c = UINT64_MAX, b = UINT64_MAX;
 	int still = 0;
 	while (still < 10 && !wait_word(&finish_done))
 		still = atomic_load(&stop_flag) && writer_moved(&c, &b) ? 0 : still + 1;
-	if (still >= 10 && !atomic_load(&final_done))
-		ckt_log("error: the process ended while another thread was finishing the trace, "
-			"which made no progress for 10 s; '", path_abs, "' is left incomplete", NULL);
+	if (still < 10 || atomic_load(&final_done))
+		return 1;
+	if (!atomic_load(&finished))
+		return 0; /* no thread has begun to finish the trace: the caller may */
+	ckt_log("error: the process ended while another thread was finishing the trace, "
+		"which made no progress for 10 s; '", path_abs, "' is left incomplete", NULL);
+	return -1;
 }
 
 static void finish(int reason, int fast)
@@ -1346,7 +1353,7 @@ static void finish(int reason, int fast)
 		 * before, the writer's idle cycles say nothing about it (it may be stuck, as in a
 		 * join that needs a lock this thread's interrupted code holds), so 10 s at most. */
 		if (atomic_load(&finisher) != me)
-			ckt_writer_await_finish();
+			(void)ckt_writer_await_finish();
 		return;
 	}
 	atomic_store(&finisher, me);

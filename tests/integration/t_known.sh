@@ -174,13 +174,16 @@ fi
 # 300 ms into it the main thread allocates a 12,345-byte marker. A SYNC written before the
 # marker must already have passed the munmap's stamp (with the munmap recorded on return, none
 # did). Its 48 MiB munmap fails (ENOMEM, as past vm.max_map_count): one warning line, and the
-# trace counts that range unmapped (16 MiB of its 64 MiB mapping live at exit).
+# trace counts that range unmapped (16 MiB of its 64 MiB mapping live at exit). A munmap of
+# 2^62 bytes, which the kernel refuses, is not recorded (it was, early: the reader then
+# refused the whole trace as corrupt).
 SLOWMUNMAP_MS=800 CUZKTRACE_FLUSH_MS=20 CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/slowun.zst \
 	LD_PRELOAD="$LIB $P/libslowmunmap.so" $P/slowunmap >$T/slowun.out 2>$T/slowun.err
 echo $? >$T/slowun.rc
 expect_eq "slow munmap: status 0, the failure seen by the program, one warning line" \
 	"$(cat $T/slowun.rc)/$(cat $T/slowun.out)/$(grep -c warning $T/slowun.err)/$(grep warning $T/slowun.err | sed 's/ at 0x[0-9a-f]* / at ADDR /')" \
-	"0/unmap failed: errno 12/1/cuzktrace: warning: a munmap of 48.0 MiB at ADDR failed (ENOMEM) after it was recorded: the trace counts the range unmapped (later such failures are not reported)"
+	"0/unmap failed: errno 12
+huge unmap failed: errno 22/1/cuzktrace: warning: a munmap of 48.0 MiB at ADDR failed (ENOMEM) after it was recorded: the trace counts the range unmapped (later such failures are not reported)"
 expect_eq "slow munmap: a SYNC passed the munmap's stamp while the call ran, before the marker" \
 	"$($PY - $T/slowun.zst <<'PYEOF'
 import sys
@@ -205,8 +208,9 @@ expect_eq "slow munmap: no late event, reader silent, 16 MiB mapped at exit" \
 # The reader bounds the events it holds waiting for time order (--max-held, default 8388608):
 # an event stamped long before it is written (here an 8 MiB munmap, under the size recorded
 # early, made to take 800 ms) holds every later event of every thread in its queues. `slowunmap
-# hold` makes 200,000 malloc/free pairs meanwhile: the reader held them all (400,005 events
-# with its thread's own), and with --max-held 1000 it replays the oldest without waiting: the
+# hold` makes 200,000 malloc/free pairs meanwhile: the reader held them all at once (400,001
+# events with the marker, and up to 4 more of its threads' own, as flushes fall), and with
+# --max-held 1000 it replays the oldest without waiting: the
 # munmap comes late (1 event), two warning lines, and every figure as without the bound but
 # one: the phase's own peak of heap + mmap, 100 bytes higher (a churn block counted while the
 # late munmap's 8 MiB still was: the error the warning announces).
@@ -216,10 +220,10 @@ echo $? >$T/held.rc
 $REPORT --json $T/held.zst >$T/held.json 2>$T/held.rerr
 $REPORT --json --max-held 1000 $T/held.zst >$T/held1k.json 2>$T/held1k.rerr
 expect_eq "held back: all held by default, silent (held, replayed early, late, stderr)" \
-	"$(cat $T/held.rc)/$(jget $T/held.json max_held_events)/$(jget $T/held.json replayed_early)/$(jget $T/held.json late_events)/$(cat $T/held.rerr)" \
-	"0/400005/0/0/"
+	"$(cat $T/held.rc)/$(( $(jget $T/held.json max_held_events) >= 400001 ))/$(jget $T/held.json replayed_early)/$(jget $T/held.json late_events)/$(cat $T/held.rerr)" \
+	"0/1/0/0/"
 expect_eq "held back, --max-held 1000: replayed early, the munmap late, two warnings" \
-	"$(( $(jget $T/held1k.json max_held_events) < 400005 ))/$(( $(jget $T/held1k.json replayed_early) > 0 ))/$(jget $T/held1k.json late_events)/$(sed 's/[0-9][0-9]* /N /g' $T/held1k.rerr | tr '\n' '|')" \
+	"$(( $(jget $T/held1k.json max_held_events) < 400001 ))/$(( $(jget $T/held1k.json replayed_early) > 0 ))/$(jget $T/held1k.json late_events)/$(sed 's/[0-9][0-9]* /N /g' $T/held1k.rerr | tr '\n' '|')" \
 	"1/1/1/cuzktrace-report: warning: '$T/held.zst': an event written long after its timestamp held up to N events waiting for time order; N of them were replayed without waiting (--max-held), so events written later came late|cuzktrace-report: warning: '$T/held.zst': N events came after later events had been replayed (replayed without waiting, above); peaks near them may be off by their bytes|"
 expect_eq "held back, --max-held 1000: every figure as without the bound but the phase's own peak" \
 	"$($PY - $T/held.json $T/held1k.json <<'PYEOF'

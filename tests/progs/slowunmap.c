@@ -2,7 +2,8 @@
  * SLOWMUNMAP_MS set. A thread unmaps 32 MiB (the call takes SLOWMUNMAP_MS); 300 ms into it the
  * main thread allocates a marker block of 12,345 bytes, joins, frees the marker. Then it tries
  * to unmap 48 MiB of a 64 MiB mapping, which fails (ENOMEM, nothing unmapped), and prints
- * "unmap failed: errno 12" when it did.
+ * "unmap failed: errno 12" when it did; then a munmap of 2^62 bytes, which the kernel refuses
+ * (EINVAL; the tracer must not record it: "huge unmap failed: errno 22").
  * slowunmap hold: the thread unmaps 8 MiB instead (under the tracer's early-record size, so the
  * munmap's stamp holds the trace's time order back for the whole call); 50 ms into the call
  * the main thread makes 200,000 malloc(100)/free pairs, then the marker, joins and exits with
@@ -58,5 +59,8 @@ int main(int argc, char **argv)
 		return 1;
 	if (munmap(q, (size_t)48 << 20) != 0)
 		printf("unmap failed: errno %d\n", errno);
+	/* a length past the user address space: refused (EINVAL) before anything is unmapped */
+	if (munmap(q + ((size_t)48 << 20), (size_t)1 << 62) != 0)
+		printf("huge unmap failed: errno %d\n", errno);
 	return 0;
 }
