@@ -204,16 +204,9 @@ void ckt_finish_exit(void)
 	if (tp && getpid() != tp)
 		return;
 	ckt_tls.guard++;
-	/* signals wait until the trace is finished: a handler that ends the process (exit or
-	 * _exit, which pass through with the guard raised) cut the final flush short, without a
-	 * word; the program's own mask is back afterwards, for its remaining exit handlers */
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
 	if (ckt_sample_r)
 		ckt_sample_flush(&ckt_tls);
 	ckt_writer_finish_fast(CKT_END_EXIT);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	/* the guard stays raised: whatever this thread does after the final flush is not traced */
 }
 

@@ -257,37 +257,32 @@ CKT_EXPORT void _Exit(int status)
 
 /* exit from two threads at once: each runs exit handlers, only one of them the tracer's
  * destructor, and the other's exit ends with glibc's own _exit, out of the hooks' reach,
- * which cut the first one's final flush short. The first caller goes on into exit, whose
- * handlers (the program's, then the tracer's destructor) are traced; a second one finishes
- * the trace at once (or, when the first has begun to, waits for that: ckt_finish_exit), then
- * goes on. With glibc before 2.41 that second exit ends the process there, natively too, so
- * waiting for the first one's handlers only delayed it (up to 10 s when one blocks, with a
- * warning); glibc 2.41 and later make it wait for the first exit, whose remaining handlers'
- * frees are then not in the trace. A return from main is glibc's own call to exit, which
- * this hook does not see: ckt_exit_main_watch covers it.
- * exit in a vfork child (which should call _exit) runs the parent's exit handlers in the
- * parent's memory, the tracer's destructor among them: the parent's own exit then finds them
- * gone and its trace is cut short. Said once, from the child (whose exit also runs the main
- * thread's thread_local destructors, ours among them, when the parent's main thread made it). */
+ * which cut the first one's final flush short. The second caller waits for the trace to be
+ * finished (as long as that progresses; at most 10 s before its final flush begins, and then
+ * it finishes the trace itself), as glibc 2.41 and later make a second exit wait. A return from main is glibc's own call to
+ * exit, which this hook does not see: ckt_exit_main_watch covers it. */
 static atomic_int exit_owner;
 
 static void exit_claim(void)
 {
 	struct ckt_tls *t = &ckt_tls;
-	pid_t tp = ckt_writer_pid();
-	if (t->guard || t->dead == 1 || !tp)
-		return;
-	if (getpid() != tp) {
-		static atomic_int said; /* in the parent's memory: once, whichever child */
-		if (ckt_in_vfork_child() && !atomic_exchange(&said, 1))
-			ckt_log("warning: exit() in a vfork child runs the parent's exit handlers, the "
-				"tracer's among them: the parent's trace will end cut short (a vfork "
-				"child should end with _exit)", NULL, NULL, NULL);
-		return;
+	if (!t->guard && t->dead != 1 && getpid() == ckt_writer_pid()) {
+		int me = (int)syscall(SYS_gettid), expect = 0;
+		if (!atomic_compare_exchange_strong(&exit_owner, &expect, me) && expect != me) {
+			t->guard++;
+			int rc = ckt_writer_await_finish();
+			t->guard--;
+			if (rc == 0) {
+				/* the first exit has not reached the tracer's destructor in 10 s (an
+				 * exit handler that blocks): this one finishes the trace, or its
+				 * exit could end the process before that destructor ever runs */
+				ckt_log("warning: another thread's exit has not reached the tracer's "
+					"destructor in 10 s (an exit handler or destructor that blocks?); "
+					"this exit finishes the trace", NULL, NULL, NULL);
+				ckt_finish_exit();
+			}
+		}
 	}
-	int me = (int)syscall(SYS_gettid), expect = 0;
-	if (!atomic_compare_exchange_strong(&exit_owner, &expect, me) && expect != me)
-		ckt_finish_exit();
 }
 
 CKT_EXPORT void exit(int status)
@@ -304,12 +299,11 @@ CKT_EXPORT void exit(int status)
  * run them; if it is the last thread, the exit that follows does). So one registered for the
  * main thread at start runs at the start of every exit the main thread makes, seen by the
  * hook or not, and claims the exit there: the return from main while another thread's exit
- * finished the trace ended the process under it (tests/progs/exit2.c ret: truncated in 6
- * runs of 6, without a word), and another thread's exit after main returned likewise.
- * Registered first, it runs after the program's own thread_local destructors. glibc frees its
- * list entry after the call, in the program's exit: the entry comes from the boot pool, so
- * that free is not a free of the program's (it was one: the default mode's heap total 40
- * bytes low). */
+ * finished the trace ended the process under it (tests/progs/exitret.c: truncated in 10 runs
+ * of 10, without a word), and another thread's exit after main returned likewise. Registered
+ * first, it runs after the program's own thread_local destructors. glibc frees its list entry
+ * after the call, in the program's exit: the entry comes from the boot pool, so that free is
+ * not a free of the program's (it was one: the default mode's heap total 40 bytes low). */
 extern int __cxa_thread_atexit_impl(void (*fn)(void *), void *obj, void *dso);
 extern void *__dso_handle __attribute__((weak, visibility("hidden")));
 

@@ -290,9 +290,9 @@ done
 expect_eq "exit on a thread while main returns: 6 of 6 traces complete, 3,200,000 bytes live, exit line" "$er_ok" 6
 # main's exit blocks for 30 s before the tracer's destructor (an atexit handler; the program's
 # own destructor, run from the same exit handler as the tracer's), and another thread calls
-# exit 200 ms in: glibc 2.36 ends the process there, and so does the tracer, after it has
-# finished the trace (before: it waited 10 s, then said "left incomplete" of a complete
-# trace; with the destructor, the trace was cut short). Both run at once.
+# exit: it waits 10 s, then finishes the trace itself, with one warning (before: "left
+# incomplete" said of a complete trace; and with the destructor, a trace cut short). Both run
+# at once (10 s each).
 for m in handler dtor; do
 	(CUZKTRACE_OUT=$T/eblock_$m.zst timeout -s KILL 60 env LD_PRELOAD=$LIB $P/exitblock $m >/dev/null 2>$T/eblock_$m.err
 	echo $? >$T/eblock_$m.rc) &
@@ -300,30 +300,10 @@ done
 wait
 for m in handler dtor; do
 	$REPORT --json $T/eblock_$m.zst >$T/eblock_$m.json 2>/dev/null
-	expect_eq "exit blocked in an exit $m, a second exit: status 0, complete, 32,000 bytes kept, the exit line only" \
-		"$(cat $T/eblock_$m.rc)/$(jget $T/eblock_$m.json truncated)/$(( $(jget $T/eblock_$m.json live_at_exit.heap_bytes) >= 32000 ))/$(grep -v -e "^cuzktrace: tracing " $T/eblock_$m.err | sed "s|^cuzktrace: $T/eblock_$m.zst: .*|exit line|")" \
-		"0/false/1/exit line"
+	expect_eq "exit blocked in an exit $m: status 0, complete, 32,000 bytes kept, one warning" \
+		"$(cat $T/eblock_$m.rc)/$(jget $T/eblock_$m.json truncated)/$(( $(jget $T/eblock_$m.json live_at_exit.heap_bytes) >= 32000 ))/$(grep -v -e "^cuzktrace: $T/eblock_$m.zst: " -e "^cuzktrace: tracing " $T/eblock_$m.err)" \
+		"0/false/1/cuzktrace: warning: another thread's exit has not reached the tracer's destructor in 10 s (an exit handler or destructor that blocks?); this exit finishes the trace"
 done
-# a signal whose handler ends the process (exit or _exit) during the final flush: it runs
-# after the flush (signals are blocked meanwhile), so the trace is complete (before: cut
-# short, without a word); tests/progs/sigflush.c, with a slow final flush
-for m in "exit" "fast" "exit ret"; do
-	CUZKTRACE_ZSTD_LEVEL=19 CUZKTRACE_FLUSH_MS=60000 CUZKTRACE_OUT=$T/sigflush.zst timeout -s KILL 60 \
-		env LD_PRELOAD=$LIB $P/sigflush $m >/dev/null 2>$T/sigflush.err
-	sf_rc=$?
-	$REPORT --json $T/sigflush.zst >$T/sigflush.json 2>/dev/null
-	expect_eq "signal ending the process during the final flush ($m): status 6, complete, 300,000 frees, exit line" \
-		"$sf_rc/$(jget $T/sigflush.json truncated)/$(jget $T/sigflush.json event_counts.free)/$(grep -c "^cuzktrace: $T/sigflush.zst: " $T/sigflush.err)" \
-		"6/false/300000/1"
-done
-# exit (not _exit) in a vfork child runs the parent's exit handlers, the tracer's destructor
-# among them: the parent's trace is cut short, and one line says why (before: nothing)
-CUZKTRACE_OUT=$T/vfexit.zst timeout -s KILL 60 env LD_PRELOAD=$LIB $P/vforkexit >/dev/null 2>$T/vfexit.err
-vf_rc=$?
-$REPORT --json $T/vfexit.zst >$T/vfexit.json 2>/dev/null
-expect_eq "exit in a vfork child: status 0, one warning line, the parent's trace truncated" \
-	"$vf_rc/$(grep -v "^cuzktrace: tracing " $T/vfexit.err)/$(jget $T/vfexit.json truncated)" \
-	"0/cuzktrace: warning: exit() in a vfork child runs the parent's exit handlers, the tracer's among them: the parent's trace will end cut short (a vfork child should end with _exit)/true"
 # exit on main while another thread execs: the old image's trace survives, whoever wins
 ee_ok=0
 for i in 1 2 3 4 5 6; do
