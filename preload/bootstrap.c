@@ -18,6 +18,7 @@
 
 struct ckt_real ckt_real;
 atomic_int ckt_boot_state; /* 0 not started, 1 resolving, 2 done */
+atomic_int ckt_init_ran;   /* 1 once the constructor has begun (hooks_exec.c: an earlier exit) */
 atomic_int ckt_active;
 uint64_t ckt_t0;
 
@@ -168,6 +169,7 @@ __attribute__((constructor(101))) static void ckt_init(void)
 	/* the program starts with errno 0 (C); our set-up's failed probes (libunwind's memory
 	 * checks, an existing file) must not show there */
 	int saved_errno = errno;
+	atomic_store(&ckt_init_ran, 1);
 	if (atomic_load(&ckt_boot_state) == 0)
 		ckt_bootstrap();
 	ckt_tls.guard++;
@@ -204,9 +206,17 @@ void ckt_finish_exit(void)
 	if (tp && getpid() != tp)
 		return;
 	ckt_tls.guard++;
+	/* signals wait until the trace is finished: a handler that ends the process (exit or
+	 * _exit, which pass through with the guard raised) cut the final flush short, without a
+	 * word (tests/progs/sigflush.c); the program's own mask is back afterwards, for its
+	 * remaining exit handlers, and a pending signal is delivered then */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
 	if (ckt_sample_r)
 		ckt_sample_flush(&ckt_tls);
 	ckt_writer_finish_fast(CKT_END_EXIT);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	/* the guard stays raised: whatever this thread does after the final flush is not traced */
 }
 

@@ -113,9 +113,11 @@ extern struct ckt_real ckt_real;
 
 /* 1 once the real allocator symbols are resolved; before that, hooks serve the early pool. */
 extern atomic_int ckt_boot_state;
+extern atomic_int ckt_init_ran;
 void ckt_bootstrap(void);
 void ckt_finish_exit(void); /* exit, _exit, quick_exit: the final flush (bootstrap.c) */
 void ckt_exit_main_watch(void); /* claims every exit of the main thread (hooks_exec.c) */
+int ckt_in_vfork_child(void);    /* 1: another process that shares the traced memory (thread.c) */
 void *ckt_pool_alloc(size_t size, size_t align);
 extern unsigned char ckt_pool[];
 #define CKT_POOL_SIZE (256 * 1024)

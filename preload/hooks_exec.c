@@ -259,35 +259,67 @@ CKT_EXPORT void _Exit(int status)
  * destructor, and the other's exit ends with glibc's own _exit, out of the hooks' reach,
  * which cut the first one's final flush short. The second caller waits for the trace to be
  * finished (as long as that progresses; at most 10 s before its final flush begins, and then
- * it finishes the trace itself), as glibc 2.41 and later make a second exit wait. A return from main is glibc's own call to
- * exit, which this hook does not see: ckt_exit_main_watch covers it. */
+ * it finishes the trace itself), as glibc 2.41 and later make a second exit wait. It cannot
+ * finish the trace at once: glibc 2.36's second exit runs the handlers the first one has not
+ * reached yet, whose frees would be lost. A return from main is glibc's own call to exit,
+ * which this hook does not see: ckt_exit_main_watch covers it.
+ * exit (not _exit) in a vfork child runs the parent's exit handlers in the parent's memory,
+ * the tracer's destructor among them: the parent's own exit then finds them gone and its
+ * trace ends cut short. Said once, from the child. */
 static atomic_int exit_owner;
 
 static void exit_claim(void)
 {
 	struct ckt_tls *t = &ckt_tls;
-	if (!t->guard && t->dead != 1 && getpid() == ckt_writer_pid()) {
-		int me = (int)syscall(SYS_gettid), expect = 0;
-		if (!atomic_compare_exchange_strong(&exit_owner, &expect, me) && expect != me) {
-			t->guard++;
-			int rc = ckt_writer_await_finish();
-			t->guard--;
-			if (rc == 0) {
-				/* the first exit has not reached the tracer's destructor in 10 s (an
-				 * exit handler that blocks): this one finishes the trace, or its
-				 * exit could end the process before that destructor ever runs */
-				ckt_log("warning: another thread's exit has not reached the tracer's "
-					"destructor in 10 s (an exit handler or destructor that blocks?); "
-					"this exit finishes the trace", NULL, NULL, NULL);
-				ckt_finish_exit();
-			}
+	pid_t tp = ckt_writer_pid();
+	if (t->guard || t->dead == 1 || !tp)
+		return;
+	if (getpid() != tp) {
+		static atomic_int said; /* in the parent's memory: once, whichever child */
+		if (ckt_in_vfork_child() && !atomic_exchange(&said, 1))
+			ckt_log("warning: exit() in a vfork child runs the parent's exit handlers, the "
+				"tracer's among them: the parent's trace will end cut short (a vfork "
+				"child should end with _exit)", NULL, NULL, NULL);
+		return;
+	}
+	int me = (int)syscall(SYS_gettid), expect = 0;
+	if (!atomic_compare_exchange_strong(&exit_owner, &expect, me) && expect != me) {
+		t->guard++;
+		int rc = ckt_writer_await_finish();
+		t->guard--;
+		if (rc == 0) {
+			/* the first exit has not reached the tracer's destructor in 10 s (an exit
+			 * handler that blocks): this one finishes the trace, or its exit could end
+			 * the process before that destructor ever runs */
+			ckt_log("warning: another thread's exit has not reached the tracer's "
+				"destructor in 10 s (an exit handler or destructor that blocks?); "
+				"this exit finishes the trace", NULL, NULL, NULL);
+			ckt_finish_exit();
 		}
 	}
+}
+
+/* exit before the tracer's constructor: a library initialized before it (a dependency of the
+ * program, or a preloaded one after it) whose constructor calls exit. The real exit may not be
+ * resolved yet (nothing has called into the tracer): resolving it keeps the program's exit
+ * handlers and stdio flush (the raw exit_group skipped them, without a word). Nothing was
+ * traced, and the tracer's destructor will not run (it runs only after its constructor): one
+ * line says so, instead of a missing trace with no explanation. */
+static void early_exit(void)
+{
+	static atomic_int said;
+	if (atomic_load(&ckt_boot_state) == 0)
+		ckt_bootstrap();
+	if (!atomic_load(&ckt_init_ran) && !atomic_exchange(&said, 1))
+		ckt_log("warning: the program exits before the tracer has started (exit in a "
+			"library's constructor?): nothing is traced", NULL, NULL, NULL);
 }
 
 CKT_EXPORT void exit(int status)
 {
 	exit_claim();
+	if (!atomic_load(&ckt_init_ran) || !ckt_real.exit)
+		early_exit();
 	if (ckt_real.exit)
 		ckt_real.exit(status);
 	for (;;)

@@ -198,6 +198,12 @@ static int ckt_thread_no_writer(void)
 	return answer != 0;
 }
 
+int ckt_in_vfork_child(void)
+{
+	pid_t tp = ckt_writer_pid(), me = getpid();
+	return tp && me != tp && syscall(SYS_kcmp, me, tp, KCMP_VM, 0, 0) == 0;
+}
+
 /* Waits until at most `limit` events of r are pending (the owner's head is h): 1, or 0 when
  * no writer will drain them (none yet, none any more, or stuck).
  * Back-pressure keeps every event: the thread sleeps on a futex until the writer has drained

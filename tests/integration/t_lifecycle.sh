@@ -66,6 +66,16 @@ expect_eq "first allocation: a library constructor's 777,777 bytes + main's 222,
 expect_eq "before the writer starts: the constructor's 10,000 events all kept (alloc/free/lost)" \
 	"$(jget $T/ctor.json event_counts.alloc)/$(jget $T/ctor.json event_counts.free)/$(jget $T/ctor.json lost_events)" "5002/5000/0"
 
+# A library's constructor that calls exit before anything has called into the tracer (so
+# before its constructor too): the program's exit handler runs and its status stays (before:
+# the tracer's exit went straight to exit_group: no handler, no stdio flush, no word); no trace
+# can exist, and one line says so.
+rm -f $T/ctorexit.zst
+CKT_CTORLIB_EXIT=7 CUZKTRACE_OUT=$T/ctorexit.zst traced ctorexit $P/ctor
+expect_eq "exit in a library's constructor: status 7, its exit handler ran, one warning, no file" \
+	"$(cat $T/ctorexit.rc)/$(cat $T/ctorexit.out)/$(cat $T/ctorexit.err)/$(ls $T/ctorexit.zst 2>/dev/null)" \
+	"7/ctorlib: exit handler ran/cuzktrace: warning: the program exits before the tracer has started (exit in a library's constructor?): nothing is traced/"
+
 # Stack capture under pressure: deep recursion on 4 threads while a 5th dlopens/dlcloses in a
 # loop (exact mode, every allocation unwound). No deadlock (60 s limit), exact totals.
 (cd $T && timeout 60 env CUZKTRACE_OUT=$T/stress.zst LD_PRELOAD=$LIB $P/unwind_stress >$T/stress.out 2>$T/stress.err; echo $? >$T/stress.rc)
@@ -304,6 +314,27 @@ for m in handler dtor; do
 		"$(cat $T/eblock_$m.rc)/$(jget $T/eblock_$m.json truncated)/$(( $(jget $T/eblock_$m.json live_at_exit.heap_bytes) >= 32000 ))/$(grep -v -e "^cuzktrace: $T/eblock_$m.zst: " -e "^cuzktrace: tracing " $T/eblock_$m.err)" \
 		"0/false/1/cuzktrace: warning: another thread's exit has not reached the tracer's destructor in 10 s (an exit handler or destructor that blocks?); this exit finishes the trace"
 done
+# a signal whose handler ends the process (exit or _exit) during the final flush: it runs
+# after the flush (signals are blocked meanwhile), so the trace is complete (before: cut
+# short, without a word, 9 runs of 9); tests/progs/sigflush.c, with a slow final flush and a
+# timer that ticks every millisecond from the program's last exit handler on
+for m in "exit" "fast" "exit ret"; do
+	CUZKTRACE_ZSTD_LEVEL=19 CUZKTRACE_FLUSH_MS=60000 CUZKTRACE_OUT=$T/sigflush.zst timeout -s KILL 60 \
+		env LD_PRELOAD=$LIB $P/sigflush $m >/dev/null 2>$T/sigflush.err
+	sf_rc=$?
+	$REPORT --json $T/sigflush.zst >$T/sigflush.json 2>/dev/null
+	expect_eq "signal ending the process during the final flush ($m): status 6, complete, 300,000 frees, exit line" \
+		"$sf_rc/$(jget $T/sigflush.json truncated)/$(jget $T/sigflush.json event_counts.free)/$(grep -c "^cuzktrace: $T/sigflush.zst: " $T/sigflush.err)" \
+		"6/false/300000/1"
+done
+# exit (not _exit) in a vfork child runs the parent's exit handlers, the tracer's destructor
+# among them: the parent's trace is cut short, and one line says why (before: nothing)
+CUZKTRACE_OUT=$T/vfexit.zst timeout -s KILL 60 env LD_PRELOAD=$LIB $P/vforkexit >/dev/null 2>$T/vfexit.err
+vf_rc=$?
+$REPORT --json $T/vfexit.zst >$T/vfexit.json 2>/dev/null
+expect_eq "exit in a vfork child: status 0, one warning line, the parent's trace truncated" \
+	"$vf_rc/$(grep -v "^cuzktrace: tracing " $T/vfexit.err)/$(jget $T/vfexit.json truncated)" \
+	"0/cuzktrace: warning: exit() in a vfork child runs the parent's exit handlers, the tracer's among them: the parent's trace will end cut short (a vfork child should end with _exit)/true"
 # exit on main while another thread execs: the old image's trace survives, whoever wins
 ee_ok=0
 for i in 1 2 3 4 5 6; do

@@ -12,10 +12,10 @@
 
 static pthread_barrier_t b;
 static void *volatile keep[100000];
-static void *volatile sink;
 
 static void pairs(void)
 {
+	void *volatile sink; /* each thread its own: a shared one had one thread free the other's */
 	for (int i = 0; i < 200000; i++) {
 		sink = malloc(16 + (size_t)(i & 255));
 		free(sink);

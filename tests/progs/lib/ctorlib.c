@@ -2,7 +2,10 @@
  * allocates 777,777 bytes, before main, and before (or right after) the tracer's own
  * constructor: every event must be in the trace. With
  * CKT_CTORLIB_EXEC=PROG in the environment, the constructor first replaces the process with
- * PROG (before anything has called into the tracer): the exec must happen. */
+ * PROG (before anything has called into the tracer): the exec must happen. With
+ * CKT_CTORLIB_EXIT=N, it registers an exit handler (which writes "ctorlib: exit handler ran"
+ * on stdout) and calls exit(N), also before anything has called into the tracer: the handler
+ * must run and the status must be N. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -11,6 +14,12 @@ extern char **environ;
 
 void *volatile ctorlib_block;
 static void *volatile churn[5000];
+
+static void ctorlib_atexit(void)
+{
+	static const char m[] = "ctorlib: exit handler ran\n";
+	(void)!write(1, m, sizeof(m) - 1);
+}
 
 __attribute__((constructor)) static void ctorlib_init(void)
 {
@@ -21,6 +30,11 @@ __attribute__((constructor)) static void ctorlib_init(void)
 		static const char m[] = "ctorlib: execve returned\n";
 		(void)!write(2, m, sizeof(m) - 1);
 		_exit(99);
+	}
+	const char *code = getenv("CKT_CTORLIB_EXIT");
+	if (code) {
+		atexit(ctorlib_atexit); /* glibc's first 32 handlers need no allocation */
+		exit(atoi(code));
 	}
 	/* 5,000 blocks of 100 bytes, all held, then freed: 10,000 events before the tracer's
 	 * constructor has started its writer, more than a thread's first ring window holds */
