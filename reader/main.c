@@ -181,6 +181,20 @@ static int ckt_main_check_outputs(const struct ckt_args *a)
 }
 
 /* Fills a from argv. Returns 0, or -1 after printing a usage error. */
+/* An option's count: decimal digits only (no sign, no spaces, no base prefix), 1 to max. */
+static bool ckt_main_count(const char *val, unsigned long long max, unsigned long long *out)
+{
+	size_t n = strlen(val);
+	if (n == 0 || strspn(val, "0123456789") != n)
+		return false;
+	errno = 0;
+	unsigned long long v = strtoull(val, NULL, 10);
+	if (errno || v == 0 || v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
 static int ckt_main_parse(int argc, char **argv, struct ckt_args *a)
 {
 	bool opts_done = false;
@@ -246,19 +260,15 @@ static int ckt_main_parse(int argc, char **argv, struct ckt_args *a)
 			a->rules[a->nrules++] = val;
 			break;
 		case CKT_OPT_TOP: {
-			char *end;
-			errno = 0;
-			unsigned long n = strtoul(val, &end, 10);
-			if (errno || *end || val[0] == '-' || n == 0 || n > 1000000)
+			unsigned long long n;
+			if (!ckt_main_count(val, 1000000, &n))
 				return ckt_main_usage("option '--top' needs a number from 1 to 1000000, not '%s'", val);
 			a->top = (unsigned)n;
 			break;
 		}
 		case CKT_OPT_MAX_HELD: {
-			char *end;
-			errno = 0;
-			unsigned long long n = strtoull(val, &end, 10);
-			if (errno || *end || val[0] == '-' || !val[0] || n == 0 || n > (1ull << 40))
+			unsigned long long n;
+			if (!ckt_main_count(val, 1ull << 40, &n))
 				return ckt_main_usage("option '--max-held' needs a number from 1 to 1099511627776, not '%s'", val);
 			a->max_held = n;
 			break;

@@ -16,6 +16,13 @@ expect_eq "reader: no argument message" "$(head -1 $T/r4.err)" "cuzktrace-report
 $REPORT --bogus x >/dev/null 2>$T/r5.err; rc=$?
 expect_eq "reader: unknown option exits 2" $rc 2
 expect_eq "reader: unknown option message" "$(head -1 $T/r5.err)" "cuzktrace-report: error: unknown option '--bogus'"
+# counts are decimal digits only: a sign, a space, a base prefix or a suffix is refused (a
+# leading space was taken before), before the trace is opened
+for v in " 5" "+5" "5x" "0x10" "1e3" "0" "1000001"; do
+	expect_eq "reader: --top '$v' is a usage error" "$($REPORT --top "$v" /nonexistent.zst 2>&1 | head -1; echo "rc=${PIPESTATUS[0]}")" \
+		"cuzktrace-report: error: option '--top' needs a number from 1 to 1000000, not '$v'
+rc=2"
+done
 $REPORT --help >$T/help.out 2>&1; rc=$?
 expect_eq "reader: --help exits 0" $rc 0
 for opt in --json --csv; do
