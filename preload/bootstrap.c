@@ -222,6 +222,21 @@ void ckt_finish_exit(void)
 
 __attribute__((destructor(101))) static void ckt_fini(void)
 {
+	/* run by another process: a vfork child's exit runs the parent's _dl_fini in the parent's
+	 * memory, so the parent's own exit will not run it (in a fork child the note changes only
+	 * the child's copy) */
+	pid_t tp = ckt_writer_pid();
+	if (tp && getpid() != tp && atomic_load(&ckt_active) &&
+	    ckt_thread_child_memory() != CKT_CHILD_OWN) {
+		/* kcmp could not tell (a vfork child that shares the memory ends with _exit in the
+		 * exit hook, so it comes here only from glibc's own exit, and kcmp said "unknown") */
+		static atomic_int said;
+		ckt_exit_fini_elsewhere();
+		if (!atomic_exchange(&said, 1))
+			ckt_log_process(", a child that may share the traced memory (a vfork child that "
+					"called exit?), ran the parent's exit handlers: the trace may end "
+					"cut short");
+	}
 	ckt_finish_exit();
 }
 

@@ -73,6 +73,8 @@ void ckt_line_emit(struct ckt_line *l);                  /* appends '\n' and wri
 void ckt_log_init(void);
 int ckt_fd_high(int fd);
 void ckt_log(const char *a, const char *b, const char *c, const char *d);
+/* "cuzktrace: warning: process <pid>" + msg, for a line about a process the trace is not of */
+void ckt_log_process(const char *msg);
 
 /* ---- the tracer's own memory ----
  * Always glibc's allocator, called by its __libc_ names, never through the `malloc` symbol: an
@@ -116,8 +118,8 @@ extern atomic_int ckt_boot_state;
 extern atomic_int ckt_init_ran;
 void ckt_bootstrap(void);
 void ckt_finish_exit(void); /* exit, _exit, quick_exit: the final flush (bootstrap.c) */
-void ckt_exit_main_watch(void); /* claims every exit of the main thread (hooks_exec.c) */
-int ckt_in_vfork_child(void);    /* 1: another process that shares the traced memory (thread.c) */
+void ckt_exit_main_watch(void); /* claims every exit of the main thread; a second exit's wait (hooks_exec.c) */
+void ckt_exit_fini_elsewhere(void); /* the destructor ran in a child (hooks_exec.c) */
 void *ckt_pool_alloc(size_t size, size_t align);
 extern unsigned char ckt_pool[];
 #define CKT_POOL_SIZE (256 * 1024)
@@ -608,6 +610,13 @@ static inline unsigned ckt_slot_count(uint8_t type)
 	return type == CKT_EV_REALLOC || type == CKT_EV_MREMAP || type == CKT_EV_RSS_DETAIL ||
 	       type == CKT_EV_CUDA_ALLOC || type == CKT_EV_CUDA_DEVICE || type == CKT_EV_CUDA_MAP ? 2 : 1;
 }
+
+/* ---- thread.c: a child process of the traced one (getpid() differs from the writer's pid) ----
+ * kcmp (KCMP_VM) says whether it shares the traced memory (a vfork child, a clone with
+ * CLONE_VM), has its own (fork, _Fork, clone), or cannot tell (kcmp refused by seccomp, the
+ * traced process gone or out of sight). */
+enum { CKT_CHILD_SHARED, CKT_CHILD_OWN, CKT_CHILD_UNKNOWN };
+int ckt_thread_child_memory(void);
 
 /* ---- writer.c ---- */
 int ckt_writer_start(void);  /* opens + verifies the trace, starts the thread; 0 or -errno */

@@ -33,10 +33,17 @@ static void before_exec(void)
 	struct ckt_tls *t = &ckt_tls;
 	t->guard++;
 	if (!finished_here) {
+		/* signals wait until the trace is finished, as at exit (ckt_finish_exit): a handler
+		 * that ends the process cut the flush short, without a word; the mask is the
+		 * program's again before the exec, which the new image inherits */
+		sigset_t all, old;
+		sigfillset(&all);
+		pthread_sigmask(SIG_BLOCK, &all, &old);
 		if (ckt_sample_r)
 			ckt_sample_flush(t);
 		ckt_writer_finish(CKT_END_EXEC);
 		finished_here = 1;
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
 	}
 	t->guard--;
 }
@@ -257,66 +264,141 @@ CKT_EXPORT void _Exit(int status)
 
 /* exit from two threads at once: each runs exit handlers, only one of them the tracer's
  * destructor, and the other's exit ends with glibc's own _exit, out of the hooks' reach,
- * which cut the first one's final flush short. The second caller waits for the trace to be
- * finished (as long as that progresses; at most 10 s before its final flush begins, and then
- * it finishes the trace itself), as glibc 2.41 and later make a second exit wait. It cannot
- * finish the trace at once: glibc 2.36's second exit runs the handlers the first one has not
- * reached yet, whose frees would be lost. A return from main is glibc's own call to exit,
- * which this hook does not see: ckt_exit_main_watch covers it.
- * exit (not _exit) in a vfork child runs the parent's exit handlers in the parent's memory,
- * the tracer's destructor among them: the parent's own exit then finds them gone and its
- * trace ends cut short. Said once, from the child. */
-static atomic_int exit_owner;
+ * which cut the first one's final flush short. glibc (before 2.41) lets both walk the one
+ * list of exit handlers, each taking the next one. The tracer's destructor runs from
+ * _dl_fini, and exit_last, registered at start before _dl_fini was (the library's
+ * constructor runs before __libc_start_main registers it), is the handler after it: whichever
+ * thread takes exit_last waits there until the trace is finished (as long as that progresses;
+ * at most 10 s while no thread has begun it, then it finishes the trace itself, with a
+ * warning). So a second exit goes on at once, as untraced: it runs the handlers the first one
+ * has not reached (their frees traced), _dl_fini too when the first is blocked before it, and
+ * cannot end the process while the other thread is in the final flush: the only thread that
+ * can find the list empty then is the one waiting in exit_last. (A second exit that finished
+ * the trace at once dropped the frees of those handlers; one that waited at its start waited
+ * 10 s behind a first exit blocked in a handler.) A third exit could find the list empty
+ * while the first flushes: it waits at its start, as glibc 2.41 and later make every exit
+ * after the first wait. A return from main is glibc's own call to exit, which this hook does
+ * not see: ckt_exit_main_watch covers it.
+ * exit (not _exit) in a vfork child, undefined by POSIX, runs with glibc the parent's exit
+ * handlers in the parent's memory: the main thread's thread_local destructors (ours among
+ * them), _dl_fini with the tracer's destructor, and marks the list done, so the parent's own
+ * exit or return from main runs none of them and its trace ended cut short, without a word
+ * (tests/progs/vforkexit.c). Such a child (kcmp: it shares the traced memory) ends with
+ * _exit instead, as a vfork child must, with one warning line. Where kcmp cannot tell, the
+ * child's exit runs as without the tracer; the tracer's destructor, run in the child, says
+ * the trace may end cut short, and notes it (ckt_exit_fini_elsewhere): a later exit of the
+ * parent then finishes the trace when it claims the exit. The same when the tracer could not
+ * register exit_last (a vfork child's exit before the tracer's constructor left the list
+ * done). An exit before __libc_start_main registered _dl_fini (a constructor of a library
+ * initialized after the tracer calls it) runs no tracer destructor either: exit_last, in the
+ * exiting thread, finds the trace not finished and finishes it. */
+static atomic_int exit_owner, exit_second, exit_last_armed, fini_elsewhere;
+
+void ckt_exit_fini_elsewhere(void)
+{
+	atomic_store(&fini_elsewhere, 1);
+}
+
+/* Waits for the trace to be finished by another thread; after 10 s in which none has begun
+ * to, finishes it (a blocked exit handler or destructor may never let the first exit reach
+ * the tracer's destructor). */
+static void exit_await_or_finish(void)
+{
+	static atomic_int taken; /* several may give up at once: one finishes, the others wait */
+	struct ckt_tls *t = &ckt_tls;
+	t->guard++;
+	int rc = ckt_writer_await_finish();
+	t->guard--;
+	if (rc != 0)
+		return;
+	if (atomic_exchange(&taken, 1)) {
+		t->guard++;
+		(void)ckt_writer_await_finish();
+		t->guard--;
+		return;
+	}
+	ckt_log("warning: another thread's exit has not reached the tracer's destructor in 10 s (an "
+		"exit handler or destructor that blocks?); this exit finishes the trace",
+		NULL, NULL, NULL);
+	ckt_finish_exit();
+}
+
+static void exit_last(void)
+{
+	/* a child that shares or copied the memory (vfork, fork) runs it too: not its trace */
+	if (getpid() != ckt_writer_pid())
+		return;
+	int owner = atomic_load(&exit_owner);
+	if (owner && owner != (int)syscall(SYS_gettid))
+		exit_await_or_finish();
+	else if (!ckt_writer_finishing()) /* no _dl_fini ran before: see above */
+		ckt_finish_exit();
+}
+
+extern int __cxa_atexit(void (*fn)(void *), void *arg, void *dso);
+
+static void exit_last_cxa(void *arg)
+{
+	(void)arg;
+	exit_last();
+}
 
 static void exit_claim(void)
 {
 	struct ckt_tls *t = &ckt_tls;
 	pid_t tp = ckt_writer_pid();
-	if (t->guard || t->dead == 1 || !tp)
+	if (t->guard || t->dead == 1 || !tp || getpid() != tp)
 		return;
-	if (getpid() != tp) {
-		static atomic_int said; /* in the parent's memory: once, whichever child */
-		if (ckt_in_vfork_child() && !atomic_exchange(&said, 1))
-			ckt_log("warning: exit() in a vfork child runs the parent's exit handlers, the "
-				"tracer's among them: the parent's trace will end cut short (a vfork "
-				"child should end with _exit)", NULL, NULL, NULL);
-		return;
-	}
 	int me = (int)syscall(SYS_gettid), expect = 0;
-	if (!atomic_compare_exchange_strong(&exit_owner, &expect, me) && expect != me) {
-		t->guard++;
-		int rc = ckt_writer_await_finish();
-		t->guard--;
-		if (rc == 0) {
-			/* the first exit has not reached the tracer's destructor in 10 s (an exit
-			 * handler that blocks): this one finishes the trace, or its exit could end
-			 * the process before that destructor ever runs */
-			ckt_log("warning: another thread's exit has not reached the tracer's "
-				"destructor in 10 s (an exit handler or destructor that blocks?); "
-				"this exit finishes the trace", NULL, NULL, NULL);
-			ckt_finish_exit();
-		}
+	if (atomic_compare_exchange_strong(&exit_owner, &expect, me) || expect == me) {
+		if (atomic_load(&fini_elsewhere) || !atomic_load(&exit_last_armed))
+			ckt_finish_exit(); /* no destructor of the tracer will run: see above */
+		return;
 	}
+	expect = 0;
+	if (atomic_load(&exit_last_armed) &&
+	    (atomic_compare_exchange_strong(&exit_second, &expect, me) || expect == me))
+		return;
+	exit_await_or_finish();
 }
 
 /* exit before the tracer's constructor: a library initialized before it (a dependency of the
- * program, or a preloaded one after it) whose constructor calls exit. The real exit may not be
- * resolved yet (nothing has called into the tracer): resolving it keeps the program's exit
- * handlers and stdio flush (the raw exit_group skipped them, without a word). Nothing was
- * traced, and the tracer's destructor will not run (it runs only after its constructor): one
- * line says so, instead of a missing trace with no explanation. */
+ * program, or a preloaded one after it) whose constructor calls exit, or a child it forked or
+ * vforked. The real exit may not be resolved yet (nothing has called into the tracer):
+ * resolving it keeps the program's exit handlers and stdio flush (the raw exit_group skipped
+ * them, without a word). Nothing of this process was traced, and the tracer's destructor
+ * will not run in it (it runs only after its constructor): one line says so, with the pid (a
+ * parent that goes on is traced). */
 static void early_exit(void)
 {
 	static atomic_int said;
 	if (atomic_load(&ckt_boot_state) == 0)
 		ckt_bootstrap();
 	if (!atomic_load(&ckt_init_ran) && !atomic_exchange(&said, 1))
-		ckt_log("warning: the program exits before the tracer has started (exit in a "
-			"library's constructor?): nothing is traced", NULL, NULL, NULL);
+		ckt_log_process(" exits before the tracer has started (exit in a library's "
+				"constructor?): nothing of it is traced");
+}
+
+static void vfork_child_exit(int status)
+{
+	static atomic_int said; /* in the parent's memory: once, whichever child */
+	pid_t tp = ckt_writer_pid();
+	if (!tp || getpid() == tp || !atomic_load(&ckt_active) ||
+	    ckt_thread_child_memory() != CKT_CHILD_SHARED)
+		return;
+	if (!atomic_exchange(&said, 1))
+		ckt_log("warning: exit() in a vfork child would run the parent's exit handlers, the "
+			"tracer's among them, and cut its trace short: the child ends with _exit, as "
+			"a vfork child must", NULL, NULL, NULL);
+	if (ckt_real._exit)
+		ckt_real._exit(status);
+	for (;;)
+		syscall(SYS_exit_group, status);
 }
 
 CKT_EXPORT void exit(int status)
 {
+	vfork_child_exit(status);
 	exit_claim();
 	if (!atomic_load(&ckt_init_ran) || !ckt_real.exit)
 		early_exit();
@@ -347,11 +429,16 @@ static void main_exit_dtor(void *arg)
 
 void ckt_exit_main_watch(void)
 {
-	if (syscall(SYS_gettid) != getpid())
-		return;
 	ckt_tls.guard++;
-	ckt_tls.from_pool = 1;
-	(void)__cxa_thread_atexit_impl(main_exit_dtor, NULL, &__dso_handle);
-	ckt_tls.from_pool = 0;
+	/* an exit handler of no library (atexit from a library ties it to the library, and
+	 * glibc runs such handlers from _dl_fini, before the tracer's destructor); glibc's first
+	 * 32 handlers need no allocation */
+	if (__cxa_atexit(exit_last_cxa, NULL, NULL) == 0)
+		atomic_store(&exit_last_armed, 1);
+	if (syscall(SYS_gettid) == getpid()) {
+		ckt_tls.from_pool = 1;
+		(void)__cxa_thread_atexit_impl(main_exit_dtor, NULL, &__dso_handle);
+		ckt_tls.from_pool = 0;
+	}
 	ckt_tls.guard--;
 }

@@ -191,3 +191,12 @@ void ckt_log(const char *a, const char *b, const char *c, const char *d)
 	ckt_line_str(&l, d);
 	ckt_line_emit(&l);
 }
+
+void ckt_log_process(const char *msg)
+{
+	struct ckt_line l = {.len = 0};
+	ckt_line_str(&l, "cuzktrace: warning: process ");
+	ckt_line_u64(&l, (uint64_t)getpid());
+	ckt_line_str(&l, msg);
+	ckt_line_emit(&l);
+}

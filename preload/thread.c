@@ -171,6 +171,22 @@ void ckt_ring_release(struct ckt_ring *r)
 	ckt_ring_set_window(r, CKT_RING_SLOTS >> CKT_RING_SHRINK);
 }
 
+/* (ckt.h) */
+int ckt_thread_child_memory(void)
+{
+	/* the answer for the process that asked (pid-keyed: harmless written from a vfork child
+	 * into the parent's memory) */
+	static pid_t asked;
+	static int answer;
+	pid_t tp = ckt_writer_pid(), me = getpid();
+	if (asked != me) {
+		long same = syscall(SYS_kcmp, me, tp, KCMP_VM, 0, 0);
+		answer = same == 0 ? CKT_CHILD_SHARED : same > 0 ? CKT_CHILD_OWN : CKT_CHILD_UNKNOWN;
+		asked = me;
+	}
+	return answer;
+}
+
 /* A child made without fork's atfork handlers (_Fork, clone) has no writer to drain its rings:
  * tracing stops in it (the child's own copy of the flag). A vfork child shares the traced
  * process's memory, whose writer runs on: it waits like any thread, and must write nothing
@@ -181,27 +197,13 @@ void ckt_ring_release(struct ckt_ring *r)
  * must be dropped. Called on a full ring only. */
 static int ckt_thread_no_writer(void)
 {
-	/* the answer for the process that asked (pid-keyed: harmless written from a vfork child
-	 * into the parent's memory): 0 shares the traced memory, 1 its own memory, 2 unknown */
-	static pid_t asked;
-	static int answer;
-	pid_t tp = ckt_writer_pid(), me = getpid();
-	if (!tp || me == tp)
+	pid_t tp = ckt_writer_pid();
+	if (!tp || getpid() == tp)
 		return 0;
-	if (asked != me) {
-		long same = syscall(SYS_kcmp, me, tp, KCMP_VM, 0, 0);
-		answer = same == 0 ? 0 : same > 0 ? 1 : 2;
-		asked = me;
-	}
-	if (answer == 1)
+	int answer = ckt_thread_child_memory();
+	if (answer == CKT_CHILD_OWN)
 		atomic_store(&ckt_active, 0);
-	return answer != 0;
-}
-
-int ckt_in_vfork_child(void)
-{
-	pid_t tp = ckt_writer_pid(), me = getpid();
-	return tp && me != tp && syscall(SYS_kcmp, me, tp, KCMP_VM, 0, 0) == 0;
+	return answer != CKT_CHILD_SHARED;
 }
 
 /* Waits until at most `limit` events of r are pending (the owner's head is h): 1, or 0 when

@@ -263,7 +263,8 @@ RUSTC_BIN=
 command -v rustc >/dev/null 2>&1 && RUSTC_BIN=$(rustc --print sysroot 2>/dev/null)/bin/rustc
 if [ -x "$RUSTC_BIN" ] && nm -D --defined-only "$RUSTC_BIN" 2>/dev/null | grep -q ' T malloc$'; then
 	printf 'fn main() { let v: Vec<u64> = (0..1000).collect(); println!("{}", v.len()); }\n' >$T/hello.rs
-	CUZKTRACE_OUT=$T/rustc.zst timeout 120 env LD_PRELOAD=$LIB "$RUSTC_BIN" -o $T/hello $T/hello.rs >$T/rustc.out 2>$T/rustc.err
+	# (without make's jobserver variables: under `make -j` rustc warns that it cannot connect)
+	CUZKTRACE_OUT=$T/rustc.zst timeout 120 env -u MAKEFLAGS -u MFLAGS -u CARGO_MAKEFLAGS LD_PRELOAD=$LIB "$RUSTC_BIN" -o $T/hello $T/hello.rs >$T/rustc.out 2>$T/rustc.err
 	expect_eq "rustc (jemalloc exports malloc) under the tracer: compiles, the program runs, one line" \
 		"$?/$($T/hello)/$(grep -c warning $T/rustc.err)/$(grep warning $T/rustc.err)" \
 		"0/1000/1/cuzktrace: warning: 'malloc' is provided by '$RUSTC_BIN' ahead of the tracer: allocations through it are not traced (an allocator linked into the program?); expect RSS well above the traced heap"

@@ -74,7 +74,17 @@ rm -f $T/ctorexit.zst
 CKT_CTORLIB_EXIT=7 CUZKTRACE_OUT=$T/ctorexit.zst traced ctorexit $P/ctor
 expect_eq "exit in a library's constructor: status 7, its exit handler ran, one warning, no file" \
 	"$(cat $T/ctorexit.rc)/$(cat $T/ctorexit.out)/$(cat $T/ctorexit.err)/$(ls $T/ctorexit.zst 2>/dev/null)" \
-	"7/ctorlib: exit handler ran/cuzktrace: warning: the program exits before the tracer has started (exit in a library's constructor?): nothing is traced/"
+	"7/ctorlib: exit handler ran in pid ${ce_pid:=$(sed -n 's/^ctorlib: exit handler ran in pid //p' $T/ctorexit.out)}/cuzktrace: warning: process $ce_pid exits before the tracer has started (exit in a library's constructor?): nothing of it is traced/"
+
+# The same library preloaded after the tracer is initialized after it: its exit comes before
+# glibc has registered _dl_fini (in __libc_start_main), so the tracer's destructor never runs;
+# the tracer's last exit handler finishes the trace instead (before: cut short, no word).
+CKT_CTORLIB_EXIT=5 CUZKTRACE_OUT=$T/ctorexit2.zst LD_PRELOAD="$P/libctorlib.so $LIB" $P/ctor >$T/ctorexit2.out 2>$T/ctorexit2.err
+ce_rc=$?
+$REPORT --json $T/ctorexit2.zst >$T/ctorexit2.json 2>/dev/null
+expect_eq "exit in a library's constructor after the tracer's: status 5, its handler ran, complete, ended by exit, exit line" \
+	"$ce_rc/$(grep -c '^ctorlib: exit handler ran' $T/ctorexit2.out)/$(jget $T/ctorexit2.json truncated)/$(jget $T/ctorexit2.json end_reason)/$(grep -c "^cuzktrace: $T/ctorexit2.zst: " $T/ctorexit2.err)" \
+	"5/1/false/exit/1"
 
 # Stack capture under pressure: deep recursion on 4 threads while a 5th dlopens/dlcloses in a
 # loop (exact mode, every allocation unwound). No deadlock (60 s limit), exact totals.
@@ -300,19 +310,31 @@ done
 expect_eq "exit on a thread while main returns: 6 of 6 traces complete, 3,200,000 bytes live, exit line" "$er_ok" 6
 # main's exit blocks for 30 s before the tracer's destructor (an atexit handler; the program's
 # own destructor, run from the same exit handler as the tracer's), and another thread calls
-# exit: it waits 10 s, then finishes the trace itself, with one warning (before: "left
-# incomplete" said of a complete trace; and with the destructor, a trace cut short). Both run
-# at once (10 s each).
-for m in handler dtor; do
-	(CUZKTRACE_OUT=$T/eblock_$m.zst timeout -s KILL 60 env LD_PRELOAD=$LIB $P/exitblock $m >/dev/null 2>$T/eblock_$m.err
-	echo $? >$T/eblock_$m.rc) &
+# exit (or 3 threads at once). With the handler, the second exit runs the tracer's destructor
+# itself, as glibc 2.36 has it run the remaining handlers: complete at once, no warning
+# (before: it waited 10 s, then finished the trace with a warning); a third one waits for that.
+# With the destructor, the second exit waits 10 s, then finishes the trace itself, with one
+# warning (before that: "left incomplete" said of a complete trace; with the destructor, a
+# trace cut short). An exit handler that frees 8,400,000 bytes runs in the second exit
+# (handler) or the first (dtor): before the trace is finished either way. All run at once (10 s
+# at most).
+eb_warn="cuzktrace: warning: another thread's exit has not reached the tracer's destructor in 10 s (an exit handler or destructor that blocks?); this exit finishes the trace"
+for m in "handler" "dtor" "handler 3" "dtor 3"; do
+	f=eblock_${m// /_}
+	(CUZKTRACE_OUT=$T/$f.zst timeout -s KILL 60 env LD_PRELOAD=$LIB $P/exitblock $m >/dev/null 2>$T/$f.err
+	echo $? >$T/$f.rc) &
 done
 wait
-for m in handler dtor; do
-	$REPORT --json $T/eblock_$m.zst >$T/eblock_$m.json 2>/dev/null
-	expect_eq "exit blocked in an exit $m: status 0, complete, 32,000 bytes kept, one warning" \
-		"$(cat $T/eblock_$m.rc)/$(jget $T/eblock_$m.json truncated)/$(( $(jget $T/eblock_$m.json live_at_exit.heap_bytes) >= 32000 ))/$(grep -v -e "^cuzktrace: $T/eblock_$m.zst: " -e "^cuzktrace: tracing " $T/eblock_$m.err)" \
-		"0/false/1/cuzktrace: warning: another thread's exit has not reached the tracer's destructor in 10 s (an exit handler or destructor that blocks?); this exit finishes the trace"
+for m in "handler" "dtor" "handler 3" "dtor 3"; do
+	f=eblock_${m// /_}
+	want=$eb_warn what="one warning" n=1
+	[ "${m% *}" = handler ] && want= what="no warning"
+	[ "$m" != "${m% *}" ] && n=${m#* }
+	$REPORT --json $T/$f.zst >$T/$f.json 2>/dev/null
+	live=$(jget $T/$f.json live_at_exit.heap_bytes)
+	expect_eq "exit blocked in an exit ${m% *}, $n more exits: status 0, complete, 32,000 bytes kept and 8,400,000 freed by a handler, exit line, $what" \
+		"$(cat $T/$f.rc)/$(jget $T/$f.json truncated)/$(( live >= 32000 && live < 8400000 ))/$(grep -c "^cuzktrace: $T/$f.zst: " $T/$f.err)/$(grep -v -e "^cuzktrace: $T/$f.zst: " -e "^cuzktrace: tracing " $T/$f.err)" \
+		"0/false/1/1/$want"
 done
 # a signal whose handler ends the process (exit or _exit) during the final flush: it runs
 # after the flush (signals are blocked meanwhile), so the trace is complete (before: cut
@@ -327,14 +349,25 @@ for m in "exit" "fast" "exit ret"; do
 		"$sf_rc/$(jget $T/sigflush.json truncated)/$(jget $T/sigflush.json event_counts.free)/$(grep -c "^cuzktrace: $T/sigflush.zst: " $T/sigflush.err)" \
 		"6/false/300000/1"
 done
-# exit (not _exit) in a vfork child runs the parent's exit handlers, the tracer's destructor
-# among them: the parent's trace is cut short, and one line says why (before: nothing)
+# the same during the exec hook's final flush (the timer survives the exec: the status is the
+# handler's, or the new image's)
+for m in "exit" "fast"; do
+	CUZKTRACE_ZSTD_LEVEL=19 CUZKTRACE_FLUSH_MS=60000 CUZKTRACE_OUT=$T/sigexec.zst timeout -s KILL 60 \
+		env LD_PRELOAD=$LIB $P/sigflush $m exec >/dev/null 2>$T/sigexec.err
+	$REPORT --json $T/sigexec.zst >$T/sigexec.json 2>/dev/null
+	expect_eq "signal ending the process during an exec's final flush ($m): complete, ended by exec, 300,000 frees" \
+		"$(jget $T/sigexec.json truncated)/$(jget $T/sigexec.json end_reason)/$(jget $T/sigexec.json event_counts.free)" \
+		"false/exec/300000"
+done
+# exit (not _exit) in a vfork child would run the parent's exit handlers, the tracer's
+# destructor among them, and mark the list done: the parent's return from main then ran none,
+# and its trace was cut short without a word. The child ends with _exit, with one line.
 CUZKTRACE_OUT=$T/vfexit.zst timeout -s KILL 60 env LD_PRELOAD=$LIB $P/vforkexit >/dev/null 2>$T/vfexit.err
 vf_rc=$?
 $REPORT --json $T/vfexit.zst >$T/vfexit.json 2>/dev/null
-expect_eq "exit in a vfork child: status 0, one warning line, the parent's trace truncated" \
-	"$vf_rc/$(grep -v "^cuzktrace: tracing " $T/vfexit.err)/$(jget $T/vfexit.json truncated)" \
-	"0/cuzktrace: warning: exit() in a vfork child runs the parent's exit handlers, the tracer's among them: the parent's trace will end cut short (a vfork child should end with _exit)/true"
+expect_eq "exit in a vfork child: status 0, one warning line, the parent's trace complete, 32,000 bytes live" \
+	"$vf_rc/$(grep -v -e "^cuzktrace: tracing " -e "^cuzktrace: $T/vfexit.zst: " $T/vfexit.err)/$(jget $T/vfexit.json truncated)/$(jget $T/vfexit.json live_at_exit.heap_bytes)" \
+	"0/cuzktrace: warning: exit() in a vfork child would run the parent's exit handlers, the tracer's among them, and cut its trace short: the child ends with _exit, as a vfork child must/false/32000"
 # exit on main while another thread execs: the old image's trace survives, whoever wins
 ee_ok=0
 for i in 1 2 3 4 5 6; do

@@ -1,17 +1,31 @@
 /* exitblock.c: keeps 1,000 x 32 bytes; main calls exit(0), and its exit blocks for 30 s
  * before the tracer's destructor: in an atexit handler (exitblock handler), or in the
  * program's own destructor (exitblock dtor), which runs from glibc's _dl_fini, the exit
- * handler that runs the tracer's destructor too. 200 ms in, a second thread calls exit(0).
- * glibc 2.36 lets that second exit end the process; the tracer makes it wait for the trace
- * to be finished (at most 10 s while nothing finishes it), then it finishes the trace itself.
- * Before, it said "left incomplete" and the trace was complete (handler), or its exit ended
- * the process with the trace cut short (dtor: _dl_fini was the first exit's). */
+ * handler that runs the tracer's destructor too. 200 ms in, a second thread calls exit(0)
+ * (exitblock MODE N: N threads do, at once). glibc 2.36 lets that second exit run the
+ * handlers the first has not reached and end the process. With the handler, the second exit
+ * runs _dl_fini itself, and the tracer's destructor finishes the trace there: it ends at once
+ * (before, it waited 10 s, then finished the trace with a warning). With the destructor, the
+ * first exit has taken _dl_fini: the tracer's handler after it makes the second exit wait
+ * for the trace to be finished (at most 10 s while nothing finishes it), then it finishes the
+ * trace itself, with a warning. Before that, it said "left incomplete" and the trace was
+ * complete (handler), or its exit ended the process with the trace cut short (dtor).
+ * An exit handler registered before the blocking one frees 8,400,000 bytes: the second exit
+ * runs it (handler) or the first one did (dtor), before the trace is finished either way, so
+ * the trace ends with 32,000 bytes live and some of glibc's, never the 8,400,000 (when the
+ * second exit finished the trace before the handlers it runs, they were live). */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 static void *volatile keep[1000];
+static void *volatile big;
+
+static void free_big(void)
+{
+	free(big);
+}
 static int in_dtor;
 
 static void block(void)
@@ -36,11 +50,16 @@ int main(int argc, char **argv)
 {
 	for (int i = 0; i < 1000; i++)
 		keep[i] = malloc(32);
+	big = malloc(8400000);
+	atexit(free_big);
 	in_dtor = argc > 1 && strcmp(argv[1], "dtor") == 0;
 	if (!in_dtor)
 		atexit(block);
-	pthread_t t;
-	if (pthread_create(&t, NULL, other, NULL))
-		return 2;
+	int n = argc > 2 ? atoi(argv[2]) : 1;
+	for (int i = 0; i < n; i++) {
+		pthread_t t;
+		if (pthread_create(&t, NULL, other, NULL))
+			return 2;
+	}
 	exit(0);
 }

@@ -6,7 +6,8 @@
  * tracer's destructor changes nothing (exit goes on with the remaining handlers; _exit goes
  * through the tracer's hook, which finishes the trace first). The tracer blocks signals during
  * its final flush, so the handler runs after it: status 6 and a complete trace (before: cut
- * short, without a word). */
+ * short, without a word). sigflush MODE exec arms the timer, then execs /bin/true: the exec
+ * hook's final flush, the same way (the handler, or the new image, ends the process). */
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,12 @@ int main(int argc, char **argv)
 	for (int i = 0; i < 300000; i++) {
 		void *volatile p = malloc(16 + (size_t)(i & 1023));
 		free(p);
+	}
+	if (argc > 2 && strcmp(argv[2], "exec") == 0) {
+		char *const av[] = {"true", NULL};
+		arm();
+		execv("/bin/true", av);
+		return 1;
 	}
 	atexit(arm);
 	if (argc > 2 && strcmp(argv[2], "ret") == 0)

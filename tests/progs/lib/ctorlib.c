@@ -3,8 +3,8 @@
  * constructor: every event must be in the trace. With
  * CKT_CTORLIB_EXEC=PROG in the environment, the constructor first replaces the process with
  * PROG (before anything has called into the tracer): the exec must happen. With
- * CKT_CTORLIB_EXIT=N, it registers an exit handler (which writes "ctorlib: exit handler ran"
- * on stdout) and calls exit(N), also before anything has called into the tracer: the handler
+ * CKT_CTORLIB_EXIT=N, it registers an exit handler (which writes "ctorlib: exit handler ran in
+ * pid N" on stdout) and calls exit(N), also before anything has called into the tracer: the handler
  * must run and the status must be N. */
 #include <stdlib.h>
 #include <string.h>
@@ -17,8 +17,14 @@ static void *volatile churn[5000];
 
 static void ctorlib_atexit(void)
 {
-	static const char m[] = "ctorlib: exit handler ran\n";
-	(void)!write(1, m, sizeof(m) - 1);
+	char m[64] = "ctorlib: exit handler ran in pid ", d[16];
+	size_t n = strlen(m), k = 0;
+	for (unsigned long p = (unsigned long)getpid(); p || !k; p /= 10)
+		d[k++] = (char)('0' + p % 10);
+	while (k)
+		m[n++] = d[--k];
+	m[n++] = '\n';
+	(void)!write(1, m, n);
 }
 
 __attribute__((constructor)) static void ctorlib_init(void)
