@@ -1272,11 +1272,19 @@ static void close_own_fd(void)
 /* Waits up to a second for *word to become nonzero; whether it is. */
 static int wait_word(atomic_int *word)
 {
-	struct timespec sec = {1, 0};
-	if (atomic_load(word))
-		return 1;
-	syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, 0, &sec, NULL, 0);
-	return atomic_load(word) != 0;
+	/* a second by the clock: a signal cuts a futex wait short, and the callers count seconds
+	 * (glibc's SIGSETXID, sent to every thread by each setgid of a thread that loops on it,
+	 * made "no progress for 10 s" of a few milliseconds, and the trace was left cut short) */
+	for (uint64_t end = ckt_clock_raw() + 1000000000ull;;) {
+		if (atomic_load(word))
+			return 1;
+		uint64_t now = ckt_clock_raw();
+		if (now >= end)
+			return 0;
+		struct timespec left = {(time_t)((end - now) / 1000000000ull),
+					(long)((end - now) % 1000000000ull)};
+		syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, 0, &left, NULL, 0);
+	}
 }
 
 /* Waits for the writer's end (fast: its last flush written, without joining it) while it
