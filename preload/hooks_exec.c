@@ -268,9 +268,9 @@ CKT_EXPORT void _Exit(int status)
  * list of exit handlers, each taking the next one. The tracer's destructor runs from
  * _dl_fini, and exit_last, registered at start before _dl_fini was (the library's
  * constructor runs before __libc_start_main registers it), is the handler after it: whichever
- * thread takes exit_last waits there until the trace is finished (as long as that progresses;
- * at most 10 s while no thread has begun it, then it finishes the trace itself, with a
- * warning). So a second exit goes on at once, as untraced: it runs the handlers the first one
+ * thread takes exit_last (the exit's owner too) waits there until the trace is finished (as
+ * long as that progresses; at most 10 s while no thread has begun it, then it finishes the
+ * trace itself, with a warning). So a second exit goes on at once, as untraced: it runs the handlers the first one
  * has not reached (their frees traced), _dl_fini too when the first is blocked before it, and
  * cannot end the process while the other thread is in the final flush: the only thread that
  * can find the list empty then is the one waiting in exit_last. (A second exit that finished
@@ -329,10 +329,11 @@ static void exit_last(void)
 	if (getpid() != ckt_writer_pid())
 		return;
 	int owner = atomic_load(&exit_owner);
-	if (owner && owner != (int)syscall(SYS_gettid))
+	if ((!owner || owner == (int)syscall(SYS_gettid)) && !ckt_writer_finishing())
+		ckt_finish_exit(); /* no _dl_fini ran before: see above */
+	else /* the owner too: the other exit may have taken _dl_fini and be in the final flush
+	      * (tests/progs/ownerlast.c: cut short every time when the owner went on) */
 		exit_await_or_finish();
-	else if (!ckt_writer_finishing()) /* no _dl_fini ran before: see above */
-		ckt_finish_exit();
 }
 
 extern int __cxa_atexit(void (*fn)(void *), void *arg, void *dso);
