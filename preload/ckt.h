@@ -104,7 +104,8 @@ static inline void ckt_free(void *p)
 	X(aligned_alloc, 0) X(memalign, 0) X(valloc, 0) X(pvalloc, 0) X(mmap, 0) X(munmap, 0)       \
 	X(mremap, 0) X(mprotect, 0) X(pkey_mprotect, 0) X(write, 0) X(writev, 0) X(pthread_setname_np, 0) X(prctl, 0)            \
 	X(execve, 0) X(execv, 0) X(execvp, 0) X(execvpe, 0) X(fexecve, 0) X(read, 0) X(close, 0) \
-	X(pipe, 0) X(pipe2, 0) X(pthread_exit, 0) X(unshare, 0) X(setns, 0) X(_exit, 0) X(_Exit, 0) X(exit, 0)
+	X(pipe, 0) X(pipe2, 0) X(pthread_exit, 0) X(unshare, 0) X(setns, 0) X(_exit, 0) X(_Exit, 0) \
+	X(exit, 0) X(daemon, 0)
 
 #define CKT_REAL_PTR(name, required) __typeof__(name) *name;
 struct ckt_real {

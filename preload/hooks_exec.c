@@ -8,10 +8,13 @@
 #include "ckt.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -407,6 +410,54 @@ CKT_EXPORT void exit(int status)
 		ckt_real.exit(status);
 	for (;;)
 		syscall(SYS_exit_group, status);
+}
+
+/* daemon: glibc's forks and ends the parent with its own internal _exit, out of the hooks'
+ * reach: the trace was cut short, without a word (tests/progs/daemonize.c), and the program
+ * goes on in the child, which, as any forked process that does not exec, is not traced. Done
+ * here as glibc does it (fork; the parent ends with _exit(0); the child calls setsid, chdir
+ * to "/" unless nochdir, and points 0, 1 and 2 at /dev/null unless noclose), so that the
+ * parent's end finishes the trace, with one line that names the process going on. */
+CKT_EXPORT int daemon(int nochdir, int noclose)
+{
+	CKT_EXEC_REAL(daemon);
+	if (!is_tracer_process())
+		return ckt_real.daemon(nochdir, noclose);
+	pid_t pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid > 0) {
+		struct ckt_line l = {.len = 0};
+		ckt_line_str(&l, "cuzktrace: warning: daemon(): the program goes on in process ");
+		ckt_line_u64(&l, (uint64_t)pid);
+		ckt_line_str(&l, ", which is not traced (a forked process is traced only once it "
+				 "execs); the trace ends here");
+		ckt_line_emit(&l);
+		fast_exit(ckt_real._exit, 0);
+	}
+	if (setsid() < 0)
+		return -1;
+	if (!nochdir)
+		(void)!chdir("/");
+	if (noclose)
+		return 0;
+	struct stat st;
+	int fd = open("/dev/null", O_RDWR);
+	if (fd < 0)
+		return -1;
+	int bad = fstat(fd, &st) < 0 ? errno
+		  : !S_ISCHR(st.st_mode) || st.st_rdev != makedev(1, 3) ? ENODEV : 0;
+	if (bad) {
+		close(fd);
+		errno = bad;
+		return -1;
+	}
+	(void)dup2(fd, STDIN_FILENO);
+	(void)dup2(fd, STDOUT_FILENO);
+	(void)dup2(fd, STDERR_FILENO);
+	if (fd > 2)
+		close(fd);
+	return 0;
 }
 
 /* glibc's exit runs the calling thread's thread_local destructors first (__call_tls_dtors),

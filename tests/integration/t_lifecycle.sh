@@ -401,6 +401,23 @@ $REPORT --json $T/vfexit.zst >$T/vfexit.json 2>/dev/null
 expect_eq "exit in a vfork child: status 0, one warning line, the parent's trace complete, 32,000 bytes live" \
 	"$vf_rc/$(grep -v -e "^cuzktrace: tracing " -e "^cuzktrace: $T/vfexit.zst: " $T/vfexit.err)/$(jget $T/vfexit.json truncated)/$(jget $T/vfexit.json live_at_exit.heap_bytes)" \
 	"0/cuzktrace: warning: exit() in a vfork child would run the parent's exit handlers, the tracer's among them, and cut its trace short: the child ends with _exit, as a vfork child must/false/32000"
+# daemon(): glibc's ends the parent with an internal _exit the hooks cannot see (the trace was
+# cut short, without a word); the tracer's daemon finishes it there and names the child,
+# which goes on untraced, as glibc's would (setsid; with daemon(0, 0), cwd / and /dev/null)
+for m in keep close; do
+	rm -f $T/daemon_$m.out
+	CUZKTRACE_OUT=$T/daemon_$m.zst timeout -s KILL 60 env LD_PRELOAD=$LIB $P/daemonize $T/daemon_$m.out $m >/dev/null 2>$T/daemon_$m.err
+	dm_rc=$?
+	for i in $(seq 50); do [ -s $T/daemon_$m.out ] && break; sleep 0.1; done
+	dm_child=$(sed -n 's/^daemon: child \([0-9]*\) .*/\1/p' $T/daemon_$m.out)
+	dm_want="daemon: child $dm_child sid=1"
+	[ $m = close ] && dm_want="$dm_want cwd=/ stdout-null=1"
+	$REPORT --json $T/daemon_$m.zst >$T/daemon_$m.json 2>/dev/null
+	expect_eq "daemon ($m): status 0, the child's session, complete, ended by exit, 32,000 bytes live, one line naming the child, exit line" \
+		"$dm_rc/$(cat $T/daemon_$m.out)/$(jget $T/daemon_$m.json truncated)/$(jget $T/daemon_$m.json end_reason)/$(jget $T/daemon_$m.json live_at_exit.heap_bytes)/$(grep -v "^cuzktrace: tracing " $T/daemon_$m.err | sed "s|^cuzktrace: $T/daemon_$m.zst: .*|exit line|")" \
+		"0/$dm_want/false/exit/32000/cuzktrace: warning: daemon(): the program goes on in process $dm_child, which is not traced (a forked process is traced only once it execs); the trace ends here
+exit line"
+done
 # exit on main while another thread execs: the old image's trace survives, whoever wins
 ee_ok=0
 for i in 1 2 3 4 5 6; do
