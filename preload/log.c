@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -22,20 +23,48 @@ static ino_t err_ino;
 
 /* Descriptors the tracer keeps live at a high number: a program that closes every descriptor
  * and opens new ones gets the lowest free numbers, so it does not reuse ours by accident.
- * Returns the new descriptor (the old one is closed), or fd itself if it cannot be moved. Only
- * for a descriptor we opened a moment ago: closing a number is safe only while it is ours. */
+ * Where the hard limit allows, the number is at or above the program's soft limit, which the
+ * kernel never hands out while that limit holds: the program keeps every number of its own (a
+ * program run with a soft limit of 8 failed to open its files: the tracer held 7 of them).
+ * The soft limit is raised for the moment of the dup only, and put back unless the program
+ * changed it meanwhile. Else near the top of the program's range. Up to 64 numbers above a
+ * soft limit of at most 65536 (a bigger one is not run out of, and a descriptor table grown
+ * to a number past it costs memory). Returns the new descriptor (the old one is closed), or
+ * fd itself if it cannot be moved. Only for a descriptor we opened a moment ago: closing a
+ * number is safe only while it is ours. */
+#define CKT_FD_ABOVE 64
+
+static int ckt_fd_above_limit(int fd, const struct rlimit *rl)
+{
+	if (rl->rlim_cur > 65536 ||
+	    (rl->rlim_max != RLIM_INFINITY && rl->rlim_max < rl->rlim_cur + CKT_FD_ABOVE))
+		return -1;
+	struct rlimit up = {rl->rlim_cur + CKT_FD_ABOVE, rl->rlim_max}, now;
+	if (setrlimit(RLIMIT_NOFILE, &up) != 0)
+		return -1;
+	int h = fcntl(fd, F_DUPFD_CLOEXEC, (int)rl->rlim_cur);
+	if (getrlimit(RLIMIT_NOFILE, &now) == 0 && now.rlim_cur == up.rlim_cur &&
+	    now.rlim_max == up.rlim_max)
+		(void)setrlimit(RLIMIT_NOFILE, rl);
+	return h;
+}
+
 int ckt_fd_high(int fd)
 {
 	struct rlimit rl;
 	long base = 512;
 	if (fd < 0)
 		return fd;
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
-	    (long)rl.rlim_cur - 128 > base)
-		base = (long)rl.rlim_cur - 128;
+	int h = -1;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
+		h = ckt_fd_above_limit(fd, &rl);
+		if ((long)rl.rlim_cur - 128 > base)
+			base = (long)rl.rlim_cur - 128;
+	}
 	if (base > 1 << 20)
 		base = 1 << 20;
-	int h = fcntl(fd, F_DUPFD_CLOEXEC, (int)base);
+	if (h < 0)
+		h = fcntl(fd, F_DUPFD_CLOEXEC, (int)base);
 	if (h < 0)
 		h = fcntl(fd, F_DUPFD_CLOEXEC, 64);
 	if (h < 0)
@@ -168,6 +197,16 @@ void ckt_line_emit(struct ckt_line *l)
 	const char *p = l->buf;
 	size_t n = l->len;
 	int fd = pick_fd();
+	/* stderr may be a file past the program's file-size limit: the write then raises
+	 * SIGXFSZ, whose default action ends the program (a line of ours killed it, status 153,
+	 * tests/progs/fsizelimit.c). Blocked for the write; the one it raised is taken back (not
+	 * one the program had pending already), and the line is lost, as the program's own
+	 * writes there fail with EFBIG once it ignores the signal. */
+	sigset_t xfsz, old, pend;
+	sigemptyset(&xfsz);
+	sigaddset(&xfsz, SIGXFSZ);
+	pthread_sigmask(SIG_BLOCK, &xfsz, &old);
+	int had = sigpending(&pend) == 0 && sigismember(&pend, SIGXFSZ);
 	while (n && fd >= 0) {
 		ssize_t w = write(fd, p, n);
 		if (w < 0 && errno == EINTR)
@@ -177,6 +216,11 @@ void ckt_line_emit(struct ckt_line *l)
 		p += w;
 		n -= (size_t)w;
 	}
+	if (!had && sigpending(&pend) == 0 && sigismember(&pend, SIGXFSZ)) {
+		struct timespec none = {0, 0};
+		(void)sigtimedwait(&xfsz, NULL, &none);
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	l->len = 0;
 	errno = saved;
 }

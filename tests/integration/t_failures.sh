@@ -287,3 +287,31 @@ expect_eq "the same memory from malloc: 192 MiB of heap at the peak RSS" "$(jget
 # stub as "malloc" that calls ours: no warning for it.
 CUZKTRACE_OUT=$T/py.zst traced py /usr/bin/python3 -c 'print("py: done")'
 expect_eq "non-PIE program using the real malloc: no warning" "$(cat $T/py.out)/$(grep -c warning $T/py.err)" "py: done/0"
+
+# The tracer's descriptors (trace, a copy of stderr, libunwind's pipe, the RSS files) sit at or
+# above the program's soft limit when the hard limit allows: the program can open exactly as
+# many files as untraced (before, 7 fewer: with a soft limit of 8, sort could not open its
+# input), and the soft limit it sees is its own.
+fd_hard=$(ulimit -H -n)
+for lim in 16 1024; do
+	if [ "$fd_hard" != unlimited ] && [ "$fd_hard" -lt $((lim + 64)) ]; then
+		echo "  skip descriptors (soft limit $lim): the hard limit ($fd_hard) leaves no room above it"
+		continue
+	fi
+	fdc_plain=$(bash -c "ulimit -S -n $lim; $P/fdcount")
+	fdc_traced=$(bash -c "ulimit -S -n $lim; CUZKTRACE_OUT=$T/fdcount.zst LD_PRELOAD=$LIB $P/fdcount 2>/dev/null; ulimit -S -n")
+	expect_eq "descriptors (soft limit $lim): the program opens as many files traced as untraced, its limit unchanged" \
+		"$fdc_traced" "$fdc_plain
+$lim"
+done
+
+# stderr appended to a file already past the program's file-size limit (the trace file stays
+# under it): the exit line cannot be written, and its SIGXFSZ must not end the program (it
+# did: status 153); the trace is complete, stderr keeps only the init line
+head -c 10000 /dev/zero | tr '\0' x >$T/fsize.err
+CUZKTRACE_OUT=$T/fsize.zst timeout -s KILL 60 env LD_PRELOAD=$LIB $P/fsizelimit 8000 2>>$T/fsize.err
+fs_rc=$?
+$REPORT --json $T/fsize.zst >$T/fsize.json 2>/dev/null
+expect_eq "stderr past the file-size limit: status 0, complete, 3,200 bytes live, stderr only the init line" \
+	"$fs_rc/$(jget $T/fsize.json truncated)/$(jget $T/fsize.json live_at_exit.heap_bytes)/$(tail -c +10001 $T/fsize.err | sed "s|^cuzktrace: tracing fsizelimit (pid [0-9]*) to $T/fsize.zst$|init line|")" \
+	"0/false/3200/init line"
