@@ -4,7 +4,7 @@
 CC ?= cc
 PREFIX ?= /usr/local
 DESTDIR ?=
-B := build
+B ?= build
 
 WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -Wvla
 BASE := -std=gnu11 -O2 -g $(WARN) -Iinclude -MMD -MP
@@ -38,7 +38,7 @@ EX_BIN := $(EX_SRC:examples/%.c=$(B)/examples/%)
 LIB := $(B)/libcuzktrace.so
 REPORT := $(B)/cuzktrace-report
 
-.PHONY: all check unit integration demo bench deps install clean
+.PHONY: all check unit sanitized integration demo bench deps install clean
 all: $(LIB) $(REPORT) $(EX_BIN)
 
 # Rebuild everything when the flags change.
@@ -92,6 +92,9 @@ $(B)/progs/%: tests/progs/%.c $(B)/.flags
 $(B)/progs/lib%.so: tests/progs/lib/%.c $(B)/.flags
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$@)$(CC) -std=gnu11 -O2 -g -fPIC -shared -o $@ $<
+$(B)/progs/libnofn.so: tests/progs/lib/nofn.s
+	@mkdir -p $(dir $@)
+	$(call msg,AS,$@)$(CC) -g -fPIC -shared -o $@ $<
 $(B)/progs/ctor: tests/progs/ctor.c $(B)/progs/libctorlib.so
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$@)$(CC) -std=gnu11 -O2 -g -o $@ $< -L$(B)/progs -lctorlib -Wl,-rpath,'$$ORIGIN'
@@ -113,11 +116,16 @@ $(B)/examples/%: examples/%.c $(B)/.flags
 unit: $(UNIT_BIN)
 	$(Q)fail=0; for t in $(UNIT_BIN); do echo "== $$t"; $$t || fail=1; done; exit $$fail
 
-integration: $(LIB) $(REPORT) $(PROG_BIN) $(B)/progs/ctor $(B)/progs/ownmalloc_keys $(B)/progs/libplainlib.so $(B)/progs/libunwcount.so $(B)/progs/libslowmunmap.so
+integration: $(LIB) $(REPORT) $(PROG_BIN) $(B)/progs/ctor $(B)/progs/ownmalloc_keys $(B)/progs/libplainlib.so $(B)/progs/libunwcount.so $(B)/progs/libslowmunmap.so $(B)/progs/libnofn.so
 	$(Q)bash tests/integration/run.sh
 
 check: deps
-	$(Q)$(MAKE) --no-print-directory all unit integration
+	$(Q)$(MAKE) --no-print-directory all unit sanitized integration
+
+# the reader once more with AddressSanitizer and UndefinedBehaviorSanitizer, for the
+# integration tests' sanitizer checks (tests/integration/t_sanitize.sh)
+sanitized:
+	$(Q)$(MAKE) --no-print-directory B=build/san SANITIZE=address,undefined build/san/cuzktrace-report
 
 demo: deps
 	$(Q)$(MAKE) --no-print-directory all

@@ -444,6 +444,7 @@ struct ckt_replay {
 	uint64_t horizon; /* the previous SYNC's horizon: events before it may be replayed */
 	uint64_t replayed_to; /* events stamped before this were replayed: a later one is late */
 	uint64_t max_held;    /* ckt_replay_set_max_held */
+	uint64_t held;        /* events queued in all threads now (ckt_replay_bound) */
 
 	struct ckt_thread *threads;
 	size_t n_threads, cap_threads;
@@ -819,6 +820,7 @@ static inline __attribute__((always_inline)) struct ckt_ev *ckt_replay_slot(stru
 static inline __attribute__((always_inline)) void ckt_replay_commit(struct ckt_replay *r, size_t ti,
 								      const struct ckt_ev *ev)
 {
+	r->held++;
 	if (r->threads[ti].n++ == 0) {
 		if (r->threads[ti].idle) {
 			r->threads[ti].idle = false;
@@ -1671,6 +1673,7 @@ static int ckt_replay_drain(struct ckt_replay *r, bool all, uint64_t limit)
 			if (rc < 0)
 				return rc;
 			th->head++;
+			r->held--;
 			if (--th->n == 0) {
 				ckt_replay_retire(r, th);
 				break;
@@ -1698,9 +1701,9 @@ static int ckt_replay_drain(struct ckt_replay *r, bool all, uint64_t limit)
  * have events queued. */
 static int ckt_replay_bound(struct ckt_replay *r)
 {
-	uint64_t held = 0;
-	for (size_t i = 0; i < r->heap_n; i++)
-		held += r->threads[r->heap[i].tie & 0xffffffffu].n;
+	/* a running count: summing the threads' queues at every SYNC took 55 s for a 60 KB
+	 * trace of 20,000 threads and 2 M SYNC records */
+	uint64_t held = r->held;
 	if (held > r->st.max_held)
 		r->st.max_held = held;
 	if (held <= r->max_held)
@@ -1716,6 +1719,7 @@ static int ckt_replay_bound(struct ckt_replay *r)
 		if (ts > r->replayed_to)
 			r->replayed_to = ts;
 		th->head++;
+		r->held--;
 		if (--th->n == 0) {
 			ckt_replay_retire(r, th);
 		} else {

@@ -228,11 +228,22 @@ static inline void ckt_tracked_sync(struct ckt_tracked *v, const uint32_t *epoch
 	v->seen = epochs[CKT_AT_COUNT];
 }
 
+/* a + b, held at the int64 bounds. Byte sums stay far inside them (the replay rejects more
+ * than 2^59 live in one space); estimated counts of the default mode, 65536ths of a block
+ * each weighted up to CUZKTRACE_SAMPLE (2^30), could pass them in a forged trace. */
+static inline int64_t ckt_tracked_sum(int64_t a, int64_t b)
+{
+	int64_t r;
+	if (__builtin_add_overflow(a, b, &r))
+		r = b > 0 ? INT64_MAX : INT64_MIN;
+	return r;
+}
+
 static inline void ckt_tracked_add(struct ckt_tracked *v, const uint32_t *epochs, int64_t delta)
 {
 	if (__builtin_expect(v->seen != epochs[CKT_AT_COUNT], 0))
 		ckt_tracked_sync(v, epochs);
-	v->cur += delta;
+	v->cur = ckt_tracked_sum(v->cur, delta);
 	if (v->cur > v->max)
 		v->max = v->cur;
 }
@@ -243,9 +254,10 @@ static inline void ckt_tracked_run(struct ckt_tracked *v, const uint32_t *epochs
 {
 	if (__builtin_expect(v->seen != epochs[CKT_AT_COUNT], 0))
 		ckt_tracked_sync(v, epochs);
-	if (v->cur + rise > v->max)
-		v->max = v->cur + rise;
-	v->cur += delta;
+	int64_t top = ckt_tracked_sum(v->cur, rise);
+	if (top > v->max)
+		v->max = top;
+	v->cur = ckt_tracked_sum(v->cur, delta);
 }
 
 /* The value at the (final) peak of moment m; 0 if that moment never had a peak. */

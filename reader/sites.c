@@ -501,7 +501,11 @@ static void ckt_sites_on_bytes(void *ctx, const struct ckt_attr *a, const struct
 	/* a sample of the default mode stands for `weight` allocations (its delta is weighted
 	 * already); the same weight comes with its free, so live counts return to zero */
 	int64_t w = a->weight > 1.0 ? llround(a->weight * CKT_SITES_ONE) : CKT_SITES_ONE;
-	int64_t nb = run->blocks * w, nb_rise = run->blocks_rise * w;
+	int64_t nb, nb_rise; /* held at the bounds, as ckt_tracked_sum */
+	if (__builtin_mul_overflow(run->blocks, w, &nb))
+		nb = run->blocks > 0 ? INT64_MAX : INT64_MIN;
+	if (__builtin_mul_overflow(run->blocks_rise, w, &nb_rise))
+		nb_rise = INT64_MAX;
 	if (heap) {
 		ckt_tracked_run(&st->t[T_HEAP], s->epochs, delta, run->rise);
 		ckt_tracked_run(&st->t[T_HEAP_N], s->epochs, nb, nb_rise);

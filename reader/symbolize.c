@@ -101,6 +101,10 @@ struct ckt_sym_chunk {
 struct ckt_sym {
 	struct ckt_sym_module *mods;
 	size_t n_mods, cap_mods;
+	/* index of mods by all their fields: open addressing, module index + 1, 0 empty; at most
+	 * half full (a scan of every module for each MODULE record took 83 s for 200,000) */
+	uint32_t *mod_slots;
+	size_t mod_slots_cap;
 	uint32_t map;  /* module maps seen so far */
 	bool in_map;   /* the last call added a module: the next one continues that map */
 
@@ -225,6 +229,7 @@ void ckt_sym_free(struct ckt_sym *s)
 		free(s->mods[i].cus);
 	}
 	free(s->mods);
+	free(s->mod_slots);
 	free(s->cache);
 	free(s->frames);
 	free(s->strs);
@@ -237,6 +242,31 @@ void ckt_sym_free(struct ckt_sym *s)
 		free(s->warnings[i]);
 	free(s->warnings);
 	free(s);
+}
+
+static uint64_t ckt_sym_mod_key(const struct ckt_sym_module *m)
+{
+	return ckt_util_hash64(m->base ^ ckt_util_hash64(m->lo ^ ckt_util_hash64(
+			       m->hi ^ ckt_util_hash64((uint64_t)(uintptr_t)m->path ^
+						       ckt_util_hash64((uint64_t)(uintptr_t)m->build_id)))));
+}
+
+static int ckt_sym_mod_index_grow(struct ckt_sym *s)
+{
+	size_t cap = s->mod_slots_cap ? s->mod_slots_cap * 2 : 64;
+	uint32_t *slots = calloc(cap, sizeof(*slots));
+	if (!slots)
+		return CKT_ENOMEM;
+	for (size_t k = 0; k < s->n_mods; k++) {
+		size_t i = (size_t)ckt_sym_mod_key(&s->mods[k]) & (cap - 1);
+		while (slots[i])
+			i = (i + 1) & (cap - 1);
+		slots[i] = (uint32_t)k + 1;
+	}
+	free(s->mod_slots);
+	s->mod_slots = slots;
+	s->mod_slots_cap = cap;
+	return 0;
 }
 
 int ckt_sym_add_module(struct ckt_sym *s, uint64_t base, uint64_t lo, uint64_t hi, const char *path,
@@ -252,11 +282,17 @@ int ckt_sym_add_module(struct ckt_sym *s, uint64_t base, uint64_t lo, uint64_t h
 	}
 	/* the whole map is written again after every dlopen: keep each module once (interned
 	 * strings compare by pointer) */
-	for (size_t i = 0; i < s->n_mods; i++) {
-		struct ckt_sym_module *m = &s->mods[i];
+	struct ckt_sym_module nm = {.base = base, .lo = lo, .hi = hi, .path = p, .build_id = b};
+	if ((s->n_mods + 1) * 2 > s->mod_slots_cap && ckt_sym_mod_index_grow(s) < 0)
+		return CKT_ENOMEM;
+	size_t mask = s->mod_slots_cap - 1, i = (size_t)ckt_sym_mod_key(&nm) & mask;
+	for (; s->mod_slots[i]; i = (i + 1) & mask) {
+		struct ckt_sym_module *m = &s->mods[s->mod_slots[i] - 1];
 		if (m->base == base && m->lo == lo && m->hi == hi && m->path == p && m->build_id == b)
 			return 0;
 	}
+	if (s->n_mods >= UINT32_MAX - 1)
+		return CKT_ENOMEM;
 	if (s->n_mods == s->cap_mods) {
 		size_t cap = s->cap_mods ? s->cap_mods * 2 : 32;
 		struct ckt_sym_module *n = realloc(s->mods, cap * sizeof(*n));
@@ -266,10 +302,11 @@ int ckt_sym_add_module(struct ckt_sym *s, uint64_t base, uint64_t lo, uint64_t h
 		s->cap_mods = cap;
 	}
 	const char *slash = strrchr(p, '/');
-	s->mods[s->n_mods++] = (struct ckt_sym_module){
-		.base = base, .lo = lo, .hi = hi, .path = p, .build_id = b,
-		.basename = slash ? slash + 1 : p, .state = CKT_MOD_NEW, .map = s->map,
-	};
+	nm.basename = slash ? slash + 1 : p;
+	nm.state = CKT_MOD_NEW;
+	nm.map = s->map;
+	s->mod_slots[i] = (uint32_t)s->n_mods + 1;
+	s->mods[s->n_mods++] = nm;
 	return 0;
 }
 
@@ -555,7 +592,8 @@ static struct ckt_sym_cu *ckt_sym_cu_index(struct ckt_sym_module *m, Dwarf_Die *
 	struct ckt_sym_fnvec fv = { 0 };
 	if (ckt_sym_cu_collect(cu, &fv, 0) == 0 &&
 	    (c->max_hi = malloc((fv.n ? fv.n : 1) * sizeof(*c->max_hi)))) {
-		qsort(fv.v, fv.n, sizeof(*fv.v), ckt_sym_fn_cmp);
+		if (fv.n) /* a unit with no functions (assembly without .type) has no vector */
+			qsort(fv.v, fv.n, sizeof(*fv.v), ckt_sym_fn_cmp);
 		for (size_t k = 0; k < fv.n; k++)
 			c->max_hi[k] = k && c->max_hi[k - 1] > fv.v[k].hi ? c->max_hi[k - 1] : fv.v[k].hi;
 		c->fns = fv.v;

@@ -1,0 +1,32 @@
+# t_sanitize.sh: the reader built with AddressSanitizer and UndefinedBehaviorSanitizer
+# (`make sanitized`, part of `make check`) on inputs that once reached undefined behaviour or
+# ran for minutes (found by fuzzing the reader): exit 0, no sanitizer report, in seconds.
+SAN_REPORT=$ROOT/build/san/cuzktrace-report
+if [ ! -x "$SAN_REPORT" ]; then
+	echo "  skip sanitizer checks: build/san/cuzktrace-report not built (make sanitized)"
+else
+	san_run() { # NAME ARGS...: runs the sanitized reader, prints "rc/reports"
+		local name=$1; shift
+		ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+			timeout -s KILL 60 "$SAN_REPORT" "$@" >$T/$name.out 2>$T/$name.err
+		echo "$?/$(grep -c -e 'runtime error' -e 'AddressSanitizer' $T/$name.err)"
+	}
+	# a default-mode trace claiming 131,072 live 1-byte samples of one stack at a rate of
+	# 2^30: their estimated count (65536ths of a block, each weighted 2^30) passed 2^63, a
+	# signed overflow; now held at the bound
+	expect_eq "sanitized reader: sampled counts past 2^63 (a forged trace): exit 0, no report" \
+		"$(san_run wovf --sites-csv $T/wovf.csv --json $ROOT/tests/fixtures/weight-overflow.zst)" "0/0"
+	# 20,000 threads with one event each and 2,000,000 SYNC records (60 KB): every SYNC summed
+	# every thread's queue (55 s); now a running count
+	expect_eq "sanitized reader: 2 M SYNCs over 20,000 threads: exit 0, no report, within 60 s" \
+		"$(san_run syncs --json $ROOT/tests/fixtures/sync-many-threads.zst)" "0/0"
+	# 200,000 distinct MODULE records (600 KB): each was compared with every module before
+	# (83 s); now an index
+	expect_eq "sanitized reader: 200,000 distinct modules: exit 0, no report, within 60 s" \
+		"$(san_run mods --json $ROOT/tests/fixtures/modules-200000.zst)" "0/0"
+	# a call site in a library whose debug information has a compile unit without functions
+	# (assembly without .type): the reader sorted its empty vector with qsort(NULL, 0)
+	CUZKTRACE_OUT=$T/nofn.zst LD_PRELOAD=$LIB $P/nofncall $P/libnofn.so 2>/dev/null
+	expect_eq "sanitized reader: a compile unit without functions: exit 0, no report, the site named in the library" \
+		"$(san_run nofn $T/nofn.zst)/$(grep -c 'nofn_alloc' $T/nofn.out)" "0/0/1"
+fi
