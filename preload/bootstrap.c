@@ -173,6 +173,7 @@ __attribute__((constructor(101))) static void ckt_init(void)
 	if (atomic_load(&ckt_boot_state) == 0)
 		ckt_bootstrap();
 	ckt_tls.guard++;
+	ckt_fd_start_window(1);
 	ckt_log_init();
 	ckt_phase_rules_load();
 	pthread_atfork(NULL, NULL, on_fork_child);
@@ -189,6 +190,7 @@ __attribute__((constructor(101))) static void ckt_init(void)
 		if (ckt_config.strict)
 			_exit(70);
 	}
+	ckt_fd_start_window(0); /* the program's threads may run from here on (ckt_fd_high) */
 	ckt_tls.guard--;
 	errno = saved_errno;
 }

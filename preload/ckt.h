@@ -72,6 +72,7 @@ void ckt_line_emit(struct ckt_line *l);                  /* appends '\n' and wri
 /* Convenience: "cuzktrace: " + a + b + c + d (NULLs skipped) as one line. */
 void ckt_log_init(void);
 int ckt_fd_high(int fd);
+void ckt_fd_start_window(int open); /* 1 while the tracer starts (its constructor), then 0 */
 void ckt_log(const char *a, const char *b, const char *c, const char *d);
 /* "cuzktrace: warning: process <pid>" + msg, for a line about a process the trace is not of */
 void ckt_log_process(const char *msg);

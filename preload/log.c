@@ -23,16 +23,27 @@ static ino_t err_ino;
 
 /* Descriptors the tracer keeps live at a high number: a program that closes every descriptor
  * and opens new ones gets the lowest free numbers, so it does not reuse ours by accident.
- * Where the hard limit allows, the number is at or above the program's soft limit, which the
- * kernel never hands out while that limit holds: the program keeps every number of its own (a
- * program run with a soft limit of 8 failed to open its files: the tracer held 7 of them).
- * The soft limit is raised for the moment of the dup only, and put back unless the program
- * changed it meanwhile. Else near the top of the program's range. Up to 64 numbers above a
+ * At start-up (ckt_fd_start_window), where the hard limit allows, the number is at or above
+ * the program's soft limit, which the kernel never hands out while that limit holds: the
+ * program keeps every number of its own (a program run with a soft limit of 8 failed to open
+ * its files: the tracer held 7 of them). The soft limit is raised for the moment of the dup
+ * only, and put back unless the program changed it meanwhile: only while the process is
+ * single-threaded, before main, for a thread of the program that reads the limit and sets it
+ * again in that window would keep the raised one for good (descriptors reopened later, after
+ * a close-all, made a program's soft limit climb from 64 to 1792). Else, and later, near the
+ * top of the program's range. Up to 64 numbers above a
  * soft limit of at most 65536 (a bigger one is not run out of, and a descriptor table grown
  * to a number past it costs memory). Returns the new descriptor (the old one is closed), or
  * fd itself if it cannot be moved. Only for a descriptor we opened a moment ago: closing a
  * number is safe only while it is ours. */
 #define CKT_FD_ABOVE 64
+
+static atomic_int fd_start_window;
+
+void ckt_fd_start_window(int open)
+{
+	atomic_store(&fd_start_window, open);
+}
 
 static int ckt_fd_above_limit(int fd, const struct rlimit *rl)
 {
@@ -57,7 +68,8 @@ int ckt_fd_high(int fd)
 		return fd;
 	int h = -1;
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
-		h = ckt_fd_above_limit(fd, &rl);
+		if (atomic_load(&fd_start_window))
+			h = ckt_fd_above_limit(fd, &rl);
 		if ((long)rl.rlim_cur - 128 > base)
 			base = (long)rl.rlim_cur - 128;
 	}

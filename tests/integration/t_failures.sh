@@ -305,6 +305,13 @@ for lim in 16 1024; do
 $lim"
 done
 
+# descriptors reopened after the program closed them all go near the top of its range, without
+# touching its limit: two threads that read the limit and set it again never see it raised,
+# and it ends where it started (it grew from 64 to 512 when reopens raised it for a moment)
+expect_eq "descriptor limit read and set again by threads while the tracer reopens its files: never changed" \
+	"$(bash -c "ulimit -S -n 64; CUZKTRACE_OUT=$T/rlrace.zst timeout -s KILL 60 env LD_PRELOAD=$LIB $P/rlimitrace 2>/dev/null")" \
+	"rlimitrace: start=64 end=64 changed=0"
+
 # stderr appended to a file already past the program's file-size limit (the trace file stays
 # under it): the exit line cannot be written, and its SIGXFSZ must not end the program (it
 # did: status 153); the trace is complete, stderr keeps only the init line
