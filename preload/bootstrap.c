@@ -195,6 +195,26 @@ __attribute__((constructor(101))) static void ckt_init(void)
 	errno = saved_errno;
 }
 
+/* The last flush (the default mode's running totals, then the END record), for exit (fast:
+ * without joining the writer, see below) or exec. Signals wait until the trace is finished: a
+ * handler that ends the process (exit or _exit, which pass through with the guard raised) cut
+ * the final flush short, without a word (tests/progs/sigflush.c); the caller's mask is back
+ * afterwards, for the program's remaining exit handlers or the exec's new image, and a pending
+ * signal is delivered then. The caller has raised the guard. */
+void ckt_final_flush(int reason, int fast)
+{
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	if (ckt_sample_r)
+		ckt_sample_flush(&ckt_tls);
+	if (fast)
+		ckt_writer_finish_fast(reason);
+	else
+		ckt_writer_finish(reason);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
 /* The process ends (exit, return from main, _exit, quick_exit): the last flush and the END
  * record, without joining a thread (ckt_writer_finish_fast: exit may come from a signal
  * handler that interrupted the program inside malloc or pthread_join, whose locks a join
@@ -208,17 +228,7 @@ void ckt_finish_exit(void)
 	if (tp && getpid() != tp)
 		return;
 	ckt_tls.guard++;
-	/* signals wait until the trace is finished: a handler that ends the process (exit or
-	 * _exit, which pass through with the guard raised) cut the final flush short, without a
-	 * word (tests/progs/sigflush.c); the program's own mask is back afterwards, for its
-	 * remaining exit handlers, and a pending signal is delivered then */
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	if (ckt_sample_r)
-		ckt_sample_flush(&ckt_tls);
-	ckt_writer_finish_fast(CKT_END_EXIT);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	ckt_final_flush(CKT_END_EXIT, 1);
 	/* the guard stays raised: whatever this thread does after the final flush is not traced */
 }
 

@@ -120,6 +120,7 @@ extern atomic_int ckt_boot_state;
 extern atomic_int ckt_init_ran;
 void ckt_bootstrap(void);
 void ckt_finish_exit(void); /* exit, _exit, quick_exit: the final flush (bootstrap.c) */
+void ckt_final_flush(int reason, int fast); /* with signals held; for exit and exec */
 void ckt_exit_main_watch(void); /* claims every exit of the main thread; a second exit's wait (hooks_exec.c) */
 void ckt_exit_fini_elsewhere(void); /* the destructor ran in a child (hooks_exec.c) */
 void *ckt_pool_alloc(size_t size, size_t align);

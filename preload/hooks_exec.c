@@ -36,17 +36,8 @@ static void before_exec(void)
 	struct ckt_tls *t = &ckt_tls;
 	t->guard++;
 	if (!finished_here) {
-		/* signals wait until the trace is finished, as at exit (ckt_finish_exit): a handler
-		 * that ends the process cut the flush short, without a word; the mask is the
-		 * program's again before the exec, which the new image inherits */
-		sigset_t all, old;
-		sigfillset(&all);
-		pthread_sigmask(SIG_BLOCK, &all, &old);
-		if (ckt_sample_r)
-			ckt_sample_flush(t);
-		ckt_writer_finish(CKT_END_EXEC);
+		ckt_final_flush(CKT_END_EXEC, 0);
 		finished_here = 1;
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
 	}
 	t->guard--;
 }
@@ -307,22 +298,19 @@ void ckt_exit_fini_elsewhere(void)
  * the tracer's destructor). */
 static void exit_await_or_finish(void)
 {
-	static atomic_int taken; /* several may give up at once: one finishes, the others wait */
+	static atomic_int said;
 	struct ckt_tls *t = &ckt_tls;
 	t->guard++;
 	int rc = ckt_writer_await_finish();
 	t->guard--;
 	if (rc != 0)
 		return;
-	if (atomic_exchange(&taken, 1)) {
-		t->guard++;
-		(void)ckt_writer_await_finish();
-		t->guard--;
-		return;
-	}
-	ckt_log("warning: another thread's exit has not reached the tracer's destructor in 10 s (an "
-		"exit handler or destructor that blocks?); this exit finishes the trace",
-		NULL, NULL, NULL);
+	/* several may give up at once: one line; the final flush is one thread's, the others
+	 * wait for it there */
+	if (!atomic_exchange(&said, 1))
+		ckt_log("warning: another thread's exit has not reached the tracer's destructor in 10 "
+			"s (an exit handler or destructor that blocks?); this exit finishes the trace",
+			NULL, NULL, NULL);
 	ckt_finish_exit();
 }
 

@@ -31,11 +31,10 @@ static ino_t err_ino;
  * single-threaded, before main, for a thread of the program that reads the limit and sets it
  * again in that window would keep the raised one for good (descriptors reopened later, after
  * a close-all, made a program's soft limit climb from 64 to 1792). Else, and later, near the
- * top of the program's range. Up to 64 numbers above a
- * soft limit of at most 65536 (a bigger one is not run out of, and a descriptor table grown
- * to a number past it costs memory). Returns the new descriptor (the old one is closed), or
- * fd itself if it cannot be moved. Only for a descriptor we opened a moment ago: closing a
- * number is safe only while it is ours. */
+ * top of the program's range. Up to 64 numbers above a soft limit of at most 65536 (a bigger
+ * one is not run out of, and a descriptor table grown to a number past it costs memory).
+ * Returns the new descriptor (the old one is closed), or fd itself if it cannot be moved. Only
+ * for a descriptor we opened a moment ago: closing a number is safe only while it is ours. */
 #define CKT_FD_ABOVE 64
 
 static atomic_int fd_start_window;

@@ -321,8 +321,7 @@ expect_eq "exit on a thread while main returns: 6 of 6 traces complete, 3,200,00
 eb_warn="cuzktrace: warning: another thread's exit has not reached the tracer's destructor in 10 s (an exit handler or destructor that blocks?); this exit finishes the trace"
 for m in "handler" "dtor" "handler 3" "dtor 3"; do
 	f=eblock_${m// /_}
-	(CUZKTRACE_OUT=$T/$f.zst timeout -s KILL 60 env LD_PRELOAD=$LIB $P/exitblock $m >/dev/null 2>$T/$f.err
-	echo $? >$T/$f.rc) &
+	traced_json $f $P/exitblock $m >/dev/null &
 done
 wait
 for m in "handler" "dtor" "handler 3" "dtor 3"; do
@@ -330,7 +329,6 @@ for m in "handler" "dtor" "handler 3" "dtor 3"; do
 	want=$eb_warn what="one warning" n=1
 	[ "${m% *}" = handler ] && want= what="no warning"
 	[ "$m" != "${m% *}" ] && n=${m#* }
-	$REPORT --json $T/$f.zst >$T/$f.json 2>/dev/null
 	live=$(jget $T/$f.json live_at_exit.heap_bytes)
 	expect_eq "exit blocked in an exit ${m% *}, $n more exits: status 0, complete, 32,000 bytes kept and 8,400,000 freed by a handler, exit line, $what" \
 		"$(cat $T/$f.rc)/$(jget $T/$f.json truncated)/$(( live >= 32000 && live < 8400000 ))/$(grep -c "^cuzktrace: $T/$f.zst: " $T/$f.err)/$(grep -v -e "^cuzktrace: $T/$f.zst: " -e "^cuzktrace: tracing " $T/$f.err)" \
@@ -340,22 +338,16 @@ done
 # _dl_fini, is in the final flush: it must wait there (it went on and ended the process under
 # the flush: cut short every time, without a word); and a race of 3 threads' exits with
 # main's return, in a program with exit handlers of its own, 10 times (5 of 15 cut short)
-CUZKTRACE_ZSTD_LEVEL=19 CUZKTRACE_FLUSH_MS=60000 CUZKTRACE_OUT=$T/ownerlast.zst timeout -s KILL 60 \
-	env LD_PRELOAD=$LIB $P/ownerlast >/dev/null 2>$T/ownerlast.err
-ol_rc=$?
-$REPORT --json $T/ownerlast.zst >$T/ownerlast.json 2>/dev/null
+CUZKTRACE_ZSTD_LEVEL=19 CUZKTRACE_FLUSH_MS=60000 traced_json ownerlast $P/ownerlast >/dev/null
 expect_eq "owner of the exit behind the other's final flush: status 0, complete, 400,001 allocations, exit line, no warning" \
-	"$ol_rc/$(jget $T/ownerlast.json truncated)/$(jget $T/ownerlast.json event_counts.alloc)/$(grep -c "^cuzktrace: $T/ownerlast.zst: " $T/ownerlast.err)/$(grep -c warning $T/ownerlast.err)" \
+	"$(cat $T/ownerlast.rc)/$(jget $T/ownerlast.json truncated)/$(jget $T/ownerlast.json event_counts.alloc)/$(grep -c "^cuzktrace: $T/ownerlast.zst: " $T/ownerlast.err)/$(grep -c warning $T/ownerlast.err)" \
 	"0/false/400001/1/0"
 xr_ok=0
 for i in 1 2 3 4 5 6 7 8 9 10; do
-	CUZKTRACE_OUT=$T/xrace.zst timeout -s KILL 60 env LD_PRELOAD=$LIB $P/exit2 race >/dev/null 2>$T/xrace.err
-	xr_rc=$?
-	$REPORT --json $T/xrace.zst >$T/xrace.json 2>/dev/null
 	# a handler's free may come after the final flush (another exit finished the trace while
 	# it ran): live at exit lies between the kept 3,200,000 and 7,200,000
-	xr_live=$(jget $T/xrace.json live_at_exit.heap_bytes)
-	[ "$xr_rc/$(jget $T/xrace.json truncated)/$(( xr_live >= 3200000 && xr_live <= 7200000 ))/$(grep -c "^cuzktrace: $T/xrace.zst: " $T/xrace.err)" = 0/false/1/1 ] &&
+	xr_live=$(traced_json xrace $P/exit2 race)
+	[ "$(cat $T/xrace.rc)/$(jget $T/xrace.json truncated)/$(( xr_live >= 3200000 && xr_live <= 7200000 ))/$(grep -c "^cuzktrace: $T/xrace.zst: " $T/xrace.err)" = 0/false/1/1 ] &&
 		xr_ok=$((xr_ok + 1))
 done
 expect_eq "3 threads' exits race main's return, exit handlers freeing 4,000,000 bytes: 10 of 10 complete, 3.2 to 7.2 MB live, exit line" "$xr_ok" 10
@@ -364,30 +356,22 @@ expect_eq "3 threads' exits race main's return, exit handlers freeing 4,000,000 
 # short, without a word, 9 runs of 9); tests/progs/sigflush.c, with a slow final flush and a
 # timer that ticks every millisecond from the program's last exit handler on
 for m in "exit" "fast" "exit ret"; do
-	CUZKTRACE_ZSTD_LEVEL=19 CUZKTRACE_FLUSH_MS=60000 CUZKTRACE_OUT=$T/sigflush.zst timeout -s KILL 60 \
-		env LD_PRELOAD=$LIB $P/sigflush $m >/dev/null 2>$T/sigflush.err
-	sf_rc=$?
-	$REPORT --json $T/sigflush.zst >$T/sigflush.json 2>/dev/null
+	CUZKTRACE_ZSTD_LEVEL=19 CUZKTRACE_FLUSH_MS=60000 traced_json sigflush $P/sigflush $m >/dev/null
 	expect_eq "signal ending the process during the final flush ($m): status 6, complete, 300,000 frees, exit line" \
-		"$sf_rc/$(jget $T/sigflush.json truncated)/$(jget $T/sigflush.json event_counts.free)/$(grep -c "^cuzktrace: $T/sigflush.zst: " $T/sigflush.err)" \
+		"$(cat $T/sigflush.rc)/$(jget $T/sigflush.json truncated)/$(jget $T/sigflush.json event_counts.free)/$(grep -c "^cuzktrace: $T/sigflush.zst: " $T/sigflush.err)" \
 		"6/false/300000/1"
 done
 # glibc's SIGSETXID (a thread looping on setgid), which no mask blocks, cuts the exit's waits
 # for a slow final flush short thousands of times a second; each used to count as a second
 # of no progress: "no progress for 10 s" after a few ms, the trace cut short (3 runs of 3)
-CUZKTRACE_ZSTD_LEVEL=19 CUZKTRACE_FLUSH_MS=60000 CUZKTRACE_OUT=$T/setxid.zst timeout -s KILL 60 \
-	env LD_PRELOAD=$LIB $P/setxidexit >/dev/null 2>$T/setxid.err
-sx_rc=$?
-$REPORT --json $T/setxid.zst >$T/setxid.json 2>/dev/null
+CUZKTRACE_ZSTD_LEVEL=19 CUZKTRACE_FLUSH_MS=60000 traced_json setxid $P/setxidexit >/dev/null
 expect_eq "setgid looping in a thread during the final flush: status 0, complete, 300,000 frees, only the two tracer lines" \
-	"$sx_rc/$(jget $T/setxid.json truncated)/$(jget $T/setxid.json event_counts.free)/$(grep -v -e "^cuzktrace: tracing " -e "^cuzktrace: $T/setxid.zst: " $T/setxid.err | wc -l)" \
+	"$(cat $T/setxid.rc)/$(jget $T/setxid.json truncated)/$(jget $T/setxid.json event_counts.free)/$(grep -v -e "^cuzktrace: tracing " -e "^cuzktrace: $T/setxid.zst: " $T/setxid.err | wc -l)" \
 	"0/false/300000/0"
 # the same during the exec hook's final flush (the timer survives the exec: the status is the
 # handler's, or the new image's)
 for m in "exit" "fast"; do
-	CUZKTRACE_ZSTD_LEVEL=19 CUZKTRACE_FLUSH_MS=60000 CUZKTRACE_OUT=$T/sigexec.zst timeout -s KILL 60 \
-		env LD_PRELOAD=$LIB $P/sigflush $m exec >/dev/null 2>$T/sigexec.err
-	$REPORT --json $T/sigexec.zst >$T/sigexec.json 2>/dev/null
+	CUZKTRACE_ZSTD_LEVEL=19 CUZKTRACE_FLUSH_MS=60000 traced_json sigexec $P/sigflush $m exec >/dev/null
 	expect_eq "signal ending the process during an exec's final flush ($m): complete, ended by exec, 300,000 frees" \
 		"$(jget $T/sigexec.json truncated)/$(jget $T/sigexec.json end_reason)/$(jget $T/sigexec.json event_counts.free)" \
 		"false/exec/300000"
@@ -395,26 +379,22 @@ done
 # exit (not _exit) in a vfork child would run the parent's exit handlers, the tracer's
 # destructor among them, and mark the list done: the parent's return from main then ran none,
 # and its trace was cut short without a word. The child ends with _exit, with one line.
-CUZKTRACE_OUT=$T/vfexit.zst timeout -s KILL 60 env LD_PRELOAD=$LIB $P/vforkexit >/dev/null 2>$T/vfexit.err
-vf_rc=$?
-$REPORT --json $T/vfexit.zst >$T/vfexit.json 2>/dev/null
+traced_json vfexit $P/vforkexit >/dev/null
 expect_eq "exit in a vfork child: status 0, one warning line, the parent's trace complete, 32,000 bytes live" \
-	"$vf_rc/$(grep -v -e "^cuzktrace: tracing " -e "^cuzktrace: $T/vfexit.zst: " $T/vfexit.err)/$(jget $T/vfexit.json truncated)/$(jget $T/vfexit.json live_at_exit.heap_bytes)" \
+	"$(cat $T/vfexit.rc)/$(grep -v -e "^cuzktrace: tracing " -e "^cuzktrace: $T/vfexit.zst: " $T/vfexit.err)/$(jget $T/vfexit.json truncated)/$(jget $T/vfexit.json live_at_exit.heap_bytes)" \
 	"0/cuzktrace: warning: exit() in a vfork child would run the parent's exit handlers, the tracer's among them, and cut its trace short: the child ends with _exit, as a vfork child must/false/32000"
 # daemon(): glibc's ends the parent with an internal _exit the hooks cannot see (the trace was
 # cut short, without a word); the tracer's daemon finishes it there and names the child,
 # which goes on untraced, as glibc's would (setsid; with daemon(0, 0), cwd / and /dev/null)
 for m in keep close; do
-	rm -f $T/daemon_$m.out
-	CUZKTRACE_OUT=$T/daemon_$m.zst timeout -s KILL 60 env LD_PRELOAD=$LIB $P/daemonize $T/daemon_$m.out $m >/dev/null 2>$T/daemon_$m.err
-	dm_rc=$?
-	for i in $(seq 50); do [ -s $T/daemon_$m.out ] && break; sleep 0.1; done
-	dm_child=$(sed -n 's/^daemon: child \([0-9]*\) .*/\1/p' $T/daemon_$m.out)
+	rm -f $T/daemon_$m.txt
+	traced_json daemon_$m $P/daemonize $T/daemon_$m.txt $m >/dev/null
+	for i in $(seq 50); do [ -s $T/daemon_$m.txt ] && break; sleep 0.1; done
+	dm_child=$(sed -n 's/^daemon: child \([0-9]*\) .*/\1/p' $T/daemon_$m.txt)
 	dm_want="daemon: child $dm_child sid=1"
 	[ $m = close ] && dm_want="$dm_want cwd=/ stdout-null=1"
-	$REPORT --json $T/daemon_$m.zst >$T/daemon_$m.json 2>/dev/null
 	expect_eq "daemon ($m): status 0, the child's session, complete, ended by exit, 32,000 bytes live, one line naming the child, exit line" \
-		"$dm_rc/$(cat $T/daemon_$m.out)/$(jget $T/daemon_$m.json truncated)/$(jget $T/daemon_$m.json end_reason)/$(jget $T/daemon_$m.json live_at_exit.heap_bytes)/$(grep -v "^cuzktrace: tracing " $T/daemon_$m.err | sed "s|^cuzktrace: $T/daemon_$m.zst: .*|exit line|")" \
+		"$(cat $T/daemon_$m.rc)/$(cat $T/daemon_$m.txt)/$(jget $T/daemon_$m.json truncated)/$(jget $T/daemon_$m.json end_reason)/$(jget $T/daemon_$m.json live_at_exit.heap_bytes)/$(grep -v "^cuzktrace: tracing " $T/daemon_$m.err | sed "s|^cuzktrace: $T/daemon_$m.zst: .*|exit line|")" \
 		"0/$dm_want/false/exit/32000/cuzktrace: warning: daemon(): the program goes on in process $dm_child, which is not traced (a forked process is traced only once it execs); the trace ends here
 exit line"
 done
