@@ -1335,10 +1335,20 @@ int ckt_writer_await_finish(void)
 	 * process before that line: 3 runs in 40 of exit2 ret on a loaded machine) */
 	if (getpid() != trace_pid || (fd < 0 && !atomic_load(&finished)))
 		return 1;
+	/* the count starts again when a thread begins to finish: several exits that gave up
+	 * waiting at about the same time (tests/progs/exitblock.c dtor 3) saw the 10 s run out
+	 * while the first of them was in its final flush, said "left incomplete" and ended the
+	 * process under it */
 	uint64_t c = UINT64_MAX, b = UINT64_MAX;
-	int still = 0;
-	while (still < 10 && !wait_word(&finish_done))
+	int still = 0, began = atomic_load(&finished);
+	while (still < 10 && !wait_word(&finish_done)) {
+		if (atomic_load(&finished) != began) {
+			began = 1;
+			still = 0;
+			continue;
+		}
 		still = atomic_load(&stop_flag) && writer_moved(&c, &b) ? 0 : still + 1;
+	}
 	if (still < 10 || atomic_load(&final_done))
 		return 1;
 	if (!atomic_load(&finished))
