@@ -610,14 +610,18 @@ void ckt_phases_set_next_sink(struct ckt_phases *p, ckt_replay_sample_fn *next, 
 	p->next_ctx = next_ctx;
 }
 
-/* The active phases joined by '+', rebuilt only after a change. NULL when out of memory. */
+/* The active phases joined by '+', rebuilt only after a change, and only its first 8 KiB or so:
+ * the timeline's cell shows 4 KiB of it (report_csv.c), and a forged trace that leaves 80,000
+ * phases open with a sample after each took 40 s to join them all each time. NULL when out of
+ * memory. */
+#define CKT_PHASES_ACTIVE_MAX 8192
 static const char *ckt_phases_active_str(struct ckt_phases *p)
 {
 	if (!p->active_dirty && p->active_str)
 		return p->active_str;
 	size_t len = 0;
 	char buf[32];
-	for (size_t k = 0; k < p->n_active; k++) {
+	for (size_t k = 0; k < p->n_active && len < CKT_PHASES_ACTIVE_MAX; k++) {
 		const char *name = ckt_phases_name(&p->ph[p->active[k]], buf, sizeof(buf));
 		size_t n = strlen(name);
 		if (ckt_phases_grow((void **)&p->active_str, &p->active_str_cap, len + n + 2, 1) < 0)
@@ -803,25 +807,52 @@ static const char *ckt_phases_tname(const struct ckt_pthread *t)
 	return t->name ? t->name : "(unnamed)";
 }
 
-/* The group label of thread t: its stem + '*' when another thread's name has the same stem
- * and different digits, else its name. Quadratic in distinct threads, done once per report. */
-static char *ckt_phases_label(const struct ckt_phases *p, const struct ckt_pthread *t)
+/* A thread's name while grouping: its stem (ckt_phases_stem) and, once known, its label. */
+struct ckt_phases_lab {
+	const char *name;
+	size_t stem, len, th; /* th: index in p->th */
+	char *label;
+};
+
+/* by stem (length, then bytes), then by whole name: threads whose stems agree sit together,
+ * their distinct names in order */
+static int ckt_phases_lab_stem_cmp(const void *a, const void *b)
 {
-	const char *name = ckt_phases_tname(t);
-	size_t stem = ckt_phases_stem(name);
-	bool fold = false;
-	for (size_t j = 0; j < p->n_th && !fold && stem < strlen(name); j++) {
-		const char *o = ckt_phases_tname(&p->th[j]);
-		fold = ckt_phases_stem(o) == stem && strncmp(o, name, stem) == 0 && strcmp(o, name) != 0;
+	const struct ckt_phases_lab *x = a, *y = b;
+	if (x->stem != y->stem)
+		return x->stem < y->stem ? -1 : 1;
+	int c = memcmp(x->name, y->name, x->stem);
+	return c ? c : strcmp(x->name, y->name);
+}
+
+static int ckt_phases_lab_label_cmp(const void *a, const void *b)
+{
+	const struct ckt_phases_lab *x = a, *y = b;
+	int c = strcmp(x->label, y->label);
+	return c ? c : (x->th > y->th) - (x->th < y->th);
+}
+
+/* Labels every thread: its stem + '*' when another thread's name has the same stem and
+ * different digits, else its name. Sorted by stem, a run of equal stems holds two distinct
+ * names exactly when its first and last differ (comparing every pair of threads took 40 s
+ * for 80,000 distinct names of a forged trace). */
+static int ckt_phases_labels(struct ckt_phases_lab *l, size_t n)
+{
+	qsort(l, n, sizeof(*l), ckt_phases_lab_stem_cmp);
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && l[j].stem == l[i].stem && memcmp(l[j].name, l[i].name, l[i].stem) == 0; j++)
+			;
+		bool two = strcmp(l[i].name, l[j - 1].name) != 0;
+		for (size_t k = i; k < j; k++) {
+			bool fold = two && l[k].stem < l[k].len;
+			size_t keep = fold ? l[k].stem : l[k].len;
+			if (!(l[k].label = malloc(keep + 2)))
+				return CKT_ENOMEM;
+			memcpy(l[k].label, l[k].name, keep);
+			strcpy(l[k].label + keep, fold ? "*" : "");
+		}
 	}
-	char *l = malloc((fold ? stem : strlen(name)) + 2);
-	if (!l)
-		return NULL;
-	if (!fold)
-		return strcpy(l, name);
-	memcpy(l, name, stem);
-	strcpy(l + stem, "*");
-	return l;
+	return 0;
 }
 
 static int ckt_phases_group_cmp(const void *a, const void *b)
@@ -837,31 +868,39 @@ static int ckt_phases_group_cmp(const void *a, const void *b)
 static int ckt_phases_make_groups(struct ckt_phases *p)
 {
 	struct ckt_phases_group *g = calloc(p->n_th + 1, sizeof(*g));
+	struct ckt_phases_lab *l = calloc(p->n_th + 1, sizeof(*l));
 	size_t n = 0, w = 0;
 	int rc = 0;
-	if (!g)
+	if (!g || !l) {
+		free(g);
+		free(l);
 		return CKT_ENOMEM;
+	}
 	for (size_t i = 0; i < p->n_th; i++) {
-		const struct ckt_pthread *t = &p->th[i];
-		char *label = ckt_phases_label(p, t);
-		size_t k;
-		if (!label) {
-			rc = CKT_ENOMEM;
-			break;
-		}
-		for (k = 0; k < n && strcmp(g[k].name, label) != 0; k++)
-			;
-		if (k == n)
-			g[n++].name = label;
+		const char *name = ckt_phases_tname(&p->th[i]);
+		l[i] = (struct ckt_phases_lab){ name, ckt_phases_stem(name), strlen(name), i, NULL };
+	}
+	if ((rc = ckt_phases_labels(l, p->n_th)) == 0)
+		qsort(l, p->n_th, sizeof(*l), ckt_phases_lab_label_cmp);
+	/* one group per label (equal labels sit together now), in the order of their names */
+	for (size_t i = 0; rc == 0 && i < p->n_th; i++) {
+		const struct ckt_pthread *t = &p->th[l[i].th];
+		if (n == 0 || strcmp(g[n - 1].name, l[i].label) != 0)
+			g[n++].name = l[i].label;
 		else
-			free(label);
+			free(l[i].label);
+		l[i].label = NULL;
+		struct ckt_phases_group *k = &g[n - 1];
 		/* threads that only ran (the tracer's own writer, idle pool threads) are not counted */
 		if (t->allocated || t->heap.max > 0 || t->rss.max > 0)
-			g[k].threads++;
-		g[k].allocated_bytes += t->allocated;
-		g[k].at_peak_heap += ckt_phases_pos(ckt_tracked_at(&t->heap, p->epochs, CKT_AT_PEAK_HEAP));
-		g[k].at_peak_rss += ckt_phases_pos(ckt_tracked_at(&t->rss, p->epochs, CKT_AT_PEAK_RSS));
+			k->threads++;
+		k->allocated_bytes += t->allocated;
+		k->at_peak_heap += ckt_phases_pos(ckt_tracked_at(&t->heap, p->epochs, CKT_AT_PEAK_HEAP));
+		k->at_peak_rss += ckt_phases_pos(ckt_tracked_at(&t->rss, p->epochs, CKT_AT_PEAK_RSS));
 	}
+	for (size_t i = 0; i < p->n_th; i++)
+		free(l[i].label);
+	free(l);
 	/* groups that never held bytes (threads that only ran) are left out */
 	for (size_t k = 0; k < n; k++) {
 		if (g[k].allocated_bytes || g[k].at_peak_heap || g[k].at_peak_rss)

@@ -334,6 +334,198 @@ static void test_end_before_begin_legacy(void **state)
 	tb_release(&b);
 }
 
+/* The grouping of test_thread_groups, the plain way (every thread against every other), as
+ * the oracle for the sorted one in phases.c. */
+static size_t naive_stem(const char *name)
+{
+	size_t n = strlen(name), k = n;
+	while (k > 0 && name[k - 1] >= '0' && name[k - 1] <= '9')
+		k--;
+	return k == 0 ? n : k;
+}
+
+static void naive_label(char *out, size_t cap, const char *const *names, size_t n, size_t i)
+{
+	size_t stem = naive_stem(names[i]);
+	bool fold = false;
+	for (size_t j = 0; j < n && !fold && stem < strlen(names[i]); j++)
+		fold = naive_stem(names[j]) == stem && strncmp(names[j], names[i], stem) == 0 &&
+		       strcmp(names[j], names[i]) != 0;
+	snprintf(out, cap, "%.*s%s", (int)(fold ? stem : strlen(names[i])), names[i], fold ? "*" : "");
+}
+
+/* 3,000 threads named from a few stems with and without digits, digits alone, repeats and no
+ * name at all; some never allocate. Every group, its thread count and bytes as the oracle's. */
+static void test_thread_groups_many(void **state)
+{
+	(void)state;
+	enum { N = 3000 };
+	static const char *const stems[] = { "w", "w-", "pool", "io-", "rayon-synth-", "", "gpu" };
+	static const char *const tails[] = { "", "1", "2", "17", "007", "3" };
+	static char name_buf[N][32];
+	static const char *names[N];
+	static char label[N][40];
+	struct tb b;
+	struct ckt_replay_stats st;
+	uint64_t seed = 12345;
+	tb_init(&b);
+	tb_header(&b);
+	tb_frame(&b, 0);
+	for (size_t i = 0; i < N; i++) {
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		unsigned r = (unsigned)(seed >> 33);
+		if (r % 11 == 0) {
+			names[i] = "(unnamed)"; /* no THREAD_NAME record */
+		} else {
+			snprintf(name_buf[i], sizeof(name_buf[i]), "%s%s", stems[r % 7], tails[(r / 7) % 6]);
+			if (!name_buf[i][0])
+				strcpy(name_buf[i], "42"); /* digits alone never fold */
+			names[i] = name_buf[i];
+			tb_thread_name(&b, 10, 100 + i, names[i]);
+		}
+	}
+	for (size_t i = 0; i < N; i++) {
+		if (i % 5 == 4)
+			continue; /* only ran: counted in no group */
+		tb_thread(&b, 100 + i);
+		tb_alloc(&b, 20 + i, 0x100000 + i * 0x1000, i + 1);
+	}
+	tb_end(&b, 100000, CKT_END_EXIT, 0, 0);
+	tb_flush(&b);
+	for (size_t i = 0; i < N; i++)
+		naive_label(label[i], sizeof(label[i]), names, N, i);
+	struct ckt_phases *p = run(&b, &st, NULL, NULL, NULL);
+	const struct ckt_phases_group *g;
+	size_t n = ckt_phases_groups(p, &g), want_groups = 0;
+	for (size_t i = 0; i < N; i++) {
+		bool first = true, held = false;
+		unsigned threads = 0;
+		uint64_t bytes = 0;
+		for (size_t j = 0; j < N; j++) {
+			if (strcmp(label[j], label[i]) != 0)
+				continue;
+			if (j < i)
+				first = false;
+			if (j % 5 != 4) {
+				threads++;
+				bytes += j + 1;
+				held = true;
+			}
+		}
+		if (!first || !held)
+			continue;
+		want_groups++;
+		size_t k;
+		for (k = 0; k < n && strcmp(g[k].name, label[i]) != 0; k++)
+			;
+		assert_true(k < n);
+		assert_int_equal(g[k].threads, threads);
+		assert_int_equal(g[k].allocated_bytes, bytes);
+		assert_int_equal(g[k].at_peak_heap, bytes);
+	}
+	assert_int_equal(n, want_groups);
+	assert_true(n > 10);
+	for (size_t k = 1; k < n; k++) /* largest at the peak first */
+		assert_true(g[k - 1].at_peak_heap >= g[k].at_peak_heap);
+	ckt_phases_free(p);
+	tb_release(&b);
+}
+
+/* 80,000 threads, each of a stem of its own with digits (a forged trace: comparing every pair
+ * took 40 s): 80,000 groups of one thread, none folded. */
+static void test_thread_groups_distinct(void **state)
+{
+	(void)state;
+	enum { N = 80000 };
+	struct tb b;
+	struct ckt_replay_stats st;
+	char name[16];
+	tb_init(&b);
+	tb_header(&b);
+	tb_frame(&b, 0);
+	for (size_t i = 0; i < N; i++) {
+		snprintf(name, sizeof(name), "t%c%c%c%c1", 'a' + (int)(i / 17576 % 26), 'a' + (int)(i / 676 % 26),
+			 'a' + (int)(i / 26 % 26), 'a' + (int)(i % 26));
+		tb_thread_name(&b, 10, 100 + i, name);
+		tb_thread(&b, 100 + i);
+		tb_alloc(&b, 20 + i, 0x100000 + i * 0x1000, 1 + (i == 4711));
+	}
+	tb_end(&b, 1000000, CKT_END_EXIT, 0, 0);
+	tb_flush(&b);
+	struct ckt_phases *p = run(&b, &st, NULL, NULL, NULL);
+	const struct ckt_phases_group *g;
+	assert_int_equal(ckt_phases_groups(p, &g), N);
+	assert_string_equal(g[0].name, "tagzf1"); /* thread 4711, the one of 2 bytes */
+	assert_int_equal(g[0].at_peak_heap, 2);
+	assert_string_equal(g[1].name, "taaaa1");
+	assert_string_equal(g[N - 1].name, "teoix1"); /* thread 79999 */
+	for (size_t k = 0; k < N; k++)
+		assert_int_equal(g[k].threads, 1);
+	ckt_phases_free(p);
+	tb_release(&b);
+}
+
+struct longest {
+	size_t len, samples;
+	char tail[16];
+};
+
+static void keep_longest(void *ctx, const struct ckt_sample *s)
+{
+	struct longest *c = ctx;
+	size_t n = strlen(s->active_phases);
+	c->samples++;
+	if (n >= c->len) {
+		c->len = n;
+		snprintf(c->tail, sizeof(c->tail), "%s", s->active_phases + (n > 10 ? n - 10 : 0));
+	}
+}
+
+/* 2,000 phases begun, a sample after each: the samples' active_phases are the open phases
+ * joined by '+' up to the first name that reaches 8,192 bytes (745 names of 10 bytes: 8,194),
+ * not all of them (a forged trace with 80,000 took 40 s to join them all after each change). */
+static void test_active_phases_capped(void **state)
+{
+	(void)state;
+	enum { N = 2000 };
+	struct tb b;
+	struct longest c = { 0 };
+	char name[16];
+	tb_init(&b);
+	tb_header(&b);
+	tb_frame(&b, 0);
+	for (unsigned i = 0; i < N; i++) {
+		snprintf(name, sizeof(name), "phase-%04u", i);
+		tb_phase_def(&b, i + 1, name);
+	}
+	tb_thread(&b, 7);
+	for (unsigned i = 0; i < N; i++) {
+		tb_phase(&b, 100 + 2 * i, CKT_PHASE_BEGIN, i + 1);
+		tb_rss(&b, 101 + 2 * i, 4096);
+	}
+	tb_end(&b, 100000, CKT_END_EXIT, 0, 0);
+	tb_flush(&b);
+	char path[64]; /* run()'s steps, with a sink that keeps the longest */
+	struct ckt_decoder *d = NULL;
+	struct ckt_error err = { 0 };
+	tb_write(&b, path);
+	assert_int_equal(ckt_decode_open(path, &d, &err), 0);
+	struct ckt_replay *r = ckt_replay_new(4096);
+	struct ckt_phases *p = ckt_phases_new();
+	assert_int_equal(ckt_phases_attach(p, r), 0);
+	ckt_phases_set_next_sink(p, keep_longest, &c);
+	ckt_replay_set_sample_sink(r, ckt_phases_sample, p);
+	assert_int_equal(ckt_replay_run(d, r, &err), 0);
+	assert_int_equal(c.samples, N);
+	assert_int_equal(c.len, 8194);
+	assert_string_equal(c.tail, "phase-0744");
+	ckt_replay_free(r);
+	ckt_decode_close(d);
+	unlink(path);
+	ckt_phases_free(p);
+	tb_release(&b);
+}
+
 /* The latest name of a thread wins (by ts, then file order); trailing digits fold into '*'
  * only when two names differ there. */
 static void test_thread_groups(void **state)
@@ -488,6 +680,9 @@ int main(void)
 		cmocka_unit_test(test_end_before_begin),
 		cmocka_unit_test(test_end_before_begin_legacy),
 		cmocka_unit_test(test_thread_groups),
+		cmocka_unit_test(test_thread_groups_many),
+		cmocka_unit_test(test_thread_groups_distinct),
+		cmocka_unit_test(test_active_phases_capped),
 		cmocka_unit_test(test_notes_bounded),
 		cmocka_unit_test(test_rule_override),
 		cmocka_unit_test(test_rule_before_definition),
