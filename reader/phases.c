@@ -34,6 +34,7 @@ struct ckt_phase {
 	uint64_t allocated, gpu_allocated;
 	struct ckt_tracked heap, mmap, host, rss, gpu, pinned;
 	bool csv_held;     /* it held bytes at the previous --phases-csv sample */
+	bool csv_listed;   /* it is in csv_list */
 };
 
 struct ckt_pthread {
@@ -112,6 +113,12 @@ struct ckt_phases {
 
 	FILE *csv;
 	int csv_err;
+	/* the phases --phases-csv looks at in a sample: those whose heap or mmap bytes changed
+	 * since the last one and those that held bytes then, in no order until csv_sorted (each
+	 * sample looked at every phase: 80,000 phases and as many samples, 6.4 G looks) */
+	size_t *csv_list;
+	size_t n_csv_list, cap_csv_list;
+	bool csv_sorted;
 };
 
 /* ---- small maps ---- */
@@ -387,6 +394,24 @@ static long ckt_phases_owner(struct ckt_phases *p, const struct ckt_attr *a)
 	return ckt_phases_index(p, a->phase);
 }
 
+/* Phase i's heap or mmap bytes changed: --phases-csv looks at it in the next sample. */
+static void ckt_phases_csv_list(struct ckt_phases *p, size_t i)
+{
+	if (ckt_phases_grow((void **)&p->csv_list, &p->cap_csv_list, p->n_csv_list + 1, sizeof(size_t)) < 0) {
+		p->err = CKT_ENOMEM;
+		return;
+	}
+	p->ph[i].csv_listed = true;
+	p->csv_sorted = p->n_csv_list == 0 || (p->csv_sorted && p->csv_list[p->n_csv_list - 1] < i);
+	p->csv_list[p->n_csv_list++] = i;
+}
+
+static int ckt_phases_idx_cmp(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	return (x > y) - (x < y);
+}
+
 static void ckt_phases_on_bytes(void *ctx, const struct ckt_attr *a, const struct ckt_run *run)
 {
 	struct ckt_phases *p = ctx;
@@ -432,6 +457,8 @@ static void ckt_phases_on_bytes(void *ctx, const struct ckt_attr *a, const struc
 	default:
 		return; /* managed and registered memory: neither host RSS nor device memory */
 	}
+	if (p->csv && !ph->csv_listed && a->space <= CKT_SPACE_FILE)
+		ckt_phases_csv_list(p, (size_t)i);
 	if (host)
 		ckt_tracked_run(&ph->host, e, delta, rise);
 	if (run->added) {
@@ -570,6 +597,7 @@ void ckt_phases_free(struct ckt_phases *p)
 	for (size_t i = 0; i < p->n_notes; i++)
 		free(p->notes[i].text);
 	free(p->active_str);
+	free(p->csv_list);
 	if (p->csv)
 		fclose(p->csv);
 	free(p);
@@ -651,9 +679,17 @@ void ckt_phases_sample(void *ctx, const struct ckt_sample *s)
 	}
 	if (p->csv && !p->csv_err) {
 		ckt_util_fmt_secs(t, sizeof(t), s->ts, 6);
-		for (size_t i = 0; i < p->n_ph; i++) {
-			struct ckt_phase *ph = &p->ph[i];
+		if (!p->csv_sorted) /* rows in the order of the phases, as they were first seen */
+			qsort(p->csv_list, p->n_csv_list, sizeof(size_t), ckt_phases_idx_cmp);
+		p->csv_sorted = true;
+		size_t w = 0;
+		for (size_t k = 0; k < p->n_csv_list; k++) {
+			struct ckt_phase *ph = &p->ph[p->csv_list[k]];
 			bool held = ph->heap.cur != 0 || ph->mmap.cur != 0;
+			if (held) /* looked at again next time */
+				p->csv_list[w++] = p->csv_list[k];
+			else
+				ph->csv_listed = false;
 			if (!held && !ph->csv_held)
 				continue;
 			ph->csv_held = held;
@@ -662,6 +698,7 @@ void ckt_phases_sample(void *ctx, const struct ckt_sample *s)
 			ckt_util_put_csv(p->csv, ckt_phases_name(ph, buf, sizeof(buf)), false);
 			fprintf(p->csv, ",%" PRId64 ",%" PRId64 "\n", ph->heap.cur, ph->mmap.cur);
 		}
+		p->n_csv_list = w;
 		if (ferror(p->csv))
 			p->csv_err = errno ? errno : EIO;
 	}

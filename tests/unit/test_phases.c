@@ -465,6 +465,57 @@ static void test_thread_groups_distinct(void **state)
 	tb_release(&b);
 }
 
+/* --phases-csv looks only at the phases whose bytes changed or that held bytes at the last
+ * sample; its rows stay in the order of the phases whatever the order of the changes: "c"
+ * changes first, "a" then; "b" rises and falls between two samples (no row); "c" and then "a"
+ * stop holding bytes (one zero row each); a mapping made in no phase counts in the mmap
+ * column of "(none)", the first phase. */
+static void test_phases_csv_rows(void **state)
+{
+	(void)state;
+	struct tb b;
+	struct ckt_replay_stats st;
+	char csv[64] = "/tmp/ckt_phases_csv_XXXXXX";
+	int fd = mkstemp(csv);
+	assert_true(fd >= 0);
+	close(fd);
+	tb_init(&b);
+	tb_header(&b);
+	tb_frame(&b, 0);
+	tb_phase_def(&b, 1, "a");
+	tb_phase_def(&b, 2, "b");
+	tb_phase_def(&b, 3, "c");
+	tb_thread(&b, 1);
+	tb_rss(&b, 1000, 4096);
+	tb_alloc_ex(&b, 1100, 0xc000, 10, CKT_FN_MALLOC, 0, 3);
+	tb_alloc_ex(&b, 1200, 0xa000, 5, CKT_FN_MALLOC, 0, 1);
+	tb_rss(&b, 2000, 4096);
+	tb_alloc_ex(&b, 2100, 0xb000, 7, CKT_FN_MALLOC, 0, 2);
+	tb_free(&b, 2200, 0xb000);
+	tb_free(&b, 2300, 0xc000);
+	tb_rss(&b, 3000, 4096);
+	tb_rss(&b, 4000, 4096);
+	tb_free(&b, 4100, 0xa000);
+	tb_mmap(&b, 4200, 0x7f0000000000, 8192, 0);
+	tb_rss(&b, 5000, 4096);
+	tb_rss(&b, 6000, 4096);
+	tb_end(&b, 7000, CKT_END_EXIT, 0, 0);
+	tb_flush(&b);
+	struct ckt_phases *p = run(&b, &st, NULL, csv, NULL);
+	assert_string_equal(slurp(csv), "t_s,phase,heap_bytes,mmap_bytes\n"
+					"0.000002,a,5,0\n"
+					"0.000002,c,10,0\n"
+					"0.000003,a,5,0\n"
+					"0.000003,c,0,0\n"
+					"0.000004,a,5,0\n"
+					"0.000005,(none),0,8192\n"
+					"0.000005,a,0,0\n"
+					"0.000006,(none),0,8192\n");
+	ckt_phases_free(p);
+	tb_release(&b);
+	unlink(csv);
+}
+
 struct longest {
 	size_t len, samples;
 	char tail[16];
@@ -683,6 +734,7 @@ int main(void)
 		cmocka_unit_test(test_thread_groups_many),
 		cmocka_unit_test(test_thread_groups_distinct),
 		cmocka_unit_test(test_active_phases_capped),
+		cmocka_unit_test(test_phases_csv_rows),
 		cmocka_unit_test(test_notes_bounded),
 		cmocka_unit_test(test_rule_override),
 		cmocka_unit_test(test_rule_before_definition),
