@@ -1349,10 +1349,15 @@ int ckt_writer_await_finish(void)
 		}
 		still = atomic_load(&stop_flag) && writer_moved(&c, &b) ? 0 : still + 1;
 	}
-	if (still < 10 || atomic_load(&final_done))
+	if (still < 10)
 		return 1;
-	if (!atomic_load(&finished))
-		return 0; /* no thread has begun to finish the trace: the caller may */
+	/* decided by what the loop saw: a thread that began to finish since then (read here
+	 * again, it made this one say "left incomplete" of a flush in progress, or leave before
+	 * that thread's exit line) is waited for in finish(), as a second finisher waits */
+	if (!began)
+		return 0; /* no thread had begun to finish the trace: the caller may */
+	if (atomic_load(&final_done))
+		return 1;
 	ckt_log("error: the process ended while another thread was finishing the trace, "
 		"which made no progress for 10 s; '", path_abs, "' is left incomplete", NULL);
 	return -1;

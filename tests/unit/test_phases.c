@@ -354,8 +354,9 @@ static void naive_label(char *out, size_t cap, const char *const *names, size_t 
 	snprintf(out, cap, "%.*s%s", (int)(fold ? stem : strlen(names[i])), names[i], fold ? "*" : "");
 }
 
-/* 3,000 threads named from a few stems with and without digits, digits alone, repeats and no
- * name at all; some never allocate. Every group, its thread count and bytes as the oracle's. */
+/* 3,000 threads named from a few stems with and without digits, digits alone, repeats, a
+ * literal "w*", a stem with a single name, and no name at all; some never allocate. Every
+ * group, its thread count and bytes as the oracle's. */
 static void test_thread_groups_many(void **state)
 {
 	(void)state;
@@ -376,6 +377,10 @@ static void test_thread_groups_many(void **state)
 		unsigned r = (unsigned)(seed >> 33);
 		if (r % 11 == 0) {
 			names[i] = "(unnamed)"; /* no THREAD_NAME record */
+		} else if (r % 13 == 0 || r % 17 == 0) {
+			/* a literal "w*" joins the folded w1, w2...; a stem with one name keeps it */
+			names[i] = r % 13 == 0 ? "w*" : "solo9";
+			tb_thread_name(&b, 10, 100 + i, names[i]);
 		} else {
 			snprintf(name_buf[i], sizeof(name_buf[i]), "%s%s", stems[r % 7], tails[(r / 7) % 6]);
 			if (!name_buf[i][0])
@@ -425,8 +430,13 @@ static void test_thread_groups_many(void **state)
 	}
 	assert_int_equal(n, want_groups);
 	assert_true(n > 10);
-	for (size_t k = 1; k < n; k++) /* largest at the peak first */
-		assert_true(g[k - 1].at_peak_heap >= g[k].at_peak_heap);
+	size_t solo = 0;
+	for (size_t k = 0; k < n; k++) {
+		solo += strcmp(g[k].name, "solo9") == 0;
+		if (k) /* largest at the peak first */
+			assert_true(g[k - 1].at_peak_heap >= g[k].at_peak_heap);
+	}
+	assert_int_equal(solo, 1);
 	ckt_phases_free(p);
 	tb_release(&b);
 }
