@@ -23,7 +23,7 @@
 enum ckt_exit { CKT_EXIT_OK = 0, CKT_EXIT_TRACE = 1, CKT_EXIT_USAGE = 2 };
 
 enum ckt_opt_id { CKT_OPT_JSON, CKT_OPT_CSV, CKT_OPT_HELP, CKT_OPT_TOP, CKT_OPT_SITES_CSV, CKT_OPT_FOLDED,
-		  CKT_OPT_BY, CKT_OPT_PHASES_CSV, CKT_OPT_PHASE_RULE, CKT_OPT_MAX_HELD };
+		  CKT_OPT_BY, CKT_OPT_PHASES_CSV, CKT_OPT_PHASE_RULE, CKT_OPT_MAX_HELD, CKT_OPT_DIFF };
 
 /* One row per option: the parser and --help both read this table, so a new option (--top N,
  * --sites-csv FILE, --folded, --by, --phases-csv, --phase-rule) is a row plus a case below. */
@@ -58,6 +58,10 @@ static const struct ckt_opt ckt_opts[] = {
 	  "RULE is NAME=PATTERN: allocations whose stack has a frame matching\n"
 	  "the glob PATTERN (function name or file:line) belong to phase NAME;\n"
 	  "repeatable, the first rule given that matches wins" },
+	{ "--diff", "BASE", CKT_OPT_DIFF,
+	  "compare TRACE with the earlier trace BASE: each peak, live bytes by\n"
+	  "phase and by function at the peaks, with the change (--top N: the\n"
+	  "N functions that changed most); the file outputs describe TRACE" },
 	{ "--max-held", "N", CKT_OPT_MAX_HELD,
 	  "hold at most N events (48 bytes each) waiting for the trace's time\n"
 	  "order (default 8388608); past it the oldest are replayed at once\n"
@@ -78,11 +82,13 @@ struct ckt_args {
 	const char *rules[64]; /* --phase-rule values, in order */
 	size_t nrules;
 	uint64_t max_held; /* 0: the replay's default */
+	const char *diff;  /* --diff BASE */
 };
 
 static void ckt_main_help(void)
 {
-	printf("usage: " CKT_PROG " [options] TRACE\n\n"
+	printf("usage: " CKT_PROG " [options] TRACE\n"
+	       "       " CKT_PROG " [options] --diff BASE TRACE\n\n"
 	       "Reads a cuzktrace trace file and reports peak heap, mmap and RSS usage.\n\n"
 	       "options:\n");
 	for (size_t i = 0; i < CKT_NOPTS; i++) {
@@ -279,6 +285,9 @@ static int ckt_main_parse(int argc, char **argv, struct ckt_args *a)
 		case CKT_OPT_FOLDED:
 			a->folded = val;
 			break;
+		case CKT_OPT_DIFF:
+			a->diff = val;
+			break;
 		}
 	}
 	if (!a->help && !a->trace)
@@ -287,10 +296,13 @@ static int ckt_main_parse(int argc, char **argv, struct ckt_args *a)
 		return 0;
 	struct stat st;
 	/* --phase-rule reads the trace twice (its stacks first), which a pipe cannot give */
-	if (a->nrules && stat(a->trace, &st) == 0 &&
-	    (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)))
-		return ckt_main_usage("--phase-rule reads the trace twice: '%s' must be a regular file, "
-				      "not a pipe or device", a->trace);
+	for (int k = 0; k < 2; k++) {
+		const char *t = k ? a->diff : a->trace;
+		if (t && a->nrules && stat(t, &st) == 0 &&
+		    (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)))
+			return ckt_main_usage("--phase-rule reads the trace twice: '%s' must be a regular file, "
+					      "not a pipe or device", t);
+	}
 	return ckt_main_check_outputs(a);
 }
 
@@ -305,7 +317,7 @@ static void ckt_main_warn_clean(const char *what, const char *msg)
 /* The header's setting.<name> as a number from 0 to max into *v (0 when the tracer did not
  * write it), or -1 after one line naming a corrupt header: anything else there (letters, a
  * sign, more than max) would make the figures that depend on it nonsense. */
-static int ckt_main_header_uint(const struct ckt_args *a, struct ckt_decoder *dec, const char *name,
+static int ckt_main_header_uint(const char *path, struct ckt_decoder *dec, const char *name,
 				uint64_t max, uint64_t *v)
 {
 	char key[64];
@@ -324,7 +336,7 @@ static int ckt_main_header_uint(const struct ckt_args *a, struct ckt_decoder *de
 			return 0;
 		}
 	}
-	fprintf(stderr, CKT_PROG ": error: '%s': corrupt header: %s=", a->trace, name);
+	fprintf(stderr, CKT_PROG ": error: '%s': corrupt header: %s=", path, name);
 	ckt_util_put_clean(stderr, s, n < 64 ? n : 64);
 	fprintf(stderr, "%s %s\n", n > 64 ? "..." : "", number ? "is out of range" : "is not a number");
 	return -1;
@@ -384,38 +396,67 @@ static int ckt_main_write_sites(const char *path, const struct ckt_sites *s,
 	return 0;
 }
 
+/* An output would truncate a trace given (TRACE, or BASE of --diff). */
+static bool ckt_main_is_input(const struct ckt_args *a, const char *out)
+{
+	return ckt_main_same_file(out, a->trace) || (a->diff && ckt_main_same_file(out, a->diff));
+}
+
+/* One trace read, replayed and its results computed (ckt_main_read), for the report or one
+ * side of --diff. */
+struct ckt_main_read {
+	const char *path;
+	struct ckt_decoder *dec;
+	struct ckt_replay *rep;
+	struct ckt_report_csv *csv;
+	struct ckt_sites *sites;
+	struct ckt_phases *ph;
+	struct ckt_phase_rules *rules;
+	struct ckt_report r;
+};
+
+static void ckt_main_read_free(struct ckt_main_read *m)
+{
+	ckt_report_csv_close(m->csv);
+	ckt_sites_free(m->sites);
+	ckt_phases_free(m->ph); /* closes an unfinished --phases-csv */
+	ckt_phase_rules_free(m->rules);
+	ckt_replay_free(m->rep);
+	ckt_decode_close(m->dec);
+	memset(m, 0, sizeof(*m));
+}
+
 /* Phases (phases.c) observe every replay; --phase-rule first reads the trace for its stacks
- * (phase_rules.c). Prints its own errors; returns 0 or -1. */
-static int ckt_main_phases_setup(const struct ckt_args *a, struct ckt_replay *rep,
-				 struct ckt_phases **ph, struct ckt_phase_rules **rules)
+ * (phase_rules.c). --phases-csv only when outputs. Prints its own errors; returns 0 or -1. */
+static int ckt_main_phases_setup(const struct ckt_args *a, struct ckt_main_read *m, bool outputs)
 {
 	struct ckt_error err = { 0 };
 	int rc;
 
-	*ph = ckt_phases_new();
-	if (!*ph || ckt_phases_attach(*ph, rep) < 0) {
+	m->ph = ckt_phases_new();
+	if (!m->ph || ckt_phases_attach(m->ph, m->rep) < 0) {
 		fprintf(stderr, CKT_PROG ": error: out of memory\n");
 		return -1;
 	}
 	if (a->nrules) {
-		*rules = ckt_phase_rules_new(a->rules, a->nrules);
-		if (!*rules) {
+		m->rules = ckt_phase_rules_new(a->rules, a->nrules);
+		if (!m->rules) {
 			fprintf(stderr, CKT_PROG ": error: out of memory\n");
 			return -1;
 		}
-		if (ckt_phase_rules_scan(*rules, a->trace, &err) < 0) {
-			fprintf(stderr, CKT_PROG ": error: '%s': %s\n", a->trace, err.msg);
+		if (ckt_phase_rules_scan(m->rules, m->path, &err) < 0) {
+			fprintf(stderr, CKT_PROG ": error: '%s': %s\n", m->path, err.msg);
 			return -1;
 		}
-		ckt_phases_set_rule(*ph, ckt_phase_rules_decide, *rules);
+		ckt_phases_set_rule(m->ph, ckt_phase_rules_decide, m->rules);
 	}
-	if (a->phases_csv) {
-		if (ckt_main_same_file(a->phases_csv, a->trace)) {
+	if (outputs && a->phases_csv) {
+		if (ckt_main_is_input(a, a->phases_csv)) {
 			fprintf(stderr, CKT_PROG ": error: cannot write '%s': it is the trace being read\n",
 				a->phases_csv);
 			return -1;
 		}
-		rc = ckt_phases_csv_open(*ph, a->phases_csv);
+		rc = ckt_phases_csv_open(m->ph, a->phases_csv);
 		if (rc < 0) {
 			fprintf(stderr, CKT_PROG ": error: cannot write '%s': %s\n", a->phases_csv, strerror(-rc));
 			return -1;
@@ -441,16 +482,110 @@ static int ckt_main_phases_finish(const struct ckt_args *a, struct ckt_phases *p
 	return 0;
 }
 
+/* Reads and replays m->path, says what is wrong with it on stderr, and computes the sites
+ * (top of each peak shown) and phases; with outputs, writes --csv, --phases-csv, --sites-csv
+ * and --folded. Returns 0, or -1 after one error line. */
+static int ckt_main_read(const struct ckt_args *a, struct ckt_main_read *m, bool outputs, unsigned top)
+{
+	struct ckt_error err = { 0 };
+	int rc;
+
+	if (ckt_decode_open(m->path, &m->dec, &err) < 0) {
+		fprintf(stderr, CKT_PROG ": error: '%s': %s\n", m->path, err.msg);
+		return -1;
+	}
+	/* the tracer takes rates up to 2^30 bytes: a bigger one would make every estimate huge;
+	 * and stacks of up to 256 frames */
+	uint64_t rate_bytes = 0, depth = 0;
+	if (ckt_main_header_uint(m->path, m->dec, "CUZKTRACE_SAMPLE", (uint64_t)1 << 30, &rate_bytes) < 0 ||
+	    ckt_main_header_uint(m->path, m->dec, "CUZKTRACE_DEPTH", CKT_MAX_DEPTH, &depth) < 0)
+		return -1;
+	m->rep = ckt_replay_new(ckt_decode_header(m->dec)->page_size);
+	if (!m->rep) {
+		fprintf(stderr, CKT_PROG ": error: out of memory\n");
+		return -1;
+	}
+	ckt_replay_set_sample(m->rep, rate_bytes);
+	if (a->max_held)
+		ckt_replay_set_max_held(m->rep, a->max_held);
+	if (outputs && a->csv) {
+		if (ckt_main_is_input(a, a->csv)) {
+			fprintf(stderr, CKT_PROG ": error: cannot write '%s': it is the trace being read\n", a->csv);
+			return -1;
+		}
+		rc = ckt_report_csv_open(a->csv, &m->csv);
+		if (rc < 0) {
+			fprintf(stderr, CKT_PROG ": error: cannot write '%s': %s\n", a->csv, strerror(-rc));
+			return -1;
+		}
+	}
+	const char *site_out[2] = { outputs ? a->sites_csv : NULL, outputs ? a->folded : NULL };
+	for (int i = 0; i < 2; i++)
+		if (site_out[i] && ckt_main_is_input(a, site_out[i])) {
+			fprintf(stderr, CKT_PROG ": error: cannot write '%s': it is the trace being read\n",
+				site_out[i]);
+			return -1;
+		}
+	/* each site's own peak needs every stack's site during the replay: only for the CSV */
+	m->sites = ckt_sites_new(site_out[0] != NULL);
+	if (m->sites)
+		ckt_sites_set_depth(m->sites, (unsigned)depth);
+	if (!m->sites || ckt_sites_attach(m->sites, m->rep) < 0) {
+		fprintf(stderr, CKT_PROG ": error: out of memory\n");
+		return -1;
+	}
+	if (ckt_main_phases_setup(a, m, outputs) < 0)
+		return -1;
+	ckt_phases_set_format(m->ph, ckt_decode_header(m->dec)->format_version);
+	ckt_phases_set_by_thread(m->ph, a->by_thread);
+	/* phases.c fills each sample's active_phases and writes --phases-csv, then passes it on */
+	ckt_phases_set_next_sink(m->ph, m->csv ? ckt_report_csv_sample : NULL, m->csv);
+	ckt_replay_set_sample_sink(m->rep, ckt_phases_sample, m->ph);
+	if (ckt_replay_run(m->dec, m->rep, &err) < 0) {
+		fprintf(stderr, CKT_PROG ": error: '%s': %s\n", m->path, err.msg);
+		return -1;
+	}
+	rc = ckt_report_csv_close(m->csv);
+	m->csv = NULL;
+	if (rc < 0) {
+		fprintf(stderr, CKT_PROG ": error: cannot write '%s': %s\n", a->csv, strerror(-rc));
+		return -1;
+	}
+
+	const struct ckt_replay_stats *st = ckt_replay_stats(m->rep);
+	if (ckt_main_phases_finish(a, m->ph, m->rules, st) < 0)
+		return -1;
+	m->r = (struct ckt_report){ m->path, m->dec, st, m->ph, a->by_thread, m->sites };
+	ckt_main_warnings(m->path, st);
+	if (ckt_decode_dropped_partial(m->dec))
+		fprintf(stderr, CKT_PROG ": warning: '%s': the file ends inside the zstd frame at byte offset "
+				"%llu (cut while it was written, or corrupt): that frame is not read\n",
+			m->path, (unsigned long long)ckt_decode_partial_offset(m->dec));
+	uint64_t trailing = ckt_decode_trailing(m->dec);
+	if (trailing == UINT64_MAX)
+		fprintf(stderr, CKT_PROG ": warning: '%s': data after the end record is not read "
+				"(another trace appended to this one?)\n", m->path);
+	else if (trailing)
+		fprintf(stderr, CKT_PROG ": warning: '%s': %llu bytes after the end record are not read "
+				"(another trace appended to this one?)\n",
+			m->path, (unsigned long long)trailing);
+	if (ckt_sites_finish(m->sites, st, top) < 0) {
+		fprintf(stderr, CKT_PROG ": error: out of memory\n");
+		return -1;
+	}
+	for (size_t i = 0; i < ckt_sites_nwarnings(m->sites); i++)
+		ckt_main_warn_clean("", ckt_sites_warning(m->sites, i));
+	if (site_out[0] && ckt_main_write_sites(site_out[0], m->sites, ckt_sites_write_csv) < 0)
+		return -1;
+	if (site_out[1] && ckt_main_write_sites(site_out[1], m->sites, ckt_sites_write_folded) < 0)
+		return -1;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct ckt_args a = { 0 };
-	struct ckt_error err = { 0 };
-	struct ckt_decoder *dec = NULL;
-	struct ckt_replay *rep = NULL;
-	struct ckt_report_csv *csv = NULL;
-	struct ckt_sites *sites = NULL;
-	struct ckt_phases *ph = NULL;
-	struct ckt_phase_rules *rules = NULL;
+	struct ckt_main_read base = { 0 }, cur = { 0 };
 	int status = CKT_EXIT_TRACE, rc;
 
 	if (ckt_main_parse(argc, argv, &a) < 0)
@@ -463,112 +598,26 @@ int main(int argc, char **argv)
 			strerror(errno ? errno : EIO));
 		return CKT_EXIT_TRACE;
 	}
-
-	if (ckt_decode_open(a.trace, &dec, &err) < 0) {
-		fprintf(stderr, CKT_PROG ": error: '%s': %s\n", a.trace, err.msg);
-		return CKT_EXIT_TRACE;
-	}
-	/* the tracer takes rates up to 2^30 bytes: a bigger one would make every estimate huge;
-	 * and stacks of up to 256 frames */
-	uint64_t rate_bytes = 0, depth = 0;
-	if (ckt_main_header_uint(&a, dec, "CUZKTRACE_SAMPLE", (uint64_t)1 << 30, &rate_bytes) < 0 ||
-	    ckt_main_header_uint(&a, dec, "CUZKTRACE_DEPTH", CKT_MAX_DEPTH, &depth) < 0)
+	/* --diff: every site of each trace, to match them by function */
+	unsigned top = a.diff ? UINT_MAX : a.top ? a.top : 10;
+	base.path = a.diff;
+	cur.path = a.trace;
+	if (a.diff && ckt_main_read(&a, &base, false, top) < 0)
 		goto out;
-	rep = ckt_replay_new(ckt_decode_header(dec)->page_size);
-	if (rep) {
-		ckt_replay_set_sample(rep, rate_bytes);
-		if (a.max_held)
-			ckt_replay_set_max_held(rep, a.max_held);
-	}
-	if (!rep) {
-		fprintf(stderr, CKT_PROG ": error: out of memory\n");
+	if (ckt_main_read(&a, &cur, true, top) < 0)
 		goto out;
-	}
-	if (a.csv) {
-		if (ckt_main_same_file(a.csv, a.trace)) {
-			fprintf(stderr, CKT_PROG ": error: cannot write '%s': it is the trace being read\n", a.csv);
-			goto out;
-		}
-		rc = ckt_report_csv_open(a.csv, &csv);
-		if (rc < 0) {
-			fprintf(stderr, CKT_PROG ": error: cannot write '%s': %s\n", a.csv, strerror(-rc));
-			goto out;
-		}
-		ckt_replay_set_sample_sink(rep, ckt_report_csv_sample, csv);
-	}
-	const char *site_out[2] = { a.sites_csv, a.folded };
-	for (int i = 0; i < 2; i++)
-		if (site_out[i] && ckt_main_same_file(site_out[i], a.trace)) {
-			fprintf(stderr, CKT_PROG ": error: cannot write '%s': it is the trace being read\n",
-				site_out[i]);
-			goto out;
-		}
-	/* each site's own peak needs every stack's site during the replay: only for the CSV */
-	sites = ckt_sites_new(a.sites_csv != NULL);
-	if (sites) {
-		ckt_sites_set_depth(sites, (unsigned)depth);
-	}
-	if (!sites || ckt_sites_attach(sites, rep) < 0) {
-		fprintf(stderr, CKT_PROG ": error: out of memory\n");
-		goto out;
-	}
-	if (ckt_main_phases_setup(&a, rep, &ph, &rules) < 0)
-		goto out;
-	ckt_phases_set_format(ph, ckt_decode_header(dec)->format_version);
-	ckt_phases_set_by_thread(ph, a.by_thread);
-	/* phases.c fills each sample's active_phases and writes --phases-csv, then passes it on */
-	ckt_phases_set_next_sink(ph, csv ? ckt_report_csv_sample : NULL, csv);
-	ckt_replay_set_sample_sink(rep, ckt_phases_sample, ph);
-	if (ckt_replay_run(dec, rep, &err) < 0) {
-		fprintf(stderr, CKT_PROG ": error: '%s': %s\n", a.trace, err.msg);
-		goto out;
-	}
-	rc = ckt_report_csv_close(csv);
-	csv = NULL;
-	if (rc < 0) {
-		fprintf(stderr, CKT_PROG ": error: cannot write '%s': %s\n", a.csv, strerror(-rc));
-		goto out;
-	}
-
-	const struct ckt_replay_stats *st = ckt_replay_stats(rep);
-	if (ckt_main_phases_finish(&a, ph, rules, st) < 0)
-		goto out;
-	struct ckt_report r = { a.trace, dec, st, ph, a.by_thread, sites };
-	ckt_main_warnings(a.trace, st);
-	if (ckt_decode_dropped_partial(dec))
-		fprintf(stderr, CKT_PROG ": warning: '%s': the file ends inside the zstd frame at byte offset "
-				"%llu (cut while it was written, or corrupt): that frame is not read\n",
-			a.trace, (unsigned long long)ckt_decode_partial_offset(dec));
-	uint64_t trailing = ckt_decode_trailing(dec);
-	if (trailing == UINT64_MAX)
-		fprintf(stderr, CKT_PROG ": warning: '%s': data after the end record is not read "
-				"(another trace appended to this one?)\n", a.trace);
-	else if (trailing)
-		fprintf(stderr, CKT_PROG ": warning: '%s': %llu bytes after the end record are not read "
-				"(another trace appended to this one?)\n",
-			a.trace, (unsigned long long)trailing);
-	if (ckt_sites_finish(sites, st, a.top ? a.top : 10) < 0) {
-		fprintf(stderr, CKT_PROG ": error: out of memory\n");
-		goto out;
-	}
-	for (size_t i = 0; i < ckt_sites_nwarnings(sites); i++)
-		ckt_main_warn_clean("", ckt_sites_warning(sites, i));
-	if (a.sites_csv && ckt_main_write_sites(a.sites_csv, sites, ckt_sites_write_csv) < 0)
-		goto out;
-	if (a.folded && ckt_main_write_sites(a.folded, sites, ckt_sites_write_folded) < 0)
-		goto out;
-	rc = a.json ? ckt_report_json_print(stdout, &r) : ckt_report_text_print(stdout, &r);
+	if (a.diff)
+		rc = a.json ? ckt_report_diff_json(stdout, &base.r, &cur.r)
+			    : ckt_report_diff_text(stdout, &base.r, &cur.r, a.top ? a.top : 10);
+	else
+		rc = a.json ? ckt_report_json_print(stdout, &cur.r) : ckt_report_text_print(stdout, &cur.r);
 	if (rc < 0) {
 		fprintf(stderr, CKT_PROG ": error: cannot write to standard output: %s\n", strerror(-rc));
 		goto out;
 	}
 	status = CKT_EXIT_OK;
 out:
-	ckt_report_csv_close(csv);
-	ckt_sites_free(sites);
-	ckt_phases_free(ph); /* closes an unfinished --phases-csv */
-	ckt_phase_rules_free(rules);
-	ckt_replay_free(rep);
-	ckt_decode_close(dec);
+	ckt_main_read_free(&base);
+	ckt_main_read_free(&cur);
 	return status;
 }

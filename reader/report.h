@@ -6,6 +6,7 @@
 #define CKT_REPORT_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "decode.h"
@@ -27,6 +28,30 @@ int ckt_report_text_print(FILE *out, const struct ckt_report *rep);
 
 /* One JSON object (and a newline). Returns 0, or -errno when writing to out failed. */
 int ckt_report_json_print(FILE *out, const struct ckt_report *rep);
+
+/* --diff BASE: TRACE (cur) against BASE (base), both finished with every site shown
+ * (report_diff.c). The text shows the top functions that changed most. Return 0, or -errno
+ * when writing to out failed. */
+int ckt_report_diff_text(FILE *out, const struct ckt_report *base, const struct ckt_report *cur, unsigned top);
+int ckt_report_diff_json(FILE *out, const struct ckt_report *base, const struct ckt_report *cur);
+
+/* JSON writing, shared by report_json.c and report_diff.c: tracks whether the next member
+ * needs a comma, so emitting code reads like the output. */
+struct ckt_json {
+	FILE *f;
+	int depth;
+	int first;
+};
+void ckt_report_json_str(struct ckt_json *j, const char *str, size_t n);
+void ckt_report_json_key(struct ckt_json *j, const char *key);
+void ckt_report_json_open(struct ckt_json *j, const char *key); /* key NULL: a bare object */
+void ckt_report_json_close(struct ckt_json *j);
+void ckt_report_json_u64(struct ckt_json *j, const char *key, uint64_t v);
+void ckt_report_json_i64(struct ckt_json *j, const char *key, int64_t v);
+void ckt_report_json_secs(struct ckt_json *j, const char *key, uint64_t ns, int valid);
+void ckt_report_json_array_open(struct ckt_json *j, const char *key);
+void ckt_report_json_array_close(struct ckt_json *j);
+void ckt_report_json_elem_open(struct ckt_json *j); /* an object in an array */
 
 /* Timeline CSV, streamed during replay so memory does not grow with the trace:
  * open it, pass ckt_report_csv_sample (with the handle as ctx) to

@@ -9,13 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Tracks whether the next member needs a comma, so emitting code reads like the output. */
-struct ckt_json {
-	FILE *f;
-	int depth;
-	int first;
-};
-
 static void ckt_report_json_indent(struct ckt_json *j)
 {
 	fputc('\n', j->f);
@@ -23,7 +16,7 @@ static void ckt_report_json_indent(struct ckt_json *j)
 		fputs("  ", j->f);
 }
 
-static void ckt_report_json_str(struct ckt_json *j, const char *str, size_t n)
+void ckt_report_json_str(struct ckt_json *j, const char *str, size_t n)
 {
 	const unsigned char *s = (const unsigned char *)str;
 	FILE *f = j->f;
@@ -61,7 +54,7 @@ static void ckt_report_json_str(struct ckt_json *j, const char *str, size_t n)
 	fputc('"', f);
 }
 
-static void ckt_report_json_key(struct ckt_json *j, const char *key)
+void ckt_report_json_key(struct ckt_json *j, const char *key)
 {
 	if (!j->first)
 		fputc(',', j->f);
@@ -71,7 +64,7 @@ static void ckt_report_json_key(struct ckt_json *j, const char *key)
 	fputs(": ", j->f);
 }
 
-static void ckt_report_json_open(struct ckt_json *j, const char *key)
+void ckt_report_json_open(struct ckt_json *j, const char *key)
 {
 	if (key)
 		ckt_report_json_key(j, key);
@@ -80,7 +73,7 @@ static void ckt_report_json_open(struct ckt_json *j, const char *key)
 	j->first = 1;
 }
 
-static void ckt_report_json_close(struct ckt_json *j)
+void ckt_report_json_close(struct ckt_json *j)
 {
 	j->depth--;
 	if (!j->first)
@@ -89,19 +82,19 @@ static void ckt_report_json_close(struct ckt_json *j)
 	j->first = 0;
 }
 
-static void ckt_report_json_u64(struct ckt_json *j, const char *key, uint64_t v)
+void ckt_report_json_u64(struct ckt_json *j, const char *key, uint64_t v)
 {
 	ckt_report_json_key(j, key);
 	fprintf(j->f, "%" PRIu64, v);
 }
 
-static void ckt_report_json_i64(struct ckt_json *j, const char *key, int64_t v)
+void ckt_report_json_i64(struct ckt_json *j, const char *key, int64_t v)
 {
 	ckt_report_json_key(j, key);
 	fprintf(j->f, "%" PRId64, v);
 }
 
-static void ckt_report_json_secs(struct ckt_json *j, const char *key, uint64_t ns, int valid)
+void ckt_report_json_secs(struct ckt_json *j, const char *key, uint64_t ns, int valid)
 {
 	char buf[32];
 	ckt_report_json_key(j, key);
@@ -188,7 +181,7 @@ static const char *ckt_report_json_end_reason(const struct ckt_replay_stats *st)
 
 /* ---- CUDA figures ---- */
 
-static void ckt_report_json_array_open(struct ckt_json *j, const char *key)
+void ckt_report_json_array_open(struct ckt_json *j, const char *key)
 {
 	ckt_report_json_key(j, key);
 	fputc('[', j->f);
@@ -196,7 +189,7 @@ static void ckt_report_json_array_open(struct ckt_json *j, const char *key)
 	j->first = 1;
 }
 
-static void ckt_report_json_array_close(struct ckt_json *j)
+void ckt_report_json_array_close(struct ckt_json *j)
 {
 	j->depth--;
 	if (!j->first)
@@ -205,7 +198,7 @@ static void ckt_report_json_array_close(struct ckt_json *j)
 	j->first = 0;
 }
 
-static void ckt_report_json_elem_open(struct ckt_json *j)
+void ckt_report_json_elem_open(struct ckt_json *j)
 {
 	if (!j->first)
 		fputc(',', j->f);

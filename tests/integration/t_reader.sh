@@ -25,7 +25,7 @@ rc=2"
 done
 $REPORT --help >$T/help.out 2>&1; rc=$?
 expect_eq "reader: --help exits 0" $rc 0
-for opt in --json --csv; do
+for opt in --json --csv --diff; do
 	expect_match "reader: --help documents $opt" "$(cat $T/help.out)" "$opt"
 done
 expect_match "reader: --help documents exit statuses 0, 1 and 2" "$(cat $T/help.out)" $'exit status:\n  0  report written.*\n  1  the trace.*\n  2  usage error'
@@ -264,3 +264,80 @@ expect_eq "reader: --phase-rule on a pipe: exit 2, says why" "$?/$(head -1 $T/ru
 $REPORT --phase-rule x=main /dev/stdin <$T/known.zst >/dev/null 2>$T/rulefile.err
 expect_eq "reader: --phase-rule on stdin redirected from the file: read" "$?/$(cat $T/rulefile.err)" "0/"
 
+
+# --diff BASE TRACE (tests/progs/diffprog.c): the base keeps 30,000,000 bytes in load_params
+# ("load") and 20,000,000 in grow ("synthesis"); the trace 25,000,000 in grow, from another
+# line of it, and 7,000,000 in extra_cache; both keep 1,000 in main. One thread: exact peaks.
+# No RSS samples here (the sampler off).
+CUZKTRACE_RSS_MS=0 traced_json dbase $P/diffprog 30000000 20000000 0 >/dev/null
+CUZKTRACE_RSS_MS=0 traced_json dcur $P/diffprog 30000000 25000000 7000000 moved >/dev/null
+expect_eq "diff: grow's site moved to another line between the two traces" \
+	"$($PY -c 'import json,sys; a,b=[{s["site"].split(" (")[0]: s["site"] for s in json.load(open(f))["sites_at_peak_heap"]} for f in sys.argv[1:]]; print(a["grow"] != b["grow"])' $T/dbase.json $T/dcur.json)" "True"
+$REPORT --json --diff $T/dbase.zst $T/dcur.zst >$T/diff.json 2>$T/diff.err
+expect_eq "diff --json: exit 0, silent" "$?/$(cat $T/diff.err)" "0/"
+expect_eq "diff: peak heap 50,001,000 -> 62,001,000, live at exit 1,000 both, no RSS figures" \
+	"$(for k in peak_heap.base peak_heap.trace peak_heap.change live_at_exit_heap.change peak_rss.base peak_rss.change; do jget $T/diff.json peaks.$k; done | tr '\n' ' ')" \
+	"50001000 62001000 12000000 0 null null "
+expect_eq "diff: the traces named, neither truncated, exact (no estimates)" \
+	"$(jget $T/diff.json base) $(jget $T/diff.json trace) $(jget $T/diff.json truncated.base) $(jget $T/diff.json truncated.trace) $(jget $T/diff.json estimates)" \
+	"$T/dbase.zst $T/dcur.zst false false false"
+diff_rows() { # FILE KEY NAME: "name base trace change" per row
+	$PY - "$@" <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for k in sys.argv[2].split('.'):
+    d = d[k]
+print(' / '.join('%s %s %s %s' % (r[sys.argv[3]], r['base'], r['trace'], r['change']) for r in d))
+PYEOF
+}
+expect_eq "diff: by function at peak heap, largest change first, grow matched across lines" \
+	"$(diff_rows $T/diff.json by_function.peak_heap function)" \
+	"extra_cache 0 7000000 7000000 / grow 20000000 25000000 5000000 / load_params 30000000 30000000 0 / main 1000 1000 0"
+expect_eq "diff: by phase at peak heap" "$(diff_rows $T/diff.json by_phase.peak_heap phase)" \
+	"synthesis 20000000 32000000 12000000 / load 30000000 30000000 0 / (none) 1000 1000 0"
+expect_eq "diff: no RSS samples, no rows at peak RSS" "$(diff_rows $T/diff.json by_function.peak_rss function)" ""
+$REPORT --json --diff $T/dcur.zst $T/dbase.zst >$T/rdiff.json 2>/dev/null
+expect_eq "diff the other way: the same rows, changes negative" \
+	"$(jget $T/rdiff.json peaks.peak_heap.change) / $(diff_rows $T/rdiff.json by_function.peak_heap function)" \
+	"-12000000 / extra_cache 7000000 0 -7000000 / grow 25000000 20000000 -5000000 / load_params 30000000 30000000 0 / main 1000 1000 0"
+$REPORT --diff $T/dbase.zst $T/dcur.zst --top 1 >$T/diff.txt 2>$T/difft.err
+expect_eq "diff text: exit 0, silent" "$?/$(cat $T/difft.err)" "0/"
+expect_eq "diff text: header" "$(head -1 $T/diff.txt)" "cuzktrace diff: $T/dcur.zst (trace) against $T/dbase.zst (base)"
+expect_match "diff text: the peak heap row" "$(cat $T/diff.txt)" $'\npeak heap +47\\.7 MiB +59\\.1 MiB  \\+11\\.4 MiB \\(\\+24\\.0%\\)\n'
+expect_match "diff text: --top 1 shows the function that changed most" "$(cat $T/diff.txt)" \
+	$'live bytes by function at peak heap \\(2 of 4 changed; the 1 largest changes shown\\)\n  change +base +trace  function\n  \\+6\\.68 MiB +0 B +6\\.68 MiB  extra_cache$'
+expect_match "diff text: every phase, unchanged ones after" "$(cat $T/diff.txt)" \
+	$'live bytes by phase at peak heap \\(1 of 3 changed\\)\n.*\n  \\+11\\.4 MiB \\(\\+60\\.0%\\) +19\\.1 MiB +30\\.5 MiB  synthesis\n  no change +28\\.6 MiB +28\\.6 MiB  load\n  no change +1000 B +1000 B  \\(none\\)\n'
+expect_match "diff text: no RSS samples said once" "$(cat $T/diff.txt)" $'\nlive bytes at peak RSS: no RSS samples in either trace\n'
+# errors: a missing base, no value, an output that is the base (refused before it is truncated),
+# a truncated base (a warning naming it, then the diff)
+$REPORT --diff $T/nobase.zst $T/dcur.zst >/dev/null 2>$T/dmiss.err
+expect_eq "diff: a missing base: exit 1, one line" "$?/$(cat $T/dmiss.err)" "1/cuzktrace-report: error: '$T/nobase.zst': No such file or directory"
+$REPORT $T/dcur.zst --diff >/dev/null 2>$T/dnov.err
+expect_eq "diff: no BASE given: exit 2" "$?/$(head -1 $T/dnov.err)" "2/cuzktrace-report: error: option '--diff' needs a value (BASE)"
+cp $T/dbase.zst $T/dbase2.zst
+$REPORT --diff $T/dbase2.zst --sites-csv $T/dbase2.zst $T/dcur.zst >/dev/null 2>$T/dout.err
+expect_eq "diff: an output that is the base: exit 1, the base kept" "$?/$(cat $T/dout.err)/$(cmp $T/dbase.zst $T/dbase2.zst && echo same)" \
+	"1/cuzktrace-report: error: cannot write '$T/dbase2.zst': it is the trace being read/same"
+$REPORT --diff $T/dbase.zst --sites-csv $T/dcur.csv $T/dcur.zst >/dev/null 2>/dev/null
+expect_eq "diff: --sites-csv describes the trace" "$(grep -c '^"extra_cache ' $T/dcur.csv)" 1
+head -c $(( $(stat -c %s $T/dbase.zst) - 20 )) $T/dbase.zst >$T/dcut.zst
+$REPORT --json --diff $T/dcut.zst $T/dcur.zst >$T/dcut.json 2>$T/dcut.err
+expect_eq "diff: a truncated base: exit 0, its two warnings (truncated, the frame cut) name it, truncated.base true" \
+	"$?/$(grep -c "^cuzktrace-report: warning: '$T/dcut.zst': " $T/dcut.err)/$(wc -l <$T/dcut.err)/$(jget $T/dcut.json truncated.base)" "0/2/2/true"
+# with RSS samples (the blocks written and kept 150 ms): the peak RSS rows are those of the
+# peak heap; in the default mode the large blocks are still exact, and the diff says that
+# its bytes by function are estimates
+traced_json drss1 $P/diffprog 30000000 20000000 0 same 150 >/dev/null
+traced_json drss2 $P/diffprog 30000000 25000000 7000000 moved 150 >/dev/null
+$REPORT --json --diff $T/drss1.zst $T/drss2.zst >$T/drss.json 2>/dev/null
+expect_eq "diff with RSS samples: both peaks RSS over the heap's, by function at peak RSS as at peak heap" \
+	"$(( $(jget $T/drss.json peaks.peak_rss.base) > 50001000 && $(jget $T/drss.json peaks.peak_rss.trace) > 62001000 )) / $(diff_rows $T/drss.json by_function.peak_rss function)" \
+	"1 / extra_cache 0 7000000 7000000 / grow 20000000 25000000 5000000 / load_params 30000000 30000000 0 / main 1000 1000 0"
+CUZKTRACE_SAMPLE=524288 traced_json ddef1 $P/diffprog 30000000 20000000 0 >/dev/null
+CUZKTRACE_SAMPLE=524288 traced_json ddef2 $P/diffprog 30000000 25000000 7000000 moved >/dev/null
+$REPORT --json --diff $T/ddef1.zst $T/ddef2.zst >$T/ddef.json 2>/dev/null
+$REPORT --diff $T/ddef1.zst $T/ddef2.zst >$T/ddef.txt 2>/dev/null
+expect_eq "diff, default mode: estimates, the large blocks exact, the text says so" \
+	"$(jget $T/ddef.json estimates) $(diff_rows $T/ddef.json by_function.peak_heap function | cut -d/ -f1-2) $(grep -c '^(a trace of the default mode: its bytes by phase and by function are estimates)$' $T/ddef.txt)" \
+	"true extra_cache 0 7000000 7000000 / grow 20000000 25000000 5000000  1"

@@ -1,0 +1,374 @@
+/* report_diff.c: --diff BASE, the answer to "did my change move the peak?": the peaks of two
+ * traces side by side with the change, then the live bytes at the peaks by phase and by
+ * function, the rows that changed most first.
+ *
+ * Sites are matched by function: a site's name without its " (file:line)" (its lines move
+ * when the code around it changes, and a site that only moved is no change); the bytes of
+ * several sites of one function add up. A function without symbols is its module+offset,
+ * which matches only in the same build. Phases are matched by name. In the default mode the
+ * bytes by site and by phase are estimates, as in the report of each trace.
+ */
+#include "report.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+/* One name's bytes in each trace. */
+struct ckt_diff_row {
+	const char *name;
+	size_t len;
+	uint64_t bytes[2]; /* base, trace */
+};
+
+struct ckt_diff_rows {
+	struct ckt_diff_row *v;
+	size_t n, cap;
+	int err;
+};
+
+static void ckt_diff_add(struct ckt_diff_rows *r, const char *name, size_t len, int side, uint64_t bytes)
+{
+	if (r->n == r->cap) {
+		size_t cap = r->cap ? 2 * r->cap : 64;
+		struct ckt_diff_row *v = realloc(r->v, cap * sizeof(*v));
+		if (!v) {
+			r->err = ENOMEM;
+			return;
+		}
+		r->v = v;
+		r->cap = cap;
+	}
+	r->v[r->n++] = (struct ckt_diff_row){ name, len, { side == 0 ? bytes : 0, side == 1 ? bytes : 0 } };
+}
+
+static int ckt_diff_name_cmp(const void *pa, const void *pb)
+{
+	const struct ckt_diff_row *a = pa, *b = pb;
+	int c = memcmp(a->name, b->name, a->len < b->len ? a->len : b->len);
+	return c ? c : (a->len > b->len) - (a->len < b->len);
+}
+
+static int64_t ckt_diff_change(const struct ckt_diff_row *r)
+{
+	return (int64_t)(r->bytes[1] - r->bytes[0]);
+}
+
+static uint64_t ckt_diff_abs(int64_t v)
+{
+	return v < 0 ? -(uint64_t)v : (uint64_t)v;
+}
+
+/* largest change first (either way), then the larger bytes, then by name */
+static int ckt_diff_change_cmp(const void *pa, const void *pb)
+{
+	const struct ckt_diff_row *a = pa, *b = pb;
+	uint64_t ca = ckt_diff_abs(ckt_diff_change(a)), cb = ckt_diff_abs(ckt_diff_change(b));
+	if (ca != cb)
+		return ca > cb ? -1 : 1;
+	uint64_t ma = a->bytes[0] > a->bytes[1] ? a->bytes[0] : a->bytes[1];
+	uint64_t mb = b->bytes[0] > b->bytes[1] ? b->bytes[0] : b->bytes[1];
+	if (ma != mb)
+		return ma > mb ? -1 : 1;
+	return ckt_diff_name_cmp(pa, pb);
+}
+
+/* Rows of one name joined (bytes summed per side), then in order of change. */
+static void ckt_diff_merge(struct ckt_diff_rows *r)
+{
+	size_t w = 0;
+	if (r->n)
+		qsort(r->v, r->n, sizeof(*r->v), ckt_diff_name_cmp);
+	for (size_t i = 0; i < r->n; i++) {
+		if (w && ckt_diff_name_cmp(&r->v[w - 1], &r->v[i]) == 0) {
+			r->v[w - 1].bytes[0] += r->v[i].bytes[0];
+			r->v[w - 1].bytes[1] += r->v[i].bytes[1];
+		} else {
+			r->v[w++] = r->v[i];
+		}
+	}
+	r->n = w;
+	if (r->n)
+		qsort(r->v, r->n, sizeof(*r->v), ckt_diff_change_cmp);
+}
+
+/* The function of a site: its name without a last " (...)" that ends it. */
+static size_t ckt_diff_function_len(const char *site)
+{
+	size_t n = strlen(site);
+	if (n == 0 || site[n - 1] != ')')
+		return n;
+	for (size_t i = n - 1; i-- > 0;)
+		if (site[i] == ' ' && site[i + 1] == '(')
+			return i;
+	return n;
+}
+
+/* live bytes by function at the peak of moment m in both traces */
+static void ckt_diff_functions(struct ckt_diff_rows *r, const struct ckt_report *const rep[2], enum ckt_moment m)
+{
+	for (int side = 0; side < 2; side++) {
+		struct ckt_sites_entry e;
+		const struct ckt_sites *s = rep[side]->sites;
+		for (size_t i = 0; s && ckt_sites_top(s, m, i, &e); i++)
+			ckt_diff_add(r, e.site, ckt_diff_function_len(e.site), side, e.bytes);
+	}
+	ckt_diff_merge(r);
+}
+
+/* live bytes by allocating phase at the peak of moment m in both traces */
+static void ckt_diff_phases(struct ckt_diff_rows *r, const struct ckt_report *const rep[2], enum ckt_moment m)
+{
+	for (int side = 0; side < 2; side++) {
+		const struct ckt_phases_share *sh;
+		const struct ckt_phases *ph = rep[side]->phases;
+		size_t n = ph ? ckt_phases_by_phase(ph, m, &sh) : 0;
+		for (size_t i = 0; i < n; i++)
+			ckt_diff_add(r, sh[i].name, strlen(sh[i].name), side, sh[i].bytes);
+	}
+	ckt_diff_merge(r);
+}
+
+/* ---- the figures compared ---- */
+
+struct ckt_diff_peak {
+	const char *label, *key;
+	uint64_t (*get)(const struct ckt_replay_stats *st);
+	bool always; /* shown even when both traces have none */
+};
+
+static uint64_t ckt_diff_rss(const struct ckt_replay_stats *st) { return st->peak_rss.seen ? st->peak_rss.bytes : 0; }
+static uint64_t ckt_diff_heap(const struct ckt_replay_stats *st) { return st->peak_heap.bytes; }
+static uint64_t ckt_diff_mmap(const struct ckt_replay_stats *st) { return st->peak_mmap.bytes; }
+static uint64_t ckt_diff_gpu(const struct ckt_replay_stats *st) { return st->peak_gpu.bytes; }
+static uint64_t ckt_diff_pinned(const struct ckt_replay_stats *st) { return st->peak_pinned.bytes; }
+static uint64_t ckt_diff_exit(const struct ckt_replay_stats *st) { return st->heap_bytes; }
+
+static const struct ckt_diff_peak ckt_diff_peaks[] = {
+	{ "peak RSS", "peak_rss", ckt_diff_rss, true },
+	{ "peak heap", "peak_heap", ckt_diff_heap, true },
+	{ "peak mmap", "peak_mmap", ckt_diff_mmap, true },
+	{ "peak GPU", "peak_gpu", ckt_diff_gpu, false },
+	{ "peak pinned", "peak_pinned", ckt_diff_pinned, false },
+	{ "heap live at exit", "live_at_exit_heap", ckt_diff_exit, true },
+};
+#define CKT_DIFF_NPEAKS (sizeof(ckt_diff_peaks) / sizeof(ckt_diff_peaks[0]))
+
+/* the moments whose phases and functions are compared; GPU only where a trace has GPU memory */
+static const struct {
+	enum ckt_moment m;
+	const char *label, *key;
+} ckt_diff_moments[] = {
+	{ CKT_AT_PEAK_RSS, "peak RSS", "peak_rss" },
+	{ CKT_AT_PEAK_HEAP, "peak heap", "peak_heap" },
+	{ CKT_AT_PEAK_GPU, "peak GPU", "peak_gpu" },
+};
+#define CKT_DIFF_NMOMENTS (sizeof(ckt_diff_moments) / sizeof(ckt_diff_moments[0]))
+
+static bool ckt_diff_moment_shown(const struct ckt_report *const rep[2], size_t k)
+{
+	if (ckt_diff_moments[k].m == CKT_AT_PEAK_RSS)
+		return rep[0]->st->peak_rss.seen || rep[1]->st->peak_rss.seen;
+	return ckt_diff_moments[k].m != CKT_AT_PEAK_GPU || rep[0]->st->peak_gpu.bytes || rep[1]->st->peak_gpu.bytes;
+}
+
+/* whether a trace has the figure at all: RSS only with RSS samples */
+static bool ckt_diff_has(const struct ckt_diff_peak *p, const struct ckt_replay_stats *st)
+{
+	return p->get != ckt_diff_rss || st->peak_rss.seen;
+}
+
+static bool ckt_diff_estimates(const struct ckt_report *const rep[2])
+{
+	return rep[0]->st->sample_r != 0 || rep[1]->st->sample_r != 0;
+}
+
+/* ---- text ---- */
+
+/* "+1.50 MiB (+25.0%)", "-512 B", "no change" */
+static void ckt_diff_fmt_change(char *buf, size_t n, uint64_t base, uint64_t cur)
+{
+	char b[32];
+	if (base == cur) {
+		snprintf(buf, n, "no change");
+		return;
+	}
+	ckt_util_fmt_bytes(b, sizeof(b), cur > base ? cur - base : base - cur);
+	if (base)
+		snprintf(buf, n, "%c%s (%+.1f%%)", cur > base ? '+' : '-', b,
+			 100.0 * ((double)cur - (double)base) / (double)base);
+	else
+		snprintf(buf, n, "+%s", b);
+}
+
+/* the rows, largest change first, then those that did not change, largest first; at most top */
+static void ckt_diff_text_rows(FILE *out, const struct ckt_diff_rows *r, const char *what, const char *label,
+			       size_t top)
+{
+	size_t changed = 0;
+	for (size_t i = 0; i < r->n; i++)
+		changed += r->v[i].bytes[0] != r->v[i].bytes[1];
+	fprintf(out, "live bytes by %s at %s", what, label);
+	if (!r->n) {
+		fputs(": none in either trace\n\n", out);
+		return;
+	}
+	size_t shown = r->n < top ? r->n : top;
+	fprintf(out, " (%zu of %zu changed", changed, r->n);
+	if (shown < r->n)
+		fprintf(out, "; the %zu largest changes shown", shown);
+	fputs(")\n", out);
+	fprintf(out, "  %-22s %12s %12s  %s\n", "change", "base", "trace", what);
+	for (size_t i = 0; i < shown; i++) {
+		char c[64], b[32], t[32];
+		const struct ckt_diff_row *w = &r->v[i];
+		ckt_diff_fmt_change(c, sizeof(c), w->bytes[0], w->bytes[1]);
+		fprintf(out, "  %-22s %12s %12s  ", c, ckt_util_fmt_bytes(b, sizeof(b), w->bytes[0]),
+			ckt_util_fmt_bytes(t, sizeof(t), w->bytes[1]));
+		ckt_util_put_clean(out, w->name, w->len);
+		fputc('\n', out);
+	}
+	fputc('\n', out);
+}
+
+int ckt_report_diff_text(FILE *out, const struct ckt_report *base, const struct ckt_report *cur, unsigned top)
+{
+	const struct ckt_report *const rep[2] = { base, cur };
+	char b[32], t[32], c[64];
+	int err = 0;
+
+	fputs("cuzktrace diff: ", out);
+	ckt_util_put_clean(out, cur->trace_path, strlen(cur->trace_path));
+	fputs(" (trace) against ", out);
+	ckt_util_put_clean(out, base->trace_path, strlen(base->trace_path));
+	fputs(" (base)\n\n", out);
+	fprintf(out, "%-20s %12s %12s  %s\n", "", "base", "trace", "change");
+	for (size_t i = 0; i < CKT_DIFF_NPEAKS; i++) {
+		const struct ckt_diff_peak *p = &ckt_diff_peaks[i];
+		uint64_t x = p->get(base->st), y = p->get(cur->st);
+		bool hx = ckt_diff_has(p, base->st), hy = ckt_diff_has(p, cur->st);
+		if (!p->always && !x && !y)
+			continue;
+		ckt_diff_fmt_change(c, sizeof(c), x, y);
+		fprintf(out, "%-20s %12s %12s  %s\n", p->label, hx ? ckt_util_fmt_bytes(b, sizeof(b), x) : "-",
+			hy ? ckt_util_fmt_bytes(t, sizeof(t), y) : "-",
+			hx && hy ? c : hx || hy ? "(no RSS samples in one trace)" : "(no RSS samples)");
+	}
+	fprintf(out, "%-20s %10s s %10s s\n", "duration", ckt_util_fmt_secs(b, sizeof(b), base->st->duration_ns, 3),
+		ckt_util_fmt_secs(t, sizeof(t), cur->st->duration_ns, 3));
+	fprintf(out, "%-20s %12" PRIu64 " %12" PRIu64 "\n", "events", base->st->events, cur->st->events);
+	if (ckt_diff_estimates(rep))
+		fputs("(a trace of the default mode: its bytes by phase and by function are estimates)\n", out);
+	fputc('\n', out);
+	for (size_t k = 0; k < CKT_DIFF_NMOMENTS; k++) {
+		if (ckt_diff_moments[k].m == CKT_AT_PEAK_RSS && !ckt_diff_moment_shown(rep, k))
+			fputs("live bytes at peak RSS: no RSS samples in either trace\n\n", out);
+		if (!ckt_diff_moment_shown(rep, k))
+			continue;
+		struct ckt_diff_rows r = { 0 };
+		ckt_diff_phases(&r, rep, ckt_diff_moments[k].m);
+		if (!r.err)
+			ckt_diff_text_rows(out, &r, "phase", ckt_diff_moments[k].label, (size_t)-1);
+		err = err ? err : r.err;
+		r.n = 0;
+		ckt_diff_functions(&r, rep, ckt_diff_moments[k].m);
+		if (!r.err)
+			ckt_diff_text_rows(out, &r, "function", ckt_diff_moments[k].label, top);
+		err = err ? err : r.err;
+		free(r.v);
+	}
+	if (err)
+		return -err;
+	if (fflush(out) != 0 || ferror(out))
+		return -(errno ? errno : EIO);
+	return 0;
+}
+
+/* ---- JSON ---- */
+
+/* {base, trace, change}; a figure a trace does not have (hx, hy false) is null, and so is the
+ * change then */
+static void ckt_diff_json_pair(struct ckt_json *j, const char *key, uint64_t base, uint64_t cur, bool hx,
+			       bool hy)
+{
+	ckt_report_json_open(j, key);
+	ckt_report_json_key(j, "base");
+	fprintf(j->f, hx ? "%" PRIu64 : "null", base);
+	ckt_report_json_key(j, "trace");
+	fprintf(j->f, hy ? "%" PRIu64 : "null", cur);
+	ckt_report_json_key(j, "change");
+	fprintf(j->f, hx && hy ? "%" PRId64 : "null", (int64_t)(cur - base));
+	ckt_report_json_close(j);
+}
+
+static void ckt_diff_json_rows(struct ckt_json *j, const char *key, const char *name_key,
+			       const struct ckt_diff_rows *r)
+{
+	ckt_report_json_array_open(j, key);
+	for (size_t i = 0; i < r->n; i++) {
+		ckt_report_json_elem_open(j);
+		ckt_report_json_key(j, name_key);
+		ckt_report_json_str(j, r->v[i].name, r->v[i].len);
+		ckt_report_json_u64(j, "base", r->v[i].bytes[0]);
+		ckt_report_json_u64(j, "trace", r->v[i].bytes[1]);
+		ckt_report_json_i64(j, "change", ckt_diff_change(&r->v[i]));
+		ckt_report_json_close(j);
+	}
+	ckt_report_json_array_close(j);
+}
+
+int ckt_report_diff_json(FILE *out, const struct ckt_report *base, const struct ckt_report *cur)
+{
+	const struct ckt_report *const rep[2] = { base, cur };
+	struct ckt_json jj = { out, 0, 1 }, *j = &jj;
+	int err = 0;
+
+	ckt_report_json_open(j, NULL);
+	ckt_report_json_key(j, "base");
+	ckt_report_json_str(j, base->trace_path, strlen(base->trace_path));
+	ckt_report_json_key(j, "trace");
+	ckt_report_json_str(j, cur->trace_path, strlen(cur->trace_path));
+	ckt_report_json_open(j, "truncated");
+	ckt_report_json_key(j, "base");
+	fputs(base->st->truncated ? "true" : "false", out);
+	ckt_report_json_key(j, "trace");
+	fputs(cur->st->truncated ? "true" : "false", out);
+	ckt_report_json_close(j);
+	ckt_report_json_key(j, "estimates");
+	fputs(ckt_diff_estimates(rep) ? "true" : "false", out);
+	ckt_report_json_open(j, "duration_s");
+	ckt_report_json_secs(j, "base", base->st->duration_ns, 1);
+	ckt_report_json_secs(j, "trace", cur->st->duration_ns, 1);
+	ckt_report_json_close(j);
+	ckt_diff_json_pair(j, "events", base->st->events, cur->st->events, true, true);
+	ckt_report_json_open(j, "peaks");
+	for (size_t i = 0; i < CKT_DIFF_NPEAKS; i++)
+		ckt_diff_json_pair(j, ckt_diff_peaks[i].key, ckt_diff_peaks[i].get(base->st),
+				   ckt_diff_peaks[i].get(cur->st), ckt_diff_has(&ckt_diff_peaks[i], base->st),
+				   ckt_diff_has(&ckt_diff_peaks[i], cur->st));
+	ckt_report_json_close(j);
+	for (int what = 0; what < 2; what++) {
+		ckt_report_json_open(j, what ? "by_function" : "by_phase");
+		for (size_t k = 0; k < CKT_DIFF_NMOMENTS; k++) {
+			struct ckt_diff_rows r = { 0 };
+			if (what)
+				ckt_diff_functions(&r, rep, ckt_diff_moments[k].m);
+			else
+				ckt_diff_phases(&r, rep, ckt_diff_moments[k].m);
+			ckt_diff_json_rows(j, ckt_diff_moments[k].key, what ? "function" : "phase", &r);
+			err = err ? err : r.err;
+			free(r.v);
+		}
+		ckt_report_json_close(j);
+	}
+	ckt_report_json_close(j);
+	fputc('\n', out);
+	if (err)
+		return -err;
+	if (fflush(out) != 0 || ferror(out))
+		return -(errno ? errno : EIO);
+	return 0;
+}
