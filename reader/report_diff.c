@@ -95,16 +95,15 @@ static void ckt_diff_merge(struct ckt_diff_rows *r)
 		qsort(r->v, r->n, sizeof(*r->v), ckt_diff_change_cmp);
 }
 
-/* The function of a site: its name without a last " (...)" that ends it. */
+/* The function of a site ("function (file:line)", "function (module+0xoff)"; sites.c): its
+ * name up to the first " (" when the name ends in ')'. The first: a source path may hold " ("
+ * (a "My Project (copy)" directory); a demangled name has no parameters, and a C++
+ * "(anonymous namespace)::f" has no space before its '('. */
 static size_t ckt_diff_function_len(const char *site)
 {
 	size_t n = strlen(site);
-	if (n == 0 || site[n - 1] != ')')
-		return n;
-	for (size_t i = n - 1; i-- > 0;)
-		if (site[i] == ' ' && site[i + 1] == '(')
-			return i;
-	return n;
+	const char *p = strstr(site, " (");
+	return n && site[n - 1] == ')' && p ? (size_t)(p - site) : n;
 }
 
 /* live bytes by function at the peak of moment m in both traces */
