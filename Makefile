@@ -87,6 +87,11 @@ $(B)/progs/%: tests/progs/%.c $(B)/.flags
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$@)$(CC) -std=gnu11 -D_GNU_SOURCE -O2 -g -Wall -Iinclude -o $@ $< -lpthread -ldl
 
+# diffprog rebuilt: the same functions, other code (another build-id), for --diff --modules
+$(B)/progs/diffprog_v2: tests/progs/diffprog.c $(B)/.flags
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$@)$(CC) -std=gnu11 -D_GNU_SOURCE -DDIFFPROG_V2 -O2 -g -Wall -Iinclude -o $@ $< -lpthread -ldl
+
 # libraries of the test programs (ctor links libctorlib; unwind_stress dlopens libplainlib;
 # unwind_switch runs with libunwcount preloaded after the tracer)
 $(B)/progs/lib%.so: tests/progs/lib/%.c $(B)/.flags
@@ -116,7 +121,7 @@ $(B)/examples/%: examples/%.c $(B)/.flags
 unit: $(UNIT_BIN)
 	$(Q)fail=0; for t in $(UNIT_BIN); do echo "== $$t"; $$t || fail=1; done; exit $$fail
 
-integration: $(LIB) $(REPORT) $(PROG_BIN) $(B)/progs/ctor $(B)/progs/ownmalloc_keys $(B)/progs/libplainlib.so $(B)/progs/libunwcount.so $(B)/progs/libslowmunmap.so $(B)/progs/libnofn.so
+integration: $(LIB) $(REPORT) $(PROG_BIN) $(B)/progs/diffprog_v2 $(B)/progs/ctor $(B)/progs/ownmalloc_keys $(B)/progs/libplainlib.so $(B)/progs/libunwcount.so $(B)/progs/libslowmunmap.so $(B)/progs/libnofn.so
 	$(Q)bash tests/integration/run.sh
 
 check: deps

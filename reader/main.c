@@ -16,6 +16,7 @@
 #include "phases.h"
 #include "replay.h"
 #include "report.h"
+#include "symbolize.h"
 #include "util.h"
 
 #define CKT_PROG "cuzktrace-report"
@@ -23,7 +24,8 @@
 enum ckt_exit { CKT_EXIT_OK = 0, CKT_EXIT_TRACE = 1, CKT_EXIT_USAGE = 2 };
 
 enum ckt_opt_id { CKT_OPT_JSON, CKT_OPT_CSV, CKT_OPT_HELP, CKT_OPT_TOP, CKT_OPT_SITES_CSV, CKT_OPT_FOLDED,
-		  CKT_OPT_BY, CKT_OPT_PHASES_CSV, CKT_OPT_PHASE_RULE, CKT_OPT_MAX_HELD, CKT_OPT_DIFF };
+		  CKT_OPT_BY, CKT_OPT_PHASES_CSV, CKT_OPT_PHASE_RULE, CKT_OPT_MAX_HELD, CKT_OPT_DIFF,
+		  CKT_OPT_MODULES };
 
 /* One row per option: the parser and --help both read this table, so a new option (--top N,
  * --sites-csv FILE, --folded, --by, --phases-csv, --phase-rule) is a row plus a case below. */
@@ -62,6 +64,11 @@ static const struct ckt_opt ckt_opts[] = {
 	  "compare TRACE with the earlier trace BASE: each peak, live bytes by\n"
 	  "phase and by function at the peaks, with the change (--top N: the\n"
 	  "N functions that changed most); the file outputs describe TRACE" },
+	{ "--modules", "DIR", CKT_OPT_MODULES,
+	  "where to find a program or library that was rebuilt or moved since\n"
+	  "it was traced: DIR/<its file name>, used when its build-id is the\n"
+	  "one the trace recorded (copy the old build there before rebuilding\n"
+	  "to compare with --diff); repeatable" },
 	{ "--max-held", "N", CKT_OPT_MAX_HELD,
 	  "hold at most N events (48 bytes each) waiting for the trace's time\n"
 	  "order (default 8388608); past it the oldest are replayed at once\n"
@@ -83,6 +90,8 @@ struct ckt_args {
 	size_t nrules;
 	uint64_t max_held; /* 0: the replay's default */
 	const char *diff;  /* --diff BASE */
+	const char *modules[64]; /* --modules values, in order */
+	size_t nmodules;
 };
 
 static void ckt_main_help(void)
@@ -288,6 +297,16 @@ static int ckt_main_parse(int argc, char **argv, struct ckt_args *a)
 		case CKT_OPT_DIFF:
 			a->diff = val;
 			break;
+		case CKT_OPT_MODULES: {
+			struct stat md;
+			if (stat(val, &md) != 0 || !S_ISDIR(md.st_mode))
+				return ckt_main_usage("--modules: '%s' is not a directory", val);
+			if (a->nmodules == sizeof(a->modules) / sizeof(a->modules[0]))
+				return ckt_main_usage("more than %zu --modules options",
+						      sizeof(a->modules) / sizeof(a->modules[0]));
+			a->modules[a->nmodules++] = val;
+			break;
+		}
 		}
 	}
 	if (!a->help && !a->trace)
@@ -306,10 +325,14 @@ static int ckt_main_parse(int argc, char **argv, struct ckt_args *a)
 	return ckt_main_check_outputs(a);
 }
 
-/* A warning that names module paths from the trace: one line, whatever their bytes. */
-static void ckt_main_warn_clean(const char *what, const char *msg)
+/* A warning that names module paths from the trace: one line, whatever their bytes; who: the
+ * trace it is about, or NULL when there is only one. */
+static void ckt_main_warn_clean(const char *who, const char *what, const char *msg)
 {
-	fprintf(stderr, CKT_PROG ": warning: %s", what);
+	fputs(CKT_PROG ": warning: ", stderr);
+	if (who)
+		fprintf(stderr, "'%s': ", who);
+	fputs(what, stderr);
 	ckt_util_put_clean(stderr, msg, strlen(msg));
 	fputc('\n', stderr);
 }
@@ -466,7 +489,8 @@ static int ckt_main_phases_setup(const struct ckt_args *a, struct ckt_main_read 
 }
 
 static int ckt_main_phases_finish(const struct ckt_args *a, struct ckt_phases *ph,
-				  const struct ckt_phase_rules *rules, const struct ckt_replay_stats *st)
+				  const struct ckt_phase_rules *rules, const struct ckt_replay_stats *st,
+				  const char *who)
 {
 	int rc = ckt_phases_csv_close(ph);
 	if (rc < 0) {
@@ -478,7 +502,7 @@ static int ckt_main_phases_finish(const struct ckt_args *a, struct ckt_phases *p
 		return -1;
 	}
 	for (size_t i = 0; rules && i < ckt_phase_rules_nwarnings(rules); i++)
-		ckt_main_warn_clean("--phase-rule: ", ckt_phase_rules_warning(rules, i));
+		ckt_main_warn_clean(who, "--phase-rule: ", ckt_phase_rules_warning(rules, i));
 	return 0;
 }
 
@@ -553,7 +577,9 @@ static int ckt_main_read(const struct ckt_args *a, struct ckt_main_read *m, bool
 	}
 
 	const struct ckt_replay_stats *st = ckt_replay_stats(m->rep);
-	if (ckt_main_phases_finish(a, m->ph, m->rules, st) < 0)
+	/* with --diff, warnings about the trace's modules and rules say which trace */
+	const char *who = a->diff ? m->path : NULL;
+	if (ckt_main_phases_finish(a, m->ph, m->rules, st, who) < 0)
 		return -1;
 	m->r = (struct ckt_report){ m->path, m->dec, st, m->ph, a->by_thread, m->sites };
 	ckt_main_warnings(m->path, st);
@@ -574,7 +600,7 @@ static int ckt_main_read(const struct ckt_args *a, struct ckt_main_read *m, bool
 		return -1;
 	}
 	for (size_t i = 0; i < ckt_sites_nwarnings(m->sites); i++)
-		ckt_main_warn_clean("", ckt_sites_warning(m->sites, i));
+		ckt_main_warn_clean(who, "", ckt_sites_warning(m->sites, i));
 	if (site_out[0] && ckt_main_write_sites(site_out[0], m->sites, ckt_sites_write_csv) < 0)
 		return -1;
 	if (site_out[1] && ckt_main_write_sites(site_out[1], m->sites, ckt_sites_write_folded) < 0)
@@ -598,6 +624,7 @@ int main(int argc, char **argv)
 			strerror(errno ? errno : EIO));
 		return CKT_EXIT_TRACE;
 	}
+	ckt_sym_set_module_dirs(a.modules, a.nmodules);
 	/* --diff: every site of each trace, to match them by function */
 	unsigned top = a.diff ? UINT_MAX : a.top ? a.top : 10;
 	base.path = a.diff;
@@ -606,6 +633,12 @@ int main(int argc, char **argv)
 		goto out;
 	if (ckt_main_read(&a, &cur, true, top) < 0)
 		goto out;
+	if (a.diff && base.r.st->sample_r != cur.r.st->sample_r)
+		fprintf(stderr, CKT_PROG ": warning: --diff: '%s' and '%s' were traced with different modes "
+				"or sampling rates (CUZKTRACE_SAMPLE %llu and %llu): their bytes by phase and by "
+				"function differ by sampling too\n",
+			base.path, cur.path, (unsigned long long)base.r.st->sample_r,
+			(unsigned long long)cur.r.st->sample_r);
 	if (a.diff)
 		rc = a.json ? ckt_report_diff_json(stdout, &base.r, &cur.r)
 			    : ckt_report_diff_text(stdout, &base.r, &cur.r, a.top ? a.top : 10);

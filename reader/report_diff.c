@@ -96,14 +96,20 @@ static void ckt_diff_merge(struct ckt_diff_rows *r)
 }
 
 /* The function of a site ("function (file:line)", "function (module+0xoff)"; sites.c): its
- * name up to the first " (" when the name ends in ')'. The first: a source path may hold " ("
- * (a "My Project (copy)" directory); a demangled name has no parameters, and a C++
- * "(anonymous namespace)::f" has no space before its '('. */
+ * name without the last balanced " (...)" that ends it. Balanced: a C++ name keeps its
+ * parameters (alloc_with(void (*)(int), unsigned long)), and a source path may hold " (". */
 static size_t ckt_diff_function_len(const char *site)
 {
-	size_t n = strlen(site);
-	const char *p = strstr(site, " (");
-	return n && site[n - 1] == ')' && p ? (size_t)(p - site) : n;
+	size_t n = strlen(site), depth = 0;
+	if (n == 0 || site[n - 1] != ')')
+		return n;
+	for (size_t i = n; i-- > 0;) {
+		if (site[i] == ')')
+			depth++;
+		else if (site[i] == '(' && --depth == 0)
+			return i > 0 && site[i - 1] == ' ' ? i - 1 : n;
+	}
+	return n;
 }
 
 /* live bytes by function at the peak of moment m in both traces */
@@ -136,6 +142,7 @@ static void ckt_diff_phases(struct ckt_diff_rows *r, const struct ckt_report *co
 struct ckt_diff_peak {
 	const char *label, *key;
 	uint64_t (*get)(const struct ckt_replay_stats *st);
+	uint64_t (*when)(const struct ckt_replay_stats *st); /* NULL: not a moment (at exit) */
 	bool always; /* shown even when both traces have none */
 };
 
@@ -145,14 +152,19 @@ static uint64_t ckt_diff_mmap(const struct ckt_replay_stats *st) { return st->pe
 static uint64_t ckt_diff_gpu(const struct ckt_replay_stats *st) { return st->peak_gpu.bytes; }
 static uint64_t ckt_diff_pinned(const struct ckt_replay_stats *st) { return st->peak_pinned.bytes; }
 static uint64_t ckt_diff_exit(const struct ckt_replay_stats *st) { return st->heap_bytes; }
+static uint64_t ckt_diff_rss_ts(const struct ckt_replay_stats *st) { return st->peak_rss.ts; }
+static uint64_t ckt_diff_heap_ts(const struct ckt_replay_stats *st) { return st->peak_heap.ts; }
+static uint64_t ckt_diff_mmap_ts(const struct ckt_replay_stats *st) { return st->peak_mmap.ts; }
+static uint64_t ckt_diff_gpu_ts(const struct ckt_replay_stats *st) { return st->peak_gpu.ts; }
+static uint64_t ckt_diff_pinned_ts(const struct ckt_replay_stats *st) { return st->peak_pinned.ts; }
 
 static const struct ckt_diff_peak ckt_diff_peaks[] = {
-	{ "peak RSS", "peak_rss", ckt_diff_rss, true },
-	{ "peak heap", "peak_heap", ckt_diff_heap, true },
-	{ "peak mmap", "peak_mmap", ckt_diff_mmap, true },
-	{ "peak GPU", "peak_gpu", ckt_diff_gpu, false },
-	{ "peak pinned", "peak_pinned", ckt_diff_pinned, false },
-	{ "heap live at exit", "live_at_exit_heap", ckt_diff_exit, true },
+	{ "peak RSS", "peak_rss", ckt_diff_rss, ckt_diff_rss_ts, true },
+	{ "peak heap", "peak_heap", ckt_diff_heap, ckt_diff_heap_ts, true },
+	{ "peak mmap", "peak_mmap", ckt_diff_mmap, ckt_diff_mmap_ts, true },
+	{ "peak GPU", "peak_gpu", ckt_diff_gpu, ckt_diff_gpu_ts, false },
+	{ "peak pinned", "peak_pinned", ckt_diff_pinned, ckt_diff_pinned_ts, false },
+	{ "heap live at exit", "live_at_exit_heap", ckt_diff_exit, NULL, true },
 };
 #define CKT_DIFF_NPEAKS (sizeof(ckt_diff_peaks) / sizeof(ckt_diff_peaks[0]))
 
@@ -169,8 +181,8 @@ static const struct {
 
 static bool ckt_diff_moment_shown(const struct ckt_report *const rep[2], size_t k)
 {
-	if (ckt_diff_moments[k].m == CKT_AT_PEAK_RSS)
-		return rep[0]->st->peak_rss.seen || rep[1]->st->peak_rss.seen;
+	if (ckt_diff_moments[k].m == CKT_AT_PEAK_RSS) /* a side without samples would read as 0 B */
+		return rep[0]->st->peak_rss.seen && rep[1]->st->peak_rss.seen;
 	return ckt_diff_moments[k].m != CKT_AT_PEAK_GPU || rep[0]->st->peak_gpu.bytes || rep[1]->st->peak_gpu.bytes;
 }
 
@@ -196,11 +208,13 @@ static void ckt_diff_fmt_change(char *buf, size_t n, uint64_t base, uint64_t cur
 		return;
 	}
 	ckt_util_fmt_bytes(b, sizeof(b), cur > base ? cur - base : base - cur);
-	if (base)
-		snprintf(buf, n, "%c%s (%+.1f%%)", cur > base ? '+' : '-', b,
-			 100.0 * ((double)cur - (double)base) / (double)base);
-	else
+	double pct = base ? 100.0 * ((double)cur - (double)base) / (double)base : 0.0;
+	if (!base)
 		snprintf(buf, n, "+%s", b);
+	else if (pct > -0.05 && pct < 0.05) /* a change too small to show as a percentage */
+		snprintf(buf, n, "%c%s (%c<0.1%%)", cur > base ? '+' : '-', b, cur > base ? '+' : '-');
+	else
+		snprintf(buf, n, "%c%s (%+.1f%%)", cur > base ? '+' : '-', b, pct);
 }
 
 /* the rows, largest change first, then those that did not change, largest first; at most top */
@@ -218,7 +232,7 @@ static void ckt_diff_text_rows(FILE *out, const struct ckt_diff_rows *r, const c
 	size_t shown = r->n < top ? r->n : top;
 	fprintf(out, " (%zu of %zu changed", changed, r->n);
 	if (shown < r->n)
-		fprintf(out, "; the %zu largest changes shown", shown);
+		fprintf(out, "; the first %zu shown", shown);
 	fputs(")\n", out);
 	fprintf(out, "  %-22s %12s %12s  %s\n", "change", "base", "trace", what);
 	for (size_t i = 0; i < shown; i++) {
@@ -244,7 +258,7 @@ int ckt_report_diff_text(FILE *out, const struct ckt_report *base, const struct 
 	fputs(" (trace) against ", out);
 	ckt_util_put_clean(out, base->trace_path, strlen(base->trace_path));
 	fputs(" (base)\n\n", out);
-	fprintf(out, "%-20s %12s %12s  %s\n", "", "base", "trace", "change");
+	fprintf(out, "%-20s %12s %12s  %-22s  %s\n", "", "base", "trace", "change", "at (s) base / trace");
 	for (size_t i = 0; i < CKT_DIFF_NPEAKS; i++) {
 		const struct ckt_diff_peak *p = &ckt_diff_peaks[i];
 		uint64_t x = p->get(base->st), y = p->get(cur->st);
@@ -252,19 +266,36 @@ int ckt_report_diff_text(FILE *out, const struct ckt_report *base, const struct 
 		if (!p->always && !x && !y)
 			continue;
 		ckt_diff_fmt_change(c, sizeof(c), x, y);
-		fprintf(out, "%-20s %12s %12s  %s\n", p->label, hx ? ckt_util_fmt_bytes(b, sizeof(b), x) : "-",
-			hy ? ckt_util_fmt_bytes(t, sizeof(t), y) : "-",
-			hx && hy ? c : hx || hy ? "(no RSS samples in one trace)" : "(no RSS samples)");
+		fprintf(out, p->when ? "%-20s %12s %12s  %-22s" : "%-20s %12s %12s  %s", p->label,
+			hx ? ckt_util_fmt_bytes(b, sizeof(b), x) : "-", hy ? ckt_util_fmt_bytes(t, sizeof(t), y) : "-",
+			hx && hy ? c : hx || hy ? "(no RSS samples in one)" : "(no RSS samples)");
+		if (p->when) { /* when each peak was first reached */
+			fprintf(out, "  %s", hx && x ? ckt_util_fmt_secs(b, sizeof(b), p->when(base->st), 3) : "-");
+			fprintf(out, " / %s", hy && y ? ckt_util_fmt_secs(t, sizeof(t), p->when(cur->st), 3) : "-");
+		}
+		fputc('\n', out);
 	}
-	fprintf(out, "%-20s %10s s %10s s\n", "duration", ckt_util_fmt_secs(b, sizeof(b), base->st->duration_ns, 3),
-		ckt_util_fmt_secs(t, sizeof(t), cur->st->duration_ns, 3));
+	ckt_util_fmt_secs(b, sizeof(b), base->st->duration_ns, 3);
+	ckt_util_fmt_secs(t, sizeof(t), cur->st->duration_ns, 3);
+	if (base->st->duration_ns)
+		snprintf(c, sizeof(c), "%+.3f s (%+.1f%%)",
+			 ((double)cur->st->duration_ns - (double)base->st->duration_ns) / 1e9,
+			 100.0 * ((double)cur->st->duration_ns - (double)base->st->duration_ns) /
+				 (double)base->st->duration_ns);
+	else
+		snprintf(c, sizeof(c), "-");
+	fprintf(out, "%-20s %10s s %10s s  %s\n", "duration", b, t, c);
 	fprintf(out, "%-20s %12" PRIu64 " %12" PRIu64 "\n", "events", base->st->events, cur->st->events);
-	if (ckt_diff_estimates(rep))
-		fputs("(a trace of the default mode: its bytes by phase and by function are estimates)\n", out);
+	for (int side = 0; side < 2; side++)
+		if (rep[side]->st->sample_r)
+			fprintf(out, "(%s: the default mode, sampled by %" PRIu64 " bytes: its bytes by phase and "
+				     "by function are estimates)\n",
+				side ? "trace" : "base", rep[side]->st->sample_r);
 	fputc('\n', out);
 	for (size_t k = 0; k < CKT_DIFF_NMOMENTS; k++) {
 		if (ckt_diff_moments[k].m == CKT_AT_PEAK_RSS && !ckt_diff_moment_shown(rep, k))
-			fputs("live bytes at peak RSS: no RSS samples in either trace\n\n", out);
+			fprintf(out, "live bytes at peak RSS: no RSS samples in %s\n\n",
+				base->st->peak_rss.seen ? "the trace" : cur->st->peak_rss.seen ? "the base" : "either trace");
 		if (!ckt_diff_moment_shown(rep, k))
 			continue;
 		struct ckt_diff_rows r = { 0 };
@@ -288,24 +319,46 @@ int ckt_report_diff_text(FILE *out, const struct ckt_report *base, const struct 
 
 /* ---- JSON ---- */
 
+/* v (as signed when sign), or null when !has */
+static void ckt_diff_json_opt(struct ckt_json *j, const char *key, bool has, bool sign, uint64_t v)
+{
+	ckt_report_json_key(j, key);
+	if (!has)
+		fputs("null", j->f);
+	else if (sign)
+		fprintf(j->f, "%" PRId64, (int64_t)v);
+	else
+		fprintf(j->f, "%" PRIu64, v);
+}
+
 /* {base, trace, change}; a figure a trace does not have (hx, hy false) is null, and so is the
- * change then */
+ * change then. With when, also t_s{base, trace}: when each peak was first reached (null: a
+ * peak of 0 bytes, or none) */
 static void ckt_diff_json_pair(struct ckt_json *j, const char *key, uint64_t base, uint64_t cur, bool hx,
-			       bool hy)
+			       bool hy, const struct ckt_replay_stats *sb, const struct ckt_replay_stats *sc,
+			       uint64_t (*when)(const struct ckt_replay_stats *))
 {
 	ckt_report_json_open(j, key);
-	ckt_report_json_key(j, "base");
-	fprintf(j->f, hx ? "%" PRIu64 : "null", base);
-	ckt_report_json_key(j, "trace");
-	fprintf(j->f, hy ? "%" PRIu64 : "null", cur);
-	ckt_report_json_key(j, "change");
-	fprintf(j->f, hx && hy ? "%" PRId64 : "null", (int64_t)(cur - base));
+	ckt_diff_json_opt(j, "base", hx, false, base);
+	ckt_diff_json_opt(j, "trace", hy, false, cur);
+	ckt_diff_json_opt(j, "change", hx && hy, true, cur - base);
+	if (when) {
+		ckt_report_json_open(j, "t_s");
+		ckt_report_json_secs(j, "base", when(sb), hx && base);
+		ckt_report_json_secs(j, "trace", when(sc), hy && cur);
+		ckt_report_json_close(j);
+	}
 	ckt_report_json_close(j);
 }
 
 static void ckt_diff_json_rows(struct ckt_json *j, const char *key, const char *name_key,
 			       const struct ckt_diff_rows *r)
 {
+	if (!r) { /* a moment one trace cannot have (no RSS samples) */
+		ckt_report_json_key(j, key);
+		fputs("null", j->f);
+		return;
+	}
 	ckt_report_json_array_open(j, key);
 	for (size_t i = 0; i < r->n; i++) {
 		ckt_report_json_elem_open(j);
@@ -338,26 +391,36 @@ int ckt_report_diff_json(FILE *out, const struct ckt_report *base, const struct 
 	ckt_report_json_close(j);
 	ckt_report_json_key(j, "estimates");
 	fputs(ckt_diff_estimates(rep) ? "true" : "false", out);
+	ckt_diff_json_pair(j, "sample_rate_bytes", base->st->sample_r, cur->st->sample_r, true, true, NULL, NULL, NULL);
+	ckt_diff_json_pair(j, "lost_events", base->st->lost, cur->st->lost, true, true, NULL, NULL, NULL);
 	ckt_report_json_open(j, "duration_s");
 	ckt_report_json_secs(j, "base", base->st->duration_ns, 1);
 	ckt_report_json_secs(j, "trace", cur->st->duration_ns, 1);
 	ckt_report_json_close(j);
-	ckt_diff_json_pair(j, "events", base->st->events, cur->st->events, true, true);
+	ckt_diff_json_pair(j, "events", base->st->events, cur->st->events, true, true, NULL, NULL, NULL);
 	ckt_report_json_open(j, "peaks");
-	for (size_t i = 0; i < CKT_DIFF_NPEAKS; i++)
-		ckt_diff_json_pair(j, ckt_diff_peaks[i].key, ckt_diff_peaks[i].get(base->st),
-				   ckt_diff_peaks[i].get(cur->st), ckt_diff_has(&ckt_diff_peaks[i], base->st),
-				   ckt_diff_has(&ckt_diff_peaks[i], cur->st));
+	for (size_t i = 0; i < CKT_DIFF_NPEAKS; i++) {
+		const struct ckt_diff_peak *p = &ckt_diff_peaks[i];
+		uint64_t x = p->get(base->st), y = p->get(cur->st);
+		bool hx = ckt_diff_has(p, base->st), hy = ckt_diff_has(p, cur->st);
+		ckt_diff_json_pair(j, p->key, x, y, hx, hy, p->when ? base->st : NULL, p->when ? cur->st : NULL,
+				   p->when);
+	}
 	ckt_report_json_close(j);
 	for (int what = 0; what < 2; what++) {
 		ckt_report_json_open(j, what ? "by_function" : "by_phase");
 		for (size_t k = 0; k < CKT_DIFF_NMOMENTS; k++) {
+			const char *name = what ? "function" : "phase";
+			if (!ckt_diff_moment_shown(rep, k) && ckt_diff_moments[k].m == CKT_AT_PEAK_RSS) {
+				ckt_diff_json_rows(j, ckt_diff_moments[k].key, name, NULL);
+				continue;
+			}
 			struct ckt_diff_rows r = { 0 };
 			if (what)
 				ckt_diff_functions(&r, rep, ckt_diff_moments[k].m);
 			else
 				ckt_diff_phases(&r, rep, ckt_diff_moments[k].m);
-			ckt_diff_json_rows(j, ckt_diff_moments[k].key, what ? "function" : "phase", &r);
+			ckt_diff_json_rows(j, ckt_diff_moments[k].key, name, &r);
 			err = err ? err : r.err;
 			free(r.v);
 		}

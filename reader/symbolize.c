@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <sys/stat.h>
 
 #include "util.h"
@@ -341,53 +342,88 @@ __attribute__((format(printf, 2, 3))) static void ckt_sym_warn(struct ckt_sym *s
 		s->n_warnings++;
 }
 
-/* Opens m with its own Dwfl (so modules that occupied the same addresses at different times
- * never collide) and checks its build-id. */
+/* --modules DIR: where else to look for a module whose file changed or went away since it
+ * was traced (DIR/<its file name>, taken only with the build-id the trace recorded). Set once
+ * by main before any trace is read; the reader is single-threaded. */
+static const char *const *ckt_sym_dirs;
+static size_t ckt_sym_ndirs;
+
+void ckt_sym_set_module_dirs(const char *const *dirs, size_t n)
+{
+	ckt_sym_dirs = dirs;
+	ckt_sym_ndirs = n;
+}
+
+/* Opens the ELF file at path as m, with its own Dwfl (so modules that occupied the same
+ * addresses at different times never collide), and checks m's build-id. Returns true, or
+ * false with the reason in why (NULL: not wanted) and nothing left open. */
+static bool ckt_sym_try(struct ckt_sym *s, struct ckt_sym_module *m, const char *path, char *why, size_t n)
+{
+	/* the trace names the file: a FIFO or a device there now would block the open */
+	struct stat sb;
+	if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+		if (why)
+			snprintf(why, n, "cannot read '%s': not a regular file", path);
+		return false;
+	}
+	m->dwfl = dwfl_begin(&s->cb);
+	if (!m->dwfl) {
+		if (why)
+			snprintf(why, n, "cannot read '%s': %s", path, dwfl_errmsg(-1));
+		return false;
+	}
+	dwfl_report_begin(m->dwfl);
+	/* add_p_vaddr: base is the load bias itself, right even for prelinked objects */
+	m->mod = dwfl_report_elf(m->dwfl, m->basename, path, -1, m->base, true);
+	dwfl_report_end(m->dwfl, NULL, NULL);
+	bool ok = m->mod != NULL;
+	if (!ok && why)
+		snprintf(why, n, "cannot read '%s': %s", path, dwfl_errmsg(-1));
+	if (ok && m->build_id[0]) {
+		const unsigned char *bits = NULL;
+		GElf_Addr bias;
+		dwfl_module_getelf(m->mod, &bias); /* loads the ELF, so the build-id is known */
+		GElf_Addr vaddr;
+		char hex[260];
+		int nb = dwfl_module_build_id(m->mod, &bits, &vaddr);
+		if (nb > 0 && (size_t)nb * 2 < sizeof(hex)) {
+			for (int i = 0; i < nb; i++)
+				snprintf(hex + 2 * i, 3, "%02x", bits[i]);
+		} else {
+			hex[0] = '\0';
+		}
+		ok = strcmp(hex, m->build_id) == 0;
+		if (!ok && why)
+			snprintf(why, n, "'%s' changed since it was traced (build-id differs)", path);
+	}
+	if (!ok) {
+		dwfl_end(m->dwfl);
+		m->dwfl = NULL;
+		m->mod = NULL;
+	}
+	return ok;
+}
+
+/* Opens m from the path the trace names, or from a --modules directory with its build-id. */
 static void ckt_sym_open(struct ckt_sym *s, struct ckt_sym_module *m)
 {
+	char why[PATH_MAX + 128], alt[PATH_MAX];
 	m->state = CKT_MOD_BAD;
 	/* "linux-vdso.so.1" and other names without a file: module+offset, silently. A relative
 	 * path (a trace of a tracer before 0.2.1) is tried from the working directory; when that
 	 * fails the warning below says so. */
 	if (!strchr(m->path, '/'))
 		return;
-	/* the trace names the file: a FIFO or a device there now would block the open */
-	struct stat sb;
-	if (stat(m->path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
-		ckt_sym_warn(s, "cannot read '%s': not a regular file; its frames are shown as module+offset",
-			     m->path);
-		return;
+	bool ok = ckt_sym_try(s, m, m->path, why, sizeof(why));
+	/* only where the trace recorded a build-id: another file of that name is another build */
+	for (size_t i = 0; !ok && m->build_id[0] && i < ckt_sym_ndirs; i++) {
+		int k = snprintf(alt, sizeof(alt), "%s/%s", ckt_sym_dirs[i], m->basename);
+		ok = k > 0 && (size_t)k < sizeof(alt) && ckt_sym_try(s, m, alt, NULL, 0);
 	}
-	m->dwfl = dwfl_begin(&s->cb);
-	if (!m->dwfl)
+	if (!ok) {
+		ckt_sym_warn(s, "%s; its frames are shown as module+offset%s", why,
+			     ckt_sym_ndirs && m->build_id[0] ? " (no file of its name and build-id in --modules)" : "");
 		return;
-	dwfl_report_begin(m->dwfl);
-	/* add_p_vaddr: base is the load bias itself, right even for prelinked objects */
-	m->mod = dwfl_report_elf(m->dwfl, m->basename, m->path, -1, m->base, true);
-	dwfl_report_end(m->dwfl, NULL, NULL);
-	if (!m->mod) {
-		ckt_sym_warn(s, "cannot read '%s': %s; its frames are shown as module+offset", m->path,
-			     dwfl_errmsg(-1));
-		return;
-	}
-	if (m->build_id[0]) {
-		const unsigned char *bits = NULL;
-		GElf_Addr bias;
-		dwfl_module_getelf(m->mod, &bias); /* loads the ELF, so the build-id is known */
-		GElf_Addr vaddr;
-		char hex[260];
-		int n = dwfl_module_build_id(m->mod, &bits, &vaddr);
-		if (n > 0 && (size_t)n * 2 < sizeof(hex)) {
-			for (int i = 0; i < n; i++)
-				snprintf(hex + 2 * i, 3, "%02x", bits[i]);
-		} else {
-			hex[0] = '\0';
-		}
-		if (strcmp(hex, m->build_id) != 0) {
-			ckt_sym_warn(s, "'%s' changed since it was traced (build-id differs); its frames are "
-				     "shown as module+offset", m->path);
-			return;
-		}
 	}
 	m->state = CKT_MOD_OK;
 }

@@ -27,6 +27,10 @@ struct ckt_sym;
 
 /* Returns NULL when out of memory. */
 struct ckt_sym *ckt_sym_new(void);
+/* --modules: directories where a module that changed or went away since it was traced is
+ * looked for by its file name, and taken when its build-id is the one recorded. The strings
+ * must outlive every ckt_sym (main's argv). */
+void ckt_sym_set_module_dirs(const char *const *dirs, size_t n);
 void ckt_sym_free(struct ckt_sym *s);
 
 /* One MODULE record: load bias, [lo, hi) span, path, build-id in lowercase hex (may be

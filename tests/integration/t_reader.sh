@@ -303,12 +303,13 @@ expect_eq "diff the other way: the same rows, changes negative" \
 $REPORT --diff $T/dbase.zst $T/dcur.zst --top 1 >$T/diff.txt 2>$T/difft.err
 expect_eq "diff text: exit 0, silent" "$?/$(cat $T/difft.err)" "0/"
 expect_eq "diff text: header" "$(head -1 $T/diff.txt)" "cuzktrace diff: $T/dcur.zst (trace) against $T/dbase.zst (base)"
-expect_match "diff text: the peak heap row" "$(cat $T/diff.txt)" $'\npeak heap +47\\.7 MiB +59\\.1 MiB  \\+11\\.4 MiB \\(\\+24\\.0%\\)\n'
+expect_match "diff text: the peak heap row, with when each was reached" "$(cat $T/diff.txt)" $'\npeak heap +47\\.7 MiB +59\\.1 MiB  \\+11\\.4 MiB \\(\\+24\\.0%\\) +[0-9]+\\.[0-9]{3} / [0-9]+\\.[0-9]{3}\n'
+expect_match "diff text: duration with its change, events" "$(cat $T/diff.txt)" $'\nduration +[0-9.]+ s +[0-9.]+ s  [-+][0-9]+\\.[0-9]{3} s \\([-+][0-9.]+%\\)\nevents +5 +7\n'
 expect_match "diff text: --top 1 shows the function that changed most" "$(cat $T/diff.txt)" \
-	$'live bytes by function at peak heap \\(2 of 4 changed; the 1 largest changes shown\\)\n  change +base +trace  function\n  \\+6\\.68 MiB +0 B +6\\.68 MiB  extra_cache$'
+	$'live bytes by function at peak heap \\(2 of 4 changed; the first 1 shown\\)\n  change +base +trace  function\n  \\+6\\.68 MiB +0 B +6\\.68 MiB  extra_cache$'
 expect_match "diff text: every phase, unchanged ones after" "$(cat $T/diff.txt)" \
 	$'live bytes by phase at peak heap \\(1 of 3 changed\\)\n.*\n  \\+11\\.4 MiB \\(\\+60\\.0%\\) +19\\.1 MiB +30\\.5 MiB  synthesis\n  no change +28\\.6 MiB +28\\.6 MiB  load\n  no change +1000 B +1000 B  \\(none\\)\n'
-expect_match "diff text: no RSS samples said once" "$(cat $T/diff.txt)" $'\nlive bytes at peak RSS: no RSS samples in either trace\n'
+expect_match "diff text: no RSS samples said once" "$(cat $T/diff.txt)" $'\npeak RSS +- +-  \\(no RSS samples\\) +- / -\n.*\nlive bytes at peak RSS: no RSS samples in either trace\n'
 # errors: a missing base, no value, an output that is the base (refused before it is truncated),
 # a truncated base (a warning naming it, then the diff)
 $REPORT --diff $T/nobase.zst $T/dcur.zst >/dev/null 2>$T/dmiss.err
@@ -339,5 +340,43 @@ CUZKTRACE_SAMPLE=524288 traced_json ddef2 $P/diffprog 30000000 25000000 7000000 
 $REPORT --json --diff $T/ddef1.zst $T/ddef2.zst >$T/ddef.json 2>/dev/null
 $REPORT --diff $T/ddef1.zst $T/ddef2.zst >$T/ddef.txt 2>/dev/null
 expect_eq "diff, default mode: estimates, the large blocks exact, the text says so" \
-	"$(jget $T/ddef.json estimates) $(diff_rows $T/ddef.json by_function.peak_heap function | cut -d/ -f1-2) $(grep -c '^(a trace of the default mode: its bytes by phase and by function are estimates)$' $T/ddef.txt)" \
-	"true extra_cache 0 7000000 7000000 / grow 20000000 25000000 5000000  1"
+	"$(jget $T/ddef.json estimates) $(jget $T/ddef.json sample_rate_bytes.trace) $(diff_rows $T/ddef.json by_function.peak_heap function | cut -d/ -f1-2) $(grep -c '^(base: the default mode, sampled by 524288 bytes: its bytes by phase and by function are estimates)$' $T/ddef.txt)" \
+	"true 524288 extra_cache 0 7000000 7000000 / grow 20000000 25000000 5000000  1"
+# one trace with RSS samples and one without: no rows at the peak RSS (the side without would
+# read as 0 B), null in the JSON; an exact trace against a default-mode one: one warning
+$REPORT --json --diff $T/dbase.zst $T/drss2.zst >$T/dmix.json 2>/dev/null
+$REPORT --diff $T/dbase.zst $T/drss2.zst >$T/dmix.txt 2>/dev/null
+expect_eq "diff: RSS samples in one trace only: peak RSS null for the base, no rows" \
+	"$(jget $T/dmix.json peaks.peak_rss.base) $(jget $T/dmix.json peaks.peak_rss.change) $(jget $T/dmix.json by_function.peak_rss) $(grep -c '^live bytes at peak RSS: no RSS samples in the base$' $T/dmix.txt)" \
+	"null null null 1"
+$REPORT --diff $T/dbase.zst $T/ddef2.zst >/dev/null 2>$T/dmode.err
+expect_eq "diff: exact against default mode: exit 0, one warning" "$?/$(cat $T/dmode.err)" \
+	"0/cuzktrace-report: warning: --diff: '$T/dbase.zst' and '$T/ddef2.zst' were traced with different modes or sampling rates (CUZKTRACE_SAMPLE 0 and 524288): their bytes by phase and by function differ by sampling too"
+# the usual way to compare: trace, rebuild in place, trace again. The base's program then has
+# another build-id: without its old build its functions are module+offset (one warning that
+# names the base) and match nothing; with the old build kept in a --modules directory, they
+# are found by build-id and match, silently. build/progs/diffprog_v2 is diffprog rebuilt.
+mkdir -p $T/rb $T/keep $T/empty
+cp $P/diffprog $T/rb/diffprog
+CUZKTRACE_RSS_MS=0 traced_json rb1 $T/rb/diffprog 30000000 20000000 0 >/dev/null
+cp $T/rb/diffprog $T/keep/diffprog
+cp $P/diffprog_v2 $T/rb/diffprog
+CUZKTRACE_RSS_MS=0 traced_json rb2 $T/rb/diffprog 30000000 25000000 7000000 moved >/dev/null
+$REPORT --json --diff $T/rb1.zst $T/rb2.zst >$T/rb.json 2>$T/rb.err
+expect_eq "diff after a rebuild in place: exit 0, one warning naming the base, its functions unmatched" \
+	"$?/$(cat $T/rb.err)/$(diff_rows $T/rb.json by_function.peak_heap function | tr '/' '\n' | grep -c '^ *diffprog+0x[0-9a-f]* [0-9]* 0 -')" \
+	"0/cuzktrace-report: warning: '$T/rb1.zst': '$T/rb/diffprog' changed since it was traced (build-id differs); its frames are shown as module+offset/3"
+$REPORT --json --diff $T/rb1.zst $T/rb2.zst --modules $T/empty --modules $T/keep >$T/rbk.json 2>$T/rbk.err
+expect_eq "diff after a rebuild, the old build in --modules: exit 0, silent, the functions match" \
+	"$?/$(cat $T/rbk.err)/$(diff_rows $T/rbk.json by_function.peak_heap function)" \
+	"0//extra_cache 0 7000000 7000000 / grow 20000000 25000000 5000000 / load_params 30000000 30000000 0 / main 1000 1000 0"
+$REPORT --json --diff $T/rb1.zst $T/rb2.zst --modules $T/empty >/dev/null 2>$T/rbe.err
+expect_eq "diff after a rebuild, --modules without the old build: the warning says so" "$(cat $T/rbe.err)" \
+	"cuzktrace-report: warning: '$T/rb1.zst': '$T/rb/diffprog' changed since it was traced (build-id differs); its frames are shown as module+offset (no file of its name and build-id in --modules)"
+$REPORT --json $T/rb1.zst --modules $T/keep >$T/rb1k.json 2>$T/rb1k.err
+expect_eq "--modules without --diff: the report of the old build's trace names its functions, silently" \
+	"$(cat $T/rb1k.err)/$($PY -c 'import json,sys; print(sorted(s["site"].split(" (")[0] for s in json.load(open(sys.argv[1]))["sites_at_peak_heap"]))' $T/rb1k.json)" \
+	"/['grow', 'load_params', 'main']"
+$REPORT --modules $T/nodir $T/rb1.zst >/dev/null 2>$T/rbn.err
+expect_eq "--modules with no such directory: exit 2" "$?/$(head -1 $T/rbn.err)" \
+	"2/cuzktrace-report: error: --modules: '$T/nodir' is not a directory"

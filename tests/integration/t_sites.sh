@@ -127,6 +127,13 @@ expect_match "sites: C++ the full stack keeps the std:: frames" \
 	"$(site_get $T/sx.json sites_at_peak "^build_grid\(unsigned long\) \(.*sites_cxx\.cc:$X_R\)\$" frames)" "std::vector<double, std::allocator<double> >::reserve"
 expect_eq "sites: C++ operator new of an object" \
 	"$(site_get $T/sx.json sites_at_peak "^build_grid\(unsigned long\) \(.*sites_cxx\.cc:$X_N\)\$" bytes)" 24
+# --diff matches sites by function: the name with its parameters, without " (file:line)"; the
+# two lines of build_grid add up (a trace against itself: every row unchanged); the C++
+# runtime's own block made before any stack could be taken keeps its whole name
+$REPORT --json --diff $T/sx.zst $T/sx.zst >$T/sxd.json 2>/dev/null
+expect_match "sites: C++ functions of --diff keep their parameters, a function's lines add up" \
+	"$($PY -c 'import json,sys; d=json.load(open(sys.argv[1])); print(" / ".join("%s %d %d" % (r["function"], r["trace"], r["change"]) for r in d["by_function"]["peak_heap"] if r["trace"] >= 24))' $T/sxd.json)" \
+	'^int\* make_table<int>\(unsigned long\) 4000000 0 / build_grid\(unsigned long\) 2000024 0 / (\(no call stack\) [0-9]+ 0 / )?with_callback\(void \(\*\)\(int\), unsigned long\) 3000 0$'
 
 # a library loaded by a relative path is named absolutely in the module map, so the reader
 # (run from elsewhere) still symbolizes it

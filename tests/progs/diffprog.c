@@ -6,6 +6,8 @@
  * allocates for itself, the same in both runs). With "moved", grow allocates on another line
  * of its own: the same function, another site. With MS, the blocks stay MS ms before they
  * are freed: every block is written, so the peak RSS sample falls then.
+ * Built again with -DDIFFPROG_V2 (build/progs/diffprog_v2): a rebuild, with other code and
+ * another build-id, that allocates the same.
  * Calls the phase API through weak symbols: untraced, the marks are skipped. */
 #define CUZKTRACE_WEAK
 #include "cuzktrace.h"
@@ -51,7 +53,11 @@ int main(int argc, char **argv)
 	size_t load = strtoul(argv[1], NULL, 10), synth = strtoul(argv[2], NULL, 10);
 	size_t extra = strtoul(argv[3], NULL, 10);
 	int moved = argc > 4 && strcmp(argv[4], "moved") == 0;
+#ifdef DIFFPROG_V2
+	keep[3] = calloc(1, 1000);
+#else
 	keep[3] = malloc(1000);
+#endif
 	CUZKTRACE_PHASE_BEGIN("load");
 	keep[0] = load_params(load);
 	CUZKTRACE_PHASE_END("load");

@@ -1,12 +1,13 @@
 // sites_cxx.cc: known call paths through C++ templates, operator new and std::vector growth,
 // built -O2 -fomit-frame-pointer -g. Live at both peaks: 4,000,000 bytes from new int[] in
 // make_table<int>, 2,000,000 bytes from std::vector<double>::reserve and 24 bytes from new
-// std::vector in build_grid (the std:: and operator new frames fold into build_grid).
+// std::vector in build_grid (the std:: and operator new frames fold into build_grid), and
+// 3,000 bytes from with_callback, whose name holds a function type ("void (*)(int)").
 #include <cstring>
 #include <unistd.h>
 #include <vector>
 
-void *volatile keep[4];
+void *volatile keep[5];
 
 template <typename T>
 __attribute__((noinline)) T *make_table(std::size_t n)
@@ -27,8 +28,20 @@ __attribute__((noinline)) std::vector<double> *build_grid(std::size_t n)
 	return v;
 }
 
+static void on_item(int) {}
+
+__attribute__((noinline)) void *with_callback(void (*cb)(int), std::size_t n)
+{
+	char *p = new char[n]; // SITE:cxx_callback
+	std::memset(p, 0x44, n);
+	cb(p[0]);
+	keep[3] = p;
+	return p;
+}
+
 int main()
 {
+	with_callback(on_item, 3000);
 	int *t = make_table<int>(1000000);
 	std::vector<double> *g = build_grid(250000);
 	std::memset(g->data(), 0, 250000 * sizeof(double));
