@@ -330,8 +330,11 @@ static int ckt_main_parse(int argc, char **argv, struct ckt_args *a)
 static void ckt_main_warn_clean(const char *who, const char *what, const char *msg)
 {
 	fputs(CKT_PROG ": warning: ", stderr);
-	if (who)
-		fprintf(stderr, "'%s': ", who);
+	if (who) {
+		fputc('\'', stderr);
+		ckt_util_put_clean(stderr, who, strlen(who));
+		fputs("': ", stderr);
+	}
 	fputs(what, stderr);
 	ckt_util_put_clean(stderr, msg, strlen(msg));
 	fputc('\n', stderr);
@@ -633,12 +636,15 @@ int main(int argc, char **argv)
 		goto out;
 	if (ckt_main_read(&a, &cur, true, top) < 0)
 		goto out;
-	if (a.diff && base.r.st->sample_r != cur.r.st->sample_r)
-		fprintf(stderr, CKT_PROG ": warning: --diff: '%s' and '%s' were traced with different modes "
-				"or sampling rates (CUZKTRACE_SAMPLE %llu and %llu): their bytes by phase and by "
-				"function differ by sampling too\n",
-			base.path, cur.path, (unsigned long long)base.r.st->sample_r,
-			(unsigned long long)cur.r.st->sample_r);
+	if (a.diff && base.r.st->sample_r != cur.r.st->sample_r) {
+		fputs(CKT_PROG ": warning: --diff: '", stderr);
+		ckt_util_put_clean(stderr, base.path, strlen(base.path));
+		fputs("' and '", stderr);
+		ckt_util_put_clean(stderr, cur.path, strlen(cur.path));
+		fprintf(stderr, "' were traced with different modes or sampling rates (CUZKTRACE_SAMPLE %llu "
+				"and %llu): their bytes by phase and by function differ by sampling too\n",
+			(unsigned long long)base.r.st->sample_r, (unsigned long long)cur.r.st->sample_r);
+	}
 	if (a.diff)
 		rc = a.json ? ckt_report_diff_json(stdout, &base.r, &cur.r)
 			    : ckt_report_diff_text(stdout, &base.r, &cur.r, a.top ? a.top : 10);

@@ -97,19 +97,24 @@ static void ckt_diff_merge(struct ckt_diff_rows *r)
 
 /* The function of a site ("function (file:line)", "function (module+0xoff)"; sites.c): its
  * name without the last balanced " (...)" that ends it. Balanced: a C++ name keeps its
- * parameters (alloc_with(void (*)(int), unsigned long)), and a source path may hold " (". */
+ * parameters (alloc_with(void (*)(int), unsigned long)), and a source path may hold " (". A
+ * path with a lone parenthesis cannot be balanced: then up to the first " (". */
 static size_t ckt_diff_function_len(const char *site)
 {
 	size_t n = strlen(site), depth = 0;
 	if (n == 0 || site[n - 1] != ')')
 		return n;
 	for (size_t i = n; i-- > 0;) {
-		if (site[i] == ')')
+		if (site[i] == ')') {
 			depth++;
-		else if (site[i] == '(' && --depth == 0)
-			return i > 0 && site[i - 1] == ' ' ? i - 1 : n;
+		} else if (site[i] == '(' && --depth == 0) {
+			if (i > 0 && site[i - 1] == ' ')
+				return i - 1;
+			break;
+		}
 	}
-	return n;
+	const char *p = strstr(site, " ("); /* none in "(no call stack)": kept whole */
+	return p ? (size_t)(p - site) : n;
 }
 
 /* live bytes by function at the peak of moment m in both traces */
@@ -268,7 +273,7 @@ int ckt_report_diff_text(FILE *out, const struct ckt_report *base, const struct 
 		ckt_diff_fmt_change(c, sizeof(c), x, y);
 		fprintf(out, p->when ? "%-20s %12s %12s  %-22s" : "%-20s %12s %12s  %s", p->label,
 			hx ? ckt_util_fmt_bytes(b, sizeof(b), x) : "-", hy ? ckt_util_fmt_bytes(t, sizeof(t), y) : "-",
-			hx && hy ? c : hx || hy ? "(no RSS samples in one)" : "(no RSS samples)");
+			hx && hy ? c : hx || hy ? "(no RSS in one trace)" : "(no RSS samples)");
 		if (p->when) { /* when each peak was first reached */
 			fprintf(out, "  %s", hx && x ? ckt_util_fmt_secs(b, sizeof(b), p->when(base->st), 3) : "-");
 			fprintf(out, " / %s", hy && y ? ckt_util_fmt_secs(t, sizeof(t), p->when(cur->st), 3) : "-");

@@ -25,7 +25,7 @@ rc=2"
 done
 $REPORT --help >$T/help.out 2>&1; rc=$?
 expect_eq "reader: --help exits 0" $rc 0
-for opt in --json --csv --diff; do
+for opt in --json --csv --diff --modules; do
 	expect_match "reader: --help documents $opt" "$(cat $T/help.out)" "$opt"
 done
 expect_match "reader: --help documents exit statuses 0, 1 and 2" "$(cat $T/help.out)" $'exit status:\n  0  report written.*\n  1  the trace.*\n  2  usage error'
