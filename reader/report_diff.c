@@ -52,9 +52,22 @@ static int ckt_diff_name_cmp(const void *pa, const void *pb)
 	return c ? c : (a->len > b->len) - (a->len < b->len);
 }
 
+/* trace - base, held at the int64 bounds (a forged trace's estimates can reach them) */
+static int64_t ckt_diff_sub(uint64_t base, uint64_t cur)
+{
+	if (cur >= base)
+		return cur - base > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)(cur - base);
+	return base - cur > (uint64_t)INT64_MAX ? -INT64_MAX : -(int64_t)(base - cur);
+}
+
 static int64_t ckt_diff_change(const struct ckt_diff_row *r)
 {
-	return (int64_t)(r->bytes[1] - r->bytes[0]);
+	return ckt_diff_sub(r->bytes[0], r->bytes[1]);
+}
+
+static uint64_t ckt_diff_add_sat(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
 static uint64_t ckt_diff_abs(int64_t v)
@@ -84,8 +97,8 @@ static void ckt_diff_merge(struct ckt_diff_rows *r)
 		qsort(r->v, r->n, sizeof(*r->v), ckt_diff_name_cmp);
 	for (size_t i = 0; i < r->n; i++) {
 		if (w && ckt_diff_name_cmp(&r->v[w - 1], &r->v[i]) == 0) {
-			r->v[w - 1].bytes[0] += r->v[i].bytes[0];
-			r->v[w - 1].bytes[1] += r->v[i].bytes[1];
+			r->v[w - 1].bytes[0] = ckt_diff_add_sat(r->v[w - 1].bytes[0], r->v[i].bytes[0]);
+			r->v[w - 1].bytes[1] = ckt_diff_add_sat(r->v[w - 1].bytes[1], r->v[i].bytes[1]);
 		} else {
 			r->v[w++] = r->v[i];
 		}
@@ -346,7 +359,7 @@ static void ckt_diff_json_pair(struct ckt_json *j, const char *key, uint64_t bas
 	ckt_report_json_open(j, key);
 	ckt_diff_json_opt(j, "base", hx, false, base);
 	ckt_diff_json_opt(j, "trace", hy, false, cur);
-	ckt_diff_json_opt(j, "change", hx && hy, true, cur - base);
+	ckt_diff_json_opt(j, "change", hx && hy, true, (uint64_t)ckt_diff_sub(base, cur));
 	if (when) {
 		ckt_report_json_open(j, "t_s");
 		ckt_report_json_secs(j, "base", when(sb), hx && base);

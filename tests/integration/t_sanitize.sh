@@ -24,6 +24,9 @@ else
 	# (83 s); now an index
 	expect_eq "sanitized reader: 200,000 distinct modules: exit 0, no report, within 60 s" \
 		"$(san_run mods --json $ROOT/tests/fixtures/modules-200000.zst)" "0/0"
+	# --diff of two of these forged traces, each way, text and JSON
+	expect_eq "sanitized reader: --diff of forged traces: exit 0, no report" \
+		"$(san_run dwovf --json --diff $ROOT/tests/fixtures/weight-overflow.zst $ROOT/tests/fixtures/sync-many-threads.zst)/$(san_run dwovf2 --diff $ROOT/tests/fixtures/sync-many-threads.zst $ROOT/tests/fixtures/weight-overflow.zst)" "0/0/0/0"
 	# a call site in a library whose debug information has a compile unit without functions
 	# (assembly without .type): the reader sorted its empty vector with qsort(NULL, 0)
 	CUZKTRACE_OUT=$T/nofn.zst LD_PRELOAD=$LIB $P/nofncall $P/libnofn.so 2>/dev/null
