@@ -304,11 +304,15 @@ int ckt_report_diff_text(FILE *out, const struct ckt_report *base, const struct 
 		snprintf(c, sizeof(c), "-");
 	fprintf(out, "%-20s %10s s %10s s  %s\n", "duration", b, t, c);
 	fprintf(out, "%-20s %12" PRIu64 " %12" PRIu64 "\n", "events", base->st->events, cur->st->events);
-	for (int side = 0; side < 2; side++)
-		if (rep[side]->st->sample_r)
-			fprintf(out, "(%s: the default mode, sampled by %" PRIu64 " bytes: its bytes by phase and "
-				     "by function are estimates)\n",
-				side ? "trace" : "base", rep[side]->st->sample_r);
+	if (base->st->sample_r && base->st->sample_r == cur->st->sample_r)
+		fprintf(out, "(both: the default mode, sampled by %" PRIu64 " bytes: the bytes by phase and by "
+			     "function are estimates)\n", base->st->sample_r);
+	else
+		for (int side = 0; side < 2; side++)
+			if (rep[side]->st->sample_r)
+				fprintf(out, "(%s: the default mode, sampled by %" PRIu64 " bytes: its bytes by phase "
+					     "and by function are estimates)\n",
+					side ? "trace" : "base", rep[side]->st->sample_r);
 	fputc('\n', out);
 	for (size_t k = 0; k < CKT_DIFF_NMOMENTS; k++) {
 		if (ckt_diff_moments[k].m == CKT_AT_PEAK_RSS && !ckt_diff_moment_shown(rep, k))
