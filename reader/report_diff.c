@@ -155,6 +155,47 @@ static void ckt_diff_phases(struct ckt_diff_rows *r, const struct ckt_report *co
 	ckt_diff_merge(r);
 }
 
+/* each GPU's peak in both traces: a GPU is its UUID (the same card in both runs), or its
+ * ordinal where the driver gave none; names[] holds the labels (160 bytes each, freed by the
+ * caller) */
+static char *ckt_diff_devices(struct ckt_diff_rows *r, const struct ckt_report *const rep[2])
+{
+	size_t n = rep[0]->st->n_cuda_devices + rep[1]->st->n_cuda_devices, k = 0;
+	char *names = malloc((n ? n : 1) * 160);
+	if (!names) {
+		r->err = ENOMEM;
+		return NULL;
+	}
+	for (int side = 0; side < 2; side++)
+		for (size_t i = 0; i < rep[side]->st->n_cuda_devices; i++, k++) {
+			const struct ckt_cuda_device *d = &rep[side]->st->cuda_devices[i];
+			char *l = names + k * 160;
+			if (d->uuid[0])
+				snprintf(l, 160, "%s (%s)", d->uuid, d->name);
+			else
+				snprintf(l, 160, "device %u (%s)", d->ordinal, d->name);
+			ckt_diff_add(r, l, strlen(l), side, d->peak.bytes);
+		}
+	ckt_diff_merge(r);
+	return names;
+}
+
+/* live bytes by thread group (--by thread) at the peak heap or RSS in both traces */
+static void ckt_diff_groups(struct ckt_diff_rows *r, const struct ckt_report *const rep[2], enum ckt_moment m)
+{
+	for (int side = 0; side < 2; side++) {
+		const struct ckt_phases_group *g;
+		const struct ckt_phases *ph = rep[side]->phases;
+		size_t n = ph ? ckt_phases_groups(ph, &g) : 0;
+		for (size_t i = 0; i < n; i++) {
+			uint64_t b = m == CKT_AT_PEAK_HEAP ? g[i].at_peak_heap : g[i].at_peak_rss;
+			if (b)
+				ckt_diff_add(r, g[i].name, strlen(g[i].name), side, b);
+		}
+	}
+	ckt_diff_merge(r);
+}
+
 /* ---- the figures compared ---- */
 
 struct ckt_diff_peak {
@@ -277,6 +318,8 @@ int ckt_report_diff_text(FILE *out, const struct ckt_report *base, const struct 
 	ckt_util_put_clean(out, base->trace_path, strlen(base->trace_path));
 	fputs(" (base)\n\n", out);
 	fprintf(out, "%-20s %12s %12s  %-22s  %s\n", "", "base", "trace", "change", "at (s) base / trace");
+	struct ckt_diff_rows dev = { 0 };
+	char *dev_names = ckt_diff_devices(&dev, rep);
 	for (size_t i = 0; i < CKT_DIFF_NPEAKS; i++) {
 		const struct ckt_diff_peak *p = &ckt_diff_peaks[i];
 		uint64_t x = p->get(base->st), y = p->get(cur->st);
@@ -292,7 +335,18 @@ int ckt_report_diff_text(FILE *out, const struct ckt_report *base, const struct 
 			fprintf(out, " / %s", hy && y ? ckt_util_fmt_secs(t, sizeof(t), p->when(cur->st), 3) : "-");
 		}
 		fputc('\n', out);
+		for (size_t d = 0; p->get == ckt_diff_gpu && !dev.err && d < dev.n; d++) {
+			const struct ckt_diff_row *w = &dev.v[d]; /* each GPU's own peak, under the total */
+			ckt_diff_fmt_change(c, sizeof(c), w->bytes[0], w->bytes[1]);
+			fprintf(out, "  %-18s %12s %12s  %-22s  ", "GPU", ckt_util_fmt_bytes(b, sizeof(b), w->bytes[0]),
+				ckt_util_fmt_bytes(t, sizeof(t), w->bytes[1]), c);
+			ckt_util_put_clean(out, w->name, w->len);
+			fputc('\n', out);
+		}
 	}
+	err = dev.err;
+	free(dev.v);
+	free(dev_names);
 	ckt_util_fmt_secs(b, sizeof(b), base->st->duration_ns, 3);
 	ckt_util_fmt_secs(t, sizeof(t), cur->st->duration_ns, 3);
 	if (base->st->duration_ns)
@@ -330,6 +384,13 @@ int ckt_report_diff_text(FILE *out, const struct ckt_report *base, const struct 
 		if (!r.err)
 			ckt_diff_text_rows(out, &r, "function", ckt_diff_moments[k].label, top);
 		err = err ? err : r.err;
+		r.n = 0;
+		if (base->by_thread && ckt_diff_moments[k].m != CKT_AT_PEAK_GPU) {
+			ckt_diff_groups(&r, rep, ckt_diff_moments[k].m);
+			if (!r.err)
+				ckt_diff_text_rows(out, &r, "thread group", ckt_diff_moments[k].label, (size_t)-1);
+			err = err ? err : r.err;
+		}
 		free(r.v);
 	}
 	if (err)
@@ -428,17 +489,31 @@ int ckt_report_diff_json(FILE *out, const struct ckt_report *base, const struct 
 		ckt_diff_json_pair(j, p->key, x, y, hx, hy, p->when ? base->st : NULL, p->when ? cur->st : NULL,
 				   p->when);
 	}
+	struct ckt_diff_rows dev = { 0 };
+	char *dev_names = ckt_diff_devices(&dev, rep);
+	ckt_diff_json_rows(j, "peak_gpu_devices", "device", &dev);
+	err = dev.err;
+	free(dev.v);
+	free(dev_names);
 	ckt_report_json_close(j);
-	for (int what = 0; what < 2; what++) {
-		ckt_report_json_open(j, what ? "by_function" : "by_phase");
+	for (int what = 0; what < 3; what++) {
+		static const char *const keys[3] = { "by_phase", "by_function", "by_thread" };
+		static const char *const names[3] = { "phase", "function", "thread" };
+		if (what == 2 && !base->by_thread)
+			break;
+		ckt_report_json_open(j, keys[what]);
 		for (size_t k = 0; k < CKT_DIFF_NMOMENTS; k++) {
-			const char *name = what ? "function" : "phase";
+			const char *name = names[what];
+			if (what == 2 && ckt_diff_moments[k].m == CKT_AT_PEAK_GPU)
+				continue; /* threads are grouped at the heap and RSS peaks */
 			if (!ckt_diff_moment_shown(rep, k) && ckt_diff_moments[k].m == CKT_AT_PEAK_RSS) {
 				ckt_diff_json_rows(j, ckt_diff_moments[k].key, name, NULL);
 				continue;
 			}
 			struct ckt_diff_rows r = { 0 };
-			if (what)
+			if (what == 2)
+				ckt_diff_groups(&r, rep, ckt_diff_moments[k].m);
+			else if (what)
 				ckt_diff_functions(&r, rep, ckt_diff_moments[k].m);
 			else
 				ckt_diff_phases(&r, rep, ckt_diff_moments[k].m);

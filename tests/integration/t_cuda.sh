@@ -49,6 +49,21 @@ expect_eq "newver: one warning line" "$(grep -c 'warning: cuGetProcAddress asked
 $REPORT --json $T/cu_newver.zst >$T/cu_newver.json
 expect_eq "newver: not counted" "$(jget $T/cu_newver.json peak_gpu.bytes)" 0
 
+# --diff: the unknown version's trace (nothing counted) against cu_linked's: the GPU and
+# pinned peaks, each GPU by its UUID, the GPU peak's function
+$REPORT --json --diff $T/cu_newver.zst $T/cu_linked.zst >$T/cu_diff.json 2>/dev/null
+$REPORT --diff $T/cu_newver.zst $T/cu_linked.zst >$T/cu_diff.txt 2>/dev/null
+expect_eq "diff: GPU and pinned peaks 0 -> 30,511,104 and 7,340,032" \
+	"$(jget $T/cu_diff.json peaks.peak_gpu.change) $(jget $T/cu_diff.json peaks.peak_pinned.change) $(jget $T/cu_diff.json peaks.peak_gpu.t_s.base)" "30511104 7340032 null"
+expect_eq "diff: each GPU's peak, matched by UUID" \
+	"$($PY -c 'import json,sys; print(" / ".join("%s %d %d" % (r["device"], r["base"], r["trace"]) for r in json.load(open(sys.argv[1]))["peaks"]["peak_gpu_devices"]))' $T/cu_diff.json)" \
+	"GPU-10111213-1415-1617-1819-1a1b1c1d1e1f (Stub GPU 0) 0 25268224 / GPU-20212223-2425-2627-2829-2a2b2c2d2e2f (Stub GPU 1) 0 5242880"
+expect_eq "diff: the GPU peak by phase" "$($PY -c 'import json,sys; print([(r["phase"], r["change"]) for r in json.load(open(sys.argv[1]))["by_phase"]["peak_gpu"]])' $T/cu_diff.json)" \
+	"[('(none)', 30511104)]"
+expect_match "diff text: a row per GPU under the peak GPU" "$(cat $T/cu_diff.txt)" \
+	$'\npeak GPU +0 B +29\\.1 MiB  \\+29\\.1 MiB +- / [0-9.]+\n  GPU +0 B +24\\.1 MiB  \\+24\\.1 MiB +GPU-10111213-1415-1617-1819-1a1b1c1d1e1f \\(Stub GPU 0\\)\n  GPU +0 B +5\\.00 MiB  \\+5\\.00 MiB +GPU-20212223-2425-2627-2829-2a2b2c2d2e2f \\(Stub GPU 1\\)\npeak pinned '
+expect_match "diff text: live bytes at the peak GPU" "$(cat $T/cu_diff.txt)" $'\nlive bytes by function at peak GPU \\(1 of 1 changed\\)\n'
+
 # Untraced, the same programs run the same (the stub alone)
 $C/cu_static ptsz >$T/untraced.out 2>&1
 expect_eq "untraced: static-runtime program runs" "$?/$(cat $T/untraced.out)" "0/cu_static: done"

@@ -342,6 +342,12 @@ $REPORT --diff $T/ddef1.zst $T/ddef2.zst >$T/ddef.txt 2>/dev/null
 expect_eq "diff, default mode: estimates, the large blocks exact, the text says so" \
 	"$(jget $T/ddef.json estimates) $(jget $T/ddef.json sample_rate_bytes.trace) $(diff_rows $T/ddef.json by_function.peak_heap function | cut -d/ -f1-2) $(grep -c '^(both: the default mode, sampled by 524288 bytes: the bytes by phase and by function are estimates)$' $T/ddef.txt)" \
 	"true 524288 extra_cache 0 7000000 7000000 / grow 20000000 25000000 5000000  1"
+# --by thread: bytes by thread group too (one thread, named after the program)
+$REPORT --json --by thread --diff $T/dbase.zst $T/dcur.zst >$T/dthr.json 2>/dev/null
+$REPORT --by thread --diff $T/dbase.zst $T/dcur.zst >$T/dthr.txt 2>/dev/null
+expect_eq "diff --by thread: the thread group at the peak heap, no key without it" \
+	"$(diff_rows $T/dthr.json by_thread.peak_heap thread) / $(jget $T/diff.json by_thread)" "diffprog 50001000 62001000 12000000 / null"
+expect_match "diff --by thread text" "$(cat $T/dthr.txt)" $'\nlive bytes by thread group at peak heap \\(1 of 1 changed\\)\n.*\\+11\\.4 MiB \\(\\+24\\.0%\\) +47\\.7 MiB +59\\.1 MiB  diffprog$'
 # one trace with RSS samples and one without: no rows at the peak RSS (the side without would
 # read as 0 B), null in the JSON; an exact trace against a default-mode one: one warning
 $REPORT --json --diff $T/dbase.zst $T/drss2.zst >$T/dmix.json 2>/dev/null
