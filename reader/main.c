@@ -608,6 +608,8 @@ static int ckt_main_read(const struct ckt_args *a, struct ckt_main_read *m, bool
 		return -1;
 	if (site_out[1] && ckt_main_write_sites(site_out[1], m->sites, ckt_sites_write_folded) < 0)
 		return -1;
+	if (a->diff) /* the base's live set need not stay while the trace is read */
+		ckt_replay_drop_state(m->rep);
 	return 0;
 }
 

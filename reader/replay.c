@@ -646,7 +646,7 @@ void ckt_replay_set_max_held(struct ckt_replay *r, uint64_t events)
 	r->max_held = events ? events : 1;
 }
 
-void ckt_replay_free(struct ckt_replay *r)
+void ckt_replay_drop_state(struct ckt_replay *r)
 {
 	if (!r)
 		return;
@@ -655,16 +655,32 @@ void ckt_replay_free(struct ckt_replay *r)
 	free(r->threads);
 	free(r->tid_slots);
 	free(r->heap);
+	r->threads = NULL;
+	r->tid_slots = NULL;
+	r->heap = NULL;
+	r->n_threads = r->cap_threads = r->tid_cap = 0;
 	ckt_replay_big_free(r->spare, r->spare_cap * sizeof(struct ckt_ev));
+	r->spare = NULL;
+	r->spare_cap = 0;
 	ckt_replay_big_free(r->blocks.slots, r->blocks.cap * sizeof(*r->blocks.slots));
 	ckt_replay_big_free(r->young.slots, r->young.cap * sizeof(*r->young.slots));
+	r->blocks = r->young = (struct ckt_livemap){ 0 };
 	for (size_t i = 0; i < r->maps.n; i++)
 		(void)ckt_replay_piece_gone(&r->maps.r[i]);
 	if (r->maps.r)
 		free(r->maps.r - r->maps.front);
+	r->maps = (struct ckt_rangeset){ 0 };
 	free(r->cuda_blocks.slots);
 	free(r->cuda_handles.slots);
 	free(r->cuda_maps.slots);
+	r->cuda_blocks = r->cuda_handles = r->cuda_maps = (struct ckt_heapmap){ 0 };
+}
+
+void ckt_replay_free(struct ckt_replay *r)
+{
+	if (!r)
+		return;
+	ckt_replay_drop_state(r);
 	free(r->st.cuda_devices);
 	free(r);
 }

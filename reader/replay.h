@@ -284,6 +284,10 @@ const uint32_t *ckt_replay_epochs(const struct ckt_replay *r);
 /* page_size rounds mmap lengths (the header's page_size). Returns NULL when out of memory. */
 struct ckt_replay *ckt_replay_new(uint64_t page_size);
 void ckt_replay_free(struct ckt_replay *r);
+/* After the replay: frees what only the replay needs (queues, live blocks and mappings), keeping
+ * the stats (ckt_replay_stats) for the reports; the replay cannot run again. --diff holds two
+ * traces' results, not two live sets. */
+void ckt_replay_drop_state(struct ckt_replay *r);
 
 /* At most this many events (default 8388608, 48 bytes each) wait in the queues for time order;
  * past it the oldest are replayed at once (stats: replayed_early). Call before feeding. */
