@@ -608,7 +608,8 @@ static int ckt_main_read(const struct ckt_args *a, struct ckt_main_read *m, bool
 		return -1;
 	if (site_out[1] && ckt_main_write_sites(site_out[1], m->sites, ckt_sites_write_folded) < 0)
 		return -1;
-	if (a->diff) /* the base's live set need not stay while the trace is read */
+	if (a->diff) /* each live set can go once its results are made (the base's before the
+		      * trace is read) */
 		ckt_replay_drop_state(m->rep);
 	return 0;
 }

@@ -19,8 +19,9 @@
 
 /* One name's bytes in each trace. */
 struct ckt_diff_row {
-	const char *name;
+	const char *name; /* what rows are matched by */
 	size_t len;
+	const char *label; /* shown after it in parentheses (a GPU's name), or NULL */
 	uint64_t bytes[2]; /* base, trace */
 };
 
@@ -42,7 +43,7 @@ static void ckt_diff_add(struct ckt_diff_rows *r, const char *name, size_t len, 
 		r->v = v;
 		r->cap = cap;
 	}
-	r->v[r->n++] = (struct ckt_diff_row){ name, len, { side == 0 ? bytes : 0, side == 1 ? bytes : 0 } };
+	r->v[r->n++] = (struct ckt_diff_row){ name, len, NULL, { side == 0 ? bytes : 0, side == 1 ? bytes : 0 } };
 }
 
 static int ckt_diff_name_cmp(const void *pa, const void *pb)
@@ -99,6 +100,8 @@ static void ckt_diff_merge(struct ckt_diff_rows *r)
 		if (w && ckt_diff_name_cmp(&r->v[w - 1], &r->v[i]) == 0) {
 			r->v[w - 1].bytes[0] = ckt_diff_add_sat(r->v[w - 1].bytes[0], r->v[i].bytes[0]);
 			r->v[w - 1].bytes[1] = ckt_diff_add_sat(r->v[w - 1].bytes[1], r->v[i].bytes[1]);
+			if (!r->v[w - 1].label)
+				r->v[w - 1].label = r->v[i].label;
 		} else {
 			r->v[w++] = r->v[i];
 		}
@@ -155,45 +158,69 @@ static void ckt_diff_phases(struct ckt_diff_rows *r, const struct ckt_report *co
 	ckt_diff_merge(r);
 }
 
-/* each GPU's peak in both traces: a GPU is its UUID (the same card in both runs), or its
- * ordinal where the driver gave none; names[] holds the labels (160 bytes each, freed by the
- * caller) */
+/* each GPU's peak in both traces: a GPU is its UUID (the same card in both runs, whatever
+ * its name there), or "device N" where the driver gave none, shown with its name. Returns the
+ * buffer holding the "device N" keys (freed by the caller), NULL when out of memory. */
 static char *ckt_diff_devices(struct ckt_diff_rows *r, const struct ckt_report *const rep[2])
 {
 	size_t n = rep[0]->st->n_cuda_devices + rep[1]->st->n_cuda_devices, k = 0;
-	char *names = malloc((n ? n : 1) * 160);
-	if (!names) {
+	char *keys = malloc((n ? n : 1) * 24);
+	if (!keys) {
 		r->err = ENOMEM;
 		return NULL;
 	}
 	for (int side = 0; side < 2; side++)
 		for (size_t i = 0; i < rep[side]->st->n_cuda_devices; i++, k++) {
 			const struct ckt_cuda_device *d = &rep[side]->st->cuda_devices[i];
-			char *l = names + k * 160;
-			if (d->uuid[0])
-				snprintf(l, 160, "%s (%s)", d->uuid, d->name);
-			else
-				snprintf(l, 160, "device %u (%s)", d->ordinal, d->name);
-			ckt_diff_add(r, l, strlen(l), side, d->peak.bytes);
+			const char *key = d->uuid;
+			if (!key[0]) {
+				snprintf(keys + k * 24, 24, "device %u", d->ordinal);
+				key = keys + k * 24;
+			}
+			size_t at = r->n;
+			ckt_diff_add(r, key, strlen(key), side, d->peak.bytes);
+			if (r->n > at && d->name[0])
+				r->v[at].label = d->name;
 		}
 	ckt_diff_merge(r);
-	return names;
+	return keys;
 }
 
-/* live bytes by thread group (--by thread) at the peak heap or RSS in both traces */
-static void ckt_diff_groups(struct ckt_diff_rows *r, const struct ckt_report *const rep[2], enum ckt_moment m)
+/* live bytes by thread group (--by thread) at the peak heap or RSS in both traces. Each trace
+ * folds its own names (worker-0 alone stays worker-0, beside worker-1 it is worker-*): here a
+ * name's trailing digits always fold, so a pool of 1 thread and one of 4 match. Returns the
+ * buffer holding the folded names (freed by the caller), NULL when out of memory. */
+static char *ckt_diff_groups(struct ckt_diff_rows *r, const struct ckt_report *const rep[2], enum ckt_moment m)
 {
+	const struct ckt_phases_group *g[2];
+	size_t n[2], total = 1, used = 0;
 	for (int side = 0; side < 2; side++) {
-		const struct ckt_phases_group *g;
-		const struct ckt_phases *ph = rep[side]->phases;
-		size_t n = ph ? ckt_phases_groups(ph, &g) : 0;
-		for (size_t i = 0; i < n; i++) {
-			uint64_t b = m == CKT_AT_PEAK_HEAP ? g[i].at_peak_heap : g[i].at_peak_rss;
-			if (b)
-				ckt_diff_add(r, g[i].name, strlen(g[i].name), side, b);
-		}
+		n[side] = rep[side]->phases ? ckt_phases_groups(rep[side]->phases, &g[side]) : 0;
+		for (size_t i = 0; i < n[side]; i++)
+			total += strlen(g[side][i].name) + 2;
 	}
+	char *buf = malloc(total);
+	if (!buf) {
+		r->err = ENOMEM;
+		return NULL;
+	}
+	for (int side = 0; side < 2; side++)
+		for (size_t i = 0; i < n[side]; i++) {
+			uint64_t b = m == CKT_AT_PEAK_HEAP ? g[side][i].at_peak_heap : g[side][i].at_peak_rss;
+			const char *name = g[side][i].name;
+			size_t len = strlen(name), stem = len;
+			while (stem > 0 && name[stem - 1] >= '0' && name[stem - 1] <= '9')
+				stem--;
+			char *key = buf + used;
+			memcpy(key, name, len + 1);
+			if (stem > 0 && stem < len) /* digits alone stay as they are */
+				strcpy(key + stem, "*");
+			used += strlen(key) + 1;
+			if (b)
+				ckt_diff_add(r, key, strlen(key), side, b);
+		}
 	ckt_diff_merge(r);
+	return buf;
 }
 
 /* ---- the figures compared ---- */
@@ -276,6 +303,18 @@ static void ckt_diff_fmt_change(char *buf, size_t n, uint64_t base, uint64_t cur
 		snprintf(buf, n, "%c%s (%+.1f%%)", cur > base ? '+' : '-', b, pct);
 }
 
+/* a row's name, its label in parentheses, a newline */
+static void ckt_diff_put_name(FILE *out, const struct ckt_diff_row *w)
+{
+	ckt_util_put_clean(out, w->name, w->len);
+	if (w->label) {
+		fputs(" (", out);
+		ckt_util_put_clean(out, w->label, strlen(w->label));
+		fputc(')', out);
+	}
+	fputc('\n', out);
+}
+
 /* the rows, largest change first, then those that did not change, largest first; at most top */
 static void ckt_diff_text_rows(FILE *out, const struct ckt_diff_rows *r, const char *what, const char *label,
 			       size_t top)
@@ -300,8 +339,7 @@ static void ckt_diff_text_rows(FILE *out, const struct ckt_diff_rows *r, const c
 		ckt_diff_fmt_change(c, sizeof(c), w->bytes[0], w->bytes[1]);
 		fprintf(out, "  %-22s %12s %12s  ", c, ckt_util_fmt_bytes(b, sizeof(b), w->bytes[0]),
 			ckt_util_fmt_bytes(t, sizeof(t), w->bytes[1]));
-		ckt_util_put_clean(out, w->name, w->len);
-		fputc('\n', out);
+		ckt_diff_put_name(out, w);
 	}
 	fputc('\n', out);
 }
@@ -340,8 +378,7 @@ int ckt_report_diff_text(FILE *out, const struct ckt_report *base, const struct 
 			ckt_diff_fmt_change(c, sizeof(c), w->bytes[0], w->bytes[1]);
 			fprintf(out, "  %-18s %12s %12s  %-22s  ", "GPU", ckt_util_fmt_bytes(b, sizeof(b), w->bytes[0]),
 				ckt_util_fmt_bytes(t, sizeof(t), w->bytes[1]), c);
-			ckt_util_put_clean(out, w->name, w->len);
-			fputc('\n', out);
+			ckt_diff_put_name(out, w);
 		}
 	}
 	err = dev.err;
@@ -359,13 +396,13 @@ int ckt_report_diff_text(FILE *out, const struct ckt_report *base, const struct 
 	fprintf(out, "%-20s %10s s %10s s  %s\n", "duration", b, t, c);
 	fprintf(out, "%-20s %12" PRIu64 " %12" PRIu64 "\n", "events", base->st->events, cur->st->events);
 	if (base->st->sample_r && base->st->sample_r == cur->st->sample_r)
-		fprintf(out, "(both: the default mode, sampled by %" PRIu64 " bytes: the bytes by phase and by "
-			     "function are estimates)\n", base->st->sample_r);
+		fprintf(out, "(both: the default mode, sampled by %" PRIu64 " bytes: the bytes by phase, function "
+			     "and thread are estimates)\n", base->st->sample_r);
 	else
 		for (int side = 0; side < 2; side++)
 			if (rep[side]->st->sample_r)
-				fprintf(out, "(%s: the default mode, sampled by %" PRIu64 " bytes: its bytes by phase "
-					     "and by function are estimates)\n",
+				fprintf(out, "(%s: the default mode, sampled by %" PRIu64 " bytes: its bytes by phase, "
+					     "function and thread are estimates)\n",
 					side ? "trace" : "base", rep[side]->st->sample_r);
 	fputc('\n', out);
 	for (size_t k = 0; k < CKT_DIFF_NMOMENTS; k++) {
@@ -386,10 +423,11 @@ int ckt_report_diff_text(FILE *out, const struct ckt_report *base, const struct 
 		err = err ? err : r.err;
 		r.n = 0;
 		if (base->by_thread && ckt_diff_moments[k].m != CKT_AT_PEAK_GPU) {
-			ckt_diff_groups(&r, rep, ckt_diff_moments[k].m);
+			char *names = ckt_diff_groups(&r, rep, ckt_diff_moments[k].m);
 			if (!r.err)
 				ckt_diff_text_rows(out, &r, "thread group", ckt_diff_moments[k].label, (size_t)-1);
 			err = err ? err : r.err;
+			free(names);
 		}
 		free(r.v);
 	}
@@ -447,6 +485,10 @@ static void ckt_diff_json_rows(struct ckt_json *j, const char *key, const char *
 		ckt_report_json_elem_open(j);
 		ckt_report_json_key(j, name_key);
 		ckt_report_json_str(j, r->v[i].name, r->v[i].len);
+		if (r->v[i].label) {
+			ckt_report_json_key(j, "name");
+			ckt_report_json_str(j, r->v[i].label, strlen(r->v[i].label));
+		}
 		ckt_report_json_u64(j, "base", r->v[i].bytes[0]);
 		ckt_report_json_u64(j, "trace", r->v[i].bytes[1]);
 		ckt_report_json_i64(j, "change", ckt_diff_change(&r->v[i]));
@@ -511,8 +553,9 @@ int ckt_report_diff_json(FILE *out, const struct ckt_report *base, const struct 
 				continue;
 			}
 			struct ckt_diff_rows r = { 0 };
+			char *names_buf = NULL;
 			if (what == 2)
-				ckt_diff_groups(&r, rep, ckt_diff_moments[k].m);
+				names_buf = ckt_diff_groups(&r, rep, ckt_diff_moments[k].m);
 			else if (what)
 				ckt_diff_functions(&r, rep, ckt_diff_moments[k].m);
 			else
@@ -520,6 +563,7 @@ int ckt_report_diff_json(FILE *out, const struct ckt_report *base, const struct 
 			ckt_diff_json_rows(j, ckt_diff_moments[k].key, name, &r);
 			err = err ? err : r.err;
 			free(r.v);
+			free(names_buf);
 		}
 		ckt_report_json_close(j);
 	}

@@ -55,9 +55,12 @@ $REPORT --json --diff $T/cu_newver.zst $T/cu_linked.zst >$T/cu_diff.json 2>/dev/
 $REPORT --diff $T/cu_newver.zst $T/cu_linked.zst >$T/cu_diff.txt 2>/dev/null
 expect_eq "diff: GPU and pinned peaks 0 -> 30,511,104 and 7,340,032" \
 	"$(jget $T/cu_diff.json peaks.peak_gpu.change) $(jget $T/cu_diff.json peaks.peak_pinned.change) $(jget $T/cu_diff.json peaks.peak_gpu.t_s.base)" "30511104 7340032 null"
-expect_eq "diff: each GPU's peak, matched by UUID" \
-	"$($PY -c 'import json,sys; print(" / ".join("%s %d %d" % (r["device"], r["base"], r["trace"]) for r in json.load(open(sys.argv[1]))["peaks"]["peak_gpu_devices"]))' $T/cu_diff.json)" \
-	"GPU-10111213-1415-1617-1819-1a1b1c1d1e1f (Stub GPU 0) 0 25268224 / GPU-20212223-2425-2627-2829-2a2b2c2d2e2f (Stub GPU 1) 0 5242880"
+cu_devs() { $PY -c 'import json,sys; print(" / ".join("%s %s %d %d" % (r["device"], r.get("name"), r["base"], r["trace"]) for r in json.load(open(sys.argv[1]))["peaks"]["peak_gpu_devices"]))' "$1"; }
+expect_eq "diff: each GPU's peak, by UUID and with its name" "$(cu_devs $T/cu_diff.json)" \
+	"GPU-10111213-1415-1617-1819-1a1b1c1d1e1f Stub GPU 0 0 25268224 / GPU-20212223-2425-2627-2829-2a2b2c2d2e2f Stub GPU 1 0 5242880"
+$REPORT --json --diff $T/cu_static_v2.zst $T/cu_linked.zst >$T/cu_diff2.json 2>/dev/null
+expect_eq "diff: the same two GPUs in both traces match (no change)" "$(cu_devs $T/cu_diff2.json)" \
+	"GPU-10111213-1415-1617-1819-1a1b1c1d1e1f Stub GPU 0 25268224 25268224 / GPU-20212223-2425-2627-2829-2a2b2c2d2e2f Stub GPU 1 5242880 5242880"
 expect_eq "diff: the GPU peak by phase" "$($PY -c 'import json,sys; print([(r["phase"], r["change"]) for r in json.load(open(sys.argv[1]))["by_phase"]["peak_gpu"]])' $T/cu_diff.json)" \
 	"[('(none)', 30511104)]"
 expect_match "diff text: a row per GPU under the peak GPU" "$(cat $T/cu_diff.txt)" \

@@ -112,6 +112,12 @@ $REPORT --by thread $T/threadnames.zst >$T/threadnames.txt
 expect_match "threadnames: text thread-group table" "$(cat $T/threadnames.txt)" 'rayon-synth-\* +3 +2\.86 MiB +2\.86 MiB'
 $REPORT --json $T/threadnames.zst >$T/threadnames_plain.json
 expect_eq "threadnames: thread groups only with --by thread" "$(jget $T/threadnames_plain.json thread_groups)" null
+# --diff --by thread folds every name's trailing digits, so that a lone worker-0 in one run
+# matches worker-0..3 in another: io-7 is io-* here (against itself: no change)
+$REPORT --json --by thread --diff $T/threadnames.zst $T/threadnames.zst >$T/threadnames_diff.json
+expect_eq "threadnames: --diff --by thread folds every name's digits" \
+	"$($PY -c 'import json,sys; print(" / ".join("%s %d %d" % (r["thread"], r["trace"], r["change"]) for r in json.load(open(sys.argv[1]))["by_thread"]["peak_heap"][:3]))' $T/threadnames_diff.json)" \
+	"rayon-synth-* 3000000 0 / gpu-worker 2000000 0 / io-* 500000 0"
 
 # -- the demo: the report names the phase that owns the peaks
 CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/mini.zst traced mini $ROOT/build/examples/mini_prover 3

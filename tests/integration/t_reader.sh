@@ -340,7 +340,7 @@ CUZKTRACE_SAMPLE=524288 traced_json ddef2 $P/diffprog 30000000 25000000 7000000 
 $REPORT --json --diff $T/ddef1.zst $T/ddef2.zst >$T/ddef.json 2>/dev/null
 $REPORT --diff $T/ddef1.zst $T/ddef2.zst >$T/ddef.txt 2>/dev/null
 expect_eq "diff, default mode: estimates, the large blocks exact, the text says so" \
-	"$(jget $T/ddef.json estimates) $(jget $T/ddef.json sample_rate_bytes.trace) $(diff_rows $T/ddef.json by_function.peak_heap function | cut -d/ -f1-2) $(grep -c '^(both: the default mode, sampled by 524288 bytes: the bytes by phase and by function are estimates)$' $T/ddef.txt)" \
+	"$(jget $T/ddef.json estimates) $(jget $T/ddef.json sample_rate_bytes.trace) $(diff_rows $T/ddef.json by_function.peak_heap function | cut -d/ -f1-2) $(grep -c '^(both: the default mode, sampled by 524288 bytes: the bytes by phase, function and thread are estimates)$' $T/ddef.txt)" \
 	"true 524288 extra_cache 0 7000000 7000000 / grow 20000000 25000000 5000000  1"
 # --by thread: bytes by thread group too (one thread, named after the program)
 $REPORT --json --by thread --diff $T/dbase.zst $T/dcur.zst >$T/dthr.json 2>/dev/null
@@ -356,7 +356,7 @@ expect_eq "diff: RSS samples in one trace only: peak RSS null for the base, no r
 	"$(jget $T/dmix.json peaks.peak_rss.base) $(jget $T/dmix.json peaks.peak_rss.change) $(jget $T/dmix.json by_function.peak_rss) $(grep -c '^live bytes at peak RSS: no RSS samples in the base$' $T/dmix.txt)" \
 	"null null null 1"
 $REPORT --diff $T/dbase.zst $T/ddef2.zst >$T/dmode.txt 2>$T/dmode.err
-expect_eq "diff: exact against default mode: exit 0, the trace's estimates said" "$?/$(grep -c '^(trace: the default mode, sampled by 524288 bytes: its bytes by phase and by function are estimates)$' $T/dmode.txt)" "0/1"
+expect_eq "diff: exact against default mode: exit 0, the trace's estimates said" "$?/$(grep -c '^(trace: the default mode, sampled by 524288 bytes: its bytes by phase, function and thread are estimates)$' $T/dmode.txt)" "0/1"
 expect_eq "diff: exact against default mode: one warning" "$(cat $T/dmode.err)" \
 	"cuzktrace-report: warning: --diff: '$T/dbase.zst' and '$T/ddef2.zst' were traced with different modes or sampling rates (CUZKTRACE_SAMPLE 0 and 524288): their bytes by phase and by function differ by sampling too"
 # the usual way to compare: trace, rebuild in place, trace again. The base's program then has
