@@ -331,13 +331,17 @@ for i in 1 2 3 4 5 6; do
 	traced_json eblock_many$i $P/exitblock dtor 8 >/dev/null &
 done
 wait
-eb_ok=0
+eb_ok=0 eb_bad=
 for i in 1 2 3 4 5 6; do
 	f=eblock_many$i live=$(jget $T/eblock_many$i.json live_at_exit.heap_bytes)
-	[ "$(cat $T/$f.rc)/$(jget $T/$f.json truncated)/$(( live >= 32000 && live < 8400000 ))/$(grep -c "^cuzktrace: $T/$f.zst: " $T/$f.err)/$(grep -v -e "^cuzktrace: $T/$f.zst: " -e "^cuzktrace: tracing " $T/$f.err)" = "0/false/1/1/$eb_warn" ] &&
+	got="$(cat $T/$f.rc)/$(jget $T/$f.json truncated)/$(( live >= 32000 && live < 8400000 ))/$(grep -c "^cuzktrace: $T/$f.zst: " $T/$f.err)/$(grep -v -e "^cuzktrace: $T/$f.zst: " -e "^cuzktrace: tracing " $T/$f.err)"
+	if [ "$got" = "0/false/1/1/$eb_warn" ]; then
 		eb_ok=$((eb_ok + 1))
+	else # what went wrong, and the whole stderr, for the failure message
+		eb_bad="$eb_bad [run $i: $got (live $live; end $(jget $T/$f.json end_reason)) stderr: $(tr '\n' '|' <$T/$f.err)]"
+	fi
 done
-expect_eq "8 exits give up waiting for an exit blocked in a destructor at once: 6 of 6 runs status 0, complete, 32,000 bytes kept, exit line, one warning" "$eb_ok" 6
+expect_eq "8 exits give up waiting for an exit blocked in a destructor at once: 6 of 6 runs status 0, complete, 32,000 bytes kept, exit line, one warning" "$eb_ok$eb_bad" 6
 for m in "handler" "dtor" "handler 3" "dtor 3"; do
 	f=eblock_${m// /_}
 	want=$eb_warn what="one warning" n=1

@@ -30,6 +30,8 @@ else
 	# a call site in a library whose debug information has a compile unit without functions
 	# (assembly without .type): the reader sorted its empty vector with qsort(NULL, 0)
 	CUZKTRACE_OUT=$T/nofn.zst LD_PRELOAD=$LIB $P/nofncall $P/libnofn.so 2>/dev/null
+	# (named once per peak it is live at: the peak heap, and the peak RSS when a sample fell
+	# while it was live)
 	expect_eq "sanitized reader: a compile unit without functions: exit 0, no report, the site named in the library" \
-		"$(san_run nofn $T/nofn.zst)/$(grep -c 'nofn_alloc' $T/nofn.out)" "0/0/1"
+		"$(san_run nofn $T/nofn.zst)/$(grep -q 'nofn_alloc' $T/nofn.out && echo named)" "0/0/named"
 fi
