@@ -1,20 +1,26 @@
 /* exitblock.c: keeps 1,000 x 32 bytes; main calls exit(0), and its exit blocks for 30 s
  * before the tracer's destructor: in an atexit handler (exitblock handler), or in the
  * program's own destructor (exitblock dtor), which runs from glibc's _dl_fini, the exit
- * handler that runs the tracer's destructor too. 200 ms in, a second thread calls exit(0)
- * (exitblock MODE N: N threads do, at once). glibc 2.36 lets that second exit run the
- * handlers the first has not reached and end the process. With the handler, the second exit
- * runs _dl_fini itself, and the tracer's destructor finishes the trace there: it ends at once
- * (before, it waited 10 s, then finished the trace with a warning). With the destructor, the
- * first exit has taken _dl_fini: the tracer's handler after it makes the second exit wait
- * for the trace to be finished (at most 10 s while nothing finishes it), then it finishes the
- * trace itself, with a warning. Before that, it said "left incomplete" and the trace was
- * complete (handler), or its exit ended the process with the trace cut short (dtor).
+ * handler that runs the tracer's destructor too. Once main is blocked there (and 200 ms in),
+ * a second thread calls exit(0) (exitblock MODE N: N threads do, at once). glibc 2.36 lets
+ * that second exit run the handlers the first has not reached and end the process. With the
+ * handler, the second exit runs _dl_fini itself, and the tracer's destructor finishes the
+ * trace there: it ends at once (before, it waited 10 s, then finished the trace with a
+ * warning). With the destructor, the first exit has taken _dl_fini: the tracer's handler
+ * after it makes the second exit wait for the trace to be finished (at most 10 s while
+ * nothing finishes it), then it finishes the trace itself, with a warning. Before that, it
+ * said "left incomplete" and the trace was complete (handler), or its exit ended the process
+ * with the trace cut short (dtor). (The other threads wait for main to be blocked: after a
+ * fixed 200 ms, a main thread slowed down on a busy machine had not reached _dl_fini, another
+ * exit took it and blocked in the destructor, and main, in the tracer's last handler,
+ * finished the trace at once, complete and without a warning: once in 36 runs, with two test
+ * suites on 2 cores.)
  * An exit handler registered before the blocking one frees 8,400,000 bytes: the second exit
  * runs it (handler) or the first one did (dtor), before the trace is finished either way, so
  * the trace ends with 32,000 bytes live and some of glibc's, never the 8,400,000 (when the
  * second exit finished the trace before the handlers it runs, they were live). */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -27,9 +33,11 @@ static void free_big(void)
 	free(big);
 }
 static int in_dtor;
+static atomic_int blocked;
 
 static void block(void)
 {
+	atomic_store(&blocked, 1);
 	sleep(30);
 }
 
@@ -42,6 +50,8 @@ __attribute__((destructor)) static void program_dtor(void)
 static void *other(void *a)
 {
 	usleep(200000);
+	while (!atomic_load(&blocked))
+		usleep(1000);
 	exit(0);
 	return a;
 }
