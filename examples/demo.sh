@@ -3,20 +3,21 @@
 # more partition and compare the two (`make demo`).
 set -eu
 cd "$(dirname "$0")/.."
+# traced OUT PARTITIONS: the mini prover under the tracer, the command shown first
+traced() {
+	rm -f "$1"
+	echo "\$ CUZKTRACE_OUT=$1 LD_PRELOAD=\$PWD/build/libcuzktrace.so build/examples/mini_prover $2"
+	CUZKTRACE_OUT=$1 LD_PRELOAD=$PWD/build/libcuzktrace.so build/examples/mini_prover "$2"
+	echo
+}
 out=build/demo.zst
-rm -f "$out"
-echo "\$ CUZKTRACE_OUT=$out LD_PRELOAD=\$PWD/build/libcuzktrace.so build/examples/mini_prover 3"
-CUZKTRACE_OUT=$out LD_PRELOAD=$PWD/build/libcuzktrace.so build/examples/mini_prover 3
-echo
+traced "$out" 3
 echo "\$ build/cuzktrace-report --csv build/demo.csv $out"
 build/cuzktrace-report --csv build/demo.csv "$out"
 echo
 # did a change move the peak? the same program with 4 partitions, compared with the first run
 out4=build/demo4.zst
-rm -f "$out4"
-echo "\$ CUZKTRACE_OUT=$out4 LD_PRELOAD=\$PWD/build/libcuzktrace.so build/examples/mini_prover 4"
-CUZKTRACE_OUT=$out4 LD_PRELOAD=$PWD/build/libcuzktrace.so build/examples/mini_prover 4
-echo
+traced "$out4" 4
 echo "\$ build/cuzktrace-report --diff $out $out4"
 build/cuzktrace-report --diff "$out" "$out4"
 echo

@@ -77,6 +77,8 @@ static const struct ckt_opt ckt_opts[] = {
 };
 #define CKT_NOPTS (sizeof(ckt_opts) / sizeof(ckt_opts[0]))
 
+#define CKT_MAIN_MAXREP 64 /* values of a repeatable option */
+
 struct ckt_args {
 	bool json;
 	bool help;
@@ -86,11 +88,11 @@ struct ckt_args {
 	const char *trace;
 	bool by_thread;
 	const char *phases_csv;
-	const char *rules[64]; /* --phase-rule values, in order */
+	const char *rules[CKT_MAIN_MAXREP]; /* --phase-rule values, in order */
 	size_t nrules;
 	uint64_t max_held; /* 0: the replay's default */
 	const char *diff;  /* --diff BASE */
-	const char *modules[64]; /* --modules values, in order */
+	const char *modules[CKT_MAIN_MAXREP]; /* --modules values, in order */
 	size_t nmodules;
 };
 
@@ -210,6 +212,15 @@ static bool ckt_main_count(const char *val, unsigned long long max, unsigned lon
 	return true;
 }
 
+/* A repeatable option's value appended to list (of cap); -1 after a usage error past cap. */
+static int ckt_main_push(const char **list, size_t *n, size_t cap, const char *opt, const char *val)
+{
+	if (*n == cap)
+		return ckt_main_usage("more than %zu %s options", cap, opt);
+	list[(*n)++] = val;
+	return 0;
+}
+
 static int ckt_main_parse(int argc, char **argv, struct ckt_args *a)
 {
 	bool opts_done = false;
@@ -269,10 +280,8 @@ static int ckt_main_parse(int argc, char **argv, struct ckt_args *a)
 		case CKT_OPT_PHASE_RULE:
 			if (!ckt_phase_rules_valid(val))
 				return ckt_main_usage("invalid --phase-rule '%s' (expected NAME=PATTERN)", val);
-			if (a->nrules == sizeof(a->rules) / sizeof(a->rules[0]))
-				return ckt_main_usage("more than %zu --phase-rule options",
-						      sizeof(a->rules) / sizeof(a->rules[0]));
-			a->rules[a->nrules++] = val;
+			if (ckt_main_push(a->rules, &a->nrules, CKT_MAIN_MAXREP, o->name, val) < 0)
+				return -1;
 			break;
 		case CKT_OPT_TOP: {
 			unsigned long long n;
@@ -301,10 +310,8 @@ static int ckt_main_parse(int argc, char **argv, struct ckt_args *a)
 			struct stat md;
 			if (stat(val, &md) != 0 || !S_ISDIR(md.st_mode))
 				return ckt_main_usage("--modules: '%s' is not a directory", val);
-			if (a->nmodules == sizeof(a->modules) / sizeof(a->modules[0]))
-				return ckt_main_usage("more than %zu --modules options",
-						      sizeof(a->modules) / sizeof(a->modules[0]));
-			a->modules[a->nmodules++] = val;
+			if (ckt_main_push(a->modules, &a->nmodules, CKT_MAIN_MAXREP, o->name, val) < 0)
+				return -1;
 			break;
 		}
 		}
@@ -325,15 +332,22 @@ static int ckt_main_parse(int argc, char **argv, struct ckt_args *a)
 	return ckt_main_check_outputs(a);
 }
 
+/* 'path' on stderr, its bytes cleaned (one line whatever they are) */
+static void ckt_main_put_quoted(const char *path)
+{
+	fputc('\'', stderr);
+	ckt_util_put_clean(stderr, path, strlen(path));
+	fputc('\'', stderr);
+}
+
 /* A warning that names module paths from the trace: one line, whatever their bytes; who: the
  * trace it is about, or NULL when there is only one. */
 static void ckt_main_warn_clean(const char *who, const char *what, const char *msg)
 {
 	fputs(CKT_PROG ": warning: ", stderr);
 	if (who) {
-		fputc('\'', stderr);
-		ckt_util_put_clean(stderr, who, strlen(who));
-		fputs("': ", stderr);
+		ckt_main_put_quoted(who);
+		fputs(": ", stderr);
 	}
 	fputs(what, stderr);
 	ckt_util_put_clean(stderr, msg, strlen(msg));
@@ -640,11 +654,11 @@ int main(int argc, char **argv)
 	if (ckt_main_read(&a, &cur, true, top) < 0)
 		goto out;
 	if (a.diff && base.r.st->sample_r != cur.r.st->sample_r) {
-		fputs(CKT_PROG ": warning: --diff: '", stderr);
-		ckt_util_put_clean(stderr, base.path, strlen(base.path));
-		fputs("' and '", stderr);
-		ckt_util_put_clean(stderr, cur.path, strlen(cur.path));
-		fprintf(stderr, "' were traced with different modes or sampling rates (CUZKTRACE_SAMPLE %llu "
+		fputs(CKT_PROG ": warning: --diff: ", stderr);
+		ckt_main_put_quoted(base.path);
+		fputs(" and ", stderr);
+		ckt_main_put_quoted(cur.path);
+		fprintf(stderr, " were traced with different modes or sampling rates (CUZKTRACE_SAMPLE %llu "
 				"and %llu): their bytes by phase and by function differ by sampling too\n",
 			(unsigned long long)base.r.st->sample_r, (unsigned long long)cur.r.st->sample_r);
 	}

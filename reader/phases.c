@@ -831,7 +831,7 @@ size_t ckt_phases_table(const struct ckt_phases *p, const struct ckt_phases_row 
 
 /* Length of name without its trailing digits (the whole length when there are none, or
  * when the name is nothing but digits). */
-static size_t ckt_phases_stem(const char *name)
+size_t ckt_phases_stem(const char *name)
 {
 	size_t n = strlen(name), k = n;
 	while (k > 0 && name[k - 1] >= '0' && name[k - 1] <= '9')

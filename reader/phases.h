@@ -102,6 +102,9 @@ struct ckt_phases_group {
 };
 /* Threads grouped by name (see above), largest at the peak heap first, groups that never
  * held bytes left out. Returns the count. */
+/* The length of name without its trailing digits (the whole length when it has none, or is
+ * nothing but digits): "rayon-synth-17" -> 12. */
+size_t ckt_phases_stem(const char *name);
 size_t ckt_phases_groups(const struct ckt_phases *p, const struct ckt_phases_group **out);
 
 struct ckt_phases_note {

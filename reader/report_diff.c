@@ -208,12 +208,10 @@ static char *ckt_diff_groups(struct ckt_diff_rows *r, const struct ckt_report *c
 		for (size_t i = 0; i < n[side]; i++) {
 			uint64_t b = m == CKT_AT_PEAK_HEAP ? g[side][i].at_peak_heap : g[side][i].at_peak_rss;
 			const char *name = g[side][i].name;
-			size_t len = strlen(name), stem = len;
-			while (stem > 0 && name[stem - 1] >= '0' && name[stem - 1] <= '9')
-				stem--;
+			size_t len = strlen(name), stem = ckt_phases_stem(name);
 			char *key = buf + used;
 			memcpy(key, name, len + 1);
-			if (stem > 0 && stem < len) /* digits alone stay as they are */
+			if (stem < len) /* digits alone stay as they are */
 				strcpy(key + stem, "*");
 			used += strlen(key) + 1;
 			if (b)
