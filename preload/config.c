@@ -137,4 +137,7 @@ void ckt_config_each(void (*fn)(const char *, const char *, void *), void *arg)
 	fn("CUZKTRACE_QUIET", ckt_config.quiet ? "1" : "0", arg);
 	u2s(b, ckt_config.sample);
 	fn("CUZKTRACE_SAMPLE", b, arg);
+	static char rules[CKT_PHASE_RULES_TEXT]; /* once, at start: no caller races */
+	ckt_phase_rules_text(rules, sizeof(rules));
+	fn("CUZKTRACE_PHASES", rules, arg);
 }

@@ -60,9 +60,12 @@ static void after_failed_exec(char **e)
 			"is not traced", NULL, NULL, NULL);
 }
 
-/* envp plus CUZKTRACE_EXEC_FROM=<path>, replacing an inherited one; NULL if out of memory.
- * The path is the name CUZKTRACE_OUT gives, not the one we may have fallen back to: the new
- * image compares it with its own expansion (a chain of execs keeps every trace). A copy, made
+/* envp plus CUZKTRACE_EXEC_FROM=<pid>:<path>, replacing an inherited one; NULL if out of
+ * memory. The path is the name CUZKTRACE_OUT gives, not the one we may have fallen back to: the
+ * new image compares it with its own expansion (a chain of execs keeps every trace). The pid is
+ * this process's, which the new image keeps: a shell keeps the variable in its own copy of the
+ * environment and passes it to every child it forks, and those are other processes, whose
+ * trace did not replace this one (they took .exec1 names and said so). A copy, made
  * before anything else: the process's environment is never changed (a setenv here would free
  * the array the caller passed when it is environ itself, grown by the program's setenv). */
 static char **with_exec_from_guarded(char *const envp[])
@@ -72,13 +75,14 @@ static char **with_exec_from_guarded(char *const envp[])
 		n++;
 	char **e = ckt_malloc((n + 2) * sizeof(*e));
 	const char *path = ckt_writer_requested_path();
-	char *var = ckt_malloc(strlen(path) + 32);
+	char *var = ckt_malloc(strlen(path) + 48);
 	if (!e || !var) {
 		ckt_free(e);
 		ckt_free(var);
 		return NULL;
 	}
 	strcpy(var, "CUZKTRACE_EXEC_FROM=");
+	ckt_exec_from_pid(var + strlen(var), getpid());
 	strcat(var, path);
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++)

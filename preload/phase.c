@@ -276,6 +276,26 @@ bad:
 	}
 }
 
+/* The rules in force, as CUZKTRACE_PHASES gives them ("name=START..END;name2=MARK"), rebuilt
+ * from what was parsed (empty segments dropped: at most 32 x 320 bytes), or "" when none: the
+ * trace's header records it with the other settings. */
+void ckt_phase_rules_text(char *out, size_t cap)
+{
+	size_t n = 0;
+	out[0] = 0;
+	for (unsigned i = 0; i < nrules; i++) {
+		const struct rule *r = &rules[i];
+		const char *part[] = {i ? ";" : "", r->name, "=", r->start, r->end[0] ? ".." : "", r->end};
+		for (size_t k = 0; k < sizeof(part) / sizeof(part[0]); k++) {
+			size_t l = strlen(part[k]);
+			if (n + l >= cap)
+				return; /* cap is CKT_PHASE_RULES_TEXT: never */
+			memcpy(out + n, part[k], l + 1);
+			n += l;
+		}
+	}
+}
+
 static void note(uint16_t id, const char *buf, size_t n, const char *at)
 {
 	const char *lo = at, *hi = at;

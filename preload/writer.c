@@ -728,6 +728,14 @@ static void u64s(char *b, uint64_t v)
 	b[l.len] = 0;
 }
 
+/* CUZKTRACE_EXEC_FROM's value starts with the pid of the image that exec'd, then ':' (see
+ * hooks_exec.c): writes that prefix, NUL-terminated, to b (24 bytes are enough). */
+void ckt_exec_from_pid(char *b, pid_t pid)
+{
+	u64s(b, (uint64_t)pid);
+	strcat(b, ":");
+}
+
 /* %p -> pid, %e -> executable base name, %% -> %. */
 static int expand(const char *in, char *out, size_t cap, pid_t pid)
 {
@@ -916,6 +924,23 @@ static int verify(const void *want, size_t n)
 	return rc;
 }
 
+/* The trace goes to path_abs instead of old: one warning line, old + why (three parts) +
+ * the new name; shown (the name the init line gives) follows. */
+static void say_renamed(const char *old, const char *why1, const char *why2, const char *why3,
+			char *shown)
+{
+	struct ckt_line l = {.len = 0};
+	ckt_line_str(&l, "cuzktrace: warning: '");
+	ckt_line_str(&l, old);
+	ckt_line_str(&l, why1);
+	ckt_line_str(&l, why2);
+	ckt_line_str(&l, why3);
+	ckt_line_str(&l, path_abs);
+	ckt_line_str(&l, "'");
+	ckt_line_emit(&l);
+	strcpy(shown, path_abs);
+}
+
 static int setup(const char *want_path, pid_t pid, const char *exe_path, char *shown)
 {
 	char expanded[PATH_MAX];
@@ -926,11 +951,28 @@ static int setup(const char *want_path, pid_t pid, const char *exe_path, char *s
 	if (rc)
 		return rc;
 	strcpy(path_requested, path_abs);
-	/* The image before an exec (same pid) wrote this very file: keep it, take the next name. */
+	/* The image before an exec (same pid) wrote this very file: keep it, take the next name.
+	 * Set with another pid, the variable was passed on by a process that did exec (a shell
+	 * keeps it in its own copy of the environment and forks its children with it): this
+	 * process replaced nothing, but the file is still that process's trace before its exec,
+	 * which nothing holds open any more: keep it too, under a per-pid name. */
 	const char *from = getenv("CUZKTRACE_EXEC_FROM");
-	int exec_clash = from && !strcmp(from, path_abs);
+	const char *from_path = from ? strchr(from, ':') : NULL;
+	char mine[32], other[24] = "";
+	ckt_exec_from_pid(mine, pid);
+	int same_file = from_path && !strcmp(from_path + 1, path_abs);
+	int exec_clash = same_file && !strncmp(from, mine, strlen(mine));
+	int passed_on = same_file && !exec_clash && (size_t)(from_path - from) < sizeof(other);
+	if (passed_on)
+		memcpy(other, from, (size_t)(from_path - from));
 	if (from)
 		unsetenv("CUZKTRACE_EXEC_FROM");
+	if (passed_on) {
+		char old[sizeof(path_abs)];
+		strcpy(old, path_abs);
+		per_pid_name(path_abs, sizeof(path_abs), pid);
+		say_renamed(old, "' holds the trace of process ", other, " before its exec; using '", shown);
+	}
 	if (exec_clash) {
 		char old[sizeof(path_abs)];
 		strcpy(old, path_abs);
@@ -942,14 +984,8 @@ static int setup(const char *want_path, pid_t pid, const char *exe_path, char *s
 			if (access(path_abs, F_OK) != 0)
 				break;
 		}
-		struct ckt_line l = {.len = 0};
-		ckt_line_str(&l, "cuzktrace: warning: '");
-		ckt_line_str(&l, old);
-		ckt_line_str(&l, "' holds the trace of the image this process replaced by exec; using '");
-		ckt_line_str(&l, path_abs);
-		ckt_line_str(&l, "'");
-		ckt_line_emit(&l);
-		strcpy(shown, path_abs);
+		say_renamed(old, "' holds the trace of the image this process replaced by exec; using '", "", "",
+			    shown);
 	}
 	fd = open_locked(path_abs);
 	if (fd >= 0)
@@ -958,14 +994,7 @@ static int setup(const char *want_path, pid_t pid, const char *exe_path, char *s
 		char old[sizeof(path_abs)];
 		strcpy(old, path_abs);
 		per_pid_name(path_abs, sizeof(path_abs), pid);
-		struct ckt_line l = {.len = 0};
-		ckt_line_str(&l, "cuzktrace: warning: '");
-		ckt_line_str(&l, old);
-		ckt_line_str(&l, "' is being written by another live process; using '");
-		ckt_line_str(&l, path_abs);
-		ckt_line_str(&l, "'");
-		ckt_line_emit(&l);
-		strcpy(shown, path_abs);
+		say_renamed(old, "' is being written by another live process; using '", "", "", shown);
 		fd = ckt_fd_high(open_locked(path_abs));
 	}
 	if (fd < 0)

@@ -73,7 +73,7 @@ static const struct ckt_opt ckt_opts[] = {
 	  "hold at most N events (48 bytes each) waiting for the trace's time\n"
 	  "order (default 8388608); past it the oldest are replayed at once\n"
 	  "and a warning says how many" },
-	{ "--help", NULL, CKT_OPT_HELP, "show this help and exit" },
+	{ "--help", NULL, CKT_OPT_HELP, "show this help and exit (also -h)" },
 };
 #define CKT_NOPTS (sizeof(ckt_opts) / sizeof(ckt_opts[0]))
 
@@ -179,19 +179,31 @@ static bool ckt_main_same_output(const char *a, const char *b)
 	       (ckt_main_canon(a, ca, sizeof(ca)) && ckt_main_canon(b, cb, sizeof(cb)) && strcmp(ca, cb) == 0);
 }
 
+/* The file outputs given, with their options: 4 at most. */
+struct ckt_main_out {
+	const char *opt, *path;
+};
+
+static size_t ckt_main_outputs(const struct ckt_args *a, struct ckt_main_out o[4])
+{
+	const struct ckt_main_out all[] = { { "--csv", a->csv }, { "--sites-csv", a->sites_csv },
+					    { "--folded", a->folded }, { "--phases-csv", a->phases_csv } };
+	size_t n = 0;
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		if (all[i].path)
+			o[n++] = all[i];
+	return n;
+}
+
 /* Two outputs given one file would truncate and interleave each other: refused, by name or by
  * the file an existing path names (not a device such as /dev/null). */
 static int ckt_main_check_outputs(const struct ckt_args *a)
 {
-	const struct {
-		const char *opt, *path;
-	} o[] = { { "--csv", a->csv }, { "--sites-csv", a->sites_csv }, { "--folded", a->folded },
-		  { "--phases-csv", a->phases_csv } };
-	size_t n = sizeof(o) / sizeof(o[0]);
+	struct ckt_main_out o[4];
+	size_t n = ckt_main_outputs(a, o);
 	for (size_t i = 0; i < n; i++)
 		for (size_t j = i + 1; j < n; j++)
-			if (o[i].path && o[j].path && !ckt_main_not_regular(o[i].path) &&
-			    ckt_main_same_output(o[i].path, o[j].path))
+			if (!ckt_main_not_regular(o[i].path) && ckt_main_same_output(o[i].path, o[j].path))
 				return ckt_main_usage("'%s' is given to both %s and %s", o[j].path, o[i].opt,
 						      o[j].opt);
 	return 0;
@@ -436,10 +448,20 @@ static int ckt_main_write_sites(const char *path, const struct ckt_sites *s,
 	return 0;
 }
 
-/* An output would truncate a trace given (TRACE, or BASE of --diff). */
-static bool ckt_main_is_input(const struct ckt_args *a, const char *out)
+/* An output that would truncate a trace given (TRACE, or BASE of --diff) is refused before
+ * any trace is read and any output opened (a --csv opened before --folded was found to be the
+ * trace was left empty). Returns 0, or -1 after one error line. */
+static int ckt_main_outputs_not_inputs(const struct ckt_args *a)
 {
-	return ckt_main_same_file(out, a->trace) || (a->diff && ckt_main_same_file(out, a->diff));
+	struct ckt_main_out o[4];
+	size_t n = ckt_main_outputs(a, o);
+	for (size_t i = 0; i < n; i++)
+		if (ckt_main_same_file(o[i].path, a->trace) || (a->diff && ckt_main_same_file(o[i].path, a->diff))) {
+			fprintf(stderr, CKT_PROG ": error: cannot write '%s': it is the trace being read\n",
+				o[i].path);
+			return -1;
+		}
+	return 0;
 }
 
 /* One trace read, replayed and its results computed (ckt_main_read), for the report or one
@@ -491,11 +513,6 @@ static int ckt_main_phases_setup(const struct ckt_args *a, struct ckt_main_read 
 		ckt_phases_set_rule(m->ph, ckt_phase_rules_decide, m->rules);
 	}
 	if (outputs && a->phases_csv) {
-		if (ckt_main_is_input(a, a->phases_csv)) {
-			fprintf(stderr, CKT_PROG ": error: cannot write '%s': it is the trace being read\n",
-				a->phases_csv);
-			return -1;
-		}
 		rc = ckt_phases_csv_open(m->ph, a->phases_csv);
 		if (rc < 0) {
 			fprintf(stderr, CKT_PROG ": error: cannot write '%s': %s\n", a->phases_csv, strerror(-rc));
@@ -550,10 +567,6 @@ static int ckt_main_read(const struct ckt_args *a, struct ckt_main_read *m, bool
 	if (a->max_held)
 		ckt_replay_set_max_held(m->rep, a->max_held);
 	if (outputs && a->csv) {
-		if (ckt_main_is_input(a, a->csv)) {
-			fprintf(stderr, CKT_PROG ": error: cannot write '%s': it is the trace being read\n", a->csv);
-			return -1;
-		}
 		rc = ckt_report_csv_open(a->csv, &m->csv);
 		if (rc < 0) {
 			fprintf(stderr, CKT_PROG ": error: cannot write '%s': %s\n", a->csv, strerror(-rc));
@@ -561,12 +574,6 @@ static int ckt_main_read(const struct ckt_args *a, struct ckt_main_read *m, bool
 		}
 	}
 	const char *site_out[2] = { outputs ? a->sites_csv : NULL, outputs ? a->folded : NULL };
-	for (int i = 0; i < 2; i++)
-		if (site_out[i] && ckt_main_is_input(a, site_out[i])) {
-			fprintf(stderr, CKT_PROG ": error: cannot write '%s': it is the trace being read\n",
-				site_out[i]);
-			return -1;
-		}
 	/* each site's own peak needs every stack's site during the replay: only for the CSV */
 	m->sites = ckt_sites_new(site_out[0] != NULL);
 	if (m->sites)
@@ -649,6 +656,8 @@ int main(int argc, char **argv)
 	unsigned top = a.diff ? UINT_MAX : a.top ? a.top : 10;
 	base.path = a.diff;
 	cur.path = a.trace;
+	if (ckt_main_outputs_not_inputs(&a) < 0)
+		goto out;
 	if (a.diff && ckt_main_read(&a, &base, false, top) < 0)
 		goto out;
 	if (ckt_main_read(&a, &cur, true, top) < 0)

@@ -119,8 +119,10 @@ expect_eq "no ring for a thread: the main thread's block after it" "$(($(jget $T
 # per event (which hung the program). At exit the program waits for the writer only while it
 # makes progress: 10 s, one line, and the trace is left incomplete (it exited at the freeze's
 # end before). Needs ptrace of a thread of our own child (root, or Yama ptrace_scope 0/1).
+# The program runs for 5 s at least, so that the freeze is in place before it ends (400,000
+# allocations alone were over once before the freeze started, on a loaded machine).
 if [ "$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo 0)" -le 1 ]; then
-	CUZKTRACE_RSS_MS=0 CUZKTRACE_QUIET=1 CUZKTRACE_OUT=$T/stuck.zst LD_PRELOAD=$LIB $P/churn 0 400 \
+	CUZKTRACE_RSS_MS=0 CUZKTRACE_QUIET=1 CUZKTRACE_OUT=$T/stuck.zst LD_PRELOAD=$LIB $P/churn 5000 400 \
 		>$T/stuck.out 2>$T/stuck.err &
 	st_pid=$!
 	freeze $st_pid "$(writer_of $st_pid)" 40 >$T/freeze.out 2>&1

@@ -461,6 +461,20 @@ for how in e v; do
 		"$(ls $T/envx$how | sort | tr '\n' ' ')" "t.$pid.exec1.zst t.$pid.zst "
 done
 
+# A shell that was exec'd keeps CUZKTRACE_EXEC_FROM in its own copy of the environment and
+# passes it to every child it forks: those children replaced no image (they said "replaced by
+# exec" and wrote .exec2, .exec3; given the pid, they then truncated the trace of the shell's
+# image before its exec, which no live process holds), so they keep that file under per-pid names.
+mkdir -p $T/shx
+CUZKTRACE_OUT=$T/shx/t.zst traced shx env bash -c '/bin/true; /bin/true; echo done'
+shpid=$(sed -E 's/.*\(pid ([0-9]+)\).*/\1/;q' $T/shx.err)
+expect_eq "forked children of an exec'd shell: one 'replaced by exec' (the shell), two lines naming the shell's pid" \
+	"$(cat $T/shx.out)/$(grep -c 'replaced by exec' $T/shx.err)/$(grep -c "holds the trace of process $shpid before its exec; using '$T/shx/t\.[0-9]*\.zst'$" $T/shx.err)" "done/1/2"
+$REPORT --json $T/shx/t.zst >$T/shx.json 2>/dev/null
+expect_eq "forked children of an exec'd shell: env's trace kept (ended by exec), the shell's, two per-pid traces" \
+	"$(jget $T/shx.json end_reason)/$(ls $T/shx | sed -E 's/\.[0-9]+\.zst$/.PID.zst/' | sort | tr '\n' ' ')" \
+	"exec/t.PID.zst t.PID.zst t.exec1.zst t.zst "
+
 # An exec from a library's constructor before anything has called into the tracer: it
 # happens (it returned -1 untouched before the tracer had resolved the real execve).
 CKT_CTORLIB_EXEC=$P/exitcode CUZKTRACE_OUT=$T/ctorexec.%p.zst traced ctorexec $P/ctor

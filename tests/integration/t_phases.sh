@@ -58,8 +58,10 @@ expect_eq "by: unknown value message" "$(head -1 $T/badby.err)" "cuzktrace-repor
 # -- log lines: write(2) and writev(2) to stdout/stderr are seen, stdio (printf) is not.
 # Nothing is freed: the peak heap is the end. The 600,000 allocated after the fprintf'd
 # "SYNTH_START" stays with "proving" (still begun): the stdio line did not begin synthesis.
+# hdr_setting JSON NAME: the header's setting.NAME (jget splits keys at dots)
+hdr_setting() { $PY -c 'import json, sys; print(json.load(open(sys.argv[1]))["header"].get("setting." + sys.argv[2]))' "$1" "$2"; }
 LOGRULES='synthesis=SYNTH_START..SYNTH_END;gpu=GPU_START..GPU_END;loading=LOAD_BEGIN;proving=PROVE_BEGIN'
-CUZKTRACE_SAMPLE=0 CUZKTRACE_PHASES=$LOGRULES CUZKTRACE_OUT=$T/logphases.zst traced logphases $P/logphases
+CUZKTRACE_SAMPLE=0 CUZKTRACE_PHASES="$LOGRULES;;" CUZKTRACE_OUT=$T/logphases.zst traced logphases $P/logphases
 expect_eq "logphases: exit status unchanged" "$(cat $T/logphases.rc)" 0
 expect_eq "logphases: stdout unchanged" "$(cat $T/logphases.out)" "$(printf 'TIMELINE,3,GPU_START\nTIMELINE,4,GPU_END')"
 expect_eq "logphases: stderr unchanged between the tracer lines" "$(sed '1d;$d' $T/logphases.err)" \
@@ -68,6 +70,8 @@ $REPORT --json $T/logphases.zst >$T/logphases.json
 expect_eq "logphases: peak heap" "$(jget $T/logphases.json peak_heap.bytes)" 7500000
 expect_eq "logphases: owners of the peak (write, writev, single markers)" "$(jget $T/logphases.json peak_heap.by_phase)" \
 	'[{"phase": "gpu", "bytes": 3000000}, {"phase": "(none)", "bytes": 2000000}, {"phase": "proving", "bytes": 1100000}, {"phase": "synthesis", "bytes": 1000000}, {"phase": "loading", "bytes": 400000}]'
+expect_eq "logphases: the header records the rules in force (empty segments dropped)" \
+	"$(hdr_setting $T/logphases.json CUZKTRACE_PHASES)" "$LOGRULES"
 expect_eq "logphases: a single-marker phase is active until exit" "$(jget $T/logphases.json peak_heap.active_phases)" '["proving"]'
 lnotes=$($PY - "$T/logphases.json" <<'PYEOF'
 import json, sys
@@ -90,7 +94,7 @@ for bad in 'synthesis' 'a=..END' '=START' 'ok=A..B;broken'; do
 		"cuzktrace: warning: invalid CUZKTRACE_PHASES='$bad' (expected NAME=START..END or NAME=TEXT, separated by ';'); phases from log lines are off"
 done
 $REPORT --json $T/badphases.zst >$T/badphases.json
-expect_eq "bad CUZKTRACE_PHASES: tracing goes on, without phases" "$(jget $T/badphases.json peak_heap.by_phase) $(jget $T/badphases.json phase_notes_total)" '[{"phase": "(none)", "bytes": 7500000}] 0'
+expect_eq "bad CUZKTRACE_PHASES: tracing goes on, without phases (none recorded in the header)" "$(jget $T/badphases.json peak_heap.by_phase) $(jget $T/badphases.json phase_notes_total) /$(hdr_setting $T/badphases.json CUZKTRACE_PHASES)/" '[{"phase": "(none)", "bytes": 7500000}] 0 //'
 
 # -- thread names: --by thread folds trailing digits shared by several names
 CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/threadnames.zst traced threadnames $P/threadnames

@@ -320,6 +320,14 @@ cp $T/dbase.zst $T/dbase2.zst
 $REPORT --diff $T/dbase2.zst --sites-csv $T/dbase2.zst $T/dcur.zst >/dev/null 2>$T/dout.err
 expect_eq "diff: an output that is the base: exit 1, the base kept" "$?/$(cat $T/dout.err)/$(cmp $T/dbase.zst $T/dbase2.zst && echo same)" \
 	"1/cuzktrace-report: error: cannot write '$T/dbase2.zst': it is the trace being read/same"
+# ... refused before any output is opened: a --csv and a --phases-csv given before the output
+# that is the trace were created (empty: their header) and so truncated an existing file there
+echo keep >$T/dkeep.csv
+cp $T/dcur.zst $T/dcur2.zst
+$REPORT --csv $T/dkeep.csv --phases-csv $T/dnew.pcsv --folded $T/dcur2.zst $T/dcur2.zst >/dev/null 2>$T/dout2.err
+expect_eq "an output that is the trace: exit 1, one line, no output opened (an existing one kept)" \
+	"$?/$(cat $T/dout2.err)/$(cat $T/dkeep.csv)/$(ls $T/dnew.pcsv 2>&1 >/dev/null | wc -l)/$(cmp $T/dcur.zst $T/dcur2.zst && echo same)" \
+	"1/cuzktrace-report: error: cannot write '$T/dcur2.zst': it is the trace being read/keep/1/same"
 $REPORT --diff $T/dbase.zst --sites-csv $T/dcur.csv $T/dcur.zst >/dev/null 2>/dev/null
 expect_eq "diff: --sites-csv describes the trace" "$(grep -c '^"extra_cache ' $T/dcur.csv)" 1
 head -c $(( $(stat -c %s $T/dbase.zst) - 20 )) $T/dbase.zst >$T/dcut.zst
