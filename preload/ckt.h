@@ -303,7 +303,7 @@ void ckt_phase_thread_exit(struct ckt_tls *t);
 /* Scans text written to stdout/stderr for CUZKTRACE_PHASES markers. */
 void ckt_phase_scan(const char *buf, size_t n);
 extern int ckt_phase_rules_on;
-#define CKT_PHASE_RULES_TEXT (32 * 320 + 1) /* 32 rules of 63 + 127 + 127 bytes and 4 separators */
+#define CKT_PHASE_RULES_TEXT (32 * 321 + 1) /* 32 rules of 63 + 127 + 127 bytes, 4 separators */
 void ckt_phase_rules_text(char *out, size_t cap);
 void ckt_thread_name_record(struct ckt_tls *t, const char *name);
 void ckt_thread_name_record_tid(pid_t tid, const char *name);
@@ -644,7 +644,7 @@ void ckt_writer_after_fork_child(void);
 pid_t ckt_writer_pid(void);          /* the traced process's pid (set at init) */
 const char *ckt_writer_path(void);   /* the trace's absolute path */
 const char *ckt_writer_requested_path(void); /* the path before any renaming */
-void ckt_exec_from_pid(char *b, pid_t pid); /* "<pid>:", CUZKTRACE_EXEC_FROM's prefix */
+void ckt_exec_pid_prefix(char *b, pid_t pid); /* "<pid>:", CUZKTRACE_EXEC_PID's prefix */
 
 /* ---- rss.c ---- */
 int ckt_rss_start(void);

@@ -63,7 +63,8 @@ static int env_bool(const char *name)
 static void warn_unknown(void)
 {
 	static const char *const known[] = {"OUT",	  "FLUSH_MS", "RSS_MS", "STRICT", "QUIET",
-					    "ZSTD_LEVEL", "DEPTH",    "SAMPLE", "PHASES", "EXEC_FROM"};
+					    "ZSTD_LEVEL", "DEPTH",    "SAMPLE", "PHASES", "EXEC_FROM",
+					    "EXEC_PID"};
 	extern char **environ;
 	for (char **e = environ; e && *e; e++) {
 		if (strncmp(*e, "CUZKTRACE_", 10))

@@ -60,12 +60,14 @@ static void after_failed_exec(char **e)
 			"is not traced", NULL, NULL, NULL);
 }
 
-/* envp plus CUZKTRACE_EXEC_FROM=<pid>:<path>, replacing an inherited one; NULL if out of
- * memory. The path is the name CUZKTRACE_OUT gives, not the one we may have fallen back to: the
- * new image compares it with its own expansion (a chain of execs keeps every trace). The pid is
- * this process's, which the new image keeps: a shell keeps the variable in its own copy of the
- * environment and passes it to every child it forks, and those are other processes, whose
- * trace did not replace this one (they took .exec1 names and said so). A copy, made
+/* envp plus CUZKTRACE_EXEC_FROM=<path> and CUZKTRACE_EXEC_PID=<pid>:<written>, replacing
+ * inherited ones; NULL if out of memory. <path> is the name CUZKTRACE_OUT gives, not the one
+ * we may have fallen back to: the new image compares it with its own expansion. <written> is
+ * the file this image wrote, which the new image keeps (and names its own after: a chain of
+ * execs keeps every trace). <pid> is this process's, which the new image keeps: a shell keeps
+ * the variables in its own copy of the environment and passes them to every child it forks,
+ * and those replaced no image. (Two variables: a tracer before 0.2.6 reads EXEC_FROM as the
+ * path alone.) A copy, made
  * before anything else: the process's environment is never changed (a setenv here would free
  * the array the caller passed when it is environ itself, grown by the program's setenv). */
 static char **with_exec_from_guarded(char *const envp[])
@@ -73,22 +75,26 @@ static char **with_exec_from_guarded(char *const envp[])
 	size_t n = 0;
 	while (envp && envp[n])
 		n++;
-	char **e = ckt_malloc((n + 2) * sizeof(*e));
-	const char *path = ckt_writer_requested_path();
-	char *var = ckt_malloc(strlen(path) + 48);
-	if (!e || !var) {
+	char **e = ckt_malloc((n + 3) * sizeof(*e));
+	const char *path = ckt_writer_requested_path(), *wrote = ckt_writer_path();
+	char *var = ckt_malloc(strlen(path) + 32), *pvar = ckt_malloc(strlen(wrote) + 48);
+	if (!e || !var || !pvar) {
 		ckt_free(e);
 		ckt_free(var);
+		ckt_free(pvar);
 		return NULL;
 	}
 	strcpy(var, "CUZKTRACE_EXEC_FROM=");
-	ckt_exec_from_pid(var + strlen(var), getpid());
 	strcat(var, path);
+	strcpy(pvar, "CUZKTRACE_EXEC_PID=");
+	ckt_exec_pid_prefix(pvar + strlen(pvar), getpid());
+	strcat(pvar, wrote);
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++)
-		if (strncmp(envp[i], "CUZKTRACE_EXEC_FROM=", 20))
+		if (strncmp(envp[i], "CUZKTRACE_EXEC_FROM=", 20) && strncmp(envp[i], "CUZKTRACE_EXEC_PID=", 19))
 			e[k++] = envp[i];
 	e[k++] = var;
+	e[k++] = pvar;
 	e[k] = NULL;
 	return e;
 }

@@ -277,19 +277,25 @@ bad:
 }
 
 /* The rules in force, as CUZKTRACE_PHASES gives them ("name=START..END;name2=MARK"), rebuilt
- * from what was parsed (empty segments dropped: at most 32 x 320 bytes), or "" when none: the
- * trace's header records it with the other settings. */
+ * from what was parsed (empty segments dropped), or "" when none: the trace's header records
+ * it with the other settings. Parses back to the same rules: a marker holds no ';', a start
+ * marker no "..". cap is CKT_PHASE_RULES_TEXT, which holds the longest rules. */
 void ckt_phase_rules_text(char *out, size_t cap)
 {
+	_Static_assert(CKT_PHASE_RULES_TEXT >= MAX_RULES * ((RULE_NAME - 1) + 2 * (RULE_MARKER - 1) + 4),
+		       "CKT_PHASE_RULES_TEXT holds MAX_RULES of the longest rules and separators");
 	size_t n = 0;
 	out[0] = 0;
 	for (unsigned i = 0; i < nrules; i++) {
 		const struct rule *r = &rules[i];
 		const char *part[] = {i ? ";" : "", r->name, "=", r->start, r->end[0] ? ".." : "", r->end};
+		size_t len = 0;
+		for (size_t k = 0; k < sizeof(part) / sizeof(part[0]); k++)
+			len += strlen(part[k]);
+		if (n + len >= cap)
+			return; /* never (see the assertion): whole rules only */
 		for (size_t k = 0; k < sizeof(part) / sizeof(part[0]); k++) {
 			size_t l = strlen(part[k]);
-			if (n + l >= cap)
-				return; /* cap is CKT_PHASE_RULES_TEXT: never */
 			memcpy(out + n, part[k], l + 1);
 			n += l;
 		}

@@ -728,9 +728,9 @@ static void u64s(char *b, uint64_t v)
 	b[l.len] = 0;
 }
 
-/* CUZKTRACE_EXEC_FROM's value starts with the pid of the image that exec'd, then ':' (see
+/* CUZKTRACE_EXEC_PID's value starts with the pid of the image that exec'd, then ':' (see
  * hooks_exec.c): writes that prefix, NUL-terminated, to b (24 bytes are enough). */
-void ckt_exec_from_pid(char *b, pid_t pid)
+void ckt_exec_pid_prefix(char *b, pid_t pid)
 {
 	u64s(b, (uint64_t)pid);
 	strcat(b, ":");
@@ -924,6 +924,46 @@ static int verify(const void *want, size_t n)
 	return rc;
 }
 
+/* path_abs gets the name of an exec'd image whose old image wrote `wrote`: that name with
+ * .exec<k> before .zst, the first k no file has, counted along a chain of execs (t.exec1.zst
+ * -> t.exec2.zst, not t.exec1.exec1.zst; t.<pid>.zst, a per-pid name the old image fell back
+ * to -> t.<pid>.exec1.zst). */
+static void exec_name(const char *wrote)
+{
+	char base[sizeof(path_abs)];
+	strcpy(base, wrote);
+	size_t n = strlen(base), z = n > 4 && !strcmp(base + n - 4, ".zst") ? n - 4 : n, d = z;
+	while (d > 0 && base[d - 1] >= '0' && base[d - 1] <= '9')
+		d--;
+	if (d < z && d >= 5 && !strncmp(base + d - 5, ".exec", 5))
+		memmove(base + d - 5, base + z, n - z + 1); /* drops ".exec<k>" */
+	for (unsigned k = 1; k < 100; k++) {
+		char num[16] = "exec";
+		u64s(num + 4, k);
+		strcpy(path_abs, base);
+		per_pid_name_tag(path_abs, sizeof(path_abs), num);
+		if (access(path_abs, F_OK) != 0)
+			break;
+	}
+}
+
+/* The exec'd image holds a shared lock on the trace its old image wrote, for as long as it
+ * lives: that file is no longer open for writing, and a process started later with the same
+ * name (every command a shell forks, with a CUZKTRACE_OUT without %p) would truncate it. With
+ * the lock held it falls back to a per-pid name, as for a live writer. Best effort: a program
+ * that closes every descriptor lets it go. */
+static void hold_old_trace(const char *path)
+{
+	int f = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (f < 0)
+		return;
+	if (flock(f, LOCK_SH | LOCK_NB) < 0) {
+		close(f);
+		return;
+	}
+	(void)ckt_fd_high(f); /* kept open, out of the program's way */
+}
+
 /* The trace goes to path_abs instead of old: one warning line, old + why (three parts) +
  * the new name; shown (the name the init line gives) follows. */
 static void say_renamed(const char *old, const char *why1, const char *why2, const char *why3,
@@ -951,41 +991,29 @@ static int setup(const char *want_path, pid_t pid, const char *exe_path, char *s
 	if (rc)
 		return rc;
 	strcpy(path_requested, path_abs);
-	/* The image before an exec (same pid) wrote this very file: keep it, take the next name.
-	 * Set with another pid, the variable was passed on by a process that did exec (a shell
-	 * keeps it in its own copy of the environment and forks its children with it): this
-	 * process replaced nothing, but the file is still that process's trace before its exec,
-	 * which nothing holds open any more: keep it too, under a per-pid name. */
-	const char *from = getenv("CUZKTRACE_EXEC_FROM");
-	const char *from_path = from ? strchr(from, ':') : NULL;
-	char mine[32], other[24] = "";
-	ckt_exec_from_pid(mine, pid);
-	int same_file = from_path && !strcmp(from_path + 1, path_abs);
-	int exec_clash = same_file && !strncmp(from, mine, strlen(mine));
-	int passed_on = same_file && !exec_clash && (size_t)(from_path - from) < sizeof(other);
-	if (passed_on)
-		memcpy(other, from, (size_t)(from_path - from));
+	/* The image before an exec (same pid) was given this very file: keep what it wrote, take
+	 * the next name (see exec_name). A shell keeps the variables in its own copy of the
+	 * environment and passes them to every child it forks: with another pid, this process
+	 * replaced nothing (a tracer before 0.2.6 sets no CUZKTRACE_EXEC_PID: its exec is ours). */
+	const char *from = getenv("CUZKTRACE_EXEC_FROM"), *ep = getenv("CUZKTRACE_EXEC_PID");
+	const char *colon = ep ? strchr(ep, ':') : NULL;
+	char mine[32], wrote[sizeof(path_abs)] = "";
+	ckt_exec_pid_prefix(mine, pid);
+	int ours = !colon || !strncmp(ep, mine, strlen(mine));
+	if (colon && colon[1] == '/' && strlen(colon + 1) < sizeof(wrote))
+		strcpy(wrote, colon + 1);
+	int exec_clash = from && ours && !strcmp(from, path_abs);
 	if (from)
 		unsetenv("CUZKTRACE_EXEC_FROM");
-	if (passed_on) {
-		char old[sizeof(path_abs)];
-		strcpy(old, path_abs);
-		per_pid_name(path_abs, sizeof(path_abs), pid);
-		say_renamed(old, "' holds the trace of process ", other, " before its exec; using '", shown);
-	}
+	if (ep)
+		unsetenv("CUZKTRACE_EXEC_PID");
 	if (exec_clash) {
 		char old[sizeof(path_abs)];
-		strcpy(old, path_abs);
-		for (unsigned k = 1; k < 100; k++) {
-			char num[16] = "exec";
-			u64s(num + 4, k);
-			strcpy(path_abs, old);
-			per_pid_name_tag(path_abs, sizeof(path_abs), num);
-			if (access(path_abs, F_OK) != 0)
-				break;
-		}
+		strcpy(old, wrote[0] ? wrote : path_abs);
+		exec_name(old);
 		say_renamed(old, "' holds the trace of the image this process replaced by exec; using '", "", "",
 			    shown);
+		hold_old_trace(old);
 	}
 	fd = open_locked(path_abs);
 	if (fd >= 0)

@@ -455,25 +455,31 @@ for how in e v; do
 	CUZKTRACE_OUT=$T/envx$how/t.%p.zst traced envexec$how $P/envexec 40 /usr/bin/env $how
 	expect_eq "exec with a grown environ (exec$how): runs, all 40 variables passed, none set by the tracer" \
 		"$(cat $T/envexec$how.rc)/$(grep -c '^ENVEXEC_VAR[0-9]*=x$' $T/envexec$how.out)/$(grep '^envexec:' $T/envexec$how.out)" \
-		"0/40/envexec: CUZKTRACE_EXEC_FROM unset"
+		"0/40/envexec: CUZKTRACE_EXEC_FROM unset, CUZKTRACE_EXEC_PID unset"
 	pid=$(sed -E 's/.*\(pid ([0-9]+)\).*/\1/;q' $T/envexec$how.err)
 	expect_eq "exec with a grown environ (exec$how): the new image's trace under the next name" \
 		"$(ls $T/envx$how | sort | tr '\n' ' ')" "t.$pid.exec1.zst t.$pid.zst "
 done
 
-# A shell that was exec'd keeps CUZKTRACE_EXEC_FROM in its own copy of the environment and
-# passes it to every child it forks: those children replaced no image (they said "replaced by
-# exec" and wrote .exec2, .exec3; given the pid, they then truncated the trace of the shell's
-# image before its exec, which no live process holds), so they keep that file under per-pid names.
-mkdir -p $T/shx
-CUZKTRACE_OUT=$T/shx/t.zst traced shx env bash -c '/bin/true; /bin/true; echo done'
-shpid=$(sed -E 's/.*\(pid ([0-9]+)\).*/\1/;q' $T/shx.err)
-expect_eq "forked children of an exec'd shell: one 'replaced by exec' (the shell), two lines naming the shell's pid" \
-	"$(cat $T/shx.out)/$(grep -c 'replaced by exec' $T/shx.err)/$(grep -c "holds the trace of process $shpid before its exec; using '$T/shx/t\.[0-9]*\.zst'$" $T/shx.err)" "done/1/2"
-$REPORT --json $T/shx/t.zst >$T/shx.json 2>/dev/null
-expect_eq "forked children of an exec'd shell: env's trace kept (ended by exec), the shell's, two per-pid traces" \
-	"$(jget $T/shx.json end_reason)/$(ls $T/shx | sed -E 's/\.[0-9]+\.zst$/.PID.zst/' | sort | tr '\n' ' ')" \
-	"exec/t.PID.zst t.PID.zst t.exec1.zst t.zst "
+# The commands a shell that was exec'd forks, with a CUZKTRACE_OUT without %p: the file holds
+# the trace of the shell's image before its exec, which no process writes any more. They took
+# it for their own exec's (bash keeps CUZKTRACE_EXEC_FROM in its own copy of the environment
+# and passes it on: "replaced by exec", .exec2 names) or truncated it (dash passes nothing on:
+# env's trace was lost). The exec'd image now holds it locked, so they fall back to per-pid
+# names; a child that execs in turn names its next trace after the per-pid one it wrote.
+for sh in bash dash; do
+	command -v $sh >/dev/null || { echo "  skip $sh: not installed"; continue; }
+	mkdir -p $T/shx$sh
+	CUZKTRACE_OUT=$T/shx$sh/t.zst traced shx$sh env $sh -c '/bin/true; env /bin/true; echo done'
+	shpid=$(sed -E 's/.*\(pid ([0-9]+)\).*/\1/;q' $T/shx$sh.err)
+	expect_eq "$sh forks after its exec: 'replaced by exec' for the shell and for env's exec (named after its own trace), two per-pid fallbacks" \
+		"$(cat $T/shx$sh.out)/$(grep -c "holds the trace of the image this process replaced by exec; using '$T/shx$sh/t.exec1.zst'$" $T/shx$sh.err)/$(grep -c "'$T/shx$sh/t\.[0-9]*\.zst' holds the trace of the image this process replaced by exec; using '$T/shx$sh/t\.[0-9]*\.exec1\.zst'$" $T/shx$sh.err)/$(grep -c "'$T/shx$sh/t.zst' is being written by another live process; using" $T/shx$sh.err)" \
+		"done/1/1/2"
+	$REPORT --json $T/shx$sh/t.zst >$T/shx$sh.json 2>/dev/null
+	expect_eq "$sh forks after its exec: env's trace kept (pid $shpid, ended by exec), the shell's, the children's" \
+		"$(jget $T/shx$sh.json header.pid)/$(jget $T/shx$sh.json end_reason)/$(ls $T/shx$sh | sed -E 's/\.[0-9]+\./.PID./' | sort | tr '\n' ' ')" \
+		"$shpid/exec/t.PID.exec1.zst t.PID.zst t.PID.zst t.exec1.zst t.zst "
+done
 
 # An exec from a library's constructor before anything has called into the tracer: it
 # happens (it returned -1 untouched before the tracer had resolved the real execve).

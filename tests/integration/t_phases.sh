@@ -190,6 +190,14 @@ for bad in "$(printf 'p%d=M%d;' $(seq 1 33 | sed 's/.*/& &/'))" "$(printf 'n%.0s
 done >$T/limits.all
 expect_eq "phases: rules over the limits name the limit" "$(cat $T/limits.all)" \
 	"$(printf '(at most 32 rules)\n(a name is at most 63 bytes)\n(a marker is at most 127 bytes)')"
+# ... and rules at the limits (32 rules, 63-byte names, 127-byte markers, an end marker with
+# ".." in it) are recorded whole in the header, as given
+maxrules=$(for i in $(seq 10 41); do printf 'n%s%s=S%s%s..E%s..%s;' $i "$(printf 'x%.0s' $(seq 60))" $i "$(printf 's%.0s' $(seq 124))" $i "$(printf 'e%.0s' $(seq 122))"; done)
+maxrules=${maxrules%;}
+CUZKTRACE_SAMPLE=0 CUZKTRACE_PHASES=$maxrules CUZKTRACE_OUT=$T/maxrules.zst traced maxrules $P/phases2 manylines
+$REPORT --json $T/maxrules.zst >$T/maxrules.json 2>/dev/null
+expect_eq "phases: 32 rules at the limits (${#maxrules} bytes) run and are recorded whole in the header" \
+	"$(grep -c warning $T/maxrules.err)/$(hdr_setting $T/maxrules.json CUZKTRACE_PHASES | cmp - <(printf '%s\n' "$maxrules") && echo same)" "0/same"
 $REPORT --json --phase-rule '(none)=main' $T/p2deep.zst >$T/p2none.json
 expect_eq "phase-rule: '(none)=...' gives bytes back to (none), no second (none)" \
 	"$(jget $T/p2none.json peak_heap.by_phase)" '[{"phase": "(none)", "bytes": 6000145}]'

@@ -1,7 +1,7 @@
 /* envexec.c: adds N variables with setenv (glibc then keeps environ in an array of its own,
  * which a later setenv reallocates), allocates, tries to exec a program that does not exist,
- * says whether CUZKTRACE_EXEC_FROM is now in its environment, and replaces itself with PROG
- * through execve(PROG, ..., environ), or execv with a third argument "v". The new image must
+ * says whether CUZKTRACE_EXEC_FROM or _EXEC_PID is now in its environment, and replaces
+ * itself with PROG through execve(PROG, ..., environ), or execv with a third argument "v". The new image must
  * get every variable, and the process's environment must not change: a tracer that set a
  * variable before the exec would hand execve a freed array.
  * Usage: envexec N PROG [v] */
@@ -26,7 +26,8 @@ int main(int argc, char **argv)
 		keep[i] = malloc(16 * (size_t)(i % 8 + 1));
 	char *const av[] = {argv[2], NULL};
 	execv("/nonexistent/envexec-prog", av);
-	printf("envexec: CUZKTRACE_EXEC_FROM %s\n", getenv("CUZKTRACE_EXEC_FROM") ? "set" : "unset");
+	printf("envexec: CUZKTRACE_EXEC_FROM %s, CUZKTRACE_EXEC_PID %s\n",
+	       getenv("CUZKTRACE_EXEC_FROM") ? "set" : "unset", getenv("CUZKTRACE_EXEC_PID") ? "set" : "unset");
 	fflush(stdout);
 	if (argc > 3 && argv[3][0] == 'v')
 		execv(argv[2], av);
