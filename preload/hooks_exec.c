@@ -238,8 +238,11 @@ CKT_EXPORT int setns(int fd, int nstype)
 static CKT_NOINLINE void before_fast_exit(void)
 {
 	/* the traced process itself (not a vfork child), even when another thread has begun to
-	 * finish the trace: ckt_finish_exit then waits for it, or this exit would cut it short */
-	if (ckt_tls.guard || ckt_tls.dead == 1 || finished_here || getpid() != ckt_writer_pid())
+	 * finish the trace: ckt_finish_exit then waits for it, or this exit would cut it short.
+	 * Inside a hook only when it interrupted an exit's wait for the trace's end (see
+	 * exit_await_or_finish) */
+	if ((ckt_tls.guard && !ckt_tls.awaiting_exit) || ckt_tls.dead == 1 || finished_here ||
+	    getpid() != ckt_writer_pid())
 		return;
 	sigset_t all;
 	sigfillset(&all);
@@ -311,7 +314,12 @@ static void exit_await_or_finish(void)
 	static atomic_int said;
 	struct ckt_tls *t = &ckt_tls;
 	t->guard++;
+	/* A signal handler that calls _exit meanwhile (SIGTERM's, often) would end the process
+	 * under another thread's final flush, or before any: this wait holds no lock and changes
+	 * nothing, so that _exit finishes the trace as any other (before_fast_exit) */
+	t->awaiting_exit = 1;
 	int rc = ckt_writer_await_finish();
+	t->awaiting_exit = 0;
 	t->guard--;
 	if (rc != 0)
 		return;

@@ -18,7 +18,12 @@
  * An exit handler registered before the blocking one frees 8,400,000 bytes: the second exit
  * runs it (handler) or the first one did (dtor), before the trace is finished either way, so
  * the trace ends with 32,000 bytes live and some of glibc's, never the 8,400,000 (when the
- * second exit finished the trace before the handlers it runs, they were live). */
+ * second exit finished the trace before the handlers it runs, they were live).
+ * exitblock dtorsig: as dtor with one other thread, and 2 s after main is blocked it sends
+ * that thread SIGUSR1, whose handler calls _exit(3): the thread is then waiting in the
+ * tracer's last exit handler for the trace to be finished, and its _exit must finish it (it
+ * ended the process there, the trace cut short without a word). */
+#include <signal.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -32,12 +37,23 @@ static void free_big(void)
 {
 	free(big);
 }
-static int in_dtor;
+static int in_dtor, signal_other;
 static atomic_int blocked;
+static pthread_t first_other;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	_exit(3);
+}
 
 static void block(void)
 {
 	atomic_store(&blocked, 1);
+	if (signal_other) {
+		sleep(2);
+		pthread_kill(first_other, SIGUSR1);
+	}
 	sleep(30);
 }
 
@@ -62,7 +78,9 @@ int main(int argc, char **argv)
 		keep[i] = malloc(32);
 	big = malloc(8400000);
 	atexit(free_big);
-	in_dtor = argc > 1 && strcmp(argv[1], "dtor") == 0;
+	in_dtor = argc > 1 && strncmp(argv[1], "dtor", 4) == 0;
+	signal_other = argc > 1 && strcmp(argv[1], "dtorsig") == 0;
+	signal(SIGUSR1, on_usr1);
 	if (!in_dtor)
 		atexit(block);
 	int n = argc > 2 ? atoi(argv[2]) : 1;
@@ -70,6 +88,8 @@ int main(int argc, char **argv)
 		pthread_t t;
 		if (pthread_create(&t, NULL, other, NULL))
 			return 2;
+		if (i == 0)
+			first_other = t;
 	}
 	exit(0);
 }
