@@ -679,7 +679,8 @@ void ckt_phases_sample(void *ctx, const struct ckt_sample *s)
 	}
 	if (p->csv && !p->csv_err) {
 		ckt_util_fmt_secs(t, sizeof(t), s->ts, 6);
-		if (!p->csv_sorted) /* rows in the order of the phases, as they were first seen */
+		/* rows in the order of the phases, as they were first seen (qsort takes no NULL) */
+		if (!p->csv_sorted && p->n_csv_list > 1)
 			qsort(p->csv_list, p->n_csv_list, sizeof(size_t), ckt_phases_idx_cmp);
 		p->csv_sorted = true;
 		size_t w = 0;

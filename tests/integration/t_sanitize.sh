@@ -34,4 +34,15 @@ else
 	# while it was live)
 	expect_eq "sanitized reader: a compile unit without functions: exit 0, no report, the site named in the library" \
 		"$(san_run nofn $T/nofn.zst)/$(grep -q 'nofn_alloc' $T/nofn.out && echo named)" "0/0/named"
+	# --phases-csv on a trace whose first RSS sample comes before any heap event: the empty
+	# watch list was sorted with qsort(NULL, 0) (found by fuzzing)
+	PYTHONPATH=$ROOT/tests/integration $PY - $T/pcsv0.zst <<'PYEOF'
+import sys
+from rows import *
+body = bytes([FRAME]) + uv(1) + uv(0) + bytes([THREAD]) + uv(1) + rss(5, 1 << 20) + alloc(5, 0xA000, 64) + rss(5, 2 << 20)
+body += bytes([SYNC]) + uv(100) + bytes([END]) + uv(100) + uv(0) + uv(3) + uv(0)
+open(sys.argv[1], "wb").write(z(header()) + z(body))
+PYEOF
+	expect_eq "sanitized reader: --phases-csv, a sample before any heap event: exit 0, no report, the row after it" \
+		"$(san_run pcsv0 --phases-csv $T/pcsv0.csv $T/pcsv0.zst)/$(tail -1 $T/pcsv0.csv)" "0/0/0.000000,(none),64,0"
 fi
