@@ -522,6 +522,16 @@ static int ckt_main_phases_setup(const struct ckt_args *a, struct ckt_main_read 
 	return 0;
 }
 
+/* The --phase-rule symbolizer said msg already (a module it could not read): the report's
+ * symbolizer says it once more only if it had not. */
+static bool ckt_main_rules_said(const struct ckt_phase_rules *rules, const char *msg)
+{
+	for (size_t i = 0; rules && i < ckt_phase_rules_nwarnings(rules); i++)
+		if (strcmp(ckt_phase_rules_warning(rules, i), msg) == 0)
+			return true;
+	return false;
+}
+
 static int ckt_main_phases_finish(const struct ckt_args *a, struct ckt_phases *ph,
 				  const struct ckt_phase_rules *rules, const struct ckt_replay_stats *st,
 				  const char *who)
@@ -624,7 +634,8 @@ static int ckt_main_read(const struct ckt_args *a, struct ckt_main_read *m, bool
 		return -1;
 	}
 	for (size_t i = 0; i < ckt_sites_nwarnings(m->sites); i++)
-		ckt_main_warn_clean(who, "", ckt_sites_warning(m->sites, i));
+		if (!ckt_main_rules_said(m->rules, ckt_sites_warning(m->sites, i)))
+			ckt_main_warn_clean(who, "", ckt_sites_warning(m->sites, i));
 	if (site_out[0] && ckt_main_write_sites(site_out[0], m->sites, ckt_sites_write_csv) < 0)
 		return -1;
 	if (site_out[1] && ckt_main_write_sites(site_out[1], m->sites, ckt_sites_write_folded) < 0)
