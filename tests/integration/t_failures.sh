@@ -50,6 +50,30 @@ cuzktrace: warning: invalid CUZKTRACE_RSS_MS='-5' (expected 0..60000 millisecond
 expect_match "invalid settings: tracing goes on" "$(sed -n 3p $T/badenv.err)" "^cuzktrace: tracing exitcode"
 expect_eq "invalid settings: exit status unchanged" "$(cat $T/badenv.rc)" "$plain_rc"
 
+# every other setting: an invalid value gets its one line, and the default is what the trace
+# records (the header's setting.*)
+mkdir -p $T/badset
+for kv in "SAMPLE=x|expected 0..1073741824 bytes, 0 = record every event|524288" \
+	"SAMPLE=1073741825|expected 0..1073741824 bytes, 0 = record every event|524288" \
+	"DEPTH=999|expected 0..256 frames, 0 = no stacks|64" "DEPTH=-1|expected 0..256 frames, 0 = no stacks|64" \
+	"ZSTD_LEVEL=50|expected 1..19|1" "ZSTD_LEVEL=0|expected 1..19|1" \
+	"STRICT=2|expected 0, 1, yes, no, true or false|0"; do
+	IFS='|' read -r setv why dflt <<<"$kv"
+	name=${setv%%=*} val=${setv#*=}
+	env "CUZKTRACE_$name=$val" CUZKTRACE_OUT=$T/badset/t.zst LD_PRELOAD=$LIB $P/exitcode >/dev/null 2>$T/badset.err
+	rc=$?
+	$REPORT --json $T/badset/t.zst >$T/badset.json 2>/dev/null
+	expect_eq "invalid CUZKTRACE_$name='$val': one line naming the default, the trace records the default, status unchanged" \
+		"$(head -1 $T/badset.err)/$(grep -c warning $T/badset.err)/$($PY -c 'import json, sys; print(json.load(open(sys.argv[1]))["header"]["setting.CUZKTRACE_" + sys.argv[2]])' $T/badset.json $name)/$rc" \
+		"cuzktrace: warning: invalid CUZKTRACE_$name='$val' ($why); using the default $dflt/1/$dflt/$plain_rc"
+done
+# an empty CUZKTRACE_OUT: the default name, in the current directory
+mkdir -p $T/emptyout
+(cd $T/emptyout && CUZKTRACE_OUT= LD_PRELOAD=$LIB $P/exitcode >/dev/null 2>$T/emptyout.err)
+expect_eq "invalid CUZKTRACE_OUT='': one line, the default name used" \
+	"$(head -1 $T/emptyout.err)/$(ls $T/emptyout | sed -E 's/[0-9]+/PID/')" \
+	"cuzktrace: warning: invalid CUZKTRACE_OUT='' (expected a file path); using the default cuzktrace.%e.%p.zst/cuzktrace.exitcode.PID.zst"
+
 # a path of 4,000 bytes: the line keeps its start and end, and the reason after it
 long=/nonexistent-dir/$(printf 'a%.0s' $(seq 3983))
 CUZKTRACE_OUT=$long traced longpath $P/exitcode

@@ -1,5 +1,7 @@
 # Known allocations on 5 threads: exact heap and mmap peaks, cross-thread frees, realloc growth.
+kt0=$(date +%s%N)
 CUZKTRACE_OUT=$T/known.zst traced known $P/known
+kt1=$(date +%s%N)
 CUZKTRACE_OUT=$T/noise.zst traced noise $P/known noise
 expect_eq "known: program output unchanged" "$(cat $T/known.out)" "known: done"
 expect_eq "known: exit status unchanged" "$(cat $T/known.rc)" 0
@@ -27,9 +29,50 @@ expect_eq "known: no inconsistent events" "$(jget $T/known.json inconsistencies)
 expect_eq "known: format version" "$(jget $T/known.json format_version)" 5
 expect_eq "known: exe" "$(jget $T/known.json exe)" "$P/known"
 expect_eq "known: pid matches the init line" "$(jget $T/known.json pid)" "$(sed -E 's/.*\(pid ([0-9]+)\).*/\1/;q' $T/known.err)"
+# the header, from a real run: who ran it, where, when, and every setting in force
+expect_eq "known: header: ppid (this shell), argv, hostname, page size, clock, tracer version" \
+	"$(for k in ppid argv hostname page_size clock tracer_version; do printf '%s|' "$(jget $T/known.json header.$k)"; done)" \
+	"$BASHPID|$P/known|$(cat /proc/sys/kernel/hostname)|$(getconf PAGESIZE)|monotonic|$(sed -n 's/^#define CKT_TRACER_VERSION "\(.*\)"$/\1/p' $ROOT/include/ckt_format.h)|"
+expect_eq "known: header: wall-clock start within the run, one setting.* per setting" \
+	"$($PY - $T/known.json $kt0 $kt1 <<'PYEOF'
+import json, sys
+h = json.load(open(sys.argv[1]))["header"]
+print(int(sys.argv[2]) <= int(h["start_wall_ns"]) <= int(sys.argv[3]),
+      " ".join(sorted(k[len("setting.CUZKTRACE_"):] for k in h if k.startswith("setting."))))
+PYEOF
+)" "True DEPTH FLUSH_MS OUT PHASES QUIET RSS_MS SAMPLE STRICT ZSTD_LEVEL"
+# RSS detail (VmHWM and the RssAnon/RssFile/RssShmem split, every tenth sample): the kernel's
+# figures, so relations rather than values: the highest VmHWM is at least any sample, and a
+# detail's split (one read of /proc/self/status) adds up to at most its own VmHWM
+expect_eq "known: peak RSS detail: highest VmHWM >= peak RSS sample and the detail's VmHWM, anon and file > 0, anon + file + shmem <= the detail's VmHWM" \
+	"$($PY - $T/known.json <<'PYEOF'
+import json, sys
+p = json.load(open(sys.argv[1]))["peak_rss"]
+d = p["detail"]
+print(p["hwm_bytes"] >= max(p["bytes"], d["hwm_bytes"]) > 0, d["rss_anon_bytes"] > 0, d["rss_file_bytes"] > 0,
+      d["rss_anon_bytes"] + d["rss_file_bytes"] + d["rss_shmem_bytes"] <= d["hwm_bytes"])
+PYEOF
+)" "True True True True"
 expect_eq "known: csv header" "$(head -1 $T/known.csv)" "t_s,rss_bytes,heap_bytes,mmap_bytes,gpu_bytes,pinned_bytes,active_phases"
 expect_eq "known: one csv row per RSS sample" "$(($(wc -l <$T/known.csv) - 1))" "$(jget $T/known.json rss_samples)"
 expect_eq "known: peak RSS is positive" "$(($(jget $T/known.json peak_rss.bytes) > 0))" 1
+
+# Every allocation entry point, each from a function of its own with a size of its own, kept
+# to the end (tests/progs/allfns.c): each site holds exactly its request (pvalloc's too, not
+# the pages glibc rounds it to; mmap64 as mmap), and nothing else is live.
+CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/allfns.zst traced allfns $P/allfns
+$REPORT --json --sites-csv $T/allfns.csv $T/allfns.zst >$T/allfns.json 2>$T/allfns.rerr
+expect_eq "every entry point: site, bytes live at the peak heap, allocated, allocations" \
+	"$($PY - $T/allfns.csv <<'PYEOF'
+import csv, sys
+rows = {r["site"].split(" (")[0]: r for r in csv.DictReader(open(sys.argv[1]))}
+print(" ".join("%s:%s:%s:%s" % (f, rows[f]["bytes_at_peak_heap"], rows[f]["allocated_bytes"], rows[f]["allocations"])
+               for f in sorted(rows)))
+PYEOF
+)" "f_aligned_alloc:1280:1280:1 f_calloc:1001:1001:1 f_malloc:1001:1001:1 f_memalign:1011:1011:1 f_mmap:0:3145728:1 f_mmap64:0:2097152:1 f_posix_memalign:1009:1009:1 f_pvalloc:100000:100000:1 f_realloc_grow:1007:1007:1 f_realloc_null:1003:1003:1 f_reallocarray:1005:1005:1 f_valloc:1013:1013:1 main:0:100:1"
+expect_eq "every entry point: live at exit (heap: the ten blocks; mmap: 3 MiB less the 1 MiB hole, and 2 MiB), peak mmap, reader silent" \
+	"$(jget $T/allfns.json live_at_exit.heap_bytes)/$(jget $T/allfns.json live_at_exit.heap_blocks)/$(jget $T/allfns.json live_at_exit.mmap_bytes)/$(jget $T/allfns.json peak_mmap.bytes)/$(cat $T/allfns.rerr)" \
+	"109330/10/4194304/4194304/"
 
 # The exit line's heap counts what the allocator set aside (usable sizes, read from the blocks
 # by the hooks), in exact mode with no table of live blocks in the writer; the report counts
