@@ -138,7 +138,8 @@ static int is_ours(const void *p)
 enum { WARN_NO_REAL, WARN_NO_DEVICE, WARN_VERSION, WARN_FLAGS, WARN_DRIVER, WARN_COUNT };
 static atomic_int warned[WARN_COUNT];
 
-static void warn_once(int which, const char *a, const char *b, uint64_t num)
+/* "cuzktrace: warning: " a [num] b c */
+static void warn_once(int which, const char *a, const char *b, const char *c, uint64_t num)
 {
 	if (atomic_exchange(&warned[which], 1))
 		return;
@@ -148,6 +149,7 @@ static void warn_once(int which, const char *a, const char *b, uint64_t num)
 	if (num != UINT64_MAX)
 		ckt_line_u64(&l, num);
 	ckt_line_str(&l, b);
+	ckt_line_str(&l, c);
 	ckt_line_emit(&l);
 }
 
@@ -189,7 +191,8 @@ static CKT_NOINLINE void *resolve_real(int w)
 				   wraps[w].mode == 2 ? CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM : 0));
 	void *p = atomic_load(&real_fn[w]);
 	if (!p)
-		warn_once(WARN_NO_REAL, "cannot find the CUDA driver's ", wraps[w].name, UINT64_MAX);
+		warn_once(WARN_NO_REAL, "cannot find the CUDA driver's ", wraps[w].name,
+			  "; the program's calls to it fail (CUDA_ERROR_NOT_INITIALIZED)", UINT64_MAX);
 	return p;
 }
 
@@ -267,11 +270,11 @@ static CKT_NOINLINE void resolve_driver(void)
 	int v = 0;
 	if (ver && ver(&v) == CUDA_SUCCESS && v > CKT_CU_MAX_VERSION)
 		warn_once(WARN_DRIVER, "CUDA driver version ",
-			  " is newer than this tracer knows; memory calls it adds are not counted",
+			  " is newer than this tracer knows; memory calls it adds are not counted", "",
 			  (uint64_t)v);
 	if (!drv.ctx_get_device)
 		warn_once(WARN_NO_DEVICE, "cannot find cuCtxGetDevice in the CUDA driver",
-			  "; GPU allocations are recorded without their device", UINT64_MAX);
+			  "; GPU allocations are recorded without their device", "", UINT64_MAX);
 	atomic_store(&drv.state, 2);
 }
 
@@ -494,12 +497,13 @@ static void substitute(const char *sym, void **pfn, int ver, unsigned long long 
 		return;
 	if (ver > CKT_CU_MAX_VERSION) {
 		warn_once(WARN_VERSION, "cuGetProcAddress asked for CUDA version ",
-			  ", newer than this tracer knows; its memory calls are not counted", (uint64_t)ver);
+			  ", newer than this tracer knows; its memory calls are not counted", "",
+			  (uint64_t)ver);
 		return;
 	}
 	if (flags & ~3ull)
 		warn_once(WARN_FLAGS, "cuGetProcAddress called with unknown flags ",
-			  "; treated as the default stream mode", (uint64_t)flags);
+			  "; treated as the default stream mode", "", (uint64_t)flags);
 	set_real(w, *pfn);
 	if (atomic_load(&real_fn[w]))
 		*pfn = ours(w);

@@ -364,8 +364,9 @@ static void ckt_report_json_cuda(struct ckt_json *j, const struct ckt_replay_sta
 	ckt_report_json_close(j);
 }
 
-/* sites_at_peak (peak RSS) and sites_at_peak_heap: [{bytes, count, site, frames}], largest
- * first, as many as --top; frames are the largest stack of the site, innermost first. */
+/* sites_at_peak (peak RSS), sites_at_peak_heap and sites_at_peak_gpu: [{bytes, count, site,
+ * frames}], largest first, as many as --top; frames are the largest stack of the site,
+ * innermost first. */
 static void ckt_report_json_sites(struct ckt_json *j, const char *key, const struct ckt_sites *s,
 				  enum ckt_moment m)
 {
@@ -528,6 +529,7 @@ int ckt_report_json_print(FILE *out, const struct ckt_report *rep)
 	ckt_report_json_u64(j, "rss_samples", st->rss_samples);
 	ckt_report_json_sites(j, "sites_at_peak", rep->sites, CKT_AT_PEAK_RSS);
 	ckt_report_json_sites(j, "sites_at_peak_heap", rep->sites, CKT_AT_PEAK_HEAP);
+	ckt_report_json_sites(j, "sites_at_peak_gpu", rep->sites, CKT_AT_PEAK_GPU);
 
 	if (rep->phases)
 		ckt_report_json_phases(j, rep->phases, rep->by_thread);

@@ -1,6 +1,8 @@
 /* cu_linked.c: path (1), a program linked with -lcuda calling the exported driver symbols.
  * "both": allocations go through a runtime-like layer that got its driver pointers from
- * cuGetProcAddress, frees through the linked symbols: every byte must still count once. */
+ * cuGetProcAddress, frees through the linked symbols: every byte must still count once.
+ * "phase": the same as without arguments, inside the phase "gpuwork" (pushed with the shim). */
+#include "cuzktrace_shim.h"
 #include "exercise.h"
 
 #include <dlfcn.h>
@@ -42,7 +44,12 @@ int main(int argc, char **argv)
 		d.alloc_async = lookup("cuMemAllocAsync", 12000);
 		d.create = lookup("cuMemCreate", 12000);
 	}
+	int phase = argc > 1 && !strcmp(argv[1], "phase");
+	if (phase)
+		cuzktrace_shim_phase_push("gpuwork");
 	exercise(&d);
+	if (phase)
+		cuzktrace_shim_phase_pop();
 	puts("cu_linked: done");
 	return 0;
 }

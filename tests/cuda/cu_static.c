@@ -4,7 +4,8 @@
  *   v2      dlsym("cuGetProcAddress_v2"), 5-argument lookups, CUDA 12000 (default)
  *   v1      dlsym("cuGetProcAddress"), 4-argument lookups, CUDA 11030
  *   ptsz    v2 with CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM: the _ptsz allocators
- *   newver  one 1 MiB cuMemAlloc looked up for CUDA 14000 (unknown to the tracer) */
+ *   newver  one 1 MiB cuMemAlloc looked up for CUDA 14000 (unknown to the tracer)
+ *   flags   v2 with a flag no CUDA version defines (8): taken as the default stream mode */
 #include "exercise.h"
 
 #include <dlfcn.h>
@@ -54,6 +55,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(mode, "ptsz"))
 		flags = CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM;
+	if (!strcmp(mode, "flags"))
+		flags = 8;
 	/* a lookup the driver does not know fails and nothing else happens */
 	void *none = NULL;
 	int st = 0;

@@ -7,6 +7,7 @@
 
 #include <pthread.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -56,7 +57,13 @@ static uint64_t fake_dev(int dev, uint64_t size)
 }
 
 CUresult cuInit(unsigned flags) { (void)flags; inited = 1; return CUDA_SUCCESS; }
-CUresult cuDriverGetVersion(int *v) { *v = 12080; return CUDA_SUCCESS; }
+/* CKT_STUB_DRIVER_VERSION: the version to report (a driver newer than the tracer knows) */
+CUresult cuDriverGetVersion(int *v)
+{
+	const char *e = getenv("CKT_STUB_DRIVER_VERSION");
+	*v = e ? atoi(e) : 12080;
+	return CUDA_SUCCESS;
+}
 CUresult cuDeviceGetCount(int *n) { *n = NDEV; return CUDA_SUCCESS; }
 CUresult cuDevicePrimaryCtxRetain(CUcontext *ctx, CUdevice dev)
 {
@@ -66,7 +73,10 @@ CUresult cuDevicePrimaryCtxRetain(CUcontext *ctx, CUdevice dev)
 	return CUDA_SUCCESS;
 }
 CUresult cuCtxSetCurrent(CUcontext ctx) { cur_dev = ctx ? (int)(uintptr_t)ctx - 1 : 0; return CUDA_SUCCESS; }
+/* Built with -DCKT_STUB_NO_CTX_GET_DEVICE (build/cuda/nodev/): a driver without cuCtxGetDevice */
+#ifndef CKT_STUB_NO_CTX_GET_DEVICE
 CUresult cuCtxGetDevice(CUdevice *dev) { *dev = cur_dev; return CUDA_SUCCESS; }
+#endif
 CUresult cuDeviceGetUuid_v2(CUuuid *u, CUdevice dev)
 {
 	if (dev < 0 || dev >= NDEV)
@@ -132,6 +142,8 @@ static CUresult dev_free(uint64_t a, int kind_mask)
 CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t n) { return dev_alloc(dptr, n, K_DEV, cur_dev); }
 /* the v1 entry point (32-bit sizes in CUDA < 3.2): not for us to emulate */
 CUresult cuMemAlloc(unsigned *dptr, unsigned n) { (void)dptr; (void)n; return CUDA_ERROR_NOT_INITIALIZED; }
+/* Built with -DCKT_STUB_NO_PITCH (build/cuda/nopitch/): a driver without cuMemAllocPitch_v2 */
+#ifndef CKT_STUB_NO_PITCH
 CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pitch, size_t width, size_t height, unsigned elem)
 {
 	(void)elem;
@@ -141,6 +153,7 @@ CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pitch, size_t width, size
 		*pitch = p;
 	return rc;
 }
+#endif
 CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t n, unsigned flags)
 {
 	(void)flags;
@@ -345,7 +358,9 @@ CUresult cuGetProcAddress(const char *sym, void **pfn, int ver, cuuint64_t flags
  * exported name would bind to an interposer's definition of that name (as it does for the
  * nested call in cuMemAllocHost_v2 above), and a real driver hands out its internal ones. */
 #define LOCAL(n) extern __typeof__(n) h_##n __attribute__((alias(#n), visibility("hidden")));
+#ifndef CKT_STUB_NO_CTX_GET_DEVICE
 LOCAL(cuCtxGetDevice)
+#endif
 LOCAL(cuCtxSetCurrent)
 LOCAL(cuDeviceGetCount)
 LOCAL(cuDeviceGetDefaultMemPool)
@@ -362,7 +377,9 @@ LOCAL(cuMemAllocFromPoolAsync)
 LOCAL(cuMemAllocFromPoolAsync_ptsz)
 LOCAL(cuMemAllocHost_v2)
 LOCAL(cuMemAllocManaged)
+#ifndef CKT_STUB_NO_PITCH
 LOCAL(cuMemAllocPitch_v2)
+#endif
 LOCAL(cuMemAlloc_v2)
 LOCAL(cuMemCreate)
 LOCAL(cuMemFreeAsync)
@@ -385,14 +402,18 @@ static const struct proc procs[] = {
 	{ "cuDeviceGetCount", 2000, 0, (void *)h_cuDeviceGetCount },
 	{ "cuDevicePrimaryCtxRetain", 7000, 0, (void *)h_cuDevicePrimaryCtxRetain },
 	{ "cuCtxSetCurrent", 4000, 0, (void *)h_cuCtxSetCurrent },
+#ifndef CKT_STUB_NO_CTX_GET_DEVICE
 	{ "cuCtxGetDevice", 2000, 0, (void *)h_cuCtxGetDevice },
+#endif
 	{ "cuDeviceGetUuid", 11040, 0, (void *)h_cuDeviceGetUuid_v2 },
 	{ "cuDeviceGetUuid", 9020, 0, (void *)h_cuDeviceGetUuid },
 	{ "cuDeviceGetName", 2000, 0, (void *)h_cuDeviceGetName },
 	{ "cuMemGetInfo", 3020, 0, (void *)h_cuMemGetInfo_v2 },
 	{ "cuMemAlloc", 3020, 0, (void *)h_cuMemAlloc_v2 },
 	{ "cuMemAlloc", 2000, 0, (void *)h_cuMemAlloc },
+#ifndef CKT_STUB_NO_PITCH
 	{ "cuMemAllocPitch", 3020, 0, (void *)h_cuMemAllocPitch_v2 },
+#endif
 	{ "cuMemAllocManaged", 6000, 0, (void *)h_cuMemAllocManaged },
 	{ "cuMemAllocHost", 3020, 0, (void *)h_cuMemAllocHost_v2 },
 	{ "cuMemHostAlloc", 2020, 0, (void *)h_cuMemHostAlloc },

@@ -31,6 +31,28 @@ cuda_case cu_static_v2 $C/cu_static v2
 cuda_case cu_static_v1 $C/cu_static v1
 cuda_case cu_static_ptsz $C/cu_static ptsz
 
+# Sites and phases apply to GPU bytes as to host bytes: the same program inside a phase pushed
+# with the shim; the sites at the GPU peak (each allocation's line; they add up to the peak);
+# a --phase-rule by function name on the trace without a phase
+CUZKTRACE_OUT=$T/cu_phase.zst traced cu_phase $C/cu_linked phase
+$REPORT --json $T/cu_phase.zst >$T/cu_phase.json 2>/dev/null
+expect_eq "cu_linked phase: GPU and pinned peaks owned by the phase, which is active at the GPU peak" \
+	"$(cat $T/cu_phase.rc)/$(jget $T/cu_phase.json peak_gpu.by_phase)/$(jget $T/cu_phase.json peak_pinned.by_phase)/$(jget $T/cu_phase.json peak_gpu.active_phases)" \
+	'0/[{"phase": "gpuwork", "bytes": 30511104}]/[{"phase": "gpuwork", "bytes": 7340032}]/["gpuwork"]'
+cu_line() { grep -nF "$1" $ROOT/tests/cuda/exercise.h | cut -d: -f1; }
+expect_eq "cu_linked: sites at the GPU peak, by line of exercise.h, adding up to the peak" \
+	"$($PY - $T/cu_linked.json <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = sorted((e["bytes"], int(e["site"].split("exercise.h:")[1].rstrip(")")), e["count"]) for e in d["sites_at_peak_gpu"])
+print(" ".join("%d:%d:%d" % (l, b, c) for b, l, c in s), sum(b for b, _, _ in s) == d["peak_gpu"]["bytes"])
+PYEOF
+)" "$(cu_line 'd->pitch(&b,'):102400:1 $(cu_line 'd->alloc_pool(&p2,'):2097152:1 $(cu_line 'd->create(&v,'):2097152:1 $(cu_line 'd->alloc(&c, 3'):3145728:1 $(cu_line 'd->alloc_async(&p1,'):6291456:1 $(cu_line 'd->alloc(&a, 16'):16777216:1 True"
+$REPORT --json --phase-rule 'kernels=exercise' $T/cu_linked.zst >$T/cu_rule.json 2>/dev/null
+expect_eq "cu_linked --phase-rule kernels=exercise: the GPU and pinned peaks go to the rule's phase" \
+	"$(jget $T/cu_rule.json peak_gpu.by_phase)/$(jget $T/cu_rule.json peak_pinned.by_phase)" \
+	'[{"phase": "kernels", "bytes": 30511104}]/[{"phase": "kernels", "bytes": 7340032}]'
+
 # RSS explanation and the timeline use the same figures
 expect_eq "cu_linked: peak RSS sees the pinned memory" "$(jget $T/cu_linked.json peak_rss.pinned_bytes)" 7340032
 expect_eq "cu_linked: peak RSS sees the GPU memory" "$(jget $T/cu_linked.json peak_rss.gpu_bytes)" 30511104
@@ -48,6 +70,31 @@ expect_eq "newver: exit status unchanged" "$(cat $T/cu_newver.rc)" 0
 expect_eq "newver: one warning line" "$(grep -c 'warning: cuGetProcAddress asked for CUDA version 14000' $T/cu_newver.err)/$(wc -l <$T/cu_newver.err)" "1/3"
 $REPORT --json $T/cu_newver.zst >$T/cu_newver.json
 expect_eq "newver: not counted" "$(jget $T/cu_newver.json peak_gpu.bytes)" 0
+
+# The other surprises a driver can hold, one line each, the program running on and every
+# figure it can still give exact: a cuGetProcAddress flag no CUDA version defines (taken as
+# the default stream mode: the legacy allocators, cu_static checks), a driver newer than the
+# tracer knows (the calls it knows are counted), a driver without cuCtxGetDevice (the stub
+# built without it, found first through LD_LIBRARY_PATH: allocations without their device,
+# only cuMemCreate's, whose properties name it, listed by device)
+for c in "flags|cu_static flags||cuGetProcAddress called with unknown flags 8; treated as the default stream mode" \
+	"newdrv|cu_linked|CKT_STUB_DRIVER_VERSION=99000|CUDA driver version 99000 is newer than this tracer knows; memory calls it adds are not counted" \
+	"nodev|cu_linked|LD_LIBRARY_PATH=$C/nodev|cannot find cuCtxGetDevice in the CUDA driver; GPU allocations are recorded without their device"; do
+	IFS='|' read -r n prog envv line <<<"$c"
+	( [ -z "$envv" ] || export "$envv"; CUZKTRACE_OUT=$T/cu_$n.zst traced cu_$n $C/$prog )
+	$REPORT --json $T/cu_$n.zst >$T/cu_$n.json 2>/dev/null
+	expect_eq "$n: status 0, the one line, GPU and pinned peaks exact" \
+		"$(cat $T/cu_$n.rc)/$(grep -v -e '^cuzktrace: tracing' -e "^cuzktrace: $T/cu_$n.zst: " $T/cu_$n.err)/$(jget $T/cu_$n.json peak_gpu.bytes)/$(jget $T/cu_$n.json peak_pinned.bytes)" \
+		"0/cuzktrace: warning: $line/30511104/7340032"
+done
+# a driver without a function the program calls (linked with -lcuda, the call binds to the
+# tracer's export): one line, and the call fails as the program's own check then says
+( export LD_LIBRARY_PATH=$C/nopitch; CUZKTRACE_OUT=$T/cu_nopitch.zst traced cu_nopitch $C/cu_linked )
+expect_eq "nopitch: the one line, then the program's failed call (status 1)" \
+	"$(cat $T/cu_nopitch.rc)/$(grep -v -e '^cuzktrace: tracing' -e "^cuzktrace: $T/cu_nopitch.zst: " $T/cu_nopitch.err | tr '\n' '|')" \
+	"1/cuzktrace: warning: cannot find the CUDA driver's cuMemAllocPitch_v2; the program's calls to it fail (CUDA_ERROR_NOT_INITIALIZED)|tests/cuda/exercise.h:$(grep -nF 'd->pitch(&b,' $ROOT/tests/cuda/exercise.h | cut -d: -f1): d->pitch(&b, &pitch, 1000, 100, 4) failed: 3|"
+expect_eq "nodev: only the VMM allocation has a device (its properties name it)" \
+	"$($PY -c 'import json,sys; print(" ".join("%d:%d" % (d["ordinal"], d["peak_bytes"]) for d in json.load(open(sys.argv[1]))["peak_gpu"]["devices"]))' $T/cu_nodev.json)" "1:2097152"
 
 # --diff: the unknown version's trace (nothing counted) against cu_linked's: the GPU and
 # pinned peaks, each GPU by its UUID, the GPU peak's function

@@ -123,6 +123,21 @@ expect_eq "threadnames: --diff --by thread folds every name's digits" \
 	"$($PY -c 'import json,sys; print(" / ".join("%s %d %d" % (r["thread"], r["trace"], r["change"]) for r in json.load(open(sys.argv[1]))["by_thread"]["peak_heap"][:3]))' $T/threadnames_diff.json)" \
 	"rayon-synth-* 3000000 0 / gpu-worker 2000000 0 / io-* 500000 0"
 
+# -- the phase API without the tracer: both examples run the same untraced (mini_prover's
+# weak symbols, phases_shim's dlsym shim), leave no trace behind; phases_shim traced records
+# its two phases
+mkdir -p $T/untraced
+(cd $T/untraced && env -u LD_PRELOAD $ROOT/build/examples/mini_prover 3 >$T/mini_plain.out 2>&1; echo $? >>$T/mini_plain.out;
+ env -u LD_PRELOAD $ROOT/build/examples/phases_shim >$T/shim_plain.out 2>&1; echo $? >>$T/shim_plain.out)
+expect_eq "phase API untraced: both examples run, same output, status 0, no file written" \
+	"$(tr '\n' '|' <$T/mini_plain.out)$(tr '\n' '|' <$T/shim_plain.out)$(ls $T/untraced | wc -l)" \
+	"mini_prover: 3 partitions proved (checksum eb78901c6d00000)|0|phases_shim: done|0|0"
+CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/shim.zst traced shim $ROOT/build/examples/phases_shim
+$REPORT --json $T/shim.zst >$T/shim.json
+expect_eq "phases_shim traced: same output, the peak heap owned by 'work' (4 MiB) and 'setup' (1 MiB)" \
+	"$(cat $T/shim.out)/$(cat $T/shim.rc)/$(jget $T/shim.json peak_heap.by_phase)" \
+	'phases_shim: done/0/[{"phase": "work", "bytes": 4194304}, {"phase": "setup", "bytes": 1048576}]'
+
 # -- the demo: the report names the phase that owns the peaks
 CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/mini.zst traced mini $ROOT/build/examples/mini_prover 3
 expect_eq "mini_prover: output" "$(cat $T/mini.out)" "mini_prover: 3 partitions proved (checksum eb78901c6d00000)"

@@ -8,6 +8,13 @@ expect_eq "default mode: program output unchanged" "$(cat $T/sd.out)" "known: do
 expect_match "default mode: exit line" "$(tail -1 $T/sd.err)" "^cuzktrace: $T/sd.zst: [0-9]+ events, peak heap 14\.[0-9] MiB"
 expect_eq "default mode: rate in the report" "$(jget $T/sd.json sampling.rate_bytes)" 524288
 expect_eq "exact mode: rate 0, no estimates" "$(jget $T/sx.json sampling.rate_bytes)/$(jget $T/sx.json sampling.estimates)" "0/false"
+# the report says which numbers are estimates and how far off they may be
+$REPORT $T/sd.zst >$T/sd.txt
+expect_eq "default mode: estimates flagged in the JSON" "$(jget $T/sd.json sampling.estimates)" true
+expect_match "default mode: the text says the totals' bound and that sites and phases are estimates, with their error" \
+	"$(grep '^mode ' $T/sd.txt)" \
+	'^mode +default: heap blocks under 512 KiB counted in running totals \(exact to within 320 KiB: 5 threads with totals at once\), [0-9]+ sampled for sites and phases, which are estimates \(about \+-sqrt\(512 KiB x bytes\)\)$'
+expect_eq "exact mode: the text says every allocation is recorded" "$($REPORT $T/sx.zst | grep '^mode ')" "mode                  exact: every allocation recorded"
 bound=$(jget $T/sd.json sampling.heap_error_bound_bytes)
 # 5 threads send totals (main and 4 workers): the bound is 5 x 64 KiB
 expect_eq "default mode: bound is 64 KiB per thread that sent totals" "$(jget $T/sd.json sampling.threads_with_totals)/$bound" "5/327680"
