@@ -29,6 +29,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <pthread.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/uio.h>
@@ -260,8 +261,9 @@ struct ckt_tls {
 		    * tracer thread), 2 none could be mapped (its events are counted lost) */
 	int from_pool; /* with guard raised: malloc and calloc are served from the boot pool, whose
 			* blocks free ignores (memory glibc frees for us later: hooks_exec.c) */
-	int awaiting_exit; /* with guard raised: an exit waits for another thread to finish the
-			    * trace (hooks_exec.c); a signal handler's _exit may still finish it */
+	volatile sig_atomic_t awaiting_exit; /* an exit waits for another thread to finish the
+					      * trace (hooks_exec.c): a signal handler's _exit
+					      * may finish it */
 	struct ckt_ring *ring;
 	int phase_depth; /* pushes minus pops; the first CKT_PHASE_DEPTH ids are kept */
 	uint16_t phase_stack[CKT_PHASE_DEPTH];

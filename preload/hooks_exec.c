@@ -313,14 +313,15 @@ static void exit_await_or_finish(void)
 {
 	static atomic_int said;
 	struct ckt_tls *t = &ckt_tls;
-	t->guard++;
 	/* A signal handler that calls _exit meanwhile (SIGTERM's, often) would end the process
 	 * under another thread's final flush, or before any: this wait holds no lock and changes
-	 * nothing, so that _exit finishes the trace as any other (before_fast_exit) */
+	 * nothing, so that _exit finishes the trace as any other (before_fast_exit). Marked
+	 * around the guard, so that no signal finds the guard raised without the mark. */
 	t->awaiting_exit = 1;
+	t->guard++;
 	int rc = ckt_writer_await_finish();
-	t->awaiting_exit = 0;
 	t->guard--;
+	t->awaiting_exit = 0;
 	if (rc != 0)
 		return;
 	/* several may give up at once: one line; the final flush is one thread's, the others

@@ -924,18 +924,20 @@ static int verify(const void *want, size_t n)
 	return rc;
 }
 
-/* path_abs gets the name of an exec'd image whose old image wrote `wrote`: that name with
- * .exec<k> before .zst, the first k no file has, counted along a chain of execs (t.exec1.zst
- * -> t.exec2.zst, not t.exec1.exec1.zst; t.<pid>.zst, a per-pid name the old image fell back
- * to -> t.<pid>.exec1.zst). */
-static void exec_name(const char *wrote)
+/* path_abs gets the name of an exec'd image whose old image was given `requested` and wrote
+ * `wrote`: that name with .exec<k> before .zst, the first k no file has, counted along a
+ * chain of execs (t.exec1.zst -> t.exec2.zst, not t.exec1.exec1.zst; t.<pid>.zst, a per-pid
+ * name the old image fell back to -> t.<pid>.exec1.zst). A ".exec<k>" is taken off only a
+ * name the old image was not given itself: a CUZKTRACE_OUT of job.exec7.zst gives
+ * job.exec7.exec1.zst. */
+static void exec_name(const char *requested, const char *wrote)
 {
 	char base[sizeof(path_abs)];
 	strcpy(base, wrote);
 	size_t n = strlen(base), z = n > 4 && !strcmp(base + n - 4, ".zst") ? n - 4 : n, d = z;
 	while (d > 0 && base[d - 1] >= '0' && base[d - 1] <= '9')
 		d--;
-	if (d < z && d >= 5 && !strncmp(base + d - 5, ".exec", 5))
+	if (strcmp(requested, wrote) && d < z && d >= 5 && !strncmp(base + d - 5, ".exec", 5))
 		memmove(base + d - 5, base + z, n - z + 1); /* drops ".exec<k>" */
 	for (unsigned k = 1; k < 100; k++) {
 		char num[16] = "exec";
@@ -947,21 +949,26 @@ static void exec_name(const char *wrote)
 	}
 }
 
-/* The exec'd image holds a shared lock on the trace its old image wrote, for as long as it
- * lives: that file is no longer open for writing, and a process started later with the same
- * name (every command a shell forks, with a CUZKTRACE_OUT without %p) would truncate it. With
- * the lock held it falls back to a per-pid name, as for a live writer. Best effort: a program
- * that closes every descriptor lets it go. */
-static void hold_old_trace(const char *path)
+/* The exec'd image holds a shared lock, for as long as it lives, on the trace its old image
+ * wrote and on the name the old image was given (the first trace of a chain of execs, which
+ * nothing holds open any more): a process started later with that name (every command a shell
+ * forks, with a CUZKTRACE_OUT without %p) would truncate it; with the lock it falls back to a
+ * per-pid name, as for a live writer. Best effort: a descriptor that cannot go above the
+ * program's range is not kept, a program that closes every descriptor lets it go, and a
+ * forked child closes its copies (ckt_writer_after_fork_child). At most two, closed on exec. */
+static int held_fd[2] = {-1, -1};
+
+static void hold_old_trace(int slot, const char *path)
 {
 	int f = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 	if (f < 0)
 		return;
-	if (flock(f, LOCK_SH | LOCK_NB) < 0) {
-		close(f);
+	int h = ckt_fd_high(f);
+	if (h == f || flock(h, LOCK_SH | LOCK_NB) < 0) { /* not moved: it would be the program's */
+		close(h);
 		return;
 	}
-	(void)ckt_fd_high(f); /* kept open, out of the program's way */
+	held_fd[slot] = h;
 }
 
 /* The trace goes to path_abs instead of old: one warning line, old + why (three parts) +
@@ -1010,10 +1017,12 @@ static int setup(const char *want_path, pid_t pid, const char *exe_path, char *s
 	if (exec_clash) {
 		char old[sizeof(path_abs)];
 		strcpy(old, wrote[0] ? wrote : path_abs);
-		exec_name(old);
+		exec_name(path_requested, old);
 		say_renamed(old, "' holds the trace of the image this process replaced by exec; using '", "", "",
 			    shown);
-		hold_old_trace(old);
+		hold_old_trace(0, old);
+		if (strcmp(old, path_requested))
+			hold_old_trace(1, path_requested);
 	}
 	fd = open_locked(path_abs);
 	if (fd >= 0)
@@ -1515,6 +1524,11 @@ void ckt_writer_after_fork_child(void)
 	/* The descriptor (and its lock) belongs to the parent's trace; the child must not touch
 	 * it. Closing our copy does not release the parent's lock (flock is per open file). */
 	close_own_fd();
+	for (int i = 0; i < 2; i++)
+		if (held_fd[i] >= 0) {
+			close(held_fd[i]);
+			held_fd[i] = -1;
+		}
 	atomic_store(&ckt_writer_running, 0);
 	atomic_store(&finished, 1);
 	atomic_store(&finish_done, 1);

@@ -11,6 +11,8 @@ T=$(mktemp -d /tmp/cuzktrace-it.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 . tests/integration/lib.sh
 export CUZKTRACE_RSS_MS=5
+# sort orders, number formats and messages as on the CI machine, whatever the user's locale
+export LC_ALL=C
 # exact mode unless a test says otherwise: the tests compare exact byte counts
 export CUZKTRACE_SAMPLE=0
 for t in tests/integration/t_*.sh; do

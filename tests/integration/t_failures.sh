@@ -331,6 +331,19 @@ for lim in 16 1024; do
 $lim"
 done
 
+# An exec'd image also holds the old trace and the name it was given locked: above the
+# limit as well, or not at all when the hard limit leaves no room (it took one of the
+# program's numbers: 5 files instead of 6 under a hard limit of 16)
+if [ "$fd_hard" = unlimited ] || [ "$fd_hard" -ge 80 ]; then
+	mkdir -p $T/fdx
+	fdx_plain=$(bash -c "ulimit -S -n 16; $P/fdcount")
+	fdx_exec=$(bash -c "ulimit -S -n 16; CUZKTRACE_OUT=$T/fdx/a.zst LD_PRELOAD=$LIB env env $P/fdcount 2>/dev/null")
+	fdx_hard=$(bash -c "ulimit -n 16; CUZKTRACE_OUT=$T/fdx/b.zst LD_PRELOAD=$LIB $P/fdcount 2>/dev/null")
+	fdx_hard_exec=$(bash -c "ulimit -n 16; CUZKTRACE_OUT=$T/fdx/c.zst LD_PRELOAD=$LIB env env $P/fdcount 2>/dev/null")
+	expect_eq "descriptors after two execs: as many files as untraced (soft limit 16); no fewer than without the execs (hard limit 16)" \
+		"$fdx_exec/$fdx_hard_exec" "$fdx_plain/$fdx_hard"
+fi
+
 # descriptors reopened after the program closed them all go near the top of its range, without
 # touching its limit: two threads that read the limit and set it again never see it raised,
 # and it ends where it started (it grew from 64 to 512 when reopens raised it for a moment)

@@ -484,9 +484,22 @@ for sh in bash dash; do
 		"done/1/1/2"
 	$REPORT --json $T/shx$sh/t.zst >$T/shx$sh.json 2>/dev/null
 	expect_eq "$sh forks after its exec: env's trace kept (pid $shpid, ended by exec), the shell's, the children's" \
-		"$(jget $T/shx$sh.json header.pid)/$(jget $T/shx$sh.json end_reason)/$(ls $T/shx$sh | sed -E 's/\.[0-9]+\./.PID./' | sort | tr '\n' ' ')" \
+		"$(jget $T/shx$sh.json header.pid)/$(jget $T/shx$sh.json end_reason)/$(ls $T/shx$sh | sed -E 's/\.[0-9]+\./.PID./' | LC_ALL=C sort | tr '\n' ' ')" \
 		"$shpid/exec/t.PID.exec1.zst t.PID.zst t.PID.zst t.exec1.zst t.zst "
+	# two execs before the shell: the first trace is held too (only the last one was: the
+	# children truncated the first)
+	mkdir -p $T/shy$sh
+	CUZKTRACE_OUT=$T/shy$sh/t.zst traced shy$sh env env $sh -c '/bin/true; /bin/true; echo done'
+	$REPORT --json $T/shy$sh/t.zst >$T/shy$sh.json 2>/dev/null
+	expect_eq "$sh forks after two execs: the first trace kept (env's, ended by exec), two per-pid fallbacks" \
+		"$(cat $T/shy$sh.out)/$(jget $T/shy$sh.json header.pid)/$(jget $T/shy$sh.json end_reason)/$(grep -c "'$T/shy$sh/t.zst' is being written by another live process; using" $T/shy$sh.err)/$(ls $T/shy$sh | sed -E 's/\.[0-9]+\./.PID./' | LC_ALL=C sort | tr '\n' ' ')" \
+		"done/$(sed -E 's/.*\(pid ([0-9]+)\).*/\1/;q' $T/shy$sh.err)/exec/2/t.PID.zst t.PID.zst t.exec1.zst t.exec2.zst t.zst "
 done
+# a name that itself ends in .exec<k>: the exec'd images add theirs after it
+mkdir -p $T/shz
+CUZKTRACE_OUT=$T/shz/job.exec7.zst traced shz env env /bin/true
+expect_eq "a CUZKTRACE_OUT ending in .exec7: job.exec7.exec1, then .exec2" \
+	"$(ls $T/shz | LC_ALL=C sort | tr '\n' ' ')" "job.exec7.exec1.zst job.exec7.exec2.zst job.exec7.zst "
 
 # An exec from a library's constructor before anything has called into the tracer: it
 # happens (it returned -1 untouched before the tracer had resolved the real execve).
