@@ -118,8 +118,10 @@ struct ckt_sym {
 	size_t strs_cap, strs_used;
 	struct ckt_sym_chunk *chunks;
 
-	char **warnings;
+	char **warnings;               /* the first CKT_SYM_MAX_WARNINGS distinct ones */
 	size_t n_warnings;
+	size_t more_warnings;          /* distinct ones past those, said in one line */
+	char more_line[160];
 
 	char *debuginfo_path;          /* for dwfl_standard_find_debuginfo (NULL: default) */
 	Dwfl_Callbacks cb;
@@ -317,14 +319,21 @@ uint32_t ckt_sym_map_now(struct ckt_sym *s)
 	return s->map;
 }
 
+/* Warnings, one line each: a module listed at several spans (a library dlopened again at
+ * another address) is said once, and past CKT_SYM_MAX_WARNINGS modules the rest are counted
+ * in one last line (a forged trace of 2,000 missing modules printed 2,000 lines). */
+#define CKT_SYM_MAX_WARNINGS 20
+
 size_t ckt_sym_nwarnings(const struct ckt_sym *s)
 {
-	return s->n_warnings;
+	return s->n_warnings + (s->more_warnings ? 1 : 0);
 }
 
 const char *ckt_sym_warning(const struct ckt_sym *s, size_t i)
 {
-	return i < s->n_warnings ? s->warnings[i] : NULL;
+	if (i < s->n_warnings)
+		return s->warnings[i];
+	return i == s->n_warnings && s->more_warnings ? s->more_line : NULL;
 }
 
 __attribute__((format(printf, 2, 3))) static void ckt_sym_warn(struct ckt_sym *s, const char *fmt, ...)
@@ -334,6 +343,18 @@ __attribute__((format(printf, 2, 3))) static void ckt_sym_warn(struct ckt_sym *s
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
+	/* said already? the interned set holds each text once (warnings are few and short) */
+	size_t used = s->strs_used;
+	if (!ckt_sym_intern(s, buf, strlen(buf)) || s->strs_used == used)
+		return;
+	if (s->n_warnings == CKT_SYM_MAX_WARNINGS) {
+		s->more_warnings++;
+		snprintf(s->more_line, sizeof(s->more_line),
+			 "%zu more modules could not be used (unreadable, or changed since they were traced); "
+			 "their frames are shown as module+offset",
+			 s->more_warnings);
+		return;
+	}
 	char **w = realloc(s->warnings, (s->n_warnings + 1) * sizeof(*w));
 	if (!w)
 		return;

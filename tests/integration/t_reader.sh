@@ -182,6 +182,12 @@ open(T + "/lastcut.off", "w").write("%d\n" % len(b"".join(data[:-1])))
 # (and invalid UTF-8, and CSI as a C1 control in UTF-8)
 evil = module(0x400000, 0x500000, b"/nonexistent/a\nb\x1b[31m\xff\xc2\x9b1m")
 write("evilpath.zst", [head, frame(1, 0, alloc(10, 0xA000, 64, stack=1), True, evil + stack(1, [0x400100]))])
+# 30 modules whose files are gone, one of them listed at three spans (dlopened again at
+# other addresses), a stack through all 32 spans
+mods = b"".join(module(0x1000000 * (i + 1), 0x1000000 * (i + 1) + 0x100000, b"/nonexistent/m%02d.so" % i) for i in range(30))
+mods += module(0x40000000, 0x40100000, b"/nonexistent/m00.so") + module(0x50000000, 0x50100000, b"/nonexistent/m00.so")
+write("manymods.zst", [head, frame(1, 0, alloc(10, 0xA000, 64, stack=1), True,
+      mods + stack(1, [0x1000000 * (i + 1) + 0x10 for i in range(30)] + [0x40000010, 0x50000010]))])
 write("evilphase.zst", [head, frame(1, 0, phase_begin(5, 1) + alloc(5, 0xA000, 64, phase=1) + rss(5, 1 << 20),
                                     True, phase_def(1, b"\xff\xfe,a\nb\"c"))])
 # header settings that are no numbers, or out of range; stacks longer than any tracer writes
@@ -221,6 +227,10 @@ PYEOF
 	expect_eq "reader: a phase name's invalid UTF-8 and control bytes are '?' in both CSVs, one row per line" \
 		"$?/$($PY -c 'import sys; [open(f, encoding="utf-8").read() for f in sys.argv[1:]]; print("utf-8")' $T/evilphase.csv $T/evilphase.pcsv)/$(sed -n 2p $T/evilphase.csv | cut -d, -f7-)/$(sed -n 2p $T/evilphase.pcsv | cut -d, -f2-)/$(wc -l <$T/evilphase.pcsv)" \
 		'0/utf-8/"??,a?b""c"/"??,a?b""c",64,0/2'
+	$REPORT --phase-rule x=nomatch $T/manymods.zst >/dev/null 2>$T/manymods.err
+	expect_eq "reader: 30 unreadable modules, one at three spans: each said once, 20 at most, then one line counts the rest" \
+		"$?/$(grep -c "^cuzktrace-report: warning: --phase-rule: cannot read '/nonexistent/m" $T/manymods.err)/$(grep -c "cannot read '/nonexistent/m00.so'" $T/manymods.err)/$(tail -1 $T/manymods.err)/$(wc -l <$T/manymods.err)" \
+		"0/20/1/cuzktrace-report: warning: --phase-rule: 10 more modules could not be used (unreadable, or changed since they were traced); their frames are shown as module+offset/21"
 	report_status rategarbage "reader: a sampling rate that is no number is corruption (exit 1, one line)" \
 		"1/cuzktrace-report: error: '$T/rategarbage.zst': corrupt header: CUZKTRACE_SAMPLE=12k is not a number"
 	report_status deep300 "reader: a stack depth over 256 in the header is corruption (exit 1, one line)" \
