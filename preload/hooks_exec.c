@@ -358,8 +358,17 @@ static void exit_claim(void)
 {
 	struct ckt_tls *t = &ckt_tls;
 	pid_t tp = ckt_writer_pid();
-	if (t->guard || t->dead == 1 || !tp || getpid() != tp)
+	if ((t->guard && !t->awaiting_exit) || t->dead == 1 || !tp || getpid() != tp)
 		return;
+	if (t->awaiting_exit) {
+		/* a signal handler's exit on a thread whose exit waits in exit_last (which it
+		 * took): nothing would wait for the trace any more; finish it first, as _exit does */
+		sigset_t all;
+		sigfillset(&all);
+		pthread_sigmask(SIG_BLOCK, &all, NULL);
+		ckt_finish_exit();
+		return;
+	}
 	int me = (int)syscall(SYS_gettid), expect = 0;
 	if (atomic_compare_exchange_strong(&exit_owner, &expect, me) || expect == me) {
 		if (atomic_load(&fini_elsewhere) || !atomic_load(&exit_last_armed))

@@ -331,6 +331,7 @@ for i in 1 2 3 4 5 6; do
 	traced_json eblock_many$i $P/exitblock dtor 8 >/dev/null &
 done
 traced_json eblock_sig $P/exitblock dtorsig >/dev/null &
+traced_json eblock_sigx $P/exitblock dtorsigexit >/dev/null &
 wait
 # the second exit, waiting in the tracer's last handler, gets a signal whose handler calls
 # _exit(3) 2 s after the first is blocked: that _exit finishes the trace (it ended the process
@@ -338,6 +339,9 @@ wait
 expect_eq "a signal handler's _exit while an exit waits for another blocked in a destructor: status 3, complete, exit line, no warning, 2 s" \
 	"$(cat $T/eblock_sig.rc)/$(jget $T/eblock_sig.json truncated)/$(grep -c "^cuzktrace: $T/eblock_sig.zst: " $T/eblock_sig.err)/$(grep -c warning $T/eblock_sig.err)/$($PY -c 'import sys; print(2 <= float(sys.argv[1]) < 9)' "$(jget $T/eblock_sig.json duration_s)")" \
 	"3/false/1/0/True"
+expect_eq "the same with exit(4) in the handler: status 4, complete, exit line, no warning, 2 s" \
+	"$(cat $T/eblock_sigx.rc)/$(jget $T/eblock_sigx.json truncated)/$(grep -c "^cuzktrace: $T/eblock_sigx.zst: " $T/eblock_sigx.err)/$(grep -c warning $T/eblock_sigx.err)/$($PY -c 'import sys; print(2 <= float(sys.argv[1]) < 9)' "$(jget $T/eblock_sigx.json duration_s)")" \
+	"4/false/1/0/True"
 eb_ok=0 eb_bad=
 for i in 1 2 3 4 5 6; do
 	f=eblock_many$i live=$(jget $T/eblock_many$i.json live_at_exit.heap_bytes)

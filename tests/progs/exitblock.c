@@ -22,7 +22,8 @@
  * exitblock dtorsig: as dtor with one other thread, and 2 s after main is blocked it sends
  * that thread SIGUSR1, whose handler calls _exit(3): the thread is then waiting in the
  * tracer's last exit handler for the trace to be finished, and its _exit must finish it (it
- * ended the process there, the trace cut short without a word). */
+ * ended the process there, the trace cut short without a word). exitblock dtorsigexit: the
+ * same with exit(4) in the handler. */
 #include <signal.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -41,9 +42,13 @@ static int in_dtor, signal_other;
 static atomic_int blocked;
 static pthread_t first_other;
 
+static int exit_in_handler;
+
 static void on_usr1(int sig)
 {
 	(void)sig;
+	if (exit_in_handler)
+		exit(4);
 	_exit(3);
 }
 
@@ -79,7 +84,8 @@ int main(int argc, char **argv)
 	big = malloc(8400000);
 	atexit(free_big);
 	in_dtor = argc > 1 && strncmp(argv[1], "dtor", 4) == 0;
-	signal_other = argc > 1 && strcmp(argv[1], "dtorsig") == 0;
+	signal_other = argc > 1 && strncmp(argv[1], "dtorsig", 7) == 0;
+	exit_in_handler = argc > 1 && strcmp(argv[1], "dtorsigexit") == 0;
 	signal(SIGUSR1, on_usr1);
 	if (!in_dtor)
 		atexit(block);
