@@ -60,16 +60,16 @@ static void after_failed_exec(char **e)
 			"is not traced", NULL, NULL, NULL);
 }
 
-/* envp plus CUZKTRACE_EXEC_FROM=<path> and CUZKTRACE_EXEC_PID=<pid>:<written>, replacing
- * inherited ones; NULL if out of memory. <path> is the name CUZKTRACE_OUT gives, not the one
- * we may have fallen back to: the new image compares it with its own expansion. <written> is
- * the file this image wrote, which the new image keeps (and names its own after: a chain of
- * execs keeps every trace). <pid> is this process's, which the new image keeps: a shell keeps
- * the variables in its own copy of the environment and passes them to every child it forks,
- * and those replaced no image. (Two variables: a tracer before 0.2.6 reads EXEC_FROM as the
- * path alone.) A copy, made
- * before anything else: the process's environment is never changed (a setenv here would free
- * the array the caller passed when it is environ itself, grown by the program's setenv). */
+/* envp plus CUZKTRACE_EXEC_FROM=<path> and CUZKTRACE_EXEC_PID=<pid>.<start>:<written>,
+ * replacing inherited ones; NULL if out of memory. <path> is the name CUZKTRACE_OUT gives, not
+ * the one we may have fallen back to: the new image compares it with its own expansion.
+ * <written> is the file this image wrote, which the new image keeps (and names its own after:
+ * a chain of execs keeps every trace). <pid> and <start> (its start time) are this process's,
+ * which the new image keeps: a shell keeps the variables in its own copy of the environment
+ * and passes them to every child it forks, and those replaced no image. (Two variables: a
+ * tracer before 0.2.6 reads EXEC_FROM as the path alone.) A copy, made before anything else:
+ * the process's environment is never changed (a setenv here would free the array the caller
+ * passed when it is environ itself, grown by the program's setenv). */
 static char **with_exec_from_guarded(char *const envp[])
 {
 	size_t n = 0;
@@ -77,7 +77,7 @@ static char **with_exec_from_guarded(char *const envp[])
 		n++;
 	char **e = ckt_malloc((n + 3) * sizeof(*e));
 	const char *path = ckt_writer_requested_path(), *wrote = ckt_writer_path();
-	char *var = ckt_malloc(strlen(path) + 32), *pvar = ckt_malloc(strlen(wrote) + 48);
+	char *var = ckt_malloc(strlen(path) + 32), *pvar = ckt_malloc(strlen(wrote) + 80);
 	if (!e || !var || !pvar) {
 		ckt_free(e);
 		ckt_free(var);

@@ -553,19 +553,27 @@ static _Atomic pid_t writer_tid;
 /* Whether the main thread has ended (a zombie: "Z" in /proc/self/stat, which shows the
  * leader's state), not only begun its pthread_exit: its key destructors still run, and may
  * allocate or call exit. */
+/* /proc/self/stat read into st: the fields after the command's closing parenthesis (the
+ * state first), or NULL when it cannot be read. */
+static const char *self_stat(char *st, size_t cap)
+{
+	int f = ckt_proc_open("self/stat", O_RDONLY);
+	if (f < 0)
+		return NULL;
+	ssize_t n = read(f, st, cap - 1);
+	close(f);
+	if (n <= 0)
+		return NULL;
+	st[n] = 0;
+	const char *paren = strrchr(st, ')');
+	return paren && paren[1] == ' ' ? paren + 2 : NULL;
+}
+
 static int leader_ended(void)
 {
 	char st[512];
-	int f = ckt_proc_open("self/stat", O_RDONLY);
-	if (f < 0)
-		return 1; /* cannot tell: as before, the leader does not count */
-	ssize_t n = read(f, st, sizeof(st) - 1);
-	close(f);
-	if (n <= 0)
-		return 1;
-	st[n] = 0;
-	const char *paren = strrchr(st, ')');
-	return !paren || paren[1] != ' ' || paren[2] == 'Z' || paren[2] == 'X';
+	const char *s = self_stat(st, sizeof(st));
+	return !s || s[0] == 'Z' || s[0] == 'X'; /* cannot tell: as before, the leader does not count */
 }
 
 /* 1 when the process has no thread besides the caller, its leader (a zombie after the main
@@ -728,11 +736,20 @@ static void u64s(char *b, uint64_t v)
 	b[l.len] = 0;
 }
 
-/* CUZKTRACE_EXEC_PID's value starts with the pid of the image that exec'd, then ':' (see
- * hooks_exec.c): writes that prefix, NUL-terminated, to b (24 bytes are enough). */
+/* CUZKTRACE_EXEC_PID's value starts with the pid of the image that exec'd and the process's
+ * start time (field 22 of /proc/self/stat, which an exec keeps: a later process given the
+ * same pid, after the pids wrapped or in another pid namespace, has another), then ':' (see
+ * hooks_exec.c): writes "<pid>.<start>:", NUL-terminated, to b (48 bytes are enough). */
 void ckt_exec_pid_prefix(char *b, pid_t pid)
 {
+	char st[1024];
+	const char *s = self_stat(st, sizeof(st));
+	for (int field = 3; s && field < 22; field++)
+		s = (s = strchr(s, ' ')) ? s + 1 : NULL;
+	size_t n = s ? strspn(s, "0123456789") : 0;
 	u64s(b, (uint64_t)pid);
+	strcat(b, ".");
+	strncat(b, s ? s : "", n < 20 ? n : 20);
 	strcat(b, ":");
 }
 
@@ -1004,7 +1021,7 @@ static int setup(const char *want_path, pid_t pid, const char *exe_path, char *s
 	 * replaced nothing (a tracer before 0.2.6 sets no CUZKTRACE_EXEC_PID: its exec is ours). */
 	const char *from = getenv("CUZKTRACE_EXEC_FROM"), *ep = getenv("CUZKTRACE_EXEC_PID");
 	const char *colon = ep ? strchr(ep, ':') : NULL;
-	char mine[32], wrote[sizeof(path_abs)] = "";
+	char mine[48], wrote[sizeof(path_abs)] = "";
 	ckt_exec_pid_prefix(mine, pid);
 	int ours = !colon || !strncmp(ep, mine, strlen(mine));
 	if (colon && colon[1] == '/' && strlen(colon + 1) < sizeof(wrote))

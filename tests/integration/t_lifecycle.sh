@@ -499,6 +499,17 @@ for sh in bash dash; do
 		"$(cat $T/shy$sh.out)/$(jget $T/shy$sh.json header.pid)/$(jget $T/shy$sh.json end_reason)/$(grep -c "'$T/shy$sh/t.zst' is being written by another live process; using" $T/shy$sh.err)/$(ls $T/shy$sh | sed -E 's/\.[0-9]+\./.PID./' | LC_ALL=C sort | tr '\n' ' ')" \
 		"done/$(sed -E 's/.*\(pid ([0-9]+)\).*/\1/;q' $T/shy$sh.err)/exec/2/t.PID.zst t.PID.zst t.exec1.zst t.exec2.zst t.zst "
 done
+# CUZKTRACE_EXEC_PID names the process by pid and start time: a process with the pid but
+# another start time (the pids wrapped, another pid namespace) replaced nothing
+mkdir -p $T/shs
+for st in own 1; do
+	bash -c 'st='$st'; [ $st = own ] && st=$(cut -d" " -f22 /proc/$$/stat)
+		exec env CUZKTRACE_EXEC_FROM='$T'/shs/t'$st'.zst CUZKTRACE_EXEC_PID=$$.$st:'$T'/shs/t'$st'.zst \
+		CUZKTRACE_OUT='$T'/shs/t'$st'.zst LD_PRELOAD='$LIB' '$P'/exitcode' >/dev/null 2>$T/shs$st.err
+done
+expect_eq "CUZKTRACE_EXEC_PID: this pid and start time: an exec's rename; another start time: none" \
+	"$(grep -c 'replaced by exec' $T/shsown.err)/$(grep -c 'replaced by exec' $T/shs1.err)/$(ls $T/shs | LC_ALL=C sort | tr '\n' ' ')" \
+	"1/0/t1.zst town.exec1.zst "
 # a name that itself ends in .exec<k>: the exec'd images add theirs after it
 mkdir -p $T/shz
 CUZKTRACE_OUT=$T/shz/job.exec7.zst traced shz env env /bin/true
