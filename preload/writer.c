@@ -550,9 +550,6 @@ static int join_writer(int fast);
 
 static _Atomic pid_t writer_tid;
 
-/* Whether the main thread has ended (a zombie: "Z" in /proc/self/stat, which shows the
- * leader's state), not only begun its pthread_exit: its key destructors still run, and may
- * allocate or call exit. */
 /* /proc/self/stat read into st: the fields after the command's closing parenthesis (the
  * state first), or NULL when it cannot be read. */
 static const char *self_stat(char *st, size_t cap)
@@ -569,6 +566,9 @@ static const char *self_stat(char *st, size_t cap)
 	return paren && paren[1] == ' ' ? paren + 2 : NULL;
 }
 
+/* Whether the main thread has ended (a zombie: "Z" in /proc/self/stat, which shows the
+ * leader's state), not only begun its pthread_exit: its key destructors still run, and may
+ * allocate or call exit. */
 static int leader_ended(void)
 {
 	char st[512];
