@@ -264,6 +264,16 @@ expect_eq "misspelt variable: one line naming it" "$(head -1 $T/typo.err)" \
 	"cuzktrace: warning: unknown variable CUZKTRACE_SAMPEL ignored (known: CUZKTRACE_OUT, _SAMPLE, _DEPTH, _PHASES, _FLUSH_MS, _RSS_MS, _STRICT, _QUIET, _ZSTD_LEVEL)"
 expect_eq "misspelt variable: program unchanged" "$(cat $T/typo.out)/$(cat $T/typo.rc)" "$(cat $T/plain.out)/$plain_rc"
 
+# malloc is no cancellation point, traced or not: threads cancelled (deferred) between their
+# allocations, 240 times in each mode (a capture went through glibc's read, a cancellation
+# point: 2 to 120 of 240 threads were unwound from inside malloc or realloc)
+for s in 0 524288; do
+	CUZKTRACE_SAMPLE=$s CUZKTRACE_OUT=$T/cancel$s.zst traced cancel$s $P/cancelalloc
+	$REPORT --json $T/cancel$s.zst >$T/cancel$s.json 2>/dev/null
+	expect_eq "cancelled threads (CUZKTRACE_SAMPLE=$s): none inside an allocation call, status 0, trace complete" \
+		"$(cat $T/cancel$s.out)/$(cat $T/cancel$s.rc)/$(jget $T/cancel$s.json truncated)" "cancelalloc: elsewhere 0/0/false"
+done
+
 # An allocator the tracer cannot see (the program exports its own malloc): one line says so.
 # The tracer's own memory never comes from that allocator: its mmap inside malloc, the first
 # traced call of a new thread, must not make the tracer call malloc (rustc, whose jemalloc
