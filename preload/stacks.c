@@ -36,13 +36,15 @@
 #include <link.h>
 #include <sched.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #define TABLE_BITS 21 /* 2M distinct stacks */
 #define TABLE_SIZE (1u << TABLE_BITS)
 #define MAX_IDS TABLE_SIZE
-#define ARENA_SIZE (4ull << 30) /* reserved address space; pages are touched as used */
+#define ARENA_MAX (4ull << 30) /* reserved address space; pages are touched as used */
+#define ARENA_MIN (16ull << 20)
 #define CKT_UNW_FAST_SPENT_NS 125000ull
 #define CKT_UNW_WINDOW_NS 50000000ull
 #define CKT_UNW_FRAME_MAX_NS 5000ull /* a frame steps in 0.2-1.5 us; see backtrace_now */
@@ -65,6 +67,10 @@ static struct tslot *table;
 static struct ckt_stack_entry *_Atomic *by_id;
 static unsigned char *arena;
 static atomic_size_t arena_used;
+/* ARENA_MAX, or under an address-space limit (RLIMIT_AS, ulimit -v) 1/32 of it, at least
+ * ARENA_MIN: the reservation counts against that limit although its pages are never touched
+ * (4 GiB of a 6 GiB limit left the program 30 blocks of 64 MiB instead of 95) */
+static size_t arena_size;
 static atomic_uint next_id = 1;
 static atomic_int full_reported;
 static int fast_only; /* 1: the unwinders disagree (unwinders_agree): unw_backtrace only */
@@ -113,7 +119,11 @@ int ckt_stacks_init(void)
 		return 0;
 	table = reserve(TABLE_SIZE * sizeof(*table));
 	by_id = reserve(MAX_IDS * sizeof(*by_id));
-	arena = reserve(ARENA_SIZE);
+	struct rlimit as;
+	arena_size = ARENA_MAX;
+	if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY && as.rlim_cur / 32 < ARENA_MAX)
+		arena_size = as.rlim_cur / 32 > ARENA_MIN ? (size_t)(as.rlim_cur / 32) : ARENA_MIN;
+	arena = reserve(arena_size);
 	if (!table || !by_id || !arena) {
 		ckt_log("error: cannot reserve memory for call stacks; stacks are not recorded", NULL,
 			NULL, NULL);
@@ -157,7 +167,7 @@ static CKT_NOINLINE uint32_t intern(const uint64_t *f, uint32_t n, uint64_t h)
 				uint32_t id = atomic_fetch_add(&next_id, 1);
 				size_t bytes = sizeof(struct ckt_stack_entry) + n * sizeof(uint64_t);
 				size_t off = atomic_fetch_add(&arena_used, bytes);
-				if (id >= MAX_IDS || off + bytes > ARENA_SIZE) {
+				if (id >= MAX_IDS || off + bytes > arena_size) {
 					atomic_store_explicit(&s->id, UINT32_MAX, memory_order_release);
 					goto full;
 				}

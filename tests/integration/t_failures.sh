@@ -264,6 +264,18 @@ expect_eq "misspelt variable: one line naming it" "$(head -1 $T/typo.err)" \
 	"cuzktrace: warning: unknown variable CUZKTRACE_SAMPEL ignored (known: CUZKTRACE_OUT, _SAMPLE, _DEPTH, _PHASES, _FLUSH_MS, _RSS_MS, _STRICT, _QUIET, _ZSTD_LEVEL)"
 expect_eq "misspelt variable: program unchanged" "$(cat $T/typo.out)/$(cat $T/typo.rc)" "$(cat $T/plain.out)/$plain_rc"
 
+# An address-space limit (ulimit -v 6 GiB) counts the tracer's reservations, which it sizes
+# to the limit: blocks of 64 MiB of address space, untraced and traced (the 4 GiB reservation
+# for call stacks left 30 of 95)
+as_plain=$(bash -c 'ulimit -v 6291456; '$P'/asfill' | grep -o '[0-9]*')
+[ "${as_plain:-0}" -gt 50 ] || echo "  skip address-space limit: untraced, only ${as_plain:-0} blocks fit (strict overcommit?)"
+[ "${as_plain:-0}" -gt 50 ] && for s in 0 524288; do
+	as_traced=$(bash -c "ulimit -v 6291456; CUZKTRACE_SAMPLE=$s CUZKTRACE_OUT=$T/asfill.zst LD_PRELOAD=$LIB $P/asfill 2>/dev/null" | grep -o '[0-9]*')
+	$REPORT --json $T/asfill.zst >$T/asfill.json 2>/dev/null
+	expect_eq "address-space limit (CUZKTRACE_SAMPLE=$s): at most 5 of $as_plain blocks fewer traced ($as_traced), trace complete" \
+		"$(( as_traced + 5 >= as_plain ))/$(jget $T/asfill.json truncated)" "1/false"
+done
+
 # malloc is no cancellation point, traced or not: threads cancelled (deferred) between their
 # allocations, 240 times in each mode (a capture went through glibc's read, a cancellation
 # point: 2 to 120 of 240 threads were unwound from inside malloc or realloc)
