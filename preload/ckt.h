@@ -212,6 +212,7 @@ struct ckt_stack_cache {
 
 enum ckt_ring_state { CKT_RING_FREE = 0, CKT_RING_LIVE, CKT_RING_EXITED };
 
+#define CKT_CAP_UNW_BYTES 2560 /* libunwind's context and cursor (stacks.c checks the size) */
 struct ckt_ring {
 	/* written by the owning thread */
 	_Alignas(64) _Atomic uint64_t head;
@@ -249,6 +250,9 @@ struct ckt_ring {
 				   * lives: the writer's last flush sends what is still pending */
 	struct ckt_ring *next; /* global list; rings are never unlinked, only recycled */
 	struct ckt_stack_cache cache[CKT_STACK_CACHE]; /* owner only; ids are global */
+	/* owner only: a stack capture's buffers, off the program's stack (stacks.c) */
+	void *cap_raw[CKT_MAX_DEPTH + 9];
+	_Alignas(64) unsigned char cap_unw[CKT_CAP_UNW_BYTES];
 	struct ckt_slot slots[CKT_RING_SLOTS];
 };
 

@@ -209,22 +209,36 @@ full:
 	return 0;
 }
 
+/* A capture's buffers are in the thread's ring, not on its stack: the hooks run on the
+ * program's stack, which may be small (an 8 KiB sigaltstack whose handler allocates, threads
+ * with small stacks), and these took 4 KiB of it (the frames, libunwind's context and
+ * cursor): such programs crashed traced. Not in TLS either: glibc carves a thread's static TLS
+ * out of its stack. No capture nests on a thread (it runs with the hook guard raised: a
+ * signal handler's allocation then passes through), so one set each. libunwind's
+ * unw_backtrace still keeps its own context and cursor on the stack. */
+struct cap_unw {
+	unw_context_t uc;
+	unw_cursor_t cursor;
+};
+_Static_assert(sizeof(struct cap_unw) <= CKT_CAP_UNW_BYTES, "CKT_CAP_UNW_BYTES holds libunwind's context and cursor");
+_Static_assert(_Alignof(struct cap_unw) <= 64, "the ring's buffer is 64-byte aligned");
+
 /* The return addresses of the calling thread, innermost first, by stepping a cursor: this
  * function's own frame first (the tracer's, dropped with the others), then the same frames
  * unw_backtrace gives. */
-static CKT_NOINLINE int step_backtrace(void **buf, int size)
+static CKT_NOINLINE int step_backtrace(struct cap_unw *u, void **buf, int size)
 {
-	unw_context_t uc;
-	unw_cursor_t c;
+	unw_context_t *uc = &u->uc;
+	unw_cursor_t *c = &u->cursor;
 	int n = 0;
-	if (unw_getcontext(&uc) < 0 || unw_init_local(&c, &uc) < 0)
+	if (unw_getcontext(uc) < 0 || unw_init_local(c, uc) < 0)
 		return 0;
 	do {
 		unw_word_t ip;
-		if (unw_get_reg(&c, UNW_REG_IP, &ip) < 0 || !ip)
+		if (unw_get_reg(c, UNW_REG_IP, &ip) < 0 || !ip)
 			break;
 		buf[n++] = (void *)(uintptr_t)ip;
-	} while (n < size && unw_step(&c) > 0);
+	} while (n < size && unw_step(c) > 0);
 	return n;
 }
 
@@ -238,8 +252,9 @@ static CKT_NOINLINE int step_backtrace(void **buf, int size)
 static CKT_NOINLINE int unwinders_agree(void)
 {
 	void *a[16], *b[17];
+	struct cap_unw u; /* once, on the initializing thread's stack */
 	int na = unw_backtrace(a, 16);
-	int nb = step_backtrace(b, 17);
+	int nb = step_backtrace(&u, b, 17);
 	if (na < 2 || nb != na + 1)
 		return 0;
 	for (int i = 1; i < na; i++)
@@ -249,12 +264,12 @@ static CKT_NOINLINE int unwinders_agree(void)
 }
 
 /* The stack of the calling thread by the unwinder it uses now (see the top of this file). */
-static inline int backtrace_now(struct ckt_tls *t, void **buf, int size)
+static inline int backtrace_now(struct ckt_tls *t, struct ckt_ring *r, void **buf, int size)
 {
 	if (CKT_LIKELY(t->unw_fast) || fast_only)
 		return unw_backtrace(buf, size);
 	uint64_t t0 = ckt_now();
-	int got = step_backtrace(buf, size + 1);
+	int got = step_backtrace((struct cap_unw *)(void *)r->cap_unw, buf, size + 1);
 	uint64_t t1 = ckt_now();
 	if (t0 - t->unw_since > CKT_UNW_WINDOW_NS) {
 		t->unw_since = t0;
@@ -271,15 +286,15 @@ static inline int backtrace_now(struct ckt_tls *t, void **buf, int size)
 
 uint32_t ckt_stacks_capture(struct ckt_tls *t)
 {
-	void *raw[CKT_MAX_DEPTH + 9];
 	/* acquire: the tables and fast_only written before it was set (a plain load on x86) */
 	if (!atomic_load_explicit(&ckt_stacks_ready, memory_order_acquire))
 		return 0;
 	struct ckt_ring *r = t->ring ? t->ring : ckt_thread_attach(t);
 	if (!r)
 		return 0;
+	void **raw = r->cap_raw;
 	t->in_unwind++; /* libunwind's memory checks go to our private pipe (hooks_io.c) */
-	int got = backtrace_now(t, raw, (int)ckt_config.depth + 8);
+	int got = backtrace_now(t, r, raw, (int)ckt_config.depth + 8);
 	t->in_unwind--;
 	int skip = 0;
 	while (skip < got && (uintptr_t)raw[skip] >= self_lo && (uintptr_t)raw[skip] < self_hi)

@@ -276,15 +276,25 @@ as_plain=$(bash -c 'ulimit -v 6291456; '$P'/asfill' | grep -o '[0-9]*')
 		"$(( as_traced + 5 >= as_plain ))/$(jget $T/asfill.json truncated)" "1/false"
 done
 
+# both_modes NAME WHAT WANT PROG...: PROG traced in exact and default mode; "WANT" is its output,
+# and each run must end with status 0 and a complete trace
+both_modes() {
+	local name=$1 what=$2 want=$3 s; shift 3
+	for s in 0 524288; do
+		CUZKTRACE_SAMPLE=$s CUZKTRACE_OUT=$T/$name$s.zst traced $name$s "$@"
+		$REPORT --json $T/$name$s.zst >$T/$name$s.json 2>/dev/null
+		expect_eq "$what (CUZKTRACE_SAMPLE=$s): status 0, trace complete" \
+			"$(cat $T/$name$s.out)/$(cat $T/$name$s.rc)/$(jget $T/$name$s.json truncated)" "$want/0/false"
+	done
+}
+# A signal handler that allocates on an 8 KiB alternate stack (the old SIGSTKSZ): the stack
+# capture's buffers (4 KiB) are the tracer's, not on that stack (it overflowed it: 20 of 20
+# runs aborted with a corrupted heap)
+both_modes altstack "allocating on an 8 KiB signal stack" "altstack: 2000" $P/altstack
 # malloc is no cancellation point, traced or not: threads cancelled (deferred) between their
 # allocations, 240 times in each mode (a capture went through glibc's read, a cancellation
 # point: 2 to 120 of 240 threads were unwound from inside malloc or realloc)
-for s in 0 524288; do
-	CUZKTRACE_SAMPLE=$s CUZKTRACE_OUT=$T/cancel$s.zst traced cancel$s $P/cancelalloc
-	$REPORT --json $T/cancel$s.zst >$T/cancel$s.json 2>/dev/null
-	expect_eq "cancelled threads (CUZKTRACE_SAMPLE=$s): none inside an allocation call, status 0, trace complete" \
-		"$(cat $T/cancel$s.out)/$(cat $T/cancel$s.rc)/$(jget $T/cancel$s.json truncated)" "cancelalloc: elsewhere 0/0/false"
-done
+both_modes cancel "cancelled threads: none inside an allocation call" "cancelalloc: elsewhere 0" $P/cancelalloc
 
 # An allocator the tracer cannot see (the program exports its own malloc): one line says so.
 # The tracer's own memory never comes from that allocator: its mmap inside malloc, the first
