@@ -135,10 +135,11 @@ static int check_fd(void)
 		fd = ckt_fd_high(nfd);
 		return 0;
 	}
+	int e = errno;
 	if (nfd >= 0)
 		close(nfd);
 	fd = -1;
-	return -EBADF;
+	return nfd < 0 && (e == EMFILE || e == ENFILE) ? -EMFILE : -EBADF;
 }
 
 /* One zstd frame: the stream directory, the ROW stream, then the columns, each column ending a
@@ -536,6 +537,11 @@ static void stop_tracing(int err)
 		ckt_log("error: the trace descriptor for '", path_abs,
 			"' was closed and the path no longer names the trace; tracing stopped, the "
 			"program continues",
+			NULL);
+	else if (err == -EMFILE) /* the program holds every descriptor number it may have */
+		ckt_log("error: the trace descriptor for '", path_abs,
+			"' was closed and no descriptor was free to open it again; tracing stopped, "
+			"the program continues",
 			NULL);
 	else
 		fail_line("cannot write trace", path_abs, -err,
