@@ -212,7 +212,8 @@ struct ckt_stack_cache {
 
 enum ckt_ring_state { CKT_RING_FREE = 0, CKT_RING_LIVE, CKT_RING_EXITED };
 
-#define CKT_CAP_UNW_BYTES 2560 /* libunwind's context and cursor (stacks.c checks the size) */
+#define CKT_CAP_UNW_BYTES 4096 /* libunwind's context and cursor: 1984 bytes on x86_64, 2736 on
+				* aarch64 (stacks.c checks the size) */
 struct ckt_ring {
 	/* written by the owning thread */
 	_Alignas(64) _Atomic uint64_t head;

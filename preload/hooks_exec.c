@@ -318,9 +318,11 @@ static void exit_await_or_finish(void)
 	 * nothing, so that _exit finishes the trace as any other (before_fast_exit). Marked
 	 * around the guard, so that no signal finds the guard raised without the mark. */
 	t->awaiting_exit = 1;
+	atomic_signal_fence(memory_order_seq_cst); /* the guard is a plain int: keep the order */
 	t->guard++;
 	int rc = ckt_writer_await_finish();
 	t->guard--;
+	atomic_signal_fence(memory_order_seq_cst);
 	t->awaiting_exit = 0;
 	if (rc != 0)
 		return;

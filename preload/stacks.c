@@ -269,7 +269,13 @@ static inline int backtrace_now(struct ckt_tls *t, struct ckt_ring *r, void **bu
 	if (CKT_LIKELY(t->unw_fast) || fast_only)
 		return unw_backtrace(buf, size);
 	uint64_t t0 = ckt_now();
+	/* stepping may read unwind tables from files (.debug_frame: open, read, close through
+	 * glibc, cancellation points) or check memory with msync, one too: none of them may make
+	 * malloc a cancellation point (hooks_io.c routes the pipe checks to raw system calls) */
+	int cancel_state;
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
 	int got = step_backtrace((struct cap_unw *)(void *)r->cap_unw, buf, size + 1);
+	pthread_setcancelstate(cancel_state, NULL);
 	uint64_t t1 = ckt_now();
 	if (t0 - t->unw_since > CKT_UNW_WINDOW_NS) {
 		t->unw_since = t0;

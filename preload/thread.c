@@ -98,7 +98,7 @@ CKT_NOINLINE struct ckt_ring *ckt_thread_attach(struct ckt_tls *t)
 		 * call) do not wake the writer, which frees their rings only at its flushes: a
 		 * program that churns such threads would map a ring for each thread started in a
 		 * flush interval. Past 64 rings, each new one wakes the writer (one futex call
-		 * beside a 516 KiB mmap). */
+		 * beside a 521 KiB mmap). */
 		if (r && atomic_fetch_add(&rings_mapped, 1) >= 64)
 			ckt_writer_wake();
 	}

@@ -139,7 +139,7 @@ static int check_fd(void)
 	if (nfd >= 0)
 		close(nfd);
 	fd = -1;
-	return nfd < 0 && (e == EMFILE || e == ENFILE) ? -EMFILE : -EBADF;
+	return nfd < 0 && (e == EMFILE || e == ENFILE) ? -e : -EBADF;
 }
 
 /* One zstd frame: the stream directory, the ROW stream, then the columns, each column ending a

@@ -266,14 +266,15 @@ expect_eq "misspelt variable: program unchanged" "$(cat $T/typo.out)/$(cat $T/ty
 
 # An address-space limit (ulimit -v 6 GiB) counts the tracer's reservations, which it sizes
 # to the limit: blocks of 64 MiB of address space, untraced and traced (the 4 GiB reservation
-# for call stacks left 30 of 95)
+# for call stacks left 30 of 95; now 91)
 as_plain=$(bash -c 'ulimit -v 6291456; '$P'/asfill' | grep -o '[0-9]*')
+[ "$(cat /proc/sys/vm/overcommit_memory 2>/dev/null)" = 2 ] && as_plain=0 # commit, not address space, limits it
 [ "${as_plain:-0}" -gt 50 ] || echo "  skip address-space limit: untraced, only ${as_plain:-0} blocks fit (strict overcommit?)"
 [ "${as_plain:-0}" -gt 50 ] && for s in 0 524288; do
 	as_traced=$(bash -c "ulimit -v 6291456; CUZKTRACE_SAMPLE=$s CUZKTRACE_OUT=$T/asfill.zst LD_PRELOAD=$LIB $P/asfill 2>/dev/null" | grep -o '[0-9]*')
 	$REPORT --json $T/asfill.zst >$T/asfill.json 2>/dev/null
-	expect_eq "address-space limit (CUZKTRACE_SAMPLE=$s): at most 5 of $as_plain blocks fewer traced ($as_traced), trace complete" \
-		"$(( as_traced + 5 >= as_plain ))/$(jget $T/asfill.json truncated)" "1/false"
+	expect_eq "address-space limit (CUZKTRACE_SAMPLE=$s): traced at least 85% of the $as_plain blocks ($as_traced), trace complete" \
+		"$(( as_traced * 100 >= as_plain * 85 ))/$(jget $T/asfill.json truncated)" "1/false"
 done
 
 # both_modes NAME WHAT WANT PROG...: PROG traced in exact and default mode; "WANT" is its output,
@@ -287,10 +288,10 @@ both_modes() {
 			"$(cat $T/$name$s.out)/$(cat $T/$name$s.rc)/$(jget $T/$name$s.json truncated)" "$want/0/false"
 	done
 }
-# A signal handler that allocates on an 8 KiB alternate stack (the old SIGSTKSZ): the stack
-# capture's buffers (4 KiB) are the tracer's, not on that stack (it overflowed it: 20 of 20
-# runs aborted with a corrupted heap)
-both_modes altstack "allocating on an 8 KiB signal stack" "altstack: 2000" $P/altstack
+# A signal handler that allocates on a small alternate stack (the kernel's minimum signal
+# frame + 6 KiB, at least 8 KiB): the stack capture's buffers (4 KiB) are the tracer's, not on
+# that stack (it overflowed it: 20 of 20 runs aborted with a corrupted heap)
+both_modes altstack "allocating on a small signal stack" "altstack: 2000" $P/altstack
 # malloc is no cancellation point, traced or not: threads cancelled (deferred) between their
 # allocations, 240 times in each mode (a capture went through glibc's read, a cancellation
 # point: 2 to 120 of 240 threads were unwound from inside malloc or realloc)

@@ -36,8 +36,6 @@ $REPORT --json $T/rawfork.zst >$T/rawfork.json 2>/dev/null
 expect_eq "_Fork: parent's trace complete and exact" \
 	"$(jget $T/rawfork.json truncated)/$(jget $T/rawfork.json peak_heap.bytes)/$(jget $T/rawfork.json lost_events)" "false/2000000/0"
 
-# with 1,024 descriptors the trace's (kept near the top of the range) is within the program's
-# close-all loop, so the reopen path runs
 # every descriptor number taken (dup2 onto each under a hard limit of 64, the trace's too)
 # while the program allocates: the trace cannot be opened again; one line that says why (it
 # said the path no longer named the trace), the program unchanged, the trace read as cut
@@ -46,6 +44,8 @@ $REPORT --json $T/fdfull.zst >$T/fdfull.json 2>/dev/null
 expect_eq "every descriptor taken: output and status unchanged, one line, the trace read as truncated" \
 	"$(cat $T/fdfull.out)/$(cat $T/fdfull.rc)/$(sed 1d $T/fdfull.err)/$(jget $T/fdfull.json truncated)" \
 	"fdfull: done/0/cuzktrace: error: the trace descriptor for '$T/fdfull.zst' was closed and no descriptor was free to open it again; tracing stopped, the program continues/true"
+# with 1,024 descriptors the trace's (kept near the top of the range) is within the program's
+# close-all loop, so the reopen path runs
 (ulimit -n 1024; CUZKTRACE_OUT=$T/closefds.zst traced closefds $P/closefds)
 expect_eq "closed descriptors: the program's pipe is clean" "$(cat $T/closefds.out)" "pipe ok"
 expect_eq "closed descriptors: one line says so" "$(sed -n 2p $T/closefds.err)" \

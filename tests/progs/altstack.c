@@ -1,9 +1,12 @@
-/* altstack.c: a signal handler on an alternate stack of SIGSTKSZ-era size (8 KiB, argv[1]
- * bytes if given) allocates: a small block and a 300,000-byte one (recorded with its stack in
- * every mode), 2,000 times. The tracer's stack capture runs on that stack: with its buffers
- * there (4 KiB) it overflowed it and corrupted the heap. Prints "altstack: N" (2000). */
+/* altstack.c: a signal handler on a small alternate stack (the kernel's minimum signal frame,
+ * AT_MINSIGSTKSZ, plus 6 KiB, at least the 8 KiB of the old SIGSTKSZ; argv[1] bytes if given)
+ * allocates: a small block and a 300,000-byte one (recorded with its stack in every mode),
+ * 2,000 times. Untraced the handler needs about 2 KiB past the frame. The tracer's stack
+ * capture runs on that stack: with its buffers there (4 KiB) it overflowed it and corrupted
+ * the heap; libunwind alone takes about 2 KiB. Prints "altstack: N" (2000). */
 #include <signal.h>
 #include <stdio.h>
+#include <sys/auxv.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -24,7 +27,11 @@ static void handler(int sig)
 
 int main(int argc, char **argv)
 {
-	size_t size = argc > 1 ? strtoul(argv[1], NULL, 0) : 8192;
+	size_t size = getauxval(AT_MINSIGSTKSZ) + 6144;
+	if (size < 8192)
+		size = 8192;
+	if (argc > 1)
+		size = strtoul(argv[1], NULL, 0);
 	stack_t ss = {.ss_sp = malloc(size), .ss_size = size, .ss_flags = 0};
 	if (!ss.ss_sp || sigaltstack(&ss, NULL))
 		return 2;
