@@ -640,6 +640,20 @@ static int only_helpers_left(void)
  * makes glibc's exit (whose destructors find the trace finished). */
 static void finish_said_done(void);
 
+/* At the end: the trace's name no longer leads to the file written (the program deleted,
+ * renamed or replaced it while it ran: the data went on into the file, under whatever name it
+ * has now, or none): one line, so that nobody reads another file, or none, for the trace. */
+static void path_moved_line(void)
+{
+	struct stat st;
+	if (stat(path_abs, &st) == 0 && st.st_dev == file_dev && st.st_ino == file_ino)
+		return;
+	ckt_log("warning: '", path_abs,
+		"' no longer names the trace written (the file was deleted, renamed or replaced while "
+		"the program ran)",
+		NULL);
+}
+
 static void finish_orphaned(void)
 {
 	atomic_store(&finisher, (pid_t)syscall(SYS_gettid));
@@ -652,6 +666,7 @@ static void finish_orphaned(void)
 	} else {
 		atomic_store(&ckt_active, 0);
 		close_own_fd();
+		path_moved_line();
 		if (!ckt_config.quiet)
 			exit_line();
 	}
@@ -1516,7 +1531,10 @@ static void finish_locked(int reason, int fast)
 	atomic_store(&ckt_active, 0);
 	close_own_fd();
 	/* after a write error the writer has said so; an exit line would claim a whole trace */
-	if (ckt_config.quiet || !was_running || atomic_load(&writer_failed))
+	if (!was_running || atomic_load(&writer_failed))
+		return;
+	path_moved_line();
+	if (ckt_config.quiet)
 		return;
 	exit_line();
 }
