@@ -406,11 +406,15 @@ expect_eq "setgid looping in a thread during the final flush: status 0, complete
 	"$(cat $T/setxid.rc)/$(jget $T/setxid.json truncated)/$(jget $T/setxid.json event_counts.free)/$(grep -v -e "^cuzktrace: tracing " -e "^cuzktrace: $T/setxid.zst: " $T/setxid.err | wc -l)" \
 	"0/false/300000/0"
 # the same during the exec hook's final flush (the timer survives the exec: the status is the
-# handler's, or the new image's)
+# handler's, or the new image's). On a loaded machine the first tick (1 ms after the timer is
+# armed) can come before the exec hook begins: the handler's exit then finishes the trace
+# itself, ended by exit, complete (seen once in 12 runs with two suites on 2 cores)
 for m in "exit" "fast"; do
 	CUZKTRACE_ZSTD_LEVEL=19 CUZKTRACE_FLUSH_MS=60000 traced_json sigexec $P/sigflush $m exec >/dev/null
+	se_end=$(jget $T/sigexec.json end_reason)
+	[ "$se_end" = exit ] && [ "$(cat $T/sigexec.rc)" = 6 ] && se_end="exec (the tick came first: exit)"
 	expect_eq "signal ending the process during an exec's final flush ($m): complete, ended by exec, 300,000 frees" \
-		"$(jget $T/sigexec.json truncated)/$(jget $T/sigexec.json end_reason)/$(jget $T/sigexec.json event_counts.free)" \
+		"$(jget $T/sigexec.json truncated)/${se_end%% *}/$(jget $T/sigexec.json event_counts.free)" \
 		"false/exec/300000"
 done
 # exit (not _exit) in a vfork child would run the parent's exit handlers, the tracer's
