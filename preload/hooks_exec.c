@@ -235,6 +235,16 @@ CKT_EXPORT int setns(int fd, int nstype)
  * waits for the writer's last flush instead; if the interrupted code held a lock the writer
  * needs, the writer's 10 s progress limit ends the wait. Signals are blocked meanwhile: the
  * process is ending, and a handler must not run inside the final flush. */
+/* The process ends: the trace is finished with every signal blocked (a handler must not run
+ * inside the final flush); the mask stays so for the rest of the process's end. */
+static void finish_signals_blocked(void)
+{
+	sigset_t all;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	ckt_finish_exit();
+}
+
 static CKT_NOINLINE void before_fast_exit(void)
 {
 	/* the traced process itself (not a vfork child), even when another thread has begun to
@@ -244,10 +254,7 @@ static CKT_NOINLINE void before_fast_exit(void)
 	if ((ckt_tls.guard && !ckt_tls.awaiting_exit) || ckt_tls.dead == 1 || finished_here ||
 	    getpid() != ckt_writer_pid())
 		return;
-	sigset_t all;
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, NULL);
-	ckt_finish_exit();
+	finish_signals_blocked();
 }
 
 static __attribute__((noreturn)) void fast_exit(void (*real)(int), int status)
@@ -365,10 +372,7 @@ static void exit_claim(void)
 	if (t->awaiting_exit) {
 		/* a signal handler's exit on a thread whose exit waits in exit_last (which it
 		 * took): nothing would wait for the trace any more; finish it first, as _exit does */
-		sigset_t all;
-		sigfillset(&all);
-		pthread_sigmask(SIG_BLOCK, &all, NULL);
-		ckt_finish_exit();
+		finish_signals_blocked();
 		return;
 	}
 	int me = (int)syscall(SYS_gettid), expect = 0;

@@ -533,16 +533,11 @@ static int cycle(int final)
 static void stop_tracing(int err)
 {
 	atomic_store(&writer_failed, 1);
-	if (err == -EBADF)
+	if (err == -EBADF || err == -EMFILE) /* EMFILE: the program holds every number it may */
 		ckt_log("error: the trace descriptor for '", path_abs,
-			"' was closed and the path no longer names the trace; tracing stopped, the "
-			"program continues",
-			NULL);
-	else if (err == -EMFILE) /* the program holds every descriptor number it may have */
-		ckt_log("error: the trace descriptor for '", path_abs,
-			"' was closed and no descriptor was free to open it again; tracing stopped, "
-			"the program continues",
-			NULL);
+			err == -EBADF ? "' was closed and the path no longer names the trace"
+				      : "' was closed and no descriptor was free to open it again",
+			"; tracing stopped, the program continues");
 	else
 		fail_line("cannot write trace", path_abs, -err,
 			  "; tracing stopped, the program continues");
@@ -1009,17 +1004,14 @@ static void hold_old_trace(int slot, const char *path)
 	held_fd[slot] = h;
 }
 
-/* The trace goes to path_abs instead of old: one warning line, old + why (three parts) +
- * the new name; shown (the name the init line gives) follows. */
-static void say_renamed(const char *old, const char *why1, const char *why2, const char *why3,
-			char *shown)
+/* The trace goes to path_abs instead of old: one warning line, old + why + the new name;
+ * shown (the name the init line gives) follows. */
+static void say_renamed(const char *old, const char *why, char *shown)
 {
 	struct ckt_line l = {.len = 0};
 	ckt_line_str(&l, "cuzktrace: warning: '");
 	ckt_line_str(&l, old);
-	ckt_line_str(&l, why1);
-	ckt_line_str(&l, why2);
-	ckt_line_str(&l, why3);
+	ckt_line_str(&l, why);
 	ckt_line_str(&l, path_abs);
 	ckt_line_str(&l, "'");
 	ckt_line_emit(&l);
@@ -1056,8 +1048,7 @@ static int setup(const char *want_path, pid_t pid, const char *exe_path, char *s
 		char old[sizeof(path_abs)];
 		strcpy(old, wrote[0] ? wrote : path_abs);
 		exec_name(path_requested, old);
-		say_renamed(old, "' holds the trace of the image this process replaced by exec; using '", "", "",
-			    shown);
+		say_renamed(old, "' holds the trace of the image this process replaced by exec; using '", shown);
 		hold_old_trace(0, old);
 		if (strcmp(old, path_requested))
 			hold_old_trace(1, path_requested);
@@ -1069,7 +1060,7 @@ static int setup(const char *want_path, pid_t pid, const char *exe_path, char *s
 		char old[sizeof(path_abs)];
 		strcpy(old, path_abs);
 		per_pid_name(path_abs, sizeof(path_abs), pid);
-		say_renamed(old, "' is being written by another live process; using '", "", "", shown);
+		say_renamed(old, "' is being written by another live process; using '", shown);
 		fd = ckt_fd_high(open_locked(path_abs));
 	}
 	if (fd < 0)
