@@ -82,6 +82,12 @@ $(B)/tests/test_summary: tests/unit/test_summary.c $(B)/preload/summary.o $(B)/p
 	$(call msg,CC,$@)$(CC) $(RD_CFLAGS) -Ipreload -Itests/unit -o $@ $< $(B)/preload/summary.o \
 		$(B)/preload/log.o -lcmocka
 
+# the default mode's sampled-pointer set and filter, with the logging it needs
+$(B)/tests/test_sample: tests/unit/test_sample.c $(B)/preload/sample.o $(B)/preload/log.o $(B)/.flags
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$@)$(CC) $(RD_CFLAGS) -Ipreload -Itests/unit -o $@ $< $(B)/preload/sample.o \
+		$(B)/preload/log.o -lcmocka -lpthread -ldl -lm
+
 # Test programs: -O2 like shipped code; every test allocation escapes into a volatile global.
 $(B)/progs/%: tests/progs/%.c $(B)/.flags
 	@mkdir -p $(dir $@)

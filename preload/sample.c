@@ -7,31 +7,98 @@
 
 #include <dlfcn.h>
 #include <math.h>
+#include <sched.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 uint64_t ckt_sample_r;
-_Atomic uint64_t ckt_sample_filter[(1u << CKT_FILTER_BITS) / 64];
-static _Atomic uint16_t filter_count[1u << CKT_FILTER_BITS]; /* live samples per filter bit */
 
-/* Keeps bit b set while filter_count[b] > 0, without a lock (threads may be preempted while
- * holding one: 4 busy threads on 2 cores made a spinlock here cost microseconds). A release
- * that clears the bit re-checks the count, so a concurrent add can only leave a spare set bit
- * (a harmless false positive), never a missing one. */
-static void filter_update(const void *p, int delta)
+/* ---- the filter (ckt.h) ----
+ * Two levels, each a bitmap and a count of live samples per bit: level 0 (static, 2^18 bits)
+ * counts every live sample from start to end, so a fast path that read ckt_filter_state before
+ * the switch is still right; level 1 (2^22 bits, mapped by the writer) counts the samples of
+ * generation 1. A set entry is the pointer | its generation (bit 0; sampled pointers are even:
+ * ckt_sample_take skips an odd one). Growing (ckt_sample_maintain, the writer thread):
+ *   1. level 1 is mapped and grow_state set to GROWING: from then on new entries are inserted
+ *      as generation 1, counted in level 1 before they enter the set;
+ *   2. every generation-0 entry is moved to generation 1 by a CAS on its slot, counted in
+ *      level 1 before the CAS and uncounted if the CAS fails. An entry inserted as
+ *      generation 0 by a thread that read the state before step 1 is moved by that thread
+ *      itself if it sees GROWING after its insert (else the scan, which began after the
+ *      state changed, sees the entry): the CAS on the slot decides who moves it, so it is
+ *      counted once. A release CASes the entry to a tombstone (retrying when the scan moved
+ *      it meanwhile) and uncounts it at the level(s) of the generation it took away;
+ *   3. every live entry is now generation 1, so level 1's bitmap holds a bit for each: the
+ *      fast path switches to it (ckt_filter_state, release), and grow_state becomes GROWN.
+ * Counts are 16-bit: 65536 live samples on one bit would need far more than the set holds. */
+_Atomic uint64_t ckt_filter_state;
+static _Atomic uint64_t filter0[(1u << CKT_FILTER_BITS0) / 64];
+static _Atomic uint16_t count0[1u << CKT_FILTER_BITS0];
+static _Atomic uint64_t *filter1;
+static _Atomic uint16_t *count1;
+enum { GROW_NONE, GROWING, GROWN, GROW_FAILED };
+static atomic_int grow_state;
+static _Atomic uint64_t live_samples;
+
+/* Keeps bit b set while count[b] > 0, without a lock (threads may be preempted while holding
+ * one: 4 busy threads on 2 cores made a spinlock here cost microseconds). A release that takes
+ * a count to 0 clears the bit and re-checks the count, setting the bit again if a new sample
+ * came meanwhile; but between its clear and that re-check the new sample's bit reads clear,
+ * and a free of it then would be missed (a test that frees at once saw it in 1% of runs). So a
+ * releaser announces itself in `clearing` before its decrement, and a new sample, once
+ * counted, waits until no release is in that window (waiting_out_clears): any release that
+ * could clear its bit has announced itself by then, and leaves the bit set when it is done. */
+static atomic_uint clearing;
+
+static void bit_add(_Atomic uint64_t *words, _Atomic uint16_t *count, uint64_t b)
 {
-	unsigned b = ckt_filter_slot(p);
+	atomic_fetch_add(&count[b], 1);
+	atomic_fetch_or(&words[b / 64], 1ull << (b % 64));
+}
+
+static void bit_sub(_Atomic uint64_t *words, _Atomic uint16_t *count, uint64_t b)
+{
 	uint64_t bit = 1ull << (b % 64);
-	if (delta > 0) {
-		atomic_fetch_add(&filter_count[b], 1);
-		atomic_fetch_or(&ckt_sample_filter[b / 64], bit);
-	} else if (atomic_fetch_sub(&filter_count[b], 1) == 1) {
-		atomic_fetch_and(&ckt_sample_filter[b / 64], ~bit);
-		if (atomic_load(&filter_count[b]))
-			atomic_fetch_or(&ckt_sample_filter[b / 64], bit);
+	atomic_fetch_add(&clearing, 1);
+	if (atomic_fetch_sub(&count[b], 1) == 1) {
+		atomic_fetch_and(&words[b / 64], ~bit);
+		if (atomic_load(&count[b]))
+			atomic_fetch_or(&words[b / 64], bit);
 	}
+	atomic_fetch_sub(&clearing, 1);
+}
+
+/* After a sample is counted (bit_add): releases in their clear window are a few instructions
+ * each, so this spins; a releaser preempted inside one is waited for with sched_yield. */
+static void waiting_out_clears(void)
+{
+	for (unsigned n = 0; atomic_load(&clearing); n++)
+		if (n >= 64)
+			sched_yield();
+		else
+			__asm__ volatile("" ::: "memory");
+}
+
+static uint64_t slot0(uint64_t p)
+{
+	return ckt_filter_hash((void *)(uintptr_t)p) >> (64 - CKT_FILTER_BITS0);
+}
+
+static uint64_t slot1(uint64_t p)
+{
+	return ckt_filter_hash((void *)(uintptr_t)p) >> (64 - CKT_FILTER_BITS1);
+}
+
+static void level1_add(uint64_t p)
+{
+	bit_add(filter1, count1, slot1(p));
+}
+
+static void level1_sub(uint64_t p)
+{
+	bit_sub(filter1, count1, slot1(p));
 }
 
 size_t (*ckt_usable)(void *) = malloc_usable_size;
@@ -42,7 +109,8 @@ int ckt_glibc_heap;
  * crowded; inserts go to the newest, lookups (rare: only when the filter bit is set) try all.
  * Starting small matters: every new sample touches a random slot, and a random page of a big
  * table is a page fault (an 8 MiB table cost 5% of the benchmark's time in first touches). */
-#define TOMB 1u
+#define TOMB 1u /* an entry is pointer | generation (bit 0), so a tombstone is pointer 0 */
+#define GEN 1u
 #define NSETS 4
 static const unsigned set_bits[NSETS] = {16, 18, 20, 22};
 static _Atomic uint64_t *_Atomic sets[NSETS];
@@ -69,6 +137,9 @@ void ckt_sample_init(void)
 	if (real_malloc && dladdr(real_malloc, &info) && info.dli_fname &&
 	    strstr(info.dli_fname, "/libc.so.6"))
 		ckt_glibc_heap = 1;
+	atomic_store_explicit(&ckt_filter_state,
+			      (uint64_t)(uintptr_t)filter0 | (uint64_t)(64 - CKT_FILTER_BITS0) << 56,
+			      memory_order_release); /* before the rate that turns the fast path on */
 	ckt_sample_r = ckt_config.sample;
 	if (!ckt_sample_r)
 		return;
@@ -89,21 +160,23 @@ static inline uint64_t slot_of(uint64_t p, unsigned bits)
 	return (p >> 32) & ((1ull << bits) - 1);
 }
 
-/* Inserts into table k; 0 when it is crowded (no free slot within 64 probes). */
-static int set_add_in(unsigned k, _Atomic uint64_t *set, uint64_t p)
+/* Inserts entry v into table k: the slot, or NULL when the table is crowded (no free slot
+ * within 64 probes). */
+static _Atomic uint64_t *set_add_in(unsigned k, _Atomic uint64_t *set, uint64_t v)
 {
-	uint64_t mask = (1ull << set_bits[k]) - 1, i = slot_of(p, set_bits[k]);
+	uint64_t mask = (1ull << set_bits[k]) - 1, i = slot_of(v & ~(uint64_t)GEN, set_bits[k]);
 	for (unsigned n = 0; n < 64; n++, i = (i + 1) & mask) {
-		uint64_t v = atomic_load_explicit(&set[i], memory_order_relaxed);
-		if ((v == 0 || v == TOMB) &&
-		    atomic_compare_exchange_strong_explicit(&set[i], &v, p, memory_order_release,
+		uint64_t e = atomic_load_explicit(&set[i], memory_order_relaxed);
+		if ((e == 0 || e == TOMB) &&
+		    atomic_compare_exchange_strong_explicit(&set[i], &e, v, memory_order_seq_cst,
 							    memory_order_relaxed))
-			return 1;
+			return &set[i];
 	}
-	return 0;
+	return NULL;
 }
 
-static void set_add(uint64_t p)
+/* Inserts entry v (see the filter above): the slot, or NULL when the set is full. */
+static _Atomic uint64_t *set_insert(uint64_t v)
 {
 	for (unsigned k = 0; k < NSETS; k++) {
 		_Atomic uint64_t *set = atomic_load(&sets[k]);
@@ -118,14 +191,40 @@ static void set_add(uint64_t p)
 			set = m;
 		}
 		/* older tables only while the next one does not exist yet */
-		if ((k + 1 == NSETS || !atomic_load(&sets[k + 1])) && set_add_in(k, set, p)) {
-			filter_update((void *)(uintptr_t)p, 1);
-			return;
-		}
+		_Atomic uint64_t *slot;
+		if ((k + 1 == NSETS || !atomic_load(&sets[k + 1])) && (slot = set_add_in(k, set, v)))
+			return slot;
 	}
-	if (!atomic_exchange(&set_full, 1))
-		ckt_log("warning: the sampled-pointer set is full; some sampled frees are missed",
-			NULL, NULL, NULL);
+	return NULL;
+}
+
+/* p (even) is a new live sample. No other thread can release it before this returns. */
+static void set_add(uint64_t p)
+{
+	int state = atomic_load(&grow_state), gen = state == GROWING || state == GROWN;
+	if (gen)
+		level1_add(p);
+	_Atomic uint64_t *slot = set_insert(p | (uint64_t)gen);
+	if (!slot) {
+		if (gen)
+			level1_sub(p);
+		if (!atomic_exchange(&set_full, 1))
+			ckt_log("warning: the sampled-pointer set is full; some sampled frees are missed",
+				NULL, NULL, NULL);
+		return;
+	}
+	bit_add(filter0, count0, slot0(p));
+	atomic_fetch_add(&live_samples, 1);
+	if (!gen && ((state = atomic_load(&grow_state)) == GROWING || state == GROWN)) {
+		/* the writer began to grow after the state was read (and may have finished): it
+		 * may have scanned this slot before the insert. Whoever CASes the entry to
+		 * generation 1 counts it there. */
+		uint64_t e = p;
+		level1_add(p);
+		if (!atomic_compare_exchange_strong(slot, &e, p | GEN))
+			level1_sub(p); /* the writer moved it (and counted it) */
+	}
+	waiting_out_clears();
 }
 
 void ckt_sample_remember(void *p)
@@ -146,15 +245,59 @@ int ckt_sample_forget(void *ptr)
 			uint64_t v = atomic_load_explicit(&set[i], memory_order_acquire);
 			if (v == 0)
 				break;
-			if (v == p) {
-				if (!atomic_compare_exchange_strong(&set[i], &v, TOMB))
-					return 0;
-				filter_update(ptr, -1);
-				return 1;
-			}
+			/* the writer may move the entry to generation 1 meanwhile: then CAS again */
+			while ((v & ~(uint64_t)GEN) == p)
+				if (atomic_compare_exchange_strong(&set[i], &v, TOMB)) {
+					bit_sub(filter0, count0, slot0(p));
+					if (v & GEN)
+						level1_sub(p);
+					atomic_fetch_sub(&live_samples, 1);
+					return 1;
+				}
 		}
 	}
 	return 0;
+}
+
+/* See the filter at the top. The writer thread only, so one grower at most. */
+void ckt_sample_maintain(void)
+{
+	if (!ckt_sample_r || atomic_load(&grow_state) != GROW_NONE ||
+	    atomic_load(&live_samples) <= CKT_FILTER_GROW)
+		return;
+	size_t words = (1ul << CKT_FILTER_BITS1) / 8, counts = (1ul << CKT_FILTER_BITS1) * sizeof(uint16_t);
+	void *w = (void *)syscall(SYS_mmap, NULL, words + counts, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (w == MAP_FAILED) {
+		atomic_store(&grow_state, GROW_FAILED);
+		ckt_log("warning: out of memory for the sampled-pointer filter's second level; frees of "
+			"small blocks stay slower while many samples are live", NULL, NULL, NULL);
+		return;
+	}
+	filter1 = w;
+	count1 = (_Atomic uint16_t *)((char *)w + words);
+	atomic_store(&grow_state, GROWING); /* seq_cst: after the pointers, before the scan */
+	for (unsigned k = 0; k < NSETS; k++) {
+		_Atomic uint64_t *set = atomic_load(&sets[k]);
+		if (!set)
+			break;
+		for (uint64_t i = 0; i < (1ull << set_bits[k]); i++) {
+			uint64_t v = atomic_load(&set[i]);
+			/* a generation-0 entry; on a lost CAS, whatever the slot holds now */
+			while (v > TOMB && !(v & GEN)) {
+				uint64_t p = v;
+				level1_add(p);
+				if (atomic_compare_exchange_strong(&set[i], &v, p | GEN))
+					break;
+				level1_sub(p);
+			}
+		}
+	}
+	waiting_out_clears(); /* the entries it counted, as a new sample does */
+	atomic_store_explicit(&ckt_filter_state,
+			      (uint64_t)(uintptr_t)filter1 | (uint64_t)(64 - CKT_FILTER_BITS1) << 56,
+			      memory_order_release);
+	atomic_store(&grow_state, GROWN);
 }
 
 void ckt_sample_flush(struct ckt_tls *t)
@@ -196,6 +339,8 @@ void ckt_sample_take(struct ckt_tls *t, void *p, size_t n, uint8_t fn)
 			return;
 	}
 	t->sample_left = draw_gap(t);
+	if (CKT_UNLIKELY((uintptr_t)p & GEN))
+		return; /* no allocator returns odd addresses; the set's entries need bit 0 */
 	/* what was counted before this sample is sent first, so the reader's totals follow the
 	 * thread's program order; the sampled block itself is counted after (record_alloc), so
 	 * the total that includes it comes after the sample */

@@ -711,6 +711,7 @@ static void *writer_main(void *arg)
 			writer_ended();
 			return NULL;
 		}
+		ckt_sample_maintain(); /* the default mode's filter grows here, off the program's threads */
 		if (atomic_load(&ckt_main_exited) && only_helpers_left() && !atomic_exchange(&finished, 1)) {
 			finish_orphaned();
 			return NULL;

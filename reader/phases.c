@@ -291,7 +291,8 @@ static void ckt_phases_activate(struct ckt_phases *p, size_t i, uint64_t ts)
 		p->active[p->n_active++] = i;
 		return;
 	}
-	ph->active_ns += ts - ph->since;
+	if (ts > ph->since) /* an end replayed late can be stamped before the phase became active */
+		ph->active_ns += ts - ph->since;
 	for (size_t k = 0; k < p->n_active; k++)
 		if (p->active[k] == i) {
 			memmove(&p->active[k], &p->active[k + 1], (p->n_active - k - 1) * sizeof(*p->active));

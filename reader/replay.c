@@ -437,6 +437,7 @@ struct ckt_thread {
 	bool agg_live; /* may have running totals pending: sent AGG, no THREAD_EXIT since */
 	bool kept;     /* q is counted in the replay's kept_bytes */
 	bool idle;     /* q (small) is held while empty: counted in the replay's idle_bytes */
+	bool alive;    /* has recorded, no THREAD_EXIT since (see threads_alive) */
 };
 
 struct ckt_replay {
@@ -492,6 +493,7 @@ struct ckt_replay {
 	int64_t sampled_live;   /* see ckt_replay_sampled_move */
 	uint64_t allocated_sum; /* see ckt_replay_allocated */
 	uint64_t agg_live; /* threads that may have running totals pending now */
+	uint64_t threads_alive; /* threads with `alive` set (st.threads_at_once: its maximum) */
 
 	struct ckt_observer obs[8];
 	size_t n_obs;
@@ -723,7 +725,7 @@ static long ckt_replay_thread(struct ckt_replay *r, uint64_t tid)
 			if (r->threads[r->tid_slots[i] - 1].tid == tid)
 				return (long)r->tid_slots[i] - 1;
 	}
-	if (r->n_threads >= UINT32_MAX - 1)
+	if (r->n_threads >= ((size_t)1 << 31) - 1) /* ckt_live.owner holds the index << 1 */
 		return -1;
 	if (r->n_threads == r->cap_threads) {
 		size_t cap = r->cap_threads ? r->cap_threads * 2 : 16;
@@ -1509,6 +1511,15 @@ static int ckt_replay_apply(struct ckt_replay *r, struct ckt_thread *th, const s
 
 	if (ev->ts > r->st.last_ts)
 		r->st.last_ts = ev->ts;
+	if (__builtin_expect(!th->alive, 0) && ev->kind != CKT_EV_THREAD_EXIT && ev->kind != CKT_EV_RSS &&
+	    ev->kind != CKT_EV_RSS_DETAIL) {
+		/* a thread's first event, or a new thread with an old tid's number (RSS samples
+		 * are the tracer's own thread's) */
+		th->alive = true;
+		r->st.threads_started++;
+		if (++r->threads_alive > r->st.threads_at_once)
+			r->st.threads_at_once = r->threads_alive;
+	}
 	switch (ev->kind) {
 	case CKT_EV_ALLOC:
 	case CKT_EV_REALLOC_ALLOC:
@@ -1574,6 +1585,10 @@ static int ckt_replay_apply(struct ckt_replay *r, struct ckt_thread *th, const s
 		rc = ckt_replay_cuda_unmap(r, ev);
 		break;
 	case CKT_EV_THREAD_EXIT:
+		if (th->alive) {
+			th->alive = false;
+			r->threads_alive--;
+		}
 		if (th->agg_live) { /* its totals were flushed before it ended */
 			th->agg_live = false;
 			r->agg_live--;

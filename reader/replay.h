@@ -87,7 +87,12 @@ struct ckt_replay_stats {
 	uint64_t max_held, replayed_early;
 	/* bytes of the per-thread event queues held at finish (bounded: ckt_replay_retire) */
 	uint64_t queue_bytes;
-	uint64_t threads;                   /* distinct threads that recorded events (at finish) */
+	uint64_t threads;                   /* distinct thread ids that recorded events (at finish) */
+	/* threads of the program that recorded events (a thread id reused after a THREAD_EXIT
+	 * counts again; the tracer's own RSS sampling does not count), and the most of them that
+	 * had recorded and not ended at one time, in replay order: the tracer's buffers of a
+	 * thread that ended serve the next one */
+	uint64_t threads_started, threads_at_once;
 	bool truncated;                     /* no END record (set by ckt_replay_run) */
 	bool ended;
 	uint64_t end_ts, end_reason, end_events;
@@ -326,14 +331,16 @@ static inline int64_t ckt_replay_unexplained(const struct ckt_replay_stats *st)
  * keeps a program that reads a big file through mmap (its pages are resident) from raising it,
  * and the tracer's per-thread buffers a program with hundreds of threads. */
 /* The tracer's own memory per thread that recorded: its 516 KiB ring, and libunwind's 256
- * KiB cache for a thread that captured stacks. Not the program's, so not suspicious. */
+ * KiB cache for a thread that captured stacks. Not the program's, so not suspicious; counted
+ * for the most threads alive at once (a thread's ring goes back once it ends and is drained,
+ * libunwind's cache when it ends), not for every thread a long run ever started. */
 #define CKT_TRACER_BYTES_PER_THREAD ((uint64_t)768 << 10)
 
 /* Everything the tracer saw that can be resident, each at its own peak (see below). */
 static inline uint64_t ckt_replay_traced_seen(const struct ckt_replay_stats *st)
 {
 	return st->peak_heap.bytes + st->peak_anon.bytes + st->peak_file.bytes + st->peak_pinned.bytes +
-	       st->threads * CKT_TRACER_BYTES_PER_THREAD;
+	       st->threads_at_once * CKT_TRACER_BYTES_PER_THREAD;
 }
 
 static inline bool ckt_replay_untraced_suspected(const struct ckt_replay_stats *st)

@@ -410,6 +410,8 @@ int ckt_report_json_print(FILE *out, const struct ckt_report *rep)
 	ckt_report_json_u64(j, "page_size", h->page_size);
 	ckt_report_json_secs(j, "duration_s", st->duration_ns, 1);
 	ckt_report_json_u64(j, "events", st->events);
+	ckt_report_json_u64(j, "threads", st->threads_started);
+	ckt_report_json_u64(j, "threads_at_once", st->threads_at_once);
 
 	ckt_report_json_open(j, "event_counts");
 	ckt_report_json_u64(j, "alloc", st->counts[CKT_KIND_ALLOC]);

@@ -349,6 +349,14 @@ $REPORT --json $T/raw.zst >$T/raw.json 2>$T/raw.rerr
 expect_eq "unseen memory: flagged in JSON" "$(jget $T/raw.json peak_rss.untraced_suspected)" true
 expect_match "unseen memory: one warning line" "$(cat $T/raw.rerr)" \
 	"^cuzktrace-report: warning: '$T/raw.zst': the peak RSS is [0-9.]+ MiB \([0-9]+%\) above everything traced at its own peak: the program may allocate through an allocator the tracer cannot see"
+# ... also after 400 threads ran one after another (their tracer buffers, 768 KiB each, were
+# allowed for every thread ever seen: 300 MiB, and the warning went silent)
+CUZKTRACE_OUT=$T/rawt.zst traced rawt $P/rawmap threads 400
+$REPORT --json $T/rawt.zst >$T/rawt.json 2>$T/rawt.rerr
+expect_eq "unseen memory, 400 threads one after another: flagged, one warning, 401 threads" \
+	"$(jget $T/rawt.json peak_rss.untraced_suspected)/$(grep -c 'above everything traced' $T/rawt.rerr)/$(jget $T/rawt.json threads)" "true/1/401"
+expect_match "unseen memory, 400 threads one after another: a few alive at once (a thread's end is recorded a flush or two late)" \
+	"$(jget $T/rawt.json threads_at_once)" "^([2-9]|1[0-9])$"
 CUZKTRACE_OUT=$T/rawm.zst traced rawm $P/rawmap malloc
 $REPORT --json $T/rawm.zst >$T/rawm.json 2>$T/rawm.rerr
 expect_eq "the same memory from malloc: not flagged, no warning" \

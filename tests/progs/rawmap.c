@@ -1,7 +1,10 @@
 /* rawmap.c: memory the tracer cannot see: 192 MiB mapped with a raw mmap system call (as a
  * statically linked allocator would) and touched, held for 300 ms so RSS samples see it. The
  * reader must warn that most of the peak RSS is unexplained. `rawmap malloc` takes the same
- * memory from malloc instead: traced, so no warning. */
+ * memory from malloc instead: traced, so no warning. `rawmap threads N` keeps the raw mapping
+ * and then runs N threads one after another, each making one allocation: the tracer's buffers
+ * of one thread serve the next, so they must not hide the untraced memory. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -10,6 +13,12 @@
 #include <unistd.h>
 
 static void *volatile keep;
+
+static void *one(void *arg)
+{
+	free(keep = malloc(64));
+	return arg;
+}
 
 int main(int argc, char **argv)
 {
@@ -23,6 +32,14 @@ int main(int argc, char **argv)
 	if (!p || p == MAP_FAILED)
 		return 2;
 	memset(p, 1, n);
+	if (argc > 2 && !strcmp(argv[1], "threads")) {
+		free(keep = malloc(64)); /* the main thread records too */
+		for (int k = atoi(argv[2]); k > 0; k--) {
+			pthread_t t;
+			if (pthread_create(&t, NULL, one, NULL) || pthread_join(t, NULL))
+				return 3;
+		}
+	}
 	struct timespec ts = {0, 300000000};
 	nanosleep(&ts, NULL);
 	return write(1, "rawmap: done\n", 13) == 13 ? 0 : 1;

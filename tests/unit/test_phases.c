@@ -283,6 +283,47 @@ static void expect_load(const struct tb *b, unsigned format, size_t active_at_pe
  * puts the END first: the BEGIN at that instant cancels it, so the phase is not left active to
  * the end of the trace. An END whose BEGIN was lost is dropped and does not hide a later
  * BEGIN. */
+/* PHASE events that come late (the writer broke the SYNC promise): thread 2's push and pop of
+ * "load" are replayed after thread 1's, the pop (ts 60) ending the phase that became active at
+ * ts 100. The active time must not wrap (it read 584 years); the time before the phase was
+ * seen active is not counted. */
+static void test_late_pop_no_wrap(void **state)
+{
+	(void)state;
+	struct tb b;
+	struct ckt_replay_stats st;
+	tb_init(&b);
+	tb_header(&b);
+	tb_frame(&b, 0);
+	tb_phase_def(&b, LOAD, "load");
+	tb_thread(&b, 1);
+	tb_phase(&b, 100, CKT_PHASE_PUSH, LOAD);
+	tb_alloc(&b, 101, 0x10000, 4096);
+	tb_sync(&b, 200);
+	tb_flush(&b);
+	tb_frame(&b, 200);
+	tb_sync(&b, 300);
+	tb_flush(&b);
+	tb_frame(&b, 300);
+	tb_thread(&b, 2);
+	tb_phase(&b, 50, CKT_PHASE_PUSH, LOAD);
+	tb_thread(&b, 1);
+	tb_phase(&b, 250, CKT_PHASE_POP, LOAD);
+	tb_sync(&b, 400);
+	tb_flush(&b);
+	tb_frame(&b, 400);
+	tb_thread(&b, 2);
+	tb_phase(&b, 60, CKT_PHASE_POP, LOAD);
+	tb_sync(&b, 500);
+	tb_end(&b, 600, CKT_END_EXIT, 6, 0);
+	tb_flush(&b);
+	struct ckt_phases *p = run(&b, &st, NULL, NULL, NULL);
+	assert_int_equal(st.late_events, 2);
+	assert_int_equal(row(p, "load")->active_ns, 0);
+	ckt_phases_free(p);
+	tb_release(&b);
+}
+
 static void test_end_before_begin(void **state)
 {
 	(void)state;
@@ -748,6 +789,7 @@ int main(void)
 		cmocka_unit_test(test_notes_bounded),
 		cmocka_unit_test(test_rule_override),
 		cmocka_unit_test(test_rule_before_definition),
+		cmocka_unit_test(test_late_pop_no_wrap),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
