@@ -134,8 +134,10 @@
  *
  *   AGG        dts, sv bytes, sv blocks   default mode: small heap blocks (malloc_usable_size < R)
  *              are not recorded one by one; their usable bytes and count are summed per thread
- *              and sent as a delta whenever it reaches CKT_AGG_STEP bytes either way, or an
- *              individual event follows. Totals are exact to within CKT_AGG_STEP per thread.
+ *              and sent as a delta whenever it reaches CKT_AGG_STEP bytes either way, and
+ *              before a sample or a heap event recorded individually (since tracer 0.2.7; a
+ *              thread's first small block is sent at once, and every change from its exit
+ *              on). Totals are exact to within CKT_AGG_STEP per thread that has sent AGG.
  *   A reader of this version rejects a tag it does not know.
  *   Stack id 0 means "no stack recorded"; phase id 0 means "no phase".
  *
@@ -188,7 +190,7 @@
 #define CKT_MAGIC_LEN 8
 #define CKT_FORMAT_VERSION 5     /* written; CKT_FORMAT_VERSION_MIN.. are read */
 #define CKT_FORMAT_VERSION_MIN 1
-#define CKT_TRACER_VERSION "0.2.6"
+#define CKT_TRACER_VERSION "0.2.7"
 #define CKT_STACK_MAX_FRAMES 1024
 #define CKT_MAX_DEPTH 256 /* the most CUZKTRACE_DEPTH allows: the tracer's bound, the reader's check */
 

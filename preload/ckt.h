@@ -274,7 +274,11 @@ struct ckt_tls {
 	uint16_t phase_stack[CKT_PHASE_DEPTH];
 	/* default (sampling) mode, sample.c */
 	int64_t agg_bytes, agg_blocks; /* small blocks' usable bytes not yet sent as AGG */
-	int64_t agg_step;              /* send them when they moved this much; 0 = at once */
+	int64_t agg_step;              /* send them when they moved this much; 0 = at once: until
+					* the thread's first AGG (so every thread that holds unsent
+					* totals has sent one, which the reader's bound counts) and
+					* from its exit on (agg_final) */
+	int agg_final;
 	int64_t sample_left;           /* bytes until the next sample */
 	uint64_t rng;                  /* xorshift state; 0 until the first sample decision */
 	/* stacks.c: which unwinder this thread uses (see there) */
@@ -482,12 +486,14 @@ struct ckt_aux {
 	 * at the same addresses) */
 	uint32_t map;
 	size_t len;
+	size_t mapped; /* 0: from ckt_malloc; else the length of its own mapping */
 	uint8_t bytes[];
 };
 extern struct ckt_aux *_Atomic ckt_auxs;
 /* A block with room for cap bytes (glibc's allocator, ckt_malloc; caller holds the guard), or
  * NULL. */
 struct ckt_aux *ckt_aux_new(size_t cap);
+void ckt_aux_free(struct ckt_aux *a);
 void ckt_aux_push(struct ckt_aux *a);
 
 /* ---- modules.c ---- */

@@ -50,6 +50,8 @@ static inline void record_alloc(struct ckt_tls *t, void *p, size_t n, uint8_t fn
 		ckt_sample_count(t, (int64_t)u, 1);
 		return;
 	}
+	if (ckt_sample_r)
+		ckt_sample_flush(t); /* the small blocks' totals before it: the heap then is exact */
 	/* the stack first, then the clock: what the SYNC horizon promises the reader holds only if
 	 * little happens between an event's timestamp and its commit */
 	uint32_t st = ckt_stacks_capture(t);
@@ -69,6 +71,8 @@ static inline void record_free(struct ckt_tls *t, void *p)
 		ckt_sample_count(t, -(int64_t)u, -1);
 		return;
 	}
+	if (ckt_sample_r)
+		ckt_sample_flush(t);
 	ckt_emit(t, CKT_EV_FREE, 0, ckt_stamp(t), (uint64_t)(uintptr_t)p, u, 0);
 }
 
@@ -150,6 +154,8 @@ static CKT_NOINLINE void *realloc_sampled(struct ckt_tls *t, void *p, size_t n)
 	size_t u0 = ckt_usable_size(p);
 	int big0 = u0 >= ckt_sample_r;
 	int was_sample = !big0 && ckt_sample_maybe(p) && ckt_sample_forget(p);
+	if (big0)
+		ckt_sample_flush(t);
 	uint32_t st = big0 ? ckt_stacks_capture(t) : 0; /* before the clock, see record_alloc */
 	uint64_t before = big0 || was_sample ? ckt_stamp(t) : 0;
 	void *q = ckt_real.realloc(p, n);

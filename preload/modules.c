@@ -8,6 +8,10 @@
  * lock-free list. */
 #include "ckt.h"
 
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <elf.h>
 #include <limits.h>
 #include <pthread.h>
@@ -164,14 +168,36 @@ uint32_t ckt_modules_check(void)
 	return map;
 }
 
+/* Big blocks (the module map's 256 KiB) are mapped directly, not taken from glibc: freeing a
+ * block glibc had mapped raises its dynamic mmap threshold to that block's size, and the
+ * program's own blocks of 128 to 256 KiB then came from the heap, where untraced they are
+ * mapped (after the writer's first flush, in every traced program). */
+#define CKT_AUX_MAPPED ((size_t)64 << 10)
+
 struct ckt_aux *ckt_aux_new(size_t cap)
 {
-	struct ckt_aux *a = ckt_malloc(sizeof(*a) + cap);
+	size_t n = sizeof(struct ckt_aux) + cap;
+	struct ckt_aux *a;
+	if (n >= CKT_AUX_MAPPED) {
+		void *m = (void *)syscall(SYS_mmap, NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		a = m == MAP_FAILED ? NULL : m;
+	} else {
+		a = ckt_malloc(n);
+	}
 	if (a) {
 		a->len = 0;
 		a->map = 0;
+		a->mapped = n >= CKT_AUX_MAPPED ? n : 0;
 	}
 	return a;
+}
+
+void ckt_aux_free(struct ckt_aux *a)
+{
+	if (a->mapped)
+		syscall(SYS_munmap, a, a->mapped);
+	else
+		ckt_free(a);
 }
 
 void ckt_aux_push(struct ckt_aux *a)

@@ -47,7 +47,8 @@ static uint16_t intern(const char *name, int create)
 	struct ckt_aux *a = ckt_aux_new(CKT_MAX_STR + 40);
 	if (!copy || !a) {
 		ckt_free(copy);
-		ckt_free(a);
+		if (a)
+			ckt_aux_free(a);
 		return 0;
 	}
 	memcpy(copy, name, nlen);
@@ -302,12 +303,17 @@ void ckt_phase_rules_text(char *out, size_t cap)
 	}
 }
 
+/* The line around a marker at `at`, at most CKT_MAX_STR bytes (what a NOTE keeps), from its
+ * start or from CKT_MAX_STR / 2 bytes before the marker (a longer line is cut around it): the
+ * scan is bounded, so a long line with many markers costs the write time linear in its length
+ * (scanning to both ends of the line for each marker took 3 s for one write of 128 KB). */
 static void note(uint16_t id, const char *buf, size_t n, const char *at)
 {
-	const char *lo = at, *hi = at;
-	while (lo > buf && lo[-1] != '\n')
+	const char *lo = at, *floor = (size_t)(at - buf) > CKT_MAX_STR / 2 ? at - CKT_MAX_STR / 2 : buf;
+	while (lo > floor && lo[-1] != '\n')
 		lo--;
-	while (hi < buf + n && *hi != '\n')
+	const char *hi = at, *ceil = (size_t)(buf + n - lo) > CKT_MAX_STR ? lo + CKT_MAX_STR : buf + n;
+	while (hi < ceil && *hi != '\n')
 		hi++;
 	struct ckt_aux *a = ckt_aux_new(CKT_MAX_STR + 40);
 	if (!a)

@@ -307,6 +307,8 @@ void ckt_sample_flush(struct ckt_tls *t)
 	ckt_emit(t, CKT_EV_AGG, 0, ckt_stamp(t), (uint64_t)t->agg_bytes, (uint64_t)t->agg_blocks, 0);
 	t->agg_bytes = 0;
 	t->agg_blocks = 0;
+	if (!t->agg_final)
+		t->agg_step = CKT_AGG_STEP; /* the first AGG went out at once (see ckt_tls) */
 }
 
 static uint64_t next_rand(struct ckt_tls *t)

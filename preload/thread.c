@@ -41,6 +41,7 @@ static void on_thread_exit(void *arg)
 		 * once: those destructors still free memory. */
 		ckt_tls.guard++;
 		ckt_sample_flush(&ckt_tls);
+		ckt_tls.agg_final = 1;
 		ckt_tls.agg_step = 0;
 		/* the ring's last stamp becomes now (the writer's THREAD_EXIT carries it): the
 		 * totals may have moved and come back to zero since the last AGG, unsent */
@@ -123,7 +124,6 @@ CKT_NOINLINE struct ckt_ring *ckt_thread_attach(struct ckt_tls *t)
 	/* a recycled ring: its last owner's last stamp is a lower bound of ours too */
 	atomic_store(&r->busy, CKT_NOT_BUSY);
 	t->ring = r;
-	t->agg_step = CKT_AGG_STEP;
 	atomic_store(&r->agg_src, &t->agg_bytes);
 	/* glibc keeps a thread's first 32 key values in its descriptor; past them,
 	 * pthread_setspecific callocs a block on the thread's first use. That calloc must not be

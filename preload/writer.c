@@ -233,7 +233,7 @@ static int emit_aux(uint8_t **p, struct ckt_aux *s, int rc)
 		memcpy(*p, s->bytes, s->len);
 		*p += s->len;
 	}
-	ckt_free(s);
+	ckt_aux_free(s);
 	return rc;
 }
 

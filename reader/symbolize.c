@@ -108,6 +108,16 @@ struct ckt_sym {
 	size_t mod_slots_cap;
 	uint32_t map;  /* module maps seen so far */
 	bool in_map;   /* the last call added a module: the next one continues that map */
+	/* which modules hold an address (ckt_sym_module_of): the spans of mods[0..ix_n) cut at
+	 * every lo and hi into ix_nb - 1 pieces [ix_bounds[j], ix_bounds[j + 1]), each with the
+	 * modules that cover it, by index (so by map), in ix_mods[ix_start[j]..ix_start[j + 1]).
+	 * Modules added since are looked at one by one, and the index is rebuilt once they are a
+	 * quarter of it. Scanning every module for every frame took 35 s for 32,000 dlopen'd
+	 * libraries. */
+	uint64_t *ix_bounds;
+	uint32_t *ix_start, *ix_mods;
+	size_t ix_nb, ix_n;
+	bool ix_off; /* too many pieces (modules nested in many others): scan them all */
 
 	struct ckt_sym_cached *cache; /* open addressing, power of two */
 	size_t cache_cap, cache_used;
@@ -233,6 +243,9 @@ void ckt_sym_free(struct ckt_sym *s)
 	}
 	free(s->mods);
 	free(s->mod_slots);
+	free(s->ix_bounds);
+	free(s->ix_start);
+	free(s->ix_mods);
 	free(s->cache);
 	free(s->frames);
 	free(s->strs);
@@ -449,19 +462,129 @@ static void ckt_sym_open(struct ckt_sym *s, struct ckt_sym_module *m)
 	m->state = CKT_MOD_OK;
 }
 
+static int ckt_sym_cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The first j with v[j] >= x (n if none). */
+static size_t ckt_sym_lower(const uint64_t *v, size_t n, uint64_t x)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid] < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Indexes mods[0..n_mods) (see ckt_sym.ix_*). On failure (memory, or more pieces than 16 per
+ * module) the index is left off and lookups scan every module, as before it existed. */
+static void ckt_sym_index_modules(struct ckt_sym *s)
+{
+	size_t n = s->n_mods, nb = 0, total = 0;
+	uint64_t *b = malloc(2 * n * sizeof(*b));
+	uint32_t *start = NULL, *ix = NULL;
+	free(s->ix_bounds);
+	free(s->ix_start);
+	free(s->ix_mods);
+	s->ix_bounds = NULL;
+	s->ix_start = s->ix_mods = NULL;
+	s->ix_nb = s->ix_n = 0;
+	if (!b)
+		goto off;
+	for (size_t i = 0; i < n; i++) {
+		b[nb++] = s->mods[i].lo;
+		b[nb++] = s->mods[i].hi;
+	}
+	qsort(b, nb, sizeof(*b), ckt_sym_cmp_u64);
+	size_t u = 0;
+	for (size_t i = 0; i < nb; i++)
+		if (!u || b[i] != b[u - 1])
+			b[u++] = b[i];
+	nb = u;
+	for (size_t i = 0; i < n; i++)
+		if (s->mods[i].lo < s->mods[i].hi)
+			total += ckt_sym_lower(b, nb, s->mods[i].hi) - ckt_sym_lower(b, nb, s->mods[i].lo);
+	if (total > 16 * n + 4096 || !(start = calloc(nb + 1, sizeof(*start))) ||
+	    !(ix = malloc((total ? total : 1) * sizeof(*ix))))
+		goto off;
+	for (size_t i = 0; i < n; i++) {
+		if (s->mods[i].lo >= s->mods[i].hi)
+			continue;
+		for (size_t j = ckt_sym_lower(b, nb, s->mods[i].lo), e = ckt_sym_lower(b, nb, s->mods[i].hi); j < e; j++)
+			start[j + 1]++;
+	}
+	for (size_t j = 0; j < nb; j++)
+		start[j + 1] += start[j];
+	/* fill in index order, so each piece lists its modules oldest first */
+	uint32_t *fill = calloc(nb ? nb : 1, sizeof(*fill));
+	if (!fill)
+		goto off;
+	for (size_t i = 0; i < n; i++) {
+		if (s->mods[i].lo >= s->mods[i].hi)
+			continue;
+		for (size_t j = ckt_sym_lower(b, nb, s->mods[i].lo), e = ckt_sym_lower(b, nb, s->mods[i].hi); j < e; j++)
+			ix[start[j] + fill[j]++] = (uint32_t)i;
+	}
+	free(fill);
+	s->ix_bounds = b;
+	s->ix_start = start;
+	s->ix_mods = ix;
+	s->ix_nb = nb;
+	s->ix_n = n;
+	s->ix_off = false;
+	return;
+off:
+	free(b);
+	free(start);
+	free(ix);
+	s->ix_off = true;
+}
+
 /* The module holding pc in module map `map`: the newest listed by then; failing that (a
- * stack read before the map of its library) the newest of all. */
+ * stack read before the map of its library) the newest of all. Modules are in the order they
+ * were first listed, so their maps never decrease with their index. */
 static struct ckt_sym_module *ckt_sym_module_of(struct ckt_sym *s, uint64_t pc, uint32_t map)
 {
+	if (!s->ix_off && s->n_mods - s->ix_n > 16 + s->ix_n / 4)
+		ckt_sym_index_modules(s);
+	size_t done = s->ix_off ? 0 : s->ix_n; /* indexed: mods[0..done) */
 	struct ckt_sym_module *any = NULL;
-	for (size_t i = s->n_mods; i-- > 0;)
+	for (size_t i = s->n_mods; i-- > done;)
 		if (pc >= s->mods[i].lo && pc < s->mods[i].hi) {
 			if (s->mods[i].map <= map)
 				return &s->mods[i];
 			if (!any)
 				any = &s->mods[i];
 		}
-	return any;
+	if (!done || pc < s->ix_bounds[0])
+		return any;
+	size_t j = ckt_sym_lower(s->ix_bounds, s->ix_nb, pc);
+	if (j == s->ix_nb || s->ix_bounds[j] != pc)
+		j--; /* the piece starting at or before pc */
+	if (j + 1 >= s->ix_nb)
+		return any; /* at or past the last bound */
+	const uint32_t *l = s->ix_mods + s->ix_start[j];
+	size_t k = s->ix_start[j + 1] - s->ix_start[j];
+	if (!k)
+		return any;
+	/* the last of l (oldest first) listed by `map` */
+	size_t lo = 0, hi = k;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (s->mods[l[mid]].map <= map)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo)
+		return &s->mods[l[lo - 1]];
+	return any ? any : &s->mods[l[k - 1]];
 }
 
 /* ---- names ---- */

@@ -638,3 +638,13 @@ for k in 1 2 3; do
 		"$(cat $T/sigexec.rc)/$(ls $T/sx | sort | tr '\n' ' ')/$(jget $T/sx.json exe)/$(jget $T/sx.json live_at_exit.heap_bytes)" \
 		"$plain_rc/t.$pid.exec1.zst t.$pid.zst /$P/sigexec/12345"
 done
+
+# The tracer does not change how glibc serves the program's blocks: freeing a block glibc had
+# mapped raises its mmap threshold to that block's size, and the module map the writer frees
+# after writing it was such a block (256 KiB): a block of 200 KiB then came from the heap, not
+# from mmap as untraced. Checked after the first flush and after a dlopen, in both modes.
+for mode in 0 524288; do
+	CUZKTRACE_SAMPLE=$mode CUZKTRACE_OUT=$T/mth$mode.zst traced mth$mode $P/mmapthresh $P/libplainlib.so
+	expect_eq "a 200 KiB block is mapped by glibc as untraced (CUZKTRACE_SAMPLE=$mode)" \
+		"$(cat $T/mth$mode.out)/$(cat $T/mth$mode.rc)/$($P/mmapthresh $P/libplainlib.so)" "mapped 1/0/mapped 1"
+done

@@ -199,6 +199,12 @@ expect_eq "phases: overlapping markers (longest wins, every rule at a place acts
 p2 manylines 'a=STEP;b=NEVER_SEEN..NEVER_END'
 expect_eq "phases: one write of 20,000 matching lines, a rule that never matches beside it" \
 	"$(jget $T/p2manylines.json phase_notes_total)/$(jget $T/p2manylines.json peak_heap.active_phases)" '20000/["a"]'
+# a marker far into a long line: its note is the 1,024 bytes from 512 before the marker (the
+# line's first 1,024 bytes did not show the marker; finding the line's ends for every marker
+# made one write of 128 KB of markers take 3 s)
+p2 longline 'm=MARK'
+expect_eq "phases: the note of a marker 2,000 bytes into a 3,006-byte line shows the marker" \
+	"$($PY -c 'import json, sys; t = json.load(open(sys.argv[1]))["phase_notes"][0]["text"]; print(len(t), t == "x" * 511 + " MARK " + "y" * 507)' $T/p2longline.json)" "1024 True"
 for bad in "$(printf 'p%d=M%d;' $(seq 1 33 | sed 's/.*/& &/'))" "$(printf 'n%.0s' $(seq 64))=X" "a=$(printf 'm%.0s' $(seq 128))"; do
 	CUZKTRACE_SAMPLE=0 CUZKTRACE_PHASES=$bad CUZKTRACE_OUT=$T/limits.zst traced limits $P/phases2 manylines
 	echo "$(grep -o '(at most 32 rules)\|(a name is at most 63 bytes)\|(a marker is at most 127 bytes)' $T/limits.err)"

@@ -93,3 +93,19 @@ expect_eq "default mode, sampled frees across the filter's growth: only 'after' 
 	"$($PY -c 'import json, sys; d = json.load(open(sys.argv[1])); p = d["peak_heap"]
 print(sorted(r["phase"] for r in p["by_phase"] if r["phase"] != "(none)"), d["inconsistencies"], 63990000 <= p["bytes"] <= 64100000)' $T/fg.json)/$(cat $T/fg.rerr)" \
 	"['after'] 0 True/"
+
+# The heap bound (CKT_AGG_STEP per thread with totals at once) counts a thread from its first
+# AGG record: each thread's first small block is sent at once, whatever its first event was.
+# Before, a thread that first pushed a phase or made a large block held 62,400 unsent bytes
+# without being counted: the peak was 253,368 bytes low against a bound of 65,536.
+for m in phase big none; do
+	CUZKTRACE_SAMPLE=524288 CUZKTRACE_OUT=$T/af$m.zst traced af$m $P/aggfirst $m 524288
+	$REPORT --json $T/af$m.zst >$T/af$m.json 2>/dev/null
+	$PY -c 'import json, sys
+d = json.load(open(sys.argv[1])); s = d["sampling"]; truth = int(open(sys.argv[2]).read().split()[1])
+diff = d["peak_heap"]["bytes"] - truth
+print(s["threads_with_totals"], s["peak_heap_error_bound_bytes"], -s["peak_heap_error_bound_bytes"] <= diff <= s["peak_heap_error_bound_bytes"])' \
+		$T/af$m.json $T/af$m.out >$T/af$m.chk
+	expect_eq "default mode, workers whose first event is $m: 5 threads counted, the peak within the stated bound" \
+		"$(cat $T/af$m.chk)" "5 327680 True"
+done

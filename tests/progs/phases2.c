@@ -14,6 +14,8 @@
  *              "DONE" 5,000,000 "MARK" 6,000,000 "MARK" 7,000,000, each marker its own line
  *   utf8       1,000,000 in the phase "données" (UTF-8), 1,000,000 in "plain"
  *   manylines  one write of 20,000 lines "STEP n": 20,000 matches of a single-marker rule
+ *   longline   one line of 3,006 bytes: 2,000 'x', " MARK ", 1,000 'y'; its note keeps the 1,024
+ *              bytes from 512 before the marker
  * Blocks are kept to the end, so the peak heap is their sum. Uses write(2), not stdio. */
 #define CUZKTRACE_WEAK
 #include "cuzktrace.h"
@@ -137,8 +139,17 @@ int main(int argc, char **argv)
 		if (write(2, buf, n) < 0)
 			return 3;
 		hold(1000000);
+	} else if (!strcmp(mode, "longline")) {
+		static char line[3007];
+		memset(line, 'x', 2000);
+		memcpy(line + 2000, " MARK ", 6);
+		memset(line + 2006, 'y', 1000);
+		line[3006] = '\n';
+		if (write(2, line, sizeof(line)) < 0)
+			return 3;
+		hold(1000000);
 	} else {
-		say(2, "usage: phases2 deep|deeper|overlimit|exitpush|race|bigwritev|overlap|utf8|manylines\n");
+		say(2, "usage: phases2 deep|deeper|overlimit|exitpush|race|bigwritev|overlap|utf8|manylines|longline\n");
 		return 2;
 	}
 	say(1, "phases2: done\n");

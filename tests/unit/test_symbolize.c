@@ -186,12 +186,76 @@ static void test_missing_file(void **state)
 	ckt_sym_free(s);
 }
 
+/* Which module holds an address, against the rule written out here: the newest module that
+ * holds it and was listed by the stack's map, else the newest that holds it. 3,000 modules in
+ * 300 maps, their spans nested and overlapping at 50 bases, looked up after every map (so
+ * through the index, its rebuilds and the modules added since). Files are missing, so each
+ * frame names its module and nothing else. */
+struct oracle_mod {
+	uint64_t lo, hi;
+	uint32_t map;
+};
+
+static void test_module_index(void **state)
+{
+	(void)state;
+	enum { NMOD = 3000, PER_MAP = 10, LOOKUPS = 40 };
+	static struct oracle_mod mods[NMOD];
+	struct ckt_sym *s = ckt_sym_new();
+	assert_non_null(s);
+	uint64_t rng = 0x9e3779b97f4a7c15ull;
+	size_t n = 0;
+	uint32_t maps = 0;
+	char path[64], want[32];
+	for (int m = 0; m < NMOD / PER_MAP; m++) {
+		for (int k = 0; k < PER_MAP; k++, n++) {
+			rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+			uint64_t lo = 0x100000 * ((rng >> 33) % 50), hi = lo + 0x1000 * (1 + (rng >> 20) % 300);
+			int len = snprintf(path, sizeof(path), "/nonexistent/m%zu.so", n);
+			assert_int_equal(ckt_sym_add_module(s, lo, lo, hi, path, (size_t)len, "", 0), 0);
+			mods[n] = (struct oracle_mod){ lo, hi, 0 };
+		}
+		maps = ckt_sym_map_now(s);
+		for (size_t i = n - PER_MAP; i < n; i++)
+			mods[i].map = maps;
+		for (int q = 0; q < LOOKUPS; q++) {
+			rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+			uint64_t pc = 1 + (rng >> 24) % (51 * 0x100000);
+			uint32_t map = 1 + (uint32_t)((rng >> 10) % maps);
+			long pick = -1, any = -1;
+			for (size_t i = n; i-- > 0;)
+				if (pc >= mods[i].lo && pc < mods[i].hi) {
+					if (mods[i].map <= map) {
+						pick = (long)i;
+						break;
+					}
+					if (any < 0)
+						any = (long)i;
+				}
+			if (pick < 0)
+				pick = any;
+			const struct ckt_sym_frame *f;
+			assert_int_equal(ckt_sym_lookup(s, pc, map, &f), 1);
+			if (pick < 0) {
+				assert_null(f[0].module);
+			} else {
+				snprintf(want, sizeof(want), "m%ld.so", pick);
+				assert_non_null(f[0].module);
+				assert_string_equal(f[0].module, want);
+				assert_int_equal(f[0].offset, pc - mods[pick].lo);
+			}
+		}
+	}
+	ckt_sym_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_symbol_table_matches_libdwfl),
 		cmocka_unit_test(test_overlapping_symbols),
 		cmocka_unit_test(test_missing_file),
+		cmocka_unit_test(test_module_index),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
