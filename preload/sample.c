@@ -33,53 +33,76 @@ uint64_t ckt_sample_r;
  *   3. every live entry is now generation 1, so level 1's bitmap holds a bit for each: the
  *      fast path switches to it (ckt_filter_state, release), and grow_state becomes GROWN.
  * Counts are 16-bit: 65536 live samples on one bit would need far more than the set holds. */
-_Atomic uint64_t ckt_filter_state;
-static _Atomic uint64_t filter0[(1u << CKT_FILTER_BITS0) / 64];
+_Alignas(64) _Atomic uint64_t ckt_filter_state; /* read by every small free: a line of its own */
+static _Alignas(64) _Atomic uint64_t filter0[(1u << CKT_FILTER_BITS0) / 64];
 static _Atomic uint16_t count0[1u << CKT_FILTER_BITS0];
+static _Atomic uint16_t clearing0[(1u << CKT_FILTER_BITS0) / 64];
 static _Atomic uint64_t *filter1;
-static _Atomic uint16_t *count1;
+static _Atomic uint16_t *count1, *clearing1;
 enum { GROW_NONE, GROWING, GROWN, GROW_FAILED };
 static atomic_int grow_state;
 static _Atomic uint64_t live_samples;
+
+/* One level of the filter: its bitmap, the count of live samples per bit, and per word of the
+ * bitmap the releases in their clear window (below). */
+struct level {
+	_Atomic uint64_t *words;
+	_Atomic uint16_t *count, *clearing;
+};
 
 /* Keeps bit b set while count[b] > 0, without a lock (threads may be preempted while holding
  * one: 4 busy threads on 2 cores made a spinlock here cost microseconds). A release that takes
  * a count to 0 clears the bit and re-checks the count, setting the bit again if a new sample
  * came meanwhile; but between its clear and that re-check the new sample's bit reads clear,
  * and a free of it then would be missed (a test that frees at once saw it in 1% of runs). So a
- * releaser announces itself in `clearing` before its decrement, and a new sample, once
- * counted, waits until no release is in that window (waiting_out_clears): any release that
- * could clear its bit has announced itself by then, and leaves the bit set when it is done. */
-static atomic_uint clearing;
-
-static void bit_add(_Atomic uint64_t *words, _Atomic uint16_t *count, uint64_t b)
+ * releaser announces itself in its word's `clearing` before its decrement, and a new sample,
+ * once counted, waits until no release is in that window on its word (wait_out_clears): any
+ * release that could clear its bit has announced itself by then, and leaves the bit set when
+ * it is done. The wait is bounded: a releaser stopped inside its window (a signal handler that
+ * blocks, a debugger) delays the samples of its own word (1/4096 of them) by about a
+ * millisecond each, and only those; the sample then goes on, and a free of it during the rest
+ * of that window would be missed, as before this wait existed. */
+static void bit_add(const struct level *l, uint64_t b)
 {
-	atomic_fetch_add(&count[b], 1);
-	atomic_fetch_or(&words[b / 64], 1ull << (b % 64));
+	atomic_fetch_add(&l->count[b], 1);
+	atomic_fetch_or(&l->words[b / 64], 1ull << (b % 64));
 }
 
-static void bit_sub(_Atomic uint64_t *words, _Atomic uint16_t *count, uint64_t b)
+static void bit_sub(const struct level *l, uint64_t b)
 {
 	uint64_t bit = 1ull << (b % 64);
-	atomic_fetch_add(&clearing, 1);
-	if (atomic_fetch_sub(&count[b], 1) == 1) {
-		atomic_fetch_and(&words[b / 64], ~bit);
-		if (atomic_load(&count[b]))
-			atomic_fetch_or(&words[b / 64], bit);
+	atomic_fetch_add(&l->clearing[b / 64], 1);
+	if (atomic_fetch_sub(&l->count[b], 1) == 1) {
+		atomic_fetch_and(&l->words[b / 64], ~bit);
+		if (atomic_load(&l->count[b]))
+			atomic_fetch_or(&l->words[b / 64], bit);
 	}
-	atomic_fetch_sub(&clearing, 1);
+	atomic_fetch_sub(&l->clearing[b / 64], 1);
 }
 
-/* After a sample is counted (bit_add): releases in their clear window are a few instructions
- * each, so this spins; a releaser preempted inside one is waited for with sched_yield. */
-static void waiting_out_clears(void)
+/* After bit b was counted (bit_add): a release's window is a few instructions, so this spins,
+ * then yields to a releaser that was preempted inside one; 1 ms at most. */
+static void wait_out_clears(const struct level *l, uint64_t b)
 {
-	for (unsigned n = 0; atomic_load(&clearing); n++)
-		if (n >= 64)
-			sched_yield();
-		else
+	if (!atomic_load(&l->clearing[b / 64]))
+		return;
+	uint64_t t0 = 0;
+	for (unsigned n = 0; atomic_load(&l->clearing[b / 64]); n++) {
+		if (n < 64) {
 			__asm__ volatile("" ::: "memory");
+			continue;
+		}
+		uint64_t t = ckt_clock_raw();
+		if (!t0)
+			t0 = t;
+		else if (t - t0 > 1000000)
+			return;
+		sched_yield();
+	}
 }
+
+static const struct level level0 = {filter0, count0, clearing0};
+static struct level level1; /* set before grow_state becomes GROWING */
 
 static uint64_t slot0(uint64_t p)
 {
@@ -93,12 +116,12 @@ static uint64_t slot1(uint64_t p)
 
 static void level1_add(uint64_t p)
 {
-	bit_add(filter1, count1, slot1(p));
+	bit_add(&level1, slot1(p));
 }
 
 static void level1_sub(uint64_t p)
 {
-	bit_sub(filter1, count1, slot1(p));
+	bit_sub(&level1, slot1(p));
 }
 
 size_t (*ckt_usable)(void *) = malloc_usable_size;
@@ -208,12 +231,12 @@ static void set_add(uint64_t p)
 	if (!slot) {
 		if (gen)
 			level1_sub(p);
-		if (!atomic_exchange(&set_full, 1))
+		if (!atomic_load(&set_full) && !atomic_exchange(&set_full, 1))
 			ckt_log("warning: the sampled-pointer set is full; some sampled frees are missed",
 				NULL, NULL, NULL);
 		return;
 	}
-	bit_add(filter0, count0, slot0(p));
+	bit_add(&level0, slot0(p));
 	atomic_fetch_add(&live_samples, 1);
 	if (!gen && ((state = atomic_load(&grow_state)) == GROWING || state == GROWN)) {
 		/* the writer began to grow after the state was read (and may have finished): it
@@ -223,8 +246,12 @@ static void set_add(uint64_t p)
 		level1_add(p);
 		if (!atomic_compare_exchange_strong(slot, &e, p | GEN))
 			level1_sub(p); /* the writer moved it (and counted it) */
+		else
+			gen = 1;
 	}
-	waiting_out_clears();
+	wait_out_clears(&level0, slot0(p));
+	if (gen)
+		wait_out_clears(&level1, slot1(p));
 }
 
 void ckt_sample_remember(void *p)
@@ -248,7 +275,7 @@ int ckt_sample_forget(void *ptr)
 			/* the writer may move the entry to generation 1 meanwhile: then CAS again */
 			while ((v & ~(uint64_t)GEN) == p)
 				if (atomic_compare_exchange_strong(&set[i], &v, TOMB)) {
-					bit_sub(filter0, count0, slot0(p));
+					bit_sub(&level0, slot0(p));
 					if (v & GEN)
 						level1_sub(p);
 					atomic_fetch_sub(&live_samples, 1);
@@ -265,8 +292,9 @@ void ckt_sample_maintain(void)
 	if (!ckt_sample_r || atomic_load(&grow_state) != GROW_NONE ||
 	    atomic_load(&live_samples) <= CKT_FILTER_GROW)
 		return;
-	size_t words = (1ul << CKT_FILTER_BITS1) / 8, counts = (1ul << CKT_FILTER_BITS1) * sizeof(uint16_t);
-	void *w = (void *)syscall(SYS_mmap, NULL, words + counts, PROT_READ | PROT_WRITE,
+	size_t words = (1ul << CKT_FILTER_BITS1) / 8, counts = (1ul << CKT_FILTER_BITS1) * sizeof(uint16_t),
+	       clearing = (1ul << CKT_FILTER_BITS1) / 64 * sizeof(uint16_t);
+	void *w = (void *)syscall(SYS_mmap, NULL, words + counts + clearing, PROT_READ | PROT_WRITE,
 				  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (w == MAP_FAILED) {
 		atomic_store(&grow_state, GROW_FAILED);
@@ -276,7 +304,9 @@ void ckt_sample_maintain(void)
 	}
 	filter1 = w;
 	count1 = (_Atomic uint16_t *)((char *)w + words);
-	atomic_store(&grow_state, GROWING); /* seq_cst: after the pointers, before the scan */
+	clearing1 = (_Atomic uint16_t *)((char *)w + words + counts);
+	level1 = (struct level){filter1, count1, clearing1};
+	atomic_store(&grow_state, GROWING); /* seq_cst: after level1, before the scan */
 	for (unsigned k = 0; k < NSETS; k++) {
 		_Atomic uint64_t *set = atomic_load(&sets[k]);
 		if (!set)
@@ -293,7 +323,9 @@ void ckt_sample_maintain(void)
 			}
 		}
 	}
-	waiting_out_clears(); /* the entries it counted, as a new sample does */
+	/* the entries it counted, as a new sample does: every word with a release in its window */
+	for (uint64_t i = 0; i < (1ull << CKT_FILTER_BITS1) / 64; i++)
+		wait_out_clears(&level1, i * 64);
 	atomic_store_explicit(&ckt_filter_state,
 			      (uint64_t)(uintptr_t)filter1 | (uint64_t)(64 - CKT_FILTER_BITS1) << 56,
 			      memory_order_release);

@@ -61,6 +61,7 @@ struct ckt_phases_map {
 };
 
 struct ckt_phases {
+	uint64_t phase_now; /* the latest timestamp of a phase event replayed */
 	struct ckt_phase *ph;
 	size_t n_ph, cap_ph;
 	struct ckt_phases_map by_id;
@@ -291,7 +292,11 @@ static void ckt_phases_activate(struct ckt_phases *p, size_t i, uint64_t ts)
 		p->active[p->n_active++] = i;
 		return;
 	}
-	if (ts > ph->since) /* an end replayed late can be stamped before the phase became active */
+	/* an end replayed late can be stamped before the phase became active: it ends the phase
+	 * at the latest phase event replayed instead (the time it was taken into account) */
+	if (ts < p->phase_now)
+		ts = p->phase_now;
+	if (ts > ph->since)
 		ph->active_ns += ts - ph->since;
 	for (size_t k = 0; k < p->n_active; k++)
 		if (p->active[k] == i) {
@@ -311,6 +316,8 @@ static void ckt_phases_on_phase(void *ctx, uint64_t ts, uint32_t tid, unsigned o
 		return;
 	}
 	p->any = true;
+	if (ts > p->phase_now)
+		p->phase_now = ts;
 	switch (op) {
 	case CKT_PHASE_PUSH:
 		/* id 0 (the capture's name table was full) is kept so pops stay balanced */
