@@ -258,6 +258,7 @@ struct ckt_ring {
 };
 
 #define CKT_PHASE_DEPTH 256 /* deeper pushes are charged to the phase at this depth (said once) */
+#define CKT_PHASE_CACHE 4
 struct ckt_tls {
 	int guard; /* nonzero while inside a hook or in a tracer thread: calls pass through */
 	int in_driver; /* inside a real CUDA driver call: mmap and nested driver calls not counted */
@@ -272,6 +273,9 @@ struct ckt_tls {
 	struct ckt_ring *ring;
 	int phase_depth; /* pushes minus pops; the first CKT_PHASE_DEPTH ids are kept */
 	uint16_t phase_stack[CKT_PHASE_DEPTH];
+	/* the ids of the names this thread pushed last, by the name's address (phase.c) */
+	const char *phase_cache_name[CKT_PHASE_CACHE];
+	uint16_t phase_cache_id[CKT_PHASE_CACHE];
 	/* default (sampling) mode, sample.c */
 	int64_t agg_bytes, agg_blocks; /* small blocks' usable bytes not yet sent as AGG */
 	int64_t agg_step;              /* send them when they moved this much; 0 = at once: until
