@@ -802,21 +802,60 @@ static int ckt_sites_cmp_line(const void *pa, const void *pb)
 	return strcmp(((const struct ckt_sites_line *)pa)->text, ((const struct ckt_sites_line *)pb)->text);
 }
 
+/* Stacks whose frames are the same interned strings (the same text: symbolized alike from
+ * different return addresses) are one line: summed by their frames first, so only distinct
+ * lines are formatted. Formatting every live stack first kept about 10 KB per deep stack until
+ * the sort (438 MB for 32,000 stacks of 250 frames that made 2 lines). */
+static uint64_t ckt_sites_frames_hash(const struct ckt_sites_stack *st)
+{
+	uint64_t h = st->nsym;
+	for (uint32_t j = 0; j < st->nsym; j++)
+		h = ckt_util_hash64(h ^ (uint64_t)(uintptr_t)st->sym[j]);
+	return h;
+}
+
+static bool ckt_sites_same_frames(const struct ckt_sites_stack *a, const struct ckt_sites_stack *b)
+{
+	return a->nsym == b->nsym && memcmp(a->sym, b->sym, a->nsym * sizeof(*a->sym)) == 0;
+}
+
 int ckt_sites_write_folded(const struct ckt_sites *s, FILE *f)
 {
 	enum ckt_moment m = s->has_rss ? CKT_AT_PEAK_RSS : CKT_AT_PEAK_HEAP;
 	int t = s->has_rss ? T_RSS : T_HEAP;
+	size_t cap = 16;
+	while (cap < 2 * s->n_stacks)
+		cap *= 2;
+	/* stack index + 1 (0: empty) and the bytes of every stack with those frames */
+	struct {
+		uint32_t idx;
+		uint64_t bytes;
+	} *tab = calloc(cap, sizeof(*tab));
 	struct ckt_sites_line *lines = malloc((s->n_stacks ? s->n_stacks : 1) * sizeof(*lines));
 	size_t n = 0;
 	int rc = 0;
 
-	if (!lines)
+	if (!tab || !lines) {
+		free(tab);
+		free(lines);
 		return -ENOMEM;
-	for (size_t i = 0; i < s->n_stacks && !rc; i++) {
+	}
+	for (size_t i = 0; i < s->n_stacks; i++) {
 		const struct ckt_sites_stack *st = &s->stacks[i];
 		int64_t v = ckt_tracked_at(&st->t[t], s->epochs, m);
 		if (v <= 0 || !st->sym)
 			continue;
+		size_t k = (size_t)ckt_sites_frames_hash(st) & (cap - 1);
+		while (tab[k].idx && !ckt_sites_same_frames(&s->stacks[tab[k].idx - 1], st))
+			k = (k + 1) & (cap - 1);
+		if (!tab[k].idx)
+			tab[k].idx = (uint32_t)i + 1;
+		tab[k].bytes += (uint64_t)v;
+	}
+	for (size_t k = 0; k < cap && !rc; k++) {
+		if (!tab[k].idx)
+			continue;
+		const struct ckt_sites_stack *st = &s->stacks[tab[k].idx - 1];
 		char *buf = NULL;
 		size_t len = 0;
 		FILE *mf = open_memstream(&buf, &len);
@@ -835,9 +874,10 @@ int ckt_sites_write_folded(const struct ckt_sites *s, FILE *f)
 			rc = -ENOMEM;
 			break;
 		}
-		lines[n++] = (struct ckt_sites_line){ buf, (uint64_t)v };
+		lines[n++] = (struct ckt_sites_line){ buf, tab[k].bytes };
 	}
-	/* different return addresses can symbolize alike: one line each, summed */
+	free(tab);
+	/* different frame strings can print alike (cleaned of ';'): one line each, summed */
 	qsort(lines, n, sizeof(*lines), ckt_sites_cmp_line);
 	for (size_t i = 0; i < n; i++) {
 		uint64_t b = lines[i].bytes;
