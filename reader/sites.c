@@ -223,7 +223,7 @@ static int ckt_sites_index_grow(struct ckt_sites *s)
 	if (!t)
 		return CKT_ENOMEM;
 	for (size_t i = 0; i < s->n_stacks; i++) {
-		size_t k = ckt_util_hash64(s->stacks[i].id) & (cap - 1);
+		size_t k = (size_t)(ckt_util_hash64(s->stacks[i].id) >> 32) & (cap - 1);
 		while (t[k])
 			k = (k + 1) & (cap - 1);
 		t[k] = (uint32_t)i + 1;
@@ -252,7 +252,7 @@ static long ckt_sites_stack_find(struct ckt_sites *s, uint64_t id)
 {
 	if (s->n_stacks * 2 >= s->index_cap && ckt_sites_index_grow(s) < 0)
 		return CKT_ENOMEM;
-	size_t k = ckt_util_hash64(id) & (s->index_cap - 1);
+	size_t k = (size_t)(ckt_util_hash64(id) >> 32) & (s->index_cap - 1);
 	for (; s->index[k]; k = (k + 1) & (s->index_cap - 1))
 		if (s->stacks[s->index[k] - 1].id == id)
 			return (long)s->index[k] - 1;
@@ -397,7 +397,7 @@ static int ckt_sites_site_grow(struct ckt_sites *s)
 	if (!t)
 		return CKT_ENOMEM;
 	for (size_t i = 0; i < s->n_sites; i++) {
-		size_t k = ckt_util_hash64((uintptr_t)s->sites[i].key) & (cap - 1);
+		size_t k = (size_t)(ckt_util_hash64((uintptr_t)s->sites[i].key) >> 32) & (cap - 1);
 		while (t[k])
 			k = (k + 1) & (cap - 1);
 		t[k] = (uint32_t)i + 1;
@@ -418,7 +418,7 @@ static long ckt_sites_resolve(struct ckt_sites *s, size_t i)
 	const char *key = s->stacks[i].sym[s->stacks[i].site_frame];
 	if (s->n_sites * 2 >= s->site_index_cap && ckt_sites_site_grow(s) < 0)
 		return CKT_ENOMEM;
-	size_t k = ckt_util_hash64((uintptr_t)key) & (s->site_index_cap - 1);
+	size_t k = (size_t)(ckt_util_hash64((uintptr_t)key) >> 32) & (s->site_index_cap - 1);
 	for (; s->site_index[k]; k = (k + 1) & (s->site_index_cap - 1))
 		if (s->sites[s->site_index[k] - 1].key == key)
 			return s->stacks[i].site = (int32_t)s->site_index[k] - 1;
