@@ -43,6 +43,28 @@ enum { GROW_NONE, GROWING, GROWN, GROW_FAILED };
 static atomic_int grow_state;
 static _Atomic uint64_t live_samples;
 
+/* Race points: tests/unit/test_sample.c builds this file a second time with CKT_TEST_RACES and
+ * stalls threads at these places, so each interleaving the comments above argue about happens
+ * in every run. The library has none. */
+#ifdef CKT_TEST_RACES
+void (*ckt_test_race)(int where);
+#define RACE_POINT(where)                    \
+	do {                                 \
+		if (ckt_test_race)           \
+			ckt_test_race(where); \
+	} while (0)
+#else
+#define RACE_POINT(where) ((void)0)
+#endif
+enum {
+	RACE_ADD_READ_STATE = 1, /* a new sample read the grow state, before its insert */
+	RACE_CLEAR_WINDOW,       /* a release cleared its bit, before the re-check */
+	RACE_GROW_SCAN,          /* the writer is scanning the set (every 4096 slots) */
+	RACE_FORGET_FOUND,       /* a release found its entry, before taking it */
+	RACE_CLEAR_BEFORE,       /* a release took a count to 0, before clearing the bit */
+	RACE_ADD_COUNTED,        /* a new sample is counted at level 0, before its waits */
+};
+
 /* One level of the filter: its bitmap, the count of live samples per bit, and per word of the
  * bitmap the releases in their clear window (below). */
 struct level {
@@ -73,7 +95,9 @@ static void bit_sub(const struct level *l, uint64_t b)
 	uint64_t bit = 1ull << (b % 64);
 	atomic_fetch_add(&l->clearing[b / 64], 1);
 	if (atomic_fetch_sub(&l->count[b], 1) == 1) {
+		RACE_POINT(RACE_CLEAR_BEFORE);
 		atomic_fetch_and(&l->words[b / 64], ~bit);
+		RACE_POINT(RACE_CLEAR_WINDOW);
 		if (atomic_load(&l->count[b]))
 			atomic_fetch_or(&l->words[b / 64], bit);
 	}
@@ -225,6 +249,7 @@ static _Atomic uint64_t *set_insert(uint64_t v)
 static void set_add(uint64_t p)
 {
 	int state = atomic_load(&grow_state), gen = state == GROWING || state == GROWN;
+	RACE_POINT(RACE_ADD_READ_STATE);
 	if (gen)
 		level1_add(p);
 	_Atomic uint64_t *slot = set_insert(p | (uint64_t)gen);
@@ -237,6 +262,7 @@ static void set_add(uint64_t p)
 		return;
 	}
 	bit_add(&level0, slot0(p));
+	RACE_POINT(RACE_ADD_COUNTED);
 	atomic_fetch_add(&live_samples, 1);
 	if (!gen && ((state = atomic_load(&grow_state)) == GROWING || state == GROWN)) {
 		/* the writer began to grow after the state was read (and may have finished): it
@@ -273,6 +299,8 @@ int ckt_sample_forget(void *ptr)
 			if (v == 0)
 				break;
 			/* the writer may move the entry to generation 1 meanwhile: then CAS again */
+			if ((v & ~(uint64_t)GEN) == p)
+				RACE_POINT(RACE_FORGET_FOUND);
 			while ((v & ~(uint64_t)GEN) == p)
 				if (atomic_compare_exchange_strong(&set[i], &v, TOMB)) {
 					bit_sub(&level0, slot0(p));
@@ -312,6 +340,8 @@ void ckt_sample_maintain(void)
 		if (!set)
 			break;
 		for (uint64_t i = 0; i < (1ull << set_bits[k]); i++) {
+			if (i % 4096 == 0)
+				RACE_POINT(RACE_GROW_SCAN);
 			uint64_t v = atomic_load(&set[i]);
 			/* a generation-0 entry; on a lost CAS, whatever the slot holds now */
 			while (v > TOMB && !(v & GEN)) {

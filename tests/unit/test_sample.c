@@ -6,6 +6,10 @@
  * The pointers are never dereferenced, so they are made-up even addresses. */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <sched.h>
+#include <time.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -40,9 +44,93 @@ int ckt_thread_make_room(struct ckt_ring *r, unsigned n)
 	return 0;
 }
 
+/* sample.c's race points (built in for this test only): stall a thread where the interleavings
+ * its comments argue about begin, so they happen in every run, not one run in a hundred */
+extern void (*ckt_test_race)(int where);
+static _Thread_local unsigned race_calls;
+
+static void stall(unsigned us)
+{
+	struct timespec ts = {0, (long)us * 1000};
+	nanosleep(&ts, NULL);
+}
+
+/* The scenarios below give threads roles; the random stalls are for the others. */
+enum { ROLE_ANY, ROLE_RELEASER, ROLE_ADDER, ROLE_LATE_ADDER };
+static _Thread_local int role;
+static atomic_int step; /* the scenario's progress, advanced by its threads */
+
+static double now_s(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* Waits until step >= want, at most `limit` seconds; 1 if it got there. */
+static int wait_step(int want, double limit)
+{
+	double end = now_s() + limit;
+	while (atomic_load(&step) < want)
+		if (now_s() > end)
+			return 0;
+		else
+			sched_yield();
+	return 1;
+}
+
+static void race(int where)
+{
+	race_calls++;
+	if (role == ROLE_RELEASER) {
+		if (where == 5) { /* its count is 0, its bit not yet cleared: the adder counts now */
+			atomic_store(&step, 1);
+			wait_step(2, 1.0);
+		} else if (where == 2) { /* bit cleared, not re-checked: an adder that did not wait
+					  * would look now; one that waits cannot, so give up soon */
+			atomic_store(&step, 3);
+			wait_step(4, 0.002);
+		}
+		return;
+	}
+	if (role == ROLE_ADDER) {
+		if (where == 6) { /* counted (its bit set); the release clears it, then this goes on */
+			atomic_store(&step, 2);
+			wait_step(3, 1.0);
+		}
+		return;
+	}
+	if (role == ROLE_LATE_ADDER) {
+		if (where == 1) { /* it read "not growing": the writer grows before its insert */
+			atomic_store(&step, 1);
+			wait_step(2, 5.0);
+		}
+		return;
+	}
+	switch (where) {
+	case 1: /* a new sample read the grow state and has not inserted yet */
+		if (race_calls % 64 == 0)
+			stall(30);
+		break;
+	case 2: /* a release cleared a bit and has not re-checked its count yet */
+		if (race_calls % 16 == 0)
+			stall(20);
+		else
+			sched_yield();
+		break;
+	case 3: /* the writer scans the set to move entries to the big filter */
+		stall(300);
+		break;
+	case 4: /* a release found its entry and has not taken it yet */
+		if (race_calls % 32 == 0)
+			stall(20);
+		break;
+	}
+}
+
 #define THREADS 4
 #define LIVE 6000 /* per thread: 24,000 live in all, past CKT_FILTER_GROW */
-#define ROUNDS 200000
+#define ROUNDS 50000
 
 static atomic_int go, grown, failures;
 
@@ -92,6 +180,7 @@ static void test_grow_under_load(void **state)
 	(void)state;
 	ckt_config.sample = 1024;
 	ckt_sample_init();
+	ckt_test_race = race;
 	uint64_t s0 = atomic_load(&ckt_filter_state);
 	assert_int_equal(shift_of(s0), 64 - CKT_FILTER_BITS0);
 	/* below the threshold the writer's step does nothing */
@@ -110,6 +199,7 @@ static void test_grow_under_load(void **state)
 	atomic_store(&grown, 1);
 	for (int k = 0; k < THREADS; k++)
 		pthread_join(th[k], NULL);
+	ckt_test_race = NULL; /* the rest runs at full speed */
 	assert_int_equal(atomic_load(&failures), 0);
 	assert_int_equal(shift_of(s1), 64 - CKT_FILTER_BITS1);
 	assert_true(words_of(s1) != words_of(s0));
@@ -135,9 +225,91 @@ static void test_grow_under_load(void **state)
 	assert_false(ckt_sample_maybe((void *)(uintptr_t)0x7000));
 }
 
+/* Two samples on one filter bit: q's release takes the count to 0 and, before it clears the
+ * bit, p is taken (count 1, bit set); the release then clears the bit. p's bit must read set
+ * once p is in: its add waits until the release has re-checked the count and set the bit
+ * again. (An add that did not wait read p's bit clear here: its free would be missed.) */
+static void *releaser(void *arg)
+{
+	role = ROLE_RELEASER;
+	ckt_sample_forget(arg);
+	return NULL;
+}
+
+static void test_clear_window(void **state)
+{
+	(void)state;
+	ckt_config.sample = 1024;
+	ckt_sample_init();
+	ckt_test_race = race;
+	uint64_t p = 0x100000, q = p + 16, s0 = atomic_load(&ckt_filter_state);
+	while ((ckt_filter_hash((void *)(uintptr_t)q) >> shift_of(s0)) != (ckt_filter_hash((void *)(uintptr_t)p) >> shift_of(s0)))
+		q += 16;
+	int missed = 0;
+	for (int round = 0; round < 50; round++) {
+		atomic_store(&step, 0);
+		ckt_sample_remember((void *)(uintptr_t)q);
+		pthread_t th;
+		assert_int_equal(pthread_create(&th, NULL, releaser, (void *)(uintptr_t)q), 0);
+		assert_true(wait_step(1, 5.0)); /* the release is inside its window */
+		role = ROLE_ADDER;
+		ckt_sample_remember((void *)(uintptr_t)p);
+		role = ROLE_ANY;
+		missed += !ckt_sample_maybe((void *)(uintptr_t)p);
+		atomic_store(&step, 4);
+		pthread_join(th, NULL);
+		assert_int_equal(ckt_sample_forget((void *)(uintptr_t)p), 1);
+	}
+	ckt_test_race = NULL;
+	assert_int_equal(missed, 0);
+}
+
+/* A new sample that read "not growing" is inserted after the writer grew the filter (scanned
+ * the set without it, and switched): it moves itself to the big filter, so it reads as
+ * present there. In a child process: the filter grows once per process. */
+static void *late_adder(void *arg)
+{
+	role = ROLE_LATE_ADDER;
+	ckt_sample_remember(arg);
+	return NULL;
+}
+
+static void test_late_add(void **state)
+{
+	(void)state;
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		ckt_config.sample = 1024;
+		ckt_sample_init();
+		for (uint64_t i = 1; i <= CKT_FILTER_GROW + 100; i++)
+			ckt_sample_remember((void *)(uintptr_t)(i << 20));
+		ckt_test_race = race;
+		atomic_store(&step, 0);
+		uint64_t p = 0x7777770;
+		pthread_t th;
+		if (pthread_create(&th, NULL, late_adder, (void *)(uintptr_t)p))
+			_exit(3);
+		if (!wait_step(1, 5.0))
+			_exit(4);
+		ckt_sample_maintain(); /* grows and switches while the adder waits before its insert */
+		if (shift_of(atomic_load(&ckt_filter_state)) != 64 - CKT_FILTER_BITS1)
+			_exit(5);
+		atomic_store(&step, 2);
+		pthread_join(th, NULL);
+		_exit(ckt_sample_maybe((void *)(uintptr_t)p) && ckt_sample_forget((void *)(uintptr_t)p) == 1 ? 0 : 6);
+	}
+	int status = 0;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_clear_window),
+		cmocka_unit_test(test_late_add),
 		cmocka_unit_test(test_grow_under_load),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
