@@ -259,9 +259,11 @@ static int protect(void *addr, size_t len, int prot, bool use_pkey, int pkey)
 	} else if ((errno == ENOMEM || errno == EACCES) && len &&
 		   (uintptr_t)addr + len > (uintptr_t)addr) { /* a range that wraps changes nothing */
 		int saved = errno;
-		/* the kernel stops at the first hole: a range whose first page is not mapped was
-		 * not changed at all, and reading /proc/self/maps (up to 35 ms with 64,000
-		 * mappings) would find nothing */
+		/* the kernel stops at the first hole, and what is recorded is the run that starts
+		 * at the range's start: with its first page not mapped there is none, and reading
+		 * /proc/self/maps (up to 35 ms with 64,000 mappings) would find nothing. (With
+		 * PROT_GROWSDOWN the kernel may have changed a mapping above; neither way records
+		 * it.) */
 		unsigned char v;
 		uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
 		if (saved == ENOMEM && syscall(SYS_mincore, (uintptr_t)addr & ~(page - 1), 1, &v) < 0 &&

@@ -33,7 +33,9 @@ uint64_t ckt_sample_r;
  *   3. every live entry is now generation 1, so level 1's bitmap holds a bit for each: the
  *      fast path switches to it (ckt_filter_state, release), and grow_state becomes GROWN.
  * Counts are 16-bit: 65536 live samples on one bit would need far more than the set holds. */
-_Alignas(64) _Atomic uint64_t ckt_filter_state; /* read by every small free: a line of its own */
+/* read by every small free; its neighbours on its cache line are written rarely (ckt_sample_r
+ * once, set_full once, sets[] when a table is added) */
+_Alignas(64) _Atomic uint64_t ckt_filter_state;
 static _Alignas(64) _Atomic uint64_t filter0[(1u << CKT_FILTER_BITS0) / 64];
 static _Atomic uint16_t count0[1u << CKT_FILTER_BITS0];
 static _Atomic uint16_t clearing0[(1u << CKT_FILTER_BITS0) / 64];

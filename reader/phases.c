@@ -294,7 +294,7 @@ static void ckt_phases_activate(struct ckt_phases *p, size_t i, uint64_t ts)
 	}
 	/* an end replayed late can be stamped before the phase became active: it ends the phase
 	 * at the latest phase event replayed instead (the time it was taken into account) */
-	if (ts < p->phase_now)
+	if (ts < ph->since)
 		ts = p->phase_now;
 	if (ts > ph->since)
 		ph->active_ns += ts - ph->since;

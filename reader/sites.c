@@ -845,7 +845,7 @@ int ckt_sites_write_folded(const struct ckt_sites *s, FILE *f)
 		int64_t v = ckt_tracked_at(&st->t[t], s->epochs, m);
 		if (v <= 0 || !st->sym)
 			continue;
-		size_t k = (size_t)ckt_sites_frames_hash(st) & (cap - 1);
+		size_t k = (size_t)(ckt_sites_frames_hash(st) >> 32) & (cap - 1);
 		while (tab[k].idx && !ckt_sites_same_frames(&s->stacks[tab[k].idx - 1], st))
 			k = (k + 1) & (cap - 1);
 		if (!tab[k].idx)

@@ -324,6 +324,41 @@ static void test_late_pop_no_wrap(void **state)
 	tb_release(&b);
 }
 
+/* A push and pop replayed late, both before anything else of that phase: it was active from 50
+ * to 60 (10 ns), not up to the latest phase event replayed (thread 1's pop of "gpu" at 250). */
+static void test_late_pair_keeps_its_time(void **state)
+{
+	(void)state;
+	struct tb b;
+	struct ckt_replay_stats st;
+	tb_init(&b);
+	tb_header(&b);
+	tb_frame(&b, 0);
+	tb_phase_def(&b, LOAD, "load");
+	tb_phase_def(&b, GPU, "gpu");
+	tb_thread(&b, 1);
+	tb_phase(&b, 100, CKT_PHASE_PUSH, GPU);
+	tb_phase(&b, 250, CKT_PHASE_POP, GPU);
+	tb_sync(&b, 300);
+	tb_flush(&b);
+	tb_frame(&b, 300);
+	tb_sync(&b, 400);
+	tb_flush(&b);
+	tb_frame(&b, 400);
+	tb_thread(&b, 2);
+	tb_phase(&b, 50, CKT_PHASE_PUSH, LOAD);
+	tb_phase(&b, 60, CKT_PHASE_POP, LOAD);
+	tb_sync(&b, 500);
+	tb_end(&b, 600, CKT_END_EXIT, 4, 0);
+	tb_flush(&b);
+	struct ckt_phases *p = run(&b, &st, NULL, NULL, NULL);
+	assert_int_equal(st.late_events, 2);
+	assert_int_equal(row(p, "gpu")->active_ns, 150);
+	assert_int_equal(row(p, "load")->active_ns, 10);
+	ckt_phases_free(p);
+	tb_release(&b);
+}
+
 static void test_end_before_begin(void **state)
 {
 	(void)state;
@@ -790,6 +825,7 @@ int main(void)
 		cmocka_unit_test(test_rule_override),
 		cmocka_unit_test(test_rule_before_definition),
 		cmocka_unit_test(test_late_pop_no_wrap),
+		cmocka_unit_test(test_late_pair_keeps_its_time),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
