@@ -283,6 +283,14 @@ static void expect_load(const struct tb *b, unsigned format, size_t active_at_pe
  * puts the END first: the BEGIN at that instant cancels it, so the phase is not left active to
  * the end of the trace. An END whose BEGIN was lost is dropped and does not hide a later
  * BEGIN. */
+/* Ends a data frame with SYNC(ts) and starts the next one at ts. */
+static void next_frame(struct tb *b, uint64_t ts)
+{
+	tb_sync(b, ts);
+	tb_flush(b);
+	tb_frame(b, ts);
+}
+
 /* PHASE events that come late (the writer broke the SYNC promise): thread 2's push and pop of
  * "load" are replayed after thread 1's, the pop (ts 60) ending the phase that became active at
  * ts 100. The active time must not wrap (it read 584 years): the late end counts at the latest
@@ -299,19 +307,13 @@ static void test_late_pop_no_wrap(void **state)
 	tb_thread(&b, 1);
 	tb_phase(&b, 100, CKT_PHASE_PUSH, LOAD);
 	tb_alloc(&b, 101, 0x10000, 4096);
-	tb_sync(&b, 200);
-	tb_flush(&b);
-	tb_frame(&b, 200);
-	tb_sync(&b, 300);
-	tb_flush(&b);
-	tb_frame(&b, 300);
+	next_frame(&b, 200);
+	next_frame(&b, 300);
 	tb_thread(&b, 2);
 	tb_phase(&b, 50, CKT_PHASE_PUSH, LOAD);
 	tb_thread(&b, 1);
 	tb_phase(&b, 250, CKT_PHASE_POP, LOAD);
-	tb_sync(&b, 400);
-	tb_flush(&b);
-	tb_frame(&b, 400);
+	next_frame(&b, 400);
 	tb_thread(&b, 2);
 	tb_phase(&b, 60, CKT_PHASE_POP, LOAD);
 	tb_sync(&b, 500);
@@ -339,12 +341,8 @@ static void test_late_pair_keeps_its_time(void **state)
 	tb_thread(&b, 1);
 	tb_phase(&b, 100, CKT_PHASE_PUSH, GPU);
 	tb_phase(&b, 250, CKT_PHASE_POP, GPU);
-	tb_sync(&b, 300);
-	tb_flush(&b);
-	tb_frame(&b, 300);
-	tb_sync(&b, 400);
-	tb_flush(&b);
-	tb_frame(&b, 400);
+	next_frame(&b, 300);
+	next_frame(&b, 400);
 	tb_thread(&b, 2);
 	tb_phase(&b, 50, CKT_PHASE_PUSH, LOAD);
 	tb_phase(&b, 60, CKT_PHASE_POP, LOAD);
@@ -783,9 +781,7 @@ static void test_rule_before_definition(void **state)
 	struct ckt_replay_stats st;
 	tb_start(&b, 1);
 	tb_alloc_ex(&b, 100, 0x1000, 200, CKT_FN_MALLOC, 8, 0);
-	tb_sync(&b, 200);
-	tb_flush(&b);
-	tb_frame(&b, 200);
+	next_frame(&b, 200);
 	tb_sync(&b, 300); /* replays everything before 200: the allocation above */
 	tb_flush(&b);
 	tb_frame(&b, 300);
