@@ -23,9 +23,15 @@ struct ckt_config ckt_config;
 uint64_t ckt_t0;
 atomic_int ckt_proc_phase;
 _Atomic uint64_t ckt_lost_noring;
+/* 0 (a wait for a release never gives up) unless a test asks for the real clock */
+static int real_clock;
 uint64_t ckt_clock_raw(void)
 {
-	return 0;
+	struct timespec t;
+	if (!real_clock)
+		return 0;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 uint32_t ckt_stacks_capture(struct ckt_tls *t)
 {
@@ -56,7 +62,8 @@ static void stall(unsigned us)
 }
 
 /* The scenarios below give threads roles; the random stalls are for the others. */
-enum { ROLE_ANY, ROLE_RELEASER, ROLE_ADDER, ROLE_LATE_ADDER };
+enum { ROLE_ANY, ROLE_RELEASER, ROLE_ADDER, ROLE_LATE_ADDER, ROLE_STUCK_RELEASER };
+static atomic_int left_window; /* the stuck releaser has left its clear window */
 static _Thread_local int role;
 static atomic_int step; /* the scenario's progress, advanced by its threads */
 
@@ -90,6 +97,17 @@ static void race(int where)
 					  * would look now; one that waits cannot, so give up soon */
 			atomic_store(&step, 3);
 			wait_step(4, 0.002);
+		}
+		return;
+	}
+	if (role == ROLE_STUCK_RELEASER) {
+		if (where == 5) {
+			atomic_store(&step, 1);
+			wait_step(2, 5.0);
+		} else if (where == 2) { /* stays in its window until the adder is back, 5 s at most */
+			atomic_store(&step, 3);
+			wait_step(4, 5.0);
+			atomic_store(&left_window, 1);
 		}
 		return;
 	}
@@ -264,6 +282,44 @@ static void test_clear_window(void **state)
 	assert_int_equal(missed, 0);
 }
 
+/* A releaser stopped inside its clear window (a signal handler that blocks, a debugger) delays
+ * a new sample on its bitmap word by 1 ms at most: the sample's add returns while the releaser
+ * is still inside (with an unbounded wait it would return only after the releaser). */
+static void *stuck_releaser(void *arg)
+{
+	role = ROLE_STUCK_RELEASER;
+	ckt_sample_forget(arg);
+	return NULL;
+}
+
+static void test_wait_bounded(void **state)
+{
+	(void)state;
+	ckt_config.sample = 1024;
+	ckt_sample_init();
+	ckt_test_race = race;
+	real_clock = 1;
+	uint64_t p = 0x200000, q = p + 16, s0 = atomic_load(&ckt_filter_state);
+	while ((ckt_filter_hash((void *)(uintptr_t)q) >> shift_of(s0)) != (ckt_filter_hash((void *)(uintptr_t)p) >> shift_of(s0)))
+		q += 16;
+	atomic_store(&step, 0);
+	atomic_store(&left_window, 0);
+	ckt_sample_remember((void *)(uintptr_t)q);
+	pthread_t th;
+	assert_int_equal(pthread_create(&th, NULL, stuck_releaser, (void *)(uintptr_t)q), 0);
+	assert_true(wait_step(1, 5.0));
+	role = ROLE_ADDER;
+	ckt_sample_remember((void *)(uintptr_t)p);
+	role = ROLE_ANY;
+	int inside = !atomic_load(&left_window);
+	atomic_store(&step, 4);
+	pthread_join(th, NULL);
+	real_clock = 0;
+	ckt_test_race = NULL;
+	assert_true(inside);
+	assert_int_equal(ckt_sample_forget((void *)(uintptr_t)p), 1);
+}
+
 /* A new sample that read "not growing" is inserted after the writer grew the filter (scanned
  * the set without it, and switched): it moves itself to the big filter, so it reads as
  * present there. In a child process: the filter grows once per process. */
@@ -309,6 +365,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_clear_window),
+		cmocka_unit_test(test_wait_bounded),
 		cmocka_unit_test(test_late_add),
 		cmocka_unit_test(test_grow_under_load),
 	};
