@@ -243,6 +243,16 @@ static void test_grow_under_load(void **state)
 	assert_false(ckt_sample_maybe((void *)(uintptr_t)0x7000));
 }
 
+/* Another address whose bit in the filter in use is p's. */
+static uint64_t same_bit(uint64_t p)
+{
+	unsigned shift = shift_of(atomic_load(&ckt_filter_state));
+	uint64_t q = p + 16;
+	while (ckt_filter_hash((void *)(uintptr_t)q) >> shift != ckt_filter_hash((void *)(uintptr_t)p) >> shift)
+		q += 16;
+	return q;
+}
+
 /* Two samples on one filter bit: q's release takes the count to 0 and, before it clears the
  * bit, p is taken (count 1, bit set); the release then clears the bit. p's bit must read set
  * once p is in: its add waits until the release has re-checked the count and set the bit
@@ -260,9 +270,7 @@ static void test_clear_window(void **state)
 	ckt_config.sample = 1024;
 	ckt_sample_init();
 	ckt_test_race = race;
-	uint64_t p = 0x100000, q = p + 16, s0 = atomic_load(&ckt_filter_state);
-	while ((ckt_filter_hash((void *)(uintptr_t)q) >> shift_of(s0)) != (ckt_filter_hash((void *)(uintptr_t)p) >> shift_of(s0)))
-		q += 16;
+	uint64_t p = 0x100000, q = same_bit(p);
 	int missed = 0;
 	for (int round = 0; round < 50; round++) {
 		atomic_store(&step, 0);
@@ -299,9 +307,7 @@ static void test_wait_bounded(void **state)
 	ckt_sample_init();
 	ckt_test_race = race;
 	real_clock = 1;
-	uint64_t p = 0x200000, q = p + 16, s0 = atomic_load(&ckt_filter_state);
-	while ((ckt_filter_hash((void *)(uintptr_t)q) >> shift_of(s0)) != (ckt_filter_hash((void *)(uintptr_t)p) >> shift_of(s0)))
-		q += 16;
+	uint64_t p = 0x200000, q = same_bit(p);
 	atomic_store(&step, 0);
 	atomic_store(&left_window, 0);
 	ckt_sample_remember((void *)(uintptr_t)q);
