@@ -99,6 +99,14 @@ static inline void ckt_free(void *p)
 {
 	__libc_free(p);
 }
+/* The tracer's blocks that may be big (the writer's buffers, zstd's workspace, the module map):
+ * from CKT_BIG_MAPPED bytes on, mapped directly instead of taken from glibc. glibc raises its
+ * mmap threshold to the size of any block it had mapped that is freed, for the whole process:
+ * after the writer freed such blocks, a traced program's blocks of 128 to 256 KiB came from the
+ * heap where untraced glibc maps them (modules.c). */
+#define CKT_BIG_MAPPED ((size_t)64 << 10)
+void *ckt_big_alloc(size_t n);
+void ckt_big_free(void *p); /* p from ckt_big_alloc, or NULL */
 
 /* ---- bootstrap.c: real symbols, the early pool, init and exit ---- */
 #define CKT_HOOKS(X)                                                                                \
@@ -490,14 +498,12 @@ struct ckt_aux {
 	 * at the same addresses) */
 	uint32_t map;
 	size_t len;
-	size_t mapped; /* 0: from ckt_malloc; else the length of its own mapping */
 	uint8_t bytes[];
 };
 extern struct ckt_aux *_Atomic ckt_auxs;
-/* A block with room for cap bytes (glibc's allocator, ckt_malloc; caller holds the guard), or
- * NULL. */
+/* A block with room for cap bytes (ckt_big_alloc; caller holds the guard), or NULL; freed
+ * with ckt_big_free. */
 struct ckt_aux *ckt_aux_new(size_t cap);
-void ckt_aux_free(struct ckt_aux *a);
 void ckt_aux_push(struct ckt_aux *a);
 
 /* ---- modules.c ---- */

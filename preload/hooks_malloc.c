@@ -42,16 +42,18 @@ static inline void record_alloc(struct ckt_tls *t, void *p, size_t n, uint8_t fn
 		return;
 	/* the header was just written by the allocator: this load hits L1 */
 	size_t u = ckt_usable_size(p);
-	if (ckt_sample_r && CKT_LIKELY(u < ckt_sample_r)) {
-		/* a sample goes out before the running total that counts its block: the total may
-		 * make the new heap peak, and the peak's sites and phases must include the sample */
-		if (CKT_UNLIKELY((t->sample_left -= (int64_t)n) <= 0))
-			ckt_sample_take(t, p, n, fn);
-		ckt_sample_count(t, (int64_t)u, 1);
-		return;
-	}
-	if (ckt_sample_r)
+	if (ckt_sample_r) {
+		if (CKT_LIKELY(u < ckt_sample_r)) {
+			/* a sample goes out before the running total that counts its block: the total
+			 * may make the new heap peak, and the peak's sites and phases must include the
+			 * sample */
+			if (CKT_UNLIKELY((t->sample_left -= (int64_t)n) <= 0))
+				ckt_sample_take(t, p, n, fn);
+			ckt_sample_count(t, (int64_t)u, 1);
+			return;
+		}
 		ckt_sample_flush(t); /* the small blocks' totals before it: the heap then is exact */
+	}
 	/* the stack first, then the clock: what the SYNC horizon promises the reader holds only if
 	 * little happens between an event's timestamp and its commit */
 	uint32_t st = ckt_stacks_capture(t);
@@ -65,14 +67,15 @@ static inline void record_alloc(struct ckt_tls *t, void *p, size_t n, uint8_t fn
 static inline void record_free(struct ckt_tls *t, void *p)
 {
 	size_t u = ckt_usable_size(p);
-	if (ckt_sample_r && CKT_LIKELY(u < ckt_sample_r)) {
-		if (CKT_UNLIKELY(ckt_sample_maybe(p)) && ckt_sample_forget(p))
-			ckt_emit(t, CKT_EV_FREE, CKT_FN_SAMPLED, ckt_stamp(t), (uint64_t)(uintptr_t)p, u, 0);
-		ckt_sample_count(t, -(int64_t)u, -1);
-		return;
-	}
-	if (ckt_sample_r)
+	if (ckt_sample_r) {
+		if (CKT_LIKELY(u < ckt_sample_r)) {
+			if (CKT_UNLIKELY(ckt_sample_maybe(p)) && ckt_sample_forget(p))
+				ckt_emit(t, CKT_EV_FREE, CKT_FN_SAMPLED, ckt_stamp(t), (uint64_t)(uintptr_t)p, u, 0);
+			ckt_sample_count(t, -(int64_t)u, -1);
+			return;
+		}
 		ckt_sample_flush(t);
+	}
 	ckt_emit(t, CKT_EV_FREE, 0, ckt_stamp(t), (uint64_t)(uintptr_t)p, u, 0);
 }
 

@@ -8,16 +8,14 @@
  * lock-free list. */
 #include "ckt.h"
 
-#include <sys/mman.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-
 #include <elf.h>
 #include <limits.h>
 #include <pthread.h>
 #include <link.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 struct ckt_aux *_Atomic ckt_auxs;
@@ -168,36 +166,46 @@ uint32_t ckt_modules_check(void)
 	return map;
 }
 
-/* Big blocks (the module map's 256 KiB) are mapped directly, not taken from glibc: freeing a
- * block glibc had mapped raises its dynamic mmap threshold to that block's size, and the
- * program's own blocks of 128 to 256 KiB then came from the heap, where untraced they are
- * mapped (after the writer's first flush, in every traced program). */
-#define CKT_AUX_MAPPED ((size_t)64 << 10)
+/* See ckt.h. A 16-byte header holds the block's whole size, which says how it was taken (zstd
+ * frees by pointer alone). */
+void *ckt_big_alloc(size_t n)
+{
+	size_t total = n + 16;
+	size_t *h;
+	if (total < n)
+		return NULL;
+	if (total >= CKT_BIG_MAPPED) {
+		void *m = (void *)syscall(SYS_mmap, NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		h = m == MAP_FAILED ? NULL : m;
+	} else {
+		h = ckt_malloc(total);
+	}
+	if (!h)
+		return NULL;
+	h[0] = total;
+	return h + 2;
+}
 
+void ckt_big_free(void *p)
+{
+	if (!p)
+		return;
+	size_t *h = (size_t *)p - 2;
+	if (h[0] >= CKT_BIG_MAPPED)
+		syscall(SYS_munmap, h, h[0]);
+	else
+		ckt_free(h);
+}
+
+/* freed with ckt_big_free (the module map's 256 KiB of room come mapped) */
 struct ckt_aux *ckt_aux_new(size_t cap)
 {
-	size_t n = sizeof(struct ckt_aux) + cap;
-	struct ckt_aux *a;
-	if (n >= CKT_AUX_MAPPED) {
-		void *m = (void *)syscall(SYS_mmap, NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		a = m == MAP_FAILED ? NULL : m;
-	} else {
-		a = ckt_malloc(n);
-	}
+	struct ckt_aux *a = ckt_big_alloc(sizeof(*a) + cap);
 	if (a) {
 		a->len = 0;
 		a->map = 0;
-		a->mapped = n >= CKT_AUX_MAPPED ? n : 0;
 	}
 	return a;
-}
-
-void ckt_aux_free(struct ckt_aux *a)
-{
-	if (a->mapped)
-		syscall(SYS_munmap, a, a->mapped);
-	else
-		ckt_free(a);
 }
 
 void ckt_aux_push(struct ckt_aux *a)

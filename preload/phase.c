@@ -60,8 +60,7 @@ static uint16_t intern(const char *name, int create)
 	struct ckt_aux *a = ckt_aux_new(CKT_MAX_STR + 40);
 	if (!copy || !a) {
 		ckt_free(copy);
-		if (a)
-			ckt_aux_free(a);
+		ckt_big_free(a);
 		return 0;
 	}
 	memcpy(copy, name, nlen);

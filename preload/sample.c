@@ -39,8 +39,6 @@ _Alignas(64) _Atomic uint64_t ckt_filter_state;
 static _Alignas(64) _Atomic uint64_t filter0[(1u << CKT_FILTER_BITS0) / 64];
 static _Atomic uint16_t count0[1u << CKT_FILTER_BITS0];
 static _Atomic uint16_t clearing0[(1u << CKT_FILTER_BITS0) / 64];
-static _Atomic uint64_t *filter1;
-static _Atomic uint16_t *count1, *clearing1;
 enum { GROW_NONE, GROWING, GROWN, GROW_FAILED };
 static atomic_int grow_state;
 static _Atomic uint64_t live_samples;
@@ -67,12 +65,25 @@ enum {
 	RACE_ADD_COUNTED,        /* a new sample is counted at level 0, before its waits */
 };
 
-/* One level of the filter: its bitmap, the count of live samples per bit, and per word of the
- * bitmap the releases in their clear window (below). */
+/* One level of the filter: its size, its bitmap, the count of live samples per bit, and per
+ * word of the bitmap the releases in their clear window (below). */
 struct level {
+	unsigned bits;
 	_Atomic uint64_t *words;
 	_Atomic uint16_t *count, *clearing;
 };
+
+/* p's bit in level l */
+static uint64_t bit_of(const struct level *l, uint64_t p)
+{
+	return ckt_filter_hash((void *)(uintptr_t)p) >> (64 - l->bits);
+}
+
+/* ckt_filter_state for level l: its bitmap's address and its slot function's shift */
+static uint64_t state_of(const struct level *l)
+{
+	return (uint64_t)(uintptr_t)l->words | (uint64_t)(64 - l->bits) << 56;
+}
 
 /* Keeps bit b set while count[b] > 0, without a lock (threads may be preempted while holding
  * one: 4 busy threads on 2 cores made a spinlock here cost microseconds). A release that takes
@@ -86,15 +97,16 @@ struct level {
  * blocks, a debugger) delays the samples of its own word (1/4096 of them) by about a
  * millisecond each, and only those; the sample then goes on, and a free of it during the rest
  * of that window would be missed, as before this wait existed. */
-static void bit_add(const struct level *l, uint64_t b)
+static void bit_add(const struct level *l, uint64_t p)
 {
+	uint64_t b = bit_of(l, p);
 	atomic_fetch_add(&l->count[b], 1);
 	atomic_fetch_or(&l->words[b / 64], 1ull << (b % 64));
 }
 
-static void bit_sub(const struct level *l, uint64_t b)
+static void bit_sub(const struct level *l, uint64_t p)
 {
-	uint64_t bit = 1ull << (b % 64);
+	uint64_t b = bit_of(l, p), bit = 1ull << (b % 64);
 	atomic_fetch_add(&l->clearing[b / 64], 1);
 	if (atomic_fetch_sub(&l->count[b], 1) == 1) {
 		RACE_POINT(RACE_CLEAR_BEFORE);
@@ -106,14 +118,15 @@ static void bit_sub(const struct level *l, uint64_t b)
 	atomic_fetch_sub(&l->clearing[b / 64], 1);
 }
 
-/* After bit b was counted (bit_add): a release's window is a few instructions, so this spins,
- * then yields to a releaser that was preempted inside one; 1 ms at most. */
-static void wait_out_clears(const struct level *l, uint64_t b)
+/* After a sample's bit in word w was counted (bit_add): a release's window is a few
+ * instructions, so this spins, then yields to a releaser that was preempted inside one; 1 ms
+ * at most. */
+static void wait_out_clears(const struct level *l, uint64_t w)
 {
-	if (!atomic_load(&l->clearing[b / 64]))
+	if (!atomic_load(&l->clearing[w]))
 		return;
 	uint64_t t0 = 0;
-	for (unsigned n = 0; atomic_load(&l->clearing[b / 64]); n++) {
+	for (unsigned n = 0; atomic_load(&l->clearing[w]); n++) {
 		if (n < 64) {
 			__asm__ volatile("" ::: "memory");
 			continue;
@@ -127,28 +140,8 @@ static void wait_out_clears(const struct level *l, uint64_t b)
 	}
 }
 
-static const struct level level0 = {filter0, count0, clearing0};
+static const struct level level0 = {CKT_FILTER_BITS0, filter0, count0, clearing0};
 static struct level level1; /* set before grow_state becomes GROWING */
-
-static uint64_t slot0(uint64_t p)
-{
-	return ckt_filter_hash((void *)(uintptr_t)p) >> (64 - CKT_FILTER_BITS0);
-}
-
-static uint64_t slot1(uint64_t p)
-{
-	return ckt_filter_hash((void *)(uintptr_t)p) >> (64 - CKT_FILTER_BITS1);
-}
-
-static void level1_add(uint64_t p)
-{
-	bit_add(&level1, slot1(p));
-}
-
-static void level1_sub(uint64_t p)
-{
-	bit_sub(&level1, slot1(p));
-}
 
 size_t (*ckt_usable)(void *) = malloc_usable_size;
 int ckt_glibc_heap;
@@ -186,9 +179,8 @@ void ckt_sample_init(void)
 	if (real_malloc && dladdr(real_malloc, &info) && info.dli_fname &&
 	    strstr(info.dli_fname, "/libc.so.6"))
 		ckt_glibc_heap = 1;
-	atomic_store_explicit(&ckt_filter_state,
-			      (uint64_t)(uintptr_t)filter0 | (uint64_t)(64 - CKT_FILTER_BITS0) << 56,
-			      memory_order_release); /* before the rate that turns the fast path on */
+	/* before the rate that turns the fast path on */
+	atomic_store_explicit(&ckt_filter_state, state_of(&level0), memory_order_release);
 	ckt_sample_r = ckt_config.sample;
 	if (!ckt_sample_r)
 		return;
@@ -253,17 +245,17 @@ static void set_add(uint64_t p)
 	int state = atomic_load(&grow_state), gen = state == GROWING || state == GROWN;
 	RACE_POINT(RACE_ADD_READ_STATE);
 	if (gen)
-		level1_add(p);
+		bit_add(&level1, p);
 	_Atomic uint64_t *slot = set_insert(p | (uint64_t)gen);
 	if (!slot) {
 		if (gen)
-			level1_sub(p);
+			bit_sub(&level1, p);
 		if (!atomic_load(&set_full) && !atomic_exchange(&set_full, 1))
 			ckt_log("warning: the sampled-pointer set is full; some sampled frees are missed",
 				NULL, NULL, NULL);
 		return;
 	}
-	bit_add(&level0, slot0(p));
+	bit_add(&level0, p);
 	RACE_POINT(RACE_ADD_COUNTED);
 	atomic_fetch_add(&live_samples, 1);
 	if (!gen && ((state = atomic_load(&grow_state)) == GROWING || state == GROWN)) {
@@ -271,15 +263,15 @@ static void set_add(uint64_t p)
 		 * may have scanned this slot before the insert. Whoever CASes the entry to
 		 * generation 1 counts it there. */
 		uint64_t e = p;
-		level1_add(p);
+		bit_add(&level1, p);
 		if (!atomic_compare_exchange_strong(slot, &e, p | GEN))
-			level1_sub(p); /* the writer moved it (and counted it) */
+			bit_sub(&level1, p); /* the writer moved it (and counted it) */
 		else
 			gen = 1;
 	}
-	wait_out_clears(&level0, slot0(p));
+	wait_out_clears(&level0, bit_of(&level0, p) / 64);
 	if (gen)
-		wait_out_clears(&level1, slot1(p));
+		wait_out_clears(&level1, bit_of(&level1, p) / 64);
 }
 
 void ckt_sample_remember(void *p)
@@ -305,9 +297,9 @@ int ckt_sample_forget(void *ptr)
 				RACE_POINT(RACE_FORGET_FOUND);
 			while ((v & ~(uint64_t)GEN) == p)
 				if (atomic_compare_exchange_strong(&set[i], &v, TOMB)) {
-					bit_sub(&level0, slot0(p));
+					bit_sub(&level0, p);
 					if (v & GEN)
-						level1_sub(p);
+						bit_sub(&level1, p);
 					atomic_fetch_sub(&live_samples, 1);
 					return 1;
 				}
@@ -332,10 +324,8 @@ void ckt_sample_maintain(void)
 			"small blocks stay slower while many samples are live", NULL, NULL, NULL);
 		return;
 	}
-	filter1 = w;
-	count1 = (_Atomic uint16_t *)((char *)w + words);
-	clearing1 = (_Atomic uint16_t *)((char *)w + words + counts);
-	level1 = (struct level){filter1, count1, clearing1};
+	level1 = (struct level){CKT_FILTER_BITS1, w, (_Atomic uint16_t *)((char *)w + words),
+				(_Atomic uint16_t *)((char *)w + words + counts)};
 	atomic_store(&grow_state, GROWING); /* seq_cst: after level1, before the scan */
 	for (unsigned k = 0; k < NSETS; k++) {
 		_Atomic uint64_t *set = atomic_load(&sets[k]);
@@ -348,19 +338,17 @@ void ckt_sample_maintain(void)
 			/* a generation-0 entry; on a lost CAS, whatever the slot holds now */
 			while (v > TOMB && !(v & GEN)) {
 				uint64_t p = v;
-				level1_add(p);
+				bit_add(&level1, p);
 				if (atomic_compare_exchange_strong(&set[i], &v, p | GEN))
 					break;
-				level1_sub(p);
+				bit_sub(&level1, p);
 			}
 		}
 	}
 	/* the entries it counted, as a new sample does: every word with a release in its window */
-	for (uint64_t i = 0; i < (1ull << CKT_FILTER_BITS1) / 64; i++)
-		wait_out_clears(&level1, i * 64);
-	atomic_store_explicit(&ckt_filter_state,
-			      (uint64_t)(uintptr_t)filter1 | (uint64_t)(64 - CKT_FILTER_BITS1) << 56,
-			      memory_order_release);
+	for (uint64_t word = 0; word < (1ull << CKT_FILTER_BITS1) / 64; word++)
+		wait_out_clears(&level1, word);
+	atomic_store_explicit(&ckt_filter_state, state_of(&level1), memory_order_release);
 	atomic_store(&grow_state, GROWN);
 }
 

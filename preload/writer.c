@@ -233,7 +233,7 @@ static int emit_aux(uint8_t **p, struct ckt_aux *s, int rc)
 		memcpy(*p, s->bytes, s->len);
 		*p += s->len;
 	}
-	ckt_aux_free(s);
+	ckt_big_free(s);
 	return rc;
 }
 
@@ -925,52 +925,18 @@ static size_t build_header(uint8_t *buf, size_t cap, pid_t pid, const char *exe)
 	return c.p ? (size_t)(c.p - buf) : 0;
 }
 
-/* The writer's buffers and zstd's workspace. glibc raises its mmap threshold to the size of
- * any block it had mapped that is freed, for the whole process: zstd frees and retakes its
- * workspace (over 128 KiB) as frame sizes change, and a traced program's blocks of 128 to 256
- * KiB then came from the heap, where untraced glibc maps them. So blocks of 64 KiB or more are
- * mapped here directly; a 16-byte header says which (zstd frees by pointer alone). */
-#define BIG_MAPPED ((size_t)64 << 10)
-
-static void *big_alloc(size_t n)
-{
-	size_t total = n + 16;
-	size_t *h;
-	if (total < n)
-		return NULL;
-	if (total >= BIG_MAPPED) {
-		void *m = (void *)syscall(SYS_mmap, NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		h = m == MAP_FAILED ? NULL : m;
-	} else {
-		h = ckt_malloc(total);
-	}
-	if (!h)
-		return NULL;
-	h[0] = total;
-	return h + 2;
-}
-
-static void big_free(void *p)
-{
-	if (!p)
-		return;
-	size_t *h = (size_t *)p - 2;
-	if (h[0] >= BIG_MAPPED)
-		syscall(SYS_munmap, h, h[0]);
-	else
-		ckt_free(h);
-}
-
+/* zstd's workspace, mapped directly when big (ckt_big_alloc): zstd frees and retakes it as
+ * frame sizes change. */
 static void *zstd_alloc(void *opaque, size_t n)
 {
 	(void)opaque;
-	return big_alloc(n);
+	return ckt_big_alloc(n);
 }
 
 static void zstd_free(void *opaque, void *p)
 {
 	(void)opaque;
-	big_free(p);
+	ckt_big_free(p);
 }
 
 /* Reads the file back through its path: the bytes at its start must be what we wrote. */
@@ -1105,7 +1071,7 @@ static int setup(const char *want_path, pid_t pid, const char *exe_path, char *s
 
 	/* zstd's memory is the tracer's too (see ckt_malloc) */
 	cctx = ZSTD_createCCtx_advanced((ZSTD_customMem){zstd_alloc, zstd_free, NULL});
-	enc_buf = big_alloc(FRAME_CAP);
+	enc_buf = ckt_big_alloc(FRAME_CAP);
 	/* each column can hold a whole frame; only the pages a column has used are resident.
 	 * Mapped directly: 10 MiB is more than a program's own toy allocator may have to give. */
 	uint8_t *cols = (uint8_t *)syscall(SYS_mmap, NULL, (size_t)(CKT_NSTREAMS - 1) * FRAME_CAP,
@@ -1113,11 +1079,11 @@ static int setup(const char *want_path, pid_t pid, const char *exe_path, char *s
 	if (cols == MAP_FAILED)
 		cols = NULL;
 	zcap = ZSTD_compressBound(FRAME_CAP) + 4096; /* + a block header per column */
-	zbuf = big_alloc(zcap);
+	zbuf = ckt_big_alloc(zcap);
 	if (!cctx || !enc_buf || !zbuf || !cols) {
 		ZSTD_freeCCtx(cctx);
-		big_free(enc_buf);
-		big_free(zbuf);
+		ckt_big_free(enc_buf);
+		ckt_big_free(zbuf);
 		if (cols)
 			syscall(SYS_munmap, cols, (size_t)(CKT_NSTREAMS - 1) * FRAME_CAP);
 		cctx = NULL;
