@@ -17,7 +17,9 @@
  *   2 bytes  format version, little-endian (CKT_FORMAT_VERSION)
  *   then (str key, str value) pairs, ended by an empty key. Values are text. Keys written:
  *     tracer_version pid ppid exe argv (arguments joined by '\n') start_wall_ns
- *     hostname page_size clock ("monotonic")  and one "setting.CUZKTRACE_xxx" per setting.
+ *     hostname page_size clock ("monotonic")  and one "setting.CUZKTRACE_xxx" per setting;
+ *     since tracer 0.2.8 also args (the arguments joined by NUL bytes: exact even for an
+ *     argument that holds a newline, which argv cannot tell; readers prefer it).
  *   Readers ignore keys they do not know.
  *
  * DATA FRAMES: a sequence of records, each a tag byte then fields.
@@ -190,7 +192,7 @@
 #define CKT_MAGIC_LEN 8
 #define CKT_FORMAT_VERSION 5     /* written; CKT_FORMAT_VERSION_MIN.. are read */
 #define CKT_FORMAT_VERSION_MIN 1
-#define CKT_TRACER_VERSION "0.2.7"
+#define CKT_TRACER_VERSION "0.2.8"
 #define CKT_STACK_MAX_FRAMES 1024
 #define CKT_MAX_DEPTH 256 /* the most CUZKTRACE_DEPTH allows: the tracer's bound, the reader's check */
 

@@ -298,6 +298,17 @@ struct ckt_tls {
 	uint64_t unw_since;            /* start of the current window (ckt_now) */
 	uint64_t unw_spent;            /* ns spent stepping stacks since then */
 };
+
+/* ckt_tls.guard while a hook of the malloc or mmap family runs. The only calls into the hooks
+ * the tracer makes inside such a hook are libunwind's (it maps its per-thread cache on a
+ * thread's first unw_backtrace); the rare paths that call out, like a thread's first ring,
+ * raise the guard further. So a call that finds exactly this value and does not come from
+ * libunwind comes from a signal handler that interrupted the hook (tests/progs/sigalloc.c:
+ * every call of the program is in the trace or counted lost). It cannot be recorded (the
+ * thread's ring slot or running totals may be half written) and passes through, counted lost
+ * (ckt_passed): the writer puts the count in the trace and says so once on stderr. */
+#define CKT_GUARD_HOOK 0x4000
+extern _Atomic uint64_t ckt_lost_nested;
 extern CKT_TLS struct ckt_tls ckt_tls;
 
 /* 1 once the main thread has called pthread_exit: the process then ends when its last thread
@@ -481,6 +492,15 @@ static inline void ckt_emit2(struct ckt_tls *t, uint8_t type, uint8_t fn, uint64
 extern atomic_int ckt_stacks_ready;
 int ckt_stacks_init(void);
 extern uintptr_t ckt_unw_lo, ckt_unw_hi; /* libunwind's text */
+
+/* A hook passes a call through untraced; ra is the caller's return address. Counted when a
+ * signal handler interrupted a hook of this thread (CKT_GUARD_HOOK). Not on the traced path:
+ * the test runs only when the guard is up. */
+static inline void ckt_passed(const struct ckt_tls *t, const void *ra)
+{
+	if (CKT_UNLIKELY(t->guard == CKT_GUARD_HOOK) && (uintptr_t)ra - ckt_unw_lo >= ckt_unw_hi - ckt_unw_lo)
+		atomic_fetch_add_explicit(&ckt_lost_nested, 1, memory_order_relaxed);
+}
 /* The calling thread's stack id (0 if none can be had). Caller holds the guard. */
 uint32_t ckt_stacks_capture(struct ckt_tls *t);
 /* Writer: the stack with id `from` if published (returns from), else 0. */
@@ -649,6 +669,8 @@ void ckt_record_end(uint8_t **p, uint64_t ts, uint64_t reason, uint64_t events, 
 /* Header: magic, version, then key/value pairs; ckt_record_header_end closes the list. */
 uint8_t *ckt_record_header_begin(uint8_t *p);
 uint8_t *ckt_record_kv(uint8_t *p, const uint8_t *end, const char *k, const char *v);
+/* The same with a value of vl bytes, which may hold NUL bytes. */
+uint8_t *ckt_record_kvn(uint8_t *p, const uint8_t *end, const char *k, const char *v, size_t vl);
 uint8_t *ckt_record_header_end(uint8_t *p);
 static inline unsigned ckt_slot_count(uint8_t type)
 {

@@ -84,9 +84,11 @@ CKT_EXPORT void *malloc(size_t n)
 	if (CKT_UNLIKELY(!ckt_real.malloc) && !boot_ready())
 		return boot_alloc(n, 16);
 	struct ckt_tls *t = &ckt_tls;
-	if (!CKT_HOOK_ENTER(t))
+	if (!CKT_HOOK_ENTER(t)) {
+		ckt_passed(t, __builtin_return_address(0));
 		return CKT_UNLIKELY(t->from_pool) ? boot_alloc(n, 16) : ckt_real.malloc(n);
-	t->guard = 1;
+	}
+	t->guard = CKT_GUARD_HOOK;
 	void *p = ckt_real.malloc(n);
 	record_alloc(t, p, n, CKT_FN_MALLOC);
 	t->guard = 0;
@@ -101,12 +103,13 @@ CKT_EXPORT void free(void *p)
 		ckt_bootstrap();
 	struct ckt_tls *t = &ckt_tls;
 	if (CKT_HOOK_ENTER(t)) {
-		t->guard = 1;
+		t->guard = CKT_GUARD_HOOK;
 		record_free(t, p);
 		ckt_real.free(p);
 		t->guard = 0;
 		return;
 	}
+	ckt_passed(t, __builtin_return_address(0));
 	ckt_real.free(p);
 }
 
@@ -120,9 +123,11 @@ CKT_EXPORT void *calloc(size_t nm, size_t sz)
 	if (CKT_UNLIKELY(!ckt_real.malloc) && !boot_ready())
 		return boot_alloc(n, 16); /* pool memory is zero */
 	struct ckt_tls *t = &ckt_tls;
-	if (!CKT_HOOK_ENTER(t))
+	if (!CKT_HOOK_ENTER(t)) {
+		ckt_passed(t, __builtin_return_address(0));
 		return CKT_UNLIKELY(t->from_pool) ? boot_alloc(n, 16) : ckt_real.calloc(nm, sz);
-	t->guard = 1;
+	}
+	t->guard = CKT_GUARD_HOOK;
 	void *p = ckt_real.calloc(nm, sz);
 	record_alloc(t, p, n, CKT_FN_CALLOC);
 	t->guard = 0;
@@ -185,9 +190,11 @@ static CKT_NOINLINE void *realloc_sampled(struct ckt_tls *t, void *p, size_t n)
 static inline void *realloc_common(void *p, size_t n, uint8_t fn_for_null)
 {
 	struct ckt_tls *t = &ckt_tls;
-	if (!CKT_HOOK_ENTER(t))
+	if (!CKT_HOOK_ENTER(t)) {
+		ckt_passed(t, __builtin_return_address(0));
 		return ckt_real.realloc(p, n);
-	t->guard = 1;
+	}
+	t->guard = CKT_GUARD_HOOK;
 	void *q;
 	if (p && ckt_sample_r) {
 		q = realloc_sampled(t, p, n);
@@ -291,9 +298,11 @@ static void *aligned_common(int how, size_t align, size_t n, uint8_t fn, int *er
 		}
 	}
 	struct ckt_tls *t = &ckt_tls;
-	if (!CKT_HOOK_ENTER(t))
+	if (!CKT_HOOK_ENTER(t)) {
+		ckt_passed(t, __builtin_return_address(0));
 		return real_aligned(how, align, n, err);
-	t->guard = 1;
+	}
+	t->guard = CKT_GUARD_HOOK;
 	void *p = real_aligned(how, align, n, err);
 	record_alloc(t, p, n, fn);
 	t->guard = 0;

@@ -60,9 +60,11 @@ static inline uint8_t map_bits(int prot, int flags, int fd)
 CKT_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
 	struct ckt_tls *t = &ckt_tls;
-	if (!hook_enter(t))
+	if (!hook_enter(t)) {
+		ckt_passed(t, __builtin_return_address(0));
 		return real_mmap(addr, len, prot, flags, fd, off);
-	t->guard = 1;
+	}
+	t->guard = CKT_GUARD_HOOK;
 	void *p = real_mmap(addr, len, prot, flags, fd, off);
 	if (p != MAP_FAILED) {
 		uint32_t st = ckt_stacks_capture(t); /* before the clock: see hooks_malloc.c */
@@ -121,9 +123,11 @@ CKT_EXPORT int munmap(void *addr, size_t len)
 	/* libunwind unmaps its per-thread cache at thread exit, outside any hook of ours: its own
 	 * memory (mapped under our guard, never recorded), not the program's */
 	uintptr_t ra = (uintptr_t)__builtin_return_address(0);
-	if (CKT_UNLIKELY(!real) || !hook_enter(t) || ra - ckt_unw_lo < ckt_unw_hi - ckt_unw_lo)
+	if (CKT_UNLIKELY(!real) || !hook_enter(t) || ra - ckt_unw_lo < ckt_unw_hi - ckt_unw_lo) {
+		ckt_passed(t, __builtin_return_address(0));
 		return real ? real(addr, len) : (int)syscall(SYS_munmap, addr, len);
-	t->guard = 1;
+	}
+	t->guard = CKT_GUARD_HOOK;
 	uintptr_t a = (uintptr_t)addr, page = (uintptr_t)sysconf(_SC_PAGESIZE);
 	int rc;
 	if (len >= CKT_MUNMAP_EARLY && !(a & (page - 1)) && a < CKT_USER_TOP && len <= CKT_USER_TOP - a) {
@@ -244,12 +248,13 @@ static int protect(void *addr, size_t len, int prot, bool use_pkey, int pkey)
 	int (*real)(void *, size_t, int) = ckt_real.mprotect;
 	int (*real_pkey)(void *, size_t, int, int) = ckt_real.pkey_mprotect;
 	if (CKT_UNLIKELY(use_pkey ? !real_pkey : !real) || !hook_enter(t)) {
+		ckt_passed(t, __builtin_return_address(0));
 		if (use_pkey)
 			return real_pkey ? real_pkey(addr, len, prot, pkey)
 					 : (int)syscall(SYS_pkey_mprotect, addr, len, prot, pkey);
 		return real ? real(addr, len, prot) : (int)syscall(SYS_mprotect, addr, len, prot);
 	}
-	t->guard = 1;
+	t->guard = CKT_GUARD_HOOK;
 	unsigned bits = (unsigned)prot & 7;
 	uint64_t before = bits ? 0 : ckt_stamp(t);
 	int rc = use_pkey ? real_pkey(addr, len, prot, pkey) : real(addr, len, prot);
@@ -302,10 +307,12 @@ CKT_EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags, ..
 	}
 	__typeof__(mremap) *real = ckt_real.mremap;
 	struct ckt_tls *t = &ckt_tls;
-	if (CKT_UNLIKELY(!real) || !hook_enter(t))
+	if (CKT_UNLIKELY(!real) || !hook_enter(t)) {
+		ckt_passed(t, __builtin_return_address(0));
 		return real ? real(old, old_len, new_len, flags, new_addr)
 			    : (void *)syscall(SYS_mremap, old, old_len, new_len, flags, new_addr);
-	t->guard = 1;
+	}
+	t->guard = CKT_GUARD_HOOK;
 	uint32_t st = ckt_stacks_capture(t);
 	uint64_t before = ckt_stamp(t);
 	void *p = real(old, old_len, new_len, flags, new_addr);

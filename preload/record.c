@@ -314,7 +314,12 @@ uint8_t *ckt_record_header_begin(uint8_t *p)
 /* Appends one key/value pair; returns NULL if it does not fit before end. */
 uint8_t *ckt_record_kv(uint8_t *p, const uint8_t *end, const char *k, const char *v)
 {
-	size_t kl = strlen(k), vl = strlen(v);
+	return ckt_record_kvn(p, end, k, v, strlen(v));
+}
+
+uint8_t *ckt_record_kvn(uint8_t *p, const uint8_t *end, const char *k, const char *v, size_t vl)
+{
+	size_t kl = strlen(k);
 	if (!p || (size_t)(end - p) < kl + vl + 2 * CKT_MAX_VARINT + 1)
 		return NULL;
 	p = ckt_put_uv(p, kl);

@@ -31,8 +31,8 @@
 #define FRAME_CAP (1u << 20) /* decoded bytes per frame: bounds the reader's frame buffer */
 
 atomic_int ckt_writer_running;
-_Atomic uint64_t ckt_writer_cycles, ckt_writer_stalled, ckt_lost_noring;
-static uint64_t noring_reported;
+_Atomic uint64_t ckt_writer_cycles, ckt_writer_stalled, ckt_lost_noring, ckt_lost_nested;
+static uint64_t noring_reported, nested_reported;
 static atomic_int stop_flag, finished, wake_pending, writer_failed;
 /* finish_done: the thread that set `finished` is done with the trace (a thread that exits at
  * the same time waits for it: its exit_group would cut the flush short). final_done: the
@@ -516,6 +516,18 @@ static int cycle(int final)
 		total_lost += noring - noring_reported;
 		noring_reported = noring;
 	}
+	/* calls of signal handlers that interrupted a hook (ckt_passed): counted the same way, and
+	 * said once */
+	uint64_t nested = atomic_load_explicit(&ckt_lost_nested, memory_order_relaxed);
+	if (!rc && nested > nested_reported && !(rc = reserve(&p, 0))) {
+		ckt_record_lost(&p, nested - nested_reported);
+		total_lost += nested - nested_reported;
+		if (!nested_reported)
+			ckt_log("warning: a signal handler called the allocator (or mmap) while it "
+				"interrupted a traced call of it; such calls cannot be recorded and are "
+				"counted as lost events", NULL, NULL, NULL);
+		nested_reported = nested;
+	}
 	if (rc)
 		return rc;
 	if (final && ckt_sample_r)
@@ -896,9 +908,14 @@ static size_t build_header(uint8_t *buf, size_t cap, pid_t pid, const char *exe)
 {
 	struct kvctx c = {ckt_record_header_begin(buf), buf + cap - 1};
 	char num[24];
-	static char argv[32768];
+	static char argv[32768], args[32768];
 	char host[256] = "";
 	int n = read_file("/proc/self/cmdline", argv, sizeof(argv));
+	/* args: as the kernel has them, NUL after each (the last one dropped); argv: joined by
+	 * '\n', for readers before 0.2.8 */
+	size_t args_len = n > 0 ? (size_t)n - (argv[n - 1] == 0) : 0;
+	if (n > 0)
+		memcpy(args, argv, (size_t)n);
 	for (int i = 0; i < n; i++)
 		if (!argv[i])
 			argv[i] = i == n - 1 ? 0 : '\n';
@@ -914,6 +931,7 @@ static size_t build_header(uint8_t *buf, size_t cap, pid_t pid, const char *exe)
 	c.p = ckt_record_kv(c.p, c.end, "ppid", num);
 	c.p = ckt_record_kv(c.p, c.end, "exe", exe);
 	c.p = ckt_record_kv(c.p, c.end, "argv", n > 0 ? argv : "");
+	c.p = ckt_record_kvn(c.p, c.end, "args", args, args_len);
 	u64s(num, wall_ns);
 	c.p = ckt_record_kv(c.p, c.end, "start_wall_ns", num);
 	c.p = ckt_record_kv(c.p, c.end, "hostname", host);
@@ -1533,7 +1551,7 @@ static void finish_locked(int reason, int fast)
 	exit_line();
 }
 
-/* "cuzktrace: <path>: N events, peak heap X, peak RSS Y, Z written" */
+/* "cuzktrace: <path>: N events, peak heap X, peak RSS Y, Z written[, L events lost]" */
 static void exit_line(void)
 {
 	uint64_t peak_rss = ckt_summary.peak_rss;
@@ -1551,6 +1569,11 @@ static void exit_line(void)
 	ckt_line_str(&l, ", ");
 	ckt_line_bytes(&l, bytes_written);
 	ckt_line_str(&l, " written");
+	if (total_lost) {
+		ckt_line_str(&l, ", ");
+		ckt_line_u64(&l, total_lost);
+		ckt_line_str(&l, " events lost");
+	}
 	ckt_line_emit(&l);
 }
 

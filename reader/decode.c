@@ -282,6 +282,22 @@ const char *ckt_decode_header_get(const struct ckt_decoder *d, const char *key)
 	return NULL;
 }
 
+const struct ckt_header_kv *ckt_decode_args(const struct ckt_decoder *d, char *sep)
+{
+	const struct ckt_header_kv *argv = NULL;
+	for (size_t i = 0; i < d->hdr.n_kv; i++) {
+		const struct ckt_header_kv *kv = &d->hdr.kv[i];
+		if (kv->key_len == 4 && memcmp(kv->key, "args", 4) == 0) {
+			*sep = '\0';
+			return kv;
+		}
+		if (kv->key_len == 4 && memcmp(kv->key, "argv", 4) == 0)
+			argv = kv;
+	}
+	*sep = '\n';
+	return argv;
+}
+
 /* ---- open / close ---- */
 
 int ckt_decode_open(const char *path, struct ckt_decoder **out, struct ckt_error *err)

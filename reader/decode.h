@@ -90,6 +90,10 @@ int ckt_decode_open(const char *path, struct ckt_decoder **out, struct ckt_error
 
 /* The header parsed by ckt_decode_open; owned by the decoder. */
 const struct ckt_header *ckt_decode_header(const struct ckt_decoder *d);
+/* The program's arguments, one after the other, each ended by *sep (the last one by the end of
+ * the value): the "args" key (NUL between them, tracer 0.2.8 on), else "argv" ('\n' between
+ * them: an argument that held one reads as two). NULL when the header has neither. */
+const struct ckt_header_kv *ckt_decode_args(const struct ckt_decoder *d, char *sep);
 /* Value of a header key, or NULL when absent. */
 const char *ckt_decode_header_get(const struct ckt_decoder *d, const char *key);
 

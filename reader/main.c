@@ -426,8 +426,9 @@ static void ckt_main_warnings(const char *path, const struct ckt_replay_stats *s
 		fprintf(stderr,
 			CKT_PROG ": warning: '%s': the peak RSS is %s (%.0f%%) above everything traced "
 				 "at its own peak: the program may allocate through an allocator the tracer "
-				 "cannot see (one with its own symbol names, such as Rust's jemallocator) or "
-				 "map memory with raw system calls\n",
+				 "cannot see (one with its own symbol names, such as Rust's jemallocator), "
+				 "map memory with raw system calls, or use it on thread stacks (glibc maps "
+				 "them out of the tracer's sight)\n",
 			path, ckt_util_fmt_bytes(u, sizeof(u), over),
 			100.0 * (double)over / (double)st->peak_rss.bytes);
 	}

@@ -1075,7 +1075,8 @@ static int ckt_phases_text_moment(FILE *out, const struct ckt_phases *p, enum ck
 	return 0;
 }
 
-static int ckt_phases_text_table(FILE *out, const struct ckt_phases *p)
+/* A trace without RSS samples has no peak RSS: its column shows '-', not 0 B. */
+static int ckt_phases_text_table(FILE *out, const struct ckt_phases *p, bool rss)
 {
 	const struct ckt_phases_row *rows;
 	char a[32], b[32], c[32], d[32], t[32];
@@ -1090,12 +1091,12 @@ static int ckt_phases_text_table(FILE *out, const struct ckt_phases *p)
 			ckt_util_fmt_bytes(a, sizeof(a), r->allocated_bytes),
 			ckt_util_fmt_bytes(b, sizeof(b), r->peak_bytes),
 			ckt_util_fmt_bytes(c, sizeof(c), r->at_peak_heap),
-			ckt_util_fmt_bytes(d, sizeof(d), r->at_peak_rss));
+			rss ? ckt_util_fmt_bytes(d, sizeof(d), r->at_peak_rss) : "-");
 	}
 	return 0;
 }
 
-static int ckt_phases_text_groups(FILE *out, const struct ckt_phases *p)
+static int ckt_phases_text_groups(FILE *out, const struct ckt_phases *p, bool rss)
 {
 	const struct ckt_phases_group *g;
 	char a[32], b[32], c[32];
@@ -1107,7 +1108,7 @@ static int ckt_phases_text_groups(FILE *out, const struct ckt_phases *p)
 		fprintf(out, "%8u %10s %13s %12s\n", g[k].threads,
 			ckt_util_fmt_bytes(a, sizeof(a), g[k].allocated_bytes),
 			ckt_util_fmt_bytes(b, sizeof(b), g[k].at_peak_heap),
-			ckt_util_fmt_bytes(c, sizeof(c), g[k].at_peak_rss));
+			rss ? ckt_util_fmt_bytes(c, sizeof(c), g[k].at_peak_rss) : "-");
 	}
 	return 0;
 }
@@ -1132,7 +1133,7 @@ int ckt_phases_print_text(FILE *out, const struct ckt_phases *p, const struct ck
 						    &st->peak_pinned);
 		fputc('\n', out);
 		if (!rc)
-			rc = ckt_phases_text_table(out, p);
+			rc = ckt_phases_text_table(out, p, st->peak_rss.seen);
 	}
 	if (!rc && p->notes_total) {
 		fprintf(out, "\nlog lines that drove CUZKTRACE_PHASES rules: %" PRIu64 "%s\n", p->notes_total,
@@ -1147,7 +1148,7 @@ int ckt_phases_print_text(FILE *out, const struct ckt_phases *p, const struct ck
 	}
 	if (!rc && by_thread) {
 		fputc('\n', out);
-		rc = ckt_phases_text_groups(out, p);
+		rc = ckt_phases_text_groups(out, p, st->peak_rss.seen);
 	}
 	return rc;
 }

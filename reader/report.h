@@ -47,6 +47,7 @@ void ckt_report_json_key(struct ckt_json *j, const char *key);
 void ckt_report_json_open(struct ckt_json *j, const char *key); /* key NULL: a bare object */
 void ckt_report_json_close(struct ckt_json *j);
 void ckt_report_json_u64(struct ckt_json *j, const char *key, uint64_t v);
+void ckt_report_json_u64_if(struct ckt_json *j, const char *key, uint64_t v, bool has);
 void ckt_report_json_i64(struct ckt_json *j, const char *key, int64_t v);
 void ckt_report_json_secs(struct ckt_json *j, const char *key, uint64_t ns, int valid);
 void ckt_report_json_array_open(struct ckt_json *j, const char *key);

@@ -88,6 +88,17 @@ void ckt_report_json_u64(struct ckt_json *j, const char *key, uint64_t v)
 	fprintf(j->f, "%" PRIu64, v);
 }
 
+/* v, or null when the trace does not have the figure */
+void ckt_report_json_u64_if(struct ckt_json *j, const char *key, uint64_t v, bool has)
+{
+	if (has) {
+		ckt_report_json_u64(j, key, v);
+		return;
+	}
+	ckt_report_json_key(j, key);
+	fputs("null", j->f);
+}
+
 void ckt_report_json_i64(struct ckt_json *j, const char *key, int64_t v)
 {
 	ckt_report_json_key(j, key);
@@ -141,21 +152,17 @@ static void ckt_report_json_hdr_int(struct ckt_json *j, const char *key, const s
 
 static void ckt_report_json_argv(struct ckt_json *j, const struct ckt_decoder *d)
 {
-	const struct ckt_header *h = ckt_decode_header(d);
-	const struct ckt_header_kv *kv = NULL;
+	char sep;
+	const struct ckt_header_kv *kv = ckt_decode_args(d, &sep);
 
 	ckt_report_json_key(j, "argv");
-	for (size_t i = 0; i < h->n_kv; i++)
-		if (h->kv[i].key_len == 4 && memcmp(h->kv[i].key, "argv", 4) == 0)
-			kv = &h->kv[i];
 	if (!kv) {
 		fputs("[]", j->f);
 		return;
 	}
-	/* arguments are joined by '\n' in the header (format contract) */
 	fputc('[', j->f);
 	for (size_t start = 0, i = 0;; i++) {
-		if (i == kv->value_len || kv->value[i] == '\n') {
+		if (i == kv->value_len || kv->value[i] == sep) {
 			if (start)
 				fputs(", ", j->f);
 			ckt_report_json_str(j, kv->value + start, i - start);
@@ -484,7 +491,8 @@ int ckt_report_json_print(FILE *out, const struct ckt_report *rep)
 	ckt_report_json_close(j);
 
 	ckt_report_json_open(j, "peak_rss");
-	ckt_report_json_u64(j, "bytes", st->peak_rss.bytes);
+	/* null without RSS samples (CUZKTRACE_RSS_MS=0), as in --diff: not a peak of 0 */
+	ckt_report_json_u64_if(j, "bytes", st->peak_rss.bytes, st->peak_rss.seen);
 	ckt_report_json_secs(j, "t_s", st->peak_rss.ts, st->peak_rss.seen);
 	ckt_report_json_u64(j, "heap_bytes", st->peak_rss.heap_bytes);
 	ckt_report_json_u64(j, "mmap_bytes", st->peak_rss.anon_mmap_bytes + st->peak_rss.file_mmap_bytes);
@@ -496,7 +504,7 @@ int ckt_report_json_print(FILE *out, const struct ckt_report *rep)
 	 * Pinned host memory is host RAM the driver mapped outside our mmap hook. */
 	ckt_report_json_i64(j, "unexplained_bytes", ckt_replay_unexplained(st));
 	ckt_report_json_bool(j, "untraced_suspected", ckt_replay_untraced_suspected(st));
-	ckt_report_json_u64(j, "hwm_bytes", st->hwm_max);
+	ckt_report_json_u64_if(j, "hwm_bytes", st->hwm_max, st->peak_rss.seen);
 	if (st->peak_rss.has_detail) {
 		ckt_report_json_open(j, "detail");
 		ckt_report_json_u64(j, "hwm_bytes", st->peak_rss.hwm);

@@ -22,15 +22,15 @@ static const struct ckt_header_kv *ckt_report_text_kv(const struct ckt_decoder *
 
 /* argv as a shell-like line: arguments joined by spaces, quoted when they hold a space or
  * a quote, so the line can be read back unambiguously. */
-static void ckt_report_text_argv(FILE *out, const struct ckt_header_kv *kv)
+static void ckt_report_text_argv(FILE *out, const struct ckt_header_kv *kv, char sep)
 {
 	for (size_t start = 0, i = 0;; i++) {
-		if (i != kv->value_len && kv->value[i] != '\n')
+		if (i != kv->value_len && kv->value[i] != sep)
 			continue;
 		const char *a = kv->value + start;
 		size_t n = i - start;
 		int quote = n == 0 || memchr(a, ' ', n) || memchr(a, '\'', n) || memchr(a, '"', n) ||
-			    memchr(a, '\t', n);
+			    memchr(a, '\t', n) || memchr(a, '\n', n);
 		if (start)
 			fputc(' ', out);
 		if (quote)
@@ -84,7 +84,8 @@ static void ckt_report_text_program(FILE *out, const struct ckt_report *rep)
 	const struct ckt_header_kv *exe = ckt_report_text_kv(rep->dec, "exe");
 	const struct ckt_header_kv *pid = ckt_report_text_kv(rep->dec, "pid");
 	const struct ckt_header_kv *host = ckt_report_text_kv(rep->dec, "hostname");
-	const struct ckt_header_kv *argv = ckt_report_text_kv(rep->dec, "argv");
+	char sep;
+	const struct ckt_header_kv *argv = ckt_decode_args(rep->dec, &sep);
 
 	fputs("cuzktrace report for ", out);
 	ckt_util_put_clean(out, rep->trace_path, strlen(rep->trace_path));
@@ -106,7 +107,7 @@ static void ckt_report_text_program(FILE *out, const struct ckt_report *rep)
 	fputc('\n', out);
 	if (argv) {
 		fprintf(out, CKT_REPORT_TEXT_COL, "command line");
-		ckt_report_text_argv(out, argv);
+		ckt_report_text_argv(out, argv, sep);
 		fputc('\n', out);
 	}
 }

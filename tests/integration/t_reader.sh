@@ -281,6 +281,9 @@ expect_eq "reader: --phase-rule on stdin redirected from the file: read" "$?/$(c
 # No RSS samples here (the sampler off).
 CUZKTRACE_RSS_MS=0 traced_json dbase $P/diffprog 30000000 20000000 0 >/dev/null
 CUZKTRACE_RSS_MS=0 traced_json dcur $P/diffprog 30000000 25000000 7000000 moved >/dev/null
+expect_eq "no RSS samples: peak_rss bytes and hwm_bytes null in JSON (as in --diff), phase table's RSS column '-'" \
+	"$(jget $T/dbase.json peak_rss.bytes)/$(jget $T/dbase.json peak_rss.hwm_bytes)/$($REPORT $T/dbase.zst 2>/dev/null | grep '^load ' | awk '{print $NF}')" \
+	"null/null/-"
 expect_eq "diff: grow's site moved to another line between the two traces" \
 	"$($PY -c 'import json,sys; a,b=[{s["site"].split(" (")[0]: s["site"] for s in json.load(open(f))["sites_at_peak_heap"]} for f in sys.argv[1:]]; print(a["grow"] != b["grow"])' $T/dbase.json $T/dcur.json)" "True"
 $REPORT --json --diff $T/dbase.zst $T/dcur.zst >$T/diff.json 2>$T/diff.err
@@ -405,3 +408,11 @@ expect_eq "--modules without --diff: the report of the old build's trace names i
 $REPORT --modules $T/nodir $T/rb1.zst >/dev/null 2>$T/rbn.err
 expect_eq "--modules with no such directory: exit 2" "$?/$(head -1 $T/rbn.err)" \
 	"2/cuzktrace-report: error: --modules: '$T/nodir' is not a directory"
+
+# arguments that hold a newline, or are empty: the header's args key (NUL between them) keeps
+# them apart; from argv alone ('\n' between them) 'x<newline>y' read as two arguments
+CUZKTRACE_OUT=$T/nlargv.zst traced nlargv $P/bigstacks 1 $'x\ny' '' 'a b'
+$REPORT --json $T/nlargv.zst >$T/nlargv.json 2>/dev/null
+expect_eq "reader: an argument holding a newline stays one argument (JSON argv, text command line)" \
+	"$($PY -c 'import json,sys; print(json.load(open(sys.argv[1]))["argv"][1:])' $T/nlargv.json)/$($REPORT $T/nlargv.zst 2>/dev/null | grep '^command line' | sed 's/^command line *[^ ]*//')" \
+	"['1', 'x\\ny', '', 'a b']/ 1 'x?y' '' 'a b'"

@@ -906,7 +906,9 @@ static void test_json_shape(void **state)
 	expect_in(j, "\"end_reason\": null,");
 	expect_in(j, "\"duration_s\": 0.001500,");
 	expect_in(j, "\"peak_heap\": {\n    \"bytes\": 3000,\n    \"t_s\": 0.001500\n  }");
-	expect_in(j, "\"peak_rss\": {\n    \"bytes\": 0,\n    \"t_s\": null,");
+	/* no RSS sample: no peak RSS (null, as in --diff), not a peak of 0 */
+	expect_in(j, "\"peak_rss\": {\n    \"bytes\": null,\n    \"t_s\": null,");
+	expect_in(j, "\"hwm_bytes\": null,");
 	expect_in(j, "\"peak_mmap\": {\n    \"bytes\": 0,\n    \"t_s\": null,");
 	expect_in(j, "\"unexplained_bytes\": 0,");
 	expect_in(j, "\"detail\": null");
