@@ -123,6 +123,10 @@ $(B)/progs/ownmalloc_keys: tests/progs/ownmalloc.c $(B)/progs/libmanykeys.so
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$@)$(CC) -std=gnu11 -O1 -g -rdynamic -o $@ $< -L$(B)/progs -Wl,--no-as-needed \
 		-lmanykeys -Wl,-rpath,'$$ORIGIN'
+$(B)/progs/keythreads: tests/progs/keythreads.c $(B)/progs/libmanykeys.so $(B)/.flags
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$@)$(CC) -std=gnu11 -O1 -g -o $@ $< -L$(B)/progs -Wl,--no-as-needed \
+		-lmanykeys -Wl,-rpath,'$$ORIGIN' -lpthread
 
 $(B)/examples/%: examples/%.c $(B)/.flags
 	@mkdir -p $(dir $@)
@@ -131,7 +135,7 @@ $(B)/examples/%: examples/%.c $(B)/.flags
 unit: $(UNIT_BIN)
 	$(Q)fail=0; for t in $(UNIT_BIN); do echo "== $$t"; $$t || fail=1; done; exit $$fail
 
-integration: $(LIB) $(REPORT) $(PROG_BIN) $(B)/progs/diffprog_v2 $(B)/progs/ctor $(B)/progs/ownmalloc_keys $(B)/progs/libplainlib.so $(B)/progs/libunwcount.so $(B)/progs/libslowmunmap.so $(B)/progs/libnofn.so
+integration: $(LIB) $(REPORT) $(PROG_BIN) $(B)/progs/diffprog_v2 $(B)/progs/ctor $(B)/progs/ownmalloc_keys $(B)/progs/libplainlib.so $(B)/progs/libunwcount.so $(B)/progs/libslowmunmap.so $(B)/progs/libnofn.so $(B)/progs/libmmapalloc.so
 	$(Q)bash tests/integration/run.sh
 
 check: deps

@@ -93,6 +93,7 @@ void ckt_bootstrap(void)
 			_exit(70);
 		}
 	}
+	ckt_callout_init(found[0]); /* before anything is traced: see CKT_GUARD_HOOK */
 	/* publish free before malloc: once malloc is set, hooks stop using the pool, and every
 	 * pointer they hand out must be releasable through the real free. */
 	for (size_t i = 0; i < sizeof(hook_names) / sizeof(hook_names[0]); i++)

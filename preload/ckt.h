@@ -299,14 +299,17 @@ struct ckt_tls {
 	uint64_t unw_spent;            /* ns spent stepping stacks since then */
 };
 
-/* ckt_tls.guard while a hook of the malloc or mmap family runs. The only calls into the hooks
- * the tracer makes inside such a hook are libunwind's (it maps its per-thread cache on a
- * thread's first unw_backtrace); the rare paths that call out, like a thread's first ring,
- * raise the guard further. So a call that finds exactly this value and does not come from
- * libunwind comes from a signal handler that interrupted the hook (tests/progs/sigalloc.c:
- * every call of the program is in the trace or counted lost). It cannot be recorded (the
- * thread's ring slot or running totals may be half written) and passes through, counted lost
- * (ckt_passed): the writer puts the count in the trace and says so once on stderr. */
+/* ckt_tls.guard while a hook of the malloc or mmap family, a phase push or pop, or a write the
+ * phase rules scan runs. The calls into the hooks made inside such a hook are the calls of the
+ * code it calls out to: libunwind (it maps its per-thread cache on a thread's first
+ * unw_backtrace), libc (pthread_setspecific callocs for a key past the first 32) and the real
+ * allocator (jemalloc or tcmalloc map memory through the mmap symbol). So a call that finds
+ * exactly this value and comes from none of them (ckt_out_lo/hi: their text) comes from a
+ * signal handler that interrupted the hook (tests/progs/sigalloc.c: every call of the program is
+ * in the trace or counted lost). It cannot be recorded (the thread's ring slot or running
+ * totals may be half written) and passes through, counted lost (ckt_passed): the writer puts
+ * the count in the trace and says so once on stderr. A handler's calls that go through libc
+ * (strdup, stdio) pass uncounted, and so do those made during a CUDA hook or a thread's end. */
 #define CKT_GUARD_HOOK 0x4000
 extern _Atomic uint64_t ckt_lost_nested;
 extern CKT_TLS struct ckt_tls ckt_tls;
@@ -493,13 +496,23 @@ extern atomic_int ckt_stacks_ready;
 int ckt_stacks_init(void);
 extern uintptr_t ckt_unw_lo, ckt_unw_hi; /* libunwind's text */
 
+/* The text of the code the hooks call out to (CKT_GUARD_HOOK): libunwind, libc, the real
+ * allocator's object; set by ckt_callout_init at bootstrap, before anything is traced. */
+#define CKT_OUT_N 3
+extern uintptr_t ckt_out_lo[CKT_OUT_N], ckt_out_hi[CKT_OUT_N];
+void ckt_callout_init(void *real_malloc);
+
 /* A hook passes a call through untraced; ra is the caller's return address. Counted when a
  * signal handler interrupted a hook of this thread (CKT_GUARD_HOOK). Not on the traced path:
  * the test runs only when the guard is up. */
 static inline void ckt_passed(const struct ckt_tls *t, const void *ra)
 {
-	if (CKT_UNLIKELY(t->guard == CKT_GUARD_HOOK) && (uintptr_t)ra - ckt_unw_lo >= ckt_unw_hi - ckt_unw_lo)
-		atomic_fetch_add_explicit(&ckt_lost_nested, 1, memory_order_relaxed);
+	if (CKT_LIKELY(t->guard != CKT_GUARD_HOOK))
+		return;
+	for (int k = 0; k < CKT_OUT_N; k++)
+		if ((uintptr_t)ra - ckt_out_lo[k] < ckt_out_hi[k] - ckt_out_lo[k])
+			return;
+	atomic_fetch_add_explicit(&ckt_lost_nested, 1, memory_order_relaxed);
 }
 /* The calling thread's stack id (0 if none can be had). Caller holds the guard. */
 uint32_t ckt_stacks_capture(struct ckt_tls *t);

@@ -132,7 +132,7 @@ CKT_EXPORT ssize_t write(int fd, const void *buf, size_t n)
 	}
 	ssize_t rc = ckt_real.write ? ckt_real.write(fd, buf, n) : syscall(SYS_write, fd, buf, n);
 	if (rc > 0 && CKT_UNLIKELY(scan_wanted(fd))) {
-		ckt_tls.guard = 1;
+		ckt_tls.guard = CKT_GUARD_HOOK;
 		ckt_phase_scan(buf, (size_t)rc);
 		ckt_tls.guard = 0;
 	}
@@ -160,7 +160,7 @@ CKT_EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
 			memcpy(buf + n, iov[i].iov_base, k);
 			n += k;
 		}
-		ckt_tls.guard = 1;
+		ckt_tls.guard = CKT_GUARD_HOOK;
 		ckt_phase_scan(buf, n);
 		ckt_tls.guard = 0;
 		if (buf != small)
@@ -178,7 +178,7 @@ CKT_EXPORT int pthread_setname_np(pthread_t th, const char *name)
 	int rc = ckt_real.pthread_setname_np(th, name);
 	struct ckt_tls *t = &ckt_tls;
 	if (rc == 0 && atomic_load_explicit(&ckt_active, memory_order_relaxed) && !t->guard) {
-		t->guard = 1;
+		t->guard = CKT_GUARD_HOOK;
 		if (pthread_equal(th, pthread_self())) {
 			if (t->ring || ckt_thread_attach(t))
 				ckt_thread_name_record(t, name);
@@ -205,7 +205,7 @@ CKT_EXPORT int prctl(int option, ...)
 		char name[17];
 		strncpy(name, (const char *)a2, 16);
 		name[16] = 0;
-		t->guard = 1;
+		t->guard = CKT_GUARD_HOOK;
 		if (t->ring || ckt_thread_attach(t))
 			ckt_thread_name_record(t, name);
 		t->guard = 0;

@@ -128,7 +128,7 @@ CKT_EXPORT void cuzktrace_phase_push(const char *name)
 	struct ckt_tls *t = &ckt_tls;
 	if (!api_enter(t, name))
 		return;
-	t->guard = 1;
+	t->guard = CKT_GUARD_HOOK;
 	/* the thread's last names first, without the lock: a push per task on many threads
 	 * (names are usually literals, so the same pointer) does not queue on one mutex. An id
 	 * came from intern on this thread, so its name (written once, before) is visible. */
@@ -167,7 +167,7 @@ CKT_EXPORT void cuzktrace_phase_pop(void)
 	struct ckt_tls *t = &ckt_tls;
 	if (!api_enter(t, "") || t->phase_depth == 0)
 		return;
-	t->guard = 1;
+	t->guard = CKT_GUARD_HOOK;
 	pop_one(t);
 	t->guard = 0;
 }
@@ -185,7 +185,7 @@ CKT_EXPORT void cuzktrace_phase_begin(const char *name)
 	struct ckt_tls *t = &ckt_tls;
 	if (!api_enter(t, name))
 		return;
-	t->guard = 1;
+	t->guard = CKT_GUARD_HOOK;
 	begin_end(t, name, 1);
 	t->guard = 0;
 }
@@ -195,7 +195,7 @@ CKT_EXPORT void cuzktrace_phase_end(const char *name)
 	struct ckt_tls *t = &ckt_tls;
 	if (!api_enter(t, name))
 		return;
-	t->guard = 1;
+	t->guard = CKT_GUARD_HOOK;
 	begin_end(t, name, 0);
 	t->guard = 0;
 }

@@ -111,6 +111,23 @@ static int find_text(struct dl_phdr_info *info, size_t size, void *arg)
 
 static int unwinders_agree(void);
 
+uintptr_t ckt_out_lo[CKT_OUT_N], ckt_out_hi[CKT_OUT_N];
+
+void ckt_callout_init(void *real_malloc)
+{
+	const uintptr_t probe[CKT_OUT_N] = {(uintptr_t)&unw_backtrace, (uintptr_t)&pthread_setspecific,
+					    (uintptr_t)real_malloc};
+	for (int k = 0; k < CKT_OUT_N; k++) {
+		struct text_probe p = {probe[k], 0, 0};
+		if (p.probe)
+			dl_iterate_phdr(find_text, &p);
+		ckt_out_lo[k] = p.lo;
+		ckt_out_hi[k] = p.hi;
+	}
+	ckt_unw_lo = ckt_out_lo[0];
+	ckt_unw_hi = ckt_out_hi[0];
+}
+
 /* Called from the constructor: libunwind is initialized by then (it is our dependency), which
  * is not true for allocations made by earlier constructors; those get stack 0. */
 int ckt_stacks_init(void)
@@ -133,10 +150,6 @@ int ckt_stacks_init(void)
 	dl_iterate_phdr(find_text, &self);
 	self_lo = self.lo;
 	self_hi = self.hi;
-	struct text_probe unw = {(uintptr_t)&unw_backtrace, 0, 0};
-	dl_iterate_phdr(find_text, &unw);
-	ckt_unw_lo = unw.lo;
-	ckt_unw_hi = unw.hi;
 	ckt_tls.in_unwind++;
 	unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
 	fast_only = !unwinders_agree();

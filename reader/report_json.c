@@ -271,7 +271,8 @@ static void ckt_report_json_phases_at(struct ckt_json *j, const struct ckt_phase
 /* phases: [{name, active_s, allocated_bytes, peak_bytes, ...}] in order of first use, "(none)"
  * last (active_s null: never marked); phase_notes: the log lines that drove CUZKTRACE_PHASES
  * rules; thread_groups with --by thread. */
-static void ckt_report_json_phases(struct ckt_json *j, const struct ckt_phases *ph, bool by_thread)
+/* rss: the trace has RSS samples (else the bytes at the peak RSS are null) */
+static void ckt_report_json_phases(struct ckt_json *j, const struct ckt_phases *ph, bool by_thread, bool rss)
 {
 	const struct ckt_phases_row *rows;
 	const struct ckt_phases_note *notes;
@@ -287,7 +288,7 @@ static void ckt_report_json_phases(struct ckt_json *j, const struct ckt_phases *
 		ckt_report_json_u64(j, "allocated_bytes", rows[k].allocated_bytes);
 		ckt_report_json_u64(j, "peak_bytes", rows[k].peak_bytes);
 		ckt_report_json_u64(j, "at_peak_heap_bytes", rows[k].at_peak_heap);
-		ckt_report_json_u64(j, "at_peak_rss_bytes", rows[k].at_peak_rss);
+		ckt_report_json_u64_if(j, "at_peak_rss_bytes", rows[k].at_peak_rss, rss);
 		ckt_report_json_u64(j, "gpu_allocated_bytes", rows[k].gpu_allocated_bytes);
 		ckt_report_json_u64(j, "gpu_peak_bytes", rows[k].gpu_peak_bytes);
 		ckt_report_json_close(j);
@@ -320,7 +321,7 @@ static void ckt_report_json_phases(struct ckt_json *j, const struct ckt_phases *
 		ckt_report_json_u64(j, "threads", g[k].threads);
 		ckt_report_json_u64(j, "allocated_bytes", g[k].allocated_bytes);
 		ckt_report_json_u64(j, "at_peak_heap_bytes", g[k].at_peak_heap);
-		ckt_report_json_u64(j, "at_peak_rss_bytes", g[k].at_peak_rss);
+		ckt_report_json_u64_if(j, "at_peak_rss_bytes", g[k].at_peak_rss, rss);
 		ckt_report_json_close(j);
 	}
 	ckt_report_json_array_close(j);
@@ -542,7 +543,7 @@ int ckt_report_json_print(FILE *out, const struct ckt_report *rep)
 	ckt_report_json_sites(j, "sites_at_peak_gpu", rep->sites, CKT_AT_PEAK_GPU);
 
 	if (rep->phases)
-		ckt_report_json_phases(j, rep->phases, rep->by_thread);
+		ckt_report_json_phases(j, rep->phases, rep->by_thread, rep->st->peak_rss.seen);
 
 	ckt_report_json_open(j, "header");
 	for (size_t i = 0; i < h->n_kv; i++) {

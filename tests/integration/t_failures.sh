@@ -443,3 +443,25 @@ for m in 0 524288; do
 			"$(( $(jget $T/sigal$m.json event_counts.alloc) + $(jget $T/sigal$m.json event_counts.free) + sa_lost ))"
 	fi
 done
+# ... the same while the main thread loops on phase pushes and pops (the hook interrupted is the
+# phase API's): exact mode, the handler's calls are all in the trace or counted lost
+CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/sigph.zst timeout -s KILL 120 env LD_PRELOAD=$LIB $P/sigalloc 400000 phase \
+	>$T/sigph.out 2>$T/sigph.err
+$REPORT --json $T/sigph.zst >$T/sigph.json 2>/dev/null
+expect_match "signal handler allocating inside a phase push or pop: calls = allocations + frees + lost, some lost, one warning" \
+	"$(sed -n 's/^calls //p' $T/sigph.out)=$(( $(jget $T/sigph.json event_counts.alloc) + $(jget $T/sigph.json event_counts.free) + $(jget $T/sigph.json lost_events) ))/$(jget $T/sigph.json lost_events)/$(grep -c '^cuzktrace: warning: a signal handler called the allocator' $T/sigph.err)" \
+	'^([0-9]+)=\1/[1-9][0-9]*/1$'
+# ... but calls the tracer's hooks make through what they call out to are no signal handler's:
+# glibc's pthread_setspecific callocs for a key past the first 32 (the tracer's and libunwind's,
+# after a library took 40 keys), and an allocator that maps its memory through the mmap symbol
+# does so inside the malloc hook (jemalloc, tcmalloc); both were counted lost (50 and 100)
+for m in 0 524288; do
+	CUZKTRACE_SAMPLE=$m CUZKTRACE_OUT=$T/kth$m.zst traced kth$m $P/keythreads
+	CUZKTRACE_SAMPLE=$m CUZKTRACE_OUT=$T/mma$m.zst LD_PRELOAD="$LIB $P/libmmapalloc.so" $P/keythreads \
+		>$T/mma$m.out 2>$T/mma$m.err
+	$REPORT --json $T/kth$m.zst >$T/kth$m.json 2>/dev/null
+	$REPORT --json $T/mma$m.zst >$T/mma$m.json 2>/dev/null
+	expect_eq "calls out of the hooks (many thread keys; an allocator that maps through mmap), CUZKTRACE_SAMPLE=$m: nothing lost, no warning" \
+		"$(jget $T/kth$m.json lost_events)/$(wc -l <$T/kth$m.err)/$(jget $T/mma$m.json lost_events)/$(wc -l <$T/mma$m.err)/$(cat $T/kth$m.out $T/mma$m.out | sort -u)" \
+		"0/2/0/2/keythreads: done"
+done

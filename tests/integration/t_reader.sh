@@ -281,9 +281,9 @@ expect_eq "reader: --phase-rule on stdin redirected from the file: read" "$?/$(c
 # No RSS samples here (the sampler off).
 CUZKTRACE_RSS_MS=0 traced_json dbase $P/diffprog 30000000 20000000 0 >/dev/null
 CUZKTRACE_RSS_MS=0 traced_json dcur $P/diffprog 30000000 25000000 7000000 moved >/dev/null
-expect_eq "no RSS samples: peak_rss bytes and hwm_bytes null in JSON (as in --diff), phase table's RSS column '-'" \
-	"$(jget $T/dbase.json peak_rss.bytes)/$(jget $T/dbase.json peak_rss.hwm_bytes)/$($REPORT $T/dbase.zst 2>/dev/null | grep '^load ' | awk '{print $NF}')" \
-	"null/null/-"
+expect_eq "no RSS samples: peak_rss bytes, hwm_bytes and a phase's at_peak_rss_bytes null in JSON (as in --diff), phase table's RSS column '-'" \
+	"$(jget $T/dbase.json peak_rss.bytes)/$(jget $T/dbase.json peak_rss.hwm_bytes)/$(jget $T/dbase.json phases.0.at_peak_rss_bytes)/$($REPORT $T/dbase.zst 2>/dev/null | grep '^load ' | awk '{print $NF}')" \
+	"null/null/null/-"
 expect_eq "diff: grow's site moved to another line between the two traces" \
 	"$($PY -c 'import json,sys; a,b=[{s["site"].split(" (")[0]: s["site"] for s in json.load(open(f))["sites_at_peak_heap"]} for f in sys.argv[1:]]; print(a["grow"] != b["grow"])' $T/dbase.json $T/dcur.json)" "True"
 $REPORT --json --diff $T/dbase.zst $T/dcur.zst >$T/diff.json 2>$T/diff.err
