@@ -1916,7 +1916,9 @@ int ckt_replay_feed(struct ckt_replay *r, const struct ckt_record *rec, struct c
 		r->lost_end = rec->u.end.lost;
 		return 0;
 	case CKT_TAG_LOST:
-		r->lost_sum += rec->u.lost.count;
+		/* held at 2^64 - 1: two forged counts of 2^63 summed to 0, a trace that lost nothing */
+		if (__builtin_add_overflow(r->lost_sum, rec->u.lost.count, &r->lost_sum))
+			r->lost_sum = UINT64_MAX;
 		return 0;
 	case CKT_TAG_CUDA_ALLOC:
 		st->counts[CKT_KIND_CUDA_ALLOC]++;

@@ -395,6 +395,20 @@ static void test_lost_events(void **state)
 	run_ok(&b, &st);
 	assert_int_equal(st.lost, 7);
 	tb_release(&b);
+
+	/* counts that pass 2^64 in all hold at 2^64 - 1 (two of 2^63 summed to 0: nothing lost) */
+	tb_init(&b);
+	tb_header(&b);
+	tb_frame(&b, 0);
+	tb_lost(&b, (uint64_t)1 << 63);
+	tb_lost(&b, (uint64_t)1 << 63);
+	tb_thread(&b, 1);
+	tb_alloc(&b, 10, 0x1000, 1);
+	tb_end(&b, 20, CKT_END_EXIT, 1, 0);
+	tb_flush(&b);
+	run_ok(&b, &st);
+	assert_true(st.lost == UINT64_MAX);
+	tb_release(&b);
 }
 
 /* Builds three data frames; the last one (at 300..) holds the END. */
