@@ -215,6 +215,21 @@ static int reserve_n(uint8_t **p, uint64_t tid, size_t need)
 	return rc;
 }
 
+static int reserve(uint8_t **p, uint64_t tid);
+
+/* A LOST record of what a global loss counter gained since *reported. Returns reserve's rc. */
+static int lost_since(uint8_t **p, _Atomic uint64_t *counter, uint64_t *reported)
+{
+	uint64_t now = atomic_load_explicit(counter, memory_order_relaxed);
+	int rc = 0;
+	if (now > *reported && !(rc = reserve(p, 0))) {
+		ckt_record_lost(p, now - *reported);
+		total_lost += now - *reported;
+		*reported = now;
+	}
+	return rc;
+}
+
 static int reserve(uint8_t **p, uint64_t tid)
 {
 	return reserve_n(p, tid, CKT_MAX_RECORD);
@@ -509,25 +524,17 @@ static int cycle(int final)
 				atomic_fetch_sub(&ckt_rings_exited, 1);
 		}
 	}
-	/* events of threads that got no ring: counted like a full ring's */
-	uint64_t noring = atomic_load_explicit(&ckt_lost_noring, memory_order_relaxed);
-	if (!rc && noring > noring_reported && !(rc = reserve(&p, 0))) {
-		ckt_record_lost(&p, noring - noring_reported);
-		total_lost += noring - noring_reported;
-		noring_reported = noring;
-	}
-	/* calls of signal handlers that interrupted a hook (ckt_passed): counted the same way, and
-	 * said once */
-	uint64_t nested = atomic_load_explicit(&ckt_lost_nested, memory_order_relaxed);
-	if (!rc && nested > nested_reported && !(rc = reserve(&p, 0))) {
-		ckt_record_lost(&p, nested - nested_reported);
-		total_lost += nested - nested_reported;
-		if (!nested_reported)
-			ckt_log("warning: a signal handler called the allocator (or mmap) while it "
-				"interrupted a traced call of it; such calls cannot be recorded and are "
-				"counted as lost events", NULL, NULL, NULL);
-		nested_reported = nested;
-	}
+	/* events of threads that got no ring: counted like a full ring's; so are calls of signal
+	 * handlers that interrupted a hook (ckt_passed), said once */
+	if (!rc)
+		rc = lost_since(&p, &ckt_lost_noring, &noring_reported);
+	uint64_t nested_before = nested_reported;
+	if (!rc)
+		rc = lost_since(&p, &ckt_lost_nested, &nested_reported);
+	if (!nested_before && nested_reported)
+		ckt_log("warning: a signal handler called the allocator (or mmap) while it "
+			"interrupted a traced call of it; such calls cannot be recorded and are "
+			"counted as lost events", NULL, NULL, NULL);
 	if (rc)
 		return rc;
 	if (final && ckt_sample_r)
