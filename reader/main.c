@@ -123,14 +123,49 @@ static void ckt_main_help(void)
 	       "  2  usage error\n");
 }
 
+/* One line on stderr, "cuzktrace-report: ", what and fmt, its bytes cleaned (ckt_util_clean): paths
+ * and values from the command line or the trace may hold line breaks or terminal controls; then
+ * tail as it is. One write, so that a reader of the first line (head -1) takes it all. */
+__attribute__((format(printf, 3, 0))) static void ckt_main_vsay(const char *what, const char *tail,
+								 const char *fmt, va_list ap)
+{
+	char small[512], *buf = small;
+	size_t pre = strlen(CKT_PROG ": ") + strlen(what), post = 1 + strlen(tail);
+	va_list again;
+	va_copy(again, ap);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	if (n < 0)
+		n = 0;
+	size_t len = pre + (size_t)n + post;
+	if (len >= sizeof(small) && (buf = malloc(len + 1)) == NULL) {
+		buf = small; /* out of memory: the message cut */
+		n = (int)(sizeof(small) - 1 - pre - post);
+		len = sizeof(small) - 1;
+	}
+	snprintf(buf, pre + 1, CKT_PROG ": %s", what);
+	vsnprintf(buf + pre, (size_t)n + 1, fmt, again);
+	va_end(again);
+	ckt_util_clean(buf + pre, (size_t)n);
+	snprintf(buf + pre + (size_t)n, post + 1, "\n%s", tail);
+	fwrite(buf, 1, len, stderr);
+	if (buf != small)
+		free(buf);
+}
+
+__attribute__((format(printf, 1, 2))) static void ckt_main_say(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	ckt_main_vsay("", "", fmt, ap);
+	va_end(ap);
+}
+
 __attribute__((format(printf, 1, 2))) static int ckt_main_usage(const char *fmt, ...)
 {
 	va_list ap;
-	fputs(CKT_PROG ": error: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	ckt_main_vsay("error: ", "usage: " CKT_PROG " [options] TRACE (see --help)\n", fmt, ap);
 	va_end(ap);
-	fputs("\nusage: " CKT_PROG " [options] TRACE (see --help)\n", stderr);
 	return -1;
 }
 
@@ -344,26 +379,11 @@ static int ckt_main_parse(int argc, char **argv, struct ckt_args *a)
 	return ckt_main_check_outputs(a);
 }
 
-/* 'path' on stderr, its bytes cleaned (one line whatever they are) */
-static void ckt_main_put_quoted(const char *path)
-{
-	fputc('\'', stderr);
-	ckt_util_put_clean(stderr, path, strlen(path));
-	fputc('\'', stderr);
-}
-
-/* A warning that names module paths from the trace: one line, whatever their bytes; who: the
- * trace it is about, or NULL when there is only one. */
+/* A warning that names module paths from the trace; who: the trace it is about, or NULL when
+ * there is only one. */
 static void ckt_main_warn_clean(const char *who, const char *what, const char *msg)
 {
-	fputs(CKT_PROG ": warning: ", stderr);
-	if (who) {
-		ckt_main_put_quoted(who);
-		fputs(": ", stderr);
-	}
-	fputs(what, stderr);
-	ckt_util_put_clean(stderr, msg, strlen(msg));
-	fputc('\n', stderr);
+	ckt_main_say("warning: %s%s%s%s%s", who ? "'" : "", who ? who : "", who ? "': " : "", what, msg);
 }
 
 /* The header's setting.<name> as a number from 0 to max into *v (0 when the tracer did not
@@ -388,9 +408,8 @@ static int ckt_main_header_uint(const char *path, struct ckt_decoder *dec, const
 			return 0;
 		}
 	}
-	fprintf(stderr, CKT_PROG ": error: '%s': corrupt header: %s=", path, name);
-	ckt_util_put_clean(stderr, s, n < 64 ? n : 64);
-	fprintf(stderr, "%s %s\n", n > 64 ? "..." : "", number ? "is out of range" : "is not a number");
+	ckt_main_say("error: '%s': corrupt header: %s=%.*s%s %s", path, name, n < 64 ? (int)n : 64, s,
+		     n > 64 ? "..." : "", number ? "is out of range" : "is not a number");
 	return -1;
 }
 
@@ -398,37 +417,33 @@ static void ckt_main_warnings(const char *path, const struct ckt_replay_stats *s
 {
 	char t[32];
 	if (st->truncated)
-		fprintf(stderr, CKT_PROG ": warning: '%s': trace is truncated (no end record); it covers %s s\n",
+		ckt_main_say("warning: '%s': trace is truncated (no end record); it covers %s s",
 			path, ckt_util_fmt_secs(t, sizeof(t), st->duration_ns, 3));
 	if (st->lost)
-		fprintf(stderr, CKT_PROG ": warning: '%s': %llu events were lost; totals are inexact\n", path,
+		ckt_main_say("warning: '%s': %llu events were lost; totals are inexact", path,
 			(unsigned long long)st->lost);
 	if (st->cuda_device_overflow)
-		fprintf(stderr,
-			CKT_PROG ": warning: '%s': the trace names more than 256 CUDA devices (corrupt?); "
-			"figures per device are kept for the first 256, the totals count them all\n",
+		ckt_main_say("warning: '%s': the trace names more than 256 CUDA devices (corrupt?); "
+			"figures per device are kept for the first 256, the totals count them all",
 			path);
 	if (st->replayed_early)
-		fprintf(stderr,
-			CKT_PROG ": warning: '%s': an event written long after its timestamp held up to %llu "
+		ckt_main_say("warning: '%s': an event written long after its timestamp held up to %llu "
 				 "events waiting for time order; %llu of them were replayed without waiting "
-				 "(--max-held), so events written later came late\n",
+				 "(--max-held), so events written later came late",
 			path, (unsigned long long)st->max_held, (unsigned long long)st->replayed_early);
 	if (st->late_events)
-		fprintf(stderr,
-			CKT_PROG ": warning: '%s': %llu events came after later events had been replayed "
-				 "(%s); peaks near them may be off by their bytes\n",
+		ckt_main_say("warning: '%s': %llu events came after later events had been replayed "
+				 "(%s); peaks near them may be off by their bytes",
 			path, (unsigned long long)st->late_events,
 			st->replayed_early ? "replayed without waiting, above" : "the trace breaks its SYNC promise");
 	if (ckt_replay_untraced_suspected(st)) {
 		char u[32];
 		uint64_t over = st->peak_rss.bytes - ckt_replay_traced_seen(st);
-		fprintf(stderr,
-			CKT_PROG ": warning: '%s': the peak RSS is %s (%.0f%%) above everything traced "
+		ckt_main_say("warning: '%s': the peak RSS is %s (%.0f%%) above everything traced "
 				 "at its own peak: the program may allocate through an allocator the tracer "
 				 "cannot see (one with its own symbol names, such as Rust's jemallocator), "
 				 "map memory with raw system calls, or use it on thread stacks (glibc maps "
-				 "them out of the tracer's sight)\n",
+				 "them out of the tracer's sight)",
 			path, ckt_util_fmt_bytes(u, sizeof(u), over),
 			100.0 * (double)over / (double)st->peak_rss.bytes);
 	}
@@ -443,7 +458,7 @@ static int ckt_main_write_sites(const char *path, const struct ckt_sites *s,
 	if (f && fclose(f) != 0 && rc == 0)
 		rc = -(errno ? errno : EIO);
 	if (rc < 0) {
-		fprintf(stderr, CKT_PROG ": error: cannot write '%s': %s\n", path, strerror(-rc));
+		ckt_main_say("error: cannot write '%s': %s", path, strerror(-rc));
 		return -1;
 	}
 	return 0;
@@ -458,7 +473,7 @@ static int ckt_main_outputs_not_inputs(const struct ckt_args *a)
 	size_t n = ckt_main_outputs(a, o);
 	for (size_t i = 0; i < n; i++)
 		if (ckt_main_same_file(o[i].path, a->trace) || (a->diff && ckt_main_same_file(o[i].path, a->diff))) {
-			fprintf(stderr, CKT_PROG ": error: cannot write '%s': it is the trace being read\n",
+			ckt_main_say("error: cannot write '%s': it is the trace being read",
 				o[i].path);
 			return -1;
 		}
@@ -498,17 +513,17 @@ static int ckt_main_phases_setup(const struct ckt_args *a, struct ckt_main_read 
 
 	m->ph = ckt_phases_new();
 	if (!m->ph || ckt_phases_attach(m->ph, m->rep) < 0) {
-		fprintf(stderr, CKT_PROG ": error: out of memory\n");
+		ckt_main_say("error: out of memory");
 		return -1;
 	}
 	if (a->nrules) {
 		m->rules = ckt_phase_rules_new(a->rules, a->nrules);
 		if (!m->rules) {
-			fprintf(stderr, CKT_PROG ": error: out of memory\n");
+			ckt_main_say("error: out of memory");
 			return -1;
 		}
 		if (ckt_phase_rules_scan(m->rules, m->path, &err) < 0) {
-			fprintf(stderr, CKT_PROG ": error: '%s': %s\n", m->path, err.msg);
+			ckt_main_say("error: '%s': %s", m->path, err.msg);
 			return -1;
 		}
 		ckt_phases_set_rule(m->ph, ckt_phase_rules_decide, m->rules);
@@ -516,7 +531,7 @@ static int ckt_main_phases_setup(const struct ckt_args *a, struct ckt_main_read 
 	if (outputs && a->phases_csv) {
 		rc = ckt_phases_csv_open(m->ph, a->phases_csv);
 		if (rc < 0) {
-			fprintf(stderr, CKT_PROG ": error: cannot write '%s': %s\n", a->phases_csv, strerror(-rc));
+			ckt_main_say("error: cannot write '%s': %s", a->phases_csv, strerror(-rc));
 			return -1;
 		}
 	}
@@ -539,11 +554,11 @@ static int ckt_main_phases_finish(const struct ckt_args *a, struct ckt_phases *p
 {
 	int rc = ckt_phases_csv_close(ph);
 	if (rc < 0) {
-		fprintf(stderr, CKT_PROG ": error: cannot write '%s': %s\n", a->phases_csv, strerror(-rc));
+		ckt_main_say("error: cannot write '%s': %s", a->phases_csv, strerror(-rc));
 		return -1;
 	}
 	if (ckt_phases_finish(ph, st->duration_ns) < 0 || (rules && ckt_phase_rules_error(rules) < 0)) {
-		fprintf(stderr, CKT_PROG ": error: out of memory\n");
+		ckt_main_say("error: out of memory");
 		return -1;
 	}
 	for (size_t i = 0; rules && i < ckt_phase_rules_nwarnings(rules); i++)
@@ -560,7 +575,7 @@ static int ckt_main_read(const struct ckt_args *a, struct ckt_main_read *m, bool
 	int rc;
 
 	if (ckt_decode_open(m->path, &m->dec, &err) < 0) {
-		fprintf(stderr, CKT_PROG ": error: '%s': %s\n", m->path, err.msg);
+		ckt_main_say("error: '%s': %s", m->path, err.msg);
 		return -1;
 	}
 	/* the tracer takes rates up to 2^30 bytes: a bigger one would make every estimate huge;
@@ -571,7 +586,7 @@ static int ckt_main_read(const struct ckt_args *a, struct ckt_main_read *m, bool
 		return -1;
 	m->rep = ckt_replay_new(ckt_decode_header(m->dec)->page_size);
 	if (!m->rep) {
-		fprintf(stderr, CKT_PROG ": error: out of memory\n");
+		ckt_main_say("error: out of memory");
 		return -1;
 	}
 	ckt_replay_set_sample(m->rep, rate_bytes);
@@ -580,7 +595,7 @@ static int ckt_main_read(const struct ckt_args *a, struct ckt_main_read *m, bool
 	if (outputs && a->csv) {
 		rc = ckt_report_csv_open(a->csv, &m->csv);
 		if (rc < 0) {
-			fprintf(stderr, CKT_PROG ": error: cannot write '%s': %s\n", a->csv, strerror(-rc));
+			ckt_main_say("error: cannot write '%s': %s", a->csv, strerror(-rc));
 			return -1;
 		}
 	}
@@ -590,7 +605,7 @@ static int ckt_main_read(const struct ckt_args *a, struct ckt_main_read *m, bool
 	if (m->sites)
 		ckt_sites_set_depth(m->sites, (unsigned)depth);
 	if (!m->sites || ckt_sites_attach(m->sites, m->rep) < 0) {
-		fprintf(stderr, CKT_PROG ": error: out of memory\n");
+		ckt_main_say("error: out of memory");
 		return -1;
 	}
 	if (ckt_main_phases_setup(a, m, outputs) < 0)
@@ -601,13 +616,13 @@ static int ckt_main_read(const struct ckt_args *a, struct ckt_main_read *m, bool
 	ckt_phases_set_next_sink(m->ph, m->csv ? ckt_report_csv_sample : NULL, m->csv);
 	ckt_replay_set_sample_sink(m->rep, ckt_phases_sample, m->ph);
 	if (ckt_replay_run(m->dec, m->rep, &err) < 0) {
-		fprintf(stderr, CKT_PROG ": error: '%s': %s\n", m->path, err.msg);
+		ckt_main_say("error: '%s': %s", m->path, err.msg);
 		return -1;
 	}
 	rc = ckt_report_csv_close(m->csv);
 	m->csv = NULL;
 	if (rc < 0) {
-		fprintf(stderr, CKT_PROG ": error: cannot write '%s': %s\n", a->csv, strerror(-rc));
+		ckt_main_say("error: cannot write '%s': %s", a->csv, strerror(-rc));
 		return -1;
 	}
 
@@ -619,19 +634,19 @@ static int ckt_main_read(const struct ckt_args *a, struct ckt_main_read *m, bool
 	m->r = (struct ckt_report){ m->path, m->dec, st, m->ph, a->by_thread, m->sites };
 	ckt_main_warnings(m->path, st);
 	if (ckt_decode_dropped_partial(m->dec))
-		fprintf(stderr, CKT_PROG ": warning: '%s': the file ends inside the zstd frame at byte offset "
-				"%llu (cut while it was written, or corrupt): that frame is not read\n",
+		ckt_main_say("warning: '%s': the file ends inside the zstd frame at byte offset "
+				"%llu (cut while it was written, or corrupt): that frame is not read",
 			m->path, (unsigned long long)ckt_decode_partial_offset(m->dec));
 	uint64_t trailing = ckt_decode_trailing(m->dec);
 	if (trailing == UINT64_MAX)
-		fprintf(stderr, CKT_PROG ": warning: '%s': data after the end record is not read "
-				"(another trace appended to this one?)\n", m->path);
+		ckt_main_say("warning: '%s': data after the end record is not read "
+				"(another trace appended to this one?)", m->path);
 	else if (trailing)
-		fprintf(stderr, CKT_PROG ": warning: '%s': %llu bytes after the end record are not read "
-				"(another trace appended to this one?)\n",
+		ckt_main_say("warning: '%s': %llu bytes after the end record are not read "
+				"(another trace appended to this one?)",
 			m->path, (unsigned long long)trailing);
 	if (ckt_sites_finish(m->sites, st, top) < 0) {
-		fprintf(stderr, CKT_PROG ": error: out of memory\n");
+		ckt_main_say("error: out of memory");
 		return -1;
 	}
 	for (size_t i = 0; i < ckt_sites_nwarnings(m->sites); i++)
@@ -659,7 +674,7 @@ int main(int argc, char **argv)
 		ckt_main_help();
 		if (fflush(stdout) == 0 && !ferror(stdout))
 			return CKT_EXIT_OK;
-		fprintf(stderr, CKT_PROG ": error: cannot write the help to standard output: %s\n",
+		ckt_main_say("error: cannot write the help to standard output: %s",
 			strerror(errno ? errno : EIO));
 		return CKT_EXIT_TRACE;
 	}
@@ -675,13 +690,11 @@ int main(int argc, char **argv)
 	if (ckt_main_read(&a, &cur, true, top) < 0)
 		goto out;
 	if (a.diff && base.r.st->sample_r != cur.r.st->sample_r) {
-		fputs(CKT_PROG ": warning: --diff: ", stderr);
-		ckt_main_put_quoted(base.path);
-		fputs(" and ", stderr);
-		ckt_main_put_quoted(cur.path);
-		fprintf(stderr, " were traced with different modes or sampling rates (CUZKTRACE_SAMPLE %llu "
-				"and %llu): their bytes by phase and by function differ by sampling too\n",
-			(unsigned long long)base.r.st->sample_r, (unsigned long long)cur.r.st->sample_r);
+		ckt_main_say("warning: --diff: '%s' and '%s' were traced with different modes or sampling "
+			     "rates (CUZKTRACE_SAMPLE %llu and %llu): their bytes by phase and by function "
+			     "differ by sampling too",
+			     base.path, cur.path, (unsigned long long)base.r.st->sample_r,
+			     (unsigned long long)cur.r.st->sample_r);
 	}
 	if (a.diff)
 		rc = a.json ? ckt_report_diff_json(stdout, &base.r, &cur.r)
@@ -689,7 +702,7 @@ int main(int argc, char **argv)
 	else
 		rc = a.json ? ckt_report_json_print(stdout, &cur.r) : ckt_report_text_print(stdout, &cur.r);
 	if (rc < 0) {
-		fprintf(stderr, CKT_PROG ": error: cannot write to standard output: %s\n", strerror(-rc));
+		ckt_main_say("error: cannot write to standard output: %s", strerror(-rc));
 		goto out;
 	}
 	status = CKT_EXIT_OK;

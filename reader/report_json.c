@@ -31,7 +31,13 @@ void ckt_report_json_str(struct ckt_json *j, const char *str, size_t n)
 			continue;
 		}
 		if (len > 1) {
-			fwrite(s + i, 1, len, f);
+			if (ckt_util_clean_len(s + i, n - i) == len)
+				fwrite(s + i, 1, len, f);
+			else /* C1 control, separator or bidi override: 2 or 3 bytes, below U+10000 */
+				fprintf(f, "\\u%04x", len == 2 ? (unsigned)(c & 0x1f) << 6 | (s[i + 1] & 0x3f)
+							: (unsigned)(c & 0x0f) << 12 |
+								  (unsigned)(s[i + 1] & 0x3f) << 6 |
+								  (s[i + 2] & 0x3f));
 			i += len;
 			continue;
 		}

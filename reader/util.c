@@ -153,6 +153,17 @@ void ckt_util_put_csv(FILE *out, const char *str, bool always)
 		fputc('"', out);
 }
 
+void ckt_util_clean(char *s, size_t n)
+{
+	for (size_t i = 0; i < n;) {
+		size_t len = ckt_util_clean_len((const unsigned char *)s + i, n - i);
+		if (len == 0)
+			s[i++] = '?';
+		else
+			i += len;
+	}
+}
+
 size_t ckt_util_put_clean(FILE *out, const char *str, size_t n)
 {
 	const unsigned char *s = (const unsigned char *)str;

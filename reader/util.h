@@ -46,6 +46,8 @@ size_t ckt_util_utf8_len(const unsigned char *s, size_t n);
  * override; 0 for a byte every output shows as '?' (text, CSV, stderr): a terminal or a CSV
  * reader must not be driven by bytes from a trace file. */
 size_t ckt_util_clean_len(const unsigned char *s, size_t n);
+/* Replaces, in place, each byte of s that ckt_util_put_clean would show as '?' by '?'. */
+void ckt_util_clean(char *s, size_t n);
 /* Writes str with control bytes and invalid UTF-8 shown as '?' (ckt_util_clean_len). */
 size_t ckt_util_put_clean(FILE *out, const char *str, size_t n); /* returns the characters written */
 /* Writes str (NUL-terminated) cleaned, with each `sep` written as `as`. */

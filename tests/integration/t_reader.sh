@@ -190,6 +190,10 @@ write("manymods.zst", [head, frame(1, 0, alloc(10, 0xA000, 64, stack=1), True,
       mods + stack(1, [0x1000000 * (i + 1) + 0x10 for i in range(30)] + [0x40000010, 0x50000010]))])
 write("evilphase.zst", [head, frame(1, 0, phase_begin(5, 1) + alloc(5, 0xA000, 64, phase=1) + rss(5, 1 << 20),
                                     True, phase_def(1, b"\xff\xfe,a\nb\"c"))])
+# a phase name with a C1 control (CSI), a bidirectional override and a line separator: valid
+# UTF-8 that JSON allows raw, but a terminal or an editor showing the JSON acts on
+write("evilu.zst", [head, frame(1, 0, phase_begin(5, 1) + alloc(5, 0xA000, 64, phase=1) + rss(5, 1 << 20),
+                                True, phase_def(1, "x\u009by\u202ez\u2028w\u00e9".encode()))])
 # header settings that are no numbers, or out of range; stacks longer than any tracer writes
 write("rategarbage.zst", [header((b"setting.CUZKTRACE_SAMPLE", b"12k")), frame(1, 0, alloc(10, 0xA000, 16), True)])
 write("deep300.zst", [header((b"setting.CUZKTRACE_DEPTH", b"300")), frame(1, 0, alloc(10, 0xA000, 16), True)])
@@ -227,6 +231,10 @@ PYEOF
 	expect_eq "reader: a phase name's invalid UTF-8 and control bytes are '?' in both CSVs, one row per line" \
 		"$?/$($PY -c 'import sys; [open(f, encoding="utf-8").read() for f in sys.argv[1:]]; print("utf-8")' $T/evilphase.csv $T/evilphase.pcsv)/$(sed -n 2p $T/evilphase.csv | cut -d, -f7-)/$(sed -n 2p $T/evilphase.pcsv | cut -d, -f2-)/$(wc -l <$T/evilphase.pcsv)" \
 		'0/utf-8/"??,a?b""c"/"??,a?b""c",64,0/2'
+	$REPORT --json $T/evilu.zst >$T/evilu.json 2>$T/evilu.err
+	expect_eq "reader: JSON escapes a C1 control, a bidirectional override and a line separator (\\u), keeps other UTF-8 raw" \
+		"$?/$(grep -o '"name": "x[^"]*"' $T/evilu.json | head -1)/$(jget $T/evilu.json phases.0.name | od -An -tx1 | tr -d ' \n')" \
+		'0/"name": "x\u009by\u202ez\u2028w'"$(printf '\303\251')"'"/78c29b79e280ae7ae280a877c3a90a'
 	$REPORT --phase-rule x=nomatch $T/manymods.zst >/dev/null 2>$T/manymods.err
 	expect_eq "reader: 30 unreadable modules, one at three spans: each said once, 20 at most, then one line counts the rest" \
 		"$?/$(grep -c "^cuzktrace-report: warning: --phase-rule: cannot read '/nonexistent/m" $T/manymods.err)/$(grep -c "cannot read '/nonexistent/m00.so'" $T/manymods.err)/$(tail -1 $T/manymods.err)/$(wc -l <$T/manymods.err)" \
@@ -251,6 +259,19 @@ PYEOF
 	expect_eq "reader: the same in the last frame: truncated, the frame named" \
 		"$?/$(jget $T/lastcut.json truncated)/$(jget $T/lastcut.json event_counts.alloc)/$(sed -n 2p $T/lastcut.err)" \
 		"0/true/3/cuzktrace-report: warning: '$T/lastcut.zst': the file ends inside the zstd frame at byte offset $lo (cut while it was written, or corrupt): that frame is not read"
+	# a trace path with a line break and an escape sequence: every line that names it is one
+	# line, its control bytes '?' (a missing file, a truncated trace, an unwritable output)
+	cp $T/lastcut.zst "$T/cut
+"$'\e'"[2J.zst"
+	$REPORT --json "$T/cut
+"$'\e'"[2J.zst" >/dev/null 2>$T/evilname.err
+	$REPORT "$T/no
+such.zst" >/dev/null 2>>$T/evilname.err
+	$REPORT --csv "$T/nodir/x
+y.csv" $T/known.zst >/dev/null 2>>$T/evilname.err
+	expect_eq "reader: a path with a line break and an escape sequence: one line per message, its control bytes '?'" \
+		"$(wc -l <$T/evilname.err)/$(sed -e "s|$T|T|" -e 's/offset [0-9]*/offset N/' $T/evilname.err | tr '\n' '|')" \
+		"4/cuzktrace-report: warning: 'T/cut??[2J.zst': trace is truncated (no end record); it covers 0.000 s|cuzktrace-report: warning: 'T/cut??[2J.zst': the file ends inside the zstd frame at byte offset N (cut while it was written, or corrupt): that frame is not read|cuzktrace-report: error: 'T/no?such.zst': No such file or directory|cuzktrace-report: error: cannot write 'T/nodir/x?y.csv': No such file or directory|"
 fi
 
 # Two outputs given one file would overwrite each other; --phase-rule needs to read the trace
@@ -308,7 +329,8 @@ expect_eq "diff: by function at peak heap, largest change first, grow matched ac
 	"extra_cache 0 7000000 7000000 / grow 20000000 25000000 5000000 / load_params 30000000 30000000 0 / main 1000 1000 0"
 expect_eq "diff: by phase at peak heap" "$(diff_rows $T/diff.json by_phase.peak_heap phase)" \
 	"synthesis 20000000 32000000 12000000 / load 30000000 30000000 0 / (none) 1000 1000 0"
-expect_eq "diff: no RSS samples, no rows at peak RSS" "$(diff_rows $T/diff.json by_function.peak_rss function)" ""
+expect_eq "diff: no RSS samples, no rows at peak RSS (null, the key there)" \
+	"$($PY -c 'import json, sys; d = json.load(open(sys.argv[1])); print(["peak_rss" in d[k] and d[k]["peak_rss"] for k in ("by_phase", "by_function")])' $T/diff.json)" "[None, None]"
 $REPORT --json --diff $T/dcur.zst $T/dbase.zst >$T/rdiff.json 2>/dev/null
 expect_eq "diff the other way: the same rows, changes negative" \
 	"$(jget $T/rdiff.json peaks.peak_heap.change) / $(diff_rows $T/rdiff.json by_function.peak_heap function)" \
