@@ -34,7 +34,8 @@
  *   (and then stored in prev_addr). Events between two THREAD records belong to that thread
  *   and are in that thread's program order.
  *
- *   FRAME      uv seq, uv base_ts                               first record of each data frame
+ *   FRAME      uv seq, uv base_ts      first record of each data frame; seq counts the data
+ *                                      frames from 0, one by one (a reader refuses a gap)
  *   THREAD     uv tid                                           following events are this thread's
  *   SYNC       uv horizon_ts      written last in each flush. Every event that was complete
  *                                 when the writer began this flush is in this or an earlier

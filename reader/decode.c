@@ -52,6 +52,8 @@ struct ckt_decoder {
 	/* the seq of each address in am.recent, by the same physical slot (see ckt_record) */
 	uint64_t am_seq[CKT_AM_RECENT];
 	uint64_t seq;
+	uint64_t frame_seq;     /* the last data frame's FRAME seq; the writer counts them one by one */
+	bool frame_seq_seen;
 
 	struct ckt_header hdr;
 };
@@ -650,8 +652,18 @@ static int ckt_decode_record(struct ckt_decoder *d, struct ckt_record *r, struct
 				    tag, (unsigned long long)d->frame_index);
 	/* version 2's ALLOC, FREE and REALLOC never get here: ckt_decode_next decodes them */
 	switch (tag) {
-	case CKT_TAG_FRAME:
-		(void)ckt_decode_uv(&c); /* seq: frames are self-contained, so order needs no check */
+	case CKT_TAG_FRAME: {
+		/* frames are self-contained, but one missing (its events gone: frees of nothing,
+		 * blocks never freed) or repeated (every event twice) is corruption */
+		uint64_t seq = ckt_decode_uv(&c);
+		if (!c.bad && d->frame_seq_seen && seq != d->frame_seq + 1)
+			return ckt_util_err(err, CKT_EFORMAT,
+					    "corrupt trace: frame %llu is data frame number %llu, after number %llu "
+					    "(a frame is missing, repeated or out of order)",
+					    (unsigned long long)d->frame_index, (unsigned long long)seq,
+					    (unsigned long long)d->frame_seq);
+		d->frame_seq = seq;
+		d->frame_seq_seen = true;
 		d->base_ts = ckt_decode_uv(&c);
 		d->prev_ts = d->base_ts;
 		d->prev_addr = 0; /* no decoding state crosses a frame boundary */
@@ -659,6 +671,7 @@ static int ckt_decode_record(struct ckt_decoder *d, struct ckt_record *r, struct
 		ckt_am_reset(&d->am);
 		ret = 0;
 		break;
+	}
 	case CKT_TAG_THREAD:
 		d->tid = ckt_decode_uv(&c);
 		d->prev_ts = d->base_ts;

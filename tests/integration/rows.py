@@ -101,3 +101,23 @@ class Group:
 
 def z(fr):
     return subprocess.run(["zstd", "-q", "-c"], input=fr, capture_output=True, check=True).stdout
+
+
+def zframes(data):
+    """the zstd frames of a file, each as its bytes (RFC 8878: frame header, blocks, checksum)"""
+    out, i = [], 0
+    while i < len(data):
+        start = i
+        assert data[i:i + 4] == b"\x28\xb5\x2f\xfd", "not a zstd frame at %d" % i
+        fhd = data[i + 4]
+        single, checksum, dict_flag, fcs_flag = fhd >> 5 & 1, fhd >> 2 & 1, fhd & 3, fhd >> 6
+        i += 5 + (0 if single else 1) + (0, 1, 2, 4)[dict_flag]
+        i += (1 if single else 0, 2, 4, 8)[fcs_flag]
+        while True:
+            bh = int.from_bytes(data[i:i + 3], "little")
+            i += 3 + (1 if (bh >> 1 & 3) == 1 else bh >> 3)  # an RLE block holds one byte
+            if bh & 1:
+                break
+        i += 4 if checksum else 0
+        out.append(data[start:i])
+    return out

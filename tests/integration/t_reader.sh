@@ -274,6 +274,29 @@ y.csv" $T/known.zst >/dev/null 2>>$T/evilname.err
 		"4/cuzktrace-report: warning: 'T/cut??[2J.zst': trace is truncated (no end record); it covers 0.000 s|cuzktrace-report: warning: 'T/cut??[2J.zst': the file ends inside the zstd frame at byte offset N (cut while it was written, or corrupt): that frame is not read|cuzktrace-report: error: 'T/no?such.zst': No such file or directory|cuzktrace-report: error: cannot write 'T/nodir/x?y.csv': No such file or directory|"
 fi
 
+# A real trace less one whole data frame, or with one twice: each frame reads well on its own,
+# but the replay would be wrong (frees of blocks never seen, blocks never freed, every event
+# twice); the frames' sequence numbers tell, and the reader refuses the trace (exit 1)
+CUZKTRACE_FLUSH_MS=5 CUZKTRACE_OUT=$T/seqs.zst traced seqs $P/known
+PYTHONPATH=tests/integration $PY - $T/seqs.zst <<'PYEOF'
+import sys
+from rows import zframes
+f = zframes(open(sys.argv[1], "rb").read())
+assert len(f) >= 5, len(f)
+open(sys.argv[1] + ".less", "wb").write(b"".join(f[:2] + f[3:]))
+open(sys.argv[1] + ".twice", "wb").write(b"".join(f[:4] + f[3:]))
+PYEOF
+$REPORT $T/seqs.zst >/dev/null 2>$T/seqs.rerr
+expect_eq "reader: a real trace of several frames reads" "$?/$(cat $T/seqs.rerr)" "0/"
+for k in less twice; do
+	$REPORT --json $T/seqs.zst.$k >$T/seqs.$k.json 2>$T/seqs.$k.err
+	echo "$?/$(wc -c <$T/seqs.$k.json)/$(cat $T/seqs.$k.err)" >$T/seqs.$k.got
+done
+expect_eq "reader: a data frame missing: corrupt (exit 1, one line, no report)" "$(cat $T/seqs.less.got)" \
+	"1/0/cuzktrace-report: error: '$T/seqs.zst.less': corrupt trace: frame 2 is data frame number 2, after number 0 (a frame is missing, repeated or out of order)"
+expect_eq "reader: a data frame twice: corrupt (exit 1, one line, no report)" "$(cat $T/seqs.twice.got)" \
+	"1/0/cuzktrace-report: error: '$T/seqs.zst.twice': corrupt trace: frame 4 is data frame number 2, after number 2 (a frame is missing, repeated or out of order)"
+
 # Two outputs given one file would overwrite each other; --phase-rule needs to read the trace
 # twice, which a pipe cannot do: both are usage errors, said before anything is written.
 $REPORT --csv $T/same.csv --phases-csv $T/same.csv $T/known.zst >/dev/null 2>$T/same.err

@@ -444,6 +444,29 @@ static void test_corrupt_records(void **state)
 	expect_run_error(&b,
 			 "corrupt record (tag 0x02) in frame 1: a data frame must start with a FRAME record");
 	tb_release(&b);
+
+	/* a data frame missing (numbers 0, 1, 3), one repeated (0, 1, 1), and two swapped
+	 * (0, 2, 1): whole frames, each valid on its own */
+	static const uint64_t seqs[3][3] = { { 0, 1, 3 }, { 0, 1, 1 }, { 0, 2, 1 } };
+	static const char *const msgs[3] = {
+		"corrupt trace: frame 3 is data frame number 3, after number 1 (a frame is missing, repeated or out of order)",
+		"corrupt trace: frame 3 is data frame number 1, after number 1 (a frame is missing, repeated or out of order)",
+		"corrupt trace: frame 2 is data frame number 2, after number 0 (a frame is missing, repeated or out of order)",
+	};
+	for (int k = 0; k < 3; k++) {
+		tb_init(&b);
+		tb_header(&b);
+		for (int f = 0; f < 3; f++) {
+			b.seq = seqs[k][f];
+			tb_frame(&b, 100u * (unsigned)f);
+			tb_thread(&b, 1);
+			tb_alloc(&b, 100u * (unsigned)f + 1, 0x1000u * (unsigned)(f + 1), 16);
+			tb_sync(&b, 100u * (unsigned)f + 50);
+			tb_flush(&b);
+		}
+		expect_run_error(&b, msgs[k]);
+		tb_release(&b);
+	}
 }
 
 static void test_corrupt_zstd(void **state)
