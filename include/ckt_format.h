@@ -142,7 +142,8 @@
  *              thread's first small block is sent at once, and every change from its exit
  *              on). Totals are exact to within CKT_AGG_STEP per thread that has sent AGG.
  *   A reader of this version rejects a tag it does not know.
- *   Stack id 0 means "no stack recorded"; phase id 0 means "no phase".
+ *   Stack id 0 means "no stack recorded"; phase id 0 means "no phase". Phase ids run from 1
+ *   to CKT_MAX_PHASE_ID; thread ids fit 32 bits; a reader refuses other values as corrupt.
  *
  * VERSION 2: COLUMNS (written by tracer 0.2.0; version 3, written by 0.2.1, is version 2
  * with MREMAP's dafter above; version 4, written by 0.2.2 and 0.2.3, adds CUDA_MAP and
@@ -283,6 +284,8 @@ enum ckt_cu_fn {
 };
 
 /* PHASE.op */
+#define CKT_MAX_PHASE_ID 4096 /* the tracer names at most this many phases */
+
 enum ckt_phase_op {
 	CKT_PHASE_PUSH = 0,
 	CKT_PHASE_POP = 1, /* id is the phase popped (0 if the stack was empty) */

@@ -13,7 +13,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#define MAX_PHASES 4096
+#define MAX_PHASES CKT_MAX_PHASE_ID
 
 atomic_int ckt_proc_phase;
 int ckt_phase_rules_on;

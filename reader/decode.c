@@ -551,11 +551,83 @@ static bool ckt_decode_huge(uint8_t tag, const struct ckt_record *r)
 	}
 }
 
-static int ckt_decode_huge_err(struct ckt_decoder *d, uint8_t tag, struct ckt_error *err)
+/* Fields that the tracer writes from a small range and the replay keeps in as few bits: one
+ * outside it is corruption, not a value to cut to its low bits (a phase id of 2^32 + 1 read as
+ * phase 1). Returns the field's name and sets *max, or NULL when every field is in range. */
+static const char *ckt_decode_out_of_range(uint8_t tag, const struct ckt_record *r, uint64_t *v,
+					   uint64_t *max)
 {
-	return ckt_util_err(err, CKT_EFORMAT,
-			    "corrupt record (tag 0x%02x) in frame %llu: a size of 2^57 bytes or more",
-			    tag, (unsigned long long)d->frame_index);
+#define CKT_RANGE(field, name, bound)                                                             \
+	do {                                                                                      \
+		if ((field) > (bound)) {                                                          \
+			*v = (field);                                                             \
+			*max = (bound);                                                           \
+			return name;                                                              \
+		}                                                                                 \
+	} while (0)
+	switch (tag) {
+	case CKT_TAG_THREAD:
+		CKT_RANGE(r->tid, "thread id", UINT32_MAX);
+		break;
+	case CKT_TAG_THREAD_NAME:
+		CKT_RANGE(r->u.thread_name.tid, "thread id", UINT32_MAX);
+		break;
+	case CKT_TAG_THREAD_EXIT:
+		CKT_RANGE(r->u.thread_exit.tid, "thread id", UINT32_MAX);
+		break;
+	case CKT_TAG_ALLOC:
+		CKT_RANGE(r->u.alloc.fn, "function", UINT8_MAX);
+		CKT_RANGE(r->u.alloc.phase, "phase id", CKT_MAX_PHASE_ID);
+		break;
+	case CKT_TAG_REALLOC:
+		CKT_RANGE(r->u.realloc.phase, "phase id", CKT_MAX_PHASE_ID);
+		break;
+	case CKT_TAG_MMAP:
+		CKT_RANGE(r->u.mmap.flags, "mapping flags", UINT16_MAX);
+		CKT_RANGE(r->u.mmap.phase, "phase id", CKT_MAX_PHASE_ID);
+		break;
+	case CKT_TAG_CUDA_ALLOC:
+		CKT_RANGE(r->u.cuda_alloc.kind, "CUDA kind", CKT_CUDA_REGISTERED);
+		CKT_RANGE(r->u.cuda_alloc.fn, "function", UINT8_MAX);
+		CKT_RANGE(r->u.cuda_alloc.phase, "phase id", CKT_MAX_PHASE_ID);
+		break;
+	case CKT_TAG_CUDA_FREE:
+		CKT_RANGE(r->u.cuda_free.kind, "CUDA kind", CKT_CUDA_REGISTERED);
+		CKT_RANGE(r->u.cuda_free.fn, "function", UINT8_MAX);
+		break;
+	case CKT_TAG_PHASE:
+		CKT_RANGE(r->u.phase.op, "phase operation", CKT_PHASE_END);
+		CKT_RANGE(r->u.phase.id, "phase id", CKT_MAX_PHASE_ID);
+		break;
+	case CKT_TAG_PHASE_DEF:
+		CKT_RANGE(r->u.phase_def.id, "phase id", CKT_MAX_PHASE_ID);
+		break;
+	case CKT_TAG_NOTE:
+		CKT_RANGE(r->u.note.phase, "phase id", CKT_MAX_PHASE_ID);
+		break;
+	default:
+		break;
+	}
+	return NULL;
+#undef CKT_RANGE
+}
+
+/* A size no memory has, or a field out of its range: the error, else 0. */
+static int ckt_decode_bad_field(struct ckt_decoder *d, uint8_t tag, const struct ckt_record *r,
+				struct ckt_error *err)
+{
+	uint64_t v, max;
+	const char *what;
+	if (ckt_decode_huge(tag, r))
+		return ckt_util_err(err, CKT_EFORMAT,
+				    "corrupt record (tag 0x%02x) in frame %llu: a size of 2^57 bytes or more",
+				    tag, (unsigned long long)d->frame_index);
+	if ((what = ckt_decode_out_of_range(tag, r, &v, &max)) != NULL)
+		return ckt_util_err(err, CKT_EFORMAT,
+				    "corrupt record (tag 0x%02x) in frame %llu: %s %llu is out of range (at most %llu)",
+				    tag, (unsigned long long)d->frame_index, what, (unsigned long long)v,
+				    (unsigned long long)max);
+	return 0;
 }
 
 /* ALLOC, FREE and REALLOC of a version 2 frame: the tag was in ROW, the fields are in the
@@ -594,10 +666,12 @@ static int ckt_decode_columns(struct ckt_decoder *d, struct ckt_record *r, uint8
 		return ckt_util_err(err, CKT_EFORMAT,
 				    "corrupt record (tag 0x%02x) in frame %llu: its columns are short or inconsistent",
 				    tag, (unsigned long long)d->frame_index);
-	if (__builtin_expect(tag == CKT_TAG_ALLOC ? r->u.alloc.size >= CKT_DECODE_MAX_BYTES
-					       : tag == CKT_TAG_REALLOC && r->u.realloc.size >= CKT_DECODE_MAX_BYTES,
+	if (__builtin_expect(tag == CKT_TAG_ALLOC ? r->u.alloc.size >= CKT_DECODE_MAX_BYTES ||
+							    r->u.alloc.fn > UINT8_MAX || r->u.alloc.phase > CKT_MAX_PHASE_ID
+					       : tag == CKT_TAG_REALLOC && (r->u.realloc.size >= CKT_DECODE_MAX_BYTES ||
+									    r->u.realloc.phase > CKT_MAX_PHASE_ID),
 			     0))
-		return ckt_decode_huge_err(d, tag, err);
+		return ckt_decode_bad_field(d, tag, r, err);
 	r->tid = d->tid;
 	d->pos++;
 	return 1;
@@ -844,9 +918,10 @@ static int ckt_decode_record(struct ckt_decoder *d, struct ckt_record *r, struct
 		return ckt_util_err(err, CKT_EFORMAT,
 				    "corrupt record (tag 0x%02x) in frame %llu: it runs past the end of the frame",
 				    tag, (unsigned long long)d->frame_index);
-	if (ckt_decode_huge(tag, r))
-		return ckt_decode_huge_err(d, tag, err);
 	r->tid = d->tid;
+	int bad = ckt_decode_bad_field(d, tag, r, err);
+	if (bad)
+		return bad;
 	d->pos = (size_t)(c.p - d->frame);
 	if (tag == CKT_TAG_END)
 		d->ended = true; /* the rest of this frame is still read; later frames are not */

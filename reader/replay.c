@@ -1794,6 +1794,10 @@ int ckt_replay_feed(struct ckt_replay *r, const struct ckt_record *rec, struct c
 			q->stack = rec->u.alloc.stack;
 			q->phase = (uint32_t)rec->u.alloc.phase;
 			q->fn = (uint8_t)rec->u.alloc.fn;
+			if (__builtin_expect((q->fn & CKT_FN_SAMPLED) && !st->sample_r, 0))
+				return ckt_util_err(err, CKT_EFORMAT,
+						    "corrupt trace: a sampled allocation in a trace of the exact "
+						    "mode (CUZKTRACE_SAMPLE=0)");
 			ckt_replay_pair_note(r, ti, rec->u.alloc.seq);
 		} else {
 			st->counts[CKT_KIND_FREE]++;

@@ -445,6 +445,80 @@ static void test_corrupt_records(void **state)
 			 "corrupt record (tag 0x02) in frame 1: a data frame must start with a FRAME record");
 	tb_release(&b);
 
+	/* fields the tracer writes from a small range and the replay keeps in fewer bits: the
+	 * largest value is read, the next one refused (it was cut to its low bits: a phase id of
+	 * 2^32 + 1 became phase 1) */
+	for (int k = 0; k < 2 * 8; k++) {
+		uint64_t x = (uint64_t)(k % 2);
+		tb_init(&b);
+		tb_header(&b);
+		tb_frame(&b, 0);
+		switch (k / 2) {
+		case 0:
+			tb_thread(&b, UINT32_MAX + x);
+			tb_alloc(&b, 1, 0x1000, 16);
+			break;
+		case 1:
+			tb_thread(&b, 1);
+			tb_alloc_ex(&b, 1, 0x1000, 16, CKT_FN_MALLOC, 0, CKT_MAX_PHASE_ID + x);
+			break;
+		case 2:
+			tb_thread(&b, 1);
+			tb_alloc_ex(&b, 1, 0x1000, 16, 0x7f + x * 0x81, 0, 0);
+			break;
+		case 3:
+			tb_phase_def(&b, CKT_MAX_PHASE_ID + x, "p");
+			break;
+		case 4:
+			tb_thread(&b, 1);
+			tb_phase(&b, 1, CKT_PHASE_END + x, 1);
+			break;
+		case 5:
+			tb_thread(&b, 1);
+			tb_cuda_alloc(&b, 1, CKT_CUDA_REGISTERED + x, 0, 0x7f0000000000ull, 4096, 0, 0,
+				      CKT_CU_MEM_HOST_REGISTER);
+			break;
+		case 6:
+			tb_thread(&b, 1);
+			tb_mmap(&b, 1, 0x7f0000000000ull, 4096, 0xffff + x);
+			break;
+		case 7:
+			tb_thread_exit(&b, 1, UINT32_MAX + x);
+			break;
+		}
+		tb_sync(&b, 10);
+		tb_flush(&b);
+		if (x) {
+			static const char *const msgs[8] = {
+				"corrupt record (tag 0x02) in frame 1: thread id 4294967296 is out of range (at most 4294967295)",
+				"corrupt record (tag 0x10) in frame 1: phase id 4097 is out of range (at most 4096)",
+				"corrupt record (tag 0x10) in frame 1: function 256 is out of range (at most 255)",
+				"corrupt record (tag 0x22) in frame 1: phase id 4097 is out of range (at most 4096)",
+				"corrupt record (tag 0x23) in frame 1: phase operation 4 is out of range (at most 3)",
+				"corrupt record (tag 0x28) in frame 1: CUDA kind 6 is out of range (at most 5)",
+				"corrupt record (tag 0x13) in frame 1: mapping flags 65536 is out of range (at most 65535)",
+				"corrupt record (tag 0x07) in frame 1: thread id 4294967296 is out of range (at most 4294967295)",
+			};
+			expect_run_error(&b, msgs[k / 2]);
+		} else {
+			struct ckt_error err = { 0 };
+			struct ckt_replay_stats st;
+			assert_int_equal(run_bytes(b.out, b.out_len, &st, &err), 0);
+		}
+		tb_release(&b);
+	}
+
+	/* the sampled bit (a sample of the default mode) in a trace of the exact mode, which has
+	 * no sampling rate to weigh it by */
+	tb_init(&b);
+	tb_header(&b);
+	tb_frame(&b, 0);
+	tb_thread(&b, 1);
+	tb_alloc_ex(&b, 1, 0x1000, 16, CKT_FN_MALLOC | CKT_FN_SAMPLED, 0, 0);
+	tb_flush(&b);
+	expect_run_error(&b, "corrupt trace: a sampled allocation in a trace of the exact mode (CUZKTRACE_SAMPLE=0)");
+	tb_release(&b);
+
 	/* a data frame missing (numbers 0, 1, 3), one repeated (0, 1, 1), and two swapped
 	 * (0, 2, 1): whole frames, each valid on its own */
 	static const uint64_t seqs[3][3] = { { 0, 1, 3 }, { 0, 1, 1 }, { 0, 2, 1 } };

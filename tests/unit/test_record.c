@@ -979,6 +979,26 @@ static void test_columns_corrupt(void **state)
 			assert_string_equal(err.msg, "corrupt record (tag 0x10) in frame 1: a size of 2^57 bytes or more");
 		free(cols);
 	}
+
+	/* a phase id past the tracer's 4096, in the columns (ALLOC, REALLOC): refused, not cut to
+	 * the replay's bits; 4096 is read */
+	for (int k = 0; k < 4; k++) {
+		uint16_t phase = (uint16_t)(CKT_MAX_PHASE_ID + k % 2);
+		cols = enc_init(&e);
+		p = row;
+		ckt_record_frame(&e, &p, 0, 1000);
+		ckt_record_thread(&e, &p, 7);
+		struct ckt_slot w = k < 2 ? slot(CKT_EV_ALLOC, CKT_FN_MALLOC, 1001, 0x5000, 64, 0, phase)
+					  : slot(CKT_EV_REALLOC, 0, 1001, 0, 64, 0, phase);
+		struct ckt_slot w2 = slot(CKT_EV_EXT, 0, 1002, 0x5000, 0, 0, 0);
+		assert_int_equal(ckt_record_event(&e, &p, &w, k < 2 ? NULL : &w2), 0);
+		n = lay_out(frame, &e, row, (size_t)(p - row));
+		assert_int_equal(decode_frame_bytes(frame, n, &err), k % 2 ? CKT_EFORMAT : 0);
+		if (k % 2)
+			assert_string_equal(err.msg, k < 2 ? "corrupt record (tag 0x10) in frame 1: phase id 4097 is out of range (at most 4096)"
+							   : "corrupt record (tag 0x12) in frame 1: phase id 4097 is out of range (at most 4096)");
+		free(cols);
+	}
 }
 
 /* Damaged version 2 frames, built by the real encoder and then hit by a few random byte
