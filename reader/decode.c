@@ -176,6 +176,11 @@ static int ckt_decode_read_frame(struct ckt_decoder *d, struct ckt_error *err)
 					    (unsigned long long)d->frame_off, ZSTD_getErrorName(ret));
 		}
 		d->frame_len += out.pos;
+		/* another program's zstd file: said at its first bytes, not after inflating up to
+		 * CKT_DECODE_MAX_FRAME of it */
+		if (d->frames_read == 0 && d->frame_len >= CKT_MAGIC_LEN &&
+		    memcmp(d->frame, CKT_MAGIC, CKT_MAGIC_LEN) != 0)
+			return ckt_util_err(err, CKT_EFORMAT, "not a cuzktrace trace");
 		need_flush = out.pos == out.size;
 		if (ret == 0) {
 			d->frame_index = d->frames_read++;

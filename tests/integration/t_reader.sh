@@ -7,6 +7,14 @@ echo "hello" >$T/text.zst
 $REPORT $T/text.zst >/dev/null 2>$T/r2.err; rc=$?
 expect_eq "reader: not a trace exits 1" $rc 1
 expect_eq "reader: not a trace message" "$(cat $T/r2.err)" "cuzktrace-report: error: '$T/text.zst': not a cuzktrace trace"
+# another program's zstd file (400 MB of zeros in 12 KB): told by its first bytes, not inflated
+# whole first (395 MB of RSS before); under a 100 MB address-space limit it said "out of memory"
+if command -v zstd >/dev/null 2>&1; then
+	head -c 400000000 /dev/zero | zstd -q -c >$T/zeros.zst
+	expect_eq "reader: a big zstd file that is no trace: 'not a cuzktrace trace' within 100 MB of address space (exit 1)" \
+		"$( (ulimit -v 100000; $REPORT $T/zeros.zst >/dev/null 2>$T/zeros.err; echo $?))/$(cat $T/zeros.err)" \
+		"1/cuzktrace-report: error: '$T/zeros.zst': not a cuzktrace trace"
+fi
 $REPORT $T/missing.zst >/dev/null 2>$T/r3.err; rc=$?
 expect_eq "reader: missing file exits 1" $rc 1
 expect_eq "reader: missing file message" "$(cat $T/r3.err)" "cuzktrace-report: error: '$T/missing.zst': No such file or directory"
