@@ -787,6 +787,11 @@ static void ckt_replay_sift_down(struct ckt_replay *r, size_t i)
 	r->heap[i] = e;
 }
 
+/* A queue's first size, in events: small, as a trace may hold a hundred thousand threads with
+ * an event or two queued each (64 entries each held 633 MB for 200,000 such threads); a busy
+ * thread doubles it a few times in its first window and keeps it (ckt_replay_retire). */
+#define CKT_REPLAY_QUEUE_MIN 4
+
 static __attribute__((noinline)) int ckt_replay_queue_grow(struct ckt_replay *r, struct ckt_thread *th)
 {
 	if (!th->cap && r->spare) {
@@ -796,7 +801,7 @@ static __attribute__((noinline)) int ckt_replay_queue_grow(struct ckt_replay *r,
 		r->spare = NULL;
 		return 0;
 	}
-	size_t cap = th->cap ? th->cap * 2 : 64;
+	size_t cap = th->cap ? th->cap * 2 : CKT_REPLAY_QUEUE_MIN;
 	struct ckt_ev *q = ckt_replay_big_alloc(cap * sizeof(*q));
 	if (!q)
 		return CKT_ENOMEM;

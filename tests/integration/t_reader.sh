@@ -282,6 +282,27 @@ y.csv" $T/known.zst >/dev/null 2>>$T/evilname.err
 		"4/cuzktrace-report: warning: 'T/cut??[2J.zst': trace is truncated (no end record); it covers 0.000 s|cuzktrace-report: warning: 'T/cut??[2J.zst': the file ends inside the zstd frame at byte offset N (cut while it was written, or corrupt): that frame is not read|cuzktrace-report: error: 'T/no?such.zst': No such file or directory|cuzktrace-report: error: cannot write 'T/nodir/x?y.csv': No such file or directory|"
 fi
 
+# 100,000 threads with one allocation queued each before the first SYNC: each thread's queue
+# started at 64 events (3 KB), 330 MB of queues for 100,000 events; now 4 events at first
+if command -v zstd >/dev/null 2>&1; then
+	PYTHONPATH=tests/integration $PY - $T/thr100k.zst <<'PYEOF'
+import sys
+from rows import *
+body = [bytes([FRAME]) + uv(0) + uv(0)]
+body += [bytes([THREAD]) + uv(t) + alloc(t, 0x10000 + 64 * t, 64) for t in range(1, 100001)]
+body += [bytes([SYNC]) + uv(200000) + bytes([END]) + uv(200000) + uv(0) + uv(100000) + uv(0)]
+open(sys.argv[1], "wb").write(z(header()) + z(b"".join(body)))
+PYEOF
+	expect_eq "reader: 100,000 threads with one event queued each: read, peak heap exact, reader max RSS under 128 MiB" \
+		"$($PY - $REPORT $T/thr100k.zst <<'PYEOF'
+import json, resource, subprocess, sys
+out = subprocess.run([sys.argv[1], "--json", sys.argv[2]], capture_output=True)
+rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # KiB
+print(out.returncode, json.loads(out.stdout)["peak_heap"]["bytes"], rss < 128 * 1024)
+PYEOF
+)" "0 6400000 True"
+fi
+
 # A real trace less one whole data frame, or with one twice: each frame reads well on its own,
 # but the replay would be wrong (frees of blocks never seen, blocks never freed, every event
 # twice); the frames' sequence numbers tell, and the reader refuses the trace (exit 1)
