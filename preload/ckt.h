@@ -494,13 +494,19 @@ static inline void ckt_emit2(struct ckt_tls *t, uint8_t type, uint8_t fn, uint64
 /* ---- stacks.c ---- */
 extern atomic_int ckt_stacks_ready;
 int ckt_stacks_init(void);
-extern uintptr_t ckt_unw_lo, ckt_unw_hi; /* libunwind's text */
 
 /* The text of the code the hooks call out to (CKT_GUARD_HOOK): libunwind, libc, the real
  * allocator's object; set by ckt_callout_init at bootstrap, before anything is traced. */
 #define CKT_OUT_N 3
+#define CKT_OUT_UNWIND 0 /* libunwind's text (ckt_out_lo[0], ckt_out_hi[0]) */
 extern uintptr_t ckt_out_lo[CKT_OUT_N], ckt_out_hi[CKT_OUT_N];
 void ckt_callout_init(void *real_malloc);
+
+/* Whether return address ra is in the text of call-out k. */
+static inline int ckt_from_out(int k, const void *ra)
+{
+	return (uintptr_t)ra - ckt_out_lo[k] < ckt_out_hi[k] - ckt_out_lo[k];
+}
 
 /* A hook passes a call through untraced; ra is the caller's return address. Counted when a
  * signal handler interrupted a hook of this thread (CKT_GUARD_HOOK). Not on the traced path:
@@ -510,7 +516,7 @@ static inline void ckt_passed(const struct ckt_tls *t, const void *ra)
 	if (CKT_LIKELY(t->guard != CKT_GUARD_HOOK))
 		return;
 	for (int k = 0; k < CKT_OUT_N; k++)
-		if ((uintptr_t)ra - ckt_out_lo[k] < ckt_out_hi[k] - ckt_out_lo[k])
+		if (ckt_from_out(k, ra))
 			return;
 	atomic_fetch_add_explicit(&ckt_lost_nested, 1, memory_order_relaxed);
 }

@@ -42,7 +42,7 @@ static int unw_handed[2] = {-1, -1};
 
 static inline int in_libunwind(const void *ra)
 {
-	return (uintptr_t)ra - ckt_unw_lo < ckt_unw_hi - ckt_unw_lo;
+	return ckt_from_out(CKT_OUT_UNWIND, ra);
 }
 
 static inline int from_libunwind(const void *ra)

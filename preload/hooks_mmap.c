@@ -122,9 +122,9 @@ CKT_EXPORT int munmap(void *addr, size_t len)
 	struct ckt_tls *t = &ckt_tls;
 	/* libunwind unmaps its per-thread cache at thread exit, outside any hook of ours: its own
 	 * memory (mapped under our guard, never recorded), not the program's */
-	uintptr_t ra = (uintptr_t)__builtin_return_address(0);
-	if (CKT_UNLIKELY(!real) || !hook_enter(t) || ra - ckt_unw_lo < ckt_unw_hi - ckt_unw_lo) {
-		ckt_passed(t, __builtin_return_address(0));
+	const void *ra = __builtin_return_address(0);
+	if (CKT_UNLIKELY(!real) || !hook_enter(t) || ckt_from_out(CKT_OUT_UNWIND, ra)) {
+		ckt_passed(t, ra);
 		return real ? real(addr, len) : (int)syscall(SYS_munmap, addr, len);
 	}
 	t->guard = CKT_GUARD_HOOK;

@@ -75,7 +75,6 @@ static atomic_uint next_id = 1;
 static atomic_int full_reported;
 static int fast_only; /* 1: the unwinders disagree (unwinders_agree): unw_backtrace only */
 static uintptr_t self_lo, self_hi; /* our own text: frames in here are the tracer's */
-uintptr_t ckt_unw_lo, ckt_unw_hi;  /* libunwind's text (hooks_io.c tells its calls apart) */
 atomic_int ckt_stacks_ready;
 
 static void *reserve(size_t n)
@@ -124,8 +123,6 @@ void ckt_callout_init(void *real_malloc)
 		ckt_out_lo[k] = p.lo;
 		ckt_out_hi[k] = p.hi;
 	}
-	ckt_unw_lo = ckt_out_lo[0];
-	ckt_unw_hi = ckt_out_hi[0];
 }
 
 /* Called from the constructor: libunwind is initialized by then (it is our dependency), which

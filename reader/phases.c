@@ -102,8 +102,8 @@ struct ckt_phases {
 	struct ckt_phases_map by_stack; /* stack id -> phase index + 1 (rule decision cache) */
 	bool rule_hit;
 
-	const uint32_t *epochs; /* the replay's, during the replay */
-	uint32_t final_epochs[CKT_AT_COUNT + 1];
+	const uint64_t *epochs; /* the replay's, during the replay */
+	uint64_t final_epochs[CKT_EPOCHS_LEN];
 	bool any;
 	int err;
 
@@ -428,7 +428,7 @@ static int ckt_phases_idx_cmp(const void *a, const void *b)
 static void ckt_phases_on_bytes(void *ctx, const struct ckt_attr *a, const struct ckt_run *run)
 {
 	struct ckt_phases *p = ctx;
-	const uint32_t *e = p->epochs;
+	const uint64_t *e = p->epochs;
 	long i = ckt_phases_owner(p, a);
 	/* bytes by thread only for --by thread: two counters and a lookup per event less */
 	struct ckt_pthread *t = p->by_thread ? ckt_phases_thread(p, a->tid) : &p->no_thread;
@@ -754,7 +754,7 @@ bool ckt_phases_any(const struct ckt_phases *p)
 size_t ckt_phases_active_at(const struct ckt_phases *p, enum ckt_moment m, const char *const **names)
 {
 	*names = p->snap_names[m];
-	return p->snap_names[m] && p->epochs[m] ? p->n_snap[m] : 0;
+	return p->snap_names[m] && p->epochs[m] != p->epochs[CKT_AT_COUNT + 1] ? p->n_snap[m] : 0;
 }
 
 static const struct ckt_tracked *ckt_phases_space(const struct ckt_phase *ph, enum ckt_moment m)

@@ -502,7 +502,7 @@ struct ckt_replay {
 	bool runs_by_thread, runs_off;
 	struct ckt_attr pend_a;
 	struct ckt_run pend;
-	uint32_t epochs[CKT_AT_COUNT + 1]; /* then their sum (ckt_tracked_add) */
+	uint64_t epochs[CKT_EPOCHS_LEN]; /* see ckt_replay_epochs */
 };
 
 int ckt_replay_observe(struct ckt_replay *r, const struct ckt_observer *o)
@@ -513,7 +513,13 @@ int ckt_replay_observe(struct ckt_replay *r, const struct ckt_observer *o)
 	return 0;
 }
 
-const uint32_t *ckt_replay_epochs(const struct ckt_replay *r)
+void ckt_replay_epochs_from(struct ckt_replay *r, uint64_t base)
+{
+	for (int m = 0; m <= CKT_AT_COUNT + 1; m++)
+		r->epochs[m] = base;
+}
+
+const uint64_t *ckt_replay_epochs(const struct ckt_replay *r)
 {
 	return r->epochs;
 }

@@ -214,23 +214,25 @@ struct ckt_observer {
  * value it held until then is the value it had at that epoch's peak. `epochs` is the replay's
  * array (ckt_replay_epochs): CKT_AT_COUNT epochs, then their sum. Epochs only grow, so an equal
  * sum means no epoch moved since the counter last looked: the common case costs one compare
- * (the per-moment walk runs only after a new peak; a wrap of the u32 sum would need 2^32 peaks
- * between two changes of one counter). */
+ * (the per-moment walk runs only after a new peak). The replay counts epochs in 64 bits (a
+ * heap that grows by small blocks makes billions of new maxima: at 2^32 a 32-bit epoch read as
+ * "no peak yet"); a counter keeps their low 32 bits, which misread only for a counter left
+ * untouched for exactly a multiple of 2^32 peaks. */
 struct ckt_tracked {
 	int64_t cur, max;
 	int64_t at[CKT_AT_COUNT];
-	uint32_t epoch[CKT_AT_COUNT];
-	uint32_t seen; /* epochs[CKT_AT_COUNT] when epoch[] was last brought up to date */
+	uint32_t epoch[CKT_AT_COUNT]; /* low 32 bits of the epochs */
+	uint32_t seen; /* low 32 bits of epochs[CKT_AT_COUNT] when epoch[] was last brought up to date */
 };
 
-static inline void ckt_tracked_sync(struct ckt_tracked *v, const uint32_t *epochs)
+static inline void ckt_tracked_sync(struct ckt_tracked *v, const uint64_t *epochs)
 {
 	for (int m = 0; m < CKT_AT_COUNT; m++)
-		if (v->epoch[m] != epochs[m]) {
+		if (v->epoch[m] != (uint32_t)epochs[m]) {
 			v->at[m] = v->cur;
-			v->epoch[m] = epochs[m];
+			v->epoch[m] = (uint32_t)epochs[m];
 		}
-	v->seen = epochs[CKT_AT_COUNT];
+	v->seen = (uint32_t)epochs[CKT_AT_COUNT];
 }
 
 /* a + b, held at the int64 bounds. Byte sums stay far inside them (the replay rejects more
@@ -244,9 +246,9 @@ static inline int64_t ckt_tracked_sum(int64_t a, int64_t b)
 	return r;
 }
 
-static inline void ckt_tracked_add(struct ckt_tracked *v, const uint32_t *epochs, int64_t delta)
+static inline void ckt_tracked_add(struct ckt_tracked *v, const uint64_t *epochs, int64_t delta)
 {
-	if (__builtin_expect(v->seen != epochs[CKT_AT_COUNT], 0))
+	if (__builtin_expect(v->seen != (uint32_t)epochs[CKT_AT_COUNT], 0))
 		ckt_tracked_sync(v, epochs);
 	v->cur = ckt_tracked_sum(v->cur, delta);
 	if (v->cur > v->max)
@@ -254,10 +256,10 @@ static inline void ckt_tracked_add(struct ckt_tracked *v, const uint32_t *epochs
 }
 
 /* A run of changes (struct ckt_run): delta in all, rising at most `rise` above cur on the way. */
-static inline void ckt_tracked_run(struct ckt_tracked *v, const uint32_t *epochs, int64_t delta,
+static inline void ckt_tracked_run(struct ckt_tracked *v, const uint64_t *epochs, int64_t delta,
 				   int64_t rise)
 {
-	if (__builtin_expect(v->seen != epochs[CKT_AT_COUNT], 0))
+	if (__builtin_expect(v->seen != (uint32_t)epochs[CKT_AT_COUNT], 0))
 		ckt_tracked_sync(v, epochs);
 	int64_t top = ckt_tracked_sum(v->cur, rise);
 	if (top > v->max)
@@ -266,12 +268,12 @@ static inline void ckt_tracked_run(struct ckt_tracked *v, const uint32_t *epochs
 }
 
 /* The value at the (final) peak of moment m; 0 if that moment never had a peak. */
-static inline int64_t ckt_tracked_at(const struct ckt_tracked *v, const uint32_t *epochs,
+static inline int64_t ckt_tracked_at(const struct ckt_tracked *v, const uint64_t *epochs,
 				     enum ckt_moment m)
 {
-	if (!epochs[m])
-		return 0;
-	return v->epoch[m] == epochs[m] ? v->at[m] : v->cur;
+	if (epochs[m] == epochs[CKT_AT_COUNT + 1])
+		return 0; /* no peak of m yet */
+	return v->epoch[m] == (uint32_t)epochs[m] ? v->at[m] : v->cur;
 }
 
 struct ckt_replay;
@@ -283,8 +285,12 @@ void ckt_replay_runs_by_thread(struct ckt_replay *r, bool on);
 /* Every change is handed over alone (for tests: the figures must not depend on it). */
 void ckt_replay_runs_off(struct ckt_replay *r);
 /* Current epoch of every moment (number of new maxima so far), CKT_AT_COUNT entries, then
- * their sum (what ckt_tracked_add reads first). */
-const uint32_t *ckt_replay_epochs(const struct ckt_replay *r);
+ * their sum (what ckt_tracked_add reads first), then the count before the first peak (0). */
+#define CKT_EPOCHS_LEN (CKT_AT_COUNT + 2)
+const uint64_t *ckt_replay_epochs(const struct ckt_replay *r);
+/* Tests: counts every epoch from base instead of 0, before the replay (the counters past
+ * 2^32 peaks, which take hours of a real trace to reach). */
+void ckt_replay_epochs_from(struct ckt_replay *r, uint64_t base);
 
 /* page_size rounds mmap lengths (the header's page_size). Returns NULL when out of memory. */
 struct ckt_replay *ckt_replay_new(uint64_t page_size);

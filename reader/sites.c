@@ -65,8 +65,8 @@ struct ckt_sites {
 	bool own_peaks;
 	unsigned depth;         /* the trace's CUZKTRACE_DEPTH; 0: unknown */
 	int err;                /* CKT_ENOMEM met in a callback */
-	const uint32_t *epochs; /* the replay's during the replay, then final_epochs */
-	uint32_t final_epochs[CKT_AT_COUNT + 1];
+	const uint64_t *epochs; /* the replay's during the replay, then final_epochs */
+	uint64_t final_epochs[CKT_EPOCHS_LEN];
 	struct ckt_sym *sym;
 
 	struct ckt_sites_stack *stacks;

@@ -26,6 +26,7 @@ static void collect(void *ctx, const struct ckt_sample *s)
 
 /* Replays b with a phases observer (rule and csv optional); *st gets the stats. */
 static unsigned run_format = CKT_FORMAT_VERSION; /* what run() tells the phases */
+static uint64_t run_epoch_base; /* where run() starts the replay's epoch counts */
 
 static struct ckt_phases *run(const struct tb *b, struct ckt_replay_stats *st, ckt_phases_rule_fn *rule,
 			      const char *csv, struct collected *coll)
@@ -39,6 +40,7 @@ static struct ckt_phases *run(const struct tb *b, struct ckt_replay_stats *st, c
 	struct ckt_phases *p = ckt_phases_new();
 	assert_non_null(r);
 	assert_non_null(p);
+	ckt_replay_epochs_from(r, run_epoch_base);
 	assert_int_equal(ckt_phases_attach(p, r), 0);
 	ckt_phases_set_format(p, run_format);
 	if (rule)
@@ -216,6 +218,37 @@ static void test_overlap_and_nesting(void **state)
 	unlink(csv);
 	ckt_phases_free(p);
 	tb_release(&b);
+}
+
+/* The same trace with the epoch counts starting 3 peaks short of 2^32, and of 2^64 - 2^32: the
+ * figures at the peaks do not change as the counts pass 2^32 (a 32-bit count passed through 0,
+ * "no peak yet", and the shares at the peak heap read 0). */
+static void test_epochs_past_2_32(void **state)
+{
+	(void)state;
+	static const uint64_t bases[2] = { ((uint64_t)1 << 32) - 3, UINT64_MAX - ((uint64_t)1 << 32) - 3 };
+	for (int k = 0; k < 2; k++) {
+		struct tb b;
+		struct ckt_replay_stats st;
+		build_overlap(&b);
+		run_epoch_base = bases[k];
+		struct ckt_phases *p = run(&b, &st, NULL, NULL, NULL);
+		run_epoch_base = 0;
+		assert_int_equal(st.peak_heap.bytes, 2050);
+		const struct ckt_phases_share *sh;
+		size_t n = ckt_phases_by_phase(p, CKT_AT_PEAK_HEAP, &sh);
+		assert_int_equal(n, 4);
+		assert_string_equal(sh[0].name, "load");
+		assert_int_equal(sh[0].bytes, 1050);
+		assert_int_equal(sh[3].bytes, 200);
+		assert_int_equal(share(p, CKT_AT_PEAK_RSS, "inner"), 300);
+		const char *const *names;
+		assert_int_equal(ckt_phases_active_at(p, CKT_AT_PEAK_HEAP, &names), 3);
+		assert_int_equal(row(p, "inner")->at_peak_heap, 300);
+		assert_int_equal(row(p, "(none)")->at_peak_heap, 0);
+		ckt_phases_free(p);
+		tb_release(&b);
+	}
 }
 
 /* A phase still active at the end counts until the trace's end; an id without PHASE_DEF is
@@ -809,6 +842,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_overlap_and_nesting),
+		cmocka_unit_test(test_epochs_past_2_32),
 		cmocka_unit_test(test_open_phase_and_late_names),
 		cmocka_unit_test(test_end_before_begin),
 		cmocka_unit_test(test_end_before_begin_legacy),

@@ -526,7 +526,7 @@ struct key_sum {
 	uint64_t calls;                   /* runs handed over (struct ckt_run) */
 	int64_t peak_cur;
 	uint64_t heap_epoch;
-	const uint32_t *epochs;
+	const uint64_t *epochs;
 };
 
 static void key_bytes(void *ctx, const struct ckt_attr *a, const struct ckt_run *run)

@@ -530,17 +530,20 @@ static void test_many_threads_queue_bound(void **state)
 		for (unsigned k = 0; k < PER_FRAME; k++) {
 			unsigned t = f * PER_FRAME + k;
 			tb_thread(&b, 100000 + t);
-			tb_alloc(&b, (uint64_t)f * 10000 + k * 10, 0x100000 + (uint64_t)t * 0x100, 64);
-			tb_free(&b, (uint64_t)f * 10000 + k * 10 + 5, 0x100000 + (uint64_t)t * 0x100);
+			/* 40 events: the queue grows from 4 to 64 events (3 KiB) */
+			for (unsigned j = 0; j < 20; j++) {
+				tb_alloc(&b, (uint64_t)f * 10000 + k * 10, 0x100000 + (uint64_t)t * 0x100, 64);
+				tb_free(&b, (uint64_t)f * 10000 + k * 10 + 5, 0x100000 + (uint64_t)t * 0x100);
+			}
 		}
 		tb_sync(&b, (uint64_t)f * 10000 + 10000);
 		tb_flush(&b);
 	}
 	tb_frame(&b, (uint64_t)NT * 100);
-	tb_end(&b, (uint64_t)NT * 100, CKT_END_EXIT, 2 * NT, 0);
+	tb_end(&b, (uint64_t)NT * 100, CKT_END_EXIT, 40 * NT, 0);
 	tb_flush(&b);
 	run_ok(&b, &st);
-	assert_int_equal(st.events, 2 * NT);
+	assert_int_equal(st.events, 40 * NT);
 	assert_int_equal(st.threads, NT);
 	assert_int_equal(st.peak_heap.bytes, 64);
 	assert_int_equal(st.heap_bytes, 0);
