@@ -668,6 +668,7 @@ int main(int argc, char **argv)
 	struct ckt_main_read base = { 0 }, cur = { 0 };
 	int status = CKT_EXIT_TRACE, rc;
 
+	ckt_util_hash_init();
 	if (ckt_main_parse(argc, argv, &a) < 0)
 		return CKT_EXIT_USAGE;
 	if (a.help) {

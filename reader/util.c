@@ -7,6 +7,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
 
 int ckt_util_err(struct ckt_error *err, int code, const char *fmt, ...)
 {
@@ -77,6 +80,19 @@ char *ckt_util_fmt_secs(char *buf, size_t n, uint64_t ns, int decimals)
 	else
 		snprintf(buf, n, "%" PRIu64 ".%0*" PRIu64, q / per_sec, decimals, q % per_sec);
 	return buf;
+}
+
+uint64_t ckt_util_hash_key;
+
+void ckt_util_hash_init(void)
+{
+	uint64_t k = 0;
+	if (getrandom(&k, sizeof(k), GRND_NONBLOCK) != (ssize_t)sizeof(k)) {
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		k = ((uint64_t)ts.tv_nsec << 32 ^ (uint64_t)ts.tv_sec) * 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid();
+	}
+	ckt_util_hash_key = k;
 }
 
 /* Length of the valid UTF-8 sequence at s (1..4), or 0 if s does not start one. */
