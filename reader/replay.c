@@ -431,8 +431,10 @@ struct ckt_thread {
 	/* head counts every event ever queued on this thread and replayed (it never goes back):
 	 * event number i sits at q[i & (cap - 1)], so a number stays valid across growth */
 	size_t head, n, cap; /* cap: 0 or a power of two */
-	/* attributes of the range an MREMAP released, for its map half (same thread, next in FIFO) */
-	struct ckt_range mremap_attr;
+	/* the pieces of the range an MREMAP released, for its map half (same thread, next in its
+	 * FIFO): start and end are offsets from the old start (ckt_replay_mremap_take) */
+	struct ckt_range *mr;
+	uint32_t mr_n, mr_cap;
 	bool sent_agg; /* has sent AGG records (default mode) */
 	bool agg_live; /* may have running totals pending: sent AGG, no THREAD_EXIT since */
 	bool kept;     /* q is counted in the replay's kept_bytes */
@@ -658,8 +660,10 @@ void ckt_replay_drop_state(struct ckt_replay *r)
 {
 	if (!r)
 		return;
-	for (size_t i = 0; i < r->n_threads; i++)
+	for (size_t i = 0; i < r->n_threads; i++) {
 		ckt_replay_big_free(r->threads[i].q, r->threads[i].cap * sizeof(struct ckt_ev));
+		free(r->threads[i].mr);
+	}
 	free(r->threads);
 	free(r->tid_slots);
 	free(r->heap);
@@ -1176,6 +1180,118 @@ static int ckt_replay_map(struct ckt_replay *r, const struct ckt_range *v0, uint
 	return 0;
 }
 
+/* ---- mremap: the pieces move with their attributes ----
+ * The old range may be several of our ranges: pieces of one mapping that mprotect made differ
+ * (mapped and reserved), or mappings of different sites and phases that the kernel merged into
+ * one area (adjacent anonymous mappings alike in all it sees), and since Linux 6.17 a move of
+ * several areas at once. Each piece keeps its attributes at its offset in the new range; the
+ * pieces of one mapping stay one mapping (one live block), a new one. Parts we never saw
+ * mapped are most likely anonymous (glibc's realloc of a large block), so taken as that. */
+
+static int ckt_replay_mr_push(struct ckt_thread *th, const struct ckt_range *g, uint64_t lo, uint64_t hi,
+			      uint64_t base)
+{
+	if (th->mr_n == th->mr_cap) {
+		uint32_t cap = th->mr_cap ? th->mr_cap * 2 : 4;
+		struct ckt_range *p = cap > th->mr_cap ? realloc(th->mr, cap * sizeof(*p)) : NULL;
+		if (!p)
+			return CKT_ENOMEM;
+		th->mr = p;
+		th->mr_cap = cap;
+	}
+	struct ckt_range *v = &th->mr[th->mr_n++];
+	*v = *g;
+	v->start = lo - base;
+	v->end = hi - base;
+	return 0;
+}
+
+/* MREMAP's release half: the pieces of [s, e) into th->mr (before they are unmapped). */
+static int ckt_replay_mremap_take(struct ckt_replay *r, struct ckt_thread *th, uint64_t s, uint64_t e)
+{
+	const struct ckt_range dflt = { 0, 0, 0, 0, 3 /* PROT_READ|PROT_WRITE */, CKT_MAP_ANON,
+					(uint32_t)th->tid, NULL };
+	const struct ckt_rangeset *rs = &r->maps;
+	size_t i = ckt_replay_range_lower(rs, s);
+	uint64_t at = s;
+	int rc = 0;
+	th->mr_n = 0;
+	if (s >= e) /* old size 0 (shared memory mapped a second time): the attributes at s */
+		return ckt_replay_mr_push(th, i < rs->n && rs->r[i].start <= s ? &rs->r[i] : &dflt, s, s, s);
+	for (; rc == 0 && i < rs->n && rs->r[i].start < e; i++) {
+		uint64_t lo = rs->r[i].start > s ? rs->r[i].start : s, hi = rs->r[i].end < e ? rs->r[i].end : e;
+		if (lo > at)
+			rc = ckt_replay_mr_push(th, &dflt, at, lo, s);
+		if (rc == 0)
+			rc = ckt_replay_mr_push(th, &rs->r[i], lo, hi, s);
+		at = hi;
+	}
+	if (rc == 0 && at < e)
+		rc = ckt_replay_mr_push(th, &dflt, at, e, s);
+	return rc;
+}
+
+static int ckt_replay_cmp_mr(const void *a, const void *b)
+{
+	const struct ckt_range *x = *(const struct ckt_range *const *)a, *y = *(const struct ckt_range *const *)b;
+	uintptr_t px = (uintptr_t)x->pieces, py = (uintptr_t)y->pieces;
+	return px != py ? (px > py) - (px < py) : (x > y) - (x < y);
+}
+
+/* MREMAP's map half: th->mr's pieces at their offsets in [s, e), cut at e; the last one
+ * reaches e (a range that grew, or old size 0). */
+static int ckt_replay_mremap_put(struct ckt_replay *r, struct ckt_thread *th, uint64_t s, uint64_t e, uint64_t ts)
+{
+	size_t n = 0;
+	if (e <= s || !th->mr_n)
+		return 0;
+	int rc = ckt_replay_unmap(r, s, e, ts); /* whatever was there is replaced */
+	while (n < th->mr_n && (n == 0 || th->mr[n].start < e - s))
+		n++;
+	th->mr[n - 1].end = e - s;
+	for (size_t k = 0; k < n; k++) {
+		th->mr[k].start += s;
+		th->mr[k].end += s;
+	}
+	/* the pieces that were one mapping, by their old mapping's counter (gaps have none: each
+	 * is a mapping of its own), get a new counter; the first of each, the lowest (ties sort
+	 * by address), counts the live block */
+	struct ckt_range **by = malloc(n * sizeof(*by));
+	bool *first = malloc(n);
+	if (!by || !first || rc < 0) {
+		free(by);
+		free(first);
+		return rc < 0 ? rc : CKT_ENOMEM;
+	}
+	for (size_t k = 0; k < n; k++)
+		by[k] = &th->mr[k];
+	qsort(by, n, sizeof(*by), ckt_replay_cmp_mr);
+	uint32_t *prev = NULL, *cur = NULL;
+	for (size_t k = 0; k < n; k++) {
+		uint32_t *old = by[k]->pieces;
+		first[by[k] - th->mr] = !(k && old && old == prev);
+		if (first[by[k] - th->mr] && !(cur = calloc(1, sizeof(*cur))))
+			rc = CKT_ENOMEM; /* by[k] and later keep no counter: not inserted below */
+		if (rc == 0)
+			++*cur;
+		by[k]->pieces = rc == 0 ? cur : NULL;
+		prev = old;
+	}
+	free(by);
+	for (size_t k = 0; k < n; k++) {
+		struct ckt_range *v = &th->mr[k];
+		if (rc == 0)
+			rc = ckt_replay_range_insert_at(&r->maps, ckt_replay_range_lower(&r->maps, v->start), v);
+		if (rc == 0)
+			ckt_replay_range_bytes(r, v, v->end - v->start, true, first[k], ts);
+		else if (v->pieces && !--*v->pieces) /* not inserted: its share of the counter */
+			free(v->pieces);
+	}
+	free(first);
+	th->mr_n = 0;
+	return rc;
+}
+
 /* Splits the range at index i in two at addr (inside it): one mapping, one more piece. */
 static int ckt_replay_range_split(struct ckt_rangeset *rs, size_t i, uint64_t addr)
 {
@@ -1559,24 +1675,17 @@ static int ckt_replay_apply(struct ckt_replay *r, struct ckt_thread *th, const s
 		ckt_replay_note_mmap(r, ev->ts);
 		break;
 	case CKT_EV_MREMAP_UNMAP: {
-		/* The new range inherits the old one's attributes; a range we never saw mapped is
-		 * most likely anonymous (glibc's realloc of a large block), so assume that. */
-		size_t i = ckt_replay_range_lower(&r->maps, ev->addr);
-		struct ckt_range dflt = { 0, 0, 0, 0, 3 /* PROT_READ|PROT_WRITE */, CKT_MAP_ANON,
-					  (uint32_t)th->tid, NULL };
-		th->mremap_attr = i < r->maps.n && r->maps.r[i].start <= ev->addr ? r->maps.r[i] : dflt;
-		rc = ckt_replay_unmap(r, ev->addr, ckt_replay_page_end(r, ev->addr, ev->len), ev->ts);
+		uint64_t e = ckt_replay_page_end(r, ev->addr, ev->len);
+		rc = ckt_replay_mremap_take(r, th, ev->addr, e);
+		if (rc == 0)
+			rc = ckt_replay_unmap(r, ev->addr, e, ev->ts);
 		break;
 	}
-	case CKT_EV_MREMAP_MAP: {
-		struct ckt_range v = th->mremap_attr;
-		v.start = ev->addr;
-		v.end = ckt_replay_page_end(r, ev->addr, ev->len);
+	case CKT_EV_MREMAP_MAP:
 		ckt_replay_allocated(r, ev->len);
-		rc = ckt_replay_map(r, &v, ev->ts);
+		rc = ckt_replay_mremap_put(r, th, ev->addr, ckt_replay_page_end(r, ev->addr, ev->len), ev->ts);
 		ckt_replay_note_mmap(r, ev->ts);
 		break;
-	}
 	case CKT_EV_RSS:
 		ckt_replay_rss(r, ev);
 		break;
