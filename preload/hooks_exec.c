@@ -42,9 +42,56 @@ static void before_exec(void)
 	t->guard--;
 }
 
+/* Whether an exec of path finds a file it may run: a regular file the process may execute.
+ * When not, the exec fails at once (ENOENT, EACCES, ENOTDIR: "try this, else that" and
+ * execvp-like loops over PATH), and the trace goes on instead of being finished for it (it said
+ * "ended by exec" and lost the rest of the run). An exec that fails later (ENOEXEC, E2BIG)
+ * still finishes it, with the warning below. Not the hot path: two system calls per exec. */
+static int runnable(const char *path)
+{
+	struct stat st;
+	return path && *path && stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+	       faccessat(AT_FDCWD, path, X_OK, AT_EACCESS) == 0;
+}
+
+/* The same for execvp's search: file itself when it holds a '/', else the first runnable
+ * file of that name in the directories of PATH (glibc's default when unset; an empty entry is
+ * the working directory). */
+static int runnable_in_path(const char *file)
+{
+	if (!file || !*file)
+		return 0;
+	if (strchr(file, '/'))
+		return runnable(file);
+	const char *p = getenv("PATH");
+	size_t flen = strlen(file);
+	char buf[4096];
+	for (p = p ? p : "/bin:/usr/bin";; p++) {
+		const char *c = strchrnul(p, ':');
+		size_t n = (size_t)(c - p);
+		if (n + flen + 2 <= sizeof(buf)) {
+			memcpy(buf, p, n);
+			buf[n] = '/';
+			memcpy(buf + n + (n ? 1 : 0), file, flen + 1);
+			if (runnable(buf))
+				return 1;
+		}
+		if (!*c)
+			return 0;
+		p = c;
+	}
+}
+
+/* fexecve's descriptor: a regular file with an execute bit */
+static int runnable_fd(int fd)
+{
+	struct stat st;
+	return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0111);
+}
+
 /* The exec failed (the program may try another path: execvp-like loops do). Frees the
  * environment copy from with_exec_from (its last entry is ours). */
-static void after_failed_exec(char **e)
+static void after_failed_exec(char **e, int finished)
 {
 	static int said;
 	if (e) {
@@ -55,7 +102,7 @@ static void after_failed_exec(char **e)
 			ckt_free(e[n - 1]);
 		ckt_free(e);
 	}
-	if (!said++)
+	if (finished_here && finished && !said++)
 		ckt_log("warning: exec failed after the trace was finished; the rest of this process "
 			"is not traced", NULL, NULL, NULL);
 }
@@ -126,9 +173,11 @@ CKT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 	if (!is_tracer_process())
 		return ckt_real.execve(path, argv, envp);
 	char **e = with_exec_from(envp);
-	before_exec();
+	int finish = runnable(path);
+	if (finish)
+		before_exec();
 	int rc = ckt_real.execve(path, argv, e ? e : envp);
-	after_failed_exec(e);
+	after_failed_exec(e, finish);
 	return rc;
 }
 
@@ -138,9 +187,11 @@ CKT_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 	if (!is_tracer_process())
 		return ckt_real.execvpe(file, argv, envp);
 	char **e = with_exec_from(envp);
-	before_exec();
+	int finish = runnable_in_path(file);
+	if (finish)
+		before_exec();
 	int rc = ckt_real.execvpe(file, argv, e ? e : envp);
-	after_failed_exec(e);
+	after_failed_exec(e, finish);
 	return rc;
 }
 
@@ -150,9 +201,11 @@ CKT_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 	if (!is_tracer_process())
 		return ckt_real.fexecve(fd, argv, envp);
 	char **e = with_exec_from(envp);
-	before_exec();
+	int finish = runnable_fd(fd);
+	if (finish)
+		before_exec();
 	int rc = ckt_real.fexecve(fd, argv, e ? e : envp);
-	after_failed_exec(e);
+	after_failed_exec(e, finish);
 	return rc;
 }
 
@@ -163,9 +216,11 @@ CKT_EXPORT int execv(const char *path, char *const argv[])
 	if (!is_tracer_process() || !ckt_real.execve)
 		return ckt_real.execv(path, argv);
 	char **e = with_exec_from(environ);
-	before_exec();
+	int finish = runnable(path);
+	if (finish)
+		before_exec();
 	int rc = ckt_real.execve(path, argv, e ? e : environ);
-	after_failed_exec(e);
+	after_failed_exec(e, finish);
 	return rc;
 }
 
@@ -175,9 +230,11 @@ CKT_EXPORT int execvp(const char *file, char *const argv[])
 	if (!is_tracer_process() || !ckt_real.execvpe)
 		return ckt_real.execvp(file, argv);
 	char **e = with_exec_from(environ);
-	before_exec();
+	int finish = runnable_in_path(file);
+	if (finish)
+		before_exec();
 	int rc = ckt_real.execvpe(file, argv, e ? e : environ);
-	after_failed_exec(e);
+	after_failed_exec(e, finish);
 	return rc;
 }
 

@@ -459,10 +459,24 @@ else
 	echo "  skip dash: /bin/sh is not dash"
 fi
 
-# A failed exec, then one that works (execvp-like loops): one line about the failure, and the
-# old image's trace is kept (the new image writes the next name).
+# Execs that cannot start (no such file, a directory, no execute permission: the kernel refuses
+# them before anything is replaced) leave the trace running: the program goes on, traced to
+# its real end (the trace said "ended by exec" and lost the rest of the run before)
+mkdir -p $T/execno
+printf 'data\n' >$T/execno/noperm
+CUZKTRACE_OUT=$T/execno/t.zst traced execno $P/execer /nonexistent/prog $T/execno nosuchprog $T/execno/noperm
+$REPORT --json $T/execno/t.zst >$T/execno.json 2>/dev/null
+expect_eq "exec that cannot start: the program goes on, its trace too (ended by exit, 4,000,000 bytes live, two lines)" \
+	"$(cat $T/execno.rc)/$(jget $T/execno.json end_reason)/$(jget $T/execno.json truncated)/$(jget $T/execno.json live_at_exit.heap_bytes)/$(wc -l <$T/execno.err)/$(ls $T/execno | grep -c zst)" \
+	"3/exit/false/4000000/2/1"
+
+# A failed exec that the kernel refuses only once it reads the file (ENOEXEC: an executable
+# file of no known format), then one that works (execvp-like loops): one line about the
+# failure, and the old image's trace is kept (the new image writes the next name).
 mkdir -p $T/exec2
-CUZKTRACE_OUT=$T/exec2/t.%p.zst traced execer2 $P/execer /nonexistent/prog $P/exitcode
+printf 'no format\n' >$T/exec2.noformat
+chmod +x $T/exec2.noformat
+CUZKTRACE_OUT=$T/exec2/t.%p.zst traced execer2 $P/execer /nonexistent/prog $T/exec2.noformat $P/exitcode
 pid=$(sed -E 's/.*\(pid ([0-9]+)\).*/\1/;q' $T/execer2.err)
 expect_eq "exec retried: the new image runs" "$(cat $T/execer2.out)/$(cat $T/execer2.rc)" "$(cat $T/plain.out)/$plain_rc"
 expect_eq "exec retried: one line about the failed attempt" "$(grep -c 'exec failed' $T/execer2.err)" 1
