@@ -730,7 +730,10 @@ void ckt_exec_pid_prefix(char *b, pid_t pid); /* "<pid>:", CUZKTRACE_EXEC_PID's 
 /* ---- rss.c ---- */
 int ckt_rss_start(void);
 void ckt_rss_stop(void);
-void ckt_rss_stop_nojoin(void); /* asks the sampler to stop; does not wait for it */
+/* asks the sampler to stop; does not join it, but waits up to 200 ms for its last sample */
+void ckt_rss_stop_nojoin(void);
+/* Waits up to ns nanoseconds (by the clock, across signals) for *word to become nonzero. */
+int ckt_wait_word(atomic_int *word, uint64_t ns);
 uint64_t ckt_rss_peak(void);
 
 /* ---- small helpers ---- */

@@ -44,6 +44,10 @@ static char statm_path[64] = "/proc/thread-self/statm", status_path[64] = "/proc
 static struct procfile statm = {statm_path, -1, 0, 0};
 static struct procfile status = {status_path, -1, 0, 0};
 static atomic_int files_ready;
+/* the sampler took its last sample (the one at stop): what an exit that does not join it waits
+ * for, so that a run shorter than one period still has a sample (it had none: the report said
+ * "no RSS samples" while the exit line gave a peak RSS) */
+static atomic_int last_taken;
 
 /* /proc as it was when tracing started, kept open (at a high number, checked before each
  * use like the files): after setns into a mount namespace whose /proc is another or none,
@@ -240,6 +244,8 @@ static void *sampler_main(void *arg)
 			;
 	}
 	sample(t, 1); /* the last word: RSS and VmHWM at exit */
+	atomic_store(&last_taken, 1);
+	syscall(SYS_futex, &last_taken, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0); /* one waiter: the exit */
 	proc_forget(&statm); /* they die with this thread */
 	proc_forget(&status);
 	strcpy(statm_path, "/proc/thread-self/statm");
@@ -262,6 +268,7 @@ int ckt_rss_start(void)
 	unsigned long th;
 	atomic_store(&stop_flag, 0); /* started again after ckt_helpers_pause */
 	atomic_store(&files_ready, 0);
+	atomic_store(&last_taken, 0);
 	atomic_store(&ckt_rss_tid, 0);
 	if (ckt_spawn_helper(sampler_main, NULL, &th, &sampler_stack)) {
 		ckt_log("error: cannot start the RSS sampler thread; RSS is not sampled", NULL, NULL,
@@ -307,10 +314,11 @@ void ckt_rss_stop(void)
 		pthread_join(sampler, NULL);
 }
 
-/* A sample it takes meanwhile may miss the final flush: the process is ending. */
+/* Its last sample goes into the final flush unless the sampler cannot take it in 200 ms. */
 void ckt_rss_stop_nojoin(void)
 {
-	(void)rss_stop_ask();
+	if (rss_stop_ask())
+		(void)ckt_wait_word(&last_taken, 200000000ull);
 }
 
 /* VmHWM now, for the exit line (read by the calling thread, once: the sampler has stopped). */

@@ -687,7 +687,7 @@ static void finish_orphaned(void)
 	finish_said_done();
 }
 
-/* Sets a futex word to 1 and wakes every waiter (wait_word). */
+/* Sets a futex word to 1 and wakes every waiter (ckt_wait_word). */
 static void word_set(atomic_int *word)
 {
 	atomic_store(word, 1);
@@ -1392,13 +1392,13 @@ static void close_own_fd(void)
 }
 
 
-/* Waits up to a second for *word to become nonzero; whether it is. */
-static int wait_word(atomic_int *word)
+/* Waits up to ns nanoseconds for *word to become nonzero; whether it is. */
+int ckt_wait_word(atomic_int *word, uint64_t ns)
 {
-	/* a second by the clock: a signal cuts a futex wait short, and the callers count seconds
-	 * (glibc's SIGSETXID, sent to every thread by each setgid of a thread that loops on it,
-	 * made "no progress for 10 s" of a few milliseconds, and the trace was left cut short) */
-	for (uint64_t end = ckt_clock_raw() + 1000000000ull;;) {
+	/* by the clock: a signal cuts a futex wait short, and the callers count seconds (glibc's
+	 * SIGSETXID, sent to every thread by each setgid of a thread that loops on it, made "no
+	 * progress for 10 s" of a few milliseconds, and the trace was left cut short) */
+	for (uint64_t end = ckt_clock_raw() + ns;;) {
 		if (atomic_load(word))
 			return 1;
 		uint64_t now = ckt_clock_raw();
@@ -1417,7 +1417,7 @@ static int join_writer(int fast)
 	uint64_t c = UINT64_MAX, b = UINT64_MAX;
 	for (int still = 0; still < 10;) {
 		if (fast) {
-			if (wait_word(&final_done))
+			if (ckt_wait_word(&final_done, 1000000000ull))
 				return 1;
 		} else {
 			struct timespec until;
@@ -1464,7 +1464,7 @@ int ckt_writer_await_finish(void)
 	 * process under it */
 	uint64_t c = UINT64_MAX, b = UINT64_MAX;
 	int still = 0, began = atomic_load(&finished);
-	while (still < 10 && !wait_word(&finish_done)) {
+	while (still < 10 && !ckt_wait_word(&finish_done, 1000000000ull)) {
 		if (atomic_load(&finished) != began) {
 			began = 1;
 			still = 0;

@@ -459,6 +459,18 @@ else
 	echo "  skip dash: /bin/sh is not dash"
 fi
 
+# A run shorter than the RSS period (a few ms, a 60 s period): the sampler's last sample, taken
+# as exit stops it, is in the trace every time (an exit does not join the sampler, and did not
+# wait for that sample either: the report said "no RSS samples" while the exit line gave a
+# peak RSS)
+rs_ok=0
+for i in 1 2 3 4 5 6; do
+	CUZKTRACE_RSS_MS=60000 CUZKTRACE_OUT=$T/shortrss.zst LD_PRELOAD=$LIB $P/exitcode >/dev/null 2>&1
+	$REPORT --json $T/shortrss.zst >$T/shortrss.json 2>/dev/null
+	[ "$(jget $T/shortrss.json rss_samples)" -ge 1 ] && [ "$(jget $T/shortrss.json peak_rss.bytes)" != null ] && rs_ok=$((rs_ok + 1))
+done
+expect_eq "a run shorter than the RSS period: 6 of 6 traces hold an RSS sample" "$rs_ok" 6
+
 # Execs that cannot start (no such file, a directory, no execute permission: the kernel refuses
 # them before anything is replaced) leave the trace running: the program goes on, traced to
 # its real end (the trace said "ended by exec" and lost the rest of the run before)
