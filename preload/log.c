@@ -120,11 +120,31 @@ static int pick_fd(void)
 	return -1;
 }
 
+/* Bytes of s that would break the line or drive a terminal (paths come from the environment
+ * and may hold anything): C0 controls and DEL; C1 controls, line and paragraph separators and
+ * bidirectional overrides in UTF-8 (as the reader cleans them). 0, or how many bytes to show
+ * as one '?'. */
+static size_t line_control(const unsigned char *s, size_t n)
+{
+	if (s[0] < 0x20 || s[0] == 0x7f)
+		return 1;
+	if (n >= 2 && s[0] == 0xc2 && s[1] >= 0x80 && s[1] < 0xa0)
+		return 2;
+	if (n >= 3 && s[0] == 0xe2 && ((s[1] == 0x80 && s[2] >= 0xa8 && s[2] <= 0xae) ||
+				       (s[1] == 0x81 && s[2] >= 0xa6 && s[2] <= 0xa9)))
+		return 3;
+	return 0;
+}
+
 static void line_put(struct ckt_line *l, const char *s, size_t n)
 {
 	size_t cap = sizeof(l->buf) - 1; /* room for the newline */
-	while (n-- && l->len < cap)
-		l->buf[l->len++] = *s++;
+	const unsigned char *u = (const unsigned char *)s;
+	for (size_t i = 0; i < n && l->len < cap;) {
+		size_t c = line_control(u + i, n - i);
+		l->buf[l->len++] = c ? '?' : s[i];
+		i += c ? c : 1;
+	}
 }
 
 /* A piece longer than CKT_LINE_PIECE bytes (only a path is: PATH_MAX is 4096, a line 1024)

@@ -80,6 +80,16 @@ CUZKTRACE_OUT=$long traced longpath $P/exitcode
 expect_eq "4,000-byte path: one line, the path's middle elided, the reason kept" "$(cat $T/longpath.err)" \
 	"cuzktrace: error: cannot trace to '${long:0:150}...${long: -240}': No such file or directory; running untraced"
 
+# a path with a line break, an escape sequence and a C1 control (CSI): the init and exit lines
+# and a failure line stay one line each, those bytes shown as '?'; the file has the real name
+evil="$T/ev"$'\n'"il"$'\e'"[2J"$'\xc2\x9b'"x.zst"
+CUZKTRACE_OUT="$evil" traced evilout $P/exitcode
+$REPORT --json "$evil" >$T/evilout.json 2>/dev/null
+CUZKTRACE_OUT="$T/nodir/a"$'\n'"b.zst" traced evilno $P/exitcode
+expect_eq "a path with control characters: init and exit lines one line each, shown with '?'; the trace complete under the real name" \
+	"$(wc -l <$T/evilout.err)/$(sed -E "s|$T|T|; s/[0-9]+/N/g" $T/evilout.err | sed "s|, [^,]* written\$|, X written|" | tr '\n' '|')/$(jget $T/evilout.json truncated)/$(cat $T/evilno.err | sed "s|$T|T|")" \
+	"2/cuzktrace: tracing exitcode (pid N) to T/ev?il?[NJ?x.zst|cuzktrace: T/ev?il?[NJ?x.zst: N events, peak heap N.N KiB, peak RSS N.N MiB, X written|/false/cuzktrace: error: cannot trace to 'T/nodir/a?b.zst': No such file or directory; running untraced"
+
 CUZKTRACE_QUIET=maybe CUZKTRACE_OUT=$T/badbool.zst traced badbool $P/exitcode
 expect_eq "invalid yes/no setting: the line names every accepted value" "$(head -1 $T/badbool.err)" \
 	"cuzktrace: warning: invalid CUZKTRACE_QUIET='maybe' (expected 0, 1, yes, no, true or false); using the default 0"
