@@ -157,14 +157,15 @@ int ckt_report_text_print(FILE *out, const struct ckt_report *rep)
 		fprintf(out, ", ended by %s\n", ckt_report_text_end_reason(st->end_reason));
 	else
 		fputs(" (truncated: no end record)\n", out);
+	/* the parts add up to the total (CUDA and the default mode's running totals are apart) */
 	fprintf(out, CKT_REPORT_TEXT_COL "%" PRIu64 " (alloc %" PRIu64 ", free %" PRIu64 ", realloc %" PRIu64
-		", mmap %" PRIu64 ", munmap %" PRIu64 ", mremap %" PRIu64 ", rss samples %" PRIu64 ")\n",
-		"events", st->events, st->counts[CKT_KIND_ALLOC], st->counts[CKT_KIND_FREE],
-		st->counts[CKT_KIND_REALLOC], st->counts[CKT_KIND_MMAP], st->counts[CKT_KIND_MUNMAP],
-		st->counts[CKT_KIND_MREMAP], st->counts[CKT_KIND_RSS]);
+		", mmap %" PRIu64 ", munmap %" PRIu64 ", mremap %" PRIu64, "events", st->events,
+		st->counts[CKT_KIND_ALLOC], st->counts[CKT_KIND_FREE], st->counts[CKT_KIND_REALLOC],
+		st->counts[CKT_KIND_MMAP], st->counts[CKT_KIND_MUNMAP], st->counts[CKT_KIND_MREMAP]);
 	if (st->counts[CKT_KIND_MPROTECT])
-		fprintf(out, CKT_REPORT_TEXT_COL "%" PRIu64 " protection changes of mappings\n", "mprotect",
-			st->counts[CKT_KIND_MPROTECT]);
+		fprintf(out, ", mprotect %" PRIu64, st->counts[CKT_KIND_MPROTECT]);
+	fprintf(out, ", rss samples %" PRIu64 " and %" PRIu64 " of their detail)\n", st->counts[CKT_KIND_RSS],
+		st->counts[CKT_KIND_RSS_DETAIL]);
 	if (st->sample_r) {
 		char r[32], b[32];
 		fprintf(out, CKT_REPORT_TEXT_COL "default: heap blocks under %s counted in running totals "
