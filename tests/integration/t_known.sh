@@ -58,6 +58,14 @@ print(p["hwm_bytes"] + slack >= max(p["bytes"], d["hwm_bytes"]) > 0, d["rss_anon
       d["rss_anon_bytes"] + d["rss_file_bytes"] + d["rss_shmem_bytes"] <= d["hwm_bytes"])
 PYEOF
 )" "True True True True"
+# the text report's events line: its parts add up to its total (RSS details were left out)
+expect_eq "known: the events line's parts add up to its total, which is the JSON's" \
+	"$($REPORT $T/known.zst 2>/dev/null | $PY -c '
+import re, sys
+line = [l for l in sys.stdin if l.startswith("events ")][0]
+total, rest = re.match(r"events\s+(\d+) \((.*)\)$", line.strip()).groups()
+parts = [int(n) for n in re.findall(r"\d+", rest)]
+print(int(total) == sum(parts), total)')" "True $(jget $T/known.json events)"
 expect_eq "known: csv header" "$(head -1 $T/known.csv)" "t_s,rss_bytes,heap_bytes,mmap_bytes,gpu_bytes,pinned_bytes,active_phases"
 expect_eq "known: one csv row per RSS sample" "$(($(wc -l <$T/known.csv) - 1))" "$(jget $T/known.json rss_samples)"
 expect_eq "known: peak RSS is positive" "$(($(jget $T/known.json peak_rss.bytes) > 0))" 1
