@@ -6,6 +6,7 @@
 #include "ckt.h"
 #include "cuzktrace.h"
 
+#include <ctype.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <string.h>
@@ -255,6 +256,11 @@ void ckt_phase_rules_load(void)
 		if (rc) {
 			if (rc > 0)
 				why = "a name is at most 63 bytes";
+			goto bad;
+		}
+		/* " x = A..B " would name the phase " x " and never match what was meant */
+		if (isspace((unsigned char)r->name[0]) || isspace((unsigned char)r->name[eq - p - 1])) {
+			why = "a name neither starts nor ends with a space";
 			goto bad;
 		}
 		const char *m = eq + 1;

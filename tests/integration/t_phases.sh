@@ -205,12 +205,13 @@ expect_eq "phases: one write of 20,000 matching lines, a rule that never matches
 p2 longline 'm=MARK'
 expect_eq "phases: the note of a marker 2,000 bytes into a 3,006-byte line shows the marker" \
 	"$($PY -c 'import json, sys; t = json.load(open(sys.argv[1]))["phase_notes"][0]["text"]; print(len(t), t == "x" * 511 + " MARK " + "y" * 507)' $T/p2longline.json)" "1024 True"
-for bad in "$(printf 'p%d=M%d;' $(seq 1 33 | sed 's/.*/& &/'))" "$(printf 'n%.0s' $(seq 64))=X" "a=$(printf 'm%.0s' $(seq 128))"; do
+for bad in "$(printf 'p%d=M%d;' $(seq 1 33 | sed 's/.*/& &/'))" "$(printf 'n%.0s' $(seq 64))=X" "a=$(printf 'm%.0s' $(seq 128))" \
+	" x = MARK..MARK " "a=A;b =B"; do
 	CUZKTRACE_SAMPLE=0 CUZKTRACE_PHASES=$bad CUZKTRACE_OUT=$T/limits.zst traced limits $P/phases2 manylines
-	echo "$(grep -o '(at most 32 rules)\|(a name is at most 63 bytes)\|(a marker is at most 127 bytes)' $T/limits.err)"
+	echo "$(grep -o '(at most 32 rules)\|(a name is at most 63 bytes)\|(a marker is at most 127 bytes)\|(a name neither starts nor ends with a space)' $T/limits.err)"
 done >$T/limits.all
-expect_eq "phases: rules over the limits name the limit" "$(cat $T/limits.all)" \
-	"$(printf '(at most 32 rules)\n(a name is at most 63 bytes)\n(a marker is at most 127 bytes)')"
+expect_eq "phases: rules over the limits name the limit; a name with a space at an end is refused" "$(cat $T/limits.all)" \
+	"$(printf '(at most 32 rules)\n(a name is at most 63 bytes)\n(a marker is at most 127 bytes)\n(a name neither starts nor ends with a space)\n(a name neither starts nor ends with a space)')"
 # ... and rules at the limits (32 rules, 63-byte names, 127-byte markers, an end marker with
 # ".." in it) are recorded whole in the header, as given
 maxrules=$(for i in $(seq 10 41); do printf 'n%s%s=S%s%s..E%s..%s;' $i "$(printf 'x%.0s' $(seq 60))" $i "$(printf 's%.0s' $(seq 124))" $i "$(printf 'e%.0s' $(seq 122))"; done)
