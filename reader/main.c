@@ -145,9 +145,9 @@ __attribute__((format(printf, 3, 0))) static void ckt_main_vsay(const char *what
 	snprintf(buf, pre + 1, CKT_PROG ": %s", what);
 	vsnprintf(buf + pre, (size_t)n + 1, fmt, again);
 	va_end(again);
-	ckt_util_clean(buf + pre, (size_t)n);
-	snprintf(buf + pre + (size_t)n, post + 1, "\n%s", tail);
-	fwrite(buf, 1, len, stderr);
+	size_t m = ckt_util_clean(buf + pre, (size_t)n);
+	snprintf(buf + pre + m, post + 1, "\n%s", tail);
+	fwrite(buf, 1, pre + m + post, stderr);
 	if (buf != small)
 		free(buf);
 }

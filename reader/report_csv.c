@@ -65,7 +65,7 @@ static void ckt_report_csv_phases(char *buf, size_t n, const struct ckt_sample *
 		size_t len = ckt_util_clean_len((const unsigned char *)p, left);
 		if (len == 0) {
 			buf[k++] = '?';
-			len = 1;
+			len = ckt_util_unclean_len((const unsigned char *)p, left);
 		} else {
 			if (*p == '"')
 				buf[k++] = '"';

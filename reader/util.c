@@ -169,15 +169,27 @@ void ckt_util_put_csv(FILE *out, const char *str, bool always)
 		fputc('"', out);
 }
 
-void ckt_util_clean(char *s, size_t n)
+size_t ckt_util_unclean_len(const unsigned char *s, size_t n)
 {
+	size_t len = ckt_util_utf8_len(s, n);
+	return len ? len : 1;
+}
+
+size_t ckt_util_clean(char *s, size_t n)
+{
+	size_t j = 0;
 	for (size_t i = 0; i < n;) {
 		size_t len = ckt_util_clean_len((const unsigned char *)s + i, n - i);
-		if (len == 0)
-			s[i++] = '?';
-		else
+		if (len == 0) {
+			i += ckt_util_unclean_len((const unsigned char *)s + i, n - i); /* before s[j] */
+			s[j++] = '?';
+		} else {
+			memmove(s + j, s + i, len);
+			j += len;
 			i += len;
+		}
 	}
+	return j;
 }
 
 size_t ckt_util_put_clean(FILE *out, const char *str, size_t n)
@@ -188,7 +200,7 @@ size_t ckt_util_put_clean(FILE *out, const char *str, size_t n)
 		size_t len = ckt_util_clean_len(s + i, n - i);
 		if (len == 0) {
 			fputc('?', out);
-			i++;
+			i += ckt_util_unclean_len(s + i, n - i);
 		} else {
 			fwrite(s + i, 1, len, out);
 			i += len;

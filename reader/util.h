@@ -46,8 +46,11 @@ size_t ckt_util_utf8_len(const unsigned char *s, size_t n);
  * override; 0 for a byte every output shows as '?' (text, CSV, stderr): a terminal or a CSV
  * reader must not be driven by bytes from a trace file. */
 size_t ckt_util_clean_len(const unsigned char *s, size_t n);
-/* Replaces, in place, each byte of s that ckt_util_put_clean would show as '?' by '?'. */
-void ckt_util_clean(char *s, size_t n);
+/* Where ckt_util_clean_len is 0: how many bytes at s show as one '?' (a whole character when it
+ * is valid UTF-8: a line separator is one '?', not three; else the one invalid byte). */
+size_t ckt_util_unclean_len(const unsigned char *s, size_t n);
+/* Cleans s in place as ckt_util_put_clean writes it; returns its new length (not more). */
+size_t ckt_util_clean(char *s, size_t n);
 /* Writes str with control bytes and invalid UTF-8 shown as '?' (ckt_util_clean_len). */
 size_t ckt_util_put_clean(FILE *out, const char *str, size_t n); /* returns the characters written */
 /* Writes str (NUL-terminated) cleaned, with each `sep` written as `as`. */

@@ -224,14 +224,14 @@ PYEOF
 	report_status midcut "reader: a block header that runs past the end, whole frames after it: corrupt, not cut" \
 		"1/cuzktrace-report: error: '$T/midcut.zst': corrupt zstd frame at byte offset $mo: it runs to the end of the file, past a whole frame at byte offset $mn"
 	report_status evilpath "reader: a module path's control bytes are shown as '?' in the warning (one line)" \
-		"0/cuzktrace-report: warning: cannot read '/nonexistent/a?b?[31m???1m': No such file or directory; its frames are shown as module+offset"
+		"0/cuzktrace-report: warning: cannot read '/nonexistent/a?b?[31m??1m': No such file or directory; its frames are shown as module+offset"
 	$REPORT --sites-csv $T/evilpath.scsv --folded $T/evilpath.folded --phase-rule x=nomatch $T/evilpath.zst >$T/evilpath.txt 2>$T/evilpath2.err
 	expect_eq "reader: the same path in the text report, sites CSV, folded file and --phase-rule warning: '?', valid UTF-8, one line each (the report's symbolizer does not say it again)" \
 		"$?/$($PY - $T/evilpath.txt $T/evilpath.scsv $T/evilpath.folded $T/evilpath2.err <<'PYEOF'
 import sys
 bad = [f for f in sys.argv[1:] if any(ord(c) < 32 and c != "\n" or 0x7f <= ord(c) < 0xa0
                                       for c in open(f, encoding="utf-8").read())]
-seen = [f for f in sys.argv[1:] if "a?b?[31m???1m" in open(f, encoding="utf-8").read()]
+seen = [f for f in sys.argv[1:] if "a?b?[31m??1m" in open(f, encoding="utf-8").read()]
 print("bad:%s seen:%d" % (",".join(bad), len(seen)))
 PYEOF
 )/$(wc -l <$T/evilpath2.err)/$(grep -c "^cuzktrace-report: warning: --phase-rule: cannot read '/nonexistent/a" $T/evilpath2.err)" "0/bad: seen:4/1/1"
@@ -243,6 +243,8 @@ PYEOF
 	expect_eq "reader: JSON escapes a C1 control, a bidirectional override and a line separator (\\u), keeps other UTF-8 raw" \
 		"$?/$(grep -o '"name": "x[^"]*"' $T/evilu.json | head -1)/$(jget $T/evilu.json phases.0.name | od -An -tx1 | tr -d ' \n')" \
 		'0/"name": "x\u009by\u202ez\u2028w'"$(printf '\303\251')"'"/78c29b79e280ae7ae280a877c3a90a'
+	expect_eq "reader: the text report shows each of those characters as one '?' (a line separator was three)" \
+		"$($REPORT $T/evilu.zst 2>/dev/null | grep -o 'x[^ ]*w[^ ]*' | sort -u)" "x?y?z?w$(printf '\303\251')"
 	$REPORT --phase-rule x=nomatch $T/manymods.zst >/dev/null 2>$T/manymods.err
 	expect_eq "reader: 30 unreadable modules, one at three spans: each said once, 20 at most, then one line counts the rest" \
 		"$?/$(grep -c "^cuzktrace-report: warning: --phase-rule: cannot read '/nonexistent/m" $T/manymods.err)/$(grep -c "cannot read '/nonexistent/m00.so'" $T/manymods.err)/$(tail -1 $T/manymods.err)/$(wc -l <$T/manymods.err)" \
