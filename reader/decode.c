@@ -732,6 +732,10 @@ static int ckt_decode_record(struct ckt_decoder *d, struct ckt_record *r, struct
 	/* version 2's ALLOC, FREE and REALLOC never get here: ckt_decode_next decodes them */
 	switch (tag) {
 	case CKT_TAG_FRAME: {
+		if (d->pos != d->row_start) /* its delta state would start over mid-frame */
+			return ckt_util_err(err, CKT_EFORMAT,
+					    "corrupt record (tag 0x01) in frame %llu: a FRAME record inside a frame",
+					    (unsigned long long)d->frame_index);
 		/* frames are self-contained, but one missing (its events gone: frees of nothing,
 		 * blocks never freed) or repeated (every event twice) is corruption */
 		uint64_t seq = ckt_decode_uv(&c);
@@ -971,5 +975,8 @@ int ckt_decode_next(struct ckt_decoder *d, struct ckt_record *rec, struct ckt_er
 		d->row_end = d->frame_len;
 		if (d->hdr.format_version >= 2 && (rc = ckt_decode_directory(d, err)) < 0)
 			return rc;
+		if (d->row_end == d->row_start) /* every data frame has its FRAME record */
+			return ckt_util_err(err, CKT_EFORMAT, "corrupt frame %llu: it is empty",
+					    (unsigned long long)d->frame_index);
 	}
 }

@@ -45,7 +45,13 @@ struct ckt_pthread {
 	struct ckt_tracked heap, rss;
 	size_t *stack; /* pushed phase indices, innermost last */
 	size_t depth, cap;
+	uint64_t deep; /* pushes above the stored ones (CKT_PHASES_MAX_STACKED) */
 };
+
+/* Phase pushes kept on the threads' stacks, all threads together: nesting that deep is a bug
+ * of the program or a forged trace (100 million pushes of a 36 KB trace held 900 MB). Pushes
+ * past it are counted, not stored; their pops take the record's id. */
+#define CKT_PHASES_MAX_STACKED ((size_t)1 << 20)
 
 struct ckt_pnote {
 	uint64_t ts, id;
@@ -62,6 +68,7 @@ struct ckt_phases_map {
 
 struct ckt_phases {
 	uint64_t phase_now; /* the latest timestamp of a phase event replayed */
+	size_t stacked;     /* entries on all threads' stacks */
 	struct ckt_phase *ph;
 	size_t n_ph, cap_ph;
 	struct ckt_phases_map by_id;
@@ -325,23 +332,36 @@ static void ckt_phases_on_phase(void *ctx, uint64_t ts, uint32_t tid, unsigned o
 		p->phase_now = ts;
 	switch (op) {
 	case CKT_PHASE_PUSH:
-		/* id 0 (the capture's name table was full) is kept so pops stay balanced */
-		if (ckt_phases_grow((void **)&t->stack, &t->cap, t->depth + 1, sizeof(*t->stack)) < 0) {
-			p->err = CKT_ENOMEM;
-			return;
+		if (p->stacked >= CKT_PHASES_MAX_STACKED || t->deep) {
+			t->deep++;
+		} else {
+			/* id 0 (the capture's name table was full) is kept so pops stay balanced */
+			if (ckt_phases_grow((void **)&t->stack, &t->cap, t->depth + 1, sizeof(*t->stack)) < 0) {
+				p->err = CKT_ENOMEM;
+				return;
+			}
+			t->stack[t->depth++] = (size_t)i;
+			p->stacked++;
 		}
-		t->stack[t->depth++] = (size_t)i;
 		if (i == CKT_PHASES_NONE)
 			return;
 		p->ph[i].pushes++;
 		break;
 	case CKT_PHASE_POP:
-		/* our own stack says what is popped: the record's id is informative only */
-		if (!t->depth)
-			return;
-		i = (long)t->stack[--t->depth];
-		if (i == CKT_PHASES_NONE)
-			return;
+		/* our own stack says what is popped: the record's id is informative only (but for
+		 * pushes past the stored ones) */
+		if (t->deep) {
+			t->deep--;
+			if (i == CKT_PHASES_NONE || !p->ph[i].pushes)
+				return;
+		} else {
+			if (!t->depth)
+				return;
+			i = (long)t->stack[--t->depth];
+			p->stacked--;
+			if (i == CKT_PHASES_NONE)
+				return;
+		}
 		p->ph[i].pushes--;
 		break;
 	case CKT_PHASE_BEGIN:

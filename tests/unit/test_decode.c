@@ -445,6 +445,29 @@ static void test_corrupt_records(void **state)
 			 "corrupt record (tag 0x02) in frame 1: a data frame must start with a FRAME record");
 	tb_release(&b);
 
+	/* a FRAME record inside a frame (its delta state would start over there), and an empty
+	 * zstd frame between two data frames: each frame begins with FRAME, and only there */
+	tb_init(&b);
+	tb_header(&b);
+	tb_frame(&b, 0);
+	tb_thread(&b, 1);
+	tb_alloc(&b, 1, 0x1000, 16);
+	tb_frame(&b, 10);
+	tb_flush(&b);
+	expect_run_error(&b, "corrupt record (tag 0x01) in frame 1: a FRAME record inside a frame");
+	tb_release(&b);
+	tb_init(&b);
+	tb_header(&b);
+	tb_frame(&b, 0);
+	tb_sync(&b, 5);
+	tb_flush(&b);
+	tb_flush(&b); /* nothing in it */
+	tb_frame(&b, 10);
+	tb_sync(&b, 15);
+	tb_flush(&b);
+	expect_run_error(&b, "corrupt frame 2: it is empty");
+	tb_release(&b);
+
 	/* fields the tracer writes from a small range and the replay keeps in fewer bits: the
 	 * largest value is read, the next one refused (it was cut to its low bits: a phase id of
 	 * 2^32 + 1 became phase 1) */
