@@ -425,6 +425,12 @@ static inline bool ckt_replay_before(const struct ckt_hent *a, const struct ckt_
 	return a->ts != b->ts ? a->ts < b->ts : a->tie < b->tie;
 }
 
+/* A piece of a range mremap moves: its attributes, and which old mapping it was part of. */
+struct ckt_mr {
+	struct ckt_range g;
+	uint32_t group;
+};
+
 struct ckt_thread {
 	uint64_t tid;
 	struct ckt_ev *q; /* ring buffer of events read but not yet replayed */
@@ -432,9 +438,12 @@ struct ckt_thread {
 	 * event number i sits at q[i & (cap - 1)], so a number stays valid across growth */
 	size_t head, n, cap; /* cap: 0 or a power of two */
 	/* the pieces of the range an MREMAP released, for its map half (same thread, next in its
-	 * FIFO): start and end are offsets from the old start (ckt_replay_mremap_take) */
-	struct ckt_range *mr;
+	 * FIFO): offsets from the old start (ckt_replay_mr_collect); mr_copy: it released nothing,
+	 * the map half copies the pieces from mr_from */
+	struct ckt_mr *mr;
 	uint32_t mr_n, mr_cap;
+	uint64_t mr_from;
+	bool mr_copy;
 	bool sent_agg; /* has sent AGG records (default mode) */
 	bool agg_live; /* may have running totals pending: sent AGG, no THREAD_EXIT since */
 	bool kept;     /* q is counted in the replay's kept_bytes */
@@ -1186,39 +1195,47 @@ static int ckt_replay_map(struct ckt_replay *r, const struct ckt_range *v0, uint
  * one area (adjacent anonymous mappings alike in all it sees), and since Linux 6.17 a move of
  * several areas at once. Each piece keeps its attributes at its offset in the new range; the
  * pieces of one mapping stay one mapping (one live block), a new one. Parts we never saw
- * mapped are most likely anonymous (glibc's realloc of a large block), so taken as that. */
+ * mapped are most likely anonymous (glibc's realloc of a large block), so taken as that. An
+ * mremap that releases nothing (MREMAP_DONTUNMAP, or old size 0: a second mapping of shared
+ * pages) copies the pieces of as many bytes from the old start, which stay where they are. */
 
 static int ckt_replay_mr_push(struct ckt_thread *th, const struct ckt_range *g, uint64_t lo, uint64_t hi,
 			      uint64_t base)
 {
 	if (th->mr_n == th->mr_cap) {
 		uint32_t cap = th->mr_cap ? th->mr_cap * 2 : 4;
-		struct ckt_range *p = cap > th->mr_cap ? realloc(th->mr, cap * sizeof(*p)) : NULL;
+		struct ckt_mr *p = cap > th->mr_cap ? realloc(th->mr, cap * sizeof(*p)) : NULL;
 		if (!p)
 			return CKT_ENOMEM;
 		th->mr = p;
 		th->mr_cap = cap;
 	}
-	struct ckt_range *v = &th->mr[th->mr_n++];
-	*v = *g;
-	v->start = lo - base;
-	v->end = hi - base;
+	struct ckt_mr *v = &th->mr[th->mr_n++];
+	v->g = *g;
+	v->g.start = lo - base;
+	v->g.end = hi - base;
 	return 0;
 }
 
-/* MREMAP's release half: the pieces of [s, e) into th->mr (before they are unmapped). */
-static int ckt_replay_mremap_take(struct ckt_replay *r, struct ckt_thread *th, uint64_t s, uint64_t e)
+static int ckt_replay_cmp_mr(const void *a, const void *b)
+{
+	const struct ckt_mr *x = *(const struct ckt_mr *const *)a, *y = *(const struct ckt_mr *const *)b;
+	uintptr_t px = (uintptr_t)x->g.pieces, py = (uintptr_t)y->g.pieces;
+	return px != py ? (px > py) - (px < py) : (x > y) - (x < y);
+}
+
+/* The pieces of [s, e) (s < e) into th->mr, with offsets from s, each with the number of its
+ * old mapping among them (group; a part never seen mapped is a group of its own), taken while
+ * the old mappings' counters are alive: what put compares. */
+static int ckt_replay_mr_collect(struct ckt_replay *r, struct ckt_thread *th, uint64_t s, uint64_t e)
 {
 	const struct ckt_range dflt = { 0, 0, 0, 0, 3 /* PROT_READ|PROT_WRITE */, CKT_MAP_ANON,
 					(uint32_t)th->tid, NULL };
 	const struct ckt_rangeset *rs = &r->maps;
-	size_t i = ckt_replay_range_lower(rs, s);
 	uint64_t at = s;
 	int rc = 0;
 	th->mr_n = 0;
-	if (s >= e) /* old size 0 (shared memory mapped a second time): the attributes at s */
-		return ckt_replay_mr_push(th, i < rs->n && rs->r[i].start <= s ? &rs->r[i] : &dflt, s, s, s);
-	for (; rc == 0 && i < rs->n && rs->r[i].start < e; i++) {
+	for (size_t i = ckt_replay_range_lower(rs, s); rc == 0 && i < rs->n && rs->r[i].start < e; i++) {
 		uint64_t lo = rs->r[i].start > s ? rs->r[i].start : s, hi = rs->r[i].end < e ? rs->r[i].end : e;
 		if (lo > at)
 			rc = ckt_replay_mr_push(th, &dflt, at, lo, s);
@@ -1228,58 +1245,88 @@ static int ckt_replay_mremap_take(struct ckt_replay *r, struct ckt_thread *th, u
 	}
 	if (rc == 0 && at < e)
 		rc = ckt_replay_mr_push(th, &dflt, at, e, s);
-	return rc;
+	struct ckt_mr **by = rc == 0 ? malloc(th->mr_n * sizeof(*by)) : NULL;
+	if (!by) {
+		th->mr_n = 0;
+		return rc < 0 ? rc : CKT_ENOMEM;
+	}
+	for (uint32_t k = 0; k < th->mr_n; k++)
+		by[k] = &th->mr[k];
+	qsort(by, th->mr_n, sizeof(*by), ckt_replay_cmp_mr);
+	for (uint32_t k = 0, group = 0; k < th->mr_n; k++) {
+		if (!(k && by[k]->g.pieces && by[k]->g.pieces == by[k - 1]->g.pieces))
+			group++;
+		by[k]->group = group;
+	}
+	for (uint32_t k = 0; k < th->mr_n; k++)
+		th->mr[k].g.pieces = NULL; /* the unmap may free them */
+	free(by);
+	return 0;
 }
 
-static int ckt_replay_cmp_mr(const void *a, const void *b)
+/* MREMAP's release half, [s, e) (before it is unmapped). */
+static int ckt_replay_mremap_take(struct ckt_replay *r, struct ckt_thread *th, uint64_t s, uint64_t e)
 {
-	const struct ckt_range *x = *(const struct ckt_range *const *)a, *y = *(const struct ckt_range *const *)b;
-	uintptr_t px = (uintptr_t)x->pieces, py = (uintptr_t)y->pieces;
-	return px != py ? (px > py) - (px < py) : (x > y) - (x < y);
+	th->mr_from = s;
+	th->mr_copy = s >= e; /* nothing released: the pieces are taken by the map half */
+	return th->mr_copy ? 0 : ckt_replay_mr_collect(r, th, s, e);
 }
 
-/* MREMAP's map half: th->mr's pieces at their offsets in [s, e), cut at e; the last one
- * reaches e (a range that grew, or old size 0). */
+static int ckt_replay_cmp_group(const void *a, const void *b)
+{
+	const struct ckt_mr *x = *(const struct ckt_mr *const *)a, *y = *(const struct ckt_mr *const *)b;
+	return x->group != y->group ? (x->group > y->group) - (x->group < y->group) : (x > y) - (x < y);
+}
+
+/* MREMAP's map half: the pieces at their offsets in [s, e), cut at e; the last one reaches e
+ * (a range that grew). */
 static int ckt_replay_mremap_put(struct ckt_replay *r, struct ckt_thread *th, uint64_t s, uint64_t e, uint64_t ts)
 {
 	size_t n = 0;
-	if (e <= s || !th->mr_n)
+	int rc = 0;
+	if (e <= s)
 		return 0;
-	int rc = ckt_replay_unmap(r, s, e, ts); /* whatever was there is replaced */
-	while (n < th->mr_n && (n == 0 || th->mr[n].start < e - s))
-		n++;
-	th->mr[n - 1].end = e - s;
-	for (size_t k = 0; k < n; k++) {
-		th->mr[k].start += s;
-		th->mr[k].end += s;
+	if (th->mr_copy) {
+		th->mr_copy = false;
+		uint64_t from = th->mr_from, to = from + (e - s) < from ? UINT64_MAX : from + (e - s);
+		if ((rc = ckt_replay_mr_collect(r, th, from, to)) < 0)
+			return rc;
 	}
-	/* the pieces that were one mapping, by their old mapping's counter (gaps have none: each
-	 * is a mapping of its own), get a new counter; the first of each, the lowest (ties sort
+	if (!th->mr_n)
+		return 0;
+	rc = ckt_replay_unmap(r, s, e, ts); /* whatever was there is replaced */
+	while (n < th->mr_n && (n == 0 || th->mr[n].g.start < e - s))
+		n++;
+	th->mr[n - 1].g.end = e - s;
+	for (size_t k = 0; k < n; k++) {
+		th->mr[k].g.start += s;
+		th->mr[k].g.end += s;
+	}
+	/* a new counter for each old mapping's pieces; the first of each, the lowest (ties sort
 	 * by address), counts the live block */
-	struct ckt_range **by = malloc(n * sizeof(*by));
+	struct ckt_mr **by = malloc(n * sizeof(*by));
 	bool *first = malloc(n);
 	if (!by || !first || rc < 0) {
 		free(by);
 		free(first);
+		th->mr_n = 0;
 		return rc < 0 ? rc : CKT_ENOMEM;
 	}
 	for (size_t k = 0; k < n; k++)
 		by[k] = &th->mr[k];
-	qsort(by, n, sizeof(*by), ckt_replay_cmp_mr);
-	uint32_t *prev = NULL, *cur = NULL;
+	qsort(by, n, sizeof(*by), ckt_replay_cmp_group);
+	uint32_t *cur = NULL;
 	for (size_t k = 0; k < n; k++) {
-		uint32_t *old = by[k]->pieces;
-		first[by[k] - th->mr] = !(k && old && old == prev);
-		if (first[by[k] - th->mr] && !(cur = calloc(1, sizeof(*cur))))
-			rc = CKT_ENOMEM; /* by[k] and later keep no counter: not inserted below */
+		first[by[k] - th->mr] = !(k && by[k]->group == by[k - 1]->group);
+		if (rc == 0 && first[by[k] - th->mr] && !(cur = calloc(1, sizeof(*cur))))
+			rc = CKT_ENOMEM; /* this piece and later ones keep no counter: not inserted */
 		if (rc == 0)
 			++*cur;
-		by[k]->pieces = rc == 0 ? cur : NULL;
-		prev = old;
+		by[k]->g.pieces = rc == 0 ? cur : NULL;
 	}
 	free(by);
 	for (size_t k = 0; k < n; k++) {
-		struct ckt_range *v = &th->mr[k];
+		struct ckt_range *v = &th->mr[k].g;
 		if (rc == 0)
 			rc = ckt_replay_range_insert_at(&r->maps, ckt_replay_range_lower(&r->maps, v->start), v);
 		if (rc == 0)
