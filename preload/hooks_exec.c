@@ -42,16 +42,29 @@ static void before_exec(void)
 	t->guard--;
 }
 
-/* Whether an exec of path finds a file it may run: a regular file the process may execute.
- * When not, the exec fails at once (ENOENT, EACCES, ENOTDIR: "try this, else that" and
- * execvp-like loops over PATH), and the trace goes on instead of being finished for it (it said
- * "ended by exec" and lost the rest of the run). An exec that fails later (ENOEXEC, E2BIG)
- * still finishes it, with the warning below. Not the hot path: two system calls per exec. */
+/* Whether an exec of path may find a file it can run. Not when the exec is sure to fail at
+ * once: no such file (ENOENT, ENOTDIR, ELOOP, ENAMETOOLONG, or a directory on the way that may
+ * not be searched), not a regular file, or no permission to execute it ("try this, else that"
+ * and execvp-like loops over PATH); then the trace goes on instead of being finished for it (it
+ * said "ended by exec" and lost the rest of the run). Any other answer, a check that itself
+ * fails (a seccomp filter that refuses faccessat2 with EPERM), counts as runnable: the trace is
+ * finished as before, and an exec that then fails (ENOEXEC, E2BIG) says so in the warning
+ * below. The permission check is the kernel's own (access with the real ids) when they are the
+ * effective ones, so that ACLs count; else faccessat(AT_EACCESS). Not the hot path: two system
+ * calls per exec. */
 static int runnable(const char *path)
 {
 	struct stat st;
-	return path && *path && stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
-	       faccessat(AT_FDCWD, path, X_OK, AT_EACCESS) == 0;
+	if (!path || !*path)
+		return 0; /* ENOENT */
+	if (stat(path, &st) != 0)
+		return !(errno == ENOENT || errno == ENOTDIR || errno == ELOOP || errno == ENAMETOOLONG ||
+			 errno == EACCES);
+	if (!S_ISREG(st.st_mode))
+		return 0; /* EACCES */
+	int same = getuid() == geteuid() && getgid() == getegid();
+	int rc = same ? access(path, X_OK) : faccessat(AT_FDCWD, path, X_OK, AT_EACCESS);
+	return !(rc != 0 && errno == EACCES);
 }
 
 /* The same for execvp's search: file itself when it holds a '/', else the first runnable
@@ -90,16 +103,18 @@ static int runnable_fd(int fd)
 }
 
 /* The exec failed (the program may try another path: execvp-like loops do). Frees the
- * environment copy from with_exec_from (its last entry is ours). */
+ * environment copy from with_exec_from. */
 static void after_failed_exec(char **e, int finished)
 {
 	static int said;
-	if (e) {
+	if (e) { /* its last two entries are ours (with_exec_from_guarded) */
 		size_t n = 0;
 		while (e[n])
 			n++;
-		if (n)
+		if (n >= 2) {
+			ckt_free(e[n - 2]);
 			ckt_free(e[n - 1]);
+		}
 		ckt_free(e);
 	}
 	if (finished_here && finished && !said++)

@@ -482,6 +482,23 @@ expect_eq "exec that cannot start: the program goes on, its trace too (ended by 
 	"$(cat $T/execno.rc)/$(jget $T/execno.json end_reason)/$(jget $T/execno.json truncated)/$(jget $T/execno.json live_at_exit.heap_bytes)/$(wc -l <$T/execno.err)/$(ls $T/execno | grep -c zst)" \
 	"3/exit/false/4000000/2/1"
 
+# an exec whose permission check before it fails (a seccomp filter refuses faccessat and
+# faccessat2 with EPERM) but which works: the old image's trace is finished (it was left
+# without an END record when the check's failure was taken for "cannot start")
+mkdir -p $T/secx
+CUZKTRACE_OUT=$T/secx/t.%p.zst traced secx $P/seccompexec $P/exitcode
+pid=$(sed -E 's/.*\(pid ([0-9]+)\).*/\1/;q' $T/secx.err)
+$REPORT --json $T/secx/t.$pid.zst >$T/secx.json 2>/dev/null
+expect_eq "exec after a permission check that failed (seccomp EPERM): the new image runs, the old trace ended by exec, complete, 1,000 bytes live" \
+	"$(cat $T/secx.rc)/$(jget $T/secx.json end_reason)/$(jget $T/secx.json truncated)/$(jget $T/secx.json live_at_exit.heap_bytes)" "3/exec/false/1000"
+
+# 50,000 execs that cannot start: the environment copy each one makes is freed whole (one of its
+# two strings leaked: 3 MB), and the trace stays complete
+CUZKTRACE_OUT=$T/execloop.zst traced execloop $P/execloop 50000
+$REPORT --json $T/execloop.zst >$T/execloop.json 2>/dev/null
+expect_eq "50,000 execs that cannot start: memory grows by under 1 MiB, the trace complete (ended by exit)" \
+	"$(cat $T/execloop.rc)/$(( $(sed -n 's/^execloop: \(-*[0-9]*\) KiB$/\1/p' $T/execloop.out) < 1024 ))/$(jget $T/execloop.json end_reason)" "0/1/exit"
+
 # A failed exec that the kernel refuses only once it reads the file (ENOEXEC: an executable
 # file of no known format), then one that works (execvp-like loops): one line about the
 # failure, and the old image's trace is kept (the new image writes the next name).
