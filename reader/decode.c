@@ -739,6 +739,11 @@ static int ckt_decode_record(struct ckt_decoder *d, struct ckt_record *r, struct
 		/* frames are self-contained, but one missing (its events gone: frees of nothing,
 		 * blocks never freed) or repeated (every event twice) is corruption */
 		uint64_t seq = ckt_decode_uv(&c);
+		if (!c.bad && !d->frame_seq_seen && seq != 0)
+			return ckt_util_err(err, CKT_EFORMAT,
+					    "corrupt trace: the first data frame is number %llu, not 0 (frames are "
+					    "missing from the start)",
+					    (unsigned long long)seq);
 		if (!c.bad && d->frame_seq_seen && seq != d->frame_seq + 1)
 			return ckt_util_err(err, CKT_EFORMAT,
 					    "corrupt trace: frame %llu is data frame number %llu, after number %llu "

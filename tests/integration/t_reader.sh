@@ -64,9 +64,9 @@ if command -v zstd >/dev/null 2>&1; then
 import sys
 from rows import *
 frames = [header(),
-          bytes([FRAME]) + uv(1) + uv(0) + bytes([THREAD]) + uv(1) + alloc(50, 0xA000, 40) + bytes([SYNC]) + uv(120),
-          bytes([FRAME]) + uv(2) + uv(120) + bytes([THREAD]) + uv(1) + alloc(10, 0xC000, 5) + bytes([SYNC]) + uv(200),
-          bytes([FRAME]) + uv(3) + uv(200) + bytes([THREAD]) + uv(2) + alloc(-90, 0xB000, 70)
+          bytes([FRAME]) + uv(0) + uv(0) + bytes([THREAD]) + uv(1) + alloc(50, 0xA000, 40) + bytes([SYNC]) + uv(120),
+          bytes([FRAME]) + uv(1) + uv(120) + bytes([THREAD]) + uv(1) + alloc(10, 0xC000, 5) + bytes([SYNC]) + uv(200),
+          bytes([FRAME]) + uv(2) + uv(200) + bytes([THREAD]) + uv(2) + alloc(-90, 0xB000, 70)
           + bytes([SYNC]) + uv(300) + bytes([END]) + uv(310) + uv(0) + uv(3) + uv(0)]
 with open(sys.argv[1], "wb") as f:
     for fr in frames:
@@ -115,7 +115,7 @@ t1.mremap(800 * US, C, 4 * P, D, 8 * P)
 if v >= 5:
     t1.mprotect(900 * US, D, 4 * P, 1)
     t2.mprotect(300 * US, B, 4 * P, 0)
-row = bytes([FRAME]) + uv(1) + uv(0) + t1.b + t2.b + bytes([SYNC]) + uv(1000 * US)
+row = bytes([FRAME]) + uv(0) + uv(0) + t1.b + t2.b + bytes([SYNC]) + uv(1000 * US)
 row += bytes([END]) + uv(1000 * US) + uv(0) + uv(0) + uv(0)
 open(sys.argv[1], 'wb').write(z(header(version=v)) + z(row_frame(row, v)))
 PYEOF
@@ -159,8 +159,8 @@ from rows import *
 T = sys.argv[1]
 head = header()
 def frame(i, t0, body, last=False, pre=b""):
-    """pre: records of no thread group, after FRAME"""
-    return (bytes([FRAME]) + uv(i) + uv(t0) + pre + bytes([THREAD]) + uv(1) + body + bytes([SYNC]) + uv(t0 + 100)
+    """the i-th data frame (1 is the first, numbered 0); pre: records of no thread group, after FRAME"""
+    return (bytes([FRAME]) + uv(i - 1) + uv(t0) + pre + bytes([THREAD]) + uv(1) + body + bytes([SYNC]) + uv(t0 + 100)
             + (bytes([END]) + uv(t0 + 100) + uv(0) + uv(1) + uv(0) if last else b""))
 def write(name, frames):
     data = [z(f) for f in frames]

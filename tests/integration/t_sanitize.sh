@@ -39,7 +39,7 @@ else
 	PYTHONPATH=$ROOT/tests/integration $PY - $T/pcsv0.zst <<'PYEOF'
 import sys
 from rows import *
-body = bytes([FRAME]) + uv(1) + uv(0) + bytes([THREAD]) + uv(1) + rss(5, 1 << 20) + alloc(5, 0xA000, 64) + rss(5, 2 << 20)
+body = bytes([FRAME]) + uv(0) + uv(0) + bytes([THREAD]) + uv(1) + rss(5, 1 << 20) + alloc(5, 0xA000, 64) + rss(5, 2 << 20)
 body += bytes([SYNC]) + uv(100) + bytes([END]) + uv(100) + uv(0) + uv(3) + uv(0)
 open(sys.argv[1], "wb").write(z(header()) + z(body))
 PYEOF

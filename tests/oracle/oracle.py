@@ -23,10 +23,13 @@ until an MPROTECT (format version 5) changes it for the mapped pages of [addr, a
 rounded up to a page), splitting ranges as a partial munmap does and keeping their anonymous
 flag; pages no range holds are left alone. Ranges whose protection is 0 (PROT_NONE) are
 reserved address space: they count in `reserved` (peak_reserved, live_at_exit.reserved_bytes)
-and not in any mapped bytes (peak_mmap*, live_at_exit.*mmap_bytes). MREMAP's new range takes
-the anonymous flag and protection of the old range that held the old address (anonymous
-read+write when none did). Each peak is the highest value after any event and the first time
-it was reached.
+and not in any mapped bytes (peak_mmap*, live_at_exit.*mmap_bytes). MREMAP moves each piece of
+the old range (the parts of the ranges it overlaps, and the parts no range holds, taken as
+anonymous read+write) to its offset in the new range, with its anonymous flag and protection;
+the new range is cut at its length, and its last piece grows to the new end. An MREMAP that
+releases nothing (length 0: MREMAP_DONTUNMAP, or old size 0) copies the pieces of the new
+length's bytes from the old address, which stay. Each peak is the highest value after any
+event and the first time it was reached.
 
 Replay order (the spec's): threads are merged by timestamp; within a thread, program order;
 at equal timestamps across threads a release (FREE, MUNMAP, MPROTECT to protection 0, the
@@ -665,6 +668,22 @@ class Maps:
         self.r = keep
         return attrs
 
+    def pieces(self, lo, hi):
+        """[offset, length, anon, prot] of every part of [lo, hi): the ranges' parts, and the
+        gaps between them as anonymous read+write."""
+        out, at = [], lo
+        for a, b, an, pr in sorted(self.r):
+            if b <= lo or a >= hi:
+                continue
+            x, y = max(a, lo), min(b, hi)
+            if x > at:
+                out.append([at - lo, x - at, True, PROT_RW])
+            out.append([x - lo, y - x, an, pr])
+            at = y
+        if at < hi:
+            out.append([at - lo, hi - at, True, PROT_RW])
+        return out
+
     def add(self, lo, ln, anon, prot):
         self.remove(lo, ln)  # a fixed mapping replaces what was there
         hi = lo + self._round(ln)
@@ -741,11 +760,22 @@ def replay(tr, stream=False):
         elif op == 'protect':
             maps.protect(e[3], e[4], e[5])
         elif op == 'remap_rel':
-            e[5]['attrs'] = maps.remove(e[3], e[4])
+            lo, ln = e[3], maps._round(e[4])
+            e[5]['from'] = lo
+            if ln:
+                e[5]['pieces'] = maps.pieces(lo, lo + ln)
+                maps.remove(lo, ln)
         elif op == 'remap_new':
-            attrs = e[5].get('attrs')
-            anon, prot = (True, PROT_RW) if attrs is None else attrs
-            maps.add(e[3], e[4], anon, prot)
+            new, ln = e[3], maps._round(e[4])
+            ps = e[5].get('pieces')
+            if ps is None:  # released nothing: a copy of as many bytes from the old address
+                ps = maps.pieces(e[5]['from'], e[5]['from'] + ln)
+            maps.remove(new, ln)
+            kept = [p for k, p in enumerate(ps) if k == 0 or p[0] < ln]
+            if ln and kept:
+                kept[-1][1] = ln - kept[-1][0]
+                for off, n, anon, prot in kept:
+                    maps.add(new + off, min(n, ln - off), anon, prot)
         if heap > peak:
             peak, peak_t = heap, ts
             peak_phase = {k: v for k, v in by_phase.items() if v}

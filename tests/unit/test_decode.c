@@ -542,15 +542,16 @@ static void test_corrupt_records(void **state)
 	expect_run_error(&b, "corrupt trace: a sampled allocation in a trace of the exact mode (CUZKTRACE_SAMPLE=0)");
 	tb_release(&b);
 
-	/* a data frame missing (numbers 0, 1, 3), one repeated (0, 1, 1), and two swapped
-	 * (0, 2, 1): whole frames, each valid on its own */
-	static const uint64_t seqs[3][3] = { { 0, 1, 3 }, { 0, 1, 1 }, { 0, 2, 1 } };
-	static const char *const msgs[3] = {
+	/* a data frame missing (numbers 0, 1, 3), one repeated (0, 1, 1), two swapped (0, 2, 1),
+	 * and the first missing (1, 2, 3): whole frames, each valid on its own */
+	static const uint64_t seqs[4][3] = { { 0, 1, 3 }, { 0, 1, 1 }, { 0, 2, 1 }, { 1, 2, 3 } };
+	static const char *const msgs[4] = {
 		"corrupt trace: frame 3 is data frame number 3, after number 1 (a frame is missing, repeated or out of order)",
 		"corrupt trace: frame 3 is data frame number 1, after number 1 (a frame is missing, repeated or out of order)",
 		"corrupt trace: frame 2 is data frame number 2, after number 0 (a frame is missing, repeated or out of order)",
+		"corrupt trace: the first data frame is number 1, not 0 (frames are missing from the start)",
 	};
-	for (int k = 0; k < 3; k++) {
+	for (int k = 0; k < 4; k++) {
 		tb_init(&b);
 		tb_header(&b);
 		for (int f = 0; f < 3; f++) {
