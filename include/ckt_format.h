@@ -285,6 +285,12 @@ enum ckt_cu_fn {
 
 /* PHASE.op */
 #define CKT_MAX_PHASE_ID 4096 /* the tracer names at most this many phases */
+/* Lengths of strings in records: THREAD_NAME, PHASE_DEF and NOTE strings are cut to CKT_MAX_STR
+ * bytes; a MODULE path is at most CKT_MAX_PATH, a build-id CKT_MAX_SHORT; a CUDA_DEVICE's uuid
+ * and name CKT_MAX_SHORT. A reader refuses longer ones as corrupt. */
+#define CKT_MAX_STR 1024
+#define CKT_MAX_PATH 4096
+#define CKT_MAX_SHORT 256
 
 enum ckt_phase_op {
 	CKT_PHASE_PUSH = 0,

@@ -672,8 +672,7 @@ void ckt_record_thread(struct ckt_enc *e, uint8_t **p, uint64_t tid);
 int ckt_record_event(struct ckt_enc *e, uint8_t **p, const struct ckt_slot *s,
 		     const struct ckt_slot *s2);
 void ckt_record_sync(uint8_t **p, uint64_t horizon);
-/* Strings are cut to CKT_MAX_STR bytes; these need CKT_MAX_STR + 40 bytes at p. */
-#define CKT_MAX_STR 1024
+/* Strings are cut to CKT_MAX_STR bytes (ckt_format.h); these need CKT_MAX_STR + 40 bytes at p. */
 uint8_t *ckt_record_phase_def(uint8_t *p, uint32_t id, const char *name);
 uint8_t *ckt_record_note(uint8_t *p, uint64_t ts, uint32_t phase, const char *text, size_t n);
 uint8_t *ckt_record_thread_name(uint8_t *p, uint64_t ts, uint64_t tid, const char *name);

@@ -58,6 +58,11 @@ struct ckt_decoder {
 	struct ckt_header hdr;
 };
 
+/* Bounds on the header frame: the tracer writes about 30 keys and a few KiB (its arguments
+ * are cut at 32 KiB, twice); a forged one of 20 million keys took 1.9 GB. */
+#define CKT_DECODE_MAX_HEADER (1 << 20)
+#define CKT_DECODE_MAX_KEYS 1024
+
 static int ckt_decode_refill(struct ckt_decoder *d, struct ckt_error *err)
 {
 	d->in_file_off += d->in.size;
@@ -181,6 +186,10 @@ static int ckt_decode_read_frame(struct ckt_decoder *d, struct ckt_error *err)
 		if (d->frames_read == 0 && d->frame_len >= CKT_MAGIC_LEN &&
 		    memcmp(d->frame, CKT_MAGIC, CKT_MAGIC_LEN) != 0)
 			return ckt_util_err(err, CKT_EFORMAT, "not a cuzktrace trace");
+		/* the tracer's header is a few KiB (64 KiB of arguments at most) */
+		if (d->frames_read == 0 && d->frame_len > CKT_DECODE_MAX_HEADER)
+			return ckt_util_err(err, CKT_EFORMAT, "corrupt header: larger than %d KiB",
+					    CKT_DECODE_MAX_HEADER >> 10);
 		need_flush = out.pos == out.size;
 		if (ret == 0) {
 			d->frame_index = d->frames_read++;
@@ -252,6 +261,12 @@ static int ckt_decode_parse_header(struct ckt_decoder *d, struct ckt_error *err)
 		p = ckt_decode_get_str(p, end, &v, &vlen);
 		if (!p)
 			return ckt_util_err(err, CKT_EFORMAT, "corrupt header: it ends inside the value of a key");
+		if (d->hdr.n_kv == CKT_DECODE_MAX_KEYS)
+			return ckt_util_err(err, CKT_EFORMAT, "corrupt header: more than %d keys",
+					    CKT_DECODE_MAX_KEYS);
+		for (size_t i = 0; i < d->hdr.n_kv; i++) /* at most 1024 * 1024 / 2 compares */
+			if (d->hdr.kv[i].key_len == klen && memcmp(d->hdr.kv[i].key, k, klen) == 0)
+				return ckt_util_err(err, CKT_EFORMAT, "corrupt header: a key appears twice");
 		if (d->hdr.n_kv == cap) {
 			cap = cap ? cap * 2 : 16;
 			struct ckt_header_kv *kv = realloc(d->hdr.kv, cap * sizeof(*kv));
@@ -576,6 +591,15 @@ static const char *ckt_decode_out_of_range(uint8_t tag, const struct ckt_record 
 		break;
 	case CKT_TAG_THREAD_NAME:
 		CKT_RANGE(r->u.thread_name.tid, "thread id", UINT32_MAX);
+		CKT_RANGE(r->u.thread_name.len, "name length", CKT_MAX_STR);
+		break;
+	case CKT_TAG_MODULE:
+		CKT_RANGE(r->u.module.path_len, "path length", CKT_MAX_PATH);
+		CKT_RANGE(r->u.module.build_id_len, "build-id length", CKT_MAX_SHORT);
+		break;
+	case CKT_TAG_CUDA_DEVICE:
+		CKT_RANGE(r->u.cuda_device.uuid_len, "uuid length", CKT_MAX_SHORT);
+		CKT_RANGE(r->u.cuda_device.name_len, "name length", CKT_MAX_SHORT);
 		break;
 	case CKT_TAG_THREAD_EXIT:
 		CKT_RANGE(r->u.thread_exit.tid, "thread id", UINT32_MAX);
@@ -606,9 +630,11 @@ static const char *ckt_decode_out_of_range(uint8_t tag, const struct ckt_record 
 		break;
 	case CKT_TAG_PHASE_DEF:
 		CKT_RANGE(r->u.phase_def.id, "phase id", CKT_MAX_PHASE_ID);
+		CKT_RANGE(r->u.phase_def.len, "name length", CKT_MAX_STR);
 		break;
 	case CKT_TAG_NOTE:
 		CKT_RANGE(r->u.note.phase, "phase id", CKT_MAX_PHASE_ID);
+		CKT_RANGE(r->u.note.len, "text length", CKT_MAX_STR);
 		break;
 	default:
 		break;

@@ -2132,6 +2132,10 @@ int ckt_replay_feed(struct ckt_replay *r, const struct ckt_record *rec, struct c
 		rc = ckt_replay_push(r, rec->tid, &ev);
 		return rc < 0 ? ckt_replay_err(err, rc) : 0;
 	case CKT_TAG_AGG:
+		if (!st->sample_r)
+			return ckt_util_err(err, CKT_EFORMAT,
+					    "corrupt trace: running totals (AGG) in a trace of the exact mode "
+					    "(CUZKTRACE_SAMPLE=0)");
 		st->counts[CKT_KIND_AGG]++;
 		ev.kind = CKT_EV_AGG;
 		ev.addr = (uint64_t)rec->u.agg.bytes;

@@ -218,6 +218,43 @@ static void test_header_errors(void **state)
 	assert_int_equal(open_bytes(b.out, b.out_len - 3, &d, &err), CKT_EFORMAT);
 	assert_string_equal(err.msg, "the file ends inside the header frame");
 	tb_release(&b);
+
+	/* bounds (the tracer writes about 30 keys, a few KiB): 1024 keys are read, 1025 and a
+	 * key twice are not, nor a header over 1 MiB */
+	for (int k = 0; k < 4; k++) {
+		char key[16];
+		tb_init(&b);
+		tb_raw(&b, CKT_MAGIC, CKT_MAGIC_LEN);
+		tb_u8(&b, 1);
+		tb_u8(&b, 0);
+		for (int i = 0; i < (k == 1 ? 1025 : k == 0 ? 1024 : 2); i++) {
+			snprintf(key, sizeof(key), "k%d", k == 2 ? 0 : i);
+			tb_str(&b, key, strlen(key));
+			if (k == 3 && i == 1) {
+				static char big[(1 << 20) + 1];
+				memset(big, 'x', sizeof(big));
+				tb_str(&b, big, sizeof(big));
+			} else {
+				tb_str(&b, "v", 1);
+			}
+		}
+		tb_uv(&b, 0);
+		tb_flush(&b);
+		static const char *const msgs[4] = { NULL, "corrupt header: more than 1024 keys",
+						     "corrupt header: a key appears twice",
+						     "corrupt header: larger than 1024 KiB" };
+		d = NULL;
+		int rc = open_bytes(b.out, b.out_len, &d, &err);
+		if (k == 0) {
+			assert_int_equal(rc, 0);
+			assert_string_equal(ckt_decode_header_get(d, "k1023"), "v");
+			ckt_decode_close(d);
+		} else {
+			assert_int_equal(rc, CKT_EFORMAT);
+			assert_string_equal(err.msg, msgs[k]);
+		}
+		tb_release(&b);
+	}
 }
 
 /* ---- records ---- */
@@ -530,6 +567,61 @@ static void test_corrupt_records(void **state)
 		}
 		tb_release(&b);
 	}
+
+	/* strings longer than any the tracer writes (names and notes cut at 1024 bytes, paths at
+	 * 4096): the longest is read, one byte more refused (a 200,000-byte name per thread of a
+	 * forged 80 KB trace took 2 GB) */
+	for (int k = 0; k < 2 * 3; k++) {
+		static char s[CKT_MAX_PATH + 1];
+		size_t x = (size_t)(k % 2);
+		memset(s, 'a', sizeof(s));
+		s[0] = '/';
+		tb_init(&b);
+		tb_header(&b);
+		tb_frame(&b, 0);
+		if (k / 2 == 0) {
+			tb_u8(&b, CKT_TAG_THREAD_NAME);
+			tb_uv(&b, 1);
+			tb_uv(&b, 7);
+			tb_str(&b, s, CKT_MAX_STR + x);
+		} else if (k / 2 == 1) {
+			tb_u8(&b, CKT_TAG_PHASE_DEF);
+			tb_uv(&b, 1);
+			tb_str(&b, s, CKT_MAX_STR + x);
+		} else {
+			tb_u8(&b, CKT_TAG_MODULE);
+			tb_uv(&b, 0x400000);
+			tb_uv(&b, 0x400000);
+			tb_uv(&b, 0x500000);
+			tb_str(&b, s, CKT_MAX_PATH + x);
+			tb_str(&b, "", 0);
+		}
+		tb_sync(&b, 10);
+		tb_flush(&b);
+		if (x) {
+			static const char *const msgs[3] = {
+				"corrupt record (tag 0x06) in frame 1: name length 1025 is out of range (at most 1024)",
+				"corrupt record (tag 0x22) in frame 1: name length 1025 is out of range (at most 1024)",
+				"corrupt record (tag 0x21) in frame 1: path length 4097 is out of range (at most 4096)",
+			};
+			expect_run_error(&b, msgs[k / 2]);
+		} else {
+			struct ckt_error err = { 0 };
+			struct ckt_replay_stats st;
+			assert_int_equal(run_bytes(b.out, b.out_len, &st, &err), 0);
+		}
+		tb_release(&b);
+	}
+
+	/* running totals (AGG, the default mode's) in a trace of the exact mode */
+	tb_init(&b);
+	tb_header(&b);
+	tb_frame(&b, 0);
+	tb_thread(&b, 1);
+	tb_agg(&b, 1, 4096, 1);
+	tb_flush(&b);
+	expect_run_error(&b, "corrupt trace: running totals (AGG) in a trace of the exact mode (CUZKTRACE_SAMPLE=0)");
+	tb_release(&b);
 
 	/* the sampled bit (a sample of the default mode) in a trace of the exact mode, which has
 	 * no sampling rate to weigh it by */

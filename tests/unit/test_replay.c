@@ -637,9 +637,13 @@ static void test_cuda_vmm_map_release(void **state)
 static void test_agg_bound_at_peak(void **state)
 {
 	(void)state;
+	static const char *const kv[] = { "page_size", "4096", "setting.CUZKTRACE_SAMPLE", "524288", NULL };
 	struct tb b;
 	struct ckt_replay_stats st;
-	tb_start(&b, 1);
+	tb_init(&b);
+	tb_header_kv(&b, TB_VERSION, kv);
+	tb_frame(&b, 0);
+	tb_thread(&b, 1);
 	tb_agg(&b, 10, 100000, 1000);
 	tb_agg(&b, 20, -100000, -1000);
 	tb_thread(&b, 2);

@@ -439,6 +439,10 @@ static inline int tb_run_sink(const char *path, struct ckt_replay_stats *st, str
 	if (!r)
 		abort();
 	ckt_replay_set_sample_sink(r, sink, ctx);
+	/* the default mode's rate, as cuzktrace-report takes it from the header */
+	const char *rate = ckt_decode_header_get(d, "setting.CUZKTRACE_SAMPLE");
+	if (rate)
+		ckt_replay_set_sample(r, strtoull(rate, NULL, 10));
 	rc = ckt_replay_run(d, r, err);
 	if (st)
 		*st = *ckt_replay_stats(r);
