@@ -431,6 +431,10 @@ static void ckt_main_warnings(const char *path, const struct ckt_replay_stats *s
 				 "events waiting for time order; %llu of them were replayed without waiting "
 				 "(--max-held), so events written later came late",
 			path, (unsigned long long)st->max_held, (unsigned long long)st->replayed_early);
+	if (st->backward_events)
+		ckt_main_say("warning: '%s': %llu events were stamped before the event before them on their "
+			     "thread (corrupt?); they were replayed in their thread's order",
+			     path, (unsigned long long)st->backward_events);
 	if (st->late_events)
 		ckt_main_say("warning: '%s': %llu events came after later events had been replayed "
 				 "(%s); peaks near them may be off by their bytes",

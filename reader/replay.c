@@ -449,6 +449,7 @@ struct ckt_thread {
 	bool kept;     /* q is counted in the replay's kept_bytes */
 	bool idle;     /* q (small) is held while empty: counted in the replay's idle_bytes */
 	bool alive;    /* has recorded, no THREAD_EXIT since (see threads_alive) */
+	uint64_t last_ts; /* the latest stamp queued (backward_events) */
 };
 
 struct ckt_replay {
@@ -863,6 +864,10 @@ static inline __attribute__((always_inline)) void ckt_replay_commit(struct ckt_r
 								      const struct ckt_ev *ev)
 {
 	r->held++;
+	if (__builtin_expect(ev->ts < r->threads[ti].last_ts, 0))
+		r->st.backward_events++;
+	else
+		r->threads[ti].last_ts = ev->ts;
 	if (r->threads[ti].n++ == 0) {
 		if (r->threads[ti].idle) {
 			r->threads[ti].idle = false;

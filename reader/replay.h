@@ -77,6 +77,9 @@ struct ckt_replay_stats {
 	/* events read after events later than them were replayed: the writer broke the SYNC
 	 * promise (replayed late, out of order: figures near them may be off by their bytes) */
 	uint64_t late_events;
+	/* events stamped before the event queued before them on their thread (a tracer's clock is
+	 * monotonic: corrupt); replayed in the thread's order all the same */
+	uint64_t backward_events;
 	/* allocations the decoder's address model paired with their release, so the replay kept
 	 * them out of its live table (a measure of the fast path, no effect on any figure) */
 	uint64_t paired;

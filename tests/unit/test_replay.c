@@ -634,6 +634,29 @@ static void test_cuda_vmm_map_release(void **state)
  * once), so the bound counts the most threads between those two at one time; a THREAD_EXIT
  * written flushes later is not a late event. Thread 1 runs 10..20, thread 2 from 15, thread 3
  * from 150: at most two at once. */
+/* A thread's events stamped before the one before them (corrupt: the tracer's clock is
+ * monotonic) are counted, and replayed in the thread's order: the peak holds the block that
+ * came first in the thread, whatever its stamp. */
+static void test_backward_events(void **state)
+{
+	(void)state;
+	struct tb b;
+	struct ckt_replay_stats st;
+	tb_start(&b, 1);
+	tb_alloc(&b, 2000, 0x1000, 100);
+	tb_alloc(&b, 1000, 0x2000, 200); /* back in time */
+	tb_free(&b, 500, 0x1000);        /* and again */
+	tb_alloc(&b, 3000, 0x3000, 50);
+	tb_sync(&b, 4000);
+	tb_end(&b, 4000, CKT_END_EXIT, 4, 0);
+	tb_flush(&b);
+	run_ok(&b, &st);
+	assert_int_equal(st.backward_events, 2);
+	assert_int_equal(st.peak_heap.bytes, 300);
+	assert_int_equal(st.heap_bytes, 250);
+	tb_release(&b);
+}
+
 static void test_agg_bound_at_peak(void **state)
 {
 	(void)state;
@@ -983,6 +1006,7 @@ int main(void)
 		cmocka_unit_test(test_cuda_device_cap),
 		cmocka_unit_test(test_cuda_vmm_map_release),
 		cmocka_unit_test(test_agg_bound_at_peak),
+		cmocka_unit_test(test_backward_events),
 		cmocka_unit_test(test_live_map_oracle),
 		cmocka_unit_test(test_mapping_oracle),
 		cmocka_unit_test(test_mapping_oracle_many_ranges),
