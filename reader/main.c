@@ -418,38 +418,38 @@ static void ckt_main_warnings(const char *path, const struct ckt_replay_stats *s
 	char t[32];
 	if (st->truncated)
 		ckt_main_say("warning: '%s': trace is truncated (no end record); it covers %s s",
-			path, ckt_util_fmt_secs(t, sizeof(t), st->duration_ns, 3));
+			     path, ckt_util_fmt_secs(t, sizeof(t), st->duration_ns, 3));
 	if (st->lost)
 		ckt_main_say("warning: '%s': %llu events were lost; totals are inexact", path,
-			(unsigned long long)st->lost);
+			     (unsigned long long)st->lost);
 	if (st->cuda_device_overflow)
 		ckt_main_say("warning: '%s': the trace names more than 256 CUDA devices (corrupt?); "
-			"figures per device are kept for the first 256, the totals count them all",
-			path);
+			     "figures per device are kept for the first 256, the totals count them all",
+			     path);
 	if (st->replayed_early)
 		ckt_main_say("warning: '%s': an event written long after its timestamp held up to %llu "
-				 "events waiting for time order; %llu of them were replayed without waiting "
-				 "(--max-held), so events written later came late",
-			path, (unsigned long long)st->max_held, (unsigned long long)st->replayed_early);
+			     "events waiting for time order; %llu of them were replayed without waiting "
+			     "(--max-held), so events written later came late",
+			     path, (unsigned long long)st->max_held, (unsigned long long)st->replayed_early);
 	if (st->backward_events)
 		ckt_main_say("warning: '%s': %llu events were stamped before the event before them on their "
 			     "thread (corrupt?); they were replayed in their thread's order",
 			     path, (unsigned long long)st->backward_events);
 	if (st->late_events)
 		ckt_main_say("warning: '%s': %llu events came after later events had been replayed "
-				 "(%s); peaks near them may be off by their bytes",
-			path, (unsigned long long)st->late_events,
-			st->replayed_early ? "replayed without waiting, above" : "the trace breaks its SYNC promise");
+			     "(%s); peaks near them may be off by their bytes",
+			     path, (unsigned long long)st->late_events,
+			     st->replayed_early ? "replayed without waiting, above" : "the trace breaks its SYNC promise");
 	if (ckt_replay_untraced_suspected(st)) {
 		char u[32];
 		uint64_t over = st->peak_rss.bytes - ckt_replay_traced_seen(st);
 		ckt_main_say("warning: '%s': the peak RSS is %s (%.0f%%) above everything traced "
-				 "at its own peak: the program may allocate through an allocator the tracer "
-				 "cannot see (one with its own symbol names, such as Rust's jemallocator), "
-				 "map memory with raw system calls, or use it on thread stacks (glibc maps "
-				 "them out of the tracer's sight)",
-			path, ckt_util_fmt_bytes(u, sizeof(u), over),
-			100.0 * (double)over / (double)st->peak_rss.bytes);
+			     "at its own peak: the program may allocate through an allocator the tracer "
+			     "cannot see (one with its own symbol names, such as Rust's jemallocator), "
+			     "map memory with raw system calls, or use it on thread stacks (glibc maps "
+			     "them out of the tracer's sight)",
+			     path, ckt_util_fmt_bytes(u, sizeof(u), over),
+			     100.0 * (double)over / (double)st->peak_rss.bytes);
 	}
 }
 
@@ -478,7 +478,7 @@ static int ckt_main_outputs_not_inputs(const struct ckt_args *a)
 	for (size_t i = 0; i < n; i++)
 		if (ckt_main_same_file(o[i].path, a->trace) || (a->diff && ckt_main_same_file(o[i].path, a->diff))) {
 			ckt_main_say("error: cannot write '%s': it is the trace being read",
-				o[i].path);
+				     o[i].path);
 			return -1;
 		}
 	return 0;
@@ -639,16 +639,16 @@ static int ckt_main_read(const struct ckt_args *a, struct ckt_main_read *m, bool
 	ckt_main_warnings(m->path, st);
 	if (ckt_decode_dropped_partial(m->dec))
 		ckt_main_say("warning: '%s': the file ends inside the zstd frame at byte offset "
-				"%llu (cut while it was written, or corrupt): that frame is not read",
-			m->path, (unsigned long long)ckt_decode_partial_offset(m->dec));
+			     "%llu (cut while it was written, or corrupt): that frame is not read",
+			     m->path, (unsigned long long)ckt_decode_partial_offset(m->dec));
 	uint64_t trailing = ckt_decode_trailing(m->dec);
 	if (trailing == UINT64_MAX)
 		ckt_main_say("warning: '%s': data after the end record is not read "
-				"(another trace appended to this one?)", m->path);
+			     "(another trace appended to this one?)", m->path);
 	else if (trailing)
 		ckt_main_say("warning: '%s': %llu bytes after the end record are not read "
-				"(another trace appended to this one?)",
-			m->path, (unsigned long long)trailing);
+			     "(another trace appended to this one?)",
+			     m->path, (unsigned long long)trailing);
 	if (ckt_sites_finish(m->sites, st, top) < 0) {
 		ckt_main_say("error: out of memory");
 		return -1;
@@ -680,7 +680,7 @@ int main(int argc, char **argv)
 		if (fflush(stdout) == 0 && !ferror(stdout))
 			return CKT_EXIT_OK;
 		ckt_main_say("error: cannot write the help to standard output: %s",
-			strerror(errno ? errno : EIO));
+			     strerror(errno ? errno : EIO));
 		return CKT_EXIT_TRACE;
 	}
 	ckt_sym_set_module_dirs(a.modules, a.nmodules);
