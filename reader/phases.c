@@ -1049,9 +1049,17 @@ int ckt_phases_finish(struct ckt_phases *p, uint64_t end_ns)
 
 #define CKT_PHASES_COL "%-22s"
 
+/* A name as the text report shows it: an empty one (cuzktrace_phase_push("")) as "" rather
+ * than as nothing at all. */
+static const char *ckt_phases_shown(const char *name)
+{
+	return *name ? name : "\"\"";
+}
+
 /* A name padded to the label column. */
 static void ckt_phases_put_label(FILE *out, const char *indent, const char *name)
 {
+	name = ckt_phases_shown(name);
 	fputs(indent, out);
 	/* in characters, not bytes: names may be UTF-8 */
 	size_t w = strlen(indent) + ckt_util_put_clean(out, name, strlen(name));
@@ -1078,7 +1086,7 @@ static int ckt_phases_text_moment(FILE *out, const struct ckt_phases *p, enum ck
 	for (size_t k = 0; k < na; k++) {
 		if (k)
 			fputs(" + ", out);
-		ckt_util_put_clean(out, names[k], strlen(names[k]));
+		ckt_util_put_clean(out, ckt_phases_shown(names[k]), strlen(ckt_phases_shown(names[k])));
 	}
 	fputc('\n', out);
 	size_t n = ckt_phases_by_phase(p, m, &sh);

@@ -198,6 +198,9 @@ write("manymods.zst", [head, frame(1, 0, alloc(10, 0xA000, 64, stack=1), True,
       mods + stack(1, [0x1000000 * (i + 1) + 0x10 for i in range(30)] + [0x40000010, 0x50000010]))])
 write("evilphase.zst", [head, frame(1, 0, phase_begin(5, 1) + alloc(5, 0xA000, 64, phase=1) + rss(5, 1 << 20),
                                     True, phase_def(1, b"\xff\xfe,a\nb\"c"))])
+# an empty phase name (cuzktrace_phase_push("")): a row of its own, shown as "" (it was blank)
+write("emptyph.zst", [head, frame(1, 0, phase_begin(5, 1) + alloc(5, 0xA000, 64, phase=1) + rss(5, 1 << 20),
+                                  True, phase_def(1, b""))])
 # a phase name with a C1 control (CSI), a bidirectional override and a line separator: valid
 # UTF-8 that JSON allows raw, but a terminal or an editor showing the JSON acts on
 write("evilu.zst", [head, frame(1, 0, phase_begin(5, 1) + alloc(5, 0xA000, 64, phase=1) + rss(5, 1 << 20),
@@ -245,6 +248,9 @@ PYEOF
 		'0/"name": "x\u009by\u202ez\u2028w'"$(printf '\303\251')"'"/78c29b79e280ae7ae280a877c3a90a'
 	expect_eq "reader: the text report shows each of those characters as one '?' (a line separator was three)" \
 		"$($REPORT $T/evilu.zst 2>/dev/null | grep -o 'x[^ ]*w[^ ]*' | sort -u)" "x?y?z?w$(printf '\303\251')"
+	$REPORT --json $T/emptyph.zst >$T/emptyph.json 2>/dev/null
+	expect_eq "reader: an empty phase name shows as \"\" in the text report (5 lines: both peaks, their shares, the table), its JSON name empty" \
+		"$($REPORT $T/emptyph.zst 2>/dev/null | grep -c '""')/$(jget $T/emptyph.json phases.0.name)/" "5//"
 	$REPORT --phase-rule x=nomatch $T/manymods.zst >/dev/null 2>$T/manymods.err
 	expect_eq "reader: 30 unreadable modules, one at three spans: each said once, 20 at most, then one line counts the rest" \
 		"$?/$(grep -c "^cuzktrace-report: warning: --phase-rule: cannot read '/nonexistent/m" $T/manymods.err)/$(grep -c "cannot read '/nonexistent/m00.so'" $T/manymods.err)/$(tail -1 $T/manymods.err)/$(wc -l <$T/manymods.err)" \
