@@ -864,10 +864,14 @@ static inline __attribute__((always_inline)) void ckt_replay_commit(struct ckt_r
 								      const struct ckt_ev *ev)
 {
 	r->held++;
-	if (__builtin_expect(ev->ts < r->threads[ti].last_ts, 0))
-		r->st.backward_events++;
-	else
+	/* THREAD_EXIT may come late by design (written when the ring is recycled): a new thread
+	 * with the ended one's number may have queued events stamped after it by then */
+	if (__builtin_expect(ev->ts < r->threads[ti].last_ts, 0)) {
+		if (ev->kind != CKT_EV_THREAD_EXIT)
+			r->st.backward_events++;
+	} else if (ev->kind != CKT_EV_THREAD_EXIT) {
 		r->threads[ti].last_ts = ev->ts;
+	}
 	if (r->threads[ti].n++ == 0) {
 		if (r->threads[ti].idle) {
 			r->threads[ti].idle = false;

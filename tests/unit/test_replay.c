@@ -655,6 +655,21 @@ static void test_backward_events(void **state)
 	assert_int_equal(st.peak_heap.bytes, 300);
 	assert_int_equal(st.heap_bytes, 250);
 	tb_release(&b);
+
+	/* a THREAD_EXIT written late (when its ring was recycled), after a new thread with the
+	 * same number queued later events: by design, not counted */
+	tb_start(&b, 9);
+	tb_alloc(&b, 100, 0x1000, 10);
+	tb_alloc(&b, 200, 0x2000, 20);
+	tb_sync(&b, 250);
+	tb_thread_exit(&b, 50, 9);
+	tb_sync(&b, 300);
+	tb_end(&b, 300, CKT_END_EXIT, 2, 0);
+	tb_flush(&b);
+	run_ok(&b, &st);
+	assert_int_equal(st.backward_events, 0);
+	assert_int_equal(st.peak_heap.bytes, 30);
+	tb_release(&b);
 }
 
 static void test_agg_bound_at_peak(void **state)
