@@ -481,6 +481,11 @@ static inline void ckt_emit2(struct ckt_tls *t, uint8_t type, uint8_t fn, uint64
 	s->phase = ckt_phase_current(t);
 	struct ckt_slot *e = ckt_ring_next(t, s);
 	e->ts = ts2;
+	/* an after-stamp (realloc, mremap; the other kinds' second ts is 0 or ts) is the thread's
+	 * latest: a THREAD_EXIT written at its end must not come before it. A compare and a store
+	 * on the ring's first line, which the commit writes anyway */
+	if (ts2 > ts)
+		t->ring->last_ts = ts2;
 	e->a = a2;
 	e->b = b2;
 	e->stack = 0;

@@ -27,8 +27,8 @@ else
 		expect_eq "$o_n: oracle exit 0, silent" "$?/$(cat $o_t.oerr)" "0/"
 		declare -A o_v=()
 		while read -r o_k o_val; do o_v[$o_k]=$o_val; done <$o_t.oracle
-		expect_eq "$o_n: writer kept the SYNC promise (${o_v[first_sync_violation]-(no oracle value)})" \
-			"${o_v[sync_violations]-(no oracle value)}" 0
+		expect_eq "$o_n: writer kept the SYNC promise (${o_v[first_sync_violation]-(no oracle value)}); no thread's end before its last event" \
+			"${o_v[sync_violations]-(no oracle value)}/${o_v[thread_exits_before_last_event]-(no oracle value)}" 0/0
 		expect_eq "$o_n: the reader saw no late event, none stamped before its thread's previous one" \
 			"$(jget $o_t.json late_events)/$(jget $o_t.json backward_events)" 0/0
 		expect_eq "$o_n: not truncated, nothing lost" \
@@ -69,5 +69,15 @@ PYEOF
 			o_keep=/tmp/cuzktrace-oracle-seed$o_seed-$$.zst
 			cp $o_t.zst $o_keep && echo "  kept the trace of $o_n in $o_keep"
 		fi
+	done
+	# threads whose last event has an after-stamp (a realloc or an mremap that moves): the
+	# tracer stamps their end (THREAD_EXIT) at or after it; it took the stamp before the call,
+	# so every one of the 32 ended before its last event had
+	for m in realloc mremap; do
+		CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/lr$m.zst traced lr$m $P/lastrealloc $m
+		$PY tests/oracle/oracle.py --flat $T/lr$m.zst >$T/lr$m.oracle 2>&1
+		$REPORT --json $T/lr$m.zst >$T/lr$m.json 2>$T/lr$m.rerr
+		expect_eq "threads ending right after a $m: no end stamped before the last event, the reader silent" \
+			"$(cat $T/lr$m.rc)/$(sed -n 's/^thread_exits_before_last_event //p' $T/lr$m.oracle)/$(jget $T/lr$m.json backward_events)/$(cat $T/lr$m.rerr)" "0/0/0/"
 	done
 fi

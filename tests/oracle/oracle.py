@@ -280,6 +280,7 @@ class Trace:
         self.syncs = []  # horizons, in file order
         self.cuts = []   # (h_(k-1), {tid: events read}) at each SYNC(h_k), for --stream
         self.sync_violations = 0  # events read after SYNC(h_k) with ts < h_(k-1)
+        self.early_exits = 0  # THREAD_EXITs stamped before the end of their thread's last event
         self.first_violation = None
         self.stacks_of = {}  # stack id -> ALLOC records of allocs_size bytes
         self.allocs_size = None
@@ -375,8 +376,14 @@ def parse_frame(b, tr, fidx):
             row.uv()
             row.str_()
         elif tag == T_THREAD_EXIT:
-            row.uv()
-            row.uv()
+            # the thread's end, "its last stamp": not before its last event ended (a realloc's
+            # or mremap's new half is stamped dafter later)
+            xts = row.uv()
+            xevs = tr.threads.get(row.uv(), [])
+            if xevs:
+                e = xevs[-1]
+                if xts < e[1] + (e[3] if e[0] == 'R' else e[6] if e[0] == 'X' else 0):
+                    tr.early_exits += 1
         elif tag == T_ALLOC:
             c['alloc'] += 1
             if v2:
@@ -806,6 +813,7 @@ def replay(tr, stream=False):
         'lost_events': tr.lost + (tr.end['lost'] if tr.end else 0),
         'inconsistencies': inconsistencies,
         'sync_violations': tr.sync_violations,
+        'thread_exits_before_last_event': tr.early_exits,
         'first_sync_violation': tr.first_violation,
         'unknown_frees': unknown_frees,
         'event_counts': tr.counts,
