@@ -49,9 +49,8 @@ static void before_exec(void)
  * said "ended by exec" and lost the rest of the run). Any other answer, a check that itself
  * fails (a seccomp filter that refuses faccessat2 with EPERM), counts as runnable: the trace is
  * finished as before, and an exec that then fails (ENOEXEC, E2BIG) says so in the warning
- * below. The permission check is the kernel's own (access with the real ids) when they are the
- * effective ones, so that ACLs count; else faccessat(AT_EACCESS). Not the hot path: two system
- * calls per exec. */
+ * below. No permission is only what two checks agree on (below). Not the hot path: a few
+ * system calls per exec. */
 static int runnable(const char *path)
 {
 	struct stat st;
@@ -62,9 +61,12 @@ static int runnable(const char *path)
 			 errno == EACCES);
 	if (!S_ISREG(st.st_mode))
 		return 0; /* EACCES */
-	int same = getuid() == geteuid() && getgid() == getegid();
-	int rc = same ? access(path, X_OK) : faccessat(AT_FDCWD, path, X_OK, AT_EACCESS);
-	return !(rc != 0 && errno == EACCES);
+	/* EACCES from both checks: with the effective ids (faccessat2 counts capabilities; glibc's
+	 * emulation on kernels before 5.8 ignores ACLs) and with the real ones (access: ACLs, but
+	 * no capabilities for a non-root real uid) */
+	if (faccessat(AT_FDCWD, path, X_OK, AT_EACCESS) == 0 || errno != EACCES)
+		return 1;
+	return !(access(path, X_OK) != 0 && errno == EACCES);
 }
 
 /* The same for execvp's search: file itself when it holds a '/', else the first runnable

@@ -43,14 +43,20 @@ struct ckt_pthread {
 	uint64_t name_ts;
 	uint64_t allocated;
 	struct ckt_tracked heap, rss;
-	size_t *stack; /* pushed phase indices, innermost last */
+	struct ckt_pushed *stack; /* innermost last */
 	size_t depth, cap;
 	uint64_t deep; /* pushes above the stored ones (CKT_PHASES_MAX_STACKED) */
 };
 
-/* Phase pushes kept on the threads' stacks, all threads together: nesting that deep is a bug
- * of the program or a forged trace (100 million pushes of a 36 KB trace held 900 MB). Pushes
- * past it are counted, not stored; their pops take the record's id. */
+/* Pushes of one phase in a row are one entry of a thread's phase stack: a phase pushed and
+ * never popped in a loop (a bug of the program, or a forged trace: 100 million pushes of a 36
+ * KB trace held 900 MB) takes one. Entries on all threads' stacks together are bounded too;
+ * pushes past the bound are counted, not stored, and their pops take the record's id (which
+ * the tracer writes right up to 256 deep). */
+struct ckt_pushed {
+	size_t i;   /* phase index */
+	uint64_t n; /* pushes of it in a row */
+};
 #define CKT_PHASES_MAX_STACKED ((size_t)1 << 20)
 
 struct ckt_pnote {
@@ -332,7 +338,11 @@ static void ckt_phases_on_phase(void *ctx, uint64_t ts, uint32_t tid, unsigned o
 		p->phase_now = ts;
 	switch (op) {
 	case CKT_PHASE_PUSH:
-		if (p->stacked >= CKT_PHASES_MAX_STACKED || t->deep) {
+		if (t->deep) {
+			t->deep++;
+		} else if (t->depth && t->stack[t->depth - 1].i == (size_t)i) {
+			t->stack[t->depth - 1].n++;
+		} else if (p->stacked >= CKT_PHASES_MAX_STACKED) {
 			t->deep++;
 		} else {
 			/* id 0 (the capture's name table was full) is kept so pops stay balanced */
@@ -340,7 +350,7 @@ static void ckt_phases_on_phase(void *ctx, uint64_t ts, uint32_t tid, unsigned o
 				p->err = CKT_ENOMEM;
 				return;
 			}
-			t->stack[t->depth++] = (size_t)i;
+			t->stack[t->depth++] = (struct ckt_pushed){ (size_t)i, 1 };
 			p->stacked++;
 		}
 		if (i == CKT_PHASES_NONE)
@@ -357,8 +367,11 @@ static void ckt_phases_on_phase(void *ctx, uint64_t ts, uint32_t tid, unsigned o
 		} else {
 			if (!t->depth)
 				return;
-			i = (long)t->stack[--t->depth];
-			p->stacked--;
+			i = (long)t->stack[t->depth - 1].i;
+			if (--t->stack[t->depth - 1].n == 0) {
+				t->depth--;
+				p->stacked--;
+			}
 			if (i == CKT_PHASES_NONE)
 				return;
 		}

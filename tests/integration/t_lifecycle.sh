@@ -492,6 +492,31 @@ $REPORT --json $T/secx/t.$pid.zst >$T/secx.json 2>/dev/null
 expect_eq "exec after a permission check that failed (seccomp EPERM): the new image runs, the old trace ended by exec, complete, 1,000 bytes live" \
 	"$(cat $T/secx.rc)/$(jget $T/secx.json end_reason)/$(jget $T/secx.json truncated)/$(jget $T/secx.json live_at_exit.heap_bytes)" "3/exec/false/1000"
 
+# an exec that only a capability allows (a non-root uid with CAP_DAC_OVERRIDE runs a file only
+# root may execute): access() with the real ids says EACCES, the exec works; the old trace must
+# be finished (it was left without its END record)
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1; then
+	cd_d=$(mktemp -d /tmp/cuzktrace-capd.XXXXXX)
+	chmod 777 $cd_d
+	cp $LIB $cd_d/lib.so && cp $P/execer $cd_d/execer && cp $P/exitcode $cd_d/rootonly
+	chmod 755 $cd_d/lib.so $cd_d/execer && chmod 700 $cd_d/rootonly
+	if setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=+dac_override --ambient-caps=+dac_override \
+		env CUZKTRACE_OUT=$cd_d/t.%p.zst LD_PRELOAD=$cd_d/lib.so $cd_d/execer $cd_d/rootonly >$T/capd.out 2>$T/capd.err; then
+		:
+	fi
+	cd_pid=$(sed -E 's/.*\(pid ([0-9]+)\).*/\1/;q' $T/capd.err)
+	if [ -n "$cd_pid" ] && [ -f $cd_d/t.$cd_pid.zst ]; then
+		$REPORT --json $cd_d/t.$cd_pid.zst >$T/capd.json 2>/dev/null
+		expect_eq "exec allowed by a capability only: the new image runs, the old trace ended by exec, complete" \
+			"$(cat $T/capd.out | head -1)/$(jget $T/capd.json end_reason)/$(jget $T/capd.json truncated)" "output line one/exec/false"
+	else
+		echo "  skip exec allowed by a capability only: setpriv could not run the program ($(head -1 $T/capd.err))"
+	fi
+	rm -rf $cd_d
+else
+	echo "  skip exec allowed by a capability only: needs root and setpriv"
+fi
+
 # 50,000 execs that cannot start: the environment copy each one makes is freed whole (one of its
 # two strings leaked: 3 MB), and the trace stays complete
 CUZKTRACE_OUT=$T/execloop.zst traced execloop $P/execloop 50000

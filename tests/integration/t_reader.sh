@@ -345,6 +345,26 @@ PYEOF
 )" "0 ['p'] [{'phase': 'p', 'bytes': 64}] 100001 True"
 fi
 
+# 2^20 pushes of phase A, then B pushed and popped, the POP carrying A's id (the tracer writes the
+# phase at depth 256 in a POP deeper than that): B ends there; the peak after it is A's alone
+# (B was stored past the bound, and its pop taken by the record's id, A: B stayed active)
+if command -v zstd >/dev/null 2>&1; then
+	PYTHONPATH=tests/integration $PY - $T/deeppop.zst <<'PYEOF'
+import sys
+from rows import *
+body = bytes([FRAME]) + uv(0) + uv(0) + phase_def(1, b"A") + phase_def(2, b"B") + bytes([THREAD]) + uv(1)
+body += (bytes([PHASE]) + sv(0) + uv(0) + uv(1)) * (1 << 20)
+body += bytes([PHASE]) + sv(1) + uv(0) + uv(2) + alloc(1, 0xA000, 1 << 20, phase=2)
+body += bytes([PHASE]) + sv(1) + uv(1) + uv(1) + alloc(1, 0x200000, 4 << 20, phase=1) + rss(1, 8 << 20)
+body += bytes([SYNC]) + uv(100) + bytes([END]) + uv(100) + uv(0) + uv(3) + uv(0)
+open(sys.argv[1], "wb").write(z(header()) + z(body))
+PYEOF
+	$REPORT --json $T/deeppop.zst >$T/deeppop.json 2>$T/deeppop.err
+	expect_eq "reader: a phase pushed and popped on top of 2^20 pushes of another ends with its pop" \
+		"$?/$(jget $T/deeppop.json peak_heap.active_phases)/$(jget $T/deeppop.json peak_rss.active_phases)/$(cat $T/deeppop.err)" \
+		'0/["A"]/["A"]/'
+fi
+
 # A real trace less one whole data frame, or with one twice: each frame reads well on its own,
 # but the replay would be wrong (frees of blocks never seen, blocks never freed, every event
 # twice); the frames' sequence numbers tell, and the reader refuses the trace (exit 1)
