@@ -427,10 +427,7 @@ static void test_corrupt_records(void **state)
 	struct tb b;
 
 	/* unknown tag */
-	tb_init(&b);
-	tb_header(&b);
-	tb_frame(&b, 0);
-	tb_thread(&b, 1);
+	tb_start(&b, 1);
 	tb_alloc(&b, 1, 0x1000, 1);
 	tb_u8(&b, 0x99);
 	tb_flush(&b);
@@ -484,10 +481,7 @@ static void test_corrupt_records(void **state)
 
 	/* a FRAME record inside a frame (its delta state would start over there), and an empty
 	 * zstd frame between two data frames: each frame begins with FRAME, and only there */
-	tb_init(&b);
-	tb_header(&b);
-	tb_frame(&b, 0);
-	tb_thread(&b, 1);
+	tb_start(&b, 1);
 	tb_alloc(&b, 1, 0x1000, 16);
 	tb_frame(&b, 10);
 	tb_flush(&b);
@@ -614,10 +608,7 @@ static void test_corrupt_records(void **state)
 	}
 
 	/* running totals (AGG, the default mode's) in a trace of the exact mode */
-	tb_init(&b);
-	tb_header(&b);
-	tb_frame(&b, 0);
-	tb_thread(&b, 1);
+	tb_start(&b, 1);
 	tb_agg(&b, 1, 4096, 1);
 	tb_flush(&b);
 	expect_run_error(&b, "corrupt trace: running totals (AGG) in a trace of the exact mode (CUZKTRACE_SAMPLE=0)");
@@ -625,10 +616,7 @@ static void test_corrupt_records(void **state)
 
 	/* the sampled bit (a sample of the default mode) in a trace of the exact mode, which has
 	 * no sampling rate to weigh it by */
-	tb_init(&b);
-	tb_header(&b);
-	tb_frame(&b, 0);
-	tb_thread(&b, 1);
+	tb_start(&b, 1);
 	tb_alloc_ex(&b, 1, 0x1000, 16, CKT_FN_MALLOC | CKT_FN_SAMPLED, 0, 0);
 	tb_flush(&b);
 	expect_run_error(&b, "corrupt trace: a sampled allocation in a trace of the exact mode (CUZKTRACE_SAMPLE=0)");
@@ -667,10 +655,7 @@ static void test_corrupt_zstd(void **state)
 	struct ckt_replay_stats st;
 	char want[128];
 
-	tb_init(&b);
-	tb_header(&b);
-	tb_frame(&b, 0);
-	tb_thread(&b, 1);
+	tb_start(&b, 1);
 	tb_alloc(&b, 1, 0x1000, 1);
 	tb_sync(&b, 2);
 	tb_flush(&b);
