@@ -72,7 +72,7 @@ struct ckt_ev {
 	uint64_t addr;  /* AGG: bytes delta (int64); RSS_DETAIL: anon; PHASE: phase id */
 	uint64_t len;   /* block size, mapping length, rss bytes, VmHWM; AGG: blocks delta */
 	uint64_t stack; /* RSS_DETAIL: file */
-	uint64_t x;     /* MMAP: prot; CUDA_ALLOC: device ordinal; RSS_DETAIL: shmem */
+	uint64_t x;     /* MMAP: prot; CUDA_ALLOC: device ordinal; RSS_DETAIL: shmem; MREMAP_UNMAP: new length */
 	uint32_t phase;
 	uint16_t flags; /* MMAP: CKT_MAP_* (low bits); CUDA: kind; heap: CKT_EVF_PAIRED */
 	uint8_t kind;
@@ -438,12 +438,9 @@ struct ckt_thread {
 	 * event number i sits at q[i & (cap - 1)], so a number stays valid across growth */
 	size_t head, n, cap; /* cap: 0 or a power of two */
 	/* the pieces of the range an MREMAP released, for its map half (same thread, next in its
-	 * FIFO): offsets from the old start (ckt_replay_mr_collect); mr_copy: it released nothing,
-	 * the map half copies the pieces from mr_from */
+	 * FIFO): offsets from the old start (ckt_replay_mr_collect) */
 	struct ckt_mr *mr;
 	uint32_t mr_n, mr_cap;
-	uint64_t mr_from;
-	bool mr_copy;
 	bool sent_agg; /* has sent AGG records (default mode) */
 	bool agg_live; /* may have running totals pending: sent AGG, no THREAD_EXIT since */
 	bool kept;     /* q is counted in the replay's kept_bytes */
@@ -1273,12 +1270,15 @@ static int ckt_replay_mr_collect(struct ckt_replay *r, struct ckt_thread *th, ui
 	return 0;
 }
 
-/* MREMAP's release half, [s, e) (before it is unmapped). */
-static int ckt_replay_mremap_take(struct ckt_replay *r, struct ckt_thread *th, uint64_t s, uint64_t e)
+/* MREMAP's release half, [s, e) (before it is unmapped); one that releases nothing takes the
+ * pieces of the new length's bytes from s, which stay (new_end: s + the new length, in pages). */
+static int ckt_replay_mremap_take(struct ckt_replay *r, struct ckt_thread *th, uint64_t s, uint64_t e,
+				  uint64_t new_end)
 {
-	th->mr_from = s;
-	th->mr_copy = s >= e; /* nothing released: the pieces are taken by the map half */
-	return th->mr_copy ? 0 : ckt_replay_mr_collect(r, th, s, e);
+	th->mr_n = 0;
+	if (s < e)
+		return ckt_replay_mr_collect(r, th, s, e);
+	return s < new_end ? ckt_replay_mr_collect(r, th, s, new_end) : 0;
 }
 
 static int ckt_replay_cmp_group(const void *a, const void *b)
@@ -1293,15 +1293,7 @@ static int ckt_replay_mremap_put(struct ckt_replay *r, struct ckt_thread *th, ui
 {
 	size_t n = 0;
 	int rc = 0;
-	if (e <= s)
-		return 0;
-	if (th->mr_copy) {
-		th->mr_copy = false;
-		uint64_t from = th->mr_from, to = from + (e - s) < from ? UINT64_MAX : from + (e - s);
-		if ((rc = ckt_replay_mr_collect(r, th, from, to)) < 0)
-			return rc;
-	}
-	if (!th->mr_n)
+	if (e <= s || !th->mr_n)
 		return 0;
 	rc = ckt_replay_unmap(r, s, e, ts); /* whatever was there is replaced */
 	while (n < th->mr_n && (n == 0 || th->mr[n].g.start < e - s))
@@ -1732,7 +1724,7 @@ static int ckt_replay_apply(struct ckt_replay *r, struct ckt_thread *th, const s
 		break;
 	case CKT_EV_MREMAP_UNMAP: {
 		uint64_t e = ckt_replay_page_end(r, ev->addr, ev->len);
-		rc = ckt_replay_mremap_take(r, th, ev->addr, e);
+		rc = ckt_replay_mremap_take(r, th, ev->addr, e, ckt_replay_page_end(r, ev->addr, ev->x));
 		if (rc == 0)
 			rc = ckt_replay_unmap(r, ev->addr, e, ev->ts);
 		break;
@@ -2062,6 +2054,7 @@ int ckt_replay_feed(struct ckt_replay *r, const struct ckt_record *rec, struct c
 		ev.kind = CKT_EV_MREMAP_UNMAP;
 		ev.addr = rec->u.mremap.old_addr;
 		ev.len = rec->u.mremap.old_len;
+		ev.x = rec->u.mremap.new_len; /* for a release of nothing: the bytes it copies */
 		rc = ckt_replay_push(r, rec->tid, &ev);
 		if (rc == 0) {
 			ev.kind = CKT_EV_MREMAP_MAP;

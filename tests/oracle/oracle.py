@@ -28,7 +28,7 @@ the old range (the parts of the ranges it overlaps, and the parts no range holds
 anonymous read+write) to its offset in the new range, with its anonymous flag and protection;
 the new range is cut at its length, and its last piece grows to the new end. An MREMAP that
 releases nothing (length 0: MREMAP_DONTUNMAP, or old size 0) copies the pieces of the new
-length's bytes from the old address, which stay. Each peak is the highest value after any
+length's bytes from the old address, which stay, as they are at its release half. Each peak is the highest value after any
 event and the first time it was reached.
 
 Replay order (the spec's): threads are merged by timestamp; within a thread, program order;
@@ -590,7 +590,7 @@ def expand(evs):
         elif k == 'X':
             # the old range goes at ts, the new one exists at ts + dafter (format version 3);
             # the attributes go from one to the other through the thread's own slot
-            cell = {}
+            cell = {'new_len': e[5]}
             out.append((e[1], REL, 'remap_rel', e[2], e[3], cell))
             out.append((e[1] + e[6], ALC, 'remap_new', e[4], e[5], cell))
         elif k == 'G':
@@ -768,15 +768,14 @@ def replay(tr, stream=False):
             maps.protect(e[3], e[4], e[5])
         elif op == 'remap_rel':
             lo, ln = e[3], maps._round(e[4])
-            e[5]['from'] = lo
             if ln:
                 e[5]['pieces'] = maps.pieces(lo, lo + ln)
                 maps.remove(lo, ln)
+            else:  # released nothing: a copy of the new length's bytes from lo, which stay
+                e[5]['pieces'] = maps.pieces(lo, lo + maps._round(e[5]['new_len']))
         elif op == 'remap_new':
             new, ln = e[3], maps._round(e[4])
-            ps = e[5].get('pieces')
-            if ps is None:  # released nothing: a copy of as many bytes from the old address
-                ps = maps.pieces(e[5]['from'], e[5]['from'] + ln)
+            ps = e[5]['pieces']
             maps.remove(new, ln)
             kept = [p for k, p in enumerate(ps) if k == 0 or p[0] < ln]
             if ln and kept:
