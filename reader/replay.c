@@ -494,6 +494,9 @@ struct ckt_replay {
 	/* CUDA allocations by address, VMM allocations by handle, and the ranges mapped to VMM
 	 * handles by start address (addr, size, stack = the handle) */
 	struct ckt_heapmap cuda_blocks, cuda_handles, cuda_maps;
+	/* cuda_maps changes so far, and the last refused cuMemUnmap with the count it was refused
+	 * at (UINT64_MAX: none yet) */
+	uint64_t cuda_maps_gen, cuda_fail_gen, cuda_fail_addr, cuda_fail_end;
 	size_t cap_cuda_devices;
 	struct ckt_cuda_device cuda_overflow; /* the devices past CKT_REPLAY_MAX_DEVICES */
 
@@ -655,6 +658,7 @@ struct ckt_replay *ckt_replay_new(uint64_t page_size)
 		return NULL;
 	r->page_size = page_size && !(page_size & (page_size - 1)) ? page_size : 4096;
 	r->max_held = CKT_REPLAY_MAX_HELD;
+	r->cuda_fail_gen = UINT64_MAX; /* no refused call yet */
 	return r;
 }
 
@@ -1617,6 +1621,7 @@ static int ckt_replay_cuda_gone(struct ckt_replay *r, struct ckt_heapmap *m, str
 static int ckt_replay_cuda_unmap_one(struct ckt_replay *r, struct ckt_block *g, uint64_t ts)
 {
 	uint64_t handle = g->stack;
+	r->cuda_maps_gen++;
 	ckt_replay_heap_del(&r->cuda_maps, g);
 	struct ckt_block *h = ckt_replay_heap_find(&r->cuda_handles, handle);
 	if (!h || !h->maps)
@@ -1652,6 +1657,7 @@ static int ckt_replay_cuda_map(struct ckt_replay *r, const struct ckt_ev *ev)
 	struct ckt_block nm = { ev->addr, ev->len, ev->x, 0, 0, 0, 1, 0, 0, 0, 0 };
 	if (ckt_replay_heap_reserve(&r->cuda_maps) < 0)
 		return CKT_ENOMEM;
+	r->cuda_maps_gen++;
 	ckt_replay_heap_put(&r->cuda_maps, &nm);
 	struct ckt_block *h = ckt_replay_heap_find(&r->cuda_handles, ev->x);
 	if (h)
@@ -1665,10 +1671,19 @@ static int ckt_replay_cuda_map(struct ckt_replay *r, const struct ckt_ev *ev)
 static int ckt_replay_cuda_unmap(struct ckt_replay *r, const struct ckt_ev *ev)
 {
 	uint64_t end = ev->addr + ev->len < ev->addr ? UINT64_MAX : ev->addr + ev->len, a = ev->addr;
+	/* the same refused call again, nothing mapped or unmapped since: no second walk (a forged
+	 * trace repeated one over 40,000 ranges: 32 s) */
+	if (r->cuda_fail_gen == r->cuda_maps_gen && r->cuda_fail_addr == ev->addr && r->cuda_fail_end == end)
+		return 0;
 	while (a < end) {
 		const struct ckt_block *m = ckt_replay_heap_find(&r->cuda_maps, a);
-		if (!m || !m->size || m->size > end - a)
-			return 0; /* a range the driver refused, or one mapped before tracing */
+		if (!m || !m->size || m->size > end - a) {
+			/* a range the driver refused, or one mapped before tracing */
+			r->cuda_fail_gen = r->cuda_maps_gen;
+			r->cuda_fail_addr = ev->addr;
+			r->cuda_fail_end = end;
+			return 0;
+		}
 		a += m->size;
 	}
 	int rc = 0;

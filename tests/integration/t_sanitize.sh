@@ -45,4 +45,21 @@ open(sys.argv[1], "wb").write(z(header()) + z(body))
 PYEOF
 	expect_eq "sanitized reader: --phases-csv, a sample before any heap event: exit 0, no report, the row after it" \
 		"$(san_run pcsv0 --phases-csv $T/pcsv0.csv $T/pcsv0.zst)/$(tail -1 $T/pcsv0.csv)" "0/0/0.000000,(none),64,0"
+	# 40,000 contiguous cuMemMap ranges and 40,000 cuMemUnmap calls of all of them plus a byte
+	# (refused by the driver: nothing unmapped), then the right one (195 bytes of zstd): each
+	# refused call walked every range (over 20 s); the same call again, nothing changed since,
+	# is not walked again
+	PYTHONPATH=$ROOT/tests/integration $PY - $T/cuwalk.zst <<'PYEOF'
+import sys
+from rows import *
+CUDA_MAP, CUDA_UNMAP, N, T0 = 0x2b, 0x2c, 40000, 0x7f0000000000
+recs = [bytes([FRAME]) + uv(0) + uv(0) + bytes([THREAD]) + uv(1)]
+recs += [bytes([CUDA_MAP]) + sv(1) + sv(2 << 20 if i else T0) + uv(2 << 20) + uv(7) for i in range(N)]
+recs += [bytes([CUDA_UNMAP]) + sv(1) + sv(-(N - 1) * (2 << 20) if i == 0 else 0) + uv(N * (2 << 20) + 1) for i in range(N)]
+recs += [bytes([CUDA_UNMAP]) + sv(1) + sv(0) + uv(N * (2 << 20))]
+recs += [bytes([SYNC]) + uv(10 * N) + bytes([END]) + uv(10 * N) + uv(0) + uv(2 * N + 1) + uv(0)]
+open(sys.argv[1], "wb").write(z(header(version=4)) + z(row_frame(b"".join(recs), 4)))
+PYEOF
+	expect_eq "sanitized reader: 40,000 refused cuMemUnmap calls over 40,000 ranges: exit 0, no report, within 60 s" \
+		"$(san_run cuwalk --json $T/cuwalk.zst)/$(jget $T/cuwalk.out event_counts.cuda_unmap)" "0/0/40001"
 fi
