@@ -738,6 +738,8 @@ void ckt_rss_stop(void);
 void ckt_rss_stop_nojoin(void);
 /* Waits up to ns nanoseconds (by the clock, across signals) for *word to become nonzero. */
 int ckt_wait_word(atomic_int *word, uint64_t ns);
+/* Sets *word to 1 and wakes every ckt_wait_word on it. */
+void ckt_word_set(atomic_int *word);
 uint64_t ckt_rss_peak(void);
 
 /* ---- small helpers ---- */

@@ -244,8 +244,7 @@ static void *sampler_main(void *arg)
 			;
 	}
 	sample(t, 1); /* the last word: RSS and VmHWM at exit */
-	atomic_store(&last_taken, 1);
-	syscall(SYS_futex, &last_taken, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0); /* one waiter: the exit */
+	ckt_word_set(&last_taken);
 	proc_forget(&statm); /* they die with this thread */
 	proc_forget(&status);
 	strcpy(statm_path, "/proc/thread-self/statm");

@@ -688,7 +688,7 @@ static void finish_orphaned(void)
 }
 
 /* Sets a futex word to 1 and wakes every waiter (ckt_wait_word). */
-static void word_set(atomic_int *word)
+void ckt_word_set(atomic_int *word)
 {
 	atomic_store(word, 1);
 	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
@@ -698,7 +698,7 @@ static void word_set(atomic_int *word)
  * for, as it cannot join the thread. */
 static void writer_ended(void)
 {
-	word_set(&final_done);
+	ckt_word_set(&final_done);
 }
 
 static void *writer_main(void *arg)
@@ -1433,7 +1433,7 @@ static int join_writer(int fast)
 
 static void finish_said_done(void)
 {
-	word_set(&finish_done);
+	ckt_word_set(&finish_done);
 }
 
 static void exit_line(void);

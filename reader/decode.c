@@ -52,8 +52,8 @@ struct ckt_decoder {
 	/* the seq of each address in am.recent, by the same physical slot (see ckt_record) */
 	uint64_t am_seq[CKT_AM_RECENT];
 	uint64_t seq;
-	uint64_t frame_seq;     /* the last data frame's FRAME seq; the writer counts them one by one */
-	bool frame_seq_seen;
+	uint64_t frame_next;    /* the FRAME seq the next data frame must have: the writer counts
+				 * them from 0, one by one */
 
 	struct ckt_header hdr;
 };
@@ -765,19 +765,18 @@ static int ckt_decode_record(struct ckt_decoder *d, struct ckt_record *r, struct
 		/* frames are self-contained, but one missing (its events gone: frees of nothing,
 		 * blocks never freed) or repeated (every event twice) is corruption */
 		uint64_t seq = ckt_decode_uv(&c);
-		if (!c.bad && !d->frame_seq_seen && seq != 0)
+		if (!c.bad && seq != d->frame_next && d->frame_next == 0)
 			return ckt_util_err(err, CKT_EFORMAT,
 					    "corrupt trace: the first data frame is number %llu, not 0 (frames are "
 					    "missing from the start)",
 					    (unsigned long long)seq);
-		if (!c.bad && d->frame_seq_seen && seq != d->frame_seq + 1)
+		if (!c.bad && seq != d->frame_next)
 			return ckt_util_err(err, CKT_EFORMAT,
 					    "corrupt trace: frame %llu is data frame number %llu, after number %llu "
 					    "(a frame is missing, repeated or out of order)",
 					    (unsigned long long)d->frame_index, (unsigned long long)seq,
-					    (unsigned long long)d->frame_seq);
-		d->frame_seq = seq;
-		d->frame_seq_seen = true;
+					    (unsigned long long)(d->frame_next - 1));
+		d->frame_next = seq + 1;
 		d->base_ts = ckt_decode_uv(&c);
 		d->prev_ts = d->base_ts;
 		d->prev_addr = 0; /* no decoding state crosses a frame boundary */

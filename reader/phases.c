@@ -1099,7 +1099,8 @@ static int ckt_phases_text_moment(FILE *out, const struct ckt_phases *p, enum ck
 	for (size_t k = 0; k < na; k++) {
 		if (k)
 			fputs(" + ", out);
-		ckt_util_put_clean(out, ckt_phases_shown(names[k]), strlen(ckt_phases_shown(names[k])));
+		const char *shown = ckt_phases_shown(names[k]);
+		ckt_util_put_clean(out, shown, strlen(shown));
 	}
 	fputc('\n', out);
 	size_t n = ckt_phases_by_phase(p, m, &sh);

@@ -440,7 +440,7 @@ struct ckt_thread {
 	/* the pieces of the range an MREMAP released, for its map half (same thread, next in its
 	 * FIFO): offsets from the old start (ckt_replay_mr_collect) */
 	struct ckt_mr *mr;
-	uint32_t mr_n, mr_cap;
+	uint32_t mr_n, mr_cap, mr_groups; /* groups: numbered 1 to mr_groups */
 	bool sent_agg; /* has sent AGG records (default mode) */
 	bool agg_live; /* may have running totals pending: sent AGG, no THREAD_EXIT since */
 	bool kept;     /* q is counted in the replay's kept_bytes */
@@ -1263,10 +1263,11 @@ static int ckt_replay_mr_collect(struct ckt_replay *r, struct ckt_thread *th, ui
 	for (uint32_t k = 0; k < th->mr_n; k++)
 		by[k] = &th->mr[k];
 	qsort(by, th->mr_n, sizeof(*by), ckt_replay_cmp_mr);
-	for (uint32_t k = 0, group = 0; k < th->mr_n; k++) {
+	th->mr_groups = 0;
+	for (uint32_t k = 0; k < th->mr_n; k++) {
 		if (!(k && by[k]->g.pieces && by[k]->g.pieces == by[k - 1]->g.pieces))
-			group++;
-		by[k]->group = group;
+			th->mr_groups++;
+		by[k]->group = th->mr_groups;
 	}
 	for (uint32_t k = 0; k < th->mr_n; k++)
 		th->mr[k].g.pieces = NULL; /* the unmap may free them */
@@ -1285,12 +1286,6 @@ static int ckt_replay_mremap_take(struct ckt_replay *r, struct ckt_thread *th, u
 	return s < new_end ? ckt_replay_mr_collect(r, th, s, new_end) : 0;
 }
 
-static int ckt_replay_cmp_group(const void *a, const void *b)
-{
-	const struct ckt_mr *x = *(const struct ckt_mr *const *)a, *y = *(const struct ckt_mr *const *)b;
-	return x->group != y->group ? (x->group > y->group) - (x->group < y->group) : (x > y) - (x < y);
-}
-
 /* MREMAP's map half: the pieces at their offsets in [s, e), cut at e; the last one reaches e
  * (a range that grew). */
 static int ckt_replay_mremap_put(struct ckt_replay *r, struct ckt_thread *th, uint64_t s, uint64_t e, uint64_t ts)
@@ -1307,39 +1302,30 @@ static int ckt_replay_mremap_put(struct ckt_replay *r, struct ckt_thread *th, ui
 		th->mr[k].g.start += s;
 		th->mr[k].g.end += s;
 	}
-	/* a new counter for each old mapping's pieces; the first of each, the lowest (ties sort
-	 * by address), counts the live block */
-	struct ckt_mr **by = malloc(n * sizeof(*by));
-	bool *first = malloc(n);
-	if (!by || !first || rc < 0) {
-		free(by);
-		free(first);
+	/* a new counter for each old mapping's pieces (its group); the first of each in address
+	 * order counts the live block */
+	uint32_t **cnt = rc < 0 ? NULL : calloc((size_t)th->mr_groups + 1, sizeof(*cnt));
+	if (!cnt) {
 		th->mr_n = 0;
 		return rc < 0 ? rc : CKT_ENOMEM;
 	}
-	for (size_t k = 0; k < n; k++)
-		by[k] = &th->mr[k];
-	qsort(by, n, sizeof(*by), ckt_replay_cmp_group);
-	uint32_t *cur = NULL;
-	for (size_t k = 0; k < n; k++) {
-		first[by[k] - th->mr] = !(k && by[k]->group == by[k - 1]->group);
-		if (rc == 0 && first[by[k] - th->mr] && !(cur = calloc(1, sizeof(*cur))))
-			rc = CKT_ENOMEM; /* this piece and later ones keep no counter: not inserted */
-		if (rc == 0)
-			++*cur;
-		by[k]->g.pieces = rc == 0 ? cur : NULL;
-	}
-	free(by);
-	for (size_t k = 0; k < n; k++) {
+	for (size_t k = 0; k < n && rc == 0; k++) {
 		struct ckt_range *v = &th->mr[k].g;
+		uint32_t **c = &cnt[th->mr[k].group];
+		bool first = !*c;
+		if (first && !(*c = calloc(1, sizeof(**c)))) {
+			rc = CKT_ENOMEM;
+			break;
+		}
+		v->pieces = *c;
+		++*v->pieces;
+		rc = ckt_replay_range_insert_at(&r->maps, ckt_replay_range_lower(&r->maps, v->start), v);
 		if (rc == 0)
-			rc = ckt_replay_range_insert_at(&r->maps, ckt_replay_range_lower(&r->maps, v->start), v);
-		if (rc == 0)
-			ckt_replay_range_bytes(r, v, v->end - v->start, true, first[k], ts);
-		else if (v->pieces && !--*v->pieces) /* not inserted: its share of the counter */
+			ckt_replay_range_bytes(r, v, v->end - v->start, true, first, ts);
+		else if (!--*v->pieces) /* not inserted: its share of the counter */
 			free(v->pieces);
 	}
-	free(first);
+	free(cnt);
 	th->mr_n = 0;
 	return rc;
 }
