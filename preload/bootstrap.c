@@ -202,6 +202,20 @@ __attribute__((constructor(101))) static void ckt_init(void)
  * the final flush short, without a word (tests/progs/sigflush.c); the caller's mask is back
  * afterwards, for the program's remaining exit handlers or the exec's new image, and a pending
  * signal is delivered then. The caller has raised the guard. */
+void ckt_hold_signals(sigset_t *old)
+{
+	sigset_t all;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, old);
+	ckt_tls.guard++;
+}
+
+void ckt_release_signals(const sigset_t *old)
+{
+	ckt_tls.guard--;
+	pthread_sigmask(SIG_SETMASK, old, NULL);
+}
+
 void ckt_final_flush(int reason, int fast)
 {
 	sigset_t all, old;
@@ -228,9 +242,13 @@ void ckt_finish_exit(void)
 	pid_t tp = ckt_writer_pid();
 	if (tp && getpid() != tp)
 		return;
-	ckt_tls.guard++;
+	/* signals first: a handler's _exit between the guard and the flush's own mask found the
+	 * guard raised and ended the process with the trace cut short */
+	sigset_t old;
+	ckt_hold_signals(&old);
 	ckt_final_flush(CKT_END_EXIT, 1);
 	/* the guard stays raised: whatever this thread does after the final flush is not traced */
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 __attribute__((destructor(101))) static void ckt_fini(void)

@@ -130,6 +130,11 @@ extern atomic_int ckt_init_ran;
 void ckt_bootstrap(void);
 void ckt_finish_exit(void); /* exit, _exit, quick_exit: the final flush (bootstrap.c) */
 void ckt_final_flush(int reason, int fast); /* with signals held; for exit and exec */
+/* Every signal blocked (the old mask saved in *old), then the guard raised; and back: for the
+ * tracer's own work outside the hot path that a signal handler must not interrupt (a handler's
+ * _exit finds the guard raised and cannot finish the trace; its allocations go untraced) */
+void ckt_hold_signals(sigset_t *old);
+void ckt_release_signals(const sigset_t *old);
 void ckt_exit_main_watch(void); /* claims every exit of the main thread; a second exit's wait (hooks_exec.c) */
 void ckt_exit_fini_elsewhere(void); /* the destructor ran in a child (hooks_exec.c) */
 void *ckt_pool_alloc(size_t size, size_t align);

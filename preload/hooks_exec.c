@@ -31,17 +31,6 @@ static int is_tracer_process(void)
 	       getpid() == ckt_writer_pid();
 }
 
-static void before_exec(void)
-{
-	struct ckt_tls *t = &ckt_tls;
-	t->guard++;
-	if (!finished_here) {
-		ckt_final_flush(CKT_END_EXEC, 0);
-		finished_here = 1;
-	}
-	t->guard--;
-}
-
 /* Whether an exec of path may find a file it can run. Not when the exec is sure to fail at
  * once: no such file (ENOENT, ENOTDIR, ELOOP, ENAMETOOLONG, or a directory on the way that may
  * not be searched), not a regular file, or no permission to execute it ("try this, else that"
@@ -105,7 +94,7 @@ static int runnable_fd(int fd)
 }
 
 /* The exec failed (the program may try another path: execvp-like loops do). Frees the
- * environment copy from with_exec_from. */
+ * environment copy from exec_begin. */
 static void after_failed_exec(char **e, int finished)
 {
 	static int said;
@@ -163,12 +152,23 @@ static char **with_exec_from_guarded(char *const envp[])
 	return e;
 }
 
-static char **with_exec_from(char *const envp[])
+/* Before the real exec: the environment copy (with_exec_from_guarded) and, when the exec may
+ * start (finish), the trace finished (END record with reason exec, exit line). Every signal is
+ * held meanwhile, the guard raised: a signal handler that ended the process (_exit, as a timer's
+ * or SIGTERM's may) in that span found the guard raised, could not finish the trace, and the
+ * trace was cut at its last flush (10 runs of 10 with a 1 ms timer and 100,000 environment
+ * variables, tests/progs/sigflush.c). Held signals come when the mask is given back, before the
+ * exec: the trace is complete by then. */
+static char **exec_begin(char *const envp[], int finish)
 {
-	struct ckt_tls *t = &ckt_tls;
-	t->guard++; /* the tracer's copy: not the program's memory */
+	sigset_t old;
+	ckt_hold_signals(&old); /* the copy is the tracer's: not the program's memory */
 	char **e = with_exec_from_guarded(envp);
-	t->guard--;
+	if (finish && !finished_here) {
+		ckt_final_flush(CKT_END_EXEC, 0);
+		finished_here = 1;
+	}
+	ckt_release_signals(&old);
 	return e;
 }
 
@@ -189,10 +189,8 @@ CKT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 	CKT_EXEC_REAL(execve);
 	if (!is_tracer_process())
 		return ckt_real.execve(path, argv, envp);
-	char **e = with_exec_from(envp);
 	int finish = runnable(path);
-	if (finish)
-		before_exec();
+	char **e = exec_begin(envp, finish);
 	int rc = ckt_real.execve(path, argv, e ? e : envp);
 	after_failed_exec(e, finish);
 	return rc;
@@ -203,10 +201,8 @@ CKT_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 	CKT_EXEC_REAL(execvpe);
 	if (!is_tracer_process())
 		return ckt_real.execvpe(file, argv, envp);
-	char **e = with_exec_from(envp);
 	int finish = runnable_in_path(file);
-	if (finish)
-		before_exec();
+	char **e = exec_begin(envp, finish);
 	int rc = ckt_real.execvpe(file, argv, e ? e : envp);
 	after_failed_exec(e, finish);
 	return rc;
@@ -217,10 +213,8 @@ CKT_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 	CKT_EXEC_REAL(fexecve);
 	if (!is_tracer_process())
 		return ckt_real.fexecve(fd, argv, envp);
-	char **e = with_exec_from(envp);
 	int finish = runnable_fd(fd);
-	if (finish)
-		before_exec();
+	char **e = exec_begin(envp, finish);
 	int rc = ckt_real.fexecve(fd, argv, e ? e : envp);
 	after_failed_exec(e, finish);
 	return rc;
@@ -232,10 +226,8 @@ CKT_EXPORT int execv(const char *path, char *const argv[])
 	CKT_EXEC_REAL(execv);
 	if (!is_tracer_process() || !ckt_real.execve)
 		return ckt_real.execv(path, argv);
-	char **e = with_exec_from(environ);
 	int finish = runnable(path);
-	if (finish)
-		before_exec();
+	char **e = exec_begin(environ, finish);
 	int rc = ckt_real.execve(path, argv, e ? e : environ);
 	after_failed_exec(e, finish);
 	return rc;
@@ -246,10 +238,8 @@ CKT_EXPORT int execvp(const char *file, char *const argv[])
 	CKT_EXEC_REAL(execvp);
 	if (!is_tracer_process() || !ckt_real.execvpe)
 		return ckt_real.execvp(file, argv);
-	char **e = with_exec_from(environ);
 	int finish = runnable_in_path(file);
-	if (finish)
-		before_exec();
+	char **e = exec_begin(environ, finish);
 	int rc = ckt_real.execvpe(file, argv, e ? e : environ);
 	after_failed_exec(e, finish);
 	return rc;

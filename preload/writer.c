@@ -1191,23 +1191,6 @@ int ckt_writer_finishing(void)
 	return trace_pid && getpid() == trace_pid && atomic_load(&finished);
 }
 
-/* Around the tracer's own thread work in a pause (joins free, creations allocate the helpers'
- * TLS tables, which are not the program's): the guard, and every signal blocked meanwhile, so
- * that a signal handler of this thread runs after it, traced, not inside it untraced. */
-static void helper_work_begin(sigset_t *old)
-{
-	sigset_t all;
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, old);
-	ckt_tls.guard++;
-}
-
-static void helper_work_end(const sigset_t *old)
-{
-	ckt_tls.guard--;
-	pthread_sigmask(SIG_SETMASK, old, NULL);
-}
-
 /* Whether the writer made progress (cycles, bytes written) since the values in *c and *b,
  * which it updates. */
 static int writer_moved(uint64_t *c, uint64_t *b)
@@ -1255,9 +1238,9 @@ int ckt_helpers_pause(void)
 	if (!only_helpers_left())
 		return 0;
 	sigset_t old;
-	helper_work_begin(&old); /* joining a helper frees its TLS table */
+	ckt_hold_signals(&old); /* joining a helper frees its TLS table */
 	ckt_rss_stop();
-	helper_work_end(&old);
+	ckt_release_signals(&old);
 	/* While paused, a thread whose ring fills (a signal handler that allocates) drops and
 	 * counts, as with no writer, instead of waiting for one: the writer it would wait for is
 	 * this thread's to restart. */
@@ -1274,9 +1257,9 @@ int ckt_helpers_pause(void)
 			if (!atomic_load(&writer_failed))
 				atomic_store(&ckt_writer_running, 1);
 			if (ckt_config.rss_ms) {
-				helper_work_begin(&old);
+				ckt_hold_signals(&old);
 				(void)ckt_rss_start();
-				helper_work_end(&old);
+				ckt_release_signals(&old);
 			}
 			ckt_log("warning: the trace writer made no progress for 10 s; a call that needs "
 				"a single-threaded process will fail", NULL, NULL, NULL);
@@ -1284,9 +1267,9 @@ int ckt_helpers_pause(void)
 		}
 		/* it took the pause just now: it is ending */
 	}
-	helper_work_begin(&old);
+	ckt_hold_signals(&old);
 	pthread_join(writer_thread, NULL); /* it has left, or is leaving, writer_main */
-	helper_work_end(&old);
+	ckt_release_signals(&old);
 	atomic_store(&writer_joinable, 0);
 	/* a joined thread can still be leaving the kernel's thread group for a moment */
 	for (int i = 0; i < 1000 && alone_but(0, 0) == 0; i++) {
@@ -1305,9 +1288,9 @@ void ckt_helpers_resume(void)
 	}
 	unsigned long th;
 	sigset_t old;
-	helper_work_begin(&old); /* thread creation allocates (its TLS): not the program's memory */
+	ckt_hold_signals(&old); /* thread creation allocates (its TLS): not the program's memory */
 	int rc = ckt_spawn_helper(writer_main, NULL, &th, &writer_stack);
-	helper_work_end(&old);
+	ckt_release_signals(&old);
 	if (rc) {
 		atomic_store(&ckt_active, 0);
 		atomic_store(&pause_flag, 0);
@@ -1320,9 +1303,9 @@ void ckt_helpers_resume(void)
 	atomic_store(&ckt_writer_running, 1);
 	atomic_store(&pause_flag, 0);
 	if (ckt_config.rss_ms) {
-		helper_work_begin(&old);
+		ckt_hold_signals(&old);
 		(void)ckt_rss_start();
-		helper_work_end(&old);
+		ckt_release_signals(&old);
 	}
 }
 

@@ -79,29 +79,38 @@ writer_of() {
 	echo "$w"
 }
 
-# freeze PID TID SECS [READY]: holds thread TID of PID stopped with ptrace (as a write hung on
-# a network file system would hold it) for SECS or until PID exits, creating the file READY
-# once it is stopped; prints "exited while frozen" or "still running after SECS s". Needs
-# ptrace of our own child (root, or Yama scope 0/1).
+# freeze PID TID SECS [READY [UNTIL THAWED]]: holds thread TID of PID stopped with ptrace (as a
+# write hung on a network file system would hold it) for SECS or until PID exits, creating the
+# file READY once it is stopped; with UNTIL, also only until the file UNTIL is not empty, and
+# creates THAWED once the thread runs again (so that a loaded machine's delays do not move the
+# end of the freeze against the program's own steps); prints "exited while frozen" or "still
+# running after SECS s" (or "released: UNTIL written"). Needs ptrace of our own child (root, or
+# Yama scope 0/1).
 freeze() {
-	$PY - "$1" "$2" "$3" "${4:-}" <<'PYEOF'
+	$PY - "$1" "$2" "$3" "${4:-}" "${5:-}" "${6:-}" <<'PYEOF'
 import ctypes, os, sys, time
 libc = ctypes.CDLL(None, use_errno=True)
 PTRACE_SEIZE, PTRACE_INTERRUPT, PTRACE_DETACH = 0x4206, 0x4207, 17
 pid, tid, secs = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
+until, thawed = sys.argv[5], sys.argv[6]
 if libc.ptrace(PTRACE_SEIZE, tid, 0, 0) != 0 or libc.ptrace(PTRACE_INTERRUPT, tid, 0, 0) != 0:
     print('ptrace failed: errno %d' % ctypes.get_errno())
     sys.exit(1)
 os.waitpid(tid, 0x40000000)  # __WALL: the stop
 if sys.argv[4]:
     open(sys.argv[4], 'w').close()
-t0 = time.time()
+t0, why = time.time(), None
 while time.time() - t0 < secs and os.path.exists('/proc/%d/task/%d' % (pid, pid)):
     with open('/proc/%d/stat' % pid) as f:
         if f.read().split(')')[-1].split()[0] == 'Z':
             break  # exited, not reaped yet
+    if until and os.path.exists(until) and os.path.getsize(until) > 0:
+        why = 'released: %s written' % until
+        break
     time.sleep(0.2)
-print('exited while frozen' if time.time() - t0 < secs else 'still running after %g s' % secs)
+print(why or ('exited while frozen' if time.time() - t0 < secs else 'still running after %g s' % secs))
 libc.ptrace(PTRACE_DETACH, tid, 0, 0)
+if thawed:
+    open(thawed, 'w').close()
 PYEOF
 }

@@ -170,14 +170,16 @@ if [ "$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo 0)" -le 1 ]; 
 fi
 
 # A call that needs a single-threaded process (unshare of a user namespace) while the writer
-# is stuck (frozen 11 s): after 10 s without progress the helpers are left running, one line
-# says the call will fail, and when the writer moves again it goes on: the 100,000 blocks the
-# program keeps afterwards are all in a complete trace.
+# is stuck (frozen until the call has returned, 30 s at most): after 10 s without progress the
+# helpers are left running, one line says the call will fail, and when the writer moves again
+# it goes on: the 100,000 blocks the program keeps once the writer runs again are all in a
+# complete trace. (A freeze of a fixed 11 s failed on a loaded machine: started late, it still
+# held the writer when the program's blocks came, and they were dropped.)
 if [ "$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo 0)" -le 1 ]; then
-	CUZKTRACE_RSS_MS=0 CUZKTRACE_OUT=$T/pausestuck.zst LD_PRELOAD=$LIB $P/pausestuck $T/frozen \
+	CUZKTRACE_RSS_MS=0 CUZKTRACE_OUT=$T/pausestuck.zst LD_PRELOAD=$LIB $P/pausestuck $T/frozen $T/thawed \
 		>$T/pausestuck.out 2>$T/pausestuck.err &
 	ps_pid=$!
-	freeze $ps_pid "$(writer_of $ps_pid)" 11 $T/frozen >$T/pausefreeze.out 2>&1
+	freeze $ps_pid "$(writer_of $ps_pid)" 30 $T/frozen $T/pausestuck.out $T/thawed >$T/pausefreeze.out 2>&1
 	wait $ps_pid
 	expect_eq "stuck writer during unshare: the program ends (status 0), one line about the call" \
 		"$?/$(grep -c 'made no progress for 10 s; a call that needs a single-threaded process will fail' $T/pausestuck.err)/$(head -1 $T/pausestuck.out)" \

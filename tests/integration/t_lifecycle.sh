@@ -417,6 +417,17 @@ for m in "exit" "fast"; do
 		"$(jget $T/sigexec.json truncated)/${se_end%% *}/$(jget $T/sigexec.json event_counts.free)" \
 		"false/exec/300000"
 done
+# the same while the exec hook copies the environment (100,000 variables: milliseconds, so
+# ticks come during it): a handler's _exit found the hook's guard raised and ended the process
+# with the trace cut at its last flush (5 runs of 5); signals are now held through the copy
+# and the final flush, and come before the exec, the trace complete
+se_ok=0
+for i in 1 2 3 4 5; do
+	CUZKTRACE_ZSTD_LEVEL=19 CUZKTRACE_FLUSH_MS=60000 traced_json sigexecenv $P/sigflush fast exec 100000 >/dev/null
+	[ "$(cat $T/sigexecenv.rc)/$(jget $T/sigexecenv.json truncated)/$(jget $T/sigexecenv.json end_reason)/$(jget $T/sigexecenv.json event_counts.free)" = 6/false/exec/300000 ] &&
+		se_ok=$((se_ok + 1))
+done
+expect_eq "signal ending the process (_exit) while the exec hook copies 100,000 environment variables: 5 of 5 status 6, complete, ended by exec, 300,000 frees" "$se_ok" 5
 # exit (not _exit) in a vfork child would run the parent's exit handlers, the tracer's
 # destructor among them, and mark the list done: the parent's return from main then ran none,
 # and its trace was cut short without a word. The child ends with _exit, with one line.

@@ -1,6 +1,7 @@
-/* pausestuck.c: once the file READY exists (the test has frozen the tracer's writer, for
- * 11 s), calls unshare(CLONE_NEWUSER), waits until 12.5 s after its start, then keeps 100,000
- * blocks of 100 bytes. Usage: pausestuck READY */
+/* pausestuck.c: once the file READY exists (the test has frozen the tracer's writer),
+ * calls unshare(CLONE_NEWUSER) and prints its outcome at once (the test holds the writer frozen
+ * until then), waits for the file THAWED (the writer runs again), then keeps 100,000 blocks of
+ * 100 bytes. Each wait ends after 30 s. Usage: pausestuck READY THAWED */
 #include <errno.h>
 #include <sched.h>
 #include <stdio.h>
@@ -20,15 +21,17 @@ static double now(void)
 
 int main(int argc, char **argv)
 {
-	if (argc < 2)
+	if (argc < 3)
 		return 2;
 	double t0 = now();
-	while (access(argv[1], F_OK) != 0 && now() - t0 < 10)
+	while (access(argv[1], F_OK) != 0 && now() - t0 < 30)
 		usleep(10000);
 	int rc = unshare(CLONE_NEWUSER);
 	printf("pausestuck: unshare: %s\n", rc ? strerror(errno) : "ok");
-	while (now() - t0 < 12.5)
-		usleep(100000);
+	fflush(stdout);
+	t0 = now();
+	while (access(argv[2], F_OK) != 0 && now() - t0 < 30)
+		usleep(10000);
 	for (int i = 0; i < 100000; i++)
 		keep[i] = malloc(100);
 	puts("pausestuck: done");

@@ -7,8 +7,11 @@
  * through the tracer's hook, which finishes the trace first). The tracer blocks signals during
  * its final flush, so the handler runs after it: status 6 and a complete trace (before: cut
  * short, without a word). sigflush MODE exec arms the timer, then execs /bin/true: the exec
- * hook's final flush, the same way (the handler, or the new image, ends the process). */
+ * hook's final flush, the same way (the handler, or the new image, ends the process);
+ * sigflush MODE exec N passes N more environment variables (V0=x ...) to execve, which makes
+ * the exec hook's copy of the environment take a few milliseconds: the ticks come during it. */
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
@@ -43,6 +46,24 @@ int main(int argc, char **argv)
 	}
 	if (argc > 2 && strcmp(argv[2], "exec") == 0) {
 		char *const av[] = {"true", NULL};
+		if (argc > 3) {
+			extern char **environ;
+			size_t n = strtoul(argv[3], NULL, 10), k = 0, used = 0;
+			while (environ[k])
+				k++;
+			char **env = malloc((k + n + 1) * sizeof(*env)), *buf = malloc(n * 16 + 1);
+			if (!env || !buf)
+				return 1;
+			memcpy(env, environ, k * sizeof(*env));
+			for (size_t i = 0; i < n; i++) {
+				env[k + i] = buf + used;
+				used += (size_t)sprintf(buf + used, "V%zu=x", i) + 1;
+			}
+			env[k + n] = NULL;
+			arm();
+			execve("/bin/true", av, env);
+			return 1;
+		}
 		arm();
 		execv("/bin/true", av);
 		return 1;
