@@ -563,12 +563,11 @@ void ckt_replay_runs_off(struct ckt_replay *r)
 static inline void ckt_replay_run_start(struct ckt_run *run, int64_t d, int b, uint64_t ts)
 {
 	*run = (struct ckt_run){ d, d, b, b, 0, 0, 0, 0, ts };
-	if (d > 0) {
+	if (d > 0)
 		run->added = (uint64_t)d;
-		if (b > 0) {
-			run->allocs = 1;
-			run->alloc_bytes = (uint64_t)d;
-		}
+	if (b > 0) { /* an allocation, of any size: malloc(0) is one too */
+		run->allocs = 1;
+		run->alloc_bytes = d > 0 ? (uint64_t)d : 0;
 	}
 	run->n = 1;
 }
@@ -581,12 +580,11 @@ static inline void ckt_replay_run_add(struct ckt_run *run, int64_t d, int b, uin
 	run->blocks += b;
 	if (run->blocks > run->blocks_rise)
 		run->blocks_rise = run->blocks;
-	if (d > 0) {
+	if (d > 0)
 		run->added += (uint64_t)d;
-		if (b > 0) {
-			run->allocs++;
-			run->alloc_bytes += (uint64_t)d;
-		}
+	if (b > 0) {
+		run->allocs++;
+		run->alloc_bytes += d > 0 ? (uint64_t)d : 0;
 	}
 	run->n++;
 	run->ts = ts;

@@ -191,8 +191,8 @@ struct ckt_run {
 			       * value before the run the bytes went, for a counter's own maximum */
 	int64_t blocks;       /* the sum of b */
 	int64_t blocks_rise;  /* the same for blocks */
-	uint64_t allocs;      /* changes with b > 0 and d > 0 */
-	uint64_t alloc_bytes; /* their d */
+	uint64_t allocs;      /* changes with b > 0 (allocations, zero-size ones too) */
+	uint64_t alloc_bytes; /* their d where positive */
 	uint64_t added;       /* d of every change with d > 0 */
 	uint64_t n;           /* changes */
 	uint64_t ts;          /* of the last change */

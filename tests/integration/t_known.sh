@@ -72,7 +72,8 @@ expect_eq "known: peak RSS is positive" "$(($(jget $T/known.json peak_rss.bytes)
 
 # Every allocation entry point, each from a function of its own with a size of its own, kept
 # to the end (tests/progs/allfns.c): each site holds exactly its request (pvalloc's too, not
-# the pages glibc rounds it to; mmap64 as mmap), and nothing else is live.
+# the pages glibc rounds it to; mmap64 as mmap), and nothing else is live. Three malloc(0)
+# blocks count as three allocations of 0 bytes (they counted as none).
 CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/allfns.zst traced allfns $P/allfns
 $REPORT --json --sites-csv $T/allfns.csv $T/allfns.zst >$T/allfns.json 2>$T/allfns.rerr
 expect_eq "every entry point: site, bytes live at the peak heap, allocated, allocations" \
@@ -82,10 +83,10 @@ rows = {r["site"].split(" (")[0]: r for r in csv.DictReader(open(sys.argv[1]))}
 print(" ".join("%s:%s:%s:%s" % (f, rows[f]["bytes_at_peak_heap"], rows[f]["allocated_bytes"], rows[f]["allocations"])
                for f in sorted(rows)))
 PYEOF
-)" "f_aligned_alloc:1280:1280:1 f_calloc:1001:1001:1 f_malloc:1001:1001:1 f_memalign:1011:1011:1 f_mmap:0:3145728:1 f_mmap64:0:2097152:1 f_posix_memalign:1009:1009:1 f_pvalloc:100000:100000:1 f_realloc_grow:1007:1007:1 f_realloc_null:1003:1003:1 f_reallocarray:1005:1005:1 f_valloc:1013:1013:1 main:0:100:1"
-expect_eq "every entry point: live at exit (heap: the ten blocks; mmap: 3 MiB less the 1 MiB hole, and 2 MiB), peak mmap, reader silent" \
+)" "f_aligned_alloc:1280:1280:1 f_calloc:1001:1001:1 f_malloc:1001:1001:1 f_malloc0:0:0:3 f_memalign:1011:1011:1 f_mmap:0:3145728:1 f_mmap64:0:2097152:1 f_posix_memalign:1009:1009:1 f_pvalloc:100000:100000:1 f_realloc_grow:1007:1007:1 f_realloc_null:1003:1003:1 f_reallocarray:1005:1005:1 f_valloc:1013:1013:1 main:0:100:1"
+expect_eq "every entry point: live at exit (heap: the thirteen blocks; mmap: 3 MiB less the 1 MiB hole, and 2 MiB), peak mmap, reader silent" \
 	"$(jget $T/allfns.json live_at_exit.heap_bytes)/$(jget $T/allfns.json live_at_exit.heap_blocks)/$(jget $T/allfns.json live_at_exit.mmap_bytes)/$(jget $T/allfns.json peak_mmap.bytes)/$(cat $T/allfns.rerr)" \
-	"109330/10/4194304/4194304/"
+	"109330/13/4194304/4194304/"
 
 # The exit line's heap counts what the allocator set aside (usable sizes, read from the blocks
 # by the hooks), in exact mode with no table of live blocks in the writer; the report counts

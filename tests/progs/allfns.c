@@ -3,17 +3,23 @@
  * (1001 too, zeroed), realloc(NULL, 1003), reallocarray(NULL, 3, 335) (1005), realloc of a
  * 100-byte block to 1007, posix_memalign 64 / 1009, aligned_alloc 256 / 1280, memalign 128 /
  * 1011, valloc 1013, pvalloc 100000 (glibc sets aside whole pages; the request is what counts),
- * mmap of 3 MiB and mmap64 of 2 MiB, anonymous, then munmap of the middle 1 MiB of the first.
+ * mmap of 3 MiB and mmap64 of 2 MiB, anonymous, then munmap of the middle 1 MiB of the first;
+ * and three malloc(0) blocks (allocations of 0 bytes: counted, and holding nothing).
  * Sizes are printed by nothing: the test reads them from the report, one site per function. */
 #include <malloc.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
-static void *volatile keep[16];
+static void *volatile keep[16], *volatile zero[3];
 
 #define NOINL __attribute__((noinline))
 NOINL static void f_malloc(void) { keep[0] = malloc(1001); }
+NOINL static void f_malloc0(void)
+{
+	for (int i = 0; i < 3; i++)
+		zero[i] = malloc(0);
+}
 NOINL static void f_calloc(void) { keep[1] = calloc(7, 143); }
 NOINL static void f_realloc_null(void) { keep[2] = realloc(NULL, 1003); }
 NOINL static void f_reallocarray(void) { keep[3] = reallocarray(NULL, 3, 335); }
@@ -58,5 +64,6 @@ int main(void)
 	f_pvalloc();
 	f_mmap();
 	f_mmap64();
+	f_malloc0();
 	return 0;
 }
