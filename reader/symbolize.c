@@ -610,16 +610,35 @@ static void ckt_sym_set_name(struct ckt_sym *s, struct ckt_sym_frame *f, const c
 	f->func = f->name = ckt_sym_intern0(s, raw);
 }
 
-static const char *ckt_sym_die_name(Dwarf_Die *d)
+/* A DIE's linkage name, else its plain name (*plain set). */
+static const char *ckt_sym_die_name(Dwarf_Die *d, bool *plain)
 {
 	Dwarf_Attribute a;
 	const char *n = NULL;
+	*plain = false;
 	/* dwarf_attr_integrate follows DW_AT_abstract_origin and DW_AT_specification */
 	if (dwarf_attr_integrate(d, DW_AT_linkage_name, &a) || dwarf_attr_integrate(d, DW_AT_MIPS_linkage_name, &a))
 		n = dwarf_formstring(&a);
-	if (!n && dwarf_attr_integrate(d, DW_AT_name, &a))
+	if (!n && dwarf_attr_integrate(d, DW_AT_name, &a)) {
 		n = dwarf_formstring(&a);
+		*plain = true;
+	}
 	return n;
+}
+
+/* Whether symbol (a linkage name, or a C name) names the function DWARF calls plain: the
+ * same name, or one that ends in "::" plain once demangled without parameters. */
+static bool ckt_sym_names_agree(const char *symbol, const char *plain)
+{
+	char *dm = NULL;
+	if (symbol[0] == '_' && (symbol[1] == 'Z' || symbol[1] == 'R'))
+		dm = cplus_demangle(symbol, DMGL_ANSI | DMGL_AUTO);
+	const char *n = dm ? dm : symbol;
+	size_t ln = strlen(n), lp = strlen(plain);
+	bool same = strcmp(n, plain) == 0 ||
+		    (ln > lp + 2 && strcmp(n + ln - lp, plain) == 0 && memcmp(n + ln - lp - 2, "::", 2) == 0);
+	free(dm);
+	return same;
 }
 
 /* ---- lookup ---- */
@@ -810,6 +829,23 @@ static int ckt_sym_nest_cu(struct ckt_sym_module *m, Dwarf_Die *cu, Dwarf_Addr p
 	return ckt_sym_nest(&path[0], pc, path, 1);
 }
 
+static int ckt_sym_table_load(struct ckt_sym_module *m);
+static const char *ckt_sym_symbol_at(const struct ckt_sym_table *t, uint64_t a);
+
+/* C's names are whole already (no namespaces): its units need no symbol table for them */
+static bool ckt_sym_lang_c(Dwarf_Die *cu)
+{
+	switch (dwarf_srclang(cu)) {
+	case DW_LANG_C89:
+	case DW_LANG_C:
+	case DW_LANG_C99:
+	case DW_LANG_C11:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* Expands the inline chain at a (= pc - 1): the innermost function gets the line of a; each
  * outer one gets the call site (DW_AT_call_file/line) of the function inlined into it.
  * Returns the number of frames pushed (0: no function DIE holds a), or CKT_ENOMEM. */
@@ -836,7 +872,34 @@ static int ckt_sym_dwarf(struct ckt_sym *s, struct ckt_sym_module *m, uint64_t a
 		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
 			continue;
 		struct ckt_sym_frame f = *tmpl;
-		ckt_sym_set_name(s, &f, ckt_sym_die_name(&path[i]));
+		char *own = NULL;
+		bool plain;
+		const char *name = ckt_sym_die_name(&path[i], &plain);
+		/* No linkage name: C++ functions of internal linkage (an anonymous namespace,
+		 * static) and every function of Rust's debuginfo=line-tables-only carry only
+		 * their last name ("fill", "new"), so distinct functions merged in --diff and
+		 * escaped --phase-rule patterns. The function itself (not an inlined one) has
+		 * its full name in the symbol table: taken when it agrees. */
+		if (plain && name && tag == DW_TAG_subprogram && !ckt_sym_lang_c(cu)) {
+			if (!m->tab.loaded && ckt_sym_table_load(m) < 0) {
+				free(path);
+				return CKT_ENOMEM;
+			}
+			const char *sym = ckt_sym_symbol_at(&m->tab, a);
+			/* without the suffix of a compiler's copy (fill.constprop.0, .isra.0,
+			 * .part.0, .cold): DWARF's linkage names have none either, and no mangled
+			 * name holds a '.' */
+			const char *dot = sym && sym[0] == '_' && (sym[1] == 'Z' || sym[1] == 'R') ? strchr(sym, '.') : NULL;
+			if (dot && !(sym = own = strndup(sym, (size_t)(dot - sym)))) {
+				free(path);
+				return CKT_ENOMEM;
+			}
+			if (sym && ckt_sym_names_agree(sym, name))
+				name = sym;
+		}
+		ckt_sym_set_name(s, &f, name);
+		free(own);
+		own = NULL;
 		f.file = ckt_sym_intern0(s, file);
 		f.line = line > 0 ? (unsigned)line : 0;
 		f.inlined = tag == DW_TAG_inlined_subroutine;
