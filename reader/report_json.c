@@ -379,8 +379,8 @@ static void ckt_report_json_cuda(struct ckt_json *j, const struct ckt_replay_sta
 }
 
 /* sites_at_peak (peak RSS), sites_at_peak_heap and sites_at_peak_gpu: [{bytes, count, site,
- * frames}], largest first, as many as --top; frames are the largest stack of the site,
- * innermost first. */
+ * frames, stacks, callers_bytes}], largest first, as many as --top; frames are the stack shown
+ * (the heaviest branch of callers), innermost first. */
 static void ckt_report_json_sites(struct ckt_json *j, const char *key, const struct ckt_sites *s,
 				  enum ckt_moment m)
 {
@@ -399,6 +399,11 @@ static void ckt_report_json_sites(struct ckt_json *j, const char *key, const str
 				fputs(", ", j->f);
 			ckt_report_json_str(j, e.frames[k], strlen(e.frames[k]));
 		}
+		fputc(']', j->f);
+		ckt_report_json_u64(j, "stacks", e.stacks);
+		ckt_report_json_key(j, "callers_bytes");
+		for (size_t k = 0; k < CKT_SITES_CALLERS; k++)
+			fprintf(j->f, "%s%" PRIu64, k ? ", " : "[", e.callers_bytes[k]);
 		fputc(']', j->f);
 		ckt_report_json_close(j);
 	}

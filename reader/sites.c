@@ -36,7 +36,7 @@ static const enum ckt_moment ckt_sites_moment[K_COUNT] = { CKT_AT_PEAK_HEAP, CKT
 static const int ckt_sites_tbytes[K_COUNT] = { T_HEAP, T_RSS, T_GPU };
 
 #define CKT_SITES_NOFRAMES UINT32_MAX /* no STACK record (yet) */
-#define CKT_SITES_SHORT 3             /* callers shown under a site in the text report */
+#define CKT_SITES_SHORT CKT_SITES_CALLERS
 
 struct ckt_sites_stack {
 	uint64_t id;
@@ -55,7 +55,9 @@ struct ckt_sites_site {
 	int64_t run, max;       /* live "rss" bytes now and at most (own_peaks only) */
 	uint64_t at[K_COUNT], n_at[K_COUNT]; /* n_at, allocs: in CKT_SITES_ONE units */
 	int64_t best[K_COUNT];  /* the largest contribution of one stack at each moment... */
-	size_t best_stack[K_COUNT]; /* ...and that stack */
+	size_t best_stack[K_COUNT]; /* ...and that stack, then the one shown (ckt_sites_paths) */
+	uint64_t path_bytes[K_COUNT][CKT_SITES_SHORT]; /* bytes through each caller shown */
+	uint64_t n_stacks[K_COUNT];   /* stacks holding bytes of the site at each moment */
 	uint64_t allocs, alloc_bytes;
 	uint64_t most_alloc;    /* the stack that allocated the most bytes, for the CSV */
 	size_t most_stack;
@@ -612,6 +614,111 @@ static uint64_t ckt_sites_pos(int64_t v)
 	return v > 0 ? (uint64_t)v : 0;
 }
 
+/* ---- the call path shown for a site ----
+ * A site (a function and line) is often reached through several call stacks. The one shown,
+ * in the text report, the JSON's frames and the CSV's stack column, is chosen caller by caller
+ * as a bottom-up tree would show its heaviest branch: of the site's stacks holding bytes at
+ * the moment, the caller holding the most bytes, then among those the caller's caller holding
+ * the most, for the CKT_SITES_SHORT callers the text shows; then the largest stack left. The
+ * largest single stack instead could show a path that holds the least: one 2 MiB stack
+ * through f2 was shown for a site whose other 3 MiB came through f1 from three call lines
+ * (three stacks of 1 MiB). Ties go to the stack seen first, so the output is the same at every
+ * run. */
+struct ckt_sites_pick {
+	size_t site, stack;
+	int64_t v;
+	const char *frame; /* the caller compared at the current level (NULL: none) */
+};
+
+static int ckt_sites_cmp_pick_site(const void *pa, const void *pb)
+{
+	const struct ckt_sites_pick *a = pa, *b = pb;
+	if (a->site != b->site)
+		return a->site < b->site ? -1 : 1;
+	return a->stack < b->stack ? -1 : a->stack > b->stack;
+}
+
+static int ckt_sites_cmp_pick_frame(const void *pa, const void *pb)
+{
+	const struct ckt_sites_pick *a = pa, *b = pb;
+	if (a->frame != b->frame)
+		return (uintptr_t)a->frame < (uintptr_t)b->frame ? -1 : 1;
+	return a->stack < b->stack ? -1 : a->stack > b->stack;
+}
+
+/* The heaviest branch among c[0..n), all stacks of one site: moves it to the front and returns
+ * its length; bytes[l] gets the bytes through its caller l + 1 (0 past the stacks' end). */
+static size_t ckt_sites_branch(const struct ckt_sites *s, struct ckt_sites_pick *c, size_t n,
+			       uint64_t bytes[CKT_SITES_SHORT])
+{
+	for (unsigned lvl = 1; lvl <= CKT_SITES_SHORT; lvl++) {
+		for (size_t i = 0; i < n; i++) {
+			const struct ckt_sites_stack *st = &s->stacks[c[i].stack];
+			size_t f = st->site_frame + lvl;
+			c[i].frame = f < st->nsym ? st->sym[f] : NULL;
+		}
+		qsort(c, n, sizeof(*c), ckt_sites_cmp_pick_frame);
+		size_t best = 0, best_n = 0, first = SIZE_MAX;
+		int64_t best_v = -1;
+		for (size_t g = 0; g < n;) {
+			size_t e = g, low = SIZE_MAX;
+			int64_t sum = 0;
+			for (; e < n && c[e].frame == c[g].frame; e++) {
+				sum = sum > INT64_MAX - c[e].v ? INT64_MAX : sum + c[e].v;
+				if (c[e].stack < low)
+					low = c[e].stack;
+			}
+			if (sum > best_v || (sum == best_v && low < first)) {
+				best = g;
+				best_n = e - g;
+				best_v = sum;
+				first = low;
+			}
+			g = e;
+		}
+		memmove(c, c + best, best_n * sizeof(*c));
+		n = best_n;
+		bytes[lvl - 1] = c[0].frame ? (uint64_t)best_v : 0;
+	}
+	return n;
+}
+
+static int ckt_sites_paths(struct ckt_sites *s)
+{
+	struct ckt_sites_pick *p = malloc((s->n_stacks ? s->n_stacks : 1) * sizeof(*p));
+	if (!p)
+		return CKT_ENOMEM;
+	for (int k = 0; k < K_COUNT; k++) {
+		size_t n = 0;
+		for (size_t i = 0; i < s->n_stacks; i++) {
+			if (s->stacks[i].site < 0)
+				continue;
+			int64_t v = ckt_tracked_at(&s->stacks[i].t[ckt_sites_tbytes[k]], s->epochs, ckt_sites_moment[k]);
+			if (v > 0)
+				p[n++] = (struct ckt_sites_pick){ (size_t)s->stacks[i].site, i, v, NULL };
+		}
+		qsort(p, n, sizeof(*p), ckt_sites_cmp_pick_site);
+		for (size_t g = 0; g < n;) {
+			size_t e = g;
+			while (e < n && p[e].site == p[g].site)
+				e++;
+			struct ckt_sites_site *site = &s->sites[p[g].site];
+			site->n_stacks[k] = e - g;
+			size_t m = ckt_sites_branch(s, p + g, e - g, site->path_bytes[k]);
+			size_t pick = 0;
+			for (size_t i = 0; i < m; i++) {
+				if (p[g + i].v > p[g + pick].v ||
+				    (p[g + i].v == p[g + pick].v && p[g + i].stack < p[g + pick].stack))
+					pick = i;
+			}
+			site->best_stack[k] = p[g + pick].stack;
+			g = e;
+		}
+	}
+	free(p);
+	return 0;
+}
+
 int ckt_sites_finish(struct ckt_sites *s, const struct ckt_replay_stats *st, unsigned top)
 {
 	if (s->err)
@@ -662,6 +769,8 @@ int ckt_sites_finish(struct ckt_sites *s, const struct ckt_replay_stats *st, uns
 			site->max = sk->t[T_RSS].max;
 	}
 
+	if (ckt_sites_paths(s) < 0)
+		return CKT_ENOMEM;
 	ckt_sites_sorting = s;
 	for (int k = 0; k < K_COUNT; k++) {
 		s->order[k] = malloc((s->n_sites ? s->n_sites : 1) * sizeof(size_t));
@@ -709,6 +818,8 @@ bool ckt_sites_top(const struct ckt_sites *s, enum ckt_moment m, size_t i, struc
 	e->frames = st->sym;
 	e->nframes = st->nsym;
 	e->site_frame = st->site_frame;
+	e->stacks = site->n_stacks[k];
+	memcpy(e->callers_bytes, site->path_bytes[k], sizeof(e->callers_bytes));
 	return true;
 }
 
@@ -744,11 +855,18 @@ static void ckt_sites_text_moment(FILE *out, const struct ckt_sites *s, int k, c
 		fputs("      ", out);
 		ckt_sites_put(out, e.site, false);
 		fputc('\n', out);
+		/* several stacks: what goes through each caller shown, as a bottom-up tree's
+		 * heaviest branch would say */
 		for (size_t j = e.site_frame + 1; j < e.nframes && j <= e.site_frame + CKT_SITES_SHORT; j++) {
 			fputs("      <- ", out);
 			ckt_sites_put(out, e.frames[j], false);
+			if (e.stacks > 1)
+				fprintf(out, "  [%s]", ckt_util_fmt_bytes(h, sizeof(h), e.callers_bytes[j - e.site_frame - 1]));
 			fputc('\n', out);
 		}
+		if (e.stacks > 1)
+			fprintf(out, "      (%" PRIu64 " call stacks in all; [bytes] through each caller; --folded has every stack)\n",
+				e.stacks);
 	}
 	fputc('\n', out);
 }

@@ -50,13 +50,20 @@ const char *ckt_sites_warning(const struct ckt_sites *s, size_t i);
 
 /* ---- results (after ckt_sites_finish, valid until ckt_sites_free) ---- */
 
+/* callers shown under a site in the text report, with their bytes when it has several stacks */
+#define CKT_SITES_CALLERS 3
+
 struct ckt_sites_entry {
 	uint64_t bytes;             /* live at the moment */
 	uint64_t count;             /* live blocks (allocations, mappings) then */
 	const char *site;           /* "function (file:line)" */
-	const char *const *frames;  /* the stack holding most of those bytes, innermost first */
+	const char *const *frames;  /* the stack shown, innermost first: of the heaviest branch of
+				     * callers (sites.c, ckt_sites_paths) */
 	size_t nframes;
 	size_t site_frame;          /* index of the site in frames */
+	uint64_t stacks;            /* call stacks holding the site's bytes then */
+	uint64_t callers_bytes[CKT_SITES_CALLERS]; /* bytes through each of the callers after
+						    * the site in frames (0 past their end) */
 };
 
 /* The i-th largest site at the (final) peak of moment m (CKT_AT_PEAK_HEAP, _RSS or _GPU),

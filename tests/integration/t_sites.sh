@@ -156,6 +156,29 @@ $REPORT --json --phase-rule 'witness=*Witness::fill*' $T/sn.zst >$T/snr.json 2>/
 expect_eq "sites: a --phase-rule on Witness::fill takes its 1,000,000 bytes" \
 	"$($PY -c 'import json,sys; d=json.load(open(sys.argv[1])); print([p["at_peak_heap_bytes"] for p in d["phases"] if p["name"] == "witness"])' $T/snr.json)" "[1000000]"
 
+# One site through several call stacks (tests/sites/sites_paths.c): the stack shown follows the
+# callers holding the most (f1's 3,000,000 bytes from three lines of main, not f2's single
+# stack of 2,000,000, which was shown before), with the bytes through each caller
+P_H=$(line_of $SRC/sites_paths.c SITE:paths_helper)
+P_F1=$(line_of $SRC/sites_paths.c SITE:paths_f1)
+P_M1=$(line_of $SRC/sites_paths.c SITE:paths_main1)
+CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/spaths.zst traced spaths $S/sites_paths
+$REPORT --json --sites-csv $T/spaths.csv $T/spaths.zst >$T/spaths.json 2>/dev/null
+expect_eq "sites: a site of several stacks shows the heaviest callers (JSON: frames, stacks, bytes through each caller)" \
+	"$($PY -c '
+import json, re, sys
+e = json.load(open(sys.argv[1]))["sites_at_peak_heap"][0]
+strip = lambda f: re.sub(r" \(.*/", " (", f)
+print(e["bytes"], e["count"], " <- ".join(strip(f) for f in e["frames"][:3]), e["stacks"], e["callers_bytes"])' $T/spaths.json)" \
+	"5000000 4 helper (sites_paths.c:$P_H) <- f1 (sites_paths.c:$P_F1) <- main (sites_paths.c:$P_M1) 4 [3000000, 1000000, 1000000]"
+expect_eq "sites: the text report gives the bytes through each caller and the number of stacks" \
+	"$($REPORT $T/spaths.zst 2>/dev/null | sed -n '/^top sites at peak heap/,/^$/p' | sed -n '4,5p;7p' | sed 's/ (.*\/\([^/]*:[0-9]*)\)/ (\1/')" \
+	"      <- f1 (sites_paths.c:$P_F1)  [2.86 MiB]
+      <- main (sites_paths.c:$P_M1)  [977 KiB]
+      (4 call stacks in all; [bytes] through each caller; --folded has every stack)"
+expect_match "sites: the sites CSV's stack is the same one" "$(grep '^"helper ' $T/spaths.csv)" \
+	"\"helper \(.*sites_paths\.c:$P_H\) <- f1 \(.*sites_paths\.c:$P_F1\) <- main \(.*sites_paths\.c:$P_M1\) <- "
+
 # a library loaded by a relative path is named absolutely in the module map, so the reader
 # (run from elsewhere) still symbolizes it
 (cd $S/.. && CUZKTRACE_OUT=$T/screl.zst LD_PRELOAD=$LIB sites/sites_c ./sites/libsites_lib.so >/dev/null 2>&1)

@@ -5,7 +5,7 @@ SITES_T := $(B)/sites
 SITES_CFLAGS := -O2 -g -fomit-frame-pointer -Wall
 SITES_RUSTC := $(shell command -v rustc 2>/dev/null)
 SITES_PROGS := $(SITES_T)/sites_c $(SITES_T)/libsites_lib.so $(SITES_T)/sites_cxx $(SITES_T)/sites_gap \
-	$(SITES_T)/sites_names $(SITES_T)/sites_names_v2 \
+	$(SITES_T)/sites_names $(SITES_T)/sites_names_v2 $(SITES_T)/sites_paths \
 	$(SITES_T)/sites_dl $(SITES_T)/libsites_dla.so $(SITES_T)/libsites_dlb.so
 ifneq ($(SITES_RUSTC),)
 SITES_PROGS += $(SITES_T)/sites_rs $(SITES_T)/sites_rs_lt
@@ -32,6 +32,10 @@ $(SITES_T)/sites_c: tests/sites/sites_c.c
 $(SITES_T)/sites_cxx: tests/sites/sites_cxx.cc
 	@mkdir -p $(dir $@)
 	$(call msg,CXX,$@)$(CXX) -std=c++17 $(SITES_CFLAGS) -o $@ $<
+
+$(SITES_T)/sites_paths: tests/sites/sites_paths.c
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$@)$(CC) -std=gnu11 $(SITES_CFLAGS) -o $@ $<
 
 $(SITES_T)/sites_names: tests/sites/sites_names.cc
 	@mkdir -p $(dir $@)
