@@ -295,13 +295,19 @@ const struct ckt_header *ckt_decode_header(const struct ckt_decoder *d)
 	return &d->hdr;
 }
 
-const char *ckt_decode_header_get(const struct ckt_decoder *d, const char *key)
+const struct ckt_header_kv *ckt_decode_header_kv(const struct ckt_decoder *d, const char *key)
 {
 	size_t len = strlen(key);
 	for (size_t i = 0; i < d->hdr.n_kv; i++)
 		if (d->hdr.kv[i].key_len == len && memcmp(d->hdr.kv[i].key, key, len) == 0)
-			return d->hdr.kv[i].value;
+			return &d->hdr.kv[i];
 	return NULL;
+}
+
+const char *ckt_decode_header_get(const struct ckt_decoder *d, const char *key)
+{
+	const struct ckt_header_kv *kv = ckt_decode_header_kv(d, key);
+	return kv ? kv->value : NULL;
 }
 
 const struct ckt_header_kv *ckt_decode_args(const struct ckt_decoder *d, char *sep)

@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -190,6 +191,25 @@ static char *ckt_diff_devices(struct ckt_diff_rows *r, const struct ckt_report *
  * folds its own names (worker-0 alone stays worker-0, beside worker-1 it is worker-*): here a
  * name's trailing digits always fold, so a pool of 1 thread and one of 4 match. Returns the
  * buffer holding the folded names (freed by the caller), NULL when out of memory. */
+/* The name the traced program's own threads carry (its main thread's, and any thread it did
+ * not name): the kernel's copy of the executable's file name, 15 bytes at most. *len = 0 when
+ * the trace does not say. */
+static const char *ckt_diff_comm(const struct ckt_report *rep, size_t *len)
+{
+	const struct ckt_header_kv *exe = ckt_decode_header_kv(rep->dec, "exe");
+	*len = 0;
+	if (!exe)
+		return NULL;
+	const char *base = exe->value;
+	for (size_t i = 0; i < exe->value_len; i++)
+		if (exe->value[i] == '/')
+			base = exe->value + i + 1;
+	*len = (size_t)(exe->value + exe->value_len - base);
+	if (*len > 15)
+		*len = 15;
+	return base;
+}
+
 static char *ckt_diff_groups(struct ckt_diff_rows *r, const struct ckt_report *const rep[2], enum ckt_moment m)
 {
 	const struct ckt_phases_group *g[2];
@@ -204,19 +224,24 @@ static char *ckt_diff_groups(struct ckt_diff_rows *r, const struct ckt_report *c
 		r->err = ENOMEM;
 		return NULL;
 	}
-	for (int side = 0; side < 2; side++)
+	for (int side = 0; side < 2; side++) {
+		size_t clen;
+		const char *comm = ckt_diff_comm(rep[side], &clen);
 		for (size_t i = 0; i < n[side]; i++) {
 			uint64_t b = m == CKT_AT_PEAK_HEAP ? g[side][i].at_peak_heap : g[side][i].at_peak_rss;
 			const char *name = g[side][i].name;
 			size_t len = strlen(name), stem = ckt_phases_stem(name);
 			char *key = buf + used;
 			memcpy(key, name, len + 1);
-			if (stem < len) /* digits alone stay as they are */
+			/* digits alone stay as they are, and so does the program's own name (prover2
+			 * is no pool of provers) */
+			if (stem < len && !(clen && len == clen && memcmp(name, comm, clen) == 0))
 				strcpy(key + stem, "*");
 			used += strlen(key) + 1;
 			if (b)
 				ckt_diff_add(r, key, strlen(key), side, b);
 		}
+	}
 	ckt_diff_merge(r);
 	return buf;
 }
@@ -384,12 +409,13 @@ int ckt_report_diff_text(FILE *out, const struct ckt_report *base, const struct 
 	free(dev_names);
 	ckt_util_fmt_secs(b, sizeof(b), base->st->duration_ns, 3);
 	ckt_util_fmt_secs(t, sizeof(t), cur->st->duration_ns, 3);
-	if (base->st->duration_ns)
-		snprintf(c, sizeof(c), "%+.3f s (%+.1f%%)",
-			 ((double)cur->st->duration_ns - (double)base->st->duration_ns) / 1e9,
+	if (base->st->duration_ns) {
+		double d = ((double)cur->st->duration_ns - (double)base->st->duration_ns) / 1e9;
+		/* microseconds when milliseconds would round to 0 ("-0.000 s (-2.8%)") */
+		snprintf(c, sizeof(c), "%+.*f s (%+.1f%%)", d != 0 && fabs(d) < 0.0005 ? 6 : 3, d,
 			 100.0 * ((double)cur->st->duration_ns - (double)base->st->duration_ns) /
 				 (double)base->st->duration_ns);
-	else
+	} else
 		snprintf(c, sizeof(c), "-");
 	fprintf(out, "%-20s %10s s %10s s  %s\n", "duration", b, t, c);
 	fprintf(out, "%-20s %12" PRIu64 " %12" PRIu64 "\n", "events", base->st->events, cur->st->events);

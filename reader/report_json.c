@@ -128,14 +128,12 @@ static void ckt_report_json_bool(struct ckt_json *j, const char *key, int v)
 static void ckt_report_json_hdr_str(struct ckt_json *j, const char *key, const struct ckt_decoder *d,
 			     const char *hkey)
 {
-	const struct ckt_header *h = ckt_decode_header(d);
+	const struct ckt_header_kv *kv = ckt_decode_header_kv(d, hkey);
 	ckt_report_json_key(j, key);
-	for (size_t i = 0; i < h->n_kv; i++)
-		if (strcmp(h->kv[i].key, hkey) == 0 && h->kv[i].key_len == strlen(hkey)) {
-			ckt_report_json_str(j, h->kv[i].value, h->kv[i].value_len);
-			return;
-		}
-	fputs("null", j->f);
+	if (kv)
+		ckt_report_json_str(j, kv->value, kv->value_len);
+	else
+		fputs("null", j->f);
 }
 
 /* A header value that should be a decimal integer; null when absent or not a number. */

@@ -10,16 +10,6 @@
 
 #define CKT_REPORT_TEXT_COL "%-22s"
 
-static const struct ckt_header_kv *ckt_report_text_kv(const struct ckt_decoder *d, const char *key)
-{
-	const struct ckt_header *h = ckt_decode_header(d);
-	size_t len = strlen(key);
-	for (size_t i = 0; i < h->n_kv; i++)
-		if (h->kv[i].key_len == len && memcmp(h->kv[i].key, key, len) == 0)
-			return &h->kv[i];
-	return NULL;
-}
-
 /* argv as a shell-like line: arguments joined by spaces, quoted when they hold a space or
  * a quote, so the line can be read back unambiguously. */
 static void ckt_report_text_argv(FILE *out, const struct ckt_header_kv *kv, char sep)
@@ -81,9 +71,9 @@ static const char *ckt_report_text_end_reason(uint64_t reason)
 
 static void ckt_report_text_program(FILE *out, const struct ckt_report *rep)
 {
-	const struct ckt_header_kv *exe = ckt_report_text_kv(rep->dec, "exe");
-	const struct ckt_header_kv *pid = ckt_report_text_kv(rep->dec, "pid");
-	const struct ckt_header_kv *host = ckt_report_text_kv(rep->dec, "hostname");
+	const struct ckt_header_kv *exe = ckt_decode_header_kv(rep->dec, "exe");
+	const struct ckt_header_kv *pid = ckt_decode_header_kv(rep->dec, "pid");
+	const struct ckt_header_kv *host = ckt_decode_header_kv(rep->dec, "hostname");
 	char sep;
 	const struct ckt_header_kv *argv = ckt_decode_args(rep->dec, &sep);
 

@@ -453,7 +453,7 @@ $REPORT --diff $T/dbase.zst $T/dcur.zst --top 1 >$T/diff.txt 2>$T/difft.err
 expect_eq "diff text: exit 0, silent" "$?/$(cat $T/difft.err)" "0/"
 expect_eq "diff text: header" "$(head -1 $T/diff.txt)" "cuzktrace diff: $T/dcur.zst (trace) against $T/dbase.zst (base)"
 expect_match "diff text: the peak heap row, with when each was reached" "$(cat $T/diff.txt)" $'\npeak heap +47\\.7 MiB +59\\.1 MiB  \\+11\\.4 MiB \\(\\+24\\.0%\\) +[0-9]+\\.[0-9]{3} / [0-9]+\\.[0-9]{3}\n'
-expect_match "diff text: duration with its change, events" "$(cat $T/diff.txt)" $'\nduration +[0-9.]+ s +[0-9.]+ s  [-+][0-9]+\\.[0-9]{3} s \\([-+][0-9.]+%\\)\nevents +5 +7\n'
+expect_match "diff text: duration with its change, events" "$(cat $T/diff.txt)" $'\nduration +[0-9.]+ s +[0-9.]+ s  [-+][0-9]+\\.([0-9]{3}|000[0-9]{3}) s \\([-+][0-9.]+%\\)\nevents +5 +7\n'
 expect_match "diff text: --top 1 shows the function that changed most" "$(cat $T/diff.txt)" \
 	$'live bytes by function at peak heap \\(2 of 4 changed; the first 1 shown\\)\n  change +base +trace  function\n  \\+6\\.68 MiB +0 B +6\\.68 MiB  extra_cache$'
 expect_match "diff text: every phase, unchanged ones after" "$(cat $T/diff.txt)" \
@@ -505,6 +505,12 @@ $REPORT --by thread --diff $T/dbase.zst $T/dcur.zst >$T/dthr.txt 2>/dev/null
 expect_eq "diff --by thread: the thread group at the peak heap, no key without it" \
 	"$(diff_rows $T/dthr.json by_thread.peak_heap thread) / $(jget $T/diff.json by_thread)" "diffprog 50001000 62001000 12000000 / null"
 expect_match "diff --by thread text" "$(cat $T/dthr.txt)" $'\nlive bytes by thread group at peak heap \\(1 of 1 changed\\)\n.*\\+11\\.4 MiB \\(\\+24\\.0%\\) +47\\.7 MiB +59\\.1 MiB  diffprog$'
+# a program whose name ends in digits: its own thread keeps its name (it read "diffprog*")
+cp $P/diffprog $T/diffprog2
+CUZKTRACE_RSS_MS=0 traced_json dcur2 $T/diffprog2 30000000 25000000 7000000 moved >/dev/null
+$REPORT --json --by thread --diff $T/dbase.zst $T/dcur2.zst >$T/dthr2.json 2>/dev/null
+expect_eq "diff --by thread: the program's own name is not folded (diffprog2 is no pool)" \
+	"$(diff_rows $T/dthr2.json by_thread.peak_heap thread)" "diffprog2 0 62001000 62001000 / diffprog 50001000 0 -50001000"
 # one trace with RSS samples and one without: no rows at the peak RSS (the side without would
 # read as 0 B), null in the JSON; an exact trace against a default-mode one: one warning
 $REPORT --json --diff $T/dbase.zst $T/drss2.zst >$T/dmix.json 2>/dev/null
