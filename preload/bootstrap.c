@@ -196,12 +196,7 @@ __attribute__((constructor(101))) static void ckt_init(void)
 	errno = saved_errno;
 }
 
-/* The last flush (the default mode's running totals, then the END record), for exit (fast:
- * without joining the writer, see below) or exec. Signals wait until the trace is finished: a
- * handler that ends the process (exit or _exit, which pass through with the guard raised) cut
- * the final flush short, without a word (tests/progs/sigflush.c); the caller's mask is back
- * afterwards, for the program's remaining exit handlers or the exec's new image, and a pending
- * signal is delivered then. The caller has raised the guard. */
+/* see ckt.h */
 void ckt_hold_signals(sigset_t *old)
 {
 	sigset_t all;
@@ -216,6 +211,12 @@ void ckt_release_signals(const sigset_t *old)
 	pthread_sigmask(SIG_SETMASK, old, NULL);
 }
 
+/* The last flush (the default mode's running totals, then the END record), for exit (fast:
+ * without joining the writer, see below) or exec. Signals wait until the trace is finished: a
+ * handler that ends the process (exit or _exit, which pass through with the guard raised) cut
+ * the final flush short, without a word (tests/progs/sigflush.c); the caller's mask is back
+ * afterwards, for the program's remaining exit handlers or the exec's new image, and a pending
+ * signal is delivered then. The caller has raised the guard. */
 void ckt_final_flush(int reason, int fast)
 {
 	sigset_t all, old;

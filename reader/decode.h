@@ -94,8 +94,9 @@ const struct ckt_header *ckt_decode_header(const struct ckt_decoder *d);
  * the value): the "args" key (NUL between them, tracer 0.2.8 on), else "argv" ('\n' between
  * them: an argument that held one reads as two). NULL when the header has neither. */
 const struct ckt_header_kv *ckt_decode_args(const struct ckt_decoder *d, char *sep);
-/* Value of a header key, or NULL when absent. */
+/* A header key's entry, or NULL when absent. */
 const struct ckt_header_kv *ckt_decode_header_kv(const struct ckt_decoder *d, const char *key);
+/* Value of a header key, or NULL when absent. */
 const char *ckt_decode_header_get(const struct ckt_decoder *d, const char *key);
 
 /* Next record: returns 1 and fills *rec, 0 at the end of the trace (after the frame holding

@@ -1000,6 +1000,12 @@ static int ckt_phases_make_groups(struct ckt_phases *p)
 	return rc;
 }
 
+const char *ckt_phases_thread_name(const struct ckt_phases *p, uint64_t tid)
+{
+	const size_t *v = ckt_phases_map_get(&p->by_tid, tid);
+	return v ? p->th[*v - 1].name : NULL;
+}
+
 size_t ckt_phases_groups(const struct ckt_phases *p, const struct ckt_phases_group **out)
 {
 	*out = p->groups;

@@ -100,12 +100,14 @@ struct ckt_phases_group {
 	uint64_t allocated_bytes; /* host bytes */
 	uint64_t at_peak_heap, at_peak_rss;
 };
-/* Threads grouped by name (see above), largest at the peak heap first, groups that never
- * held bytes left out. Returns the count. */
 /* The length of name without its trailing digits (the whole length when it has none, or is
  * nothing but digits): "rayon-synth-17" -> 12. */
 size_t ckt_phases_stem(const char *name);
+/* Threads grouped by name (see above), largest at the peak heap first, groups that never
+ * held bytes left out. Returns the count. */
 size_t ckt_phases_groups(const struct ckt_phases *p, const struct ckt_phases_group **out);
+/* The latest name the trace gave thread tid, or NULL (none, or no such thread). */
+const char *ckt_phases_thread_name(const struct ckt_phases *p, uint64_t tid);
 
 struct ckt_phases_note {
 	uint64_t ts;

@@ -187,15 +187,18 @@ static char *ckt_diff_devices(struct ckt_diff_rows *r, const struct ckt_report *
 	return keys;
 }
 
-/* live bytes by thread group (--by thread) at the peak heap or RSS in both traces. Each trace
- * folds its own names (worker-0 alone stays worker-0, beside worker-1 it is worker-*): here a
- * name's trailing digits always fold, so a pool of 1 thread and one of 4 match. Returns the
- * buffer holding the folded names (freed by the caller), NULL when out of memory. */
 /* The name the traced program's own threads carry (its main thread's, and any thread it did
- * not name): the kernel's copy of the executable's file name, 15 bytes at most. *len = 0 when
- * the trace does not say. */
+ * not name): its main thread's (tid = pid) as the trace recorded it, which is the name the
+ * program was started by (a symlink's, a script's), else the executable's file name, 15 bytes
+ * at most as the kernel keeps it. *len = 0 when the trace says neither. */
 static const char *ckt_diff_comm(const struct ckt_report *rep, size_t *len)
 {
+	const char *pid = ckt_decode_header_get(rep->dec, "pid");
+	const char *main_name = pid && rep->phases ? ckt_phases_thread_name(rep->phases, strtoull(pid, NULL, 10)) : NULL;
+	if (main_name) {
+		*len = strlen(main_name);
+		return main_name;
+	}
 	const struct ckt_header_kv *exe = ckt_decode_header_kv(rep->dec, "exe");
 	*len = 0;
 	if (!exe)
@@ -210,6 +213,10 @@ static const char *ckt_diff_comm(const struct ckt_report *rep, size_t *len)
 	return base;
 }
 
+/* live bytes by thread group (--by thread) at the peak heap or RSS in both traces. Each trace
+ * folds its own names (worker-0 alone stays worker-0, beside worker-1 it is worker-*): here a
+ * name's trailing digits always fold, so a pool of 1 thread and one of 4 match. Returns the
+ * buffer holding the folded names (freed by the caller), NULL when out of memory. */
 static char *ckt_diff_groups(struct ckt_diff_rows *r, const struct ckt_report *const rep[2], enum ckt_moment m)
 {
 	const struct ckt_phases_group *g[2];
@@ -411,8 +418,9 @@ int ckt_report_diff_text(FILE *out, const struct ckt_report *base, const struct 
 	ckt_util_fmt_secs(t, sizeof(t), cur->st->duration_ns, 3);
 	if (base->st->duration_ns) {
 		double d = ((double)cur->st->duration_ns - (double)base->st->duration_ns) / 1e9;
-		/* microseconds when milliseconds would round to 0 ("-0.000 s (-2.8%)") */
-		snprintf(c, sizeof(c), "%+.*f s (%+.1f%%)", d != 0 && fabs(d) < 0.0005 ? 6 : 3, d,
+		/* microseconds or nanoseconds when milliseconds would round to 0 ("-0.000 s (-2.8%)") */
+		int prec = d == 0 || fabs(d) >= 0.0005 ? 3 : fabs(d) >= 0.0000005 ? 6 : 9;
+		snprintf(c, sizeof(c), "%+.*f s (%+.1f%%)", prec, d,
 			 100.0 * ((double)cur->st->duration_ns - (double)base->st->duration_ns) /
 				 (double)base->st->duration_ns);
 	} else

@@ -57,7 +57,7 @@ struct ckt_sites_site {
 	int64_t best[K_COUNT];  /* the largest contribution of one stack at each moment... */
 	size_t best_stack[K_COUNT]; /* ...and that stack, then the one shown (ckt_sites_paths) */
 	uint64_t path_bytes[K_COUNT][CKT_SITES_SHORT]; /* bytes through each caller shown */
-	uint64_t n_stacks[K_COUNT];   /* stacks holding bytes of the site at each moment */
+	uint64_t n_stacks[K_COUNT];   /* distinct stacks (symbolized) holding its bytes then */
 	uint64_t allocs, alloc_bytes;
 	uint64_t most_alloc;    /* the stack that allocated the most bytes, for the CSV */
 	size_t most_stack;
@@ -638,6 +638,30 @@ static int ckt_sites_cmp_pick_site(const void *pa, const void *pb)
 	return a->stack < b->stack ? -1 : a->stack > b->stack;
 }
 
+/* by the stacks' symbolized frames (interned: compared by pointer, for equality only) */
+static int ckt_sites_cmp_pick_frames(const void *pa, const void *pb)
+{
+	const struct ckt_sites_stack *a = &ckt_sites_sorting->stacks[((const struct ckt_sites_pick *)pa)->stack];
+	const struct ckt_sites_stack *b = &ckt_sites_sorting->stacks[((const struct ckt_sites_pick *)pb)->stack];
+	if (a->nsym != b->nsym)
+		return a->nsym < b->nsym ? -1 : 1;
+	for (uint32_t i = 0; i < a->nsym; i++)
+		if (a->sym[i] != b->sym[i])
+			return (uintptr_t)a->sym[i] < (uintptr_t)b->sym[i] ? -1 : 1;
+	return 0;
+}
+
+/* How many distinct stacks c[0..n) hold once symbolized: two calls on one line are two return
+ * addresses, two stack ids, and one stack to the reader (--folded shows one line). Sorts c. */
+static uint64_t ckt_sites_distinct(struct ckt_sites_pick *c, size_t n)
+{
+	qsort(c, n, sizeof(*c), ckt_sites_cmp_pick_frames);
+	uint64_t d = n > 0;
+	for (size_t i = 1; i < n; i++)
+		d += ckt_sites_cmp_pick_frames(&c[i - 1], &c[i]) != 0;
+	return d;
+}
+
 static int ckt_sites_cmp_pick_frame(const void *pa, const void *pb)
 {
 	const struct ckt_sites_pick *a = pa, *b = pb;
@@ -703,7 +727,7 @@ static int ckt_sites_paths(struct ckt_sites *s)
 			while (e < n && p[e].site == p[g].site)
 				e++;
 			struct ckt_sites_site *site = &s->sites[p[g].site];
-			site->n_stacks[k] = e - g;
+			site->n_stacks[k] = ckt_sites_distinct(p + g, e - g);
 			size_t m = ckt_sites_branch(s, p + g, e - g, site->path_bytes[k]);
 			size_t pick = 0;
 			for (size_t i = 0; i < m; i++) {
@@ -769,9 +793,9 @@ int ckt_sites_finish(struct ckt_sites *s, const struct ckt_replay_stats *st, uns
 			site->max = sk->t[T_RSS].max;
 	}
 
+	ckt_sites_sorting = s;
 	if (ckt_sites_paths(s) < 0)
 		return CKT_ENOMEM;
-	ckt_sites_sorting = s;
 	for (int k = 0; k < K_COUNT; k++) {
 		s->order[k] = malloc((s->n_sites ? s->n_sites : 1) * sizeof(size_t));
 		if (!s->order[k])
@@ -893,7 +917,9 @@ int ckt_sites_write_csv(const struct ckt_sites *s, FILE *f)
 	for (size_t r = 0; r < s->n_csv; r++) {
 		const struct ckt_sites_site *site = &s->sites[s->csv[r]];
 		size_t which = site->at[K_RSS] ? site->best_stack[K_RSS]
-			       : site->at[K_HEAP] ? site->best_stack[K_HEAP] : site->most_stack;
+			       : site->at[K_HEAP] ? site->best_stack[K_HEAP]
+			       : site->at[K_GPU]  ? site->best_stack[K_GPU]
+						  : site->most_stack;
 		const struct ckt_sites_stack *st = &s->stacks[which];
 		ckt_util_put_csv(f, site->key, true); /* always quoted; a module path's bytes cleaned */
 		fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",",

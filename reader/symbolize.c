@@ -626,9 +626,36 @@ static const char *ckt_sym_die_name(Dwarf_Die *d, bool *plain)
 	return n;
 }
 
-/* Whether symbol (a linkage name, or a C name) names the function DWARF calls plain: the
- * same name, or one that ends in "::" plain once demangled without parameters. */
-static bool ckt_sym_names_agree(const char *symbol, const char *plain)
+/* The length of a symbol's name without the suffixes a compiler gives its copies of a
+ * function (fill.constprop.0, .isra.0, .part.0, .cold, .llvm.123, .lto_priv.0): DWARF's
+ * linkage names have none. Only those: a legacy Rust name holds dots of its own
+ * (_ZN..$LT$lt..Proof$u20$as$u20$lt..Fill$GT$4fill17h...E). */
+static size_t ckt_sym_base_len(const char *n)
+{
+	static const char *const words[] = { "constprop", "isra", "part", "cold", "llvm", "lto_priv", "localalias", "clone" };
+	size_t len = strlen(n);
+	for (;;) {
+		const char *dot = n + len;
+		while (dot > n && *--dot != '.')
+			;
+		if (dot == n)
+			return len;
+		const char *c = dot + 1;
+		size_t cl = (size_t)(n + len - c), d = 0, w = 0;
+		while (d < cl && c[d] >= '0' && c[d] <= '9')
+			d++;
+		while (w < sizeof(words) / sizeof(words[0]) && !(strlen(words[w]) == cl && memcmp(c, words[w], cl) == 0))
+			w++;
+		if (!(cl && d == cl) && w == sizeof(words) / sizeof(words[0]))
+			return len;
+		len = (size_t)(dot - n);
+	}
+}
+
+/* Whether symbol (a linkage name without its suffixes, or a C name) names the function DWARF
+ * calls plain: the same name once demangled without parameters, or (not exact) one that ends
+ * in "::" plain. */
+static bool ckt_sym_names_agree(const char *symbol, const char *plain, bool exact)
 {
 	char *dm = NULL;
 	if (symbol[0] == '_' && (symbol[1] == 'Z' || symbol[1] == 'R'))
@@ -636,9 +663,59 @@ static bool ckt_sym_names_agree(const char *symbol, const char *plain)
 	const char *n = dm ? dm : symbol;
 	size_t ln = strlen(n), lp = strlen(plain);
 	bool same = strcmp(n, plain) == 0 ||
-		    (ln > lp + 2 && strcmp(n + ln - lp, plain) == 0 && memcmp(n + ln - lp - 2, "::", 2) == 0);
+		    (!exact && ln > lp + 2 && strcmp(n + ln - lp, plain) == 0 && memcmp(n + ln - lp - 2, "::", 2) == 0);
 	free(dm);
 	return same;
+}
+
+/* The function's name qualified by the namespaces and classes DWARF declares it in (C++:
+ * "(anonymous namespace)::Witness::fill", from the declaration its definition points to), or
+ * NULL when DWARF puts it in none (a function at file scope; Rust's line-tables-only, whose
+ * functions sit in the unit alone) or out of memory. */
+static char *ckt_sym_qualified(Dwarf_Die *fn, const char *plain)
+{
+	Dwarf_Die mem[2], *d = fn, *scopes = NULL;
+	Dwarf_Attribute at;
+	/* an out-of-line copy points to its abstract instance, a definition to its declaration */
+	if (dwarf_attr(d, DW_AT_abstract_origin, &at) && dwarf_formref_die(&at, &mem[0]))
+		d = &mem[0];
+	if (dwarf_attr(d, DW_AT_specification, &at) && dwarf_formref_die(&at, &mem[1]))
+		d = &mem[1];
+	int n = dwarf_getscopes_die(d, &scopes);
+	char *q = NULL;
+	size_t len = 0;
+	FILE *f = n > 2 ? open_memstream(&q, &len) : NULL;
+	bool ok = f != NULL;
+	/* scopes[0] is d, scopes[n - 1] its unit */
+	for (int i = n - 2; ok && i >= 1; i--) {
+		const char *name = dwarf_diename(&scopes[i]);
+		switch (dwarf_tag(&scopes[i])) {
+		case DW_TAG_namespace:
+			fputs(name ? name : "(anonymous namespace)", f);
+			break;
+		case DW_TAG_structure_type:
+		case DW_TAG_class_type:
+		case DW_TAG_union_type:
+			ok = name != NULL;
+			if (ok)
+				fputs(name, f);
+			break;
+		default:
+			ok = false; /* a function's local class: left to the symbol table's rule */
+			break;
+		}
+		fputs("::", f);
+	}
+	if (f) {
+		fputs(plain, f);
+		ok = fclose(f) == 0 && ok;
+	}
+	free(scopes);
+	if (!ok) {
+		free(q);
+		return NULL;
+	}
+	return q;
 }
 
 /* ---- lookup ---- */
@@ -830,7 +907,7 @@ static int ckt_sym_nest_cu(struct ckt_sym_module *m, Dwarf_Die *cu, Dwarf_Addr p
 }
 
 static int ckt_sym_table_load(struct ckt_sym_module *m);
-static const char *ckt_sym_symbol_at(const struct ckt_sym_table *t, uint64_t a);
+static char *ckt_sym_full_name(const struct ckt_sym_table *t, uint64_t a, const char *plain, bool exact);
 
 /* C's names are whole already (no namespaces): its units need no symbol table for them */
 static bool ckt_sym_lang_c(Dwarf_Die *cu)
@@ -885,17 +962,18 @@ static int ckt_sym_dwarf(struct ckt_sym *s, struct ckt_sym_module *m, uint64_t a
 				free(path);
 				return CKT_ENOMEM;
 			}
-			const char *sym = ckt_sym_symbol_at(&m->tab, a);
-			/* without the suffix of a compiler's copy (fill.constprop.0, .isra.0,
-			 * .part.0, .cold): DWARF's linkage names have none either, and no mangled
-			 * name holds a '.' */
-			const char *dot = sym && sym[0] == '_' && (sym[1] == 'Z' || sym[1] == 'R') ? strchr(sym, '.') : NULL;
-			if (dot && !(sym = own = strndup(sym, (size_t)(dot - sym)))) {
-				free(path);
-				return CKT_ENOMEM;
+			/* C++: the scopes DWARF gives must be the symbol's exactly (the linker's
+			 * identical-code folding can leave one function's symbol alone at another's
+			 * address), else they name the function themselves, without parameters */
+			char *qual = ckt_sym_qualified(&path[i], name);
+			own = ckt_sym_full_name(&m->tab, a, qual ? qual : name, qual != NULL);
+			if (!own) {
+				own = qual;
+				qual = NULL;
 			}
-			if (sym && ckt_sym_names_agree(sym, name))
-				name = sym;
+			free(qual);
+			if (own)
+				name = own;
 		}
 		ckt_sym_set_name(s, &f, name);
 		free(own);
@@ -1108,22 +1186,33 @@ static bool ckt_sym_replaces(const struct ckt_sym_symbol *kept, const struct ckt
 
 /* The sized symbol of run r that libdwfl's scan keeps for a, or NULL; *end: the highest end
  * below or at a among the run's symbols that start at or below a (for labels). */
+/* The sized symbols of r that cover a (one, unless symbols nest or code was folded: a C++
+ * library had 40 aliases of one function): their count, the first cap of them in c; *end gets
+ * the highest end of the symbols starting at or below a. */
+static size_t ckt_sym_covering(const struct ckt_sym_run *r, uint64_t a, const struct ckt_sym_symbol **c,
+			       size_t cap, uint64_t *end)
+{
+	size_t j = ckt_sym_upto(r->v, r->n, a), nc = 0;
+	*end = j ? r->max_hi[j - 1] : 0;
+	for (size_t k = j; k-- > 0 && r->max_hi[k] > a;)
+		if (a < r->v[k].hi) {
+			if (nc < cap)
+				c[nc] = &r->v[k];
+			nc++;
+		}
+	return nc;
+}
+
 static const struct ckt_sym_symbol *ckt_sym_sized_at(const struct ckt_sym_run *r, uint64_t a, uint64_t *end)
 {
-	size_t j = ckt_sym_upto(r->v, r->n, a);
-	*end = j ? r->max_hi[j - 1] : 0;
-	/* the covering symbols (one, unless symbols nest or code was folded: a C++ library had
-	 * 40 aliases of one function), replayed in table order */
+	/* the covering symbols, replayed in table order */
 	const struct ckt_sym_symbol *local[32], **c = local;
-	size_t nc = 0;
-	for (size_t k = j; k-- > 0 && r->max_hi[k] > a;)
-		nc += a < r->v[k].hi;
-	if (nc > 32 && !(c = malloc(nc * sizeof(*c))))
-		return NULL; /* out of memory: no name (the frame keeps module+offset) */
-	nc = 0;
-	for (size_t k = j; k-- > 0 && r->max_hi[k] > a;)
-		if (a < r->v[k].hi)
-			c[nc++] = &r->v[k];
+	size_t nc = ckt_sym_covering(r, a, c, 32, end);
+	if (nc > 32) {
+		if (!(c = malloc(nc * sizeof(*c))))
+			return NULL; /* out of memory: no name (the frame keeps module+offset) */
+		nc = ckt_sym_covering(r, a, c, nc, end);
+	}
 	const struct ckt_sym_symbol *kept = NULL;
 	for (size_t done = 0; done < nc; done++) {
 		size_t first = done; /* the next in table order */
@@ -1138,6 +1227,39 @@ static const struct ckt_sym_symbol *ckt_sym_sized_at(const struct ckt_sym_run *r
 	if (c != local)
 		free(c);
 	return kept;
+}
+
+/* The whole name of the function DWARF names plain at a, from the symbol table (t loaded): a
+ * copy of the one name without suffixes that covers a and agrees with plain, or NULL (none,
+ * out of memory, or several: code folded by the linker's identical-code folding or rustc's
+ * merged functions puts two functions at one address, and the name would not be the one the
+ * file:line is of). */
+static char *ckt_sym_full_name(const struct ckt_sym_table *t, uint64_t a, const char *plain, bool exact)
+{
+	char *found = NULL;
+	for (int g = 0; g < 2; g++) {
+		const struct ckt_sym_symbol *c[32];
+		uint64_t end;
+		size_t nc = ckt_sym_covering(&t->sized[g], a, c, 32, &end);
+		if (nc > 32)
+			goto ambiguous;
+		for (size_t k = 0; k < nc; k++) {
+			char *n = strndup(c[k]->name, ckt_sym_base_len(c[k]->name));
+			if (!n || !ckt_sym_names_agree(n, plain, exact) || (found && strcmp(found, n) == 0)) {
+				free(n);
+				continue;
+			}
+			if (found) {
+				free(n);
+				goto ambiguous;
+			}
+			found = n;
+		}
+	}
+	return found;
+ambiguous:
+	free(found);
+	return NULL;
 }
 
 /* The labels of run r at the closest start at or below a: *n of them from *v (table order). */

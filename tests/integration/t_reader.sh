@@ -511,6 +511,12 @@ CUZKTRACE_RSS_MS=0 traced_json dcur2 $T/diffprog2 30000000 25000000 7000000 move
 $REPORT --json --by thread --diff $T/dbase.zst $T/dcur2.zst >$T/dthr2.json 2>/dev/null
 expect_eq "diff --by thread: the program's own name is not folded (diffprog2 is no pool)" \
 	"$(diff_rows $T/dthr2.json by_thread.peak_heap thread)" "diffprog2 0 62001000 62001000 / diffprog 50001000 0 -50001000"
+# started through a symlink, its threads carry the link's name (the executable's is diffprog)
+ln -s $P/diffprog $T/prog2
+CUZKTRACE_RSS_MS=0 traced_json dlink2 $T/prog2 30000000 25000000 7000000 moved >/dev/null
+$REPORT --json --by thread --diff $T/dbase.zst $T/dlink2.zst >$T/dthr3.json 2>/dev/null
+expect_eq "diff --by thread: started through a symlink prog2, its name is not folded either" \
+	"$(diff_rows $T/dthr3.json by_thread.peak_heap thread)" "prog2 0 62001000 62001000 / diffprog 50001000 0 -50001000"
 # one trace with RSS samples and one without: no rows at the peak RSS (the side without would
 # read as 0 B), null in the JSON; an exact trace against a default-mode one: one warning
 $REPORT --json --diff $T/dbase.zst $T/drss2.zst >$T/dmix.json 2>/dev/null

@@ -158,7 +158,8 @@ expect_eq "sites: a --phase-rule on Witness::fill takes its 1,000,000 bytes" \
 
 # One site through several call stacks (tests/sites/sites_paths.c): the stack shown follows the
 # callers holding the most (f1's 3,000,000 bytes from three lines of main, not f2's single
-# stack of 2,000,000, which was shown before), with the bytes through each caller
+# stack of 2,000,000, which was shown before), with the bytes through each caller; stacks that
+# symbolize alike (two calls on one line) count as one
 P_H=$(line_of $SRC/sites_paths.c SITE:paths_helper)
 P_F1=$(line_of $SRC/sites_paths.c SITE:paths_f1)
 P_M1=$(line_of $SRC/sites_paths.c SITE:paths_main1)
@@ -176,6 +177,12 @@ expect_eq "sites: the text report gives the bytes through each caller and the nu
 	"      <- f1 (sites_paths.c:$P_F1)  [2.86 MiB]
       <- main (sites_paths.c:$P_M1)  [977 KiB]
       (4 call stacks in all; [bytes] through each caller; --folded has every stack)"
+expect_eq "sites: two calls on one line are one stack (no count of call stacks under it)" \
+	"$($PY -c '
+import json, sys
+e = [e for e in json.load(open(sys.argv[1]))["sites_at_peak_heap"] if e["site"].startswith("twice ")][0]
+print(e["bytes"], e["count"], e["stacks"], e["callers_bytes"][0])' $T/spaths.json)/$($REPORT $T/spaths.zst 2>/dev/null | sed -n '/^top sites at peak heap/,/^$/p' | grep -c 'call stacks in all')" \
+	"300000 2 1 300000/1"
 expect_match "sites: the sites CSV's stack is the same one" "$(grep '^"helper ' $T/spaths.csv)" \
 	"\"helper \(.*sites_paths\.c:$P_H\) <- f1 \(.*sites_paths\.c:$P_F1\) <- main \(.*sites_paths\.c:$P_M1\) <- "
 
