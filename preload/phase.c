@@ -444,18 +444,18 @@ void ckt_thread_name_record(struct ckt_tls *t, const char *name)
 }
 
 /* pthread_setname_np(other, name): the renamed thread's tid is the one of its ring. A thread
- * without a ring yet has recorded nothing; it reads its (new) name when it attaches. */
+ * without a ring yet has recorded nothing; it reads its (new) name when it attaches. Only a
+ * live ring counts: pthread_t values are reused once a thread is joined, and an exited
+ * thread's ring can wait a flush before it is recycled. (Asking the kernel whether its tid
+ * still runs did not do: a joined thread's task lingers a moment after the join returns, and
+ * under load the new thread's name went to the old one's tid: threadnames.c, once in a few
+ * runs with both cores busy.) A thread renamed after its exit began is left out: it records
+ * little from then on. */
 void ckt_thread_name_record_other(unsigned long pth, const char *name)
 {
-	/* pthread_t values are reused once a thread is joined: skip rings of threads that are
-	 * gone (an exited thread's ring can wait a flush before it is recycled) */
-	for (struct ckt_ring *r = atomic_load(&ckt_rings); r; r = r->next) {
-		int st = atomic_load_explicit(&r->state, memory_order_acquire);
-		if (st == CKT_RING_FREE || r->pth != pth)
-			continue;
-		if (st == CKT_RING_EXITED && syscall(SYS_tgkill, getpid(), r->tid, 0) != 0)
-			continue;
-		ckt_thread_name_record_tid(r->tid, name);
-		return;
-	}
+	for (struct ckt_ring *r = atomic_load(&ckt_rings); r; r = r->next)
+		if (atomic_load_explicit(&r->state, memory_order_acquire) == CKT_RING_LIVE && r->pth == pth) {
+			ckt_thread_name_record_tid(r->tid, name);
+			return;
+		}
 }

@@ -596,6 +596,50 @@ static int leader_ended(void)
 	return !s || s[0] == 'Z' || s[0] == 'X'; /* cannot tell: as before, the leader does not count */
 }
 
+/* The leader is known to have ended (unlike leader_ended, 0 when /proc cannot tell) */
+static int leader_gone(void)
+{
+	char st[512];
+	const char *s = self_stat(st, sizeof(st));
+	return s && (s[0] == 'Z' || s[0] == 'X');
+}
+
+/* The main thread ended without pthread_exit (writer_main): seen by the writer, not told. */
+static int leader_raw;
+
+/* After the trace of a program whose main thread ended without pthread_exit (and whose other
+ * threads ended since): the process ends as it would have without the tracer's threads, with
+ * the main thread's status, which /proc/self/stat gives (its 52nd field, in waitpid's form):
+ * the code of a raw exit system call (the kernel reports the last thread's, and the last was
+ * ours: status 0 for a program's exit(3)), or the signal that killed it (a seccomp filter's
+ * SIGSYS). A program whose threads outlived its main thread and ended with raw exits of their
+ * own gets the main thread's code where the kernel would give the last thread's. */
+static void end_as_leader(void)
+{
+	char st[1024];
+	const char *s = self_stat(st, sizeof(st));
+	unsigned long code = 0;
+	for (int field = 3; s && *s; field++) {
+		if (field == 52) {
+			code = strtoul(s, NULL, 10);
+			break;
+		}
+		s = strchr(s, ' ');
+		s = s ? s + 1 : NULL;
+	}
+	int sig = (int)(code & 0x7f);
+	if (sig && sig != 0x7f) {
+		struct sigaction sa = {.sa_handler = SIG_DFL};
+		sigset_t one;
+		sigaction(sig, &sa, NULL);
+		sigemptyset(&one);
+		sigaddset(&one, sig);
+		pthread_sigmask(SIG_UNBLOCK, &one, NULL);
+		syscall(SYS_tgkill, getpid(), (pid_t)syscall(SYS_gettid), sig);
+	}
+	syscall(SYS_exit_group, (int)((code >> 8) & 0xff));
+}
+
 /* 1 when the process has no thread besides the caller, its leader (a zombie after the main
  * thread's pthread_exit, or the caller itself) and the threads a and b (0: none); -1 when
  * /proc cannot be read. Reads the
@@ -716,6 +760,8 @@ static void *writer_main(void *arg)
 		if (!woken && atomic_load(&ckt_main_exited) && ckt_now() - last < ckt_config.flush_ms * 1000000ull) {
 			if (only_helpers_left() && !atomic_exchange(&finished, 1)) {
 				finish_orphaned();
+				if (leader_raw)
+					end_as_leader();
 				return NULL;
 			}
 			continue;
@@ -731,8 +777,20 @@ static void *writer_main(void *arg)
 			return NULL;
 		}
 		ckt_sample_maintain(); /* the default mode's filter grows here, off the program's threads */
+		/* the main thread can also end without pthread_exit: a raw exit system call, or a
+		 * seccomp filter that kills the thread (SECCOMP_RET_KILL_THREAD, libseccomp's
+		 * SCMP_ACT_KILL). Untraced, the process ends with its last thread (status: the main
+		 * thread's); traced, the helpers kept it alive for good, every signal blocked, so
+		 * not even SIGTERM ended it. Looked for once a flush interval (one read of
+		 * /proc/self/stat), when the writer was not woken early */
+		if (!woken && !atomic_load(&ckt_main_exited) && leader_gone()) {
+			leader_raw = 1;
+			atomic_store(&ckt_main_exited, 1);
+		}
 		if (atomic_load(&ckt_main_exited) && only_helpers_left() && !atomic_exchange(&finished, 1)) {
 			finish_orphaned();
+			if (leader_raw)
+				end_as_leader();
 			return NULL;
 		}
 		/* everything recorded so far is written; resumed by a new thread. Only if the pauser

@@ -428,6 +428,20 @@ for i in 1 2 3 4 5; do
 		se_ok=$((se_ok + 1))
 done
 expect_eq "signal ending the process (_exit) while the exec hook copies 100,000 environment variables: 5 of 5 status 6, complete, ended by exec, 300,000 frees" "$se_ok" 5
+# the main thread ends without exit or pthread_exit (a raw exit system call; a seccomp filter
+# that kills the thread) in a single-threaded program: the process ends as without the tracer,
+# with the main thread's status, and the trace is complete (it hung for good before, the
+# helpers keeping the process alive with every signal blocked). Both modes (the default one
+# counts the blocks' usable sizes, 104 bytes each).
+for mode in raw seccomp; do
+	for rate in 0 524288; do
+		# (the shell's own line about a process killed by SIGSYS goes to /dev/null)
+		{ CUZKTRACE_SAMPLE=$rate traced_json mainraw $P/mainraw $mode >/dev/null; } 2>/dev/null
+		expect_eq "main thread ended by $mode (CUZKTRACE_SAMPLE=$rate): status as untraced, complete, 100,000 bytes live, exit line" \
+			"$(cat $T/mainraw.rc)/$(jget $T/mainraw.json truncated)/$(jget $T/mainraw.json end_reason)/$(jget $T/mainraw.json live_at_exit.heap_bytes)/$(grep -c "^cuzktrace: $T/mainraw.zst: " $T/mainraw.err)" \
+			"$([ $mode = raw ] && echo 3 || echo 159)/false/exit/$([ $rate = 0 ] && echo 100000 || echo 104000)/1"
+	done
+done
 # exit (not _exit) in a vfork child would run the parent's exit handlers, the tracer's
 # destructor among them, and mark the list done: the parent's return from main then ran none,
 # and its trace was cut short without a word. The child ends with _exit, with one line.
