@@ -228,16 +228,22 @@ void ckt_line_emit(struct ckt_line *l)
 	const char *p = l->buf;
 	size_t n = l->len;
 	int fd = pick_fd();
-	/* stderr may be a file past the program's file-size limit: the write then raises
-	 * SIGXFSZ, whose default action ends the program (a line of ours killed it, status 153,
-	 * tests/progs/fsizelimit.c). Blocked for the write; the one it raised is taken back (not
-	 * one the program had pending already), and the line is lost, as the program's own
-	 * writes there fail with EFBIG once it ignores the signal. */
-	sigset_t xfsz, old, pend;
-	sigemptyset(&xfsz);
-	sigaddset(&xfsz, SIGXFSZ);
-	pthread_sigmask(SIG_BLOCK, &xfsz, &old);
-	int had = sigpending(&pend) == 0 && sigismember(&pend, SIGXFSZ);
+	/* stderr may be a file past the program's file-size limit, or a pipe nobody reads any
+	 * more: the write then raises SIGXFSZ or SIGPIPE, whose default action ends the program
+	 * (a line of ours killed it: status 153, tests/progs/fsizelimit.c; status 141 before
+	 * main, or in the exit handlers with the program's stdout unflushed, `2> >(head -1)`,
+	 * tests/progs/sigpipe.c). Blocked for the write; one it raised is taken back (not one the
+	 * program had pending already), and the line is lost, as the program's own writes there
+	 * fail (EFBIG, EPIPE) once it ignores the signal. */
+	static const int sigs[2] = { SIGXFSZ, SIGPIPE };
+	sigset_t block, old, pend;
+	int had[2];
+	sigemptyset(&block);
+	sigaddset(&block, SIGXFSZ);
+	sigaddset(&block, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
+	for (int i = 0; i < 2; i++)
+		had[i] = sigpending(&pend) == 0 && sigismember(&pend, sigs[i]);
 	while (n && fd >= 0) {
 		ssize_t w = syscall(SYS_write, fd, p, n); /* not glibc's: no cancellation point */
 		if (w < 0 && errno == EINTR)
@@ -247,10 +253,14 @@ void ckt_line_emit(struct ckt_line *l)
 		p += w;
 		n -= (size_t)w;
 	}
-	if (!had && sigpending(&pend) == 0 && sigismember(&pend, SIGXFSZ)) {
-		struct timespec none = {0, 0};
-		(void)sigtimedwait(&xfsz, NULL, &none);
-	}
+	for (int i = 0; i < 2; i++)
+		if (!had[i] && sigpending(&pend) == 0 && sigismember(&pend, sigs[i])) {
+			sigset_t one;
+			struct timespec none = {0, 0};
+			sigemptyset(&one);
+			sigaddset(&one, sigs[i]);
+			(void)sigtimedwait(&one, NULL, &none);
+		}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	l->len = 0;
 	errno = saved;

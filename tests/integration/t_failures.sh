@@ -477,3 +477,35 @@ for m in 0 524288; do
 		"$(jget $T/kth$m.json lost_events)/$(wc -l <$T/kth$m.err)/$(jget $T/mma$m.json lost_events)/$(wc -l <$T/mma$m.err)/$(cat $T/kth$m.out $T/mma$m.out | sort -u)" \
 		"0/2/0/2/keythreads: done"
 done
+
+# The tracer's own stderr lines into a pipe nobody reads any more: the write raised SIGPIPE,
+# whose default action ended the program (status 141: before main when the reader was gone
+# at start, no output at all; in the exit handlers when it left after the first line, the
+# program's buffered stdout lost). SIGPIPE is taken back as SIGXFSZ is; the lines are lost.
+# tests/progs/stderrgone.c never writes to stderr itself (live: its block and stdout's buffer).
+for when in start first; do
+	rm -f $T/sgo.go
+	sg=$($PY - "$LIB" $P/stderrgone $T/sgo.go $T/sgo.zst $when <<'PYEOF'
+import os, subprocess, sys
+lib, prog, go, out, when = sys.argv[1:]
+r, w = os.pipe()
+if when == "start":
+    os.close(r)
+    open(go, "w").close()
+env = dict(os.environ, LD_PRELOAD=lib, CUZKTRACE_OUT=out)
+p = subprocess.Popen([prog, go], stderr=w, stdout=subprocess.PIPE, env=env, restore_signals=True)
+os.close(w)
+if when == "first":
+    f = os.fdopen(r, "rb")
+    first = f.readline()  # the init line, then nobody reads any more
+    f.close()
+    open(go, "w").close()
+so, _ = p.communicate(timeout=60)
+print("%d %s" % (p.returncode, so.decode().replace("\n", "|")))
+PYEOF
+)
+	$REPORT --json $T/sgo.zst >$T/sgo.json 2>/dev/null
+	expect_eq "stderr a pipe whose reader is gone ($when): status 0, the program's output whole, the trace complete" \
+		"$sg/$(jget $T/sgo.json truncated)/$(jget $T/sgo.json live_at_exit.heap_bytes)" \
+		"0 stderrgone: start|stderrgone: end|/false/104096"
+done
