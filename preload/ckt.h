@@ -160,6 +160,9 @@ extern atomic_int ckt_alloc_foreign;
 /* ---- clock ---- */
 extern uint64_t ckt_t0; /* CLOCK_MONOTONIC ns at the first intercepted call */
 uint64_t ckt_clock_raw(void);
+/* clock_gettime, through the system call once the TSC is forbidden (bootstrap.c) */
+void ckt_clock_get(clockid_t id, struct timespec *ts);
+extern atomic_int ckt_clock_syscall;
 static inline uint64_t ckt_now(void)
 {
 	return ckt_clock_raw() - ckt_t0;

@@ -228,7 +228,7 @@ static void *sampler_main(void *arg)
 		nanosleep(&ts, NULL);
 	}
 	struct timespec next;
-	clock_gettime(CLOCK_MONOTONIC, &next);
+	ckt_clock_get(CLOCK_MONOTONIC, &next);
 	for (unsigned i = 0; !atomic_load(&stop_flag); i++) {
 		sample(t, i % 10 == 0);
 		next.tv_nsec += (long)ckt_config.rss_ms * 1000000L;

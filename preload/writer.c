@@ -986,7 +986,7 @@ static size_t build_header(uint8_t *buf, size_t cap, pid_t pid, const char *exe)
 			argv[i] = i == n - 1 ? 0 : '\n';
 	gethostname(host, sizeof(host) - 1);
 	struct timespec wall;
-	clock_gettime(CLOCK_REALTIME, &wall);
+	ckt_clock_get(CLOCK_REALTIME, &wall);
 	/* wall time of t = 0, the first intercepted call */
 	uint64_t wall_ns = (uint64_t)wall.tv_sec * 1000000000ull + (uint64_t)wall.tv_nsec - ckt_now();
 	c.p = ckt_record_kv(c.p, c.end, "tracer_version", CKT_TRACER_VERSION);
@@ -1462,7 +1462,7 @@ static int join_writer(int fast)
 				return 1;
 		} else {
 			struct timespec until;
-			clock_gettime(CLOCK_REALTIME, &until);
+			ckt_clock_get(CLOCK_REALTIME, &until);
 			until.tv_sec += 1;
 			if (pthread_timedjoin_np(writer_thread, NULL, &until) == 0)
 				return 1;

@@ -509,3 +509,13 @@ PYEOF
 		"$sg/$(jget $T/sgo.json truncated)/$(jget $T/sgo.json live_at_exit.heap_bytes)" \
 		"0 stderrgone: start|stderrgone: end|/false/104096"
 done
+
+# A program that forbids itself the TSC (prctl PR_SET_TSC, PR_TSC_SIGSEGV) and reads no clock:
+# the tracer's clock reads went through the vDSO's TSC read and killed it (SIGSEGV, both
+# modes); they go through the system call from then on. tests/progs/notsc.c
+for rate in 0 524288; do
+	CUZKTRACE_SAMPLE=$rate traced_json notsc $P/notsc >/dev/null
+	expect_eq "TSC forbidden (CUZKTRACE_SAMPLE=$rate): status 0, its output, the trace complete, 1 MiB live" \
+		"$(cat $T/notsc.rc)/$(cat $T/notsc.out)/$(jget $T/notsc.json truncated)/$(jget $T/notsc.json live_at_exit.heap_bytes)" \
+		"0/notsc: ok/false/1048576"
+done
