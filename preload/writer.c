@@ -119,6 +119,10 @@ static int write_all(const void *buf, size_t n)
 /* A daemon may close every descriptor at start-up and reuse ours for a socket: writing trace
  * bytes into it would be the worst failure there is. Before each batch, check that the
  * descriptor still is the file we created; if not, reopen the path if it is still that file. */
+static int reopen_errno; /* why check_fd could not open the path again, when it names a file */
+static dev_t root_dev;   /* the root directory when the trace was opened (path_moved_line) */
+static ino_t root_ino;
+
 static int check_fd(void)
 {
 	struct stat st;
@@ -139,6 +143,10 @@ static int check_fd(void)
 	if (nfd >= 0)
 		close(nfd);
 	fd = -1;
+	/* the path still names a file we may not open now (the program dropped its privileges:
+	 * setuid, a chroot): that reason, not "no longer names the trace" (stop_tracing) */
+	if (nfd < 0 && e != ENOENT && e != ELOOP && e != ENOTDIR && e != EMFILE && e != ENFILE)
+		reopen_errno = e;
 	return nfd < 0 && (e == EMFILE || e == ENFILE) ? -e : -EBADF;
 }
 
@@ -552,7 +560,10 @@ static int cycle(int final)
 static void stop_tracing(int err)
 {
 	atomic_store(&writer_failed, 1);
-	if (err == -EBADF || err == -EMFILE) /* EMFILE: the program holds every number it may */
+	if (err == -EBADF && reopen_errno)
+		fail_line("the trace descriptor was closed and opening it again failed:", path_abs, reopen_errno,
+			  "; tracing stopped, the program continues");
+	else if (err == -EBADF || err == -EMFILE) /* EMFILE: the program holds every number it may */
 		ckt_log("error: the trace descriptor for '", path_abs,
 			err == -EBADF ? "' was closed and the path no longer names the trace"
 				      : "' was closed and no descriptor was free to open it again",
@@ -705,6 +716,10 @@ static void path_moved_line(void)
 {
 	struct stat st;
 	if (stat(path_abs, &st) == 0 && st.st_dev == file_dev && st.st_ino == file_ino)
+		return;
+	/* after a chroot the path is looked up from another root: nothing to tell (it said the
+	 * file was gone while it was whole under that name) */
+	if (stat("/", &st) != 0 || st.st_dev != root_dev || st.st_ino != root_ino)
 		return;
 	ckt_log("warning: '", path_abs,
 		"' no longer names the trace written (the file was deleted, renamed or replaced while "
@@ -954,6 +969,10 @@ static int open_locked(const char *path)
 		fchmod(f, st.st_mode & 0775);
 	file_dev = st.st_dev;
 	file_ino = st.st_ino;
+	if (stat("/", &st) == 0) {
+		root_dev = st.st_dev;
+		root_ino = st.st_ino;
+	}
 	return f;
 }
 

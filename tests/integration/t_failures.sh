@@ -519,3 +519,19 @@ for rate in 0 524288; do
 		"$(cat $T/notsc.rc)/$(cat $T/notsc.out)/$(jget $T/notsc.json truncated)/$(jget $T/notsc.json live_at_exit.heap_bytes)" \
 		"0/notsc: ok/false/1048576"
 done
+
+# A program that drops root and closes every descriptor: the trace cannot be opened again,
+# and the line says why (it said the path no longer named the trace). One that goes into a
+# chroot: no warning that the file was moved (it is whole under its name), the trace complete.
+# tests/progs/dropped.c; as root only.
+if [ "$(id -u)" = 0 ]; then
+	CUZKTRACE_OUT=$T/dropped.zst traced dropped $P/dropped setuid
+	expect_eq "privileges dropped, descriptors closed: status 0, the reason the trace cannot be opened again" \
+		"$(cat $T/dropped.rc)/$(grep -v '^cuzktrace: tracing ' $T/dropped.err)" \
+		"0/cuzktrace: error: the trace descriptor was closed and opening it again failed: '$T/dropped.zst': Permission denied; tracing stopped, the program continues"
+	mkdir -p $T/jail
+	CUZKTRACE_OUT=$T/chrooted.zst traced_json chrooted $P/dropped chroot $T/jail >/dev/null
+	expect_eq "chroot: status 0, no warning, the trace complete with every block" \
+		"$(cat $T/chrooted.rc)/$(grep -v -e '^cuzktrace: tracing ' -e "^cuzktrace: $T/chrooted.zst: " $T/chrooted.err)/$(jget $T/chrooted.json truncated)/$(jget $T/chrooted.json live_at_exit.heap_bytes)" \
+		"0//false/1400000"
+fi
