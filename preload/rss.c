@@ -174,8 +174,17 @@ static uint64_t status_kb(const char *buf, const char *key)
 static uint64_t read_hwm_and_split(uint64_t out[4])
 {
 	char buf[4096];
-	if (read_proc(&status, buf, sizeof(buf)))
+	if (read_proc(&status, buf, sizeof(buf))) {
+		/* statm can be read and status not (one descriptor each: a limit of 6 to 8 leaves
+		 * room for one): the samples lose VmHWM and the anonymous/file split, said once (the
+		 * report just left those lines out) */
+		static atomic_int said;
+		int e = errno;
+		if (!atomic_exchange(&said, 1))
+			ckt_log("warning: cannot read /proc/thread-self/status (", strerrordesc_np(e),
+				"); RSS samples carry no VmHWM and no anonymous/file split", NULL);
 		return 0;
+	}
 	out[0] = status_kb(buf, "\nVmHWM:");
 	out[1] = status_kb(buf, "\nRssAnon:");
 	out[2] = status_kb(buf, "\nRssFile:");

@@ -535,3 +535,11 @@ if [ "$(id -u)" = 0 ]; then
 		"$(cat $T/chrooted.rc)/$(grep -v -e '^cuzktrace: tracing ' -e "^cuzktrace: $T/chrooted.zst: " $T/chrooted.err)/$(jget $T/chrooted.json truncated)/$(jget $T/chrooted.json live_at_exit.heap_bytes)" \
 		"0//false/1400000"
 fi
+
+# Under a descriptor limit of 6 the sampler can read statm but not status: the samples lose
+# VmHWM and the anonymous/file split, now with one line (the report just left them out)
+bash -c "ulimit -n 6; CUZKTRACE_OUT=$T/fd6.zst LD_PRELOAD=$LIB /bin/sleep 0.3" >/dev/null 2>$T/fd6.err
+$REPORT --json $T/fd6.zst >$T/fd6.json 2>/dev/null
+expect_eq "ulimit -n 6: one line for the RSS detail, RSS still sampled" \
+	"$(grep -v -e '^cuzktrace: tracing ' -e "^cuzktrace: $T/fd6.zst: " $T/fd6.err)/$(( $(jget $T/fd6.json rss_samples) > 0 ))" \
+	"cuzktrace: warning: cannot read /proc/thread-self/status (Too many open files); RSS samples carry no VmHWM and no anonymous/file split/1"
