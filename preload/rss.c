@@ -8,6 +8,7 @@
 #include "ckt.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <linux/futex.h>
 #include <sys/syscall.h>
@@ -171,20 +172,26 @@ static uint64_t status_kb(const char *buf, const char *key)
 	return p ? parse_u64(p + strlen(key)) * 1024 : 0;
 }
 
-static uint64_t read_hwm_and_split(uint64_t out[4])
+/* say: the sampler's read, which tells once when it cannot read the file */
+static uint64_t read_hwm_and_split(uint64_t out[4], bool say)
 {
 	char buf[4096];
+	static bool read_once, said; /* the sampler's */
 	if (read_proc(&status, buf, sizeof(buf))) {
-		/* statm can be read and status not (one descriptor each: a limit of 6 to 8 leaves
-		 * room for one): the samples lose VmHWM and the anonymous/file split, said once (the
-		 * report just left those lines out) */
-		static atomic_int said;
+		/* statm can be read and status not from the start (one descriptor each: a limit of
+		 * 6 to 8 leaves room for one): the samples lose VmHWM and the anonymous/file split,
+		 * said once (the report just left those lines out). Not when it could be read
+		 * before, nor once tracing has stopped: a program that takes every descriptor has
+		 * the trace descriptor's line */
 		int e = errno;
-		if (!atomic_exchange(&said, 1))
+		if (say && !read_once && !said && atomic_load(&ckt_active)) {
+			said = true;
 			ckt_log("warning: cannot read /proc/thread-self/status (", strerrordesc_np(e),
 				"); RSS samples carry no VmHWM and no anonymous/file split", NULL);
+		}
 		return 0;
 	}
+	read_once |= say;
 	out[0] = status_kb(buf, "\nVmHWM:");
 	out[1] = status_kb(buf, "\nRssAnon:");
 	out[2] = status_kb(buf, "\nRssFile:");
@@ -213,7 +220,7 @@ static void sample(struct ckt_tls *t, int detail)
 			}
 		}
 	}
-	int have_detail = detail && read_hwm_and_split(d);
+	int have_detail = detail && read_hwm_and_split(d, true);
 	if (!have_rss && !have_detail)
 		return;
 	uint64_t ts = ckt_stamp(t);
@@ -334,7 +341,7 @@ uint64_t ckt_rss_peak(void)
 {
 	uint64_t d[4] = {0};
 	proc_forget(&status);
-	uint64_t hwm = read_hwm_and_split(d);
+	uint64_t hwm = read_hwm_and_split(d, false);
 	proc_forget(&status);
 	return hwm;
 }
