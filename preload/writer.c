@@ -1126,10 +1126,11 @@ static void say_renamed(const char *old, const char *why, char *shown)
 static int setup(const char *want_path, pid_t pid, const char *exe_path, char *shown)
 {
 	char expanded[PATH_MAX];
-	int rc = expand(want_path, expanded, sizeof(expanded), pid);
+	int rc = expand(want_path, expanded, sizeof(expanded), pid), rc_abs = 0;
 	if (rc == 0)
-		rc = make_absolute(expanded, path_abs, sizeof(path_abs) - 32);
-	strcpy(shown, rc == 0 ? path_abs : want_path);
+		rc = rc_abs = make_absolute(expanded, path_abs, sizeof(path_abs) - 32);
+	/* the name it tried: expanded, relative when the working directory is gone (getcwd) */
+	strcpy(shown, rc == 0 ? path_abs : rc_abs && expanded[0] ? expanded : want_path);
 	if (rc)
 		return rc;
 	strcpy(path_requested, path_abs);

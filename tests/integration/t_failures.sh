@@ -543,3 +543,10 @@ $REPORT --json $T/fd6.zst >$T/fd6.json 2>/dev/null
 expect_eq "ulimit -n 6: one line for the RSS detail, RSS still sampled" \
 	"$(grep -v -e '^cuzktrace: tracing ' -e "^cuzktrace: $T/fd6.zst: " $T/fd6.err)/$(( $(jget $T/fd6.json rss_samples) > 0 ))" \
 	"cuzktrace: warning: cannot read /proc/thread-self/status (Too many open files); RSS samples carry no VmHWM and no anonymous/file split/1"
+
+# The working directory was removed: the default name cannot be made absolute; the line names
+# the file it tried, expanded (it showed the pattern 'cuzktrace.%e.%p.zst')
+mkdir -p $T/gonedir
+(cd $T/gonedir && rmdir $T/gonedir && env -u CUZKTRACE_OUT LD_PRELOAD=$LIB /bin/true) 2>$T/gonedir.err
+expect_match "working directory removed: status 0, the expanded name in the one line" "$?/$(cat $T/gonedir.err)" \
+	"^0/cuzktrace: error: cannot trace to 'cuzktrace\.true\.[0-9]+\.zst': No such file or directory; running untraced\$"
