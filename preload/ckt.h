@@ -333,6 +333,10 @@ extern _Atomic pid_t ckt_rss_tid;
 int ckt_rss_running(void);
 void ckt_proc_init(void);
 int ckt_proc_open(const char *rel, int flags); /* /proc/<rel>, even after a mount namespace change */
+/* /proc/self/stat kept open at a high number (rss.c): opened by the thread that starts tracing;
+ * read by the writer alone (read: 0, or -1 when it cannot be read) */
+void ckt_self_stat_open(void);
+int ckt_self_stat_read(char *buf, size_t cap);
 
 /* ---- phase.c ---- */
 extern atomic_int ckt_proc_phase; /* most recently begun process-wide phase still active */

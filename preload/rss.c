@@ -44,6 +44,10 @@ struct procfile {
 static char statm_path[64] = "/proc/thread-self/statm", status_path[64] = "/proc/thread-self/status";
 static struct procfile statm = {statm_path, -1, 0, 0};
 static struct procfile status = {status_path, -1, 0, 0};
+/* /proc/self/stat for the writer's look at the main thread once a flush interval
+ * (ckt_self_stat_read): opened by the thread that starts tracing, like the files above */
+static char selfstat_path[] = "/proc/self/stat";
+static struct procfile selfstat = {selfstat_path, -1, 0, 0};
 static atomic_int files_ready;
 /* the sampler took its last sample (the one at stop): what an exit that does not join it waits
  * for, so that a run shorter than one period still has a sample (it had none: the report said
@@ -267,6 +271,17 @@ static void *sampler_main(void *arg)
 	strcpy(status_path, "/proc/thread-self/status");
 	atomic_store(&ckt_rss_tid, 0);
 	return NULL;
+}
+
+void ckt_self_stat_open(void)
+{
+	ckt_proc_init();
+	(void)proc_open(&selfstat);
+}
+
+int ckt_self_stat_read(char *buf, size_t cap)
+{
+	return read_proc(&selfstat, buf, cap);
 }
 
 int ckt_rss_start(void)

@@ -56,9 +56,27 @@ static void on_thread_exit(void *arg)
 		ckt_writer_wake();
 }
 
+/* The main thread's glibc thread exit: pthread_exit, but also C11's thrd_exit and a
+ * cancellation, which reach glibc's exit path without the pthread_exit symbol. Each runs the
+ * thread's key destructors; a raw exit system call or a seccomp kill does not. So the writer
+ * knows a main thread that ended without this (writer.c, leader_raw) from one that ended as
+ * glibc ends threads: then glibc's exit(0) ends the process with the last thread, and its
+ * exit handlers run (the writer ended such a process itself, its atexit handlers and stdio
+ * buffers lost: tests/progs/mainraw.c thrd, cancel). */
+static pthread_key_t main_key;
+
+static void on_main_exit(void *arg)
+{
+	(void)arg;
+	atomic_store(&ckt_main_exited, 1);
+	ckt_writer_wake();
+}
+
 void ckt_thread_init(void)
 {
 	exit_key_ok = pthread_key_create(&exit_key, on_thread_exit) == 0;
+	if (syscall(SYS_gettid) == getpid() && pthread_key_create(&main_key, on_main_exit) == 0)
+		(void)pthread_setspecific(main_key, (void *)1);
 }
 
 static struct ckt_ring *ring_new(void)

@@ -529,6 +529,11 @@ if [ "$(id -u)" = 0 ]; then
 	expect_eq "privileges dropped, descriptors closed: status 0, the reason the trace cannot be opened again" \
 		"$(cat $T/dropped.rc)/$(grep -v '^cuzktrace: tracing ' $T/dropped.err)" \
 		"0/cuzktrace: error: the trace descriptor was closed and opening it again failed: '$T/dropped.zst': Permission denied; tracing stopped, the program continues"
+	# the trace's directory ($T, 0700) may no longer be searched: no false "moved" warning
+	CUZKTRACE_OUT=$T/dropkeep.zst traced_json dropkeep $P/dropped setuidkeep >/dev/null
+	expect_eq "privileges dropped, descriptors kept: status 0, no warning, the trace complete" \
+		"$(cat $T/dropkeep.rc)/$(grep -v -e '^cuzktrace: tracing ' -e "^cuzktrace: $T/dropkeep.zst: " $T/dropkeep.err)/$(jget $T/dropkeep.json truncated)/$(jget $T/dropkeep.json live_at_exit.heap_bytes)" \
+		"0//false/1400000"
 	mkdir -p $T/jail
 	CUZKTRACE_OUT=$T/chrooted.zst traced_json chrooted $P/dropped chroot $T/jail >/dev/null
 	expect_eq "chroot: status 0, no warning, the trace complete with every block" \

@@ -442,6 +442,25 @@ for mode in raw seccomp; do
 			"$([ $mode = raw ] && echo 3 || echo 159)/false/exit/$([ $rate = 0 ] && echo 100000 || echo 104000)/1"
 	done
 done
+# ... and when it ends as glibc ends threads without the pthread_exit symbol (C11 thrd_exit, a
+# cancellation), or while another thread runs on: the process ends as untraced, its atexit
+# handler and stdout whole (a first fix ended the first two itself, their output lost, and gave
+# the third the main thread's status 3 for the kernel's 0: the last thread's)
+for mode in thrd cancel outlived; do
+	traced_json mainraw2 $P/mainraw $mode >/dev/null
+	case $mode in
+	thrd) want="mainraw: buffered|mainraw: atexit|" ;;
+	cancel) want="mainraw: thread done|mainraw: atexit|" ;;
+	outlived) want="mainraw: thread done|" ;;
+	esac
+	expect_eq "main thread ended by $mode: status 0, the program's output whole, complete" \
+		"$(cat $T/mainraw2.rc)/$(tr '\n' '|' <$T/mainraw2.out)/$(jget $T/mainraw2.json truncated)" "0/$want/false"
+done
+# the writer's look at the main thread each flush interval reads a file kept open at a high
+# number: opening it each time took the lowest free descriptor from the program for a moment
+CUZKTRACE_FLUSH_MS=5 traced lowfd $P/lowfd
+expect_match "the program's open gets the lowest free descriptor, the tracer's look at the main thread each 5 ms besides" \
+	"$(cat $T/lowfd.rc)/$(cat $T/lowfd.out)" "^0/lowfd: [0-9]+ opens, 0 not the lowest number\$"
 # exit (not _exit) in a vfork child would run the parent's exit handlers, the tracer's
 # destructor among them, and mark the list done: the parent's return from main then ran none,
 # and its trace was cut short without a word. The child ends with _exit, with one line.
