@@ -40,6 +40,11 @@ static ino_t unw_pipe_ino;
  * reopened descriptor or one of the program's, so such closes do nothing. */
 static int unw_handed[2] = {-1, -1};
 
+int ckt_unw_handed(int fd)
+{
+	return fd >= 0 && (fd == unw_handed[0] || fd == unw_handed[1]);
+}
+
 static inline int in_libunwind(const void *ra)
 {
 	return ckt_from_out(CKT_OUT_UNWIND, ra);

@@ -273,15 +273,31 @@ static void *sampler_main(void *arg)
 	return NULL;
 }
 
+static bool selfstat_transient; /* too few descriptors to keep one more: opened per read */
+
 void ckt_self_stat_open(void)
 {
+	/* below 128 descriptors, as procdir: one more kept of ours is one the program misses (a
+	 * limit of 8 left the sampler none for statm); each read then opens it for a moment */
+	struct rlimit rl;
+	selfstat_transient = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < 128;
 	ckt_proc_init();
-	(void)proc_open(&selfstat);
+	if (!selfstat_transient)
+		(void)proc_open(&selfstat);
 }
 
 int ckt_self_stat_read(char *buf, size_t cap)
 {
-	return read_proc(&selfstat, buf, cap);
+	if (!selfstat_transient)
+		return read_proc(&selfstat, buf, cap);
+	int fd = proc_open_path(selfstat_path);
+	ssize_t n = fd >= 0 ? pread(fd, buf, cap - 1, 0) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	return 0;
 }
 
 int ckt_rss_start(void)
