@@ -73,7 +73,9 @@ void ckt_line_emit(struct ckt_line *l);                  /* appends '\n' and wri
 /* Convenience: "cuzktrace: " + a + b + c + d (NULLs skipped) as one line. */
 void ckt_log_init(void);
 int ckt_fd_high(int fd);
-/* fd is one of the pipe numbers libunwind was handed for its memory checks (hooks_io.c) */
+/* the pipe numbers libunwind was last handed for its memory checks (hooks_io.c), and whether
+ * fd is one of them (log.c) */
+extern int ckt_unw_pair[2];
 int ckt_unw_handed(int fd);
 void ckt_fd_start_window(int open); /* 1 while the tracer starts (its constructor), then 0 */
 void ckt_log(const char *a, const char *b, const char *c, const char *d);

@@ -38,12 +38,7 @@ static ino_t unw_pipe_ino;
  * our pipe and we made a new one, libunwind still holds the old numbers until it asks again,
  * and it closes them (when its check fails, and at exit): by then a number may be the trace's
  * reopened descriptor or one of the program's, so such closes do nothing. */
-static int unw_handed[2] = {-1, -1};
-
-int ckt_unw_handed(int fd)
-{
-	return fd >= 0 && (fd == unw_handed[0] || fd == unw_handed[1]);
-}
+#define unw_handed ckt_unw_pair /* log.c: ckt_fd_high keeps off them */
 
 static inline int in_libunwind(const void *ra)
 {

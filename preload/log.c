@@ -59,6 +59,13 @@ static int ckt_fd_above_limit(int fd, const struct rlimit *rl)
 	return h;
 }
 
+int ckt_unw_pair[2] = {-1, -1};
+
+int ckt_unw_handed(int fd)
+{
+	return fd >= 0 && (fd == ckt_unw_pair[0] || fd == ckt_unw_pair[1]);
+}
+
 int ckt_fd_high(int fd)
 {
 	struct rlimit rl;
