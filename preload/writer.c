@@ -581,14 +581,15 @@ static int join_writer(int fast);
 
 static _Atomic pid_t writer_tid;
 
-/* /proc/self/stat read into st: the fields after the command's closing parenthesis (the
- * state first), or NULL when it cannot be read. */
+/* The fields of a /proc stat line after the command's closing parenthesis (the state first;
+ * the command may hold spaces and parentheses), or NULL. */
 static const char *stat_fields(const char *st)
 {
 	const char *paren = strrchr(st, ')');
 	return paren && paren[1] == ' ' ? paren + 2 : NULL;
 }
 
+/* /proc/self/stat read into st: its fields (stat_fields), or NULL when it cannot be read. */
 static const char *self_stat(char *st, size_t cap)
 {
 	int f = ckt_proc_open("self/stat", O_RDONLY);
