@@ -34,11 +34,11 @@ static inline int scan_wanted(int fd)
  * do nothing, for close). If the program closed it meanwhile, it is made again. */
 static int unw_pipe[2] = {-1, -1};
 static ino_t unw_pipe_ino;
-/* The numbers libunwind holds: the pair the last pipe/pipe2 handed it. When the program closed
- * our pipe and we made a new one, libunwind still holds the old numbers until it asks again,
- * and it closes them (when its check fails, and at exit): by then a number may be the trace's
- * reopened descriptor or one of the program's, so such closes do nothing. */
-#define unw_handed ckt_unw_pair /* log.c: ckt_fd_high keeps off them */
+/* The numbers libunwind holds are ckt_unw_pair (log.c, where ckt_fd_high keeps off them): the
+ * pair the last pipe/pipe2 handed it. When the program closed our pipe and we made a new one,
+ * libunwind still holds the old numbers until it asks again, and it closes them (when its
+ * check fails, and at exit): by then a number may be one of the program's, so such closes do
+ * nothing. */
 
 static inline int in_libunwind(const void *ra)
 {
@@ -52,8 +52,8 @@ static inline int from_libunwind(const void *ra)
 
 static inline int unw_known_fd(int fd)
 {
-	return fd >= 0 && (fd == unw_pipe[0] || fd == unw_pipe[1] || fd == unw_handed[0] ||
-			   fd == unw_handed[1]);
+	return fd >= 0 && (fd == unw_pipe[0] || fd == unw_pipe[1] || fd == ckt_unw_pair[0] ||
+			   fd == ckt_unw_pair[1]);
 }
 
 /* libunwind's read or write, during our capture, on a descriptor of a pipe we handed it (other
@@ -81,8 +81,8 @@ static int give_private_pipe(int fds[2])
 {
 	if (private_pipe() < 0)
 		return -1;
-	fds[0] = unw_handed[0] = unw_pipe[0];
-	fds[1] = unw_handed[1] = unw_pipe[1];
+	fds[0] = ckt_unw_pair[0] = unw_pipe[0];
+	fds[1] = ckt_unw_pair[1] = unw_pipe[1];
 	return 0;
 }
 
@@ -103,7 +103,7 @@ CKT_EXPORT int pipe(int fds[2])
 /* libunwind's closes of numbers we handed it do nothing, in a capture or not (at exit) */
 CKT_EXPORT int close(int fd)
 {
-	if (CKT_UNLIKELY(unw_handed[0] >= 0) && unw_known_fd(fd) &&
+	if (CKT_UNLIKELY(ckt_unw_pair[0] >= 0) && unw_known_fd(fd) &&
 	    in_libunwind(__builtin_return_address(0)))
 		return 0;
 	return ckt_real.close ? ckt_real.close(fd) : (int)syscall(SYS_close, fd);

@@ -250,7 +250,7 @@ void ckt_line_emit(struct ckt_line *l)
 	 * more: the write then raises SIGXFSZ or SIGPIPE, whose default action ends the program
 	 * (a line of ours killed it: status 153, tests/progs/fsizelimit.c; status 141 before
 	 * main, or in the exit handlers with the program's stdout unflushed, `2> >(head -1)`,
-	 * tests/progs/sigpipe.c). Blocked for the write; one it raised is taken back (not one the
+	 * tests/progs/stderrgone.c). Blocked for the write; one it raised is taken back (not one the
 	 * program had pending already), and the line is lost, as the program's own writes there
 	 * fail (EFBIG, EPIPE) once it ignores the signal. */
 	static const int sigs[2] = { SIGXFSZ, SIGPIPE };
