@@ -198,6 +198,7 @@ __attribute__((constructor(101))) static void ckt_init(void)
 		(void)at_quick_exit(ckt_quick_exit_handler);
 		ckt_exit_main_watch();
 		ckt_check_interposition();
+		ckt_thread_watch_main();
 		(void)ckt_modules_check();
 		ckt_stacks_init();
 		if (ckt_config.rss_ms)

@@ -378,6 +378,7 @@ void ckt_ring_release(struct ckt_ring *r);
 extern atomic_uint ckt_rings_exited;
 #define CKT_EXITED_WAKE 32u
 void ckt_thread_init(void);
+void ckt_thread_watch_main(void); /* marks the main thread's glibc thread exit (thread.c) */
 void ckt_thread_after_fork_child(void);
 
 /* Event number i of r sits at slots[i & ckt_ring_mask(r)] (see ckt_ring.wmask). */

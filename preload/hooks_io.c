@@ -118,6 +118,15 @@ CKT_EXPORT ssize_t read(int fd, void *buf, size_t n)
 	if (unw_pipe_fd(__builtin_return_address(0), fd)) {
 		if (private_pipe() < 0)
 			return -1;
+		/* the pipe was made again (the program closed it): libunwind still holds the old
+		 * numbers and writes into them with a raw system call, which no hook sees (a stack
+		 * check then failed for every address it had not seen, and a program file given
+		 * such a number got the checked bytes). EBADF makes it ask for a pipe again, and
+		 * the new numbers are handed to it. */
+		if (ckt_unw_pair[0] != unw_pipe[0]) {
+			errno = EBADF;
+			return -1;
+		}
 		return syscall(SYS_read, unw_pipe[0], buf, n);
 	}
 	return ckt_real.read ? ckt_real.read(fd, buf, n) : syscall(SYS_read, fd, buf, n);

@@ -96,6 +96,12 @@ int ckt_fd_high(int fd)
 		syscall(SYS_close, h);
 		h = n;
 	}
+	if (h < 0 && ckt_unw_handed(fd)) {
+		/* no higher number to move to, and this one is libunwind's: not ours either */
+		syscall(SYS_close, fd);
+		errno = EMFILE;
+		return -1;
+	}
 	if (h < 0)
 		return fd;
 	syscall(SYS_close, fd); /* not through our close hook, which may be redirecting */

@@ -72,10 +72,21 @@ static void on_main_exit(void *arg)
 	ckt_writer_wake();
 }
 
+static int main_key_ok;
+
 void ckt_thread_init(void)
 {
 	exit_key_ok = pthread_key_create(&exit_key, on_thread_exit) == 0;
-	if (syscall(SYS_gettid) == getpid() && pthread_key_create(&main_key, on_main_exit) == 0)
+	main_key_ok = pthread_key_create(&main_key, on_main_exit) == 0;
+}
+
+/* From the constructor, on the main thread, once the allocator is known: a key past glibc's
+ * first 32 makes pthread_setspecific calloc, through a program's own allocator if it exports
+ * one (as for exit_key: the bootstrap may run inside that allocator's mmap). */
+void ckt_thread_watch_main(void)
+{
+	if (main_key_ok && syscall(SYS_gettid) == getpid() &&
+	    (main_key < CKT_KEYS_IN_DESCRIPTOR || !atomic_load(&ckt_alloc_foreign)))
 		(void)pthread_setspecific(main_key, (void *)1);
 }
 

@@ -816,7 +816,10 @@ static void *writer_main(void *arg)
 			 * the program's threads, as /proc says (not the rings: a thread that never
 			 * recorded has none); else with the last thread's, as untraced, which the
 			 * helpers' ends give (0, as a thread's return does) */
-			leader_raw = alone_but(atomic_load(&ckt_rss_tid), atomic_load(&writer_tid)) == 1;
+			/* (the main thread's destructor marks a glibc thread exit before the thread
+			 * is a zombie: looked at again after the zombie was seen) */
+			leader_raw = !atomic_load(&ckt_main_exited) &&
+				     alone_but(atomic_load(&ckt_rss_tid), atomic_load(&writer_tid)) == 1;
 			atomic_store(&ckt_main_exited, 1);
 		}
 		if (atomic_load(&ckt_main_exited) && only_helpers_left() && !atomic_exchange(&finished, 1)) {
@@ -1416,9 +1419,9 @@ int ckt_writer_start(void)
 	strncpy(exe_base, b ? b + 1 : (n > 0 ? exe_path : "unknown"), sizeof(exe_base) - 1);
 
 	char shown[sizeof(path_abs)];
-	ckt_self_stat_open(); /* for the writer's look at the main thread (leader_gone) */
 	int rc = setup(ckt_config.out, pid, exe_path, shown);
 	if (rc == 0) {
+		ckt_self_stat_open(); /* for the writer's look at the main thread (leader_gone) */
 		atomic_store(&ckt_writer_running, 1);
 		unsigned long th;
 		rc = ckt_spawn_helper(writer_main, NULL, &th, &writer_stack);
