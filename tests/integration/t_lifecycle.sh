@@ -39,13 +39,13 @@ expect_eq "_Fork: parent's trace complete and exact" \
 # libunwind checks memory by writing it into a pipe with a raw system call, which no hook sees:
 # after a daemon's close-all, the tracer remade its own pipe silently and libunwind kept the
 # old numbers, so every later stack of new threads was lost (40 of 40 under "(no call
-# stack)"), and a program pipe put on the old write-end number got stack bytes. libunwind is
+# stack)"), and a program pipe put on the old write-end number got stack bytes (closefds unwpipe). libunwind is
 # now told (EBADF) and asks for a new pipe.
 CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/unwthr.zst traced unwthr $P/unwthr close
 $REPORT --sites-csv $T/unwthr.csv $T/unwthr.zst >/dev/null 2>&1
 expect_eq "close-all, then threads: their 40 allocations keep their stacks (site worker, 200,180 bytes)" \
 	"$(grep -c '^"(no call stack)' $T/unwthr.csv)/$(grep '^"worker ' $T/unwthr.csv | cut -d, -f2,6)" "0/200180,40"
-(ulimit -Sn 1024; ulimit -Hn 4096; CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/unwbyte.zst traced unwbyte $P/unwbyte)
+(ulimit -Sn 1024; ulimit -Hn 4096; CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/unwbyte.zst traced unwbyte $P/closefds unwpipe)
 expect_eq "close-all, a program pipe on libunwind's old number: the pipe carries only the program's bytes" \
 	"$(cat $T/unwbyte.rc)/$(cat $T/unwbyte.out)" "0/pipe ok"
 
