@@ -4,7 +4,7 @@
  *                     (SECCOMP_RET_KILL_THREAD: the process ends killed by SIGSYS, status 159
  *                     in a shell);
  *   mainraw outlived  the raw exit system call while another thread runs on, prints
- *                     "mainraw: thread done" 300 ms later and returns (the kernel reports the
+ *                     "mainraw: thread done" 1.6 s later and returns (the kernel reports the
  *                     last thread's status: 0);
  *   mainraw thrd      C11 thrd_exit, glibc's thread exit without the pthread_exit symbol: glibc
  *                     ends the process with exit(0) (its atexit handler prints "mainraw: atexit",
@@ -40,7 +40,9 @@ static void *other(void *arg)
 	usleep(100000);
 	if (arg)
 		pthread_cancel(main_thread);
-	usleep(200000);
+	/* outlived: long enough that the writer, which looks every 100 ms, sees the main thread
+	 * gone while this one still runs, even on a loaded machine */
+	usleep(arg ? 200000 : 1500000);
 	printf("mainraw: thread done\n");
 	fflush(stdout);
 	return NULL;
