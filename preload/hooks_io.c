@@ -4,6 +4,8 @@
  * seen: glibc's stdio (printf, fprintf) writes through an internal alias and is not. */
 #include "ckt.h"
 
+#include <sched.h>
+
 #include <pthread.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -63,27 +65,91 @@ static inline int unw_pipe_fd(const void *ra, int fd)
 	return from_libunwind(ra) && unw_known_fd(fd);
 }
 
-static int private_pipe(void)
+/* Threads capture at once: the pipe is made again and handed over under a lock (only then:
+ * checking it takes none), or two threads made two pipes, leaked one, and handed libunwind the
+ * read end of one and the write end of the other (its check bytes piled up in a pipe nobody
+ * read until every check failed). */
+static atomic_int unw_lock;
+static ino_t unw_pipe_ino1;
+
+static void unw_lock_take(void)
+{
+	int free_ = 0;
+	while (!atomic_compare_exchange_weak(&unw_lock, &free_, 1)) {
+		free_ = 0;
+		sched_yield();
+	}
+}
+
+static void unw_lock_give(void)
+{
+	atomic_store(&unw_lock, 0);
+}
+
+/* both ends still the pipe we made (the program may have closed either) */
+static int private_pipe_ok(void)
 {
 	struct stat st;
-	if (unw_pipe[0] >= 0 && fstat(unw_pipe[0], &st) == 0 && st.st_ino == unw_pipe_ino)
+	int r = unw_pipe[0], w = unw_pipe[1];
+	return r >= 0 && w >= 0 && fstat(r, &st) == 0 && st.st_ino == unw_pipe_ino && fstat(w, &st) == 0 &&
+	       st.st_ino == unw_pipe_ino1;
+}
+
+/* with the lock held */
+static int private_pipe_locked(void)
+{
+	if (private_pipe_ok())
 		return 0;
+	/* an end the program left open is still ours: closed, not leaked (numbers libunwind
+	 * holds are left alone by ckt_fd_high until it asks again) */
+	struct stat old;
+	if (unw_pipe[0] >= 0 && fstat(unw_pipe[0], &old) == 0 && old.st_ino == unw_pipe_ino)
+		syscall(SYS_close, unw_pipe[0]);
+	if (unw_pipe[1] >= 0 && fstat(unw_pipe[1], &old) == 0 && old.st_ino == unw_pipe_ino1)
+		syscall(SYS_close, unw_pipe[1]);
 	int p[2];
+	unw_pipe[0] = unw_pipe[1] = -1;
 	if (syscall(SYS_pipe2, p, O_CLOEXEC | O_NONBLOCK) < 0)
 		return -1;
-	unw_pipe[0] = ckt_fd_high(p[0]);
-	unw_pipe[1] = ckt_fd_high(p[1]);
-	unw_pipe_ino = fstat(unw_pipe[0], &st) == 0 ? st.st_ino : 0;
+	int r = ckt_fd_high(p[0]), w = ckt_fd_high(p[1]);
+	struct stat st;
+	if (r < 0 || w < 0 || fstat(r, &st) != 0) {
+		if (r >= 0)
+			syscall(SYS_close, r);
+		if (w >= 0)
+			syscall(SYS_close, w);
+		return -1;
+	}
+	unw_pipe_ino = st.st_ino;
+	unw_pipe_ino1 = fstat(w, &st) == 0 ? st.st_ino : 0;
+	unw_pipe[0] = r;
+	unw_pipe[1] = w;
 	return 0;
 }
 
+static int private_pipe(void)
+{
+	if (private_pipe_ok())
+		return 0;
+	unw_lock_take();
+	int rc = private_pipe_locked();
+	unw_lock_give();
+	return rc;
+}
+
+/* libunwind asks for its pipe. Without one (no descriptor free) it gets -1 for both numbers,
+ * not the old ones it still holds: it writes there with a raw system call, and the program's
+ * file on such a number took its check bytes. */
 static int give_private_pipe(int fds[2])
 {
-	if (private_pipe() < 0)
-		return -1;
-	fds[0] = ckt_unw_pair[0] = unw_pipe[0];
-	fds[1] = ckt_unw_pair[1] = unw_pipe[1];
-	return 0;
+	unw_lock_take();
+	int rc = private_pipe_locked();
+	fds[0] = ckt_unw_pair[0] = rc ? -1 : unw_pipe[0];
+	fds[1] = ckt_unw_pair[1] = rc ? -1 : unw_pipe[1];
+	unw_lock_give();
+	if (rc)
+		errno = EMFILE;
+	return rc;
 }
 
 CKT_EXPORT int pipe2(int fds[2], int flags)
@@ -123,7 +189,7 @@ CKT_EXPORT ssize_t read(int fd, void *buf, size_t n)
 		 * check then failed for every address it had not seen, and a program file given
 		 * such a number got the checked bytes). EBADF makes it ask for a pipe again, and
 		 * the new numbers are handed to it. */
-		if (ckt_unw_pair[0] != unw_pipe[0]) {
+		if (ckt_unw_pair[0] != unw_pipe[0] || ckt_unw_pair[1] != unw_pipe[1]) {
 			errno = EBADF;
 			return -1;
 		}

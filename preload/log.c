@@ -97,10 +97,22 @@ int ckt_fd_high(int fd)
 		h = n;
 	}
 	if (h < 0 && ckt_unw_handed(fd)) {
-		/* no higher number to move to, and this one is libunwind's: not ours either */
-		syscall(SYS_close, fd);
-		errno = EMFILE;
-		return -1;
+		/* no higher number to move to (a limit of 64 or less), and this one is
+		 * libunwind's: the lowest free one that is not */
+		for (int start = 3;;) {
+			int n = fcntl(fd, F_DUPFD_CLOEXEC, start);
+			if (n < 0 || !ckt_unw_handed(n)) {
+				h = n;
+				break;
+			}
+			syscall(SYS_close, n);
+			start = n + 1;
+		}
+		if (h < 0) {
+			syscall(SYS_close, fd);
+			errno = EMFILE;
+			return -1;
+		}
 	}
 	if (h < 0)
 		return fd;

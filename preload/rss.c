@@ -142,7 +142,7 @@ static int proc_open(struct procfile *f)
 	f->fd = ckt_fd_high(fd);
 	f->dev = st.st_dev;
 	f->ino = st.st_ino;
-	return 0;
+	return f->fd < 0 ? -1 : 0;
 }
 
 static int read_proc(struct procfile *f, char *buf, size_t cap)

@@ -133,10 +133,12 @@ static int check_fd(void)
 	 * could truncate the file under us */
 	if (nfd >= 0 && fstat(nfd, &st) == 0 && st.st_dev == file_dev && st.st_ino == file_ino &&
 	    flock(nfd, LOCK_EX | LOCK_NB) == 0) {
-		ckt_log("warning: the trace descriptor was closed by the program; reopened '",
-			path_abs, "'", NULL);
 		(void)fcntl(nfd, F_SETFL, O_APPEND); /* a regular file: blocking writes again */
 		fd = ckt_fd_high(nfd);
+		if (fd < 0) /* only libunwind's numbers were free */
+			return -EMFILE;
+		ckt_log("warning: the trace descriptor was closed by the program; reopened '",
+			path_abs, "'", NULL);
 		return 0;
 	}
 	int e = errno;

@@ -45,6 +45,17 @@ CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/unwthr.zst traced unwthr $P/unwthr close
 $REPORT --sites-csv $T/unwthr.csv $T/unwthr.zst >/dev/null 2>&1
 expect_eq "close-all, then threads: their 40 allocations keep their stacks (site worker, 200,180 bytes)" \
 	"$(grep -c '^"(no call stack)' $T/unwthr.csv)/$(grep '^"worker ' $T/unwthr.csv | cut -d, -f2,6)" "0/200180,40"
+# a limit of 64 leaves no number above the program's to move the new pipe to: the lowest free
+# one that is not libunwind's old one (every stack was lost, the pipe half made)
+(ulimit -Sn 64; ulimit -Hn 64; CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/unwthr64.zst traced unwthr64 $P/unwthr close)
+$REPORT --sites-csv $T/unwthr64.csv $T/unwthr64.zst >/dev/null 2>&1
+expect_eq "close-all under a limit of 64, then threads: their 40 allocations keep their stacks" \
+	"$(grep -c '^"(no call stack)' $T/unwthr64.csv)/$(grep '^"worker ' $T/unwthr64.csv | cut -d, -f2,6)" "0/200180,40"
+# 16 threads capturing at once after a close-all make the pipe again under a lock (pipes were
+# leaked, and libunwind was handed the ends of two different pipes)
+CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/unwrace.zst traced unwrace $P/unwrace 20
+expect_match "close-all, 16 threads capturing at once, 20 rounds: one private pipe, nothing piling up in it" \
+	"$(cat $T/unwrace.rc)/$(cat $T/unwrace.out)" "^0/pipes after 20 rounds: 2 \(2 expected\); most bytes waiting in one: [0-9]\$"
 (ulimit -Sn 1024; ulimit -Hn 4096; CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/unwbyte.zst traced unwbyte $P/closefds unwpipe)
 expect_eq "close-all, a program pipe on libunwind's old number: the pipe carries only the program's bytes" \
 	"$(cat $T/unwbyte.rc)/$(cat $T/unwbyte.out)" "0/pipe ok"
