@@ -53,7 +53,7 @@ expect_eq "close-all under a limit of 64, then threads: their 40 allocations kee
 	"$(grep -c '^"(no call stack)' $T/unwthr64.csv)/$(grep '^"worker ' $T/unwthr64.csv | cut -d, -f2,6)" "0/200180,40"
 # 16 threads capturing at once after a close-all make the pipe again under a lock (pipes were
 # leaked, and libunwind was handed the ends of two different pipes)
-CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/unwrace.zst traced unwrace $P/unwrace 20
+CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/unwrace.zst traced unwrace $P/closefds race 20
 expect_match "close-all, 16 threads capturing at once, 20 rounds: one private pipe, nothing piling up in it" \
 	"$(cat $T/unwrace.rc)/$(cat $T/unwrace.out)" "^0/pipes after 20 rounds: 2 \(2 expected\); most bytes waiting in one: [0-9]\$"
 (ulimit -Sn 1024; ulimit -Hn 4096; CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/unwbyte.zst traced unwbyte $P/closefds unwpipe)

@@ -9,12 +9,19 @@
  * (the write end libunwind was handed before, found in /proc/self/fd), then allocates from new
  * stack pages, which libunwind checks by writing bytes of them into its pipe with a raw system
  * call: "pipe ok" when the program's pipe holds nothing, else "pipe CORRUPTED (<n> extra
- * bytes)" (before 0.2.10; from a review). */
+ * bytes)" (before 0.2.10; from a review).
+ * closefds race ROUNDS: ROUNDS times, 16 threads (made beforehand, waiting on a barrier) allocate
+ * at once from new stack pages right after a close-all: several of them find the tracer's
+ * private pipe gone and make it again at once. Prints the pipe descriptors the process holds
+ * then: more than 2 (run with no pipe on stdin, stdout or stderr), or bytes piling up in one,
+ * is a race (pipes were leaked, libunwind handed the ends of two). */
 #include <dirent.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -32,32 +39,81 @@ static __attribute__((noinline)) void deep(int n)
 	pad[1] = pad[0];
 }
 
-/* the highest-numbered pipe descriptor: the tracer's private pipe's write end */
-static int tracer_pipe(void)
+/* The pipe descriptors the process holds: their count in *n (if n), the most bytes waiting in
+ * one in *queued (if queued); returns the highest number (the tracer's private pipe's write
+ * end, when it holds the only pipe), -1 when none. */
+static int scan_pipes(int *n, int *queued)
 {
-	int w = -1;
+	int w = -1, c = 0, most = 0;
 	DIR *d = opendir("/proc/self/fd");
 	struct dirent *e;
 	char l[64], p[300];
 	while (d && (e = readdir(d))) {
 		snprintf(p, sizeof(p), "/proc/self/fd/%s", e->d_name);
-		ssize_t n = readlink(p, l, sizeof(l) - 1);
-		if (n > 0) {
-			l[n] = 0;
-			if (!strncmp(l, "pipe:", 5) && atoi(e->d_name) > w)
-				w = atoi(e->d_name);
-		}
+		ssize_t len = readlink(p, l, sizeof(l) - 1);
+		if (len <= 0)
+			continue;
+		l[len] = 0;
+		if (strncmp(l, "pipe:", 5) != 0)
+			continue;
+		int fd = atoi(e->d_name), q = 0;
+		c++;
+		if (fd > w)
+			w = fd;
+		if (ioctl(fd, FIONREAD, &q) == 0 && q > most)
+			most = q;
 	}
 	if (d)
 		closedir(d);
+	if (n)
+		*n = c;
+	if (queued)
+		*queued = most;
 	return w;
+}
+
+#define RACERS 16
+static pthread_barrier_t go, ready;
+
+static void *racer(void *arg)
+{
+	(void)arg;
+	pthread_barrier_wait(&ready);
+	pthread_barrier_wait(&go);
+	deep(6);
+	return NULL;
+}
+
+static int race(int rounds)
+{
+	deep(6);
+	keep = malloc(100);
+	usleep(100000);
+	for (int r = 0; r < rounds; r++) {
+		pthread_t t[RACERS];
+		pthread_barrier_init(&go, NULL, RACERS + 1);
+		pthread_barrier_init(&ready, NULL, RACERS + 1);
+		for (int i = 0; i < RACERS; i++)
+			pthread_create(&t[i], NULL, racer, NULL);
+		pthread_barrier_wait(&ready);
+		close_range(3, ~0U, 0);
+		pthread_barrier_wait(&go);
+		for (int i = 0; i < RACERS; i++)
+			pthread_join(t[i], NULL);
+		pthread_barrier_destroy(&go);
+		pthread_barrier_destroy(&ready);
+	}
+	int n, queued;
+	scan_pipes(&n, &queued);
+	printf("pipes after %d rounds: %d (2 expected); most bytes waiting in one: %d\n", rounds, n, queued);
+	return 0;
 }
 
 static int unwpipe(void)
 {
 	keep = malloc(100);
 	usleep(150000);
-	int w = tracer_pipe();
+	int w = scan_pipes(NULL, NULL);
 	if (w < 0) {
 		puts("no pipe found");
 		return 2;
@@ -87,6 +143,8 @@ int main(int argc, char **argv)
 {
 	if (argc > 1 && strcmp(argv[1], "unwpipe") == 0)
 		return unwpipe();
+	if (argc > 2 && strcmp(argv[1], "race") == 0)
+		return race(atoi(argv[2]));
 	if (argc > 1 && strcmp(argv[1], "range") == 0) {
 		keep = malloc(100);
 		usleep(150000); /* the tracer's descriptors are all open by now */
