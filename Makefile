@@ -114,6 +114,11 @@ $(B)/progs/ctor: tests/progs/ctor.c $(B)/progs/libctorlib.so
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$@)$(CC) -std=gnu11 -O2 -g -o $@ $< -L$(B)/progs -lctorlib -Wl,-rpath,'$$ORIGIN'
 
+# a profiler that unwinds with libunwind in its signal handler
+$(B)/progs/sigprof: tests/progs/sigprof.c $(B)/.flags
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$@)$(CC) -std=gnu11 -D_GNU_SOURCE -O1 -g -Wall -o $@ $< -lunwind -lpthread
+
 # export their own malloc, as a program with a built-in allocator does
 $(B)/progs/ownmalloc $(B)/progs/exitsig: $(B)/progs/%: tests/progs/%.c $(B)/.flags
 	@mkdir -p $(dir $@)

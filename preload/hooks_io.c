@@ -5,6 +5,7 @@
 #include "ckt.h"
 
 #include <sched.h>
+#include <signal.h>
 
 #include <pthread.h>
 #include <errno.h>
@@ -71,9 +72,17 @@ static inline int unw_pipe_fd(const void *ra, int fd)
  * read until every check failed). */
 static atomic_int unw_lock;
 static ino_t unw_pipe_ino1;
+static dev_t unw_pipe_dev;
 
-static void unw_lock_take(void)
+/* Every signal is blocked while the lock is held: a program's handler that unwinds with the
+ * same libunwind (a SIGPROF profiler, a crash reporter) comes through these hooks, and landing
+ * on the thread that holds the lock it spun for good (2 of 4 runs of a profiler's handler
+ * beside close-alls). Costs two system calls, only when the pipe is made or handed over. */
+static void unw_lock_take(sigset_t *old)
 {
+	sigset_t all;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, old);
 	int free_ = 0;
 	while (!atomic_compare_exchange_weak(&unw_lock, &free_, 1)) {
 		free_ = 0;
@@ -81,18 +90,24 @@ static void unw_lock_take(void)
 	}
 }
 
-static void unw_lock_give(void)
+static void unw_lock_give(const sigset_t *old)
 {
 	atomic_store(&unw_lock, 0);
+	pthread_sigmask(SIG_SETMASK, old, NULL);
+}
+
+/* fd is the end of the pipe we made whose inode is ino (a program's file of the same inode
+ * number on another file system is not) */
+static int unw_ours(int fd, ino_t ino)
+{
+	struct stat st;
+	return fd >= 0 && fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode) && st.st_ino == ino && st.st_dev == unw_pipe_dev;
 }
 
 /* both ends still the pipe we made (the program may have closed either) */
 static int private_pipe_ok(void)
 {
-	struct stat st;
-	int r = unw_pipe[0], w = unw_pipe[1];
-	return r >= 0 && w >= 0 && fstat(r, &st) == 0 && st.st_ino == unw_pipe_ino && fstat(w, &st) == 0 &&
-	       st.st_ino == unw_pipe_ino1;
+	return unw_ours(unw_pipe[0], unw_pipe_ino) && unw_ours(unw_pipe[1], unw_pipe_ino1);
 }
 
 /* with the lock held */
@@ -102,10 +117,9 @@ static int private_pipe_locked(void)
 		return 0;
 	/* an end the program left open is still ours: closed, not leaked (numbers libunwind
 	 * holds are left alone by ckt_fd_high until it asks again) */
-	struct stat old;
-	if (unw_pipe[0] >= 0 && fstat(unw_pipe[0], &old) == 0 && old.st_ino == unw_pipe_ino)
+	if (unw_ours(unw_pipe[0], unw_pipe_ino))
 		syscall(SYS_close, unw_pipe[0]);
-	if (unw_pipe[1] >= 0 && fstat(unw_pipe[1], &old) == 0 && old.st_ino == unw_pipe_ino1)
+	if (unw_ours(unw_pipe[1], unw_pipe_ino1))
 		syscall(SYS_close, unw_pipe[1]);
 	int p[2];
 	unw_pipe[0] = unw_pipe[1] = -1;
@@ -121,6 +135,7 @@ static int private_pipe_locked(void)
 		return -1;
 	}
 	unw_pipe_ino = st.st_ino;
+	unw_pipe_dev = st.st_dev;
 	unw_pipe_ino1 = fstat(w, &st) == 0 ? st.st_ino : 0;
 	unw_pipe[0] = r;
 	unw_pipe[1] = w;
@@ -131,9 +146,10 @@ static int private_pipe(void)
 {
 	if (private_pipe_ok())
 		return 0;
-	unw_lock_take();
+	sigset_t old;
+	unw_lock_take(&old);
 	int rc = private_pipe_locked();
-	unw_lock_give();
+	unw_lock_give(&old);
 	return rc;
 }
 
@@ -142,11 +158,12 @@ static int private_pipe(void)
  * file on such a number took its check bytes. */
 static int give_private_pipe(int fds[2])
 {
-	unw_lock_take();
+	sigset_t old;
+	unw_lock_take(&old);
 	int rc = private_pipe_locked();
 	fds[0] = ckt_unw_pair[0] = rc ? -1 : unw_pipe[0];
 	fds[1] = ckt_unw_pair[1] = rc ? -1 : unw_pipe[1];
-	unw_lock_give();
+	unw_lock_give(&old);
 	if (rc)
 		errno = EMFILE;
 	return rc;
