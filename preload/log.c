@@ -66,6 +66,18 @@ int ckt_unw_handed(int fd)
 	return fd >= 0 && (fd == ckt_unw_pair[0] || fd == ckt_unw_pair[1]);
 }
 
+/* the lowest free number from start on that is not libunwind's, as a copy of fd; -1 when none */
+static int dup_not_unw(int fd, int start)
+{
+	for (;;) {
+		int n = fcntl(fd, F_DUPFD_CLOEXEC, start);
+		if (n < 0 || !ckt_unw_handed(n))
+			return n;
+		syscall(SYS_close, n);
+		start = n + 1;
+	}
+}
+
 int ckt_fd_high(int fd)
 {
 	struct rlimit rl;
@@ -91,23 +103,14 @@ int ckt_fd_high(int fd)
 	 * (a corrupt frame: tests/progs/closefds.c, 5 runs in 30 once another kept file moved
 	 * the numbers). Skipped numbers are left free: libunwind's write there fails (EBADF) and
 	 * it takes the address as unreadable. */
-	while (h >= 0 && ckt_unw_handed(h)) {
-		int n = fcntl(fd, F_DUPFD_CLOEXEC, h + 1);
+	if (h >= 0 && ckt_unw_handed(h)) {
 		syscall(SYS_close, h);
-		h = n;
+		h = dup_not_unw(fd, h + 1);
 	}
 	if (h < 0 && ckt_unw_handed(fd)) {
 		/* no higher number to move to (a limit of 64 or less), and this one is
 		 * libunwind's: the lowest free one that is not */
-		for (int start = 3;;) {
-			int n = fcntl(fd, F_DUPFD_CLOEXEC, start);
-			if (n < 0 || !ckt_unw_handed(n)) {
-				h = n;
-				break;
-			}
-			syscall(SYS_close, n);
-			start = n + 1;
-		}
+		h = dup_not_unw(fd, 3);
 		if (h < 0) {
 			syscall(SYS_close, fd);
 			errno = EMFILE;

@@ -288,16 +288,10 @@ void ckt_self_stat_open(void)
 
 int ckt_self_stat_read(char *buf, size_t cap)
 {
-	if (!selfstat_transient)
-		return read_proc(&selfstat, buf, cap);
-	int fd = proc_open_path(selfstat_path);
-	ssize_t n = fd >= 0 ? pread(fd, buf, cap - 1, 0) : -1;
-	if (fd >= 0)
-		close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = 0;
-	return 0;
+	int rc = read_proc(&selfstat, buf, cap);
+	if (selfstat_transient)
+		proc_forget(&selfstat);
+	return rc;
 }
 
 int ckt_rss_start(void)

@@ -591,7 +591,9 @@ static const char *stat_fields(const char *st)
 	return paren && paren[1] == ' ' ? paren + 2 : NULL;
 }
 
-/* /proc/self/stat read into st: its fields (stat_fields), or NULL when it cannot be read. */
+/* /proc/self/stat read into st: its fields (stat_fields), or NULL when it cannot be read.
+ * Opened per call: program threads call it too (a pause's only_helpers_left), and the kept
+ * file (ckt_self_stat_read) is the writer's alone, reopened without a lock. */
 static const char *self_stat(char *st, size_t cap)
 {
 	int f = ckt_proc_open("self/stat", O_RDONLY);

@@ -54,8 +54,8 @@ struct ckt_sites_site {
 	const char *key;        /* the site frame, interned: compared by pointer */
 	int64_t run, max;       /* live "rss" bytes now and at most (own_peaks only) */
 	uint64_t at[K_COUNT], n_at[K_COUNT]; /* n_at, allocs: in CKT_SITES_ONE units */
-	int64_t best[K_COUNT];  /* the largest contribution of one stack at each moment... */
-	size_t best_stack[K_COUNT]; /* ...and that stack, then the one shown (ckt_sites_paths) */
+	size_t best_stack[K_COUNT]; /* the stack shown at each moment it holds bytes at
+				     * (ckt_sites_paths) */
 	uint64_t path_bytes[K_COUNT][CKT_SITES_SHORT]; /* bytes through each caller shown */
 	uint64_t n_stacks[K_COUNT];   /* distinct stacks (symbolized) holding its bytes then */
 	uint64_t allocs, alloc_bytes;
@@ -777,10 +777,6 @@ int ckt_sites_finish(struct ckt_sites *s, const struct ckt_replay_stats *st, uns
 		for (int k = 0; k < K_COUNT; k++) {
 			site->at[k] += ckt_sites_pos(v[k]);
 			site->n_at[k] += ckt_sites_pos(nb[k]);
-			if (v[k] > site->best[k]) {
-				site->best[k] = v[k];
-				site->best_stack[k] = i;
-			}
 		}
 		site->allocs += sk->allocs;
 		site->alloc_bytes += sk->alloc_bytes;

@@ -435,9 +435,7 @@ static void test_corrupt_records(void **state)
 	tb_release(&b);
 
 	/* reserved tags are refused by a version-1 reader */
-	tb_init(&b);
-	tb_header(&b);
-	tb_frame(&b, 0);
+	tb_begin(&b);
 	tb_sync(&b, 1);
 	tb_flush(&b);
 	tb_frame(&b, 0);
@@ -448,9 +446,7 @@ static void test_corrupt_records(void **state)
 	tb_release(&b);
 
 	/* a STACK whose frame count exceeds what the frame holds */
-	tb_init(&b);
-	tb_header(&b);
-	tb_frame(&b, 0);
+	tb_begin(&b);
 	tb_u8(&b, CKT_TAG_STACK);
 	tb_uv(&b, 1);
 	tb_uv(&b, 1000000000000ull);
@@ -460,9 +456,7 @@ static void test_corrupt_records(void **state)
 	tb_release(&b);
 
 	/* a record cut short by the end of its frame */
-	tb_init(&b);
-	tb_header(&b);
-	tb_frame(&b, 0);
+	tb_begin(&b);
 	tb_u8(&b, CKT_TAG_ALLOC);
 	tb_sv(&b, 5);
 	tb_uv(&b, 0);
@@ -487,9 +481,7 @@ static void test_corrupt_records(void **state)
 	tb_flush(&b);
 	expect_run_error(&b, "corrupt record (tag 0x01) in frame 1: a FRAME record inside a frame");
 	tb_release(&b);
-	tb_init(&b);
-	tb_header(&b);
-	tb_frame(&b, 0);
+	tb_begin(&b);
 	tb_sync(&b, 5);
 	tb_flush(&b);
 	tb_flush(&b); /* nothing in it */
@@ -504,9 +496,7 @@ static void test_corrupt_records(void **state)
 	 * 2^32 + 1 became phase 1) */
 	for (int k = 0; k < 2 * 8; k++) {
 		uint64_t x = (uint64_t)(k % 2);
-		tb_init(&b);
-		tb_header(&b);
-		tb_frame(&b, 0);
+		tb_begin(&b);
 		switch (k / 2) {
 		case 0:
 			tb_thread(&b, UINT32_MAX + x);
@@ -570,9 +560,7 @@ static void test_corrupt_records(void **state)
 		size_t x = (size_t)(k % 2);
 		memset(s, 'a', sizeof(s));
 		s[0] = '/';
-		tb_init(&b);
-		tb_header(&b);
-		tb_frame(&b, 0);
+		tb_begin(&b);
 		if (k / 2 == 0) {
 			tb_u8(&b, CKT_TAG_THREAD_NAME);
 			tb_uv(&b, 1);

@@ -99,9 +99,7 @@ enum { LOAD = 1, GPU = 2, OUTER = 3, INNER = 4 };
  * outer and gpu active; a block of "inner" is freed after the peak by thread 1. */
 static void build_overlap(struct tb *b)
 {
-	tb_init(b);
-	tb_header(b);
-	tb_frame(b, 0);
+	tb_begin(b);
 	tb_phase_def(b, LOAD, "load");
 	tb_phase_def(b, GPU, "gpu");
 	tb_phase_def(b, OUTER, "outer");
@@ -280,9 +278,7 @@ static void test_open_phase_and_late_names(void **state)
  * 500 to 700 (with a LOST record when lost); the peak heap is an allocation at 1000. */
 static void build_end_begin(struct tb *b, uint64_t begin_ts, bool lost)
 {
-	tb_init(b);
-	tb_header(b);
-	tb_frame(b, 0);
+	tb_begin(b);
 	tb_phase_def(b, LOAD, "load");
 	tb_thread(b, 1);
 	tb_phase(b, 100, CKT_PHASE_END, LOAD);
@@ -333,9 +329,7 @@ static void test_late_pop_no_wrap(void **state)
 	(void)state;
 	struct tb b;
 	struct ckt_replay_stats st;
-	tb_init(&b);
-	tb_header(&b);
-	tb_frame(&b, 0);
+	tb_begin(&b);
 	tb_phase_def(&b, LOAD, "load");
 	tb_thread(&b, 1);
 	tb_phase(&b, 100, CKT_PHASE_PUSH, LOAD);
@@ -366,9 +360,7 @@ static void test_late_pair_keeps_its_time(void **state)
 	(void)state;
 	struct tb b;
 	struct ckt_replay_stats st;
-	tb_init(&b);
-	tb_header(&b);
-	tb_frame(&b, 0);
+	tb_begin(&b);
 	tb_phase_def(&b, LOAD, "load");
 	tb_phase_def(&b, GPU, "gpu");
 	tb_thread(&b, 1);
@@ -420,9 +412,7 @@ static void test_end_before_begin_legacy(void **state)
 	expect_load(&b, 3, 0, 0);
 	tb_release(&b);
 	struct ckt_replay_stats st;
-	tb_init(&b);
-	tb_header(&b);
-	tb_frame(&b, 0);
+	tb_begin(&b);
 	tb_phase_def(&b, LOAD, "load");
 	tb_thread(&b, 1);
 	tb_phase(&b, 100, CKT_PHASE_END, LOAD);
@@ -476,9 +466,7 @@ static void test_thread_groups_many(void **state)
 	struct tb b;
 	struct ckt_replay_stats st;
 	uint64_t seed = 12345;
-	tb_init(&b);
-	tb_header(&b);
-	tb_frame(&b, 0);
+	tb_begin(&b);
 	for (size_t i = 0; i < N; i++) {
 		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
 		unsigned r = (unsigned)(seed >> 33);
@@ -557,9 +545,7 @@ static void test_thread_groups_distinct(void **state)
 	struct tb b;
 	struct ckt_replay_stats st;
 	char name[16];
-	tb_init(&b);
-	tb_header(&b);
-	tb_frame(&b, 0);
+	tb_begin(&b);
 	for (size_t i = 0; i < N; i++) {
 		snprintf(name, sizeof(name), "t%c%c%c%c1", 'a' + (int)(i / 17576 % 26), 'a' + (int)(i / 676 % 26),
 			 'a' + (int)(i / 26 % 26), 'a' + (int)(i % 26));
@@ -596,9 +582,7 @@ static void test_phases_csv_rows(void **state)
 	int fd = mkstemp(csv);
 	assert_true(fd >= 0);
 	close(fd);
-	tb_init(&b);
-	tb_header(&b);
-	tb_frame(&b, 0);
+	tb_begin(&b);
 	tb_phase_def(&b, 1, "a");
 	tb_phase_def(&b, 2, "b");
 	tb_phase_def(&b, 3, "c");
@@ -659,9 +643,7 @@ static void test_active_phases_capped(void **state)
 	struct tb b;
 	struct longest c = { 0 };
 	char name[16];
-	tb_init(&b);
-	tb_header(&b);
-	tb_frame(&b, 0);
+	tb_begin(&b);
 	for (unsigned i = 0; i < N; i++) {
 		snprintf(name, sizeof(name), "phase-%04u", i);
 		tb_phase_def(&b, i + 1, name);
@@ -701,9 +683,7 @@ static void test_thread_groups(void **state)
 	(void)state;
 	struct tb b;
 	struct ckt_replay_stats st;
-	tb_init(&b);
-	tb_header(&b);
-	tb_frame(&b, 0);
+	tb_begin(&b);
 	tb_thread_name(&b, 10, 11, "rayon-synth-1");
 	tb_thread_name(&b, 10, 12, "rayon-synth-17");
 	tb_thread_name(&b, 10, 13, "io");
@@ -744,9 +724,7 @@ static void test_notes_bounded(void **state)
 	struct tb b;
 	struct ckt_replay_stats st;
 	char text[32];
-	tb_init(&b);
-	tb_header(&b);
-	tb_frame(&b, 0);
+	tb_begin(&b);
 	tb_phase_def(&b, 1, "synthesis");
 	for (int i = 0; i < 105; i++) {
 		snprintf(text, sizeof(text), "SYNTH_START %d", i);
@@ -782,9 +760,7 @@ static void test_rule_override(void **state)
 	(void)state;
 	struct tb b;
 	struct ckt_replay_stats st;
-	tb_init(&b);
-	tb_header(&b);
-	tb_frame(&b, 0);
+	tb_begin(&b);
 	tb_phase_def(&b, 1, "load");
 	tb_thread(&b, 1);
 	tb_alloc_ex(&b, 100, 0x1000, 1000, CKT_FN_MALLOC, 7, 1);

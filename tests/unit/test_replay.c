@@ -382,9 +382,7 @@ static void test_lost_events(void **state)
 	(void)state;
 	struct tb b;
 	struct ckt_replay_stats st;
-	tb_init(&b);
-	tb_header(&b);
-	tb_frame(&b, 0);
+	tb_begin(&b);
 	tb_lost(&b, 3);
 	tb_lost(&b, 4);
 	tb_thread_name(&b, 0, 1, "worker");
@@ -397,9 +395,7 @@ static void test_lost_events(void **state)
 	tb_release(&b);
 
 	/* counts that pass 2^64 in all hold at 2^64 - 1 (two of 2^63 summed to 0: nothing lost) */
-	tb_init(&b);
-	tb_header(&b);
-	tb_frame(&b, 0);
+	tb_begin(&b);
 	tb_lost(&b, (uint64_t)1 << 63);
 	tb_lost(&b, (uint64_t)1 << 63);
 	tb_thread(&b, 1);
@@ -414,9 +410,7 @@ static void test_lost_events(void **state)
 /* Builds three data frames; the last one (at 300..) holds the END. */
 static void build_three_frames(struct tb *b)
 {
-	tb_init(b);
-	tb_header(b);
-	tb_frame(b, 0);
+	tb_begin(b);
 	tb_thread(b, 1);
 	tb_alloc(b, 100, 0x1000, 1000);
 	tb_mmap(b, 110, 0x7f0000000000ull, 2 * P, CKT_MAP_ANON);
@@ -795,9 +789,7 @@ static void test_mapping_oracle(void **state)
 		const uint64_t base = 0x7f0000000000ull;
 		struct tb b;
 		struct ckt_replay_stats st;
-		tb_init(&b);
-		tb_header(&b);
-		tb_frame(&b, 0);
+		tb_begin(&b);
 		tb_thread(&b, 1);
 		for (int op = 0; op < 80; op++) {
 			seed = seed * 6364136223846793005ull + 1442695040888963407ull;

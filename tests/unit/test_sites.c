@@ -89,9 +89,7 @@ static void build(struct tb *b)
 {
 	static const uint64_t s1[] = { 0x1000, 0x2000 }, s2[] = { 0x1000, 0x3000 }, s3[] = { 0x5000, 0x2000 },
 			      s4[] = { 0x6000 }, s5[] = { 0x7000 };
-	tb_init(b);
-	tb_header(b);
-	tb_frame(b, 0);
+	tb_begin(b);
 	tb_stack(b, 1, s1, 2);
 	tb_stack(b, 2, s2, 2);
 	tb_stack(b, 3, s3, 2);

@@ -147,11 +147,17 @@ static inline void tb_frame(struct tb *b, uint64_t base_ts)
 static inline void tb_thread(struct tb *b, uint64_t tid);
 
 /* The usual start: a header, a frame at time 0, and thread tid's group. */
-static inline void tb_start(struct tb *b, uint64_t tid)
+/* a trace whose first data frame (number 0) is open, no thread chosen yet */
+static inline void tb_begin(struct tb *b)
 {
 	tb_init(b);
 	tb_header(b);
 	tb_frame(b, 0);
+}
+
+static inline void tb_start(struct tb *b, uint64_t tid)
+{
+	tb_begin(b);
 	tb_thread(b, tid);
 }
 
