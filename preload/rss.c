@@ -176,11 +176,15 @@ static uint64_t status_kb(const char *buf, const char *key)
 	return p ? parse_u64(p + strlen(key)) * 1024 : 0;
 }
 
+/* the sampler's status file was read once, by the sampler or by its starter: a later failure
+ * is a program that took the descriptors (it has the trace descriptor's line), not a limit */
+static bool status_read_once;
+
 /* say: the sampler's read, which tells once when it cannot read the file */
 static uint64_t read_hwm_and_split(uint64_t out[4], bool say)
 {
 	char buf[4096];
-	static bool read_once, said; /* the sampler's */
+	static bool said; /* the sampler's */
 	if (read_proc(&status, buf, sizeof(buf))) {
 		/* statm can be read and status not from the start (one descriptor each: a limit of
 		 * 6 to 8 leaves room for one): the samples lose VmHWM and the anonymous/file split,
@@ -188,14 +192,14 @@ static uint64_t read_hwm_and_split(uint64_t out[4], bool say)
 		 * before, nor once tracing has stopped: a program that takes every descriptor has
 		 * the trace descriptor's line */
 		int e = errno;
-		if (say && !read_once && !said && atomic_load(&ckt_active)) {
+		if (say && !status_read_once && !said && atomic_load(&ckt_active)) {
 			said = true;
 			ckt_log("warning: cannot read /proc/thread-self/status (", strerrordesc_np(e),
 				"); RSS samples carry no VmHWM and no anonymous/file split", NULL);
 		}
 		return 0;
 	}
-	read_once |= say;
+	status_read_once |= say;
 	out[0] = status_kb(buf, "\nVmHWM:");
 	out[1] = status_kb(buf, "\nRssAnon:");
 	out[2] = status_kb(buf, "\nRssFile:");
@@ -327,7 +331,8 @@ int ckt_rss_start(void)
 		snprintf(status_path, sizeof(status_path), "/proc/self/task/%d/status", (int)tid);
 		char b[256], b2[4096];
 		(void)read_proc(&statm, b, sizeof(b));
-		(void)read_proc(&status, b2, sizeof(b2));
+		if (read_proc(&status, b2, sizeof(b2)) == 0)
+			status_read_once = true; /* before the sampler runs (files_ready) */
 	}
 	atomic_store(&files_ready, 1);
 	atomic_store(&started, 1);
