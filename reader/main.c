@@ -41,11 +41,11 @@ static const struct ckt_opt ckt_opts[] = {
 	{ "--csv", "FILE", CKT_OPT_CSV,
 	  "write the timeline CSV to FILE: one row per RSS sample, columns\n"
 	  "t_s,rss_bytes,heap_bytes,mmap_bytes,gpu_bytes,pinned_bytes,active_phases" },
-	{ "--top", "N", CKT_OPT_TOP, "show the N largest call sites at each peak (default 10)" },
+	{ "--top", "N", CKT_OPT_TOP, "show the N largest call sites at each peak and live at exit\n(default 10)" },
 	{ "--sites-csv", "FILE", CKT_OPT_SITES_CSV,
 	  "write one row per call site to FILE, columns site,bytes_at_peak_rss,\n"
 	  "bytes_at_peak_heap,site_peak_bytes,allocated_bytes,allocations,\n"
-	  "bytes_at_peak_gpu,stack" },
+	  "bytes_at_peak_gpu,stack,bytes_at_exit" },
 	{ "--folded", "FILE", CKT_OPT_FOLDED,
 	  "write the stacks live at the peak RSS moment (peak heap without RSS\n"
 	  "samples) to FILE as folded lines \"frame;frame;frame bytes\" for\n"

@@ -376,7 +376,8 @@ static void ckt_report_json_cuda(struct ckt_json *j, const struct ckt_replay_sta
 	ckt_report_json_close(j);
 }
 
-/* sites_at_peak (peak RSS), sites_at_peak_heap and sites_at_peak_gpu: [{bytes, count, site,
+/* sites_at_peak (peak RSS), sites_at_peak_heap, sites_at_peak_gpu and sites_at_exit (heap
+ * blocks live at the end of the trace): [{bytes, count, site,
  * frames, stacks, callers_bytes}], largest first, as many as --top; frames are the stack shown
  * (the heaviest branch of callers), innermost first. */
 static void ckt_report_json_sites(struct ckt_json *j, const char *key, const struct ckt_sites *s,
@@ -551,6 +552,7 @@ int ckt_report_json_print(FILE *out, const struct ckt_report *rep)
 	ckt_report_json_sites(j, "sites_at_peak", rep->sites, CKT_AT_PEAK_RSS);
 	ckt_report_json_sites(j, "sites_at_peak_heap", rep->sites, CKT_AT_PEAK_HEAP);
 	ckt_report_json_sites(j, "sites_at_peak_gpu", rep->sites, CKT_AT_PEAK_GPU);
+	ckt_report_json_sites(j, "sites_at_exit", rep->sites, CKT_SITES_EXIT);
 
 	if (rep->phases)
 		ckt_report_json_phases(j, rep->phases, rep->by_thread, rep->st->peak_rss.seen);

@@ -30,10 +30,13 @@ static uint64_t ckt_sites_count(uint64_t fixed)
 	return (fixed + CKT_SITES_ONE / 2) / CKT_SITES_ONE;
 }
 
-/* The moments with a site list, and the counters they read. */
-enum { K_HEAP, K_RSS, K_GPU, K_COUNT };
-static const enum ckt_moment ckt_sites_moment[K_COUNT] = { CKT_AT_PEAK_HEAP, CKT_AT_PEAK_RSS, CKT_AT_PEAK_GPU };
-static const int ckt_sites_tbytes[K_COUNT] = { T_HEAP, T_RSS, T_GPU };
+/* The moments with a site list, and the counters they read. K_EXIT is the end of the trace:
+ * the heap blocks still live then (leaks, for a program that exits), read from the counters'
+ * current values rather than from a peak's epoch. */
+enum { K_HEAP, K_RSS, K_GPU, K_EXIT, K_COUNT };
+static const enum ckt_moment ckt_sites_moment[K_COUNT] = { CKT_AT_PEAK_HEAP, CKT_AT_PEAK_RSS, CKT_AT_PEAK_GPU,
+							   CKT_SITES_EXIT };
+static const int ckt_sites_tbytes[K_COUNT] = { T_HEAP, T_RSS, T_GPU, T_HEAP };
 
 #define CKT_SITES_NOFRAMES UINT32_MAX /* no STACK record (yet) */
 #define CKT_SITES_SHORT CKT_SITES_CALLERS
@@ -88,8 +91,8 @@ struct ckt_sites {
 	size_t *order[K_COUNT], n_order[K_COUNT], n_nonzero[K_COUNT];
 	size_t *csv;
 	size_t n_csv;
-	uint64_t peak[K_COUNT], peak_ts[K_COUNT];
-	bool has_rss;
+	uint64_t peak[K_COUNT], peak_ts[K_COUNT]; /* K_EXIT: heap live at the end, its time */
+	bool has_rss, ended, sampled; /* sampled: the default mode */
 };
 
 /* ---- the folding rule ---- */
@@ -614,6 +617,13 @@ static uint64_t ckt_sites_pos(int64_t v)
 	return v > 0 ? (uint64_t)v : 0;
 }
 
+/* A stack's bytes (blocks: 1) at the moment of list k. */
+static int64_t ckt_sites_at(const struct ckt_sites *s, const struct ckt_sites_stack *st, int k, int blocks)
+{
+	const struct ckt_tracked *t = &st->t[ckt_sites_tbytes[k] + blocks];
+	return k == K_EXIT ? t->cur : ckt_tracked_at(t, s->epochs, ckt_sites_moment[k]);
+}
+
 /* ---- the call path shown for a site ----
  * A site (a function and line) is often reached through several call stacks. The one shown,
  * in the text report, the JSON's frames and the CSV's stack column, is chosen caller by caller
@@ -717,7 +727,7 @@ static int ckt_sites_paths(struct ckt_sites *s)
 		for (size_t i = 0; i < s->n_stacks; i++) {
 			if (s->stacks[i].site < 0)
 				continue;
-			int64_t v = ckt_tracked_at(&s->stacks[i].t[ckt_sites_tbytes[k]], s->epochs, ckt_sites_moment[k]);
+			int64_t v = ckt_sites_at(s, &s->stacks[i], k, 0);
 			if (v > 0)
 				p[n++] = (struct ckt_sites_pick){ (size_t)s->stacks[i].site, i, v, NULL };
 		}
@@ -757,13 +767,17 @@ int ckt_sites_finish(struct ckt_sites *s, const struct ckt_replay_stats *st, uns
 	s->peak_ts[K_RSS] = st->peak_rss.ts;
 	s->peak[K_GPU] = st->peak_gpu.bytes;
 	s->peak_ts[K_GPU] = st->peak_gpu.ts;
+	s->peak[K_EXIT] = st->heap_bytes;
+	s->peak_ts[K_EXIT] = st->duration_ns;
+	s->ended = st->ended;
+	s->sampled = st->sample_r != 0;
 
 	for (size_t i = 0; i < s->n_stacks; i++) {
 		int64_t v[K_COUNT], nb[K_COUNT];
 		bool need = s->own_peaks && s->stacks[i].allocs;
 		for (int k = 0; k < K_COUNT; k++) {
-			v[k] = ckt_tracked_at(&s->stacks[i].t[ckt_sites_tbytes[k]], s->epochs, ckt_sites_moment[k]);
-			nb[k] = ckt_tracked_at(&s->stacks[i].t[ckt_sites_tbytes[k] + 1], s->epochs, ckt_sites_moment[k]);
+			v[k] = ckt_sites_at(s, &s->stacks[i], k, 0);
+			nb[k] = ckt_sites_at(s, &s->stacks[i], k, 1);
 			need |= v[k] > 0;
 		}
 		if (!need)
@@ -857,21 +871,26 @@ static void ckt_sites_put(FILE *f, const char *str, bool folded)
 static void ckt_sites_text_moment(FILE *out, const struct ckt_sites *s, int k, const char *label)
 {
 	char h[32], t[32];
-	fprintf(out, "top sites at %s", label);
+	fprintf(out, "top sites %s", label);
 	if (!s->n_order[k]) {
-		fputs(k == K_RSS && !s->has_rss ? ": no RSS samples in the trace\n\n" : ": none\n\n", out);
+		if (k == K_EXIT && s->peak[k] && s->sampled)
+			fprintf(out, ": none sampled (%s of heap in blocks under the default mode's sampling "
+				"rate; CUZKTRACE_SAMPLE=0 records every block)\n\n",
+				ckt_util_fmt_bytes(h, sizeof(h), s->peak[k]));
+		else
+			fputs(k == K_RSS && !s->has_rss ? ": no RSS samples in the trace\n\n" : ": none\n\n", out);
 		return;
 	}
-	fprintf(out, " (%s at %s s; %zu of %zu site%s)\n", ckt_util_fmt_bytes(h, sizeof(h), s->peak[k]),
-		ckt_util_fmt_secs(t, sizeof(t), s->peak_ts[k], 6), s->n_order[k], s->n_nonzero[k],
-		s->n_nonzero[k] == 1 ? "" : "s");
+	fprintf(out, " (%s%s at %s s; %zu of %zu site%s)\n", k == K_EXIT ? "heap " : "",
+		ckt_util_fmt_bytes(h, sizeof(h), s->peak[k]), ckt_util_fmt_secs(t, sizeof(t), s->peak_ts[k], 6),
+		s->n_order[k], s->n_nonzero[k], s->n_nonzero[k] == 1 ? "" : "s");
 	for (size_t i = 0; i < s->n_order[k]; i++) {
 		struct ckt_sites_entry e;
 		ckt_sites_top(s, ckt_sites_moment[k], i, &e);
 		double share = s->peak[k] ? 100.0 * (double)e.bytes / (double)s->peak[k] : 0.0;
-		fprintf(out, "  #%zu  %s (%" PRIu64 " bytes), %.1f%% of the peak, %" PRIu64 " allocation%s live\n",
-			i + 1, ckt_util_fmt_bytes(h, sizeof(h), e.bytes), e.bytes, share, e.count,
-			e.count == 1 ? "" : "s");
+		fprintf(out, "  #%zu  %s (%" PRIu64 " bytes), %.1f%% of %s, %" PRIu64 " allocation%s live\n",
+			i + 1, ckt_util_fmt_bytes(h, sizeof(h), e.bytes), e.bytes, share,
+			k == K_EXIT ? "the heap then" : "the peak", e.count, e.count == 1 ? "" : "s");
 		fputs("      ", out);
 		ckt_sites_put(out, e.site, false);
 		fputc('\n', out);
@@ -893,10 +912,11 @@ static void ckt_sites_text_moment(FILE *out, const struct ckt_sites *s, int k, c
 
 void ckt_sites_print_text(FILE *out, const struct ckt_sites *s)
 {
-	ckt_sites_text_moment(out, s, K_HEAP, "peak heap");
-	ckt_sites_text_moment(out, s, K_RSS, "peak RSS");
+	ckt_sites_text_moment(out, s, K_HEAP, "at peak heap");
+	ckt_sites_text_moment(out, s, K_RSS, "at peak RSS");
 	if (s->peak[K_GPU])
-		ckt_sites_text_moment(out, s, K_GPU, "peak GPU memory");
+		ckt_sites_text_moment(out, s, K_GPU, "at peak GPU memory");
+	ckt_sites_text_moment(out, s, K_EXIT, s->ended ? "live at exit" : "live at cut");
 }
 
 static int ckt_sites_status(FILE *f)
@@ -909,12 +929,13 @@ static int ckt_sites_status(FILE *f)
 int ckt_sites_write_csv(const struct ckt_sites *s, FILE *f)
 {
 	fputs("site,bytes_at_peak_rss,bytes_at_peak_heap,site_peak_bytes,allocated_bytes,allocations,"
-	      "bytes_at_peak_gpu,stack\n", f);
+	      "bytes_at_peak_gpu,stack,bytes_at_exit\n", f);
 	for (size_t r = 0; r < s->n_csv; r++) {
 		const struct ckt_sites_site *site = &s->sites[s->csv[r]];
 		size_t which = site->at[K_RSS] ? site->best_stack[K_RSS]
 			       : site->at[K_HEAP] ? site->best_stack[K_HEAP]
 			       : site->at[K_GPU]  ? site->best_stack[K_GPU]
+			       : site->at[K_EXIT] ? site->best_stack[K_EXIT]
 						  : site->most_stack;
 		const struct ckt_sites_stack *st = &s->stacks[which];
 		ckt_util_put_csv(f, site->key, true); /* always quoted; a module path's bytes cleaned */
@@ -927,7 +948,7 @@ int ckt_sites_write_csv(const struct ckt_sites *s, FILE *f)
 				fputs(" <- ", f);
 			ckt_util_put_csv_inner(f, st->sym[j]);
 		}
-		fputs("\"\n", f);
+		fprintf(f, "\",%" PRIu64 "\n", site->at[K_EXIT]);
 	}
 	return ckt_sites_status(f);
 }

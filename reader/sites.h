@@ -66,17 +66,23 @@ struct ckt_sites_entry {
 						    * the site in frames (0 past their end) */
 };
 
-/* The i-th largest site at the (final) peak of moment m (CKT_AT_PEAK_HEAP, _RSS or _GPU),
- * among the top shown. Returns false past the end. */
+/* ckt_sites_top's moment for the heap blocks live at the end of the trace (at exit, or where
+ * a truncated trace stops): what a leak report lists */
+#define CKT_SITES_EXIT ((enum ckt_moment)CKT_AT_COUNT)
+
+/* The i-th largest site at the (final) peak of moment m (CKT_AT_PEAK_HEAP, _RSS or _GPU), or
+ * at the end (CKT_SITES_EXIT), among the top shown. Returns false past the end. */
 bool ckt_sites_top(const struct ckt_sites *s, enum ckt_moment m, size_t i, struct ckt_sites_entry *e);
 
-/* The text section ("top sites at peak heap", "... at peak RSS"). Returns nothing: the
- * caller checks the stream. */
+/* The text section ("top sites at peak heap", "... at peak RSS", "... live at exit").
+ * Returns nothing: the caller checks the stream. */
 void ckt_sites_print_text(FILE *out, const struct ckt_sites *s);
 
 /* --sites-csv: one row per site, columns
  * site,bytes_at_peak_rss,bytes_at_peak_heap,site_peak_bytes,allocated_bytes,allocations,
- * bytes_at_peak_gpu,stack. Returns 0 or -errno. */
+ * bytes_at_peak_gpu,stack,bytes_at_exit (heap bytes live at the end of the trace; the last
+ * column since 0.2.11, so that readers of the earlier columns by position are unaffected).
+ * Returns 0 or -errno. */
 int ckt_sites_write_csv(const struct ckt_sites *s, FILE *f);
 
 /* --folded: "frame;frame;frame bytes" lines, outermost frame first, weighted by the bytes

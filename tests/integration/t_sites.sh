@@ -53,9 +53,9 @@ expect_eq "sites: freed scratch block is not at the peak" "$(site_get $J sites_a
 expect_eq "sites: sites at peak heap sum to the peak heap" \
 	"$($PY -c 'import json,sys; d=json.load(open(sys.argv[1])); print(sum(e["bytes"] for e in d["sites_at_peak_heap"]) == d["peak_heap"]["bytes"])' $J)" True
 expect_eq "sites: csv header" "$(head -1 $T/sc.csv)" \
-	"site,bytes_at_peak_rss,bytes_at_peak_heap,site_peak_bytes,allocated_bytes,allocations,bytes_at_peak_gpu,stack"
+	"site,bytes_at_peak_rss,bytes_at_peak_heap,site_peak_bytes,allocated_bytes,allocations,bytes_at_peak_gpu,stack,bytes_at_exit"
 expect_match "sites: csv row of the inline helper" "$(grep '^"grab_rows ' $T/sc.csv)" \
-	"^\"grab_rows \(.*sites_c\.c:$C_INL\)\",3145851,3145851,3145851,3145851,1,0,\"grab_rows .* <- build_rows .* <- main "
+	"^\"grab_rows \(.*sites_c\.c:$C_INL\)\",3145851,3145851,3145851,3145851,1,0,\"grab_rows .* <- build_rows .* <- main .*\",0\$"
 expect_match "sites: csv row of the scratch block: its own peak, nothing at the peaks" \
 	"$(grep '^"scratch ' $T/sc.csv)" "^\"scratch \(.*sites_c\.c:$C_SCR\)\",0,0,1048576,1048576,1,0,"
 expect_match "sites: folded line, root first, weighted by bytes at peak RSS" \
@@ -255,3 +255,35 @@ if [ -x $S/sites_rs ]; then
 else
 	echo "  skip Rust site tests: rustc not found when building (tests/sites/sites.mk)"
 fi
+
+# ---- what is live at exit, by site (a leak report): tests/progs/leaks.c leaves 13,000 bytes
+# from keep_rows (3 x 1000 from main, 2 x 5000 from a thread, in one loop each) and one block
+# that realloc grew to 20,000 in grow_table; a 1 MiB block freed before is live at the peak
+# heap only. glibc's own blocks live at exit (a thread's TLS vector) are listed too, so the
+# list adds up to the heap live at exit.
+CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/lk.zst traced lk $P/leaks
+$REPORT --json --sites-csv $T/lk.csv $T/lk.zst >$T/lk.json 2>$T/lk.rerr
+$REPORT $T/lk.zst >$T/lk.txt 2>>$T/lk.rerr
+expect_eq "leaks: program and reader ran" "$(cat $T/lk.rc)/$(cat $T/lk.rerr)" "0/"
+expect_eq "leaks: keep_rows, its bytes and blocks at exit" \
+	"$(site_get $T/lk.json sites_at_exit '^keep_rows \(.*leaks\.c:[0-9]+\)$' bytes)/$(site_get $T/lk.json sites_at_exit '^keep_rows ' count)" "13000/5"
+expect_eq "leaks: keep_rows's heaviest caller is the thread's loop, 10,000 bytes" \
+	"$(site_get $T/lk.json sites_at_exit '^keep_rows ' frames.1 | sed 's/ (.*//')/$(site_get $T/lk.json sites_at_exit '^keep_rows ' callers_bytes.0)/$(site_get $T/lk.json sites_at_exit '^keep_rows ' stacks)" \
+	"worker/10000/2"
+expect_eq "leaks: the realloc'd block belongs to grow_table, 20,000 bytes" \
+	"$(site_get $T/lk.json sites_at_exit '^grow_table ' bytes)/$(site_get $T/lk.json sites_at_exit '^grow_table ' count)" "20000/1"
+expect_eq "leaks: the freed scratch block is not live at exit" "$(site_get $T/lk.json sites_at_exit '^scratch ' bytes)" none
+expect_eq "leaks: the freed scratch block was live at the peak heap" "$(site_get $T/lk.json sites_at_peak_heap '^scratch ' bytes)" 1048576
+expect_eq "leaks: the sites live at exit add up to the heap live at exit" \
+	"$($PY -c 'import json,sys; d=json.load(open(sys.argv[1])); print(sum(e["bytes"] for e in d["sites_at_exit"]), d["live_at_exit"]["heap_bytes"])' $T/lk.json)" \
+	"$(jget $T/lk.json live_at_exit.heap_bytes) $(jget $T/lk.json live_at_exit.heap_bytes)"
+expect_match "leaks: csv rows end with the bytes live at exit" \
+	"$(grep '^"keep_rows ' $T/lk.csv)/$(grep '^"scratch ' $T/lk.csv)" '^"keep_rows .*",13000/"scratch .*",[0-9]+,1048576,1048576,1048576,1,0,".*",0$'
+expect_match "leaks: text list, largest first" "$(sed -n '/^top sites live at exit/,/^$/p' $T/lk.txt | grep -v '^      <-')" \
+	'^top sites live at exit \(heap [0-9.]+ KiB at [0-9.]+ s; [0-9]+ of [0-9]+ sites\)
+  #1  19\.5 KiB \(20000 bytes\), [0-9.]+% of the heap then, 1 allocation live
+      grow_table \(.*leaks\.c:[0-9]+\)
+  #2  12\.7 KiB \(13000 bytes\), [0-9.]+% of the heap then, 5 allocations live
+      keep_rows \(.*leaks\.c:[0-9]+\)
+      \(2 call stacks in all; \[bytes\] through each caller; --folded has every stack\)
+'

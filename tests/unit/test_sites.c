@@ -71,6 +71,9 @@ static struct ckt_sites *run_sites(const struct tb *b, bool own_peaks, struct ck
 	assert_non_null(r);
 	assert_non_null(s);
 	assert_int_equal(ckt_sites_attach(s, r), 0);
+	const char *rate = ckt_decode_header_get(d, "setting.CUZKTRACE_SAMPLE");
+	if (rate)
+		ckt_replay_set_sample(r, strtoull(rate, NULL, 10));
 	if (ckt_replay_run(d, r, &err) != 0)
 		fail_msg("replay failed: %s", err.msg);
 	*st = *ckt_replay_stats(r);
@@ -154,6 +157,23 @@ static void test_aggregation(void **state)
 	assert_string_equal(e.site, "0x1000");
 	assert_int_equal(e.bytes, 300);
 	assert_int_equal(e.count, 1);
+
+	/* live at exit, heap only: stack 3's mapping is not in 0x5000's 50; stack 2's block is
+	 * gone, so 0x1000's one stack left shows */
+	assert_int_equal(st.heap_bytes, 420);
+	assert_true(ckt_sites_top(s, CKT_SITES_EXIT, 0, &e));
+	assert_string_equal(e.site, "0x1000");
+	assert_int_equal(e.bytes, 300);
+	assert_int_equal(e.count, 1);
+	assert_int_equal(e.stacks, 1);
+	assert_true(ckt_sites_top(s, CKT_SITES_EXIT, 1, &e));
+	assert_string_equal(e.site, "0x7000");
+	assert_int_equal(e.bytes, 70);
+	assert_true(ckt_sites_top(s, CKT_SITES_EXIT, 2, &e));
+	assert_string_equal(e.site, "0x5000");
+	assert_int_equal(e.bytes, 50);
+	assert_int_equal(e.count, 1);
+	assert_false(ckt_sites_top(s, CKT_SITES_EXIT, 3, &e));
 	ckt_sites_free(s);
 	tb_release(&b);
 }
@@ -179,11 +199,11 @@ static void test_csv_and_folded(void **state)
 	char *csv = write_to_string(s, ckt_sites_write_csv);
 	assert_string_equal(csv,
 		"site,bytes_at_peak_rss,bytes_at_peak_heap,site_peak_bytes,allocated_bytes,allocations,"
-		"bytes_at_peak_gpu,stack\n"
-		"\"0x5000\",8242,50,8242,8242,2,0,\"0x5000 <- 0x2000\"\n"
-		"\"0x1000\",300,500,500,500,2,0,\"0x1000 <- 0x2000\"\n"
-		"\"0x7000\",70,70,70,70,1,0,\"0x7000\"\n"
-		"\"0x6000\",0,0,100,100,1,0,\"0x6000\"\n");
+		"bytes_at_peak_gpu,stack,bytes_at_exit\n"
+		"\"0x5000\",8242,50,8242,8242,2,0,\"0x5000 <- 0x2000\",50\n"
+		"\"0x1000\",300,500,500,500,2,0,\"0x1000 <- 0x2000\",300\n"
+		"\"0x7000\",70,70,70,70,1,0,\"0x7000\",70\n"
+		"\"0x6000\",0,0,100,100,1,0,\"0x6000\",0\n");
 	free(csv);
 	char *folded = write_to_string(s, ckt_sites_write_folded);
 	assert_string_equal(folded,
@@ -195,12 +215,69 @@ static void test_csv_and_folded(void **state)
 	tb_release(&b);
 }
 
+static char *text_of(const struct ckt_sites *s)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	ckt_sites_print_text(f, s);
+	fclose(f);
+	return buf;
+}
+
+/* The list of what is live at the end: "at exit" after an END record, "at cut" without one;
+ * in the default mode, heap that no sample stands for is said to be there. */
+static void test_live_at_exit_text(void **state)
+{
+	(void)state;
+	static const uint64_t s1[] = { 0x1000 };
+	struct tb b;
+	struct ckt_replay_stats st;
+	static const char *const kv[] = { "page_size", "4096", "setting.CUZKTRACE_SAMPLE", "524288", NULL };
+	tb_init(&b);
+	tb_header_kv(&b, TB_VERSION, kv);
+	tb_frame(&b, 0);
+	tb_thread(&b, 1);
+	tb_agg(&b, 10, 5000, 5);
+	tb_sync(&b, 20);
+	tb_end(&b, 30, CKT_END_EXIT, 1, 0);
+	tb_flush(&b);
+	struct ckt_sites *s = run_sites(&b, false, &st);
+	char *text = text_of(s);
+	assert_string_equal(text, "top sites at peak heap: none\n\n"
+				  "top sites at peak RSS: no RSS samples in the trace\n\n"
+				  "top sites live at exit: none sampled (4.88 KiB of heap in blocks under the default "
+				  "mode's sampling rate; CUZKTRACE_SAMPLE=0 records every block)\n\n");
+	free(text);
+	ckt_sites_free(s);
+	tb_release(&b);
+
+	tb_begin(&b);
+	tb_stack(&b, 1, s1, 1);
+	tb_thread(&b, 1);
+	tb_alloc_ex(&b, 10, 0x10000, 3000, CKT_FN_MALLOC, 1, 0);
+	tb_alloc_ex(&b, 20, 0x20000, 1000, CKT_FN_MALLOC, 1, 0);
+	tb_free(&b, 30, 0x10000);
+	tb_sync(&b, 40);
+	tb_flush(&b);
+	s = run_sites(&b, false, &st);
+	text = text_of(s);
+	assert_non_null(strstr(text, "top sites live at cut (heap 1000 B at 0.000000 s; 1 of 1 site)\n"
+				     "  #1  1000 B (1000 bytes), 100.0% of the heap then, 1 allocation live\n"
+				     "      0x1000\n"));
+	free(text);
+	ckt_sites_free(s);
+	tb_release(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plumbing_rule),
 		cmocka_unit_test(test_aggregation),
 		cmocka_unit_test(test_csv_and_folded),
+		cmocka_unit_test(test_live_at_exit_text),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
