@@ -98,22 +98,29 @@ static void fail_line(const char *what, const char *path, int err, const char *t
 }
 
 /* ---- output ---- */
-static int write_all(const void *buf, size_t n)
+/* Writes buf[*done..n), counting in *done what went out, so that a write that failed part of
+ * the way can go on from there. */
+static int write_from(const void *buf, size_t n, size_t *done)
 {
 	const char *p = buf;
-	while (n) {
-		ssize_t w = write(fd, p, n);
+	while (*done < n) {
+		ssize_t w = write(fd, p + *done, n - *done);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w < 0)
 			return -errno;
 		if (w == 0)
 			return -EIO;
-		p += w;
-		n -= (size_t)w;
+		*done += (size_t)w;
 		__atomic_store_n(&bytes_written, bytes_written + (uint64_t)w, __ATOMIC_RELAXED);
 	}
 	return 0;
+}
+
+static int write_all(const void *buf, size_t n)
+{
+	size_t done = 0;
+	return write_from(buf, n, &done);
 }
 
 /* A daemon may close every descriptor at start-up and reuse ours for a socket: writing trace
@@ -122,34 +129,86 @@ static int write_all(const void *buf, size_t n)
 static int reopen_errno; /* why check_fd could not open the path again, when it names a file */
 static dev_t root_dev;   /* the root directory when the trace was opened (path_moved_line) */
 static ino_t root_ino;
+static uint64_t reopens; /* times the trace was opened again */
+
+/* A program that closes every descriptor in a loop can close the one check_fd (or the write
+ * after it) just opened, before it was looked at: that is a lost race, not a path that no
+ * longer names the trace, and another try follows (3,000 close-alls stopped the trace so now
+ * and then). Each try opens the path anew. */
+#define REOPEN_TRIES 16
+
+/* One try. -EAGAIN: the new descriptor was closed under us (try again). */
+static int reopen_once(void)
+{
+	struct stat st;
+	int nfd = open(path_abs, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (nfd < 0) {
+		int e = errno;
+		/* the path still names a file we may not open now (the program dropped its
+		 * privileges: setuid, a chroot): that reason, not "no longer names the trace"
+		 * (stop_tracing) */
+		if (e != ENOENT && e != ELOOP && e != ENOTDIR && e != EMFILE && e != ENFILE)
+			reopen_errno = e;
+		return e == EMFILE || e == ENFILE ? -e : -EBADF;
+	}
+	if (fstat(nfd, &st) < 0)
+		return -EAGAIN; /* closed already: nothing of ours to close */
+	if (st.st_dev != file_dev || st.st_ino != file_ino) {
+		/* the path names another file now, or the program closed ours and opened its own
+		 * on the number: close only what the path names */
+		struct stat ps;
+		if (stat(path_abs, &ps) == 0 && ps.st_dev == st.st_dev && ps.st_ino == st.st_ino) {
+			syscall(SYS_close, nfd);
+			return -EBADF;
+		}
+		return -EAGAIN;
+	}
+	/* the lock went with the closed descriptor: take it again, or another traced process
+	 * could truncate the file under us */
+	if (flock(nfd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno == EBADF)
+			return -EAGAIN;
+		syscall(SYS_close, nfd);
+		return -EBADF;
+	}
+	(void)fcntl(nfd, F_SETFL, O_APPEND); /* a regular file: blocking writes again */
+	int h = ckt_fd_high(nfd);
+	if (h < 0) /* only libunwind's numbers were free */
+		return -EMFILE;
+	if (fstat(h, &st) < 0 || st.st_dev != file_dev || st.st_ino != file_ino)
+		return -EAGAIN; /* closed before it was moved, or just after */
+	fd = h;
+	/* once, then at the 10th, 100th, ... time: a loop of close-alls would fill stderr */
+	if (++reopens == 1) {
+		ckt_log("warning: the trace descriptor was closed by the program; reopened '", path_abs, "'",
+			NULL);
+	} else {
+		uint64_t p10 = 10;
+		while (p10 < reopens && p10 <= UINT64_MAX / 10)
+			p10 *= 10;
+		if (p10 == reopens) {
+			struct ckt_line l = {.len = 0};
+			ckt_line_str(&l, "cuzktrace: warning: the trace descriptor was closed by the program ");
+			ckt_line_u64(&l, reopens);
+			ckt_line_str(&l, " times so far; reopened '");
+			ckt_line_str(&l, path_abs);
+			ckt_line_str(&l, "' each time");
+			ckt_line_emit(&l);
+		}
+	}
+	return 0;
+}
 
 static int check_fd(void)
 {
 	struct stat st;
-	if (fstat(fd, &st) == 0 && st.st_dev == file_dev && st.st_ino == file_ino)
+	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == file_dev && st.st_ino == file_ino)
 		return 0;
-	int nfd = open(path_abs, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-	/* the lock went with the closed descriptor: take it again, or another traced process
-	 * could truncate the file under us */
-	if (nfd >= 0 && fstat(nfd, &st) == 0 && st.st_dev == file_dev && st.st_ino == file_ino &&
-	    flock(nfd, LOCK_EX | LOCK_NB) == 0) {
-		(void)fcntl(nfd, F_SETFL, O_APPEND); /* a regular file: blocking writes again */
-		fd = ckt_fd_high(nfd);
-		if (fd < 0) /* only libunwind's numbers were free */
-			return -EMFILE;
-		ckt_log("warning: the trace descriptor was closed by the program; reopened '",
-			path_abs, "'", NULL);
-		return 0;
-	}
-	int e = errno;
-	if (nfd >= 0)
-		close(nfd);
 	fd = -1;
-	/* the path still names a file we may not open now (the program dropped its privileges:
-	 * setuid, a chroot): that reason, not "no longer names the trace" (stop_tracing) */
-	if (nfd < 0 && e != ENOENT && e != ELOOP && e != ENOTDIR && e != EMFILE && e != ENFILE)
-		reopen_errno = e;
-	return nfd < 0 && (e == EMFILE || e == ENFILE) ? -e : -EBADF;
+	int rc = -EAGAIN;
+	for (int i = 0; i < REOPEN_TRIES && rc == -EAGAIN; i++)
+		rc = reopen_once();
+	return rc == -EAGAIN ? -EBADF : rc;
 }
 
 /* One zstd frame: the stream directory, the ROW stream, then the columns, each column ending a
@@ -182,10 +241,16 @@ static int flush_frame(void)
 		}
 	}
 	enc_len = 0;
-	int rc = check_fd();
-	if (rc)
-		return rc;
-	return write_all(zbuf, out.pos);
+	/* a write that finds the descriptor closed (a close-all between the check and the
+	 * write) goes on, after a reopen, from where it stopped */
+	size_t done = 0;
+	int rc = -EBADF;
+	for (int i = 0; i < REOPEN_TRIES && rc == -EBADF; i++) {
+		rc = check_fd();
+		if (!rc)
+			rc = write_from(zbuf, out.pos, &done);
+	}
+	return rc;
 }
 
 /* Records that may still be written without measuring the frame: summing the columns before
