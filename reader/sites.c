@@ -549,7 +549,12 @@ static void ckt_sites_on_bytes(void *ctx, const struct ckt_attr *a, const struct
 			return;
 		}
 		st = &s->stacks[i];
-		add = rise = st->t[T_RSS].cur;
+		/* the stack's bytes before this run were not the site's yet: they join now, and
+		 * the run's own rise comes on top of them (a run that allocates and frees, as a
+		 * realloc's block freed by the next event, rose although it adds nothing: its
+		 * site's own peak read 0 before 0.2.11) */
+		add = st->t[T_RSS].cur;
+		rise = ckt_tracked_sum(add - delta, run->rise);
 	}
 	struct ckt_sites_site *si = &s->sites[st->site];
 	if (si->run + rise > si->max)

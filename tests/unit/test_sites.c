@@ -215,6 +215,35 @@ static void test_csv_and_folded(void **state)
 	tb_release(&b);
 }
 
+/* A site's own peak when its stack's first change is a run that allocates and frees below the
+ * heap peak (a realloc's new block freed by the next event): the run rose by 300 though it
+ * adds nothing; it read 0. */
+static void test_own_peak_of_a_run(void **state)
+{
+	(void)state;
+	static const uint64_t s1[] = { 0x1000 }, s2[] = { 0x2000 };
+	struct tb b;
+	struct ckt_replay_stats st;
+	tb_begin(&b);
+	tb_stack(&b, 1, s1, 1);
+	tb_stack(&b, 2, s2, 1);
+	tb_thread(&b, 1);
+	tb_alloc_ex(&b, 10, 0x10000, 5000, CKT_FN_MALLOC, 1, 0);
+	tb_free(&b, 20, 0x10000);
+	tb_alloc_ex(&b, 30, 0x20000, 300, CKT_FN_MALLOC, 2, 0);
+	tb_free(&b, 40, 0x20000);
+	tb_sync(&b, 50);
+	tb_end(&b, 60, CKT_END_EXIT, 4, 0);
+	tb_flush(&b);
+	struct ckt_sites *s = run_sites(&b, true, &st);
+	char *csv = write_to_string(s, ckt_sites_write_csv);
+	assert_non_null(strstr(csv, "\n\"0x2000\",0,0,300,300,1,0,\"0x2000\",0\n"));
+	assert_non_null(strstr(csv, "\n\"0x1000\",0,5000,5000,5000,1,0,\"0x1000\",0\n"));
+	free(csv);
+	ckt_sites_free(s);
+	tb_release(&b);
+}
+
 static char *text_of(const struct ckt_sites *s)
 {
 	char *buf = NULL;
@@ -278,6 +307,7 @@ int main(void)
 		cmocka_unit_test(test_aggregation),
 		cmocka_unit_test(test_csv_and_folded),
 		cmocka_unit_test(test_live_at_exit_text),
+		cmocka_unit_test(test_own_peak_of_a_run),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
