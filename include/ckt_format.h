@@ -19,7 +19,10 @@
  *     tracer_version pid ppid exe argv (arguments joined by '\n') start_wall_ns
  *     hostname page_size clock ("monotonic")  and one "setting.CUZKTRACE_xxx" per setting;
  *     since tracer 0.2.8 also args (the arguments joined by NUL bytes: exact even for an
- *     argument that holds a newline, which argv cannot tell; readers prefer it).
+ *     argument that holds a newline, which argv cannot tell; readers prefer it); since
+ *     0.2.11, when the command line is longer than the 32 KiB the tracer keeps of it (args and
+ *     argv are then cut, the last argument kept possibly in part), args_total: its whole
+ *     length in bytes, NULs included.
  *   Readers ignore keys they do not know.
  *
  * DATA FRAMES: a sequence of records, each a tag byte then fields.

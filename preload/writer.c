@@ -912,19 +912,28 @@ static void *writer_main(void *arg)
 }
 
 /* ---- init ---- */
-static int read_file(const char *path, char *buf, size_t cap)
+/* Reads up to cap - 1 bytes of path into buf (NUL-terminated); with total, also counts the
+ * file's whole length there (reading on past what fits). */
+static int read_file(const char *path, char *buf, size_t cap, uint64_t *total)
 {
 	int f = open(path, O_RDONLY | O_CLOEXEC);
 	if (f < 0)
 		return -1;
 	size_t n = 0;
-	ssize_t r;
+	ssize_t r = 1;
 	while (n < cap - 1 && (r = read(f, buf + n, cap - 1 - n)) > 0)
 		n += (size_t)r;
+	if (total) {
+		char rest[4096];
+		*total = n;
+		while (r > 0 && (r = read(f, rest, sizeof(rest))) > 0)
+			*total += (uint64_t)r;
+	}
 	close(f);
 	buf[n] = 0;
 	return (int)n;
 }
+
 
 static void u64s(char *b, uint64_t v)
 {
@@ -1083,7 +1092,8 @@ static size_t build_header(uint8_t *buf, size_t cap, pid_t pid, const char *exe)
 	char num[24];
 	static char argv[32768], args[32768];
 	char host[256] = "";
-	int n = read_file("/proc/self/cmdline", argv, sizeof(argv));
+	uint64_t total = 0;
+	int n = read_file("/proc/self/cmdline", argv, sizeof(argv), &total);
 	/* args: as the kernel has them, NUL after each (the last one dropped); argv: joined by
 	 * '\n', for readers before 0.2.8 */
 	size_t args_len = n > 0 ? (size_t)n - (argv[n - 1] == 0) : 0;
@@ -1105,6 +1115,10 @@ static size_t build_header(uint8_t *buf, size_t cap, pid_t pid, const char *exe)
 	c.p = ckt_record_kv(c.p, c.end, "exe", exe);
 	c.p = ckt_record_kv(c.p, c.end, "argv", n > 0 ? argv : "");
 	c.p = ckt_record_kvn(c.p, c.end, "args", args, args_len);
+	if (n > 0 && total > (uint64_t)n) { /* cut: the whole command line's length */
+		u64s(num, total);
+		c.p = ckt_record_kv(c.p, c.end, "args_total", num);
+	}
 	u64s(num, wall_ns);
 	c.p = ckt_record_kv(c.p, c.end, "start_wall_ns", num);
 	c.p = ckt_record_kv(c.p, c.end, "hostname", host);

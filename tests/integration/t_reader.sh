@@ -564,3 +564,18 @@ $REPORT --json $T/nlargv.zst >$T/nlargv.json 2>/dev/null
 expect_eq "reader: an argument holding a newline stays one argument (JSON argv, text command line)" \
 	"$($PY -c 'import json,sys; print(json.load(open(sys.argv[1]))["argv"][1:])' $T/nlargv.json)/$($REPORT $T/nlargv.zst 2>/dev/null | grep '^command line' | sed 's/^command line *[^ ]*//')" \
 	"['1', 'x\\ny', '', 'a b']/ 1 'x?y' '' 'a b'"
+expect_eq "reader: a short command line is whole (argv_cut false)" "$(jget $T/nlargv.json argv_cut)" false
+
+# a command line longer than the 32 KiB the header keeps: cut, and said so (it was cut without
+# a word); args_total is its whole length, NULs included
+longargs=()
+for i in $(seq 1000 2999); do longargs+=("$(printf 'a%.0s' {1..100})$i"); done
+CUZKTRACE_OUT=$T/longargv.zst traced longargv $P/bigstacks 1 "${longargs[@]}"
+$REPORT --json $T/longargv.zst >$T/longargv.json 2>/dev/null
+la_total=$(( ${#P} + 11 + 2 + 2000 * 105 )) # "$P/bigstacks", "1" and the 2,000, a NUL after each
+expect_eq "reader: a long command line: cut, the whole length in the header, argv_cut true" \
+	"$(cat $T/longargv.rc)/$(jget $T/longargv.json header.args_total)/$(jget $T/longargv.json argv_cut)" "0/$la_total/true"
+la_line=$($REPORT $T/longargv.zst 2>/dev/null | grep '^command line' | sed -E 's/a{100}/A/g')
+expect_match "reader: a long command line: the text says it is cut, and how much is kept (${la_line:0:90} ... ${la_line: -70})" \
+	"${la_line:0:90}|${la_line: -70}" \
+	"^command line +$P/bigstacks 1 A1000 A1001 .*\|.* \.\.\. \[cut: the trace keeps the first 3276[67] bytes of $la_total\]\$"
