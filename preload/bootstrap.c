@@ -317,9 +317,8 @@ int ckt_spawn_helper(void *(*fn)(void *), void *arg, unsigned long *thread_out, 
 		size = (CKT_HELPER_STACK + tls + 4095) & ~(size_t)4095;
 	}
 	if (!*stack) {
-		void *m = (void *)syscall(SYS_mmap, NULL, size, PROT_READ | PROT_WRITE,
-					  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
-		if (m == MAP_FAILED) {
+		void *m = ckt_own_map(size, MAP_NORESERVE | MAP_STACK);
+		if (!m) {
 			pthread_attr_destroy(&attr);
 			return -ENOMEM;
 		}

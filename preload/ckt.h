@@ -110,6 +110,12 @@ static inline void ckt_free(void *p)
  * heap where untraced glibc maps them (modules.c). */
 #define CKT_BIG_MAPPED ((size_t)64 << 10)
 void *ckt_big_alloc(size_t n);
+/* ownmaps.c: the tracer's own anonymous read-write mappings (flags: extra MAP_* flags), kept
+ * out of reach of the program's munmap: ckt_own_munmap_around unmaps [addr, addr + len) but
+ * for them (real: the real munmap). */
+void *ckt_own_map(size_t n, int flags);
+void ckt_own_unmap(void *p, size_t n);
+int ckt_own_munmap_around(int (*real)(void *, size_t), void *addr, size_t len);
 void ckt_big_free(void *p); /* p from ckt_big_alloc, or NULL */
 
 /* ---- bootstrap.c: real symbols, the early pool, init and exit ---- */

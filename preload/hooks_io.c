@@ -240,9 +240,8 @@ CKT_EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
 		char small[8192], *buf = small;
 		size_t total = (size_t)rc, n = 0;
 		if (total > sizeof(small)) {
-			buf = (char *)syscall(SYS_mmap, NULL, total, PROT_READ | PROT_WRITE,
-					      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-			if (buf == MAP_FAILED) { /* scan what fits, as before */
+			buf = ckt_own_map(total, 0);
+			if (!buf) { /* scan what fits, as before */
 				buf = small;
 				total = sizeof(small);
 			}
@@ -256,7 +255,7 @@ CKT_EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
 		ckt_phase_scan(buf, n);
 		ckt_tls.guard = 0;
 		if (buf != small)
-			syscall(SYS_munmap, buf, (size_t)rc);
+			ckt_own_unmap(buf, (size_t)rc);
 	}
 	return rc;
 }

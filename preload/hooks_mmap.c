@@ -132,7 +132,7 @@ CKT_EXPORT int munmap(void *addr, size_t len)
 	int rc;
 	if (len >= CKT_MUNMAP_EARLY && !(a & (page - 1)) && a < CKT_USER_TOP && len <= CKT_USER_TOP - a) {
 		ckt_emit(t, CKT_EV_MUNMAP, 0, ckt_stamp(t), a, len, 0);
-		rc = real(addr, len);
+		rc = ckt_own_munmap_around(real, addr, len);
 		if (CKT_UNLIKELY(rc != 0)) {
 			int err = errno;
 			munmap_failed(addr, len, err);
@@ -140,7 +140,7 @@ CKT_EXPORT int munmap(void *addr, size_t len)
 		}
 	} else {
 		uint64_t before = ckt_stamp(t);
-		rc = real(addr, len);
+		rc = ckt_own_munmap_around(real, addr, len);
 		if (rc == 0)
 			ckt_emit(t, CKT_EV_MUNMAP, 0, before, a, len, 0);
 		else

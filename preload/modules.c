@@ -175,8 +175,7 @@ void *ckt_big_alloc(size_t n)
 	if (total < n)
 		return NULL;
 	if (total >= CKT_BIG_MAPPED) {
-		void *m = (void *)syscall(SYS_mmap, NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		h = m == MAP_FAILED ? NULL : m;
+		h = ckt_own_map(total, 0);
 	} else {
 		h = ckt_malloc(total);
 	}
@@ -192,7 +191,7 @@ void ckt_big_free(void *p)
 		return;
 	size_t *h = (size_t *)p - 2;
 	if (h[0] >= CKT_BIG_MAPPED)
-		syscall(SYS_munmap, h, h[0]);
+		ckt_own_unmap(h, h[0]);
 	else
 		ckt_free(h);
 }

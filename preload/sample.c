@@ -160,9 +160,7 @@ static atomic_int set_full;
 
 static _Atomic uint64_t *map_set(unsigned k)
 {
-	void *m = (void *)syscall(SYS_mmap, NULL, (1ul << set_bits[k]) * sizeof(uint64_t),
-				  PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	return m == MAP_FAILED ? NULL : m;
+	return ckt_own_map((1ul << set_bits[k]) * sizeof(uint64_t), MAP_NORESERVE);
 }
 
 void ckt_sample_init(void)
@@ -226,7 +224,7 @@ static _Atomic uint64_t *set_insert(uint64_t v)
 			if (!m)
 				break;
 			if (!atomic_compare_exchange_strong(&sets[k], &expect, m)) {
-				syscall(SYS_munmap, m, (1ul << set_bits[k]) * sizeof(uint64_t));
+				ckt_own_unmap(m, (1ul << set_bits[k]) * sizeof(uint64_t));
 				m = expect; /* another thread mapped it first */
 			}
 			set = m;
@@ -316,9 +314,8 @@ void ckt_sample_maintain(void)
 		return;
 	size_t words = (1ul << CKT_FILTER_BITS1) / 8, counts = (1ul << CKT_FILTER_BITS1) * sizeof(uint16_t),
 	       clearing = (1ul << CKT_FILTER_BITS1) / 64 * sizeof(uint16_t);
-	void *w = (void *)syscall(SYS_mmap, NULL, words + counts + clearing, PROT_READ | PROT_WRITE,
-				  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (w == MAP_FAILED) {
+	void *w = ckt_own_map(words + counts + clearing, MAP_NORESERVE);
+	if (!w) {
 		atomic_store(&grow_state, GROW_FAILED);
 		ckt_log("warning: out of memory for the sampled-pointer filter's second level; frees of "
 			"small blocks stay slower while many samples are live", NULL, NULL, NULL);

@@ -79,9 +79,7 @@ atomic_int ckt_stacks_ready;
 
 static void *reserve(size_t n)
 {
-	void *m = (void *)syscall(SYS_mmap, NULL, n, PROT_READ | PROT_WRITE,
-				  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	return m == MAP_FAILED ? NULL : m;
+	return ckt_own_map(n, MAP_NORESERVE);
 }
 
 struct text_probe {

@@ -34,9 +34,7 @@ __attribute__((used)) static CKT_OWN_LINE char pad_after_summary;
 
 static void *raw_map(size_t n)
 {
-	void *m = (void *)syscall(SYS_mmap, NULL, n, PROT_READ | PROT_WRITE,
-				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	return m == MAP_FAILED ? NULL : m;
+	return ckt_own_map(n, 0);
 }
 
 static inline uint64_t hash(uint64_t a)
@@ -66,7 +64,7 @@ static int grow(void)
 		for (uint64_t i = 0; i <= tab_mask; i++)
 			if (tab[i].addr)
 				put(t, n - 1, tab[i].addr, tab[i].size);
-		syscall(SYS_munmap, tab, (tab_mask + 1) * sizeof(*tab));
+		ckt_own_unmap(tab, (tab_mask + 1) * sizeof(*tab));
 	}
 	tab = t;
 	tab_mask = n - 1;
@@ -236,7 +234,7 @@ void ckt_summary_merge(const struct ckt_cursor *c, size_t n)
 			return;
 		}
 		if (heap)
-			syscall(SYS_munmap, heap, heap_cap * sizeof(*heap));
+			ckt_own_unmap(heap, heap_cap * sizeof(*heap));
 		heap = h;
 		heap_cap = n * 2;
 	}

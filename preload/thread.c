@@ -93,9 +93,8 @@ void ckt_thread_watch_main(void)
 static struct ckt_ring *ring_new(void)
 {
 	/* raw syscall: our own mmap hook must not see the tracer's memory */
-	void *m = (void *)syscall(SYS_mmap, NULL, sizeof(struct ckt_ring), PROT_READ | PROT_WRITE,
-				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (m == MAP_FAILED)
+	void *m = ckt_own_map(sizeof(struct ckt_ring), 0);
+	if (!m)
 		return NULL;
 	struct ckt_ring *r = m;
 	atomic_store(&r->busy, CKT_NOT_BUSY); /* before the writer can see the ring */

@@ -1280,10 +1280,7 @@ static int setup(const char *want_path, pid_t pid, const char *exe_path, char *s
 	enc_buf = ckt_big_alloc(FRAME_CAP);
 	/* each column can hold a whole frame; only the pages a column has used are resident.
 	 * Mapped directly: 10 MiB is more than a program's own toy allocator may have to give. */
-	uint8_t *cols = (uint8_t *)syscall(SYS_mmap, NULL, (size_t)(CKT_NSTREAMS - 1) * FRAME_CAP,
-					   PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (cols == MAP_FAILED)
-		cols = NULL;
+	uint8_t *cols = ckt_own_map((size_t)(CKT_NSTREAMS - 1) * FRAME_CAP, 0);
 	zcap = ZSTD_compressBound(FRAME_CAP) + 4096; /* + a block header per column */
 	zbuf = ckt_big_alloc(zcap);
 	if (!cctx || !enc_buf || !zbuf || !cols) {
@@ -1291,7 +1288,7 @@ static int setup(const char *want_path, pid_t pid, const char *exe_path, char *s
 		ckt_big_free(enc_buf);
 		ckt_big_free(zbuf);
 		if (cols)
-			syscall(SYS_munmap, cols, (size_t)(CKT_NSTREAMS - 1) * FRAME_CAP);
+			ckt_own_unmap(cols, (size_t)(CKT_NSTREAMS - 1) * FRAME_CAP);
 		cctx = NULL;
 		enc_buf = zbuf = NULL;
 		return -ENOMEM;

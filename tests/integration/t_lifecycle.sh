@@ -814,3 +814,20 @@ for mode in 0 524288; do
 	expect_eq "a 200 KiB block is mapped by glibc as untraced (CUZKTRACE_SAMPLE=$mode)" \
 		"$(cat $T/mth$mode.out)/$(cat $T/mth$mode.rc)/$($P/mmapthresh $P/libplainlib.so)" "mapped 1/0/mapped 1"
 done
+
+# The tracer's own memory placed in a hole of the program's range (it unmapped the middle page
+# of 5, then started threads) survives the program's munmap of the 5 pages, and the program's
+# 4 pages go: the writer's page was taken and the process died (SIGSEGV), every run
+mh_ok=0
+for m in 0 524288 0; do
+	CUZKTRACE_SAMPLE=$m CUZKTRACE_OUT=$T/mhole.zst LD_PRELOAD=$LIB $P/munmaphole >$T/mhole.out 2>/dev/null
+	echo $? >$T/mhole.rc
+	$REPORT --json $T/mhole.zst >$T/mhole.json 2>/dev/null
+	[ "$(cat $T/mhole.rc)/$(cat $T/mhole.out)/$(jget $T/mhole.json truncated)/$(jget $T/mhole.json peak_mmap.bytes)/$(jget $T/mhole.json live_at_exit.mmap_bytes)" = "0/hole ok/false/20480/0" ] && mh_ok=$((mh_ok + 1))
+done
+expect_eq "munmap of a range with a hole the tracer's memory filled: 3 of 3 runs status 0, complete, the 5 pages mapped then gone" "$mh_ok" 3
+CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/mhole.zst LD_PRELOAD=$LIB $P/munmaphole many >$T/mhole.out 2>/dev/null
+echo $? >$T/mhole.rc
+$REPORT --json $T/mhole.zst >$T/mhole.json 2>/dev/null
+expect_eq "200 such holes: status 0, complete, 400 munmaps, nothing mapped at exit" \
+	"$(cat $T/mhole.rc)/$(cat $T/mhole.out)/$(jget $T/mhole.json truncated)/$(jget $T/mhole.json event_counts.munmap)/$(jget $T/mhole.json live_at_exit.mmap_bytes)" "0/hole ok/false/400/0"

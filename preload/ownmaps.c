@@ -1,0 +1,121 @@
+/* ownmaps.c: the tracer's own mappings, kept apart from the program's munmap.
+ *
+ * The tracer maps memory while the program runs (a ring for each new thread, zstd's and the
+ * merge's buffers). The kernel may place such a mapping in a hole the program made inside a
+ * range of its own (it unmapped a page in the middle), and a program may later unmap the whole
+ * range again: legal, since untraced nothing is there, but it took the tracer's page and the
+ * writer crashed (SIGSEGV, the trace cut short; a black-box test: 5 pages mapped, the middle one
+ * unmapped, threads started, then munmap of the 5 pages: 12 of 12 runs). The munmap hook now
+ * unmaps only the parts of the range that are not the tracer's.
+ *
+ * A fixed table of slots, each [lo, hi) or free (lo == 0); a slot being filled holds lo == 1.
+ * Adding and removing are rare (a thread's first event, a buffer's growth) and lock-free (a CAS
+ * on a free slot); the munmap hook reads the slots up to the highest ever used, about 2 loads
+ * per mapping of ours (a few hundred with as many threads): no lock on the program's path.
+ * Past CKT_OWN_SLOTS mappings at once, the rest are not protected (they still work).
+ * Not covered: a MAP_FIXED mapping or mremap to a fixed address over the tracer's pages
+ * replaces them whatever we do (README, Limits), and a munmap racing the mapping itself.
+ */
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "ckt.h"
+
+#define CKT_OWN_SLOTS 4096
+#define CKT_OWN_FILLING ((uintptr_t)1)
+
+static struct {
+	_Atomic uintptr_t lo, hi;
+} own[CKT_OWN_SLOTS];
+static _Atomic size_t own_top; /* slots [0, own_top) may be in use */
+
+static void own_add(uintptr_t lo, uintptr_t hi)
+{
+	for (size_t i = 0; i < CKT_OWN_SLOTS; i++) {
+		uintptr_t free_slot = 0;
+		if (atomic_load_explicit(&own[i].lo, memory_order_relaxed) != 0 ||
+		    !atomic_compare_exchange_strong(&own[i].lo, &free_slot, CKT_OWN_FILLING))
+			continue;
+		atomic_store_explicit(&own[i].hi, hi, memory_order_relaxed);
+		size_t top = atomic_load(&own_top);
+		while (top < i + 1 && !atomic_compare_exchange_weak(&own_top, &top, i + 1))
+			;
+		atomic_store_explicit(&own[i].lo, lo, memory_order_release);
+		return;
+	}
+}
+
+static void own_del(uintptr_t lo)
+{
+	size_t top = atomic_load(&own_top);
+	for (size_t i = 0; i < top; i++)
+		if (atomic_load_explicit(&own[i].lo, memory_order_acquire) == lo) {
+			atomic_store_explicit(&own[i].lo, 0, memory_order_release);
+			return;
+		}
+}
+
+void *ckt_own_map(size_t n, int flags)
+{
+	void *m = (void *)syscall(SYS_mmap, NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | flags,
+				  -1, 0);
+	if (m == MAP_FAILED)
+		return NULL;
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	own_add((uintptr_t)m, (uintptr_t)m + ((n + page - 1) & ~(page - 1))); /* whole pages */
+	return m;
+}
+
+void ckt_own_unmap(void *p, size_t n)
+{
+	if (!p)
+		return;
+	own_del((uintptr_t)p);
+	syscall(SYS_munmap, p, n);
+}
+
+/* The lowest start among our mappings that overlap [lo, hi), and its end; false if none. */
+static bool own_first(uintptr_t lo, uintptr_t hi, uintptr_t *s, uintptr_t *e)
+{
+	size_t top = atomic_load_explicit(&own_top, memory_order_acquire);
+	bool found = false;
+	for (size_t i = 0; i < top; i++) {
+		uintptr_t a = atomic_load_explicit(&own[i].lo, memory_order_acquire);
+		if (a <= CKT_OWN_FILLING || a >= hi)
+			continue;
+		uintptr_t b = atomic_load_explicit(&own[i].hi, memory_order_relaxed);
+		if (b <= lo || (found && a >= *s))
+			continue;
+		*s = a;
+		*e = b;
+		found = true;
+	}
+	return found;
+}
+
+int ckt_own_munmap_around(int (*real)(void *, size_t), void *addr, size_t len)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), a = (uintptr_t)addr, s, e;
+	uintptr_t end = a + ((len + page - 1) & ~(page - 1));
+	/* the real call decides what is invalid (unaligned, empty, wrapping) */
+	if (!len || (a & (page - 1)) || end <= a || !own_first(a, end, &s, &e))
+		return real(addr, len);
+	int rc = 0, err = 0;
+	for (uintptr_t cur = a; cur < end;) {
+		if (!own_first(cur, end, &s, &e))
+			s = e = end;
+		if (s > cur && real((void *)cur, s - cur) != 0 && !rc) {
+			rc = -1;
+			err = errno;
+		}
+		cur = e > cur ? e : end;
+	}
+	if (rc)
+		errno = err;
+	return rc;
+}
