@@ -416,7 +416,9 @@ int ckt_report_diff_text(FILE *out, const struct ckt_report *base, const struct 
 	free(dev_names);
 	ckt_util_fmt_secs(b, sizeof(b), base->st->duration_ns, 3);
 	ckt_util_fmt_secs(t, sizeof(t), cur->st->duration_ns, 3);
-	if (base->st->duration_ns) {
+	if (base->st->duration_ns == cur->st->duration_ns) {
+		snprintf(c, sizeof(c), "no change"); /* as every other row says it */
+	} else if (base->st->duration_ns) {
 		double d = ((double)cur->st->duration_ns - (double)base->st->duration_ns) / 1e9;
 		/* microseconds or nanoseconds when milliseconds would round to 0 ("-0.000 s (-2.8%)") */
 		int prec = d == 0 || fabs(d) >= 0.0005 ? 3 : fabs(d) >= 0.0000005 ? 6 : 9;

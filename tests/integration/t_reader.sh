@@ -454,6 +454,9 @@ expect_eq "diff text: exit 0, silent" "$?/$(cat $T/difft.err)" "0/"
 expect_eq "diff text: header" "$(head -1 $T/diff.txt)" "cuzktrace diff: $T/dcur.zst (trace) against $T/dbase.zst (base)"
 expect_match "diff text: the peak heap row, with when each was reached" "$(cat $T/diff.txt)" $'\npeak heap +47\\.7 MiB +59\\.1 MiB  \\+11\\.4 MiB \\(\\+24\\.0%\\) +[0-9]+\\.[0-9]{3} / [0-9]+\\.[0-9]{3}\n'
 expect_match "diff text: duration with its change, events" "$(cat $T/diff.txt)" $'\nduration +[0-9.]+ s +[0-9.]+ s  [-+][0-9]+\\.([0-9]{3}|000[0-9]{3}) s \\([-+][0-9.]+%\\)\nevents +5 +7\n'
+$REPORT --diff $T/dcur.zst $T/dcur.zst >$T/diffself.txt 2>/dev/null
+expect_match "diff text: a trace against itself: duration 'no change', as every other row (it said +0.000 s (+0.0%))" \
+	"$(grep '^duration' $T/diffself.txt)" '^duration +[0-9.]+ s +[0-9.]+ s  no change$'
 expect_match "diff text: --top 1 shows the function that changed most" "$(cat $T/diff.txt)" \
 	$'live bytes by function at peak heap \\(2 of 4 changed; the first 1 shown\\)\n  change +base +trace  function\n  \\+6\\.68 MiB +0 B +6\\.68 MiB  extra_cache$'
 expect_match "diff text: every phase, unchanged ones after" "$(cat $T/diff.txt)" \
