@@ -77,20 +77,22 @@ $(B)/tests/symfix.so: tests/unit/symfix.s
 $(B)/tests/test_symbolize: $(B)/tests/symfix.so
 
 # the writer's running summary, with the logging it needs
-$(B)/tests/test_summary: tests/unit/test_summary.c $(B)/preload/summary.o $(B)/preload/log.o $(B)/.flags
+$(B)/tests/test_summary: tests/unit/test_summary.c $(B)/preload/summary.o $(B)/preload/log.o \
+		$(B)/preload/ownmaps.o $(B)/.flags
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$@)$(CC) $(RD_CFLAGS) -Ipreload -Itests/unit -o $@ $< $(B)/preload/summary.o \
-		$(B)/preload/log.o -lcmocka
+		$(B)/preload/log.o $(B)/preload/ownmaps.o -lcmocka
 
 # the default mode's sampled-pointer set and filter, with the logging it needs
 # (sample.c built again with its race points, which the library has not)
 $(B)/tests/sample_races.o: preload/sample.c $(B)/.flags
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$@)$(CC) $(PRE_CFLAGS) -DCKT_TEST_RACES -c $< -o $@
-$(B)/tests/test_sample: tests/unit/test_sample.c $(B)/tests/sample_races.o $(B)/preload/log.o $(B)/.flags
+$(B)/tests/test_sample: tests/unit/test_sample.c $(B)/tests/sample_races.o $(B)/preload/log.o \
+		$(B)/preload/ownmaps.o $(B)/.flags
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$@)$(CC) $(RD_CFLAGS) -Ipreload -Itests/unit -o $@ $< $(B)/tests/sample_races.o \
-		$(B)/preload/log.o -lcmocka -lpthread -ldl -lm
+		$(B)/preload/log.o $(B)/preload/ownmaps.o -lcmocka -lpthread -ldl -lm
 
 # Test programs: -O2 like shipped code; every test allocation escapes into a volatile global.
 $(B)/progs/%: tests/progs/%.c $(B)/.flags
