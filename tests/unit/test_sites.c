@@ -124,6 +124,18 @@ static void build(struct tb *b)
 	tb_flush(b);
 }
 
+/* The i-th site at moment m is site, with bytes (and count blocks, unless count < 0). */
+static void assert_top(const struct ckt_sites *s, enum ckt_moment m, size_t i, const char *site, uint64_t bytes,
+		       long count)
+{
+	struct ckt_sites_entry e;
+	assert_true(ckt_sites_top(s, m, i, &e));
+	assert_string_equal(e.site, site);
+	assert_int_equal(e.bytes, bytes);
+	if (count >= 0)
+		assert_int_equal(e.count, count);
+}
+
 static void test_aggregation(void **state)
 {
 	(void)state;
@@ -140,12 +152,8 @@ static void test_aggregation(void **state)
 	assert_int_equal(e.count, 2);
 	assert_string_equal(e.frames[0], "0x1000");
 	assert_string_equal(e.frames[1], "0x2000"); /* the larger stack: 300 bytes */
-	assert_true(ckt_sites_top(s, CKT_AT_PEAK_HEAP, 1, &e));
-	assert_string_equal(e.site, "0x7000");
-	assert_int_equal(e.bytes, 70);
-	assert_true(ckt_sites_top(s, CKT_AT_PEAK_HEAP, 2, &e));
-	assert_string_equal(e.site, "0x5000");
-	assert_int_equal(e.bytes, 50);
+	assert_top(s, CKT_AT_PEAK_HEAP, 1, "0x7000", 70, -1);
+	assert_top(s, CKT_AT_PEAK_HEAP, 2, "0x5000", 50, -1);
 	assert_false(ckt_sites_top(s, CKT_AT_PEAK_HEAP, 3, &e));
 
 	/* peak RSS: 0x1000 lost stack 2's 200; 0x5000 gained a mapping */
@@ -153,10 +161,7 @@ static void test_aggregation(void **state)
 	assert_string_equal(e.site, "0x5000");
 	assert_int_equal(e.bytes, 8242);
 	assert_int_equal(e.count, 2);
-	assert_true(ckt_sites_top(s, CKT_AT_PEAK_RSS, 1, &e));
-	assert_string_equal(e.site, "0x1000");
-	assert_int_equal(e.bytes, 300);
-	assert_int_equal(e.count, 1);
+	assert_top(s, CKT_AT_PEAK_RSS, 1, "0x1000", 300, 1);
 
 	/* live at exit, heap only: stack 3's mapping is not in 0x5000's 50; stack 2's block is
 	 * gone, so 0x1000's one stack left shows */
@@ -166,13 +171,8 @@ static void test_aggregation(void **state)
 	assert_int_equal(e.bytes, 300);
 	assert_int_equal(e.count, 1);
 	assert_int_equal(e.stacks, 1);
-	assert_true(ckt_sites_top(s, CKT_SITES_EXIT, 1, &e));
-	assert_string_equal(e.site, "0x7000");
-	assert_int_equal(e.bytes, 70);
-	assert_true(ckt_sites_top(s, CKT_SITES_EXIT, 2, &e));
-	assert_string_equal(e.site, "0x5000");
-	assert_int_equal(e.bytes, 50);
-	assert_int_equal(e.count, 1);
+	assert_top(s, CKT_SITES_EXIT, 1, "0x7000", 70, -1);
+	assert_top(s, CKT_SITES_EXIT, 2, "0x5000", 50, 1);
 	assert_false(ckt_sites_top(s, CKT_SITES_EXIT, 3, &e));
 	ckt_sites_free(s);
 	tb_release(&b);
