@@ -113,6 +113,7 @@ void *ckt_big_alloc(size_t n);
 /* ownmaps.c: the tracer's own anonymous read-write mappings (flags: extra MAP_* flags), kept
  * out of reach of the program's munmap: ckt_own_munmap_around unmaps [addr, addr + len) but
  * for them (real: the real munmap). */
+#define CKT_USER_TOP ((uintptr_t)1 << 47) /* x86-64's user address space (4-level tables) */
 void *ckt_own_map(size_t n, int flags);
 void ckt_own_unmap(void *p, size_t n);
 int ckt_own_munmap_around(int (*real)(void *, size_t), void *addr, size_t len);

@@ -93,7 +93,6 @@ CKT_EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off
  * and one warning line says so. Smaller ranges keep the exact way (stamped before, recorded
  * after success). */
 #define CKT_MUNMAP_EARLY ((size_t)16 << 20)
-#define CKT_USER_TOP ((uintptr_t)1 << 47)
 
 static CKT_NOINLINE void munmap_failed(void *addr, size_t len, int err)
 {

@@ -101,9 +101,13 @@ static bool own_first(uintptr_t lo, uintptr_t hi, uintptr_t *s, uintptr_t *e)
 int ckt_own_munmap_around(int (*real)(void *, size_t), void *addr, size_t len)
 {
 	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), a = (uintptr_t)addr, s, e;
+	/* the real call decides what is invalid (unaligned, empty, past the user address space,
+	 * which the kernel refuses whole: a munmap of 2^62 bytes cut around ours unmapped every
+	 * mapping above it) */
+	if (!len || (a & (page - 1)) || a >= CKT_USER_TOP || len > CKT_USER_TOP - a)
+		return real(addr, len);
 	uintptr_t end = a + ((len + page - 1) & ~(page - 1));
-	/* the real call decides what is invalid (unaligned, empty, wrapping) */
-	if (!len || (a & (page - 1)) || end <= a || !own_first(a, end, &s, &e))
+	if (end > CKT_USER_TOP || !own_first(a, end, &s, &e))
 		return real(addr, len);
 	int rc = 0, err = 0;
 	for (uintptr_t cur = a; cur < end;) {
