@@ -80,6 +80,32 @@ PYEOF
 	expect_eq "reader: a trace that keeps the promise has no late events" "$(jget $T/known.json late_events)" 0
 fi
 
+# Two allocations at one address with no free between them, and no LOST record: the trace lacks
+# a free (corrupt, or a frame spliced in from another trace). The stale block is dropped and one
+# warning says so (the report's own line said it, stderr did not). With a LOST record the lost
+# events' warning explains it, and this one is not given.
+if command -v zstd >/dev/null 2>&1; then
+	for inc_lost in 0 1; do
+		PYTHONPATH=tests/integration $PY - $T/incons$inc_lost.zst $inc_lost <<'PYEOF'
+import sys
+from rows import *
+lost = bytes([0x05]) + uv(1) if sys.argv[2] == "1" else b""  # LOST
+fr = (bytes([FRAME]) + uv(0) + uv(0) + bytes([THREAD]) + uv(1) + alloc(10, 0xA000, 40) + alloc(10, 0, 60)
+      + lost + bytes([SYNC]) + uv(100) + bytes([END]) + uv(110) + uv(0) + uv(2) + uv(0))
+with open(sys.argv[1], "wb") as f:
+    f.write(z(header()) + z(fr))
+PYEOF
+		$REPORT --json $T/incons$inc_lost.zst >$T/incons$inc_lost.json 2>$T/incons$inc_lost.err
+		echo $? >$T/incons$inc_lost.rc
+	done
+	expect_eq "reader: an allocation at a live address: counted, the stale block dropped, one warning" \
+		"$(cat $T/incons0.rc)/$(jget $T/incons0.json inconsistencies)/$(jget $T/incons0.json live_at_exit.heap_bytes)/$(cat $T/incons0.err)" \
+		"0/1/60/cuzktrace-report: warning: '$T/incons0.zst': 1 allocations came at an address still live: the trace lacks the frees before them (corrupt, or spliced from another trace?); the blocks they replaced were dropped there"
+	expect_eq "reader: the same with a LOST record: the lost events' warning alone" \
+		"$(cat $T/incons1.rc)/$(jget $T/incons1.json inconsistencies)/$(cat $T/incons1.err)" \
+		"0/1/cuzktrace-report: warning: '$T/incons1.zst': 1 events were lost; totals are inexact"
+fi
+
 # report_status NAME DESC WANT: the reader's exit status and stderr on $T/NAME.zst ("rc/stderr")
 report_status() {
 	$REPORT --json $T/$1.zst >/dev/null 2>$T/$1.err
