@@ -5,8 +5,12 @@
  * range of its own (it unmapped a page in the middle), and a program may later unmap the whole
  * range again: legal, since untraced nothing is there, but it took the tracer's page and the
  * writer crashed (SIGSEGV, the trace cut short; a black-box test: 5 pages mapped, the middle one
- * unmapped, threads started, then munmap of the 5 pages: 12 of 12 runs). The munmap hook now
- * unmaps only the parts of the range that are not the tracer's.
+ * unmapped, threads started, then munmap of the 5 pages: 12 of 12 runs). Two defences:
+ *   - each mapping leaves CKT_OWN_PAD of address space free on each side (PROT_NONE, never
+ *     touched), so the kernel places it only in a gap 2 MiB larger than itself: no small hole,
+ *     where the program's MAP_FIXED, mremap, mprotect or madvise would reach it too;
+ *   - the munmap hook unmaps only the parts of a range that are not the tracer's (which also
+ *     covers an address-space limit, where the pads are left out).
  *
  * A fixed table of slots, each [lo, hi) or free (lo == 0); a slot being filled holds lo == 1.
  * Adding and removing are rare (a thread's first event, a buffer's growth) and lock-free (a CAS
@@ -21,6 +25,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -60,23 +65,60 @@ static void own_del(uintptr_t lo)
 		}
 }
 
+/* Address space left free around each mapping of ours, on each side, so that the kernel can
+ * only place it in a gap of at least 2 MiB more than its size: not in a program's small hole,
+ * where the program's mremap, mprotect, madvise or MAP_FIXED over its own range would take it
+ * too (which no munmap hook can prevent). 0 under an address-space limit (RLIMIT_AS), which
+ * the tracer's reservations already strain (README, Limits). Chosen once: unmapping needs it. */
+#define CKT_OWN_PAD ((size_t)1 << 20)
+static _Atomic size_t own_pad = SIZE_MAX;
+
+static size_t pad_now(void)
+{
+	size_t pad = atomic_load_explicit(&own_pad, memory_order_relaxed);
+	if (pad == SIZE_MAX) {
+		struct rlimit rl;
+		pad = getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY ? 0 : CKT_OWN_PAD;
+		size_t unset = SIZE_MAX;
+		if (!atomic_compare_exchange_strong(&own_pad, &unset, pad))
+			pad = unset;
+	}
+	return pad;
+}
+
+static size_t whole_pages(size_t n)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	return (n + page - 1) & ~(page - 1);
+}
+
 void *ckt_own_map(size_t n, int flags)
 {
-	void *m = (void *)syscall(SYS_mmap, NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | flags,
-				  -1, 0);
-	if (m == MAP_FAILED)
+	size_t len = whole_pages(n), pad = pad_now();
+	if (len < n || len > SIZE_MAX - 2 * pad)
 		return NULL;
-	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-	own_add((uintptr_t)m, (uintptr_t)m + ((n + page - 1) & ~(page - 1))); /* whole pages */
-	return m;
+	char *base = (char *)syscall(SYS_mmap, NULL, len + 2 * pad, pad ? PROT_NONE : PROT_READ | PROT_WRITE,
+				     MAP_PRIVATE | MAP_ANONYMOUS | (pad ? MAP_NORESERVE : flags), -1, 0);
+	if (base == MAP_FAILED)
+		return NULL;
+	if (pad && (void *)syscall(SYS_mmap, base + pad, len, PROT_READ | PROT_WRITE,
+				   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | flags, -1, 0) == MAP_FAILED) {
+		syscall(SYS_munmap, base, len + 2 * pad);
+		return NULL;
+	}
+	/* the pads are ours too: a program's munmap must not free them for a later map of its
+	 * own, which our unmap would then take */
+	own_add((uintptr_t)base, (uintptr_t)base + len + 2 * pad);
+	return base + pad;
 }
 
 void ckt_own_unmap(void *p, size_t n)
 {
 	if (!p)
 		return;
-	own_del((uintptr_t)p);
-	syscall(SYS_munmap, p, n);
+	size_t pad = pad_now();
+	own_del((uintptr_t)p - pad);
+	syscall(SYS_munmap, (char *)p - pad, whole_pages(n) + 2 * pad);
 }
 
 /* The lowest start among our mappings that overlap [lo, hi), and its end; false if none. */

@@ -1,9 +1,14 @@
-/* munmaphole.c: a program unmaps the middle page of 5 it mapped, starts threads (the tracer
- * maps memory for them: the kernel may put it in the hole), then unmaps the 5 pages again:
- * legal, untraced nothing is there. The tracer's pages in the hole must survive it (they were
- * taken: its writer crashed, the program died with SIGSEGV), and the program's own 4 pages go
- * (the trace shows them unmapped). Prints "hole ok". With "many": 200 rounds, a hole each. */
-#include <errno.h>
+/* munmaphole.c MODE: a program punches a hole in a range of its own, starts threads (the tracer
+ * maps memory for them: the kernel may place it in the hole), then takes the whole range again;
+ * legal, untraced nothing is in the hole (the threads are started before the hole exists, and
+ * allocate for the first time after). The tracer's memory must survive it (its writer's page
+ * was taken: the program died with SIGSEGV). Prints "hole ok".
+ *   one:   5 pages, the middle one unmapped, then munmap of the 5 (the default)
+ *   many:  the same 200 times
+ *   fixed: 5 pages, the middle one unmapped, then mmap MAP_FIXED over the 5 (the tracer's
+ *          mappings leave 1 MiB free on each side: they fit in no such hole)
+ * Under an address-space limit the tracer leaves no room around its mappings: then the munmap
+ * hook unmaps around them (one, many). */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,43 +23,62 @@ static void ms(int n)
 	nanosleep(&t, NULL);
 }
 
+static pthread_barrier_t go;
+
+/* started before the hole exists (its stack is not in it), its first allocation after: the
+ * tracer maps the thread's ring then */
 static void *worker(void *arg)
 {
 	(void)arg;
+	pthread_barrier_wait(&go);
 	free(malloc(100));
 	ms(30);
 	return NULL;
 }
 
-static int round_(long pg, int threads, int wait_ms)
+/* a range of `pages` pages, its pages [hole, hole + holen) unmapped, threads, then the range
+ * taken again (fixed: mapped over, then unmapped) */
+static int round_(size_t pg, size_t pages, size_t hole, size_t holen, int threads, int wait_ms, int fixed)
 {
-	char *a = mmap(NULL, 5 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (a == MAP_FAILED)
-		return 1;
-	memset(a, 1, 5 * pg);
-	if (munmap(a + 2 * pg, pg) != 0)
-		return 1;
 	pthread_t t[8];
+	pthread_barrier_init(&go, NULL, (unsigned)threads + 1);
 	for (int i = 0; i < threads; i++)
 		pthread_create(&t[i], NULL, worker, NULL);
-	ms(wait_ms);
-	if (munmap(a, 5 * pg) != 0) {
-		printf("munmap: %s\n", strerror(errno));
+	char *a = mmap(NULL, pages * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (a == MAP_FAILED)
 		return 1;
-	}
+	memset(a, 1, pages * pg);
+	if (munmap(a + hole * pg, holen * pg) != 0)
+		return 1;
+	pthread_barrier_wait(&go);
+	ms(wait_ms);
+	if (fixed && mmap(a, pages * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != a)
+		return 1;
+	if (fixed)
+		memset(a, 2, pages * pg);
+	if (munmap(a, pages * pg) != 0)
+		return 1;
 	for (int i = 0; i < threads; i++)
 		pthread_join(t[i], NULL);
+	pthread_barrier_destroy(&go);
 	free(malloc(100));
 	return 0;
 }
 
 int main(int argc, char **argv)
 {
-	long pg = sysconf(_SC_PAGESIZE);
-	int many = argc > 1 && strcmp(argv[1], "many") == 0;
-	for (int r = 0; r < (many ? 200 : 1); r++)
-		if (round_(pg, many ? 2 : 4, many ? 5 : 250))
-			return 1;
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+	const char *mode = argc > 1 ? argv[1] : "one";
+	int rc;
+	if (strcmp(mode, "many") == 0) {
+		rc = 0;
+		for (int r = 0; r < 200 && !rc; r++)
+			rc = round_(pg, 5, 2, 1, 2, 5, 0);
+	} else {
+		rc = round_(pg, 5, 2, 1, 4, 250, strcmp(mode, "fixed") == 0);
+	}
+	if (rc)
+		return rc;
 	ms(250); /* the writer flushes with what it mapped in the hole */
 	puts("hole ok");
 	return 0;
