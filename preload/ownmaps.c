@@ -17,8 +17,9 @@
  * on a free slot); the munmap hook reads the slots up to the highest ever used, about 2 loads
  * per mapping of ours (a few hundred with as many threads): no lock on the program's path.
  * Past CKT_OWN_SLOTS mappings at once, the rest are not protected (they still work).
- * Not covered: a MAP_FIXED mapping or mremap to a fixed address over the tracer's pages
- * replaces them whatever we do (README, Limits), and a munmap racing the mapping itself.
+ * Not covered: a MAP_FIXED mapping or mremap to a fixed address over a hole of 2 MiB or more,
+ * or over any hole under an address-space limit, still replaces a mapping of ours placed there
+ * (README, Limits), and a munmap racing the mapping itself.
  */
 #include <errno.h>
 #include <stdatomic.h>
@@ -39,52 +40,36 @@ static struct {
 } own[CKT_OWN_SLOTS];
 static _Atomic size_t own_top; /* slots [0, own_top) may be in use */
 
-static void own_add(uintptr_t lo, uintptr_t hi)
+/* A free slot, claimed (lo = CKT_OWN_FILLING), or -1 when all are taken. */
+static long own_claim(void)
 {
 	for (size_t i = 0; i < CKT_OWN_SLOTS; i++) {
 		uintptr_t free_slot = 0;
 		if (atomic_load_explicit(&own[i].lo, memory_order_relaxed) != 0 ||
 		    !atomic_compare_exchange_strong(&own[i].lo, &free_slot, CKT_OWN_FILLING))
 			continue;
-		atomic_store_explicit(&own[i].hi, hi, memory_order_relaxed);
 		size_t top = atomic_load(&own_top);
 		while (top < i + 1 && !atomic_compare_exchange_weak(&own_top, &top, i + 1))
 			;
-		atomic_store_explicit(&own[i].lo, lo, memory_order_release);
-		return;
+		return (long)i;
 	}
+	return -1;
 }
 
-static void own_del(uintptr_t lo)
+static void own_set(long i, uintptr_t lo, uintptr_t hi)
 {
-	size_t top = atomic_load(&own_top);
-	for (size_t i = 0; i < top; i++)
-		if (atomic_load_explicit(&own[i].lo, memory_order_acquire) == lo) {
-			atomic_store_explicit(&own[i].lo, 0, memory_order_release);
-			return;
-		}
+	atomic_store_explicit(&own[i].hi, hi, memory_order_relaxed);
+	atomic_store_explicit(&own[i].lo, lo, memory_order_release);
 }
 
 /* Address space left free around each mapping of ours, on each side, so that the kernel can
  * only place it in a gap of at least 2 MiB more than its size: not in a program's small hole,
  * where the program's mremap, mprotect, madvise or MAP_FIXED over its own range would take it
- * too (which no munmap hook can prevent). 0 under an address-space limit (RLIMIT_AS), which
- * the tracer's reservations already strain (README, Limits). Chosen once: unmapping needs it. */
+ * too (which no munmap hook can prevent). None under an address-space limit (RLIMIT_AS, read
+ * each time: a program may set one while it runs), which the tracer's reservations already
+ * strain (README, Limits), nor for a mapping the table has no slot for (its unmap would not
+ * know them). */
 #define CKT_OWN_PAD ((size_t)1 << 20)
-static _Atomic size_t own_pad = SIZE_MAX;
-
-static size_t pad_now(void)
-{
-	size_t pad = atomic_load_explicit(&own_pad, memory_order_relaxed);
-	if (pad == SIZE_MAX) {
-		struct rlimit rl;
-		pad = getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY ? 0 : CKT_OWN_PAD;
-		size_t unset = SIZE_MAX;
-		if (!atomic_compare_exchange_strong(&own_pad, &unset, pad))
-			pad = unset;
-	}
-	return pad;
-}
 
 static size_t whole_pages(size_t n)
 {
@@ -94,21 +79,29 @@ static size_t whole_pages(size_t n)
 
 void *ckt_own_map(size_t n, int flags)
 {
-	size_t len = whole_pages(n), pad = pad_now();
-	if (len < n || len > SIZE_MAX - 2 * pad)
+	struct rlimit rl;
+	size_t len = whole_pages(n);
+	if (len < n || len > SIZE_MAX - 2 * CKT_OWN_PAD)
 		return NULL;
+	long slot = own_claim();
+	size_t pad = slot >= 0 && getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur == RLIM_INFINITY ? CKT_OWN_PAD : 0;
 	char *base = (char *)syscall(SYS_mmap, NULL, len + 2 * pad, pad ? PROT_NONE : PROT_READ | PROT_WRITE,
 				     MAP_PRIVATE | MAP_ANONYMOUS | (pad ? MAP_NORESERVE : flags), -1, 0);
-	if (base == MAP_FAILED)
-		return NULL;
-	if (pad && (void *)syscall(SYS_mmap, base + pad, len, PROT_READ | PROT_WRITE,
-				   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | flags, -1, 0) == MAP_FAILED) {
+	if (base != MAP_FAILED && pad &&
+	    (void *)syscall(SYS_mmap, base + pad, len, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | flags, -1, 0) == MAP_FAILED) {
 		syscall(SYS_munmap, base, len + 2 * pad);
+		base = MAP_FAILED;
+	}
+	if (base == MAP_FAILED) {
+		if (slot >= 0)
+			atomic_store_explicit(&own[slot].lo, 0, memory_order_release);
 		return NULL;
 	}
-	/* the pads are ours too: a program's munmap must not free them for a later map of its
-	 * own, which our unmap would then take */
-	own_add((uintptr_t)base, (uintptr_t)base + len + 2 * pad);
+	/* the pads are ours too: a program's munmap must not free them for a later mapping of
+	 * its own, which our unmap would then take */
+	if (slot >= 0)
+		own_set(slot, (uintptr_t)base, (uintptr_t)base + len + 2 * pad);
 	return base + pad;
 }
 
@@ -116,9 +109,18 @@ void ckt_own_unmap(void *p, size_t n)
 {
 	if (!p)
 		return;
-	size_t pad = pad_now();
-	own_del((uintptr_t)p - pad);
-	syscall(SYS_munmap, (char *)p - pad, whole_pages(n) + 2 * pad);
+	uintptr_t a = (uintptr_t)p;
+	size_t top = atomic_load(&own_top);
+	for (size_t i = 0; i < top; i++) {
+		uintptr_t lo = atomic_load_explicit(&own[i].lo, memory_order_acquire);
+		if (lo <= CKT_OWN_FILLING || a < lo || a >= atomic_load_explicit(&own[i].hi, memory_order_relaxed))
+			continue;
+		size_t len = atomic_load_explicit(&own[i].hi, memory_order_relaxed) - lo;
+		atomic_store_explicit(&own[i].lo, 0, memory_order_release);
+		syscall(SYS_munmap, lo, len);
+		return;
+	}
+	syscall(SYS_munmap, p, whole_pages(n)); /* mapped without a slot: no pads */
 }
 
 /* The lowest start among our mappings that overlap [lo, hi), and its end; false if none. */
