@@ -317,7 +317,7 @@ int ckt_spawn_helper(void *(*fn)(void *), void *arg, unsigned long *thread_out, 
 		size = (CKT_HELPER_STACK + tls + 4095) & ~(size_t)4095;
 	}
 	if (!*stack) {
-		void *m = ckt_own_map(size, MAP_NORESERVE | MAP_STACK);
+		void *m = ckt_ownmaps_map(size, MAP_NORESERVE | MAP_STACK);
 		if (!m) {
 			pthread_attr_destroy(&attr);
 			return -ENOMEM;

@@ -110,14 +110,22 @@ static inline void ckt_free(void *p)
  * heap where untraced glibc maps them (modules.c). */
 #define CKT_BIG_MAPPED ((size_t)64 << 10)
 void *ckt_big_alloc(size_t n);
-/* ownmaps.c: the tracer's own anonymous read-write mappings (flags: extra MAP_* flags), kept
- * out of reach of the program's munmap: ckt_own_munmap_around unmaps [addr, addr + len) but
- * for them (real: the real munmap). */
-#define CKT_USER_TOP ((uintptr_t)1 << 47) /* x86-64's user address space (4-level tables) */
-void *ckt_own_map(size_t n, int flags);
-void ckt_own_unmap(void *p, size_t n);
-int ckt_own_munmap_around(int (*real)(void *, size_t), void *addr, size_t len);
 void ckt_big_free(void *p); /* p from ckt_big_alloc, or NULL */
+
+/* ---- ownmaps.c: the tracer's own anonymous read-write mappings (flags: extra MAP_* flags),
+ * kept out of the program's holes and out of reach of its munmap: ckt_ownmaps_munmap_around
+ * unmaps [addr, addr + len) but for them (real: the real munmap) ---- */
+void *ckt_ownmaps_map(size_t n, int flags);
+void ckt_ownmaps_unmap(void *p, size_t n);
+int ckt_ownmaps_munmap_around(int (*real)(void *, size_t), void *addr, size_t len);
+/* The end of the user address space the kernel accepts in a munmap (TASK_SIZE_MAX: x86-64's
+ * 4-level tables stop a page short of 2^47; arm64's 48-bit one at 2^48). A process that asked
+ * for 57-bit addresses maps above it; such ranges go to the kernel as they are. */
+#if defined(__x86_64__)
+#define CKT_USER_TOP (((uintptr_t)1 << 47) - 4096)
+#else
+#define CKT_USER_TOP ((uintptr_t)1 << 48)
+#endif
 
 /* ---- bootstrap.c: real symbols, the early pool, init and exit ---- */
 #define CKT_HOOKS(X)                                                                                \

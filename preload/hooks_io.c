@@ -240,7 +240,7 @@ CKT_EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
 		char small[8192], *buf = small;
 		size_t total = (size_t)rc, n = 0;
 		if (total > sizeof(small)) {
-			buf = ckt_own_map(total, 0);
+			buf = ckt_ownmaps_map(total, 0);
 			if (!buf) { /* scan what fits, as before */
 				buf = small;
 				total = sizeof(small);
@@ -255,7 +255,7 @@ CKT_EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
 		ckt_phase_scan(buf, n);
 		ckt_tls.guard = 0;
 		if (buf != small)
-			ckt_own_unmap(buf, (size_t)rc);
+			ckt_ownmaps_unmap(buf, (size_t)rc);
 	}
 	return rc;
 }

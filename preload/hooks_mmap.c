@@ -86,12 +86,13 @@ CKT_EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off
  * thread's events of that time in memory (a 4 GiB munmap beside one thread doing malloc/free:
  * 420 MiB of reader memory for a live set of one block). Recorded early, it cannot record the
  * call's outcome. Arguments the kernel refuses are checked first (not page-aligned, empty,
- * past the 47-bit user address space: a range up there, mapped by a 57-bit process, goes the
- * exact way); with the rest munmap fails, unmapping nothing, only in rare cases: ENOMEM (a
- * split past vm.max_map_count), EPERM (a sealed range, Linux 6.10), EINVAL (a hugetlb range
- * not split at its page size). The trace then counts the range unmapped though it is not,
- * and one warning line says so. Smaller ranges keep the exact way (stamped before, recorded
- * after success). */
+ * past the user address space, CKT_USER_TOP: a range up there, mapped by a 57-bit process,
+ * goes the exact way); with the rest munmap fails, unmapping nothing, only in rare cases:
+ * ENOMEM (a split past vm.max_map_count), EPERM (a sealed range, Linux 6.10), EINVAL (a
+ * hugetlb range not split at its page size). The trace then counts the range unmapped though
+ * it is not, and one warning line says so. (A range holding a mapping of the tracer is
+ * unmapped around it, in pieces, which such a failure can leave half done: ownmaps.c.)
+ * Smaller ranges keep the exact way (stamped before, recorded after success). */
 #define CKT_MUNMAP_EARLY ((size_t)16 << 20)
 
 static CKT_NOINLINE void munmap_failed(void *addr, size_t len, int err)
@@ -131,7 +132,7 @@ CKT_EXPORT int munmap(void *addr, size_t len)
 	int rc;
 	if (len >= CKT_MUNMAP_EARLY && !(a & (page - 1)) && a < CKT_USER_TOP && len <= CKT_USER_TOP - a) {
 		ckt_emit(t, CKT_EV_MUNMAP, 0, ckt_stamp(t), a, len, 0);
-		rc = ckt_own_munmap_around(real, addr, len);
+		rc = ckt_ownmaps_munmap_around(real, addr, len);
 		if (CKT_UNLIKELY(rc != 0)) {
 			int err = errno;
 			munmap_failed(addr, len, err);
@@ -139,7 +140,7 @@ CKT_EXPORT int munmap(void *addr, size_t len)
 		}
 	} else {
 		uint64_t before = ckt_stamp(t);
-		rc = ckt_own_munmap_around(real, addr, len);
+		rc = ckt_ownmaps_munmap_around(real, addr, len);
 		if (rc == 0)
 			ckt_emit(t, CKT_EV_MUNMAP, 0, before, a, len, 0);
 		else

@@ -175,7 +175,7 @@ void *ckt_big_alloc(size_t n)
 	if (total < n)
 		return NULL;
 	if (total >= CKT_BIG_MAPPED) {
-		h = ckt_own_map(total, 0);
+		h = ckt_ownmaps_map(total, 0);
 	} else {
 		h = ckt_malloc(total);
 	}
@@ -191,7 +191,7 @@ void ckt_big_free(void *p)
 		return;
 	size_t *h = (size_t *)p - 2;
 	if (h[0] >= CKT_BIG_MAPPED)
-		ckt_own_unmap(h, h[0]);
+		ckt_ownmaps_unmap(h, h[0]);
 	else
 		ckt_free(h);
 }

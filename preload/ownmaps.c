@@ -1,25 +1,29 @@
-/* ownmaps.c: the tracer's own mappings, kept apart from the program's munmap.
+/* ownmaps.c: the tracer's own mappings, kept apart from what the program does to its own.
  *
  * The tracer maps memory while the program runs (a ring for each new thread, zstd's and the
  * merge's buffers). The kernel may place such a mapping in a hole the program made inside a
- * range of its own (it unmapped a page in the middle), and a program may later unmap the whole
- * range again: legal, since untraced nothing is there, but it took the tracer's page and the
- * writer crashed (SIGSEGV, the trace cut short; a black-box test: 5 pages mapped, the middle one
- * unmapped, threads started, then munmap of the 5 pages: 12 of 12 runs). Two defences:
+ * range of its own (it unmapped a page in the middle), and the program may later take the
+ * whole range again: legal, since untraced nothing is there, but it took the tracer's page and
+ * the process crashed (SIGSEGV, the trace cut short; 5 pages mapped, the middle one unmapped,
+ * threads that allocate, then munmap of the 5 pages: every run). Two defences:
  *   - each mapping leaves CKT_OWN_PAD of address space free on each side (PROT_NONE, never
- *     touched), so the kernel places it only in a gap 2 MiB larger than itself: no small hole,
- *     where the program's MAP_FIXED, mremap, mprotect or madvise would reach it too;
+ *     touched), so the kernel places it only in a gap 2 MiB larger than itself: in no small
+ *     hole, where the program's MAP_FIXED, mremap, mprotect or madvise would reach it too;
  *   - the munmap hook unmaps only the parts of a range that are not the tracer's (which also
  *     covers an address-space limit, where the pads are left out).
  *
- * A fixed table of slots, each [lo, hi) or free (lo == 0); a slot being filled holds lo == 1.
- * Adding and removing are rare (a thread's first event, a buffer's growth) and lock-free (a CAS
- * on a free slot); the munmap hook reads the slots up to the highest ever used, about 2 loads
- * per mapping of ours (a few hundred with as many threads): no lock on the program's path.
- * Past CKT_OWN_SLOTS mappings at once, the rest are not protected (they still work).
+ * A fixed table of slots, one 64-bit word each: the first page number of the mapping (pads
+ * included) above CKT_OWN_NPAGES_BITS bits of its page count; 0 = free, CKT_OWN_FILLING =
+ * claimed, being mapped. One word, so a scan never pairs one mapping's start with another's
+ * length (a slot freed and taken again between two loads). Claiming and freeing are rare (a
+ * ring for a new thread, a buffer's growth) and lock-free (a CAS on a free slot); the munmap
+ * hook reads the slots up to the highest ever used, one load per mapping of ours (about 20 for
+ * a program of 1,000 threads: rings are recycled), no lock on the program's path.
+ * Past CKT_OWN_SLOTS mappings at once, the rest are neither padded nor protected.
  * Not covered: a MAP_FIXED mapping or mremap to a fixed address over a hole of 2 MiB or more,
  * or over any hole under an address-space limit, still replaces a mapping of ours placed there
- * (README, Limits), and a munmap racing the mapping itself.
+ * (README, Limits); a munmap racing the mapping itself; munmaps that pass the hooks by
+ * (libunwind's own, raw system calls).
  */
 #include <errno.h>
 #include <stdatomic.h>
@@ -33,20 +37,45 @@
 #include "ckt.h"
 
 #define CKT_OWN_SLOTS 4096
-#define CKT_OWN_FILLING ((uintptr_t)1)
+#define CKT_OWN_NPAGES_BITS 29 /* up to 2 TiB of 4 KiB pages per mapping */
+#define CKT_OWN_FILLING ((uint64_t)1)
+/* Address space left free on each side of a mapping of ours (see above). None under an
+ * address-space limit (RLIMIT_AS, read each time: a program may set one while it runs), which
+ * the tracer's reservations already strain (README, Limits). */
+#define CKT_OWN_PAD ((size_t)1 << 20)
 
-static struct {
-	_Atomic uintptr_t lo, hi;
-} own[CKT_OWN_SLOTS];
+static _Atomic uint64_t own[CKT_OWN_SLOTS];
 static _Atomic size_t own_top; /* slots [0, own_top) may be in use */
 
-/* A free slot, claimed (lo = CKT_OWN_FILLING), or -1 when all are taken. */
+static size_t own_page(void)
+{
+	return (size_t)sysconf(_SC_PAGESIZE);
+}
+
+static size_t own_whole_pages(size_t n)
+{
+	size_t page = own_page();
+	return (n + page - 1) & ~(page - 1);
+}
+
+/* A slot's [lo, hi), false when it holds no mapping. */
+static bool own_range(uint64_t w, uintptr_t *lo, uintptr_t *hi)
+{
+	if (w <= CKT_OWN_FILLING)
+		return false;
+	size_t page = own_page();
+	*lo = (uintptr_t)(w >> CKT_OWN_NPAGES_BITS) * page;
+	*hi = *lo + (uintptr_t)(w & (((uint64_t)1 << CKT_OWN_NPAGES_BITS) - 1)) * page;
+	return true;
+}
+
+/* A free slot, claimed, or -1 when all are taken. */
 static long own_claim(void)
 {
 	for (size_t i = 0; i < CKT_OWN_SLOTS; i++) {
-		uintptr_t free_slot = 0;
-		if (atomic_load_explicit(&own[i].lo, memory_order_relaxed) != 0 ||
-		    !atomic_compare_exchange_strong(&own[i].lo, &free_slot, CKT_OWN_FILLING))
+		uint64_t free_slot = 0;
+		if (atomic_load_explicit(&own[i], memory_order_relaxed) != 0 ||
+		    !atomic_compare_exchange_strong(&own[i], &free_slot, CKT_OWN_FILLING))
 			continue;
 		size_t top = atomic_load(&own_top);
 		while (top < i + 1 && !atomic_compare_exchange_weak(&own_top, &top, i + 1))
@@ -56,34 +85,13 @@ static long own_claim(void)
 	return -1;
 }
 
-static void own_set(long i, uintptr_t lo, uintptr_t hi)
-{
-	atomic_store_explicit(&own[i].hi, hi, memory_order_relaxed);
-	atomic_store_explicit(&own[i].lo, lo, memory_order_release);
-}
-
-/* Address space left free around each mapping of ours, on each side, so that the kernel can
- * only place it in a gap of at least 2 MiB more than its size: not in a program's small hole,
- * where the program's mremap, mprotect, madvise or MAP_FIXED over its own range would take it
- * too (which no munmap hook can prevent). None under an address-space limit (RLIMIT_AS, read
- * each time: a program may set one while it runs), which the tracer's reservations already
- * strain (README, Limits), nor for a mapping the table has no slot for (its unmap would not
- * know them). */
-#define CKT_OWN_PAD ((size_t)1 << 20)
-
-static size_t whole_pages(size_t n)
-{
-	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	return (n + page - 1) & ~(page - 1);
-}
-
-void *ckt_own_map(size_t n, int flags)
+void *ckt_ownmaps_map(size_t n, int flags)
 {
 	struct rlimit rl;
-	size_t len = whole_pages(n);
+	size_t len = own_whole_pages(n), page = own_page();
 	if (len < n || len > SIZE_MAX - 2 * CKT_OWN_PAD)
 		return NULL;
-	long slot = own_claim();
+	long slot = (len + 2 * CKT_OWN_PAD) / page < ((size_t)1 << CKT_OWN_NPAGES_BITS) ? own_claim() : -1;
 	size_t pad = slot >= 0 && getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur == RLIM_INFINITY ? CKT_OWN_PAD : 0;
 	char *base = (char *)syscall(SYS_mmap, NULL, len + 2 * pad, pad ? PROT_NONE : PROT_READ | PROT_WRITE,
 				     MAP_PRIVATE | MAP_ANONYMOUS | (pad ? MAP_NORESERVE : flags), -1, 0);
@@ -95,32 +103,34 @@ void *ckt_own_map(size_t n, int flags)
 	}
 	if (base == MAP_FAILED) {
 		if (slot >= 0)
-			atomic_store_explicit(&own[slot].lo, 0, memory_order_release);
+			atomic_store_explicit(&own[slot], 0, memory_order_release);
 		return NULL;
 	}
 	/* the pads are ours too: a program's munmap must not free them for a later mapping of
 	 * its own, which our unmap would then take */
 	if (slot >= 0)
-		own_set(slot, (uintptr_t)base, (uintptr_t)base + len + 2 * pad);
+		atomic_store_explicit(&own[slot],
+				      (uint64_t)((uintptr_t)base / page) << CKT_OWN_NPAGES_BITS |
+					      (uint64_t)((len + 2 * pad) / page),
+				      memory_order_release);
 	return base + pad;
 }
 
-void ckt_own_unmap(void *p, size_t n)
+void ckt_ownmaps_unmap(void *p, size_t n)
 {
 	if (!p)
 		return;
-	uintptr_t a = (uintptr_t)p;
+	uintptr_t a = (uintptr_t)p, lo, hi;
 	size_t top = atomic_load(&own_top);
 	for (size_t i = 0; i < top; i++) {
-		uintptr_t lo = atomic_load_explicit(&own[i].lo, memory_order_acquire);
-		if (lo <= CKT_OWN_FILLING || a < lo || a >= atomic_load_explicit(&own[i].hi, memory_order_relaxed))
+		uint64_t w = atomic_load_explicit(&own[i], memory_order_acquire);
+		if (!own_range(w, &lo, &hi) || a < lo || a >= hi)
 			continue;
-		size_t len = atomic_load_explicit(&own[i].hi, memory_order_relaxed) - lo;
-		atomic_store_explicit(&own[i].lo, 0, memory_order_release);
-		syscall(SYS_munmap, lo, len);
+		atomic_store_explicit(&own[i], 0, memory_order_release);
+		syscall(SYS_munmap, lo, hi - lo);
 		return;
 	}
-	syscall(SYS_munmap, p, whole_pages(n)); /* mapped without a slot: no pads */
+	syscall(SYS_munmap, p, own_whole_pages(n)); /* mapped without a slot: no pads */
 }
 
 /* The lowest start among our mappings that overlap [lo, hi), and its end; false if none. */
@@ -129,11 +139,9 @@ static bool own_first(uintptr_t lo, uintptr_t hi, uintptr_t *s, uintptr_t *e)
 	size_t top = atomic_load_explicit(&own_top, memory_order_acquire);
 	bool found = false;
 	for (size_t i = 0; i < top; i++) {
-		uintptr_t a = atomic_load_explicit(&own[i].lo, memory_order_acquire);
-		if (a <= CKT_OWN_FILLING || a >= hi)
-			continue;
-		uintptr_t b = atomic_load_explicit(&own[i].hi, memory_order_relaxed);
-		if (b <= lo || (found && a >= *s))
+		uintptr_t a, b;
+		if (!own_range(atomic_load_explicit(&own[i], memory_order_acquire), &a, &b) || a >= hi || b <= lo ||
+		    (found && a >= *s))
 			continue;
 		*s = a;
 		*e = b;
@@ -142,28 +150,56 @@ static bool own_first(uintptr_t lo, uintptr_t hi, uintptr_t *s, uintptr_t *e)
 	return found;
 }
 
-int ckt_own_munmap_around(int (*real)(void *, size_t), void *addr, size_t len)
+/* The pieces of [a, end) outside our mappings, in address order, at most max of them; their
+ * count, or max + 1 when there are more. */
+static int own_pieces(uintptr_t a, uintptr_t end, uintptr_t (*pc)[2], int max)
 {
-	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), a = (uintptr_t)addr, s, e;
-	/* the real call decides what is invalid (unaligned, empty, past the user address space,
-	 * which the kernel refuses whole: a munmap of 2^62 bytes cut around ours unmapped every
-	 * mapping above it) */
-	if (!len || (a & (page - 1)) || a >= CKT_USER_TOP || len > CKT_USER_TOP - a)
-		return real(addr, len);
-	uintptr_t end = a + ((len + page - 1) & ~(page - 1));
-	if (end > CKT_USER_TOP || !own_first(a, end, &s, &e))
-		return real(addr, len);
-	int rc = 0, err = 0;
+	int n = 0;
+	uintptr_t s, e;
 	for (uintptr_t cur = a; cur < end;) {
 		if (!own_first(cur, end, &s, &e))
 			s = e = end;
-		if (s > cur && real((void *)cur, s - cur) != 0 && !rc) {
-			rc = -1;
-			err = errno;
+		if (s > cur) {
+			if (n == max)
+				return max + 1;
+			pc[n][0] = cur;
+			pc[n++][1] = s;
 		}
 		cur = e > cur ? e : end;
 	}
-	if (rc)
-		errno = err;
+	return n;
+}
+
+int ckt_ownmaps_munmap_around(int (*real)(void *, size_t), void *addr, size_t len)
+{
+	uintptr_t page = own_page(), a = (uintptr_t)addr, s, e;
+	/* the real call decides what is invalid (unaligned, empty, past the user address space,
+	 * which the kernel refuses whole: a munmap of 2^62 bytes, or one ending at 2^47, cut
+	 * around ours unmapped every mapping below its end) */
+	if (!len || (a & (page - 1)) || a >= CKT_USER_TOP || len > CKT_USER_TOP - a)
+		return real(addr, len);
+	uintptr_t end = a + own_whole_pages(len);
+	if (end > CKT_USER_TOP || !own_first(a, end, &s, &e))
+		return real(addr, len);
+	/* The kernel unmaps all or nothing; pieces cannot. They go last piece first, then the
+	 * first, then the rest, stopping at the first failure: a range that ends or starts inside
+	 * a huge page (EINVAL) fails before anything went. A failure past that (a sealed page in
+	 * between, EPERM; vm.max_map_count, ENOMEM) leaves the pieces before it unmapped. */
+	uintptr_t pc[64][2];
+	int n = own_pieces(a, end, pc, 64), rc = 0;
+	if (n > 64) { /* over more than 64 of our mappings (none seen): in address order */
+		for (uintptr_t cur = a; cur < end && !rc;) {
+			if (!own_first(cur, end, &s, &e))
+				s = e = end;
+			if (s > cur)
+				rc = real((void *)cur, s - cur);
+			cur = e > cur ? e : end;
+		}
+		return rc;
+	}
+	for (int k = 0; k < n && !rc; k++) {
+		int i = k == 0 ? n - 1 : k == 1 ? 0 : k - 1; /* last, first, then the others */
+		rc = real((void *)pc[i][0], pc[i][1] - pc[i][0]);
+	}
 	return rc;
 }

@@ -160,7 +160,7 @@ static atomic_int set_full;
 
 static _Atomic uint64_t *map_set(unsigned k)
 {
-	return ckt_own_map((1ul << set_bits[k]) * sizeof(uint64_t), MAP_NORESERVE);
+	return ckt_ownmaps_map((1ul << set_bits[k]) * sizeof(uint64_t), MAP_NORESERVE);
 }
 
 void ckt_sample_init(void)
@@ -224,7 +224,7 @@ static _Atomic uint64_t *set_insert(uint64_t v)
 			if (!m)
 				break;
 			if (!atomic_compare_exchange_strong(&sets[k], &expect, m)) {
-				ckt_own_unmap(m, (1ul << set_bits[k]) * sizeof(uint64_t));
+				ckt_ownmaps_unmap(m, (1ul << set_bits[k]) * sizeof(uint64_t));
 				m = expect; /* another thread mapped it first */
 			}
 			set = m;
@@ -314,7 +314,7 @@ void ckt_sample_maintain(void)
 		return;
 	size_t words = (1ul << CKT_FILTER_BITS1) / 8, counts = (1ul << CKT_FILTER_BITS1) * sizeof(uint16_t),
 	       clearing = (1ul << CKT_FILTER_BITS1) / 64 * sizeof(uint16_t);
-	void *w = ckt_own_map(words + counts + clearing, MAP_NORESERVE);
+	void *w = ckt_ownmaps_map(words + counts + clearing, MAP_NORESERVE);
 	if (!w) {
 		atomic_store(&grow_state, GROW_FAILED);
 		ckt_log("warning: out of memory for the sampled-pointer filter's second level; frees of "

@@ -79,7 +79,7 @@ atomic_int ckt_stacks_ready;
 
 static void *reserve(size_t n)
 {
-	return ckt_own_map(n, MAP_NORESERVE);
+	return ckt_ownmaps_map(n, MAP_NORESERVE);
 }
 
 struct text_probe {

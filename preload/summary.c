@@ -34,7 +34,7 @@ __attribute__((used)) static CKT_OWN_LINE char pad_after_summary;
 
 static void *raw_map(size_t n)
 {
-	return ckt_own_map(n, 0);
+	return ckt_ownmaps_map(n, 0);
 }
 
 static inline uint64_t hash(uint64_t a)
@@ -64,7 +64,7 @@ static int grow(void)
 		for (uint64_t i = 0; i <= tab_mask; i++)
 			if (tab[i].addr)
 				put(t, n - 1, tab[i].addr, tab[i].size);
-		ckt_own_unmap(tab, (tab_mask + 1) * sizeof(*tab));
+		ckt_ownmaps_unmap(tab, (tab_mask + 1) * sizeof(*tab));
 	}
 	tab = t;
 	tab_mask = n - 1;
@@ -234,7 +234,7 @@ void ckt_summary_merge(const struct ckt_cursor *c, size_t n)
 			return;
 		}
 		if (heap)
-			ckt_own_unmap(heap, heap_cap * sizeof(*heap));
+			ckt_ownmaps_unmap(heap, heap_cap * sizeof(*heap));
 		heap = h;
 		heap_cap = n * 2;
 	}

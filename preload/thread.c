@@ -93,7 +93,7 @@ void ckt_thread_watch_main(void)
 static struct ckt_ring *ring_new(void)
 {
 	/* raw syscall: our own mmap hook must not see the tracer's memory */
-	void *m = ckt_own_map(sizeof(struct ckt_ring), 0);
+	void *m = ckt_ownmaps_map(sizeof(struct ckt_ring), 0);
 	if (!m)
 		return NULL;
 	struct ckt_ring *r = m;

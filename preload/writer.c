@@ -151,32 +151,33 @@ static int reopen_once(void)
 			reopen_errno = e;
 		return e == EMFILE || e == ENFILE ? -e : -EBADF;
 	}
-	if (fstat(nfd, &st) < 0)
-		return -EAGAIN; /* closed already: nothing of ours to close */
-	if (st.st_dev != file_dev || st.st_ino != file_ino) {
-		/* the path names another file now, or the program closed ours and opened its own
-		 * on the number: close only what the path names */
-		struct stat ps;
-		if (stat(path_abs, &ps) == 0 && ps.st_dev == st.st_dev && ps.st_ino == st.st_ino) {
-			syscall(SYS_close, nfd);
-			return -EBADF;
-		}
-		return -EAGAIN;
-	}
-	/* the lock went with the closed descriptor: take it again, or another traced process
-	 * could truncate the file under us */
-	if (flock(nfd, LOCK_EX | LOCK_NB) < 0) {
-		if (errno == EBADF)
-			return -EAGAIN;
-		syscall(SYS_close, nfd);
-		return -EBADF;
-	}
-	(void)fcntl(nfd, F_SETFL, O_APPEND); /* a regular file: blocking writes again */
+	/* Moved up out of the program's range at once, then looked at, locked and made blocking
+	 * as that copy: the program's close-all may close nfd and open a file of its own on the
+	 * number before we look. A copy (h != nfd) is ours to close whatever it holds; nfd
+	 * itself, when it could not be moved, only when it is the path's. */
 	int h = ckt_fd_high(nfd);
 	if (h < 0) /* only libunwind's numbers were free */
 		return -EMFILE;
-	if (fstat(h, &st) < 0 || st.st_dev != file_dev || st.st_ino != file_ino)
-		return -EAGAIN; /* closed before it was moved, or just after */
+	if (fstat(h, &st) < 0)
+		return -EAGAIN; /* closed already: nothing of ours to close */
+	if (st.st_dev != file_dev || st.st_ino != file_ino) {
+		/* the path names another file now (not the trace: stop), or what we copied was the
+		 * program's file opened on the number we had just opened (try again) */
+		struct stat ps;
+		int other = stat(path_abs, &ps) == 0 && ps.st_dev == st.st_dev && ps.st_ino == st.st_ino;
+		if (h != nfd || other)
+			syscall(SYS_close, h);
+		return other ? -EBADF : -EAGAIN;
+	}
+	/* the lock went with the closed descriptor: take it again, or another traced process
+	 * could truncate the file under us */
+	if (flock(h, LOCK_EX | LOCK_NB) < 0) {
+		if (errno == EBADF)
+			return -EAGAIN;
+		syscall(SYS_close, h);
+		return -EBADF;
+	}
+	(void)fcntl(h, F_SETFL, O_APPEND); /* a regular file: blocking writes again */
 	fd = h;
 	/* once, then at the 10th, 100th, ... time: a loop of close-alls would fill stderr */
 	if (++reopens == 1) {
@@ -244,13 +245,14 @@ static int flush_frame(void)
 	/* a write that finds the descriptor closed (a close-all between the check and the
 	 * write) goes on, after a reopen, from where it stopped */
 	size_t done = 0;
-	int rc = -EBADF;
-	for (int i = 0; i < REOPEN_TRIES && rc == -EBADF; i++) {
-		rc = check_fd();
-		if (!rc)
-			rc = write_from(zbuf, out.pos, &done);
+	for (int i = 0;; i++) {
+		int rc = check_fd(); /* its -EBADF is final: the path no longer names the trace */
+		if (rc)
+			return rc;
+		rc = write_from(zbuf, out.pos, &done);
+		if (rc != -EBADF || i == REOPEN_TRIES - 1)
+			return rc;
 	}
-	return rc;
 }
 
 /* Records that may still be written without measuring the frame: summing the columns before
@@ -934,7 +936,6 @@ static int read_file(const char *path, char *buf, size_t cap, uint64_t *total)
 	return (int)n;
 }
 
-
 static void u64s(char *b, uint64_t v)
 {
 	struct ckt_line l = {.len = 0};
@@ -1280,7 +1281,7 @@ static int setup(const char *want_path, pid_t pid, const char *exe_path, char *s
 	enc_buf = ckt_big_alloc(FRAME_CAP);
 	/* each column can hold a whole frame; only the pages a column has used are resident.
 	 * Mapped directly: 10 MiB is more than a program's own toy allocator may have to give. */
-	uint8_t *cols = ckt_own_map((size_t)(CKT_NSTREAMS - 1) * FRAME_CAP, 0);
+	uint8_t *cols = ckt_ownmaps_map((size_t)(CKT_NSTREAMS - 1) * FRAME_CAP, 0);
 	zcap = ZSTD_compressBound(FRAME_CAP) + 4096; /* + a block header per column */
 	zbuf = ckt_big_alloc(zcap);
 	if (!cctx || !enc_buf || !zbuf || !cols) {
@@ -1288,7 +1289,7 @@ static int setup(const char *want_path, pid_t pid, const char *exe_path, char *s
 		ckt_big_free(enc_buf);
 		ckt_big_free(zbuf);
 		if (cols)
-			ckt_own_unmap(cols, (size_t)(CKT_NSTREAMS - 1) * FRAME_CAP);
+			ckt_ownmaps_unmap(cols, (size_t)(CKT_NSTREAMS - 1) * FRAME_CAP);
 		cctx = NULL;
 		enc_buf = zbuf = NULL;
 		return -ENOMEM;

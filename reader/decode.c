@@ -326,6 +326,23 @@ const struct ckt_header_kv *ckt_decode_args(const struct ckt_decoder *d, char *s
 	return argv;
 }
 
+uint64_t ckt_decode_args_total(const struct ckt_decoder *d)
+{
+	char sep;
+	const struct ckt_header_kv *args = ckt_decode_args(d, &sep);
+	const struct ckt_header_kv *kv = ckt_decode_header_kv(d, "args_total");
+	uint64_t total = 0;
+	if (!args || !kv || !kv->value_len || kv->value_len > 20)
+		return 0;
+	for (size_t i = 0; i < kv->value_len; i++) {
+		unsigned c = (unsigned char)kv->value[i] - '0';
+		if (c > 9 || total > (UINT64_MAX - c) / 10)
+			return 0; /* not a number: a forged header */
+		total = total * 10 + c;
+	}
+	return total > args->value_len ? total : 0;
+}
+
 /* ---- open / close ---- */
 
 int ckt_decode_open(const char *path, struct ckt_decoder **out, struct ckt_error *err)

@@ -94,6 +94,9 @@ const struct ckt_header *ckt_decode_header(const struct ckt_decoder *d);
  * the value): the "args" key (NUL between them, tracer 0.2.8 on), else "argv" ('\n' between
  * them: an argument that held one reads as two). NULL when the header has neither. */
 const struct ckt_header_kv *ckt_decode_args(const struct ckt_decoder *d, char *sep);
+/* The whole command line's length in bytes when the header keeps only its start (the
+ * "args_total" key, tracer 0.2.11 on: a number larger than the arguments kept), else 0. */
+uint64_t ckt_decode_args_total(const struct ckt_decoder *d);
 /* A header key's entry, or NULL when absent. */
 const struct ckt_header_kv *ckt_decode_header_kv(const struct ckt_decoder *d, const char *key);
 /* Value of a header key, or NULL when absent. */

@@ -423,10 +423,10 @@ static void ckt_main_warnings(const char *path, const struct ckt_replay_stats *s
 		ckt_main_say("warning: '%s': %llu events were lost; totals are inexact", path,
 			     (unsigned long long)st->lost);
 	if (st->inconsistencies && !st->lost) /* lost events explain them: that warning says it */
-		ckt_main_say("warning: '%s': %llu allocations came at an address still live: the trace "
+		ckt_main_say("warning: '%s': %llu allocation%s came at an address still live: the trace "
 			     "lacks the frees before them (corrupt, or spliced from another trace?); the "
 			     "blocks they replaced were dropped there",
-			     path, (unsigned long long)st->inconsistencies);
+			     path, (unsigned long long)st->inconsistencies, st->inconsistencies == 1 ? "" : "s");
 	if (st->cuda_device_overflow)
 		ckt_main_say("warning: '%s': the trace names more than 256 CUDA devices (corrupt?); "
 			     "figures per device are kept for the first 256, the totals count them all",

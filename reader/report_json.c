@@ -425,7 +425,7 @@ int ckt_report_json_print(FILE *out, const struct ckt_report *rep)
 	ckt_report_json_argv(j, rep->dec);
 	/* the tracer keeps 32 KiB of the command line; a longer one is cut (args_total) */
 	ckt_report_json_key(j, "argv_cut");
-	fputs(ckt_decode_header_kv(rep->dec, "args_total") ? "true" : "false", j->f);
+	fputs(ckt_decode_args_total(rep->dec) ? "true" : "false", j->f);
 	ckt_report_json_hdr_str(j, "hostname", rep->dec, "hostname");
 	ckt_report_json_hdr_int(j, "start_wall_ns", rep->dec, "start_wall_ns");
 	ckt_report_json_u64(j, "page_size", h->page_size);

@@ -98,9 +98,9 @@ static void ckt_report_text_program(FILE *out, const struct ckt_report *rep)
 	if (argv) {
 		fprintf(out, CKT_REPORT_TEXT_COL, "command line");
 		ckt_report_text_argv(out, argv, sep);
-		const char *total = ckt_decode_header_get(rep->dec, "args_total");
+		uint64_t total = ckt_decode_args_total(rep->dec);
 		if (total)
-			fprintf(out, " ... [cut: the trace keeps the first %zu bytes of %s]", argv->value_len,
+			fprintf(out, " ... [cut: the trace keeps the first %zu bytes of %" PRIu64 "]", argv->value_len,
 				total);
 		fputc('\n', out);
 	}

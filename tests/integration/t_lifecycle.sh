@@ -836,6 +836,15 @@ for mh in "0 one" "524288 one" "0 fixed" "524288 fixed" "0 one limit" "524288 on
 	if [ "$mh_got" = "0/hole ok/false/20480/0" ]; then mh_ok=$((mh_ok + 1)); else echo "  munmaphole $mh: $mh_got"; fi
 done
 expect_eq "a hole the tracer's memory may fill, then the range taken again (munmap, MAP_FIXED; with and without an address-space limit): 6 of 6 runs status 0, complete, the 5 pages mapped then gone" "$mh_ok" 6
+# ... and the kernel's refusals stay whole: a sealed page in the range (EPERM: pieces unmapped
+# in address order took the first ones before the sealed one failed), a range past the user
+# address space (EINVAL: cut around the tracer's mappings, it unmapped everything below them)
+(ulimit -v 8000000; CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/mseal.zst LD_PRELOAD=$LIB $P/munmaphole seal >$T/mseal.out 2>/dev/null; echo $? >$T/mseal.rc)
+expect_match "a munmap the kernel refuses for a sealed page (mseal): refused whole, the program's pages kept" \
+	"$(cat $T/mseal.rc)/$(cat $T/mseal.out)" "^0/hole ok \((EPERM|no mseal)\)\$"
+CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/mtop.zst LD_PRELOAD=$LIB $P/munmaphole top >$T/mtop.out 2>/dev/null
+expect_eq "a munmap up to 2^47 (past the user address space): refused whole (EINVAL), the program's range kept" \
+	"$?/$(cat $T/mtop.out)" "0/top ok (EINVAL)"
 (ulimit -v 8000000; CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/mhole.zst LD_PRELOAD=$LIB $P/munmaphole many >$T/mhole.out 2>/dev/null; echo $? >$T/mhole.rc)
 $REPORT --json $T/mhole.zst >$T/mhole.json 2>/dev/null
 expect_eq "200 such holes under an address-space limit: status 0, complete, 400 munmaps, nothing mapped at exit" \

@@ -100,10 +100,28 @@ PYEOF
 	done
 	expect_eq "reader: an allocation at a live address: counted, the stale block dropped, one warning" \
 		"$(cat $T/incons0.rc)/$(jget $T/incons0.json inconsistencies)/$(jget $T/incons0.json live_at_exit.heap_bytes)/$(cat $T/incons0.err)" \
-		"0/1/60/cuzktrace-report: warning: '$T/incons0.zst': 1 allocations came at an address still live: the trace lacks the frees before them (corrupt, or spliced from another trace?); the blocks they replaced were dropped there"
+		"0/1/60/cuzktrace-report: warning: '$T/incons0.zst': 1 allocation came at an address still live: the trace lacks the frees before them (corrupt, or spliced from another trace?); the blocks they replaced were dropped there"
 	expect_eq "reader: the same with a LOST record: the lost events' warning alone" \
 		"$(cat $T/incons1.rc)/$(jget $T/incons1.json inconsistencies)/$(cat $T/incons1.err)" \
 		"0/1/cuzktrace-report: warning: '$T/incons1.zst': 1 events were lost; totals are inexact"
+fi
+
+# a forged args_total (escape codes, or no more than what is kept) is no cut: it was printed
+# as it stood, escape codes and all
+if command -v zstd >/dev/null 2>&1; then
+	for at in esc small; do
+		PYTHONPATH=tests/integration $PY - $T/argsfake_$at.zst $at <<'PYEOF'
+import sys
+from rows import *
+total = b"\x1b[2J\x1b[31m" if sys.argv[2] == "esc" else b"3"
+fr = bytes([FRAME]) + uv(0) + uv(0) + bytes([SYNC]) + uv(10) + bytes([END]) + uv(20) + uv(0) + uv(0) + uv(0)
+with open(sys.argv[1], "wb") as f:
+    f.write(z(header((b"args", b"prog\0--flag"), (b"args_total", total))) + z(fr))
+PYEOF
+		expect_eq "reader: a forged args_total ($at) is not a cut" \
+			"$($REPORT $T/argsfake_$at.zst 2>/dev/null | grep '^command line' | od -c | grep -c '033')/$($REPORT $T/argsfake_$at.zst 2>/dev/null | grep -c 'cut:')/$($REPORT --json $T/argsfake_$at.zst 2>/dev/null | $PY -c 'import json,sys; print(json.load(sys.stdin)["argv_cut"])')" \
+			"0/0/False"
+	done
 fi
 
 # report_status NAME DESC WANT: the reader's exit status and stderr on $T/NAME.zst ("rc/stderr")

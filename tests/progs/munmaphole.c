@@ -7,13 +7,23 @@
  *   many:  the same 200 times
  *   fixed: 5 pages, the middle one unmapped, then mmap MAP_FIXED over the 5 (the tracer's
  *          mappings leave 1 MiB free on each side: they fit in no such hole)
+ *   seal:  as one, but the last page is sealed first (mseal, Linux 6.10): the kernel refuses the
+ *          munmap whole (EPERM) and unmaps nothing; unmapped around the tracer's page in
+ *          pieces, the first pieces went before the sealed one failed. Prints "hole ok (EPERM)",
+ *          or "hole ok (no mseal)" where the kernel has none
+ *   top:   munmap(p, 2^47 - p) of a range of its own: the kernel refuses it whole (EINVAL,
+ *          past the user address space); cut around the tracer's mappings, every mapping
+ *          below them went. Prints "top ok (EINVAL)" when p is still there
  * Under an address-space limit the tracer leaves no room around its mappings: then the munmap
- * hook unmaps around them (one, many). */
+ * hook unmaps around them (one, many, seal). */
+#include <errno.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -38,6 +48,8 @@ static void *worker(void *arg)
 
 /* a range of `pages` pages, its pages [hole, hole + holen) unmapped, threads, then the range
  * taken again (fixed: mapped over, then unmapped) */
+static int sealed; /* seal: 1 sealed, -1 no mseal here */
+
 static int round_(size_t pg, size_t pages, size_t hole, size_t holen, int threads, int wait_ms, int fixed)
 {
 	pthread_t t[8];
@@ -56,6 +68,18 @@ static int round_(size_t pg, size_t pages, size_t hole, size_t holen, int thread
 		return 1;
 	if (fixed)
 		memset(a, 2, pages * pg);
+	if (sealed) {
+		sealed = syscall(462 /* mseal */, a + (pages - 1) * pg, pg, 0UL) == 0 ? 1 : -1;
+		if (sealed > 0) {
+			if (munmap(a, pages * pg) == 0 || errno != EPERM)
+				return 1;
+			a[0] = 3; /* still there */
+			for (int i = 0; i < threads; i++)
+				pthread_join(t[i], NULL);
+			pthread_barrier_destroy(&go);
+			return 0;
+		}
+	}
 	if (munmap(a, pages * pg) != 0)
 		return 1;
 	for (int i = 0; i < threads; i++)
@@ -74,12 +98,25 @@ int main(int argc, char **argv)
 		rc = 0;
 		for (int r = 0; r < 200 && !rc; r++)
 			rc = round_(pg, 5, 2, 1, 2, 5, 0);
+	} else if (strcmp(mode, "top") == 0) {
+		size_t gib = (size_t)1 << 30;
+		char *p = mmap(NULL, gib, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			return 1;
+		p[0] = 1;
+		uintptr_t top = (uintptr_t)1 << 47;
+		if ((uintptr_t)p >= top || munmap(p, top - (uintptr_t)p) == 0 || errno != EINVAL)
+			return 1;
+		p[0] = 2; /* still there */
+		puts("top ok (EINVAL)");
+		return 0;
 	} else {
+		sealed = strcmp(mode, "seal") == 0;
 		rc = round_(pg, 5, 2, 1, 4, 250, strcmp(mode, "fixed") == 0);
 	}
 	if (rc)
 		return rc;
 	ms(250); /* the writer flushes with what it mapped in the hole */
-	puts("hole ok");
+	puts(sealed > 0 ? "hole ok (EPERM)" : sealed < 0 ? "hole ok (no mseal)" : "hole ok");
 	return 0;
 }
