@@ -67,7 +67,8 @@ struct ckt_sites_entry {
 };
 
 /* ckt_sites_top's moment for the heap blocks live at the end of the trace (at exit, or where
- * a truncated trace stops): what a leak report lists */
+ * a truncated trace stops): what a leak report lists. Not a moment of the replay's epochs:
+ * for ckt_sites_top only (sites.c reads counters' current values for it). */
 #define CKT_SITES_EXIT ((enum ckt_moment)CKT_AT_COUNT)
 
 /* The i-th largest site at the (final) peak of moment m (CKT_AT_PEAK_HEAP, _RSS or _GPU), or
