@@ -70,7 +70,7 @@ static const struct ckt_opt ckt_opts[] = {
 	  "one the trace recorded (copy the old build there before rebuilding\n"
 	  "to compare with --diff); repeatable" },
 	{ "--max-held", "N", CKT_OPT_MAX_HELD,
-	  "hold at most N events (48 bytes each) waiting for the trace's time\n"
+	  "hold at most N events (40 bytes each) waiting for the trace's time\n"
 	  "order (default 8388608); past it the oldest are replayed at once\n"
 	  "and a warning says how many" },
 	{ "--help", NULL, CKT_OPT_HELP, "show this help and exit (also -h)" },

@@ -303,7 +303,7 @@ void ckt_replay_free(struct ckt_replay *r);
  * traces' results, not two live sets. */
 void ckt_replay_drop_state(struct ckt_replay *r);
 
-/* At most this many events (default 8388608, 48 bytes each) wait in the queues for time order;
+/* At most this many events (default 8388608, 40 bytes each) wait in the queues for time order;
  * past it the oldest are replayed at once (stats: replayed_early). Call before feeding. */
 void ckt_replay_set_max_held(struct ckt_replay *r, uint64_t events);
 

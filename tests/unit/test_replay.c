@@ -583,6 +583,69 @@ static void test_cuda_device_cap(void **state)
 	tb_release(&b);
 }
 
+/* RSS_DETAIL's shmem and CUDA_ALLOC's device ordinal wait beside the event queue, in a side
+ * queue per thread: each must come back with its own event, in time order, across threads
+ * written in the opposite order and windows that leave the side queue part full while it
+ * grows. Event k (in time order) allocates k + 1 pages on device k, or is a detail sample
+ * with shmem 2^40 + k (every sixth). */
+static void test_side_values_follow_events(void **state)
+{
+	(void)state;
+	enum { W = 4, N = 30 };
+	struct tb b;
+	tb_init(&b);
+	tb_header(&b);
+	uint64_t last_detail = 0, ndev = 0;
+	for (unsigned w = 0; w < W; w++) {
+		tb_frame(&b, w * 1000);
+		for (unsigned t = 2; t-- > 0;) {
+			tb_thread(&b, 100 + t);
+			for (unsigned i = 0; i < N; i++) {
+				uint64_t k = ((uint64_t)w * N + i) * 2 + t, ts = 10000 + k * 10;
+				if (i % 6 == 5)
+					tb_rss_detail(&b, ts, 1000 + k, 2000 + k, 3000 + k, ((uint64_t)1 << 40) + k);
+				else
+					tb_cuda_alloc(&b, ts, CKT_CUDA_DEVICE, k, 0x7f0000000000ull + k * 0x100000,
+						      4096 * (k + 1), 0, 0, CKT_CU_MEM_ALLOC);
+			}
+		}
+		tb_sync(&b, 10000 + (uint64_t)(w + 1) * N * 20);
+		tb_flush(&b);
+	}
+	tb_frame(&b, W * 1000);
+	tb_thread(&b, 100);
+	tb_rss(&b, 10000 + (uint64_t)W * N * 20, (uint64_t)1 << 40);
+	tb_end(&b, 10000 + (uint64_t)W * N * 20 + 1, CKT_END_EXIT, 0, 0);
+	tb_flush(&b);
+	char path[64];
+	struct ckt_decoder *d = NULL;
+	struct ckt_error err = { 0 };
+	tb_write(&b, path);
+	assert_int_equal(ckt_decode_open(path, &d, &err), 0);
+	unlink(path);
+	struct ckt_replay *r = ckt_replay_new(4096);
+	assert_non_null(r);
+	assert_int_equal(ckt_replay_run(d, r, &err), 0);
+	const struct ckt_replay_stats *st = ckt_replay_stats(r);
+	for (uint64_t k = 0; k < (uint64_t)W * N * 2; k++) {
+		if ((k / 2) % N % 6 == 5) {
+			last_detail = k;
+			continue;
+		}
+		assert_true(ndev < st->n_cuda_devices);
+		assert_int_equal(st->cuda_devices[ndev].ordinal, k);
+		assert_int_equal(st->cuda_devices[ndev].bytes, 4096 * (k + 1));
+		ndev++;
+	}
+	assert_int_equal(st->n_cuda_devices, ndev);
+	assert_true(st->peak_rss.has_detail);
+	assert_int_equal(st->peak_rss.hwm, 1000 + last_detail);
+	assert_int_equal(st->peak_rss.shmem, ((uint64_t)1 << 40) + last_detail);
+	ckt_replay_free(r);
+	ckt_decode_close(d);
+	tb_release(&b);
+}
+
 /* VMM: a handle's memory exists until it is released and every range mapped to it is
  * unmapped, whichever comes last (released right after mapping, as NVIDIA's samples do, it
  * is still counted while mapped). An unmap may cover several mapped ranges. */
@@ -1011,6 +1074,7 @@ int main(void)
 		cmocka_unit_test(test_many_threads_merge),
 		cmocka_unit_test(test_many_threads_queue_bound),
 		cmocka_unit_test(test_cuda_device_cap),
+		cmocka_unit_test(test_side_values_follow_events),
 		cmocka_unit_test(test_cuda_vmm_map_release),
 		cmocka_unit_test(test_agg_bound_at_peak),
 		cmocka_unit_test(test_backward_events),
