@@ -547,6 +547,20 @@ static void test_many_threads_queue_bound(void **state)
 	tb_release(&b);
 }
 
+/* Replays b and keeps the replay (and its decoder) for tables it owns; the caller frees both. */
+static struct ckt_replay *replay_kept(const struct tb *b, struct ckt_decoder **d)
+{
+	char path[64];
+	struct ckt_error err = { 0 };
+	tb_write(b, path);
+	assert_int_equal(ckt_decode_open(path, d, &err), 0);
+	unlink(path);
+	struct ckt_replay *r = ckt_replay_new(4096);
+	assert_non_null(r);
+	assert_int_equal(ckt_replay_run(*d, r, &err), 0);
+	return r;
+}
+
 /* A (corrupt) trace naming more CUDA devices than any machine has: per-device figures for the
  * first 256, totals for all, and a count for the warning; lookups stay short. */
 static void test_cuda_device_cap(void **state)
@@ -562,15 +576,8 @@ static void test_cuda_device_cap(void **state)
 	tb_end(&b, 100000, CKT_END_EXIT, 0, 0);
 	tb_flush(&b);
 	/* the device table belongs to the replay: read it while the replay lives */
-	char path[64];
 	struct ckt_decoder *d = NULL;
-	struct ckt_error err = { 0 };
-	tb_write(&b, path);
-	assert_int_equal(ckt_decode_open(path, &d, &err), 0);
-	unlink(path);
-	struct ckt_replay *r = ckt_replay_new(4096);
-	assert_non_null(r);
-	assert_int_equal(ckt_replay_run(d, r, &err), 0);
+	struct ckt_replay *r = replay_kept(&b, &d);
 	st = *ckt_replay_stats(r);
 	assert_int_equal(st.n_cuda_devices, 256);
 	assert_int_equal(st.cuda_devices[255].ordinal, 255 * 7);
@@ -617,15 +624,8 @@ static void test_side_values_follow_events(void **state)
 	tb_rss(&b, 10000 + (uint64_t)W * N * 20, (uint64_t)1 << 40);
 	tb_end(&b, 10000 + (uint64_t)W * N * 20 + 1, CKT_END_EXIT, 0, 0);
 	tb_flush(&b);
-	char path[64];
 	struct ckt_decoder *d = NULL;
-	struct ckt_error err = { 0 };
-	tb_write(&b, path);
-	assert_int_equal(ckt_decode_open(path, &d, &err), 0);
-	unlink(path);
-	struct ckt_replay *r = ckt_replay_new(4096);
-	assert_non_null(r);
-	assert_int_equal(ckt_replay_run(d, r, &err), 0);
+	struct ckt_replay *r = replay_kept(&b, &d);
 	const struct ckt_replay_stats *st = ckt_replay_stats(r);
 	for (uint64_t k = 0; k < (uint64_t)W * N * 2; k++) {
 		if ((k / 2) % N % 6 == 5) {
