@@ -70,6 +70,16 @@ void ckt_line_u64(struct ckt_line *l, uint64_t v);
 void ckt_line_hex(struct ckt_line *l, uint64_t v);        /* "0x7f12ab000000" */
 void ckt_line_bytes(struct ckt_line *l, uint64_t bytes); /* human units: "1.50 GiB" */
 void ckt_line_emit(struct ckt_line *l);                  /* appends '\n' and writes to fd 2 */
+/* Around a write of ours that could raise SIGXFSZ or SIGPIPE (a file past the program's size
+ * limit, a pipe nobody reads; a descriptor number the program took over): both blocked for
+ * it, and one it raised is taken back at the end (not one the program had pending already),
+ * so that it cannot end the program once its mask is restored. */
+struct ckt_sigwrite {
+	sigset_t old;
+	int had[2];
+};
+void ckt_sigwrite_begin(struct ckt_sigwrite *sw);
+void ckt_sigwrite_end(struct ckt_sigwrite *sw);
 /* Convenience: "cuzktrace: " + a + b + c + d (NULLs skipped) as one line. */
 void ckt_log_init(void);
 int ckt_fd_high(int fd);

@@ -119,7 +119,13 @@ int ckt_fd_high(int fd)
 	}
 	if (h < 0)
 		return fd;
-	syscall(SYS_close, fd); /* not through our close hook, which may be redirecting */
+	/* not through our close hook, which may be redirecting; and only when the number still
+	 * holds what was copied: a program's close-all may have closed it since and opened a file
+	 * of its own there (a reopen of the trace closed the program's file: 2 runs in 6 of a
+	 * close-all loop) */
+	struct stat a, b;
+	if (fstat(fd, &a) == 0 && fstat(h, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+		syscall(SYS_close, fd);
 	return h;
 }
 
@@ -260,6 +266,33 @@ void ckt_line_bytes(struct ckt_line *l, uint64_t bytes)
 	ckt_line_str(l, unit[u]);
 }
 
+static const int sigwrite_sigs[2] = { SIGXFSZ, SIGPIPE };
+
+void ckt_sigwrite_begin(struct ckt_sigwrite *sw)
+{
+	sigset_t block, pend;
+	sigemptyset(&block);
+	sigaddset(&block, SIGXFSZ);
+	sigaddset(&block, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &block, &sw->old);
+	for (int i = 0; i < 2; i++)
+		sw->had[i] = sigpending(&pend) == 0 && sigismember(&pend, sigwrite_sigs[i]);
+}
+
+void ckt_sigwrite_end(struct ckt_sigwrite *sw)
+{
+	sigset_t pend;
+	for (int i = 0; i < 2; i++)
+		if (!sw->had[i] && sigpending(&pend) == 0 && sigismember(&pend, sigwrite_sigs[i])) {
+			sigset_t one;
+			struct timespec none = {0, 0};
+			sigemptyset(&one);
+			sigaddset(&one, sigwrite_sigs[i]);
+			(void)sigtimedwait(&one, NULL, &none);
+		}
+	pthread_sigmask(SIG_SETMASK, &sw->old, NULL);
+}
+
 void ckt_line_emit(struct ckt_line *l)
 {
 	int saved = errno;
@@ -271,18 +304,10 @@ void ckt_line_emit(struct ckt_line *l)
 	 * more: the write then raises SIGXFSZ or SIGPIPE, whose default action ends the program
 	 * (a line of ours killed it: status 153, tests/progs/fsizelimit.c; status 141 before
 	 * main, or in the exit handlers with the program's stdout unflushed, `2> >(head -1)`,
-	 * tests/progs/stderrgone.c). Blocked for the write; one it raised is taken back (not one the
-	 * program had pending already), and the line is lost, as the program's own writes there
-	 * fail (EFBIG, EPIPE) once it ignores the signal. */
-	static const int sigs[2] = { SIGXFSZ, SIGPIPE };
-	sigset_t block, old, pend;
-	int had[2];
-	sigemptyset(&block);
-	sigaddset(&block, SIGXFSZ);
-	sigaddset(&block, SIGPIPE);
-	pthread_sigmask(SIG_BLOCK, &block, &old);
-	for (int i = 0; i < 2; i++)
-		had[i] = sigpending(&pend) == 0 && sigismember(&pend, sigs[i]);
+	 * tests/progs/stderrgone.c). The line is lost, as the program's own writes there fail
+	 * (EFBIG, EPIPE) once it ignores the signal. */
+	struct ckt_sigwrite sw;
+	ckt_sigwrite_begin(&sw);
 	while (n && fd >= 0) {
 		ssize_t w = syscall(SYS_write, fd, p, n); /* not glibc's: no cancellation point */
 		if (w < 0 && errno == EINTR)
@@ -292,15 +317,7 @@ void ckt_line_emit(struct ckt_line *l)
 		p += w;
 		n -= (size_t)w;
 	}
-	for (int i = 0; i < 2; i++)
-		if (!had[i] && sigpending(&pend) == 0 && sigismember(&pend, sigs[i])) {
-			sigset_t one;
-			struct timespec none = {0, 0};
-			sigemptyset(&one);
-			sigaddset(&one, sigs[i]);
-			(void)sigtimedwait(&one, NULL, &none);
-		}
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	ckt_sigwrite_end(&sw);
 	l->len = 0;
 	errno = saved;
 }

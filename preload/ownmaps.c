@@ -6,9 +6,10 @@
  * whole range again: legal, since untraced nothing is there, but it took the tracer's page and
  * the process crashed (SIGSEGV, the trace cut short; 5 pages mapped, the middle one unmapped,
  * threads that allocate, then munmap of the 5 pages: every run). Two defences:
- *   - each mapping leaves CKT_OWN_PAD of address space free on each side (PROT_NONE, never
- *     touched), so the kernel places it only in a gap 2 MiB larger than itself: in no small
- *     hole, where the program's MAP_FIXED, mremap, mprotect or madvise would reach it too;
+ *   - each mapping smaller than CKT_OWN_SPAN leaves address space free on each side (PROT_NONE,
+ *     never touched) up to that span, so the kernel places it only in a gap of 2 MiB or more:
+ *     in no small hole, where the program's MAP_FIXED, mremap, mprotect or madvise would reach
+ *     it too;
  *   - the munmap hook unmaps only the parts of a range that are not the tracer's (which also
  *     covers an address-space limit, where the pads are left out).
  *
@@ -17,8 +18,8 @@
  * claimed, being mapped. One word, so a scan never pairs one mapping's start with another's
  * length (a slot freed and taken again between two loads). Claiming and freeing are rare (a
  * ring for a new thread, a buffer's growth) and lock-free (a CAS on a free slot); the munmap
- * hook reads the slots up to the highest ever used, one load per mapping of ours (about 20 for
- * a program of 1,000 threads: rings are recycled), no lock on the program's path.
+ * hook reads the slots up to the highest ever used, one load per mapping of ours (a ring per
+ * thread alive at once: up to all 4,096 slots), no lock on the program's path.
  * Past CKT_OWN_SLOTS mappings at once, the rest are neither padded nor protected.
  * Not covered: a MAP_FIXED mapping or mremap to a fixed address over a hole of 2 MiB or more,
  * or over any hole under an address-space limit, still replaces a mapping of ours placed there
@@ -37,12 +38,14 @@
 #include "ckt.h"
 
 #define CKT_OWN_SLOTS 4096
-#define CKT_OWN_NPAGES_BITS 29 /* up to 2 TiB of 4 KiB pages per mapping */
+#define CKT_OWN_NPAGES_BITS 24 /* up to 64 GiB of 4 KiB pages per mapping; the page number
+				* keeps 40 bits (52-bit addresses) */
 #define CKT_OWN_FILLING ((uint64_t)1)
-/* Address space left free on each side of a mapping of ours (see above). None under an
- * address-space limit (RLIMIT_AS, read each time: a program may set one while it runs), which
- * the tracer's reservations already strain (README, Limits). */
-#define CKT_OWN_PAD ((size_t)1 << 20)
+/* The least address space a mapping of ours takes, pads included (see above): one of 2 MiB
+ * or more has none. None under an address-space limit either (RLIMIT_AS, read each time: a
+ * program may set one while it runs), which the tracer's reservations already strain
+ * (README, Limits). */
+#define CKT_OWN_SPAN ((size_t)2 << 20)
 
 static _Atomic uint64_t own[CKT_OWN_SLOTS];
 static _Atomic size_t own_top; /* slots [0, own_top) may be in use */
@@ -89,10 +92,12 @@ void *ckt_ownmaps_map(size_t n, int flags)
 {
 	struct rlimit rl;
 	size_t len = own_whole_pages(n), page = own_page();
-	if (len < n || len > SIZE_MAX - 2 * CKT_OWN_PAD)
+	if (len < n || len > SIZE_MAX - CKT_OWN_SPAN)
 		return NULL;
-	long slot = (len + 2 * CKT_OWN_PAD) / page < ((size_t)1 << CKT_OWN_NPAGES_BITS) ? own_claim() : -1;
-	size_t pad = slot >= 0 && getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur == RLIM_INFINITY ? CKT_OWN_PAD : 0;
+	long slot = own_claim();
+	size_t pad = 0;
+	if (slot >= 0 && len < CKT_OWN_SPAN && getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur == RLIM_INFINITY)
+		pad = own_whole_pages((CKT_OWN_SPAN - len) / 2);
 	char *base = (char *)syscall(SYS_mmap, NULL, len + 2 * pad, pad ? PROT_NONE : PROT_READ | PROT_WRITE,
 				     MAP_PRIVATE | MAP_ANONYMOUS | (pad ? MAP_NORESERVE : flags), -1, 0);
 	if (base != MAP_FAILED && pad &&
@@ -101,18 +106,27 @@ void *ckt_ownmaps_map(size_t n, int flags)
 		syscall(SYS_munmap, base, len + 2 * pad);
 		base = MAP_FAILED;
 	}
-	if (base == MAP_FAILED) {
+	uint64_t pages = (len + 2 * pad) / page, first = base == MAP_FAILED ? 0 : (uintptr_t)base / page;
+	/* a slot only for what its word can hold; else the mapping is neither padded (it has no
+	 * pads then: pad is 0 past CKT_OWN_SPAN) nor protected */
+	uint64_t w = first << CKT_OWN_NPAGES_BITS | pages;
+	bool fits = pages < ((uint64_t)1 << CKT_OWN_NPAGES_BITS) && first < ((uint64_t)1 << (64 - CKT_OWN_NPAGES_BITS));
+	if (base == MAP_FAILED || !fits) {
 		if (slot >= 0)
 			atomic_store_explicit(&own[slot], 0, memory_order_release);
-		return NULL;
+		if (base == MAP_FAILED)
+			return NULL;
+		if (!pad)
+			return base;
+		/* no slot to find the pads by when unmapping: mapped again without them */
+		syscall(SYS_munmap, base, len + 2 * pad);
+		base = (char *)syscall(SYS_mmap, NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | flags,
+				       -1, 0);
+		return base == MAP_FAILED ? NULL : base;
 	}
 	/* the pads are ours too: a program's munmap must not free them for a later mapping of
 	 * its own, which our unmap would then take */
-	if (slot >= 0)
-		atomic_store_explicit(&own[slot],
-				      (uint64_t)((uintptr_t)base / page) << CKT_OWN_NPAGES_BITS |
-					      (uint64_t)((len + 2 * pad) / page),
-				      memory_order_release);
+	atomic_store_explicit(&own[slot], w, memory_order_release);
 	return base + pad;
 }
 
@@ -173,27 +187,38 @@ static int own_pieces(uintptr_t a, uintptr_t end, uintptr_t (*pc)[2], int max)
 int ckt_ownmaps_munmap_around(int (*real)(void *, size_t), void *addr, size_t len)
 {
 	uintptr_t page = own_page(), a = (uintptr_t)addr, s, e;
-	/* the real call decides what is invalid (unaligned, empty, past the user address space,
-	 * which the kernel refuses whole: a munmap of 2^62 bytes, or one ending at 2^47, cut
-	 * around ours unmapped every mapping below its end) */
-	if (!len || (a & (page - 1)) || a >= CKT_USER_TOP || len > CKT_USER_TOP - a)
+	/* the real call decides what is invalid (unaligned, empty, wrapping); a range past the
+	 * user address space fails at its last piece, which goes first (below), before anything
+	 * went */
+	if (!len || (a & (page - 1)) || len > UINTPTR_MAX - a - (page - 1))
 		return real(addr, len);
 	uintptr_t end = a + own_whole_pages(len);
-	if (end > CKT_USER_TOP || !own_first(a, end, &s, &e))
+	if (!own_first(a, end, &s, &e))
 		return real(addr, len);
 	/* The kernel unmaps all or nothing; pieces cannot. They go last piece first, then the
 	 * first, then the rest, stopping at the first failure: a range that ends or starts inside
-	 * a huge page (EINVAL) fails before anything went. A failure past that (a sealed page in
-	 * between, EPERM; vm.max_map_count, ENOMEM) leaves the pieces before it unmapped. */
+	 * a huge page (EINVAL), or ends past the user address space (a munmap of 2^62 bytes, or
+	 * one ending at 2^47, cut in address order, unmapped every mapping below its end), fails
+	 * before anything went. A failure past that (a sealed page in between, EPERM;
+	 * vm.max_map_count, ENOMEM) leaves the pieces before it unmapped. */
 	uintptr_t pc[64][2];
 	int n = own_pieces(a, end, pc, 64), rc = 0;
-	if (n > 64) { /* over more than 64 of our mappings (none seen): in address order */
-		for (uintptr_t cur = a; cur < end && !rc;) {
+	if (n > 64) { /* over more than 64 of our mappings (none seen): the last, then in order */
+		uintptr_t last = a;
+		for (uintptr_t cur = a; cur < end;) { /* the end of our last mapping in the range */
 			if (!own_first(cur, end, &s, &e))
-				s = e = end;
+				break;
+			last = e < end ? e : end;
+			cur = e > cur ? e : end;
+		}
+		if (last < end)
+			rc = real((void *)last, end - last);
+		for (uintptr_t cur = a; cur < last && !rc;) {
+			if (!own_first(cur, last, &s, &e))
+				s = e = last;
 			if (s > cur)
 				rc = real((void *)cur, s - cur);
-			cur = e > cur ? e : end;
+			cur = e > cur ? e : last;
 		}
 		return rc;
 	}

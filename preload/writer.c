@@ -103,18 +103,25 @@ static void fail_line(const char *what, const char *path, int err, const char *t
 static int write_from(const void *buf, size_t n, size_t *done)
 {
 	const char *p = buf;
+	int rc = 0;
+	/* the final flush runs on a program thread: a signal the write raised would end the
+	 * program once the thread's mask is restored (a close-all gave the trace's number to a
+	 * pipe between the check and the write: status 141, once in a run of the suite) */
+	struct ckt_sigwrite sw;
+	ckt_sigwrite_begin(&sw);
 	while (*done < n) {
 		ssize_t w = write(fd, p + *done, n - *done);
 		if (w < 0 && errno == EINTR)
 			continue;
-		if (w < 0)
-			return -errno;
-		if (w == 0)
-			return -EIO;
+		if (w <= 0) {
+			rc = w < 0 ? -errno : -EIO;
+			break;
+		}
 		*done += (size_t)w;
 		__atomic_store_n(&bytes_written, bytes_written + (uint64_t)w, __ATOMIC_RELAXED);
 	}
-	return 0;
+	ckt_sigwrite_end(&sw);
+	return rc;
 }
 
 static int write_all(const void *buf, size_t n)
@@ -172,10 +179,18 @@ static int reopen_once(void)
 	/* the lock went with the closed descriptor: take it again, or another traced process
 	 * could truncate the file under us */
 	if (flock(h, LOCK_EX | LOCK_NB) < 0) {
-		if (errno == EBADF)
+		int e = errno;
+		if (e == EBADF)
 			return -EAGAIN;
 		syscall(SYS_close, h);
-		return -EBADF;
+		if (e != EWOULDBLOCK)
+			return -EBADF;
+		/* the lock of the closed descriptor goes with its last reference, which a close-all
+		 * (close_range) drops only on its way back to the program: a little later. Another
+		 * process holding it past every try is said so (ENOLCK, stop_tracing). */
+		struct timespec pause = {0, 200000};
+		nanosleep(&pause, NULL);
+		return -ENOLCK;
 	}
 	(void)fcntl(h, F_SETFL, O_APPEND); /* a regular file: blocking writes again */
 	fd = h;
@@ -207,7 +222,7 @@ static int check_fd(void)
 		return 0;
 	fd = -1;
 	int rc = -EAGAIN;
-	for (int i = 0; i < REOPEN_TRIES && rc == -EAGAIN; i++)
+	for (int i = 0; i < REOPEN_TRIES && (rc == -EAGAIN || rc == -ENOLCK); i++)
 		rc = reopen_once();
 	return rc == -EAGAIN ? -EBADF : rc;
 }
@@ -632,10 +647,12 @@ static void stop_tracing(int err)
 	if (err == -EBADF && reopen_errno)
 		fail_line("the trace descriptor was closed and opening it again failed:", path_abs, reopen_errno,
 			  "; tracing stopped, the program continues");
-	else if (err == -EBADF || err == -EMFILE) /* EMFILE: the program holds every number it may */
+	else if (err == -EBADF || err == -EMFILE || err == -ENOLCK) /* EMFILE: the program holds
+									 * every number it may */
 		ckt_log("error: the trace descriptor for '", path_abs,
-			err == -EBADF ? "' was closed and the path no longer names the trace"
-				      : "' was closed and no descriptor was free to open it again",
+			err == -EBADF    ? "' was closed and the path no longer names the trace"
+			: err == -ENOLCK ? "' was closed and another process holds the file's lock"
+					 : "' was closed and no descriptor was free to open it again",
 			"; tracing stopped, the program continues");
 	else
 		fail_line("cannot write trace", path_abs, -err,

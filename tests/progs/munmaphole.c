@@ -2,11 +2,12 @@
  * maps memory for them: the kernel may place it in the hole), then takes the whole range again;
  * legal, untraced nothing is in the hole (the threads are started before the hole exists, and
  * allocate for the first time after). The tracer's memory must survive it (its writer's page
- * was taken: the program died with SIGSEGV). Prints "hole ok".
+ * was taken: the program died with SIGSEGV). Prints whether something was mapped in the hole
+ * then ("hole filled", "hole empty"), and "hole ok".
  *   one:   5 pages, the middle one unmapped, then munmap of the 5 (the default)
  *   many:  the same 200 times
  *   fixed: 5 pages, the middle one unmapped, then mmap MAP_FIXED over the 5 (the tracer's
- *          mappings leave 1 MiB free on each side: they fit in no such hole)
+ *          mappings take gaps of 2 MiB or more: they fit in no such hole)
  *   seal:  as one, but the last page is sealed first (mseal, Linux 6.10): the kernel refuses the
  *          munmap whole (EPERM) and unmaps nothing; unmapped around the tracer's page in
  *          pieces, the first pieces went before the sealed one failed. Prints "hole ok (EPERM)",
@@ -49,6 +50,22 @@ static void *worker(void *arg)
 /* a range of `pages` pages, its pages [hole, hole + holen) unmapped, threads, then the range
  * taken again (fixed: mapped over, then unmapped) */
 static int sealed; /* seal: 1 sealed, -1 no mseal here */
+static int filled; /* something was mapped in the hole (the first round's, /proc/self/maps) */
+
+static int mapped_in(uintptr_t lo, uintptr_t hi)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char l[512];
+	int r = 0;
+	while (f && fgets(l, sizeof(l), f)) {
+		unsigned long a, b;
+		if (sscanf(l, "%lx-%lx", &a, &b) == 2 && a < hi && b > lo)
+			r = 1;
+	}
+	if (f)
+		fclose(f);
+	return r;
+}
 
 static int round_(size_t pg, size_t pages, size_t hole, size_t holen, int threads, int wait_ms, int fixed)
 {
@@ -64,6 +81,10 @@ static int round_(size_t pg, size_t pages, size_t hole, size_t holen, int thread
 		return 1;
 	pthread_barrier_wait(&go);
 	ms(wait_ms);
+	static int first = 1;
+	if (first)
+		filled = mapped_in((uintptr_t)(a + hole * pg), (uintptr_t)(a + (hole + holen) * pg));
+	first = 0;
 	if (fixed && mmap(a, pages * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != a)
 		return 1;
 	if (fixed)
@@ -117,6 +138,7 @@ int main(int argc, char **argv)
 	if (rc)
 		return rc;
 	ms(250); /* the writer flushes with what it mapped in the hole */
+	puts(filled ? "hole filled" : "hole empty");
 	puts(sealed > 0 ? "hole ok (EPERM)" : sealed < 0 ? "hole ok (no mseal)" : "hole ok");
 	return 0;
 }
