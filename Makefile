@@ -76,6 +76,14 @@ $(B)/tests/symfix.so: tests/unit/symfix.s
 
 $(B)/tests/test_symbolize: $(B)/tests/symfix.so
 
+# the table of the tracer's own mappings, with 8 slots (to fill it)
+$(B)/tests/ownmaps_small.o: preload/ownmaps.c $(B)/.flags
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$@)$(CC) $(PRE_CFLAGS) -DCKT_OWN_SLOTS=8 -c $< -o $@
+$(B)/tests/test_ownmaps: tests/unit/test_ownmaps.c $(B)/tests/ownmaps_small.o $(B)/.flags
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$@)$(CC) $(RD_CFLAGS) -Ipreload -Itests/unit -o $@ $< $(B)/tests/ownmaps_small.o -lcmocka
+
 # the writer's running summary, with the logging it needs
 $(B)/tests/test_summary: tests/unit/test_summary.c $(B)/preload/summary.o $(B)/preload/log.o \
 		$(B)/preload/ownmaps.o $(B)/.flags

@@ -37,7 +37,9 @@
 
 #include "ckt.h"
 
+#ifndef CKT_OWN_SLOTS /* smaller in tests/unit/test_ownmaps.c */
 #define CKT_OWN_SLOTS 4096
+#endif
 #define CKT_OWN_NPAGES_BITS 24 /* up to 64 GiB of 4 KiB pages per mapping; the page number
 				* keeps 40 bits (52-bit addresses) */
 #define CKT_OWN_FILLING ((uint64_t)1)
@@ -107,11 +109,11 @@ void *ckt_ownmaps_map(size_t n, int flags)
 		base = MAP_FAILED;
 	}
 	uint64_t pages = (len + 2 * pad) / page, first = base == MAP_FAILED ? 0 : (uintptr_t)base / page;
-	/* a slot only for what its word can hold; else the mapping is neither padded (it has no
-	 * pads then: pad is 0 past CKT_OWN_SPAN) nor protected */
+	/* a slot only for what its word can hold; without one (all taken, or too big a word)
+	 * the mapping is neither padded nor protected */
 	uint64_t w = first << CKT_OWN_NPAGES_BITS | pages;
 	bool fits = pages < ((uint64_t)1 << CKT_OWN_NPAGES_BITS) && first < ((uint64_t)1 << (64 - CKT_OWN_NPAGES_BITS));
-	if (base == MAP_FAILED || !fits) {
+	if (base == MAP_FAILED || !fits || slot < 0) {
 		if (slot >= 0)
 			atomic_store_explicit(&own[slot], 0, memory_order_release);
 		if (base == MAP_FAILED)
