@@ -284,7 +284,9 @@ static const struct ckt_diff_peak ckt_diff_peaks[] = {
 };
 #define CKT_DIFF_NPEAKS (sizeof(ckt_diff_peaks) / sizeof(ckt_diff_peaks[0]))
 
-/* the moments whose phases and functions are compared; GPU only where a trace has GPU memory */
+/* the moments whose phases and functions are compared; GPU only where a trace has GPU memory;
+ * the end of the trace (heap blocks live at exit: did my change fix the leak?) by function
+ * only */
 static const struct {
 	enum ckt_moment m;
 	const char *label, *key;
@@ -292,6 +294,7 @@ static const struct {
 	{ CKT_AT_PEAK_RSS, "peak RSS", "peak_rss" },
 	{ CKT_AT_PEAK_HEAP, "peak heap", "peak_heap" },
 	{ CKT_AT_PEAK_GPU, "peak GPU", "peak_gpu" },
+	{ CKT_SITES_EXIT, "exit", "live_at_exit" },
 };
 #define CKT_DIFF_NMOMENTS (sizeof(ckt_diff_moments) / sizeof(ckt_diff_moments[0]))
 
@@ -446,8 +449,10 @@ int ckt_report_diff_text(FILE *out, const struct ckt_report *base, const struct 
 		if (!ckt_diff_moment_shown(rep, k))
 			continue;
 		struct ckt_diff_rows r = { 0 };
-		ckt_diff_phases(&r, rep, ckt_diff_moments[k].m);
-		if (!r.err)
+		bool exit_ = ckt_diff_moments[k].m == CKT_SITES_EXIT;
+		if (!exit_)
+			ckt_diff_phases(&r, rep, ckt_diff_moments[k].m);
+		if (!r.err && !exit_)
 			ckt_diff_text_rows(out, &r, "phase", ckt_diff_moments[k].label, (size_t)-1);
 		err = err ? err : r.err;
 		r.n = 0;
@@ -456,7 +461,7 @@ int ckt_report_diff_text(FILE *out, const struct ckt_report *base, const struct 
 			ckt_diff_text_rows(out, &r, "function", ckt_diff_moments[k].label, top);
 		err = err ? err : r.err;
 		r.n = 0;
-		if (base->by_thread && ckt_diff_moments[k].m != CKT_AT_PEAK_GPU) {
+		if (base->by_thread && ckt_diff_moments[k].m != CKT_AT_PEAK_GPU && !exit_) {
 			char *names = ckt_diff_groups(&r, rep, ckt_diff_moments[k].m);
 			if (!r.err)
 				ckt_diff_text_rows(out, &r, "thread group", ckt_diff_moments[k].label, (size_t)-1);
@@ -582,6 +587,8 @@ int ckt_report_diff_json(FILE *out, const struct ckt_report *base, const struct 
 			const char *name = names[what];
 			if (what == 2 && ckt_diff_moments[k].m == CKT_AT_PEAK_GPU)
 				continue; /* threads are grouped at the heap and RSS peaks */
+			if (what != 1 && ckt_diff_moments[k].m == CKT_SITES_EXIT)
+				continue; /* what is live at exit, by function only */
 			if (!ckt_diff_moment_shown(rep, k) && ckt_diff_moments[k].m == CKT_AT_PEAK_RSS) {
 				ckt_diff_json_rows(j, ckt_diff_moments[k].key, name, NULL);
 				continue;

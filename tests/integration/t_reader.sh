@@ -502,7 +502,7 @@ $REPORT --diff $T/dcur.zst $T/dcur.zst >$T/diffself.txt 2>/dev/null
 expect_match "diff text: a trace against itself: duration 'no change', as every other row (it said +0.000 s (+0.0%))" \
 	"$(grep '^duration' $T/diffself.txt)" '^duration +[0-9.]+ s +[0-9.]+ s  no change$'
 expect_match "diff text: --top 1 shows the function that changed most" "$(cat $T/diff.txt)" \
-	$'live bytes by function at peak heap \\(2 of 4 changed; the first 1 shown\\)\n  change +base +trace  function\n  \\+6\\.68 MiB +0 B +6\\.68 MiB  extra_cache$'
+	$'live bytes by function at peak heap \\(2 of 4 changed; the first 1 shown\\)\n  change +base +trace  function\n  \\+6\\.68 MiB +0 B +6\\.68 MiB  extra_cache\n\nlive bytes by function at exit \\(0 of 1 changed\\)\n  change +base +trace  function\n  no change +1000 B +1000 B  main$'
 expect_match "diff text: every phase, unchanged ones after" "$(cat $T/diff.txt)" \
 	$'live bytes by phase at peak heap \\(1 of 3 changed\\)\n.*\n  \\+11\\.4 MiB \\(\\+60\\.0%\\) +19\\.1 MiB +30\\.5 MiB  synthesis\n  no change +28\\.6 MiB +28\\.6 MiB  load\n  no change +1000 B +1000 B  \\(none\\)\n'
 expect_match "diff text: no RSS samples said once" "$(cat $T/diff.txt)" $'\npeak RSS +- +-  \\(no RSS samples\\) +- / -\n.*\nlive bytes at peak RSS: no RSS samples in either trace\n'
@@ -551,7 +551,7 @@ $REPORT --json --by thread --diff $T/dbase.zst $T/dcur.zst >$T/dthr.json 2>/dev/
 $REPORT --by thread --diff $T/dbase.zst $T/dcur.zst >$T/dthr.txt 2>/dev/null
 expect_eq "diff --by thread: the thread group at the peak heap, no key without it" \
 	"$(diff_rows $T/dthr.json by_thread.peak_heap thread) / $(jget $T/diff.json by_thread)" "diffprog 50001000 62001000 12000000 / null"
-expect_match "diff --by thread text" "$(cat $T/dthr.txt)" $'\nlive bytes by thread group at peak heap \\(1 of 1 changed\\)\n.*\\+11\\.4 MiB \\(\\+24\\.0%\\) +47\\.7 MiB +59\\.1 MiB  diffprog$'
+expect_match "diff --by thread text (no thread groups at exit)" "$(cat $T/dthr.txt)" $'\nlive bytes by thread group at peak heap \\(1 of 1 changed\\)\n.*\\+11\\.4 MiB \\(\\+24\\.0%\\) +47\\.7 MiB +59\\.1 MiB  diffprog\n\nlive bytes by function at exit \\(0 of 1 changed\\)\n[^\n]*\n  no change +1000 B +1000 B  main$'
 # a program whose name ends in digits: its own thread keeps its name (it read "diffprog*")
 cp $P/diffprog $T/diffprog2
 CUZKTRACE_RSS_MS=0 traced_json dcur2 $T/diffprog2 30000000 25000000 7000000 moved >/dev/null

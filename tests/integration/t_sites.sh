@@ -287,3 +287,20 @@ expect_match "leaks: text list, largest first" "$(sed -n '/^top sites live at ex
       keep_rows \(.*leaks\.c:[0-9]+\)
       \(2 call stacks in all; \[bytes\] through each caller; --folded has every stack\)
 '
+
+# --diff of the two: did the change fix the leak? By function at exit (not by phase or thread)
+CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/lkfix.zst traced lkfix $P/leaks fixed
+$REPORT --json --diff $T/lk.zst $T/lkfix.zst >$T/lkdiff.json 2>$T/lkdiff.err
+expect_eq "leaks --diff: by function at exit, the fixed table -20,000, keep_rows unchanged; no phase or thread rows at exit" \
+	"$(cat $T/lkfix.rc)/$(cat $T/lkdiff.err)/$($PY - $T/lkdiff.json <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows = {r["function"]: (r["base"], r["trace"], r["change"]) for r in d["by_function"]["live_at_exit"]}
+print(rows.get("grow_table"), rows.get("keep_rows"), "live_at_exit" in d["by_phase"])
+PYEOF
+)" "0//(20000, 0, -20000) (13000, 13000, 0) False"
+expect_match "leaks --diff text: the rows at exit" "$($REPORT --diff $T/lk.zst $T/lkfix.zst 2>/dev/null | sed -n '/^live bytes by function at exit/,/^$/p')" \
+	'^live bytes by function at exit \([0-9]+ of [0-9]+ changed\)
+  change +base +trace  function
+  -19\.5 KiB \(-100\.0%\) +19\.5 KiB +0 B  grow_table
+'
