@@ -44,10 +44,12 @@
 				* keeps 40 bits (52-bit addresses) */
 #define CKT_OWN_FILLING ((uint64_t)1)
 /* The least address space a mapping of ours takes, pads included (see above): one of 2 MiB
- * or more has none. None under an address-space limit either (RLIMIT_AS, read each time: a
- * program may set one while it runs), which the tracer's reservations already strain
- * (README, Limits). */
+ * or more has none. None under an address-space limit below CKT_OWN_PAD_LIMIT either
+ * (RLIMIT_AS, read each time: a program may set one while it runs), which the tracer's
+ * reservations already strain (README, Limits); a limit that high leaves room for them (1.5
+ * MiB a thread ring). */
 #define CKT_OWN_SPAN ((size_t)2 << 20)
+#define CKT_OWN_PAD_LIMIT ((uint64_t)64 << 30)
 
 static _Atomic uint64_t own[CKT_OWN_SLOTS];
 static _Atomic size_t own_top; /* slots [0, own_top) may be in use */
@@ -98,7 +100,8 @@ void *ckt_ownmaps_map(size_t n, int flags)
 		return NULL;
 	long slot = own_claim();
 	size_t pad = 0;
-	if (slot >= 0 && len < CKT_OWN_SPAN && getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur == RLIM_INFINITY)
+	if (slot >= 0 && len < CKT_OWN_SPAN && getrlimit(RLIMIT_AS, &rl) == 0 &&
+	    (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= CKT_OWN_PAD_LIMIT))
 		pad = own_whole_pages((CKT_OWN_SPAN - len) / 2);
 	char *base = (char *)syscall(SYS_mmap, NULL, len + 2 * pad, pad ? PROT_NONE : PROT_READ | PROT_WRITE,
 				     MAP_PRIVATE | MAP_ANONYMOUS | (pad ? MAP_NORESERVE : flags), -1, 0);

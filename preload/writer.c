@@ -1133,7 +1133,9 @@ static size_t build_header(uint8_t *buf, size_t cap, pid_t pid, const char *exe)
 	c.p = ckt_record_kv(c.p, c.end, "exe", exe);
 	c.p = ckt_record_kv(c.p, c.end, "argv", n > 0 ? argv : "");
 	c.p = ckt_record_kvn(c.p, c.end, "args", args, args_len);
-	if (n > 0 && total > (uint64_t)n) { /* cut: the whole command line's length */
+	/* cut: the whole command line's length (not when all that is missing is the kernel's
+	 * NUL after the last argument: 32,767 bytes of arguments read as cut) */
+	if (n > 0 && total > (uint64_t)n + 1) {
 		u64s(num, total);
 		c.p = ckt_record_kv(c.p, c.end, "args_total", num);
 	}

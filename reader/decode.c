@@ -340,7 +340,7 @@ uint64_t ckt_decode_args_total(const struct ckt_decoder *d)
 			return 0; /* not a number: a forged header */
 		total = total * 10 + c;
 	}
-	return total > args->value_len ? total : 0;
+	return total > args->value_len + 1 ? total : 0; /* + 1: the NUL after the last one */
 }
 
 /* ---- open / close ---- */

@@ -106,6 +106,17 @@ PYEOF
 		"0/1/cuzktrace-report: warning: '$T/incons1.zst': 1 events were lost; totals are inexact"
 fi
 
+# exactly at the edge: 32,767 bytes of arguments and the kernel's NUL after them are whole (it
+# said cut, one byte short: the NUL); one byte more is cut
+edge=$((32767 - ${#P} - 11 - 2)) # "$P/bigstacks" and "1", a NUL after each, then the last one
+for ek in 0 1; do
+	CUZKTRACE_OUT=$T/edgeargv$ek.zst traced edgeargv$ek $P/bigstacks 1 "$(head -c $((edge + ek)) /dev/zero | tr '\0' 'e')"
+	$REPORT --json $T/edgeargv$ek.zst >$T/edgeargv$ek.json 2>/dev/null
+done
+expect_eq "reader: 32,767 bytes of arguments are whole, 32,768 are cut (argv_cut, the last argument's length kept)" \
+	"$(jget $T/edgeargv0.json argv_cut)/$($PY -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["argv"][2]))' $T/edgeargv0.json)/$(jget $T/edgeargv1.json argv_cut)/$($PY -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["argv"][2]))' $T/edgeargv1.json)" \
+	"false/$edge/true/$edge"
+
 # a forged args_total (escape codes, or no more than what is kept) is no cut: it was printed
 # as it stood, escape codes and all
 if command -v zstd >/dev/null 2>&1; then
