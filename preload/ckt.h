@@ -128,6 +128,8 @@ void ckt_big_free(void *p); /* p from ckt_big_alloc, or NULL */
 void *ckt_ownmaps_map(size_t n, int flags);
 void ckt_ownmaps_unmap(void *p, size_t n);
 int ckt_ownmaps_munmap_around(int (*real)(void *, size_t), void *addr, size_t len);
+/* madvise of [addr, addr + len) but for them: an advice that drops pages' contents */
+int ckt_ownmaps_madvise_around(int (*real)(void *, size_t, int), void *addr, size_t len, int advice);
 /* The end of the user address space the kernel accepts in a munmap (TASK_SIZE_MAX: x86-64's
  * 4-level tables stop a page short of 2^47; arm64's 48-bit one at 2^48). A process that asked
  * for 57-bit addresses maps above it; such ranges go to the kernel as they are. */
@@ -144,7 +146,7 @@ int ckt_ownmaps_munmap_around(int (*real)(void *, size_t), void *addr, size_t le
 	X(mremap, 0) X(mprotect, 0) X(pkey_mprotect, 0) X(write, 0) X(writev, 0) X(pthread_setname_np, 0) X(prctl, 0)            \
 	X(execve, 0) X(execv, 0) X(execvp, 0) X(execvpe, 0) X(fexecve, 0) X(read, 0) X(close, 0) \
 	X(pipe, 0) X(pipe2, 0) X(pthread_exit, 0) X(unshare, 0) X(setns, 0) X(_exit, 0) X(_Exit, 0) \
-	X(exit, 0) X(daemon, 0)
+	X(exit, 0) X(daemon, 0) X(madvise, 0)
 
 #define CKT_REAL_PTR(name, required) __typeof__(name) *name;
 struct ckt_real {

@@ -286,6 +286,26 @@ static int protect(void *addr, size_t len, int prot, bool use_pkey, int pkey)
 	return rc;
 }
 
+/* Advice that drops the contents of pages goes around the tracer's own mappings (ownmaps.c);
+ * the rest, and every other advice, is the program's call as it is. Nothing is recorded. */
+CKT_EXPORT int madvise(void *addr, size_t len, int advice)
+{
+	int (*real)(void *, size_t, int) = ckt_real.madvise;
+	if (CKT_UNLIKELY(!real))
+		return (int)syscall(SYS_madvise, addr, len, advice);
+	switch (advice) {
+	case MADV_DONTNEED:
+	case MADV_FREE:
+	case MADV_REMOVE:
+	case 24:  /* MADV_DONTNEED_LOCKED (Linux 5.18) */
+	case 100: /* MADV_HWPOISON */
+	case 102: /* MADV_GUARD_INSTALL (Linux 6.13): accesses fault */
+		return ckt_ownmaps_madvise_around(real, addr, len, advice);
+	default:
+		return real(addr, len, advice);
+	}
+}
+
 CKT_EXPORT int mprotect(void *addr, size_t len, int prot)
 {
 	return protect(addr, len, prot, false, 0);

@@ -12,6 +12,10 @@
  *          munmap whole (EPERM) and unmaps nothing; unmapped around the tracer's page in
  *          pieces, the first pieces went before the sealed one failed. Prints "hole ok (EPERM)",
  *          or "hole ok (no mseal)" where the kernel has none
+ *   madvise: as one, but madvise(MADV_DONTNEED) over the 5 pages first: untraced it fails with
+ *          ENOMEM for the hole and zeroes the 4 pages; traced it must not zero the tracer's
+ *          mapping in the hole (a thread's ring: its events were lost without a word). Prints
+ *          "madvise ENOMEM, zeroed" when it went as untraced
  *   top:   munmap(p, 2^47 - p) of a range of its own: the kernel refuses it whole (EINVAL,
  *          past the user address space); cut around the tracer's mappings, every mapping
  *          below them went. Prints "top ok (EINVAL)" when p is still there
@@ -50,6 +54,7 @@ static void *worker(void *arg)
 /* a range of `pages` pages, its pages [hole, hole + holen) unmapped, threads, then the range
  * taken again (fixed: mapped over, then unmapped) */
 static int sealed; /* seal: 1 sealed, -1 no mseal here */
+static int advise; /* madvise: 1 asked for, 2 as untraced (ENOMEM, the program's pages zeroed) */
 static int filled; /* something was mapped in the hole (the first round's, /proc/self/maps) */
 
 static int mapped_in(uintptr_t lo, uintptr_t hi)
@@ -89,6 +94,10 @@ static int round_(size_t pg, size_t pages, size_t hole, size_t holen, int thread
 		return 1;
 	if (fixed)
 		memset(a, 2, pages * pg);
+	if (advise) {
+		int r = madvise(a, pages * pg, MADV_DONTNEED);
+		advise = r == -1 && errno == ENOMEM && a[0] == 0 && a[(pages - 1) * pg] == 0 ? 2 : 1;
+	}
 	if (sealed) {
 		sealed = syscall(462 /* mseal */, a + (pages - 1) * pg, pg, 0UL) == 0 ? 1 : -1;
 		if (sealed > 0) {
@@ -133,12 +142,15 @@ int main(int argc, char **argv)
 		return 0;
 	} else {
 		sealed = strcmp(mode, "seal") == 0;
+		advise = strcmp(mode, "madvise") == 0;
 		rc = round_(pg, 5, 2, 1, 4, 250, strcmp(mode, "fixed") == 0);
 	}
 	if (rc)
 		return rc;
 	ms(250); /* the writer flushes with what it mapped in the hole */
 	puts(filled ? "hole filled" : "hole empty");
+	if (advise)
+		puts(advise == 2 ? "madvise ENOMEM, zeroed" : "madvise not as untraced");
 	puts(sealed > 0 ? "hole ok (EPERM)" : sealed < 0 ? "hole ok (no mseal)" : "hole ok");
 	return 0;
 }
