@@ -55,8 +55,7 @@ static inline int from_libunwind(const void *ra)
 
 static inline int unw_known_fd(int fd)
 {
-	return fd >= 0 && (fd == unw_pipe[0] || fd == unw_pipe[1] || fd == ckt_unw_pair[0] ||
-			   fd == ckt_unw_pair[1]);
+	return fd >= 0 && (fd == unw_pipe[0] || fd == unw_pipe[1] || ckt_unw_handed(fd));
 }
 
 /* libunwind's read or write, during our capture, on a descriptor of a pipe we handed it (other

@@ -169,67 +169,49 @@ static bool own_first(uintptr_t lo, uintptr_t hi, uintptr_t *s, uintptr_t *e)
 	return found;
 }
 
-/* The pieces of [a, end) outside our mappings, in address order, at most max of them; their
- * count, or max + 1 when there are more. */
-static int own_pieces(uintptr_t a, uintptr_t end, uintptr_t (*pc)[2], int max)
+/* Whether [addr, addr + len) is a range the kernel could take (nonzero, page-aligned, not
+ * wrapping: else the real call gives its own answer) holding a mapping of ours; then its pages
+ * are [*a, *end), and [*lo, *hi) spans our mappings in it (clipped to the range). */
+static bool own_span(void *addr, size_t len, uintptr_t *a, uintptr_t *end, uintptr_t *lo, uintptr_t *hi)
 {
-	int n = 0;
-	uintptr_t s, e;
-	for (uintptr_t cur = a; cur < end;) {
-		if (!own_first(cur, end, &s, &e))
-			s = e = end;
-		if (s > cur) {
-			if (n == max)
-				return max + 1;
-			pc[n][0] = cur;
-			pc[n++][1] = s;
-		}
-		cur = e > cur ? e : end;
-	}
-	return n;
+	uintptr_t page = own_page(), s, e;
+	*a = (uintptr_t)addr;
+	if (!len || (*a & (page - 1)) || len > UINTPTR_MAX - *a - (page - 1))
+		return false;
+	*end = *a + own_whole_pages(len);
+	if (!own_first(*a, *end, lo, &e))
+		return false;
+	*hi = e;
+	for (uintptr_t cur = e; cur < *end && own_first(cur, *end, &s, &e); cur = e)
+		*hi = e;
+	if (*lo < *a)
+		*lo = *a;
+	if (*hi > *end)
+		*hi = *end;
+	return true;
 }
 
 int ckt_ownmaps_munmap_around(int (*real)(void *, size_t), void *addr, size_t len)
 {
-	uintptr_t page = own_page(), a = (uintptr_t)addr, s, e;
-	/* the real call decides what is invalid (unaligned, empty, wrapping); a range past the
-	 * user address space fails at its last piece, which goes first (below), before anything
-	 * went */
-	if (!len || (a & (page - 1)) || len > UINTPTR_MAX - a - (page - 1))
-		return real(addr, len);
-	uintptr_t end = a + own_whole_pages(len);
-	if (!own_first(a, end, &s, &e))
+	uintptr_t a, end, lo, hi, s, e;
+	if (!own_span(addr, len, &a, &end, &lo, &hi))
 		return real(addr, len);
 	/* The kernel unmaps all or nothing; pieces cannot. They go last piece first, then the
-	 * first, then the rest, stopping at the first failure: a range that ends or starts inside
-	 * a huge page (EINVAL), or ends past the user address space (a munmap of 2^62 bytes, or
-	 * one ending at 2^47, cut in address order, unmapped every mapping below its end), fails
-	 * before anything went. A failure past that (a sealed page in between, EPERM;
-	 * vm.max_map_count, ENOMEM) leaves the pieces before it unmapped. */
-	uintptr_t pc[64][2];
-	int n = own_pieces(a, end, pc, 64), rc = 0;
-	if (n > 64) { /* over more than 64 of our mappings (none seen): the last, then in order */
-		uintptr_t last = a;
-		for (uintptr_t cur = a; cur < end;) { /* the end of our last mapping in the range */
-			if (!own_first(cur, end, &s, &e))
-				break;
-			last = e < end ? e : end;
-			cur = e > cur ? e : end;
-		}
-		if (last < end)
-			rc = real((void *)last, end - last);
-		for (uintptr_t cur = a; cur < last && !rc;) {
-			if (!own_first(cur, last, &s, &e))
-				s = e = last;
-			if (s > cur)
-				rc = real((void *)cur, s - cur);
-			cur = e > cur ? e : last;
-		}
-		return rc;
-	}
-	for (int k = 0; k < n && !rc; k++) {
-		int i = k == 0 ? n - 1 : k == 1 ? 0 : k - 1; /* last, first, then the others */
-		rc = real((void *)pc[i][0], pc[i][1] - pc[i][0]);
+	 * first, then those between our mappings, stopping at the first failure: a range that
+	 * ends or starts inside a huge page (EINVAL), or ends past the user address space (a
+	 * munmap of 2^62 bytes, or one ending at 2^47, cut in address order, unmapped every
+	 * mapping below its end), fails before anything went. A failure past that (a sealed page
+	 * in between, EPERM; vm.max_map_count, ENOMEM) leaves the pieces before it unmapped. */
+	int rc = 0;
+	if (hi < end)
+		rc = real((void *)hi, end - hi);
+	if (!rc && lo > a)
+		rc = real((void *)a, lo - a);
+	for (uintptr_t cur = lo; cur < hi && !rc; cur = e) {
+		if (!own_first(cur, hi, &s, &e))
+			s = e = hi;
+		if (s > cur)
+			rc = real((void *)cur, s - cur);
 	}
 	return rc;
 }
@@ -243,19 +225,15 @@ int ckt_ownmaps_munmap_around(int (*real)(void *, size_t), void *addr, size_t le
  * events without a word (0 of 28 events, 3 runs of 4). */
 int ckt_ownmaps_madvise_around(int (*real)(void *, size_t, int), void *addr, size_t len, int advice)
 {
-	uintptr_t page = own_page(), a = (uintptr_t)addr, s, e;
-	if (!len || (a & (page - 1)) || len > UINTPTR_MAX - a - (page - 1))
+	uintptr_t a, end, lo, hi, s, e;
+	if (!own_span(addr, len, &a, &end, &lo, &hi))
 		return real(addr, len, advice);
-	uintptr_t end = a + own_whole_pages(len);
-	if (!own_first(a, end, &s, &e))
-		return real(addr, len, advice);
-	for (uintptr_t cur = a; cur < end;) {
+	for (uintptr_t cur = a; cur < end; cur = e) {
 		if (!own_first(cur, end, &s, &e))
 			s = e = end;
 		/* a piece with a hole of its own (ENOMEM) goes on, as the kernel does */
 		if (s > cur && real((void *)cur, s - cur, advice) != 0 && errno != ENOMEM)
 			return -1;
-		cur = e > cur ? e : end;
 	}
 	errno = ENOMEM;
 	return -1;

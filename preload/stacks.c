@@ -77,11 +77,6 @@ static int fast_only; /* 1: the unwinders disagree (unwinders_agree): unw_backtr
 static uintptr_t self_lo, self_hi; /* our own text: frames in here are the tracer's */
 atomic_int ckt_stacks_ready;
 
-static void *reserve(size_t n)
-{
-	return ckt_ownmaps_map(n, MAP_NORESERVE);
-}
-
 struct text_probe {
 	uintptr_t probe, lo, hi;
 };
@@ -129,13 +124,13 @@ int ckt_stacks_init(void)
 {
 	if (!ckt_config.depth)
 		return 0;
-	table = reserve(TABLE_SIZE * sizeof(*table));
-	by_id = reserve(MAX_IDS * sizeof(*by_id));
+	table = ckt_ownmaps_map(TABLE_SIZE * sizeof(*table), MAP_NORESERVE);
+	by_id = ckt_ownmaps_map(MAX_IDS * sizeof(*by_id), MAP_NORESERVE);
 	struct rlimit as;
 	arena_size = ARENA_MAX;
 	if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY && as.rlim_cur / 32 < ARENA_MAX)
 		arena_size = as.rlim_cur / 32 > ARENA_MIN ? (size_t)(as.rlim_cur / 32) : ARENA_MIN;
-	arena = reserve(arena_size);
+	arena = ckt_ownmaps_map(arena_size, MAP_NORESERVE);
 	if (!table || !by_id || !arena) {
 		ckt_log("error: cannot reserve memory for call stacks; stacks are not recorded", NULL,
 			NULL, NULL);

@@ -32,11 +32,6 @@ static int tab_broken;
 CKT_OWN_LINE struct ckt_summary ckt_summary;
 __attribute__((used)) static CKT_OWN_LINE char pad_after_summary;
 
-static void *raw_map(size_t n)
-{
-	return ckt_ownmaps_map(n, 0);
-}
-
 static inline uint64_t hash(uint64_t a)
 {
 	a ^= a >> 33;
@@ -57,7 +52,7 @@ static void put(struct entry *t, uint64_t mask, uint64_t a, uint64_t s)
 static int grow(void)
 {
 	uint64_t n = tab ? (tab_mask + 1) * 2 : 65536;
-	struct entry *t = raw_map(n * sizeof(*t));
+	struct entry *t = ckt_ownmaps_map(n * sizeof(*t), 0);
 	if (!t)
 		return -1;
 	if (tab) {
@@ -225,7 +220,7 @@ void ckt_summary_merge(const struct ckt_cursor *c, size_t n)
 {
 	if (n > heap_cap) {
 		size_t bytes = n * 2 * sizeof(*heap);
-		struct pos *h = raw_map(bytes);
+		struct pos *h = ckt_ownmaps_map(bytes, 0);
 		if (!h) {
 			static int said;
 			if (!said++)

@@ -92,7 +92,7 @@ void ckt_thread_watch_main(void)
 
 static struct ckt_ring *ring_new(void)
 {
-	/* raw syscall: our own mmap hook must not see the tracer's memory */
+	/* the tracer's own mapping (raw system calls: our mmap hook must not see it) */
 	void *m = ckt_ownmaps_map(sizeof(struct ckt_ring), 0);
 	if (!m)
 		return NULL;

@@ -812,15 +812,16 @@ static void finish_said_done(void);
  * has now, or none): one line, so that nobody reads another file, or none, for the trace. */
 static void path_moved_line(void)
 {
-	struct stat st;
-	if (stat(path_abs, &st) == 0 && st.st_dev == file_dev && st.st_ino == file_ino)
+	struct stat st, root;
+	int found = stat(path_abs, &st) == 0, e = errno;
+	if (found && st.st_dev == file_dev && st.st_ino == file_ino)
 		return;
 	/* after a chroot the path is looked up from another root: nothing to tell (it said the
 	 * file was gone while it was whole under that name); nor when the path cannot be looked
 	 * up at all (a program that dropped root no longer searches a 0700 directory) */
-	if (stat("/", &st) != 0 || st.st_dev != root_dev || st.st_ino != root_ino)
+	if (stat("/", &root) != 0 || root.st_dev != root_dev || root.st_ino != root_ino)
 		return;
-	if (stat(path_abs, &st) != 0 && errno != ENOENT && errno != ENOTDIR)
+	if (!found && e != ENOENT && e != ENOTDIR)
 		return;
 	ckt_log("warning: '", path_abs,
 		"' no longer names the trace written (the file was deleted, renamed or replaced while "
@@ -1327,8 +1328,8 @@ static int setup(const char *want_path, pid_t pid, const char *exe_path, char *s
 	enc_len = 0;
 	if (ZSTD_isError(z))
 		return -ENOMEM;
-	/* This runs on the program's thread, where SIGXFSZ is not blocked: a file-size limit
-	 * below the header would kill the program instead of failing the write. */
+	/* A file-size limit below the header: refused before a partial header is written (the
+	 * write would fail with EFBIG past the limit; its SIGXFSZ is taken back, write_from). */
 	struct rlimit fsz;
 	if (getrlimit(RLIMIT_FSIZE, &fsz) == 0 && fsz.rlim_cur != RLIM_INFINITY && z > fsz.rlim_cur)
 		return -EFBIG;
