@@ -1077,11 +1077,8 @@ static int open_locked(const char *path)
 		close(f);
 		return e == EWOULDBLOCK ? -EBUSY : -e;
 	}
-	if (ftruncate(f, 0) < 0) {
-		int e = errno;
-		close(f);
-		return -e;
-	}
+	/* not truncated here: an existing file keeps its contents until the header is ready to
+	 * go (setup), so a setup that fails first leaves it as it was */
 	if (st.st_mode & S_IWOTH)
 		fchmod(f, st.st_mode & 0775);
 	file_dev = st.st_dev;
@@ -1333,6 +1330,11 @@ static int setup(const char *want_path, pid_t pid, const char *exe_path, char *s
 	struct rlimit fsz;
 	if (getrlimit(RLIMIT_FSIZE, &fsz) == 0 && fsz.rlim_cur != RLIM_INFINITY && z > fsz.rlim_cur)
 		return -EFBIG;
+	/* the last step before the first write: what failed up to here left an existing file
+	 * as it was (from here on a failure leaves it empty or holding a header only, which
+	 * the reader calls an empty trace) */
+	if (ftruncate(fd, 0) < 0)
+		return -errno;
 	if ((rc = write_all(zbuf, z)))
 		return rc;
 	return verify(zbuf, z);

@@ -36,6 +36,13 @@ expect_eq "file-size limit 0: one error line, exit status unchanged" "$fsz0" \
 	"cuzktrace: error: cannot trace to '$T/fsz0.zst': File too large; running untraced
 status $plain_rc"
 expect_eq "file-size limit 0: the file it created is removed" "$(ls $T/fsz0.zst 2>&1 >/dev/null | wc -l)" 1
+# the same over an existing file (an earlier run's trace): the failed setup leaves it as it was
+printf 'an earlier trace\n' >$T/fszkeep.zst
+fszk=$( (ulimit -f 0; LD_PRELOAD=$LIB CUZKTRACE_OUT=$T/fszkeep.zst $P/exitcode >/dev/null; echo "status $?" >&2) 2>&1)
+expect_eq "file-size limit 0, existing file: one error line" "$fszk" \
+	"cuzktrace: error: cannot trace to '$T/fszkeep.zst': File too large; running untraced
+status $plain_rc"
+expect_eq "file-size limit 0, existing file: its contents are kept" "$(cat $T/fszkeep.zst)" "an earlier trace"
 
 CUZKTRACE_STRICT=1 CUZKTRACE_OUT=/nonexistent-dir/t.zst traced strict $P/exitcode
 expect_eq "strict: exit status 70" "$(cat $T/strict.rc)" 70
