@@ -16,7 +16,7 @@ PRE_CFLAGS := $(BASE) -D_GNU_SOURCE -fPIC -fvisibility=hidden -ftls-model=initia
 	-fno-omit-frame-pointer -Ipreload
 RD_CFLAGS := $(BASE) $(SAN) -Ireader
 PRE_LIBS := -lzstd -lunwind -lpthread -ldl -lm
-RD_LIBS := -lzstd -lm -ldw -lelf -liberty
+RD_LIBS := -lzstd -lm -ldw -lelf -liberty -lpthread
 
 ifneq ($(V),1)
 Q := @
@@ -56,9 +56,9 @@ $(B)/reader/%.o: reader/%.c $(B)/.flags
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$<)$(CC) $(RD_CFLAGS) -c $< -o $@
 
-$(LIB): $(PRE_OBJ) preload/exports.map
+$(LIB): $(PRE_OBJ) preload/exports.map Makefile
 	$(call msg,LD,$@)$(CC) -shared -Wl,--version-script=preload/exports.map -Wl,-z,defs \
-		-o $@ $(PRE_OBJ) $(PRE_LIBS)
+		-Wl,-soname,libcuzktrace.so -o $@ $(PRE_OBJ) $(PRE_LIBS)
 
 $(REPORT): $(RD_OBJ)
 	$(call msg,LD,$@)$(CC) $(SAN) -o $@ $(RD_OBJ) $(RD_LIBS)
@@ -143,6 +143,11 @@ $(B)/progs/keythreads: tests/progs/keythreads.c $(B)/progs/libmanykeys.so $(B)/.
 	$(call msg,CC,$@)$(CC) -std=gnu11 -O1 -g -o $@ $< -L$(B)/progs -Wl,--no-as-needed \
 		-lmanykeys -Wl,-rpath,'$$ORIGIN' -lpthread
 
+# linked against the tracer itself, no rpath: it runs with the library in LD_PRELOAD only
+$(B)/progs/linkapi: tests/progs/lib/linkapi.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$@)$(CC) -std=gnu11 -O1 -g -Iinclude -o $@ $< -L$(B) -lcuzktrace
+
 $(B)/examples/%: examples/%.c $(B)/.flags
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$@)$(CC) -std=gnu11 -D_GNU_SOURCE -O2 -g -Wall -Iinclude -o $@ $< -lpthread -ldl
@@ -150,7 +155,7 @@ $(B)/examples/%: examples/%.c $(B)/.flags
 unit: $(UNIT_BIN)
 	$(Q)fail=0; for t in $(UNIT_BIN); do echo "== $$t"; $$t || fail=1; done; exit $$fail
 
-integration: $(LIB) $(REPORT) $(PROG_BIN) $(B)/progs/diffprog_v2 $(B)/progs/ctor $(B)/progs/ownmalloc_keys $(B)/progs/libplainlib.so $(B)/progs/libunwcount.so $(B)/progs/libslowmunmap.so $(B)/progs/libnofn.so $(B)/progs/libmmapalloc.so
+integration: $(LIB) $(REPORT) $(PROG_BIN) $(B)/progs/diffprog_v2 $(B)/progs/ctor $(B)/progs/ownmalloc_keys $(B)/progs/libplainlib.so $(B)/progs/libunwcount.so $(B)/progs/libslowmunmap.so $(B)/progs/libnofn.so $(B)/progs/libmmapalloc.so $(B)/progs/linkapi
 	$(Q)bash tests/integration/run.sh
 
 check: deps

@@ -21,7 +21,9 @@
  *  2. Header-only, no link-time reference at all: include "cuzktrace_shim.h" and call
  *     cuzktrace_shim_phase_push() etc.; they find the tracer with dlsym once, and do nothing
  *     when it is absent.
- *  3. Linking against libcuzktrace.so directly also works (then it must be loaded).
+ *  3. Linking against libcuzktrace.so directly also works (then it must be loaded: its
+ *     SONAME is libcuzktrace.so, so LD_PRELOAD=/path/to/libcuzktrace.so alone satisfies the
+ *     link; without the preload the loader must find it, LD_LIBRARY_PATH or an rpath).
  * See examples/mini_prover.c (weak symbols), examples/phases_shim.c (the shim), and README
  * for Rust.
  */

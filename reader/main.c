@@ -2,8 +2,11 @@
  * and is the only place that prints errors and warnings or chooses the exit status
  * (0 ok, 1 bad trace or unwritable output, 2 usage).
  */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -25,7 +28,7 @@ enum ckt_exit { CKT_EXIT_OK = 0, CKT_EXIT_TRACE = 1, CKT_EXIT_USAGE = 2 };
 
 enum ckt_opt_id { CKT_OPT_JSON, CKT_OPT_CSV, CKT_OPT_HELP, CKT_OPT_TOP, CKT_OPT_SITES_CSV, CKT_OPT_FOLDED,
 		  CKT_OPT_BY, CKT_OPT_PHASES_CSV, CKT_OPT_PHASE_RULE, CKT_OPT_MAX_HELD, CKT_OPT_DIFF,
-		  CKT_OPT_MODULES };
+		  CKT_OPT_MODULES, CKT_OPT_JOBS };
 
 /* One row per option: the parser and --help both read this table, so a new option (--top N,
  * --sites-csv FILE, --folded, --by, --phases-csv, --phase-rule) is a row plus a case below. */
@@ -69,6 +72,10 @@ static const struct ckt_opt ckt_opts[] = {
 	  "it was traced: DIR/<its file name>, used when its build-id is the\n"
 	  "one the trace recorded (copy the old build there before rebuilding\n"
 	  "to compare with --diff); repeatable" },
+	{ "--jobs", "N", CKT_OPT_JOBS,
+	  "--diff reads its two traces at once on 2 threads (the default\n"
+	  "where more than one CPU is available), which holds both live sets\n"
+	  "in memory at once; 1 reads them one after the other" },
 	{ "--max-held", "N", CKT_OPT_MAX_HELD,
 	  "hold at most N events (40 bytes each) waiting for the trace's time\n"
 	  "order (default 8388608); past it the oldest are replayed at once\n"
@@ -92,6 +99,7 @@ struct ckt_args {
 	size_t nrules;
 	uint64_t max_held; /* 0: the replay's default */
 	const char *diff;  /* --diff BASE */
+	unsigned jobs;     /* --jobs: 0 = by the CPUs available */
 	const char *modules[CKT_MAIN_MAXREP]; /* --modules values, in order */
 	size_t nmodules;
 };
@@ -123,6 +131,36 @@ static void ckt_main_help(void)
 	       "  2  usage error\n");
 }
 
+/* --diff reads its two traces at once (ckt_main_read_both): each read's lines wait in a log of
+ * its own and are printed as a read of one trace after the other would print them, the base's
+ * first. NULL on the thread that prints at once. */
+struct ckt_main_log {
+	char *buf;
+	size_t len, cap;
+};
+static _Thread_local struct ckt_main_log *ckt_main_log_to;
+
+static void ckt_main_emit(const char *s, size_t n)
+{
+	struct ckt_main_log *l = ckt_main_log_to;
+	if (l && l->len + n > l->cap) {
+		size_t cap = (l->len + n) * 2;
+		char *b = realloc(l->buf, cap);
+		if (!b) { /* out of memory: the line goes out at once, out of order */
+			fwrite(s, 1, n, stderr);
+			return;
+		}
+		l->buf = b;
+		l->cap = cap;
+	}
+	if (!l) {
+		fwrite(s, 1, n, stderr);
+		return;
+	}
+	memcpy(l->buf + l->len, s, n);
+	l->len += n;
+}
+
 /* One line on stderr, "cuzktrace-report: ", what and fmt, its bytes cleaned (ckt_util_clean): paths
  * and values from the command line or the trace may hold line breaks or terminal controls; then
  * tail as it is. One write, so that a reader of the first line (head -1) takes it all. */
@@ -147,7 +185,7 @@ __attribute__((format(printf, 3, 0))) static void ckt_main_vsay(const char *what
 	va_end(again);
 	size_t m = ckt_util_clean(buf + pre, (size_t)n);
 	snprintf(buf + pre + m, post + 1, "\n%s", tail);
-	fwrite(buf, 1, pre + m + post, stderr);
+	ckt_main_emit(buf, pre + m + post);
 	if (buf != small)
 		free(buf);
 }
@@ -353,6 +391,13 @@ static int ckt_main_parse(int argc, char **argv, struct ckt_args *a)
 		case CKT_OPT_DIFF:
 			a->diff = val;
 			break;
+		case CKT_OPT_JOBS: {
+			unsigned long long n;
+			if (!ckt_main_count(val, 2, &n))
+				return ckt_main_usage("option '--jobs' needs 1 or 2, not '%s'", val);
+			a->jobs = (unsigned)n;
+			break;
+		}
 		case CKT_OPT_MODULES: {
 			struct stat md;
 			if (stat(val, &md) != 0 || !S_ISDIR(md.st_mode))
@@ -500,6 +545,7 @@ struct ckt_main_read {
 	struct ckt_phases *ph;
 	struct ckt_phase_rules *rules;
 	struct ckt_report r;
+	uint64_t rate_bytes, depth; /* the header's CUZKTRACE_SAMPLE and CUZKTRACE_DEPTH */
 };
 
 static void ckt_main_read_free(struct ckt_main_read *m)
@@ -578,10 +624,11 @@ static int ckt_main_phases_finish(const struct ckt_args *a, struct ckt_phases *p
 /* Reads and replays m->path, says what is wrong with it on stderr, and computes the sites
  * (top of each peak shown) and phases; with outputs, writes --csv, --phases-csv, --sites-csv
  * and --folded. Returns 0, or -1 after one error line. */
-static int ckt_main_read(const struct ckt_args *a, struct ckt_main_read *m, bool outputs, unsigned top)
+/* Opens m->path and reads its header (ckt_main_read's first part: a missing file, not a
+ * trace, an unsupported version are said before anything long begins). */
+static int ckt_main_open(struct ckt_main_read *m)
 {
 	struct ckt_error err = { 0 };
-	int rc;
 
 	if (ckt_decode_open(m->path, &m->dec, &err) < 0) {
 		ckt_main_say("error: '%s': %s", m->path, err.msg);
@@ -589,10 +636,19 @@ static int ckt_main_read(const struct ckt_args *a, struct ckt_main_read *m, bool
 	}
 	/* the tracer takes rates up to 2^30 bytes: a bigger one would make every estimate huge;
 	 * and stacks of up to 256 frames */
-	uint64_t rate_bytes = 0, depth = 0;
-	if (ckt_main_header_uint(m->path, m->dec, "CUZKTRACE_SAMPLE", (uint64_t)1 << 30, &rate_bytes) < 0 ||
-	    ckt_main_header_uint(m->path, m->dec, "CUZKTRACE_DEPTH", CKT_MAX_DEPTH, &depth) < 0)
+	if (ckt_main_header_uint(m->path, m->dec, "CUZKTRACE_SAMPLE", (uint64_t)1 << 30, &m->rate_bytes) < 0 ||
+	    ckt_main_header_uint(m->path, m->dec, "CUZKTRACE_DEPTH", CKT_MAX_DEPTH, &m->depth) < 0)
 		return -1;
+	return 0;
+}
+
+/* Reads the trace opened by ckt_main_open, replays it and computes its results. */
+static int ckt_main_read(const struct ckt_args *a, struct ckt_main_read *m, bool outputs, unsigned top)
+{
+	struct ckt_error err = { 0 };
+	uint64_t rate_bytes = m->rate_bytes, depth = m->depth;
+	int rc;
+
 	m->rep = ckt_replay_new(ckt_decode_header(m->dec)->page_size);
 	if (!m->rep) {
 		ckt_main_say("error: out of memory");
@@ -671,6 +727,63 @@ static int ckt_main_read(const struct ckt_args *a, struct ckt_main_read *m, bool
 	return 0;
 }
 
+/* --jobs, or 2 where more than one CPU is available to this process */
+static unsigned ckt_main_jobs(const struct ckt_args *a)
+{
+	cpu_set_t set;
+	if (a->jobs)
+		return a->jobs;
+	return sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 1 ? 2 : 1;
+}
+
+struct ckt_main_job {
+	const struct ckt_args *a;
+	struct ckt_main_read *m;
+	unsigned top;
+	struct ckt_main_log log;
+	int rc;
+};
+
+static void *ckt_main_job_run(void *arg)
+{
+	struct ckt_main_job *j = arg;
+	ckt_main_log_to = &j->log;
+	j->rc = ckt_main_read(j->a, j->m, false, j->top);
+	ckt_main_log_to = NULL;
+	return NULL;
+}
+
+/* Reads the trace, and with --diff the base too: on a thread of its own while this one reads
+ * the trace (the two reads share nothing but the arguments, read only), unless --jobs 1 or
+ * one CPU. Their stderr lines come out as a read of one after the other prints them: the
+ * base's, then the trace's unless the base failed. A base that fails midway has let the
+ * trace's file outputs be written (they describe TRACE, which was read). */
+static int ckt_main_read_all(const struct ckt_args *a, struct ckt_main_read *base,
+			     struct ckt_main_read *cur, unsigned top)
+{
+	struct ckt_main_job j = { a, base, top, { 0 }, 0 };
+	pthread_t th;
+	if (!a->diff)
+		return ckt_main_read(a, cur, true, top);
+	if (ckt_main_jobs(a) < 2 || pthread_create(&th, NULL, ckt_main_job_run, &j) != 0) {
+		if (ckt_main_read(a, base, false, top) < 0)
+			return -1;
+		return ckt_main_read(a, cur, true, top);
+	}
+	struct ckt_main_log mine = { 0 };
+	ckt_main_log_to = &mine;
+	int rc = ckt_main_read(a, cur, true, top);
+	ckt_main_log_to = NULL;
+	pthread_join(th, NULL);
+	if (j.log.len)
+		fwrite(j.log.buf, 1, j.log.len, stderr);
+	if (j.rc == 0 && mine.len)
+		fwrite(mine.buf, 1, mine.len, stderr);
+	free(j.log.buf);
+	free(mine.buf);
+	return j.rc < 0 || rc < 0 ? -1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct ckt_args a = { 0 };
@@ -695,9 +808,9 @@ int main(int argc, char **argv)
 	cur.path = a.trace;
 	if (ckt_main_outputs_not_inputs(&a) < 0)
 		goto out;
-	if (a.diff && ckt_main_read(&a, &base, false, top) < 0)
+	if ((a.diff && ckt_main_open(&base) < 0) || ckt_main_open(&cur) < 0)
 		goto out;
-	if (ckt_main_read(&a, &cur, true, top) < 0)
+	if (ckt_main_read_all(&a, &base, &cur, top) < 0)
 		goto out;
 	if (a.diff && base.r.st->sample_r != cur.r.st->sample_r) {
 		ckt_main_say("warning: --diff: '%s' and '%s' were traced with different modes or sampling "

@@ -586,8 +586,9 @@ const char *ckt_sites_warning(const struct ckt_sites *s, size_t i)
 
 /* ---- aggregation ---- */
 
-static const struct ckt_sites *ckt_sites_sorting;
-static int ckt_sites_sort_k;
+/* qsort's context: per thread, as --diff reads two traces at once */
+static _Thread_local const struct ckt_sites *ckt_sites_sorting;
+static _Thread_local int ckt_sites_sort_k;
 
 static int ckt_sites_cmp_key(const struct ckt_sites_site *a, const struct ckt_sites_site *b)
 {

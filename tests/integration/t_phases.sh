@@ -234,3 +234,11 @@ cols = {(r[0] == ' ', re.search(r'\S+\s+(\S)', r).start(1)) for r in rows}
 print(len(cols) == len({k for k, _ in cols}), len(rows) >= 4)
 PYEOF
 )" "True True"
+
+# a program linked against the library itself (-lcuzktrace, no rpath; cuzktrace.h's third
+# route, README's Rust #[link]) runs with the library in LD_PRELOAD only: the library's SONAME
+# names it for the program's NEEDED entry (before, "cannot open shared object file", 127)
+traced_json linkapi $P/linkapi >/dev/null
+expect_eq "linked with -lcuzktrace, LD_PRELOAD only: runs, status 0, phase 'linked' holds its 1000 bytes at the peak" \
+	"$(cat $T/linkapi.rc)/$(cat $T/linkapi.out)/$(jget $T/linkapi.json phases.0.name)/$(jget $T/linkapi.json phases.0.at_peak_heap_bytes)" \
+	"0/linkapi: done/linked/1000"

@@ -541,6 +541,32 @@ head -c $(( $(stat -c %s $T/dbase.zst) - 20 )) $T/dbase.zst >$T/dcut.zst
 $REPORT --json --diff $T/dcut.zst $T/dcur.zst >$T/dcut.json 2>$T/dcut.err
 expect_eq "diff: a truncated base: exit 0, its two warnings (truncated, the frame cut) name it, truncated.base true" \
 	"$?/$(grep -c "^cuzktrace-report: warning: '$T/dcut.zst': " $T/dcut.err)/$(wc -l <$T/dcut.err)/$(jget $T/dcut.json truncated.base)" "0/2/2/true"
+# --diff reads its two traces at once (--jobs 2, the default with two CPUs) or one after the
+# other (--jobs 1): the same report and the same stderr lines in the same order, the base's
+# first, with warnings from both traces (each truncated); a base that cannot be read fails
+# alone, before the trace is read
+head -c $(( $(stat -c %s $T/dcur.zst) - 20 )) $T/dcur.zst >$T/dcut2.zst
+for j in 1 2; do
+	$REPORT --jobs $j --json --diff $T/dcut.zst $T/dcut2.zst >$T/djobs$j.json 2>$T/djobs$j.err
+	echo "rc=$?" >>$T/djobs$j.err
+done
+expect_eq "diff --jobs 1 and 2: the same JSON" "$(cmp $T/djobs1.json $T/djobs2.json && echo same)" same
+expect_eq "diff --jobs 2: both traces' warnings, the base's first, exit 0" "$(sed "s|$T/||" $T/djobs2.err)" \
+	"cuzktrace-report: warning: 'dcut.zst': trace is truncated (no end record); it covers $(jget $T/djobs2.json duration_s.base | xargs printf '%.3f') s
+$(grep "dcut.zst': the file ends" $T/djobs1.err | sed "s|$T/||")
+cuzktrace-report: warning: 'dcut2.zst': trace is truncated (no end record); it covers $(jget $T/djobs2.json duration_s.trace | xargs printf '%.3f') s
+$(grep "dcut2.zst': the file ends" $T/djobs1.err | sed "s|$T/||")
+rc=0"
+expect_eq "diff --jobs 1: the same lines" "$(cmp $T/djobs1.err $T/djobs2.err && echo same)" same
+printf 'CUZKTRC\0\xff\xff' >$T/dbad.zst
+$REPORT --jobs 2 --diff $T/dbad.zst $T/dcur.zst >$T/dbad.out 2>$T/dbad.err
+expect_eq "diff: a base of an unknown version fails alone: exit 1, one line, no report" \
+	"$?/$(wc -l <$T/dbad.err)/$(grep -c "^cuzktrace-report: error: '$T/dbad.zst': " $T/dbad.err)/$(wc -c <$T/dbad.out)" "1/1/1/0"
+for v in 0 3 x 2x; do
+	expect_eq "reader: --jobs '$v' is a usage error" "$($REPORT --jobs "$v" --diff $T/dcut.zst $T/dcur.zst 2>&1 | head -1; echo "rc=${PIPESTATUS[0]}")" \
+		"cuzktrace-report: error: option '--jobs' needs 1 or 2, not '$v'
+rc=2"
+done
 # with RSS samples (the blocks written and kept 150 ms): the peak RSS rows are those of the
 # peak heap; in the default mode the large blocks are still exact, and the diff says that
 # its bytes by function are estimates
