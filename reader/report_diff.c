@@ -311,6 +311,13 @@ static bool ckt_diff_has(const struct ckt_diff_peak *p, const struct ckt_replay_
 	return p->get != ckt_diff_rss || st->peak_rss.seen;
 }
 
+/* how far the trace's peak heap may be from the true one: the default mode's running totals
+ * (sampling.peak_heap_error_bound_bytes of each report); 0 in exact mode */
+static uint64_t ckt_diff_heap_bound(const struct ckt_replay_stats *st)
+{
+	return st->sample_r ? st->agg_threads_at_once * (uint64_t)CKT_AGG_STEP : 0;
+}
+
 static bool ckt_diff_estimates(const struct ckt_report *const rep[2])
 {
 	return rep[0]->st->sample_r != 0 || rep[1]->st->sample_r != 0;
@@ -377,6 +384,31 @@ static void ckt_diff_text_rows(FILE *out, const struct ckt_diff_rows *r, const c
 	fputc('\n', out);
 }
 
+/* "(peak heap: exact to within 576 KiB in the base and 576 KiB in the trace (the default
+ * mode's running totals): the change, +93.8 KiB, is within 1.13 MiB and may be none)" */
+static void ckt_diff_text_heap_bound(FILE *out, const struct ckt_replay_stats *sb, const struct ckt_replay_stats *sc)
+{
+	uint64_t eb = ckt_diff_heap_bound(sb), et = ckt_diff_heap_bound(sc), x = sb->peak_heap.bytes,
+		 y = sc->peak_heap.bytes, d = x > y ? x - y : y - x;
+	char b[32], t[32], c[64];
+	if (!eb && !et)
+		return;
+	fputs("(peak heap: exact ", out);
+	if (eb && et)
+		fprintf(out, "to within %s in the base and %s in the trace", ckt_util_fmt_bytes(b, sizeof(b), eb),
+			ckt_util_fmt_bytes(t, sizeof(t), et));
+	else
+		fprintf(out, "in the %s, to within %s in the %s", eb ? "trace" : "base",
+			ckt_util_fmt_bytes(b, sizeof(b), eb ? eb : et), eb ? "base" : "trace");
+	fputs(" (the default mode's running totals)", out);
+	if (d && d <= eb + et) {
+		ckt_diff_fmt_change(c, sizeof(c), x, y);
+		fprintf(out, ": the change, %s, is within %s and may be none", c,
+			ckt_util_fmt_bytes(b, sizeof(b), eb + et));
+	}
+	fputs(")\n", out);
+}
+
 int ckt_report_diff_text(FILE *out, const struct ckt_report *base, const struct ckt_report *cur, unsigned top)
 {
 	const struct ckt_report *const rep[2] = { base, cur };
@@ -441,6 +473,7 @@ int ckt_report_diff_text(FILE *out, const struct ckt_report *base, const struct 
 				fprintf(out, "(%s: the default mode, sampled by %" PRIu64 " bytes: its bytes by phase, "
 					     "function and thread are estimates)\n",
 					side ? "trace" : "base", rep[side]->st->sample_r);
+	ckt_diff_text_heap_bound(out, base->st, cur->st);
 	fputc('\n', out);
 	for (size_t k = 0; k < CKT_DIFF_NMOMENTS; k++) {
 		if (ckt_diff_moments[k].m == CKT_AT_PEAK_RSS && !ckt_diff_moment_shown(rep, k))
@@ -557,6 +590,10 @@ int ckt_report_diff_json(FILE *out, const struct ckt_report *base, const struct 
 	fputs(ckt_diff_estimates(rep) ? "true" : "false", out);
 	ckt_diff_json_pair(j, "sample_rate_bytes", base->st->sample_r, cur->st->sample_r, true, true, NULL, NULL, NULL);
 	ckt_diff_json_pair(j, "lost_events", base->st->lost, cur->st->lost, true, true, NULL, NULL, NULL);
+	ckt_report_json_open(j, "peak_heap_error_bound_bytes");
+	ckt_report_json_u64(j, "base", ckt_diff_heap_bound(base->st));
+	ckt_report_json_u64(j, "trace", ckt_diff_heap_bound(cur->st));
+	ckt_report_json_close(j);
 	ckt_report_json_open(j, "duration_s");
 	ckt_report_json_secs(j, "base", base->st->duration_ns, 1);
 	ckt_report_json_secs(j, "trace", cur->st->duration_ns, 1);

@@ -583,6 +583,27 @@ $REPORT --diff $T/ddef1.zst $T/ddef2.zst >$T/ddef.txt 2>/dev/null
 expect_eq "diff, default mode: estimates, the large blocks exact, the text says so" \
 	"$(jget $T/ddef.json estimates) $(jget $T/ddef.json sample_rate_bytes.trace) $(diff_rows $T/ddef.json by_function.peak_heap function | cut -d/ -f1-2) $(grep -c '^(both: the default mode, sampled by 524288 bytes: the bytes by phase, function and thread are estimates)$' $T/ddef.txt)" \
 	"true 524288 extra_cache 0 7000000 7000000 / grow 20000000 25000000 5000000  1"
+# the default mode's peak heap is exact to within each trace's bound (one thread with running
+# totals: 64 KiB each): the diff says so, and a change inside the two bounds may be none
+# (synthesis keeps 1,000 against 2,000 bytes, both under the rate: two runs whose peaks
+# differ by about 1,000 bytes of running totals); exact mode: no bound, no line
+CUZKTRACE_SAMPLE=524288 traced_json ddefs1 $P/diffprog 30000000 1000 0 >/dev/null
+CUZKTRACE_SAMPLE=524288 traced_json ddefs2 $P/diffprog 30000000 2000 0 >/dev/null
+$REPORT --json --diff $T/ddefs1.zst $T/ddefs2.zst >$T/ddefs.json 2>/dev/null
+$REPORT --diff $T/ddefs1.zst $T/ddefs2.zst >$T/ddefs.txt 2>/dev/null
+expect_eq "diff, default mode: each trace's peak heap bound in JSON" \
+	"$(jget $T/ddefs.json peak_heap_error_bound_bytes.base)/$(jget $T/ddefs.json peak_heap_error_bound_bytes.trace)/$(jget $T/ddef.json peak_heap_error_bound_bytes.trace)/$(jget $T/diff.json peak_heap_error_bound_bytes.base)/$(jget $T/diff.json peak_heap_error_bound_bytes.trace)" \
+	"65536/65536/65536/0/0"
+expect_match "diff, default mode: a peak heap change inside both bounds may be none" \
+	"$(grep '^(peak heap' $T/ddefs.txt)" \
+	'^\(peak heap: exact to within 64\.0 KiB in the base and 64\.0 KiB in the trace \(the default mode.s running totals\): the change, \+[0-9]+ B \(\+<0\.1%\), is within 128 KiB and may be none\)$'
+expect_eq "diff, default mode: a change past the bounds (+12 MB) only has the bound; exact mode has no line" \
+	"$(grep '^(peak heap' $T/ddef.txt)/$($REPORT --diff $T/dbase.zst $T/dcur.zst 2>/dev/null | grep -c '^(peak heap')" \
+	"(peak heap: exact to within 64.0 KiB in the base and 64.0 KiB in the trace (the default mode's running totals))/0"
+$REPORT --diff $T/dbase.zst $T/ddefs2.zst >$T/ddefs3.txt 2>/dev/null
+expect_eq "diff, exact base against a default-mode trace: the trace's bound only" \
+	"$(grep '^(peak heap' $T/ddefs3.txt)" \
+	"(peak heap: exact in the base, to within 64.0 KiB in the trace (the default mode's running totals))"
 # --by thread: bytes by thread group too (one thread, named after the program)
 $REPORT --json --by thread --diff $T/dbase.zst $T/dcur.zst >$T/dthr.json 2>/dev/null
 $REPORT --by thread --diff $T/dbase.zst $T/dcur.zst >$T/dthr.txt 2>/dev/null
