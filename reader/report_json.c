@@ -377,7 +377,7 @@ static void ckt_report_json_cuda(struct ckt_json *j, const struct ckt_replay_sta
 }
 
 /* sites_at_peak (peak RSS), sites_at_peak_heap, sites_at_peak_gpu and sites_at_exit (heap
- * blocks live at the end of the trace): [{bytes, count, site,
+ * blocks live at the end of the trace): [{bytes, count, estimate, site,
  * frames, stacks, callers_bytes}], largest first, as many as --top; frames are the stack shown
  * (the heaviest branch of callers), innermost first. */
 static void ckt_report_json_sites(struct ckt_json *j, const char *key, const struct ckt_sites *s,
@@ -389,6 +389,8 @@ static void ckt_report_json_sites(struct ckt_json *j, const char *key, const str
 		ckt_report_json_elem_open(j);
 		ckt_report_json_u64(j, "bytes", e.bytes);
 		ckt_report_json_u64(j, "count", e.count);
+		ckt_report_json_key(j, "estimate");
+		fputs(e.estimate ? "true" : "false", j->f);
 		ckt_report_json_key(j, "site");
 		ckt_report_json_str(j, e.site, strlen(e.site));
 		ckt_report_json_key(j, "frames");

@@ -50,6 +50,8 @@ struct ckt_sites_stack {
 	uint32_t map;           /* the module map current when its STACK record was read */
 	const char **sym;       /* formatted frames, innermost first; NULL until symbolized */
 	uint64_t allocs, alloc_bytes;
+	bool sampled;           /* a sample of the default mode counted here: its figures are
+				 * estimates */
 	struct ckt_tracked t[T_COUNT];
 };
 
@@ -62,6 +64,7 @@ struct ckt_sites_site {
 	uint64_t path_bytes[K_COUNT][CKT_SITES_SHORT]; /* bytes through each caller shown */
 	uint64_t n_stacks[K_COUNT];   /* distinct stacks (symbolized) holding its bytes then */
 	uint64_t allocs, alloc_bytes;
+	bool sampled;           /* one of its stacks is (ckt_sites_stack.sampled) */
 	uint64_t most_alloc;    /* the stack that allocated the most bytes, for the CSV */
 	size_t most_stack;
 };
@@ -505,7 +508,9 @@ static void ckt_sites_on_bytes(void *ctx, const struct ckt_attr *a, const struct
 	struct ckt_sites_stack *st = &s->stacks[i];
 	/* a sample of the default mode stands for `weight` allocations (its delta is weighted
 	 * already); the same weight comes with its free, so live counts return to zero */
-	int64_t w = a->weight > 1.0 ? llround(a->weight * CKT_SITES_ONE) : CKT_SITES_ONE;
+	bool sample = a->weight > 1.0;
+	int64_t w = sample ? llround(a->weight * CKT_SITES_ONE) : CKT_SITES_ONE;
+	st->sampled |= sample;
 	int64_t nb, nb_rise; /* held at the bounds, as ckt_tracked_sum */
 	if (__builtin_mul_overflow(run->blocks, w, &nb))
 		nb = run->blocks > 0 ? INT64_MAX : INT64_MIN;
@@ -800,6 +805,7 @@ int ckt_sites_finish(struct ckt_sites *s, const struct ckt_replay_stats *st, uns
 		}
 		site->allocs += sk->allocs;
 		site->alloc_bytes += sk->alloc_bytes;
+		site->sampled |= sk->sampled;
 		if (sk->alloc_bytes >= site->most_alloc) {
 			site->most_alloc = sk->alloc_bytes;
 			site->most_stack = i;
@@ -854,6 +860,7 @@ bool ckt_sites_top(const struct ckt_sites *s, enum ckt_moment m, size_t i, struc
 	const struct ckt_sites_stack *st = &s->stacks[site->best_stack[k]];
 	e->bytes = site->at[k];
 	e->count = ckt_sites_count(site->n_at[k]);
+	e->estimate = site->sampled;
 	e->site = site->key;
 	e->frames = st->sym;
 	e->nframes = st->nsym;
@@ -894,9 +901,10 @@ static void ckt_sites_text_moment(FILE *out, const struct ckt_sites *s, int k, c
 		struct ckt_sites_entry e;
 		ckt_sites_top(s, ckt_sites_moment[k], i, &e);
 		double share = s->peak[k] ? 100.0 * (double)e.bytes / (double)s->peak[k] : 0.0;
-		fprintf(out, "  #%zu  %s (%" PRIu64 " bytes), %.1f%% of %s, %" PRIu64 " allocation%s live\n",
+		fprintf(out, "  #%zu  %s (%" PRIu64 " bytes), %.1f%% of %s, %" PRIu64 " allocation%s live%s\n",
 			i + 1, ckt_util_fmt_bytes(h, sizeof(h), e.bytes), e.bytes, share,
-			k == K_EXIT ? "the heap then" : "the peak", e.count, e.count == 1 ? "" : "s");
+			k == K_EXIT ? "the heap then" : "the peak", e.count, e.count == 1 ? "" : "s",
+			e.estimate ? " (estimated from samples)" : "");
 		fputs("      ", out);
 		ckt_sites_put(out, e.site, false);
 		fputc('\n', out);

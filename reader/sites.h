@@ -56,6 +56,8 @@ const char *ckt_sites_warning(const struct ckt_sites *s, size_t i);
 struct ckt_sites_entry {
 	uint64_t bytes;             /* live at the moment */
 	uint64_t count;             /* live blocks (allocations, mappings) then */
+	bool estimate;              /* bytes and count include samples of the default mode (each
+				     * weighted by what it stands for): estimates */
 	const char *site;           /* "function (file:line)" */
 	const char *const *frames;  /* the stack shown, innermost first: of the heaviest branch of
 				     * callers (sites.c, ckt_sites_paths) */

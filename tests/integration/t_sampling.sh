@@ -85,6 +85,21 @@ PYEOF
 done >$T/sp.all
 expect_eq "default mode: sample counts unrounded, the peak holds every sample (6 runs)" \
 	"$(sort -u $T/sp.all)" "samples*b1 True peak_has_all True counts True"
+# a site whose figures come from samples says so (text: "(estimated from samples)", JSON
+# "estimate": true); the same blocks at or above the rate are recorded one by one: exact. At
+# 1 MiB every run of 6 held a sample (no sample at all: 0.56^20, about 1 in 100,000)
+CUZKTRACE_SAMPLE=65536 CUZKTRACE_OUT=$T/spx.zst traced spx $P/sampled
+for f in sp1 spx; do
+	$REPORT $T/$f.zst 2>/dev/null | sed -n '/^top sites at peak heap/,/^$/p' | grep -A1 '^  #' | grep -B1 'sampled\.c' | head -1 >$T/$f.row
+	$REPORT --json $T/$f.zst 2>/dev/null | $PY -c 'import json, sys
+print([s["estimate"] for s in json.load(sys.stdin)["sites_at_peak_heap"] if "sampled.c" in s["site"]])' >>$T/$f.row
+done
+expect_match "default mode: a sampled site's row says its figures are estimates" "$(cat $T/sp1.row)" \
+	'^  #1  [0-9.]+ MiB \([0-9]+ bytes\), [0-9.]+% of the peak, [0-9]+ allocations live \(estimated from samples\)
+\[True\]$'
+expect_match "default mode: blocks at or above the rate are exact: no mark" "$(cat $T/spx.row)" \
+	'^  #1  11\.7 MiB \(12288000 bytes\), [0-9.]+% of the peak, 20 allocations live
+\[False\]$'
 
 # The filter in front of the tracer's set of live samples grows (past 16,384 live samples) while
 # samples are taken and freed by four threads, the frees crossing threads: every sampled free
