@@ -1098,6 +1098,13 @@ static int ckt_phases_text_moment(FILE *out, const struct ckt_phases *p, enum ck
 
 	if (!pk->bytes)
 		return 0;
+	size_t n = ckt_phases_by_phase(p, m, &sh);
+	/* shares of the attributed bytes: at the peak RSS they do not add up to the RSS (pages
+	 * allocated but never touched are not resident; libraries and stacks are not allocated),
+	 * and the line says what they are shares of */
+	uint64_t sum = 0;
+	for (size_t k = 0; k < n; k++)
+		sum += sh[k].bytes;
 	fprintf(out, CKT_PHASES_COL "%s at %s s, during ", label, ckt_util_fmt_bytes(h, sizeof(h), pk->bytes),
 		ckt_util_fmt_secs(t, sizeof(t), pk->ts, 6));
 	if (!na)
@@ -1108,13 +1115,10 @@ static int ckt_phases_text_moment(FILE *out, const struct ckt_phases *p, enum ck
 		const char *shown = ckt_phases_shown(names[k]);
 		ckt_util_put_clean(out, shown, strlen(shown));
 	}
+	if (m == CKT_AT_PEAK_RSS && n && sum != pk->bytes)
+		fprintf(out, "; shares of the %s allocated then (heap, anonymous mmap, pinned)",
+			ckt_util_fmt_bytes(h, sizeof(h), sum));
 	fputc('\n', out);
-	size_t n = ckt_phases_by_phase(p, m, &sh);
-	/* shares of the attributed bytes: at the peak RSS they do not add up to the RSS (pages
-	 * allocated but never touched are not resident; libraries and stacks are not allocated) */
-	uint64_t sum = 0;
-	for (size_t k = 0; k < n; k++)
-		sum += sh[k].bytes;
 	for (size_t k = 0; k < n; k++) {
 		ckt_phases_put_label(out, "  ", sh[k].name);
 		fprintf(out, "%-10s %5.1f%%  (%" PRIu64 " bytes)\n", ckt_util_fmt_bytes(h, sizeof(h), sh[k].bytes),

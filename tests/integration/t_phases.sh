@@ -164,6 +164,11 @@ expect_match "mini_prover: --phases-csv holds load's heap and mapping" "$(cat $T
 $REPORT $T/mini.zst >$T/mini.txt
 expect_match "mini_prover: text names the phases active at the peak heap" "$(cat $T/mini.txt)" 'peak heap +[0-9.]+ MiB at [0-9.]+ s, during [a-z +]*prove'
 expect_match "mini_prover: text first owner is load" "$(sed -n '/^peak heap .*during/{n;p;q}' $T/mini.txt)" '^  load +64\.0 MiB'
+# at the peak RSS the shares are of what was allocated then (heap, anonymous mmap, pinned),
+# not of the RSS: the line says of what (the JSON's by_phase bytes at peak RSS add up to it)
+expect_match "mini_prover: the peak RSS line says what its phases' shares are of" \
+	"$(grep '^peak RSS .*, during ' $T/mini.txt)" \
+	'^peak RSS +[0-9.]+ MiB at [0-9.]+ s, during [a-z +]+; shares of the [0-9.]+ (B|KiB|MiB) allocated then \(heap, anonymous mmap, pinned\)$'
 
 # The phase API and log-line rules at their edges (tests/progs/phases2.c has the numbers).
 p2() { # p2 MODE [RULES]: trace one mode in exact mode, report to $T/p2MODE.json
