@@ -241,7 +241,8 @@ void ckt_line_bytes(struct ckt_line *l, uint64_t bytes)
 	static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
 	unsigned u = 0;
 	uint64_t scale = 1;
-	while (u < 5 && bytes >= scale * 1024) {
+	/* up a unit from where the value would round to 1024 of it: "1.00 MiB", not "1024 KiB" */
+	while (u < 5 && (unsigned __int128)bytes * 2 >= (unsigned __int128)scale * 2047) {
 		scale *= 1024;
 		u++;
 	}

@@ -33,7 +33,8 @@ char *ckt_util_fmt_bytes(char *buf, size_t n, uint64_t bytes)
 		snprintf(buf, n, "%" PRIu64 " B", bytes);
 		return buf;
 	}
-	while (v >= 1024.0 && u + 1 < sizeof(units) / sizeof(units[0])) {
+	/* a value that would print as "1024" of a unit is the next unit's "1.00" */
+	while (v >= 1023.5 && u + 1 < sizeof(units) / sizeof(units[0])) {
 		v /= 1024.0;
 		u++;
 	}

@@ -94,13 +94,13 @@ expect_eq "every entry point: live at exit (heap: the thirteen blocks; mmap: 3 M
 # human BYTES: the exit line's rendering (three significant digits, binary units)
 human() {
 	awk -v b="$1" 'BEGIN { split("B KiB MiB GiB TiB PiB", U, " "); s = 1; i = 1
-		while (i < 6 && b >= s * 1024) { s *= 1024; i++ }
+		while (i < 6 && b * 2 >= s * 2047) { s *= 1024; i++ }
 		if (i == 1) { printf "%d B", b; exit }
 		c = int((b * 100 + s / 2) / s); d = c < 1000 ? 2 : c < 10000 ? 1 : 0
 		m = d == 2 ? 100 : d == 1 ? 10 : 1; r = int((b * m + s / 2) / s)
 		if (d) printf "%d.%0" d "d %s", int(r / m), r % m, U[i]; else printf "%d %s", r, U[i] }'
 }
-expect_eq "human units as the exit line writes them" "$(human 835016)/$(human 1023)/$(human 1048064)/$(human 10747)" "815 KiB/1023 B/1024 KiB/10.5 KiB"
+expect_eq "human units as the exit line writes them" "$(human 835016)/$(human 1023)/$(human 1048063)/$(human 1048064)/$(human 10747)" "815 KiB/1023 B/1023 KiB/1.00 MiB/10.5 KiB"
 CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/usable.zst traced usable $P/usable
 read -r _ u _ req <$T/usable.out
 expect_eq "usable: requested bytes" "$req" 375000

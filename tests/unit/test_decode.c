@@ -80,6 +80,10 @@ static void test_util_format(void **state)
 	assert_string_equal(ckt_util_fmt_bytes(b, sizeof(b), 1024), "1.00 KiB");
 	assert_string_equal(ckt_util_fmt_bytes(b, sizeof(b), 1610612736), "1.50 GiB");
 	assert_string_equal(ckt_util_fmt_bytes(b, sizeof(b), 10 * 1024 - 1), "10.0 KiB");
+	/* what would print as 1024 of a unit is 1.00 of the next (1023.5 KiB and up) */
+	assert_string_equal(ckt_util_fmt_bytes(b, sizeof(b), 1048063), "1023 KiB");
+	assert_string_equal(ckt_util_fmt_bytes(b, sizeof(b), 1048064), "1.00 MiB");
+	assert_string_equal(ckt_util_fmt_bytes(b, sizeof(b), 1073217536), "1.00 GiB");
 	assert_string_equal(ckt_util_fmt_bytes(b, sizeof(b), 123 * 1024 * 1024), "123 MiB");
 	assert_string_equal(ckt_util_fmt_bytes(b, sizeof(b), 5ull << 50), "5120 TiB");
 	assert_string_equal(ckt_util_fmt_sbytes(b, sizeof(b), -1536), "-1.50 KiB");
