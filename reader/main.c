@@ -131,7 +131,7 @@ static void ckt_main_help(void)
 	       "  2  usage error\n");
 }
 
-/* --diff reads its two traces at once (ckt_main_read_both): each read's lines wait in a log of
+/* --diff reads its two traces at once (ckt_main_read_all): each read's lines wait in a log of
  * its own and are printed as a read of one trace after the other would print them, the base's
  * first. NULL on the thread that prints at once. */
 struct ckt_main_log {
@@ -144,16 +144,13 @@ static void ckt_main_emit(const char *s, size_t n)
 {
 	struct ckt_main_log *l = ckt_main_log_to;
 	if (l && l->len + n > l->cap) {
-		size_t cap = (l->len + n) * 2;
-		char *b = realloc(l->buf, cap);
-		if (!b) { /* out of memory: the line goes out at once, out of order */
-			fwrite(s, 1, n, stderr);
-			return;
+		char *b = realloc(l->buf, (l->len + n) * 2);
+		if (b) {
+			l->buf = b;
+			l->cap = (l->len + n) * 2;
 		}
-		l->buf = b;
-		l->cap = cap;
 	}
-	if (!l) {
+	if (!l || l->len + n > l->cap) { /* at once (out of memory: out of order) */
 		fwrite(s, 1, n, stderr);
 		return;
 	}
@@ -621,9 +618,6 @@ static int ckt_main_phases_finish(const struct ckt_args *a, struct ckt_phases *p
 	return 0;
 }
 
-/* Reads and replays m->path, says what is wrong with it on stderr, and computes the sites
- * (top of each peak shown) and phases; with outputs, writes --csv, --phases-csv, --sites-csv
- * and --folded. Returns 0, or -1 after one error line. */
 /* Opens m->path and reads its header (ckt_main_read's first part: a missing file, not a
  * trace, an unsupported version are said before anything long begins). */
 static int ckt_main_open(struct ckt_main_read *m)
@@ -642,7 +636,9 @@ static int ckt_main_open(struct ckt_main_read *m)
 	return 0;
 }
 
-/* Reads the trace opened by ckt_main_open, replays it and computes its results. */
+/* Reads and replays the trace ckt_main_open opened, says what is wrong with it on stderr, and
+ * computes the sites (top of each peak shown) and phases; with outputs, writes --csv,
+ * --phases-csv, --sites-csv and --folded. Returns 0, or -1 after one error line. */
 static int ckt_main_read(const struct ckt_args *a, struct ckt_main_read *m, bool outputs, unsigned top)
 {
 	struct ckt_error err = { 0 };
