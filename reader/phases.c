@@ -1116,7 +1116,7 @@ static int ckt_phases_text_moment(FILE *out, const struct ckt_phases *p, enum ck
 		ckt_util_put_clean(out, shown, strlen(shown));
 	}
 	if (m == CKT_AT_PEAK_RSS && n && sum != pk->bytes)
-		fprintf(out, "; shares of the %s allocated then (heap, anonymous mmap, pinned)",
+		fprintf(out, " (shares of the %s allocated then: heap, anonymous mmap, pinned)",
 			ckt_util_fmt_bytes(h, sizeof(h), sum));
 	fputc('\n', out);
 	for (size_t k = 0; k < n; k++) {

@@ -168,7 +168,7 @@ expect_match "mini_prover: text first owner is load" "$(sed -n '/^peak heap .*du
 # not of the RSS: the line says of what (the JSON's by_phase bytes at peak RSS add up to it)
 expect_match "mini_prover: the peak RSS line says what its phases' shares are of" \
 	"$(grep '^peak RSS .*, during ' $T/mini.txt)" \
-	'^peak RSS +[0-9.]+ MiB at [0-9.]+ s, during [a-z +]+; shares of the [0-9.]+ (B|KiB|MiB) allocated then \(heap, anonymous mmap, pinned\)$'
+	'^peak RSS +[0-9.]+ MiB at [0-9.]+ s, during [a-z +]+ \(shares of the [0-9.]+ (B|KiB|MiB) allocated then: heap, anonymous mmap, pinned\)$'
 
 # The phase API and log-line rules at their edges (tests/progs/phases2.c has the numbers).
 p2() { # p2 MODE [RULES]: trace one mode in exact mode, report to $T/p2MODE.json
