@@ -1230,6 +1230,43 @@ static void hold_old_trace(int slot, const char *path)
 	held_fd[slot] = h;
 }
 
+/* 1 when the file at path (open for writing at fd, locked) already holds a trace whose header names this pid: the trace of
+ * the image this process replaced by an exec the hooks did not see (glibc's execl, execle and
+ * execlp call an internal execve; execveat, a raw execve system call), which left no
+ * CUZKTRACE_EXEC_FROM behind; or of an earlier process that had this pid. Either way not to be
+ * truncated. Reads the file's first zstd frame (the header, a few KiB, at most 32 KiB of
+ * arguments twice). 0 for anything else, a file that is not a trace included. */
+static int holds_trace_of_pid(const char *path, pid_t pid)
+{
+	enum { ZCAP = 128 * 1024, HCAP = 96 * 1024 };
+	int f = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	uint8_t *z = f >= 0 ? ckt_big_alloc(ZCAP + HCAP) : NULL, *h = z + ZCAP;
+	int same = 0;
+	ssize_t n = z ? pread(f, z, ZCAP, 0) : -1;
+	if (f >= 0)
+		close(f);
+	size_t fz = n > 0 ? ZSTD_findFrameCompressedSize(z, (size_t)n) : 0;
+	size_t hn = fz && !ZSTD_isError(fz) ? ZSTD_decompress(h, HCAP, z, fz) : 0;
+	if (!ZSTD_isError(hn) && hn > CKT_MAGIC_LEN + 2 && !memcmp(h, CKT_MAGIC, CKT_MAGIC_LEN)) {
+		const uint8_t *p = h + CKT_MAGIC_LEN + 2, *end = h + hn;
+		char num[24];
+		u64s(num, (uint64_t)pid);
+		for (uint64_t kl, vl; p && (p = ckt_get_uv(p, end, &kl)) && kl <= (uint64_t)(end - p);) {
+			const uint8_t *k = p;
+			p += kl;
+			if (!kl || !(p = ckt_get_uv(p, end, &vl)) || vl > (uint64_t)(end - p))
+				break;
+			if (kl == 3 && !memcmp(k, "pid", 3)) {
+				same = vl == strlen(num) && !memcmp(p, num, vl);
+				break;
+			}
+			p += vl;
+		}
+	}
+	ckt_big_free(z);
+	return same;
+}
+
 /* The trace goes to path_abs instead of old: one warning line, old + why + the new name;
  * shown (the name the init line gives) follows. */
 static void say_renamed(const char *old, const char *why, char *shown)
@@ -1283,6 +1320,15 @@ static int setup(const char *want_path, pid_t pid, const char *exe_path, char *s
 	fd = open_locked(path_abs);
 	if (fd >= 0)
 		fd = ckt_fd_high(fd); /* the flock belongs to the open file, so it moves along */
+	if (fd >= 0 && !exec_clash && holds_trace_of_pid(path_abs, pid)) {
+		char old[sizeof(path_abs)];
+		strcpy(old, path_abs);
+		close(fd);
+		exec_name(path_requested, old);
+		say_renamed(old, "' holds the trace of the image this process replaced by exec; using '", shown);
+		hold_old_trace(0, old);
+		fd = ckt_fd_high(open_locked(path_abs));
+	}
 	if (fd == -EBUSY) {
 		char old[sizeof(path_abs)];
 		strcpy(old, path_abs);

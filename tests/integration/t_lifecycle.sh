@@ -247,6 +247,25 @@ expect_eq "exec: old image's trace complete, ended by exec, 4,000,000 live" \
 	"$(jget $T/exec1.json truncated)/$(jget $T/exec1.json end_reason)/$(jget $T/exec1.json live_at_exit.heap_bytes)" "false/exec/4000000"
 $REPORT --json $T/exec/t.$pid.exec1.zst >$T/exec2.json 2>/dev/null
 expect_eq "exec: new image's trace" "$(jget $T/exec2.json exe)/$(jget $T/exec2.json truncated)" "$P/exitcode/false"
+# an exec the hooks do not see (glibc's execl, execveat, a raw execve system call) leaves no
+# CUZKTRACE_EXEC_FROM: the new image finds its own pid in the header of the file it was given
+# and takes the next name (it used to truncate the old image's trace, without a word). The old
+# trace ends at its last flush: truncated, the 123,456 bytes in it
+for m in execl execveat raw; do
+	mkdir -p $T/execraw$m
+	CUZKTRACE_FLUSH_MS=20 CUZKTRACE_OUT=$T/execraw$m/t.%p.zst traced execraw$m $P/execraw $m $P/exitcode
+	pid=$(sed -E 's/.*\(pid ([0-9]+)\).*/\1/;q' $T/execraw$m.err)
+	$REPORT --json $T/execraw$m/t.$pid.zst >$T/execraw$m.old.json 2>/dev/null
+	$REPORT --json $T/execraw$m/t.$pid.exec1.zst >$T/execraw$m.new.json 2>/dev/null
+	expect_eq "exec unseen by the hooks ($m): the new image runs, says the clash, takes the next name; the old trace kept" \
+		"$(cat $T/execraw$m.out)/$(cat $T/execraw$m.rc)/$(grep warning $T/execraw$m.err)/$(jget $T/execraw$m.old.json exe)/$(jget $T/execraw$m.old.json truncated)/$(jget $T/execraw$m.old.json live_at_exit.heap_bytes)/$(jget $T/execraw$m.new.json exe)/$(jget $T/execraw$m.new.json truncated)" \
+		"$(cat $T/plain.out)/$plain_rc/cuzktrace: warning: '$T/execraw$m/t.$pid.zst' holds the trace of the image this process replaced by exec; using '$T/execraw$m/t.$pid.exec1.zst'/$P/execraw/true/123456/$P/exitcode/false"
+done
+# the default name (%e) and the same program: the same file name again
+mkdir -p $T/execrawself && (cd $T/execrawself && CUZKTRACE_FLUSH_MS=20 LD_PRELOAD=$LIB $P/execraw execl $P/execraw >/dev/null 2>$T/execrawself.err)
+expect_eq "exec unseen by the hooks, default name, same program: two traces, the second .exec1" \
+	"$(ls $T/execrawself | sed -E 's/[0-9]+/N/')" "cuzktrace.execraw.N.exec1.zst
+cuzktrace.execraw.N.zst"
 
 # A signal handler writing into the program's own pipe while the thread is inside the tracer's
 # stack capture (exact mode): every byte reaches the program's pipe.
