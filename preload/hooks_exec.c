@@ -172,6 +172,11 @@ static char **exec_begin(char *const envp[], int finish)
 	return e;
 }
 
+/* Each hook below: an exec that fails with E2BIG (arguments and environment over the kernel's
+ * limit) may fail only for the two variables exec_begin adds, where the program's own call
+ * would start: it is tried again as the program made it (the new image then finds this
+ * image's trace by the pid in its header, setup in writer.c). */
+
 /* The real function may not be resolved yet: a library constructor can exec before anything
  * else called into us. Resolve them then; if one is still missing, fail as the call would. */
 #define CKT_EXEC_REAL(name)                                                                        \
@@ -192,6 +197,8 @@ CKT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 	int finish = runnable(path);
 	char **e = exec_begin(envp, finish);
 	int rc = ckt_real.execve(path, argv, e ? e : envp);
+	if (e && rc < 0 && errno == E2BIG)
+		rc = ckt_real.execve(path, argv, envp);
 	after_failed_exec(e, finish);
 	return rc;
 }
@@ -204,6 +211,8 @@ CKT_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 	int finish = runnable_in_path(file);
 	char **e = exec_begin(envp, finish);
 	int rc = ckt_real.execvpe(file, argv, e ? e : envp);
+	if (e && rc < 0 && errno == E2BIG)
+		rc = ckt_real.execvpe(file, argv, envp);
 	after_failed_exec(e, finish);
 	return rc;
 }
@@ -216,6 +225,8 @@ CKT_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 	int finish = runnable_fd(fd);
 	char **e = exec_begin(envp, finish);
 	int rc = ckt_real.fexecve(fd, argv, e ? e : envp);
+	if (e && rc < 0 && errno == E2BIG)
+		rc = ckt_real.fexecve(fd, argv, envp);
 	after_failed_exec(e, finish);
 	return rc;
 }
@@ -229,6 +240,8 @@ CKT_EXPORT int execv(const char *path, char *const argv[])
 	int finish = runnable(path);
 	char **e = exec_begin(environ, finish);
 	int rc = ckt_real.execve(path, argv, e ? e : environ);
+	if (e && rc < 0 && errno == E2BIG)
+		rc = ckt_real.execve(path, argv, environ);
 	after_failed_exec(e, finish);
 	return rc;
 }
@@ -241,6 +254,8 @@ CKT_EXPORT int execvp(const char *file, char *const argv[])
 	int finish = runnable_in_path(file);
 	char **e = exec_begin(environ, finish);
 	int rc = ckt_real.execvpe(file, argv, e ? e : environ);
+	if (e && rc < 0 && errno == E2BIG)
+		rc = ckt_real.execvpe(file, argv, environ);
 	after_failed_exec(e, finish);
 	return rc;
 }

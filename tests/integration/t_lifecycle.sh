@@ -261,6 +261,16 @@ for m in execl execveat raw; do
 		"$(cat $T/execraw$m.out)/$(cat $T/execraw$m.rc)/$(grep warning $T/execraw$m.err)/$(jget $T/execraw$m.old.json exe)/$(jget $T/execraw$m.old.json truncated)/$(jget $T/execraw$m.old.json live_at_exit.heap_bytes)/$(jget $T/execraw$m.new.json exe)/$(jget $T/execraw$m.new.json truncated)" \
 		"$(cat $T/plain.out)/$plain_rc/cuzktrace: warning: '$T/execraw$m/t.$pid.zst' holds the trace of the image this process replaced by exec; using '$T/execraw$m/t.$pid.exec1.zst'/$P/execraw/true/123456/$P/exitcode/false"
 done
+# an environment as large as the kernel takes: the two variables the exec hook adds made the
+# exec fail (E2BIG) where untraced it runs; it is tried again as the program made it, and the
+# new image finds the old trace by its pid
+mkdir -p $T/bigenv
+CUZKTRACE_OUT=$T/bigenv/t.%p.zst traced bigenv $P/bigenv $P/exitcode
+pid=$(sed -E 's/.*\(pid ([0-9]+)\).*/\1/;q' $T/bigenv.err)
+$REPORT --json $T/bigenv/t.$pid.zst >$T/bigenv.old.json 2>/dev/null
+expect_eq "exec at the kernel's limit of environment: the new image runs; the old trace complete (ended by exec), the new one .exec1" \
+	"$(cat $T/bigenv.out)/$(cat $T/bigenv.rc)/$(jget $T/bigenv.old.json end_reason)/$(ls $T/bigenv | tr '\n' ' ')/$(grep -c 'exec failed' $T/bigenv.err)" \
+	"$(cat $T/plain.out)/$plain_rc/exec/t.$pid.exec1.zst t.$pid.zst /0"
 # the default name (%e) and the same program: the same file name again
 mkdir -p $T/execrawself && (cd $T/execrawself && CUZKTRACE_FLUSH_MS=20 LD_PRELOAD=$LIB $P/execraw execl $P/execraw >/dev/null 2>$T/execrawself.err)
 expect_eq "exec unseen by the hooks, default name, same program: two traces, the second .exec1" \
