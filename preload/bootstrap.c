@@ -134,6 +134,7 @@ static void on_fork_child(void)
 	 * belongs to the parent: a child that does not exec runs untraced (an exec'd child is
 	 * traced to its own file by its own copy of this library). */
 	atomic_store(&ckt_active, 0);
+	ckt_arena_after_fork_child();
 	ckt_writer_after_fork_child();
 	ckt_thread_after_fork_child();
 }

@@ -93,26 +93,15 @@ void ckt_log(const char *a, const char *b, const char *c, const char *d);
 void ckt_log_process(const char *msg);
 
 /* ---- the tracer's own memory ----
- * Always glibc's allocator, called by its __libc_ names, never through the `malloc` symbol: an
- * executable may export its own malloc (rustc links jemalloc so), which then serves every call
- * to `malloc` in the process, the tracer's included. A hook that runs inside that allocator
- * (its mmap or munmap while it initializes, holding its lock) and called `malloc` would
- * re-enter it and deadlock: rustc hung so on its first allocation. */
-extern void *__libc_malloc(size_t n);
-extern void *__libc_realloc(void *p, size_t n);
-extern void __libc_free(void *p);
-static inline void *ckt_malloc(size_t n)
-{
-	return __libc_malloc(n);
-}
-static inline void *ckt_realloc(void *p, size_t n)
-{
-	return __libc_realloc(p, n);
-}
-static inline void ckt_free(void *p)
-{
-	__libc_free(p);
-}
+ * Never the program's allocator: not through the `malloc` symbol (an executable may export its
+ * own malloc, as rustc links jemalloc; a hook that runs inside that allocator, its mmap while it
+ * initializes holding its lock, and called `malloc` re-entered it: rustc hung so on its first
+ * allocation), and not from glibc's heap either, where a program's overrun of its own block
+ * wrote over the tracer's records beside it (arena.c: mappings of the tracer's own). */
+void *ckt_malloc(size_t n);
+void *ckt_realloc(void *p, size_t n);
+void ckt_free(void *p);
+void ckt_arena_after_fork_child(void);
 /* The tracer's blocks that may be big (the writer's buffers, zstd's workspace, the module map):
  * from CKT_BIG_MAPPED bytes on, mapped directly instead of taken from glibc. glibc raises its
  * mmap threshold to the size of any block it had mapped that is freed, for the whole process:

@@ -562,3 +562,18 @@ mkdir -p $T/gonedir
 (cd $T/gonedir && rmdir $T/gonedir && env -u CUZKTRACE_OUT LD_PRELOAD=$LIB /bin/true) 2>$T/gonedir.err
 expect_match "working directory removed: status 0, the expanded name in the one line" "$?/$(cat $T/gonedir.err)" \
 	"^0/cuzktrace: error: cannot trace to 'cuzktrace\.true\.[0-9]+\.zst': No such file or directory; running untraced\$"
+
+# a heap overrun glibc never notices (K bytes past a 100-byte block, into a block never used
+# again): the tracer's records lived in the same heap, right after the program's first
+# blocks, and the writer crashed on one (status 139, 134 for K = 32); they live in mappings of
+# the tracer's own now: the program runs to its end as untraced, the trace complete
+for k in 32 40 96; do
+	for mode in 0 524288; do
+		CUZKTRACE_SAMPLE=$mode traced_json overrun$k.$mode $P/overrun $k >/dev/null
+		printf '%s/%s/%s/%s\n' "$(cat $T/overrun$k.$mode.rc)" "$(cat $T/overrun$k.$mode.out)" \
+			"$(jget $T/overrun$k.$mode.json truncated)" "$(grep -c '^cuzktrace: ' $T/overrun$k.$mode.err)"
+	done
+done >$T/overrun.all
+expect_eq "heap overrun into the next block: status 0, output, trace complete, two tracer lines (3 lengths x 2 modes)" \
+	"$(sort -u $T/overrun.all)" "0/overrun: survived/false/2"
+

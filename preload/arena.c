@@ -1,0 +1,130 @@
+/* arena.c: the tracer's small blocks (ckt_malloc, and ckt_big_alloc under CKT_BIG_MAPPED):
+ * records queued for the writer (thread names, phase names, notes), the writer's merge array,
+ * zstd's small buffers. They come from mappings of the tracer's own (ckt_ownmaps_map, chunks of
+ * 2 MiB, resident as used), not from the program's heap: there, a program that wrote past the
+ * end of its own block (a bug glibc may never notice untraced) wrote over the tracer's record
+ * next to it, and the writer thread crashed on its link (SIGSEGV in a program that runs to its
+ * end untraced; tests/progs/overrun.c).
+ *
+ * Size classes of 16 << k bytes, each with a free list; a block carries its class in a 16-byte
+ * header. A free block goes back to its class's list and is never returned to the kernel: the
+ * tracer's small memory peaks at a few MiB and is reused. One spinlock: none of these calls is
+ * on the allocation path (a hook takes a block when a thread first records, names itself, or
+ * enters a phase, and the writer once a flush), and a signal handler that interrupts a holder
+ * cannot take it again (the holder's hook has the guard up; the helper threads block
+ * signals). The forked child starts with empty lists (a holder on another thread of the parent
+ * is not in the child). */
+#include "ckt.h"
+
+#include <sched.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#define CLASSES 13                       /* 16 B .. 64 KiB */
+#define CHUNK ((size_t)2 << 20)          /* no padding needed around it (ownmaps.c) */
+
+struct hdr {
+	size_t cls;
+	size_t pad;
+};
+struct blk {
+	struct blk *next;
+};
+
+static atomic_flag lock = ATOMIC_FLAG_INIT;
+static struct blk *free_list[CLASSES];
+static char *bump, *bump_end;
+
+static void take(void)
+{
+	for (unsigned spins = 0; atomic_flag_test_and_set_explicit(&lock, memory_order_acquire);)
+		if (++spins % 64 == 0)
+			sched_yield();
+}
+
+static void give(void)
+{
+	atomic_flag_clear_explicit(&lock, memory_order_release);
+}
+
+static unsigned class_of(size_t n)
+{
+	unsigned c = 0;
+	while (c < CLASSES - 1 && ((size_t)16 << c) < n)
+		c++;
+	return c;
+}
+
+void *ckt_malloc(size_t n)
+{
+	size_t need = n + sizeof(struct hdr);
+	if (need < n)
+		return NULL;
+	if (need > ((size_t)16 << (CLASSES - 1))) /* past the classes: a mapping of its own */
+		return ckt_big_alloc(n);
+	unsigned c = class_of(need);
+	size_t sz = (size_t)16 << c;
+	struct hdr *h = NULL;
+	take();
+	if (free_list[c]) {
+		h = (struct hdr *)free_list[c];
+		free_list[c] = free_list[c]->next;
+	} else {
+		if ((size_t)(bump_end - bump) < sz) {
+			char *m = ckt_ownmaps_map(CHUNK, 0);
+			if (m) { /* what was left of the old chunk is lost: under 64 KiB */
+				bump = m;
+				bump_end = m + CHUNK;
+			}
+		}
+		if ((size_t)(bump_end - bump) >= sz) {
+			h = (struct hdr *)bump;
+			bump += sz;
+		}
+	}
+	give();
+	if (!h)
+		return NULL;
+	h->cls = c;
+	return h + 1;
+}
+
+void ckt_free(void *p)
+{
+	if (!p)
+		return;
+	struct hdr *h = (struct hdr *)p - 1;
+	if (h->cls >= CLASSES) { /* a block of ckt_big_alloc (its header holds its size) */
+		ckt_big_free(p);
+		return;
+	}
+	unsigned c = (unsigned)h->cls;
+	struct blk *b = (struct blk *)h;
+	take();
+	b->next = free_list[c];
+	free_list[c] = b;
+	give();
+}
+
+void *ckt_realloc(void *p, size_t n)
+{
+	if (!p)
+		return ckt_malloc(n);
+	struct hdr *h = (struct hdr *)p - 1;
+	size_t have = h->cls < CLASSES ? ((size_t)16 << h->cls) - sizeof(*h) : h->cls - 16;
+	if (n <= have)
+		return p;
+	void *q = ckt_malloc(n);
+	if (q) {
+		memcpy(q, p, have);
+		ckt_free(p);
+	}
+	return q;
+}
+
+void ckt_arena_after_fork_child(void)
+{
+	atomic_flag_clear(&lock);
+	memset(free_list, 0, sizeof(free_list));
+	bump = bump_end = NULL;
+}
