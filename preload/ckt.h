@@ -303,6 +303,10 @@ struct ckt_tls {
 		    * tracer thread), 2 none could be mapped (its events are counted lost) */
 	int from_pool; /* with guard raised: malloc and calloc are served from the boot pool, whose
 			* blocks free ignores (memory glibc frees for us later: hooks_exec.c) */
+	struct ckt_guard_frame *guard_frame; /* the mmap family's hook that raised the guard
+					      * (ckt_guard_mark), else NULL */
+	uintptr_t guard_fp;                  /* that hook's frame address */
+	uint64_t guard_seq;
 	volatile sig_atomic_t awaiting_exit; /* an exit waits for another thread to finish the
 					      * trace (hooks_exec.c): a signal handler's _exit
 					      * may finish it */
@@ -339,7 +343,33 @@ struct ckt_tls {
  * the count in the trace and says so once on stderr. A handler's calls that go through libc
  * (strdup, stdio) pass uncounted, and so do those made during a CUDA hook or a thread's end. */
 #define CKT_GUARD_HOOK 0x4000
+#define CKT_GUARD_MAP 0x4001 /* the same, raised by a hook of the mmap family (ckt_guard_mark) */
 extern _Atomic uint64_t ckt_lost_nested;
+
+/* The mmap family's hooks make system calls a signal can interrupt, and its handler may leave
+ * by siglongjmp (a timeout around a slow mmap with MAP_POPULATE, a legal jump: mmap is
+ * async-signal-safe): the hook's frame is gone with its guard still up, and every later call
+ * of the thread passed through untraced, counted lost as a handler's. Those hooks mark their
+ * frame and raise the guard as CKT_GUARD_MAP; a hook that finds that guard up and the frame gone
+ * (ckt_guard_stale, off the traced path: only when the guard is up) takes it back. The call
+ * the jump left is counted lost (ckt_lost_jumped, said once). A jump out of a malloc hook is
+ * not recovered: glibc's allocator is not async-signal-safe either. */
+struct ckt_guard_frame {
+	volatile uint64_t token;
+};
+extern _Atomic uint64_t ckt_lost_jumped;
+/* Raises the guard for an mmap-family hook: fp is the hook's __builtin_frame_address(0) (the
+ * tracer is built with frame pointers), f a variable in its frame. The guard last: a signal
+ * before it finds no guard up, and the next hook marks afresh. Lowered as any other. */
+static inline void ckt_guard_mark(struct ckt_tls *t, struct ckt_guard_frame *f, void *fp)
+{
+	f->token = ++t->guard_seq;
+	t->guard_fp = (uintptr_t)fp;
+	t->guard_frame = f;
+	atomic_signal_fence(memory_order_seq_cst);
+	t->guard = CKT_GUARD_MAP;
+}
+int ckt_guard_stale(struct ckt_tls *t, void *fp); /* fp: the calling hook's frame address */
 extern CKT_TLS struct ckt_tls ckt_tls;
 
 /* 1 once the main thread has called pthread_exit: the process then ends when its last thread
@@ -551,7 +581,7 @@ static inline int ckt_from_out(int k, const void *ra)
  * the test runs only when the guard is up. */
 static inline void ckt_passed(const struct ckt_tls *t, const void *ra)
 {
-	if (CKT_LIKELY(t->guard != CKT_GUARD_HOOK))
+	if (CKT_LIKELY(t->guard != CKT_GUARD_HOOK && t->guard != CKT_GUARD_MAP))
 		return;
 	for (int k = 0; k < CKT_OUT_N; k++)
 		if (ckt_from_out(k, ra))

@@ -20,9 +20,10 @@
 #define MREMAP_DONTUNMAP 4 /* Linux 5.7 */
 #endif
 
-static inline int hook_enter(struct ckt_tls *t)
+/* fp: the hook's own frame address (for ckt_guard_stale) */
+static inline int hook_enter(struct ckt_tls *t, void *fp)
 {
-	return CKT_LIKELY(!t->guard && !t->in_driver) &&
+	return (CKT_LIKELY(!t->guard) || ckt_guard_stale(t, fp)) && CKT_LIKELY(!t->in_driver) &&
 	       atomic_load_explicit(&ckt_active, memory_order_relaxed);
 }
 
@@ -60,11 +61,12 @@ static inline uint8_t map_bits(int prot, int flags, int fd)
 CKT_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
 	struct ckt_tls *t = &ckt_tls;
-	if (!hook_enter(t)) {
+	if (!hook_enter(t, __builtin_frame_address(0))) {
 		ckt_passed(t, __builtin_return_address(0));
 		return real_mmap(addr, len, prot, flags, fd, off);
 	}
-	t->guard = CKT_GUARD_HOOK;
+	struct ckt_guard_frame gf;
+	ckt_guard_mark(t, &gf, __builtin_frame_address(0));
 	void *p = real_mmap(addr, len, prot, flags, fd, off);
 	if (p != MAP_FAILED) {
 		uint32_t st = ckt_stacks_capture(t); /* before the clock: see hooks_malloc.c */
@@ -123,11 +125,12 @@ CKT_EXPORT int munmap(void *addr, size_t len)
 	/* libunwind unmaps its per-thread cache at thread exit, outside any hook of ours: its own
 	 * memory (mapped under our guard, never recorded), not the program's */
 	const void *ra = __builtin_return_address(0);
-	if (CKT_UNLIKELY(!real) || !hook_enter(t) || ckt_from_out(CKT_OUT_UNWIND, ra)) {
+	if (CKT_UNLIKELY(!real) || !hook_enter(t, __builtin_frame_address(0)) || ckt_from_out(CKT_OUT_UNWIND, ra)) {
 		ckt_passed(t, ra);
 		return real ? real(addr, len) : (int)syscall(SYS_munmap, addr, len);
 	}
-	t->guard = CKT_GUARD_HOOK;
+	struct ckt_guard_frame gf;
+	ckt_guard_mark(t, &gf, __builtin_frame_address(0));
 	uintptr_t a = (uintptr_t)addr, page = (uintptr_t)sysconf(_SC_PAGESIZE);
 	int rc;
 	if (len >= CKT_MUNMAP_EARLY && !(a & (page - 1)) && a < CKT_USER_TOP && len <= CKT_USER_TOP - a) {
@@ -247,14 +250,15 @@ static int protect(void *addr, size_t len, int prot, bool use_pkey, int pkey)
 	struct ckt_tls *t = &ckt_tls;
 	int (*real)(void *, size_t, int) = ckt_real.mprotect;
 	int (*real_pkey)(void *, size_t, int, int) = ckt_real.pkey_mprotect;
-	if (CKT_UNLIKELY(use_pkey ? !real_pkey : !real) || !hook_enter(t)) {
+	if (CKT_UNLIKELY(use_pkey ? !real_pkey : !real) || !hook_enter(t, __builtin_frame_address(0))) {
 		ckt_passed(t, __builtin_return_address(0));
 		if (use_pkey)
 			return real_pkey ? real_pkey(addr, len, prot, pkey)
 					 : (int)syscall(SYS_pkey_mprotect, addr, len, prot, pkey);
 		return real ? real(addr, len, prot) : (int)syscall(SYS_mprotect, addr, len, prot);
 	}
-	t->guard = CKT_GUARD_HOOK;
+	struct ckt_guard_frame gf;
+	ckt_guard_mark(t, &gf, __builtin_frame_address(0));
 	unsigned bits = (unsigned)prot & 7;
 	uint64_t before = bits ? 0 : ckt_stamp(t);
 	int rc = use_pkey ? real_pkey(addr, len, prot, pkey) : real(addr, len, prot);
@@ -327,12 +331,13 @@ CKT_EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags, ..
 	}
 	__typeof__(mremap) *real = ckt_real.mremap;
 	struct ckt_tls *t = &ckt_tls;
-	if (CKT_UNLIKELY(!real) || !hook_enter(t)) {
+	if (CKT_UNLIKELY(!real) || !hook_enter(t, __builtin_frame_address(0))) {
 		ckt_passed(t, __builtin_return_address(0));
 		return real ? real(old, old_len, new_len, flags, new_addr)
 			    : (void *)syscall(SYS_mremap, old, old_len, new_len, flags, new_addr);
 	}
-	t->guard = CKT_GUARD_HOOK;
+	struct ckt_guard_frame gf;
+	ckt_guard_mark(t, &gf, __builtin_frame_address(0));
 	uint32_t st = ckt_stacks_capture(t);
 	uint64_t before = ckt_stamp(t);
 	void *p = real(old, old_len, new_len, flags, new_addr);

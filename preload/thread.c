@@ -367,3 +367,30 @@ void ckt_thread_after_fork_child(void)
 	/* The child is untraced: no ring of the parent's threads may be drained here. */
 	ckt_tls.dead = 1;
 }
+
+_Atomic uint64_t ckt_lost_jumped;
+
+/* See ckt.h. A signal handler that interrupted the hook runs below the hook's frame on the
+ * same stack, or on its alternate stack, and the frame is intact: the frame is gone when the
+ * calling hook's frame (fp) is at or above it on the thread's stack (a call at the same depth
+ * as the one the jump left, the common case: a loop around the call), or when a deeper call
+ * wrote over its token. (A deeper call that left the token as it was is not told apart: the
+ * thread's calls pass untraced until one is.) One sigaltstack query, only when the guard is
+ * up. */
+CKT_NOINLINE int ckt_guard_stale(struct ckt_tls *t, void *fp)
+{
+	struct ckt_guard_frame *f = t->guard_frame;
+	if (t->guard != CKT_GUARD_MAP || !f)
+		return 0;
+	if ((uintptr_t)fp >= t->guard_fp) {
+		stack_t ss;
+		if (sigaltstack(NULL, &ss) != 0 || (ss.ss_flags & SS_ONSTACK))
+			return 0;
+	} else if (f->token == t->guard_seq) {
+		return 0;
+	}
+	t->guard = 0;
+	ckt_done(t); /* a release stamped before its call (munmap) holds the horizon no more */
+	atomic_fetch_add_explicit(&ckt_lost_jumped, 1, memory_order_relaxed);
+	return 1;
+}

@@ -32,7 +32,7 @@
 
 atomic_int ckt_writer_running;
 _Atomic uint64_t ckt_writer_cycles, ckt_writer_stalled, ckt_lost_noring, ckt_lost_nested;
-static uint64_t noring_reported, nested_reported;
+static uint64_t noring_reported, nested_reported, jumped_reported;
 static atomic_int stop_flag, finished, wake_pending, writer_failed;
 /* finish_done: the thread that set `finished` is done with the trace (a thread that exits at
  * the same time waits for it: its exit_group would cut the flush short). final_done: the
@@ -627,6 +627,13 @@ static int cycle(int final)
 		ckt_log("warning: a signal handler called the allocator (or mmap) while it "
 			"interrupted a traced call of it; such calls cannot be recorded and are "
 			"counted as lost events", NULL, NULL, NULL);
+	uint64_t jumped_before = jumped_reported;
+	if (!rc)
+		rc = lost_since(&p, &ckt_lost_jumped, &jumped_reported);
+	if (!jumped_before && jumped_reported)
+		ckt_log("warning: a signal handler left a traced mmap, munmap, mremap or mprotect call "
+			"by a jump (siglongjmp); that call is not recorded and is counted as a lost "
+			"event, and the thread is traced on", NULL, NULL, NULL);
 	if (rc)
 		return rc;
 	if (final && ckt_sample_r)

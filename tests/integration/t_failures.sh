@@ -577,3 +577,19 @@ done >$T/overrun.all
 expect_eq "heap overrun into the next block: status 0, output, trace complete, two tracer lines (3 lengths x 2 modes)" \
 	"$(sort -u $T/overrun.all)" "0/overrun: survived/false/2"
 
+# a signal handler that leaves a traced mmap or munmap by siglongjmp (a 200 us timer over an
+# mmap/munmap loop): the hook's guard stayed up and the thread's every later call passed
+# untraced, counted lost as a handler's (the 100 MiB kept after the loop missing). The next
+# hook finds the guard's frame gone and takes it back; each call left counts one lost event,
+# said in a line of its own
+CUZKTRACE_SAMPLE=0 traced_json jmpmap $P/jmpmap >/dev/null
+$PY - $T/jmpmap.json >$T/jmpmap.res <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+kept = [s["bytes"] for s in d["sites_at_exit"] if "keep_blocks" in s["site"]]
+print(kept, 0 < d["lost_events"] < 100000, d["inconsistencies"])
+PYEOF
+expect_eq "siglongjmp out of mmap/munmap hooks: the thread traced on (100 MiB kept), few lost, one line" \
+	"$(cat $T/jmpmap.rc)/$(cat $T/jmpmap.out)/$(cat $T/jmpmap.res)/$(grep -c '^cuzktrace: warning: a signal handler left a traced mmap, munmap, mremap or mprotect call by a jump (siglongjmp); that call is not recorded and is counted as a lost event, and the thread is traced on$' $T/jmpmap.err)/$(grep -c 'called the allocator' $T/jmpmap.err)" \
+	"0/jmpmap: done (jumped)/[104857600] True 0/1/0"
+
