@@ -13,6 +13,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -56,6 +57,35 @@ static int runnable(const char *path)
 	if (faccessat(AT_FDCWD, path, X_OK, AT_EACCESS) == 0 || errno != EACCES)
 		return 1;
 	return !(access(path, X_OK) != 0 && errno == EACCES);
+}
+
+/* An exec of a program that gains privileges by its set-user-ID or set-group-ID bit (an owner
+ * or group other than the caller's, on a mount that honours the bits) is a secure execution:
+ * the loader ignores LD_PRELOAD there, and the new image runs untraced, which nothing would
+ * say. One line before the exec (st: the program's stat, what: its path or NULL). File
+ * capabilities make a secure execution too; they are not looked for. */
+static void say_if_secure(const struct stat *st, const char *what)
+{
+	struct statvfs vfs;
+	int uid = (st->st_mode & S_ISUID) && st->st_uid != getuid();
+	int gid = (st->st_mode & S_ISGID) && (st->st_mode & S_IXGRP) && st->st_gid != getgid();
+	if (!S_ISREG(st->st_mode) || !(uid || gid))
+		return;
+	if (what && statvfs(what, &vfs) == 0 && (vfs.f_flag & ST_NOSUID))
+		return;
+	struct ckt_line l = {.len = 0};
+	ckt_line_str(&l, "cuzktrace: warning: '");
+	ckt_line_str(&l, what ? what : "(a descriptor)");
+	ckt_line_str(&l, uid ? "' is set-user-ID" : "' is set-group-ID");
+	ckt_line_str(&l, ": the loader ignores LD_PRELOAD for it, so the program it starts is not traced");
+	ckt_line_emit(&l);
+}
+
+static void say_if_secure_path(const char *path)
+{
+	struct stat st;
+	if (path && stat(path, &st) == 0)
+		say_if_secure(&st, path);
 }
 
 /* The same for execvp's search: file itself when it holds a '/', else the first runnable
@@ -195,6 +225,8 @@ CKT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 	if (!is_tracer_process())
 		return ckt_real.execve(path, argv, envp);
 	int finish = runnable(path);
+	if (finish)
+		say_if_secure_path(path);
 	char **e = exec_begin(envp, finish);
 	int rc = ckt_real.execve(path, argv, e ? e : envp);
 	if (e && rc < 0 && errno == E2BIG)
@@ -223,6 +255,9 @@ CKT_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 	if (!is_tracer_process())
 		return ckt_real.fexecve(fd, argv, envp);
 	int finish = runnable_fd(fd);
+	struct stat st;
+	if (finish && fstat(fd, &st) == 0)
+		say_if_secure(&st, NULL);
 	char **e = exec_begin(envp, finish);
 	int rc = ckt_real.fexecve(fd, argv, e ? e : envp);
 	if (e && rc < 0 && errno == E2BIG)
@@ -238,6 +273,8 @@ CKT_EXPORT int execv(const char *path, char *const argv[])
 	if (!is_tracer_process() || !ckt_real.execve)
 		return ckt_real.execv(path, argv);
 	int finish = runnable(path);
+	if (finish)
+		say_if_secure_path(path);
 	char **e = exec_begin(environ, finish);
 	int rc = ckt_real.execve(path, argv, e ? e : environ);
 	if (e && rc < 0 && errno == E2BIG)

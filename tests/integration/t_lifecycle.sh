@@ -271,6 +271,23 @@ $REPORT --json $T/bigenv/t.$pid.zst >$T/bigenv.old.json 2>/dev/null
 expect_eq "exec at the kernel's limit of environment: the new image runs; the old trace complete (ended by exec), the new one .exec1" \
 	"$(cat $T/bigenv.out)/$(cat $T/bigenv.rc)/$(jget $T/bigenv.old.json end_reason)/$(ls $T/bigenv | tr '\n' ' ')/$(grep -c 'exec failed' $T/bigenv.err)" \
 	"$(cat $T/plain.out)/$plain_rc/exec/t.$pid.exec1.zst t.$pid.zst /0"
+# an exec of a set-user-ID program owned by someone else: the loader ignores LD_PRELOAD there
+# (secure execution) and the new image runs untraced: one line says so (needs root to give
+# the copy to another owner; on a nosuid mount the bit does nothing: no line, traced)
+if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
+	mkdir -p $T/suid && cp $P/exitcode $T/suid/prog && chown nobody $T/suid/prog && chmod 4755 $T/suid/prog
+	CUZKTRACE_OUT=$T/suid/t.%p.zst traced suid $P/execer $T/suid/prog
+	if [ "$($PY -c 'import os, sys; print(os.statvfs(sys.argv[1]).f_flag & os.ST_NOSUID)' $T/suid)" = 0 ]; then
+		expect_eq "exec of a set-user-ID program: it runs, one line says it is not traced, no trace of it" \
+			"$(cat $T/suid.out)/$(cat $T/suid.rc)/$(grep warning $T/suid.err)/$(grep -c '^cuzktrace: tracing' $T/suid.err)/$(ls $T/suid | grep -c zst)" \
+			"$(cat $T/plain.out)/$plain_rc/cuzktrace: warning: '$T/suid/prog' is set-user-ID: the loader ignores LD_PRELOAD for it, so the program it starts is not traced/1/1"
+	else
+		expect_eq "exec of a set-user-ID program on a nosuid mount: traced, no line" \
+			"$(grep -c warning $T/suid.err)/$(grep -c '^cuzktrace: tracing' $T/suid.err)" "0/2"
+	fi
+else
+	echo "  skip set-user-ID exec: not root"
+fi
 # the default name (%e) and the same program: the same file name again
 mkdir -p $T/execrawself && (cd $T/execrawself && CUZKTRACE_FLUSH_MS=20 LD_PRELOAD=$LIB $P/execraw execl $P/execraw >/dev/null 2>$T/execrawself.err)
 expect_eq "exec unseen by the hooks, default name, same program: two traces, the second .exec1" \
