@@ -108,6 +108,13 @@ const char *ckt_decode_header_get(const struct ckt_decoder *d, const char *key);
  * counts as truncated. Memory: one decompressed frame at a time. */
 int ckt_decode_next(struct ckt_decoder *d, struct ckt_record *rec, struct ckt_error *err);
 
+/* ckt_decode_next for up to max records at once (max > 0): *n records go to recs, which the
+ * caller takes in order before the return value, 1 (more to come), 0 (the end) or negative
+ * (the error of the record after them, in err). Only the last record may point into the
+ * frame buffer, and its pointers stay valid until the next call. */
+int ckt_decode_batch(struct ckt_decoder *d, struct ckt_record *recs, size_t max, size_t *n,
+		     struct ckt_error *err);
+
 /* After ckt_decode_next returned 0: true when the trace has no END record (a killed process,
  * whether or not the file also ends inside a frame). */
 bool ckt_decode_truncated(const struct ckt_decoder *d);

@@ -437,6 +437,13 @@ static inline bool ckt_replay_before(const struct ckt_hent *a, const struct ckt_
 	return a->ts != b->ts ? a->ts < b->ts : a->tie < b->tie;
 }
 
+/* The same order without a branch, for the scans of a few threads (ckt_replay_second): which
+ * thread comes next is as good as random, and a branch on it mispredicts about half the time. */
+static inline bool ckt_replay_before_bl(const struct ckt_hent *a, const struct ckt_hent *b)
+{
+	return (a->ts < b->ts) | ((a->ts == b->ts) & (a->tie < b->tie));
+}
+
 /* A piece of a range mremap moves: its attributes, and which old mapping it was part of. */
 struct ckt_mr {
 	struct ckt_range g;
@@ -477,7 +484,9 @@ struct ckt_replay {
 	uint32_t *tid_slots; /* open addressing tid -> thread index + 1; 0 = empty */
 	size_t tid_cap;
 
-	/* threads with queued events, a min-heap on their head event's merge key */
+	/* threads with queued events by their head event's merge key: the first is always the
+	 * smallest; up to CKT_REPLAY_FEW of them the others are in no order (ckt_replay_second
+	 * scans them), beyond that the array is a min-heap */
 	struct ckt_hent *heap;
 	size_t heap_n;
 	size_t last_ti; /* thread of the previous push + 1 (records come in THREAD groups) */
@@ -832,6 +841,69 @@ static void ckt_replay_sift_down(struct ckt_replay *r, size_t i)
 	r->heap[i] = e;
 }
 
+/* The merge of a few threads. Threads take turns every 1.7 events on the benchmark's trace (5
+ * threads), so nearly every burst ends with a step of the heap, whose compares of unrelated
+ * threads' keys mispredict; up to this many threads with queued events the merge keeps only
+ * the smallest key in place (heap[0]) and finds the runner-up by a scan without branches (at
+ * most seven compares, which the next burst needs anyway). Above it, a heap. */
+#define CKT_REPLAY_FEW 8
+
+/* The index of the smallest key after the first (heap_n > 1): the runner-up. */
+static inline size_t ckt_replay_second(const struct ckt_replay *r)
+{
+	const struct ckt_hent *h = r->heap;
+	if (r->heap_n > CKT_REPLAY_FEW)
+		return ckt_replay_before(&h[2], &h[1]) ? 2 : 1; /* heap_n > 2 here */
+	size_t j = 1;
+	for (size_t i = 2; i < r->heap_n; i++)
+		j = ckt_replay_before_bl(&h[i], &h[j]) ? i : j;
+	return j;
+}
+
+/* The first thread's key became k; j is ckt_replay_second's answer from before the change
+ * (heap_n > 1). */
+static inline void ckt_replay_top_moved(struct ckt_replay *r, struct ckt_hent k, size_t j)
+{
+	if (r->heap_n > CKT_REPLAY_FEW) {
+		r->heap[0] = k;
+		ckt_replay_sift_down(r, 0);
+	} else if (ckt_replay_before(&r->heap[j], &k)) {
+		r->heap[0] = r->heap[j];
+		r->heap[j] = k;
+	} else {
+		r->heap[0] = k;
+	}
+}
+
+/* The first thread leaves (its queue ran empty); j as above when heap_n > 1. */
+static inline void ckt_replay_top_gone(struct ckt_replay *r, size_t j)
+{
+	if (r->heap_n > CKT_REPLAY_FEW) {
+		r->heap[0] = r->heap[--r->heap_n];
+		ckt_replay_sift_down(r, 0);
+	} else if (--r->heap_n) {
+		r->heap[0] = r->heap[j];
+		r->heap[j] = r->heap[r->heap_n];
+	}
+}
+
+/* A thread's queue starts (it was not in the heap): its key e joins. */
+static void ckt_replay_join(struct ckt_replay *r, struct ckt_hent e)
+{
+	size_t n = r->heap_n++;
+	r->heap[n] = e;
+	if (n >= CKT_REPLAY_FEW + 1) {
+		ckt_replay_sift_up(r, n);
+	} else if (n == CKT_REPLAY_FEW) {
+		/* one more than a scan takes: the array in no order becomes a heap */
+		for (size_t i = r->heap_n / 2; i-- > 0;)
+			ckt_replay_sift_down(r, i);
+	} else if (n && ckt_replay_before(&e, &r->heap[0])) {
+		r->heap[n] = r->heap[0];
+		r->heap[0] = e;
+	}
+}
+
 /* A queue's first size, in events: small, as a trace may hold a hundred thousand threads with
  * an event or two queued each (64 entries each held 633 MB for 200,000 such threads); a busy
  * thread doubles it a few times in its first window and keeps it (ckt_replay_retire). */
@@ -902,8 +974,7 @@ static inline __attribute__((always_inline)) void ckt_replay_commit(struct ckt_r
 			r->threads[ti].idle = false;
 			r->idle_bytes -= r->threads[ti].cap * sizeof(struct ckt_ev);
 		}
-		r->heap[r->heap_n] = (struct ckt_hent){ ev->ts, ckt_replay_tie(ev, ti) };
-		ckt_replay_sift_up(r, r->heap_n++);
+		ckt_replay_join(r, (struct ckt_hent){ ev->ts, ckt_replay_tie(ev, ti) });
 	}
 }
 
@@ -1907,11 +1978,10 @@ static inline int ckt_replay_apply(struct ckt_replay *r, struct ckt_thread *th, 
 #define CKT_REPLAY_KEEP_BYTES ((size_t)48 << 20)
 #define CKT_REPLAY_IDLE_BYTES ((size_t)16 << 20)
 
-/* Removes the heap's top thread, whose queue just ran empty. */
+/* The queue of the first thread just ran empty: keeps or frees its buffer (the caller takes it
+ * out of the merge: ckt_replay_top_gone). */
 static void ckt_replay_retire(struct ckt_replay *r, struct ckt_thread *th)
 {
-	r->heap[0] = r->heap[--r->heap_n];
-	ckt_replay_sift_down(r, 0);
 	if (th->cap > 4096 && th->cap <= CKT_REPLAY_KEEP_CAP &&
 	    (th->kept || r->kept_bytes + th->cap * sizeof(*th->q) <= CKT_REPLAY_KEEP_BYTES)) {
 		/* A thread that filled a big queue in one window mostly does so in the next: keep
@@ -1949,7 +2019,7 @@ static void ckt_replay_retire(struct ckt_replay *r, struct ckt_thread *th)
 /* Replays queued events in merge order: all of them, or those stamped before `limit`.
  * Threads run in bursts between two of their neighbours' events, so the top thread keeps
  * going without touching the heap while its next event still sorts before the runner-up
- * (the smaller of the top's two children); the heap is fixed once per burst. */
+ * (ckt_replay_second); the order is fixed once per burst. */
 static int ckt_replay_drain(struct ckt_replay *r, bool all, uint64_t limit)
 {
 	while (r->heap_n) {
@@ -1959,10 +2029,11 @@ static int ckt_replay_drain(struct ckt_replay *r, bool all, uint64_t limit)
 		size_t t = (size_t)(top->tie & 0xffffffffu);
 		struct ckt_thread *th = &r->threads[t];
 		struct ckt_hent next = { UINT64_MAX, UINT64_MAX }; /* the runner-up */
-		if (r->heap_n > 1)
-			next = r->heap[1];
-		if (r->heap_n > 2 && ckt_replay_before(&r->heap[2], &next))
-			next = r->heap[2];
+		size_t j = 0;
+		if (r->heap_n > 1) {
+			j = ckt_replay_second(r);
+			next = r->heap[j];
+		}
 		if (!all && limit <= next.ts)
 			next = (struct ckt_hent){ limit, 0 }; /* stop at the limit too */
 		size_t mask = th->cap - 1;
@@ -1988,13 +2059,13 @@ static int ckt_replay_drain(struct ckt_replay *r, bool all, uint64_t limit)
 			r->held--;
 			if (--th->n == 0) {
 				ckt_replay_retire(r, th);
+				ckt_replay_top_gone(r, j);
 				break;
 			}
 			const struct ckt_ev *ev = &th->q[th->head & mask];
 			struct ckt_hent k = { ev->ts, ckt_replay_tie(ev, t) };
 			if (!ckt_replay_before(&k, &next)) {
-				*top = k;
-				ckt_replay_sift_down(r, 0);
+				ckt_replay_top_moved(r, k, j);
 				break;
 			}
 		}
@@ -2033,12 +2104,13 @@ static int ckt_replay_bound(struct ckt_replay *r)
 			r->replayed_to = ts;
 		th->head++;
 		r->held--;
+		size_t j = r->heap_n > 1 ? ckt_replay_second(r) : 0;
 		if (--th->n == 0) {
 			ckt_replay_retire(r, th);
+			ckt_replay_top_gone(r, j);
 		} else {
 			const struct ckt_ev *ev = &th->q[th->head & (th->cap - 1)];
-			r->heap[0] = (struct ckt_hent){ ev->ts, ckt_replay_tie(ev, t) };
-			ckt_replay_sift_down(r, 0);
+			ckt_replay_top_moved(r, (struct ckt_hent){ ev->ts, ckt_replay_tie(ev, t) }, j);
 		}
 	}
 	return 0;
@@ -2053,7 +2125,14 @@ static bool ckt_replay_is_timed(enum ckt_tag tag)
 	       tag == CKT_TAG_CUDA_MAP || tag == CKT_TAG_CUDA_UNMAP;
 }
 
-int ckt_replay_feed(struct ckt_replay *r, const struct ckt_record *rec, struct ckt_error *err)
+static int ckt_replay_feed_other(struct ckt_replay *r, const struct ckt_record *rec, struct ckt_error *err);
+
+/* ckt_replay_feed, inlined in ckt_replay_run: ALLOC and FREE, nearly every record, take no
+ * call of their own (the registers the switch below needs saved and restored per record were
+ * a fifth of the instructions spent queueing). */
+static inline __attribute__((always_inline)) int ckt_replay_feed_one(struct ckt_replay *r,
+								      const struct ckt_record *rec,
+								      struct ckt_error *err)
 {
 	struct ckt_replay_stats *st = &r->st;
 
@@ -2100,7 +2179,19 @@ int ckt_replay_feed(struct ckt_replay *r, const struct ckt_record *rec, struct c
 		st->events++;
 		return 0;
 	}
+	return ckt_replay_feed_other(r, rec, err);
+}
 
+int ckt_replay_feed(struct ckt_replay *r, const struct ckt_record *rec, struct ckt_error *err)
+{
+	return ckt_replay_feed_one(r, rec, err);
+}
+
+/* Every record but ALLOC and FREE, after the checks of ckt_replay_feed_one. */
+static __attribute__((noinline)) int ckt_replay_feed_other(struct ckt_replay *r, const struct ckt_record *rec,
+							   struct ckt_error *err)
+{
+	struct ckt_replay_stats *st = &r->st;
 	struct ckt_ev ev = { .ts = rec->ts };
 	int rc = 0;
 
@@ -2302,14 +2393,19 @@ int ckt_replay_finish(struct ckt_replay *r, struct ckt_error *err)
 
 int ckt_replay_run(struct ckt_decoder *d, struct ckt_replay *r, struct ckt_error *err)
 {
-	struct ckt_record rec;
+	struct ckt_record recs[64];
+	size_t n;
 	int rc;
 
-	while ((rc = ckt_decode_next(d, &rec, err)) > 0) {
-		rc = ckt_replay_feed(r, &rec, err);
-		if (rc < 0)
-			return rc;
-	}
+	do {
+		/* records decoded before a decoding error are fed first, as one by one */
+		rc = ckt_decode_batch(d, recs, sizeof(recs) / sizeof(recs[0]), &n, err);
+		for (size_t i = 0; i < n; i++) {
+			int frc = ckt_replay_feed_one(r, &recs[i], err);
+			if (frc < 0)
+				return frc;
+		}
+	} while (rc > 0);
 	if (rc < 0)
 		return rc;
 	r->st.truncated = ckt_decode_truncated(d);
