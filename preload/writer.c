@@ -1445,15 +1445,28 @@ int ckt_writer_finishing(void)
 	return trace_pid && getpid() == trace_pid && atomic_load(&finished);
 }
 
-/* Whether the writer made progress (cycles, bytes written) since the values in *c and *b,
- * which it updates. */
-static int writer_moved(uint64_t *c, uint64_t *b)
+/* What the writer has done: cycles, bytes written, and its thread's CPU time (ns). */
+struct progress {
+	uint64_t c, b, cpu;
+};
+#define PROGRESS_NONE {UINT64_MAX, UINT64_MAX, UINT64_MAX}
+
+/* Whether the writer made progress since *pr, which it updates: a cycle, a byte written, or CPU
+ * time spent. The CPU time tells a writer starved of the processor (hundreds of the program's
+ * threads still running on two cores as the process exits: a final flush that takes 20 ms of
+ * CPU took 40 s, and the exit gave up on it at 10 s without a cycle, calling it stuck) from
+ * one blocked in a write, which spends none. */
+static int writer_moved(struct progress *pr)
 {
-	uint64_t c2 = atomic_load(&ckt_writer_cycles);
-	uint64_t b2 = __atomic_load_n(&bytes_written, __ATOMIC_RELAXED);
-	int moved = c2 != *c || b2 != *b;
-	*c = c2;
-	*b = b2;
+	struct progress now = {atomic_load(&ckt_writer_cycles),
+			       __atomic_load_n(&bytes_written, __ATOMIC_RELAXED), 0};
+	pid_t tid = atomic_load(&writer_tid);
+	struct timespec ts;
+	/* the thread's CPU clock (the kernel's encoding, as glibc's pthread_getcpuclockid) */
+	if (tid > 0 && syscall(SYS_clock_gettime, (clockid_t)((~(unsigned)tid << 3) | 6), &ts) == 0)
+		now.cpu = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	int moved = now.c != pr->c || now.b != pr->b || (now.cpu && now.cpu != pr->cpu);
+	*pr = now;
 	return moved;
 }
 
@@ -1461,7 +1474,7 @@ static int writer_moved(uint64_t *c, uint64_t *b)
  * made no progress (cycles, bytes written) for 10 s. Sleeps 1 ms at a time, signals open. */
 static int wait_paused(void)
 {
-	uint64_t c = UINT64_MAX, b = UINT64_MAX;
+	struct progress pr = PROGRESS_NONE;
 	for (int still = 0; still < 10;) {
 		/* a second by the clock (1 ms sleeps add up to more on a busy machine) */
 		for (uint64_t end = ckt_clock_raw() + 1000000000ull; ckt_clock_raw() < end;) {
@@ -1470,7 +1483,7 @@ static int wait_paused(void)
 			struct timespec ts = {0, 1000000};
 			nanosleep(&ts, NULL);
 		}
-		still = writer_moved(&c, &b) ? 0 : still + 1;
+		still = writer_moved(&pr) ? 0 : still + 1;
 	}
 	return 0;
 }
@@ -1652,7 +1665,7 @@ int ckt_wait_word(atomic_int *word, uint64_t ns)
  * makes progress (cycles, bytes written); 0 when it made none for 10 s. */
 static int join_writer(int fast)
 {
-	uint64_t c = UINT64_MAX, b = UINT64_MAX;
+	struct progress pr = PROGRESS_NONE;
 	for (int still = 0; still < 10;) {
 		if (fast) {
 			if (ckt_wait_word(&final_done, 1000000000ull))
@@ -1664,7 +1677,7 @@ static int join_writer(int fast)
 			if (pthread_timedjoin_np(writer_thread, NULL, &until) == 0)
 				return 1;
 		}
-		still = writer_moved(&c, &b) ? 0 : still + 1;
+		still = writer_moved(&pr) ? 0 : still + 1;
 	}
 	return 0;
 }
@@ -1700,7 +1713,7 @@ int ckt_writer_await_finish(void)
 	 * waiting at about the same time (tests/progs/exitblock.c dtor 3) saw the 10 s run out
 	 * while the first of them was in its final flush, said "left incomplete" and ended the
 	 * process under it */
-	uint64_t c = UINT64_MAX, b = UINT64_MAX;
+	struct progress pr = PROGRESS_NONE;
 	int still = 0, began = atomic_load(&finished);
 	while (still < 10 && !ckt_wait_word(&finish_done, 1000000000ull)) {
 		if (atomic_load(&finished) != began) {
@@ -1708,7 +1721,7 @@ int ckt_writer_await_finish(void)
 			still = 0;
 			continue;
 		}
-		still = atomic_load(&stop_flag) && writer_moved(&c, &b) ? 0 : still + 1;
+		still = atomic_load(&stop_flag) && writer_moved(&pr) ? 0 : still + 1;
 	}
 	if (still < 10)
 		return 1;
