@@ -304,9 +304,11 @@ struct ckt_tls {
 	int from_pool; /* with guard raised: malloc and calloc are served from the boot pool, whose
 			* blocks free ignores (memory glibc frees for us later: hooks_exec.c) */
 	struct ckt_guard_frame *guard_frame; /* the mmap family's hook that raised the guard
-					      * (ckt_guard_mark), else NULL */
+					      * (ckt_guard_mark) */
 	uintptr_t guard_fp;                  /* that hook's frame address */
-	uint64_t guard_seq;
+	uintptr_t guard_alt_lo, guard_alt_hi; /* the thread's alternate signal stack then */
+	uint64_t guard_seq, guard_tok;       /* the mark's token, also in its frame */
+	volatile int guard_in_call;          /* that hook is in its system call */
 	volatile sig_atomic_t awaiting_exit; /* an exit waits for another thread to finish the
 					      * trace (hooks_exec.c): a signal handler's _exit
 					      * may finish it */
@@ -343,31 +345,49 @@ struct ckt_tls {
  * the count in the trace and says so once on stderr. A handler's calls that go through libc
  * (strdup, stdio) pass uncounted, and so do those made during a CUDA hook or a thread's end. */
 #define CKT_GUARD_HOOK 0x4000
-#define CKT_GUARD_MAP 0x4001 /* the same, raised by a hook of the mmap family (ckt_guard_mark) */
+#define CKT_GUARD_MAP 0x8000 /* the same, raised by a hook of the mmap family (ckt_guard_mark);
+			      * not CKT_GUARD_HOOK + 1, which a guard++ of ckt_hold_signals makes */
 extern _Atomic uint64_t ckt_lost_nested;
 
 /* The mmap family's hooks make system calls a signal can interrupt, and its handler may leave
  * by siglongjmp (a timeout around a slow mmap with MAP_POPULATE, a legal jump: mmap is
  * async-signal-safe): the hook's frame is gone with its guard still up, and every later call
  * of the thread passed through untraced, counted lost as a handler's. Those hooks mark their
- * frame and raise the guard as CKT_GUARD_MAP; a hook that finds that guard up and the frame gone
- * (ckt_guard_stale, off the traced path: only when the guard is up) takes it back. The call
- * the jump left is counted lost (ckt_lost_jumped, said once). A jump out of a malloc hook is
- * not recovered: glibc's allocator is not async-signal-safe either. */
+ * frame and raise the guard as CKT_GUARD_MAP, and say when they are in their system call (a
+ * jump from there leaves no half-written slot and no lock of the tracer held); a hook that
+ * finds that guard up, the left hook in its call and its frame gone (ckt_guard_stale, off the
+ * traced path: only when the guard is up) takes it back. The call the jump left is counted
+ * lost (ckt_lost_jumped, said once). A jump from anywhere else in a hook, or out of a malloc
+ * hook (glibc's allocator is not async-signal-safe either), is not recovered. */
 struct ckt_guard_frame {
 	volatile uint64_t token;
 };
 extern _Atomic uint64_t ckt_lost_jumped;
 /* Raises the guard for an mmap-family hook: fp is the hook's __builtin_frame_address(0) (the
- * tracer is built with frame pointers), f a variable in its frame. The guard last: a signal
- * before it finds no guard up, and the next hook marks afresh. Lowered as any other. */
+ * tracer is built with frame pointers), f a variable in its frame. The plain guard first, so
+ * that a handler's hook meanwhile passes through and cannot overwrite the mark half made; the
+ * mark; then CKT_GUARD_MAP. The thread's alternate signal stack is noted (one sigaltstack
+ * query: a handler on a stack with SS_AUTODISARM finds it disabled, thread.c). Lowered as any
+ * other guard. */
+void ckt_guard_altstack(struct ckt_tls *t);
 static inline void ckt_guard_mark(struct ckt_tls *t, struct ckt_guard_frame *f, void *fp)
 {
-	f->token = ++t->guard_seq;
+	t->guard = CKT_GUARD_HOOK;
+	atomic_signal_fence(memory_order_seq_cst);
+	t->guard_in_call = 0;
+	f->token = t->guard_tok = ++t->guard_seq;
 	t->guard_fp = (uintptr_t)fp;
 	t->guard_frame = f;
+	ckt_guard_altstack(t);
 	atomic_signal_fence(memory_order_seq_cst);
 	t->guard = CKT_GUARD_MAP;
+}
+/* around the hook's system call */
+static inline void ckt_guard_call(struct ckt_tls *t, int in)
+{
+	atomic_signal_fence(memory_order_seq_cst);
+	t->guard_in_call = in;
+	atomic_signal_fence(memory_order_seq_cst);
 }
 int ckt_guard_stale(struct ckt_tls *t, void *fp); /* fp: the calling hook's frame address */
 extern CKT_TLS struct ckt_tls ckt_tls;

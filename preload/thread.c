@@ -377,18 +377,34 @@ _Atomic uint64_t ckt_lost_jumped;
  * wrote over its token. (A deeper call that left the token as it was is not told apart: the
  * thread's calls pass untraced until one is.) One sigaltstack query, only when the guard is
  * up. */
+void ckt_guard_altstack(struct ckt_tls *t)
+{
+	stack_t ss;
+	if (syscall(SYS_sigaltstack, NULL, &ss) == 0 && !(ss.ss_flags & SS_DISABLE)) {
+		t->guard_alt_lo = (uintptr_t)ss.ss_sp;
+		t->guard_alt_hi = (uintptr_t)ss.ss_sp + ss.ss_size;
+	} else {
+		t->guard_alt_lo = t->guard_alt_hi = 0;
+	}
+}
+
 CKT_NOINLINE int ckt_guard_stale(struct ckt_tls *t, void *fp)
 {
 	struct ckt_guard_frame *f = t->guard_frame;
-	if (t->guard != CKT_GUARD_MAP || !f)
+	uintptr_t at = (uintptr_t)fp;
+	if (t->guard != CKT_GUARD_MAP || !t->guard_in_call || !f)
 		return 0;
-	if ((uintptr_t)fp >= t->guard_fp) {
+	if (at >= t->guard_fp) {
+		/* above the left frame: a jump back, unless on the alternate stack (noted when the
+		 * hook marked, as a handler on one with SS_AUTODISARM finds it disabled) */
 		stack_t ss;
-		if (sigaltstack(NULL, &ss) != 0 || (ss.ss_flags & SS_ONSTACK))
+		if ((at - t->guard_alt_lo < t->guard_alt_hi - t->guard_alt_lo) ||
+		    syscall(SYS_sigaltstack, NULL, &ss) != 0 || (ss.ss_flags & SS_ONSTACK))
 			return 0;
-	} else if (f->token == t->guard_seq) {
+	} else if (f->token == t->guard_tok) {
 		return 0;
 	}
+	t->guard_in_call = 0;
 	t->guard = 0;
 	ckt_done(t); /* a release stamped before its call (munmap) holds the horizon no more */
 	atomic_fetch_add_explicit(&ckt_lost_jumped, 1, memory_order_relaxed);
