@@ -10,10 +10,13 @@
  * header. A free block goes back to its class's list and is never returned to the kernel: the
  * tracer's small memory peaks at a few MiB and is reused. One spinlock: none of these calls is
  * on the allocation path (a hook takes a block when a thread first records, names itself, or
- * enters a phase, and the writer once a flush), and a signal handler that interrupts a holder
- * cannot take it again (the holder's hook has the guard up; the helper threads block
- * signals). The forked child starts with empty lists (a holder on another thread of the parent
- * is not in the child). */
+ * enters a phase, and the writer once a flush). The lock knows its holder's thread: a signal
+ * handler that interrupted the holder and comes back in (an exec from the handler, which
+ * copies the environment) gets no block instead of spinning on its own thread for good, and a
+ * wait past 2 s (a holder that left by a jump and will never give it back) gives up: the
+ * caller has no block (each says so or does without), a free keeps its block. The forked
+ * child starts with empty lists (a holder on another thread of the parent is not in the
+ * child). */
 #include "ckt.h"
 
 #include <sched.h>
@@ -31,20 +34,38 @@ struct blk {
 	struct blk *next;
 };
 
-static atomic_flag lock = ATOMIC_FLAG_INIT;
+static _Atomic(const void *) holder; /* the holding thread's ckt_tls, or NULL */
 static struct blk *free_list[CLASSES];
 static char *bump, *bump_end;
 
-static void take(void)
+#define GIVE_UP_NS 2000000000ull
+
+/* 1 when taken; 0 when this thread holds it already, or after 2 s */
+static int take(void)
 {
-	for (unsigned spins = 0; atomic_flag_test_and_set_explicit(&lock, memory_order_acquire);)
-		if (++spins % 64 == 0)
+	const void *me = &ckt_tls, *none = NULL;
+	uint64_t since = 0;
+	for (unsigned spins = 0; !atomic_compare_exchange_weak_explicit(&holder, &none, me,
+								     memory_order_acquire,
+								     memory_order_relaxed);
+	     none = NULL) {
+		if (none == me)
+			return 0;
+		if (++spins % 64 == 0) {
+			uint64_t now = ckt_clock_raw();
+			if (!since)
+				since = now;
+			else if (now - since > GIVE_UP_NS)
+				return 0;
 			sched_yield();
+		}
+	}
+	return 1;
 }
 
 static void give(void)
 {
-	atomic_flag_clear_explicit(&lock, memory_order_release);
+	atomic_store_explicit(&holder, NULL, memory_order_release);
 }
 
 static unsigned class_of(size_t n)
@@ -65,7 +86,8 @@ void *ckt_malloc(size_t n)
 	unsigned c = class_of(need);
 	size_t sz = (size_t)16 << c;
 	struct hdr *h = NULL;
-	take();
+	if (!take())
+		return NULL;
 	if (free_list[c]) {
 		h = (struct hdr *)free_list[c];
 		free_list[c] = free_list[c]->next;
@@ -100,7 +122,8 @@ void ckt_free(void *p)
 	}
 	unsigned c = (unsigned)h->cls;
 	struct blk *b = (struct blk *)h;
-	take();
+	if (!take())
+		return; /* kept: see above */
 	b->next = free_list[c];
 	free_list[c] = b;
 	give();
@@ -124,7 +147,7 @@ void *ckt_realloc(void *p, size_t n)
 
 void ckt_arena_after_fork_child(void)
 {
-	atomic_flag_clear(&lock);
+	atomic_store(&holder, NULL);
 	memset(free_list, 0, sizeof(free_list));
 	bump = bump_end = NULL;
 }

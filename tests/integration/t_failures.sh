@@ -601,4 +601,11 @@ for a in plain autodisarm; do
 		"$(cat $T/altnest$a.rc)/$(cat $T/altnest$a.out)/$(grep -c 'called the allocator' $T/altnest$a.err)/$(grep -c 'by a jump' $T/altnest$a.err)" \
 		"0/altnest: handler ran/1/0"
 done
+# a thread renamed 1,000,000 times in a second: each rename's record waited for the writer in
+# 1 KiB of room (the most a name can need), 217 MiB of RSS; now at its own size (about 33 MiB;
+# untraced 1.3 MiB). VmHWM as the trace has it
+traced_json renames $P/renames >/dev/null
+hwm=$(jget $T/renames.json peak_rss.hwm_bytes)
+expect_eq "1,000,000 thread renames: status 0, the tracer's queued records under 96 MiB of RSS (VmHWM $hwm)" \
+	"$(cat $T/renames.rc)/$(cat $T/renames.out)/$(( hwm > 0 && hwm < 96 * 1048576 ))" "0/renames: done/1"
 
