@@ -608,4 +608,14 @@ traced_json renames $P/renames >/dev/null
 hwm=$(jget $T/renames.json peak_rss.hwm_bytes)
 expect_eq "1,000,000 thread renames: status 0, the tracer's queued records under 96 MiB of RSS (VmHWM $hwm)" \
 	"$(cat $T/renames.rc)/$(cat $T/renames.out)/$(( hwm > 0 && hwm < 96 * 1048576 ))" "0/renames: done/1"
+# a signal handler that execs (and fails) while its thread is inside the tracer's own memory
+# (renames queue records there): the exec copies the environment there too and spun on the
+# lock its own thread held, for good; now it gets no copy and execs with the environment as
+# given. 3 runs, each within the 60 s traced_json allows (untraced about 2 s)
+for k in 1 2 3; do
+	traced_json hexec$k $P/handlerexec >/dev/null
+	echo "$(cat $T/hexec$k.rc)/$(cat $T/hexec$k.out)/$(jget $T/hexec$k.json truncated)"
+done >$T/hexec.all
+expect_eq "exec from a signal handler inside the tracer's memory: no hang, status 0, trace complete (3 runs)" \
+	"$(sort -u $T/hexec.all)" "0/handlerexec: done/false"
 
