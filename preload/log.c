@@ -255,6 +255,11 @@ void ckt_line_bytes(struct ckt_line *l, uint64_t bytes)
 		unsigned decimals = c < 1000 ? 2 : c < 10000 ? 1 : 0;
 		uint64_t m = decimals == 2 ? 100 : decimals == 1 ? 10 : 1;
 		uint64_t r = (uint64_t)((b * m + scale / 2) / scale);
+		if (decimals == 1 && r >= 1000) { /* 99.95 to 99.995: "100", not "100.0" */
+			decimals = 0;
+			m = 1;
+			r = (uint64_t)((b + scale / 2) / scale);
+		}
 		ckt_line_u64(l, r / m);
 		if (decimals) {
 			ckt_line_str(l, ".");

@@ -1146,6 +1146,11 @@ static size_t build_header(uint8_t *buf, size_t cap, pid_t pid, const char *exe)
 	}
 	u64s(num, wall_ns);
 	c.p = ckt_record_kv(c.p, c.end, "start_wall_ns", num);
+	/* the process, across its execs: pid and start time (holds_trace_of_pid) */
+	char ps[48];
+	ckt_exec_pid_prefix(ps, pid);
+	ps[strlen(ps) - 1] = 0; /* its ':' */
+	c.p = ckt_record_kv(c.p, c.end, "process", ps);
 	c.p = ckt_record_kv(c.p, c.end, "hostname", host);
 	u64s(num, (uint64_t)sysconf(_SC_PAGESIZE));
 	c.p = ckt_record_kv(c.p, c.end, "page_size", num);
@@ -1237,12 +1242,15 @@ static void hold_old_trace(int slot, const char *path)
 	held_fd[slot] = h;
 }
 
-/* 1 when the file at path (open for writing at fd, locked) already holds a trace whose header names this pid: the trace of
- * the image this process replaced by an exec the hooks did not see (glibc's execl, execle and
- * execlp call an internal execve; execveat, a raw execve system call), which left no
- * CUZKTRACE_EXEC_FROM behind; or of an earlier process that had this pid. Either way not to be
- * truncated. Reads the file's first zstd frame (the header, a few KiB, at most 32 KiB of
- * arguments twice). 0 for anything else, a file that is not a trace included. */
+/* 1 when the file at path (open for writing at fd, locked) already holds a trace whose header
+ * names this process (its "process" key: pid and start time, the same across execs): the trace
+ * of the image this process replaced by an exec the hooks did not see (glibc's execl, execle
+ * and execlp call an internal execve; execveat, a raw execve system call), which left no
+ * CUZKTRACE_EXEC_FROM behind: not to be truncated. Not an earlier process that had the same
+ * pid (every run of a container's entry point is pid 1: its file is the rerun's to write) nor
+ * a trace of a tracer before 0.2.12 (no such key). Reads the file's first zstd frame (the
+ * header, a few KiB, at most 32 KiB of arguments twice). 0 for anything else, a file that is
+ * not a trace included. */
 static int holds_trace_of_pid(const char *path, pid_t pid)
 {
 	enum { ZCAP = 128 * 1024, HCAP = 96 * 1024 };
@@ -1256,14 +1264,15 @@ static int holds_trace_of_pid(const char *path, pid_t pid)
 	size_t hn = fz && !ZSTD_isError(fz) ? ZSTD_decompress(h, HCAP, z, fz) : 0;
 	if (!ZSTD_isError(hn) && hn > CKT_MAGIC_LEN + 2 && !memcmp(h, CKT_MAGIC, CKT_MAGIC_LEN)) {
 		const uint8_t *p = h + CKT_MAGIC_LEN + 2, *end = h + hn;
-		char num[24];
-		u64s(num, (uint64_t)pid);
+		char num[48];
+		ckt_exec_pid_prefix(num, pid);
+		num[strlen(num) - 1] = 0;
 		for (uint64_t kl, vl; p && (p = ckt_get_uv(p, end, &kl)) && kl <= (uint64_t)(end - p);) {
 			const uint8_t *k = p;
 			p += kl;
 			if (!kl || !(p = ckt_get_uv(p, end, &vl)) || vl > (uint64_t)(end - p))
 				break;
-			if (kl == 3 && !memcmp(k, "pid", 3)) {
+			if (kl == 7 && !memcmp(k, "process", 7)) {
 				same = vl == strlen(num) && !memcmp(p, num, vl);
 				break;
 			}

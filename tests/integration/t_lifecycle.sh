@@ -261,6 +261,19 @@ for m in execl execveat raw; do
 		"$(cat $T/execraw$m.out)/$(cat $T/execraw$m.rc)/$(grep warning $T/execraw$m.err)/$(jget $T/execraw$m.old.json exe)/$(jget $T/execraw$m.old.json truncated)/$(jget $T/execraw$m.old.json live_at_exit.heap_bytes)/$(jget $T/execraw$m.new.json exe)/$(jget $T/execraw$m.new.json truncated)" \
 		"$(cat $T/plain.out)/$plain_rc/cuzktrace: warning: '$T/execraw$m/t.$pid.zst' holds the trace of the image this process replaced by exec; using '$T/execraw$m/t.$pid.exec1.zst'/$P/execraw/true/123456/$P/exitcode/false"
 done
+# another process that had this pid (every run of a container's entry point is pid 1) is not
+# an exec: the rerun writes the file it is given (the header's pid alone made it keep the
+# first run's trace and write .exec1, .exec2, ... with a false warning)
+mkdir -p $T/pidns
+if unshare -p -f true 2>/dev/null; then
+	for k in 1 2; do
+		unshare -p -f env CUZKTRACE_OUT=$T/pidns/c.zst LD_PRELOAD=$LIB $P/exitcode >/dev/null 2>$T/pidns$k.err
+	done
+	expect_eq "pid reused (pid 1 in a new pid namespace, twice): the second run writes the same file, no warning" \
+		"$(ls $T/pidns)/$(grep -c 'replaced by exec' $T/pidns2.err)/$(grep -c '^cuzktrace: tracing exitcode (pid 1) to ' $T/pidns2.err)" "c.zst/0/1"
+else
+	echo "  skip pid reuse: cannot make a pid namespace here"
+fi
 # an environment as large as the kernel takes: the two variables the exec hook adds made the
 # exec fail (E2BIG) where untraced it runs; it is tried again as the program made it, and the
 # new image finds the old trace by its pid
