@@ -750,10 +750,11 @@ static void *ckt_main_job_run(void *arg)
 }
 
 /* Reads the trace, and with --diff the base too: on a thread of its own while this one reads
- * the trace (the two reads share nothing but the arguments, read only), unless --jobs 1 or
- * one CPU. Their stderr lines come out as a read of one after the other prints them: the
- * base's, then the trace's unless the base failed. A base that fails midway has let the
- * trace's file outputs be written (they describe TRACE, which was read). */
+ * the trace (the two reads share nothing but the arguments, read only), unless --jobs 1, one
+ * CPU, or file outputs (--csv and the like describe TRACE: read one after the other, a base
+ * that fails midway leaves none written, whatever the CPUs). Their stderr lines come out as a
+ * read of one after the other prints them: the base's, then the trace's unless the base
+ * failed. */
 static int ckt_main_read_all(const struct ckt_args *a, struct ckt_main_read *base,
 			     struct ckt_main_read *cur, unsigned top)
 {
@@ -761,7 +762,8 @@ static int ckt_main_read_all(const struct ckt_args *a, struct ckt_main_read *bas
 	pthread_t th;
 	if (!a->diff)
 		return ckt_main_read(a, cur, true, top);
-	if (ckt_main_jobs(a) < 2 || pthread_create(&th, NULL, ckt_main_job_run, &j) != 0) {
+	bool files = a->csv || a->sites_csv || a->folded || a->phases_csv;
+	if (files || ckt_main_jobs(a) < 2 || pthread_create(&th, NULL, ckt_main_job_run, &j) != 0) {
 		if (ckt_main_read(a, base, false, top) < 0)
 			return -1;
 		return ckt_main_read(a, cur, true, top);

@@ -101,7 +101,7 @@ human() {
 		if (d == 1 && r >= 1000) { d = 0; m = 1; r = int((b + s / 2) / s) }
 		if (d) printf "%d.%0" d "d %s", int(r / m), r % m, U[i]; else printf "%d %s", r, U[i] }'
 }
-expect_eq "human units as the exit line writes them" "$(human 835016)/$(human 1023)/$(human 1048063)/$(human 1048064)/$(human 10747)/$(human 102348)" "815 KiB/1023 B/1023 KiB/1.00 MiB/10.5 KiB/100 KiB"
+expect_eq "human units as the exit line writes them" "$(human 835016)/$(human 1023)/$(human 1048063)/$(human 1048064)/$(human 10747)/$(human 102348)/$(human 102360)" "815 KiB/1023 B/1023 KiB/1.00 MiB/10.5 KiB/99.9 KiB/100 KiB"
 CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/usable.zst traced usable $P/usable
 read -r _ u _ req <$T/usable.out
 expect_eq "usable: requested bytes" "$req" 375000

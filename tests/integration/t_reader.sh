@@ -558,6 +558,17 @@ cuzktrace-report: warning: 'dcut2.zst': trace is truncated (no end record); it c
 $(grep "dcut2.zst': the file ends" $T/djobs1.err | sed "s|$T/||")
 rc=0"
 expect_eq "diff --jobs 1: the same lines" "$(cmp $T/djobs1.err $T/djobs2.err && echo same)" same
+# with file outputs the two are read one after the other, --jobs 2 too: a base found corrupt
+# midway leaves no output file, whatever the CPUs (both read at once wrote the trace's)
+cp $T/dbase.zst $T/dhalf.zst
+printf '\xff\xff\xff\xff\xff\xff\xff\xff' | dd of=$T/dhalf.zst bs=1 seek=$(( $(stat -c %s $T/dhalf.zst) * 2 / 3 )) conv=notrunc 2>/dev/null
+for j in 1 2; do
+	rm -f $T/djout$j.csv
+	$REPORT --jobs $j --csv $T/djout$j.csv --diff $T/dhalf.zst $T/dcur.zst >/dev/null 2>$T/djout$j.err
+	echo "rc=$?/$(ls $T/djout$j.csv 2>/dev/null | wc -l)/$(wc -l <$T/djout$j.err)" >$T/djout$j.res
+done
+expect_eq "diff with a file output and a base corrupt midway: --jobs 1 and 2 alike, exit 1, one line, no output file" \
+	"$(cat $T/djout1.res) $(cat $T/djout2.res)" "rc=1/0/1 rc=1/0/1"
 printf 'CUZKTRC\0\xff\xff' >$T/dbad.zst
 $REPORT --jobs 2 --diff $T/dbad.zst $T/dcur.zst >$T/dbad.out 2>$T/dbad.err
 expect_eq "diff: a base of an unknown version fails alone: exit 1, one line, no report" \
