@@ -12,6 +12,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
@@ -62,14 +63,17 @@ static int runnable(const char *path)
 /* An exec of a program that gains privileges by its set-user-ID or set-group-ID bit (an owner
  * or group other than the caller's, on a mount that honours the bits) is a secure execution:
  * the loader ignores LD_PRELOAD there, and the new image runs untraced, which nothing would
- * say. One line before the exec (st: the program's stat, what: its path or NULL). File
- * capabilities make a secure execution too; they are not looked for. */
+ * say. One line before the exec (st: the program's stat, what: its path or NULL); not under
+ * PR_SET_NO_NEW_PRIVS, where the bits do nothing. File capabilities make a secure execution
+ * too; they are not looked for, nor is execvp's search. */
 static void say_if_secure(const struct stat *st, const char *what)
 {
 	struct statvfs vfs;
 	int uid = (st->st_mode & S_ISUID) && st->st_uid != getuid();
 	int gid = (st->st_mode & S_ISGID) && (st->st_mode & S_IXGRP) && st->st_gid != getgid();
 	if (!S_ISREG(st->st_mode) || !(uid || gid))
+		return;
+	if (syscall(SYS_prctl, PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) == 1) /* the bits do nothing */
 		return;
 	if (what && statvfs(what, &vfs) == 0 && (vfs.f_flag & ST_NOSUID))
 		return;
