@@ -23,7 +23,7 @@
  *     0.2.11, when the command line is longer than the 32 KiB the tracer keeps of it (args and
  *     argv are then cut, the last argument kept possibly in part), args_total: its whole
  *     length in bytes, NULs included; since 0.2.12 process: "<pid>.<start time in clock
- *     ticks>", the same across the process's execs (a new image given this file after an
+ *     ticks>.<pid namespace inode>", the same across the process's execs (a new image given this file after an
  *     exec the hooks did not see keeps it, and takes the next name).
  *   Readers ignore keys they do not know.
  *

@@ -986,6 +986,21 @@ void ckt_exec_pid_prefix(char *b, pid_t pid)
 	strcat(b, ":");
 }
 
+/* This process for the header's "process" key: "<pid>.<start time>.<pid namespace>", the same
+ * across its execs. The namespace tells apart two processes of one pid started in the same
+ * clock tick (the start time counts 10 ms ticks): a container's entry point, pid 1, rerun at
+ * once. */
+static void process_id(char *b, pid_t pid)
+{
+	struct stat st;
+	int f = ckt_proc_open("self/ns/pid", O_RDONLY | O_CLOEXEC);
+	ckt_exec_pid_prefix(b, pid);
+	b[strlen(b) - 1] = '.'; /* its ':' */
+	u64s(b + strlen(b), f >= 0 && fstat(f, &st) == 0 ? (uint64_t)st.st_ino : 0);
+	if (f >= 0)
+		close(f);
+}
+
 /* %p -> pid, %e -> executable base name, %% -> %. */
 static int expand(const char *in, char *out, size_t cap, pid_t pid)
 {
@@ -1147,9 +1162,8 @@ static size_t build_header(uint8_t *buf, size_t cap, pid_t pid, const char *exe)
 	u64s(num, wall_ns);
 	c.p = ckt_record_kv(c.p, c.end, "start_wall_ns", num);
 	/* the process, across its execs: pid and start time (holds_trace_of_pid) */
-	char ps[48];
-	ckt_exec_pid_prefix(ps, pid);
-	ps[strlen(ps) - 1] = 0; /* its ':' */
+	char ps[72];
+	process_id(ps, pid);
 	c.p = ckt_record_kv(c.p, c.end, "process", ps);
 	c.p = ckt_record_kv(c.p, c.end, "hostname", host);
 	u64s(num, (uint64_t)sysconf(_SC_PAGESIZE));
@@ -1264,9 +1278,8 @@ static int holds_trace_of_pid(const char *path, pid_t pid)
 	size_t hn = fz && !ZSTD_isError(fz) ? ZSTD_decompress(h, HCAP, z, fz) : 0;
 	if (!ZSTD_isError(hn) && hn > CKT_MAGIC_LEN + 2 && !memcmp(h, CKT_MAGIC, CKT_MAGIC_LEN)) {
 		const uint8_t *p = h + CKT_MAGIC_LEN + 2, *end = h + hn;
-		char num[48];
-		ckt_exec_pid_prefix(num, pid);
-		num[strlen(num) - 1] = 0;
+		char num[72];
+		process_id(num, pid);
 		for (uint64_t kl, vl; p && (p = ckt_get_uv(p, end, &kl)) && kl <= (uint64_t)(end - p);) {
 			const uint8_t *k = p;
 			p += kl;
