@@ -322,6 +322,17 @@ static int lost_since(uint8_t **p, _Atomic uint64_t *counter, uint64_t *reported
 	return rc;
 }
 
+/* lost_since unless rc already failed, and msg (one line) when the counter is first reported */
+static int lost_said(uint8_t **p, _Atomic uint64_t *counter, uint64_t *reported, int rc, const char *msg)
+{
+	uint64_t before = *reported;
+	if (!rc)
+		rc = lost_since(p, counter, reported);
+	if (!before && *reported)
+		ckt_log(msg, NULL, NULL, NULL);
+	return rc;
+}
+
 static int reserve(uint8_t **p, uint64_t tid)
 {
 	return reserve_n(p, tid, CKT_MAX_RECORD);
@@ -620,20 +631,13 @@ static int cycle(int final)
 	 * handlers that interrupted a hook (ckt_passed), said once */
 	if (!rc)
 		rc = lost_since(&p, &ckt_lost_noring, &noring_reported);
-	uint64_t nested_before = nested_reported;
-	if (!rc)
-		rc = lost_since(&p, &ckt_lost_nested, &nested_reported);
-	if (!nested_before && nested_reported)
-		ckt_log("warning: a signal handler called the allocator (or mmap) while it "
-			"interrupted a traced call of it; such calls cannot be recorded and are "
-			"counted as lost events", NULL, NULL, NULL);
-	uint64_t jumped_before = jumped_reported;
-	if (!rc)
-		rc = lost_since(&p, &ckt_lost_jumped, &jumped_reported);
-	if (!jumped_before && jumped_reported)
-		ckt_log("warning: a signal handler left a traced mmap, munmap, mremap or mprotect call "
-			"by a jump (siglongjmp); that call is not recorded and is counted as a lost "
-			"event, and the thread is traced on", NULL, NULL, NULL);
+	rc = lost_said(&p, &ckt_lost_nested, &nested_reported, rc,
+		       "warning: a signal handler called the allocator (or mmap) while it interrupted a "
+		       "traced call of it; such calls cannot be recorded and are counted as lost events");
+	rc = lost_said(&p, &ckt_lost_jumped, &jumped_reported, rc,
+		       "warning: a signal handler left a traced mmap, munmap, mremap or mprotect call by "
+		       "a jump (siglongjmp); that call is not recorded and is counted as a lost event, "
+		       "and the thread is traced on");
 	if (rc)
 		return rc;
 	if (final && ckt_sample_r)
