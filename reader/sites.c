@@ -16,8 +16,9 @@
 #include "symbolize.h"
 #include "util.h"
 
-/* Counters per stack: bytes and blocks of each byte space the report explains. */
-enum { T_HEAP, T_HEAP_N, T_RSS, T_RSS_N, T_GPU, T_GPU_N, T_COUNT };
+/* Counters per stack: bytes and blocks of each byte space the report explains, and (T_SMP) its
+ * live heap blocks that are samples of the default mode. */
+enum { T_HEAP, T_HEAP_N, T_RSS, T_RSS_N, T_GPU, T_GPU_N, T_SMP, T_COUNT };
 
 /* Blocks are counted in 1/65536ths: a sample of the default mode stands for a fractional number
  * of allocations (1.58 for a block just under the rate), and rounding each sample's weight
@@ -50,8 +51,6 @@ struct ckt_sites_stack {
 	uint32_t map;           /* the module map current when its STACK record was read */
 	const char **sym;       /* formatted frames, innermost first; NULL until symbolized */
 	uint64_t allocs, alloc_bytes;
-	bool sampled;           /* a sample of the default mode counted here: its figures are
-				 * estimates */
 	struct ckt_tracked t[T_COUNT];
 };
 
@@ -64,7 +63,8 @@ struct ckt_sites_site {
 	uint64_t path_bytes[K_COUNT][CKT_SITES_SHORT]; /* bytes through each caller shown */
 	uint64_t n_stacks[K_COUNT];   /* distinct stacks (symbolized) holding its bytes then */
 	uint64_t allocs, alloc_bytes;
-	bool sampled;           /* one of its stacks is (ckt_sites_stack.sampled) */
+	uint64_t smp[K_COUNT];  /* live samples of the default mode at each moment: its figures
+				 * there are estimates */
 	uint64_t most_alloc;    /* the stack that allocated the most bytes, for the CSV */
 	size_t most_stack;
 };
@@ -510,7 +510,6 @@ static void ckt_sites_on_bytes(void *ctx, const struct ckt_attr *a, const struct
 	 * already); the same weight comes with its free, so live counts return to zero */
 	bool sample = a->weight > 1.0;
 	int64_t w = sample ? llround(a->weight * CKT_SITES_ONE) : CKT_SITES_ONE;
-	st->sampled |= sample;
 	int64_t nb, nb_rise; /* held at the bounds, as ckt_tracked_sum */
 	if (__builtin_mul_overflow(run->blocks, w, &nb))
 		nb = run->blocks > 0 ? INT64_MAX : INT64_MIN;
@@ -519,6 +518,8 @@ static void ckt_sites_on_bytes(void *ctx, const struct ckt_attr *a, const struct
 	if (heap) {
 		ckt_tracked_run(&st->t[T_HEAP], s->epochs, delta, run->rise);
 		ckt_tracked_run(&st->t[T_HEAP_N], s->epochs, nb, nb_rise);
+		if (sample)
+			ckt_tracked_run(&st->t[T_SMP], s->epochs, run->blocks, run->blocks_rise);
 	}
 	if (gpu) {
 		ckt_tracked_run(&st->t[T_GPU], s->epochs, delta, run->rise);
@@ -632,6 +633,15 @@ static uint64_t ckt_sites_pos(int64_t v)
 static int64_t ckt_sites_at(const struct ckt_sites *s, const struct ckt_sites_stack *st, int k, int blocks)
 {
 	const struct ckt_tracked *t = &st->t[ckt_sites_tbytes[k] + blocks];
+	return k == K_EXIT ? t->cur : ckt_tracked_at(t, s->epochs, ckt_sites_moment[k]);
+}
+
+/* The stack's live samples at moment k (heap blocks only: none at the GPU peak). */
+static int64_t ckt_sites_smp_at(const struct ckt_sites *s, const struct ckt_sites_stack *st, int k)
+{
+	const struct ckt_tracked *t = &st->t[T_SMP];
+	if (k == K_GPU)
+		return 0;
 	return k == K_EXIT ? t->cur : ckt_tracked_at(t, s->epochs, ckt_sites_moment[k]);
 }
 
@@ -802,10 +812,10 @@ int ckt_sites_finish(struct ckt_sites *s, const struct ckt_replay_stats *st, uns
 		for (int k = 0; k < K_COUNT; k++) {
 			site->at[k] += ckt_sites_pos(v[k]);
 			site->n_at[k] += ckt_sites_pos(nb[k]);
+			site->smp[k] += ckt_sites_pos(ckt_sites_smp_at(s, &s->stacks[i], k));
 		}
 		site->allocs += sk->allocs;
 		site->alloc_bytes += sk->alloc_bytes;
-		site->sampled |= sk->sampled;
 		if (sk->alloc_bytes >= site->most_alloc) {
 			site->most_alloc = sk->alloc_bytes;
 			site->most_stack = i;
@@ -860,7 +870,7 @@ bool ckt_sites_top(const struct ckt_sites *s, enum ckt_moment m, size_t i, struc
 	const struct ckt_sites_stack *st = &s->stacks[site->best_stack[k]];
 	e->bytes = site->at[k];
 	e->count = ckt_sites_count(site->n_at[k]);
-	e->estimate = site->sampled;
+	e->estimate = site->smp[k] > 0;
 	e->site = site->key;
 	e->frames = st->sym;
 	e->nframes = st->nsym;

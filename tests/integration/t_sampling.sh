@@ -97,6 +97,16 @@ done
 expect_match "default mode: a sampled site's row says its figures are estimates" "$(cat $T/sp1.row)" \
 	'^  #1  [0-9.]+ MiB \([0-9]+ bytes\), [0-9.]+% of the peak, [0-9]+ allocations live \(estimated from samples\)
 \[True\]$'
+# the mark is per moment: a site whose small blocks were sampled and freed holds 4 blocks of
+# 1 MiB at the peak and at exit, each recorded one by one: exact there, no mark (20,000 blocks
+# of 1,000 bytes at R = 512 KiB: about 38 samples, never none)
+# (--sites-csv: every stack is placed then, the sampled ones with no live block too)
+CUZKTRACE_SAMPLE=524288 traced_json estm $P/estmoment >/dev/null
+$REPORT --json --sites-csv $T/estm.csv $T/estm.zst >$T/estm.json 2>/dev/null
+expect_eq "default mode: a site that had samples but holds only exact blocks at the peak and at exit: no mark" \
+	"$($PY -c 'import json, sys; d = json.load(open(sys.argv[1]))
+print([(s["bytes"], s["estimate"]) for k in ("sites_at_peak_heap", "sites_at_exit") for s in d[k] if "estmoment.c" in s["site"]])' $T/estm.json)/$($REPORT --sites-csv $T/estm.csv $T/estm.zst 2>/dev/null | grep -c 'estimated from samples')" \
+	"[(4194304, False), (4194304, False)]/0"
 expect_match "default mode: blocks at or above the rate are exact: no mark" "$(cat $T/spx.row)" \
 	'^  #1  11\.7 MiB \(12288000 bytes\), [0-9.]+% of the peak, 20 allocations live
 \[False\]$'
