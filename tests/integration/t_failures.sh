@@ -596,7 +596,7 @@ expect_eq "siglongjmp out of slow mmap calls: the thread traced on (100 MiB kept
 # hook is in its call; it is a handler's call (counted lost, its own line), and the hook is not
 # taken for one left by a jump, SS_AUTODISARM (the stack reads as disabled inside) included
 for a in plain autodisarm; do
-	traced altnest$a $P/altnest $([ $a = autodisarm ] && echo x)
+	CUZKTRACE_OUT=$T/altnest$a.zst traced altnest$a $P/altnest $([ $a = autodisarm ] && echo x)
 	expect_eq "alternate signal stack ($a), no jump: the handler's calls counted as a handler's, no jump said" \
 		"$(cat $T/altnest$a.rc)/$(cat $T/altnest$a.out)/$(grep -c 'called the allocator' $T/altnest$a.err)/$(grep -c 'by a jump' $T/altnest$a.err)" \
 		"0/altnest: handler ran/1/0"

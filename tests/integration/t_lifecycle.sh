@@ -553,7 +553,7 @@ for mode in thrd cancel outlived; do
 done
 # the writer's look at the main thread each flush interval reads a file kept open at a high
 # number: opening it each time took the lowest free descriptor from the program for a moment
-CUZKTRACE_FLUSH_MS=5 traced lowfdopen $P/lowfd
+CUZKTRACE_FLUSH_MS=5 CUZKTRACE_OUT=$T/lowfdopen.zst traced lowfdopen $P/lowfd
 expect_match "the program's open gets the lowest free descriptor, the tracer's look at the main thread each 5 ms besides" \
 	"$(cat $T/lowfdopen.rc)/$(cat $T/lowfdopen.out)" "^0/lowfd: [0-9]+ opens, 0 not the lowest number\$"
 # exit (not _exit) in a vfork child would run the parent's exit handlers, the tracer's
