@@ -631,6 +631,7 @@ extern struct ckt_aux *_Atomic ckt_auxs;
 /* A block with room for cap bytes (ckt_big_alloc; caller holds the guard), or NULL; freed
  * with ckt_big_free. */
 struct ckt_aux *ckt_aux_new(size_t cap);
+struct ckt_aux *ckt_aux_of(const uint8_t *bytes, size_t len); /* a copy of len bytes */
 void ckt_aux_push(struct ckt_aux *a);
 
 /* ---- modules.c ---- */

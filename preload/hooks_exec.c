@@ -209,7 +209,7 @@ static char **exec_begin(char *const envp[], int finish)
 /* Each hook below: an exec that fails with E2BIG (arguments and environment over the kernel's
  * limit) may fail only for the two variables exec_begin adds, where the program's own call
  * would start: it is tried again as the program made it (the new image then finds this
- * image's trace by the process its header names, holds_trace_of_pid in writer.c). */
+ * image's trace by the process its header names, holds_this_process in writer.c). */
 
 /* The real function may not be resolved yet: a library constructor can exec before anything
  * else called into us. Resolve them then; if one is still missing, fail as the call would. */

@@ -15,8 +15,8 @@
 
 /* (a guard left up by a jump out of an mmap hook is taken back: ckt_guard_stale, off the
  * traced path) */
-#define CKT_HOOK_ENTER(t)                                                                          \
-	((CKT_LIKELY(!(t)->guard) || ckt_guard_stale(t, __builtin_frame_address(0))) &&                                        \
+#define CKT_HOOK_ENTER(t)                                                                  \
+	((CKT_LIKELY(!(t)->guard) || ckt_guard_stale(t, __builtin_frame_address(0))) &&     \
 	 atomic_load_explicit(&ckt_active, memory_order_relaxed))
 
 /* Allocation before the real symbols exist (during dlsym, or while another thread resolves

@@ -207,19 +207,21 @@ struct ckt_aux *ckt_aux_new(size_t cap)
 	return a;
 }
 
+/* A record encoded on the caller's stack, queued at its own size, not at the room a string may
+ * need (1 KiB): a program that renamed a thread 1,000,000 times in a second held 217 MiB of
+ * such room until the writer took it (447 MiB in the size classes of arena.c); 33 MiB now. */
+struct ckt_aux *ckt_aux_of(const uint8_t *bytes, size_t len)
+{
+	struct ckt_aux *a = ckt_aux_new(len);
+	if (a) {
+		memcpy(a->bytes, bytes, len);
+		a->len = len;
+	}
+	return a;
+}
+
 void ckt_aux_push(struct ckt_aux *a)
 {
-	/* queued at its own size, not at the room its encoder asked for (a string's most, 1 KiB):
-	 * a program that renamed a thread 1,000,000 times in a second held 217 MiB of such room
-	 * until the writer took it (447 MiB in the size classes of arena.c); 33 MiB now */
-	if (!a->map && a->len < 512) {
-		struct ckt_aux *s = ckt_big_alloc(sizeof(*s) + a->len);
-		if (s) {
-			memcpy(s, a, sizeof(*a) + a->len);
-			ckt_big_free(a);
-			a = s;
-		}
-	}
 	struct ckt_aux *head = atomic_load(&ckt_auxs);
 	do
 		a->next = head;

@@ -57,8 +57,9 @@ static uint16_t intern(const char *name, int create)
 		return 0;
 	}
 	size_t nlen = strlen(name) + 1;
+	uint8_t rec[CKT_MAX_STR + 40];
 	char *copy = ckt_malloc(nlen);
-	struct ckt_aux *a = ckt_aux_new(CKT_MAX_STR + 40);
+	struct ckt_aux *a = ckt_aux_of(rec, (size_t)(ckt_record_phase_def(rec, nnames + 1u, name) - rec));
 	if (!copy || !a) {
 		ckt_free(copy);
 		ckt_big_free(a);
@@ -67,7 +68,6 @@ static uint16_t intern(const char *name, int create)
 	memcpy(copy, name, nlen);
 	names[++nnames] = copy;
 	name_slots[i] = (uint16_t)nnames;
-	a->len = (size_t)(ckt_record_phase_def(a->bytes, nnames, name) - a->bytes);
 	ckt_aux_push(a);
 	return (uint16_t)nnames;
 }
@@ -343,11 +343,10 @@ static void note(uint16_t id, const char *buf, size_t n, const char *at)
 	const char *hi = at, *ceil = (size_t)(buf + n - lo) > CKT_MAX_STR ? lo + CKT_MAX_STR : buf + n;
 	while (hi < ceil && *hi != '\n')
 		hi++;
-	struct ckt_aux *a = ckt_aux_new(CKT_MAX_STR + 40);
-	if (!a)
-		return;
-	a->len = (size_t)(ckt_record_note(a->bytes, ckt_now(), id, lo, (size_t)(hi - lo)) - a->bytes);
-	ckt_aux_push(a);
+	uint8_t rec[CKT_MAX_STR + 40];
+	struct ckt_aux *a = ckt_aux_of(rec, (size_t)(ckt_record_note(rec, ckt_now(), id, lo, (size_t)(hi - lo)) - rec));
+	if (a)
+		ckt_aux_push(a);
 }
 
 /* Is the process-wide phase `name` begun now? */
@@ -430,11 +429,10 @@ void ckt_phase_scan(const char *buf, size_t n)
 /* ---- thread names ---- */
 void ckt_thread_name_record_tid(pid_t tid, const char *name)
 {
-	struct ckt_aux *a = ckt_aux_new(CKT_MAX_STR + 40);
-	if (!a)
-		return;
-	a->len = (size_t)(ckt_record_thread_name(a->bytes, ckt_now(), (uint64_t)tid, name) - a->bytes);
-	ckt_aux_push(a);
+	uint8_t rec[CKT_MAX_STR + 40];
+	struct ckt_aux *a = ckt_aux_of(rec, (size_t)(ckt_record_thread_name(rec, ckt_now(), (uint64_t)tid, name) - rec));
+	if (a)
+		ckt_aux_push(a);
 }
 
 void ckt_thread_name_record(struct ckt_tls *t, const char *name)

@@ -370,13 +370,7 @@ void ckt_thread_after_fork_child(void)
 
 _Atomic uint64_t ckt_lost_jumped;
 
-/* See ckt.h. A signal handler that interrupted the hook runs below the hook's frame on the
- * same stack, or on its alternate stack, and the frame is intact: the frame is gone when the
- * calling hook's frame (fp) is at or above it on the thread's stack (a call at the same depth
- * as the one the jump left, the common case: a loop around the call), or when a deeper call
- * wrote over its token. (A deeper call that left the token as it was is not told apart: the
- * thread's calls pass untraced until one is.) One sigaltstack query, only when the guard is
- * up. */
+/* The thread's alternate signal stack, noted as an mmap-family hook marks its frame. */
 void ckt_guard_altstack(struct ckt_tls *t)
 {
 	stack_t ss;
@@ -388,6 +382,13 @@ void ckt_guard_altstack(struct ckt_tls *t)
 	}
 }
 
+/* See ckt.h. A signal handler that interrupted the hook runs below the hook's frame on the
+ * same stack, or on its alternate stack, and the frame is intact: the frame is gone when the
+ * calling hook's frame (fp) is at or above it on the thread's stack (a call at the same depth
+ * as the one the jump left, the common case: a loop around the call), or when a deeper call
+ * wrote over its token. (A deeper call that left the token as it was is not told apart: the
+ * thread's calls pass untraced until one is.) One sigaltstack query, only when the guard is
+ * up. */
 CKT_NOINLINE int ckt_guard_stale(struct ckt_tls *t, void *fp)
 {
 	struct ckt_guard_frame *f = t->guard_frame;

@@ -1165,7 +1165,7 @@ static size_t build_header(uint8_t *buf, size_t cap, pid_t pid, const char *exe)
 	}
 	u64s(num, wall_ns);
 	c.p = ckt_record_kv(c.p, c.end, "start_wall_ns", num);
-	/* the process, across its execs: pid and start time (holds_trace_of_pid) */
+	/* the process, across its execs (holds_this_process) */
 	char ps[72];
 	process_id(ps, pid);
 	c.p = ckt_record_kv(c.p, c.end, "process", ps);
@@ -1260,8 +1260,8 @@ static void hold_old_trace(int slot, const char *path)
 	held_fd[slot] = h;
 }
 
-/* 1 when the file at path (open for writing at fd, locked) already holds a trace whose header
- * names this process (its "process" key: pid and start time, the same across execs): the trace
+/* 1 when the file at path already holds a trace whose header names this process (its
+ * "process" key: pid, start time and pid namespace, the same across execs): the trace
  * of the image this process replaced by an exec the hooks did not see (glibc's execl, execle
  * and execlp call an internal execve; execveat, a raw execve system call), which left no
  * CUZKTRACE_EXEC_FROM behind: not to be truncated. Not an earlier process that had the same
@@ -1269,7 +1269,7 @@ static void hold_old_trace(int slot, const char *path)
  * a trace of a tracer before 0.2.12 (no such key). Reads the file's first zstd frame (the
  * header, a few KiB, at most 32 KiB of arguments twice). 0 for anything else, a file that is
  * not a trace included. */
-static int holds_trace_of_pid(const char *path, pid_t pid)
+static int holds_this_process(const char *path, pid_t pid)
 {
 	enum { ZCAP = 128 * 1024, HCAP = 96 * 1024 };
 	int f = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
@@ -1336,14 +1336,17 @@ static int setup(const char *want_path, pid_t pid, const char *exe_path, char *s
 	int ours = !colon || !strncmp(ep, mine, strlen(mine));
 	if (colon && colon[1] == '/' && strlen(colon + 1) < sizeof(wrote))
 		strcpy(wrote, colon + 1);
-	int exec_clash = from && ours && !strcmp(from, path_abs);
+	/* ... or by an exec the hooks did not see, which passed no variables of its own: the
+	 * file's header names this process */
+	int by_vars = from && ours && !strcmp(from, path_abs);
+	int exec_clash = by_vars || holds_this_process(path_abs, pid);
 	if (from)
 		unsetenv("CUZKTRACE_EXEC_FROM");
 	if (ep)
 		unsetenv("CUZKTRACE_EXEC_PID");
 	if (exec_clash) {
 		char old[sizeof(path_abs)];
-		strcpy(old, wrote[0] ? wrote : path_abs);
+		strcpy(old, by_vars && wrote[0] ? wrote : path_abs);
 		exec_name(path_requested, old);
 		say_renamed(old, "' holds the trace of the image this process replaced by exec; using '", shown);
 		hold_old_trace(0, old);
@@ -1353,15 +1356,6 @@ static int setup(const char *want_path, pid_t pid, const char *exe_path, char *s
 	fd = open_locked(path_abs);
 	if (fd >= 0)
 		fd = ckt_fd_high(fd); /* the flock belongs to the open file, so it moves along */
-	if (fd >= 0 && !exec_clash && holds_trace_of_pid(path_abs, pid)) {
-		char old[sizeof(path_abs)];
-		strcpy(old, path_abs);
-		close(fd);
-		exec_name(path_requested, old);
-		say_renamed(old, "' holds the trace of the image this process replaced by exec; using '", shown);
-		hold_old_trace(0, old);
-		fd = ckt_fd_high(open_locked(path_abs));
-	}
 	if (fd == -EBUSY) {
 		char old[sizeof(path_abs)];
 		strcpy(old, path_abs);
