@@ -74,8 +74,9 @@ static const struct ckt_opt ckt_opts[] = {
 	  "to compare with --diff); repeatable" },
 	{ "--jobs", "N", CKT_OPT_JOBS,
 	  "--diff reads its two traces at once on 2 threads (the default\n"
-	  "where more than one CPU is available), which holds both live sets\n"
-	  "in memory at once; 1 reads them one after the other" },
+	  "where more than one CPU is available; not with file outputs),\n"
+	  "which holds both live sets in memory at once; 1 reads them one\n"
+	  "after the other" },
 	{ "--max-held", "N", CKT_OPT_MAX_HELD,
 	  "hold at most N events (40 bytes each) waiting for the trace's time\n"
 	  "order (default 8388608); past it the oldest are replayed at once\n"
@@ -642,7 +643,6 @@ static int ckt_main_open(struct ckt_main_read *m)
 static int ckt_main_read(const struct ckt_args *a, struct ckt_main_read *m, bool outputs, unsigned top)
 {
 	struct ckt_error err = { 0 };
-	uint64_t rate_bytes = m->rate_bytes, depth = m->depth;
 	int rc;
 
 	m->rep = ckt_replay_new(ckt_decode_header(m->dec)->page_size);
@@ -650,7 +650,7 @@ static int ckt_main_read(const struct ckt_args *a, struct ckt_main_read *m, bool
 		ckt_main_say("error: out of memory");
 		return -1;
 	}
-	ckt_replay_set_sample(m->rep, rate_bytes);
+	ckt_replay_set_sample(m->rep, m->rate_bytes);
 	if (a->max_held)
 		ckt_replay_set_max_held(m->rep, a->max_held);
 	if (outputs && a->csv) {
@@ -664,7 +664,7 @@ static int ckt_main_read(const struct ckt_args *a, struct ckt_main_read *m, bool
 	/* each site's own peak needs every stack's site during the replay: only for the CSV */
 	m->sites = ckt_sites_new(site_out[0] != NULL);
 	if (m->sites)
-		ckt_sites_set_depth(m->sites, (unsigned)depth);
+		ckt_sites_set_depth(m->sites, (unsigned)m->depth);
 	if (!m->sites || ckt_sites_attach(m->sites, m->rep) < 0) {
 		ckt_main_say("error: out of memory");
 		return -1;

@@ -2127,8 +2127,9 @@ static bool ckt_replay_is_timed(enum ckt_tag tag)
 
 static int ckt_replay_feed_other(struct ckt_replay *r, const struct ckt_record *rec, struct ckt_error *err);
 
-/* ckt_replay_feed, inlined in ckt_replay_run: ALLOC and FREE, nearly every record, take no
- * call of their own (the registers the switch below needs saved and restored per record were
+/* Feeds one record in file order (ckt_replay_run). Events are queued per thread and replayed
+ * in time order when a SYNC proves nothing earlier can still arrive. Inlined: ALLOC and FREE,
+ * nearly every record, take no call of their own (the registers the switch below needs saved and restored per record were
  * a fifth of the instructions spent queueing). */
 static inline __attribute__((always_inline)) int ckt_replay_feed_one(struct ckt_replay *r,
 								      const struct ckt_record *rec,
@@ -2180,11 +2181,6 @@ static inline __attribute__((always_inline)) int ckt_replay_feed_one(struct ckt_
 		return 0;
 	}
 	return ckt_replay_feed_other(r, rec, err);
-}
-
-int ckt_replay_feed(struct ckt_replay *r, const struct ckt_record *rec, struct ckt_error *err)
-{
-	return ckt_replay_feed_one(r, rec, err);
 }
 
 /* Every record but ALLOC and FREE, after the checks of ckt_replay_feed_one. */

@@ -310,9 +310,6 @@ void ckt_replay_set_max_held(struct ckt_replay *r, uint64_t events);
 /* fn (may be NULL) is called at every RSS sample, in time order, with the state then. */
 void ckt_replay_set_sample_sink(struct ckt_replay *r, ckt_replay_sample_fn *fn, void *ctx);
 
-/* Feeds one record in file order. Events are queued per thread and replayed in time order
- * when a SYNC proves nothing earlier can still arrive. Returns 0 or CKT_ENOMEM. */
-int ckt_replay_feed(struct ckt_replay *r, const struct ckt_record *rec, struct ckt_error *err);
 /* Replays everything still queued (END or end of file) and computes duration_ns. */
 int ckt_replay_finish(struct ckt_replay *r, struct ckt_error *err);
 

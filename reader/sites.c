@@ -630,19 +630,21 @@ static uint64_t ckt_sites_pos(int64_t v)
 }
 
 /* A stack's bytes (blocks: 1) at the moment of list k. */
-static int64_t ckt_sites_at(const struct ckt_sites *s, const struct ckt_sites_stack *st, int k, int blocks)
+/* Counter t of a stack at moment k (K_EXIT: now, at the end). */
+static int64_t ckt_sites_value(const struct ckt_sites *s, const struct ckt_tracked *t, int k)
 {
-	const struct ckt_tracked *t = &st->t[ckt_sites_tbytes[k] + blocks];
 	return k == K_EXIT ? t->cur : ckt_tracked_at(t, s->epochs, ckt_sites_moment[k]);
 }
 
-/* The stack's live samples at moment k (heap blocks only: none at the GPU peak). */
+static int64_t ckt_sites_at(const struct ckt_sites *s, const struct ckt_sites_stack *st, int k, int blocks)
+{
+	return ckt_sites_value(s, &st->t[ckt_sites_tbytes[k] + blocks], k);
+}
+
+/* The stack's live samples at moment k (heap blocks only: none among GPU memory). */
 static int64_t ckt_sites_smp_at(const struct ckt_sites *s, const struct ckt_sites_stack *st, int k)
 {
-	const struct ckt_tracked *t = &st->t[T_SMP];
-	if (k == K_GPU)
-		return 0;
-	return k == K_EXIT ? t->cur : ckt_tracked_at(t, s->epochs, ckt_sites_moment[k]);
+	return k == K_GPU ? 0 : ckt_sites_value(s, &st->t[T_SMP], k);
 }
 
 /* ---- the call path shown for a site ----
