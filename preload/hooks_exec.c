@@ -65,7 +65,7 @@ static int runnable(const char *path)
  * the loader ignores LD_PRELOAD there, and the new image runs untraced, which nothing would
  * say. One line before the exec (st: the program's stat, what: its path or NULL); not under
  * PR_SET_NO_NEW_PRIVS, where the bits do nothing. File capabilities make a secure execution
- * too; they are not looked for, nor is execvp's search. */
+ * too; they are not looked for. */
 static void say_if_secure(const struct stat *st, const char *what)
 {
 	struct statvfs vfs;
@@ -94,13 +94,17 @@ static void say_if_secure_path(const char *path)
 
 /* The same for execvp's search: file itself when it holds a '/', else the first runnable
  * file of that name in the directories of PATH (glibc's default when unset; an empty entry is
- * the working directory). */
+ * the working directory). The set-user-ID line is said for the file found. */
 static int runnable_in_path(const char *file)
 {
 	if (!file || !*file)
 		return 0;
-	if (strchr(file, '/'))
-		return runnable(file);
+	if (strchr(file, '/')) {
+		if (!runnable(file))
+			return 0;
+		say_if_secure_path(file);
+		return 1;
+	}
 	const char *p = getenv("PATH");
 	size_t flen = strlen(file);
 	char buf[4096];
@@ -111,8 +115,10 @@ static int runnable_in_path(const char *file)
 			memcpy(buf, p, n);
 			buf[n] = '/';
 			memcpy(buf + n + (n ? 1 : 0), file, flen + 1);
-			if (runnable(buf))
+			if (runnable(buf)) {
+				say_if_secure_path(buf);
 				return 1;
+			}
 		}
 		if (!*c)
 			return 0;

@@ -294,6 +294,11 @@ if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
 		expect_eq "exec of a set-user-ID program: it runs, one line says it is not traced, no trace of it" \
 			"$(cat $T/suid.out)/$(cat $T/suid.rc)/$(grep warning $T/suid.err)/$(grep -c '^cuzktrace: tracing' $T/suid.err)/$(ls $T/suid | grep -c zst)" \
 			"$(cat $T/plain.out)/$plain_rc/cuzktrace: warning: '$T/suid/prog' is set-user-ID: the loader ignores LD_PRELOAD for it, so the program it starts is not traced/1/1"
+		# execvp's search (env runs its command so): the line names the file found in PATH
+		CUZKTRACE_OUT=$T/suid/p.%p.zst PATH=$T/suid:$PATH traced suidp env prog
+		expect_eq "execvp of a set-user-ID program found in PATH: it runs, one line names the file found" \
+			"$(cat $T/suidp.out)/$(cat $T/suidp.rc)/$(grep warning $T/suidp.err)/$(grep -c '^cuzktrace: tracing' $T/suidp.err)" \
+			"$(cat $T/plain.out)/$plain_rc/cuzktrace: warning: '$T/suid/prog' is set-user-ID: the loader ignores LD_PRELOAD for it, so the program it starts is not traced/1"
 	else
 		expect_eq "exec of a set-user-ID program on a nosuid mount: traced, no line" \
 			"$(grep -c warning $T/suid.err)/$(grep -c '^cuzktrace: tracing' $T/suid.err)" "0/2"
