@@ -31,6 +31,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <grp.h>
 #include <sys/prctl.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -135,7 +136,8 @@ int ckt_ownmaps_madvise_around(int (*real)(void *, size_t, int), void *addr, siz
 	X(mremap, 0) X(mprotect, 0) X(pkey_mprotect, 0) X(write, 0) X(writev, 0) X(pthread_setname_np, 0) X(prctl, 0)            \
 	X(execve, 0) X(execv, 0) X(execvp, 0) X(execvpe, 0) X(fexecve, 0) X(read, 0) X(close, 0) \
 	X(pipe, 0) X(pipe2, 0) X(pthread_exit, 0) X(unshare, 0) X(setns, 0) X(_exit, 0) X(_Exit, 0) \
-	X(exit, 0) X(daemon, 0) X(madvise, 0)
+	X(exit, 0) X(daemon, 0) X(madvise, 0) X(setuid, 0) X(setgid, 0) X(seteuid, 0) X(setegid, 0)   \
+	X(setreuid, 0) X(setregid, 0) X(setresuid, 0) X(setresgid, 0) X(setgroups, 0)
 
 #define CKT_REAL_PTR(name, required) __typeof__(name) *name;
 struct ckt_real {
@@ -395,7 +397,13 @@ extern CKT_TLS struct ckt_tls ckt_tls;
 /* 1 once the main thread has called pthread_exit: the process then ends when its last thread
  * does, and the tracer's helper threads must not be the ones that keep it alive (writer.c) */
 extern atomic_int ckt_main_exited;
-int ckt_helpers_pause(void); /* writer.c */
+/* writer.c: the tracer's threads stop (after writing what was recorded) for a call, and start
+ * again from the caller. alone: only when the program has no other thread (a call that needs
+ * a single-threaded process); else whatever the program's threads. 1 when they stopped. */
+int ckt_helpers_pause(int alone);
+/* writer.c: 1 when a tracer thread's capabilities are not the caller's (per-thread state that
+ * glibc's setxid broadcast would find different) */
+int ckt_helpers_creds_differ(void);
 int ckt_writer_tracing(void);
 void ckt_helpers_resume(void);
 /* the RSS sampler's thread id while it runs, else 0 (rss.c) */

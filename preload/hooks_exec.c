@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
+#include <sys/xattr.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -61,26 +62,31 @@ static int runnable(const char *path)
 }
 
 /* An exec of a program that gains privileges by its set-user-ID or set-group-ID bit (an owner
- * or group other than the caller's, on a mount that honours the bits) is a secure execution:
- * the loader ignores LD_PRELOAD there, and the new image runs untraced, which nothing would
- * say. One line before the exec (st: the program's stat, what: its path or NULL); not under
- * PR_SET_NO_NEW_PRIVS, where the bits do nothing. File capabilities make a secure execution
- * too; they are not looked for. */
-static void say_if_secure(const struct stat *st, const char *what)
+ * or group other than the caller's, on a mount that honours the bits) or by file capabilities
+ * (for a caller whose real uid is not root: root's exec gains none) is a secure execution: the
+ * loader ignores LD_PRELOAD there, and the new image runs untraced, which nothing would say.
+ * One line before the exec (st: the program's stat; what: its path, or NULL for the descriptor
+ * fd); not under PR_SET_NO_NEW_PRIVS, where neither does anything, nor on a nosuid mount. */
+static void say_if_secure(const struct stat *st, const char *what, int fd)
 {
 	struct statvfs vfs;
 	int uid = (st->st_mode & S_ISUID) && st->st_uid != getuid();
 	int gid = (st->st_mode & S_ISGID) && (st->st_mode & S_IXGRP) && st->st_gid != getgid();
-	if (!S_ISREG(st->st_mode) || !(uid || gid))
+	if (!S_ISREG(st->st_mode))
+		return;
+	int caps = !uid && !gid && getuid() != 0 &&
+		   (what ? getxattr(what, "security.capability", NULL, 0)
+			 : fgetxattr(fd, "security.capability", NULL, 0)) > 0;
+	if (!(uid || gid || caps))
 		return;
 	if (syscall(SYS_prctl, PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) == 1) /* the bits do nothing */
 		return;
-	if (what && statvfs(what, &vfs) == 0 && (vfs.f_flag & ST_NOSUID))
+	if ((what ? statvfs(what, &vfs) : fstatvfs(fd, &vfs)) == 0 && (vfs.f_flag & ST_NOSUID))
 		return;
 	struct ckt_line l = {.len = 0};
 	ckt_line_str(&l, "cuzktrace: warning: '");
 	ckt_line_str(&l, what ? what : "(a descriptor)");
-	ckt_line_str(&l, uid ? "' is set-user-ID" : "' is set-group-ID");
+	ckt_line_str(&l, uid ? "' is set-user-ID" : gid ? "' is set-group-ID" : "' has file capabilities");
 	ckt_line_str(&l, ": the loader ignores LD_PRELOAD for it, so the program it starts is not traced");
 	ckt_line_emit(&l);
 }
@@ -89,7 +95,7 @@ static void say_if_secure_path(const char *path)
 {
 	struct stat st;
 	if (path && stat(path, &st) == 0)
-		say_if_secure(&st, path);
+		say_if_secure(&st, path, -1);
 }
 
 /* The same for execvp's search: file itself when it holds a '/', else the first runnable
@@ -267,7 +273,7 @@ CKT_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 	int finish = runnable_fd(fd);
 	struct stat st;
 	if (finish && fstat(fd, &st) == 0)
-		say_if_secure(&st, NULL);
+		say_if_secure(&st, NULL, fd);
 	char **e = exec_begin(envp, finish);
 	int rc = ckt_real.fexecve(fd, argv, e ? e : envp);
 	if (e && rc < 0 && errno == E2BIG)
@@ -316,7 +322,7 @@ static int single_threaded_call(void)
 {
 	/* no guard raised meanwhile: a signal handler that allocates is traced (or counted lost
 	 * while the writer is down); ckt_helpers_resume raises it where threads are created */
-	return ckt_helpers_pause();
+	return ckt_helpers_pause(1);
 }
 
 static void after_single_threaded_call(int paused)
@@ -349,6 +355,35 @@ CKT_EXPORT int setns(int fd, int nstype)
 	after_single_threaded_call(paused);
 	return rc;
 }
+
+/* glibc makes setuid, setgid and their kin, and setgroups, act in every thread of the process
+ * (its SIGSETXID broadcast: credentials are per thread in the kernel) and aborts the process
+ * when the threads' results differ. Capabilities are per thread too, and so is
+ * PR_SET_KEEPCAPS: a program that keeps its capabilities across setresuid and then calls
+ * setgroups (setpriv --reuid=nobody --clear-groups, libcap-ng's capng_change_id) left the
+ * tracer's threads without the capability its own thread had kept, and glibc aborted it
+ * (SIGABRT; single-threaded untraced, it ran). When a tracer thread's capabilities are not the
+ * caller's, they stop for the call (after writing what was recorded) and start again from
+ * the caller, with its credentials. Program threads of other credentials are the program's
+ * own (untraced, glibc would abort the same). */
+#define CKT_SETXID(name, params, args)                                                            \
+	CKT_EXPORT int name params                                                                \
+	{                                                                                         \
+		CKT_EXEC_REAL(name);                                                              \
+		int paused = ckt_helpers_creds_differ() ? ckt_helpers_pause(0) : 0;              \
+		int rc = ckt_real.name args;                                                      \
+		after_single_threaded_call(paused);                                               \
+		return rc;                                                                        \
+	}
+CKT_SETXID(setuid, (uid_t u), (u))
+CKT_SETXID(setgid, (gid_t g), (g))
+CKT_SETXID(seteuid, (uid_t u), (u))
+CKT_SETXID(setegid, (gid_t g), (g))
+CKT_SETXID(setreuid, (uid_t r, uid_t e), (r, e))
+CKT_SETXID(setregid, (gid_t r, gid_t e), (r, e))
+CKT_SETXID(setresuid, (uid_t r, uid_t e, uid_t s), (r, e, s))
+CKT_SETXID(setresgid, (gid_t r, gid_t e, gid_t s), (r, e, s))
+CKT_SETXID(setgroups, (size_t n, const gid_t *list), (n, list))
 
 /* _exit and _Exit end the process without exit handlers, so without the tracer's destructor:
  * the usual end of a shell (dash, Debian's /bin/sh, ends so), of Python's os._exit and of

@@ -10,6 +10,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <linux/futex.h>
 #include <limits.h>
 #include <pthread.h>
@@ -1508,21 +1509,48 @@ static int wait_paused(void)
 	return 0;
 }
 
-int ckt_helpers_pause(void)
+/* helpers started a moment ago may not have said who they are yet: up to 100 ms for that */
+static void await_helper_tids(void)
+{
+	for (int i = 0; i < 1000 && (!atomic_load(&writer_tid) || (ckt_rss_running() && !atomic_load(&ckt_rss_tid))); i++) {
+		struct timespec ts = {0, 100000};
+		nanosleep(&ts, NULL);
+	}
+}
+
+static int caps_of(pid_t tid, struct __user_cap_data_struct d[2])
+{
+	struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, tid};
+	return (int)syscall(SYS_capget, &h, d);
+}
+
+/* See ckt.h. Three capget calls; errno kept. */
+int ckt_helpers_creds_differ(void)
+{
+	if (!atomic_load(&ckt_writer_running) || atomic_load(&finished) || getpid() != trace_pid)
+		return 0;
+	int e = errno, differ = 0;
+	await_helper_tids();
+	struct __user_cap_data_struct me[2], them[2];
+	pid_t tids[2] = {atomic_load(&writer_tid), atomic_load(&ckt_rss_tid)};
+	if (caps_of(0, me) == 0)
+		for (int i = 0; i < 2 && !differ; i++)
+			differ = tids[i] > 0 && caps_of(tids[i], them) == 0 && memcmp(me, them, sizeof(me)) != 0;
+	errno = e;
+	return differ;
+}
+
+int ckt_helpers_pause(int alone)
 {
 	if (!atomic_load(&ckt_writer_running) || atomic_load(&finished) || getpid() != trace_pid ||
 	    !atomic_load(&writer_joinable))
 		return 0;
 	/* from a thread other than main only once main has ended (pthread_exit): otherwise the
 	 * process has two threads of its own and the call fails whatever we do */
-	if ((pid_t)syscall(SYS_gettid) != trace_pid && !atomic_load(&ckt_main_exited))
+	if (alone && (pid_t)syscall(SYS_gettid) != trace_pid && !atomic_load(&ckt_main_exited))
 		return 0;
-	/* helpers started a moment ago may not have said who they are yet */
-	for (int i = 0; i < 1000 && (!atomic_load(&writer_tid) || (ckt_rss_running() && !atomic_load(&ckt_rss_tid))); i++) {
-		struct timespec ts = {0, 100000};
-		nanosleep(&ts, NULL);
-	}
-	if (!only_helpers_left())
+	await_helper_tids();
+	if (alone && !only_helpers_left())
 		return 0;
 	sigset_t old;
 	ckt_hold_signals(&old); /* joining a helper frees its TLS table */

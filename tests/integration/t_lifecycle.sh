@@ -299,6 +299,18 @@ if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
 		expect_eq "execvp of a set-user-ID program found in PATH: it runs, one line names the file found" \
 			"$(cat $T/suidp.out)/$(cat $T/suidp.rc)/$(grep warning $T/suidp.err)/$(grep -c '^cuzktrace: tracing' $T/suidp.err)" \
 			"$(cat $T/plain.out)/$plain_rc/cuzktrace: warning: '$T/suid/prog' is set-user-ID: the loader ignores LD_PRELOAD for it, so the program it starts is not traced/1"
+		# file capabilities make a secure execution too, for a caller that is not root
+		if command -v setcap >/dev/null && command -v setpriv >/dev/null; then
+			chmod o+x $T && mkdir -p $T/fcaps && chmod 777 $T/fcaps && cp $P/exitcode $T/fcaps/prog &&
+				setcap cap_net_raw+ep $T/fcaps/prog
+			CUZKTRACE_OUT=$T/fcaps/t.%p.zst traced fcaps setpriv --reuid=nobody --regid=nogroup --clear-groups \
+				$P/execer $T/fcaps/prog
+			expect_eq "exec of a program with file capabilities by a user that is not root: it runs, one line says it is not traced" \
+				"$(cat $T/fcaps.out)/$(cat $T/fcaps.rc)/$(grep warning $T/fcaps.err)/$(grep -c '^cuzktrace: tracing' $T/fcaps.err)" \
+				"$(cat $T/plain.out)/$plain_rc/cuzktrace: warning: '$T/fcaps/prog' has file capabilities: the loader ignores LD_PRELOAD for it, so the program it starts is not traced/1"
+		else
+			echo "  skip file capabilities exec: no setcap or setpriv"
+		fi
 	else
 		expect_eq "exec of a set-user-ID program on a nosuid mount: traced, no line" \
 			"$(grep -c warning $T/suid.err)/$(grep -c '^cuzktrace: tracing' $T/suid.err)" "0/2"
