@@ -296,6 +296,7 @@ struct ckt_ring {
 };
 
 #define CKT_PHASE_DEPTH 256 /* deeper pushes are charged to the phase at this depth (said once) */
+#define CKT_SCAN_CARRY 127  /* the longest marker (phase.c's RULE_MARKER), with one byte to spare */
 #define CKT_PHASE_CACHE 4
 struct ckt_tls {
 	int guard; /* nonzero while inside a hook or in a tracer thread: calls pass through */
@@ -333,6 +334,11 @@ struct ckt_tls {
 	int unw_fast;                  /* 1: unw_backtrace and its per-thread cache */
 	uint64_t unw_since;            /* start of the current window (ckt_now) */
 	uint64_t unw_spent;            /* ns spent stepping stacks since then */
+	/* phase.c: the end of the line this thread has open on descriptor scan_fd (written
+	 * without its newline yet), for a marker split across writes */
+	int scan_fd;
+	unsigned scan_carry_len;
+	char scan_carry[CKT_SCAN_CARRY];
 };
 
 /* ckt_tls.guard while a hook of the malloc or mmap family, a phase push or pop, or a write the
@@ -429,8 +435,9 @@ static inline uint16_t ckt_phase_current(const struct ckt_tls *t)
 }
 void ckt_phase_rules_load(void);
 void ckt_phase_thread_exit(struct ckt_tls *t);
-/* Scans text written to stdout/stderr for CUZKTRACE_PHASES markers. */
-void ckt_phase_scan(const char *buf, size_t n);
+/* Scans the n bytes the calling thread wrote to fd (stdout or stderr) for CUZKTRACE_PHASES
+ * markers, a marker begun in its earlier writes to fd included. Caller holds the guard. */
+void ckt_phase_scan(int fd, const char *buf, size_t n);
 extern int ckt_phase_rules_on;
 #define CKT_PHASE_RULES_TEXT (32 * 321 + 1) /* 32 rules of 63 + 127 + 127 bytes, 4 separators */
 void ckt_phase_rules_text(char *out, size_t cap);

@@ -335,7 +335,7 @@ void ckt_phase_rules_text(char *out, size_t cap)
  * start or from CKT_MAX_STR / 2 bytes before the marker (a longer line is cut around it): the
  * scan is bounded, so a long line with many markers costs the write time linear in its length
  * (scanning to both ends of the line for each marker took 3 s for one write of 128 KB). */
-static void note(uint16_t id, const char *buf, size_t n, const char *at)
+static void note(uint16_t id, const char *buf, size_t n, const char *at, const char *pre, size_t pre_len)
 {
 	const char *lo = at, *floor = (size_t)(at - buf) > CKT_MAX_STR / 2 ? at - CKT_MAX_STR / 2 : buf;
 	while (lo > floor && lo[-1] != '\n')
@@ -343,6 +343,17 @@ static void note(uint16_t id, const char *buf, size_t n, const char *at)
 	const char *hi = at, *ceil = (size_t)(buf + n - lo) > CKT_MAX_STR ? lo + CKT_MAX_STR : buf + n;
 	while (hi < ceil && *hi != '\n')
 		hi++;
+	/* the line began in this thread's earlier writes (a logger's writev pieces): their end
+	 * goes before it, cut to 512 bytes in all around the marker */
+	char line[512];
+	if (lo == buf && pre_len && (size_t)(at - lo) < sizeof(line) / 2) {
+		size_t tail = (size_t)(hi - lo) < sizeof(line) / 2 ? (size_t)(hi - lo) : sizeof(line) / 2;
+		size_t p = pre_len < sizeof(line) - tail ? pre_len : sizeof(line) - tail;
+		memcpy(line, pre + pre_len - p, p);
+		memcpy(line + p, lo, tail);
+		lo = line;
+		hi = line + p + tail;
+	}
 	uint8_t rec[CKT_MAX_STR + 40];
 	struct ckt_aux *a = ckt_aux_of(rec, (size_t)(ckt_record_note(rec, ckt_now(), id, lo, (size_t)(hi - lo)) - rec));
 	if (a)
@@ -363,7 +374,7 @@ static int is_begun(const char *name)
  * (an end marker that starts with the start marker, PROVE..PROVE_DONE) the longer one wins;
  * the same marker for both (MARK..MARK) ends the phase if it is begun, else begins it. */
 static void apply_rule(struct ckt_tls *t, const struct rule *r, int start_here, int end_here,
-		       const char *buf, size_t n, const char *at)
+		       const char *buf, size_t n, const char *at, const char *pre, size_t pre_len)
 {
 	uint16_t id;
 	if (!r->end[0]) { /* single marker: ends the previous single-marker phase */
@@ -377,19 +388,21 @@ static void apply_rule(struct ckt_tls *t, const struct rule *r, int start_here, 
 		id = begin_end(t, r->name, !is_end);
 	}
 	if (id)
-		note(id, buf, n, at);
+		note(id, buf, n, at, pre, pre_len);
 }
 
 /* Every marker occurrence in buf, applied in the order they appear; at one place every rule
  * with a marker there acts (LOAD..SYNTH and SYNTH..DONE: the SYNTH line ends one and begins the
  * other). Each marker's next occurrence is searched for again only once the scan has passed
- * it, so one write costs one pass per marker, however many lines match. Caller holds the
- * guard. */
-void ckt_phase_scan(const char *buf, size_t n)
+ * it, so one write costs one pass per marker, however many lines match. With cross, only the
+ * occurrences that begin before cross and end after it count (the scan of a line's end
+ * carried from earlier writes joined to the head of this one). pre: the end of the line this
+ * thread has open, for the stored lines. Returns the end of the text the last one used up (buf
+ * when none). Caller holds scan_lock. */
+static const char *scan_text(const char *buf, size_t n, const char *cross, const char *pre, size_t pre_len)
 {
 	struct ckt_tls *t = &ckt_tls;
-	const char *end = buf + n, *next[MAX_RULES][2];
-	pthread_mutex_lock(&scan_lock);
+	const char *end = buf + n, *next[MAX_RULES][2], *used = buf;
 	for (unsigned i = 0; i < nrules; i++) {
 		next[i][0] = memmem(buf, n, rules[i].start, rules[i].start_len);
 		next[i][1] = rules[i].end[0] ? memmem(buf, n, rules[i].end, rules[i].end_len) : NULL;
@@ -400,21 +413,24 @@ void ckt_phase_scan(const char *buf, size_t n)
 			for (int e = 0; e < 2; e++)
 				if (next[i][e] && (!at || next[i][e] < at))
 					at = next[i][e];
-		if (!at)
+		if (!at || (cross && at >= cross))
 			break;
 		size_t longest = 0;
 		for (unsigned i = 0; i < nrules; i++) {
-			int s_here = next[i][0] == at, e_here = next[i][1] == at;
+			int s_here = next[i][0] == at && (!cross || at + rules[i].start_len > cross);
+			int e_here = next[i][1] == at && (!cross || at + rules[i].end_len > cross);
 			if (!s_here && !e_here)
 				continue;
-			apply_rule(t, &rules[i], s_here, e_here, buf, n, at);
+			apply_rule(t, &rules[i], s_here, e_here, buf, n, at, pre, pre_len);
 			if (s_here && rules[i].start_len > longest)
 				longest = rules[i].start_len;
 			if (e_here && rules[i].end_len > longest)
 				longest = rules[i].end_len;
 		}
 		/* go on after the longest marker found here; search again for the ones passed */
-		const char *pos = at + longest;
+		const char *pos = at + (longest ? longest : 1);
+		if (longest)
+			used = pos;
 		for (unsigned i = 0; i < nrules; i++)
 			for (int e = 0; e < 2; e++)
 				if (next[i][e] && next[i][e] < pos) {
@@ -423,6 +439,64 @@ void ckt_phase_scan(const char *buf, size_t n)
 					next[i][e] = memmem(pos, (size_t)(end - pos), m, ml);
 				}
 	}
+	return used;
+}
+
+/* A marker split across writes is found too: Rust's eprintln!("{} start", stage) writes
+ * "synthesis", then " start\n" (its stderr is unbuffered), and the pieces of a writev are
+ * writes of their own here. Each thread keeps the end of the line it has open on a descriptor
+ * (the text after its last newline there, less what a marker used up, at most the longest
+ * marker less one byte: CKT_SCAN_CARRY) and joins it to the head of its next write to that
+ * descriptor, where only markers that cross the join count. Another thread's writes do not
+ * break it (each thread's line is its own), a write to the other descriptor does. Stack: the
+ * join (512 bytes) and the scan's 512 bytes of marker positions; on a match, a stored line's
+ * 1 KiB, and 512 bytes more for a line begun in an earlier write. */
+enum { JOIN_HEAD = 512 - CKT_SCAN_CARRY };
+
+/* The markers that cross from the c bytes of the open line into buf: where the scan of buf
+ * begins (past the text they used up). Apart, so that its buffer is on the stack only then. */
+static CKT_NOINLINE const char *scan_join(const char *carry, size_t c, const char *buf, size_t n)
+{
+	char join[CKT_SCAN_CARRY + JOIN_HEAD];
+	size_t h = n < JOIN_HEAD ? n : JOIN_HEAD;
+	memcpy(join, carry, c);
+	memcpy(join + c, buf, h);
+	const char *used = scan_text(join, c + h, join + c, NULL, 0);
+	return used > join + c ? buf + (used - (join + c)) : buf;
+}
+
+void ckt_phase_scan(int fd, const char *buf, size_t n)
+{
+	struct ckt_tls *t = &ckt_tls;
+	pthread_mutex_lock(&scan_lock);
+	if (t->scan_fd != fd)
+		t->scan_carry_len = 0;
+	t->scan_fd = fd;
+	size_t c = t->scan_carry_len;
+	const char *from = c ? scan_join(t->scan_carry, c, buf, n) : buf;
+	const char *used = scan_text(from, n - (size_t)(from - buf), NULL, t->scan_carry, from == buf ? c : 0);
+	/* the line left open: after the last newline and after the text used up */
+	const char *nl = memrchr(buf, '\n', n);
+	const char *open = nl ? nl + 1 : buf;
+	if (used > open)
+		open = used;
+	size_t keep = (size_t)(buf + n - open);
+	if (!nl && used == from && from == buf) { /* still the same line: the old end goes on */
+		if (keep >= CKT_SCAN_CARRY) {
+			c = 0;
+		} else if (c + keep > CKT_SCAN_CARRY) {
+			memmove(t->scan_carry, t->scan_carry + (c + keep - CKT_SCAN_CARRY), CKT_SCAN_CARRY - keep);
+			c = CKT_SCAN_CARRY - keep;
+		}
+	} else {
+		c = 0;
+	}
+	if (keep > CKT_SCAN_CARRY - c) {
+		open += keep - (CKT_SCAN_CARRY - c);
+		keep = CKT_SCAN_CARRY - c;
+	}
+	memcpy(t->scan_carry + c, open, keep);
+	t->scan_carry_len = (unsigned)(c + keep);
 	pthread_mutex_unlock(&scan_lock);
 }
 

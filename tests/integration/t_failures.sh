@@ -560,6 +560,18 @@ if [ "$(id -u)" = 0 ]; then
 	done
 fi
 
+# writev where little stack is left (a fatal-signal reporter on a 7 KiB alternate stack, a
+# thread on a PTHREAD_STACK_MIN stack deep in its calls): the hook took 8 KiB of stack on every
+# call (status 139). tests/progs/smallstack.c; both run untraced with these sizes.
+for args in "alt 7168" "thread 6"; do
+	for rate in 0 524288; do
+		CUZKTRACE_SAMPLE=$rate traced_json smallstack $P/smallstack $args >/dev/null
+		expect_eq "smallstack $args (CUZKTRACE_SAMPLE=$rate): status 0, its output, the trace complete" \
+			"$($P/smallstack $args 2>/dev/null)/$?/$(cat $T/smallstack.rc)/$(cat $T/smallstack.out)/$(jget $T/smallstack.json truncated)" \
+			"ok/0/0/ok/false"
+	done
+done
+
 # Under a descriptor limit of 6 the sampler can read statm but not status: the samples lose
 # VmHWM and the anonymous/file split, now with one line (the report just left them out)
 bash -c "ulimit -n 6; CUZKTRACE_OUT=$T/fd6.zst LD_PRELOAD=$LIB /bin/sleep 0.3" >/dev/null 2>$T/fd6.err

@@ -86,6 +86,49 @@ $REPORT $T/logphases.zst >$T/logphases.txt
 expect_match "logphases: text shows the log lines" "$(cat $T/logphases.txt)" 'log lines that drove CUZKTRACE_PHASES rules: 6'
 expect_match "logphases: text log line" "$(cat $T/logphases.txt)" '  [0-9.]+ s  synthesis +TIMELINE,2,SYNTH_END,partition=0'
 
+# -- markers split across writes (Rust's eprintln! with arguments writes its pieces one by
+# one): each thread's open line is joined to its next write; a write to the other descriptor
+# ends it. tests/progs/splitlog.c
+SPLITRULES='synthesis=synthesis start..synthesis done;gpu=gpu start..gpu end;prove=prove start..prove end'
+CUZKTRACE_SAMPLE=0 CUZKTRACE_PHASES="$SPLITRULES" CUZKTRACE_OUT=$T/splitlog.zst traced splitlog $P/splitlog
+$REPORT --json $T/splitlog.zst >$T/splitlog.json
+snotes=$($PY - "$T/splitlog.json" <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(d['phase_notes_total'])
+for n in d['phase_notes']:
+    print('%s|%s' % (n['phase'], n['text'][-20:]))
+PYEOF
+)
+expect_eq "splitlog: status, output, owners of the peak (markers split in 2 and 3 writes, across writev pieces, another thread's line between)" \
+	"$(cat $T/splitlog.rc)/$(cat $T/splitlog.out)/$(jget $T/splitlog.json peak_heap.bytes)/$(jget $T/splitlog.json peak_heap.by_phase)" \
+	'0/x/10000304/[{"phase": "(none)", "bytes": 4000000}, {"phase": "gpu", "bytes": 4000000}, {"phase": "synthesis", "bytes": 2000304}]'
+expect_eq "splitlog: the stored lines (the last, 1,500 bytes of writev, cut around its marker)" "$snotes" \
+	"$(printf '4\nsynthesis|synthesis start\nsynthesis|synthesis done\ngpu|gpu start\ngpu|.............gpu end')"
+# The same from Rust: eprintln!("{} start", stage) writes "synthesis", then " start\n"
+if command -v rustc >/dev/null 2>&1; then
+	cat >$T/elog.rs <<'RSEOF'
+use std::hint::black_box;
+fn main() {
+    let stage = black_box("synthesis");
+    let a: Vec<u8> = black_box(vec![1; 1_000_000]);
+    eprintln!("{} start", stage);
+    let b: Vec<u8> = black_box(vec![2; 2_000_000]);
+    eprintln!("{} done", stage);
+    let c: Vec<u8> = black_box(vec![3; 3_000_000]);
+    println!("{}", a.len() + b.len() + c.len());
+}
+RSEOF
+	env -u MAKEFLAGS -u MFLAGS -u CARGO_MAKEFLAGS rustc -O -o $T/elog $T/elog.rs 2>$T/elog.build
+	CUZKTRACE_SAMPLE=0 CUZKTRACE_PHASES='synthesis=synthesis start..synthesis done' CUZKTRACE_OUT=$T/elog.zst traced elog $T/elog
+	$REPORT --json $T/elog.zst >$T/elog.json
+	expect_eq "Rust eprintln! with arguments: the marker split between its writes is seen, synthesis owns its 2,000,000 bytes" \
+		"$(cat $T/elog.rc)/$(cat $T/elog.out)/$(jget $T/elog.json peak_heap.by_phase.1)" \
+		'0/6000000/{"phase": "synthesis", "bytes": 2000000}'
+else
+	echo "  skip Rust eprintln! markers: no rustc"
+fi
+
 # -- bad rule syntax: one clear line, the program runs, no phases from log lines
 for bad in 'synthesis' 'a=..END' '=START' 'ok=A..B;broken'; do
 	CUZKTRACE_SAMPLE=0 CUZKTRACE_PHASES=$bad CUZKTRACE_OUT=$T/badphases.zst traced badphases $P/logphases

@@ -1,0 +1,75 @@
+/* smallstack.c: writes with writev where little stack is left, as fatal-signal reporters do
+ * (async-signal-safe writev from a handler on a small alternate stack).
+ *   smallstack alt SIZE: a SIGUSR1 handler on an alternate stack of SIZE bytes, a guard page
+ *     under it, writes "caught SIGUSR1" with writev and write
+ *   smallstack thread DEPTH: a thread on a PTHREAD_STACK_MIN stack recurses DEPTH frames of
+ *     1 KiB, then writes a line with writev and allocates 100 bytes
+ * Prints "ok" at the end. The writev hook took 8 KiB of stack on every call (a buffer for the
+ * phase rules' scan, used or not): status 139 where untraced it runs. */
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+static void handler(int s)
+{
+	(void)s;
+	struct iovec v[2] = {{"caught ", 7}, {"SIGUSR1\n", 8}};
+	if (writev(2, v, 2) != 15 || write(2, "handler done\n", 13) != 13)
+		_exit(3);
+}
+
+static int depth;
+static void *volatile keep;
+
+static void use(int d)
+{
+	volatile char pad[1024];
+	pad[0] = (char)d;
+	if (d > 0) {
+		use(d - 1);
+	} else {
+		struct iovec v[2] = {{"[log] ", 6}, {"deep line\n", 10}};
+		if (writev(2, v, 2) != 16)
+			_exit(3);
+		keep = malloc(100);
+	}
+	pad[1] = 1;
+}
+
+static void *thread_main(void *a)
+{
+	use(depth);
+	return a;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 3)
+		return 2;
+	size_t n = strtoul(argv[2], NULL, 0);
+	if (strcmp(argv[1], "alt") == 0) {
+		char *m = mmap(NULL, n + 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m == MAP_FAILED || mprotect(m, 4096, PROT_NONE))
+			return 2;
+		stack_t ss = {.ss_sp = m + 4096, .ss_size = n};
+		struct sigaction sa;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = handler;
+		sa.sa_flags = SA_ONSTACK;
+		if (sigaltstack(&ss, NULL) || sigaction(SIGUSR1, &sa, NULL) || raise(SIGUSR1))
+			return 2;
+	} else {
+		depth = (int)n;
+		pthread_attr_t at;
+		pthread_t t;
+		if (pthread_attr_init(&at) || pthread_attr_setstacksize(&at, PTHREAD_STACK_MIN) ||
+		    pthread_create(&t, &at, thread_main, NULL) || pthread_join(t, NULL))
+			return 2;
+	}
+	return write(1, "ok\n", 3) == 3 ? 0 : 1;
+}

@@ -1,0 +1,59 @@
+/* splitlog.c: phase markers split across writes, as Rust's eprintln!("{} start", stage)
+ * writes "synthesis" then " start\n" (its stderr is unbuffered). Run with
+ *   CUZKTRACE_PHASES='synthesis=synthesis start..synthesis done;gpu=gpu start..gpu end;prove=prove start..prove end'
+ *   (none)     before any marker                                       1,000,000
+ *   synthesis  "synth" + "esis start\n"; ended by "synthesis d" + "one\n",
+ *              with a whole line of another thread written in between  2,000,000
+ *              (and the 304 bytes of glibc's TLS vector for that thread)
+ *   gpu        "gp" + "u st" + "art\n"; ended by a writev of 1,500 bytes whose
+ *              marker is split between its pieces ("...gpu e", "nd\n") 4,000,000
+ *   (none)     after gpu, and after "prove st" (stderr), "x\n" (stdout), "art\n" (stderr):
+ *              a write to the other descriptor ends the line, prove does not begin  3,000,000
+ * Nothing is freed: the peak heap is 10,000,304 at the end. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+static void *volatile keep[8];
+
+static void say(int fd, const char *s)
+{
+	if (write(fd, s, strlen(s)) < 0)
+		_exit(3);
+}
+
+static void *other(void *a)
+{
+	say(2, "a whole line from another thread\n");
+	return a;
+}
+
+int main(void)
+{
+	keep[0] = malloc(1000000);
+	say(2, "synth");
+	say(2, "esis start\n");
+	keep[1] = malloc(2000000);
+	say(2, "synthesis d");
+	pthread_t t;
+	if (pthread_create(&t, NULL, other, NULL) || pthread_join(t, NULL))
+		return 2;
+	say(2, "one\n");
+	say(2, "gp");
+	say(2, "u st");
+	say(2, "art\n");
+	keep[2] = malloc(4000000);
+	static char pad[1500];
+	memset(pad, '.', sizeof(pad));
+	memcpy(pad + sizeof(pad) - 5, "gpu e", 5);
+	struct iovec iov[2] = {{pad, sizeof(pad)}, {"nd\n", 3}};
+	if (writev(2, iov, 2) != (ssize_t)sizeof(pad) + 3)
+		return 3;
+	say(2, "prove st");
+	say(1, "x\n");
+	say(2, "art\n");
+	keep[3] = malloc(3000000);
+	return 0;
+}
