@@ -13,9 +13,10 @@
 #include <zstd.h>
 #include <zstd_errors.h>
 
-/* A writer flushes its buffers every few MiB; a bigger frame is corruption (or a zstd bomb),
- * and refusing it keeps memory bounded by what a real trace needs. */
-#define CKT_DECODE_MAX_FRAME ((size_t)512 << 20)
+/* Every tracer writes frames of at most 1 MiB decoded (its FRAME_CAP); a frame 16 times that
+ * is corruption (or a zstd bomb), and refusing it keeps the frame buffer small (a forged
+ * frame of 500 MiB of LOST records was read in 523 MB when the bound was 512 MiB). */
+#define CKT_DECODE_MAX_FRAME ((size_t)16 << 20)
 #define CKT_DECODE_IN_CHUNK ((size_t)1 << 17)
 
 /* A cursor that turns the first short or overlong varint into a sticky failure, so a record's

@@ -7,12 +7,14 @@
 #include <limits.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "decode.h"
 #include "phase_rules.h"
@@ -220,9 +222,24 @@ static bool ckt_main_not_regular(const char *path)
 	return stat(path, &st) == 0 && !S_ISREG(st.st_mode);
 }
 
-/* The absolute name path has or will have: its directory resolved, then its last part. */
+/* The absolute name path has or will have: its directory resolved, then its last part; a
+ * last part that is a symbolic link to a file not made yet is followed (up to 8 links). */
 static bool ckt_main_canon(const char *path, char *out, size_t cap)
 {
+	char link[PATH_MAX], cur[2][PATH_MAX + 256];
+	for (int hops = 0; hops < 8; hops++) {
+		ssize_t n = readlink(path, link, sizeof(link) - 1);
+		if (n <= 0)
+			break;
+		link[n] = '\0';
+		const char *slash = strrchr(path, '/');
+		char *next = cur[hops & 1];
+		int k = link[0] == '/' || !slash ? snprintf(next, sizeof(cur[0]), "%s", link)
+						 : snprintf(next, sizeof(cur[0]), "%.*s/%s", (int)(slash - path), path, link);
+		if (k < 0 || (size_t)k >= sizeof(cur[0]))
+			return false;
+		path = next;
+	}
 	const char *slash = strrchr(path, '/');
 	char dir[PATH_MAX];
 	if (!slash)
@@ -272,6 +289,14 @@ static int ckt_main_check_outputs(const struct ckt_args *a)
 {
 	struct ckt_main_out o[4];
 	size_t n = ckt_main_outputs(a, o);
+	struct stat out, st;
+	/* the report goes to stdout: a file output that is that file (/dev/stdout with stdout
+	 * redirected to a file) would be written over it, or renamed away from under it */
+	for (size_t i = 0; i < n; i++)
+		if (fstat(1, &out) == 0 && S_ISREG(out.st_mode) && stat(o[i].path, &st) == 0 &&
+		    st.st_dev == out.st_dev && st.st_ino == out.st_ino)
+			return ckt_main_usage("'%s' given to %s is the standard output, where the report goes",
+					      o[i].path, o[i].opt);
 	for (size_t i = 0; i < n; i++)
 		for (size_t j = i + 1; j < n; j++)
 			if (!ckt_main_not_regular(o[i].path) && ckt_main_same_output(o[i].path, o[j].path))
@@ -505,10 +530,13 @@ static void ckt_main_warnings(const char *path, const struct ckt_replay_stats *s
 static int ckt_main_write_sites(const char *path, const struct ckt_sites *s,
 				int (*write)(const struct ckt_sites *, FILE *))
 {
-	FILE *f = fopen(path, "w");
-	int rc = f ? write(s, f) : -errno;
-	if (f && fclose(f) != 0 && rc == 0)
-		rc = -(errno ? errno : EIO);
+	struct ckt_util_out o;
+	int rc = ckt_util_out_open(&o, path);
+	if (rc == 0) {
+		rc = write(s, o.f);
+		int c = ckt_util_out_close(&o, rc == 0);
+		rc = rc < 0 ? rc : c;
+	}
 	if (rc < 0) {
 		ckt_main_say("error: cannot write '%s': %s", path, strerror(-rc));
 		return -1;
@@ -548,7 +576,7 @@ struct ckt_main_read {
 
 static void ckt_main_read_free(struct ckt_main_read *m)
 {
-	ckt_report_csv_close(m->csv);
+	ckt_report_csv_close(m->csv, false); /* an unfinished --csv: what was there stays */
 	ckt_sites_free(m->sites);
 	ckt_phases_free(m->ph); /* closes an unfinished --phases-csv */
 	ckt_phase_rules_free(m->rules);
@@ -605,7 +633,7 @@ static int ckt_main_phases_finish(const struct ckt_args *a, struct ckt_phases *p
 				  const struct ckt_phase_rules *rules, const struct ckt_replay_stats *st,
 				  const char *who)
 {
-	int rc = ckt_phases_csv_close(ph);
+	int rc = ckt_phases_csv_close(ph, true);
 	if (rc < 0) {
 		ckt_main_say("error: cannot write '%s': %s", a->phases_csv, strerror(-rc));
 		return -1;
@@ -680,7 +708,7 @@ static int ckt_main_read(const struct ckt_args *a, struct ckt_main_read *m, bool
 		ckt_main_say("error: '%s': %s", m->path, err.msg);
 		return -1;
 	}
-	rc = ckt_report_csv_close(m->csv);
+	rc = ckt_report_csv_close(m->csv, true);
 	m->csv = NULL;
 	if (rc < 0) {
 		ckt_main_say("error: cannot write '%s': %s", a->csv, strerror(-rc));
@@ -789,6 +817,9 @@ int main(int argc, char **argv)
 	int status = CKT_EXIT_TRACE, rc;
 
 	ckt_util_hash_init();
+	/* a write past the file-size limit (ulimit -f) fails with EFBIG and is said as any
+	 * failed write, instead of SIGXFSZ ending the reader without a word */
+	signal(SIGXFSZ, SIG_IGN);
 	if (ckt_main_parse(argc, argv, &a) < 0)
 		return CKT_EXIT_USAGE;
 	if (a.help) {

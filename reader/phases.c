@@ -129,7 +129,8 @@ struct ckt_phases {
 	 * outside the lock that counted them, so an END may come before its BEGIN by some ns */
 	bool legacy_order;
 
-	FILE *csv;
+	struct ckt_util_out csv_out;
+	FILE *csv; /* csv_out.f while --phases-csv is open */
 	int csv_err;
 	/* the phases --phases-csv looks at in a sample: those whose heap or mmap bytes changed
 	 * since the last one and those that held bytes then, in no order until csv_sorted (each
@@ -646,8 +647,7 @@ void ckt_phases_free(struct ckt_phases *p)
 		free(p->notes[i].text);
 	free(p->active_str);
 	free(p->csv_list);
-	if (p->csv)
-		fclose(p->csv);
+	ckt_phases_csv_close(p, false); /* an unfinished --phases-csv: what was there stays */
 	free(p);
 }
 
@@ -757,26 +757,23 @@ void ckt_phases_sample(void *ctx, const struct ckt_sample *s)
 
 int ckt_phases_csv_open(struct ckt_phases *p, const char *path)
 {
-	p->csv = fopen(path, "w");
-	if (!p->csv)
-		return -errno;
+	int e = ckt_util_out_open(&p->csv_out, path);
+	if (e < 0)
+		return e;
+	p->csv = p->csv_out.f;
 	p->csv_err = 0;
 	if (fputs("t_s,phase,heap_bytes,mmap_bytes\n", p->csv) == EOF)
 		p->csv_err = errno ? errno : EIO;
 	return 0;
 }
 
-int ckt_phases_csv_close(struct ckt_phases *p)
+int ckt_phases_csv_close(struct ckt_phases *p, bool ok)
 {
-	int e;
 	if (!p || !p->csv)
 		return 0;
-	e = p->csv_err;
-	errno = 0;
-	if (fclose(p->csv) != 0 && !e)
-		e = errno ? errno : EIO;
+	int e = p->csv_err, rc = ckt_util_out_close(&p->csv_out, ok && !e);
 	p->csv = NULL;
-	return -e;
+	return e ? -e : rc;
 }
 
 bool ckt_phases_any(const struct ckt_phases *p)

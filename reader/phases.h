@@ -42,7 +42,8 @@ void ckt_phases_set_next_sink(struct ckt_phases *p, ckt_replay_sample_fn *next, 
  * at each RSS sample (and one zero row when it stops holding any). open/close return 0 or
  * -errno; a failed write in between is reported by close. */
 int ckt_phases_csv_open(struct ckt_phases *p, const char *path);
-int ckt_phases_csv_close(struct ckt_phases *p);
+/* with ok (the trace read to its end) the file is put in place (util.h); 0 or -errno */
+int ckt_phases_csv_close(struct ckt_phases *p, bool ok);
 
 /* --phase-rule NAME=PATTERN: the decision for each stack id, made by the caller (main.c)
  * before the replay: fn returns the NAME (owned by the caller, alive while p is) the stack's

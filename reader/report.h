@@ -61,6 +61,7 @@ void ckt_report_json_elem_open(struct ckt_json *j); /* an object in an array */
 struct ckt_report_csv;
 int ckt_report_csv_open(const char *path, struct ckt_report_csv **out);
 void ckt_report_csv_sample(void *ctx, const struct ckt_sample *s);
-int ckt_report_csv_close(struct ckt_report_csv *c);
+/* Closes c; with ok (the trace read to its end) the file is put in place (util.h). 0 or -errno. */
+int ckt_report_csv_close(struct ckt_report_csv *c, bool ok);
 
 #endif

@@ -10,7 +10,8 @@
 #include <string.h>
 
 struct ckt_report_csv {
-	FILE *f;
+	struct ckt_util_out out;
+	FILE *f; /* out.f */
 	int err; /* first errno seen while writing; 0 while all is well */
 };
 
@@ -110,12 +111,12 @@ int ckt_report_csv_open(const char *path, struct ckt_report_csv **out)
 	*out = NULL;
 	if (!c)
 		return -ENOMEM;
-	c->f = fopen(path, "w");
-	if (!c->f) {
-		int e = errno;
+	int e = ckt_util_out_open(&c->out, path);
+	if (e < 0) {
 		free(c);
-		return -e;
+		return e;
 	}
+	c->f = c->out.f;
 	for (size_t i = 0; i < CKT_REPORT_CSV_NCOLS; i++) {
 		ckt_report_csv_check(c, fputs(ckt_report_csv_columns[i].name, c->f) == EOF ? -1 : 0);
 		ckt_report_csv_check(c, fputc(i + 1 < CKT_REPORT_CSV_NCOLS ? ',' : '\n', c->f) == EOF ? -1 : 0);
@@ -138,16 +139,11 @@ void ckt_report_csv_sample(void *ctx, const struct ckt_sample *s)
 	}
 }
 
-int ckt_report_csv_close(struct ckt_report_csv *c)
+int ckt_report_csv_close(struct ckt_report_csv *c, bool ok)
 {
-	int e;
-
 	if (!c)
 		return 0;
-	e = c->err;
-	errno = 0;
-	if (fclose(c->f) != 0 && !e)
-		e = errno ? errno : EIO;
+	int e = c->err, rc = ckt_util_out_close(&c->out, ok && !e);
 	free(c);
-	return -e;
+	return e ? -e : rc;
 }

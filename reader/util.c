@@ -3,11 +3,16 @@
  */
 #include "util.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -208,4 +213,74 @@ size_t ckt_util_put_clean(FILE *out, const char *str, size_t n)
 		}
 	}
 	return chars;
+}
+
+/* ---- outputs written whole or not at all (util.h) ---- */
+int ckt_util_out_open(struct ckt_util_out *o, const char *path)
+{
+	struct stat st;
+	bool exists = stat(path, &st) == 0;
+	*o = (struct ckt_util_out){ 0 };
+	if (exists && !S_ISREG(st.st_mode))
+		goto in_place;
+	/* the file a link leads to (a link that leads nowhere yet is written through) */
+	o->dst = exists ? realpath(path, NULL) : strdup(path);
+	if (!o->dst)
+		goto in_place;
+	const char *slash = strrchr(o->dst, '/');
+	size_t dir = slash ? (size_t)(slash - o->dst) + 1 : 0;
+	if (!(o->tmp = malloc(strlen(o->dst) + 16)))
+		goto in_place;
+	sprintf(o->tmp, "%.*s.%s.XXXXXX", (int)dir, o->dst, o->dst + dir);
+	int fd = mkstemp(o->tmp);
+	if (fd < 0) /* a directory we may not write, a name too long for a temporary */
+		goto in_place;
+	mode_t mode;
+	if (exists) {
+		mode = st.st_mode & 07777;
+		if (fchown(fd, st.st_uid, st.st_gid) != 0) { /* not ours to give: left as made */
+		}
+	} else {
+		mode_t mask = umask(0);
+		umask(mask);
+		mode = 0666 & ~mask;
+	}
+	if (fchmod(fd, mode) != 0 || !(o->f = fdopen(fd, "w"))) {
+		int e = errno;
+		close(fd);
+		unlink(o->tmp);
+		free(o->tmp);
+		free(o->dst);
+		*o = (struct ckt_util_out){ 0 };
+		return -e;
+	}
+	return 0;
+in_place:
+	free(o->tmp);
+	free(o->dst);
+	*o = (struct ckt_util_out){ 0 };
+	o->f = fopen(path, "w");
+	return o->f ? 0 : -errno;
+}
+
+int ckt_util_out_close(struct ckt_util_out *o, bool ok)
+{
+	int e = 0;
+	if (!o->f)
+		return 0;
+	if (ferror(o->f))
+		e = EIO; /* the writer's own record of the error says more */
+	errno = 0;
+	if (fclose(o->f) != 0 && !e)
+		e = errno ? errno : EIO;
+	if (o->tmp) {
+		if (ok && !e && rename(o->tmp, o->dst) != 0)
+			e = errno;
+		if (!ok || e)
+			unlink(o->tmp);
+	}
+	free(o->tmp);
+	free(o->dst);
+	*o = (struct ckt_util_out){ 0 };
+	return -e;
 }

@@ -61,6 +61,23 @@ void ckt_util_put_csv(FILE *out, const char *str, bool always);
 /* The inside of a quoted CSV field: str cleaned, quotes doubled (no quotes around it). */
 void ckt_util_put_csv_inner(FILE *out, const char *str);
 
+/* An output file written whole or not at all. A regular file (or a name not taken yet; a
+ * symbolic link: the file it leads to) is written under a temporary name beside it
+ * (".<name>.XXXXXX") and renamed over it when closed with ok; closed without ok (the trace
+ * turned out corrupt midway, a write failed) the temporary goes and what was there stays as
+ * it was. The file keeps an existing file's mode, or gets 0666 less the umask. Anything else
+ * (a pipe, /dev/stdout, /dev/null), or a directory where no temporary can be made, is written
+ * in place. */
+struct ckt_util_out {
+	FILE *f;
+	char *tmp, *dst; /* NULL when written in place */
+};
+/* 0, or -errno (nothing left behind) */
+int ckt_util_out_open(struct ckt_util_out *o, const char *path);
+/* Closes o (nothing when it is not open); with ok the file is put in place. 0, or -errno of
+ * the first failure, writes before included (ferror): then nothing was put in place. */
+int ckt_util_out_close(struct ckt_util_out *o, bool ok);
+
 /* Fibonacci hashing for addresses and tids (their low bits are often zero), keyed: a trace
  * cannot choose addresses that all land in one probe run of the reader's tables without
  * knowing the key (with none, 120,000 forged addresses took 13 s, each one probing past all

@@ -271,6 +271,9 @@ write("tname.zst", [head, frame(1, 0, alloc(5, 0xA000, 64), True, thread_name(0,
 for n in (1024, 1025):
     write("stack%d.zst" % n, [head, frame(1, 0, alloc(10, 0xA000, 16, stack=1), True,
                                          stack(1, [0x400000 + 16 * k for k in range(n)]))])
+# a frame that decompresses to 17 MiB (a few KB of zstd): no tracer writes over 1 MiB
+big = write("bigframe.zst", [head, frame(1, 0, b"") + bytes([5, 0]) * (17 << 19)])  # LOST 0, 17 MiB of them
+open(T + "/bigframe.off", "w").write("%d\n" % len(big[0]))
 PYEOF
 	report_status huge "reader: a size of 2^60 bytes is corruption (exit 1, one line)" \
 		"1/cuzktrace-report: error: '$T/huge.zst': corrupt record (tag 0x10) in frame 1: a size of 2^57 bytes or more"
@@ -325,6 +328,14 @@ PYEOF
 	expect_eq "reader: a stack of 1024 frames is read" "$?/$(grep -c error $T/stack1024.err)" "0/0"
 	report_status stack1025 "reader: a stack of 1025 frames is corruption (a few bytes of zstd cannot make it symbolize millions)" \
 		"1/cuzktrace-report: error: '$T/stack1025.zst': corrupt record (tag 0x20) in frame 1: a stack of 1025 frames (at most 1024)"
+	report_status bigframe "reader: a frame over 16 MiB decompressed is corruption, read no further (it took 512 MiB)" \
+		"1/cuzktrace-report: error: '$T/bigframe.zst': corrupt zstd frame at byte offset $(cat $T/bigframe.off): frame is larger than 16 MiB"
+	# outputs of a trace found corrupt midway: each is written whole or not at all (--csv and
+	# --phases-csv, opened before the replay, were left half-written, an existing file emptied)
+	echo precious >$T/keep.csv
+	$REPORT --csv $T/keep.csv --phases-csv $T/newph.csv --sites-csv $T/newsites.csv $T/huge.zst >/dev/null 2>$T/keep.err
+	expect_eq "reader: a corrupt trace leaves the existing --csv as it was, makes no other output, no temporary" \
+		"$?/$(cat $T/keep.csv)/$(ls -A $T | grep -c -e newph -e newsites -e '^\.keep')" "1/precious/0"
 	read -r lo <$T/lastcut.off
 	$REPORT --json $T/lastcut.zst >$T/lastcut.json 2>$T/lastcut.err
 	expect_eq "reader: the same in the last frame: truncated, the frame named" \
@@ -375,21 +386,25 @@ if command -v zstd >/dev/null 2>&1; then
 		"0/4800000/"
 fi
 
-# 20 million phase pushes never popped in one frame (a program's bug, or a forged trace: 80 MB
-# of records, 7 KB compressed): pushes past 2^20 on all stacks are counted, not stored (each
-# took 8 bytes before: 256 MB for these), and --max-held bounds the events queued in the
-# middle of a frame too (it was checked at SYNC records only: 1.6 GB); the phase stays active,
-# the allocation in it counted
+# 20 million phase pushes never popped, with no SYNC (a program's bug, or a forged trace: 80 MB
+# of records in 5 frames of 16 MB, the most a frame may hold; 7 KB compressed each): pushes
+# past 2^20 on all stacks are counted, not stored (each took 8 bytes before: 256 MB for these),
+# and --max-held bounds the events queued in the middle of a frame too (it was checked at SYNC
+# records only: 1.6 GB); the phase stays active, the allocation in it counted
 if command -v zstd >/dev/null 2>&1; then
 	PYTHONPATH=tests/integration $PY - $T/pushes.zst <<'PYEOF'
 import sys
 from rows import *
-body = bytes([FRAME]) + uv(0) + uv(0) + phase_def(1, b"p") + bytes([THREAD]) + uv(1)
-body += (bytes([PHASE]) + sv(0) + uv(0) + uv(1)) * 20000000 + alloc(5, 0xA000, 64, phase=1) + rss(5, 1 << 20)
-body += bytes([SYNC]) + uv(100) + bytes([END]) + uv(100) + uv(0) + uv(2) + uv(0)
-open(sys.argv[1], "wb").write(z(header()) + z(body))
+push = bytes([PHASE]) + sv(0) + uv(0) + uv(1)
+frames = []
+for i in range(5):
+    body = bytes([FRAME]) + uv(i) + uv(0) + (phase_def(1, b"p") if i == 0 else b"") + bytes([THREAD]) + uv(1)
+    frames.append(body + push * 4000000)
+frames[-1] += alloc(5, 0xA000, 64, phase=1) + rss(5, 1 << 20)
+frames[-1] += bytes([SYNC]) + uv(100) + bytes([END]) + uv(100) + uv(0) + uv(2) + uv(0)
+open(sys.argv[1], "wb").write(z(header()) + b"".join(z(f) for f in frames))
 PYEOF
-	expect_eq "reader: 20 million phase pushes in one frame, --max-held 100000: read, the phase active at the peak with its 64 bytes, at most 200,001 events held (twice the bound, inside a frame), reader max RSS under 160 MiB (the frame itself is 80 MB)" \
+	expect_eq "reader: 20 million phase pushes in 5 frames, --max-held 100000: read, the phase active at the peak with its 64 bytes, at most 200,001 events held (twice the bound, inside a frame), reader max RSS under 160 MiB" \
 		"$($PY - $REPORT $T/pushes.zst <<'PYEOF'
 import json, resource, subprocess, sys
 out = subprocess.run([sys.argv[1], "--json", "--max-held", "100000", sys.argv[2]], capture_output=True)

@@ -51,7 +51,7 @@ static struct ckt_phases *run(const struct tb *b, struct ckt_replay_stats *st, c
 	ckt_replay_set_sample_sink(r, ckt_phases_sample, p);
 	assert_int_equal(ckt_replay_run(d, r, &err), 0);
 	*st = *ckt_replay_stats(r);
-	assert_int_equal(ckt_phases_csv_close(p), 0);
+	assert_int_equal(ckt_phases_csv_close(p, true), 0);
 	assert_int_equal(ckt_phases_finish(p, st->duration_ns), 0);
 	/* results must not depend on the replay once finished */
 	ckt_replay_free(r);
