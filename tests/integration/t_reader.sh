@@ -471,6 +471,18 @@ expect_eq "reader: the same file by another name: exit 2" "$?/$(head -1 $T/same2
 $REPORT --csv $T/new.csv --phases-csv $T/./new.csv $T/known.zst >/dev/null 2>$T/new.err
 expect_eq "reader: one file not yet made, by two names: exit 2" "$?/$(head -1 $T/new.err)/$(ls $T/new.csv 2>&1 | grep -c 'No such')" \
 	"2/cuzktrace-report: error: '$T/./new.csv' is given to both --csv and --phases-csv/1"
+ln -sf $T/new3.csv $T/new3.link
+$REPORT --csv $T/new3.csv --sites-csv $T/new3.link $T/known.zst >/dev/null 2>$T/new3.err
+expect_eq "reader: a link to a file not yet made, and that file: exit 2 (the timeline was lost under the sites)" \
+	"$?/$(head -1 $T/new3.err)/$(ls $T/new3.csv 2>&1 | grep -c 'No such')" \
+	"2/cuzktrace-report: error: '$T/new3.link' is given to both --csv and --sites-csv/1"
+$REPORT --csv /dev/stdout $T/known.zst >$T/both.txt 2>$T/both.err
+expect_eq "reader: --csv /dev/stdout with stdout a file: exit 2, the file untouched" "$?/$(head -1 $T/both.err)/$(wc -c <$T/both.txt)" \
+	"2/cuzktrace-report: error: '/dev/stdout' given to --csv is the standard output, where the report goes/0"
+(ulimit -f 1; $REPORT --sites-csv $T/fsize.csv $T/known.zst >/dev/null 2>$T/fsize.err; echo $? >$T/fsize.rc)
+expect_eq "reader: an output past the file-size limit: exit 1, one line, no file (it was killed by SIGXFSZ)" \
+	"$(cat $T/fsize.rc)/$(cat $T/fsize.err)/$(ls -A $T | grep -c fsize.csv)" \
+	"1/cuzktrace-report: error: cannot write '$T/fsize.csv': File too large/0"
 $REPORT --csv /dev/null --folded /dev/null --sites-csv /dev/null $T/known.zst >/dev/null 2>$T/devnull.err
 expect_eq "reader: outputs may share a device (/dev/null)" "$?/$(cat $T/devnull.err)" "0/"
 cat $T/known.zst | $REPORT --phase-rule x=main /dev/stdin >/dev/null 2>$T/rulepipe.err
