@@ -7,6 +7,7 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
 #include <link.h>
 #include <pthread.h>
 #include <signal.h>
@@ -77,6 +78,77 @@ size_t ckt_pool_size(const void *p)
 }
 
 /* ---- symbol resolution ---- */
+/* The version a program's reference to a malloc-family function names (glibc's base version
+ * on x86-64 and on arm64, later ones for functions added later). dlsym finds only a default
+ * ("@@") or unversioned definition, dlvsym only a versioned one; a program's versioned
+ * reference binds to the first object in load order that has either. glibc's
+ * libc_malloc_debug.so (mtrace, MALLOC_CHECK_) defines them as non-default versions only:
+ * looked up as the program binds, it is neither skipped (the tracer ahead of it called
+ * glibc's malloc past it: the debugging asked for was off) nor missed (ahead of the tracer, it
+ * took every allocation without the line that says so). */
+struct ckt_rank_q {
+	const void *base;
+	int at, i;
+};
+
+static int ckt_rank_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	struct ckt_rank_q *q = data;
+	for (int k = 0; k < info->dlpi_phnum; k++)
+		if (info->dlpi_phdr[k].p_type == PT_LOAD) { /* the first: where the object begins */
+			uintptr_t lo = info->dlpi_addr + info->dlpi_phdr[k].p_vaddr - info->dlpi_phdr[k].p_offset;
+			if ((const void *)lo == q->base) {
+				q->at = q->i;
+				return 1;
+			}
+			break;
+		}
+	q->i++;
+	return 0;
+}
+
+/* where the object that defines f comes in load order (INT_MAX: not found) */
+static int ckt_load_rank(void *f)
+{
+	Dl_info info;
+	struct ckt_rank_q q = {NULL, INT_MAX, 0};
+	if (!f || !dladdr(f, &info))
+		return INT_MAX;
+	q.base = info.dli_fbase;
+	dl_iterate_phdr(ckt_rank_cb, &q);
+	return q.at;
+}
+
+/* Each name's version in glibc, exactly: a dlvsym that finds nothing allocates its error
+ * message, and bootstrap can run inside an allocator's initialization (rustc's jemalloc,
+ * holding its init lock, deadlocked on it). Elsewhere: dlsym alone. */
+static const char *ckt_glibc_version(const char *name)
+{
+#if defined(__x86_64__) || defined(__aarch64__)
+#if defined(__x86_64__)
+	const char *base = "GLIBC_2.2.5", *aligned = "GLIBC_2.16";
+#else
+	const char *base = "GLIBC_2.17", *aligned = "GLIBC_2.17";
+#endif
+	if (strcmp(name, "reallocarray") == 0)
+		return "GLIBC_2.26";
+	return strcmp(name, "aligned_alloc") == 0 ? aligned : base;
+#else
+	(void)name;
+	return NULL;
+#endif
+}
+
+static void *ckt_lookup_as_bound(void *handle, const char *name)
+{
+	const char *version = ckt_glibc_version(name);
+	void *plain = dlsym(handle, name), *versioned = version ? dlvsym(handle, name, version) : NULL;
+	if (!versioned || versioned == plain || !plain)
+		return plain ? plain : versioned;
+	return ckt_load_rank(versioned) < ckt_load_rank(plain) ? versioned : plain;
+}
+
 static const char *const hook_names[] = {
 #define CKT_NAME(name, required) #name,
 	CKT_HOOKS(CKT_NAME)
@@ -102,7 +174,8 @@ void ckt_bootstrap(void)
 	void **slot = (void **)&ckt_real;
 	void *found[sizeof(hook_names) / sizeof(hook_names[0])];
 	for (size_t i = 0; i < sizeof(hook_names) / sizeof(hook_names[0]); i++) {
-		found[i] = dlsym(RTLD_NEXT, hook_names[i]);
+		found[i] = i < CKT_MALLOC_FAMILY ? ckt_lookup_as_bound(RTLD_NEXT, hook_names[i])
+						 : dlsym(RTLD_NEXT, hook_names[i]);
 		if (!found[i] && hook_required[i]) {
 			ckt_log("error: cannot find the real '", hook_names[i],
 				"' in the libraries after libcuzktrace.so", "; cannot run");
@@ -153,7 +226,7 @@ static void ckt_check_interposition(void)
 			(void *)ckt_self_calloc};
 	int said = 0, foreign = 0;
 	for (int i = 0; i < 4; i++) {
-		void *f = dlsym(RTLD_DEFAULT, names[i]);
+		void *f = i == 2 ? dlsym(RTLD_DEFAULT, names[i]) : ckt_lookup_as_bound(RTLD_DEFAULT, names[i]);
 		Dl_info info;
 		if (!f || f == ours[i])
 			continue;

@@ -130,6 +130,8 @@ int ckt_ownmaps_madvise_around(int (*real)(void *, size_t, int), void *addr, siz
 #endif
 
 /* ---- bootstrap.c: real symbols, the early pool, init and exit ---- */
+#define CKT_MALLOC_FAMILY 10 /* the first entries of CKT_HOOKS, malloc to pvalloc: looked up by
+			      * version as the program binds them (bootstrap.c) */
 #define CKT_HOOKS(X)                                                                                \
 	X(malloc, 1) X(free, 1) X(calloc, 1) X(realloc, 1) X(reallocarray, 0) X(posix_memalign, 0) \
 	X(aligned_alloc, 0) X(memalign, 0) X(valloc, 0) X(pvalloc, 0) X(mmap, 0) X(munmap, 0)       \

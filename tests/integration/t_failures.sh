@@ -362,6 +362,29 @@ else
 	echo "  skip rustc under the tracer: no rustc that exports its own malloc"
 fi
 
+# glibc's libc_malloc_debug.so (mtrace, MALLOC_CHECK_) defines malloc and its kin as
+# non-default symbol versions, which dlsym does not find. Preloaded ahead of the tracer it took
+# every allocation without the line that says so; after it, the tracer called glibc's malloc
+# past it and mtrace logged nothing. tests/progs/mtraced.c
+MDEBUG=$(gcc -print-file-name=libc_malloc_debug.so.0 2>/dev/null)
+if [ -f "$MDEBUG" ]; then
+	MALLOC_TRACE=$T/mt.plain LD_PRELOAD=$MDEBUG $P/mtraced >/dev/null
+	mtlines=$(wc -l <$T/mt.plain)
+	MALLOC_TRACE=$T/mt.first CUZKTRACE_OUT=$T/mtfirst.zst LD_PRELOAD="$MDEBUG $LIB" $P/mtraced >$T/mtfirst.out 2>$T/mtfirst.err
+	echo $? >$T/mtfirst.rc
+	expect_eq "malloc_debug ahead of the tracer: runs, mtrace logs as untraced ($mtlines lines), one line says the allocations are not traced" \
+		"$(cat $T/mtfirst.rc)/$(cat $T/mtfirst.out)/$(wc -l <$T/mt.first)/$(grep warning $T/mtfirst.err)" \
+		"0/done/$mtlines/cuzktrace: warning: 'malloc' is provided by '$MDEBUG' ahead of the tracer: allocations through it are not traced (an allocator linked into the program?); expect RSS well above the traced heap"
+	MALLOC_TRACE=$T/mt.after CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/mtafter.zst LD_PRELOAD="$LIB $MDEBUG" $P/mtraced >$T/mtafter.out 2>$T/mtafter.err
+	echo $? >$T/mtafter.rc
+	$REPORT --json $T/mtafter.zst >$T/mtafter.json
+	expect_eq "malloc_debug after the tracer: traced (57,821 bytes in 51 blocks live at exit), mtrace still logs ($mtlines lines), no line" \
+		"$(cat $T/mtafter.rc)/$(cat $T/mtafter.out)/$(wc -l <$T/mt.after)/$(grep -c warning $T/mtafter.err)/$(jget $T/mtafter.json live_at_exit.heap_bytes)/$(jget $T/mtafter.json live_at_exit.heap_blocks)" \
+		"0/done/$mtlines/0/57821/51"
+else
+	echo "  skip libc_malloc_debug: not found"
+fi
+
 # Memory the tracer cannot see (192 MiB mapped by a raw system call): the reader says so.
 CUZKTRACE_OUT=$T/raw.zst traced raw $P/rawmap
 $REPORT --json $T/raw.zst >$T/raw.json 2>$T/raw.rerr
