@@ -357,14 +357,18 @@ static void ckt_diff_put_name(FILE *out, const struct ckt_diff_row *w)
 
 /* the rows, largest change first, then those that did not change, largest first; at most top */
 static void ckt_diff_text_rows(FILE *out, const struct ckt_diff_rows *r, const char *what, const char *label,
-			       size_t top)
+			       size_t top, bool sampled)
 {
 	size_t changed = 0;
 	for (size_t i = 0; i < r->n; i++)
 		changed += r->v[i].bytes[0] != r->v[i].bytes[1];
 	fprintf(out, "live bytes by %s at %s", what, label);
 	if (!r->n) {
-		fputs(": none in either trace\n\n", out);
+		/* the default mode attributes sampled blocks only: the heap there may be in blocks
+		 * no sample fell on */
+		fputs(sampled ? ": none sampled in either trace (blocks under the default mode's sampling "
+				"rate count in the totals only; CUZKTRACE_SAMPLE=0 records every block)\n\n"
+			      : ": none in either trace\n\n", out);
 		return;
 	}
 	size_t shown = r->n < top ? r->n : top;
@@ -486,18 +490,19 @@ int ckt_report_diff_text(FILE *out, const struct ckt_report *base, const struct 
 		if (!exit_)
 			ckt_diff_phases(&r, rep, ckt_diff_moments[k].m);
 		if (!r.err && !exit_)
-			ckt_diff_text_rows(out, &r, "phase", ckt_diff_moments[k].label, (size_t)-1);
+			ckt_diff_text_rows(out, &r, "phase", ckt_diff_moments[k].label, (size_t)-1, ckt_diff_estimates(rep));
 		err = err ? err : r.err;
 		r.n = 0;
 		ckt_diff_functions(&r, rep, ckt_diff_moments[k].m);
 		if (!r.err)
-			ckt_diff_text_rows(out, &r, "function", ckt_diff_moments[k].label, top);
+			ckt_diff_text_rows(out, &r, "function", ckt_diff_moments[k].label, top, ckt_diff_estimates(rep));
 		err = err ? err : r.err;
 		r.n = 0;
 		if (base->by_thread && ckt_diff_moments[k].m != CKT_AT_PEAK_GPU && !exit_) {
 			char *names = ckt_diff_groups(&r, rep, ckt_diff_moments[k].m);
 			if (!r.err)
-				ckt_diff_text_rows(out, &r, "thread group", ckt_diff_moments[k].label, (size_t)-1);
+				ckt_diff_text_rows(out, &r, "thread group", ckt_diff_moments[k].label, (size_t)-1,
+						   ckt_diff_estimates(rep));
 			err = err ? err : r.err;
 			free(names);
 		}

@@ -137,3 +137,11 @@ print(s["threads_with_totals"], s["peak_heap_error_bound_bytes"], -s["peak_heap_
 	expect_eq "default mode, workers whose first event is $m: 5 threads counted, the peak within the stated bound" \
 		"$(cat $T/af$m.chk)" "5 327680 True"
 done
+
+# --diff of two default-mode traces where no sample fell on what is live: the rows say so
+# ("none in either trace" read as if nothing were live). Rate 2^30: leaks' blocks all go
+# unsampled.
+for i in 1 2; do CUZKTRACE_SAMPLE=1073741824 CUZKTRACE_OUT=$T/unsamp$i.zst LD_PRELOAD=$LIB $P/leaks 2>/dev/null; done
+expect_eq "diff, nothing sampled live at exit: the row says none was sampled" \
+	"$($REPORT --diff $T/unsamp1.zst $T/unsamp2.zst | grep '^live bytes by function at exit')" \
+	"live bytes by function at exit: none sampled in either trace (blocks under the default mode's sampling rate count in the totals only; CUZKTRACE_SAMPLE=0 records every block)"
