@@ -1112,9 +1112,14 @@ static int ckt_phases_text_moment(FILE *out, const struct ckt_phases *p, enum ck
 		const char *shown = ckt_phases_shown(names[k]);
 		ckt_util_put_clean(out, shown, strlen(shown));
 	}
-	if (m == CKT_AT_PEAK_RSS && n && sum != pk->bytes)
-		fprintf(out, " (shares of the %s allocated then: heap, anonymous mmap, pinned)",
-			ckt_util_fmt_bytes(h, sizeof(h), sum));
+	/* the default mode's bytes by phase are estimates from samples: their sum is not the
+	 * exact peak heap either (a site's row says "% of the peak", of the exact one) */
+	bool est = p->rep && ckt_replay_stats(p->rep)->sample_r;
+	if (n && sum != pk->bytes && (m == CKT_AT_PEAK_RSS || est))
+		fprintf(out, " (shares of the %s %s%s)", ckt_util_fmt_bytes(h, sizeof(h), sum),
+			m == CKT_AT_PEAK_RSS ? "allocated then" : "estimated from samples",
+			m != CKT_AT_PEAK_RSS ? "" : est ? ", estimated from samples: heap, anonymous mmap, pinned"
+							: ": heap, anonymous mmap, pinned");
 	fputc('\n', out);
 	for (size_t k = 0; k < n; k++) {
 		ckt_phases_put_label(out, "  ", sh[k].name);
