@@ -647,6 +647,27 @@ static int ckt_main_phases_finish(const struct ckt_args *a, struct ckt_phases *p
 	return 0;
 }
 
+/* A CUZKTRACE_PHASES rule (the header's setting) whose phase the trace never defines matched
+ * no line the program wrote: one warning each, so that a marker the tracer cannot see
+ * (printf's stdio, a name misspelt) is not taken for a phase that held nothing. */
+static void ckt_main_rules_unmatched(const struct ckt_main_read *m)
+{
+	const char *rules = ckt_decode_header_get(m->dec, "setting.CUZKTRACE_PHASES");
+	for (const char *r = rules; r && *r;) {
+		size_t len = strcspn(r, ";"), name = strcspn(r, "=");
+		if (name < len && name > 0 && !ckt_phases_defined(m->ph, r, name)) {
+			char *n = strndup(r, name);
+			if (n)
+				n[ckt_util_clean(n, name)] = '\0';
+			ckt_main_say("warning: '%s': the CUZKTRACE_PHASES rule for phase '%s' matched no line the "
+				     "program wrote (markers in printf's stdio are not seen: see README)",
+				     m->path, n ? n : "?");
+			free(n);
+		}
+		r += len + (r[len] == ';');
+	}
+}
+
 /* Opens m->path and reads its header (ckt_main_read's first part: a missing file, not a
  * trace, an unsupported version are said before anything long begins). */
 static int ckt_main_open(struct ckt_main_read *m)
@@ -722,6 +743,7 @@ static int ckt_main_read(const struct ckt_args *a, struct ckt_main_read *m, bool
 		return -1;
 	m->r = (struct ckt_report){ m->path, m->dec, st, m->ph, a->by_thread, m->sites };
 	ckt_main_warnings(m->path, st);
+	ckt_main_rules_unmatched(m);
 	if (ckt_decode_dropped_partial(m->dec))
 		ckt_main_say("warning: '%s': the file ends inside the zstd frame at byte offset "
 			     "%llu (cut while it was written, or corrupt): that frame is not read",

@@ -776,6 +776,15 @@ int ckt_phases_csv_close(struct ckt_phases *p, bool ok)
 	return e ? -e : rc;
 }
 
+bool ckt_phases_defined(const struct ckt_phases *p, const char *name, size_t len)
+{
+	for (size_t i = 0; i < p->n_ph; i++)
+		if (p->ph[i].id != UINT64_MAX && p->ph[i].name && strlen(p->ph[i].name) == len &&
+		    memcmp(p->ph[i].name, name, len) == 0)
+			return true;
+	return false;
+}
+
 bool ckt_phases_any(const struct ckt_phases *p)
 {
 	return p->any || p->rule_hit;

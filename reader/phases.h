@@ -67,6 +67,9 @@ int ckt_phases_finish(struct ckt_phases *p, uint64_t end_ns);
 
 /* Whether the trace marked any phase (PHASE_DEF, PHASE or NOTE records) or a rule applied. */
 bool ckt_phases_any(const struct ckt_phases *p);
+/* the trace defines a phase of this name (a PHASE_DEF: a CUZKTRACE_PHASES rule's phase has one
+ * once a marker of it matched) */
+bool ckt_phases_defined(const struct ckt_phases *p, const char *name, size_t len);
 
 /* Names of the phases active at the (final) peak of moment m, oldest activation first. */
 size_t ckt_phases_active_at(const struct ckt_phases *p, enum ckt_moment m, const char *const **names);

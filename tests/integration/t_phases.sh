@@ -91,7 +91,7 @@ expect_match "logphases: text log line" "$(cat $T/logphases.txt)" '  [0-9.]+ s  
 # ends it. tests/progs/splitlog.c
 SPLITRULES='synthesis=synthesis start..synthesis done;gpu=gpu start..gpu end;prove=prove start..prove end'
 CUZKTRACE_SAMPLE=0 CUZKTRACE_PHASES="$SPLITRULES" CUZKTRACE_OUT=$T/splitlog.zst traced splitlog $P/splitlog
-$REPORT --json $T/splitlog.zst >$T/splitlog.json
+$REPORT --json $T/splitlog.zst >$T/splitlog.json 2>$T/splitlog.rerr
 snotes=$($PY - "$T/splitlog.json" <<'PYEOF'
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -103,6 +103,9 @@ PYEOF
 expect_eq "splitlog: status, output, owners of the peak (markers split in 2 and 3 writes, across writev pieces, another thread's line between)" \
 	"$(cat $T/splitlog.rc)/$(cat $T/splitlog.out)/$(jget $T/splitlog.json peak_heap.bytes)/$(jget $T/splitlog.json peak_heap.by_phase)" \
 	'0/x/10000304/[{"phase": "(none)", "bytes": 4000000}, {"phase": "gpu", "bytes": 4000000}, {"phase": "synthesis", "bytes": 2000304}]'
+expect_eq "splitlog: the rule that matched nothing (prove: its marker split by a write to stdout) gets one warning" \
+	"$(cat $T/splitlog.rerr)" \
+	"cuzktrace-report: warning: '$T/splitlog.zst': the CUZKTRACE_PHASES rule for phase 'prove' matched no line the program wrote (markers in printf's stdio are not seen: see README)"
 expect_eq "splitlog: the stored lines (the last, 1,500 bytes of writev, cut around its marker)" "$snotes" \
 	"$(printf '4\nsynthesis|synthesis start\nsynthesis|synthesis done\ngpu|gpu start\ngpu|.............gpu end')"
 # The same from Rust: eprintln!("{} start", stage) writes "synthesis", then " start\n"
