@@ -338,6 +338,8 @@ static inline const uint8_t *ckt_get_uv(const uint8_t *p, const uint8_t *end, ui
 	uint64_t v = 0;
 	for (unsigned shift = 0; shift < 70 && p < end; shift += 7) {
 		uint8_t b = *p++;
+		if (shift == 63 && b > 1) /* the tenth byte holds bit 63 alone: more is no 64-bit value */
+			return NULL;
 		v |= (uint64_t)(b & 0x7f) << shift;
 		if (!(b & 0x80)) {
 			*out = v;

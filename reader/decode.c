@@ -24,6 +24,7 @@
 struct ckt_cursor {
 	const uint8_t *p, *end;
 	bool bad;
+	bool overlong; /* the failure was a varint of more than 64 bits (not one the end cut) */
 };
 
 struct ckt_decoder {
@@ -452,6 +453,9 @@ static inline uint64_t ckt_decode_uv(struct ckt_cursor *c)
 	uint64_t v = 0;
 	const uint8_t *q = c->bad ? NULL : ckt_get_uv(c->p, c->end, &v);
 	if (!q) {
+		/* with ten bytes left, only a number too long fails (ckt_get_uv) */
+		if (!c->bad)
+			c->overlong = c->end - c->p >= 10;
 		c->bad = true;
 		return 0;
 	}
@@ -736,7 +740,7 @@ static inline __attribute__((always_inline)) int ckt_decode_columns(struct ckt_d
  * the streams. The lengths must add up to the frame exactly. */
 static int ckt_decode_directory(struct ckt_decoder *d, struct ckt_error *err)
 {
-	struct ckt_cursor c = { d->frame, d->frame + d->frame_len, false };
+	struct ckt_cursor c = { d->frame, d->frame + d->frame_len, false, false };
 	uint64_t n = ckt_decode_uv(&c), len[CKT_NSTREAMS];
 	if (!c.bad && n != CKT_NSTREAMS)
 		return ckt_util_err(err, CKT_EFORMAT, "corrupt frame %llu: %llu streams, expected %d",
@@ -758,7 +762,7 @@ static int ckt_decode_directory(struct ckt_decoder *d, struct ckt_error *err)
 	d->row_end = d->pos + len[0];
 	const uint8_t *p = c.p + len[0];
 	for (int k = 1; k < CKT_NSTREAMS; k++) {
-		d->cs[k] = (struct ckt_cursor){ p, p + len[k], false };
+		d->cs[k] = (struct ckt_cursor){ p, p + len[k], false, false };
 		p += len[k];
 	}
 	return 0;
@@ -768,7 +772,7 @@ static int ckt_decode_directory(struct ckt_decoder *d, struct ckt_error *err)
  * (FRAME, THREAD), negative on corruption. */
 static int ckt_decode_record(struct ckt_decoder *d, struct ckt_record *r, struct ckt_error *err)
 {
-	struct ckt_cursor c = { d->frame + d->pos + 1, d->frame + d->row_end, false };
+	struct ckt_cursor c = { d->frame + d->pos + 1, d->frame + d->row_end, false, false };
 	uint8_t tag = d->frame[d->pos];
 	int ret = 1;
 
@@ -978,8 +982,11 @@ static int ckt_decode_record(struct ckt_decoder *d, struct ckt_record *r, struct
 				    (unsigned long long)d->frame_index);
 	}
 	if (c.bad)
-		return ckt_util_err(err, CKT_EFORMAT,
-				    "corrupt record (tag 0x%02x) in frame %llu: it runs past the end of the frame",
+		return ckt_util_err(err, CKT_EFORMAT, "corrupt record (tag 0x%02x) in frame %llu: %s", tag,
+				    (unsigned long long)d->frame_index,
+				    c.overlong ? "a number of more than 64 bits" : "it runs past the end of the frame");
+	if (tag == CKT_TAG_END && d->ended)
+		return ckt_util_err(err, CKT_EFORMAT, "corrupt record (tag 0x%02x) in frame %llu: a second end record",
 				    tag, (unsigned long long)d->frame_index);
 	r->tid = d->tid;
 	int bad = ckt_decode_bad_field(d, tag, r, err);

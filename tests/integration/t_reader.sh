@@ -271,6 +271,10 @@ write("tname.zst", [head, frame(1, 0, alloc(5, 0xA000, 64), True, thread_name(0,
 for n in (1024, 1025):
     write("stack%d.zst" % n, [head, frame(1, 0, alloc(10, 0xA000, 16, stack=1), True,
                                          stack(1, [0x400000 + 16 * k for k in range(n)]))])
+# a size whose varint's tenth byte holds more than bit 63 (its high bits were dropped); an
+# end record twice
+write("varint10.zst", [head, frame(1, 0, bytes([ALLOC]) + sv(10) + uv(0) + sv(0xA000) + b"\xff" * 9 + b"\x7f" + uv(0) + uv(0), True)])
+write("end2.zst", [head, frame(1, 0, alloc(10, 0xA000, 16), True) + bytes([END]) + uv(200) + uv(0) + uv(1) + uv(0)])
 # a frame that decompresses to 17 MiB (a few KB of zstd): no tracer writes over 1 MiB
 big = write("bigframe.zst", [head, frame(1, 0, b"") + bytes([5, 0]) * (17 << 19)])  # LOST 0, 17 MiB of them
 open(T + "/bigframe.off", "w").write("%d\n" % len(big[0]))
@@ -328,6 +332,10 @@ PYEOF
 	expect_eq "reader: a stack of 1024 frames is read" "$?/$(grep -c error $T/stack1024.err)" "0/0"
 	report_status stack1025 "reader: a stack of 1025 frames is corruption (a few bytes of zstd cannot make it symbolize millions)" \
 		"1/cuzktrace-report: error: '$T/stack1025.zst': corrupt record (tag 0x20) in frame 1: a stack of 1025 frames (at most 1024)"
+	report_status varint10 "reader: a number of more than 64 bits is corruption (it was read with its high bits dropped)" \
+		"1/cuzktrace-report: error: '$T/varint10.zst': corrupt record (tag 0x10) in frame 1: a number of more than 64 bits"
+	report_status end2 "reader: a second end record is corruption (it was read as fine)" \
+		"1/cuzktrace-report: error: '$T/end2.zst': corrupt record (tag 0x04) in frame 1: a second end record"
 	report_status bigframe "reader: a frame over 16 MiB decompressed is corruption, read no further (it took 512 MiB)" \
 		"1/cuzktrace-report: error: '$T/bigframe.zst': corrupt zstd frame at byte offset $(cat $T/bigframe.off): frame is larger than 16 MiB"
 	# outputs of a trace found corrupt midway: each is written whole or not at all (--csv and
