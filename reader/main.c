@@ -444,6 +444,10 @@ static int ckt_main_parse(int argc, char **argv, struct ckt_args *a)
 			return ckt_main_usage("--phase-rule reads the trace twice: '%s' must be a regular file, "
 					      "not a pipe or device", t);
 	}
+	/* one pipe given as both BASE and TRACE: the second read found it empty */
+	if (a->diff && ckt_main_not_regular(a->diff) && ckt_main_same_file(a->diff, a->trace))
+		return ckt_main_usage("'%s' is given as both BASE and TRACE: a pipe or device can be read once",
+				      a->trace);
 	return ckt_main_check_outputs(a);
 }
 

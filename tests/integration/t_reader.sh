@@ -496,6 +496,10 @@ expect_eq "reader: outputs may share a device (/dev/null)" "$?/$(cat $T/devnull.
 cat $T/known.zst | $REPORT --phase-rule x=main /dev/stdin >/dev/null 2>$T/rulepipe.err
 expect_eq "reader: --phase-rule on a pipe: exit 2, says why" "$?/$(head -1 $T/rulepipe.err)" \
 	"2/cuzktrace-report: error: --phase-rule reads the trace twice: '/dev/stdin' must be a regular file, not a pipe or device"
+cat $T/known.zst | $REPORT --diff /dev/stdin /dev/stdin >/dev/null 2>$T/diffpipe.err
+expect_eq "reader: --diff of one pipe as BASE and TRACE: exit 2, says why (the second read said 'empty file')" \
+	"$?/$(head -1 $T/diffpipe.err)" \
+	"2/cuzktrace-report: error: '/dev/stdin' is given as both BASE and TRACE: a pipe or device can be read once"
 $REPORT --phase-rule x=main /dev/stdin <$T/known.zst >/dev/null 2>$T/rulefile.err
 expect_eq "reader: --phase-rule on stdin redirected from the file: read" "$?/$(cat $T/rulefile.err)" "0/"
 
