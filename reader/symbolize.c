@@ -16,7 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <limits.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 
 #include "util.h"
 
@@ -398,6 +400,15 @@ static bool ckt_sym_try(struct ckt_sym *s, struct ckt_sym_module *m, const char 
 	if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
 		if (why)
 			snprintf(why, n, "cannot read '%s': not a regular file", path);
+		return false;
+	}
+	/* nor a kernel file that says it is regular (/proc/kmsg: a read blocks, and takes the
+	 * kernel's messages away from whoever reads them) */
+	struct statfs fs;
+	if (statfs(path, &fs) == 0 && (fs.f_type == PROC_SUPER_MAGIC || fs.f_type == SYSFS_MAGIC ||
+					fs.f_type == DEBUGFS_MAGIC || fs.f_type == TRACEFS_MAGIC)) {
+		if (why)
+			snprintf(why, n, "cannot read '%s': a kernel file (/proc, /sys), not a program", path);
 		return false;
 	}
 	m->dwfl = dwfl_begin(&s->cb);

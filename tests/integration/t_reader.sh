@@ -275,6 +275,10 @@ for n in (1024, 1025):
 # end record twice
 write("varint10.zst", [head, frame(1, 0, bytes([ALLOC]) + sv(10) + uv(0) + sv(0xA000) + b"\xff" * 9 + b"\x7f" + uv(0) + uv(0), True)])
 write("end2.zst", [head, frame(1, 0, alloc(10, 0xA000, 16), True) + bytes([END]) + uv(200) + uv(0) + uv(1) + uv(0)])
+# a module at a kernel file that says it is regular (/proc/kmsg would block the read, and take
+# the kernel's messages; /proc/version stands for it): not opened
+write("procmod.zst", [head, frame(1, 0, alloc(10, 0xA000, 64, stack=1), True,
+      module(0x400000, 0x500000, b"/proc/version") + stack(1, [0x400100]))])
 # a frame that decompresses to 17 MiB (a few KB of zstd): no tracer writes over 1 MiB
 big = write("bigframe.zst", [head, frame(1, 0, b"") + bytes([5, 0]) * (17 << 19)])  # LOST 0, 17 MiB of them
 open(T + "/bigframe.off", "w").write("%d\n" % len(big[0]))
@@ -336,6 +340,9 @@ PYEOF
 		"1/cuzktrace-report: error: '$T/varint10.zst': corrupt record (tag 0x10) in frame 1: a number of more than 64 bits"
 	report_status end2 "reader: a second end record is corruption (it was read as fine)" \
 		"1/cuzktrace-report: error: '$T/end2.zst': corrupt record (tag 0x04) in frame 1: a second end record"
+	$REPORT $T/procmod.zst >/dev/null 2>$T/procmod.err
+	expect_eq "reader: a module that is a file of /proc is not read, one warning" "$?/$(cat $T/procmod.err)" \
+		"0/cuzktrace-report: warning: cannot read '/proc/version': a kernel file (/proc, /sys), not a program; its frames are shown as module+offset"
 	report_status bigframe "reader: a frame over 16 MiB decompressed is corruption, read no further (it took 512 MiB)" \
 		"1/cuzktrace-report: error: '$T/bigframe.zst': corrupt zstd frame at byte offset $(cat $T/bigframe.off): frame is larger than 16 MiB"
 	# outputs of a trace found corrupt midway: each is written whole or not at all (--csv and
