@@ -83,7 +83,12 @@ void ckt_sigwrite_begin(struct ckt_sigwrite *sw);
 void ckt_sigwrite_end(struct ckt_sigwrite *sw);
 /* Convenience: "cuzktrace: " + a + b + c + d (NULLs skipped) as one line. */
 void ckt_log_init(void);
+/* fd moved where the program's descriptors do not land (above its soft limit at start, or
+ * high in its range; under a limit of 64 or less, the top of the range); returns the new
+ * number (fd itself, left open, when it cannot move). ckt_fd_high_only: not to the top of a
+ * small range (for a descriptor the tracer can do without) */
 int ckt_fd_high(int fd);
+int ckt_fd_high_only(int fd);
 /* the pipe numbers libunwind was last handed for its memory checks (hooks_io.c), and whether
  * fd is one of them (log.c) */
 extern int ckt_unw_pair[2];

@@ -78,14 +78,28 @@ static int dup_not_unw(int fd, int start)
 	}
 }
 
+static int fd_high(int fd, int top_range);
+
 int ckt_fd_high(int fd)
 {
+	return fd_high(fd, 1);
+}
+
+int ckt_fd_high_only(int fd)
+{
+	return fd_high(fd, 0);
+}
+
+/* top_range: under a limit of 64 or less, the top of the range will do */
+static int fd_high(int fd, int top_range)
+{
 	struct rlimit rl;
-	long base = 512;
+	long base = 512, top = 0;
 	if (fd < 0)
 		return fd;
 	int h = -1;
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
+		top = (long)rl.rlim_cur;
 		if (atomic_load(&fd_start_window))
 			h = ckt_fd_above_limit(fd, &rl);
 		if ((long)rl.rlim_cur - 128 > base)
@@ -97,6 +111,11 @@ int ckt_fd_high(int fd)
 		h = fcntl(fd, F_DUPFD_CLOEXEC, (int)base);
 	if (h < 0)
 		h = fcntl(fd, F_DUPFD_CLOEXEC, 64);
+	/* under a limit of 64 or less (ulimit -n sets the hard limit too: no room above it), the
+	 * top of the range: the 8 below the limit, or its upper half under 16. The program's first
+	 * descriptors are then 3, 4, ... as untraced (they were 8 and up under ulimit -n 16) */
+	if (h < 0 && top_range && top > 3 && fd < top - (top > 16 ? 8 : top / 2))
+		h = fcntl(fd, F_DUPFD_CLOEXEC, (int)(top > 16 ? top - 8 : top / 2 > 3 ? top / 2 : 3));
 	/* never a number libunwind holds for its memory checks: it writes a byte of the memory it
 	 * checks into it with a raw system call, which no hook sees. When the program had closed
 	 * that pipe (a daemon's close-all), the trace reopened on its write end took those bytes

@@ -1253,7 +1253,7 @@ static void hold_old_trace(int slot, const char *path)
 	int f = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 	if (f < 0)
 		return;
-	int h = ckt_fd_high(f);
+	int h = ckt_fd_high_only(f);
 	if (h == f || flock(h, LOCK_SH | LOCK_NB) < 0) { /* not moved: it would be the program's */
 		close(h);
 		return;
