@@ -267,6 +267,7 @@ __attribute__((constructor(101))) static void ckt_init(void)
 	ckt_fd_start_window(1);
 	ckt_log_init();
 	ckt_phase_rules_load();
+	ckt_children_off();
 	pthread_atfork(NULL, NULL, on_fork_child);
 	if (ckt_writer_start() == 0) {
 		(void)at_quick_exit(ckt_quick_exit_handler);

@@ -55,6 +55,7 @@ struct ckt_config {
 	int level;         /* CUZKTRACE_ZSTD_LEVEL */
 	unsigned depth;    /* CUZKTRACE_DEPTH: frames per stack, 0 = no stacks */
 	unsigned sample;   /* CUZKTRACE_SAMPLE: bytes; 0 = exact mode */
+	int children;      /* CUZKTRACE_CHILDREN: programs this one starts are traced too */
 };
 extern struct ckt_config ckt_config;
 void ckt_config_load(void);
@@ -166,6 +167,7 @@ void ckt_hold_signals(sigset_t *old);
 void ckt_release_signals(const sigset_t *old);
 void ckt_exit_main_watch(void); /* claims every exit of the main thread; a second exit's wait (hooks_exec.c) */
 void ckt_exit_fini_elsewhere(void); /* the destructor ran in a child (hooks_exec.c) */
+void ckt_children_off(void); /* CUZKTRACE_CHILDREN=0: out of LD_PRELOAD (hooks_exec.c) */
 void *ckt_pool_alloc(size_t size, size_t align);
 extern unsigned char ckt_pool[];
 #define CKT_POOL_SIZE (256 * 1024)

@@ -46,17 +46,18 @@ bad:
 	return dflt;
 }
 
-static int env_bool(const char *name)
+/* 1, yes, true; 0, no, false (or empty: the default 0 of most switches, off) */
+static int env_bool(const char *name, int dflt)
 {
 	const char *v = getenv(name);
 	if (!v)
-		return 0;
+		return dflt;
 	if (!strcmp(v, "1") || !strcmp(v, "yes") || !strcmp(v, "true"))
 		return 1;
 	if (!strcmp(v, "0") || !strcmp(v, "no") || !strcmp(v, "false") || !*v)
 		return 0;
-	warn_invalid(name, v, "0, 1, yes, no, true or false", "0");
-	return 0;
+	warn_invalid(name, v, "0, 1, yes, no, true or false", dflt ? "1" : "0");
+	return dflt;
 }
 
 /* A misspelt setting (CUZKTRACE_SAMPEL=0) must not be ignored silently. */
@@ -64,7 +65,7 @@ static void warn_unknown(void)
 {
 	static const char *const known[] = {"OUT",	  "FLUSH_MS", "RSS_MS", "STRICT", "QUIET",
 					    "ZSTD_LEVEL", "DEPTH",    "SAMPLE", "PHASES", "EXEC_FROM",
-					    "EXEC_PID"};
+					    "EXEC_PID", "CHILDREN"};
 	extern char **environ;
 	for (char **e = environ; e && *e; e++) {
 		if (strncmp(*e, "CUZKTRACE_", 10))
@@ -83,7 +84,7 @@ static void warn_unknown(void)
 			ckt_line_str(&l, c);
 		}
 		ckt_line_str(&l, " ignored (known: CUZKTRACE_OUT, _SAMPLE, _DEPTH, _PHASES, "
-				 "_FLUSH_MS, _RSS_MS, _STRICT, _QUIET, _ZSTD_LEVEL)");
+				 "_FLUSH_MS, _RSS_MS, _STRICT, _QUIET, _ZSTD_LEVEL, _CHILDREN)");
 		ckt_line_emit(&l);
 	}
 }
@@ -106,8 +107,9 @@ void ckt_config_load(void)
 	ckt_config.depth = env_uint("CUZKTRACE_DEPTH", 64, 0, CKT_MAX_DEPTH, "0..256 frames, 0 = no stacks", "64");
 	ckt_config.sample = env_uint("CUZKTRACE_SAMPLE", 524288, 0, 1u << 30,
 				     "0..1073741824 bytes, 0 = record every event", "524288");
-	ckt_config.strict = env_bool("CUZKTRACE_STRICT");
-	ckt_config.quiet = env_bool("CUZKTRACE_QUIET");
+	ckt_config.strict = env_bool("CUZKTRACE_STRICT", 0);
+	ckt_config.quiet = env_bool("CUZKTRACE_QUIET", 0);
+	ckt_config.children = env_bool("CUZKTRACE_CHILDREN", 1);
 }
 
 static void u2s(char *buf, unsigned v)
@@ -136,6 +138,7 @@ void ckt_config_each(void (*fn)(const char *, const char *, void *), void *arg)
 	fn("CUZKTRACE_DEPTH", b, arg);
 	fn("CUZKTRACE_STRICT", ckt_config.strict ? "1" : "0", arg);
 	fn("CUZKTRACE_QUIET", ckt_config.quiet ? "1" : "0", arg);
+	fn("CUZKTRACE_CHILDREN", ckt_config.children ? "1" : "0", arg);
 	u2s(b, ckt_config.sample);
 	fn("CUZKTRACE_SAMPLE", b, arg);
 	static char rules[CKT_PHASE_RULES_TEXT]; /* once, at start: no caller races */

@@ -7,17 +7,20 @@
  * not seen: after those, the old trace ends at its last flush and reads as truncated. */
 #include "ckt.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
-#include <sys/xattr.h>
 #include <sys/sysmacros.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -139,19 +142,89 @@ static int runnable_fd(int fd)
 	return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0111);
 }
 
+/* ---- CUZKTRACE_CHILDREN=0: this process alone ----
+ * The tracer takes itself out of LD_PRELOAD in the process's environment as it starts (in
+ * place: the variable only gets shorter, or leaves the array), so that the programs it starts
+ * by any route (fork and exec, posix_spawn, system, popen) run untraced and print no line of
+ * ours into output the program may read. own_preload keeps the variable as it was, which this
+ * process's own exec gets back (with_exec_from_guarded): it is the same process. */
+static char own_preload[4096];
+static int children_off;
+
+/* tok (n bytes of LD_PRELOAD) names this library: the same file, or its name when it is no
+ * path the loader took as such */
+static int names_us(const char *tok, size_t n, const struct stat *self)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	if (n >= sizeof(path))
+		return 0;
+	memcpy(path, tok, n);
+	path[n] = '\0';
+	if (stat(path, &st) == 0)
+		return st.st_dev == self->st_dev && st.st_ino == self->st_ino;
+	const char *base = strrchr(path, '/');
+	return strcmp(base ? base + 1 : path, "libcuzktrace.so") == 0;
+}
+
+void ckt_children_off(void)
+{
+	extern char **environ;
+	Dl_info info;
+	struct stat self;
+	if (ckt_config.children)
+		return;
+	if (!dladdr((void *)ckt_children_off, &info) || !info.dli_fname || stat(info.dli_fname, &self) != 0) {
+		ckt_log("warning: CUZKTRACE_CHILDREN=0: cannot find the tracer's own file; programs this one "
+			"starts are traced too", NULL, NULL, NULL);
+		return;
+	}
+	for (size_t i = 0; environ && environ[i]; i++) {
+		char *v = environ[i];
+		if (strncmp(v, "LD_PRELOAD=", 11) != 0)
+			continue;
+		size_t len = strlen(v);
+		if (len >= sizeof(own_preload)) {
+			ckt_log("warning: CUZKTRACE_CHILDREN=0: LD_PRELOAD is longer than 4 KiB; programs this "
+				"one starts are traced too", NULL, NULL, NULL);
+			return;
+		}
+		memcpy(own_preload, v, len + 1);
+		/* the other libraries stay, in their order, separated by ':' */
+		char *src = v + 11, *dst = v + 11;
+		while (*src) {
+			src += strspn(src, " :");
+			size_t n = strcspn(src, " :");
+			if (!n)
+				break;
+			if (!names_us(src, n, &self)) {
+				if (dst != v + 11)
+					*dst++ = ':';
+				memmove(dst, src, n);
+				dst += n;
+			}
+			src += n;
+		}
+		*dst = '\0';
+		if (dst == v + 11) /* nothing else was preloaded: the variable goes */
+			for (size_t j = i; environ[j]; j++)
+				environ[j] = environ[j + 1];
+		children_off = 1;
+		return;
+	}
+}
+
 /* The exec failed (the program may try another path: execvp-like loops do). Frees the
  * environment copy from exec_begin. */
 static void after_failed_exec(char **e, int finished)
 {
 	static int said;
-	if (e) { /* its last two entries are ours (with_exec_from_guarded) */
-		size_t n = 0;
+	if (e) { /* its last two entries are ours (with_exec_from_guarded), three with own_preload */
+		size_t n = 0, ours = children_off ? 3 : 2;
 		while (e[n])
 			n++;
-		if (n >= 2) {
-			ckt_free(e[n - 2]);
-			ckt_free(e[n - 1]);
-		}
+		for (size_t k = n >= ours ? n - ours : n; k < n; k++)
+			ckt_free(e[k]);
 		ckt_free(e);
 	}
 	if (finished_here && finished && !said++)
@@ -174,15 +247,19 @@ static char **with_exec_from_guarded(char *const envp[])
 	size_t n = 0;
 	while (envp && envp[n])
 		n++;
-	char **e = ckt_malloc((n + 3) * sizeof(*e));
+	char **e = ckt_malloc((n + 4) * sizeof(*e));
 	const char *path = ckt_writer_requested_path(), *wrote = ckt_writer_path();
 	char *var = ckt_malloc(strlen(path) + 32), *pvar = ckt_malloc(strlen(wrote) + 80);
-	if (!e || !var || !pvar) {
+	char *pre = children_off ? ckt_malloc(sizeof(own_preload)) : NULL;
+	if (!e || !var || !pvar || (children_off && !pre)) {
 		ckt_free(e);
 		ckt_free(var);
 		ckt_free(pvar);
+		ckt_free(pre);
 		return NULL;
 	}
+	if (pre)
+		strcpy(pre, own_preload);
 	strcpy(var, "CUZKTRACE_EXEC_FROM=");
 	strcat(var, path);
 	strcpy(pvar, "CUZKTRACE_EXEC_PID=");
@@ -190,8 +267,11 @@ static char **with_exec_from_guarded(char *const envp[])
 	strcat(pvar, wrote);
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++)
-		if (strncmp(envp[i], "CUZKTRACE_EXEC_FROM=", 20) && strncmp(envp[i], "CUZKTRACE_EXEC_PID=", 19))
+		if (strncmp(envp[i], "CUZKTRACE_EXEC_FROM=", 20) && strncmp(envp[i], "CUZKTRACE_EXEC_PID=", 19) &&
+		    (!pre || strncmp(envp[i], "LD_PRELOAD=", 11)))
 			e[k++] = envp[i];
+	if (pre) /* CUZKTRACE_CHILDREN=0: this process's next image is traced, as LD_PRELOAD was */
+		e[k++] = pre;
 	e[k++] = var;
 	e[k++] = pvar;
 	e[k] = NULL;

@@ -114,3 +114,6 @@ if thawed:
     open(thawed, 'w').close()
 PYEOF
 }
+
+# hdr_setting JSON NAME: the header's setting.NAME (jget splits keys at dots)
+hdr_setting() { $PY -c 'import json, sys; print(json.load(open(sys.argv[1]))["header"].get("setting." + sys.argv[2]))' "$1" "$2"; }

@@ -280,7 +280,7 @@ expect_eq "exports: only the allow-listed symbols" "$(cat $T/exports)" "$(sort t
 
 CUZKTRACE_SAMPEL=0 CUZKTRACE_OUT=$T/typo.zst traced typo $P/exitcode
 expect_eq "misspelt variable: one line naming it" "$(head -1 $T/typo.err)" \
-	"cuzktrace: warning: unknown variable CUZKTRACE_SAMPEL ignored (known: CUZKTRACE_OUT, _SAMPLE, _DEPTH, _PHASES, _FLUSH_MS, _RSS_MS, _STRICT, _QUIET, _ZSTD_LEVEL)"
+	"cuzktrace: warning: unknown variable CUZKTRACE_SAMPEL ignored (known: CUZKTRACE_OUT, _SAMPLE, _DEPTH, _PHASES, _FLUSH_MS, _RSS_MS, _STRICT, _QUIET, _ZSTD_LEVEL, _CHILDREN)"
 expect_eq "misspelt variable: program unchanged" "$(cat $T/typo.out)/$(cat $T/typo.rc)" "$(cat $T/plain.out)/$plain_rc"
 
 # An address-space limit (ulimit -v 6 GiB) counts the tracer's reservations, which it sizes

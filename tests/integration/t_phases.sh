@@ -58,8 +58,6 @@ expect_eq "by: unknown value message" "$(head -1 $T/badby.err)" "cuzktrace-repor
 # -- log lines: write(2) and writev(2) to stdout/stderr are seen, stdio (printf) is not.
 # Nothing is freed: the peak heap is the end. The 600,000 allocated after the fprintf'd
 # "SYNTH_START" stays with "proving" (still begun): the stdio line did not begin synthesis.
-# hdr_setting JSON NAME: the header's setting.NAME (jget splits keys at dots)
-hdr_setting() { $PY -c 'import json, sys; print(json.load(open(sys.argv[1]))["header"].get("setting." + sys.argv[2]))' "$1" "$2"; }
 LOGRULES='synthesis=SYNTH_START..SYNTH_END;gpu=GPU_START..GPU_END;loading=LOAD_BEGIN;proving=PROVE_BEGIN'
 CUZKTRACE_SAMPLE=0 CUZKTRACE_PHASES="$LOGRULES;;" CUZKTRACE_OUT=$T/logphases.zst traced logphases $P/logphases
 expect_eq "logphases: exit status unchanged" "$(cat $T/logphases.rc)" 0
