@@ -29,6 +29,7 @@
 enum ckt_exit { CKT_EXIT_OK = 0, CKT_EXIT_TRACE = 1, CKT_EXIT_USAGE = 2 };
 
 enum ckt_opt_id { CKT_OPT_JSON, CKT_OPT_CSV, CKT_OPT_HELP, CKT_OPT_TOP, CKT_OPT_SITES_CSV, CKT_OPT_FOLDED,
+		  CKT_OPT_FOLDED_HEAP,
 		  CKT_OPT_BY, CKT_OPT_PHASES_CSV, CKT_OPT_PHASE_RULE, CKT_OPT_MAX_HELD, CKT_OPT_DIFF,
 		  CKT_OPT_MODULES, CKT_OPT_JOBS };
 
@@ -55,6 +56,8 @@ static const struct ckt_opt ckt_opts[] = {
 	  "write the stacks live at the peak RSS moment (peak heap without RSS\n"
 	  "samples) to FILE as folded lines \"frame;frame;frame bytes\" for\n"
 	  "flamegraph.pl, inferno-flamegraph or speedscope" },
+	{ "--folded-heap", "FILE", CKT_OPT_FOLDED_HEAP,
+	  "the same for the heap blocks live at the peak heap moment" },
 	{ "--by", "thread", CKT_OPT_BY,
 	  "also group the bytes by thread name (trailing digits folded:\n"
 	  "rayon-synth-1, rayon-synth-17 -> rayon-synth-*)" },
@@ -94,7 +97,7 @@ struct ckt_args {
 	bool help;
 	const char *csv;
 	unsigned top;
-	const char *sites_csv, *folded;
+	const char *sites_csv, *folded, *folded_heap;
 	const char *trace;
 	bool by_thread;
 	const char *phases_csv;
@@ -267,15 +270,18 @@ static bool ckt_main_same_output(const char *a, const char *b)
 	       (ckt_main_canon(a, ca, sizeof(ca)) && ckt_main_canon(b, cb, sizeof(cb)) && strcmp(ca, cb) == 0);
 }
 
-/* The file outputs given, with their options: 4 at most. */
+/* The file outputs given, with their options: CKT_MAIN_NOUT at most. */
+#define CKT_MAIN_NOUT 5
 struct ckt_main_out {
 	const char *opt, *path;
 };
 
-static size_t ckt_main_outputs(const struct ckt_args *a, struct ckt_main_out o[4])
+static size_t ckt_main_outputs(const struct ckt_args *a, struct ckt_main_out o[CKT_MAIN_NOUT])
 {
 	const struct ckt_main_out all[] = { { "--csv", a->csv }, { "--sites-csv", a->sites_csv },
-					    { "--folded", a->folded }, { "--phases-csv", a->phases_csv } };
+					    { "--folded", a->folded }, { "--phases-csv", a->phases_csv },
+					    { "--folded-heap", a->folded_heap } };
+	_Static_assert(sizeof(all) / sizeof(all[0]) == CKT_MAIN_NOUT, "every file output");
 	size_t n = 0;
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
 		if (all[i].path)
@@ -287,7 +293,7 @@ static size_t ckt_main_outputs(const struct ckt_args *a, struct ckt_main_out o[4
  * the file an existing path names (not a device such as /dev/null). */
 static int ckt_main_check_outputs(const struct ckt_args *a)
 {
-	struct ckt_main_out o[4];
+	struct ckt_main_out o[CKT_MAIN_NOUT];
 	size_t n = ckt_main_outputs(a, o);
 	struct stat out, st;
 	/* the report goes to stdout: a file output that is that file (/dev/stdout with stdout
@@ -410,6 +416,9 @@ static int ckt_main_parse(int argc, char **argv, struct ckt_args *a)
 			break;
 		case CKT_OPT_FOLDED:
 			a->folded = val;
+			break;
+		case CKT_OPT_FOLDED_HEAP:
+			a->folded_heap = val;
 			break;
 		case CKT_OPT_DIFF:
 			a->diff = val;
@@ -553,7 +562,7 @@ static int ckt_main_write_sites(const char *path, const struct ckt_sites *s,
  * trace was left empty). Returns 0, or -1 after one error line. */
 static int ckt_main_outputs_not_inputs(const struct ckt_args *a)
 {
-	struct ckt_main_out o[4];
+	struct ckt_main_out o[CKT_MAIN_NOUT];
 	size_t n = ckt_main_outputs(a, o);
 	for (size_t i = 0; i < n; i++)
 		if (ckt_main_same_file(o[i].path, a->trace) || (a->diff && ckt_main_same_file(o[i].path, a->diff))) {
@@ -713,7 +722,8 @@ static int ckt_main_read(const struct ckt_args *a, struct ckt_main_read *m, bool
 			return -1;
 		}
 	}
-	const char *site_out[2] = { outputs ? a->sites_csv : NULL, outputs ? a->folded : NULL };
+	const char *site_out[3] = { outputs ? a->sites_csv : NULL, outputs ? a->folded : NULL,
+				    outputs ? a->folded_heap : NULL };
 	/* each site's own peak needs every stack's site during the replay: only for the CSV */
 	m->sites = ckt_sites_new(site_out[0] != NULL);
 	if (m->sites)
@@ -771,6 +781,8 @@ static int ckt_main_read(const struct ckt_args *a, struct ckt_main_read *m, bool
 		return -1;
 	if (site_out[1] && ckt_main_write_sites(site_out[1], m->sites, ckt_sites_write_folded) < 0)
 		return -1;
+	if (site_out[2] && ckt_main_write_sites(site_out[2], m->sites, ckt_sites_write_folded_heap) < 0)
+		return -1;
 	if (a->diff) /* each live set can go once its results are made (the base's before the
 		      * trace is read) */
 		ckt_replay_drop_state(m->rep);
@@ -816,7 +828,7 @@ static int ckt_main_read_all(const struct ckt_args *a, struct ckt_main_read *bas
 	pthread_t th;
 	if (!a->diff)
 		return ckt_main_read(a, cur, true, top);
-	bool files = a->csv || a->sites_csv || a->folded || a->phases_csv;
+	bool files = a->csv || a->sites_csv || a->folded || a->folded_heap || a->phases_csv;
 	if (files || ckt_main_jobs(a) < 2 || pthread_create(&th, NULL, ckt_main_job_run, &j) != 0) {
 		if (ckt_main_read(a, base, false, top) < 0)
 			return -1;

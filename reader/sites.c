@@ -1006,10 +1006,23 @@ static bool ckt_sites_same_frames(const struct ckt_sites_stack *a, const struct 
 	return a->nsym == b->nsym && memcmp(a->sym, b->sym, a->nsym * sizeof(*a->sym)) == 0;
 }
 
+static int ckt_sites_folded_at(const struct ckt_sites *s, FILE *f, bool heap);
+
 int ckt_sites_write_folded(const struct ckt_sites *s, FILE *f)
 {
-	enum ckt_moment m = s->has_rss ? CKT_AT_PEAK_RSS : CKT_AT_PEAK_HEAP;
-	int t = s->has_rss ? T_RSS : T_HEAP;
+	return ckt_sites_folded_at(s, f, !s->has_rss);
+}
+
+int ckt_sites_write_folded_heap(const struct ckt_sites *s, FILE *f)
+{
+	return ckt_sites_folded_at(s, f, true);
+}
+
+/* heap: the heap bytes live at the peak heap; else what the peak RSS counts */
+static int ckt_sites_folded_at(const struct ckt_sites *s, FILE *f, bool heap)
+{
+	enum ckt_moment m = heap ? CKT_AT_PEAK_HEAP : CKT_AT_PEAK_RSS;
+	int t = heap ? T_HEAP : T_RSS;
 	size_t cap = 16;
 	while (cap < 2 * s->n_stacks)
 		cap *= 2;

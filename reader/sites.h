@@ -92,6 +92,8 @@ int ckt_sites_write_csv(const struct ckt_sites *s, FILE *f);
  * live at the peak RSS moment (the peak heap moment when the trace has no RSS sample).
  * Returns 0 or -errno. */
 int ckt_sites_write_folded(const struct ckt_sites *s, FILE *f);
+/* --folded-heap: the same, weighted by the heap bytes live at the peak heap */
+int ckt_sites_write_folded_heap(const struct ckt_sites *s, FILE *f);
 
 /* The folding rule: true when a function (demangled, without parameters) is allocator
  * plumbing whose bytes belong to its caller: libc's allocator entry points, C++ operator new

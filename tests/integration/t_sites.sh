@@ -30,7 +30,7 @@ C_SCR=$(line_of $SRC/sites_c.c SITE:c_scratch)
 C_LIB=$(line_of $SRC/sites_lib.c SITE:lib)
 CUZKTRACE_OUT=$T/sc.zst traced sc $S/sites_c
 expect_eq "sites: C program ran" "$(cat $T/sc.out)" "sites_c: done"
-$REPORT --json --sites-csv $T/sc.csv --folded $T/sc.folded $T/sc.zst >$T/sc.json 2>$T/sc.rerr
+$REPORT --json --sites-csv $T/sc.csv --folded $T/sc.folded --folded-heap $T/sc.hfolded $T/sc.zst >$T/sc.json 2>$T/sc.rerr
 expect_eq "sites: reader exit 0" $? 0
 expect_eq "sites: reader silent on stderr" "$(cat $T/sc.rerr)" ""
 J=$T/sc.json
@@ -63,6 +63,9 @@ expect_match "sites: folded line, root first, weighted by bytes at peak RSS" \
 expect_eq "sites: folded lines add up to heap + anonymous mmap at the peak RSS" \
 	"$(awk '{s += $NF} END {print s}' $T/sc.folded)" \
 	"$(($(jget $J peak_rss.heap_bytes) + $(jget $J peak_rss.anon_mmap_bytes) + $(jget $J peak_rss.pinned_bytes)))"
+expect_eq "sites: --folded-heap: the heap blocks at the peak heap (no mapping), adding up to the peak heap" \
+	"$(grep -c map_cache $T/sc.hfolded)/$(grep 'grab_rows' $T/sc.hfolded | awk '{print $NF}')/$(awk '{s += $NF} END {print s}' $T/sc.hfolded)" \
+	"0/3145851/$(jget $J peak_heap.bytes)"
 $REPORT $T/sc.zst >$T/sc.txt
 expect_match "sites: text report lists the sites at peak heap" "$(grep -A2 '^top sites at peak heap' $T/sc.txt)" \
 	"#1  3\.00 MiB \(3145851 bytes\), 60\.0% of the peak, 1 allocation live"
