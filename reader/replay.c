@@ -1782,12 +1782,30 @@ static int ckt_replay_cuda_unmap_one(struct ckt_replay *r, struct ckt_block *g, 
 	return 0;
 }
 
+/* A free's entry point (the kind it implies, ev->flags) frees only blocks of kinds it takes:
+ * cuMemFree device, pool and managed memory, cuMemFreeAsync device and pool memory,
+ * cuMemFreeHost pinned memory, cuMemHostUnregister a registration. The driver refuses the
+ * others (cudaFree of a cudaMallocHost pointer) and the program keeps the memory; the record
+ * was written before the call. (A VMM handle's release has a namespace of its own.) */
+static bool ckt_replay_cuda_frees(unsigned free_kind, unsigned kind)
+{
+	switch (free_kind) {
+	case CKT_CUDA_DEVICE:
+		return kind == CKT_CUDA_DEVICE || kind == CKT_CUDA_POOL || kind == CKT_CUDA_MANAGED;
+	case CKT_CUDA_POOL:
+		return kind == CKT_CUDA_DEVICE || kind == CKT_CUDA_POOL;
+	default:
+		return kind == free_kind;
+	}
+}
+
 static int ckt_replay_cuda_free(struct ckt_replay *r, const struct ckt_ev *ev)
 {
-	struct ckt_heapmap *m = ev->fn == CKT_CU_MEM_RELEASE ? &r->cuda_handles : &r->cuda_blocks;
+	bool release = ev->fn == CKT_CU_MEM_RELEASE;
+	struct ckt_heapmap *m = release ? &r->cuda_handles : &r->cuda_blocks;
 	struct ckt_block *b = ckt_replay_heap_find(m, ev->addr);
 	/* unknown: allocated before tracing, or a free the driver refused */
-	if (!b)
+	if (!b || (!release && !ckt_replay_cuda_frees(ev->flags, b->cu_kind)))
 		return 0;
 	if (b->maps) {
 		/* a VMM handle released while ranges still map it: its memory lives until the
