@@ -247,9 +247,11 @@ int ckt_report_text_print(FILE *out, const struct ckt_report *rep)
 		fprintf(out, CKT_REPORT_TEXT_COL, st->ended ? "live at exit: CUDA" : "live at cut: CUDA");
 		fprintf(out, "GPU %s", ckt_util_fmt_bytes(h, sizeof(h), st->gpu_bytes));
 		fprintf(out, ", pinned %s", ckt_util_fmt_bytes(h, sizeof(h), st->pinned_bytes));
-		fprintf(out, ", managed %s in %" PRIu64 " allocation%s\n",
-			ckt_util_fmt_bytes(h, sizeof(h), st->managed_bytes), st->cuda_blocks,
-			st->cuda_blocks == 1 ? "" : "s");
+		fprintf(out, ", managed %s", ckt_util_fmt_bytes(h, sizeof(h), st->managed_bytes));
+		/* a registration counts among the allocations: its bytes are named too */
+		if (st->registered_bytes)
+			fprintf(out, ", registered %s", ckt_util_fmt_bytes(h, sizeof(h), st->registered_bytes));
+		fprintf(out, " in %" PRIu64 " allocation%s\n", st->cuda_blocks, st->cuda_blocks == 1 ? "" : "s");
 	}
 	if (rep->phases) {
 		int rc = ckt_phases_print_text(out, rep->phases, st, rep->by_thread);

@@ -1,7 +1,9 @@
 /* cu_linked.c: path (1), a program linked with -lcuda calling the exported driver symbols.
  * "both": allocations go through a runtime-like layer that got its driver pointers from
  * cuGetProcAddress, frees through the linked symbols: every byte must still count once.
- * "phase": the same as without arguments, inside the phase "gpuwork" (pushed with the shim). */
+ * "phase": the same as without arguments, inside the phase "gpuwork" (pushed with the shim).
+ * "keep": the same, then 1 MiB pinned, 2 MiB managed and a registration of 3 MiB left live at
+ * exit. */
 #include "cuzktrace_shim.h"
 #include "exercise.h"
 
@@ -50,6 +52,15 @@ int main(int argc, char **argv)
 	exercise(&d);
 	if (phase)
 		cuzktrace_shim_phase_pop();
+	if (argc > 1 && !strcmp(argv[1], "keep")) {
+		void *h;
+		CUdeviceptr m;
+		char *reg = malloc(3 * MiB);
+		sink = reg;
+		CHECK(cuMemAllocHost_v2(&h, MiB));
+		CHECK(cuMemAllocManaged(&m, 2 * MiB, 1));
+		CHECK(cuMemHostRegister_v2(reg, 3 * MiB, 0));
+	}
 	puts("cu_linked: done");
 	return 0;
 }

@@ -53,6 +53,13 @@ expect_eq "cu_linked --phase-rule kernels=exercise: the GPU and pinned peaks go 
 	"$(jget $T/cu_rule.json peak_gpu.by_phase)/$(jget $T/cu_rule.json peak_pinned.by_phase)" \
 	'[{"phase": "kernels", "bytes": 30511104}]/[{"phase": "kernels", "bytes": 7340032}]'
 
+# live at exit: each kind named, the registration too (it counted among the allocations
+# without its bytes)
+CUZKTRACE_OUT=$T/cu_keep.zst traced cu_keep $C/cu_linked keep
+$REPORT $T/cu_keep.zst >$T/cu_keep.txt 2>/dev/null
+expect_eq "cu_linked keep: the text's CUDA line at exit names every kind" "$(cat $T/cu_keep.rc)/$(grep '^live at exit: CUDA' $T/cu_keep.txt)" \
+	"0/live at exit: CUDA    GPU 0 B, pinned 1.00 MiB, managed 2.00 MiB, registered 3.00 MiB in 3 allocations"
+
 # RSS explanation and the timeline use the same figures
 expect_eq "cu_linked: peak RSS sees the pinned memory" "$(jget $T/cu_linked.json peak_rss.pinned_bytes)" 7340032
 expect_eq "cu_linked: peak RSS sees the GPU memory" "$(jget $T/cu_linked.json peak_rss.gpu_bytes)" 30511104
