@@ -145,7 +145,7 @@ int ckt_ownmaps_madvise_around(int (*real)(void *, size_t, int), void *addr, siz
 	X(execve, 0) X(execv, 0) X(execvp, 0) X(execvpe, 0) X(fexecve, 0) X(read, 0) X(close, 0) \
 	X(pipe, 0) X(pipe2, 0) X(pthread_exit, 0) X(unshare, 0) X(setns, 0) X(_exit, 0) X(_Exit, 0) \
 	X(exit, 0) X(daemon, 0) X(madvise, 0) X(setuid, 0) X(setgid, 0) X(seteuid, 0) X(setegid, 0)   \
-	X(setreuid, 0) X(setregid, 0) X(setresuid, 0) X(setresgid, 0) X(setgroups, 0)
+	X(setreuid, 0) X(setregid, 0) X(setresuid, 0) X(setresgid, 0) X(setgroups, 0) X(initgroups, 0)
 
 #define CKT_REAL_PTR(name, required) __typeof__(name) *name;
 struct ckt_real {
@@ -416,9 +416,9 @@ extern atomic_int ckt_main_exited;
  * again from the caller. alone: only when the program has no other thread (a call that needs
  * a single-threaded process); else whatever the program's threads. 1 when they stopped. */
 int ckt_helpers_pause(int alone);
-/* writer.c: 1 when a tracer thread's capabilities are not the caller's (per-thread state that
- * glibc's setxid broadcast would find different) */
-int ckt_helpers_creds_differ(void);
+/* writer.c: 1 when a tracer thread's effective capability cap (CAP_SETUID, CAP_SETGID) is not
+ * the caller's (per-thread state that glibc's setxid broadcast would find different) */
+int ckt_helpers_creds_differ(int cap);
 int ckt_writer_tracing(void);
 void ckt_helpers_resume(void);
 /* the RSS sampler's thread id while it runs, else 0 (rss.c) */

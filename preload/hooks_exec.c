@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/capability.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -398,11 +399,34 @@ CKT_EXPORT int execvp(const char *file, char *const argv[])
  * in a process with several threads, and the tracer's threads make every process one: when
  * the program has no thread of its own besides the caller, they stop for the call (after
  * writing what was recorded) and start again (ckt_helpers_pause). */
+/* One pause at a time, whatever thread asks (two threads that stopped the helpers at once
+ * joined one writer twice, or waited for good for a pause the other had ended): the owner's
+ * tid. A signal handler on the owner's thread does not pause. */
+static _Atomic pid_t pause_owner;
+
+static int pause_take(void)
+{
+	pid_t me = (pid_t)syscall(SYS_gettid), none = 0;
+	while (!atomic_compare_exchange_weak(&pause_owner, &none, me)) {
+		if (none == me)
+			return 0;
+		none = 0;
+		struct timespec ts = {0, 100000};
+		nanosleep(&ts, NULL);
+	}
+	return 1;
+}
+
 static int single_threaded_call(void)
 {
 	/* no guard raised meanwhile: a signal handler that allocates is traced (or counted lost
 	 * while the writer is down); ckt_helpers_resume raises it where threads are created */
-	return ckt_helpers_pause(1);
+	if (!pause_take())
+		return 0;
+	int paused = ckt_helpers_pause(1);
+	if (!paused)
+		atomic_store(&pause_owner, 0);
+	return paused;
 }
 
 static void after_single_threaded_call(int paused)
@@ -411,7 +435,23 @@ static void after_single_threaded_call(int paused)
 		return;
 	int e = errno;
 	ckt_helpers_resume();
+	atomic_store(&pause_owner, 0);
 	errno = e;
+}
+
+/* A set-ID call that needs the capability cap: the helpers stop for it when their effective
+ * cap is not the caller's. Not from inside a hook of ours (a signal handler that interrupted
+ * one, perhaps inside the real malloc with its arena locked: the join and the new thread
+ * allocate), where the call goes to glibc as it is. */
+static int setxid_begin(int cap)
+{
+	if (ckt_tls.guard || !ckt_helpers_creds_differ(cap) || !pause_take())
+		return 0;
+	/* another thread's pause may have brought the helpers in line meanwhile */
+	int paused = ckt_helpers_creds_differ(cap) && ckt_helpers_pause(0);
+	if (!paused)
+		atomic_store(&pause_owner, 0);
+	return paused;
 }
 
 CKT_EXPORT int unshare(int flags)
@@ -446,24 +486,26 @@ CKT_EXPORT int setns(int fd, int nstype)
  * caller's, they stop for the call (after writing what was recorded) and start again from
  * the caller, with its credentials. Program threads of other credentials are the program's
  * own (untraced, glibc would abort the same). */
-#define CKT_SETXID(name, params, args)                                                            \
+#define CKT_SETXID(name, cap, params, args)                                                       \
 	CKT_EXPORT int name params                                                                \
 	{                                                                                         \
 		CKT_EXEC_REAL(name);                                                              \
-		int paused = ckt_helpers_creds_differ() ? ckt_helpers_pause(0) : 0;              \
+		int paused = setxid_begin(cap);                                                   \
 		int rc = ckt_real.name args;                                                      \
 		after_single_threaded_call(paused);                                               \
 		return rc;                                                                        \
 	}
-CKT_SETXID(setuid, (uid_t u), (u))
-CKT_SETXID(setgid, (gid_t g), (g))
-CKT_SETXID(seteuid, (uid_t u), (u))
-CKT_SETXID(setegid, (gid_t g), (g))
-CKT_SETXID(setreuid, (uid_t r, uid_t e), (r, e))
-CKT_SETXID(setregid, (gid_t r, gid_t e), (r, e))
-CKT_SETXID(setresuid, (uid_t r, uid_t e, uid_t s), (r, e, s))
-CKT_SETXID(setresgid, (gid_t r, gid_t e, gid_t s), (r, e, s))
-CKT_SETXID(setgroups, (size_t n, const gid_t *list), (n, list))
+CKT_SETXID(setuid, CAP_SETUID, (uid_t u), (u))
+CKT_SETXID(setgid, CAP_SETGID, (gid_t g), (g))
+CKT_SETXID(seteuid, CAP_SETUID, (uid_t u), (u))
+CKT_SETXID(setegid, CAP_SETGID, (gid_t g), (g))
+CKT_SETXID(setreuid, CAP_SETUID, (uid_t r, uid_t e), (r, e))
+CKT_SETXID(setregid, CAP_SETGID, (gid_t r, gid_t e), (r, e))
+CKT_SETXID(setresuid, CAP_SETUID, (uid_t r, uid_t e, uid_t s), (r, e, s))
+CKT_SETXID(setresgid, CAP_SETGID, (gid_t r, gid_t e, gid_t s), (r, e, s))
+CKT_SETXID(setgroups, CAP_SETGID, (size_t n, const gid_t *list), (n, list))
+/* glibc's initgroups calls its internal setgroups, which no hook sees */
+CKT_SETXID(initgroups, CAP_SETGID, (const char *user, gid_t group), (user, group))
 
 /* _exit and _Exit end the process without exit handlers, so without the tracer's destructor:
  * the usual end of a shell (dash, Debian's /bin/sh, ends so), of Python's os._exit and of

@@ -1524,8 +1524,10 @@ static int caps_of(pid_t tid, struct __user_cap_data_struct d[2])
 	return (int)syscall(SYS_capget, &h, d);
 }
 
-/* See ckt.h. Three capget calls; errno kept. */
-int ckt_helpers_creds_differ(void)
+/* See ckt.h. Three capget calls; errno kept. Only the effective bit the call needs counts:
+ * other capabilities change no thread's result (a program that toggles CAP_NET_RAW on its
+ * threads would otherwise stop the helpers at every call, from every thread). */
+int ckt_helpers_creds_differ(int cap)
 {
 	if (!atomic_load(&ckt_writer_running) || atomic_load(&finished) || getpid() != trace_pid)
 		return 0;
@@ -1533,9 +1535,11 @@ int ckt_helpers_creds_differ(void)
 	await_helper_tids();
 	struct __user_cap_data_struct me[2], them[2];
 	pid_t tids[2] = {atomic_load(&writer_tid), atomic_load(&ckt_rss_tid)};
+	uint32_t bit = 1u << (cap & 31);
 	if (caps_of(0, me) == 0)
 		for (int i = 0; i < 2 && !differ; i++)
-			differ = tids[i] > 0 && caps_of(tids[i], them) == 0 && memcmp(me, them, sizeof(me)) != 0;
+			differ = tids[i] > 0 && caps_of(tids[i], them) == 0 &&
+				 ((me[cap >> 5].effective ^ them[cap >> 5].effective) & bit) != 0;
 	errno = e;
 	return differ;
 }
@@ -1576,8 +1580,11 @@ int ckt_helpers_pause(int alone)
 				(void)ckt_rss_start();
 				ckt_release_signals(&old);
 			}
-			ckt_log("warning: the trace writer made no progress for 10 s; a call that needs "
-				"a single-threaded process will fail", NULL, NULL, NULL);
+			ckt_log(alone ? "warning: the trace writer made no progress for 10 s; a call that needs "
+					"a single-threaded process will fail"
+				      : "warning: the trace writer made no progress for 10 s; a set-ID call runs "
+					"with the tracer's threads as they are, where glibc may abort the program",
+				NULL, NULL, NULL);
 			return 0;
 		}
 		/* it took the pause just now: it is ending */

@@ -7,7 +7,9 @@
  * abort. Keeps 1,000,000 bytes before the drop and 2,000,000 after; writes "dropped <uid>
  * <gid> <groups>" and ends with status 0 (1 when a step fails).
  * "keepcaps thread": a second thread of the program takes the same per-thread steps as main
- * (so untraced it runs as well) and keeps 300,000 bytes after them. */
+ * (so untraced it runs as well) and keeps 300,000 bytes after them.
+ * "keepcaps init": initgroups("nobody", 65534) instead of setgroups (glibc's initgroups calls
+ * its internal setgroups, which no hook sees: it aborted as setgroups did). */
 #include <linux/capability.h>
 #include <grp.h>
 #include <pthread.h>
@@ -46,6 +48,7 @@ static void *worker(void *a)
 int main(int argc, char **argv)
 {
 	int threaded = argc > 1 && strcmp(argv[1], "thread") == 0;
+	int init = argc > 1 && strcmp(argv[1], "init") == 0;
 	pthread_t t;
 	keep[0] = malloc(1000000);
 	if (threaded && (pthread_barrier_init(&bar, NULL, 2) || pthread_create(&t, NULL, worker, &bar)))
@@ -60,7 +63,7 @@ int main(int argc, char **argv)
 		pthread_barrier_wait(&bar);
 		pthread_barrier_wait(&bar);
 	}
-	if (setgroups(0, NULL) != 0 || setresgid(65534, 65534, 65534) != 0)
+	if ((init ? initgroups("nobody", 65534) : setgroups(0, NULL)) != 0 || setresgid(65534, 65534, 65534) != 0)
 		return 1;
 	void *r = NULL;
 	if (threaded && (pthread_join(t, &r) || r))
