@@ -56,8 +56,12 @@ $(B)/reader/%.o: reader/%.c $(B)/.flags
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$<)$(CC) $(RD_CFLAGS) -c $< -o $@
 
+# -z now: every symbol bound at load; a call bound lazily on first use runs the loader's
+# resolver (several KiB of stack for its register save) inside a hook, on whatever stack
+# the program gave the thread: a writev to stderr from a handler on a small alternate stack
+# crashed there
 $(LIB): $(PRE_OBJ) preload/exports.map Makefile
-	$(call msg,LD,$@)$(CC) -shared -Wl,--version-script=preload/exports.map -Wl,-z,defs \
+	$(call msg,LD,$@)$(CC) -shared -Wl,--version-script=preload/exports.map -Wl,-z,defs -Wl,-z,now \
 		-Wl,-soname,libcuzktrace.so -o $@ $(PRE_OBJ) $(PRE_LIBS)
 
 $(REPORT): $(RD_OBJ)

@@ -447,6 +447,8 @@ void ckt_phase_thread_exit(struct ckt_tls *t);
 /* Scans the n bytes the calling thread wrote to fd (stdout or stderr) for CUZKTRACE_PHASES
  * markers, a marker begun in its earlier writes to fd included. Caller holds the guard. */
 void ckt_phase_scan(int fd, const char *buf, size_t n);
+struct iovec;
+void ckt_phase_scan_iov(int fd, const struct iovec *iov, int cnt, size_t total); /* writev's n bytes */
 extern int ckt_phase_rules_on;
 #define CKT_PHASE_RULES_TEXT (32 * 321 + 1) /* 32 rules of 63 + 127 + 127 bytes, 4 separators */
 void ckt_phase_rules_text(char *out, size_t cap);

@@ -230,38 +230,16 @@ CKT_EXPORT ssize_t write(int fd, const void *buf, size_t n)
 	return rc;
 }
 
-/* loggers write [prefix, message, "\n"]: up to 1 KiB the pieces are joined and scanned as one
- * write (the stored line is whole), longer ones are scanned in turn, a marker split between
- * them found as one split between writes. (A buffer of the pieces joined, 8 KiB on the stack
- * of every writev, crashed programs whose signal handlers write on small alternate stacks.) */
-static CKT_NOINLINE void writev_scan(int fd, const struct iovec *iov, int cnt, size_t total)
-{
-	char joined[1024];
-	ckt_tls.guard = CKT_GUARD_HOOK;
-	if (total <= sizeof(joined)) {
-		size_t n = 0;
-		for (int i = 0; i < cnt && n < total; i++) {
-			size_t k = iov[i].iov_len < total - n ? iov[i].iov_len : total - n;
-			memcpy(joined + n, iov[i].iov_base, k);
-			n += k;
-		}
-		ckt_phase_scan(fd, joined, n);
-	} else {
-		for (int i = 0; i < cnt && total; i++) {
-			size_t k = iov[i].iov_len < total ? iov[i].iov_len : total;
-			if (k)
-				ckt_phase_scan(fd, iov[i].iov_base, k);
-			total -= k;
-		}
-	}
-	ckt_tls.guard = 0;
-}
-
 CKT_EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
 {
 	ssize_t rc = ckt_real.writev ? ckt_real.writev(fd, iov, cnt) : syscall(SYS_writev, fd, iov, cnt);
-	if (rc > 0 && CKT_UNLIKELY(scan_wanted(fd)))
-		writev_scan(fd, iov, cnt, (size_t)rc);
+	if (rc > 0 && CKT_UNLIKELY(scan_wanted(fd))) {
+		/* (a buffer of the pieces joined, 8 KiB on the stack of every writev, crashed
+		 * programs whose signal handlers write on small alternate stacks) */
+		ckt_tls.guard = CKT_GUARD_HOOK;
+		ckt_phase_scan_iov(fd, iov, cnt, (size_t)rc);
+		ckt_tls.guard = 0;
+	}
 	return rc;
 }
 

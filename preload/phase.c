@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -344,8 +345,10 @@ static void note(uint16_t id, const char *buf, size_t n, const char *at, const c
 	while (hi < ceil && *hi != '\n')
 		hi++;
 	/* the line began in this thread's earlier writes (a logger's writev pieces): their end
-	 * goes before it, cut to 512 bytes in all around the marker */
-	char line[512];
+	 * goes before it, cut to 512 bytes in all around the marker. The buffers are static,
+	 * under scan_lock (the caller holds it): the scan runs on the program's stack, which may
+	 * be a small signal or thread stack */
+	static char line[512];
 	if (lo == buf && pre_len && (size_t)(at - lo) < sizeof(line) / 2) {
 		size_t tail = (size_t)(hi - lo) < sizeof(line) / 2 ? (size_t)(hi - lo) : sizeof(line) / 2;
 		size_t p = pre_len < sizeof(line) - tail ? pre_len : sizeof(line) - tail;
@@ -354,7 +357,7 @@ static void note(uint16_t id, const char *buf, size_t n, const char *at, const c
 		lo = line;
 		hi = line + p + tail;
 	}
-	uint8_t rec[CKT_MAX_STR + 40];
+	static uint8_t rec[CKT_MAX_STR + 40];
 	struct ckt_aux *a = ckt_aux_of(rec, (size_t)(ckt_record_note(rec, ckt_now(), id, lo, (size_t)(hi - lo)) - rec));
 	if (a)
 		ckt_aux_push(a);
@@ -402,7 +405,8 @@ static void apply_rule(struct ckt_tls *t, const struct rule *r, int start_here, 
 static const char *scan_text(const char *buf, size_t n, const char *cross, const char *pre, size_t pre_len)
 {
 	struct ckt_tls *t = &ckt_tls;
-	const char *end = buf + n, *next[MAX_RULES][2], *used = buf;
+	static const char *next[MAX_RULES][2]; /* under scan_lock: off the program's stack */
+	const char *end = buf + n, *used = buf;
 	for (unsigned i = 0; i < nrules; i++) {
 		next[i][0] = memmem(buf, n, rules[i].start, rules[i].start_len);
 		next[i][1] = rules[i].end[0] ? memmem(buf, n, rules[i].end, rules[i].end_len) : NULL;
@@ -444,20 +448,20 @@ static const char *scan_text(const char *buf, size_t n, const char *cross, const
 
 /* A marker split across writes is found too: Rust's eprintln!("{} start", stage) writes
  * "synthesis", then " start\n" (its stderr is unbuffered), and the pieces of a writev are
- * writes of their own here. Each thread keeps the end of the line it has open on a descriptor
+ * writes of their own past 1 KiB. Each thread keeps the end of the line it has open on a descriptor
  * (the text after its last newline there, less what a marker used up, at most the longest
  * marker less one byte: CKT_SCAN_CARRY) and joins it to the head of its next write to that
  * descriptor, where only markers that cross the join count. Another thread's writes do not
- * break it (each thread's line is its own), a write to the other descriptor does. Stack: the
- * join (512 bytes) and the scan's 512 bytes of marker positions; on a match, a stored line's
- * 1 KiB, and 512 bytes more for a line begun in an earlier write. */
+ * break it (each thread's line is its own), a write to the other descriptor does. The
+ * buffers (the join, the marker positions, a stored line) are static, under scan_lock: the
+ * scan takes a few hundred bytes of the program's stack, with memmem's. */
 enum { JOIN_HEAD = 512 - CKT_SCAN_CARRY };
 
 /* The markers that cross from the c bytes of the open line into buf: where the scan of buf
  * begins (past the text they used up). Apart, so that its buffer is on the stack only then. */
 static CKT_NOINLINE const char *scan_join(const char *carry, size_t c, const char *buf, size_t n)
 {
-	char join[CKT_SCAN_CARRY + JOIN_HEAD];
+	static char join[CKT_SCAN_CARRY + JOIN_HEAD]; /* under scan_lock */
 	size_t h = n < JOIN_HEAD ? n : JOIN_HEAD;
 	memcpy(join, carry, c);
 	memcpy(join + c, buf, h);
@@ -465,10 +469,9 @@ static CKT_NOINLINE const char *scan_join(const char *carry, size_t c, const cha
 	return used > join + c ? buf + (used - (join + c)) : buf;
 }
 
-void ckt_phase_scan(int fd, const char *buf, size_t n)
+static void scan_write(int fd, const char *buf, size_t n)
 {
 	struct ckt_tls *t = &ckt_tls;
-	pthread_mutex_lock(&scan_lock);
 	if (t->scan_fd != fd)
 		t->scan_carry_len = 0;
 	t->scan_fd = fd;
@@ -497,6 +500,39 @@ void ckt_phase_scan(int fd, const char *buf, size_t n)
 	}
 	memcpy(t->scan_carry + c, open, keep);
 	t->scan_carry_len = (unsigned)(c + keep);
+}
+
+void ckt_phase_scan(int fd, const char *buf, size_t n)
+{
+	pthread_mutex_lock(&scan_lock);
+	scan_write(fd, buf, n);
+	pthread_mutex_unlock(&scan_lock);
+}
+
+/* loggers write [prefix, message, "\n"]: up to 1 KiB the pieces are joined (in a static
+ * buffer, under scan_lock) and scanned as one write, so that the stored line is whole;
+ * longer ones are scanned in turn, a marker split between them found as one split between
+ * writes */
+void ckt_phase_scan_iov(int fd, const struct iovec *iov, int cnt, size_t total)
+{
+	static char joined[1024];
+	pthread_mutex_lock(&scan_lock);
+	if (total <= sizeof(joined)) {
+		size_t n = 0;
+		for (int i = 0; i < cnt && n < total; i++) {
+			size_t k = iov[i].iov_len < total - n ? iov[i].iov_len : total - n;
+			memcpy(joined + n, iov[i].iov_base, k);
+			n += k;
+		}
+		scan_write(fd, joined, n);
+	} else {
+		for (int i = 0; i < cnt && total; i++) {
+			size_t k = iov[i].iov_len < total ? iov[i].iov_len : total;
+			if (k)
+				scan_write(fd, iov[i].iov_base, k);
+			total -= k;
+		}
+	}
 	pthread_mutex_unlock(&scan_lock);
 }
 

@@ -597,12 +597,20 @@ fi
 # writev where little stack is left (a fatal-signal reporter on a 7 KiB alternate stack, a
 # thread on a PTHREAD_STACK_MIN stack deep in its calls): the hook took 8 KiB of stack on every
 # call (status 139). tests/progs/smallstack.c; both run untraced with these sizes.
+# With phase rules set every such write is scanned: the scan's buffers are static (under its
+# lock) and the library is bound at load (a first call bound lazily ran the loader's resolver,
+# several KiB, on the small stack: 139 with any rule set, matching or not).
 for args in "alt 7168" "thread 6"; do
 	for rate in 0 524288; do
 		CUZKTRACE_SAMPLE=$rate traced_json smallstack $P/smallstack $args >/dev/null
 		expect_eq "smallstack $args (CUZKTRACE_SAMPLE=$rate): status 0, its output, the trace complete" \
 			"$($P/smallstack $args 2>/dev/null)/$?/$(cat $T/smallstack.rc)/$(cat $T/smallstack.out)/$(jget $T/smallstack.json truncated)" \
 			"ok/0/0/ok/false"
+	done
+	for rules in 'x=nomatch' 'x=caught..done;y=deep'; do
+		CUZKTRACE_PHASES="$rules" traced_json smallstack $P/smallstack $args >/dev/null
+		expect_eq "smallstack $args, CUZKTRACE_PHASES='$rules': status 0, its output, the trace complete" \
+			"$(cat $T/smallstack.rc)/$(cat $T/smallstack.out)/$(jget $T/smallstack.json truncated)" "0/ok/false"
 	done
 done
 
