@@ -216,6 +216,30 @@ size_t ckt_util_put_clean(FILE *out, const char *str, size_t n)
 }
 
 /* ---- outputs written whole or not at all (util.h) ---- */
+/* The name a link that leads nowhere yet leads to (links followed up to 8 deep), malloc'ed;
+ * NULL when path is no such link. */
+static char *ckt_util_link_target(const char *path)
+{
+	char *cur = strdup(path), link[PATH_MAX];
+	for (int hops = 0; cur && hops < 8; hops++) {
+		ssize_t n = readlink(cur, link, sizeof(link) - 1);
+		if (n <= 0)
+			return hops ? cur : (free(cur), NULL);
+		link[n] = '\0';
+		const char *slash = strrchr(cur, '/');
+		size_t dir = link[0] == '/' || !slash ? 0 : (size_t)(slash - cur) + 1;
+		char *next = malloc(dir + (size_t)n + 1);
+		if (next) {
+			memcpy(next, cur, dir);
+			memcpy(next + dir, link, (size_t)n + 1);
+		}
+		free(cur);
+		cur = next;
+	}
+	free(cur);
+	return NULL;
+}
+
 int ckt_util_out_open(struct ckt_util_out *o, const char *path)
 {
 	struct stat st;
@@ -223,8 +247,12 @@ int ckt_util_out_open(struct ckt_util_out *o, const char *path)
 	*o = (struct ckt_util_out){ 0 };
 	if (exists && !S_ISREG(st.st_mode))
 		goto in_place;
-	/* the file a link leads to (a link that leads nowhere yet is written through) */
-	o->dst = exists ? realpath(path, NULL) : strdup(path);
+	/* the file itself: an existing one is written over in place at the end (its inode, links,
+	 * owner and ACLs stay), a new one is the temporary renamed, where a link leads */
+	o->dst = exists ? strdup(path) : ckt_util_link_target(path);
+	if (!exists && !o->dst)
+		o->dst = strdup(path);
+	o->exists = exists;
 	if (!o->dst)
 		goto in_place;
 	const char *slash = strrchr(o->dst, '/');
@@ -235,17 +263,9 @@ int ckt_util_out_open(struct ckt_util_out *o, const char *path)
 	int fd = mkstemp(o->tmp);
 	if (fd < 0) /* a directory we may not write, a name too long for a temporary */
 		goto in_place;
-	mode_t mode;
-	if (exists) {
-		mode = st.st_mode & 07777;
-		if (fchown(fd, st.st_uid, st.st_gid) != 0) { /* not ours to give: left as made */
-		}
-	} else {
-		mode_t mask = umask(0);
-		umask(mask);
-		mode = 0666 & ~mask;
-	}
-	if (fchmod(fd, mode) != 0 || !(o->f = fdopen(fd, "w"))) {
+	mode_t mask = umask(0);
+	umask(mask);
+	if (fchmod(fd, 0666 & ~mask) != 0 || !(o->f = fdopen(fd, "w"))) {
 		int e = errno;
 		close(fd);
 		unlink(o->tmp);
@@ -263,6 +283,33 @@ in_place:
 	return o->f ? 0 : -errno;
 }
 
+/* The finished temporary copied over dst (truncated first): 0 or -errno. */
+static int ckt_util_copy_over(const char *tmp, const char *dst, bool create)
+{
+	int in = open(tmp, O_RDONLY | O_CLOEXEC), e = 0;
+	int out = in < 0 ? -1 : open(dst, O_WRONLY | O_TRUNC | O_CLOEXEC | (create ? O_CREAT : 0), 0666);
+	char *buf = malloc(1 << 16);
+	if (in < 0 || out < 0 || !buf)
+		e = buf ? errno : ENOMEM;
+	ssize_t n = 0;
+	while (!e && (n = read(in, buf, 1 << 16)) > 0)
+		for (ssize_t off = 0; !e && off < n;) {
+			ssize_t w = write(out, buf + off, (size_t)(n - off));
+			if (w > 0)
+				off += w;
+			else if (!(w < 0 && errno == EINTR))
+				e = w < 0 ? errno : EIO;
+		}
+	if (!e && n < 0)
+		e = errno;
+	if (out >= 0 && close(out) != 0 && !e)
+		e = errno;
+	if (in >= 0)
+		close(in);
+	free(buf);
+	return -e;
+}
+
 int ckt_util_out_close(struct ckt_util_out *o, bool ok)
 {
 	int e = 0;
@@ -274,10 +321,13 @@ int ckt_util_out_close(struct ckt_util_out *o, bool ok)
 	if (fclose(o->f) != 0 && !e)
 		e = errno ? errno : EIO;
 	if (o->tmp) {
-		if (ok && !e && rename(o->tmp, o->dst) != 0)
-			e = errno;
-		if (!ok || e)
-			unlink(o->tmp);
+		if (ok && !e) {
+			/* a new file is the temporary renamed; where that cannot be (a sticky directory,
+			 * a file another user may replace), and over an existing file, a copy */
+			if (o->exists || rename(o->tmp, o->dst) != 0)
+				e = -ckt_util_copy_over(o->tmp, o->dst, !o->exists);
+		}
+		unlink(o->tmp); /* gone already after a rename */
 	}
 	free(o->tmp);
 	free(o->dst);

@@ -61,16 +61,18 @@ void ckt_util_put_csv(FILE *out, const char *str, bool always);
 /* The inside of a quoted CSV field: str cleaned, quotes doubled (no quotes around it). */
 void ckt_util_put_csv_inner(FILE *out, const char *str);
 
-/* An output file written whole or not at all. A regular file (or a name not taken yet; a
- * symbolic link: the file it leads to) is written under a temporary name beside it
- * (".<name>.XXXXXX") and renamed over it when closed with ok; closed without ok (the trace
- * turned out corrupt midway, a write failed) the temporary goes and what was there stays as
- * it was. The file keeps an existing file's mode, or gets 0666 less the umask. Anything else
- * (a pipe, /dev/stdout, /dev/null), or a directory where no temporary can be made, is written
- * in place. */
+/* An output file written whole or not at all. A regular file, or a name not taken yet (a
+ * symbolic link that leads nowhere yet: the name it leads to), is written under a temporary
+ * name beside it (".<name>.XXXXXX"). Closed with ok, the temporary is copied over an existing
+ * file in place (its inode, links, owner, mode and ACLs stay), or renamed to a new name (0666
+ * less the umask; copied where the rename fails); closed without ok (the trace turned out
+ * corrupt midway, a write failed) the temporary goes and what was there stays as it was.
+ * Anything else (a pipe, /dev/stdout, /dev/null), or a directory where no temporary can be
+ * made, is written in place. */
 struct ckt_util_out {
 	FILE *f;
 	char *tmp, *dst; /* NULL when written in place */
+	bool exists;     /* dst existed: copied over at the end */
 };
 /* 0, or -errno (nothing left behind) */
 int ckt_util_out_open(struct ckt_util_out *o, const char *path);

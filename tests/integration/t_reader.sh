@@ -351,6 +351,14 @@ PYEOF
 	$REPORT --csv $T/keep.csv --phases-csv $T/newph.csv --sites-csv $T/newsites.csv $T/huge.zst >/dev/null 2>$T/keep.err
 	expect_eq "reader: a corrupt trace leaves the existing --csv as it was, makes no other output, no temporary" \
 		"$?/$(cat $T/keep.csv)/$(ls -A $T | grep -c -e newph -e newsites -e '^\.keep')" "1/precious/0"
+	# ... and with a trace that reads, an output keeps what it is: a link that leads nowhere yet
+	# stays a link and its target is written; a file with two names keeps both (its inode)
+	ln -sf $T/ltarget.csv $T/llink.csv
+	echo old >$T/hl1.csv && ln -f $T/hl1.csv $T/hl2.csv
+	$REPORT --csv $T/llink.csv --sites-csv $T/hl1.csv $T/known.zst >/dev/null 2>/dev/null
+	expect_eq "reader: an output through a link to a file not made yet writes the file, the link stays; a hard-linked output keeps its other name" \
+		"$?/$(readlink $T/llink.csv)/$(head -c 4 $T/ltarget.csv)/$(head -c 5 $T/hl2.csv)/$(stat -c %h $T/hl1.csv)" \
+		"0/$T/ltarget.csv/t_s,/site,/2"
 	read -r lo <$T/lastcut.off
 	$REPORT --json $T/lastcut.zst >$T/lastcut.json 2>$T/lastcut.err
 	expect_eq "reader: the same in the last frame: truncated, the frame named" \
