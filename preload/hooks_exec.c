@@ -151,6 +151,8 @@ static int runnable_fd(int fd)
  * process's own exec gets back (with_exec_from_guarded): it is the same process. */
 static char own_preload[4096];
 static int children_off;
+static const char *stripped; /* the environment's entry shortened in place, or NULL: removed */
+static char **stripped_env;  /* environ then (a clearenv or setenv since makes another one) */
 
 /* tok (n bytes of LD_PRELOAD) names this library: the same file, or its name when it is no
  * path the loader took as such */
@@ -207,12 +209,35 @@ void ckt_children_off(void)
 			src += n;
 		}
 		*dst = '\0';
-		if (dst == v + 11) /* nothing else was preloaded: the variable goes */
+		stripped = v;
+		stripped_env = environ;
+		if (dst == v + 11) { /* nothing else was preloaded: the variable goes */
+			stripped = NULL;
 			for (size_t j = i; environ[j]; j++)
 				environ[j] = environ[j + 1];
+		}
 		children_off = 1;
 		return;
 	}
+}
+
+/* This process's exec passes on the environment the tracer edited (the entry shortened in
+ * place, or the very array it removed the variable from): LD_PRELOAD as it was goes back, the
+ * new image being this process. An environment the program made otherwise (env -i's cleared
+ * one, its own LD_PRELOAD for what it runs, an array a setenv grew) is left as it is. */
+static int restore_preload(char *const envp[])
+{
+	extern char **environ;
+	int has = 0;
+	if (!children_off)
+		return 0;
+	for (size_t i = 0; envp && envp[i]; i++)
+		if (strncmp(envp[i], "LD_PRELOAD=", 11) == 0) {
+			if (envp[i] == stripped)
+				return 1;
+			has = 1;
+		}
+	return !stripped && !has && envp == stripped_env && envp == environ;
 }
 
 /* The exec failed (the program may try another path: execvp-like loops do). Frees the
@@ -220,11 +245,12 @@ void ckt_children_off(void)
 static void after_failed_exec(char **e, int finished)
 {
 	static int said;
-	if (e) { /* its last two entries are ours (with_exec_from_guarded), three with own_preload */
-		size_t n = 0, ours = children_off ? 3 : 2;
+	if (e) { /* its last entries are ours (with_exec_from_guarded), their count after the NULL */
+		size_t n = 0;
 		while (e[n])
 			n++;
-		for (size_t k = n >= ours ? n - ours : n; k < n; k++)
+		size_t ours = (size_t)(uintptr_t)e[n + 1];
+		for (size_t k = n - ours; k < n; k++)
 			ckt_free(e[k]);
 		ckt_free(e);
 	}
@@ -248,11 +274,12 @@ static char **with_exec_from_guarded(char *const envp[])
 	size_t n = 0;
 	while (envp && envp[n])
 		n++;
-	char **e = ckt_malloc((n + 4) * sizeof(*e));
+	int restore = restore_preload(envp);
+	char **e = ckt_malloc((n + 5) * sizeof(*e));
 	const char *path = ckt_writer_requested_path(), *wrote = ckt_writer_path();
 	char *var = ckt_malloc(strlen(path) + 32), *pvar = ckt_malloc(strlen(wrote) + 80);
-	char *pre = children_off ? ckt_malloc(sizeof(own_preload)) : NULL;
-	if (!e || !var || !pvar || (children_off && !pre)) {
+	char *pre = restore ? ckt_malloc(sizeof(own_preload)) : NULL;
+	if (!e || !var || !pvar || (restore && !pre)) {
 		ckt_free(e);
 		ckt_free(var);
 		ckt_free(pvar);
@@ -269,13 +296,14 @@ static char **with_exec_from_guarded(char *const envp[])
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++)
 		if (strncmp(envp[i], "CUZKTRACE_EXEC_FROM=", 20) && strncmp(envp[i], "CUZKTRACE_EXEC_PID=", 19) &&
-		    (!pre || strncmp(envp[i], "LD_PRELOAD=", 11)))
+		    (!pre || envp[i] != stripped))
 			e[k++] = envp[i];
 	if (pre) /* CUZKTRACE_CHILDREN=0: this process's next image is traced, as LD_PRELOAD was */
 		e[k++] = pre;
 	e[k++] = var;
 	e[k++] = pvar;
 	e[k] = NULL;
+	e[k + 1] = (char *)(uintptr_t)(pre ? 3 : 2); /* for after_failed_exec */
 	return e;
 }
 

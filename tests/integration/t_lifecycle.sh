@@ -319,17 +319,22 @@ if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
 else
 	echo "  skip set-user-ID exec: not root"
 fi
-# CUZKTRACE_CHILDREN=0: this process alone. The programs it starts (bash's fork and exec of sh,
-# printenv) run untraced, print no line and make no trace; the other preloaded library stays
-# in their LD_PRELOAD; this process's own exec is traced (bash becomes true).
-mkdir -p $T/ch
+# CUZKTRACE_CHILDREN=0: this process alone. env is traced, and its exec passes the
+# environment on as the tracer left it: bash, the same process, is traced. The programs bash
+# starts (sh, printenv) run untraced, print no line and make no trace; the other preloaded
+# library stays in their LD_PRELOAD. bash's exec passes an environment of its own making: true
+# runs untraced. An environment the program cleared (env -i) gets no LD_PRELOAD back.
+mkdir -p $T/ch $T/chi
 CUZKTRACE_CHILDREN=0 CUZKTRACE_OUT=$T/ch/t.%e.%p.zst LD_PRELOAD="$LIB $P/libplainlib.so" \
-	bash -c 'sh -c "echo child >&2"; printenv LD_PRELOAD; exec /bin/true' >$T/ch.out 2>$T/ch.err
+	env bash -c 'sh -c "echo child >&2"; printenv LD_PRELOAD; exec /bin/true' >$T/ch.out 2>$T/ch.err
 chpid=$(sed -E 's/.*\(pid ([0-9]+)\).*/\1/;q' $T/ch.err)
 $REPORT --json $T/ch/t.bash.$chpid.zst >$T/ch.json 2>/dev/null
-expect_eq "CUZKTRACE_CHILDREN=0: children untraced and silent, the other preload kept, the process's own exec traced" \
+expect_eq "CUZKTRACE_CHILDREN=0: children untraced and silent, the other preload kept, the process's exec of the environment it was given traced" \
 	"$?/$(cat $T/ch.out)/$(grep -v '^cuzktrace: ' $T/ch.err)/$(grep -c '^cuzktrace: tracing ' $T/ch.err)/$(ls $T/ch | tr '\n' ' ')/$(hdr_setting $T/ch.json CUZKTRACE_CHILDREN)" \
-	"0/$P/libplainlib.so/child/2/t.bash.$chpid.zst t.true.$chpid.zst /0"
+	"0/$P/libplainlib.so/child/2/t.bash.$chpid.zst t.env.$chpid.zst /0"
+(cd $T/chi && CUZKTRACE_CHILDREN=0 CUZKTRACE_OUT=$T/chi/t.%e.%p.zst LD_PRELOAD=$LIB env -i /usr/bin/printenv LD_PRELOAD >$T/chi.out 2>$T/chi.err; echo $? >$T/chi.rc)
+expect_eq "CUZKTRACE_CHILDREN=0, env -i: the cleared environment stays clear (printenv untraced, finds no LD_PRELOAD)" \
+	"$(cat $T/chi.rc)/$(cat $T/chi.out)/$(ls $T/chi | grep -c printenv)/$(grep -c '^cuzktrace: tracing ' $T/chi.err)" "1//0/1"
 CUZKTRACE_CHILDREN=maybe CUZKTRACE_OUT=$T/ch/bad.zst traced chbad /bin/true
 expect_eq "CUZKTRACE_CHILDREN=maybe: one line, the default (children traced)" "$(grep warning $T/chbad.err)" \
 	"cuzktrace: warning: invalid CUZKTRACE_CHILDREN='maybe' (expected 0, 1, yes, no, true or false); using the default 1"
