@@ -298,8 +298,9 @@ static int ckt_main_check_outputs(const struct ckt_args *a)
 	struct stat out, st;
 	/* the report goes to stdout: a file output that is that file (/dev/stdout with stdout
 	 * redirected to a file) would be written over it, or renamed away from under it */
+	bool out_file = fstat(1, &out) == 0 && S_ISREG(out.st_mode);
 	for (size_t i = 0; i < n; i++)
-		if (fstat(1, &out) == 0 && S_ISREG(out.st_mode) && stat(o[i].path, &st) == 0 &&
+		if (out_file && stat(o[i].path, &st) == 0 &&
 		    st.st_dev == out.st_dev && st.st_ino == out.st_ino)
 			return ckt_main_usage("'%s' given to %s is the standard output, where the report goes",
 					      o[i].path, o[i].opt);
@@ -673,8 +674,9 @@ static void ckt_main_rules_unmatched(const struct ckt_main_read *m)
 			if (n)
 				n[ckt_util_clean(n, name)] = '\0';
 			ckt_main_say("warning: '%s': the CUZKTRACE_PHASES rule for phase '%s' matched no line the "
-				     "program wrote (markers in printf's stdio are not seen: see README)",
-				     m->path, n ? n : "?");
+				     "program wrote%s (markers in printf's stdio are not seen: see README)",
+				     m->path, n ? n : "?",
+				     ckt_replay_stats(m->rep)->ended ? "" : " before the trace was cut");
 			free(n);
 		}
 		r += len + (r[len] == ';');
