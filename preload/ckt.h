@@ -168,6 +168,7 @@ void ckt_release_signals(const sigset_t *old);
 void ckt_exit_main_watch(void); /* claims every exit of the main thread; a second exit's wait (hooks_exec.c) */
 void ckt_exit_fini_elsewhere(void); /* the destructor ran in a child (hooks_exec.c) */
 void ckt_children_off(void); /* CUZKTRACE_CHILDREN=0: out of LD_PRELOAD (hooks_exec.c) */
+void ckt_exec_after_fork_child(void); /* no pause held in a forked child (hooks_exec.c) */
 void *ckt_pool_alloc(size_t size, size_t align);
 extern unsigned char ckt_pool[];
 #define CKT_POOL_SIZE (256 * 1024)

@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/capability.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -151,8 +152,7 @@ static int runnable_fd(int fd)
  * process's own exec gets back (with_exec_from_guarded): it is the same process. */
 static char own_preload[4096];
 static int children_off;
-static const char *stripped; /* the environment's entry shortened in place, or NULL: removed */
-static char **stripped_env;  /* environ then (a clearenv or setenv since makes another one) */
+static const char *stripped; /* the environment's entry shortened in place */
 
 /* tok (n bytes of LD_PRELOAD) names this library: the same file, or its name when it is no
  * path the loader took as such */
@@ -208,36 +208,26 @@ void ckt_children_off(void)
 			}
 			src += n;
 		}
+		/* nothing else preloaded: the variable stays, empty (the loader takes that as none;
+		 * taking the entry out of the array would leave a second NULL where code that walks
+		 * past the environment looks for the auxiliary vector) */
 		*dst = '\0';
 		stripped = v;
-		stripped_env = environ;
-		if (dst == v + 11) { /* nothing else was preloaded: the variable goes */
-			stripped = NULL;
-			for (size_t j = i; environ[j]; j++)
-				environ[j] = environ[j + 1];
-		}
 		children_off = 1;
 		return;
 	}
 }
 
-/* This process's exec passes on the environment the tracer edited (the entry shortened in
- * place, or the very array it removed the variable from): LD_PRELOAD as it was goes back, the
- * new image being this process. An environment the program made otherwise (env -i's cleared
- * one, its own LD_PRELOAD for what it runs, an array a setenv grew) is left as it is. */
+/* This process's exec passes on the entry the tracer shortened in place: LD_PRELOAD as it
+ * was goes back, the new image being this process. An environment the program made otherwise
+ * (env -i's cleared one, its own LD_PRELOAD for what it runs, a shell's own strings) is left as
+ * it is. */
 static int restore_preload(char *const envp[])
 {
-	extern char **environ;
-	int has = 0;
-	if (!children_off)
-		return 0;
-	for (size_t i = 0; envp && envp[i]; i++)
-		if (strncmp(envp[i], "LD_PRELOAD=", 11) == 0) {
-			if (envp[i] == stripped)
-				return 1;
-			has = 1;
-		}
-	return !stripped && !has && envp == stripped_env && envp == environ;
+	for (size_t i = 0; children_off && envp && envp[i]; i++)
+		if (envp[i] == stripped)
+			return 1;
+	return 0;
 }
 
 /* The exec failed (the program may try another path: execvp-like loops do). Frees the
@@ -422,64 +412,92 @@ CKT_EXPORT int execvp(const char *file, char *const argv[])
 	return rc;
 }
 
+/* One pause at a time, whatever thread asks (two threads that stopped the helpers at once
+ * joined one writer twice, or waited for good for a pause the other had ended): the owner's
+ * tid, held from before the helpers stop until they run again, and across a set-ID call
+ * (another thread's pause begun meanwhile left the old writer running, with capabilities that
+ * could differ, while ckt_helpers_creds_differ said none: glibc aborted). A signal handler on
+ * the owner's thread does not wait for it; an owner that is gone (a thread that ended by
+ * pthread_exit or siglongjmp from a handler in the middle) is taken over; a forked child
+ * starts with none. Cancellation is off while held: the pause's sleeps and join are
+ * cancellation points the real calls do not have, and a cancelled owner left the writer
+ * stopped for good and every later pause waiting. */
+static _Atomic pid_t pause_owner;
+
+struct pause_hold {
+	int held, paused, cancel;
+};
+
+void ckt_exec_after_fork_child(void)
+{
+	atomic_store(&pause_owner, 0);
+}
+
+static int pause_take(struct pause_hold *h)
+{
+	int e = errno;
+	pid_t me = (pid_t)syscall(SYS_gettid), owner = 0;
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &h->cancel);
+	while (!atomic_compare_exchange_weak(&pause_owner, &owner, me)) {
+		if (owner == me) {
+			pthread_setcancelstate(h->cancel, NULL);
+			errno = e;
+			return 0;
+		}
+		if (owner && syscall(SYS_tgkill, getpid(), owner, 0) != 0 && errno == ESRCH)
+			continue; /* gone: the next try takes it over from owner */
+		owner = 0;
+		struct timespec ts = {0, 100000};
+		nanosleep(&ts, NULL);
+	}
+	h->held = 1;
+	errno = e;
+	return 1;
+}
+
+static void pause_give(struct pause_hold *h)
+{
+	if (!h->held)
+		return;
+	h->held = 0;
+	atomic_store(&pause_owner, 0);
+	pthread_setcancelstate(h->cancel, NULL);
+}
+
 /* unshare of a user namespace (and of what only one thread may unshare) and setns into a user
  * or mount namespace, or of a type the kernel finds out from the descriptor, fail with EINVAL
  * in a process with several threads, and the tracer's threads make every process one: when
  * the program has no thread of its own besides the caller, they stop for the call (after
- * writing what was recorded) and start again (ckt_helpers_pause). */
-/* One pause at a time, whatever thread asks (two threads that stopped the helpers at once
- * joined one writer twice, or waited for good for a pause the other had ended): the owner's
- * tid. A signal handler on the owner's thread does not pause. */
-static _Atomic pid_t pause_owner;
-
-static int pause_take(void)
+ * writing what was recorded) and start again (ckt_helpers_pause). Not from inside a hook of ours (a signal handler that interrupted one, perhaps
+ * inside the real malloc with its arena locked: the join and the new thread allocate), nor in
+ * a process that is not the traced one (a forked child). No guard raised meanwhile: a signal
+ * handler that allocates is traced (or counted lost while the writer is down);
+ * ckt_helpers_resume raises it where threads are created. */
+static void single_threaded_call(struct pause_hold *h)
 {
-	pid_t me = (pid_t)syscall(SYS_gettid), none = 0;
-	while (!atomic_compare_exchange_weak(&pause_owner, &none, me)) {
-		if (none == me)
-			return 0;
-		none = 0;
-		struct timespec ts = {0, 100000};
-		nanosleep(&ts, NULL);
-	}
-	return 1;
-}
-
-static int single_threaded_call(void)
-{
-	/* no guard raised meanwhile: a signal handler that allocates is traced (or counted lost
-	 * while the writer is down); ckt_helpers_resume raises it where threads are created */
-	if (!pause_take())
-		return 0;
-	int paused = ckt_helpers_pause(1);
-	if (!paused)
-		atomic_store(&pause_owner, 0);
-	return paused;
-}
-
-static void after_single_threaded_call(int paused)
-{
-	if (!paused)
+	if (ckt_tls.guard || !is_tracer_process() || !pause_take(h))
 		return;
+	h->paused = ckt_helpers_pause(1);
+	if (!h->paused)
+		pause_give(h);
+}
+
+static void after_single_threaded_call(struct pause_hold *h)
+{
 	int e = errno;
-	ckt_helpers_resume();
-	atomic_store(&pause_owner, 0);
+	if (h->paused)
+		ckt_helpers_resume();
+	pause_give(h);
 	errno = e;
 }
 
 /* A set-ID call that needs the capability cap: the helpers stop for it when their effective
- * cap is not the caller's. Not from inside a hook of ours (a signal handler that interrupted
- * one, perhaps inside the real malloc with its arena locked: the join and the new thread
- * allocate), where the call goes to glibc as it is. */
-static int setxid_begin(int cap)
+ * cap is not the caller's; the pause is held across the call whether they stop or not. */
+static void setxid_begin(int cap, struct pause_hold *h)
 {
-	if (ckt_tls.guard || !ckt_helpers_creds_differ(cap) || !pause_take())
-		return 0;
-	/* another thread's pause may have brought the helpers in line meanwhile */
-	int paused = ckt_helpers_creds_differ(cap) && ckt_helpers_pause(0);
-	if (!paused)
-		atomic_store(&pause_owner, 0);
-	return paused;
+	if (ckt_tls.guard || !is_tracer_process() || !pause_take(h))
+		return;
+	h->paused = ckt_helpers_creds_differ(cap) && ckt_helpers_pause(0);
 }
 
 CKT_EXPORT int unshare(int flags)
@@ -487,9 +505,10 @@ CKT_EXPORT int unshare(int flags)
 	CKT_EXEC_REAL(unshare);
 	if (!(flags & (CLONE_NEWUSER | CLONE_THREAD | CLONE_SIGHAND | CLONE_VM)))
 		return ckt_real.unshare(flags);
-	int paused = single_threaded_call();
+	struct pause_hold h = {0};
+	single_threaded_call(&h);
 	int rc = ckt_real.unshare(flags);
-	after_single_threaded_call(paused);
+	after_single_threaded_call(&h);
 	return rc;
 }
 
@@ -498,9 +517,10 @@ CKT_EXPORT int setns(int fd, int nstype)
 	CKT_EXEC_REAL(setns);
 	if (nstype && !(nstype & (CLONE_NEWUSER | CLONE_NEWNS)))
 		return ckt_real.setns(fd, nstype);
-	int paused = single_threaded_call();
+	struct pause_hold h = {0};
+	single_threaded_call(&h);
 	int rc = ckt_real.setns(fd, nstype);
-	after_single_threaded_call(paused);
+	after_single_threaded_call(&h);
 	return rc;
 }
 
@@ -518,9 +538,10 @@ CKT_EXPORT int setns(int fd, int nstype)
 	CKT_EXPORT int name params                                                                \
 	{                                                                                         \
 		CKT_EXEC_REAL(name);                                                              \
-		int paused = setxid_begin(cap);                                                   \
+		struct pause_hold h = {0};                                                        \
+		setxid_begin(cap, &h);                                                            \
 		int rc = ckt_real.name args;                                                      \
-		after_single_threaded_call(paused);                                               \
+		after_single_threaded_call(&h);                                                   \
 		return rc;                                                                        \
 	}
 CKT_SETXID(setuid, CAP_SETUID, (uid_t u), (u))

@@ -260,12 +260,10 @@ int ckt_util_out_open(struct ckt_util_out *o, const char *path)
 	if (!(o->tmp = malloc(strlen(o->dst) + 16)))
 		goto in_place;
 	sprintf(o->tmp, "%.*s.%s.XXXXXX", (int)dir, o->dst, o->dst + dir);
-	int fd = mkstemp(o->tmp);
+	int fd = mkstemp(o->tmp); /* 0600 while written: its mode is given just before a rename */
 	if (fd < 0) /* a directory we may not write, a name too long for a temporary */
 		goto in_place;
-	mode_t mask = umask(0);
-	umask(mask);
-	if (fchmod(fd, 0666 & ~mask) != 0 || !(o->f = fdopen(fd, "w"))) {
+	if (!(o->f = fdopen(fd, "w"))) {
 		int e = errno;
 		close(fd);
 		unlink(o->tmp);
@@ -283,14 +281,19 @@ in_place:
 	return o->f ? 0 : -errno;
 }
 
-/* The finished temporary copied over dst (truncated first): 0 or -errno. */
+/* The finished temporary copied over dst: its room reserved first (posix_fallocate), so that
+ * a full disk leaves dst as it was; then written from the start and cut to its size. 0 or
+ * -errno. */
 static int ckt_util_copy_over(const char *tmp, const char *dst, bool create)
 {
 	int in = open(tmp, O_RDONLY | O_CLOEXEC), e = 0;
-	int out = in < 0 ? -1 : open(dst, O_WRONLY | O_TRUNC | O_CLOEXEC | (create ? O_CREAT : 0), 0666);
+	int out = in < 0 ? -1 : open(dst, O_WRONLY | O_CLOEXEC | (create ? O_CREAT : 0), 0666);
 	char *buf = malloc(1 << 16);
-	if (in < 0 || out < 0 || !buf)
+	struct stat st;
+	if (in < 0 || out < 0 || !buf || fstat(in, &st) != 0)
 		e = buf ? errno : ENOMEM;
+	if (!e && st.st_size > 0 && (e = posix_fallocate(out, 0, st.st_size)) == EOPNOTSUPP)
+		e = 0; /* no way to reserve it here: written as it comes */
 	ssize_t n = 0;
 	while (!e && (n = read(in, buf, 1 << 16)) > 0)
 		for (ssize_t off = 0; !e && off < n;) {
@@ -301,6 +304,8 @@ static int ckt_util_copy_over(const char *tmp, const char *dst, bool create)
 				e = w < 0 ? errno : EIO;
 		}
 	if (!e && n < 0)
+		e = errno;
+	if (!e && ftruncate(out, st.st_size) != 0)
 		e = errno;
 	if (out >= 0 && close(out) != 0 && !e)
 		e = errno;
@@ -321,13 +326,19 @@ int ckt_util_out_close(struct ckt_util_out *o, bool ok)
 	if (fclose(o->f) != 0 && !e)
 		e = errno ? errno : EIO;
 	if (o->tmp) {
+		bool renamed = false;
 		if (ok && !e) {
-			/* a new file is the temporary renamed; where that cannot be (a sticky directory,
-			 * a file another user may replace), and over an existing file, a copy */
-			if (o->exists || rename(o->tmp, o->dst) != 0)
+			/* a new file is the temporary renamed, with the mode a new file gets; where that
+			 * cannot be (a sticky directory, a file another user may replace), and over an
+			 * existing file, a copy */
+			mode_t mask = umask(0);
+			umask(mask);
+			renamed = !o->exists && chmod(o->tmp, 0666 & ~mask) == 0 && rename(o->tmp, o->dst) == 0;
+			if (!renamed)
 				e = -ckt_util_copy_over(o->tmp, o->dst, !o->exists);
 		}
-		unlink(o->tmp); /* gone already after a rename */
+		if (!renamed)
+			unlink(o->tmp);
 	}
 	free(o->tmp);
 	free(o->dst);

@@ -359,6 +359,25 @@ PYEOF
 	expect_eq "reader: an output through a link to a file not made yet writes the file, the link stays; a hard-linked output keeps its other name" \
 		"$?/$(readlink $T/llink.csv)/$(head -c 4 $T/ltarget.csv)/$(head -c 5 $T/hl2.csv)/$(stat -c %h $T/hl1.csv)" \
 		"0/$T/ltarget.csv/t_s,/site,/2"
+	# a disk too full for the copy over an existing output: the error, the old file as it was
+	# (the copy truncated it first: the old content and the report both lost)
+	mkdir -p $T/small
+	if mount -t tmpfs -o size=64k tmpfs $T/small 2>/dev/null; then
+		CUZKTRACE_RSS_MS=1 CUZKTRACE_OUT=$T/rss300.zst LD_PRELOAD=$LIB sleep 0.3 2>/dev/null
+		$REPORT --csv $T/full.csv $T/rss300.zst >/dev/null 2>&1
+		yes 'old,row' | head -c 800 >$T/small/out.csv
+		# room for the temporary (the new CSV, whole pages) but not for a copy beside it
+		need_k=$(( ($(wc -c <$T/full.csv) + 4095) / 4096 * 4 ))
+		free_k=$(df -k $T/small | awk 'NR==2 {print $4}')
+		dd if=/dev/zero of=$T/small/fill bs=1k count=$((free_k - need_k - 2)) 2>/dev/null
+		$REPORT --csv $T/small/out.csv $T/rss300.zst >/dev/null 2>$T/small.err
+		expect_eq "reader: no room to copy over an existing output: exit 1, one line, the old file as it was, no temporary" \
+			"$?/$(grep -c 'No space left on device' $T/small.err)/$(head -c 7 $T/small/out.csv)/$(wc -c <$T/small/out.csv)/$(ls -A $T/small | grep -c '^\.')" \
+			"1/1/old,row/800/0"
+		umount $T/small
+	else
+		echo "  skip a full disk under an output: cannot mount a small tmpfs"
+	fi
 	read -r lo <$T/lastcut.off
 	$REPORT --json $T/lastcut.zst >$T/lastcut.json 2>$T/lastcut.err
 	expect_eq "reader: the same in the last frame: truncated, the frame named" \
