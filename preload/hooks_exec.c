@@ -146,7 +146,7 @@ static int runnable_fd(int fd)
 
 /* ---- CUZKTRACE_CHILDREN=0: this process alone ----
  * The tracer takes itself out of LD_PRELOAD in the process's environment as it starts (in
- * place: the variable only gets shorter, or leaves the array), so that the programs it starts
+ * place: the value only gets shorter, empty at worst), so that the programs it starts
  * by any route (fork and exec, posix_spawn, system, popen) run untraced and print no line of
  * ours into output the program may read. own_preload keeps the variable as it was, which this
  * process's own exec gets back (with_exec_from_guarded): it is the same process. */
@@ -172,7 +172,6 @@ static int names_us(const char *tok, size_t n, const struct stat *self)
 
 void ckt_children_off(void)
 {
-	extern char **environ;
 	Dl_info info;
 	struct stat self;
 	if (ckt_config.children)
