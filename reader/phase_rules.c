@@ -156,10 +156,41 @@ int ckt_phase_rules_scan(struct ckt_phase_rules *r, const char *path, struct ckt
 	return rc < 0 ? rc : 0;
 }
 
+/* name without its generic arguments ("::<...>", nested brackets balanced: Rust's v0
+ * names keep them, arr::make::<[u8; 32]>) into buf; false when it has none or does not fit */
+static bool ckt_phase_rules_ungeneric(const char *name, char *buf, size_t cap)
+{
+	size_t n = 0;
+	bool cut = false;
+	for (const char *p = name; *p; p++) {
+		if (p[0] == ':' && p[1] == ':' && p[2] == '<') {
+			int depth = 0;
+			const char *q = p + 2;
+			for (; *q; q++)
+				if (*q == '<')
+					depth++;
+				else if (*q == '>' && --depth == 0)
+					break;
+			if (!*q)
+				return false;
+			p = q;
+			cut = true;
+			continue;
+		}
+		if (n + 1 >= cap)
+			return false;
+		buf[n++] = *p;
+	}
+	buf[n] = '\0';
+	return cut;
+}
+
 static bool ckt_phase_rules_match(const struct ckt_phase_rule *rule, const struct ckt_sym_frame *f)
 {
 	char buf[4096];
 	if (f->name && fnmatch(rule->pattern, f->name, 0) == 0)
+		return true;
+	if (f->name && ckt_phase_rules_ungeneric(f->name, buf, sizeof(buf)) && fnmatch(rule->pattern, buf, 0) == 0)
 		return true;
 	if (f->func && fnmatch(rule->pattern, f->func, 0) == 0)
 		return true;

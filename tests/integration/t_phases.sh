@@ -131,6 +131,26 @@ RSEOF
 	expect_eq "Rust eprintln! with arguments: the marker split between its writes is seen, synthesis owns its 2,000,000 bytes" \
 		"$(cat $T/elog.rc)/$(cat $T/elog.out)/$(jget $T/elog.json peak_heap.by_phase.1)" \
 		'0/6000000/{"phase": "synthesis", "bytes": 2000000}'
+	# --phase-rule by a Rust function's name, with v0 symbol names, which keep generic
+	# arguments (gen::make::<32>): the rule matches the name without them
+	cat >$T/gen.rs <<'RSEOF'
+use std::hint::black_box;
+fn make<const N: usize>() -> Vec<[u8; N]> { black_box(vec![[1u8; N]; 100_000]) }
+fn main() {
+    let a = make::<32>();
+    let b = make::<8>();
+    println!("{}", a.len() + b.len());
+}
+RSEOF
+	if env -u MAKEFLAGS -u MFLAGS -u CARGO_MAKEFLAGS rustc -g -O -C symbol-mangling-version=v0 -o $T/gen $T/gen.rs 2>$T/gen.build; then
+		CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/gen.zst traced gen $T/gen
+		$REPORT --json --phase-rule 'm=gen::make' $T/gen.zst >$T/gen.json 2>/dev/null
+		expect_eq "--phase-rule on a Rust v0 generic function: matched without its generic arguments (3,200,000 + 800,000)" \
+			"$(cat $T/gen.rc)/$(cat $T/gen.out)/$(jget $T/gen.json peak_heap.by_phase.0)" \
+			'0/200000/{"phase": "m", "bytes": 4000000}'
+	else
+		echo "  skip --phase-rule on v0 names: rustc has no v0 mangling"
+	fi
 else
 	echo "  skip Rust eprintln! markers: no rustc"
 fi
