@@ -884,9 +884,15 @@ int main(int argc, char **argv)
 	if (a.diff && base.r.st->sample_r != cur.r.st->sample_r) {
 		ckt_main_say("warning: --diff: '%s' and '%s' were traced with different modes or sampling "
 			     "rates (CUZKTRACE_SAMPLE %llu and %llu): their bytes by phase and by function "
-			     "differ by sampling too",
+			     "differ by sampling too%s",
 			     base.path, cur.path, (unsigned long long)base.r.st->sample_r,
-			     (unsigned long long)cur.r.st->sample_r);
+			     (unsigned long long)cur.r.st->sample_r,
+			     /* exact mode counts blocks at the size asked for, the default mode small
+			      * ones at their usable size: the live heaps differ by that alone */
+			     base.r.st->sample_r && cur.r.st->sample_r
+				     ? ""
+				     : ", and the heap totals by size (exact mode counts a block at the size "
+				       "asked for, the default mode a small one at its usable size)");
 	}
 	if (a.diff)
 		rc = a.json ? ckt_report_diff_json(stdout, &base.r, &cur.r)

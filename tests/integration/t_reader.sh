@@ -716,7 +716,7 @@ expect_eq "diff: RSS samples in one trace only: peak RSS null for the base, no r
 $REPORT --diff $T/dbase.zst $T/ddef2.zst >$T/dmode.txt 2>$T/dmode.err
 expect_eq "diff: exact against default mode: exit 0, the trace's estimates said" "$?/$(grep -c '^(trace: the default mode, sampled by 524288 bytes: its bytes by phase, function and thread are estimates)$' $T/dmode.txt)" "0/1"
 expect_eq "diff: exact against default mode: one warning" "$(cat $T/dmode.err)" \
-	"cuzktrace-report: warning: --diff: '$T/dbase.zst' and '$T/ddef2.zst' were traced with different modes or sampling rates (CUZKTRACE_SAMPLE 0 and 524288): their bytes by phase and by function differ by sampling too"
+	"cuzktrace-report: warning: --diff: '$T/dbase.zst' and '$T/ddef2.zst' were traced with different modes or sampling rates (CUZKTRACE_SAMPLE 0 and 524288): their bytes by phase and by function differ by sampling too, and the heap totals by size (exact mode counts a block at the size asked for, the default mode a small one at its usable size)"
 # the usual way to compare: trace, rebuild in place, trace again. The base's program then has
 # another build-id: without its old build its functions are module+offset (one warning that
 # names the base) and match nothing; with the old build kept in a --modules directory, they
