@@ -347,6 +347,7 @@ struct ckt_tls {
 	/* phase.c: the end of the line this thread has open on descriptor scan_fd (written
 	 * without its newline yet), for a marker split across writes */
 	int scan_fd;
+	int scan_pending;        /* the carry begins with a marker deferred, not scanned yet */
 	unsigned scan_carry_len;
 	char scan_carry[CKT_SCAN_CARRY];
 };

@@ -398,15 +398,35 @@ static void apply_rule(struct ckt_tls *t, const struct rule *r, int start_here, 
  * with a marker there acts (LOAD..SYNTH and SYNTH..DONE: the SYNTH line ends one and begins the
  * other). Each marker's next occurrence is searched for again only once the scan has passed
  * it, so one write costs one pass per marker, however many lines match. With cross, only the
- * occurrences that begin before cross and end after it count (the scan of a line's end
- * carried from earlier writes joined to the head of this one). pre: the end of the line this
- * thread has open, for the stored lines. Returns the end of the text the last one used up (buf
+ * occurrences that begin before cross count, and unless pending, only those that end after it
+ * (the scan of a line's end carried from earlier writes joined to the head of this one;
+ * pending: the carried text was deferred, not scanned). pre: the end of the line this thread
+ * has open, for the stored lines. at_end: buf ends where the thread's writes end so far; a
+ * marker there that a longer one could still extend with the next write (PROVE of
+ * PROVE_DONE, written "PROVE" then "_DONE\n" by eprintln!("{}_DONE", stage)) is deferred: the
+ * scan stops, *deferred says where. Returns the end of the text the last one used up (buf
  * when none). Caller holds scan_lock. */
-static const char *scan_text(const char *buf, size_t n, const char *cross, const char *pre, size_t pre_len)
+/* a marker longer than len could still match at `at` once the text after end comes */
+static int longer_may_follow(const char *at, const char *end, size_t len)
+{
+	size_t have = (size_t)(end - at);
+	for (unsigned i = 0; i < nrules; i++)
+		for (int e = 0; e < 2; e++) {
+			const char *m = e ? rules[i].end : rules[i].start;
+			size_t ml = e ? rules[i].end_len : rules[i].start_len;
+			if (ml > len && ml > have && memcmp(at, m, have) == 0)
+				return 1;
+		}
+	return 0;
+}
+
+static const char *scan_text(const char *buf, size_t n, const char *cross, int pending, const char *pre,
+			     size_t pre_len, int at_end, const char **deferred)
 {
 	struct ckt_tls *t = &ckt_tls;
 	static const char *next[MAX_RULES][2]; /* under scan_lock: off the program's stack */
 	const char *end = buf + n, *used = buf;
+	*deferred = NULL;
 	for (unsigned i = 0; i < nrules; i++) {
 		next[i][0] = memmem(buf, n, rules[i].start, rules[i].start_len);
 		next[i][1] = rules[i].end[0] ? memmem(buf, n, rules[i].end, rules[i].end_len) : NULL;
@@ -421,15 +441,22 @@ static const char *scan_text(const char *buf, size_t n, const char *cross, const
 			break;
 		size_t longest = 0;
 		for (unsigned i = 0; i < nrules; i++) {
-			int s_here = next[i][0] == at && (!cross || at + rules[i].start_len > cross);
-			int e_here = next[i][1] == at && (!cross || at + rules[i].end_len > cross);
-			if (!s_here && !e_here)
-				continue;
-			apply_rule(t, &rules[i], s_here, e_here, buf, n, at, pre, pre_len);
+			int s_here = next[i][0] == at && (!cross || pending || at + rules[i].start_len > cross);
+			int e_here = next[i][1] == at && (!cross || pending || at + rules[i].end_len > cross);
 			if (s_here && rules[i].start_len > longest)
 				longest = rules[i].start_len;
 			if (e_here && rules[i].end_len > longest)
 				longest = rules[i].end_len;
+		}
+		if (longest && at_end && longer_may_follow(at, end, longest)) {
+			*deferred = at;
+			return used;
+		}
+		for (unsigned i = 0; i < nrules; i++) {
+			int s_here = next[i][0] == at && (!cross || pending || at + rules[i].start_len > cross);
+			int e_here = next[i][1] == at && (!cross || pending || at + rules[i].end_len > cross);
+			if (s_here || e_here)
+				apply_rule(t, &rules[i], s_here, e_here, buf, n, at, pre, pre_len);
 		}
 		/* go on after the longest marker found here; search again for the ones passed */
 		const char *pos = at + (longest ? longest : 1);
@@ -457,27 +484,58 @@ static const char *scan_text(const char *buf, size_t n, const char *cross, const
  * scan takes a few hundred bytes of the program's stack, with memmem's. */
 enum { JOIN_HEAD = 512 - CKT_SCAN_CARRY };
 
-/* The markers that cross from the c bytes of the open line into buf: where the scan of buf
- * begins (past the text they used up). Apart, so that its buffer is on the stack only then. */
-static CKT_NOINLINE const char *scan_join(const char *carry, size_t c, const char *buf, size_t n)
+/* The markers that cross from the c bytes of the open line into buf (or, when the carried
+ * text was deferred, that begin in it): where the scan of buf begins (past the text they used
+ * up); buf + n when a marker at the end of the join was deferred again (then kept as the
+ * carry). */
+static const char *scan_join(struct ckt_tls *t, const char *buf, size_t n)
 {
 	static char join[CKT_SCAN_CARRY + JOIN_HEAD]; /* under scan_lock */
-	size_t h = n < JOIN_HEAD ? n : JOIN_HEAD;
-	memcpy(join, carry, c);
+	size_t c = t->scan_carry_len, h = n < JOIN_HEAD ? n : JOIN_HEAD;
+	const char *deferred;
+	memcpy(join, t->scan_carry, c);
 	memcpy(join + c, buf, h);
-	const char *used = scan_text(join, c + h, join + c, NULL, 0);
+	const char *used = scan_text(join, c + h, join + c, t->scan_pending, NULL, 0, h == n, &deferred);
+	if (deferred) { /* shorter than the longest marker: it fits the carry */
+		t->scan_carry_len = (unsigned)(join + c + h - deferred);
+		memmove(t->scan_carry, deferred, t->scan_carry_len);
+		t->scan_pending = 1;
+		return buf + n;
+	}
+	t->scan_pending = 0;
 	return used > join + c ? buf + (used - (join + c)) : buf;
+}
+
+/* A deferred marker whose line the thread leaves (a write to the other descriptor) acts then. */
+static void scan_flush_deferred(struct ckt_tls *t)
+{
+	const char *deferred;
+	if (t->scan_pending && t->scan_carry_len)
+		(void)scan_text(t->scan_carry, t->scan_carry_len, NULL, 0, NULL, 0, 0, &deferred);
+	t->scan_pending = 0;
+	t->scan_carry_len = 0;
 }
 
 static void scan_write(int fd, const char *buf, size_t n)
 {
 	struct ckt_tls *t = &ckt_tls;
+	const char *deferred;
 	if (t->scan_fd != fd)
-		t->scan_carry_len = 0;
+		scan_flush_deferred(t);
 	t->scan_fd = fd;
 	size_t c = t->scan_carry_len;
-	const char *from = c ? scan_join(t->scan_carry, c, buf, n) : buf;
-	const char *used = scan_text(from, n - (size_t)(from - buf), NULL, t->scan_carry, from == buf ? c : 0);
+	const char *from = c ? scan_join(t, buf, n) : buf;
+	if (c && from == buf + n && t->scan_pending)
+		return; /* deferred in the join: the carry holds it */
+	const char *used = scan_text(from, n - (size_t)(from - buf), NULL, 0, t->scan_carry, from == buf ? c : 0, 1,
+				     &deferred);
+	if (deferred) {
+		t->scan_carry_len = (unsigned)(buf + n - deferred);
+		memcpy(t->scan_carry, deferred, t->scan_carry_len);
+		t->scan_pending = 1;
+		return;
+	}
+	t->scan_pending = 0;
 	/* the line left open: after the last newline and after the text used up */
 	const char *nl = memrchr(buf, '\n', n);
 	const char *open = nl ? nl + 1 : buf;

@@ -9,7 +9,13 @@
  *              marker is split between its pieces ("...gpu e", "nd\n") 4,000,000
  *   (none)     after gpu, and after "prove st" (stderr), "x\n" (stdout), "art\n" (stderr):
  *              a write to the other descriptor ends the line, prove does not begin  3,000,000
- * Nothing is freed: the peak heap is 10,000,304 at the end. */
+ * Nothing is freed: the peak heap is 10,000,304 at the end.
+ * "splitlog prefix", with CUZKTRACE_PHASES='prove=PROVE..PROVE_DONE;synthesis=SYNTH..DONE':
+ * eprintln!("{}_DONE", stage) writes "PROVE" then "_DONE\n", and PROVE, at the end of a write,
+ * began prove again where the whole line ends it (as one write does):
+ *   SYNTH; "PROVE" + "\n"               prove        1,000,000
+ *   "PROVE" + "_DONE\n" ends prove       synthesis    2,000,000
+ *   DONE ends synthesis                  (none)       3,000,000 */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,8 +36,20 @@ static void *other(void *a)
 	return a;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	if (argc > 1 && strcmp(argv[1], "prefix") == 0) {
+		say(2, "SYNTH\n");
+		say(2, "PROVE");
+		say(2, "\n");
+		keep[0] = malloc(1000000);
+		say(2, "PROVE");
+		say(2, "_DONE\n");
+		keep[1] = malloc(2000000);
+		say(2, "DONE\n");
+		keep[2] = malloc(3000000);
+		return 0;
+	}
 	keep[0] = malloc(1000000);
 	say(2, "synth");
 	say(2, "esis start\n");
