@@ -154,9 +154,10 @@ static char own_preload[4096];
 static int children_off;
 static const char *stripped; /* the environment's entry shortened in place */
 
-/* tok (n bytes of LD_PRELOAD) names this library: the same file, or its name when it is no
- * path the loader took as such */
-static int names_us(const char *tok, size_t n, const struct stat *self)
+/* tok (n bytes of LD_PRELOAD) names this library: a path to the same file, or a bare name
+ * the loader looked up (in LD_LIBRARY_PATH, its cache, the default directories; never the
+ * working directory) and found as the file it loaded us from (loaded: that file's name) */
+static int names_us(const char *tok, size_t n, const struct stat *self, const char *loaded)
 {
 	char path[PATH_MAX];
 	struct stat st;
@@ -164,10 +165,11 @@ static int names_us(const char *tok, size_t n, const struct stat *self)
 		return 0;
 	memcpy(path, tok, n);
 	path[n] = '\0';
-	if (stat(path, &st) == 0)
-		return st.st_dev == self->st_dev && st.st_ino == self->st_ino;
-	const char *base = strrchr(path, '/');
-	return strcmp(base ? base + 1 : path, "libcuzktrace.so") == 0;
+	if (!strchr(path, '/')) {
+		const char *base = strrchr(loaded, '/');
+		return strcmp(base ? base + 1 : loaded, path) == 0;
+	}
+	return stat(path, &st) == 0 && st.st_dev == self->st_dev && st.st_ino == self->st_ino;
 }
 
 void ckt_children_off(void)
@@ -199,7 +201,7 @@ void ckt_children_off(void)
 			size_t n = strcspn(src, " :");
 			if (!n)
 				break;
-			if (!names_us(src, n, &self)) {
+			if (!names_us(src, n, &self, info.dli_fname)) {
 				if (dst != v + 11)
 					*dst++ = ':';
 				memmove(dst, src, n);
@@ -264,6 +266,10 @@ static char **with_exec_from_guarded(char *const envp[])
 	while (envp && envp[n])
 		n++;
 	int restore = restore_preload(envp);
+	/* CUZKTRACE_CHILDREN=0 and an environment of the program's making: the new image is not
+	 * traced, and gets nothing of ours (the hooks pass envp as it is) */
+	if (children_off && !restore)
+		return NULL;
 	char **e = ckt_malloc((n + 5) * sizeof(*e));
 	const char *path = ckt_writer_requested_path(), *wrote = ckt_writer_path();
 	char *var = ckt_malloc(strlen(path) + 32), *pvar = ckt_malloc(strlen(wrote) + 80);

@@ -245,6 +245,8 @@ int ckt_util_out_open(struct ckt_util_out *o, const char *path)
 	struct stat st;
 	bool exists = stat(path, &st) == 0;
 	*o = (struct ckt_util_out){ 0 };
+	if (!exists && errno == ELOOP) /* links that lead round: no file to write */
+		return -ELOOP;
 	if (exists && !S_ISREG(st.st_mode))
 		goto in_place;
 	/* the file itself: an existing one is written over in place at the end (its inode, links,

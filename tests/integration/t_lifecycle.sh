@@ -332,9 +332,16 @@ $REPORT --json $T/ch/t.bash.$chpid.zst >$T/ch.json 2>/dev/null
 expect_eq "CUZKTRACE_CHILDREN=0: children untraced and silent, the other preload kept, the process's exec of the environment it was given traced" \
 	"$?/$(cat $T/ch.out)/$(grep -v '^cuzktrace: ' $T/ch.err)/$(grep -c '^cuzktrace: tracing ' $T/ch.err)/$(ls $T/ch | tr '\n' ' ')/$(hdr_setting $T/ch.json CUZKTRACE_CHILDREN)" \
 	"0/$P/libplainlib.so/child/2/t.bash.$chpid.zst t.env.$chpid.zst /0"
-(cd $T/chi && CUZKTRACE_CHILDREN=0 CUZKTRACE_OUT=$T/chi/t.%e.%p.zst LD_PRELOAD=$LIB env -i /usr/bin/printenv LD_PRELOAD >$T/chi.out 2>$T/chi.err; echo $? >$T/chi.rc)
-expect_eq "CUZKTRACE_CHILDREN=0, env -i: the cleared environment stays clear (printenv untraced, finds no LD_PRELOAD)" \
-	"$(cat $T/chi.rc)/$(cat $T/chi.out)/$(ls $T/chi | grep -c printenv)/$(grep -c '^cuzktrace: tracing ' $T/chi.err)" "1//0/1"
+(cd $T/chi && CUZKTRACE_CHILDREN=0 CUZKTRACE_OUT=$T/chi/t.%e.%p.zst LD_PRELOAD=$LIB env -i /usr/bin/printenv >$T/chi.out 2>$T/chi.err; echo $? >$T/chi.rc)
+expect_eq "CUZKTRACE_CHILDREN=0, env -i: the cleared environment stays clear (printenv untraced, prints nothing: no LD_PRELOAD, no variable of the tracer)" \
+	"$(cat $T/chi.rc)/$(cat $T/chi.out)/$(ls $T/chi | grep -c printenv)/$(grep -c '^cuzktrace: tracing ' $T/chi.err)" "0//0/1"
+# LD_PRELOAD by a bare name the loader found in LD_LIBRARY_PATH (a link to the library): taken
+# out all the same (it was left, and the children were traced)
+mkdir -p $T/chl && ln -sf $LIB $T/chl/libct.so
+CUZKTRACE_CHILDREN=0 CUZKTRACE_OUT=$T/chl/t.%e.%p.zst LD_LIBRARY_PATH=$T/chl LD_PRELOAD=libct.so \
+	bash -c 'printenv LD_PRELOAD; sh -c "echo child"' >$T/chl.out 2>$T/chl.err
+expect_eq "CUZKTRACE_CHILDREN=0, the library preloaded by a bare name: taken out, children untraced" \
+	"$(cat $T/chl.out | tr '\n' '|')/$(grep -c '^cuzktrace: tracing ' $T/chl.err)/$(ls $T/chl | grep -c zst)" "|child|/1/1"
 CUZKTRACE_CHILDREN=maybe CUZKTRACE_OUT=$T/ch/bad.zst traced chbad /bin/true
 expect_eq "CUZKTRACE_CHILDREN=maybe: one line, the default (children traced)" "$(grep warning $T/chbad.err)" \
 	"cuzktrace: warning: invalid CUZKTRACE_CHILDREN='maybe' (expected 0, 1, yes, no, true or false); using the default 1"

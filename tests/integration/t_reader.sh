@@ -378,6 +378,11 @@ PYEOF
 	else
 		echo "  skip a full disk under an output: cannot mount a small tmpfs"
 	fi
+	ln -sf $T/loop2 $T/loop1 && ln -sf $T/loop1 $T/loop2
+	$REPORT --csv $T/loop1 $T/known.zst >/dev/null 2>$T/loop.err
+	expect_eq "reader: an output through links that lead round: exit 1, one line, the links stay" \
+		"$?/$(cat $T/loop.err)/$(readlink $T/loop1)" \
+		"1/cuzktrace-report: error: cannot write '$T/loop1': Too many levels of symbolic links/$T/loop2"
 	read -r lo <$T/lastcut.off
 	$REPORT --json $T/lastcut.zst >$T/lastcut.json 2>$T/lastcut.err
 	expect_eq "reader: the same in the last frame: truncated, the frame named" \
