@@ -225,24 +225,20 @@ static bool ckt_main_not_regular(const char *path)
 	return stat(path, &st) == 0 && !S_ISREG(st.st_mode);
 }
 
+static bool ckt_main_canon_at(const char *path, char *out, size_t cap);
+
 /* The absolute name path has or will have: its directory resolved, then its last part; a
- * last part that is a symbolic link to a file not made yet is followed (up to 8 links). */
+ * last part that is a symbolic link to a file not made yet is followed (ckt_util_link_target). */
 static bool ckt_main_canon(const char *path, char *out, size_t cap)
 {
-	char link[PATH_MAX], cur[2][PATH_MAX + 256];
-	for (int hops = 0; hops < 8; hops++) {
-		ssize_t n = readlink(path, link, sizeof(link) - 1);
-		if (n <= 0)
-			break;
-		link[n] = '\0';
-		const char *slash = strrchr(path, '/');
-		char *next = cur[hops & 1];
-		int k = link[0] == '/' || !slash ? snprintf(next, sizeof(cur[0]), "%s", link)
-						 : snprintf(next, sizeof(cur[0]), "%.*s/%s", (int)(slash - path), path, link);
-		if (k < 0 || (size_t)k >= sizeof(cur[0]))
-			return false;
-		path = next;
-	}
+	char *target = ckt_util_link_target(path);
+	bool ok = ckt_main_canon_at(target ? target : path, out, cap);
+	free(target);
+	return ok;
+}
+
+static bool ckt_main_canon_at(const char *path, char *out, size_t cap)
+{
 	const char *slash = strrchr(path, '/');
 	char dir[PATH_MAX];
 	if (!slash)

@@ -218,7 +218,7 @@ size_t ckt_util_put_clean(FILE *out, const char *str, size_t n)
 /* ---- outputs written whole or not at all (util.h) ---- */
 /* The name a link that leads nowhere yet leads to (links followed up to 8 deep), malloc'ed;
  * NULL when path is no such link. */
-static char *ckt_util_link_target(const char *path)
+char *ckt_util_link_target(const char *path)
 {
 	char *cur = strdup(path), link[PATH_MAX];
 	for (int hops = 0; cur && hops < 8; hops++) {

@@ -76,6 +76,9 @@ struct ckt_util_out {
 };
 /* 0, or -errno (nothing left behind) */
 int ckt_util_out_open(struct ckt_util_out *o, const char *path);
+/* The name a symbolic link that leads nowhere yet leads to (links followed up to 8 deep),
+ * malloc'ed; NULL when path is no such link (or the links lead round). */
+char *ckt_util_link_target(const char *path);
 /* Closes o (nothing when it is not open); with ok the file is put in place. 0, or -errno of
  * the first failure, writes before included (ferror): then nothing was put in place. */
 int ckt_util_out_close(struct ckt_util_out *o, bool ok);
