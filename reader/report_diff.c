@@ -487,22 +487,25 @@ int ckt_report_diff_text(FILE *out, const struct ckt_report *base, const struct 
 			continue;
 		struct ckt_diff_rows r = { 0 };
 		bool exit_ = ckt_diff_moments[k].m == CKT_SITES_EXIT;
+		/* "none sampled" where the default mode may have left live blocks unsampled: not at
+		 * an exit with no heap live in either trace */
+		bool unsampled = ckt_diff_estimates(rep) && (!exit_ || base->st->heap_bytes || cur->st->heap_bytes);
 		if (!exit_)
 			ckt_diff_phases(&r, rep, ckt_diff_moments[k].m);
 		if (!r.err && !exit_)
-			ckt_diff_text_rows(out, &r, "phase", ckt_diff_moments[k].label, (size_t)-1, ckt_diff_estimates(rep));
+			ckt_diff_text_rows(out, &r, "phase", ckt_diff_moments[k].label, (size_t)-1, unsampled);
 		err = err ? err : r.err;
 		r.n = 0;
 		ckt_diff_functions(&r, rep, ckt_diff_moments[k].m);
 		if (!r.err)
-			ckt_diff_text_rows(out, &r, "function", ckt_diff_moments[k].label, top, ckt_diff_estimates(rep));
+			ckt_diff_text_rows(out, &r, "function", ckt_diff_moments[k].label, top, unsampled);
 		err = err ? err : r.err;
 		r.n = 0;
 		if (base->by_thread && ckt_diff_moments[k].m != CKT_AT_PEAK_GPU && !exit_) {
 			char *names = ckt_diff_groups(&r, rep, ckt_diff_moments[k].m);
 			if (!r.err)
 				ckt_diff_text_rows(out, &r, "thread group", ckt_diff_moments[k].label, (size_t)-1,
-						   ckt_diff_estimates(rep));
+						   unsampled);
 			err = err ? err : r.err;
 			free(names);
 		}

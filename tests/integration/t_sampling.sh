@@ -145,3 +145,8 @@ for i in 1 2; do CUZKTRACE_SAMPLE=1073741824 CUZKTRACE_OUT=$T/unsamp$i.zst LD_PR
 expect_eq "diff, nothing sampled live at exit: the row says none was sampled" \
 	"$($REPORT --diff $T/unsamp1.zst $T/unsamp2.zst | grep '^live bytes by function at exit')" \
 	"live bytes by function at exit: none sampled in either trace (blocks under the default mode's sampling rate count in the totals only; CUZKTRACE_SAMPLE=0 records every block)"
+# ... but where nothing is live at exit in either trace, there is nothing to sample
+for i in 1 2; do CUZKTRACE_OUT=$T/nolive$i.zst LD_PRELOAD=$LIB /bin/true 2>/dev/null; done
+expect_eq "diff, default mode, no heap live at exit in either trace: the row says none" \
+	"$($REPORT --diff $T/nolive1.zst $T/nolive2.zst | grep -e '^heap live at exit' -e '^live bytes by function at exit' | tr -s ' ' | tr '\n' '|')" \
+	"heap live at exit 0 B 0 B no change|live bytes by function at exit: none in either trace|"
