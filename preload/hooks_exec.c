@@ -419,12 +419,10 @@ CKT_EXPORT int execvp(const char *file, char *const argv[])
 
 /* One pause at a time, whatever thread asks (two threads that stopped the helpers at once
  * joined one writer twice, or waited for good for a pause the other had ended): the owner's
- * tid, held from before the helpers stop until they run again, and across a set-ID call
- * (another thread's pause begun meanwhile left the old writer running, with capabilities that
- * could differ, while ckt_helpers_creds_differ said none: glibc aborted). A signal handler on
- * the owner's thread does not wait for it; an owner that is gone (a thread that ended by
- * pthread_exit or siglongjmp from a handler in the middle) is taken over; a forked child
- * starts with none. Cancellation is off while held: the pause's sleeps and join are
+ * tid, held from before the helpers stop until they run again. A signal handler on the
+ * owner's thread does not wait for it; an owner thread that is gone (it ended by pthread_exit
+ * from a handler in the middle) is taken over; a forked child starts with none. (A handler's
+ * siglongjmp out of a paused call leaves it held: see README, Limits.) Cancellation is off while held: the pause's sleeps and join are
  * cancellation points the real calls do not have, and a cancelled owner left the writer
  * stopped for good and every later pause waiting. */
 static _Atomic pid_t pause_owner;
@@ -497,12 +495,19 @@ static void after_single_threaded_call(struct pause_hold *h)
 }
 
 /* A set-ID call that needs the capability cap: the helpers stop for it when their effective
- * cap is not the caller's; the pause is held across the call whether they stop or not. */
+ * cap is not the caller's. Nothing is held when nothing differs and no pause is under way (a
+ * handler's siglongjmp out of the call would leave the hold behind, every other thread's next
+ * set-ID call waiting for good); a pause under way is waited for, then looked at again (its
+ * old writer may still run, with other capabilities, while ckt_helpers_creds_differ, seeing
+ * the writer stopped, says none differ: glibc aborted). */
 static void setxid_begin(int cap, struct pause_hold *h)
 {
-	if (ckt_tls.guard || !is_tracer_process() || !pause_take(h))
+	if (ckt_tls.guard || !is_tracer_process() ||
+	    (!atomic_load(&pause_owner) && !ckt_helpers_creds_differ(cap)) || !pause_take(h))
 		return;
 	h->paused = ckt_helpers_creds_differ(cap) && ckt_helpers_pause(0);
+	if (!h->paused)
+		pause_give(h);
 }
 
 CKT_EXPORT int unshare(int flags)

@@ -178,6 +178,7 @@ CKT_EXPORT void cuzktrace_phase_pop(void)
  * to the end of the trace, and a reused tid would inherit them). Caller holds the guard. */
 void ckt_phase_thread_exit(struct ckt_tls *t)
 {
+	ckt_phase_flush_deferred(t);
 	while (t->phase_depth > 0)
 		pop_one(t);
 }
@@ -514,6 +515,17 @@ static void scan_flush_deferred(struct ckt_tls *t)
 		(void)scan_text(t->scan_carry, t->scan_carry_len, NULL, 0, NULL, 0, 0, &deferred);
 	t->scan_pending = 0;
 	t->scan_carry_len = 0;
+}
+
+/* A marker the thread's last write left deferred acts as its line ends: at the thread's exit,
+ * or the process's (the exit's thread). Not when the scan is busy (an exit from a handler that
+ * interrupted it): the marker is lost then. */
+void ckt_phase_flush_deferred(struct ckt_tls *t)
+{
+	if (!t->scan_pending || pthread_mutex_trylock(&scan_lock) != 0)
+		return;
+	scan_flush_deferred(t);
+	pthread_mutex_unlock(&scan_lock);
 }
 
 static void scan_write(int fd, const char *buf, size_t n)

@@ -30,7 +30,7 @@ static void on_thread_exit(void *arg)
 	 * destructors, glibc's own teardown): its ring stays attached; the writer recycles it once
 	 * the thread has really gone. */
 	struct ckt_ring *r = arg;
-	if (ckt_tls.phase_depth > 0 && atomic_load_explicit(&ckt_active, memory_order_relaxed)) {
+	if ((ckt_tls.phase_depth > 0 || ckt_tls.scan_pending) && atomic_load_explicit(&ckt_active, memory_order_relaxed)) {
 		ckt_tls.guard++;
 		ckt_phase_thread_exit(&ckt_tls);
 		ckt_tls.guard--;

@@ -12,7 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <linux/falloc.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -283,7 +285,7 @@ in_place:
 	return o->f ? 0 : -errno;
 }
 
-/* The finished temporary copied over dst: its room reserved first (posix_fallocate), so that
+/* The finished temporary copied over dst: its room reserved first (fallocate), so that
  * a full disk leaves dst as it was; then written from the start and cut to its size. 0 or
  * -errno. */
 static int ckt_util_copy_over(const char *tmp, const char *dst, bool create)
@@ -294,8 +296,16 @@ static int ckt_util_copy_over(const char *tmp, const char *dst, bool create)
 	struct stat st;
 	if (in < 0 || out < 0 || !buf || fstat(in, &st) != 0)
 		e = buf ? errno : ENOMEM;
-	if (!e && st.st_size > 0 && (e = posix_fallocate(out, 0, st.st_size)) == EOPNOTSUPP)
-		e = 0; /* no way to reserve it here: written as it comes */
+	/* the kernel's fallocate itself, keeping the size (glibc's posix_fallocate emulates it
+	 * where the file system has none by reading the file, which this descriptor cannot) */
+	while (!e && st.st_size > 0 &&
+	       syscall(SYS_fallocate, out, FALLOC_FL_KEEP_SIZE, (off_t)0, (off_t)st.st_size) != 0) {
+		if (errno == EINTR)
+			continue;
+		if (errno != EOPNOTSUPP && errno != ENOSYS)
+			e = errno;
+		break; /* no way to reserve it here: written as it comes */
+	}
 	ssize_t n = 0;
 	while (!e && (n = read(in, buf, 1 << 16)) > 0)
 		for (ssize_t off = 0; !e && off < n;) {

@@ -15,7 +15,8 @@
  * began prove again where the whole line ends it (as one write does):
  *   SYNTH; "PROVE" + "\n"               prove        1,000,000
  *   "PROVE" + "_DONE\n" ends prove       synthesis    2,000,000
- *   DONE ends synthesis                  (none)       3,000,000 */
+ *   DONE ends synthesis                  (none)       3,000,000
+ * and a last "PROVE" without its line's end: it acts at the exit (it was lost). */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +49,7 @@ int main(int argc, char **argv)
 		keep[1] = malloc(2000000);
 		say(2, "DONE\n");
 		keep[2] = malloc(3000000);
+		say(2, "PROVE"); /* the last write: the marker waits for the line's end, the exit */
 		return 0;
 	}
 	keep[0] = malloc(1000000);
