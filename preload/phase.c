@@ -407,14 +407,20 @@ static void apply_rule(struct ckt_tls *t, const struct rule *r, int start_here, 
  * PROVE_DONE, written "PROVE" then "_DONE\n" by eprintln!("{}_DONE", stage)) is deferred: the
  * scan stops, *deferred says where. Returns the end of the text the last one used up (buf
  * when none). Caller holds scan_lock. */
+/* rule i's start marker (e 0) or end marker (e 1), its length in *len (0: none) */
+static const char *marker(unsigned i, int e, size_t *len)
+{
+	*len = e ? rules[i].end_len : rules[i].start_len;
+	return e ? rules[i].end : rules[i].start;
+}
+
 /* a marker longer than len could still match at `at` once the text after end comes */
 static int longer_may_follow(const char *at, const char *end, size_t len)
 {
-	size_t have = (size_t)(end - at);
+	size_t have = (size_t)(end - at), ml;
 	for (unsigned i = 0; i < nrules; i++)
 		for (int e = 0; e < 2; e++) {
-			const char *m = e ? rules[i].end : rules[i].start;
-			size_t ml = e ? rules[i].end_len : rules[i].start_len;
+			const char *m = marker(i, e, &ml);
 			if (ml > len && ml > have && memcmp(at, m, have) == 0)
 				return 1;
 		}
@@ -440,25 +446,26 @@ static const char *scan_text(const char *buf, size_t n, const char *cross, int p
 					at = next[i][e];
 		if (!at || (cross && at >= cross))
 			break;
-		size_t longest = 0;
+		/* the markers that count here (bit e of here[i]), the longest of them */
+		static uint8_t here[MAX_RULES];
+		size_t longest = 0, ml;
 		for (unsigned i = 0; i < nrules; i++) {
-			int s_here = next[i][0] == at && (!cross || pending || at + rules[i].start_len > cross);
-			int e_here = next[i][1] == at && (!cross || pending || at + rules[i].end_len > cross);
-			if (s_here && rules[i].start_len > longest)
-				longest = rules[i].start_len;
-			if (e_here && rules[i].end_len > longest)
-				longest = rules[i].end_len;
+			here[i] = 0;
+			for (int e = 0; e < 2; e++) {
+				(void)marker(i, e, &ml);
+				if (next[i][e] == at && (!cross || pending || at + ml > cross)) {
+					here[i] |= (uint8_t)(1 << e);
+					longest = ml > longest ? ml : longest;
+				}
+			}
 		}
 		if (longest && at_end && longer_may_follow(at, end, longest)) {
 			*deferred = at;
 			return used;
 		}
-		for (unsigned i = 0; i < nrules; i++) {
-			int s_here = next[i][0] == at && (!cross || pending || at + rules[i].start_len > cross);
-			int e_here = next[i][1] == at && (!cross || pending || at + rules[i].end_len > cross);
-			if (s_here || e_here)
-				apply_rule(t, &rules[i], s_here, e_here, buf, n, at, pre, pre_len);
-		}
+		for (unsigned i = 0; i < nrules; i++)
+			if (here[i])
+				apply_rule(t, &rules[i], here[i] & 1, here[i] >> 1, buf, n, at, pre, pre_len);
 		/* go on after the longest marker found here; search again for the ones passed */
 		const char *pos = at + (longest ? longest : 1);
 		if (longest)
@@ -466,8 +473,7 @@ static const char *scan_text(const char *buf, size_t n, const char *cross, int p
 		for (unsigned i = 0; i < nrules; i++)
 			for (int e = 0; e < 2; e++)
 				if (next[i][e] && next[i][e] < pos) {
-					const char *m = e ? rules[i].end : rules[i].start;
-					size_t ml = e ? rules[i].end_len : rules[i].start_len;
+					const char *m = marker(i, e, &ml);
 					next[i][e] = memmem(pos, (size_t)(end - pos), m, ml);
 				}
 	}
@@ -487,8 +493,7 @@ enum { JOIN_HEAD = 512 - CKT_SCAN_CARRY };
 
 /* The markers that cross from the c bytes of the open line into buf (or, when the carried
  * text was deferred, that begin in it): where the scan of buf begins (past the text they used
- * up); buf + n when a marker at the end of the join was deferred again (then kept as the
- * carry). */
+ * up); NULL when a marker at the end of the join was deferred (then kept as the carry). */
 static const char *scan_join(struct ckt_tls *t, const char *buf, size_t n)
 {
 	static char join[CKT_SCAN_CARRY + JOIN_HEAD]; /* under scan_lock */
@@ -501,7 +506,7 @@ static const char *scan_join(struct ckt_tls *t, const char *buf, size_t n)
 		t->scan_carry_len = (unsigned)(join + c + h - deferred);
 		memmove(t->scan_carry, deferred, t->scan_carry_len);
 		t->scan_pending = 1;
-		return buf + n;
+		return NULL;
 	}
 	t->scan_pending = 0;
 	return used > join + c ? buf + (used - (join + c)) : buf;
@@ -537,7 +542,7 @@ static void scan_write(int fd, const char *buf, size_t n)
 	t->scan_fd = fd;
 	size_t c = t->scan_carry_len;
 	const char *from = c ? scan_join(t, buf, n) : buf;
-	if (c && from == buf + n && t->scan_pending)
+	if (!from)
 		return; /* deferred in the join: the carry holds it */
 	const char *used = scan_text(from, n - (size_t)(from - buf), NULL, 0, t->scan_carry, from == buf ? c : 0, 1,
 				     &deferred);
