@@ -612,9 +612,17 @@ void ckt_phase_scan_iov(int fd, const struct iovec *iov, int cnt, size_t total)
 }
 
 /* ---- thread names ---- */
+/* A thread's name is the kernel's, at most 15 bytes (pthread_setname_np refuses more, prctl
+ * and PR_GET_NAME cut to that), so its record takes 56 bytes of the caller's stack, which can
+ * be a small thread or signal stack (it took CKT_MAX_STR + 40). */
 void ckt_thread_name_record_tid(pid_t tid, const char *name)
 {
-	uint8_t rec[CKT_MAX_STR + 40];
+	char cut[16];
+	size_t len = strnlen(name, sizeof(cut) - 1);
+	memcpy(cut, name, len);
+	cut[len] = 0;
+	name = cut;
+	uint8_t rec[sizeof(cut) + 40];
 	struct ckt_aux *a = ckt_aux_of(rec, (size_t)(ckt_record_thread_name(rec, ckt_now(), (uint64_t)tid, name) - rec));
 	if (a)
 		ckt_aux_push(a);

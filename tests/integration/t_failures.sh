@@ -599,8 +599,9 @@ fi
 # call (status 139). tests/progs/smallstack.c; both run untraced with these sizes.
 # With phase rules set every such write is scanned: the scan's buffers are static (under its
 # lock) and the library is bound at load (a first call bound lazily ran the loader's resolver,
-# several KiB, on the small stack: 139 with any rule set, matching or not).
-for args in "alt 7168" "thread 6"; do
+# several KiB, on the small stack: 139 with any rule set, matching or not). Each also names
+# its thread there (the name's record took 1 KiB of that stack).
+for args in "alt 7168 name" "thread 6 name"; do
 	for rate in 0 524288; do
 		CUZKTRACE_SAMPLE=$rate traced_json smallstack $P/smallstack $args >/dev/null
 		expect_eq "smallstack $args (CUZKTRACE_SAMPLE=$rate): status 0, its output, the trace complete" \
@@ -613,6 +614,8 @@ for args in "alt 7168" "thread 6"; do
 			"$(cat $T/smallstack.rc)/$(cat $T/smallstack.out)/$(jget $T/smallstack.json truncated)" "0/ok/false"
 	done
 done
+expect_match "smallstack thread 6 name: the thread's 100 bytes under the name it gave itself" \
+	"$($REPORT --by thread $T/smallstack.zst 2>&1)" $'\ndeep-worker +1 +100 B +100 B +100 B\n'
 
 # Under a descriptor limit of 6 the sampler can read statm but not status: the samples lose
 # VmHWM and the anonymous/file split, now with one line (the report just left them out)

@@ -4,6 +4,8 @@
  *     under it, writes "caught SIGUSR1" with writev and write
  *   smallstack thread DEPTH: a thread on a PTHREAD_STACK_MIN stack recurses DEPTH frames of
  *     1 KiB, then writes a line with writev and allocates 100 bytes
+ *   a third argument "name": the handler, or the deep thread, also names its thread (prctl
+ *     PR_SET_NAME, pthread_setname_np); the name's record took 1 KiB of the caller's stack
  * Prints "ok" at the end. The writev hook took 8 KiB of stack on every call (a buffer for the
  * phase rules' scan, used or not): status 139 where untraced it runs. */
 #include <limits.h>
@@ -12,14 +14,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/uio.h>
 #include <unistd.h>
+
+static int naming;
 
 static void handler(int s)
 {
 	(void)s;
 	struct iovec v[2] = {{"caught ", 7}, {"SIGUSR1\n", 8}};
 	if (writev(2, v, 2) != 15 || write(2, "handler done\n", 13) != 13)
+		_exit(3);
+	if (naming && prctl(PR_SET_NAME, "fatal-reporter"))
 		_exit(3);
 }
 
@@ -37,6 +44,8 @@ static void use(int d)
 		if (writev(2, v, 2) != 16)
 			_exit(3);
 		keep = malloc(100);
+		if (naming && pthread_setname_np(pthread_self(), "deep-worker"))
+			_exit(3);
 	}
 	pad[1] = 1;
 }
@@ -52,6 +61,7 @@ int main(int argc, char **argv)
 	if (argc < 3)
 		return 2;
 	size_t n = strtoul(argv[2], NULL, 0);
+	naming = argc > 3 && strcmp(argv[3], "name") == 0;
 	if (strcmp(argv[1], "alt") == 0) {
 		char *m = mmap(NULL, n + 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (m == MAP_FAILED || mprotect(m, 4096, PROT_NONE))
