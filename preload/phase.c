@@ -577,11 +577,21 @@ static void scan_write(int fd, const char *buf, size_t n)
 	t->scan_carry_len = (unsigned)(c + keep);
 }
 
+/* After a scan, outside its lock: a thread that deferred a marker and has recorded nothing
+ * takes its ring now, whose key destructor acts the marker at the thread's exit (a thread that
+ * never allocates, writing "PROVE" then ending: the marker was lost). */
+static void scan_done(struct ckt_tls *t)
+{
+	pthread_mutex_unlock(&scan_lock);
+	if (t->scan_pending && !t->ring)
+		(void)ckt_thread_attach(t);
+}
+
 void ckt_phase_scan(int fd, const char *buf, size_t n)
 {
 	pthread_mutex_lock(&scan_lock);
 	scan_write(fd, buf, n);
-	pthread_mutex_unlock(&scan_lock);
+	scan_done(&ckt_tls);
 }
 
 /* loggers write [prefix, message, "\n"]: up to 1 KiB the pieces are joined (in a static
@@ -608,7 +618,7 @@ void ckt_phase_scan_iov(int fd, const struct iovec *iov, int cnt, size_t total)
 			total -= k;
 		}
 	}
-	pthread_mutex_unlock(&scan_lock);
+	scan_done(&ckt_tls);
 }
 
 /* ---- thread names ---- */

@@ -109,6 +109,11 @@ $REPORT --json $T/splitpre.zst >$T/splitpre.json 2>/dev/null
 expect_eq "splitlog prefix: PROVE at the end of a write waits for what follows (PROVE_DONE ends prove, as in one write; the last PROVE acts at the exit)" \
 	"$(cat $T/splitpre.rc)/$(jget $T/splitpre.json peak_heap.by_phase)/$($PY -c 'import json,sys; print(" ".join(n["text"] for n in json.load(open(sys.argv[1]))["phase_notes"]))' $T/splitpre.json)" \
 	'0/[{"phase": "(none)", "bytes": 3000000}, {"phase": "synthesis", "bytes": 2000000}, {"phase": "prove", "bytes": 1000000}]/SYNTH PROVE PROVE_DONE DONE PROVE'
+CUZKTRACE_SAMPLE=0 CUZKTRACE_PHASES='prove=PROVE..PROVE_DONE;synthesis=SYNTH..DONE' CUZKTRACE_OUT=$T/splitquiet.zst traced splitquiet $P/splitlog quiet
+$REPORT --json $T/splitquiet.zst >$T/splitquiet.json 2>/dev/null
+expect_eq "splitlog quiet: PROVE written last by a thread that never allocates acts at that thread's exit" \
+	"$(cat $T/splitquiet.rc)/$(jget $T/splitquiet.json peak_heap.by_phase)" \
+	'0/[{"phase": "(none)", "bytes": 2000304}, {"phase": "prove", "bytes": 1000000}]'
 head -c $(( $(wc -c <$T/splitlog.zst) - 8 )) $T/splitlog.zst >$T/splitcut.zst
 $REPORT $T/splitcut.zst >/dev/null 2>$T/splitcut.rerr
 expect_eq "splitlog cut in its only data frame: each rule's warning says the trace was cut (the marker may come after)" \

@@ -16,7 +16,11 @@
  *   SYNTH; "PROVE" + "\n"               prove        1,000,000
  *   "PROVE" + "_DONE\n" ends prove       synthesis    2,000,000
  *   DONE ends synthesis                  (none)       3,000,000
- * and a last "PROVE" without its line's end: it acts at the exit (it was lost). */
+ * and a last "PROVE" without its line's end: it acts at the exit (it was lost).
+ * "splitlog quiet", with the same rules: a thread that never allocates writes "PROVE" and ends;
+ * the marker acts at its exit (it was lost: such a thread had no exit hook):
+ *   before, and glibc's TLS vector for that thread     (none)   2,000,304
+ *   after the thread is joined                          prove    1,000,000 */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +41,12 @@ static void *other(void *a)
 	return a;
 }
 
+static void *quiet(void *a)
+{
+	say(2, "PROVE");
+	return a;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && strcmp(argv[1], "prefix") == 0) {
@@ -50,6 +60,14 @@ int main(int argc, char **argv)
 		say(2, "DONE\n");
 		keep[2] = malloc(3000000);
 		say(2, "PROVE"); /* the last write: the marker waits for the line's end, the exit */
+		return 0;
+	}
+	if (argc > 1 && strcmp(argv[1], "quiet") == 0) {
+		keep[0] = malloc(2000000);
+		pthread_t t;
+		if (pthread_create(&t, NULL, quiet, NULL) || pthread_join(t, NULL))
+			return 2;
+		keep[1] = malloc(1000000);
 		return 0;
 	}
 	keep[0] = malloc(1000000);
