@@ -116,16 +116,24 @@ static void ckt_main_help(void)
 	       "       " CKT_PROG " [options] --diff BASE TRACE\n\n"
 	       "Reads a cuzktrace trace file and reports peak heap, mmap and RSS usage.\n\n"
 	       "options:\n");
+	/* the texts start one space past the longest "--option ARG" (--folded-heap FILE ran into
+	 * its text) */
+	int w = 0;
+	for (size_t i = 0; i < CKT_NOPTS; i++) {
+		int n = (int)strlen(ckt_opts[i].name) + (ckt_opts[i].arg ? 1 + (int)strlen(ckt_opts[i].arg) : 0);
+		w = n > w ? n : w;
+	}
+	w++;
 	for (size_t i = 0; i < CKT_NOPTS; i++) {
 		char left[64];
 		snprintf(left, sizeof(left), "%s%s%s", ckt_opts[i].name, ckt_opts[i].arg ? " " : "",
 			 ckt_opts[i].arg ? ckt_opts[i].arg : "");
-		printf("  %-18s", left);
+		printf("  %-*s", w, left);
 		/* continuation lines of a help text line up under its first line */
 		for (const char *p = ckt_opts[i].help; *p; p++) {
 			putchar(*p);
 			if (*p == '\n')
-				printf("  %-18s", "");
+				printf("  %-*s", w, "");
 		}
 		putchar('\n');
 	}
@@ -293,8 +301,10 @@ static int ckt_main_check_outputs(const struct ckt_args *a)
 	size_t n = ckt_main_outputs(a, o);
 	struct stat out, st;
 	/* the report goes to stdout: a file output that is that file (/dev/stdout with stdout
-	 * redirected to a file) would be written over it, or renamed away from under it */
-	bool out_file = fstat(1, &out) == 0 && S_ISREG(out.st_mode);
+	 * redirected to a file) would be written over it, or renamed away from under it; one
+	 * that is its pipe or socket (`--csv /dev/stdout | tool`) would reach the tool mixed with
+	 * the report. A terminal may show both. */
+	bool out_file = fstat(1, &out) == 0 && (S_ISREG(out.st_mode) || S_ISFIFO(out.st_mode) || S_ISSOCK(out.st_mode));
 	for (size_t i = 0; i < n; i++)
 		if (out_file && stat(o[i].path, &st) == 0 &&
 		    st.st_dev == out.st_dev && st.st_ino == out.st_ino)

@@ -36,6 +36,8 @@ expect_eq "reader: --help exits 0" $rc 0
 for opt in --json --csv --diff --modules; do
 	expect_match "reader: --help documents $opt" "$(cat $T/help.out)" "$opt"
 done
+expect_eq "reader: --help starts every option's text in one column, one space past the longest option (--folded-heap FILE ran into its text)" \
+	"$(grep '^  --' $T/help.out | cut -c21 | sort -u | tr -d '\n')/$(grep '^  --' $T/help.out | cut -c22 | grep -c ' ')/$(grep -c '^  --folded-heap FILE the same' $T/help.out)" " /0/1"
 expect_match "reader: --help documents exit statuses 0, 1 and 2" "$(cat $T/help.out)" $'exit status:\n  0  report written.*\n  1  the trace.*\n  2  usage error'
 if [ -w /dev/full ]; then
 	$REPORT --help >/dev/full 2>$T/help.err
@@ -526,6 +528,10 @@ expect_eq "reader: a link to a file not yet made, and that file: exit 2 (the tim
 $REPORT --csv /dev/stdout $T/known.zst >$T/both.txt 2>$T/both.err
 expect_eq "reader: --csv /dev/stdout with stdout a file: exit 2, the file untouched" "$?/$(head -1 $T/both.err)/$(wc -c <$T/both.txt)" \
 	"2/cuzktrace-report: error: '/dev/stdout' given to --csv is the standard output, where the report goes/0"
+$REPORT --folded /dev/stdout $T/known.zst 2>$T/both.err | wc -c >$T/both.n
+expect_eq "reader: --folded /dev/stdout with stdout a pipe: exit 2, nothing through the pipe (the report followed the folded stacks)" \
+	"${PIPESTATUS[0]}/$(head -1 $T/both.err)/$(cat $T/both.n)" \
+	"2/cuzktrace-report: error: '/dev/stdout' given to --folded is the standard output, where the report goes/0"
 (ulimit -f 1; $REPORT --sites-csv $T/fsize.csv $T/known.zst >/dev/null 2>$T/fsize.err; echo $? >$T/fsize.rc)
 expect_eq "reader: an output past the file-size limit: exit 1, one line, no file (it was killed by SIGXFSZ)" \
 	"$(cat $T/fsize.rc)/$(cat $T/fsize.err)/$(ls -A $T | grep -c fsize.csv)" \
