@@ -137,7 +137,9 @@ static void ckt_main_help(void)
 		}
 		putchar('\n');
 	}
-	printf("\nA value may also be given as --option=VALUE. \"--\" ends the options.\n\n"
+	printf("\nA value may also be given as --option=VALUE. \"--\" ends the options.\n"
+	       "FILE \"-\" is the standard output: that file is written there in place of the\n"
+	       "report (not with --json). TRACE or BASE \"-\" is the standard input.\n\n"
 	       "exit status:\n"
 	       "  0  report written (also for a truncated trace: a warning says so)\n"
 	       "  1  the trace is unreadable, empty, corrupt, not a trace or of an unsupported\n"
@@ -306,16 +308,33 @@ static int ckt_main_check_outputs(const struct ckt_args *a)
 	 * the report. A terminal may show both. */
 	bool out_file = fstat(1, &out) == 0 && (S_ISREG(out.st_mode) || S_ISFIFO(out.st_mode) || S_ISSOCK(out.st_mode));
 	for (size_t i = 0; i < n; i++)
-		if (out_file && stat(o[i].path, &st) == 0 &&
+		if (out_file && strcmp(o[i].path, "-") != 0 && stat(o[i].path, &st) == 0 &&
 		    st.st_dev == out.st_dev && st.st_ino == out.st_ino)
 			return ckt_main_usage("'%s' given to %s is the standard output, where the report goes",
 					      o[i].path, o[i].opt);
 	for (size_t i = 0; i < n; i++)
 		for (size_t j = i + 1; j < n; j++)
-			if (!ckt_main_not_regular(o[i].path) && ckt_main_same_output(o[i].path, o[j].path))
+			if (strcmp(o[i].path, "-") == 0 ? strcmp(o[j].path, "-") == 0
+			    : strcmp(o[j].path, "-") != 0 && !ckt_main_not_regular(o[i].path) &&
+				      ckt_main_same_output(o[i].path, o[j].path))
 				return ckt_main_usage("'%s' is given to both %s and %s", o[j].path, o[i].opt,
 						      o[j].opt);
+	/* "-" is stdout, in place of the report: not beside the JSON asked for there */
+	for (size_t i = 0; i < n; i++)
+		if (a->json && strcmp(o[i].path, "-") == 0)
+			return ckt_main_usage("--json and %s - both write to standard output", o[i].opt);
 	return 0;
+}
+
+/* A file output is "-": it goes to stdout, and the report does not */
+static bool ckt_main_output_stdout(const struct ckt_args *a)
+{
+	struct ckt_main_out o[CKT_MAIN_NOUT];
+	size_t n = ckt_main_outputs(a, o);
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(o[i].path, "-") == 0)
+			return true;
+	return false;
 }
 
 /* Fills a from argv. Returns 0, or -1 after printing a usage error. */
@@ -451,6 +470,11 @@ static int ckt_main_parse(int argc, char **argv, struct ckt_args *a)
 		return ckt_main_usage("no TRACE file given");
 	if (a->help)
 		return 0;
+	/* "-" is the standard input, as BASE or TRACE */
+	if (strcmp(a->trace, "-") == 0)
+		a->trace = "/dev/stdin";
+	if (a->diff && strcmp(a->diff, "-") == 0)
+		a->diff = "/dev/stdin";
 	struct stat st;
 	/* --phase-rule reads the trace twice (its stacks first), which a pipe cannot give */
 	for (int k = 0; k < 2; k++) {
@@ -572,7 +596,8 @@ static int ckt_main_outputs_not_inputs(const struct ckt_args *a)
 	struct ckt_main_out o[CKT_MAIN_NOUT];
 	size_t n = ckt_main_outputs(a, o);
 	for (size_t i = 0; i < n; i++)
-		if (ckt_main_same_file(o[i].path, a->trace) || (a->diff && ckt_main_same_file(o[i].path, a->diff))) {
+		if (strcmp(o[i].path, "-") != 0 &&
+		    (ckt_main_same_file(o[i].path, a->trace) || (a->diff && ckt_main_same_file(o[i].path, a->diff)))) {
 			ckt_main_say("error: cannot write '%s': it is the trace being read",
 				     o[i].path);
 			return -1;
@@ -900,7 +925,9 @@ int main(int argc, char **argv)
 				     : ", and the heap totals by size (exact mode counts a block at the size "
 				       "asked for, the default mode a small one at its usable size)");
 	}
-	if (a.diff)
+	if (ckt_main_output_stdout(&a))
+		rc = 0; /* a file output went there instead */
+	else if (a.diff)
 		rc = a.json ? ckt_report_diff_json(stdout, &base.r, &cur.r)
 			    : ckt_report_diff_text(stdout, &base.r, &cur.r, a.top ? a.top : 10);
 	else

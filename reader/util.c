@@ -242,11 +242,43 @@ char *ckt_util_link_target(const char *path)
 	return NULL;
 }
 
+/* "-": standard output, whole or not at all too: the output goes to an unnamed temporary
+ * (in $TMPDIR, else /tmp), copied to stdout when it is complete; where no temporary can be
+ * made, straight to stdout */
+static int ckt_util_out_stdout(struct ckt_util_out *o)
+{
+	const char *dir = getenv("TMPDIR");
+	if (!dir || !*dir)
+		dir = "/tmp";
+	size_t n = strlen(dir) + sizeof("/cuzktrace-report.XXXXXX");
+	char *tmp = malloc(n);
+	int fd = -1;
+	if (tmp && snprintf(tmp, n, "%s/cuzktrace-report.XXXXXX", dir) > 0 && (fd = mkstemp(tmp)) >= 0)
+		unlink(tmp);
+	free(tmp);
+	if (fd >= 0 && (o->f = fdopen(fd, "w+"))) {
+		o->to_stdout = true;
+		return 0;
+	}
+	if (fd >= 0)
+		close(fd);
+	fd = dup(1);
+	if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
+		int e = errno;
+		if (fd >= 0)
+			close(fd);
+		return -e;
+	}
+	return 0;
+}
+
 int ckt_util_out_open(struct ckt_util_out *o, const char *path)
 {
+	*o = (struct ckt_util_out){ 0 };
+	if (strcmp(path, "-") == 0)
+		return ckt_util_out_stdout(o);
 	struct stat st;
 	bool exists = stat(path, &st) == 0;
-	*o = (struct ckt_util_out){ 0 };
 	if (!exists && errno == ELOOP) /* links that lead round: no file to write */
 		return -ELOOP;
 	if (exists && !S_ISREG(st.st_mode))
@@ -285,27 +317,11 @@ in_place:
 	return o->f ? 0 : -errno;
 }
 
-/* The finished temporary copied over dst: its room reserved first (fallocate), so that
- * a full disk leaves dst as it was; then written from the start and cut to its size. 0 or
- * -errno. */
-static int ckt_util_copy_over(const char *tmp, const char *dst, bool create)
+/* in's bytes from where it stands to its end written to out. 0 or an errno. */
+static int ckt_util_copy_fd(int in, int out)
 {
-	int in = open(tmp, O_RDONLY | O_CLOEXEC), e = 0;
-	int out = in < 0 ? -1 : open(dst, O_WRONLY | O_CLOEXEC | (create ? O_CREAT : 0), 0666);
 	char *buf = malloc(1 << 16);
-	struct stat st;
-	if (in < 0 || out < 0 || !buf || fstat(in, &st) != 0)
-		e = buf ? errno : ENOMEM;
-	/* the kernel's fallocate itself, keeping the size (glibc's posix_fallocate emulates it
-	 * where the file system has none by reading the file, which this descriptor cannot) */
-	while (!e && st.st_size > 0 &&
-	       syscall(SYS_fallocate, out, FALLOC_FL_KEEP_SIZE, (off_t)0, (off_t)st.st_size) != 0) {
-		if (errno == EINTR)
-			continue;
-		if (errno != EOPNOTSUPP && errno != ENOSYS)
-			e = errno;
-		break; /* no way to reserve it here: written as it comes */
-	}
+	int e = buf ? 0 : ENOMEM;
 	ssize_t n = 0;
 	while (!e && (n = read(in, buf, 1 << 16)) > 0)
 		for (ssize_t off = 0; !e && off < n;) {
@@ -317,15 +333,41 @@ static int ckt_util_copy_over(const char *tmp, const char *dst, bool create)
 		}
 	if (!e && n < 0)
 		e = errno;
+	free(buf);
+	return e;
+}
+
+/* The finished temporary copied over dst: its room reserved first (fallocate), so that
+ * a full disk leaves dst as it was; then written from the start and cut to its size. 0 or
+ * -errno. */
+static int ckt_util_copy_over(const char *tmp, const char *dst, bool create)
+{
+	int in = open(tmp, O_RDONLY | O_CLOEXEC), e = 0;
+	int out = in < 0 ? -1 : open(dst, O_WRONLY | O_CLOEXEC | (create ? O_CREAT : 0), 0666);
+	struct stat st;
+	if (in < 0 || out < 0 || fstat(in, &st) != 0)
+		e = errno;
+	/* the kernel's fallocate itself, keeping the size (glibc's posix_fallocate emulates it
+	 * where the file system has none by reading the file, which this descriptor cannot) */
+	while (!e && st.st_size > 0 &&
+	       syscall(SYS_fallocate, out, FALLOC_FL_KEEP_SIZE, (off_t)0, (off_t)st.st_size) != 0) {
+		if (errno == EINTR)
+			continue;
+		if (errno != EOPNOTSUPP && errno != ENOSYS)
+			e = errno;
+		break; /* no way to reserve it here: written as it comes */
+	}
+	if (!e)
+		e = ckt_util_copy_fd(in, out);
 	if (!e && ftruncate(out, st.st_size) != 0)
 		e = errno;
 	if (out >= 0 && close(out) != 0 && !e)
 		e = errno;
 	if (in >= 0)
 		close(in);
-	free(buf);
 	return -e;
 }
+
 
 int ckt_util_out_close(struct ckt_util_out *o, bool ok)
 {
@@ -334,6 +376,12 @@ int ckt_util_out_close(struct ckt_util_out *o, bool ok)
 		return 0;
 	if (ferror(o->f))
 		e = EIO; /* the writer's own record of the error says more */
+	if (o->to_stdout && ok && !e) {
+		if (fflush(o->f) != 0 || lseek(fileno(o->f), 0, SEEK_SET) != 0)
+			e = errno ? errno : EIO;
+		else
+			e = ckt_util_copy_fd(fileno(o->f), 1);
+	}
 	errno = 0;
 	if (fclose(o->f) != 0 && !e)
 		e = errno ? errno : EIO;

@@ -73,8 +73,9 @@ struct ckt_util_out {
 	FILE *f;
 	char *tmp, *dst; /* NULL when written in place */
 	bool exists;     /* dst existed: copied over at the end */
+	bool to_stdout;  /* "-": f is an unnamed temporary, copied to stdout at the end */
 };
-/* 0, or -errno (nothing left behind) */
+/* path "-" is standard output. 0, or -errno (nothing left behind) */
 int ckt_util_out_open(struct ckt_util_out *o, const char *path);
 /* The name a symbolic link that leads nowhere yet leads to (links followed up to 8 deep),
  * malloc'ed; NULL when path is no such link (or the links lead round). */

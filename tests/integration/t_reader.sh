@@ -532,6 +532,27 @@ $REPORT --folded /dev/stdout $T/known.zst 2>$T/both.err | wc -c >$T/both.n
 expect_eq "reader: --folded /dev/stdout with stdout a pipe: exit 2, nothing through the pipe (the report followed the folded stacks)" \
 	"${PIPESTATUS[0]}/$(head -1 $T/both.err)/$(cat $T/both.n)" \
 	"2/cuzktrace-report: error: '/dev/stdout' given to --folded is the standard output, where the report goes/0"
+# "-": an output to stdout in place of the report (it made a file named "-"); TRACE "-" is stdin
+$REPORT --sites-csv $T/dash.csv $T/known.zst >/dev/null 2>&1
+(cd $T && $REPORT --sites-csv - known.zst >$T/dash.out 2>$T/dash.err; echo $? >$T/dash.rc)
+expect_eq "reader: --sites-csv - writes the CSV to stdout, byte for byte, and no report; no file named -" \
+	"$(cat $T/dash.rc)/$(cat $T/dash.err)/$(cmp $T/dash.out $T/dash.csv && echo same)/$(ls $T | grep -c '^-$')" "0//same/0"
+$REPORT --csv - --json $T/known.zst >$T/dash2.out 2>$T/dash2.err
+expect_eq "reader: --csv - with --json: exit 2, nothing on stdout" "$?/$(head -1 $T/dash2.err)/$(wc -c <$T/dash2.out)" \
+	"2/cuzktrace-report: error: --json and --csv - both write to standard output/0"
+$REPORT --csv - --folded - $T/known.zst >$T/dash3.out 2>$T/dash3.err
+expect_eq "reader: - given to two outputs: exit 2" "$?/$(head -1 $T/dash3.err)/$(wc -c <$T/dash3.out)" \
+	"2/cuzktrace-report: error: '-' is given to both --csv and --folded/0"
+head -c $(( $(wc -c <$T/known.zst) - 3 )) $T/known.zst >$T/dashcut.zst
+printf 'garbage' >>$T/dashcut.zst
+$REPORT --sites-csv - $T/dashcut.zst >$T/dash4.out 2>$T/dash4.err
+expect_eq "reader: --sites-csv - of a corrupt trace: exit 1, nothing on stdout (written whole or not at all)" \
+	"$?/$(wc -c <$T/dash4.out)/$(grep -c 'error' $T/dash4.err)" "1/0/1"
+$REPORT --json $T/known.zst >$T/dash5.want 2>/dev/null
+$REPORT --json - <$T/known.zst >$T/dash5.out 2>$T/dash5.err
+expect_eq "reader: TRACE - is the standard input: the same report" \
+	"$?/$(cat $T/dash5.err)/$(jget $T/dash5.out peak_heap.bytes)/$(jget $T/dash5.out events)" \
+	"0//$(jget $T/dash5.want peak_heap.bytes)/$(jget $T/dash5.want events)"
 (ulimit -f 1; $REPORT --sites-csv $T/fsize.csv $T/known.zst >/dev/null 2>$T/fsize.err; echo $? >$T/fsize.rc)
 expect_eq "reader: an output past the file-size limit: exit 1, one line, no file (it was killed by SIGXFSZ)" \
 	"$(cat $T/fsize.rc)/$(cat $T/fsize.err)/$(ls -A $T | grep -c fsize.csv)" \
