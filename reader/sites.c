@@ -137,6 +137,22 @@ static bool ckt_sites_std_on_primitive(const char *name, const char *self, const
 			strncmp(tr, "<str>", 5) == 0);
 }
 
+/* The " as " of the outermost "<Self as Trait>" of a name that starts with '<' (NULL for an
+ * inherent "<Self>::m"): Self may nest its own "<... as ...>" ("->" of a fn type is no '>'). */
+static const char *ckt_sites_outer_as(const char *name)
+{
+	int depth = 0;
+	for (const char *p = name; *p; p++) {
+		if (*p == '<')
+			depth++;
+		else if (*p == '>' && (p == name || p[-1] != '-') && --depth == 0)
+			return NULL;
+		else if (depth == 1 && strncmp(p, " as ", 4) == 0)
+			return p;
+	}
+	return NULL;
+}
+
 bool ckt_sites_is_plumbing(const char *name)
 {
 	static const char *const exact[] = {
@@ -163,6 +179,13 @@ bool ckt_sites_is_plumbing(const char *name)
 		const char *p = name;
 		while (*p == '<')
 			p++;
+		/* an impl of a trait of no standard crate is that crate's or the program's code,
+		 * whatever type it is for (a crate implements only its own traits for another
+		 * crate's types): "<alloc::vec::Vec<u64> as app::Grow>::grow_to" owns what it
+		 * pushes (it was taken for Vec's code, and main owned the bytes) */
+		const char *outer = ckt_sites_outer_as(name);
+		if (outer && outer[4] != '<' && !ckt_sites_prefixed(outer + 4))
+			return false;
 		if (ckt_sites_prefixed(p))
 			return true;
 		/* the trait alone: allocator traits only ("<X as core::clone::Clone>" is X's code) */

@@ -239,6 +239,7 @@ if [ -x $S/sites_rs ]; then
 	R_S=$(line_of $SRC/sites_rs.rs SITE:rs_repeat)
 	R_T=$(line_of $SRC/sites_rs.rs SITE:rs_to_vec)
 	R_M=$(line_of $SRC/sites_rs.rs SITE:rs_map)
+	R_F=$(line_of $SRC/sites_rs.rs SITE:rs_trait)
 	# the same program with debuginfo=line-tables-only and v0 names: std's code for
 	# primitive types is "<str>::repeat"; both builds must agree, crate paths included (the
 	# debug info names a function by its last name only, the symbol table in full: frames
@@ -252,6 +253,8 @@ if [ -x $S/sites_rs ]; then
 			expect_eq "sites: Rust ($j) $fn owned by its line, not std's code" \
 				"$(site_get $T/$j.json sites_at_peak "^sites_rs::$fn \(.*sites_rs\.rs:$ln\)\$" bytes)" "$by"
 		done
+		expect_eq "sites: Rust ($j) the program's trait implemented for Vec owns its pushes (it was taken for Vec's code)" \
+			"$(site_get $T/$j.json sites_at_peak "^<alloc::vec::Vec<u32> as sites_rs::Fill>::fill_to \(.*sites_rs\.rs:$R_F\)\$" bytes)" 262144
 		expect_match "sites: Rust ($j) a HashMap's table is owned by the with_capacity line, not hashbrown" \
 			"$(site_get $T/$j.json sites_at_peak "^sites_rs::make_map \(.*sites_rs\.rs:$R_M\)\$" bytes)" "^[0-9]{7}\$"
 	done

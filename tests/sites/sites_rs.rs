@@ -4,7 +4,9 @@
 // paths; std's code for primitive types named "<str>::repeat", "<u8 as ...>::to_vec").
 // Live at both peaks: 3,000,000 bytes from vec! in make_buffer and 1,048,576 bytes (capacity
 // 131,072 u64 after doubling) from the pushes in grow_list; 1,000,000 from "xy".repeat in
-// repeat_str, 500,000 from to_vec in copy_slice, and a HashMap's table (hashbrown) in make_map.
+// repeat_str, 500,000 from to_vec in copy_slice, a HashMap's table (hashbrown) in make_map, and
+// 262,144 (capacity 65,536 u32) pushed by fill_to, the program's own trait implemented for Vec
+// (named "<alloc::vec::Vec<u32> as sites_rs::Fill>::fill_to": it was taken for Vec's code).
 use std::collections::HashMap;
 use std::hint::black_box;
 use std::thread::sleep;
@@ -40,7 +42,22 @@ fn make_map(n: usize) -> HashMap<u64, u64> {
     black_box(HashMap::with_capacity(n)) // SITE:rs_map
 }
 
+trait Fill {
+    fn fill_to(&mut self, n: u32);
+}
+
+impl Fill for Vec<u32> {
+    #[inline(never)]
+    fn fill_to(&mut self, n: u32) {
+        for i in 0..n {
+            self.push(black_box(i)); // SITE:rs_trait
+        }
+    }
+}
+
 fn main() {
+    let mut f: Vec<u32> = Vec::new();
+    f.fill_to(50_000);
     let a = make_buffer(3_000_000);
     let b = grow_list(100_000);
     let c = repeat_str(500_000);
@@ -49,8 +66,8 @@ fn main() {
     sleep(Duration::from_millis(150));
     black_box(&a);
     black_box(&b);
-    black_box((&c, &d, &e));
-    drop((c, d, e));
+    black_box((&c, &d, &e, &f));
+    drop((c, d, e, f));
     drop(a);
     drop(b);
     sleep(Duration::from_millis(30));

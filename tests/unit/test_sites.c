@@ -34,6 +34,7 @@ static void test_plumbing_rule(void **state)
 		"<str>::repeat", "<[u8]>::repeat", "<[alloc::vec::Vec<u8>]>::concat::<u8>",
 		"<u8 as <[_]>::to_vec_in::ConvertVec>::to_vec::<alloc::alloc::Global>",
 		"<i32 as core::fmt::Display>::fmt", "<[u64] as alloc::borrow::ToOwned>::to_owned",
+		"<alloc::vec::Vec<T,A> as alloc::vec::spec_extend::SpecExtend<T,I>>::spec_extend",
 	};
 	static const char *const no[] = {
 		"main", "grab_rows", "make_table<int>", "build_grid", "sites_rs::grow_list",
@@ -42,6 +43,12 @@ static void test_plumbing_rule(void **state)
 		/* a program's own trait on a primitive type, its own types in a slice or a trait */
 		"<u8 as mycrate::Pack>::pack", "<[mycrate::Row] as mycrate::Pack>::pack",
 		"<mycrate::Row as core::fmt::Display>::fmt", "<stringy::S>::build",
+		/* a program's own trait on a standard type (it was taken for Vec's code) */
+		"<alloc::vec::Vec<u64> as names2::Grow>::grow_to",
+		"<alloc::vec::Vec<u64> as names2::Grow>::grow_to::<u8>",
+		"<std::collections::hash::map::HashMap<u64, alloc::vec::Vec<u8>> as app::Index>::add",
+		"<<alloc::vec::Vec<u8> as core::clone::Clone>::clone as app::Tap>::tap",
+		"<fn() -> alloc::vec::Vec<u8> as app::Make>::make",
 	};
 	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
 		if (!ckt_sites_is_plumbing(yes[i]))
