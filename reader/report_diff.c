@@ -260,6 +260,7 @@ struct ckt_diff_peak {
 	uint64_t (*get)(const struct ckt_replay_stats *st);
 	uint64_t (*when)(const struct ckt_replay_stats *st); /* NULL: not a moment (at exit) */
 	bool always; /* shown even when both traces have none */
+	enum ckt_moment m; /* the moment, for the phases active then (CKT_AT_COUNT: none) */
 };
 
 static uint64_t ckt_diff_rss(const struct ckt_replay_stats *st) { return st->peak_rss.seen ? st->peak_rss.bytes : 0; }
@@ -275,13 +276,69 @@ static uint64_t ckt_diff_gpu_ts(const struct ckt_replay_stats *st) { return st->
 static uint64_t ckt_diff_pinned_ts(const struct ckt_replay_stats *st) { return st->peak_pinned.ts; }
 
 static const struct ckt_diff_peak ckt_diff_peaks[] = {
-	{ "peak RSS", "peak_rss", ckt_diff_rss, ckt_diff_rss_ts, true },
-	{ "peak heap", "peak_heap", ckt_diff_heap, ckt_diff_heap_ts, true },
-	{ "peak mmap", "peak_mmap", ckt_diff_mmap, ckt_diff_mmap_ts, true },
-	{ "peak GPU", "peak_gpu", ckt_diff_gpu, ckt_diff_gpu_ts, false },
-	{ "peak pinned", "peak_pinned", ckt_diff_pinned, ckt_diff_pinned_ts, false },
-	{ "heap live at exit", "live_at_exit_heap", ckt_diff_exit, NULL, true },
+	{ "peak RSS", "peak_rss", ckt_diff_rss, ckt_diff_rss_ts, true, CKT_AT_PEAK_RSS },
+	{ "peak heap", "peak_heap", ckt_diff_heap, ckt_diff_heap_ts, true, CKT_AT_PEAK_HEAP },
+	{ "peak mmap", "peak_mmap", ckt_diff_mmap, ckt_diff_mmap_ts, true, CKT_AT_PEAK_MMAP },
+	{ "peak GPU", "peak_gpu", ckt_diff_gpu, ckt_diff_gpu_ts, false, CKT_AT_PEAK_GPU },
+	{ "peak pinned", "peak_pinned", ckt_diff_pinned, ckt_diff_pinned_ts, false, CKT_AT_PEAK_PINNED },
+	{ "heap live at exit", "live_at_exit_heap", ckt_diff_exit, NULL, true, CKT_AT_COUNT },
 };
+
+/* The phases active at the peak of moment m in one trace (0 without phases, or at a peak of
+ * none: at == false) */
+static size_t ckt_diff_active(const struct ckt_report *rep, enum ckt_moment m, bool at, const char *const **names)
+{
+	*names = NULL;
+	return at && rep->phases && m < CKT_AT_COUNT ? ckt_phases_active_at(rep->phases, m, names) : 0;
+}
+
+/* "a + b" (oldest first), or "(no phase)" */
+static void ckt_diff_put_active(FILE *out, const char *const *names, size_t n)
+{
+	if (!n)
+		fputs("(no phase)", out);
+	for (size_t k = 0; k < n; k++) {
+		if (k)
+			fputs(" + ", out);
+		ckt_util_put_clean(out, names[k], strlen(names[k]));
+	}
+}
+
+/* Under a peak's row, the phases active at it in each trace, where either had one: did my
+ * change move the peak to another phase? */
+static void ckt_diff_text_during(FILE *out, const struct ckt_report *const rep[2], const struct ckt_diff_peak *p,
+				 bool hx, bool hy, uint64_t x, uint64_t y)
+{
+	const char *const *nb, *const *nt;
+	size_t b = ckt_diff_active(rep[0], p->m, hx && x, &nb), t = ckt_diff_active(rep[1], p->m, hy && y, &nt);
+	if (!b && !t)
+		return;
+	fprintf(out, "  %-18s base: ", "during");
+	ckt_diff_put_active(out, nb, b);
+	fputs("; trace: ", out);
+	ckt_diff_put_active(out, nt, t);
+	fputc('\n', out);
+}
+
+/* active_phases{base, trace} of a peak: lists, empty without phases */
+static void ckt_diff_json_active(struct ckt_json *j, const struct ckt_report *const rep[2],
+				 const struct ckt_diff_peak *p, bool hx, bool hy, uint64_t x, uint64_t y)
+{
+	ckt_report_json_open(j, "active_phases");
+	for (int side = 0; side < 2; side++) {
+		const char *const *names;
+		size_t n = ckt_diff_active(rep[side], p->m, side ? hy && y : hx && x, &names);
+		ckt_report_json_key(j, side ? "trace" : "base");
+		fputc('[', j->f);
+		for (size_t k = 0; k < n; k++) {
+			if (k)
+				fputs(", ", j->f);
+			ckt_report_json_str(j, names[k], strlen(names[k]));
+		}
+		fputc(']', j->f);
+	}
+	ckt_report_json_close(j);
+}
 #define CKT_DIFF_NPEAKS (sizeof(ckt_diff_peaks) / sizeof(ckt_diff_peaks[0]))
 
 /* the moments whose phases and functions are compared; GPU only where a trace has GPU memory;
@@ -442,6 +499,8 @@ int ckt_report_diff_text(FILE *out, const struct ckt_report *base, const struct 
 			fprintf(out, " / %s", hy && y ? ckt_util_fmt_secs(t, sizeof(t), p->when(cur->st), 3) : "-");
 		}
 		fputc('\n', out);
+		if (p->m < CKT_AT_COUNT)
+			ckt_diff_text_during(out, rep, p, hx, hy, x, y);
 		for (size_t d = 0; p->get == ckt_diff_gpu && !dev.err && d < dev.n; d++) {
 			const struct ckt_diff_row *w = &dev.v[d]; /* each GPU's own peak, under the total */
 			ckt_diff_fmt_change(c, sizeof(c), w->bytes[0], w->bytes[1]);
@@ -534,7 +593,7 @@ static void ckt_diff_json_opt(struct ckt_json *j, const char *key, bool has, boo
 
 /* {base, trace, change}; a figure a trace does not have (hx, hy false) is null, and so is the
  * change then. With when, also t_s{base, trace}: when each peak was first reached (null: a
- * peak of 0 bytes, or none) */
+ * peak of 0 bytes, or none). Left open: the caller closes it. */
 static void ckt_diff_json_pair(struct ckt_json *j, const char *key, uint64_t base, uint64_t cur, bool hx,
 			       bool hy, const struct ckt_replay_stats *sb, const struct ckt_replay_stats *sc,
 			       uint64_t (*when)(const struct ckt_replay_stats *))
@@ -549,7 +608,6 @@ static void ckt_diff_json_pair(struct ckt_json *j, const char *key, uint64_t bas
 		ckt_report_json_secs(j, "trace", when(sc), hy && cur);
 		ckt_report_json_close(j);
 	}
-	ckt_report_json_close(j);
 }
 
 static void ckt_diff_json_rows(struct ckt_json *j, const char *key, const char *name_key,
@@ -597,7 +655,9 @@ int ckt_report_diff_json(FILE *out, const struct ckt_report *base, const struct 
 	ckt_report_json_key(j, "estimates");
 	fputs(ckt_diff_estimates(rep) ? "true" : "false", out);
 	ckt_diff_json_pair(j, "sample_rate_bytes", base->st->sample_r, cur->st->sample_r, true, true, NULL, NULL, NULL);
+	ckt_report_json_close(j);
 	ckt_diff_json_pair(j, "lost_events", base->st->lost, cur->st->lost, true, true, NULL, NULL, NULL);
+	ckt_report_json_close(j);
 	ckt_report_json_open(j, "peak_heap_error_bound_bytes");
 	ckt_report_json_u64(j, "base", ckt_diff_heap_bound(base->st));
 	ckt_report_json_u64(j, "trace", ckt_diff_heap_bound(cur->st));
@@ -607,6 +667,7 @@ int ckt_report_diff_json(FILE *out, const struct ckt_report *base, const struct 
 	ckt_report_json_secs(j, "trace", cur->st->duration_ns, 1);
 	ckt_report_json_close(j);
 	ckt_diff_json_pair(j, "events", base->st->events, cur->st->events, true, true, NULL, NULL, NULL);
+	ckt_report_json_close(j);
 	ckt_report_json_open(j, "peaks");
 	for (size_t i = 0; i < CKT_DIFF_NPEAKS; i++) {
 		const struct ckt_diff_peak *p = &ckt_diff_peaks[i];
@@ -614,6 +675,9 @@ int ckt_report_diff_json(FILE *out, const struct ckt_report *base, const struct 
 		bool hx = ckt_diff_has(p, base->st), hy = ckt_diff_has(p, cur->st);
 		ckt_diff_json_pair(j, p->key, x, y, hx, hy, p->when ? base->st : NULL, p->when ? cur->st : NULL,
 				   p->when);
+		if (p->m < CKT_AT_COUNT)
+			ckt_diff_json_active(j, rep, p, hx, hy, x, y);
+		ckt_report_json_close(j);
 	}
 	struct ckt_diff_rows dev = { 0 };
 	char *dev_names = ckt_diff_devices(&dev, rep);
