@@ -613,6 +613,11 @@ $REPORT --diff $T/dbase.zst $T/dcur.zst --top 1 >$T/diff.txt 2>$T/difft.err
 expect_eq "diff text: exit 0, silent" "$?/$(cat $T/difft.err)" "0/"
 expect_eq "diff text: header" "$(head -1 $T/diff.txt)" "cuzktrace diff: $T/dcur.zst (trace) against $T/dbase.zst (base)"
 expect_match "diff text: the peak heap row, with when each was reached" "$(cat $T/diff.txt)" $'\npeak heap +47\\.7 MiB +59\\.1 MiB  \\+11\\.4 MiB \\(\\+24\\.0%\\) +[0-9]+\\.[0-9]{3} / [0-9]+\\.[0-9]{3}\n'
+expect_match "diff text: under the peak heap, the phases active at it in each trace" "$(cat $T/diff.txt)" \
+	$'\npeak heap [^\n]*\n  during             base: synthesis; trace: synthesis\npeak mmap '
+expect_eq "diff JSON: the phases active at each peak (none at the peak RSS of traces without samples, nor at a peak mmap of 0 B)" \
+	"$($PY -c 'import json,sys; p=json.load(open(sys.argv[1]))["peaks"]; print([(k, p[k]["active_phases"]["base"], p[k]["active_phases"]["trace"]) for k in ("peak_rss", "peak_heap", "peak_mmap")], "active_phases" in p["live_at_exit_heap"])' $T/diff.json)" \
+	"[('peak_rss', [], []), ('peak_heap', ['synthesis'], ['synthesis']), ('peak_mmap', [], [])] False"
 expect_match "diff text: duration with its change, events" "$(cat $T/diff.txt)" $'\nduration +[0-9.]+ s +[0-9.]+ s  [-+][0-9]+\\.([0-9]{3}|000[0-9]{3}) s \\([-+][0-9.]+%\\)\nevents +5 +7\n'
 $REPORT --diff $T/dcur.zst $T/dcur.zst >$T/diffself.txt 2>/dev/null
 expect_match "diff text: a trace against itself: duration 'no change', as every other row (it said +0.000 s (+0.0%))" \
