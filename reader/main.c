@@ -689,6 +689,19 @@ static int ckt_main_phases_finish(const struct ckt_args *a, struct ckt_phases *p
 	}
 	for (size_t i = 0; rules && i < ckt_phase_rules_nwarnings(rules); i++)
 		ckt_main_warn_clean(who, "--phase-rule: ", ckt_phase_rules_warning(rules, i));
+	/* a rule that took nothing: a pattern that names a Rust function without its path
+	 * (build_aux for app::build_aux) matched nothing without a word, read as a phase that
+	 * held nothing */
+	for (size_t i = 0; rules && i < ckt_phase_rules_count(rules); i++) {
+		const char *pattern, *name = ckt_phase_rules_unused(rules, i, &pattern);
+		if (!name)
+			continue;
+		ckt_main_say("warning: %s%s%s--phase-rule '%s=%s' gave no allocation its phase: no frame of "
+			     "their stacks matched it, or an earlier rule matched first (a pattern matches a "
+			     "function's whole name, its path included: 'crate::module::f' or '*::f', or "
+			     "file:line)",
+			     who ? "'" : "", who ? who : "", who ? "': " : "", name, pattern);
+	}
 	return 0;
 }
 

@@ -16,6 +16,7 @@
 struct ckt_phase_rule {
 	char *name;
 	const char *pattern;
+	bool used; /* gave some stack its phase */
 };
 
 struct ckt_rstack {
@@ -231,7 +232,23 @@ const char *ckt_phase_rules_decide(void *ctx, uint64_t stack)
 					break;
 				}
 	}
-	return best < r->nrules ? r->rules[best].name : NULL;
+	if (best == r->nrules)
+		return NULL;
+	r->rules[best].used = true;
+	return r->rules[best].name;
+}
+
+const char *ckt_phase_rules_unused(const struct ckt_phase_rules *r, size_t i, const char **pattern)
+{
+	if (i >= r->nrules || r->rules[i].used)
+		return NULL;
+	*pattern = r->rules[i].pattern;
+	return r->rules[i].name;
+}
+
+size_t ckt_phase_rules_count(const struct ckt_phase_rules *r)
+{
+	return r->nrules;
 }
 
 int ckt_phase_rules_error(const struct ckt_phase_rules *r)

@@ -39,4 +39,9 @@ int ckt_phase_rules_error(const struct ckt_phase_rules *r);
 size_t ckt_phase_rules_nwarnings(const struct ckt_phase_rules *r);
 const char *ckt_phase_rules_warning(const struct ckt_phase_rules *r, size_t i);
 
+/* The number of rules; rule i's name when it gave no stack the replay met its phase (no frame
+ * matched, or an earlier rule always did first), with its pattern in *pattern; else NULL */
+size_t ckt_phase_rules_count(const struct ckt_phase_rules *r);
+const char *ckt_phase_rules_unused(const struct ckt_phase_rules *r, size_t i, const char **pattern);
+
 #endif

@@ -43,9 +43,13 @@ $REPORT --json --phase-rule 'worker=worker' --phase-rule 'pooled=pool' $T/phases
 expect_eq "phase-rule: reader exit 0" $? 0
 expect_eq "phase-rule: function-name rules take their stacks' bytes" "$(jget $T/phases_rule.json peak_heap.by_phase)" \
 	"[{\"phase\": \"load\", \"bytes\": 11500000}, {\"phase\": \"worker\", \"bytes\": 6000000}, {\"phase\": \"gpu\", \"bytes\": 5000000}, {\"phase\": \"pooled\", \"bytes\": 600000}, {\"phase\": \"(none)\", \"bytes\": $pnoise}]"
-$REPORT --json --phase-rule 'all=phases.c:*' --phase-rule 'never=worker' $T/phases.zst >$T/phases_rule2.json
+$REPORT --json --phase-rule 'all=phases.c:*' --phase-rule 'never=worker' $T/phases.zst >$T/phases_rule2.json 2>$T/phases_rule2.err
 expect_eq "phase-rule: file:line glob (basename), the first rule given wins" "$(jget $T/phases_rule2.json peak_heap.by_phase)" \
 	"[{\"phase\": \"all\", \"bytes\": $((23100000 + pnoise))}]"
+expect_eq "phase-rule: a rule that gave no allocation its phase gets one warning (a name without its path matched nothing without a word)" \
+	"$(cat $T/phases_rule2.err)" \
+	"cuzktrace-report: warning: --phase-rule 'never=worker' gave no allocation its phase: no frame of their stacks matched it, or an earlier rule matched first (a pattern matches a function's whole name, its path included: 'crate::module::f' or '*::f', or file:line)"
+expect_eq "phase-rule: rules that took bytes: no warning" "$(cat $T/phases_rule.err)" ""
 $REPORT --phase-rule 'nameonly' $T/phases.zst >$T/badrule.out 2>$T/badrule.err
 expect_eq "phase-rule: bad rule exits 2" $? 2
 expect_eq "phase-rule: bad rule message" "$(head -1 $T/badrule.err)" "cuzktrace-report: error: invalid --phase-rule 'nameonly' (expected NAME=PATTERN)"
