@@ -534,20 +534,27 @@ static void ckt_main_warnings(const char *path, const struct ckt_replay_stats *s
 	if (st->lost)
 		ckt_main_say("warning: '%s': %llu events were lost; totals are inexact", path,
 			     (unsigned long long)st->lost);
-	if (st->inconsistencies && !st->lost) /* lost events explain them: that warning says it */
-		ckt_main_say("warning: '%s': %llu allocation%s came at an address still live: the trace "
-			     "lacks the frees before them (corrupt, or spliced from another trace?); the "
-			     "blocks they replaced were dropped there",
+	if (st->replayed_early)
+		ckt_main_say("warning: '%s': up to %llu events were held waiting for time order (an event "
+			     "written long after its timestamp, or a --max-held below the events of a flush "
+			     "interval); %llu of them were replayed without waiting (--max-held), so events "
+			     "written later came late",
+			     path, (unsigned long long)st->max_held, (unsigned long long)st->replayed_early);
+	/* lost events explain them (that warning says it), and so do events replayed out of
+	 * order: a free that came late (a --max-held of 1000 on a sound trace said "corrupt") */
+	if (st->inconsistencies && !st->lost)
+		ckt_main_say(st->replayed_early
+				     ? "warning: '%s': %llu allocation%s came at an address still live (replayed "
+				       "without waiting, above: the frees before them came late); the blocks they "
+				       "replaced were dropped there"
+				     : "warning: '%s': %llu allocation%s came at an address still live: the trace "
+				       "lacks the frees before them (corrupt, or spliced from another trace?); the "
+				       "blocks they replaced were dropped there",
 			     path, (unsigned long long)st->inconsistencies, st->inconsistencies == 1 ? "" : "s");
 	if (st->cuda_device_overflow)
 		ckt_main_say("warning: '%s': the trace names more than 256 CUDA devices (corrupt?); "
 			     "figures per device are kept for the first 256, the totals count them all",
 			     path);
-	if (st->replayed_early)
-		ckt_main_say("warning: '%s': an event written long after its timestamp held up to %llu "
-			     "events waiting for time order; %llu of them were replayed without waiting "
-			     "(--max-held), so events written later came late",
-			     path, (unsigned long long)st->max_held, (unsigned long long)st->replayed_early);
 	if (st->backward_events)
 		ckt_main_say("warning: '%s': %llu events were stamped before the event before them on their "
 			     "thread (corrupt?); they were replayed in their thread's order",
