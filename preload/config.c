@@ -50,11 +50,13 @@ bad:
 static int env_bool(const char *name, int dflt)
 {
 	const char *v = getenv(name);
-	if (!v)
+	/* empty is unset, as for the other settings: the default (CUZKTRACE_CHILDREN= turned the
+	 * tracing of children off, the opposite of its default, without a word) */
+	if (!v || !*v)
 		return dflt;
 	if (!strcmp(v, "1") || !strcmp(v, "yes") || !strcmp(v, "true"))
 		return 1;
-	if (!strcmp(v, "0") || !strcmp(v, "no") || !strcmp(v, "false") || !*v)
+	if (!strcmp(v, "0") || !strcmp(v, "no") || !strcmp(v, "false"))
 		return 0;
 	warn_invalid(name, v, "0, 1, yes, no, true or false", dflt ? "1" : "0");
 	return dflt;

@@ -342,6 +342,11 @@ CUZKTRACE_CHILDREN=0 CUZKTRACE_OUT=$T/chl/t.%e.%p.zst LD_LIBRARY_PATH=$T/chl LD_
 	bash -c 'printenv LD_PRELOAD; sh -c "echo child"' >$T/chl.out 2>$T/chl.err
 expect_eq "CUZKTRACE_CHILDREN=0, the library preloaded by a bare name: taken out, children untraced" \
 	"$(cat $T/chl.out | tr '\n' '|')/$(grep -c '^cuzktrace: tracing ' $T/chl.err)/$(ls $T/chl | grep -c zst)" "|child|/1/1"
+mkdir -p $T/chempty
+(cd $T/chempty && CUZKTRACE_CHILDREN= CUZKTRACE_OUT=$T/chempty/t.%e.%p.zst LD_PRELOAD=$LIB sh -c '/bin/true; echo done' >$T/chempty.out 2>$T/chempty.err)
+expect_eq "CUZKTRACE_CHILDREN= (empty): the default, children traced (it turned them off without a word)" \
+	"$(cat $T/chempty.out)/$(grep -c '^cuzktrace: tracing ' $T/chempty.err)/$(ls $T/chempty | sed -E 's/[0-9]+/N/' | tr '\n' ' ')/$(grep -c warning $T/chempty.err)" \
+	"done/2/t.dash.N.zst t.true.N.zst /0"
 CUZKTRACE_CHILDREN=maybe CUZKTRACE_OUT=$T/ch/bad.zst traced chbad /bin/true
 expect_eq "CUZKTRACE_CHILDREN=maybe: one line, the default (children traced)" "$(grep warning $T/chbad.err)" \
 	"cuzktrace: warning: invalid CUZKTRACE_CHILDREN='maybe' (expected 0, 1, yes, no, true or false); using the default 1"
