@@ -23,6 +23,7 @@
 #ifndef CKT_H
 #define CKT_H
 
+#include <errno.h>
 #include <malloc.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -90,6 +91,19 @@ void ckt_log_init(void);
  * small range (for a descriptor the tracer can do without) */
 int ckt_fd_high(int fd);
 int ckt_fd_high_only(int fd);
+/* Whether descriptor fd still holds the file (dev, ino) the tracer opened there (the program
+ * may have closed it and opened a file of its own on the number); ckt_fd_same: whether a and
+ * b hold one file. Where fstat is refused (a seccomp filter denying the stat family: EPERM,
+ * EACCES, ENOSYS) nothing tells files apart: an open descriptor counts as the file. (Every
+ * check failed there: the trace was reopened at every flush, a descriptor leaked each time
+ * low in the program's range, and tracing stopped without a word.) */
+int ckt_fd_is(int fd, dev_t dev, ino_t ino);
+int ckt_fd_same(int a, int b);
+/* errno e of a failed fstat says it was refused, not that the descriptor is closed */
+static inline int ckt_stat_refused(int e)
+{
+	return e == EPERM || e == EACCES || e == ENOSYS;
+}
 /* the pipe numbers libunwind was last handed for its memory checks (hooks_io.c), and whether
  * fd is one of them (log.c) */
 extern int ckt_unw_pair[2];

@@ -99,8 +99,7 @@ static void unw_lock_give(const sigset_t *old)
  * number on another file system is not) */
 static int unw_ours(int fd, ino_t ino)
 {
-	struct stat st;
-	return fd >= 0 && fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode) && st.st_ino == ino && st.st_dev == unw_pipe_dev;
+	return ckt_fd_is(fd, unw_pipe_dev, ino); /* (the pipes' file system holds only pipes) */
 }
 
 /* both ends still the pipe we made (the program may have closed either) */

@@ -78,6 +78,24 @@ static int dup_not_unw(int fd, int start)
 	}
 }
 
+int ckt_fd_is(int fd, dev_t dev, ino_t ino)
+{
+	struct stat st;
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &st) == 0)
+		return st.st_dev == dev && st.st_ino == ino;
+	return ckt_stat_refused(errno) && fcntl(fd, F_GETFD) >= 0;
+}
+
+int ckt_fd_same(int a, int b)
+{
+	struct stat sa, sb;
+	if (fstat(a, &sa) == 0 && fstat(b, &sb) == 0)
+		return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+	return ckt_stat_refused(errno) && fcntl(a, F_GETFD) >= 0 && fcntl(b, F_GETFD) >= 0;
+}
+
 static int fd_high(int fd, int top_range);
 
 int ckt_fd_high(int fd)
@@ -142,8 +160,7 @@ static int fd_high(int fd, int top_range)
 	 * holds what was copied: a program's close-all may have closed it since and opened a file
 	 * of its own there (a reopen of the trace closed the program's file: 2 runs in 6 of a
 	 * close-all loop) */
-	struct stat a, b;
-	if (fstat(fd, &a) == 0 && fstat(h, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+	if (ckt_fd_same(fd, h))
 		syscall(SYS_close, fd);
 	return h;
 }
@@ -167,8 +184,7 @@ void ckt_log_init(void)
 
 static int is_stderr(int fd)
 {
-	struct stat st;
-	return fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == err_dev && st.st_ino == err_ino;
+	return ckt_fd_is(fd, err_dev, err_ino);
 }
 
 static int pick_fd(void)

@@ -68,8 +68,7 @@ static int procdir_off; /* not kept: descriptors are too few for one more (ulimi
 void ckt_proc_init(void)
 {
 	struct stat st;
-	if (procdir_off ||
-	    (procdir.fd >= 0 && fstat(procdir.fd, &st) == 0 && st.st_dev == procdir.dev && st.st_ino == procdir.ino))
+	if (procdir_off || ckt_fd_is(procdir.fd, procdir.dev, procdir.ino))
 		return;
 	/* below 128 descriptors one more of ours, low among the program's, is one it misses
 	 * (checked again at each use: the program may raise its limit) */
@@ -124,8 +123,7 @@ static int proc_open_path(const char *path)
  * the file again, for the thread that reads. */
 static void proc_forget(struct procfile *f)
 {
-	struct stat st;
-	if (f->fd >= 0 && fstat(f->fd, &st) == 0 && st.st_dev == f->dev && st.st_ino == f->ino)
+	if (ckt_fd_is(f->fd, f->dev, f->ino))
 		close(f->fd);
 	f->fd = -1;
 }
@@ -147,8 +145,7 @@ static int proc_open(struct procfile *f)
 
 static int read_proc(struct procfile *f, char *buf, size_t cap)
 {
-	struct stat st;
-	if (f->fd < 0 || fstat(f->fd, &st) < 0 || st.st_dev != f->dev || st.st_ino != f->ino) {
+	if (!ckt_fd_is(f->fd, f->dev, f->ino)) {
 		if (proc_open(f) < 0)
 			return -1;
 	}

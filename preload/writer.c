@@ -166,8 +166,13 @@ static int reopen_once(void)
 	int h = ckt_fd_high(nfd);
 	if (h < 0) /* only libunwind's numbers were free */
 		return -EMFILE;
-	if (fstat(h, &st) < 0)
-		return -EAGAIN; /* closed already: nothing of ours to close */
+	if (fstat(h, &st) < 0) {
+		if (!ckt_stat_refused(errno))
+			return -EAGAIN; /* closed already: nothing of ours to close */
+		/* refused: the file the path names, as far as can be known */
+		st.st_dev = file_dev;
+		st.st_ino = file_ino;
+	}
 	if (st.st_dev != file_dev || st.st_ino != file_ino) {
 		/* the path names another file now (not the trace: stop), or what we copied was the
 		 * program's file opened on the number we had just opened (try again) */
@@ -218,8 +223,7 @@ static int reopen_once(void)
 
 static int check_fd(void)
 {
-	struct stat st;
-	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == file_dev && st.st_ino == file_ino)
+	if (ckt_fd_is(fd, file_dev, file_ino))
 		return 0;
 	fd = -1;
 	int rc = -EAGAIN;
@@ -1205,8 +1209,8 @@ static int verify(const void *want, size_t n)
 	int rc = 0;
 	if (!got)
 		rc = -ENOMEM;
-	else if (fstat(f, &st) < 0 || st.st_dev != file_dev || st.st_ino != file_ino)
-		rc = -ESTALE;
+	else if (fstat(f, &st) < 0 ? !ckt_stat_refused(errno) : st.st_dev != file_dev || st.st_ino != file_ino)
+		rc = -ESTALE; /* (fstat refused: the bytes alone tell) */
 	else if (pread(f, got, n, 0) != (ssize_t)n || memcmp(got, want, n))
 		rc = -EIO;
 	ckt_free(got);
