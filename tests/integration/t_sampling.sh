@@ -13,7 +13,7 @@ $REPORT $T/sd.zst >$T/sd.txt
 expect_eq "default mode: estimates flagged in the JSON" "$(jget $T/sd.json sampling.estimates)" true
 expect_match "default mode: the text says the totals' bound and that sites and phases are estimates, with their error" \
 	"$(grep '^mode ' $T/sd.txt)" \
-	'^mode +default: heap blocks under 512 KiB counted in running totals \(exact to within 320 KiB: 5 threads with totals at once\), [0-9]+ sampled for sites and phases, which are estimates \(about \+-sqrt\(512 KiB x bytes\)\)$'
+	'^mode +default: heap blocks under 512 KiB counted in running totals at their usable size \(exact to within 320 KiB: 5 threads with totals at once\), [0-9]+ sampled for sites and phases, which are estimates \(about \+-sqrt\(512 KiB x bytes\)\)$'
 CUZKTRACE_SAMPLE=524288 CUZKTRACE_OUT=$T/sd1.zst traced sd1 $P/exitcode
 expect_match "default mode, one thread: '1 thread with totals at once'" "$($REPORT $T/sd1.zst 2>/dev/null | grep '^mode ')" \
 	'\(exact to within 64.0 KiB: 1 thread with totals at once\)'
