@@ -24,6 +24,7 @@ struct ckt_diff_row {
 	size_t len;
 	const char *label; /* shown after it in parentheses (a GPU's name), or NULL */
 	uint64_t bytes[2]; /* base, trace */
+	uint64_t samples[2]; /* the default mode's samples among them (functions only) */
 };
 
 struct ckt_diff_rows {
@@ -32,7 +33,8 @@ struct ckt_diff_rows {
 	int err;
 };
 
-static void ckt_diff_add(struct ckt_diff_rows *r, const char *name, size_t len, int side, uint64_t bytes)
+static void ckt_diff_add(struct ckt_diff_rows *r, const char *name, size_t len, int side, uint64_t bytes,
+			 uint64_t samples)
 {
 	if (r->n == r->cap) {
 		size_t cap = r->cap ? 2 * r->cap : 64;
@@ -44,7 +46,8 @@ static void ckt_diff_add(struct ckt_diff_rows *r, const char *name, size_t len, 
 		r->v = v;
 		r->cap = cap;
 	}
-	r->v[r->n++] = (struct ckt_diff_row){ name, len, NULL, { side == 0 ? bytes : 0, side == 1 ? bytes : 0 } };
+	r->v[r->n++] = (struct ckt_diff_row){ name, len, NULL, { side == 0 ? bytes : 0, side == 1 ? bytes : 0 },
+					      { side == 0 ? samples : 0, side == 1 ? samples : 0 } };
 }
 
 static int ckt_diff_name_cmp(const void *pa, const void *pb)
@@ -101,6 +104,8 @@ static void ckt_diff_merge(struct ckt_diff_rows *r)
 		if (w && ckt_diff_name_cmp(&r->v[w - 1], &r->v[i]) == 0) {
 			r->v[w - 1].bytes[0] = ckt_diff_add_sat(r->v[w - 1].bytes[0], r->v[i].bytes[0]);
 			r->v[w - 1].bytes[1] = ckt_diff_add_sat(r->v[w - 1].bytes[1], r->v[i].bytes[1]);
+			r->v[w - 1].samples[0] += r->v[i].samples[0];
+			r->v[w - 1].samples[1] += r->v[i].samples[1];
 			if (!r->v[w - 1].label)
 				r->v[w - 1].label = r->v[i].label;
 		} else {
@@ -141,7 +146,7 @@ static void ckt_diff_functions(struct ckt_diff_rows *r, const struct ckt_report 
 		struct ckt_sites_entry e;
 		const struct ckt_sites *s = rep[side]->sites;
 		for (size_t i = 0; s && ckt_sites_top(s, m, i, &e); i++)
-			ckt_diff_add(r, e.site, ckt_diff_function_len(e.site), side, e.bytes);
+			ckt_diff_add(r, e.site, ckt_diff_function_len(e.site), side, e.bytes, e.samples);
 	}
 	ckt_diff_merge(r);
 }
@@ -154,7 +159,7 @@ static void ckt_diff_phases(struct ckt_diff_rows *r, const struct ckt_report *co
 		const struct ckt_phases *ph = rep[side]->phases;
 		size_t n = ph ? ckt_phases_by_phase(ph, m, &sh) : 0;
 		for (size_t i = 0; i < n; i++)
-			ckt_diff_add(r, sh[i].name, strlen(sh[i].name), side, sh[i].bytes);
+			ckt_diff_add(r, sh[i].name, strlen(sh[i].name), side, sh[i].bytes, 0);
 	}
 	ckt_diff_merge(r);
 }
@@ -179,7 +184,7 @@ static char *ckt_diff_devices(struct ckt_diff_rows *r, const struct ckt_report *
 				key = keys + k * 24;
 			}
 			size_t at = r->n;
-			ckt_diff_add(r, key, strlen(key), side, d->peak.bytes);
+			ckt_diff_add(r, key, strlen(key), side, d->peak.bytes, 0);
 			if (r->n > at && d->name[0])
 				r->v[at].label = d->name;
 		}
@@ -246,7 +251,7 @@ static char *ckt_diff_groups(struct ckt_diff_rows *r, const struct ckt_report *c
 				strcpy(key + stem, "*");
 			used += strlen(key) + 1;
 			if (b)
-				ckt_diff_add(r, key, strlen(key), side, b);
+				ckt_diff_add(r, key, strlen(key), side, b, 0);
 		}
 	}
 	ckt_diff_merge(r);
@@ -401,6 +406,25 @@ static void ckt_diff_fmt_change(char *buf, size_t n, uint64_t base, uint64_t cur
 }
 
 /* a row's name, its label in parentheses, a newline */
+/* Three standard errors of a row's change in the default mode (a same-program diff of 10
+ * runs had its extreme pair 2.7 apart): each live sample stands for
+ * about R bytes of its trace, and the estimate's error is about R x sqrt(samples), so the
+ * change's is about sqrt(Rb^2 sb + Rt^2 st); 0 for a row of no samples (exact: blocks of R or
+ * more, mappings, an exact trace). rate: each trace's CUZKTRACE_SAMPLE. */
+static uint64_t ckt_diff_noise(const struct ckt_diff_row *w, const uint64_t rate[2])
+{
+	double v = 0;
+	for (int side = 0; side < 2; side++)
+		v += (double)rate[side] * (double)rate[side] * (double)w->samples[side];
+	return (uint64_t)(3.0 * sqrt(v));
+}
+
+static bool ckt_diff_in_noise(const struct ckt_diff_row *w, const uint64_t rate[2])
+{
+	uint64_t x = w->bytes[0], y = w->bytes[1], d = x > y ? x - y : y - x;
+	return d && d <= ckt_diff_noise(w, rate);
+}
+
 static void ckt_diff_put_name(FILE *out, const struct ckt_diff_row *w)
 {
 	ckt_util_put_clean(out, w->name, w->len);
@@ -409,16 +433,17 @@ static void ckt_diff_put_name(FILE *out, const struct ckt_diff_row *w)
 		ckt_util_put_clean(out, w->label, strlen(w->label));
 		fputc(')', out);
 	}
-	fputc('\n', out);
 }
 
 /* the rows, largest change first, then those that did not change, largest first; at most top */
 static void ckt_diff_text_rows(FILE *out, const struct ckt_diff_rows *r, const char *what, const char *label,
-			       size_t top, bool sampled)
+			       size_t top, bool sampled, const uint64_t rate[2])
 {
-	size_t changed = 0;
-	for (size_t i = 0; i < r->n; i++)
+	size_t changed = 0, noise = 0;
+	for (size_t i = 0; i < r->n; i++) {
 		changed += r->v[i].bytes[0] != r->v[i].bytes[1];
+		noise += ckt_diff_in_noise(&r->v[i], rate);
+	}
 	fprintf(out, "live bytes by %s at %s", what, label);
 	if (!r->n) {
 		/* the default mode attributes sampled blocks only: the heap there may be in blocks
@@ -430,6 +455,8 @@ static void ckt_diff_text_rows(FILE *out, const struct ckt_diff_rows *r, const c
 	}
 	size_t shown = r->n < top ? r->n : top;
 	fprintf(out, " (%zu of %zu changed", changed, r->n);
+	if (noise) /* the default mode's estimates: a same-program diff moved sites by megabytes */
+		fprintf(out, ", %zu of them within sampling noise", noise);
 	if (shown < r->n)
 		fprintf(out, "; the first %zu shown", shown);
 	fputs(")\n", out);
@@ -441,6 +468,10 @@ static void ckt_diff_text_rows(FILE *out, const struct ckt_diff_rows *r, const c
 		fprintf(out, "  %-22s %12s %12s  ", c, ckt_util_fmt_bytes(b, sizeof(b), w->bytes[0]),
 			ckt_util_fmt_bytes(t, sizeof(t), w->bytes[1]));
 		ckt_diff_put_name(out, w);
+		if (ckt_diff_in_noise(w, rate))
+			fprintf(out, "  (within sampling noise, +-%s)",
+				ckt_util_fmt_bytes(b, sizeof(b), ckt_diff_noise(w, rate)));
+		fputc('\n', out);
 	}
 	fputc('\n', out);
 }
@@ -473,6 +504,7 @@ static void ckt_diff_text_heap_bound(FILE *out, const struct ckt_replay_stats *s
 int ckt_report_diff_text(FILE *out, const struct ckt_report *base, const struct ckt_report *cur, unsigned top)
 {
 	const struct ckt_report *const rep[2] = { base, cur };
+	const uint64_t rate[2] = { base->st->sample_r, cur->st->sample_r };
 	char b[32], t[32], c[64];
 	int err = 0;
 
@@ -507,6 +539,7 @@ int ckt_report_diff_text(FILE *out, const struct ckt_report *base, const struct 
 			fprintf(out, "  %-18s %12s %12s  %-22s  ", "GPU", ckt_util_fmt_bytes(b, sizeof(b), w->bytes[0]),
 				ckt_util_fmt_bytes(t, sizeof(t), w->bytes[1]), c);
 			ckt_diff_put_name(out, w);
+			fputc('\n', out);
 		}
 	}
 	err = dev.err;
@@ -552,19 +585,19 @@ int ckt_report_diff_text(FILE *out, const struct ckt_report *base, const struct 
 		if (!exit_)
 			ckt_diff_phases(&r, rep, ckt_diff_moments[k].m);
 		if (!r.err && !exit_)
-			ckt_diff_text_rows(out, &r, "phase", ckt_diff_moments[k].label, (size_t)-1, unsampled);
+			ckt_diff_text_rows(out, &r, "phase", ckt_diff_moments[k].label, (size_t)-1, unsampled, rate);
 		err = err ? err : r.err;
 		r.n = 0;
 		ckt_diff_functions(&r, rep, ckt_diff_moments[k].m);
 		if (!r.err)
-			ckt_diff_text_rows(out, &r, "function", ckt_diff_moments[k].label, top, unsampled);
+			ckt_diff_text_rows(out, &r, "function", ckt_diff_moments[k].label, top, unsampled, rate);
 		err = err ? err : r.err;
 		r.n = 0;
 		if (base->by_thread && ckt_diff_moments[k].m != CKT_AT_PEAK_GPU && !exit_) {
 			char *names = ckt_diff_groups(&r, rep, ckt_diff_moments[k].m);
 			if (!r.err)
 				ckt_diff_text_rows(out, &r, "thread group", ckt_diff_moments[k].label, (size_t)-1,
-						   unsampled);
+						   unsampled, rate);
 			err = err ? err : r.err;
 			free(names);
 		}
@@ -610,8 +643,9 @@ static void ckt_diff_json_pair(struct ckt_json *j, const char *key, uint64_t bas
 	}
 }
 
+/* rate: each trace's sampling rate, for noise_bytes (NULL: rows without samples) */
 static void ckt_diff_json_rows(struct ckt_json *j, const char *key, const char *name_key,
-			       const struct ckt_diff_rows *r)
+			       const struct ckt_diff_rows *r, const uint64_t *rate)
 {
 	if (!r) { /* a moment one trace cannot have (no RSS samples) */
 		ckt_report_json_key(j, key);
@@ -630,6 +664,8 @@ static void ckt_diff_json_rows(struct ckt_json *j, const char *key, const char *
 		ckt_report_json_u64(j, "base", r->v[i].bytes[0]);
 		ckt_report_json_u64(j, "trace", r->v[i].bytes[1]);
 		ckt_report_json_i64(j, "change", ckt_diff_change(&r->v[i]));
+		if (rate && (rate[0] || rate[1]))
+			ckt_report_json_u64(j, "noise_bytes", ckt_diff_noise(&r->v[i], rate));
 		ckt_report_json_close(j);
 	}
 	ckt_report_json_array_close(j);
@@ -638,6 +674,7 @@ static void ckt_diff_json_rows(struct ckt_json *j, const char *key, const char *
 int ckt_report_diff_json(FILE *out, const struct ckt_report *base, const struct ckt_report *cur)
 {
 	const struct ckt_report *const rep[2] = { base, cur };
+	const uint64_t rate[2] = { base->st->sample_r, cur->st->sample_r };
 	struct ckt_json jj = { out, 0, 1 }, *j = &jj;
 	int err = 0;
 
@@ -681,7 +718,7 @@ int ckt_report_diff_json(FILE *out, const struct ckt_report *base, const struct 
 	}
 	struct ckt_diff_rows dev = { 0 };
 	char *dev_names = ckt_diff_devices(&dev, rep);
-	ckt_diff_json_rows(j, "peak_gpu_devices", "device", &dev);
+	ckt_diff_json_rows(j, "peak_gpu_devices", "device", &dev, NULL);
 	err = dev.err;
 	free(dev.v);
 	free(dev_names);
@@ -699,7 +736,7 @@ int ckt_report_diff_json(FILE *out, const struct ckt_report *base, const struct 
 			if (what != 1 && ckt_diff_moments[k].m == CKT_SITES_EXIT)
 				continue; /* what is live at exit, by function only */
 			if (!ckt_diff_moment_shown(rep, k) && ckt_diff_moments[k].m == CKT_AT_PEAK_RSS) {
-				ckt_diff_json_rows(j, ckt_diff_moments[k].key, name, NULL);
+				ckt_diff_json_rows(j, ckt_diff_moments[k].key, name, NULL, NULL);
 				continue;
 			}
 			struct ckt_diff_rows r = { 0 };
@@ -710,7 +747,7 @@ int ckt_report_diff_json(FILE *out, const struct ckt_report *base, const struct 
 				ckt_diff_functions(&r, rep, ckt_diff_moments[k].m);
 			else
 				ckt_diff_phases(&r, rep, ckt_diff_moments[k].m);
-			ckt_diff_json_rows(j, ckt_diff_moments[k].key, name, &r);
+			ckt_diff_json_rows(j, ckt_diff_moments[k].key, name, &r, what == 1 ? rate : NULL);
 			err = err ? err : r.err;
 			free(r.v);
 			free(names_buf);

@@ -896,6 +896,7 @@ bool ckt_sites_top(const struct ckt_sites *s, enum ckt_moment m, size_t i, struc
 	e->bytes = site->at[k];
 	e->count = ckt_sites_count(site->n_at[k]);
 	e->estimate = site->smp[k] > 0;
+	e->samples = site->smp[k];
 	e->site = site->key;
 	e->frames = st->sym;
 	e->nframes = st->nsym;

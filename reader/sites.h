@@ -58,6 +58,8 @@ struct ckt_sites_entry {
 	uint64_t count;             /* live blocks (allocations, mappings) then */
 	bool estimate;              /* bytes and count include samples of the default mode (each
 				     * weighted by what it stands for): estimates */
+	uint64_t samples;           /* those samples, live then: the estimate's standard error
+				     * is about R x sqrt(samples) (each stands for about R bytes) */
 	const char *site;           /* "function (file:line)" */
 	const char *const *frames;  /* the stack shown, innermost first: of the heaviest branch of
 				     * callers (sites.c, ckt_sites_paths) */

@@ -85,6 +85,27 @@ PYEOF
 done >$T/sp.all
 expect_eq "default mode: sample counts unrounded, the peak holds every sample (6 runs)" \
 	"$(sort -u $T/sp.all)" "samples*b1 True peak_has_all True counts True"
+# --diff of two of them (the same program): main's row carries its noise, 3 standard errors of
+# the change, R x sqrt(samples of both): 3 x 1 MiB x sqrt(k1 + k2), every sample live at the
+# peak; the text marks the row "within sampling noise" when its change is no more (a
+# same-program diff showed megabytes of change as real). An exact diff has no noise_bytes.
+$REPORT --json --diff $T/sp1.zst $T/sp2.zst >$T/spd.json 2>/dev/null
+$REPORT --diff $T/sp1.zst $T/sp2.zst >$T/spd.txt 2>/dev/null
+expect_eq "diff, default mode: a function's noise is 3 x R x sqrt(samples of both traces), the text marks it where the change is within" \
+	"$($PY - $T/sp1.csv $T/sp2.csv $T/spd.json $T/spd.txt <<'PYEOF'
+import csv, json, math, sys
+w = 1 / -math.expm1(-600 * 1024 / 1048576)
+b1 = round(w * 600 * 1024)
+k = [sum(int(r['allocated_bytes']) for r in csv.DictReader(open(f)) if 'sampled.c' in r['site']) // b1 for f in sys.argv[1:3]]
+row = [r for r in json.load(open(sys.argv[3]))['by_function']['peak_heap'] if r['function'] == 'main']
+noise = math.floor(3 * 1048576 * math.sqrt(k[0] + k[1]))
+text = [l for l in open(sys.argv[4]) if l.rstrip().split('  ')[-1].startswith('(within') or l.rstrip().endswith(' main')]
+marked = any('main  (within sampling noise, +-' in l for l in text)
+want = 0 < abs(row[0]['change']) <= noise if row else False
+print(bool(row) and abs(row[0]['noise_bytes'] - noise) <= 1, marked == want)
+PYEOF
+)/$($REPORT --json --diff $T/sx.zst $T/sx.zst 2>/dev/null | $PY -c 'import json,sys; print(any("noise_bytes" in r for r in json.load(sys.stdin)["by_function"]["peak_heap"]))')" \
+	"True True/False"
 # a site whose figures come from samples says so (text: "(estimated from samples)", JSON
 # "estimate": true); the same blocks at or above the rate are recorded one by one: exact. At
 # 1 MiB every run of 6 held a sample (no sample at all: 0.56^20, about 1 in 100,000)
