@@ -75,6 +75,53 @@ static atomic_uint next_id = 1;
 static atomic_int full_reported;
 static int fast_only; /* 1: the unwinders disagree (unwinders_agree): unw_backtrace only */
 static uintptr_t self_lo, self_hi; /* our own text: frames in here are the tracer's */
+static uintptr_t rtld_lo, rtld_hi; /* the dynamic linker's text (ld.so) */
+
+/* Thread-local data of libraries loaded at run time. libunwind's own (its per-thread caches)
+ * is reached through glibc's __tls_get_addr, which first brings the thread's table of TLS
+ * blocks (the DTV) up to date when libraries came or went: it grows the table with realloc
+ * and frees the blocks of libraries closed since, through the hooks. Inside a hook that
+ * update passed through untraced (the frees counted lost, "a signal handler called the
+ * allocator", their blocks live for good: a dlopen/dlclose loop of a plugin with __thread
+ * data), and when the hook was that very realloc, called by glibc's update itself, it ran the
+ * update a second time inside the first, which freed the table twice (status 134 in exact
+ * mode, from about 30 such libraries: tests/progs/tlsmany.c). So a capture brings the table
+ * up to date first, the guard down, so that those calls are traced as any other; and a hook
+ * called from the dynamic linker (which is where that update allocates) captures no stack. */
+struct ckt_tls_index {
+	unsigned long module, offset;
+};
+extern void *__tls_get_addr(struct ckt_tls_index *ti);
+static struct ckt_tls_index unw_tls; /* libunwind's TLS module (0: none) */
+
+static int find_tls_module(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	uintptr_t probe = (uintptr_t)&unw_backtrace;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+		if (ph->p_type == PT_LOAD && probe >= lo && probe < lo + ph->p_memsz) {
+			((struct ckt_tls_index *)arg)->module = info->dlpi_tls_modid;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* The return address of the hook that called the capture: the first outside the tracer's text
+ * up the frame-pointer chain (the tracer is built with frame pointers: a few frames). */
+static uintptr_t hook_caller(void)
+{
+	void *const *fp = __builtin_frame_address(0);
+	for (int i = 0; i < 8 && fp; i++) {
+		uintptr_t ra = (uintptr_t)fp[1];
+		if (ra - self_lo >= self_hi - self_lo)
+			return ra;
+		fp = fp[0];
+	}
+	return 0;
+}
 atomic_int ckt_stacks_ready;
 
 struct text_probe {
@@ -140,6 +187,11 @@ int ckt_stacks_init(void)
 	dl_iterate_phdr(find_text, &self);
 	self_lo = self.lo;
 	self_hi = self.hi;
+	struct text_probe rtld = {(uintptr_t)&__tls_get_addr, 0, 0};
+	dl_iterate_phdr(find_text, &rtld);
+	rtld_lo = rtld.lo;
+	rtld_hi = rtld.hi;
+	dl_iterate_phdr(find_tls_module, &unw_tls);
 	ckt_tls.in_unwind++;
 	unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
 	fast_only = !unwinders_agree();
@@ -301,6 +353,15 @@ uint32_t ckt_stacks_capture(struct ckt_tls *t)
 	struct ckt_ring *r = t->ring ? t->ring : ckt_thread_attach(t);
 	if (!r)
 		return 0;
+	/* (see unw_tls): a compare, and a call that returns at once unless libraries came or went */
+	if (rtld_hi && hook_caller() - rtld_lo < rtld_hi - rtld_lo)
+		return 0;
+	if (unw_tls.module) {
+		int g = t->guard;
+		t->guard = 0;
+		(void)__tls_get_addr(&unw_tls);
+		t->guard = g;
+	}
 	void **raw = r->cap_raw;
 	t->in_unwind++; /* libunwind's memory checks go to our private pipe (hooks_io.c) */
 	int got = backtrace_now(t, r, raw, (int)ckt_config.depth + 8);
