@@ -255,6 +255,7 @@ static void ckt_check_interposition(void)
 }
 
 static void ckt_quick_exit_handler(void);
+atomic_int ckt_quick_armed;
 
 __attribute__((constructor(101))) static void ckt_init(void)
 {
@@ -271,7 +272,8 @@ __attribute__((constructor(101))) static void ckt_init(void)
 	ckt_children_off();
 	pthread_atfork(NULL, NULL, on_fork_child);
 	if (ckt_writer_start() == 0) {
-		(void)at_quick_exit(ckt_quick_exit_handler);
+		if (at_quick_exit(ckt_quick_exit_handler) == 0)
+			atomic_store(&ckt_quick_armed, 1);
 		ckt_exit_main_watch();
 		ckt_check_interposition();
 		ckt_thread_watch_main();

@@ -158,7 +158,7 @@ int ckt_ownmaps_madvise_around(int (*real)(void *, size_t, int), void *addr, siz
 	X(mremap, 0) X(mprotect, 0) X(pkey_mprotect, 0) X(write, 0) X(writev, 0) X(pthread_setname_np, 0) X(prctl, 0)            \
 	X(execve, 0) X(execv, 0) X(execvp, 0) X(execvpe, 0) X(fexecve, 0) X(read, 0) X(close, 0) \
 	X(pipe, 0) X(pipe2, 0) X(pthread_exit, 0) X(unshare, 0) X(setns, 0) X(_exit, 0) X(_Exit, 0) \
-	X(exit, 0) X(daemon, 0) X(madvise, 0) X(setuid, 0) X(setgid, 0) X(seteuid, 0) X(setegid, 0)   \
+	X(exit, 0) X(quick_exit, 0) X(daemon, 0) X(madvise, 0) X(setuid, 0) X(setgid, 0) X(seteuid, 0) X(setegid, 0)   \
 	X(setreuid, 0) X(setregid, 0) X(setresuid, 0) X(setresgid, 0) X(setgroups, 0) X(initgroups, 0)
 
 #define CKT_REAL_PTR(name, required) __typeof__(name) *name;
@@ -173,6 +173,7 @@ extern atomic_int ckt_boot_state;
 extern atomic_int ckt_init_ran;
 void ckt_bootstrap(void);
 void ckt_finish_exit(void); /* exit, _exit, quick_exit: the final flush (bootstrap.c) */
+extern atomic_int ckt_quick_armed; /* the tracer's at_quick_exit handler is registered */
 void ckt_final_flush(int reason, int fast); /* with signals held; for exit and exec */
 /* Every signal blocked (the old mask saved in *old), then the guard raised; and back: for the
  * tracer's own work outside the hot path that a signal handler must not interrupt (a handler's

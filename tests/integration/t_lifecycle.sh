@@ -534,6 +534,16 @@ for i in 1 2 3 4 5 6 7 8 9 10; do
 		xr_ok=$((xr_ok + 1))
 done
 expect_eq "3 threads' exits race main's return, exit handlers freeing 4,000,000 bytes: 10 of 10 complete, 3.2 to 7.2 MB live, exit line" "$xr_ok" 10
+# quick_exit on 8 threads at once (tests/progs/quickrace.c): the one that found the handlers
+# taken ended the process with glibc's own _exit under the final flush of another (cut short
+# without a word: 4 runs of 4); the later ones now wait for the trace
+qr_ok=0
+for i in 1 2 3 4 5 6; do
+	CUZKTRACE_SAMPLE=$(( i % 2 ? 0 : 524288 )) traced_json qrace $P/quickrace 8 >/dev/null
+	[ "$(cat $T/qrace.rc)/$(cat $T/qrace.out)/$(jget $T/qrace.json truncated)/$(grep -c "^cuzktrace: $T/qrace.zst: " $T/qrace.err)/$(wc -l <$T/qrace.err)" = 4/qh/false/1/2 ] &&
+		qr_ok=$((qr_ok + 1))
+done
+expect_eq "quick_exit on 8 threads at once: 6 of 6 traces complete (both modes), status 4, the program's handler once, exit line" "$qr_ok" 6
 # a signal whose handler ends the process (exit or _exit) during the final flush: it runs
 # after the flush (signals are blocked meanwhile), so the trace is complete (before: cut
 # short, without a word, 9 runs of 9); tests/progs/sigflush.c, with a slow final flush and a
