@@ -551,6 +551,19 @@ static void ckt_main_warnings(const char *path, const struct ckt_replay_stats *s
 				       "lacks the frees before them (corrupt, or spliced from another trace?); the "
 				       "blocks they replaced were dropped there",
 			     path, (unsigned long long)st->inconsistencies, st->inconsistencies == 1 ? "" : "s");
+	/* the default mode's running totals subtract every small free, seen allocated or not:
+	 * frees of blocks allocated out of the tracer's sight drove the heap to 0 and kept it low
+	 * (a peak of 164 KiB for 19.5 MiB live, without a word) */
+	uint64_t bound = st->agg_threads_at_once * (uint64_t)CKT_AGG_STEP;
+	if (st->sample_r && st->heap_below_zero > bound) {
+		char b[32];
+		ckt_main_say("warning: '%s': the heap's running totals went %s below zero: the program "
+			     "freed blocks the trace did not see allocated (allocated before the tracer "
+			     "started, or through an entry point it does not hook, such as glibc's "
+			     "__libc_malloc); heap figures may be low by as much (CUZKTRACE_SAMPLE=0 counts "
+			     "only frees of blocks it saw)",
+			     path, ckt_util_fmt_bytes(b, sizeof(b), st->heap_below_zero));
+	}
 	if (st->cuda_device_overflow)
 		ckt_main_say("warning: '%s': the trace names more than 256 CUDA devices (corrupt?); "
 			     "figures per device are kept for the first 256, the totals count them all",

@@ -1097,6 +1097,8 @@ static void ckt_replay_heap_move(struct ckt_replay *r, int64_t bytes, int64_t bl
 	/* each step is under 2^57 (decode.c): see CKT_REPLAY_MAX_LIVE */
 	r->heap_signed += bytes;
 	r->blocks_signed += blocks;
+	if (__builtin_expect(r->heap_signed < -(int64_t)r->st.heap_below_zero, 0))
+		r->st.heap_below_zero = (uint64_t)-r->heap_signed;
 	if (__builtin_expect(r->heap_signed > CKT_REPLAY_MAX_LIVE || r->heap_signed < -CKT_REPLAY_MAX_LIVE ||
 				     r->blocks_signed > CKT_REPLAY_MAX_LIVE || r->blocks_signed < -CKT_REPLAY_MAX_LIVE,
 			     0))

@@ -88,6 +88,11 @@ struct ckt_replay_stats {
 	 * (ckt_replay_set_max_held) were held: an event stamped long before it was written held
 	 * them back, and comes late (late_events) */
 	uint64_t max_held, replayed_early;
+	/* how far the heap's signed total went below zero at most: frees of blocks the trace did
+	 * not see allocated, which the default mode's running totals subtract (allocated before
+	 * tracing, or through an entry point the tracer does not hook); past the totals' bound,
+	 * the heap figures are low by about that */
+	uint64_t heap_below_zero;
 	/* bytes of the per-thread event queues held at finish (bounded: ckt_replay_retire) */
 	uint64_t queue_bytes;
 	uint64_t threads;                   /* distinct thread ids that recorded events (at finish) */

@@ -468,6 +468,7 @@ int ckt_report_json_print(FILE *out, const struct ckt_report *rep)
 	ckt_report_json_u64(j, "lost_events", st->lost);
 	ckt_report_json_u64(j, "inconsistencies", st->inconsistencies);
 	ckt_report_json_u64(j, "late_events", st->late_events);
+	ckt_report_json_u64(j, "heap_below_zero_bytes", st->heap_below_zero);
 	ckt_report_json_u64(j, "backward_events", st->backward_events);
 	ckt_report_json_u64(j, "max_held_events", st->max_held);
 	ckt_report_json_u64(j, "replayed_early", st->replayed_early);

@@ -171,3 +171,15 @@ for i in 1 2; do CUZKTRACE_OUT=$T/nolive$i.zst LD_PRELOAD=$LIB /bin/true 2>/dev/
 expect_eq "diff, default mode, no heap live at exit in either trace: the row says none" \
 	"$($REPORT --diff $T/nolive1.zst $T/nolive2.zst | grep -e '^heap live at exit' -e '^live bytes by function at exit' | tr -s ' ' | tr '\n' '|')" \
 	"heap live at exit 0 B 0 B no change|live bytes by function at exit: none in either trace|"
+
+# frees of blocks the trace did not see allocated (glibc's __libc_malloc, unhooked): the
+# default mode's totals went 19.5 MiB below zero and the report said 164 KiB at the peak for
+# 19.5 MiB live, without a word (tests/progs/unseenfree.c); exact mode ignores such frees
+CUZKTRACE_SAMPLE=524288 traced_json unseen $P/unseenfree >/dev/null
+$REPORT $T/unseen.zst 2>&1 >/dev/null | sed -E 's/went [0-9.]+ MiB/went N MiB/' >$T/unseen.rerr
+expect_eq "default mode, frees of blocks never seen allocated: one warning, how far below zero in the JSON (19 to 19.5 MiB)" \
+	"$(cat $T/unseen.rc)/$(cat $T/unseen.rerr)/$(( $(jget $T/unseen.json heap_below_zero_bytes) > 19000000 && $(jget $T/unseen.json heap_below_zero_bytes) <= 20480000 ))" \
+	"0/cuzktrace-report: warning: '$T/unseen.zst': the heap's running totals went N MiB below zero: the program freed blocks the trace did not see allocated (allocated before the tracer started, or through an entry point it does not hook, such as glibc's __libc_malloc); heap figures may be low by as much (CUZKTRACE_SAMPLE=0 counts only frees of blocks it saw)/1"
+CUZKTRACE_SAMPLE=0 traced_json unseenx $P/unseenfree >/dev/null
+expect_eq "exact mode, the same: no warning, nothing below zero, the 20,000 kept blocks live at exit" \
+	"$($REPORT $T/unseenx.zst 2>&1 >/dev/null)/$(jget $T/unseenx.json heap_below_zero_bytes)/$(( $(jget $T/unseenx.json live_at_exit.heap_bytes) >= 20000000 ))" "/0/1"
