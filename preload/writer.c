@@ -1647,13 +1647,14 @@ int ckt_writer_start(void)
 	strncpy(exe_base, b ? b + 1 : (n > 0 ? exe_path : "unknown"), sizeof(exe_base) - 1);
 
 	char shown[sizeof(path_abs)];
-	int rc = setup(ckt_config.out, pid, exe_path, shown);
+	int rc = setup(ckt_config.out, pid, exe_path, shown), no_thread = 0;
 	if (rc == 0) {
 		ckt_self_stat_open(); /* for the writer's look at the main thread (leader_gone) */
 		atomic_store(&ckt_writer_running, 1);
 		unsigned long th;
 		rc = ckt_spawn_helper(writer_main, NULL, &th, &writer_stack);
 		writer_thread = (pthread_t)th;
+		no_thread = rc != 0;
 		if (rc)
 			atomic_store(&ckt_writer_running, 0);
 		else
@@ -1664,7 +1665,12 @@ int ckt_writer_start(void)
 		ckt_line_str(&l, "cuzktrace: error: cannot trace to '");
 		ckt_line_str(&l, shown);
 		ckt_line_str(&l, "': ");
+		/* the file was fine: the thread was refused (EAGAIN: ulimit -u, a pids cgroup) */
+		if (no_thread)
+			ckt_line_str(&l, "cannot start the trace writer thread: ");
 		ckt_line_str(&l, reason_text(rc));
+		if (no_thread && rc == -EAGAIN)
+			ckt_line_str(&l, " (a limit on threads: ulimit -u, a container's pids limit?)");
 		ckt_line_str(&l, ckt_config.strict ? "; exiting (CUZKTRACE_STRICT=1)"
 						     : "; running untraced");
 		ckt_line_emit(&l);

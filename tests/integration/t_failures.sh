@@ -290,6 +290,21 @@ else
 	echo "  skip stat family denied: no seccomp filter here ($nostat_want)"
 fi
 
+# The writer thread refused by a limit on threads (ulimit -u 1 for a user who runs one
+# process): the line said the path could not be traced, as if the file were the trouble
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1; then
+	np_d=$(mktemp -d /tmp/cuzktrace-nproc.XXXXXX)
+	chmod 777 $np_d && cp $LIB $np_d/lib.so && chmod 755 $np_d/lib.so
+	(ulimit -u 1; setpriv --reuid=65534 --regid=65534 --clear-groups \
+		env CUZKTRACE_OUT=$np_d/t.zst LD_PRELOAD=$np_d/lib.so /bin/echo ran >$T/nproc.out 2>$T/nproc.err; echo $? >$T/nproc.rc)
+	expect_eq "writer thread refused (ulimit -u 1): the program runs untraced, one line naming the thread and the limit, no file" \
+		"$(cat $T/nproc.rc)/$(cat $T/nproc.out)/$(cat $T/nproc.err)/$(ls $np_d | grep -c zst)" \
+		"0/ran/cuzktrace: error: cannot trace to '$np_d/t.zst': cannot start the trace writer thread: Resource temporarily unavailable (a limit on threads: ulimit -u, a container's pids limit?); running untraced/0"
+	rm -rf $np_d
+else
+	echo "  skip writer thread refused: needs root and setpriv"
+fi
+
 # Libraries with thread-local data loaded at run time (tests/progs/tlsmany.c): glibc grows the
 # thread's TLS table with realloc from inside its TLS code, and the capture's libunwind TLS
 # access ran that code again inside it (double free, status 134, exact mode, 30 libraries);
