@@ -257,6 +257,19 @@ static void ckt_check_interposition(void)
 static void ckt_quick_exit_handler(void);
 atomic_int ckt_quick_armed;
 
+/* Another copy of the tracer ahead of this one (LD_PRELOAD names it twice, by two paths: an
+ * installed copy and a build's): its path, else NULL. That copy's hooks are the program's;
+ * this one's are its "real" functions. Both traced: two files, this one's warning that
+ * malloc came from an allocator ahead of it, and a name for an exec that never was. */
+static const char *ckt_other_copy(void)
+{
+	void *f = dlsym(RTLD_DEFAULT, "cuzktrace_phase_begin"); /* ours at least: no failed lookup */
+	Dl_info a, b;
+	if (!f || !dladdr(f, &a) || !dladdr((void *)&ckt_other_copy, &b) || a.dli_fbase == b.dli_fbase)
+		return NULL;
+	return a.dli_fname ? a.dli_fname : "?";
+}
+
 __attribute__((constructor(101))) static void ckt_init(void)
 {
 	/* the program starts with errno 0 (C); our set-up's failed probes (libunwind's memory
@@ -268,6 +281,22 @@ __attribute__((constructor(101))) static void ckt_init(void)
 	ckt_tls.guard++;
 	ckt_fd_start_window(1);
 	ckt_log_init();
+	const char *other = ckt_other_copy();
+	if (other) { /* the first copy traces; this one passes every call through */
+		Dl_info self;
+		struct ckt_line l = {.len = 0};
+		atomic_store(&ckt_active, 0);
+		ckt_line_str(&l, "cuzktrace: warning: the tracer is loaded twice ('");
+		ckt_line_str(&l, other);
+		ckt_line_str(&l, "' ahead of '");
+		ckt_line_str(&l, dladdr((void *)&ckt_other_copy, &self) && self.dli_fname ? self.dli_fname : "?");
+		ckt_line_str(&l, "'): the first traces, the second stays idle");
+		ckt_line_emit(&l);
+		ckt_fd_start_window(0);
+		ckt_tls.guard--;
+		errno = saved_errno;
+		return;
+	}
 	ckt_phase_rules_load();
 	ckt_children_off();
 	pthread_atfork(NULL, NULL, on_fork_child);

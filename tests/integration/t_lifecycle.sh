@@ -534,6 +534,15 @@ for i in 1 2 3 4 5 6 7 8 9 10; do
 		xr_ok=$((xr_ok + 1))
 done
 expect_eq "3 threads' exits race main's return, exit handlers freeing 4,000,000 bytes: 10 of 10 complete, 3.2 to 7.2 MB live, exit line" "$xr_ok" 10
+# the tracer preloaded twice (an installed copy and a build's): the second copy traced too,
+# into a second file, said malloc came from an allocator ahead of it, and named an exec that
+# never was; now it stays idle, with one line, and the first one's trace is the program's
+mkdir -p $T/twice && cp $LIB $T/twice/copy.so
+(cd $T/twice && CUZKTRACE_OUT=$T/twice/t.zst LD_PRELOAD="$LIB $T/twice/copy.so" $P/known >$T/twice.out 2>$T/twice.err; echo $? >$T/twice.rc)
+$REPORT --json $T/twice/t.zst >$T/twice.json 2>/dev/null
+expect_eq "tracer preloaded twice: status, output, one line saying so, the init and exit lines, one trace with every allocation" \
+	"$(cat $T/twice.rc)/$(cat $T/twice.out)/$(sed -n 1p $T/twice.err)/$(wc -l <$T/twice.err)/$(ls $T/twice | tr '\n' ' ')/$(jget $T/twice.json event_counts.alloc)/$(jget $T/twice.json event_counts.free)" \
+	"0/known: done/cuzktrace: warning: the tracer is loaded twice ('$LIB' ahead of '$T/twice/copy.so'): the first traces, the second stays idle/3/copy.so t.zst /84006/84002"
 # quick_exit on 8 threads at once (tests/progs/quickrace.c): the one that found the handlers
 # taken ended the process with glibc's own _exit under the final flush of another (cut short
 # without a word: 4 runs of 4); the later ones now wait for the trace
