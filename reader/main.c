@@ -958,6 +958,14 @@ int main(int argc, char **argv)
 				     : ", and the heap totals by size (exact mode counts a block at the size "
 				       "asked for, the default mode a small one at its usable size)");
 	}
+	const char *fn = NULL;
+	size_t fn_len = 0;
+	if (a.diff && ckt_report_diff_disjoint(&base.r, &cur.r, &fn, &fn_len))
+		ckt_main_say("warning: --diff: the functions found in both traces hold under 5%% of the "
+			     "bytes at the peak heap, so nearly every function reads as gone or new: "
+			     "functions are matched by their whole names, crate or namespace included "
+			     "('%.*s' is in the base only): were the two built under different names?",
+			     (int)(fn_len < 200 ? fn_len : 200), fn);
 	if (ckt_main_output_stdout(&a))
 		rc = 0; /* a file output went there instead */
 	else if (a.diff)

@@ -501,6 +501,30 @@ static void ckt_diff_text_heap_bound(FILE *out, const struct ckt_replay_stats *s
 	fputs(")\n", out);
 }
 
+bool ckt_report_diff_disjoint(const struct ckt_report *base, const struct ckt_report *cur, const char **example,
+			      size_t *len)
+{
+	const struct ckt_report *const rep[2] = { base, cur };
+	struct ckt_diff_rows r = { 0 };
+	double all[2] = { 0, 0 }, shared[2] = { 0, 0 }, top = 0;
+	ckt_diff_functions(&r, rep, CKT_AT_PEAK_HEAP);
+	for (size_t i = 0; !r.err && i < r.n; i++) {
+		const struct ckt_diff_row *w = &r.v[i];
+		for (int s = 0; s < 2; s++) {
+			all[s] += (double)w->bytes[s];
+			if (w->bytes[0] && w->bytes[1])
+				shared[s] += (double)w->bytes[s];
+		}
+		if ((double)w->bytes[0] > top && !w->bytes[1]) {
+			top = (double)w->bytes[0];
+			*example = w->name;
+			*len = w->len;
+		}
+	}
+	free(r.v);
+	return !r.err && all[0] > 0 && all[1] > 0 && *example && shared[0] < 0.05 * all[0] && shared[1] < 0.05 * all[1];
+}
+
 int ckt_report_diff_text(FILE *out, const struct ckt_report *base, const struct ckt_report *cur, unsigned top)
 {
 	const struct ckt_report *const rep[2] = { base, cur };

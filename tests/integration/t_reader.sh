@@ -627,6 +627,15 @@ expect_match "diff text: --top 1 shows the function that changed most" "$(cat $T
 expect_match "diff text: every phase, unchanged ones after" "$(cat $T/diff.txt)" \
 	$'live bytes by phase at peak heap \\(1 of 3 changed\\)\n.*\n  \\+11\\.4 MiB \\(\\+60\\.0%\\) +19\\.1 MiB +30\\.5 MiB  synthesis\n  no change +28\\.6 MiB +28\\.6 MiB  load\n  no change +1000 B +1000 B  \\(none\\)\n'
 expect_match "diff text: no RSS samples said once" "$(cat $T/diff.txt)" $'\npeak RSS +- +-  \\(no RSS samples\\) +- / -\n.*\nlive bytes at peak RSS: no RSS samples in either trace\n'
+# the same program under two names (renamed.c: a_ and b_ functions): every function read as
+# gone or new, without a word; now one warning names a function of the base only
+traced_json ren_a $P/renamed_a >/dev/null
+traced_json ren_b $P/renamed_b >/dev/null
+$REPORT --diff $T/ren_a.zst $T/ren_b.zst >/dev/null 2>$T/ren.err
+$REPORT --diff $T/ren_a.zst $T/ren_a.zst >/dev/null 2>$T/ren_same.err
+expect_eq "diff of one program under two names: one warning (none for a trace against itself)" \
+	"$(cat $T/ren.err)/$(cat $T/ren_same.err)" \
+	"cuzktrace-report: warning: --diff: the functions found in both traces hold under 5% of the bytes at the peak heap, so nearly every function reads as gone or new: functions are matched by their whole names, crate or namespace included ('a_load_params' is in the base only): were the two built under different names?/"
 # errors: a missing base, no value, an output that is the base (refused before it is truncated),
 # a truncated base (a warning naming it, then the diff)
 $REPORT --diff $T/nobase.zst $T/dcur.zst >/dev/null 2>$T/dmiss.err
