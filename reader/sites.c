@@ -49,6 +49,7 @@ struct ckt_sites_stack {
 	int32_t site;           /* index in s->sites; -1 until resolved */
 	uint32_t nsym, site_frame;
 	uint32_t map;           /* the module map current when its STACK record was read */
+	bool sampled;           /* it allocated samples of the default mode: estimates */
 	const char **sym;       /* formatted frames, innermost first; NULL until symbolized */
 	uint64_t allocs, alloc_bytes;
 	struct ckt_tracked t[T_COUNT];
@@ -65,6 +66,7 @@ struct ckt_sites_site {
 	uint64_t allocs, alloc_bytes;
 	uint64_t smp[K_COUNT];  /* live samples of the default mode at each moment: its figures
 				 * there are estimates */
+	bool sampled;           /* some of its allocations were samples (the CSV's estimated) */
 	uint64_t most_alloc;    /* the stack that allocated the most bytes, for the CSV */
 	size_t most_stack;
 };
@@ -563,6 +565,7 @@ static void ckt_sites_on_bytes(void *ctx, const struct ckt_attr *a, const struct
 	} else {
 		st->allocs += run->allocs * (uint64_t)w;
 		st->alloc_bytes += run->alloc_bytes;
+		st->sampled |= sample && run->allocs;
 	}
 	if (!s->own_peaks)
 		return;
@@ -841,6 +844,7 @@ int ckt_sites_finish(struct ckt_sites *s, const struct ckt_replay_stats *st, uns
 		}
 		site->allocs += sk->allocs;
 		site->alloc_bytes += sk->alloc_bytes;
+		site->sampled |= sk->sampled;
 		if (sk->alloc_bytes >= site->most_alloc) {
 			site->most_alloc = sk->alloc_bytes;
 			site->most_stack = i;
@@ -979,7 +983,7 @@ static int ckt_sites_status(FILE *f)
 int ckt_sites_write_csv(const struct ckt_sites *s, FILE *f)
 {
 	fputs("site,bytes_at_peak_rss,bytes_at_peak_heap,site_peak_bytes,allocated_bytes,allocations,"
-	      "bytes_at_peak_gpu,stack,bytes_at_exit\n", f);
+	      "bytes_at_peak_gpu,stack,bytes_at_exit,estimated\n", f);
 	for (size_t r = 0; r < s->n_csv; r++) {
 		const struct ckt_sites_site *site = &s->sites[s->csv[r]];
 		size_t which = site->at[K_RSS] ? site->best_stack[K_RSS]
@@ -998,7 +1002,8 @@ int ckt_sites_write_csv(const struct ckt_sites *s, FILE *f)
 				fputs(" <- ", f);
 			ckt_util_put_csv_inner(f, st->sym[j]);
 		}
-		fprintf(f, "\",%" PRIu64 "\n", site->at[K_EXIT]);
+		/* estimated: its figures come partly from the default mode's samples */
+		fprintf(f, "\",%" PRIu64 ",%d\n", site->at[K_EXIT], site->sampled || site->smp[K_EXIT] > 0);
 	}
 	return ckt_sites_status(f);
 }

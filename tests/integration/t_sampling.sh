@@ -118,6 +118,10 @@ done
 expect_match "default mode: a sampled site's row says its figures are estimates" "$(cat $T/sp1.row)" \
 	'^  #1  [0-9.]+ MiB \([0-9]+ bytes\), [0-9.]+% of the peak, [0-9]+ allocations live \(estimated from samples\)
 \[True\]$'
+$REPORT --sites-csv $T/spx.csv $T/spx.zst >/dev/null 2>&1
+expect_eq "sites CSV: the estimated column is 1 for the sampled site, 0 for the same blocks recorded one by one" \
+	"$($PY -c 'import csv,sys; print([[r["estimated"] for r in csv.DictReader(open(f)) if "sampled.c" in r["site"]] for f in sys.argv[1:]])' $T/sp1.csv $T/spx.csv)" \
+	"[['1'], ['0']]"
 # the mark is per moment: a site whose small blocks were sampled and freed holds 4 blocks of
 # 1 MiB at the peak and at exit, each recorded one by one: exact there, no mark (20,000 blocks
 # of 1,000 bytes at R = 512 KiB: about 38 samples, never none)
