@@ -97,7 +97,9 @@ void ckt_config_load(void)
 	const char *out = getenv("CUZKTRACE_OUT");
 	const char *dflt_out = "cuzktrace.%e.%p.zst";
 	if (out && (!*out || strlen(out) >= sizeof(ckt_config.out) - 64)) {
-		warn_invalid("CUZKTRACE_OUT", out, "a file path", dflt_out);
+		/* (a long one said only "a file path", which it was) */
+		warn_invalid("CUZKTRACE_OUT", *out ? "<the value, too long>" : out,
+			     *out ? "a file path of at most 4031 characters" : "a file path", dflt_out);
 		out = NULL;
 	}
 	strcpy(ckt_config.out, out ? out : dflt_out);

@@ -80,6 +80,11 @@ mkdir -p $T/emptyout
 expect_eq "invalid CUZKTRACE_OUT='': one line, the default name used" \
 	"$(head -1 $T/emptyout.err)/$(ls $T/emptyout | sed -E 's/[0-9]+/PID/')" \
 	"cuzktrace: warning: invalid CUZKTRACE_OUT='' (expected a file path); using the default cuzktrace.%e.%p.zst/cuzktrace.exitcode.PID.zst"
+long_out=$(printf '%04032d' 0)
+mkdir -p $T/longout && (cd $T/longout && CUZKTRACE_OUT=$long_out LD_PRELOAD=$LIB $P/exitcode 0 >/dev/null 2>$T/longout.err)
+expect_eq "CUZKTRACE_OUT of 4032 characters: one line saying how long it may be, the default used" \
+	"$(sed -n 1p $T/longout.err)/$(grep -c '^cuzktrace: tracing ' $T/longout.err)" \
+	"cuzktrace: warning: invalid CUZKTRACE_OUT='<the value, too long>' (expected a file path of at most 4031 characters); using the default cuzktrace.%e.%p.zst/1"
 
 # a path of 4,000 bytes: the line keeps its start and end, and the reason after it
 long=/nonexistent-dir/$(printf 'a%.0s' $(seq 3983))
