@@ -327,6 +327,7 @@ struct ckt_tls {
 	int guard; /* nonzero while inside a hook or in a tracer thread: calls pass through */
 	int in_driver; /* inside a real CUDA driver call: mmap and nested driver calls not counted */
 	int in_unwind; /* inside libunwind: its pipe, read, write and close go to our own pipe */
+	int in_calloc; /* in the calloc hook: a call from the dynamic linker may capture (stacks.c) */
 	int dead;  /* no ring can be had for this thread: 1 untraced by design (a forked child, a
 		    * tracer thread), 2 none could be mapped (its events are counted lost) */
 	int from_pool; /* with guard raised: malloc and calloc are served from the boot pool, whose

@@ -133,7 +133,9 @@ CKT_EXPORT void *calloc(size_t nm, size_t sz)
 	}
 	t->guard = CKT_GUARD_HOOK;
 	void *p = ckt_real.calloc(nm, sz);
+	t->in_calloc = 1;
 	record_alloc(t, p, n, CKT_FN_CALLOC);
+	t->in_calloc = 0;
 	t->guard = 0;
 	return p;
 }

@@ -86,8 +86,9 @@ static uintptr_t rtld_lo, rtld_hi; /* the dynamic linker's text (ld.so) */
  * data), and when the hook was that very realloc, called by glibc's update itself, it ran the
  * update a second time inside the first, which freed the table twice (status 134 in exact
  * mode, from about 30 such libraries: tests/progs/tlsmany.c). So a capture brings the table
- * up to date first, the guard down, so that those calls are traced as any other; and a hook
- * called from the dynamic linker (which is where that update allocates) captures no stack. */
+ * up to date first, the guard down, so that those calls are traced as any other; and a malloc,
+ * realloc or memalign called from the dynamic linker (which is how that update allocates)
+ * captures no stack. Its calloc (a new thread's DTV, a loaded object) does. */
 struct ckt_tls_index {
 	unsigned long module, offset;
 };
@@ -353,8 +354,10 @@ uint32_t ckt_stacks_capture(struct ckt_tls *t)
 	struct ckt_ring *r = t->ring ? t->ring : ckt_thread_attach(t);
 	if (!r)
 		return 0;
-	/* (see unw_tls): a compare, and a call that returns at once unless libraries came or went */
-	if (rtld_hi && hook_caller() - rtld_lo < rtld_hi - rtld_lo)
+	/* (see unw_tls): a compare, and a call that returns at once unless libraries came or went.
+	 * The linker's calloc is not its TLS update's (a thread's DTV, a loaded object: their
+	 * stacks name pthread_create's and dlopen's callers) */
+	if (rtld_hi && !t->in_calloc && hook_caller() - rtld_lo < rtld_hi - rtld_lo)
 		return 0;
 	if (unw_tls.module) {
 		int g = t->guard;

@@ -531,6 +531,11 @@ static void ckt_main_warnings(const char *path, const struct ckt_replay_stats *s
 	if (st->truncated)
 		ckt_main_say("warning: '%s': trace is truncated (no end record); it covers %s s",
 			     path, ckt_util_fmt_secs(t, sizeof(t), st->duration_ns, 3));
+	/* a header and nothing after it: every figure 0, which read as a program that used none */
+	if (st->truncated && !st->events)
+		ckt_main_say("warning: '%s': the trace holds no event (the process was killed, or its "
+			     "tracing stopped, before the first flush): its figures are not the program's",
+			     path);
 	if (st->lost)
 		ckt_main_say("warning: '%s': %llu events were lost; totals are inexact", path,
 			     (unsigned long long)st->lost);
