@@ -333,14 +333,7 @@ static void ckt_diff_json_active(struct ckt_json *j, const struct ckt_report *co
 	for (int side = 0; side < 2; side++) {
 		const char *const *names;
 		size_t n = ckt_diff_active(rep[side], p->m, side ? hy && y : hx && x, &names);
-		ckt_report_json_key(j, side ? "trace" : "base");
-		fputc('[', j->f);
-		for (size_t k = 0; k < n; k++) {
-			if (k)
-				fputs(", ", j->f);
-			ckt_report_json_str(j, names[k], strlen(names[k]));
-		}
-		fputc(']', j->f);
+		ckt_report_json_names(j, side ? "trace" : "base", names, n);
 	}
 	ckt_report_json_close(j);
 }

@@ -220,6 +220,18 @@ void ckt_report_json_elem_open(struct ckt_json *j)
 	j->first = 1;
 }
 
+void ckt_report_json_names(struct ckt_json *j, const char *key, const char *const *names, size_t n)
+{
+	ckt_report_json_key(j, key);
+	fputc('[', j->f);
+	for (size_t k = 0; k < n; k++) {
+		if (k)
+			fputs(", ", j->f);
+		ckt_report_json_str(j, names[k], strlen(names[k]));
+	}
+	fputc(']', j->f);
+}
+
 /* ---- phases ---- */
 
 /* active_phases (names, oldest activation first) and by_phase ([{phase, bytes}], largest
@@ -237,14 +249,7 @@ static void ckt_report_json_phases_at(struct ckt_json *j, const struct ckt_phase
 		na = ckt_phases_active_at(ph, m, &names);
 		n = ckt_phases_by_phase(ph, m, &sh);
 	}
-	ckt_report_json_key(j, "active_phases");
-	fputc('[', j->f);
-	for (size_t k = 0; k < na; k++) {
-		if (k)
-			fputs(", ", j->f);
-		ckt_report_json_str(j, names[k], strlen(names[k]));
-	}
-	fputc(']', j->f);
+	ckt_report_json_names(j, "active_phases", names, na);
 	ckt_report_json_array_open(j, "by_phase");
 	for (size_t k = 0; k < n; k++) {
 		ckt_report_json_elem_open(j);
