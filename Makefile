@@ -164,7 +164,7 @@ $(B)/examples/%: examples/%.c $(B)/.flags
 unit: $(UNIT_BIN)
 	$(Q)fail=0; for t in $(UNIT_BIN); do echo "== $$t"; $$t || fail=1; done; exit $$fail
 
-integration: $(LIB) $(REPORT) $(PROG_BIN) $(B)/progs/diffprog_v2 $(B)/progs/renamed_a $(B)/progs/renamed_b $(B)/progs/ctor $(B)/progs/ownmalloc_keys $(B)/progs/libtlsbare.so $(B)/progs/libtlsplug.so $(B)/progs/libplainlib.so $(B)/progs/libunwcount.so $(B)/progs/libslowmunmap.so $(B)/progs/libnofn.so $(B)/progs/libmmapalloc.so $(B)/progs/linkapi
+integration: $(LIB) $(REPORT) $(PROG_BIN) $(B)/progs/diffprog_v2 $(B)/progs/renamed_a $(B)/progs/renamed_b $(B)/progs/ctor $(B)/progs/ownmalloc_keys $(B)/progs/libtlsbare.so $(B)/progs/libtlsplug.so $(B)/progs/libtlsshim.so $(B)/progs/libplainlib.so $(B)/progs/libunwcount.so $(B)/progs/libslowmunmap.so $(B)/progs/libnofn.so $(B)/progs/libmmapalloc.so $(B)/progs/linkapi
 	$(Q)bash tests/integration/run.sh
 
 check: deps

@@ -328,6 +328,7 @@ struct ckt_tls {
 	int in_driver; /* inside a real CUDA driver call: mmap and nested driver calls not counted */
 	int in_unwind; /* inside libunwind: its pipe, read, write and close go to our own pipe */
 	int in_calloc; /* in the calloc hook: a call from the dynamic linker may capture (stacks.c) */
+	int in_tls_touch; /* a capture is bringing the TLS table up to date: no capture inside */
 	int dead;  /* no ring can be had for this thread: 1 untraced by design (a forked child, a
 		    * tracer thread), 2 none could be mapped (its events are counted lost) */
 	int from_pool; /* with guard raised: malloc and calloc are served from the boot pool, whose
@@ -380,6 +381,10 @@ struct ckt_tls {
  * the count in the trace and says so once on stderr. A handler's calls that go through libc
  * (strdup, stdio) pass uncounted, and so do those made during a CUDA hook or a thread's end. */
 #define CKT_GUARD_HOOK 0x4000
+/* Raised by a stack capture while it brings the thread's TLS table up to date (stacks.c):
+ * the frees and reallocs glibc's TLS update makes from the dynamic linker then are traced
+ * (ckt_tls_update_call), every other call (a signal handler's) passes through, counted lost. */
+#define CKT_GUARD_TLS 0x2000
 #define CKT_GUARD_MAP 0x8000 /* the same, raised by a hook of the mmap family (ckt_guard_mark);
 			      * not CKT_GUARD_HOOK + 1, which a guard++ of ckt_hold_signals makes */
 extern _Atomic uint64_t ckt_lost_nested;
@@ -635,6 +640,14 @@ int ckt_stacks_init(void);
 extern uintptr_t ckt_out_lo[CKT_OUT_N], ckt_out_hi[CKT_OUT_N];
 void ckt_callout_init(void *real_malloc);
 
+/* The dynamic linker's text (stacks.c), and whether a call with return address ra is one of
+ * glibc's TLS update while a capture brings the table up to date: traced then (stacks.c). */
+extern uintptr_t ckt_rtld_lo, ckt_rtld_hi;
+static inline int ckt_tls_update_call(const struct ckt_tls *t, const void *ra)
+{
+	return t->guard == CKT_GUARD_TLS && (uintptr_t)ra - ckt_rtld_lo < ckt_rtld_hi - ckt_rtld_lo;
+}
+
 /* Whether return address ra is in the text of call-out k. */
 static inline int ckt_from_out(int k, const void *ra)
 {
@@ -646,7 +659,7 @@ static inline int ckt_from_out(int k, const void *ra)
  * the test runs only when the guard is up. */
 static inline void ckt_passed(const struct ckt_tls *t, const void *ra)
 {
-	if (CKT_LIKELY(t->guard != CKT_GUARD_HOOK && t->guard != CKT_GUARD_MAP))
+	if (CKT_LIKELY(t->guard != CKT_GUARD_HOOK && t->guard != CKT_GUARD_MAP && t->guard != CKT_GUARD_TLS))
 		return;
 	for (int k = 0; k < CKT_OUT_N; k++)
 		if (ckt_from_out(k, ra))

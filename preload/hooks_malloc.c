@@ -83,12 +83,34 @@ static inline void record_free(struct ckt_tls *t, void *p)
 	ckt_emit(t, CKT_EV_FREE, 0, ckt_stamp(t), (uint64_t)(uintptr_t)p, u, 0);
 }
 
+/* A call of glibc's TLS update (from the dynamic linker) while a stack capture brings the
+ * thread's TLS table up to date (CKT_GUARD_TLS, stacks.c): traced, with no stack, and the
+ * guard given back as it was. Off the traced path: only with that guard up. */
+static CKT_NOINLINE void *tls_update_alloc(struct ckt_tls *t, size_t nm, size_t sz, uint8_t fn)
+{
+	t->guard = CKT_GUARD_HOOK;
+	void *p = fn == CKT_FN_CALLOC ? ckt_real.calloc(nm, sz) : ckt_real.malloc(nm);
+	record_alloc(t, p, fn == CKT_FN_CALLOC ? nm * sz : nm, fn);
+	t->guard = CKT_GUARD_TLS;
+	return p;
+}
+
+static CKT_NOINLINE void tls_update_free(struct ckt_tls *t, void *p)
+{
+	t->guard = CKT_GUARD_HOOK;
+	record_free(t, p);
+	ckt_real.free(p);
+	t->guard = CKT_GUARD_TLS;
+}
+
 CKT_EXPORT void *malloc(size_t n)
 {
 	if (CKT_UNLIKELY(!ckt_real.malloc) && !boot_ready())
 		return boot_alloc(n, 16);
 	struct ckt_tls *t = &ckt_tls;
 	if (!CKT_HOOK_ENTER(t)) {
+		if (CKT_UNLIKELY(ckt_tls_update_call(t, __builtin_return_address(0))))
+			return tls_update_alloc(t, n, 1, CKT_FN_MALLOC);
 		ckt_passed(t, __builtin_return_address(0));
 		return CKT_UNLIKELY(t->from_pool) ? boot_alloc(n, 16) : ckt_real.malloc(n);
 	}
@@ -113,6 +135,10 @@ CKT_EXPORT void free(void *p)
 		t->guard = 0;
 		return;
 	}
+	if (CKT_UNLIKELY(ckt_tls_update_call(t, __builtin_return_address(0)))) {
+		tls_update_free(t, p);
+		return;
+	}
 	ckt_passed(t, __builtin_return_address(0));
 	ckt_real.free(p);
 }
@@ -128,6 +154,8 @@ CKT_EXPORT void *calloc(size_t nm, size_t sz)
 		return boot_alloc(n, 16); /* pool memory is zero */
 	struct ckt_tls *t = &ckt_tls;
 	if (!CKT_HOOK_ENTER(t)) {
+		if (CKT_UNLIKELY(ckt_tls_update_call(t, __builtin_return_address(0))))
+			return tls_update_alloc(t, nm, sz, CKT_FN_CALLOC);
 		ckt_passed(t, __builtin_return_address(0));
 		return CKT_UNLIKELY(t->from_pool) ? boot_alloc(n, 16) : ckt_real.calloc(nm, sz);
 	}
@@ -193,12 +221,18 @@ static CKT_NOINLINE void *realloc_sampled(struct ckt_tls *t, void *p, size_t n)
 	return q;
 }
 
-static inline void *realloc_common(void *p, size_t n, uint8_t fn_for_null)
+/* ra: the caller's return address (the hook's); the guard is given back as restore_guard
+ * (0, or CKT_GUARD_TLS for a call of glibc's TLS update: see tls_update_alloc) */
+static inline void *realloc_common(void *p, size_t n, uint8_t fn_for_null, const void *ra)
 {
 	struct ckt_tls *t = &ckt_tls;
+	int restore_guard = 0;
 	if (!CKT_HOOK_ENTER(t)) {
-		ckt_passed(t, __builtin_return_address(0));
-		return ckt_real.realloc(p, n);
+		if (!CKT_UNLIKELY(ckt_tls_update_call(t, ra))) {
+			ckt_passed(t, ra);
+			return ckt_real.realloc(p, n);
+		}
+		restore_guard = CKT_GUARD_TLS;
 	}
 	t->guard = CKT_GUARD_HOOK;
 	void *q;
@@ -219,7 +253,7 @@ static inline void *realloc_common(void *p, size_t n, uint8_t fn_for_null)
 		else /* failed, p is untouched */
 			ckt_done(t);
 	}
-	t->guard = 0;
+	t->guard = restore_guard;
 	return q;
 }
 
@@ -239,7 +273,7 @@ CKT_EXPORT void *realloc(void *p, size_t n)
 	}
 	if (CKT_UNLIKELY(p && ckt_pool_owns(p)))
 		return realloc_from_pool(p, n);
-	return realloc_common(p, n, CKT_FN_REALLOC);
+	return realloc_common(p, n, CKT_FN_REALLOC, __builtin_return_address(0));
 }
 
 CKT_EXPORT void *reallocarray(void *p, size_t nm, size_t sz)
@@ -251,7 +285,7 @@ CKT_EXPORT void *reallocarray(void *p, size_t nm, size_t sz)
 	}
 	if (CKT_UNLIKELY(!ckt_real.malloc || (p && ckt_pool_owns(p))))
 		return realloc(p, n);
-	return realloc_common(p, n, CKT_FN_REALLOCARRAY);
+	return realloc_common(p, n, CKT_FN_REALLOCARRAY, __builtin_return_address(0));
 }
 
 /* The aligned family. `how` selects the real entry point; a missing optional symbol falls back

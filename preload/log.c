@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/kcmp.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -78,6 +79,8 @@ static int dup_not_unw(int fd, int start)
 	}
 }
 
+/* Where fstat is refused: every descriptor the tracer keeps is close-on-exec (the program's
+ * stderr, which is not, is told by kcmp: is_stderr) */
 int ckt_fd_is(int fd, dev_t dev, ino_t ino)
 {
 	struct stat st;
@@ -85,7 +88,16 @@ int ckt_fd_is(int fd, dev_t dev, ino_t ino)
 		return 0;
 	if (fstat(fd, &st) == 0)
 		return st.st_dev == dev && st.st_ino == ino;
-	return ckt_stat_refused(errno) && fcntl(fd, F_GETFD) >= 0;
+	int fl = ckt_stat_refused(errno) ? fcntl(fd, F_GETFD) : -1;
+	return fl >= 0 && (fl & FD_CLOEXEC);
+}
+
+/* a and b are one open file description (kcmp): 1, 0, or -1 where kcmp is refused too */
+static int same_description(int a, int b)
+{
+	pid_t me = getpid();
+	long r = syscall(SYS_kcmp, me, me, KCMP_FILE, a, b);
+	return r == 0 ? 1 : r > 0 ? 0 : -1;
 }
 
 int ckt_fd_same(int a, int b)
@@ -93,7 +105,12 @@ int ckt_fd_same(int a, int b)
 	struct stat sa, sb;
 	if (fstat(a, &sa) == 0 && fstat(b, &sb) == 0)
 		return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-	return ckt_stat_refused(errno) && fcntl(a, F_GETFD) >= 0 && fcntl(b, F_GETFD) >= 0;
+	if (!ckt_stat_refused(errno))
+		return 0;
+	int d = same_description(a, b);
+	/* neither can tell: b was just copied from a (ckt_fd_high); a close-all that put a
+	 * program's file on a in between is the one case taken wrongly */
+	return d >= 0 ? d : fcntl(a, F_GETFD) >= 0 && fcntl(b, F_GETFD) >= 0;
 }
 
 static int fd_high(int fd, int top_range);
@@ -184,7 +201,16 @@ void ckt_log_init(void)
 
 static int is_stderr(int fd)
 {
-	return ckt_fd_is(fd, err_dev, err_ino);
+	struct stat st;
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &st) == 0)
+		return st.st_dev == err_dev && st.st_ino == err_ino;
+	/* fstat refused (a seccomp filter): fd 2 is stderr while it is one description with our
+	 * copy of it; a file the program opened on 2 is not (the exit line went into it) */
+	if (!ckt_stat_refused(errno))
+		return 0;
+	return fd == saved_fd ? fcntl(fd, F_GETFD) >= 0 : saved_fd >= 0 && same_description(fd, saved_fd) == 1;
 }
 
 static int pick_fd(void)

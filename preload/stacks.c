@@ -75,7 +75,7 @@ static atomic_uint next_id = 1;
 static atomic_int full_reported;
 static int fast_only; /* 1: the unwinders disagree (unwinders_agree): unw_backtrace only */
 static uintptr_t self_lo, self_hi; /* our own text: frames in here are the tracer's */
-static uintptr_t rtld_lo, rtld_hi; /* the dynamic linker's text (ld.so) */
+uintptr_t ckt_rtld_lo, ckt_rtld_hi; /* the dynamic linker's text (ld.so) */
 
 /* Thread-local data of libraries loaded at run time. libunwind's own (its per-thread caches)
  * is reached through glibc's __tls_get_addr, which first brings the thread's table of TLS
@@ -86,7 +86,7 @@ static uintptr_t rtld_lo, rtld_hi; /* the dynamic linker's text (ld.so) */
  * data), and when the hook was that very realloc, called by glibc's update itself, it ran the
  * update a second time inside the first, which freed the table twice (status 134 in exact
  * mode, from about 30 such libraries: tests/progs/tlsmany.c). So a capture brings the table
- * up to date first, the guard down, so that those calls are traced as any other; and a malloc,
+ * up to date first, under CKT_GUARD_TLS, so that those calls are traced (and no other); and a malloc,
  * realloc or memalign called from the dynamic linker (which is how that update allocates)
  * captures no stack. Its calloc (a new thread's DTV, a loaded object) does. */
 struct ckt_tls_index {
@@ -190,8 +190,8 @@ int ckt_stacks_init(void)
 	self_hi = self.hi;
 	struct text_probe rtld = {(uintptr_t)&__tls_get_addr, 0, 0};
 	dl_iterate_phdr(find_text, &rtld);
-	rtld_lo = rtld.lo;
-	rtld_hi = rtld.hi;
+	ckt_rtld_lo = rtld.lo;
+	ckt_rtld_hi = rtld.hi;
 	dl_iterate_phdr(find_tls_module, &unw_tls);
 	ckt_tls.in_unwind++;
 	unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
@@ -356,14 +356,19 @@ uint32_t ckt_stacks_capture(struct ckt_tls *t)
 		return 0;
 	/* (see unw_tls): a compare, and a call that returns at once unless libraries came or went.
 	 * The linker's calloc is not its TLS update's (a thread's DTV, a loaded object: their
-	 * stacks name pthread_create's and dlopen's callers) */
-	if (rtld_hi && !t->in_calloc && hook_caller() - rtld_lo < rtld_hi - rtld_lo)
+	 * stacks name pthread_create's and dlopen's callers). Under CKT_GUARD_TLS only the
+	 * update's own calls are traced (a signal handler's pass through, and the guard's frame
+	 * mark of an mmap hook stays its own); none captures. */
+	if (t->in_tls_touch ||
+	    (ckt_rtld_hi && !t->in_calloc && hook_caller() - ckt_rtld_lo < ckt_rtld_hi - ckt_rtld_lo))
 		return 0;
 	if (unw_tls.module) {
 		int g = t->guard;
-		t->guard = 0;
+		t->in_tls_touch = 1;
+		t->guard = CKT_GUARD_TLS;
 		(void)__tls_get_addr(&unw_tls);
 		t->guard = g;
+		t->in_tls_touch = 0;
 	}
 	void **raw = r->cap_raw;
 	t->in_unwind++; /* libunwind's memory checks go to our private pipe (hooks_io.c) */

@@ -5,7 +5,10 @@
  * /dev/null and prints the number it got ("fd 3" untraced) and "done".
  * The tracer checked its descriptors with fstat: each check failed, so it reopened the trace
  * at every flush (a descriptor leaked each time, low in the program's range: "fd 20"), and
- * then stopped without a word; the trace had no event at all. */
+ * then stopped without a word; the trace had no event at all.
+ * "nostat FILE": after the filter, stderr is closed and FILE opened on its number, as a daemon
+ * does, and "DATA" written there; the tracer's exit line must not go into it (taking any open
+ * descriptor 2 for stderr, it did). */
 #include <fcntl.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -18,7 +21,7 @@
 
 static void *volatile keep[200];
 
-int main(void)
+int main(int argc, char **argv)
 {
 	for (int i = 0; i < 100; i++)
 		keep[i] = malloc(10000);
@@ -36,6 +39,11 @@ int main(void)
 	    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &prog)) {
 		perror("seccomp");
 		return 2;
+	}
+	if (argc > 1) {
+		close(2);
+		if (open(argv[1], O_WRONLY | O_CREAT | O_TRUNC, 0644) != 2 || write(2, "DATA\n", 5) != 5)
+			return 3;
 	}
 	for (int i = 0; i < 100; i++)
 		keep[100 + i] = malloc(20000);
