@@ -33,6 +33,7 @@ struct ckt_phase {
 	uint64_t since, active_ns;
 	uint64_t allocated, gpu_allocated;
 	struct ckt_tracked heap, mmap, host, rss, gpu, pinned;
+	struct ckt_tracked smp; /* live samples of the default mode (heap blocks): for --diff's noise */
 	bool csv_held;     /* it held bytes at the previous --phases-csv sample */
 	bool csv_listed;   /* it is in csv_list */
 };
@@ -477,6 +478,8 @@ static void ckt_phases_on_bytes(void *ctx, const struct ckt_attr *a, const struc
 	case CKT_SPACE_HEAP:
 		ckt_tracked_run(&ph->heap, e, delta, rise);
 		ckt_tracked_run(&ph->rss, e, delta, rise);
+		if (a->weight > 1.0)
+			ckt_tracked_run(&ph->smp, e, run->blocks, run->blocks_rise);
 		if (p->by_thread) {
 			ckt_tracked_run(&t->heap, e, delta, rise);
 			ckt_tracked_run(&t->rss, e, delta, rise);
@@ -821,6 +824,11 @@ static int ckt_phases_share_cmp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+static uint64_t ckt_phases_pos(int64_t v)
+{
+	return v > 0 ? (uint64_t)v : 0;
+}
+
 static int ckt_phases_make_shares(struct ckt_phases *p, enum ckt_moment m)
 {
 	size_t n = 0;
@@ -831,7 +839,9 @@ static int ckt_phases_make_shares(struct ckt_phases *p, enum ckt_moment m)
 	for (size_t i = 0; i < p->n_ph; i++) {
 		int64_t v = ckt_tracked_at(ckt_phases_space(&p->ph[i], m), p->epochs, m);
 		if (v > 0)
-			p->shares[m][n++] = (struct ckt_phases_share){ ckt_phases_pub_name(&p->ph[i]), (uint64_t)v };
+			p->shares[m][n++] = (struct ckt_phases_share){
+				ckt_phases_pub_name(&p->ph[i]), (uint64_t)v,
+				m == CKT_AT_PEAK_GPU ? 0 : ckt_phases_pos(ckt_tracked_at(&p->ph[i].smp, p->epochs, m)) };
 	}
 	qsort(p->shares[m], n, sizeof(*p->shares[m]), ckt_phases_share_cmp);
 	p->n_shares[m] = n;
@@ -845,10 +855,6 @@ size_t ckt_phases_by_phase(const struct ckt_phases *p, enum ckt_moment m,
 	return p->n_shares[m];
 }
 
-static uint64_t ckt_phases_pos(int64_t v)
-{
-	return v > 0 ? (uint64_t)v : 0;
-}
 
 static int ckt_phases_make_rows(struct ckt_phases *p)
 {

@@ -77,6 +77,7 @@ size_t ckt_phases_active_at(const struct ckt_phases *p, enum ckt_moment m, const
 struct ckt_phases_share {
 	const char *name;
 	uint64_t bytes;
+	uint64_t samples; /* the default mode's samples among them (heap blocks) */
 };
 /* Live bytes by owning phase at the peak of moment m (heap bytes for CKT_AT_PEAK_HEAP, "rss"
  * bytes for CKT_AT_PEAK_RSS, host for MMAP, gpu for GPU, pinned for PINNED), largest first

@@ -159,7 +159,7 @@ static void ckt_diff_phases(struct ckt_diff_rows *r, const struct ckt_report *co
 		const struct ckt_phases *ph = rep[side]->phases;
 		size_t n = ph ? ckt_phases_by_phase(ph, m, &sh) : 0;
 		for (size_t i = 0; i < n; i++)
-			ckt_diff_add(r, sh[i].name, strlen(sh[i].name), side, sh[i].bytes, 0);
+			ckt_diff_add(r, sh[i].name, strlen(sh[i].name), side, sh[i].bytes, sh[i].samples);
 	}
 	ckt_diff_merge(r);
 }
@@ -764,7 +764,7 @@ int ckt_report_diff_json(FILE *out, const struct ckt_report *base, const struct 
 				ckt_diff_functions(&r, rep, ckt_diff_moments[k].m);
 			else
 				ckt_diff_phases(&r, rep, ckt_diff_moments[k].m);
-			ckt_diff_json_rows(j, ckt_diff_moments[k].key, name, &r, what == 1 ? rate : NULL);
+			ckt_diff_json_rows(j, ckt_diff_moments[k].key, name, &r, what < 2 ? rate : NULL);
 			err = err ? err : r.err;
 			free(r.v);
 			free(names_buf);
