@@ -402,7 +402,7 @@ such.zst" >/dev/null 2>>$T/evilname.err
 y.csv" $T/known.zst >/dev/null 2>>$T/evilname.err
 	expect_eq "reader: a path with a line break and an escape sequence: one line per message, its control bytes '?'" \
 		"$(wc -l <$T/evilname.err)/$(sed -e "s|$T|T|" -e 's/offset [0-9]*/offset N/' $T/evilname.err | tr '\n' '|')" \
-		"4/cuzktrace-report: warning: 'T/cut??[2J.zst': trace is truncated (no end record); it covers 0.000 s|cuzktrace-report: warning: 'T/cut??[2J.zst': the trace holds no event (the process was killed, or its tracing stopped, before the first flush): its figures are not the program's|cuzktrace-report: warning: 'T/cut??[2J.zst': the file ends inside the zstd frame at byte offset N (cut while it was written, or corrupt): that frame is not read|cuzktrace-report: error: 'T/no?such.zst': No such file or directory|cuzktrace-report: error: cannot write 'T/nodir/x?y.csv': No such file or directory|"
+		"4/cuzktrace-report: warning: 'T/cut??[2J.zst': trace is truncated (no end record); it covers 0.000 s|cuzktrace-report: warning: 'T/cut??[2J.zst': the file ends inside the zstd frame at byte offset N (cut while it was written, or corrupt): that frame is not read|cuzktrace-report: error: 'T/no?such.zst': No such file or directory|cuzktrace-report: error: cannot write 'T/nodir/x?y.csv': No such file or directory|"
 fi
 
 # 100,000 threads with one allocation queued each before the first SYNC: each thread's queue
