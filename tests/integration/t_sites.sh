@@ -55,7 +55,7 @@ expect_eq "sites: sites at peak heap sum to the peak heap" \
 expect_eq "sites: csv header" "$(head -1 $T/sc.csv)" \
 	"site,bytes_at_peak_rss,bytes_at_peak_heap,site_peak_bytes,allocated_bytes,allocations,bytes_at_peak_gpu,stack,bytes_at_exit,estimated"
 expect_match "sites: csv row of the inline helper" "$(grep '^"grab_rows ' $T/sc.csv)" \
-	"^\"grab_rows \(.*sites_c\.c:$C_INL\)\",3145851,3145851,3145851,3145851,1,0,\"grab_rows .* <- build_rows .* <- main .*\",0\$"
+	"^\"grab_rows \(.*sites_c\.c:$C_INL\)\",3145851,3145851,3145851,3145851,1,0,\"grab_rows .* <- build_rows .* <- main .*\",0,0\$"
 expect_match "sites: csv row of the scratch block: its own peak, nothing at the peaks" \
 	"$(grep '^"scratch ' $T/sc.csv)" "^\"scratch \(.*sites_c\.c:$C_SCR\)\",0,0,1048576,1048576,1,0,"
 expect_match "sites: folded line, root first, weighted by bytes at peak RSS" \
