@@ -147,6 +147,14 @@ expect_eq "disk full: no exit line claiming a whole trace" "$(wc -l <$T/full.err
 $REPORT --json $T/full.zst >$T/full.json 2>$T/full.rerr
 expect_eq "disk full: reader still reads what was written" "$(jget $T/full.json truncated)" true
 
+# killed before the writer's first flush: the file holds the header alone; the report's zeros
+# read as a program that used no memory, with only the truncation line; now one line more
+(CUZKTRACE_FLUSH_MS=10000 CUZKTRACE_OUT=$T/noev.zst LD_PRELOAD=$LIB sleep 5 2>/dev/null & ne_pid=$!; sleep 0.4; kill -9 $ne_pid; wait $ne_pid 2>/dev/null)
+$REPORT $T/noev.zst >/dev/null 2>$T/noev.rerr
+expect_eq "killed before the first flush: exit 0, the truncation line and the line that the trace holds no event" \
+	"$?/$(sed 's/covers [0-9.]* s/covers N s/' $T/noev.rerr | tr '\n' '|')" \
+	"0/cuzktrace-report: warning: '$T/noev.zst': trace is truncated (no end record); it covers N s|cuzktrace-report: warning: '$T/noev.zst': the trace holds no event (the process was killed, or its tracing stopped, before the first flush): its figures are not the program's|"
+
 # A thread the tracer can give no event buffer (the address space is capped): one line, the
 # thread runs untraced, and its events are counted lost (1,000 mallocs and frees, and the few
 # frees glibc makes as the thread exits); the reader says the totals are inexact.
