@@ -116,6 +116,11 @@ $(B)/progs/diffprog_v2: tests/progs/diffprog.c $(B)/.flags
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$@)$(CC) -std=gnu11 -D_GNU_SOURCE -DDIFFPROG_V2 -O2 -g -Wall -Iinclude -o $@ $< -lpthread -ldl
 
+# a program that exports its own fallbacks of the phase API
+$(B)/progs/apistubs: tests/progs/apistubs.c $(B)/.flags
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$@)$(CC) -std=gnu11 -O2 -g -Wall -rdynamic -o $@ $<
+
 # one program under two names (--diff's warning when no function matches)
 $(B)/progs/renamed_%: tests/progs/renamed.c $(B)/.flags
 	@mkdir -p $(dir $@)
@@ -164,7 +169,7 @@ $(B)/examples/%: examples/%.c $(B)/.flags
 unit: $(UNIT_BIN)
 	$(Q)fail=0; for t in $(UNIT_BIN); do echo "== $$t"; $$t || fail=1; done; exit $$fail
 
-integration: $(LIB) $(REPORT) $(PROG_BIN) $(B)/progs/diffprog_v2 $(B)/progs/renamed_a $(B)/progs/renamed_b $(B)/progs/ctor $(B)/progs/ownmalloc_keys $(B)/progs/libtlsbare.so $(B)/progs/libtlsplug.so $(B)/progs/libtlsshim.so $(B)/progs/libplainlib.so $(B)/progs/libunwcount.so $(B)/progs/libslowmunmap.so $(B)/progs/libnofn.so $(B)/progs/libmmapalloc.so $(B)/progs/linkapi
+integration: $(LIB) $(REPORT) $(PROG_BIN) $(B)/progs/diffprog_v2 $(B)/progs/renamed_a $(B)/progs/renamed_b $(B)/progs/apistubs $(B)/progs/ctor $(B)/progs/ownmalloc_keys $(B)/progs/libtlsbare.so $(B)/progs/libtlsplug.so $(B)/progs/libtlsshim.so $(B)/progs/libplainlib.so $(B)/progs/libunwcount.so $(B)/progs/libslowmunmap.so $(B)/progs/libnofn.so $(B)/progs/libmmapalloc.so $(B)/progs/linkapi
 	$(Q)bash tests/integration/run.sh
 
 check: deps

@@ -255,7 +255,7 @@ static void ckt_check_interposition(void)
 }
 
 static void ckt_quick_exit_handler(void);
-atomic_int ckt_quick_armed;
+atomic_int ckt_quick_armed, ckt_quick_elsewhere;
 
 /* Another copy of the tracer ahead of this one (LD_PRELOAD names it twice, by two paths: an
  * installed copy and a build's): its path, else NULL. That copy's hooks are the program's;
@@ -263,10 +263,21 @@ atomic_int ckt_quick_armed;
  * malloc came from an allocator ahead of it, and a name for an exec that never was. */
 static const char *ckt_other_copy(void)
 {
-	void *f = dlsym(RTLD_DEFAULT, "cuzktrace_phase_begin"); /* ours at least: no failed lookup */
-	Dl_info a, b;
-	if (!f || !dladdr(f, &a) || !dladdr((void *)&ckt_other_copy, &b) || a.dli_fbase == b.dli_fbase)
+	/* ours at least: no failed lookup. The phase API alone is not enough: a program may
+	 * export stubs of it (weak fallbacks, -rdynamic); the tracer also defines malloc and the
+	 * CUDA driver's allocators, and one object ahead of this one defining all three is a
+	 * copy of it */
+	static const char *const names[] = { "cuzktrace_phase_begin", "cuMemAlloc_v2", "malloc" };
+	Dl_info a = {0}, b, self;
+	if (!dladdr((void *)&ckt_other_copy, &self))
 		return NULL;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		void *f = dlsym(RTLD_DEFAULT, names[i]);
+		if (!f || !dladdr(f, &b) || b.dli_fbase == self.dli_fbase || (i && b.dli_fbase != a.dli_fbase))
+			return NULL;
+		if (!i)
+			a = b;
+	}
 	return a.dli_fname ? a.dli_fname : "?";
 }
 
@@ -279,10 +290,10 @@ __attribute__((constructor(101))) static void ckt_init(void)
 	if (atomic_load(&ckt_boot_state) == 0)
 		ckt_bootstrap();
 	ckt_tls.guard++;
-	ckt_fd_start_window(1);
-	ckt_log_init();
 	const char *other = ckt_other_copy();
-	if (other) { /* the first copy traces; this one passes every call through */
+	if (other) { /* the first copy traces; this one passes every call through, keeps no
+		      * descriptor, and takes itself out of LD_PRELOAD as the first does
+		      * (CUZKTRACE_CHILDREN=0: the children loaded it alone and traced) */
 		Dl_info self;
 		struct ckt_line l = {.len = 0};
 		atomic_store(&ckt_active, 0);
@@ -291,12 +302,14 @@ __attribute__((constructor(101))) static void ckt_init(void)
 		ckt_line_str(&l, "' ahead of '");
 		ckt_line_str(&l, dladdr((void *)&ckt_other_copy, &self) && self.dli_fname ? self.dli_fname : "?");
 		ckt_line_str(&l, "'): the first traces, the second stays idle");
-		ckt_line_emit(&l);
-		ckt_fd_start_window(0);
+		ckt_line_emit(&l); /* (before the log's set-up: to descriptor 2) */
+		ckt_children_off();
 		ckt_tls.guard--;
 		errno = saved_errno;
 		return;
 	}
+	ckt_fd_start_window(1);
+	ckt_log_init();
 	ckt_phase_rules_load();
 	ckt_children_off();
 	pthread_atfork(NULL, NULL, on_fork_child);
@@ -401,6 +414,9 @@ __attribute__((destructor(101))) static void ckt_fini(void)
  * (glibc calls it inside): this handler, registered at start, runs after the program's. */
 static void ckt_quick_exit_handler(void)
 {
+	pid_t tp = ckt_writer_pid();
+	if (tp && getpid() != tp) /* a vfork child's, in our memory: see quick_exit */
+		atomic_store(&ckt_quick_elsewhere, 1);
 	ckt_finish_exit();
 }
 

@@ -174,6 +174,7 @@ extern atomic_int ckt_init_ran;
 void ckt_bootstrap(void);
 void ckt_finish_exit(void); /* exit, _exit, quick_exit: the final flush (bootstrap.c) */
 extern atomic_int ckt_quick_armed; /* the tracer's at_quick_exit handler is registered */
+extern atomic_int ckt_quick_elsewhere; /* a vfork child ran it (hooks_exec.c, quick_exit) */
 void ckt_final_flush(int reason, int fast); /* with signals held; for exit and exec */
 /* Every signal blocked (the old mask saved in *old), then the guard raised; and back: for the
  * tracer's own work outside the hot path that a signal handler must not interrupt (a handler's
@@ -328,7 +329,8 @@ struct ckt_tls {
 	int in_driver; /* inside a real CUDA driver call: mmap and nested driver calls not counted */
 	int in_unwind; /* inside libunwind: its pipe, read, write and close go to our own pipe */
 	int in_calloc; /* in the calloc hook: a call from the dynamic linker may capture (stacks.c) */
-	int in_tls_touch; /* a capture is bringing the TLS table up to date: no capture inside */
+	int in_tls_touch; /* 1: a capture brings the TLS table up to date; 2: the tracer's own
+			   * pthread_setspecific (thread.c): no capture inside, calls traced */
 	int dead;  /* no ring can be had for this thread: 1 untraced by design (a forked child, a
 		    * tracer thread), 2 none could be mapped (its events are counted lost) */
 	int from_pool; /* with guard raised: malloc and calloc are served from the boot pool, whose
@@ -637,22 +639,26 @@ int ckt_stacks_init(void);
  * allocator's object; set by ckt_callout_init at bootstrap, before anything is traced. */
 #define CKT_OUT_N 3
 #define CKT_OUT_UNWIND 0 /* libunwind's text (ckt_out_lo[0], ckt_out_hi[0]) */
+#define CKT_OUT_LIBC 1   /* libc's (pthread_setspecific's object) */
 extern uintptr_t ckt_out_lo[CKT_OUT_N], ckt_out_hi[CKT_OUT_N];
 void ckt_callout_init(void *real_malloc);
-
-/* The dynamic linker's text (stacks.c), and whether a call with return address ra is one of
- * glibc's TLS update while a capture brings the table up to date: traced then (stacks.c). */
-extern uintptr_t ckt_rtld_lo, ckt_rtld_hi;
-static inline int ckt_tls_update_call(const struct ckt_tls *t, const void *ra)
-{
-	return t->guard == CKT_GUARD_TLS && (uintptr_t)ra - ckt_rtld_lo < ckt_rtld_hi - ckt_rtld_lo;
-}
 
 /* Whether return address ra is in the text of call-out k. */
 static inline int ckt_from_out(int k, const void *ra)
 {
 	return (uintptr_t)ra - ckt_out_lo[k] < ckt_out_hi[k] - ckt_out_lo[k];
 }
+
+/* The dynamic linker's text (stacks.c), and whether a call with return address ra is one of
+ * glibc's TLS update while a capture brings the table up to date: traced then (stacks.c). */
+extern uintptr_t ckt_rtld_lo, ckt_rtld_hi;
+static inline int ckt_tls_update_call(const struct ckt_tls *t, const void *ra)
+{
+	return t->guard == CKT_GUARD_TLS &&
+	       (t->in_tls_touch == 2 ? ckt_from_out(CKT_OUT_LIBC, ra)
+				     : (uintptr_t)ra - ckt_rtld_lo < ckt_rtld_hi - ckt_rtld_lo);
+}
+
 
 /* A hook passes a call through untraced; ra is the caller's return address. Counted when a
  * signal handler interrupted a hook of this thread (CKT_GUARD_HOOK). Not on the traced path:

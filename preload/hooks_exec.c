@@ -796,16 +796,20 @@ static void quick_claim(void)
 	}
 	int me = (int)syscall(SYS_gettid), expect = 0;
 	if (atomic_compare_exchange_strong(&exit_owner, &expect, me) || expect == me) {
-		if (!atomic_load(&ckt_quick_armed))
+		if (!atomic_load(&ckt_quick_armed) || atomic_load(&ckt_quick_elsewhere))
 			ckt_finish_exit();
 		return;
 	}
 	exit_await_or_finish();
 }
 
+/* A vfork child's quick_exit runs the at_quick_exit handlers in the parent's memory, the
+ * tracer's among them, which the parent's own quick_exit then finds run: the tracer's handler
+ * notes it (ckt_quick_elsewhere) and that quick_exit finishes the trace here. The child's is
+ * left as untraced (its handlers run: ending it with _exit, as exit's hook does, dropped their
+ * output). */
 CKT_EXPORT void quick_exit(int status)
 {
-	vfork_child_exit(status);
 	quick_claim();
 	if (ckt_real.quick_exit)
 		ckt_real.quick_exit(status);

@@ -158,8 +158,17 @@ CKT_NOINLINE struct ckt_ring *ckt_thread_attach(struct ckt_tls *t)
 	 * an allocator the program exports (this may be its first mmap, under its lock: see
 	 * ckt_check_interposition). Without the key the writer finds the thread gone instead
 	 * (recycle_gone in writer.c), later, and without its last unsent sampled totals. */
-	if (exit_key_ok && (exit_key < CKT_KEYS_IN_DESCRIPTOR || !atomic_load(&ckt_alloc_foreign)))
+	if (exit_key_ok && (exit_key < CKT_KEYS_IN_DESCRIPTOR || !atomic_load(&ckt_alloc_foreign))) {
+		/* past the first 32 keys glibc callocs 512 bytes here, freed through the traced free
+		 * as the thread ends: traced too (CKT_GUARD_TLS, ckt_tls_update_call), or every
+		 * thread took the default mode's running totals 520 bytes below zero */
+		int g = t->guard;
+		t->in_tls_touch = 2;
+		t->guard = CKT_GUARD_TLS;
 		pthread_setspecific(exit_key, r);
+		t->guard = g;
+		t->in_tls_touch = 0;
+	}
 	char name[17] = "";
 	if (syscall(SYS_prctl, PR_GET_NAME, name) == 0 && ckt_real.malloc)
 		ckt_thread_name_record(t, name);

@@ -34,10 +34,11 @@ int ckt_report_json_print(FILE *out, const struct ckt_report *rep);
  * when writing to out failed. */
 int ckt_report_diff_text(FILE *out, const struct ckt_report *base, const struct ckt_report *cur, unsigned top);
 int ckt_report_diff_json(FILE *out, const struct ckt_report *base, const struct ckt_report *cur);
-/* --diff matches call sites by function name: true when both traces hold functions at the peak
- * heap and those found in both hold under 5% of either's bytes there (two builds under
- * different crate or program names: only the C library's own functions match), in which case
- * *example gets the base's largest function (until the reports are freed) */
+/* --diff matches call sites by function name: true when the two programs' file names differ,
+ * both traces hold functions at the peak heap and those found in both hold under 5% of
+ * either's bytes there (two builds under different crate or program names: only the C
+ * library's own functions match), in which case *example gets the base's largest function
+ * (until the reports are freed) */
 bool ckt_report_diff_disjoint(const struct ckt_report *base, const struct ckt_report *cur, const char **example,
 			      size_t *len);
 

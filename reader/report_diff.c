@@ -498,6 +498,12 @@ bool ckt_report_diff_disjoint(const struct ckt_report *base, const struct ckt_re
 			      size_t *len)
 {
 	const struct ckt_report *const rep[2] = { base, cur };
+	/* two runs of one program whose peak moved from one function to others share none there
+	 * either: only programs of two names are suspected */
+	const char *ea = ckt_decode_header_get(base->dec, "exe"), *eb = ckt_decode_header_get(cur->dec, "exe");
+	const char *ba = ea ? strrchr(ea, '/') : NULL, *bb = eb ? strrchr(eb, '/') : NULL;
+	if (!ea || !eb || strcmp(ba ? ba + 1 : ea, bb ? bb + 1 : eb) == 0)
+		return false;
 	struct ckt_diff_rows r = { 0 };
 	double all[2] = { 0, 0 }, shared[2] = { 0, 0 }, top = 0;
 	ckt_diff_functions(&r, rep, CKT_AT_PEAK_HEAP);

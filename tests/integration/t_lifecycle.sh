@@ -543,6 +543,25 @@ $REPORT --json $T/twice/t.zst >$T/twice.json 2>/dev/null
 expect_eq "tracer preloaded twice: status, output, one line saying so, the init and exit lines, one trace with every allocation" \
 	"$(cat $T/twice.rc)/$(cat $T/twice.out)/$(sed -n 1p $T/twice.err)/$(wc -l <$T/twice.err)/$(ls $T/twice | tr '\n' ' ')/$(jget $T/twice.json event_counts.alloc)/$(jget $T/twice.json event_counts.free)" \
 	"0/known: done/cuzktrace: warning: the tracer is loaded twice ('$LIB' ahead of '$T/twice/copy.so'): the first traces, the second stays idle/3/copy.so t.zst /84006/84002"
+# ... with CUZKTRACE_CHILDREN=0: the idle copy takes itself out of LD_PRELOAD too (it stayed,
+# and every child loaded it alone, traced itself and printed its lines)
+mkdir -p $T/twice2
+(cd $T/twice2 && CUZKTRACE_CHILDREN=0 CUZKTRACE_OUT=$T/twice2/t.%e.%p.zst LD_PRELOAD="$LIB $T/twice/copy.so" \
+	sh -c 'printenv LD_PRELOAD; /bin/true' >$T/twice2.out 2>$T/twice2.err)
+expect_eq "tracer preloaded twice, CUZKTRACE_CHILDREN=0: the children untraced (no copy left in LD_PRELOAD), one trace" \
+	"$(cat $T/twice2.out)/$(grep -c '^cuzktrace: tracing ' $T/twice2.err)/$(ls $T/twice2 | sed -E 's/[0-9]+/N/')" "/1/t.dash.N.zst"
+# a program that exports its own fallbacks of the phase API is no copy of the tracer (it was
+# taken for one, ahead of the tracer, which stayed idle: nothing traced)
+CUZKTRACE_SAMPLE=0 traced_json apistubs $P/apistubs >/dev/null
+expect_eq "a program exporting phase API stubs: traced, no line about two copies, its 1,000 bytes live at exit" \
+	"$(cat $T/apistubs.rc)/$(cat $T/apistubs.out)/$(grep -c 'loaded twice' $T/apistubs.err)/$(( $(jget $T/apistubs.json live_at_exit.heap_bytes) >= 1000 ))" "0/ok/0/1"
+# quick_exit in a vfork child, then in the parent (tests/progs/vforkquick.c): the child's
+# handlers run as untraced (the child was ended with _exit and a warning about exit), and the
+# parent's trace is finished though the tracer's handler ran in the child
+traced_json vquick $P/vforkquick >/dev/null
+expect_eq "quick_exit in a vfork child, then the parent's: the output as untraced, status 0, the two tracer lines, the trace complete" \
+	"$(cat $T/vquick.out | tr '\n' '|')/$(cat $T/vquick.rc)/$(wc -l <$T/vquick.err)/$(jget $T/vquick.json truncated)" \
+	"$($P/vforkquick | tr '\n' '|')/0/2/false"
 # quick_exit on 8 threads at once (tests/progs/quickrace.c): the one that found the handlers
 # taken ended the process with glibc's own _exit under the final flush of another (cut short
 # without a word: 4 runs of 4); the later ones now wait for the trace
