@@ -361,6 +361,7 @@ struct ckt_tls {
 	uint64_t rng;                  /* xorshift state; 0 until the first sample decision */
 	/* stacks.c: which unwinder this thread uses (see there) */
 	int unw_fast;                  /* 1: unw_backtrace and its per-thread cache */
+	int unw_counted;               /* counted in the default mode's cap on such threads */
 	uint64_t unw_since;            /* start of the current window (ckt_now) */
 	uint64_t unw_spent;            /* ns spent stepping stacks since then */
 	/* phase.c: the end of the line this thread has open on descriptor scan_fd (written
@@ -674,6 +675,7 @@ static inline void ckt_passed(const struct ckt_tls *t, const void *ra)
 }
 /* The calling thread's stack id (0 if none can be had). Caller holds the guard. */
 uint32_t ckt_stacks_capture(struct ckt_tls *t);
+void ckt_stacks_thread_exit(struct ckt_tls *t); /* its unwinder cache goes with it */
 /* Writer: the stack with id `from` if published (returns from), else 0. */
 uint32_t ckt_stacks_next(uint32_t from, const uint64_t **frames, uint32_t *n, uint32_t *map);
 #define CKT_MAP_PENDING UINT32_MAX /* a stack's module map not known yet */

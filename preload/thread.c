@@ -49,6 +49,7 @@ static void on_thread_exit(void *arg)
 		ckt_done(&ckt_tls);
 		ckt_tls.guard--;
 	}
+	ckt_stacks_thread_exit(&ckt_tls);
 	atomic_store(&r->agg_src, NULL); /* its TLS goes away with the thread */
 	atomic_store_explicit(&r->state, CKT_RING_EXITED, memory_order_release);
 	/* counted while it waits to be recycled: never, for a ring taken in a vfork child */
