@@ -593,9 +593,11 @@ for m in 0 524288; do
 		"$(jget $T/kth$m.json lost_events)/$(wc -l <$T/kth$m.err)/$(jget $T/mma$m.json lost_events)/$(wc -l <$T/mma$m.err)/$(cat $T/kth$m.out $T/mma$m.out | sort -u)" \
 		"0/2/0/2/keythreads: done"
 	# the 512 bytes glibc callocs for the tracer's key were untraced and their frees traced:
-	# the default mode's totals went 25,688 bytes below zero (a warning past more threads)
-	expect_eq "many thread keys, CUZKTRACE_SAMPLE=$m: the key's table of each thread traced (nothing freed unseen: heap_below_zero_bytes 0)" \
-		"$(jget $T/kth$m.json heap_below_zero_bytes)" 0
+	# the default mode's totals went 25,688 bytes below zero (a warning past more threads);
+	# now only the dip the running totals allow by design (a thread's free counted before
+	# another's allocation: about a block, 104 bytes once)
+	expect_eq "many thread keys, CUZKTRACE_SAMPLE=$m: the key's table of each thread traced (heap_below_zero_bytes under 4 KiB, 25,688 before)" \
+		"$(( $(jget $T/kth$m.json heap_below_zero_bytes) < 4096 ))" 1
 done
 
 # The tracer's own stderr lines into a pipe nobody reads any more: the write raised SIGPIPE,
