@@ -653,6 +653,23 @@ static inline int ckt_from_out(int k, const void *ra)
 /* The dynamic linker's text (stacks.c), and whether a call with return address ra is one of
  * glibc's TLS update while a capture brings the table up to date: traced then (stacks.c). */
 extern uintptr_t ckt_rtld_lo, ckt_rtld_hi;
+/* Raises CKT_GUARD_TLS for a call that may allocate through glibc: kind 1 brings the TLS table
+ * up to date (stacks.c), 2 is the tracer's pthread_setspecific (thread.c). Returns the guard
+ * to give back to ckt_tls_update_close. */
+static inline int ckt_tls_update_open(struct ckt_tls *t, int kind)
+{
+	int g = t->guard;
+	t->in_tls_touch = kind;
+	t->guard = CKT_GUARD_TLS;
+	return g;
+}
+
+static inline void ckt_tls_update_close(struct ckt_tls *t, int guard)
+{
+	t->guard = guard;
+	t->in_tls_touch = 0;
+}
+
 static inline int ckt_tls_update_call(const struct ckt_tls *t, const void *ra)
 {
 	return t->guard == CKT_GUARD_TLS &&

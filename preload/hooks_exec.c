@@ -705,7 +705,9 @@ static void exit_last_cxa(void *arg)
 	exit_last();
 }
 
-static void exit_claim(void)
+/* quick: for quick_exit (see there), whose handlers are the at_quick_exit list: no second
+ * exit goes on there, and the tracer's own handler may be missing or run elsewhere */
+static void exit_claim(int quick)
 {
 	struct ckt_tls *t = &ckt_tls;
 	pid_t tp = ckt_writer_pid();
@@ -719,12 +721,14 @@ static void exit_claim(void)
 	}
 	int me = (int)syscall(SYS_gettid), expect = 0;
 	if (atomic_compare_exchange_strong(&exit_owner, &expect, me) || expect == me) {
-		if (atomic_load(&fini_elsewhere) || !atomic_load(&exit_last_armed))
-			ckt_finish_exit(); /* no destructor of the tracer will run: see above */
+		/* no handler or destructor of the tracer will run: see above */
+		if (quick ? !atomic_load(&ckt_quick_armed) || atomic_load(&ckt_quick_elsewhere)
+			  : atomic_load(&fini_elsewhere) || !atomic_load(&exit_last_armed))
+			ckt_finish_exit();
 		return;
 	}
 	expect = 0;
-	if (atomic_load(&exit_last_armed) &&
+	if (!quick && atomic_load(&exit_last_armed) &&
 	    (atomic_compare_exchange_strong(&exit_second, &expect, me) || expect == me))
 		return;
 	exit_await_or_finish();
@@ -767,7 +771,7 @@ static void vfork_child_exit(int status)
 CKT_EXPORT void exit(int status)
 {
 	vfork_child_exit(status);
-	exit_claim();
+	exit_claim(0);
 	if (!atomic_load(&ckt_init_ran) || !ckt_real.exit)
 		early_exit();
 	if (ckt_real.exit)
@@ -782,35 +786,17 @@ CKT_EXPORT void exit(int status)
  * at start: the last to run), in the final flush: the trace was cut short without a word (2
  * runs of 4 with two threads, every run with eight: tests/progs/quickrace.c). The first
  * quick_exit or exit of the process goes on; a later one waits here until the trace is
- * finished (as a third exit does, exit_await_or_finish), then goes on as untraced. Without
- * the tracer's handler (its registration failed), the first finishes the trace here. */
-static void quick_claim(void)
-{
-	struct ckt_tls *t = &ckt_tls;
-	pid_t tp = ckt_writer_pid();
-	if ((t->guard && !t->awaiting_exit) || t->dead == 1 || !tp || getpid() != tp)
-		return;
-	if (t->awaiting_exit) { /* a handler's quick_exit on a thread whose exit waits: as exit */
-		finish_signals_blocked();
-		return;
-	}
-	int me = (int)syscall(SYS_gettid), expect = 0;
-	if (atomic_compare_exchange_strong(&exit_owner, &expect, me) || expect == me) {
-		if (!atomic_load(&ckt_quick_armed) || atomic_load(&ckt_quick_elsewhere))
-			ckt_finish_exit();
-		return;
-	}
-	exit_await_or_finish();
-}
-
-/* A vfork child's quick_exit runs the at_quick_exit handlers in the parent's memory, the
+ * finished (as a third exit does, exit_await_or_finish: exit_claim(1)), then goes on as
+ * untraced. Without the tracer's handler (its registration failed), the first finishes the
+ * trace there.
+ * A vfork child's quick_exit runs the at_quick_exit handlers in the parent's memory, the
  * tracer's among them, which the parent's own quick_exit then finds run: the tracer's handler
  * notes it (ckt_quick_elsewhere) and that quick_exit finishes the trace here. The child's is
  * left as untraced (its handlers run: ending it with _exit, as exit's hook does, dropped their
  * output). */
 CKT_EXPORT void quick_exit(int status)
 {
-	quick_claim();
+	exit_claim(1);
 	if (ckt_real.quick_exit)
 		ckt_real.quick_exit(status);
 	for (;;)
@@ -881,7 +867,7 @@ extern void *__dso_handle __attribute__((weak, visibility("hidden")));
 static void main_exit_dtor(void *arg)
 {
 	(void)arg;
-	exit_claim();
+	exit_claim(0);
 }
 
 void ckt_exit_main_watch(void)

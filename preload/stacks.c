@@ -102,21 +102,6 @@ struct ckt_tls_index {
 extern void *__tls_get_addr(struct ckt_tls_index *ti);
 static struct ckt_tls_index unw_tls; /* libunwind's TLS module (0: none) */
 
-static int find_tls_module(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	(void)size;
-	uintptr_t probe = (uintptr_t)&unw_backtrace;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
-		if (ph->p_type == PT_LOAD && probe >= lo && probe < lo + ph->p_memsz) {
-			((struct ckt_tls_index *)arg)->module = info->dlpi_tls_modid;
-			return 1;
-		}
-	}
-	return 0;
-}
-
 /* The return address of the hook that called the capture: the first outside the tracer's text
  * up the frame-pointer chain (the tracer is built with frame pointers: a few frames). */
 static uintptr_t hook_caller(void)
@@ -134,6 +119,7 @@ atomic_int ckt_stacks_ready;
 
 struct text_probe {
 	uintptr_t probe, lo, hi;
+	size_t tls_modid; /* the object's TLS module (0: none) */
 };
 
 /* The executable segment of the object that holds probe. */
@@ -150,6 +136,7 @@ static int find_text(struct dl_phdr_info *info, size_t size, void *arg)
 		if (probe >= lo && probe < hi) {
 			t->lo = lo;
 			t->hi = hi;
+			t->tls_modid = info->dlpi_tls_modid;
 			return 1;
 		}
 	}
@@ -165,7 +152,7 @@ void ckt_callout_init(void *real_malloc)
 	const uintptr_t probe[CKT_OUT_N] = {(uintptr_t)&unw_backtrace, (uintptr_t)&pthread_setspecific,
 					    (uintptr_t)real_malloc};
 	for (int k = 0; k < CKT_OUT_N; k++) {
-		struct text_probe p = {probe[k], 0, 0};
+		struct text_probe p = {.probe = probe[k]};
 		if (p.probe)
 			dl_iterate_phdr(find_text, &p);
 		ckt_out_lo[k] = p.lo;
@@ -191,15 +178,16 @@ int ckt_stacks_init(void)
 			NULL, NULL);
 		return -1;
 	}
-	struct text_probe self = {(uintptr_t)&ckt_stacks_init, 0, 0};
+	struct text_probe self = {.probe = (uintptr_t)&ckt_stacks_init};
 	dl_iterate_phdr(find_text, &self);
 	self_lo = self.lo;
 	self_hi = self.hi;
-	struct text_probe rtld = {(uintptr_t)&__tls_get_addr, 0, 0};
+	struct text_probe rtld = {.probe = (uintptr_t)&__tls_get_addr}, unw = {.probe = (uintptr_t)&unw_backtrace};
 	dl_iterate_phdr(find_text, &rtld);
 	ckt_rtld_lo = rtld.lo;
 	ckt_rtld_hi = rtld.hi;
-	dl_iterate_phdr(find_tls_module, &unw_tls);
+	dl_iterate_phdr(find_text, &unw);
+	unw_tls.module = unw.tls_modid;
 	ckt_tls.in_unwind++;
 	unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
 	fast_only = !unwinders_agree();
@@ -387,12 +375,9 @@ uint32_t ckt_stacks_capture(struct ckt_tls *t)
 	    (ckt_rtld_hi && !t->in_calloc && hook_caller() - ckt_rtld_lo < ckt_rtld_hi - ckt_rtld_lo))
 		return 0;
 	if (unw_tls.module) {
-		int g = t->guard;
-		t->in_tls_touch = 1;
-		t->guard = CKT_GUARD_TLS;
+		int g = ckt_tls_update_open(t, 1);
 		(void)__tls_get_addr(&unw_tls);
-		t->guard = g;
-		t->in_tls_touch = 0;
+		ckt_tls_update_close(t, g);
 	}
 	void **raw = r->cap_raw;
 	t->in_unwind++; /* libunwind's memory checks go to our private pipe (hooks_io.c) */

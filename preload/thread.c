@@ -163,12 +163,9 @@ CKT_NOINLINE struct ckt_ring *ckt_thread_attach(struct ckt_tls *t)
 		/* past the first 32 keys glibc callocs 512 bytes here, freed through the traced free
 		 * as the thread ends: traced too (CKT_GUARD_TLS, ckt_tls_update_call), or every
 		 * thread took the default mode's running totals 520 bytes below zero */
-		int g = t->guard;
-		t->in_tls_touch = 2;
-		t->guard = CKT_GUARD_TLS;
+		int g = ckt_tls_update_open(t, 2);
 		pthread_setspecific(exit_key, r);
-		t->guard = g;
-		t->in_tls_touch = 0;
+		ckt_tls_update_close(t, g);
 	}
 	char name[17] = "";
 	if (syscall(SYS_prctl, PR_GET_NAME, name) == 0 && ckt_real.malloc)
