@@ -5,7 +5,16 @@
  *   v1      dlsym("cuGetProcAddress"), 4-argument lookups, CUDA 11030
  *   ptsz    v2 with CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM: the _ptsz allocators
  *   newver  one 1 MiB cuMemAlloc looked up for CUDA 14000 (unknown to the tracer)
- *   flags   v2 with a flag no CUDA version defines (8): taken as the default stream mode */
+ *   flags   v2 with a flag no CUDA version defines (8): taken as the default stream mode
+ *   cudart13  the lookups of the CUDA 13.0 static runtime (libcudart_static.a), in its order,
+ *           at its versions: a probe with an empty name and version 0, cuInit, cuGetProcAddress
+ *           at 11030 and 12000 (the runtime uses the second), then each allocator at the
+ *           version of its ABI, the stream-ordered ones in both stream modes (recorded by
+ *           linking a program with the toolkit's libcudart_static.a and breaking on this stub's
+ *           cuGetProcAddress_v2; the runtime itself refuses a stand-in driver, it needs the
+ *           driver's private export tables). cuMemAllocHost and the VMM calls, which the runtime
+ *           does not look up, are looked up at their ABI's version as cudaGetDriverEntryPoint
+ *           would. */
 #include "exercise.h"
 
 #include <dlfcn.h>
@@ -15,16 +24,74 @@ static gpa2_t *gpa2;
 static int ver = 12000;
 static cuuint64_t flags;
 
-static void *lookup(const char *name)
+static void *lookup_at(const char *name, int v, cuuint64_t fl)
 {
 	void *p = NULL;
 	int st = -1;
-	CUresult rc = gpa2 ? gpa2(name, &p, ver, flags, &st) : gpa1(name, &p, ver, flags);
+	CUresult rc = gpa2 ? gpa2(name, &p, v, fl, &st) : gpa1(name, &p, v, fl);
 	if (rc != CUDA_SUCCESS || !p || (gpa2 && st != CU_GET_PROC_ADDRESS_SUCCESS)) {
 		fprintf(stderr, "cuGetProcAddress %s failed: %d\n", name, rc);
 		exit(4);
 	}
 	return p;
+}
+
+static void *lookup(const char *name)
+{
+	return lookup_at(name, ver, flags);
+}
+
+/* the four stream-ordered calls of exercise() reached the stub's variant of the mode asked for
+ * (per-thread default stream or legacy); returns the exit status */
+static int async_calls(void *h, int want_ptsz)
+{
+	int *ptsz = dlsym(h, "cuzktrace_stub_ptsz_calls"), *legacy = dlsym(h, "cuzktrace_stub_legacy_async_calls");
+	if (want_ptsz ? (*ptsz != 4 || *legacy != 0) : (*ptsz != 0 || *legacy != 4)) {
+		fprintf(stderr, "async calls reached the wrong variant: ptsz %d, legacy %d\n", *ptsz, *legacy);
+		return 10;
+	}
+	puts("cu_static: done");
+	return 0;
+}
+
+/* the CUDA 13.0 static runtime's lookups (see cudart13 above); returns the exit status */
+static int cudart13(void)
+{
+	void *none = NULL;
+	int st = 0;
+	if (gpa2("", &none, 0, 0, &st) == CUDA_SUCCESS || none)
+		return 9;
+	struct drv d = { .init = lookup_at("cuInit", 2000, 0) };
+	if (lookup_at("cuGetProcAddress", 11030, 0) == (void *)gpa2)
+		return 8; /* the 11030 ABI is the 4-argument one */
+	gpa2 = lookup_at("cuGetProcAddress", 12000, 0);
+	d.default_pool = lookup_at("cuDeviceGetDefaultMemPool", 11020, 0);
+	d.retain = lookup_at("cuDevicePrimaryCtxRetain", 7000, 0);
+	d.set_ctx = lookup_at("cuCtxSetCurrent", 4000, 0);
+	d.managed = lookup_at("cuMemAllocManaged", 6000, 0);
+	d.alloc = lookup_at("cuMemAlloc", 3020, 0);
+	d.pitch = lookup_at("cuMemAllocPitch", 3020, 0);
+	d.free = lookup_at("cuMemFree", 3020, 0);
+	d.free_host = lookup_at("cuMemFreeHost", 2000, 0);
+	d.host_alloc = lookup_at("cuMemHostAlloc", 2020, 0);
+	d.reg = lookup_at("cuMemHostRegister", 6050, 0);
+	d.unreg = lookup_at("cuMemHostUnregister", 4000, 0);
+	d.alloc_async = lookup_at("cuMemAllocAsync", 11020, 0);
+	void *async_ptsz = lookup_at("cuMemAllocAsync", 11020, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM);
+	d.alloc_pool = lookup_at("cuMemAllocFromPoolAsync", 11020, 0);
+	void *pool_ptsz = lookup_at("cuMemAllocFromPoolAsync", 11020, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM);
+	d.free_async = lookup_at("cuMemFreeAsync", 11020, 0);
+	void *free_ptsz = lookup_at("cuMemFreeAsync", 11020, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM);
+	if (async_ptsz == (void *)d.alloc_async || pool_ptsz == (void *)d.alloc_pool ||
+	    free_ptsz == (void *)d.free_async)
+		return 11; /* the two stream modes are two functions */
+	d.alloc_host = lookup_at("cuMemAllocHost", 3020, 0);
+	d.create = lookup_at("cuMemCreate", 10020, 0);
+	d.release = lookup_at("cuMemRelease", 10020, 0);
+	d.map = lookup_at("cuMemMap", 10020, 0);
+	d.unmap = lookup_at("cuMemUnmap", 10020, 0);
+	exercise(&d);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -52,6 +119,12 @@ int main(int argc, char **argv)
 		if (!gpa2 || gpa2("cuGetProcAddress", (void **)&self, 12000, 0, &st) != CUDA_SUCCESS || !self)
 			return 8;
 		gpa2 = self;
+	}
+	if (!strcmp(mode, "cudart13")) {
+		int rc = cudart13();
+		if (rc)
+			return rc;
+		return async_calls(h, 0);
 	}
 	if (!strcmp(mode, "ptsz"))
 		flags = CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM;
@@ -89,11 +162,5 @@ int main(int argc, char **argv)
 	d.free_async = lookup("cuMemFreeAsync");
 	ver = async_ver;
 	exercise(&d);
-	int *ptsz = dlsym(h, "cuzktrace_stub_ptsz_calls"), *legacy = dlsym(h, "cuzktrace_stub_legacy_async_calls");
-	if (!strcmp(mode, "ptsz") ? (*ptsz != 4 || *legacy != 0) : (*ptsz != 0 || *legacy != 4)) {
-		fprintf(stderr, "async calls reached the wrong variant: ptsz %d, legacy %d\n", *ptsz, *legacy);
-		return 10;
-	}
-	puts("cu_static: done");
-	return 0;
+	return async_calls(h, !strcmp(mode, "ptsz"));
 }

@@ -30,6 +30,8 @@ cuda_case cu_dlopen $C/cu_dlopen
 cuda_case cu_static_v2 $C/cu_static v2
 cuda_case cu_static_v1 $C/cu_static v1
 cuda_case cu_static_ptsz $C/cu_static ptsz
+# the lookups of the CUDA 13.0 static runtime, at its versions, against a 13.0 driver
+CKT_STUB_DRIVER_VERSION=13000 cuda_case cu_static_cudart13 $C/cu_static cudart13
 
 # Sites and phases apply to GPU bytes as to host bytes: the same program inside a phase pushed
 # with the shim; the sites at the GPU peak (each allocation's line; they add up to the peak);
