@@ -225,16 +225,17 @@ static char *ckt_decode_dup(const uint8_t *s, size_t len)
 	return r;
 }
 
+/* The header's page_size: 0 when absent, or not a power of two from 4096 to 1 GiB (munmap
+ * rounding needs a power of two; anything else means a damaged header) */
 static uint64_t ckt_decode_page_size(const char *v)
 {
 	char *endp;
-	if (!v)
-		return 4096;
+	if (!v || !*v || strspn(v, "0123456789") != strlen(v))
+		return 0;
 	errno = 0;
 	unsigned long long ps = strtoull(v, &endp, 10);
-	/* munmap rounding needs a power of two; anything else means a damaged header */
-	if (errno || endp == v || *endp || ps == 0 || (ps & (ps - 1)) || ps > (1ull << 30))
-		return 4096;
+	if (errno || ps < 4096 || (ps & (ps - 1)) || ps > (1ull << 30))
+		return 0;
 	return ps;
 }
 

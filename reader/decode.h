@@ -26,7 +26,7 @@ struct ckt_header {
 	unsigned format_version;
 	struct ckt_header_kv *kv;
 	size_t n_kv;
-	uint64_t page_size; /* from "page_size", 4096 when absent or not a power of two */
+	uint64_t page_size; /* from "page_size"; 0 when absent or not a power of two from 4096 to 1 GiB */
 };
 
 /* One decoded record. ts and addresses are absolute (the deltas are already applied); tid is

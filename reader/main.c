@@ -767,6 +767,18 @@ static int ckt_main_open(struct ckt_main_read *m)
 	if (ckt_main_header_uint(m->path, m->dec, "CUZKTRACE_SAMPLE", (uint64_t)1 << 30, &m->rate_bytes) < 0 ||
 	    ckt_main_header_uint(m->path, m->dec, "CUZKTRACE_DEPTH", CKT_MAX_DEPTH, &m->depth) < 0)
 		return -1;
+	/* every tracer writes the page size, which rounds mapping lengths (64 KiB pages: a
+	 * mapping of 5,000 bytes holds 65,536) */
+	const char *ps = ckt_decode_header_get(m->dec, "page_size");
+	if (!ps) {
+		ckt_main_say("warning: '%s': the header has no page_size (damaged?): mapping lengths are "
+			     "rounded to 4096-byte pages", m->path);
+	} else if (!ckt_decode_header(m->dec)->page_size) {
+		size_t n = strlen(ps);
+		ckt_main_say("error: '%s': corrupt header: page_size=%.*s%s is not a page size (a power of "
+			     "two from 4096 to 1 GiB)", m->path, n < 64 ? (int)n : 64, ps, n > 64 ? "..." : "");
+		return -1;
+	}
 	return 0;
 }
 

@@ -44,6 +44,7 @@ struct ckt_pthread {
 	uint64_t name_ts;
 	uint64_t allocated;
 	struct ckt_tracked heap, rss;
+	struct ckt_tracked smp; /* as a phase's: for --diff's noise by thread group */
 	struct ckt_pushed *stack; /* innermost last */
 	size_t depth, cap;
 	uint64_t deep; /* pushes above the stored ones (CKT_PHASES_MAX_STACKED) */
@@ -483,6 +484,8 @@ static void ckt_phases_on_bytes(void *ctx, const struct ckt_attr *a, const struc
 		if (p->by_thread) {
 			ckt_tracked_run(&t->heap, e, delta, rise);
 			ckt_tracked_run(&t->rss, e, delta, rise);
+			if (a->weight > 1.0)
+				ckt_tracked_run(&t->smp, e, run->blocks, run->blocks_rise);
 		}
 		break;
 	case CKT_SPACE_ANON:
@@ -995,6 +998,8 @@ static int ckt_phases_make_groups(struct ckt_phases *p)
 		k->allocated_bytes += t->allocated;
 		k->at_peak_heap += ckt_phases_pos(ckt_tracked_at(&t->heap, p->epochs, CKT_AT_PEAK_HEAP));
 		k->at_peak_rss += ckt_phases_pos(ckt_tracked_at(&t->rss, p->epochs, CKT_AT_PEAK_RSS));
+		k->samples_at_peak_heap += ckt_phases_pos(ckt_tracked_at(&t->smp, p->epochs, CKT_AT_PEAK_HEAP));
+		k->samples_at_peak_rss += ckt_phases_pos(ckt_tracked_at(&t->smp, p->epochs, CKT_AT_PEAK_RSS));
 	}
 	for (size_t i = 0; i < p->n_th; i++)
 		free(l[i].label);

@@ -104,6 +104,8 @@ struct ckt_phases_group {
 	unsigned threads;
 	uint64_t allocated_bytes; /* host bytes */
 	uint64_t at_peak_heap, at_peak_rss;
+	/* the default mode's samples among them (heap blocks), live then: for --diff's noise */
+	uint64_t samples_at_peak_heap, samples_at_peak_rss;
 };
 /* The length of name without its trailing digits (the whole length when it has none, or is
  * nothing but digits): "rayon-synth-17" -> 12. */

@@ -24,7 +24,7 @@ struct ckt_diff_row {
 	size_t len;
 	const char *label; /* shown after it in parentheses (a GPU's name), or NULL */
 	uint64_t bytes[2]; /* base, trace */
-	uint64_t samples[2]; /* the default mode's samples among them (functions only) */
+	uint64_t samples[2]; /* the default mode's samples among them (0 for devices) */
 };
 
 struct ckt_diff_rows {
@@ -240,7 +240,9 @@ static char *ckt_diff_groups(struct ckt_diff_rows *r, const struct ckt_report *c
 		size_t clen;
 		const char *comm = ckt_diff_comm(rep[side], &clen);
 		for (size_t i = 0; i < n[side]; i++) {
-			uint64_t b = m == CKT_AT_PEAK_HEAP ? g[side][i].at_peak_heap : g[side][i].at_peak_rss;
+			bool heap = m == CKT_AT_PEAK_HEAP;
+			uint64_t b = heap ? g[side][i].at_peak_heap : g[side][i].at_peak_rss;
+			uint64_t smp = heap ? g[side][i].samples_at_peak_heap : g[side][i].samples_at_peak_rss;
 			const char *name = g[side][i].name;
 			size_t len = strlen(name), stem = ckt_phases_stem(name);
 			char *key = buf + used;
@@ -251,7 +253,7 @@ static char *ckt_diff_groups(struct ckt_diff_rows *r, const struct ckt_report *c
 				strcpy(key + stem, "*");
 			used += strlen(key) + 1;
 			if (b)
-				ckt_diff_add(r, key, strlen(key), side, b, 0);
+				ckt_diff_add(r, key, strlen(key), side, b, smp);
 		}
 	}
 	ckt_diff_merge(r);
@@ -775,7 +777,7 @@ int ckt_report_diff_json(FILE *out, const struct ckt_report *base, const struct 
 				ckt_diff_functions(&r, rep, ckt_diff_moments[k].m);
 			else
 				ckt_diff_phases(&r, rep, ckt_diff_moments[k].m);
-			ckt_diff_json_rows(j, ckt_diff_moments[k].key, name, &r, what < 2 ? rate : NULL);
+			ckt_diff_json_rows(j, ckt_diff_moments[k].key, name, &r, rate);
 			err = err ? err : r.err;
 			free(r.v);
 			free(names_buf);

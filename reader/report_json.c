@@ -435,7 +435,7 @@ int ckt_report_json_print(FILE *out, const struct ckt_report *rep)
 	fputs(ckt_decode_args_total(rep->dec) ? "true" : "false", j->f);
 	ckt_report_json_hdr_str(j, "hostname", rep->dec, "hostname");
 	ckt_report_json_hdr_int(j, "start_wall_ns", rep->dec, "start_wall_ns");
-	ckt_report_json_u64(j, "page_size", h->page_size);
+	ckt_report_json_u64(j, "page_size", h->page_size ? h->page_size : 4096); /* absent: said */
 	ckt_report_json_secs(j, "duration_s", st->duration_ns, 1);
 	ckt_report_json_u64(j, "events", st->events);
 	ckt_report_json_u64(j, "threads", st->threads_started);

@@ -58,10 +58,11 @@ def thread_name(ts, tid, name):
     return bytes([THREAD_NAME]) + uv(ts) + uv(tid) + s(name)
 
 
-def header(*kv, version=1):
+def header(*kv, version=1, page_size=b"4096"):
     """frame 0: magic, version (rows: 1; a version 2+ frame needs the stream directory, see
-    row_frame), page_size 4096 and the given key/value pairs"""
-    body = b"".join(s(k) + s(v) for k, v in ((b"page_size", b"4096"),) + kv)
+    row_frame), page_size (None: no such key) and the given key/value pairs"""
+    ps = ((b"page_size", page_size),) if page_size is not None else ()
+    body = b"".join(s(k) + s(v) for k, v in ps + kv)
     return b"CUZKTRC\0" + version.to_bytes(2, "little") + body + uv(0)
 
 

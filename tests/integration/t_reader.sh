@@ -264,6 +264,14 @@ write("evilu.zst", [head, frame(1, 0, phase_begin(5, 1) + alloc(5, 0xA000, 64, p
                                 True, phase_def(1, "x\u009by\u202ez\u2028w\u00e9".encode()))])
 # header settings that are no numbers, or out of range; stacks longer than any tracer writes
 write("rategarbage.zst", [header((b"setting.CUZKTRACE_SAMPLE", b"12k")), frame(1, 0, alloc(10, 0xA000, 16), True)])
+# the page size rounds mapping lengths: a mapping of 5,000 bytes under pages of 64 KiB, of 4 KiB
+# (no page_size: taken as 4096, and said), and page sizes that are none
+pg = Group(1)
+pg.mmap(10, 0x10000000, 5000, 1, 3)
+for name, ps in ((b"page64k", b"65536"), (b"pagenone", None), (b"pageabc", b"abc"), (b"page3", b"3"),
+                 (b"page2g", b"2147483648"), (b"pageempty", b"")):
+    open(T + "/" + name.decode() + ".zst", "wb").write(z(header(page_size=ps)) + z(
+        bytes([FRAME]) + uv(0) + uv(0) + pg.b + bytes([SYNC]) + uv(100) + bytes([END]) + uv(100) + uv(0) + uv(1) + uv(0)))
 write("deep300.zst", [header((b"setting.CUZKTRACE_DEPTH", b"300")), frame(1, 0, alloc(10, 0xA000, 16), True)])
 write("utf8argv.zst", [header((b"argv", "prover\ncafé\n\x1b[2J".encode())), frame(1, 0, alloc(10, 0xA000, 16), True)])
 write("rsshuge.zst", [head, frame(1, 0, rss(5, (1 << 64) - 1), True)])
@@ -325,6 +333,17 @@ PYEOF
 		"0/20/1/cuzktrace-report: warning: --phase-rule: 10 more modules could not be used (unreadable, or changed since they were traced); their frames are shown as module+offset/22"
 	report_status rategarbage "reader: a sampling rate that is no number is corruption (exit 1, one line)" \
 		"1/cuzktrace-report: error: '$T/rategarbage.zst': corrupt header: CUZKTRACE_SAMPLE=12k is not a number"
+	for pg in page64k pagenone; do
+		$REPORT --json $T/$pg.zst >$T/$pg.json 2>$T/$pg.err
+		echo "$?/$(jget $T/$pg.json peak_mmap.bytes)/$(jget $T/$pg.json page_size)/$(cat $T/$pg.err)"
+	done >$T/pages.got
+	expect_eq "reader: a mapping of 5,000 bytes holds a page of 64 KiB, or two of 4 KiB; a header without page_size takes 4096 and says so (before 0.2.15, silently)" \
+		"$(cat $T/pages.got)" "0/65536/65536/
+0/8192/4096/cuzktrace-report: warning: '$T/pagenone.zst': the header has no page_size (damaged?): mapping lengths are rounded to 4096-byte pages"
+	for pg in pageabc page3 page2g pageempty; do
+		report_status $pg "reader: page_size '$pg' in the header is corruption (exit 1, one line; before 0.2.15 taken silently as 4096)" \
+			"1/cuzktrace-report: error: '$T/$pg.zst': corrupt header: page_size=$(case $pg in pageabc) echo abc ;; page3) echo 3 ;; page2g) echo 2147483648 ;; esac) is not a page size (a power of two from 4096 to 1 GiB)"
+	done
 	report_status deep300 "reader: a stack depth over 256 in the header is corruption (exit 1, one line)" \
 		"1/cuzktrace-report: error: '$T/deep300.zst': corrupt header: CUZKTRACE_DEPTH=300 is out of range"
 	expect_eq "reader: the command line keeps valid UTF-8 and shows control bytes as '?'" \

@@ -89,9 +89,9 @@ expect_eq "default mode: sample counts unrounded, the peak holds every sample (6
 # the change, R x sqrt(samples of both): 3 x 1 MiB x sqrt(k1 + k2), every sample live at the
 # peak; the text marks the row "within sampling noise" when its change is no more (a
 # same-program diff showed megabytes of change as real). An exact diff has no noise_bytes.
-$REPORT --json --diff $T/sp1.zst $T/sp2.zst >$T/spd.json 2>/dev/null
+$REPORT --json --by thread --diff $T/sp1.zst $T/sp2.zst >$T/spd.json 2>/dev/null
 $REPORT --diff $T/sp1.zst $T/sp2.zst >$T/spd.txt 2>/dev/null
-expect_eq "diff, default mode: a function's and a phase's noise is 3 x R x sqrt(samples of both traces), the text marks it where the change is within" \
+expect_eq "diff, default mode: a function's, a phase's and (since 0.2.15) a thread group's noise is 3 x R x sqrt(samples of both traces), the text marks it where the change is within" \
 	"$($PY - $T/sp1.csv $T/sp2.csv $T/spd.json $T/spd.txt <<'PYEOF'
 import csv, json, math, sys
 w = 1 / -math.expm1(-600 * 1024 / 1048576)
@@ -103,7 +103,9 @@ text = [l for l in open(sys.argv[4]) if l.rstrip().split('  ')[-1].startswith('(
 marked = any('main  (within sampling noise, +-' in l for l in text)
 want = 0 < abs(row[0]['change']) <= noise if row else False
 ph = [r for r in json.load(open(sys.argv[3]))['by_phase']['peak_heap'] if r['phase'] == '(none)']
-print(bool(row) and abs(row[0]['noise_bytes'] - noise) <= 1 and bool(ph) and abs(ph[0]['noise_bytes'] - noise) <= 1, marked == want)
+th = json.load(open(sys.argv[3]))['by_thread']['peak_heap']  # one thread: every sample is its
+print(bool(row) and abs(row[0]['noise_bytes'] - noise) <= 1 and bool(ph) and abs(ph[0]['noise_bytes'] - noise) <= 1
+      and len(th) == 1 and abs(th[0]['noise_bytes'] - noise) <= 1, marked == want)
 PYEOF
 )/$($REPORT --json --diff $T/sx.zst $T/sx.zst 2>/dev/null | $PY -c 'import json,sys; print(any("noise_bytes" in r for r in json.load(sys.stdin)["by_function"]["peak_heap"]))')" \
 	"True True/False"
