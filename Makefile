@@ -121,6 +121,13 @@ $(B)/progs/apistubs: tests/progs/apistubs.c $(B)/.flags
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$@)$(CC) -std=gnu11 -O2 -g -Wall -rdynamic -o $@ $<
 
+# a program that needs the shared libstdc++ (by path: no C++ compiler needed), when present
+LIBSTDCXX := $(shell $(CC) -print-file-name=libstdc++.so.6)
+$(B)/progs/cxxnew: tests/progs/cxxnew.c $(B)/.flags
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$@)if [ -f "$(LIBSTDCXX)" ]; then $(CC) -std=gnu11 -O2 -g -Wall -o $@ $< -Wl,--no-as-needed $(LIBSTDCXX); \
+	else echo "libstdc++.so.6 not found: cxxnew not built" >&2; fi
+
 # one program under two names (--diff's warning when no function matches)
 $(B)/progs/renamed_%: tests/progs/renamed.c $(B)/.flags
 	@mkdir -p $(dir $@)
@@ -169,7 +176,7 @@ $(B)/examples/%: examples/%.c $(B)/.flags
 unit: $(UNIT_BIN)
 	$(Q)fail=0; for t in $(UNIT_BIN); do echo "== $$t"; $$t || fail=1; done; exit $$fail
 
-integration: $(LIB) $(REPORT) $(PROG_BIN) $(B)/progs/diffprog_v2 $(B)/progs/renamed_a $(B)/progs/renamed_b $(B)/progs/apistubs $(B)/progs/ctor $(B)/progs/ownmalloc_keys $(B)/progs/libtlsbare.so $(B)/progs/libtlsplug.so $(B)/progs/libtlsshim.so $(B)/progs/libplainlib.so $(B)/progs/libunwcount.so $(B)/progs/libslowmunmap.so $(B)/progs/libnofn.so $(B)/progs/libmmapalloc.so $(B)/progs/linkapi
+integration: $(LIB) $(REPORT) $(PROG_BIN) $(B)/progs/diffprog_v2 $(B)/progs/renamed_a $(B)/progs/renamed_b $(B)/progs/apistubs $(B)/progs/ctor $(B)/progs/ownmalloc_keys $(B)/progs/libtlsbare.so $(B)/progs/libtlsplug.so $(B)/progs/libtlsshim.so $(B)/progs/libplainlib.so $(B)/progs/libunwcount.so $(B)/progs/libslowmunmap.so $(B)/progs/libnofn.so $(B)/progs/libmmapalloc.so $(B)/progs/libfakeclock.so $(B)/progs/libnewalloc.so $(B)/progs/cxxnew $(B)/progs/linkapi
 	$(Q)bash tests/integration/run.sh
 
 check: deps

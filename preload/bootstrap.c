@@ -13,6 +13,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -24,7 +25,14 @@ atomic_int ckt_active;
 uint64_t ckt_t0;
 
 /* ---- clock ---- */
-/* Set once a thread of the program forbade itself the TSC (prctl PR_SET_TSC, PR_TSC_SIGSEGV;
+/* The kernel's clock_gettime in the vDSO, called directly: never the program's clock_gettime,
+ * which another preload may replace (libfaketime made a 1 s run read 47,833 s and its RSS
+ * sampler sleep past the end; ASan's interceptor, called before ASan had set itself up,
+ * jumped to address 0). Found once, by name in the vDSO's dynamic symbol table (the image the
+ * kernel maps, located by the auxiliary vector; no library call but getauxval); without a
+ * vDSO, the system call.
+ *
+ * Set once a thread of the program forbade itself the TSC (prctl PR_SET_TSC, PR_TSC_SIGSEGV;
  * threads it creates inherit that, the tracer's helpers too when restarted from it): the
  * vDSO's clock_gettime reads the TSC, and the tracer's clock reads on every hooked call then
  * raised SIGSEGV in a program that never reads a clock itself. The system call reads the clock
@@ -32,12 +40,64 @@ uint64_t ckt_t0;
  * that is written once at most. */
 atomic_int ckt_clock_syscall;
 
+typedef int vdso_clock_fn(clockid_t, struct timespec *);
+static _Atomic(vdso_clock_fn *) vdso_clock; /* NULL: not looked up yet */
+
+static int clock_by_syscall(clockid_t id, struct timespec *ts)
+{
+	return (int)syscall(SYS_clock_gettime, id, ts);
+}
+
+/* the vDSO's clock_gettime (x86_64 __vdso_clock_gettime, arm64 __kernel_clock_gettime), or
+ * clock_by_syscall when the process has no vDSO or it has no such symbol */
+static vdso_clock_fn *find_vdso_clock(void)
+{
+	const unsigned char *base = (const unsigned char *)getauxval(AT_SYSINFO_EHDR);
+	if (!base || memcmp(base, ELFMAG, SELFMAG) != 0)
+		return clock_by_syscall;
+	const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)base;
+	const ElfW(Phdr) *ph = (const ElfW(Phdr) *)(base + eh->e_phoff);
+	uintptr_t bias = 0;
+	int have_load = 0;
+	for (int i = 0; i < eh->e_phnum; i++)
+		if (ph[i].p_type == PT_LOAD && !have_load) {
+			bias = (uintptr_t)base + ph[i].p_offset - ph[i].p_vaddr;
+			have_load = 1;
+		}
+	/* the section headers are part of the image: the dynamic symbols and their count */
+	const ElfW(Shdr) *sh = (const ElfW(Shdr) *)(base + eh->e_shoff);
+	for (int i = 0; have_load && eh->e_shoff && i < eh->e_shnum; i++) {
+		if (sh[i].sh_type != SHT_DYNSYM || !sh[i].sh_entsize || sh[i].sh_link >= eh->e_shnum)
+			continue;
+		const ElfW(Sym) *sym = (const ElfW(Sym) *)(base + sh[i].sh_offset);
+		const char *str = (const char *)(base + sh[sh[i].sh_link].sh_offset);
+		size_t n = sh[i].sh_size / sh[i].sh_entsize;
+		for (size_t k = 0; k < n; k++) {
+			const char *name = str + sym[k].st_name;
+			if (sym[k].st_shndx != SHN_UNDEF && (sym[k].st_info & 0xf) == STT_FUNC &&
+			    (!strcmp(name, "__vdso_clock_gettime") || !strcmp(name, "__kernel_clock_gettime")))
+				return (vdso_clock_fn *)(bias + sym[k].st_value);
+		}
+	}
+	return clock_by_syscall;
+}
+
 void ckt_clock_get(clockid_t id, struct timespec *ts)
 {
+	vdso_clock_fn *f = atomic_load_explicit(&vdso_clock, memory_order_relaxed);
+	if (__builtin_expect(!f, 0)) {
+		f = find_vdso_clock(); /* the same answer in every thread that races here */
+		atomic_store_explicit(&vdso_clock, f, memory_order_relaxed);
+	}
 	if (__builtin_expect(atomic_load_explicit(&ckt_clock_syscall, memory_order_relaxed), 0))
-		syscall(SYS_clock_gettime, id, ts);
-	else
-		clock_gettime(id, ts);
+		f = clock_by_syscall;
+	f(id, ts);
+}
+
+void ckt_nap(long ns)
+{
+	struct timespec ts = { ns / 1000000000L, ns % 1000000000L };
+	syscall(SYS_nanosleep, &ts, NULL);
 }
 
 uint64_t ckt_clock_raw(void)
@@ -220,6 +280,55 @@ static void on_fork_child(void)
  * tracer calls that allocate would otherwise run that allocator inside our hooks. */
 atomic_int ckt_alloc_foreign = 1; /* until checked */
 
+/* dl_iterate_phdr callback: 1 when an object other than data (the allocator's base) lists
+ * the shared libstdc++ among its DT_NEEDED: a C++ program or library, whose calls of new bind
+ * by symbol lookup (a C program loads libstdc++ only for tcmalloc; an executable that links
+ * libstdc++ statically calls its own operator new, which calls malloc) */
+static int needs_libstdcxx(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	if ((void *)info->dlpi_addr == data || (info->dlpi_name && strstr(info->dlpi_name, "/libstdc++.so")))
+		return 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		if (info->dlpi_phdr[i].p_type != PT_DYNAMIC)
+			continue;
+		const ElfW(Dyn) *d = (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+		uintptr_t strtab = 0;
+		for (const ElfW(Dyn) *e = d; e->d_tag != DT_NULL; e++)
+			if (e->d_tag == DT_STRTAB)
+				strtab = e->d_un.d_ptr;
+		if (!strtab)
+			return 0;
+		if (strtab < info->dlpi_addr) /* not relocated in place (the vDSO; some ports) */
+			strtab += info->dlpi_addr;
+		for (const ElfW(Dyn) *e = d; e->d_tag != DT_NULL; e++)
+			if (e->d_tag == DT_NEEDED && !strncmp((const char *)strtab + e->d_un.d_val, "libstdc++.so", 12))
+				return 1;
+	}
+	return 0;
+}
+
+/* An allocator behind our malloc (preloaded after the tracer, or linked: -ljemalloc,
+ * tcmalloc, mimalloc) that also defines C++ operator new serves new and delete itself, never
+ * through malloc: a C++ program's heap then reached the trace as 75 KiB of 51 MiB, without a
+ * word. Say so once. libstdc++'s operator new (shared, or linked into the executable) calls
+ * malloc and is traced: the object that provides new must be the one behind our malloc. */
+static void ckt_check_operator_new(void)
+{
+	void *nw = dlsym(RTLD_DEFAULT, "_Znwm");
+	Dl_info in_new, in_malloc;
+	if (!nw || !ckt_real.malloc || !dladdr(nw, &in_new) || !dladdr((void *)ckt_real.malloc, &in_malloc) ||
+	    in_new.dli_fbase != in_malloc.dli_fbase || !in_new.dli_fname || !in_new.dli_fname[0] ||
+	    strstr(in_new.dli_fname, "/libstdc++.so") || !dl_iterate_phdr(needs_libstdcxx, in_new.dli_fbase))
+		return;
+	struct ckt_line l = {.len = 0};
+	ckt_line_str(&l, "cuzktrace: warning: C++ operator new and delete are provided by '");
+	ckt_line_str(&l, in_new.dli_fname);
+	ckt_line_str(&l, "', the allocator behind malloc, which serves them without calling malloc: C++ "
+			 "allocations (new) are not traced; expect RSS well above the traced heap");
+	ckt_line_emit(&l);
+}
+
 static void ckt_check_interposition(void)
 {
 	static const char *const names[] = {"malloc", "free", "mmap", "calloc"};
@@ -252,6 +361,8 @@ static void ckt_check_interposition(void)
 		ckt_line_emit(&l);
 	}
 	atomic_store(&ckt_alloc_foreign, foreign);
+	if (!said)
+		ckt_check_operator_new();
 }
 
 static void ckt_quick_exit_handler(void);

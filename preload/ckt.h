@@ -208,8 +208,11 @@ extern atomic_int ckt_alloc_foreign;
 /* ---- clock ---- */
 extern uint64_t ckt_t0; /* CLOCK_MONOTONIC ns at the first intercepted call */
 uint64_t ckt_clock_raw(void);
-/* clock_gettime, through the system call once the TSC is forbidden (bootstrap.c) */
+/* clock_gettime: the vDSO's, never the program's (another preload may fake the time), through
+ * the system call once the TSC is forbidden (bootstrap.c) */
 void ckt_clock_get(clockid_t id, struct timespec *ts);
+/* sleeps ns nanoseconds by the system call (a preload that fakes the time replaces nanosleep) */
+void ckt_nap(long ns);
 extern atomic_int ckt_clock_syscall;
 static inline uint64_t ckt_now(void)
 {

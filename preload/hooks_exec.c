@@ -450,8 +450,7 @@ static int pause_take(struct pause_hold *h)
 		if (owner && syscall(SYS_tgkill, getpid(), owner, 0) != 0 && errno == ESRCH)
 			continue; /* gone: the next try takes it over from owner */
 		owner = 0;
-		struct timespec ts = {0, 100000};
-		nanosleep(&ts, NULL);
+		ckt_nap(100000);
 	}
 	h->held = 1;
 	errno = e;

@@ -245,8 +245,7 @@ static void *sampler_main(void *arg)
 	atomic_store(&ckt_rss_tid, (pid_t)syscall(SYS_gettid));
 	/* the starter opens this thread's files (see statm_path); 1 s at most */
 	for (int i = 0; i < 1000 && !atomic_load(&files_ready); i++) {
-		struct timespec ts = {0, 1000000};
-		nanosleep(&ts, NULL);
+		ckt_nap(1000000);
 	}
 	struct timespec next;
 	ckt_clock_get(CLOCK_MONOTONIC, &next);
@@ -320,8 +319,7 @@ int ckt_rss_start(void)
 	/* its files, opened here: /proc/self/task/<id>/ names the sampler's from any thread */
 	pid_t tid = 0;
 	for (int i = 0; i < 1000 && !(tid = atomic_load(&ckt_rss_tid)); i++) {
-		struct timespec ts = {0, 100000};
-		nanosleep(&ts, NULL);
+		ckt_nap(100000);
 	}
 	if (tid) {
 		snprintf(statm_path, sizeof(statm_path), "/proc/self/task/%d/statm", (int)tid);

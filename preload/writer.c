@@ -194,8 +194,7 @@ static int reopen_once(void)
 		/* the lock of the closed descriptor goes with its last reference, which a close-all
 		 * (close_range) drops only on its way back to the program: a little later. Another
 		 * process holding it past every try is said so (ENOLCK, stop_tracing). */
-		struct timespec pause = {0, 200000};
-		nanosleep(&pause, NULL);
+		ckt_nap(200000);
 		return -ENOLCK;
 	}
 	(void)fcntl(h, F_SETFL, O_APPEND); /* a regular file: blocking writes again */
@@ -1505,8 +1504,7 @@ static int wait_paused(void)
 		for (uint64_t end = ckt_clock_raw() + 1000000000ull; ckt_clock_raw() < end;) {
 			if (atomic_load(&pause_flag) == 2 || atomic_load(&writer_failed))
 				return 1;
-			struct timespec ts = {0, 1000000};
-			nanosleep(&ts, NULL);
+			ckt_nap(1000000);
 		}
 		still = writer_moved(&pr) ? 0 : still + 1;
 	}
@@ -1517,8 +1515,7 @@ static int wait_paused(void)
 static void await_helper_tids(void)
 {
 	for (int i = 0; i < 1000 && (!atomic_load(&writer_tid) || (ckt_rss_running() && !atomic_load(&ckt_rss_tid))); i++) {
-		struct timespec ts = {0, 100000};
-		nanosleep(&ts, NULL);
+		ckt_nap(100000);
 	}
 }
 
@@ -1598,10 +1595,8 @@ int ckt_helpers_pause(int alone)
 	ckt_release_signals(&old);
 	atomic_store(&writer_joinable, 0);
 	/* a joined thread can still be leaving the kernel's thread group for a moment */
-	for (int i = 0; i < 1000 && alone_but(0, 0) == 0; i++) {
-		struct timespec ts = {0, 100000};
-		nanosleep(&ts, NULL);
-	}
+	for (int i = 0; i < 1000 && alone_but(0, 0) == 0; i++)
+		ckt_nap(100000);
 	return 1;
 }
 

@@ -431,6 +431,29 @@ expect_eq "own allocator: its mapping is traced" "$(jget $T/own.json peak_mmap.b
 expect_eq "own allocator: one line names it" "$(grep warning $T/own.err)" \
 	"cuzktrace: warning: 'malloc' is provided by '$P/ownmalloc' ahead of the tracer: allocations through it are not traced (an allocator linked into the program?); expect RSS well above the traced heap"
 
+# An allocator behind the tracer's malloc that also serves C++ operator new without malloc
+# (tcmalloc, jemalloc, mimalloc preloaded after the tracer or linked; libnewalloc.so here): a
+# C++ program's new is not traced, and one line says so (before 0.2.15 the trace held 169 KiB
+# of 51 MiB without a word); where nothing needs libstdc++ (a C program), no line. Alone, the
+# same program's figures are exact: 50 MiB + 1000 x 1000 + 100,000 + libstdc++'s 72,704-byte
+# emergency pool.
+if [ -x $P/cxxnew ]; then
+	CUZKTRACE_OUT=$T/cxxnew.zst LD_PRELOAD="$LIB $P/libnewalloc.so" $P/cxxnew >$T/cxxnew.out 2>$T/cxxnew.err
+	expect_eq "operator new from the allocator behind malloc: status, output, one line names it" \
+		"$?/$(cat $T/cxxnew.out)/$(grep warning $T/cxxnew.err)" \
+		"0/cxxnew: done/cuzktrace: warning: C++ operator new and delete are provided by '$P/libnewalloc.so', the allocator behind malloc, which serves them without calling malloc: C++ allocations (new) are not traced; expect RSS well above the traced heap"
+	$REPORT --json $T/cxxnew.zst >$T/cxxnew.json 2>/dev/null
+	CUZKTRACE_OUT=$T/cxxglibc.zst traced cxxglibc $P/cxxnew
+	$REPORT --json $T/cxxglibc.zst >$T/cxxglibc.json 2>/dev/null
+	expect_eq "operator new: the traced heap without new's blocks (100,000 + 72,704); with glibc's, all of it, and no line" \
+		"$(jget $T/cxxnew.json peak_heap.bytes)/$(jget $T/cxxglibc.json peak_heap.bytes)/$(grep -c warning $T/cxxglibc.err)" \
+		"172704/$((52428800 + 1000 * 1000 + 100000 + 72704))/0"
+	CUZKTRACE_OUT=$T/cnew.zst LD_PRELOAD="$LIB $P/libnewalloc.so" $P/known >$T/cnew.out 2>$T/cnew.err
+	expect_eq "the same allocator under a C program (no libstdc++): no line" "$?/$(grep -c warning $T/cnew.err)" "0/0"
+else
+	echo "  skip operator new from the allocator behind malloc: libstdc++.so.6 not found"
+fi
+
 # The same with 40 thread-specific keys taken before the tracer's (a library of the program
 # makes them): glibc's pthread_setspecific then callocs, and that calloc is the program's.
 # The tracer does without its exit key on such threads (the writer finds them gone).

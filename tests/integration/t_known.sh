@@ -344,3 +344,22 @@ CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/msplit.zst traced msplit $P/mmapsplit
 $REPORT --json $T/msplit.zst >$T/msplit.json
 expect_eq "mmap split by a hole: the site holds its 2 whole mappings, counted 2" \
 	"$($PY -c 'import json,sys,os; d=json.load(open(sys.argv[1])); s=[x for x in d["sites_at_peak"] if x["site"].startswith("grab ")]; p=os.sysconf("SC_PAGESIZE"); print(s[0]["bytes"] == 8*p, s[0]["count"])' $T/msplit.json)" "True 2"
+
+# A time-faking preload (tests/progs/lib/fakeclock.c: a clock 1000 times fast, nanosleep that
+# returns at once, as libfaketime with a speed factor), after the tracer and before it: the
+# trace keeps the kernel's time (its duration within the run's wall time, where it read 1000
+# times that before 0.2.15) and its exact figures
+for fk in after before; do
+	case $fk in
+	after) fk_pre="$LIB $P/libfakeclock.so" ;;
+	before) fk_pre="$P/libfakeclock.so $LIB" ;;
+	esac
+	fk0=$(date +%s%N)
+	CUZKTRACE_OUT=$T/fake$fk.zst LD_PRELOAD="$fk_pre" $P/known >$T/fake$fk.out 2>$T/fake$fk.err
+	fk_rc=$?
+	fk_wall=$((($(date +%s%N) - fk0) / 1000000))
+	$REPORT --json $T/fake$fk.zst >$T/fake$fk.json 2>$T/fake$fk.rerr
+	expect_eq "fake clock preloaded $fk the tracer: status, output, reader silent, the trace no longer than the run ($fk_wall ms), exact peak heap" \
+		"$fk_rc/$(cat $T/fake$fk.out)/$(cat $T/fake$fk.rerr)/$($PY -c "print(0 < float('$(jget $T/fake$fk.json duration_s)') * 1000 <= $fk_wall)")/$(jget $T/fake$fk.json peak_heap.bytes)" \
+		"0/known: done//True/$((15024000 + noise))"
+done
