@@ -223,6 +223,23 @@ static const int hook_required[] = {
 /* Resolves every real symbol eagerly, once: resolving lazily inside an mmap hook can deadlock
  * an allocator that calls mmap under its own init lock. Concurrent first calls from other
  * threads are served from the pool until this returns. */
+/* A program's .preinit_array runs before libc sets environ (in its own initializer, after
+ * the preinit functions): an allocation there bootstrapped the tracer with no environment,
+ * and every CUZKTRACE_ setting was ignored without a word (ASan's runtime allocates there).
+ * The environment is on the initial stack: argc, argv[0..argc-1], NULL, then it; ld.so's
+ * __libc_stack_end points at argc (the original one when ld.so runs the program: its own
+ * arguments are still there). libc sets environ to that same array moments later. */
+extern void *__libc_stack_end;
+static void ckt_environ_early(void)
+{
+	if (environ || !__libc_stack_end)
+		return;
+	long argc = *(const long *)__libc_stack_end;
+	char **argv = (char **)__libc_stack_end + 1;
+	if (argc >= 0 && argc < (1L << 24) && argv[argc] == NULL)
+		environ = argv + argc + 1;
+}
+
 void ckt_bootstrap(void)
 {
 	int expect = 0;
@@ -251,6 +268,7 @@ void ckt_bootstrap(void)
 	ckt_thread_init();
 	/* settings are read here, not in the constructor: whether a block is counted exactly or
 	 * sampled must not change between its allocation and its free */
+	ckt_environ_early();
 	ckt_config_load();
 	ckt_sample_init();
 	atomic_store(&ckt_active, 1);

@@ -1016,3 +1016,14 @@ expect_match "madvise(MADV_DONTNEED) over a range the tracer's ring may be in: a
 $REPORT --json $T/mhole.zst >$T/mhole.json 2>/dev/null
 expect_eq "200 such holes under an address-space limit: status 0, complete, 400 munmaps, nothing mapped at exit" \
 	"$(cat $T/mhole.rc)/$(tail -1 $T/mhole.out)/$(jget $T/mhole.json truncated)/$(jget $T/mhole.json event_counts.munmap)/$(jget $T/mhole.json live_at_exit.mmap_bytes)" "0/hole ok/false/400/0"
+
+# An allocation in the program's .preinit_array (ASan's runtime allocates there) starts the
+# tracer before libc has set environ: its settings come from the initial stack (before 0.2.15
+# every CUZKTRACE_ setting was ignored: the trace went to the default file, in the default
+# mode, and an unknown variable was not said)
+mkdir -p $T/pre && (cd $T/pre && CUZKTRACE_OUT=$T/preinit.zst CUZKTRACE_SAMPLE=4096 CUZKTRACE_BOGUS=1 \
+	LD_PRELOAD=$LIB $P/preinit >$T/preinit.out 2>$T/preinit.err; echo $? >$T/preinit.rc)
+$REPORT --json $T/preinit.zst >$T/preinit.json 2>/dev/null
+expect_eq "preinit allocation: status and output, the trace where CUZKTRACE_OUT says (none elsewhere), its rate, the unknown variable said" \
+	"$(cat $T/preinit.rc)/$(cat $T/preinit.out)/$(ls $T/pre | wc -l)/$(jget $T/preinit.json sampling.rate_bytes)/$(grep -c '^cuzktrace: warning: unknown variable CUZKTRACE_BOGUS ignored' $T/preinit.err)" \
+	"0/preinit: 1/0/4096/1"
