@@ -42,6 +42,7 @@ struct procfile {
  * moment the lowest free descriptor the program is about to get (say 2, after it closed
  * stderr) */
 static char statm_path[64] = "/proc/thread-self/statm", status_path[64] = "/proc/thread-self/status";
+static char sampler_dir[40]; /* the sampler's "<pid>/task/<tid>" in /proc, "" when unknown */
 static struct procfile statm = {statm_path, -1, 0, 0};
 static struct procfile status = {status_path, -1, 0, 0};
 /* /proc/self/stat for the writer's look at the main thread once a flush interval
@@ -242,6 +243,12 @@ static void *sampler_main(void *arg)
 	(void)arg;
 	struct ckt_tls *t = &ckt_tls;
 	t->guard = 1; /* its own allocations are not traced; it records through ckt_emit directly */
+	/* this thread's directory as the /proc mount numbers it ("<pid>/task/<tid>"), published
+	 * with the tid: in a pid namespace that sees its parent's /proc (unshare -p without
+	 * --mount-proc) the tid it is given is not /proc's, and /proc/self/task/<tid> failed:
+	 * no RSS sample at all, and a line about VmHWM only */
+	ssize_t n = readlink("/proc/thread-self", sampler_dir, sizeof(sampler_dir) - 1);
+	sampler_dir[n > 0 && (size_t)n < sizeof(sampler_dir) - 1 ? n : 0] = 0;
 	atomic_store(&ckt_rss_tid, (pid_t)syscall(SYS_gettid));
 	/* the starter opens this thread's files (see statm_path); 1 s at most */
 	for (int i = 0; i < 1000 && !atomic_load(&files_ready); i++) {
@@ -322,8 +329,13 @@ int ckt_rss_start(void)
 		ckt_nap(100000);
 	}
 	if (tid) {
-		snprintf(statm_path, sizeof(statm_path), "/proc/self/task/%d/statm", (int)tid);
-		snprintf(status_path, sizeof(status_path), "/proc/self/task/%d/status", (int)tid);
+		if (sampler_dir[0]) {
+			snprintf(statm_path, sizeof(statm_path), "/proc/%s/statm", sampler_dir);
+			snprintf(status_path, sizeof(status_path), "/proc/%s/status", sampler_dir);
+		} else {
+			snprintf(statm_path, sizeof(statm_path), "/proc/self/task/%d/statm", (int)tid);
+			snprintf(status_path, sizeof(status_path), "/proc/self/task/%d/status", (int)tid);
+		}
 		char b[256], b2[4096];
 		(void)read_proc(&statm, b, sizeof(b));
 		if (read_proc(&status, b2, sizeof(b2)) == 0)

@@ -809,3 +809,18 @@ done >$T/hexec.all
 expect_eq "exec from a signal handler inside the tracer's memory: no hang, status 0, trace complete (3 runs)" \
 	"$(sort -u $T/hexec.all)" "0/handlerexec: done/false"
 
+
+# A pid namespace that sees its parent's /proc (unshare -p without --mount-proc; bwrap
+# --unshare-pid without --proc): the sampler's tid is the namespace's, which /proc does not
+# know; it finds its directory through /proc/thread-self (before 0.2.15: no RSS sample at all,
+# and a line about VmHWM only)
+if unshare -p -f true 2>/dev/null; then
+	CUZKTRACE_OUT=$T/pidns.zst unshare -p -f env LD_PRELOAD=$LIB $P/known >$T/pidns.out 2>$T/pidns.err
+	pidns_rc=$?
+	$REPORT --json $T/pidns.zst >$T/pidns.json 2>/dev/null
+	expect_eq "pid namespace with its parent's /proc: status, output, no warning, RSS sampled with its detail" \
+		"$pidns_rc/$(cat $T/pidns.out)/$(grep -c warning $T/pidns.err)/$(($(jget $T/pidns.json event_counts.rss) > 0))/$(($(jget $T/pidns.json event_counts.rss_detail) > 0))" \
+		"0/known: done/0/1/1"
+else
+	echo "  skip pid namespace: unshare -p refused here"
+fi
