@@ -230,13 +230,18 @@ static const int hook_required[] = {
  * __libc_stack_end points at argc (the original one when ld.so runs the program: its own
  * arguments are still there). libc sets environ to that same array moments later. */
 extern void *__libc_stack_end;
+char **ckt_initial_argv(long *argc)
+{
+	*argc = __libc_stack_end ? *(const long *)__libc_stack_end : -1;
+	char **argv = (char **)__libc_stack_end + 1;
+	return *argc >= 0 && *argc < (1L << 24) && argv[*argc] == NULL ? argv : NULL;
+}
+
 static void ckt_environ_early(void)
 {
-	if (environ || !__libc_stack_end)
-		return;
-	long argc = *(const long *)__libc_stack_end;
-	char **argv = (char **)__libc_stack_end + 1;
-	if (argc >= 0 && argc < (1L << 24) && argv[argc] == NULL)
+	long argc;
+	char **argv = environ ? NULL : ckt_initial_argv(&argc);
+	if (argv)
 		environ = argv + argc + 1;
 }
 

@@ -213,6 +213,9 @@ uint64_t ckt_clock_raw(void);
 void ckt_clock_get(clockid_t id, struct timespec *ts);
 /* sleeps ns nanoseconds by the system call (a preload that fakes the time replaces nanosleep) */
 void ckt_nap(long ns);
+/* the process's arguments as the kernel put them on its initial stack (argc in *argc), or
+ * NULL when that cannot be found; for a process without /proc (bootstrap.c) */
+char **ckt_initial_argv(long *argc);
 extern atomic_int ckt_clock_syscall;
 static inline uint64_t ckt_now(void)
 {

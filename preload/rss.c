@@ -380,5 +380,10 @@ uint64_t ckt_rss_peak(void)
 	proc_forget(&status);
 	uint64_t hwm = read_hwm_and_split(d, false);
 	proc_forget(&status);
+	/* without /proc (a container or chroot that has none), the kernel's peak by getrusage:
+	 * the exit line said "peak RSS 0 B" there */
+	struct rusage ru;
+	if (!hwm && getrusage(RUSAGE_SELF, &ru) == 0 && ru.ru_maxrss > 0)
+		hwm = (uint64_t)ru.ru_maxrss * 1024;
 	return hwm;
 }

@@ -21,6 +21,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/auxv.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -1132,6 +1133,25 @@ static void add_setting(const char *name, const char *value, void *arg)
 	c->p = ckt_record_kv(c->p, c->end, key, value);
 }
 
+/* The command line as /proc/self/cmdline has it (each argument and a NUL, cut at cap), from the
+ * process's initial stack: without /proc (a container or chroot that has none) the header's
+ * argv was empty. Returns the bytes stored; *total the whole length. */
+static int initial_cmdline(char *buf, size_t cap, uint64_t *total)
+{
+	long argc;
+	char **av = ckt_initial_argv(&argc);
+	size_t n = 0;
+	*total = 0;
+	for (long i = 0; av && i < argc; i++) {
+		size_t len = strlen(av[i]) + 1;
+		*total += len;
+		size_t k = n + len <= cap ? len : cap - n;
+		memcpy(buf + n, av[i], k);
+		n += k;
+	}
+	return (int)n;
+}
+
 static size_t build_header(uint8_t *buf, size_t cap, pid_t pid, const char *exe)
 {
 	struct kvctx c = {ckt_record_header_begin(buf), buf + cap - 1};
@@ -1140,6 +1160,8 @@ static size_t build_header(uint8_t *buf, size_t cap, pid_t pid, const char *exe)
 	char host[256] = "";
 	uint64_t total = 0;
 	int n = read_file("/proc/self/cmdline", argv, sizeof(argv), &total);
+	if (n <= 0)
+		n = initial_cmdline(argv, sizeof(argv), &total);
 	/* args: as the kernel has them, NUL after each (the last one dropped); argv: joined by
 	 * '\n', for readers before 0.2.8 */
 	size_t args_len = n > 0 ? (size_t)n - (argv[n - 1] == 0) : 0;
@@ -1294,7 +1316,9 @@ static int holds_this_process(const char *path, pid_t pid)
 			if (!kl || !(p = ckt_get_uv(p, end, &vl)) || vl > (uint64_t)(end - p))
 				break;
 			if (kl == 7 && !memcmp(k, "process", 7)) {
-				same = vl == strlen(num) && !memcmp(p, num, vl);
+				/* without /proc there is no start time ("<pid>..0"): a rerun of the
+				 * same pid (a container's entry point) would read as this process */
+				same = vl == strlen(num) && !memcmp(p, num, vl) && !strstr(num, "..");
 				break;
 			}
 			p += vl;
@@ -1638,6 +1662,12 @@ int ckt_writer_start(void)
 	static char exe_path[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe_path, sizeof(exe_path) - 1);
 	exe_path[n > 0 ? n : 0] = 0;
+	/* without /proc, the file name the process was started by (its exec's first argument) */
+	const char *execfn = n > 0 ? NULL : (const char *)getauxval(AT_EXECFN);
+	if (execfn && strlen(execfn) < sizeof(exe_path)) {
+		strcpy(exe_path, execfn);
+		n = (ssize_t)strlen(exe_path);
+	}
 	const char *b = strrchr(exe_path, '/');
 	strncpy(exe_base, b ? b + 1 : (n > 0 ? exe_path : "unknown"), sizeof(exe_base) - 1);
 

@@ -824,3 +824,23 @@ if unshare -p -f true 2>/dev/null; then
 else
 	echo "  skip pid namespace: unshare -p refused here"
 fi
+
+# No /proc (a container or chroot without it), run twice as pid 1 of a new pid namespace:
+# the command line from the initial stack, the executable by the name it was started with,
+# the exit line's peak RSS from getrusage, and the rerun writes over the first trace (without
+# a start time it cannot be told from an exec of the same process). Before 0.2.15: "tracing
+# unknown", an empty command line, "peak RSS 0 B" and a rerun sent to <name>.exec1.zst.
+if unshare -m -p -f sh -c 'umount -l /proc' 2>/dev/null; then
+	mkdir -p $T/noproc
+	for np in 1 2; do
+		unshare -m -p -f sh -c "umount -l /proc; cd $T/noproc && CUZKTRACE_OUT=$T/noproc/t.zst LD_PRELOAD=$LIB $P/known" \
+			>$T/noproc.out 2>$T/noproc$np.err
+		echo $? >$T/noproc$np.rc
+	done
+	$REPORT --json $T/noproc/t.zst >$T/noproc.json 2>/dev/null
+	expect_eq "no /proc, run twice: status, the init line names the program, the exit line a peak RSS, one file, its command line" \
+		"$(cat $T/noproc2.rc)/$(head -1 $T/noproc2.err)/$(grep -c ', peak RSS 0 B,' $T/noproc2.err)/$(ls $T/noproc | tr '\n' ' ')/$(jget $T/noproc.json argv)" \
+		"0/cuzktrace: tracing known (pid 3) to $T/noproc/t.zst/0/t.zst /[\"$P/known\"]"
+else
+	echo "  skip no /proc: unshare -m -p refused here"
+fi
