@@ -72,12 +72,22 @@ static void heap_peak(void)
 		ckt_summary.peak_heap = ckt_summary.heap;
 }
 
+/* the writer could not grow a table of the exit line's running totals (the table of blocks
+ * whose excess did not fit, or the merge's heap of rings): once, whichever came first; the
+ * README's text */
+static void oom_say(void)
+{
+	static int said;
+	if (!said++)
+		ckt_log("warning: out of memory in the writer; the exit line's peak heap is approximate "
+			"from here on (the trace itself is complete)", NULL, NULL, NULL);
+}
+
 static void tab_add(uint64_t a, uint64_t s)
 {
 	if (!tab_broken && ((tab_used + 1) * 2 > tab_mask + 1 || !tab) && grow()) {
 		tab_broken = 1;
-		ckt_log("warning: out of memory in the writer; the exit line's peak heap is approximate "
-			"from here on (the trace itself is complete)", NULL, NULL, NULL);
+		oom_say();
 	}
 	if (tab_broken) { /* counted; its free will take back its usable size instead */
 		ckt_summary.heap += (int64_t)s;
@@ -222,10 +232,7 @@ void ckt_summary_merge(const struct ckt_cursor *c, size_t n)
 		size_t bytes = n * 2 * sizeof(*heap);
 		struct pos *h = ckt_ownmaps_map(bytes, 0);
 		if (!h) {
-			static int said;
-			if (!said++)
-				ckt_log("warning: out of memory in the writer; the exit line's peak heap "
-					"may be low (the trace itself is complete)", NULL, NULL, NULL);
+			oom_say();
 			return;
 		}
 		if (heap)
