@@ -229,7 +229,7 @@ bench: deps
 		$(B)/bench/decode_floor $(B)/bench/mf_dwarf $(B)/bench/mf_symtab
 	$(Q)bash tests/bench/run.sh
 
-DEB_PKGS := libzstd-dev zstd libunwind-dev libcmocka-dev libdw-dev libelf-dev libiberty-dev pkg-config gcc g++ make python3 binutils libcap2-bin
+DEB_PKGS := libzstd-dev zstd libunwind-dev libcmocka-dev libdw-dev libelf-dev libiberty-dev pkg-config gcc g++ make python3 binutils libcap2-bin valgrind
 deps:
 	$(Q)missing=""; for p in $(DEB_PKGS); do \
 		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
