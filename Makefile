@@ -48,6 +48,8 @@ $(B)/.flags: FORCE
 	@echo '$(FLAGS_NOW)' | cmp -s - $@ || echo '$(FLAGS_NOW)' > $@
 .PHONY: FORCE
 
+# operator new may throw through its hook, whose cleanup takes the guard down (hooks_cxx.c)
+$(B)/preload/hooks_cxx.o: PRE_CFLAGS += -fexceptions
 $(B)/preload/%.o: preload/%.c $(B)/.flags
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$<)$(CC) $(PRE_CFLAGS) -c $< -o $@
@@ -128,6 +130,15 @@ $(B)/progs/cxxnew: tests/progs/cxxnew.c $(B)/.flags
 	$(call msg,CC,$@)if [ -f "$(LIBSTDCXX)" ]; then $(CC) -std=gnu11 -O2 -g -Wall -o $@ $< -Wl,--no-as-needed $(LIBSTDCXX); \
 	else echo "libstdc++.so.6 not found: cxxnew not built" >&2; fi
 
+# the toy allocator that serves operator new itself throws through libstdc++ (-fexceptions:
+# the exception unwinds through its frame); a C++ program that catches it
+$(B)/progs/libnewalloc.so: tests/progs/lib/newalloc.c $(B)/.flags
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$@)$(CC) -std=gnu11 -O2 -g -fPIC -fexceptions -shared -o $@ $< -Wl,--no-as-needed $(LIBSTDCXX)
+$(B)/progs/cxxthrow: tests/progs/cxxthrow.cc $(B)/.flags
+	@mkdir -p $(dir $@)
+	$(call msg,CXX,$@)$(CXX) -std=c++17 -O2 -g -Wall -o $@ $<
+
 # one program under two names (--diff's warning when no function matches)
 $(B)/progs/renamed_%: tests/progs/renamed.c $(B)/.flags
 	@mkdir -p $(dir $@)
@@ -176,7 +187,7 @@ $(B)/examples/%: examples/%.c $(B)/.flags
 unit: $(UNIT_BIN)
 	$(Q)fail=0; for t in $(UNIT_BIN); do echo "== $$t"; $$t || fail=1; done; exit $$fail
 
-integration: $(LIB) $(REPORT) $(PROG_BIN) $(B)/progs/diffprog_v2 $(B)/progs/renamed_a $(B)/progs/renamed_b $(B)/progs/apistubs $(B)/progs/ctor $(B)/progs/ownmalloc_keys $(B)/progs/libtlsbare.so $(B)/progs/libtlsplug.so $(B)/progs/libtlsshim.so $(B)/progs/libplainlib.so $(B)/progs/libunwcount.so $(B)/progs/libslowmunmap.so $(B)/progs/libnofn.so $(B)/progs/libmmapalloc.so $(B)/progs/libfakeclock.so $(B)/progs/libnewalloc.so $(B)/progs/cxxnew $(B)/progs/linkapi
+integration: $(LIB) $(REPORT) $(PROG_BIN) $(B)/progs/diffprog_v2 $(B)/progs/renamed_a $(B)/progs/renamed_b $(B)/progs/apistubs $(B)/progs/ctor $(B)/progs/ownmalloc_keys $(B)/progs/libtlsbare.so $(B)/progs/libtlsplug.so $(B)/progs/libtlsshim.so $(B)/progs/libplainlib.so $(B)/progs/libunwcount.so $(B)/progs/libslowmunmap.so $(B)/progs/libnofn.so $(B)/progs/libmmapalloc.so $(B)/progs/libfakeclock.so $(B)/progs/libnewalloc.so $(B)/progs/cxxnew $(B)/progs/cxxthrow $(B)/progs/linkapi
 	$(Q)bash tests/integration/run.sh
 
 check: deps

@@ -245,6 +245,8 @@ enum ckt_alloc_fn {
 	CKT_FN_VALLOC = 6,
 	CKT_FN_PVALLOC = 7,
 	CKT_FN_REALLOCARRAY = 8,
+	CKT_FN_NEW = 9, /* C++ operator new (any form), traced where the allocator serves it without
+			 * malloc (tracer 0.2.15; libstdc++'s new calls malloc: CKT_FN_MALLOC) */
 };
 #define CKT_FN_SAMPLED 0x80 /* ALLOC.fn flag: a sampled small block (default mode) */
 /* AGG: a thread sends its running totals when they moved by this many bytes either way */

@@ -303,55 +303,6 @@ static void on_fork_child(void)
  * tracer calls that allocate would otherwise run that allocator inside our hooks. */
 atomic_int ckt_alloc_foreign = 1; /* until checked */
 
-/* dl_iterate_phdr callback: 1 when an object other than data (the allocator's base) lists
- * the shared libstdc++ among its DT_NEEDED: a C++ program or library, whose calls of new bind
- * by symbol lookup (a C program loads libstdc++ only for tcmalloc; an executable that links
- * libstdc++ statically calls its own operator new, which calls malloc) */
-static int needs_libstdcxx(struct dl_phdr_info *info, size_t size, void *data)
-{
-	(void)size;
-	if ((void *)info->dlpi_addr == data || (info->dlpi_name && strstr(info->dlpi_name, "/libstdc++.so")))
-		return 0;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		if (info->dlpi_phdr[i].p_type != PT_DYNAMIC)
-			continue;
-		const ElfW(Dyn) *d = (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
-		uintptr_t strtab = 0;
-		for (const ElfW(Dyn) *e = d; e->d_tag != DT_NULL; e++)
-			if (e->d_tag == DT_STRTAB)
-				strtab = e->d_un.d_ptr;
-		if (!strtab)
-			return 0;
-		if (strtab < info->dlpi_addr) /* not relocated in place (the vDSO; some ports) */
-			strtab += info->dlpi_addr;
-		for (const ElfW(Dyn) *e = d; e->d_tag != DT_NULL; e++)
-			if (e->d_tag == DT_NEEDED && !strncmp((const char *)strtab + e->d_un.d_val, "libstdc++.so", 12))
-				return 1;
-	}
-	return 0;
-}
-
-/* An allocator behind our malloc (preloaded after the tracer, or linked: -ljemalloc,
- * tcmalloc, mimalloc) that also defines C++ operator new serves new and delete itself, never
- * through malloc: a C++ program's heap then reached the trace as 75 KiB of 51 MiB, without a
- * word. Say so once. libstdc++'s operator new (shared, or linked into the executable) calls
- * malloc and is traced: the object that provides new must be the one behind our malloc. */
-static void ckt_check_operator_new(void)
-{
-	void *nw = dlsym(RTLD_DEFAULT, "_Znwm");
-	Dl_info in_new, in_malloc;
-	if (!nw || !ckt_real.malloc || !dladdr(nw, &in_new) || !dladdr((void *)ckt_real.malloc, &in_malloc) ||
-	    in_new.dli_fbase != in_malloc.dli_fbase || !in_new.dli_fname || !in_new.dli_fname[0] ||
-	    strstr(in_new.dli_fname, "/libstdc++.so") || !dl_iterate_phdr(needs_libstdcxx, in_new.dli_fbase))
-		return;
-	struct ckt_line l = {.len = 0};
-	ckt_line_str(&l, "cuzktrace: warning: C++ operator new and delete are provided by '");
-	ckt_line_str(&l, in_new.dli_fname);
-	ckt_line_str(&l, "', the allocator behind malloc, which serves them without calling malloc: C++ "
-			 "allocations (new) are not traced; expect RSS well above the traced heap");
-	ckt_line_emit(&l);
-}
-
 /* Valgrind's tools that keep their own heap (memcheck, massif, helgrind, drd, dhat) replace
  * malloc and free in every object, this library's too (their vgpreload_<tool> library is
  * loaded for it): no allocation reaches the hooks, and the trace read "peak heap 0 B" without
@@ -414,8 +365,6 @@ static void ckt_check_interposition(void)
 		ckt_line_emit(&l);
 	}
 	atomic_store(&ckt_alloc_foreign, foreign);
-	if (!said)
-		ckt_check_operator_new();
 }
 
 static void ckt_quick_exit_handler(void);

@@ -396,6 +396,10 @@ struct ckt_tls {
 #define CKT_GUARD_TLS 0x2000
 #define CKT_GUARD_MAP 0x8000 /* the same, raised by a hook of the mmap family (ckt_guard_mark);
 			      * not CKT_GUARD_HOOK + 1, which a guard++ of ckt_hold_signals makes */
+/* Raised by a hook of C++ operator new or delete (hooks_cxx.c) across the real call of an
+ * allocator that serves them itself: the malloc, free and mmap it calls on the way (jemalloc's
+ * delete is a jump to free) are that call's own, and pass through uncounted. */
+#define CKT_GUARD_CXX 0x1000
 extern _Atomic uint64_t ckt_lost_nested;
 
 /* The mmap family's hooks make system calls a signal can interrupt, and its handler may leave
@@ -439,6 +443,15 @@ static inline void ckt_guard_call(struct ckt_tls *t, int in)
 	atomic_signal_fence(memory_order_seq_cst);
 }
 int ckt_guard_stale(struct ckt_tls *t, void *fp); /* fp: the calling hook's frame address */
+/* A hook may trace its call: no guard up (a guard left up by a jump out of an mmap hook is
+ * taken back: ckt_guard_stale, off the traced path) and tracing on */
+#define CKT_HOOK_ENTER(t)                                                                  \
+	((CKT_LIKELY(!(t)->guard) || ckt_guard_stale(t, __builtin_frame_address(0))) &&     \
+	 atomic_load_explicit(&ckt_active, memory_order_relaxed))
+/* hooks_malloc.c: a heap block of the real allocator allocated (n bytes asked) or about to be
+ * freed, recorded as the malloc family's are; with the guard up */
+void ckt_heap_record_alloc(struct ckt_tls *t, void *p, size_t n, uint8_t fn);
+void ckt_heap_record_free(struct ckt_tls *t, void *p);
 extern CKT_TLS struct ckt_tls ckt_tls;
 
 /* 1 once the main thread has called pthread_exit: the process then ends when its last thread

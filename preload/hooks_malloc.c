@@ -13,12 +13,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* (a guard left up by a jump out of an mmap hook is taken back: ckt_guard_stale, off the
- * traced path) */
-#define CKT_HOOK_ENTER(t)                                                                  \
-	((CKT_LIKELY(!(t)->guard) || ckt_guard_stale(t, __builtin_frame_address(0))) &&     \
-	 atomic_load_explicit(&ckt_active, memory_order_relaxed))
-
 /* Allocation before the real symbols exist (during dlsym, or while another thread resolves
  * them): from the pool, which is zero-filled, so calloc is served too. */
 static CKT_NOINLINE void *boot_alloc(size_t n, size_t align)
@@ -81,6 +75,18 @@ static inline void record_free(struct ckt_tls *t, void *p)
 		ckt_sample_flush(t);
 	}
 	ckt_emit(t, CKT_EV_FREE, 0, ckt_stamp(t), (uint64_t)(uintptr_t)p, u, 0);
+}
+
+/* the same, for the C++ operator new and delete of an allocator that serves them itself
+ * (hooks_cxx.c) */
+void ckt_heap_record_alloc(struct ckt_tls *t, void *p, size_t n, uint8_t fn)
+{
+	record_alloc(t, p, n, fn);
+}
+
+void ckt_heap_record_free(struct ckt_tls *t, void *p)
+{
+	record_free(t, p);
 }
 
 /* A call of glibc's TLS update (from the dynamic linker) while a stack capture brings the

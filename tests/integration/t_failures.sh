@@ -432,24 +432,32 @@ expect_eq "own allocator: one line names it" "$(grep warning $T/own.err)" \
 	"cuzktrace: warning: 'malloc' is provided by '$P/ownmalloc' ahead of the tracer: allocations through it are not traced (an allocator linked into the program?); expect RSS well above the traced heap"
 
 # An allocator behind the tracer's malloc that also serves C++ operator new without malloc
-# (tcmalloc, jemalloc, mimalloc preloaded after the tracer or linked; libnewalloc.so here): a
-# C++ program's new is not traced, and one line says so (before 0.2.15 the trace held 169 KiB
-# of 51 MiB without a word); where nothing needs libstdc++ (a C program), no line. Alone, the
-# same program's figures are exact: 50 MiB + 1000 x 1000 + 100,000 + libstdc++'s 72,704-byte
-# emergency pool.
+# (tcmalloc, jemalloc, mimalloc preloaded after the tracer or linked; libnewalloc.so here): the
+# tracer traces its new and delete itself (before 0.2.15 the trace held 169 KiB of 51 MiB
+# without a word). The figures are those of glibc's new, which calls malloc: 50 MiB + 1000 x
+# 1000 + 100,000 + libstdc++'s 72,704-byte emergency pool, in both modes. A new that throws
+# std::bad_alloc (three times, caught) leaves the hook with its guard down: the 1,000,000
+# bytes allocated after it are traced, through either new.
 if [ -x $P/cxxnew ]; then
-	CUZKTRACE_OUT=$T/cxxnew.zst LD_PRELOAD="$LIB $P/libnewalloc.so" $P/cxxnew >$T/cxxnew.out 2>$T/cxxnew.err
-	expect_eq "operator new from the allocator behind malloc: status, output, one line names it" \
-		"$?/$(cat $T/cxxnew.out)/$(grep warning $T/cxxnew.err)" \
-		"0/cxxnew: done/cuzktrace: warning: C++ operator new and delete are provided by '$P/libnewalloc.so', the allocator behind malloc, which serves them without calling malloc: C++ allocations (new) are not traced; expect RSS well above the traced heap"
-	$REPORT --json $T/cxxnew.zst >$T/cxxnew.json 2>/dev/null
+	for cx in 0 524288; do
+		CUZKTRACE_SAMPLE=$cx CUZKTRACE_OUT=$T/cxxnew$cx.zst LD_PRELOAD="$LIB $P/libnewalloc.so" $P/cxxnew >$T/cxxnew.out 2>$T/cxxnew.err
+		echo "$?/$(cat $T/cxxnew.out)/$(grep -c warning $T/cxxnew.err)/$($REPORT --json $T/cxxnew$cx.zst 2>/dev/null | $PY -c 'import json,sys; d=json.load(sys.stdin); print(d["peak_heap"]["bytes"], d["live_at_exit"]["heap_bytes"])')"
+	done >$T/cxxnew.got
 	CUZKTRACE_OUT=$T/cxxglibc.zst traced cxxglibc $P/cxxnew
 	$REPORT --json $T/cxxglibc.zst >$T/cxxglibc.json 2>/dev/null
-	expect_eq "operator new: the traced heap without new's blocks (100,000 + 72,704); with glibc's, all of it, and no line" \
-		"$(jget $T/cxxnew.json peak_heap.bytes)/$(jget $T/cxxglibc.json peak_heap.bytes)/$(grep -c warning $T/cxxglibc.err)" \
-		"172704/$((52428800 + 1000 * 1000 + 100000 + 72704))/0"
-	CUZKTRACE_OUT=$T/cnew.zst LD_PRELOAD="$LIB $P/libnewalloc.so" $P/known >$T/cnew.out 2>$T/cnew.err
-	expect_eq "the same allocator under a C program (no libstdc++): no line" "$?/$(grep -c warning $T/cnew.err)" "0/0"
+	expect_eq "operator new from the allocator behind malloc, exact and default mode: status, output, no line, the peak heap and live at exit of glibc's new" \
+		"$(cat $T/cxxnew.got | tr '\n' ' ')/$(jget $T/cxxglibc.json peak_heap.bytes) $(jget $T/cxxglibc.json live_at_exit.heap_bytes)" \
+		"0/cxxnew: done/0/53601504 76800 0/cxxnew: done/0/53601504 76800 /$((52428800 + 1000 * 1000 + 100000 + 72704)) 76800"
+	for cx in glibc newalloc; do
+		case $cx in
+		glibc) cx_pre=$LIB ;;
+		newalloc) cx_pre="$LIB $P/libnewalloc.so" ;;
+		esac
+		CUZKTRACE_OUT=$T/cxxthrow$cx.zst LD_PRELOAD="$cx_pre" $P/cxxthrow >$T/cxxthrow.out 2>$T/cxxthrow.err
+		echo "$?/$(cat $T/cxxthrow.out)/$(grep -c warning $T/cxxthrow.err)/$($REPORT --json $T/cxxthrow$cx.zst 2>/dev/null | $PY -c 'import json,sys; d=json.load(sys.stdin); print(d["peak_heap"]["bytes"])')"
+	done >$T/cxxthrow.got
+	expect_eq "operator new throws bad_alloc 3 times through the hook (libstdc++'s new; the allocator's own): caught, and the block after it traced (1,000,000 + 72,704)" \
+		"$(cat $T/cxxthrow.got | tr '\n' ' ')" "0/cxxthrow: caught 3/0/1072704 0/cxxthrow: caught 3/0/1072704 "
 else
 	echo "  skip operator new from the allocator behind malloc: libstdc++.so.6 not found"
 fi

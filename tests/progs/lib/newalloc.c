@@ -1,8 +1,10 @@
 /* newalloc.c: a toy allocator that, like tcmalloc, jemalloc and mimalloc, defines both malloc
  * and C++ operator new, and serves new without calling malloc. Preloaded after libcuzktrace,
  * it is the allocator behind the tracer's malloc, and a C++ program's new reaches it directly:
- * the tracer must say so (its allocations are not traced). Blocks come from one mapped arena
- * and carry their size in a 16-byte header; free does nothing. */
+ * the tracer traces new and delete itself (hooks_cxx.c). Blocks come from one mapped arena
+ * and carry their size in a 16-byte header; free does nothing. A new of more than 1 TiB
+ * throws std::bad_alloc (through libstdc++'s own thrower: linked with it), which must leave
+ * the tracer's hook with its guard down. */
 #define _GNU_SOURCE
 #include <stddef.h>
 #include <string.h>
@@ -51,7 +53,16 @@ void *realloc(void *p, size_t n)
 		memcpy(q, p, old < n ? old : n);
 	return q;
 }
+/* std::__throw_bad_alloc() */
+void _ZSt17__throw_bad_allocv(void) __attribute__((noreturn));
+
 /* operator new(unsigned long), delete(void *), delete(void *, unsigned long) */
-void *_Znwm(size_t n) { return take(n); }
+void *_Znwm(size_t n)
+{
+	void *p = n > (size_t)1 << 40 ? NULL : take(n);
+	if (!p)
+		_ZSt17__throw_bad_allocv();
+	return p;
+}
 void _ZdlPv(void *p) { (void)p; }
 void _ZdlPvm(void *p, size_t n) { (void)p; (void)n; }
