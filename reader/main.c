@@ -470,6 +470,9 @@ static int ckt_main_parse(int argc, char **argv, struct ckt_args *a)
 		return ckt_main_usage("no TRACE file given");
 	if (a->help)
 		return 0;
+	/* it says how to read the two traces of --diff; alone it did nothing, without a word */
+	if (a->jobs && !a->diff)
+		return ckt_main_usage("option '--jobs' is for --diff (it reads BASE and TRACE at once)");
 	/* "-" is the standard input, as BASE or TRACE */
 	if (strcmp(a->trace, "-") == 0)
 		a->trace = "/dev/stdin";
@@ -941,6 +944,9 @@ int main(int argc, char **argv)
 	/* a write past the file-size limit (ulimit -f) fails with EFBIG and is said as any
 	 * failed write, instead of SIGXFSZ ending the reader without a word */
 	signal(SIGXFSZ, SIG_IGN);
+	/* likewise a reader of our standard output that went away (a closed pipe): EPIPE, one
+	 * line and status 1, where SIGPIPE ended the reader with 141 and no word */
+	signal(SIGPIPE, SIG_IGN);
 	if (ckt_main_parse(argc, argv, &a) < 0)
 		return CKT_EXIT_USAGE;
 	if (a.help) {

@@ -45,6 +45,23 @@ if [ -w /dev/full ]; then
 		"1/cuzktrace-report: error: cannot write the help to standard output: No space left on device"
 fi
 
+
+# A closed pipe on the standard output (a reader such as head gone): EPIPE, status 1 and one
+# line, for the report and for --help (before 0.2.15 SIGPIPE ended it: 141, no line). The
+# pipe's read end is closed before the reader starts.
+for cp in report help; do
+	$PY - "$REPORT" "$cp" "$T/known.zst" <<'PYEOF'
+import os, subprocess, sys
+r, w = os.pipe()
+os.close(r)
+args = [sys.argv[1], "--help"] if sys.argv[2] == "help" else [sys.argv[1], sys.argv[3]]
+p = subprocess.run(args, stdout=w, stderr=subprocess.PIPE, restore_signals=True)
+print("%d/%s" % (p.returncode, p.stderr.decode().strip()))
+PYEOF
+done >$T/epipe.got
+expect_eq "reader: a closed pipe on the standard output: status 1 and one line, report and --help" "$(cat $T/epipe.got)" \
+	"1/cuzktrace-report: error: cannot write to standard output: Broken pipe
+1/cuzktrace-report: error: cannot write the help to standard output: Broken pipe"
 # Two traces concatenated: the first is reported, and one warning names the bytes not read.
 cat $T/known.zst $T/known.zst >$T/twice.zst
 $REPORT --json $T/twice.zst >$T/twice.json 2>$T/twice.err; rc=$?
@@ -720,6 +737,10 @@ for v in 0 3 x 2x; do
 		"cuzktrace-report: error: option '--jobs' needs 1 or 2, not '$v'
 rc=2"
 done
+expect_eq "reader: --jobs without --diff is a usage error (before 0.2.15 taken silently)" \
+	"$($REPORT --jobs 2 $T/dcur.zst 2>&1 | head -1; echo "rc=${PIPESTATUS[0]}")" \
+	"cuzktrace-report: error: option '--jobs' is for --diff (it reads BASE and TRACE at once)
+rc=2"
 # with RSS samples (the blocks written and kept 150 ms): the peak RSS rows are those of the
 # peak heap; in the default mode the large blocks are still exact, and the diff says that
 # its bytes by function are estimates
