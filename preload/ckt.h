@@ -370,6 +370,7 @@ struct ckt_tls {
 	int unw_counted;               /* counted in the default mode's cap on such threads */
 	uint64_t unw_since;            /* start of the current window (ckt_now) */
 	uint64_t unw_spent;            /* ns spent stepping stacks since then */
+	uint32_t unw_stepped;          /* stacks stepped in the thread's life (up to the minimum) */
 	/* phase.c: the end of the line this thread has open on descriptor scan_fd (written
 	 * without its newline yet), for a marker split across writes */
 	int scan_fd;
