@@ -2379,6 +2379,8 @@ static __attribute__((noinline)) int ckt_replay_feed_other(struct ckt_replay *r,
 		__attribute__((fallthrough)); /* observers see it too */
 	default:
 		/* STACK, MODULE, THREAD_NAME, PHASE_DEF, NOTE: for the observers */
+		if (rec->tag == CKT_TAG_STACK) /* what the tracer holds for it (see replay.h) */
+			st->tracer_stack_bytes += CKT_TRACER_BYTES_PER_STACK + 8 * rec->u.stack.nframes;
 		ckt_replay_obs_flush(r);
 		for (size_t i = 0; i < r->n_obs; i++)
 			if (r->obs[i].record)
