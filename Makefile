@@ -135,6 +135,9 @@ $(B)/progs/cxxnew: tests/progs/cxxnew.c $(B)/.flags
 $(B)/progs/libnewalloc.so: tests/progs/lib/newalloc.c $(B)/.flags
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$@)$(CC) -std=gnu11 -O2 -g -fPIC -fexceptions -shared -o $@ $< -Wl,--no-as-needed $(LIBSTDCXX)
+$(B)/progs/libcxxplug.so: tests/progs/lib/cxxplug.cc $(B)/.flags
+	@mkdir -p $(dir $@)
+	$(call msg,CXX,$@)$(CXX) -std=c++17 -O2 -g -fPIC -shared -o $@ $<
 $(B)/progs/cxxthrow: tests/progs/cxxthrow.cc $(B)/.flags
 	@mkdir -p $(dir $@)
 	$(call msg,CXX,$@)$(CXX) -std=c++17 -O2 -g -Wall -o $@ $<
@@ -187,7 +190,7 @@ $(B)/examples/%: examples/%.c $(B)/.flags
 unit: $(UNIT_BIN)
 	$(Q)fail=0; for t in $(UNIT_BIN); do echo "== $$t"; $$t || fail=1; done; exit $$fail
 
-integration: $(LIB) $(REPORT) $(PROG_BIN) $(B)/progs/diffprog_v2 $(B)/progs/renamed_a $(B)/progs/renamed_b $(B)/progs/apistubs $(B)/progs/ctor $(B)/progs/ownmalloc_keys $(B)/progs/libtlsbare.so $(B)/progs/libtlsplug.so $(B)/progs/libtlsshim.so $(B)/progs/libplainlib.so $(B)/progs/libunwcount.so $(B)/progs/libslowmunmap.so $(B)/progs/libnofn.so $(B)/progs/libmmapalloc.so $(B)/progs/libfakeclock.so $(B)/progs/libnewalloc.so $(B)/progs/cxxnew $(B)/progs/cxxthrow $(B)/progs/linkapi
+integration: $(LIB) $(REPORT) $(PROG_BIN) $(B)/progs/diffprog_v2 $(B)/progs/renamed_a $(B)/progs/renamed_b $(B)/progs/apistubs $(B)/progs/ctor $(B)/progs/ownmalloc_keys $(B)/progs/libtlsbare.so $(B)/progs/libtlsplug.so $(B)/progs/libtlsshim.so $(B)/progs/libplainlib.so $(B)/progs/libunwcount.so $(B)/progs/libslowmunmap.so $(B)/progs/libnofn.so $(B)/progs/libmmapalloc.so $(B)/progs/libfakeclock.so $(B)/progs/libnewalloc.so $(B)/progs/cxxnew $(B)/progs/cxxthrow $(B)/progs/libcxxplug.so $(B)/progs/linkapi
 	$(Q)bash tests/integration/run.sh
 
 check: deps

@@ -49,16 +49,49 @@ enum { UNRESOLVED, PASS, DIRECT };
 static _Atomic(void *) real[CKT_CXX_N];
 static atomic_int mode; /* PASS: libstdc++'s (calls malloc); DIRECT: the allocator's own */
 
-/* where a form has no definition after us (none can call it then: only a program that
- * loaded libstdc++ or an allocator defining it does), the malloc family stands in */
+/* Where a form has no definition after us in the global scope: a C program that dlopened a
+ * C++ plugin RTLD_LOCAL, whose libstdc++ is not global (the plugin's new still binds to ours,
+ * global and first), is served by that libstdc++ (found loaded by name); failing that, the
+ * malloc family stands in, each form as its contract asks: alignment kept, NULL from the
+ * nothrow forms, an abort where new would throw (we cannot). */
+static void *fallback_alloc(size_t n, size_t align, int nothrow)
+{
+	void *p = NULL;
+	if (align > 16) {
+		if (posix_memalign(&p, align, n ? n : 1) != 0)
+			p = NULL;
+	} else {
+		p = malloc(n ? n : 1);
+	}
+	if (!p && !nothrow)
+		abort();
+	return p;
+}
+
 static void *fallback_new(uintptr_t n, uintptr_t a, uintptr_t b)
 {
 	(void)a;
 	(void)b;
-	void *p = malloc(n ? n : 1);
-	if (!p)
-		abort(); /* operator new does not return NULL; we cannot throw */
-	return p;
+	return fallback_alloc(n, 0, 0);
+}
+
+static void *fallback_new_nothrow(uintptr_t n, uintptr_t a, uintptr_t b)
+{
+	(void)a;
+	(void)b;
+	return fallback_alloc(n, 0, 1);
+}
+
+static void *fallback_new_aligned(uintptr_t n, uintptr_t a, uintptr_t b)
+{
+	(void)b;
+	return fallback_alloc(n, a, 0);
+}
+
+static void *fallback_new_aligned_nothrow(uintptr_t n, uintptr_t a, uintptr_t b)
+{
+	(void)b;
+	return fallback_alloc(n, a, 1);
 }
 
 static void fallback_delete(void *p, uintptr_t a, uintptr_t b)
@@ -68,23 +101,42 @@ static void fallback_delete(void *p, uintptr_t a, uintptr_t b)
 	free(p);
 }
 
+static void *fallback_of(int i)
+{
+	const char *n = names[i];
+	if (n[2] == 'd')
+		return (void *)fallback_delete;
+	int aligned = strstr(n, "align_val_t") != NULL, nothrow = strstr(n, "nothrow") != NULL;
+	return aligned ? nothrow ? (void *)fallback_new_aligned_nothrow : (void *)fallback_new_aligned
+		       : nothrow ? (void *)fallback_new_nothrow : (void *)fallback_new;
+}
+
+/* the definition of form i after us, else libstdc++'s where it is loaded out of the global
+ * scope, else the stand-in */
+static void *next_of(int i)
+{
+	void *f = dlsym(RTLD_NEXT, names[i]);
+	if (!f) {
+		void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_NOLOAD);
+		if (h) {
+			f = dlsym(h, names[i]);
+			dlclose(h);
+		}
+	}
+	return f ? f : fallback_of(i);
+}
+
 static CKT_NOINLINE void *resolve(int i)
 {
 	if (atomic_load(&ckt_boot_state) == 0)
 		ckt_bootstrap();
-	if (!ckt_real.malloc) { /* another thread is resolving the malloc family: pass on, unchecked */
-		void *f = dlsym(RTLD_NEXT, names[i]);
-		return f ? f : names[i][2] == 'n' ? (void *)fallback_new : (void *)fallback_delete;
-	}
-	for (int k = 0; k < CKT_CXX_N; k++) {
-		void *f = dlsym(RTLD_NEXT, names[k]);
-		if (!f)
-			f = names[k][2] == 'n' ? (void *)fallback_new : (void *)fallback_delete;
-		atomic_store_explicit(&real[k], f, memory_order_relaxed);
-	}
+	if (!ckt_real.malloc) /* another thread is resolving the malloc family: pass on, unchecked */
+		return next_of(i);
+	for (int k = 0; k < CKT_CXX_N; k++)
+		atomic_store_explicit(&real[k], next_of(k), memory_order_relaxed);
 	Dl_info in_new, in_malloc;
 	void *nw = atomic_load(&real[I_Znwm]);
-	int direct = nw != (void *)fallback_new && dladdr(nw, &in_new) &&
+	int direct = nw != fallback_of(I_Znwm) && dladdr(nw, &in_new) &&
 		     dladdr((void *)ckt_real.malloc, &in_malloc) && in_new.dli_fbase == in_malloc.dli_fbase &&
 		     in_new.dli_fname && !strstr(in_new.dli_fname, "/libstdc++.so");
 	atomic_store_explicit(&mode, direct ? DIRECT : PASS, memory_order_release);
@@ -99,7 +151,7 @@ static void guard_down(struct ckt_tls **t)
 static CKT_NOINLINE void *traced_new(new_fn *r, uintptr_t n, uintptr_t a, uintptr_t b)
 {
 	struct ckt_tls *t = &ckt_tls;
-	if (atomic_load(&mode) != DIRECT || !CKT_HOOK_ENTER(t)) { /* (the first call: either) */
+	if (!CKT_HOOK_ENTER(t)) {
 		ckt_passed(t, __builtin_return_address(0));
 		return r(n, a, b);
 	}

@@ -458,6 +458,17 @@ if [ -x $P/cxxnew ]; then
 	done >$T/cxxthrow.got
 	expect_eq "operator new throws bad_alloc 3 times through the hook (libstdc++'s new; the allocator's own): caught, and the block after it traced (1,000,000 + 72,704)" \
 		"$(cat $T/cxxthrow.got | tr '\n' ' ')" "0/cxxthrow: caught 3/0/1072704 0/cxxthrow: caught 3/0/1072704 "
+	# a C program that opens a C++ plugin RTLD_LOCAL: no libstdc++ after the tracer in the
+	# global scope, yet the plugin's new binds to the tracer's; it passes the call on to the
+	# plugin's libstdc++ (found loaded by name), aligned new stays aligned, and both blocks are
+	# traced at their site, under libstdc++'s operator new
+	CUZKTRACE_OUT=$T/cxxlocal.zst traced cxxlocal $P/cxxlocal
+	expect_eq "C++ plugin opened RTLD_LOCAL by a C program: status, output (the 64-byte-aligned new aligned), its sites through libstdc++'s new" \
+		"$(cat $T/cxxlocal.rc)/$(cat $T/cxxlocal.out)/$($REPORT --json $T/cxxlocal.zst 2>/dev/null | $PY -c '
+import json, sys
+d = json.load(sys.stdin)
+print(sorted((s["bytes"], s["frames"][0].split(" (")[0]) for s in d["sites_at_peak_heap"] if s["site"].startswith("plug_run ")))')" \
+		"0/cxxlocal: aligned/[(64, 'operator new(unsigned long, std::align_val_t)'), (3000000, 'operator new(unsigned long)')]"
 else
 	echo "  skip operator new from the allocator behind malloc: libstdc++.so.6 not found"
 fi
