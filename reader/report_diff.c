@@ -320,10 +320,18 @@ static void ckt_diff_text_during(FILE *out, const struct ckt_report *const rep[2
 	size_t b = ckt_diff_active(rep[0], p->m, hx && x, &nb), t = ckt_diff_active(rep[1], p->m, hy && y, &nt);
 	if (!b && !t)
 		return;
+	/* a side with no such peak (no RSS samples, or none of that memory) has no phases: "-",
+	 * as its bytes (it read "(no phase)") */
 	fprintf(out, "  %-18s base: ", "during");
-	ckt_diff_put_active(out, nb, b);
+	if (hx && x)
+		ckt_diff_put_active(out, nb, b);
+	else
+		fputc('-', out);
 	fputs("; trace: ", out);
-	ckt_diff_put_active(out, nt, t);
+	if (hy && y)
+		ckt_diff_put_active(out, nt, t);
+	else
+		fputc('-', out);
 	fputc('\n', out);
 }
 

@@ -272,6 +272,10 @@ write("manymods.zst", [head, frame(1, 0, alloc(10, 0xA000, 64, stack=1), True,
       mods + stack(1, [0x1000000 * (i + 1) + 0x10 for i in range(30)] + [0x40000010, 0x50000010]))])
 write("evilphase.zst", [head, frame(1, 0, phase_begin(5, 1) + alloc(5, 0xA000, 64, phase=1) + rss(5, 1 << 20),
                                     True, phase_def(1, b"\xff\xfe,a\nb\"c"))])
+# a phase at the peak RSS of one trace, and a trace of the same without RSS samples (--diff)
+write("phrss.zst", [head, frame(1, 0, phase_begin(5, 1) + alloc(5, 0xA000, 64, phase=1) + rss(5, 1 << 20),
+                                True, phase_def(1, b"prove"))])
+write("phnorss.zst", [head, frame(1, 0, phase_begin(5, 1) + alloc(5, 0xA000, 64, phase=1), True, phase_def(1, b"prove"))])
 # an empty phase name (cuzktrace_phase_push("")): a row of its own, shown as "" (it was blank)
 write("emptyph.zst", [head, frame(1, 0, phase_begin(5, 1) + alloc(5, 0xA000, 64, phase=1) + rss(5, 1 << 20),
                                   True, phase_def(1, b""))])
@@ -348,6 +352,9 @@ PYEOF
 	expect_eq "reader: 30 unreadable modules, one at three spans: each said once, 20 at most, then one line counts the rest" \
 		"$?/$(grep -c "^cuzktrace-report: warning: --phase-rule: cannot read '/nonexistent/m" $T/manymods.err)/$(grep -c "cannot read '/nonexistent/m00.so'" $T/manymods.err)/$(sed -n 21p $T/manymods.err)/$(wc -l <$T/manymods.err)" \
 		"0/20/1/cuzktrace-report: warning: --phase-rule: 10 more modules could not be used (unreadable, or changed since they were traced); their frames are shown as module+offset/22"
+	expect_eq "diff text: a base without RSS samples has no phases at the peak RSS: '-' (it read '(no phase)')" \
+		"$($REPORT --diff $T/phnorss.zst $T/phrss.zst 2>/dev/null | grep -A1 '^peak RSS' | tail -1)" \
+		"  during             base: -; trace: prove"
 	report_status rategarbage "reader: a sampling rate that is no number is corruption (exit 1, one line)" \
 		"1/cuzktrace-report: error: '$T/rategarbage.zst': corrupt header: CUZKTRACE_SAMPLE=12k is not a number"
 	for pg in page64k pagenone; do
