@@ -227,14 +227,22 @@ static const int hook_required[] = {
  * the preinit functions): an allocation there bootstrapped the tracer with no environment,
  * and every CUZKTRACE_ setting was ignored without a word (ASan's runtime allocates there).
  * The environment is on the initial stack: argc, argv[0..argc-1], NULL, then it; ld.so's
- * __libc_stack_end points at argc (the original one when ld.so runs the program: its own
- * arguments are still there). libc sets environ to that same array moments later. */
+ * __libc_stack_end points at argc (when ld.so runs the program itself, glibc 2.36 and later
+ * move argv and the environment down in place; earlier ones leave the original argc and
+ * environment there). libc sets environ to that same array moments later. */
 extern void *__libc_stack_end;
 char **ckt_initial_argv(long *argc)
 {
 	*argc = __libc_stack_end ? *(const long *)__libc_stack_end : -1;
 	char **argv = (char **)__libc_stack_end + 1;
-	return *argc >= 0 && *argc < (1L << 24) && argv[*argc] == NULL ? argv : NULL;
+	if (*argc < 0 || *argc >= (1L << 24) || argv[*argc] != NULL)
+		return NULL;
+	/* glibc before 2.36 on x86_64, started as "ld.so prog": ld.so wrote the new argc over a
+	 * skipped argument's slot; a number there is no string */
+	for (long i = 0; i < *argc; i++)
+		if ((uintptr_t)argv[i] < 4096)
+			return NULL;
+	return argv;
 }
 
 static void ckt_environ_early(void)

@@ -399,7 +399,9 @@ struct ckt_tls {
 			      * not CKT_GUARD_HOOK + 1, which a guard++ of ckt_hold_signals makes */
 /* Raised by a hook of C++ operator new or delete (hooks_cxx.c) across the real call of an
  * allocator that serves them itself: the malloc, free and mmap it calls on the way (jemalloc's
- * delete is a jump to free) are that call's own, and pass through uncounted. */
+ * delete is a jump to free) are that call's own, and pass through uncounted; the program's
+ * new-handler, which that allocator calls when it is out of memory, passes through counted
+ * lost (its frees cannot be recorded inside the call). */
 #define CKT_GUARD_CXX 0x1000
 extern _Atomic uint64_t ckt_lost_nested;
 
@@ -417,6 +419,8 @@ struct ckt_guard_frame {
 	volatile uint64_t token;
 };
 extern _Atomic uint64_t ckt_lost_jumped;
+/* calls that a C++ hook's real call made outside the allocator (its new-handler), lost */
+extern _Atomic uint64_t ckt_lost_cxx;
 /* Raises the guard for an mmap-family hook: fp is the hook's __builtin_frame_address(0) (the
  * tracer is built with frame pointers), f a variable in its frame. The plain guard first, so
  * that a handler's hook meanwhile passes through and cannot overwrite the mark half made; the
@@ -658,11 +662,18 @@ int ckt_stacks_init(void);
 
 /* The text of the code the hooks call out to (CKT_GUARD_HOOK): libunwind, libc, the real
  * allocator's object; set by ckt_callout_init at bootstrap, before anything is traced. */
-#define CKT_OUT_N 3
+#define CKT_OUT_N 5
 #define CKT_OUT_UNWIND 0 /* libunwind's text (ckt_out_lo[0], ckt_out_hi[0]) */
 #define CKT_OUT_LIBC 1   /* libc's (pthread_setspecific's object) */
+/* 2: the real allocator's; 3: the tracer's own (a C++ hook's jump into the allocator's
+ * delete, which jumps to free, returns there); 4: the C++ runtime's (the allocator's new
+ * throws std::bad_alloc through __cxa_allocate_exception's malloc), set when the C++ hooks
+ * trace (hooks_cxx.c) */
+#define CKT_OUT_CXXRT 4
 extern uintptr_t ckt_out_lo[CKT_OUT_N], ckt_out_hi[CKT_OUT_N];
 void ckt_callout_init(void *real_malloc);
+/* Sets call-out k to the text of the object that holds address probe. */
+void ckt_callout_set(int k, void *probe);
 
 /* Whether return address ra is in the text of call-out k. */
 static inline int ckt_from_out(int k, const void *ra)
@@ -703,12 +714,14 @@ static inline int ckt_tls_update_call(const struct ckt_tls *t, const void *ra)
  * the test runs only when the guard is up. */
 static inline void ckt_passed(const struct ckt_tls *t, const void *ra)
 {
-	if (CKT_LIKELY(t->guard != CKT_GUARD_HOOK && t->guard != CKT_GUARD_MAP && t->guard != CKT_GUARD_TLS))
+	if (CKT_LIKELY(t->guard != CKT_GUARD_HOOK && t->guard != CKT_GUARD_MAP && t->guard != CKT_GUARD_TLS &&
+		       t->guard != CKT_GUARD_CXX))
 		return;
 	for (int k = 0; k < CKT_OUT_N; k++)
 		if (ckt_from_out(k, ra))
 			return;
-	atomic_fetch_add_explicit(&ckt_lost_nested, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(t->guard == CKT_GUARD_CXX ? &ckt_lost_cxx : &ckt_lost_nested, 1,
+				  memory_order_relaxed);
 }
 /* The calling thread's stack id (0 if none can be had). Caller holds the guard. */
 uint32_t ckt_stacks_capture(struct ckt_tls *t);

@@ -22,6 +22,7 @@
 #include "ckt_format.h"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,9 +46,10 @@ static const char *const names[CKT_CXX_N] = { CKT_CXX_FORMS(CKT_CXX_NAME) };
 /* The hot path (every new and delete of a C++ program): one load of `mode`, one of its real
  * function, a jump: some 1 to 2 ns over the call untraced (the trace of the malloc it makes
  * costs the rest, as for malloc). */
-enum { UNRESOLVED, PASS, DIRECT };
+enum { UNRESOLVED, PASS, DIRECT, LOCAL };
 static _Atomic(void *) real[CKT_CXX_N];
-static atomic_int mode; /* PASS: libstdc++'s (calls malloc); DIRECT: the allocator's own */
+static atomic_int mode; /* PASS: libstdc++'s (calls malloc); DIRECT: the allocator's own; LOCAL:
+			 * each caller's own (see local_of) */
 
 /* Where a form has no definition after us in the global scope: a C program that dlopened a
  * C++ plugin RTLD_LOCAL, whose libstdc++ is not global (the plugin's new still binds to ours,
@@ -111,34 +113,105 @@ static void *fallback_of(int i)
 		       : nothrow ? (void *)fallback_new_nothrow : (void *)fallback_new;
 }
 
-/* the definition of form i after us, else libstdc++'s where it is loaded out of the global
- * scope, else the stand-in */
-static void *next_of(int i)
+/* LOCAL mode: no definition after us in the global scope (a C program that opened C++
+ * libraries RTLD_LOCAL): each caller gets the definition it would have bound to without us, the
+ * first in its own object's scope: its libstdc++, libc++'s, or its own static copy (a library
+ * built with -static-libstdc++ exports one, and its calls still bind to ours, global and
+ * first). One answer per calling object, cached by the object's span (8 objects; past that,
+ * looked up each time). */
+#define CKT_CXX_LOCALS 8
+struct local_obj {
+	uintptr_t lo, hi;
+	void *fn[CKT_CXX_N];
+};
+static struct local_obj locals[CKT_CXX_LOCALS];
+static atomic_int n_locals;
+static atomic_flag locals_busy = ATOMIC_FLAG_INIT;
+
+struct span_probe {
+	uintptr_t ra, lo, hi;
+	const char *name;
+};
+
+static int find_span(struct dl_phdr_info *info, size_t size, void *data)
 {
-	void *f = dlsym(RTLD_NEXT, names[i]);
-	if (!f) {
-		void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_NOLOAD);
-		if (h) {
-			f = dlsym(h, names[i]);
-			dlclose(h);
-		}
+	struct span_probe *p = data;
+	uintptr_t lo = UINTPTR_MAX, hi = 0;
+	int in = 0;
+	(void)size;
+	for (int k = 0; k < info->dlpi_phnum; k++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[k];
+		if (ph->p_type != PT_LOAD)
+			continue;
+		uintptr_t a = info->dlpi_addr + ph->p_vaddr, b = a + ph->p_memsz;
+		lo = a < lo ? a : lo;
+		hi = b > hi ? b : hi;
+		in |= p->ra - a < ph->p_memsz;
 	}
-	return f ? f : fallback_of(i);
+	if (!in)
+		return 0;
+	p->lo = lo;
+	p->hi = hi;
+	p->name = info->dlpi_name;
+	return 1;
 }
 
-static CKT_NOINLINE void *resolve(int i)
+static void *local_of(int i, uintptr_t ra)
+{
+	int n = atomic_load_explicit(&n_locals, memory_order_acquire);
+	for (int k = 0; k < n; k++)
+		if (ra - locals[k].lo < locals[k].hi - locals[k].lo)
+			return locals[k].fn[i];
+	struct span_probe sp = {.ra = ra};
+	struct local_obj o = {0};
+	void *h = NULL;
+	Dl_info self;
+	if (dl_iterate_phdr(find_span, &sp) && sp.name && sp.name[0])
+		h = dlopen(sp.name, RTLD_LAZY | RTLD_NOLOAD);
+	int have_self = dladdr((void *)&local_of, &self);
+	for (int k = 0; k < CKT_CXX_N; k++) {
+		void *f = h ? dlsym(h, names[k]) : NULL;
+		Dl_info in;
+		if (f && have_self && dladdr(f, &in) && in.dli_fbase == self.dli_fbase)
+			f = NULL; /* ours: the caller's scope holds none */
+		o.fn[k] = f ? f : fallback_of(k);
+	}
+	if (h)
+		dlclose(h);
+	o.lo = sp.lo;
+	o.hi = sp.hi;
+	if (sp.hi && !atomic_flag_test_and_set(&locals_busy)) {
+		int m = atomic_load(&n_locals);
+		if (m < CKT_CXX_LOCALS) {
+			locals[m] = o;
+			atomic_store_explicit(&n_locals, m + 1, memory_order_release);
+		}
+		atomic_flag_clear(&locals_busy);
+	}
+	return o.fn[i];
+}
+
+static CKT_NOINLINE void *resolve(int i, uintptr_t ra)
 {
 	if (atomic_load(&ckt_boot_state) == 0)
 		ckt_bootstrap();
-	if (!ckt_real.malloc) /* another thread is resolving the malloc family: pass on, unchecked */
-		return next_of(i);
-	for (int k = 0; k < CKT_CXX_N; k++)
-		atomic_store_explicit(&real[k], next_of(k), memory_order_relaxed);
+	void *nw = dlsym(RTLD_NEXT, "_Znwm");
+	if (!ckt_real.malloc || !nw) { /* the malloc family not resolved yet (another thread is
+					 * at it: this call passes on), or none global: LOCAL */
+		if (!nw && ckt_real.malloc)
+			atomic_store_explicit(&mode, LOCAL, memory_order_release);
+		return local_of(i, ra);
+	}
+	for (int k = 0; k < CKT_CXX_N; k++) {
+		void *f = dlsym(RTLD_NEXT, names[k]);
+		atomic_store_explicit(&real[k], f ? f : fallback_of(k), memory_order_relaxed);
+	}
 	Dl_info in_new, in_malloc;
-	void *nw = atomic_load(&real[I_Znwm]);
-	int direct = nw != fallback_of(I_Znwm) && dladdr(nw, &in_new) &&
-		     dladdr((void *)ckt_real.malloc, &in_malloc) && in_new.dli_fbase == in_malloc.dli_fbase &&
-		     in_new.dli_fname && !strstr(in_new.dli_fname, "/libstdc++.so");
+	int direct = dladdr(nw, &in_new) && dladdr((void *)ckt_real.malloc, &in_malloc) &&
+		     in_new.dli_fbase == in_malloc.dli_fbase && in_new.dli_fname &&
+		     !strstr(in_new.dli_fname, "/libstdc++.so");
+	if (direct) /* its bad_alloc's exception object is the call's own (CKT_GUARD_CXX) */
+		ckt_callout_set(CKT_OUT_CXXRT, dlsym(RTLD_DEFAULT, "__cxa_allocate_exception"));
 	atomic_store_explicit(&mode, direct ? DIRECT : PASS, memory_order_release);
 	return atomic_load_explicit(&real[i], memory_order_relaxed);
 }
@@ -179,36 +252,42 @@ static CKT_NOINLINE void traced_delete(del_fn *r, void *p, uintptr_t a, uintptr_
 	r(p, a, b);
 }
 
-static CKT_NOINLINE void *new_slow(int i, uintptr_t n, uintptr_t a, uintptr_t b)
+/* the definition form i's caller gets, by mode (resolved at the first call) */
+static inline void *real_for(int m, int i, uintptr_t ra)
 {
-	new_fn *r = (new_fn *)(atomic_load(&mode) == UNRESOLVED ? resolve(i) : atomic_load(&real[i]));
+	return m == UNRESOLVED ? resolve(i, ra) : m == LOCAL ? local_of(i, ra) : atomic_load(&real[i]);
+}
+
+static CKT_NOINLINE void *new_slow(int i, uintptr_t ra, uintptr_t n, uintptr_t a, uintptr_t b)
+{
+	new_fn *r = (new_fn *)real_for(atomic_load(&mode), i, ra);
 	return atomic_load(&mode) == DIRECT ? traced_new(r, n, a, b) : r(n, a, b);
 }
 
-static CKT_NOINLINE void delete_slow(int i, void *p, uintptr_t a, uintptr_t b)
+static CKT_NOINLINE void delete_slow(int i, uintptr_t ra, void *p, uintptr_t a, uintptr_t b)
 {
-	del_fn *r = (del_fn *)(atomic_load(&mode) == UNRESOLVED ? resolve(i) : atomic_load(&real[i]));
+	del_fn *r = (del_fn *)real_for(atomic_load(&mode), i, ra);
 	if (atomic_load(&mode) == DIRECT)
 		traced_delete(r, p, a, b);
 	else
 		r(p, a, b);
 }
 
-/* the hot path: libstdc++'s new or delete, a jump */
-static inline void *cxx_new(int i, uintptr_t n, uintptr_t a, uintptr_t b)
+/* the hot path: libstdc++'s new or delete, a jump; ra: the caller's return address */
+static inline void *cxx_new(int i, uintptr_t ra, uintptr_t n, uintptr_t a, uintptr_t b)
 {
 	if (CKT_LIKELY(atomic_load_explicit(&mode, memory_order_acquire) == PASS))
 		return ((new_fn *)atomic_load_explicit(&real[i], memory_order_relaxed))(n, a, b);
-	return new_slow(i, n, a, b);
+	return new_slow(i, ra, n, a, b);
 }
 
-static inline void cxx_delete(int i, void *p, uintptr_t a, uintptr_t b)
+static inline void cxx_delete(int i, uintptr_t ra, void *p, uintptr_t a, uintptr_t b)
 {
 	if (CKT_LIKELY(atomic_load_explicit(&mode, memory_order_acquire) == PASS)) {
 		((del_fn *)atomic_load_explicit(&real[i], memory_order_relaxed))(p, a, b);
 		return;
 	}
-	delete_slow(i, p, a, b);
+	delete_slow(i, ra, p, a, b);
 }
 
 /* the exported forms (no C++ header declares them to C) */
@@ -234,35 +313,36 @@ void _ZdlPvSt11align_val_tRKSt9nothrow_t(void *p, size_t al, const void *nt);
 void _ZdaPvSt11align_val_tRKSt9nothrow_t(void *p, size_t al, const void *nt);
 
 #define U(x) ((uintptr_t)(x))
-CKT_EXPORT void *_Znwm(size_t n) { return cxx_new(I_Znwm, n, 0, 0); }
-CKT_EXPORT void *_Znam(size_t n) { return cxx_new(I_Znam, n, 0, 0); }
-CKT_EXPORT void *_ZnwmRKSt9nothrow_t(size_t n, const void *nt) { return cxx_new(I_ZnwmRKSt9nothrow_t, n, U(nt), 0); }
-CKT_EXPORT void *_ZnamRKSt9nothrow_t(size_t n, const void *nt) { return cxx_new(I_ZnamRKSt9nothrow_t, n, U(nt), 0); }
-CKT_EXPORT void *_ZnwmSt11align_val_t(size_t n, size_t al) { return cxx_new(I_ZnwmSt11align_val_t, n, al, 0); }
-CKT_EXPORT void *_ZnamSt11align_val_t(size_t n, size_t al) { return cxx_new(I_ZnamSt11align_val_t, n, al, 0); }
+#define RA ((uintptr_t)__builtin_return_address(0))
+CKT_EXPORT void *_Znwm(size_t n) { return cxx_new(I_Znwm, RA, n, 0, 0); }
+CKT_EXPORT void *_Znam(size_t n) { return cxx_new(I_Znam, RA, n, 0, 0); }
+CKT_EXPORT void *_ZnwmRKSt9nothrow_t(size_t n, const void *nt) { return cxx_new(I_ZnwmRKSt9nothrow_t, RA, n, U(nt), 0); }
+CKT_EXPORT void *_ZnamRKSt9nothrow_t(size_t n, const void *nt) { return cxx_new(I_ZnamRKSt9nothrow_t, RA, n, U(nt), 0); }
+CKT_EXPORT void *_ZnwmSt11align_val_t(size_t n, size_t al) { return cxx_new(I_ZnwmSt11align_val_t, RA, n, al, 0); }
+CKT_EXPORT void *_ZnamSt11align_val_t(size_t n, size_t al) { return cxx_new(I_ZnamSt11align_val_t, RA, n, al, 0); }
 CKT_EXPORT void *_ZnwmSt11align_val_tRKSt9nothrow_t(size_t n, size_t al, const void *nt)
 {
-	return cxx_new(I_ZnwmSt11align_val_tRKSt9nothrow_t, n, al, U(nt));
+	return cxx_new(I_ZnwmSt11align_val_tRKSt9nothrow_t, RA, n, al, U(nt));
 }
 CKT_EXPORT void *_ZnamSt11align_val_tRKSt9nothrow_t(size_t n, size_t al, const void *nt)
 {
-	return cxx_new(I_ZnamSt11align_val_tRKSt9nothrow_t, n, al, U(nt));
+	return cxx_new(I_ZnamSt11align_val_tRKSt9nothrow_t, RA, n, al, U(nt));
 }
-CKT_EXPORT void _ZdlPv(void *p) { cxx_delete(I_ZdlPv, p, 0, 0); }
-CKT_EXPORT void _ZdaPv(void *p) { cxx_delete(I_ZdaPv, p, 0, 0); }
-CKT_EXPORT void _ZdlPvm(void *p, size_t n) { cxx_delete(I_ZdlPvm, p, n, 0); }
-CKT_EXPORT void _ZdaPvm(void *p, size_t n) { cxx_delete(I_ZdaPvm, p, n, 0); }
-CKT_EXPORT void _ZdlPvRKSt9nothrow_t(void *p, const void *nt) { cxx_delete(I_ZdlPvRKSt9nothrow_t, p, U(nt), 0); }
-CKT_EXPORT void _ZdaPvRKSt9nothrow_t(void *p, const void *nt) { cxx_delete(I_ZdaPvRKSt9nothrow_t, p, U(nt), 0); }
-CKT_EXPORT void _ZdlPvSt11align_val_t(void *p, size_t al) { cxx_delete(I_ZdlPvSt11align_val_t, p, al, 0); }
-CKT_EXPORT void _ZdaPvSt11align_val_t(void *p, size_t al) { cxx_delete(I_ZdaPvSt11align_val_t, p, al, 0); }
-CKT_EXPORT void _ZdlPvmSt11align_val_t(void *p, size_t n, size_t al) { cxx_delete(I_ZdlPvmSt11align_val_t, p, n, al); }
-CKT_EXPORT void _ZdaPvmSt11align_val_t(void *p, size_t n, size_t al) { cxx_delete(I_ZdaPvmSt11align_val_t, p, n, al); }
+CKT_EXPORT void _ZdlPv(void *p) { cxx_delete(I_ZdlPv, RA, p, 0, 0); }
+CKT_EXPORT void _ZdaPv(void *p) { cxx_delete(I_ZdaPv, RA, p, 0, 0); }
+CKT_EXPORT void _ZdlPvm(void *p, size_t n) { cxx_delete(I_ZdlPvm, RA, p, n, 0); }
+CKT_EXPORT void _ZdaPvm(void *p, size_t n) { cxx_delete(I_ZdaPvm, RA, p, n, 0); }
+CKT_EXPORT void _ZdlPvRKSt9nothrow_t(void *p, const void *nt) { cxx_delete(I_ZdlPvRKSt9nothrow_t, RA, p, U(nt), 0); }
+CKT_EXPORT void _ZdaPvRKSt9nothrow_t(void *p, const void *nt) { cxx_delete(I_ZdaPvRKSt9nothrow_t, RA, p, U(nt), 0); }
+CKT_EXPORT void _ZdlPvSt11align_val_t(void *p, size_t al) { cxx_delete(I_ZdlPvSt11align_val_t, RA, p, al, 0); }
+CKT_EXPORT void _ZdaPvSt11align_val_t(void *p, size_t al) { cxx_delete(I_ZdaPvSt11align_val_t, RA, p, al, 0); }
+CKT_EXPORT void _ZdlPvmSt11align_val_t(void *p, size_t n, size_t al) { cxx_delete(I_ZdlPvmSt11align_val_t, RA, p, n, al); }
+CKT_EXPORT void _ZdaPvmSt11align_val_t(void *p, size_t n, size_t al) { cxx_delete(I_ZdaPvmSt11align_val_t, RA, p, n, al); }
 CKT_EXPORT void _ZdlPvSt11align_val_tRKSt9nothrow_t(void *p, size_t al, const void *nt)
 {
-	cxx_delete(I_ZdlPvSt11align_val_tRKSt9nothrow_t, p, al, U(nt));
+	cxx_delete(I_ZdlPvSt11align_val_tRKSt9nothrow_t, RA, p, al, U(nt));
 }
 CKT_EXPORT void _ZdaPvSt11align_val_tRKSt9nothrow_t(void *p, size_t al, const void *nt)
 {
-	cxx_delete(I_ZdaPvSt11align_val_tRKSt9nothrow_t, p, al, U(nt));
+	cxx_delete(I_ZdaPvSt11align_val_tRKSt9nothrow_t, RA, p, al, U(nt));
 }

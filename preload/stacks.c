@@ -154,17 +154,21 @@ static int unwinders_agree(void);
 
 uintptr_t ckt_out_lo[CKT_OUT_N], ckt_out_hi[CKT_OUT_N];
 
+void ckt_callout_set(int k, void *probe)
+{
+	struct text_probe p = {.probe = (uintptr_t)probe};
+	if (p.probe)
+		dl_iterate_phdr(find_text, &p);
+	ckt_out_lo[k] = p.lo;
+	ckt_out_hi[k] = p.hi;
+}
+
 void ckt_callout_init(void *real_malloc)
 {
-	const uintptr_t probe[CKT_OUT_N] = {(uintptr_t)&unw_backtrace, (uintptr_t)&pthread_setspecific,
-					    (uintptr_t)real_malloc};
-	for (int k = 0; k < CKT_OUT_N; k++) {
-		struct text_probe p = {.probe = probe[k]};
-		if (p.probe)
-			dl_iterate_phdr(find_text, &p);
-		ckt_out_lo[k] = p.lo;
-		ckt_out_hi[k] = p.hi;
-	}
+	void *const probe[] = {(void *)&unw_backtrace, (void *)&pthread_setspecific, real_malloc,
+			       (void *)&ckt_callout_init};
+	for (int k = 0; k < (int)(sizeof(probe) / sizeof(probe[0])); k++)
+		ckt_callout_set(k, probe[k]);
 }
 
 /* Called from the constructor: libunwind is initialized by then (it is our dependency), which

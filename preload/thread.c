@@ -375,7 +375,7 @@ void ckt_thread_after_fork_child(void)
 	ckt_tls.dead = 1;
 }
 
-_Atomic uint64_t ckt_lost_jumped;
+_Atomic uint64_t ckt_lost_jumped, ckt_lost_cxx;
 
 /* The thread's alternate signal stack, noted as an mmap-family hook marks its frame. */
 void ckt_guard_altstack(struct ckt_tls *t)

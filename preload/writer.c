@@ -34,7 +34,7 @@
 
 atomic_int ckt_writer_running;
 _Atomic uint64_t ckt_writer_cycles, ckt_writer_stalled, ckt_lost_noring, ckt_lost_nested;
-static uint64_t noring_reported, nested_reported, jumped_reported;
+static uint64_t noring_reported, nested_reported, jumped_reported, cxx_reported;
 static atomic_int stop_flag, finished, wake_pending, writer_failed;
 /* finish_done: the thread that set `finished` is done with the trace (a thread that exits at
  * the same time waits for it: its exit_group would cut the flush short). final_done: the
@@ -643,6 +643,10 @@ static int cycle(int final)
 		       "warning: a signal handler left a traced mmap, munmap, mremap or mprotect call by "
 		       "a jump (siglongjmp); that call is not recorded and is counted as a lost event, "
 		       "and the thread is traced on");
+	rc = lost_said(&p, &ckt_lost_cxx, &cxx_reported, rc,
+		       "warning: a C++ new-handler (or other code the allocator's own operator new called) "
+		       "called the allocator while that new ran; such calls cannot be recorded and are "
+		       "counted as lost events");
 	if (rc)
 		return rc;
 	if (final && ckt_sample_r)

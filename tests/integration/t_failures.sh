@@ -458,17 +458,36 @@ if [ -x $P/cxxnew ]; then
 	done >$T/cxxthrow.got
 	expect_eq "operator new throws bad_alloc 3 times through the hook (libstdc++'s new; the allocator's own): caught, and the block after it traced (1,000,000 + 72,704)" \
 		"$(cat $T/cxxthrow.got | tr '\n' ' ')" "0/cxxthrow: caught 3/0/1072704 0/cxxthrow: caught 3/0/1072704 "
+	# a new-handler that frees an emergency reserve: traced with libstdc++'s new (it runs
+	# outside any hook); inside the allocator's own new it cannot be recorded: counted lost and
+	# said in one line (it passed silently, the reserve left live in the trace)
+	for cx in glibc newalloc; do
+		case $cx in
+		glibc) cx_pre=$LIB ;;
+		newalloc) cx_pre="$LIB $P/libnewalloc.so" ;;
+		esac
+		CUZKTRACE_OUT=$T/cxxh$cx.zst LD_PRELOAD="$cx_pre" $P/cxxthrow handler >$T/cxxh.out 2>$T/cxxh.err
+		echo "$?/$(cat $T/cxxh.out)/$(grep -c "^cuzktrace: warning: a C++ new-handler (or other code the allocator's own operator new called) called the allocator while that new ran; such calls cannot be recorded and are counted as lost events\$" $T/cxxh.err)/$($REPORT --json $T/cxxh$cx.zst 2>/dev/null | $PY -c 'import json,sys; d=json.load(sys.stdin); print(d["live_at_exit"]["heap_bytes"], d["lost_events"] > 0)')"
+	done >$T/cxxh.got
+	expect_eq "a new-handler that frees a reserve: with libstdc++'s new traced (reserve gone at exit); inside the allocator's own new, counted lost, one line" \
+		"$(cat $T/cxxh.got | tr '\n' ' ')" "0/cxxthrow: caught 3, reserve freed/0/76800 False 0/cxxthrow: caught 3, reserve freed/1/5076800 True "
 	# a C program that opens a C++ plugin RTLD_LOCAL: no libstdc++ after the tracer in the
 	# global scope, yet the plugin's new binds to the tracer's; it passes the call on to the
-	# plugin's libstdc++ (found loaded by name), aligned new stays aligned, and both blocks are
-	# traced at their site, under libstdc++'s operator new
+	# definition in the caller's own scope (the plugin's libstdc++), aligned new stays aligned,
+	# bad_alloc is caught, and both blocks are traced at their site, under libstdc++'s new
 	CUZKTRACE_OUT=$T/cxxlocal.zst traced cxxlocal $P/cxxlocal
-	expect_eq "C++ plugin opened RTLD_LOCAL by a C program: status, output (the 64-byte-aligned new aligned), its sites through libstdc++'s new" \
+	expect_eq "C++ plugin opened RTLD_LOCAL by a C program: status, output (aligned new aligned, bad_alloc caught), its sites through libstdc++'s new" \
 		"$(cat $T/cxxlocal.rc)/$(cat $T/cxxlocal.out)/$($REPORT --json $T/cxxlocal.zst 2>/dev/null | $PY -c '
 import json, sys
 d = json.load(sys.stdin)
 print(sorted((s["bytes"], s["frames"][0].split(" (")[0]) for s in d["sites_at_peak_heap"] if s["site"].startswith("plug_run ")))')" \
-		"0/cxxlocal: aligned/[(64, 'operator new(unsigned long, std::align_val_t)'), (3000000, 'operator new(unsigned long)')]"
+		"0/cxxlocal: ok/[(64, 'operator new(unsigned long, std::align_val_t)'), (3000000, 'operator new(unsigned long)')]"
+	# first a plugin built with -static-libstdc++ (its own operator new, exported; its calls
+	# bind to the tracer's), RTLD_LOCAL, then the shared-libstdc++ one RTLD_GLOBAL: each gets
+	# its own new, and catches its own bad_alloc (the first aborted the host: status 134)
+	CUZKTRACE_OUT=$T/cxxstatic.zst traced cxxstatic $P/cxxlocal static
+	expect_eq "C++ plugins, one with its own static libstdc++ (RTLD_LOCAL), then one with the shared one (RTLD_GLOBAL): status, each its own new and bad_alloc" \
+		"$(cat $T/cxxstatic.rc)/$(cat $T/cxxstatic.out)" "0/cxxlocal: ok ok"
 else
 	echo "  skip operator new from the allocator behind malloc: libstdc++.so.6 not found"
 fi

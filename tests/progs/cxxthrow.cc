@@ -3,14 +3,28 @@
 // an exception that left the tracer's hook with its guard up would leave every later call of
 // the thread untraced. Run alone (libstdc++'s new: the hook passes the call on) and with
 // libnewalloc.so preloaded after the tracer (the hook traces the allocator's own new).
+// With "handler": first a 5,000,000-byte reserve, and a new-handler that frees it (delete[])
+// and takes itself away, as programs keep an emergency reserve.
 #include <cstdio>
 #include <new>
 
 static void *volatile keep;
+static char *volatile reserve;
 
-int main()
+static void free_reserve()
+{
+	delete[] reserve;
+	reserve = nullptr;
+	std::set_new_handler(nullptr);
+}
+
+int main(int argc, char **argv)
 {
 	int caught = 0;
+	if (argc > 1) {
+		reserve = new char[5000000];
+		std::set_new_handler(free_reserve);
+	}
 	for (int i = 0; i < 3; i++) {
 		try {
 			keep = ::operator new(static_cast<std::size_t>(1) << 50);
@@ -21,6 +35,6 @@ int main()
 	void *p = ::operator new(1000000);
 	keep = p;
 	::operator delete(p);
-	std::printf("cxxthrow: caught %d\n", caught);
+	std::printf("cxxthrow: caught %d%s\n", caught, argc > 1 ? reserve ? ", reserve kept" : ", reserve freed" : "");
 	return 0;
 }

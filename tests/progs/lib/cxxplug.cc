@@ -1,7 +1,9 @@
 // cxxplug.cc: a C++ plugin that a C program (cxxlocal.c) opens RTLD_LOCAL: its libstdc++ is then
 // out of the global scope, while its calls of operator new bind to the tracer's (global, first).
 // plug_run allocates 3,000,000 bytes with new[], one 64-byte-aligned object with aligned new,
-// frees both, and returns 0 when the aligned one is aligned.
+// frees both, and returns 0 when the aligned one is aligned; plug_oom asks new for 2^62 bytes
+// and returns 1 when it caught std::bad_alloc. Built twice: with the shared libstdc++, and
+// with -static-libstdc++ (its own operator new, exported).
 #include <cstdint>
 #include <new>
 
@@ -21,4 +23,14 @@ extern "C" int plug_run()
 	delete w;
 	delete[] a;
 	return bad;
+}
+
+extern "C" int plug_oom()
+{
+	try {
+		keep = new char[static_cast<std::size_t>(1) << 62];
+	} catch (const std::bad_alloc &) {
+		return 1;
+	}
+	return 0;
 }

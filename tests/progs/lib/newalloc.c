@@ -3,8 +3,8 @@
  * it is the allocator behind the tracer's malloc, and a C++ program's new reaches it directly:
  * the tracer traces new and delete itself (hooks_cxx.c). Blocks come from one mapped arena
  * and carry their size in a 16-byte header; free does nothing. A new of more than 1 TiB
- * throws std::bad_alloc (through libstdc++'s own thrower: linked with it), which must leave
- * the tracer's hook with its guard down. */
+ * calls the program's new-handler once, then throws std::bad_alloc (through libstdc++'s own
+ * thrower: linked with it), which must leave the tracer's hook with its guard down. */
 #define _GNU_SOURCE
 #include <stddef.h>
 #include <string.h>
@@ -55,13 +55,20 @@ void *realloc(void *p, size_t n)
 }
 /* std::__throw_bad_alloc() */
 void _ZSt17__throw_bad_allocv(void) __attribute__((noreturn));
+/* std::get_new_handler() */
+typedef void new_handler_fn(void);
+new_handler_fn *_ZSt15get_new_handlerv(void);
 
 /* operator new(unsigned long), delete(void *), delete(void *, unsigned long) */
 void *_Znwm(size_t n)
 {
 	void *p = n > (size_t)1 << 40 ? NULL : take(n);
-	if (!p)
+	if (!p) { /* the program's new-handler once, as operator new must try it */
+		new_handler_fn *h = _ZSt15get_new_handlerv();
+		if (h)
+			h();
 		_ZSt17__throw_bad_allocv();
+	}
 	return p;
 }
 void _ZdlPv(void *p) { (void)p; }
