@@ -32,14 +32,13 @@ uint64_t ckt_t0;
  * kernel maps, located by the auxiliary vector; no library call but getauxval); without a
  * vDSO, the system call.
  *
- * Set once a thread of the program forbade itself the TSC (prctl PR_SET_TSC, PR_TSC_SIGSEGV;
- * threads it creates inherit that, the tracer's helpers too when restarted from it): the
- * vDSO's clock_gettime reads the TSC, and the tracer's clock reads on every hooked call then
- * raised SIGSEGV in a program that never reads a clock itself. The system call reads the clock
- * in the kernel (some 100 ns more per read). Costs the hot path one relaxed load of a word
- * that is written once at most. */
-atomic_int ckt_clock_syscall;
-
+ * Once a thread of the program forbade itself the TSC (prctl PR_SET_TSC, PR_TSC_SIGSEGV;
+ * threads it creates inherit that, the tracer's helpers too when restarted from it), the clock
+ * is the system call for good (ckt_clock_use_syscall): the vDSO's clock_gettime reads the TSC,
+ * and the tracer's clock reads on every hooked call then raised SIGSEGV in a program that
+ * never reads a clock itself. The system call reads the clock in the kernel (some 100 ns more
+ * per read). The hot path pays one relaxed load of the function and an indirect call, as
+ * glibc's own clock_gettime makes. */
 typedef int vdso_clock_fn(clockid_t, struct timespec *);
 static _Atomic(vdso_clock_fn *) vdso_clock; /* NULL: not looked up yet */
 
@@ -59,8 +58,8 @@ static vdso_clock_fn *find_vdso_clock(void)
 	const ElfW(Phdr) *ph = (const ElfW(Phdr) *)(base + eh->e_phoff);
 	uintptr_t bias = 0;
 	int have_load = 0;
-	for (int i = 0; i < eh->e_phnum; i++)
-		if (ph[i].p_type == PT_LOAD && !have_load) {
+	for (int i = 0; i < eh->e_phnum && !have_load; i++)
+		if (ph[i].p_type == PT_LOAD) {
 			bias = (uintptr_t)base + ph[i].p_offset - ph[i].p_vaddr;
 			have_load = 1;
 		}
@@ -86,12 +85,16 @@ void ckt_clock_get(clockid_t id, struct timespec *ts)
 {
 	vdso_clock_fn *f = atomic_load_explicit(&vdso_clock, memory_order_relaxed);
 	if (__builtin_expect(!f, 0)) {
-		f = find_vdso_clock(); /* the same answer in every thread that races here */
-		atomic_store_explicit(&vdso_clock, f, memory_order_relaxed);
+		/* the first look: only from NULL, so it cannot undo ckt_clock_use_syscall */
+		vdso_clock_fn *none = NULL, *found = find_vdso_clock();
+		f = atomic_compare_exchange_strong(&vdso_clock, &none, found) ? found : none;
 	}
-	if (__builtin_expect(atomic_load_explicit(&ckt_clock_syscall, memory_order_relaxed), 0))
-		f = clock_by_syscall;
 	f(id, ts);
+}
+
+void ckt_clock_use_syscall(void)
+{
+	atomic_store(&vdso_clock, clock_by_syscall);
 }
 
 void ckt_nap(long ns)
@@ -220,9 +223,6 @@ static const int hook_required[] = {
 #undef CKT_REQ
 };
 
-/* Resolves every real symbol eagerly, once: resolving lazily inside an mmap hook can deadlock
- * an allocator that calls mmap under its own init lock. Concurrent first calls from other
- * threads are served from the pool until this returns. */
 /* A program's .preinit_array runs before libc sets environ (in its own initializer, after
  * the preinit functions): an allocation there bootstrapped the tracer with no environment,
  * and every CUZKTRACE_ setting was ignored without a word (ASan's runtime allocates there).
@@ -253,6 +253,9 @@ static void ckt_environ_early(void)
 		environ = argv + argc + 1;
 }
 
+/* Resolves every real symbol eagerly, once: resolving lazily inside an mmap hook can deadlock
+ * an allocator that calls mmap under its own init lock. Concurrent first calls from other
+ * threads are served from the pool until this returns. */
 void ckt_bootstrap(void)
 {
 	int expect = 0;

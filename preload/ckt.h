@@ -208,15 +208,15 @@ extern atomic_int ckt_alloc_foreign;
 /* ---- clock ---- */
 extern uint64_t ckt_t0; /* CLOCK_MONOTONIC ns at the first intercepted call */
 uint64_t ckt_clock_raw(void);
-/* clock_gettime: the vDSO's, never the program's (another preload may fake the time), through
- * the system call once the TSC is forbidden (bootstrap.c) */
+/* clock_gettime: the vDSO's, never the program's (another preload may fake the time), or the
+ * system call once ckt_clock_use_syscall was called (the TSC forbidden: bootstrap.c) */
 void ckt_clock_get(clockid_t id, struct timespec *ts);
+void ckt_clock_use_syscall(void);
 /* sleeps ns nanoseconds by the system call (a preload that fakes the time replaces nanosleep) */
 void ckt_nap(long ns);
 /* the process's arguments as the kernel put them on its initial stack (argc in *argc), or
  * NULL when that cannot be found; for a process without /proc (bootstrap.c) */
 char **ckt_initial_argv(long *argc);
-extern atomic_int ckt_clock_syscall;
 static inline uint64_t ckt_now(void)
 {
 	return ckt_clock_raw() - ckt_t0;
@@ -661,7 +661,8 @@ extern atomic_int ckt_stacks_ready;
 int ckt_stacks_init(void);
 
 /* The text of the code the hooks call out to (CKT_GUARD_HOOK): libunwind, libc, the real
- * allocator's object; set by ckt_callout_init at bootstrap, before anything is traced. */
+ * allocator's object, the tracer's own; set by ckt_callout_init at bootstrap, before anything
+ * is traced (the C++ runtime's by hooks_cxx.c, when its hooks trace). */
 #define CKT_OUT_N 5
 #define CKT_OUT_UNWIND 0 /* libunwind's text (ckt_out_lo[0], ckt_out_hi[0]) */
 #define CKT_OUT_LIBC 1   /* libc's (pthread_setspecific's object) */

@@ -9,9 +9,10 @@
  * C++ program's heap then reached the trace as 75 KiB of 51 MiB. There these hooks trace the
  * call as the malloc hooks do (CKT_FN_NEW), with CKT_GUARD_CXX up across the real call: the
  * allocator's own mmap, and the malloc or free it may call on the way (jemalloc's delete is a
- * jump to free), are that call's and pass through. Which of the two is decided once, at the first
- * call of any of them (after the bootstrap): whether the definition after us lies in the
- * object our real malloc comes from, and is not libstdc++.
+ * jump to free), are that call's and pass through. Which is decided once, at the first call of
+ * any of them (after the bootstrap): whether the definition after us lies in the object our
+ * real malloc comes from, and is not libstdc++; with no definition after us in the global
+ * scope, each caller gets the one of its own scope (LOCAL, see local_of).
  *
  * The real new may throw (std::bad_alloc, or a new-handler's exception): this file is built
  * with -fexceptions, and a cleanup takes the guard down as the exception leaves the hook.
@@ -29,18 +30,18 @@
 typedef void *new_fn(uintptr_t, uintptr_t, uintptr_t);
 typedef void del_fn(void *, uintptr_t, uintptr_t);
 
-#define CKT_CXX_FORMS(X)                                                             \
-	X(_Znwm, N) X(_Znam, N) X(_ZnwmRKSt9nothrow_t, N) X(_ZnamRKSt9nothrow_t, N)  \
-	X(_ZnwmSt11align_val_t, N) X(_ZnamSt11align_val_t, N)                       \
-	X(_ZnwmSt11align_val_tRKSt9nothrow_t, N) X(_ZnamSt11align_val_tRKSt9nothrow_t, N) \
-	X(_ZdlPv, D) X(_ZdaPv, D) X(_ZdlPvm, D) X(_ZdaPvm, D) X(_ZdlPvRKSt9nothrow_t, D) \
-	X(_ZdaPvRKSt9nothrow_t, D) X(_ZdlPvSt11align_val_t, D) X(_ZdaPvSt11align_val_t, D) \
-	X(_ZdlPvmSt11align_val_t, D) X(_ZdaPvmSt11align_val_t, D)                   \
-	X(_ZdlPvSt11align_val_tRKSt9nothrow_t, D) X(_ZdaPvSt11align_val_tRKSt9nothrow_t, D)
+/* new (_Zn...) and delete (_Zd...) forms: fallback_of tells them apart by name */
+#define CKT_CXX_FORMS(X)                                                                  \
+	X(_Znwm) X(_Znam) X(_ZnwmRKSt9nothrow_t) X(_ZnamRKSt9nothrow_t) X(_ZnwmSt11align_val_t) \
+	X(_ZnamSt11align_val_t) X(_ZnwmSt11align_val_tRKSt9nothrow_t)                      \
+	X(_ZnamSt11align_val_tRKSt9nothrow_t) X(_ZdlPv) X(_ZdaPv) X(_ZdlPvm) X(_ZdaPvm)        \
+	X(_ZdlPvRKSt9nothrow_t) X(_ZdaPvRKSt9nothrow_t) X(_ZdlPvSt11align_val_t)             \
+	X(_ZdaPvSt11align_val_t) X(_ZdlPvmSt11align_val_t) X(_ZdaPvmSt11align_val_t)          \
+	X(_ZdlPvSt11align_val_tRKSt9nothrow_t) X(_ZdaPvSt11align_val_tRKSt9nothrow_t)
 
-#define CKT_CXX_INDEX(name, kind) I##name,
+#define CKT_CXX_INDEX(name) I##name,
 enum { CKT_CXX_FORMS(CKT_CXX_INDEX) CKT_CXX_N };
-#define CKT_CXX_NAME(name, kind) #name,
+#define CKT_CXX_NAME(name) #name,
 static const char *const names[CKT_CXX_N] = { CKT_CXX_FORMS(CKT_CXX_NAME) };
 
 /* The hot path (every new and delete of a C++ program): one load of `mode`, one of its real
@@ -51,11 +52,9 @@ static _Atomic(void *) real[CKT_CXX_N];
 static atomic_int mode; /* PASS: libstdc++'s (calls malloc); DIRECT: the allocator's own; LOCAL:
 			 * each caller's own (see local_of) */
 
-/* Where a form has no definition after us in the global scope: a C program that dlopened a
- * C++ plugin RTLD_LOCAL, whose libstdc++ is not global (the plugin's new still binds to ours,
- * global and first), is served by that libstdc++ (found loaded by name); failing that, the
- * malloc family stands in, each form as its contract asks: alignment kept, NULL from the
- * nothrow forms, an abort where new would throw (we cannot). */
+/* Where neither the global scope nor the caller's own holds a form, the malloc family stands
+ * in, each form as its contract asks: alignment kept, NULL from the nothrow forms, an abort
+ * where new would throw (we cannot). */
 static void *fallback_alloc(size_t n, size_t align, int nothrow)
 {
 	void *p = NULL;

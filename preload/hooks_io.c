@@ -283,7 +283,7 @@ CKT_EXPORT int prctl(int option, ...)
 	int rc = ckt_real.prctl ? ckt_real.prctl(option, a2, a3, a4, a5)
 				: (int)syscall(SYS_prctl, option, a2, a3, a4, a5);
 	if (rc == 0 && option == PR_SET_TSC && a2 == PR_TSC_SIGSEGV)
-		atomic_store(&ckt_clock_syscall, 1); /* see ckt_clock_get */
+		ckt_clock_use_syscall(); /* see ckt_clock_get */
 	struct ckt_tls *t = &ckt_tls;
 	if (rc == 0 && option == PR_SET_NAME && !t->guard &&
 	    atomic_load_explicit(&ckt_active, memory_order_relaxed)) {

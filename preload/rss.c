@@ -329,13 +329,13 @@ int ckt_rss_start(void)
 		ckt_nap(100000);
 	}
 	if (tid) {
-		if (sampler_dir[0]) {
-			snprintf(statm_path, sizeof(statm_path), "/proc/%s/statm", sampler_dir);
-			snprintf(status_path, sizeof(status_path), "/proc/%s/status", sampler_dir);
-		} else {
-			snprintf(statm_path, sizeof(statm_path), "/proc/self/task/%d/statm", (int)tid);
-			snprintf(status_path, sizeof(status_path), "/proc/self/task/%d/status", (int)tid);
-		}
+		char dir[48];
+		if (sampler_dir[0])
+			snprintf(dir, sizeof(dir), "/proc/%s", sampler_dir);
+		else
+			snprintf(dir, sizeof(dir), "/proc/self/task/%d", (int)tid);
+		snprintf(statm_path, sizeof(statm_path), "%s/statm", dir);
+		snprintf(status_path, sizeof(status_path), "%s/status", dir);
 		char b[256], b2[4096];
 		(void)read_proc(&statm, b, sizeof(b));
 		if (read_proc(&status, b2, sizeof(b2)) == 0)
