@@ -1014,7 +1014,12 @@ static void process_id(char *b, pid_t pid)
 		close(f);
 }
 
-/* %p -> pid, %e -> executable base name, %% -> %. */
+/* The most bytes %e inserts: a file name is at most 255 bytes (NAME_MAX), and the default
+ * "cuzktrace.%e.%p.zst" with a per-pid or .exec<k> tag added must stay below that. A longer
+ * executable name is cut there, at a character boundary (UTF-8). */
+#define CKT_OUT_EXE_MAX 128
+
+/* %p -> pid, %e -> executable base name (its first CKT_OUT_EXE_MAX bytes), %% -> %. */
 static int expand(const char *in, char *out, size_t cap, pid_t pid)
 {
 	size_t n = 0;
@@ -1022,6 +1027,7 @@ static int expand(const char *in, char *out, size_t cap, pid_t pid)
 	for (const char *s = in; *s; s++) {
 		const char *ins = NULL;
 		char c[2] = {*s, 0};
+		size_t k;
 		if (*s == '%' && s[1] == 'p') {
 			u64s(num, (uint64_t)pid);
 			ins = num;
@@ -1035,7 +1041,10 @@ static int expand(const char *in, char *out, size_t cap, pid_t pid)
 		} else {
 			ins = c;
 		}
-		size_t k = strlen(ins);
+		k = strlen(ins);
+		if (ins == exe_base && k > CKT_OUT_EXE_MAX)
+			for (k = CKT_OUT_EXE_MAX; k > 0 && ((unsigned char)ins[k] & 0xc0) == 0x80; k--)
+				;
 		if (n + k >= cap)
 			return -ENAMETOOLONG;
 		memcpy(out + n, ins, k);

@@ -121,6 +121,23 @@ CUZKTRACE_OUT=$T/exp.%e.%p.zst traced expand $P/exitcode
 pid=$(sed -E 's/.*\(pid ([0-9]+)\).*/\1/;q' $T/expand.err)
 expect_eq "%e and %p expand" "$(head -1 $T/expand.err)" "cuzktrace: tracing exitcode (pid $pid) to $T/exp.exitcode.$pid.zst"
 
+# An executable name too long for a file name with the default's additions: %e inserts its
+# first 128 bytes, cut at a character boundary (before 0.2.16 the default file name passed 255
+# bytes and the program ran untraced).
+a128=$(printf 'a%.0s' $(seq 1 128)); b127=$(printf 'b%.0s' $(seq 1 127))
+mkdir -p $T/longexe
+cp $P/exitcode "$T/longexe/${a128}$(printf 'a%.0s' $(seq 1 112))"
+cp $P/exitcode "$T/longexe/${b127}é$(printf 'c%.0s' $(seq 1 100))"
+for f in $T/longexe/aaa* $T/longexe/bbb*; do
+	(cd $T/longexe && LD_PRELOAD=$LIB "$f" >/dev/null 2>>$T/longexe.err)
+done
+pids=$(sed -E 's/.*\(pid ([0-9]+)\) to.*/\1/;t;d' $T/longexe.err | tr '\n' ' ')
+set -- $pids
+expect_eq "a 240-byte executable name: default file name of its first 128 bytes" \
+	"$(cd $T/longexe && ls cuzktrace.* | sort)" "$(printf '%s\n' cuzktrace.$a128.$1.zst cuzktrace.$b127.$2.zst | sort)"
+expect_eq "long executable name: the init line names the file written, the program by its whole name" \
+	"$(grep -c "^cuzktrace: tracing ${a128}a.* to $T/longexe/cuzktrace.$a128.$1.zst\$" $T/longexe.err)" 1
+
 # Two live processes given the same file: the second falls back to a per-pid name.
 CUZKTRACE_FLUSH_MS=20 CUZKTRACE_OUT=$T/shared.zst LD_PRELOAD=$LIB $P/killed >$T/holder.out 2>$T/holder.err &
 holder=$!
