@@ -44,6 +44,7 @@ struct ckt_decoder {
 	uint64_t frames_read;
 
 	bool ended, truncated, dropped;
+	uint64_t zero_tail;     /* zero bytes from a frame's start to the end of the file (read as its end) */
 	uint64_t base_ts, prev_ts, prev_addr, tid;
 
 	/* version 2: the frame's streams; cs[CKT_S_ROW] is unused (d->pos walks the ROW stream,
@@ -134,6 +135,44 @@ static uint64_t ckt_decode_frame_after(struct ckt_decoder *d)
 	return found;
 }
 
+/* The file's bytes from the start of the frame at d->frame_off to its end are all zero: what a
+ * file system that lost the last writes of a crash leaves (the size was updated, the data
+ * never written), or a file preallocated with fallocate. Returns how many there are; 0 when
+ * any is not zero. A regular file is read again from there; other input (a pipe) from where
+ * zstd stopped (it takes no more than a frame header before it fails, and the header was
+ * zeros too when the bytes buffered from the frame's start are). Reads at most to the end, 1
+ * MiB at a time. */
+static uint64_t ckt_decode_zero_tail(struct ckt_decoder *d)
+{
+	struct stat st;
+	uint8_t *buf = malloc((size_t)1 << 20);
+	uint64_t n = 0;
+	bool zero = buf != NULL;
+	int fd = fileno(d->f);
+	if (zero && fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+		uint64_t off = d->frame_off;
+		for (ssize_t k; zero && (k = pread(fd, buf, (size_t)1 << 20, (off_t)off)) != 0; off += (uint64_t)k)
+			for (ssize_t i = 0; i < k && zero; i++) /* k < 0: a read error, not zeros */
+				zero = k > 0 && buf[i] == 0;
+		n = off - d->frame_off;
+		zero = zero && n > 0;
+	} else if (zero && d->frame_off >= d->in_file_off) {
+		/* the frame's start is still in the buffer */
+		size_t from = (size_t)(d->frame_off - d->in_file_off);
+		for (size_t i = from; i < d->in.size && zero; i++)
+			zero = d->in_buf[i] == 0;
+		n = d->in.size - from;
+		for (size_t k; zero && (k = fread(buf, 1, (size_t)1 << 20, d->f)) > 0; n += k)
+			for (size_t i = 0; i < k && zero; i++)
+				zero = buf[i] == 0;
+		zero = zero && n > 0 && !ferror(d->f);
+	} else {
+		zero = false;
+	}
+	free(buf);
+	return zero ? n : 0;
+}
+
 /* Decompresses the next whole zstd frame into d->frame. Returns 1 when one was read, 0 at the
  * end of the file (setting d->dropped when the file ends inside a frame), negative on error. */
 static int ckt_decode_read_frame(struct ckt_decoder *d, struct ckt_error *err)
@@ -179,6 +218,13 @@ static int ckt_decode_read_frame(struct ckt_decoder *d, struct ckt_error *err)
 		if (ZSTD_isError(ret)) {
 			if (d->frames_read == 0 && ZSTD_getErrorCode(ret) == ZSTD_error_prefix_unknown)
 				return ckt_util_err(err, CKT_EFORMAT, "not a cuzktrace trace");
+			/* zeros where the next frame would start, to the end: the trace ends there */
+			if (d->frames_read > 0 && d->frame_len == 0 &&
+			    ZSTD_getErrorCode(ret) == ZSTD_error_prefix_unknown &&
+			    (d->zero_tail = ckt_decode_zero_tail(d)) > 0) {
+				d->eof = true;
+				return 0;
+			}
 			return ckt_util_err(err, CKT_EFORMAT, "corrupt zstd frame at byte offset %llu: %s",
 					    (unsigned long long)d->frame_off, ZSTD_getErrorName(ret));
 		}
@@ -416,8 +462,9 @@ bool ckt_decode_truncated(const struct ckt_decoder *d)
 	return d->truncated;
 }
 
-uint64_t ckt_decode_trailing(struct ckt_decoder *d)
+uint64_t ckt_decode_trailing(struct ckt_decoder *d, bool *zeros)
 {
+	*zeros = false;
 	if (!d->ended)
 		return 0;
 	/* the END frame ended at frame_off; what is in the buffer after it, then the file's rest */
@@ -425,12 +472,19 @@ uint64_t ckt_decode_trailing(struct ckt_decoder *d)
 	struct stat st;
 	if (fstat(fileno(d->f), &st) == 0 && S_ISREG(st.st_mode)) {
 		uint64_t end = d->in_file_off + d->in.size; /* file offset of what fread gives next */
-		return buffered + ((uint64_t)st.st_size > end ? (uint64_t)st.st_size - end : 0);
+		uint64_t n = buffered + ((uint64_t)st.st_size > end ? (uint64_t)st.st_size - end : 0);
+		*zeros = n && ckt_decode_zero_tail(d) == n;
+		return n;
 	}
 	/* a pipe: that there is more, not how much */
 	if (buffered || (!d->eof && fgetc(d->f) != EOF))
 		return UINT64_MAX;
 	return 0;
+}
+
+uint64_t ckt_decode_zero_tail_bytes(const struct ckt_decoder *d)
+{
+	return d->zero_tail;
 }
 
 bool ckt_decode_dropped_partial(const struct ckt_decoder *d)

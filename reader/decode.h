@@ -120,8 +120,13 @@ int ckt_decode_batch(struct ckt_decoder *d, struct ckt_record *recs, size_t max,
 bool ckt_decode_truncated(const struct ckt_decoder *d);
 /* After ckt_decode_next returned 0: bytes in the file after the frame holding END (another
  * trace appended, or garbage), which are not read; UINT64_MAX when there are some but the
- * input is not a regular file (a pipe). 0 for a trace without END. */
-uint64_t ckt_decode_trailing(struct ckt_decoder *d);
+ * input is not a regular file (a pipe). 0 for a trace without END. *zeros: they are all zero
+ * bytes (a regular file only). */
+uint64_t ckt_decode_trailing(struct ckt_decoder *d, bool *zeros);
+/* After ckt_decode_next returned 0: the number of zero bytes the file ends with where a frame
+ * would start (a crash's lost writes, a preallocated file), read as the trace's end; 0 when
+ * none. The trace counts as truncated unless a frame before them held END. */
+uint64_t ckt_decode_zero_tail_bytes(const struct ckt_decoder *d);
 /* After ckt_decode_next returned 0: true when a partial last zstd frame was dropped. */
 bool ckt_decode_dropped_partial(const struct ckt_decoder *d);
 /* The byte offset where that partial frame starts. */

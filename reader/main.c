@@ -848,8 +848,18 @@ static int ckt_main_read(const struct ckt_args *a, struct ckt_main_read *m, bool
 		ckt_main_say("warning: '%s': the file ends inside the zstd frame at byte offset "
 			     "%llu (cut while it was written, or corrupt): that frame is not read",
 			     m->path, (unsigned long long)ckt_decode_partial_offset(m->dec));
-	uint64_t trailing = ckt_decode_trailing(m->dec);
-	if (trailing == UINT64_MAX)
+	if (ckt_decode_zero_tail_bytes(m->dec))
+		ckt_main_say("warning: '%s': the file ends in %llu zero bytes from byte offset %llu "
+			     "(writes lost in a crash, or a preallocated file): the trace is read up to there",
+			     m->path, (unsigned long long)ckt_decode_zero_tail_bytes(m->dec),
+			     (unsigned long long)ckt_decode_partial_offset(m->dec));
+	bool zeros;
+	uint64_t trailing = ckt_decode_trailing(m->dec, &zeros);
+	if (zeros)
+		ckt_main_say("warning: '%s': %llu zero bytes after the end record are not read "
+			     "(a preallocated file, or writes lost in a crash)",
+			     m->path, (unsigned long long)trailing);
+	else if (trailing == UINT64_MAX)
 		ckt_main_say("warning: '%s': data after the end record is not read "
 			     "(another trace appended to this one?)", m->path);
 	else if (trailing)

@@ -259,6 +259,13 @@ open(T + "/midcut.off", "w").write("%d %d\n" % (len(b"".join(data[:2])), len(b""
 last = data[:-1] + [bump_block(data[-1])]
 open(T + "/lastcut.zst", "wb").write(b"".join(last))
 open(T + "/lastcut.off", "w").write("%d\n" % len(b"".join(data[:-1])))
+# zeros where frames should be: what a file system that lost the last writes of a crash
+# leaves (the size updated, the data not), or a preallocated file. At the end: the trace ends
+# there (without END: truncated); in the middle, before whole frames: corrupt
+open(T + "/zerotail.zst", "wb").write(b"".join(data[:-1]) + bytes(70000))
+open(T + "/zerotail.off", "w").write("%d\n" % len(b"".join(data[:-1])))
+open(T + "/zeroend.zst", "wb").write(b"".join(data) + bytes(4096))
+open(T + "/zeromid.zst", "wb").write(b"".join(data[:2]) + bytes(100) + b"".join(data[2:]))
 # bytes from the trace that would drive a terminal or break a CSV: a module path with a line
 # break and an escape sequence, a phase name with invalid UTF-8, a comma, a line break, a quote
 # (and invalid UTF-8, and CSI as a C1 control in UTF-8)
@@ -323,6 +330,18 @@ PYEOF
 	read -r mo mn <$T/midcut.off
 	report_status midcut "reader: a block header that runs past the end, whole frames after it: corrupt, not cut" \
 		"1/cuzktrace-report: error: '$T/midcut.zst': corrupt zstd frame at byte offset $mo: it runs to the end of the file, past a whole frame at byte offset $mn"
+	read -r zo <$T/zerotail.off
+	for src in file pipe; do
+		if [ $src = file ]; then $REPORT --json $T/zerotail.zst; else cat $T/zerotail.zst | $REPORT --json -; fi \
+			>$T/zerotail.json 2>$T/zerotail.err
+		expect_eq "reader: a killed trace followed by 70,000 zero bytes ($src): read up to them, truncated, one line names them (before 0.2.16 refused whole as corrupt)" \
+			"$?/$(jget $T/zerotail.json truncated)/$(jget $T/zerotail.json event_counts.alloc)/$(grep -v 'trace is truncated' $T/zerotail.err | sed "s|'/dev/stdin'|'F'|; s|$T/zerotail.zst|F|")" \
+			"0/true/3/cuzktrace-report: warning: 'F': the file ends in 70000 zero bytes from byte offset $zo (writes lost in a crash, or a preallocated file): the trace is read up to there"
+	done
+	report_status zeroend "reader: zero bytes after the end record: the whole trace, one line that says they are zeros" \
+		"0/cuzktrace-report: warning: '$T/zeroend.zst': 4096 zero bytes after the end record are not read (a preallocated file, or writes lost in a crash)"
+	report_status zeromid "reader: zero bytes between frames, whole frames after them: corrupt (exit 1, one line)" \
+		"1/cuzktrace-report: error: '$T/zeromid.zst': corrupt zstd frame at byte offset $mo: Unknown frame descriptor"
 	report_status evilpath "reader: a module path's control bytes are shown as '?' in the warning (one line)" \
 		"0/cuzktrace-report: warning: cannot read '/nonexistent/a?b?[31m??1m': No such file or directory; its frames are shown as module+offset"
 	$REPORT --sites-csv $T/evilpath.scsv --folded $T/evilpath.folded --phase-rule x=nomatch $T/evilpath.zst >$T/evilpath.txt 2>$T/evilpath2.err
