@@ -155,7 +155,9 @@ static const char *ckt_sites_outer_as(const char *name)
 	return NULL;
 }
 
-bool ckt_sites_is_plumbing(const char *name)
+/* An allocator's entry point by name (its crate path "__rustc::" aside): code inlined into one
+ * is the allocator's. */
+static bool ckt_sites_is_alloc_entry(const char *name)
 {
 	static const char *const exact[] = {
 		"malloc", "calloc", "realloc", "reallocarray", "free", "posix_memalign", "aligned_alloc",
@@ -168,11 +170,20 @@ bool ckt_sites_is_plumbing(const char *name)
 		"g_try_malloc", "g_try_malloc0", "g_try_realloc", "g_malloc_n", "g_malloc0_n",
 		"g_realloc_n", "__cxa_allocate_exception", "__cxa_allocate_dependent_exception",
 	};
-	if (!name || !*name)
-		return false;
+	if (strncmp(name, "__rustc::", 9) == 0)
+		name += 9;
 	for (size_t i = 0; i < sizeof(exact) / sizeof(exact[0]); i++)
 		if (strcmp(name, exact[i]) == 0)
 			return true;
+	return false;
+}
+
+bool ckt_sites_is_plumbing(const char *name)
+{
+	if (!name || !*name)
+		return false;
+	if (ckt_sites_is_alloc_entry(name))
+		return true;
 	if (ckt_sites_prefixed(name))
 		return true;
 	/* Rust trait impls: "<alloc::vec::Vec<T> as core::clone::Clone>::clone",
@@ -394,8 +405,16 @@ static int ckt_sites_symbolize(struct ckt_sites *s, size_t i)
 			int nf = ckt_sym_lookup(s->sym, pc, st->map, &f);
 			if (nf < 0)
 				goto nomem;
+			/* code inlined into an allocator's entry is the allocator's: a
+			 * #[global_allocator]'s GlobalAlloc::alloc inlined into __rust_alloc,
+			 * which line-tables-only debug info names "alloc" alone (the program's
+			 * frame, and the site, it was taken for) */
+			int entry = -1;
+			for (int j = nf - 1; j >= 0 && entry < 0; j--)
+				if (f[j].name && ckt_sites_is_alloc_entry(f[j].name))
+					entry = j;
 			for (int j = 0; j < nf; j++) {
-				if (!found && !ckt_sites_is_plumbing(f[j].name) &&
+				if (!found && j > entry && !ckt_sites_is_plumbing(f[j].name) &&
 				    !ckt_sites_is_plumbing_file(f[j].file)) {
 					found = true;
 					site = (uint32_t)n;

@@ -663,9 +663,40 @@ static size_t ckt_sym_base_len(const char *n)
 	}
 }
 
+/* The length of name without the generic arguments it ends in ("make<4194304>" -> "make",
+ * v0's "a::make::<4194304>" -> "a::make"); len when it ends in none. */
+static size_t ckt_sym_sans_generics(const char *name, size_t len)
+{
+	if (len < 3 || name[len - 1] != '>')
+		return len;
+	size_t depth = 0, i = len;
+	while (i-- > 0) {
+		if (name[i] == '>' && !(i > 0 && name[i - 1] == '-'))
+			depth++;
+		else if (name[i] == '<' && --depth == 0)
+			break;
+	}
+	if (i == (size_t)-1 || i == 0)
+		return len;
+	return i >= 2 && name[i - 1] == ':' && name[i - 2] == ':' ? i - 2 : i;
+}
+
+/* A Rust symbol: v0 ("_R...") or legacy (its path ends in a hash, "17h<16 hex digits>E"). */
+static bool ckt_sym_rust_symbol(const char *symbol)
+{
+	size_t n = strlen(symbol);
+	if (symbol[0] == '_' && symbol[1] == 'R')
+		return true;
+	if (n < 22 || strncmp(symbol, "_ZN", 3) != 0 || symbol[n - 1] != 'E' || memcmp(symbol + n - 20, "17h", 3) != 0)
+		return false;
+	return strspn(symbol + n - 17, "0123456789abcdef") == 16;
+}
+
 /* Whether symbol (a linkage name without its suffixes, or a C name) names the function DWARF
  * calls plain: the same name once demangled without parameters, or (not exact) one that ends
- * in "::" plain. */
+ * in "::" plain. A Rust symbol (not exact) also agrees without the generic arguments either
+ * ends in: DWARF's "build_aux<u64>" is legacy's "app::prover::build_aux" (whose symbols carry
+ * none) and v0's "app::prover::make::<4194304>" is DWARF's "make<4194304>". */
 static bool ckt_sym_names_agree(const char *symbol, const char *plain, bool exact)
 {
 	char *dm = NULL;
@@ -675,6 +706,11 @@ static bool ckt_sym_names_agree(const char *symbol, const char *plain, bool exac
 	size_t ln = strlen(n), lp = strlen(plain);
 	bool same = strcmp(n, plain) == 0 ||
 		    (!exact && ln > lp + 2 && strcmp(n + ln - lp, plain) == 0 && memcmp(n + ln - lp - 2, "::", 2) == 0);
+	if (!same && !exact && dm && ckt_sym_rust_symbol(symbol)) {
+		ln = ckt_sym_sans_generics(n, ln);
+		lp = ckt_sym_sans_generics(plain, lp);
+		same = ln > lp + 2 && memcmp(n + ln - lp, plain, lp) == 0 && memcmp(n + ln - lp - 2, "::", 2) == 0;
+	}
 	free(dm);
 	return same;
 }

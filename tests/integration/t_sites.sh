@@ -260,6 +260,24 @@ if [ -x $S/sites_rs ]; then
 		expect_match "sites: Rust ($j) a HashMap's table is owned by the with_capacity line, not hashbrown" \
 			"$(site_get $T/$j.json sites_at_peak "^sites_rs::make_map \(.*sites_rs\.rs:$R_M\)\$" bytes)" "^[0-9]{7}\$"
 	done
+	# a #[global_allocator] wrapping System, a generic and a const generic function: each
+	# build names the same sites (before 0.2.16 line-tables-only made the wrapper's inlined
+	# "alloc" every block's site, and named generic functions "build_aux<u64>", no crate path)
+	A_P=$(line_of $SRC/sites_rsalloc.rs SITE:ra_params)
+	A_G=$(line_of $SRC/sites_rsalloc.rs SITE:ra_generic)
+	A_C=$(line_of $SRC/sites_rsalloc.rs SITE:ra_const)
+	for j in sites_rsalloc sites_rsalloc_lt sites_rsalloc_ltv0; do
+		CUZKTRACE_OUT=$T/$j.zst traced $j $S/$j
+		$REPORT --json $T/$j.zst >$T/$j.json 2>/dev/null
+		gen=; [ $j = sites_rsalloc_ltv0 ] && gen=::
+		expect_eq "sites: Rust ($j) with its own global allocator: each function owns its blocks, by its whole name" \
+			"$(site_get $T/$j.json sites_at_peak_heap "^sites_rsalloc::prover::load_params \(.*sites_rsalloc\.rs:$A_P\)\$" bytes)/$(site_get $T/$j.json sites_at_peak_heap "^sites_rsalloc::prover::build_aux${gen:+::<u64>} \(.*sites_rsalloc\.rs:$A_G\)\$" bytes)/$(site_get $T/$j.json sites_at_peak_heap "^sites_rsalloc::prover::make${gen:+::<40000>} \(.*sites_rsalloc\.rs:$A_C\)\$" bytes)" \
+			"3000000/800000/40000"
+		$REPORT --phase-rule 'aux=*::build_aux*' --phase-rule 'params=sites_rsalloc::prover::load_params' --json $T/$j.zst >$T/$j.pr.json 2>$T/$j.pr.err
+		expect_eq "sites: Rust ($j) phase rules by crate path match" \
+			"$(cat $T/$j.pr.err)/$($PY -c 'import json, sys; print(" ".join("%s=%d" % (r["phase"], r["bytes"]) for r in json.load(open(sys.argv[1]))["peak_heap"]["by_phase"][:2]))' $T/$j.pr.json)" \
+			"/params=3000000 aux=800000"
+	done
 else
 	echo "  skip Rust site tests: rustc not found when building (tests/sites/sites.mk)"
 fi

@@ -8,7 +8,8 @@ SITES_PROGS := $(SITES_T)/sites_c $(SITES_T)/libsites_lib.so $(SITES_T)/sites_cx
 	$(SITES_T)/sites_names $(SITES_T)/sites_names_v2 $(SITES_T)/sites_paths \
 	$(SITES_T)/sites_dl $(SITES_T)/libsites_dla.so $(SITES_T)/libsites_dlb.so
 ifneq ($(SITES_RUSTC),)
-SITES_PROGS += $(SITES_T)/sites_rs $(SITES_T)/sites_rs_lt
+SITES_PROGS += $(SITES_T)/sites_rs $(SITES_T)/sites_rs_lt $(SITES_T)/sites_rsalloc \
+	$(SITES_T)/sites_rsalloc_lt $(SITES_T)/sites_rsalloc_ltv0
 endif
 
 $(SITES_T)/libsites_dl%.so: tests/sites/sites_dl%.c
@@ -55,6 +56,20 @@ $(SITES_T)/sites_rs: tests/sites/sites_rs.rs
 
 # Cargo's debug = "line-tables-only", and v0 symbol names
 $(SITES_T)/sites_rs_lt: tests/sites/sites_rs.rs
+	@mkdir -p $(dir $@)
+	$(call msg,RUSTC,$@)$(SITES_RUSTC) -O -C debuginfo=line-tables-only \
+		-C symbol-mangling-version=v0 -o $@ $<
+
+# a #[global_allocator] and generic functions, with -g and line-tables-only (both manglings)
+$(SITES_T)/sites_rsalloc: tests/sites/sites_rsalloc.rs
+	@mkdir -p $(dir $@)
+	$(call msg,RUSTC,$@)$(SITES_RUSTC) -O -g -o $@ $<
+
+$(SITES_T)/sites_rsalloc_lt: tests/sites/sites_rsalloc.rs
+	@mkdir -p $(dir $@)
+	$(call msg,RUSTC,$@)$(SITES_RUSTC) -O -C debuginfo=line-tables-only -o $@ $<
+
+$(SITES_T)/sites_rsalloc_ltv0: tests/sites/sites_rsalloc.rs
 	@mkdir -p $(dir $@)
 	$(call msg,RUSTC,$@)$(SITES_RUSTC) -O -C debuginfo=line-tables-only \
 		-C symbol-mangling-version=v0 -o $@ $<

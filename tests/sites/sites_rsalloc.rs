@@ -1,0 +1,56 @@
+// sites_rsalloc.rs: a program with its own #[global_allocator] (a counting wrapper of System,
+// as many provers have), a generic function and a const generic one, built with -O -g and with
+// Cargo's debug = "line-tables-only" (legacy and v0 symbol names). Live at the peak: 3,000,000
+// bytes from vec! in load_params, 800,000 (100,000 u64) from build_aux::<u64> and 40,000 from
+// make::<40000>. With line-tables-only the wrapper's alloc, inlined into __rust_alloc, is named
+// "alloc" alone (it was taken for the program's frame: every block's site), and generic
+// functions by their last name with arguments ("build_aux<u64>": no crate path, so patterns
+// like "*::build_aux" matched nothing); the symbol table names them in full.
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::hint::black_box;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+
+struct Counting;
+static CALLS: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        CALLS.fetch_add(1, Relaxed);
+        System.alloc(l)
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        System.dealloc(p, l)
+    }
+    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
+        CALLS.fetch_add(1, Relaxed);
+        System.realloc(p, l, n)
+    }
+}
+
+#[global_allocator]
+static A: Counting = Counting;
+
+pub mod prover {
+    #[inline(never)]
+    pub fn load_params(n: usize) -> Vec<u8> {
+        vec![1u8; n] // SITE:ra_params
+    }
+
+    #[inline(never)]
+    pub fn build_aux<T: Default + Clone>(n: usize) -> Vec<T> {
+        vec![T::default(); n] // SITE:ra_generic
+    }
+
+    #[inline(never)]
+    pub fn make<const N: usize>() -> Box<[u8; N]> {
+        Box::new([3u8; N]) // SITE:ra_const
+    }
+}
+
+fn main() {
+    let a = prover::load_params(black_box(3_000_000));
+    let b: Vec<u64> = prover::build_aux::<u64>(black_box(100_000));
+    let c = prover::make::<40000>();
+    black_box((&a, &b, &c));
+    println!("{}", CALLS.load(Relaxed) >= 3);
+}
