@@ -44,7 +44,7 @@ struct ckt_decoder {
 	uint64_t frames_read;
 
 	bool ended, truncated, dropped;
-	uint64_t zero_tail;     /* zero bytes from a frame's start to the end of the file (read as its end) */
+	uint64_t zero_tail, zero_from; /* the zero bytes the file ends in, read as its end, and where */
 	uint64_t base_ts, prev_ts, prev_addr, tid;
 
 	/* version 2: the frame's streams; cs[CKT_S_ROW] is unused (d->pos walks the ROW stream,
@@ -93,11 +93,10 @@ static int ckt_decode_refill(struct ckt_decoder *d, struct ckt_error *err)
  * where they start, or 0 when there are none (the trace was cut). Bounded: a frame is at most
  * CKT_DECODE_MAX_FRAME, and a block at most 128 KiB past it; every offset is walked from at
  * most once (a walk that fails marks the offsets it went through). */
-static uint64_t ckt_decode_frame_after(struct ckt_decoder *d)
+static uint64_t ckt_decode_frame_after(struct ckt_decoder *d, uint64_t end)
 {
 	struct stat st;
 	int fd = fileno(d->f);
-	uint64_t end = d->in_file_off + d->in.size; /* the end of what was read */
 	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || end <= d->frame_off + 4)
 		return 0;
 	uint64_t left = end - d->frame_off;
@@ -135,42 +134,55 @@ static uint64_t ckt_decode_frame_after(struct ckt_decoder *d)
 	return found;
 }
 
-/* The file's bytes from the start of the frame at d->frame_off to its end are all zero: what a
- * file system that lost the last writes of a crash leaves (the size was updated, the data
- * never written), or a file preallocated with fallocate. Returns how many there are; 0 when
- * any is not zero. A regular file is read again from there; other input (a pipe) from where
- * zstd stopped (it takes no more than a frame header before it fails, and the header was
- * zeros too when the bytes buffered from the frame's start are). Reads at most to the end, 1
- * MiB at a time. */
-static uint64_t ckt_decode_zero_tail(struct ckt_decoder *d)
+/* Zero bytes the file ends in: what a file system that lost the last writes of a crash leaves
+ * (the size was updated, the data never written), or a file preallocated with fallocate. In a
+ * regular file: true when it ends in some, *from = where they start (d->frame_off at the
+ * lowest: the run is looked for back to the current frame's start only) and *end = its size.
+ * Other input (a pipe): true when every byte from d->frame_off on is zero (they are read to
+ * the end; zstd took no more than a frame header before it failed, and the frame's start must
+ * still be in the buffer), *from = d->frame_off. Reads 1 MiB at a time. */
+static bool ckt_decode_zero_end(struct ckt_decoder *d, uint64_t *from, uint64_t *end)
 {
 	struct stat st;
-	uint8_t *buf = malloc((size_t)1 << 20);
-	uint64_t n = 0;
-	bool zero = buf != NULL;
+	const size_t chunk = (size_t)1 << 20;
+	uint8_t *buf = malloc(chunk);
+	bool ok = false;
 	int fd = fileno(d->f);
-	if (zero && fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
-		uint64_t off = d->frame_off;
-		for (ssize_t k; zero && (k = pread(fd, buf, (size_t)1 << 20, (off_t)off)) != 0; off += (uint64_t)k)
-			for (ssize_t i = 0; i < k && zero; i++) /* k < 0: a read error, not zeros */
-				zero = k > 0 && buf[i] == 0;
-		n = off - d->frame_off;
-		zero = zero && n > 0;
-	} else if (zero && d->frame_off >= d->in_file_off) {
-		/* the frame's start is still in the buffer */
-		size_t from = (size_t)(d->frame_off - d->in_file_off);
-		for (size_t i = from; i < d->in.size && zero; i++)
-			zero = d->in_buf[i] == 0;
-		n = d->in.size - from;
-		for (size_t k; zero && (k = fread(buf, 1, (size_t)1 << 20, d->f)) > 0; n += k)
-			for (size_t i = 0; i < k && zero; i++)
-				zero = buf[i] == 0;
-		zero = zero && n > 0 && !ferror(d->f);
-	} else {
-		zero = false;
+	if (buf && fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+		uint64_t z = (uint64_t)st.st_size; /* the zeros found start here */
+		bool more = z > d->frame_off;
+		while (more) {
+			size_t k = z - d->frame_off < chunk ? (size_t)(z - d->frame_off) : chunk;
+			if (pread(fd, buf, k, (off_t)(z - k)) != (ssize_t)k)
+				break; /* a read error, or the file shrank: not known to be zeros */
+			size_t i = k;
+			while (i > 0 && buf[i - 1] == 0)
+				i--;
+			z -= k - i;
+			more = i == 0 && z > d->frame_off;
+			ok = !more;
+		}
+		ok = ok && z < (uint64_t)st.st_size;
+		*from = z;
+		*end = (uint64_t)st.st_size;
+	} else if (buf && d->frame_off >= d->in_file_off && d->frame_off - d->in_file_off <= d->in.size) {
+		size_t at = (size_t)(d->frame_off - d->in_file_off), k;
+		uint64_t n = d->in.size - at;
+		ok = true;
+		for (size_t i = at; i < d->in.size && ok; i++)
+			ok = d->in_buf[i] == 0;
+		d->in.pos = d->in.size; /* taken */
+		while (ok && (k = fread(buf, 1, chunk, d->f)) > 0) {
+			for (size_t i = 0; i < k && ok; i++)
+				ok = buf[i] == 0;
+			n += k;
+		}
+		ok = ok && n > 0 && !ferror(d->f);
+		*from = d->frame_off;
+		*end = d->frame_off + n;
 	}
 	free(buf);
-	return zero ? n : 0;
+	return ok;
 }
 
 /* Decompresses the next whole zstd frame into d->frame. Returns 1 when one was read, 0 at the
@@ -192,7 +204,8 @@ static int ckt_decode_read_frame(struct ckt_decoder *d, struct ckt_error *err)
 			if (d->eof) {
 				d->dropped = d->in_file_off + d->in.pos > d->frame_off;
 				d->frame_len = 0;
-				uint64_t next = d->dropped ? ckt_decode_frame_after(d) : 0;
+				/* the end of what was read */
+				uint64_t next = d->dropped ? ckt_decode_frame_after(d, d->in_file_off + d->in.size) : 0;
 				if (next)
 					return ckt_util_err(err, CKT_EFORMAT,
 							    "corrupt zstd frame at byte offset %llu: it runs to the end "
@@ -218,11 +231,18 @@ static int ckt_decode_read_frame(struct ckt_decoder *d, struct ckt_error *err)
 		if (ZSTD_isError(ret)) {
 			if (d->frames_read == 0 && ZSTD_getErrorCode(ret) == ZSTD_error_prefix_unknown)
 				return ckt_util_err(err, CKT_EFORMAT, "not a cuzktrace trace");
-			/* zeros where the next frame would start, to the end: the trace ends there */
-			if (d->frames_read > 0 && d->frame_len == 0 &&
-			    ZSTD_getErrorCode(ret) == ZSTD_error_prefix_unknown &&
-			    (d->zero_tail = ckt_decode_zero_tail(d)) > 0) {
+			/* The file ends in zeros from this frame's start, or from inside it with no
+			 * whole frame before them: the trace ends there (the frame was cut). A pipe
+			 * is known to end so only from a frame's start. */
+			uint64_t from, end;
+			if (d->frames_read > 0 && ckt_decode_zero_end(d, &from, &end) &&
+			    (from <= d->frame_off || !ckt_decode_frame_after(d, from))) {
+				d->dropped = from > d->frame_off;
+				d->zero_from = from;
+				d->zero_tail = end - from;
 				d->eof = true;
+				d->in.pos = d->in.size;
+				d->frame_len = 0;
 				return 0;
 			}
 			return ckt_util_err(err, CKT_EFORMAT, "corrupt zstd frame at byte offset %llu: %s",
@@ -422,7 +442,7 @@ int ckt_decode_open(const char *path, struct ckt_decoder **out, struct ckt_error
 	if (rc == 0) {
 		if (d->in_file_off + d->in.pos == 0)
 			rc = ckt_util_err(err, CKT_EFORMAT, "empty file");
-		else if (d->lead_len < 4 || memcmp(d->lead, zstd_magic, 4) != 0)
+		else if (memcmp(d->lead, zstd_magic, d->lead_len < 4 ? d->lead_len : 4) != 0)
 			rc = ckt_util_err(err, CKT_EFORMAT, "not a cuzktrace trace");
 		else
 			rc = ckt_util_err(err, CKT_EFORMAT, "the file ends inside the header frame");
@@ -472,8 +492,8 @@ uint64_t ckt_decode_trailing(struct ckt_decoder *d, bool *zeros)
 	struct stat st;
 	if (fstat(fileno(d->f), &st) == 0 && S_ISREG(st.st_mode)) {
 		uint64_t end = d->in_file_off + d->in.size; /* file offset of what fread gives next */
-		uint64_t n = buffered + ((uint64_t)st.st_size > end ? (uint64_t)st.st_size - end : 0);
-		*zeros = n && ckt_decode_zero_tail(d) == n;
+		uint64_t n = buffered + ((uint64_t)st.st_size > end ? (uint64_t)st.st_size - end : 0), from, to;
+		*zeros = n && ckt_decode_zero_end(d, &from, &to) && from <= d->frame_off;
 		return n;
 	}
 	/* a pipe: that there is more, not how much */
@@ -482,8 +502,9 @@ uint64_t ckt_decode_trailing(struct ckt_decoder *d, bool *zeros)
 	return 0;
 }
 
-uint64_t ckt_decode_zero_tail_bytes(const struct ckt_decoder *d)
+uint64_t ckt_decode_zero_tail_bytes(const struct ckt_decoder *d, uint64_t *from)
 {
+	*from = d->zero_from;
 	return d->zero_tail;
 }
 
@@ -1089,6 +1110,17 @@ int ckt_decode_next(struct ckt_decoder *d, struct ckt_record *rec, struct ckt_er
 		}
 		d->row_start = 0;
 		d->row_end = d->frame_len;
+		/* said plainly, not as the stream directory they fail to be: a zstd frame with no
+		 * data (an empty or skippable one), and a second trace's header (a trace appended
+		 * to one that was cut) */
+		if (d->frame_len == 0)
+			return ckt_util_err(err, CKT_EFORMAT, "corrupt frame %llu: it is empty (a zstd frame with no data)",
+					    (unsigned long long)d->frame_index);
+		if (d->frame_len >= CKT_MAGIC_LEN && memcmp(d->frame, CKT_MAGIC, CKT_MAGIC_LEN) == 0)
+			return ckt_util_err(err, CKT_EFORMAT,
+					    "corrupt trace: frame %llu is a trace header (another trace appended "
+					    "to this one, which was cut?)",
+					    (unsigned long long)d->frame_index);
 		if (d->hdr.format_version >= 2 && (rc = ckt_decode_directory(d, err)) < 0)
 			return rc;
 		if (d->row_end == d->row_start) /* every data frame has its FRAME record */

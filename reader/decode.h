@@ -123,10 +123,11 @@ bool ckt_decode_truncated(const struct ckt_decoder *d);
  * input is not a regular file (a pipe). 0 for a trace without END. *zeros: they are all zero
  * bytes (a regular file only). */
 uint64_t ckt_decode_trailing(struct ckt_decoder *d, bool *zeros);
-/* After ckt_decode_next returned 0: the number of zero bytes the file ends with where a frame
- * would start (a crash's lost writes, a preallocated file), read as the trace's end; 0 when
- * none. The trace counts as truncated unless a frame before them held END. */
-uint64_t ckt_decode_zero_tail_bytes(const struct ckt_decoder *d);
+/* After ckt_decode_next returned 0: the number of zero bytes the file ends in (a crash's lost
+ * writes, a preallocated file), read as the trace's end, and in *from where they start; 0 when
+ * none. They start where a frame would, or inside the last frame, which is then dropped
+ * (ckt_decode_dropped_partial). The trace counts as truncated: no frame before them held END. */
+uint64_t ckt_decode_zero_tail_bytes(const struct ckt_decoder *d, uint64_t *from);
 /* After ckt_decode_next returned 0: true when a partial last zstd frame was dropped. */
 bool ckt_decode_dropped_partial(const struct ckt_decoder *d);
 /* The byte offset where that partial frame starts. */

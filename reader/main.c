@@ -844,21 +844,29 @@ static int ckt_main_read(const struct ckt_args *a, struct ckt_main_read *m, bool
 	m->r = (struct ckt_report){ m->path, m->dec, st, m->ph, a->by_thread, m->sites };
 	ckt_main_warnings(m->path, st);
 	ckt_main_rules_unmatched(m);
-	if (ckt_decode_dropped_partial(m->dec))
+	uint64_t zero_from, zeros_end = ckt_decode_zero_tail_bytes(m->dec, &zero_from);
+	const char *zs = zeros_end == 1 ? "" : "s";
+	if (zeros_end && ckt_decode_dropped_partial(m->dec))
+		ckt_main_say("warning: '%s': the file ends inside the zstd frame at byte offset %llu, "
+			     "in %llu zero byte%s from byte offset %llu (writes lost in a crash, or a "
+			     "preallocated file): that frame is not read",
+			     m->path, (unsigned long long)ckt_decode_partial_offset(m->dec),
+			     (unsigned long long)zeros_end, zs, (unsigned long long)zero_from);
+	else if (zeros_end)
+		ckt_main_say("warning: '%s': the file ends in %llu zero byte%s from byte offset %llu "
+			     "(writes lost in a crash, or a preallocated file): the trace is read up to there",
+			     m->path, (unsigned long long)zeros_end, zs, (unsigned long long)zero_from);
+	else if (ckt_decode_dropped_partial(m->dec))
 		ckt_main_say("warning: '%s': the file ends inside the zstd frame at byte offset "
 			     "%llu (cut while it was written, or corrupt): that frame is not read",
 			     m->path, (unsigned long long)ckt_decode_partial_offset(m->dec));
-	if (ckt_decode_zero_tail_bytes(m->dec))
-		ckt_main_say("warning: '%s': the file ends in %llu zero bytes from byte offset %llu "
-			     "(writes lost in a crash, or a preallocated file): the trace is read up to there",
-			     m->path, (unsigned long long)ckt_decode_zero_tail_bytes(m->dec),
-			     (unsigned long long)ckt_decode_partial_offset(m->dec));
 	bool zeros;
 	uint64_t trailing = ckt_decode_trailing(m->dec, &zeros);
 	if (zeros)
-		ckt_main_say("warning: '%s': %llu zero bytes after the end record are not read "
+		ckt_main_say("warning: '%s': %llu zero byte%s after the end record %s not read "
 			     "(a preallocated file, or writes lost in a crash)",
-			     m->path, (unsigned long long)trailing);
+			     m->path, (unsigned long long)trailing, trailing == 1 ? "" : "s",
+			     trailing == 1 ? "is" : "are");
 	else if (trailing == UINT64_MAX)
 		ckt_main_say("warning: '%s': data after the end record is not read "
 			     "(another trace appended to this one?)", m->path);

@@ -2187,7 +2187,7 @@ static inline __attribute__((always_inline)) int ckt_replay_feed_one(struct ckt_
 			if (__builtin_expect((q->fn & CKT_FN_SAMPLED) && !st->sample_r, 0))
 				return ckt_util_err(err, CKT_EFORMAT,
 						    "corrupt trace: a sampled allocation in a trace of the exact "
-						    "mode (CUZKTRACE_SAMPLE=0)");
+						    "mode (its header's CUZKTRACE_SAMPLE is 0 or missing)");
 			ckt_replay_pair_note(r, ti, rec->u.alloc.seq);
 		} else {
 			st->counts[CKT_KIND_FREE]++;
@@ -2359,7 +2359,7 @@ static __attribute__((noinline)) int ckt_replay_feed_other(struct ckt_replay *r,
 		if (!st->sample_r)
 			return ckt_util_err(err, CKT_EFORMAT,
 					    "corrupt trace: running totals (AGG) in a trace of the exact mode "
-					    "(CUZKTRACE_SAMPLE=0)");
+					    "(its header's CUZKTRACE_SAMPLE is 0 or missing)");
 		st->counts[CKT_KIND_AGG]++;
 		ev.kind = CKT_EV_AGG;
 		ev.addr = (uint64_t)rec->u.agg.bytes;

@@ -266,6 +266,14 @@ open(T + "/zerotail.zst", "wb").write(b"".join(data[:-1]) + bytes(70000))
 open(T + "/zerotail.off", "w").write("%d\n" % len(b"".join(data[:-1])))
 open(T + "/zeroend.zst", "wb").write(b"".join(data) + bytes(4096))
 open(T + "/zeromid.zst", "wb").write(b"".join(data[:2]) + bytes(100) + b"".join(data[2:]))
+# zeros from inside the last frame (its first half written): that frame is dropped
+open(T + "/zerocut.zst", "wb").write(b"".join(data[:-1]) + data[-1][:len(data[-1]) // 2] + bytes(5000))
+open(T + "/zerocut.off", "w").write("%d %d\n" % (len(b"".join(data[:-1])), len(b"".join(data[:-1])) + len(data[-1]) // 2))
+# a zstd frame with no data between data frames; a second trace's header after a cut trace;
+# a file of the zstd magic's first two bytes
+open(T + "/emptyframe.zst", "wb").write(b"".join(data[:2]) + z(b"") + b"".join(data[2:]))
+open(T + "/header2.zst", "wb").write(b"".join(data[:2]) + b"".join(data))
+open(T + "/magic2.zst", "wb").write(data[0][:2])
 # bytes from the trace that would drive a terminal or break a CSV: a module path with a line
 # break and an escape sequence, a phase name with invalid UTF-8, a comma, a line break, a quote
 # (and invalid UTF-8, and CSI as a C1 control in UTF-8)
@@ -338,6 +346,17 @@ PYEOF
 			"$?/$(jget $T/zerotail.json truncated)/$(jget $T/zerotail.json event_counts.alloc)/$(grep -v 'trace is truncated' $T/zerotail.err | sed "s|'/dev/stdin'|'F'|; s|$T/zerotail.zst|F|")" \
 			"0/true/3/cuzktrace-report: warning: 'F': the file ends in 70000 zero bytes from byte offset $zo (writes lost in a crash, or a preallocated file): the trace is read up to there"
 	done
+	read -r zf zm <$T/zerocut.off
+	$REPORT --json $T/zerocut.zst >$T/zerocut.json 2>$T/zerocut.err
+	expect_eq "reader: a trace whose last frame is half written, then 5,000 zero bytes: its frames before read, truncated, one line names both" \
+		"$?/$(jget $T/zerocut.json truncated)/$(jget $T/zerocut.json event_counts.alloc)/$(grep -v 'trace is truncated' $T/zerocut.err)" \
+		"0/true/3/cuzktrace-report: warning: '$T/zerocut.zst': the file ends inside the zstd frame at byte offset $zf, in 5000 zero bytes from byte offset $zm (writes lost in a crash, or a preallocated file): that frame is not read"
+	report_status emptyframe "reader: a zstd frame with no data between data frames: corrupt, said so (exit 1, one line)" \
+		"1/cuzktrace-report: error: '$T/emptyframe.zst': corrupt frame 2: it is empty (a zstd frame with no data)"
+	report_status header2 "reader: a second trace's header after a cut trace: corrupt, said so (exit 1, one line)" \
+		"1/cuzktrace-report: error: '$T/header2.zst': corrupt trace: frame 2 is a trace header (another trace appended to this one, which was cut?)"
+	report_status magic2 "reader: a file of the zstd magic's first two bytes ends inside the header (exit 1, one line)" \
+		"1/cuzktrace-report: error: '$T/magic2.zst': the file ends inside the header frame"
 	report_status zeroend "reader: zero bytes after the end record: the whole trace, one line that says they are zeros" \
 		"0/cuzktrace-report: warning: '$T/zeroend.zst': 4096 zero bytes after the end record are not read (a preallocated file, or writes lost in a crash)"
 	report_status zeromid "reader: zero bytes between frames, whole frames after them: corrupt (exit 1, one line)" \
