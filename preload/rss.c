@@ -306,10 +306,13 @@ int ckt_rss_start(void)
 	page_size = (uint64_t)sysconf(_SC_PAGESIZE);
 	ckt_proc_init();
 	char buf[256];
-	int rc = read_proc(&statm, buf, sizeof(buf));
+	errno = 0;
+	int rc = read_proc(&statm, buf, sizeof(buf)), e = errno ? errno : EIO;
 	proc_forget(&statm); /* the sampler opens its own */
 	if (rc) {
-		ckt_log("error: cannot read /proc/thread-self/statm; RSS is not sampled", NULL, NULL, NULL);
+		/* the reason: a descriptor limit the tracer's own files fill (libunwind's pipe
+		 * takes two), no /proc */
+		ckt_log("error: cannot read /proc/thread-self/statm (", strerrordesc_np(e), "); RSS is not sampled", NULL);
 		return -1;
 	}
 	unsigned long th;

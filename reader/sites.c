@@ -155,34 +155,39 @@ static const char *ckt_sites_outer_as(const char *name)
 	return NULL;
 }
 
-/* An allocator's entry point by name (its crate path "__rustc::" aside): code inlined into one
- * is the allocator's. */
-static bool ckt_sites_is_alloc_entry(const char *name)
+/* Rust's allocator shims (their crate path "__rustc::" aside): code inlined into one is the
+ * allocator's (a #[global_allocator]'s). Names no program gives its own functions, unlike
+ * "free" or "malloc", which line-tables-only debug info makes of a method Slab::free. */
+static bool ckt_sites_is_rust_shim(const char *name)
 {
-	static const char *const exact[] = {
-		"malloc", "calloc", "realloc", "reallocarray", "free", "posix_memalign", "aligned_alloc",
-		"memalign", "valloc", "pvalloc", "mmap", "mmap64", "mremap", "strdup", "strndup",
-		"__strdup", "__strndup", "__libc_malloc", "__libc_calloc", "__libc_realloc",
-		"__libc_memalign", "_int_malloc", "_int_realloc", "_int_memalign", "sysmalloc",
-		"tcache_init", "__rust_alloc", "__rust_alloc_zeroed", "__rust_realloc", "__rdl_alloc",
-		"__rdl_alloc_zeroed", "__rdl_realloc", "__rg_alloc", "__rg_alloc_zeroed", "__rg_realloc",
-		"xmalloc", "xcalloc", "xrealloc", "xstrdup", "g_malloc", "g_malloc0", "g_realloc",
-		"g_try_malloc", "g_try_malloc0", "g_try_realloc", "g_malloc_n", "g_malloc0_n",
-		"g_realloc_n", "__cxa_allocate_exception", "__cxa_allocate_dependent_exception",
-	};
+	static const char *const shims[] = { "__rust_alloc", "__rust_alloc_zeroed", "__rust_realloc",
+					     "__rust_dealloc", "__rdl_alloc", "__rdl_alloc_zeroed",
+					     "__rdl_realloc", "__rg_alloc", "__rg_alloc_zeroed", "__rg_realloc" };
 	if (strncmp(name, "__rustc::", 9) == 0)
 		name += 9;
-	for (size_t i = 0; i < sizeof(exact) / sizeof(exact[0]); i++)
-		if (strcmp(name, exact[i]) == 0)
+	for (size_t i = 0; i < sizeof(shims) / sizeof(shims[0]); i++)
+		if (strcmp(name, shims[i]) == 0)
 			return true;
 	return false;
 }
 
 bool ckt_sites_is_plumbing(const char *name)
 {
+	static const char *const exact[] = {
+		"malloc", "calloc", "realloc", "reallocarray", "free", "posix_memalign", "aligned_alloc",
+		"memalign", "valloc", "pvalloc", "mmap", "mmap64", "mremap", "strdup", "strndup",
+		"__strdup", "__strndup", "__libc_malloc", "__libc_calloc", "__libc_realloc",
+		"__libc_memalign", "_int_malloc", "_int_realloc", "_int_memalign", "sysmalloc",
+		"tcache_init", "xmalloc", "xcalloc", "xrealloc", "xstrdup", "g_malloc", "g_malloc0", "g_realloc",
+		"g_try_malloc", "g_try_malloc0", "g_try_realloc", "g_malloc_n", "g_malloc0_n",
+		"g_realloc_n", "__cxa_allocate_exception", "__cxa_allocate_dependent_exception",
+	};
 	if (!name || !*name)
 		return false;
-	if (ckt_sites_is_alloc_entry(name))
+	for (size_t i = 0; i < sizeof(exact) / sizeof(exact[0]); i++)
+		if (strcmp(name, exact[i]) == 0)
+			return true;
+	if (ckt_sites_is_rust_shim(name))
 		return true;
 	if (ckt_sites_prefixed(name))
 		return true;
@@ -405,13 +410,13 @@ static int ckt_sites_symbolize(struct ckt_sites *s, size_t i)
 			int nf = ckt_sym_lookup(s->sym, pc, st->map, &f);
 			if (nf < 0)
 				goto nomem;
-			/* code inlined into an allocator's entry is the allocator's: a
+			/* code inlined into Rust's allocator shim is the allocator's: a
 			 * #[global_allocator]'s GlobalAlloc::alloc inlined into __rust_alloc,
 			 * which line-tables-only debug info names "alloc" alone (the program's
 			 * frame, and the site, it was taken for) */
 			int entry = -1;
 			for (int j = nf - 1; j >= 0 && entry < 0; j--)
-				if (f[j].name && ckt_sites_is_alloc_entry(f[j].name))
+				if (f[j].name && ckt_sites_is_rust_shim(f[j].name))
 					entry = j;
 			for (int j = 0; j < nf; j++) {
 				if (!found && j > entry && !ckt_sites_is_plumbing(f[j].name) &&

@@ -663,8 +663,8 @@ static size_t ckt_sym_base_len(const char *n)
 	}
 }
 
-/* The length of name without the generic arguments it ends in ("make<4194304>" -> "make",
- * v0's "a::make::<4194304>" -> "a::make"); len when it ends in none. */
+/* The length of name without the generic arguments it ends in ("build_aux<u64>" ->
+ * "build_aux"); len when it ends in none. */
 static size_t ckt_sym_sans_generics(const char *name, size_t len)
 {
 	if (len < 3 || name[len - 1] != '>')
@@ -676,9 +676,7 @@ static size_t ckt_sym_sans_generics(const char *name, size_t len)
 		else if (name[i] == '<' && --depth == 0)
 			break;
 	}
-	if (i == (size_t)-1 || i == 0)
-		return len;
-	return i >= 2 && name[i - 1] == ':' && name[i - 2] == ':' ? i - 2 : i;
+	return i == (size_t)-1 || i == 0 ? len : i;
 }
 
 /* A Rust symbol: v0 ("_R...") or legacy (its path ends in a hash, "17h<16 hex digits>E"). */
@@ -694,9 +692,12 @@ static bool ckt_sym_rust_symbol(const char *symbol)
 
 /* Whether symbol (a linkage name without its suffixes, or a C name) names the function DWARF
  * calls plain: the same name once demangled without parameters, or (not exact) one that ends
- * in "::" plain. A Rust symbol (not exact) also agrees without the generic arguments either
- * ends in: DWARF's "build_aux<u64>" is legacy's "app::prover::build_aux" (whose symbols carry
- * none) and v0's "app::prover::make::<4194304>" is DWARF's "make<4194304>". */
+ * in "::" plain. A Rust symbol (not exact) also agrees when DWARF's generic arguments are
+ * the symbol's: v0's "app::prover::make::<4194304>" (read as "...::make<4194304>") is DWARF's
+ * "make<4194304>"; a symbol that carries none (legacy mangling drops them from a generic
+ * function's path) agrees with DWARF's name without them: "app::prover::build_aux" is
+ * "build_aux<u64>". Arguments that differ never agree ("drop_in_place<app::A>" is not
+ * "drop_in_place<app::B>"). */
 static bool ckt_sym_names_agree(const char *symbol, const char *plain, bool exact)
 {
 	char *dm = NULL;
@@ -707,8 +708,14 @@ static bool ckt_sym_names_agree(const char *symbol, const char *plain, bool exac
 	bool same = strcmp(n, plain) == 0 ||
 		    (!exact && ln > lp + 2 && strcmp(n + ln - lp, plain) == 0 && memcmp(n + ln - lp - 2, "::", 2) == 0);
 	if (!same && !exact && dm && ckt_sym_rust_symbol(symbol)) {
-		ln = ckt_sym_sans_generics(n, ln);
-		lp = ckt_sym_sans_generics(plain, lp);
+		size_t g = ckt_sym_sans_generics(n, ln);
+		if (g == ln) { /* the symbol carries no arguments: compare without DWARF's */
+			lp = ckt_sym_sans_generics(plain, lp);
+		} else if (g >= 2 && n[g - 1] == ':' && n[g - 2] == ':') {
+			/* v0's "f::<A>": its arguments after the name, as DWARF's "f<A>" */
+			memmove(dm + g - 2, dm + g, ln - g + 1);
+			ln -= 2;
+		}
 		same = ln > lp + 2 && memcmp(n + ln - lp, plain, lp) == 0 && memcmp(n + ln - lp - 2, "::", 2) == 0;
 	}
 	free(dm);

@@ -266,6 +266,7 @@ if [ -x $S/sites_rs ]; then
 	A_P=$(line_of $SRC/sites_rsalloc.rs SITE:ra_params)
 	A_G=$(line_of $SRC/sites_rsalloc.rs SITE:ra_generic)
 	A_C=$(line_of $SRC/sites_rsalloc.rs SITE:ra_const)
+	A_R=$(line_of $SRC/sites_rsalloc.rs SITE:ra_record)
 	for j in sites_rsalloc sites_rsalloc_lt sites_rsalloc_ltv0; do
 		CUZKTRACE_OUT=$T/$j.zst traced $j $S/$j
 		$REPORT --json $T/$j.zst >$T/$j.json 2>/dev/null
@@ -273,6 +274,8 @@ if [ -x $S/sites_rs ]; then
 		expect_eq "sites: Rust ($j) with its own global allocator: each function owns its blocks, by its whole name" \
 			"$(site_get $T/$j.json sites_at_peak_heap "^sites_rsalloc::prover::load_params \(.*sites_rsalloc\.rs:$A_P\)\$" bytes)/$(site_get $T/$j.json sites_at_peak_heap "^sites_rsalloc::prover::build_aux${gen:+::<u64>} \(.*sites_rsalloc\.rs:$A_G\)\$" bytes)/$(site_get $T/$j.json sites_at_peak_heap "^sites_rsalloc::prover::make${gen:+::<40000>} \(.*sites_rsalloc\.rs:$A_C\)\$" bytes)" \
 			"3000000/800000/40000"
+		expect_eq "sites: Rust ($j) a method of the program named free: what it inlines stays the program's" \
+			"$(site_get $T/$j.json sites_at_peak_heap "^(sites_rsalloc::Slab::)?record \(.*sites_rsalloc\.rs:$A_R\)\$" bytes)" 500000
 		$REPORT --phase-rule 'aux=*::build_aux*' --phase-rule 'params=sites_rsalloc::prover::load_params' --json $T/$j.zst >$T/$j.pr.json 2>$T/$j.pr.err
 		expect_eq "sites: Rust ($j) phase rules by crate path match" \
 			"$(cat $T/$j.pr.err)/$($PY -c 'import json, sys; print(" ".join("%s=%d" % (r["phase"], r["bytes"]) for r in json.load(open(sys.argv[1]))["peak_heap"]["by_phase"][:2]))' $T/$j.pr.json)" \

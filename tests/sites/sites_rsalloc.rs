@@ -1,11 +1,12 @@
 // sites_rsalloc.rs: a program with its own #[global_allocator] (a counting wrapper of System,
 // as many provers have), a generic function and a const generic one, built with -O -g and with
 // Cargo's debug = "line-tables-only" (legacy and v0 symbol names). Live at the peak: 3,000,000
-// bytes from vec! in load_params, 800,000 (100,000 u64) from build_aux::<u64> and 40,000 from
-// make::<40000>. With line-tables-only the wrapper's alloc, inlined into __rust_alloc, is named
-// "alloc" alone (it was taken for the program's frame: every block's site), and generic
-// functions by their last name with arguments ("build_aux<u64>": no crate path, so patterns
-// like "*::build_aux" matched nothing); the symbol table names them in full.
+// bytes from vec! in load_params, 800,000 (100,000 u64) from build_aux::<u64>, 40,000 from
+// make::<40000> and 500,000 from Slab::record, inlined into the program's Slab::free. With
+// line-tables-only the wrapper's alloc, inlined into __rust_alloc, is named "alloc" alone (it
+// was taken for the program's frame: every block's site), and generic functions by their last
+// name with arguments ("build_aux<u64>": no crate path, so patterns like "*::build_aux"
+// matched nothing); the symbol table names them in full.
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::hint::black_box;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
@@ -30,6 +31,28 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static A: Counting = Counting;
 
+// a method of the program named as an allocator is (line-tables-only names it "free" alone):
+// what it inlines stays the program's, the site is record's line, 500,000 bytes
+pub struct Slab {
+    log: Vec<Vec<u8>>,
+}
+
+impl Slab {
+    #[inline(always)]
+    fn record(&mut self, n: usize) {
+        self.log.push(vec![7u8; n]); // SITE:ra_record
+    }
+    #[inline(always)]
+    pub fn free(&mut self, n: usize) {
+        self.record(n)
+    }
+}
+
+#[inline(never)]
+fn run_slab(s: &mut Slab) {
+    s.free(black_box(500_000));
+}
+
 pub mod prover {
     #[inline(never)]
     pub fn load_params(n: usize) -> Vec<u8> {
@@ -51,6 +74,8 @@ fn main() {
     let a = prover::load_params(black_box(3_000_000));
     let b: Vec<u64> = prover::build_aux::<u64>(black_box(100_000));
     let c = prover::make::<40000>();
-    black_box((&a, &b, &c));
+    let mut s = Slab { log: Vec::with_capacity(4) };
+    run_slab(&mut s);
+    black_box((&a, &b, &c, &s));
     println!("{}", CALLS.load(Relaxed) >= 3);
 }
