@@ -274,6 +274,16 @@ open(T + "/zerocut.off", "w").write("%d %d\n" % (len(b"".join(data[:-1])), len(b
 open(T + "/emptyframe.zst", "wb").write(b"".join(data[:2]) + z(b"") + b"".join(data[2:]))
 open(T + "/header2.zst", "wb").write(b"".join(data[:2]) + b"".join(data))
 open(T + "/magic2.zst", "wb").write(data[0][:2])
+# a whole trace whose last byte (its checksum's) is 0, and the same with a byte of a middle
+# frame flipped: corrupt, not a cut with a zero byte after it (one trace in 256 ends so)
+for e in range(500, 100000):
+    lz = data[:-1] + [z(frame(4, e, b"", True))]
+    if lz[-1][-1] == 0:
+        break
+open(T + "/lastzero.zst", "wb").write(b"".join(lz))
+flip = bytearray(b"".join(lz)); flip[len(b"".join(lz[:2])) + len(lz[2]) // 2] ^= 0x55
+open(T + "/lastzeroflip.zst", "wb").write(bytes(flip))
+open(T + "/lastzero.off", "w").write("%d\n" % len(b"".join(lz[:2])))
 # bytes from the trace that would drive a terminal or break a CSV: a module path with a line
 # break and an escape sequence, a phase name with invalid UTF-8, a comma, a line break, a quote
 # (and invalid UTF-8, and CSI as a C1 control in UTF-8)
@@ -351,6 +361,10 @@ PYEOF
 	expect_eq "reader: a trace whose last frame is half written, then 5,000 zero bytes: its frames before read, truncated, one line names both" \
 		"$?/$(jget $T/zerocut.json truncated)/$(jget $T/zerocut.json event_counts.alloc)/$(grep -v 'trace is truncated' $T/zerocut.err)" \
 		"0/true/3/cuzktrace-report: warning: '$T/zerocut.zst': the file ends inside the zstd frame at byte offset $zf, in 5000 zero bytes from byte offset $zm (writes lost in a crash, or a preallocated file): that frame is not read"
+	read -r lzo <$T/lastzero.off
+	report_status lastzero "reader: a whole trace whose last byte is 0 reads without a warning" "0/"
+	report_status lastzeroflip "reader: the same with a middle frame's byte flipped: corrupt (exit 1, one line), not a cut" \
+		"1/cuzktrace-report: error: '$T/lastzeroflip.zst': corrupt zstd frame at byte offset $lzo: Restored data doesn't match checksum"
 	report_status emptyframe "reader: a zstd frame with no data between data frames: corrupt, said so (exit 1, one line)" \
 		"1/cuzktrace-report: error: '$T/emptyframe.zst': corrupt frame 2: it is empty (a zstd frame with no data)"
 	report_status header2 "reader: a second trace's header after a cut trace: corrupt, said so (exit 1, one line)" \
