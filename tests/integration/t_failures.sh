@@ -896,6 +896,8 @@ if unshare -m -p -f sh -c 'umount -l /proc' 2>/dev/null; then
 	expect_eq "no /proc, run twice: status, the init line names the program, the exit line a peak RSS, one file, its command line" \
 		"$(cat $T/noproc2.rc)/$(head -1 $T/noproc2.err)/$(grep -c ', peak RSS 0 B,' $T/noproc2.err)/$(ls $T/noproc | tr '\n' ' ')/$(jget $T/noproc.json argv)" \
 		"0/cuzktrace: tracing known (pid 3) to $T/noproc/t.zst/0/t.zst /[\"$P/known\"]"
+	expect_eq "no /proc: one line says RSS is not sampled, and why (since 0.2.16)" \
+		"$(grep -c '^cuzktrace: error: cannot read /proc/thread-self/statm (No such file or directory); RSS is not sampled$' $T/noproc2.err)" 1
 else
 	echo "  skip no /proc: unshare -m -p refused here"
 fi
