@@ -186,19 +186,26 @@ static bool ckt_decode_zero_end(struct ckt_decoder *d, uint64_t *from, uint64_t 
 }
 
 /* Whether whole zstd frames run from d->frame_off to end exactly (a regular file). Reads
- * them one by one (each at most CKT_DECODE_MAX_FRAME and a block). */
+ * them one by one, each with as many bytes as it needs (from 64 KiB up, doubling, to at most
+ * CKT_DECODE_MAX_FRAME and a block): about the rest of the file once. */
 static bool ckt_decode_whole_to(struct ckt_decoder *d, uint64_t end)
 {
 	const size_t cap = CKT_DECODE_MAX_FRAME + ((size_t)1 << 17);
+	size_t want = (size_t)1 << 16;
 	uint8_t *buf = malloc(cap);
 	uint64_t off = d->frame_off;
 	while (buf && off < end) {
-		size_t k = end - off < cap ? (size_t)(end - off) : cap;
+		size_t k = end - off < want ? (size_t)(end - off) : want;
 		if (pread(fileno(d->f), buf, k, (off_t)off) != (ssize_t)k)
 			break;
 		size_t n = ZSTD_findFrameCompressedSize(buf, k);
-		if (ZSTD_isError(n) || n == 0)
+		if (ZSTD_isError(n) || n == 0) {
+			if (k == want && want < cap) { /* the frame may run past what was read */
+				want = want * 2 < cap ? want * 2 : cap;
+				continue;
+			}
 			break;
+		}
 		off += n;
 	}
 	free(buf);
@@ -251,15 +258,17 @@ static int ckt_decode_read_frame(struct ckt_decoder *d, struct ckt_error *err)
 		if (ZSTD_isError(ret)) {
 			if (d->frames_read == 0 && ZSTD_getErrorCode(ret) == ZSTD_error_prefix_unknown)
 				return ckt_util_err(err, CKT_EFORMAT, "not a cuzktrace trace");
-			/* The file ends in zeros from this frame's start, or from inside it when its
-			 * frames no longer reach the end whole (zeros where blocks were; a frame whose
-			 * last byte, its checksum's, is 0, one in 256, still does) and no whole frame
-			 * comes before them: the trace ends there (the frame was cut). A pipe is
-			 * known to end so only from a frame's start. */
+			/* The file ends in zeros from this frame's start, or from inside it: no
+			 * further from its start than a frame can reach, its frames no longer reaching
+			 * the end whole (zeros where blocks were; a frame whose last byte, its
+			 * checksum's, is 0, one in 256, still does) and no whole frame before them.
+			 * Then the trace ends there (the frame was cut). A pipe is known to end so
+			 * only from a frame's start. */
 			uint64_t from, end;
 			if (d->frames_read > 0 && ckt_decode_zero_end(d, &from, &end) &&
 			    (from <= d->frame_off ||
-			     (!ckt_decode_whole_to(d, end) && !ckt_decode_frame_after(d, from)))) {
+			     (from - d->frame_off <= CKT_DECODE_MAX_FRAME + ((size_t)1 << 17) &&
+			      !ckt_decode_whole_to(d, end) && !ckt_decode_frame_after(d, from)))) {
 				d->dropped = from > d->frame_off;
 				d->zero_from = from;
 				d->zero_tail = end - from;

@@ -284,6 +284,9 @@ open(T + "/lastzero.zst", "wb").write(b"".join(lz))
 flip = bytearray(b"".join(lz)); flip[len(b"".join(lz[:2])) + len(lz[2]) // 2] ^= 0x55
 open(T + "/lastzeroflip.zst", "wb").write(bytes(flip))
 open(T + "/lastzero.off", "w").write("%d\n" % len(b"".join(lz[:2])))
+# a middle frame's byte flipped in a trace that then ends in 3 zero bytes: corrupt (whole frames
+# follow it), not a cut
+open(T + "/flipzeros.zst", "wb").write(bytes(flip) + bytes(3))
 # bytes from the trace that would drive a terminal or break a CSV: a module path with a line
 # break and an escape sequence, a phase name with invalid UTF-8, a comma, a line break, a quote
 # (and invalid UTF-8, and CSI as a C1 control in UTF-8)
@@ -365,6 +368,8 @@ PYEOF
 	report_status lastzero "reader: a whole trace whose last byte is 0 reads without a warning" "0/"
 	report_status lastzeroflip "reader: the same with a middle frame's byte flipped: corrupt (exit 1, one line), not a cut" \
 		"1/cuzktrace-report: error: '$T/lastzeroflip.zst': corrupt zstd frame at byte offset $lzo: Restored data doesn't match checksum"
+	report_status flipzeros "reader: a corrupt middle frame in a trace that ends in 3 zero bytes: corrupt (exit 1, one line), not a cut" \
+		"1/cuzktrace-report: error: '$T/flipzeros.zst': corrupt zstd frame at byte offset $lzo: Restored data doesn't match checksum"
 	report_status emptyframe "reader: a zstd frame with no data between data frames: corrupt, said so (exit 1, one line)" \
 		"1/cuzktrace-report: error: '$T/emptyframe.zst': corrupt frame 2: it is empty (a zstd frame with no data)"
 	report_status header2 "reader: a second trace's header after a cut trace: corrupt, said so (exit 1, one line)" \
