@@ -92,8 +92,10 @@ static int ckt_decode_refill(struct ckt_decoder *d, struct ckt_error *err)
  * (not the file's size now: a trace still being written grows) tell the two apart. Returns
  * where they start, or 0 when there are none (the trace was cut). Bounded: a frame is at most
  * CKT_DECODE_MAX_FRAME, and a block at most 128 KiB past it; every offset is walked from at
- * most once (a walk that fails marks the offsets it went through). */
-static uint64_t ckt_decode_frame_after(struct ckt_decoder *d, uint64_t end)
+ * most once (a walk that fails marks the offsets it went through). With lo < end, whole frames
+ * that end anywhere from lo to end count too (the file ends in zeros from lo: they are no
+ * frame, and a frame's own last bytes may be zeros). */
+static uint64_t ckt_decode_frame_after(struct ckt_decoder *d, uint64_t lo, uint64_t end)
 {
 	struct stat st;
 	int fd = fileno(d->f);
@@ -116,14 +118,15 @@ static uint64_t ckt_decode_frame_after(struct ckt_decoder *d, uint64_t end)
 			/* whole frames from here to the end exactly: compressed bytes that happen to
 			 * hold the magic are not taken for a frame */
 			size_t j = i;
+			bool bad = false;
 			while (j < left && !(dead[j / 8] >> (j % 8) & 1)) {
 				size_t n = ZSTD_findFrameCompressedSize(buf + j, left - j);
-				if (ZSTD_isError(n))
+				if ((bad = ZSTD_isError(n)))
 					break;
 				dead[j / 8] |= (uint8_t)(1u << (j % 8)); /* reached from here: walked */
 				j += n;
 			}
-			if (j == left)
+			if (j == left || (bad && d->frame_off + j >= lo))
 				found = d->frame_off + i;
 			else if (j < left)
 				dead[j / 8] |= (uint8_t)(1u << (j % 8));
@@ -232,7 +235,8 @@ static int ckt_decode_read_frame(struct ckt_decoder *d, struct ckt_error *err)
 				d->dropped = d->in_file_off + d->in.pos > d->frame_off;
 				d->frame_len = 0;
 				/* the end of what was read */
-				uint64_t next = d->dropped ? ckt_decode_frame_after(d, d->in_file_off + d->in.size) : 0;
+				uint64_t end = d->in_file_off + d->in.size;
+				uint64_t next = d->dropped ? ckt_decode_frame_after(d, end, end) : 0;
 				if (next)
 					return ckt_util_err(err, CKT_EFORMAT,
 							    "corrupt zstd frame at byte offset %llu: it runs to the end "
@@ -264,11 +268,12 @@ static int ckt_decode_read_frame(struct ckt_decoder *d, struct ckt_error *err)
 			 * checksum's, is 0, one in 256, still does) and no whole frame before them.
 			 * Then the trace ends there (the frame was cut). A pipe is known to end so
 			 * only from a frame's start. */
+			const uint64_t reach = CKT_DECODE_MAX_FRAME + ((size_t)1 << 17);
 			uint64_t from, end;
 			if (d->frames_read > 0 && ckt_decode_zero_end(d, &from, &end) &&
 			    (from <= d->frame_off ||
-			     (from - d->frame_off <= CKT_DECODE_MAX_FRAME + ((size_t)1 << 17) &&
-			      !ckt_decode_whole_to(d, end) && !ckt_decode_frame_after(d, from)))) {
+			     (from - d->frame_off <= reach && !ckt_decode_whole_to(d, end) &&
+			      !ckt_decode_frame_after(d, from, end - d->frame_off < reach ? end : d->frame_off + reach)))) {
 				d->dropped = from > d->frame_off;
 				d->zero_from = from;
 				d->zero_tail = end - from;
