@@ -64,7 +64,14 @@ typedef struct {
 	X(cuMemUnmap, "cuMemUnmap", 0, 99999, 0)                               \
 	X(cuMemHostUnregister, "cuMemHostUnregister", 0, 99999, 0)             \
 	X(cuGetProcAddress, "cuGetProcAddress", 0, 11999, 0)                   \
-	X(cuGetProcAddress_v2, "cuGetProcAddress", 12000, 99999, 0)
+	X(cuGetProcAddress_v2, "cuGetProcAddress", 12000, 99999, 0)            \
+	X(cuArrayCreate_v2, "cuArrayCreate", 3020, 99999, 0)                   \
+	X(cuArray3DCreate_v2, "cuArray3DCreate", 3020, 99999, 0)               \
+	X(cuMipmappedArrayCreate, "cuMipmappedArrayCreate", 0, 99999, 0)       \
+	X(cuGraphAddMemAllocNode, "cuGraphAddMemAllocNode", 0, 99999, 0)       \
+	X(cuMemImportFromShareableHandle, "cuMemImportFromShareableHandle", 0, 99999, 0) \
+	X(cuIpcOpenMemHandle_v2, "cuIpcOpenMemHandle", 11000, 99999, 0)       \
+	X(cuMemRetainAllocationHandle, "cuMemRetainAllocationHandle", 0, 99999, 0)
 
 enum {
 #define CKT_CU_ENUM(name, base, lo, hi, mode) W_##name,
@@ -115,6 +122,19 @@ CKT_EXPORT CUresult cuMemHostUnregister(void *p);
 CKT_EXPORT CUresult cuGetProcAddress(const char *sym, void **pfn, int ver, unsigned long long flags);
 CKT_EXPORT CUresult cuGetProcAddress_v2(const char *sym, void **pfn, int ver, unsigned long long flags,
 					int *status);
+/* memory the tracer does not count (warn_untraced) */
+typedef struct {
+	char reserved[64];
+} CUipcMemHandle;
+CKT_EXPORT CUresult cuArrayCreate_v2(void **arr, const void *desc);
+CKT_EXPORT CUresult cuArray3DCreate_v2(void **arr, const void *desc);
+CKT_EXPORT CUresult cuMipmappedArrayCreate(void **arr, const void *desc, unsigned levels);
+CKT_EXPORT CUresult cuGraphAddMemAllocNode(void **node, void *graph, void *const *deps, size_t ndeps,
+					   void *params);
+CKT_EXPORT CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *h, void *os_handle,
+						   int handle_type);
+CKT_EXPORT CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *dptr, CUipcMemHandle handle, unsigned flags);
+CKT_EXPORT CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *h, void *addr);
 
 static void *ours(int w)
 {
@@ -330,8 +350,14 @@ static CKT_NOINLINE void record_alloc(struct ckt_tls *t, uint8_t fn, uint8_t kin
 				      uint64_t addr, uint64_t size)
 {
 	t->guard++;
+	/* the clock first, then the stack (unlike the heap's, see hooks_malloc.c): the driver
+	 * touched pinned pages inside the call, and an RSS sample taken while the stack was being
+	 * captured (milliseconds, the first time) saw them with no pinned bytes to explain them.
+	 * The stamp stays open until the event is committed, which holds the writer's horizon
+	 * back meanwhile. */
+	uint64_t ts = ckt_stamp(t);
 	uint32_t stack = ckt_stacks_capture(t);
-	ckt_emit2(t, CKT_EV_CUDA_ALLOC, fn, ckt_stamp(t), addr, size, 0, kind, dev, stack);
+	ckt_emit2(t, CKT_EV_CUDA_ALLOC, fn, ts, addr, size, 0, kind, dev, stack);
 	t->guard--;
 }
 
@@ -471,6 +497,54 @@ CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)
 }
 CKT_FREE(cuMemHostUnregister, CKT_CU_MEM_HOST_UNREGISTER, CKT_CUDA_REGISTERED, void *, p)
 
+/* Memory the tracer does not count: CUDA arrays, graph memory nodes, memory imported from
+ * another process, and the references cuMemRetainAllocationHandle takes (the reader ends a
+ * handle's memory at its first cuMemRelease once unmapped). Passed through; the first call of
+ * each says so once, so that GPU figures without them are not taken as whole. */
+static atomic_int untraced_warned[W_COUNT];
+
+static CKT_NOINLINE void warn_untraced(int w, const char *what)
+{
+	if (atomic_exchange(&untraced_warned[w], 1))
+		return;
+	struct ckt_line l = { .len = 0 };
+	ckt_line_str(&l, "cuzktrace: warning: the program called ");
+	ckt_line_str(&l, wraps[w].name);
+	ckt_line_str(&l, what);
+	ckt_line_emit(&l);
+}
+
+#define CKT_DRV_UNTRACED(W, WHAT, PARAMS, ARGS)                                         \
+	CUresult W PARAMS                                                                \
+	{                                                                                \
+		CKT_DRV_ENTER(W, PARAMS, ARGS)                                           \
+		CUresult rc = real ARGS;                                                 \
+		if (rc == CUDA_SUCCESS)                                                  \
+			warn_untraced(W_##W, WHAT);                                      \
+		t->in_driver--;                                                          \
+		return rc;                                                               \
+	}
+
+#define CKT_UNTRACED_MEMORY "; the memory it allocates is not traced: GPU figures leave it out"
+CKT_DRV_UNTRACED(cuArrayCreate_v2, " (a CUDA array)" CKT_UNTRACED_MEMORY, (void **arr, const void *desc),
+		 (arr, desc))
+CKT_DRV_UNTRACED(cuArray3DCreate_v2, " (a CUDA array)" CKT_UNTRACED_MEMORY, (void **arr, const void *desc),
+		 (arr, desc))
+CKT_DRV_UNTRACED(cuMipmappedArrayCreate, " (a CUDA array)" CKT_UNTRACED_MEMORY,
+		 (void **arr, const void *desc, unsigned levels), (arr, desc, levels))
+CKT_DRV_UNTRACED(cuGraphAddMemAllocNode, " (graph memory, allocated when the graph runs)" CKT_UNTRACED_MEMORY,
+		 (void **node, void *graph, void *const *deps, size_t ndeps, void *params),
+		 (node, graph, deps, ndeps, params))
+CKT_DRV_UNTRACED(cuMemImportFromShareableHandle,
+		 " (memory another process allocated); it is not traced: GPU figures leave it out",
+		 (CUmemGenericAllocationHandle * h, void *os_handle, int handle_type), (h, os_handle, handle_type))
+CKT_DRV_UNTRACED(cuIpcOpenMemHandle_v2, " (memory another process allocated); it is not traced: GPU figures leave it out",
+		 (CUdeviceptr * dptr, CUipcMemHandle handle, unsigned flags), (dptr, handle, flags))
+CKT_DRV_UNTRACED(cuMemRetainAllocationHandle,
+		 "; the references it takes are not counted: a VMM allocation's memory ends at its first "
+		 "cuMemRelease once unmapped, maybe early",
+		 (CUmemGenericAllocationHandle * h, void *addr), (h, addr))
+
 #define CKT_FREE_ASYNC(W, FN) \
 	CKT_DRV_FREE(W, FN, CKT_CUDA_POOL, dptr, (CUdeviceptr dptr, CUstream s), (dptr, s))
 
@@ -503,7 +577,8 @@ static void substitute(const char *sym, void **pfn, int ver, unsigned long long 
 	}
 	if (flags & ~3ull)
 		warn_once(WARN_FLAGS, "cuGetProcAddress called with unknown flags ",
-			  "; treated as the default stream mode", "", (uint64_t)flags);
+			  "; the stream mode is taken from the bits CUDA defines (2: per-thread default stream)",
+			  "", (uint64_t)flags);
 	set_real(w, *pfn);
 	if (atomic_load(&real_fn[w]))
 		*pfn = ours(w);

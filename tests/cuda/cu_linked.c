@@ -3,7 +3,9 @@
  * cuGetProcAddress, frees through the linked symbols: every byte must still count once.
  * "phase": the same as without arguments, inside the phase "gpuwork" (pushed with the shim).
  * "keep": the same, then 1 MiB pinned, 2 MiB managed and a registration of 3 MiB left live at
- * exit. */
+ * exit.
+ * "untraced": after the same, two CUDA arrays (linked symbol) and a retained reference to a
+ * mapped VMM handle (through cuGetProcAddress): memory the tracer says once it does not count. */
 #include "cuzktrace_shim.h"
 #include "exercise.h"
 
@@ -60,6 +62,24 @@ int main(int argc, char **argv)
 		CHECK(cuMemAllocHost_v2(&h, MiB));
 		CHECK(cuMemAllocManaged(&m, 2 * MiB, 1));
 		CHECK(cuMemHostRegister_v2(reg, 3 * MiB, 0));
+	}
+	if (argc > 1 && !strcmp(argv[1], "untraced")) {
+		static const char desc[24]; /* the stub reads no descriptor */
+		void *arr;
+		CUmemGenericAllocationHandle h, h2;
+		CUmemAllocationProp prop = { .type = CU_MEM_ALLOCATION_TYPE_PINNED,
+					     .location = { CU_MEM_LOCATION_TYPE_DEVICE, 0 } };
+		CUresult (*retain)(CUmemGenericAllocationHandle *, void *);
+		gpa = cuGetProcAddress_v2;
+		retain = lookup("cuMemRetainAllocationHandle", 12000);
+		CHECK(cuArrayCreate_v2(&arr, desc));
+		CHECK(cuArrayCreate_v2(&arr, desc));
+		CHECK(cuMemCreate(&h, 2 * MiB, &prop, 0));
+		CHECK(cuMemMap(0x7c0000000000ull, 2 * MiB, 0, h, 0));
+		CHECK(retain(&h2, (void *)0x7c0000000000ull));
+		CHECK(h2 == h ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE);
+		CHECK(cuMemUnmap(0x7c0000000000ull, 2 * MiB));
+		CHECK(cuMemRelease(h));
 	}
 	puts("cu_linked: done");
 	return 0;

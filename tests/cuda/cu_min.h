@@ -67,6 +67,8 @@ CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAlloc
 CUresult cuMemUnmap(CUdeviceptr ptr, size_t size);
 CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned flags);
 CUresult cuMemHostUnregister(void *p);
+CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *h, void *va);
+CUresult cuArrayCreate_v2(void **arr, const void *desc);
 CUresult cuMemFree_v2(CUdeviceptr dptr);
 CUresult cuMemFreeHost(void *p);
 CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream s);

@@ -283,6 +283,29 @@ static int map_at(CUdeviceptr va)
 	return -1;
 }
 
+/* the handle mapped at va (the stub counts no references: the test needs the call only) */
+CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *h, void *va)
+{
+	pthread_mutex_lock(&mu);
+	int i = map_at((CUdeviceptr)(uintptr_t)va);
+	if (i >= 0)
+		*h = maps[i].h;
+	pthread_mutex_unlock(&mu);
+	return i >= 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+/* a CUDA array: a fake handle, no memory (the tracer must say it does not count it) */
+CUresult cuArrayCreate_v2(void **arr, const void *desc)
+{
+	static char fake;
+	if (!inited)
+		return CUDA_ERROR_NOT_INITIALIZED;
+	if (!arr || !desc)
+		return CUDA_ERROR_INVALID_VALUE;
+	*arr = &fake;
+	return CUDA_SUCCESS;
+}
+
 /* like the driver: only whole mapped ranges that tile [ptr, ptr + size) exactly */
 CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)
 {
@@ -394,6 +417,8 @@ LOCAL(cuMemPoolTrimTo)
 LOCAL(cuMemRelease)
 LOCAL(cuMemMap)
 LOCAL(cuMemUnmap)
+LOCAL(cuMemRetainAllocationHandle)
+LOCAL(cuArrayCreate_v2)
 LOCAL(cuStreamSynchronize)
 static const struct proc procs[] = {
 	/* newest version first: the first entry whose minver <= ver wins */
@@ -427,6 +452,8 @@ static const struct proc procs[] = {
 	{ "cuMemRelease", 10020, 0, (void *)h_cuMemRelease },
 	{ "cuMemMap", 10020, 0, (void *)h_cuMemMap },
 	{ "cuMemUnmap", 10020, 0, (void *)h_cuMemUnmap },
+	{ "cuMemRetainAllocationHandle", 11000, 0, (void *)h_cuMemRetainAllocationHandle },
+	{ "cuArrayCreate", 3020, 0, (void *)h_cuArrayCreate_v2 },
 	{ "cuMemHostRegister", 6050, 0, (void *)h_cuMemHostRegister_v2 },
 	{ "cuMemHostUnregister", 4000, 0, (void *)h_cuMemHostUnregister },
 	{ "cuMemFree", 3020, 0, (void *)h_cuMemFree_v2 },

@@ -27,6 +27,16 @@ cuda_case() { # NAME PROGRAM [ARG]
 cuda_case cu_linked $C/cu_linked
 cuda_case cu_linked_both $C/cu_linked both
 cuda_case cu_dlopen $C/cu_dlopen
+
+# Memory the tracer does not count (since 0.2.16 one line each, once; before, nothing said so):
+# two CUDA arrays through the linked symbol, a retained VMM reference through cuGetProcAddress.
+# The program's results are unchanged, the figures the same as without them.
+CUZKTRACE_OUT=$T/cu_unt.zst traced cu_unt $C/cu_linked untraced
+$REPORT --json $T/cu_unt.zst >$T/cu_unt.json 2>$T/cu_unt.rerr
+expect_eq "untraced CUDA memory: status and output unchanged, one line per entry point, the peak GPU as without it" \
+	"$(cat $T/cu_unt.rc)/$(cat $T/cu_unt.out)/$(sed 1d $T/cu_unt.err | sed '$d')/$(jget $T/cu_unt.json peak_gpu.bytes)/$(cat $T/cu_unt.rerr)" \
+	"0/cu_linked: done/cuzktrace: warning: the program called cuArrayCreate_v2 (a CUDA array); the memory it allocates is not traced: GPU figures leave it out
+cuzktrace: warning: the program called cuMemRetainAllocationHandle; the references it takes are not counted: a VMM allocation's memory ends at its first cuMemRelease once unmapped, maybe early/30511104/"
 cuda_case cu_static_v2 $C/cu_static v2
 cuda_case cu_static_v1 $C/cu_static v1
 cuda_case cu_static_ptsz $C/cu_static ptsz
@@ -86,7 +96,7 @@ expect_eq "newver: not counted" "$(jget $T/cu_newver.json peak_gpu.bytes)" 0
 # tracer knows (the calls it knows are counted), a driver without cuCtxGetDevice (the stub
 # built without it, found first through LD_LIBRARY_PATH: allocations without their device,
 # only cuMemCreate's, whose properties name it, listed by device)
-for c in "flags|cu_static flags||cuGetProcAddress called with unknown flags 8; treated as the default stream mode" \
+for c in "flags|cu_static flags||cuGetProcAddress called with unknown flags 8; the stream mode is taken from the bits CUDA defines (2: per-thread default stream)" \
 	"newdrv|cu_linked|CKT_STUB_DRIVER_VERSION=99000|CUDA driver version 99000 is newer than this tracer knows; memory calls it adds are not counted" \
 	"nodev|cu_linked|LD_LIBRARY_PATH=$C/nodev|cannot find cuCtxGetDevice in the CUDA driver; GPU allocations are recorded without their device"; do
 	IFS='|' read -r n prog envv line <<<"$c"
