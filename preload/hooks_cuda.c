@@ -354,7 +354,9 @@ static CKT_NOINLINE void record_alloc(struct ckt_tls *t, uint8_t fn, uint8_t kin
 	 * touched pinned pages inside the call, and an RSS sample taken while the stack was being
 	 * captured (milliseconds, the first time) saw them with no pinned bytes to explain them.
 	 * The stamp stays open until the event is committed, which holds the writer's horizon
-	 * back meanwhile. */
+	 * back meanwhile; nothing may stamp or emit before the event: the TLS-table update the
+	 * capture may run (its allocations are traced) runs first. */
+	ckt_stacks_tls_touch(t);
 	uint64_t ts = ckt_stamp(t);
 	uint32_t stack = ckt_stacks_capture(t);
 	ckt_emit2(t, CKT_EV_CUDA_ALLOC, fn, ts, addr, size, 0, kind, dev, stack);

@@ -371,6 +371,17 @@ void ckt_stacks_thread_exit(struct ckt_tls *t)
 	}
 }
 
+/* (ckt.h) libunwind's TLS touched under CKT_GUARD_TLS: glibc's update of this thread's TLS
+ * table runs here, with its allocations traced, unless no library came or went since. */
+void ckt_stacks_tls_touch(struct ckt_tls *t)
+{
+	if (unw_tls.module) {
+		int g = ckt_tls_update_open(t, 1);
+		(void)__tls_get_addr(&unw_tls);
+		ckt_tls_update_close(t, g);
+	}
+}
+
 uint32_t ckt_stacks_capture(struct ckt_tls *t)
 {
 	/* acquire: the tables and fast_only written before it was set (a plain load on x86) */
@@ -387,11 +398,7 @@ uint32_t ckt_stacks_capture(struct ckt_tls *t)
 	if (t->in_tls_touch ||
 	    (ckt_rtld_hi && !t->in_calloc && hook_caller() - ckt_rtld_lo < ckt_rtld_hi - ckt_rtld_lo))
 		return 0;
-	if (unw_tls.module) {
-		int g = ckt_tls_update_open(t, 1);
-		(void)__tls_get_addr(&unw_tls);
-		ckt_tls_update_close(t, g);
-	}
+	ckt_stacks_tls_touch(t);
 	void **raw = r->cap_raw;
 	t->in_unwind++; /* libunwind's memory checks go to our private pipe (hooks_io.c) */
 	int got = backtrace_now(t, r, raw, (int)ckt_config.depth + 8);

@@ -234,9 +234,13 @@ static int ckt_decode_read_frame(struct ckt_decoder *d, struct ckt_error *err)
 			if (d->eof) {
 				d->dropped = d->in_file_off + d->in.pos > d->frame_off;
 				d->frame_len = 0;
-				/* the end of what was read */
-				uint64_t end = d->in_file_off + d->in.size;
-				uint64_t next = d->dropped ? ckt_decode_frame_after(d, end, end) : 0;
+				/* the end of what was read; whole frames may end before zeros the
+				 * file ends in (appended after a frame whose block header is corrupt) */
+				uint64_t end = d->in_file_off + d->in.size, lo = end, from, zend;
+				if (d->dropped && ckt_decode_zero_end(d, &from, &zend) && zend == end &&
+				    from > d->frame_off)
+					lo = from;
+				uint64_t next = d->dropped ? ckt_decode_frame_after(d, lo, end) : 0;
 				if (next)
 					return ckt_util_err(err, CKT_EFORMAT,
 							    "corrupt zstd frame at byte offset %llu: it runs to the end "

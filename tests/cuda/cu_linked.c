@@ -5,7 +5,10 @@
  * "keep": the same, then 1 MiB pinned, 2 MiB managed and a registration of 3 MiB left live at
  * exit.
  * "untraced": after the same, two CUDA arrays (linked symbol) and a retained reference to a
- * mapped VMM handle (through cuGetProcAddress): memory the tracer says once it does not count. */
+ * mapped VMM handle (through cuGetProcAddress): memory the tracer says once it does not count.
+ * "tls DIR N" instead of all that: dlopen DIR/1.so .. DIR/N.so (libraries with TLS), then 64 KiB
+ * pinned and its free: the allocation's stack capture runs glibc's TLS-table update, whose
+ * allocations are traced. */
 #include "cuzktrace_shim.h"
 #include "exercise.h"
 
@@ -32,6 +35,22 @@ CUresult cudaMalloc(CUdeviceptr *p, size_t n) { return rt_alloc(p, n); }
 int main(int argc, char **argv)
 {
 	check_marker(cuzktrace_stub_libcuda_marker);
+	if (argc > 3 && !strcmp(argv[1], "tls")) {
+		void *h;
+		CHECK(cuInit(0));
+		for (int i = 1; i <= atoi(argv[3]); i++) {
+			char path[4096];
+			snprintf(path, sizeof(path), "%s/%d.so", argv[2], i);
+			if (!dlopen(path, RTLD_NOW)) {
+				fprintf(stderr, "%s\n", dlerror());
+				return 1;
+			}
+		}
+		CHECK(cuMemAllocHost_v2(&h, 64 * 1024));
+		CHECK(cuMemFreeHost(h));
+		puts("cu_linked: done");
+		return 0;
+	}
 	struct drv d = { cuInit, cuDevicePrimaryCtxRetain, cuCtxSetCurrent, cuMemAlloc_v2,
 			 cuMemAllocPitch_v2, cuMemAllocManaged, cuMemAllocHost_v2, cuMemHostAlloc,
 			 cuMemAllocAsync, cuMemAllocFromPoolAsync, cuDeviceGetDefaultMemPool,

@@ -28,6 +28,17 @@ cuda_case cu_linked $C/cu_linked
 cuda_case cu_linked_both $C/cu_linked both
 cuda_case cu_dlopen $C/cu_dlopen
 
+# A CUDA allocation's stack capture runs glibc's TLS-table update after dlopens (its
+# allocations are traced): they come before the CUDA event, never between its stamp and its
+# record (an early version of 0.2.16 stamped first and left one event out of order)
+mkdir -p $T/cutls
+for i in $(seq 15); do cp $P/libtlsbare.so $T/cutls/$i.so; done
+CUZKTRACE_OUT=$T/cu_tls.zst traced cu_tls $C/cu_linked tls $T/cutls 15
+$REPORT --json $T/cu_tls.zst >$T/cu_tls.json 2>$T/cu_tls.rerr
+expect_eq "CUDA allocation after dlopens of TLS libraries: status, reader silent, events in order, the pinned peak" \
+	"$(cat $T/cu_tls.rc)/$(cat $T/cu_tls.rerr)/$(jget $T/cu_tls.json backward_events)/$(jget $T/cu_tls.json peak_pinned.bytes)" \
+	"0//0/65536"
+
 # Memory the tracer does not count (since 0.2.16 one line each, once; before, nothing said so):
 # two CUDA arrays through the linked symbol, a retained VMM reference through cuGetProcAddress.
 # The program's results are unchanged, the figures the same as without them.

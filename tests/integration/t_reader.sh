@@ -256,6 +256,8 @@ data = [z(f) for f in fr]
 mid = data[:2] + [bump_block(data[2])] + data[3:]
 open(T + "/midcut.zst", "wb").write(b"".join(mid))
 open(T + "/midcut.off", "w").write("%d %d\n" % (len(b"".join(data[:2])), len(b"".join(data[:3]))))
+# the same with 3 zero bytes appended: still corrupt, not a cut
+open(T + "/midcutz.zst", "wb").write(b"".join(mid) + bytes(3))
 last = data[:-1] + [bump_block(data[-1])]
 open(T + "/lastcut.zst", "wb").write(b"".join(last))
 open(T + "/lastcut.off", "w").write("%d\n" % len(b"".join(data[:-1])))
@@ -380,6 +382,8 @@ PYEOF
 		"0/cuzktrace-report: warning: '$T/zeroend.zst': 4096 zero bytes after the end record are not read (a preallocated file, or writes lost in a crash)"
 	report_status zeromid "reader: zero bytes between frames, whole frames after them: corrupt (exit 1, one line)" \
 		"1/cuzktrace-report: error: '$T/zeromid.zst': corrupt zstd frame at byte offset $mo: Unknown frame descriptor"
+	report_status midcutz "reader: the same with 3 zero bytes appended: corrupt, not a cut" \
+		"1/cuzktrace-report: error: '$T/midcutz.zst': corrupt zstd frame at byte offset $mo: it runs to the end of the file, past a whole frame at byte offset $mn"
 	report_status evilpath "reader: a module path's control bytes are shown as '?' in the warning (one line)" \
 		"0/cuzktrace-report: warning: cannot read '/nonexistent/a?b?[31m??1m': No such file or directory; its frames are shown as module+offset"
 	$REPORT --sites-csv $T/evilpath.scsv --folded $T/evilpath.folded --phase-rule x=nomatch $T/evilpath.zst >$T/evilpath.txt 2>$T/evilpath2.err
