@@ -278,13 +278,14 @@ static void *find_driver_fn(const char *name, const char *base, int ver, unsigne
 static CKT_NOINLINE void resolve_driver(void)
 {
 	int expect = 0;
-	if (!atomic_compare_exchange_strong(&drv.state, &expect, 1))
-		return; /* resolved, or being resolved by another thread: no device this once */
-	drv.ctx_get_device = (ctx_get_device_fn *)find_driver_fn("cuCtxGetDevice", "cuCtxGetDevice", 12000, 0);
-	drv.get_uuid = (device_get_uuid_fn *)find_driver_fn("cuDeviceGetUuid_v2", "cuDeviceGetUuid", 12000, 0);
-	if (!drv.get_uuid)
-		drv.get_uuid = (device_get_uuid_fn *)find_driver_fn("cuDeviceGetUuid", "cuDeviceGetUuid", 11030, 0);
-	drv.get_name = (device_get_name_fn *)find_driver_fn("cuDeviceGetName", "cuDeviceGetName", 12000, 0);
+	if (!atomic_compare_exchange_strong(&drv.state, &expect, 1)) {
+		/* being resolved by another thread (a few lookups): wait for it, or a first
+		 * allocation racing it would go without its device. At most 1 s, should that
+		 * thread wait on something this one holds (the loader's lock). */
+		for (int i = 0; i < 10000 && atomic_load_explicit(&drv.state, memory_order_acquire) == 1; i++)
+			ckt_nap(100000);
+		return;
+	}
 	driver_get_version_fn *ver =
 		(driver_get_version_fn *)find_driver_fn("cuDriverGetVersion", "cuDriverGetVersion", 12000, 0);
 	int v = 0;
@@ -292,6 +293,11 @@ static CKT_NOINLINE void resolve_driver(void)
 		warn_once(WARN_DRIVER, "CUDA driver version ",
 			  " is newer than this tracer knows; memory calls it adds are not counted", "",
 			  (uint64_t)v);
+	drv.ctx_get_device = (ctx_get_device_fn *)find_driver_fn("cuCtxGetDevice", "cuCtxGetDevice", 12000, 0);
+	drv.get_uuid = (device_get_uuid_fn *)find_driver_fn("cuDeviceGetUuid_v2", "cuDeviceGetUuid", 12000, 0);
+	if (!drv.get_uuid)
+		drv.get_uuid = (device_get_uuid_fn *)find_driver_fn("cuDeviceGetUuid", "cuDeviceGetUuid", 11030, 0);
+	drv.get_name = (device_get_name_fn *)find_driver_fn("cuDeviceGetName", "cuDeviceGetName", 12000, 0);
 	if (!drv.ctx_get_device)
 		warn_once(WARN_NO_DEVICE, "cannot find cuCtxGetDevice in the CUDA driver",
 			  "; GPU allocations are recorded without their device", "", UINT64_MAX);

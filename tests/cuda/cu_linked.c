@@ -6,6 +6,9 @@
  * exit.
  * "untraced": after the same, two CUDA arrays (linked symbol) and a retained reference to a
  * mapped VMM handle (through cuGetProcAddress): memory the tracer says once it does not count.
+ * "race" instead of all that: two threads' first allocations at once, 1 MiB on device 0 and,
+ * 50 ms later, 2 MiB on device 1 (run with CKT_STUB_SLOW_VERSION_MS=300: the tracer resolves
+ * the driver during the first; the second must wait for it, not go without its device).
  * "tls DIR N" instead of all that: dlopen DIR/1.so .. DIR/N.so (libraries with TLS), then 64 KiB
  * pinned and its free: the allocation's stack capture runs glibc's TLS-table update, whose
  * allocations are traced. */
@@ -13,6 +16,9 @@
 #include "exercise.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <time.h>
 
 static gpa2_t *gpa;
 
@@ -32,9 +38,34 @@ static CUresult (*rt_alloc)(CUdeviceptr *, size_t);
 CUresult cudaMalloc(CUdeviceptr *p, size_t n);
 CUresult cudaMalloc(CUdeviceptr *p, size_t n) { return rt_alloc(p, n); }
 
+static void *race_alloc(void *arg)
+{
+	int dev = (int)(intptr_t)arg;
+	CUcontext c;
+	CUdeviceptr p;
+	CHECK(cuDevicePrimaryCtxRetain(&c, dev));
+	CHECK(cuCtxSetCurrent(c));
+	CHECK(cuMemAlloc_v2(&p, (size_t)(dev + 1) * MiB));
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	check_marker(cuzktrace_stub_libcuda_marker);
+	if (argc > 1 && !strcmp(argv[1], "race")) {
+		pthread_t a, b;
+		struct timespec gap = { 0, 50000000 };
+		CHECK(cuInit(0));
+		if (pthread_create(&a, NULL, race_alloc, (void *)0))
+			return 1;
+		nanosleep(&gap, NULL);
+		if (pthread_create(&b, NULL, race_alloc, (void *)1))
+			return 1;
+		pthread_join(a, NULL);
+		pthread_join(b, NULL);
+		puts("cu_linked: done");
+		return 0;
+	}
 	if (argc > 3 && !strcmp(argv[1], "tls")) {
 		void *h;
 		CHECK(cuInit(0));

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 
 __attribute__((visibility("default"))) int cuzktrace_stub_libcuda_marker = CKT_STUB_MARKER;
 /* calls that arrived at each _ptsz variant, and at the legacy variants, for the tests */
@@ -58,9 +59,15 @@ static uint64_t fake_dev(int dev, uint64_t size)
 
 CUresult cuInit(unsigned flags) { (void)flags; inited = 1; return CUDA_SUCCESS; }
 /* CKT_STUB_DRIVER_VERSION: the version to report (a driver newer than the tracer knows) */
+/* CKT_STUB_SLOW_VERSION_MS: take that long to answer (a tracer resolving the driver while
+ * another thread allocates) */
 CUresult cuDriverGetVersion(int *v)
 {
-	const char *e = getenv("CKT_STUB_DRIVER_VERSION");
+	const char *e = getenv("CKT_STUB_DRIVER_VERSION"), *slow = getenv("CKT_STUB_SLOW_VERSION_MS");
+	if (slow) {
+		struct timespec ts = { atoi(slow) / 1000, atoi(slow) % 1000 * 1000000L };
+		nanosleep(&ts, NULL);
+	}
 	*v = e ? atoi(e) : 12080;
 	return CUDA_SUCCESS;
 }

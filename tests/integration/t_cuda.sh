@@ -28,6 +28,15 @@ cuda_case cu_linked $C/cu_linked
 cuda_case cu_linked_both $C/cu_linked both
 cuda_case cu_dlopen $C/cu_dlopen
 
+# Two threads' first allocations while the tracer resolves the driver (the stub answers its
+# version after 300 ms): the second waits for it and keeps its device (before 0.2.16 it went
+# without one, and device 1's peak read 0)
+CKT_STUB_SLOW_VERSION_MS=300 CUZKTRACE_OUT=$T/cu_race.zst traced cu_race $C/cu_linked race
+$REPORT --json $T/cu_race.zst >$T/cu_race.json 2>$T/cu_race.rerr
+expect_eq "CUDA allocations racing the driver's resolution: each on its device" \
+	"$(cat $T/cu_race.rc)/$(cat $T/cu_race.rerr)/$(jget $T/cu_race.json peak_gpu.bytes)/$($PY -c 'import json, sys; print(" ".join("%s=%d" % (d["ordinal"], d["peak_bytes"]) for d in sorted(json.load(open(sys.argv[1]))["peak_gpu"]["devices"], key=lambda d: str(d["ordinal"]))))' $T/cu_race.json)" \
+	"0//3145728/0=1048576 1=2097152"
+
 # A CUDA allocation's stack capture runs glibc's TLS-table update after dlopens (its
 # allocations are traced): they come before the CUDA event, never between its stamp and its
 # record (an early version of 0.2.16 stamped first and left one event out of order)
