@@ -724,11 +724,11 @@ static inline void ckt_passed(const struct ckt_tls *t, const void *ra)
 	atomic_fetch_add_explicit(t->guard == CKT_GUARD_CXX ? &ckt_lost_cxx : &ckt_lost_nested, 1,
 				  memory_order_relaxed);
 }
-/* The calling thread's stack id (0 if none can be had). Caller holds the guard. */
 /* The TLS-table update a capture may run (traced allocations of glibc's, each stamped and
  * emitted): done first by a caller that stamps its event before capturing its stack, so that
  * nothing is stamped or emitted between its stamp and its event. */
 void ckt_stacks_tls_touch(struct ckt_tls *t);
+/* The calling thread's stack id (0 if none can be had). Caller holds the guard. */
 uint32_t ckt_stacks_capture(struct ckt_tls *t);
 void ckt_stacks_thread_exit(struct ckt_tls *t); /* its unwinder cache goes with it */
 /* Writer: the stack with id `from` if published (returns from), else 0. */
