@@ -158,10 +158,10 @@ static int is_ours(const void *p)
 enum { WARN_NO_REAL, WARN_NO_DEVICE, WARN_VERSION, WARN_FLAGS, WARN_DRIVER, WARN_COUNT };
 static atomic_int warned[WARN_COUNT];
 
-/* "cuzktrace: warning: " a [num] b c */
-static void warn_once(int which, const char *a, const char *b, const char *c, uint64_t num)
+/* "cuzktrace: warning: " a [num] b c, unless *flag was set (it is set) */
+static void warn_once(atomic_int *flag, const char *a, const char *b, const char *c, uint64_t num)
 {
-	if (atomic_exchange(&warned[which], 1))
+	if (atomic_exchange(flag, 1))
 		return;
 	struct ckt_line l = { .len = 0 };
 	ckt_line_str(&l, "cuzktrace: warning: ");
@@ -211,7 +211,7 @@ static CKT_NOINLINE void *resolve_real(int w)
 				   wraps[w].mode == 2 ? CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM : 0));
 	void *p = atomic_load(&real_fn[w]);
 	if (!p)
-		warn_once(WARN_NO_REAL, "cannot find the CUDA driver's ", wraps[w].name,
+		warn_once(&warned[WARN_NO_REAL], "cannot find the CUDA driver's ", wraps[w].name,
 			  "; the program's calls to it fail (CUDA_ERROR_NOT_INITIALIZED)", UINT64_MAX);
 	return p;
 }
@@ -290,7 +290,7 @@ static CKT_NOINLINE void resolve_driver(void)
 		(driver_get_version_fn *)find_driver_fn("cuDriverGetVersion", "cuDriverGetVersion", 12000, 0);
 	int v = 0;
 	if (ver && ver(&v) == CUDA_SUCCESS && v > CKT_CU_MAX_VERSION)
-		warn_once(WARN_DRIVER, "CUDA driver version ",
+		warn_once(&warned[WARN_DRIVER], "CUDA driver version ",
 			  " is newer than this tracer knows; memory calls it adds are not counted", "",
 			  (uint64_t)v);
 	drv.ctx_get_device = (ctx_get_device_fn *)find_driver_fn("cuCtxGetDevice", "cuCtxGetDevice", 12000, 0);
@@ -299,7 +299,7 @@ static CKT_NOINLINE void resolve_driver(void)
 		drv.get_uuid = (device_get_uuid_fn *)find_driver_fn("cuDeviceGetUuid", "cuDeviceGetUuid", 11030, 0);
 	drv.get_name = (device_get_name_fn *)find_driver_fn("cuDeviceGetName", "cuDeviceGetName", 12000, 0);
 	if (!drv.ctx_get_device)
-		warn_once(WARN_NO_DEVICE, "cannot find cuCtxGetDevice in the CUDA driver",
+		warn_once(&warned[WARN_NO_DEVICE], "cannot find cuCtxGetDevice in the CUDA driver",
 			  "; GPU allocations are recorded without their device", "", UINT64_MAX);
 	atomic_store(&drv.state, 2);
 }
@@ -513,13 +513,7 @@ static atomic_int untraced_warned[W_COUNT];
 
 static CKT_NOINLINE void warn_untraced(int w, const char *what)
 {
-	if (atomic_exchange(&untraced_warned[w], 1))
-		return;
-	struct ckt_line l = { .len = 0 };
-	ckt_line_str(&l, "cuzktrace: warning: the program called ");
-	ckt_line_str(&l, wraps[w].name);
-	ckt_line_str(&l, what);
-	ckt_line_emit(&l);
+	warn_once(&untraced_warned[w], "the program called ", wraps[w].name, what, UINT64_MAX);
 }
 
 #define CKT_DRV_UNTRACED(W, WHAT, PARAMS, ARGS)                                         \
@@ -578,13 +572,13 @@ static void substitute(const char *sym, void **pfn, int ver, unsigned long long 
 	if (w < 0)
 		return;
 	if (ver > CKT_CU_MAX_VERSION) {
-		warn_once(WARN_VERSION, "cuGetProcAddress asked for CUDA version ",
+		warn_once(&warned[WARN_VERSION], "cuGetProcAddress asked for CUDA version ",
 			  ", newer than this tracer knows; its memory calls are not counted", "",
 			  (uint64_t)ver);
 		return;
 	}
 	if (flags & ~3ull)
-		warn_once(WARN_FLAGS, "cuGetProcAddress called with unknown flags ",
+		warn_once(&warned[WARN_FLAGS], "cuGetProcAddress called with unknown flags ",
 			  "; the stream mode is taken from the bits CUDA defines (2: per-thread default stream)",
 			  "", (uint64_t)flags);
 	set_real(w, *pfn);
