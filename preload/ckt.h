@@ -371,6 +371,10 @@ struct ckt_tls {
 	uint64_t unw_since;            /* start of the current window (ckt_now) */
 	uint64_t unw_spent;            /* ns spent stepping stacks since then */
 	uint32_t unw_stepped;          /* stacks stepped in the thread's life (up to the minimum) */
+	/* hooks_cxx.c: an aligned operator new passed on to libstdc++ is under way, which asks
+	 * aligned_alloc for the size rounded up to the alignment: the size the program asked for
+	 * plus 1 (0: none), and the alignment; the aligned family's hook records that size */
+	size_t cxx_request, cxx_align;
 	/* phase.c: the end of the line this thread has open on descriptor scan_fd (written
 	 * without its newline yet), for a marker split across writes */
 	int scan_fd;

@@ -280,6 +280,22 @@ static inline void *cxx_new(int i, uintptr_t ra, uintptr_t n, uintptr_t a, uintp
 	return new_slow(i, ra, n, a, b);
 }
 
+/* The aligned forms: libstdc++'s new rounds the size up to the alignment before it calls
+ * aligned_alloc, so the size asked for waits in the thread's cxx_request for that hook, which
+ * takes it (see requested_size in hooks_malloc.c). Not for an allocator that serves new itself
+ * (DIRECT: the hook records the size asked for, and the allocator's own aligned_alloc, if it
+ * calls one, is not that call's). Two stores on a rare call, which stays a jump: a call would
+ * leave this frame in the middle of the block's stack. */
+static inline void *cxx_new_aligned(int i, uintptr_t ra, uintptr_t n, uintptr_t al, uintptr_t b)
+{
+	if (atomic_load_explicit(&mode, memory_order_relaxed) != DIRECT) {
+		struct ckt_tls *t = &ckt_tls;
+		t->cxx_request = n + 1;
+		t->cxx_align = al;
+	}
+	return cxx_new(i, ra, n, al, b);
+}
+
 static inline void cxx_delete(int i, uintptr_t ra, void *p, uintptr_t a, uintptr_t b)
 {
 	if (CKT_LIKELY(atomic_load_explicit(&mode, memory_order_acquire) == PASS)) {
@@ -317,15 +333,15 @@ CKT_EXPORT void *_Znwm(size_t n) { return cxx_new(I_Znwm, RA, n, 0, 0); }
 CKT_EXPORT void *_Znam(size_t n) { return cxx_new(I_Znam, RA, n, 0, 0); }
 CKT_EXPORT void *_ZnwmRKSt9nothrow_t(size_t n, const void *nt) { return cxx_new(I_ZnwmRKSt9nothrow_t, RA, n, U(nt), 0); }
 CKT_EXPORT void *_ZnamRKSt9nothrow_t(size_t n, const void *nt) { return cxx_new(I_ZnamRKSt9nothrow_t, RA, n, U(nt), 0); }
-CKT_EXPORT void *_ZnwmSt11align_val_t(size_t n, size_t al) { return cxx_new(I_ZnwmSt11align_val_t, RA, n, al, 0); }
-CKT_EXPORT void *_ZnamSt11align_val_t(size_t n, size_t al) { return cxx_new(I_ZnamSt11align_val_t, RA, n, al, 0); }
+CKT_EXPORT void *_ZnwmSt11align_val_t(size_t n, size_t al) { return cxx_new_aligned(I_ZnwmSt11align_val_t, RA, n, al, 0); }
+CKT_EXPORT void *_ZnamSt11align_val_t(size_t n, size_t al) { return cxx_new_aligned(I_ZnamSt11align_val_t, RA, n, al, 0); }
 CKT_EXPORT void *_ZnwmSt11align_val_tRKSt9nothrow_t(size_t n, size_t al, const void *nt)
 {
-	return cxx_new(I_ZnwmSt11align_val_tRKSt9nothrow_t, RA, n, al, U(nt));
+	return cxx_new_aligned(I_ZnwmSt11align_val_tRKSt9nothrow_t, RA, n, al, U(nt));
 }
 CKT_EXPORT void *_ZnamSt11align_val_tRKSt9nothrow_t(size_t n, size_t al, const void *nt)
 {
-	return cxx_new(I_ZnamSt11align_val_tRKSt9nothrow_t, RA, n, al, U(nt));
+	return cxx_new_aligned(I_ZnamSt11align_val_tRKSt9nothrow_t, RA, n, al, U(nt));
 }
 CKT_EXPORT void _ZdlPv(void *p) { cxx_delete(I_ZdlPv, RA, p, 0, 0); }
 CKT_EXPORT void _ZdaPv(void *p) { cxx_delete(I_ZdaPv, RA, p, 0, 0); }

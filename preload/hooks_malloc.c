@@ -330,6 +330,24 @@ static void *real_aligned(int how, size_t align, size_t n, int *err)
 	return *err ? NULL : p;
 }
 
+/* The size to record for a block of n bytes aligned to align: libstdc++'s aligned operator new
+ * (C++17) asks aligned_alloc for its size rounded up to a multiple of the alignment (C11 asked
+ * for one), and its hook (hooks_cxx.c) leaves the size the program asked for in cxx_request: a
+ * new of 777 bytes aligned to 4096 counted 4096 bytes, where the program and an allocator that
+ * serves new itself say 777. The first call of the aligned family takes it, whatever it asks
+ * and returns (a new that fails calls its new-handler, and retries without it): what it could
+ * leave behind (a new refused before it allocates: an alignment not a power of two) matches
+ * only an allocation of the same alignment within that alignment of the size. */
+static inline size_t requested_size(struct ckt_tls *t, size_t align, size_t n)
+{
+	size_t want = t->cxx_request;
+	if (CKT_LIKELY(!want))
+		return n;
+	t->cxx_request = 0;
+	want--;
+	return align == t->cxx_align && want <= n && n - want < align ? want : n;
+}
+
 static void *aligned_common(int how, size_t align, size_t n, uint8_t fn, int *err)
 {
 	*err = 0;
@@ -346,11 +364,12 @@ static void *aligned_common(int how, size_t align, size_t n, uint8_t fn, int *er
 	struct ckt_tls *t = &ckt_tls;
 	if (!CKT_HOOK_ENTER(t)) {
 		ckt_passed(t, __builtin_return_address(0));
+		t->cxx_request = 0;
 		return real_aligned(how, align, n, err);
 	}
 	t->guard = CKT_GUARD_HOOK;
 	void *p = real_aligned(how, align, n, err);
-	record_alloc(t, p, n, fn);
+	record_alloc(t, p, requested_size(t, align, n), fn);
 	t->guard = 0;
 	return p;
 }
