@@ -186,12 +186,57 @@ static bool ckt_phase_rules_ungeneric(const char *name, char *buf, size_t cap)
 	return cut;
 }
 
+/* name with the brackets Rust's v0 names put around a type that a method of its own impl
+ * block follows unwrapped, as legacy names write it ("<app::prover::Aux>::build" ->
+ * "app::prover::Aux::build"; "<alloc::vec::Vec<u8>>::push" -> "alloc::vec::Vec<u8>::push"),
+ * into buf; false when it has none or does not fit. Not a trait's ("<T as Trait>::f", whose
+ * brackets say which impl) nor a type that is no path ("<[T]>::to_vec", "<&str>::f"). */
+static bool ckt_phase_rules_uninherent(const char *name, char *buf, size_t cap)
+{
+	size_t len = strlen(name), n = 0;
+	bool cut = false;
+	if (len >= cap)
+		return false;
+	memcpy(buf, name, len + 1);
+	for (size_t i = 0; i < len; i++) {
+		if (buf[i] != '<' || (i && buf[i - 1] != '<' && buf[i - 1] != ' '))
+			continue;
+		if (!((buf[i + 1] >= 'a' && buf[i + 1] <= 'z') || (buf[i + 1] >= 'A' && buf[i + 1] <= 'Z') ||
+		      buf[i + 1] == '_'))
+			continue;
+		int depth = 0;
+		bool trait = false;
+		size_t j = i;
+		for (; j < len; j++) {
+			if (buf[j] == '<')
+				depth++;
+			else if (buf[j] == '>' && buf[j - 1] != '-' && --depth == 0)
+				break;
+			else if (depth == 1 && strncmp(buf + j, " as ", 4) == 0)
+				trait = true;
+		}
+		if (j == len || trait || strncmp(buf + j + 1, "::", 2) != 0)
+			continue;
+		buf[i] = buf[j] = '\1'; /* dropped below */
+		cut = true;
+	}
+	for (size_t i = 0; i < len; i++)
+		if (buf[i] != '\1')
+			buf[n++] = buf[i];
+	buf[n] = '\0';
+	return cut;
+}
+
 static bool ckt_phase_rules_match(const struct ckt_phase_rule *rule, const struct ckt_sym_frame *f)
 {
-	char buf[4096];
+	char buf[4096], plain[4096];
 	if (f->name && fnmatch(rule->pattern, f->name, 0) == 0)
 		return true;
 	if (f->name && ckt_phase_rules_ungeneric(f->name, buf, sizeof(buf)) && fnmatch(rule->pattern, buf, 0) == 0)
+		return true;
+	if (f->name && ckt_phase_rules_uninherent(f->name, plain, sizeof(plain)) &&
+	    (fnmatch(rule->pattern, plain, 0) == 0 ||
+	     (ckt_phase_rules_ungeneric(plain, buf, sizeof(buf)) && fnmatch(rule->pattern, buf, 0) == 0)))
 		return true;
 	if (f->func && fnmatch(rule->pattern, f->func, 0) == 0)
 		return true;

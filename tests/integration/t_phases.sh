@@ -150,18 +150,26 @@ RSEOF
 	cat >$T/gen.rs <<'RSEOF'
 use std::hint::black_box;
 fn make<const N: usize>() -> Vec<[u8; N]> { black_box(vec![[1u8; N]; 100_000]) }
+struct Aux(u8);
+impl Aux {
+    #[inline(never)]
+    fn build(&self) -> Vec<u64> { black_box(vec![self.0 as u64; 50_000]) }
+}
 fn main() {
     let a = make::<32>();
     let b = make::<8>();
-    println!("{}", a.len() + b.len());
+    let c = Aux(1).build();
+    println!("{}", a.len() + b.len() + c.len());
 }
 RSEOF
 	if env -u MAKEFLAGS -u MFLAGS -u CARGO_MAKEFLAGS rustc -g -O -C symbol-mangling-version=v0 -o $T/gen $T/gen.rs 2>$T/gen.build; then
 		CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/gen.zst traced gen $T/gen
-		$REPORT --json --phase-rule 'm=gen::make' $T/gen.zst >$T/gen.json 2>/dev/null
-		expect_eq "--phase-rule on a Rust v0 generic function: matched without its generic arguments (3,200,000 + 800,000)" \
-			"$(cat $T/gen.rc)/$(cat $T/gen.out)/$(jget $T/gen.json peak_heap.by_phase.0)" \
-			'0/200000/{"phase": "m", "bytes": 4000000}'
+		$REPORT --json --phase-rule 'm=gen::make' --phase-rule 'x=gen::Aux::build' $T/gen.zst >$T/gen.json 2>$T/gen.rerr
+		# and a method of a type's own impl, which v0 names <gen::Aux>::build: matched as
+		# gen::Aux::build, as legacy names write it (since 0.2.17; before, 'x' matched nothing)
+		expect_eq "--phase-rule on Rust v0 names: a generic function without its generic arguments (3,200,000 + 800,000), <gen::Aux>::build as gen::Aux::build (400,000), no warning" \
+			"$(cat $T/gen.rc)/$(cat $T/gen.out)/$(jget $T/gen.json peak_heap.by_phase.0) $(jget $T/gen.json peak_heap.by_phase.1)/$(cat $T/gen.rerr)" \
+			'0/250000/{"phase": "m", "bytes": 4000000} {"phase": "x", "bytes": 400000}/'
 	else
 		echo "  skip --phase-rule on v0 names: rustc has no v0 mangling"
 	fi
