@@ -598,6 +598,16 @@ static void ckt_main_warnings(const char *path, const struct ckt_replay_stats *s
 	}
 }
 
+/* A file output that could not be written: `-` is the standard output, named as the report's
+ * own failed write names it. */
+static void ckt_main_say_unwritten(const char *path, int rc)
+{
+	if (strcmp(path, "-") == 0)
+		ckt_main_say("error: cannot write to standard output: %s", strerror(-rc));
+	else
+		ckt_main_say("error: cannot write '%s': %s", path, strerror(-rc));
+}
+
 /* --sites-csv and --folded, written after the replay. Returns 0, or -1 after saying why. */
 static int ckt_main_write_sites(const char *path, const struct ckt_sites *s,
 				int (*write)(const struct ckt_sites *, FILE *))
@@ -610,7 +620,7 @@ static int ckt_main_write_sites(const char *path, const struct ckt_sites *s,
 		rc = rc < 0 ? rc : c;
 	}
 	if (rc < 0) {
-		ckt_main_say("error: cannot write '%s': %s", path, strerror(-rc));
+		ckt_main_say_unwritten(path, rc);
 		return -1;
 	}
 	return 0;
@@ -685,7 +695,7 @@ static int ckt_main_phases_setup(const struct ckt_args *a, struct ckt_main_read 
 	if (outputs && a->phases_csv) {
 		rc = ckt_phases_csv_open(m->ph, a->phases_csv);
 		if (rc < 0) {
-			ckt_main_say("error: cannot write '%s': %s", a->phases_csv, strerror(-rc));
+			ckt_main_say_unwritten(a->phases_csv, rc);
 			return -1;
 		}
 	}
@@ -708,7 +718,7 @@ static int ckt_main_phases_finish(const struct ckt_args *a, struct ckt_phases *p
 {
 	int rc = ckt_phases_csv_close(ph, true);
 	if (rc < 0) {
-		ckt_main_say("error: cannot write '%s': %s", a->phases_csv, strerror(-rc));
+		ckt_main_say_unwritten(a->phases_csv, rc);
 		return -1;
 	}
 	if (ckt_phases_finish(ph, st->duration_ns) < 0 || (rules && ckt_phase_rules_error(rules) < 0)) {
@@ -804,7 +814,7 @@ static int ckt_main_read(const struct ckt_args *a, struct ckt_main_read *m, bool
 	if (outputs && a->csv) {
 		rc = ckt_report_csv_open(a->csv, &m->csv);
 		if (rc < 0) {
-			ckt_main_say("error: cannot write '%s': %s", a->csv, strerror(-rc));
+			ckt_main_say_unwritten(a->csv, rc);
 			return -1;
 		}
 	}
@@ -832,7 +842,7 @@ static int ckt_main_read(const struct ckt_args *a, struct ckt_main_read *m, bool
 	rc = ckt_report_csv_close(m->csv, true);
 	m->csv = NULL;
 	if (rc < 0) {
-		ckt_main_say("error: cannot write '%s': %s", a->csv, strerror(-rc));
+		ckt_main_say_unwritten(a->csv, rc);
 		return -1;
 	}
 

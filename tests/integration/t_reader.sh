@@ -47,21 +47,23 @@ fi
 
 
 # A closed pipe on the standard output (a reader such as head gone): EPIPE, status 1 and one
-# line, for the report and for --help (before 0.2.15 SIGPIPE ended it: 141, no line). The
-# pipe's read end is closed before the reader starts.
-for cp in report help; do
+# line, for the report and for --help (before 0.2.15 SIGPIPE ended it: 141, no line), and for
+# a file output given as `-`, named as the standard output too (before 0.2.17: "cannot write
+# '-'"). The pipe's read end is closed before the reader starts.
+for cp in report help csv; do
 	$PY - "$REPORT" "$cp" "$T/known.zst" <<'PYEOF'
 import os, subprocess, sys
 r, w = os.pipe()
 os.close(r)
-args = [sys.argv[1], "--help"] if sys.argv[2] == "help" else [sys.argv[1], sys.argv[3]]
+args = {"help": [sys.argv[1], "--help"], "csv": [sys.argv[1], "--csv", "-", sys.argv[3]]}.get(sys.argv[2], [sys.argv[1], sys.argv[3]])
 p = subprocess.run(args, stdout=w, stderr=subprocess.PIPE, restore_signals=True)
 print("%d/%s" % (p.returncode, p.stderr.decode().strip()))
 PYEOF
 done >$T/epipe.got
-expect_eq "reader: a closed pipe on the standard output: status 1 and one line, report and --help" "$(cat $T/epipe.got)" \
+expect_eq "reader: a closed pipe on the standard output: status 1 and one line, report, --help and --csv -" "$(cat $T/epipe.got)" \
 	"1/cuzktrace-report: error: cannot write to standard output: Broken pipe
-1/cuzktrace-report: error: cannot write the help to standard output: Broken pipe"
+1/cuzktrace-report: error: cannot write the help to standard output: Broken pipe
+1/cuzktrace-report: error: cannot write to standard output: Broken pipe"
 # Two traces concatenated: the first is reported, and one warning names the bytes not read.
 cat $T/known.zst $T/known.zst >$T/twice.zst
 $REPORT --json $T/twice.zst >$T/twice.json 2>$T/twice.err; rc=$?
