@@ -682,6 +682,19 @@ static inline uint64_t ckt_decode_col_alloc(struct ckt_decoder *d, uint64_t size
  * longer ranges): such a value is corruption, refused before it can overflow a sum. Records
  * of calls that may have failed (CUDA_UNMAP) are not checked. */
 #define CKT_DECODE_MAX_BYTES ((uint64_t)1 << 57)
+/* The replay rounds a mapping's length up to whole pages (at most 1 GiB, the largest huge
+ * page): lengths of mappings stay that far below the bound, so that rounded they do too (a
+ * length of 2^57 - 1 became a peak of exactly 2^57 bytes). */
+#define CKT_DECODE_MAX_MAP (CKT_DECODE_MAX_BYTES - ((uint64_t)1 << 30))
+/* No mapping ends past this (rounded up to its pages, as above): the top of the address space
+ * is the kernel's on every Linux (a forged one starting 4 KiB below 2^64 was counted). */
+#define CKT_DECODE_MAP_TOP ((uint64_t)0 - ((uint64_t)1 << 30))
+
+/* addr + len, rounded as the replay does, ends past CKT_DECODE_MAP_TOP */
+static bool ckt_decode_past_top(uint64_t addr, uint64_t len)
+{
+	return addr > CKT_DECODE_MAP_TOP || len > CKT_DECODE_MAP_TOP - addr;
+}
 
 static bool ckt_decode_huge(uint8_t tag, const struct ckt_record *r)
 {
@@ -691,13 +704,13 @@ static bool ckt_decode_huge(uint8_t tag, const struct ckt_record *r)
 	case CKT_TAG_REALLOC:
 		return r->u.realloc.size >= CKT_DECODE_MAX_BYTES;
 	case CKT_TAG_MMAP:
-		return r->u.mmap.len >= CKT_DECODE_MAX_BYTES;
+		return r->u.mmap.len >= CKT_DECODE_MAX_MAP;
 	case CKT_TAG_MUNMAP:
-		return r->u.munmap.len >= CKT_DECODE_MAX_BYTES;
+		return r->u.munmap.len >= CKT_DECODE_MAX_MAP;
 	case CKT_TAG_MPROTECT:
-		return r->u.mprotect.len >= CKT_DECODE_MAX_BYTES;
+		return r->u.mprotect.len >= CKT_DECODE_MAX_MAP;
 	case CKT_TAG_MREMAP:
-		return r->u.mremap.old_len >= CKT_DECODE_MAX_BYTES || r->u.mremap.new_len >= CKT_DECODE_MAX_BYTES;
+		return r->u.mremap.old_len >= CKT_DECODE_MAX_MAP || r->u.mremap.new_len >= CKT_DECODE_MAX_MAP;
 	case CKT_TAG_CUDA_ALLOC:
 		return r->u.cuda_alloc.size >= CKT_DECODE_MAX_BYTES;
 	case CKT_TAG_CUDA_MAP: /* not CUDA_UNMAP: written before the call, with whatever size the
@@ -795,8 +808,20 @@ static int ckt_decode_bad_field(struct ckt_decoder *d, uint8_t tag, const struct
 	uint64_t v, max;
 	const char *what;
 	if (ckt_decode_huge(tag, r))
+		return ckt_util_err(err, CKT_EFORMAT, "corrupt record (tag 0x%02x) in frame %llu: %s", tag,
+				    (unsigned long long)d->frame_index,
+				    tag == CKT_TAG_MMAP || tag == CKT_TAG_MUNMAP || tag == CKT_TAG_MPROTECT ||
+						    tag == CKT_TAG_MREMAP
+					    ? "a mapping of 2^57 - 2^30 bytes or more"
+					    : "a size of 2^57 bytes or more");
+	/* a mapping that exists (MUNMAP and MPROTECT may be of a call that failed: the replay
+	 * only takes away what it knows) */
+	if ((tag == CKT_TAG_MMAP && ckt_decode_past_top(r->u.mmap.addr, r->u.mmap.len)) ||
+	    (tag == CKT_TAG_MREMAP && (ckt_decode_past_top(r->u.mremap.old_addr, r->u.mremap.old_len) ||
+				       ckt_decode_past_top(r->u.mremap.new_addr, r->u.mremap.new_len))))
 		return ckt_util_err(err, CKT_EFORMAT,
-				    "corrupt record (tag 0x%02x) in frame %llu: a size of 2^57 bytes or more",
+				    "corrupt record (tag 0x%02x) in frame %llu: a mapping that ends past the top "
+				    "of the address space",
 				    tag, (unsigned long long)d->frame_index);
 	if ((what = ckt_decode_out_of_range(tag, r, &v, &max)) != NULL)
 		return ckt_util_err(err, CKT_EFORMAT,

@@ -243,6 +243,12 @@ def write(name, frames):
     open(T + "/" + name, "wb").write(b"".join(data))
     return data
 write("huge.zst", [head, frame(1, 0, alloc(10, 0xA000, 1 << 60), True)])
+# an anonymous mapping 4 KiB below 2^64, and one of 2^57 - 1 bytes, which whole pages made a
+# peak of exactly 2^57 (both were read before 0.2.17)
+def mmap_rec(addr, n):
+    return bytes([MMAP]) + sv(10) + sv(addr) + uv(n) + uv(1) + uv(3) + uv(0) + uv(0)
+write("mapwrap.zst", [head, frame(1, 0, mmap_rec(-4096, 8192), True)])
+write("maphuge.zst", [head, frame(1, 0, mmap_rec(0x10000, (1 << 57) - 1), True)])
 write("overlap.zst", [head, frame(1, 0, b"".join(alloc(1, 0x1000, 1 << 56) for _ in range(80)), True)])
 rate = header((b"setting.CUZKTRACE_SAMPLE", str(1 << 62).encode()))
 write("rate.zst", [rate, frame(1, 0, alloc(10, 0xA000, 16), True)])
@@ -348,6 +354,10 @@ open(T + "/bigframe.off", "w").write("%d\n" % len(big[0]))
 PYEOF
 	report_status huge "reader: a size of 2^60 bytes is corruption (exit 1, one line)" \
 		"1/cuzktrace-report: error: '$T/huge.zst': corrupt record (tag 0x10) in frame 1: a size of 2^57 bytes or more"
+	report_status mapwrap "reader: a mapping past the top of the address space is corruption (exit 1, one line)" \
+		"1/cuzktrace-report: error: '$T/mapwrap.zst': corrupt record (tag 0x13) in frame 1: a mapping that ends past the top of the address space"
+	report_status maphuge "reader: a mapping of 2^57 - 1 bytes is corruption (exit 1, one line)" \
+		"1/cuzktrace-report: error: '$T/maphuge.zst': corrupt record (tag 0x13) in frame 1: a mapping of 2^57 - 2^30 bytes or more"
 	report_status overlap "reader: 80 live blocks of 2^56 bytes are corruption, not an overflow (exit 1, one line)" \
 		"1/cuzktrace-report: error: '$T/overlap.zst': corrupt trace: more bytes than any process can have (over 2^59 live in one space, or 2^62 allocated in all)"
 	report_status rate "reader: a sampling rate of 2^62 bytes in the header is corruption (exit 1, one line)" \
