@@ -580,6 +580,13 @@ static void ckt_main_warnings(const char *path, const struct ckt_replay_stats *s
 		ckt_main_say("warning: '%s': %llu events were stamped before the event before them on their "
 			     "thread (corrupt?); they were replayed in their thread's order",
 			     path, (unsigned long long)st->backward_events);
+	if (st->end_before_events) {
+		char e[32], l[32];
+		ckt_main_say("warning: '%s': the end record is stamped at %s s, before events stamped up "
+			     "to %s s (corrupt?): the trace's duration runs to its last event",
+			     path, ckt_util_fmt_secs(e, sizeof(e), st->end_ts, 6),
+			     ckt_util_fmt_secs(l, sizeof(l), st->last_ts, 6));
+	}
 	if (st->late_events)
 		ckt_main_say("warning: '%s': %llu events came after later events had been replayed "
 			     "(%s); peaks near them may be off by their bytes",

@@ -2405,7 +2405,8 @@ int ckt_replay_finish(struct ckt_replay *r, struct ckt_error *err)
 	st->queue_bytes = r->spare_cap * sizeof(struct ckt_ev);
 	for (size_t i = 0; i < r->n_threads; i++)
 		st->queue_bytes += r->threads[i].cap * sizeof(struct ckt_ev);
-	st->duration_ns = st->ended ? st->end_ts : st->last_ts;
+	st->end_before_events = st->ended && st->end_ts < st->last_ts;
+	st->duration_ns = st->ended && !st->end_before_events ? st->end_ts : st->last_ts;
 	return 0;
 }
 

@@ -105,6 +105,9 @@ struct ckt_replay_stats {
 	bool truncated;                     /* no END record (set by ckt_replay_run) */
 	bool ended;
 	uint64_t end_ts, end_reason, end_events;
+	/* the END record is stamped before events replayed (corrupt: the tracer stamps it after
+	 * its last drain); duration_ns then runs to the last event */
+	bool end_before_events;
 	uint64_t last_ts;                   /* latest event timestamp replayed */
 	uint64_t duration_ns;               /* END ts, or last_ts when truncated */
 

@@ -248,6 +248,10 @@ write("huge.zst", [head, frame(1, 0, alloc(10, 0xA000, 1 << 60), True)])
 def mmap_rec(addr, n):
     return bytes([MMAP]) + sv(10) + sv(addr) + uv(n) + uv(1) + uv(3) + uv(0) + uv(0)
 write("mapwrap.zst", [head, frame(1, 0, mmap_rec(-4096, 8192), True)])
+# an end record stamped before the trace's one event (at 1,005 ns; JSON times are in whole microseconds): read, with one warning,
+# and the duration runs to that event (before 0.2.17: 0 s, silently, the peak after it)
+write("endearly.zst", [head, bytes([FRAME]) + uv(0) + uv(1000) + bytes([THREAD]) + uv(1) + alloc(5, 0xA000, 100)
+                       + bytes([SYNC]) + uv(1010) + bytes([END]) + uv(0) + uv(0) + uv(1) + uv(0)])
 write("maphuge.zst", [head, frame(1, 0, mmap_rec(0x10000, (1 << 57) - 1), True)])
 write("overlap.zst", [head, frame(1, 0, b"".join(alloc(1, 0x1000, 1 << 56) for _ in range(80)), True)])
 rate = header((b"setting.CUZKTRACE_SAMPLE", str(1 << 62).encode()))
@@ -354,6 +358,10 @@ open(T + "/bigframe.off", "w").write("%d\n" % len(big[0]))
 PYEOF
 	report_status huge "reader: a size of 2^60 bytes is corruption (exit 1, one line)" \
 		"1/cuzktrace-report: error: '$T/huge.zst': corrupt record (tag 0x10) in frame 1: a size of 2^57 bytes or more"
+	$REPORT --json $T/endearly.zst >$T/endearly.json 2>$T/endearly.err
+	expect_eq "reader: an end record stamped before an event: status 0, one warning, the duration runs to the event" \
+		"$?/$(cat $T/endearly.err)/$(jget $T/endearly.json duration_s) $(jget $T/endearly.json peak_heap.t_s)" \
+		"0/cuzktrace-report: warning: '$T/endearly.zst': the end record is stamped at 0.000000 s, before events stamped up to 0.000001 s (corrupt?): the trace's duration runs to its last event/1e-06 1e-06"
 	report_status mapwrap "reader: a mapping past the top of the address space is corruption (exit 1, one line)" \
 		"1/cuzktrace-report: error: '$T/mapwrap.zst': corrupt record (tag 0x13) in frame 1: a mapping that ends past the top of the address space"
 	report_status maphuge "reader: a mapping of 2^57 - 1 bytes is corruption (exit 1, one line)" \
