@@ -245,23 +245,29 @@ static char dev_names[CKT_CU_MAX_DEVICES][64]; /* written once, before the slot 
  * RTLD_LOCAL, out of reach of RTLD_NEXT and RTLD_DEFAULT). */
 static void *_Atomic cuda_handle;
 
-/* A driver function by exported name: in the handle the program used, in libcuda.so.1 if it is
- * loaded, after this library in the global scope, and at last through the driver's own
- * cuGetProcAddress (base name, CUDA version ver, flags). */
+/* A driver function by exported name: after this library in the global scope (what a program
+ * linked with -lcuda binds to without us: the driver, or a library of the program's that
+ * interposes on it, linked before -lcuda, such as a quota or logging layer; looking in the
+ * driver first skipped that layer: its quota was not applied), else in the handle the program
+ * used, in libcuda.so.1 if it is loaded (RTLD_LOCAL: out of reach of RTLD_NEXT), and at last
+ * through the driver's own cuGetProcAddress (base name, CUDA version ver, flags). */
 static void *find_driver_fn(const char *name, const char *base, int ver, unsigned long long flags)
 {
 	dlsym_fn *ds = real_dlsym();
 	void *p = NULL, *h = atomic_load(&cuda_handle);
 	if (!ds)
 		return NULL;
-	if (h)
+	p = ds(RTLD_NEXT, name);
+	if (p && is_ours(p))
+		p = NULL;
+	if (!p && h)
 		p = ds(h, name);
-	if (!p && (h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD)) != NULL) {
+	if ((!p || is_ours(p)) && (h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD)) != NULL) {
 		p = ds(h, name);
 		dlclose(h);
 	}
-	if (!p || is_ours(p))
-		p = ds(RTLD_NEXT, name);
+	if (p && is_ours(p))
+		p = NULL;
 	if (!p) {
 		void *g2 = atomic_load(&real_fn[W_cuGetProcAddress_v2]);
 		void *g1 = atomic_load(&real_fn[W_cuGetProcAddress]);
@@ -621,7 +627,11 @@ CUresult cuGetProcAddress_v2(const char *sym, void **pfn, int ver, unsigned long
  * route() where to go and *jumps* there with the caller's return address untouched. Names we
  * do not track (everything but the ~20 cu* names above) go straight to glibc's dlsym, which
  * sees the true caller: to the program, the interposition is invisible. Tracked names go to
- * dlsym_tracked(), which answers with our wrapper. */
+ * dlsym_tracked(), which answers with our wrapper, except with RTLD_NEXT: the next definition
+ * after the caller is glibc's answer too (our export, for a caller ahead of us in the search
+ * order; for one after us, the calls it forwards already came through our export). A layer of
+ * the program's that interposes on the driver and forwards with dlsym(RTLD_NEXT) got our
+ * wrapper, whose driver function was that layer's own: the two called each other for good. */
 static void *dlsym_tracked(void *handle, const char *name);
 
 static int tracked_index(const char *name)
@@ -634,17 +644,18 @@ static int tracked_index(const char *name)
 	return -1;
 }
 
-__attribute__((used, visibility("hidden"))) void *ckt_cuda_dlsym_route(const char *name);
-void *ckt_cuda_dlsym_route(const char *name)
+__attribute__((used, visibility("hidden"))) void *ckt_cuda_dlsym_route(const char *name, void *handle);
+void *ckt_cuda_dlsym_route(const char *name, void *handle)
 {
-	if (tracked_index(name) >= 0)
+	if (handle != RTLD_NEXT && tracked_index(name) >= 0)
 		return (void *)dlsym_tracked;
 	return (void *)real_dlsym();
 }
 
-/* For a tracked name: the driver's function (RTLD_NEXT is taken relative to this library,
- * which precedes the driver in every search order that can reach our exports), remembered as
- * the real one, and our wrapper handed out instead. If the lookup finds our own export but no
+/* For a tracked name in a handle or RTLD_DEFAULT (not RTLD_NEXT: see above): the driver's
+ * function (where that finds our own export, the next definition after this library, which
+ * precedes the driver in every search order that can reach our exports), remembered as the
+ * real one, and our wrapper handed out instead. If the lookup finds our own export but no
  * driver is loaded, the answer is NULL, as it would be without us. */
 static void *dlsym_tracked(void *handle, const char *name)
 {
@@ -676,7 +687,7 @@ __asm__(".text\n"
 	".cfi_adjust_cfa_offset 8\n"
 	"	sub $8, %rsp\n"
 	".cfi_adjust_cfa_offset 8\n"
-	"	mov %rsi, %rdi\n"
+	"	xchg %rsi, %rdi\n" /* route(name, handle) */
 	"	call ckt_cuda_dlsym_route\n"
 	"	add $8, %rsp\n"
 	".cfi_adjust_cfa_offset -8\n"
@@ -700,7 +711,9 @@ __asm__(".text\n"
 	".cfi_offset 30, -24\n"
 	"	mov x29, sp\n"
 	"	stp x0, x1, [sp, #16]\n"
+	"	mov x2, x0\n" /* route(name, handle) */
 	"	mov x0, x1\n"
+	"	mov x1, x2\n"
 	"	bl ckt_cuda_dlsym_route\n"
 	"	mov x16, x0\n"
 	"	ldp x0, x1, [sp, #16]\n"

@@ -58,6 +58,7 @@ static atomic_int mode; /* PASS: libstdc++'s (calls malloc); DIRECT: the allocat
 static void *fallback_alloc(size_t n, size_t align, int nothrow)
 {
 	void *p = NULL;
+	ckt_tls.cxx_request = 0; /* an aligned new's (cxx_new_aligned): malloc would not take it */
 	if (align > 16) {
 		if (posix_memalign(&p, align, n ? n : 1) != 0)
 			p = NULL;
@@ -229,6 +230,7 @@ static CKT_NOINLINE void *traced_new(new_fn *r, uintptr_t n, uintptr_t a, uintpt
 	}
 	struct ckt_tls *held __attribute__((cleanup(guard_down))) = t;
 	t->guard = CKT_GUARD_CXX;
+	t->cxx_request = 0; /* set before the first call found this mode (cxx_new_aligned) */
 	void *p = r(n, a, b);
 	t->guard = CKT_GUARD_HOOK;
 	ckt_heap_record_alloc(held, p, n, CKT_FN_NEW);
@@ -284,8 +286,9 @@ static inline void *cxx_new(int i, uintptr_t ra, uintptr_t n, uintptr_t a, uintp
  * aligned_alloc, so the size asked for waits in the thread's cxx_request for that hook, which
  * takes it (see requested_size in hooks_malloc.c). Not for an allocator that serves new itself
  * (DIRECT: the hook records the size asked for, and the allocator's own aligned_alloc, if it
- * calls one, is not that call's). Two stores on a rare call, which stays a jump: a call would
- * leave this frame in the middle of the block's stack. */
+ * calls one, is not that call's; a first call that finds DIRECT, and the malloc family's
+ * stand-in (fallback_alloc), clear it). Two stores on a rare call, which stays a jump: a call
+ * would leave this frame in the middle of the block's stack. */
 static inline void *cxx_new_aligned(int i, uintptr_t ra, uintptr_t n, uintptr_t al, uintptr_t b)
 {
 	if (atomic_load_explicit(&mode, memory_order_relaxed) != DIRECT) {

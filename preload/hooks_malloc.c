@@ -335,7 +335,8 @@ static void *real_aligned(int how, size_t align, size_t n, int *err)
  * for one), and its hook (hooks_cxx.c) leaves the size the program asked for in cxx_request: a
  * new of 777 bytes aligned to 4096 counted 4096 bytes, where the program and an allocator that
  * serves new itself say 777. The first call of the aligned family takes it, whatever it asks
- * and returns (a new that fails calls its new-handler, and retries without it): what it could
+ * and returns (a new that fails calls its new-handler, and retries without it: the retry's
+ * block counts at the rounded size): what it could
  * leave behind (a new refused before it allocates: an alignment not a power of two) matches
  * only an allocation of the same alignment within that alignment of the size. */
 static inline size_t requested_size(struct ckt_tls *t, size_t align, size_t n)
@@ -345,7 +346,8 @@ static inline size_t requested_size(struct ckt_tls *t, size_t align, size_t n)
 		return n;
 	t->cxx_request = 0;
 	want--;
-	return align == t->cxx_align && want <= n && n - want < align ? want : n;
+	/* new of 0 bytes asks for 1, rounded up */
+	return align == t->cxx_align && want <= n && n - (want ? want : 1) < align ? want : n;
 }
 
 static void *aligned_common(int how, size_t align, size_t n, uint8_t fn, int *err)

@@ -159,7 +159,7 @@ int ckt_phase_rules_scan(struct ckt_phase_rules *r, const char *path, struct ckt
 
 /* name without its generic arguments ("::<...>", nested brackets balanced: Rust's v0
  * names keep them, arr::make::<[u8; 32]>) into buf; false when it has none or does not fit */
-static bool ckt_phase_rules_ungeneric(const char *name, char *buf, size_t cap)
+bool ckt_phase_rules_ungeneric(const char *name, char *buf, size_t cap)
 {
 	size_t n = 0;
 	bool cut = false;
@@ -190,40 +190,49 @@ static bool ckt_phase_rules_ungeneric(const char *name, char *buf, size_t cap)
  * block follows unwrapped, as legacy names write it ("<app::prover::Aux>::build" ->
  * "app::prover::Aux::build"; "<alloc::vec::Vec<u8>>::push" -> "alloc::vec::Vec<u8>::push"),
  * into buf; false when it has none or does not fit. Not a trait's ("<T as Trait>::f", whose
- * brackets say which impl) nor a type that is no path ("<[T]>::to_vec", "<&str>::f"). */
-static bool ckt_phase_rules_uninherent(const char *name, char *buf, size_t cap)
+ * brackets say which impl) nor a type that is no path ("<[T]>::to_vec", "<&str>::f",
+ * "<dyn core::any::Any>::is": a space or a sign outside its generic arguments); nested ones
+ * from the inside out ("<<app::A>::B>::f" -> "app::A::B::f"). */
+bool ckt_phase_rules_uninherent(const char *name, char *buf, size_t cap)
 {
-	size_t len = strlen(name), n = 0;
+	size_t len = strlen(name);
 	bool cut = false;
 	if (len >= cap)
 		return false;
 	memcpy(buf, name, len + 1);
-	for (size_t i = 0; i < len; i++) {
-		if (buf[i] != '<' || (i && buf[i - 1] != '<' && buf[i - 1] != ' '))
-			continue;
-		if (!((buf[i + 1] >= 'a' && buf[i + 1] <= 'z') || (buf[i + 1] >= 'A' && buf[i + 1] <= 'Z') ||
-		      buf[i + 1] == '_'))
-			continue;
-		int depth = 0;
-		bool trait = false;
-		size_t j = i;
-		for (; j < len; j++) {
-			if (buf[j] == '<')
-				depth++;
-			else if (buf[j] == '>' && buf[j - 1] != '-' && --depth == 0)
-				break;
-			else if (depth == 1 && strncmp(buf + j, " as ", 4) == 0)
-				trait = true;
+	for (bool again = true; again;) {
+		again = false;
+		len = strlen(buf);
+		for (size_t i = 0; i < len; i++) {
+			if (buf[i] != '<' || (i && buf[i - 1] != '<' && buf[i - 1] != ' '))
+				continue;
+			if (!((buf[i + 1] >= 'a' && buf[i + 1] <= 'z') || (buf[i + 1] >= 'A' && buf[i + 1] <= 'Z') ||
+			      buf[i + 1] == '_'))
+				continue;
+			int depth = 0;
+			bool path = true;
+			size_t j = i;
+			for (; j < len; j++) {
+				if (buf[j] == '<')
+					depth++;
+				else if (buf[j] == '>' && buf[j - 1] != '-') {
+					if (--depth == 0)
+						break;
+				} else if (depth == 1 && !((buf[j] >= 'a' && buf[j] <= 'z') || (buf[j] >= 'A' && buf[j] <= 'Z') ||
+							 (buf[j] >= '0' && buf[j] <= '9') || buf[j] == '_' || buf[j] == ':'))
+					path = false; /* " as ", "dyn ", "-> ", "&": not a path */
+			}
+			if (j == len || !path || strncmp(buf + j + 1, "::", 2) != 0)
+				continue;
+			buf[i] = buf[j] = '\1'; /* dropped below */
+			cut = again = true;
 		}
-		if (j == len || trait || strncmp(buf + j + 1, "::", 2) != 0)
-			continue;
-		buf[i] = buf[j] = '\1'; /* dropped below */
-		cut = true;
+		size_t n = 0;
+		for (size_t i = 0; i < len; i++)
+			if (buf[i] != '\1')
+				buf[n++] = buf[i];
+		buf[n] = '\0';
 	}
-	for (size_t i = 0; i < len; i++)
-		if (buf[i] != '\1')
-			buf[n++] = buf[i];
-	buf[n] = '\0';
 	return cut;
 }
 

@@ -10,6 +10,7 @@
 #ifndef CKT_PHASE_RULES_H
 #define CKT_PHASE_RULES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -34,6 +35,14 @@ const char *ckt_phase_rules_decide(void *ctx, uint64_t stack);
 
 /* CKT_ENOMEM when a decision ran out of memory (that stack was given no rule), else 0. */
 int ckt_phase_rules_error(const struct ckt_phase_rules *r);
+
+/* The other spellings of a function name that a pattern also matches (Rust's v0 names; both
+ * true and the result in buf when the name has one, false otherwise or when it does not fit):
+ * without its generic arguments ("arr::make::<32>" -> "arr::make"), and without the brackets
+ * around a type whose own method follows ("<app::Aux>::build" -> "app::Aux::build"; not
+ * "<app::Aux as app::Fill>::fill" nor a type that is no path, "<[T]>::to_vec"). */
+bool ckt_phase_rules_ungeneric(const char *name, char *buf, size_t cap);
+bool ckt_phase_rules_uninherent(const char *name, char *buf, size_t cap);
 
 /* Symbolizer warnings met while deciding (changed or unreadable modules), one line each. */
 size_t ckt_phase_rules_nwarnings(const struct ckt_phase_rules *r);

@@ -3,7 +3,8 @@
 # little of the driver ABI they use).
 CUDA_T := $(B)/cuda
 CUDA_STUB := $(CUDA_T)/libcuda.so.1
-CUDA_PROGS := $(CUDA_T)/cu_linked $(CUDA_T)/cu_dlopen $(CUDA_T)/cu_static
+CUDA_PROGS := $(CUDA_T)/cu_linked $(CUDA_T)/cu_dlopen $(CUDA_T)/cu_static $(CUDA_T)/cu_quota \
+	$(CUDA_T)/cu_quota_ctor
 CUDA_CFLAGS := -std=gnu11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Itests/cuda -Iinclude
 
 $(CUDA_STUB): tests/cuda/stub_libcuda.c tests/cuda/cu_min.h
@@ -23,6 +24,13 @@ $(CUDA_STUB_VARIANTS): tests/cuda/stub_libcuda.c tests/cuda/cu_min.h
 # RUNPATH=$ORIGIN: both -lcuda and dlopen("libcuda.so.1") find the stub next to the program
 $(CUDA_T)/cu_linked: tests/cuda/cu_linked.c tests/cuda/exercise.h include/cuzktrace_shim.h $(CUDA_STUB)
 	$(call msg,CC,$@)$(CC) $(CUDA_CFLAGS) -o $@ $< -L$(CUDA_T) -lcuda -Wl,--enable-new-dtags,-rpath,'$$ORIGIN' -ldl
+
+# a quota layer of the program's own, linked before -lcuda: resolving the driver at its first
+# call (cu_quota) or in its constructor (cu_quota_ctor)
+$(CUDA_T)/libquota.so $(CUDA_T)/libquota_ctor.so: $(CUDA_T)/libquota%.so: tests/cuda/lib/quota.c tests/cuda/cu_min.h
+	$(call msg,CC,$@)$(CC) $(CUDA_CFLAGS) $(if $*,-DQUOTA_CTOR) -fPIC -shared -o $@ $< -ldl
+$(CUDA_T)/cu_quota $(CUDA_T)/cu_quota_ctor: $(CUDA_T)/cu_quota%: tests/cuda/cu_quota.c $(CUDA_T)/libquota%.so $(CUDA_STUB)
+	$(call msg,CC,$@)$(CC) $(CUDA_CFLAGS) -o $@ $< -L$(CUDA_T) -lquota$* -lcuda -Wl,--enable-new-dtags,-rpath,'$$ORIGIN' -ldl
 
 $(CUDA_T)/cu_%: tests/cuda/cu_%.c tests/cuda/exercise.h $(CUDA_STUB)
 	$(call msg,CC,$@)$(CC) $(CUDA_CFLAGS) -o $@ $< -Wl,--enable-new-dtags,-rpath,'$$ORIGIN' -ldl

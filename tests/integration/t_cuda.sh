@@ -28,6 +28,23 @@ cuda_case cu_linked $C/cu_linked
 cuda_case cu_linked_both $C/cu_linked both
 cuda_case cu_dlopen $C/cu_dlopen
 
+# A layer of the program's own on the driver, linked before -lcuda (a quota or logging layer:
+# tests/cuda/lib/quota.c refuses allocations over 64 MiB), forwarding with dlsym(RTLD_NEXT):
+# traced, the program's calls still go through it (its quota holds, it counts both calls) and
+# only the allocation the driver made counts. Before 0.2.17 the tracer called the driver
+# directly (the 128 MiB were allocated and counted), and a layer that resolved in its
+# constructor got the tracer's wrapper, whose driver function was the layer's own: the two
+# called each other for good (a hang, or status 139 where the calls were not jumps).
+for q in cu_quota cu_quota_ctor; do
+	$C/$q >$T/$q.plain 2>&1
+	CUZKTRACE_OUT=$T/$q.zst timeout 60 env LD_PRELOAD=$LIB $C/$q >$T/$q.out 2>$T/$q.err
+	echo $? >$T/$q.rc
+	$REPORT --json $T/$q.zst >$T/$q.json 2>/dev/null
+	expect_eq "$q: a quota layer of the program's own keeps working under the tracer: status, output as untraced, GPU peak 1 MiB, one allocation" \
+		"$(cat $T/$q.rc)/$(cat $T/$q.out)/$(cat $T/$q.plain)/$(jget $T/$q.json peak_gpu.bytes)/$(jget $T/$q.json event_counts.cuda_alloc)" \
+		"0/cu_quota: 0 2, 2 calls: done/cu_quota: 0 2, 2 calls: done/1048576/1"
+done
+
 # Two threads' first allocations while the tracer resolves the driver (the stub answers its
 # version after 300 ms): the second waits for it and keeps its device (before 0.2.16 it went
 # without one, and device 1's peak read 0)

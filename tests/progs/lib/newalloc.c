@@ -4,9 +4,11 @@
  * the tracer traces new and delete itself (hooks_cxx.c). Blocks come from one mapped arena
  * and carry their size in a 16-byte header; free does nothing. A new of more than 1 TiB
  * calls the program's new-handler once, then throws std::bad_alloc (through libstdc++'s own
- * thrower: linked with it), which must leave the tracer's hook with its guard down. */
+ * thrower: linked with it), which must leave the tracer's hook with its guard down. Its aligned
+ * new (one form) carves the block from the arena too, never through aligned_alloc. */
 #define _GNU_SOURCE
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -73,3 +75,15 @@ void *_Znwm(size_t n)
 }
 void _ZdlPv(void *p) { (void)p; }
 void _ZdlPvm(void *p, size_t n) { (void)p; (void)n; }
+
+/* operator new(unsigned long, std::align_val_t), delete(void *, std::align_val_t) */
+void *_ZnwmSt11align_val_t(size_t n, size_t al)
+{
+	char *p = take(n + al);
+	if (!p)
+		_ZSt17__throw_bad_allocv();
+	char *q = (char *)(((uintptr_t)p + al - 1) & ~(uintptr_t)(al - 1));
+	memcpy(q - 16, &n, sizeof(n)); /* within the block's own header or its padding */
+	return q;
+}
+void _ZdlPvSt11align_val_t(void *p, size_t al) { (void)p; (void)al; }
