@@ -22,6 +22,7 @@ typedef int CUresult;
 typedef unsigned long long CUdeviceptr;
 typedef int CUdevice;
 typedef void *CUstream;
+typedef void *CUcontext;
 typedef void *CUmemoryPool;
 typedef unsigned long long CUmemGenericAllocationHandle;
 typedef struct {
@@ -71,7 +72,9 @@ typedef struct {
 	X(cuGraphAddMemAllocNode, "cuGraphAddMemAllocNode", 0, 99999, 0)       \
 	X(cuMemImportFromShareableHandle, "cuMemImportFromShareableHandle", 0, 99999, 0) \
 	X(cuIpcOpenMemHandle_v2, "cuIpcOpenMemHandle", 11000, 99999, 0)       \
-	X(cuMemRetainAllocationHandle, "cuMemRetainAllocationHandle", 0, 99999, 0)
+	X(cuMemRetainAllocationHandle, "cuMemRetainAllocationHandle", 0, 99999, 0) \
+	X(cuDevicePrimaryCtxReset_v2, "cuDevicePrimaryCtxReset", 11000, 99999, 0) \
+	X(cuCtxDestroy_v2, "cuCtxDestroy", 4000, 99999, 0)
 
 enum {
 #define CKT_CU_ENUM(name, base, lo, hi, mode) W_##name,
@@ -127,6 +130,8 @@ typedef struct {
 	char reserved[64];
 } CUipcMemHandle;
 CKT_EXPORT CUresult cuArrayCreate_v2(void **arr, const void *desc);
+CKT_EXPORT CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev);
+CKT_EXPORT CUresult cuCtxDestroy_v2(CUcontext ctx);
 CKT_EXPORT CUresult cuArray3DCreate_v2(void **arr, const void *desc);
 CKT_EXPORT CUresult cuMipmappedArrayCreate(void **arr, const void *desc, unsigned levels);
 CKT_EXPORT CUresult cuGraphAddMemAllocNode(void **node, void *graph, void *const *deps, size_t ndeps,
@@ -358,9 +363,14 @@ static inline int hook_enter(struct ckt_tls *t)
 	       atomic_load_explicit(&ckt_active, memory_order_relaxed);
 }
 
+/* CUDA allocations recorded minus frees the driver accepted (CKT_DRV_FREE): whether any may
+ * be live when a context goes (CKT_DRV_CONTEXT_GONE). */
+static atomic_long cuda_recorded_live;
+
 static CKT_NOINLINE void record_alloc(struct ckt_tls *t, uint8_t fn, uint8_t kind, uint32_t dev,
 				      uint64_t addr, uint64_t size)
 {
+	atomic_fetch_add_explicit(&cuda_recorded_live, 1, memory_order_relaxed);
 	t->guard++;
 	/* the clock first, then the stack (unlike the heap's, see hooks_malloc.c): the driver
 	 * touched pinned pages inside the call, and an RSS sample taken while the stack was being
@@ -471,6 +481,8 @@ CUresult cuMemCreate(CUmemGenericAllocationHandle *h, size_t size, const CUmemAl
 		if (ADDR)                                                                \
 			record_free(t, FN, KIND, (uint64_t)(uintptr_t)ADDR);              \
 		CUresult rc = real ARGS;                                                 \
+		if (ADDR && rc == CUDA_SUCCESS)                                          \
+			atomic_fetch_sub_explicit(&cuda_recorded_live, 1, memory_order_relaxed); \
 		t->in_driver--;                                                          \
 		return rc;                                                               \
 	}
@@ -552,6 +564,29 @@ CKT_DRV_UNTRACED(cuMemRetainAllocationHandle,
 		 "; the references it takes are not counted: a VMM allocation's memory ends at its first "
 		 "cuMemRelease once unmapped, maybe early",
 		 (CUmemGenericAllocationHandle * h, void *addr), (h, addr))
+
+/* A context reset or destroyed (cudaDeviceReset resets the primary context): the driver frees
+ * the memory it held with no call the tracer records, so what the program had not freed stays
+ * counted. Said once, when allocations the tracer recorded may be live then (a program that
+ * freed everything first, as well-kept ones do before cudaDeviceReset at exit, hears nothing). A
+ * count of them per context would need the context of each allocation in the trace: not in
+ * this format. */
+#define CKT_DRV_CONTEXT_GONE(W, PARAMS, ARGS)                                                          \
+	CUresult W PARAMS                                                                              \
+	{                                                                                              \
+		CKT_DRV_ENTER(W, PARAMS, ARGS)                                                         \
+		long live = atomic_load_explicit(&cuda_recorded_live, memory_order_relaxed);           \
+		CUresult rc = real ARGS;                                                               \
+		if (rc == CUDA_SUCCESS && live > 0)                                                    \
+			warn_untraced(W_##W, " while CUDA memory it had allocated was live; the driver " \
+					     "frees that memory there, with no call the tracer records: it " \
+					     "stays counted (GPU and pinned figures after it, and live at " \
+					     "exit, too high by it)");                                \
+		t->in_driver--;                                                                        \
+		return rc;                                                                             \
+	}
+CKT_DRV_CONTEXT_GONE(cuDevicePrimaryCtxReset_v2, (CUdevice dev), (dev))
+CKT_DRV_CONTEXT_GONE(cuCtxDestroy_v2, (CUcontext ctx), (ctx))
 
 #define CKT_FREE_ASYNC(W, FN) \
 	CKT_DRV_FREE(W, FN, CKT_CUDA_POOL, dptr, (CUdeviceptr dptr, CUstream s), (dptr, s))

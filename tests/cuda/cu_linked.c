@@ -4,6 +4,8 @@
  * "phase": the same as without arguments, inside the phase "gpuwork" (pushed with the shim).
  * "keep": the same, then 1 MiB pinned, 2 MiB managed and a registration of 3 MiB left live at
  * exit.
+ * "reset": after the same, the primary context reset with nothing live, then with 1 MiB live
+ * (cudaDeviceReset), twice.
  * "untraced": after the same, two CUDA arrays (linked symbol) and a retained reference to a
  * mapped VMM handle (through cuGetProcAddress): memory the tracer says once it does not count.
  * "race" instead of all that: two threads' first allocations at once, 1 MiB on device 0 and,
@@ -112,6 +114,15 @@ int main(int argc, char **argv)
 		CHECK(cuMemAllocHost_v2(&h, MiB));
 		CHECK(cuMemAllocManaged(&m, 2 * MiB, 1));
 		CHECK(cuMemHostRegister_v2(reg, 3 * MiB, 0));
+	}
+	if (argc > 1 && !strcmp(argv[1], "reset")) {
+		/* everything above was freed: a reset now leaves nothing behind; then 1 MiB on the
+		 * device, not freed, and the reset again (cudaDeviceReset), twice */
+		CUdeviceptr m;
+		CHECK(cuDevicePrimaryCtxReset_v2(0));
+		CHECK(cuMemAlloc_v2(&m, MiB));
+		CHECK(cuDevicePrimaryCtxReset_v2(0));
+		CHECK(cuDevicePrimaryCtxReset_v2(0));
 	}
 	if (argc > 1 && !strcmp(argv[1], "untraced")) {
 		static const char desc[24]; /* the stub reads no descriptor */

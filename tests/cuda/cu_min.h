@@ -69,6 +69,8 @@ CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned flags);
 CUresult cuMemHostUnregister(void *p);
 CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *h, void *va);
 CUresult cuArrayCreate_v2(void **arr, const void *desc);
+CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev);
+CUresult cuCtxDestroy_v2(CUcontext ctx);
 CUresult cuMemFree_v2(CUdeviceptr dptr);
 CUresult cuMemFreeHost(void *p);
 CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream s);

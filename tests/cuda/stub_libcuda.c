@@ -301,6 +301,22 @@ CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *h, void *va)
 	return i >= 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
+/* a context reset or destroyed: accepted; the stub keeps its books (the tracer cannot see what
+ * a real driver frees there, and must say so when the program had memory live) */
+CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
+{
+	if (!inited)
+		return CUDA_ERROR_NOT_INITIALIZED;
+	return dev == 0 || dev == 1 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
+}
+
+CUresult cuCtxDestroy_v2(CUcontext ctx)
+{
+	if (!inited)
+		return CUDA_ERROR_NOT_INITIALIZED;
+	return ctx ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
 /* a CUDA array: a fake handle, no memory (the tracer must say it does not count it) */
 CUresult cuArrayCreate_v2(void **arr, const void *desc)
 {
@@ -426,6 +442,8 @@ LOCAL(cuMemMap)
 LOCAL(cuMemUnmap)
 LOCAL(cuMemRetainAllocationHandle)
 LOCAL(cuArrayCreate_v2)
+LOCAL(cuDevicePrimaryCtxReset_v2)
+LOCAL(cuCtxDestroy_v2)
 LOCAL(cuStreamSynchronize)
 static const struct proc procs[] = {
 	/* newest version first: the first entry whose minver <= ver wins */
@@ -461,6 +479,8 @@ static const struct proc procs[] = {
 	{ "cuMemUnmap", 10020, 0, (void *)h_cuMemUnmap },
 	{ "cuMemRetainAllocationHandle", 11000, 0, (void *)h_cuMemRetainAllocationHandle },
 	{ "cuArrayCreate", 3020, 0, (void *)h_cuArrayCreate_v2 },
+	{ "cuDevicePrimaryCtxReset", 11000, 0, (void *)h_cuDevicePrimaryCtxReset_v2 },
+	{ "cuCtxDestroy", 4000, 0, (void *)h_cuCtxDestroy_v2 },
 	{ "cuMemHostRegister", 6050, 0, (void *)h_cuMemHostRegister_v2 },
 	{ "cuMemHostUnregister", 4000, 0, (void *)h_cuMemHostUnregister },
 	{ "cuMemFree", 3020, 0, (void *)h_cuMemFree_v2 },

@@ -74,6 +74,14 @@ expect_eq "untraced CUDA memory: status and output unchanged, one line per entry
 	"$(cat $T/cu_unt.rc)/$(cat $T/cu_unt.out)/$(sed 1d $T/cu_unt.err | sed '$d')/$(jget $T/cu_unt.json peak_gpu.bytes)/$(cat $T/cu_unt.rerr)" \
 	"0/cu_linked: done/cuzktrace: warning: the program called cuArrayCreate_v2 (a CUDA array); the memory it allocates is not traced: GPU figures leave it out
 cuzktrace: warning: the program called cuMemRetainAllocationHandle; the references it takes are not counted: a VMM allocation's memory ends at its first cuMemRelease once unmapped, maybe early/30511104/"
+# A context reset (cudaDeviceReset) or destroyed frees what it held with no call the tracer
+# records: with nothing live it says nothing; with 1 MiB live, one line (twice reset: once),
+# and that 1 MiB stays counted, live at exit (since 0.2.17; before, nothing said so)
+CUZKTRACE_OUT=$T/cu_reset.zst traced cu_reset $C/cu_linked reset
+$REPORT --json $T/cu_reset.zst >$T/cu_reset.json 2>$T/cu_reset.rerr
+expect_eq "context reset: status and output unchanged, one line once memory was live, the 1 MiB live at exit" \
+	"$(cat $T/cu_reset.rc)/$(cat $T/cu_reset.out)/$(sed 1d $T/cu_reset.err | sed '$d')/$(jget $T/cu_reset.json live_at_exit.gpu_bytes)/$(cat $T/cu_reset.rerr)" \
+	"0/cu_linked: done/cuzktrace: warning: the program called cuDevicePrimaryCtxReset_v2 while CUDA memory it had allocated was live; the driver frees that memory there, with no call the tracer records: it stays counted (GPU and pinned figures after it, and live at exit, too high by it)/1048576/"
 cuda_case cu_static_v2 $C/cu_static v2
 cuda_case cu_static_v1 $C/cu_static v1
 cuda_case cu_static_ptsz $C/cu_static ptsz
