@@ -364,7 +364,8 @@ static inline int hook_enter(struct ckt_tls *t)
 }
 
 /* CUDA allocations recorded minus frees the driver accepted (CKT_DRV_FREE): whether any may
- * be live when a context goes (CKT_DRV_CONTEXT_GONE). */
+ * be live when a context goes (CKT_DRV_CONTEXT_GONE). A shared atomic add per driver call
+ * that allocates or frees, calls of microseconds: not the malloc family's hot path. */
 static atomic_long cuda_recorded_live;
 
 static CKT_NOINLINE void record_alloc(struct ckt_tls *t, uint8_t fn, uint8_t kind, uint32_t dev,
