@@ -108,6 +108,12 @@ if [ $rc -ne 0 ] || ! grep -q "^$prog: done" "$T/out"; then
 	echo "gpu: the traced program failed (exit $rc$([ $rc = 124 ] && echo ", timed out after ${LIMIT}s")):"; cat "$T/err"; exit 1
 fi
 grep -v '^cuzktrace: tracing\|^cuzktrace: .*events' "$T/err" | sed 's/^/gpu: program stderr: /'
+# cudaDeviceReset after every free: the tracer counted each allocation and free (no line)
+if grep -q 'cuDevicePrimaryCtxReset\|cuCtxDestroy' "$T/err"; then
+	keep=1
+	echo "gpu: the tracer took memory to be live at cudaDeviceReset, after every free"
+	exit 1
+fi
 "$ROOT/build/cuzktrace-report" --json "$T/gpu.zst" >"$T/gpu.json" || { keep=1; echo "gpu: reader failed"; exit 1; }
 # the program's device 0: the first of CUDA_VISIBLE_DEVICES (an index, a UUID or a unique UUID
 # prefix), else GPU 0; unknown ('?', not compared) when MIG instances make indexes ambiguous
