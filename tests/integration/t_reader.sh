@@ -746,6 +746,14 @@ expect_match "diff text: duration with its change, events" "$(cat $T/diff.txt)" 
 $REPORT --diff $T/dcur.zst $T/dcur.zst >$T/diffself.txt 2>/dev/null
 expect_match "diff text: a trace against itself: duration 'no change', as every other row (it said +0.000 s (+0.0%))" \
 	"$(grep '^duration' $T/diffself.txt)" '^duration +[0-9.]+ s +[0-9.]+ s  no change$'
+# a truncated trace's "live at exit" is where it stops: the diff says so under that row (since
+# 0.2.17; it read as a leak), and says nothing for two complete traces
+head -c $(( $(stat -c %s $T/dcur.zst) - 8 )) $T/dcur.zst >$T/dcut.zst
+$REPORT --diff $T/dbase.zst $T/dcut.zst 2>/dev/null | grep -A1 '^heap live at exit' >$T/diffcut.txt
+$REPORT --diff $T/dcut.zst $T/dcut.zst 2>/dev/null | grep -A1 '^heap live at exit' >>$T/diffcut.txt
+expect_eq "diff text: a truncated trace's live at exit is said to be where it stops; none for complete ones" \
+	"$(sed -n 2p $T/diffcut.txt)/$(sed -n 4p $T/diffcut.txt)/$(grep -c truncated $T/diffself.txt)" \
+	"  (the trace is truncated: live where it stops, not at exit)/  (both traces are truncated: live where each stops, not at exit)/0"
 expect_match "diff text: --top 1 shows the function that changed most" "$(cat $T/diff.txt)" \
 	$'live bytes by function at peak heap \\(2 of 4 changed; the first 1 shown\\)\n  change +base +trace  function\n  \\+6\\.68 MiB +0 B +6\\.68 MiB  extra_cache\n\nlive bytes by function at exit \\(0 of 1 changed\\)\n  change +base +trace  function\n  no change +1000 B +1000 B  main$'
 expect_match "diff text: every phase, unchanged ones after" "$(cat $T/diff.txt)" \
