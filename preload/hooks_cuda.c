@@ -263,15 +263,13 @@ static void *find_driver_fn(const char *name, const char *base, int ver, unsigne
 	if (!ds)
 		return NULL;
 	p = ds(RTLD_NEXT, name);
-	if (p && is_ours(p))
-		p = NULL;
-	if (!p && h)
+	if ((!p || is_ours(p)) && h)
 		p = ds(h, name);
 	if ((!p || is_ours(p)) && (h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD)) != NULL) {
 		p = ds(h, name);
 		dlclose(h);
 	}
-	if (p && is_ours(p))
+	if (is_ours(p))
 		p = NULL;
 	if (!p) {
 		void *g2 = atomic_load(&real_fn[W_cuGetProcAddress_v2]);

@@ -336,9 +336,9 @@ static void *real_aligned(int how, size_t align, size_t n, int *err)
  * new of 777 bytes aligned to 4096 counted 4096 bytes, where the program and an allocator that
  * serves new itself say 777. The first call of the aligned family takes it, whatever it asks
  * and returns (a new that fails calls its new-handler, and retries without it: the retry's
- * block counts at the rounded size): what it could
- * leave behind (a new refused before it allocates: an alignment not a power of two) matches
- * only an allocation of the same alignment within that alignment of the size. */
+ * block counts at the rounded size): what it could leave behind (a new refused before it
+ * allocates: an alignment not a power of two) matches only an allocation of the same
+ * alignment within that alignment of the size. */
 static inline size_t requested_size(struct ckt_tls *t, size_t align, size_t n)
 {
 	size_t want = t->cxx_request;

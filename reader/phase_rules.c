@@ -193,6 +193,11 @@ bool ckt_phase_rules_ungeneric(const char *name, char *buf, size_t cap)
  * brackets say which impl) nor a type that is no path ("<[T]>::to_vec", "<&str>::f",
  * "<dyn core::any::Any>::is": a space or a sign outside its generic arguments); nested ones
  * from the inside out ("<<app::A>::B>::f" -> "app::A::B::f"). */
+static bool ckt_phase_rules_ident(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
 bool ckt_phase_rules_uninherent(const char *name, char *buf, size_t cap)
 {
 	size_t len = strlen(name);
@@ -206,8 +211,7 @@ bool ckt_phase_rules_uninherent(const char *name, char *buf, size_t cap)
 		for (size_t i = 0; i < len; i++) {
 			if (buf[i] != '<' || (i && buf[i - 1] != '<' && buf[i - 1] != ' '))
 				continue;
-			if (!((buf[i + 1] >= 'a' && buf[i + 1] <= 'z') || (buf[i + 1] >= 'A' && buf[i + 1] <= 'Z') ||
-			      buf[i + 1] == '_'))
+			if (!ckt_phase_rules_ident(buf[i + 1]) || (buf[i + 1] >= '0' && buf[i + 1] <= '9'))
 				continue;
 			int depth = 0;
 			bool path = true;
@@ -218,8 +222,7 @@ bool ckt_phase_rules_uninherent(const char *name, char *buf, size_t cap)
 				else if (buf[j] == '>' && buf[j - 1] != '-') {
 					if (--depth == 0)
 						break;
-				} else if (depth == 1 && !((buf[j] >= 'a' && buf[j] <= 'z') || (buf[j] >= 'A' && buf[j] <= 'Z') ||
-							 (buf[j] >= '0' && buf[j] <= '9') || buf[j] == '_' || buf[j] == ':'))
+				} else if (depth == 1 && !ckt_phase_rules_ident(buf[j]) && buf[j] != ':')
 					path = false; /* " as ", "dyn ", "-> ", "&": not a path */
 			}
 			if (j == len || !path || strncmp(buf + j + 1, "::", 2) != 0)

@@ -569,13 +569,13 @@ int ckt_report_diff_text(FILE *out, const struct ckt_report *base, const struct 
 			fprintf(out, " / %s", hy && y ? ckt_util_fmt_secs(t, sizeof(t), p->when(cur->st), 3) : "-");
 		}
 		fputc('\n', out);
-		if (p->get == ckt_diff_exit && (base->st->truncated || cur->st->truncated))
-			/* a killed run's "exit" is where its trace stops: not a leak to compare */
-			fprintf(out, "  (%s: live where %s, not at exit)\n",
-				base->st->truncated && cur->st->truncated ? "both traces are truncated"
-				: base->st->truncated			  ? "the base is truncated"
-									  : "the trace is truncated",
-				base->st->truncated && cur->st->truncated ? "each stops" : "it stops");
+		/* a killed run's "exit" is where its trace stops: not a leak to compare */
+		static const char *const cut[] = { NULL, "the base is truncated: live where it stops",
+						   "the trace is truncated: live where it stops",
+						   "both traces are truncated: live where each stops" };
+		int which = base->st->truncated | cur->st->truncated << 1;
+		if (p->get == ckt_diff_exit && which)
+			fprintf(out, "  (%s, not at exit)\n", cut[which]);
 		if (p->m < CKT_AT_COUNT)
 			ckt_diff_text_during(out, rep, p, hx, hy, x, y);
 		for (size_t d = 0; p->get == ckt_diff_gpu && !dev.err && d < dev.n; d++) {
