@@ -3,14 +3,23 @@
  * daemon-like loop: close every descriptor, then two new threads allocate from new stack
  * pages. The profiler's handler comes through the tracer's hooks for libunwind's pipe; landing
  * on a thread that held the tracer's lock on that pipe, it spun for good (2 of 4 runs of 3,000
- * rounds). Usage: sigprof ROUNDS; prints "done ROUNDS rounds, N samples" on stderr. */
+ * rounds). Usage: sigprof ROUNDS; prints "done ROUNDS rounds, N samples" on stderr.
+ * sigprof pipe: closes every descriptor above 2 (libunwind's pipe, made by the tracer's first
+ * captures, goes), unwinds once as the handler does on a new thread (whose stack pages libunwind
+ * has not checked yet), then prints the pipes among its descriptors
+ * above 2 ("pipe fds: N N ..." in the order of their numbers: libunwind's, read end first)
+ * and which end each is. */
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <dirent.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <sys/time.h>
+#include <fcntl.h>
 #include <unistd.h>
 int close_range(unsigned, unsigned, int);
 static void *volatile keep;
@@ -32,8 +41,26 @@ static __attribute__((noinline)) void deep(int n)
 	pad[1] = pad[0];
 }
 static void *worker(void *a) { (void)a; for (int i = 0; i < 4; i++) deep(6); return NULL; }
+static void *unwinder(void *a) { handler(0); return a; }
+static int show_pipes(void)
+{
+	close_range(3, ~0U, 0);
+	pthread_t t;
+	pthread_create(&t, NULL, unwinder, NULL);
+	pthread_join(t, NULL);
+	printf("pipe fds:");
+	for (int fd = 3; fd < 1 << 21; fd++) {
+		struct stat st;
+		if (fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode))
+			printf(" %d:%s", fd, (fcntl(fd, F_GETFL) & O_ACCMODE) == O_RDONLY ? "r" : "w");
+	}
+	printf("\n");
+	return 0;
+}
 int main(int argc, char **argv)
 {
+	if (argc > 1 && !strcmp(argv[1], "pipe"))
+		return show_pipes();
 	int rounds = argc > 1 ? atoi(argv[1]) : 2000;
 	struct sigaction sa = {.sa_handler = handler, .sa_flags = SA_RESTART};
 	sigaction(SIGPROF, &sa, 0);
