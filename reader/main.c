@@ -565,11 +565,17 @@ static void ckt_main_warnings(const char *path, const struct ckt_replay_stats *s
 	uint64_t bound = st->agg_threads_at_once * (uint64_t)CKT_AGG_STEP;
 	if (st->sample_r && st->heap_below_zero > bound) {
 		char b[32];
-		ckt_main_say("warning: '%s': the heap's running totals went %s below zero: the program "
-			     "freed blocks the trace did not see allocated (allocated before the tracer "
-			     "started, or through an entry point it does not hook, such as glibc's "
-			     "__libc_malloc); heap figures may be low by as much (CUZKTRACE_SAMPLE=0 counts "
-			     "only frees of blocks it saw)",
+		/* with events lost, the frees of the blocks whose allocations were lost are the
+		 * likelier cause (a signal handler that allocated inside a traced call, say) */
+		ckt_main_say(st->lost ? "warning: '%s': the heap's running totals went %s below zero: "
+					"events were lost (above), allocations among them whose frees "
+					"were counted, or the program freed blocks the trace did not see "
+					"allocated; heap figures may be low by as much"
+				      : "warning: '%s': the heap's running totals went %s below zero: the program "
+					"freed blocks the trace did not see allocated (allocated before the tracer "
+					"started, or through an entry point it does not hook, such as glibc's "
+					"__libc_malloc); heap figures may be low by as much (CUZKTRACE_SAMPLE=0 counts "
+					"only frees of blocks it saw)",
 			     path, ckt_util_fmt_bytes(b, sizeof(b), st->heap_below_zero));
 	}
 	if (st->cuda_device_overflow)

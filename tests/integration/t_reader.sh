@@ -127,6 +127,32 @@ PYEOF
 		"0/1/cuzktrace-report: warning: '$T/incons1.zst': 1 events were lost; totals are inexact"
 fi
 
+# The default mode's running totals going below zero: without a LOST record, frees of blocks
+# never seen allocated; with one, the lost allocations come first in the warning (it blamed an
+# allocator the tracer cannot see, where a signal handler's calls had been lost).
+if command -v zstd >/dev/null 2>&1; then
+	for bz_lost in 0 1; do
+		PYTHONPATH=tests/integration $PY - $T/belowz$bz_lost.zst $bz_lost <<'PYEOF'
+import sys
+from rows import *
+lost = bytes([0x05]) + uv(3) if sys.argv[2] == "1" else b""  # LOST
+agg = bytes([0x30]) + sv(10) + sv(-1000000) + sv(-10)       # AGG: 1,000,000 bytes freed
+fr = (bytes([FRAME]) + uv(0) + uv(0) + bytes([THREAD]) + uv(1) + agg + lost
+      + bytes([SYNC]) + uv(100) + bytes([END]) + uv(110) + uv(0) + uv(1) + uv(0))
+with open(sys.argv[1], "wb") as f:
+    f.write(z(header((b"setting.CUZKTRACE_SAMPLE", b"524288"))) + z(fr))
+PYEOF
+		$REPORT --json $T/belowz$bz_lost.zst >$T/belowz$bz_lost.json 2>$T/belowz$bz_lost.err
+		echo $? >$T/belowz$bz_lost.rc
+	done
+	expect_eq "reader: the default mode's totals 1,000,000 below zero, no events lost: frees never seen allocated" \
+		"$(cat $T/belowz0.rc)/$(jget $T/belowz0.json heap_below_zero_bytes)/$(cat $T/belowz0.err)" \
+		"0/1000000/cuzktrace-report: warning: '$T/belowz0.zst': the heap's running totals went 977 KiB below zero: the program freed blocks the trace did not see allocated (allocated before the tracer started, or through an entry point it does not hook, such as glibc's __libc_malloc); heap figures may be low by as much (CUZKTRACE_SAMPLE=0 counts only frees of blocks it saw)"
+	expect_eq "reader: the same with a LOST record: the lost allocations named first" \
+		"$(cat $T/belowz1.rc)/$(jget $T/belowz1.json heap_below_zero_bytes)/$(cat $T/belowz1.err | tr '\n' '|')" \
+		"0/1000000/cuzktrace-report: warning: '$T/belowz1.zst': 3 events were lost; totals are inexact|cuzktrace-report: warning: '$T/belowz1.zst': the heap's running totals went 977 KiB below zero: events were lost (above), allocations among them whose frees were counted, or the program freed blocks the trace did not see allocated; heap figures may be low by as much|"
+fi
+
 # exactly at the edge: 32,767 bytes of arguments and the kernel's NUL after them are whole (it
 # said cut, one byte short: the NUL); one byte more is cut
 edge=$((32767 - ${#P} - 11 - 2)) # "$P/bigstacks" and "1", a NUL after each, then the last one
