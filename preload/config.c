@@ -85,6 +85,8 @@ static void warn_unknown(void)
 			char c[2] = {name[i], 0};
 			ckt_line_str(&l, c);
 		}
+		if (n > 64) /* a name cut short says so */
+			ckt_line_str(&l, "...");
 		ckt_line_str(&l, " ignored (known: CUZKTRACE_OUT, _SAMPLE, _DEPTH, _PHASES, "
 				 "_FLUSH_MS, _RSS_MS, _STRICT, _QUIET, _ZSTD_LEVEL, _CHILDREN)");
 		ckt_line_emit(&l);
