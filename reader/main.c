@@ -63,7 +63,7 @@ static const struct ckt_opt ckt_opts[] = {
 	  "rayon-synth-1, rayon-synth-17 -> rayon-synth-*)" },
 	{ "--phases-csv", "FILE", CKT_OPT_PHASES_CSV,
 	  "write live bytes by allocating phase at each RSS sample to FILE,\n"
-	  "long format: t_s,phase,heap_bytes,mmap_bytes" },
+	  "long format: t_s,phase,heap_bytes,mmap_bytes,estimated" },
 	{ "--phase-rule", "RULE", CKT_OPT_PHASE_RULE,
 	  "RULE is NAME=PATTERN: allocations whose stack has a frame matching\n"
 	  "the glob PATTERN (function name or file:line) belong to phase NAME;\n"

@@ -751,7 +751,10 @@ void ckt_phases_sample(void *ctx, const struct ckt_sample *s)
 			fprintf(p->csv, "%s,", t);
 			/* RFC 4180, quoted when needed; the trace's bytes cleaned (ckt_util_clean_len) */
 			ckt_util_put_csv(p->csv, ckt_phases_name(ph, buf, sizeof(buf)), false);
-			fprintf(p->csv, ",%" PRId64 ",%" PRId64 "\n", ph->heap.cur, ph->mmap.cur);
+			/* estimated: the default mode's heap bytes by phase come from samples (the
+			 * mappings are all recorded) */
+			fprintf(p->csv, ",%" PRId64 ",%" PRId64 ",%d\n", ph->heap.cur, ph->mmap.cur,
+				p->rep && ckt_replay_stats(p->rep)->sample_r ? 1 : 0);
 		}
 		p->n_csv_list = w;
 		if (ferror(p->csv))
@@ -768,7 +771,7 @@ int ckt_phases_csv_open(struct ckt_phases *p, const char *path)
 		return e;
 	p->csv = p->csv_out.f;
 	p->csv_err = 0;
-	if (fputs("t_s,phase,heap_bytes,mmap_bytes\n", p->csv) == EOF)
+	if (fputs("t_s,phase,heap_bytes,mmap_bytes,estimated\n", p->csv) == EOF)
 		p->csv_err = errno ? errno : EIO;
 	return 0;
 }
@@ -1175,8 +1178,10 @@ static int ckt_phases_text_groups(FILE *out, const struct ckt_phases *p, bool rs
 	const struct ckt_phases_group *g;
 	char a[32], b[32], c[32];
 	size_t n = ckt_phases_groups(p, &g);
-	fprintf(out, CKT_PHASES_COL "%8s %10s %13s %12s\n", "thread group", "threads", "allocated",
-		"at peak heap", "at peak RSS");
+	/* the default mode's bytes by thread are estimates from samples, as by phase */
+	bool est = p->rep && ckt_replay_stats(p->rep)->sample_r;
+	fprintf(out, CKT_PHASES_COL "%8s %10s %13s %12s%s\n", "thread group", "threads", "allocated",
+		"at peak heap", "at peak RSS", est ? "  (bytes estimated from samples)" : "");
 	for (size_t k = 0; k < n; k++) {
 		ckt_phases_put_label(out, "", g[k].name);
 		fprintf(out, "%8u %10s %13s %12s\n", g[k].threads,

@@ -38,7 +38,7 @@ int ckt_phases_attach(struct ckt_phases *p, struct ckt_replay *r);
 void ckt_phases_sample(void *ctx, const struct ckt_sample *s);
 void ckt_phases_set_next_sink(struct ckt_phases *p, ckt_replay_sample_fn *next, void *next_ctx);
 
-/* --phases-csv: long format t_s,phase,heap_bytes,mmap_bytes, one row per phase holding bytes
+/* --phases-csv: long format t_s,phase,heap_bytes,mmap_bytes,estimated, one row per phase holding bytes
  * at each RSS sample (and one zero row when it stops holding any). open/close return 0 or
  * -errno; a failed write in between is reported by close. */
 int ckt_phases_csv_open(struct ckt_phases *p, const char *path);

@@ -31,7 +31,7 @@ expect_eq "phases: marked phases were active a while; (none) has no active time"
 expect_eq "phases: GPU and pinned peaks have no phase split without CUDA" "$(jget $T/phases.json peak_gpu.by_phase)$(jget $T/phases.json peak_pinned.active_phases)" "[][]"
 expect_eq "phases: no log lines stored" "$(jget $T/phases.json phase_notes_total)" 0
 expect_eq "phases: timeline csv ends with active_phases" "$(head -1 $T/phases.csv)" "t_s,rss_bytes,heap_bytes,mmap_bytes,gpu_bytes,pinned_bytes,active_phases"
-expect_eq "phases: --phases-csv header" "$(head -1 $T/phases.pcsv)" "t_s,phase,heap_bytes,mmap_bytes"
+expect_eq "phases: --phases-csv header" "$(head -1 $T/phases.pcsv)" "t_s,phase,heap_bytes,mmap_bytes,estimated"
 expect_eq "phases: --phases-csv rows name exactly the allocating phases" "$(tail -n +2 $T/phases.pcsv | cut -d, -f2 | sort -u | tr '\n' ' ')" "(none) gpu inner load outer "
 $REPORT $T/phases.zst >$T/phases.txt
 expect_match "phases: text names the phases active at the peak heap" "$(cat $T/phases.txt)" 'peak heap +22\.0 MiB at [0-9.]+ s, during load \+ gpu'

@@ -53,6 +53,12 @@ est=$(jget $T/sm.json peak_heap.by_phase.0.bytes)
 # each 100-byte block is sampled with p = 1 - exp(-100/4096); sd of the estimate of 20,000,000
 # requested bytes = sqrt(N * 100^2 * (1-p) / p) = 0.28 MB: allow 5 sd
 expect_eq "default mode: sampled estimate of 20,000,000 within 5 sd (got $est)" "$(( est > 18560000 && est < 21440000 ))" 1
+# bytes by thread group and the --phases-csv heap bytes are estimates too, and say so (they
+# carried no mark)
+$REPORT --by thread --phases-csv $T/sm.pcsv $T/sm.zst >$T/sm.txt 2>/dev/null
+expect_eq "default mode: the thread-group table and every --phases-csv row say estimated" \
+	"$(grep -c '^thread group .*at peak RSS  (bytes estimated from samples)$' $T/sm.txt)/$(head -1 $T/sm.pcsv)/$(tail -n +2 $T/sm.pcsv | grep -vc ',1$')/$(( $(wc -l <$T/sm.pcsv) > 1 ))" \
+	"1/t_s,phase,heap_bytes,mmap_bytes,estimated/0/1"
 
 # Threads still running at exit (known's workers wait in a barrier) have not sent their last
 # running totals; the writer's last flush sends them, so the heap at exit is exact (in usable

@@ -44,7 +44,7 @@ body += bytes([SYNC]) + uv(100) + bytes([END]) + uv(100) + uv(0) + uv(3) + uv(0)
 open(sys.argv[1], "wb").write(z(header()) + z(body))
 PYEOF
 	expect_eq "sanitized reader: --phases-csv, a sample before any heap event: exit 0, no report, the row after it" \
-		"$(san_run pcsv0 --phases-csv $T/pcsv0.csv $T/pcsv0.zst)/$(tail -1 $T/pcsv0.csv)" "0/0/0.000000,(none),64,0"
+		"$(san_run pcsv0 --phases-csv $T/pcsv0.csv $T/pcsv0.zst)/$(tail -1 $T/pcsv0.csv)" "0/0/0.000000,(none),64,0,0"
 	# 40,000 contiguous cuMemMap ranges and 40,000 cuMemUnmap calls of all of them plus a byte
 	# (refused by the driver: nothing unmapped), then the right one (195 bytes of zstd): each
 	# refused call walked every range (over 20 s); the same call again, nothing changed since,

@@ -199,20 +199,20 @@ static void test_overlap_and_nesting(void **state)
 	assert_string_equal(coll.active[1], "");
 	assert_string_equal(coll.active[2], "");
 	/* --phases-csv: a row per phase holding bytes, one zero row when it stops */
-	assert_string_equal(slurp(csv), "t_s,phase,heap_bytes,mmap_bytes\n"
-					"0.000002,load,1050,0\n"
-					"0.000002,gpu,500,0\n"
-					"0.000002,outer,200,0\n"
-					"0.000002,inner,300,0\n"
-					"0.000002,(none),70,0\n"
-					"0.000002,load,1050,0\n"
-					"0.000002,gpu,500,0\n"
-					"0.000002,outer,200,0\n"
-					"0.000002,inner,0,0\n"
-					"0.000003,(none),70,0\n"
-					"0.000003,load,1050,0\n"
-					"0.000003,gpu,500,0\n"
-					"0.000003,outer,200,0\n");
+	assert_string_equal(slurp(csv), "t_s,phase,heap_bytes,mmap_bytes,estimated\n"
+					"0.000002,load,1050,0,0\n"
+					"0.000002,gpu,500,0,0\n"
+					"0.000002,outer,200,0,0\n"
+					"0.000002,inner,300,0,0\n"
+					"0.000002,(none),70,0,0\n"
+					"0.000002,load,1050,0,0\n"
+					"0.000002,gpu,500,0,0\n"
+					"0.000002,outer,200,0,0\n"
+					"0.000002,inner,0,0,0\n"
+					"0.000003,(none),70,0,0\n"
+					"0.000003,load,1050,0,0\n"
+					"0.000003,gpu,500,0,0\n"
+					"0.000003,outer,200,0,0\n");
 	unlink(csv);
 	ckt_phases_free(p);
 	tb_release(&b);
@@ -603,15 +603,15 @@ static void test_phases_csv_rows(void **state)
 	tb_end(&b, 7000, CKT_END_EXIT, 0, 0);
 	tb_flush(&b);
 	struct ckt_phases *p = run(&b, &st, NULL, csv, NULL);
-	assert_string_equal(slurp(csv), "t_s,phase,heap_bytes,mmap_bytes\n"
-					"0.000002,a,5,0\n"
-					"0.000002,c,10,0\n"
-					"0.000003,a,5,0\n"
-					"0.000003,c,0,0\n"
-					"0.000004,a,5,0\n"
-					"0.000005,(none),0,8192\n"
-					"0.000005,a,0,0\n"
-					"0.000006,(none),0,8192\n");
+	assert_string_equal(slurp(csv), "t_s,phase,heap_bytes,mmap_bytes,estimated\n"
+					"0.000002,a,5,0,0\n"
+					"0.000002,c,10,0,0\n"
+					"0.000003,a,5,0,0\n"
+					"0.000003,c,0,0,0\n"
+					"0.000004,a,5,0,0\n"
+					"0.000005,(none),0,8192,0\n"
+					"0.000005,a,0,0,0\n"
+					"0.000006,(none),0,8192,0\n");
 	ckt_phases_free(p);
 	tb_release(&b);
 	unlink(csv);
