@@ -42,6 +42,13 @@ traced_json() {
 	jget "$T/$name.json" live_at_exit.heap_bytes
 }
 
+# report_json NAME: the report of $T/NAME.zst in $T/NAME.json, its stderr in $T/NAME.err and its
+# status in $T/NAME.rc
+report_json() {
+	$REPORT --json "$T/$1.zst" >"$T/$1.json" 2>"$T/$1.err"
+	echo $? >"$T/$1.rc"
+}
+
 # frame_sizes FILE: "<frames> <largest decoded size>" of a zstd file, from the frame headers
 # (the writer pledges each frame's size, so every header carries it)
 frame_sizes() {

@@ -116,8 +116,7 @@ fr = (bytes([FRAME]) + uv(0) + uv(0) + bytes([THREAD]) + uv(1) + alloc(10, 0xA00
 with open(sys.argv[1], "wb") as f:
     f.write(z(header()) + z(fr))
 PYEOF
-		$REPORT --json $T/incons$inc_lost.zst >$T/incons$inc_lost.json 2>$T/incons$inc_lost.err
-		echo $? >$T/incons$inc_lost.rc
+		report_json incons$inc_lost
 	done
 	expect_eq "reader: an allocation at a live address: counted, the stale block dropped, one warning" \
 		"$(cat $T/incons0.rc)/$(jget $T/incons0.json inconsistencies)/$(jget $T/incons0.json live_at_exit.heap_bytes)/$(cat $T/incons0.err)" \
@@ -142,8 +141,7 @@ fr = (bytes([FRAME]) + uv(0) + uv(0) + bytes([THREAD]) + uv(1) + agg + lost
 with open(sys.argv[1], "wb") as f:
     f.write(z(header((b"setting.CUZKTRACE_SAMPLE", b"524288"))) + z(fr))
 PYEOF
-		$REPORT --json $T/belowz$bz_lost.zst >$T/belowz$bz_lost.json 2>$T/belowz$bz_lost.err
-		echo $? >$T/belowz$bz_lost.rc
+		report_json belowz$bz_lost
 	done
 	expect_eq "reader: the default mode's totals 1,000,000 below zero, no events lost: frees never seen allocated" \
 		"$(cat $T/belowz0.rc)/$(jget $T/belowz0.json heap_below_zero_bytes)/$(cat $T/belowz0.err)" \
