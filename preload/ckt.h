@@ -334,6 +334,8 @@ struct ckt_tls {
 	int guard; /* nonzero while inside a hook or in a tracer thread: calls pass through */
 	int in_driver; /* inside a real CUDA driver call: mmap and nested driver calls not counted */
 	int in_unwind; /* inside libunwind: its pipe, read, write and close go to our own pipe */
+	int mutexes; /* tracer mutexes this thread holds or is taking (ckt_mutex_take): an exit
+		      * from a signal handler here does not wait for another's (exit_claim) */
 	int in_calloc; /* in the calloc hook: a call from the dynamic linker may capture (stacks.c) */
 	int in_tls_touch; /* 1: a capture brings the TLS table up to date; 2: the tracer's own
 			   * pthread_setspecific (thread.c): no capture inside, calls traced */
@@ -462,6 +464,31 @@ int ckt_guard_stale(struct ckt_tls *t, void *fp); /* fp: the calling hook's fram
 void ckt_heap_record_alloc(struct ckt_tls *t, void *p, size_t n, uint8_t fn);
 void ckt_heap_record_free(struct ckt_tls *t, void *p);
 extern CKT_TLS struct ckt_tls ckt_tls;
+
+/* The tracer's few mutexes (phase names, the log-line scan, the module maps' numbering),
+ * counted per thread: an exit from a signal handler that interrupted a holder must not wait
+ * for another thread's exit, whose handlers may need that mutex (exit_claim). Counted before
+ * taking and after giving: a signal in between finds the count high, which only skips a wait. */
+static inline void ckt_mutex_take(pthread_mutex_t *m)
+{
+	ckt_tls.mutexes++;
+	pthread_mutex_lock(m);
+}
+
+static inline int ckt_mutex_try(pthread_mutex_t *m)
+{
+	ckt_tls.mutexes++;
+	int rc = pthread_mutex_trylock(m);
+	if (rc)
+		ckt_tls.mutexes--;
+	return rc;
+}
+
+static inline void ckt_mutex_give(pthread_mutex_t *m)
+{
+	pthread_mutex_unlock(m);
+	ckt_tls.mutexes--;
+}
 
 /* 1 once the main thread has called pthread_exit: the process then ends when its last thread
  * does, and the tracer's helper threads must not be the ones that keep it alive (writer.c) */

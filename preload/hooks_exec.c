@@ -710,15 +710,21 @@ static void exit_claim(int quick)
 {
 	struct ckt_tls *t = &ckt_tls;
 	pid_t tp = ckt_writer_pid();
-	/* also from a signal handler that interrupted one of our hooks (the guard raised): each
-	 * of several threads' SIGTERM handlers calling exit while they allocated skipped the claim
-	 * here, so a third one found glibc's list of exit handlers empty and ended the process
-	 * under the final flush of the one that ran the tracer's destructor, without a word (4
-	 * threads: cut short in 20 runs of 20). Claiming takes no lock and waiting changes nothing
-	 * (an event the handler interrupted only holds the horizon back); the destructor's final
-	 * flush runs in such a thread anyway when its exit is the one that reaches _dl_fini. The
-	 * guard is also left raised after a final flush, and finishing again does nothing. */
+	/* An exit from a signal handler that interrupted one of our hooks (the guard raised)
+	 * claims too: each of several threads' SIGTERM handlers calling exit while they allocated
+	 * skipped the claim here, so a third one found glibc's list of exit handlers empty and
+	 * ended the process under the final flush of the one that ran the tracer's destructor,
+	 * without a word (4 threads: cut short in 20 runs of 20). Claiming takes no lock, and an
+	 * event the handler interrupted only holds the horizon back. But such a thread must not
+	 * wait for another's exit while it holds a mutex of the tracer that the other's exit
+	 * handlers may need (a program's handler ending a phase: 10 s, then a warning that blamed
+	 * the program; and the exit status changed), nor in quick_exit, whose own handler finishes
+	 * the trace or waits in finish() (a later quick_exit waited for an exit whose handler
+	 * joined its thread: 10 s): those go on as untraced, as before. The guard is also left
+	 * raised after a final flush, and finishing again does nothing. */
 	if (t->dead == 1 || !tp || getpid() != tp)
+		return;
+	if (t->guard && !t->awaiting_exit && (quick || t->mutexes))
 		return;
 	if (t->awaiting_exit) {
 		/* a signal handler's exit on a thread whose exit waits in exit_last (which it

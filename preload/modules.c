@@ -158,11 +158,11 @@ uint32_t ckt_modules_check(void)
 			"as addresses", NULL, NULL, NULL);
 	/* numbered and queued in one step (not under the loader's lock): a map numbered N is on
 	 * the writer's list before any stack can be told to follow it */
-	pthread_mutex_lock(&maps_lock);
+	ckt_mutex_take(&maps_lock);
 	uint32_t map = s->map = atomic_load(&maps_taken) + 1;
 	ckt_aux_push(s);
 	atomic_store(&maps_taken, map);
-	pthread_mutex_unlock(&maps_lock);
+	ckt_mutex_give(&maps_lock);
 	return map;
 }
 

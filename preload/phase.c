@@ -97,7 +97,7 @@ static void publish_current(void)
 static uint16_t begin_end(struct ckt_tls *t, const char *name, int begin)
 {
 	uint64_t ts = 0;
-	pthread_mutex_lock(&lock);
+	ckt_mutex_take(&lock);
 	uint16_t id = intern(name, begin);
 	if (id && begin) {
 		counts[id]++;
@@ -114,7 +114,7 @@ static uint16_t begin_end(struct ckt_tls *t, const char *name, int begin)
 	if (id)
 		ts = ckt_stamp(t);
 	publish_current();
-	pthread_mutex_unlock(&lock);
+	ckt_mutex_give(&lock);
 	if (id)
 		ckt_emit(t, CKT_EV_PHASE, begin ? CKT_PHASE_BEGIN : CKT_PHASE_END, ts, id, 0, 0);
 	return id;
@@ -137,9 +137,9 @@ CKT_EXPORT void cuzktrace_phase_push(const char *name)
 	unsigned c = (unsigned)((uintptr_t)name >> 3) % CKT_PHASE_CACHE;
 	uint16_t id = t->phase_cache_name[c] == name ? t->phase_cache_id[c] : 0;
 	if (!id || strcmp(names[id], name)) {
-		pthread_mutex_lock(&lock);
+		ckt_mutex_take(&lock);
 		id = intern(name, 1);
-		pthread_mutex_unlock(&lock);
+		ckt_mutex_give(&lock);
 		t->phase_cache_name[c] = name;
 		t->phase_cache_id[c] = id;
 	}
@@ -367,10 +367,10 @@ static void note(uint16_t id, const char *buf, size_t n, const char *at, const c
 /* Is the process-wide phase `name` begun now? */
 static int is_begun(const char *name)
 {
-	pthread_mutex_lock(&lock);
+	ckt_mutex_take(&lock);
 	uint16_t id = intern(name, 0);
 	int on = id && counts[id] > 0;
-	pthread_mutex_unlock(&lock);
+	ckt_mutex_give(&lock);
 	return on;
 }
 
@@ -527,10 +527,10 @@ static void scan_flush_deferred(struct ckt_tls *t)
  * interrupted it): the marker is lost then. */
 void ckt_phase_flush_deferred(struct ckt_tls *t)
 {
-	if (!t->scan_pending || pthread_mutex_trylock(&scan_lock) != 0)
+	if (!t->scan_pending || ckt_mutex_try(&scan_lock) != 0)
 		return;
 	scan_flush_deferred(t);
-	pthread_mutex_unlock(&scan_lock);
+	ckt_mutex_give(&scan_lock);
 }
 
 static void scan_write(int fd, const char *buf, size_t n)
@@ -582,14 +582,14 @@ static void scan_write(int fd, const char *buf, size_t n)
  * never allocates, writing "PROVE" then ending: the marker was lost). */
 static void scan_done(struct ckt_tls *t)
 {
-	pthread_mutex_unlock(&scan_lock);
+	ckt_mutex_give(&scan_lock);
 	if (t->scan_pending && !t->ring)
 		(void)ckt_thread_attach(t);
 }
 
 void ckt_phase_scan(int fd, const char *buf, size_t n)
 {
-	pthread_mutex_lock(&scan_lock);
+	ckt_mutex_take(&scan_lock);
 	scan_write(fd, buf, n);
 	scan_done(&ckt_tls);
 }
@@ -601,7 +601,7 @@ void ckt_phase_scan(int fd, const char *buf, size_t n)
 void ckt_phase_scan_iov(int fd, const struct iovec *iov, int cnt, size_t total)
 {
 	static char joined[1024];
-	pthread_mutex_lock(&scan_lock);
+	ckt_mutex_take(&scan_lock);
 	if (total <= sizeof(joined)) {
 		size_t n = 0;
 		for (int i = 0; i < cnt && n < total; i++) {
