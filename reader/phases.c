@@ -1158,8 +1158,9 @@ static int ckt_phases_text_table(FILE *out, const struct ckt_phases *p, bool rss
 	const struct ckt_phases_row *rows;
 	char a[32], b[32], c[32], d[32], t[32];
 	size_t n = ckt_phases_table(p, &rows);
-	fprintf(out, CKT_PHASES_COL "%10s %10s %10s %13s %12s\n", "phase", "active s", "allocated",
-		"own peak", "at peak heap", "at peak RSS");
+	bool est = p->rep && ckt_replay_stats(p->rep)->sample_r;
+	fprintf(out, CKT_PHASES_COL "%10s %10s %10s %13s %12s%s\n", "phase", "active s", "allocated",
+		"own peak", "at peak heap", "at peak RSS", est ? "  (heap bytes estimated from samples)" : "");
 	for (size_t k = 0; k < n; k++) {
 		const struct ckt_phases_row *r = &rows[k];
 		ckt_phases_put_label(out, "", r->name);

@@ -164,7 +164,7 @@ int ckt_report_text_print(FILE *out, const struct ckt_report *rep)
 		char r[32], b[32];
 		fprintf(out, CKT_REPORT_TEXT_COL "default: heap blocks under %s counted in running totals "
 			"at their usable size (exact to within %s: %" PRIu64 " thread%s with totals at once), %" PRIu64 " sampled for "
-			"sites and phases, which are estimates (about +-sqrt(%s x bytes))\n",
+			"sites, phases and thread groups, which are estimates (about +-sqrt(%s x bytes))\n",
 			"mode", ckt_util_fmt_bytes(r, sizeof(r), st->sample_r),
 			ckt_util_fmt_bytes(b, sizeof(b), st->agg_threads_at_once * (uint64_t)CKT_AGG_STEP),
 			st->agg_threads_at_once, st->agg_threads_at_once == 1 ? "" : "s",

@@ -13,7 +13,7 @@ $REPORT $T/sd.zst >$T/sd.txt
 expect_eq "default mode: estimates flagged in the JSON" "$(jget $T/sd.json sampling.estimates)" true
 expect_match "default mode: the text says the totals' bound and that sites and phases are estimates, with their error" \
 	"$(grep '^mode ' $T/sd.txt)" \
-	'^mode +default: heap blocks under 512 KiB counted in running totals at their usable size \(exact to within 320 KiB: 5 threads with totals at once\), [0-9]+ sampled for sites and phases, which are estimates \(about \+-sqrt\(512 KiB x bytes\)\)$'
+	'^mode +default: heap blocks under 512 KiB counted in running totals at their usable size \(exact to within 320 KiB: 5 threads with totals at once\), [0-9]+ sampled for sites, phases and thread groups, which are estimates \(about \+-sqrt\(512 KiB x bytes\)\)$'
 CUZKTRACE_SAMPLE=524288 CUZKTRACE_OUT=$T/sd1.zst traced sd1 $P/exitcode
 expect_match "default mode, one thread: '1 thread with totals at once'" "$($REPORT $T/sd1.zst 2>/dev/null | grep '^mode ')" \
 	'\(exact to within 64.0 KiB: 1 thread with totals at once\)'
@@ -56,9 +56,9 @@ expect_eq "default mode: sampled estimate of 20,000,000 within 5 sd (got $est)" 
 # bytes by thread group and the --phases-csv heap bytes are estimates too, and say so (they
 # carried no mark)
 $REPORT --by thread --phases-csv $T/sm.pcsv $T/sm.zst >$T/sm.txt 2>/dev/null
-expect_eq "default mode: the thread-group table and every --phases-csv row say estimated" \
-	"$(grep -c '^thread group .*at peak RSS  (bytes estimated from samples)$' $T/sm.txt)/$(head -1 $T/sm.pcsv)/$(tail -n +2 $T/sm.pcsv | grep -vc ',1$')/$(( $(wc -l <$T/sm.pcsv) > 1 ))" \
-	"1/t_s,phase,heap_bytes,mmap_bytes,estimated/0/1"
+expect_eq "default mode: the phase and thread-group tables and every --phases-csv row say estimated" \
+	"$(grep -c '^phase .*at peak RSS  (heap bytes estimated from samples)$' $T/sm.txt)/$(grep -c '^thread group .*at peak RSS  (bytes estimated from samples)$' $T/sm.txt)/$(head -1 $T/sm.pcsv)/$(tail -n +2 $T/sm.pcsv | grep -vc ',1$')/$(( $(wc -l <$T/sm.pcsv) > 1 ))" \
+	"1/1/t_s,phase,heap_bytes,mmap_bytes,estimated/0/1"
 
 # Threads still running at exit (known's workers wait in a barrier) have not sent their last
 # running totals; the writer's last flush sends them, so the heap at exit is exact (in usable
