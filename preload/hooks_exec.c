@@ -647,7 +647,7 @@ CKT_EXPORT void _Exit(int status)
  * done). An exit before __libc_start_main registered _dl_fini (a constructor of a library
  * initialized after the tracer calls it) runs no tracer destructor either: exit_last, in the
  * exiting thread, finds the trace not finished and finishes it. */
-static atomic_int exit_owner, exit_second, exit_last_armed, fini_elsewhere;
+static atomic_int exit_owner, exit_second, exit_quick_first, exit_last_armed, fini_elsewhere;
 
 void ckt_exit_fini_elsewhere(void)
 {
@@ -734,6 +734,10 @@ static void exit_claim(int quick)
 	}
 	int me = (int)syscall(SYS_gettid), expect = 0;
 	if (atomic_compare_exchange_strong(&exit_owner, &expect, me) || expect == me) {
+		if (quick) { /* the first quick_exit: later ones wait (see quick_exit) */
+			expect = 0;
+			atomic_compare_exchange_strong(&exit_quick_first, &expect, me);
+		}
 		/* no handler or destructor of the tracer will run: see above */
 		if (quick ? !atomic_load(&ckt_quick_armed) || atomic_load(&ckt_quick_elsewhere)
 			  : atomic_load(&fini_elsewhere) || !atomic_load(&exit_last_armed))
@@ -743,6 +747,15 @@ static void exit_claim(int quick)
 	expect = 0;
 	if (!quick && atomic_load(&exit_last_armed) &&
 	    (atomic_compare_exchange_strong(&exit_second, &expect, me) || expect == me))
+		return;
+	/* the first quick_exit after an exit goes on: the at_quick_exit handlers are its own (an
+	 * exit runs none of them), and the last, the tracer's, finishes the trace or waits in
+	 * finish() for the exit that does. It waited here for that exit's end, behind handlers
+	 * of the exit that wait for its thread (a join: 10 s), and then raced it for the status
+	 * (status 0 where untraced the quick_exit's 3 ends the process: 7 runs in 10). */
+	expect = 0;
+	if (quick && atomic_load(&ckt_quick_armed) && !atomic_load(&ckt_quick_elsewhere) &&
+	    (atomic_compare_exchange_strong(&exit_quick_first, &expect, me) || expect == me))
 		return;
 	exit_await_or_finish();
 }
