@@ -126,11 +126,9 @@ static int private_pipe_locked(void)
 	unw_pipe[0] = unw_pipe[1] = -1;
 	if (syscall(SYS_pipe2, p, O_CLOEXEC | O_NONBLOCK) < 0)
 		return -1;
-	/* the write end below the read end: a close-all goes up the numbers (close_range, and
-	 * the loops daemons run), and with the read end closed first, another thread's check
-	 * write between the two closes met a pipe with no reader: SIGPIPE (sigprof beside 3,000
-	 * close-alls, 5 runs in 50). With the write end closed first, that write fails (EBADF)
-	 * and libunwind takes the address as unreadable, once. */
+	/* the write end below the read end (see the top): a close-all goes up the numbers, so
+	 * it closes the write end first, and a check write in between fails (EBADF) instead of
+	 * meeting a pipe with no reader (SIGPIPE); libunwind takes the address as unreadable */
 	int w = ckt_fd_high(p[1]), r = ckt_fd_high(p[0]);
 	for (int up = w + 1; r >= 0 && w >= 0 && r < w;) {
 		int n = fcntl(r, F_DUPFD_CLOEXEC, up);

@@ -692,6 +692,13 @@ void ckt_phases_set_next_sink(struct ckt_phases *p, ckt_replay_sample_fn *next, 
 	p->next_ctx = next_ctx;
 }
 
+/* The default mode's heap bytes by phase and by thread come from samples: estimates (the
+ * mappings are all recorded). */
+static int ckt_phases_estimated(const struct ckt_phases *p)
+{
+	return p->rep && ckt_replay_stats(p->rep)->sample_r;
+}
+
 /* The active phases joined by '+', rebuilt only after a change, and only its first 8 KiB or so:
  * the timeline's cell shows 4 KiB of it (report_csv.c), and a forged trace that leaves 80,000
  * phases open with a sample after each took 40 s to join them all each time. NULL when out of
@@ -751,10 +758,8 @@ void ckt_phases_sample(void *ctx, const struct ckt_sample *s)
 			fprintf(p->csv, "%s,", t);
 			/* RFC 4180, quoted when needed; the trace's bytes cleaned (ckt_util_clean_len) */
 			ckt_util_put_csv(p->csv, ckt_phases_name(ph, buf, sizeof(buf)), false);
-			/* estimated: the default mode's heap bytes by phase come from samples (the
-			 * mappings are all recorded) */
 			fprintf(p->csv, ",%" PRId64 ",%" PRId64 ",%d\n", ph->heap.cur, ph->mmap.cur,
-				p->rep && ckt_replay_stats(p->rep)->sample_r ? 1 : 0);
+				ckt_phases_estimated(p));
 		}
 		p->n_csv_list = w;
 		if (ferror(p->csv))
@@ -1137,7 +1142,7 @@ static int ckt_phases_text_moment(FILE *out, const struct ckt_phases *p, enum ck
 	}
 	/* the default mode's bytes by phase are estimates from samples: their sum is not the
 	 * exact peak heap either (a site's row says "% of the peak", of the exact one) */
-	bool est = p->rep && ckt_replay_stats(p->rep)->sample_r;
+	bool est = ckt_phases_estimated(p);
 	if (n && sum != pk->bytes && (m == CKT_AT_PEAK_RSS || est))
 		fprintf(out, " (shares of the %s %s%s)", ckt_util_fmt_bytes(h, sizeof(h), sum),
 			m == CKT_AT_PEAK_RSS ? "allocated then" : "estimated from samples",
@@ -1158,7 +1163,7 @@ static int ckt_phases_text_table(FILE *out, const struct ckt_phases *p, bool rss
 	const struct ckt_phases_row *rows;
 	char a[32], b[32], c[32], d[32], t[32];
 	size_t n = ckt_phases_table(p, &rows);
-	bool est = p->rep && ckt_replay_stats(p->rep)->sample_r;
+	bool est = ckt_phases_estimated(p);
 	fprintf(out, CKT_PHASES_COL "%10s %10s %10s %13s %12s%s\n", "phase", "active s", "allocated",
 		"own peak", "at peak heap", "at peak RSS", est ? "  (heap bytes estimated from samples)" : "");
 	for (size_t k = 0; k < n; k++) {
@@ -1180,7 +1185,7 @@ static int ckt_phases_text_groups(FILE *out, const struct ckt_phases *p, bool rs
 	char a[32], b[32], c[32];
 	size_t n = ckt_phases_groups(p, &g);
 	/* the default mode's bytes by thread are estimates from samples, as by phase */
-	bool est = p->rep && ckt_replay_stats(p->rep)->sample_r;
+	bool est = ckt_phases_estimated(p);
 	fprintf(out, CKT_PHASES_COL "%8s %10s %13s %12s%s\n", "thread group", "threads", "allocated",
 		"at peak heap", "at peak RSS", est ? "  (bytes estimated from samples)" : "");
 	for (size_t k = 0; k < n; k++) {

@@ -15,7 +15,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <dirent.h>
+#include <sys/resource.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/time.h>
@@ -48,8 +48,10 @@ static int show_pipes(void)
 	pthread_t t;
 	pthread_create(&t, NULL, unwinder, NULL);
 	pthread_join(t, NULL);
+	struct rlimit rl;
+	int top = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < 1 << 21 ? (int)rl.rlim_cur : 1 << 21;
 	printf("pipe fds:");
-	for (int fd = 3; fd < 1 << 21; fd++) {
+	for (int fd = 3; fd < top; fd++) {
 		struct stat st;
 		if (fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode))
 			printf(" %d:%s", fd, (fcntl(fd, F_GETFL) & O_ACCMODE) == O_RDONLY ? "r" : "w");
