@@ -151,7 +151,7 @@ $(B)/progs/renamed_%: tests/progs/renamed.c $(B)/.flags
 	$(call msg,CC,$@)$(CC) -std=gnu11 -D_GNU_SOURCE -DRENAMED_PREFIX=$*_ -O2 -g -Wall -o $@ $<
 
 # libraries of the test programs (ctor links libctorlib; unwind_stress dlopens libplainlib;
-# unwind_switch runs with libunwcount preloaded after the tracer)
+# unwind_switch runs with libunwcount or libmapwatch preloaded after the tracer)
 $(B)/progs/lib%.so: tests/progs/lib/%.c $(B)/.flags
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$@)$(CC) -std=gnu11 -O2 -g -fPIC -shared -o $@ $<
@@ -193,7 +193,7 @@ $(B)/examples/%: examples/%.c $(B)/.flags
 unit: $(UNIT_BIN)
 	$(Q)fail=0; for t in $(UNIT_BIN); do echo "== $$t"; $$t || fail=1; done; exit $$fail
 
-integration: $(LIB) $(REPORT) $(PROG_BIN) $(B)/progs/diffprog_v2 $(B)/progs/renamed_a $(B)/progs/renamed_b $(B)/progs/apistubs $(B)/progs/ctor $(B)/progs/ownmalloc_keys $(B)/progs/libtlsbare.so $(B)/progs/libtlsplug.so $(B)/progs/libtlsshim.so $(B)/progs/libplainlib.so $(B)/progs/libunwcount.so $(B)/progs/libslowmunmap.so $(B)/progs/libnofn.so $(B)/progs/libmmapalloc.so $(B)/progs/libfakeclock.so $(B)/progs/libnewalloc.so $(B)/progs/cxxnew $(B)/progs/cxxthrow $(B)/progs/libcxxplug.so $(B)/progs/libcxxplug_static.so $(B)/progs/linkapi
+integration: $(LIB) $(REPORT) $(PROG_BIN) $(B)/progs/diffprog_v2 $(B)/progs/renamed_a $(B)/progs/renamed_b $(B)/progs/apistubs $(B)/progs/ctor $(B)/progs/ownmalloc_keys $(B)/progs/libtlsbare.so $(B)/progs/libtlsplug.so $(B)/progs/libtlsshim.so $(B)/progs/libplainlib.so $(B)/progs/libunwcount.so $(B)/progs/libmapwatch.so $(B)/progs/libslowmunmap.so $(B)/progs/libnofn.so $(B)/progs/libmmapalloc.so $(B)/progs/libfakeclock.so $(B)/progs/libnewalloc.so $(B)/progs/cxxnew $(B)/progs/cxxthrow $(B)/progs/libcxxplug.so $(B)/progs/libcxxplug_static.so $(B)/progs/linkapi
 	$(Q)bash tests/integration/run.sh
 
 check: deps

@@ -373,6 +373,8 @@ struct ckt_tls {
 	uint64_t unw_since;            /* start of the current window (ckt_now) */
 	uint64_t unw_spent;            /* ns spent stepping stacks since then */
 	uint32_t unw_stepped;          /* stacks stepped in the thread's life (up to the minimum) */
+	int unw_trimming;              /* 1 while unw_cache_trim makes libunwind map its cache */
+	void *unw_cache;               /* the mapping it made then (hooks_mmap.c; 0: none seen) */
 	/* hooks_cxx.c: an aligned operator new passed on to libstdc++ is under way, which asks
 	 * aligned_alloc for the size rounded up to the alignment: the size the program asked for
 	 * plus 1 (0: none), and the alignment; the aligned family's hook records that size */
@@ -762,6 +764,7 @@ void ckt_stacks_tls_touch(struct ckt_tls *t);
 /* The calling thread's stack id (0 if none can be had). Caller holds the guard. */
 uint32_t ckt_stacks_capture(struct ckt_tls *t);
 void ckt_stacks_thread_exit(struct ckt_tls *t); /* its unwinder cache goes with it */
+void ckt_stacks_unw_mapped(struct ckt_tls *t, void *p, size_t len, int flags); /* see stacks.c */
 /* Writer: the stack with id `from` if published (returns from), else 0. */
 uint32_t ckt_stacks_next(uint32_t from, const uint64_t **frames, uint32_t *n, uint32_t *map);
 #define CKT_MAP_PENDING UINT32_MAX /* a stack's module map not known yet */

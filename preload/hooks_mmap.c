@@ -62,8 +62,12 @@ CKT_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t
 {
 	struct ckt_tls *t = &ckt_tls;
 	if (!hook_enter(t, __builtin_frame_address(0))) {
-		ckt_passed(t, __builtin_return_address(0));
-		return real_mmap(addr, len, prot, flags, fd, off);
+		const void *ra = __builtin_return_address(0);
+		ckt_passed(t, ra);
+		void *p = real_mmap(addr, len, prot, flags, fd, off);
+		if (CKT_UNLIKELY(t->unw_trimming) && p != MAP_FAILED && ckt_from_out(CKT_OUT_UNWIND, ra))
+			ckt_stacks_unw_mapped(t, p, len, flags);
+		return p;
 	}
 	struct ckt_guard_frame gf;
 	ckt_guard_mark(t, &gf, __builtin_frame_address(0));

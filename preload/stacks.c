@@ -10,7 +10,9 @@
  *     40, and about 6 KiB of memory per thread;
  *   unw_backtrace: about 40 ns for 9 frames, but on a thread's first call libunwind maps and
  *     fills a trace cache of 256 KiB for that thread (16384 entries, all written), kept until
- *     the thread ends: 128 threads that each capture one stack cost 32 MiB.
+ *     the thread ends: 128 threads that each capture one stack cost 32 MiB. The tracer hands
+ *     those pages back as soon as they are filled (unw_cache_trim), and the cache's hash
+ *     brings back one page for each few distinct return addresses the thread meets.
  * A thread steps until stepping has taken CKT_UNW_FAST_SPENT_NS of its time within
  * CKT_UNW_WINDOW_NS (0.25%), then uses unw_backtrace for good: a busy thread (exact mode) pays
  * the cache after 125 us of stepping, a thread that captures stacks at a moderate rate (most
@@ -56,10 +58,11 @@
  * thread pays 16 stepped stacks once (under 0.5 ms). */
 #define CKT_UNW_MIN_STEPPED 16u
 /* The default mode lets at most this many threads hold libunwind's 256 KiB cache at once (16
- * MiB); the others keep stepping, which its samples afford (1,400 samples a second cost a
- * thread 0.25% of its time stepping). On a slower day 256 busy threads of threads_bench
- * switched nearly all: 65 MiB over untraced. Exact mode, which captures every allocation,
- * is not capped (stepping there costs 40 times unw_backtrace's time). */
+ * MiB if every page came back); the others keep stepping, which its samples afford (1,400
+ * samples a second cost a thread 0.25% of its time stepping). On a slower day 256 busy threads
+ * of threads_bench switched nearly all: 65 MiB over untraced (before unw_cache_trim). Exact
+ * mode, which captures every allocation, is not capped (stepping there costs 40 times
+ * unw_backtrace's time); there the trim took 256 busy threads from +104 MiB to +47 MiB. */
 #define CKT_UNW_FAST_MAX_DEFAULT 64
 static atomic_int fast_threads;
 
@@ -152,6 +155,42 @@ static int find_text(struct dl_phdr_info *info, size_t size, void *arg)
 
 static int unwinders_agree(void);
 
+/* libunwind's trace cache (x86_64, Gtrace.c, since 1.0) is a hash table of unw_tdep_frame_t,
+ * 1 << 14 of them (16 bytes each, a type internal to it) in a private anonymous mapping, each written as an empty slot (address 0)
+ * when it is made; a lookup takes a slot whose address is 0 as empty and fills all of its
+ * fields. A page dropped with MADV_DONTNEED reads back as zeros, empty slots again, so the
+ * pages can go back to the kernel once filled and return one by one as the hash touches them
+ * (threads_bench, 256 busy threads, exact mode: 64 MiB of caches, most of it never read). A
+ * thread's first unw_backtrace goes through unw_cache_trim, which watches for that mapping
+ * (the mmap hook, on a call from libunwind: ckt_stacks_unw_mapped) and drops its pages. A
+ * libunwind that maps it some other way (no mmap call of its own through the PLT), or of
+ * another size, keeps it whole, as before. Once per thread, off the allocation path. */
+#if defined(__x86_64__)
+#define CKT_UNW_CACHE_BYTES ((size_t)16 << 14) /* a frame: its address, 64 bits of fields */
+#else
+#define CKT_UNW_CACHE_BYTES 0 /* not looked at: its layout elsewhere is not known here */
+#endif
+
+void ckt_stacks_unw_mapped(struct ckt_tls *t, void *p, size_t len, int flags)
+{
+	if (CKT_UNW_CACHE_BYTES && len == CKT_UNW_CACHE_BYTES &&
+	    (flags & (MAP_PRIVATE | MAP_ANONYMOUS | MAP_SHARED)) == (MAP_PRIVATE | MAP_ANONYMOUS))
+		t->unw_cache = p;
+}
+
+/* The thread's first unw_backtrace (see above); its frames are dropped with the pages. */
+static CKT_NOINLINE void unw_cache_trim(struct ckt_tls *t)
+{
+	void *one[1];
+	t->unw_cache = NULL;
+	t->unw_trimming = 1;
+	(void)unw_backtrace(one, 1);
+	t->unw_trimming = 0;
+	if (t->unw_cache)
+		(void)syscall(SYS_madvise, t->unw_cache, CKT_UNW_CACHE_BYTES, MADV_DONTNEED);
+	t->unw_cache = NULL;
+}
+
 uintptr_t ckt_out_lo[CKT_OUT_N], ckt_out_hi[CKT_OUT_N];
 
 void ckt_callout_set(int k, void *probe)
@@ -201,6 +240,7 @@ int ckt_stacks_init(void)
 	unw_tls.module = unw.tls_modid;
 	ckt_tls.in_unwind++;
 	unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+	unw_cache_trim(&ckt_tls);
 	fast_only = !unwinders_agree();
 	ckt_tls.in_unwind--;
 	ckt_tls.unw_fast = 1; /* this thread has paid for unw_backtrace's cache by now */
@@ -328,8 +368,13 @@ static CKT_NOINLINE int unwinders_agree(void)
 /* The stack of the calling thread by the unwinder it uses now (see the top of this file). */
 static inline int backtrace_now(struct ckt_tls *t, struct ckt_ring *r, void **buf, int size)
 {
-	if (CKT_LIKELY(t->unw_fast) || fast_only)
+	if (CKT_LIKELY(t->unw_fast))
 		return unw_backtrace(buf, size);
+	if (fast_only) {
+		unw_cache_trim(t);
+		t->unw_fast = 1;
+		return unw_backtrace(buf, size);
+	}
 	uint64_t t0 = ckt_now();
 	/* stepping may read unwind tables from files (.debug_frame: open, read, close through
 	 * glibc, cancellation points) or check memory with msync, one too: none of them may make
@@ -351,8 +396,10 @@ static inline int backtrace_now(struct ckt_tls *t, struct ckt_ring *r, void **bu
 		t->unw_stepped++;
 	else if (t->unw_spent > CKT_UNW_FAST_SPENT_NS) {
 		if (!ckt_sample_r) {
+			unw_cache_trim(t);
 			t->unw_fast = 1;
 		} else if (atomic_fetch_add(&fast_threads, 1) < CKT_UNW_FAST_MAX_DEFAULT) {
+			unw_cache_trim(t);
 			t->unw_fast = 1;
 			t->unw_counted = 1;
 		} else { /* the cap: this thread keeps stepping, looked at again next window */
