@@ -218,13 +218,18 @@ bool ckt_sites_is_plumbing(const char *name)
 	return false;
 }
 
-/* A frame in the Rust standard library's or hashbrown's sources is plumbing whatever its name
- * says: with debuginfo=line-tables-only the names have no crate path ("alloc", "grow_impl"),
- * and v0 names of inlined std code need not start with one. */
+/* A frame in the Rust standard library's or hashbrown's sources, or in the C++ standard
+ * library's headers, is plumbing whatever its name says: with debuginfo=line-tables-only the
+ * names have no crate path ("alloc", "grow_impl"), and v0 names of inlined std code need not
+ * start with one; a C++ template instantiated for a type of internal linkage (a type local to
+ * a function, or in an anonymous namespace) has internal linkage too, and GCC names its
+ * inlined frames without "std::" ("allocate" in bits/new_allocator.h, "_M_allocate" in
+ * bits/stl_vector.h: a vector of such a type was its own site). libstdc++'s headers are in
+ * .../include/c++/<version>/, libc++'s in .../include/c++/v1/. */
 bool ckt_sites_is_plumbing_file(const char *file)
 {
 	static const char *const dirs[] = { "library/alloc/src/", "library/core/src/",
-					    "library/std/src/", "/hashbrown-" };
+					    "library/std/src/", "/hashbrown-", "/include/c++/" };
 	for (size_t i = 0; file && i < sizeof(dirs) / sizeof(dirs[0]); i++)
 		if (strstr(file, dirs[i]))
 			return true;

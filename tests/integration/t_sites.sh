@@ -136,6 +136,7 @@ expect_eq "unwinders: libunwind's trace caches keep at most half their pages ($u
 X_T=$(line_of $SRC/sites_cxx.cc SITE:cxx_template)
 X_N=$(line_of $SRC/sites_cxx.cc SITE:cxx_new)
 X_R=$(line_of $SRC/sites_cxx.cc SITE:cxx_reserve)
+X_L=$(line_of $SRC/sites_cxx.cc SITE:cxx_local)
 CUZKTRACE_OUT=$T/sx.zst traced sx $S/sites_cxx
 $REPORT --json $T/sx.zst >$T/sx.json 2>$T/sx.rerr
 expect_eq "sites: C++ reader silent" "$(cat $T/sx.rerr)" ""
@@ -147,13 +148,19 @@ expect_match "sites: C++ the full stack keeps the std:: frames" \
 	"$(site_get $T/sx.json sites_at_peak "^build_grid\(unsigned long\) \(.*sites_cxx\.cc:$X_R\)\$" frames)" "std::vector<double, std::allocator<double> >::reserve"
 expect_eq "sites: C++ operator new of an object" \
 	"$(site_get $T/sx.json sites_at_peak "^build_grid\(unsigned long\) \(.*sites_cxx\.cc:$X_N\)\$" bytes)" 24
+# a vector of a function's local type: the library's inlined frames are named without std::
+# (internal linkage) and are known by their files, libstdc++'s headers (they were the site)
+expect_eq "sites: C++ a vector of a local type folds into its caller's line" \
+	"$(site_get $T/sx.json sites_at_peak "^with_local\(unsigned long\) \(.*sites_cxx\.cc:$X_L\)\$" bytes)" 500000
+expect_match "sites: C++ a vector of a local type: the full stack keeps the library's frames" \
+	"$(site_get $T/sx.json sites_at_peak "^with_local\(unsigned long\) \(.*sites_cxx\.cc:$X_L\)\$" frames)" "_M_allocate \(.*/include/c\+\+/.*stl_vector\.h:[0-9]+\)"
 # --diff matches sites by function: the name with its parameters, without " (file:line)"; the
-# two lines of build_grid add up (a trace against itself: every row unchanged); the C++
+# two lines of build_grid add up, and so do with_local's (a trace against itself: every row unchanged); the C++
 # runtime's own block made before any stack could be taken keeps its whole name
 $REPORT --json --diff $T/sx.zst $T/sx.zst >$T/sxd.json 2>/dev/null
 expect_match "sites: C++ functions of --diff keep their parameters, a function's lines add up" \
 	"$($PY -c 'import json,sys; d=json.load(open(sys.argv[1])); print(" / ".join("%s %d %d" % (r["function"], r["trace"], r["change"]) for r in d["by_function"]["peak_heap"] if r["trace"] >= 24))' $T/sxd.json)" \
-	'^int\* make_table<int>\(unsigned long\) 4000000 0 / build_grid\(unsigned long\) 2000024 0 / (\(no call stack\) [0-9]+ 0 / )?with_callback\(void \(\*\)\(int\), unsigned long\) 3000 0$'
+	'^int\* make_table<int>\(unsigned long\) 4000000 0 / build_grid\(unsigned long\) 2000024 0 / with_local\(unsigned long\) 500024 0 / (\(no call stack\) [0-9]+ 0 / )?with_callback\(void \(\*\)\(int\), unsigned long\) 3000 0$'
 
 # Functions whose debug info holds only their last name (C++ internal linkage: an anonymous
 # namespace, static; Rust's line-tables-only below) are named as the symbol table does: two

@@ -57,11 +57,15 @@ static void test_plumbing_rule(void **state)
 		if (ckt_sites_is_plumbing(no[i]))
 			fail_msg("'%s' should be a site", no[i] ? no[i] : "(null)");
 	/* by source file: the Rust standard library (names without crate paths under
-	 * debuginfo=line-tables-only) and hashbrown */
+	 * debuginfo=line-tables-only), hashbrown, the C++ standard library's headers (names
+	 * without "std::" for templates of internal linkage) */
 	assert_true(ckt_sites_is_plumbing_file("/rustc/90b35a6239c3d8bdabc530a6a0816f7ff89a0aaf/library/alloc/src/raw_vec.rs"));
 	assert_true(ckt_sites_is_plumbing_file("library/core/src/fmt/num.rs"));
 	assert_true(ckt_sites_is_plumbing_file("/rust/deps/hashbrown-0.16.1/src/map.rs"));
+	assert_true(ckt_sites_is_plumbing_file("/usr/include/c++/12/bits/new_allocator.h"));
+	assert_true(ckt_sites_is_plumbing_file("/usr/lib/llvm-14/bin/../include/c++/v1/vector"));
 	assert_false(ckt_sites_is_plumbing_file("/home/me/prover/src/synth.rs"));
+	assert_false(ckt_sites_is_plumbing_file("/home/me/prover/include/prover/vector.h"));
 	assert_false(ckt_sites_is_plumbing_file(NULL));
 }
 
