@@ -374,7 +374,8 @@ struct ckt_tls {
 	uint64_t unw_spent;            /* ns spent stepping stacks since then */
 	uint32_t unw_stepped;          /* stacks stepped in the thread's life (up to the minimum) */
 	int unw_trimming;              /* 1 while unw_cache_trim makes libunwind map its cache */
-	void *unw_cache;               /* the mapping it made then (hooks_mmap.c; 0: none seen) */
+	unsigned unw_nmaps;            /* the mappings of its size libunwind made then (hooks_mmap.c) */
+	void *unw_maps[4];
 	/* hooks_cxx.c: an aligned operator new passed on to libstdc++ is under way, which asks
 	 * aligned_alloc for the size rounded up to the alignment: the size the program asked for
 	 * plus 1 (0: none), and the alignment; the aligned family's hook records that size */

@@ -156,39 +156,63 @@ static int find_text(struct dl_phdr_info *info, size_t size, void *arg)
 static int unwinders_agree(void);
 
 /* libunwind's trace cache (x86_64, Gtrace.c, since 1.0) is a hash table of unw_tdep_frame_t,
- * 1 << 14 of them (16 bytes each, a type internal to it) in a private anonymous mapping, each written as an empty slot (address 0)
- * when it is made; a lookup takes a slot whose address is 0 as empty and fills all of its
- * fields. A page dropped with MADV_DONTNEED reads back as zeros, empty slots again, so the
- * pages can go back to the kernel once filled and return one by one as the hash touches them
- * (threads_bench, 256 busy threads, exact mode: 64 MiB of caches, most of it never read). A
- * thread's first unw_backtrace goes through unw_cache_trim, which watches for that mapping
- * (the mmap hook, on a call from libunwind: ckt_stacks_unw_mapped) and drops its pages. A
- * libunwind that maps it some other way (no mmap call of its own through the PLT), or of
- * another size, keeps it whole, as before. Once per thread, off the allocation path. */
+ * 1 << 14 of them (16 bytes each, a type internal to it) in a private anonymous mapping, each
+ * written as an empty slot when it is made; a lookup takes a slot whose address is 0 as empty
+ * and fills all of its fields. A page dropped with MADV_DONTNEED reads back as zeros, empty
+ * slots again, so the pages can go back to the kernel once filled and return one by one as
+ * the hash touches them (threads_bench, 256 busy threads, exact mode: 64 MiB of caches, most
+ * of it never read). A thread's first unw_backtrace goes through unw_cache_trim, which notes
+ * the mappings of that size libunwind makes meanwhile (the mmap hook, on a call from
+ * libunwind's code: ckt_stacks_unw_mapped) and drops the pages of the one that holds a cache
+ * just made. Another of that size, which a refill of libunwind's rule cache makes at a
+ * program's unw_set_cache_size of 8193 to 16384 (its links, whose zeroed chains would make
+ * its lookups loop for ever), does not look like one and is left alone; so is everything
+ * when libunwind maps the cache some other way (1.7 on: a raw system call), keeps it in
+ * another layout, or this thread made its cache before. Once per thread, off the allocation
+ * path: a read of 256 KiB and a system call. */
 #if defined(__x86_64__)
-#define CKT_UNW_CACHE_BYTES ((size_t)16 << 14) /* a frame: its address, 64 bits of fields */
+#define CKT_UNW_CACHE_BYTES ((size_t)16 << 14)
+/* an empty slot's second word, Gtrace.c's empty_frame {0, FRAME_OTHER, -1, -1, 0, -1, -1} in
+ * its bit fields: frame_type:3 = 0, last_frame:1 = -1, cfa_reg_rsp:1 = -1,
+ * cfa_reg_offset:29 = 0, rbp_cfa_offset:15 = -1, rsp_cfa_offset:15 = -1 */
+#define CKT_UNW_EMPTY_FIELDS 0xfffffffc00000018ull
 #else
 #define CKT_UNW_CACHE_BYTES 0 /* not looked at: its layout elsewhere is not known here */
+#define CKT_UNW_EMPTY_FIELDS 0
 #endif
 
 void ckt_stacks_unw_mapped(struct ckt_tls *t, void *p, size_t len, int flags)
 {
-	if (CKT_UNW_CACHE_BYTES && len == CKT_UNW_CACHE_BYTES &&
+	if (CKT_UNW_CACHE_BYTES && len == CKT_UNW_CACHE_BYTES && t->unw_nmaps < 4 &&
 	    (flags & (MAP_PRIVATE | MAP_ANONYMOUS | MAP_SHARED)) == (MAP_PRIVATE | MAP_ANONYMOUS))
-		t->unw_cache = p;
+		t->unw_maps[t->unw_nmaps++] = p;
+}
+
+/* 1 when the mapping at p holds a trace cache as made, but for the few slots filled since
+ * (the trim's lookup of one frame; a signal handler's unwinding) */
+static int unw_cache_fresh(const uint64_t *w)
+{
+	unsigned filled = 0;
+	for (size_t i = 0; i < CKT_UNW_CACHE_BYTES / 8; i += 2)
+		if (w[i] ? ++filled > 64 : w[i + 1] != CKT_UNW_EMPTY_FIELDS)
+			return 0;
+	return 1;
 }
 
 /* The thread's first unw_backtrace (see above); its frames are dropped with the pages. */
 static CKT_NOINLINE void unw_cache_trim(struct ckt_tls *t)
 {
 	void *one[1];
-	t->unw_cache = NULL;
+	t->unw_nmaps = 0;
 	t->unw_trimming = 1;
 	(void)unw_backtrace(one, 1);
 	t->unw_trimming = 0;
-	if (t->unw_cache)
-		(void)syscall(SYS_madvise, t->unw_cache, CKT_UNW_CACHE_BYTES, MADV_DONTNEED);
-	t->unw_cache = NULL;
+	for (unsigned k = 0; k < t->unw_nmaps; k++)
+		if (unw_cache_fresh(t->unw_maps[k])) {
+			(void)syscall(SYS_madvise, t->unw_maps[k], CKT_UNW_CACHE_BYTES, MADV_DONTNEED);
+			break;
+		}
+	t->unw_nmaps = 0;
 }
 
 uintptr_t ckt_out_lo[CKT_OUT_N], ckt_out_hi[CKT_OUT_N];
