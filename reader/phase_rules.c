@@ -157,26 +157,41 @@ int ckt_phase_rules_scan(struct ckt_phase_rules *r, const char *path, struct ckt
 	return rc < 0 ? rc : 0;
 }
 
-/* name without its generic arguments ("::<...>", nested brackets balanced: Rust's v0
- * names keep them, arr::make::<[u8; 32]>) into buf; false when it has none or does not fit */
+/* The '>' that closes the '<' at p ("->" of a fn type is no '>'), or NULL: unbalanced. */
+static const char *ckt_phase_rules_close(const char *p)
+{
+	int depth = 0;
+	for (const char *q = p; *q; q++)
+		if (*q == '<')
+			depth++;
+		else if (*q == '>' && (q == p || q[-1] != '-') && --depth == 0)
+			return q;
+	return NULL;
+}
+
+static bool ckt_phase_rules_ident(char c);
+
+/* name without its generic arguments into buf; false when it has none or does not fit. A
+ * function's ("::<...>": Rust's v0 names keep them, arr::make::<[u8; 32]>) and, since 0.2.19,
+ * a type's anywhere in the path ("app::Prover<T>::synthesize", legacy names; "Prover<u64>"
+ * once uninherent has taken away v0's brackets): a '<' right after a name, nested brackets
+ * balanced. A '<' after anything else ("<T as Trait>", "operator<") or that nothing closes
+ * stays. */
 bool ckt_phase_rules_ungeneric(const char *name, char *buf, size_t cap)
 {
 	size_t n = 0;
 	bool cut = false;
 	for (const char *p = name; *p; p++) {
-		if (p[0] == ':' && p[1] == ':' && p[2] == '<') {
-			int depth = 0;
-			const char *q = p + 2;
-			for (; *q; q++)
-				if (*q == '<')
-					depth++;
-				else if (*q == '>' && --depth == 0)
-					break;
-			if (!*q)
+		bool turbofish = p[0] == ':' && p[1] == ':' && p[2] == '<';
+		if (turbofish || (*p == '<' && p > name && ckt_phase_rules_ident(p[-1]))) {
+			const char *q = ckt_phase_rules_close(turbofish ? p + 2 : p);
+			if (q) {
+				p = q;
+				cut = true;
+				continue;
+			}
+			if (turbofish)
 				return false;
-			p = q;
-			cut = true;
-			continue;
 		}
 		if (n + 1 >= cap)
 			return false;

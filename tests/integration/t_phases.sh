@@ -155,24 +155,41 @@ impl Aux {
     #[inline(never)]
     fn build(&self) -> Vec<u64> { black_box(vec![self.0 as u64; 50_000]) }
 }
+struct Prover<T>(T);
+impl<T: Copy + Into<u64>> Prover<T> {
+    #[inline(never)]
+    fn synthesize(&self) -> Vec<u64> { black_box(vec![self.0.into(); 25_000]) }
+}
 fn main() {
     let a = make::<32>();
     let b = make::<8>();
     let c = Aux(1).build();
-    println!("{}", a.len() + b.len() + c.len());
+    let d = Prover(2u32).synthesize();
+    println!("{}", a.len() + b.len() + c.len() + d.len());
 }
 RSEOF
+	# and a method of a generic type, which v0 names <gen::Prover<u32>>::synthesize and legacy
+	# names gen::Prover<T>::synthesize: matched as gen::Prover::synthesize without the type's
+	# generic arguments (since 0.2.19; before, 'p' matched nothing and warned)
 	if env -u MAKEFLAGS -u MFLAGS -u CARGO_MAKEFLAGS rustc -g -O -C symbol-mangling-version=v0 -o $T/gen $T/gen.rs 2>$T/gen.build; then
 		CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/gen.zst traced gen $T/gen
-		$REPORT --json --phase-rule 'm=gen::make' --phase-rule 'x=gen::Aux::build' $T/gen.zst >$T/gen.json 2>$T/gen.rerr
+		$REPORT --json --phase-rule 'm=gen::make' --phase-rule 'x=gen::Aux::build' --phase-rule 'p=gen::Prover::synthesize' \
+			$T/gen.zst >$T/gen.json 2>$T/gen.rerr
 		# and a method of a type's own impl, which v0 names <gen::Aux>::build: matched as
 		# gen::Aux::build, as legacy names write it (since 0.2.17; before, 'x' matched nothing)
-		expect_eq "--phase-rule on Rust v0 names: a generic function without its generic arguments (3,200,000 + 800,000), <gen::Aux>::build as gen::Aux::build (400,000), no warning" \
-			"$(cat $T/gen.rc)/$(cat $T/gen.out)/$(jget $T/gen.json peak_heap.by_phase.0) $(jget $T/gen.json peak_heap.by_phase.1)/$(cat $T/gen.rerr)" \
-			'0/250000/{"phase": "m", "bytes": 4000000} {"phase": "x", "bytes": 400000}/'
+		expect_eq "--phase-rule on Rust v0 names: a generic function without its generic arguments (3,200,000 + 800,000), <gen::Aux>::build as gen::Aux::build (400,000), <gen::Prover<u32>>::synthesize as gen::Prover::synthesize (200,000), no warning" \
+			"$(cat $T/gen.rc)/$(cat $T/gen.out)/$(jget $T/gen.json peak_heap.by_phase.0) $(jget $T/gen.json peak_heap.by_phase.1) $(jget $T/gen.json peak_heap.by_phase.2)/$(cat $T/gen.rerr)" \
+			'0/275000/{"phase": "m", "bytes": 4000000} {"phase": "x", "bytes": 400000} {"phase": "p", "bytes": 200000}/'
 	else
 		echo "  skip --phase-rule on v0 names: rustc has no v0 mangling"
 	fi
+	env -u MAKEFLAGS -u MFLAGS -u CARGO_MAKEFLAGS rustc -g -O -o $T/genl $T/gen.rs 2>$T/genl.build
+	CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/genl.zst traced genl $T/genl
+	$REPORT --json --phase-rule 'm=gen::make' --phase-rule 'x=gen::Aux::build' --phase-rule 'p=gen::Prover::synthesize' \
+		$T/genl.zst >$T/genl.json 2>$T/genl.rerr
+	expect_eq "--phase-rule on Rust legacy names: gen::Prover<T>::synthesize as gen::Prover::synthesize (200,000), no warning" \
+		"$(cat $T/genl.rc)/$(cat $T/genl.out)/$(jget $T/genl.json peak_heap.by_phase.0) $(jget $T/genl.json peak_heap.by_phase.1) $(jget $T/genl.json peak_heap.by_phase.2)/$(cat $T/genl.rerr)" \
+		'0/275000/{"phase": "m", "bytes": 4000000} {"phase": "x", "bytes": 400000} {"phase": "p", "bytes": 200000}/'
 else
 	echo "  skip Rust eprintln! markers: no rustc"
 fi

@@ -52,6 +52,22 @@ static void test_ungeneric(void **state)
 	assert_true(ckt_phase_rules_ungeneric("arr::make::<[u8; 32]>", buf, sizeof(buf)));
 	assert_string_equal(buf, "arr::make");
 	assert_false(ckt_phase_rules_ungeneric("arr::make", buf, sizeof(buf)));
+	/* a type's generic arguments in the path (since 0.2.19): legacy names, and v0's once
+	 * uninherent has taken its brackets away */
+	assert_true(ckt_phase_rules_ungeneric("app::Prover<T>::synthesize", buf, sizeof(buf)));
+	assert_string_equal(buf, "app::Prover::synthesize");
+	assert_true(ckt_phase_rules_ungeneric(uninherent("<app::Prover<u64>>::synthesize"), buf, sizeof(buf)));
+	assert_string_equal(buf, "app::Prover::synthesize");
+	assert_true(ckt_phase_rules_ungeneric("fft::Domain<_>::run::<4>", buf, sizeof(buf)));
+	assert_string_equal(buf, "fft::Domain::run");
+	assert_true(ckt_phase_rules_ungeneric("app::Foo<fn() -> u8>::f", buf, sizeof(buf)));
+	assert_string_equal(buf, "app::Foo::f");
+	assert_true(ckt_phase_rules_ungeneric("<app::Vec<u8> as app::Grow>::grow", buf, sizeof(buf)));
+	assert_string_equal(buf, "<app::Vec as app::Grow>::grow");
+	/* a '<' after no name, or that nothing closes, stays */
+	assert_false(ckt_phase_rules_ungeneric("std::ostream::operator<<(int)", buf, sizeof(buf)));
+	assert_false(ckt_phase_rules_ungeneric("<app::Aux as app::Fill>::fill", buf, sizeof(buf)));
+	assert_false(ckt_phase_rules_ungeneric("app::make::<u8", buf, sizeof(buf)));
 }
 
 int main(void)
