@@ -100,6 +100,18 @@ int ckt_fd_high_only(int fd);
 int ckt_fd_is(int fd, dev_t dev, ino_t ino);
 int ckt_fd_same(int a, int b);
 /* errno e of a failed fstat says it was refused, not that the descriptor is closed */
+/* How many of the n bytes at s to keep for at most max, not splitting a UTF-8 character: a
+ * cut that falls on a continuation byte moves back to the start of its character. */
+static inline size_t ckt_utf8_cut(const char *s, size_t n, size_t max)
+{
+	if (n <= max)
+		return n;
+	size_t k = max;
+	while (k > 0 && ((unsigned char)s[k] & 0xc0) == 0x80)
+		k--;
+	return k;
+}
+
 static inline int ckt_stat_refused(int e)
 {
 	return e == EPERM || e == EACCES || e == ENOSYS;

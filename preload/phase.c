@@ -342,17 +342,23 @@ static void note(uint16_t id, const char *buf, size_t n, const char *at, const c
 	const char *lo = at, *floor = (size_t)(at - buf) > CKT_MAX_STR / 2 ? at - CKT_MAX_STR / 2 : buf;
 	while (lo > floor && lo[-1] != '\n')
 		lo--;
+	while (lo == floor && lo < at && ((unsigned char)*lo & 0xc0) == 0x80)
+		floor = ++lo; /* a cut starts after a character, not inside it */
 	const char *hi = at, *ceil = (size_t)(buf + n - lo) > CKT_MAX_STR ? lo + CKT_MAX_STR : buf + n;
 	while (hi < ceil && *hi != '\n')
 		hi++;
+	if (hi == ceil && ceil < buf + n) /* and ends before one */
+		hi = lo + ckt_utf8_cut(lo, (size_t)(buf + n - lo), (size_t)(hi - lo));
 	/* the line began in this thread's earlier writes (a logger's writev pieces): their end
 	 * goes before it, cut to 512 bytes in all around the marker. The buffers are static,
 	 * under scan_lock (the caller holds it): the scan runs on the program's stack, which may
 	 * be a small signal or thread stack */
 	static char line[512];
 	if (lo == buf && pre_len && (size_t)(at - lo) < sizeof(line) / 2) {
-		size_t tail = (size_t)(hi - lo) < sizeof(line) / 2 ? (size_t)(hi - lo) : sizeof(line) / 2;
+		size_t tail = ckt_utf8_cut(lo, (size_t)(hi - lo), sizeof(line) / 2);
 		size_t p = pre_len < sizeof(line) - tail ? pre_len : sizeof(line) - tail;
+		while (p < pre_len && p > 0 && ((unsigned char)pre[pre_len - p] & 0xc0) == 0x80)
+			p--;
 		memcpy(line, pre + pre_len - p, p);
 		memcpy(line + p, lo, tail);
 		lo = line;

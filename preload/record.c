@@ -372,9 +372,11 @@ uint8_t *ckt_record_module(uint8_t *p, const uint8_t *end, uint64_t base, uint64
 	return put_str(p, build_id, bl);
 }
 
+/* a phase name, a note or a thread name: at most CKT_MAX_STR bytes, cut between characters
+ * (a name cut inside one showed U+FFFD at its end) */
 static uint8_t *put_cut(uint8_t *p, const char *s, size_t n)
 {
-	return put_str(p, s, n > CKT_MAX_STR ? CKT_MAX_STR : n);
+	return put_str(p, s, ckt_utf8_cut(s, n, CKT_MAX_STR));
 }
 
 uint8_t *ckt_record_phase_def(uint8_t *p, uint32_t id, const char *name)

@@ -1042,9 +1042,8 @@ static int expand(const char *in, char *out, size_t cap, pid_t pid)
 			ins = c;
 		}
 		k = strlen(ins);
-		if (ins == exe_base && k > CKT_OUT_EXE_MAX)
-			for (k = CKT_OUT_EXE_MAX; k > 0 && ((unsigned char)ins[k] & 0xc0) == 0x80; k--)
-				;
+		if (ins == exe_base)
+			k = ckt_utf8_cut(ins, k, CKT_OUT_EXE_MAX);
 		if (n + k >= cap)
 			return -ENAMETOOLONG;
 		memcpy(out + n, ins, k);

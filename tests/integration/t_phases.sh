@@ -88,6 +88,24 @@ $REPORT $T/logphases.zst >$T/logphases.txt
 expect_match "logphases: text shows the log lines" "$(cat $T/logphases.txt)" 'log lines that drove CUZKTRACE_PHASES rules: 6'
 expect_match "logphases: text log line" "$(cat $T/logphases.txt)" '  [0-9.]+ s  synthesis +TIMELINE,2,SYNTH_END,partition=0'
 
+# -- a phase name and a log line longer than the trace keeps (1,024 bytes), cut inside a
+# multi-byte character: whole characters are kept (since 0.2.19: the name ended in U+FFFD,
+# 1,026 bytes as the reader shows it, and the note in two). tests/progs/longnames.c
+CUZKTRACE_SAMPLE=0 CUZKTRACE_PHASES='m=MARKX' CUZKTRACE_OUT=$T/longnames.zst traced longnames $P/longnames
+$REPORT --json $T/longnames.zst >$T/longnames.json 2>$T/longnames.rerr
+lnames=$($PY - "$T/longnames.json" <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+name = [p for p in d['peak_heap']['by_phase'] if p['phase'].startswith('a')]
+print(name[0]['phase'] == 'a' * 1023, name[0]['bytes'])
+note = d['phase_notes'][0]['text']
+print(note == '\u20ac' * 170 + 'MARKX' + '\u20ac' * 169, len(note.encode()))
+PYEOF
+)
+expect_eq "longnames: a phase name and a note cut to 1,024 bytes keep whole characters (1,023 and 1,022 bytes)" \
+	"$(cat $T/longnames.rc)/$(cat $T/longnames.out)/$lnames/$(cat $T/longnames.rerr)" \
+	"0/longnames: done/$(printf 'True 1000000\nTrue 1022')/"
+
 # -- markers split across writes (Rust's eprintln! with arguments writes its pieces one by
 # one): each thread's open line is joined to its next write; a write to the other descriptor
 # ends it. tests/progs/splitlog.c

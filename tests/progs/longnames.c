@@ -1,0 +1,39 @@
+/* longnames.c: names and log lines longer than the trace keeps (1,024 bytes), cut inside a
+ * multi-byte character. Pushes a phase named "a" x 1023 + "é" + "tail" (the cut falls inside
+ * the é) and allocates 1,000,000 bytes in it; then writes one line to stderr of "€" x 400,
+ * the marker "MARKX" and "€" x 400, matched by CUZKTRACE_PHASES='m=MARKX' (the stored note is
+ * cut from 512 bytes before the marker and to 1,024 bytes, both inside a "€"). The trace
+ * keeps whole characters: a phase name of 1,023 bytes, a note of 1,022 (170 "€", "MARKX",
+ * 169 "€"). Prints "longnames: done". Run it only with the tracer preloaded. */
+#define CUZKTRACE_WEAK /* resolved by the preloaded library */
+#include "cuzktrace.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void *volatile keep;
+
+int main(void)
+{
+	static char name[1100], line[2500];
+	memset(name, 'a', 1023);
+	strcpy(name + 1023, "\xc3\xa9tail");
+	CUZKTRACE_PHASE_PUSH(name);
+	keep = malloc(1000000);
+	memset(keep, 1, 1000000);
+	CUZKTRACE_PHASE_POP();
+	size_t n = 0;
+	for (int i = 0; i < 400; i++, n += 3)
+		memcpy(line + n, "\xe2\x82\xac", 3);
+	memcpy(line + n, "MARKX", 5);
+	n += 5;
+	for (int i = 0; i < 400; i++, n += 3)
+		memcpy(line + n, "\xe2\x82\xac", 3);
+	line[n++] = '\n';
+	if (write(2, line, n) != (ssize_t)n)
+		return 3;
+	printf("longnames: done\n");
+	return 0;
+}
