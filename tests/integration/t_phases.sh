@@ -186,28 +186,27 @@ fn main() {
     println!("{}", a.len() + b.len() + c.len() + d.len());
 }
 RSEOF
+	# and a method of a type's own impl, which v0 names <gen::Aux>::build: matched as
+	# gen::Aux::build, as legacy names write it (since 0.2.17; before, 'x' matched nothing);
 	# and a method of a generic type, which v0 names <gen::Prover<u32>>::synthesize and legacy
 	# names gen::Prover<T>::synthesize: matched as gen::Prover::synthesize without the type's
 	# generic arguments (since 0.2.19; before, 'p' matched nothing and warned)
-	if env -u MAKEFLAGS -u MFLAGS -u CARGO_MAKEFLAGS rustc -g -O -C symbol-mangling-version=v0 -o $T/gen $T/gen.rs 2>$T/gen.build; then
-		CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/gen.zst traced gen $T/gen
+	# gen_rules NAME WHAT: the three rules on the trace of $T/NAME, one expectation
+	gen_rules() {
+		CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/$1.zst traced $1 $T/$1
 		$REPORT --json --phase-rule 'm=gen::make' --phase-rule 'x=gen::Aux::build' --phase-rule 'p=gen::Prover::synthesize' \
-			$T/gen.zst >$T/gen.json 2>$T/gen.rerr
-		# and a method of a type's own impl, which v0 names <gen::Aux>::build: matched as
-		# gen::Aux::build, as legacy names write it (since 0.2.17; before, 'x' matched nothing)
-		expect_eq "--phase-rule on Rust v0 names: a generic function without its generic arguments (3,200,000 + 800,000), <gen::Aux>::build as gen::Aux::build (400,000), <gen::Prover<u32>>::synthesize as gen::Prover::synthesize (200,000), no warning" \
-			"$(cat $T/gen.rc)/$(cat $T/gen.out)/$(jget $T/gen.json peak_heap.by_phase.0) $(jget $T/gen.json peak_heap.by_phase.1) $(jget $T/gen.json peak_heap.by_phase.2)/$(cat $T/gen.rerr)" \
+			$T/$1.zst >$T/$1.json 2>$T/$1.rerr
+		expect_eq "--phase-rule on Rust $2, no warning" \
+			"$(cat $T/$1.rc)/$(cat $T/$1.out)/$(jget $T/$1.json peak_heap.by_phase.0) $(jget $T/$1.json peak_heap.by_phase.1) $(jget $T/$1.json peak_heap.by_phase.2)/$(cat $T/$1.rerr)" \
 			'0/275000/{"phase": "m", "bytes": 4000000} {"phase": "x", "bytes": 400000} {"phase": "p", "bytes": 200000}/'
+	}
+	if env -u MAKEFLAGS -u MFLAGS -u CARGO_MAKEFLAGS rustc -g -O -C symbol-mangling-version=v0 -o $T/gen $T/gen.rs 2>$T/gen.build; then
+		gen_rules gen "v0 names: a generic function without its generic arguments (3,200,000 + 800,000), <gen::Aux>::build as gen::Aux::build (400,000), <gen::Prover<u32>>::synthesize as gen::Prover::synthesize (200,000)"
 	else
 		echo "  skip --phase-rule on v0 names: rustc has no v0 mangling"
 	fi
 	env -u MAKEFLAGS -u MFLAGS -u CARGO_MAKEFLAGS rustc -g -O -o $T/genl $T/gen.rs 2>$T/genl.build
-	CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/genl.zst traced genl $T/genl
-	$REPORT --json --phase-rule 'm=gen::make' --phase-rule 'x=gen::Aux::build' --phase-rule 'p=gen::Prover::synthesize' \
-		$T/genl.zst >$T/genl.json 2>$T/genl.rerr
-	expect_eq "--phase-rule on Rust legacy names: gen::Prover<T>::synthesize as gen::Prover::synthesize (200,000), no warning" \
-		"$(cat $T/genl.rc)/$(cat $T/genl.out)/$(jget $T/genl.json peak_heap.by_phase.0) $(jget $T/genl.json peak_heap.by_phase.1) $(jget $T/genl.json peak_heap.by_phase.2)/$(cat $T/genl.rerr)" \
-		'0/275000/{"phase": "m", "bytes": 4000000} {"phase": "x", "bytes": 400000} {"phase": "p", "bytes": 200000}/'
+	gen_rules genl "legacy names: gen::Prover<T>::synthesize as gen::Prover::synthesize (200,000)"
 else
 	echo "  skip Rust eprintln! markers: no rustc"
 fi
