@@ -417,12 +417,14 @@ static int ckt_main_parse(int argc, char **argv, struct ckt_args *a)
 		case CKT_OPT_PHASES_CSV:
 			a->phases_csv = val;
 			break;
-		case CKT_OPT_PHASE_RULE:
-			if (!ckt_phase_rules_valid(val))
-				return ckt_main_usage("invalid --phase-rule '%s' (expected NAME=PATTERN)", val);
+		case CKT_OPT_PHASE_RULE: {
+			const char *why = ckt_phase_rules_invalid(val);
+			if (why)
+				return ckt_main_usage("invalid --phase-rule '%s' (%s)", val, why);
 			if (ckt_main_push(a->rules, &a->nrules, CKT_MAIN_MAXREP, o->name, val) < 0)
 				return -1;
 			break;
+		}
 		case CKT_OPT_TOP: {
 			unsigned long long n;
 			if (!ckt_main_count(val, 1000000, &n))

@@ -4,6 +4,7 @@
  */
 #include "phase_rules.h"
 
+#include <ctype.h>
 #include <fnmatch.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -35,10 +36,16 @@ struct ckt_phase_rules {
 	int err; /* a symbolization ran out of memory while deciding (CKT_ENOMEM) */
 };
 
-int ckt_phase_rules_valid(const char *spec)
+const char *ckt_phase_rules_invalid(const char *spec)
 {
 	const char *eq = strchr(spec, '=');
-	return eq && eq > spec && eq[1] != '\0';
+	if (!eq || eq == spec || eq[1] == '\0')
+		return "expected NAME=PATTERN";
+	/* 'synth = *synthesize*' named a phase "synth " whose pattern " *synthesize*" matched no
+	 * function: a warning after the whole replay, where this is one line at once */
+	if (isspace((unsigned char)spec[0]) || isspace((unsigned char)eq[-1]) || isspace((unsigned char)eq[1]))
+		return "expected NAME=PATTERN, with no space at the name's start or next to '='";
+	return NULL;
 }
 
 struct ckt_phase_rules *ckt_phase_rules_new(const char *const *specs, size_t n)

@@ -18,8 +18,9 @@
 
 struct ckt_phase_rules;
 
-/* Whether spec is NAME=PATTERN with both parts non-empty. */
-int ckt_phase_rules_valid(const char *spec);
+/* NULL when spec is NAME=PATTERN with both parts non-empty and no space next to the '=' or
+ * at the name's start (CUZKTRACE_PHASES refuses such names too); else what it lacks. */
+const char *ckt_phase_rules_invalid(const char *spec);
 
 /* specs: n valid specs (kept by pointer: they must outlive the rules). NULL when out of memory. */
 struct ckt_phase_rules *ckt_phase_rules_new(const char *const *specs, size_t n);

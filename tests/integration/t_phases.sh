@@ -55,6 +55,12 @@ expect_eq "phase-rule: bad rule exits 2" $? 2
 expect_eq "phase-rule: bad rule message" "$(head -1 $T/badrule.err)" "cuzktrace-report: error: invalid --phase-rule 'nameonly' (expected NAME=PATTERN)"
 $REPORT --phase-rule '=x' $T/phases.zst >/dev/null 2>&1
 expect_eq "phase-rule: empty name exits 2" $? 2
+# a space next to '=' named a phase "synth " with a pattern " *" that matched nothing (since
+# 0.2.19 refused at once, as CUZKTRACE_PHASES refuses such names)
+$REPORT --phase-rule 'synth = *' $T/phases.zst >$T/badrule2.out 2>$T/badrule2.err
+expect_eq "phase-rule: a space next to '=': exit 2, the error line (then the usage line), nothing on stdout" \
+	"$?/$(head -1 $T/badrule2.err)/$(cat $T/badrule2.out)" \
+	"2/cuzktrace-report: error: invalid --phase-rule 'synth = *' (expected NAME=PATTERN, with no space at the name's start or next to '=')/"
 $REPORT --by site $T/phases.zst >/dev/null 2>$T/badby.err
 expect_eq "by: unknown value exits 2" $? 2
 expect_eq "by: unknown value message" "$(head -1 $T/badby.err)" "cuzktrace-report: error: unknown --by value 'site' (expected 'thread')"
