@@ -101,15 +101,27 @@ int ckt_fd_is(int fd, dev_t dev, ino_t ino);
 int ckt_fd_same(int a, int b);
 /* errno e of a failed fstat says it was refused, not that the descriptor is closed */
 /* How many of the n bytes at s to keep for at most max, not splitting a UTF-8 character: a
- * cut that falls on a continuation byte moves back to the start of its character. */
+ * cut that falls on a continuation byte moves back to the start of its character, 3 bytes at
+ * most (bytes that are no UTF-8 are cut where they fall). */
 static inline size_t ckt_utf8_cut(const char *s, size_t n, size_t max)
 {
 	if (n <= max)
 		return n;
-	size_t k = max;
-	while (k > 0 && ((unsigned char)s[k] & 0xc0) == 0x80)
-		k--;
-	return k;
+	for (size_t k = max; k > 0 && k + 3 >= max; k--)
+		if (((unsigned char)s[k] & 0xc0) != 0x80)
+			return k;
+	return max;
+}
+
+/* How many bytes at s (n of them) belong to a character that begins before s, to skip where
+ * a text cut at s starts: 1 to 3 continuation bytes, then a byte that starts a character;
+ * else 0 (none, or bytes that are no UTF-8). */
+static inline size_t ckt_utf8_skip(const char *s, size_t n)
+{
+	for (size_t k = 0; k < n && k < 4; k++)
+		if (((unsigned char)s[k] & 0xc0) != 0x80)
+			return k;
+	return 0;
 }
 
 static inline int ckt_stat_refused(int e)

@@ -342,8 +342,10 @@ static void note(uint16_t id, const char *buf, size_t n, const char *at, const c
 	const char *lo = at, *floor = (size_t)(at - buf) > CKT_MAX_STR / 2 ? at - CKT_MAX_STR / 2 : buf;
 	while (lo > floor && lo[-1] != '\n')
 		lo--;
-	while (lo == floor && lo < at && ((unsigned char)*lo & 0xc0) == 0x80)
-		floor = ++lo; /* a cut starts after a character, not inside it */
+	/* a cut starts after a character, not inside it; a line that starts in this thread's
+	 * earlier writes (lo == buf: joined below) may start inside one that write split */
+	if (lo == floor && floor > buf)
+		lo += ckt_utf8_skip(lo, (size_t)(at - lo));
 	const char *hi = at, *ceil = (size_t)(buf + n - lo) > CKT_MAX_STR ? lo + CKT_MAX_STR : buf + n;
 	while (hi < ceil && *hi != '\n')
 		hi++;
@@ -357,8 +359,8 @@ static void note(uint16_t id, const char *buf, size_t n, const char *at, const c
 	if (lo == buf && pre_len && (size_t)(at - lo) < sizeof(line) / 2) {
 		size_t tail = ckt_utf8_cut(lo, (size_t)(hi - lo), sizeof(line) / 2);
 		size_t p = pre_len < sizeof(line) - tail ? pre_len : sizeof(line) - tail;
-		while (p < pre_len && p > 0 && ((unsigned char)pre[pre_len - p] & 0xc0) == 0x80)
-			p--;
+		p -= ckt_utf8_skip(pre + pre_len - p, p); /* the earlier writes' part, cut here or
+							     * in the carry, starts a character */
 		memcpy(line, pre + pre_len - p, p);
 		memcpy(line + p, lo, tail);
 		lo = line;

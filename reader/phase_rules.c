@@ -182,15 +182,17 @@ static bool ckt_phase_rules_ident(char c);
  * function's ("::<...>": Rust's v0 names keep them, arr::make::<[u8; 32]>) and, since 0.2.19,
  * a type's anywhere in the path ("app::Prover<T>::synthesize", legacy names; "Prover<u64>"
  * once uninherent has taken away v0's brackets): a '<' right after a name, nested brackets
- * balanced. A '<' after anything else ("<T as Trait>", "operator<") or that nothing closes
- * stays. */
+ * balanced. A '<' after anything else ("<T as Trait>"), after "operator" (C++'s operator<,
+ * operator<=>) or that nothing closes stays. */
 bool ckt_phase_rules_ungeneric(const char *name, char *buf, size_t cap)
 {
 	size_t n = 0;
 	bool cut = false;
 	for (const char *p = name; *p; p++) {
 		bool turbofish = p[0] == ':' && p[1] == ':' && p[2] == '<';
-		if (turbofish || (*p == '<' && p > name && ckt_phase_rules_ident(p[-1]))) {
+		bool after_name = *p == '<' && p > name && ckt_phase_rules_ident(p[-1]) &&
+				  !(p - name >= 8 && strncmp(p - 8, "operator", 8) == 0); /* operator<=> */
+		if (turbofish || after_name) {
 			const char *q = ckt_phase_rules_close(turbofish ? p + 2 : p);
 			if (q) {
 				p = q;

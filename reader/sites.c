@@ -229,10 +229,17 @@ bool ckt_sites_is_plumbing(const char *name)
 bool ckt_sites_is_plumbing_file(const char *file)
 {
 	static const char *const dirs[] = { "library/alloc/src/", "library/core/src/",
-					    "library/std/src/", "/hashbrown-", "/include/c++/" };
+					    "library/std/src/", "/hashbrown-" };
 	for (size_t i = 0; file && i < sizeof(dirs) / sizeof(dirs[0]); i++)
 		if (strstr(file, dirs[i]))
 			return true;
+	/* .../include/c++/<version>/ (libstdc++: "12", "4.8.5") or .../include/c++/v1/ (libc++),
+	 * not a project's own include/c++/ tree */
+	for (const char *p = file; p && (p = strstr(p, "/include/c++/")); p++) {
+		const char *v = p + 13;
+		if ((*v >= '0' && *v <= '9') || strncmp(v, "v1/", 3) == 0)
+			return true;
+	}
 	return false;
 }
 

@@ -104,13 +104,14 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 name = [p for p in d['peak_heap']['by_phase'] if p['phase'].startswith('a')]
 print(name[0]['phase'] == 'a' * 1023, name[0]['bytes'])
-note = d['phase_notes'][0]['text']
-print(note == '\u20ac' * 170 + 'MARKX' + '\u20ac' * 169, len(note.encode()))
+notes = [n['text'] for n in d['phase_notes']]
+print(notes[0] == '\u20ac' * 170 + 'MARKX' + '\u20ac' * 169, len(notes[0].encode()))
+print(notes[1:] == ['caf\u00e9 MARKX', '\u20ac' * 42 + 'MARKX'], notes[1:])
 PYEOF
 )
-expect_eq "longnames: a phase name and a note cut to 1,024 bytes keep whole characters (1,023 and 1,022 bytes)" \
+expect_eq "longnames: a phase name and a note cut to 1,024 bytes keep whole characters (1,023 and 1,022 bytes); notes of lines begun in earlier writes too" \
 	"$(cat $T/longnames.rc)/$(cat $T/longnames.out)/$lnames/$(cat $T/longnames.rerr)" \
-	"0/longnames: done/$(printf 'True 1000000\nTrue 1022')/"
+	"0/longnames: done/$(printf 'True 1000000\nTrue 1022\nTrue %s' "['café MARKX', '$(printf '€%.0s' $(seq 42))MARKX']")/"
 
 # -- markers split across writes (Rust's eprintln! with arguments writes its pieces one by
 # one): each thread's open line is joined to its next write; a write to the other descriptor
@@ -212,6 +213,7 @@ RSEOF
 		echo "  skip --phase-rule on v0 names: rustc has no v0 mangling"
 	fi
 	env -u MAKEFLAGS -u MFLAGS -u CARGO_MAKEFLAGS rustc -g -O -o $T/genl $T/gen.rs 2>$T/genl.build
+	expect_eq "--phase-rule on Rust legacy names: gen.rs builds" "$?/$(cat $T/genl.build)" "0/"
 	gen_rules genl "legacy names: gen::Prover<T>::synthesize as gen::Prover::synthesize (200,000)"
 else
 	echo "  skip Rust eprintln! markers: no rustc"

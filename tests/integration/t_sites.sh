@@ -150,12 +150,17 @@ fi
 # (libunwflush.so), whose refill maps the links table inside the trim, after the trace cache:
 # the trim must leave it alone (stacks.c: it drops only a mapping that holds a trace cache
 # as made). It dropped the last mapping of that size, the links table, whose zeroed chains
-# made libunwind's lookups loop for ever: killed by the timeout in 6 runs of 8.
+# made libunwind's lookups loop for ever: killed by the timeout in 6 runs of 8 (3 runs here:
+# all 3 pass by chance 1.5% of the time with that fault).
 if [ "$(uname -m)" = x86_64 ]; then
-	(timeout -s KILL 60 env CUZKTRACE_SAMPLE=0 CUZKTRACE_RSS_MS=0 CUZKTRACE_QUIET=1 CUZKTRACE_OUT=$T/uwf.zst \
-		LD_PRELOAD="$LIB $P/libunwflush.so" $P/unwflush >$T/uwf.out 2>$T/uwf.err; echo $? >$T/uwf.rc)
-	expect_eq "unwinders: a flush of libunwind's sized cache during the trim: the program runs to its end" \
-		"$(cat $T/uwf.rc) $(cat $T/uwf.out)" "0 unwflush: done"
+	uwf=""
+	for k in 1 2 3; do
+		(timeout -s KILL 60 env CUZKTRACE_SAMPLE=0 CUZKTRACE_RSS_MS=0 CUZKTRACE_QUIET=1 CUZKTRACE_OUT=$T/uwf.zst \
+			LD_PRELOAD="$LIB $P/libunwflush.so" $P/unwflush >$T/uwf.out 2>$T/uwf.err; echo $? >$T/uwf.rc)
+		uwf="$uwf$(cat $T/uwf.rc) $(cat $T/uwf.out);"
+	done
+	expect_eq "unwinders: a flush of libunwind's sized cache during the trim: the program runs to its end (3 runs)" \
+		"$uwf" "0 unwflush: done;0 unwflush: done;0 unwflush: done;"
 fi
 
 # ---- C++: a template, operator new, std::vector growth folded into its caller ----
@@ -179,7 +184,7 @@ expect_eq "sites: C++ operator new of an object" \
 expect_eq "sites: C++ a vector of a local type folds into its caller's line" \
 	"$(site_get $T/sx.json sites_at_peak "^with_local\(unsigned long\) \(.*sites_cxx\.cc:$X_L\)\$" bytes)" 500000
 expect_match "sites: C++ a vector of a local type: the full stack keeps the library's frames" \
-	"$(site_get $T/sx.json sites_at_peak "^with_local\(unsigned long\) \(.*sites_cxx\.cc:$X_L\)\$" frames)" "_M_allocate \(.*/include/c\+\+/.*stl_vector\.h:[0-9]+\)"
+	"$(site_get $T/sx.json sites_at_peak "^with_local\(unsigned long\) \(.*sites_cxx\.cc:$X_L\)\$" frames)" "_M_allocate.*/include/c\+\+/.*stl_vector\.h:[0-9]+\)"
 # --diff matches sites by function: the name with its parameters, without " (file:line)"; the
 # two lines of build_grid add up, and so do with_local's (a trace against itself: every row unchanged); the C++
 # runtime's own block made before any stack could be taken keeps its whole name

@@ -4,7 +4,9 @@
  * the marker "MARKX" and "€" x 400, matched by CUZKTRACE_PHASES='m=MARKX' (the stored note is
  * cut from 512 bytes before the marker and to 1,024 bytes, both inside a "€"). The trace
  * keeps whole characters: a phase name of 1,023 bytes, a note of 1,022 (170 "€", "MARKX",
- * 169 "€"). Prints "longnames: done". Run it only with the tracer preloaded. */
+ * 169 "€"). Then two lines whose start is in an earlier write (see below): notes "café
+ * MARKX" and 42 "€" before "MARKX". Prints "longnames: done". Run it only with the tracer
+ * preloaded. */
 #define CUZKTRACE_WEAK /* resolved by the preloaded library */
 #include "cuzktrace.h"
 
@@ -33,6 +35,16 @@ int main(void)
 		memcpy(line + n, "\xe2\x82\xac", 3);
 	line[n++] = '\n';
 	if (write(2, line, n) != (ssize_t)n)
+		return 3;
+	/* a line whose "é" is split between two writes: the note joins them whole */
+	if (write(2, "caf\xc3", 4) != 4 || write(2, "\xa9 MARKX\n", 8) != 8)
+		return 3;
+	/* a line of 67 "€" in one write, then the marker in the next: the note takes the first
+	 * write's last 127 bytes (what a thread keeps of its open line), which start inside a
+	 * "€": 42 whole ones, then the marker */
+	for (n = 0; n < 67 * 3; n += 3)
+		memcpy(line + n, "\xe2\x82\xac", 3);
+	if (write(2, line, n) != (ssize_t)n || write(2, "MARKX\n", 6) != 6)
 		return 3;
 	printf("longnames: done\n");
 	return 0;

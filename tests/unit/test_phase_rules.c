@@ -66,6 +66,9 @@ static void test_ungeneric(void **state)
 	assert_string_equal(buf, "<app::Vec as app::Grow>::grow");
 	/* a '<' after no name, or that nothing closes, stays */
 	assert_false(ckt_phase_rules_ungeneric("std::ostream::operator<<(int)", buf, sizeof(buf)));
+	assert_false(ckt_phase_rules_ungeneric("Foo::operator<=>(Foo const&) const", buf, sizeof(buf)));
+	assert_true(ckt_phase_rules_ungeneric("std::operator<=>(std::pair<int, int> const&)", buf, sizeof(buf)));
+	assert_string_equal(buf, "std::operator<=>(std::pair const&)");
 	assert_false(ckt_phase_rules_ungeneric("<app::Aux as app::Fill>::fill", buf, sizeof(buf)));
 	assert_false(ckt_phase_rules_ungeneric("app::make::<u8", buf, sizeof(buf)));
 }

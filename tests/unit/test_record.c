@@ -1071,6 +1071,27 @@ static void test_columns_fuzz(void **state)
 	free(ev);
 }
 
+/* ckt_utf8_cut and ckt_utf8_skip (ckt.h): names and notes cut between UTF-8 characters */
+static void test_utf8_cuts(void **state)
+{
+	(void)state;
+	const char *e = "ab\xe2\x82\xac" "cd"; /* a, b, the 3 bytes of a euro sign, c, d */
+	assert_int_equal(ckt_utf8_cut(e, 7, 7), 7);  /* it fits */
+	assert_int_equal(ckt_utf8_cut(e, 7, 5), 5);  /* after the euro sign */
+	assert_int_equal(ckt_utf8_cut(e, 7, 4), 2);  /* inside it: before it */
+	assert_int_equal(ckt_utf8_cut(e, 7, 3), 2);
+	assert_int_equal(ckt_utf8_cut(e, 7, 2), 2);
+	assert_int_equal(ckt_utf8_skip(e + 3, 4), 2); /* starting inside it: its 2 bytes left */
+	assert_int_equal(ckt_utf8_skip(e + 4, 3), 1);
+	assert_int_equal(ckt_utf8_skip(e, 7), 0);
+	/* bytes that are no UTF-8 (continuation bytes only) are cut where they fall */
+	char junk[16];
+	memset(junk, 0x80, sizeof(junk));
+	assert_int_equal(ckt_utf8_cut(junk, 16, 10), 10);
+	assert_int_equal(ckt_utf8_skip(junk, 16), 0);
+	assert_int_equal(ckt_utf8_skip(junk, 2), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1083,6 +1104,7 @@ int main(void)
 		cmocka_unit_test(test_columns_model_codes),
 		cmocka_unit_test(test_columns_corrupt),
 		cmocka_unit_test(test_columns_fuzz),
+		cmocka_unit_test(test_utf8_cuts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
