@@ -311,6 +311,15 @@ expect_match "mini_prover, default mode: the peak heap and peak RSS lines say th
 	"$(grep -e '^peak heap .*, during ' -e '^peak RSS .*, during ' $T/minid.txt | tr '\n' '|')" \
 	'^peak heap +[0-9.]+ MiB at [0-9.]+ s, during [a-z +]+ \(shares of the [0-9.]+ (KiB|MiB) estimated from samples\)\|peak RSS +[0-9.]+ MiB at [0-9.]+ s, during [a-z +]+ \(shares of the [0-9.]+ (KiB|MiB) allocated then, estimated from samples: heap, anonymous mmap, pinned\)\|$'
 
+# the default mode's running totals: a phase call sends the calling thread's pending total of
+# small blocks first, so the 50,000 bytes made in A reach the trace in A; held back to the
+# thread's next large event (a free in B), B owned the peak heap (tests/progs/aggphase.c)
+CUZKTRACE_SAMPLE=524288 CUZKTRACE_OUT=$T/aggphase.zst traced aggphase $P/aggphase
+$REPORT --json $T/aggphase.zst >$T/aggphase.json 2>$T/aggphase.rerr
+expect_eq "aggphase, default mode: the peak heap (8 MiB and 50 small blocks) is during A, where the small blocks were made" \
+	"$(cat $T/aggphase.rc)/$(cat $T/aggphase.out)/$(jget $T/aggphase.json peak_heap.bytes)/$(jget $T/aggphase.json peak_heap.active_phases)/$(cat $T/aggphase.rerr)" \
+	'0/aggphase: done/8438608/["A"]/'
+
 # The phase API and log-line rules at their edges (tests/progs/phases2.c has the numbers).
 p2() { # p2 MODE [RULES]: trace one mode in exact mode, report to $T/p2MODE.json
 	CUZKTRACE_SAMPLE=0 CUZKTRACE_PHASES=${2:-} CUZKTRACE_OUT=$T/p2$1.zst traced p2$1 $P/phases2 $1
