@@ -107,9 +107,12 @@ static inline size_t ckt_utf8_cut(const char *s, size_t n, size_t max)
 {
 	if (n <= max)
 		return n;
-	for (size_t k = max; k > 0 && k + 3 >= max; k--)
+	for (size_t k = max; k + 3 >= max; k--) {
 		if (((unsigned char)s[k] & 0xc0) != 0x80)
 			return k;
+		if (k == 0)
+			break;
+	}
 	return max;
 }
 

@@ -349,21 +349,22 @@ static void note(uint16_t id, const char *buf, size_t n, const char *at, const c
 	const char *lo = at, *floor = (size_t)(at - buf) > CKT_MAX_STR / 2 ? at - CKT_MAX_STR / 2 : buf;
 	while (lo > floor && lo[-1] != '\n')
 		lo--;
-	/* a cut starts after a character, not inside it; a line that starts in this thread's
-	 * earlier writes (lo == buf: joined below) may start inside one that write split */
-	if (lo == floor && floor > buf)
+	/* the line began in this thread's earlier writes (a logger's writev pieces): joined below,
+	 * with their end, which completes a character this write starts inside; else a note
+	 * starts after a character, not inside it (a cut, or a write that split one) */
+	static char line[512];
+	int join = lo == buf && pre_len && (size_t)(at - lo) < sizeof(line) / 2;
+	if (!join)
 		lo += ckt_utf8_skip(lo, (size_t)(at - lo));
 	const char *hi = at, *ceil = (size_t)(buf + n - lo) > CKT_MAX_STR ? lo + CKT_MAX_STR : buf + n;
 	while (hi < ceil && *hi != '\n')
 		hi++;
 	if (hi == ceil && ceil < buf + n) /* and ends before one */
 		hi = lo + ckt_utf8_cut(lo, (size_t)(buf + n - lo), (size_t)(hi - lo));
-	/* the line began in this thread's earlier writes (a logger's writev pieces): their end
-	 * goes before it, cut to 512 bytes in all around the marker. The buffers are static,
-	 * under scan_lock (the caller holds it): the scan runs on the program's stack, which may
-	 * be a small signal or thread stack */
-	static char line[512];
-	if (lo == buf && pre_len && (size_t)(at - lo) < sizeof(line) / 2) {
+	/* joined: the earlier writes' end goes before it, cut to 512 bytes in all around the
+	 * marker. The buffers are static, under scan_lock (the caller holds it): the scan runs on
+	 * the program's stack, which may be a small signal or thread stack */
+	if (join) {
 		size_t tail = ckt_utf8_cut(lo, (size_t)(hi - lo), sizeof(line) / 2);
 		size_t p = pre_len < sizeof(line) - tail ? pre_len : sizeof(line) - tail;
 		p -= ckt_utf8_skip(pre + pre_len - p, p); /* the earlier writes' part, cut here or

@@ -178,6 +178,13 @@ static const char *ckt_phase_rules_close(const char *p)
 
 static bool ckt_phase_rules_ident(char c);
 
+/* Whether the name before p ends in the word "operator" (not "Cooperator"). */
+static bool ckt_phase_rules_operator(const char *name, const char *p)
+{
+	return p - name >= 8 && strncmp(p - 8, "operator", 8) == 0 &&
+	       (p - name == 8 || !ckt_phase_rules_ident(p[-9]));
+}
+
 /* name without its generic arguments into buf; false when it has none or does not fit. A
  * function's ("::<...>": Rust's v0 names keep them, arr::make::<[u8; 32]>) and, since 0.2.19,
  * a type's anywhere in the path ("app::Prover<T>::synthesize", legacy names; "Prover<u64>"
@@ -191,7 +198,7 @@ bool ckt_phase_rules_ungeneric(const char *name, char *buf, size_t cap)
 	for (const char *p = name; *p; p++) {
 		bool turbofish = p[0] == ':' && p[1] == ':' && p[2] == '<';
 		bool after_name = *p == '<' && p > name && ckt_phase_rules_ident(p[-1]) &&
-				  !(p - name >= 8 && strncmp(p - 8, "operator", 8) == 0); /* operator<=> */
+				  !ckt_phase_rules_operator(name, p); /* operator<=> */
 		if (turbofish || after_name) {
 			const char *q = ckt_phase_rules_close(turbofish ? p + 2 : p);
 			if (q) {

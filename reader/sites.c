@@ -233,11 +233,13 @@ bool ckt_sites_is_plumbing_file(const char *file)
 	for (size_t i = 0; file && i < sizeof(dirs) / sizeof(dirs[0]); i++)
 		if (strstr(file, dirs[i]))
 			return true;
-	/* .../include/c++/<version>/ (libstdc++: "12", "4.8.5") or .../include/c++/v1/ (libc++),
-	 * not a project's own include/c++/ tree */
+	/* .../include/c++/<version>/ (libstdc++: "12", "4.8.5": digits and dots) or
+	 * .../include/c++/v1/ (libc++), not a project's own include/c++/ tree */
 	for (const char *p = file; p && (p = strstr(p, "/include/c++/")); p++) {
-		const char *v = p + 13;
-		if ((*v >= '0' && *v <= '9') || strncmp(v, "v1/", 3) == 0)
+		const char *v = p + 13, *e = v;
+		while ((*e >= '0' && *e <= '9') || (*e == '.' && e > v))
+			e++;
+		if ((e > v && *e == '/') || strncmp(v, "v1/", 3) == 0)
 			return true;
 	}
 	return false;

@@ -106,12 +106,13 @@ name = [p for p in d['peak_heap']['by_phase'] if p['phase'].startswith('a')]
 print(name[0]['phase'] == 'a' * 1023, name[0]['bytes'])
 notes = [n['text'] for n in d['phase_notes']]
 print(notes[0] == '\u20ac' * 170 + 'MARKX' + '\u20ac' * 169, len(notes[0].encode()))
-print(notes[1:] == ['caf\u00e9 MARKX', '\u20ac' * 42 + 'MARKX'], notes[1:])
+print(notes[1:3] == ['caf\u00e9 MARKX', '\u20ac' * 42 + 'MARKX'], notes[1:3])
+print(notes[3:] == [' MARKX', 'x' * 300 + ' MARKX'], len(notes))
 PYEOF
 )
 expect_eq "longnames: a phase name and a note cut to 1,024 bytes keep whole characters (1,023 and 1,022 bytes); notes of lines begun in earlier writes too" \
 	"$(cat $T/longnames.rc)/$(cat $T/longnames.out)/$lnames/$(cat $T/longnames.rerr)" \
-	"0/longnames: done/$(printf 'True 1000000\nTrue 1022\nTrue %s' "['café MARKX', '$(printf '€%.0s' $(seq 42))MARKX']")/"
+	"0/$(printf 'x\nlongnames: done')/$(printf 'True 1000000\nTrue 1022\nTrue %s\nTrue 5' "['café MARKX', '$(printf '€%.0s' $(seq 42))MARKX']")/"
 
 # -- markers split across writes (Rust's eprintln! with arguments writes its pieces one by
 # one): each thread's open line is joined to its next write; a write to the other descriptor

@@ -5,8 +5,9 @@
  * cut from 512 bytes before the marker and to 1,024 bytes, both inside a "€"). The trace
  * keeps whole characters: a phase name of 1,023 bytes, a note of 1,022 (170 "€", "MARKX",
  * 169 "€"). Then two lines whose start is in an earlier write (see below): notes "café
- * MARKX" and 42 "€" before "MARKX". Prints "longnames: done". Run it only with the tracer
- * preloaded. */
+ * MARKX" and 42 "€" before "MARKX"; then two that start inside a character no join
+ * completes: notes " MARKX" and 300 "x" before " MARKX". Prints "x", then "longnames:
+ * done". Run it only with the tracer preloaded. */
 #define CUZKTRACE_WEAK /* resolved by the preloaded library */
 #include "cuzktrace.h"
 
@@ -45,6 +46,20 @@ int main(void)
 	for (n = 0; n < 67 * 3; n += 3)
 		memcpy(line + n, "\xe2\x82\xac", 3);
 	if (write(2, line, n) != (ssize_t)n || write(2, "MARKX\n", 6) != 6)
+		return 3;
+	/* lines that start inside a character no join completes: its first byte went to stdout
+	 * (which ends the open line on stderr), or the marker is 256 bytes or more into the write
+	 * (the join keeps 256 around it): the note starts after the stray byte */
+	if (write(2, "caf\xc3", 4) != 4 || write(1, "x", 1) != 1 || write(2, "\xa9 MARKX\n", 8) != 8)
+		return 3;
+	if (write(2, "caf\xc3", 4) != 4)
+		return 3;
+	line[0] = (char)0xa9;
+	memset(line + 1, 'x', 300);
+	memcpy(line + 301, " MARKX\n", 7);
+	if (write(2, line, 308) != 308)
+		return 3;
+	if (write(1, "\n", 1) != 1)
 		return 3;
 	printf("longnames: done\n");
 	return 0;

@@ -67,6 +67,10 @@ static void test_ungeneric(void **state)
 	/* a '<' after no name, or that nothing closes, stays */
 	assert_false(ckt_phase_rules_ungeneric("std::ostream::operator<<(int)", buf, sizeof(buf)));
 	assert_false(ckt_phase_rules_ungeneric("Foo::operator<=>(Foo const&) const", buf, sizeof(buf)));
+	assert_true(ckt_phase_rules_ungeneric("app::Cooperator<u64>::run", buf, sizeof(buf)));
+	assert_string_equal(buf, "app::Cooperator::run");
+	assert_true(ckt_phase_rules_ungeneric("my_operator<T>::f", buf, sizeof(buf)));
+	assert_string_equal(buf, "my_operator::f");
 	assert_true(ckt_phase_rules_ungeneric("std::operator<=>(std::pair<int, int> const&)", buf, sizeof(buf)));
 	assert_string_equal(buf, "std::operator<=>(std::pair const&)");
 	assert_false(ckt_phase_rules_ungeneric("<app::Aux as app::Fill>::fill", buf, sizeof(buf)));

@@ -1081,6 +1081,8 @@ static void test_utf8_cuts(void **state)
 	assert_int_equal(ckt_utf8_cut(e, 7, 4), 2);  /* inside it: before it */
 	assert_int_equal(ckt_utf8_cut(e, 7, 3), 2);
 	assert_int_equal(ckt_utf8_cut(e, 7, 2), 2);
+	assert_int_equal(ckt_utf8_cut(e + 2, 5, 1), 0); /* a cut inside the first character */
+	assert_int_equal(ckt_utf8_cut(e + 2, 5, 3), 3);
 	assert_int_equal(ckt_utf8_skip(e + 3, 4), 2); /* starting inside it: its 2 bytes left */
 	assert_int_equal(ckt_utf8_skip(e + 4, 3), 1);
 	assert_int_equal(ckt_utf8_skip(e, 7), 0);

@@ -67,6 +67,7 @@ static void test_plumbing_rule(void **state)
 	assert_false(ckt_sites_is_plumbing_file("/home/me/prover/src/synth.rs"));
 	assert_false(ckt_sites_is_plumbing_file("/home/me/prover/include/prover/vector.h"));
 	assert_false(ckt_sites_is_plumbing_file("/home/me/prover/include/c++/pool.h"));
+	assert_false(ckt_sites_is_plumbing_file("/home/me/prover/include/c++/2d/grid.h"));
 	assert_true(ckt_sites_is_plumbing_file("/opt/rh/include/c++/4.8.5/bits/stl_vector.h"));
 	assert_false(ckt_sites_is_plumbing_file(NULL));
 }
