@@ -37,6 +37,7 @@ typedef struct {
 } CUmemAllocationProp;
 #define CUDA_SUCCESS 0
 #define CUDA_ERROR_NOT_INITIALIZED 3
+#define CUDA_ERROR_INVALID_VALUE 1 /* among others: a pointer or range that entry point does not free */
 #define CU_MEM_LOCATION_TYPE_DEVICE 1
 #define CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM 2ull
 /* Newest CUDA version whose entry points we know; a lookup for a newer one passes through. */
@@ -471,6 +472,31 @@ CUresult cuMemCreate(CUmemGenericAllocationHandle *h, size_t size, const CUmemAl
 	return rc;
 }
 
+/* A free or unmap the driver refused after the tracer recorded it (a call with no current
+ * context, a bad stream, a sticky error): the trace counts the memory gone where it is not.
+ * Said once per entry point, with the driver's error; the call's result goes back unchanged.
+ * Not for CUDA_ERROR_INVALID_VALUE, what the driver answers a pointer that entry point does
+ * not free (unknown, freed already, or of another kind: cudaFree of cudaMallocHost memory) or
+ * a range that is not whole mappings: the reader frees nothing there either.
+ * (Recorded after the call instead, its stamp would stay open across the call, which waits
+ * for the device: every other thread's events of that time held back, see hooks_mmap.c.) */
+static atomic_int refused_warned[W_COUNT];
+
+static CKT_NOINLINE void warn_refused(int w, CUresult rc)
+{
+	if (rc == CUDA_ERROR_INVALID_VALUE || atomic_exchange(&refused_warned[w], 1))
+		return;
+	struct ckt_line l = { .len = 0 };
+	ckt_line_str(&l, "cuzktrace: warning: ");
+	ckt_line_str(&l, wraps[w].name);
+	ckt_line_str(&l, " failed (CUDA error ");
+	ckt_line_u64(&l, (uint64_t)rc);
+	ckt_line_str(&l, ") after the tracer recorded it: the trace may count that memory freed (GPU, "
+			 "pinned or registered figures after it too low by it; later failures of this "
+			 "call are not reported)");
+	ckt_line_emit(&l);
+}
+
 /* Frees are recorded before the real call, so no other thread can be handed the same address
  * by an allocation stamped earlier than our record. ADDR is the freed address (or handle). */
 #define CKT_DRV_FREE(W, FN, KIND, ADDR, PARAMS, ARGS)                                   \
@@ -482,6 +508,8 @@ CUresult cuMemCreate(CUmemGenericAllocationHandle *h, size_t size, const CUmemAl
 		CUresult rc = real ARGS;                                                 \
 		if (ADDR && rc == CUDA_SUCCESS)                                          \
 			atomic_fetch_sub_explicit(&cuda_recorded_live, 1, memory_order_relaxed); \
+		else if (ADDR)                                                           \
+			warn_refused(W_##W, rc);                                         \
 		t->in_driver--;                                                          \
 		return rc;                                                               \
 	}
@@ -502,6 +530,10 @@ CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAlloc
 		      (ptr, size, offset, h, flags))
 	CUresult rc = real(ptr, size, offset, h, flags);
 	if (rc == CUDA_SUCCESS) {
+		/* a mapping keeps its handle's memory live after cuMemRelease (see above): counted
+		 * for CKT_DRV_CONTEXT_GONE until its unmap (one unmap of two adjacent mappings
+		 * takes one off: a reset after it may then warn with nothing live) */
+		atomic_fetch_add_explicit(&cuda_recorded_live, 1, memory_order_relaxed);
 		t->guard++;
 		ckt_emit2(t, CKT_EV_CUDA_MAP, 0, ckt_stamp(t), ptr, size, 0, h, 0, 0);
 		t->guard--;
@@ -517,6 +549,10 @@ CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)
 	ckt_emit(t, CKT_EV_CUDA_UNMAP, 0, ckt_stamp(t), ptr, size, 0);
 	t->guard--;
 	CUresult rc = real(ptr, size);
+	if (rc == CUDA_SUCCESS)
+		atomic_fetch_sub_explicit(&cuda_recorded_live, 1, memory_order_relaxed);
+	else
+		warn_refused(W_cuMemUnmap, rc);
 	t->in_driver--;
 	return rc;
 }

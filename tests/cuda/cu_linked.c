@@ -6,6 +6,11 @@
  * exit.
  * "reset": after the same, the primary context reset with nothing live, then with 1 MiB live
  * (cudaDeviceReset), twice.
+ * "refused": after the same, 4 MiB on the device whose first cuMemFree the driver refuses
+ * (error 201, no current context: the stub's cuzktrace_stub_refuse_next_free), then 1 MiB,
+ * then its free again, accepted, and the 1 MiB's.
+ * "vmmreset": after the same, a VMM handle of 2 MiB mapped, released (its memory lives while
+ * mapped), then the primary context reset.
  * "untraced": after the same, two CUDA arrays (linked symbol) and a retained reference to a
  * mapped VMM handle (through cuGetProcAddress): memory the tracer says once it does not count.
  * "race" instead of all that: two threads' first allocations at once, 1 MiB on device 0 and,
@@ -122,6 +127,25 @@ int main(int argc, char **argv)
 		CHECK(cuDevicePrimaryCtxReset_v2(0));
 		CHECK(cuMemAlloc_v2(&m, MiB));
 		CHECK(cuDevicePrimaryCtxReset_v2(0));
+		CHECK(cuDevicePrimaryCtxReset_v2(0));
+	}
+	if (argc > 1 && !strcmp(argv[1], "refused")) {
+		CUdeviceptr a, b;
+		CHECK(cuMemAlloc_v2(&a, 4 * MiB));
+		cuzktrace_stub_refuse_next_free = 201;
+		if (cuMemFree_v2(a) != 201)
+			exit(5);
+		CHECK(cuMemAlloc_v2(&b, MiB));
+		CHECK(cuMemFree_v2(a));
+		CHECK(cuMemFree_v2(b));
+	}
+	if (argc > 1 && !strcmp(argv[1], "vmmreset")) {
+		CUmemGenericAllocationHandle h;
+		CUmemAllocationProp prop = { .type = CU_MEM_ALLOCATION_TYPE_PINNED,
+					     .location = { CU_MEM_LOCATION_TYPE_DEVICE, 0 } };
+		CHECK(cuMemCreate(&h, 2 * MiB, &prop, 0));
+		CHECK(cuMemMap(0x7c0000000000ull, 2 * MiB, 0, h, 0));
+		CHECK(cuMemRelease(h));
 		CHECK(cuDevicePrimaryCtxReset_v2(0));
 	}
 	if (argc > 1 && !strcmp(argv[1], "untraced")) {

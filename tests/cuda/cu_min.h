@@ -84,5 +84,6 @@ typedef CUresult gpa2_t(const char *, void **, int, cuuint64_t, int *);
 
 /* stub only: how many calls each variant received (tests check the _ptsz ones were used) */
 extern int cuzktrace_stub_libcuda_marker;
+extern int cuzktrace_stub_refuse_next_free;
 #define CKT_STUB_MARKER 0x5eedc0da
 #endif

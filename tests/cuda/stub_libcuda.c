@@ -16,6 +16,9 @@ __attribute__((visibility("default"))) int cuzktrace_stub_libcuda_marker = CKT_S
 /* calls that arrived at each _ptsz variant, and at the legacy variants, for the tests */
 __attribute__((visibility("default"))) int cuzktrace_stub_ptsz_calls;
 __attribute__((visibility("default"))) int cuzktrace_stub_legacy_async_calls;
+/* nonzero: the next cuMemFree_v2 returns this error and frees nothing (a call with no current
+ * context, a sticky error), then it is 0 again */
+__attribute__((visibility("default"))) int cuzktrace_stub_refuse_next_free;
 
 #define NDEV 2
 #define MAXA 4096
@@ -210,7 +213,13 @@ CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t keep)
 	pthread_mutex_unlock(&mu);
 	return CUDA_SUCCESS;
 }
-CUresult cuMemFree_v2(CUdeviceptr p) { return dev_free(p, 1 << K_DEV | 1 << K_MANAGED | 1 << K_POOL); }
+CUresult cuMemFree_v2(CUdeviceptr p)
+{
+	int refuse = __atomic_exchange_n(&cuzktrace_stub_refuse_next_free, 0, __ATOMIC_RELAXED);
+	if (refuse)
+		return (CUresult)refuse;
+	return dev_free(p, 1 << K_DEV | 1 << K_MANAGED | 1 << K_POOL);
+}
 CUresult cuMemFreeAsync(CUdeviceptr p, CUstream s)
 {
 	(void)s;

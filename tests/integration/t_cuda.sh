@@ -82,6 +82,25 @@ $REPORT --json $T/cu_reset.zst >$T/cu_reset.json 2>$T/cu_reset.rerr
 expect_eq "context reset: status and output unchanged, one line once memory was live, the 1 MiB live at exit" \
 	"$(cat $T/cu_reset.rc)/$(cat $T/cu_reset.out)/$(sed 1d $T/cu_reset.err | sed '$d')/$(jget $T/cu_reset.json live_at_exit.gpu_bytes)/$(cat $T/cu_reset.rerr)" \
 	"0/cu_linked: done/cuzktrace: warning: the program called cuDevicePrimaryCtxReset_v2 while CUDA memory it had allocated was live; the driver frees that memory there, with no call the tracer records: it stays counted (GPU and pinned figures after it, and live at exit, too high by it)/1048576/"
+# a VMM handle released while mapped keeps its memory (the reader counts it until the unmap):
+# a reset then says so too (since 0.2.19; the release took it off the tracer's count, and the
+# reset said nothing while the report kept 2 MiB live at exit)
+CUZKTRACE_OUT=$T/cu_vreset.zst traced cu_vreset $C/cu_linked vmmreset
+$REPORT --json $T/cu_vreset.zst >$T/cu_vreset.json 2>$T/cu_vreset.rerr
+expect_eq "context reset with a released but mapped VMM handle: one line, its 2 MiB live at exit" \
+	"$(cat $T/cu_vreset.rc)/$(cat $T/cu_vreset.out)/$(sed 1d $T/cu_vreset.err | sed '$d')/$(jget $T/cu_vreset.json live_at_exit.gpu_bytes)/$(cat $T/cu_vreset.rerr)" \
+	"0/cu_linked: done/cuzktrace: warning: the program called cuDevicePrimaryCtxReset_v2 while CUDA memory it had allocated was live; the driver frees that memory there, with no call the tracer records: it stays counted (GPU and pinned figures after it, and live at exit, too high by it)/2097152/"
+# a free of the right kind the driver refuses (here error 201, no current context): the
+# tracer recorded it before the call (so no other thread can be handed the address first),
+# the trace counts the 4 MiB freed there, and one line says so (since 0.2.19; silent before).
+# Refusals with CUDA_ERROR_INVALID_VALUE (a pointer that entry point does not free, a range
+# that is not whole mappings: cuda_case's exercise makes five) free nothing in the reader
+# either, and say nothing.
+CUZKTRACE_OUT=$T/cu_refused.zst traced cu_refused $C/cu_linked refused
+$REPORT --json $T/cu_refused.zst >$T/cu_refused.json 2>$T/cu_refused.rerr
+expect_eq "a free the driver refuses: status and output unchanged, one line with its error" \
+	"$(cat $T/cu_refused.rc)/$(cat $T/cu_refused.out)/$(sed 1d $T/cu_refused.err | sed '$d')/$(cat $T/cu_refused.rerr)" \
+	"0/cu_linked: done/cuzktrace: warning: cuMemFree_v2 failed (CUDA error 201) after the tracer recorded it: the trace may count that memory freed (GPU, pinned or registered figures after it too low by it; later failures of this call are not reported)/"
 cuda_case cu_static_v2 $C/cu_static v2
 cuda_case cu_static_v1 $C/cu_static v1
 cuda_case cu_static_ptsz $C/cu_static ptsz
