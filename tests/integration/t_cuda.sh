@@ -65,30 +65,36 @@ expect_eq "CUDA allocation after dlopens of TLS libraries: status, reader silent
 	"$(cat $T/cu_tls.rc)/$(cat $T/cu_tls.rerr)/$(jget $T/cu_tls.json backward_events)/$(jget $T/cu_tls.json peak_pinned.bytes)" \
 	"0//0/65536"
 
+# cu_mode NAME MODE: cu_linked MODE traced to $T/NAME.zst, its report in $T/NAME.json (the
+# reader's stderr in $T/NAME.rerr); cu_said: status/output/the lines between the tracer's first
+# and last
+cu_mode() {
+	CUZKTRACE_OUT=$T/$1.zst traced $1 $C/cu_linked $2
+	$REPORT --json $T/$1.zst >$T/$1.json 2>$T/$1.rerr
+	cu_said="$(cat $T/$1.rc)/$(cat $T/$1.out)/$(sed 1d $T/$1.err | sed '$d')"
+}
+
 # Memory the tracer does not count (since 0.2.16 one line each, once; before, nothing said so):
 # two CUDA arrays through the linked symbol, a retained VMM reference through cuGetProcAddress.
 # The program's results are unchanged, the figures the same as without them.
-CUZKTRACE_OUT=$T/cu_unt.zst traced cu_unt $C/cu_linked untraced
-$REPORT --json $T/cu_unt.zst >$T/cu_unt.json 2>$T/cu_unt.rerr
+cu_mode cu_unt untraced
 expect_eq "untraced CUDA memory: status and output unchanged, one line per entry point, the peak GPU as without it" \
-	"$(cat $T/cu_unt.rc)/$(cat $T/cu_unt.out)/$(sed 1d $T/cu_unt.err | sed '$d')/$(jget $T/cu_unt.json peak_gpu.bytes)/$(cat $T/cu_unt.rerr)" \
+	"$cu_said/$(jget $T/cu_unt.json peak_gpu.bytes)/$(cat $T/cu_unt.rerr)" \
 	"0/cu_linked: done/cuzktrace: warning: the program called cuArrayCreate_v2 (a CUDA array); the memory it allocates is not traced: GPU figures leave it out
 cuzktrace: warning: the program called cuMemRetainAllocationHandle; the references it takes are not counted: a VMM allocation's memory ends at its first cuMemRelease once unmapped, maybe early/30511104/"
 # A context reset (cudaDeviceReset) or destroyed frees what it held with no call the tracer
 # records: with nothing live it says nothing; with 1 MiB live, one line (twice reset: once),
 # and that 1 MiB stays counted, live at exit (since 0.2.17; before, nothing said so)
-CUZKTRACE_OUT=$T/cu_reset.zst traced cu_reset $C/cu_linked reset
-$REPORT --json $T/cu_reset.zst >$T/cu_reset.json 2>$T/cu_reset.rerr
+cu_mode cu_reset reset
 expect_eq "context reset: status and output unchanged, one line once memory was live, the 1 MiB live at exit" \
-	"$(cat $T/cu_reset.rc)/$(cat $T/cu_reset.out)/$(sed 1d $T/cu_reset.err | sed '$d')/$(jget $T/cu_reset.json live_at_exit.gpu_bytes)/$(cat $T/cu_reset.rerr)" \
+	"$cu_said/$(jget $T/cu_reset.json live_at_exit.gpu_bytes)/$(cat $T/cu_reset.rerr)" \
 	"0/cu_linked: done/cuzktrace: warning: the program called cuDevicePrimaryCtxReset_v2 while CUDA memory it had allocated was live; the driver frees that memory there, with no call the tracer records: it stays counted (GPU and pinned figures after it, and live at exit, too high by it)/1048576/"
 # a VMM handle released while mapped keeps its memory (the reader counts it until the unmap):
 # a reset then says so too (since 0.2.19; the release took it off the tracer's count, and the
 # reset said nothing while the report kept 2 MiB live at exit)
-CUZKTRACE_OUT=$T/cu_vreset.zst traced cu_vreset $C/cu_linked vmmreset
-$REPORT --json $T/cu_vreset.zst >$T/cu_vreset.json 2>$T/cu_vreset.rerr
+cu_mode cu_vreset vmmreset
 expect_eq "context reset with a released but mapped VMM handle: one line, its 2 MiB live at exit" \
-	"$(cat $T/cu_vreset.rc)/$(cat $T/cu_vreset.out)/$(sed 1d $T/cu_vreset.err | sed '$d')/$(jget $T/cu_vreset.json live_at_exit.gpu_bytes)/$(cat $T/cu_vreset.rerr)" \
+	"$cu_said/$(jget $T/cu_vreset.json live_at_exit.gpu_bytes)/$(cat $T/cu_vreset.rerr)" \
 	"0/cu_linked: done/cuzktrace: warning: the program called cuDevicePrimaryCtxReset_v2 while CUDA memory it had allocated was live; the driver frees that memory there, with no call the tracer records: it stays counted (GPU and pinned figures after it, and live at exit, too high by it)/2097152/"
 # a free of the right kind the driver refuses (here error 201, no current context): the
 # tracer recorded it before the call (so no other thread can be handed the address first),
@@ -96,10 +102,9 @@ expect_eq "context reset with a released but mapped VMM handle: one line, its 2 
 # Refusals with CUDA_ERROR_INVALID_VALUE (a pointer that entry point does not free, a range
 # that is not whole mappings: cuda_case's exercise makes five) free nothing in the reader
 # either, and say nothing.
-CUZKTRACE_OUT=$T/cu_refused.zst traced cu_refused $C/cu_linked refused
-$REPORT --json $T/cu_refused.zst >$T/cu_refused.json 2>$T/cu_refused.rerr
+cu_mode cu_refused refused
 expect_eq "a free the driver refuses: status and output unchanged, one line with its error" \
-	"$(cat $T/cu_refused.rc)/$(cat $T/cu_refused.out)/$(sed 1d $T/cu_refused.err | sed '$d')/$(cat $T/cu_refused.rerr)" \
+	"$cu_said/$(cat $T/cu_refused.rerr)" \
 	"0/cu_linked: done/cuzktrace: warning: cuMemFree_v2 failed (CUDA error 201) after the tracer recorded it: the trace may count that memory freed (GPU, pinned or registered figures after it too low by it; later failures of this call are not reported)/"
 cuda_case cu_static_v2 $C/cu_static v2
 cuda_case cu_static_v1 $C/cu_static v1
