@@ -212,7 +212,6 @@ static CKT_NOINLINE void unw_cache_trim(struct ckt_tls *t)
 			(void)syscall(SYS_madvise, t->unw_maps[k], CKT_UNW_CACHE_BYTES, MADV_DONTNEED);
 			break;
 		}
-	t->unw_nmaps = 0;
 }
 
 uintptr_t ckt_out_lo[CKT_OUT_N], ckt_out_hi[CKT_OUT_N];

@@ -176,7 +176,11 @@ static const char *ckt_phase_rules_close(const char *p)
 	return NULL;
 }
 
-static bool ckt_phase_rules_ident(char c);
+/* a character of a name (identifier) */
+static bool ckt_phase_rules_ident(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
 
 /* Whether the name before p ends in the word "operator" (not "Cooperator"). */
 static bool ckt_phase_rules_operator(const char *name, const char *p)
@@ -224,11 +228,6 @@ bool ckt_phase_rules_ungeneric(const char *name, char *buf, size_t cap)
  * brackets say which impl) nor a type that is no path ("<[T]>::to_vec", "<&str>::f",
  * "<dyn core::any::Any>::is": a space or a sign outside its generic arguments); nested ones
  * from the inside out ("<<app::A>::B>::f" -> "app::A::B::f"). */
-static bool ckt_phase_rules_ident(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-}
-
 bool ckt_phase_rules_uninherent(const char *name, char *buf, size_t cap)
 {
 	size_t len = strlen(name);
