@@ -294,7 +294,13 @@ struct ckt_slot {
  * than 64 KiB; a busy one gets the room it needs for the writer's latency, as before. */
 #define CKT_RING_SHRINK 3u
 #define CKT_RING_GROW_NS 10000000ull
-/* All windows together grow past their first 64 KiB by at most this many slots (16 MiB): the
+/* The first windows of all rings in use together take at most this many slots (8 MiB, 128
+ * threads' 64 KiB); a thread that starts past them starts on CKT_RING_MIN_SLOTS (16 KiB) and
+ * grows from the shared budget below like any other. Without this cap every thread alive paid
+ * 64 KiB once it recorded 2048 events: 512 busy threads took 32 MiB of first windows. */
+#define CKT_RING_FIRST_SLOTS ((8ull << 20) / sizeof(struct ckt_slot))
+#define CKT_RING_MIN_SLOTS 512u
+/* All windows together grow past their first windows by at most this many slots (16 MiB): the
  * rings of many busy threads share what the writer's latency needs, instead of 512 KiB each
  * (128 busy threads took 70 MiB). A thread that finds the budget spent keeps its window and
  * waits for the writer more often. A ring's growth goes back to the budget when the writer
@@ -331,6 +337,7 @@ struct ckt_ring {
 	 * 0 (a zeroed ring) is the whole ring. */
 	_Atomic uint32_t wmask;
 	uint64_t half_ts, half_head; /* last_ts and head when the owner last counted half a window */
+	uint32_t w_first; /* the window it started on (CKT_RING_FIRST_SLOTS), set as it is taken */
 	/* written by the writer thread */
 	_Alignas(64) _Atomic uint64_t tail;
 	_Atomic uint32_t drained; /* bumped after each drain: the futex a full ring's owner waits on */

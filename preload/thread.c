@@ -108,6 +108,20 @@ static struct ckt_ring *ring_new(void)
 	return r;
 }
 
+/* Slots of the first windows of the rings in use (CKT_RING_FIRST_SLOTS): a CAS when a thread
+ * takes a ring, a subtraction when the writer recycles it. */
+static _Atomic uint64_t ring_first;
+
+static uint32_t ring_first_take(void)
+{
+	uint64_t cur = atomic_load_explicit(&ring_first, memory_order_relaxed), w;
+	do
+		w = cur + (CKT_RING_SLOTS >> CKT_RING_SHRINK) <= CKT_RING_FIRST_SLOTS ? CKT_RING_SLOTS >> CKT_RING_SHRINK
+										 : CKT_RING_MIN_SLOTS;
+	while (!atomic_compare_exchange_weak(&ring_first, &cur, cur + w));
+	return (uint32_t)w;
+}
+
 /* First event of a thread. Rare path: a CAS on the global list, maybe an mmap, a gettid. */
 CKT_NOINLINE struct ckt_ring *ckt_thread_attach(struct ckt_tls *t)
 {
@@ -147,7 +161,8 @@ CKT_NOINLINE struct ckt_ring *ckt_thread_attach(struct ckt_tls *t)
 	r->tail_cache = atomic_load_explicit(&r->tail, memory_order_acquire);
 	r->lost = r->lost_reported;
 	/* the window starts small (the ring is empty, and the writer reads it only after head) */
-	ckt_ring_set_window(r, CKT_RING_SLOTS >> CKT_RING_SHRINK);
+	r->w_first = ring_first_take();
+	ckt_ring_set_window(r, r->w_first);
 	r->half_ts = 0;
 	r->half_head = atomic_load_explicit(&r->head, memory_order_relaxed);
 	/* a recycled ring: its last owner's last stamp is a lower bound of ours too */
@@ -173,8 +188,7 @@ CKT_NOINLINE struct ckt_ring *ckt_thread_attach(struct ckt_tls *t)
 	return r;
 }
 
-/* Slots of all windows past their first CKT_RING_SLOTS >> CKT_RING_SHRINK (see
- * CKT_RING_EXTRA_SLOTS). Changed only when a window grows or a ring is recycled. */
+/* Slots of all windows past their first windows (see CKT_RING_EXTRA_SLOTS). Changed only when a window grows or a ring is recycled. */
 static _Atomic uint64_t ring_extra;
 
 static int ring_budget_take(uint64_t slots, bool must)
@@ -198,12 +212,13 @@ static void ring_budget_give(uint64_t slots)
 
 /* The writer recycles r (drained, its thread gone): its slots go back to the kernel until a
  * new thread takes the ring (a program that churns threads does not keep every ring
- * resident), and its window's growth to the budget. */
+ * resident), its first window and its growth to their budgets. */
 void ckt_ring_release(struct ckt_ring *r)
 {
 	syscall(SYS_madvise, r->slots, sizeof(r->slots), MADV_DONTNEED);
-	ring_budget_give(ckt_ring_mask(r) + 1 - (CKT_RING_SLOTS >> CKT_RING_SHRINK));
-	ckt_ring_set_window(r, CKT_RING_SLOTS >> CKT_RING_SHRINK);
+	ring_budget_give(ckt_ring_mask(r) + 1 - r->w_first);
+	atomic_fetch_sub(&ring_first, r->w_first);
+	ckt_ring_set_window(r, r->w_first);
 }
 
 /* (ckt.h) */

@@ -943,6 +943,27 @@ expect_eq "ring window: peak 1,000,000 bytes, nothing lost, late or inconsistent
 	"$(jget $T/ringwrap.json peak_heap.bytes)/$(jget $T/ringwrap.json lost_events)/$(jget $T/ringwrap.json late_events)/$(jget $T/ringwrap.json inconsistencies)/$(cat $T/ringwrap.rerr)" \
 	"1000000/0/0/0/"
 
+# Many threads recording at once: 384 threads alive together, 6,000 records each (through
+# their first window and round it). The first windows of all rings together stay within 8 MiB
+# (128 threads' 64 KiB; the rest start on 16 KiB), their growth within the shared 16 MiB, and
+# a ring's header (stack cache, capture buffers) takes 16 KiB at most: the rings' resident
+# total, from /proc/self/smaps while every thread is alive, is at most
+# 8 + 16 MiB + (rings - 128) x 16 KiB + rings x 16 KiB (34.1 MiB here; 40 MiB before 0.2.20,
+# 64 KiB first windows for all). Every event kept: the 1,152,000 allocations of the threads
+# plus glibc's few of its own.
+CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/ringmany.zst CUZKTRACE_QUIET=1 timeout -s KILL 120 \
+	env LD_PRELOAD=$LIB $P/ringmany 384 6000 >$T/ringmany.out 2>$T/ringmany.err
+echo $? >$T/ringmany.rc
+read -r _ rm_count rm_kib <<<"$(cat $T/ringmany.out)"
+rm_bound=$((8192 + 16384 + (rm_count > 128 ? rm_count - 128 : 0) * 16 + rm_count * 16))
+expect_eq "many threads: the rings' resident total within the bound ($rm_kib KiB of $rm_bound for $rm_count rings)" \
+	"$(cat $T/ringmany.rc)/$([ "$rm_count" -ge 384 ] && [ "$rm_kib" -le "$rm_bound" ] && echo within)" "0/within"
+$REPORT --json $T/ringmany.zst >$T/ringmany.json 2>$T/ringmany.rerr
+rm_alloc=$(jget $T/ringmany.json event_counts.alloc)
+expect_eq "many threads: every event kept ($rm_alloc allocations), nothing lost, late or inconsistent" \
+	"$([ "$rm_alloc" -ge 1152000 ] && [ "$rm_alloc" -lt 1153000 ] && echo all)/$(jget $T/ringmany.json lost_events)/$(jget $T/ringmany.json late_events)/$(jget $T/ringmany.json inconsistencies)/$(cat $T/ringmany.rerr)" \
+	"all/0/0/0/"
+
 # The main thread ends with pthread_exit while three threads go on: the process ends when the
 # last of them does (the tracer's threads must not keep it alive; with a flush interval of a
 # minute, well before it), in both modes, and the trace is complete: 5,000,000 bytes live at
