@@ -1157,24 +1157,33 @@ static int ckt_phases_text_moment(FILE *out, const struct ckt_phases *p, enum ck
 	return 0;
 }
 
-/* A trace without RSS samples has no peak RSS: its column shows '-', not 0 B. */
-static int ckt_phases_text_table(FILE *out, const struct ckt_phases *p, bool rss)
+/* A trace without RSS samples has no peak RSS: its column shows '-', not 0 B. A trace with
+ * CUDA device memory gets two more columns (since 0.2.20; the JSON had them): the GPU bytes
+ * each phase allocated and their own peak, exact in both modes. */
+static int ckt_phases_text_table(FILE *out, const struct ckt_phases *p, bool rss, bool gpu)
 {
 	const struct ckt_phases_row *rows;
-	char a[32], b[32], c[32], d[32], t[32];
+	char a[32], b[32], c[32], d[32], e[32], f[32], t[32];
 	size_t n = ckt_phases_table(p, &rows);
 	bool est = ckt_phases_estimated(p);
-	fprintf(out, CKT_PHASES_COL "%10s %10s %10s %13s %12s%s\n", "phase", "active s", "allocated",
-		"own peak", "at peak heap", "at peak RSS", est ? "  (heap bytes estimated from samples)" : "");
+	fprintf(out, CKT_PHASES_COL "%10s %10s %10s %13s %12s", "phase", "active s", "allocated", "own peak",
+		"at peak heap", "at peak RSS");
+	if (gpu)
+		fprintf(out, " %14s %13s", "GPU allocated", "GPU own peak");
+	fprintf(out, "%s\n", est ? "  (heap bytes estimated from samples)" : "");
 	for (size_t k = 0; k < n; k++) {
 		const struct ckt_phases_row *r = &rows[k];
 		ckt_phases_put_label(out, "", r->name);
-		fprintf(out, "%10s %10s %10s %13s %12s\n",
+		fprintf(out, "%10s %10s %10s %13s %12s",
 			r->marked ? ckt_util_fmt_secs(t, sizeof(t), r->active_ns, 6) : "-",
 			ckt_util_fmt_bytes(a, sizeof(a), r->allocated_bytes),
 			ckt_util_fmt_bytes(b, sizeof(b), r->peak_bytes),
 			ckt_util_fmt_bytes(c, sizeof(c), r->at_peak_heap),
 			rss ? ckt_util_fmt_bytes(d, sizeof(d), r->at_peak_rss) : "-");
+		if (gpu)
+			fprintf(out, " %14s %13s", ckt_util_fmt_bytes(e, sizeof(e), r->gpu_allocated_bytes),
+				ckt_util_fmt_bytes(f, sizeof(f), r->gpu_peak_bytes));
+		fputc('\n', out);
 	}
 	return 0;
 }
@@ -1218,7 +1227,7 @@ int ckt_phases_print_text(FILE *out, const struct ckt_phases *p, const struct ck
 						    &st->peak_pinned);
 		fputc('\n', out);
 		if (!rc)
-			rc = ckt_phases_text_table(out, p, st->peak_rss.seen);
+			rc = ckt_phases_text_table(out, p, st->peak_rss.seen, st->peak_gpu.bytes > 0);
 	}
 	if (!rc && p->notes_total) {
 		fprintf(out, "\nlog lines that drove CUZKTRACE_PHASES rules: %" PRIu64 "%s\n", p->notes_total,

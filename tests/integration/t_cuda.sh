@@ -120,6 +120,12 @@ $REPORT --json $T/cu_phase.zst >$T/cu_phase.json 2>/dev/null
 expect_eq "cu_linked phase: GPU and pinned peaks owned by the phase, which is active at the GPU peak" \
 	"$(cat $T/cu_phase.rc)/$(jget $T/cu_phase.json peak_gpu.by_phase)/$(jget $T/cu_phase.json peak_pinned.by_phase)/$(jget $T/cu_phase.json peak_gpu.active_phases)" \
 	'0/[{"phase": "gpuwork", "bytes": 30511104}]/[{"phase": "gpuwork", "bytes": 7340032}]/["gpuwork"]'
+# the text phase table has the GPU columns of a trace with GPU memory (since 0.2.20): the
+# 31,559,680 bytes the phase allocated on devices (30.1 MiB) and its own peak, the GPU peak
+$REPORT $T/cu_phase.zst >$T/cu_phase.txt 2>/dev/null
+expect_eq "cu_linked phase: text phase table with GPU allocated and GPU own peak" \
+	"$(grep -E '^(phase|gpuwork) ' $T/cu_phase.txt | sed 's/  (heap bytes estimated from samples)$//' | awk '{print $(NF-3), $(NF-2), $(NF-1), $NF}')" \
+	"$(printf 'allocated GPU own peak\n30.1 MiB 29.1 MiB')"
 cu_line() { grep -nF "$1" $ROOT/tests/cuda/exercise.h | cut -d: -f1; }
 expect_eq "cu_linked: sites at the GPU peak, by line of exercise.h, adding up to the peak" \
 	"$($PY - $T/cu_linked.json <<'PYEOF'

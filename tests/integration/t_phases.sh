@@ -37,6 +37,8 @@ $REPORT $T/phases.zst >$T/phases.txt
 expect_match "phases: text names the phases active at the peak heap" "$(cat $T/phases.txt)" 'peak heap +22\.0 MiB at [0-9.]+ s, during load \+ gpu'
 expect_match "phases: text lists the owner of the peak" "$(cat $T/phases.txt)" '  load +11\.5 MiB +52\.4%  \(12100000 bytes\)'
 expect_match "phases: text per-phase table" "$(cat $T/phases.txt)" 'phase +active s +allocated +own peak +at peak heap +at peak RSS'
+expect_eq "phases: no GPU columns in the table of a trace without GPU memory" \
+	"$(grep -E '^phase ' $T/phases.txt | sed 's/  (heap bytes estimated from samples)$//' | awk '{print $(NF-2), $(NF-1), $NF}')" "at peak RSS"
 
 # -- --phase-rule: re-attribution after the fact, by function name and by file:line
 $REPORT --json --phase-rule 'worker=worker' --phase-rule 'pooled=pool' $T/phases.zst >$T/phases_rule.json 2>$T/phases_rule.err
