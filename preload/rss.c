@@ -71,6 +71,10 @@ void ckt_proc_init(void)
 	struct stat st;
 	if (procdir_off || ckt_fd_is(procdir.fd, procdir.dev, procdir.ino))
 		return;
+	/* not ours any more (the program closed it; its number may be the program's file now):
+	 * forgotten, not closed, whether or not another can be had. Kept, a limit below 128
+	 * made every open through it fail with EBADF, and RSS sampling stopped without a word */
+	procdir.fd = -1;
 	/* below 128 descriptors one more of ours, low among the program's, is one it misses
 	 * (checked again at each use: the program may raise its limit) */
 	struct rlimit rl;
@@ -207,6 +211,26 @@ static uint64_t read_hwm_and_split(uint64_t out[4], bool say)
 
 static uint64_t rss_max; /* the sampler thread's own: the highest RSS sampled so far */
 
+/* statm could be read when sampling started (ckt_rss_start), and now cannot: the program took
+ * what a read needs (every descriptor, under its limit). Missing samples are said once, when
+ * the gap ends, has lasted a second, or lasts to the end, while tracing runs (a program that
+ * takes every descriptor has the trace descriptor's line, and tracing stops: nothing more) */
+static struct {
+	uint64_t since; /* clock of the first failed read of the gap, | 1; 0: none failing */
+	int err;
+	bool said;
+} gap;
+
+static void say_gap(void)
+{
+	if (!gap.since || gap.said || !atomic_load(&ckt_active))
+		return;
+	gap.said = true;
+	ckt_log("warning: RSS samples are missing from a part of the run: cannot read /proc/thread-self/statm (",
+		strerrordesc_np(gap.err), "); the peak RSS may lie where none was taken (the --csv timeline shows the gap)",
+		NULL);
+}
+
 /* Reads first, then one timestamp for both records: a new highest RSS and its anon/file/shmem
  * split share it (the reader explains the peak sample with the split at or before it). */
 static void sample(struct ckt_tls *t, int detail)
@@ -214,7 +238,17 @@ static void sample(struct ckt_tls *t, int detail)
 	char buf[256];
 	uint64_t rss = 0, d[4];
 	int have_rss = 0;
-	if (read_proc(&statm, buf, sizeof(buf)) == 0) {
+	errno = 0;
+	if (read_proc(&statm, buf, sizeof(buf)) != 0) {
+		if (!gap.since) {
+			gap.since = ckt_clock_raw() | 1;
+			gap.err = errno ? errno : EIO;
+		}
+		if (ckt_clock_raw() - gap.since >= 1000000000ull)
+			say_gap();
+	} else {
+		say_gap(); /* a gap that ended */
+		gap.since = 0;
 		const char *p = strchr(buf, ' '); /* second field: resident pages */
 		if (p) {
 			rss = parse_u64(p) * page_size;
@@ -271,6 +305,7 @@ static void *sampler_main(void *arg)
 			;
 	}
 	sample(t, 1); /* the last word: RSS and VmHWM at exit */
+	say_gap();    /* one that lasts to the end */
 	ckt_word_set(&last_taken);
 	proc_forget(&statm); /* they die with this thread */
 	proc_forget(&status);

@@ -89,6 +89,21 @@ $REPORT --json $T/fdfull.zst >$T/fdfull.json 2>/dev/null
 expect_eq "every descriptor taken: output and status unchanged, one line, the trace read as truncated" \
 	"$(cat $T/fdfull.out)/$(cat $T/fdfull.rc)/$(sed 1d $T/fdfull.err)/$(jget $T/fdfull.json truncated)" \
 	"fdfull: done/0/cuzktrace: error: the trace descriptor for '$T/fdfull.zst' was closed and no descriptor was free to open it again; tracing stopped, the program continues/true"
+# The program lowers its limit to 64 (where the tracer keeps no descriptor of /proc) and
+# closes every descriptor: the RSS sampler opens its files again, and the peak RSS holds the
+# 64 MiB block (before 0.2.20 it kept using the closed /proc descriptor: no RSS sample from
+# there on, and no line). Then a program that takes every number and closes the sampler's
+# statm descriptor for 300 ms: those samples are missing, and one line says so.
+CUZKTRACE_OUT=$T/fdclose.zst traced fdclose $P/fdtake closeall
+$REPORT --json $T/fdclose.zst >$T/fdclose.json 2>/dev/null
+expect_eq "close-all under a limit of 64: the sampler reads RSS again (the 64 MiB block in the peak RSS), lines as for the trace's descriptor" \
+	"$(cat $T/fdclose.out)/$(cat $T/fdclose.rc)/$($PY -c 'import json,sys; print(json.load(open(sys.argv[1]))["peak_rss"]["bytes"] > 64 << 20)' $T/fdclose.json)/$(sed -n 2p $T/fdclose.err)/$(wc -l <$T/fdclose.err)" \
+	"fdtake: closeall done/0/True/cuzktrace: warning: the trace descriptor was closed by the program; reopened '$T/fdclose.zst'/3"
+CUZKTRACE_OUT=$T/fdgap.zst traced fdgap $P/fdtake gap
+$REPORT --json $T/fdgap.zst >$T/fdgap.json 2>/dev/null
+expect_eq "RSS samples missing while every descriptor is taken: one line, the trace complete" \
+	"$(cat $T/fdgap.out)/$(cat $T/fdgap.rc)/$(sed -n 2p $T/fdgap.err)/$(wc -l <$T/fdgap.err)/$(jget $T/fdgap.json truncated)/$(jget $T/fdgap.json peak_heap.bytes)" \
+	"fdtake: gap done/0/cuzktrace: warning: RSS samples are missing from a part of the run: cannot read /proc/thread-self/statm (Too many open files); the peak RSS may lie where none was taken (the --csv timeline shows the gap)/3/false/67108864"
 # with 1,024 descriptors the trace's (kept near the top of the range) is within the program's
 # close-all loop, so the reopen path runs
 (ulimit -n 1024; CUZKTRACE_OUT=$T/closefds.zst traced closefds $P/closefds)
