@@ -17,7 +17,9 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/file.h>
+#include <sys/statfs.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -1097,17 +1099,107 @@ static void per_pid_name(char *path, size_t cap, pid_t pid)
 	per_pid_name_tag(path, cap, num);
 }
 
+/* zstd's workspace, mapped directly when big (ckt_big_alloc): zstd frees and retakes it as
+ * frame sizes change. */
+static void *zstd_alloc(void *opaque, size_t n)
+{
+	(void)opaque;
+	return ckt_big_alloc(n);
+}
+
+static void zstd_free(void *opaque, void *p)
+{
+	(void)opaque;
+	ckt_big_free(p);
+}
+
+/* The first bytes of the first zstd frame in z[0, n), decoded into out[0, cap): how many, or 0
+ * when z starts no zstd frame that decodes (a cut or corrupt one, or not zstd at all). */
+static size_t zstd_head(const uint8_t *z, size_t n, uint8_t *out, size_t cap)
+{
+	ZSTD_DCtx *d = ZSTD_createDCtx_advanced((ZSTD_customMem){zstd_alloc, zstd_free, NULL});
+	ZSTD_inBuffer in = {z, n, 0};
+	ZSTD_outBuffer o = {out, cap, 0};
+	size_t r = 1;
+	while (d && o.pos < o.size && in.pos < in.size && r && !ZSTD_isError(r))
+		r = ZSTD_decompressStream(d, &o, &in); /* 0: the frame is whole */
+	ZSTD_freeDCtx(d);
+	return !d || ZSTD_isError(r) ? 0 : o.pos;
+}
+
+/* Why an existing file is not to be written over (open_locked): the setup's return codes past
+ * errno's, with reason_text's words. */
+enum {
+	ERR_NOT_TRACE = -4096, /* it holds something that is not a trace */
+	ERR_PSEUDO,            /* a file of the kernel's (/proc, /sys, ...) */
+	ERR_STDIO,             /* the program's standard input, output or error (stdio_clash) */
+};
+static int stdio_clash; /* the descriptor of ERR_STDIO */
+
+/* File systems whose files are the kernel's interfaces: writing a trace there changes the
+ * process or the system (/proc/self/comm, /proc/sys/kernel/hostname). */
+static int pseudo_fs(unsigned long t)
+{
+	static const unsigned long kinds[] = {PROC_SUPER_MAGIC, SYSFS_MAGIC, CGROUP_SUPER_MAGIC, CGROUP2_SUPER_MAGIC,
+					      DEBUGFS_MAGIC, TRACEFS_MAGIC, SECURITYFS_MAGIC, BPF_FS_MAGIC,
+					      0x62656570 /* configfs */, EFIVARFS_MAGIC, PSTOREFS_MAGIC,
+					      SELINUX_MAGIC, SMACK_MAGIC, 0x42494e4d /* binfmt_misc */,
+					      0x65735543 /* fusectl */};
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+		if (t == kinds[k])
+			return 1;
+	return 0;
+}
+
+/* An existing file, opened for reading and writing, is written over only when it is empty or
+ * a trace (an earlier run's, or one cut short: zstd's magic number at least). Anything else
+ * (a library the process has mapped: truncated, it died of SIGBUS; a file of the program's
+ * own) is left as it was. Nor is the program's standard input, output or error: the program's
+ * output and the trace would overwrite each other, the path announced holding no trace. */
+static int existing_file_check(int f, const struct stat *st)
+{
+	struct statfs fs;
+	if (fstatfs(f, &fs) == 0 && pseudo_fs((unsigned long)fs.f_type))
+		return ERR_PSEUDO;
+	for (int k = 0; k < 3; k++) {
+		struct stat o;
+		if (fstat(k, &o) == 0 && o.st_dev == st->st_dev && o.st_ino == st->st_ino) {
+			stdio_clash = k;
+			return ERR_STDIO;
+		}
+	}
+	enum { ZCAP = 132 * 1024 }; /* a zstd block at most (128 KiB) and the frame's header */
+	static const uint8_t zmagic[4] = {0x28, 0xb5, 0x2f, 0xfd};
+	uint8_t *z = ckt_big_alloc(ZCAP), h[CKT_MAGIC_LEN];
+	if (!z)
+		return -ENOMEM;
+	ssize_t n = pread(f, z, ZCAP, 0);
+	int rc = n < 0 ? -errno : 0;
+	if (n > 0 && memcmp(z, zmagic, (size_t)n < 4 ? (size_t)n : 4))
+		rc = ERR_NOT_TRACE;
+	else if (n >= 4) {
+		/* decodes: it must be a trace's header; does not (cut in its first frame): ours */
+		size_t hn = zstd_head(z, (size_t)n, h, sizeof(h));
+		if (hn && (hn < sizeof(h) || memcmp(h, CKT_MAGIC, CKT_MAGIC_LEN)))
+			rc = ERR_NOT_TRACE;
+	}
+	ckt_big_free(z);
+	return rc;
+}
+
 /* O_NONBLOCK: opening a FIFO for writing would otherwise wait for a reader forever, before
- * main; without one it fails with ENXIO, as does a device file with no device behind it. */
+ * main; without one it fails with ENXIO, as does a device file with no device behind it.
+ * An existing file is opened for reading too (existing_file_check): one the program may write
+ * and not read is refused (EACCES) before anything is written to it. */
 static int file_created; /* open_locked created the file: a failed setup removes it */
 
 static int open_locked(const char *path)
 {
-	const int flags = O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK;
-	int f = open(path, flags | O_CREAT | O_EXCL, 0644);
+	const int flags = O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK;
+	int f = open(path, O_WRONLY | flags | O_CREAT | O_EXCL, 0644);
 	file_created = f >= 0;
 	if (f < 0 && errno == EEXIST)
-		f = open(path, flags);
+		f = open(path, O_RDWR | flags);
 	if (f < 0)
 		return errno == ENXIO ? -EINVAL : -errno;
 	struct stat st;
@@ -1119,6 +1211,11 @@ static int open_locked(const char *path)
 		int e = errno;
 		close(f);
 		return e == EWOULDBLOCK ? -EBUSY : -e;
+	}
+	int rc = file_created ? 0 : existing_file_check(f, &st);
+	if (rc) {
+		close(f);
+		return rc;
 	}
 	/* not truncated here: an existing file keeps its contents until the header is ready to
 	 * go (setup), so a setup that fails first leaves it as it was */
@@ -1216,19 +1313,6 @@ static size_t build_header(uint8_t *buf, size_t cap, pid_t pid, const char *exe)
 	return c.p ? (size_t)(c.p - buf) : 0;
 }
 
-/* zstd's workspace, mapped directly when big (ckt_big_alloc): zstd frees and retakes it as
- * frame sizes change. */
-static void *zstd_alloc(void *opaque, size_t n)
-{
-	(void)opaque;
-	return ckt_big_alloc(n);
-}
-
-static void zstd_free(void *opaque, void *p)
-{
-	(void)opaque;
-	ckt_big_free(p);
-}
 
 /* Reads the file back through its path: the bytes at its start must be what we wrote. */
 static int verify(const void *want, size_t n)
@@ -1316,9 +1400,8 @@ static int holds_this_process(const char *path, pid_t pid)
 	ssize_t n = z ? pread(f, z, ZCAP, 0) : -1;
 	if (f >= 0)
 		close(f);
-	size_t fz = n > 0 ? ZSTD_findFrameCompressedSize(z, (size_t)n) : 0;
-	size_t hn = fz && !ZSTD_isError(fz) ? ZSTD_decompress(h, HCAP, z, fz) : 0;
-	if (!ZSTD_isError(hn) && hn > CKT_MAGIC_LEN + 2 && !memcmp(h, CKT_MAGIC, CKT_MAGIC_LEN)) {
+	size_t hn = n > 0 ? zstd_head(z, (size_t)n, h, HCAP) : 0;
+	if (hn > CKT_MAGIC_LEN + 2 && !memcmp(h, CKT_MAGIC, CKT_MAGIC_LEN)) {
 		const uint8_t *p = h + CKT_MAGIC_LEN + 2, *end = h + hn;
 		char num[72];
 		process_id(num, pid);
@@ -1458,6 +1541,14 @@ static const char *reason_text(int rc)
 	switch (rc) {
 	case -EINVAL:
 		return "not a regular file";
+	case ERR_NOT_TRACE:
+		return "the file exists and is not a cuzktrace trace; it is left as it was (remove it, or name another file)";
+	case ERR_PSEUDO:
+		return "a file of the kernel's (/proc, /sys), not one for a trace; it is left as it was";
+	case ERR_STDIO:
+		return stdio_clash == 0	  ? "it is also the program's standard input"
+		       : stdio_clash == 1 ? "it is also the program's standard output, which would overwrite the trace"
+					  : "it is also the program's standard error, which would overwrite the trace";
 	case -ESTALE:
 		return "the path names a different file after it was created";
 	case -EIO:

@@ -37,12 +37,51 @@ expect_eq "file-size limit 0: one error line, exit status unchanged" "$fsz0" \
 status $plain_rc"
 expect_eq "file-size limit 0: the file it created is removed" "$(ls $T/fsz0.zst 2>&1 >/dev/null | wc -l)" 1
 # the same over an existing file (an earlier run's trace): the failed setup leaves it as it was
-printf 'an earlier trace\n' >$T/fszkeep.zst
+LD_PRELOAD=$LIB CUZKTRACE_QUIET=1 CUZKTRACE_OUT=$T/fszkeep.zst $P/exitcode >/dev/null 2>&1
+cp $T/fszkeep.zst $T/fszkeep.before
 fszk=$( (ulimit -f 0; LD_PRELOAD=$LIB CUZKTRACE_OUT=$T/fszkeep.zst $P/exitcode >/dev/null; echo "status $?" >&2) 2>&1)
 expect_eq "file-size limit 0, existing file: one error line" "$fszk" \
 	"cuzktrace: error: cannot trace to '$T/fszkeep.zst': File too large; running untraced
 status $plain_rc"
-expect_eq "file-size limit 0, existing file: its contents are kept" "$(cat $T/fszkeep.zst)" "an earlier trace"
+expect_eq "file-size limit 0, existing file: its contents are kept" "$(cmp $T/fszkeep.zst $T/fszkeep.before && echo same)" "same"
+
+# An existing file is written over only when it is empty or a trace (since 0.2.20): a library
+# the program has mapped (truncated, the program died of SIGBUS with no line), a text file, a
+# zstd file of something else, a file of /proc (/proc/self/comm took the trace's first bytes
+# as the process's name) are left as they were, one line each, the program running untraced.
+# Nor the program's standard output or error (the trace was overwritten by the output, the
+# path announced holding no trace): also when appended to.
+cp $P/libcxxplug.so $T/keep.so
+printf 'notes\n' >$T/keep.txt
+printf 'data\n' | zstd -q -c >$T/keep.other.zst
+head -c 3000000 /dev/urandom | zstd -q -c >$T/keep.big.zst
+for f in keep.so keep.txt keep.other.zst keep.big.zst; do
+	cp $T/$f $T/$f.before
+	CUZKTRACE_OUT=$T/$f traced keep_$f $P/exitcode
+	expect_eq "existing file not a trace ($f): one line, exit status unchanged, the file as it was" \
+		"$(cat $T/keep_$f.err)/$(cat $T/keep_$f.rc)/$(cmp $T/$f $T/$f.before && echo same)" \
+		"cuzktrace: error: cannot trace to '$T/$f': the file exists and is not a cuzktrace trace; it is left as it was (remove it, or name another file); running untraced/$plain_rc/same"
+done
+comm_out=$(CUZKTRACE_OUT=/proc/self/comm LD_PRELOAD=$LIB cat /proc/self/comm 2>$T/keep_comm.err)
+expect_eq "CUZKTRACE_OUT=/proc/self/comm: refused, one line, the process's name unchanged" \
+	"$comm_out/$(cat $T/keep_comm.err)" \
+	"cat/cuzktrace: error: cannot trace to '/proc/self/comm': a file of the kernel's (/proc, /sys), not one for a trace; it is left as it was; running untraced"
+CUZKTRACE_OUT=$T/keep_err.zst LD_PRELOAD=$LIB $P/exitcode >/dev/null 2>$T/keep_err.zst
+expect_eq "CUZKTRACE_OUT is the program's standard error: refused, the line in that file" "$(cat $T/keep_err.zst)" \
+	"cuzktrace: error: cannot trace to '$T/keep_err.zst': it is also the program's standard error, which would overwrite the trace; running untraced"
+: >$T/keep_out.zst
+CUZKTRACE_OUT=$T/keep_out.zst LD_PRELOAD=$LIB $P/exitcode >>$T/keep_out.zst 2>$T/keep_out.err
+expect_eq "CUZKTRACE_OUT is the program's standard output (appended to): refused, one line" "$(cat $T/keep_out.err)" \
+	"cuzktrace: error: cannot trace to '$T/keep_out.zst': it is also the program's standard output, which would overwrite the trace; running untraced"
+# an earlier trace, an empty file and one cut in its header's frame are written over
+LD_PRELOAD=$LIB CUZKTRACE_QUIET=1 CUZKTRACE_OUT=$T/keep_cut.zst $P/exitcode >/dev/null 2>&1
+head -c 20 $T/keep_cut.zst >$T/keep_cut.tmp && mv $T/keep_cut.tmp $T/keep_cut.zst
+: >$T/keep_empty.zst
+for f in fszkeep keep_cut keep_empty; do
+	LD_PRELOAD=$LIB CUZKTRACE_OUT=$T/$f.zst $P/exitcode >/dev/null 2>$T/keep_over.err
+	expect_eq "an existing $f trace is written over" "$(sed -n 1p $T/keep_over.err)/$($REPORT --json $T/$f.zst 2>/dev/null | $PY -c 'import json,sys; print(json.load(sys.stdin)["truncated"])')" \
+		"cuzktrace: tracing exitcode (pid $(sed -n 's/.*(pid \([0-9]*\)).*/\1/p' $T/keep_over.err | head -1)) to $T/$f.zst/False"
+done
 
 CUZKTRACE_STRICT=1 CUZKTRACE_OUT=/nonexistent-dir/t.zst traced strict $P/exitcode
 expect_eq "strict: exit status 70" "$(cat $T/strict.rc)" 70
