@@ -364,6 +364,7 @@ static int ckt_main_push(const char **list, size_t *n, size_t cap, const char *o
 static int ckt_main_parse(int argc, char **argv, struct ckt_args *a)
 {
 	bool opts_done = false;
+	const char *given[CKT_NOPTS] = { 0 }; /* the value of each option that takes one */
 
 	for (int i = 1; i < argc; i++) {
 		const char *s = argv[i];
@@ -398,6 +399,14 @@ static int ckt_main_parse(int argc, char **argv, struct ckt_args *a)
 				return ckt_main_usage("option '%s' needs a non-empty value", o->name);
 		} else if (s[nlen] == '=') {
 			return ckt_main_usage("option '%s' takes no value", o->name);
+		}
+		/* one value each, but for the repeatable ones: a second one was taken in place of
+		 * the first without a word (--csv a.csv --csv b.csv wrote b.csv alone) */
+		if (o->arg && o->id != CKT_OPT_PHASE_RULE && o->id != CKT_OPT_MODULES) {
+			size_t k = (size_t)(o - ckt_opts);
+			if (given[k])
+				return ckt_main_usage("option '%s' given twice ('%s' and '%s')", o->name, given[k], val);
+			given[k] = val;
 		}
 		switch (o->id) {
 		case CKT_OPT_JSON:

@@ -24,6 +24,13 @@ expect_eq "reader: no argument message" "$(head -1 $T/r4.err)" "cuzktrace-report
 $REPORT --bogus x >/dev/null 2>$T/r5.err; rc=$?
 expect_eq "reader: unknown option exits 2" $rc 2
 expect_eq "reader: unknown option message" "$(head -1 $T/r5.err)" "cuzktrace-report: error: unknown option '--bogus'"
+# an option that takes one value, given twice (--diff, --csv as --option=VALUE): a usage error,
+# before the trace is opened (the second value was taken without a word)
+for o in "--csv a.csv --csv=b.csv" "--diff x.zst --diff y.zst" "--top 3 --top 4"; do
+	expect_eq "reader: $o: given twice, a usage error" "$($REPORT $o /nonexistent.zst 2>&1 | head -1; echo "rc=${PIPESTATUS[0]}")" \
+		"cuzktrace-report: error: option '${o%% *}' given twice ('$(echo "$o" | awk '{print $2}' | sed 's/.*=//')' and '$(echo "$o" | sed 's/.* //; s/.*=//')')
+rc=2"
+done
 # counts are decimal digits only: a sign, a space, a base prefix or a suffix is refused (a
 # leading space was taken before), before the trace is opened
 for v in " 5" "+5" "5x" "0x10" "1e3" "0" "1000001"; do
