@@ -52,6 +52,7 @@ struct ckt_sites_stack {
 	bool sampled;           /* it allocated samples of the default mode: estimates */
 	const char **sym;       /* formatted frames, innermost first; NULL until symbolized */
 	uint64_t allocs, alloc_bytes;
+	uint64_t gpu_allocs, gpu_alloc_bytes; /* CUDA device, pool and VMM memory (always exact) */
 	struct ckt_tracked t[T_COUNT];
 };
 
@@ -64,6 +65,7 @@ struct ckt_sites_site {
 	uint64_t path_bytes[K_COUNT][CKT_SITES_SHORT]; /* bytes through each caller shown */
 	uint64_t n_stacks[K_COUNT];   /* distinct stacks (symbolized) holding its bytes then */
 	uint64_t allocs, alloc_bytes;
+	uint64_t gpu_allocs, gpu_alloc_bytes;
 	uint64_t smp[K_COUNT];  /* live samples of the default mode at each moment: its figures
 				 * there are estimates */
 	bool sampled;           /* some of its allocations were samples (the CSV's estimated) */
@@ -587,6 +589,8 @@ static void ckt_sites_on_bytes(void *ctx, const struct ckt_attr *a, const struct
 	if (gpu) {
 		ckt_tracked_run(&st->t[T_GPU], s->epochs, delta, run->rise);
 		ckt_tracked_run(&st->t[T_GPU_N], s->epochs, nb, nb_rise);
+		st->gpu_allocs += run->allocs;
+		st->gpu_alloc_bytes += run->alloc_bytes;
 	}
 	if (!rss)
 		return;
@@ -685,6 +689,8 @@ static int ckt_sites_cmp_csv(const void *pa, const void *pb)
 		return a->at[K_HEAP] > b->at[K_HEAP] ? -1 : 1;
 	if (a->alloc_bytes != b->alloc_bytes)
 		return a->alloc_bytes > b->alloc_bytes ? -1 : 1;
+	if (a->gpu_alloc_bytes != b->gpu_alloc_bytes)
+		return a->gpu_alloc_bytes > b->gpu_alloc_bytes ? -1 : 1;
 	return ckt_sites_cmp_key(a, b);
 }
 
@@ -861,7 +867,7 @@ int ckt_sites_finish(struct ckt_sites *s, const struct ckt_replay_stats *st, uns
 
 	for (size_t i = 0; i < s->n_stacks; i++) {
 		int64_t v[K_COUNT], nb[K_COUNT];
-		bool need = s->own_peaks && s->stacks[i].allocs;
+		bool need = s->own_peaks && (s->stacks[i].allocs || s->stacks[i].gpu_allocs);
 		for (int k = 0; k < K_COUNT; k++) {
 			v[k] = ckt_sites_at(s, &s->stacks[i], k, 0);
 			nb[k] = ckt_sites_at(s, &s->stacks[i], k, 1);
@@ -882,6 +888,8 @@ int ckt_sites_finish(struct ckt_sites *s, const struct ckt_replay_stats *st, uns
 		}
 		site->allocs += sk->allocs;
 		site->alloc_bytes += sk->alloc_bytes;
+		site->gpu_allocs += sk->gpu_allocs;
+		site->gpu_alloc_bytes += sk->gpu_alloc_bytes;
 		site->sampled |= sk->sampled;
 		if (sk->alloc_bytes >= site->most_alloc) {
 			site->most_alloc = sk->alloc_bytes;
@@ -1021,7 +1029,7 @@ static int ckt_sites_status(FILE *f)
 int ckt_sites_write_csv(const struct ckt_sites *s, FILE *f)
 {
 	fputs("site,bytes_at_peak_rss,bytes_at_peak_heap,site_peak_bytes,allocated_bytes,allocations,"
-	      "bytes_at_peak_gpu,stack,bytes_at_exit,estimated\n", f);
+	      "bytes_at_peak_gpu,stack,bytes_at_exit,estimated,gpu_allocated_bytes,gpu_allocations\n", f);
 	for (size_t r = 0; r < s->n_csv; r++) {
 		const struct ckt_sites_site *site = &s->sites[s->csv[r]];
 		size_t which = site->at[K_RSS] ? site->best_stack[K_RSS]
@@ -1041,7 +1049,8 @@ int ckt_sites_write_csv(const struct ckt_sites *s, FILE *f)
 			ckt_util_put_csv_inner(f, st->sym[j]);
 		}
 		/* estimated: its figures come partly from the default mode's samples */
-		fprintf(f, "\",%" PRIu64 ",%d\n", site->at[K_EXIT], site->sampled || site->smp[K_EXIT] > 0);
+		fprintf(f, "\",%" PRIu64 ",%d,%" PRIu64 ",%" PRIu64 "\n", site->at[K_EXIT],
+			site->sampled || site->smp[K_EXIT] > 0, site->gpu_alloc_bytes, site->gpu_allocs);
 	}
 	return ckt_sites_status(f);
 }

@@ -127,6 +127,17 @@ expect_eq "cu_linked phase: text phase table with GPU allocated and GPU own peak
 	"$(grep -E '^(phase|gpuwork) ' $T/cu_phase.txt | sed 's/  (heap bytes estimated from samples)$//' | awk '{print $(NF-3), $(NF-2), $(NF-1), $NF}')" \
 	"$(printf 'allocated GPU own peak\n30.1 MiB 29.1 MiB')"
 cu_line() { grep -nF "$1" $ROOT/tests/cuda/exercise.h | cut -d: -f1; }
+# the sites CSV's GPU columns (since 0.2.20): each site's device, pool and VMM bytes allocated
+# and their count; a site whose only allocation came after the GPU peak and was freed (the
+# 1 MiB at the end of exercise.h) has its row (it had none: every figure was 0)
+$REPORT --sites-csv $T/cu_phase.sites.csv $T/cu_phase.zst >/dev/null 2>&1
+expect_eq "cu_linked phase: sites CSV gpu_allocated_bytes and gpu_allocations (the 16 MiB cuMemAlloc; the 1 MiB after the peak)" \
+	"$($PY - $T/cu_phase.sites.csv "exercise (tests/cuda/exercise.h:$(cu_line 'd->alloc(&a, 16 * MiB)'))" "exercise (tests/cuda/exercise.h:$(cu_line 'd->alloc(&a, MiB)'))" <<'PYEOF'
+import csv, sys
+rows = {r["site"]: r for r in csv.DictReader(open(sys.argv[1]))}
+print(" ".join("%s,%s,%s" % (rows[k]["bytes_at_peak_gpu"], rows[k]["gpu_allocated_bytes"], rows[k]["gpu_allocations"]) if k in rows else "missing" for k in sys.argv[2:]))
+PYEOF
+)" "16777216,16777216,1 0,1048576,1"
 expect_eq "cu_linked: sites at the GPU peak, by line of exercise.h, adding up to the peak" \
 	"$($PY - $T/cu_linked.json <<'PYEOF'
 import json, sys

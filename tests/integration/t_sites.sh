@@ -53,9 +53,9 @@ expect_eq "sites: freed scratch block is not at the peak" "$(site_get $J sites_a
 expect_eq "sites: sites at peak heap sum to the peak heap" \
 	"$($PY -c 'import json,sys; d=json.load(open(sys.argv[1])); print(sum(e["bytes"] for e in d["sites_at_peak_heap"]) == d["peak_heap"]["bytes"])' $J)" True
 expect_eq "sites: csv header" "$(head -1 $T/sc.csv)" \
-	"site,bytes_at_peak_rss,bytes_at_peak_heap,site_peak_bytes,allocated_bytes,allocations,bytes_at_peak_gpu,stack,bytes_at_exit,estimated"
+	"site,bytes_at_peak_rss,bytes_at_peak_heap,site_peak_bytes,allocated_bytes,allocations,bytes_at_peak_gpu,stack,bytes_at_exit,estimated,gpu_allocated_bytes,gpu_allocations"
 expect_match "sites: csv row of the inline helper" "$(grep '^"grab_rows ' $T/sc.csv)" \
-	"^\"grab_rows \(.*sites_c\.c:$C_INL\)\",3145851,3145851,3145851,3145851,1,0,\"grab_rows .* <- build_rows .* <- main .*\",0,0\$"
+	"^\"grab_rows \(.*sites_c\.c:$C_INL\)\",3145851,3145851,3145851,3145851,1,0,\"grab_rows .* <- build_rows .* <- main .*\",0,0,0,0\$"
 expect_match "sites: csv row of the scratch block: its own peak, nothing at the peaks" \
 	"$(grep '^"scratch ' $T/sc.csv)" "^\"scratch \(.*sites_c\.c:$C_SCR\)\",0,0,1048576,1048576,1,0,"
 expect_match "sites: folded line, root first, weighted by bytes at peak RSS" \
@@ -359,8 +359,8 @@ expect_eq "leaks: the freed scratch block was live at the peak heap" "$(site_get
 expect_eq "leaks: the sites live at exit add up to the heap live at exit" \
 	"$($PY -c 'import json,sys; d=json.load(open(sys.argv[1])); print(sum(e["bytes"] for e in d["sites_at_exit"]), d["live_at_exit"]["heap_bytes"])' $T/lk.json)" \
 	"$(jget $T/lk.json live_at_exit.heap_bytes) $(jget $T/lk.json live_at_exit.heap_bytes)"
-expect_match "leaks: csv rows end with the bytes live at exit" \
-	"$(grep '^"keep_rows ' $T/lk.csv)/$(grep '^"scratch ' $T/lk.csv)" '^"keep_rows .*",13000,0/"scratch .*",[0-9]+,1048576,1048576,1048576,1,0,".*",0,0$'
+expect_match "leaks: csv rows: the bytes live at exit, then estimated and the GPU columns" \
+	"$(grep '^"keep_rows ' $T/lk.csv)/$(grep '^"scratch ' $T/lk.csv)" '^"keep_rows .*",13000,0,0,0/"scratch .*",[0-9]+,1048576,1048576,1048576,1,0,".*",0,0,0,0$'
 expect_match "leaks: text list, largest first" "$(sed -n '/^top sites live at exit/,/^$/p' $T/lk.txt | grep -v '^      <-')" \
 	'^top sites live at exit \(heap [0-9.]+ KiB at [0-9.]+ s; [0-9]+ of [0-9]+ sites\)
   #1  19\.5 KiB \(20000 bytes\), [0-9.]+% of the heap then, 1 allocation live
