@@ -1113,18 +1113,22 @@ static void zstd_free(void *opaque, void *p)
 	ckt_big_free(p);
 }
 
-/* The first bytes of the first zstd frame in z[0, n), decoded into out[0, cap): how many, or 0
- * when z starts no zstd frame that decodes (a cut or corrupt one, or not zstd at all). */
-static size_t zstd_head(const uint8_t *z, size_t n, uint8_t *out, size_t cap)
+/* The first bytes of the first zstd frame in z[0, n), decoded into out[0, cap): how many (0 for
+ * a frame cut before its first block ends), or -1 when z is no zstd frame, a corrupt one, or
+ * one whose window passes 1 MiB (a trace's header frame needs 128 KiB at most: another
+ * program's file must not make the traced process map up to zstd's default 128 MiB). */
+static long zstd_head(const uint8_t *z, size_t n, uint8_t *out, size_t cap)
 {
 	ZSTD_DCtx *d = ZSTD_createDCtx_advanced((ZSTD_customMem){zstd_alloc, zstd_free, NULL});
 	ZSTD_inBuffer in = {z, n, 0};
 	ZSTD_outBuffer o = {out, cap, 0};
-	size_t r = 1;
+	size_t r = d ? ZSTD_DCtx_setParameter(d, ZSTD_d_windowLogMax, 20) : 1;
+	if (d && !ZSTD_isError(r))
+		r = 1;
 	while (d && o.pos < o.size && in.pos < in.size && r && !ZSTD_isError(r))
 		r = ZSTD_decompressStream(d, &o, &in); /* 0: the frame is whole */
 	ZSTD_freeDCtx(d);
-	return !d || ZSTD_isError(r) ? 0 : o.pos;
+	return !d || ZSTD_isError(r) ? -1 : (long)o.pos;
 }
 
 /* Why an existing file is not to be written over (open_locked): the setup's return codes past
@@ -1178,9 +1182,10 @@ static int existing_file_check(int f, const struct stat *st)
 	if (n > 0 && memcmp(z, zmagic, (size_t)n < 4 ? (size_t)n : 4))
 		rc = ERR_NOT_TRACE;
 	else if (n >= 4) {
-		/* decodes: it must be a trace's header; does not (cut in its first frame): ours */
-		size_t hn = zstd_head(z, (size_t)n, h, sizeof(h));
-		if (hn && (hn < sizeof(h) || memcmp(h, CKT_MAGIC, CKT_MAGIC_LEN)))
+		/* what decodes must be a trace's header (a frame cut before it decodes: ours, cut
+		 * as it was written) */
+		long hn = zstd_head(z, (size_t)n, h, sizeof(h));
+		if (hn < 0 || memcmp(h, CKT_MAGIC, (size_t)hn))
 			rc = ERR_NOT_TRACE;
 	}
 	ckt_big_free(z);
@@ -1400,7 +1405,7 @@ static int holds_this_process(const char *path, pid_t pid)
 	ssize_t n = z ? pread(f, z, ZCAP, 0) : -1;
 	if (f >= 0)
 		close(f);
-	size_t hn = n > 0 ? zstd_head(z, (size_t)n, h, HCAP) : 0;
+	long hn = n > 0 ? zstd_head(z, (size_t)n, h, HCAP) : -1;
 	if (hn > CKT_MAGIC_LEN + 2 && !memcmp(h, CKT_MAGIC, CKT_MAGIC_LEN)) {
 		const uint8_t *p = h + CKT_MAGIC_LEN + 2, *end = h + hn;
 		char num[72];
