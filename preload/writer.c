@@ -829,6 +829,9 @@ static int only_helpers_left(void)
  * makes glibc's exit (whose destructors find the trace finished). */
 static void finish_said_done(void);
 
+static char now_named[4096 + 16]; /* the trace file's name at the end (close_own_fd) */
+static const char *exit_name;      /* the exit line's name for it: path_abs, else this */
+
 /* At the end: the trace's name no longer leads to the file written (the program deleted,
  * renamed or replaced it while it ran: the data went on into the file, under whatever name it
  * has now, or none): one line, so that nobody reads another file, or none, for the trace. */
@@ -845,6 +848,19 @@ static void path_moved_line(void)
 		return;
 	if (!found && e != ENOENT && e != ENOTDIR)
 		return;
+	/* renamed: the name the file has now (close_own_fd), when it leads to it, is said, and
+	 * the exit line gives it (it gave the old name, where nothing or another file was) */
+	if (now_named[0] == '/' && stat(now_named, &st) == 0 && st.st_dev == file_dev && st.st_ino == file_ino) {
+		struct ckt_line l = {.len = 0};
+		ckt_line_str(&l, "cuzktrace: warning: '");
+		ckt_line_str(&l, path_abs);
+		ckt_line_str(&l, "' no longer names the trace written: the file was renamed '");
+		ckt_line_str(&l, now_named);
+		ckt_line_str(&l, "'");
+		ckt_line_emit(&l);
+		exit_name = now_named;
+		return;
+	}
 	ckt_log("warning: '", path_abs,
 		"' no longer names the trace written (the file was deleted, renamed or replaced while "
 		"the program ran)",
@@ -1835,8 +1851,15 @@ int ckt_writer_start(void)
 static void close_own_fd(void)
 {
 	struct stat st;
-	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == file_dev && st.st_ino == file_ino)
+	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == file_dev && st.st_ino == file_ino) {
+		/* where the file is now, for path_moved_line: the kernel's name for the open file,
+		 * "<path> (deleted)" once it has none */
+		char link[32] = "/proc/self/fd/";
+		u64s(link + strlen(link), (uint64_t)fd);
+		ssize_t n = readlink(link, now_named, sizeof(now_named) - 1);
+		now_named[n > 0 ? n : 0] = 0;
 		close(fd);
+	}
 	fd = -1;
 }
 
@@ -2016,7 +2039,7 @@ static void exit_line(void)
 	uint64_t peak_rss = ckt_summary.peak_rss ? ckt_summary.peak_rss : ckt_rss_peak();
 	struct ckt_line l = {.len = 0};
 	ckt_line_str(&l, "cuzktrace: ");
-	ckt_line_str(&l, path_abs);
+	ckt_line_str(&l, exit_name ? exit_name : path_abs);
 	ckt_line_str(&l, ": ");
 	ckt_line_u64(&l, ckt_summary.events);
 	ckt_line_str(&l, " events, peak heap ");

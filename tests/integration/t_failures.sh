@@ -453,15 +453,17 @@ done
 
 # The program renames or deletes its own trace file while it runs: the data goes on into the
 # file; at the end one line says the name no longer leads to it (the exit line named a file
-# that was gone, without a word)
+# that was gone, without a word), and where a rename took it (since 0.2.20: the exit line
+# names it there)
 mkdir -p $T/mv
 CUZKTRACE_OUT=$T/mv/t.zst traced mvself bash -c 'mv '$T'/mv/t.zst '$T'/mv/moved.zst; echo x'
 $REPORT --json $T/mv/moved.zst >$T/mvself.json 2>/dev/null
-expect_eq "trace renamed while running: output unchanged, one line naming the old path, the moved trace complete" \
-	"$(cat $T/mvself.out)/$(grep -c "^cuzktrace: warning: '$T/mv/t.zst' no longer names the trace written (the file was deleted, renamed or replaced while the program ran)$" $T/mvself.err)/$(jget $T/mvself.json truncated)" "x/1/false"
+expect_eq "trace renamed while running: output unchanged, one line naming the old path and the new, the exit line the new, the moved trace complete" \
+	"$(cat $T/mvself.out)/$(grep -c "^cuzktrace: warning: '$T/mv/t.zst' no longer names the trace written: the file was renamed '$T/mv/moved.zst'$" $T/mvself.err)/$(grep -c "^cuzktrace: $T/mv/moved.zst: " $T/mvself.err)/$(grep -c "^cuzktrace: $T/mv/t.zst: " $T/mvself.err)/$(jget $T/mvself.json truncated)" \
+	"x/1/1/0/false"
 CUZKTRACE_QUIET=1 CUZKTRACE_OUT=$T/mv/d.zst traced rmself bash -c 'rm '$T'/mv/d.zst; echo y'
 expect_eq "trace deleted while running: the line comes with CUZKTRACE_QUIET=1 too" \
-	"$(cat $T/rmself.out)/$(grep -c "^cuzktrace: warning: '$T/mv/d.zst' no longer names the trace written" $T/rmself.err)" "y/1"
+	"$(cat $T/rmself.out)/$(grep -c "^cuzktrace: warning: '$T/mv/d.zst' no longer names the trace written (the file was deleted, renamed or replaced while the program ran)$" $T/rmself.err)" "y/1"
 
 # both_modes NAME WHAT WANT PROG...: PROG traced in exact and default mode; "WANT" is its output,
 # and each run must end with status 0 and a complete trace
