@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -539,12 +541,30 @@ static int ckt_main_header_uint(const char *path, struct ckt_decoder *dec, const
 	return -1;
 }
 
+/* A process is writing the trace at path now: the tracer holds an exclusive lock on the file
+ * while it traces (flock), which a shared one is refused against. */
+static bool ckt_main_being_written(const char *path)
+{
+	struct stat sb;
+	if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
+		return false;
+	int f = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (f < 0)
+		return false;
+	bool held = flock(f, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+	close(f);
+	return held;
+}
+
 static void ckt_main_warnings(const char *path, const struct ckt_replay_stats *st)
 {
 	char t[32];
+	/* a trace read while its process runs reads as one cut short: said apart (since 0.2.20;
+	 * it read as a killed process's) */
 	if (st->truncated)
-		ckt_main_say("warning: '%s': trace is truncated (no end record); it covers %s s",
-			     path, ckt_util_fmt_secs(t, sizeof(t), st->duration_ns, 3));
+		ckt_main_say("warning: '%s': trace is truncated (no end record%s); it covers %s s", path,
+			     ckt_main_being_written(path) ? ": a process is still writing it" : "",
+			     ckt_util_fmt_secs(t, sizeof(t), st->duration_ns, 3));
 	/* a header and nothing after it: every figure 0, which read as a program that used none */
 	if (st->truncated && !st->events)
 		ckt_main_say("warning: '%s': the trace holds no event (the process was killed, or its "

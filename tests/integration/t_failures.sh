@@ -211,7 +211,16 @@ expect_eq "killed before the first flush: exit 0, the truncation line and the li
 	"$?/$(sed 's/covers [0-9.]* s/covers N s/' $T/noev.rerr | tr '\n' '|')" \
 	"0/cuzktrace-report: warning: '$T/noev.zst': trace is truncated (no end record); it covers N s|cuzktrace-report: warning: '$T/noev.zst': the trace holds no event (the process was killed, or its tracing stopped, before the first flush): its figures are not the program's|"
 
-# A thread the tracer can give no event buffer (the address space is capped): one line, the
+# A trace read while its process still runs (it holds the file's lock): the truncation line
+# says so (since 0.2.20; it read as a killed process's); once the process has ended, whole
+(CUZKTRACE_FLUSH_MS=20 CUZKTRACE_OUT=$T/live.zst LD_PRELOAD=$LIB sleep 2 2>/dev/null & lv_pid=$!; sleep 0.5
+ $REPORT $T/live.zst >/dev/null 2>$T/live.rerr; echo $? >$T/live.rc; wait $lv_pid)
+$REPORT --json $T/live.zst >$T/live.json 2>$T/live.rerr2
+expect_eq "a trace read while it is written: the truncation line says a process is still writing it; complete once it ended" \
+	"$(cat $T/live.rc)/$(sed 's/covers [0-9.]* s/covers N s/' $T/live.rerr)/$(jget $T/live.json truncated)/$(cat $T/live.rerr2)" \
+	"0/cuzktrace-report: warning: '$T/live.zst': trace is truncated (no end record: a process is still writing it); it covers N s/false/"
+
+
 # thread runs untraced, and its events are counted lost (1,000 mallocs and frees, and the few
 # frees glibc makes as the thread exits); the reader says the totals are inexact.
 CUZKTRACE_OUT=$T/noring.zst traced noring $P/noring
