@@ -247,6 +247,20 @@ bool ckt_sites_is_plumbing_file(const char *file)
 	return false;
 }
 
+/* A frame of the C and C++ runtimes that no symbol names (a local function of a stripped
+ * libstdc++: the one between a failed nothrow operator new and __cxa_allocate_exception) is
+ * plumbing: its address tells the reader nothing the caller it serves would not (every
+ * exception of a failed new was that address's). */
+static bool ckt_sites_is_plumbing_unnamed(const struct ckt_sym_frame *f)
+{
+	static const char *const runtimes[] = { "libstdc++.so", "libc++.so", "libc++abi.so", "libgcc_s.so",
+						"libc.so", "ld-linux" };
+	for (size_t i = 0; !f->name && f->module && i < sizeof(runtimes) / sizeof(runtimes[0]); i++)
+		if (strncmp(f->module, runtimes[i], strlen(runtimes[i])) == 0)
+			return true;
+	return false;
+}
+
 /* ---- per-stack state ---- */
 
 struct ckt_sites *ckt_sites_new(bool own_peaks)
@@ -436,7 +450,7 @@ static int ckt_sites_symbolize(struct ckt_sites *s, size_t i)
 					entry = j;
 			for (int j = 0; j < nf; j++) {
 				if (!found && j > entry && !ckt_sites_is_plumbing(f[j].name) &&
-				    !ckt_sites_is_plumbing_file(f[j].file)) {
+				    !ckt_sites_is_plumbing_file(f[j].file) && !ckt_sites_is_plumbing_unnamed(&f[j])) {
 					found = true;
 					site = (uint32_t)n;
 				}

@@ -554,6 +554,11 @@ if [ -x $P/cxxnew ]; then
 	done >$T/cxxthrow.got
 	expect_eq "operator new throws bad_alloc 3 times through the hook (libstdc++'s new; the allocator's own): caught, and the block after it traced (1,000,000 + 72,704)" \
 		"$(cat $T/cxxthrow.got | tr '\n' ' ')" "0/cxxthrow: caught 3/0/1072704 0/cxxthrow: caught 3/0/1072704 "
+	# the exceptions' blocks (136 bytes each, from __cxa_allocate_exception) belong to the call
+	# that failed: a frame libstdc++ names no symbol for, between them, was their site (since
+	# 0.2.20 plumbing: libstdc++.so.6+0x9d500 owned every failed new's exception)
+	expect_eq "the exceptions of a failed new: main's line of the call owns them (3 x 136 bytes)" \
+		"$($REPORT --sites-csv - $T/cxxthrowglibc.zst 2>/dev/null | grep -c '^"main (tests/progs/cxxthrow.cc:30)",0,0,136,408,3,')/$($REPORT --sites-csv - $T/cxxthrowglibc.zst 2>/dev/null | grep -c '^"libstdc++')" "1/0"
 	# a new-handler that frees an emergency reserve: traced with libstdc++'s new (it runs
 	# outside any hook); inside the allocator's own new it cannot be recorded: counted lost and
 	# said in one line (it passed silently, the reserve left live in the trace)
