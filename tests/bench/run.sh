@@ -128,9 +128,10 @@ printf 'reader, symbolizing 20,000 call sites in one compile unit: with DWARF %s
 # RSS of 3 alternating runs per mode, over untraced. Busy: every thread records as fast as it
 # can. Moderate: 40,000 records per thread over 3 s in the default mode (the running totals of
 # 80 KiB batches, a pause after each), a ring's worth several times over. Many: 256 busy threads
-# (windows share a budget; the unwinder cache is paid by threads that capture stacks fast).
+# (windows share a budget; the unwinder cache is paid by threads that capture stacks fast);
+# 512 busy threads in exact mode (past 128 threads the rings start on small windows).
 TB=$B/bench/threads_bench
-BUSY="64 100000" MODERATE="64 400000 8192 10 50" MANY="256 50000"
+BUSY="64 100000" MODERATE="64 400000 8192 10 50" MANY="256 50000" MOST="512 25000"
 for k in 1 2 3; do
 	measure "$W/bu.$k" $TB $BUSY
 	measure "$W/bd.$k" env CUZKTRACE_QUIET=1 CUZKTRACE_OUT="$W/bd.zst" LD_PRELOAD=$LIB $TB $BUSY
@@ -140,12 +141,15 @@ for k in 1 2 3; do
 	measure "$W/nu.$k" $TB $MANY
 	measure "$W/nd.$k" env CUZKTRACE_QUIET=1 CUZKTRACE_OUT="$W/nd.zst" LD_PRELOAD=$LIB $TB $MANY
 	measure "$W/ne.$k" env CUZKTRACE_SAMPLE=0 CUZKTRACE_QUIET=1 CUZKTRACE_OUT="$W/ne.zst" LD_PRELOAD=$LIB $TB $MANY
+	measure "$W/ou.$k" $TB $MOST
+	measure "$W/oe.$k" env CUZKTRACE_SAMPLE=0 CUZKTRACE_QUIET=1 CUZKTRACE_OUT="$W/oe.zst" LD_PRELOAD=$LIB $TB $MOST
 done
 over() { for k in 1 2 3; do awk '{print $2}' "$W/$1.$k"; done | median | awk -v b="$(for k in 1 2 3; do awk '{print $2}' "$W/$2.$k"; done | median)" '{printf "%.1f", ($1 - b) / 1024}'; }
 printf 'tracer RSS, 64 threads: busy (threads_bench %s) default +%s MiB, exact +%s MiB; moderate rate, default mode (threads_bench %s) +%s MiB\n' \
 	"$BUSY" "$(over bd bu)" "$(over be bu)" "$MODERATE" "$(over md mu)"
 printf 'tracer RSS, 256 threads busy (threads_bench %s): default +%s MiB, exact +%s MiB\n' \
 	"$MANY" "$(over nd nu)" "$(over ne nu)"
+printf 'tracer RSS, 512 threads busy (threads_bench %s): exact +%s MiB\n' "$MOST" "$(over oe ou)"
 if command -v heaptrack_print >/dev/null && ls "$W"/ht.1*.zst >/dev/null 2>&1; then
 	ht=$(ls "$W"/ht.1*.zst | head -1)
 	hp=$(for k in 1 2 3; do measure "$W/hp.$k" heaptrack_print -f "$ht"; awk '{print $1}' "$W/hp.$k"; done | median)
