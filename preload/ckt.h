@@ -338,6 +338,7 @@ struct ckt_ring {
 	_Atomic uint32_t wmask;
 	uint64_t half_ts, half_head; /* last_ts and head when the owner last counted half a window */
 	uint32_t w_first; /* the window it started on (CKT_RING_FIRST_SLOTS), set as it is taken */
+	uint8_t first_counted; /* w_first is in the first windows' budget (not a vfork child's) */
 	/* written by the writer thread */
 	_Alignas(64) _Atomic uint64_t tail;
 	_Atomic uint32_t drained; /* bumped after each drain: the futex a full ring's owner waits on */

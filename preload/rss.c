@@ -97,13 +97,14 @@ void ckt_proc_init(void)
 int ckt_proc_open(const char *rel, int flags)
 {
 	ckt_proc_init(); /* the program may have closed it: opened again then */
-	if (procdir.fd >= 0) {
-		int fd = openat(procdir.fd, rel, O_RDONLY | O_CLOEXEC | flags);
+	int dir = procdir.fd; /* read once: another thread may forget it meanwhile */
+	if (dir >= 0) {
+		int fd = openat(dir, rel, O_RDONLY | O_CLOEXEC | flags);
 		if (fd >= 0 || (errno != EMFILE && errno != ENFILE))
 			return fd;
 		/* out of descriptors: the files matter more than the namespace case */
 		procdir_off = 1;
-		close(procdir.fd);
+		close(dir);
 		procdir.fd = -1;
 	}
 	char path[64] = "/proc/";
@@ -290,6 +291,7 @@ static void *sampler_main(void *arg)
 	}
 	struct timespec next;
 	ckt_clock_get(CLOCK_MONOTONIC, &next);
+	gap.since = 0; /* a gap does not run on through a pause (ckt_helpers_pause) */
 	for (unsigned i = 0; !atomic_load(&stop_flag); i++) {
 		sample(t, i % 10 == 0);
 		next.tv_nsec += (long)ckt_config.rss_ms * 1000000L;

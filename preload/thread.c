@@ -112,8 +112,14 @@ static struct ckt_ring *ring_new(void)
  * takes a ring, a subtraction when the writer recycles it. */
 static _Atomic uint64_t ring_first;
 
-static uint32_t ring_first_take(void)
+static uint32_t ring_first_take(struct ckt_ring *r)
 {
+	/* a vfork child's ring is never recycled (writer.c, own_tid): not counted, or 128 such
+	 * children put every later thread of the process on the small window for good */
+	pid_t tp = ckt_writer_pid();
+	r->first_counted = !tp || r->pid == tp;
+	if (!r->first_counted)
+		return CKT_RING_MIN_SLOTS;
 	uint64_t cur = atomic_load_explicit(&ring_first, memory_order_relaxed), w;
 	do
 		w = cur + (CKT_RING_SLOTS >> CKT_RING_SHRINK) <= CKT_RING_FIRST_SLOTS ? CKT_RING_SLOTS >> CKT_RING_SHRINK
@@ -161,7 +167,7 @@ CKT_NOINLINE struct ckt_ring *ckt_thread_attach(struct ckt_tls *t)
 	r->tail_cache = atomic_load_explicit(&r->tail, memory_order_acquire);
 	r->lost = r->lost_reported;
 	/* the window starts small (the ring is empty, and the writer reads it only after head) */
-	r->w_first = ring_first_take();
+	r->w_first = ring_first_take(r);
 	ckt_ring_set_window(r, r->w_first);
 	r->half_ts = 0;
 	r->half_head = atomic_load_explicit(&r->head, memory_order_relaxed);
@@ -217,7 +223,8 @@ void ckt_ring_release(struct ckt_ring *r)
 {
 	syscall(SYS_madvise, r->slots, sizeof(r->slots), MADV_DONTNEED);
 	ring_budget_give(ckt_ring_mask(r) + 1 - r->w_first);
-	atomic_fetch_sub(&ring_first, r->w_first);
+	if (r->first_counted)
+		atomic_fetch_sub(&ring_first, r->w_first);
 	ckt_ring_set_window(r, r->w_first);
 }
 

@@ -630,8 +630,14 @@ static int cycle(int final)
 			/* the state now, not the snapshot's: the thread may have run its exit
 			 * destructor (LIVE -> EXITED, counted) just before it went */
 			if (atomic_exchange_explicit(&r->state, CKT_RING_FREE, memory_order_acq_rel) ==
-			    CKT_RING_EXITED)
-				atomic_fetch_sub(&ckt_rings_exited, 1);
+			    CKT_RING_EXITED) {
+				/* not below 0: a thread that ended before the trace's process was
+				 * known (a constructor's) was not counted; wrapped, every later exit
+				 * woke the writer */
+				unsigned v = atomic_load(&ckt_rings_exited);
+				while (v && !atomic_compare_exchange_weak(&ckt_rings_exited, &v, v - 1))
+					;
+			}
 		}
 	}
 	/* events of threads that got no ring: counted like a full ring's; so are calls of signal
@@ -1152,9 +1158,11 @@ static long zstd_head(const uint8_t *z, size_t n, uint8_t *out, size_t cap)
 enum {
 	ERR_NOT_TRACE = -4096, /* it holds something that is not a trace */
 	ERR_PSEUDO,            /* a file of the kernel's (/proc, /sys, ...) */
-	ERR_STDIO,             /* the program's standard input, output or error (stdio_clash) */
+	ERR_STDIO,             /* open in the program already: its standard input, output or
+				* error, or another descriptor it inherited (stdio_clash) */
 };
 static int stdio_clash; /* the descriptor of ERR_STDIO */
+static char stdio_reason[96];
 
 /* File systems whose files are the kernel's interfaces: writing a trace there changes the
  * process or the system (/proc/self/comm, /proc/sys/kernel/hostname). */
@@ -1181,9 +1189,11 @@ static int existing_file_check(int f, const struct stat *st)
 	struct statfs fs;
 	if (fstatfs(f, &fs) == 0 && pseudo_fs((unsigned long)fs.f_type))
 		return ERR_PSEUDO;
-	for (int k = 0; k < 3; k++) {
+	/* descriptors 0 to 1023 the process has (it has run nothing of its own yet: inherited,
+	 * 3<trace.zst too); f itself may be 0, 1 or 2 when the program started with them closed */
+	for (int k = 0; k < 1024; k++) {
 		struct stat o;
-		if (fstat(k, &o) == 0 && o.st_dev == st->st_dev && o.st_ino == st->st_ino) {
+		if (k != f && fstat(k, &o) == 0 && o.st_dev == st->st_dev && o.st_ino == st->st_ino) {
 			stdio_clash = k;
 			return ERR_STDIO;
 		}
@@ -1567,9 +1577,14 @@ static const char *reason_text(int rc)
 	case ERR_PSEUDO:
 		return "a file of the kernel's (/proc, /sys), not one for a trace; it is left as it was";
 	case ERR_STDIO:
-		return stdio_clash == 0	  ? "it is also the program's standard input"
-		       : stdio_clash == 1 ? "it is also the program's standard output, which would overwrite the trace"
-					  : "it is also the program's standard error, which would overwrite the trace";
+		if (stdio_clash == 0)
+			return "it is also the program's standard input";
+		if (stdio_clash <= 2)
+			return stdio_clash == 1 ? "it is also the program's standard output, which would overwrite the trace"
+						: "it is also the program's standard error, which would overwrite the trace";
+		strcpy(stdio_reason, "the program has it open already, as descriptor ");
+		u64s(stdio_reason + strlen(stdio_reason), (uint64_t)stdio_clash);
+		return stdio_reason;
 	case -ESTALE:
 		return "the path names a different file after it was created";
 	case -EIO:

@@ -53,7 +53,8 @@ static const struct ckt_opt ckt_opts[] = {
 	{ "--sites-csv", "FILE", CKT_OPT_SITES_CSV,
 	  "write one row per call site to FILE, columns site,bytes_at_peak_rss,\n"
 	  "bytes_at_peak_heap,site_peak_bytes,allocated_bytes,allocations,\n"
-	  "bytes_at_peak_gpu,stack,bytes_at_exit,estimated" },
+	  "bytes_at_peak_gpu,stack,bytes_at_exit,estimated,gpu_allocated_bytes,\n"
+	  "gpu_allocations" },
 	{ "--folded", "FILE", CKT_OPT_FOLDED,
 	  "write the stacks live at the peak RSS moment (peak heap without RSS\n"
 	  "samples) to FILE as folded lines \"frame;frame;frame bytes\" for\n"

@@ -73,6 +73,17 @@ expect_eq "CUZKTRACE_OUT is the program's standard error: refused, the line in t
 CUZKTRACE_OUT=$T/keep_out.zst LD_PRELOAD=$LIB $P/exitcode >>$T/keep_out.zst 2>$T/keep_out.err
 expect_eq "CUZKTRACE_OUT is the program's standard output (appended to): refused, one line" "$(cat $T/keep_out.err)" \
 	"cuzktrace: error: cannot trace to '$T/keep_out.zst': it is also the program's standard output, which would overwrite the trace; running untraced"
+# a rerun over its own trace with standard input or output closed: the file opened takes that
+# number, and is not the program's (it was refused as its standard input); a trace the program
+# has open otherwise (3<) is refused, naming the descriptor
+for c in "<&- >/dev/null" ">&-"; do
+	eval "LD_PRELOAD=\$LIB CUZKTRACE_OUT=\$T/fszkeep.zst \$P/exitcode 2>\$T/keep_closed.err $c"
+	expect_eq "a rerun over an earlier trace with $c: traced" \
+		"$(grep -c "^cuzktrace: tracing exitcode (pid [0-9]*) to $T/fszkeep.zst$" $T/keep_closed.err)/$(grep -c error $T/keep_closed.err)" "1/0"
+done
+LD_PRELOAD=$LIB CUZKTRACE_OUT=$T/fszkeep.zst $P/exitcode >/dev/null 2>$T/keep_fd3.err 3<$T/fszkeep.zst
+expect_eq "a trace the program has open as descriptor 3: refused, one line" "$(cat $T/keep_fd3.err)" \
+	"cuzktrace: error: cannot trace to '$T/fszkeep.zst': the program has it open already, as descriptor 3; running untraced"
 # an earlier trace, an empty file and one cut in its header's frame are written over
 LD_PRELOAD=$LIB CUZKTRACE_QUIET=1 CUZKTRACE_OUT=$T/keep_cut.zst $P/exitcode >/dev/null 2>&1
 head -c 20 $T/keep_cut.zst >$T/keep_cut.tmp && mv $T/keep_cut.tmp $T/keep_cut.zst

@@ -3,14 +3,23 @@
  * first 64 KiB window holds, so every window is written through and wraps). At a barrier where
  * all have recorded and none has ended, the main thread sums the resident kilobytes of the
  * process's private anonymous mappings of 520 to 528 KiB (the tracer's event rings; nothing
- * else in this program has that size) and prints "rings <count> <KiB>", then lets the threads end.
- * Usage: ringmany THREADS EVENTS */
+ * else in this program has that size) and prints "rings <count> <KiB> <count of 64 KiB or more>",
+ * then lets the threads end.
+ * With VFORKS, first that many threads, one after the other, each make a vfork child that
+ * allocates before it _exits, as the thread's first traced call: each child takes a ring of
+ * its own (never recycled), which must not count in the rings' first windows. The threads then
+ * record at a moderate rate (500 records, then 20 ms of sleep), so that no window grows: a ring
+ * that started on 64 KiB has 64 KiB resident, one that started small less.
+ * Usage: ringmany THREADS EVENTS [VFORKS] */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
-static int events;
+static int events, pace;
 static pthread_barrier_t recorded, leave;
 
 static void *worker(void *arg)
@@ -19,18 +28,41 @@ static void *worker(void *arg)
 	for (int i = 0; i < events / 2; i++) {
 		char *volatile p = malloc(100); /* volatile: the pair is not optimized away */
 		free(p);
+		if (pace && i % 250 == 249) {
+			struct timespec ts = {0, 20000000};
+			nanosleep(&ts, NULL);
+		}
 	}
 	pthread_barrier_wait(&recorded);
 	pthread_barrier_wait(&leave);
 	return NULL;
 }
 
+static void *vforker(void *arg)
+{
+	(void)arg;
+	pid_t c = vfork();
+	if (c == 0) {
+		char *volatile p = malloc(100);
+		free(p);
+		_exit(0);
+	}
+	return c > 0 && waitpid(c, NULL, 0) == c ? (void *)1 : NULL;
+}
+
 int main(int argc, char **argv)
 {
-	if (argc != 3)
+	if (argc != 3 && argc != 4)
 		return 2;
 	int n = atoi(argv[1]);
 	events = atoi(argv[2]);
+	pace = argc == 4;
+	for (int i = 0, v = argc == 4 ? atoi(argv[3]) : 0; i < v; i++) {
+		pthread_t t;
+		void *ok = NULL;
+		if (pthread_create(&t, NULL, vforker, NULL) != 0 || pthread_join(t, &ok) != 0 || !ok)
+			return 5;
+	}
 	pthread_t *th = calloc((size_t)n, sizeof *th);
 	pthread_barrier_init(&recorded, NULL, (unsigned)n + 1);
 	pthread_barrier_init(&leave, NULL, (unsigned)n + 1);
@@ -45,7 +77,7 @@ int main(int argc, char **argv)
 	if (!f)
 		return 4;
 	char line[512];
-	unsigned long lo, hi, rss, kib = 0, count = 0;
+	unsigned long lo, hi, rss, kib = 0, count = 0, big = 0;
 	int ring = 0;
 	while (fgets(line, sizeof line, f)) {
 		char perms[8];
@@ -56,10 +88,11 @@ int main(int argc, char **argv)
 			count += (unsigned long)ring;
 		} else if (ring && sscanf(line, "Rss: %lu kB", &rss) == 1) {
 			kib += rss;
+			big += rss >= 64;
 		}
 	}
 	fclose(f);
-	printf("rings %lu %lu\n", count, kib);
+	printf("rings %lu %lu %lu\n", count, kib, big);
 	fflush(stdout);
 	pthread_barrier_wait(&leave);
 	for (int i = 0; i < n; i++)
