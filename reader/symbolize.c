@@ -977,6 +977,52 @@ static bool ckt_sym_lang_c(Dwarf_Die *cu)
 	}
 }
 
+/* The path of the function that defines an inlined Rust closure named "{closure#N}" alone (the
+ * DWARF of debuginfo=line-tables-only has no linkage names: the closures of every function read
+ * alike, and a site "{closure#0} (prover.rs:80)" said nothing of whose it was), from the name of
+ * the frame it is inlined into: generic code called with the closure names its type in its
+ * arguments ("fold<..., prover::synth::run::{closure_env#0}, ...>"); the first such path out of
+ * the standard library's crates is taken, else the first. A closure inlined straight into the
+ * function that defines it finds no such argument: that function's name is its path. Returns a
+ * malloc'd "PATH::{closure#N}", or NULL (not such a closure, no path, out of memory). */
+static char *ckt_sym_closure_path(const char *name, const char *caller)
+{
+	static const char head[] = "{closure#";
+	if (!name || !caller || strncmp(name, head, sizeof(head) - 1) != 0)
+		return NULL;
+	const char *num = name + sizeof(head) - 1, *e = num;
+	while (*e >= '0' && *e <= '9')
+		e++;
+	if (e == num || strcmp(e, "}") != 0)
+		return NULL;
+	char env[48];
+	int envlen = snprintf(env, sizeof(env), "::{closure_env#%.*s}", (int)(e - num), num);
+	if (envlen <= 0 || (size_t)envlen >= sizeof(env))
+		return NULL;
+	const char *best = NULL, *best_end = NULL;
+	bool best_std = false;
+	for (const char *m = strstr(caller, env); m; m = strstr(m + 1, env)) {
+		const char *b = m;
+		while (b > caller && !strchr("<, (&*", b[-1]))
+			b--;
+		bool std = !strncmp(b, "core::", 6) || !strncmp(b, "alloc::", 7) || !strncmp(b, "std::", 5);
+		if (b < m && (!best || (best_std && !std))) {
+			best = b;
+			best_end = m;
+			best_std = std;
+		}
+	}
+	if (!best && !strpbrk(caller, "<{ ")) /* inlined into its own function */
+		best = caller, best_end = caller + strlen(caller);
+	if (!best)
+		return NULL;
+	size_t len = (size_t)(best_end - best) + 2 + strlen(name) + 1;
+	char *out = malloc(len);
+	if (out)
+		snprintf(out, len, "%.*s::%s", (int)(best_end - best), best, name);
+	return out;
+}
+
 /* Expands the inline chain at a (= pc - 1): the innermost function gets the line of a; each
  * outer one gets the call site (DW_AT_call_file/line) of the function inlined into it.
  * Returns the number of frames pushed (0: no function DIE holds a), or CKT_ENOMEM. */
@@ -1056,6 +1102,17 @@ static int ckt_sym_dwarf(struct ckt_sym *s, struct ckt_sym_module *m, uint64_t a
 	free(path);
 	if (pushed && s->frames[s->n_frames - 1].inlined)
 		s->frames[s->n_frames - 1].inlined = false; /* no enclosing subprogram found */
+	/* an inlined closure of no path gets its function's, from the frame it is inlined into */
+	for (size_t k = s->n_frames - (size_t)pushed; k + 1 < s->n_frames; k++) {
+		char *named = ckt_sym_closure_path(s->frames[k].name, s->frames[k + 1].name);
+		if (named) {
+			const char *in = ckt_sym_intern0(s, named);
+			free(named);
+			if (!in)
+				return CKT_ENOMEM;
+			s->frames[k].name = s->frames[k].func = in;
+		}
+	}
 	return pushed;
 }
 

@@ -295,6 +295,7 @@ if [ -x $S/sites_rs ]; then
 	R_T=$(line_of $SRC/sites_rs.rs SITE:rs_to_vec)
 	R_M=$(line_of $SRC/sites_rs.rs SITE:rs_map)
 	R_F=$(line_of $SRC/sites_rs.rs SITE:rs_trait)
+	R_C=$(line_of $SRC/sites_rs.rs SITE:rs_closure)
 	# the same program with debuginfo=line-tables-only and v0 names: std's code for
 	# primitive types is "<str>::repeat"; both builds must agree, crate paths included (the
 	# debug info names a function by its last name only, the symbol table in full: frames
@@ -312,6 +313,11 @@ if [ -x $S/sites_rs ]; then
 			"$(site_get $T/$j.json sites_at_peak "^<alloc::vec::Vec<u32> as sites_rs::Fill>::fill_to \(.*sites_rs\.rs:$R_F\)\$" bytes)" 262144
 		expect_match "sites: Rust ($j) a HashMap's table is owned by the with_capacity line, not hashbrown" \
 			"$(site_get $T/$j.json sites_at_peak "^sites_rs::make_map \(.*sites_rs\.rs:$R_M\)\$" bytes)" "^[0-9]{7}\$"
+		# an inlined closure is named by its function's path in both builds: the
+		# symbol's {{closure}}, and line-tables-only's {closure#0} with the path its
+		# callers' generic arguments give (since 0.2.20: "{closure#0}" alone)
+		expect_eq "sites: Rust ($j) a closure inlined into iterator code: named by its function" \
+			"$(site_get $T/$j.json sites_at_peak "^sites_rs::make_rows::\{(\{closure\}|closure#0)\} \(.*sites_rs\.rs:$R_C\)\$" bytes)" 200000
 	done
 	# a #[global_allocator] wrapping System, a generic and a const generic function: each
 	# build names the same sites (before 0.2.16 line-tables-only made the wrapper's inlined

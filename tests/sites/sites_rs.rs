@@ -6,7 +6,8 @@
 // 131,072 u64 after doubling) from the pushes in grow_list; 1,000,000 from "xy".repeat in
 // repeat_str, 500,000 from to_vec in copy_slice, a HashMap's table (hashbrown) in make_map, and
 // 262,144 (capacity 65,536 u32) pushed by fill_to, the program's own trait implemented for Vec
-// (named "<alloc::vec::Vec<u32> as sites_rs::Fill>::fill_to": it was taken for Vec's code).
+// (named "<alloc::vec::Vec<u32> as sites_rs::Fill>::fill_to": it was taken for Vec's code);
+// 200,000 bytes (200 x 1,000) from a closure in make_rows, inlined into the iterator code.
 use std::collections::HashMap;
 use std::hint::black_box;
 use std::thread::sleep;
@@ -42,6 +43,11 @@ fn make_map(n: usize) -> HashMap<u64, u64> {
     black_box(HashMap::with_capacity(n)) // SITE:rs_map
 }
 
+#[inline(never)]
+fn make_rows(n: usize) -> Vec<Vec<u8>> {
+    (0..n).map(|i| vec![i as u8; 1000]).collect() // SITE:rs_closure
+}
+
 trait Fill {
     fn fill_to(&mut self, n: u32);
 }
@@ -63,11 +69,12 @@ fn main() {
     let c = repeat_str(500_000);
     let d = copy_slice(&a[..500_000]);
     let e = make_map(100_000);
+    let g = make_rows(200);
     sleep(Duration::from_millis(150));
     black_box(&a);
     black_box(&b);
-    black_box((&c, &d, &e, &f));
-    drop((c, d, e, f));
+    black_box((&c, &d, &e, &f, &g));
+    drop((c, d, e, f, g));
     drop(a);
     drop(b);
     sleep(Duration::from_millis(30));
