@@ -151,15 +151,21 @@ static int proc_open(struct procfile *f)
 
 static int read_proc(struct procfile *f, char *buf, size_t cap)
 {
-	if (!ckt_fd_is(f->fd, f->dev, f->ino)) {
-		if (proc_open(f) < 0)
+	for (int tries = 0; tries < 2; tries++) {
+		if (!ckt_fd_is(f->fd, f->dev, f->ino) && proc_open(f) < 0)
 			return -1;
+		ssize_t n = pread(f->fd, buf, cap - 1, 0);
+		if (n > 0) {
+			buf[n] = 0;
+			return 0;
+		}
+		/* closed under us between the check and the read (a program's close-all): the
+		 * number is not ours any more, opened again once */
+		if (n == 0 || errno != EBADF)
+			return -1;
+		f->fd = -1;
 	}
-	ssize_t n = pread(f->fd, buf, cap - 1, 0);
-	if (n <= 0)
-		return -1;
-	buf[n] = 0;
-	return 0;
+	return -1;
 }
 
 static uint64_t parse_u64(const char *s)
@@ -214,10 +220,12 @@ static uint64_t rss_max; /* the sampler thread's own: the highest RSS sampled so
 
 /* statm could be read when sampling started (ckt_rss_start), and now cannot: the program took
  * what a read needs (every descriptor, under its limit). Missing samples are said once, when
- * the gap ends, has lasted a second, or lasts to the end, while tracing runs (a program that
- * takes every descriptor has the trace descriptor's line, and tracing stops: nothing more) */
+ * a gap of two samples or more ends, has lasted a second, or lasts to the end, while tracing
+ * runs (a program that takes every descriptor has the trace descriptor's line, and tracing
+ * stops: nothing more). One sample missed alone is no gap worth a line. */
 static struct {
 	uint64_t since; /* clock of the first failed read of the gap, | 1; 0: none failing */
+	uint64_t missed; /* samples missed in it */
 	int err;
 	bool said;
 } gap;
@@ -244,11 +252,14 @@ static void sample(struct ckt_tls *t, int detail)
 		if (!gap.since) {
 			gap.since = ckt_clock_raw() | 1;
 			gap.err = errno ? errno : EIO;
+			gap.missed = 0;
 		}
+		gap.missed++;
 		if (ckt_clock_raw() - gap.since >= 1000000000ull)
 			say_gap();
 	} else {
-		say_gap(); /* a gap that ended */
+		if (gap.missed > 1)
+			say_gap(); /* a gap that ended (one sample missed alone is no gap) */
 		gap.since = 0;
 		const char *p = strchr(buf, ' '); /* second field: resident pages */
 		if (p) {
@@ -307,7 +318,8 @@ static void *sampler_main(void *arg)
 			;
 	}
 	sample(t, 1); /* the last word: RSS and VmHWM at exit */
-	say_gap();    /* one that lasts to the end */
+	if (gap.missed > 1)
+		say_gap(); /* one that lasts to the end */
 	ckt_word_set(&last_taken);
 	proc_forget(&statm); /* they die with this thread */
 	proc_forget(&status);

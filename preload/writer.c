@@ -1367,11 +1367,13 @@ static int verify(const void *want, size_t n)
 }
 
 /* path_abs gets the name of an exec'd image whose old image was given `requested` and wrote
- * `wrote`: that name with .exec<k> before .zst, the first k no file has, counted along a
- * chain of execs (t.exec1.zst -> t.exec2.zst, not t.exec1.exec1.zst; t.<pid>.zst, a per-pid
- * name the old image fell back to -> t.<pid>.exec1.zst). A ".exec<k>" is taken off only a
- * name the old image was not given itself: a CUZKTRACE_OUT of job.exec7.zst gives
- * job.exec7.exec1.zst. */
+ * `wrote`: that name with .exec<k> before .zst, k counted along the chain of execs (the old
+ * image's k + 1: t.zst -> t.exec1.zst -> t.exec2.zst, not t.exec1.exec1.zst; t.<pid>.zst, a
+ * per-pid name the old image fell back to -> t.<pid>.exec1.zst). A ".exec<k>" is taken off
+ * only a name the old image was not given itself: a CUZKTRACE_OUT of job.exec7.zst gives
+ * job.exec7.exec1.zst. A file there already is an earlier run's, written over as the first
+ * name is (it took the first k no file had: a second run behind `nice` wrote .exec2, leaving
+ * the first run's prover in .exec1; one a live process writes is locked: per-pid name). */
 static void exec_name(const char *requested, const char *wrote)
 {
 	char base[sizeof(path_abs)];
@@ -1379,16 +1381,17 @@ static void exec_name(const char *requested, const char *wrote)
 	size_t n = strlen(base), z = n > 4 && !strcmp(base + n - 4, ".zst") ? n - 4 : n, d = z;
 	while (d > 0 && base[d - 1] >= '0' && base[d - 1] <= '9')
 		d--;
-	if (strcmp(requested, wrote) && d < z && d >= 5 && !strncmp(base + d - 5, ".exec", 5))
+	uint64_t k = 1;
+	if (strcmp(requested, wrote) && d < z && z - d < 10 && d >= 5 && !strncmp(base + d - 5, ".exec", 5)) {
+		for (size_t i = d; i < z; i++)
+			k = (i == d ? 0 : k * 10) + (uint64_t)(base[i] - '0');
+		k++;
 		memmove(base + d - 5, base + z, n - z + 1); /* drops ".exec<k>" */
-	for (unsigned k = 1; k < 100; k++) {
-		char num[16] = "exec";
-		u64s(num + 4, k);
-		strcpy(path_abs, base);
-		per_pid_name_tag(path_abs, sizeof(path_abs), num);
-		if (access(path_abs, F_OK) != 0)
-			break;
 	}
+	char num[32] = "exec";
+	u64s(num + 4, k);
+	strcpy(path_abs, base);
+	per_pid_name_tag(path_abs, sizeof(path_abs), num);
 }
 
 /* The exec'd image holds a shared lock, for as long as it lives, on the trace its old image

@@ -392,12 +392,21 @@ static int ckt_main_parse(int argc, char **argv, struct ckt_args *a)
 		if (!o)
 			return ckt_main_usage("unknown option '%.*s'", (int)nlen, s);
 		if (o->arg) {
-			if (s[nlen] == '=')
+			if (s[nlen] == '=') {
 				val = s + nlen + 1;
-			else if (i + 1 < argc)
+			} else if (i + 1 < argc) {
+				/* an option where the value should be (--diff --json a b took '--json'
+				 * for BASE): a file of that name is given as --diff=--json or ./--json */
+				const char *next = argv[i + 1];
+				size_t vlen = strcspn(next, "=");
+				for (size_t k = 0; next[0] == '-' && next[1] == '-' && k < CKT_NOPTS; k++)
+					if (strlen(ckt_opts[k].name) == vlen && strncmp(next, ckt_opts[k].name, vlen) == 0)
+						return ckt_main_usage("option '%s' needs a value (%s), not the option '%.*s'",
+								      o->name, o->arg, (int)vlen, next);
 				val = argv[++i];
-			else
+			} else {
 				return ckt_main_usage("option '%s' needs a value (%s)", o->name, o->arg);
+			}
 			if (!*val)
 				return ckt_main_usage("option '%s' needs a non-empty value", o->name);
 		} else if (s[nlen] == '=') {

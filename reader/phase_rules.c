@@ -269,10 +269,25 @@ bool ckt_phase_rules_uninherent(const char *name, char *buf, size_t cap)
 	return cut;
 }
 
+/* Rust's debuginfo=line-tables-only names a function the optimiser inlined by its last name
+ * alone ("build_aux"): a rule for "prover::build_aux" or "*::build_aux" takes such a frame
+ * when its name is the pattern's last one, with no glob in it ("prover::*" takes none). */
+static bool ckt_phase_rules_bare(const struct ckt_phase_rule *rule, const struct ckt_sym_frame *f)
+{
+	if (!f->inlined || !f->name || !f->name[0] || strstr(f->name, "::") || strchr("{<(", f->name[0]))
+		return false;
+	const char *tail = NULL;
+	for (const char *p = strstr(rule->pattern, "::"); p; p = strstr(p + 2, "::"))
+		tail = p + 2;
+	return tail && !strpbrk(tail, "*?[\\") && strcmp(tail, f->name) == 0;
+}
+
 static bool ckt_phase_rules_match(const struct ckt_phase_rule *rule, const struct ckt_sym_frame *f)
 {
 	char buf[4096], plain[4096];
 	if (f->name && fnmatch(rule->pattern, f->name, 0) == 0)
+		return true;
+	if (ckt_phase_rules_bare(rule, f))
 		return true;
 	if (f->name && ckt_phase_rules_ungeneric(f->name, buf, sizeof(buf)) && fnmatch(rule->pattern, buf, 0) == 0)
 		return true;

@@ -139,6 +139,53 @@ static size_t ckt_diff_function_len(const char *site)
 	return p ? (size_t)(p - site) : n;
 }
 
+/* Rust's debuginfo=line-tables-only names a function the optimiser inlined by its last name
+ * alone ("build_aux"), one it did not by its whole path from the symbol table
+ * ("prover::build_aux"): a change that alters inlining read as one function gone and another
+ * new (-16 MiB build_aux, +18 MiB prover::build_aux for a +2 MiB change). A bare name held in
+ * one trace only is joined to the one function held in the other trace only whose path ends
+ * in it; with two such, or none, it stays apart. Rows sorted by change again after. */
+static void ckt_diff_join_bare(struct ckt_diff_rows *r)
+{
+	size_t w = 0;
+	bool joined = false;
+	/* a joined row's bytes go to the other, and it is dropped after (a name joined has no
+	 * "::" and is never joined to, so one pass sees every row as it was) */
+	for (size_t i = 0; i < r->n; i++) {
+		struct ckt_diff_row *a = &r->v[i];
+		int only = a->bytes[0] && !a->bytes[1] ? 0 : !a->bytes[0] && a->bytes[1] ? 1 : -1;
+		bool bare = only >= 0 && a->len && a->name[0] != '(';
+		for (size_t k = 0; bare && k < a->len; k++)
+			bare = a->name[k] != ':' && a->name[k] != '<' && a->name[k] != ' ' && a->name[k] != '{';
+		size_t match = r->n;
+		for (size_t j = 0; bare && j < r->n; j++) {
+			const struct ckt_diff_row *b = &r->v[j];
+			if (j == i || !b->name || b->bytes[only] || !b->bytes[!only] || b->len < a->len + 3 ||
+			    memcmp(b->name + b->len - a->len, a->name, a->len) != 0 ||
+			    memcmp(b->name + b->len - a->len - 2, "::", 2) != 0)
+				continue;
+			if (match < r->n) {
+				match = r->n; /* two: which one is not known */
+				break;
+			}
+			match = j;
+		}
+		if (bare && match < r->n) {
+			struct ckt_diff_row *b = &r->v[match];
+			b->bytes[only] = a->bytes[only];
+			b->samples[only] += a->samples[only];
+			a->name = NULL; /* dropped below */
+			joined = true;
+		}
+	}
+	for (size_t i = 0; i < r->n; i++)
+		if (r->v[i].name)
+			r->v[w++] = r->v[i];
+	r->n = w;
+	if (joined)
+		qsort(r->v, r->n, sizeof(*r->v), ckt_diff_change_cmp);
+}
+
 /* live bytes by function at the peak of moment m in both traces */
 static void ckt_diff_functions(struct ckt_diff_rows *r, const struct ckt_report *const rep[2], enum ckt_moment m)
 {
@@ -149,6 +196,7 @@ static void ckt_diff_functions(struct ckt_diff_rows *r, const struct ckt_report 
 			ckt_diff_add(r, e.site, ckt_diff_function_len(e.site), side, e.bytes, e.samples);
 	}
 	ckt_diff_merge(r);
+	ckt_diff_join_bare(r);
 }
 
 /* live bytes by allocating phase at the peak of moment m in both traces */

@@ -24,6 +24,13 @@ expect_eq "reader: no argument message" "$(head -1 $T/r4.err)" "cuzktrace-report
 $REPORT --bogus x >/dev/null 2>$T/r5.err; rc=$?
 expect_eq "reader: unknown option exits 2" $rc 2
 expect_eq "reader: unknown option message" "$(head -1 $T/r5.err)" "cuzktrace-report: error: unknown option '--bogus'"
+# an option where an option's value should be (--diff --json a b took '--json' for BASE): a
+# usage error; a file of that name is given as --diff=--json
+expect_eq "reader: --diff --json a b: a usage error" "$($REPORT --diff --json a.zst b.zst 2>&1 | head -1; echo "rc=${PIPESTATUS[0]}")" \
+	"cuzktrace-report: error: option '--diff' needs a value (BASE), not the option '--json'
+rc=2"
+expect_eq "reader: --diff=--json: a file of that name" "$($REPORT --diff=--json /nonexistent.zst 2>&1 | head -1)" \
+	"cuzktrace-report: error: '--json': No such file or directory"
 # an option that takes one value, given twice (--diff, --csv as --option=VALUE): a usage error,
 # before the trace is opened (the second value was taken without a word)
 for o in "--csv a.csv --csv=b.csv" "--diff x.zst --diff y.zst" "--top 3 --top 4"; do

@@ -340,6 +340,20 @@ if [ -x $S/sites_rs ]; then
 			"$(cat $T/$j.pr.err)/$($PY -c 'import json, sys; print(" ".join("%s=%d" % (r["phase"], r["bytes"]) for r in json.load(open(sys.argv[1]))["peak_heap"]["by_phase"][:2]))' $T/$j.pr.json)" \
 			"/params=3000000 aux=800000"
 	done
+	# a function inlined in one build and not in the other (line-tables-only both): its
+	# inlined copy has its last name alone, the other its path. --diff joins the two (it
+	# read -977 KiB build_aux, +1.91 MiB sites_rsinl::prover::build_aux), and a phase rule
+	# by path takes the inlined one (since 0.2.20)
+	CUZKTRACE_OUT=$T/rsinl.zst traced rsinl $S/sites_rsinl
+	CUZKTRACE_OUT=$T/rsinl2.zst traced rsinl2 $S/sites_rsinl_v2
+	$REPORT --json --diff $T/rsinl.zst $T/rsinl2.zst >$T/rsinl.diff.json 2>/dev/null
+	expect_eq "sites: Rust line-tables-only, a function inlined in one build only: --diff names it once, +1,000,000" \
+		"$($PY -c 'import json,sys; print([(r["function"], r["change"]) for r in json.load(open(sys.argv[1]))["by_function"]["peak_heap"] if "build_aux" in r["function"]])' $T/rsinl.diff.json)" \
+		"[('sites_rsinl::prover::build_aux', 1000000)]"
+	for rule in 'aux=*::build_aux' 'aux=sites_rsinl::prover::build_aux'; do
+		expect_eq "sites: Rust line-tables-only, --phase-rule '$rule' takes the inlined copy (named build_aux alone)" \
+			"$($REPORT --json --phase-rule "$rule" $T/rsinl.zst 2>/dev/null | $PY -c 'import json,sys; print([r["bytes"] for r in json.load(sys.stdin)["peak_heap"]["by_phase"] if r["phase"] == "aux"])')" "[1000000]"
+	done
 else
 	echo "  skip Rust site tests: rustc not found when building (tests/sites/sites.mk)"
 fi

@@ -9,7 +9,8 @@ SITES_PROGS := $(SITES_T)/sites_c $(SITES_T)/libsites_lib.so $(SITES_T)/sites_cx
 	$(SITES_T)/sites_dl $(SITES_T)/libsites_dla.so $(SITES_T)/libsites_dlb.so
 ifneq ($(SITES_RUSTC),)
 SITES_PROGS += $(SITES_T)/sites_rs $(SITES_T)/sites_rs_lt $(SITES_T)/sites_rsalloc \
-	$(SITES_T)/sites_rsalloc_lt $(SITES_T)/sites_rsalloc_ltv0
+	$(SITES_T)/sites_rsalloc_lt $(SITES_T)/sites_rsalloc_ltv0 $(SITES_T)/sites_rsinl \
+	$(SITES_T)/sites_rsinl_v2
 endif
 
 $(SITES_T)/libsites_dl%.so: tests/sites/sites_dl%.c
@@ -73,6 +74,15 @@ $(SITES_T)/sites_rsalloc_ltv0: tests/sites/sites_rsalloc.rs
 	@mkdir -p $(dir $@)
 	$(call msg,RUSTC,$@)$(SITES_RUSTC) -O -C debuginfo=line-tables-only \
 		-C symbol-mangling-version=v0 -o $@ $<
+
+# one function inlined in one build and not in the other (line-tables-only both)
+$(SITES_T)/sites_rsinl: tests/sites/sites_rsinl.rs
+	@mkdir -p $(dir $@)
+	$(call msg,RUSTC,$@)$(SITES_RUSTC) -O -C debuginfo=line-tables-only -o $@ $<
+
+$(SITES_T)/sites_rsinl_v2: tests/sites/sites_rsinl.rs
+	@mkdir -p $(dir $@)
+	$(call msg,RUSTC,$@)$(SITES_RUSTC) -O -C debuginfo=line-tables-only --cfg v2 -o $@ $<
 
 .PHONY: sites-tests
 sites-tests: $(SITES_PROGS)
