@@ -896,6 +896,16 @@ mkdir -p $T/shz
 CUZKTRACE_OUT=$T/shz/job.exec7.zst traced shz env env /bin/true
 expect_eq "a CUZKTRACE_OUT ending in .exec7: job.exec7.exec1, then .exec2" \
 	"$(ls $T/shz | LC_ALL=C sort | tr '\n' ' ')" "job.exec7.exec1.zst job.exec7.exec2.zst job.exec7.zst "
+# a program behind an exec wrapper (nice), run twice with one name: the second run's program
+# writes .exec1 again, the k of its chain (it took the first k no file had: .exec2, and a
+# script reading .exec1 read the first run's)
+mkdir -p $T/exr
+for k in 1 2; do
+	CUZKTRACE_OUT=$T/exr/x.zst LD_PRELOAD=$LIB nice -n 1 $P/exitcode >/dev/null 2>$T/exr$k.err
+done
+expect_eq "two runs behind nice: x.zst and x.exec1.zst, the second run's program in .exec1" \
+	"$(ls $T/exr | LC_ALL=C sort | tr '\n' ' ')/$($REPORT --json $T/exr/x.exec1.zst 2>/dev/null | $PY -c 'import json,sys; print(json.load(sys.stdin)["header"]["pid"])')" \
+	"x.exec1.zst x.zst /$(sed -n 's/^cuzktrace: tracing exitcode (pid \([0-9]*\)).*/\1/p' $T/exr2.err)"
 
 # An exec from a library's constructor before anything has called into the tracer: it
 # happens (it returned -1 untouched before the tracer had resolved the real execve).
