@@ -104,8 +104,10 @@ int ckt_proc_open(const char *rel, int flags)
 			return fd;
 		/* out of descriptors: the files matter more than the namespace case */
 		procdir_off = 1;
-		close(dir);
-		procdir.fd = -1;
+		/* closed by the one thread that takes it away: a second close could hit a
+		 * number the program was given in between */
+		if (__atomic_exchange_n(&procdir.fd, -1, __ATOMIC_ACQ_REL) == dir)
+			close(dir);
 	}
 	char path[64] = "/proc/";
 	strncat(path, rel, sizeof(path) - strlen(path) - 1);

@@ -686,6 +686,11 @@ static void stop_tracing(int err)
 		fail_line("cannot write trace", path_abs, -err,
 			  "; tracing stopped, the program continues");
 	atomic_store(&ckt_active, 0);
+	/* nothing more is written: the lock goes (a reader took the file for one still being
+	 * written while the program ran on) */
+	struct stat st;
+	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == file_dev && st.st_ino == file_ino)
+		flock(fd, LOCK_UN);
 }
 
 static int final_reason = CKT_END_EXIT;

@@ -13,9 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <fcntl.h>
-#include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "decode.h"
@@ -552,17 +551,24 @@ static int ckt_main_header_uint(const char *path, struct ckt_decoder *dec, const
 }
 
 /* A process is writing the trace at path now: the tracer holds an exclusive lock on the file
- * while it traces (flock), which a shared one is refused against. */
+ * while it traces (flock), which /proc/locks lists ("FLOCK ADVISORY WRITE <pid>
+ * <major>:<minor>:<inode> ..."). Read there, not tried: a lock of the reader's own, even for a
+ * moment, sent a tracer starting then on the same name to a per-pid name. */
 static bool ckt_main_being_written(const char *path)
 {
 	struct stat sb;
-	if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
+	if (strcmp(path, "-") == 0 || stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
 		return false;
-	int f = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (f < 0)
+	FILE *f = fopen("/proc/locks", "re");
+	if (!f)
 		return false;
-	bool held = flock(f, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
-	close(f);
+	char line[256], want[64];
+	snprintf(want, sizeof(want), " %02x:%02x:%llu ", major(sb.st_dev), minor(sb.st_dev),
+		 (unsigned long long)sb.st_ino);
+	bool held = false;
+	while (!held && fgets(line, sizeof(line), f))
+		held = strstr(line, " FLOCK ") && strstr(line, " WRITE ") && strstr(line, want);
+	fclose(f);
 	return held;
 }
 

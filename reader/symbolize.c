@@ -981,10 +981,12 @@ static bool ckt_sym_lang_c(Dwarf_Die *cu)
  * DWARF of debuginfo=line-tables-only has no linkage names: the closures of every function read
  * alike, and a site "{closure#0} (prover.rs:80)" said nothing of whose it was), from the name of
  * the frame it is inlined into: generic code called with the closure names its type in its
- * arguments ("fold<..., prover::synth::run::{closure_env#0}, ...>"); the first such path out of
- * the standard library's crates is taken, else the first. A closure inlined straight into the
- * function that defines it finds no such argument: that function's name is its path. Returns a
- * malloc'd "PATH::{closure#N}", or NULL (not such a closure, no path, out of memory). */
+ * arguments ("fold<..., prover::synth::run::{closure_env#0}, ...>"). The one such path out of
+ * the standard library's crates is taken, else the one in them; two different ones (a generic
+ * function given closures of two functions, each #0) tell nothing sure: no path then. A
+ * closure inlined straight into the function that defines it finds no such argument: that
+ * function's name is its path. Returns a malloc'd "PATH::{closure#N}", or NULL (not such a
+ * closure, no path, out of memory). */
 static char *ckt_sym_closure_path(const char *name, const char *caller)
 {
 	static const char head[] = "{closure#";
@@ -999,27 +1001,42 @@ static char *ckt_sym_closure_path(const char *name, const char *caller)
 	int envlen = snprintf(env, sizeof(env), "::{closure_env#%.*s}", (int)(e - num), num);
 	if (envlen <= 0 || (size_t)envlen >= sizeof(env))
 		return NULL;
-	const char *best = NULL, *best_end = NULL;
-	bool best_std = false;
+	/* the candidates: one of the program's (not core, alloc or std), else one of those; two
+	 * different ones of a kind (a generic function given closures of two functions) say
+	 * nothing sure: none taken */
+	const char *best[2] = { NULL, NULL }, *best_end[2] = { NULL, NULL };
+	bool many[2] = { false, false }, any = false;
 	for (const char *m = strstr(caller, env); m; m = strstr(m + 1, env)) {
 		const char *b = m;
 		while (b > caller && !strchr("<, (&*", b[-1]))
 			b--;
-		bool std = !strncmp(b, "core::", 6) || !strncmp(b, "alloc::", 7) || !strncmp(b, "std::", 5);
-		if (b < m && (!best || (best_std && !std))) {
-			best = b;
-			best_end = m;
-			best_std = std;
+		if (b == m)
+			continue;
+		any = true;
+		int std = !strncmp(b, "core::", 6) || !strncmp(b, "alloc::", 7) || !strncmp(b, "std::", 5);
+		if (!best[std]) {
+			best[std] = b;
+			best_end[std] = m;
+		} else if (m - b != best_end[std] - best[std] || memcmp(b, best[std], (size_t)(m - b)) != 0) {
+			many[std] = true;
 		}
 	}
-	if (!best && !strpbrk(caller, "<{ ")) /* inlined into its own function */
-		best = caller, best_end = caller + strlen(caller);
-	if (!best)
+	int pick = best[0] ? 0 : 1;
+	const char *from = best[pick], *to = best_end[pick];
+	if (many[pick])
 		return NULL;
-	size_t len = (size_t)(best_end - best) + 2 + strlen(name) + 1;
+	/* none: inlined straight into the function that defines it, whose name is a path (a
+	 * method's "<T as Trait>::m" too; not a generic instance's "f<u32>") */
+	if (!any && (caller[0] == '<' || !strpbrk(caller, "< ")) && (strstr(caller, "::") || !strchr(caller, '{'))) {
+		from = caller;
+		to = caller + strlen(caller);
+	}
+	if (!from)
+		return NULL;
+	size_t len = (size_t)(to - from) + 2 + strlen(name) + 1;
 	char *out = malloc(len);
 	if (out)
-		snprintf(out, len, "%.*s::%s", (int)(best_end - best), best, name);
+		snprintf(out, len, "%.*s::%s", (int)(to - from), from, name);
 	return out;
 }
 
@@ -1102,8 +1119,9 @@ static int ckt_sym_dwarf(struct ckt_sym *s, struct ckt_sym_module *m, uint64_t a
 	free(path);
 	if (pushed && s->frames[s->n_frames - 1].inlined)
 		s->frames[s->n_frames - 1].inlined = false; /* no enclosing subprogram found */
-	/* an inlined closure of no path gets its function's, from the frame it is inlined into */
-	for (size_t k = s->n_frames - (size_t)pushed; k + 1 < s->n_frames; k++) {
+	/* an inlined closure of no path gets its function's, from the frame it is inlined into;
+	 * outermost first, so that a closure inlined into another takes the other's new name */
+	for (size_t k = s->n_frames - 1; pushed > 1 && k-- > s->n_frames - (size_t)pushed;) {
 		char *named = ckt_sym_closure_path(s->frames[k].name, s->frames[k + 1].name);
 		if (named) {
 			const char *in = ckt_sym_intern0(s, named);

@@ -230,6 +230,14 @@ $REPORT --json $T/live.zst >$T/live.json 2>$T/live.rerr2
 expect_eq "a trace read while it is written: the truncation line says a process is still writing it; complete once it ended" \
 	"$(cat $T/live.rc)/$(sed 's/covers [0-9.]* s/covers N s/' $T/live.rerr)/$(jget $T/live.json truncated)/$(cat $T/live.rerr2)" \
 	"0/cuzktrace-report: warning: '$T/live.zst': trace is truncated (no end record: a process is still writing it); it covers N s/false/"
+# a process whose tracing stopped (a file-size limit) runs on: it writes no more, and holds the
+# file's lock no more (the reader said it was still writing it)
+(ulimit -f 2; CUZKTRACE_CHILDREN=0 CUZKTRACE_FLUSH_MS=20 CUZKTRACE_OUT=$T/stopped.zst LD_PRELOAD=$LIB \
+	bash -c 'for i in $(seq 1 3000); do x=$i$i; done; sleep 2; true' 2>$T/stopped.err & sp_pid=$!; sleep 1
+ $REPORT $T/stopped.zst >/dev/null 2>$T/stopped.rerr; wait $sp_pid)
+expect_match "tracing stopped, the process running on: the reader does not say it is still being written" \
+	"$(grep -c 'tracing stopped, the program continues' $T/stopped.err)/$(head -1 $T/stopped.rerr)" \
+	"^1/cuzktrace-report: warning: '$T/stopped.zst': trace is truncated \(no end record\); it covers [0-9.]+ s\$"
 
 
 # thread runs untraced, and its events are counted lost (1,000 mallocs and frees, and the few

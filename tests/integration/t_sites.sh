@@ -296,6 +296,7 @@ if [ -x $S/sites_rs ]; then
 	R_M=$(line_of $SRC/sites_rs.rs SITE:rs_map)
 	R_F=$(line_of $SRC/sites_rs.rs SITE:rs_trait)
 	R_C=$(line_of $SRC/sites_rs.rs SITE:rs_closure)
+	R_K=$(line_of $SRC/sites_rs.rs SITE:rs_composed)
 	# the same program with debuginfo=line-tables-only and v0 names: std's code for
 	# primitive types is "<str>::repeat"; both builds must agree, crate paths included (the
 	# debug info names a function by its last name only, the symbol table in full: frames
@@ -318,6 +319,10 @@ if [ -x $S/sites_rs ]; then
 		# callers' generic arguments give (since 0.2.20: "{closure#0}" alone)
 		expect_eq "sites: Rust ($j) a closure inlined into iterator code: named by its function" \
 			"$(site_get $T/$j.json sites_at_peak "^sites_rs::make_rows::\{(\{closure\}|closure#0)\} \(.*sites_rs\.rs:$R_C\)\$" bytes)" 200000
+		# two closures of two functions in one iterator chain, each #0 of its own: not
+		# named after maker (a guess did: maker allocates nothing)
+		expect_eq "sites: Rust ($j) a closure composed with another function's: its line's bytes, not maker's" \
+			"$(site_get $T/$j.json sites_at_peak "^sites_rs::maker" bytes)/$(site_get $T/$j.json sites_at_peak "^(sites_rs::composed::)?\{(\{closure\}|closure#0)\} \(.*sites_rs\.rs:$R_K\)\$" bytes)" "none/50000"
 	done
 	# a #[global_allocator] wrapping System, a generic and a const generic function: each
 	# build names the same sites (before 0.2.16 line-tables-only made the wrapper's inlined

@@ -7,7 +7,8 @@
 // repeat_str, 500,000 from to_vec in copy_slice, a HashMap's table (hashbrown) in make_map, and
 // 262,144 (capacity 65,536 u32) pushed by fill_to, the program's own trait implemented for Vec
 // (named "<alloc::vec::Vec<u32> as sites_rs::Fill>::fill_to": it was taken for Vec's code);
-// 200,000 bytes (200 x 1,000) from a closure in make_rows, inlined into the iterator code.
+// 200,000 bytes (200 x 1,000) from a closure in make_rows, inlined into the iterator code;
+// 50,000 (100 x 500) from a closure of composed, which apply2 gets with maker's (both #0).
 use std::collections::HashMap;
 use std::hint::black_box;
 use std::thread::sleep;
@@ -48,6 +49,24 @@ fn make_rows(n: usize) -> Vec<Vec<u8>> {
     (0..n).map(|i| vec![i as u8; 1000]).collect() // SITE:rs_closure
 }
 
+fn maker() -> impl Fn(usize) -> usize {
+    |x| x * 3 + 1
+}
+
+#[inline(always)]
+fn apply2<A: Fn(usize) -> usize, B: Fn(usize) -> Vec<u8>>(a: A, b: B, i: usize) -> Vec<u8> {
+    b(a(i))
+}
+
+#[inline(never)]
+fn composed(n: usize) -> Vec<Vec<u8>> {
+    let mut v = Vec::with_capacity(n);
+    for i in 0..n {
+        v.push(apply2(maker(), |k| vec![k as u8; 500], i)); // SITE:rs_composed
+    }
+    v
+}
+
 trait Fill {
     fn fill_to(&mut self, n: u32);
 }
@@ -70,11 +89,12 @@ fn main() {
     let d = copy_slice(&a[..500_000]);
     let e = make_map(100_000);
     let g = make_rows(200);
+    let h = composed(100);
     sleep(Duration::from_millis(150));
     black_box(&a);
     black_box(&b);
-    black_box((&c, &d, &e, &f, &g));
-    drop((c, d, e, f, g));
+    black_box((&c, &d, &e, &f, &g, &h));
+    drop((c, d, e, f, g, h));
     drop(a);
     drop(b);
     sleep(Duration::from_millis(30));
