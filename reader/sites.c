@@ -254,7 +254,7 @@ bool ckt_sites_is_plumbing_file(const char *file)
 static bool ckt_sites_is_plumbing_unnamed(const struct ckt_sym_frame *f)
 {
 	static const char *const runtimes[] = { "libstdc++.so", "libc++.so", "libc++abi.so", "libgcc_s.so",
-						"libc.so", "ld-linux" };
+						"libc.so", "libpthread.so", "ld-linux", "ld-musl-", "libc.musl-" };
 	for (size_t i = 0; !f->name && f->module && i < sizeof(runtimes) / sizeof(runtimes[0]); i++)
 		if (strncmp(f->module, runtimes[i], strlen(runtimes[i])) == 0)
 			return true;
