@@ -194,7 +194,8 @@ CKT_NOINLINE struct ckt_ring *ckt_thread_attach(struct ckt_tls *t)
 	return r;
 }
 
-/* Slots of all windows past their first windows (see CKT_RING_EXTRA_SLOTS). Changed only when a window grows or a ring is recycled. */
+/* Slots of all windows past their first windows (see CKT_RING_EXTRA_SLOTS). Changed only when
+ * a window grows or a ring is recycled. */
 static _Atomic uint64_t ring_extra;
 
 static int ring_budget_take(uint64_t slots, bool must)
