@@ -669,6 +669,14 @@ static int cycle(int final)
 	return flush_frame();
 }
 
+/* The trace descriptor is still open on the trace file (the program may have closed it and
+ * been given its number for a file of its own). */
+static int fd_is_trace(void)
+{
+	struct stat st;
+	return fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == file_dev && st.st_ino == file_ino;
+}
+
 static void stop_tracing(int err)
 {
 	atomic_store(&writer_failed, 1);
@@ -688,8 +696,7 @@ static void stop_tracing(int err)
 	atomic_store(&ckt_active, 0);
 	/* nothing more is written: the lock goes (a reader took the file for one still being
 	 * written while the program ran on) */
-	struct stat st;
-	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == file_dev && st.st_ino == file_ino)
+	if (fd_is_trace())
 		flock(fd, LOCK_UN);
 }
 
@@ -1147,15 +1154,17 @@ static void zstd_free(void *opaque, void *p)
 static long zstd_head(const uint8_t *z, size_t n, uint8_t *out, size_t cap)
 {
 	ZSTD_DCtx *d = ZSTD_createDCtx_advanced((ZSTD_customMem){zstd_alloc, zstd_free, NULL});
+	if (!d)
+		return -1;
 	ZSTD_inBuffer in = {z, n, 0};
 	ZSTD_outBuffer o = {out, cap, 0};
-	size_t r = d ? ZSTD_DCtx_setParameter(d, ZSTD_d_windowLogMax, 20) : 1;
-	if (d && !ZSTD_isError(r))
-		r = 1;
-	while (d && o.pos < o.size && in.pos < in.size && r && !ZSTD_isError(r))
-		r = ZSTD_decompressStream(d, &o, &in); /* 0: the frame is whole */
+	size_t r = ZSTD_DCtx_setParameter(d, ZSTD_d_windowLogMax, 20);
+	if (!ZSTD_isError(r))
+		do /* until the frame is whole (0), an error, or out or in is used up */
+			r = ZSTD_decompressStream(d, &o, &in);
+		while (r && !ZSTD_isError(r) && o.pos < o.size && in.pos < in.size);
 	ZSTD_freeDCtx(d);
-	return !d || ZSTD_isError(r) ? -1 : (long)o.pos;
+	return ZSTD_isError(r) ? -1 : (long)o.pos;
 }
 
 /* Why an existing file is not to be written over (open_locked): the setup's return codes past
@@ -1348,7 +1357,6 @@ static size_t build_header(uint8_t *buf, size_t cap, pid_t pid, const char *exe)
 	c.p = ckt_record_header_end(c.p);
 	return c.p ? (size_t)(c.p - buf) : 0;
 }
-
 
 /* Reads the file back through its path: the bytes at its start must be what we wrote. */
 static int verify(const void *want, size_t n)
@@ -1873,8 +1881,7 @@ int ckt_writer_start(void)
  * and reused the number (daemons do), and that descriptor is not ours to close. */
 static void close_own_fd(void)
 {
-	struct stat st;
-	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == file_dev && st.st_ino == file_ino) {
+	if (fd_is_trace()) {
 		/* where the file is now, for path_moved_line: the kernel's name for the open file,
 		 * "<path> (deleted)" once it has none */
 		char link[32] = "/proc/self/fd/";

@@ -363,6 +363,15 @@ static int ckt_main_push(const char **list, size_t *n, size_t cap, const char *o
 	return 0;
 }
 
+/* The option whose name is the first n bytes of s, or NULL. */
+static const struct ckt_opt *ckt_main_find_opt(const char *s, size_t n)
+{
+	for (size_t k = 0; k < CKT_NOPTS; k++)
+		if (strlen(ckt_opts[k].name) == n && strncmp(s, ckt_opts[k].name, n) == 0)
+			return &ckt_opts[k];
+	return NULL;
+}
+
 static int ckt_main_parse(int argc, char **argv, struct ckt_args *a)
 {
 	bool opts_done = false;
@@ -382,12 +391,9 @@ static int ckt_main_parse(int argc, char **argv, struct ckt_args *a)
 		}
 		if (strcmp(s, "-h") == 0)
 			s = "--help";
-		const struct ckt_opt *o = NULL;
 		const char *val = NULL;
 		size_t nlen = strcspn(s, "=");
-		for (size_t k = 0; k < CKT_NOPTS; k++)
-			if (strlen(ckt_opts[k].name) == nlen && strncmp(s, ckt_opts[k].name, nlen) == 0)
-				o = &ckt_opts[k];
+		const struct ckt_opt *o = ckt_main_find_opt(s, nlen);
 		if (!o)
 			return ckt_main_usage("unknown option '%.*s'", (int)nlen, s);
 		if (o->arg) {
@@ -398,10 +404,9 @@ static int ckt_main_parse(int argc, char **argv, struct ckt_args *a)
 				 * for BASE): a file of that name is given as --diff=--json or ./--json */
 				const char *next = argv[i + 1];
 				size_t vlen = strcspn(next, "=");
-				for (size_t k = 0; next[0] == '-' && next[1] == '-' && k < CKT_NOPTS; k++)
-					if (strlen(ckt_opts[k].name) == vlen && strncmp(next, ckt_opts[k].name, vlen) == 0)
-						return ckt_main_usage("option '%s' needs a value (%s), not the option '%.*s'",
-								      o->name, o->arg, (int)vlen, next);
+				if (next[0] == '-' && next[1] == '-' && ckt_main_find_opt(next, vlen))
+					return ckt_main_usage("option '%s' needs a value (%s), not the option '%.*s'",
+							      o->name, o->arg, (int)vlen, next);
 				val = argv[++i];
 			} else {
 				return ckt_main_usage("option '%s' needs a value (%s)", o->name, o->arg);
