@@ -690,6 +690,8 @@ static int ckt_sites_cmp_moment(const void *pa, const void *pb)
 	int k = ckt_sites_sort_k;
 	if (a->at[k] != b->at[k])
 		return a->at[k] > b->at[k] ? -1 : 1;
+	if (a->n_at[k] != b->n_at[k]) /* live at exit: blocks of 0 bytes, by count */
+		return a->n_at[k] > b->n_at[k] ? -1 : 1;
 	return ckt_sites_cmp_key(a, b);
 }
 
@@ -835,7 +837,7 @@ static int ckt_sites_paths(struct ckt_sites *s)
 			if (s->stacks[i].site < 0)
 				continue;
 			int64_t v = ckt_sites_at(s, &s->stacks[i], k, 0);
-			if (v > 0)
+			if (v > 0 || (k == K_EXIT && ckt_sites_at(s, &s->stacks[i], k, 1) > 0))
 				p[n++] = (struct ckt_sites_pick){ (size_t)s->stacks[i].site, i, v, NULL };
 		}
 		qsort(p, n, sizeof(*p), ckt_sites_cmp_pick_site);
@@ -885,7 +887,7 @@ int ckt_sites_finish(struct ckt_sites *s, const struct ckt_replay_stats *st, uns
 		for (int k = 0; k < K_COUNT; k++) {
 			v[k] = ckt_sites_at(s, &s->stacks[i], k, 0);
 			nb[k] = ckt_sites_at(s, &s->stacks[i], k, 1);
-			need |= v[k] > 0;
+			need |= v[k] > 0 || (k == K_EXIT && nb[k] > 0); /* leaked malloc(0) blocks */
 		}
 		if (!need)
 			continue;
@@ -923,7 +925,7 @@ int ckt_sites_finish(struct ckt_sites *s, const struct ckt_replay_stats *st, uns
 			return CKT_ENOMEM;
 		size_t n = 0;
 		for (size_t i = 0; i < s->n_sites; i++)
-			if (s->sites[i].at[k])
+			if (s->sites[i].at[k] || (k == K_EXIT && s->sites[i].n_at[k]))
 				s->order[k][n++] = i;
 		ckt_sites_sort_k = k;
 		qsort(s->order[k], n, sizeof(size_t), ckt_sites_cmp_moment);

@@ -379,6 +379,8 @@ expect_eq "leaks: keep_rows's heaviest caller is the thread's loop, 10,000 bytes
 	"worker/10000/2"
 expect_eq "leaks: the realloc'd block belongs to grow_table, 20,000 bytes" \
 	"$(site_get $T/lk.json sites_at_exit '^grow_table ' bytes)/$(site_get $T/lk.json sites_at_exit '^grow_table ' count)" "20000/1"
+expect_eq "leaks: the two blocks of 0 bytes are listed at exit by their count" \
+	"$(site_get $T/lk.json sites_at_exit '^keep_empty ' bytes)/$(site_get $T/lk.json sites_at_exit '^keep_empty ' count)/$(grep -c '^"keep_empty .*",0,0,0,0,2,0,".*",0,0,0,0$' $T/lk.csv)" "0/2/1"
 expect_eq "leaks: the freed scratch block is not live at exit" "$(site_get $T/lk.json sites_at_exit '^scratch ' bytes)" none
 expect_eq "leaks: the freed scratch block was live at the peak heap" "$(site_get $T/lk.json sites_at_peak_heap '^scratch ' bytes)" 1048576
 expect_eq "leaks: the sites live at exit add up to the heap live at exit" \
@@ -393,7 +395,9 @@ expect_match "leaks: text list, largest first" "$(sed -n '/^top sites live at ex
   #2  12\.7 KiB \(13000 bytes\), [0-9.]+% of the heap then, 5 allocations live
       keep_rows \(.*leaks\.c:[0-9]+\)
       \(2 call stacks in all; \[bytes\] through each caller; --folded has every stack\)
-'
+(.*
+)?  #[0-9]+  0 B \(0 bytes\), 0\.0% of the heap then, 2 allocations live
+      keep_empty \(.*leaks\.c:[0-9]+\)$'
 
 # --diff of the two: did the change fix the leak? By function at exit (not by phase or thread)
 CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/lkfix.zst traced lkfix $P/leaks fixed

@@ -2,13 +2,14 @@
  * keep_rows leaks 3 x 1000 bytes called from main and 2 x 5000 from a thread (13,000 bytes
  * in 5 blocks, two callers: 10,000 through the thread's function); grow_table leaks one block
  * grown by realloc to 20,000 bytes (the block belongs to the realloc's stack); scratch
- * allocates and frees 1 MiB, live at the peak heap but not at exit. Nothing is printed (stdio
+ * allocates and frees 1 MiB, live at the peak heap but not at exit; keep_empty leaks two
+ * blocks of 0 bytes (malloc(0) returns a block all the same: a leak of 0 bytes, 2 blocks). Nothing is printed (stdio
  * would leave its buffer live). With "fixed", grow_table's block is freed before the end. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
-void *volatile sink[8];
+void *volatile sink[10];
 
 __attribute__((noinline)) static void *keep_rows(size_t n)
 {
@@ -34,6 +35,15 @@ __attribute__((noinline)) static void scratch(void)
 	free(p);
 }
 
+static volatile int empties;
+
+__attribute__((noinline)) static void *keep_empty(void)
+{
+	void *p = malloc(0);
+	empties++; /* not a tail call: the frame stays on the stack */
+	return p;
+}
+
 static void *worker(void *arg)
 {
 	(void)arg;
@@ -51,6 +61,8 @@ int main(int argc, char **argv)
 	if (pthread_create(&t, NULL, worker, NULL) != 0 || pthread_join(t, NULL) != 0)
 		return 1;
 	sink[5] = grow_table();
+	for (int i = 8; i < 10; i++)
+		sink[i] = keep_empty();
 	if (argc > 1 && argv[1][0] == 'f') /* "fixed": the table is freed */
 		free(sink[5]);
 	return 0;
