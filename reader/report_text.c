@@ -160,6 +160,13 @@ int ckt_report_text_print(FILE *out, const struct ckt_report *rep)
 		fprintf(out, ", mprotect %" PRIu64, st->counts[CKT_KIND_MPROTECT]);
 	fprintf(out, ", rss samples %" PRIu64 " and %" PRIu64 " of their detail)\n", st->counts[CKT_KIND_RSS],
 		st->counts[CKT_KIND_RSS_DETAIL]);
+	/* CUDA's records are not in `events` (JSON's either): their own line, when there are any */
+	uint64_t cuda_events = st->counts[CKT_KIND_CUDA_ALLOC] + st->counts[CKT_KIND_CUDA_FREE] +
+			       st->counts[CKT_KIND_CUDA_MAP] + st->counts[CKT_KIND_CUDA_UNMAP];
+	if (cuda_events)
+		fprintf(out, CKT_REPORT_TEXT_COL "%" PRIu64 " (alloc %" PRIu64 ", free %" PRIu64 ", map %" PRIu64
+			", unmap %" PRIu64 ")\n", "CUDA events", cuda_events, st->counts[CKT_KIND_CUDA_ALLOC],
+			st->counts[CKT_KIND_CUDA_FREE], st->counts[CKT_KIND_CUDA_MAP], st->counts[CKT_KIND_CUDA_UNMAP]);
 	if (st->sample_r) {
 		char r[32], b[32];
 		fprintf(out, CKT_REPORT_TEXT_COL "default: heap blocks under %s counted in running totals "

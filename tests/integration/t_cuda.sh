@@ -168,6 +168,13 @@ expect_eq "cu_linked: csv max gpu/pinned" "$(awk -F, 'NR>1 { if ($5>g) g=$5; if 
 $REPORT $T/cu_linked.zst >$T/cu_linked.txt
 expect_match "cu_linked: text report peak GPU" "$(cat $T/cu_linked.txt)" 'peak GPU memory +29\.1 MiB \(30511104 bytes\)'
 expect_match "cu_linked: text report device line" "$(cat $T/cu_linked.txt)" 'device 1 +peak 5\.00 MiB \(Stub GPU 1, GPU-2021'
+# CUDA's records, apart from `events` (since 0.2.21): 12 allocations, 15 frees (3 refused), as
+# JSON's event_counts has them
+expect_eq "cu_linked: text report CUDA events line, as in JSON" "$(grep '^CUDA events' $T/cu_linked.txt)" \
+	"$(printf '%-22s%s' 'CUDA events' "$($PY -c 'import json,sys; c=json.load(open(sys.argv[1]))["event_counts"]; k=[c["cuda_"+x] for x in ("alloc","free","map","unmap")]; print("%d (alloc %d, free %d, map %d, unmap %d)" % (sum(k), *k))' $T/cu_linked.json)")"
+expect_match "cu_linked: 12 allocations, 15 frees" "$(grep '^CUDA events' $T/cu_linked.txt)" '\(alloc 12, free 15, '
+CUZKTRACE_OUT=$T/nocuda.zst LD_PRELOAD=$LIB $P/leaks 2>/dev/null
+expect_eq "no CUDA events line without CUDA records" "$($REPORT $T/nocuda.zst 2>/dev/null | grep -c '^events \|^CUDA events')" 1
 
 # A CUDA version the tracer does not know: one line, the program runs on, nothing is counted
 CUZKTRACE_OUT=$T/cu_newver.zst traced cu_newver $C/cu_static newver
