@@ -985,7 +985,8 @@ static bool ckt_sym_lang_c(Dwarf_Die *cu)
  * the standard library's crates is taken, else the one in them; two different ones (a generic
  * function given closures of two functions, each #0) tell nothing sure: no path then. A
  * closure inlined straight into the function that defines it finds no such argument: that
- * function's name is its path. Returns a malloc'd "PATH::{closure#N}", or NULL (not such a
+ * function's name is its path. Returns a malloc'd "PATH::{closure#N}" (with the generic
+ * arguments of a generic function's closure: "PATH::{closure#N}<u64>"), or NULL (not such a
  * closure, no path, out of memory). */
 static char *ckt_sym_closure_path(const char *name, const char *caller)
 {
@@ -995,7 +996,13 @@ static char *ckt_sym_closure_path(const char *name, const char *caller)
 	const char *num = name + sizeof(head) - 1, *e = num;
 	while (*e >= '0' && *e <= '9')
 		e++;
-	if (e == num || strcmp(e, "}") != 0)
+	/* a closure of a generic function carries its arguments, "{closure#0}<u64>", as its
+	 * environment type does in the caller's name, "prover::build::{closure_env#0}<u64>" */
+	if (e == num || *e != '}')
+		return NULL;
+	const char *args = e + 1;
+	size_t nargs = strlen(args);
+	if (nargs && (args[0] != '<' || args[nargs - 1] != '>'))
 		return NULL;
 	char env[48];
 	int envlen = snprintf(env, sizeof(env), "::{closure_env#%.*s}", (int)(e - num), num);
@@ -1010,7 +1017,7 @@ static char *ckt_sym_closure_path(const char *name, const char *caller)
 		const char *b = m;
 		while (b > caller && !strchr("<, (&*", b[-1]))
 			b--;
-		if (b == m)
+		if (b == m || strncmp(m + envlen, args, nargs) != 0)
 			continue;
 		any = true;
 		int std = !strncmp(b, "core::", 6) || !strncmp(b, "alloc::", 7) || !strncmp(b, "std::", 5);
@@ -1027,7 +1034,8 @@ static char *ckt_sym_closure_path(const char *name, const char *caller)
 		return NULL;
 	/* none: inlined straight into the function that defines it, whose name is a path (a
 	 * method's "<T as Trait>::m" too; not a generic instance's "f<u32>") */
-	if (!any && (caller[0] == '<' || !strpbrk(caller, "< ")) && (strstr(caller, "::") || !strchr(caller, '{'))) {
+	if (!any && !nargs && (caller[0] == '<' || !strpbrk(caller, "< ")) &&
+	    (strstr(caller, "::") || !strchr(caller, '{'))) {
 		from = caller;
 		to = caller + strlen(caller);
 	}

@@ -319,6 +319,20 @@ if [ -x $S/sites_rs ]; then
 		# callers' generic arguments give (since 0.2.20: "{closure#0}" alone)
 		expect_eq "sites: Rust ($j) a closure inlined into iterator code: named by its function" \
 			"$(site_get $T/$j.json sites_at_peak "^sites_rs::make_rows::\{(\{closure\}|closure#0)\} \(.*sites_rs\.rs:$R_C\)\$" bytes)" 200000
+		# a generic function's closure: line-tables-only names each instance, with the
+		# path its callers' closure_env types give (since 0.2.21: "{closure#0}<u32>"
+		# alone); the symbol's {{closure}} has no arguments, one site for both
+		R_G=$(line_of $SRC/sites_rs.rs SITE:rs_generic_closure)
+		if [ $j = srlt ]; then
+			expect_eq "sites: Rust ($j) a generic function's closure: named by its path, one site per instance" \
+				"$(site_get $T/$j.json sites_at_peak "^sites_rs::rows_of::\{closure#0\}<u32> \(.*sites_rs\.rs:$R_G\)\$" bytes)/$(site_get $T/$j.json sites_at_peak "^sites_rs::rows_of::\{closure#0\}<u16> \(.*sites_rs\.rs:$R_G\)\$" bytes)" "120000/60000"
+		else
+			expect_eq "sites: Rust ($j) a generic function's closure: named by its path" \
+				"$(site_get $T/$j.json sites_at_peak "^sites_rs::rows_of::\{\{closure\}\} \(.*sites_rs\.rs:$R_G\)\$" bytes)" 180000
+		fi
+		# (and the outer Vecs' 2 x 100 x 24 bytes, in rows_of itself)
+		expect_eq "sites: Rust ($j) a phase rule by the generic function's path takes its closures' bytes" \
+			"$($REPORT --json --phase-rule 'rows=sites_rs::rows_of*' $T/$j.zst 2>/dev/null | $PY -c 'import json,sys; print([r["bytes"] for r in json.load(sys.stdin)["peak_heap"]["by_phase"] if r["phase"] == "rows"])')" "[184800]"
 		# two closures of two functions in one iterator chain, each #0 of its own: not
 		# named after maker (a guess did: maker allocates nothing)
 		expect_eq "sites: Rust ($j) a closure composed with another function's: its line's bytes, not maker's" \

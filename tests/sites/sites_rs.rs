@@ -8,7 +8,9 @@
 // 262,144 (capacity 65,536 u32) pushed by fill_to, the program's own trait implemented for Vec
 // (named "<alloc::vec::Vec<u32> as sites_rs::Fill>::fill_to": it was taken for Vec's code);
 // 200,000 bytes (200 x 1,000) from a closure in make_rows, inlined into the iterator code;
-// 50,000 (100 x 500) from a closure of composed, which apply2 gets with maker's (both #0).
+// 50,000 (100 x 500) from a closure of composed, which apply2 gets with maker's (both #0);
+// 120,000 (100 x 300 u32) and 60,000 (100 x 300 u16) from the closure of the generic rows_of,
+// inlined into the iterator code of each instance.
 use std::collections::HashMap;
 use std::hint::black_box;
 use std::thread::sleep;
@@ -67,6 +69,11 @@ fn composed(n: usize) -> Vec<Vec<u8>> {
     v
 }
 
+#[inline(never)]
+fn rows_of<T: Copy + Default>(n: usize) -> Vec<Vec<T>> {
+    (0..n).map(|_| vec![T::default(); 300]).collect() // SITE:rs_generic_closure
+}
+
 trait Fill {
     fn fill_to(&mut self, n: u32);
 }
@@ -90,11 +97,13 @@ fn main() {
     let e = make_map(100_000);
     let g = make_rows(200);
     let h = composed(100);
+    let r32 = rows_of::<u32>(100);
+    let r16 = rows_of::<u16>(100);
     sleep(Duration::from_millis(150));
     black_box(&a);
     black_box(&b);
-    black_box((&c, &d, &e, &f, &g, &h));
-    drop((c, d, e, f, g, h));
+    black_box((&c, &d, &e, &f, &g, &h, &r32, &r16));
+    drop((c, d, e, f, g, h, r32, r16));
     drop(a);
     drop(b);
     sleep(Duration::from_millis(30));
