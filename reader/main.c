@@ -719,6 +719,7 @@ struct ckt_main_read {
 	struct ckt_phases *ph;
 	struct ckt_phase_rules *rules;
 	struct ckt_report r;
+	struct ckt_kin_list kin;
 	uint64_t rate_bytes, depth; /* the header's CUZKTRACE_SAMPLE and CUZKTRACE_DEPTH */
 };
 
@@ -730,6 +731,7 @@ static void ckt_main_read_free(struct ckt_main_read *m)
 	ckt_phase_rules_free(m->rules);
 	ckt_replay_free(m->rep);
 	ckt_decode_close(m->dec);
+	ckt_kin_free(&m->kin);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -814,6 +816,10 @@ static int ckt_main_phases_finish(const struct ckt_args *a, struct ckt_phases *p
 static void ckt_main_rules_unmatched(const struct ckt_main_read *m)
 {
 	const char *rules = ckt_decode_header_get(m->dec, "setting.CUZKTRACE_PHASES");
+	char *child = NULL; /* shown cleaned: a file name may hold control characters */
+	for (size_t i = 0; i < m->kin.n && !child; i++)
+		if (m->kin.v[i].rel == CKT_KIN_CHILD && (child = strdup(m->kin.v[i].path)))
+			child[ckt_util_clean(child, strlen(child))] = '\0';
 	for (const char *r = rules; r && *r;) {
 		size_t len = strcspn(r, ";"), name = strcspn(r, "=");
 		if (name < len && name > 0 && !ckt_phases_defined(m->ph, r, name)) {
@@ -821,13 +827,17 @@ static void ckt_main_rules_unmatched(const struct ckt_main_read *m)
 			if (n)
 				n[ckt_util_clean(n, name)] = '\0';
 			ckt_main_say("warning: '%s': the CUZKTRACE_PHASES rule for phase '%s' matched no line the "
-				     "program wrote%s (markers in printf's stdio are not seen: see README)",
+				     "program wrote%s (markers in printf's stdio are not seen: see README)%s%s%s",
 				     m->path, n ? n : "?",
-				     ckt_replay_stats(m->rep)->ended ? "" : " before the trace was cut");
+				     ckt_replay_stats(m->rep)->ended ? "" : " before the trace was cut",
+				     /* a wrapper's trace: the program it ran wrote its own */
+				     child ? "; this process's child wrote its own trace, '" : "",
+				     child ? child : "", child ? "'" : "");
 			free(n);
 		}
 		r += len + (r[len] == ';');
 	}
+	free(child);
 }
 
 /* Opens m->path and reads its header (ckt_main_read's first part: a missing file, not a
@@ -916,7 +926,12 @@ static int ckt_main_read(const struct ckt_args *a, struct ckt_main_read *m, bool
 	const char *who = a->diff ? m->path : NULL;
 	if (ckt_main_phases_finish(a, m->ph, m->rules, st, who) < 0)
 		return -1;
-	m->r = (struct ckt_report){ m->path, m->dec, st, m->ph, a->by_thread, m->sites };
+	/* where a wrapper's children wrote theirs (not for --diff: each side is one trace) */
+	if (!a->diff && ckt_kin_find(m->path, m->dec, st->ended, st->duration_ns, &m->kin) < 0) {
+		ckt_main_say("error: out of memory");
+		return -1;
+	}
+	m->r = (struct ckt_report){ m->path, m->dec, st, m->ph, a->by_thread, m->sites, a->diff ? NULL : &m->kin };
 	ckt_main_warnings(m->path, st);
 	ckt_main_rules_unmatched(m);
 	uint64_t zero_from, zeros_end = ckt_decode_zero_tail_bytes(m->dec, &zero_from);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "decode.h"
+#include "kin.h"
 #include "phases.h"
 #include "replay.h"
 #include "sites.h"
@@ -21,6 +22,7 @@ struct ckt_report {
 	const struct ckt_phases *phases;    /* after ckt_phases_finish; NULL: not observed */
 	bool by_thread;                     /* --by thread: add the thread-group tables */
 	const struct ckt_sites *sites;      /* after ckt_sites_finish; NULL: no site sections */
+	const struct ckt_kin_list *kin;     /* traces of children and later images; NULL: not looked */
 };
 
 /* Human-readable report. Returns 0, or -errno when writing to out failed. */

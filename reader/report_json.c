@@ -436,6 +436,23 @@ int ckt_report_json_print(FILE *out, const struct ckt_report *rep)
 	ckt_report_json_hdr_str(j, "hostname", rep->dec, "hostname");
 	ckt_report_json_hdr_int(j, "start_wall_ns", rep->dec, "start_wall_ns");
 	ckt_report_json_u64(j, "page_size", h->page_size ? h->page_size : 4096); /* absent: said */
+	if (rep->kin) { /* kin.h: the traces of its children and later images */
+		ckt_report_json_array_open(j, "child_traces");
+		for (size_t i = 0; i < rep->kin->n; i++) {
+			const struct ckt_kin *k = &rep->kin->v[i];
+			ckt_report_json_elem_open(j);
+			ckt_report_json_key(j, "path");
+			ckt_report_json_str(j, k->path, strlen(k->path));
+			ckt_report_json_u64(j, "pid", k->pid);
+			ckt_report_json_key(j, "exe");
+			ckt_report_json_str(j, k->exe, strlen(k->exe));
+			ckt_report_json_key(j, "relation");
+			ckt_report_json_str(j, k->rel == CKT_KIN_CHILD ? "child" : "exec", k->rel == CKT_KIN_CHILD ? 5 : 4);
+			ckt_report_json_close(j);
+		}
+		ckt_report_json_array_close(j);
+		ckt_report_json_u64(j, "child_traces_not_looked_at", rep->kin->unlooked);
+	}
 	ckt_report_json_secs(j, "duration_s", st->duration_ns, 1);
 	ckt_report_json_u64(j, "events", st->events);
 	ckt_report_json_u64(j, "threads", st->threads_started);

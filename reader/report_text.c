@@ -69,6 +69,27 @@ static const char *ckt_report_text_end_reason(uint64_t reason)
 	}
 }
 
+/* The traces of the process's children and later images (kin.h), one a line: a wrapper's
+ * trace says where the program it ran wrote its own. */
+#define CKT_REPORT_TEXT_KIN 10
+static void ckt_report_text_kin(FILE *out, const struct ckt_kin_list *kin)
+{
+	size_t shown = kin->n < CKT_REPORT_TEXT_KIN ? kin->n : CKT_REPORT_TEXT_KIN;
+	for (size_t i = 0; i < shown; i++) {
+		const struct ckt_kin *k = &kin->v[i];
+		fprintf(out, CKT_REPORT_TEXT_COL, k->rel == CKT_KIN_CHILD ? "child trace" : "after exec");
+		ckt_util_put_clean(out, k->path, strlen(k->path));
+		fputs(" (", out);
+		ckt_util_put_clean(out, k->exe, strlen(k->exe));
+		fprintf(out, ", pid %" PRIu64 ")\n", k->pid);
+	}
+	if (kin->n > shown)
+		fprintf(out, CKT_REPORT_TEXT_COL "%zu more (JSON child_traces lists them all)\n", "", kin->n - shown);
+	if (kin->unlooked)
+		fprintf(out, CKT_REPORT_TEXT_COL "%zu more files named as its traces were not looked at\n", "",
+			kin->unlooked);
+}
+
 static void ckt_report_text_program(FILE *out, const struct ckt_report *rep)
 {
 	const struct ckt_header_kv *exe = ckt_decode_header_kv(rep->dec, "exe");
@@ -146,6 +167,8 @@ int ckt_report_text_print(FILE *out, const struct ckt_report *rep)
 	char t[32], h[32];
 
 	ckt_report_text_program(out, rep);
+	if (rep->kin)
+		ckt_report_text_kin(out, rep->kin);
 	fprintf(out, CKT_REPORT_TEXT_COL "%s s", "duration", ckt_util_fmt_secs(t, sizeof(t), st->duration_ns, 3));
 	if (st->ended)
 		fprintf(out, ", ended by %s\n", ckt_report_text_end_reason(st->end_reason));

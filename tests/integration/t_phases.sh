@@ -96,6 +96,37 @@ $REPORT $T/logphases.zst >$T/logphases.txt
 expect_match "logphases: text shows the log lines" "$(cat $T/logphases.txt)" 'log lines that drove CUZKTRACE_PHASES rules: 6'
 expect_match "logphases: text log line" "$(cat $T/logphases.txt)" '  [0-9.]+ s  synthesis +TIMELINE,2,SYNTH_END,partition=0'
 
+# -- a wrapper under the tracer (timeout, sh -c, cargo run) takes the CUZKTRACE_OUT name and
+# the program it starts falls back to a per-pid name: the wrapper's report names the child's
+# trace, and each rule the wrapper's trace matched nothing for says where the program's went
+# (since 0.2.21: it blamed printf's stdio alone). A copy of the child's trace older than the
+# wrapper (a trace of an earlier run) is not listed.
+mkdir -p $T/wrap
+CUZKTRACE_SAMPLE=0 CUZKTRACE_PHASES="$LOGRULES" CUZKTRACE_OUT=$T/wrap/t.zst traced wrap timeout 60 $P/logphases
+wpid=$(sed -n "s/^cuzktrace: tracing logphases (pid \([0-9]*\)) to .*/\1/p" $T/wrap.err)
+cp $T/wrap/t.$wpid.zst $T/wrap/t.1.zst && touch -d '1 hour ago' $T/wrap/t.1.zst
+$REPORT $T/wrap/t.zst >$T/wrap.txt 2>$T/wrap.rerr
+expect_eq "wrapper: its report names the child's trace, just after the command line" \
+	"$(cat $T/wrap.rc)/$(grep -A1 '^command line' $T/wrap.txt | tail -1)" \
+	"0/$(printf '%-22s%s' 'child trace' "$T/wrap/t.$wpid.zst ($P/logphases, pid $wpid)")"
+expect_eq "wrapper: each unmatched rule's warning names the child's trace" \
+	"$(sort -u $T/wrap.rerr | sed "s/phase '[a-z]*'/phase 'X'/" | sort -u)" \
+	"cuzktrace-report: warning: '$T/wrap/t.zst': the CUZKTRACE_PHASES rule for phase 'X' matched no line the program wrote (markers in printf's stdio are not seen: see README); this process's child wrote its own trace, '$T/wrap/t.$wpid.zst'"
+expect_eq "wrapper: 4 rules, 4 warnings" "$(wc -l <$T/wrap.rerr)" 4
+$REPORT --json $T/wrap/t.$wpid.zst >$T/wrapc.json 2>$T/wrapc.rerr
+expect_eq "wrapper: the child's trace holds the program's phases, and no child trace of its own" \
+	"$(cat $T/wrapc.rerr)/$(jget $T/wrapc.json peak_heap.bytes)/$(jget $T/wrapc.json child_traces)" "/7500000/[]"
+$REPORT --json $T/wrap/t.zst >$T/wrap.json 2>/dev/null
+expect_eq "wrapper: JSON child_traces" "$(jget $T/wrap.json child_traces)/$(jget $T/wrap.json child_traces_not_looked_at)" \
+	"[{\"path\": \"$T/wrap/t.$wpid.zst\", \"pid\": $wpid, \"exe\": \"$P/logphases\", \"relation\": \"child\"}]/0"
+# execs: env's trace names the shell's after its exec, the shell's child, and the image the
+# shell became by exec, in the order they started; read from the directory as a relative path
+mkdir -p $T/wrapx
+(cd $T/wrapx && CUZKTRACE_OUT=t.zst LD_PRELOAD=$LIB env sh -c '/bin/true; exec /bin/true' 2>$T/wrapx.err)
+expect_eq "wrapper with execs: env's trace lists the shell after exec, its child, /bin/true after exec" \
+	"$(cd $T/wrapx && $REPORT --json t.zst 2>/dev/null | $PY -c 'import json,sys,os,re; print(" ".join("%s:%s:%s" % (k["relation"], re.sub(r"\.[0-9]+\.", ".PID.", k["path"]), os.path.basename(k["exe"])) for k in json.load(sys.stdin)["child_traces"]))')" \
+	"exec:t.exec1.zst:$(basename $(readlink -f /bin/sh)) child:t.PID.zst:true exec:t.exec2.zst:true"
+
 # -- a phase name and a log line longer than the trace keeps (1,024 bytes), cut inside a
 # multi-byte character: whole characters are kept (since 0.2.19: the name ended in U+FFFD,
 # 1,026 bytes as the reader shows it, and the note in two). tests/progs/longnames.c
