@@ -1003,9 +1003,13 @@ static void ckt_sites_text_moment(FILE *out, const struct ckt_sites *s, int k, c
 		struct ckt_sites_entry e;
 		ckt_sites_top(s, ckt_sites_moment[k], i, &e);
 		double share = s->peak[k] ? 100.0 * (double)e.bytes / (double)s->peak[k] : 0.0;
-		fprintf(out, "  #%zu  %s (%" PRIu64 " bytes), %.1f%% of %s, %" PRIu64 " allocation%s live%s\n",
+		/* at the peak RSS a site's bytes are those allocated, resident or not: a calloc'd
+		 * buffer never touched can hold more than the RSS */
+		bool over_rss = k == K_RSS && share > 100.0 && !e.estimate;
+		fprintf(out, "  #%zu  %s (%" PRIu64 " bytes), %.1f%% of %s%s, %" PRIu64 " allocation%s live%s\n",
 			i + 1, ckt_util_fmt_bytes(h, sizeof(h), e.bytes), e.bytes, share,
-			k == K_EXIT ? "the heap then" : "the peak", e.count, e.count == 1 ? "" : "s",
+			k == K_EXIT ? "the heap then" : "the peak",
+			over_rss ? " (allocated, not all resident)" : "", e.count, e.count == 1 ? "" : "s",
 			e.estimate ? " (estimated from samples)" : "");
 		fputs("      ", out);
 		ckt_sites_put(out, e.site, false);

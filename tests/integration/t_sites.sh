@@ -413,6 +413,20 @@ expect_match "leaks: text list, largest first" "$(sed -n '/^top sites live at ex
 )?  #[0-9]+  0 B \(0 bytes\), 0\.0% of the heap then, 2 allocations live
       keep_empty \(.*leaks\.c:[0-9]+\)$'
 
+# ---- at the peak RSS a site's bytes are those allocated, resident or not: a 64 MiB calloc'd
+# table never touched holds more than the RSS, and the line says so (since 0.2.21: a share of
+# 2000% of the peak and no word); the 1 MiB written in full is a plain share
+CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/untouched.zst traced untouched $P/untouched
+$REPORT $T/untouched.zst >$T/untouched.txt 2>$T/untouched.rerr
+expect_match "untouched: the never-touched table's line at the peak RSS says allocated, not resident; the filled rows' does not" \
+	"$(cat $T/untouched.rc)/$(cat $T/untouched.rerr)/$(sed -n '/^top sites at peak RSS/,/^$/p' $T/untouched.txt | grep -A1 '^  #' | grep -v '^--')" \
+	'^0//  #1  64\.0 MiB \(67108864 bytes\), [0-9]{3,5}\.[0-9]% of the peak \(allocated, not all resident\), 1 allocation live
+      reserve_table \(.*untouched\.c:[0-9]+\)
+  #2  1\.00 MiB \(1048576 bytes\), [0-9]{1,2}\.[0-9]% of the peak, 1 allocation live
+      fill_rows \(.*untouched\.c:[0-9]+\)'
+expect_eq "untouched: the peak heap's list says nothing of residence" \
+	"$(grep -c 'not all resident' <(sed -n '/^top sites at peak heap/,/^$/p' $T/untouched.txt))" 0
+
 # --diff of the two: did the change fix the leak? By function at exit (not by phase or thread)
 CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/lkfix.zst traced lkfix $P/leaks fixed
 $REPORT --json --diff $T/lk.zst $T/lkfix.zst >$T/lkdiff.json 2>$T/lkdiff.err
