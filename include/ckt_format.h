@@ -25,6 +25,9 @@
  *     length in bytes, NULs included; since 0.2.12 process: "<pid>.<start time in clock
  *     ticks>.<pid namespace inode>", the same across the process's execs (a new image given this file after an
  *     exec the hooks did not see keeps it, and takes the next name).
+ *     Since 0.2.21 parent_process: the parent process as its own trace's process key names it
+ *     ("<ppid>.<its start time>.<this pid namespace>"), when /proc shows a parent in this pid
+ *     namespace that started before this process (readers match children to parents by it).
  *   Readers ignore keys they do not know.
  *
  * DATA FRAMES: a sequence of records, each a tag byte then fields.

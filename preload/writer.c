@@ -1050,6 +1050,45 @@ static void process_id(char *b, pid_t pid)
 		close(f);
 }
 
+/* The parent for the header's "parent_process" key, as its own trace's "process" key names it
+ * (the parent is in this pid namespace: getppid answers in it), so that a reader matches a
+ * child's trace to its parent's exactly, a pid reused by a later process apart. 0 (no key)
+ * without a parent in this namespace (pid 1), without /proc, or when the pid read is a
+ * process started after this one (the parent ended and its pid went to another). */
+static int parent_process_id(char *b, pid_t ppid)
+{
+	char path[32], st[1024], mine[48];
+	if (ppid <= 0)
+		return 0;
+	u64s(path, (uint64_t)ppid);
+	strcat(path, "/stat");
+	int f = ckt_proc_open(path, O_RDONLY);
+	ssize_t n = f >= 0 ? read(f, st, sizeof(st) - 1) : -1;
+	if (f >= 0)
+		close(f);
+	if (n <= 0)
+		return 0;
+	st[n] = 0;
+	const char *s = stat_fields(st);
+	for (int field = 3; s && field < 22; field++)
+		s = (s = strchr(s, ' ')) ? s + 1 : NULL;
+	size_t len = s ? strspn(s, "0123456789") : 0;
+	process_id(mine, getpid()); /* "<pid>.<start>.<ns>" */
+	const char *ms = strchr(mine, '.') + 1, *mns = strchr(ms, '.');
+	uint64_t pstart = 0, start = 0;
+	for (size_t i = 0; i < len && i < 19; i++)
+		pstart = pstart * 10 + (uint64_t)(s[i] - '0');
+	for (const char *c = ms; c < mns && c - ms < 19; c++)
+		start = start * 10 + (uint64_t)(*c - '0');
+	if (!len || mns == ms || pstart > start)
+		return 0;
+	u64s(b, (uint64_t)ppid);
+	strcat(b, ".");
+	strncat(b, s, len < 20 ? len : 20);
+	strcat(b, mns); /* ".<ns>": this namespace, the parent's too */
+	return 1;
+}
+
 /* The most bytes %e inserts: a file name is at most 255 bytes (NAME_MAX), and the default
  * "cuzktrace.%e.%p.zst" with a per-pid or .exec<k> tag added must stay below that. A longer
  * executable name is cut there, at a character boundary (UTF-8). */
@@ -1349,6 +1388,8 @@ static size_t build_header(uint8_t *buf, size_t cap, pid_t pid, const char *exe)
 	char ps[72];
 	process_id(ps, pid);
 	c.p = ckt_record_kv(c.p, c.end, "process", ps);
+	if (parent_process_id(ps, getppid()))
+		c.p = ckt_record_kv(c.p, c.end, "parent_process", ps);
 	c.p = ckt_record_kv(c.p, c.end, "hostname", host);
 	u64s(num, (uint64_t)sysconf(_SC_PAGESIZE));
 	c.p = ckt_record_kv(c.p, c.end, "page_size", num);

@@ -1,4 +1,4 @@
-/* kin.c: the traces of a traced process's children and later images (kin.h). */
+/* kin.c: the traces of a traced process's descendants and later images (kin.h). */
 #include "kin.h"
 
 #include <dirent.h>
@@ -11,8 +11,25 @@
 #include "util.h"
 
 /* Wall clocks of two processes and a file's mtime agree to within a tick; a second of slack
- * keeps a child that started in the parent's last moment. */
+ * keeps a child that started in its parent's last moment. */
 #define CKT_KIN_SLACK_NS 1000000000ull
+
+/* A trace: the one reported (index 0) or one found beside it. */
+struct ckt_kin_node {
+	char *name;                     /* file name in the directory */
+	char *exe, *process, *parent_process; /* header values; NULL when absent */
+	uint64_t pid, ppid, start, mtime;
+	bool has_ppid;
+	bool found;      /* reached from the reported trace */
+	size_t from;     /* the node it was reached from */
+	enum ckt_kin_rel rel;
+};
+
+static char *ckt_kin_hdr(const struct ckt_decoder *d, const char *key)
+{
+	const char *s = ckt_decode_header_get(d, key);
+	return s ? strdup(s) : NULL;
+}
 
 static bool ckt_kin_u64(const struct ckt_decoder *d, const char *key, uint64_t *v)
 {
@@ -27,25 +44,54 @@ static bool ckt_kin_u64(const struct ckt_decoder *d, const char *key, uint64_t *
 	return true;
 }
 
-static bool ckt_kin_same(const char *a, const char *b)
+/* A "process" key that names one process: "<pid>.<start time>.<namespace>" with a start time
+ * (without /proc it is "<pid>..0": every run of a pid alike) */
+static bool ckt_kin_key_ok(const char *k)
 {
-	return a && b && *a && strcmp(a, b) == 0;
+	const char *a = k ? strchr(k, '.') : NULL;
+	return a && a[1] != '.' && a[1] && strchr(a + 1, '.');
+}
+
+/* The pid namespaces of two keys agree, or one is unknown */
+static bool ckt_kin_same_ns(const char *a, const char *b)
+{
+	const char *x = a ? strrchr(a, '.') : NULL, *y = b ? strrchr(b, '.') : NULL;
+	return !x || !y || !strcmp(x, ".0") || !strcmp(y, ".0") || !strcmp(x, y);
+}
+
+/* c is a later image of x's process */
+static bool ckt_kin_is_exec(const struct ckt_kin_node *c, const struct ckt_kin_node *x)
+{
+	return ckt_kin_key_ok(x->process) && ckt_kin_key_ok(c->process) && !strcmp(c->process, x->process) &&
+	       c->start > x->start;
+}
+
+/* c's process was started by x's: named so by c's parent_process, else (an older tracer)
+ * the same ppid and pid namespace, started while x's trace was written */
+static bool ckt_kin_is_child(const struct ckt_kin_node *c, const struct ckt_kin_node *x)
+{
+	if (c->parent_process)
+		return ckt_kin_key_ok(x->process) && !strcmp(c->parent_process, x->process);
+	return c->has_ppid && c->ppid == x->pid && ckt_kin_same_ns(c->process, x->process) &&
+	       c->start + CKT_KIN_SLACK_NS >= x->start && c->start <= x->mtime + CKT_KIN_SLACK_NS;
 }
 
 /* The fixed start of the names CUZKTRACE_OUT gives (its file name up to the first %), or
- * "<name without .zst>." for a name without %: the names of the fallbacks, "<name>.<pid>.zst"
- * and "<name>.exec<k>.zst", start so. malloc'd; NULL when out of memory. */
-static char *ckt_kin_prefix(const char *pattern)
+ * "<name without .zst>." for a name without %: the fallbacks "<name>.<pid>.zst" and
+ * "<name>.exec<k>.zst" start so. *zst: whether the names end in ".zst". malloc'd; NULL when
+ * out of memory. */
+static char *ckt_kin_prefix(const char *pattern, bool *zst)
 {
 	if (!pattern || !*pattern)
 		pattern = "cuzktrace.%e.%p.zst";
 	const char *base = strrchr(pattern, '/');
 	base = base ? base + 1 : pattern;
+	size_t n = strlen(base);
+	*zst = n > 4 && strcmp(base + n - 4, ".zst") == 0;
 	const char *pct = strchr(base, '%');
 	if (pct)
 		return strndup(base, (size_t)(pct - base));
-	size_t n = strlen(base);
-	if (n > 4 && strcmp(base + n - 4, ".zst") == 0)
+	if (*zst)
 		n -= 4;
 	char *p = malloc(n + 2);
 	if (p) {
@@ -56,6 +102,32 @@ static char *ckt_kin_prefix(const char *pattern)
 	return p;
 }
 
+static void ckt_kin_node_free(struct ckt_kin_node *n)
+{
+	free(n->name);
+	free(n->exe);
+	free(n->process);
+	free(n->parent_process);
+}
+
+/* Fills n from d's header. false: not a tracer's header (no pid or start), or out of memory
+ * (*oom). */
+static bool ckt_kin_node_read(struct ckt_kin_node *n, const struct ckt_decoder *d, bool *oom)
+{
+	if (!ckt_kin_u64(d, "pid", &n->pid) || !ckt_kin_u64(d, "start_wall_ns", &n->start))
+		return false;
+	n->has_ppid = ckt_kin_u64(d, "ppid", &n->ppid);
+	const char *exe = ckt_decode_header_get(d, "exe");
+	n->exe = strdup(exe ? exe : "?");
+	n->process = ckt_kin_hdr(d, "process");
+	n->parent_process = ckt_kin_hdr(d, "parent_process");
+	*oom = !n->exe || (ckt_decode_header_get(d, "process") && !n->process) ||
+	       (ckt_decode_header_get(d, "parent_process") && !n->parent_process);
+	if (n->exe)
+		n->exe[ckt_util_clean(n->exe, strlen(n->exe))] = '\0';
+	return !*oom;
+}
+
 static int ckt_kin_cmp(const void *pa, const void *pb)
 {
 	const struct ckt_kin *a = pa, *b = pb;
@@ -64,99 +136,139 @@ static int ckt_kin_cmp(const void *pa, const void *pb)
 	return strcmp(a->path, b->path);
 }
 
-/* Opens the header of dir/name and adds it to out when it is kin. 0, or CKT_ENOMEM. */
-static int ckt_kin_look(const char *shown_dir, const char *name, const struct ckt_decoder *self, uint64_t pid,
-			uint64_t start, uint64_t end, struct ckt_kin_list *out, size_t *cap)
+/* Reads the headers of the candidate files in dir into *nodes (after the reported trace's, at
+ * index 0). Returns 0 or CKT_ENOMEM. */
+static int ckt_kin_scan(const char *dir, const char *prefix, bool zst, const struct stat *self, uint64_t start,
+			struct ckt_kin_node **nodes, size_t *n, size_t *unlooked)
 {
-	size_t len = strlen(shown_dir) + 1 + strlen(name) + 1;
-	char *path = malloc(len);
-	if (!path)
-		return CKT_ENOMEM;
-	size_t dl = strlen(shown_dir);
-	snprintf(path, len, "%s%s%s", shown_dir, dl && shown_dir[dl - 1] != '/' ? "/" : "", name);
-	struct ckt_decoder *d = NULL;
-	struct ckt_error err = { 0 };
-	if (ckt_decode_open(path, &d, &err) < 0) { /* not a trace, unreadable: not kin */
-		free(path);
-		return 0;
-	}
-	uint64_t kpid = 0, kppid = 0, kstart = 0;
-	bool has = ckt_kin_u64(d, "pid", &kpid) && ckt_kin_u64(d, "start_wall_ns", &kstart);
-	bool child = has && ckt_kin_u64(d, "ppid", &kppid) && kppid == pid && kstart + CKT_KIN_SLACK_NS >= start &&
-		     kstart <= end;
-	bool exec = has && !child && kpid == pid && kstart > start &&
-		    ckt_kin_same(ckt_decode_header_get(self, "process"), ckt_decode_header_get(d, "process"));
-	const char *host = ckt_decode_header_get(self, "hostname"), *khost = ckt_decode_header_get(d, "hostname");
-	if ((!child && !exec) || (host && khost && strcmp(host, khost) != 0)) {
-		ckt_decode_close(d);
-		free(path);
-		return 0;
-	}
-	const char *exe = ckt_decode_header_get(d, "exe");
-	char *e = strdup(exe ? exe : "?");
-	ckt_decode_close(d);
-	if (e && out->n == *cap) {
-		size_t ncap = *cap ? *cap * 2 : 8;
-		struct ckt_kin *v = realloc(out->v, ncap * sizeof(*v));
-		if (v) {
-			out->v = v;
-			*cap = ncap;
-		}
-	}
-	if (!e || out->n == *cap) {
-		free(e);
-		free(path);
-		return CKT_ENOMEM;
-	}
-	e[ckt_util_clean(e, strlen(e))] = '\0';
-	out->v[out->n++] = (struct ckt_kin){ path, e, kpid, kstart, child ? CKT_KIN_CHILD : CKT_KIN_EXEC };
-	return 0;
-}
-
-int ckt_kin_find(const char *trace_path, const struct ckt_decoder *dec, bool ended, uint64_t duration_ns,
-		 struct ckt_kin_list *out)
-{
-	memset(out, 0, sizeof(*out));
-	uint64_t pid, start;
-	struct stat self;
-	if (!ckt_kin_u64(dec, "pid", &pid) || !ckt_kin_u64(dec, "start_wall_ns", &start) || stat(trace_path, &self) < 0)
-		return 0; /* a header without them (not a tracer's), or the file gone: nothing to match */
-	uint64_t end = ended ? start + duration_ns + CKT_KIN_SLACK_NS : UINT64_MAX;
-	const char *slash = strrchr(trace_path, '/');
-	char *dir = slash ? strndup(trace_path, (size_t)(slash - trace_path) + (slash == trace_path)) : strdup("");
-	char *prefix = ckt_kin_prefix(ckt_decode_header_get(dec, "setting.CUZKTRACE_OUT"));
-	int rc = 0;
-	if (!dir || !prefix) {
-		rc = CKT_ENOMEM;
-		goto out;
-	}
 	DIR *dh = opendir(*dir ? dir : ".");
 	if (!dh)
-		goto out; /* an unreadable directory: nothing found there */
-	size_t plen = strlen(prefix), cap = 0, looks = 0;
+		return 0; /* an unreadable directory: nothing found there */
+	size_t plen = strlen(prefix), dl = strlen(dir), cap = *n, looks = 0;
+	int rc = 0;
 	for (struct dirent *de; rc == 0 && (de = readdir(dh));) {
-		size_t n = strlen(de->d_name);
-		if (n <= plen + 4 || strncmp(de->d_name, prefix, plen) != 0 || strcmp(de->d_name + n - 4, ".zst") != 0)
+		size_t len = strlen(de->d_name);
+		if (len <= plen || strncmp(de->d_name, prefix, plen) != 0 ||
+		    (zst && (len < plen + 4 || strcmp(de->d_name + len - 4, ".zst") != 0)))
 			continue;
+		/* regular files only (a link to a trace would list it twice), not the trace itself,
+		 * written to since its process started (traces of earlier runs are not opened) */
 		struct stat sb;
-		if (fstatat(dirfd(dh), de->d_name, &sb, 0) < 0 || !S_ISREG(sb.st_mode) || sb.st_size == 0 ||
-		    (sb.st_dev == self.st_dev && sb.st_ino == self.st_ino))
+		if (fstatat(dirfd(dh), de->d_name, &sb, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(sb.st_mode) ||
+		    sb.st_size == 0 || (sb.st_dev == self->st_dev && sb.st_ino == self->st_ino))
 			continue;
-		/* written to since this process started (older traces of earlier runs are not
-		 * opened) */
 		uint64_t mtime = (uint64_t)sb.st_mtim.tv_sec * 1000000000ull + (uint64_t)sb.st_mtim.tv_nsec;
 		if (mtime + CKT_KIN_SLACK_NS < start)
 			continue;
 		if (looks++ >= CKT_KIN_MAX_LOOKS) {
-			out->unlooked++;
+			(*unlooked)++;
 			continue;
 		}
-		rc = ckt_kin_look(dir, de->d_name, dec, pid, start, end, out, &cap);
+		char *path = malloc(dl + 1 + len + 1);
+		if (!path) {
+			rc = CKT_ENOMEM;
+			break;
+		}
+		snprintf(path, dl + 1 + len + 1, "%s%s%s", dir, dl && dir[dl - 1] != '/' ? "/" : "", de->d_name);
+		struct ckt_decoder *d = NULL;
+		struct ckt_error err = { 0 };
+		int orc = ckt_decode_open(path, &d, &err); /* not a trace, unreadable: not kin */
+		free(path);
+		if (orc < 0)
+			continue;
+		struct ckt_kin_node c = { .mtime = mtime };
+		bool oom = false, ok = ckt_kin_node_read(&c, d, &oom);
+		ckt_decode_close(d);
+		if (ok && !(c.name = strdup(de->d_name)))
+			oom = true;
+		if (ok && !oom && *n == cap) {
+			struct ckt_kin_node *v = realloc(*nodes, cap * 2 * sizeof(*v));
+			if (v) {
+				*nodes = v;
+				cap *= 2;
+			}
+			oom = !v;
+		}
+		if (!ok || oom) {
+			ckt_kin_node_free(&c);
+			rc = oom ? CKT_ENOMEM : 0;
+			continue;
+		}
+		(*nodes)[(*n)++] = c;
 	}
 	closedir(dh);
+	return rc;
+}
+
+int ckt_kin_find(const char *trace_path, const struct ckt_decoder *dec, struct ckt_kin_list *out)
+{
+	memset(out, 0, sizeof(*out));
+	struct stat self;
+	struct ckt_kin_node *nodes = calloc(8, sizeof(*nodes));
+	size_t n = 1;
+	bool oom = false, zst;
+	if (!nodes)
+		return CKT_ENOMEM;
+	/* a header without pid and start (not a tracer's), or the file gone: nothing to match */
+	if (!ckt_kin_node_read(&nodes[0], dec, &oom) || stat(trace_path, &self) < 0) {
+		ckt_kin_node_free(&nodes[0]);
+		free(nodes);
+		return oom ? CKT_ENOMEM : 0;
+	}
+	nodes[0].mtime = (uint64_t)self.st_mtim.tv_sec * 1000000000ull + (uint64_t)self.st_mtim.tv_nsec;
+	nodes[0].found = true;
+	const char *slash = strrchr(trace_path, '/');
+	char *dir = slash ? strndup(trace_path, (size_t)(slash - trace_path) + (slash == trace_path)) : strdup("");
+	char *prefix = ckt_kin_prefix(ckt_decode_header_get(dec, "setting.CUZKTRACE_OUT"), &zst);
+	int rc = !dir || !prefix ? CKT_ENOMEM
+				 : ckt_kin_scan(dir, prefix, zst, &self, nodes[0].start, &nodes, &n, &out->unlooked);
+	/* breadth first from the reported trace: what each found one became and started */
+	size_t *queue = rc == 0 ? malloc(n * sizeof(*queue)) : NULL, qn = 1, found = 0;
+	if (rc == 0 && !queue)
+		rc = CKT_ENOMEM;
+	if (queue)
+		queue[0] = 0;
+	for (size_t qi = 0; rc == 0 && qi < qn; qi++) {
+		const struct ckt_kin_node *x = &nodes[queue[qi]];
+		for (size_t i = 1; i < n; i++) {
+			struct ckt_kin_node *c = &nodes[i];
+			if (c->found)
+				continue;
+			bool exec = ckt_kin_is_exec(c, x);
+			if (!exec && !ckt_kin_is_child(c, x))
+				continue;
+			c->found = true;
+			c->from = queue[qi];
+			/* the reported process and its later images start children; the rest
+			 * descend from those */
+			bool ours = queue[qi] == 0 || x->rel == CKT_KIN_EXEC;
+			c->rel = ours ? (exec ? CKT_KIN_EXEC : CKT_KIN_CHILD) : CKT_KIN_DESCENDANT;
+			queue[qn++] = i;
+			found++;
+		}
+	}
+	if (rc == 0 && found && !(out->v = calloc(found, sizeof(*out->v))))
+		rc = CKT_ENOMEM;
+	for (size_t qi = 1; rc == 0 && qi < qn; qi++) {
+		struct ckt_kin_node *c = &nodes[queue[qi]];
+		size_t dl = strlen(dir), len = dl + 1 + strlen(c->name) + 1;
+		char *path = malloc(len);
+		if (!path) {
+			rc = CKT_ENOMEM;
+			break;
+		}
+		snprintf(path, len, "%s%s%s", dir, dl && dir[dl - 1] != '/' ? "/" : "", c->name);
+		out->v[out->n++] = (struct ckt_kin){ path, c->exe, c->pid,
+						     c->rel == CKT_KIN_EXEC ? c->pid : nodes[c->from].pid, c->start,
+						     c->rel };
+		c->exe = NULL; /* the list's now */
+	}
 	if (rc == 0 && out->n > 1)
 		qsort(out->v, out->n, sizeof(*out->v), ckt_kin_cmp);
-out:
+	for (size_t i = 0; i < n; i++)
+		ckt_kin_node_free(&nodes[i]);
+	free(nodes);
+	free(queue);
 	free(dir);
 	free(prefix);
 	if (rc < 0)

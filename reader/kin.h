@@ -1,9 +1,10 @@
-/* kin.h: the traces a traced process's children and later images wrote beside its own.
+/* kin.h: the traces a traced process's descendants and later images wrote beside its own.
  *
- * A wrapper (`timeout`, `sh -c`, `cargo run`) started under the tracer with a fixed
+ * A wrapper (`timeout`, `sh -c`, `cargo run`, `nice`) started under the tracer with a fixed
  * CUZKTRACE_OUT takes that name, and the program it starts, the one the user meant, writes
- * "<name>.<pid>.zst" next to it: a report of the wrapper's trace said nothing of where the
- * program's went. The reader looks for them in the trace's directory and names them.
+ * "<name>.<pid>.zst" (or, after an exec, "<name>.exec1.zst") next to it: a report of the
+ * wrapper's trace said nothing of where the program's went. The reader looks for them in the
+ * trace's directory and names them.
  */
 #ifndef CKT_KIN_H
 #define CKT_KIN_H
@@ -17,14 +18,15 @@
 #define CKT_KIN_MAX_LOOKS 1024 /* trace headers opened at most per report */
 
 enum ckt_kin_rel {
-	CKT_KIN_CHILD, /* its header's ppid is this process: a child (its own later execs too) */
-	CKT_KIN_EXEC,  /* the same process (header `process`), a later image after an exec */
+	CKT_KIN_CHILD,      /* a child of this process (of any of its images) */
+	CKT_KIN_EXEC,       /* this process, a later image after an exec */
+	CKT_KIN_DESCENDANT, /* a child's child, and further down, or a child's later image */
 };
 
 struct ckt_kin {
 	char *path;             /* as found: the trace's directory as given, then the file name */
 	char *exe;              /* the header's exe, cleaned for a terminal */
-	uint64_t pid;
+	uint64_t pid, parent;   /* its pid; the pid of the process that started it (exec: its own) */
 	uint64_t start_wall_ns; /* the header's start_wall_ns */
 	enum ckt_kin_rel rel;
 };
@@ -35,13 +37,14 @@ struct ckt_kin_list {
 	size_t unlooked; /* candidate files past CKT_KIN_MAX_LOOKS, not opened */
 };
 
-/* Fills *out with the traces in trace_path's directory that the process of dec's header
- * started (children) or became (execs), by start time: files named as CUZKTRACE_OUT names
- * them (its fixed part before the first %, or "<name>." without one: the per-pid and .exec
- * fallbacks included), changed since this process started, whose headers say so. ended and
- * duration_ns (the replay's) bound a child's start. Returns 0, or CKT_ENOMEM (*out empty). */
-int ckt_kin_find(const char *trace_path, const struct ckt_decoder *dec, bool ended, uint64_t duration_ns,
-		 struct ckt_kin_list *out);
+/* Fills *out, by start time, with the traces in trace_path's directory that the process of
+ * dec's header became (execs) or whose processes descend from it: the regular files named as
+ * its CUZKTRACE_OUT names them (the fixed part before its first %, or "<name>." without
+ * one), written to since it started, whose headers say so: a "parent_process" key (tracer
+ * 0.2.21 on) equal to a known process's "process" key, else the same ppid and pid namespace
+ * and a start while that process's trace was being written. Returns 0, or CKT_ENOMEM (*out
+ * empty). */
+int ckt_kin_find(const char *trace_path, const struct ckt_decoder *dec, struct ckt_kin_list *out);
 void ckt_kin_free(struct ckt_kin_list *l);
 
 #endif

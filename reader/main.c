@@ -816,10 +816,19 @@ static int ckt_main_phases_finish(const struct ckt_args *a, struct ckt_phases *p
 static void ckt_main_rules_unmatched(const struct ckt_main_read *m)
 {
 	const char *rules = ckt_decode_header_get(m->dec, "setting.CUZKTRACE_PHASES");
-	char *child = NULL; /* shown cleaned: a file name may hold control characters */
-	for (size_t i = 0; i < m->kin.n && !child; i++)
-		if (m->kin.v[i].rel == CKT_KIN_CHILD && (child = strdup(m->kin.v[i].path)))
-			child[ckt_util_clean(child, strlen(child))] = '\0';
+	/* a wrapper's trace: where the traces of what it ran went (the first three), shown
+	 * cleaned: a file name may hold control characters */
+	char kin[3 * 256 + 64] = "";
+	for (size_t i = 0, k = 0; i < m->kin.n && k < 3; i++, k++) {
+		size_t l = strlen(kin);
+		snprintf(kin + l, sizeof(kin) - l, "%s'%.250s'", k ? ", " : "; traces of what this process ran: ",
+			 m->kin.v[i].path);
+		kin[l + ckt_util_clean(kin + l, strlen(kin + l))] = '\0';
+	}
+	if (m->kin.n > 3) {
+		size_t l = strlen(kin);
+		snprintf(kin + l, sizeof(kin) - l, " and %zu more", m->kin.n - 3);
+	}
 	for (const char *r = rules; r && *r;) {
 		size_t len = strcspn(r, ";"), name = strcspn(r, "=");
 		if (name < len && name > 0 && !ckt_phases_defined(m->ph, r, name)) {
@@ -827,17 +836,13 @@ static void ckt_main_rules_unmatched(const struct ckt_main_read *m)
 			if (n)
 				n[ckt_util_clean(n, name)] = '\0';
 			ckt_main_say("warning: '%s': the CUZKTRACE_PHASES rule for phase '%s' matched no line the "
-				     "program wrote%s (markers in printf's stdio are not seen: see README)%s%s%s",
+				     "program wrote%s (markers in printf's stdio are not seen: see README)%s",
 				     m->path, n ? n : "?",
-				     ckt_replay_stats(m->rep)->ended ? "" : " before the trace was cut",
-				     /* a wrapper's trace: the program it ran wrote its own */
-				     child ? "; this process's child wrote its own trace, '" : "",
-				     child ? child : "", child ? "'" : "");
+				     ckt_replay_stats(m->rep)->ended ? "" : " before the trace was cut", kin);
 			free(n);
 		}
 		r += len + (r[len] == ';');
 	}
-	free(child);
 }
 
 /* Opens m->path and reads its header (ckt_main_read's first part: a missing file, not a
@@ -927,7 +932,7 @@ static int ckt_main_read(const struct ckt_args *a, struct ckt_main_read *m, bool
 	if (ckt_main_phases_finish(a, m->ph, m->rules, st, who) < 0)
 		return -1;
 	/* where a wrapper's children wrote theirs (not for --diff: each side is one trace) */
-	if (!a->diff && ckt_kin_find(m->path, m->dec, st->ended, st->duration_ns, &m->kin) < 0) {
+	if (!a->diff && ckt_kin_find(m->path, m->dec, &m->kin) < 0) {
 		ckt_main_say("error: out of memory");
 		return -1;
 	}

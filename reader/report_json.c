@@ -446,8 +446,12 @@ int ckt_report_json_print(FILE *out, const struct ckt_report *rep)
 			ckt_report_json_u64(j, "pid", k->pid);
 			ckt_report_json_key(j, "exe");
 			ckt_report_json_str(j, k->exe, strlen(k->exe));
+			const char *rel = k->rel == CKT_KIN_CHILD  ? "child"
+					  : k->rel == CKT_KIN_EXEC ? "exec"
+								   : "descendant";
 			ckt_report_json_key(j, "relation");
-			ckt_report_json_str(j, k->rel == CKT_KIN_CHILD ? "child" : "exec", k->rel == CKT_KIN_CHILD ? 5 : 4);
+			ckt_report_json_str(j, rel, strlen(rel));
+			ckt_report_json_u64(j, "parent_pid", k->parent);
 			ckt_report_json_close(j);
 		}
 		ckt_report_json_array_close(j);

@@ -69,7 +69,7 @@ static const char *ckt_report_text_end_reason(uint64_t reason)
 	}
 }
 
-/* The traces of the process's children and later images (kin.h), one a line: a wrapper's
+/* The traces of the process's descendants and later images (kin.h), one a line: a wrapper's
  * trace says where the program it ran wrote its own. */
 #define CKT_REPORT_TEXT_KIN 10
 static void ckt_report_text_kin(FILE *out, const struct ckt_kin_list *kin)
@@ -77,11 +77,16 @@ static void ckt_report_text_kin(FILE *out, const struct ckt_kin_list *kin)
 	size_t shown = kin->n < CKT_REPORT_TEXT_KIN ? kin->n : CKT_REPORT_TEXT_KIN;
 	for (size_t i = 0; i < shown; i++) {
 		const struct ckt_kin *k = &kin->v[i];
-		fprintf(out, CKT_REPORT_TEXT_COL, k->rel == CKT_KIN_CHILD ? "child trace" : "after exec");
+		fprintf(out, CKT_REPORT_TEXT_COL, k->rel == CKT_KIN_CHILD  ? "child trace"
+						  : k->rel == CKT_KIN_EXEC ? "after exec"
+									   : "descendant trace");
 		ckt_util_put_clean(out, k->path, strlen(k->path));
 		fputs(" (", out);
 		ckt_util_put_clean(out, k->exe, strlen(k->exe));
-		fprintf(out, ", pid %" PRIu64 ")\n", k->pid);
+		fprintf(out, ", pid %" PRIu64, k->pid);
+		if (k->rel == CKT_KIN_DESCENDANT)
+			fprintf(out, k->parent == k->pid ? ", after an exec" : ", started by pid %" PRIu64, k->parent);
+		fputs(")\n", out);
 	}
 	if (kin->n > shown)
 		fprintf(out, CKT_REPORT_TEXT_COL "%zu more (JSON child_traces lists them all)\n", "", kin->n - shown);

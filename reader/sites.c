@@ -690,7 +690,7 @@ static int ckt_sites_cmp_moment(const void *pa, const void *pb)
 	int k = ckt_sites_sort_k;
 	if (a->at[k] != b->at[k])
 		return a->at[k] > b->at[k] ? -1 : 1;
-	if (a->n_at[k] != b->n_at[k]) /* live at exit: blocks of 0 bytes, by count */
+	if (k == K_EXIT && a->n_at[k] != b->n_at[k]) /* live at exit: blocks of 0 bytes, by count */
 		return a->n_at[k] > b->n_at[k] ? -1 : 1;
 	return ckt_sites_cmp_key(a, b);
 }

@@ -96,36 +96,84 @@ $REPORT $T/logphases.zst >$T/logphases.txt
 expect_match "logphases: text shows the log lines" "$(cat $T/logphases.txt)" 'log lines that drove CUZKTRACE_PHASES rules: 6'
 expect_match "logphases: text log line" "$(cat $T/logphases.txt)" '  [0-9.]+ s  synthesis +TIMELINE,2,SYNTH_END,partition=0'
 
-# -- a wrapper under the tracer (timeout, sh -c, cargo run) takes the CUZKTRACE_OUT name and
-# the program it starts falls back to a per-pid name: the wrapper's report names the child's
-# trace, and each rule the wrapper's trace matched nothing for says where the program's went
-# (since 0.2.21: it blamed printf's stdio alone). A copy of the child's trace older than the
-# wrapper (a trace of an earlier run) is not listed.
+# -- a wrapper under the tracer (timeout, sh -c, nice, cargo run) takes the CUZKTRACE_OUT name
+# and the program it starts falls back to a per-pid name (an exec'd one, to .exec1): the
+# wrapper's report names the traces of what it ran, and each rule the wrapper's trace matched
+# nothing for says where they went (since 0.2.21: it blamed printf's stdio alone). Matched by
+# the header's parent_process: a copy of the child's trace older than the wrapper (an earlier
+# run) is not listed, nor one whose parent_process names another process of the same pid.
 mkdir -p $T/wrap
 CUZKTRACE_SAMPLE=0 CUZKTRACE_PHASES="$LOGRULES" CUZKTRACE_OUT=$T/wrap/t.zst traced wrap timeout 60 $P/logphases
 wpid=$(sed -n "s/^cuzktrace: tracing logphases (pid \([0-9]*\)) to .*/\1/p" $T/wrap.err)
+tpid=$(sed -n "s/^cuzktrace: tracing timeout (pid \([0-9]*\)) to .*/\1/p" $T/wrap.err)
 cp $T/wrap/t.$wpid.zst $T/wrap/t.1.zst && touch -d '1 hour ago' $T/wrap/t.1.zst
+$PY - $T/wrap/t.$wpid.zst $T/wrap/t.2.zst <<'PYEOF'
+import subprocess, sys
+raw = subprocess.run(["zstd", "-dc", sys.argv[1]], capture_output=True).stdout
+def uv(b, i):
+    x = s = 0
+    while True:
+        c = b[i]; i += 1; x |= (c & 0x7f) << s; s += 7
+        if c < 0x80: return x, i
+def enc(x):
+    o = bytearray()
+    while True:
+        c = x & 0x7f; x >>= 7
+        if not x: o.append(c); return bytes(o)
+        o.append(c | 0x80)
+i, out = 10, bytearray(raw[:10])
+while True:
+    kl, i = uv(raw, i)
+    if kl == 0: break
+    k = raw[i:i + kl]; i += kl; vl, i = uv(raw, i); v = raw[i:i + vl]; i += vl
+    if k == b"parent_process": v = v.split(b".")[0] + b".1.1"  # the pid, another start
+    out += enc(len(k)) + k + enc(len(v)) + v
+out += b"\0"
+open(sys.argv[2], "wb").write(subprocess.run(["zstd", "-q", "-c"], input=bytes(out), capture_output=True).stdout)
+PYEOF
 $REPORT $T/wrap/t.zst >$T/wrap.txt 2>$T/wrap.rerr
 expect_eq "wrapper: its report names the child's trace, just after the command line" \
-	"$(cat $T/wrap.rc)/$(grep -A1 '^command line' $T/wrap.txt | tail -1)" \
-	"0/$(printf '%-22s%s' 'child trace' "$T/wrap/t.$wpid.zst ($P/logphases, pid $wpid)")"
+	"$(cat $T/wrap.rc)/$(grep -A2 '^command line' $T/wrap.txt | sed 1d)" \
+	"0/$(printf '%-22s%s\n%-22s' 'child trace' "$T/wrap/t.$wpid.zst ($P/logphases, pid $wpid)" duration)$(grep '^duration' $T/wrap.txt | cut -c23-)"
 expect_eq "wrapper: each unmatched rule's warning names the child's trace" \
-	"$(sort -u $T/wrap.rerr | sed "s/phase '[a-z]*'/phase 'X'/" | sort -u)" \
-	"cuzktrace-report: warning: '$T/wrap/t.zst': the CUZKTRACE_PHASES rule for phase 'X' matched no line the program wrote (markers in printf's stdio are not seen: see README); this process's child wrote its own trace, '$T/wrap/t.$wpid.zst'"
+	"$(sed "s/phase '[a-z]*'/phase 'X'/" $T/wrap.rerr | sort -u)" \
+	"cuzktrace-report: warning: '$T/wrap/t.zst': the CUZKTRACE_PHASES rule for phase 'X' matched no line the program wrote (markers in printf's stdio are not seen: see README); traces of what this process ran: '$T/wrap/t.$wpid.zst'"
 expect_eq "wrapper: 4 rules, 4 warnings" "$(wc -l <$T/wrap.rerr)" 4
-$REPORT --json $T/wrap/t.$wpid.zst >$T/wrapc.json 2>$T/wrapc.rerr
-expect_eq "wrapper: the child's trace holds the program's phases, and no child trace of its own" \
-	"$(cat $T/wrapc.rerr)/$(jget $T/wrapc.json peak_heap.bytes)/$(jget $T/wrapc.json child_traces)" "/7500000/[]"
 $REPORT --json $T/wrap/t.zst >$T/wrap.json 2>/dev/null
+$REPORT --json $T/wrap/t.$wpid.zst >$T/wrapc.json 2>$T/wrapc.rerr
+expect_eq "wrapper: the child's trace holds the program's phases, no child trace of its own, and names the wrapper's process as its parent" \
+	"$(cat $T/wrapc.rerr)/$(jget $T/wrapc.json peak_heap.bytes)/$(jget $T/wrapc.json child_traces)/$(jget $T/wrapc.json header.parent_process)" \
+	"/7500000/[]/$(jget $T/wrap.json header.process)"
+expect_match "wrapper: the process key is pid, start time, pid namespace" "$(jget $T/wrap.json header.process)" "^$tpid\.[0-9]+\.[0-9]+\$"
 expect_eq "wrapper: JSON child_traces" "$(jget $T/wrap.json child_traces)/$(jget $T/wrap.json child_traces_not_looked_at)" \
-	"[{\"path\": \"$T/wrap/t.$wpid.zst\", \"pid\": $wpid, \"exe\": \"$P/logphases\", \"relation\": \"child\"}]/0"
-# execs: env's trace names the shell's after its exec, the shell's child, and the image the
-# shell became by exec, in the order they started; read from the directory as a relative path
+	"[{\"path\": \"$T/wrap/t.$wpid.zst\", \"pid\": $wpid, \"exe\": \"$P/logphases\", \"relation\": \"child\", \"parent_pid\": $tpid}]/0"
+# a shell between them: its child is the wrapper's descendant, named in the warnings too
+mkdir -p $T/wrapd
+CUZKTRACE_SAMPLE=0 CUZKTRACE_PHASES="$LOGRULES" CUZKTRACE_OUT=$T/wrapd/t.zst traced wrapd timeout 60 sh -c "$P/logphases; true"
+dpid=$(sed -n "s/^cuzktrace: tracing logphases (pid \([0-9]*\)) to .*/\1/p" $T/wrapd.err)
+spid=$(sed -n "s/^cuzktrace: tracing \(dash\|bash\|sh\) (pid \([0-9]*\)) to .*/\2/p" $T/wrapd.err)
+$REPORT $T/wrapd/t.zst >$T/wrapd.txt 2>$T/wrapd.rerr
+expect_eq "wrapper and shell: the shell's trace a child, the program's a descendant started by the shell" \
+	"$(grep '^child trace\|^descendant trace' $T/wrapd.txt | sed 's/ *(\/[^ ]*\//(/')" \
+	"$(printf '%-22s%s\n%-22s%s' 'child trace' "$T/wrapd/t.$spid.zst($(basename $(readlink -f /bin/sh)), pid $spid)" 'descendant trace' "$T/wrapd/t.$dpid.zst(logphases, pid $dpid, started by pid $spid)")"
+expect_eq "wrapper and shell: the warnings name both" "$(sed "s/phase '[a-z]*'/phase 'X'/" $T/wrapd.rerr | sort -u | sed 's/.*ran: //')" \
+	"'$T/wrapd/t.$spid.zst', '$T/wrapd/t.$dpid.zst'"
+# an exec wrapper (nice): the program is this process after an exec
+mkdir -p $T/wrapn
+CUZKTRACE_SAMPLE=0 CUZKTRACE_PHASES="$LOGRULES" CUZKTRACE_OUT=$T/wrapn/t.zst traced wrapn nice $P/logphases
+$REPORT $T/wrapn/t.zst >$T/wrapn.txt 2>$T/wrapn.rerr
+expect_eq "exec wrapper: the program's trace after the exec, named in the warnings" \
+	"$(grep '^after exec' $T/wrapn.txt | sed 's/, pid [0-9]*)/)/')/$(sed "s/phase '[a-z]*'/phase 'X'/" $T/wrapn.rerr | sort -u | sed 's/.*ran: //')" \
+	"$(printf '%-22s%s' 'after exec' "$T/wrapn/t.exec1.zst ($P/logphases)")/'$T/wrapn/t.exec1.zst'"
+# execs: env's trace names the shell's after its exec, the shell's children (one started
+# 1.2 s after the exec: its window is the process's life, not env's image's), and the image
+# the shell became by exec, in the order they started; read from the directory as a relative
+# path; a CUZKTRACE_OUT without .zst (the fallbacks add .exec1, .<pid> to it)
 mkdir -p $T/wrapx
-(cd $T/wrapx && CUZKTRACE_OUT=t.zst LD_PRELOAD=$LIB env sh -c '/bin/true; exec /bin/true' 2>$T/wrapx.err)
-expect_eq "wrapper with execs: env's trace lists the shell after exec, its child, /bin/true after exec" \
-	"$(cd $T/wrapx && $REPORT --json t.zst 2>/dev/null | $PY -c 'import json,sys,os,re; print(" ".join("%s:%s:%s" % (k["relation"], re.sub(r"\.[0-9]+\.", ".PID.", k["path"]), os.path.basename(k["exe"])) for k in json.load(sys.stdin)["child_traces"]))')" \
-	"exec:t.exec1.zst:$(basename $(readlink -f /bin/sh)) child:t.PID.zst:true exec:t.exec2.zst:true"
+(cd $T/wrapx && CUZKTRACE_OUT=t.out LD_PRELOAD=$LIB env sh -c 'sleep 1.2; /bin/true; exec /bin/true' 2>$T/wrapx.err)
+expect_eq "wrapper with execs: env's trace lists the shell after exec, its children, /bin/true after exec" \
+	"$(cd $T/wrapx && $REPORT --json t.out 2>/dev/null | $PY -c 'import json,sys,os,re; print(" ".join("%s:%s:%s" % (k["relation"], re.sub(r"\.[0-9]+$", ".PID", k["path"]), os.path.basename(k["exe"])) for k in json.load(sys.stdin)["child_traces"]))')" \
+	"exec:t.out.exec1:$(basename $(readlink -f /bin/sh)) child:t.out.PID:sleep child:t.out.PID:true exec:t.out.exec2:true"
 
 # -- a phase name and a log line longer than the trace keeps (1,024 bytes), cut inside a
 # multi-byte character: whole characters are kept (since 0.2.19: the name ended in U+FFFD,
