@@ -129,7 +129,7 @@ static uint32_t ring_first_take(struct ckt_ring *r)
 }
 
 /* First event of a thread. Rare path: a CAS on the global list, maybe an mmap, a gettid. */
-CKT_NOINLINE struct ckt_ring *ckt_thread_attach(struct ckt_tls *t)
+static struct ckt_ring *thread_attach(struct ckt_tls *t)
 {
 	if (t->dead)
 		return NULL;
@@ -320,7 +320,7 @@ static int wait_drained(struct ckt_ring *r, uint64_t h, uint64_t limit)
  * the writer; grow the window when this thread needs it (see CKT_RING_SHRINK); if there is
  * truly no room, wait for the writer, or drop the event (counted, reported as a LOST record)
  * when no writer can drain it (before init, after an error). */
-CKT_NOINLINE int ckt_thread_make_room(struct ckt_ring *r, unsigned n)
+static int thread_make_room(struct ckt_ring *r, unsigned n)
 {
 	uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
 	uint64_t win = ckt_ring_mask(r) + 1;
@@ -440,4 +440,23 @@ CKT_NOINLINE int ckt_guard_stale(struct ckt_tls *t, void *fp)
 	ckt_done(t); /* a release stamped before its call (munmap) holds the horizon no more */
 	atomic_fetch_add_explicit(&ckt_lost_jumped, 1, memory_order_relaxed);
 	return 1;
+}
+
+/* The two slow paths of recording keep errno as it was: their system calls (the ring's
+ * mapping, a futex wait for the writer that ends in EAGAIN or ETIMEDOUT) are the tracer's, and
+ * a program that reads errno after a successful call saw EAGAIN (tests/progs/errnokeep.c). */
+CKT_NOINLINE struct ckt_ring *ckt_thread_attach(struct ckt_tls *t)
+{
+	int e = errno;
+	struct ckt_ring *r = thread_attach(t);
+	errno = e;
+	return r;
+}
+
+CKT_NOINLINE int ckt_thread_make_room(struct ckt_ring *r, unsigned n)
+{
+	int e = errno;
+	int rc = thread_make_room(r, n);
+	errno = e;
+	return rc;
 }

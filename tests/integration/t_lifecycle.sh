@@ -940,6 +940,14 @@ for m in "CUZKTRACE_SAMPLE=0" "CUZKTRACE_SAMPLE=524288" "CUZKTRACE_DEPTH=0"; do
 	env $m CUZKTRACE_OUT=$T/errno0.zst LD_PRELOAD=$LIB $P/errno0 >$T/errno0.out 2>/dev/null
 	expect_eq "errno is 0 when main starts ($m)" "$?/$(cat $T/errno0.out)" "0/errno at main: 0"
 done
+# and after each successful call the program makes: 16 threads at a time, 20 rounds, new
+# stacks 0 to 59 frames deep (before 0.2.21 one call in a run, a thread's first or one whose
+# stack was unwound, left EAGAIN: libunwind's memory checks and the wait for the writer), in
+# both modes, and with a ring that fills at once (CUZKTRACE_FLUSH_MS: the writer wakes rarely)
+for m in "CUZKTRACE_SAMPLE=0" "CUZKTRACE_SAMPLE=524288" "CUZKTRACE_SAMPLE=0 CUZKTRACE_FLUSH_MS=10000"; do
+	env $m CUZKTRACE_OUT=$T/errnokeep.zst LD_PRELOAD=$LIB $P/errnokeep >$T/errnokeep.out 2>/dev/null
+	expect_eq "errno as it was after every successful call ($m)" "$?/$(cat $T/errnokeep.out)" "0/calls that changed errno: 0"
+done
 
 # A munmap (stamped before the call, which takes milliseconds for 512 MiB) by a thread idle for
 # over 10 s, with the writer flushing every millisecond: the SYNC horizon must wait for it,
