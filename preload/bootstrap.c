@@ -313,6 +313,7 @@ static void on_fork_child(void)
  * Also notes whether malloc and calloc are ours (ckt_alloc_foreign): glibc functions the
  * tracer calls that allocate would otherwise run that allocator inside our hooks. */
 atomic_int ckt_alloc_foreign = 1; /* until checked */
+__typeof__(realloc) *_Atomic ckt_foreign_realloc;
 
 /* Valgrind's tools that keep their own heap (memcheck, massif, helgrind, drd, dhat) replace
  * malloc and free in every object, this library's too (their vgpreload_<tool> library is
@@ -376,6 +377,13 @@ static void ckt_check_interposition(void)
 		ckt_line_emit(&l);
 	}
 	atomic_store(&ckt_alloc_foreign, foreign);
+	/* a definition of realloc ahead of ours, as above */
+	void *re = ckt_lookup_as_bound(RTLD_DEFAULT, "realloc");
+	Dl_info info;
+	const ElfW(Sym) *sym = NULL;
+	if (re && re != (void *)ckt_self_realloc && dladdr1(re, &info, (void **)&sym, RTLD_DL_SYMENT) && sym &&
+	    sym->st_shndx != SHN_UNDEF && info.dli_sname && !strcmp(info.dli_sname, "realloc"))
+		atomic_store(&ckt_foreign_realloc, (__typeof__(realloc) *)re);
 }
 
 static void ckt_quick_exit_handler(void);

@@ -291,6 +291,12 @@ CKT_EXPORT void *reallocarray(void *p, size_t nm, size_t sz)
 	}
 	if (CKT_UNLIKELY(!ckt_real.malloc || (p && ckt_pool_owns(p))))
 		return realloc(p, n);
+	/* an allocator ahead of the tracer (ckt_check_interposition) that has realloc but not
+	 * reallocarray: glibc's reallocarray calls the program's realloc, so this one does too
+	 * (the next one's realloc gave a block of another heap to the program's free: abort) */
+	__typeof__(realloc) *foreign = atomic_load_explicit(&ckt_foreign_realloc, memory_order_relaxed);
+	if (CKT_UNLIKELY(foreign != NULL))
+		return foreign(p, n);
 	return realloc_common(p, n, CKT_FN_REALLOCARRAY, __builtin_return_address(0));
 }
 
@@ -421,3 +427,4 @@ CKT_EXPORT void *pvalloc(size_t n)
 extern __typeof__(malloc) ckt_self_malloc __attribute__((alias("malloc"), copy(malloc)));
 extern __typeof__(free) ckt_self_free __attribute__((alias("free"), copy(free)));
 extern __typeof__(calloc) ckt_self_calloc __attribute__((alias("calloc"), copy(calloc)));
+extern __typeof__(realloc) ckt_self_realloc __attribute__((alias("realloc"), copy(realloc)));

@@ -4,9 +4,12 @@
  * Like jemalloc, it maps memory for a large block while it holds its lock, on a thread whose
  * first traced call that mmap is: the tracer must not call malloc from that hook, which would
  * be this allocator again (jemalloc deadlocks; this one says "own: re-entered" and exits 7).
- * Prints "own: done". */
+ * It does not define reallocarray: glibc's calls realloc, the program's, and so must the
+ * tracer's (it called glibc's, whose block then went to this allocator's free; says
+ * "own: reallocarray from another heap" and exits 3). Prints "own: done". */
 #include <pthread.h>
 #include <stddef.h>
+#include <stdlib.h> /* reallocarray */
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -71,5 +74,10 @@ int main(void)
 	pthread_t t;
 	if (pthread_create(&t, NULL, worker, NULL) || pthread_join(t, NULL))
 		return 2;
+	char *r = reallocarray(malloc(16), 4, 8);
+	if (r < arena || r >= arena + sizeof(arena)) {
+		(void)!write(1, "own: reallocarray from another heap\n", 36);
+		return 3;
+	}
 	return write(1, "own: done\n", 10) == 10 ? 0 : 1;
 }
