@@ -246,6 +246,12 @@ static int ckt_decode_read_frame(struct ckt_decoder *d, struct ckt_error *err)
 							    "corrupt zstd frame at byte offset %llu: it runs to the end "
 							    "of the file, past a whole frame at byte offset %llu",
 							    (unsigned long long)d->frame_off, (unsigned long long)next);
+				/* zstd read the zeros as empty blocks and ran out of file: a cut
+				 * frame, in zeros, as when it refuses them (below) */
+				if (lo != end && d->frames_read > 0) {
+					d->zero_from = lo;
+					d->zero_tail = end - lo;
+				}
 				return 0;
 			}
 		}

@@ -424,6 +424,34 @@ PYEOF
 	expect_eq "reader: a trace whose last frame is half written, then 5,000 zero bytes: its frames before read, truncated, one line names both" \
 		"$?/$(jget $T/zerocut.json truncated)/$(jget $T/zerocut.json event_counts.alloc)/$(grep -v 'trace is truncated' $T/zerocut.err)" \
 		"0/true/3/cuzktrace-report: warning: '$T/zerocut.zst': the file ends inside the zstd frame at byte offset $zf, in 5000 zero bytes from byte offset $zm (writes lost in a crash, or a preallocated file): that frame is not read"
+	# a real trace's last frame zeroed in place from each of its offsets (the file's size
+	# kept): zstd reads zeros after a block as empty blocks and runs out of file, where above
+	# it refuses them; the same zero line (since 0.2.21: "cut while it was written, or
+	# corrupt" there), or, for zeros only in the frame's last block and checksum, corrupt
+	CUZKTRACE_FLUSH_MS=5 CUZKTRACE_OUT=$T/zin.zst LD_PRELOAD=$LIB $P/diffprog 3000000 2000000 0 same 50 >/dev/null 2>&1
+	expect_eq "reader: a last frame zeroed in place from each of its offsets: the zero line (most), or corrupt" \
+		"$($PY - $T/zin.zst "$REPORT" <<'PYEOF'
+import subprocess, sys
+path, report = sys.argv[1], sys.argv[2]
+d = open(path, "rb").read()
+zf = d.rfind(bytes([0x28, 0xB5, 0x2F, 0xFD]))  # the last frame
+n, bad, zero = len(d) - zf, [], 0
+for k in range(4, n):
+    cut = d[:zf + k] + bytes(n - k)
+    frm = len(cut.rstrip(b"\0"))  # zeros written over end where zeros begin
+    open(path + ".k", "wb").write(cut)
+    r = subprocess.run([report, "--json", path + ".k"], capture_output=True, text=True)
+    lines = [l for l in r.stderr.splitlines() if "trace is truncated" not in l]
+    want = ("cuzktrace-report: warning: '%s.k': the file ends inside the zstd frame at byte offset %d, in %d zero "
+            "bytes from byte offset %d (writes lost in a crash, or a preallocated file): that frame is not read"
+            % (path, zf, len(d) - frm, frm))
+    if r.returncode == 0 and lines == [want]:
+        zero += 1
+    elif not (r.returncode == 1 and len(lines) == 1 and lines[0].startswith("cuzktrace-report: error: ")):
+        bad.append(k)
+print(bad, zero * 2 > n)
+PYEOF
+)" "[] True"
 	read -r lzo <$T/lastzero.off
 	report_status lastzero "reader: a whole trace whose last byte is 0 reads without a warning" "0/"
 	report_status lastzeroflip "reader: the same with a middle frame's byte flipped: corrupt (exit 1, one line), not a cut" \
