@@ -151,7 +151,8 @@
  *              on). Totals are exact to within CKT_AGG_STEP per thread that has sent AGG.
  *   A reader of this version rejects a tag it does not know.
  *   Stack id 0 means "no stack recorded"; phase id 0 means "no phase". Phase ids run from 1
- *   to CKT_MAX_PHASE_ID; thread ids fit 32 bits; a reader refuses other values as corrupt.
+ *   to CKT_MAX_PHASE_ID; thread ids fit 32 bits, CUDA device ordinals too (CKT_CUDA_NO_DEVICE
+ *   the largest); a reader refuses other values as corrupt.
  *
  * VERSION 2: COLUMNS (written by tracer 0.2.0; version 3, written by 0.2.1, is version 2
  * with MREMAP's dafter above; version 4, written by 0.2.2 and 0.2.3, adds CUDA_MAP and

@@ -762,6 +762,7 @@ static const char *ckt_decode_out_of_range(uint8_t tag, const struct ckt_record 
 		CKT_RANGE(r->u.module.build_id_len, "build-id length", CKT_MAX_SHORT);
 		break;
 	case CKT_TAG_CUDA_DEVICE:
+		CKT_RANGE(r->u.cuda_device.ordinal, "CUDA device ordinal", CKT_CUDA_NO_DEVICE);
 		CKT_RANGE(r->u.cuda_device.uuid_len, "uuid length", CKT_MAX_SHORT);
 		CKT_RANGE(r->u.cuda_device.name_len, "name length", CKT_MAX_SHORT);
 		break;
@@ -781,6 +782,7 @@ static const char *ckt_decode_out_of_range(uint8_t tag, const struct ckt_record 
 		break;
 	case CKT_TAG_CUDA_ALLOC:
 		CKT_RANGE(r->u.cuda_alloc.kind, "CUDA kind", CKT_CUDA_REGISTERED);
+		CKT_RANGE(r->u.cuda_alloc.device, "CUDA device ordinal", CKT_CUDA_NO_DEVICE);
 		CKT_RANGE(r->u.cuda_alloc.fn, "function", UINT8_MAX);
 		CKT_RANGE(r->u.cuda_alloc.phase, "phase id", CKT_MAX_PHASE_ID);
 		break;

@@ -291,6 +291,10 @@ write("mapwrap.zst", [head, frame(1, 0, mmap_rec(-4096, 8192), True)])
 write("endearly.zst", [head, bytes([FRAME]) + uv(0) + uv(1000) + bytes([THREAD]) + uv(1) + alloc(5, 0xA000, 100)
                        + bytes([SYNC]) + uv(1010) + bytes([END]) + uv(0) + uv(0) + uv(1) + uv(0)])
 write("maphuge.zst", [head, frame(1, 0, mmap_rec(0x10000, (1 << 57) - 1), True)])
+# a CUDA allocation on device 2^40 (ordinals fit 32 bits; 2^32 - 1 is "no device"): corrupt,
+# where it was taken for no device (since 0.2.21)
+write("cudadev.zst", [head, frame(1, 0, bytes([0x28]) + sv(10) + uv(0) + uv(1 << 40) + sv(0x7000000) + uv(4096)
+                                  + uv(0) + uv(0) + uv(1), True)])
 write("overlap.zst", [head, frame(1, 0, b"".join(alloc(1, 0x1000, 1 << 56) for _ in range(80)), True)])
 rate = header((b"setting.CUZKTRACE_SAMPLE", str(1 << 62).encode()))
 write("rate.zst", [rate, frame(1, 0, alloc(10, 0xA000, 16), True)])
@@ -402,6 +406,8 @@ PYEOF
 		"0/cuzktrace-report: warning: '$T/endearly.zst': the end record is stamped at 0.000000 s, before events stamped up to 0.000001 s (corrupt?): the trace's duration runs to its last event/1e-06 1e-06"
 	report_status mapwrap "reader: a mapping past the top of the address space is corruption (exit 1, one line)" \
 		"1/cuzktrace-report: error: '$T/mapwrap.zst': corrupt record (tag 0x13) in frame 1: a mapping that ends past the top of the address space"
+	report_status cudadev "reader: a CUDA device ordinal past 32 bits is corruption (exit 1, one line)" \
+		"1/cuzktrace-report: error: '$T/cudadev.zst': corrupt record (tag 0x28) in frame 1: CUDA device ordinal 1099511627776 is out of range (at most 4294967295)"
 	report_status maphuge "reader: a mapping of 2^57 - 1 bytes is corruption (exit 1, one line)" \
 		"1/cuzktrace-report: error: '$T/maphuge.zst': corrupt record (tag 0x13) in frame 1: a mapping of 2^57 - 2^30 bytes or more"
 	report_status overlap "reader: 80 live blocks of 2^56 bytes are corruption, not an overflow (exit 1, one line)" \
