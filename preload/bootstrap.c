@@ -313,7 +313,6 @@ static void on_fork_child(void)
  * Also notes whether malloc and calloc are ours (ckt_alloc_foreign): glibc functions the
  * tracer calls that allocate would otherwise run that allocator inside our hooks. */
 atomic_int ckt_alloc_foreign = 1; /* until checked */
-__typeof__(realloc) *_Atomic ckt_foreign_realloc;
 
 /* Valgrind's tools that keep their own heap (memcheck, massif, helgrind, drd, dhat) replace
  * malloc and free in every object, this library's too (their vgpreload_<tool> library is
@@ -377,13 +376,28 @@ static void ckt_check_interposition(void)
 		ckt_line_emit(&l);
 	}
 	atomic_store(&ckt_alloc_foreign, foreign);
-	/* a definition of realloc ahead of ours, as above */
+	(void)ckt_program_realloc();
+}
+
+/* The program's realloc when a definition of its own (or a library's ahead of the tracer)
+ * comes before ours, else NULL: found at its first use (a library's constructor may call
+ * reallocarray before ours runs, and a tracer that cannot trace runs no check at all). */
+static __typeof__(realloc) *_Atomic foreign_realloc;
+static atomic_int foreign_realloc_known;
+
+__typeof__(realloc) *ckt_program_realloc(void)
+{
+	if (CKT_LIKELY(atomic_load_explicit(&foreign_realloc_known, memory_order_acquire)))
+		return atomic_load_explicit(&foreign_realloc, memory_order_relaxed);
 	void *re = ckt_lookup_as_bound(RTLD_DEFAULT, "realloc");
 	Dl_info info;
 	const ElfW(Sym) *sym = NULL;
+	/* a real definition, as above (not a non-PIE executable's PLT stub, which calls ours) */
 	if (re && re != (void *)ckt_self_realloc && dladdr1(re, &info, (void **)&sym, RTLD_DL_SYMENT) && sym &&
 	    sym->st_shndx != SHN_UNDEF && info.dli_sname && !strcmp(info.dli_sname, "realloc"))
-		atomic_store(&ckt_foreign_realloc, (__typeof__(realloc) *)re);
+		atomic_store_explicit(&foreign_realloc, (__typeof__(realloc) *)re, memory_order_relaxed);
+	atomic_store_explicit(&foreign_realloc_known, 1, memory_order_release);
+	return atomic_load_explicit(&foreign_realloc, memory_order_relaxed);
 }
 
 static void ckt_quick_exit_handler(void);

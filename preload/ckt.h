@@ -233,7 +233,7 @@ extern __typeof__(realloc) ckt_self_realloc;
 /* 1 when malloc or calloc is another allocator's (or not checked yet), 0 when ours */
 extern atomic_int ckt_alloc_foreign;
 /* realloc when another allocator's comes before ours (reallocarray calls it), else NULL */
-extern __typeof__(realloc) *_Atomic ckt_foreign_realloc;
+__typeof__(realloc) *ckt_program_realloc(void);
 
 /* ---- clock ---- */
 extern uint64_t ckt_t0; /* CLOCK_MONOTONIC ns at the first intercepted call */

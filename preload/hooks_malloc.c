@@ -294,7 +294,7 @@ CKT_EXPORT void *reallocarray(void *p, size_t nm, size_t sz)
 	/* an allocator ahead of the tracer (ckt_check_interposition) that has realloc but not
 	 * reallocarray: glibc's reallocarray calls the program's realloc, so this one does too
 	 * (the next one's realloc gave a block of another heap to the program's free: abort) */
-	__typeof__(realloc) *foreign = atomic_load_explicit(&ckt_foreign_realloc, memory_order_relaxed);
+	__typeof__(realloc) *foreign = ckt_program_realloc();
 	if (CKT_UNLIKELY(foreign != NULL))
 		return foreign(p, n);
 	return realloc_common(p, n, CKT_FN_REALLOCARRAY, __builtin_return_address(0));

@@ -3,6 +3,7 @@
  * sampled pointers. Sampling maths as in jemalloc and tcmalloc: gaps between samples are
  * exponential with mean R bytes, so an allocation of n bytes is sampled with probability
  * 1 - exp(-n/R) and the reader weights it by the inverse. */
+#include <errno.h>
 #include "ckt.h"
 
 #include <dlfcn.h>
@@ -396,7 +397,9 @@ void ckt_sample_take(struct ckt_tls *t, void *p, size_t n, uint8_t fn)
 	 * thread's program order; the sampled block itself is counted after (record_alloc), so
 	 * the total that includes it comes after the sample */
 	ckt_sample_flush(t);
+	int e = errno; /* the set's growth maps memory, which can fail (ENOMEM): not the program's */
 	set_add((uint64_t)(uintptr_t)p);
+	errno = e;
 	uint32_t st = ckt_stacks_capture(t);
 	ckt_emit(t, CKT_EV_ALLOC, (uint8_t)(fn | CKT_FN_SAMPLED), ckt_stamp(t), (uint64_t)(uintptr_t)p, n,
 		 st);

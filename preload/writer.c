@@ -1060,6 +1060,18 @@ static int parent_process_id(char *b, pid_t ppid)
 	char path[32], st[1024], mine[48];
 	if (ppid <= 0)
 		return 0;
+	/* the /proc we read must be this pid namespace's: after unshare -p without a /proc of its
+	 * own, "<ppid>/stat" is another process's (the key named a stranger, and the reader,
+	 * trusting it, lost the child) */
+	int sf = ckt_proc_open("self/stat", O_RDONLY);
+	ssize_t sn = sf >= 0 ? read(sf, st, 32) : -1;
+	if (sf >= 0)
+		close(sf);
+	uint64_t self = 0;
+	for (ssize_t i = 0; i < sn && st[i] >= '0' && st[i] <= '9'; i++)
+		self = self * 10 + (uint64_t)(st[i] - '0');
+	if (sn <= 0 || self != (uint64_t)getpid())
+		return 0;
 	u64s(path, (uint64_t)ppid);
 	strcat(path, "/stat");
 	int f = ckt_proc_open(path, O_RDONLY);
@@ -1371,7 +1383,8 @@ static size_t build_header(uint8_t *buf, size_t cap, pid_t pid, const char *exe)
 	c.p = ckt_record_kv(c.p, c.end, "tracer_version", CKT_TRACER_VERSION);
 	u64s(num, (uint64_t)pid);
 	c.p = ckt_record_kv(c.p, c.end, "pid", num);
-	u64s(num, (uint64_t)getppid());
+	pid_t ppid = getppid(); /* once: ppid and parent_process name the same parent */
+	u64s(num, (uint64_t)ppid);
 	c.p = ckt_record_kv(c.p, c.end, "ppid", num);
 	c.p = ckt_record_kv(c.p, c.end, "exe", exe);
 	c.p = ckt_record_kv(c.p, c.end, "argv", n > 0 ? argv : "");
@@ -1388,7 +1401,7 @@ static size_t build_header(uint8_t *buf, size_t cap, pid_t pid, const char *exe)
 	char ps[72];
 	process_id(ps, pid);
 	c.p = ckt_record_kv(c.p, c.end, "process", ps);
-	if (parent_process_id(ps, getppid()))
+	if (parent_process_id(ps, ppid))
 		c.p = ckt_record_kv(c.p, c.end, "parent_process", ps);
 	c.p = ckt_record_kv(c.p, c.end, "hostname", host);
 	u64s(num, (uint64_t)sysconf(_SC_PAGESIZE));

@@ -18,6 +18,7 @@
  * frame of 500 MiB of LOST records was read in 523 MB when the bound was 512 MiB). */
 #define CKT_DECODE_MAX_FRAME ((size_t)16 << 20)
 #define CKT_DECODE_IN_CHUNK ((size_t)1 << 17)
+#define CKT_DECODE_MIN_ZEROS 16 /* zero bytes that end a cut frame, to be named as zeros */
 
 /* A cursor that turns the first short or overlong varint into a sticky failure, so a record's
  * fields can be read in sequence and checked once at the end. */
@@ -247,8 +248,10 @@ static int ckt_decode_read_frame(struct ckt_decoder *d, struct ckt_error *err)
 							    "of the file, past a whole frame at byte offset %llu",
 							    (unsigned long long)d->frame_off, (unsigned long long)next);
 				/* zstd read the zeros as empty blocks and ran out of file: a cut
-				 * frame, in zeros, as when it refuses them (below) */
-				if (lo != end && d->frames_read > 0) {
+				 * frame, in zeros, as when it refuses them (below); a few zero bytes
+				 * are as likely the end of a plain cut (a compressed byte is 0 one
+				 * time in 256 or so): CKT_DECODE_MIN_ZEROS at least */
+				if (lo != end && end - lo >= CKT_DECODE_MIN_ZEROS && d->frames_read > 0) {
 					d->zero_from = lo;
 					d->zero_tail = end - lo;
 				}

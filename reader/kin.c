@@ -21,6 +21,7 @@ struct ckt_kin_node {
 	uint64_t pid, ppid, start, mtime;
 	bool has_ppid;
 	bool found;      /* reached from the reported trace */
+	bool later;      /* a later image of a process another trace here holds (found as its exec) */
 	size_t from;     /* the node it was reached from */
 	enum ckt_kin_rel rel;
 };
@@ -228,6 +229,11 @@ int ckt_kin_find(const char *trace_path, const struct ckt_decoder *dec, struct c
 		rc = CKT_ENOMEM;
 	if (queue)
 		queue[0] = 0;
+	/* a child's later image names the same parent as the child's first: it is found as that
+	 * image's exec, not as a child of its own */
+	for (size_t i = 1; rc == 0 && i < n; i++)
+		for (size_t j = 0; j < n && !nodes[i].later; j++)
+			nodes[i].later = j != i && ckt_kin_is_exec(&nodes[i], &nodes[j]);
 	for (size_t qi = 0; rc == 0 && qi < qn; qi++) {
 		const struct ckt_kin_node *x = &nodes[queue[qi]];
 		for (size_t i = 1; i < n; i++) {
@@ -235,7 +241,7 @@ int ckt_kin_find(const char *trace_path, const struct ckt_decoder *dec, struct c
 			if (c->found)
 				continue;
 			bool exec = ckt_kin_is_exec(c, x);
-			if (!exec && !ckt_kin_is_child(c, x))
+			if (!exec && (c->later || !ckt_kin_is_child(c, x)))
 				continue;
 			c->found = true;
 			c->from = queue[qi];

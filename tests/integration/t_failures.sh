@@ -532,6 +532,10 @@ $REPORT --json $T/own.zst >$T/own.json
 expect_eq "own allocator: its mapping is traced" "$(jget $T/own.json peak_mmap.bytes)" 8388608
 expect_eq "own allocator: one line names it" "$(grep warning $T/own.err)" \
 	"cuzktrace: warning: 'malloc' is provided by '$P/ownmalloc' ahead of the tracer: allocations through it are not traced (an allocator linked into the program?); expect RSS well above the traced heap"
+# the same when the tracer cannot trace (no check of the allocators runs then): reallocarray
+# still finds the program's realloc
+CUZKTRACE_OUT=$T/nodir/own.zst LD_PRELOAD=$LIB $P/ownmalloc >$T/ownu.out 2>$T/ownu.err
+expect_eq "own allocator, running untraced: program unchanged" "$?/$(cat $T/ownu.out)/$(grep -c 'running untraced' $T/ownu.err)" "0/own: done/1"
 
 # An allocator behind the tracer's malloc that also serves C++ operator new without malloc
 # (tcmalloc, jemalloc, mimalloc preloaded after the tracer or linked; libnewalloc.so here): the

@@ -158,6 +158,14 @@ expect_eq "wrapper and shell: the shell's trace a child, the program's a descend
 	"$(printf '%-22s%s\n%-22s%s' 'child trace' "$T/wrapd/t.$spid.zst($(basename $(readlink -f /bin/sh)), pid $spid)" 'descendant trace' "$T/wrapd/t.$dpid.zst(logphases, pid $dpid, started by pid $spid)")"
 expect_eq "wrapper and shell: the warnings name both" "$(sed "s/phase '[a-z]*'/phase 'X'/" $T/wrapd.rerr | sort -u | sed 's/.*ran: //')" \
 	"'$T/wrapd/t.$spid.zst', '$T/wrapd/t.$dpid.zst'"
+# a child that execs: its later image is a descendant of the wrapper, after an exec (it
+# read as a second child of the same pid)
+mkdir -p $T/wrape
+CUZKTRACE_OUT=$T/wrape/t.zst LD_PRELOAD=$LIB timeout 60 sh -c '/bin/true; exec /bin/echo hi' >/dev/null 2>$T/wrape.err
+epid=$(sed -n "s/^cuzktrace: tracing \(dash\|bash\|sh\) (pid \([0-9]*\)) to .*/\2/p" $T/wrape.err)
+expect_eq "wrapper whose child execs: the child's later image a descendant, after an exec" \
+	"$($REPORT --json $T/wrape/t.zst 2>/dev/null | $PY -c 'import json,sys,re; print(" ".join("%s:%s:%s" % (k["relation"], re.sub(r"^.*/t\.", "t.", k["path"]), k["parent_pid"]) for k in json.load(sys.stdin)["child_traces"]))' | sed -E "s/t\.$epid\./t.SH./g; s/:$epid\b/:SH/g; s/t\.[0-9]+\.zst/t.PID.zst/g")" \
+	"child:t.SH.zst:$(sed -n 's/^cuzktrace: tracing timeout (pid \([0-9]*\)).*/\1/p' $T/wrape.err) descendant:t.PID.zst:SH descendant:t.SH.exec1.zst:SH"
 # an exec wrapper (nice): the program is this process after an exec
 mkdir -p $T/wrapn
 CUZKTRACE_SAMPLE=0 CUZKTRACE_PHASES="$LOGRULES" CUZKTRACE_OUT=$T/wrapn/t.zst traced wrapn nice $P/logphases
