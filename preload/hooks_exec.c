@@ -835,6 +835,24 @@ CKT_EXPORT void quick_exit(int status)
  * here as glibc does it (fork; the parent ends with _exit(0); the child calls setsid, chdir
  * to "/" unless nochdir, and points 0, 1 and 2 at /dev/null unless noclose), so that the
  * parent's end finishes the trace, with one line that names the process going on. */
+/* fork from a signal handler that interrupted one of this thread's hooks (the guard is up):
+ * most likely inside the real malloc or free, whose arena lock this thread then holds. A
+ * program of one thread forks there untraced (glibc's fork takes no allocator lock in a
+ * process of one thread, and fork is async-signal-safe); the tracer's threads make it one of
+ * several, and glibc's fork waited for that lock for good (tests/progs/sigfork.c). _Fork
+ * makes the child without the atfork handlers (the allocator's locks, the tracer's and the
+ * program's own): the child may only make async-signal-safe calls anyway, and is not traced
+ * (a child made without the tracer's handler stops tracing at its first hook, bootstrap.c).
+ * Everywhere else fork is glibc's. */
+CKT_EXPORT pid_t fork(void)
+{
+	CKT_EXEC_REAL(fork);
+	int g = ckt_tls.guard;
+	if (CKT_UNLIKELY(g == CKT_GUARD_HOOK || g == CKT_GUARD_MAP) && ckt_real._Fork)
+		return ckt_real._Fork();
+	return ckt_real.fork();
+}
+
 CKT_EXPORT int daemon(int nochdir, int noclose)
 {
 	CKT_EXEC_REAL(daemon);

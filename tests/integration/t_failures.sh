@@ -515,6 +515,16 @@ both_modes() {
 # frame + 6 KiB, at least 8 KiB): the stack capture's buffers (4 KiB) are the tracer's, not on
 # that stack (it overflowed it: 20 of 20 runs aborted with a corrupted heap)
 both_modes altstack "allocating on a small signal stack" "altstack: 2000" $P/altstack
+# fork from a signal handler that interrupted malloc or free (legal in a program of one
+# thread): glibc's fork waited for the arena lock the interrupted call held, for good, as the
+# tracer's threads make the process one of several (since 0.2.21: _Fork there)
+for s in 0 524288; do
+	timeout 60 env CUZKTRACE_SAMPLE=$s CUZKTRACE_OUT=$T/sigfork$s.zst LD_PRELOAD=$LIB $P/sigfork >$T/sigfork.out 2>$T/sigfork.err
+	rc=$?
+	$REPORT --json $T/sigfork$s.zst >$T/sigfork.json 2>$T/sigfork.rerr
+	expect_eq "fork from a handler that interrupted malloc (CUZKTRACE_SAMPLE=$s): status 0 within 60 s, its output, the trace complete, the reader silent, two lines on stderr" \
+		"$rc/$(cat $T/sigfork.out)/$(jget $T/sigfork.json truncated)/$(cat $T/sigfork.rerr)/$(wc -l <$T/sigfork.err)" "0/forks: some/false//2"
+done
 # malloc is no cancellation point, traced or not: threads cancelled (deferred) between their
 # allocations, 240 times in each mode (a capture went through glibc's read, a cancellation
 # point: 2 to 120 of 240 threads were unwound from inside malloc or realloc)
