@@ -829,12 +829,6 @@ CKT_EXPORT void quick_exit(int status)
 		syscall(SYS_exit_group, status);
 }
 
-/* daemon: glibc's forks and ends the parent with its own internal _exit, out of the hooks'
- * reach: the trace was cut short, without a word (tests/progs/daemonize.c), and the program
- * goes on in the child, which, as any forked process that does not exec, is not traced. Done
- * here as glibc does it (fork; the parent ends with _exit(0); the child calls setsid, chdir
- * to "/" unless nochdir, and points 0, 1 and 2 at /dev/null unless noclose), so that the
- * parent's end finishes the trace, with one line that names the process going on. */
 /* fork from a signal handler that interrupted one of this thread's hooks (the guard is up):
  * most likely inside the real malloc or free, whose arena lock this thread then holds. A
  * program of one thread forks there untraced (glibc's fork takes no allocator lock in a
@@ -853,6 +847,12 @@ CKT_EXPORT pid_t fork(void)
 	return ckt_real.fork();
 }
 
+/* daemon: glibc's forks and ends the parent with its own internal _exit, out of the hooks'
+ * reach: the trace was cut short, without a word (tests/progs/daemonize.c), and the program
+ * goes on in the child, which, as any forked process that does not exec, is not traced. Done
+ * here as glibc does it (fork; the parent ends with _exit(0); the child calls setsid, chdir
+ * to "/" unless nochdir, and points 0, 1 and 2 at /dev/null unless noclose), so that the
+ * parent's end finishes the trace, with one line that names the process going on. */
 CKT_EXPORT int daemon(int nochdir, int noclose)
 {
 	CKT_EXEC_REAL(daemon);
