@@ -829,8 +829,11 @@ CKT_EXPORT void quick_exit(int status)
 		syscall(SYS_exit_group, status);
 }
 
-/* fork from a signal handler that interrupted one of this thread's hooks (the guard is up):
- * most likely inside the real malloc or free, whose arena lock this thread then holds. A
+/* fork from a signal handler that interrupted one of this thread's hooks of the malloc family
+ * (CKT_GUARD_HOOK): most likely inside the real malloc or free, whose arena lock this thread
+ * then holds. (Not CKT_GUARD_MAP: glibc's allocator maps through its own internal mmap, so an
+ * mmap hook holds no allocator lock, and that guard can outlive a handler's jump out of the
+ * hook until the thread's next hook: a fork after it is a plain one.) A
  * program of one thread forks there untraced (glibc's fork takes no allocator lock in a
  * process of one thread, and fork is async-signal-safe); the tracer's threads make it one of
  * several, and glibc's fork waited for that lock for good (tests/progs/sigfork.c). _Fork
@@ -841,8 +844,7 @@ CKT_EXPORT void quick_exit(int status)
 CKT_EXPORT pid_t fork(void)
 {
 	CKT_EXEC_REAL(fork);
-	int g = ckt_tls.guard;
-	if (CKT_UNLIKELY(g == CKT_GUARD_HOOK || g == CKT_GUARD_MAP) && ckt_real._Fork)
+	if (CKT_UNLIKELY(ckt_tls.guard == CKT_GUARD_HOOK) && ckt_real._Fork)
 		return ckt_real._Fork();
 	return ckt_real.fork();
 }

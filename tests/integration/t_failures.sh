@@ -971,6 +971,13 @@ PYEOF
 expect_eq "siglongjmp out of slow mmap calls: the thread traced on (100 MiB kept), one lost event per jump, one line" \
 	"$(cat $T/jmpmap.rc)/$(cat $T/jmpmap.out)/$(cat $T/jmpmap.res)/$(grep -c '^cuzktrace: warning: a signal handler left a traced mmap, munmap, mremap or mprotect call by a jump (siglongjmp); that call is not recorded and is counted as a lost event, and the thread is traced on$' $T/jmpmap.err)/$(grep -c 'called the allocator' $T/jmpmap.err)" \
 	"0/jmpmap: done (3 jumps)/[104857600] 3 0/1/0"
+# a plain fork right after each jump, before any other hook: glibc's, with the program's
+# atfork handlers (the guard the jump left up is no handler's fork inside a hook: since 0.2.21
+# the tracer's fork takes _Fork only under a malloc-family hook's guard)
+CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/jmpfork.zst traced jmpfork $P/jmpmap fork
+expect_eq "siglongjmp out of mmap, then fork: the program's atfork handlers run" \
+	"$(cat $T/jmpfork.rc)/$(cat $T/jmpfork.out)" "0/jmpmap: done (3 jumps)
+jmpmap: atfork handlers ran for 3 of 3 forks"
 # no jump: a handler on an alternate stack above the thread's frames allocates while the mmap
 # hook is in its call; it is a handler's call (counted lost, its own line), and the hook is not
 # taken for one left by a jump, SS_AUTODISARM (the stack reads as disabled inside) included

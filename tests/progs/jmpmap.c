@@ -4,17 +4,30 @@
  * returns (the mapping is lost to the program; untraced the same), then 100 blocks of 1 MiB
  * kept, allocated from main, and "jmpmap: done (3 jumps)". A jump out of the tracer's mmap hook left
  * the thread's guard up: every later call of the thread passed through untraced, the 100 MiB
- * missing, counted lost as a signal handler's. */
+ * missing, counted lost as a signal handler's. With the argument "fork", each jump is followed
+ * by a plain fork (the child _exits), and "jmpmap: atfork handlers ran for N of M forks": the
+ * guard the jump left up until the thread's next hook made the tracer's fork take it for one
+ * from a handler inside a hook (_Fork, no atfork handlers). */
 #include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <string.h>
 #include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <pthread.h>
 
 static sigjmp_buf jb;
 static volatile int jumps;
 static void *volatile keep[100];
+static volatile int prepared, forked;
+
+static void on_prepare(void)
+{
+	prepared++;
+}
 
 static void on_alarm(int sig)
 {
@@ -23,14 +36,24 @@ static void on_alarm(int sig)
 	siglongjmp(jb, 1);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	int forks = argc > 1 && !strcmp(argv[1], "fork");
+	pthread_atfork(on_prepare, NULL, NULL);
 	struct sigaction sa = {0};
 	sa.sa_handler = on_alarm;
 	sigaction(SIGALRM, &sa, NULL);
 	for (volatile int round = 0; round < 3; round++) {
-		if (sigsetjmp(jb, 1))
+		if (sigsetjmp(jb, 1)) {
+			if (forks) { /* first after the jump: before any other hook */
+				pid_t p = fork();
+				if (p == 0)
+					_exit(0);
+				if (p > 0 && waitpid(p, NULL, 0) == p)
+					forked++;
+			}
 			continue;
+		}
 		struct itimerval it = {{0, 0}, {0, 2000}};
 		setitimer(ITIMER_REAL, &it, NULL);
 		void *m = mmap(NULL, 128 << 20, PROT_READ | PROT_WRITE,
@@ -43,5 +66,7 @@ int main(void)
 	for (int i = 0; i < 100; i++) /* from main, as the calls left: at their depth */
 		keep[i] = malloc(1 << 20);
 	printf("jmpmap: done (%d jumps)\n", jumps);
+	if (forks)
+		printf("jmpmap: atfork handlers ran for %d of %d forks\n", prepared, forked);
 	return 0;
 }
