@@ -715,20 +715,40 @@ static const char *stat_fields(const char *st)
 	return paren && paren[1] == ' ' ? paren + 2 : NULL;
 }
 
+/* /proc/<rel>, a stat file, read into st (NUL-terminated): its length, 0 when it cannot be
+ * read. */
+static size_t proc_stat_read(const char *rel, char *st, size_t cap)
+{
+	int f = ckt_proc_open(rel, O_RDONLY);
+	if (f < 0)
+		return 0;
+	ssize_t n = read(f, st, cap - 1);
+	close(f);
+	if (n <= 0)
+		return 0;
+	st[n] = 0;
+	return (size_t)n;
+}
+
 /* /proc/self/stat read into st: its fields (stat_fields), or NULL when it cannot be read.
  * Opened per call: program threads call it too (a pause's only_helpers_left), and the kept
  * file (ckt_self_stat_read) is the writer's alone, reopened without a lock. */
 static const char *self_stat(char *st, size_t cap)
 {
-	int f = ckt_proc_open("self/stat", O_RDONLY);
-	if (f < 0)
-		return NULL;
-	ssize_t n = read(f, st, cap - 1);
-	close(f);
-	if (n <= 0)
-		return NULL;
-	st[n] = 0;
-	return stat_fields(st);
+	return proc_stat_read("self/stat", st, cap) ? stat_fields(st) : NULL;
+}
+
+/* The start time (field 22) among a stat line's fields (stat_fields; NULL: none): its digits,
+ * *len of them (0 when there are none). */
+static const char *stat_start(const char *fields, size_t *len)
+{
+	const char *s = fields;
+	for (int field = 3; s && field < 22; field++)
+		s = (s = strchr(s, ' ')) ? s + 1 : NULL;
+	*len = s ? strspn(s, "0123456789") : 0;
+	if (*len > 20)
+		*len = 20;
+	return s ? s : "";
 }
 
 /* Whether the main thread has ended (a zombie: "Z" in /proc/self/stat, which shows the
@@ -1025,14 +1045,23 @@ static void u64s(char *b, uint64_t v)
 void ckt_exec_pid_prefix(char *b, pid_t pid)
 {
 	char st[1024];
-	const char *s = self_stat(st, sizeof(st));
-	for (int field = 3; s && field < 22; field++)
-		s = (s = strchr(s, ' ')) ? s + 1 : NULL;
-	size_t n = s ? strspn(s, "0123456789") : 0;
+	size_t n;
+	const char *s = stat_start(self_stat(st, sizeof(st)), &n);
 	u64s(b, (uint64_t)pid);
 	strcat(b, ".");
-	strncat(b, s ? s : "", n < 20 ? n : 20);
+	strncat(b, s, n);
 	strcat(b, ":");
+}
+
+/* This pid namespace's inode, 0 when /proc cannot tell. */
+static uint64_t pid_ns(void)
+{
+	struct stat st;
+	int f = ckt_proc_open("self/ns/pid", O_RDONLY | O_CLOEXEC);
+	uint64_t ino = f >= 0 && fstat(f, &st) == 0 ? (uint64_t)st.st_ino : 0;
+	if (f >= 0)
+		close(f);
+	return ino;
 }
 
 /* This process for the header's "process" key: "<pid>.<start time>.<pid namespace>", the same
@@ -1041,13 +1070,9 @@ void ckt_exec_pid_prefix(char *b, pid_t pid)
  * once. */
 static void process_id(char *b, pid_t pid)
 {
-	struct stat st;
-	int f = ckt_proc_open("self/ns/pid", O_RDONLY | O_CLOEXEC);
 	ckt_exec_pid_prefix(b, pid);
 	b[strlen(b) - 1] = '.'; /* its ':' */
-	u64s(b + strlen(b), f >= 0 && fstat(f, &st) == 0 ? (uint64_t)st.st_ino : 0);
-	if (f >= 0)
-		close(f);
+	u64s(b + strlen(b), pid_ns());
 }
 
 /* The parent for the header's "parent_process" key, as its own trace's "process" key names it
@@ -1057,47 +1082,25 @@ static void process_id(char *b, pid_t pid)
  * process started after this one (the parent ended and its pid went to another). */
 static int parent_process_id(char *b, pid_t ppid)
 {
-	char path[32], st[1024], mine[48];
-	if (ppid <= 0)
-		return 0;
+	char path[32], self[1024], par[1024];
 	/* the /proc we read must be this pid namespace's: after unshare -p without a /proc of its
 	 * own, "<ppid>/stat" is another process's (the key named a stranger, and the reader,
 	 * trusting it, lost the child) */
-	int sf = ckt_proc_open("self/stat", O_RDONLY);
-	ssize_t sn = sf >= 0 ? read(sf, st, 32) : -1;
-	if (sf >= 0)
-		close(sf);
-	uint64_t self = 0;
-	for (ssize_t i = 0; i < sn && st[i] >= '0' && st[i] <= '9'; i++)
-		self = self * 10 + (uint64_t)(st[i] - '0');
-	if (sn <= 0 || self != (uint64_t)getpid())
+	if (ppid <= 0 || !proc_stat_read("self/stat", self, sizeof(self)) ||
+	    strtoull(self, NULL, 10) != (unsigned long long)getpid())
 		return 0;
 	u64s(path, (uint64_t)ppid);
 	strcat(path, "/stat");
-	int f = ckt_proc_open(path, O_RDONLY);
-	ssize_t n = f >= 0 ? read(f, st, sizeof(st) - 1) : -1;
-	if (f >= 0)
-		close(f);
-	if (n <= 0)
-		return 0;
-	st[n] = 0;
-	const char *s = stat_fields(st);
-	for (int field = 3; s && field < 22; field++)
-		s = (s = strchr(s, ' ')) ? s + 1 : NULL;
-	size_t len = s ? strspn(s, "0123456789") : 0;
-	process_id(mine, getpid()); /* "<pid>.<start>.<ns>" */
-	const char *ms = strchr(mine, '.') + 1, *mns = strchr(ms, '.');
-	uint64_t pstart = 0, start = 0;
-	for (size_t i = 0; i < len && i < 19; i++)
-		pstart = pstart * 10 + (uint64_t)(s[i] - '0');
-	for (const char *c = ms; c < mns && c - ms < 19; c++)
-		start = start * 10 + (uint64_t)(*c - '0');
-	if (!len || mns == ms || pstart > start)
+	size_t len, plen;
+	const char *start = stat_start(stat_fields(self), &len);
+	const char *pstart = proc_stat_read(path, par, sizeof(par)) ? stat_start(stat_fields(par), &plen) : NULL;
+	if (!len || !pstart || !plen || strtoull(pstart, NULL, 10) > strtoull(start, NULL, 10))
 		return 0;
 	u64s(b, (uint64_t)ppid);
 	strcat(b, ".");
-	strncat(b, s, len < 20 ? len : 20);
-	strcat(b, mns); /* ".<ns>": this namespace, the parent's too */
+	strncat(b, pstart, plen);
+	strcat(b, ".");
+	u64s(b + strlen(b), pid_ns()); /* this namespace, the parent's too */
 	return 1;
 }
 

@@ -34,15 +34,7 @@ static char *ckt_kin_hdr(const struct ckt_decoder *d, const char *key)
 
 static bool ckt_kin_u64(const struct ckt_decoder *d, const char *key, uint64_t *v)
 {
-	const char *s = ckt_decode_header_get(d, key);
-	if (!s || *s < '0' || *s > '9')
-		return false;
-	char *end;
-	unsigned long long x = strtoull(s, &end, 10);
-	if (*end)
-		return false;
-	*v = x;
-	return true;
+	return ckt_util_dec_u64(ckt_decode_header_get(d, key), v);
 }
 
 /* A "process" key that names one process: "<pid>.<start time>.<namespace>" with a start time
@@ -205,7 +197,7 @@ int ckt_kin_find(const char *trace_path, const struct ckt_decoder *dec, struct c
 {
 	memset(out, 0, sizeof(*out));
 	struct stat self;
-	struct ckt_kin_node *nodes = calloc(8, sizeof(*nodes));
+	struct ckt_kin_node *nodes = calloc(1, sizeof(*nodes)); /* grown by ckt_kin_scan */
 	size_t n = 1;
 	bool oom = false, zst;
 	if (!nodes)

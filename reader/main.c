@@ -343,12 +343,8 @@ static bool ckt_main_output_stdout(const struct ckt_args *a)
 /* An option's count: decimal digits only (no sign, no spaces, no base prefix), 1 to max. */
 static bool ckt_main_count(const char *val, unsigned long long max, unsigned long long *out)
 {
-	size_t n = strlen(val);
-	if (n == 0 || strspn(val, "0123456789") != n)
-		return false;
-	errno = 0;
-	unsigned long long v = strtoull(val, NULL, 10);
-	if (errno || v == 0 || v > max)
+	uint64_t v;
+	if (!ckt_util_dec_u64(val, &v) || v == 0 || v > max)
 		return false;
 	*out = v;
 	return true;
@@ -542,13 +538,10 @@ static int ckt_main_header_uint(const char *path, struct ckt_decoder *dec, const
 		return 0;
 	size_t n = strlen(s);
 	bool number = n > 0 && strspn(s, "0123456789") == n;
-	if (number) {
-		errno = 0;
-		unsigned long long x = strtoull(s, NULL, 10);
-		if (errno == 0 && x <= max) {
-			*v = x;
-			return 0;
-		}
+	uint64_t x;
+	if (ckt_util_dec_u64(s, &x) && x <= max) {
+		*v = x;
+		return 0;
 	}
 	ckt_main_say("error: '%s': corrupt header: %s=%.*s%s %s", path, name, n < 64 ? (int)n : 64, s,
 		     n > 64 ? "..." : "", number ? "is out of range" : "is not a number");

@@ -715,6 +715,13 @@ static uint64_t ckt_sites_pos(int64_t v)
 	return v > 0 ? (uint64_t)v : 0;
 }
 
+/* Whether bytes and blocks held at moment k put a stack or site in that moment's list: bytes;
+ * and at exit blocks of 0 bytes too (a leaked malloc(0) is a leak all the same). */
+static bool ckt_sites_listed(int k, int64_t bytes, int64_t blocks)
+{
+	return bytes > 0 || (k == K_EXIT && blocks > 0);
+}
+
 /* A stack's bytes (blocks: 1) at the moment of list k. */
 /* Counter t of a stack at moment k (K_EXIT: now, at the end). */
 static int64_t ckt_sites_value(const struct ckt_sites *s, const struct ckt_tracked *t, int k)
@@ -837,7 +844,7 @@ static int ckt_sites_paths(struct ckt_sites *s)
 			if (s->stacks[i].site < 0)
 				continue;
 			int64_t v = ckt_sites_at(s, &s->stacks[i], k, 0);
-			if (v > 0 || (k == K_EXIT && ckt_sites_at(s, &s->stacks[i], k, 1) > 0))
+			if (ckt_sites_listed(k, v, ckt_sites_at(s, &s->stacks[i], k, 1)))
 				p[n++] = (struct ckt_sites_pick){ (size_t)s->stacks[i].site, i, v, NULL };
 		}
 		qsort(p, n, sizeof(*p), ckt_sites_cmp_pick_site);
@@ -887,7 +894,7 @@ int ckt_sites_finish(struct ckt_sites *s, const struct ckt_replay_stats *st, uns
 		for (int k = 0; k < K_COUNT; k++) {
 			v[k] = ckt_sites_at(s, &s->stacks[i], k, 0);
 			nb[k] = ckt_sites_at(s, &s->stacks[i], k, 1);
-			need |= v[k] > 0 || (k == K_EXIT && nb[k] > 0); /* leaked malloc(0) blocks */
+			need |= ckt_sites_listed(k, v[k], nb[k]);
 		}
 		if (!need)
 			continue;
@@ -925,7 +932,7 @@ int ckt_sites_finish(struct ckt_sites *s, const struct ckt_replay_stats *st, uns
 			return CKT_ENOMEM;
 		size_t n = 0;
 		for (size_t i = 0; i < s->n_sites; i++)
-			if (s->sites[i].at[k] || (k == K_EXIT && s->sites[i].n_at[k]))
+			if (ckt_sites_listed(k, (int64_t)s->sites[i].at[k], (int64_t)s->sites[i].n_at[k]))
 				s->order[k][n++] = i;
 		ckt_sites_sort_k = k;
 		qsort(s->order[k], n, sizeof(size_t), ckt_sites_cmp_moment);

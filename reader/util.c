@@ -405,3 +405,16 @@ int ckt_util_out_close(struct ckt_util_out *o, bool ok)
 	*o = (struct ckt_util_out){ 0 };
 	return -e;
 }
+
+bool ckt_util_dec_u64(const char *s, uint64_t *v)
+{
+	size_t n = s ? strlen(s) : 0;
+	if (n == 0 || strspn(s, "0123456789") != n)
+		return false;
+	errno = 0;
+	unsigned long long x = strtoull(s, NULL, 10);
+	if (errno)
+		return false;
+	*v = x;
+	return true;
+}

@@ -53,6 +53,10 @@ size_t ckt_util_unclean_len(const unsigned char *s, size_t n);
 size_t ckt_util_clean(char *s, size_t n);
 /* Writes str with control bytes and invalid UTF-8 shown as '?' (ckt_util_clean_len). */
 size_t ckt_util_put_clean(FILE *out, const char *str, size_t n); /* returns the characters written */
+
+/* A decimal number: digits only (no sign, space or base prefix), at most UINT64_MAX. false,
+ * *v untouched, for anything else. */
+bool ckt_util_dec_u64(const char *s, uint64_t *v);
 /* Writes str (NUL-terminated) cleaned, with each `sep` written as `as`. */
 void ckt_util_put_clean_sep(FILE *out, const char *str, char sep, const char *as);
 /* Writes str as one CSV field (RFC 4180), cleaned the same way: quoted when `always` or when it
