@@ -60,6 +60,10 @@ struct ckt_decoder {
 				 * them from 0, one by one */
 
 	struct ckt_header hdr;
+
+	/* stack id -> fingerprint of its frames, phase id -> of its name: each is defined once,
+	 * and a second definition that differs is corruption (ckt_decode_redefined) */
+	struct ckt_util_map stack_fp, phase_fp;
 };
 
 /* Bounds on the header frame: the tracer writes about 30 keys and a few KiB (its arguments
@@ -524,6 +528,8 @@ void ckt_decode_close(struct ckt_decoder *d)
 		free(d->hdr.kv[i].value);
 	}
 	free(d->hdr.kv);
+	ckt_util_map_free(&d->stack_fp);
+	ckt_util_map_free(&d->phase_fp);
 	free(d);
 }
 
@@ -842,6 +848,35 @@ static int ckt_decode_bad_field(struct ckt_decoder *d, uint8_t tag, const struct
 	return 0;
 }
 
+/* A STACK or PHASE_DEF record: the tracer defines each id once. The same definition again
+ * changes nothing; another one is corruption: stacks and phases named by it would take
+ * whichever the reader kept. The error, else 0 (or CKT_ENOMEM). */
+static int ckt_decode_redefined(struct ckt_decoder *d, uint8_t tag, const struct ckt_record *r,
+				struct ckt_error *err)
+{
+	struct ckt_util_map *m;
+	uint64_t id, fp, had;
+	if (tag == CKT_TAG_STACK) {
+		m = &d->stack_fp;
+		id = r->u.stack.id;
+		fp = ckt_util_hash_bytes(r->u.stack.frames, r->u.stack.frames_len) ^ r->u.stack.nframes;
+	} else if (tag == CKT_TAG_PHASE_DEF) {
+		m = &d->phase_fp;
+		id = r->u.phase_def.id;
+		fp = ckt_util_hash_bytes(r->u.phase_def.name, r->u.phase_def.len);
+	} else {
+		return 0;
+	}
+	fp >>= 1; /* below UINT64_MAX, as the map wants */
+	if (!ckt_util_map_get(m, id, &had))
+		return ckt_util_map_put(m, id, fp) < 0 ? ckt_util_err(err, CKT_ENOMEM, "out of memory") : 0;
+	if (had == fp)
+		return 0;
+	return ckt_util_err(err, CKT_EFORMAT, "corrupt record (tag 0x%02x) in frame %llu: %s id %llu defined a second time, %s",
+			    tag, (unsigned long long)d->frame_index, tag == CKT_TAG_STACK ? "stack" : "phase",
+			    (unsigned long long)id, tag == CKT_TAG_STACK ? "with other frames" : "with another name");
+}
+
 /* ALLOC, FREE and REALLOC of a version 2 frame: the tag was in ROW, the fields are in the
  * columns (see ckt_format.h for the order). */
 static inline __attribute__((always_inline)) int ckt_decode_columns(struct ckt_decoder *d, struct ckt_record *r,
@@ -1143,6 +1178,8 @@ static int ckt_decode_record(struct ckt_decoder *d, struct ckt_record *r, struct
 				    tag, (unsigned long long)d->frame_index);
 	r->tid = d->tid;
 	int bad = ckt_decode_bad_field(d, tag, r, err);
+	if (!bad)
+		bad = ckt_decode_redefined(d, tag, r, err);
 	if (bad)
 		return bad;
 	d->pos = (size_t)(c.p - d->frame);

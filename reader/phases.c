@@ -67,23 +67,16 @@ struct ckt_pnote {
 	size_t len;
 };
 
-/* id -> index + 1, open addressing; 0 = empty slot */
-struct ckt_phases_map {
-	uint64_t *keys;
-	size_t *vals;
-	size_t cap, n;
-};
-
 struct ckt_phases {
 	uint64_t phase_now; /* the latest timestamp of a phase event replayed */
 	size_t stacked;     /* entries on all threads' stacks */
 	struct ckt_phase *ph;
 	size_t n_ph, cap_ph;
-	struct ckt_phases_map by_id;
+	struct ckt_util_map by_id;
 
 	struct ckt_pthread *th;
 	size_t n_th, cap_th;
-	struct ckt_phases_map by_tid;
+	struct ckt_util_map by_tid;
 	bool by_thread;                /* bytes by thread are kept (ckt_phases_set_by_thread) */
 	struct ckt_replay *rep;        /* the replay observed (ckt_phases_attach) */
 	struct ckt_pthread no_thread;  /* stands for every thread when they are not */
@@ -114,7 +107,7 @@ struct ckt_phases {
 
 	ckt_phases_rule_fn *rule;
 	void *rule_ctx;
-	struct ckt_phases_map by_stack; /* stack id -> phase index + 1 (rule decision cache) */
+	struct ckt_util_map by_stack; /* stack id -> phase index + 1 (rule decision cache) */
 	bool rule_hit;
 
 	const uint64_t *epochs; /* the replay's, during the replay */
@@ -141,53 +134,6 @@ struct ckt_phases {
 	size_t n_csv_list, cap_csv_list;
 	bool csv_sorted;
 };
-
-/* ---- small maps ---- */
-
-static size_t *ckt_phases_map_get(const struct ckt_phases_map *m, uint64_t key)
-{
-	if (!m->cap)
-		return NULL;
-	for (size_t i = (size_t)(ckt_util_hash64(key) >> 32) & (m->cap - 1); m->vals[i];
-	     i = (i + 1) & (m->cap - 1))
-		if (m->keys[i] == key)
-			return &m->vals[i];
-	return NULL;
-}
-
-static int ckt_phases_map_put(struct ckt_phases_map *m, uint64_t key, size_t val)
-{
-	if ((m->n + 1) * 2 > m->cap) {
-		struct ckt_phases_map g = { NULL, NULL, m->cap ? m->cap * 2 : 64, 0 };
-		g.keys = calloc(g.cap, sizeof(*g.keys));
-		g.vals = calloc(g.cap, sizeof(*g.vals));
-		if (!g.keys || !g.vals) {
-			free(g.keys);
-			free(g.vals);
-			return CKT_ENOMEM;
-		}
-		for (size_t i = 0; i < m->cap; i++)
-			if (m->vals[i])
-				ckt_phases_map_put(&g, m->keys[i], m->vals[i] - 1);
-		free(m->keys);
-		free(m->vals);
-		*m = g;
-	}
-	size_t i = (size_t)(ckt_util_hash64(key) >> 32) & (m->cap - 1);
-	while (m->vals[i] && m->keys[i] != key)
-		i = (i + 1) & (m->cap - 1);
-	if (!m->vals[i])
-		m->n++;
-	m->keys[i] = key;
-	m->vals[i] = val + 1;
-	return 0;
-}
-
-static void ckt_phases_map_free(struct ckt_phases_map *m)
-{
-	free(m->keys);
-	free(m->vals);
-}
 
 static int ckt_phases_grow(void **v, size_t *cap, size_t need, size_t size)
 {
@@ -220,11 +166,11 @@ static long ckt_phases_index(struct ckt_phases *p, uint64_t id)
 {
 	if (id == 0)
 		return CKT_PHASES_NONE;
-	size_t *v = ckt_phases_map_get(&p->by_id, id);
-	if (v)
-		return (long)*v - 1;
+	uint64_t v;
+	if (ckt_util_map_get(&p->by_id, id, &v))
+		return (long)v;
 	long i = ckt_phases_add(p, id);
-	if (i < 0 || ckt_phases_map_put(&p->by_id, id, (size_t)i) < 0)
+	if (i < 0 || ckt_util_map_put(&p->by_id, id, (uint64_t)i) < 0)
 		return CKT_ENOMEM;
 	return i;
 }
@@ -249,10 +195,11 @@ static long ckt_phases_index_by_name(struct ckt_phases *p, const char *name)
  * trace from the tracer: a name is defined before the events stamped with it are replayed.) */
 static long ckt_phases_adopt(struct ckt_phases *p, uint64_t id, const char *name)
 {
-	if (id != 0 && !ckt_phases_map_get(&p->by_id, id))
+	uint64_t v;
+	if (id != 0 && !ckt_util_map_get(&p->by_id, id, &v))
 		for (size_t i = 1; i < p->n_ph; i++)
 			if (p->ph[i].id == UINT64_MAX && p->ph[i].name && strcmp(p->ph[i].name, name) == 0) {
-				if (ckt_phases_map_put(&p->by_id, id, i) < 0)
+				if (ckt_util_map_put(&p->by_id, id, i) < 0)
 					return CKT_ENOMEM;
 				p->ph[i].id = id;
 				return (long)i;
@@ -266,13 +213,13 @@ static struct ckt_pthread *ckt_phases_thread(struct ckt_phases *p, uint64_t tid)
 	size_t *c = &p->th_cache[tid & (CKT_PHASES_TH_CACHE - 1)];
 	if (*c && p->th[*c - 1].tid == tid)
 		return &p->th[*c - 1];
-	size_t *v = ckt_phases_map_get(&p->by_tid, tid);
-	if (v) {
-		*c = *v;
-		return &p->th[*v - 1];
+	uint64_t v;
+	if (ckt_util_map_get(&p->by_tid, tid, &v)) {
+		*c = (size_t)v + 1;
+		return &p->th[v];
 	}
 	if (ckt_phases_grow((void **)&p->th, &p->cap_th, p->n_th + 1, sizeof(*p->th)) < 0 ||
-	    ckt_phases_map_put(&p->by_tid, tid, p->n_th) < 0)
+	    ckt_util_map_put(&p->by_tid, tid, p->n_th) < 0)
 		return NULL;
 	struct ckt_pthread *t = &p->th[p->n_th++];
 	memset(t, 0, sizeof(*t));
@@ -426,13 +373,13 @@ static long ckt_phases_owner(struct ckt_phases *p, const struct ckt_attr *a)
 {
 	if (p->rule) {
 		long i;
-		size_t *v = ckt_phases_map_get(&p->by_stack, a->stack);
-		if (v) {
-			i = (long)*v - 2; /* stored as decision + 1 (0: no rule), and the map adds 1 */
+		uint64_t v;
+		if (ckt_util_map_get(&p->by_stack, a->stack, &v)) {
+			i = (long)v - 1; /* stored as decision + 1 (0: no rule) */
 		} else {
 			const char *name = p->rule(p->rule_ctx, a->stack);
 			i = name ? ckt_phases_index_by_name(p, name) : -1;
-			if ((name && i < 0) || ckt_phases_map_put(&p->by_stack, a->stack, (size_t)(i + 1)) < 0)
+			if ((name && i < 0) || ckt_util_map_put(&p->by_stack, a->stack, (uint64_t)(i + 1)) < 0)
 				return CKT_ENOMEM;
 		}
 		if (i >= 0) {
@@ -636,9 +583,9 @@ void ckt_phases_free(struct ckt_phases *p)
 		free(p->th[i].stack);
 	}
 	free(p->th);
-	ckt_phases_map_free(&p->by_id);
-	ckt_phases_map_free(&p->by_tid);
-	ckt_phases_map_free(&p->by_stack);
+	ckt_util_map_free(&p->by_id);
+	ckt_util_map_free(&p->by_tid);
+	ckt_util_map_free(&p->by_stack);
 	free(p->active);
 	for (int m = 0; m < CKT_AT_COUNT; m++) {
 		free(p->snap[m]);
@@ -1027,8 +974,8 @@ static int ckt_phases_make_groups(struct ckt_phases *p)
 
 const char *ckt_phases_thread_name(const struct ckt_phases *p, uint64_t tid)
 {
-	const size_t *v = ckt_phases_map_get(&p->by_tid, tid);
-	return v ? p->th[*v - 1].name : NULL;
+	uint64_t v;
+	return ckt_util_map_get(&p->by_tid, tid, &v) ? p->th[v].name : NULL;
 }
 
 size_t ckt_phases_groups(const struct ckt_phases *p, const struct ckt_phases_group **out)

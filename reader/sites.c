@@ -544,7 +544,8 @@ static void ckt_sites_on_record(void *ctx, const struct ckt_record *rec)
 	}
 	struct ckt_sites_stack *st = &s->stacks[i];
 	if (st->n != CKT_SITES_NOFRAMES || st->site >= 0)
-		return; /* written once per stack; a late duplicate changes nothing */
+		return; /* written once per stack; the same frames again change nothing (the decoder
+			 * refuses other ones) */
 	st->map = ckt_sym_map_now(s->sym);
 	size_t len = rec->u.stack.frames_len;
 	if (s->enc_len + len > s->enc_cap) {

@@ -418,3 +418,74 @@ bool ckt_util_dec_u64(const char *s, uint64_t *v)
 	*v = x;
 	return true;
 }
+
+uint64_t ckt_util_hash_bytes(const uint8_t *s, size_t n)
+{
+	uint64_t h = ckt_util_hash64(n);
+	for (; n >= 8; s += 8, n -= 8) {
+		uint64_t w;
+		memcpy(&w, s, 8);
+		h = ckt_util_hash64(h ^ w);
+	}
+	uint64_t w = 0;
+	memcpy(&w, s, n);
+	return ckt_util_hash64(h ^ w);
+}
+
+/* ---- small maps ---- */
+
+static size_t ckt_util_map_slot(const struct ckt_util_map *m, uint64_t key)
+{
+	size_t i = (size_t)(ckt_util_hash64(key) >> 32) & (m->cap - 1);
+	while (m->vals[i] && m->keys[i] != key)
+		i = (i + 1) & (m->cap - 1);
+	return i;
+}
+
+bool ckt_util_map_get(const struct ckt_util_map *m, uint64_t key, uint64_t *val)
+{
+	if (!m->cap)
+		return false;
+	size_t i = ckt_util_map_slot(m, key);
+	if (!m->vals[i])
+		return false;
+	*val = m->vals[i] - 1;
+	return true;
+}
+
+int ckt_util_map_put(struct ckt_util_map *m, uint64_t key, uint64_t val)
+{
+	if ((m->n + 1) * 2 > m->cap) {
+		struct ckt_util_map g = { .cap = m->cap ? m->cap * 2 : 64 };
+		g.keys = calloc(g.cap, sizeof(*g.keys));
+		g.vals = calloc(g.cap, sizeof(*g.vals));
+		if (!g.keys || !g.vals) {
+			free(g.keys);
+			free(g.vals);
+			return CKT_ENOMEM;
+		}
+		for (size_t i = 0; i < m->cap; i++)
+			if (m->vals[i]) {
+				size_t k = ckt_util_map_slot(&g, m->keys[i]);
+				g.keys[k] = m->keys[i];
+				g.vals[k] = m->vals[i];
+			}
+		g.n = m->n;
+		free(m->keys);
+		free(m->vals);
+		*m = g;
+	}
+	size_t i = ckt_util_map_slot(m, key);
+	if (!m->vals[i])
+		m->n++;
+	m->keys[i] = key;
+	m->vals[i] = val + 1;
+	return 0;
+}
+
+void ckt_util_map_free(struct ckt_util_map *m)
+{
+	free(m->keys);
+	free(m->vals);
+	*m = (struct ckt_util_map){ 0 };
+}

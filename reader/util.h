@@ -102,4 +102,20 @@ static inline uint64_t ckt_util_hash64(uint64_t x)
 	return x * 0x9e3779b97f4a7c15ull;
 }
 
+/* The keyed hash of n bytes (a fingerprint: equal bytes, equal hash). */
+uint64_t ckt_util_hash_bytes(const uint8_t *s, size_t n);
+
+/* A small map of 64-bit keys to values below UINT64_MAX: open addressing, at most half full.
+ * Zero-initialized, it is empty. */
+struct ckt_util_map {
+	uint64_t *keys;
+	uint64_t *vals; /* value + 1; 0 = empty slot */
+	size_t cap, n;
+};
+/* true and *val when key is in m */
+bool ckt_util_map_get(const struct ckt_util_map *m, uint64_t key, uint64_t *val);
+/* key -> val (val < UINT64_MAX), replacing what it held; 0 or CKT_ENOMEM */
+int ckt_util_map_put(struct ckt_util_map *m, uint64_t key, uint64_t val);
+void ckt_util_map_free(struct ckt_util_map *m);
+
 #endif

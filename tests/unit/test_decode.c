@@ -425,6 +425,13 @@ static void expect_run_error(const struct tb *b, const char *msg)
 	assert_string_equal(err.msg, msg);
 }
 
+static void expect_run_ok(const struct tb *b)
+{
+	struct ckt_error err = { 0 };
+	struct ckt_replay_stats st;
+	assert_int_equal(run_bytes(b->out, b->out_len, &st, &err), 0);
+}
+
 static void test_corrupt_records(void **state)
 {
 	(void)state;
@@ -458,6 +465,37 @@ static void test_corrupt_records(void **state)
 	tb_flush(&b);
 	expect_run_error(&b, "corrupt record (tag 0x20) in frame 1: it runs past the end of the frame");
 	tb_release(&b);
+
+	/* a stack id or phase id defined twice: the same definition again is harmless, another
+	 * one is refused (the reader would keep one of them without a word); a different id
+	 * with the same frames or name is fine */
+	for (int k = 0; k < 4; k++) {
+		static const uint64_t f1[2] = { 0x401000, 0x402000 }, f2[2] = { 0x401000, 0x403000 };
+		tb_begin(&b);
+		if (k < 2) {
+			tb_stack(&b, 7, f1, 2);
+			tb_stack(&b, 8, f1, 2);
+			tb_sync(&b, 1);
+			tb_flush(&b);
+			tb_frame(&b, 0);
+			tb_stack(&b, 7, k ? f2 : f1, 2);
+		} else {
+			tb_phase_def(&b, 3, "prove");
+			tb_phase_def(&b, 4, "prove");
+			tb_phase_def(&b, 3, k == 3 ? "proof" : "prove");
+		}
+		tb_sync(&b, 2);
+		tb_flush(&b);
+		if (k == 1)
+			expect_run_error(&b, "corrupt record (tag 0x20) in frame 2: stack id 7 defined a second "
+					     "time, with other frames");
+		else if (k == 3)
+			expect_run_error(&b, "corrupt record (tag 0x22) in frame 1: phase id 3 defined a second "
+					     "time, with another name");
+		else
+			expect_run_ok(&b);
+		tb_release(&b);
+	}
 
 	/* a record cut short by the end of its frame */
 	tb_begin(&b);
@@ -743,7 +781,7 @@ static void fuzz_one(const uint8_t *p, size_t n)
 		assert_non_null(r);
 		if (ckt_replay_run(d, r, &err) == 0) {
 			FILE *devnull = fopen("/dev/null", "w");
-			struct ckt_report rep = { path, d, ckt_replay_stats(r), NULL, false, NULL };
+			struct ckt_report rep = { path, d, ckt_replay_stats(r), NULL, false, NULL, NULL };
 			assert_non_null(devnull);
 			ckt_report_json_print(devnull, &rep);
 			ckt_report_text_print(devnull, &rep);

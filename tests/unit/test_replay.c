@@ -1028,7 +1028,7 @@ static char *report_json(const struct tb *b)
 	struct ckt_replay *r = ckt_replay_new(ckt_decode_header(d)->page_size);
 	assert_int_equal(ckt_replay_run(d, r, &err), 0);
 	FILE *f = open_memstream(&text, &len);
-	struct ckt_report rep = { path, d, ckt_replay_stats(r), NULL, false, NULL };
+	struct ckt_report rep = { path, d, ckt_replay_stats(r), NULL, false, NULL, NULL };
 	assert_int_equal(ckt_report_json_print(f, &rep), 0);
 	fclose(f);
 	ckt_replay_free(r);
