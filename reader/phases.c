@@ -1040,9 +1040,7 @@ int ckt_phases_finish(struct ckt_phases *p, uint64_t end_ns)
 
 #define CKT_PHASES_COL "%-22s"
 
-/* A name as the text report shows it: an empty one (cuzktrace_phase_push("")) as "" rather
- * than as nothing at all. */
-static const char *ckt_phases_shown(const char *name)
+const char *ckt_phases_shown(const char *name)
 {
 	return *name ? name : "\"\"";
 }

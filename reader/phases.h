@@ -132,4 +132,8 @@ size_t ckt_phases_notes(const struct ckt_phases *p, const struct ckt_phases_note
 int ckt_phases_print_text(FILE *out, const struct ckt_phases *p, const struct ckt_replay_stats *st,
 			  bool by_thread);
 
+/* A name as the text reports show it: an empty one (cuzktrace_phase_push("")) as "" rather
+ * than as nothing at all. */
+const char *ckt_phases_shown(const char *name);
+
 #endif

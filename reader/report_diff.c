@@ -355,7 +355,8 @@ static void ckt_diff_put_active(FILE *out, const char *const *names, size_t n)
 	for (size_t k = 0; k < n; k++) {
 		if (k)
 			fputs(" + ", out);
-		ckt_util_put_clean(out, names[k], strlen(names[k]));
+		const char *shown = ckt_phases_shown(names[k]);
+		ckt_util_put_clean(out, shown, strlen(shown));
 	}
 }
 
@@ -478,7 +479,10 @@ static bool ckt_diff_in_noise(const struct ckt_diff_row *w, const uint64_t rate[
 
 static void ckt_diff_put_name(FILE *out, const struct ckt_diff_row *w)
 {
-	ckt_util_put_clean(out, w->name, w->len);
+	if (w->len) /* an empty name (a phase's, a thread's) as the single report shows it */
+		ckt_util_put_clean(out, w->name, w->len);
+	else
+		fputs(ckt_phases_shown(""), out);
 	if (w->label) {
 		fputs(" (", out);
 		ckt_util_put_clean(out, w->label, strlen(w->label));

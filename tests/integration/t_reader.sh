@@ -506,6 +506,10 @@ PYEOF
 	$REPORT --json $T/emptyph.zst >$T/emptyph.json 2>/dev/null
 	expect_eq "reader: an empty phase name shows as \"\" in the text report (5 lines: both peaks, their shares, the table), its JSON name empty" \
 		"$($REPORT $T/emptyph.zst 2>/dev/null | grep -c '""')/$(jget $T/emptyph.json phases.0.name)/" "5//"
+	# and in --diff's text: the peaks' "during" lines and the phase rows (both were blank, 0.2.21)
+	$REPORT --diff $T/phrss.zst $T/emptyph.zst >$T/emptyph.diff 2>/dev/null
+	expect_eq "reader: --diff shows an empty phase name as \"\" (during lines of both peaks, the rows at both)" \
+		"$?/$(grep -c '^  during  *base: prove; trace: ""$' $T/emptyph.diff)/$(grep -cE '^  \+64 B  +0 B  +64 B  ""$' $T/emptyph.diff)" "0/2/2"
 	$REPORT --phase-rule x=nomatch $T/manymods.zst >/dev/null 2>$T/manymods.err
 	expect_eq "reader: 30 unreadable modules, one at three spans: each said once, 20 at most, then one line counts the rest" \
 		"$?/$(grep -c "^cuzktrace-report: warning: --phase-rule: cannot read '/nonexistent/m" $T/manymods.err)/$(grep -c "cannot read '/nonexistent/m00.so'" $T/manymods.err)/$(sed -n 21p $T/manymods.err)/$(wc -l <$T/manymods.err)" \
