@@ -28,6 +28,9 @@
  *     Since 0.2.21 parent_process: the parent process as its own trace's process key names it
  *     ("<ppid>.<its start time>.<this pid namespace>"), when /proc shows a parent in this pid
  *     namespace that started before this process (readers match children to parents by it).
+ *     Since 0.2.22 run: "<process key of the run's first process>@<its start_wall_ns>", the
+ *     same in every trace of a traced program and of the traced programs it started (passed
+ *     on in CUZKTRACE_RUN; readers list a run's traces by it).
  *   Readers ignore keys they do not know.
  *
  * DATA FRAMES: a sequence of records, each a tag byte then fields.

@@ -223,6 +223,18 @@ static int reopen_once(void)
 	return 0;
 }
 
+/* The trace file's size through fd, when fd is the trace; -1 when it is not, -2 where fstat
+ * is refused (a seccomp filter: nothing can be checked then). */
+static int64_t trace_size(void)
+{
+	struct stat st;
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) != 0)
+		return ckt_stat_refused(errno) ? -2 : -1;
+	return st.st_dev == file_dev && st.st_ino == file_ino ? (int64_t)st.st_size : -1;
+}
+
 static int check_fd(void)
 {
 	if (ckt_fd_is(fd, file_dev, file_ino))
@@ -264,14 +276,38 @@ static int flush_frame(void)
 		}
 	}
 	enc_len = 0;
-	/* a write that finds the descriptor closed (a close-all between the check and the
-	 * write) goes on, after a reopen, from where it stopped */
+	/* A write that finds the descriptor closed (a close-all between the check and the write)
+	 * goes on, after a reopen, from where the file says it stopped. The file is asked, not
+	 * the write: a close-all can also hand the number, between the check and the write, to a
+	 * pipe or file made meanwhile (the tracer's libunwind pipe, moved up to the number just
+	 * freed), and the write "succeeds" there: a frame went missing, and the reader refused
+	 * the whole trace (3 runs in 40 of tests/progs/sigprof.c 3000 on a busy machine). So the
+	 * file's size is read before and after: a frame it did not get is written again. */
 	size_t done = 0;
+	int64_t at = -3; /* the file's size before the frame; -3 not read yet, -2 fstat refused */
 	for (int i = 0;; i++) {
 		int rc = check_fd(); /* its -EBADF is final: the path no longer names the trace */
 		if (rc)
 			return rc;
+		int64_t now = trace_size();
+		if (now == -1) { /* the number was lost again since the check */
+			if (i == REOPEN_TRIES - 1)
+				return -EBADF;
+			continue;
+		}
+		if (at == -3)
+			at = now; /* nothing of the frame written yet */
+		else if (at >= 0 && now >= at && now - at <= (int64_t)out.pos)
+			done = (size_t)(now - at);
 		rc = write_from(zbuf, out.pos, &done);
+		if (rc == 0) {
+			int64_t end = trace_size();
+			/* all there (more: another writer's bytes too, nothing to mend), or the
+			 * tries are spent (the reader will say which frame is missing) */
+			if (at < 0 || end >= at + (int64_t)out.pos || i == REOPEN_TRIES - 1)
+				return 0;
+			continue; /* not all there, or the number is no longer the trace: again */
+		}
 		if (rc != -EBADF || i == REOPEN_TRIES - 1)
 			return rc;
 	}
@@ -1180,13 +1216,6 @@ static void per_pid_name_tag(char *path, size_t cap, const char *num)
 	}
 }
 
-static void per_pid_name(char *path, size_t cap, pid_t pid)
-{
-	char num[24];
-	u64s(num, (uint64_t)pid);
-	per_pid_name_tag(path, cap, num);
-}
-
 /* zstd's workspace, mapped directly when big (ckt_big_alloc): zstd frees and retakes it as
  * frame sizes change. */
 static void *zstd_alloc(void *opaque, size_t n)
@@ -1329,6 +1358,62 @@ static int open_locked(const char *path)
 	return f;
 }
 
+/* ---- the run: a traced program and every traced program it starts ----
+ * The first traced process of a tree (no CUZKTRACE_RUN in its environment) begins a run: it
+ * puts CUZKTRACE_RUN=<its process key>@<its start, ns since the epoch> in its environment, so
+ * that the programs it starts, however (a shell's subshells, a static program in between, a
+ * parent that is gone), carry it; each writes it to its header as "run", which lets a reader
+ * find every trace of the run. A trace file that was written since the run began is never
+ * taken over by a process of the run: a command the program ran later with the same
+ * CUZKTRACE_OUT (a fixed name: every child of a shell under `sh -c`, after the first process
+ * has ended and let go of its lock) took the name over and truncated its trace. A file last
+ * written before the run began is an earlier run's, written over as a rerun's output is. */
+static uint64_t start_wall; /* wall time of t = 0, the first intercepted call, ns */
+static uint64_t run_start;  /* when the run began, ns since the epoch */
+static char run_id[96];     /* CUZKTRACE_RUN's value */
+
+/* Takes the run from CUZKTRACE_RUN, or begins one (and passes it on when children are
+ * traced). A value the tracer did not write is said once and replaced. */
+static void run_init(pid_t pid)
+{
+	struct timespec wall;
+	ckt_clock_get(CLOCK_REALTIME, &wall);
+	start_wall = (uint64_t)wall.tv_sec * 1000000000ull + (uint64_t)wall.tv_nsec - ckt_now();
+	const char *v = getenv("CUZKTRACE_RUN"), *at = v ? strrchr(v, '@') : NULL;
+	uint64_t t = 0;
+	int ok = at && at > v && (size_t)(at - v) < 64 && at[1];
+	for (const char *c = ok ? at + 1 : ""; *c && ok; c++)
+		ok = *c >= '0' && *c <= '9' && t <= (UINT64_MAX - 9) / 10 && (t = t * 10 + (uint64_t)(*c - '0'), 1);
+	if (ok && strlen(v) < sizeof(run_id)) {
+		strcpy(run_id, v);
+		run_start = t;
+		return;
+	}
+	if (v)
+		ckt_log("warning: CUZKTRACE_RUN='", v,
+			"' is not a value the tracer writes (<process>@<ns>); this process begins a run of its own", NULL);
+	process_id(run_id, pid);
+	strcat(run_id, "@");
+	u64s(run_id + strlen(run_id), start_wall);
+	run_start = start_wall;
+	if (ckt_config.children)
+		setenv("CUZKTRACE_RUN", run_id, 1);
+	else if (v)
+		unsetenv("CUZKTRACE_RUN");
+}
+
+/* f, opened by open_locked on a file that was there, holds a trace written since the run
+ * began: this run's (another process's, or an earlier image's) or one of a run at the same
+ * time. An empty file holds nothing to keep. */
+static int written_in_run(int f)
+{
+	struct stat st;
+	if (fstat(f, &st) < 0 || st.st_size == 0)
+		return 0;
+	uint64_t m = (uint64_t)st.st_mtim.tv_sec * 1000000000ull + (uint64_t)st.st_mtim.tv_nsec;
+	return m >= run_start;
+}
+
 struct kvctx {
 	uint8_t *p, *end;
 };
@@ -1379,10 +1464,6 @@ static size_t build_header(uint8_t *buf, size_t cap, pid_t pid, const char *exe)
 		if (!argv[i])
 			argv[i] = i == n - 1 ? 0 : '\n';
 	gethostname(host, sizeof(host) - 1);
-	struct timespec wall;
-	ckt_clock_get(CLOCK_REALTIME, &wall);
-	/* wall time of t = 0, the first intercepted call */
-	uint64_t wall_ns = (uint64_t)wall.tv_sec * 1000000000ull + (uint64_t)wall.tv_nsec - ckt_now();
 	c.p = ckt_record_kv(c.p, c.end, "tracer_version", CKT_TRACER_VERSION);
 	u64s(num, (uint64_t)pid);
 	c.p = ckt_record_kv(c.p, c.end, "pid", num);
@@ -1398,7 +1479,7 @@ static size_t build_header(uint8_t *buf, size_t cap, pid_t pid, const char *exe)
 		u64s(num, total);
 		c.p = ckt_record_kv(c.p, c.end, "args_total", num);
 	}
-	u64s(num, wall_ns);
+	u64s(num, start_wall);
 	c.p = ckt_record_kv(c.p, c.end, "start_wall_ns", num);
 	/* the process, across its execs (holds_this_process) */
 	char ps[72];
@@ -1406,6 +1487,7 @@ static size_t build_header(uint8_t *buf, size_t cap, pid_t pid, const char *exe)
 	c.p = ckt_record_kv(c.p, c.end, "process", ps);
 	if (parent_process_id(ps, ppid))
 		c.p = ckt_record_kv(c.p, c.end, "parent_process", ps);
+	c.p = ckt_record_kv(c.p, c.end, "run", run_id);
 	c.p = ckt_record_kv(c.p, c.end, "hostname", host);
 	u64s(num, (uint64_t)sysconf(_SC_PAGESIZE));
 	c.p = ckt_record_kv(c.p, c.end, "page_size", num);
@@ -1541,9 +1623,45 @@ static void say_renamed(const char *old, const char *why, char *shown)
 	strcpy(shown, path_abs);
 }
 
+/* Opens path_abs for the trace, locked, or else the per-pid name, then "<pid>.<k>" names
+ * (k = 2, 3, ...: a pid the run saw before, after the pids wrapped): a name another live
+ * process writes (locked) or that holds a trace written in this run is left alone, with one
+ * line each. The descriptor (moved above the program's range; the flock moves with it) or
+ * -errno. */
+static int open_claimed(pid_t pid, char *shown)
+{
+	char first[sizeof(path_abs)], old[sizeof(path_abs)], tag[40];
+	strcpy(first, path_abs);
+	for (unsigned k = 1;; k++) {
+		int f = open_locked(path_abs);
+		const char *why = NULL;
+		if (f == -EBUSY)
+			why = "' is being written by another live process; using '";
+		else if (f >= 0 && !file_created && written_in_run(f))
+			why = "' holds a trace written since this run began (by a program it ran, or by "
+			      "another run at the same time); using '";
+		if (!why)
+			return f >= 0 ? ckt_fd_high(f) : f;
+		if (f >= 0)
+			close(f);
+		if (k == 100)
+			return -EEXIST;
+		strcpy(old, path_abs);
+		strcpy(path_abs, first);
+		u64s(tag, (uint64_t)pid);
+		if (k > 1) {
+			strcat(tag, ".");
+			u64s(tag + strlen(tag), k);
+		}
+		per_pid_name_tag(path_abs, sizeof(path_abs), tag);
+		say_renamed(old, why, shown);
+	}
+}
+
 static int setup(const char *want_path, pid_t pid, const char *exe_path, char *shown)
 {
 	char expanded[PATH_MAX];
+	run_init(pid);
 	int rc = expand(want_path, expanded, sizeof(expanded), pid), rc_abs = 0;
 	if (rc == 0)
 		rc = rc_abs = make_absolute(expanded, path_abs, sizeof(path_abs) - 32);
@@ -1575,21 +1693,19 @@ static int setup(const char *want_path, pid_t pid, const char *exe_path, char *s
 		char old[sizeof(path_abs)];
 		strcpy(old, by_vars && wrote[0] ? wrote : path_abs);
 		exec_name(path_requested, old);
+		/* after execs the hooks did not see, the names of the earlier images hold this
+		 * process too: the next one after them (an execl chain wrote .exec1 each time, and
+		 * each image's trace went over the one before) */
+		for (int k = 0; !by_vars && k < 1000 && holds_this_process(path_abs, pid); k++) {
+			strcpy(old, path_abs);
+			exec_name(path_requested, old);
+		}
 		say_renamed(old, "' holds the trace of the image this process replaced by exec; using '", shown);
 		hold_old_trace(0, old);
 		if (strcmp(old, path_requested))
 			hold_old_trace(1, path_requested);
 	}
-	fd = open_locked(path_abs);
-	if (fd >= 0)
-		fd = ckt_fd_high(fd); /* the flock belongs to the open file, so it moves along */
-	if (fd == -EBUSY) {
-		char old[sizeof(path_abs)];
-		strcpy(old, path_abs);
-		per_pid_name(path_abs, sizeof(path_abs), pid);
-		say_renamed(old, "' is being written by another live process; using '", shown);
-		fd = ckt_fd_high(open_locked(path_abs));
-	}
+	fd = open_claimed(pid, shown);
 	if (fd < 0)
 		return fd;
 

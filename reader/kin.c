@@ -17,11 +17,12 @@
 /* A trace: the one reported (index 0) or one found beside it. */
 struct ckt_kin_node {
 	char *name;                     /* file name in the directory */
-	char *exe, *process, *parent_process; /* header values; NULL when absent */
+	char *exe, *process, *parent_process, *run; /* header values; NULL when absent */
 	uint64_t pid, ppid, start, mtime;
 	bool has_ppid;
 	bool found;      /* reached from the reported trace */
 	bool later;      /* a later image of a process another trace here holds (found as its exec) */
+	bool by_run;     /* found by its run alone: started by its ppid, whose trace is not here */
 	size_t from;     /* the node it was reached from */
 	enum ckt_kin_rel rel;
 };
@@ -69,21 +70,38 @@ static bool ckt_kin_is_child(const struct ckt_kin_node *c, const struct ckt_kin_
 	       c->start + CKT_KIN_SLACK_NS >= x->start && c->start <= x->mtime + CKT_KIN_SLACK_NS;
 }
 
+/* c's process belongs to the run that the reported process x began (tracer 0.2.22 on: the
+ * header's "run" is "<process key of its first process>@<start>"), and is not one of x's
+ * images: x's descendant, though no trace here links it to x (its parent wrote none: a
+ * subshell, a static program in between, or a parent in another directory) */
+static bool ckt_kin_in_run(const struct ckt_kin_node *c, const struct ckt_kin_node *x)
+{
+	const char *at = x->run ? strrchr(x->run, '@') : NULL;
+	size_t kl = at ? (size_t)(at - x->run) : 0;
+	return at && c->run && !strcmp(c->run, x->run) && ckt_kin_key_ok(x->process) &&
+	       strlen(x->process) == kl && !strncmp(x->run, x->process, kl) && ckt_kin_key_ok(c->process) &&
+	       strcmp(c->process, x->process) && c->start + CKT_KIN_SLACK_NS >= x->start;
+}
+
 /* The fixed start of the names CUZKTRACE_OUT gives (its file name up to the first %), or
  * "<name without .zst>." for a name without %: the fallbacks "<name>.<pid>.zst" and
- * "<name>.exec<k>.zst" start so. *zst: whether the names end in ".zst". malloc'd; NULL when
- * out of memory. */
-static char *ckt_kin_prefix(const char *pattern, bool *zst)
+ * "<name>.exec<k>.zst" start so. *zst: whether the names end in ".zst"; *whole: the name
+ * itself, for a name without % (a descendant takes it when it is free), else NULL. malloc'd;
+ * NULL when out of memory. */
+static char *ckt_kin_prefix(const char *pattern, bool *zst, char **whole)
 {
 	if (!pattern || !*pattern)
 		pattern = "cuzktrace.%e.%p.zst";
 	const char *base = strrchr(pattern, '/');
 	base = base ? base + 1 : pattern;
 	size_t n = strlen(base);
-	*zst = n > 4 && strcmp(base + n - 4, ".zst") == 0;
+	*zst = n >= 4 && strcmp(base + n - 4, ".zst") == 0;
+	*whole = NULL;
 	const char *pct = strchr(base, '%');
 	if (pct)
 		return strndup(base, (size_t)(pct - base));
+	if (!(*whole = strdup(base)))
+		return NULL;
 	if (*zst)
 		n -= 4;
 	char *p = malloc(n + 2);
@@ -101,6 +119,7 @@ static void ckt_kin_node_free(struct ckt_kin_node *n)
 	free(n->exe);
 	free(n->process);
 	free(n->parent_process);
+	free(n->run);
 }
 
 /* Fills n from d's header. false: not a tracer's header (no pid or start), or out of memory
@@ -114,8 +133,10 @@ static bool ckt_kin_node_read(struct ckt_kin_node *n, const struct ckt_decoder *
 	n->exe = strdup(exe ? exe : "?");
 	n->process = ckt_kin_hdr(d, "process");
 	n->parent_process = ckt_kin_hdr(d, "parent_process");
+	n->run = ckt_kin_hdr(d, "run");
 	*oom = !n->exe || (ckt_decode_header_get(d, "process") && !n->process) ||
-	       (ckt_decode_header_get(d, "parent_process") && !n->parent_process);
+	       (ckt_decode_header_get(d, "parent_process") && !n->parent_process) ||
+	       (ckt_decode_header_get(d, "run") && !n->run);
 	if (n->exe)
 		n->exe[ckt_util_clean(n->exe, strlen(n->exe))] = '\0';
 	return !*oom;
@@ -131,8 +152,8 @@ static int ckt_kin_cmp(const void *pa, const void *pb)
 
 /* Reads the headers of the candidate files in dir into *nodes (after the reported trace's, at
  * index 0). Returns 0 or CKT_ENOMEM. */
-static int ckt_kin_scan(const char *dir, const char *prefix, bool zst, const struct stat *self, uint64_t start,
-			struct ckt_kin_node **nodes, size_t *n, size_t *unlooked)
+static int ckt_kin_scan(const char *dir, const char *prefix, const char *whole, bool zst, const struct stat *self,
+			uint64_t start, struct ckt_kin_node **nodes, size_t *n, size_t *unlooked)
 {
 	DIR *dh = opendir(*dir ? dir : ".");
 	if (!dh)
@@ -141,8 +162,9 @@ static int ckt_kin_scan(const char *dir, const char *prefix, bool zst, const str
 	int rc = 0;
 	for (struct dirent *de; rc == 0 && (de = readdir(dh));) {
 		size_t len = strlen(de->d_name);
-		if (len <= plen || strncmp(de->d_name, prefix, plen) != 0 ||
-		    (zst && (len < plen + 4 || strcmp(de->d_name + len - 4, ".zst") != 0)))
+		if ((len <= plen || strncmp(de->d_name, prefix, plen) != 0 ||
+		     (zst && (len < plen + 4 || strcmp(de->d_name + len - 4, ".zst") != 0))) &&
+		    !(whole && !strcmp(de->d_name, whole)))
 			continue;
 		/* regular files only (a link to a trace would list it twice), not the trace itself,
 		 * written to since its process started (traces of earlier runs are not opened) */
@@ -212,9 +234,11 @@ int ckt_kin_find(const char *trace_path, const struct ckt_decoder *dec, struct c
 	nodes[0].found = true;
 	const char *slash = strrchr(trace_path, '/');
 	char *dir = slash ? strndup(trace_path, (size_t)(slash - trace_path) + (slash == trace_path)) : strdup("");
-	char *prefix = ckt_kin_prefix(ckt_decode_header_get(dec, "setting.CUZKTRACE_OUT"), &zst);
+	char *whole = NULL;
+	char *prefix = ckt_kin_prefix(ckt_decode_header_get(dec, "setting.CUZKTRACE_OUT"), &zst, &whole);
 	int rc = !dir || !prefix ? CKT_ENOMEM
-				 : ckt_kin_scan(dir, prefix, zst, &self, nodes[0].start, &nodes, &n, &out->unlooked);
+				 : ckt_kin_scan(dir, prefix, whole, zst, &self, nodes[0].start, &nodes, &n,
+						&out->unlooked);
 	/* breadth first from the reported trace: what each found one became and started */
 	size_t *queue = rc == 0 ? malloc(n * sizeof(*queue)) : NULL, qn = 1, found = 0;
 	if (rc == 0 && !queue)
@@ -244,6 +268,16 @@ int ckt_kin_find(const char *trace_path, const struct ckt_decoder *dec, struct c
 			queue[qn++] = i;
 			found++;
 		}
+		/* the links followed: the run's traces that none reached descend from the reported
+		 * process all the same (the report of its first process); on from them */
+		bool drained = qi == qn - 1;
+		for (size_t i = 1; drained && i < n; i++)
+			if (!nodes[i].found && !nodes[i].later && ckt_kin_in_run(&nodes[i], &nodes[0])) {
+				nodes[i].found = nodes[i].by_run = true;
+				nodes[i].rel = CKT_KIN_DESCENDANT;
+				queue[qn++] = i;
+				found++;
+			}
 	}
 	if (rc == 0 && found && !(out->v = calloc(found, sizeof(*out->v))))
 		rc = CKT_ENOMEM;
@@ -256,9 +290,8 @@ int ckt_kin_find(const char *trace_path, const struct ckt_decoder *dec, struct c
 			break;
 		}
 		snprintf(path, len, "%s%s%s", dir, dl && dir[dl - 1] != '/' ? "/" : "", c->name);
-		out->v[out->n++] = (struct ckt_kin){ path, c->exe, c->pid,
-						     c->rel == CKT_KIN_EXEC ? c->pid : nodes[c->from].pid, c->start,
-						     c->rel };
+		uint64_t parent = c->by_run ? c->ppid : c->rel == CKT_KIN_EXEC ? c->pid : nodes[c->from].pid;
+		out->v[out->n++] = (struct ckt_kin){ path, c->exe, c->pid, parent, c->start, c->rel };
 		c->exe = NULL; /* the list's now */
 	}
 	if (rc == 0 && out->n > 1)
@@ -269,6 +302,7 @@ int ckt_kin_find(const char *trace_path, const struct ckt_decoder *dec, struct c
 	free(queue);
 	free(dir);
 	free(prefix);
+	free(whole);
 	if (rc < 0)
 		ckt_kin_free(out);
 	return rc;

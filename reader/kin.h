@@ -40,10 +40,11 @@ struct ckt_kin_list {
 /* Fills *out, by start time, with the traces in trace_path's directory that the process of
  * dec's header became (execs) or whose processes descend from it: the regular files named as
  * its CUZKTRACE_OUT names them (the fixed part before its first %, or "<name>." without
- * one), written to since it started, whose headers say so: a "parent_process" key (tracer
+ * one, and that name itself), written to since it started, whose headers say so: a "parent_process" key (tracer
  * 0.2.21 on) equal to a known process's "process" key, else the same ppid and pid namespace
- * and a start while that process's trace was being written. Returns 0, or CKT_ENOMEM (*out
- * empty). */
+ * and a start while that process's trace was being written; and, in the report of a run's
+ * first process, every other trace whose header names the same "run" (tracer 0.2.22 on).
+ * Returns 0, or CKT_ENOMEM (*out empty). */
 int ckt_kin_find(const char *trace_path, const struct ckt_decoder *dec, struct ckt_kin_list *out);
 void ckt_kin_free(struct ckt_kin_list *l);
 

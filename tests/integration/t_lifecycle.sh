@@ -907,6 +907,76 @@ expect_eq "two runs behind nice: x.zst and x.exec1.zst, the second run's program
 	"$(ls $T/exr | LC_ALL=C sort | tr '\n' ' ')/$($REPORT --json $T/exr/x.exec1.zst 2>/dev/null | $PY -c 'import json,sys; print(json.load(sys.stdin)["header"]["pid"])')" \
 	"x.exec1.zst x.zst /$(sed -n 's/^cuzktrace: tracing exitcode (pid \([0-9]*\)).*/\1/p' $T/exr2.err)"
 
+# The run (since 0.2.22): a trace file written since the run began is never taken over by a
+# process of the run. A descendant started after the first process ended (its lock gone) took
+# the fixed name over and truncated the first trace; so did the children of a shell whose exec
+# failed, and of a program behind an untraced one.
+shname=$(basename $(readlink -f /bin/sh))
+mkdir -p $T/rungone
+(cd $T/rungone && CUZKTRACE_OUT=t.zst LD_PRELOAD=$LIB sh -c '(sleep 0.3; /bin/true; echo x >done) & exit 0' 2>$T/rungone.err)
+for i in $(seq 200); do [ -e $T/rungone/done ] && break; sleep 0.1; done
+sleep 0.3 # true's exit line comes after its trace is complete; done is written after true ended
+$REPORT --json $T/rungone/t.zst >$T/rungone.json 2>/dev/null
+expect_eq "run: the first process gone, the commands its background subshell runs later keep off its trace (per-pid names, one line each), and are listed as its descendants" \
+	"$(jget $T/rungone.json exe | xargs basename)/$(jget $T/rungone.json end_reason)/$(grep -c "^cuzktrace: warning: '$T/rungone/t.zst' holds a trace written since this run began (by a program it ran, or by another run at the same time); using '$T/rungone/t\.[0-9]*\.zst'$" $T/rungone.err)/$($PY -c 'import json,sys,os; print(" ".join("%s:%s" % (k["relation"], os.path.basename(k["exe"])) for k in json.load(open(sys.argv[1]))["child_traces"]))' $T/rungone.json)" \
+	"$shname/exit/2/descendant:sleep descendant:true"
+# bash's exec of a script without #! fails (ENOEXEC) after its trace was finished; bash then
+# runs the script itself, and its commands took the name over
+mkdir -p $T/runnox
+printf '/bin/true\n/bin/true\n' >$T/runnox/script
+chmod +x $T/runnox/script
+if command -v bash >/dev/null; then
+	(cd $T/runnox && CUZKTRACE_OUT=t.zst LD_PRELOAD=$LIB bash -c 'exec ./script' 2>$T/runnox.err)
+	$REPORT --json $T/runnox/t.zst >$T/runnox.json 2>/dev/null
+	expect_eq "run: a failed exec of a script: bash's trace kept (ended by exec), the script's commands beside it as children" \
+		"$(jget $T/runnox.json exe | xargs basename)/$(jget $T/runnox.json end_reason)/$($PY -c 'import json,sys,os; print(" ".join("%s:%s" % (k["relation"], os.path.basename(k["exe"])) for k in json.load(open(sys.argv[1]))["child_traces"]))' $T/runnox.json)/$(ls $T/runnox | wc -l)" \
+		"bash/exec/child:true child:true/4"
+else
+	echo "  skip run with bash: not installed"
+fi
+# another job with the same name, started first and ended meanwhile: its trace is not this
+# run's to take over (the later job's last command wrote over it)
+mkdir -p $T/runjob
+(cd $T/runjob && { CUZKTRACE_OUT=t.zst LD_PRELOAD=$LIB sleep 0.3 2>/dev/null & sleep 0.1;
+	CUZKTRACE_OUT=t.zst LD_PRELOAD=$LIB sh -c 'sleep 0.6; /bin/true' 2>$T/runjob.err; wait; })
+$REPORT --json $T/runjob/t.zst >$T/runjob.json 2>/dev/null
+expect_eq "run: another job's finished trace kept (sleep's, complete); this run's 3 traces per-pid; the other job's trace lists none of them" \
+	"$(jget $T/runjob.json exe | xargs basename)/$(jget $T/runjob.json end_reason)/$(jget $T/runjob.json child_traces)/$(ls $T/runjob | wc -l)/$(grep -c "holds a trace written since this run began" $T/runjob.err)" \
+	"sleep/exit/[]/4/1"
+# a rerun writes over its file as before, without a word
+mkdir -p $T/rerun
+for k in 1 2; do (cd $T/rerun && CUZKTRACE_OUT=t.zst LD_PRELOAD=$LIB /bin/true 2>$T/rerun$k.err); done
+expect_eq "run: a rerun writes over the file of an earlier run, no warning" \
+	"$(ls $T/rerun | tr '\n' ' ')/$(grep -c warning $T/rerun2.err)/$($REPORT --json $T/rerun/t.zst 2>/dev/null | $PY -c 'import json,sys; print(json.load(sys.stdin)["header"]["pid"])')" \
+	"t.zst /0/$(sed -n 's/^cuzktrace: tracing true (pid \([0-9]*\)).*/\1/p' $T/rerun2.err)"
+# the run's variable: in the process's environment (its children inherit it), in the header;
+# a value the tracer did not write gets one line and a run of its own
+CUZKTRACE_OUT=$T/runenv.zst LD_PRELOAD=$LIB sh -c 'echo "$CUZKTRACE_RUN"' >$T/runenv.out 2>$T/runenv.err
+expect_eq "run: CUZKTRACE_RUN is the first process's key and start, passed on, and the header's run" \
+	"$(cat $T/runenv.out)/$(grep -c '^[0-9]*\.[0-9]*\.[0-9]*@[0-9]*$' $T/runenv.out)" \
+	"$($REPORT --json $T/runenv.zst 2>/dev/null | $PY -c 'import json,sys; h = json.load(sys.stdin)["header"]; print(h.get("run") if h.get("run") == h["process"] + "@" + h["start_wall_ns"] else "mismatch")')/1"
+CUZKTRACE_RUN=garbage CUZKTRACE_OUT=$T/runbad.zst LD_PRELOAD=$LIB sh -c 'echo "$CUZKTRACE_RUN"' >$T/runbad.out 2>$T/runbad.err
+expect_eq "run: a CUZKTRACE_RUN the tracer did not write: one line, a run of its own" \
+	"$(grep -c "^cuzktrace: warning: CUZKTRACE_RUN='garbage' is not a value the tracer writes (<process>@<ns>); this process begins a run of its own$" $T/runbad.err)/$(grep -c '^[0-9]*\.[0-9]*\.[0-9]*@[0-9]*$' $T/runbad.out)" "1/1"
+CUZKTRACE_CHILDREN=0 CUZKTRACE_OUT=$T/runoff.zst LD_PRELOAD=$LIB sh -c 'echo "[$CUZKTRACE_RUN]"' >$T/runoff.out 2>/dev/null
+expect_eq "run: CUZKTRACE_CHILDREN=0 puts no CUZKTRACE_RUN in the environment" "$(cat $T/runoff.out)" "[]"
+# a chain of execs the hooks do not see (execl): every image's trace kept, .exec1 to .exec3
+# (each image wrote .exec1 over the one before), each listed after exec
+mkdir -p $T/execl
+(cd $T/execl && CUZKTRACE_OUT=t.zst LD_PRELOAD=$LIB $P/execchain 3 2>$T/execl.err)
+expect_eq "execl chain: four traces, each image's own bytes, listed after exec" \
+	"$(ls $T/execl | tr '\n' ' ')/$(for f in t.exec1 t.exec2 t.exec3; do $REPORT --json $T/execl/$f.zst 2>/dev/null | $PY -c 'import json,sys; d = json.load(sys.stdin); n = int(d["header"]["argv"].split("\n")[1]); print(d["live_at_exit"]["heap_bytes"] == 1000 * (n + 1) and n, end=" ")'; done)/$($REPORT $T/execl/t.zst 2>/dev/null | grep -c '^after exec')" \
+	"t.exec1.zst t.exec2.zst t.exec3.zst t.zst /2 1 0 /3"
+# a pid that comes round again within the run (pid 4 three times in a pid namespace of its
+# own): each process a name of its own (the per-pid name was written over)
+mkdir -p $T/runpid
+if unshare -pf --mount-proc true 2>/dev/null; then
+	(cd $T/runpid && unshare -pf --mount-proc sh -c "export LD_PRELOAD=$LIB CUZKTRACE_OUT=t.zst; exec sh -c 'ls >/dev/null; echo 2 >/proc/sys/kernel/ns_last_pid; ls -d . >/dev/null; echo 2 >/proc/sys/kernel/ns_last_pid; ls -d / >/dev/null; true'" 2>$T/runpid.err)
+	expect_eq "run: one pid three times in a run: t.4, t.4.2, t.4.3" "$(ls $T/runpid | tr '\n' ' ')" "t.4.2.zst t.4.3.zst t.4.zst t.zst "
+else
+	echo "  skip pid reuse: unshare -p not permitted"
+fi
+
 # An exec from a library's constructor before anything has called into the tracer: it
 # happens (it returned -1 untouched before the tracer had resolved the real execve).
 CKT_CTORLIB_EXEC=$P/exitcode CUZKTRACE_OUT=$T/ctorexec.%p.zst traced ctorexec $P/ctor

@@ -101,7 +101,8 @@ expect_match "logphases: text log line" "$(cat $T/logphases.txt)" '  [0-9.]+ s  
 # wrapper's report names the traces of what it ran, and each rule the wrapper's trace matched
 # nothing for says where they went (since 0.2.21: it blamed printf's stdio alone). Matched by
 # the header's parent_process: a copy of the child's trace older than the wrapper (an earlier
-# run) is not listed, nor one whose parent_process names another process of the same pid.
+# run) is not listed, nor one whose parent_process names another process of the same pid (of
+# another run: the same run would list it, as a descendant no link reaches).
 mkdir -p $T/wrap
 CUZKTRACE_SAMPLE=0 CUZKTRACE_PHASES="$LOGRULES" CUZKTRACE_OUT=$T/wrap/t.zst traced wrap timeout 60 $P/logphases
 wpid=$(sed -n "s/^cuzktrace: tracing logphases (pid \([0-9]*\)) to .*/\1/p" $T/wrap.err)
@@ -127,6 +128,7 @@ while True:
     if kl == 0: break
     k = raw[i:i + kl]; i += kl; vl, i = uv(raw, i); v = raw[i:i + vl]; i += vl
     if k == b"parent_process": v = v.split(b".")[0] + b".1.1"  # the pid, another start
+    if k == b"run": v = b"1.1.1@1"  # another run's
     out += enc(len(k)) + k + enc(len(v)) + v
 out += b"\0"
 open(sys.argv[2], "wb").write(subprocess.run(["zstd", "-q", "-c"], input=bytes(out), capture_output=True).stdout)
@@ -182,6 +184,20 @@ mkdir -p $T/wrapx
 expect_eq "wrapper with execs: env's trace lists the shell after exec, its children, /bin/true after exec" \
 	"$(cd $T/wrapx && $REPORT --json t.out 2>/dev/null | $PY -c 'import json,sys,os,re; print(" ".join("%s:%s:%s" % (k["relation"], re.sub(r"\.[0-9]+$", ".PID", k["path"]), os.path.basename(k["exe"])) for k in json.load(sys.stdin)["child_traces"]))')" \
 	"exec:t.out.exec1:$(basename $(readlink -f /bin/sh)) child:t.out.PID:sleep child:t.out.PID:true exec:t.out.exec2:true"
+
+# a CUZKTRACE_OUT of ".zst" (the fallbacks are .<pid>.zst, .exec1.zst: they were looked for as
+# .zst.*), and a descendant's trace at the very name CUZKTRACE_OUT gives (a descendant takes it
+# when it is free; it was never looked at): here the child's trace renamed so
+mkdir -p $T/wrapz
+(cd $T/wrapz && CUZKTRACE_OUT=.zst LD_PRELOAD=$LIB sh -c '/bin/true; exec env true' 2>/dev/null)
+expect_eq "a CUZKTRACE_OUT of .zst: the child and both later images listed" \
+	"$($REPORT --json $T/wrapz/.zst 2>/dev/null | $PY -c 'import json,sys,os,re; print(" ".join("%s:%s:%s" % (k["relation"], re.sub(r"\.[0-9]+\.zst$", ".PID.zst", os.path.basename(k["path"])), os.path.basename(k["exe"])) for k in json.load(sys.stdin)["child_traces"]))')" \
+	"child:.PID.zst:true exec:.exec1.zst:env exec:.exec2.zst:true"
+mkdir -p $T/wrapw
+(cd $T/wrapw && CUZKTRACE_OUT=t.zst LD_PRELOAD=$LIB sh -c '/bin/true' 2>/dev/null && mv t.zst t.sh.zst && mv t.[0-9]*.zst t.zst)
+expect_eq "a descendant's trace at the name CUZKTRACE_OUT gives is listed" \
+	"$($REPORT --json $T/wrapw/t.sh.zst 2>/dev/null | $PY -c 'import json,sys,os; print(" ".join("%s:%s" % (k["relation"], os.path.basename(k["path"])) for k in json.load(sys.stdin)["child_traces"]))')" \
+	"child:t.zst"
 
 # -- a phase name and a log line longer than the trace keeps (1,024 bytes), cut inside a
 # multi-byte character: whole characters are kept (since 0.2.19: the name ended in U+FFFD,
