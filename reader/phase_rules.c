@@ -201,7 +201,8 @@ bool ckt_phase_rules_ungeneric(const char *name, char *buf, size_t cap)
 	bool cut = false;
 	for (const char *p = name; *p; p++) {
 		bool turbofish = p[0] == ':' && p[1] == ':' && p[2] == '<';
-		bool after_name = *p == '<' && p > name && ckt_phase_rules_ident(p[-1]) &&
+		/* after a name, or after a Rust closure's "{closure#0}<u16>" (since 0.2.22) */
+		bool after_name = *p == '<' && p > name && (ckt_phase_rules_ident(p[-1]) || p[-1] == '}') &&
 				  !ckt_phase_rules_operator(name, p); /* operator<=> */
 		if (turbofish || after_name) {
 			const char *q = ckt_phase_rules_close(turbofish ? p + 2 : p);
@@ -269,12 +270,30 @@ bool ckt_phase_rules_uninherent(const char *name, char *buf, size_t cap)
 	return cut;
 }
 
+/* A file of the Rust standard library's sources: "library/alloc/src/alloc.rs" as rustc's own
+ * build names them, "/rustc/<commit>/library/..." as a release's line tables do, or
+ * ".../lib/rustlib/src/rust/library/..." (rust-src, a std built by -Zbuild-std). */
+static bool ckt_phase_rules_rust_std_file(const char *file)
+{
+	if (!file)
+		return false;
+	if (strncmp(file, "library/", 8) == 0 || strstr(file, "/rustlib/src/rust/library/"))
+		return true;
+	const char *r = strstr(file, "/rustc/");
+	const char *l = r ? strchr(r + 7, '/') : NULL;
+	return l && strncmp(l, "/library/", 9) == 0;
+}
+
 /* Rust's debuginfo=line-tables-only names a function the optimiser inlined by its last name
  * alone ("build_aux"): a rule for "prover::build_aux" or "*::build_aux" takes such a frame
- * when its name is the pattern's last one, with no glob in it ("prover::*" takes none). */
+ * when its name is the pattern's last one, with no glob in it ("prover::*" takes none). Not
+ * a frame of the standard library's sources (since 0.2.22): its inlined "alloc" (alloc.rs),
+ * under every allocation, is no function of a program's ("app::gpu::alloc" took 3 MB). The
+ * path before the last name is not checked: such a frame has none. */
 static bool ckt_phase_rules_bare(const struct ckt_phase_rule *rule, const struct ckt_sym_frame *f)
 {
-	if (!f->inlined || !f->name || !f->name[0] || strstr(f->name, "::") || strchr("{<(", f->name[0]))
+	if (!f->inlined || !f->name || !f->name[0] || strstr(f->name, "::") || strchr("{<(", f->name[0]) ||
+	    ckt_phase_rules_rust_std_file(f->file))
 		return false;
 	const char *tail = NULL;
 	for (const char *p = strstr(rule->pattern, "::"); p; p = strstr(p + 2, "::"))

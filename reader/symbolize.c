@@ -690,6 +690,9 @@ static bool ckt_sym_rust_symbol(const char *symbol)
 	return strspn(symbol + n - 17, "0123456789abcdef") == 16;
 }
 
+static const char *ckt_sym_last_component(const char *n);
+static bool ckt_sym_body_agrees(const char *last, const char *plain);
+
 /* Whether symbol (a linkage name without its suffixes, or a C name) names the function DWARF
  * calls plain: the same name once demangled without parameters, or (not exact) one that ends
  * in "::" plain. A Rust symbol (not exact) also agrees when DWARF's generic arguments are
@@ -697,7 +700,8 @@ static bool ckt_sym_rust_symbol(const char *symbol)
  * "make<4194304>"; a symbol that carries none (legacy mangling drops them from a generic
  * function's path) agrees with DWARF's name without them: "app::prover::build_aux" is
  * "build_aux<u64>". Arguments that differ never agree ("drop_in_place<app::A>" is not
- * "drop_in_place<app::B>"). */
+ * "drop_in_place<app::B>"). A closure's or coroutine's symbol agrees with DWARF's body name
+ * (ckt_sym_body_agrees: "app::make_fn::{{closure}}" is "{closure#0}"). */
 static bool ckt_sym_names_agree(const char *symbol, const char *plain, bool exact)
 {
 	char *dm = NULL;
@@ -708,6 +712,11 @@ static bool ckt_sym_names_agree(const char *symbol, const char *plain, bool exac
 	bool same = strcmp(n, plain) == 0 ||
 		    (!exact && ln > lp + 2 && strcmp(n + ln - lp, plain) == 0 && memcmp(n + ln - lp - 2, "::", 2) == 0);
 	if (!same && !exact && dm && ckt_sym_rust_symbol(symbol)) {
+		const char *last = ckt_sym_last_component(n);
+		if (last != n && ckt_sym_body_agrees(last, plain)) {
+			free(dm);
+			return true;
+		}
 		size_t g = ckt_sym_sans_generics(n, ln);
 		if (g == ln) { /* the symbol carries no arguments: compare without DWARF's */
 			lp = ckt_sym_sans_generics(plain, lp);
@@ -977,45 +986,124 @@ static bool ckt_sym_lang_c(Dwarf_Die *cu)
 	}
 }
 
+/* The bodies rustc's debuginfo=line-tables-only names "{kind#N}" alone, and the type of each
+ * body's environment as generic arguments name it: closures, and since 0.2.22 the coroutines of
+ * async fns, blocks and closures. */
+static const char *const ckt_sym_bodies[][2] = {
+	{ "{closure#", "{closure_env#" },
+	{ "{async_fn#", "{async_fn_env#" },
+	{ "{async_block#", "{async_block_env#" },
+	{ "{async_closure#", "{async_closure_env#" },
+};
+
+/* The kind of body name is ("{closure#0}", "{async_fn#0}<u64>": an index of ckt_sym_bodies),
+ * with its number's digits in [*num, *end) and the generic arguments after it at *end + 1;
+ * -1 when it is none. */
+static int ckt_sym_body_kind(const char *name, const char **num, const char **end)
+{
+	for (size_t k = 0; name && k < sizeof(ckt_sym_bodies) / sizeof(ckt_sym_bodies[0]); k++) {
+		size_t hl = strlen(ckt_sym_bodies[k][0]);
+		if (strncmp(name, ckt_sym_bodies[k][0], hl) != 0)
+			continue;
+		const char *d = name + hl, *e = d;
+		while (*e >= '0' && *e <= '9')
+			e++;
+		if (e == d || *e != '}' || (e[1] && (e[1] != '<' || e[strlen(e) - 1] != '>')))
+			return -1;
+		*num = d;
+		*end = e;
+		return (int)k;
+	}
+	return -1;
+}
+
+/* The last component of a demangled path: after its last "::" outside generic arguments. */
+static const char *ckt_sym_last_component(const char *n)
+{
+	int depth = 0;
+	for (size_t i = strlen(n); i-- > 1;) {
+		if (n[i] == '>' && n[i - 1] != '-')
+			depth++;
+		else if (n[i] == '<')
+			depth--;
+		else if (depth == 0 && n[i] == ':' && n[i - 1] == ':')
+			return n + i + 1;
+	}
+	return n;
+}
+
+/* Whether a Rust symbol's last component (demangled) is the body DWARF calls plain: legacy
+ * names write every closure and coroutine "{{closure}}", v0 names "{closure#N}" with DWARF's
+ * number (an async fn's body, "{async_fn#0}", is v0's "{closure#0}"). */
+static bool ckt_sym_body_agrees(const char *last, const char *plain)
+{
+	const char *num, *end;
+	if (ckt_sym_body_kind(plain, &num, &end) < 0)
+		return false;
+	if (strcmp(last, "{{closure}}") == 0)
+		return true;
+	return strncmp(last, "{closure#", 9) == 0 && strncmp(last + 9, num, (size_t)(end - num)) == 0 &&
+	       last[9 + (end - num)] == '}';
+}
+
+/* The name of an out-of-line Rust closure or coroutine whose symbol (demangled: "sym") is
+ * "app::make_fn::{{closure}}" where DWARF says "{closure#0}" (or v0's "{closure#0}" where
+ * DWARF says "{async_fn#0}"): the symbol's path with DWARF's last name, as inlined ones are
+ * named, malloc'd; NULL when the symbol's last name is DWARF's already (or out of memory). */
+static char *ckt_sym_body_named(const char *sym, const char *plain)
+{
+	const char *num, *end;
+	if (ckt_sym_body_kind(plain, &num, &end) < 0)
+		return NULL;
+	const char *last = ckt_sym_last_component(sym);
+	if (last == sym || strncmp(last, plain, (size_t)(end + 1 - plain)) == 0 || !ckt_sym_body_agrees(last, plain))
+		return NULL;
+	size_t len = (size_t)(last - sym) + strlen(plain) + 1;
+	char *out = malloc(len);
+	if (out)
+		snprintf(out, len, "%.*s%s", (int)(last - sym), sym, plain);
+	return out;
+}
+
 /* The path of the function that defines an inlined Rust closure named "{closure#N}" alone (the
  * DWARF of debuginfo=line-tables-only has no linkage names: the closures of every function read
  * alike, and a site "{closure#0} (prover.rs:80)" said nothing of whose it was), from the name of
  * the frame it is inlined into: generic code called with the closure names its type in its
  * arguments ("fold<..., prover::synth::run::{closure_env#0}, ...>"). The one such path out of
  * the standard library's crates is taken, else the one in them; two different ones (a generic
- * function given closures of two functions, each #0) tell nothing sure: no path then. A
- * closure inlined straight into the function that defines it finds no such argument: that
- * function's name is its path. Returns a malloc'd "PATH::{closure#N}" (with the generic
- * arguments of a generic function's closure: "PATH::{closure#N}<u64>"), or NULL (not such a
- * closure, no path, out of memory). */
-static char *ckt_sym_closure_path(const char *name, const char *caller)
+ * function given closures of two functions, each #0) tell nothing sure: no path then. The
+ * arguments are read from the caller's DWARF name (dwarf, when not NULL): an out-of-line
+ * caller's name is its symbol's, and a legacy symbol has none ("install", where DWARF says
+ * "install<u8, app::prove::{closure_env#0}>"). A closure inlined straight into the function
+ * that defines it finds no such argument: that function's name is its path. The coroutines of
+ * async code ("{async_fn#0}", "{async_block#1}") alike, from "{async_fn_env#0}" and kin, but
+ * never from the caller's own name: a coroutine is polled where it is awaited, not where it
+ * is defined (load_params's body inlined into load_all's, which awaits it). Returns a
+ * malloc'd "PATH::{closure#N}" (with the generic arguments of a generic function's closure:
+ * "PATH::{closure#N}<u64>"), or NULL (not such a body, no path, out of memory). */
+static char *ckt_sym_closure_path(const char *name, const char *caller, const char *dwarf)
 {
-	static const char head[] = "{closure#";
-	if (!name || !caller || strncmp(name, head, sizeof(head) - 1) != 0)
+	const char *num, *e;
+	int kind = ckt_sym_body_kind(name, &num, &e);
+	if (kind < 0 || !caller)
 		return NULL;
-	const char *num = name + sizeof(head) - 1, *e = num;
-	while (*e >= '0' && *e <= '9')
-		e++;
 	/* a closure of a generic function carries its arguments, "{closure#0}<u64>", as its
 	 * environment type does in the caller's name, "prover::build::{closure_env#0}<u64>" */
-	if (e == num || *e != '}')
-		return NULL;
 	const char *args = e + 1;
 	size_t nargs = strlen(args);
-	if (nargs && (args[0] != '<' || args[nargs - 1] != '>'))
-		return NULL;
 	char env[48];
-	int envlen = snprintf(env, sizeof(env), "::{closure_env#%.*s}", (int)(e - num), num);
+	int envlen = snprintf(env, sizeof(env), "::%s%.*s}", ckt_sym_bodies[kind][1], (int)(e - num), num);
 	if (envlen <= 0 || (size_t)envlen >= sizeof(env))
 		return NULL;
+	const char *gen = dwarf ? dwarf : caller;
 	/* the candidates: one of the program's (not core, alloc or std), else one of those; two
 	 * different ones of a kind (a generic function given closures of two functions) say
 	 * nothing sure: none taken */
 	const char *best[2] = { NULL, NULL }, *best_end[2] = { NULL, NULL };
 	bool many[2] = { false, false }, any = false;
-	for (const char *m = strstr(caller, env); m; m = strstr(m + 1, env)) {
+	for (const char *m = strstr(gen, env); m; m = strstr(m + 1, env)) {
 		const char *b = m;
-		while (b > caller && !strchr("<, (&*", b[-1]))
+		while (b > gen && !strchr("<, (&*", b[-1]))
 			b--;
 		if (b == m || strncmp(m + envlen, args, nargs) != 0)
 			continue;
@@ -1034,7 +1122,7 @@ static char *ckt_sym_closure_path(const char *name, const char *caller)
 		return NULL;
 	/* none: inlined straight into the function that defines it, whose name is a path (a
 	 * method's "<T as Trait>::m" too; not a generic instance's "f<u32>") */
-	if (!any && !nargs && (caller[0] == '<' || !strpbrk(caller, "< ")) &&
+	if (!any && !nargs && kind == 0 && (caller[0] == '<' || !strpbrk(caller, "< ")) &&
 	    (strstr(caller, "::") || !strchr(caller, '{'))) {
 		from = caller;
 		to = caller + strlen(caller);
@@ -1045,6 +1133,120 @@ static char *ckt_sym_closure_path(const char *name, const char *caller)
 	char *out = malloc(len);
 	if (out)
 		snprintf(out, len, "%.*s::%s", (int)(to - from), from, name);
+	return out;
+}
+
+/* a character of an identifier */
+static bool ckt_sym_ident(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/* The one inherent method "MOD::Type::meth" (legacy; v0 "<MOD::Type>::meth") among the
+ * module's function symbols, demangled and malloc'd; NULL when none or several (two types of
+ * MOD with a method of that name, a generic type's v0 instances) or out of memory. */
+static char *ckt_sym_impl_method(const struct ckt_sym_table *t, const char *mod, size_t modlen, const char *meth,
+				 size_t ml)
+{
+	char enc[80];
+	int el = snprintf(enc, sizeof(enc), "%zu%.*s", ml, (int)ml, meth);
+	if (el <= 0 || (size_t)el >= sizeof(enc))
+		return NULL;
+	char *found = NULL;
+	for (int g = 0; g < 2; g++) {
+		for (size_t k = 0; k < t->sized[g].n; k++) {
+			const char *raw = t->sized[g].v[k].name;
+			if (!raw || raw[0] != '_' || !strstr(raw, enc) || !ckt_sym_rust_symbol(raw))
+				continue;
+			char *d = cplus_demangle(raw, DMGL_ANSI | DMGL_AUTO);
+			if (!d)
+				continue;
+			/* "MOD::Type::meth" or "<MOD::Type>::meth", Type one component (with its
+			 * generic arguments) */
+			size_t dl = strlen(d);
+			bool v0 = d[0] == '<';
+			const char *ty = d + (v0 ? 1 : 0);
+			const char *end = d + dl - ml;
+			bool ok = dl > modlen + ml + 3 && strncmp(ty, mod, modlen) == 0 && memcmp(end, meth, ml) == 0 &&
+				  end[-1] == ':' && end[-2] == ':' && (!v0 || end[-3] == '>');
+			const char *te = end - (v0 ? 3 : 2);
+			ty += modlen;
+			for (int depth = 0; ok && ty < te; ty++) {
+				if (*ty == '<')
+					depth++;
+				else if (*ty == '>')
+					depth--;
+				else if (depth == 0 && !ckt_sym_ident(*ty))
+					ok = false; /* "::", " as ": a path deeper than one type, a trait's */
+			}
+			if (!ok || (found && strcmp(found, d) == 0)) {
+				free(d);
+				continue;
+			}
+			if (found) {
+				free(found);
+				free(d);
+				return NULL;
+			}
+			found = d;
+		}
+	}
+	return found;
+}
+
+/* A closure's path as the environment type names it holds "{impl#N}" for an impl block
+ * ("app::{impl#0}::rows::{closure#0}"), where -g and the symbols name the type
+ * ("app::Aux::rows::{{closure}}", v0 "<app::Aux>::rows::{closure#0}"). The method's own frame,
+ * the first frame out of it (outer[0..n), innermost first) whose last name is the method's,
+ * has the symbol's name when it is out of line: that name then replaces the path up to the
+ * method. Else (the method inlined, or not on this chain: a thread's closure runs under std's
+ * code, a tail call leaves its method's frame) the one inherent method of that name in the
+ * impl's module among the module's symbols (t; NULL: none read). Returns the new name
+ * malloc'd, or NULL (no "{impl#", no such method or several, out of memory). */
+static char *ckt_sym_impl_path(const char *path, const struct ckt_sym_frame *outer, size_t n,
+			       const struct ckt_sym_table *t)
+{
+	/* in the path itself, not in a generic argument ("map_fold::{closure#0}<..., app::{impl#0}::...>") */
+	const char *imp = NULL, *lt = strchr(path, '<');
+	for (const char *p = strstr(path, "::{impl#"); p && (!lt || p < lt); p = strstr(p + 1, "::{impl#"))
+		imp = p;
+	const char *m = imp ? strstr(imp + 2, "}::") : NULL;
+	if (!m)
+		return NULL;
+	m += 3;
+	const char *rest = strstr(m, "::");
+	if (!rest)
+		return NULL;
+	size_t ml = (size_t)(rest - m);
+	for (size_t i = 0; i < n; i++) {
+		const char *f = outer[i].name;
+		if (!f)
+			continue;
+		size_t fl = strlen(f);
+		/* v0's "<app::Aux>::rows::<u8>": the method's arguments after it */
+		if (fl > 2 && f[fl - 1] == '>') {
+			size_t g = ckt_sym_sans_generics(f, fl);
+			if (g >= 2 && g < fl && f[g - 1] == ':' && f[g - 2] == ':')
+				fl = g - 2;
+		}
+		if (fl < ml || memcmp(f + fl - ml, m, ml) != 0 || (fl > ml && f[fl - ml - 1] != ':'))
+			continue;
+		if (fl == ml || strchr(f, '{'))
+			break; /* the method inlined: "rows" alone */
+		size_t len = strlen(f) + strlen(rest) + 1;
+		char *out = malloc(len);
+		if (out)
+			snprintf(out, len, "%s%s", f, rest);
+		return out;
+	}
+	char *f = t ? ckt_sym_impl_method(t, path, (size_t)(imp + 2 - path), m, ml) : NULL;
+	if (!f)
+		return NULL;
+	size_t len = strlen(f) + strlen(rest) + 1;
+	char *out = malloc(len);
+	if (out)
+		snprintf(out, len, "%s%s", f, rest);
+	free(f);
 	return out;
 }
 
@@ -1063,8 +1265,14 @@ static int ckt_sym_dwarf(struct ckt_sym *s, struct ckt_sym_module *m, uint64_t a
 	if (l)
 		file = dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL);
 	Dwarf_Die *path = malloc(CKT_SYM_MAX_NEST * sizeof(*path));
-	if (!path)
+	/* each pushed frame's plain DWARF name (NULL: a linkage name), which keeps the generic
+	 * arguments a legacy symbol's name drops (ckt_sym_closure_path) */
+	const char **dwname = malloc(CKT_SYM_MAX_NEST * sizeof(*dwname));
+	if (!path || !dwname) {
+		free(path);
+		free(dwname);
 		return CKT_ENOMEM;
+	}
 	int n = ckt_sym_nest_cu(m, cu, a - bias, path);
 	Dwarf_Files *files = NULL;
 	size_t nfiles = 0;
@@ -1077,6 +1285,7 @@ static int ckt_sym_dwarf(struct ckt_sym *s, struct ckt_sym_module *m, uint64_t a
 		char *own = NULL;
 		bool plain;
 		const char *name = ckt_sym_die_name(&path[i], &plain);
+		dwname[pushed] = plain ? name : NULL;
 		/* No linkage name: C++ functions of internal linkage (an anonymous namespace,
 		 * static) and every function of Rust's debuginfo=line-tables-only carry only
 		 * their last name ("fill", "new"), so distinct functions merged in --diff and
@@ -1085,6 +1294,7 @@ static int ckt_sym_dwarf(struct ckt_sym *s, struct ckt_sym_module *m, uint64_t a
 		if (plain && name && tag == DW_TAG_subprogram && !ckt_sym_lang_c(cu)) {
 			if (!m->tab.loaded && ckt_sym_table_load(m) < 0) {
 				free(path);
+				free(dwname);
 				return CKT_ENOMEM;
 			}
 			/* C++: the scopes DWARF gives must be the symbol's exactly (the linker's
@@ -1101,6 +1311,18 @@ static int ckt_sym_dwarf(struct ckt_sym *s, struct ckt_sym_module *m, uint64_t a
 				name = own;
 		}
 		ckt_sym_set_name(s, &f, name);
+		/* an out-of-line closure's or coroutine's symbol: its path, DWARF's last name */
+		char *body = own && f.name ? ckt_sym_body_named(f.name, dwname[pushed]) : NULL;
+		if (body) {
+			f.name = f.func = ckt_sym_intern0(s, body);
+			free(body);
+			if (!f.name) {
+				free(own);
+				free(path);
+				free(dwname);
+				return CKT_ENOMEM;
+			}
+		}
 		free(own);
 		own = NULL;
 		f.file = ckt_sym_intern0(s, file);
@@ -1108,6 +1330,7 @@ static int ckt_sym_dwarf(struct ckt_sym *s, struct ckt_sym_module *m, uint64_t a
 		f.inlined = tag == DW_TAG_inlined_subroutine;
 		if (ckt_sym_push(s, &f) < 0) {
 			free(path);
+			free(dwname);
 			return CKT_ENOMEM;
 		}
 		pushed++;
@@ -1129,16 +1352,32 @@ static int ckt_sym_dwarf(struct ckt_sym *s, struct ckt_sym_module *m, uint64_t a
 		s->frames[s->n_frames - 1].inlined = false; /* no enclosing subprogram found */
 	/* an inlined closure of no path gets its function's, from the frame it is inlined into;
 	 * outermost first, so that a closure inlined into another takes the other's new name */
-	for (size_t k = s->n_frames - 1; pushed > 1 && k-- > s->n_frames - (size_t)pushed;) {
-		char *named = ckt_sym_closure_path(s->frames[k].name, s->frames[k + 1].name);
+	size_t first = s->n_frames - (size_t)pushed;
+	for (size_t k = s->n_frames - 1; pushed > 1 && k-- > first;) {
+		char *named = ckt_sym_closure_path(s->frames[k].name, s->frames[k + 1].name, dwname[k + 1 - first]);
+		if (named && strstr(named, "::{impl#") && !m->tab.loaded && ckt_sym_table_load(m) < 0) {
+			free(named);
+			free(dwname);
+			return CKT_ENOMEM;
+		}
+		char *typed = named ? ckt_sym_impl_path(named, &s->frames[k + 1], s->n_frames - k - 1,
+							m->tab.loaded ? &m->tab : NULL)
+				    : NULL;
+		if (typed) {
+			free(named);
+			named = typed;
+		}
 		if (named) {
 			const char *in = ckt_sym_intern0(s, named);
 			free(named);
-			if (!in)
+			if (!in) {
+				free(dwname);
 				return CKT_ENOMEM;
+			}
 			s->frames[k].name = s->frames[k].func = in;
 		}
 	}
+	free(dwname);
 	return pushed;
 }
 

@@ -373,6 +373,40 @@ if [ -x $S/sites_rs ]; then
 		expect_eq "sites: Rust line-tables-only, --phase-rule '$rule' takes the inlined copy (named build_aux alone)" \
 			"$($REPORT --json --phase-rule "$rule" $T/rsinl.zst 2>/dev/null | $PY -c 'import json,sys; print([r["bytes"] for r in json.load(sys.stdin)["peak_heap"]["by_phase"] if r["phase"] == "aux"])')" "[1000000]"
 	done
+	# closures and async bodies of line-tables-only, legacy and v0 symbol names (since
+	# 0.2.22): each named by the function that defines it, where they read
+	# sites_rsclo::install::{closure#0} (the generic function it was given to), start_thread
+	# (a thread's closure, under std's __rust_begin_short_backtrace), {closure#0} alone (out
+	# of line, its legacy symbol "{{closure}}"), sites_rsclo::{impl#0}::rows::{closure#0},
+	# {async_fn#0} and {async_block#N} alone
+	for j in sites_rsclo_lt sites_rsclo_ltv0; do
+		CUZKTRACE_OUT=$T/$j.zst traced $j $S/$j
+		$REPORT --json $T/$j.zst >$T/$j.json 2>/dev/null
+		for want in "sites_rsclo::prove::{closure#0}:rc_install:1100000" \
+			"sites_rsclo::spawn_worker::{closure#0}:rc_thread:1200000" \
+			"sites_rsclo::make_fn::{closure#0}:rc_boxed:1300000" \
+			"sites_rsclo::load_params::{async_fn#0}:rc_async_fn:1500000" \
+			"sites_rsclo::make_block::{async_block#1}:rc_async_block:1600000" \
+			"sites_rsclo::boxed_task::{async_block#0}:rc_async_task:1700000"; do
+			IFS=: read -r fn tag by <<<"${want//::/@}"
+			fn=${fn//@/::}
+			re=$(printf '%s' "$fn" | sed 's/[][{}()*.^$|+?\\]/\\&/g')
+			expect_eq "sites: Rust ($j) $fn owns its bytes" \
+				"$(site_get $T/$j.json sites_at_exit "^$re \(.*sites_rsclo\.rs:$(line_of $SRC/sites_rsclo.rs SITE:$tag)\)\$" bytes)" "$by"
+		done
+		ty='sites_rsclo::Aux'; [ $j = sites_rsclo_ltv0 ] && ty='<sites_rsclo::Aux>'
+		re=$(printf '%s' "$ty::rows::{closure#0}" | sed 's/[][{}()*.^$|+?\\]/\\&/g')
+		expect_eq "sites: Rust ($j) a closure of an inherent method: named by its type ($ty::rows), not {impl#0}" \
+			"$(site_get $T/$j.json sites_at_exit "^$re \(.*sites_rsclo\.rs:$(line_of $SRC/sites_rsclo.rs SITE:rc_method)\)\$" bytes)" 1400000
+		# phase rules: by the closure's path without its instance's arguments (rows_of's
+		# {closure#0}<u16> and <u32>: it matched nothing), by the method's path, and one that
+		# names no function, which took every block through std's inlined alloc (alloc.rs)
+		for want in 'sites_rsclo::rows_of::{closure#0}=1200000' 'sites_rsclo::Aux::rows::*=1400000' \
+			'sites_rsclo::load_params::*=1500000' 'sites_rsclo::gpu::alloc=0'; do
+			expect_eq "sites: Rust ($j) --phase-rule 'x=${want%=*}' takes ${want##*=} bytes" \
+				"$($REPORT --json --phase-rule "x=${want%=*}" $T/$j.zst 2>/dev/null | $PY -c 'import json,sys; print(sum(p["allocated_bytes"] for p in json.load(sys.stdin)["phases"] if p["name"] == "x"))')" "${want##*=}"
+		done
+	done
 else
 	echo "  skip Rust site tests: rustc not found when building (tests/sites/sites.mk)"
 fi
