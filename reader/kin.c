@@ -83,6 +83,13 @@ static bool ckt_kin_in_run(const struct ckt_kin_node *c, const struct ckt_kin_no
 	       strcmp(c->process, x->process) && c->start + CKT_KIN_SLACK_NS >= x->start;
 }
 
+/* a and b hold the same trace (one a copy of the other): the same process, image and start */
+static bool ckt_kin_same_trace(const struct ckt_kin_node *a, const struct ckt_kin_node *b)
+{
+	return a->pid == b->pid && a->start == b->start && !strcmp(a->exe, b->exe) &&
+	       (a->process && b->process ? !strcmp(a->process, b->process) : !a->process && !b->process);
+}
+
 /* The fixed start of the names CUZKTRACE_OUT gives (its file name up to the first %), or
  * "<name without .zst>." for a name without %: the fallbacks "<name>.<pid>.zst" and
  * "<name>.exec<k>.zst" start so. *zst: whether the names end in ".zst"; *whole: the name
@@ -232,13 +239,27 @@ int ckt_kin_find(const char *trace_path, const struct ckt_decoder *dec, struct c
 	}
 	nodes[0].mtime = (uint64_t)self.st_mtim.tv_sec * 1000000000ull + (uint64_t)self.st_mtim.tv_nsec;
 	nodes[0].found = true;
+	/* a link to the trace: the others are beside the file it leads to */
+	struct stat ls;
+	char *real = lstat(trace_path, &ls) == 0 && S_ISLNK(ls.st_mode) ? realpath(trace_path, NULL) : NULL;
+	if (real)
+		trace_path = real;
 	const char *slash = strrchr(trace_path, '/');
 	char *dir = slash ? strndup(trace_path, (size_t)(slash - trace_path) + (slash == trace_path)) : strdup("");
 	char *whole = NULL;
 	char *prefix = ckt_kin_prefix(ckt_decode_header_get(dec, "setting.CUZKTRACE_OUT"), &zst, &whole);
+	free(real);
 	int rc = !dir || !prefix ? CKT_ENOMEM
 				 : ckt_kin_scan(dir, prefix, whole, zst, &self, nodes[0].start, &nodes, &n,
 						&out->unlooked);
+	/* a copy of a trace (a backup, cp) has its header: listed once, the one written first
+	 * (a copy is newer), and a copy of the reported trace not at all */
+	for (size_t i = 1; rc == 0 && i < n; i++)
+		for (size_t j = 0; j < n && !nodes[i].found; j++)
+			if (j != i && ckt_kin_same_trace(&nodes[i], &nodes[j]) &&
+			    (j == 0 || nodes[j].mtime < nodes[i].mtime ||
+			     (nodes[j].mtime == nodes[i].mtime && strcmp(nodes[j].name, nodes[i].name) < 0)))
+				nodes[i].found = true; /* never listed */
 	/* breadth first from the reported trace: what each found one became and started */
 	size_t *queue = rc == 0 ? malloc(n * sizeof(*queue)) : NULL, qn = 1, found = 0;
 	if (rc == 0 && !queue)

@@ -199,6 +199,19 @@ expect_eq "a descendant's trace at the name CUZKTRACE_OUT gives is listed" \
 	"$($REPORT --json $T/wrapw/t.sh.zst 2>/dev/null | $PY -c 'import json,sys,os; print(" ".join("%s:%s" % (k["relation"], os.path.basename(k["path"])) for k in json.load(sys.stdin)["child_traces"]))')" \
 	"child:t.zst"
 
+# a copy and a hard link of the child's trace are one trace, listed once (it was three times);
+# the report of a link to the trace looks beside the file it leads to (it listed nothing)
+mkdir -p $T/wrapk
+(cd $T/wrapk && CUZKTRACE_OUT=t.zst LD_PRELOAD=$LIB sh -c '/bin/true' 2>/dev/null)
+kpid=$(cd $T/wrapk && ls t.[0-9]*.zst | sed 's/t\.\([0-9]*\)\.zst/\1/')
+cp $T/wrapk/t.$kpid.zst $T/wrapk/t.$kpid.bak.zst
+ln $T/wrapk/t.$kpid.zst $T/wrapk/t.hard.zst
+cp $T/wrapk/t.zst $T/wrapk/t.self.zst
+ln -s wrapk/t.zst $T/wrapk.zst
+expect_eq "a copy and a hard link of a child's trace listed once, a copy of the trace itself not at all; through a link to the trace too" \
+	"$($REPORT --json $T/wrapk/t.zst 2>/dev/null | $PY -c 'import json,sys,os; print(" ".join("%s:%s" % (k["relation"], os.path.basename(k["path"])) for k in json.load(sys.stdin)["child_traces"]))')/$($REPORT --json $T/wrapk.zst 2>/dev/null | $PY -c 'import json,sys; print(" ".join(k["path"] for k in json.load(sys.stdin)["child_traces"]))')" \
+	"child:t.$kpid.zst/$(readlink -f $T/wrapk)/t.$kpid.zst"
+
 # -- a phase name and a log line longer than the trace keeps (1,024 bytes), cut inside a
 # multi-byte character: whole characters are kept (since 0.2.19: the name ended in U+FFFD,
 # 1,026 bytes as the reader shows it, and the note in two). tests/progs/longnames.c
