@@ -1402,16 +1402,28 @@ static void run_init(pid_t pid)
 		unsetenv("CUZKTRACE_RUN");
 }
 
+static int header_get(int f, const char *key, char *out, size_t cap);
+
 /* f, opened by open_locked on a file that was there, holds a trace written since the run
- * began: this run's (another process's, or an earlier image's) or one of a run at the same
- * time. An empty file holds nothing to keep. */
+ * began: this run's (another process's, or an earlier image's: its header names the run),
+ * or one of another run at the same time (its last write is not older than this run; a
+ * time in the future is a clock's error, not a write: an earlier run's). An empty file
+ * holds nothing to keep. By the header first: a file system's timestamps may lag the clock
+ * by a tick (every one before Linux 6.13; ramfs), and a trace written in the run's first
+ * milliseconds read as older than the run. */
 static int written_in_run(int f)
 {
 	struct stat st;
+	char run[sizeof(run_id)];
 	if (fstat(f, &st) < 0 || st.st_size == 0)
 		return 0;
+	if (header_get(f, "run", run, sizeof(run)) == 0 && !strcmp(run, run_id))
+		return 1;
+	struct timespec wall;
+	ckt_clock_get(CLOCK_REALTIME, &wall);
 	uint64_t m = (uint64_t)st.st_mtim.tv_sec * 1000000000ull + (uint64_t)st.st_mtim.tv_nsec;
-	return m >= run_start;
+	uint64_t now = (uint64_t)wall.tv_sec * 1000000000ull + (uint64_t)wall.tv_nsec;
+	return m >= run_start && m <= now + 1000000000ull;
 }
 
 struct kvctx {
@@ -1577,41 +1589,64 @@ static void hold_old_trace(int slot, const char *path)
  * a trace of a tracer before 0.2.12 (no such key). Reads the file's first zstd frame (the
  * header, a few KiB, at most 32 KiB of arguments twice). 0 for anything else, a file that is
  * not a trace included. */
-static int holds_this_process(const char *path, pid_t pid)
+/* The value of header key `key` in the trace that f holds, NUL-terminated in out (cap bytes);
+ * 0 when found, -1 otherwise (not a trace, no such key, a longer value). Reads the file's
+ * first zstd frame (the header, a few KiB, at most 32 KiB of arguments twice). */
+static int header_get(int f, const char *key, char *out, size_t cap)
 {
 	enum { ZCAP = 128 * 1024, HCAP = 96 * 1024 };
-	int f = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-	uint8_t *z = f >= 0 ? ckt_big_alloc(ZCAP + HCAP) : NULL, *h = z + ZCAP;
-	int same = 0;
+	uint8_t *z = ckt_big_alloc(ZCAP + HCAP), *h = z + ZCAP;
+	int rc = -1;
 	ssize_t n = z ? pread(f, z, ZCAP, 0) : -1;
-	if (f >= 0)
-		close(f);
 	long hn = n > 0 ? zstd_head(z, (size_t)n, h, HCAP) : -1;
 	if (hn > CKT_MAGIC_LEN + 2 && !memcmp(h, CKT_MAGIC, CKT_MAGIC_LEN)) {
 		const uint8_t *p = h + CKT_MAGIC_LEN + 2, *end = h + hn;
-		char num[72];
-		process_id(num, pid);
+		size_t klen = strlen(key);
 		for (uint64_t kl, vl; p && (p = ckt_get_uv(p, end, &kl)) && kl <= (uint64_t)(end - p);) {
 			const uint8_t *k = p;
 			p += kl;
 			if (!kl || !(p = ckt_get_uv(p, end, &vl)) || vl > (uint64_t)(end - p))
 				break;
-			if (kl == 7 && !memcmp(k, "process", 7)) {
-				/* without /proc there is no start time ("<pid>..0"): a rerun of the
-				 * same pid (a container's entry point) would read as this process */
-				same = vl == strlen(num) && !memcmp(p, num, vl) && !strstr(num, "..");
+			if (kl == klen && !memcmp(k, key, klen)) {
+				if (vl < cap) {
+					memcpy(out, p, vl);
+					out[vl] = 0;
+					rc = 0;
+				}
 				break;
 			}
 			p += vl;
 		}
 	}
 	ckt_big_free(z);
-	return same;
+	return rc;
+}
+
+/* 1 when the file at path already holds a trace whose header names this process (its
+ * "process" key: pid, start time and pid namespace, the same across execs): the trace
+ * of the image this process replaced by an exec the hooks did not see (glibc's execl, execle
+ * and execlp call an internal execve; execveat, a raw execve system call), which left no
+ * CUZKTRACE_EXEC_FROM behind: not to be truncated. Not an earlier process that had the same
+ * pid (every run of a container's entry point is pid 1: its file is the rerun's to write) nor
+ * a trace of a tracer before 0.2.12 (no such key). 0 for anything else, a file that is not a
+ * trace included. */
+static int holds_this_process(const char *path, pid_t pid)
+{
+	int f = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (f < 0)
+		return 0;
+	char num[72], had[72];
+	process_id(num, pid);
+	int got = header_get(f, "process", had, sizeof(had));
+	close(f);
+	/* without /proc there is no start time ("<pid>..0"): a rerun of the same pid (a
+	 * container's entry point) would read as this process */
+	return got == 0 && !strcmp(had, num) && !strstr(num, "..");
 }
 
 /* The trace goes to path_abs instead of old: one warning line, old + why + the new name;
  * shown (the name the init line gives) follows. */
-static void say_renamed(const char *old, const char *why, char *shown)
+static void say_renamed(const char *old, const char *why, const char *tail, char *shown)
 {
 	struct ckt_line l = {.len = 0};
 	ckt_line_str(&l, "cuzktrace: warning: '");
@@ -1619,6 +1654,7 @@ static void say_renamed(const char *old, const char *why, char *shown)
 	ckt_line_str(&l, why);
 	ckt_line_str(&l, path_abs);
 	ckt_line_str(&l, "'");
+	ckt_line_str(&l, tail);
 	ckt_line_emit(&l);
 	strcpy(shown, path_abs);
 }
@@ -1630,7 +1666,8 @@ static void say_renamed(const char *old, const char *why, char *shown)
  * -errno. */
 static int open_claimed(pid_t pid, char *shown)
 {
-	char first[sizeof(path_abs)], old[sizeof(path_abs)], tag[40];
+	char first[sizeof(path_abs)], tag[40];
+	const char *first_why = NULL;
 	strcpy(first, path_abs);
 	for (unsigned k = 1;; k++) {
 		int f = open_locked(path_abs);
@@ -1640,13 +1677,27 @@ static int open_claimed(pid_t pid, char *shown)
 		else if (f >= 0 && !file_created && written_in_run(f))
 			why = "' holds a trace written since this run began (by a program it ran, or by "
 			      "another run at the same time); using '";
-		if (!why)
+		if (!why) {
+			/* one line: the name asked for, why not, the name used (and how many
+			 * per-pid names before it were taken too) */
+			if (first_why) {
+				char tail[64] = "";
+				if (k > 2) {
+					strcpy(tail, " (");
+					u64s(tail + 2, k - 2);
+					strcat(tail, k > 3 ? " per-pid names before it were taken too)"
+							   : " per-pid name before it was taken too)");
+				}
+				say_renamed(first, first_why, tail, shown);
+			}
 			return f >= 0 ? ckt_fd_high(f) : f;
+		}
 		if (f >= 0)
 			close(f);
 		if (k == 100)
 			return -EEXIST;
-		strcpy(old, path_abs);
+		if (!first_why)
+			first_why = why;
 		strcpy(path_abs, first);
 		u64s(tag, (uint64_t)pid);
 		if (k > 1) {
@@ -1654,7 +1705,6 @@ static int open_claimed(pid_t pid, char *shown)
 			u64s(tag + strlen(tag), k);
 		}
 		per_pid_name_tag(path_abs, sizeof(path_abs), tag);
-		say_renamed(old, why, shown);
 	}
 }
 
@@ -1700,7 +1750,7 @@ static int setup(const char *want_path, pid_t pid, const char *exe_path, char *s
 			strcpy(old, path_abs);
 			exec_name(path_requested, old);
 		}
-		say_renamed(old, "' holds the trace of the image this process replaced by exec; using '", shown);
+		say_renamed(old, "' holds the trace of the image this process replaced by exec; using '", "", shown);
 		hold_old_trace(0, old);
 		if (strcmp(old, path_requested))
 			hold_old_trace(1, path_requested);

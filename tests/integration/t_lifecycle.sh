@@ -908,7 +908,7 @@ expect_eq "two runs behind nice: x.zst and x.exec1.zst, the second run's program
 	"x.exec1.zst x.zst /$(sed -n 's/^cuzktrace: tracing exitcode (pid \([0-9]*\)).*/\1/p' $T/exr2.err)"
 
 # The run (since 0.2.22): a trace file written since the run began is never taken over by a
-# process of the run. A descendant started after the first process ended (its lock gone) took
+# process of the run (sleep may start while sh still holds the file: either line). A descendant started after the first process ended (its lock gone) took
 # the fixed name over and truncated the first trace; so did the children of a shell whose exec
 # failed, and of a program behind an untraced one.
 shname=$(basename $(readlink -f /bin/sh))
@@ -918,8 +918,23 @@ for i in $(seq 200); do [ -e $T/rungone/done ] && break; sleep 0.1; done
 sleep 0.3 # true's exit line comes after its trace is complete; done is written after true ended
 $REPORT --json $T/rungone/t.zst >$T/rungone.json 2>/dev/null
 expect_eq "run: the first process gone, the commands its background subshell runs later keep off its trace (per-pid names, one line each), and are listed as its descendants" \
-	"$(jget $T/rungone.json exe | xargs basename)/$(jget $T/rungone.json end_reason)/$(grep -c "^cuzktrace: warning: '$T/rungone/t.zst' holds a trace written since this run began (by a program it ran, or by another run at the same time); using '$T/rungone/t\.[0-9]*\.zst'$" $T/rungone.err)/$($PY -c 'import json,sys,os; print(" ".join("%s:%s" % (k["relation"], os.path.basename(k["exe"])) for k in json.load(open(sys.argv[1]))["child_traces"]))' $T/rungone.json)" \
+	"$(jget $T/rungone.json exe | xargs basename)/$(jget $T/rungone.json end_reason)/$(grep -cE "^cuzktrace: warning: '$T/rungone/t.zst' (holds a trace written since this run began \(by a program it ran, or by another run at the same time\)|is being written by another live process); using '$T/rungone/t\.[0-9]*\.zst'$" $T/rungone.err)/$($PY -c 'import json,sys,os; print(" ".join("%s:%s" % (k["relation"], os.path.basename(k["exe"])) for k in json.load(open(sys.argv[1]))["child_traces"]))' $T/rungone.json)" \
 	"$shname/exit/2/descendant:sleep descendant:true"
+# known by the header's run, not by the time alone: a file system's timestamps may lag the
+# clock by a tick (before Linux 6.13, ramfs), and a trace written in the run's first
+# milliseconds read as an earlier run's and was written over (here its time set an hour back)
+mkdir -p $T/runold
+(cd $T/runold && CUZKTRACE_OUT=t.zst LD_PRELOAD=$LIB sh -c '(sleep 0.3; touch -d "1 hour ago" t.zst; /bin/true; echo x >done) & exit 0' 2>$T/runold.err)
+for i in $(seq 200); do [ -e $T/runold/done ] && break; sleep 0.1; done
+sleep 0.3
+expect_eq "run: a trace of the run with an old time is still the run's (its header says so): kept, the later commands per-pid" \
+	"$($REPORT --json $T/runold/t.zst 2>/dev/null | $PY -c 'import json,sys,os; print(os.path.basename(json.load(sys.stdin)["exe"]))')/$(ls $T/runold | grep -c '^t\.[0-9]*\.zst$')" "$shname/3"
+# a trace of an earlier run whose time is in the future (a clock set back since): written over
+mkdir -p $T/runfut
+(cd $T/runfut && CUZKTRACE_OUT=t.zst LD_PRELOAD=$LIB /bin/true 2>/dev/null && touch -d '+1 hour' t.zst &&
+	CUZKTRACE_OUT=t.zst LD_PRELOAD=$LIB /bin/true 2>$T/runfut.err)
+expect_eq "run: an earlier run's trace dated in the future is written over, no warning" \
+	"$(ls $T/runfut | tr '\n' ' ')/$(grep -c warning $T/runfut.err)" "t.zst /0"
 # bash's exec of a script without #! fails (ENOEXEC) after its trace was finished; bash then
 # runs the script itself, and its commands took the name over
 mkdir -p $T/runnox
@@ -941,8 +956,8 @@ mkdir -p $T/runjob
 	CUZKTRACE_OUT=t.zst LD_PRELOAD=$LIB sh -c 'sleep 0.6; /bin/true' 2>$T/runjob.err; wait; })
 $REPORT --json $T/runjob/t.zst >$T/runjob.json 2>/dev/null
 expect_eq "run: another job's finished trace kept (sleep's, complete); this run's 3 traces per-pid; the other job's trace lists none of them" \
-	"$(jget $T/runjob.json exe | xargs basename)/$(jget $T/runjob.json end_reason)/$(jget $T/runjob.json child_traces)/$(ls $T/runjob | wc -l)/$(grep -c "holds a trace written since this run began" $T/runjob.err)" \
-	"sleep/exit/[]/4/1"
+	"$(jget $T/runjob.json exe | xargs basename)/$(jget $T/runjob.json end_reason)/$(jget $T/runjob.json child_traces)/$(ls $T/runjob | wc -l)/$(grep -cE "holds a trace written since this run began|is being written by another live process" $T/runjob.err)" \
+	"sleep/exit/[]/4/3"
 # a rerun writes over its file as before, without a word
 mkdir -p $T/rerun
 for k in 1 2; do (cd $T/rerun && CUZKTRACE_OUT=t.zst LD_PRELOAD=$LIB /bin/true 2>$T/rerun$k.err); done
