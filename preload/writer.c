@@ -303,11 +303,18 @@ static int flush_frame(void)
 		if (rc == 0) {
 			int64_t end = trace_size();
 			/* all there (more: another writer's bytes too, nothing to mend), or the
-			 * tries are spent (the reader will say which frame is missing) */
+			 * tries are spent (the reader will say which frame is missing); the exit
+			 * line's size is the file's (a frame written twice counted twice) */
+			if (at >= 0 && end >= at + (int64_t)out.pos)
+				__atomic_store_n(&bytes_written, (uint64_t)end, __ATOMIC_RELAXED);
 			if (at < 0 || end >= at + (int64_t)out.pos || i == REOPEN_TRIES - 1)
 				return 0;
 			continue; /* not all there, or the number is no longer the trace: again */
 		}
+		/* an error from a number a close-all handed to another file (a full pipe's
+		 * EAGAIN, EPIPE, an eventfd's EINVAL) is not the trace's: again */
+		if (rc != -EBADF && trace_size() == -1)
+			rc = -EBADF;
 		if (rc != -EBADF || i == REOPEN_TRIES - 1)
 			return rc;
 	}
@@ -1346,9 +1353,8 @@ static int open_locked(const char *path)
 		return rc;
 	}
 	/* not truncated here: an existing file keeps its contents until the header is ready to
-	 * go (setup), so a setup that fails first leaves it as it was */
-	if (st.st_mode & S_IWOTH)
-		fchmod(f, st.st_mode & 0775);
+	 * go (setup), so a setup that fails first leaves it as it was (nor made private: that
+	 * waits until the file is taken, open_claimed) */
 	file_dev = st.st_dev;
 	file_ino = st.st_ino;
 	if (stat("/", &st) == 0) {
@@ -1371,6 +1377,26 @@ static int open_locked(const char *path)
 static uint64_t start_wall; /* wall time of t = 0, the first intercepted call, ns */
 static uint64_t run_start;  /* when the run began, ns since the epoch */
 static char run_id[96];     /* CUZKTRACE_RUN's value */
+
+/* The process's threads now, from /proc/self/task (by count: in a pid namespace that sees
+ * its parent's /proc the ids there are not gettid's); -1 when /proc cannot tell. */
+static int threads_now(void)
+{
+	int dfd = ckt_proc_open("self/task", O_DIRECTORY);
+	if (dfd < 0)
+		return -1;
+	char buf[4096];
+	ssize_t n;
+	int count = 0;
+	while ((n = getdents64(dfd, buf, sizeof(buf))) > 0)
+		for (ssize_t off = 0; off < n;) {
+			struct dirent64 *e = (struct dirent64 *)(void *)(buf + off);
+			off += e->d_reclen;
+			count += e->d_name[0] >= '0' && e->d_name[0] <= '9';
+		}
+	close(dfd);
+	return n == 0 ? count : -1;
+}
 
 /* Takes the run from CUZKTRACE_RUN, or begins one (and passes it on when children are
  * traced). A value the tracer did not write is said once and replaced. */
@@ -1396,7 +1422,12 @@ static void run_init(pid_t pid)
 	strcat(run_id, "@");
 	u64s(run_id + strlen(run_id), start_wall);
 	run_start = start_wall;
-	if (ckt_config.children)
+	/* setenv is not safe beside another thread's getenv (glibc frees the array it grew
+	 * before): a thread an earlier library constructor started keeps it off, and says so */
+	if (ckt_config.children && threads_now() > 1)
+		ckt_log("warning: the program has threads already as the tracer starts: CUZKTRACE_RUN is "
+			"not set, and the programs it starts begin runs of their own", NULL, NULL, NULL);
+	else if (ckt_config.children)
 		setenv("CUZKTRACE_RUN", run_id, 1);
 	else if (v)
 		unsetenv("CUZKTRACE_RUN");
@@ -1690,6 +1721,9 @@ static int open_claimed(pid_t pid, char *shown)
 				}
 				say_renamed(first, first_why, tail, shown);
 			}
+			struct stat st;
+			if (f >= 0 && fstat(f, &st) == 0 && (st.st_mode & S_IWOTH))
+				fchmod(f, st.st_mode & 0775);
 			return f >= 0 ? ckt_fd_high(f) : f;
 		}
 		if (f >= 0)

@@ -975,6 +975,12 @@ expect_eq "run: a CUZKTRACE_RUN the tracer did not write: one line, a run of its
 	"$(grep -c "^cuzktrace: warning: CUZKTRACE_RUN='garbage' is not a value the tracer writes (<process>@<ns>); this process begins a run of its own$" $T/runbad.err)/$(grep -c '^[0-9]*\.[0-9]*\.[0-9]*@[0-9]*$' $T/runbad.out)" "1/1"
 CUZKTRACE_CHILDREN=0 CUZKTRACE_OUT=$T/runoff.zst LD_PRELOAD=$LIB sh -c 'echo "[$CUZKTRACE_RUN]"' >$T/runoff.out 2>/dev/null
 expect_eq "run: CUZKTRACE_CHILDREN=0 puts no CUZKTRACE_RUN in the environment" "$(cat $T/runoff.out)" "[]"
+# a thread that an earlier library constructor started (a preload after the tracer: its
+# constructor runs first) runs as the tracer starts: no setenv
+# (glibc's is not safe beside a getenv on another thread), one line says so
+CKT_CTORLIB_THREAD=1 CUZKTRACE_OUT=$T/runthr.zst LD_PRELOAD="$LIB $P/libctorlib.so" env >$T/runthr.out 2>$T/runthr.err
+expect_eq "run: threads already at the tracer's start: no CUZKTRACE_RUN set, one line" \
+	"$(grep -c '^CUZKTRACE_RUN=' $T/runthr.out)/$(grep -c '^cuzktrace: warning: the program has threads already as the tracer starts: CUZKTRACE_RUN is not set, and the programs it starts begin runs of their own$' $T/runthr.err)" "0/1"
 # a chain of execs the hooks do not see (execl): every image's trace kept, .exec1 to .exec3
 # (each image wrote .exec1 over the one before), each listed after exec
 mkdir -p $T/execl

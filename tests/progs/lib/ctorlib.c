@@ -5,7 +5,9 @@
  * PROG (before anything has called into the tracer): the exec must happen. With
  * CKT_CTORLIB_EXIT=N, it registers an exit handler (which writes "ctorlib: exit handler ran in
  * pid N" on stdout) and calls exit(N), also before anything has called into the tracer: the handler
- * must run and the status must be N. */
+ * must run and the status must be N. With CKT_CTORLIB_THREAD=1 it first starts a thread that
+ * lives 300 ms: the process has two threads as the tracer's constructor runs. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -27,8 +29,19 @@ static void ctorlib_atexit(void)
 	(void)!write(1, m, n);
 }
 
+static void *ctorlib_sleeper(void *arg)
+{
+	usleep(300000);
+	return arg;
+}
+
 __attribute__((constructor)) static void ctorlib_init(void)
 {
+	if (getenv("CKT_CTORLIB_THREAD")) {
+		pthread_t t;
+		if (pthread_create(&t, NULL, ctorlib_sleeper, NULL) == 0)
+			pthread_detach(t);
+	}
 	const char *prog = getenv("CKT_CTORLIB_EXEC"); /* getenv does not allocate */
 	if (prog) {
 		char *const av[] = {(char *)prog, NULL};
