@@ -366,6 +366,9 @@ static inline int hook_enter(struct ckt_tls *t)
  * be live when a context goes (CKT_DRV_CONTEXT_GONE). A shared atomic add per driver call
  * that allocates or frees, calls of microseconds: not the malloc family's hot path. */
 static atomic_long cuda_recorded_live;
+/* bytes mapped by cuMemMap minus those cuMemUnmap took off (one unmap may take several
+ * mappings: counted in bytes, not in calls) */
+static _Atomic uint64_t cuda_mapped_bytes;
 
 static CKT_NOINLINE void record_alloc(struct ckt_tls *t, uint8_t fn, uint8_t kind, uint32_t dev,
 				      uint64_t addr, uint64_t size)
@@ -531,9 +534,10 @@ CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAlloc
 	CUresult rc = real(ptr, size, offset, h, flags);
 	if (rc == CUDA_SUCCESS) {
 		/* a mapping keeps its handle's memory live after cuMemRelease (see above): counted
-		 * for CKT_DRV_CONTEXT_GONE until its unmap (one unmap of two adjacent mappings
-		 * takes one off: a reset after it may then warn with nothing live) */
-		atomic_fetch_add_explicit(&cuda_recorded_live, 1, memory_order_relaxed);
+		 * for CKT_DRV_CONTEXT_GONE until its unmap, in bytes (one unmap of adjacent
+		 * mappings takes them all: counted in calls, a reset after it warned with nothing
+		 * live) */
+		atomic_fetch_add_explicit(&cuda_mapped_bytes, (uint64_t)size, memory_order_relaxed);
 		t->guard++;
 		ckt_emit2(t, CKT_EV_CUDA_MAP, 0, ckt_stamp(t), ptr, size, 0, h, 0, 0);
 		t->guard--;
@@ -550,7 +554,7 @@ CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)
 	t->guard--;
 	CUresult rc = real(ptr, size);
 	if (rc == CUDA_SUCCESS)
-		atomic_fetch_sub_explicit(&cuda_recorded_live, 1, memory_order_relaxed);
+		atomic_fetch_sub_explicit(&cuda_mapped_bytes, (uint64_t)size, memory_order_relaxed);
 	else
 		warn_refused(W_cuMemUnmap, rc);
 	t->in_driver--;
@@ -610,7 +614,8 @@ CKT_DRV_UNTRACED(cuMemRetainAllocationHandle,
 	CUresult W PARAMS                                                                              \
 	{                                                                                              \
 		CKT_DRV_ENTER(W, PARAMS, ARGS)                                                         \
-		long live = atomic_load_explicit(&cuda_recorded_live, memory_order_relaxed);           \
+		long live = atomic_load_explicit(&cuda_recorded_live, memory_order_relaxed) +          \
+			    (atomic_load_explicit(&cuda_mapped_bytes, memory_order_relaxed) != 0);        \
 		CUresult rc = real ARGS;                                                               \
 		if (rc == CUDA_SUCCESS && live > 0)                                                    \
 			warn_untraced(W_##W, " while CUDA memory it had allocated was live; the driver " \

@@ -148,6 +148,27 @@ int main(int argc, char **argv)
 		CHECK(cuMemRelease(h));
 		CHECK(cuDevicePrimaryCtxReset_v2(0));
 	}
+	if (argc > 1 && !strcmp(argv[1], "vmmtiled")) {
+		/* four handles mapped back to back and released, one unmap of the whole range,
+		 * one handle mapped twice and unmapped by one call each, then a reset: nothing
+		 * live (the one unmap took one mapping off the tracer's count: a reset warned) */
+		CUmemGenericAllocationHandle h[4];
+		CUmemAllocationProp prop = { .type = CU_MEM_ALLOCATION_TYPE_PINNED,
+					     .location = { CU_MEM_LOCATION_TYPE_DEVICE, 0 } };
+		const CUdeviceptr va = 0x7c0000000000ull;
+		for (int i = 0; i < 4; i++) {
+			CHECK(cuMemCreate(&h[i], 2 * MiB, &prop, 0));
+			CHECK(cuMemMap(va + (CUdeviceptr)i * 2 * MiB, 2 * MiB, 0, h[i], 0));
+			CHECK(cuMemRelease(h[i]));
+		}
+		CHECK(cuMemUnmap(va, 8 * MiB));
+		CHECK(cuMemCreate(&h[0], 2 * MiB, &prop, 0));
+		CHECK(cuMemMap(va, 2 * MiB, 0, h[0], 0));
+		CHECK(cuMemMap(va + 2 * MiB, 2 * MiB, 0, h[0], 0));
+		CHECK(cuMemRelease(h[0]));
+		CHECK(cuMemUnmap(va, 4 * MiB));
+		CHECK(cuDevicePrimaryCtxReset_v2(0));
+	}
 	if (argc > 1 && !strcmp(argv[1], "untraced")) {
 		static const char desc[24]; /* the stub reads no descriptor */
 		void *arr;

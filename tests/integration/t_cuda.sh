@@ -96,6 +96,11 @@ cu_mode cu_vreset vmmreset
 expect_eq "context reset with a released but mapped VMM handle: one line, its 2 MiB live at exit" \
 	"$cu_said/$(jget $T/cu_vreset.json live_at_exit.gpu_bytes)/$(cat $T/cu_vreset.rerr)" \
 	"0/cu_linked: done/cuzktrace: warning: the program called cuDevicePrimaryCtxReset_v2 while CUDA memory it had allocated was live; the driver frees that memory there, with no call the tracer records: it stays counted (GPU and pinned figures after it, and live at exit, too high by it)/2097152/"
+# mappings taken off by one unmap each (four tiles; one handle mapped twice): nothing live at
+# the reset, no line (since 0.2.22; the tracer counted unmap calls, and warned)
+cu_mode cu_vtiled vmmtiled
+expect_eq "context reset after one unmap of several mappings: no line, nothing live at exit" \
+	"$cu_said/$(jget $T/cu_vtiled.json live_at_exit.gpu_bytes)/$(cat $T/cu_vtiled.rerr)" "0/cu_linked: done//0/"
 # a free of the right kind the driver refuses (here error 201, no current context): the
 # tracer recorded it before the call (so no other thread can be handed the address first),
 # the trace counts the 4 MiB freed there, and one line says so (since 0.2.19; silent before).
