@@ -408,6 +408,7 @@ static const struct {
 	{ CKT_AT_PEAK_RSS, "peak RSS", "peak_rss" },
 	{ CKT_AT_PEAK_HEAP, "peak heap", "peak_heap" },
 	{ CKT_AT_PEAK_GPU, "peak GPU", "peak_gpu" },
+	{ CKT_AT_PEAK_PINNED, "peak pinned", "peak_pinned" },
 	{ CKT_SITES_EXIT, "exit", "live_at_exit" },
 };
 #define CKT_DIFF_NMOMENTS (sizeof(ckt_diff_moments) / sizeof(ckt_diff_moments[0]))
@@ -416,6 +417,8 @@ static bool ckt_diff_moment_shown(const struct ckt_report *const rep[2], size_t 
 {
 	if (ckt_diff_moments[k].m == CKT_AT_PEAK_RSS) /* a side without samples would read as 0 B */
 		return rep[0]->st->peak_rss.seen && rep[1]->st->peak_rss.seen;
+	if (ckt_diff_moments[k].m == CKT_AT_PEAK_PINNED)
+		return rep[0]->st->peak_pinned.bytes || rep[1]->st->peak_pinned.bytes;
 	return ckt_diff_moments[k].m != CKT_AT_PEAK_GPU || rep[0]->st->peak_gpu.bytes || rep[1]->st->peak_gpu.bytes;
 }
 
@@ -690,7 +693,8 @@ int ckt_report_diff_text(FILE *out, const struct ckt_report *base, const struct 
 			ckt_diff_text_rows(out, &r, "function", ckt_diff_moments[k].label, top, unsampled, rate);
 		err = err ? err : r.err;
 		r.n = 0;
-		if (base->by_thread && ckt_diff_moments[k].m != CKT_AT_PEAK_GPU && !exit_) {
+		if (base->by_thread && ckt_diff_moments[k].m != CKT_AT_PEAK_GPU &&
+		    ckt_diff_moments[k].m != CKT_AT_PEAK_PINNED && !exit_) {
 			char *names = ckt_diff_groups(&r, rep, ckt_diff_moments[k].m);
 			if (!r.err)
 				ckt_diff_text_rows(out, &r, "thread group", ckt_diff_moments[k].label, (size_t)-1,
@@ -828,7 +832,7 @@ int ckt_report_diff_json(FILE *out, const struct ckt_report *base, const struct 
 		ckt_report_json_open(j, keys[what]);
 		for (size_t k = 0; k < CKT_DIFF_NMOMENTS; k++) {
 			const char *name = names[what];
-			if (what == 2 && ckt_diff_moments[k].m == CKT_AT_PEAK_GPU)
+			if (what == 2 && (ckt_diff_moments[k].m == CKT_AT_PEAK_GPU || ckt_diff_moments[k].m == CKT_AT_PEAK_PINNED))
 				continue; /* threads are grouped at the heap and RSS peaks */
 			if (what != 1 && ckt_diff_moments[k].m == CKT_SITES_EXIT)
 				continue; /* what is live at exit, by function only */

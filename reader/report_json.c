@@ -381,7 +381,8 @@ static void ckt_report_json_cuda(struct ckt_json *j, const struct ckt_replay_sta
 	ckt_report_json_close(j);
 }
 
-/* sites_at_peak (peak RSS), sites_at_peak_heap, sites_at_peak_gpu and sites_at_exit (heap
+/* sites_at_peak (peak RSS), sites_at_peak_heap, sites_at_peak_gpu, sites_at_peak_pinned (since
+ * 0.2.22) and sites_at_exit (heap
  * blocks live at the end of the trace): [{bytes, count, estimate, site,
  * frames, stacks, callers_bytes}], largest first, as many as --top; frames are the stack shown
  * (the heaviest branch of callers), innermost first. */
@@ -584,6 +585,7 @@ int ckt_report_json_print(FILE *out, const struct ckt_report *rep)
 	ckt_report_json_sites(j, "sites_at_peak", rep->sites, CKT_AT_PEAK_RSS);
 	ckt_report_json_sites(j, "sites_at_peak_heap", rep->sites, CKT_AT_PEAK_HEAP);
 	ckt_report_json_sites(j, "sites_at_peak_gpu", rep->sites, CKT_AT_PEAK_GPU);
+	ckt_report_json_sites(j, "sites_at_peak_pinned", rep->sites, CKT_AT_PEAK_PINNED);
 	ckt_report_json_sites(j, "sites_at_exit", rep->sites, CKT_SITES_EXIT);
 
 	if (rep->phases)

@@ -34,10 +34,16 @@ static uint64_t ckt_sites_count(uint64_t fixed)
 /* The moments with a site list, and the counters they read. K_EXIT is the end of the trace:
  * the heap blocks still live then (leaks, for a program that exits), read from the counters'
  * current values rather than from a peak's epoch. */
-enum { K_HEAP, K_RSS, K_GPU, K_EXIT, K_COUNT };
+enum { K_HEAP, K_RSS, K_GPU, K_PINNED, K_EXIT, K_COUNT };
 static const enum ckt_moment ckt_sites_moment[K_COUNT] = { CKT_AT_PEAK_HEAP, CKT_AT_PEAK_RSS, CKT_AT_PEAK_GPU,
-							   CKT_SITES_EXIT };
-static const int ckt_sites_tbytes[K_COUNT] = { T_HEAP, T_RSS, T_GPU, T_HEAP };
+							   CKT_AT_PEAK_PINNED, CKT_SITES_EXIT };
+static const int ckt_sites_tbytes[K_COUNT] = { T_HEAP, T_RSS, T_GPU, 0, T_HEAP }; /* K_PINNED: pins */
+
+/* CUDA pinned host memory's bytes and blocks, for the few stacks that allocate it (the
+ * parameters a prover keeps pinned): apart, so that every other stack does without them */
+struct ckt_sites_pin {
+	struct ckt_tracked t[2]; /* bytes, blocks */
+};
 
 #define CKT_SITES_NOFRAMES UINT32_MAX /* no STACK record (yet) */
 #define CKT_SITES_SHORT CKT_SITES_CALLERS
@@ -50,6 +56,7 @@ struct ckt_sites_stack {
 	uint32_t nsym, site_frame;
 	uint32_t map;           /* the module map current when its STACK record was read */
 	bool sampled;           /* it allocated samples of the default mode: estimates */
+	uint32_t pin;           /* its pinned memory's counters in s->pins, + 1; 0: none */
 	const char **sym;       /* formatted frames, innermost first; NULL until symbolized */
 	uint64_t allocs, alloc_bytes;
 	uint64_t gpu_allocs, gpu_alloc_bytes; /* CUDA device, pool and VMM memory (always exact) */
@@ -91,6 +98,8 @@ struct ckt_sites {
 
 	struct ckt_sites_site *sites;
 	size_t n_sites, cap_sites;
+	struct ckt_sites_pin *pins;
+	size_t n_pins, cap_pins;
 	uint32_t *site_index;   /* key pointer -> site index + 1 */
 	size_t site_index_cap;
 
@@ -287,6 +296,7 @@ void ckt_sites_free(struct ckt_sites *s)
 	free(s->index);
 	free(s->enc);
 	free(s->sites);
+	free(s->pins);
 	free(s->site_index);
 	for (int k = 0; k < K_COUNT; k++)
 		free(s->order[k]);
@@ -571,12 +581,12 @@ static void ckt_sites_on_record(void *ctx, const struct ckt_record *rec)
 static void ckt_sites_on_bytes(void *ctx, const struct ckt_attr *a, const struct ckt_run *run)
 {
 	struct ckt_sites *s = ctx;
-	bool heap = false, rss = false, gpu = false;
+	bool heap = false, rss = false, gpu = false, pinned = false;
 	int64_t delta = run->delta;
 	switch (a->space) {
 	case CKT_SPACE_HEAP: heap = rss = true; break;
-	case CKT_SPACE_ANON:
-	case CKT_SPACE_PINNED: rss = true; break;
+	case CKT_SPACE_ANON: rss = true; break;
+	case CKT_SPACE_PINNED: rss = pinned = true; break;
 	case CKT_SPACE_GPU: gpu = true; break;
 	default: return;
 	}
@@ -600,6 +610,24 @@ static void ckt_sites_on_bytes(void *ctx, const struct ckt_attr *a, const struct
 		ckt_tracked_run(&st->t[T_HEAP_N], s->epochs, nb, nb_rise);
 		if (sample)
 			ckt_tracked_run(&st->t[T_SMP], s->epochs, run->blocks, run->blocks_rise);
+	}
+	if (pinned && !st->pin) {
+		if (s->n_pins == s->cap_pins) {
+			size_t cap = s->cap_pins ? s->cap_pins * 2 : 16;
+			struct ckt_sites_pin *v = s->n_pins < UINT32_MAX - 1 ? realloc(s->pins, cap * sizeof(*v)) : NULL;
+			if (!v) {
+				s->err = CKT_ENOMEM;
+				return;
+			}
+			s->pins = v;
+			s->cap_pins = cap;
+		}
+		memset(&s->pins[s->n_pins], 0, sizeof(s->pins[0]));
+		st->pin = (uint32_t)++s->n_pins;
+	}
+	if (pinned) {
+		ckt_tracked_run(&s->pins[st->pin - 1].t[0], s->epochs, delta, run->rise);
+		ckt_tracked_run(&s->pins[st->pin - 1].t[1], s->epochs, nb, nb_rise);
 	}
 	if (gpu) {
 		ckt_tracked_run(&st->t[T_GPU], s->epochs, delta, run->rise);
@@ -732,13 +760,15 @@ static int64_t ckt_sites_value(const struct ckt_sites *s, const struct ckt_track
 
 static int64_t ckt_sites_at(const struct ckt_sites *s, const struct ckt_sites_stack *st, int k, int blocks)
 {
+	if (k == K_PINNED)
+		return st->pin ? ckt_sites_value(s, &s->pins[st->pin - 1].t[blocks], k) : 0;
 	return ckt_sites_value(s, &st->t[ckt_sites_tbytes[k] + blocks], k);
 }
 
 /* The stack's live samples at moment k (heap blocks only: none among GPU memory). */
 static int64_t ckt_sites_smp_at(const struct ckt_sites *s, const struct ckt_sites_stack *st, int k)
 {
-	return k == K_GPU ? 0 : ckt_sites_value(s, &st->t[T_SMP], k);
+	return k == K_GPU || k == K_PINNED ? 0 : ckt_sites_value(s, &st->t[T_SMP], k);
 }
 
 /* ---- the call path shown for a site ----
@@ -884,6 +914,8 @@ int ckt_sites_finish(struct ckt_sites *s, const struct ckt_replay_stats *st, uns
 	s->peak_ts[K_RSS] = st->peak_rss.ts;
 	s->peak[K_GPU] = st->peak_gpu.bytes;
 	s->peak_ts[K_GPU] = st->peak_gpu.ts;
+	s->peak[K_PINNED] = st->peak_pinned.bytes;
+	s->peak_ts[K_PINNED] = st->peak_pinned.ts;
 	s->peak[K_EXIT] = st->heap_bytes;
 	s->peak_ts[K_EXIT] = st->duration_ns;
 	s->ended = st->ended;
@@ -1044,6 +1076,8 @@ void ckt_sites_print_text(FILE *out, const struct ckt_sites *s)
 	ckt_sites_text_moment(out, s, K_RSS, "at peak RSS");
 	if (s->peak[K_GPU])
 		ckt_sites_text_moment(out, s, K_GPU, "at peak GPU memory");
+	if (s->peak[K_PINNED])
+		ckt_sites_text_moment(out, s, K_PINNED, "at peak CUDA pinned host memory");
 	ckt_sites_text_moment(out, s, K_EXIT, s->ended ? "live at exit" : "live at cut");
 }
 

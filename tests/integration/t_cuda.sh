@@ -151,6 +151,17 @@ s = sorted((e["bytes"], int(e["site"].split("exercise.h:")[1].rstrip(")")), e["c
 print(" ".join("%d:%d:%d" % (l, b, c) for b, l, c in s), sum(b for b, _, _ in s) == d["peak_gpu"]["bytes"])
 PYEOF
 )" "$(cu_line 'd->pitch(&b,'):102400:1 $(cu_line 'd->alloc_pool(&p2,'):2097152:1 $(cu_line 'd->create(&v,'):2097152:1 $(cu_line 'd->alloc(&c, 3'):3145728:1 $(cu_line 'd->alloc_async(&p1,'):6291456:1 $(cu_line 'd->alloc(&a, 16'):16777216:1 True"
+# and at the pinned peak (since 0.2.22: none; only the peak RSS's list showed them, and only
+# when the two peaks fell together): the two host allocations and the VMM handle of host memory
+expect_eq "cu_linked: sites at the pinned peak, by line of exercise.h, adding up to the peak; the text's list" \
+	"$($PY - $T/cu_linked.json <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = sorted((e["bytes"], int(e["site"].split("exercise.h:")[1].rstrip(")")), e["count"], e["estimate"]) for e in d["sites_at_peak_pinned"])
+print(" ".join("%d:%d:%d:%s" % (l, b, c, x) for b, l, c, x in s), sum(e[0] for e in s) == d["peak_pinned"]["bytes"])
+PYEOF
+)/$($REPORT $T/cu_linked.zst 2>/dev/null | grep -c '^top sites at peak CUDA pinned host memory (7.00 MiB at [0-9.]* s; 3 of 3 sites)$')" \
+	"$(cu_line 'd->create(&vh,'):1048576:1:False $(cu_line 'd->host_alloc(&h2,'):2097152:1:False $(cu_line 'd->alloc_host(&h1,'):4194304:1:False True/1"
 $REPORT --json --phase-rule 'kernels=exercise' $T/cu_linked.zst >$T/cu_rule.json 2>/dev/null
 expect_eq "cu_linked --phase-rule kernels=exercise: the GPU and pinned peaks go to the rule's phase" \
 	"$(jget $T/cu_rule.json peak_gpu.by_phase)/$(jget $T/cu_rule.json peak_pinned.by_phase)" \
@@ -230,6 +241,10 @@ expect_eq "diff: the GPU peak by phase" "$($PY -c 'import json,sys; print([(r["p
 expect_match "diff text: a row per GPU under the peak GPU" "$(cat $T/cu_diff.txt)" \
 	$'\npeak GPU +0 B +29\\.1 MiB  \\+29\\.1 MiB +- / [0-9.]+\n  GPU +0 B +24\\.1 MiB  \\+24\\.1 MiB +GPU-10111213-1415-1617-1819-1a1b1c1d1e1f \\(Stub GPU 0\\)\n  GPU +0 B +5\\.00 MiB  \\+5\\.00 MiB +GPU-20212223-2425-2627-2829-2a2b2c2d2e2f \\(Stub GPU 1\\)\npeak pinned '
 expect_match "diff text: live bytes at the peak GPU" "$(cat $T/cu_diff.txt)" $'\nlive bytes by function at peak GPU \\(1 of 1 changed\\)\n'
+# and at the pinned peak (since 0.2.22): by phase and by function, text and JSON
+expect_eq "diff: the pinned peak by phase and by function" \
+	"$($PY -c 'import json,sys; d = json.load(open(sys.argv[1])); print([(r["phase"], r["change"]) for r in d["by_phase"]["peak_pinned"]], [(r["function"], r["change"]) for r in d["by_function"]["peak_pinned"]])' $T/cu_diff.json)/$(grep -c '^live bytes by function at peak pinned (1 of 1 changed)$' $T/cu_diff.txt)" \
+	"[('(none)', 7340032)] [('exercise', 7340032)]/1"
 
 # Untraced, the same programs run the same (the stub alone)
 $C/cu_static ptsz >$T/untraced.out 2>&1
