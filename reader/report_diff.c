@@ -25,6 +25,7 @@ struct ckt_diff_row {
 	const char *label; /* shown after it in parentheses (a GPU's name), or NULL */
 	uint64_t bytes[2]; /* base, trace */
 	uint64_t samples[2]; /* the default mode's samples among them (0 for devices) */
+	uint64_t count[2];   /* live blocks (functions; 0 where unknown: phases, thread groups) */
 };
 
 struct ckt_diff_rows {
@@ -33,8 +34,8 @@ struct ckt_diff_rows {
 	int err;
 };
 
-static void ckt_diff_add(struct ckt_diff_rows *r, const char *name, size_t len, int side, uint64_t bytes,
-			 uint64_t samples)
+static void ckt_diff_add_n(struct ckt_diff_rows *r, const char *name, size_t len, int side, uint64_t bytes,
+			   uint64_t samples, uint64_t count)
 {
 	if (r->n == r->cap) {
 		size_t cap = r->cap ? 2 * r->cap : 64;
@@ -47,7 +48,14 @@ static void ckt_diff_add(struct ckt_diff_rows *r, const char *name, size_t len, 
 		r->cap = cap;
 	}
 	r->v[r->n++] = (struct ckt_diff_row){ name, len, NULL, { side == 0 ? bytes : 0, side == 1 ? bytes : 0 },
-					      { side == 0 ? samples : 0, side == 1 ? samples : 0 } };
+					      { side == 0 ? samples : 0, side == 1 ? samples : 0 },
+					      { side == 0 ? count : 0, side == 1 ? count : 0 } };
+}
+
+static void ckt_diff_add(struct ckt_diff_rows *r, const char *name, size_t len, int side, uint64_t bytes,
+			 uint64_t samples)
+{
+	ckt_diff_add_n(r, name, len, side, bytes, samples, 0);
 }
 
 static int ckt_diff_name_cmp(const void *pa, const void *pb)
@@ -106,6 +114,8 @@ static void ckt_diff_merge(struct ckt_diff_rows *r)
 			r->v[w - 1].bytes[1] = ckt_diff_add_sat(r->v[w - 1].bytes[1], r->v[i].bytes[1]);
 			r->v[w - 1].samples[0] += r->v[i].samples[0];
 			r->v[w - 1].samples[1] += r->v[i].samples[1];
+			r->v[w - 1].count[0] += r->v[i].count[0];
+			r->v[w - 1].count[1] += r->v[i].count[1];
 			if (!r->v[w - 1].label)
 				r->v[w - 1].label = r->v[i].label;
 		} else {
@@ -174,6 +184,7 @@ static void ckt_diff_join_bare(struct ckt_diff_rows *r)
 			struct ckt_diff_row *b = &r->v[match];
 			b->bytes[only] = a->bytes[only];
 			b->samples[only] += a->samples[only];
+			b->count[only] += a->count[only];
 			a->name = NULL; /* dropped below */
 			joined = true;
 		}
@@ -193,7 +204,7 @@ static void ckt_diff_functions(struct ckt_diff_rows *r, const struct ckt_report 
 		struct ckt_sites_entry e;
 		const struct ckt_sites *s = rep[side]->sites;
 		for (size_t i = 0; s && ckt_sites_top(s, m, i, &e); i++)
-			ckt_diff_add(r, e.site, ckt_diff_function_len(e.site), side, e.bytes, e.samples);
+			ckt_diff_add_n(r, e.site, ckt_diff_function_len(e.site), side, e.bytes, e.samples, e.count);
 	}
 	ckt_diff_merge(r);
 	ckt_diff_join_bare(r);
@@ -466,12 +477,25 @@ static void ckt_diff_fmt_change(char *buf, size_t n, uint64_t base, uint64_t cur
  * about R bytes of its trace, and the estimate's error is about R x sqrt(samples), so the
  * change's is about sqrt(Rb^2 sb + Rt^2 st); 0 for a row of no samples (exact: blocks of R or
  * more, mappings, an exact trace). rate: each trace's CUZKTRACE_SAMPLE. */
+/* Three standard errors of the change from sampling: R x sqrt(n) for each trace of the
+ * default mode, n the row's samples live then. A trace with no sample in the row says less
+ * than that 0 suggests: the blocks under R that the other trace shows there may all have gone
+ * unsampled, as each is with the chance exp(-bytes / R), over 0.27% (three standard errors'
+ * worth) up to 5.9 R: that much more, unless the other trace's blocks there are R or more on
+ * average, which every trace records (known for functions, not for phases and thread
+ * groups). 0 for a row of only exact figures. (A function that read 0 B in a sampled trace
+ * was shown as a real change, -100%, in 30 runs of 40.) */
 static uint64_t ckt_diff_noise(const struct ckt_diff_row *w, const uint64_t rate[2])
 {
-	double v = 0;
-	for (int side = 0; side < 2; side++)
+	double v = 0, z = 0;
+	for (int side = 0; side < 2; side++) {
 		v += (double)rate[side] * (double)rate[side] * (double)w->samples[side];
-	return (uint64_t)(3.0 * sqrt(v));
+		int o = 1 - side;
+		if (rate[side] && !w->samples[side] && w->bytes[o] &&
+		    (!w->count[o] || w->bytes[o] / w->count[o] < rate[side]))
+			z += 5.9 * (double)rate[side];
+	}
+	return (uint64_t)(3.0 * sqrt(v) + z);
 }
 
 static bool ckt_diff_in_noise(const struct ckt_diff_row *w, const uint64_t rate[2])

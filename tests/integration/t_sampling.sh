@@ -115,6 +115,20 @@ print(bool(row) and abs(row[0]['noise_bytes'] - noise) <= 1 and bool(ph) and abs
 PYEOF
 )/$($REPORT --json --diff $T/sx.zst $T/sx.zst 2>/dev/null | $PY -c 'import json,sys; print(any("noise_bytes" in r for r in json.load(sys.stdin)["by_function"]["peak_heap"]))')" \
 	"True True/False"
+# a row that a trace of the default mode holds no sample of, against an exact trace: 2,000
+# blocks of 100 bytes, none sampled at R = 2^30 (a sample among them: 0.02%): within noise,
+# 5.9 R, the most bytes of small blocks that go unsampled with a chance of 0.27% (since
+# 0.2.22: noise 0, and the row read as a real change, -100%); a block of R or more gone from
+# the sampled trace is a real change all the same (every trace records it): diffprog's
+# extra_cache, 7,000,000 bytes, at R = 1 MiB. (The text marks the row at the peak RSS, the peak
+# heap and exit.)
+CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/srx.zst traced srx $P/smallrow
+CUZKTRACE_SAMPLE=1073741824 CUZKTRACE_OUT=$T/srs.zst traced srs $P/smallrow
+CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/sdx.zst traced sdx $P/diffprog 3000000 2000000 7000000
+CUZKTRACE_SAMPLE=1048576 CUZKTRACE_OUT=$T/sds.zst traced sds $P/diffprog 3000000 2000000 0
+expect_eq "diff against an exact trace: a row of small blocks with no sample is within noise (5.9 R), a large block gone is a change" \
+	"$($REPORT --json --diff $T/srx.zst $T/srs.zst 2>/dev/null | $PY -c 'import json,sys; print([(r["change"], r["noise_bytes"]) for r in json.load(sys.stdin)["by_function"]["peak_heap"] if r["function"] == "table_row"])')/$($REPORT --diff $T/srx.zst $T/srs.zst 2>/dev/null | grep -c '  table_row  (within sampling noise, +-5.90 GiB)$')/$($REPORT --json --diff $T/sdx.zst $T/sds.zst 2>/dev/null | $PY -c 'import json,sys; print([(r["change"], r["noise_bytes"]) for r in json.load(sys.stdin)["by_function"]["peak_heap"] if r["function"] == "extra_cache"])')" \
+	"[(-200000, 6335076761)]/3/[(-7000000, 0)]"
 # a site whose figures come from samples says so (text: "(estimated from samples)", JSON
 # "estimate": true); the same blocks at or above the rate are recorded one by one: exact. At
 # 1 MiB every run of 6 held a sample (no sample at all: 0.56^20, about 1 in 100,000)
