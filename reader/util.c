@@ -297,7 +297,11 @@ int ckt_util_out_open(struct ckt_util_out *o, const char *path)
 		goto in_place;
 	sprintf(o->tmp, "%.*s.%s.XXXXXX", (int)dir, o->dst, o->dst + dir);
 	int fd = mkstemp(o->tmp); /* 0600 while written: its mode is given just before a rename */
-	if (fd < 0) /* a directory we may not write, a name too long for a temporary */
+	if (fd < 0 && errno == ENAMETOOLONG) { /* a name of 248 bytes or more: a short temporary */
+		sprintf(o->tmp, "%.*s.ckt.XXXXXX", (int)dir, o->dst);
+		fd = mkstemp(o->tmp);
+	}
+	if (fd < 0) /* a directory we may not write (or whose name leaves no room) */
 		goto in_place;
 	if (!(o->f = fdopen(fd, "w"))) {
 		int e = errno;

@@ -558,6 +558,13 @@ PYEOF
 	$REPORT --csv $T/keep.csv --phases-csv $T/newph.csv --sites-csv $T/newsites.csv $T/huge.zst >/dev/null 2>$T/keep.err
 	expect_eq "reader: a corrupt trace leaves the existing --csv as it was, makes no other output, no temporary" \
 		"$?/$(cat $T/keep.csv)/$(ls -A $T | grep -c -e newph -e newsites -e '^\.keep')" "1/precious/0"
+	# ... with a name of 250 bytes too, whose temporary ".<name>.XXXXXX" is too long for the
+	# file system (since 0.2.22 a short one; it was written in place, and emptied)
+	long250=$T/$(printf 'k%.0s' $(seq 246)).csv
+	echo precious >$long250
+	$REPORT --csv $long250 --phases-csv $long250.p $T/huge.zst >/dev/null 2>/dev/null
+	expect_eq "reader: a corrupt trace leaves an existing --csv of a 250-byte name as it was, makes no --phases-csv of 252, no temporary" \
+		"$?/$(cat $long250)/$(ls -A $T | grep -c -e '^\.ckt\.' -e 'kkk\.csv\.p$')" "1/precious/0"
 	# ... and with a trace that reads, an output keeps what it is: a link that leads nowhere yet
 	# stays a link and its target is written; a file with two names keeps both (its inode)
 	ln -sf $T/ltarget.csv $T/llink.csv
