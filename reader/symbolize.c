@@ -600,6 +600,54 @@ static struct ckt_sym_module *ckt_sym_module_of(struct ckt_sym *s, uint64_t pc, 
 
 /* ---- names ---- */
 
+/* Rust's legacy mangling writes a character outside ASCII identifiers as "$u<hex>$"
+ * ("gr$uf6$$udf$e_alloc" for größe_alloc), which libiberty leaves as it is: decoded in place
+ * into UTF-8 (never longer than the escape). Code points that are no characters
+ * (surrogates, past U+10FFFF) and controls stay escaped. */
+static void ckt_sym_rust_unescape(char *d)
+{
+	char *w = d;
+	for (const char *r = d; *r;) {
+		uint32_t cp = 0;
+		const char *h = r + 2;
+		int nd = 0;
+		if (r[0] == '$' && r[1] == 'u')
+			for (; nd < 7 && ((*h >= '0' && *h <= '9') || (*h >= 'a' && *h <= 'f')); h++, nd++)
+				cp = cp * 16 + (uint32_t)(*h <= '9' ? *h - '0' : *h - 'a' + 10);
+		if (nd == 0 || nd > 6 || *h != '$' || cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp < 0xa0) ||
+		    (cp >= 0xd800 && cp < 0xe000) || cp > 0x10ffff) {
+			*w++ = *r++;
+			continue;
+		}
+		if (cp < 0x80) {
+			*w++ = (char)cp;
+		} else if (cp < 0x800) {
+			*w++ = (char)(0xc0 | cp >> 6);
+			*w++ = (char)(0x80 | (cp & 0x3f));
+		} else if (cp < 0x10000) {
+			*w++ = (char)(0xe0 | cp >> 12);
+			*w++ = (char)(0x80 | ((cp >> 6) & 0x3f));
+			*w++ = (char)(0x80 | (cp & 0x3f));
+		} else {
+			*w++ = (char)(0xf0 | cp >> 18);
+			*w++ = (char)(0x80 | ((cp >> 12) & 0x3f));
+			*w++ = (char)(0x80 | ((cp >> 6) & 0x3f));
+			*w++ = (char)(0x80 | (cp & 0x3f));
+		}
+		r = h + 1;
+	}
+	*w = 0;
+}
+
+/* cplus_demangle, with a legacy Rust name's "$u<hex>$" escapes decoded. malloc'd or NULL. */
+static char *ckt_sym_demangle(const char *raw, int opts)
+{
+	char *d = cplus_demangle(raw, opts);
+	if (d && strncmp(raw, "_ZN", 3) == 0 && strstr(d, "$u"))
+		ckt_sym_rust_unescape(d);
+	return d;
+}
+
 /* Sets f->func and f->name from a symbol or DWARF name, demangling C++ (_Z) and Rust
  * (legacy _ZN..17h<hash>E and v0 _R) names. */
 static void ckt_sym_set_name(struct ckt_sym *s, struct ckt_sym_frame *f, const char *raw)
@@ -607,8 +655,8 @@ static void ckt_sym_set_name(struct ckt_sym *s, struct ckt_sym_frame *f, const c
 	if (!raw || !*raw)
 		return;
 	if (raw[0] == '_' && (raw[1] == 'Z' || raw[1] == 'R')) {
-		char *full = cplus_demangle(raw, DMGL_PARAMS | DMGL_ANSI | DMGL_AUTO);
-		char *plain = cplus_demangle(raw, DMGL_ANSI | DMGL_AUTO);
+		char *full = ckt_sym_demangle(raw, DMGL_PARAMS | DMGL_ANSI | DMGL_AUTO);
+		char *plain = ckt_sym_demangle(raw, DMGL_ANSI | DMGL_AUTO);
 		if (full && plain) {
 			f->func = ckt_sym_intern0(s, full);
 			f->name = ckt_sym_intern0(s, plain);
@@ -706,7 +754,7 @@ static bool ckt_sym_names_agree(const char *symbol, const char *plain, bool exac
 {
 	char *dm = NULL;
 	if (symbol[0] == '_' && (symbol[1] == 'Z' || symbol[1] == 'R'))
-		dm = cplus_demangle(symbol, DMGL_ANSI | DMGL_AUTO);
+		dm = ckt_sym_demangle(symbol, DMGL_ANSI | DMGL_AUTO);
 	const char *n = dm ? dm : symbol;
 	size_t ln = strlen(n), lp = strlen(plain);
 	bool same = strcmp(n, plain) == 0 ||
@@ -1158,7 +1206,7 @@ static char *ckt_sym_impl_method(const struct ckt_sym_table *t, const char *mod,
 			const char *raw = t->sized[g].v[k].name;
 			if (!raw || raw[0] != '_' || !strstr(raw, enc) || !ckt_sym_rust_symbol(raw))
 				continue;
-			char *d = cplus_demangle(raw, DMGL_ANSI | DMGL_AUTO);
+			char *d = ckt_sym_demangle(raw, DMGL_ANSI | DMGL_AUTO);
 			if (!d)
 				continue;
 			/* "MOD::Type::meth" or "<MOD::Type>::meth", Type one component (with its

@@ -291,6 +291,12 @@ if [ -x $S/sites_rs ]; then
 		"$(site_get $T/sr.json sites_at_peak "^sites_rs::grow_list \(.*sites_rs\.rs:$R_P\)\$" bytes)" 1048576
 	expect_match "sites: Rust RawVec frames stay in the stack" \
 		"$(site_get $T/sr.json sites_at_peak "^sites_rs::grow_list " frames)" "alloc::raw_vec::"
+	# a name outside ASCII, which legacy mangling escapes: decoded (since 0.2.22 it read
+	# sites_rs::gr$uf6$$udf$e_puffer, and a rule by its name matched nothing)
+	R_U=$(line_of $SRC/sites_rs.rs SITE:rs_utf8)
+	expect_eq "sites: Rust legacy name outside ASCII decoded, and a phase rule by it" \
+		"$($REPORT --json --top 50 $T/sr.zst >$T/sr50.json 2>/dev/null; site_get $T/sr50.json sites_at_peak "^sites_rs::größe_puffer \(.*sites_rs\.rs:$R_U\)\$" bytes)/$($REPORT --json --phase-rule 'u=sites_rs::größe_puffer' $T/sr.zst 2>/dev/null | $PY -c 'import json,sys; print([p["bytes"] for p in json.load(sys.stdin)["peak_heap"]["by_phase"] if p["phase"] == "u"])')" \
+		"40000/[40000]"
 	R_S=$(line_of $SRC/sites_rs.rs SITE:rs_repeat)
 	R_T=$(line_of $SRC/sites_rs.rs SITE:rs_to_vec)
 	R_M=$(line_of $SRC/sites_rs.rs SITE:rs_map)

@@ -31,6 +31,13 @@ fn grow_list(n: u64) -> Vec<u64> {
     black_box(v)
 }
 
+// a name outside ASCII: legacy mangling escapes it ("gr$uf6$$udf$e_puffer"), which libiberty
+// leaves as it is
+#[inline(never)]
+fn größe_puffer(n: usize) -> Vec<u8> {
+    black_box(vec![3u8; n]) // SITE:rs_utf8
+}
+
 #[inline(never)]
 fn repeat_str(n: usize) -> String {
     black_box("xy".repeat(n)) // SITE:rs_repeat
@@ -99,11 +106,12 @@ fn main() {
     let h = composed(100);
     let r32 = rows_of::<u32>(100);
     let r16 = rows_of::<u16>(100);
+    let u = größe_puffer(40_000);
     sleep(Duration::from_millis(150));
     black_box(&a);
     black_box(&b);
-    black_box((&c, &d, &e, &f, &g, &h, &r32, &r16));
-    drop((c, d, e, f, g, h, r32, r16));
+    black_box((&c, &d, &e, &f, &g, &h, &r32, &r16, &u));
+    drop((c, d, e, f, g, h, r32, r16, u));
     drop(a);
     drop(b);
     sleep(Duration::from_millis(30));
