@@ -32,7 +32,7 @@ enum ckt_exit { CKT_EXIT_OK = 0, CKT_EXIT_TRACE = 1, CKT_EXIT_USAGE = 2 };
 enum ckt_opt_id { CKT_OPT_JSON, CKT_OPT_CSV, CKT_OPT_HELP, CKT_OPT_TOP, CKT_OPT_SITES_CSV, CKT_OPT_FOLDED,
 		  CKT_OPT_FOLDED_HEAP,
 		  CKT_OPT_BY, CKT_OPT_PHASES_CSV, CKT_OPT_PHASE_RULE, CKT_OPT_MAX_HELD, CKT_OPT_DIFF,
-		  CKT_OPT_MODULES, CKT_OPT_JOBS };
+		  CKT_OPT_MODULES, CKT_OPT_JOBS, CKT_OPT_VERSION };
 
 /* One row per option: the parser and --help both read this table, so a new option (--top N,
  * --sites-csv FILE, --folded, --by, --phases-csv, --phase-rule) is a row plus a case below. */
@@ -89,6 +89,7 @@ static const struct ckt_opt ckt_opts[] = {
 	  "order (default 8388608); past it the oldest are replayed at once\n"
 	  "and a warning says how many" },
 	{ "--help", NULL, CKT_OPT_HELP, "show this help and exit (also -h)" },
+	{ "--version", NULL, CKT_OPT_VERSION, "show the version and the trace formats it reads, and exit" },
 };
 #define CKT_NOPTS (sizeof(ckt_opts) / sizeof(ckt_opts[0]))
 
@@ -96,7 +97,7 @@ static const struct ckt_opt ckt_opts[] = {
 
 struct ckt_args {
 	bool json;
-	bool help;
+	bool help, version;
 	const char *csv;
 	unsigned top;
 	const char *sites_csv, *folded, *folded_heap;
@@ -430,6 +431,9 @@ static int ckt_main_parse(int argc, char **argv, struct ckt_args *a)
 		case CKT_OPT_HELP:
 			a->help = true;
 			break;
+		case CKT_OPT_VERSION:
+			a->version = true;
+			break;
 		case CKT_OPT_BY:
 			if (strcmp(val, "thread") != 0)
 				return ckt_main_usage("unknown --by value '%s' (expected 'thread')", val);
@@ -489,9 +493,9 @@ static int ckt_main_parse(int argc, char **argv, struct ckt_args *a)
 		}
 		}
 	}
-	if (!a->help && !a->trace)
+	if (!a->help && !a->version && !a->trace)
 		return ckt_main_usage("no TRACE file given");
-	if (a->help)
+	if (a->help || a->version)
 		return 0;
 	/* it says how to read the two traces of --diff; alone it did nothing, without a word */
 	if (a->jobs && !a->diff)
@@ -1055,11 +1059,14 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	if (ckt_main_parse(argc, argv, &a) < 0)
 		return CKT_EXIT_USAGE;
-	if (a.help) {
-		ckt_main_help();
+	if (a.help || a.version) {
+		if (a.help)
+			ckt_main_help();
+		else
+			printf(CKT_PROG " %s (trace format versions 1 to %d)\n", CKT_TRACER_VERSION, CKT_FORMAT_VERSION);
 		if (fflush(stdout) == 0 && !ferror(stdout))
 			return CKT_EXIT_OK;
-		ckt_main_say("error: cannot write the help to standard output: %s",
+		ckt_main_say("error: cannot write the %s to standard output: %s", a.help ? "help" : "version",
 			     strerror(errno ? errno : EIO));
 		return CKT_EXIT_TRACE;
 	}

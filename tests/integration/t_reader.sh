@@ -53,6 +53,12 @@ done
 expect_eq "reader: --help starts every option's text in one column, one space past the longest option (--folded-heap FILE ran into its text)" \
 	"$(grep '^  --' $T/help.out | cut -c21 | sort -u | tr -d '\n')/$(grep '^  --' $T/help.out | cut -c22 | grep -c ' ')/$(grep -c '^  --folded-heap FILE the same' $T/help.out)" " /0/1"
 expect_match "reader: --help documents exit statuses 0, 1 and 2" "$(cat $T/help.out)" $'exit status:\n  0  report written.*\n  1  the trace.*\n  2  usage error'
+# --version (since 0.2.22: an unknown option): the tracer's version, the formats read, status 0
+expect_eq "reader: --version names the version and the formats it reads, exit 0, with or without a TRACE" \
+	"$($REPORT --version; echo "/$?")$($REPORT --version $T/none.zst; echo "/$?")" \
+	"cuzktrace-report $(sed -n 's/^#define CKT_TRACER_VERSION "\(.*\)"$/\1/p' $ROOT/include/ckt_format.h) (trace format versions 1 to 5)
+/0cuzktrace-report $(sed -n 's/^#define CKT_TRACER_VERSION "\(.*\)"$/\1/p' $ROOT/include/ckt_format.h) (trace format versions 1 to 5)
+/0"
 if [ -w /dev/full ]; then
 	$REPORT --help >/dev/full 2>$T/help.err
 	expect_eq "reader: --help to a full device: exit 1, one line" "$?/$(cat $T/help.err)" \
