@@ -799,7 +799,9 @@ static int ckt_phases_make_shares(struct ckt_phases *p, enum ckt_moment m)
 		if (v > 0)
 			p->shares[m][n++] = (struct ckt_phases_share){
 				ckt_phases_pub_name(&p->ph[i]), (uint64_t)v,
-				m == CKT_AT_PEAK_GPU ? 0 : ckt_phases_pos(ckt_tracked_at(&p->ph[i].smp, p->epochs, m)) };
+				m == CKT_AT_PEAK_GPU || m == CKT_AT_PEAK_PINNED
+					? 0
+					: ckt_phases_pos(ckt_tracked_at(&p->ph[i].smp, p->epochs, m)) };
 	}
 	qsort(p->shares[m], n, sizeof(*p->shares[m]), ckt_phases_share_cmp);
 	p->n_shares[m] = n;

@@ -424,6 +424,15 @@ static const struct {
 };
 #define CKT_DIFF_NMOMENTS (sizeof(ckt_diff_moments) / sizeof(ckt_diff_moments[0]))
 
+/* The sampling rates behind the rows of moment k: none for GPU and pinned memory, which
+ * every trace records exactly (their rows read as "within sampling noise") */
+static const uint64_t *ckt_diff_rate(size_t k, const uint64_t rate[2])
+{
+	static const uint64_t exact[2] = { 0, 0 };
+	enum ckt_moment m = ckt_diff_moments[k].m;
+	return m == CKT_AT_PEAK_GPU || m == CKT_AT_PEAK_PINNED ? exact : rate;
+}
+
 static bool ckt_diff_moment_shown(const struct ckt_report *const rep[2], size_t k)
 {
 	if (ckt_diff_moments[k].m == CKT_AT_PEAK_RSS) /* a side without samples would read as 0 B */
@@ -481,9 +490,10 @@ static void ckt_diff_fmt_change(char *buf, size_t n, uint64_t base, uint64_t cur
  * default mode, n the row's samples live then. A trace with no sample in the row says less
  * than that 0 suggests: the blocks under R that the other trace shows there may all have gone
  * unsampled, as each is with the chance exp(-bytes / R), over 0.27% (three standard errors'
- * worth) up to 5.9 R: that much more, unless the other trace's blocks there are R or more on
- * average, which every trace records (known for functions, not for phases and thread
- * groups). 0 for a row of only exact figures. (A function that read 0 B in a sampled trace
+ * worth) up to 5.9 R: that much more, where the other trace shows small blocks there (its
+ * samples; or, exact, blocks under R on average: known for functions only, whose counts the
+ * report keeps; a phase's or thread group's bytes may be of large blocks, exact in both).
+ * 0 for a row of only exact figures (GPU and pinned memory: the rates are ckt_diff_rate's). (A function that read 0 B in a sampled trace
  * was shown as a real change, -100%, in 30 runs of 40.) */
 static uint64_t ckt_diff_noise(const struct ckt_diff_row *w, const uint64_t rate[2])
 {
@@ -491,8 +501,9 @@ static uint64_t ckt_diff_noise(const struct ckt_diff_row *w, const uint64_t rate
 	for (int side = 0; side < 2; side++) {
 		v += (double)rate[side] * (double)rate[side] * (double)w->samples[side];
 		int o = 1 - side;
-		if (rate[side] && !w->samples[side] && w->bytes[o] &&
-		    (!w->count[o] || w->bytes[o] / w->count[o] < rate[side]))
+		/* small blocks the other trace shows: its samples, or (exact) blocks under R */
+		bool small = rate[o] ? w->samples[o] > 0 : w->count[o] && w->bytes[o] / w->count[o] < rate[side];
+		if (rate[side] && !w->samples[side] && w->bytes[o] && small)
 			z += 5.9 * (double)rate[side];
 	}
 	return (uint64_t)(3.0 * sqrt(v) + z);
@@ -709,12 +720,14 @@ int ckt_report_diff_text(FILE *out, const struct ckt_report *base, const struct 
 		if (!exit_)
 			ckt_diff_phases(&r, rep, ckt_diff_moments[k].m);
 		if (!r.err && !exit_)
-			ckt_diff_text_rows(out, &r, "phase", ckt_diff_moments[k].label, (size_t)-1, unsampled, rate);
+			ckt_diff_text_rows(out, &r, "phase", ckt_diff_moments[k].label, (size_t)-1, unsampled,
+					   ckt_diff_rate(k, rate));
 		err = err ? err : r.err;
 		r.n = 0;
 		ckt_diff_functions(&r, rep, ckt_diff_moments[k].m);
 		if (!r.err)
-			ckt_diff_text_rows(out, &r, "function", ckt_diff_moments[k].label, top, unsampled, rate);
+			ckt_diff_text_rows(out, &r, "function", ckt_diff_moments[k].label, top, unsampled,
+					   ckt_diff_rate(k, rate));
 		err = err ? err : r.err;
 		r.n = 0;
 		if (base->by_thread && ckt_diff_moments[k].m != CKT_AT_PEAK_GPU &&
@@ -872,7 +885,7 @@ int ckt_report_diff_json(FILE *out, const struct ckt_report *base, const struct 
 				ckt_diff_functions(&r, rep, ckt_diff_moments[k].m);
 			else
 				ckt_diff_phases(&r, rep, ckt_diff_moments[k].m);
-			ckt_diff_json_rows(j, ckt_diff_moments[k].key, name, &r, rate);
+			ckt_diff_json_rows(j, ckt_diff_moments[k].key, name, &r, ckt_diff_rate(k, rate));
 			err = err ? err : r.err;
 			free(r.v);
 			free(names_buf);

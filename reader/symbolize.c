@@ -639,12 +639,15 @@ static void ckt_sym_rust_unescape(char *d)
 	*w = 0;
 }
 
+static bool ckt_sym_rust_symbol_at(const char *symbol, size_t n);
+static size_t ckt_sym_base_len(const char *n);
+
 /* cplus_demangle, with a legacy Rust name's "$u<hex>$" escapes decoded. malloc'd or NULL. */
 static char *ckt_sym_demangle(const char *raw, int opts)
 {
 	char *d = cplus_demangle(raw, opts);
-	if (d && strncmp(raw, "_ZN", 3) == 0 && strstr(d, "$u"))
-		ckt_sym_rust_unescape(d);
+	if (d && strstr(d, "$u") && ckt_sym_rust_symbol_at(raw, ckt_sym_base_len(raw)))
+		ckt_sym_rust_unescape(d); /* not a C++ name's: GCC takes '$' in identifiers */
 	return d;
 }
 
@@ -727,15 +730,20 @@ static size_t ckt_sym_sans_generics(const char *name, size_t len)
 	return i == (size_t)-1 || i == 0 ? len : i;
 }
 
-/* A Rust symbol: v0 ("_R...") or legacy (its path ends in a hash, "17h<16 hex digits>E"). */
-static bool ckt_sym_rust_symbol(const char *symbol)
+/* A Rust symbol, of n bytes: v0 ("_R...") or legacy (its path ends in a hash, "17h<16 hex
+ * digits>E"). */
+static bool ckt_sym_rust_symbol_at(const char *symbol, size_t n)
 {
-	size_t n = strlen(symbol);
 	if (symbol[0] == '_' && symbol[1] == 'R')
 		return true;
 	if (n < 22 || strncmp(symbol, "_ZN", 3) != 0 || symbol[n - 1] != 'E' || memcmp(symbol + n - 20, "17h", 3) != 0)
 		return false;
 	return strspn(symbol + n - 17, "0123456789abcdef") == 16;
+}
+
+static bool ckt_sym_rust_symbol(const char *symbol)
+{
+	return ckt_sym_rust_symbol_at(symbol, strlen(symbol));
 }
 
 static const char *ckt_sym_last_component(const char *n);

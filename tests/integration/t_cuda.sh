@@ -246,6 +246,16 @@ expect_eq "diff: the pinned peak by phase and by function" \
 	"$($PY -c 'import json,sys; d = json.load(open(sys.argv[1])); print([(r["phase"], r["change"]) for r in d["by_phase"]["peak_pinned"]], [(r["function"], r["change"]) for r in d["by_function"]["peak_pinned"]])' $T/cu_diff.json)/$(grep -c '^live bytes by function at peak pinned (1 of 1 changed)$' $T/cu_diff.txt)" \
 	"[('(none)', 7340032)] [('exercise', 7340032)]/1"
 
+# a trace of the default mode against an exact one: GPU and pinned rows are exact in both, no
+# sampling noise (since 0.2.22 the rule for rows without samples gave them 5.9 R, "within
+# sampling noise"); a phase's row at the peak RSS neither (its pinned bytes are exact)
+CUZKTRACE_SAMPLE=524288 CUZKTRACE_OUT=$T/cu_dflt.zst traced cu_dflt $C/cu_linked
+$REPORT --json --diff $T/cu_linked.zst $T/cu_dflt.zst >$T/cu_dn.json 2>/dev/null
+expect_eq "diff, default mode against exact: no noise on GPU and pinned rows, none on the phase at the peak RSS" \
+	"$($PY -c 'import json,sys; d = json.load(open(sys.argv[1]))
+print([r.get("noise_bytes") for k in ("peak_gpu", "peak_pinned") for w in ("by_phase", "by_function") for r in d[w][k]], [r.get("noise_bytes") for r in d["by_phase"]["peak_rss"]])' $T/cu_dn.json)" \
+	"[None, None, None, None] [0]"
+
 # Untraced, the same programs run the same (the stub alone)
 $C/cu_static ptsz >$T/untraced.out 2>&1
 expect_eq "untraced: static-runtime program runs" "$?/$(cat $T/untraced.out)" "0/cu_static: done"

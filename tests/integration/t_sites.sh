@@ -483,3 +483,10 @@ expect_match "leaks --diff text: the rows at exit" "$($REPORT --diff $T/lk.zst $
   change +base +trace  function
   -19\.5 KiB \(-100\.0%\) +19\.5 KiB +0 B  grow_table
 '
+
+# a C++ name with '$' in it that looks like a Rust escape ("get$u41$it"): kept as it is (the
+# decoding of Rust's escapes took it for one and showed "getAit")
+CUZKTRACE_OUT=$T/cxxdollar.zst traced cxxdollar $P/cxxdollar
+expect_eq "sites: a C++ name with a Rust-like escape in it is not decoded" \
+	"$($REPORT --json $T/cxxdollar.zst 2>/dev/null | $PY -c 'import json,sys; print([(e["site"].split(" (")[0], e["bytes"]) for e in json.load(sys.stdin)["sites_at_exit"] if e["bytes"] == 123456])')" \
+	"[('ns::get\$u41\$it(unsigned long)', 123456)]"
