@@ -1611,15 +1611,6 @@ static void hold_old_trace(int slot, const char *path)
 	held_fd[slot] = h;
 }
 
-/* 1 when the file at path already holds a trace whose header names this process (its
- * "process" key: pid, start time and pid namespace, the same across execs): the trace
- * of the image this process replaced by an exec the hooks did not see (glibc's execl, execle
- * and execlp call an internal execve; execveat, a raw execve system call), which left no
- * CUZKTRACE_EXEC_FROM behind: not to be truncated. Not an earlier process that had the same
- * pid (every run of a container's entry point is pid 1: its file is the rerun's to write) nor
- * a trace of a tracer before 0.2.12 (no such key). Reads the file's first zstd frame (the
- * header, a few KiB, at most 32 KiB of arguments twice). 0 for anything else, a file that is
- * not a trace included. */
 /* The value of header key `key` in the trace that f holds, NUL-terminated in out (cap bytes);
  * 0 when found, -1 otherwise (not a trace, no such key, a longer value). Reads the file's
  * first zstd frame (the header, a few KiB, at most 32 KiB of arguments twice). */
@@ -1692,9 +1683,9 @@ static void say_renamed(const char *old, const char *why, const char *tail, char
 
 /* Opens path_abs for the trace, locked, or else the per-pid name, then "<pid>.<k>" names
  * (k = 2, 3, ...: a pid the run saw before, after the pids wrapped): a name another live
- * process writes (locked) or that holds a trace written in this run is left alone, with one
- * line each. The descriptor (moved above the program's range; the flock moves with it) or
- * -errno. */
+ * process writes (locked) or that holds a trace written in this run is left alone, and one
+ * line names the first and the one used (shown follows). The descriptor (moved above the
+ * program's range; the flock moves with it) or -errno. */
 static int open_claimed(pid_t pid, char *shown)
 {
 	char first[sizeof(path_abs)], tag[40];
