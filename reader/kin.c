@@ -64,8 +64,11 @@ static bool ckt_kin_is_exec(const struct ckt_kin_node *c, const struct ckt_kin_n
  * the same ppid and pid namespace, started while x's trace was written */
 static bool ckt_kin_is_child(const struct ckt_kin_node *c, const struct ckt_kin_node *x)
 {
+	/* not before x's image began (a later image's report listed the children of the images
+	 * before it, whose parent_process is the same) */
 	if (c->parent_process)
-		return ckt_kin_key_ok(x->process) && !strcmp(c->parent_process, x->process);
+		return ckt_kin_key_ok(x->process) && !strcmp(c->parent_process, x->process) &&
+		       c->start + CKT_KIN_SLACK_NS >= x->start;
 	return c->has_ppid && c->ppid == x->pid && ckt_kin_same_ns(c->process, x->process) &&
 	       c->start + CKT_KIN_SLACK_NS >= x->start && c->start <= x->mtime + CKT_KIN_SLACK_NS;
 }

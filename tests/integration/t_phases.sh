@@ -185,6 +185,15 @@ expect_eq "wrapper with execs: env's trace lists the shell after exec, its child
 	"$(cd $T/wrapx && $REPORT --json t.out 2>/dev/null | $PY -c 'import json,sys,os,re; print(" ".join("%s:%s:%s" % (k["relation"], re.sub(r"\.[0-9]+$", ".PID", k["path"]), os.path.basename(k["exe"])) for k in json.load(sys.stdin)["child_traces"]))')" \
 	"exec:t.out.exec1:$(basename $(readlink -f /bin/sh)) child:t.out.PID:sleep child:t.out.PID:true exec:t.out.exec2:true"
 
+# a later image's report lists what the process did from that image on, not the children of
+# the images before it (since 0.2.22; their parent_process is the same, and they were listed),
+# allowing the second of slack the clocks get
+mkdir -p $T/wrapl
+(cd $T/wrapl && CUZKTRACE_OUT=t.zst LD_PRELOAD=$LIB sh -c '/bin/true; sleep 1.2; exec env sh -c "/bin/true"' 2>/dev/null)
+expect_eq "a later image's report: its own later image and the child started after it, not the earlier image's children" \
+	"$($REPORT --json $T/wrapl/t.exec1.zst 2>/dev/null | $PY -c 'import json,sys,os,re; print(" ".join("%s:%s:%s" % (k["relation"], re.sub(r"\.[0-9]+\.zst$", ".PID.zst", os.path.basename(k["path"])), os.path.basename(k["exe"])) for k in json.load(sys.stdin)["child_traces"]))')/$($REPORT --json $T/wrapl/t.zst 2>/dev/null | $PY -c 'import json,sys; print(len(json.load(sys.stdin)["child_traces"]))')" \
+	"exec:t.exec2.zst:$(basename $(readlink -f /bin/sh)) child:t.PID.zst:true/5"
+
 # a CUZKTRACE_OUT of ".zst" (the fallbacks are .<pid>.zst, .exec1.zst: they were looked for as
 # .zst.*), and a descendant's trace at the very name CUZKTRACE_OUT gives (a descendant takes it
 # when it is free; it was never looked at): here the child's trace renamed so
