@@ -33,40 +33,50 @@ _Static_assert(CKT_PHASE_DEPTH == 256, "the deep-nesting warning names the limit
  * each push, begin and end 14 us with 4,000 names, under the lock. */
 static uint16_t name_slots[2 * MAX_PHASES];
 
-static size_t name_home(const char *name)
+static size_t name_home(const char *name, size_t len)
 {
 	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
-	for (const unsigned char *c = (const unsigned char *)name; *c; c++)
+	for (const unsigned char *c = (const unsigned char *)name; c < (const unsigned char *)name + len; c++)
 		h = (h ^ *c) * 0x100000001b3ull;
 	return (size_t)(h >> 32) & (2 * MAX_PHASES - 1);
 }
 
-/* Name -> id, defining it (and queueing its PHASE_DEF record) on first use. Caller holds lock
- * and the guard. 0 when the table is full. */
+static int is_rule_name(const char *name, size_t len);
+static unsigned nrules;
+
+/* Name -> id, defining it (and queueing its PHASE_DEF record) on first use. The name is taken
+ * as the trace keeps it, its first CKT_MAX_STR bytes (whole characters): two names alike up to
+ * there are one phase (they were two, both named with the cut name). The last slots are kept
+ * for the CUZKTRACE_PHASES rules' names, so that a program's own names cannot take them all
+ * (a rule whose first line came after 4,096 names was lost). Caller holds lock and the guard.
+ * 0 when the table is full. */
 static uint16_t intern(const char *name, int create)
 {
-	size_t i = name_home(name);
+	size_t len = ckt_utf8_cut(name, strlen(name), CKT_MAX_STR);
+	size_t i = name_home(name, len);
 	for (; name_slots[i]; i = (i + 1) & (2 * MAX_PHASES - 1))
-		if (!strcmp(names[name_slots[i]], name))
+		if (!strncmp(names[name_slots[i]], name, len) && !names[name_slots[i]][len])
 			return name_slots[i];
 	if (!create)
 		return 0;
-	if (nnames == MAX_PHASES) {
+	if (nnames == MAX_PHASES || (nnames >= MAX_PHASES - nrules && !is_rule_name(name, len))) {
 		if (!atomic_exchange(&full_reported, 1))
 			ckt_log("warning: more than 4096 phase names; further names are ignored",
 				NULL, NULL, NULL);
 		return 0;
 	}
-	size_t nlen = strlen(name) + 1;
 	uint8_t rec[CKT_MAX_STR + 40];
-	char *copy = ckt_malloc(nlen);
-	struct ckt_aux *a = ckt_aux_of(rec, (size_t)(ckt_record_phase_def(rec, nnames + 1u, name) - rec));
+	char *copy = ckt_malloc(len + 1);
+	if (copy) {
+		memcpy(copy, name, len);
+		copy[len] = 0;
+	}
+	struct ckt_aux *a = copy ? ckt_aux_of(rec, (size_t)(ckt_record_phase_def(rec, nnames + 1u, copy) - rec)) : NULL;
 	if (!copy || !a) {
 		ckt_free(copy);
 		ckt_big_free(a);
 		return 0;
 	}
-	memcpy(copy, name, nlen);
 	names[++nnames] = copy;
 	name_slots[i] = (uint16_t)nnames;
 	ckt_aux_push(a);
@@ -221,7 +231,15 @@ struct rule {
 	size_t start_len, end_len;
 };
 static struct rule rules[MAX_RULES];
-static unsigned nrules;
+
+/* name (len bytes) is one of the rules' */
+static int is_rule_name(const char *name, size_t len)
+{
+	for (unsigned k = 0; k < nrules; k++)
+		if (strlen(rules[k].name) == len && !memcmp(rules[k].name, name, len))
+			return 1;
+	return 0;
+}
 /* The single-marker phase now begun, if any. Log lines from several threads are scanned one
  * write at a time under scan_lock: ending the previous single-marker phase and beginning the
  * next is one step (racing, two threads each kept theirs begun for good). */

@@ -525,3 +525,17 @@ traced_json linkapi $P/linkapi >/dev/null
 expect_eq "linked with -lcuzktrace, LD_PRELOAD only: runs, status 0, phase 'linked' holds its 1000 bytes at the peak" \
 	"$(cat $T/linkapi.rc)/$(cat $T/linkapi.out)/$(jget $T/linkapi.json phases.0.name)/$(jget $T/linkapi.json phases.0.at_peak_heap_bytes)" \
 	"0/linkapi: done/linked/1000"
+
+# -- phase names at the limits (tests/progs/phasenames.c, since 0.2.22): two names alike in the
+# 1,024 bytes the trace keeps are one phase (they were two rows of one name, which --diff
+# added up); a CUZKTRACE_PHASES rule's phase is named after the program used up the 4,096
+# names (its lines were seen and lost, and the reader blamed printf's stdio)
+CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/pnlong.zst traced pnlong $P/phasenames long
+expect_eq "phase names alike in their first 1,024 bytes: one phase" \
+	"$($REPORT --json $T/pnlong.zst 2>/dev/null | $PY -c 'import json,sys; d = json.load(sys.stdin); print([(len(p["phase"]), p["bytes"]) for p in d["peak_heap"]["by_phase"]], len([p for p in d["phases"] if len(p["name"]) == 1024]))')" \
+	"[(1024, 200003)] 1"
+CUZKTRACE_SAMPLE=0 CUZKTRACE_PHASES='logsynth=SYNTH_START..SYNTH_END' CUZKTRACE_OUT=$T/pnmany.zst traced pnmany $P/phasenames many
+$REPORT --json $T/pnmany.zst >$T/pnmany.json 2>$T/pnmany.rerr
+expect_eq "a rule's phase after 5,000 pushed names: its bytes, no warning from the reader; the tracer's one line" \
+	"$($PY -c 'import json,sys; d = json.load(open(sys.argv[1])); print([(p["name"], p["allocated_bytes"]) for p in d["phases"] if p["name"] == "logsynth"], len(d["phases"]))' $T/pnmany.json)/$(cat $T/pnmany.rerr)/$(grep -c 'more than 4096 phase names' $T/pnmany.err)" \
+	"[('logsynth', 123457)] 4097//1"

@@ -1,0 +1,47 @@
+/* phasenames.c: phase names at the tracer's limits (tests/integration/t_phases.sh).
+ *   phasenames long   two names of 1,100 bytes that differ only in their last byte, past the
+ *                     1,024 the trace keeps: 100,001 bytes in the first, 100,002 in the second,
+ *                     both held at the end (one phase of 200,003 bytes)
+ *   phasenames many   5,000 names pushed (10 bytes each), then "SYNTH_START", 123,457 bytes and
+ *                     "SYNTH_END" written with write(2): a CUZKTRACE_PHASES rule's phase must
+ *                     still be named after the program used up the 4,096 names */
+#define CUZKTRACE_WEAK
+#include "cuzktrace.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void *volatile keep[5001];
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && !strcmp(argv[1], "long")) {
+		static char n1[1101], n2[1101];
+		memset(n1, 'a', 1100);
+		memset(n2, 'a', 1100);
+		n2[1099] = 'b';
+		cuzktrace_phase_push(n1);
+		keep[0] = malloc(100001);
+		cuzktrace_phase_pop();
+		cuzktrace_phase_push(n2);
+		keep[1] = malloc(100002);
+		cuzktrace_phase_pop();
+		return 0;
+	}
+	char nm[16];
+	for (int i = 0; i < 5000; i++) {
+		snprintf(nm, sizeof(nm), "n%04d", i);
+		cuzktrace_phase_push(nm);
+		keep[i] = malloc(10);
+		cuzktrace_phase_pop();
+	}
+	static const char a[] = "SYNTH_START\n", b[] = "SYNTH_END\n";
+	if (write(2, a, sizeof(a) - 1) < 0)
+		return 1;
+	keep[5000] = malloc(123457);
+	if (write(2, b, sizeof(b) - 1) < 0)
+		return 1;
+	return 0;
+}
