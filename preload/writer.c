@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 #include <sys/auxv.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 /* ZSTD_createCCtx_advanced and ZSTD_customMem: exported by libzstd since 1.0, in its section of
@@ -141,12 +142,69 @@ static int reopen_errno; /* why check_fd could not open the path again, when it 
 static dev_t root_dev;   /* the root directory when the trace was opened (path_moved_line) */
 static ino_t root_ino;
 static uint64_t reopens; /* times the trace was opened again */
+static int relock;       /* the trace is open without its lock, which an old description of
+			  * ours still held (reopen_once): take it at the next check */
 
 /* A program that closes every descriptor in a loop can close the one check_fd (or the write
  * after it) just opened, before it was looked at: that is a lost race, not a path that no
  * longer names the trace, and another try follows (3,000 close-alls stopped the trace so now
  * and then). Each try opens the path anew. */
 #define REOPEN_TRIES 16
+
+/* Whether /proc/locks shows a flock on the trace file held by another process: 1; 0 when
+ * it shows none, or only this process's (a description of ours that a close-all dropped and
+ * the kernel has not let go of yet, which keeps others off the file meanwhile); -1 when it
+ * cannot tell. Read in pieces: the table is the whole system's. */
+static void u64s(char *b, uint64_t v);
+
+static int lock_held_elsewhere(void)
+{
+	int f = ckt_proc_open("locks", O_RDONLY | O_CLOEXEC);
+	if (f < 0)
+		return -1;
+	char buf[8192], want[64], pid[24];
+	/* "<n>: FLOCK  ADVISORY  WRITE <pid> <major>:<minor>:<inode> 0 EOF", major and minor
+	 * in two hex digits at least */
+	static const char hx[] = "0123456789abcdef";
+	char *w = want;
+	for (int k = 0; k < 2; k++) {
+		unsigned v = k ? minor(file_dev) : major(file_dev), d = 2;
+		while (d < 8 && v >> (4 * d))
+			d++;
+		*w++ = ':';
+		while (d--)
+			*w++ = hx[(v >> (4 * d)) & 15];
+	}
+	*w++ = ':';
+	u64s(w, (uint64_t)file_ino);
+	strcat(w, " ");
+	u64s(pid, (uint64_t)getpid());
+	size_t have = 0, plen = strlen(pid);
+	int other = 0;
+	for (ssize_t n; !other && (n = read(f, buf + have, sizeof(buf) - 1 - have)) > 0;) {
+		have += (size_t)n;
+		buf[have] = 0;
+		char *line = buf, *nl;
+		while (!other && (nl = strchr(line, '\n'))) {
+			*nl = 0;
+			char *at = strstr(line, "FLOCK"), *dev = strstr(line, want + 1);
+			/* the holder's pid is the word before the device; a waiter's line has "->" */
+			if (at && dev && dev > line && !strstr(line, "->")) {
+				char *e = dev - 1, *b = e;
+				while (b > line && b[-1] != ' ')
+					b--;
+				other = !((size_t)(e - b) == plen && !memcmp(b, pid, plen));
+			}
+			line = nl + 1;
+		}
+		have = (size_t)(buf + have - line);
+		memmove(buf, line, have);
+		if (have == sizeof(buf) - 1) /* a line longer than the buffer: none of ours */
+			have = 0;
+	}
+	close(f);
+	return other;
+}
 
 /* One try. -EAGAIN: the new descriptor was closed under us (try again). */
 static int reopen_once(void)
@@ -191,14 +249,23 @@ static int reopen_once(void)
 		int e = errno;
 		if (e == EBADF)
 			return -EAGAIN;
-		syscall(SYS_close, h);
-		if (e != EWOULDBLOCK)
+		if (e != EWOULDBLOCK) {
+			syscall(SYS_close, h);
 			return -EBADF;
+		}
 		/* the lock of the closed descriptor goes with its last reference, which a close-all
 		 * (close_range) drops only on its way back to the program: a little later. Another
-		 * process holding it past every try is said so (ENOLCK, stop_tracing). */
-		ckt_nap(200000);
-		return -ENOLCK;
+		 * process holding it past every try is said so (ENOLCK, stop_tracing). A lock
+		 * /proc/locks names this process for is that description's: the file stays ours
+		 * (a storm of close-alls kept the old one alive past every try, 1 run in 8, and
+		 * tracing stopped, blaming another process); the new description takes the lock at
+		 * a later check (relock). */
+		if (lock_held_elsewhere() != 0) {
+			syscall(SYS_close, h);
+			ckt_nap(200000);
+			return -ENOLCK;
+		}
+		relock = 1;
 	}
 	(void)fcntl(h, F_SETFL, O_APPEND); /* a regular file: blocking writes again */
 	fd = h;
@@ -237,12 +304,24 @@ static int64_t trace_size(void)
 
 static int check_fd(void)
 {
-	if (ckt_fd_is(fd, file_dev, file_ino))
+	if (ckt_fd_is(fd, file_dev, file_ino)) {
+		/* a reopen that found our own old lock still there takes it now */
+		if (relock && flock(fd, LOCK_EX | LOCK_NB) == 0)
+			relock = 0;
 		return 0;
+	}
 	fd = -1;
+	/* races lost to a program that closes every descriptor in a loop are tried for 2 s
+	 * (16 tries at least), with a short nap after each: 16 tries alone lost them all in 5
+	 * runs of 8 of three threads, one of them closing in a loop, and tracing stopped saying
+	 * the path no longer named the trace */
 	int rc = -EAGAIN;
-	for (int i = 0; i < REOPEN_TRIES && (rc == -EAGAIN || rc == -ENOLCK); i++)
+	uint64_t until = ckt_clock_raw() + 2000000000ull;
+	for (int i = 0; (rc == -EAGAIN || rc == -ENOLCK) && (i < REOPEN_TRIES || ckt_clock_raw() < until); i++) {
+		if (i >= REOPEN_TRIES && rc == -EAGAIN)
+			ckt_nap(50000);
 		rc = reopen_once();
+	}
 	return rc == -EAGAIN ? -EBADF : rc;
 }
 
@@ -291,7 +370,7 @@ static int flush_frame(void)
 			return rc;
 		int64_t now = trace_size();
 		if (now == -1) { /* the number was lost again since the check */
-			if (i == REOPEN_TRIES - 1)
+			if (i >= 64 * REOPEN_TRIES)
 				return -EBADF;
 			continue;
 		}
