@@ -290,6 +290,9 @@ static int reopen_once(void)
 	return 0;
 }
 
+static int64_t file_expect = -1; /* the file's size after our last write that it holds, -1: unknown */
+static int cut_said;
+
 /* The trace file's size through fd, when fd is the trace; -1 when it is not, -2 where fstat
  * is refused (a seccomp filter: nothing can be checked then). */
 static int64_t trace_size(void)
@@ -374,8 +377,25 @@ static int flush_frame(void)
 				return -EBADF;
 			continue;
 		}
-		if (at == -3)
+		if (at == -3) {
 			at = now; /* nothing of the frame written yet */
+			/* shorter than what was written: another program cut it (truncate -s 0):
+			 * the trace no longer reads from its start, said once */
+			if (at >= 0 && file_expect >= 0 && at < file_expect && !cut_said++) {
+				char a[24], b[24];
+				u64s(a, (uint64_t)at);
+				u64s(b, (uint64_t)file_expect);
+				struct ckt_line l = {.len = 0};
+				ckt_line_str(&l, "cuzktrace: warning: '");
+				ckt_line_str(&l, path_abs);
+				ckt_line_str(&l, "' was cut to ");
+				ckt_line_str(&l, a);
+				ckt_line_str(&l, " bytes by another program while traced (");
+				ckt_line_str(&l, b);
+				ckt_line_str(&l, " were written): the trace will not read from its start");
+				ckt_line_emit(&l);
+			}
+		}
 		else if (at >= 0 && now >= at && now - at <= (int64_t)out.pos)
 			done = (size_t)(now - at);
 		rc = write_from(zbuf, out.pos, &done);
@@ -384,8 +404,10 @@ static int flush_frame(void)
 			/* all there (more: another writer's bytes too, nothing to mend), or the
 			 * tries are spent (the reader will say which frame is missing); the exit
 			 * line's size is the file's (a frame written twice counted twice) */
-			if (at >= 0 && end >= at + (int64_t)out.pos)
+			if (at >= 0 && end >= at + (int64_t)out.pos) {
 				__atomic_store_n(&bytes_written, (uint64_t)end, __ATOMIC_RELAXED);
+				file_expect = end;
+			}
 			if (at < 0 || end >= at + (int64_t)out.pos || i == REOPEN_TRIES - 1)
 				return 0;
 			continue; /* not all there, or the number is no longer the trace: again */
@@ -1907,6 +1929,7 @@ static int setup(const char *want_path, pid_t pid, const char *exe_path, char *s
 		return -errno;
 	if ((rc = write_all(zbuf, z)))
 		return rc;
+	file_expect = (int64_t)z;
 	return verify(zbuf, z);
 }
 

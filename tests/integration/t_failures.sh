@@ -500,6 +500,12 @@ CUZKTRACE_QUIET=1 CUZKTRACE_OUT=$T/mv/d.zst traced rmself bash -c 'rm '$T'/mv/d.
 expect_eq "trace deleted while running: the line comes with CUZKTRACE_QUIET=1 too" \
 	"$(cat $T/rmself.out)/$(grep -c "^cuzktrace: warning: '$T/mv/d.zst' no longer names the trace written (the file was deleted, renamed or replaced while the program ran)$" $T/rmself.err)" "y/1"
 
+# ... or another program cuts it short while it runs (truncate -s 0): one line (since 0.2.22
+# nothing said so, and the exit line counted every byte); the reader refuses what is left
+CUZKTRACE_OUT=$T/mv/c.zst traced cutself sh -c 'sleep 0.3; : >'$T'/mv/c.zst; sleep 0.4; echo z'
+expect_eq "trace cut to 0 bytes while running: output unchanged, one line" \
+	"$(cat $T/cutself.out)/$(grep -c "^cuzktrace: warning: '$T/mv/c.zst' was cut to 0 bytes by another program while traced ([0-9]* were written): the trace will not read from its start$" $T/cutself.err)" "z/1"
+
 # both_modes NAME WHAT WANT PROG...: PROG traced in exact and default mode; "WANT" is its output,
 # and each run must end with status 0 and a complete trace
 both_modes() {
