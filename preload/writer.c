@@ -293,6 +293,21 @@ static int reopen_once(void)
 static int64_t file_expect = -1; /* the file's size after our last write that it holds, -1: unknown */
 static int cut_said;
 
+/* Another program cut the trace file to `at` bytes (truncate -s 0): the trace no longer reads
+ * from its start. One line. */
+static void say_cut(uint64_t at)
+{
+	struct ckt_line l = {.len = 0};
+	ckt_line_str(&l, "cuzktrace: warning: '");
+	ckt_line_str(&l, path_abs);
+	ckt_line_str(&l, "' was cut to ");
+	ckt_line_u64(&l, at);
+	ckt_line_str(&l, " bytes by another program while traced (");
+	ckt_line_u64(&l, (uint64_t)file_expect);
+	ckt_line_str(&l, " were written): the trace will not read from its start");
+	ckt_line_emit(&l);
+}
+
 /* The trace file's size through fd, when fd is the trace; -1 when it is not, -2 where fstat
  * is refused (a seccomp filter: nothing can be checked then). */
 static int64_t trace_size(void)
@@ -379,22 +394,9 @@ static int flush_frame(void)
 		}
 		if (at == -3) {
 			at = now; /* nothing of the frame written yet */
-			/* shorter than what was written: another program cut it (truncate -s 0):
-			 * the trace no longer reads from its start, said once */
-			if (at >= 0 && file_expect >= 0 && at < file_expect && !cut_said++) {
-				char a[24], b[24];
-				u64s(a, (uint64_t)at);
-				u64s(b, (uint64_t)file_expect);
-				struct ckt_line l = {.len = 0};
-				ckt_line_str(&l, "cuzktrace: warning: '");
-				ckt_line_str(&l, path_abs);
-				ckt_line_str(&l, "' was cut to ");
-				ckt_line_str(&l, a);
-				ckt_line_str(&l, " bytes by another program while traced (");
-				ckt_line_str(&l, b);
-				ckt_line_str(&l, " were written): the trace will not read from its start");
-				ckt_line_emit(&l);
-			}
+			/* shorter than what was written: another program cut it, said once */
+			if (at >= 0 && file_expect >= 0 && at < file_expect && !cut_said++)
+				say_cut((uint64_t)at);
 		}
 		else if (at >= 0 && now >= at && now - at <= (int64_t)out.pos)
 			done = (size_t)(now - at);
