@@ -151,12 +151,22 @@ static int relock;       /* the trace is open without its lock, which an old des
  * and then). Each try opens the path anew. */
 #define REOPEN_TRIES 16
 
+/* Races lost to a program that closes every descriptor in a loop are tried for 2 s, and 16
+ * times at least: 16 tries alone lost them all in 5 runs of 8 of three threads, one of them
+ * closing in a loop, and tracing stopped saying the path no longer named the trace. Whether
+ * try i (from 0), begun by then, was the last. */
+static int tries_spent(int i, uint64_t until)
+{
+	return i >= REOPEN_TRIES - 1 && ckt_clock_raw() >= until;
+}
+#define REOPEN_FOR_NS 2000000000ull
+
+static void u64s(char *b, uint64_t v);
+
 /* Whether /proc/locks shows a flock on the trace file held by another process: 1; 0 when
  * it shows none, or only this process's (a description of ours that a close-all dropped and
  * the kernel has not let go of yet, which keeps others off the file meanwhile); -1 when it
  * cannot tell. Read in pieces: the table is the whole system's. */
-static void u64s(char *b, uint64_t v);
-
 static int lock_held_elsewhere(void)
 {
 	int f = ckt_proc_open("locks", O_RDONLY | O_CLOEXEC);
@@ -329,13 +339,10 @@ static int check_fd(void)
 		return 0;
 	}
 	fd = -1;
-	/* races lost to a program that closes every descriptor in a loop are tried for 2 s
-	 * (16 tries at least), with a short nap after each: 16 tries alone lost them all in 5
-	 * runs of 8 of three threads, one of them closing in a loop, and tracing stopped saying
-	 * the path no longer named the trace */
-	int rc = -EAGAIN;
-	uint64_t until = ckt_clock_raw() + 2000000000ull;
-	for (int i = 0; (rc == -EAGAIN || rc == -ENOLCK) && (i < REOPEN_TRIES || ckt_clock_raw() < until); i++) {
+	/* past the first 16 tries, a short nap after each lost race (tries_spent) */
+	int rc = reopen_once();
+	uint64_t until = ckt_clock_raw() + REOPEN_FOR_NS;
+	for (int i = 0; (rc == -EAGAIN || rc == -ENOLCK) && !tries_spent(i, until); i++) {
 		if (i >= REOPEN_TRIES && rc == -EAGAIN)
 			ckt_nap(50000);
 		rc = reopen_once();
@@ -382,13 +389,14 @@ static int flush_frame(void)
 	 * file's size is read before and after: a frame it did not get is written again. */
 	size_t done = 0;
 	int64_t at = -3; /* the file's size before the frame; -3 not read yet, -2 fstat refused */
+	uint64_t until = ckt_clock_raw() + REOPEN_FOR_NS;
 	for (int i = 0;; i++) {
 		int rc = check_fd(); /* its -EBADF is final: the path no longer names the trace */
 		if (rc)
 			return rc;
 		int64_t now = trace_size();
 		if (now == -1) { /* the number was lost again since the check */
-			if (i >= 64 * REOPEN_TRIES)
+			if (tries_spent(i, until))
 				return -EBADF;
 			continue;
 		}
@@ -397,8 +405,7 @@ static int flush_frame(void)
 			/* shorter than what was written: another program cut it, said once */
 			if (at >= 0 && file_expect >= 0 && at < file_expect && !cut_said++)
 				say_cut((uint64_t)at);
-		}
-		else if (at >= 0 && now >= at && now - at <= (int64_t)out.pos)
+		} else if (at >= 0 && now >= at && now - at <= (int64_t)out.pos)
 			done = (size_t)(now - at);
 		rc = write_from(zbuf, out.pos, &done);
 		if (rc == 0) {
@@ -410,7 +417,7 @@ static int flush_frame(void)
 				__atomic_store_n(&bytes_written, (uint64_t)end, __ATOMIC_RELAXED);
 				file_expect = end;
 			}
-			if (at < 0 || end >= at + (int64_t)out.pos || i == REOPEN_TRIES - 1)
+			if (at < 0 || end >= at + (int64_t)out.pos || tries_spent(i, until))
 				return 0;
 			continue; /* not all there, or the number is no longer the trace: again */
 		}
@@ -418,7 +425,7 @@ static int flush_frame(void)
 		 * EAGAIN, EPIPE, an eventfd's EINVAL) is not the trace's: again */
 		if (rc != -EBADF && trace_size() == -1)
 			rc = -EBADF;
-		if (rc != -EBADF || i == REOPEN_TRIES - 1)
+		if (rc != -EBADF || tries_spent(i, until))
 			return rc;
 	}
 }

@@ -34,8 +34,9 @@ struct ckt_diff_rows {
 	int err;
 };
 
-static void ckt_diff_add_n(struct ckt_diff_rows *r, const char *name, size_t len, int side, uint64_t bytes,
-			   uint64_t samples, uint64_t count)
+/* a row of one side: count its live blocks, 0 where the report keeps none (see count[]) */
+static void ckt_diff_add(struct ckt_diff_rows *r, const char *name, size_t len, int side, uint64_t bytes,
+			 uint64_t samples, uint64_t count)
 {
 	if (r->n == r->cap) {
 		size_t cap = r->cap ? 2 * r->cap : 64;
@@ -52,11 +53,6 @@ static void ckt_diff_add_n(struct ckt_diff_rows *r, const char *name, size_t len
 					      { side == 0 ? count : 0, side == 1 ? count : 0 } };
 }
 
-static void ckt_diff_add(struct ckt_diff_rows *r, const char *name, size_t len, int side, uint64_t bytes,
-			 uint64_t samples)
-{
-	ckt_diff_add_n(r, name, len, side, bytes, samples, 0);
-}
 
 static int ckt_diff_name_cmp(const void *pa, const void *pb)
 {
@@ -204,7 +200,7 @@ static void ckt_diff_functions(struct ckt_diff_rows *r, const struct ckt_report 
 		struct ckt_sites_entry e;
 		const struct ckt_sites *s = rep[side]->sites;
 		for (size_t i = 0; s && ckt_sites_top(s, m, i, &e); i++)
-			ckt_diff_add_n(r, e.site, ckt_diff_function_len(e.site), side, e.bytes, e.samples, e.count);
+			ckt_diff_add(r, e.site, ckt_diff_function_len(e.site), side, e.bytes, e.samples, e.count);
 	}
 	ckt_diff_merge(r);
 	ckt_diff_join_bare(r);
@@ -218,7 +214,7 @@ static void ckt_diff_phases(struct ckt_diff_rows *r, const struct ckt_report *co
 		const struct ckt_phases *ph = rep[side]->phases;
 		size_t n = ph ? ckt_phases_by_phase(ph, m, &sh) : 0;
 		for (size_t i = 0; i < n; i++)
-			ckt_diff_add(r, sh[i].name, strlen(sh[i].name), side, sh[i].bytes, sh[i].samples);
+			ckt_diff_add(r, sh[i].name, strlen(sh[i].name), side, sh[i].bytes, sh[i].samples, 0);
 	}
 	ckt_diff_merge(r);
 }
@@ -243,7 +239,7 @@ static char *ckt_diff_devices(struct ckt_diff_rows *r, const struct ckt_report *
 				key = keys + k * 24;
 			}
 			size_t at = r->n;
-			ckt_diff_add(r, key, strlen(key), side, d->peak.bytes, 0);
+			ckt_diff_add(r, key, strlen(key), side, d->peak.bytes, 0, 0);
 			if (r->n > at && d->name[0])
 				r->v[at].label = d->name;
 		}
@@ -312,7 +308,7 @@ static char *ckt_diff_groups(struct ckt_diff_rows *r, const struct ckt_report *c
 				strcpy(key + stem, "*");
 			used += strlen(key) + 1;
 			if (b)
-				ckt_diff_add(r, key, strlen(key), side, b, smp);
+				ckt_diff_add(r, key, strlen(key), side, b, smp, 0);
 		}
 	}
 	ckt_diff_merge(r);

@@ -1274,6 +1274,7 @@ static char *ckt_sym_impl_path(const char *path, const struct ckt_sym_frame *out
 	if (!rest)
 		return NULL;
 	size_t ml = (size_t)(rest - m);
+	const char *found = NULL;
 	for (size_t i = 0; i < n; i++) {
 		const char *f = outer[i].name;
 		if (!f)
@@ -1287,22 +1288,20 @@ static char *ckt_sym_impl_path(const char *path, const struct ckt_sym_frame *out
 		}
 		if (fl < ml || memcmp(f + fl - ml, m, ml) != 0 || (fl > ml && f[fl - ml - 1] != ':'))
 			continue;
-		if (fl == ml || strchr(f, '{'))
-			break; /* the method inlined: "rows" alone */
-		size_t len = strlen(f) + strlen(rest) + 1;
-		char *out = malloc(len);
-		if (out)
-			snprintf(out, len, "%s%s", f, rest);
-		return out;
+		if (fl != ml && !strchr(f, '{'))
+			found = f;
+		break; /* the method's frame: out of line (its name), or inlined ("rows" alone) */
 	}
-	char *f = t ? ckt_sym_impl_method(t, path, (size_t)(imp + 2 - path), m, ml) : NULL;
-	if (!f)
+	char *own = !found && t ? ckt_sym_impl_method(t, path, (size_t)(imp + 2 - path), m, ml) : NULL;
+	if (own)
+		found = own;
+	if (!found)
 		return NULL;
-	size_t len = strlen(f) + strlen(rest) + 1;
+	size_t len = strlen(found) + strlen(rest) + 1;
 	char *out = malloc(len);
 	if (out)
-		snprintf(out, len, "%s%s", f, rest);
-	free(f);
+		snprintf(out, len, "%s%s", found, rest);
+	free(own);
 	return out;
 }
 
