@@ -473,6 +473,8 @@ __attribute__((constructor(101))) static void ckt_init(void)
 		atomic_store(&ckt_active, 0);
 		if (ckt_config.strict)
 			_exit(70);
+		ckt_log_drop_copy();
+		ckt_proc_close();
 	}
 	ckt_fd_start_window(0); /* the program's threads may run from here on (ckt_fd_high) */
 	ckt_tls.guard--;

@@ -85,6 +85,7 @@ void ckt_sigwrite_begin(struct ckt_sigwrite *sw);
 void ckt_sigwrite_end(struct ckt_sigwrite *sw);
 /* Convenience: "cuzktrace: " + a + b + c + d (NULLs skipped) as one line. */
 void ckt_log_init(void);
+void ckt_log_drop_copy(void); /* running untraced: stderr's copy closed */
 /* fd moved where the program's descriptors do not land (above its soft limit at start, or
  * high in its range; under a limit of 64 or less, the top of the range); returns the new
  * number (fd itself, left open, when it cannot move). ckt_fd_high_only: not to the top of a
@@ -548,6 +549,7 @@ void ckt_helpers_resume(void);
 extern _Atomic pid_t ckt_rss_tid;
 int ckt_rss_running(void);
 void ckt_proc_init(void);
+void ckt_proc_close(void); /* running untraced: /proc's descriptor closed */
 int ckt_proc_open(const char *rel, int flags); /* /proc/<rel>, even after a mount namespace change */
 /* /proc/self/stat kept open at a high number (rss.c): opened by the thread that starts tracing;
  * read by the writer alone (read: 0, or -1 when it cannot be read) */

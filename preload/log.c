@@ -213,6 +213,16 @@ static int is_stderr(int fd)
 	return fd == saved_fd ? fcntl(fd, F_GETFD) >= 0 : saved_fd >= 0 && same_description(fd, saved_fd) == 1;
 }
 
+/* Running untraced after a failed setup: the copy of stderr goes back to the program (under
+ * `ulimit -n 5` it held one of the two numbers the program had for its files). Lines from
+ * here on go to fd 2 while it is still stderr, as before init. */
+void ckt_log_drop_copy(void)
+{
+	if (saved_fd >= 0 && is_stderr(saved_fd))
+		close(saved_fd);
+	saved_fd = -1;
+}
+
 static int pick_fd(void)
 {
 	if (known == LOG_BEFORE_INIT)

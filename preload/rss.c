@@ -92,6 +92,15 @@ void ckt_proc_init(void)
 	procdir.ino = st.st_ino;
 }
 
+/* Running untraced: the descriptor goes back to the program for good (procdir_off). */
+void ckt_proc_close(void)
+{
+	procdir_off = 1;
+	int dir = __atomic_exchange_n(&procdir.fd, -1, __ATOMIC_ACQ_REL);
+	if (ckt_fd_is(dir, procdir.dev, procdir.ino))
+		close(dir);
+}
+
 /* Opens /proc/<rel> (rel: "self/task", "thread-self/statm", ...) through that descriptor, or
  * by path when there is none. flags are added to O_RDONLY | O_CLOEXEC. */
 int ckt_proc_open(const char *rel, int flags)

@@ -743,6 +743,19 @@ for lim in 16 1024; do
 $lim"
 done
 
+# Running untraced after a failed setup gives back the descriptors the tracer kept (its copy of
+# stderr, /proc's): under a hard limit of 5 the trace file cannot be opened, and the program
+# then opened 1 file where untraced it opens 2; under 200, with a directory that does not exist,
+# as many as untraced too (one fewer before: the copy of stderr)
+for lim in 5 200; do
+	fdu_dir=$T; fdu_why='Too many open files'
+	[ $lim = 200 ] && fdu_dir=$T/nodir fdu_why='No such file or directory'
+	fdu_plain=$(bash -c "ulimit -n $lim; $P/fdcount")
+	fdu_traced=$(bash -c "ulimit -n $lim; CUZKTRACE_OUT=$fdu_dir/fdu.zst LD_PRELOAD=$LIB $P/fdcount 2>$T/fdu.err")
+	expect_eq "running untraced after a failed setup (limit $lim): as many files as untraced, one line" \
+		"$fdu_traced/$(cat $T/fdu.err)" "$fdu_plain/cuzktrace: error: cannot trace to '$fdu_dir/fdu.zst': $fdu_why; running untraced"
+done
+
 # An exec'd image also holds the old trace and the name it was given locked: above the
 # limit as well, or not at all when the hard limit leaves no room (it took one of the
 # program's numbers: 5 files instead of 6 under a hard limit of 16)
