@@ -177,6 +177,10 @@ $(B)/progs/unwflush: tests/progs/unwflush.c $(B)/.flags
 $(B)/progs/ownmalloc $(B)/progs/exitsig: $(B)/progs/%: tests/progs/%.c $(B)/.flags
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$@)$(CC) -std=gnu11 -O1 -g -rdynamic -o $@ $<
+# ... as aliases of functions of other names, as allocators define them
+$(B)/progs/ownalias: tests/progs/ownmalloc.c $(B)/.flags
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$@)$(CC) -std=gnu11 -O1 -g -rdynamic -DOWN_ALIAS -o $@ $<
 # ... and with a library that takes 40 thread-specific keys before the tracer starts
 $(B)/progs/ownmalloc_keys: tests/progs/ownmalloc.c $(B)/progs/libmanykeys.so
 	@mkdir -p $(dir $@)
@@ -199,7 +203,7 @@ $(B)/examples/%: examples/%.c $(B)/.flags
 unit: $(UNIT_BIN)
 	$(Q)fail=0; for t in $(UNIT_BIN); do echo "== $$t"; $$t || fail=1; done; exit $$fail
 
-integration: $(LIB) $(REPORT) $(PROG_BIN) $(B)/progs/diffprog_v2 $(B)/progs/renamed_a $(B)/progs/renamed_b $(B)/progs/apistubs $(B)/progs/ctor $(B)/progs/ownmalloc_keys $(B)/progs/libtlsbare.so $(B)/progs/libtlsplug.so $(B)/progs/libtlsshim.so $(B)/progs/libplainlib.so $(B)/progs/libunwcount.so $(B)/progs/libmapwatch.so $(B)/progs/libunwflush.so $(B)/progs/libslowmunmap.so $(B)/progs/libnofn.so $(B)/progs/libmmapalloc.so $(B)/progs/libfakeclock.so $(B)/progs/libnewalloc.so $(B)/progs/cxxnew $(B)/progs/cxxthrow $(B)/progs/cxxdollar $(B)/progs/libcxxplug.so $(B)/progs/libcxxplug_static.so $(B)/progs/linkapi
+integration: $(LIB) $(REPORT) $(PROG_BIN) $(B)/progs/diffprog_v2 $(B)/progs/renamed_a $(B)/progs/renamed_b $(B)/progs/apistubs $(B)/progs/ctor $(B)/progs/ownmalloc_keys $(B)/progs/ownalias $(B)/progs/libtlsbare.so $(B)/progs/libtlsplug.so $(B)/progs/libtlsshim.so $(B)/progs/libplainlib.so $(B)/progs/libunwcount.so $(B)/progs/libmapwatch.so $(B)/progs/libunwflush.so $(B)/progs/libslowmunmap.so $(B)/progs/libnofn.so $(B)/progs/libmmapalloc.so $(B)/progs/libfakeclock.so $(B)/progs/libnewalloc.so $(B)/progs/cxxnew $(B)/progs/cxxthrow $(B)/progs/cxxdollar $(B)/progs/libcxxplug.so $(B)/progs/libcxxplug_static.so $(B)/progs/linkapi
 	$(Q)bash tests/integration/run.sh
 
 check: deps
@@ -252,7 +256,7 @@ bench: deps
 		$(B)/bench/decode_floor $(B)/bench/mf_dwarf $(B)/bench/mf_symtab
 	$(Q)bash tests/bench/run.sh
 
-DEB_PKGS := libzstd-dev zstd libunwind-dev libcmocka-dev libdw-dev libelf-dev libiberty-dev pkg-config gcc g++ make python3 binutils libcap2-bin valgrind
+DEB_PKGS := libzstd-dev zstd libunwind-dev libcmocka-dev libdw-dev libelf-dev libiberty-dev pkg-config gcc g++ make python3 binutils libcap2-bin valgrind libtcmalloc-minimal4
 deps:
 	$(Q)missing=""; for p in $(DEB_PKGS); do \
 		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \

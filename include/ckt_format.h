@@ -31,6 +31,10 @@
  *     Since 0.2.22 run: "<process key of the run's first process>@<its start_wall_ns>", the
  *     same in every trace of a traced program and of the traced programs it started (passed
  *     on in CUZKTRACE_RUN; readers list a run's traces by it).
+ *     Since 0.2.23 allocator_ahead and allocator_ahead_function: the object that defines an
+ *     allocator function (malloc, free, mmap or calloc; malloc for valgrind's preload
+ *     library) that the program's calls reach ahead of the tracer, and that function: its
+ *     allocations are not in the trace. Absent when there is none.
  *   Readers ignore keys they do not know.
  *
  * DATA FRAMES: a sequence of records, each a tag byte then fields.

@@ -328,54 +328,84 @@ static int vg_tool(struct dl_phdr_info *info, size_t size, void *data)
 	return 1;
 }
 
-static int ckt_check_valgrind(void)
+/* What the check below found, before the trace's header is written (its keys
+ * allocator_ahead and allocator_ahead_function: the report says it too, where the stderr line
+ * may be gone): the first of malloc, free, mmap, calloc defined ahead of the tracer and the
+ * object defining it, or valgrind's preload library. */
+static struct {
+	const char *fn, *obj;
+	int valgrind, foreign; /* foreign: malloc or calloc is not ours (ckt_alloc_foreign) */
+} ahead;
+
+int ckt_allocator_ahead(const char **fn, const char **obj)
 {
-	const char *tool = NULL;
-	if (!dl_iterate_phdr(vg_tool, &tool))
-		return 0;
-	struct ckt_line l = {.len = 0};
-	ckt_line_str(&l, "cuzktrace: warning: running under valgrind, whose '");
-	ckt_line_str(&l, tool);
-	ckt_line_str(&l, "' replaces malloc and free in every library, the tracer's too: heap "
-			 "allocations are not traced (mmap and CUDA calls are)");
-	ckt_line_emit(&l);
-	return 1;
+	*fn = ahead.fn;
+	*obj = ahead.obj;
+	return ahead.fn != NULL;
 }
 
-static void ckt_check_interposition(void)
+/* Whether f, what the program's calls of an allocator function bind to, is a function some
+ * object defines. A non-PIE executable that takes malloc's address exports a PLT stub as the
+ * "canonical" malloc, which still calls ours: an undefined symbol, not counted. The name is
+ * not compared: allocators define malloc as an alias (tcmalloc's malloc is found as
+ * __libc_malloc, its realloc as tc_realloc, mimalloc's as __libc_malloc), and with the name
+ * compared, tcmalloc ahead of the tracer got no line and the tracer's reallocarray gave its
+ * blocks to glibc's realloc: abort (sort, sed, grep -r). */
+static int ckt_defined_at(void *f, Dl_info *info)
 {
-	if (ckt_check_valgrind())
+	const ElfW(Sym) *sym = NULL;
+	if (!dladdr1(f, info, (void **)&sym, RTLD_DL_SYMENT) || !sym || sym->st_shndx == SHN_UNDEF)
+		return 0;
+	unsigned type = ELF64_ST_TYPE(sym->st_info); /* the same 4 bits in ELF32 */
+	return type == STT_FUNC || type == STT_GNU_IFUNC;
+}
+
+static void ckt_find_ahead(void)
+{
+	if (dl_iterate_phdr(vg_tool, &ahead.obj)) {
+		ahead.fn = "malloc";
+		ahead.valgrind = 1;
 		return;
+	}
 	static const char *const names[] = {"malloc", "free", "mmap", "calloc"};
 	void *ours[] = {(void *)ckt_self_malloc, (void *)ckt_self_free, (void *)ckt_self_mmap,
 			(void *)ckt_self_calloc};
-	int said = 0, foreign = 0;
 	for (int i = 0; i < 4; i++) {
 		void *f = i == 2 ? dlsym(RTLD_DEFAULT, names[i]) : ckt_lookup_as_bound(RTLD_DEFAULT, names[i]);
 		Dl_info info;
-		if (!f || f == ours[i])
-			continue;
-		/* A non-PIE executable that takes malloc's address exports a PLT stub as the
-		 * "canonical" malloc, which still calls ours: only a real definition counts. */
-		const ElfW(Sym) *sym = NULL;
-		if (!dladdr1(f, &info, (void **)&sym, RTLD_DL_SYMENT) || !sym ||
-		    sym->st_shndx == SHN_UNDEF || !info.dli_sname || strcmp(info.dli_sname, names[i]))
+		if (!f || f == ours[i] || !ckt_defined_at(f, &info))
 			continue;
 		if (i != 1 && i != 2)
-			foreign = 1;
-		if (said++)
-			continue;
-		const char *who = info.dli_fname && info.dli_fname[0] ? info.dli_fname : "the program";
-		struct ckt_line l = {.len = 0};
+			ahead.foreign = 1;
+		if (!ahead.fn) {
+			ahead.fn = names[i];
+			ahead.obj = info.dli_fname && info.dli_fname[0] ? info.dli_fname : "the program";
+		}
+	}
+}
+
+/* Says what ckt_find_ahead found, in one line. */
+static void ckt_check_interposition(void)
+{
+	struct ckt_line l = {.len = 0};
+	if (ahead.valgrind) {
+		ckt_line_str(&l, "cuzktrace: warning: running under valgrind, whose '");
+		ckt_line_str(&l, ahead.obj);
+		ckt_line_str(&l, "' replaces malloc and free in every library, the tracer's too: heap "
+				 "allocations are not traced (mmap and CUDA calls are)");
+		ckt_line_emit(&l);
+		return;
+	}
+	if (ahead.fn) {
 		ckt_line_str(&l, "cuzktrace: warning: '");
-		ckt_line_str(&l, names[i]);
+		ckt_line_str(&l, ahead.fn);
 		ckt_line_str(&l, "' is provided by '");
-		ckt_line_str(&l, who);
+		ckt_line_str(&l, ahead.obj);
 		ckt_line_str(&l, "' ahead of the tracer: allocations through it are not traced (an "
 				 "allocator linked into the program?); expect RSS well above the traced heap");
 		ckt_line_emit(&l);
 	}
-	atomic_store(&ckt_alloc_foreign, foreign);
+	atomic_store(&ckt_alloc_foreign, ahead.foreign);
 	(void)ckt_program_realloc();
 }
 
@@ -391,10 +421,7 @@ __typeof__(realloc) *ckt_program_realloc(void)
 		return atomic_load_explicit(&foreign_realloc, memory_order_relaxed);
 	void *re = ckt_lookup_as_bound(RTLD_DEFAULT, "realloc");
 	Dl_info info;
-	const ElfW(Sym) *sym = NULL;
-	/* a real definition, as above (not a non-PIE executable's PLT stub, which calls ours) */
-	if (re && re != (void *)ckt_self_realloc && dladdr1(re, &info, (void **)&sym, RTLD_DL_SYMENT) && sym &&
-	    sym->st_shndx != SHN_UNDEF && info.dli_sname && !strcmp(info.dli_sname, "realloc"))
+	if (re && re != (void *)ckt_self_realloc && ckt_defined_at(re, &info))
 		atomic_store_explicit(&foreign_realloc, (__typeof__(realloc) *)re, memory_order_relaxed);
 	atomic_store_explicit(&foreign_realloc_known, 1, memory_order_release);
 	return atomic_load_explicit(&foreign_realloc, memory_order_relaxed);
@@ -459,6 +486,7 @@ __attribute__((constructor(101))) static void ckt_init(void)
 	ckt_phase_rules_load();
 	ckt_children_off();
 	pthread_atfork(NULL, NULL, on_fork_child);
+	ckt_find_ahead(); /* before the header, which names it */
 	if (ckt_writer_start() == 0) {
 		if (at_quick_exit(ckt_quick_exit_handler) == 0)
 			atomic_store(&ckt_quick_armed, 1);

@@ -85,6 +85,9 @@ void ckt_sigwrite_begin(struct ckt_sigwrite *sw);
 void ckt_sigwrite_end(struct ckt_sigwrite *sw);
 /* Convenience: "cuzktrace: " + a + b + c + d (NULLs skipped) as one line. */
 void ckt_log_init(void);
+/* The allocator function defined ahead of the tracer (malloc, free, mmap or calloc; malloc
+ * under valgrind) and the object that defines it: 1, else 0 (found before the header) */
+int ckt_allocator_ahead(const char **fn, const char **obj);
 void ckt_log_drop_copy(void); /* running untraced: stderr's copy closed */
 /* fd moved where the program's descriptors do not land (above its soft limit at start, or
  * high in its range; under a limit of 64 or less, the top of the range); returns the new

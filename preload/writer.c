@@ -1645,6 +1645,11 @@ static size_t build_header(uint8_t *buf, size_t cap, pid_t pid, const char *exe)
 	u64s(num, (uint64_t)sysconf(_SC_PAGESIZE));
 	c.p = ckt_record_kv(c.p, c.end, "page_size", num);
 	c.p = ckt_record_kv(c.p, c.end, "clock", "monotonic");
+	const char *afn, *aobj;
+	if (ckt_allocator_ahead(&afn, &aobj)) {
+		c.p = ckt_record_kv(c.p, c.end, "allocator_ahead", aobj);
+		c.p = ckt_record_kv(c.p, c.end, "allocator_ahead_function", afn);
+	}
 	ckt_config_each(add_setting, &c);
 	c.p = ckt_record_header_end(c.p);
 	return c.p ? (size_t)(c.p - buf) : 0;

@@ -574,9 +574,17 @@ static bool ckt_main_being_written(const char *path)
 	return held;
 }
 
-static void ckt_main_warnings(const char *path, const struct ckt_replay_stats *st)
+static void ckt_main_warnings(const char *path, const struct ckt_decoder *dec,
+			       const struct ckt_replay_stats *st)
 {
 	char t[32];
+	/* the tracer's line at start may be gone with the program's stderr (since 0.2.23) */
+	const char *ahead = ckt_decode_header_get(dec, "allocator_ahead"),
+		   *ahead_fn = ckt_decode_header_get(dec, "allocator_ahead_function");
+	if (ahead)
+		ckt_main_say("warning: '%s': '%s' was provided by '%s' ahead of the tracer: the "
+			     "program's allocations through it are not in this trace",
+			     path, ahead_fn ? ahead_fn : "malloc", ahead);
 	/* a trace read while its process runs reads as one cut short: said apart (since 0.2.20;
 	 * it read as a killed process's) */
 	if (st->truncated)
@@ -934,7 +942,7 @@ static int ckt_main_read(const struct ckt_args *a, struct ckt_main_read *m, bool
 		return -1;
 	}
 	m->r = (struct ckt_report){ m->path, m->dec, st, m->ph, a->by_thread, m->sites, a->diff ? NULL : &m->kin };
-	ckt_main_warnings(m->path, st);
+	ckt_main_warnings(m->path, m->dec, st);
 	ckt_main_rules_unmatched(m);
 	uint64_t zero_from, zeros_end = ckt_decode_zero_tail_bytes(m->dec, &zero_from);
 	const char *zs = zeros_end == 1 ? "" : "s";

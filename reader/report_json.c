@@ -437,6 +437,17 @@ int ckt_report_json_print(FILE *out, const struct ckt_report *rep)
 	ckt_report_json_hdr_str(j, "hostname", rep->dec, "hostname");
 	ckt_report_json_hdr_int(j, "start_wall_ns", rep->dec, "start_wall_ns");
 	ckt_report_json_u64(j, "page_size", h->page_size ? h->page_size : 4096); /* absent: said */
+	/* an allocator the program's calls reached ahead of the tracer (tracer 0.2.23 on): its
+	 * allocations are not in the trace */
+	if (ckt_decode_header_get(rep->dec, "allocator_ahead")) {
+		ckt_report_json_open(j, "allocator_ahead");
+		ckt_report_json_hdr_str(j, "function", rep->dec, "allocator_ahead_function");
+		ckt_report_json_hdr_str(j, "object", rep->dec, "allocator_ahead");
+		ckt_report_json_close(j);
+	} else {
+		ckt_report_json_key(j, "allocator_ahead");
+		fputs("null", j->f);
+	}
 	if (rep->kin) { /* kin.h: the traces of its children and later images */
 		ckt_report_json_array_open(j, "child_traces");
 		for (size_t i = 0; i < rep->kin->n; i++) {

@@ -548,6 +548,32 @@ $REPORT --json $T/own.zst >$T/own.json
 expect_eq "own allocator: its mapping is traced" "$(jget $T/own.json peak_mmap.bytes)" 8388608
 expect_eq "own allocator: one line names it" "$(grep warning $T/own.err)" \
 	"cuzktrace: warning: 'malloc' is provided by '$P/ownmalloc' ahead of the tracer: allocations through it are not traced (an allocator linked into the program?); expect RSS well above the traced heap"
+# The same allocator with malloc and its kin defined as aliases of functions of other names, as
+# allocators define them (tcmalloc's malloc is found as __libc_malloc, its realloc as
+# tc_realloc): the same line, and reallocarray through its realloc (before 0.2.23 the tracer
+# looked for a symbol named malloc: no line, and reallocarray went to glibc: exit 3; tcmalloc
+# ahead of the tracer aborted sort, sed and grep -r). The report says it too, from the
+# header (the line on stderr may be gone with the program's stderr).
+CUZKTRACE_OUT=$T/ownalias.zst traced ownalias $P/ownalias
+$REPORT --json $T/ownalias.zst >$T/ownalias.json 2>$T/ownalias.rerr
+expect_eq "allocator of aliases ahead of the tracer: program unchanged, one line names it, the report says it, JSON allocator_ahead" \
+	"$(cat $T/ownalias.out)/$(cat $T/ownalias.rc)/$(grep warning $T/ownalias.err)/$(cat $T/ownalias.rerr)/$(jget $T/ownalias.json allocator_ahead.function) $(jget $T/ownalias.json allocator_ahead.object)" \
+	"own: done/0/cuzktrace: warning: 'malloc' is provided by '$P/ownalias' ahead of the tracer: allocations through it are not traced (an allocator linked into the program?); expect RSS well above the traced heap/cuzktrace-report: warning: '$T/ownalias.zst': 'malloc' was provided by '$P/ownalias' ahead of the tracer: the program's allocations through it are not in this trace/malloc $P/ownalias"
+$REPORT --json $T/own.zst >$T/own2.json 2>/dev/null
+CUZKTRACE_OUT=$T/notahead.zst LD_PRELOAD=$LIB $P/churn >/dev/null 2>&1
+$REPORT --json $T/notahead.zst >$T/notahead.json 2>/dev/null
+expect_eq "JSON allocator_ahead: the program's own malloc, none for a program without one" \
+	"$(jget $T/own2.json allocator_ahead.object)/$(jget $T/notahead.json allocator_ahead)" "$P/ownmalloc/null"
+TCMALLOC=$(ls /usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4 /usr/lib64/libtcmalloc_minimal.so.4 2>/dev/null | head -1)
+if [ -n "$TCMALLOC" ]; then
+	printf 'b\na\nc\n' >$T/tc.in
+	LD_PRELOAD="$TCMALLOC $LIB" CUZKTRACE_OUT=$T/tc.zst sort $T/tc.in >$T/tc.out 2>$T/tc.err
+	expect_eq "tcmalloc ahead of the tracer: sort (reallocarray) runs, one line names malloc's provider" \
+		"$?/$(tr '\n' ' ' <$T/tc.out)/$(grep warning $T/tc.err)" \
+		"0/a b c /cuzktrace: warning: 'malloc' is provided by '$TCMALLOC' ahead of the tracer: allocations through it are not traced (an allocator linked into the program?); expect RSS well above the traced heap"
+else
+	echo "  skip tcmalloc ahead of the tracer: libtcmalloc-minimal4 is not installed"
+fi
 # the same when the tracer cannot trace (no check of the allocators runs then): reallocarray
 # still finds the program's realloc
 CUZKTRACE_OUT=$T/nodir/own.zst LD_PRELOAD=$LIB $P/ownmalloc >$T/ownu.out 2>$T/ownu.err

@@ -6,7 +6,11 @@
  * be this allocator again (jemalloc deadlocks; this one says "own: re-entered" and exits 7).
  * It does not define reallocarray: glibc's calls realloc, the program's, and so must the
  * tracer's (it called glibc's, whose block then went to this allocator's free; says
- * "own: reallocarray from another heap" and exits 3). Prints "own: done". */
+ * "own: reallocarray from another heap" and exits 3). Prints "own: done".
+ * Built with -DOWN_ALIAS (ownalias) its functions are own_malloc and so on, and malloc, free,
+ * calloc and realloc aliases of them, as allocators define them (tcmalloc's malloc is found as
+ * __libc_malloc, its realloc as tc_realloc): the tracer took only a symbol named malloc for
+ * an allocator's, said nothing and gave reallocarray to glibc. */
 #include <pthread.h>
 #include <stddef.h>
 #include <stdlib.h> /* reallocarray */
@@ -18,7 +22,17 @@ static _Alignas(16) char arena[1 << 24];
 static size_t used;
 static __thread volatile int busy; /* this thread is inside malloc (jemalloc: holds its lock) */
 
-void *malloc(size_t n)
+#ifdef OWN_ALIAS
+#define OWN(f) own_##f
+void *malloc(size_t) __attribute__((alias("own_malloc")));
+void free(void *) __attribute__((alias("own_free")));
+void *calloc(size_t, size_t) __attribute__((alias("own_calloc")));
+void *realloc(void *, size_t) __attribute__((alias("own_realloc")));
+#else
+#define OWN(f) f
+#endif
+
+void *OWN(malloc)(size_t n)
 {
 	if (busy) {
 		(void)!write(1, "own: re-entered\n", 16);
@@ -38,22 +52,22 @@ void *malloc(size_t n)
 	return p;
 }
 
-void free(void *p)
+void OWN(free)(void *p)
 {
 	(void)p;
 }
 
-void *calloc(size_t a, size_t b)
+void *OWN(calloc)(size_t a, size_t b)
 {
-	void *p = malloc(a * b);
+	void *p = OWN(malloc)(a * b);
 	if (p)
 		memset(p, 0, a * b);
 	return p;
 }
 
-void *realloc(void *p, size_t n)
+void *OWN(realloc)(void *p, size_t n)
 {
-	void *q = malloc(n);
+	void *q = OWN(malloc)(n);
 	if (q && p)
 		memmove(q, p, n); /* a toy: copies n bytes whatever the old size */
 	return q;
