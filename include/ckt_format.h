@@ -156,6 +156,15 @@
  *              before a sample or a heap event recorded individually (since tracer 0.2.7; a
  *              thread's first small block is sent at once, and every change from its exit
  *              on). Totals are exact to within CKT_AGG_STEP per thread that has sent AGG.
+ *              Version 6 adds uv since: 0 for a delta sent as it reached CKT_AGG_STEP (its
+ *              last change is the record's ts); else the thread's totals last changed no
+ *              earlier than ts - since (the tracer's coarse clock, at most a sampling period
+ *              or flush interval behind, at that change; capped at 71 minutes). A thread that
+ *              idled sends its last delta late (at a phase call, its next large block, its
+ *              exit): readers take those bytes as live from then on, so a peak they hold at a
+ *              moment at or after ts - since, and before ts, keeps its moment and counts them
+ *              (a pool thread's 60 KB sent at its exit moved the peak from the phase that
+ *              made it to that exit). Versions 1 to 5: since = 0.
  *   A reader of this version rejects a tag it does not know.
  *   Stack id 0 means "no stack recorded"; phase id 0 means "no phase". Phase ids run from 1
  *   to CKT_MAX_PHASE_ID; thread ids fit 32 bits, CUDA device ordinals too (CKT_CUDA_NO_DEVICE
@@ -163,7 +172,8 @@
  *
  * VERSION 2: COLUMNS (written by tracer 0.2.0; version 3, written by 0.2.1, is version 2
  * with MREMAP's dafter above; version 4, written by 0.2.2 and 0.2.3, adds CUDA_MAP and
- * CUDA_UNMAP; version 5, written since 0.2.4, adds MPROTECT; readers read versions 1 to 5)
+ * CUDA_UNMAP; version 5, written by 0.2.4 to 0.2.22, adds MPROTECT; version 6, written since
+ * 0.2.23, adds AGG's since; readers read versions 1 to 6)
  *   Version 1 is the layout above, every record in a row. Version 2 keeps every record and
  *   its meaning but stores a data frame as CKT_NSTREAMS streams, so that zstd sees each kind of
  *   value on its own (the benchmark's trace: 3.4 bytes per event in rows, about 1.6 here):
@@ -208,9 +218,9 @@
 
 #define CKT_MAGIC "CUZKTRC"             /* 7 chars + the terminating NUL = 8 bytes on disk */
 #define CKT_MAGIC_LEN 8
-#define CKT_FORMAT_VERSION 5     /* written; CKT_FORMAT_VERSION_MIN.. are read */
+#define CKT_FORMAT_VERSION 6     /* written; CKT_FORMAT_VERSION_MIN.. are read */
 #define CKT_FORMAT_VERSION_MIN 1
-#define CKT_TRACER_VERSION "0.2.22"
+#define CKT_TRACER_VERSION "0.2.23"
 #define CKT_STACK_MAX_FRAMES 1024
 #define CKT_MAX_DEPTH 256 /* the most CUZKTRACE_DEPTH allows: the tracer's bound, the reader's check */
 

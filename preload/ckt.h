@@ -403,6 +403,8 @@ struct ckt_tls {
 	uint16_t phase_cache_id[CKT_PHASE_CACHE];
 	/* default (sampling) mode, sample.c */
 	int64_t agg_bytes, agg_blocks; /* small blocks' usable bytes not yet sent as AGG */
+	uint64_t agg_at;               /* the coarse clock at their last change (ckt_coarse);
+					* after agg_blocks: the writer reads all three (agg_src) */
 	int64_t agg_step;              /* send them when they moved this much; 0 = at once: until
 					* the thread's first AGG (so every thread that holds unsent
 					* totals has sent one, which the reader's bound counts) and
@@ -847,11 +849,35 @@ uint32_t ckt_modules_current(void);
  * record individually with stack and phase (flagged CKT_FN_SAMPLED), for site and phase
  * estimates; a lock-free set of live sampled pointers recognises their frees.
  * Fast-path cost for a small block: one malloc_usable_size (a load of the chunk header the
- * allocator just touched), two TLS adds, two compares; a free adds one probe of the set
- * (usually an empty slot). No clock read, no ring write. */
+ * allocator just touched), two TLS adds, two compares, and a load of the coarse clock below
+ * stored in the thread's agg_at (one load of a line written 100 times a second, one TLS
+ * store); a free adds one probe of the set (usually an empty slot). No clock read, no ring
+ * write. */
 extern uint64_t ckt_sample_r;
+/* The coarse clock: ckt_now() as of the RSS sampler's or the writer's last wake-up, so at most
+ * a sampling period (CUZKTRACE_RSS_MS) or a flush interval behind the true time, never ahead.
+ * The hooks note it with each change of a thread's running totals (agg_at), and a total sent
+ * later than its last change (the thread idled: a pool thread whose last 50 KB went out at its
+ * exit, seconds after the peak) says how long before its stamp that change was at the
+ * earliest: the AGG record's `since`, by which the reader keeps the peak at its moment instead
+ * of moving it to the send. On a line of its own: written by those two threads only. */
+extern struct ckt_coarse {
+	_Alignas(128) _Atomic uint64_t now;
+	char pad[120];
+} ckt_coarse;
+static inline void ckt_coarse_tick(void)
+{
+	atomic_store_explicit(&ckt_coarse.now, ckt_now(), memory_order_relaxed);
+}
 void ckt_sample_init(void);
-void ckt_sample_flush(struct ckt_tls *t);
+/* Sends the thread's running totals, if any, as one AGG record (the change: 1 when sent as
+ * they change, so no `since`). */
+void ckt_sample_send(struct ckt_tls *t, int at_change);
+uint32_t ckt_sample_since(uint64_t ts, uint64_t at);
+static inline void ckt_sample_flush(struct ckt_tls *t)
+{
+	ckt_sample_send(t, 0);
+}
 void ckt_sample_take(struct ckt_tls *t, void *p, size_t n, uint8_t fn);
 int ckt_sample_forget(void *p);
 void ckt_sample_remember(void *p);
@@ -931,8 +957,9 @@ static inline void ckt_sample_count(struct ckt_tls *t, int64_t usable, int64_t b
 {
 	t->agg_bytes += usable;
 	t->agg_blocks += blocks;
+	t->agg_at = atomic_load_explicit(&ckt_coarse.now, memory_order_relaxed);
 	if (CKT_UNLIKELY((uint64_t)(t->agg_bytes + t->agg_step) > 2 * (uint64_t)t->agg_step))
-		ckt_sample_flush(t);
+		ckt_sample_send(t, 1);
 }
 
 /* ---- record.c: slots -> trace records ---- */

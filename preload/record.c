@@ -219,6 +219,7 @@ int ckt_record_event(struct ckt_enc *e, uint8_t **pp, const struct ckt_slot *s,
 		p = put_dts(e, p, s->ts);
 		p = ckt_put_sv(p, (int64_t)s->a);
 		p = ckt_put_sv(p, (int64_t)s->b);
+		p = ckt_put_uv(p, (uint64_t)s->stack * 1000); /* since (version 6), in ns */
 		break;
 	case CKT_EV_RSS:
 		*p++ = CKT_TAG_RSS;

@@ -315,6 +315,7 @@ static void *sampler_main(void *arg)
 	ckt_clock_get(CLOCK_MONOTONIC, &next);
 	gap.since = 0; /* a gap does not run on through a pause (ckt_helpers_pause) */
 	for (unsigned i = 0; !atomic_load(&stop_flag); i++) {
+		ckt_coarse_tick();
 		sample(t, i % 10 == 0);
 		next.tv_nsec += (long)ckt_config.rss_ms * 1000000L;
 		while (next.tv_nsec >= 1000000000L) {

@@ -6,6 +6,8 @@
 #include <errno.h>
 #include "ckt.h"
 
+#include <stddef.h>
+
 #include <dlfcn.h>
 #include <math.h>
 #include <sched.h>
@@ -350,11 +352,27 @@ void ckt_sample_maintain(void)
 	atomic_store(&grow_state, GROWN);
 }
 
-void ckt_sample_flush(struct ckt_tls *t)
+struct ckt_coarse ckt_coarse;
+/* the writer reads agg_bytes, agg_blocks and agg_at of a live thread through one pointer */
+_Static_assert(offsetof(struct ckt_tls, agg_at) == offsetof(struct ckt_tls, agg_bytes) + 16,
+	       "agg_at must follow agg_bytes and agg_blocks");
+
+/* How long before ts a total last changed at the earliest (agg_at), in the AGG slot's 32-bit
+ * stack field: microseconds, at most 71 minutes (longer reads as that: a later bound, which
+ * only keeps the reader from moving a peak back) */
+uint32_t ckt_sample_since(uint64_t ts, uint64_t at)
+{
+	uint64_t us = ts > at ? (ts - at) / 1000 : 0;
+	return us > UINT32_MAX ? UINT32_MAX : (uint32_t)us;
+}
+
+void ckt_sample_send(struct ckt_tls *t, int at_change)
 {
 	if (!t->agg_bytes && !t->agg_blocks)
 		return;
-	ckt_emit(t, CKT_EV_AGG, 0, ckt_stamp(t), (uint64_t)t->agg_bytes, (uint64_t)t->agg_blocks, 0);
+	uint64_t ts = ckt_stamp(t);
+	ckt_emit(t, CKT_EV_AGG, 0, ts, (uint64_t)t->agg_bytes, (uint64_t)t->agg_blocks,
+		 at_change ? 0 : ckt_sample_since(ts, t->agg_at));
 	t->agg_bytes = 0;
 	t->agg_blocks = 0;
 	if (!t->agg_final)

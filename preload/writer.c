@@ -688,12 +688,15 @@ static int send_pending_totals(uint8_t **p, size_t nc)
 			continue;
 		int64_t bytes = __atomic_load_n(&src[0], __ATOMIC_RELAXED);
 		int64_t blocks = __atomic_load_n(&src[1], __ATOMIC_RELAXED);
+		uint64_t at = (uint64_t)__atomic_load_n(&src[2], __ATOMIC_RELAXED); /* agg_at */
 		if (!bytes && !blocks)
 			continue;
 		if ((rc = reserve(p, 0)))
 			break;
 		ckt_record_thread(&enc, p, (uint64_t)r->tid);
-		struct ckt_slot s = {ckt_now(), (uint64_t)bytes, (uint64_t)blocks, 0, CKT_EV_AGG, 0, 0};
+		uint64_t now = ckt_now();
+		struct ckt_slot s = {now, (uint64_t)bytes, (uint64_t)blocks, ckt_sample_since(now, at),
+				     CKT_EV_AGG, 0, 0};
 		ckt_record_event(&enc, p, &s, NULL);
 		ckt_summary_add_heap(bytes);
 	}
@@ -1100,6 +1103,7 @@ static void *writer_main(void *arg)
 	uint64_t last = ckt_now();
 	while (!atomic_load(&stop_flag)) {
 		int woken = wait_tick();
+		ckt_coarse_tick();
 		if (atomic_load(&stop_flag))
 			break;
 		/* after main's pthread_exit the 10 ms ticks between flushes only look for the end */

@@ -1042,6 +1042,7 @@ static int ckt_decode_record(struct ckt_decoder *d, struct ckt_record *r, struct
 		r->ts = ckt_decode_dts(d, &c);
 		r->u.agg.bytes = ckt_decode_sv(&c);
 		r->u.agg.blocks = ckt_decode_sv(&c);
+		r->u.agg.since = d->hdr.format_version >= 6 ? ckt_decode_uv(&c) : 0;
 		break;
 	case CKT_TAG_NOTE:
 		r->ts = ckt_decode_uv(&c);

@@ -63,7 +63,8 @@ struct ckt_record {
 		struct { uint64_t tid; } thread_exit; /* ts = when */
 		struct { uint64_t id; const uint8_t *name; size_t len; } phase_def;
 		struct { uint64_t op, id; } phase; /* op: enum ckt_phase_op */
-		struct { int64_t bytes, blocks; } agg;
+		/* since: version 6, 0 before (ckt_format.h) */
+		struct { int64_t bytes, blocks; uint64_t since; } agg;
 		struct { uint64_t phase; const uint8_t *text; size_t len; } note; /* ts = when */
 		/* frames: nframes sv deltas (already validated), each frame minus the previous one
 		 * starting from 0; walk them with ckt_get_sv up to frames + frames_len */

@@ -1117,6 +1117,29 @@ static void ckt_replay_note_heap(struct ckt_replay *r, uint64_t ts)
 	}
 }
 
+/* An AGG sent after its thread idled (format version 6: since): its bytes were live from
+ * ts - since at the latest, to within the tracer's coarse clock. A peak of the heap (or of
+ * RSS, for the heap it shows) held at or after that time, and before this record, counted
+ * without them keeps its moment and counts them now: the thread held them then. Before, a
+ * pool thread's last 60 KB, sent at its exit 0.1 s after the peak, made a new peak there, a
+ * few bytes above the old one, in no phase (the peak was the 4 MiB of phase msm). A delta
+ * that frees bytes leaves the peaks alone: the moment may then lie elsewhere, within the
+ * running totals' bound. Exact to within that bound, as the rest of the default mode. */
+static void ckt_replay_agg_late(struct ckt_replay *r, const struct ckt_ev *ev)
+{
+	struct ckt_replay_stats *st = &r->st;
+	int64_t d = (int64_t)ev->addr;
+	if (d <= 0 || !ev->stack)
+		return;
+	uint64_t from = ev->ts > ev->stack ? ev->ts - ev->stack : 0;
+	if (st->peak_heap.bytes && st->peak_heap.ts >= from && st->peak_heap.ts < ev->ts) {
+		st->peak_heap.bytes += (uint64_t)d;
+		st->agg_late_kept++;
+	}
+	if (st->peak_rss.seen && st->peak_rss.ts >= from && st->peak_rss.ts < ev->ts)
+		st->peak_rss.heap_bytes += (uint64_t)d;
+}
+
 static void ckt_replay_note_mmap(struct ckt_replay *r, uint64_t ts)
 {
 	struct ckt_replay_stats *st = &r->st;
@@ -1950,6 +1973,7 @@ static __attribute__((noinline)) int ckt_replay_apply_other(struct ckt_replay *r
 	case CKT_EV_AGG:
 		/* small blocks of the default mode: totals only, attributed by the samples */
 		ckt_replay_heap_move(r, (int64_t)ev->addr, (int64_t)ev->len);
+		ckt_replay_agg_late(r, ev);
 		if (!th->sent_agg) {
 			th->sent_agg = true;
 			r->st.agg_threads++;
@@ -2364,6 +2388,7 @@ static __attribute__((noinline)) int ckt_replay_feed_other(struct ckt_replay *r,
 		ev.kind = CKT_EV_AGG;
 		ev.addr = (uint64_t)rec->u.agg.bytes;
 		ev.len = (uint64_t)rec->u.agg.blocks;
+		ev.stack = rec->u.agg.since;
 		rc = ckt_replay_push(r, rec->tid, &ev);
 		return rc < 0 ? ckt_replay_err(err, rc) : 0;
 	case CKT_TAG_PHASE:

@@ -73,6 +73,9 @@ struct ckt_replay_stats {
 	 * within this many CKT_AGG_STEPs (the true peak may lie at another moment, when other
 	 * threads had totals pending: so not the count at the reported peak) */
 	uint64_t agg_threads_at_once;
+	/* AGG records of threads that idled (their bytes came before their send: format version
+	 * 6's since) that raised the peak heap in place, keeping its moment */
+	uint64_t agg_late_kept;
 	uint64_t inconsistencies;           /* ALLOC of an address that was still live */
 	/* events read after events later than them were replayed: the writer broke the SYNC
 	 * promise (replayed late, out of order: figures near them may be off by their bytes) */

@@ -261,7 +261,7 @@ NSTREAMS = 11
 #   ('R', ts, old, dafter, new, size, phase)
 #   ('M', ts, addr, len, flags, prot)  ('U', ts, addr, len)  ('P', ts, addr, len, prot)
 #   ('X', ts, old, old_len, new, new_len, dafter)   (dafter 0 before format version 3)
-#   ('G', ts, bytes, blocks)     AGG
+#   ('G', ts, bytes, blocks, since)     AGG (since: format version 6, else 0)
 
 
 class Trace:
@@ -290,7 +290,7 @@ def parse_header(b, tr):
     if b[:8] != b'CUZKTRC\0':
         raise TraceError('bad magic')
     tr.version = int.from_bytes(b[8:10], 'little')
-    if tr.version not in (1, 2, 3, 4, 5):
+    if tr.version not in (1, 2, 3, 4, 5, 6):
         raise TraceError('unsupported format version %d' % tr.version)
     r = Buf(b, 'header')
     r.p = 10
@@ -537,7 +537,8 @@ def parse_frame(b, tr, fidx):
             c['agg'] += 1
             ts = prev_ts + row.sv()
             prev_ts = ts
-            ev.append(('G', ts, row.sv(), row.sv()))
+            nb, nk = row.sv(), row.sv()
+            ev.append(('G', ts, nb, nk, row.uv() if tr.version >= 6 else 0))
         else:
             raise TraceError('frame %d: unknown tag 0x%02x at %d' % (fidx, tag, row.p - 1))
         if prev_ts > tr.last_ts:
@@ -594,7 +595,7 @@ def expand(evs):
             out.append((e[1], REL, 'remap_rel', e[2], e[3], cell))
             out.append((e[1] + e[6], ALC, 'remap_new', e[4], e[5], cell))
         elif k == 'G':
-            out.append((e[1], ALC if e[2] >= 0 else REL, 'agg', e[2], e[3]))
+            out.append((e[1], ALC if e[2] >= 0 else REL, 'agg', e[2], e[3], e[4]))
     # program order, except that a REALLOC's new block exists only at ts + dafter
     out.sort(key=lambda x: x[0])  # stable
     return out
@@ -760,6 +761,10 @@ def replay(tr, stream=False):
         elif op == 'agg':
             heap += e[3]
             blocks += e[4]
+            # format 6: a total sent late (since) was live from ts - since on; a peak held
+            # from then on, before this record, keeps its moment and counts it
+            if e[3] > 0 and e[5] and peak and ts - e[5] <= peak_t < ts:
+                peak += e[3]
         elif op == 'map':
             maps.add(e[3], e[4], bool(e[5] & MAP_ANON), e[6])
         elif op == 'unmap':

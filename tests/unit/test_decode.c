@@ -184,7 +184,7 @@ static void test_header_errors(void **state)
 	tb_init(&b);
 	tb_header_kv(&b, 7, NULL);
 	assert_int_equal(open_bytes(b.out, b.out_len, &d, &err), CKT_EFORMAT);
-	assert_string_equal(err.msg, "unsupported format version 7 (this reader reads 1 to 5)");
+	assert_string_equal(err.msg, "unsupported format version 7 (this reader reads 1 to 6)");
 	tb_release(&b);
 
 	/* header without its terminating empty key */

@@ -135,6 +135,9 @@ static void test_round_trip(void **state)
 	     slot(CKT_EV_EXT, 0, 1019, small, 65536, 0, 0)); /* the new range 6 ns after */
 	enc1(&e, &p, slot(CKT_EV_PHASE, CKT_PHASE_BEGIN, 1014, 2, 0, 0, 0));
 	enc1(&e, &p, slot(CKT_EV_AGG, 0, 1015, (uint64_t)-65600, (uint64_t)-3, 0, 0));
+	/* a total sent late: since (version 6) in microseconds in the slot, nanoseconds in the
+	 * record (the cap, 71 minutes) */
+	enc1(&e, &p, slot(CKT_EV_AGG, 0, 1016, 4096, 40, UINT32_MAX, 0));
 	ckt_record_thread(&e, &p, 12);
 	enc1(&e, &p, slot(CKT_EV_RSS, 0, 999, 0, 123 << 12, 0, 0)); /* earlier than frame base */
 	enc2(&e, &p, slot(CKT_EV_RSS_DETAIL, 0, 1020, 9 << 20, 1 << 20, 0, 0),
@@ -243,6 +246,12 @@ static void test_round_trip(void **state)
 	assert_int_equal(r.ts, 1015);
 	assert_int_equal(r.u.agg.bytes, -65600);
 	assert_int_equal(r.u.agg.blocks, -3);
+	assert_int_equal(r.u.agg.since, 0);
+	next(d, &r, CKT_TAG_AGG, 11);
+	assert_int_equal(r.ts, 1016);
+	assert_int_equal(r.u.agg.bytes, 4096);
+	assert_int_equal(r.u.agg.blocks, 40);
+	assert_int_equal(r.u.agg.since, (uint64_t)UINT32_MAX * 1000);
 
 	next(d, &r, CKT_TAG_RSS, 12);
 	assert_int_equal(r.ts, 999);

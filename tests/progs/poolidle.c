@@ -1,0 +1,83 @@
+/* poolidle.c: a pool thread's running total sent late. A worker makes 600 blocks of 100
+ * bytes (under the sampling rate, and 600 x 104 usable bytes = 62,400, under the 64 KiB step:
+ * its first block goes out at once, the rest stay pending) and waits, idle, as a pool thread
+ * does between jobs. main makes a 4 MiB block in phase "msm" and keeps it; msm lasts 50 ms.
+ * 50 ms after the last of these the worker is let go and ends, sending its pending total.
+ *   poolidle         the worker's blocks first: the heap is at its peak from the 4 MiB block
+ *                    on, first in msm. Before tracer 0.2.23 the default mode put the peak at
+ *                    the worker's exit, in no phase: the total it sent there came a few bytes
+ *                    above the old peak
+ *   poolidle after   the worker makes its blocks 50 ms after msm ended: the peak is then, in
+ *                    no phase (the late total must not be counted back into msm)
+ * Prints "poolidle: done". Run it only with the tracer preloaded. */
+#define CUZKTRACE_WEAK /* resolved by the preloaded library */
+#include "cuzktrace.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
+static int step; /* 1: make the blocks; 2: they are made; 3: end */
+static void *volatile rows[600];
+
+static void wait_for(int s)
+{
+	pthread_mutex_lock(&lock);
+	while (step < s)
+		pthread_cond_wait(&cond, &lock);
+	pthread_mutex_unlock(&lock);
+}
+
+static void set(int s)
+{
+	pthread_mutex_lock(&lock);
+	step = s;
+	pthread_cond_broadcast(&cond);
+	pthread_mutex_unlock(&lock);
+}
+
+static void *worker(void *arg)
+{
+	(void)arg;
+	wait_for(1);
+	for (int i = 0; i < 600; i++) {
+		rows[i] = malloc(100);
+		memset(rows[i], 1, 100);
+	}
+	set(2);
+	wait_for(3); /* idle */
+	return NULL;
+}
+
+static void msm(void)
+{
+	CUZKTRACE_PHASE_BEGIN("msm");
+	char *volatile big = malloc(4 << 20);
+	memset(big, 2, 4 << 20);
+	usleep(50000);
+	CUZKTRACE_PHASE_END("msm");
+}
+
+int main(int argc, char **argv)
+{
+	int after = argc > 1 && !strcmp(argv[1], "after");
+	pthread_t t;
+	if (pthread_create(&t, NULL, worker, NULL))
+		return 2;
+	if (after) {
+		msm();
+		usleep(50000);
+	}
+	set(1);
+	wait_for(2);
+	if (!after)
+		msm();
+	usleep(50000);
+	set(3);
+	pthread_join(t, NULL);
+	/* not stdio: its buffer, allocated here, would be the peak */
+	return write(1, "poolidle: done\n", 15) == 15 ? 0 : 1;
+}
