@@ -4,6 +4,8 @@
  * sooner when a ring is half full) into one independent zstd frame, checking before each write
  * that the descriptor is still our file. Any failure: one line, tracing off, program runs on. */
 #include "ckt.h"
+
+#include <dlfcn.h>
 #include "ckt_format.h"
 #include "summary.h"
 
@@ -1512,6 +1514,51 @@ static int threads_now(void)
 	return n == 0 ? count : -1;
 }
 
+/* The C library's setenv and unsetenv: a program may define its own, which the plain names
+ * reach first (bash does, for its variable table, which it fills from the environment only
+ * after our constructor: its setenv then took our CUZKTRACE_OUT and lost it to the old value,
+ * and its unsetenv left CUZKTRACE_EXEC_FROM in the environment it passes on). */
+static int env_set(const char *name, const char *value)
+{
+	static int (*fn)(const char *, const char *, int);
+	if (!fn)
+		fn = (int (*)(const char *, const char *, int))dlsym(RTLD_NEXT, "setenv");
+	return fn ? fn(name, value, 1) : setenv(name, value, 1);
+}
+
+static int env_unset(const char *name)
+{
+	static int (*fn)(const char *);
+	if (!fn)
+		fn = (int (*)(const char *))dlsym(RTLD_NEXT, "unsetenv");
+	return fn ? fn(name) : unsetenv(name);
+}
+
+/* A relative CUZKTRACE_OUT (the default name is one) names a file in each program's own
+ * current directory: a command the program ran after a cd (`bash -c 'cd sub; exec prog'`,
+ * `make -C sub`) wrote its trace there, where the report of the run's first process did not
+ * look for it. The run's first process passes the name on anchored to its directory at start,
+ * where its own trace is. (Since 0.2.23.) */
+static void anchor_out(void)
+{
+	char cwd[PATH_MAX], abs[PATH_MAX + sizeof(ckt_config.out) + 1];
+	if (ckt_config.out[0] == '/')
+		return;
+	if (!getcwd(cwd, sizeof(cwd))) {
+		ckt_log("warning: cannot read the current directory (", strerror(errno),
+			"): CUZKTRACE_OUT is passed on as it is, relative to each program's own directory", NULL);
+		return;
+	}
+	size_t n = strlen(cwd);
+	/* the same bound as the setting's own (config.c): a child would refuse a longer name */
+	if (n + 1 + strlen(ckt_config.out) >= sizeof(ckt_config.out) - 64)
+		return;
+	memcpy(abs, cwd, n);
+	abs[n] = '/';
+	strcpy(abs + n + (n > 1 || cwd[0] != '/'), ckt_config.out);
+	env_set("CUZKTRACE_OUT", abs);
+}
+
 /* Takes the run from CUZKTRACE_RUN, or begins one (and passes it on when children are
  * traced). A value the tracer did not write is said once and replaced. */
 static void run_init(pid_t pid)
@@ -1541,10 +1588,12 @@ static void run_init(pid_t pid)
 	if (ckt_config.children && threads_now() > 1)
 		ckt_log("warning: the program has threads already as the tracer starts: CUZKTRACE_RUN is "
 			"not set, and the programs it starts begin runs of their own", NULL, NULL, NULL);
-	else if (ckt_config.children)
-		setenv("CUZKTRACE_RUN", run_id, 1);
+	else if (ckt_config.children) {
+		env_set("CUZKTRACE_RUN", run_id);
+		anchor_out();
+	}
 	else if (v)
-		unsetenv("CUZKTRACE_RUN");
+		env_unset("CUZKTRACE_RUN");
 }
 
 static int header_get(int f, const char *key, char *out, size_t cap);
@@ -1880,9 +1929,9 @@ static int setup(const char *want_path, pid_t pid, const char *exe_path, char *s
 	int by_vars = from && ours && !strcmp(from, path_abs);
 	int exec_clash = by_vars || holds_this_process(path_abs, pid);
 	if (from)
-		unsetenv("CUZKTRACE_EXEC_FROM");
+		env_unset("CUZKTRACE_EXEC_FROM");
 	if (ep)
-		unsetenv("CUZKTRACE_EXEC_PID");
+		env_unset("CUZKTRACE_EXEC_PID");
 	if (exec_clash) {
 		char old[sizeof(path_abs)];
 		strcpy(old, by_vars && wrote[0] ? wrote : path_abs);

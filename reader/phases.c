@@ -34,6 +34,7 @@ struct ckt_phase {
 	uint64_t allocated, gpu_allocated;
 	struct ckt_tracked heap, mmap, host, rss, gpu, pinned;
 	struct ckt_tracked smp; /* live samples of the default mode (heap blocks): for --diff's noise */
+	struct ckt_tracked smpb; /* and their bytes (weighted): the rest is exact */
 	bool csv_held;     /* it held bytes at the previous --phases-csv sample */
 	bool csv_listed;   /* it is in csv_list */
 };
@@ -44,7 +45,7 @@ struct ckt_pthread {
 	uint64_t name_ts;
 	uint64_t allocated;
 	struct ckt_tracked heap, rss;
-	struct ckt_tracked smp; /* as a phase's: for --diff's noise by thread group */
+	struct ckt_tracked smp, smpb; /* as a phase's: for --diff's noise by thread group */
 	struct ckt_pushed *stack; /* innermost last */
 	size_t depth, cap;
 	uint64_t deep; /* pushes above the stored ones (CKT_PHASES_MAX_STACKED) */
@@ -426,13 +427,17 @@ static void ckt_phases_on_bytes(void *ctx, const struct ckt_attr *a, const struc
 	case CKT_SPACE_HEAP:
 		ckt_tracked_run(&ph->heap, e, delta, rise);
 		ckt_tracked_run(&ph->rss, e, delta, rise);
-		if (a->weight > 1.0)
+		if (a->weight > 1.0) {
 			ckt_tracked_run(&ph->smp, e, run->blocks, run->blocks_rise);
+			ckt_tracked_run(&ph->smpb, e, delta, rise);
+		}
 		if (p->by_thread) {
 			ckt_tracked_run(&t->heap, e, delta, rise);
 			ckt_tracked_run(&t->rss, e, delta, rise);
-			if (a->weight > 1.0)
+			if (a->weight > 1.0) {
 				ckt_tracked_run(&t->smp, e, run->blocks, run->blocks_rise);
+				ckt_tracked_run(&t->smpb, e, delta, rise);
+			}
 		}
 		break;
 	case CKT_SPACE_ANON:
@@ -796,12 +801,13 @@ static int ckt_phases_make_shares(struct ckt_phases *p, enum ckt_moment m)
 		return CKT_ENOMEM;
 	for (size_t i = 0; i < p->n_ph; i++) {
 		int64_t v = ckt_tracked_at(ckt_phases_space(&p->ph[i], m), p->epochs, m);
-		if (v > 0)
+		if (v > 0) {
+			bool exact = m == CKT_AT_PEAK_GPU || m == CKT_AT_PEAK_PINNED;
 			p->shares[m][n++] = (struct ckt_phases_share){
 				ckt_phases_pub_name(&p->ph[i]), (uint64_t)v,
-				m == CKT_AT_PEAK_GPU || m == CKT_AT_PEAK_PINNED
-					? 0
-					: ckt_phases_pos(ckt_tracked_at(&p->ph[i].smp, p->epochs, m)) };
+				exact ? 0 : ckt_phases_pos(ckt_tracked_at(&p->ph[i].smp, p->epochs, m)),
+				exact ? 0 : ckt_phases_pos(ckt_tracked_at(&p->ph[i].smpb, p->epochs, m)) };
+		}
 	}
 	qsort(p->shares[m], n, sizeof(*p->shares[m]), ckt_phases_share_cmp);
 	p->n_shares[m] = n;
@@ -957,6 +963,8 @@ static int ckt_phases_make_groups(struct ckt_phases *p)
 		k->at_peak_rss += ckt_phases_pos(ckt_tracked_at(&t->rss, p->epochs, CKT_AT_PEAK_RSS));
 		k->samples_at_peak_heap += ckt_phases_pos(ckt_tracked_at(&t->smp, p->epochs, CKT_AT_PEAK_HEAP));
 		k->samples_at_peak_rss += ckt_phases_pos(ckt_tracked_at(&t->smp, p->epochs, CKT_AT_PEAK_RSS));
+		k->sampled_at_peak_heap += ckt_phases_pos(ckt_tracked_at(&t->smpb, p->epochs, CKT_AT_PEAK_HEAP));
+		k->sampled_at_peak_rss += ckt_phases_pos(ckt_tracked_at(&t->smpb, p->epochs, CKT_AT_PEAK_RSS));
 	}
 	for (size_t i = 0; i < p->n_th; i++)
 		free(l[i].label);

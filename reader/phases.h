@@ -78,6 +78,7 @@ struct ckt_phases_share {
 	const char *name;
 	uint64_t bytes;
 	uint64_t samples; /* the default mode's samples among them (heap blocks) */
+	uint64_t sampled_bytes; /* what those samples stand for; the rest of bytes is exact */
 };
 /* Live bytes by owning phase at the peak of moment m (heap bytes for CKT_AT_PEAK_HEAP, "rss"
  * bytes for CKT_AT_PEAK_RSS, host for MMAP, gpu for GPU, pinned for PINNED), largest first
@@ -106,6 +107,7 @@ struct ckt_phases_group {
 	uint64_t at_peak_heap, at_peak_rss;
 	/* the default mode's samples among them (heap blocks), live then: for --diff's noise */
 	uint64_t samples_at_peak_heap, samples_at_peak_rss;
+	uint64_t sampled_at_peak_heap, sampled_at_peak_rss; /* their bytes (the rest is exact) */
 };
 /* The length of name without its trailing digits (the whole length when it has none, or is
  * nothing but digits): "rayon-synth-17" -> 12. */

@@ -185,6 +185,16 @@ expect_eq "wrapper with execs: env's trace lists the shell after exec, its child
 	"$(cd $T/wrapx && $REPORT --json t.out 2>/dev/null | $PY -c 'import json,sys,os,re; print(" ".join("%s:%s:%s" % (k["relation"], re.sub(r"\.[0-9]+$", ".PID", k["path"]), os.path.basename(k["exe"])) for k in json.load(sys.stdin)["child_traces"]))')" \
 	"exec:t.out.exec1:$(basename $(readlink -f /bin/sh)) child:t.out.PID:sleep child:t.out.PID:true exec:t.out.exec2:true"
 
+# a relative CUZKTRACE_OUT (the default name too) is passed on anchored to the first process's
+# directory: commands run after a cd write beside its trace, and its report lists them (since
+# 0.2.23: they wrote theirs in sub/, and the report listed none)
+mkdir -p $T/wrapcd/sub $T/wrapcd2/sub
+(cd $T/wrapcd && CUZKTRACE_OUT=t.zst LD_PRELOAD=$LIB bash -c 'cd sub && /bin/true && exec /bin/true' 2>/dev/null)
+(cd $T/wrapcd2 && LD_PRELOAD=$LIB bash -c 'cd sub; exec /bin/true' 2>/dev/null)
+expect_eq "relative CUZKTRACE_OUT, a cd in between: the child and the later image write beside the first trace, which lists them; nothing in sub/ (also the default name)" \
+	"$($REPORT --json $T/wrapcd/t.zst 2>/dev/null | $PY -c 'import json,sys,os,re; print(" ".join("%s:%s:%s" % (k["relation"], re.sub(r"\.[0-9]+\.zst$", ".PID.zst", k["path"]), os.path.basename(k["exe"])) for k in json.load(sys.stdin)["child_traces"]))')/$(find $T/wrapcd/sub $T/wrapcd2/sub -type f | wc -l)/$(cd $T/wrapcd2 && $REPORT --json cuzktrace.bash.*.zst 2>/dev/null | $PY -c 'import json,sys,os,re; print(" ".join("%s:%s" % (k["relation"], re.sub(r"\.[0-9]+\.zst$", ".PID.zst", k["path"])) for k in json.load(sys.stdin)["child_traces"]))')" \
+	"child:$T/wrapcd/t.PID.zst:true exec:$T/wrapcd/t.exec1.zst:true/0/exec:cuzktrace.true.PID.zst"
+
 # a later image's report lists what the process did from that image on, not the children of
 # the images before it (since 0.2.22; their parent_process is the same, and they were listed),
 # allowing the second of slack the clocks get
