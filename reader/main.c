@@ -528,6 +528,13 @@ static void ckt_main_warn_clean(const char *who, const char *what, const char *m
 	ckt_main_say("warning: %s%s%s%s%s", who ? "'" : "", who ? who : "", who ? "': " : "", what, msg);
 }
 
+/* The reader ran out of memory reading the trace at path: one line, naming it (it said
+ * "error: out of memory", after a warning about the trace where that came first) */
+static void ckt_main_oom(const char *path)
+{
+	ckt_main_say("error: '%s': out of memory", path);
+}
+
 /* The header's setting.<name> as a number from 0 to max into *v (0 when the tracer did not
  * write it), or -1 after one line naming a corrupt header: anything else there (letters, a
  * sign, more than max) would make the figures that depend on it nonsense. */
@@ -749,13 +756,13 @@ static int ckt_main_phases_setup(const struct ckt_args *a, struct ckt_main_read 
 
 	m->ph = ckt_phases_new();
 	if (!m->ph || ckt_phases_attach(m->ph, m->rep) < 0) {
-		ckt_main_say("error: out of memory");
+		ckt_main_oom(m->path);
 		return -1;
 	}
 	if (a->nrules) {
 		m->rules = ckt_phase_rules_new(a->rules, a->nrules);
 		if (!m->rules) {
-			ckt_main_say("error: out of memory");
+			ckt_main_oom(m->path);
 			return -1;
 		}
 		if (ckt_phase_rules_scan(m->rules, m->path, &err) < 0) {
@@ -786,7 +793,7 @@ static bool ckt_main_rules_said(const struct ckt_phase_rules *rules, const char 
 
 static int ckt_main_phases_finish(const struct ckt_args *a, struct ckt_phases *ph,
 				  const struct ckt_phase_rules *rules, const struct ckt_replay_stats *st,
-				  const char *who)
+				  const char *path, const char *who)
 {
 	int rc = ckt_phases_csv_close(ph, true);
 	if (rc < 0) {
@@ -794,7 +801,7 @@ static int ckt_main_phases_finish(const struct ckt_args *a, struct ckt_phases *p
 		return -1;
 	}
 	if (ckt_phases_finish(ph, st->duration_ns) < 0 || (rules && ckt_phase_rules_error(rules) < 0)) {
-		ckt_main_say("error: out of memory");
+		ckt_main_oom(path);
 		return -1;
 	}
 	for (size_t i = 0; rules && i < ckt_phase_rules_nwarnings(rules); i++)
@@ -890,7 +897,7 @@ static int ckt_main_read(const struct ckt_args *a, struct ckt_main_read *m, bool
 
 	m->rep = ckt_replay_new(ckt_decode_header(m->dec)->page_size);
 	if (!m->rep) {
-		ckt_main_say("error: out of memory");
+		ckt_main_oom(m->path);
 		return -1;
 	}
 	ckt_replay_set_sample(m->rep, m->rate_bytes);
@@ -910,7 +917,7 @@ static int ckt_main_read(const struct ckt_args *a, struct ckt_main_read *m, bool
 	if (m->sites)
 		ckt_sites_set_depth(m->sites, (unsigned)m->depth);
 	if (!m->sites || ckt_sites_attach(m->sites, m->rep) < 0) {
-		ckt_main_say("error: out of memory");
+		ckt_main_oom(m->path);
 		return -1;
 	}
 	if (ckt_main_phases_setup(a, m, outputs) < 0)
@@ -934,11 +941,11 @@ static int ckt_main_read(const struct ckt_args *a, struct ckt_main_read *m, bool
 	const struct ckt_replay_stats *st = ckt_replay_stats(m->rep);
 	/* with --diff, warnings about the trace's modules and rules say which trace */
 	const char *who = a->diff ? m->path : NULL;
-	if (ckt_main_phases_finish(a, m->ph, m->rules, st, who) < 0)
+	if (ckt_main_phases_finish(a, m->ph, m->rules, st, m->path, who) < 0)
 		return -1;
 	/* where a wrapper's children wrote theirs (not for --diff: each side is one trace) */
 	if (!a->diff && ckt_kin_find(m->path, m->dec, &m->kin) < 0) {
-		ckt_main_say("error: out of memory");
+		ckt_main_oom(m->path);
 		return -1;
 	}
 	m->r = (struct ckt_report){ m->path, m->dec, st, m->ph, a->by_thread, m->sites, a->diff ? NULL : &m->kin };
@@ -975,7 +982,7 @@ static int ckt_main_read(const struct ckt_args *a, struct ckt_main_read *m, bool
 			     "(another trace appended to this one?)",
 			     m->path, (unsigned long long)trailing);
 	if (ckt_sites_finish(m->sites, st, top) < 0) {
-		ckt_main_say("error: out of memory");
+		ckt_main_oom(m->path);
 		return -1;
 	}
 	for (size_t i = 0; i < ckt_sites_nwarnings(m->sites); i++)
