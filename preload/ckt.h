@@ -955,9 +955,15 @@ static inline uint64_t ckt_slot_request(const struct ckt_slot *s)
 
 static inline void ckt_sample_count(struct ckt_tls *t, int64_t usable, int64_t blocks)
 {
+	uint64_t now = atomic_load_explicit(&ckt_coarse.now, memory_order_relaxed);
+	/* the coarse clock moved since the last change: what is pending goes out first, with how
+	 * long ago it last changed (a pool thread back from a pause sent its last job's bytes with
+	 * its next job's, as made then; at most one record per thread and tick, 10 ms) */
+	if (CKT_UNLIKELY(now != t->agg_at) && (t->agg_bytes || t->agg_blocks))
+		ckt_sample_send(t, 0);
+	t->agg_at = now;
 	t->agg_bytes += usable;
 	t->agg_blocks += blocks;
-	t->agg_at = atomic_load_explicit(&ckt_coarse.now, memory_order_relaxed);
 	if (CKT_UNLIKELY((uint64_t)(t->agg_bytes + t->agg_step) > 2 * (uint64_t)t->agg_step))
 		ckt_sample_send(t, 1);
 }

@@ -1544,11 +1544,10 @@ static void anchor_out(void)
 	char cwd[PATH_MAX], abs[PATH_MAX + sizeof(ckt_config.out) + 1];
 	if (ckt_config.out[0] == '/')
 		return;
-	if (!getcwd(cwd, sizeof(cwd))) {
-		ckt_log("warning: cannot read the current directory (", strerror(errno),
-			"): CUZKTRACE_OUT is passed on as it is, relative to each program's own directory", NULL);
+	/* no line when the directory cannot be read: the trace's own relative name fails to
+	 * open then too, and that line says why */
+	if (!getcwd(cwd, sizeof(cwd)))
 		return;
-	}
 	size_t n = strlen(cwd);
 	/* the same bound as the setting's own (config.c): a child would refuse a longer name */
 	if (n + 1 + strlen(ckt_config.out) >= sizeof(ckt_config.out) - 64)

@@ -733,6 +733,7 @@ struct ckt_main_read {
 	struct ckt_report r;
 	struct ckt_kin_list kin;
 	uint64_t rate_bytes, depth; /* the header's CUZKTRACE_SAMPLE and CUZKTRACE_DEPTH */
+	uint64_t rss_ms, flush_ms;  /* and CUZKTRACE_RSS_MS, CUZKTRACE_FLUSH_MS: the coarse clock's tick */
 };
 
 static void ckt_main_read_free(struct ckt_main_read *m)
@@ -870,7 +871,9 @@ static int ckt_main_open(struct ckt_main_read *m)
 	/* the tracer takes rates up to 2^30 bytes: a bigger one would make every estimate huge;
 	 * and stacks of up to 256 frames */
 	if (ckt_main_header_uint(m->path, m->dec, "CUZKTRACE_SAMPLE", (uint64_t)1 << 30, &m->rate_bytes) < 0 ||
-	    ckt_main_header_uint(m->path, m->dec, "CUZKTRACE_DEPTH", CKT_MAX_DEPTH, &m->depth) < 0)
+	    ckt_main_header_uint(m->path, m->dec, "CUZKTRACE_DEPTH", CKT_MAX_DEPTH, &m->depth) < 0 ||
+	    ckt_main_header_uint(m->path, m->dec, "CUZKTRACE_RSS_MS", 60000, &m->rss_ms) < 0 ||
+	    ckt_main_header_uint(m->path, m->dec, "CUZKTRACE_FLUSH_MS", 60000, &m->flush_ms) < 0)
 		return -1;
 	/* every tracer writes the page size, which rounds mapping lengths (64 KiB pages: a
 	 * mapping of 5,000 bytes holds 65,536) */
@@ -901,6 +904,9 @@ static int ckt_main_read(const struct ckt_args *a, struct ckt_main_read *m, bool
 		return -1;
 	}
 	ckt_replay_set_sample(m->rep, m->rate_bytes);
+	/* the tracer's coarse clock ticks with the RSS sampler and the writer (ckt_format.h: AGG) */
+	uint64_t flush = m->flush_ms ? m->flush_ms : 100, tick = m->rss_ms && m->rss_ms < flush ? m->rss_ms : flush;
+	ckt_replay_set_agg_tick(m->rep, tick * 1000000);
 	if (a->max_held)
 		ckt_replay_set_max_held(m->rep, a->max_held);
 	if (outputs && a->csv) {

@@ -477,6 +477,7 @@ struct ckt_replay {
 	uint64_t horizon; /* the previous SYNC's horizon: events before it may be replayed */
 	uint64_t replayed_to; /* events stamped before this were replayed: a later one is late */
 	uint64_t max_held;    /* ckt_replay_set_max_held */
+	uint64_t agg_tick;    /* ckt_replay_set_agg_tick */
 	uint64_t held;        /* events queued in all threads now (ckt_replay_bound) */
 
 	struct ckt_thread *threads;
@@ -564,6 +565,11 @@ const uint64_t *ckt_replay_epochs(const struct ckt_replay *r)
 void ckt_replay_set_sample(struct ckt_replay *r, uint64_t rate_bytes)
 {
 	r->st.sample_r = rate_bytes;
+}
+
+void ckt_replay_set_agg_tick(struct ckt_replay *r, uint64_t ns)
+{
+	r->agg_tick = ns;
 }
 
 double ckt_replay_sample_weight(uint64_t rate, uint64_t size)
@@ -690,6 +696,7 @@ struct ckt_replay *ckt_replay_new(uint64_t page_size)
 		return NULL;
 	r->page_size = page_size && !(page_size & (page_size - 1)) ? page_size : 4096;
 	r->max_held = CKT_REPLAY_MAX_HELD;
+	r->agg_tick = 10000000; /* the tracer's default CUZKTRACE_RSS_MS */
 	r->cuda_fail_gen = UINT64_MAX; /* no refused call yet */
 	return r;
 }
@@ -1117,12 +1124,15 @@ static void ckt_replay_note_heap(struct ckt_replay *r, uint64_t ts)
 	}
 }
 
-/* An AGG sent after its thread idled (format version 6: since): its bytes were live from
- * ts - since at the latest, to within the tracer's coarse clock. A peak of the heap (or of
- * RSS, for the heap it shows) held at or after that time, and before this record, counted
- * without them keeps its moment and counts them now: the thread held them then. Before, a
- * pool thread's last 60 KB, sent at its exit 0.1 s after the peak, made a new peak there, a
- * few bytes above the old one, in no phase (the peak was the 4 MiB of phase msm). A delta
+/* An AGG sent after its thread idled (format version 6: since): its thread's totals last
+ * changed at ts - since or up to a tick of the tracer's coarse clock later (agg_tick: its
+ * sampling period, or the flush interval; longer only when those threads were kept from
+ * running). A peak of the heap (or of RSS, for the heap it shows) held from a tick after that
+ * on, and before this record, counted without them keeps its moment and counts them now: the
+ * thread held them then. Before, a pool thread's last 60 KB, sent at its exit 0.1 s after the
+ * peak, made a new peak there, a few bytes above the old one, in no phase (the peak was the
+ * 4 MiB of phase msm). Within the tick the order is not known, and the record is taken as
+ * made when sent (a block made just after the peak would otherwise count at it). A delta
  * that frees bytes leaves the peaks alone: the moment may then lie elsewhere, within the
  * running totals' bound. Exact to within that bound, as the rest of the default mode. */
 static void ckt_replay_agg_late(struct ckt_replay *r, const struct ckt_ev *ev)
@@ -1131,7 +1141,7 @@ static void ckt_replay_agg_late(struct ckt_replay *r, const struct ckt_ev *ev)
 	int64_t d = (int64_t)ev->addr;
 	if (d <= 0 || !ev->stack)
 		return;
-	uint64_t from = ev->ts > ev->stack ? ev->ts - ev->stack : 0;
+	uint64_t from = (ev->ts > ev->stack ? ev->ts - ev->stack : 0) + r->agg_tick;
 	if (st->peak_heap.bytes && st->peak_heap.ts >= from && st->peak_heap.ts < ev->ts) {
 		st->peak_heap.bytes += (uint64_t)d;
 		st->agg_late_kept++;

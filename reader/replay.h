@@ -377,6 +377,8 @@ static inline bool ckt_replay_untraced_suspected(const struct ckt_replay_stats *
 
 /* The trace's sampling rate (header setting.CUZKTRACE_SAMPLE); call before feeding. */
 void ckt_replay_set_sample(struct ckt_replay *r, uint64_t rate_bytes);
+/* The tracer's coarse clock's tick, ns (format version 6's AGG since): call before feeding. */
+void ckt_replay_set_agg_tick(struct ckt_replay *r, uint64_t ns);
 /* What a sampled block of `size` bytes stands for: size / (1 - exp(-size / R)) bytes, and
  * 1 / (1 - exp(-size / R)) allocations. */
 double ckt_replay_sample_weight(uint64_t rate, uint64_t size);

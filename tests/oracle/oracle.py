@@ -723,6 +723,11 @@ class Maps:
 
 def replay(tr, stream=False):
     page = int(tr.header.get('page_size', '4096') or 4096)
+    # the coarse clock's tick: the RSS sampling period, or the flush interval when shorter or
+    # when RSS is not sampled
+    rss_ms = int(tr.header.get('setting.CUZKTRACE_RSS_MS', '10') or 0)
+    flush_ms = int(tr.header.get('setting.CUZKTRACE_FLUSH_MS', '100') or 100)
+    tick = (rss_ms if rss_ms and rss_ms < flush_ms else flush_ms) * 1000000
     live = {}  # addr -> (size, phase, sampled)
     heap = 0
     blocks = 0
@@ -761,9 +766,10 @@ def replay(tr, stream=False):
         elif op == 'agg':
             heap += e[3]
             blocks += e[4]
-            # format 6: a total sent late (since) was live from ts - since on; a peak held
-            # from then on, before this record, keeps its moment and counts it
-            if e[3] > 0 and e[5] and peak and ts - e[5] <= peak_t < ts:
+            # format 6: a total sent late (since) last changed at ts - since, or up to a tick
+            # of the tracer's coarse clock later; a peak held from a tick after that on, before
+            # this record, keeps its moment and counts it
+            if e[3] > 0 and e[5] and peak and max(ts - e[5], 0) + tick <= peak_t < ts:
                 peak += e[3]
         elif op == 'map':
             maps.add(e[3], e[4], bool(e[5] & MAP_ANON), e[6])

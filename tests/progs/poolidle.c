@@ -3,10 +3,11 @@
  * its first block goes out at once, the rest stay pending) and waits, idle, as a pool thread
  * does between jobs. main makes a 4 MiB block in phase "msm" and keeps it; msm lasts 50 ms.
  * 50 ms after the last of these the worker is let go and ends, sending its pending total.
- *   poolidle         the worker's blocks first: the heap is at its peak from the 4 MiB block
- *                    on, first in msm. Before tracer 0.2.23 the default mode put the peak at
- *                    the worker's exit, in no phase: the total it sent there came a few bytes
- *                    above the old peak
+ *   poolidle         the worker's blocks first, msm 50 ms later (several ticks of the tracer's
+ *                    coarse clock, which orders them): the heap is at its peak from the 4 MiB
+ *                    block on, first in msm. Before tracer 0.2.23 the default mode put the
+ *                    peak at the worker's exit, in no phase: the total it sent there came a
+ *                    few bytes above the old peak
  *   poolidle after   the worker makes its blocks 50 ms after msm ended: the peak is then, in
  *                    no phase (the late total must not be counted back into msm)
  * Prints "poolidle: done". Run it only with the tracer preloaded. */
@@ -73,8 +74,10 @@ int main(int argc, char **argv)
 	}
 	set(1);
 	wait_for(2);
-	if (!after)
+	if (!after) {
+		usleep(50000);
 		msm();
+	}
 	usleep(50000);
 	set(3);
 	pthread_join(t, NULL);
