@@ -163,7 +163,8 @@
  *              idled sends its last delta late (at a phase call, its next large block, its
  *              exit): readers take those bytes as live from then on, so a peak they hold at a
  *              moment a tick of that clock (the header's CUZKTRACE_RSS_MS, or CUZKTRACE_FLUSH_MS
- *              when shorter or RSS is off) or more after ts - since, and before ts, keeps its
+ *              when shorter or RSS is off) or more after ts - since, after the thread's
+ *              previous AGG (its totals changed after that), and before ts, keeps its
  *              moment and counts them (a pool thread's 60 KB sent at its exit moved the peak
  *              from the phase that made it to that exit). Versions 1 to 5: since = 0.
  *   A reader of this version rejects a tag it does not know.

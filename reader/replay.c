@@ -470,6 +470,7 @@ struct ckt_thread {
 	bool idle;     /* q (small) is held while empty: counted in the replay's idle_bytes */
 	bool alive;    /* has recorded, no THREAD_EXIT since (see threads_alive) */
 	uint64_t last_ts; /* the latest stamp queued (backward_events) */
+	uint64_t agg_ts;  /* its latest AGG replayed: its running totals changed after it */
 };
 
 struct ckt_replay {
@@ -1132,16 +1133,22 @@ static void ckt_replay_note_heap(struct ckt_replay *r, uint64_t ts)
  * thread held them then. Before, a pool thread's last 60 KB, sent at its exit 0.1 s after the
  * peak, made a new peak there, a few bytes above the old one, in no phase (the peak was the
  * 4 MiB of phase msm). Within the tick the order is not known, and the record is taken as
- * made when sent (a block made just after the peak would otherwise count at it). A delta
+ * made when sent (a block made just after the peak would otherwise count at it); nor before
+ * prev, the thread's previous AGG (every change sent here came after it). A delta
  * that frees bytes leaves the peaks alone: the moment may then lie elsewhere, within the
  * running totals' bound. Exact to within that bound, as the rest of the default mode. */
-static void ckt_replay_agg_late(struct ckt_replay *r, const struct ckt_ev *ev)
+static void ckt_replay_agg_late(struct ckt_replay *r, const struct ckt_ev *ev, uint64_t prev)
 {
 	struct ckt_replay_stats *st = &r->st;
 	int64_t d = (int64_t)ev->addr;
 	if (d <= 0 || !ev->stack)
 		return;
 	uint64_t from = (ev->ts > ev->stack ? ev->ts - ev->stack : 0) + r->agg_tick;
+	/* and never before the thread's previous AGG, after which every change it sends came: a
+	 * coarse clock kept from ticking (its threads starved of a core) reads early, and a
+	 * thread that began after the peak had its total counted at it */
+	if (from < prev)
+		from = prev;
 	if (st->peak_heap.bytes && st->peak_heap.ts >= from && st->peak_heap.ts < ev->ts) {
 		st->peak_heap.bytes += (uint64_t)d;
 		st->agg_late_kept++;
@@ -1983,7 +1990,8 @@ static __attribute__((noinline)) int ckt_replay_apply_other(struct ckt_replay *r
 	case CKT_EV_AGG:
 		/* small blocks of the default mode: totals only, attributed by the samples */
 		ckt_replay_heap_move(r, (int64_t)ev->addr, (int64_t)ev->len);
-		ckt_replay_agg_late(r, ev);
+		ckt_replay_agg_late(r, ev, th->sent_agg ? th->agg_ts : 0);
+		th->agg_ts = ev->ts;
 		if (!th->sent_agg) {
 			th->sent_agg = true;
 			r->st.agg_threads++;

@@ -573,6 +573,7 @@ def expand(evs):
     new block at ts + dafter, a MREMAP's release at ts and new range at ts + dafter; an
     MPROTECT to protection 0 ranks as a release, to any other as an allocation."""
     out = []
+    agg_ts = 0  # the thread's previous AGG: its totals changed after it
     for e in evs:
         k = e[0]
         if k == 'A':
@@ -595,7 +596,8 @@ def expand(evs):
             out.append((e[1], REL, 'remap_rel', e[2], e[3], cell))
             out.append((e[1] + e[6], ALC, 'remap_new', e[4], e[5], cell))
         elif k == 'G':
-            out.append((e[1], ALC if e[2] >= 0 else REL, 'agg', e[2], e[3], e[4]))
+            out.append((e[1], ALC if e[2] >= 0 else REL, 'agg', e[2], e[3], e[4], agg_ts))
+            agg_ts = e[1]
     # program order, except that a REALLOC's new block exists only at ts + dafter
     out.sort(key=lambda x: x[0])  # stable
     return out
@@ -769,7 +771,8 @@ def replay(tr, stream=False):
             # format 6: a total sent late (since) last changed at ts - since, or up to a tick
             # of the tracer's coarse clock later; a peak held from a tick after that on, before
             # this record, keeps its moment and counts it
-            if e[3] > 0 and e[5] and peak and max(ts - e[5], 0) + tick <= peak_t < ts:
+            # (and not before the thread's previous AGG, after which its changes came)
+            if e[3] > 0 and e[5] and peak and max(max(ts - e[5], 0) + tick, e[6]) <= peak_t < ts:
                 peak += e[3]
         elif op == 'map':
             maps.add(e[3], e[4], bool(e[5] & MAP_ANON), e[6])
