@@ -158,8 +158,9 @@
  *              on). Totals are exact to within CKT_AGG_STEP per thread that has sent AGG.
  *              Version 6 adds uv since: 0 for a delta sent as it reached CKT_AGG_STEP (its
  *              last change is the record's ts); else the thread's totals last changed no
- *              earlier than ts - since (the tracer's coarse clock, at most a sampling period
- *              or flush interval behind, at that change; capped at 71 minutes). A thread that
+ *              earlier than ts - since (the tracer's coarse clock at that change: a sampling
+ *              period or flush interval behind while the tracer's threads get a core, more
+ *              when they do not; capped at 71 minutes). A thread that
  *              idled sends its last delta late (at a phase call, its next large block, its
  *              exit): readers take those bytes as live from then on, so a peak they hold at a
  *              moment a tick of that clock (the header's CUZKTRACE_RSS_MS, or CUZKTRACE_FLUSH_MS

@@ -854,8 +854,10 @@ uint32_t ckt_modules_current(void);
  * store); a free adds one probe of the set (usually an empty slot). No clock read, no ring
  * write. */
 extern uint64_t ckt_sample_r;
-/* The coarse clock: ckt_now() as of the RSS sampler's or the writer's last wake-up, so at most
- * a sampling period (CUZKTRACE_RSS_MS) or a flush interval behind the true time, never ahead.
+/* The coarse clock: ckt_now() as of the RSS sampler's or the writer's last wake-up (0 before
+ * the writer starts), so a sampling period (CUZKTRACE_RSS_MS) or a flush interval behind the
+ * true time at most while those threads get a core (more when they are kept from one: the
+ * reader bounds it by the thread's previous AGG too), never ahead.
  * The hooks note it with each change of a thread's running totals (agg_at), and a total sent
  * later than its last change (the thread idled: a pool thread whose last 50 KB went out at its
  * exit, seconds after the peak) says how long before its stamp that change was at the

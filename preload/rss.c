@@ -92,9 +92,13 @@ void ckt_proc_init(void)
 	procdir.ino = st.st_ino;
 }
 
-/* Running untraced: the descriptor goes back to the program for good (procdir_off). */
+static void proc_forget(struct procfile *f);
+
+/* Running untraced: the descriptors go back to the program for good (procdir_off): /proc's,
+ * and /proc/<pid>/stat's when the writer thread was refused after it was opened. */
 void ckt_proc_close(void)
 {
+	proc_forget(&selfstat);
 	procdir_off = 1;
 	int dir = __atomic_exchange_n(&procdir.fd, -1, __ATOMIC_ACQ_REL);
 	if (ckt_fd_is(dir, procdir.dev, procdir.ino))

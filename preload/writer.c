@@ -1103,6 +1103,7 @@ static void *writer_main(void *arg)
 	ckt_tls.dead = 1;
 	atomic_store(&writer_tid, (pid_t)syscall(SYS_gettid));
 	uint64_t last = ckt_now();
+	ckt_coarse_tick();
 	while (!atomic_load(&stop_flag)) {
 		int woken = wait_tick();
 		ckt_coarse_tick();
@@ -1548,13 +1549,21 @@ static void anchor_out(void)
 	 * open then too, and that line says why */
 	if (!getcwd(cwd, sizeof(cwd)))
 		return;
-	size_t n = strlen(cwd);
+	/* the directory's own '%' doubled: the name is a pattern each program expands again (a
+	 * directory "job%p" made every child's name one that does not exist) */
+	size_t n = 0;
+	for (const char *c = cwd; *c && n < sizeof(abs) - 2; c++) {
+		if (*c == '%')
+			abs[n++] = '%';
+		abs[n++] = *c;
+	}
+	if (n > 1 || abs[0] != '/')
+		abs[n++] = '/';
+	abs[n] = 0;
 	/* the same bound as the setting's own (config.c): a child would refuse a longer name */
-	if (n + 1 + strlen(ckt_config.out) >= sizeof(ckt_config.out) - 64)
+	if (n + strlen(ckt_config.out) >= sizeof(ckt_config.out) - 64)
 		return;
-	memcpy(abs, cwd, n);
-	abs[n] = '/';
-	strcpy(abs + n + (n > 1 || cwd[0] != '/'), ckt_config.out);
+	strcpy(abs + n, ckt_config.out);
 	env_set("CUZKTRACE_OUT", abs);
 }
 

@@ -1134,14 +1134,17 @@ static void ckt_replay_note_heap(struct ckt_replay *r, uint64_t ts)
  * peak, made a new peak there, a few bytes above the old one, in no phase (the peak was the
  * 4 MiB of phase msm). Within the tick the order is not known, and the record is taken as
  * made when sent (a block made just after the peak would otherwise count at it); nor before
- * prev, the thread's previous AGG (every change sent here came after it). A delta
- * that frees bytes leaves the peaks alone: the moment may then lie elsewhere, within the
- * running totals' bound. Exact to within that bound, as the rest of the default mode. */
+ * prev, the thread's previous AGG (every change sent here came after it). A delta that frees
+ * bytes counts there too: the frees of another thread's blocks (its allocations counted at
+ * the peak by their own late total) came before it as well; with the peak and the current
+ * total moved alike, a late total never makes a new peak. Exact to within the running
+ * totals' bound, as the rest of the default mode. */
 static void ckt_replay_agg_late(struct ckt_replay *r, const struct ckt_ev *ev, uint64_t prev)
 {
 	struct ckt_replay_stats *st = &r->st;
 	int64_t d = (int64_t)ev->addr;
-	if (d <= 0 || !ev->stack)
+	uint64_t mag = d < 0 ? (uint64_t)-d : (uint64_t)d;
+	if (!d || !ev->stack)
 		return;
 	uint64_t from = (ev->ts > ev->stack ? ev->ts - ev->stack : 0) + r->agg_tick;
 	/* and never before the thread's previous AGG, after which every change it sends came: a
@@ -1149,11 +1152,13 @@ static void ckt_replay_agg_late(struct ckt_replay *r, const struct ckt_ev *ev, u
 	 * thread that began after the peak had its total counted at it */
 	if (from < prev)
 		from = prev;
-	if (st->peak_heap.bytes && st->peak_heap.ts >= from && st->peak_heap.ts < ev->ts) {
+	if (st->peak_heap.bytes && st->peak_heap.ts >= from && st->peak_heap.ts < ev->ts &&
+	    (d > 0 || mag <= st->peak_heap.bytes)) {
 		st->peak_heap.bytes += (uint64_t)d;
 		st->agg_late_kept++;
 	}
-	if (st->peak_rss.seen && st->peak_rss.ts >= from && st->peak_rss.ts < ev->ts)
+	if (st->peak_rss.seen && st->peak_rss.ts >= from && st->peak_rss.ts < ev->ts &&
+	    (d > 0 || mag <= st->peak_rss.heap_bytes))
 		st->peak_rss.heap_bytes += (uint64_t)d;
 }
 

@@ -70,6 +70,18 @@ PYEOF
 			cp $o_t.zst $o_keep && echo "  kept the trace of $o_n in $o_keep"
 		fi
 	done
+	# the default mode: running totals (AGG), samples, and since format 6 the late totals of
+	# threads that idled, counted at the peak they came before (randwork's threads pause
+	# between batches; poolidle's idle and free across threads): peak and exit figures agree
+	for o_run in "randwork 1 4 20000" "randwork 2 4 20000" "poolidle" "poolidle freed"; do
+		o_t=$T/od$(echo $o_run | tr -d ' ')
+		CUZKTRACE_SAMPLE=524288 CUZKTRACE_OUT=$o_t.zst LD_PRELOAD=$LIB $P/$o_run >/dev/null 2>&1
+		$PY tests/oracle/oracle.py --flat $o_t.zst >$o_t.oracle 2>&1
+		$REPORT --json $o_t.zst >$o_t.json 2>/dev/null
+		expect_eq "oracle, default mode ($o_run): peak heap and heap live at exit agree" \
+			"$(jget $o_t.json peak_heap.bytes) $(jget $o_t.json live_at_exit.heap_bytes)" \
+			"$(sed -n 's/^peak_heap.bytes //p' $o_t.oracle) $(sed -n 's/^live_at_exit.heap_bytes //p' $o_t.oracle)"
+	done
 	# threads whose last event has an after-stamp (a realloc or an mremap that moves): the
 	# tracer stamps their end (THREAD_EXIT) at or after it; it took the stamp before the call,
 	# so every one of the 32 ended before its last event had

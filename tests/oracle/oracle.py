@@ -772,7 +772,9 @@ def replay(tr, stream=False):
             # of the tracer's coarse clock later; a peak held from a tick after that on, before
             # this record, keeps its moment and counts it
             # (and not before the thread's previous AGG, after which its changes came)
-            if e[3] > 0 and e[5] and peak and max(max(ts - e[5], 0) + tick, e[6]) <= peak_t < ts:
+            # (frees too: of blocks another thread's late total counted there)
+            if e[3] and e[5] and peak and max(max(ts - e[5], 0) + tick, e[6]) <= peak_t < ts \
+                    and peak + e[3] >= 0:
                 peak += e[3]
         elif op == 'map':
             maps.add(e[3], e[4], bool(e[5] & MAP_ANON), e[6])

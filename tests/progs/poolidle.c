@@ -10,6 +10,10 @@
  *                    few bytes above the old peak
  *   poolidle after   the worker makes its blocks 50 ms after msm ended: the peak is then, in
  *                    no phase (the late total must not be counted back into msm)
+ *   poolidle freed   as the first, but a second worker frees the blocks before msm and idles
+ *                    too: both late totals came before the peak, the frees' too, and the peak
+ *                    is the 4 MiB block alone (counting the first and not the second put the
+ *                    600 blocks at the peak, freed 50 ms before it)
  * Prints "poolidle: done". Run it only with the tracer preloaded. */
 #define CUZKTRACE_WEAK /* resolved by the preloaded library */
 #include "cuzktrace.h"
@@ -21,7 +25,7 @@
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
-static int step; /* 1: make the blocks; 2: they are made; 3: end */
+static int step; /* 1: make the blocks; 2: they are made; 3: freed (freed); 4: end */
 static void *volatile rows[600];
 
 static void wait_for(int s)
@@ -49,7 +53,18 @@ static void *worker(void *arg)
 		memset(rows[i], 1, 100);
 	}
 	set(2);
-	wait_for(3); /* idle */
+	wait_for(4); /* idle */
+	return NULL;
+}
+
+static void *freer(void *arg)
+{
+	(void)arg;
+	wait_for(2);
+	for (int i = 0; i < 600; i++)
+		free(rows[i]);
+	set(3);
+	wait_for(4); /* idle */
 	return NULL;
 }
 
@@ -64,22 +79,24 @@ static void msm(void)
 
 int main(int argc, char **argv)
 {
-	int after = argc > 1 && !strcmp(argv[1], "after");
-	pthread_t t;
-	if (pthread_create(&t, NULL, worker, NULL))
+	int after = argc > 1 && !strcmp(argv[1], "after"), freed = argc > 1 && !strcmp(argv[1], "freed");
+	pthread_t t, f;
+	if (pthread_create(&t, NULL, worker, NULL) || (freed && pthread_create(&f, NULL, freer, NULL)))
 		return 2;
 	if (after) {
 		msm();
 		usleep(50000);
 	}
 	set(1);
-	wait_for(2);
+	wait_for(freed ? 3 : 2);
 	if (!after) {
 		usleep(50000);
 		msm();
 	}
 	usleep(50000);
-	set(3);
+	set(4);
+	if (freed)
+		pthread_join(f, NULL);
 	pthread_join(t, NULL);
 	/* not stdio: its buffer, allocated here, would be the peak */
 	return write(1, "poolidle: done\n", 15) == 15 ? 0 : 1;
