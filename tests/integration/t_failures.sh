@@ -423,6 +423,13 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1; then
 	expect_eq "writer thread refused (ulimit -u 1): the program runs untraced, one line naming the thread and the limit, no file" \
 		"$(cat $T/nproc.rc)/$(cat $T/nproc.out)/$(cat $T/nproc.err)/$(ls $np_d | grep -c zst)" \
 		"0/ran/cuzktrace: error: cannot trace to '$np_d/t.zst': cannot start the trace writer thread: Resource temporarily unavailable (a limit on threads: ulimit -u, a container's pids limit?); running untraced/0"
+	# ... and the program then has every descriptor untraced has (since 0.2.23: the tracer
+	# kept /proc/<pid>/stat, which it opens before it starts the thread)
+	cp $P/fdcount $np_d/fdcount && chmod 755 $np_d/fdcount
+	np_plain=$( (ulimit -n 200; ulimit -u 1; setpriv --reuid=65534 --regid=65534 --clear-groups $np_d/fdcount) 2>/dev/null)
+	np_traced=$( (ulimit -n 200; ulimit -u 1; setpriv --reuid=65534 --regid=65534 --clear-groups \
+		env CUZKTRACE_OUT=$np_d/t.zst LD_PRELOAD=$np_d/lib.so $np_d/fdcount) 2>/dev/null)
+	expect_eq "writer thread refused: as many files as untraced" "$np_traced" "$np_plain"
 	rm -rf $np_d
 else
 	echo "  skip writer thread refused: needs root and setpriv"
