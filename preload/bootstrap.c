@@ -360,6 +360,46 @@ static int ckt_defined_at(void *f, Dl_info *info)
 	return type == STT_FUNC || type == STT_GNU_IFUNC;
 }
 
+struct ckt_definer {
+	const char *name;
+	void *found;
+	int index;
+};
+
+static int ckt_definer_at(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	struct ckt_definer *d = data;
+	if (d->index++ == 0 || !info->dlpi_name || !info->dlpi_name[0]) /* the program; the vDSO */
+		return 0;
+	void *h = dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
+	if (!h)
+		return 0;
+	void *f = dlsym(h, d->name);
+	Dl_info di;
+	/* its own definition, not one of its dependencies' */
+	if (f && dladdr(f, &di) && (uintptr_t)di.dli_fbase == (uintptr_t)info->dlpi_addr)
+		d->found = f;
+	dlclose(h);
+	return d->found != NULL;
+}
+
+/* What the program's calls of function `name` reach, found at f: f itself where an object
+ * defines it, else (f is a non-PIE executable's canonical PLT stub, which the executable
+ * exports when it takes the function's address) the first definition after the executable in
+ * load order, where the stub leads: the tracer's, or an allocator's preloaded ahead of it
+ * (tcmalloc and jemalloc ahead got no line, and reallocarray went to glibc's realloc:
+ * "realloc(): invalid pointer", for a non-PIE program that takes realloc's address, as
+ * Debian's python3 does malloc's). NULL when none is found. */
+static void *ckt_bound_to(const char *name, void *f, Dl_info *info)
+{
+	if (ckt_defined_at(f, info))
+		return f;
+	struct ckt_definer d = {name, NULL, 0};
+	dl_iterate_phdr(ckt_definer_at, &d);
+	return d.found && ckt_defined_at(d.found, info) ? d.found : NULL;
+}
+
 static void ckt_find_ahead(void)
 {
 	if (dl_iterate_phdr(vg_tool, &ahead.obj)) {
@@ -373,7 +413,7 @@ static void ckt_find_ahead(void)
 	for (int i = 0; i < 4; i++) {
 		void *f = i == 2 ? dlsym(RTLD_DEFAULT, names[i]) : ckt_lookup_as_bound(RTLD_DEFAULT, names[i]);
 		Dl_info info;
-		if (!f || f == ours[i] || !ckt_defined_at(f, &info))
+		if (!f || f == ours[i] || !(f = ckt_bound_to(names[i], f, &info)) || f == ours[i])
 			continue;
 		if (i != 1 && i != 2)
 			ahead.foreign = 1;
@@ -421,7 +461,8 @@ __typeof__(realloc) *ckt_program_realloc(void)
 		return atomic_load_explicit(&foreign_realloc, memory_order_relaxed);
 	void *re = ckt_lookup_as_bound(RTLD_DEFAULT, "realloc");
 	Dl_info info;
-	if (re && re != (void *)ckt_self_realloc && ckt_defined_at(re, &info))
+	if (re && re != (void *)ckt_self_realloc && (re = ckt_bound_to("realloc", re, &info)) &&
+	    re != (void *)ckt_self_realloc)
 		atomic_store_explicit(&foreign_realloc, (__typeof__(realloc) *)re, memory_order_relaxed);
 	atomic_store_explicit(&foreign_realloc_known, 1, memory_order_release);
 	return atomic_load_explicit(&foreign_realloc, memory_order_relaxed);

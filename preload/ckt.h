@@ -928,7 +928,14 @@ static inline size_t ckt_usable_size(void *p)
 		__builtin_memcpy(&h, c - sizeof(h), sizeof(h));
 		return (h & ~(size_t)7) - (h & 2 ? 16 : 8); /* 2 = IS_MMAPPED */
 	}
-	return ckt_usable(p);
+	/* another allocator's may allocate on its first call (tcmalloc's makes its extension
+	 * object with new, which a program's own operator new serves through malloc): its own
+	 * call, passed through uncounted, not a signal handler's (a false warning and a lost
+	 * event under gcc's cc1, whose operator new calls malloc) */
+	ckt_tls.guard++;
+	size_t u = ckt_usable(p);
+	ckt_tls.guard--;
+	return u;
 }
 
 /* A heap slot's b: the requested size n in the low 48 bits, and how

@@ -578,6 +578,24 @@ if [ -n "$TCMALLOC" ]; then
 	expect_eq "tcmalloc ahead of the tracer: sort (reallocarray) runs, one line names malloc's provider" \
 		"$?/$(tr '\n' ' ' <$T/tc.out)/$(grep warning $T/tc.err)" \
 		"0/a b c /cuzktrace: warning: 'malloc' is provided by '$TCMALLOC' ahead of the tracer: allocations through it are not traced (an allocator linked into the program?); expect RSS well above the traced heap"
+	# a non-PIE program that takes malloc's and realloc's addresses exports PLT stubs for them,
+	# which lead to tcmalloc's: the same line, and reallocarray through tcmalloc's realloc
+	# (before 0.2.23: no line, and an abort); without it, the stubs lead to the tracer's: no line
+	CUZKTRACE_OUT=$T/npa.zst LD_PRELOAD="$TCMALLOC $LIB" $P/nopieaddr >$T/npa.out 2>$T/npa.err
+	echo $? >$T/npa.rc
+	CUZKTRACE_OUT=$T/npb.zst LD_PRELOAD="$LIB" $P/nopieaddr >$T/npb.out 2>$T/npb.err
+	expect_eq "non-PIE program taking malloc's and realloc's addresses: with tcmalloc ahead, runs and one line names it; without, no line" \
+		"$(cat $T/npa.rc)/$(cat $T/npa.out)/$(grep warning $T/npa.err)/$(cat $T/npb.out)/$(grep -c warning $T/npb.err)" \
+		"0/nopieaddr: done/cuzktrace: warning: 'malloc' is provided by '$TCMALLOC' ahead of the tracer: allocations through it are not traced (an allocator linked into the program?); expect RSS well above the traced heap/nopieaddr: done/0"
+	# behind the tracer, in a program whose own operator new calls malloc: tcmalloc's first
+	# malloc_usable_size makes an object with that new, inside the tracer's hook; its own
+	# call, not a signal handler's (since 0.2.23: a warning, and a lost event)
+	CUZKTRACE_OUT=$T/tcnew.zst LD_PRELOAD="$LIB $TCMALLOC" $P/ownnew >$T/tcnew.out 2>$T/tcnew.err
+	echo $? >$T/tcnew.rc
+	$REPORT --json $T/tcnew.zst >$T/tcnew.json 2>/dev/null
+	expect_eq "tcmalloc behind the tracer, the program's own operator new: runs, no warning, no lost event" \
+		"$(cat $T/tcnew.rc)/$(cat $T/tcnew.out)/$(grep -c warning $T/tcnew.err)/$(jget $T/tcnew.json lost_events)" \
+		"0/ownnew: done/0/0"
 else
 	echo "  skip tcmalloc ahead of the tracer: libtcmalloc-minimal4 is not installed"
 fi
