@@ -1552,6 +1552,10 @@ static void anchor_out(void)
 	/* the directory's own '%' doubled: the name is a pattern each program expands again (a
 	 * directory "job%p" made every child's name one that does not exist) */
 	size_t n = 0;
+	const char *rel = ckt_config.out;
+	while (rel[0] == '.' && rel[1] == '/') /* "./t.zst": no "/./" in the names shown */
+		for (rel += 2; *rel == '/';)
+			rel++;
 	for (const char *c = cwd; *c && n < sizeof(abs) - 2; c++) {
 		if (*c == '%')
 			abs[n++] = '%';
@@ -1561,9 +1565,17 @@ static void anchor_out(void)
 		abs[n++] = '/';
 	abs[n] = 0;
 	/* the same bound as the setting's own (config.c): a child would refuse a longer name */
-	if (n + strlen(ckt_config.out) >= sizeof(ckt_config.out) - 64)
+	if (n + strlen(rel) >= sizeof(ckt_config.out) - 64)
 		return;
-	strcpy(abs + n, ckt_config.out);
+	strcpy(abs + n, rel);
+	/* the name as given ("" when unset: the default), for a program that cannot write in
+	 * this directory (it changed its root, or dropped to a user who may not enter it): it
+	 * writes where that name says, as before 0.2.23 (fallback_out) */
+	extern char **environ;
+	int given = 0;
+	for (char **e = environ; e && *e && !given; e++)
+		given = !strncmp(*e, "CUZKTRACE_OUT=", 14);
+	env_set("CUZKTRACE_OUT_GIVEN", given ? ckt_config.out : "");
 	env_set("CUZKTRACE_OUT", abs);
 }
 
@@ -1593,15 +1605,17 @@ static void run_init(pid_t pid)
 	run_start = start_wall;
 	/* setenv is not safe beside another thread's getenv (glibc frees the array it grew
 	 * before): a thread an earlier library constructor started keeps it off, and says so */
-	if (ckt_config.children && threads_now() > 1)
+	int lone = threads_now() <= 1;
+	if (ckt_config.children && !lone)
 		ckt_log("warning: the program has threads already as the tracer starts: CUZKTRACE_RUN is "
 			"not set, and the programs it starts begin runs of their own", NULL, NULL, NULL);
-	else if (ckt_config.children) {
+	else if (ckt_config.children)
 		env_set("CUZKTRACE_RUN", run_id);
-		anchor_out();
-	}
-	else if (v)
+	else if (v && lone)
 		env_unset("CUZKTRACE_RUN");
+	/* CUZKTRACE_CHILDREN=0 too: an exec of the process itself is traced (after a cd) */
+	if (lone)
+		anchor_out();
 }
 
 static int header_get(int f, const char *key, char *out, size_t cap);
@@ -2234,6 +2248,40 @@ void ckt_helpers_resume(void)
 	}
 }
 
+/* The run's first process passed CUZKTRACE_OUT on anchored to its directory (anchor_out),
+ * and the name as given in CUZKTRACE_OUT_GIVEN. A program that cannot write there (it changed
+ * its root: chroot; or runs as a user who may not enter that directory: setpriv, runuser)
+ * takes the name as given, relative to its own directory, with one line, as it did before
+ * 0.2.23 (it ran untraced). Returns setup's result for that name, or rc as it was. */
+static int fallback_out(int rc, pid_t pid, const char *exe_path, char *shown)
+{
+	extern char **environ;
+	const char *given = NULL;
+	for (char **e = environ; e && *e && !given; e++)
+		if (!strncmp(*e, "CUZKTRACE_OUT_GIVEN=", 20))
+			given = *e + 20;
+	const char *want = given && *given ? given : "cuzktrace.%e.%p.zst";
+	if (!given || ckt_config.out[0] != '/' || want[0] == '/' || !strcmp(want, ckt_config.out) ||
+	    strlen(want) >= sizeof(ckt_config.out))
+		return rc;
+	char first[sizeof(path_abs)];
+	strcpy(first, shown);
+	strcpy(ckt_config.out, want);
+	int rc2 = setup(ckt_config.out, pid, exe_path, shown);
+	if (rc2 == 0) {
+		struct ckt_line l = {.len = 0};
+		ckt_line_str(&l, "cuzktrace: warning: cannot write beside the run's first trace ('");
+		ckt_line_str(&l, first);
+		ckt_line_str(&l, "': ");
+		ckt_line_str(&l, reason_text(rc));
+		ckt_line_str(&l, "); using '");
+		ckt_line_str(&l, shown);
+		ckt_line_str(&l, "'");
+		ckt_line_emit(&l);
+	}
+	return rc2;
+}
+
 int ckt_writer_start(void)
 {
 	pid_t pid = getpid();
@@ -2253,6 +2301,8 @@ int ckt_writer_start(void)
 
 	char shown[sizeof(path_abs)];
 	int rc = setup(ckt_config.out, pid, exe_path, shown), no_thread = 0;
+	if (rc == -ENOENT || rc == -EACCES || rc == -EROFS || rc == -ENOTDIR || rc == -EPERM)
+		rc = fallback_out(rc, pid, exe_path, shown);
 	if (rc == 0) {
 		ckt_self_stat_open(); /* for the writer's look at the main thread (leader_gone) */
 		atomic_store(&ckt_writer_running, 1);

@@ -435,6 +435,26 @@ else
 	echo "  skip writer thread refused: needs root and setpriv"
 fi
 
+# The run's first process passes CUZKTRACE_OUT on anchored to its directory (since 0.2.23); a
+# command that may not write there (it dropped to another user: setpriv, runuser; or changed
+# its root) writes where the name as given says, relative to its own directory, with one
+# line (it ran untraced, the anchored directory refused to it)
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1; then
+	fb_d=$(mktemp -d /tmp/cuzktrace-fb.XXXXXX)
+	mkdir -p $fb_d/private $fb_d/out
+	chmod 700 $fb_d/private && chmod 777 $fb_d/out && chmod 755 $fb_d
+	cp $LIB $fb_d/lib.so && chmod 755 $fb_d/lib.so
+	(cd $fb_d/private && LD_PRELOAD=$fb_d/lib.so setpriv --reuid=65534 --regid=65534 --clear-groups \
+		sh -c "cd $fb_d/out && /bin/true" >/dev/null 2>$T/fb.err)
+	fb_pid=$(sed -n 's/^cuzktrace: tracing true (pid \([0-9]*\)).*/\1/p' $T/fb.err)
+	expect_eq "anchored name refused to a command run as another user: it writes in its own directory, one line says why" \
+		"$(grep "cannot write beside" $T/fb.err)/$(ls $fb_d/out | grep -c zst)" \
+		"cuzktrace: warning: cannot write beside the run's first trace ('$fb_d/private/cuzktrace.true.$fb_pid.zst': Permission denied); using '$fb_d/out/cuzktrace.true.$fb_pid.zst'/1"
+	rm -rf $fb_d
+else
+	echo "  skip anchored name refused: needs root and setpriv"
+fi
+
 # Libraries with thread-local data loaded at run time (tests/progs/tlsmany.c): glibc grows the
 # thread's TLS table with realloc from inside its TLS code, and the capture's libunwind TLS
 # access ran that code again inside it (double free, status 134, exact mode, 30 libraries);

@@ -197,6 +197,15 @@ expect_eq "relative CUZKTRACE_OUT, a cd in between: the child and the later imag
 	"$($REPORT --json "$T/$wcd/t.zst" 2>/dev/null | $PY -c 'import json,sys,os,re; print(" ".join("%s:%s:%s" % (k["relation"], re.sub(r"\.[0-9]+\.zst$", ".PID.zst", k["path"]), os.path.basename(k["exe"])) for k in json.load(sys.stdin)["child_traces"]))')/$(find "$T/$wcd/sub" $T/wrapcd2/sub -type f | wc -l)/$(cd $T/wrapcd2 && $REPORT --json cuzktrace.bash.*.zst 2>/dev/null | $PY -c 'import json,sys,os,re; print(" ".join("%s:%s" % (k["relation"], re.sub(r"\.[0-9]+\.zst$", ".PID.zst", k["path"])) for k in json.load(sys.stdin)["child_traces"]))')" \
 	"child:$T/$wcd/t.PID.zst:true exec:$T/$wcd/t.exec1.zst:true/0/exec:cuzktrace.true.PID.zst"
 
+# ... with CUZKTRACE_CHILDREN=0 too: an exec of the process itself after a cd is traced
+# beside the first trace, and listed (it wrote in sub/, unlisted); "./t.zst" is anchored
+# without "/./"
+mkdir -p $T/wrapc0/sub
+(cd $T/wrapc0 && CUZKTRACE_CHILDREN=0 CUZKTRACE_OUT=./t.zst LD_PRELOAD=$LIB dash -c 'cd sub && exec dash -c true' 2>$T/wrapc0.err)
+expect_eq "CUZKTRACE_CHILDREN=0, an exec after a cd: the later image beside the first trace, listed; no /./ in its name" \
+	"$($REPORT --json $T/wrapc0/t.zst 2>/dev/null | $PY -c 'import json,sys; print(" ".join("%s:%s" % (k["relation"], k["path"]) for k in json.load(sys.stdin)["child_traces"]))')/$(ls $T/wrapc0/sub | wc -l)/$(grep -c '/\./' $T/wrapc0.err)" \
+	"exec:$T/wrapc0/t.exec1.zst/0/0"
+
 # a later image's report lists what the process did from that image on, not the children of
 # the images before it (since 0.2.22; their parent_process is the same, and they were listed),
 # allowing the second of slack the clocks get
