@@ -162,12 +162,13 @@
  *              period or flush interval behind while the tracer's threads get a core, more
  *              when they do not; capped at 71 minutes). A thread that
  *              idled sends its last delta late (at a phase call, its next large block, its
- *              exit): readers take those bytes as live from then on, so a peak they hold at a
- *              moment a tick of that clock (the header's CUZKTRACE_RSS_MS, or CUZKTRACE_FLUSH_MS
- *              when shorter or RSS is off) or more after ts - since, after the thread's
- *              previous AGG (its totals changed after that), and before ts, keeps its
- *              moment and counts them (a pool thread's 60 KB sent at its exit moved the peak
- *              from the phase that made it to that exit). Versions 1 to 5: since = 0.
+ *              exit): its changes came after the thread's previous AGG, at or after
+ *              ts - since, and before the coarse clock's next tick, which comes right before
+ *              an RSS sample (the first RSS record after ts - since bounds it; without RSS
+ *              records, CUZKTRACE_FLUSH_MS after it, while the tracer's threads get a core).
+ *              Readers count such totals at a peak held from then on (before ts), which keeps
+ *              its moment (a pool thread's 60 KB sent at its exit moved the peak from the
+ *              phase that made it to that exit). Versions 1 to 5: since = 0.
  *   A reader of this version rejects a tag it does not know.
  *   Stack id 0 means "no stack recorded"; phase id 0 means "no phase". Phase ids run from 1
  *   to CKT_MAX_PHASE_ID; thread ids fit 32 bits, CUDA device ordinals too (CKT_CUDA_NO_DEVICE

@@ -473,12 +473,22 @@ struct ckt_thread {
 	uint64_t agg_ts;  /* its latest AGG replayed: its running totals changed after it */
 };
 
+#define CKT_REPLAY_RSS_TS 1024 /* 10 s of samples at the default 10 ms */
 struct ckt_replay {
 	uint64_t page_size;
 	uint64_t horizon; /* the previous SYNC's horizon: events before it may be replayed */
 	uint64_t replayed_to; /* events stamped before this were replayed: a later one is late */
 	uint64_t max_held;    /* ckt_replay_set_max_held */
 	uint64_t agg_tick;    /* ckt_replay_set_agg_tick */
+	/* the times of the latest RSS samples, oldest first from rss_at (a ring): the tracer's
+	 * coarse clock ticks right before each, so the first one after a late total's last change
+	 * bounds when that change was (ckt_replay_agg_late) */
+	uint64_t rss_ts[CKT_REPLAY_RSS_TS];
+	size_t rss_n, rss_at;
+	/* the late totals that belong to the current peak heap (and to the peak RSS's heap), added
+	 * up since it was reached: the peak counts their sum where it is positive (see
+	 * ckt_replay_agg_late) */
+	int64_t late_net, late_net_rss;
 	uint64_t held;        /* events queued in all threads now (ckt_replay_bound) */
 
 	struct ckt_thread *threads;
@@ -1121,45 +1131,72 @@ static void ckt_replay_note_heap(struct ckt_replay *r, uint64_t ts)
 	if (st->heap_bytes > st->peak_heap.bytes) {
 		st->peak_heap.bytes = st->heap_bytes;
 		st->peak_heap.ts = ts;
+		st->agg_late_kept = 0;
+		r->late_net = 0;
 		ckt_replay_obs_peak(r, CKT_AT_PEAK_HEAP, ts);
 	}
 }
 
+/* The first RSS sample replayed after time c, or `none` (none after it yet, or none kept):
+ * an upper bound of the next tick of the tracer's coarse clock after c (it ticks right before
+ * each sample; its writer's ticks, which the trace does not show, come earlier if anything) */
+static uint64_t ckt_replay_tick_after(const struct ckt_replay *r, uint64_t c, uint64_t none)
+{
+	if (!r->rss_n || r->rss_ts[(r->rss_at + r->rss_n - 1) % CKT_REPLAY_RSS_TS] <= c)
+		return none;
+	size_t lo = 0, hi = r->rss_n - 1; /* the newest is after c */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (r->rss_ts[(r->rss_at + mid) % CKT_REPLAY_RSS_TS] > c)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	/* older than every sample kept: the oldest kept is later than the first after c */
+	return r->rss_ts[(r->rss_at + lo) % CKT_REPLAY_RSS_TS];
+}
+
 /* An AGG sent after its thread idled (format version 6: since): its thread's totals last
- * changed at ts - since or up to a tick of the tracer's coarse clock later (agg_tick: its
- * sampling period, or the flush interval; longer only when those threads were kept from
- * running). A peak of the heap (or of RSS, for the heap it shows) held from a tick after that
- * on, and before this record, counted without them keeps its moment and counts them now: the
- * thread held them then. Before, a pool thread's last 60 KB, sent at its exit 0.1 s after the
- * peak, made a new peak there, a few bytes above the old one, in no phase (the peak was the
- * 4 MiB of phase msm). Within the tick the order is not known, and the record is taken as
- * made when sent (a block made just after the peak would otherwise count at it); nor before
- * prev, the thread's previous AGG (every change sent here came after it). A delta that frees
- * bytes counts there too: the frees of another thread's blocks (its allocations counted at
- * the peak by their own late total) came before it as well; with the peak and the current
- * total moved alike, a late total never makes a new peak. Exact to within the running
- * totals' bound, as the rest of the default mode. */
+ * changed after prev (the thread's previous AGG, after which every change it sends came), no
+ * earlier than c = ts - since (its coarse clock then) and before the clock's next tick after
+ * c: the first RSS sample after c (without RSS samples, c + agg_tick: the sampling period or
+ * flush interval, which the clock lags by more only when the tracer's threads are kept from a
+ * core). A peak of the heap (or of RSS, for the heap it shows) held from then on, and before
+ * this record, counted without those bytes keeps its moment and counts them now: the thread
+ * held them then. Before, a pool thread's last 60 KB, sent at its exit 0.1 s after the peak,
+ * made a new peak there, a few bytes above the old one, in no phase (the peak was the 4 MiB of
+ * phase msm). A peak within the clock's tick of the change is taken as before it (a block made
+ * just after the peak counted at it; under a starved clock, 50 short threads' totals stacked
+ * onto one peak). The peak counts the sum of the late totals that belong to it where that sum
+ * is positive: frees among them cancel allocations among them, in either order (another
+ * thread's frees of the blocks a late total put there), but the peak never falls below what
+ * the replay saw at its moment, which an earlier moment's figures may exceed (a late free
+ * lowered the peak below the CSV timeline's top, the true peak being an earlier moment the
+ * replay had let go). With the peak and the current total moved alike,
+ * a late total never makes a new peak. A late total that belongs to an earlier moment than the
+ * peak held now cannot raise it past that peak (the replay keeps one moment): such choices
+ * stay within the running totals' bound, as the rest of the default mode. */
 static void ckt_replay_agg_late(struct ckt_replay *r, const struct ckt_ev *ev, uint64_t prev)
 {
 	struct ckt_replay_stats *st = &r->st;
 	int64_t d = (int64_t)ev->addr;
-	uint64_t mag = d < 0 ? (uint64_t)-d : (uint64_t)d;
 	if (!d || !ev->stack)
 		return;
-	uint64_t from = (ev->ts > ev->stack ? ev->ts - ev->stack : 0) + r->agg_tick;
-	/* and never before the thread's previous AGG, after which every change it sends came: a
-	 * coarse clock kept from ticking (its threads starved of a core) reads early, and a
-	 * thread that began after the peak had its total counted at it */
-	if (from < prev)
-		from = prev;
-	if (st->peak_heap.bytes && st->peak_heap.ts >= from && st->peak_heap.ts < ev->ts &&
-	    (d > 0 || mag <= st->peak_heap.bytes)) {
-		st->peak_heap.bytes += (uint64_t)d;
-		st->agg_late_kept++;
+	uint64_t c = ev->ts > ev->stack ? ev->ts - ev->stack : 0;
+	uint64_t from = ckt_replay_tick_after(r, c, r->rss_n ? ev->ts : c + r->agg_tick);
+	for (int k = 0; k < 2; k++) {
+		struct ckt_peak *p = k ? NULL : &st->peak_heap;
+		uint64_t at = k ? st->peak_rss.ts : p->ts, *bytes = k ? &st->peak_rss.heap_bytes : &p->bytes;
+		int64_t *net = k ? &r->late_net_rss : &r->late_net;
+		if ((k ? !st->peak_rss.seen : !p->bytes) || at < from || at <= prev || at >= ev->ts)
+			continue;
+		/* the sum's positive part before and after: bytes and sums stay far inside 2^62 */
+		int64_t was = *net > 0 ? *net : 0;
+		*net += d;
+		*bytes = *bytes - (uint64_t)was + (uint64_t)(*net > 0 ? *net : 0);
+		if (!k)
+			st->agg_late_kept++;
 	}
-	if (st->peak_rss.seen && st->peak_rss.ts >= from && st->peak_rss.ts < ev->ts &&
-	    (d > 0 || mag <= st->peak_rss.heap_bytes))
-		st->peak_rss.heap_bytes += (uint64_t)d;
 }
 
 static void ckt_replay_note_mmap(struct ckt_replay *r, uint64_t ts)
@@ -1607,8 +1644,14 @@ static void ckt_replay_rss(struct ckt_replay *r, const struct ckt_ev *ev)
 {
 	struct ckt_replay_stats *st = &r->st;
 	st->rss_samples++;
+	if (r->rss_n == CKT_REPLAY_RSS_TS) {
+		r->rss_at = (r->rss_at + 1) % CKT_REPLAY_RSS_TS;
+		r->rss_n--;
+	}
+	r->rss_ts[(r->rss_at + r->rss_n++) % CKT_REPLAY_RSS_TS] = ev->ts;
 	if (!st->peak_rss.seen || ev->len > st->peak_rss.bytes) {
 		st->peak_rss.seen = true;
+		r->late_net_rss = 0;
 		st->peak_rss.ts = ev->ts;
 		st->peak_rss.bytes = ev->len;
 		st->peak_rss.heap_bytes = st->heap_bytes;

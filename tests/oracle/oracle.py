@@ -478,6 +478,7 @@ def parse_frame(b, tr, fidx):
             c['rss'] += 1
             prev_ts += row.sv()
             row.uv()
+            ev.append(('S', prev_ts))  # a sample: its time bounds a late total's last change
         elif tag == T_RSS_DETAIL:
             c['rss_detail'] += 1
             prev_ts += row.sv()
@@ -595,6 +596,8 @@ def expand(evs):
             cell = {'new_len': e[5]}
             out.append((e[1], REL, 'remap_rel', e[2], e[3], cell))
             out.append((e[1] + e[6], ALC, 'remap_new', e[4], e[5], cell))
+        elif k == 'S':
+            out.append((e[1], ALC, 'sample'))
         elif k == 'G':
             out.append((e[1], ALC if e[2] >= 0 else REL, 'agg', e[2], e[3], e[4], agg_ts))
             agg_ts = e[1]
@@ -735,6 +738,7 @@ def replay(tr, stream=False):
     blocks = 0
     by_phase = {}
     peak, peak_t, peak_phase = 0, None, {}
+    samples, late_net = [], 0  # RSS sample times; the late totals' sum at the current peak
     inconsistencies = 0
     unknown_frees = 0
     maps = Maps(page)
@@ -768,14 +772,20 @@ def replay(tr, stream=False):
         elif op == 'agg':
             heap += e[3]
             blocks += e[4]
-            # format 6: a total sent late (since) last changed at ts - since, or up to a tick
-            # of the tracer's coarse clock later; a peak held from a tick after that on, before
-            # this record, keeps its moment and counts it
-            # (and not before the thread's previous AGG, after which its changes came)
-            # (frees too: of blocks another thread's late total counted there)
-            if e[3] and e[5] and peak and max(max(ts - e[5], 0) + tick, e[6]) <= peak_t < ts \
-                    and peak + e[3] >= 0:
-                peak += e[3]
+            # format 6: a total sent late last changed after the thread's previous AGG (e[6]),
+            # no earlier than c = ts - since and before the first RSS sample after c (the
+            # coarse clock ticks right before each; c + tick without samples). A peak held from
+            # then on, before this record, keeps its moment and counts it
+            c0 = max(ts - e[5], 0)
+            after = [t for t in samples if t > c0]
+            frm = after[0] if after else (ts if samples else c0 + tick)
+            if e[3] and e[5] and peak and frm <= peak_t < ts and peak_t > e[6]:
+                # the peak counts the positive part of the sum of the late totals that belong
+                # to it: frees among them cancel allocations among them, in either order
+                peak += max(late_net + e[3], 0) - max(late_net, 0)
+                late_net += e[3]
+        elif op == 'sample':
+            samples.append(ts)
         elif op == 'map':
             maps.add(e[3], e[4], bool(e[5] & MAP_ANON), e[6])
         elif op == 'unmap':
@@ -799,7 +809,7 @@ def replay(tr, stream=False):
                 for off, n, anon, prot in kept:
                     maps.add(new + off, min(n, ln - off), anon, prot)
         if heap > peak:
-            peak, peak_t = heap, ts
+            peak, peak_t, late_net = heap, ts, 0
             peak_phase = {k: v for k, v in by_phase.items() if v}
         tot = maps.anon + maps.file
         if tot > mpeak:

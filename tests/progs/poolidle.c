@@ -14,6 +14,12 @@
  *                    too: both late totals came before the peak, the frees' too, and the peak
  *                    is the 4 MiB block alone (counting the first and not the second put the
  *                    600 blocks at the peak, freed 50 ms before it)
+ *   poolidle latefree  the worker sends its total (a phase call), main holds 4 MiB + 32 KiB
+ *                    for 30 ms in phase "fft" and frees it, the worker frees its blocks and
+ *                    idles (its frees pending), main holds 4 MiB + 48 KiB in "msm". The true
+ *                    peak is fft's; the worker's late frees must not lower the msm moment the
+ *                    reader holds below the heap its own timeline showed (they did: a peak
+ *                    below the CSV's top). Which of the two moments, the bound cannot tell
  * Prints "poolidle: done". Run it only with the tracer preloaded. */
 #define CUZKTRACE_WEAK /* resolved by the preloaded library */
 #include "cuzktrace.h"
@@ -25,7 +31,7 @@
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
-static int step; /* 1: make the blocks; 2: they are made; 3: freed (freed); 4: end */
+static int step; /* 1: make the blocks; 2: made; 3: freed (freed), free them (latefree); 4: freed (latefree); 5: end */
 static void *volatile rows[600];
 
 static void wait_for(int s)
@@ -44,6 +50,8 @@ static void set(int s)
 	pthread_mutex_unlock(&lock);
 }
 
+static int latefree;
+
 static void *worker(void *arg)
 {
 	(void)arg;
@@ -52,9 +60,29 @@ static void *worker(void *arg)
 		rows[i] = malloc(100);
 		memset(rows[i], 1, 100);
 	}
+	if (latefree) { /* a phase call sends the total */
+		CUZKTRACE_PHASE_PUSH("w");
+		CUZKTRACE_PHASE_POP();
+	}
 	set(2);
-	wait_for(4); /* idle */
+	if (latefree) {
+		wait_for(3);
+		for (int i = 0; i < 600; i++)
+			free(rows[i]);
+		set(4);
+	}
+	wait_for(5); /* idle */
 	return NULL;
+}
+
+static void held(const char *phase, size_t n)
+{
+	CUZKTRACE_PHASE_BEGIN(phase);
+	char *volatile b = malloc(n);
+	memset(b, 2, n);
+	usleep(30000);
+	free(b);
+	CUZKTRACE_PHASE_END(phase);
 }
 
 static void *freer(void *arg)
@@ -64,7 +92,7 @@ static void *freer(void *arg)
 	for (int i = 0; i < 600; i++)
 		free(rows[i]);
 	set(3);
-	wait_for(4); /* idle */
+	wait_for(5); /* idle */
 	return NULL;
 }
 
@@ -80,6 +108,7 @@ static void msm(void)
 int main(int argc, char **argv)
 {
 	int after = argc > 1 && !strcmp(argv[1], "after"), freed = argc > 1 && !strcmp(argv[1], "freed");
+	latefree = argc > 1 && !strcmp(argv[1], "latefree");
 	pthread_t t, f;
 	if (pthread_create(&t, NULL, worker, NULL) || (freed && pthread_create(&f, NULL, freer, NULL)))
 		return 2;
@@ -89,12 +118,19 @@ int main(int argc, char **argv)
 	}
 	set(1);
 	wait_for(freed ? 3 : 2);
-	if (!after) {
+	if (latefree) {
+		usleep(20000);
+		held("fft", (4 << 20) + (32 << 10));
+		set(3);
+		wait_for(4);
+		usleep(50000);
+		held("msm", (4 << 20) + (48 << 10));
+	} else if (!after) {
 		usleep(50000);
 		msm();
 	}
 	usleep(50000);
-	set(4);
+	set(5);
 	if (freed)
 		pthread_join(f, NULL);
 	pthread_join(t, NULL);
