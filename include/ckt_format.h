@@ -164,8 +164,10 @@
  *              idled sends its last delta late (at a phase call, its next large block, its
  *              exit): its changes came after the thread's previous AGG, at or after
  *              ts - since, and before the coarse clock's next tick, which comes right before
- *              an RSS sample (the first RSS record after ts - since bounds it; without RSS
- *              records, CUZKTRACE_FLUSH_MS after it, while the tracer's threads get a core).
+ *              an RSS sample (the first RSS record more than a millisecond, or half the
+ *              sampling period, after ts - since bounds it: the record right after the tick
+ *              that set the clock is skipped; without RSS records, CUZKTRACE_FLUSH_MS after
+ *              it, while the tracer's threads get a core).
  *              Readers count such totals at a peak held from then on (before ts), which keeps
  *              its moment (a pool thread's 60 KB sent at its exit moved the peak from the
  *              phase that made it to that exit). Versions 1 to 5: since = 0.

@@ -375,10 +375,14 @@ static int ckt_definer_at(struct dl_phdr_info *info, size_t size, void *data)
 	void *h = dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
 	if (!h)
 		return 0;
-	void *f = dlsym(h, d->name);
+	/* the version the program binds to (glibc's libc_malloc_debug defines malloc as a
+	 * non-default version) */
+	void *f = ckt_lookup_as_bound(h, d->name);
 	Dl_info di;
-	/* its own definition, not one of its dependencies' */
-	if (f && dladdr(f, &di) && (uintptr_t)di.dli_fbase == (uintptr_t)info->dlpi_addr)
+	/* its own definition, not one of its dependencies': by the object's name (its mapping's
+	 * start is not its load bias when its first segment is not at address 0) */
+	if (f && dladdr(f, &di) && di.dli_fname &&
+	    (di.dli_fname == info->dlpi_name || !strcmp(di.dli_fname, info->dlpi_name)))
 		d->found = f;
 	dlclose(h);
 	return d->found != NULL;

@@ -2260,9 +2260,22 @@ static int fallback_out(int rc, pid_t pid, const char *exe_path, char *shown)
 	for (char **e = environ; e && *e && !given; e++)
 		if (!strncmp(*e, "CUZKTRACE_OUT_GIVEN=", 20))
 			given = *e + 20;
-	const char *want = given && *given ? given : "cuzktrace.%e.%p.zst";
-	if (!given || ckt_config.out[0] != '/' || want[0] == '/' || !strcmp(want, ckt_config.out) ||
+	const char *want = given && *given ? given : "cuzktrace.%e.%p.zst", *rel = want;
+	while (rel[0] == '.' && rel[1] == '/') /* as anchor_out wrote it */
+		for (rel += 2; *rel == '/';)
+			rel++;
+	size_t nr = strlen(rel), no = strlen(ckt_config.out);
+	/* only a name the run anchored: "<a directory>/<the name as given>" (a name the user gave
+	 * absolutely, to a directory that does not exist, is an error of its own), and not under
+	 * CUZKTRACE_STRICT=1, which exits instead */
+	if (!given || ckt_config.strict || ckt_config.out[0] != '/' || want[0] == '/' || no <= nr ||
+	    ckt_config.out[no - nr - 1] != '/' || strcmp(ckt_config.out + no - nr, rel) ||
 	    strlen(want) >= sizeof(ckt_config.out))
+		return rc;
+	/* the same file from here (a command that did not cd): no second try, no second line */
+	char expanded[PATH_MAX], again[sizeof(path_abs)];
+	if (expand(want, expanded, sizeof(expanded), pid) || make_absolute(expanded, again, sizeof(again) - 32) ||
+	    !strcmp(again, shown) || !strcmp(again, path_requested))
 		return rc;
 	char first[sizeof(path_abs)];
 	strcpy(first, shown);

@@ -473,18 +473,24 @@ struct ckt_thread {
 	uint64_t agg_ts;  /* its latest AGG replayed: its running totals changed after it */
 };
 
-#define CKT_REPLAY_RSS_TS 1024 /* 10 s of samples at the default 10 ms */
+#define CKT_REPLAY_RSS_RECENT 256 /* 2.5 s of samples at the default 10 ms, exact */
+#define CKT_REPLAY_RSS_HIST 1024
 struct ckt_replay {
 	uint64_t page_size;
 	uint64_t horizon; /* the previous SYNC's horizon: events before it may be replayed */
 	uint64_t replayed_to; /* events stamped before this were replayed: a later one is late */
 	uint64_t max_held;    /* ckt_replay_set_max_held */
 	uint64_t agg_tick;    /* ckt_replay_set_agg_tick */
-	/* the times of the latest RSS samples, oldest first from rss_at (a ring): the tracer's
-	 * coarse clock ticks right before each, so the first one after a late total's last change
-	 * bounds when that change was (ckt_replay_agg_late) */
-	uint64_t rss_ts[CKT_REPLAY_RSS_TS];
+	/* the times of RSS samples: the tracer's coarse clock ticks right before each, so the
+	 * first one after a late total's last change bounds when that change was
+	 * (ckt_replay_agg_late). The latest CKT_REPLAY_RSS_RECENT, oldest first from rss_at (a
+	 * ring), and every rss_stride-th of all since the start (rss_hist, oldest first, halved
+	 * when full: bounded, and a long idle still finds a sample after its change) */
+	uint64_t rss_ts[CKT_REPLAY_RSS_RECENT];
 	size_t rss_n, rss_at;
+	uint64_t rss_hist[CKT_REPLAY_RSS_HIST];
+	size_t rss_hist_n;
+	uint64_t rss_seen, rss_stride;
 	/* the late totals that belong to the current peak heap (and to the peak RSS's heap), added
 	 * up since it was reached: the peak counts their sum where it is positive (see
 	 * ckt_replay_agg_late) */
@@ -1137,23 +1143,60 @@ static void ckt_replay_note_heap(struct ckt_replay *r, uint64_t ts)
 	}
 }
 
-/* The first RSS sample replayed after time c, or `none` (none after it yet, or none kept):
- * an upper bound of the next tick of the tracer's coarse clock after c (it ticks right before
- * each sample; its writer's ticks, which the trace does not show, come earlier if anything) */
-static uint64_t ckt_replay_tick_after(const struct ckt_replay *r, uint64_t c, uint64_t none)
+/* The first of the n times v[(at + i) % cap], oldest first, later than c; `none` if none. */
+static uint64_t ckt_replay_first_after(const uint64_t *v, size_t cap, size_t at, size_t n, uint64_t c,
+				       uint64_t none)
 {
-	if (!r->rss_n || r->rss_ts[(r->rss_at + r->rss_n - 1) % CKT_REPLAY_RSS_TS] <= c)
+	if (!n || v[(at + n - 1) % cap] <= c)
 		return none;
-	size_t lo = 0, hi = r->rss_n - 1; /* the newest is after c */
+	size_t lo = 0, hi = n - 1; /* the newest is later than c */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (r->rss_ts[(r->rss_at + mid) % CKT_REPLAY_RSS_TS] > c)
+		if (v[(at + mid) % cap] > c)
 			hi = mid;
 		else
 			lo = mid + 1;
 	}
-	/* older than every sample kept: the oldest kept is later than the first after c */
-	return r->rss_ts[(r->rss_at + lo) % CKT_REPLAY_RSS_TS];
+	return v[(at + lo) % cap];
+}
+
+/* An upper bound of the coarse clock's first tick after its value c: the first RSS sample
+ * replayed after c + margin (the clock ticks right before each sample, so the sample that
+ * follows the tick that set c lies just after c: skipped; its writer's ticks, which the trace
+ * does not show, come earlier if anything), from the recent samples or, for a c older than
+ * those, the sparser history (a later sample: a looser bound); `none` when no sample follows
+ * c yet. */
+static uint64_t ckt_replay_tick_after(const struct ckt_replay *r, uint64_t c, uint64_t none)
+{
+	uint64_t margin = r->agg_tick / 2 < 1000000 ? r->agg_tick / 2 : 1000000;
+	c += margin;
+	if (r->rss_n && r->rss_ts[r->rss_at] <= c)
+		return ckt_replay_first_after(r->rss_ts, CKT_REPLAY_RSS_RECENT, r->rss_at, r->rss_n, c, none);
+	uint64_t t = ckt_replay_first_after(r->rss_hist, CKT_REPLAY_RSS_HIST, 0, r->rss_hist_n, c, 0);
+	return t ? t : ckt_replay_first_after(r->rss_ts, CKT_REPLAY_RSS_RECENT, r->rss_at, r->rss_n, c, none);
+}
+
+/* An RSS sample at ts, for ckt_replay_tick_after. */
+static void ckt_replay_rss_time(struct ckt_replay *r, uint64_t ts)
+{
+	if (r->rss_n == CKT_REPLAY_RSS_RECENT) {
+		r->rss_at = (r->rss_at + 1) % CKT_REPLAY_RSS_RECENT;
+		r->rss_n--;
+	}
+	r->rss_ts[(r->rss_at + r->rss_n++) % CKT_REPLAY_RSS_RECENT] = ts;
+	if (!r->rss_stride)
+		r->rss_stride = 1;
+	if (r->rss_seen++ % r->rss_stride)
+		return;
+	if (r->rss_hist_n == CKT_REPLAY_RSS_HIST) { /* every other one, from the first */
+		for (size_t i = 0; i < CKT_REPLAY_RSS_HIST / 2; i++)
+			r->rss_hist[i] = r->rss_hist[2 * i];
+		r->rss_hist_n = CKT_REPLAY_RSS_HIST / 2;
+		r->rss_stride *= 2;
+		if ((r->rss_seen - 1) % r->rss_stride)
+			return;
+	}
+	r->rss_hist[r->rss_hist_n++] = ts;
 }
 
 /* An AGG sent after its thread idled (format version 6: since): its thread's totals last
@@ -1170,9 +1213,10 @@ static uint64_t ckt_replay_tick_after(const struct ckt_replay *r, uint64_t c, ui
  * onto one peak). The peak counts the sum of the late totals that belong to it where that sum
  * is positive: frees among them cancel allocations among them, in either order (another
  * thread's frees of the blocks a late total put there), but the peak never falls below what
- * the replay saw at its moment, which an earlier moment's figures may exceed (a late free
- * lowered the peak below the CSV timeline's top, the true peak being an earlier moment the
- * replay had let go). With the peak and the current total moved alike,
+ * the replay saw at its moment, which an earlier or later moment's figures may exceed (a late
+ * free lowered the peak below the CSV timeline's top, the true peak being an earlier moment
+ * the replay had let go; a later moment's total seen before late frees cancelled late
+ * allocations at the peak). With the peak and the current total moved alike,
  * a late total never makes a new peak. A late total that belongs to an earlier moment than the
  * peak held now cannot raise it past that peak (the replay keeps one moment): such choices
  * stay within the running totals' bound, as the rest of the default mode. */
@@ -1184,6 +1228,8 @@ static void ckt_replay_agg_late(struct ckt_replay *r, const struct ckt_ev *ev, u
 		return;
 	uint64_t c = ev->ts > ev->stack ? ev->ts - ev->stack : 0;
 	uint64_t from = ckt_replay_tick_after(r, c, r->rss_n ? ev->ts : c + r->agg_tick);
+	/* (a hostile trace's late totals near 2^62 could wrap the sums: the tracer's are under
+	 * CKT_AGG_STEP each, and the decoder refuses totals past CKT_DECODE_MAX_BYTES) */
 	for (int k = 0; k < 2; k++) {
 		struct ckt_peak *p = k ? NULL : &st->peak_heap;
 		uint64_t at = k ? st->peak_rss.ts : p->ts, *bytes = k ? &st->peak_rss.heap_bytes : &p->bytes;
@@ -1644,11 +1690,7 @@ static void ckt_replay_rss(struct ckt_replay *r, const struct ckt_ev *ev)
 {
 	struct ckt_replay_stats *st = &r->st;
 	st->rss_samples++;
-	if (r->rss_n == CKT_REPLAY_RSS_TS) {
-		r->rss_at = (r->rss_at + 1) % CKT_REPLAY_RSS_TS;
-		r->rss_n--;
-	}
-	r->rss_ts[(r->rss_at + r->rss_n++) % CKT_REPLAY_RSS_TS] = ev->ts;
+	ckt_replay_rss_time(r, ev->ts);
 	if (!st->peak_rss.seen || ev->len > st->peak_rss.bytes) {
 		st->peak_rss.seen = true;
 		r->late_net_rss = 0;

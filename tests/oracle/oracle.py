@@ -738,7 +738,43 @@ def replay(tr, stream=False):
     blocks = 0
     by_phase = {}
     peak, peak_t, peak_phase = 0, None, {}
-    samples, late_net = [], 0  # RSS sample times; the late totals' sum at the current peak
+    late_net = 0  # the late totals' sum at the current peak
+    # RSS sample times, kept as the reader keeps them (the spec leaves how to the reader; the
+    # bound they give must agree): the latest 256 exact, and every stride-th of all since the
+    # start in at most 1024, halved (every other one, from the first) when full
+    recent, hist, rss_seen, stride = [], [], [0], [1]
+    margin = min(tick // 2, 1000000)
+
+    def sample_time(t):
+        recent.append(t)
+        if len(recent) > 256:
+            recent.pop(0)
+        k = rss_seen[0]
+        rss_seen[0] += 1
+        if k % stride[0]:
+            return
+        if len(hist) == 1024:
+            hist[:] = hist[0::2]
+            stride[0] *= 2
+            if k % stride[0]:
+                return
+        hist.append(t)
+
+    def first_after(v, c):
+        return next((t for t in v if t > c), None)
+
+    def tick_after(c, none):
+        # the first sample after c + margin: the one that follows the tick that set c is
+        # skipped; a c older than the recent samples looks in the sparser history
+        c += margin
+        if recent and recent[0] <= c:
+            t = first_after(recent, c)
+            return none if t is None else t
+        t = first_after(hist, c)
+        if t is not None:
+            return t
+        t = first_after(recent, c)
+        return none if t is None else t
     inconsistencies = 0
     unknown_frees = 0
     maps = Maps(page)
@@ -776,16 +812,14 @@ def replay(tr, stream=False):
             # no earlier than c = ts - since and before the first RSS sample after c (the
             # coarse clock ticks right before each; c + tick without samples). A peak held from
             # then on, before this record, keeps its moment and counts it
-            c0 = max(ts - e[5], 0)
-            after = [t for t in samples if t > c0]
-            frm = after[0] if after else (ts if samples else c0 + tick)
+            frm = tick_after(max(ts - e[5], 0), ts if rss_seen[0] else max(ts - e[5], 0) + tick)
             if e[3] and e[5] and peak and frm <= peak_t < ts and peak_t > e[6]:
                 # the peak counts the positive part of the sum of the late totals that belong
                 # to it: frees among them cancel allocations among them, in either order
                 peak += max(late_net + e[3], 0) - max(late_net, 0)
                 late_net += e[3]
         elif op == 'sample':
-            samples.append(ts)
+            sample_time(ts)
         elif op == 'map':
             maps.add(e[3], e[4], bool(e[5] & MAP_ANON), e[6])
         elif op == 'unmap':
