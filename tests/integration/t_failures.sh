@@ -450,6 +450,14 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1; then
 	expect_eq "anchored name refused to a command run as another user: it writes in its own directory, one line says why" \
 		"$(grep "cannot write beside" $T/fb.err)/$(ls $fb_d/out | grep -c zst)" \
 		"cuzktrace: warning: cannot write beside the run's first trace ('$fb_d/private/cuzktrace.true.$fb_pid.zst': Permission denied); using '$fb_d/out/cuzktrace.true.$fb_pid.zst'/1"
+	# not to the same file (no cd: an exec chain said its rename twice), and not for a name
+	# the user gave absolutely to a missing directory under CUZKTRACE_STRICT=1 (exit 70: it
+	# was redirected to the run's name, status 0)
+	(cd $fb_d/private && CUZKTRACE_OUT=t.zst LD_PRELOAD=$fb_d/lib.so setpriv --reuid=65534 --regid=65534 \
+		--clear-groups /bin/true 2>$T/fb2.err)
+	(cd $fb_d/out && CUZKTRACE_OUT=t.zst LD_PRELOAD=$LIB sh -c "CUZKTRACE_STRICT=1 CUZKTRACE_OUT=$T/nodir/x.zst /bin/true; echo \$?" >$T/fb3.out 2>$T/fb3.err)
+	expect_eq "anchored name refused, no cd: one rename line, one error, no fallback; an absolute name to a missing directory with CUZKTRACE_STRICT=1: exit 70" \
+		"$(grep -c 'replaced by exec' $T/fb2.err)/$(grep -c 'cannot write beside' $T/fb2.err)/$(grep -c 'cannot trace to' $T/fb2.err)/$(cat $T/fb3.out)/$(grep -c 'cannot write beside' $T/fb3.err)" "1/0/1/70/0"
 	rm -rf $fb_d
 else
 	echo "  skip anchored name refused: needs root and setpriv"
@@ -607,6 +615,14 @@ if [ -n "$TCMALLOC" ]; then
 	expect_eq "non-PIE program taking malloc's and realloc's addresses: with tcmalloc ahead, runs and one line names it; without, no line" \
 		"$(cat $T/npa.rc)/$(cat $T/npa.out)/$(grep warning $T/npa.err)/$(cat $T/npb.out)/$(grep -c warning $T/npb.err)" \
 		"0/nopieaddr: done/cuzktrace: warning: 'malloc' is provided by '$TCMALLOC' ahead of the tracer: allocations through it are not traced (an allocator linked into the program?); expect RSS well above the traced heap/nopieaddr: done/0"
+	# the same stub leading to glibc's libc_malloc_debug, whose malloc is a non-default symbol
+	# version: found by the version the program binds to
+	MDEBUG=$(gcc -print-file-name=libc_malloc_debug.so.0 2>/dev/null)
+	if [ -f "$MDEBUG" ]; then
+		MALLOC_CHECK_=3 CUZKTRACE_OUT=$T/npd.zst LD_PRELOAD="$MDEBUG $LIB" $P/nopieaddr >$T/npd.out 2>$T/npd.err
+		expect_eq "non-PIE program, libc_malloc_debug ahead: runs, the line names malloc" \
+			"$?/$(cat $T/npd.out)/$(grep -c "'malloc' is provided by '$MDEBUG'" $T/npd.err)" "0/nopieaddr: done/1"
+	fi
 	# behind the tracer, in a program whose own operator new calls malloc: tcmalloc's first
 	# malloc_usable_size makes an object with that new, inside the tracer's hook; its own
 	# call, not a signal handler's (since 0.2.23: a warning, and a lost event)
