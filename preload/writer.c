@@ -1535,6 +1535,27 @@ static int env_unset(const char *name)
 	return fn ? fn(name) : unsetenv(name);
 }
 
+/* The value of environment variable `name` as the process's environment holds it, or NULL:
+ * read there, not through getenv, which a program may define for a table of its own (bash) */
+static const char *env_find(const char *name)
+{
+	extern char **environ;
+	size_t n = strlen(name);
+	for (char **e = environ; e && *e; e++)
+		if (!strncmp(*e, name, n) && (*e)[n] == '=')
+			return *e + n + 1;
+	return NULL;
+}
+
+/* A relative name without its leading "./" ("./t.zst" anchored read "/job/./t.zst") */
+static const char *skip_dot_slash(const char *rel)
+{
+	while (rel[0] == '.' && rel[1] == '/')
+		for (rel += 2; *rel == '/';)
+			rel++;
+	return rel;
+}
+
 /* A relative CUZKTRACE_OUT (the default name is one) names a file in each program's own
  * current directory: a command the program ran after a cd (`bash -c 'cd sub; exec prog'`,
  * `make -C sub`) wrote its trace there, where the report of the run's first process did not
@@ -1552,10 +1573,7 @@ static void anchor_out(void)
 	/* the directory's own '%' doubled: the name is a pattern each program expands again (a
 	 * directory "job%p" made every child's name one that does not exist) */
 	size_t n = 0;
-	const char *rel = ckt_config.out;
-	while (rel[0] == '.' && rel[1] == '/') /* "./t.zst": no "/./" in the names shown */
-		for (rel += 2; *rel == '/';)
-			rel++;
+	const char *rel = skip_dot_slash(ckt_config.out);
 	for (const char *c = cwd; *c && n < sizeof(abs) - 2; c++) {
 		if (*c == '%')
 			abs[n++] = '%';
@@ -1571,11 +1589,7 @@ static void anchor_out(void)
 	/* the name as given ("" when unset: the default), for a program that cannot write in
 	 * this directory (it changed its root, or dropped to a user who may not enter it): it
 	 * writes where that name says, as before 0.2.23 (fallback_out) */
-	extern char **environ;
-	int given = 0;
-	for (char **e = environ; e && *e && !given; e++)
-		given = !strncmp(*e, "CUZKTRACE_OUT=", 14);
-	env_set("CUZKTRACE_OUT_GIVEN", given ? ckt_config.out : "");
+	env_set("CUZKTRACE_OUT_GIVEN", env_find("CUZKTRACE_OUT") ? ckt_config.out : "");
 	env_set("CUZKTRACE_OUT", abs);
 }
 
@@ -2255,15 +2269,8 @@ void ckt_helpers_resume(void)
  * 0.2.23 (it ran untraced). Returns setup's result for that name, or rc as it was. */
 static int fallback_out(int rc, pid_t pid, const char *exe_path, char *shown)
 {
-	extern char **environ;
-	const char *given = NULL;
-	for (char **e = environ; e && *e && !given; e++)
-		if (!strncmp(*e, "CUZKTRACE_OUT_GIVEN=", 20))
-			given = *e + 20;
-	const char *want = given && *given ? given : "cuzktrace.%e.%p.zst", *rel = want;
-	while (rel[0] == '.' && rel[1] == '/') /* as anchor_out wrote it */
-		for (rel += 2; *rel == '/';)
-			rel++;
+	const char *given = env_find("CUZKTRACE_OUT_GIVEN");
+	const char *want = given && *given ? given : "cuzktrace.%e.%p.zst", *rel = skip_dot_slash(want);
 	size_t nr = strlen(rel), no = strlen(ckt_config.out);
 	/* only a name the run anchored: "<a directory>/<the name as given>" (a name the user gave
 	 * absolutely, to a directory that does not exist, is an error of its own), and not under

@@ -714,6 +714,7 @@ struct ckt_replay *ckt_replay_new(uint64_t page_size)
 	r->page_size = page_size && !(page_size & (page_size - 1)) ? page_size : 4096;
 	r->max_held = CKT_REPLAY_MAX_HELD;
 	r->agg_tick = 10000000; /* the tracer's default CUZKTRACE_RSS_MS */
+	r->rss_stride = 1;
 	r->cuda_fail_gen = UINT64_MAX; /* no refused call yet */
 	return r;
 }
@@ -1184,8 +1185,6 @@ static void ckt_replay_rss_time(struct ckt_replay *r, uint64_t ts)
 		r->rss_n--;
 	}
 	r->rss_ts[(r->rss_at + r->rss_n++) % CKT_REPLAY_RSS_RECENT] = ts;
-	if (!r->rss_stride)
-		r->rss_stride = 1;
 	if (r->rss_seen++ % r->rss_stride)
 		return;
 	if (r->rss_hist_n == CKT_REPLAY_RSS_HIST) { /* every other one, from the first */
@@ -1197,6 +1196,20 @@ static void ckt_replay_rss_time(struct ckt_replay *r, uint64_t ts)
 			return;
 	}
 	r->rss_hist[r->rss_hist_n++] = ts;
+}
+
+/* One peak's share of a late total d (ckt_replay_agg_late): the peak at `at`, its bytes and
+ * the sum of its late totals so far; whether d belongs to it. */
+static bool ckt_replay_late_at(uint64_t at, uint64_t *bytes, int64_t *net, int64_t d, uint64_t from,
+			       uint64_t prev, uint64_t ts)
+{
+	if (at < from || at <= prev || at >= ts)
+		return false;
+	/* the sum's positive part before and after: bytes and sums stay far inside 2^62 */
+	int64_t was = *net > 0 ? *net : 0;
+	*net += d;
+	*bytes = *bytes - (uint64_t)was + (uint64_t)(*net > 0 ? *net : 0);
+	return true;
 }
 
 /* An AGG sent after its thread idled (format version 6: since): its thread's totals last
@@ -1230,19 +1243,12 @@ static void ckt_replay_agg_late(struct ckt_replay *r, const struct ckt_ev *ev, u
 	uint64_t from = ckt_replay_tick_after(r, c, r->rss_n ? ev->ts : c + r->agg_tick);
 	/* (a hostile trace's late totals near 2^62 could wrap the sums: the tracer's are under
 	 * CKT_AGG_STEP each, and the decoder refuses totals past CKT_DECODE_MAX_BYTES) */
-	for (int k = 0; k < 2; k++) {
-		struct ckt_peak *p = k ? NULL : &st->peak_heap;
-		uint64_t at = k ? st->peak_rss.ts : p->ts, *bytes = k ? &st->peak_rss.heap_bytes : &p->bytes;
-		int64_t *net = k ? &r->late_net_rss : &r->late_net;
-		if ((k ? !st->peak_rss.seen : !p->bytes) || at < from || at <= prev || at >= ev->ts)
-			continue;
-		/* the sum's positive part before and after: bytes and sums stay far inside 2^62 */
-		int64_t was = *net > 0 ? *net : 0;
-		*net += d;
-		*bytes = *bytes - (uint64_t)was + (uint64_t)(*net > 0 ? *net : 0);
-		if (!k)
-			st->agg_late_kept++;
-	}
+	if (st->peak_heap.bytes &&
+	    ckt_replay_late_at(st->peak_heap.ts, &st->peak_heap.bytes, &r->late_net, d, from, prev, ev->ts))
+		st->agg_late_kept++;
+	if (st->peak_rss.seen)
+		(void)ckt_replay_late_at(st->peak_rss.ts, &st->peak_rss.heap_bytes, &r->late_net_rss, d, from,
+					 prev, ev->ts);
 }
 
 static void ckt_replay_note_mmap(struct ckt_replay *r, uint64_t ts)
