@@ -836,7 +836,7 @@ $REPORT --json --diff $T/pmove_load.zst $T/pmove_msm.zst >$T/pmove.json 2>/dev/n
 sed -n '/^live bytes by phase at peak heap/,/^$/p' $T/pmove.txt >$T/pmove.rows
 expect_match "diff, default mode: a block moved between phases shows in msm's row as exact, not as sampling noise" \
 	"$(head -1 $T/pmove.rows)|$(grep ' msm ' $T/pmove.rows)|$(grep ' load$' $T/pmove.rows)" \
-	'^live bytes by phase at peak heap \(2 of 2 changed\)\|  ([+-][0-9.]+ (KiB|MiB)( \([+-][0-9.]+%\))?|no change) +[0-9.]+ MiB +[0-9.]+ MiB  msm  \(exact blocks \+8\.00 MiB; sampled ([+-][0-9.]+ (B|KiB|MiB)( \([+-][0-9.]+%\))?|no change), (within|beyond) \+-[0-9.]+ MiB\)\|  -8\.00 MiB \(-100\.0%\) +8\.00 MiB +0 B  load$'
+	'^live bytes by phase at peak heap \(2 of 2 changed\)\|  ([+-][0-9.]+ (B|KiB|MiB)( \([+-](<0\.1|[0-9.]+)%\))?|no change) +[0-9.]+ MiB +[0-9.]+ MiB  msm  \(exact blocks \+8\.00 MiB; sampled ([+-][0-9.]+ (B|KiB|MiB)( \([+-](<0\.1|[0-9.]+)%\))?|no change), (within|beyond) \+-[0-9.]+ MiB\)\|  -8\.00 MiB \(-100\.0%\) +8\.00 MiB +0 B  load$'
 expect_eq "diff, default mode, JSON: exact_change of msm and load" \
 	"$($PY -c 'import json, sys; d = json.load(open(sys.argv[1])); print(" ".join("%s %d" % (r["phase"], r["exact_change"]) for r in sorted(d["by_phase"]["peak_heap"], key=lambda r: r["phase"])))' $T/pmove.json)" \
 	"load -8388608 msm 8388608"
