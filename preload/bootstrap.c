@@ -360,32 +360,49 @@ static int ckt_defined_at(void *f, Dl_info *info)
 	return type == STT_FUNC || type == STT_GNU_IFUNC;
 }
 
-struct ckt_definer {
-	const char *name;
-	void *found;
-	int index;
+/* The name of the object at position `want` in load order, copied out of the callback: the
+ * caller opens it after dl_iterate_phdr has returned. dlopen, dlclose and dladdr take the
+ * loader's load lock, and dl_iterate_phdr holds its write lock around the callback, while a
+ * dlopen on another thread holds the load lock and takes the write lock to add its object:
+ * calling them inside the callback could deadlock (hooks_cxx.c's local_of opens after the
+ * walk for the same reason). */
+struct ckt_nth_q {
+	int want, index;
+	char name[PATH_MAX];
 };
 
-static int ckt_definer_at(struct dl_phdr_info *info, size_t size, void *data)
+static int ckt_nth_name(struct dl_phdr_info *info, size_t size, void *data)
 {
 	(void)size;
-	struct ckt_definer *d = data;
-	if (d->index++ == 0 || !info->dlpi_name || !info->dlpi_name[0]) /* the program; the vDSO */
+	struct ckt_nth_q *q = data;
+	if (q->index++ != q->want)
 		return 0;
-	void *h = dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
+	const char *n = info->dlpi_name ? info->dlpi_name : "";
+	size_t len = strlen(n);
+	if (len >= sizeof(q->name))
+		len = 0; /* not a path the loader could have opened: skipped */
+	memcpy(q->name, n, len);
+	q->name[len] = 0;
+	return 1;
+}
+
+/* The definition of `name` that the object at `path` makes itself (not one of its
+ * dependencies'), or NULL. */
+static void *ckt_defined_by(const char *path, const char *name)
+{
+	void *h = dlopen(path, RTLD_LAZY | RTLD_NOLOAD);
 	if (!h)
-		return 0;
+		return NULL;
 	/* the version the program binds to (glibc's libc_malloc_debug defines malloc as a
 	 * non-default version) */
-	void *f = ckt_lookup_as_bound(h, d->name);
+	void *f = ckt_lookup_as_bound(h, name);
 	Dl_info di;
-	/* its own definition, not one of its dependencies': by the object's name (its mapping's
-	 * start is not its load bias when its first segment is not at address 0) */
-	if (f && dladdr(f, &di) && di.dli_fname &&
-	    (di.dli_fname == info->dlpi_name || !strcmp(di.dli_fname, info->dlpi_name)))
-		d->found = f;
+	/* by the object's name (its mapping's start is not its load bias when its first segment
+	 * is not at address 0) */
+	if (f && !(dladdr(f, &di) && di.dli_fname && !strcmp(di.dli_fname, path)))
+		f = NULL;
 	dlclose(h);
-	return d->found != NULL;
+	return f;
 }
 
 /* What the program's calls of function `name` reach, found at f: f itself where an object
@@ -394,14 +411,24 @@ static int ckt_definer_at(struct dl_phdr_info *info, size_t size, void *data)
  * load order, where the stub leads: the tracer's, or an allocator's preloaded ahead of it
  * (tcmalloc and jemalloc ahead got no line, and reallocarray went to glibc's realloc:
  * "realloc(): invalid pointer", for a non-PIE program that takes realloc's address, as
- * Debian's python3 does malloc's). NULL when none is found. */
+ * Debian's python3 does malloc's). NULL when none is found. One walk of the loaded objects per
+ * object looked at (a program loads tens; this runs once per function, at start, and only for
+ * such a stub). */
 static void *ckt_bound_to(const char *name, void *f, Dl_info *info)
 {
 	if (ckt_defined_at(f, info))
 		return f;
-	struct ckt_definer d = {name, NULL, 0};
-	dl_iterate_phdr(ckt_definer_at, &d);
-	return d.found && ckt_defined_at(d.found, info) ? d.found : NULL;
+	for (int k = 1; k < 4096; k++) { /* 0: the program */
+		struct ckt_nth_q q = {k, 0, ""};
+		if (!dl_iterate_phdr(ckt_nth_name, &q))
+			break; /* past the last object */
+		if (!q.name[0])
+			continue; /* the vDSO */
+		void *d = ckt_defined_by(q.name, name);
+		if (d)
+			return ckt_defined_at(d, info) ? d : NULL;
+	}
+	return NULL;
 }
 
 static void ckt_find_ahead(void)

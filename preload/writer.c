@@ -1381,6 +1381,7 @@ enum {
 	ERR_PSEUDO,            /* a file of the kernel's (/proc, /sys, ...) */
 	ERR_STDIO,             /* open in the program already: its standard input, output or
 				* error, or another descriptor it inherited (stdio_clash) */
+	ERR_LOOP,              /* ELOOP from a directory of the path, not from O_NOFOLLOW */
 };
 static int stdio_clash; /* the descriptor of ERR_STDIO */
 static char stdio_reason[96];
@@ -1452,6 +1453,13 @@ static int open_locked(const char *path)
 	file_created = f >= 0;
 	if (f < 0 && errno == EEXIST)
 		f = open(path, O_RDWR | flags);
+	if (f < 0 && errno == ELOOP) {
+		/* O_NOFOLLOW's answer for a link as the last component; a loop of links among the
+		 * directories gets the same errno (it was called a symbolic link the tracer would
+		 * not follow) */
+		struct stat ls;
+		return lstat(path, &ls) == 0 && S_ISLNK(ls.st_mode) ? -ELOOP : ERR_LOOP;
+	}
 	if (f < 0)
 		return errno == ENXIO ? -EINVAL : -errno;
 	struct stat st;
@@ -2026,14 +2034,19 @@ static int setup(const char *want_path, pid_t pid, const char *exe_path, char *s
 	if (getrlimit(RLIMIT_FSIZE, &fsz) == 0 && fsz.rlim_cur != RLIM_INFINITY && z > fsz.rlim_cur)
 		return -EFBIG;
 	/* the last step before the first write: what failed up to here left an existing file
-	 * as it was (from here on a failure leaves it empty or holding a header only, which
-	 * the reader calls an empty trace) */
+	 * as it was; from here on a failure leaves it empty, which the reader calls an empty
+	 * trace (a write that failed partway, a full disk, left part of a header, which the
+	 * reader took for a process killed while writing it) */
 	if (ftruncate(fd, 0) < 0)
 		return -errno;
-	if ((rc = write_all(zbuf, z)))
-		return rc;
-	file_expect = (int64_t)z;
-	return verify(zbuf, z);
+	rc = write_all(zbuf, z);
+	if (!rc) {
+		file_expect = (int64_t)z;
+		rc = verify(zbuf, z);
+	}
+	if (rc && ftruncate(fd, 0) == 0)
+		file_expect = 0;
+	return rc;
 }
 
 static const char *reason_text(int rc)
@@ -2062,6 +2075,8 @@ static const char *reason_text(int rc)
 		return "the trace header is too large";
 	case -ELOOP:
 		return "it is a symbolic link; refusing to follow it";
+	case ERR_LOOP:
+		return strerrordesc_np(ELOOP);
 	default:
 		return strerrordesc_np(-rc);
 	}

@@ -758,6 +758,7 @@ bool ckt_phases_any(const struct ckt_phases *p)
 
 size_t ckt_phases_active_at(const struct ckt_phases *p, enum ckt_moment m, const char *const **names)
 {
+	m = ckt_moment_of(p->epochs, m);
 	*names = p->snap_names[m];
 	return p->snap_names[m] && p->epochs[m] != p->epochs[CKT_AT_COUNT + 1] ? p->n_snap[m] : 0;
 }

@@ -495,6 +495,7 @@ struct ckt_replay {
 	 * up since it was reached: the peak counts their sum where it is positive (see
 	 * ckt_replay_agg_late) */
 	int64_t late_net, late_net_rss;
+	uint64_t late_kept_rss; /* as the stats' agg_late_kept, at the peak RSS sample */
 	uint64_t held;        /* events queued in all threads now (ckt_replay_bound) */
 
 	struct ckt_thread *threads;
@@ -716,6 +717,8 @@ struct ckt_replay *ckt_replay_new(uint64_t page_size)
 	r->agg_tick = 10000000; /* the tracer's default CUZKTRACE_RSS_MS */
 	r->rss_stride = 1;
 	r->cuda_fail_gen = UINT64_MAX; /* no refused call yet */
+	for (int m = 0; m < CKT_AT_COUNT; m++)
+		r->epochs[CKT_EPOCHS_ALIAS + m] = (uint64_t)m;
 	return r;
 }
 
@@ -1246,9 +1249,9 @@ static void ckt_replay_agg_late(struct ckt_replay *r, const struct ckt_ev *ev, u
 	if (st->peak_heap.bytes &&
 	    ckt_replay_late_at(st->peak_heap.ts, &st->peak_heap.bytes, &r->late_net, d, from, prev, ev->ts))
 		st->agg_late_kept++;
-	if (st->peak_rss.seen)
-		(void)ckt_replay_late_at(st->peak_rss.ts, &st->peak_rss.heap_bytes, &r->late_net_rss, d, from,
-					 prev, ev->ts);
+	if (st->peak_rss.seen &&
+	    ckt_replay_late_at(st->peak_rss.ts, &st->peak_rss.heap_bytes, &r->late_net_rss, d, from, prev, ev->ts))
+		r->late_kept_rss++;
 }
 
 static void ckt_replay_note_mmap(struct ckt_replay *r, uint64_t ts)
@@ -1700,6 +1703,7 @@ static void ckt_replay_rss(struct ckt_replay *r, const struct ckt_ev *ev)
 	if (!st->peak_rss.seen || ev->len > st->peak_rss.bytes) {
 		st->peak_rss.seen = true;
 		r->late_net_rss = 0;
+		r->late_kept_rss = 0;
 		st->peak_rss.ts = ev->ts;
 		st->peak_rss.bytes = ev->len;
 		st->peak_rss.heap_bytes = st->heap_bytes;
@@ -2532,6 +2536,25 @@ static __attribute__((noinline)) int ckt_replay_feed_other(struct ckt_replay *r,
 	return 0;
 }
 
+/* The default mode: running totals sent late count at the peak RSS sample when they were made
+ * before it (ckt_replay_agg_late), and at the peak heap only when made before that, so the
+ * heap shown at the peak RSS could exceed the peak heap (a worker's 60 KB made before the peak
+ * heap, within the clock's tick of it, sent after both: the report read a peak heap of
+ * 16778528 bytes and 16837528 "heap then" at the peak RSS, a later moment). The heap was at
+ * least that much at the peak RSS sample, so that moment is the peak heap's: its time, its
+ * bytes, and the counters observers kept for it (ckt_moment_of). */
+static void ckt_replay_heap_at_rss(struct ckt_replay *r)
+{
+	struct ckt_replay_stats *st = &r->st;
+	if (!st->peak_rss.seen || st->peak_rss.heap_bytes <= st->peak_heap.bytes)
+		return;
+	st->peak_heap.bytes = st->peak_rss.heap_bytes;
+	st->peak_heap.ts = st->peak_rss.ts;
+	st->agg_late_kept = r->late_kept_rss;
+	st->peak_heap_at_rss = true;
+	r->epochs[CKT_EPOCHS_ALIAS + CKT_AT_PEAK_HEAP] = CKT_AT_PEAK_RSS;
+}
+
 int ckt_replay_finish(struct ckt_replay *r, struct ckt_error *err)
 {
 	struct ckt_replay_stats *st = &r->st;
@@ -2539,6 +2562,7 @@ int ckt_replay_finish(struct ckt_replay *r, struct ckt_error *err)
 	if (rc < 0)
 		return ckt_replay_err(err, rc);
 	ckt_replay_obs_flush(r);
+	ckt_replay_heap_at_rss(r);
 	st->lost = r->lost_sum > r->lost_end ? r->lost_sum : r->lost_end;
 	st->threads = r->n_threads;
 	st->queue_bytes = r->spare_cap * sizeof(struct ckt_ev);

@@ -76,6 +76,9 @@ struct ckt_replay_stats {
 	/* AGG records of threads that idled (their bytes came before their send: format version
 	 * 6's since) that raised the peak heap in place, keeping its moment */
 	uint64_t agg_late_kept;
+	/* the peak heap is the peak RSS sample's moment: late totals put more heap there than at
+	 * the replay's own top (ckt_replay_finish) */
+	bool peak_heap_at_rss;
 	uint64_t inconsistencies;           /* ALLOC of an address that was still live */
 	/* events read after events later than them were replayed: the writer broke the SYNC
 	 * promise (replayed late, out of order: figures near them may be off by their bytes) */
@@ -176,6 +179,8 @@ enum ckt_moment {
 	CKT_AT_PEAK_PINNED,
 	CKT_AT_COUNT
 };
+/* where the moment numbers start in the replay's epochs (CKT_EPOCHS_LEN) */
+#define CKT_EPOCHS_ALIAS (CKT_AT_COUNT + 2)
 
 /* Who a change of live bytes belongs to: the allocation's stack, phase and thread. */
 struct ckt_attr {
@@ -282,10 +287,19 @@ static inline void ckt_tracked_run(struct ckt_tracked *v, const uint64_t *epochs
 	v->cur = ckt_tracked_sum(v->cur, delta);
 }
 
+/* The moment whose counters stand for moment m at the end of the replay: m itself, or (the
+ * peak heap, in the default mode) the peak RSS sample's moment, when running totals sent late
+ * showed more heap there than at the replay's own top (ckt_replay_finish). */
+static inline enum ckt_moment ckt_moment_of(const uint64_t *epochs, enum ckt_moment m)
+{
+	return (enum ckt_moment)epochs[CKT_EPOCHS_ALIAS + m];
+}
+
 /* The value at the (final) peak of moment m; 0 if that moment never had a peak. */
 static inline int64_t ckt_tracked_at(const struct ckt_tracked *v, const uint64_t *epochs,
 				     enum ckt_moment m)
 {
+	m = ckt_moment_of(epochs, m);
 	if (epochs[m] == epochs[CKT_AT_COUNT + 1])
 		return 0; /* no peak of m yet */
 	return v->epoch[m] == (uint32_t)epochs[m] ? v->at[m] : v->cur;
@@ -300,8 +314,10 @@ void ckt_replay_runs_by_thread(struct ckt_replay *r, bool on);
 /* Every change is handed over alone (for tests: the figures must not depend on it). */
 void ckt_replay_runs_off(struct ckt_replay *r);
 /* Current epoch of every moment (number of new maxima so far), CKT_AT_COUNT entries, then
- * their sum (what ckt_tracked_add reads first), then the count before the first peak (0). */
-#define CKT_EPOCHS_LEN (CKT_AT_COUNT + 2)
+ * their sum (what ckt_tracked_add reads first), then the count before the first peak (0), then
+ * CKT_AT_COUNT moment numbers (ckt_moment_of): an observer that copies the array when the
+ * replay has finished keeps them with the epochs they select. */
+#define CKT_EPOCHS_LEN (CKT_EPOCHS_ALIAS + CKT_AT_COUNT)
 const uint64_t *ckt_replay_epochs(const struct ckt_replay *r);
 /* Tests: counts every epoch from base instead of 0, before the replay (the counters past
  * 2^32 peaks, which take hours of a real trace to reach). */

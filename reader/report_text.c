@@ -215,6 +215,9 @@ int ckt_report_text_print(FILE *out, const struct ckt_report *rep)
 	fputc('\n', out);
 
 	ckt_report_text_peak(out, "peak heap", &st->peak_heap);
+	if (st->peak_heap_at_rss)
+		fprintf(out, CKT_REPORT_TEXT_COL "the peak RSS sample's: running totals that threads sent "
+			"later were live then, more heap than at any moment the replay saw\n", "  moment");
 	ckt_report_text_peak(out, "peak mmap", &st->peak_mmap);
 	if (st->peak_mmap.bytes) {
 		fprintf(out, CKT_REPORT_TEXT_COL, "  then anonymous");

@@ -20,6 +20,13 @@ CUZKTRACE_OUT=$T/link.zst traced symlink $P/exitcode
 expect_eq "symlink: refused with one line" "$(cat $T/symlink.err)" \
 	"cuzktrace: error: cannot trace to '$T/link.zst': it is a symbolic link; refusing to follow it; running untraced"
 expect_eq "symlink: target untouched" "$(cat $T/target)" keep
+# a loop of links among the directories: the kernel's reason (it was called a link the tracer
+# would not follow, the last component being no link at all)
+ln -s $T/loop2 $T/loop1 && ln -s $T/loop1 $T/loop2
+CUZKTRACE_OUT=$T/loop1/x.zst traced linkloop $P/exitcode
+expect_eq "a loop of symbolic links in the directory: the kernel's reason, exit status unchanged" \
+	"$(cat $T/linkloop.err)/$(cat $T/linkloop.rc)" \
+	"cuzktrace: error: cannot trace to '$T/loop1/x.zst': Too many levels of symbolic links; running untraced/$plain_rc"
 
 # a FIFO: opening it for writing must not wait for a reader (before main, forever)
 mkfifo $T/fifo
@@ -44,6 +51,24 @@ expect_eq "file-size limit 0, existing file: one error line" "$fszk" \
 	"cuzktrace: error: cannot trace to '$T/fszkeep.zst': File too large; running untraced
 status $plain_rc"
 expect_eq "file-size limit 0, existing file: its contents are kept" "$(cmp $T/fszkeep.zst $T/fszkeep.before && echo same)" "same"
+# a full disk while the header is written over an earlier run's trace (20 KB of arguments that
+# do not compress: a header of several pages, of which the disk takes one): the file is left
+# empty, which the reader calls an empty file (it kept the page written, and the reader took it
+# for a process killed while writing its header)
+mkdir -p $T/hfull
+if unshare -m sh -c "mount -t tmpfs -o size=1m tmpfs $T/hfull" 2>/dev/null; then
+	unshare -m sh -c "mount -t tmpfs -o size=1m tmpfs $T/hfull &&
+		{ CUZKTRACE_QUIET=1 CUZKTRACE_OUT=$T/hfull/h.zst LD_PRELOAD=$LIB $P/exitcode >/dev/null 2>&1
+		dd if=/dev/zero of=$T/hfull/fill bs=4k 2>/dev/null; true; } &&
+		CUZKTRACE_OUT=$T/hfull/h.zst LD_PRELOAD=$LIB $P/exitcode \"\$(head -c 15000 /dev/urandom | base64 -w0)\" >/dev/null 2>$T/hfull.err
+		echo \$? >$T/hfull.rc; wc -c <$T/hfull/h.zst >$T/hfull.size
+		$REPORT $T/hfull/h.zst >/dev/null 2>$T/hfull.rerr; echo \$? >>$T/hfull.rc"
+	expect_eq "full disk while the header is written over an earlier trace: one line, the program's status, the file left empty, the reader says so" \
+		"$(cat $T/hfull.err)/$(cat $T/hfull.rc | tr '\n' ' ')/$(cat $T/hfull.size)/$(cat $T/hfull.rerr)" \
+		"cuzktrace: error: cannot trace to '$T/hfull/h.zst': No space left on device; running untraced/$plain_rc 1 /0/cuzktrace-report: error: '$T/hfull/h.zst': empty file"
+else
+	echo "  skip a full disk under the header: cannot mount a tmpfs in a new mount namespace"
+fi
 
 # An existing file is written over only when it is empty or a trace (since 0.2.20): a library
 # the program has mapped (truncated, the program died of SIGBUS with no line), a text file, a
@@ -599,6 +624,18 @@ CUZKTRACE_OUT=$T/notahead.zst LD_PRELOAD=$LIB $P/churn >/dev/null 2>&1
 $REPORT --json $T/notahead.zst >$T/notahead.json 2>/dev/null
 expect_eq "JSON allocator_ahead: the program's own malloc, none for a program without one" \
 	"$(jget $T/own2.json allocator_ahead.object)/$(jget $T/notahead.json allocator_ahead)" "$P/ownmalloc/null"
+# A non-PIE program that takes malloc's and realloc's addresses, started while another thread
+# of it opens and closes a library in a loop (libdlloop.so, preloaded ahead): the tracer's look
+# for where those stubs lead opened objects inside dl_iterate_phdr's callback, taking the
+# loader's locks in the order opposite to dlopen's, and the start deadlocked (1 run in 4; now
+# it opens them after the walk). 12 runs, each must end
+dl_ok=0
+for i in 1 2 3 4 5 6 7 8 9 10 11 12; do
+	CUZKTRACE_QUIET=1 CUZKTRACE_OUT=$T/dlloop.zst DLLOOP_LIB=$P/libplainlib.so timeout -s KILL 20 \
+		env LD_PRELOAD="$P/libdlloop.so $LIB" $P/nopieaddr >$T/dlloop.out 2>/dev/null
+	[ "$?/$(cat $T/dlloop.out)" = "0/nopieaddr: done" ] && dl_ok=$((dl_ok + 1))
+done
+expect_eq "non-PIE program, a thread opening libraries while the tracer starts: 12 of 12 runs end, status 0" "$dl_ok" 12
 TCMALLOC=$(ls /usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4 /usr/lib64/libtcmalloc_minimal.so.4 2>/dev/null | head -1)
 if [ -n "$TCMALLOC" ]; then
 	printf 'b\na\nc\n' >$T/tc.in

@@ -504,6 +504,26 @@ d = json.load(open(sys.argv[1])); top = max(int(r["heap_bytes"]) for r in csv.Di
 b = d["peak_heap"]["bytes"]; bound = d["sampling"]["peak_heap_error_bound_bytes"]
 print("ok" if b >= top and abs(b - 4287376) <= bound else "peak %d, timeline top %d, bound %d" % (b, top, bound))' $T/poollf.json $T/poollf.csv)" "ok"
 
+# A worker's small blocks, pending in its running total when main makes the peak heap right
+# after them, sent at its exit after the peak RSS sample: they count at the peak RSS (the
+# sample came a clock tick after they were made) but not at the replay's own top (within the
+# tick), so the heap shown at the peak RSS exceeded the peak heap (16837528 against 16778528
+# bytes, the true top being the former). That sample's moment is the peak heap's now: its
+# bytes count the worker's blocks (the program's own 16 MiB and 60 small blocks, glibc's few
+# on top), and no moment shows more heap (tests/progs/latepeak.c)
+CUZKTRACE_SAMPLE=524288 CUZKTRACE_OUT=$T/latepeak.zst traced latepeak $P/latepeak
+$REPORT --json $T/latepeak.zst >$T/latepeak.json 2>$T/latepeak.rerr
+$REPORT $T/latepeak.zst >$T/latepeak.txt 2>/dev/null
+expect_eq "default mode, a worker's pending total sent after the peak RSS: the peak heap counts it, and is no lower than the heap at the peak RSS" \
+	"$(cat $T/latepeak.rc)/$(cat $T/latepeak.rerr)/$($PY -c '
+import json, sys
+d = json.load(open(sys.argv[1])); own = int(open(sys.argv[2]).read())
+h, r, s = d["peak_heap"], d["peak_rss"], d["sampling"]
+print("counted" if own <= h["bytes"] < own + 4096 else "peak %d, the program held %d" % (h["bytes"], own),
+      "not below" if h["bytes"] >= r["heap_bytes"] else "peak %d below the %d at the peak RSS" % (h["bytes"], r["heap_bytes"]),
+      "same moment" if not s["peak_heap_at_peak_rss"] or (h["t_s"] == r["t_s"] and s["late_totals_at_peak"] >= 1) else "moment %s, peak RSS at %s" % (h["t_s"], r["t_s"]))' $T/latepeak.json $T/latepeak.out)/$(grep -c '^  moment              the peak RSS sample.s: running totals that threads sent later were live then' $T/latepeak.txt)" \
+	"0//counted not below same moment/$(jget $T/latepeak.json sampling.peak_heap_at_peak_rss | sed 's/true/1/;s/false/0/')"
+
 # The phase API and log-line rules at their edges (tests/progs/phases2.c has the numbers).
 p2() { # p2 MODE [RULES]: trace one mode in exact mode, report to $T/p2MODE.json
 	CUZKTRACE_SAMPLE=0 CUZKTRACE_PHASES=${2:-} CUZKTRACE_OUT=$T/p2$1.zst traced p2$1 $P/phases2 $1

@@ -477,8 +477,7 @@ def parse_frame(b, tr, fidx):
         elif tag == T_RSS:
             c['rss'] += 1
             prev_ts += row.sv()
-            row.uv()
-            ev.append(('S', prev_ts))  # a sample: its time bounds a late total's last change
+            ev.append(('S', prev_ts, row.uv()))  # its time bounds a late total's last change
         elif tag == T_RSS_DETAIL:
             c['rss_detail'] += 1
             prev_ts += row.sv()
@@ -597,7 +596,7 @@ def expand(evs):
             out.append((e[1], REL, 'remap_rel', e[2], e[3], cell))
             out.append((e[1] + e[6], ALC, 'remap_new', e[4], e[5], cell))
         elif k == 'S':
-            out.append((e[1], ALC, 'sample'))
+            out.append((e[1], ALC, 'sample', e[2]))
         elif k == 'G':
             out.append((e[1], ALC if e[2] >= 0 else REL, 'agg', e[2], e[3], e[4], agg_ts))
             agg_ts = e[1]
@@ -739,6 +738,9 @@ def replay(tr, stream=False):
     by_phase = {}
     peak, peak_t, peak_phase = 0, None, {}
     late_net = 0  # the late totals' sum at the current peak
+    # the peak RSS sample: its bytes, time, the heap then (late totals that belong to it
+    # included, as at the peak heap) and the heap by phase then
+    rss_peak, rss_t, rss_heap, rss_late, rss_phase = None, None, 0, 0, {}
     # RSS sample times, kept as the reader keeps them (the spec leaves how to the reader; the
     # bound they give must agree): the latest 256 exact, and every stride-th of all since the
     # start in at most 1024, halved (every other one, from the first) when full
@@ -818,8 +820,14 @@ def replay(tr, stream=False):
                 # to it: frees among them cancel allocations among them, in either order
                 peak += max(late_net + e[3], 0) - max(late_net, 0)
                 late_net += e[3]
+            if e[3] and e[5] and rss_t is not None and frm <= rss_t < ts and rss_t > e[6]:
+                rss_heap += max(rss_late + e[3], 0) - max(rss_late, 0)
+                rss_late += e[3]
         elif op == 'sample':
             sample_time(ts)
+            if rss_peak is None or e[3] > rss_peak:
+                rss_peak, rss_t, rss_heap, rss_late = e[3], ts, max(heap, 0), 0
+                rss_phase = {k: v for k, v in by_phase.items() if v}
         elif op == 'map':
             maps.add(e[3], e[4], bool(e[5] & MAP_ANON), e[6])
         elif op == 'unmap':
@@ -854,6 +862,11 @@ def replay(tr, stream=False):
             fpeak, fpeak_t = maps.file, ts
         if maps.reserved > rpeak:
             rpeak, rpeak_t = maps.reserved, ts
+
+    # late totals can show more heap at the peak RSS sample than at the replay's own top:
+    # that moment is the peak heap's then
+    if rss_heap > peak:
+        peak, peak_t, peak_phase = rss_heap, rss_t, rss_phase
 
     def name(pid):
         return '(none)' if pid == 0 else tr.phase_names.get(pid, 'phase#%d' % pid)

@@ -3,9 +3,11 @@
  * Python's os._exit and forked workers do. Keeps 3,000,000 bytes in 1,000 blocks first; the
  * trace must still be complete (an END record) and hold them live at exit. With argument
  * "signal" it instead allocates and frees in a loop until a SIGALRM handler calls _exit(0):
- * the handler may interrupt the tracer's own hooks, and the program must end either way. With
+ * the handler may interrupt the tracer's own hooks, and the program must end either way
+ * ("signal-log" also writes two lines a CUZKTRACE_PHASES rule matches each time). With
  * "race", a thread calls _exit(7) while main's return (exit) is in the tracer's final flush:
  * it must wait for that flush, or its exit_group cuts the trace short. */
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -61,7 +63,8 @@ static void *racer(void *arg)
 
 int main(int argc, char **argv)
 {
-	if (argc > 1 && !strcmp(argv[1], "signal")) {
+	if (argc > 1 && (!strcmp(argv[1], "signal") || !strcmp(argv[1], "signal-log"))) {
+		int log = !strcmp(argv[1], "signal-log"), null = open("/dev/null", O_WRONLY);
 		signal(SIGALRM, on_alarm);
 		struct itimerval it = {{0, 0}, {0, 20000}}; /* 20 ms */
 		setitimer(ITIMER_REAL, &it, NULL);
@@ -69,6 +72,10 @@ int main(int argc, char **argv)
 			void *p = malloc(64);
 			keep[0] = p;
 			free(p);
+			/* lines a CUZKTRACE_PHASES rule matches: the tracer's scan of them holds
+			 * one of its mutexes, where the handler's _exit may land */
+			if (log && (write(null, "XS\n", 3) < 0 || write(null, "XE\n", 3) < 0))
+				_exit(2);
 		}
 	}
 	for (int i = 0; i < 1000; i++) {
