@@ -578,6 +578,7 @@ void ckt_phase_flush_deferred(struct ckt_tls *t); /* a marker deferred at a writ
 /* Scans the n bytes the calling thread wrote to fd (stdout or stderr) for CUZKTRACE_PHASES
  * markers, a marker begun in its earlier writes to fd included. Caller holds the guard. */
 void ckt_phase_scan(int fd, const char *buf, size_t n);
+void ckt_phase_scan_copied(int fd, const char *buf, size_t n); /* a write to /dev/null */
 struct iovec;
 void ckt_phase_scan_iov(int fd, const struct iovec *iov, int cnt, size_t total); /* writev's n bytes */
 extern int ckt_phase_rules_on;

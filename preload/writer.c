@@ -303,7 +303,7 @@ static int reopen_once(void)
 }
 
 static int64_t file_expect = -1; /* the file's size after our last write that it holds, -1: unknown */
-static int cut_said;
+static int cut_said, grew_said;
 
 /* Another program cut the trace file to `at` bytes (truncate -s 0): the trace no longer reads
  * from its start. One line. */
@@ -318,6 +318,31 @@ static void say_cut(uint64_t at)
 	ckt_line_u64(&l, (uint64_t)file_expect);
 	ckt_line_str(&l, " were written): the trace will not read from its start");
 	ckt_line_emit(&l);
+}
+
+/* Another program wrote into the trace file (it grew to `at` bytes past our last write): the
+ * writes go on at our own offset, over those bytes. One line; the reader says what is left
+ * of them (bytes after the end record) if anything. */
+static void say_grew(uint64_t at)
+{
+	struct ckt_line l = {.len = 0};
+	ckt_line_str(&l, "cuzktrace: warning: '");
+	ckt_line_str(&l, path_abs);
+	ckt_line_str(&l, "' was written to by another program while traced (it grew to ");
+	ckt_line_u64(&l, at);
+	ckt_line_str(&l, " bytes; ");
+	ckt_line_u64(&l, (uint64_t)file_expect);
+	ckt_line_str(&l, " were written): the trace goes on over those bytes");
+	ckt_line_emit(&l);
+}
+
+/* Where the next write of fd lands, given the file's size: its offset, or the file's end for
+ * a descriptor opened to append (a reopen after a close-all). */
+static int64_t write_offset(int64_t size)
+{
+	int fl = fcntl(fd, F_GETFL);
+	off_t off = fl >= 0 && !(fl & O_APPEND) ? lseek(fd, 0, SEEK_CUR) : -1;
+	return off >= 0 ? (int64_t)off : size;
 }
 
 /* The trace file's size through fd, when fd is the trace; -1 when it is not, -2 where fstat
@@ -388,9 +413,12 @@ static int flush_frame(void)
 	 * pipe or file made meanwhile (the tracer's libunwind pipe, moved up to the number just
 	 * freed), and the write "succeeds" there: a frame went missing, and the reader refused
 	 * the whole trace (3 runs in 40 of tests/progs/sigprof.c 3000 on a busy machine). So the
-	 * file's size is read before and after: a frame it did not get is written again. */
+	 * file's size is read before and after: a frame it did not get is written again. Where
+	 * the frame starts is the descriptor's offset, not the size: another program that grew
+	 * the file (`echo >> trace.zst`) made the frame look cut short, and it was written
+	 * again after itself, which the reader refused as a repeated frame. */
 	size_t done = 0;
-	int64_t at = -3; /* the file's size before the frame; -3 not read yet, -2 fstat refused */
+	int64_t at = -3; /* where the frame starts; -3 not read yet, -2 fstat refused */
 	uint64_t until = ckt_clock_raw() + REOPEN_FOR_NS;
 	for (int i = 0;; i++) {
 		int rc = check_fd(); /* its -EBADF is final: the path no longer names the trace */
@@ -403,10 +431,13 @@ static int flush_frame(void)
 			continue;
 		}
 		if (at == -3) {
-			at = now; /* nothing of the frame written yet */
-			/* shorter than what was written: another program cut it, said once */
-			if (at >= 0 && file_expect >= 0 && at < file_expect && !cut_said++)
-				say_cut((uint64_t)at);
+			/* nothing of the frame written yet. Shorter than what was written: another
+			 * program cut it; longer: another program wrote to it. Said once each */
+			if (now >= 0 && file_expect >= 0 && now < file_expect && !cut_said++)
+				say_cut((uint64_t)now);
+			if (now >= 0 && file_expect >= 0 && now > file_expect && !grew_said++)
+				say_grew((uint64_t)now);
+			at = now >= 0 ? write_offset(now) : now;
 		} else if (at >= 0 && now >= at && now - at <= (int64_t)out.pos)
 			done = (size_t)(now - at);
 		rc = write_from(zbuf, out.pos, &done);

@@ -565,6 +565,19 @@ expect_eq "trace deleted while running: the line comes with CUZKTRACE_QUIET=1 to
 CUZKTRACE_OUT=$T/mv/c.zst traced cutself sh -c 'sleep 0.3; : >'$T'/mv/c.zst; sleep 0.4; echo z'
 expect_eq "trace cut to 0 bytes while running: output unchanged, one line" \
 	"$(cat $T/cutself.out)/$(grep -c "^cuzktrace: warning: '$T/mv/c.zst' was cut to 0 bytes by another program while traced ([0-9]* were written): the trace will not read from its start$" $T/cutself.err)" "z/1"
+# ... or writes into it (echo >>, truncate -s +600): one line, and the trace goes on at its own
+# offset, over those bytes, and reads complete (since 0.2.24: no line, and the frame after was
+# taken for one cut short and written again after itself: the reader refused the whole trace,
+# "corrupt zstd frame" or "a frame is missing, repeated or out of order")
+for g in 'echo hello >>' 'truncate -s +600'; do
+	rm -f $T/mv/g.zst
+	CUZKTRACE_OUT=$T/mv/g.zst traced growself sh -c 'sleep 0.3; '"$g"' '$T'/mv/g.zst; sleep 0.4; echo g'
+	$REPORT --json $T/mv/g.zst >$T/growself.json 2>/dev/null
+	g_rc=$?
+	expect_eq "another program writes into the trace while it runs ($g): output unchanged, one line, the trace complete" \
+		"$(cat $T/growself.out)/$(grep -c "^cuzktrace: warning: '$T/mv/g.zst' was written to by another program while traced (it grew to [0-9]* bytes; [0-9]* were written): the trace goes on over those bytes$" $T/growself.err)/$g_rc/$(jget $T/growself.json truncated)/$(jget $T/growself.json end_reason)" \
+		"g/1/0/false/exit"
+done
 
 # both_modes NAME WHAT WANT PROG...: PROG traced in exact and default mode; "WANT" is its output,
 # and each run must end with status 0 and a complete trace
