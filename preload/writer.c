@@ -305,34 +305,20 @@ static int reopen_once(void)
 static int64_t file_expect = -1; /* the file's size after our last write that it holds, -1: unknown */
 static int cut_said, grew_said;
 
-/* Another program cut the trace file to `at` bytes (truncate -s 0): the trace no longer reads
- * from its start. One line. */
-static void say_cut(uint64_t at)
+/* Another program changed the trace file's size to `at` bytes behind our back: one line, "'<path>"
+ * a <at> b <bytes we had written> c. It cut it (truncate -s 0: the trace no longer reads from
+ * its start), or wrote into it (the writes go on at our own offset, over those bytes; the
+ * reader says what is left of them after the end record, if anything). */
+static void say_size(const char *a, uint64_t at, const char *b, const char *c)
 {
 	struct ckt_line l = {.len = 0};
 	ckt_line_str(&l, "cuzktrace: warning: '");
 	ckt_line_str(&l, path_abs);
-	ckt_line_str(&l, "' was cut to ");
+	ckt_line_str(&l, a);
 	ckt_line_u64(&l, at);
-	ckt_line_str(&l, " bytes by another program while traced (");
+	ckt_line_str(&l, b);
 	ckt_line_u64(&l, (uint64_t)file_expect);
-	ckt_line_str(&l, " were written): the trace will not read from its start");
-	ckt_line_emit(&l);
-}
-
-/* Another program wrote into the trace file (it grew to `at` bytes past our last write): the
- * writes go on at our own offset, over those bytes. One line; the reader says what is left
- * of them (bytes after the end record) if anything. */
-static void say_grew(uint64_t at)
-{
-	struct ckt_line l = {.len = 0};
-	ckt_line_str(&l, "cuzktrace: warning: '");
-	ckt_line_str(&l, path_abs);
-	ckt_line_str(&l, "' was written to by another program while traced (it grew to ");
-	ckt_line_u64(&l, at);
-	ckt_line_str(&l, " bytes; ");
-	ckt_line_u64(&l, (uint64_t)file_expect);
-	ckt_line_str(&l, " were written): the trace goes on over those bytes");
+	ckt_line_str(&l, c);
 	ckt_line_emit(&l);
 }
 
@@ -434,9 +420,11 @@ static int flush_frame(void)
 			/* nothing of the frame written yet. Shorter than what was written: another
 			 * program cut it; longer: another program wrote to it. Said once each */
 			if (now >= 0 && file_expect >= 0 && now < file_expect && !cut_said++)
-				say_cut((uint64_t)now);
+				say_size("' was cut to ", (uint64_t)now, " bytes by another program while traced (",
+					 " were written): the trace will not read from its start");
 			if (now >= 0 && file_expect >= 0 && now > file_expect && !grew_said++)
-				say_grew((uint64_t)now);
+				say_size("' was written to by another program while traced (it grew to ", (uint64_t)now,
+					 " bytes; ", " were written): the trace goes on over those bytes");
 			at = now >= 0 ? write_offset(now) : now;
 		} else if (at >= 0 && now >= at && now - at <= (int64_t)out.pos)
 			done = (size_t)(now - at);
