@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <sched.h>
@@ -865,7 +866,11 @@ static int ckt_main_open(struct ckt_main_read *m)
 	struct ckt_error err = { 0 };
 
 	if (ckt_decode_open(m->path, &m->dec, &err) < 0) {
-		ckt_main_say("error: '%s': %s", m->path, err.msg);
+		/* "-" is /dev/stdin: a closed standard input read "No such file or directory" */
+		if (!strcmp(m->path, "/dev/stdin") && fcntl(0, F_GETFD) < 0 && errno == EBADF)
+			ckt_main_say("error: the standard input ('-', /dev/stdin) is closed");
+		else
+			ckt_main_say("error: '%s': %s", m->path, err.msg);
 		return -1;
 	}
 	/* the tracer takes rates up to 2^30 bytes: a bigger one would make every estimate huge;

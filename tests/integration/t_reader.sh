@@ -18,6 +18,9 @@ fi
 $REPORT $T/missing.zst >/dev/null 2>$T/r3.err; rc=$?
 expect_eq "reader: missing file exits 1" $rc 1
 expect_eq "reader: missing file message" "$(cat $T/r3.err)" "cuzktrace-report: error: '$T/missing.zst': No such file or directory"
+$REPORT - <&- >/dev/null 2>$T/r3c.err
+expect_eq "reader: '-' with the standard input closed: status 1, says so (it read '/dev/stdin': No such file or directory)" \
+	"$?/$(cat $T/r3c.err)" "1/cuzktrace-report: error: the standard input ('-', /dev/stdin) is closed"
 $REPORT >/dev/null 2>$T/r4.err; rc=$?
 expect_eq "reader: no argument exits 2" $rc 2
 expect_eq "reader: no argument message" "$(head -1 $T/r4.err)" "cuzktrace-report: error: no TRACE file given"
