@@ -203,6 +203,7 @@ extern struct ckt_real ckt_real;
 /* 1 once the real allocator symbols are resolved; before that, hooks serve the early pool. */
 extern atomic_int ckt_boot_state;
 extern atomic_int ckt_init_ran;
+extern atomic_int ckt_init_busy; /* the constructor runs (its set-up half done) */
 void ckt_bootstrap(void);
 void ckt_finish_exit(void); /* exit, _exit, quick_exit: the final flush (bootstrap.c) */
 extern atomic_int ckt_quick_armed; /* the tracer's at_quick_exit handler is registered */
@@ -578,7 +579,6 @@ void ckt_phase_flush_deferred(struct ckt_tls *t); /* a marker deferred at a writ
 /* Scans the n bytes the calling thread wrote to fd (stdout or stderr) for CUZKTRACE_PHASES
  * markers, a marker begun in its earlier writes to fd included. Caller holds the guard. */
 void ckt_phase_scan(int fd, const char *buf, size_t n);
-void ckt_phase_scan_copied(int fd, const char *buf, size_t n); /* a write to /dev/null */
 struct iovec;
 void ckt_phase_scan_iov(int fd, const struct iovec *iov, int cnt, size_t total); /* writev's n bytes */
 extern int ckt_phase_rules_on;

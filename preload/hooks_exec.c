@@ -568,10 +568,9 @@ CKT_SETXID(initgroups, CAP_SETGID, (const char *user, gid_t group), (user, group
 /* _exit and _Exit end the process without exit handlers, so without the tracer's destructor:
  * the usual end of a shell (dash, Debian's /bin/sh, ends so), of Python's os._exit and of
  * many forked workers. The trace was cut at its last flush, up to CUZKTRACE_FLUSH_MS of events
- * lost and no END record; it is finished here first, as exit does. Not from inside one of our
- * hooks (a signal handler that interrupted one: the tracer's state may be half-changed), and
- * not in a vfork child or a child that is not traced (ckt_finish_exit: the trace is the
- * parent's). _exit is async-signal-safe, so this path joins no thread (pthread_join takes
+ * lost and no END record; it is finished here first, as exit does, also from a signal handler
+ * that interrupted one of our hooks (see before_fast_exit for the exceptions), and not in a
+ * vfork child or a child that is not traced (ckt_finish_exit: the trace is the parent's). _exit is async-signal-safe, so this path joins no thread (pthread_join takes
  * glibc's thread-stack lock, which the interrupted code may hold: that hung for good) and
  * waits for the writer's last flush instead; if the interrupted code held a lock the writer
  * needs, the writer's 10 s progress limit ends the wait. Signals are blocked meanwhile: the
@@ -597,7 +596,11 @@ static CKT_NOINLINE void before_fast_exit(void)
 	 * trace is finished as by exit (exit_claim): the event the hook was recording is lost,
 	 * and it only held the horizon back. Before, the exit went on at once, the trace ending
 	 * at its last flush without a word (9 runs in 10 of such a program). Not while the
-	 * thread holds one of the tracer's mutexes, which finishing may need: then one line. */
+	 * thread holds one of the tracer's mutexes, which finishing may need: then one line; nor
+	 * inside the tracer's constructor (its own _exit under CUZKTRACE_STRICT=1, or a handler
+	 * there), whose writer may be half started: as before, nothing. */
+	if (ckt_tls.guard && !ckt_tls.awaiting_exit && atomic_load(&ckt_init_busy))
+		return;
 	if (ckt_tls.guard && !ckt_tls.awaiting_exit && ckt_tls.mutexes) {
 		if (atomic_load(&ckt_active))
 			ckt_log("warning: _exit from a signal handler that interrupted the tracer while it "

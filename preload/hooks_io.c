@@ -16,7 +16,6 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -24,16 +23,6 @@ static inline int scan_wanted(int fd)
 {
 	return ckt_phase_rules_on && (fd == 1 || fd == 2) && !ckt_tls.guard &&
 	       atomic_load_explicit(&ckt_active, memory_order_relaxed);
-}
-
-/* fd is a device that takes writes without reading them (/dev/null, /dev/zero): the bytes
- * the call "wrote" need not be readable (ckt_phase_scan_copied). An fstat per scanned write,
- * only with CUZKTRACE_PHASES rules on. */
-static int discards(int fd)
-{
-	struct stat st;
-	return fstat(fd, &st) == 0 && S_ISCHR(st.st_mode) && major(st.st_rdev) == 1 &&
-	       (minor(st.st_rdev) == 3 || minor(st.st_rdev) == 5);
 }
 
 /* ---- libunwind's memory checks ----
@@ -261,11 +250,9 @@ CKT_EXPORT ssize_t write(int fd, const void *buf, size_t n)
 	}
 	ssize_t rc = ckt_real.write ? ckt_real.write(fd, buf, n) : syscall(SYS_write, fd, buf, n);
 	if (rc > 0 && CKT_UNLIKELY(scan_wanted(fd))) {
-		int saved = errno; /* the program's, as the write left it */
 		ckt_tls.guard = CKT_GUARD_HOOK;
-		(discards(fd) ? ckt_phase_scan_copied : ckt_phase_scan)(fd, buf, (size_t)rc);
+		ckt_phase_scan(fd, buf, (size_t)rc);
 		ckt_tls.guard = 0;
-		errno = saved;
 	}
 	return rc;
 }
@@ -276,20 +263,9 @@ CKT_EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
 	if (rc > 0 && CKT_UNLIKELY(scan_wanted(fd))) {
 		/* (a buffer of the pieces joined, 8 KiB on the stack of every writev, crashed
 		 * programs whose signal handlers write on small alternate stacks) */
-		int saved = errno;
 		ckt_tls.guard = CKT_GUARD_HOOK;
-		if (discards(fd)) {
-			size_t left = (size_t)rc;
-			for (int i = 0; i < cnt && left; i++) {
-				size_t k = iov[i].iov_len < left ? iov[i].iov_len : left;
-				ckt_phase_scan_copied(fd, iov[i].iov_base, k);
-				left -= k;
-			}
-		} else {
-			ckt_phase_scan_iov(fd, iov, cnt, (size_t)rc);
-		}
+		ckt_phase_scan_iov(fd, iov, cnt, (size_t)rc);
 		ckt_tls.guard = 0;
-		errno = saved;
 	}
 	return rc;
 }

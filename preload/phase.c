@@ -628,34 +628,6 @@ void ckt_phase_scan(int fd, const char *buf, size_t n)
 	scan_done(&ckt_tls);
 }
 
-/* A write to a device that discards without reading (/dev/null, /dev/zero) succeeds whatever
- * its buffer: a bad pointer there is the program's business (write(1, (void *)1, 5) returns 5
- * with stdout on /dev/null), and the scan must not read it (it crashed the program: SIGSEGV).
- * The bytes are copied in through the kernel, a piece at a time, into a buffer under
- * scan_lock, and scanned as pieces of one write; the scan stops at the first piece it cannot
- * read. Where the kernel refuses the copy (process_vm_readv denied by a seccomp filter) the
- * buffer is scanned in place, as before. */
-void ckt_phase_scan_copied(int fd, const char *buf, size_t n)
-{
-	static char piece[4096];
-	ckt_mutex_take(&scan_lock);
-	for (size_t off = 0; off < n;) {
-		size_t k = n - off < sizeof(piece) ? n - off : sizeof(piece);
-		struct iovec to = {piece, k}, from = {(void *)(buf + off), k};
-		ssize_t got = syscall(SYS_process_vm_readv, getpid(), &to, 1UL, &from, 1UL, 0UL);
-		if (got < 0 && errno != EFAULT) {
-			scan_write(fd, buf + off, n - off);
-			break;
-		}
-		if (got > 0)
-			scan_write(fd, piece, (size_t)got);
-		if (got != (ssize_t)k)
-			break;
-		off += k;
-	}
-	scan_done(&ckt_tls);
-}
-
 /* loggers write [prefix, message, "\n"]: up to 1 KiB the pieces are joined (in a static
  * buffer, under scan_lock) and scanned as one write, so that the stored line is whole;
  * longer ones are scanned in turn, a marker split between them found as one split between

@@ -322,13 +322,16 @@ static void say_size(const char *a, uint64_t at, const char *b, const char *c)
 	ckt_line_emit(&l);
 }
 
-/* Where the next write of fd lands, given the file's size: its offset, or the file's end for
- * a descriptor opened to append (a reopen after a close-all). */
-static int64_t write_offset(int64_t size)
+/* Where the next write of fd lands: its offset; -1 for a descriptor opened to append (a
+ * reopen after a close-all: at the file's end), or when it cannot be told. Read before the
+ * fstat that checks fd is the trace (trace_size): read after it, a close-all and an open in
+ * between gave the offset of the program's file that took the number, and the frame, written
+ * there, counted as written to the trace. */
+static int64_t write_offset(void)
 {
 	int fl = fcntl(fd, F_GETFL);
 	off_t off = fl >= 0 && !(fl & O_APPEND) ? lseek(fd, 0, SEEK_CUR) : -1;
-	return off >= 0 ? (int64_t)off : size;
+	return off >= 0 ? (int64_t)off : -1;
 }
 
 /* The trace file's size through fd, when fd is the trace; -1 when it is not, -2 where fstat
@@ -410,7 +413,7 @@ static int flush_frame(void)
 		int rc = check_fd(); /* its -EBADF is final: the path no longer names the trace */
 		if (rc)
 			return rc;
-		int64_t now = trace_size();
+		int64_t off = at == -3 ? write_offset() : -1, now = trace_size();
 		if (now == -1) { /* the number was lost again since the check */
 			if (tries_spent(i, until))
 				return -EBADF;
@@ -424,8 +427,10 @@ static int flush_frame(void)
 					 " were written): the trace will not read from its start");
 			if (now >= 0 && file_expect >= 0 && now > file_expect && !grew_said++)
 				say_size("' was written to by another program while traced (it grew to ", (uint64_t)now,
-					 " bytes; ", " were written): the trace goes on over those bytes");
-			at = now >= 0 ? write_offset(now) : now;
+					 " bytes; ", off >= 0 ? " were written): the trace goes on over those bytes"
+							      : " were written): the trace goes on after those bytes, "
+								"and will not read past them");
+			at = now >= 0 && off >= 0 ? off : now;
 		} else if (at >= 0 && now >= at && now - at <= (int64_t)out.pos)
 			done = (size_t)(now - at);
 		rc = write_from(zbuf, out.pos, &done);

@@ -565,6 +565,23 @@ expect_eq "trace deleted while running: the line comes with CUZKTRACE_QUIET=1 to
 CUZKTRACE_OUT=$T/mv/c.zst traced cutself sh -c 'sleep 0.3; : >'$T'/mv/c.zst; sleep 0.4; echo z'
 expect_eq "trace cut to 0 bytes while running: output unchanged, one line" \
 	"$(cat $T/cutself.out)/$(grep -c "^cuzktrace: warning: '$T/mv/c.zst' was cut to 0 bytes by another program while traced ([0-9]* were written): the trace will not read from its start$" $T/cutself.err)" "z/1"
+# A close-all and an open of the program between two of the writer's calls on the trace
+# descriptor (libfdswap.so gives its number to another file after the N-th fstat of the trace,
+# N = 6..14: each of the writer's checks of a frame in turn): the trace is reopened, one line,
+# and reads whole (with the frame's start taken from the descriptor after its check, the
+# other file's offset was taken for the trace's, and a frame was lost: the reader refused it)
+fs_ok=0
+for n in 6 7 8 9 10 11 12 13 14; do
+	rm -f $T/fdswap.zst
+	FDSWAP_N=$n FDSWAP_DECOY=$T/fdswap.decoy CUZKTRACE_FLUSH_MS=20 CUZKTRACE_OUT=$T/fdswap.zst \
+		LD_PRELOAD="$P/libfdswap.so $LIB" $P/churn 300 >/dev/null 2>$T/fdswap.err
+	fs_rc=$?
+	$REPORT --json $T/fdswap.zst >$T/fdswap.json 2>$T/fdswap.rerr
+	[ "$fs_rc/$?/$(grep -c "^cuzktrace: warning: the trace descriptor was closed by the program; reopened '$T/fdswap.zst'$" $T/fdswap.err)/$(jget $T/fdswap.json truncated)/$(cat $T/fdswap.rerr)" = "0/0/1/false/" ] &&
+		fs_ok=$((fs_ok + 1)) || echo "  (fdswap N=$n: status $fs_rc, $(cat $T/fdswap.rerr))"
+done
+expect_eq "the trace's descriptor given to another file between the writer's calls, at each of 9 points: reopened, one line, the trace whole" "$fs_ok" 9
+
 # ... or writes into it (echo >>, truncate -s +600): one line, and the trace goes on at its own
 # offset, over those bytes, and reads complete (since 0.2.24: no line, and the frame after was
 # taken for one cut short and written again after itself: the reader refused the whole trace,
