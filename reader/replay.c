@@ -496,6 +496,7 @@ struct ckt_replay {
 	 * ckt_replay_agg_late) */
 	int64_t late_net, late_net_rss;
 	uint64_t late_kept_rss; /* as the stats' agg_late_kept, at the peak RSS sample */
+	uint64_t flat_until; /* the first change of the heap after its peak; UINT64_MAX: none yet */
 	uint64_t held;        /* events queued in all threads now (ckt_replay_bound) */
 
 	struct ckt_thread *threads;
@@ -717,6 +718,7 @@ struct ckt_replay *ckt_replay_new(uint64_t page_size)
 	r->agg_tick = 10000000; /* the tracer's default CUZKTRACE_RSS_MS */
 	r->rss_stride = 1;
 	r->cuda_fail_gen = UINT64_MAX; /* no refused call yet */
+	r->flat_until = UINT64_MAX;
 	for (int m = 0; m < CKT_AT_COUNT; m++)
 		r->epochs[CKT_EPOCHS_ALIAS + m] = (uint64_t)m;
 	return r;
@@ -1120,8 +1122,11 @@ static void ckt_replay_sampled_move(struct ckt_replay *r, int64_t est)
  * when the heap is nearly empty (one thread's frees counted, another's allocations still
  * pending), and frees of blocks allocated before tracing count too. The reported figures are
  * the signed ones clamped at zero, so nothing wraps to 16 million TiB. */
-static void ckt_replay_heap_move(struct ckt_replay *r, int64_t bytes, int64_t blocks)
+static void ckt_replay_heap_move(struct ckt_replay *r, int64_t bytes, int64_t blocks, uint64_t ts)
 {
+	/* the first change after the peak (ckt_replay_agg_late: the heap held still until then) */
+	if (bytes && r->flat_until == UINT64_MAX)
+		r->flat_until = ts;
 	/* each step is under 2^57 (decode.c): see CKT_REPLAY_MAX_LIVE */
 	r->heap_signed += bytes;
 	r->blocks_signed += blocks;
@@ -1143,6 +1148,7 @@ static void ckt_replay_note_heap(struct ckt_replay *r, uint64_t ts)
 		st->peak_heap.ts = ts;
 		st->agg_late_kept = 0;
 		r->late_net = 0;
+		r->flat_until = UINT64_MAX;
 		ckt_replay_obs_peak(r, CKT_AT_PEAK_HEAP, ts);
 	}
 }
@@ -1244,13 +1250,42 @@ static void ckt_replay_agg_late(struct ckt_replay *r, const struct ckt_ev *ev, u
 		return;
 	uint64_t c = ev->ts > ev->stack ? ev->ts - ev->stack : 0;
 	uint64_t from = ckt_replay_tick_after(r, c, r->rss_n ? ev->ts : c + r->agg_tick);
+	/* A total that grew, made within the clock's tick of a peak (c <= peak < from: before or
+	 * after it, the trace cannot tell), counts at it too, and so does one made after a peak
+	 * that the thread's own previous send made (its burst went on past it), or made within
+	 * two ticks after a peak the heap held still from then until past it (a burst that
+	 * crossed a tick): were they taken as after the peak, the bytes went nowhere, or made a
+	 * new peak at the send, the thread's next action after it idled (four pool workers' last
+	 * 64,000 bytes each, made as their burst reached the peak in phase msm: the peak moved
+	 * 0.1 s on, in no phase, in 19 runs of 20). The peak's moment is then right to within two
+	 * ticks, its bytes to within such totals, as everywhere in this mode: such a thread was
+	 * alive at the peak and had sent a total by then, so the bound counts it. Only where the
+	 * clock ticked (from within two ticks of c): under a starved clock every change looks
+	 * that close to the peak. Frees are not: counted at a peak they may have come after, they
+	 * cancelled bytes it held. The peak RSS sample takes the first rule alone. */
+	uint64_t pk = st->peak_heap.ts, two = 2 * r->agg_tick;
+	bool ticked = d > 0 && from - c <= two;
+	/* the limits of the normal rule: at or after from, after prev */
+	uint64_t lim = from, after = prev;
+	if (ticked && ((c <= pk && prev <= pk) || /* within the tick (prev == pk: its own send made it) */
+		       /* the heap held still at the peak from it until past the change */
+		       (r->flat_until >= from && pk < from && from - pk <= two && prev < from))) {
+		lim = pk;
+		after = 0;
+	}
 	/* (a hostile trace's late totals near 2^62 could wrap the sums: the tracer's are under
 	 * CKT_AGG_STEP each, and the decoder refuses totals past CKT_DECODE_MAX_BYTES) */
 	if (st->peak_heap.bytes &&
-	    ckt_replay_late_at(st->peak_heap.ts, &st->peak_heap.bytes, &r->late_net, d, from, prev, ev->ts))
+	    ckt_replay_late_at(pk, &st->peak_heap.bytes, &r->late_net, d, lim, after, ev->ts)) {
 		st->agg_late_kept++;
+		/* the heap and the peak moved alike: it still holds still at the peak */
+		if (r->flat_until == ev->ts && st->heap_bytes == st->peak_heap.bytes)
+			r->flat_until = UINT64_MAX;
+	}
 	if (st->peak_rss.seen &&
-	    ckt_replay_late_at(st->peak_rss.ts, &st->peak_rss.heap_bytes, &r->late_net_rss, d, from, prev, ev->ts))
+	    ckt_replay_late_at(st->peak_rss.ts, &st->peak_rss.heap_bytes, &r->late_net_rss, d,
+			       ticked && c <= st->peak_rss.ts ? c : from,
+			       ticked && c <= st->peak_rss.ts && prev ? prev - 1 : prev, ev->ts))
 		r->late_kept_rss++;
 }
 
@@ -1307,7 +1342,7 @@ static inline void ckt_replay_block_gone(struct ckt_replay *r, const struct ckt_
 	}
 	ckt_replay_obs_bytes(r, b->stack, b->phase, ckt_replay_live_tid(r, b), CKT_SPACE_HEAP,
 			     -(int64_t)b->size, -1, ts);
-	ckt_replay_heap_move(r, -(int64_t)b->size, -1);
+	ckt_replay_heap_move(r, -(int64_t)b->size, -1, ts);
 }
 
 /* The block m holds at addr, if any, is gone at ts: true. */
@@ -1396,7 +1431,7 @@ static int ckt_replay_heap_alloc(struct ckt_replay *r, const struct ckt_ev *ev, 
 		return 0;
 	}
 	ckt_replay_obs_bytes(r, nb.stack, nb.phase, tid, CKT_SPACE_HEAP, (int64_t)ev->len, 1, ev->ts);
-	ckt_replay_heap_move(r, (int64_t)ev->len, 1);
+	ckt_replay_heap_move(r, (int64_t)ev->len, 1, ev->ts);
 	ckt_replay_note_heap(r, ev->ts);
 	return 0;
 }
@@ -2089,7 +2124,7 @@ static __attribute__((noinline)) int ckt_replay_apply_other(struct ckt_replay *r
 		break;
 	case CKT_EV_AGG:
 		/* small blocks of the default mode: totals only, attributed by the samples */
-		ckt_replay_heap_move(r, (int64_t)ev->addr, (int64_t)ev->len);
+		ckt_replay_heap_move(r, (int64_t)ev->addr, (int64_t)ev->len, ev->ts);
 		ckt_replay_agg_late(r, ev, th->sent_agg ? th->agg_ts : 0);
 		th->agg_ts = ev->ts;
 		if (!th->sent_agg) {

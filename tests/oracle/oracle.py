@@ -738,6 +738,7 @@ def replay(tr, stream=False):
     by_phase = {}
     peak, peak_t, peak_phase = 0, None, {}
     late_net = 0  # the late totals' sum at the current peak
+    flat_until = None  # the first change of the heap after the peak (None: none yet)
     # the peak RSS sample: its bytes, time, the heap then (late totals that belong to it
     # included, as at the peak heap) and the heap by phase then
     rss_peak, rss_t, rss_heap, rss_late, rss_phase = None, None, 0, 0, {}
@@ -791,11 +792,13 @@ def replay(tr, stream=False):
                 inconsistencies += 1
                 osz, oph, osm = live.pop(addr)
                 if not osm:
+                    flat_until = ts if flat_until is None and osz else flat_until
                     heap -= osz
                     blocks -= 1
                     by_phase[oph] -= osz
             live[addr] = (size, phase, sampled)
             if not sampled:  # a sample's bytes and count are in the AGG totals already
+                flat_until = ts if flat_until is None and size else flat_until
                 heap += size
                 blocks += 1
                 by_phase[phase] = by_phase.get(phase, 0) + size
@@ -805,22 +808,40 @@ def replay(tr, stream=False):
                 unknown_frees += 1
             elif not b[2]:
                 blocks -= 1
+                flat_until = ts if flat_until is None and b[0] else flat_until
                 heap -= b[0]
                 by_phase[b[1]] -= b[0]
         elif op == 'agg':
+            flat_until = ts if flat_until is None and e[3] else flat_until
             heap += e[3]
             blocks += e[4]
             # format 6: a total sent late last changed after the thread's previous AGG (e[6]),
             # no earlier than c = ts - since and before the first RSS sample after c (the
             # coarse clock ticks right before each; c + tick without samples). A peak held from
             # then on, before this record, keeps its moment and counts it
-            frm = tick_after(max(ts - e[5], 0), ts if rss_seen[0] else max(ts - e[5], 0) + tick)
-            if e[3] and e[5] and peak and frm <= peak_t < ts and peak_t > e[6]:
+            c = max(ts - e[5], 0)
+            frm = tick_after(c, ts if rss_seen[0] else c + tick)
+            # a total that grew, made within a tick or two of the peak, counts there too: its
+            # change within the tick of the peak (c <= peak; the thread's previous AGG not
+            # after the peak), or after a peak the heap held still at until past it
+            lim, aft = frm, e[6]
+            ticked = e[3] > 0 and frm - c <= 2 * tick
+            if ticked and peak_t is not None and (
+                    (c <= peak_t and e[6] <= peak_t) or
+                    ((flat_until is None or flat_until >= frm) and peak_t < frm and
+                     frm - peak_t <= 2 * tick and e[6] < frm)):
+                lim, aft = peak_t, 0
+            if e[3] and e[5] and peak and lim <= peak_t < ts and peak_t > aft:
                 # the peak counts the positive part of the sum of the late totals that belong
                 # to it: frees among them cancel allocations among them, in either order
                 peak += max(late_net + e[3], 0) - max(late_net, 0)
                 late_net += e[3]
-            if e[3] and e[5] and rss_t is not None and frm <= rss_t < ts and rss_t > e[6]:
+                if flat_until == ts and max(heap, 0) == peak:
+                    flat_until = None  # the heap and the peak moved alike
+            rlim, raft = frm, e[6]
+            if ticked and rss_t is not None and c <= rss_t:
+                rlim, raft = c, e[6] - 1 if e[6] else e[6]
+            if e[3] and e[5] and rss_t is not None and rlim <= rss_t < ts and rss_t > raft:
                 rss_heap += max(rss_late + e[3], 0) - max(rss_late, 0)
                 rss_late += e[3]
         elif op == 'sample':
@@ -851,7 +872,7 @@ def replay(tr, stream=False):
                 for off, n, anon, prot in kept:
                     maps.add(new + off, min(n, ln - off), anon, prot)
         if heap > peak:
-            peak, peak_t, late_net = heap, ts, 0
+            peak, peak_t, late_net, flat_until = heap, ts, 0, None
             peak_phase = {k: v for k, v in by_phase.items() if v}
         tot = maps.anon + maps.file
         if tot > mpeak:
