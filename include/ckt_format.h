@@ -171,7 +171,8 @@
  *              Readers count such totals at a peak held from then on (before ts), which keeps
  *              its moment (a pool thread's 60 KB sent at its exit moved the peak from the
  *              phase that made it to that exit); readers since 0.2.24 also a total that grew
- *              at a peak within the tick of its change (a burst that is the peak ends there).
+ *              in the tick or two after a peak the heap held still at (a burst that is the
+ *              peak ends there).
  *              Versions 1 to 5: since = 0.
  *   A reader of this version rejects a tag it does not know.
  *   Stack id 0 means "no stack recorded"; phase id 0 means "no phase". Phase ids run from 1

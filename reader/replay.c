@@ -497,6 +497,7 @@ struct ckt_replay {
 	int64_t late_net, late_net_rss;
 	uint64_t late_kept_rss; /* as the stats' agg_late_kept, at the peak RSS sample */
 	uint64_t flat_until; /* the first change of the heap after its peak; UINT64_MAX: none yet */
+	uint64_t phase_after_peak; /* the first phase event after it; UINT64_MAX: none yet */
 	uint64_t held;        /* events queued in all threads now (ckt_replay_bound) */
 
 	struct ckt_thread *threads;
@@ -718,7 +719,7 @@ struct ckt_replay *ckt_replay_new(uint64_t page_size)
 	r->agg_tick = 10000000; /* the tracer's default CUZKTRACE_RSS_MS */
 	r->rss_stride = 1;
 	r->cuda_fail_gen = UINT64_MAX; /* no refused call yet */
-	r->flat_until = UINT64_MAX;
+	r->flat_until = r->phase_after_peak = UINT64_MAX;
 	for (int m = 0; m < CKT_AT_COUNT; m++)
 		r->epochs[CKT_EPOCHS_ALIAS + m] = (uint64_t)m;
 	return r;
@@ -1148,7 +1149,7 @@ static void ckt_replay_note_heap(struct ckt_replay *r, uint64_t ts)
 		st->peak_heap.ts = ts;
 		st->agg_late_kept = 0;
 		r->late_net = 0;
-		r->flat_until = UINT64_MAX;
+		r->flat_until = r->phase_after_peak = UINT64_MAX;
 		ckt_replay_obs_peak(r, CKT_AT_PEAK_HEAP, ts);
 	}
 }
@@ -1242,7 +1243,7 @@ static bool ckt_replay_late_at(uint64_t at, uint64_t *bytes, int64_t *net, int64
  * a late total never makes a new peak. A late total that belongs to an earlier moment than the
  * peak held now cannot raise it past that peak (the replay keeps one moment): such choices
  * stay within the running totals' bound, as the rest of the default mode. */
-static void ckt_replay_agg_late(struct ckt_replay *r, const struct ckt_ev *ev, uint64_t prev)
+static void ckt_replay_agg_late(struct ckt_replay *r, const struct ckt_ev *ev, uint64_t prev, uint64_t flat0)
 {
 	struct ckt_replay_stats *st = &r->st;
 	int64_t d = (int64_t)ev->addr;
@@ -1250,42 +1251,36 @@ static void ckt_replay_agg_late(struct ckt_replay *r, const struct ckt_ev *ev, u
 		return;
 	uint64_t c = ev->ts > ev->stack ? ev->ts - ev->stack : 0;
 	uint64_t from = ckt_replay_tick_after(r, c, r->rss_n ? ev->ts : c + r->agg_tick);
-	/* A total that grew, made within the clock's tick of a peak (c <= peak < from: before or
-	 * after it, the trace cannot tell), counts at it too, and so does one made after a peak
-	 * that the thread's own previous send made (its burst went on past it), or made within
-	 * two ticks after a peak the heap held still from then until past it (a burst that
-	 * crossed a tick): were they taken as after the peak, the bytes went nowhere, or made a
-	 * new peak at the send, the thread's next action after it idled (four pool workers' last
-	 * 64,000 bytes each, made as their burst reached the peak in phase msm: the peak moved
-	 * 0.1 s on, in no phase, in 19 runs of 20). The peak's moment is then right to within two
-	 * ticks, its bytes to within such totals, as everywhere in this mode: such a thread was
-	 * alive at the peak and had sent a total by then, so the bound counts it. Only where the
-	 * clock ticked (from within two ticks of c): under a starved clock every change looks
-	 * that close to the peak. Frees are not: counted at a peak they may have come after, they
-	 * cancelled bytes it held. The peak RSS sample takes the first rule alone. */
+	/* A total that grew, made in the tick or two after a peak (pk < from <= pk + two ticks)
+	 * while the heap held still at the peak (no other change of it, and no phase event,
+	 * from the peak until from): the top it made was reached then, at a moment the trace
+	 * cannot tell, within two ticks of the peak, in its phase, with the heap the peak holds
+	 * (its bytes by site and phase are the peak's), so it counts there, and the peak keeps
+	 * its moment. Were it taken as after the peak, it made a new peak at its send, the
+	 * thread's next action after it idled: four pool workers' last 64,000 bytes each, made as
+	 * their burst reached the peak in phase msm, moved the peak 0.1 s on, in no phase, in 19
+	 * runs of 20 (tests/progs/burstpeak.c). The bytes then are those of a moment the heap
+	 * reached (at most the other threads' pending totals off, as everywhere in this mode).
+	 * Not where the heap moved or a phase began or ended in between: a peak main freed at
+	 * once, the workers' blocks made after it, counted there, passed the bound (their pending
+	 * frees had already made the peak too high), and growth made in the next phase was
+	 * named in the old one. Only where the clock ticked (from within two ticks of c): under
+	 * a starved clock every change looks that close. */
 	uint64_t pk = st->peak_heap.ts, two = 2 * r->agg_tick;
-	bool ticked = d > 0 && from - c <= two;
-	/* the limits of the normal rule: at or after from, after prev */
-	uint64_t lim = from, after = prev;
-	if (ticked && ((c <= pk && prev <= pk) || /* within the tick (prev == pk: its own send made it) */
-		       /* the heap held still at the peak from it until past the change */
-		       (r->flat_until >= from && pk < from && from - pk <= two && prev < from))) {
-		lim = pk;
-		after = 0;
-	}
+	bool held = d > 0 && from - c <= two && pk < from && from - pk <= two && prev < from &&
+		    flat0 >= from && r->phase_after_peak >= from;
 	/* (a hostile trace's late totals near 2^62 could wrap the sums: the tracer's are under
 	 * CKT_AGG_STEP each, and the decoder refuses totals past CKT_DECODE_MAX_BYTES) */
 	if (st->peak_heap.bytes &&
-	    ckt_replay_late_at(pk, &st->peak_heap.bytes, &r->late_net, d, lim, after, ev->ts)) {
+	    ckt_replay_late_at(pk, &st->peak_heap.bytes, &r->late_net, d, held ? pk : from, held ? 0 : prev,
+			       ev->ts)) {
 		st->agg_late_kept++;
 		/* the heap and the peak moved alike: it still holds still at the peak */
-		if (r->flat_until == ev->ts && st->heap_bytes == st->peak_heap.bytes)
-			r->flat_until = UINT64_MAX;
+		if (st->heap_bytes == st->peak_heap.bytes)
+			r->flat_until = flat0;
 	}
 	if (st->peak_rss.seen &&
-	    ckt_replay_late_at(st->peak_rss.ts, &st->peak_rss.heap_bytes, &r->late_net_rss, d,
-			       ticked && c <= st->peak_rss.ts ? c : from,
-			       ticked && c <= st->peak_rss.ts && prev ? prev - 1 : prev, ev->ts))
+	    ckt_replay_late_at(st->peak_rss.ts, &st->peak_rss.heap_bytes, &r->late_net_rss, d, from, prev, ev->ts))
 		r->late_kept_rss++;
 }
 
@@ -2122,10 +2117,11 @@ static __attribute__((noinline)) int ckt_replay_apply_other(struct ckt_replay *r
 			r->agg_live--;
 		}
 		break;
-	case CKT_EV_AGG:
+	case CKT_EV_AGG: {
 		/* small blocks of the default mode: totals only, attributed by the samples */
+		uint64_t flat0 = r->flat_until; /* before this record's own change */
 		ckt_replay_heap_move(r, (int64_t)ev->addr, (int64_t)ev->len, ev->ts);
-		ckt_replay_agg_late(r, ev, th->sent_agg ? th->agg_ts : 0);
+		ckt_replay_agg_late(r, ev, th->sent_agg ? th->agg_ts : 0, flat0);
 		th->agg_ts = ev->ts;
 		if (!th->sent_agg) {
 			th->sent_agg = true;
@@ -2138,7 +2134,10 @@ static __attribute__((noinline)) int ckt_replay_apply_other(struct ckt_replay *r
 		}
 		ckt_replay_note_heap(r, ev->ts);
 		break;
+	}
 	case CKT_EV_PHASE:
+		if (r->phase_after_peak == UINT64_MAX)
+			r->phase_after_peak = ev->ts;
 		ckt_replay_obs_flush(r);
 		for (size_t i = 0; i < r->n_obs; i++)
 			if (r->obs[i].phase)

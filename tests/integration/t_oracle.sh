@@ -75,7 +75,8 @@ PYEOF
 	# between batches; poolidle's idle and free across threads; latepeak's count at the peak RSS
 	# sample, which becomes the peak heap's moment; burstpeak's, made within a tick of the
 	# peak, count there): peak and exit figures agree
-	for o_run in "randwork 1 4 20000" "randwork 2 4 20000" "poolidle" "poolidle freed" "latepeak" "burstpeak" "burstpeak exit"; do
+	for o_run in "randwork 1 4 20000" "randwork 2 4 20000" "poolidle" "poolidle freed" "latepeak" "burstpeak" "burstpeak exit" "nearpeak over" \
+		"nearpeak phase"; do
 		o_t=$T/od$(echo $o_run | tr -d ' ')
 		CUZKTRACE_SAMPLE=524288 CUZKTRACE_OUT=$o_t.zst LD_PRELOAD=$LIB $P/$o_run >/dev/null 2>&1
 		$PY tests/oracle/oracle.py --flat $o_t.zst >$o_t.oracle 2>&1

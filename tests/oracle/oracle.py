@@ -500,6 +500,7 @@ def parse_frame(b, tr, fidx):
             prev_ts += row.sv()
             row.uv()
             row.uv()
+            ev.append(('H', prev_ts))  # a phase event: a late total's change is placed by them
         elif tag == T_NOTE:
             row.uv()
             row.uv()
@@ -597,6 +598,8 @@ def expand(evs):
             out.append((e[1] + e[6], ALC, 'remap_new', e[4], e[5], cell))
         elif k == 'S':
             out.append((e[1], ALC, 'sample', e[2]))
+        elif k == 'H':
+            out.append((e[1], ALC, 'phase'))
         elif k == 'G':
             out.append((e[1], ALC if e[2] >= 0 else REL, 'agg', e[2], e[3], e[4], agg_ts))
             agg_ts = e[1]
@@ -739,6 +742,7 @@ def replay(tr, stream=False):
     peak, peak_t, peak_phase = 0, None, {}
     late_net = 0  # the late totals' sum at the current peak
     flat_until = None  # the first change of the heap after the peak (None: none yet)
+    phase_after = None  # the first phase event after the peak (None: none yet)
     # the peak RSS sample: its bytes, time, the heap then (late totals that belong to it
     # included, as at the peak heap) and the heap by phase then
     rss_peak, rss_t, rss_heap, rss_late, rss_phase = None, None, 0, 0, {}
@@ -812,6 +816,7 @@ def replay(tr, stream=False):
                 heap -= b[0]
                 by_phase[b[1]] -= b[0]
         elif op == 'agg':
+            flat0 = flat_until  # before this record's own change
             flat_until = ts if flat_until is None and e[3] else flat_until
             heap += e[3]
             blocks += e[4]
@@ -821,29 +826,26 @@ def replay(tr, stream=False):
             # then on, before this record, keeps its moment and counts it
             c = max(ts - e[5], 0)
             frm = tick_after(c, ts if rss_seen[0] else c + tick)
-            # a total that grew, made within a tick or two of the peak, counts there too: its
-            # change within the tick of the peak (c <= peak; the thread's previous AGG not
-            # after the peak), or after a peak the heap held still at until past it
+            # a total that grew, made in the tick or two after the peak while the heap held
+            # still at it (no other change, no phase event, from the peak until frm): the top
+            # it made was reached then, and it counts at the peak
             lim, aft = frm, e[6]
-            ticked = e[3] > 0 and frm - c <= 2 * tick
-            if ticked and peak_t is not None and (
-                    (c <= peak_t and e[6] <= peak_t) or
-                    ((flat_until is None or flat_until >= frm) and peak_t < frm and
-                     frm - peak_t <= 2 * tick and e[6] < frm)):
+            if (e[3] > 0 and frm - c <= 2 * tick and peak_t is not None and peak_t < frm and
+                    frm - peak_t <= 2 * tick and e[6] < frm and
+                    (flat0 is None or flat0 >= frm) and (phase_after is None or phase_after >= frm)):
                 lim, aft = peak_t, 0
             if e[3] and e[5] and peak and lim <= peak_t < ts and peak_t > aft:
                 # the peak counts the positive part of the sum of the late totals that belong
                 # to it: frees among them cancel allocations among them, in either order
                 peak += max(late_net + e[3], 0) - max(late_net, 0)
                 late_net += e[3]
-                if flat_until == ts and max(heap, 0) == peak:
-                    flat_until = None  # the heap and the peak moved alike
-            rlim, raft = frm, e[6]
-            if ticked and rss_t is not None and c <= rss_t:
-                rlim, raft = c, e[6] - 1 if e[6] else e[6]
-            if e[3] and e[5] and rss_t is not None and rlim <= rss_t < ts and rss_t > raft:
+                if max(heap, 0) == peak:
+                    flat_until = flat0  # the heap and the peak moved alike
+            if e[3] and e[5] and rss_t is not None and frm <= rss_t < ts and rss_t > e[6]:
                 rss_heap += max(rss_late + e[3], 0) - max(rss_late, 0)
                 rss_late += e[3]
+        elif op == 'phase':
+            phase_after = ts if phase_after is None else phase_after
         elif op == 'sample':
             sample_time(ts)
             if rss_peak is None or e[3] > rss_peak:
@@ -872,7 +874,7 @@ def replay(tr, stream=False):
                 for off, n, anon, prot in kept:
                     maps.add(new + off, min(n, ln - off), anon, prot)
         if heap > peak:
-            peak, peak_t, late_net, flat_until = heap, ts, 0, None
+            peak, peak_t, late_net, flat_until, phase_after = heap, ts, 0, None, None
             peak_phase = {k: v for k, v in by_phase.items() if v}
         tot = maps.anon + maps.file
         if tot > mpeak:
