@@ -601,7 +601,8 @@ def expand(evs):
         elif k == 'H':
             out.append((e[1], ALC, 'phase'))
         elif k == 'G':
-            out.append((e[1], ALC if e[2] >= 0 else REL, 'agg', e[2], e[3], e[4], agg_ts))
+            # not a release at equal ts, whatever its sign (the format lists the releases)
+            out.append((e[1], ALC, 'agg', e[2], e[3], e[4], agg_ts))
             agg_ts = e[1]
     # program order, except that a REALLOC's new block exists only at ts + dafter
     out.sort(key=lambda x: x[0])  # stable
@@ -732,7 +733,7 @@ def replay(tr, stream=False):
     page = int(tr.header.get('page_size', '4096') or 4096)
     # the coarse clock's tick: the RSS sampling period, or the flush interval when shorter or
     # when RSS is not sampled
-    rss_ms = int(tr.header.get('setting.CUZKTRACE_RSS_MS', '10') or 0)
+    rss_ms = int(tr.header.get('setting.CUZKTRACE_RSS_MS', '0') or 0)  # absent: as the reader
     flush_ms = int(tr.header.get('setting.CUZKTRACE_FLUSH_MS', '100') or 100)
     tick = (rss_ms if rss_ms and rss_ms < flush_ms else flush_ms) * 1000000
     live = {}  # addr -> (size, phase, sampled)

@@ -4,10 +4,10 @@
  * hold 60 blocks of 1,000 bytes each (sent by a phase pop), then, in one quick step around
  * main's 1 MiB block L made in phase "A", free them (the frees pending: under the 64 KiB step)
  * and make 120 (net +60 blocks pending), and idle until the end.
- *   nearpeak over    main frees L right after making it, before the workers' blocks: the top
- *                    is L's moment, in A; the replay's figure there is already high by the
- *                    workers' pending frees, and counting their later growth there too took
- *                    it past the bound
+ *   nearpeak over    main frees L right after making it, before the workers' blocks, and A
+ *                    goes on: the top is L's moment; the replay's figure there is already high
+ *                    by the workers' pending frees, and counting their later growth there too
+ *                    (the heap moved after the peak: L's free) took it past the bound
  *   nearpeak phase   main ends A and begins B right after L, and holds L in B for 80 ms while
  *                    the workers make their blocks: the top is in B; their growth must not be
  *                    counted back at L's moment (it was, and A was named). What the replay
@@ -65,11 +65,11 @@ int main(int argc, char **argv)
 	if (!big)
 		return 1;
 	memset(big, 1, big_size);
-	cuzktrace_phase_end("A");
-	if (phase)
+	if (phase) {
+		cuzktrace_phase_end("A");
 		cuzktrace_phase_begin("B");
-	else {
-		free(big);
+	} else {
+		free(big); /* A goes on: only the heap's change tells the workers' growth from L */
 		big = NULL;
 	}
 	pthread_barrier_wait(&go); /* the workers make their blocks */
@@ -80,6 +80,8 @@ int main(int argc, char **argv)
 		cuzktrace_phase_end("B");
 	}
 	usleep(50000);
+	if (!phase)
+		cuzktrace_phase_end("A");
 	pthread_barrier_wait(&go);
 	for (int i = 0; i < NW; i++)
 		pthread_join(th[i], NULL);
