@@ -570,7 +570,8 @@ CKT_SETXID(initgroups, CAP_SETGID, (const char *user, gid_t group), (user, group
  * many forked workers. The trace was cut at its last flush, up to CUZKTRACE_FLUSH_MS of events
  * lost and no END record; it is finished here first, as exit does, also from a signal handler
  * that interrupted one of our hooks (see before_fast_exit for the exceptions), and not in a
- * vfork child or a child that is not traced (ckt_finish_exit: the trace is the parent's). _exit is async-signal-safe, so this path joins no thread (pthread_join takes
+ * vfork child or a child that is not traced (ckt_finish_exit: the trace is the parent's).
+ * _exit is async-signal-safe, so this path joins no thread (pthread_join takes
  * glibc's thread-stack lock, which the interrupted code may hold: that hung for good) and
  * waits for the writer's last flush instead; if the interrupted code held a lock the writer
  * needs, the writer's 10 s progress limit ends the wait. Signals are blocked meanwhile: the
