@@ -21,7 +21,6 @@
 struct ckt_real ckt_real;
 atomic_int ckt_boot_state; /* 0 not started, 1 resolving, 2 done */
 atomic_int ckt_init_ran;   /* 1 once the constructor has begun (hooks_exec.c: an earlier exit) */
-atomic_int ckt_init_busy;  /* 1 while it runs: a handler's _exit there finishes nothing */
 atomic_int ckt_active;
 uint64_t ckt_t0;
 
@@ -536,7 +535,6 @@ __attribute__((constructor(101))) static void ckt_init(void)
 	if (atomic_load(&ckt_boot_state) == 0)
 		ckt_bootstrap();
 	ckt_tls.guard++;
-	atomic_store(&ckt_init_busy, 1);
 	const char *other = ckt_other_copy();
 	if (other) { /* the first copy traces; this one passes every call through, keeps no
 		      * descriptor, and takes itself out of LD_PRELOAD as the first does
@@ -551,7 +549,6 @@ __attribute__((constructor(101))) static void ckt_init(void)
 		ckt_line_str(&l, "'): the first traces, the second stays idle");
 		ckt_line_emit(&l); /* (before the log's set-up: to descriptor 2) */
 		ckt_children_off();
-		atomic_store(&ckt_init_busy, 0);
 		ckt_tls.guard--;
 		errno = saved_errno;
 		return;
@@ -580,7 +577,6 @@ __attribute__((constructor(101))) static void ckt_init(void)
 		ckt_proc_close();
 	}
 	ckt_fd_start_window(0); /* the program's threads may run from here on (ckt_fd_high) */
-	atomic_store(&ckt_init_busy, 0);
 	ckt_tls.guard--;
 	errno = saved_errno;
 }

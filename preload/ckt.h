@@ -140,6 +140,7 @@ static inline int ckt_stat_refused(int e)
 extern int ckt_unw_pair[2];
 int ckt_unw_handed(int fd);
 void ckt_fd_start_window(int open); /* 1 while the tracer starts (its constructor), then 0 */
+int ckt_fd_start_window_open(void);   /* the tracer is starting: its writer may be half started */
 void ckt_log(const char *a, const char *b, const char *c, const char *d);
 /* "cuzktrace: warning: process <pid>" + msg, for a line about a process the trace is not of */
 void ckt_log_process(const char *msg);
@@ -203,7 +204,6 @@ extern struct ckt_real ckt_real;
 /* 1 once the real allocator symbols are resolved; before that, hooks serve the early pool. */
 extern atomic_int ckt_boot_state;
 extern atomic_int ckt_init_ran;
-extern atomic_int ckt_init_busy; /* the constructor runs (its set-up half done) */
 void ckt_bootstrap(void);
 void ckt_finish_exit(void); /* exit, _exit, quick_exit: the final flush (bootstrap.c) */
 extern atomic_int ckt_quick_armed; /* the tracer's at_quick_exit handler is registered */

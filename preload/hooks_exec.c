@@ -600,7 +600,7 @@ static CKT_NOINLINE void before_fast_exit(void)
 	 * thread holds one of the tracer's mutexes, which finishing may need: then one line; nor
 	 * inside the tracer's constructor (its own _exit under CUZKTRACE_STRICT=1, or a handler
 	 * there), whose writer may be half started: as before, nothing. */
-	if (ckt_tls.guard && !ckt_tls.awaiting_exit && atomic_load(&ckt_init_busy))
+	if (ckt_tls.guard && !ckt_tls.awaiting_exit && ckt_fd_start_window_open())
 		return;
 	if (ckt_tls.guard && !ckt_tls.awaiting_exit && ckt_tls.mutexes) {
 		if (atomic_load(&ckt_active))

@@ -45,6 +45,11 @@ void ckt_fd_start_window(int open)
 	atomic_store(&fd_start_window, open);
 }
 
+int ckt_fd_start_window_open(void)
+{
+	return atomic_load(&fd_start_window);
+}
+
 static int ckt_fd_above_limit(int fd, const struct rlimit *rl)
 {
 	if (rl->rlim_cur > 65536 ||

@@ -1234,16 +1234,16 @@ static bool ckt_replay_late_at(uint64_t at, uint64_t *bytes, int64_t *net, int64
  * phase msm). A peak within the clock's tick of the change is taken as before it (a block made
  * just after the peak counted at it; under a starved clock, 50 short threads' totals stacked
  * onto one peak), except for growth while the heap held still at the peak (below). The peak
- * counts the sum of the late totals that belong to it where that sum
- * is positive: frees among them cancel allocations among them, in either order (another
+ * counts the sum of the late totals that belong to it where that sum is positive: frees among them cancel allocations among them, in either order (another
  * thread's frees of the blocks a late total put there), but the peak never falls below what
  * the replay saw at its moment, which an earlier or later moment's figures may exceed (a late
  * free lowered the peak below the CSV timeline's top, the true peak being an earlier moment
  * the replay had let go; a later moment's total seen before late frees cancelled late
  * allocations at the peak). With the peak and the current total moved alike, a late total
- * counted at the peak makes no new peak there; one not counted may (its bytes came after). A late total that belongs to an earlier moment than the
- * peak held now cannot raise it past that peak (the replay keeps one moment): such choices
- * stay within the running totals' bound, as the rest of the default mode. */
+ * counted at the peak makes no new peak there; one not counted may (its bytes came after). A
+ * late total that belongs to an earlier moment than the peak held now cannot raise it past
+ * that peak (the replay keeps one moment): such choices stay within the running totals'
+ * bound, as the rest of the default mode. */
 static void ckt_replay_agg_late(struct ckt_replay *r, const struct ckt_ev *ev, uint64_t prev, uint64_t flat0)
 {
 	struct ckt_replay_stats *st = &r->st;

@@ -744,6 +744,11 @@ def replay(tr, stream=False):
     late_net = 0  # the late totals' sum at the current peak
     flat_until = None  # the first change of the heap after the peak (None: none yet)
     phase_after = None  # the first phase event after the peak (None: none yet)
+
+    def moved(t, nbytes):
+        nonlocal flat_until
+        if flat_until is None and nbytes:
+            flat_until = t
     # the peak RSS sample: its bytes, time, the heap then (late totals that belong to it
     # included, as at the peak heap) and the heap by phase then
     rss_peak, rss_t, rss_heap, rss_late, rss_phase = None, None, 0, 0, {}
@@ -797,13 +802,13 @@ def replay(tr, stream=False):
                 inconsistencies += 1
                 osz, oph, osm = live.pop(addr)
                 if not osm:
-                    flat_until = ts if flat_until is None and osz else flat_until
+                    moved(ts, osz)
                     heap -= osz
                     blocks -= 1
                     by_phase[oph] -= osz
             live[addr] = (size, phase, sampled)
             if not sampled:  # a sample's bytes and count are in the AGG totals already
-                flat_until = ts if flat_until is None and size else flat_until
+                moved(ts, size)
                 heap += size
                 blocks += 1
                 by_phase[phase] = by_phase.get(phase, 0) + size
@@ -813,12 +818,12 @@ def replay(tr, stream=False):
                 unknown_frees += 1
             elif not b[2]:
                 blocks -= 1
-                flat_until = ts if flat_until is None and b[0] else flat_until
+                moved(ts, b[0])
                 heap -= b[0]
                 by_phase[b[1]] -= b[0]
         elif op == 'agg':
             flat0 = flat_until  # before this record's own change
-            flat_until = ts if flat_until is None and e[3] else flat_until
+            moved(ts, e[3])
             heap += e[3]
             blocks += e[4]
             # format 6: a total sent late last changed after the thread's previous AGG (e[6]),
