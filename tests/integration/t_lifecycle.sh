@@ -685,16 +685,21 @@ done
 # with the trace cut at its last flush (5 runs of 5); signals are now held through the copy
 # and the final flush, and come before the exec, the trace complete. A tick that lands in the
 # hook before it holds them (on a loaded machine, 1 run in 25) finishes the trace from the
-# handler's _exit since 0.2.24 (it was cut there): complete too, ended by exit
+# handler's _exit since 0.2.24 (it was cut there): complete too, ended by exit. When the
+# writer has compressed all but the last events by then (it can, on a loaded machine: 1 run in
+# about 110 with three busy loops on 2 cores; 7 in 20 with CUZKTRACE_ZSTD_LEVEL=1), the hook
+# is done before the first tick, which comes during the execve call (the kernel's copy of the
+# variables takes milliseconds) and kills the new image, as it does untraced every time:
+# status 142, the old image's trace complete, ended by exec
 se_ok=0
 for i in 1 2 3 4 5; do
 	CUZKTRACE_ZSTD_LEVEL=19 CUZKTRACE_FLUSH_MS=60000 traced_json sigexecenv $P/sigflush fast exec 100000 >/dev/null
 	case "$(cat $T/sigexecenv.rc)/$(jget $T/sigexecenv.json truncated)/$(jget $T/sigexecenv.json end_reason)/$(jget $T/sigexecenv.json event_counts.free)" in
-	6/false/exec/300000 | 6/false/exit/300000) se_ok=$((se_ok + 1)) ;;
+	6/false/exec/300000 | 6/false/exit/300000 | 142/false/exec/300000) se_ok=$((se_ok + 1)) ;;
 	*) echo "  (sigexecenv run $i: status $(cat $T/sigexecenv.rc), truncated $(jget $T/sigexecenv.json truncated), ended by $(jget $T/sigexecenv.json end_reason))" ;;
 	esac
 done
-expect_eq "signal ending the process (_exit) while the exec hook copies 100,000 environment variables: 5 of 5 status 6, complete, ended by exec (or by exit: see above), 300,000 frees" "$se_ok" 5
+expect_eq "signal ending the process (_exit) while the exec hook copies 100,000 environment variables: 5 of 5 complete, 300,000 frees, status 6 ended by exec (or by exit, or 142 from the new image: see above)" "$se_ok" 5
 # the main thread ends without exit or pthread_exit (a raw exit system call; a seccomp filter
 # that kills the thread) in a single-threaded program: the process ends as without the tracer,
 # with the main thread's status, and the trace is complete (it hung for good before, the
