@@ -61,20 +61,25 @@ static inline void record_alloc(struct ckt_tls *t, void *p, size_t n, uint8_t fn
 
 /* p is about to be freed: stamped before the real free (see the file comment). The slot
  * carries the block's usable size for the exit line's running total (summary.c); the header
- * read is one the real free makes right after. */
-static inline void record_free(struct ckt_tls *t, void *p)
+ * read is one the real free makes right after. A block of CKT_BIG_RELEASE bytes or more
+ * begins a release first: 1, and the caller ends it (ckt_release_end) after the real free. */
+static inline int record_free(struct ckt_tls *t, void *p)
 {
 	size_t u = ckt_usable_size(p);
+	int big = CKT_UNLIKELY(u >= CKT_BIG_RELEASE);
+	if (big)
+		ckt_release_begin();
 	if (ckt_sample_r) {
 		if (CKT_LIKELY(u < ckt_sample_r)) {
 			if (CKT_UNLIKELY(ckt_sample_maybe(p)) && ckt_sample_forget(p))
 				ckt_emit(t, CKT_EV_FREE, CKT_FN_SAMPLED, ckt_stamp(t), (uint64_t)(uintptr_t)p, u, 0);
 			ckt_sample_count(t, -(int64_t)u, -1);
-			return;
+			return big;
 		}
 		ckt_sample_flush(t);
 	}
 	ckt_emit(t, CKT_EV_FREE, 0, ckt_stamp(t), (uint64_t)(uintptr_t)p, u, 0);
+	return big;
 }
 
 /* the same, for the C++ operator new and delete of an allocator that serves them itself
@@ -84,9 +89,9 @@ void ckt_heap_record_alloc(struct ckt_tls *t, void *p, size_t n, uint8_t fn)
 	record_alloc(t, p, n, fn);
 }
 
-void ckt_heap_record_free(struct ckt_tls *t, void *p)
+int ckt_heap_record_free(struct ckt_tls *t, void *p)
 {
-	record_free(t, p);
+	return record_free(t, p);
 }
 
 /* A call of glibc's TLS update (from the dynamic linker) while a stack capture brings the
@@ -104,8 +109,10 @@ static CKT_NOINLINE void *tls_update_alloc(struct ckt_tls *t, size_t nm, size_t 
 static CKT_NOINLINE void tls_update_free(struct ckt_tls *t, void *p)
 {
 	t->guard = CKT_GUARD_HOOK;
-	record_free(t, p);
+	int big = record_free(t, p);
 	ckt_real.free(p);
+	if (big)
+		ckt_release_end();
 	t->guard = CKT_GUARD_TLS;
 }
 
@@ -136,8 +143,10 @@ CKT_EXPORT void free(void *p)
 	struct ckt_tls *t = &ckt_tls;
 	if (CKT_HOOK_ENTER(t)) {
 		t->guard = CKT_GUARD_HOOK;
-		record_free(t, p);
+		int big = record_free(t, p);
 		ckt_real.free(p);
+		if (CKT_UNLIKELY(big))
+			ckt_release_end();
 		t->guard = 0;
 		return;
 	}
@@ -197,9 +206,8 @@ static inline void record_realloc(struct ckt_tls *t, void *p, size_t u0, void *q
 
 /* Default mode, p != NULL: the old block is released and the new one allocated, each by the
  * rules of its own size; only a large block moved to a large block stays one REALLOC event. */
-static CKT_NOINLINE void *realloc_sampled(struct ckt_tls *t, void *p, size_t n)
+static CKT_NOINLINE void *realloc_sampled(struct ckt_tls *t, void *p, size_t n, size_t u0)
 {
-	size_t u0 = ckt_usable_size(p);
 	int big0 = u0 >= ckt_sample_r;
 	int was_sample = !big0 && ckt_sample_maybe(p) && ckt_sample_forget(p);
 	if (big0)
@@ -243,13 +251,24 @@ static inline void *realloc_common(void *p, size_t n, uint8_t fn_for_null, const
 	t->guard = CKT_GUARD_HOOK;
 	void *q;
 	if (p && ckt_sample_r) {
-		q = realloc_sampled(t, p, n);
+		/* a big block's release (see record_free) begun before the stamps, ended after
+		 * the new block's */
+		size_t u0 = ckt_usable_size(p);
+		int release = u0 >= CKT_BIG_RELEASE;
+		if (release)
+			ckt_release_begin();
+		q = realloc_sampled(t, p, n, u0);
+		if (release)
+			ckt_release_end();
 	} else if (!p) {
 		q = ckt_real.realloc(p, n);
 		record_alloc(t, q, n, fn_for_null);
 	} else {
 		uint32_t st = ckt_stacks_capture(t); /* the same before and after the call */
 		size_t u0 = ckt_usable_size(p);
+		int release = u0 >= CKT_BIG_RELEASE; /* see record_free */
+		if (release)
+			ckt_release_begin();
 		uint64_t before = ckt_stamp(t);
 		q = ckt_real.realloc(p, n);
 		if (q)
@@ -258,6 +277,8 @@ static inline void *realloc_common(void *p, size_t n, uint8_t fn_for_null, const
 			ckt_emit(t, CKT_EV_FREE, 0, before, (uint64_t)(uintptr_t)p, u0, 0);
 		else /* failed, p is untouched */
 			ckt_done(t);
+		if (release) /* after the new block's stamp */
+			ckt_release_end();
 	}
 	t->guard = restore_guard;
 	return q;

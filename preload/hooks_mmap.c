@@ -138,7 +138,9 @@ CKT_EXPORT int munmap(void *addr, size_t len)
 	struct ckt_guard_frame gf;
 	ckt_guard_mark(t, &gf, __builtin_frame_address(0));
 	uintptr_t a = (uintptr_t)addr, page = (uintptr_t)sysconf(_SC_PAGESIZE);
-	int rc;
+	int rc, release = len >= CKT_BIG_RELEASE; /* see ckt_release_begin */
+	if (release)
+		ckt_release_begin();
 	if (len >= CKT_MUNMAP_EARLY && !(a & (page - 1)) && a < CKT_USER_TOP && len <= CKT_USER_TOP - a) {
 		ckt_emit(t, CKT_EV_MUNMAP, 0, ckt_stamp(t), a, len, 0);
 		ckt_guard_call(t, 1);
@@ -159,6 +161,8 @@ CKT_EXPORT int munmap(void *addr, size_t len)
 		else
 			ckt_done(t);
 	}
+	if (release)
+		ckt_release_end();
 	t->guard = 0;
 	return rc;
 }
@@ -351,6 +355,9 @@ CKT_EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags, ..
 	struct ckt_guard_frame gf;
 	ckt_guard_mark(t, &gf, __builtin_frame_address(0));
 	uint32_t st = ckt_stacks_capture(t);
+	int release = old_len >= CKT_BIG_RELEASE; /* see ckt_release_begin */
+	if (release)
+		ckt_release_begin();
 	uint64_t before = ckt_stamp(t);
 	ckt_guard_call(t, 1);
 	void *p = real(old, old_len, new_len, flags, new_addr);
@@ -366,6 +373,8 @@ CKT_EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags, ..
 		ckt_emit2(t, CKT_EV_MREMAP, 0, before, (uint64_t)(uintptr_t)old, released, ckt_now(),
 			  (uint64_t)(uintptr_t)p, new_len, st);
 	}
+	if (release) /* after the new range's stamp */
+		ckt_release_end();
 	t->guard = 0;
 	return p;
 }

@@ -255,12 +255,53 @@ static void say_gap(void)
 		NULL);
 }
 
+_Atomic uint64_t ckt_release_started;
+atomic_uint ckt_release_busy;
+
+static int sample_once(struct ckt_tls *t, int *detail);
+static void sample_commit(struct ckt_tls *t);
+
 /* Reads first, then one timestamp for both records: a new highest RSS and its anon/file/shmem
- * split share it (the reader explains the peak sample with the split at or before it). */
+ * split share it (the reader explains the peak sample with the split at or before it). A
+ * read that a big release (ckt_release_begin) may have overlapped, one under way as it
+ * began or one begun before its timestamp, is taken again: 100 us later ten times, then
+ * every millisecond, up to a second in all (16 GiB take about a second to unmap; then kept:
+ * a program that unmaps gigabytes back to back, or a handler that left a release by
+ * siglongjmp and so never ended it), or at once when the sampler stops. RSS falls during a
+ * release: the samples it holds back are not a peak's. */
 static void sample(struct ckt_tls *t, int detail)
 {
+	uint64_t waited = 0;
+	for (int tries = 0;; tries++) {
+		uint64_t started = atomic_load(&ckt_release_started);
+		unsigned busy = atomic_load(&ckt_release_busy);
+		int rc = sample_once(t, &detail);
+		if (rc <= 0)
+			return;
+		if ((!busy && atomic_load(&ckt_release_started) == started) || waited >= 1000000000ull ||
+		    atomic_load(&stop_flag)) {
+			sample_commit(t);
+			return;
+		}
+		ckt_done(t); /* the stamp goes unused */
+		uint64_t nap = tries < 10 ? 100000 : 1000000;
+		ckt_nap(nap);
+		waited += nap;
+	}
+}
+
+static struct {
+	uint64_t rss, d[4], ts;
+	int have_rss, have_detail;
+} taken;
+
+/* One read: 1 and the reading stamped in `taken` (the caller commits it or drops it: the
+ * stamp is open until ckt_done), 0 when nothing could be read. *detail is set for a new
+ * highest RSS. */
+static int sample_once(struct ckt_tls *t, int *detail)
+{
 	char buf[256];
-	uint64_t rss = 0, d[4];
+	uint64_t rss = 0, d[4] = {0};
 	int have_rss = 0;
 	errno = 0;
 	if (read_proc(&statm, buf, sizeof(buf)) != 0) {
@@ -283,18 +324,28 @@ static void sample(struct ckt_tls *t, int detail)
 			/* a new highest RSS gets its split now, not up to nine samples later */
 			if (rss > rss_max) {
 				rss_max = rss;
-				detail = 1;
+				*detail = 1;
 			}
 		}
 	}
-	int have_detail = detail && read_hwm_and_split(d, true);
+	int have_detail = *detail && read_hwm_and_split(d, true);
 	if (!have_rss && !have_detail)
-		return;
-	uint64_t ts = ckt_stamp(t);
-	if (have_rss)
-		ckt_put(t, CKT_EV_RSS, 0, ts, 0, rss, 0);
-	if (have_detail)
-		ckt_emit2(t, CKT_EV_RSS_DETAIL, 0, ts, d[0], d[1], ts, d[2], d[3], 0);
+		return 0;
+	taken.ts = ckt_stamp(t);
+	taken.rss = rss;
+	memcpy(taken.d, d, sizeof(d));
+	taken.have_rss = have_rss;
+	taken.have_detail = have_detail;
+	return 1;
+}
+
+static void sample_commit(struct ckt_tls *t)
+{
+	uint64_t ts = taken.ts;
+	if (taken.have_rss)
+		ckt_put(t, CKT_EV_RSS, 0, ts, 0, taken.rss, 0);
+	if (taken.have_detail)
+		ckt_emit2(t, CKT_EV_RSS_DETAIL, 0, ts, taken.d[0], taken.d[1], ts, taken.d[2], taken.d[3], 0);
 	else
 		ckt_done(t);
 }

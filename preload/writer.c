@@ -1327,6 +1327,17 @@ static int expand(const char *in, char *out, size_t cap, pid_t pid)
 	return 0;
 }
 
+/* Why a trace cannot go to a path beyond errno's reasons (an existing file not to be written
+ * over: open_locked): the setup's return codes past errno's, with reason_text's words. */
+enum {
+	ERR_NOT_TRACE = -4096, /* it holds something that is not a trace */
+	ERR_PSEUDO,            /* a file of the kernel's (/proc, /sys, ...) */
+	ERR_STDIO,             /* open in the program already: its standard input, output or
+				* error, or another descriptor it inherited (stdio_clash) */
+	ERR_LOOP,              /* ELOOP from a directory of the path, not from O_NOFOLLOW */
+	ERR_CWD_LONG,          /* a relative path in a working directory longer than PATH_MAX */
+};
+
 static int make_absolute(const char *in, char *out, size_t cap)
 {
 	if (in[0] == '/') {
@@ -1335,8 +1346,10 @@ static int make_absolute(const char *in, char *out, size_t cap)
 		strcpy(out, in);
 		return 0;
 	}
+	/* a working directory past PATH_MAX has no path the trace could be announced and
+	 * found again by (getcwd: ERANGE, "Numerical result out of range" said nothing) */
 	if (!getcwd(out, cap))
-		return -errno;
+		return errno == ERANGE ? ERR_CWD_LONG : -errno;
 	size_t n = strlen(out);
 	while (in[0] == '.' && in[1] == '/')
 		in += 2;
@@ -1398,15 +1411,6 @@ static long zstd_head(const uint8_t *z, size_t n, uint8_t *out, size_t cap)
 	return ZSTD_isError(r) ? -1 : (long)o.pos;
 }
 
-/* Why an existing file is not to be written over (open_locked): the setup's return codes past
- * errno's, with reason_text's words. */
-enum {
-	ERR_NOT_TRACE = -4096, /* it holds something that is not a trace */
-	ERR_PSEUDO,            /* a file of the kernel's (/proc, /sys, ...) */
-	ERR_STDIO,             /* open in the program already: its standard input, output or
-				* error, or another descriptor it inherited (stdio_clash) */
-	ERR_LOOP,              /* ELOOP from a directory of the path, not from O_NOFOLLOW */
-};
 static int stdio_clash; /* the descriptor of ERR_STDIO */
 static char stdio_reason[96];
 
@@ -1627,6 +1631,26 @@ static void anchor_out(void)
 
 /* Takes the run from CUZKTRACE_RUN, or begins one (and passes it on when children are
  * traced). A value the tracer did not write is said once and replaced. */
+/* [p, end) is a process key as process_id writes it: "<pid>.<start time>.<pid namespace>",
+ * digits, the start time empty without /proc ("junk@5" and "1@2" passed before 0.2.25: the run
+ * then began in 1970, and an earlier run's trace of the same name read as this run's) */
+static int run_process_ok(const char *p, const char *end)
+{
+	int field = 0, digits = 0;
+	for (; p < end; p++) {
+		if (*p == '.') {
+			if (++field > 2 || (field == 1 && !digits))
+				return 0;
+			digits = 0;
+		} else if (*p >= '0' && *p <= '9') {
+			digits++;
+		} else {
+			return 0;
+		}
+	}
+	return field == 2 && digits > 0;
+}
+
 static void run_init(pid_t pid)
 {
 	struct timespec wall;
@@ -1634,7 +1658,7 @@ static void run_init(pid_t pid)
 	start_wall = (uint64_t)wall.tv_sec * 1000000000ull + (uint64_t)wall.tv_nsec - ckt_now();
 	const char *v = getenv("CUZKTRACE_RUN"), *at = v ? strrchr(v, '@') : NULL;
 	uint64_t t = 0;
-	int ok = at && at > v && (size_t)(at - v) < 64 && at[1];
+	int ok = at && at > v && (size_t)(at - v) < 64 && at[1] && run_process_ok(v, at);
 	for (const char *c = ok ? at + 1 : ""; *c && ok; c++)
 		ok = *c >= '0' && *c <= '9' && t <= (UINT64_MAX - 9) / 10 && (t = t * 10 + (uint64_t)(*c - '0'), 1);
 	if (ok && strlen(v) < sizeof(run_id)) {
@@ -2101,6 +2125,9 @@ static const char *reason_text(int rc)
 		return "it is a symbolic link; refusing to follow it";
 	case ERR_LOOP:
 		return strerrordesc_np(ELOOP);
+	case ERR_CWD_LONG:
+		return "the working directory's path is longer than the system allows (4096 bytes), so the "
+		       "trace has no path to be found by: name it by an absolute path (CUZKTRACE_OUT=/...)";
 	default:
 		return strerrordesc_np(-rc);
 	}

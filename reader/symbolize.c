@@ -466,8 +466,12 @@ static void ckt_sym_open(struct ckt_sym *s, struct ckt_sym_module *m)
 		ok = k > 0 && (size_t)k < sizeof(alt) && ckt_sym_try(s, m, alt, NULL, 0);
 	}
 	if (!ok) {
+		/* rebuilt in place since the trace: the usual case of "did my change move the
+		 * peak?", where --modules finds the traced build kept elsewhere */
+		bool changed = strstr(why, "changed since it was traced") != NULL;
 		ckt_sym_warn(s, "%s; its frames are shown as module+offset%s", why,
-			     ckt_sym_ndirs && m->build_id[0] ? " (no file of its name and build-id in --modules)" : "");
+			     ckt_sym_ndirs && m->build_id[0] ? " (no file of its name and build-id in --modules)"
+			     : changed ? " (--modules DIR finds the traced build in DIR)" : "");
 		return;
 	}
 	m->state = CKT_MOD_OK;
@@ -758,6 +762,43 @@ static bool ckt_sym_body_agrees(const char *last, const char *plain);
  * "build_aux<u64>". Arguments that differ never agree ("drop_in_place<app::A>" is not
  * "drop_in_place<app::B>"). A closure's or coroutine's symbol agrees with DWARF's body name
  * (ckt_sym_body_agrees: "app::make_fn::{{closure}}" is "{closure#0}"). */
+/* s[0..n) as both DWARF and v0 would write it (malloc'd; NULL when out of memory): a closure's
+ * type "{closure_env#0}" (DWARF) is "{closure#0}" (v0), a one-element tuple "(usize)" is
+ * "(usize,)", "f::<T>" inside the arguments is "f<T>", and no spaces ("Output=usize" is
+ * "Output = usize"). Other arguments keep their text: "drop_in_place<app::A>" still does not
+ * agree with "drop_in_place<app::B>". */
+static char *ckt_sym_args_form(const char *s, size_t n)
+{
+	char *o = malloc(n + 1), *w = o;
+	if (!o)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == ' ')
+			continue;
+		if (s[i] == ',' && i + 1 < n && s[i + 1] == ')')
+			continue;
+		if (s[i] == ':' && i + 2 < n && s[i + 1] == ':' && s[i + 2] == '<') {
+			i++;
+			continue;
+		}
+		if (n - i >= 13 && memcmp(s + i, "{closure_env#", 13) == 0) {
+			memcpy(w, "{closure#", 9);
+			w += 9;
+			i += 12;
+			continue;
+		}
+		*w++ = s[i];
+	}
+	*w = 0;
+	return o;
+}
+
+/* n[0..ln) is plain[0..lp) after a path ("a::b::plain") */
+static bool ckt_sym_ends_with_path(const char *n, size_t ln, const char *plain, size_t lp)
+{
+	return ln > lp + 2 && memcmp(n + ln - lp, plain, lp) == 0 && memcmp(n + ln - lp - 2, "::", 2) == 0;
+}
+
 static bool ckt_sym_names_agree(const char *symbol, const char *plain, bool exact)
 {
 	char *dm = NULL;
@@ -773,15 +814,25 @@ static bool ckt_sym_names_agree(const char *symbol, const char *plain, bool exac
 			free(dm);
 			return true;
 		}
-		size_t g = ckt_sym_sans_generics(n, ln);
+		size_t g = ckt_sym_sans_generics(n, ln), gp = ckt_sym_sans_generics(plain, lp);
 		if (g == ln) { /* the symbol carries no arguments: compare without DWARF's */
-			lp = ckt_sym_sans_generics(plain, lp);
+			lp = gp;
 		} else if (g >= 2 && n[g - 1] == ':' && n[g - 2] == ':') {
 			/* v0's "f::<A>": its arguments after the name, as DWARF's "f<A>" */
 			memmove(dm + g - 2, dm + g, ln - g + 1);
 			ln -= 2;
+			g -= 2;
 		}
-		same = ln > lp + 2 && memcmp(n + ln - lp, plain, lp) == 0 && memcmp(n + ln - lp - 2, "::", 2) == 0;
+		same = ckt_sym_ends_with_path(n, ln, plain, lp);
+		/* both carry arguments, which DWARF and v0 print differently (a generic that took
+		 * a closure kept DWARF's short name, and no --phase-rule on its path matched):
+		 * compared as ckt_sym_args_form writes them */
+		if (!same && g != ln && gp != lp) {
+			char *fn = ckt_sym_args_form(n, ln), *fp = ckt_sym_args_form(plain, lp);
+			same = fn && fp && ckt_sym_ends_with_path(fn, strlen(fn), fp, strlen(fp));
+			free(fn);
+			free(fp);
+		}
 	}
 	free(dm);
 	return same;

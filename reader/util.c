@@ -242,6 +242,16 @@ char *ckt_util_link_target(const char *path)
 	return NULL;
 }
 
+/* The directory of the temporary a "-" output was put together in (one "-" output a run), and
+ * whether its copy to stdout failed (else a failure was the temporary's: a full $TMPDIR) */
+static char *ckt_util_stage_dir;
+static bool ckt_util_stage_copy_failed;
+
+const char *ckt_util_out_stage_failed(void)
+{
+	return ckt_util_stage_dir && !ckt_util_stage_copy_failed ? ckt_util_stage_dir : NULL;
+}
+
 /* "-": standard output, whole or not at all too: the output goes to an unnamed temporary
  * (in $TMPDIR, else /tmp), copied to stdout when it is complete; where no temporary can be
  * made, straight to stdout */
@@ -258,6 +268,9 @@ static int ckt_util_out_stdout(struct ckt_util_out *o)
 	free(tmp);
 	if (fd >= 0 && (o->f = fdopen(fd, "w+"))) {
 		o->to_stdout = true;
+		free(ckt_util_stage_dir);
+		ckt_util_stage_dir = strdup(dir);
+		ckt_util_stage_copy_failed = false;
 		return 0;
 	}
 	if (fd >= 0)
@@ -383,8 +396,8 @@ int ckt_util_out_close(struct ckt_util_out *o, bool ok)
 	if (o->to_stdout && ok && !e) {
 		if (fflush(o->f) != 0 || lseek(fileno(o->f), 0, SEEK_SET) != 0)
 			e = errno ? errno : EIO;
-		else
-			e = ckt_util_copy_fd(fileno(o->f), 1);
+		else if ((e = ckt_util_copy_fd(fileno(o->f), 1)) != 0)
+			ckt_util_stage_copy_failed = true;
 	}
 	errno = 0;
 	if (fclose(o->f) != 0 && !e)

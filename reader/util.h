@@ -79,6 +79,9 @@ struct ckt_util_out {
 	bool exists;     /* dst existed: copied over at the end */
 	bool to_stdout;  /* "-": f is an unnamed temporary, copied to stdout at the end */
 };
+/* The directory of the temporary the "-" output was put together in when that output failed
+ * there (not in its copy to stdout), else NULL. */
+const char *ckt_util_out_stage_failed(void);
 /* path "-" is standard output. 0, or -errno (nothing left behind) */
 int ckt_util_out_open(struct ckt_util_out *o, const char *path);
 /* The name a symbolic link that leads nowhere yet leads to (links followed up to 8 deep),

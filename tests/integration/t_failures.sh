@@ -1114,6 +1114,19 @@ mkdir -p $T/gonedir
 (cd $T/gonedir && rmdir $T/gonedir && env -u CUZKTRACE_OUT LD_PRELOAD=$LIB /bin/true) 2>$T/gonedir.err
 expect_match "working directory removed: status 0, the expanded name in the one line" "$?/$(cat $T/gonedir.err)" \
 	"^0/cuzktrace: error: cannot trace to 'cuzktrace\.true\.[0-9]+\.zst': No such file or directory; running untraced\$"
+# a working directory whose path is longer than PATH_MAX (deep build trees): a relative name has
+# no absolute path; the line says why (it said "Numerical result out of range"), the program
+# runs untraced (status 70 under CUZKTRACE_STRICT=1, as for any file it cannot trace to)
+deep=$T/deep
+mkdir -p $deep
+long=$(printf 'd%.0s' $(seq 200))
+(cd $deep && for i in $(seq 22); do mkdir $long && cd $long || exit 1; done
+ CUZKTRACE_OUT=t.zst LD_PRELOAD=$LIB /bin/true; echo "$?" >$T/deepcwd.rc
+ CUZKTRACE_STRICT=1 CUZKTRACE_OUT=t.zst LD_PRELOAD=$LIB /bin/true 2>/dev/null; echo "$?" >$T/deepcwd.strict; ls t.zst >$T/deepcwd.ls 2>&1) 2>$T/deepcwd.err
+expect_eq "working directory longer than PATH_MAX: status 0, one line that says why, no file; status 70 under CUZKTRACE_STRICT=1" \
+	"$(cat $T/deepcwd.rc)/$(cat $T/deepcwd.err)/$(grep -c 'No such file' $T/deepcwd.ls)/$(cat $T/deepcwd.strict)" \
+	"0/cuzktrace: error: cannot trace to 't.zst': the working directory's path is longer than the system allows (4096 bytes), so the trace has no path to be found by: name it by an absolute path (CUZKTRACE_OUT=/...); running untraced/1/70"
+rm -rf $deep
 
 # a heap overrun glibc never notices (K bytes past a 100-byte block, into a block never used
 # again): the tracer's records lived in the same heap, right after the program's first

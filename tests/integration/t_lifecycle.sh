@@ -1011,6 +1011,16 @@ expect_eq "run: CUZKTRACE_RUN is the first process's key and start, passed on, a
 CUZKTRACE_RUN=garbage CUZKTRACE_OUT=$T/runbad.zst LD_PRELOAD=$LIB sh -c 'echo "$CUZKTRACE_RUN"' >$T/runbad.out 2>$T/runbad.err
 expect_eq "run: a CUZKTRACE_RUN the tracer did not write: one line, a run of its own" \
 	"$(grep -c "^cuzktrace: warning: CUZKTRACE_RUN='garbage' is not a value the tracer writes (<process>@<ns>); this process begins a run of its own$" $T/runbad.err)/$(grep -c '^[0-9]*\.[0-9]*\.[0-9]*@[0-9]*$' $T/runbad.out)" "1/1"
+# values with an '@' and digits after it but no process key before it (since 0.2.25: "junk@5"
+# and "1@2" were taken, the run begun in 1970)
+for v in 'junk@5' '1@2' '.1.2@3' '1.2.@3' '1.2.3.4@5'; do
+	CUZKTRACE_RUN=$v CUZKTRACE_OUT=$T/runbad2.zst LD_PRELOAD=$LIB sh -c 'echo "$CUZKTRACE_RUN"' 2>&1
+done | grep -c "^cuzktrace: warning: CUZKTRACE_RUN='.*' is not a value the tracer writes (<process>@<ns>); this process begins a run of its own$" >$T/runbad2.n
+for v in '12.34.56@789' '12..56@789'; do
+	CUZKTRACE_RUN=$v CUZKTRACE_OUT=$T/runok.zst LD_PRELOAD=$LIB sh -c 'echo "$CUZKTRACE_RUN"' 2>/dev/null
+done >$T/runok.out
+expect_eq "run: a CUZKTRACE_RUN without a process key before its '@' gets the line (5 of 5); a key without a start time (no /proc) is taken" \
+	"$(cat $T/runbad2.n)/$(cat $T/runok.out | tr '\n' ' ')" "5/12.34.56@789 12..56@789 "
 CUZKTRACE_CHILDREN=0 CUZKTRACE_OUT=$T/runoff.zst LD_PRELOAD=$LIB sh -c 'echo "[$CUZKTRACE_RUN]"' >$T/runoff.out 2>/dev/null
 expect_eq "run: CUZKTRACE_CHILDREN=0 puts no CUZKTRACE_RUN in the environment" "$(cat $T/runoff.out)" "[]"
 # a thread that an earlier library constructor started (a preload after the tracer: its

@@ -87,6 +87,20 @@ expect_eq "reader: a closed pipe on the standard output: status 1 and one line, 
 	"1/cuzktrace-report: error: cannot write to standard output: Broken pipe
 1/cuzktrace-report: error: cannot write the help to standard output: Broken pipe
 1/cuzktrace-report: error: cannot write to standard output: Broken pipe"
+# A file output given as `-` is put together in a temporary in $TMPDIR: a full $TMPDIR is said
+# to be one (since 0.2.25; it read "cannot write to standard output: No space left on device"
+# with the standard output a healthy pipe), status 1, nothing written
+mkdir -p $T/tfull
+if unshare -m sh -c "mount -t tmpfs -o size=64k tmpfs $T/tfull" 2>/dev/null; then
+	unshare -m sh -c "mount -t tmpfs -o size=64k tmpfs $T/tfull && { dd if=/dev/zero of=$T/tfull/fill bs=4k 2>/dev/null; true; } &&
+		TMPDIR=$T/tfull $REPORT --sites-csv - $T/known.zst >$T/tfull.out 2>$T/tfull.err; echo \$? >$T/tfull.rc"
+	TMPDIR=$T/tfull $REPORT --sites-csv - $T/known.zst 2>/dev/null | head -1 >$T/tfull.head
+	expect_eq "reader: a full \$TMPDIR under an output given as '-': one line that names it, status 1, nothing on the standard output (with room: the CSV's header)" \
+		"$(cat $T/tfull.err)/$(cat $T/tfull.rc)/$(wc -c <$T/tfull.out)/$(head -c 10 $T/tfull.head)" \
+		"cuzktrace-report: error: cannot write to standard output: the temporary file it is put together in, in '$T/tfull' (\$TMPDIR, else /tmp), failed: No space left on device/1/0/site,bytes"
+else
+	echo "  skip a full \$TMPDIR: cannot mount a tmpfs in a new mount namespace"
+fi
 # Two traces concatenated: the first is reported, and one warning names the bytes not read.
 cat $T/known.zst $T/known.zst >$T/twice.zst
 $REPORT --json $T/twice.zst >$T/twice.json 2>$T/twice.err; rc=$?
@@ -1037,7 +1051,7 @@ CUZKTRACE_RSS_MS=0 traced_json rb2 $T/rb/diffprog 30000000 25000000 7000000 move
 $REPORT --json --diff $T/rb1.zst $T/rb2.zst >$T/rb.json 2>$T/rb.err
 expect_eq "diff after a rebuild in place: exit 0, one warning naming the base, its functions unmatched" \
 	"$?/$(cat $T/rb.err)/$(diff_rows $T/rb.json by_function.peak_heap function | tr '/' '\n' | grep -c '^ *diffprog+0x[0-9a-f]* [0-9]* 0 -')" \
-	"0/cuzktrace-report: warning: '$T/rb1.zst': '$T/rb/diffprog' changed since it was traced (build-id differs); its frames are shown as module+offset/3"
+	"0/cuzktrace-report: warning: '$T/rb1.zst': '$T/rb/diffprog' changed since it was traced (build-id differs); its frames are shown as module+offset (--modules DIR finds the traced build in DIR)/3"
 $REPORT --json --diff $T/rb1.zst $T/rb2.zst --modules $T/empty --modules $T/keep >$T/rbk.json 2>$T/rbk.err
 expect_eq "diff after a rebuild, the old build in --modules: exit 0, silent, the functions match" \
 	"$?/$(cat $T/rbk.err)/$(diff_rows $T/rbk.json by_function.peak_heap function)" \

@@ -82,7 +82,7 @@ CUZKTRACE_OUT=$T/moved.zst traced moved $T/moved/sites_c
 cp $LIB $T/moved/libsites_lib.so
 $REPORT --json $T/moved.zst >$T/moved.json 2>$T/moved.rerr
 expect_eq "sites: changed module: one warning" "$(cat $T/moved.rerr)" \
-	"cuzktrace-report: warning: '$T/moved/libsites_lib.so' changed since it was traced (build-id differs); its frames are shown as module+offset"
+	"cuzktrace-report: warning: '$T/moved/libsites_lib.so' changed since it was traced (build-id differs); its frames are shown as module+offset (--modules DIR finds the traced build in DIR)"
 expect_eq "sites: changed module: frames as module+offset" \
 	"$(site_get $T/moved.json sites_at_peak '^libsites_lib\.so\+0x[0-9a-f]+$' bytes)" 2097229
 # The library's path is now a FIFO: opening it would block the reader; it says so instead.
@@ -360,6 +360,21 @@ if [ -x $S/sites_rs ]; then
 			"3000000/800000/40000"
 		expect_eq "sites: Rust ($j) a method of the program named free: what it inlines stays the program's" \
 			"$(site_get $T/$j.json sites_at_peak_heap "^(sites_rsalloc::Slab::)?record \(.*sites_rsalloc\.rs:$A_R\)\$" bytes)" 500000
+		# a generic function given a closure, and one given a dyn Fn type: v0 and DWARF
+		# write their arguments differently ({closure#0} and {closure_env#0}, "Output =
+		# usize" and "Output=usize"); line-tables-only with v0 kept DWARF's short name
+		# (with_fill<sites_rsalloc::main::{closure_env#0}>) before 0.2.25, and phase rules by
+		# the path matched nothing
+		fill=; dyn=
+		[ $j = sites_rsalloc_ltv0 ] && fill='::<sites_rsalloc::main::{closure#0}>' dyn='::<dyn core::ops::function::Fn<(usize,), Output = usize>>'
+		re_f=$(printf '%s' "sites_rsalloc::prover::with_fill$fill" | sed 's/[][{}()*.^$|+?\\]/\\&/g')
+		re_d=$(printf '%s' "sites_rsalloc::prover::with_dyn$dyn" | sed 's/[][{}()*.^$|+?\\]/\\&/g')
+		expect_eq "sites: Rust ($j) generics given a closure and a dyn Fn: named by their whole path (v0: with their arguments)" \
+			"$(site_get $T/$j.json sites_at_peak_heap "^$re_f \(.*sites_rsalloc\.rs:$(line_of $SRC/sites_rsalloc.rs SITE:ra_closure_arg)\)\$" bytes)/$(site_get $T/$j.json sites_at_peak_heap "^$re_d \(.*sites_rsalloc\.rs:$(line_of $SRC/sites_rsalloc.rs SITE:ra_dyn_arg)\)\$" bytes)" \
+			"60000/70000"
+		expect_eq "sites: Rust ($j) phase rules by those generics' paths take their bytes" \
+			"$($REPORT --json --phase-rule 'f=sites_rsalloc::prover::with_fill' --phase-rule 'd=*::with_dyn' $T/$j.zst 2>&1 | $PY -c 'import json,sys; print(" ".join("%s=%d" % (r["phase"], r["bytes"]) for r in json.load(sys.stdin)["peak_heap"]["by_phase"] if r["phase"] in ("f", "d")))')" \
+			"d=70000 f=60000"
 		$REPORT --phase-rule 'aux=*::build_aux*' --phase-rule 'params=sites_rsalloc::prover::load_params' --json $T/$j.zst >$T/$j.pr.json 2>$T/$j.pr.err
 		expect_eq "sites: Rust ($j) phase rules by crate path match" \
 			"$(cat $T/$j.pr.err)/$($PY -c 'import json, sys; print(" ".join("%s=%d" % (r["phase"], r["bytes"]) for r in json.load(open(sys.argv[1]))["peak_heap"]["by_phase"][:2]))' $T/$j.pr.json)" \

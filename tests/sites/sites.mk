@@ -4,6 +4,9 @@
 SITES_T := $(B)/sites
 SITES_CFLAGS := -O2 -g -fomit-frame-pointer -Wall
 SITES_RUSTC := $(shell command -v rustc 2>/dev/null)
+# rustc reads make's jobserver from MAKEFLAGS, whose descriptors a recipe without '+' does not
+# get: under make -j it printed a warning per program ("failed to connect to jobserver")
+SITES_RUSTC_RUN := env -u MAKEFLAGS -u MFLAGS -u CARGO_MAKEFLAGS $(SITES_RUSTC)
 SITES_PROGS := $(SITES_T)/sites_c $(SITES_T)/libsites_lib.so $(SITES_T)/sites_cxx $(SITES_T)/sites_gap \
 	$(SITES_T)/sites_names $(SITES_T)/sites_names_v2 $(SITES_T)/sites_paths \
 	$(SITES_T)/sites_dl $(SITES_T)/libsites_dla.so $(SITES_T)/libsites_dlb.so
@@ -53,46 +56,46 @@ $(SITES_T)/sites_gap: tests/sites/sites_gap.cc
 
 $(SITES_T)/sites_rs: tests/sites/sites_rs.rs
 	@mkdir -p $(dir $@)
-	$(call msg,RUSTC,$@)$(SITES_RUSTC) -O -g -o $@ $<
+	$(call msg,RUSTC,$@)$(SITES_RUSTC_RUN) -O -g -o $@ $<
 
 # Cargo's debug = "line-tables-only", and v0 symbol names
 $(SITES_T)/sites_rs_lt: tests/sites/sites_rs.rs
 	@mkdir -p $(dir $@)
-	$(call msg,RUSTC,$@)$(SITES_RUSTC) -O -C debuginfo=line-tables-only \
+	$(call msg,RUSTC,$@)$(SITES_RUSTC_RUN) -O -C debuginfo=line-tables-only \
 		-C symbol-mangling-version=v0 -o $@ $<
 
 # a #[global_allocator] and generic functions, with -g and line-tables-only (both manglings)
 $(SITES_T)/sites_rsalloc: tests/sites/sites_rsalloc.rs
 	@mkdir -p $(dir $@)
-	$(call msg,RUSTC,$@)$(SITES_RUSTC) -O -g -o $@ $<
+	$(call msg,RUSTC,$@)$(SITES_RUSTC_RUN) -O -g -o $@ $<
 
 $(SITES_T)/sites_rsalloc_lt: tests/sites/sites_rsalloc.rs
 	@mkdir -p $(dir $@)
-	$(call msg,RUSTC,$@)$(SITES_RUSTC) -O -C debuginfo=line-tables-only -o $@ $<
+	$(call msg,RUSTC,$@)$(SITES_RUSTC_RUN) -O -C debuginfo=line-tables-only -o $@ $<
 
 $(SITES_T)/sites_rsalloc_ltv0: tests/sites/sites_rsalloc.rs
 	@mkdir -p $(dir $@)
-	$(call msg,RUSTC,$@)$(SITES_RUSTC) -O -C debuginfo=line-tables-only \
+	$(call msg,RUSTC,$@)$(SITES_RUSTC_RUN) -O -C debuginfo=line-tables-only \
 		-C symbol-mangling-version=v0 -o $@ $<
 
 # one function inlined in one build and not in the other (line-tables-only both)
 $(SITES_T)/sites_rsinl: tests/sites/sites_rsinl.rs
 	@mkdir -p $(dir $@)
-	$(call msg,RUSTC,$@)$(SITES_RUSTC) -O -C debuginfo=line-tables-only -o $@ $<
+	$(call msg,RUSTC,$@)$(SITES_RUSTC_RUN) -O -C debuginfo=line-tables-only -o $@ $<
 
 $(SITES_T)/sites_rsinl_v2: tests/sites/sites_rsinl.rs
 	@mkdir -p $(dir $@)
-	$(call msg,RUSTC,$@)$(SITES_RUSTC) -O -C debuginfo=line-tables-only --cfg v2 -o $@ $<
+	$(call msg,RUSTC,$@)$(SITES_RUSTC_RUN) -O -C debuginfo=line-tables-only --cfg v2 -o $@ $<
 
 # closures and async bodies, line-tables-only with legacy and with v0 symbol names (2021 edition:
 # async blocks)
 $(SITES_T)/sites_rsclo_lt: tests/sites/sites_rsclo.rs
 	@mkdir -p $(dir $@)
-	$(call msg,RUSTC,$@)$(SITES_RUSTC) --edition 2021 -O -C debuginfo=line-tables-only -o $@ $<
+	$(call msg,RUSTC,$@)$(SITES_RUSTC_RUN) --edition 2021 -O -C debuginfo=line-tables-only -o $@ $<
 
 $(SITES_T)/sites_rsclo_ltv0: tests/sites/sites_rsclo.rs
 	@mkdir -p $(dir $@)
-	$(call msg,RUSTC,$@)$(SITES_RUSTC) --edition 2021 -O -C debuginfo=line-tables-only \
+	$(call msg,RUSTC,$@)$(SITES_RUSTC_RUN) --edition 2021 -O -C debuginfo=line-tables-only \
 		-C symbol-mangling-version=v0 -o $@ $<
 
 .PHONY: sites-tests

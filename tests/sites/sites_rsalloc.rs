@@ -6,7 +6,11 @@
 // line-tables-only the wrapper's alloc, inlined into __rust_alloc, is named "alloc" alone (it
 // was taken for the program's frame: every block's site), and generic functions by their last
 // name with arguments ("build_aux<u64>": no crate path, so patterns like "*::build_aux"
-// matched nothing); the symbol table names them in full.
+// matched nothing); the symbol table names them in full. Also 60,000 bytes from with_fill, a
+// generic function given a closure, and 70,000 from with_dyn::<dyn Fn(usize) -> usize>: their
+// arguments read differently in DWARF ("{closure_env#0}", "Output=usize", "(usize)") and in v0
+// names ("{closure#0}", "Output = usize", "(usize,)"), and with line-tables-only and v0 they
+// kept DWARF's short name ("with_fill<sites_rsalloc::main::{closure_env#0}>").
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::hint::black_box;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
@@ -68,14 +72,29 @@ pub mod prover {
     pub fn make<const N: usize>() -> Box<[u8; N]> {
         Box::new([3u8; N]) // SITE:ra_const
     }
+
+    #[inline(never)]
+    pub fn with_fill<F: Fn(usize) -> u8>(n: usize, f: F) -> Vec<u8> {
+        let mut v = vec![1u8; n]; // SITE:ra_closure_arg
+        v[0] = f(n);
+        v
+    }
+
+    #[inline(never)]
+    pub fn with_dyn<T: ?Sized>(_t: &T, n: usize) -> Vec<u8> {
+        vec![5u8; n] // SITE:ra_dyn_arg
+    }
 }
 
 fn main() {
     let a = prover::load_params(black_box(3_000_000));
     let b: Vec<u64> = prover::build_aux::<u64>(black_box(100_000));
     let c = prover::make::<40000>();
+    let d = prover::with_fill(black_box(60_000), |k| (k & 0x7f) as u8);
+    let f: &dyn Fn(usize) -> usize = &|x| x + 1;
+    let e = prover::with_dyn::<dyn Fn(usize) -> usize>(f, black_box(70_000));
     let mut s = Slab { log: Vec::with_capacity(4) };
     run_slab(&mut s);
-    black_box((&a, &b, &c, &s));
+    black_box((&a, &b, &c, &d, &e, &s));
     println!("{}", CALLS.load(Relaxed) >= 3);
 }
