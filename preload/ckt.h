@@ -511,7 +511,7 @@ int ckt_guard_stale(struct ckt_tls *t, void *fp); /* fp: the calling hook's fram
 /* hooks_malloc.c: a heap block of the real allocator allocated (n bytes asked) or about to be
  * freed, recorded as the malloc family's are; with the guard up */
 void ckt_heap_record_alloc(struct ckt_tls *t, void *p, size_t n, uint8_t fn);
-int ckt_heap_record_free(struct ckt_tls *t, void *p); /* 1: end the release after the free (ckt_release_end) */
+int ckt_heap_record_free(struct ckt_tls *t, void *p); /* 1: end the release after the free (ckt_nosample_end) */
 extern CKT_TLS struct ckt_tls ckt_tls;
 
 /* The tracer's few mutexes (phase names, the log-line scan, the module maps' numbering),
@@ -553,26 +553,29 @@ int ckt_writer_tracing(void);
 void ckt_helpers_resume(void);
 /* the RSS sampler's thread id while it runs, else 0 (rss.c) */
 extern _Atomic pid_t ckt_rss_tid;
-/* Releases of CKT_BIG_RELEASE bytes or more under way: a free or realloc of a big heap block,
- * munmap, mremap. Each is stamped before its call (see ckt_format.h) and the kernel frees its
- * pages during the call: an RSS sample read meanwhile still counted pages the trace had
- * released already (a 256 MiB free took 16 ms, and 60 samples of 477 at 1 ms read RSS 100 to
- * 250 MiB above heap and mappings: the peak RSS, when one of them, lacked the block in its
- * heap, phases and sites). The sampler (rss.c) takes no sample across one: it reads again
- * once none is under way (up to a second). Begun before the event's stamp, ended after the
- * call (and after the stamp of what it made: realloc, mremap). Cost: two atomic adds on a shared line and one sub per such release, beside a call
- * that unmaps a megabyte or more (tens of microseconds); nothing for smaller blocks. */
-#define CKT_BIG_RELEASE ((size_t)1 << 20)
-extern _Atomic uint64_t ckt_release_started;
-extern atomic_uint ckt_release_busy;
-static inline void ckt_release_begin(void)
+/* Calls that change 1 MiB (CKT_NOSAMPLE_MIN) or more of resident memory while the trace says
+ * it changed at one stamp, under way: a free or realloc of a big heap block, munmap, mremap,
+ * cuMemFreeHost (stamped before the call: the kernel frees the pages during it), an mmap with
+ * MAP_POPULATE or MAP_LOCKED and a pinned host allocation (stamped after it: their pages are
+ * made during it). An RSS sample read meanwhile counted pages the trace had released already,
+ * or not yet allocated (a 256 MiB free took 16 ms, and 60 samples of 477 at 1 ms read RSS 100
+ * to 250 MiB above heap and mappings: the peak RSS, when one of them, lacked the block in its
+ * heap, phases and sites). The sampler (rss.c) takes no sample across one: it reads again once
+ * none is under way (up to a second). Begun before the call and any stamp of its event, ended
+ * after the call and the stamps (realloc and mremap stamp what they made after it). Cost: two
+ * atomic adds and one sub on a shared line per such call, beside a call that maps or unmaps a
+ * megabyte or more (tens of microseconds); nothing for smaller blocks. */
+#define CKT_NOSAMPLE_MIN ((size_t)1 << 20)
+extern _Atomic uint64_t ckt_nosample_started;
+extern atomic_uint ckt_nosample_busy;
+static inline void ckt_nosample_begin(void)
 {
-	atomic_fetch_add(&ckt_release_busy, 1);
-	atomic_fetch_add(&ckt_release_started, 1);
+	atomic_fetch_add(&ckt_nosample_busy, 1);
+	atomic_fetch_add(&ckt_nosample_started, 1);
 }
-static inline void ckt_release_end(void)
+static inline void ckt_nosample_end(void)
 {
-	atomic_fetch_sub(&ckt_release_busy, 1);
+	atomic_fetch_sub(&ckt_nosample_busy, 1);
 }
 int ckt_rss_running(void);
 void ckt_proc_init(void);

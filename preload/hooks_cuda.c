@@ -412,10 +412,17 @@ static inline void record_free(struct ckt_tls *t, uint8_t fn, uint8_t kind, uint
 	CUresult W PARAMS                                                                \
 	{                                                                                \
 		CKT_DRV_ENTER(W, PARAMS, ARGS)                                           \
+		/* pinned host memory: its pages are made during the call, recorded after \
+		 * it (ckt_nosample_begin) */                                            \
+		int made = KIND == CKT_CUDA_PINNED && (SIZE) >= CKT_NOSAMPLE_MIN;        \
+		if (made)                                                                \
+			ckt_nosample_begin();                                            \
 		CUresult rc = real ARGS;                                                 \
 		__typeof__(OUT) out = OUT; /* a variable: OUT may be an address */    \
 		if (rc == CUDA_SUCCESS && out)                                           \
 			record_alloc(t, FN, KIND, DEV, (uint64_t)(uintptr_t)*out, (SIZE)); \
+		if (made)                                                                \
+			ckt_nosample_end();                                              \
 		t->in_driver--;                                                          \
 		return rc;                                                               \
 	}
@@ -501,14 +508,21 @@ static CKT_NOINLINE void warn_refused(int w, CUresult rc)
 }
 
 /* Frees are recorded before the real call, so no other thread can be handed the same address
- * by an allocation stamped earlier than our record. ADDR is the freed address (or handle). */
+ * by an allocation stamped earlier than our record. ADDR is the freed address (or handle).
+ * Pinned host memory is resident: the RSS sampler waits for its free (ckt_nosample_begin; the
+ * size is the driver's, so every cuMemFreeHost, a rare call). */
 #define CKT_DRV_FREE(W, FN, KIND, ADDR, PARAMS, ARGS)                                   \
 	CUresult W PARAMS                                                                \
 	{                                                                                \
 		CKT_DRV_ENTER(W, PARAMS, ARGS)                                           \
+		int release = ADDR && KIND == CKT_CUDA_PINNED;                           \
+		if (release)                                                             \
+			ckt_nosample_begin();                                             \
 		if (ADDR)                                                                \
 			record_free(t, FN, KIND, (uint64_t)(uintptr_t)ADDR);              \
 		CUresult rc = real ARGS;                                                 \
+		if (release)                                                             \
+			ckt_nosample_end();                                               \
 		if (ADDR && rc == CUDA_SUCCESS)                                          \
 			atomic_fetch_sub_explicit(&cuda_recorded_live, 1, memory_order_relaxed); \
 		else if (ADDR)                                                           \

@@ -252,7 +252,7 @@ static CKT_NOINLINE void traced_delete(del_fn *r, void *p, uintptr_t a, uintptr_
 	t->guard = CKT_GUARD_CXX;
 	r(p, a, b);
 	if (big)
-		ckt_release_end();
+		ckt_nosample_end();
 }
 
 /* the definition form i's caller gets, by mode (resolved at the first call) */

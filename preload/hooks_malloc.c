@@ -61,14 +61,14 @@ static inline void record_alloc(struct ckt_tls *t, void *p, size_t n, uint8_t fn
 
 /* p is about to be freed: stamped before the real free (see the file comment). The slot
  * carries the block's usable size for the exit line's running total (summary.c); the header
- * read is one the real free makes right after. A block of CKT_BIG_RELEASE bytes or more
- * begins a release first: 1, and the caller ends it (ckt_release_end) after the real free. */
+ * read is one the real free makes right after. A block of CKT_NOSAMPLE_MIN bytes or more
+ * begins a release first: 1, and the caller ends it (ckt_nosample_end) after the real free. */
 static inline int record_free(struct ckt_tls *t, void *p)
 {
 	size_t u = ckt_usable_size(p);
-	int big = CKT_UNLIKELY(u >= CKT_BIG_RELEASE);
+	int big = CKT_UNLIKELY(u >= CKT_NOSAMPLE_MIN);
 	if (big)
-		ckt_release_begin();
+		ckt_nosample_begin();
 	if (ckt_sample_r) {
 		if (CKT_LIKELY(u < ckt_sample_r)) {
 			if (CKT_UNLIKELY(ckt_sample_maybe(p)) && ckt_sample_forget(p))
@@ -112,7 +112,7 @@ static CKT_NOINLINE void tls_update_free(struct ckt_tls *t, void *p)
 	int big = record_free(t, p);
 	ckt_real.free(p);
 	if (big)
-		ckt_release_end();
+		ckt_nosample_end();
 	t->guard = CKT_GUARD_TLS;
 }
 
@@ -146,7 +146,7 @@ CKT_EXPORT void free(void *p)
 		int big = record_free(t, p);
 		ckt_real.free(p);
 		if (CKT_UNLIKELY(big))
-			ckt_release_end();
+			ckt_nosample_end();
 		t->guard = 0;
 		return;
 	}
@@ -254,21 +254,21 @@ static inline void *realloc_common(void *p, size_t n, uint8_t fn_for_null, const
 		/* a big block's release (see record_free) begun before the stamps, ended after
 		 * the new block's */
 		size_t u0 = ckt_usable_size(p);
-		int release = u0 >= CKT_BIG_RELEASE;
+		int release = u0 >= CKT_NOSAMPLE_MIN;
 		if (release)
-			ckt_release_begin();
+			ckt_nosample_begin();
 		q = realloc_sampled(t, p, n, u0);
 		if (release)
-			ckt_release_end();
+			ckt_nosample_end();
 	} else if (!p) {
 		q = ckt_real.realloc(p, n);
 		record_alloc(t, q, n, fn_for_null);
 	} else {
 		uint32_t st = ckt_stacks_capture(t); /* the same before and after the call */
 		size_t u0 = ckt_usable_size(p);
-		int release = u0 >= CKT_BIG_RELEASE; /* see record_free */
+		int release = u0 >= CKT_NOSAMPLE_MIN; /* see record_free */
 		if (release)
-			ckt_release_begin();
+			ckt_nosample_begin();
 		uint64_t before = ckt_stamp(t);
 		q = ckt_real.realloc(p, n);
 		if (q)
@@ -278,7 +278,7 @@ static inline void *realloc_common(void *p, size_t n, uint8_t fn_for_null, const
 		else /* failed, p is untouched */
 			ckt_done(t);
 		if (release) /* after the new block's stamp */
-			ckt_release_end();
+			ckt_nosample_end();
 	}
 	t->guard = restore_guard;
 	return q;

@@ -71,6 +71,10 @@ CKT_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t
 	}
 	struct ckt_guard_frame gf;
 	ckt_guard_mark(t, &gf, __builtin_frame_address(0));
+	/* pages made during the call, recorded after it: see ckt_nosample_begin */
+	int populate = (flags & (MAP_POPULATE | MAP_LOCKED)) && len >= CKT_NOSAMPLE_MIN;
+	if (populate)
+		ckt_nosample_begin();
 	ckt_guard_call(t, 1);
 	void *p = real_mmap(addr, len, prot, flags, fd, off);
 	ckt_guard_call(t, 0);
@@ -79,6 +83,8 @@ CKT_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t
 		ckt_emit(t, CKT_EV_MMAP, map_bits(prot, flags, fd), ckt_stamp(t), (uint64_t)(uintptr_t)p, len,
 			 st);
 	}
+	if (populate)
+		ckt_nosample_end();
 	t->guard = 0;
 	return p;
 }
@@ -138,9 +144,9 @@ CKT_EXPORT int munmap(void *addr, size_t len)
 	struct ckt_guard_frame gf;
 	ckt_guard_mark(t, &gf, __builtin_frame_address(0));
 	uintptr_t a = (uintptr_t)addr, page = (uintptr_t)sysconf(_SC_PAGESIZE);
-	int rc, release = len >= CKT_BIG_RELEASE; /* see ckt_release_begin */
+	int rc, release = len >= CKT_NOSAMPLE_MIN; /* see ckt_nosample_begin */
 	if (release)
-		ckt_release_begin();
+		ckt_nosample_begin();
 	if (len >= CKT_MUNMAP_EARLY && !(a & (page - 1)) && a < CKT_USER_TOP && len <= CKT_USER_TOP - a) {
 		ckt_emit(t, CKT_EV_MUNMAP, 0, ckt_stamp(t), a, len, 0);
 		ckt_guard_call(t, 1);
@@ -162,7 +168,7 @@ CKT_EXPORT int munmap(void *addr, size_t len)
 			ckt_done(t);
 	}
 	if (release)
-		ckt_release_end();
+		ckt_nosample_end();
 	t->guard = 0;
 	return rc;
 }
@@ -355,9 +361,9 @@ CKT_EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags, ..
 	struct ckt_guard_frame gf;
 	ckt_guard_mark(t, &gf, __builtin_frame_address(0));
 	uint32_t st = ckt_stacks_capture(t);
-	int release = old_len >= CKT_BIG_RELEASE; /* see ckt_release_begin */
+	int release = old_len >= CKT_NOSAMPLE_MIN; /* see ckt_nosample_begin */
 	if (release)
-		ckt_release_begin();
+		ckt_nosample_begin();
 	uint64_t before = ckt_stamp(t);
 	ckt_guard_call(t, 1);
 	void *p = real(old, old_len, new_len, flags, new_addr);
@@ -374,7 +380,7 @@ CKT_EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags, ..
 			  (uint64_t)(uintptr_t)p, new_len, st);
 	}
 	if (release) /* after the new range's stamp */
-		ckt_release_end();
+		ckt_nosample_end();
 	t->guard = 0;
 	return p;
 }

@@ -255,15 +255,15 @@ static void say_gap(void)
 		NULL);
 }
 
-_Atomic uint64_t ckt_release_started;
-atomic_uint ckt_release_busy;
+_Atomic uint64_t ckt_nosample_started;
+atomic_uint ckt_nosample_busy;
 
 static int sample_once(struct ckt_tls *t, int *detail);
 static void sample_commit(struct ckt_tls *t);
 
 /* Reads first, then one timestamp for both records: a new highest RSS and its anon/file/shmem
  * split share it (the reader explains the peak sample with the split at or before it). A
- * read that a big release (ckt_release_begin) may have overlapped, one under way as it
+ * read that a big release (ckt_nosample_begin) may have overlapped, one under way as it
  * began or one begun before its timestamp, is taken again: 100 us later ten times, then
  * every millisecond, up to a second in all (16 GiB take about a second to unmap; then kept:
  * a program that unmaps gigabytes back to back, or a handler that left a release by
@@ -273,12 +273,12 @@ static void sample(struct ckt_tls *t, int detail)
 {
 	uint64_t waited = 0;
 	for (int tries = 0;; tries++) {
-		uint64_t started = atomic_load(&ckt_release_started);
-		unsigned busy = atomic_load(&ckt_release_busy);
+		uint64_t began = atomic_load(&ckt_nosample_started);
+		unsigned busy = atomic_load(&ckt_nosample_busy);
 		int rc = sample_once(t, &detail);
 		if (rc <= 0)
 			return;
-		if ((!busy && atomic_load(&ckt_release_started) == started) || waited >= 1000000000ull ||
+		if ((!busy && atomic_load(&ckt_nosample_started) == began) || waited >= 1000000000ull ||
 		    atomic_load(&stop_flag)) {
 			sample_commit(t);
 			return;
@@ -287,6 +287,11 @@ static void sample(struct ckt_tls *t, int detail)
 		uint64_t nap = tries < 10 ? 100000 : 1000000;
 		ckt_nap(nap);
 		waited += nap;
+		/* the coarse clock ticks right before an RSS sample (ckt_format.h, AGG's since: a
+		 * reader bounds a total's change by the first sample more than a millisecond after
+		 * its tick): ticked again for the read that follows, or a change made while we
+		 * waited would read as bounded by a sample taken before it */
+		ckt_coarse_tick();
 	}
 }
 

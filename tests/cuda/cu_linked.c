@@ -18,7 +18,10 @@
  * the driver during the first; the second must wait for it, not go without its device).
  * "tls DIR N" instead of all that: dlopen DIR/1.so .. DIR/N.so (libraries with TLS), then 64 KiB
  * pinned and its free: the allocation's stack capture runs glibc's TLS-table update, whose
- * allocations are traced. */
+ * allocations are traced.
+ * "pinnedbig N" instead of all that: 4 rounds of N MiB pinned (cuMemHostAlloc), every page
+ * touched, then cuMemFreeHost, which unmaps them during the call (an RSS sample then must not
+ * count pages the trace has freed). */
 #include "cuzktrace_shim.h"
 #include "exercise.h"
 
@@ -86,6 +89,19 @@ int main(int argc, char **argv)
 		}
 		CHECK(cuMemAllocHost_v2(&h, 64 * 1024));
 		CHECK(cuMemFreeHost(h));
+		puts("cu_linked: done");
+		return 0;
+	}
+	if (argc > 2 && !strcmp(argv[1], "pinnedbig")) {
+		size_t n = strtoul(argv[2], NULL, 10) << 20;
+		CHECK(cuInit(0));
+		for (int r = 0; r < 4; r++) {
+			void *h;
+			CHECK(cuMemHostAlloc(&h, n, 0));
+			memset(h, r + 1, n);
+			__asm__ volatile("" : : "r"(h) : "memory");
+			CHECK(cuMemFreeHost(h));
+		}
 		puts("cu_linked: done");
 		return 0;
 	}

@@ -370,8 +370,9 @@ done
 # sample read meanwhile counted them while the trace had released the block: RSS up to 120
 # MiB above heap and mappings, 20 to 24 samples of about 220 (when one of them was the peak
 # RSS, its heap, phases and sites lacked the block). Since 0.2.25 none: the sampler reads again
-# once the release is done. Both modes.
-for br in free munmap realloc; do
+# once the release is done. The same for an mmap with MAP_POPULATE, whose pages the kernel
+# makes during the call, recorded after it. Both modes.
+for br in free munmap realloc populate; do
 	for rate in 0 524288; do
 		CUZKTRACE_SAMPLE=$rate CUZKTRACE_RSS_MS=1 CUZKTRACE_OUT=$T/br.zst traced br $P/bigrelease $br 128 4
 		$REPORT --csv $T/br.csv $T/br.zst >/dev/null 2>&1
