@@ -944,6 +944,25 @@ extern size_t (*ckt_usable)(void *);
  * just before the block (glibc's malloc_usable_size also reads the next chunk's header to
  * check the block is in use, a second cache miss we do not need: the block is ours). */
 extern int ckt_glibc_heap;
+/* 1 when the release of p (u usable bytes) unmaps its pages during the call, as far as we can
+ * tell (ckt_nosample_begin): glibc's chunk of its own mapping (IS_MMAPPED); a block under its
+ * mmap threshold, which rises up to 32 MiB after the first such free, stays in the heap and
+ * unmaps nothing (counted as a release, a thread freeing 4 MiB blocks in a loop held the RSS
+ * samples back for a second each). Any block of CKT_NOSAMPLE_MIN or more of another
+ * allocator. */
+static inline int ckt_block_unmaps(void *p, size_t u)
+{
+	if (CKT_LIKELY(u < CKT_NOSAMPLE_MIN))
+		return 0;
+	if (!ckt_glibc_heap)
+		return 1;
+	const char *c = p;
+	size_t h;
+	__asm__("" : "+r"(c)); /* as ckt_usable_size */
+	__builtin_memcpy(&h, c - sizeof(h), sizeof(h));
+	return (h & 2) != 0; /* IS_MMAPPED */
+}
+
 static inline size_t ckt_usable_size(void *p)
 {
 	if (CKT_LIKELY(ckt_glibc_heap)) {

@@ -61,12 +61,12 @@ static inline void record_alloc(struct ckt_tls *t, void *p, size_t n, uint8_t fn
 
 /* p is about to be freed: stamped before the real free (see the file comment). The slot
  * carries the block's usable size for the exit line's running total (summary.c); the header
- * read is one the real free makes right after. A block of CKT_NOSAMPLE_MIN bytes or more
+ * read is one the real free makes right after. A block whose free unmaps it (ckt_block_unmaps)
  * begins a release first: 1, and the caller ends it (ckt_nosample_end) after the real free. */
 static inline int record_free(struct ckt_tls *t, void *p)
 {
 	size_t u = ckt_usable_size(p);
-	int big = CKT_UNLIKELY(u >= CKT_NOSAMPLE_MIN);
+	int big = CKT_UNLIKELY(ckt_block_unmaps(p, u));
 	if (big)
 		ckt_nosample_begin();
 	if (ckt_sample_r) {
@@ -254,7 +254,7 @@ static inline void *realloc_common(void *p, size_t n, uint8_t fn_for_null, const
 		/* a big block's release (see record_free) begun before the stamps, ended after
 		 * the new block's */
 		size_t u0 = ckt_usable_size(p);
-		int release = u0 >= CKT_NOSAMPLE_MIN;
+		int release = ckt_block_unmaps(p, u0);
 		if (release)
 			ckt_nosample_begin();
 		q = realloc_sampled(t, p, n, u0);
@@ -266,7 +266,7 @@ static inline void *realloc_common(void *p, size_t n, uint8_t fn_for_null, const
 	} else {
 		uint32_t st = ckt_stacks_capture(t); /* the same before and after the call */
 		size_t u0 = ckt_usable_size(p);
-		int release = u0 >= CKT_NOSAMPLE_MIN; /* see record_free */
+		int release = ckt_block_unmaps(p, u0); /* see record_free */
 		if (release)
 			ckt_nosample_begin();
 		uint64_t before = ckt_stamp(t);

@@ -261,25 +261,43 @@ atomic_uint ckt_nosample_busy;
 static int sample_once(struct ckt_tls *t, int *detail);
 static void sample_commit(struct ckt_tls *t);
 
+/* The busy count the sampler takes as no release under way: one that stayed put, none begun,
+ * through a whole wait (a handler that left a release by siglongjmp, a vfork child killed in
+ * one: never ended; or one that outlasts the wait, gigabytes unmapped). Lowered as soon as the
+ * count falls below it: an unended release would otherwise hold back every later sample. */
+static unsigned busy_floor;
+
+#define CKT_NOSAMPLE_WAIT_NS 1000000000ull /* a second: 16 GiB take about that to unmap */
+
 /* Reads first, then one timestamp for both records: a new highest RSS and its anon/file/shmem
  * split share it (the reader explains the peak sample with the split at or before it). A
- * read that a big release (ckt_nosample_begin) may have overlapped, one under way as it
- * began or one begun before its timestamp, is taken again: 100 us later ten times, then
- * every millisecond, up to a second in all (16 GiB take about a second to unmap; then kept:
- * a program that unmaps gigabytes back to back, or a handler that left a release by
- * siglongjmp and so never ended it), or at once when the sampler stops. RSS falls during a
- * release: the samples it holds back are not a peak's. */
+ * read that a big release or a populating call (ckt_nosample_begin) may have overlapped, one
+ * under way as it began or one begun before its timestamp, is taken again: 100 us later ten
+ * times, then every millisecond, up to CKT_NOSAMPLE_WAIT_NS in all, 10 ms more once the
+ * sampler is told to stop; then kept (a program that releases big blocks back to back with
+ * no pause of a read's length: each sample then is late by the wait, and may count pages the
+ * trace has released). */
 static void sample(struct ckt_tls *t, int detail)
 {
-	uint64_t waited = 0;
+	uint64_t waited = 0, began0 = atomic_load(&ckt_nosample_started);
+	unsigned busy0 = atomic_load(&ckt_nosample_busy), busy = busy0;
 	for (int tries = 0;; tries++) {
 		uint64_t began = atomic_load(&ckt_nosample_started);
-		unsigned busy = atomic_load(&ckt_nosample_busy);
-		int rc = sample_once(t, &detail);
-		if (rc <= 0)
+		busy = atomic_load(&ckt_nosample_busy);
+		if (busy < busy_floor)
+			busy_floor = busy;
+		int d = detail;
+		if (sample_once(t, &d) <= 0)
 			return;
-		if ((!busy && atomic_load(&ckt_nosample_started) == began) || waited >= 1000000000ull ||
-		    atomic_load(&stop_flag)) {
+		if (busy <= busy_floor && atomic_load(&ckt_nosample_started) == began) {
+			sample_commit(t);
+			return;
+		}
+		if (atomic_load(&stop_flag) && waited + 10000000ull < CKT_NOSAMPLE_WAIT_NS)
+			waited = CKT_NOSAMPLE_WAIT_NS - 10000000ull; /* stopping: 10 ms more at most */
+		if (waited >= CKT_NOSAMPLE_WAIT_NS) {
+			if (busy == busy0 && atomic_load(&ckt_nosample_started) == began0)
+				busy_floor = busy; /* stayed put throughout: see busy_floor */
 			sample_commit(t);
 			return;
 		}
@@ -326,11 +344,10 @@ static int sample_once(struct ckt_tls *t, int *detail)
 		if (p) {
 			rss = parse_u64(p) * page_size;
 			have_rss = 1;
-			/* a new highest RSS gets its split now, not up to nine samples later */
-			if (rss > rss_max) {
-				rss_max = rss;
+			/* a new highest RSS gets its split now, not up to nine samples later (the
+			 * highest kept when the reading is: sample_commit) */
+			if (rss > rss_max)
 				*detail = 1;
-			}
 		}
 	}
 	int have_detail = *detail && read_hwm_and_split(d, true);
@@ -347,12 +364,24 @@ static int sample_once(struct ckt_tls *t, int *detail)
 static void sample_commit(struct ckt_tls *t)
 {
 	uint64_t ts = taken.ts;
+	if (taken.have_rss && taken.rss > rss_max)
+		rss_max = taken.rss;
 	if (taken.have_rss)
 		ckt_put(t, CKT_EV_RSS, 0, ts, 0, taken.rss, 0);
 	if (taken.have_detail)
 		ckt_emit2(t, CKT_EV_RSS_DETAIL, 0, ts, taken.d[0], taken.d[1], ts, taken.d[2], taken.d[3], 0);
 	else
 		ckt_done(t);
+}
+
+/* *ts moved on by one sampling period */
+static void period_after(struct timespec *ts)
+{
+	ts->tv_nsec += (long)ckt_config.rss_ms * 1000000L;
+	while (ts->tv_nsec >= 1000000000L) {
+		ts->tv_nsec -= 1000000000L;
+		ts->tv_sec++;
+	}
 }
 
 static void *sampler_main(void *arg)
@@ -377,10 +406,14 @@ static void *sampler_main(void *arg)
 	for (unsigned i = 0; !atomic_load(&stop_flag); i++) {
 		ckt_coarse_tick();
 		sample(t, i % 10 == 0);
-		next.tv_nsec += (long)ckt_config.rss_ms * 1000000L;
-		while (next.tv_nsec >= 1000000000L) {
-			next.tv_nsec -= 1000000000L;
-			next.tv_sec++;
+		period_after(&next);
+		/* a sample held back past its successor's time (ckt_nosample_begin) does not
+		 * leave the next ones to come back to back, microseconds apart */
+		struct timespec now;
+		ckt_clock_get(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec > next.tv_sec || (now.tv_sec == next.tv_sec && now.tv_nsec > next.tv_nsec)) {
+			next = now;
+			period_after(&next);
 		}
 		/* until the next sample, or until ckt_rss_stop wakes us: with a long period
 		 * (CUZKTRACE_RSS_MS up to a minute) exit must not wait for the rest of it */

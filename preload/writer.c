@@ -1335,7 +1335,7 @@ enum {
 	ERR_STDIO,             /* open in the program already: its standard input, output or
 				* error, or another descriptor it inherited (stdio_clash) */
 	ERR_LOOP,              /* ELOOP from a directory of the path, not from O_NOFOLLOW */
-	ERR_CWD_LONG,          /* a relative path in a working directory longer than PATH_MAX */
+	ERR_CWD_LONG,          /* a relative name and the working directory: past PATH_MAX */
 };
 
 static int make_absolute(const char *in, char *out, size_t cap)
@@ -1346,15 +1346,16 @@ static int make_absolute(const char *in, char *out, size_t cap)
 		strcpy(out, in);
 		return 0;
 	}
-	/* a working directory past PATH_MAX has no path the trace could be announced and
-	 * found again by (getcwd: ERANGE, "Numerical result out of range" said nothing) */
+	/* a working directory whose path, with the name, passes PATH_MAX gives the trace no path
+	 * to be announced and found again by (getcwd: ERANGE, which read "Numerical result out
+	 * of range"; or a path that the open then refused, "File name too long") */
 	if (!getcwd(out, cap))
-		return errno == ERANGE ? ERR_CWD_LONG : -errno;
+		return errno == ERANGE || errno == ENAMETOOLONG ? ERR_CWD_LONG : -errno;
 	size_t n = strlen(out);
 	while (in[0] == '.' && in[1] == '/')
 		in += 2;
-	if (n + 1 + strlen(in) >= cap)
-		return -ENAMETOOLONG;
+	if (n + 1 + strlen(in) >= PATH_MAX || n + 1 + strlen(in) >= cap)
+		return ERR_CWD_LONG;
 	if (n > 1)
 		out[n++] = '/';
 	strcpy(out + n, in);
@@ -2126,8 +2127,9 @@ static const char *reason_text(int rc)
 	case ERR_LOOP:
 		return strerrordesc_np(ELOOP);
 	case ERR_CWD_LONG:
-		return "the working directory's path is longer than the system allows (4096 bytes), so the "
-		       "trace has no path to be found by: name it by an absolute path (CUZKTRACE_OUT=/...)";
+		return "the working directory's path and the name are longer together than a path may be "
+		       "(4096 bytes), so the trace has no path to be found by: name it by a shorter "
+		       "absolute path (CUZKTRACE_OUT=/...)";
 	default:
 		return strerrordesc_np(-rc);
 	}

@@ -753,15 +753,6 @@ static bool ckt_sym_rust_symbol(const char *symbol)
 static const char *ckt_sym_last_component(const char *n);
 static bool ckt_sym_body_agrees(const char *last, const char *plain);
 
-/* Whether symbol (a linkage name without its suffixes, or a C name) names the function DWARF
- * calls plain: the same name once demangled without parameters, or (not exact) one that ends
- * in "::" plain. A Rust symbol (not exact) also agrees when DWARF's generic arguments are
- * the symbol's: v0's "app::prover::make::<4194304>" (read as "...::make<4194304>") is DWARF's
- * "make<4194304>"; a symbol that carries none (legacy mangling drops them from a generic
- * function's path) agrees with DWARF's name without them: "app::prover::build_aux" is
- * "build_aux<u64>". Arguments that differ never agree ("drop_in_place<app::A>" is not
- * "drop_in_place<app::B>"). A closure's or coroutine's symbol agrees with DWARF's body name
- * (ckt_sym_body_agrees: "app::make_fn::{{closure}}" is "{closure#0}"). */
 /* s[0..n) as both DWARF and v0 would write it (malloc'd; NULL when out of memory): a closure's
  * type "{closure_env#0}" (DWARF) is "{closure#0}" (v0), a one-element tuple "(usize)" is
  * "(usize,)", "f::<T>" inside the arguments is "f<T>", and no spaces ("Output=usize" is
@@ -799,6 +790,16 @@ static bool ckt_sym_ends_with_path(const char *n, size_t ln, const char *plain, 
 	return ln > lp + 2 && memcmp(n + ln - lp, plain, lp) == 0 && memcmp(n + ln - lp - 2, "::", 2) == 0;
 }
 
+/* Whether symbol (a linkage name without its suffixes, or a C name) names the function DWARF
+ * calls plain: the same name once demangled without parameters, or (not exact) one that ends
+ * in "::" plain. A Rust symbol (not exact) also agrees when DWARF's generic arguments are
+ * the symbol's: v0's "app::prover::make::<4194304>" (read as "...::make<4194304>") is DWARF's
+ * "make<4194304>"; a symbol that carries none (legacy mangling drops them from a generic
+ * function's path) agrees with DWARF's name without them: "app::prover::build_aux" is
+ * "build_aux<u64>". Arguments that differ never agree ("drop_in_place<app::A>" is not
+ * "drop_in_place<app::B>"), unless only in how DWARF and v0 write them (ckt_sym_args_form:
+ * "run<app::main::{closure_env#0}>" is "app::run::<app::main::{closure#0}>"). A closure's or coroutine's symbol agrees with DWARF's body name
+ * (ckt_sym_body_agrees: "app::make_fn::{{closure}}" is "{closure#0}"). */
 static bool ckt_sym_names_agree(const char *symbol, const char *plain, bool exact)
 {
 	char *dm = NULL;

@@ -243,13 +243,14 @@ char *ckt_util_link_target(const char *path)
 }
 
 /* The directory of the temporary a "-" output was put together in (one "-" output a run), and
- * whether its copy to stdout failed (else a failure was the temporary's: a full $TMPDIR) */
+ * whether writing the temporary itself failed (a full $TMPDIR; not the copy to stdout, not an
+ * error of the report's own, such as running out of memory) */
 static char *ckt_util_stage_dir;
-static bool ckt_util_stage_copy_failed;
+static bool ckt_util_stage_failed;
 
 const char *ckt_util_out_stage_failed(void)
 {
-	return ckt_util_stage_dir && !ckt_util_stage_copy_failed ? ckt_util_stage_dir : NULL;
+	return ckt_util_stage_failed ? ckt_util_stage_dir : NULL;
 }
 
 /* "-": standard output, whole or not at all too: the output goes to an unnamed temporary
@@ -270,7 +271,7 @@ static int ckt_util_out_stdout(struct ckt_util_out *o)
 		o->to_stdout = true;
 		free(ckt_util_stage_dir);
 		ckt_util_stage_dir = strdup(dir);
-		ckt_util_stage_copy_failed = false;
+		ckt_util_stage_failed = false;
 		return 0;
 	}
 	if (fd >= 0)
@@ -391,14 +392,20 @@ int ckt_util_out_close(struct ckt_util_out *o, bool ok)
 	int e = 0;
 	if (!o->f)
 		return 0;
+	/* "-": a write into the temporary failed (ckt_util_out_stage_failed) */
+	bool stage_bad = o->to_stdout && ferror(o->f);
 	if (ferror(o->f))
 		e = EIO; /* the writer's own record of the error says more */
 	if (o->to_stdout && ok && !e) {
-		if (fflush(o->f) != 0 || lseek(fileno(o->f), 0, SEEK_SET) != 0)
+		if (fflush(o->f) != 0 || lseek(fileno(o->f), 0, SEEK_SET) != 0) {
 			e = errno ? errno : EIO;
-		else if ((e = ckt_util_copy_fd(fileno(o->f), 1)) != 0)
-			ckt_util_stage_copy_failed = true;
+			stage_bad = true;
+		} else {
+			e = ckt_util_copy_fd(fileno(o->f), 1);
+		}
 	}
+	if (o->to_stdout)
+		ckt_util_stage_failed = stage_bad;
 	errno = 0;
 	if (fclose(o->f) != 0 && !e)
 		e = errno ? errno : EIO;

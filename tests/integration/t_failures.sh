@@ -1114,18 +1114,25 @@ mkdir -p $T/gonedir
 (cd $T/gonedir && rmdir $T/gonedir && env -u CUZKTRACE_OUT LD_PRELOAD=$LIB /bin/true) 2>$T/gonedir.err
 expect_match "working directory removed: status 0, the expanded name in the one line" "$?/$(cat $T/gonedir.err)" \
 	"^0/cuzktrace: error: cannot trace to 'cuzktrace\.true\.[0-9]+\.zst': No such file or directory; running untraced\$"
-# a working directory whose path is longer than PATH_MAX (deep build trees): a relative name has
-# no absolute path; the line says why (it said "Numerical result out of range"), the program
-# runs untraced (status 70 under CUZKTRACE_STRICT=1, as for any file it cannot trace to)
+# a working directory whose path, with the name, is longer than PATH_MAX (deep build trees): a
+# relative name has no absolute path; the line says why (it said "Numerical result out of
+# range" past 4,127 bytes and "File name too long" from 4,096 to there), the program runs
+# untraced (status 70 under CUZKTRACE_STRICT=1, as for any file it cannot trace to)
 deep=$T/deep
 mkdir -p $deep
 long=$(printf 'd%.0s' $(seq 200))
-(cd $deep && for i in $(seq 22); do mkdir $long && cd $long || exit 1; done
- CUZKTRACE_OUT=t.zst LD_PRELOAD=$LIB /bin/true; echo "$?" >$T/deepcwd.rc
- CUZKTRACE_STRICT=1 CUZKTRACE_OUT=t.zst LD_PRELOAD=$LIB /bin/true 2>/dev/null; echo "$?" >$T/deepcwd.strict; ls t.zst >$T/deepcwd.ls 2>&1) 2>$T/deepcwd.err
-expect_eq "working directory longer than PATH_MAX: status 0, one line that says why, no file; status 70 under CUZKTRACE_STRICT=1" \
-	"$(cat $T/deepcwd.rc)/$(cat $T/deepcwd.err)/$(grep -c 'No such file' $T/deepcwd.ls)/$(cat $T/deepcwd.strict)" \
-	"0/cuzktrace: error: cannot trace to 't.zst': the working directory's path is longer than the system allows (4096 bytes), so the trace has no path to be found by: name it by an absolute path (CUZKTRACE_OUT=/...); running untraced/1/70"
+cwd_msg="the working directory's path and the name are longer together than a path may be (4096 bytes), so the trace has no path to be found by: name it by a shorter absolute path (CUZKTRACE_OUT=/...)"
+(cd $deep && while [ $((${#PWD} + 202)) -lt 4099 ]; do mkdir $long && cd $long || exit 1; done
+ # a directory that makes the path 4,100 bytes long, then one past 4,127 under it
+ last=$(printf 'e%.0s' $(seq $((4100 - ${#PWD} - 1)))); mkdir $last && cd $last || exit 1
+ echo "${#PWD}" >$T/deepcwd.len
+ CUZKTRACE_OUT=t.zst LD_PRELOAD=$LIB /bin/true 2>$T/deepcwd1.err; echo "$?" >$T/deepcwd1.rc
+ mkdir $long $long/$long && cd $long/$long || exit 1
+ CUZKTRACE_OUT=t.zst LD_PRELOAD=$LIB /bin/true 2>$T/deepcwd.err; echo "$?" >$T/deepcwd.rc
+ CUZKTRACE_STRICT=1 CUZKTRACE_OUT=t.zst LD_PRELOAD=$LIB /bin/true 2>/dev/null; echo "$?" >$T/deepcwd.strict; ls t.zst >$T/deepcwd.ls 2>&1)
+expect_eq "working directory of 4,100 bytes and one past 4,127: status 0, one line that says why, no file; status 70 under CUZKTRACE_STRICT=1" \
+	"$(cat $T/deepcwd.len)/$(cat $T/deepcwd1.rc)/$(cat $T/deepcwd1.err)/$(cat $T/deepcwd.rc)/$(cat $T/deepcwd.err)/$(grep -c 'No such file' $T/deepcwd.ls)/$(cat $T/deepcwd.strict)" \
+	"4100/0/cuzktrace: error: cannot trace to 't.zst': $cwd_msg; running untraced/0/cuzktrace: error: cannot trace to 't.zst': $cwd_msg; running untraced/1/70"
 rm -rf $deep
 
 # a heap overrun glibc never notices (K bytes past a 100-byte block, into a block never used

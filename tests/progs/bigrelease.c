@@ -6,20 +6,52 @@
  *   realloc  malloc, then realloc to 64 bytes (glibc shrinks the mapping with mremap)
  *   populate an anonymous mmap with MAP_POPULATE (the kernel makes every page during the
  *            call, which the trace records after it), then munmap
+ *   churn    (MIB and ROUNDS ignored) a thread makes and frees 4 MiB blocks in a loop for a
+ *            second while main sleeps: after the first free glibc raises its mmap threshold
+ *            (to 32 MiB at most), the blocks stay in the heap and their frees unmap nothing;
+ *            counted as releases, they held every RSS sample back a second
  * The trace stamps each release before its call; a sample read during the call counted the
  * pages still there while the trace had released them (RSS up to MIB above heap and
  * mappings: a 256 MiB free takes about 16 ms); the same during a populating mmap. Nothing
  * else of size is live. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
+
+static volatile int stop;
+
+static void *churn(void *arg)
+{
+	(void)arg;
+	while (!stop) {
+		char *p = malloc((size_t)4 << 20);
+		if (!p)
+			return NULL;
+		p[0] = 1;
+		__asm__ volatile("" : : "r"(p) : "memory");
+		free(p);
+	}
+	return NULL;
+}
 
 int main(int argc, char **argv)
 {
 	if (argc < 4)
 		return 2;
 	const char *mode = argv[1];
+	if (strcmp(mode, "churn") == 0) {
+		pthread_t th;
+		if (pthread_create(&th, NULL, churn, NULL))
+			return 1;
+		for (int i = 0; i < 100; i++)
+			usleep(10000);
+		stop = 1;
+		pthread_join(th, NULL);
+		return 0;
+	}
 	size_t n = strtoul(argv[2], NULL, 10) << 20;
 	int rounds = atoi(argv[3]);
 	for (int r = 0; r < rounds; r++) {
