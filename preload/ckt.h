@@ -420,6 +420,8 @@ struct ckt_tls {
 	uint64_t unw_spent;            /* ns spent stepping stacks since then */
 	uint32_t unw_stepped;          /* stacks stepped in the thread's life (up to the minimum) */
 	int unw_trimming;              /* 1 while unw_cache_trim makes libunwind map its cache */
+	size_t nosample_open;          /* an mmap-family hook's ckt_nosample_begin: its bytes + 1,
+					* ended by ckt_guard_stale if a handler jumps out of it */
 	unsigned unw_nmaps;            /* the mappings of its size libunwind made then (hooks_mmap.c) */
 	void *unw_maps[4];
 	/* hooks_cxx.c: an aligned operator new passed on to libstdc++ is under way, which asks
@@ -511,7 +513,7 @@ int ckt_guard_stale(struct ckt_tls *t, void *fp); /* fp: the calling hook's fram
 /* hooks_malloc.c: a heap block of the real allocator allocated (n bytes asked) or about to be
  * freed, recorded as the malloc family's are; with the guard up */
 void ckt_heap_record_alloc(struct ckt_tls *t, void *p, size_t n, uint8_t fn);
-int ckt_heap_record_free(struct ckt_tls *t, void *p); /* 1: end the release after the free (ckt_nosample_end) */
+size_t ckt_heap_record_free(struct ckt_tls *t, void *p); /* not 0: end the release of that many bytes after the free (ckt_nosample_end) */
 extern CKT_TLS struct ckt_tls ckt_tls;
 
 /* The tracer's few mutexes (phase names, the log-line scan, the module maps' numbering),
@@ -561,21 +563,26 @@ extern _Atomic pid_t ckt_rss_tid;
  * or not yet allocated (a 256 MiB free took 16 ms, and 60 samples of 477 at 1 ms read RSS 100
  * to 250 MiB above heap and mappings: the peak RSS, when one of them, lacked the block in its
  * heap, phases and sites). The sampler (rss.c) takes no sample across one: it reads again once
- * none is under way (up to a second). Begun before the call and any stamp of its event, ended
+ * none is under way (up to 20 ms or two sampling periods, and a millisecond more for each 8
+ * MB under way: 2 s at most). Begun before the call and any stamp of its event, ended
  * after the call and the stamps (realloc and mremap stamp what they made after it). Cost: two
  * atomic adds and one sub on a shared line per such call, beside a call that maps or unmaps a
  * megabyte or more (tens of microseconds); nothing for smaller blocks. */
 #define CKT_NOSAMPLE_MIN ((size_t)1 << 20)
-extern _Atomic uint64_t ckt_nosample_started;
+extern _Atomic uint64_t ckt_nosample_started, ckt_nosample_bytes;
 extern atomic_uint ckt_nosample_busy;
-static inline void ckt_nosample_begin(void)
+/* bytes: what the call unmaps, four times what it makes (0 when unknown), for how long the
+ * sampler waits (rss.c, wait_cap) */
+static inline void ckt_nosample_begin(size_t bytes)
 {
+	atomic_fetch_add(&ckt_nosample_bytes, bytes);
 	atomic_fetch_add(&ckt_nosample_busy, 1);
 	atomic_fetch_add(&ckt_nosample_started, 1);
 }
-static inline void ckt_nosample_end(void)
+static inline void ckt_nosample_end(size_t bytes)
 {
 	atomic_fetch_sub(&ckt_nosample_busy, 1);
+	atomic_fetch_sub(&ckt_nosample_bytes, bytes);
 }
 int ckt_rss_running(void);
 void ckt_proc_init(void);
@@ -944,23 +951,33 @@ extern size_t (*ckt_usable)(void *);
  * just before the block (glibc's malloc_usable_size also reads the next chunk's header to
  * check the block is in use, a second cache miss we do not need: the block is ours). */
 extern int ckt_glibc_heap;
-/* 1 when the release of p (u usable bytes) unmaps its pages during the call, as far as we can
- * tell (ckt_nosample_begin): glibc's chunk of its own mapping (IS_MMAPPED); a block under its
- * mmap threshold, which rises up to 32 MiB after the first such free, stays in the heap and
- * unmaps nothing (counted as a release, a thread freeing 4 MiB blocks in a loop held the RSS
- * samples back for a second each). Any block of CKT_NOSAMPLE_MIN or more of another
- * allocator. */
+/* 1 when the free of p (u usable bytes) gives its pages back during the call, as far as we can
+ * tell (ckt_nosample_begin): glibc's chunk of its own mapping (IS_MMAPPED), or a chunk of the
+ * main heap that the free merges into its top, which glibc then trims with brk (3 ms for 84
+ * MiB). A block under the mmap threshold elsewhere in the heap unmaps nothing (the threshold
+ * rises up to 32 MiB after the first such free; counted as a release, a thread freeing 4 MiB
+ * blocks in a loop held the RSS samples back). The top of a thread's arena is not told (its
+ * trims are not waited for). Not told for another allocator (tcmalloc, jemalloc, mimalloc keep
+ * their big blocks: waited for, they held every sample back beside a loop freeing them). */
 static inline int ckt_block_unmaps(void *p, size_t u)
 {
 	if (CKT_LIKELY(u < CKT_NOSAMPLE_MIN))
 		return 0;
 	if (!ckt_glibc_heap)
-		return 1;
+		return 0; /* another allocator keeps its big blocks, or says nothing we can read */
 	const char *c = p;
-	size_t h;
+	size_t h, hn;
 	__asm__("" : "+r"(c)); /* as ckt_usable_size */
 	__builtin_memcpy(&h, c - sizeof(h), sizeof(h));
-	return (h & 2) != 0; /* IS_MMAPPED */
+	if (h & 2) /* IS_MMAPPED */
+		return 1;
+	if (h & 4) /* NON_MAIN_ARENA */
+		return 0;
+	/* the next chunk (after this one's 16-byte header and body) is the top when it ends
+	 * at the program break */
+	const char *next = c - 2 * sizeof(h) + (h & ~(size_t)7);
+	__builtin_memcpy(&hn, next + sizeof(h), sizeof(hn));
+	return next + (hn & ~(size_t)7) == (const char *)sbrk(0);
 }
 
 static inline size_t ckt_usable_size(void *p)

@@ -416,13 +416,13 @@ static inline void record_free(struct ckt_tls *t, uint8_t fn, uint8_t kind, uint
 		 * it (ckt_nosample_begin) */                                            \
 		int made = KIND == CKT_CUDA_PINNED && (SIZE) >= CKT_NOSAMPLE_MIN;        \
 		if (made)                                                                \
-			ckt_nosample_begin();                                            \
+			ckt_nosample_begin(4 * (size_t)(SIZE)); /* see wait_cap */      \
 		CUresult rc = real ARGS;                                                 \
 		__typeof__(OUT) out = OUT; /* a variable: OUT may be an address */    \
 		if (rc == CUDA_SUCCESS && out)                                           \
 			record_alloc(t, FN, KIND, DEV, (uint64_t)(uintptr_t)*out, (SIZE)); \
 		if (made)                                                                \
-			ckt_nosample_end();                                              \
+			ckt_nosample_end(4 * (size_t)(SIZE));                            \
 		t->in_driver--;                                                          \
 		return rc;                                                               \
 	}
@@ -517,12 +517,12 @@ static CKT_NOINLINE void warn_refused(int w, CUresult rc)
 		CKT_DRV_ENTER(W, PARAMS, ARGS)                                           \
 		int release = ADDR && KIND == CKT_CUDA_PINNED;                           \
 		if (release)                                                             \
-			ckt_nosample_begin();                                             \
+			ckt_nosample_begin(0);                                            \
 		if (ADDR)                                                                \
 			record_free(t, FN, KIND, (uint64_t)(uintptr_t)ADDR);              \
 		CUresult rc = real ARGS;                                                 \
 		if (release)                                                             \
-			ckt_nosample_end();                                               \
+			ckt_nosample_end(0);                                              \
 		if (ADDR && rc == CUDA_SUCCESS)                                          \
 			atomic_fetch_sub_explicit(&cuda_recorded_live, 1, memory_order_relaxed); \
 		else if (ADDR)                                                           \

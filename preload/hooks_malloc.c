@@ -62,13 +62,14 @@ static inline void record_alloc(struct ckt_tls *t, void *p, size_t n, uint8_t fn
 /* p is about to be freed: stamped before the real free (see the file comment). The slot
  * carries the block's usable size for the exit line's running total (summary.c); the header
  * read is one the real free makes right after. A block whose free unmaps it (ckt_block_unmaps)
- * begins a release first: 1, and the caller ends it (ckt_nosample_end) after the real free. */
-static inline int record_free(struct ckt_tls *t, void *p)
+ * begins a release first: its size, and the caller ends it (ckt_nosample_end) after the real
+ * free; else 0. */
+static inline size_t record_free(struct ckt_tls *t, void *p)
 {
 	size_t u = ckt_usable_size(p);
-	int big = CKT_UNLIKELY(ckt_block_unmaps(p, u));
+	size_t big = CKT_UNLIKELY(ckt_block_unmaps(p, u)) ? u : 0;
 	if (big)
-		ckt_nosample_begin();
+		ckt_nosample_begin(big);
 	if (ckt_sample_r) {
 		if (CKT_LIKELY(u < ckt_sample_r)) {
 			if (CKT_UNLIKELY(ckt_sample_maybe(p)) && ckt_sample_forget(p))
@@ -89,7 +90,7 @@ void ckt_heap_record_alloc(struct ckt_tls *t, void *p, size_t n, uint8_t fn)
 	record_alloc(t, p, n, fn);
 }
 
-int ckt_heap_record_free(struct ckt_tls *t, void *p)
+size_t ckt_heap_record_free(struct ckt_tls *t, void *p)
 {
 	return record_free(t, p);
 }
@@ -109,10 +110,10 @@ static CKT_NOINLINE void *tls_update_alloc(struct ckt_tls *t, size_t nm, size_t 
 static CKT_NOINLINE void tls_update_free(struct ckt_tls *t, void *p)
 {
 	t->guard = CKT_GUARD_HOOK;
-	int big = record_free(t, p);
+	size_t big = record_free(t, p);
 	ckt_real.free(p);
 	if (big)
-		ckt_nosample_end();
+		ckt_nosample_end(big);
 	t->guard = CKT_GUARD_TLS;
 }
 
@@ -143,10 +144,10 @@ CKT_EXPORT void free(void *p)
 	struct ckt_tls *t = &ckt_tls;
 	if (CKT_HOOK_ENTER(t)) {
 		t->guard = CKT_GUARD_HOOK;
-		int big = record_free(t, p);
+		size_t big = record_free(t, p);
 		ckt_real.free(p);
 		if (CKT_UNLIKELY(big))
-			ckt_nosample_end();
+			ckt_nosample_end(big);
 		t->guard = 0;
 		return;
 	}
@@ -204,6 +205,17 @@ static inline void record_realloc(struct ckt_tls *t, void *p, size_t u0, void *q
 		  (uint64_t)(uintptr_t)q, u0, st);
 }
 
+/* A realloc of p (u0 usable bytes) to n bytes that may change a megabyte or more of resident
+ * pages during the call, between the old block's stamp and the new one's (ckt_nosample_begin):
+ * a block that grows or shrinks across CKT_NOSAMPLE_MIN, whose copy holds both blocks' pages
+ * while the trace shows neither (a Vec of 24 MiB grown to 96 MiB: every sample during the
+ * copy read both blocks unexplained). */
+static inline size_t realloc_moves(size_t u0, size_t n)
+{
+	/* the weight wait_cap (rss.c) takes: its copy makes pages, four times */
+	return u0 >= CKT_NOSAMPLE_MIN || n >= CKT_NOSAMPLE_MIN ? 4 * (u0 > n ? u0 : n) : 0;
+}
+
 /* Default mode, p != NULL: the old block is released and the new one allocated, each by the
  * rules of its own size; only a large block moved to a large block stays one REALLOC event. */
 static CKT_NOINLINE void *realloc_sampled(struct ckt_tls *t, void *p, size_t n, size_t u0)
@@ -251,24 +263,24 @@ static inline void *realloc_common(void *p, size_t n, uint8_t fn_for_null, const
 	t->guard = CKT_GUARD_HOOK;
 	void *q;
 	if (p && ckt_sample_r) {
-		/* a big block's release (see record_free) begun before the stamps, ended after
-		 * the new block's */
+		/* a big block's move (see realloc_moves) begun before the stamps, ended after the
+		 * new block's */
 		size_t u0 = ckt_usable_size(p);
-		int release = ckt_block_unmaps(p, u0);
+		size_t release = realloc_moves(u0, n);
 		if (release)
-			ckt_nosample_begin();
+			ckt_nosample_begin(release);
 		q = realloc_sampled(t, p, n, u0);
 		if (release)
-			ckt_nosample_end();
+			ckt_nosample_end(release);
 	} else if (!p) {
 		q = ckt_real.realloc(p, n);
 		record_alloc(t, q, n, fn_for_null);
 	} else {
 		uint32_t st = ckt_stacks_capture(t); /* the same before and after the call */
 		size_t u0 = ckt_usable_size(p);
-		int release = ckt_block_unmaps(p, u0); /* see record_free */
+		size_t release = realloc_moves(u0, n);
 		if (release)
-			ckt_nosample_begin();
+			ckt_nosample_begin(release);
 		uint64_t before = ckt_stamp(t);
 		q = ckt_real.realloc(p, n);
 		if (q)
@@ -278,7 +290,7 @@ static inline void *realloc_common(void *p, size_t n, uint8_t fn_for_null, const
 		else /* failed, p is untouched */
 			ckt_done(t);
 		if (release) /* after the new block's stamp */
-			ckt_nosample_end();
+			ckt_nosample_end(release);
 	}
 	t->guard = restore_guard;
 	return q;

@@ -27,6 +27,22 @@ static inline int hook_enter(struct ckt_tls *t, void *fp)
 	       atomic_load_explicit(&ckt_active, memory_order_relaxed);
 }
 
+/* ckt_nosample_begin and _end for these hooks, which a signal handler may leave by siglongjmp
+ * (a timeout around a slow MAP_POPULATE): noted in the thread, and ended by ckt_guard_stale
+ * when it finds the hook left (the count stayed up, and every later sample waited its most) */
+static inline void nosample_open(struct ckt_tls *t, size_t bytes)
+{
+	ckt_nosample_begin(bytes);
+	t->nosample_open = bytes + 1;
+}
+
+static inline void nosample_close(struct ckt_tls *t)
+{
+	size_t b = t->nosample_open;
+	t->nosample_open = 0;
+	ckt_nosample_end(b - 1);
+}
+
 static void *real_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
 	if (CKT_UNLIKELY(!ckt_real.mmap)) {
@@ -73,8 +89,8 @@ CKT_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t
 	ckt_guard_mark(t, &gf, __builtin_frame_address(0));
 	/* pages made during the call, recorded after it: see ckt_nosample_begin */
 	int populate = (flags & (MAP_POPULATE | MAP_LOCKED)) && len >= CKT_NOSAMPLE_MIN;
-	if (populate)
-		ckt_nosample_begin();
+	if (populate) /* pages made go four times slower than unmapped ones: see wait_cap */
+		nosample_open(t, 4 * len);
 	ckt_guard_call(t, 1);
 	void *p = real_mmap(addr, len, prot, flags, fd, off);
 	ckt_guard_call(t, 0);
@@ -84,7 +100,7 @@ CKT_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t
 			 st);
 	}
 	if (populate)
-		ckt_nosample_end();
+		nosample_close(t);
 	t->guard = 0;
 	return p;
 }
@@ -146,7 +162,7 @@ CKT_EXPORT int munmap(void *addr, size_t len)
 	uintptr_t a = (uintptr_t)addr, page = (uintptr_t)sysconf(_SC_PAGESIZE);
 	int rc, release = len >= CKT_NOSAMPLE_MIN; /* see ckt_nosample_begin */
 	if (release)
-		ckt_nosample_begin();
+		nosample_open(t, len);
 	if (len >= CKT_MUNMAP_EARLY && !(a & (page - 1)) && a < CKT_USER_TOP && len <= CKT_USER_TOP - a) {
 		ckt_emit(t, CKT_EV_MUNMAP, 0, ckt_stamp(t), a, len, 0);
 		ckt_guard_call(t, 1);
@@ -168,7 +184,7 @@ CKT_EXPORT int munmap(void *addr, size_t len)
 			ckt_done(t);
 	}
 	if (release)
-		ckt_nosample_end();
+		nosample_close(t);
 	t->guard = 0;
 	return rc;
 }
@@ -361,9 +377,9 @@ CKT_EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags, ..
 	struct ckt_guard_frame gf;
 	ckt_guard_mark(t, &gf, __builtin_frame_address(0));
 	uint32_t st = ckt_stacks_capture(t);
-	int release = old_len >= CKT_NOSAMPLE_MIN; /* see ckt_nosample_begin */
+	size_t release = old_len >= CKT_NOSAMPLE_MIN ? old_len : 0; /* see ckt_nosample_begin */
 	if (release)
-		ckt_nosample_begin();
+		nosample_open(t, release);
 	uint64_t before = ckt_stamp(t);
 	ckt_guard_call(t, 1);
 	void *p = real(old, old_len, new_len, flags, new_addr);
@@ -380,7 +396,7 @@ CKT_EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags, ..
 			  (uint64_t)(uintptr_t)p, new_len, st);
 	}
 	if (release) /* after the new range's stamp */
-		ckt_nosample_end();
+		nosample_close(t);
 	t->guard = 0;
 	return p;
 }

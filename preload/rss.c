@@ -255,49 +255,45 @@ static void say_gap(void)
 		NULL);
 }
 
-_Atomic uint64_t ckt_nosample_started;
+_Atomic uint64_t ckt_nosample_started, ckt_nosample_bytes;
 atomic_uint ckt_nosample_busy;
 
 static int sample_once(struct ckt_tls *t, int *detail);
 static void sample_commit(struct ckt_tls *t);
 
-/* The busy count the sampler takes as no release under way: one that stayed put, none begun,
- * through a whole wait (a handler that left a release by siglongjmp, a vfork child killed in
- * one: never ended; or one that outlasts the wait, gigabytes unmapped). Lowered as soon as the
- * count falls below it: an unended release would otherwise hold back every later sample. */
-static unsigned busy_floor;
-
-#define CKT_NOSAMPLE_WAIT_NS 1000000000ull /* a second: 16 GiB take about that to unmap */
+/* How long a sample waits for the calls under way: two sampling periods (20 ms at least), and
+ * a millisecond more for each 8 MB they unmap (pages go at about that rate; calls that make
+ * pages count four times their bytes: the kernel zeroes each, 2 MB a millisecond), 2 s at
+ * most. A fixed second left samples half a second apart beside threads that free big blocks
+ * back to back on few cores; 100 ms did not cover a 16 GiB free. */
+static uint64_t wait_cap(void)
+{
+	uint64_t base = 2 * (uint64_t)ckt_config.rss_ms * 1000000ull, bytes = atomic_load(&ckt_nosample_bytes);
+	if (base < 20000000ull)
+		base = 20000000ull;
+	uint64_t cap = base + (bytes < (1ull << 40) ? bytes >> 3 : 1ull << 37);
+	return cap < 2000000000ull ? cap : 2000000000ull;
+}
 
 /* Reads first, then one timestamp for both records: a new highest RSS and its anon/file/shmem
  * split share it (the reader explains the peak sample with the split at or before it). A
- * read that a big release or a populating call (ckt_nosample_begin) may have overlapped, one
+ * read that a call changing resident pages (ckt_nosample_begin) may have overlapped, one
  * under way as it began or one begun before its timestamp, is taken again: 100 us later ten
- * times, then every millisecond, up to CKT_NOSAMPLE_WAIT_NS in all, 10 ms more once the
- * sampler is told to stop; then kept (a program that releases big blocks back to back with
- * no pause of a read's length: each sample then is late by the wait, and may count pages the
- * trace has released). */
+ * times, then every millisecond, up to wait_cap in all (10 ms once the sampler is told to
+ * stop); then kept (a program that makes such calls back to back with no pause of a read's
+ * length between them: the sample is late by the wait, and may count pages the trace has
+ * released). */
 static void sample(struct ckt_tls *t, int detail)
 {
-	uint64_t waited = 0, began0 = atomic_load(&ckt_nosample_started);
-	unsigned busy0 = atomic_load(&ckt_nosample_busy), busy = busy0;
+	uint64_t waited = 0;
 	for (int tries = 0;; tries++) {
 		uint64_t began = atomic_load(&ckt_nosample_started);
-		busy = atomic_load(&ckt_nosample_busy);
-		if (busy < busy_floor)
-			busy_floor = busy;
+		unsigned busy = atomic_load(&ckt_nosample_busy);
 		int d = detail;
 		if (sample_once(t, &d) <= 0)
 			return;
-		if (busy <= busy_floor && atomic_load(&ckt_nosample_started) == began) {
-			sample_commit(t);
-			return;
-		}
-		if (atomic_load(&stop_flag) && waited + 10000000ull < CKT_NOSAMPLE_WAIT_NS)
-			waited = CKT_NOSAMPLE_WAIT_NS - 10000000ull; /* stopping: 10 ms more at most */
-		if (waited >= CKT_NOSAMPLE_WAIT_NS) {
-			if (busy == busy0 && atomic_load(&ckt_nosample_started) == began0)
-				busy_floor = busy; /* stayed put throughout: see busy_floor */
+		if ((!busy && atomic_load(&ckt_nosample_started) == began) ||
+		    waited >= (atomic_load(&stop_flag) ? 10000000ull : wait_cap())) {
 			sample_commit(t);
 			return;
 		}

@@ -438,6 +438,10 @@ CKT_NOINLINE int ckt_guard_stale(struct ckt_tls *t, void *fp)
 	t->guard_in_call = 0;
 	t->guard = 0;
 	ckt_done(t); /* a release stamped before its call (munmap) holds the horizon no more */
+	if (t->nosample_open) { /* nor the RSS samples (ckt_nosample_begin) */
+		ckt_nosample_end(t->nosample_open - 1);
+		t->nosample_open = 0;
+	}
 	atomic_fetch_add_explicit(&ckt_lost_jumped, 1, memory_order_relaxed);
 	return 1;
 }

@@ -10,16 +10,30 @@
  *            second while main sleeps: after the first free glibc raises its mmap threshold
  *            (to 32 MiB at most), the blocks stay in the heap and their frees unmap nothing;
  *            counted as releases, they held every RSS sample back a second
+ *   jump     (ROUNDS ignored) a timer's handler leaves an mmap of MIB MiB with MAP_POPULATE by
+ *            siglongjmp (its hook never ends), then main sleeps a second: the call's hold on
+ *            the RSS sampler must go with the hook (before, every later sample waited 2 s)
  * The trace stamps each release before its call; a sample read during the call counted the
  * pages still there while the trace had released them (RSS up to MIB above heap and
  * mappings: a 256 MiB free takes about 16 ms); the same during a populating mmap. Nothing
  * else of size is live. */
 #include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/time.h>
 #include <unistd.h>
+
+static sigjmp_buf jb;
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	siglongjmp(jb, 1);
+}
 
 static volatile int stop;
 
@@ -42,6 +56,21 @@ int main(int argc, char **argv)
 	if (argc < 4)
 		return 2;
 	const char *mode = argv[1];
+	if (strcmp(mode, "jump") == 0) {
+		size_t n = strtoul(argv[2], NULL, 10) << 20;
+		signal(SIGALRM, on_alarm);
+		struct itimerval it = {{0, 0}, {0, 1000}};
+		if (sigsetjmp(jb, 1) == 0) {
+			setitimer(ITIMER_REAL, &it, NULL);
+			mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+			pause(); /* the tick came after the call: wait for it here */
+		}
+		/* the next mmap-family call finds the left hook (the guard) */
+		munmap(mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), 4096);
+		for (int i = 0; i < 100; i++)
+			usleep(10000);
+		return 0;
+	}
 	if (strcmp(mode, "churn") == 0) {
 		pthread_t th;
 		if (pthread_create(&th, NULL, churn, NULL))
