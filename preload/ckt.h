@@ -556,18 +556,19 @@ void ckt_helpers_resume(void);
 /* the RSS sampler's thread id while it runs, else 0 (rss.c) */
 extern _Atomic pid_t ckt_rss_tid;
 /* Calls that change 1 MiB (CKT_NOSAMPLE_MIN) or more of resident memory while the trace says
- * it changed at one stamp, under way: a free or realloc of a big heap block, munmap, mremap,
- * cuMemFreeHost (stamped before the call: the kernel frees the pages during it), an mmap with
- * MAP_POPULATE or MAP_LOCKED and a pinned host allocation (stamped after it: their pages are
- * made during it). An RSS sample read meanwhile counted pages the trace had released already,
+ * it changed at one stamp, under way: a free that unmaps or trims (ckt_block_unmaps), munmap,
+ * mremap, cuMemFreeHost (stamped before the call: the kernel frees the pages during it), a
+ * realloc to or from 1 MiB or more (the old block stamped before, the new one after, a copy
+ * between), an mmap with MAP_POPULATE or MAP_LOCKED and a pinned host allocation (stamped
+ * after it: their pages are made during it). An RSS sample read meanwhile counted pages the trace had released already,
  * or not yet allocated (a 256 MiB free took 16 ms, and 60 samples of 477 at 1 ms read RSS 100
  * to 250 MiB above heap and mappings: the peak RSS, when one of them, lacked the block in its
  * heap, phases and sites). The sampler (rss.c) takes no sample across one: it reads again once
  * none is under way (up to 20 ms or two sampling periods, and a millisecond more for each 8
  * MB under way: 2 s at most). Begun before the call and any stamp of its event, ended
- * after the call and the stamps (realloc and mremap stamp what they made after it). Cost: two
- * atomic adds and one sub on a shared line per such call, beside a call that maps or unmaps a
- * megabyte or more (tens of microseconds); nothing for smaller blocks. */
+ * after the call and the stamps (realloc and mremap stamp what they made after it). Cost:
+ * three atomic adds and two subs on a shared line per such call, beside a call that maps,
+ * copies or unmaps a megabyte or more (tens of microseconds); nothing for smaller blocks. */
 #define CKT_NOSAMPLE_MIN ((size_t)1 << 20)
 extern _Atomic uint64_t ckt_nosample_started, ckt_nosample_bytes;
 extern atomic_uint ckt_nosample_busy;
