@@ -61,13 +61,13 @@ static inline void record_alloc(struct ckt_tls *t, void *p, size_t n, uint8_t fn
 
 /* p is about to be freed: stamped before the real free (see the file comment). The slot
  * carries the block's usable size for the exit line's running total (summary.c); the header
- * read is one the real free makes right after. A block whose free unmaps it (ckt_block_unmaps)
- * begins a release first: its size, and the caller ends it (ckt_nosample_end) after the real
- * free; else 0. */
-static inline size_t record_free(struct ckt_tls *t, void *p)
+ * read is one the real free makes right after. A block of the malloc family (own) whose free
+ * unmaps it (ckt_block_unmaps) begins a release first: its size, and the caller ends it
+ * (ckt_nosample_end) after the real free; else 0. */
+static inline size_t record_free(struct ckt_tls *t, void *p, int own)
 {
 	size_t u = ckt_usable_size(p);
-	size_t big = CKT_UNLIKELY(ckt_block_unmaps(p, u)) ? u : 0;
+	size_t big = own && CKT_UNLIKELY(ckt_block_unmaps(p, u)) ? u : 0;
 	if (big)
 		ckt_nosample_begin(big);
 	if (ckt_sample_r) {
@@ -92,7 +92,9 @@ void ckt_heap_record_alloc(struct ckt_tls *t, void *p, size_t n, uint8_t fn)
 
 size_t ckt_heap_record_free(struct ckt_tls *t, void *p)
 {
-	return record_free(t, p);
+	/* an allocator serving new and delete itself (hooks_cxx.c, DIRECT) is not glibc, whose
+	 * headers ckt_block_unmaps reads (and follows to the next chunk's): not asked */
+	return record_free(t, p, 0);
 }
 
 /* A call of glibc's TLS update (from the dynamic linker) while a stack capture brings the
@@ -110,7 +112,7 @@ static CKT_NOINLINE void *tls_update_alloc(struct ckt_tls *t, size_t nm, size_t 
 static CKT_NOINLINE void tls_update_free(struct ckt_tls *t, void *p)
 {
 	t->guard = CKT_GUARD_HOOK;
-	size_t big = record_free(t, p);
+	size_t big = record_free(t, p, 1);
 	ckt_real.free(p);
 	if (big)
 		ckt_nosample_end(big);
@@ -144,7 +146,7 @@ CKT_EXPORT void free(void *p)
 	struct ckt_tls *t = &ckt_tls;
 	if (CKT_HOOK_ENTER(t)) {
 		t->guard = CKT_GUARD_HOOK;
-		size_t big = record_free(t, p);
+		size_t big = record_free(t, p, 1);
 		ckt_real.free(p);
 		if (CKT_UNLIKELY(big))
 			ckt_nosample_end(big);
