@@ -513,7 +513,7 @@ int ckt_guard_stale(struct ckt_tls *t, void *fp); /* fp: the calling hook's fram
 /* hooks_malloc.c: a heap block of the real allocator allocated (n bytes asked) or about to be
  * freed, recorded as the malloc family's are; with the guard up */
 void ckt_heap_record_alloc(struct ckt_tls *t, void *p, size_t n, uint8_t fn);
-size_t ckt_heap_record_free(struct ckt_tls *t, void *p); /* not 0: end the release of that many bytes after the free (ckt_nosample_end) */
+void ckt_heap_record_free(struct ckt_tls *t, void *p);
 extern CKT_TLS struct ckt_tls ckt_tls;
 
 /* The tracer's few mutexes (phase names, the log-line scan, the module maps' numbering),

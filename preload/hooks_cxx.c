@@ -248,11 +248,9 @@ static CKT_NOINLINE void traced_delete(del_fn *r, void *p, uintptr_t a, uintptr_
 	}
 	struct ckt_tls *held __attribute__((cleanup(guard_down))) = t;
 	t->guard = CKT_GUARD_HOOK;
-	size_t big = ckt_heap_record_free(held, p);
+	ckt_heap_record_free(held, p);
 	t->guard = CKT_GUARD_CXX;
 	r(p, a, b);
-	if (big)
-		ckt_nosample_end(big);
 }
 
 /* the definition form i's caller gets, by mode (resolved at the first call) */

@@ -90,11 +90,12 @@ void ckt_heap_record_alloc(struct ckt_tls *t, void *p, size_t n, uint8_t fn)
 	record_alloc(t, p, n, fn);
 }
 
-size_t ckt_heap_record_free(struct ckt_tls *t, void *p)
+void ckt_heap_record_free(struct ckt_tls *t, void *p)
 {
 	/* an allocator serving new and delete itself (hooks_cxx.c, DIRECT) is not glibc, whose
-	 * headers ckt_block_unmaps reads (and follows to the next chunk's): not asked */
-	return record_free(t, p, 0);
+	 * headers ckt_block_unmaps reads (and follows to the next chunk's): not asked, so no
+	 * release begins (its frees are not waited for: see ckt_block_unmaps) */
+	(void)record_free(t, p, 0);
 }
 
 /* A call of glibc's TLS update (from the dynamic linker) while a stack capture brings the

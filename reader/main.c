@@ -680,14 +680,14 @@ static void ckt_main_warnings(const char *path, const struct ckt_decoder *dec,
  * own failed write names it. */
 static void ckt_main_say_unwritten(const char *path, int rc)
 {
-	const char *stage = strcmp(path, "-") == 0 ? ckt_util_out_stage_failed() : NULL;
-	if (stage) /* the temporary failed, not the standard output (a full $TMPDIR) */
+	const char *stage = ckt_util_out_stage_failed();
+	if (strcmp(path, "-") != 0)
+		ckt_main_say("error: cannot write '%s': %s", path, strerror(-rc));
+	else if (stage) /* the temporary failed, not the standard output (a full $TMPDIR) */
 		ckt_main_say("error: cannot write to standard output: the temporary file it is put "
 			     "together in, in '%s' ($TMPDIR, else /tmp), failed: %s", stage, strerror(-rc));
-	else if (strcmp(path, "-") == 0)
-		ckt_main_say("error: cannot write to standard output: %s", strerror(-rc));
 	else
-		ckt_main_say("error: cannot write '%s': %s", path, strerror(-rc));
+		ckt_main_say("error: cannot write to standard output: %s", strerror(-rc));
 }
 
 /* --sites-csv and --folded, written after the replay. Returns 0, or -1 after saying why. */

@@ -392,8 +392,10 @@ void ckt_sym_set_module_dirs(const char *const *dirs, size_t n)
 
 /* Opens the ELF file at path as m, with its own Dwfl (so modules that occupied the same
  * addresses at different times never collide), and checks m's build-id. Returns true, or
- * false with the reason in why (NULL: not wanted) and nothing left open. */
-static bool ckt_sym_try(struct ckt_sym *s, struct ckt_sym_module *m, const char *path, char *why, size_t n)
+ * false with the reason in why (NULL: not wanted) and nothing left open; *changed (when not
+ * NULL) tells a file whose build-id differs from the trace's (rebuilt since). */
+static bool ckt_sym_try(struct ckt_sym *s, struct ckt_sym_module *m, const char *path, char *why, size_t n,
+			bool *changed)
 {
 	/* the trace names the file: a FIFO or a device there now would block the open */
 	struct stat sb;
@@ -438,6 +440,8 @@ static bool ckt_sym_try(struct ckt_sym *s, struct ckt_sym_module *m, const char 
 			hex[0] = '\0';
 		}
 		ok = strcmp(hex, m->build_id) == 0;
+		if (!ok && changed)
+			*changed = true;
 		if (!ok && why)
 			snprintf(why, n, "'%s' changed since it was traced (build-id differs)", path);
 	}
@@ -459,16 +463,16 @@ static void ckt_sym_open(struct ckt_sym *s, struct ckt_sym_module *m)
 	 * fails the warning below says so. */
 	if (!strchr(m->path, '/'))
 		return;
-	bool ok = ckt_sym_try(s, m, m->path, why, sizeof(why));
+	bool changed = false;
+	bool ok = ckt_sym_try(s, m, m->path, why, sizeof(why), &changed);
 	/* only where the trace recorded a build-id: another file of that name is another build */
 	for (size_t i = 0; !ok && m->build_id[0] && i < ckt_sym_ndirs; i++) {
 		int k = snprintf(alt, sizeof(alt), "%s/%s", ckt_sym_dirs[i], m->basename);
-		ok = k > 0 && (size_t)k < sizeof(alt) && ckt_sym_try(s, m, alt, NULL, 0);
+		ok = k > 0 && (size_t)k < sizeof(alt) && ckt_sym_try(s, m, alt, NULL, 0, NULL);
 	}
 	if (!ok) {
-		/* rebuilt in place since the trace: the usual case of "did my change move the
-		 * peak?", where --modules finds the traced build kept elsewhere */
-		bool changed = strstr(why, "changed since it was traced") != NULL;
+		/* rebuilt in place since the trace (changed): the usual case of "did my change
+		 * move the peak?", where --modules finds the traced build kept elsewhere */
 		ckt_sym_warn(s, "%s; its frames are shown as module+offset%s", why,
 			     ckt_sym_ndirs && m->build_id[0] ? " (no file of its name and build-id in --modules)"
 			     : changed ? " (--modules DIR finds the traced build in DIR)" : "");
@@ -798,8 +802,9 @@ static bool ckt_sym_ends_with_path(const char *n, size_t ln, const char *plain, 
  * function's path) agrees with DWARF's name without them: "app::prover::build_aux" is
  * "build_aux<u64>". Arguments that differ never agree ("drop_in_place<app::A>" is not
  * "drop_in_place<app::B>"), unless only in how DWARF and v0 write them (ckt_sym_args_form:
- * "run<app::main::{closure_env#0}>" is "app::run::<app::main::{closure#0}>"). A closure's or coroutine's symbol agrees with DWARF's body name
- * (ckt_sym_body_agrees: "app::make_fn::{{closure}}" is "{closure#0}"). */
+ * "run<app::main::{closure_env#0}>" is "app::run::<app::main::{closure#0}>"). A closure's or
+ * coroutine's symbol agrees with DWARF's body name (ckt_sym_body_agrees:
+ * "app::make_fn::{{closure}}" is "{closure#0}"). */
 static bool ckt_sym_names_agree(const char *symbol, const char *plain, bool exact)
 {
 	char *dm = NULL;
