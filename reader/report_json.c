@@ -383,9 +383,9 @@ static void ckt_report_json_cuda(struct ckt_json *j, const struct ckt_replay_sta
 
 /* sites_at_peak (peak RSS), sites_at_peak_heap, sites_at_peak_gpu, sites_at_peak_pinned (since
  * 0.2.22) and sites_at_exit (heap
- * blocks live at the end of the trace): [{bytes, count, estimate, site,
+ * blocks live at the end of the trace): [{bytes, count, estimate, samples, site,
  * frames, stacks, callers_bytes}], largest first, as many as --top; frames are the stack shown
- * (the heaviest branch of callers), innermost first. */
+ * (the heaviest branch of callers), innermost first. Then each list's <key>_rest. */
 static void ckt_report_json_sites(struct ckt_json *j, const char *key, const struct ckt_sites *s,
 				  enum ckt_moment m)
 {
@@ -397,6 +397,7 @@ static void ckt_report_json_sites(struct ckt_json *j, const char *key, const str
 		ckt_report_json_u64(j, "count", e.count);
 		ckt_report_json_key(j, "estimate");
 		fputs(e.estimate ? "true" : "false", j->f);
+		ckt_report_json_u64(j, "samples", e.samples);
 		ckt_report_json_key(j, "site");
 		ckt_report_json_str(j, e.site, strlen(e.site));
 		ckt_report_json_key(j, "frames");
@@ -415,6 +416,21 @@ static void ckt_report_json_sites(struct ckt_json *j, const char *key, const str
 		ckt_report_json_close(j);
 	}
 	ckt_report_json_array_close(j);
+	/* <key>_rest (since 0.2.26): what the list leaves out (sites.h, ckt_sites_rest) */
+	struct ckt_sites_rest r = {0};
+	if (s)
+		ckt_sites_rest(s, m, &r);
+	char rest[64];
+	snprintf(rest, sizeof(rest), "%s_rest", key);
+	ckt_report_json_open(j, rest);
+	ckt_report_json_u64(j, "other_sites", r.other_sites);
+	ckt_report_json_u64(j, "other_bytes", r.other_bytes);
+	if (r.has_unattributed)
+		ckt_report_json_i64(j, "unattributed_bytes", r.unattributed);
+	else
+		ckt_report_json_u64_if(j, "unattributed_bytes", 0, false);
+	ckt_report_json_u64(j, "estimate_error_bytes", r.error_bytes);
+	ckt_report_json_close(j);
 }
 
 int ckt_report_json_print(FILE *out, const struct ckt_report *rep)

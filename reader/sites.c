@@ -109,6 +109,8 @@ struct ckt_sites {
 	size_t n_csv;
 	uint64_t peak[K_COUNT], peak_ts[K_COUNT]; /* K_EXIT: heap live at the end, its time */
 	bool has_rss, ended, sampled; /* sampled: the default mode */
+	uint64_t sample_r;      /* the default mode's rate R; 0: exact mode */
+	uint64_t sum[K_COUNT], smp_sum[K_COUNT]; /* every listed site's bytes, samples */
 };
 
 /* ---- the folding rule ---- */
@@ -920,6 +922,7 @@ int ckt_sites_finish(struct ckt_sites *s, const struct ckt_replay_stats *st, uns
 	s->peak_ts[K_EXIT] = st->duration_ns;
 	s->ended = st->ended;
 	s->sampled = st->sample_r != 0;
+	s->sample_r = st->sample_r;
 
 	for (size_t i = 0; i < s->n_stacks; i++) {
 		int64_t v[K_COUNT], nb[K_COUNT];
@@ -971,6 +974,10 @@ int ckt_sites_finish(struct ckt_sites *s, const struct ckt_replay_stats *st, uns
 		qsort(s->order[k], n, sizeof(size_t), ckt_sites_cmp_moment);
 		s->n_nonzero[k] = n;
 		s->n_order[k] = n < top ? n : top;
+		for (size_t i = 0; i < n; i++) {
+			s->sum[k] += s->sites[s->order[k][i]].at[k];
+			s->smp_sum[k] += s->sites[s->order[k][i]].smp[k];
+		}
 	}
 	s->csv = malloc((s->n_sites ? s->n_sites : 1) * sizeof(size_t));
 	if (!s->csv)
@@ -1012,6 +1019,25 @@ bool ckt_sites_top(const struct ckt_sites *s, enum ckt_moment m, size_t i, struc
 	return true;
 }
 
+void ckt_sites_rest(const struct ckt_sites *s, enum ckt_moment m, struct ckt_sites_rest *r)
+{
+	memset(r, 0, sizeof(*r));
+	int k = ckt_sites_k(m);
+	if (k < 0 || !s->order[k])
+		return;
+	uint64_t listed = 0;
+	for (size_t i = 0; i < s->n_order[k]; i++)
+		listed += s->sites[s->order[k][i]].at[k];
+	r->other_sites = s->n_nonzero[k] - s->n_order[k];
+	r->other_bytes = s->sum[k] - listed;
+	/* at the peak RSS the sites hold what was allocated, resident or not, and the rest of
+	 * the RSS is the report's `unexplained`: no remainder of the sites' own */
+	r->has_unattributed = k != K_RSS;
+	if (r->has_unattributed)
+		r->unattributed = (int64_t)(s->peak[k] - s->sum[k]);
+	r->error_bytes = (uint64_t)((double)s->sample_r * sqrt((double)s->smp_sum[k]));
+}
+
 /* Control characters and invalid UTF-8 from debug info or paths are shown as '?'
  * (ckt_util_clean_len: a terminal must not be driven by them); ';' too in folded frames,
  * where it separates frames. */
@@ -1023,12 +1049,40 @@ static void ckt_sites_put(FILE *f, const char *str, bool folded)
 		ckt_util_put_clean(f, str, strlen(str));
 }
 
+/* The lines after a moment's list: the sites not listed, and the moment's bytes in no site
+ * (in the default mode, what the samples' estimates miss or exceed). */
+static void ckt_sites_text_rest(FILE *out, const struct ckt_sites *s, int k)
+{
+	char h[32], e[32];
+	struct ckt_sites_rest r;
+	const char *of = k == K_EXIT ? "the heap then" : "the peak";
+	ckt_sites_rest(s, ckt_sites_moment[k], &r);
+	double peak = s->peak[k] ? (double)s->peak[k] : 1.0;
+	if (r.other_sites)
+		fprintf(out, "  and %" PRIu64 " other site%s: %s (%" PRIu64 " bytes), %.1f%% of %s (--top N lists more)\n",
+			r.other_sites, r.other_sites == 1 ? "" : "s", ckt_util_fmt_bytes(h, sizeof(h), r.other_bytes),
+			r.other_bytes, 100.0 * (double)r.other_bytes / peak, of);
+	if (!r.has_unattributed || !r.unattributed)
+		return;
+	uint64_t d = r.unattributed > 0 ? (uint64_t)r.unattributed : -(uint64_t)r.unattributed;
+	ckt_util_fmt_bytes(h, sizeof(h), d);
+	ckt_util_fmt_bytes(e, sizeof(e), r.error_bytes);
+	if (!s->sampled)
+		fprintf(out, "  in no site: %s (%" PRIu64 " bytes), %.1f%% of %s\n", h, d, 100.0 * (double)d / peak, of);
+	else if (r.unattributed > 0)
+		fprintf(out, "  left out by the sites' estimates: %s (%" PRIu64 " bytes), %.1f%% of %s, in small "
+			"blocks (the estimates are about +-%s)\n", h, d, 100.0 * (double)d / peak, of, e);
+	else
+		fprintf(out, "  the sites' estimates exceed %s by %s (%" PRIu64 " bytes) (they are about +-%s)\n",
+			of, h, d, e);
+}
+
 static void ckt_sites_text_moment(FILE *out, const struct ckt_sites *s, int k, const char *label)
 {
 	char h[32], t[32];
 	fprintf(out, "top sites %s", label);
 	if (!s->n_order[k]) {
-		if (k == K_EXIT && s->peak[k] && s->sampled)
+		if ((k == K_EXIT || k == K_HEAP) && s->peak[k] && s->sampled)
 			fprintf(out, ": none sampled (%s of heap in blocks under the default mode's sampling "
 				"rate; CUZKTRACE_SAMPLE=0 records every block)\n\n",
 				ckt_util_fmt_bytes(h, sizeof(h), s->peak[k]));
@@ -1067,6 +1121,7 @@ static void ckt_sites_text_moment(FILE *out, const struct ckt_sites *s, int k, c
 			fprintf(out, "      (%" PRIu64 " call stacks in all; [bytes] through each caller; --folded has every stack)\n",
 				e.stacks);
 	}
+	ckt_sites_text_rest(out, s, k);
 	fputc('\n', out);
 }
 

@@ -79,6 +79,19 @@ struct ckt_sites_entry {
  * at the end (CKT_SITES_EXIT), among the top shown. Returns false past the end. */
 bool ckt_sites_top(const struct ckt_sites *s, enum ckt_moment m, size_t i, struct ckt_sites_entry *e);
 
+/* What a moment's list leaves out: the sites past --top and their bytes, and the moment's
+ * bytes that no site holds (the peak heap, GPU, pinned, exit moments; not the peak RSS's,
+ * whose rest is the report's unexplained RSS): 0 in exact mode; in the default mode the
+ * exact total minus the sites' estimates, positive or negative, whose standard error is
+ * about error_bytes (R x sqrt(the samples live then)). */
+struct ckt_sites_rest {
+	uint64_t other_sites, other_bytes;
+	bool has_unattributed;
+	int64_t unattributed;
+	uint64_t error_bytes;
+};
+void ckt_sites_rest(const struct ckt_sites *s, enum ckt_moment m, struct ckt_sites_rest *r);
+
 /* The text section ("top sites at peak heap", "... at peak RSS", "... live at exit").
  * Returns nothing: the caller checks the stream. */
 void ckt_sites_print_text(FILE *out, const struct ckt_sites *s);

@@ -468,6 +468,19 @@ expect_match "leaks: text list, largest first" "$(sed -n '/^top sites live at ex
 )?  #[0-9]+  0 B \(0 bytes\), 0\.0% of the heap then, 2 allocations live
       keep_empty \(.*leaks\.c:[0-9]+\)$'
 
+# what a list leaves out (since 0.2.26): past --top 2, the other sites live at exit and their
+# bytes, every byte of the heap then (exact mode: no byte in no site); the full list has no rest
+$REPORT --top 2 --json $T/lk.zst >$T/lk2.json 2>/dev/null
+$REPORT --top 2 $T/lk.zst 2>/dev/null | sed -n '/^top sites live at exit/,/^$/p' | grep -v '^  #\|^      ' >$T/lk2.rest
+n_exit=$($PY -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["sites_at_exit"]))' $T/lk.json)
+other=$(( $(jget $T/lk.json live_at_exit.heap_bytes) - 33000 ))
+expect_eq "leaks --top 2: the other sites live at exit, their bytes, none in no site; the full list leaves none out" \
+	"$(jget $T/lk2.json sites_at_exit_rest.other_sites)/$(jget $T/lk2.json sites_at_exit_rest.other_bytes)/$(jget $T/lk2.json sites_at_exit_rest.unattributed_bytes)/$(jget $T/lk2.json sites_at_exit_rest.estimate_error_bytes)/$(jget $T/lk.json sites_at_exit_rest.other_sites)/$(jget $T/lk.json sites_at_exit_rest.unattributed_bytes)/$(jget $T/lk.json sites_at_peak_rest.unattributed_bytes)" \
+	"$((n_exit - 2))/$other/0/0/0/0/null"
+expect_match "leaks --top 2: the text's line for the sites left out" "$(cat $T/lk2.rest)" \
+	"^top sites live at exit \(heap [0-9.]+ KiB at [0-9.]+ s; 2 of $n_exit sites\)
+  and $((n_exit - 2)) other sites: [0-9.]+ (B|KiB) \($other bytes\), [0-9.]+% of the heap then \(--top N lists more\)$"
+
 # ---- at the peak RSS a site's bytes are those allocated, resident or not: a 64 MiB calloc'd
 # table never touched holds more than the RSS, and the line says so (since 0.2.21: a share of
 # 2000% of the peak and no word); the 1 MiB written in full is a plain share
