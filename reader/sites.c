@@ -110,6 +110,7 @@ struct ckt_sites {
 	uint64_t peak[K_COUNT], peak_ts[K_COUNT]; /* K_EXIT: heap live at the end, its time */
 	bool has_rss, ended, sampled; /* sampled: the default mode */
 	uint64_t sample_r;      /* the default mode's rate R; 0: exact mode */
+	uint64_t rss_heap;      /* the heap at the peak RSS sample */
 	uint64_t sum[K_COUNT], smp_sum[K_COUNT]; /* every listed site's bytes, samples */
 };
 
@@ -923,6 +924,7 @@ int ckt_sites_finish(struct ckt_sites *s, const struct ckt_replay_stats *st, uns
 	s->ended = st->ended;
 	s->sampled = st->sample_r != 0;
 	s->sample_r = st->sample_r;
+	s->rss_heap = st->peak_rss.seen ? st->peak_rss.heap_bytes : 0;
 
 	for (size_t i = 0; i < s->n_stacks; i++) {
 		int64_t v[K_COUNT], nb[K_COUNT];
@@ -1082,10 +1084,11 @@ static void ckt_sites_text_moment(FILE *out, const struct ckt_sites *s, int k, c
 	char h[32], t[32];
 	fprintf(out, "top sites %s", label);
 	if (!s->n_order[k]) {
-		if ((k == K_EXIT || k == K_HEAP) && s->peak[k] && s->sampled)
-			fprintf(out, ": none sampled (%s of heap in blocks under the default mode's sampling "
+		uint64_t heap = k == K_RSS ? s->rss_heap : k == K_EXIT || k == K_HEAP ? s->peak[k] : 0;
+		if (heap && s->sampled)
+			fprintf(out, ": none sampled (%s of heap%s in blocks under the default mode's sampling "
 				"rate; CUZKTRACE_SAMPLE=0 records every block)\n\n",
-				ckt_util_fmt_bytes(h, sizeof(h), s->peak[k]));
+				ckt_util_fmt_bytes(h, sizeof(h), heap), k == K_RSS ? " then" : "");
 		else
 			fputs(k == K_RSS && !s->has_rss ? ": no RSS samples in the trace\n\n" : ": none\n\n", out);
 		return;

@@ -152,6 +152,15 @@ CUZKTRACE_SAMPLE=1048576 CUZKTRACE_OUT=$T/sds.zst traced sds $P/diffprog 3000000
 expect_eq "diff against an exact trace: a row of small blocks with no sample is within noise (5.9 R), a large block gone is a change" \
 	"$($REPORT --json --diff $T/srx.zst $T/srs.zst 2>/dev/null | $PY -c 'import json,sys; print([(r["change"], r["noise_bytes"]) for r in json.load(sys.stdin)["by_function"]["peak_heap"] if r["function"] == "table_row"])')/$($REPORT --diff $T/srx.zst $T/srs.zst 2>/dev/null | grep -c '  table_row  (within sampling noise, +-5.90 GiB)$')/$($REPORT --json --diff $T/sdx.zst $T/sds.zst 2>/dev/null | $PY -c 'import json,sys; print([(r["change"], r["noise_bytes"]) for r in json.load(sys.stdin)["by_function"]["peak_heap"] if r["function"] == "extra_cache"])')" \
 	"[(-200000, 6335076761)]/3/[(-7000000, 0)]"
+# a peak heap of small blocks none of which a sample stands for says so, as the list at exit
+# does (since 0.2.26; it said "none"), and the peak RSS's list for the heap then
+$REPORT $T/srs.zst >$T/srs.txt 2>/dev/null
+ph=$(sed -n 's/^peak heap  *\([0-9.]* [KMG]*i*B\) (.*/\1/p' $T/srs.txt)
+rh=$(sed -n 's/^  heap then  *\([0-9.]* [KMG]*i*B\) (.*/\1/p' $T/srs.txt)
+expect_eq "default mode: a peak heap (and a peak RSS) with no sample live: the lists say none sampled, with the heap's bytes then" \
+	"$(grep '^top sites at peak' $T/srs.txt)" \
+	"top sites at peak heap: none sampled ($ph of heap in blocks under the default mode's sampling rate; CUZKTRACE_SAMPLE=0 records every block)
+top sites at peak RSS: none sampled ($rh of heap then in blocks under the default mode's sampling rate; CUZKTRACE_SAMPLE=0 records every block)"
 # a site whose figures come from samples says so (text: "(estimated from samples)", JSON
 # "estimate": true); the same blocks at or above the rate are recorded one by one: exact. At
 # 1 MiB every run of 6 held a sample (no sample at all: 0.56^20, about 1 in 100,000)
