@@ -952,14 +952,29 @@ extern size_t (*ckt_usable)(void *);
  * just before the block (glibc's malloc_usable_size also reads the next chunk's header to
  * check the block is in use, a second cache miss we do not need: the block is ours). */
 extern int ckt_glibc_heap;
+/* 1 when glibc's thread arenas keep their usual 64 MiB heaps (sample.c) */
+extern int ckt_glibc_arenas;
+/* glibc trims a heap's top once it reaches its trim threshold: 128 KiB, then (unless the
+ * program set it) twice its mmap threshold, which the free of a chunk it mapped on its own
+ * raises to that chunk's size, up to 32 MiB. ckt_glibc_trim follows it by the frees of such
+ * chunks of 1 MiB or more that ckt_block_unmaps sees (the threshold is under 1 MiB until one
+ * comes); a program's own settings (mallopt, MALLOC_TRIM_THRESHOLD_) are not known. */
+#define CKT_GLIBC_TRIM0 ((size_t)128 << 10)
+#define CKT_GLIBC_MMAP_MAX ((size_t)32 << 20)
+extern _Atomic size_t ckt_glibc_trim;
 /* 1 when the free of p (u usable bytes) gives its pages back during the call, as far as we can
- * tell (ckt_nosample_begin): glibc's chunk of its own mapping (IS_MMAPPED), or a chunk of the
- * main heap that the free merges into its top, which glibc then trims with brk (3 ms for 84
- * MiB). A block under the mmap threshold elsewhere in the heap unmaps nothing (the threshold
- * rises up to 32 MiB after the first such free; counted as a release, a thread freeing 4 MiB
- * blocks in a loop held the RSS samples back). The top of a thread's arena is not told (its
- * trims are not waited for). Not told for another allocator (tcmalloc, jemalloc, mimalloc keep
- * their big blocks: waited for, they held every sample back beside a loop freeing them). */
+ * tell (ckt_nosample_begin): glibc's chunk of its own mapping (IS_MMAPPED), or a chunk that
+ * the free merges into the top of its heap, making it reach the trim threshold, so that
+ * glibc trims it: in the main arena with brk (3 ms for 84 MiB), in a thread's arena (since
+ * 0.2.26) with a madvise or a PROT_NONE map of the top's pages (a thread's 24 MiB free, 3 ms,
+ * gave 7 to 10 samples of 200 up to 24 MiB high). A block under the mmap threshold elsewhere
+ * in the heap unmaps nothing (the threshold rises up to 32 MiB after the first such free;
+ * counted as a release, a thread freeing 4 MiB blocks in a loop held the RSS samples back);
+ * nor does one whose top stays under the trim threshold (the same loop, with each block
+ * merging into a top of less than twice its size: 70 samples where 104 came). Not told for
+ * another allocator (tcmalloc, jemalloc, mimalloc keep their big blocks: waited for, they
+ * held every sample back beside a loop freeing them). */
+#define CKT_GLIBC_HEAP_MAX ((uintptr_t)64 << 20) /* glibc's HEAP_MAX_SIZE on 64-bit hosts */
 static inline int ckt_block_unmaps(void *p, size_t u)
 {
 	if (CKT_LIKELY(u < CKT_NOSAMPLE_MIN))
@@ -970,15 +985,33 @@ static inline int ckt_block_unmaps(void *p, size_t u)
 	size_t h, hn;
 	__asm__("" : "+r"(c)); /* as ckt_usable_size */
 	__builtin_memcpy(&h, c - sizeof(h), sizeof(h));
-	if (h & 2) /* IS_MMAPPED */
+	size_t cs = h & ~(size_t)7;
+	if (h & 2) { /* IS_MMAPPED: raises glibc's thresholds (racing raises: one may be lost) */
+		size_t trim = atomic_load_explicit(&ckt_glibc_trim, memory_order_relaxed);
+		if (cs <= CKT_GLIBC_MMAP_MAX && 2 * cs > trim)
+			atomic_store_explicit(&ckt_glibc_trim, 2 * cs, memory_order_relaxed);
 		return 1;
-	if (h & 4) /* NON_MAIN_ARENA */
-		return 0;
+	}
 	/* the next chunk (after this one's 16-byte header and body) is the top when it ends
-	 * at the program break */
-	const char *next = c - 2 * sizeof(h) + (h & ~(size_t)7);
+	 * where the heap does: at the program break for the main arena; for a thread's arena at
+	 * the end of the heap that holds the chunk (glibc's heap_info, at the start of the heap's
+	 * 64 MiB-aligned reservation, begins with the arena, the previous heap and the heap's
+	 * size) */
+	const char *next = c - 2 * sizeof(h) + cs;
 	__builtin_memcpy(&hn, next + sizeof(h), sizeof(hn));
-	return next + (hn & ~(size_t)7) == (const char *)sbrk(0);
+	hn &= ~(size_t)7;
+	const char *end;
+	if (h & 4) { /* NON_MAIN_ARENA */
+		if (!ckt_glibc_arenas)
+			return 0; /* heaps of another size: not found by this alignment */
+		const char *heap = (const char *)((uintptr_t)(c - 2 * sizeof(h)) & ~(uintptr_t)(CKT_GLIBC_HEAP_MAX - 1));
+		size_t size;
+		__builtin_memcpy(&size, heap + 2 * sizeof(void *), sizeof(size));
+		end = heap + size;
+	} else {
+		end = (const char *)sbrk(0);
+	}
+	return next + hn == end && cs + hn >= atomic_load_explicit(&ckt_glibc_trim, memory_order_relaxed);
 }
 
 static inline size_t ckt_usable_size(void *p)

@@ -147,7 +147,25 @@ static const struct level level0 = {CKT_FILTER_BITS0, filter0, count0, clearing0
 static struct level level1; /* set before grow_state becomes GROWING */
 
 size_t (*ckt_usable)(void *) = malloc_usable_size;
-int ckt_glibc_heap;
+int ckt_glibc_heap, ckt_glibc_arenas;
+_Atomic size_t ckt_glibc_trim = CKT_GLIBC_TRIM0;
+
+/* Whether glibc's thread arenas have heaps of its usual 64 MiB (ckt_block_unmaps finds a
+ * chunk's heap by that alignment): not when GLIBC_TUNABLES asks for hugetlb pages of a size
+ * (glibc.malloc.hugetlb=2 or a page size: heaps of 4 pages, 8 MiB for 2 MiB pages, found at
+ * 64 MiB a read of unmapped memory; hugetlb=1, transparent huge pages, keeps the size). */
+static int glibc_arenas_usual(void)
+{
+	const char *v = getenv("GLIBC_TUNABLES"), *key = "glibc.malloc.hugetlb=";
+	for (const char *p = v; p && *p; p = strchr(p, ':') ? strchr(p, ':') + 1 : NULL) {
+		if (strncmp(p, key, strlen(key)) != 0)
+			continue;
+		p += strlen(key);
+		if ((p[0] != '0' && p[0] != '1') || (p[1] && p[1] != ':'))
+			return 0;
+	}
+	return 1;
+}
 
 /* The set of live sampled pointers: open addressing with tombstones, in up to four tables of
  * growing size (64k, 256k, 1M, 4M slots). A new table is mapped when the newest one gets
@@ -178,8 +196,10 @@ void ckt_sample_init(void)
 	Dl_info info;
 	void *real_malloc = dlsym(RTLD_NEXT, "malloc"); /* ckt_real.malloc is published later */
 	if (real_malloc && dladdr(real_malloc, &info) && info.dli_fname &&
-	    strstr(info.dli_fname, "/libc.so.6"))
+	    strstr(info.dli_fname, "/libc.so.6")) {
 		ckt_glibc_heap = 1;
+		ckt_glibc_arenas = glibc_arenas_usual();
+	}
 	/* before the rate that turns the fast path on */
 	atomic_store_explicit(&ckt_filter_state, state_of(&level0), memory_order_release);
 	ckt_sample_r = ckt_config.sample;

@@ -386,6 +386,31 @@ PYEOF
 			"$(cat $T/br.$br.$rate)" "True 0"
 	done
 done
+# ... and a thread's frees of 24 MiB blocks in its own arena (glibc's mmap threshold set to
+# 32 MiB), each merged into the top of the arena's heap, which glibc trims with a madvise
+# during the free (3 ms): 7 to 10 samples of about 160 read up to 24 MiB above heap and
+# mappings before 0.2.26. And the same with glibc's heaps of hugetlb pages (4 pages each, 8
+# MiB: the tracer no longer finds a heap by 64 MiB alignment, which read unmapped memory and
+# killed the program with SIGSEGV, status 139)
+for rate in 0 524288; do
+	CUZKTRACE_SAMPLE=$rate CUZKTRACE_RSS_MS=1 CUZKTRACE_OUT=$T/bra.zst traced bra $P/bigrelease arena 24 16
+	$REPORT --csv $T/bra.csv $T/bra.zst >/dev/null 2>&1
+	expect_eq "RSS samples and a thread arena's trims (CUZKTRACE_SAMPLE=$rate): status 0, 5 samples or more, none 12 MiB above heap and mappings" \
+		"$(cat $T/bra.rc)/$($PY -c '
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["rss_bytes"]]
+print(len(rows) >= 5, sum(1 for r in rows if int(r["rss_bytes"]) - int(r["heap_bytes"]) - int(r["mmap_bytes"]) > 12 << 20))' $T/bra.csv)" "0/True 0"
+done
+for tun in glibc.malloc.hugetlb=2 glibc.malloc.arena_max=2:glibc.malloc.hugetlb=2097152; do
+	GLIBC_TUNABLES=$tun CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/brh.zst traced brh $P/bigrelease arena 4 16
+	$REPORT --json $T/brh.zst >$T/brh.json 2>$T/brh.rerr
+	expect_eq "a thread arena's frees with GLIBC_TUNABLES=$tun (heaps of 8 MiB): status 0, the trace complete, 16 blocks of 4 MiB made and freed" \
+		"$(cat $T/brh.rc)/$(cat $T/brh.rerr)/$(jget $T/brh.json end_reason)/$($PY -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+print([(s["bytes"], s["count"]) for s in d["sites_at_peak_heap"] if s["site"].startswith("arena ")], d["live_at_exit"]["heap_bytes"] < 4096)' $T/brh.json)" \
+		"0//exit/[(4194304, 1)] True"
+done
 # ... and frees of blocks of 1 MiB or more that unmap nothing (glibc keeps them in its heap
 # once its mmap threshold has risen): a thread freeing 4 MiB blocks in a loop held every
 # sample back a second (the longest gap between samples 0.95 s, at a 10 ms period); only the

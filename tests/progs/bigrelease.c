@@ -10,6 +10,9 @@
  *            second while main sleeps: after the first free glibc raises its mmap threshold
  *            (to 32 MiB at most), the blocks stay in the heap and their frees unmap nothing;
  *            counted as releases, they held every RSS sample back a second
+ *   arena    a thread makes and frees the blocks in its own arena (glibc's mmap threshold
+ *            set to 32 MiB, the most it takes, so MIB must be under 32): each free merges the
+ *            block into the arena's top, which glibc then trims (madvise or a PROT_NONE map)
  *   jump     (ROUNDS ignored) a timer's handler leaves an mmap of MIB MiB with MAP_POPULATE by
  *            siglongjmp (its hook never ends), then main sleeps a second: the call's hold on
  *            the RSS sampler must go with the hook (before, every later sample waited 2 s)
@@ -17,6 +20,7 @@
  * pages still there while the trace had released them (RSS up to MIB above heap and
  * mappings: a 256 MiB free takes about 16 ms); the same during a populating mmap. Nothing
  * else of size is live. */
+#include <malloc.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -36,6 +40,22 @@ static void on_alarm(int sig)
 }
 
 static volatile int stop;
+static size_t arena_n;
+static int arena_rounds;
+
+static void *arena(void *arg)
+{
+	(void)arg;
+	for (int r = 0; r < arena_rounds; r++) {
+		char *p = malloc(arena_n);
+		if (!p)
+			return NULL;
+		memset(p, r + 1, arena_n);
+		__asm__ volatile("" : : "r"(p) : "memory");
+		free(p);
+	}
+	return NULL;
+}
 
 static void *churn(void *arg)
 {
@@ -83,6 +103,15 @@ int main(int argc, char **argv)
 	}
 	size_t n = strtoul(argv[2], NULL, 10) << 20;
 	int rounds = atoi(argv[3]);
+	if (strcmp(mode, "arena") == 0) {
+		pthread_t th;
+		arena_n = n;
+		arena_rounds = rounds;
+		if (!mallopt(M_MMAP_THRESHOLD, 32 << 20) || pthread_create(&th, NULL, arena, NULL))
+			return 1;
+		pthread_join(th, NULL);
+		return 0;
+	}
 	for (int r = 0; r < rounds; r++) {
 		int map = strcmp(mode, "munmap") == 0 || strcmp(mode, "populate") == 0;
 		int pop = strcmp(mode, "populate") == 0 ? MAP_POPULATE : 0;
