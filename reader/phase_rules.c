@@ -285,20 +285,26 @@ static bool ckt_phase_rules_rust_std_file(const char *file)
 }
 
 /* Rust's debuginfo=line-tables-only names a function the optimiser inlined by its last name
- * alone ("build_aux"): a rule for "prover::build_aux" or "*::build_aux" takes such a frame
+ * alone ("build_aux", "build_aux<u64>" for a generic one): a rule for "prover::build_aux" or
+ * "*::build_aux" takes such a frame
  * when its name is the pattern's last one, with no glob in it ("prover::*" takes none). Not
  * a frame of the standard library's sources (since 0.2.22): its inlined "alloc" (alloc.rs),
  * under every allocation, is no function of a program's ("app::gpu::alloc" took 3 MB). The
  * path before the last name is not checked: such a frame has none. */
 static bool ckt_phase_rules_bare(const struct ckt_phase_rule *rule, const struct ckt_sym_frame *f)
 {
-	if (!f->inlined || !f->name || !f->name[0] || strstr(f->name, "::") || strchr("{<(", f->name[0]) ||
+	char buf[4096];
+	if (!f->inlined || !f->name || !f->name[0] || strchr("{<(", f->name[0]) ||
 	    ckt_phase_rules_rust_std_file(f->file))
+		return false;
+	/* a generic function's name has its arguments ("build_aux<u64>": since 0.2.26) */
+	const char *name = ckt_phase_rules_ungeneric(f->name, buf, sizeof(buf)) ? buf : f->name;
+	if (strstr(name, "::"))
 		return false;
 	const char *tail = NULL;
 	for (const char *p = strstr(rule->pattern, "::"); p; p = strstr(p + 2, "::"))
 		tail = p + 2;
-	return tail && !strpbrk(tail, "*?[\\") && strcmp(tail, f->name) == 0;
+	return tail && !strpbrk(tail, "*?[\\") && strcmp(tail, name) == 0;
 }
 
 static bool ckt_phase_rules_match(const struct ckt_phase_rule *rule, const struct ckt_sym_frame *f)

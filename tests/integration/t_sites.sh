@@ -394,6 +394,21 @@ if [ -x $S/sites_rs ]; then
 		expect_eq "sites: Rust line-tables-only, --phase-rule '$rule' takes the inlined copy (named build_aux alone)" \
 			"$($REPORT --json --phase-rule "$rule" $T/rsinl.zst 2>/dev/null | $PY -c 'import json,sys; print([r["bytes"] for r in json.load(sys.stdin)["peak_heap"]["by_phase"] if r["phase"] == "aux"])')" "[1000000]"
 	done
+	# ... and a generic one, whose inlined copy is named with its arguments (build_gen<u64>):
+	# --diff joined it to neither the legacy symbol's path (no arguments) nor v0's
+	# (...::build_gen::<u64>), and a phase rule by path took nothing (since 0.2.26)
+	CUZKTRACE_OUT=$T/rsinl2v0.zst traced rsinl2v0 $S/sites_rsinl_v2v0
+	for v2 in rsinl2 rsinl2v0; do
+		$REPORT --json --diff $T/rsinl.zst $T/$v2.zst >$T/$v2.diff.json 2>/dev/null
+	done
+	expect_eq "sites: Rust line-tables-only, a generic function inlined in one build only: --diff names it once, +800,000, against legacy and v0 symbols" \
+		"$(for v2 in rsinl2 rsinl2v0; do $PY -c 'import json,sys; print([(r["function"], r["change"]) for r in json.load(open(sys.argv[1]))["by_function"]["peak_heap"] if "build_" in r["function"]])' $T/$v2.diff.json; done)" \
+		"[('sites_rsinl::prover::build_aux', 1000000), ('sites_rsinl::prover::build_gen', 800000)]
+[('sites_rsinl::prover::build_aux', 1000000), ('sites_rsinl::prover::build_gen::<u64>', 800000)]"
+	for rule in 'gen=*::build_gen' 'gen=sites_rsinl::prover::build_gen'; do
+		expect_eq "sites: Rust line-tables-only, --phase-rule '$rule' takes the inlined generic copy (named build_gen<u64>)" \
+			"$($REPORT --json --phase-rule "$rule" $T/rsinl.zst 2>/dev/null | $PY -c 'import json,sys; print([r["bytes"] for r in json.load(sys.stdin)["peak_heap"]["by_phase"] if r["phase"] == "gen"])')" "[800000]"
+	done
 	# closures and async bodies of line-tables-only, legacy and v0 symbol names (since
 	# 0.2.22): each named by the function that defines it, where they read
 	# sites_rsclo::install::{closure#0} (the generic function it was given to), start_thread

@@ -13,7 +13,7 @@ SITES_PROGS := $(SITES_T)/sites_c $(SITES_T)/libsites_lib.so $(SITES_T)/sites_cx
 ifneq ($(SITES_RUSTC),)
 SITES_PROGS += $(SITES_T)/sites_rs $(SITES_T)/sites_rs_lt $(SITES_T)/sites_rsalloc \
 	$(SITES_T)/sites_rsalloc_lt $(SITES_T)/sites_rsalloc_ltv0 $(SITES_T)/sites_rsinl \
-	$(SITES_T)/sites_rsinl_v2 $(SITES_T)/sites_rsclo_lt $(SITES_T)/sites_rsclo_ltv0
+	$(SITES_T)/sites_rsinl_v2 $(SITES_T)/sites_rsinl_v2v0 $(SITES_T)/sites_rsclo_lt $(SITES_T)/sites_rsclo_ltv0
 endif
 
 $(SITES_T)/libsites_dl%.so: tests/sites/sites_dl%.c
@@ -86,6 +86,11 @@ $(SITES_T)/sites_rsinl: tests/sites/sites_rsinl.rs
 $(SITES_T)/sites_rsinl_v2: tests/sites/sites_rsinl.rs
 	@mkdir -p $(dir $@)
 	$(call msg,RUSTC,$@)$(SITES_RUSTC_RUN) -O -C debuginfo=line-tables-only --cfg v2 -o $@ $<
+
+$(SITES_T)/sites_rsinl_v2v0: tests/sites/sites_rsinl.rs
+	@mkdir -p $(dir $@)
+	$(call msg,RUSTC,$@)$(SITES_RUSTC_RUN) -O -C debuginfo=line-tables-only --cfg v2 \
+		-C symbol-mangling-version=v0 -o $@ $<
 
 # closures and async bodies, line-tables-only with legacy and with v0 symbol names (2021 edition:
 # async blocks)

@@ -2,7 +2,9 @@
 // built with -C debuginfo=line-tables-only both times, as a change between two versions of a
 // program would make it: line-tables-only names the inlined copy "build_aux" (its last name),
 // the symbol "sites_rsinl::prover::build_aux". Live at the peak heap: 1,000,000 bytes from
-// build_aux (2,000,000 in the build with --cfg v2, where it is never inlined).
+// build_aux (2,000,000 in the build with --cfg v2, where it is never inlined), and 800,000
+// from the generic build_gen::<u64> (1,600,000 with --cfg v2), whose inlined copy
+// line-tables-only names "build_gen<u64>" (the v0 symbol: "sites_rsinl::prover::build_gen::<u64>").
 use std::hint::black_box;
 use std::thread::sleep;
 use std::time::Duration;
@@ -14,15 +16,28 @@ mod prover {
         std::hint::black_box(vec![3u8; n]) // SITE:inl_aux
     }
 
+    #[cfg_attr(v2, inline(never))]
+    #[cfg_attr(not(v2), inline(always))]
+    pub fn build_gen<T: Default + Clone>(n: usize) -> Vec<T> {
+        std::hint::black_box(vec![T::default(); n]) // SITE:inl_gen
+    }
+
     #[inline(never)]
     pub fn synthesize() -> Vec<u8> {
         build_aux(if cfg!(v2) { 2_000_000 } else { 1_000_000 })
+    }
+
+    #[inline(never)]
+    pub fn witness() -> Vec<u64> {
+        build_gen::<u64>(if cfg!(v2) { 200_000 } else { 100_000 })
     }
 }
 
 fn main() {
     let a = prover::synthesize();
+    let w = prover::witness();
     sleep(Duration::from_millis(50));
-    black_box(&a);
+    black_box((&a, &w));
     drop(a);
+    drop(w);
 }
