@@ -341,6 +341,8 @@ enum ckt_end_reason {
 	CKT_END_EXIT = 0,      /* exit(), return from main, or exit() from another thread */
 	CKT_END_EXEC = 1,      /* the process image was replaced by execve */
 	CKT_END_ERROR = 2,     /* tracing stopped after a write error; see the stderr line */
+	CKT_END_ABORT = 3,     /* (tracer 0.2.26) abort(): the process ends by SIGABRT (readers take
+				* a reason they do not know as an end all the same) */
 };
 
 /* ---- varints: written here once, used by the encoder (preload/record.c) and the decoder

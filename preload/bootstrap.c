@@ -623,6 +623,11 @@ void ckt_final_flush(int reason, int fast)
  * needs; it hung). */
 void ckt_finish_exit(void)
 {
+	ckt_finish_process(CKT_END_EXIT);
+}
+
+void ckt_finish_process(int reason)
+{
 	/* A child made without fork's atfork handlers (_Fork, clone, a vfork child that calls
 	 * exit or _exit): the trace and its threads are the parent's. Nothing is written, not
 	 * even the guard: a vfork child shares the parent's memory. */
@@ -633,7 +638,7 @@ void ckt_finish_exit(void)
 	 * guard raised and ended the process with the trace cut short */
 	sigset_t old;
 	ckt_hold_signals(&old);
-	ckt_final_flush(CKT_END_EXIT, 1);
+	ckt_final_flush(reason, 1);
 	/* the guard stays raised: whatever this thread does after the final flush is not traced */
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }

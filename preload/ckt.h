@@ -192,7 +192,7 @@ int ckt_ownmaps_madvise_around(int (*real)(void *, size_t, int), void *addr, siz
 	X(pipe, 0) X(pipe2, 0) X(pthread_exit, 0) X(unshare, 0) X(setns, 0) X(_exit, 0) X(_Exit, 0) \
 	X(exit, 0) X(quick_exit, 0) X(daemon, 0) X(madvise, 0) X(setuid, 0) X(setgid, 0) X(seteuid, 0) X(setegid, 0)   \
 	X(setreuid, 0) X(setregid, 0) X(setresuid, 0) X(setresgid, 0) X(setgroups, 0) X(initgroups, 0) \
-	X(fork, 0) X(_Fork, 0)
+	X(fork, 0) X(_Fork, 0) X(abort, 0)
 
 #define CKT_REAL_PTR(name, required) __typeof__(name) *name;
 struct ckt_real {
@@ -206,6 +206,7 @@ extern atomic_int ckt_boot_state;
 extern atomic_int ckt_init_ran;
 void ckt_bootstrap(void);
 void ckt_finish_exit(void); /* exit, _exit, quick_exit: the final flush (bootstrap.c) */
+void ckt_finish_process(int reason); /* the same, with the END record's reason (CKT_END_*) */
 extern atomic_int ckt_quick_armed; /* the tracer's at_quick_exit handler is registered */
 extern atomic_int ckt_quick_elsewhere; /* a vfork child ran it (hooks_exec.c, quick_exit) */
 void ckt_final_flush(int reason, int fast); /* with signals held; for exit and exec */

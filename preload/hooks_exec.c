@@ -578,15 +578,16 @@ CKT_SETXID(initgroups, CAP_SETGID, (const char *user, gid_t group), (user, group
  * process is ending, and a handler must not run inside the final flush. */
 /* The process ends: the trace is finished with every signal blocked (a handler must not run
  * inside the final flush); the mask stays so for the rest of the process's end. */
-static void finish_signals_blocked(void)
+static void finish_signals_blocked(int reason)
 {
 	sigset_t all;
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
-	ckt_finish_exit();
+	ckt_finish_process(reason);
 }
 
-static CKT_NOINLINE void before_fast_exit(void)
+/* reason: the END record's (CKT_END_ABORT: abort's, else _exit's) */
+static CKT_NOINLINE void before_fast_exit(int reason)
 {
 	/* the traced process itself (not a vfork child), even when another thread has begun to
 	 * finish the trace: ckt_finish_exit then waits for it, or this exit would cut it short */
@@ -604,17 +605,19 @@ static CKT_NOINLINE void before_fast_exit(void)
 		return;
 	if (ckt_tls.guard && !ckt_tls.awaiting_exit && ckt_tls.mutexes) {
 		if (atomic_load(&ckt_active))
-			ckt_log("warning: _exit from a signal handler that interrupted the tracer while it "
-				"held a lock of its own: '", ckt_writer_path(),
-				"' ends at its last flush (it reads as truncated)", NULL);
+			ckt_log(reason == CKT_END_ABORT ? "warning: abort from a signal handler that "
+				"interrupted the tracer while it held a lock of its own: '" : "warning: _exit "
+				"from a signal handler that interrupted the tracer while it held a lock of its "
+				"own: '", ckt_writer_path(), "' ends at its last flush (it reads as truncated)",
+				NULL);
 		return;
 	}
-	finish_signals_blocked();
+	finish_signals_blocked(reason);
 }
 
 static __attribute__((noreturn)) void fast_exit(void (*real)(int), int status)
 {
-	before_fast_exit();
+	before_fast_exit(CKT_END_EXIT);
 	if (real)
 		real(status);
 	for (;;)
@@ -629,6 +632,34 @@ CKT_EXPORT void _exit(int status)
 CKT_EXPORT void _Exit(int status)
 {
 	fast_exit(ckt_real._Exit, status);
+}
+
+/* abort ends the process by SIGABRT, which skips exit's handlers: a Rust program built with
+ * panic = "abort" ends so at any panic, a C++ program at std::terminate. The trace ended at
+ * its last flush, up to CUZKTRACE_FLUSH_MS of events lost (all of a short run's: "the trace
+ * holds no event"). It is finished first, as _exit does, with END's reason CKT_END_ABORT,
+ * when SIGABRT's action is to end the process (the default, or ignored: abort then restores
+ * the default). Not under a handler of the program's, which may go on (a longjmp out of it,
+ * a test harness's) or end it otherwise (its _exit finishes the trace): the trace would
+ * stop recording a program still running. glibc's own aborts (a heap check, an assert) call
+ * its internal abort, which no hook sees. */
+CKT_EXPORT void abort(void)
+{
+	struct sigaction sa;
+	if (sigaction(SIGABRT, NULL, &sa) == 0 && !(sa.sa_flags & SA_SIGINFO) &&
+	    (sa.sa_handler == SIG_DFL || sa.sa_handler == SIG_IGN))
+		before_fast_exit(CKT_END_ABORT);
+	if (ckt_real.abort)
+		ckt_real.abort();
+	/* no real abort found: end as it would */
+	signal(SIGABRT, SIG_DFL);
+	sigset_t s;
+	sigemptyset(&s);
+	sigaddset(&s, SIGABRT);
+	pthread_sigmask(SIG_UNBLOCK, &s, NULL);
+	raise(SIGABRT);
+	for (;;)
+		syscall(SYS_exit_group, 127);
 }
 
 /* exit from two threads at once: each runs exit handlers, only one of them the tracer's
@@ -743,7 +774,7 @@ static void exit_claim(int quick)
 	if (t->awaiting_exit) {
 		/* a signal handler's exit on a thread whose exit waits in exit_last (which it
 		 * took): nothing would wait for the trace any more; finish it first, as _exit does */
-		finish_signals_blocked();
+		finish_signals_blocked(CKT_END_EXIT);
 		return;
 	}
 	int me = (int)syscall(SYS_gettid), expect = 0;

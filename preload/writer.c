@@ -2627,7 +2627,8 @@ static void finish_locked(int reason, int fast)
 	exit_line();
 }
 
-/* "cuzktrace: <path>: N events, peak heap X, peak RSS Y, Z written[, L events lost]" */
+/* "cuzktrace: <path>: N events, peak heap X, peak RSS Y, Z written[, L events lost][; the
+ * program called abort]" */
 static void exit_line(void)
 {
 	/* the samples' RSS and VmHWM, as the trace has them (the report's figure). VmHWM read
@@ -2651,6 +2652,8 @@ static void exit_line(void)
 		ckt_line_u64(&l, total_lost);
 		ckt_line_str(&l, " events lost");
 	}
+	if (final_reason == CKT_END_ABORT)
+		ckt_line_str(&l, "; the program called abort");
 	ckt_line_emit(&l);
 }
 

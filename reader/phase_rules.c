@@ -13,6 +13,7 @@
 
 #include "decode.h"
 #include "symbolize.h"
+#include "util.h"
 
 struct ckt_phase_rule {
 	char *name;
@@ -291,20 +292,40 @@ static bool ckt_phase_rules_rust_std_file(const char *file)
  * a frame of the standard library's sources (since 0.2.22): its inlined "alloc" (alloc.rs),
  * under every allocation, is no function of a program's ("app::gpu::alloc" took 3 MB). The
  * path before the last name is not checked: such a frame has none. */
-static bool ckt_phase_rules_bare(const struct ckt_phase_rule *rule, const struct ckt_sym_frame *f)
+bool ckt_phase_rules_bare_takes(const char *pattern, const char *name)
 {
 	char buf[4096];
-	if (!f->inlined || !f->name || !f->name[0] || strchr("{<(", f->name[0]) ||
-	    ckt_phase_rules_rust_std_file(f->file))
+	if (!name[0] || strchr("{<(", name[0]))
 		return false;
 	/* a generic function's name has its arguments ("build_aux<u64>": since 0.2.26) */
-	const char *name = ckt_phase_rules_ungeneric(f->name, buf, sizeof(buf)) ? buf : f->name;
+	if (ckt_phase_rules_ungeneric(name, buf, sizeof(buf)))
+		name = buf;
 	if (strstr(name, "::"))
 		return false;
 	const char *tail = NULL;
-	for (const char *p = strstr(rule->pattern, "::"); p; p = strstr(p + 2, "::"))
+	for (const char *p = strstr(pattern, "::"); p; p = strstr(p + 2, "::"))
 		tail = p + 2;
 	return tail && !strpbrk(tail, "*?[\\") && strcmp(tail, name) == 0;
+}
+
+bool ckt_phase_rules_bare_joins(const char *b, size_t lb, const char *a, size_t la)
+{
+	size_t base = ckt_util_sans_generics(a, la), args = la - base;
+	if (lb >= la + 3 && memcmp(b + lb - la, a, la) == 0 && memcmp(b + lb - la - 2, "::", 2) == 0)
+		return true;
+	if (!args)
+		return false;
+	if (lb >= base + 3 && memcmp(b + lb - base, a, base) == 0 && memcmp(b + lb - base - 2, "::", 2) == 0)
+		return true;
+	return lb >= la + 5 && memcmp(b + lb - args, a + base, args) == 0 &&
+	       memcmp(b + lb - args - 2, "::", 2) == 0 && memcmp(b + lb - args - 2 - base, a, base) == 0 &&
+	       memcmp(b + lb - la - 4, "::", 2) == 0;
+}
+
+static bool ckt_phase_rules_bare(const struct ckt_phase_rule *rule, const struct ckt_sym_frame *f)
+{
+	return f->inlined && f->name && !ckt_phase_rules_rust_std_file(f->file) &&
+	       ckt_phase_rules_bare_takes(rule->pattern, f->name);
 }
 
 static bool ckt_phase_rules_match(const struct ckt_phase_rule *rule, const struct ckt_sym_frame *f)

@@ -45,6 +45,18 @@ int ckt_phase_rules_error(const struct ckt_phase_rules *r);
 bool ckt_phase_rules_ungeneric(const char *name, char *buf, size_t cap);
 bool ckt_phase_rules_uninherent(const char *name, char *buf, size_t cap);
 
+/* Rust's debuginfo=line-tables-only names a function the optimiser inlined by its last name
+ * alone, with its generic arguments if it has any ("build_aux", "build_aux<u64>"), where the
+ * symbol table names a copy it did not inline by its path ("app::prover::build_aux", v0's
+ * "app::prover::build_aux::<u64>"). Whether a --phase-rule pattern takes such a bare name:
+ * the pattern's last name after "::", with no glob in it, is the name without its arguments
+ * ("app::prover::build_aux", "*::build_aux"; not "prover::*"). */
+bool ckt_phase_rules_bare_takes(const char *pattern, const char *name);
+/* Whether path b[0..lb) is the bare name a[0..la) after a path: with its arguments as DWARF
+ * writes them ("...::f<u64>"), as v0 does ("...::f::<u64>"), or without them, as legacy
+ * symbols drop them ("...::f"). */
+bool ckt_phase_rules_bare_joins(const char *b, size_t lb, const char *a, size_t la);
+
 /* Symbolizer warnings met while deciding (changed or unreadable modules), one line each. */
 size_t ckt_phase_rules_nwarnings(const struct ckt_phase_rules *r);
 const char *ckt_phase_rules_warning(const struct ckt_phase_rules *r, size_t i);

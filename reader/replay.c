@@ -1270,8 +1270,9 @@ static void ckt_replay_agg_late(struct ckt_replay *r, const struct ckt_ev *ev, u
 	uint64_t pk = st->peak_heap.ts, two = 2 * r->agg_tick;
 	bool held = d > 0 && from - c <= two && pk < from && from - pk <= two && prev < from &&
 		    flat0 >= from && r->phase_after_peak >= from;
-	/* (a hostile trace's late totals near 2^62 could wrap the sums: the tracer's are under
-	 * CKT_AGG_STEP each, and the decoder refuses totals past CKT_DECODE_MAX_BYTES) */
+	/* (a hostile trace's late totals could wrap the sums: the tracer's are under
+	 * CKT_AGG_STEP each, the decoder refuses one past CKT_DECODE_MAX_BYTES, and their sums
+	 * are checked below) */
 	if (st->peak_heap.bytes &&
 	    ckt_replay_late_at(pk, &st->peak_heap.bytes, &r->late_net, d, held ? pk : from, held ? 0 : prev,
 			       ev->ts)) {
@@ -1283,6 +1284,13 @@ static void ckt_replay_agg_late(struct ckt_replay *r, const struct ckt_ev *ev, u
 	if (st->peak_rss.seen &&
 	    ckt_replay_late_at(st->peak_rss.ts, &st->peak_rss.heap_bytes, &r->late_net_rss, d, from, prev, ev->ts))
 		r->late_kept_rss++;
+	/* each late total is under 2^57, but many add up: checked after each, so that no sum
+	 * wraps (a forged trace's threads each counting 2^57 - 1 at the peak, then freeing it:
+	 * a peak heap of 655360 TiB, then a signed overflow; since 0.2.26) */
+	if (r->late_net > CKT_REPLAY_MAX_LIVE || r->late_net < -CKT_REPLAY_MAX_LIVE ||
+	    r->late_net_rss > CKT_REPLAY_MAX_LIVE || r->late_net_rss < -CKT_REPLAY_MAX_LIVE ||
+	    st->peak_heap.bytes > (uint64_t)CKT_REPLAY_MAX_LIVE || st->peak_rss.heap_bytes > (uint64_t)CKT_REPLAY_MAX_LIVE)
+		r->overflow = true;
 }
 
 static void ckt_replay_note_mmap(struct ckt_replay *r, uint64_t ts)

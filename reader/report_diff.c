@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "phase_rules.h"
 #include "util.h"
 
 /* One name's bytes in each trace. */
@@ -157,39 +158,6 @@ static size_t ckt_diff_function_len(const char *site)
  * new (-16 MiB build_aux, +18 MiB prover::build_aux for a +2 MiB change). A bare name held in
  * one trace only is joined to the one function held in the other trace only whose path ends
  * in it; with two such, or none, it stays apart. Rows sorted by change again after. */
-/* The length of name[0..len) before the generic arguments it ends in ("build_aux<u64>": 9),
- * or len. */
-static size_t ckt_diff_bare_len(const char *name, size_t len)
-{
-	if (len < 3 || name[len - 1] != '>')
-		return len;
-	size_t depth = 0, i = len;
-	while (i-- > 0) {
-		if (name[i] == '>' && !(i > 0 && name[i - 1] == '-'))
-			depth++;
-		else if (name[i] == '<' && --depth == 0)
-			break;
-	}
-	return i == (size_t)-1 || i == 0 ? len : i;
-}
-
-/* Whether path b[0..lb) ends in "::" and the bare name a[0..la), whose generic arguments begin
- * at a[base] (base == la: none): with them as DWARF writes them ("...::f<u64>"), as v0 does
- * ("...::f::<u64>"), or without them, as legacy symbols drop them ("...::f"). */
-static bool ckt_diff_path_ends(const char *b, size_t lb, const char *a, size_t base, size_t la)
-{
-	size_t args = la - base;
-	if (lb >= la + 3 && memcmp(b + lb - la, a, la) == 0 && memcmp(b + lb - la - 2, "::", 2) == 0)
-		return true;
-	if (!args)
-		return false;
-	if (lb >= base + 3 && memcmp(b + lb - base, a, base) == 0 && memcmp(b + lb - base - 2, "::", 2) == 0)
-		return true;
-	return lb >= la + 5 && memcmp(b + lb - args, a + base, args) == 0 &&
-	       memcmp(b + lb - args - 2, "::", 2) == 0 && memcmp(b + lb - args - 2 - base, a, base) == 0 &&
-	       memcmp(b + lb - la - 4, "::", 2) == 0;
-}
-
 static void ckt_diff_join_bare(struct ckt_diff_rows *r)
 {
 	size_t w = 0;
@@ -200,14 +168,14 @@ static void ckt_diff_join_bare(struct ckt_diff_rows *r)
 		struct ckt_diff_row *a = &r->v[i];
 		int only = a->bytes[0] && !a->bytes[1] ? 0 : !a->bytes[0] && a->bytes[1] ? 1 : -1;
 		bool bare = only >= 0 && a->len && a->name[0] != '(';
-		size_t base = ckt_diff_bare_len(a->name, a->len); /* before "<u64>" */
+		size_t base = ckt_util_sans_generics(a->name, a->len); /* before "<u64>" */
 		for (size_t k = 0; bare && k < base; k++)
 			bare = a->name[k] != ':' && a->name[k] != '<' && a->name[k] != ' ' && a->name[k] != '{';
 		size_t match = r->n;
 		for (size_t j = 0; bare && j < r->n; j++) {
 			const struct ckt_diff_row *b = &r->v[j];
 			if (j == i || !b->name || b->bytes[only] || !b->bytes[!only] ||
-			    !ckt_diff_path_ends(b->name, b->len, a->name, base, a->len))
+			    !ckt_phase_rules_bare_joins(b->name, b->len, a->name, a->len))
 				continue;
 			if (match < r->n) {
 				match = r->n; /* two: which one is not known */

@@ -186,6 +186,7 @@ static const char *ckt_report_json_end_reason(const struct ckt_replay_stats *st)
 	case CKT_END_EXIT: return "exit";
 	case CKT_END_EXEC: return "exec";
 	case CKT_END_ERROR: return "error";
+	case CKT_END_ABORT: return "abort";
 	default: return "unknown";
 	}
 }

@@ -65,6 +65,7 @@ static const char *ckt_report_text_end_reason(uint64_t reason)
 	case CKT_END_EXIT: return "exit";
 	case CKT_END_EXEC: return "exec";
 	case CKT_END_ERROR: return "a write error in the tracer";
+	case CKT_END_ABORT: return "abort (SIGABRT)";
 	default: return "an unknown reason";
 	}
 }

@@ -722,21 +722,6 @@ static size_t ckt_sym_base_len(const char *n)
 	}
 }
 
-/* The length of name without the generic arguments it ends in ("build_aux<u64>" ->
- * "build_aux"); len when it ends in none. */
-static size_t ckt_sym_sans_generics(const char *name, size_t len)
-{
-	if (len < 3 || name[len - 1] != '>')
-		return len;
-	size_t depth = 0, i = len;
-	while (i-- > 0) {
-		if (name[i] == '>' && !(i > 0 && name[i - 1] == '-'))
-			depth++;
-		else if (name[i] == '<' && --depth == 0)
-			break;
-	}
-	return i == (size_t)-1 || i == 0 ? len : i;
-}
 
 /* A Rust symbol, of n bytes: v0 ("_R...") or legacy (its path ends in a hash, "17h<16 hex
  * digits>E"). */
@@ -820,7 +805,7 @@ static bool ckt_sym_names_agree(const char *symbol, const char *plain, bool exac
 			free(dm);
 			return true;
 		}
-		size_t g = ckt_sym_sans_generics(n, ln), gp = ckt_sym_sans_generics(plain, lp);
+		size_t g = ckt_util_sans_generics(n, ln), gp = ckt_util_sans_generics(plain, lp);
 		if (g == ln) { /* the symbol carries no arguments: compare without DWARF's */
 			lp = gp;
 		} else if (g >= 2 && n[g - 1] == ':' && n[g - 2] == ':') {
@@ -1339,7 +1324,7 @@ static char *ckt_sym_impl_path(const char *path, const struct ckt_sym_frame *out
 		size_t fl = strlen(f);
 		/* v0's "<app::Aux>::rows::<u8>": the method's arguments after it */
 		if (fl > 2 && f[fl - 1] == '>') {
-			size_t g = ckt_sym_sans_generics(f, fl);
+			size_t g = ckt_util_sans_generics(f, fl);
 			if (g >= 2 && g < fl && f[g - 1] == ':' && f[g - 2] == ':')
 				fl = g - 2;
 		}

@@ -513,3 +513,17 @@ void ckt_util_map_free(struct ckt_util_map *m)
 	free(m->vals);
 	*m = (struct ckt_util_map){ 0 };
 }
+
+size_t ckt_util_sans_generics(const char *name, size_t len)
+{
+	if (len < 3 || name[len - 1] != '>')
+		return len;
+	size_t depth = 0, i = len;
+	while (i-- > 0) {
+		if (name[i] == '>' && !(i > 0 && name[i - 1] == '-'))
+			depth++;
+		else if (name[i] == '<' && --depth == 0)
+			break;
+	}
+	return i == (size_t)-1 || i == 0 ? len : i;
+}

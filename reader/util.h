@@ -57,6 +57,9 @@ size_t ckt_util_put_clean(FILE *out, const char *str, size_t n); /* returns the 
 /* A decimal number: digits only (no sign, space or base prefix), at most UINT64_MAX. false,
  * *v untouched, for anything else. */
 bool ckt_util_dec_u64(const char *s, uint64_t *v);
+/* The length of name[0..len) without the generic arguments it ends in ("build_aux<u64>" ->
+ * 9, "build_aux"); len when it ends in none. */
+size_t ckt_util_sans_generics(const char *name, size_t len);
 /* Writes str (NUL-terminated) cleaned, with each `sep` written as `as`. */
 void ckt_util_put_clean_sep(FILE *out, const char *str, char sep, const char *as);
 /* Writes str as one CSV field (RFC 4180), cleaned the same way: quoted when `always` or when it

@@ -426,6 +426,42 @@ for fe in _exit:4::3000000:1000 _Exit:5:E:3000000:1000 quick_exit:6:Q:2997000:99
 		"$(cat $T/fe.rc)/$(jget $T/fe.json truncated)/$(jget $T/fe.json end_reason)/$(jget $T/fe.json live_at_exit.heap_bytes)/$(jget $T/fe.json live_at_exit.heap_blocks)/$(grep -c ': [0-9]* events, peak heap' $T/fe.err)/$(cat $T/fe.rerr)" \
 		"$fe_rc/false/exit/$fe_bytes/$fe_blocks/1/"
 done
+# abort skips exit's handlers too (Rust's panic = "abort", C++'s std::terminate): since 0.2.26
+# the trace is finished first, END's reason abort, the exit line says so (it read as
+# truncated, and a run shorter than a flush interval held no event at all). A SIGABRT handler
+# of the program's leaves the end to it: its _exit finishes the trace (END: exit), and one
+# that jumps out lets the program and the trace go on (32 MiB live at its exit)
+for ab in :134:abort:12582912:1 exit:3:exit:12582912:0 jump:0:exit:33554432:0; do
+	IFS=: read -r ab_arg ab_rc ab_end ab_peak ab_line <<<"$ab"
+	ab_with=without; [ "$ab_line" = 1 ] && ab_with=with
+	CUZKTRACE_OUT=$T/ab.zst traced ab $P/abortend $ab_arg
+	$REPORT --json $T/ab.zst >$T/ab.json 2>$T/ab.rerr
+	expect_eq "abort${ab_arg:+ ($ab_arg handler)}: status $ab_rc, trace complete (END: $ab_end), peak heap $ab_peak, exit line $ab_with the abort" \
+		"$(cat $T/ab.rc)/$(jget $T/ab.json truncated)/$(jget $T/ab.json end_reason)/$(jget $T/ab.json peak_heap.bytes)/$(grep -c ': [0-9]* events, peak heap .* written; the program called abort$' $T/ab.err)/$(cat $T/ab.rerr)" \
+		"$ab_rc/false/$ab_end/$ab_peak/$ab_line/"
+done
+CUZKTRACE_OUT=$T/ab.zst traced ab $P/abortend
+expect_eq "abort: the text report says how the process ended" "$($REPORT $T/ab.zst 2>/dev/null | grep '^duration' | sed 's/.*, //')" "ended by abort (SIGABRT)"
+# ... and a Rust program built with panic = "abort" that panics with 12 MiB live
+if command -v rustc >/dev/null 2>&1; then
+	cat >$T/pabort.rs <<'RSEOF'
+use std::hint::black_box;
+fn main() {
+    let params: Vec<u8> = black_box(vec![1; 12 << 20]);
+    if black_box(params.len()) > 0 {
+        panic!("proof failed");
+    }
+}
+RSEOF
+	env -u MAKEFLAGS -u MFLAGS -u CARGO_MAKEFLAGS rustc -O -C panic=abort -o $T/pabort $T/pabort.rs 2>$T/pabort.build
+	CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/pabort.zst traced pabort $T/pabort
+	$REPORT --json $T/pabort.zst >$T/pabort.json 2>$T/pabort.rerr
+	expect_eq "Rust panic = \"abort\": status 134, the panic's message, trace complete (END: abort), the 12 MiB Vec live at the end" \
+		"$(cat $T/pabort.rc)/$(grep -c "^proof failed" $T/pabort.err)/$(jget $T/pabort.json truncated)/$(jget $T/pabort.json end_reason)/$($PY -c 'import json,sys; print([s["bytes"] for s in json.load(open(sys.argv[1]))["sites_at_exit"] if s["bytes"] == 12 << 20])' $T/pabort.json)" \
+		"134/1/false/abort/[12582912]"
+else
+	echo "  skip Rust panic = \"abort\": no rustc"
+fi
 # _exit from a signal handler, often while the thread is inside one of the tracer's hooks: the
 # trace is finished first, as by exit (since 0.2.24: it was left as at its last flush,
 # truncated, without a word, in most runs); the program ends every time

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -80,12 +81,59 @@ static void test_ungeneric(void **state)
 	assert_false(ckt_phase_rules_ungeneric("app::Prover<T>::synthesize", small, sizeof(small))); /* does not fit */
 }
 
+/* an inlined function's bare name (Rust line-tables-only), generic ones with their arguments
+ * (since 0.2.26): which patterns take it, which paths --diff joins it to */
+static void test_bare(void **state)
+{
+	(void)state;
+	const char *const takes[][2] = {
+		{"app::prover::build_aux", "build_aux"},
+		{"*::build_aux", "build_aux"},
+		{"app::prover::build_gen", "build_gen<u64>"},
+		{"*::build_gen", "build_gen<alloc::vec::Vec<u8>>"},
+	};
+	const char *const not_takes[][2] = {
+		{"prover::*", "build_gen<u64>"},    /* a glob in the last name */
+		{"build_gen", "build_gen<u64>"},    /* no path: fnmatch's business */
+		{"app::build_gen", "other<u64>"},
+		{"app::build_gen", "build_gen_x"},
+		{"app::build_gen", "{closure#0}<u64>"},
+		{"app::build_gen", "app::build_gen<u64>"}, /* not bare */
+	};
+	for (size_t i = 0; i < sizeof(takes) / sizeof(takes[0]); i++)
+		assert_true(ckt_phase_rules_bare_takes(takes[i][0], takes[i][1]));
+	for (size_t i = 0; i < sizeof(not_takes) / sizeof(not_takes[0]); i++)
+		assert_false(ckt_phase_rules_bare_takes(not_takes[i][0], not_takes[i][1]));
+
+	const char *const joins[][2] = {
+		{"app::prover::build_aux", "build_aux"},
+		{"app::prover::build_gen", "build_gen<u64>"},       /* legacy: no arguments */
+		{"app::prover::build_gen::<u64>", "build_gen<u64>"}, /* v0 */
+		{"app::prover::build_gen<u64>", "build_gen<u64>"},   /* DWARF */
+	};
+	const char *const not_joins[][2] = {
+		{"app::prover::build_gen::<u32>", "build_gen<u64>"},
+		{"app::prover::build_gen<u32>", "build_gen<u64>"},
+		{"app::prover::xbuild_gen", "build_gen<u64>"},
+		{"app::prover::build_aux", "build_gen<u64>"},
+		{"build_gen", "build_gen<u64>"},
+		{"::build_gen::<u64>", "build_gen<u64>"},
+		{"app::prover::build_aux", "aux"},
+	};
+	for (size_t i = 0; i < sizeof(joins) / sizeof(joins[0]); i++)
+		assert_true(ckt_phase_rules_bare_joins(joins[i][0], strlen(joins[i][0]), joins[i][1], strlen(joins[i][1])));
+	for (size_t i = 0; i < sizeof(not_joins) / sizeof(not_joins[0]); i++)
+		assert_false(ckt_phase_rules_bare_joins(not_joins[i][0], strlen(not_joins[i][0]), not_joins[i][1],
+							strlen(not_joins[i][1])));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_uninherent),
 		cmocka_unit_test(test_uninherent_bounded),
 		cmocka_unit_test(test_ungeneric),
+		cmocka_unit_test(test_bare),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

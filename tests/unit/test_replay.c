@@ -762,6 +762,48 @@ static void test_backward_events(void **state)
 	tb_release(&b);
 }
 
+/* Late running totals (format version 6, AGG's since) each under the decoder's 2^57, adding up
+ * at the peak: threads each counting 2^57 - 1 there, late, then freeing it at once. The
+ * current heap stays at 2^58, the peak took each one: a peak heap of 5 x (2^57 - 1), 655360
+ * TiB, with no word, and with 200 threads a signed overflow (UBSan) and a wrapped peak.
+ * Since 0.2.26 the sums are checked as the heap's are: the trace is corrupt. One thread's
+ * late total, the largest a step may be, still reads. */
+static void test_agg_late_sums_bounded(void **state)
+{
+	(void)state;
+	static const char *const kv[] = { "page_size", "4096", "setting.CUZKTRACE_SAMPLE", "524288", NULL };
+	const int64_t x = ((int64_t)1 << 57) - 1;
+	for (int threads = 1; threads <= 8; threads += 7) {
+		struct tb b;
+		struct ckt_replay_stats st;
+		struct ckt_error err = { 0 };
+		tb_init(&b);
+		tb_header_kv(&b, 6, kv);
+		tb_frame(&b, 0);
+		tb_thread(&b, 1);
+		tb_agg6(&b, 20 * MS, x, 1, 0); /* the peak */
+		for (int k = 0; k < threads; k++) {
+			uint64_t ts = 30 * MS + 10 * (uint64_t)k;
+			tb_thread(&b, 2 + (uint64_t)k);
+			tb_agg6(&b, ts, x, 1, ts); /* changed since time 0: counts at the peak */
+			tb_agg6(&b, ts + 1, -x, -1, 0);
+		}
+		tb_sync(&b, 40 * MS);
+		tb_end(&b, 40 * MS, CKT_END_EXIT, 0, 0);
+		tb_flush_columns(&b);
+		int rc = tb_run_tb(&b, &st, &err);
+		if (threads == 1) {
+			assert_int_equal(rc, 0);
+			assert_int_equal(st.peak_heap.bytes, 2 * (uint64_t)x);
+			assert_int_equal(st.agg_late_kept, 1);
+		} else {
+			assert_int_equal(rc, CKT_EFORMAT);
+			assert_non_null(strstr(err.msg, "corrupt trace: more bytes than any process can have"));
+		}
+		tb_release(&b);
+	}
+}
+
 static void test_agg_bound_at_peak(void **state)
 {
 	(void)state;
@@ -1111,6 +1153,7 @@ int main(void)
 		cmocka_unit_test(test_side_values_follow_events),
 		cmocka_unit_test(test_cuda_vmm_map_release),
 		cmocka_unit_test(test_agg_bound_at_peak),
+		cmocka_unit_test(test_agg_late_sums_bounded),
 		cmocka_unit_test(test_backward_events),
 		cmocka_unit_test(test_live_map_oracle),
 		cmocka_unit_test(test_mapping_oracle),

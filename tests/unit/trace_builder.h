@@ -110,6 +110,24 @@ static inline void tb_flush(struct tb *b)
 	b->len = 0;
 }
 
+/* The records built so far as one frame of the column layout (format version 2 and later),
+ * for records that are all in the ROW stream (no ALLOC, FREE or REALLOC): the other streams
+ * empty. */
+static inline void tb_flush_columns(struct tb *b)
+{
+	uint8_t *rows = b->buf;
+	size_t n = b->len;
+	b->buf = NULL;
+	b->len = b->cap = 0;
+	tb_uv(b, CKT_NSTREAMS);
+	tb_uv(b, n);
+	for (int i = 1; i < CKT_NSTREAMS; i++)
+		tb_uv(b, 0);
+	tb_raw(b, rows, n);
+	free(rows);
+	tb_flush(b);
+}
+
 /* Header frame: magic, version, then NULL-terminated {key, value, ...} pairs. */
 static inline void tb_header_kv(struct tb *b, unsigned version, const char *const *kv)
 {
@@ -379,6 +397,13 @@ static inline void tb_agg(struct tb *b, uint64_t ts, int64_t bytes, int64_t bloc
 	tb_dts(b, ts);
 	tb_sv(b, bytes);
 	tb_sv(b, blocks);
+}
+
+/* AGG of format version 6, with its since */
+static inline void tb_agg6(struct tb *b, uint64_t ts, int64_t bytes, int64_t blocks, uint64_t since)
+{
+	tb_agg(b, ts, bytes, blocks);
+	tb_uv(b, since);
 }
 
 static inline void tb_cuda_map(struct tb *b, uint64_t ts, uint64_t addr, uint64_t size, uint64_t handle)

@@ -1,0 +1,53 @@
+/* abortend.c: ends by abort() with 12 MiB live (a Rust program built with panic = "abort" ends
+ * so at any panic, a C++ program at std::terminate); abort skips exit's handlers, so the
+ * trace is finished by the tracer's abort first, within a flush interval of the start, where
+ * a flush would come too late. abortend [MODE]:
+ *   (none)  abort: status 134, the trace complete, END's reason abort
+ *   exit    a SIGABRT handler calls _exit(3): the handler's _exit finishes the trace
+ *   jump    a SIGABRT handler leaves by siglongjmp, and the program goes on: 20 MiB more, then
+ *           return 0 (the trace must not end at the abort) */
+#include <setjmp.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static sigjmp_buf jb;
+
+static void on_abort_exit(int sig)
+{
+	(void)sig;
+	_exit(3);
+}
+
+static void on_abort_jump(int sig)
+{
+	(void)sig;
+	siglongjmp(jb, 1);
+}
+
+static char *make(size_t n, int c)
+{
+	char *p = malloc(n);
+	if (!p)
+		_exit(1);
+	memset(p, c, n);
+	__asm__ volatile("" : : "r"(p) : "memory"); /* kept, touched */
+	return p;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "";
+	make((size_t)12 << 20, 1);
+	if (strcmp(mode, "exit") == 0)
+		signal(SIGABRT, on_abort_exit);
+	if (strcmp(mode, "jump") == 0) {
+		signal(SIGABRT, on_abort_jump);
+		if (sigsetjmp(jb, 1) == 0)
+			abort();
+		make((size_t)20 << 20, 2);
+		return 0;
+	}
+	abort();
+}
