@@ -955,26 +955,22 @@ extern size_t (*ckt_usable)(void *);
 extern int ckt_glibc_heap;
 /* 1 when glibc's thread arenas keep their usual 64 MiB heaps (sample.c) */
 extern int ckt_glibc_arenas;
-/* glibc trims a heap's top once it reaches its trim threshold: 128 KiB, then (unless the
- * program set it) twice its mmap threshold, which the free of a chunk it mapped on its own
- * raises to that chunk's size, up to 32 MiB. ckt_glibc_trim follows it by the frees of such
- * chunks of 1 MiB or more that ckt_block_unmaps sees (the threshold is under 1 MiB until one
- * comes); a program's own settings (mallopt, MALLOC_TRIM_THRESHOLD_) are not known. */
-#define CKT_GLIBC_TRIM0 ((size_t)128 << 10)
-#define CKT_GLIBC_MMAP_MAX ((size_t)32 << 20)
-extern _Atomic size_t ckt_glibc_trim;
 /* 1 when the free of p (u usable bytes) gives its pages back during the call, as far as we can
  * tell (ckt_nosample_begin): glibc's chunk of its own mapping (IS_MMAPPED), or a chunk that
- * the free merges into the top of its heap, making it reach the trim threshold, so that
- * glibc trims it: in the main arena with brk (3 ms for 84 MiB), in a thread's arena (since
- * 0.2.26) with a madvise or a PROT_NONE map of the top's pages (a thread's 24 MiB free, 3 ms,
- * gave 7 to 10 samples of 200 up to 24 MiB high). A block under the mmap threshold elsewhere
- * in the heap unmaps nothing (the threshold rises up to 32 MiB after the first such free;
- * counted as a release, a thread freeing 4 MiB blocks in a loop held the RSS samples back);
- * nor does one whose top stays under the trim threshold (the same loop, with each block
- * merging into a top of less than twice its size: 70 samples where 104 came). Not told for
- * another allocator (tcmalloc, jemalloc, mimalloc keep their big blocks: waited for, they
- * held every sample back beside a loop freeing them). */
+ * the free merges into the top of its heap, which glibc then trims once the top reaches its
+ * trim threshold: in the main arena with brk (3 ms for 84 MiB), in a thread's arena (since
+ * 0.2.26) with a madvise or a PROT_NONE map of the top's pages, or by unmapping the whole heap
+ * when it was not the arena's first (a thread's 24 MiB free, 3 ms, gave 7 to 10 samples of
+ * 200 up to 24 MiB high). The threshold is not guessed: glibc moves it as the program frees
+ * mapped chunks, unless the program or its environment set one (mallopt, MALLOC_*_,
+ * GLIBC_TUNABLES), a free merged with the free chunk before it reaches it sooner, and a guess
+ * missed such trims. So a free into a top that stays under it is waited for as well (a thread
+ * freeing 4 MiB blocks into its top in a loop: 70 samples a second where 104 come). A block
+ * under the mmap threshold elsewhere in the heap unmaps nothing (the threshold rises up to 32
+ * MiB after the first such free; counted as a release, a thread freeing 4 MiB blocks in a loop
+ * held the RSS samples back). Not told for another allocator (tcmalloc, jemalloc, mimalloc
+ * keep their big blocks: waited for, they held every sample back beside a loop freeing
+ * them). */
 #define CKT_GLIBC_HEAP_MAX ((uintptr_t)64 << 20) /* glibc's HEAP_MAX_SIZE on 64-bit hosts */
 static inline int ckt_block_unmaps(void *p, size_t u)
 {
@@ -987,20 +983,14 @@ static inline int ckt_block_unmaps(void *p, size_t u)
 	__asm__("" : "+r"(c)); /* as ckt_usable_size */
 	__builtin_memcpy(&h, c - sizeof(h), sizeof(h));
 	size_t cs = h & ~(size_t)7;
-	if (h & 2) { /* IS_MMAPPED: raises glibc's thresholds (racing raises: one may be lost) */
-		size_t trim = atomic_load_explicit(&ckt_glibc_trim, memory_order_relaxed);
-		if (cs <= CKT_GLIBC_MMAP_MAX && 2 * cs > trim)
-			atomic_store_explicit(&ckt_glibc_trim, 2 * cs, memory_order_relaxed);
+	if (h & 2) /* IS_MMAPPED */
 		return 1;
-	}
 	/* the next chunk (after this one's 16-byte header and body) is the top when it ends
 	 * where the heap does: at the program break for the main arena; for a thread's arena at
 	 * the end of the heap that holds the chunk (glibc's heap_info, at the start of the heap's
 	 * 64 MiB-aligned reservation, begins with the arena, the previous heap and the heap's
 	 * size) */
 	const char *next = c - 2 * sizeof(h) + cs;
-	__builtin_memcpy(&hn, next + sizeof(h), sizeof(hn));
-	hn &= ~(size_t)7;
 	const char *end;
 	if (h & 4) { /* NON_MAIN_ARENA */
 		if (!ckt_glibc_arenas)
@@ -1012,7 +1002,12 @@ static inline int ckt_block_unmaps(void *p, size_t u)
 	} else {
 		end = (const char *)sbrk(0);
 	}
-	return next + hn == end && cs + hn >= atomic_load_explicit(&ckt_glibc_trim, memory_order_relaxed);
+	/* a header the program overwrote: glibc says so in its free (as untraced), the read of
+	 * a next chunk past the heap's end would fault first */
+	if (next < c || next + 2 * sizeof(h) > end)
+		return 0;
+	__builtin_memcpy(&hn, next + sizeof(h), sizeof(hn));
+	return next + (hn & ~(size_t)7) == end;
 }
 
 static inline size_t ckt_usable_size(void *p)

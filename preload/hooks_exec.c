@@ -645,18 +645,24 @@ CKT_EXPORT void _Exit(int status)
  * its internal abort, which no hook sees. */
 CKT_EXPORT void abort(void)
 {
+	/* before the tracer has started (a library's constructor ahead of ours): the real abort
+	 * first, which runs the program's handler as untraced */
+	if (atomic_load(&ckt_boot_state) == 0)
+		ckt_bootstrap();
 	struct sigaction sa;
-	if (sigaction(SIGABRT, NULL, &sa) == 0 && !(sa.sa_flags & SA_SIGINFO) &&
-	    (sa.sa_handler == SIG_DFL || sa.sa_handler == SIG_IGN))
+	/* the action, whatever the flags: a one-shot handler (SA_RESETHAND) leaves SA_SIGINFO
+	 * with SIG_DFL, and its second abort ends the process */
+	if (sigaction(SIGABRT, NULL, &sa) == 0 && (sa.sa_handler == SIG_DFL || sa.sa_handler == SIG_IGN))
 		before_fast_exit(CKT_END_ABORT);
 	if (ckt_real.abort)
 		ckt_real.abort();
-	/* no real abort found: end as it would */
-	signal(SIGABRT, SIG_DFL);
+	/* no real abort found: end as it would, the program's handler first */
 	sigset_t s;
 	sigemptyset(&s);
 	sigaddset(&s, SIGABRT);
 	pthread_sigmask(SIG_UNBLOCK, &s, NULL);
+	raise(SIGABRT);
+	signal(SIGABRT, SIG_DFL);
 	raise(SIGABRT);
 	for (;;)
 		syscall(SYS_exit_group, 127);

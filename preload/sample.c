@@ -148,7 +148,6 @@ static struct level level1; /* set before grow_state becomes GROWING */
 
 size_t (*ckt_usable)(void *) = malloc_usable_size;
 int ckt_glibc_heap, ckt_glibc_arenas;
-_Atomic size_t ckt_glibc_trim = CKT_GLIBC_TRIM0;
 
 /* Whether glibc's thread arenas have heaps of its usual 64 MiB (ckt_block_unmaps finds a
  * chunk's heap by that alignment): not when GLIBC_TUNABLES asks for hugetlb pages of a size

@@ -30,6 +30,7 @@ struct ckt_diff_row {
 	/* of bytes, what the samples stand for (the rest was recorded block by block, exact):
 	 * phases and thread groups; 0 for functions, whose split the report does not keep */
 	uint64_t est[2];
+	uint8_t joined;      /* ckt_diff_join_bare: 1 + the side of the bare rows it took */
 };
 
 struct ckt_diff_rows {
@@ -55,7 +56,7 @@ static void ckt_diff_add(struct ckt_diff_rows *r, const char *name, size_t len, 
 	r->v[r->n++] = (struct ckt_diff_row){ name, len, NULL, { side == 0 ? bytes : 0, side == 1 ? bytes : 0 },
 					      { side == 0 ? samples : 0, side == 1 ? samples : 0 },
 					      { side == 0 ? count : 0, side == 1 ? count : 0 },
-					      { side == 0 ? est : 0, side == 1 ? est : 0 } };
+					      { side == 0 ? est : 0, side == 1 ? est : 0 }, 0 };
 }
 
 
@@ -174,7 +175,10 @@ static void ckt_diff_join_bare(struct ckt_diff_rows *r)
 		size_t match = r->n;
 		for (size_t j = 0; bare && j < r->n; j++) {
 			const struct ckt_diff_row *b = &r->v[j];
-			if (j == i || !b->name || b->bytes[only] || !b->bytes[!only] ||
+			/* held in the other trace only, or only through bare rows of this side
+			 * already joined to it: a legacy symbol's path is every generic copy's
+			 * ("app::build_gen" for build_gen<u64> and build_gen<u32>) */
+			if (j == i || !b->name || (b->bytes[only] && b->joined != 1 + only) || !b->bytes[!only] ||
 			    !ckt_phase_rules_bare_joins(b->name, b->len, a->name, a->len))
 				continue;
 			if (match < r->n) {
@@ -185,10 +189,11 @@ static void ckt_diff_join_bare(struct ckt_diff_rows *r)
 		}
 		if (bare && match < r->n) {
 			struct ckt_diff_row *b = &r->v[match];
-			b->bytes[only] = a->bytes[only];
+			b->bytes[only] += a->bytes[only];
 			b->samples[only] += a->samples[only];
 			b->count[only] += a->count[only];
-			b->est[only] = a->est[only];
+			b->est[only] += a->est[only];
+			b->joined = (uint8_t)(1 + only);
 			a->name = NULL; /* dropped below */
 			joined = true;
 		}

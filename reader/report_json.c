@@ -382,6 +382,21 @@ static void ckt_report_json_cuda(struct ckt_json *j, const struct ckt_replay_sta
 	ckt_report_json_close(j);
 }
 
+/* a site's "site" and "frames" keys */
+static void ckt_report_json_site(struct ckt_json *j, const char *site, const char *const *frames, size_t n)
+{
+	ckt_report_json_key(j, "site");
+	ckt_report_json_str(j, site, strlen(site));
+	ckt_report_json_key(j, "frames");
+	fputc('[', j->f);
+	for (size_t k = 0; k < n; k++) {
+		if (k)
+			fputs(", ", j->f);
+		ckt_report_json_str(j, frames[k], strlen(frames[k]));
+	}
+	fputc(']', j->f);
+}
+
 /* sites_at_peak (peak RSS), sites_at_peak_heap, sites_at_peak_gpu, sites_at_peak_pinned (since
  * 0.2.22) and sites_at_exit (heap
  * blocks live at the end of the trace): [{bytes, count, estimate, samples, site,
@@ -399,16 +414,7 @@ static void ckt_report_json_sites(struct ckt_json *j, const char *key, const str
 		ckt_report_json_key(j, "estimate");
 		fputs(e.estimate ? "true" : "false", j->f);
 		ckt_report_json_u64(j, "samples", e.samples);
-		ckt_report_json_key(j, "site");
-		ckt_report_json_str(j, e.site, strlen(e.site));
-		ckt_report_json_key(j, "frames");
-		fputc('[', j->f);
-		for (size_t k = 0; k < e.nframes; k++) {
-			if (k)
-				fputs(", ", j->f);
-			ckt_report_json_str(j, e.frames[k], strlen(e.frames[k]));
-		}
-		fputc(']', j->f);
+		ckt_report_json_site(j, e.site, e.frames, e.nframes);
 		ckt_report_json_u64(j, "stacks", e.stacks);
 		ckt_report_json_key(j, "callers_bytes");
 		for (size_t k = 0; k < CKT_SITES_CALLERS; k++)
@@ -431,6 +437,35 @@ static void ckt_report_json_sites(struct ckt_json *j, const char *key, const str
 	else
 		ckt_report_json_u64_if(j, "unattributed_bytes", 0, false);
 	ckt_report_json_u64(j, "estimate_error_bytes", r.error_bytes);
+	ckt_report_json_close(j);
+}
+
+/* sites_by_allocations (since 0.2.26): [{count, bytes, estimate, site, frames}], most first,
+ * as many as --top; then sites_by_allocations_rest {sites, count, estimate, other_sites,
+ * other_count, other_bytes} */
+static void ckt_report_json_calls(struct ckt_json *j, const struct ckt_sites *s)
+{
+	struct ckt_sites_calls c;
+	ckt_report_json_array_open(j, "sites_by_allocations");
+	for (size_t i = 0; s && ckt_sites_by_calls(s, i, &c); i++) {
+		ckt_report_json_elem_open(j);
+		ckt_report_json_u64(j, "count", c.count);
+		ckt_report_json_u64(j, "bytes", c.bytes);
+		ckt_report_json_bool(j, "estimate", c.estimate);
+		ckt_report_json_site(j, c.site, c.frames, c.nframes);
+		ckt_report_json_close(j);
+	}
+	ckt_report_json_array_close(j);
+	struct ckt_sites_calls_rest r = {0};
+	if (s)
+		ckt_sites_calls_total(s, &r);
+	ckt_report_json_open(j, "sites_by_allocations_rest");
+	ckt_report_json_u64(j, "sites", r.sites);
+	ckt_report_json_u64(j, "count", r.count);
+	ckt_report_json_bool(j, "estimate", r.estimate);
+	ckt_report_json_u64(j, "other_sites", r.other_sites);
+	ckt_report_json_u64(j, "other_count", r.other_count);
+	ckt_report_json_u64(j, "other_bytes", r.other_bytes);
 	ckt_report_json_close(j);
 }
 
@@ -619,6 +654,7 @@ int ckt_report_json_print(FILE *out, const struct ckt_report *rep)
 	ckt_report_json_sites(j, "sites_at_peak_gpu", rep->sites, CKT_AT_PEAK_GPU);
 	ckt_report_json_sites(j, "sites_at_peak_pinned", rep->sites, CKT_AT_PEAK_PINNED);
 	ckt_report_json_sites(j, "sites_at_exit", rep->sites, CKT_SITES_EXIT);
+	ckt_report_json_calls(j, rep->sites);
 
 	if (rep->phases)
 		ckt_report_json_phases(j, rep->phases, rep->by_thread, rep->st->peak_rss.seen);

@@ -78,6 +78,9 @@ struct ckt_sites_site {
 	bool sampled;           /* some of its allocations were samples (the CSV's estimated) */
 	uint64_t most_alloc;    /* the stack that allocated the most bytes, for the CSV */
 	size_t most_stack;
+	uint64_t most_calls;    /* the stack that allocated the most times, for the list by
+				 * allocations (since 0.2.26) */
+	size_t calls_stack;
 };
 
 struct ckt_sites {
@@ -112,6 +115,9 @@ struct ckt_sites {
 	uint64_t sample_r;      /* the default mode's rate R; 0: exact mode */
 	uint64_t rss_heap;      /* the heap at the peak RSS sample */
 	uint64_t sum[K_COUNT], smp_sum[K_COUNT]; /* every listed site's bytes, samples */
+	size_t *by_calls, n_by_calls, n_calling; /* sites by allocations, the first --top of them */
+	uint64_t calls;         /* every site's allocations (CKT_SITES_ONE units) */
+	bool calls_estimated;
 };
 
 /* ---- the folding rule ---- */
@@ -304,6 +310,7 @@ void ckt_sites_free(struct ckt_sites *s)
 	for (int k = 0; k < K_COUNT; k++)
 		free(s->order[k]);
 	free(s->csv);
+	free(s->by_calls);
 	ckt_sym_free(s->sym);
 	free(s);
 }
@@ -727,6 +734,18 @@ static int ckt_sites_cmp_moment(const void *pa, const void *pb)
 	return ckt_sites_cmp_key(a, b);
 }
 
+/* by allocations, then bytes allocated, then name */
+static int ckt_sites_cmp_calls(const void *pa, const void *pb)
+{
+	const struct ckt_sites_site *a = &ckt_sites_sorting->sites[*(const size_t *)pa];
+	const struct ckt_sites_site *b = &ckt_sites_sorting->sites[*(const size_t *)pb];
+	if (a->allocs != b->allocs)
+		return a->allocs > b->allocs ? -1 : 1;
+	if (a->alloc_bytes != b->alloc_bytes)
+		return a->alloc_bytes > b->alloc_bytes ? -1 : 1;
+	return ckt_sites_cmp_key(a, b);
+}
+
 static int ckt_sites_cmp_csv(const void *pa, const void *pb)
 {
 	const struct ckt_sites_site *a = &ckt_sites_sorting->sites[*(const size_t *)pa];
@@ -928,7 +947,8 @@ int ckt_sites_finish(struct ckt_sites *s, const struct ckt_replay_stats *st, uns
 
 	for (size_t i = 0; i < s->n_stacks; i++) {
 		int64_t v[K_COUNT], nb[K_COUNT];
-		bool need = s->own_peaks && (s->stacks[i].allocs || s->stacks[i].gpu_allocs);
+		/* every stack that allocated: the list by allocations names them (since 0.2.26) */
+		bool need = s->stacks[i].allocs || (s->own_peaks && s->stacks[i].gpu_allocs);
 		for (int k = 0; k < K_COUNT; k++) {
 			v[k] = ckt_sites_at(s, &s->stacks[i], k, 0);
 			nb[k] = ckt_sites_at(s, &s->stacks[i], k, 1);
@@ -956,6 +976,10 @@ int ckt_sites_finish(struct ckt_sites *s, const struct ckt_replay_stats *st, uns
 			site->most_alloc = sk->alloc_bytes;
 			site->most_stack = i;
 		}
+		if (sk->allocs > site->most_calls) {
+			site->most_calls = sk->allocs;
+			site->calls_stack = i;
+		}
 		/* a stack whose record came after its events: its own peak is a lower bound */
 		if (late && sk->t[T_RSS].max > site->max)
 			site->max = sk->t[T_RSS].max;
@@ -981,6 +1005,17 @@ int ckt_sites_finish(struct ckt_sites *s, const struct ckt_replay_stats *st, uns
 			s->smp_sum[k] += s->sites[s->order[k][i]].smp[k];
 		}
 	}
+	s->by_calls = malloc((s->n_sites ? s->n_sites : 1) * sizeof(size_t));
+	if (!s->by_calls)
+		return CKT_ENOMEM;
+	for (size_t i = 0; i < s->n_sites; i++)
+		if (s->sites[i].allocs) {
+			s->by_calls[s->n_calling++] = i;
+			s->calls += s->sites[i].allocs;
+			s->calls_estimated |= s->sites[i].sampled;
+		}
+	qsort(s->by_calls, s->n_calling, sizeof(size_t), ckt_sites_cmp_calls);
+	s->n_by_calls = s->n_calling < top ? s->n_calling : top;
 	s->csv = malloc((s->n_sites ? s->n_sites : 1) * sizeof(size_t));
 	if (!s->csv)
 		return CKT_ENOMEM;
@@ -1021,6 +1056,41 @@ bool ckt_sites_top(const struct ckt_sites *s, enum ckt_moment m, size_t i, struc
 	return true;
 }
 
+bool ckt_sites_by_calls(const struct ckt_sites *s, size_t i, struct ckt_sites_calls *c)
+{
+	if (!s->by_calls || i >= s->n_by_calls)
+		return false;
+	const struct ckt_sites_site *site = &s->sites[s->by_calls[i]];
+	const struct ckt_sites_stack *st = &s->stacks[site->calls_stack];
+	c->count = ckt_sites_count(site->allocs);
+	c->bytes = site->alloc_bytes;
+	c->estimate = site->sampled;
+	c->site = site->key;
+	c->frames = st->sym;
+	c->nframes = st->nsym;
+	c->site_frame = st->site_frame;
+	return true;
+}
+
+void ckt_sites_calls_total(const struct ckt_sites *s, struct ckt_sites_calls_rest *r)
+{
+	uint64_t listed = 0, listed_bytes = 0, bytes = 0;
+	for (size_t i = 0; i < s->n_calling; i++) {
+		const struct ckt_sites_site *site = &s->sites[s->by_calls[i]];
+		bytes += site->alloc_bytes;
+		if (i < s->n_by_calls) {
+			listed += site->allocs;
+			listed_bytes += site->alloc_bytes;
+		}
+	}
+	r->count = ckt_sites_count(s->calls);
+	r->sites = s->n_calling;
+	r->estimate = s->calls_estimated;
+	r->other_sites = s->n_calling - s->n_by_calls;
+	r->other_count = ckt_sites_count(s->calls - listed);
+	r->other_bytes = bytes - listed_bytes;
+}
+
 void ckt_sites_rest(const struct ckt_sites *s, enum ckt_moment m, struct ckt_sites_rest *r)
 {
 	memset(r, 0, sizeof(*r));
@@ -1037,7 +1107,11 @@ void ckt_sites_rest(const struct ckt_sites *s, enum ckt_moment m, struct ckt_sit
 	r->has_unattributed = k != K_RSS;
 	if (r->has_unattributed)
 		r->unattributed = (int64_t)(s->peak[k] - s->sum[k]);
-	r->error_bytes = (uint64_t)((double)s->sample_r * sqrt((double)s->smp_sum[k]));
+	/* sqrt(R x the small blocks' bytes), as the mode line's: what the samples stand for
+	 * (about R each) and, where they fall short, the bytes they miss (with no sample live
+	 * at all, R x sqrt(samples) said +-0 B of a real shortfall) */
+	uint64_t small = s->sample_r * s->smp_sum[k] + (r->unattributed > 0 ? (uint64_t)r->unattributed : 0);
+	r->error_bytes = s->sample_r ? (uint64_t)sqrt((double)s->sample_r * (double)small) : 0;
 }
 
 /* Control characters and invalid UTF-8 from debug info or paths are shown as '?'
@@ -1049,6 +1123,24 @@ static void ckt_sites_put(FILE *f, const char *str, bool folded)
 		ckt_util_put_clean_sep(f, str, ';', "?");
 	else
 		ckt_util_put_clean(f, str, strlen(str));
+}
+
+/* A listed site's lines: the site, then the callers shown, each with its bytes when
+ * callers_bytes is given */
+static void ckt_sites_text_frames(FILE *out, const char *site, const char *const *frames, size_t nframes,
+				  size_t site_frame, const uint64_t *callers_bytes)
+{
+	char h[32];
+	fputs("      ", out);
+	ckt_sites_put(out, site, false);
+	fputc('\n', out);
+	for (size_t j = site_frame + 1; j < nframes && j <= site_frame + CKT_SITES_SHORT; j++) {
+		fputs("      <- ", out);
+		ckt_sites_put(out, frames[j], false);
+		if (callers_bytes)
+			fprintf(out, "  [%s]", ckt_util_fmt_bytes(h, sizeof(h), callers_bytes[j - site_frame - 1]));
+		fputc('\n', out);
+	}
 }
 
 /* The lines after a moment's list: the sites not listed, and the moment's bytes in no site
@@ -1108,23 +1200,47 @@ static void ckt_sites_text_moment(FILE *out, const struct ckt_sites *s, int k, c
 			k == K_EXIT ? "the heap then" : "the peak",
 			over_rss ? " (allocated, not all resident)" : "", e.count, e.count == 1 ? "" : "s",
 			e.estimate ? " (estimated from samples)" : "");
-		fputs("      ", out);
-		ckt_sites_put(out, e.site, false);
-		fputc('\n', out);
 		/* several stacks: what goes through each caller shown, as a bottom-up tree's
 		 * heaviest branch would say */
-		for (size_t j = e.site_frame + 1; j < e.nframes && j <= e.site_frame + CKT_SITES_SHORT; j++) {
-			fputs("      <- ", out);
-			ckt_sites_put(out, e.frames[j], false);
-			if (e.stacks > 1)
-				fprintf(out, "  [%s]", ckt_util_fmt_bytes(h, sizeof(h), e.callers_bytes[j - e.site_frame - 1]));
-			fputc('\n', out);
-		}
+		ckt_sites_text_frames(out, e.site, e.frames, e.nframes, e.site_frame,
+				      e.stacks > 1 ? e.callers_bytes : NULL);
 		if (e.stacks > 1)
 			fprintf(out, "      (%" PRIu64 " call stacks in all; [bytes] through each caller; --folded has every stack)\n",
 				e.stacks);
 	}
 	ckt_sites_text_rest(out, s, k);
+	fputc('\n', out);
+}
+
+/* "top sites by allocations": the calls that made heap blocks and mappings, by site (the
+ * allocator's own time and the heap's churn, whatever the peaks) */
+static void ckt_sites_text_calls(FILE *out, const struct ckt_sites *s)
+{
+	char h[32];
+	struct ckt_sites_calls_rest r;
+	ckt_sites_calls_total(s, &r);
+	uint64_t total = r.count;
+	size_t n = r.sites;
+	fputs("top sites by allocations", out);
+	if (!s->n_by_calls) {
+		fputs(s->sampled ? ": none sampled (blocks under the default mode's sampling rate count here only "
+				   "through samples; CUZKTRACE_SAMPLE=0 records every block)\n\n"
+				 : ": none\n\n", out);
+		return;
+	}
+	fprintf(out, " (%zu of %zu site%s; %" PRIu64 " allocation%s in all%s)\n", s->n_by_calls, n, n == 1 ? "" : "s",
+		total, total == 1 ? "" : "s", r.estimate ? ", estimated from samples" : "");
+	struct ckt_sites_calls c;
+	for (size_t i = 0; ckt_sites_by_calls(s, i, &c); i++) {
+		fprintf(out, "  #%zu  %" PRIu64 " allocation%s, %.1f%% of all, %s (%" PRIu64 " bytes) allocated%s\n", i + 1,
+			c.count, c.count == 1 ? "" : "s", total ? 100.0 * (double)c.count / (double)total : 0.0,
+			ckt_util_fmt_bytes(h, sizeof(h), c.bytes), c.bytes, c.estimate ? " (estimated from samples)" : "");
+		ckt_sites_text_frames(out, c.site, c.frames, c.nframes, c.site_frame, NULL);
+	}
+	if (r.other_sites)
+		fprintf(out, "  and %zu other site%s: %" PRIu64 " allocation%s, %s (%" PRIu64 " bytes) allocated (--top N lists more)\n",
+			r.other_sites, r.other_sites == 1 ? "" : "s", r.other_count, r.other_count == 1 ? "" : "s",
+			ckt_util_fmt_bytes(h, sizeof(h), r.other_bytes), r.other_bytes);
 	fputc('\n', out);
 }
 
@@ -1137,6 +1253,7 @@ void ckt_sites_print_text(FILE *out, const struct ckt_sites *s)
 	if (s->peak[K_PINNED])
 		ckt_sites_text_moment(out, s, K_PINNED, "at peak CUDA pinned host memory");
 	ckt_sites_text_moment(out, s, K_EXIT, s->ended ? "live at exit" : "live at cut");
+	ckt_sites_text_calls(out, s);
 }
 
 static int ckt_sites_status(FILE *f)

@@ -83,7 +83,8 @@ bool ckt_sites_top(const struct ckt_sites *s, enum ckt_moment m, size_t i, struc
  * bytes that no site holds (the peak heap, GPU, pinned, exit moments; not the peak RSS's,
  * whose rest is the report's unexplained RSS): 0 in exact mode; in the default mode the
  * exact total minus the sites' estimates, positive or negative, whose standard error is
- * about error_bytes (R x sqrt(the samples live then)). */
+ * about error_bytes: sqrt(R x S), S the small blocks' bytes then (R x the samples live then,
+ * and the shortfall where there is one). */
 struct ckt_sites_rest {
 	uint64_t other_sites, other_bytes;
 	bool has_unattributed;
@@ -91,6 +92,29 @@ struct ckt_sites_rest {
 	uint64_t error_bytes;
 };
 void ckt_sites_rest(const struct ckt_sites *s, enum ckt_moment m, struct ckt_sites_rest *r);
+
+/* Sites by allocations (since 0.2.26): the calls that made heap blocks (realloc's included) and
+ * mappings, by site, most first, as many as --top; i-th into *c, false past the end. In the
+ * default mode small blocks count through their samples (estimate). frames: the site's stack
+ * that allocated most often. */
+struct ckt_sites_calls {
+	uint64_t count, bytes;  /* allocations, bytes they allocated */
+	bool estimate;
+	const char *site;
+	const char *const *frames;
+	size_t nframes, site_frame;
+};
+bool ckt_sites_by_calls(const struct ckt_sites *s, size_t i, struct ckt_sites_calls *c);
+/* every site's allocations together, how many sites allocated, whether samples count in, and
+ * what the list leaves out */
+struct ckt_sites_calls_rest {
+	uint64_t count;
+	size_t sites;
+	bool estimate;
+	size_t other_sites;
+	uint64_t other_count, other_bytes;
+};
+void ckt_sites_calls_total(const struct ckt_sites *s, struct ckt_sites_calls_rest *r);
 
 /* The text section ("top sites at peak heap", "... at peak RSS", "... live at exit").
  * Returns nothing: the caller checks the stream. */

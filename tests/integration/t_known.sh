@@ -392,14 +392,21 @@ done
 # mappings before 0.2.26. And the same with glibc's heaps of hugetlb pages (4 pages each, 8
 # MiB: the tracer no longer finds a heap by 64 MiB alignment, which read unmapped memory and
 # killed the program with SIGSEGV, status 139)
-for rate in 0 524288; do
-	CUZKTRACE_SAMPLE=$rate CUZKTRACE_RSS_MS=1 CUZKTRACE_OUT=$T/bra.zst traced bra $P/bigrelease arena 24 16
-	$REPORT --csv $T/bra.csv $T/bra.zst >/dev/null 2>&1
-	expect_eq "RSS samples and a thread arena's trims (CUZKTRACE_SAMPLE=$rate): status 0, 5 samples or more, none 12 MiB above heap and mappings" \
-		"$(cat $T/bra.rc)/$($PY -c '
+# (The tracer does not guess glibc's trim threshold: an intermediate build that followed it
+# through the frees of mapped blocks missed every trim of a program that had set the mmap
+# threshold, which turns glibc's moves off: 62 to 68 samples of 1,300 up to 18 MiB high in
+# mode fixed, 12 MiB blocks.)
+for br in arena:24:12 fixed:12:6; do
+	IFS=: read -r br_mode br_mib br_over <<<"$br"
+	for rate in 0 524288; do
+		CUZKTRACE_SAMPLE=$rate CUZKTRACE_RSS_MS=1 CUZKTRACE_OUT=$T/bra.zst traced bra $P/bigrelease $br_mode $br_mib 16
+		$REPORT --csv $T/bra.csv $T/bra.zst >/dev/null 2>&1
+		expect_eq "RSS samples and a thread arena's trims ($br_mode, CUZKTRACE_SAMPLE=$rate): status 0, 5 samples or more, none $br_over MiB above heap and mappings" \
+			"$(cat $T/bra.rc)/$($PY -c '
 import csv, sys
 rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["rss_bytes"]]
-print(len(rows) >= 5, sum(1 for r in rows if int(r["rss_bytes"]) - int(r["heap_bytes"]) - int(r["mmap_bytes"]) > 12 << 20))' $T/bra.csv)" "0/True 0"
+print(len(rows) >= 5, sum(1 for r in rows if int(r["rss_bytes"]) - int(r["heap_bytes"]) - int(r["mmap_bytes"]) > int(sys.argv[2]) << 20))' $T/bra.csv $br_over)" "0/True 0"
+	done
 done
 for tun in glibc.malloc.hugetlb=2 glibc.malloc.arena_max=2:glibc.malloc.hugetlb=2097152; do
 	GLIBC_TUNABLES=$tun CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/brh.zst traced brh $P/bigrelease arena 4 16

@@ -430,8 +430,10 @@ done
 # the trace is finished first, END's reason abort, the exit line says so (it read as
 # truncated, and a run shorter than a flush interval held no event at all). A SIGABRT handler
 # of the program's leaves the end to it: its _exit finishes the trace (END: exit), and one
-# that jumps out lets the program and the trace go on (32 MiB live at its exit)
-for ab in :134:abort:12582912:1 exit:3:exit:12582912:0 jump:0:exit:33554432:0; do
+# that jumps out lets the program and the trace go on (32 MiB live at its exit); a one-shot
+# handler (SA_SIGINFO | SA_RESETHAND) that aborts again ends the process with the default
+# action, its SA_SIGINFO flag kept: finished there (it read as a handler's, truncated)
+for ab in :134:abort:12582912:1 exit:3:exit:12582912:0 jump:0:exit:33554432:0 oneshot:134:abort:12582912:1; do
 	IFS=: read -r ab_arg ab_rc ab_end ab_peak ab_line <<<"$ab"
 	ab_with=without; [ "$ab_line" = 1 ] && ab_with=with
 	CUZKTRACE_OUT=$T/ab.zst traced ab $P/abortend $ab_arg

@@ -88,11 +88,16 @@ print('samples*b1', k * b1 == int(r['allocated_bytes']),
       'peak_has_all', int(r['bytes_at_peak_heap']) == int(r['allocated_bytes']) == s['bytes'],
       'counts', s['count'] == int(r['allocations']) == math.floor(k * w + 0.5))
 # what the list leaves out (since 0.2.26): the exact peak minus every site's estimate, and the
-# estimate's standard error, R x sqrt(samples live then)
+# estimate's standard error, sqrt(R x S), S the small blocks' bytes: R x the samples live then,
+# and the shortfall where there is one
 rest, sites = d['sites_at_peak_heap_rest'], d['sites_at_peak_heap']
+u, R = rest['unattributed_bytes'], 1048576
 print('rest', rest['other_sites'] == rest['other_bytes'] == 0,
-      rest['unattributed_bytes'] == d['peak_heap']['bytes'] - sum(e['bytes'] for e in sites),
-      s.get('samples') == k, rest['estimate_error_bytes'] == int(1048576 * math.sqrt(sum(e['samples'] for e in sites))))
+      u == d['peak_heap']['bytes'] - sum(e['bytes'] for e in sites), s.get('samples') == k,
+      rest['estimate_error_bytes'] == int(math.sqrt(R * (R * sum(e['samples'] for e in sites) + max(u, 0)))))
+# the list by allocations (since 0.2.26): the samples' weights, as the CSV's count
+calls = [(e['count'], e['estimate']) for e in d['sites_by_allocations'] if 'sampled.c' in e['site']]
+print('calls', calls == ([(math.floor(k * w + 0.5), True)] if k else []))
 PYEOF
 	$REPORT $T/sp$i.zst 2>/dev/null | sed -n '/^top sites at peak heap/,/^$/p' | grep -v '^  #\|^      ' >$T/sp$i.rest
 	$PY - $T/sp$i.json $T/sp$i.rest <<'PYEOF'
@@ -111,7 +116,8 @@ print('text', len(text) == len(want) and all(fnmatch.fnmatchcase(t, w) for t, w 
 PYEOF
 done >$T/sp.all
 expect_eq "default mode: sample counts unrounded, the peak holds every sample, the rest of the peak is the exact peak less the sites' estimates, their error R x sqrt(samples) (6 runs)" \
-	"$(sort -u $T/sp.all)" "rest True True True True
+	"$(sort -u $T/sp.all)" "calls True
+rest True True True True
 samples*b1 True peak_has_all True counts True
 text True"
 # --diff of two of them (the same program): main's row carries its noise, 3 standard errors of
@@ -187,7 +193,7 @@ CUZKTRACE_SAMPLE=524288 traced_json estm $P/estmoment >/dev/null
 $REPORT --json --sites-csv $T/estm.csv $T/estm.zst >$T/estm.json 2>/dev/null
 expect_eq "default mode: a site that had samples but holds only exact blocks at the peak and at exit: no mark" \
 	"$($PY -c 'import json, sys; d = json.load(open(sys.argv[1]))
-print([(s["bytes"], s["estimate"]) for k in ("sites_at_peak_heap", "sites_at_exit") for s in d[k] if "estmoment.c" in s["site"]])' $T/estm.json)/$($REPORT --sites-csv $T/estm.csv $T/estm.zst 2>/dev/null | grep -A1 'estimated from samples' | grep -c 'estmoment\.c')" \
+print([(s["bytes"], s["estimate"]) for k in ("sites_at_peak_heap", "sites_at_exit") for s in d[k] if "estmoment.c" in s["site"]])' $T/estm.json)/$($REPORT --sites-csv $T/estm.csv $T/estm.zst 2>/dev/null | sed '/^top sites by allocations/,$d' | grep -A1 'estimated from samples' | grep -c 'estmoment\.c')" \
 	"[(4194304, False), (4194304, False)]/0"
 expect_match "default mode: blocks at or above the rate are exact: no mark" "$(cat $T/spx.row)" \
 	'^  #1  11\.7 MiB \(12288000 bytes\), [0-9.]+% of the peak, 20 allocations live

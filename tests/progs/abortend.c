@@ -5,7 +5,9 @@
  *   (none)  abort: status 134, the trace complete, END's reason abort
  *   exit    a SIGABRT handler calls _exit(3): the handler's _exit finishes the trace
  *   jump    a SIGABRT handler leaves by siglongjmp, and the program goes on: 20 MiB more, then
- *           return 0 (the trace must not end at the abort) */
+ *           return 0 (the trace must not end at the abort)
+ *   oneshot a crash handler of the common kind (SA_SIGINFO | SA_RESETHAND) that calls abort
+ *           again: the second finds SIGABRT's action the default (its SA_SIGINFO flag kept) */
 #include <setjmp.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -26,6 +28,14 @@ static void on_abort_jump(int sig)
 	siglongjmp(jb, 1);
 }
 
+static void on_abort_once(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	(void)si;
+	(void)uc;
+	abort();
+}
+
 static char *make(size_t n, int c)
 {
 	char *p = malloc(n);
@@ -42,6 +52,13 @@ int main(int argc, char **argv)
 	make((size_t)12 << 20, 1);
 	if (strcmp(mode, "exit") == 0)
 		signal(SIGABRT, on_abort_exit);
+	if (strcmp(mode, "oneshot") == 0) {
+		struct sigaction sa;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_sigaction = on_abort_once;
+		sa.sa_flags = SA_SIGINFO | SA_RESETHAND;
+		sigaction(SIGABRT, &sa, NULL);
+	}
 	if (strcmp(mode, "jump") == 0) {
 		signal(SIGABRT, on_abort_jump);
 		if (sigsetjmp(jb, 1) == 0)

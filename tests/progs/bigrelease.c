@@ -13,6 +13,9 @@
  *   arena    a thread makes and frees the blocks in its own arena (glibc's mmap threshold
  *            set to 32 MiB, the most it takes, so MIB must be under 32): each free merges the
  *            block into the arena's top, which glibc then trims (madvise or a PROT_NONE map)
+ *   fixed    the same with glibc's mmap threshold set to 16 MiB (MIB under 16), after main
+ *            freed a 20 MiB block glibc mapped on its own: glibc's trim threshold stays at
+ *            128 KiB (a set threshold turns its dynamic ones off), and it trims every free
  *   jump     (ROUNDS ignored) a timer's handler leaves an mmap of MIB MiB with MAP_POPULATE by
  *            siglongjmp (its hook never ends), then main sleeps a second: the call's hold on
  *            the RSS sampler must go with the hook (before, every later sample waited 2 s)
@@ -103,11 +106,22 @@ int main(int argc, char **argv)
 	}
 	size_t n = strtoul(argv[2], NULL, 10) << 20;
 	int rounds = atoi(argv[3]);
-	if (strcmp(mode, "arena") == 0) {
+	if (strcmp(mode, "arena") == 0 || strcmp(mode, "fixed") == 0) {
 		pthread_t th;
+		int fixed = mode[0] == 'f';
 		arena_n = n;
 		arena_rounds = rounds;
-		if (!mallopt(M_MMAP_THRESHOLD, 32 << 20) || pthread_create(&th, NULL, arena, NULL))
+		if (!mallopt(M_MMAP_THRESHOLD, fixed ? 16 << 20 : 32 << 20))
+			return 1;
+		if (fixed) {
+			char *w = malloc((size_t)20 << 20);
+			if (!w)
+				return 1;
+			memset(w, 0, 4096);
+			__asm__ volatile("" : : "r"(w) : "memory");
+			free(w);
+		}
+		if (pthread_create(&th, NULL, arena, NULL))
 			return 1;
 		pthread_join(th, NULL);
 		return 0;

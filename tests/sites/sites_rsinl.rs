@@ -3,8 +3,10 @@
 // program would make it: line-tables-only names the inlined copy "build_aux" (its last name),
 // the symbol "sites_rsinl::prover::build_aux". Live at the peak heap: 1,000,000 bytes from
 // build_aux (2,000,000 in the build with --cfg v2, where it is never inlined), and 800,000
-// from the generic build_gen::<u64> (1,600,000 with --cfg v2), whose inlined copy
-// line-tables-only names "build_gen<u64>" (the v0 symbol: "sites_rsinl::prover::build_gen::<u64>").
+// from the generic build_gen::<u64> (1,600,000 with --cfg v2) and 400,000 from build_gen::<u32>
+// (800,000), whose inlined copies line-tables-only names "build_gen<u64>" and "build_gen<u32>"
+// (the v0 symbols: "sites_rsinl::prover::build_gen::<u64>", ...; legacy symbols drop the
+// arguments, one path for both copies: "sites_rsinl::prover::build_gen").
 use std::hint::black_box;
 use std::thread::sleep;
 use std::time::Duration;
@@ -28,8 +30,9 @@ mod prover {
     }
 
     #[inline(never)]
-    pub fn witness() -> Vec<u64> {
-        build_gen::<u64>(if cfg!(v2) { 200_000 } else { 100_000 })
+    pub fn witness() -> (Vec<u64>, Vec<u32>) {
+        let n = if cfg!(v2) { 200_000 } else { 100_000 };
+        (build_gen::<u64>(n), build_gen::<u32>(n))
     }
 }
 
