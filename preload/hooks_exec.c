@@ -650,6 +650,26 @@ CKT_EXPORT void abort(void)
 	if (atomic_load(&ckt_boot_state) == 0)
 		ckt_bootstrap();
 	struct sigaction sa;
+	sigset_t s;
+	sigemptyset(&s);
+	sigaddset(&s, SIGABRT);
+	/* A handler of the program's runs first, once, as glibc's abort runs it: it may end the
+	 * process itself (its _exit finishes the trace), leave by a jump (the program goes on,
+	 * traced), or return; then the action is the default, as glibc's next step sets it, and
+	 * the trace is finished before the real abort ends the process (a crash handler that
+	 * logs and returns left the trace cut at its last flush). A handler that aborts again
+	 * comes back here: a one-shot one (SA_RESETHAND) finds the default action; another
+	 * recurses, as untraced. */
+	if (ckt_real.abort && sigaction(SIGABRT, NULL, &sa) == 0 && sa.sa_handler != SIG_DFL &&
+	    sa.sa_handler != SIG_IGN) {
+		pthread_sigmask(SIG_UNBLOCK, &s, NULL);
+		raise(SIGABRT);
+		struct sigaction dfl;
+		memset(&dfl, 0, sizeof(dfl));
+		dfl.sa_handler = SIG_DFL;
+		sigfillset(&dfl.sa_mask);
+		sigaction(SIGABRT, &dfl, NULL);
+	}
 	/* the action, whatever the flags: a one-shot handler (SA_RESETHAND) leaves SA_SIGINFO
 	 * with SIG_DFL, and its second abort ends the process */
 	if (sigaction(SIGABRT, NULL, &sa) == 0 && (sa.sa_handler == SIG_DFL || sa.sa_handler == SIG_IGN))
@@ -657,9 +677,6 @@ CKT_EXPORT void abort(void)
 	if (ckt_real.abort)
 		ckt_real.abort();
 	/* no real abort found: end as it would, the program's handler first */
-	sigset_t s;
-	sigemptyset(&s);
-	sigaddset(&s, SIGABRT);
 	pthread_sigmask(SIG_UNBLOCK, &s, NULL);
 	raise(SIGABRT);
 	signal(SIGABRT, SIG_DFL);

@@ -440,9 +440,9 @@ static void ckt_report_json_sites(struct ckt_json *j, const char *key, const str
 	ckt_report_json_close(j);
 }
 
-/* sites_by_allocations (since 0.2.26): [{count, bytes, estimate, site, frames}], most first,
- * as many as --top; then sites_by_allocations_rest {sites, count, estimate, other_sites,
- * other_count, other_bytes} */
+/* sites_by_allocations (since 0.2.26): [{count, count_error, bytes, estimate, site, frames}],
+ * most first, as many as --top; then sites_by_allocations_rest {sites, count, count_error,
+ * estimate, other_sites, other_count, other_bytes} */
 static void ckt_report_json_calls(struct ckt_json *j, const struct ckt_sites *s)
 {
 	struct ckt_sites_calls c;
@@ -450,6 +450,7 @@ static void ckt_report_json_calls(struct ckt_json *j, const struct ckt_sites *s)
 	for (size_t i = 0; s && ckt_sites_by_calls(s, i, &c); i++) {
 		ckt_report_json_elem_open(j);
 		ckt_report_json_u64(j, "count", c.count);
+		ckt_report_json_u64(j, "count_error", c.error);
 		ckt_report_json_u64(j, "bytes", c.bytes);
 		ckt_report_json_bool(j, "estimate", c.estimate);
 		ckt_report_json_site(j, c.site, c.frames, c.nframes);
@@ -462,6 +463,7 @@ static void ckt_report_json_calls(struct ckt_json *j, const struct ckt_sites *s)
 	ckt_report_json_open(j, "sites_by_allocations_rest");
 	ckt_report_json_u64(j, "sites", r.sites);
 	ckt_report_json_u64(j, "count", r.count);
+	ckt_report_json_u64(j, "count_error", r.error);
 	ckt_report_json_bool(j, "estimate", r.estimate);
 	ckt_report_json_u64(j, "other_sites", r.other_sites);
 	ckt_report_json_u64(j, "other_count", r.other_count);

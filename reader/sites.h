@@ -99,6 +99,7 @@ void ckt_sites_rest(const struct ckt_sites *s, enum ckt_moment m, struct ckt_sit
  * that allocated most often. */
 struct ckt_sites_calls {
 	uint64_t count, bytes;  /* allocations, bytes they allocated */
+	uint64_t error;         /* count's standard error from samples (0: exact) */
 	bool estimate;
 	const char *site;
 	const char *const *frames;
@@ -108,7 +109,7 @@ bool ckt_sites_by_calls(const struct ckt_sites *s, size_t i, struct ckt_sites_ca
 /* every site's allocations together, how many sites allocated, whether samples count in, and
  * what the list leaves out */
 struct ckt_sites_calls_rest {
-	uint64_t count;
+	uint64_t count, error;  /* error: count's standard error from samples */
 	size_t sites;
 	bool estimate;
 	size_t other_sites;

@@ -432,8 +432,10 @@ done
 # of the program's leaves the end to it: its _exit finishes the trace (END: exit), and one
 # that jumps out lets the program and the trace go on (32 MiB live at its exit); a one-shot
 # handler (SA_SIGINFO | SA_RESETHAND) that aborts again ends the process with the default
-# action, its SA_SIGINFO flag kept: finished there (it read as a handler's, truncated)
-for ab in :134:abort:12582912:1 exit:3:exit:12582912:0 jump:0:exit:33554432:0 oneshot:134:abort:12582912:1; do
+# action, its SA_SIGINFO flag kept: finished there (it read as a handler's, truncated); one
+# that returns runs once, then the trace is finished and the default action ends the process
+# (it was cut at its last flush)
+for ab in :134:abort:12582912:1 exit:3:exit:12582912:0 jump:0:exit:33554432:0 oneshot:134:abort:12582912:1 return:134:abort:12582912:1; do
 	IFS=: read -r ab_arg ab_rc ab_end ab_peak ab_line <<<"$ab"
 	ab_with=without; [ "$ab_line" = 1 ] && ab_with=with
 	CUZKTRACE_OUT=$T/ab.zst traced ab $P/abortend $ab_arg
@@ -443,6 +445,7 @@ for ab in :134:abort:12582912:1 exit:3:exit:12582912:0 jump:0:exit:33554432:0 on
 		"$ab_rc/false/$ab_end/$ab_peak/$ab_line/"
 done
 CUZKTRACE_OUT=$T/ab.zst traced ab $P/abortend
+expect_eq "abort (return handler): the handler ran once" "$(CUZKTRACE_OUT=$T/ab.zst timeout 30 env LD_PRELOAD=$LIB $P/abortend return 2>&1 >/dev/null | grep -c 'crash handler')" 1
 expect_eq "abort: the text report says how the process ended" "$($REPORT $T/ab.zst 2>/dev/null | grep '^duration' | sed 's/.*, //')" "ended by abort (SIGABRT)"
 # glibc's own abort (a free of a block whose header a heap overflow wrote over) is not seen:
 # the trace reads as truncated, but the program ends as untraced, with glibc's message (the

@@ -96,8 +96,11 @@ print('rest', rest['other_sites'] == rest['other_bytes'] == 0,
       u == d['peak_heap']['bytes'] - sum(e['bytes'] for e in sites), s.get('samples') == k,
       rest['estimate_error_bytes'] == int(math.sqrt(R * (R * sum(e['samples'] for e in sites) + max(u, 0)))))
 # the list by allocations (since 0.2.26): the samples' weights, as the CSV's count
-calls = [(e['count'], e['estimate']) for e in d['sites_by_allocations'] if 'sampled.c' in e['site']]
-print('calls', calls == ([(math.floor(k * w + 0.5), True)] if k else []))
+# and their standard error, sqrt(k w (w - 1)) (each sample taken with probability 1 / w)
+calls = [(e['count'], e['estimate'], e['count_error']) for e in d['sites_by_allocations'] if 'sampled.c' in e['site']]
+se = math.sqrt(k * w * (w - 1))
+print('calls', [c[:2] for c in calls] == ([(math.floor(k * w + 0.5), True)] if k else []) and
+      all(abs(c[2] - se) <= 1 for c in calls))
 PYEOF
 	$REPORT $T/sp$i.zst 2>/dev/null | sed -n '/^top sites at peak heap/,/^$/p' | grep -v '^  #\|^      ' >$T/sp$i.rest
 	$PY - $T/sp$i.json $T/sp$i.rest <<'PYEOF'

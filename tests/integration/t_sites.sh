@@ -500,8 +500,8 @@ expect_match "leaks --top 2: the text's line for the sites left out" "$(cat $T/l
 
 # sites by allocations (since 0.2.26): every call that made a block or a mapping, by site,
 # whatever the peaks: keep_rows 5 calls of 13,000 bytes, keep_empty 2 of 0, scratch 1 of 1 MiB
-# (freed before the end, at no peak's list); together the trace's allocations, reallocs and
-# mmaps; past --top 2 the rest adds up to them
+# (freed before the end, at no peak's list); together the trace's allocations, reallocs, mmaps
+# and mremaps; past --top 2 the rest adds up to them
 expect_eq "leaks: sites by allocations: keep_rows, keep_empty, scratch; all of them the trace's allocation calls" \
 	"$($PY - $T/lk.json $T/lk2.json <<'PYEOF'
 import json, re, sys
@@ -511,7 +511,7 @@ def one(name):
     return [(x['count'], x['bytes'], x['estimate']) for x in e]
 ec, r, r2 = d['event_counts'], d['sites_by_allocations_rest'], d2['sites_by_allocations_rest']
 print(one('keep_rows'), one('keep_empty'), one('scratch'),
-      r['count'] == ec['alloc'] + ec['realloc'] + ec['mmap'] == sum(e['count'] for e in d['sites_by_allocations']),
+      r['count'] == ec['alloc'] + ec['realloc'] + ec['mmap'] + ec['mremap'] == sum(e['count'] for e in d['sites_by_allocations']),
       r['other_sites'], r2['other_sites'] == r['sites'] - 2 == len(d['sites_by_allocations']) - 2,
       r2['other_count'] + sum(e['count'] for e in d2['sites_by_allocations']) == r['count'],
       r2['other_bytes'] + sum(e['bytes'] for e in d2['sites_by_allocations']) == sum(e['bytes'] for e in d['sites_by_allocations']))

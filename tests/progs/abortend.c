@@ -6,6 +6,8 @@
  *   exit    a SIGABRT handler calls _exit(3): the handler's _exit finishes the trace
  *   jump    a SIGABRT handler leaves by siglongjmp, and the program goes on: 20 MiB more, then
  *           return 0 (the trace must not end at the abort)
+ *   return  a crash handler that says so and returns: abort then ends the process with the
+ *           default action (the handler runs once)
  *   oneshot a crash handler of the common kind (SA_SIGINFO | SA_RESETHAND) that calls abort
  *           again: the second finds SIGABRT's action the default (its SA_SIGINFO flag kept) */
 #include <setjmp.h>
@@ -26,6 +28,14 @@ static void on_abort_jump(int sig)
 {
 	(void)sig;
 	siglongjmp(jb, 1);
+}
+
+static void on_abort_return(int sig)
+{
+	(void)sig;
+	static const char msg[] = "abortend: crash handler\n";
+	if (write(2, msg, sizeof(msg) - 1) < 0)
+		_exit(1);
 }
 
 static void on_abort_once(int sig, siginfo_t *si, void *uc)
@@ -52,6 +62,8 @@ int main(int argc, char **argv)
 	make((size_t)12 << 20, 1);
 	if (strcmp(mode, "exit") == 0)
 		signal(SIGABRT, on_abort_exit);
+	if (strcmp(mode, "return") == 0)
+		signal(SIGABRT, on_abort_return);
 	if (strcmp(mode, "oneshot") == 0) {
 		struct sigaction sa;
 		memset(&sa, 0, sizeof(sa));
