@@ -192,7 +192,7 @@ int ckt_ownmaps_madvise_around(int (*real)(void *, size_t, int), void *addr, siz
 	X(pipe, 0) X(pipe2, 0) X(pthread_exit, 0) X(unshare, 0) X(setns, 0) X(_exit, 0) X(_Exit, 0) \
 	X(exit, 0) X(quick_exit, 0) X(daemon, 0) X(madvise, 0) X(setuid, 0) X(setgid, 0) X(seteuid, 0) X(setegid, 0)   \
 	X(setreuid, 0) X(setregid, 0) X(setresuid, 0) X(setresgid, 0) X(setgroups, 0) X(initgroups, 0) \
-	X(fork, 0) X(_Fork, 0) X(abort, 0)
+	X(fork, 0) X(_Fork, 0) X(abort, 0) X(mallopt, 0)
 
 #define CKT_REAL_PTR(name, required) __typeof__(name) *name;
 struct ckt_real {
@@ -955,22 +955,32 @@ extern size_t (*ckt_usable)(void *);
 extern int ckt_glibc_heap;
 /* 1 when glibc's thread arenas keep their usual 64 MiB heaps (sample.c) */
 extern int ckt_glibc_arenas;
+/* glibc trims a heap's top when it reaches the trim threshold: 128 KiB, then twice the
+ * largest chunk under 32 MiB that glibc mapped on its own and the program freed, until the
+ * program or its environment sets a threshold (mallopt, MALLOC_*_, GLIBC_TUNABLES), which
+ * turns those moves off. ckt_glibc_trim follows it from below: it sees the frees of such
+ * chunks of 1 MiB or more (the smaller ones that glibc counts too only make its threshold
+ * higher, and a free under it is then waited for needlessly), stops at the settings
+ * (ckt_glibc_trim_fixed: sample.c reads the environment, hooks_malloc.c's mallopt the calls)
+ * and takes a trim threshold set outright. */
+#define CKT_GLIBC_TRIM0 ((size_t)128 << 10)
+#define CKT_GLIBC_MMAP_MAX ((size_t)32 << 20) /* glibc moves its thresholds for chunks under it */
+extern _Atomic size_t ckt_glibc_trim;
+extern atomic_int ckt_glibc_trim_fixed;
 /* 1 when the free of p (u usable bytes) gives its pages back during the call, as far as we can
  * tell (ckt_nosample_begin): glibc's chunk of its own mapping (IS_MMAPPED), or a chunk that
- * the free merges into the top of its heap, which glibc then trims once the top reaches its
- * trim threshold: in the main arena with brk (3 ms for 84 MiB), in a thread's arena (since
- * 0.2.26) with a madvise or a PROT_NONE map of the top's pages, or by unmapping the whole heap
- * when it was not the arena's first (a thread's 24 MiB free, 3 ms, gave 7 to 10 samples of
- * 200 up to 24 MiB high). The threshold is not guessed: glibc moves it as the program frees
- * mapped chunks, unless the program or its environment set one (mallopt, MALLOC_*_,
- * GLIBC_TUNABLES), a free merged with the free chunk before it reaches it sooner, and a guess
- * missed such trims. So a free into a top that stays under it is waited for as well (a thread
- * freeing 4 MiB blocks into its top in a loop: 70 samples a second where 104 come). A block
- * under the mmap threshold elsewhere in the heap unmaps nothing (the threshold rises up to 32
- * MiB after the first such free; counted as a release, a thread freeing 4 MiB blocks in a loop
- * held the RSS samples back). Not told for another allocator (tcmalloc, jemalloc, mimalloc
- * keep their big blocks: waited for, they held every sample back beside a loop freeing
- * them). */
+ * the free merges into the top of its heap (with the free chunk before it, if any) making the
+ * top reach the trim threshold, so that glibc trims it: in the main arena with brk (3 ms for
+ * 84 MiB), in a thread's arena (since 0.2.26) with a madvise or a PROT_NONE map of the top's
+ * pages (a thread's 24 MiB free, 3 ms, gave 7 to 10 samples of 200 up to 24 MiB high); or a
+ * free that leaves a thread arena's later heap empty, which glibc unmaps whatever the
+ * threshold. A free into a top that stays under the threshold unmaps nothing (a thread
+ * freeing 4 MiB blocks into its top in a loop, waited for: 82 samples in 2 s where 204 come);
+ * nor does a block under the mmap threshold elsewhere in the heap (the threshold rises up to
+ * 32 MiB after the first such free; counted as a release, a thread freeing 4 MiB blocks in a
+ * loop held the RSS samples back). Not told for another allocator (tcmalloc, jemalloc,
+ * mimalloc keep their big blocks: waited for, they held every sample back beside a loop
+ * freeing them). */
 #define CKT_GLIBC_HEAP_MAX ((uintptr_t)64 << 20) /* glibc's HEAP_MAX_SIZE on 64-bit hosts */
 static inline int ckt_block_unmaps(void *p, size_t u)
 {
@@ -983,19 +993,23 @@ static inline int ckt_block_unmaps(void *p, size_t u)
 	__asm__("" : "+r"(c)); /* as ckt_usable_size */
 	__builtin_memcpy(&h, c - sizeof(h), sizeof(h));
 	size_t cs = h & ~(size_t)7;
-	if (h & 2) /* IS_MMAPPED */
+	if (h & 2) { /* IS_MMAPPED: glibc moves its thresholds (racing raises: one may be lost) */
+		if (cs < CKT_GLIBC_MMAP_MAX && !atomic_load_explicit(&ckt_glibc_trim_fixed, memory_order_relaxed) &&
+		    2 * cs > atomic_load_explicit(&ckt_glibc_trim, memory_order_relaxed))
+			atomic_store_explicit(&ckt_glibc_trim, 2 * cs, memory_order_relaxed);
 		return 1;
+	}
 	/* the next chunk (after this one's 16-byte header and body) is the top when it ends
 	 * where the heap does: at the program break for the main arena; for a thread's arena at
 	 * the end of the heap that holds the chunk (glibc's heap_info, at the start of the heap's
 	 * 64 MiB-aligned reservation, begins with the arena, the previous heap and the heap's
 	 * size) */
-	const char *next = c - 2 * sizeof(h) + cs;
-	const char *end;
+	const char *chunk = c - 2 * sizeof(h), *next = chunk + cs;
+	const char *end, *heap = NULL;
 	if (h & 4) { /* NON_MAIN_ARENA */
 		if (!ckt_glibc_arenas)
 			return 0; /* heaps of another size: not found by this alignment */
-		const char *heap = (const char *)((uintptr_t)(c - 2 * sizeof(h)) & ~(uintptr_t)(CKT_GLIBC_HEAP_MAX - 1));
+		heap = (const char *)((uintptr_t)chunk & ~(uintptr_t)(CKT_GLIBC_HEAP_MAX - 1));
 		size_t size;
 		__builtin_memcpy(&size, heap + 2 * sizeof(void *), sizeof(size));
 		end = heap + size;
@@ -1007,7 +1021,25 @@ static inline int ckt_block_unmaps(void *p, size_t u)
 	if (next < c || next + 2 * sizeof(h) > end)
 		return 0;
 	__builtin_memcpy(&hn, next + sizeof(h), sizeof(hn));
-	return next + (hn & ~(size_t)7) == end;
+	hn &= ~(size_t)7;
+	if (next + hn != end)
+		return 0;
+	/* the top it makes: with the free chunk before it (PREV_INUSE clear: its size is in
+	 * this chunk's first word) */
+	size_t prev = 0;
+	if (!(h & 1))
+		__builtin_memcpy(&prev, chunk, sizeof(prev));
+	if (prev > (size_t)(chunk - (heap ? heap : (const char *)0)))
+		return 1; /* not a size: take it as a trim */
+	/* a thread arena's heap left empty (the top from its start, after glibc's heap_info),
+	 * other than the arena's first (its previous heap, the second word, not NULL) */
+	if (heap && chunk - prev - heap <= 64) {
+		const void *prev_heap;
+		__builtin_memcpy(&prev_heap, heap + sizeof(void *), sizeof(prev_heap));
+		if (prev_heap)
+			return 1;
+	}
+	return cs + hn + prev >= atomic_load_explicit(&ckt_glibc_trim, memory_order_relaxed);
 }
 
 static inline size_t ckt_usable_size(void *p)

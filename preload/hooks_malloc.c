@@ -458,6 +458,24 @@ CKT_EXPORT void *pvalloc(size_t n)
 	return aligned_errno(A_PVALLOC, (size_t)sysconf(_SC_PAGESIZE), n, CKT_FN_PVALLOC);
 }
 
+/* glibc's thresholds, as the program sets them (ckt_glibc_trim, ckt.h): any of these turns
+ * glibc's moves off, and a trim threshold set is the one. */
+CKT_EXPORT int mallopt(int param, int value)
+{
+	if (!ckt_real.mallopt && atomic_load(&ckt_boot_state) == 0)
+		ckt_bootstrap();
+	if (!ckt_real.mallopt)
+		return 0; /* as glibc's for a parameter it does not take */
+	int ok = ckt_real.mallopt(param, value);
+	if (ok == 1 && (param == M_TRIM_THRESHOLD || param == M_TOP_PAD || param == M_MMAP_THRESHOLD ||
+			param == M_MMAP_MAX)) {
+		atomic_store(&ckt_glibc_trim_fixed, 1);
+		if (param == M_TRIM_THRESHOLD)
+			atomic_store(&ckt_glibc_trim, (size_t)(long)value);
+	}
+	return ok;
+}
+
 /* Our own definitions, for bootstrap.c to compare with what symbol lookup finds: inside this
  * library a plain reference to `malloc` is interposable and may name another definition. */
 extern __typeof__(malloc) ckt_self_malloc __attribute__((alias("malloc"), copy(malloc)));

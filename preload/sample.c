@@ -148,6 +148,32 @@ static struct level level1; /* set before grow_state becomes GROWING */
 
 size_t (*ckt_usable)(void *) = malloc_usable_size;
 int ckt_glibc_heap, ckt_glibc_arenas;
+_Atomic size_t ckt_glibc_trim = CKT_GLIBC_TRIM0;
+atomic_int ckt_glibc_trim_fixed;
+
+/* The thresholds glibc takes from the environment at its start (MALLOC_*_ variables, and
+ * GLIBC_TUNABLES' glibc.malloc.* keys): any of them turns its moves off; a trim threshold is
+ * the one (ckt_glibc_trim). glibc ignores them in a set-ID program; taking them all the same
+ * only makes the tracer wait for frees that trim nothing. */
+static void glibc_thresholds_from_env(void)
+{
+	static const char *const vars[] = { "MALLOC_TRIM_THRESHOLD_", "MALLOC_TOP_PAD_", "MALLOC_MMAP_THRESHOLD_",
+					    "MALLOC_MMAP_MAX_" };
+	static const char *const keys[] = { "glibc.malloc.trim_threshold=", "glibc.malloc.top_pad=",
+					    "glibc.malloc.mmap_threshold=", "glibc.malloc.mmap_max=" };
+	for (int k = 0; k < 4; k++) {
+		const char *v = getenv(vars[k]);
+		const char *t = getenv("GLIBC_TUNABLES");
+		for (const char *p = t; !v && p && *p; p = strchr(p, ':') ? strchr(p, ':') + 1 : NULL)
+			if (strncmp(p, keys[k], strlen(keys[k])) == 0)
+				v = p + strlen(keys[k]);
+		if (!v)
+			continue;
+		atomic_store(&ckt_glibc_trim_fixed, 1);
+		if (k == 0)
+			atomic_store(&ckt_glibc_trim, (size_t)strtoull(v, NULL, 0));
+	}
+}
 
 /* Whether glibc's thread arenas have heaps of its usual 64 MiB (ckt_block_unmaps finds a
  * chunk's heap by that alignment): not when GLIBC_TUNABLES asks for hugetlb pages of a size
@@ -198,6 +224,7 @@ void ckt_sample_init(void)
 	    strstr(info.dli_fname, "/libc.so.6")) {
 		ckt_glibc_heap = 1;
 		ckt_glibc_arenas = glibc_arenas_usual();
+		glibc_thresholds_from_env();
 	}
 	/* before the rate that turns the fast path on */
 	atomic_store_explicit(&ckt_filter_state, state_of(&level0), memory_order_release);

@@ -392,14 +392,19 @@ done
 # mappings before 0.2.26. And the same with glibc's heaps of hugetlb pages (4 pages each, 8
 # MiB: the tracer no longer finds a heap by 64 MiB alignment, which read unmapped memory and
 # killed the program with SIGSEGV, status 139)
-# (The tracer does not guess glibc's trim threshold: an intermediate build that followed it
-# through the frees of mapped blocks missed every trim of a program that had set the mmap
-# threshold, which turns glibc's moves off: 62 to 68 samples of 1,300 up to 18 MiB high in
-# mode fixed, 12 MiB blocks.)
-for br in arena:24:12 fixed:12:6; do
-	IFS=: read -r br_mode br_mib br_over <<<"$br"
+# The tracer follows glibc's trim threshold (a free into a top under it trims nothing, and
+# waiting for it halved the samples beside a thread freeing 4 MiB blocks so), as glibc moves it
+# and as a program or its environment sets it, which stops glibc's moves: a build that did not
+# see that missed every trim after it (mode fixed, 12 MiB blocks: 62 to 68 samples of 1,300 up
+# to 18 MiB high; envfixed: MALLOC_MMAP_THRESHOLD_), a trim reached with the free chunk before
+# the block (backmerge: 58 samples of 2,500 up to 48 MiB high) and a thread arena's heap that a
+# free leaves empty (heapdel: 114 to 128 samples of 2,550 up to 33 MiB high).
+for br in arena:24:12:16 fixed:12:6:16 envfixed:12:6:16 backmerge:15:20:10 heapdel:30:15:16; do
+	IFS=: read -r br_mode br_mib br_over br_rounds <<<"$br"
 	for rate in 0 524288; do
-		CUZKTRACE_SAMPLE=$rate CUZKTRACE_RSS_MS=1 CUZKTRACE_OUT=$T/bra.zst traced bra $P/bigrelease $br_mode $br_mib 16
+		if [ $br_mode = envfixed ]; then export MALLOC_MMAP_THRESHOLD_=16777216; fi
+		CUZKTRACE_SAMPLE=$rate CUZKTRACE_RSS_MS=1 CUZKTRACE_OUT=$T/bra.zst traced bra $P/bigrelease $br_mode $br_mib $br_rounds
+		unset MALLOC_MMAP_THRESHOLD_
 		$REPORT --csv $T/bra.csv $T/bra.zst >/dev/null 2>&1
 		expect_eq "RSS samples and a thread arena's trims ($br_mode, CUZKTRACE_SAMPLE=$rate): status 0, 5 samples or more, none $br_over MiB above heap and mappings" \
 			"$(cat $T/bra.rc)/$($PY -c '

@@ -16,6 +16,13 @@
  *   fixed    the same with glibc's mmap threshold set to 16 MiB (MIB under 16), after main
  *            freed a 20 MiB block glibc mapped on its own: glibc's trim threshold stays at
  *            128 KiB (a set threshold turns its dynamic ones off), and it trims every free
+ *   envfixed the same, the threshold set by the environment (MALLOC_MMAP_THRESHOLD_=16777216)
+ *   backmerge main frees a 20 MiB block glibc mapped (glibc's trim threshold: 40 MiB); a
+ *            thread makes three blocks of MIB MiB, X, Y and W, and frees X, Y, then W, which
+ *            merges with X and Y before it and the top after it: 3 x MIB, trimmed
+ *   heapdel  main frees a 31 MiB block glibc mapped (trim threshold 62 MiB); a thread fills
+ *            its arena's first heap with two blocks of MIB MiB (MIB 30), then each round makes
+ *            a third, which needs a heap of its own, and frees it: glibc unmaps that heap
  *   jump     (ROUNDS ignored) a timer's handler leaves an mmap of MIB MiB with MAP_POPULATE by
  *            siglongjmp (its hook never ends), then main sleeps a second: the call's hold on
  *            the RSS sampler must go with the hook (before, every later sample waited 2 s)
@@ -45,6 +52,40 @@ static void on_alarm(int sig)
 static volatile int stop;
 static size_t arena_n;
 static int arena_rounds;
+
+static char *touched(size_t n, int c)
+{
+	char *p = malloc(n);
+	if (p)
+		memset(p, c, n);
+	__asm__ volatile("" : : "r"(p) : "memory");
+	return p;
+}
+
+static void *backmerge(void *arg)
+{
+	(void)arg;
+	for (int r = 0; r < arena_rounds; r++) {
+		char *x = touched(arena_n, 1), *y = touched(arena_n, 2), *w = touched(arena_n, 3);
+		free(x);
+		free(y);
+		free(w);
+	}
+	return NULL;
+}
+
+static void *heapdel(void *arg)
+{
+	(void)arg;
+	char *a = touched(arena_n, 1), *b = touched(arena_n, 2);
+	for (int r = 0; r < arena_rounds; r++) {
+		free(touched(arena_n, 3));
+		usleep(500);
+	}
+	/* a and b stay: freed, the heap's 60 MiB would stay with glibc, under its threshold */
+	__asm__ volatile("" : : "r"(a), "r"(b) : "memory");
+	return NULL;
+}
 
 static void *arena(void *arg)
 {
@@ -106,12 +147,22 @@ int main(int argc, char **argv)
 	}
 	size_t n = strtoul(argv[2], NULL, 10) << 20;
 	int rounds = atoi(argv[3]);
-	if (strcmp(mode, "arena") == 0 || strcmp(mode, "fixed") == 0) {
+	if (strcmp(mode, "backmerge") == 0 || strcmp(mode, "heapdel") == 0) {
 		pthread_t th;
-		int fixed = mode[0] == 'f';
 		arena_n = n;
 		arena_rounds = rounds;
-		if (!mallopt(M_MMAP_THRESHOLD, fixed ? 16 << 20 : 32 << 20))
+		free(touched(mode[0] == 'b' ? (size_t)20 << 20 : (size_t)31 << 20, 0)); /* glibc mapped it */
+		if (pthread_create(&th, NULL, mode[0] == 'b' ? backmerge : heapdel, NULL))
+			return 1;
+		pthread_join(th, NULL);
+		return 0;
+	}
+	if (strcmp(mode, "arena") == 0 || strcmp(mode, "fixed") == 0 || strcmp(mode, "envfixed") == 0) {
+		pthread_t th;
+		int fixed = mode[0] != 'a';
+		arena_n = n;
+		arena_rounds = rounds;
+		if (mode[0] != 'e' && !mallopt(M_MMAP_THRESHOLD, fixed ? 16 << 20 : 32 << 20))
 			return 1;
 		if (fixed) {
 			char *w = malloc((size_t)20 << 20);
