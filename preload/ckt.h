@@ -959,8 +959,7 @@ extern int ckt_glibc_arenas;
  * largest chunk under 32 MiB that glibc mapped on its own and the program freed, until the
  * program or its environment sets a threshold (mallopt, MALLOC_*_, GLIBC_TUNABLES), which
  * turns those moves off. ckt_glibc_trim follows it from below: it sees the frees of such
- * chunks of 1 MiB or more (the smaller ones that glibc counts too only make its threshold
- * higher, and a free under it is then waited for needlessly), stops at the settings
+ * chunks of 128 KiB or more (all that glibc maps on its own), stops at the settings
  * (ckt_glibc_trim_fixed: sample.c reads the environment, hooks_malloc.c's mallopt the calls)
  * and takes a trim threshold set outright. */
 #define CKT_GLIBC_TRIM0 ((size_t)128 << 10)
@@ -982,9 +981,10 @@ extern atomic_int ckt_glibc_trim_fixed;
  * mimalloc keep their big blocks: waited for, they held every sample back beside a loop
  * freeing them). */
 #define CKT_GLIBC_HEAP_MAX ((uintptr_t)64 << 20) /* glibc's HEAP_MAX_SIZE on 64-bit hosts */
+#define CKT_GLIBC_MMAP_MIN ((size_t)128 << 10) /* glibc maps no smaller block on its own */
 static inline int ckt_block_unmaps(void *p, size_t u)
 {
-	if (CKT_LIKELY(u < CKT_NOSAMPLE_MIN))
+	if (CKT_LIKELY(u < CKT_GLIBC_MMAP_MIN))
 		return 0;
 	if (!ckt_glibc_heap)
 		return 0; /* another allocator keeps its big blocks, or says nothing we can read */
@@ -997,8 +997,10 @@ static inline int ckt_block_unmaps(void *p, size_t u)
 		if (cs < CKT_GLIBC_MMAP_MAX && !atomic_load_explicit(&ckt_glibc_trim_fixed, memory_order_relaxed) &&
 		    2 * cs > atomic_load_explicit(&ckt_glibc_trim, memory_order_relaxed))
 			atomic_store_explicit(&ckt_glibc_trim, 2 * cs, memory_order_relaxed);
-		return 1;
+		return u >= CKT_NOSAMPLE_MIN;
 	}
+	if (u < CKT_NOSAMPLE_MIN)
+		return 0;
 	/* the next chunk (after this one's 16-byte header and body) is the top when it ends
 	 * where the heap does: at the program break for the main arena; for a thread's arena at
 	 * the end of the heap that holds the chunk (glibc's heap_info, at the start of the heap's
@@ -1022,14 +1024,24 @@ static inline int ckt_block_unmaps(void *p, size_t u)
 		return 0;
 	__builtin_memcpy(&hn, next + sizeof(h), sizeof(hn));
 	hn &= ~(size_t)7;
-	if (next + hn != end)
-		return 0;
+	if (next + hn != end) {
+		/* a fastbin's chunk (160 bytes at most) between the block and the top: glibc
+		 * consolidates the fastbins before it trims, and merges it too (a tcache's or one
+		 * in use looks the same from here: then waited for needlessly) */
+		size_t h2;
+		if (hn > 160 || hn < 2 * sizeof(h) || next + hn + 2 * sizeof(h) > end)
+			return 0;
+		__builtin_memcpy(&h2, next + hn + sizeof(h), sizeof(h2));
+		if (next + hn + (h2 & ~(size_t)7) != end)
+			return 0;
+		hn += h2 & ~(size_t)7;
+	}
 	/* the top it makes: with the free chunk before it (PREV_INUSE clear: its size is in
 	 * this chunk's first word) */
 	size_t prev = 0;
 	if (!(h & 1))
 		__builtin_memcpy(&prev, chunk, sizeof(prev));
-	if (prev > (size_t)(chunk - (heap ? heap : (const char *)0)))
+	if (prev > (heap ? (size_t)(chunk - heap) : (size_t)(uintptr_t)chunk))
 		return 1; /* not a size: take it as a trim */
 	/* a thread arena's heap left empty (the top from its start, after glibc's heap_info),
 	 * other than the arena's first (its previous heap, the second word, not NULL) */

@@ -162,11 +162,13 @@ static void glibc_thresholds_from_env(void)
 	static const char *const keys[] = { "glibc.malloc.trim_threshold=", "glibc.malloc.top_pad=",
 					    "glibc.malloc.mmap_threshold=", "glibc.malloc.mmap_max=" };
 	for (int k = 0; k < 4; k++) {
-		const char *v = getenv(vars[k]);
-		const char *t = getenv("GLIBC_TUNABLES");
-		for (const char *p = t; !v && p && *p; p = strchr(p, ':') ? strchr(p, ':') + 1 : NULL)
+		/* GLIBC_TUNABLES' last match wins over the variable, as in glibc */
+		const char *v = NULL, *t = getenv("GLIBC_TUNABLES");
+		for (const char *p = t; p && *p; p = strchr(p, ':') ? strchr(p, ':') + 1 : NULL)
 			if (strncmp(p, keys[k], strlen(keys[k])) == 0)
 				v = p + strlen(keys[k]);
+		if (!v)
+			v = getenv(vars[k]);
 		if (!v)
 			continue;
 		atomic_store(&ckt_glibc_trim_fixed, 1);
