@@ -638,11 +638,11 @@ CKT_EXPORT void _Exit(int status)
  * panic = "abort" ends so at any panic, a C++ program at std::terminate. The trace ended at
  * its last flush, up to CUZKTRACE_FLUSH_MS of events lost (all of a short run's: "the trace
  * holds no event"). It is finished first, as _exit does, with END's reason CKT_END_ABORT,
- * when SIGABRT's action is to end the process (the default, or ignored: abort then restores
- * the default). Not under a handler of the program's, which may go on (a longjmp out of it,
- * a test harness's) or end it otherwise (its _exit finishes the trace): the trace would
- * stop recording a program still running. glibc's own aborts (a heap check, an assert) call
- * its internal abort, which no hook sees. */
+ * once SIGABRT's action is to end the process (the default, or ignored: abort then restores
+ * the default), after the program's handler, if it has one, ran and returned (below): the
+ * trace must not stop while the program may go on (a longjmp out of the handler, a test
+ * harness's). glibc's own aborts (a heap check, an assert) call its internal abort, which no
+ * hook sees. */
 CKT_EXPORT void abort(void)
 {
 	/* before the tracer has started (a library's constructor ahead of ours): the real abort
