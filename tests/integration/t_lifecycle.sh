@@ -153,6 +153,14 @@ expect_eq "exit in a library's constructor: status 7, its exit handler ran, one 
 	"$(cat $T/ctorexit.rc)/$(cat $T/ctorexit.out)/$(cat $T/ctorexit.err)/$(ls $T/ctorexit.zst 2>/dev/null)" \
 	"7/ctorlib: exit handler ran in pid ${ce_pid:=$(sed -n 's/^ctorlib: exit handler ran in pid //p' $T/ctorexit.out)}/cuzktrace: warning: process $ce_pid exits before the tracer has started (exit in a library's constructor?): nothing of it is traced/"
 
+# ... and one that calls abort under a SIGABRT handler of its own, which ends with _exit(3):
+# the handler runs, as untraced (since 0.2.26; the tracer's abort, not yet started, reset the
+# action to the default first: status 134, no handler)
+rm -f $T/ctorabort.zst
+CKT_CTORLIB_ABORT=1 CUZKTRACE_OUT=$T/ctorabort.zst traced ctorabort $P/ctor
+expect_eq "abort in a library's constructor under its own handler: status 3, the handler ran" \
+	"$(cat $T/ctorabort.rc)/$(cat $T/ctorabort.out)" "3/ctorlib: abort handler"
+
 # The same library preloaded after the tracer is initialized after it: its exit comes before
 # glibc has registered _dl_fini (in __libc_start_main), so the tracer's destructor never runs;
 # the tracer's last exit handler finishes the trace instead (before: cut short, no word).

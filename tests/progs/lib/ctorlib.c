@@ -5,9 +5,13 @@
  * PROG (before anything has called into the tracer): the exec must happen. With
  * CKT_CTORLIB_EXIT=N, it registers an exit handler (which writes "ctorlib: exit handler ran in
  * pid N" on stdout) and calls exit(N), also before anything has called into the tracer: the handler
- * must run and the status must be N. With CKT_CTORLIB_THREAD=1 it first starts a thread that
+ * must run and the status must be N. With CKT_CTORLIB_ABORT=1, it installs a SIGABRT handler
+ * that writes "ctorlib: abort handler" on stdout and ends with _exit(3), then calls abort(),
+ * also before anything has called into the tracer: the handler must run and the status must
+ * be 3. With CKT_CTORLIB_THREAD=1 it first starts a thread that
  * lives 300 ms: the process has two threads as the tracer's constructor runs. */
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -27,6 +31,14 @@ static void ctorlib_atexit(void)
 		m[n++] = d[--k];
 	m[n++] = '\n';
 	(void)!write(1, m, n);
+}
+
+static void ctorlib_on_abort(int sig)
+{
+	static const char m[] = "ctorlib: abort handler\n";
+	(void)sig;
+	(void)!write(1, m, sizeof(m) - 1);
+	_exit(3);
 }
 
 static void *ctorlib_sleeper(void *arg)
@@ -49,6 +61,10 @@ __attribute__((constructor)) static void ctorlib_init(void)
 		static const char m[] = "ctorlib: execve returned\n";
 		(void)!write(2, m, sizeof(m) - 1);
 		_exit(99);
+	}
+	if (getenv("CKT_CTORLIB_ABORT")) {
+		signal(SIGABRT, ctorlib_on_abort);
+		abort();
 	}
 	const char *code = getenv("CKT_CTORLIB_EXIT");
 	if (code) {
