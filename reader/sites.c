@@ -116,6 +116,7 @@ struct ckt_sites {
 	bool has_rss, ended, sampled; /* sampled: the default mode */
 	uint64_t sample_r;      /* the default mode's rate R; 0: exact mode */
 	uint64_t rss_heap;      /* the heap at the peak RSS sample */
+	bool has_agg;           /* the default mode's running totals came: small blocks were made */
 	uint64_t sum[K_COUNT], smp_sum[K_COUNT]; /* every listed site's bytes, samples */
 	size_t *by_calls, n_by_calls, n_calling; /* sites by allocations, the first --top of them */
 	uint64_t calls;         /* every site's allocations (CKT_SITES_ONE units) */
@@ -964,6 +965,7 @@ int ckt_sites_finish(struct ckt_sites *s, const struct ckt_replay_stats *st, uns
 	s->sampled = st->sample_r != 0;
 	s->sample_r = st->sample_r;
 	s->rss_heap = st->peak_rss.seen ? st->peak_rss.heap_bytes : 0;
+	s->has_agg = st->agg_threads > 0;
 
 	for (size_t i = 0; i < s->n_stacks; i++) {
 		int64_t v[K_COUNT], nb[K_COUNT];
@@ -1099,21 +1101,28 @@ bool ckt_sites_by_calls(const struct ckt_sites *s, size_t i, struct ckt_sites_ca
 void ckt_sites_calls_total(const struct ckt_sites *s, struct ckt_sites_calls_rest *r)
 {
 	uint64_t listed = 0, listed_bytes = 0, bytes = 0;
+	bool other_est = false;
 	for (size_t i = 0; i < s->n_calling; i++) {
 		const struct ckt_sites_site *site = &s->sites[s->by_calls[i]];
 		bytes += site->alloc_bytes;
 		if (i < s->n_by_calls) {
-			listed += site->allocs;
+			listed += ckt_sites_count(site->allocs); /* rounded as each line shows it */
 			listed_bytes += site->alloc_bytes;
+		} else {
+			other_est |= site->sampled;
 		}
 	}
 	r->count = ckt_sites_count(s->calls);
 	r->error = (uint64_t)llround(sqrt(s->calls_var));
 	r->sites = s->n_calling;
-	r->estimate = s->calls_estimated;
+	/* in the default mode the small blocks' calls count only through samples, whether or
+	 * not one came: estimates, which miss the calls of sites no sample stands for */
+	r->estimate = s->calls_estimated || s->has_agg;
+	r->missing = s->has_agg;
 	r->other_sites = s->n_calling - s->n_by_calls;
-	r->other_count = ckt_sites_count(s->calls - listed);
+	r->other_count = r->count > listed ? r->count - listed : 0;
 	r->other_bytes = bytes - listed_bytes;
+	r->other_estimate = other_est;
 }
 
 void ckt_sites_rest(const struct ckt_sites *s, enum ckt_moment m, struct ckt_sites_rest *r)
@@ -1189,11 +1198,11 @@ static void ckt_sites_text_rest(FILE *out, const struct ckt_sites *s, int k)
 	if (!s->sampled)
 		fprintf(out, "  in no site: %s (%" PRIu64 " bytes), %.1f%% of %s\n", h, d, 100.0 * (double)d / peak, of);
 	else if (r.unattributed > 0)
-		fprintf(out, "  left out by the sites' estimates: %s (%" PRIu64 " bytes), %.1f%% of %s, in small "
-			"blocks (the estimates are about +-%s)\n", h, d, 100.0 * (double)d / peak, of, e);
+		fprintf(out, "  in no site's estimate: %s (%" PRIu64 " bytes), %.1f%% of %s, small blocks "
+			"(sampling error of the sites' sum: about +-%s)\n", h, d, 100.0 * (double)d / peak, of, e);
 	else
-		fprintf(out, "  the sites' estimates exceed %s by %s (%" PRIu64 " bytes) (they are about +-%s)\n",
-			of, h, d, e);
+		fprintf(out, "  the sites' estimates exceed %s by %s (%" PRIu64 " bytes) (sampling error of the "
+			"sites' sum: about +-%s)\n", of, h, d, e);
 }
 
 static void ckt_sites_text_moment(FILE *out, const struct ckt_sites *s, int k, const char *label)
@@ -1248,7 +1257,7 @@ static void ckt_sites_text_calls(FILE *out, const struct ckt_sites *s)
 	size_t n = r.sites;
 	fputs("top sites by allocations", out);
 	if (!s->n_by_calls) {
-		fputs(s->sampled ? ": none sampled (blocks under the default mode's sampling rate count here only "
+		fputs(s->has_agg ? ": none sampled (blocks under the default mode's sampling rate count here only "
 				   "through samples; CUZKTRACE_SAMPLE=0 records every block)\n\n"
 				 : ": none\n\n", out);
 		return;
@@ -1258,6 +1267,9 @@ static void ckt_sites_text_calls(FILE *out, const struct ckt_sites *s)
 	if (r.estimate)
 		fprintf(out, ", estimated from samples, +-%" PRIu64, r.error);
 	fputs(")\n", out);
+	if (r.missing)
+		fputs("  (small blocks count only through their samples: a site none of whose calls was sampled is "
+		      "missing, and the error does not cover it; CUZKTRACE_SAMPLE=0 counts every call)\n", out);
 	struct ckt_sites_calls c;
 	for (size_t i = 0; ckt_sites_by_calls(s, i, &c); i++) {
 		fprintf(out, "  #%zu  %" PRIu64 " allocation%s, %.1f%% of all, %s (%" PRIu64 " bytes) allocated", i + 1,
@@ -1269,9 +1281,12 @@ static void ckt_sites_text_calls(FILE *out, const struct ckt_sites *s)
 		ckt_sites_text_frames(out, c.site, c.frames, c.nframes, c.site_frame, NULL);
 	}
 	if (r.other_sites)
-		fprintf(out, "  and %zu other site%s: %" PRIu64 " allocation%s, %s (%" PRIu64 " bytes) allocated (--top N lists more)\n",
-			r.other_sites, r.other_sites == 1 ? "" : "s", r.other_count, r.other_count == 1 ? "" : "s",
-			ckt_util_fmt_bytes(h, sizeof(h), r.other_bytes), r.other_bytes);
+		fprintf(out, "  and %zu other site%s: %" PRIu64 " allocation%s, %.1f%% of all, %s (%" PRIu64
+			" bytes) allocated%s (--top N lists more)\n", r.other_sites, r.other_sites == 1 ? "" : "s",
+			r.other_count, r.other_count == 1 ? "" : "s",
+			total ? 100.0 * (double)r.other_count / (double)total : 0.0,
+			ckt_util_fmt_bytes(h, sizeof(h), r.other_bytes), r.other_bytes,
+			r.other_estimate ? " (estimated from samples)" : "");
 	fputc('\n', out);
 }
 

@@ -111,9 +111,11 @@ bool ckt_sites_by_calls(const struct ckt_sites *s, size_t i, struct ckt_sites_ca
 struct ckt_sites_calls_rest {
 	uint64_t count, error;  /* error: count's standard error from samples */
 	size_t sites;
-	bool estimate;
+	bool estimate;          /* the default mode (small blocks count only through samples) */
+	bool missing;           /* ... whose unsampled sites are missing from the count */
 	size_t other_sites;
-	uint64_t other_count, other_bytes;
+	uint64_t other_count, other_bytes; /* other_count: count less the listed lines' */
+	bool other_estimate;
 };
 void ckt_sites_calls_total(const struct ckt_sites *s, struct ckt_sites_calls_rest *r);
 

@@ -109,9 +109,9 @@ rest = json.load(open(sys.argv[1]))['sites_at_peak_heap_rest']
 text = open(sys.argv[2]).read().split('\n')[1:-2]
 u, e = rest['unattributed_bytes'], rest['estimate_error_bytes']
 if u > 0:
-    want = ['  left out by the sites\' estimates: %s (%d bytes), %s of the peak, in small blocks (the estimates are about +-%s)' % ('*', u, '*', '*')]
+    want = ['  in no site\'s estimate: %s (%d bytes), %s of the peak, small blocks (sampling error of the sites\' sum: about +-%s)' % ('*', u, '*', '*')]
 elif u < 0:
-    want = ['  the sites\' estimates exceed the peak by %s (%d bytes) (they are about +-%s)' % ('*', -u, '*')]
+    want = ['  the sites\' estimates exceed the peak by %s (%d bytes) (sampling error of the sites\' sum: about +-%s)' % ('*', -u, '*')]
 else:
     want = []
 import fnmatch

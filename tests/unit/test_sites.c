@@ -347,8 +347,37 @@ static void test_rest_without_samples(void **state)
 	assert_int_equal(r.unattributed, 62400);
 	assert_int_equal(r.error_bytes, 180874); /* sqrt(524288 x 62400) = 180874.46 */
 	char *text = text_of(s);
-	assert_non_null(strstr(text, "\n  left out by the sites' estimates: 60.9 KiB (62400 bytes), 5.6% of the peak, in "
-				     "small blocks (the estimates are about +-177 KiB)\n\n"));
+	assert_non_null(strstr(text, "\n  in no site's estimate: 60.9 KiB (62400 bytes), 5.6% of the peak, small blocks "
+				     "(sampling error of the sites' sum: about +-177 KiB)\n\n"));
+	/* the list by allocations: the default mode's, with no sample: an estimate that says
+	 * what it misses (it read "1 allocation in all", exact) */
+	assert_non_null(strstr(text, "top sites by allocations (1 of 1 site; 1 allocation in all, estimated from samples, "
+				     "+-0)\n  (small blocks count only through their samples: a site none of whose calls "
+				     "was sampled is missing, and the error does not cover it; CUZKTRACE_SAMPLE=0 "
+				     "counts every call)\n"));
+	free(text);
+	ckt_sites_free(s);
+	tb_release(&b);
+}
+
+/* the default mode's list by allocations for a program that made no block: none, not "none
+ * sampled" (no running totals came) */
+static void test_calls_none(void **state)
+{
+	(void)state;
+	static const char *const kv[] = { "page_size", "4096", "setting.CUZKTRACE_SAMPLE", "524288", NULL };
+	struct tb b;
+	struct ckt_replay_stats st;
+	tb_init(&b);
+	tb_header_kv(&b, TB_VERSION, kv);
+	tb_frame(&b, 0);
+	tb_thread(&b, 1);
+	tb_sync(&b, 30);
+	tb_end(&b, 40, CKT_END_EXIT, 0, 0);
+	tb_flush(&b);
+	struct ckt_sites *s = run_sites(&b, false, &st);
+	char *text = text_of(s);
+	assert_non_null(strstr(text, "\ntop sites by allocations: none\n\n"));
 	free(text);
 	ckt_sites_free(s);
 	tb_release(&b);
@@ -362,6 +391,7 @@ int main(void)
 		cmocka_unit_test(test_csv_and_folded),
 		cmocka_unit_test(test_live_at_exit_text),
 		cmocka_unit_test(test_rest_without_samples),
+		cmocka_unit_test(test_calls_none),
 		cmocka_unit_test(test_own_peak_of_a_run),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
