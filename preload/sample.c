@@ -151,6 +151,17 @@ int ckt_glibc_heap, ckt_glibc_arenas;
 _Atomic size_t ckt_glibc_trim = CKT_GLIBC_TRIM0;
 atomic_int ckt_glibc_trim_fixed;
 
+/* The value of the next setting of key ("glibc.malloc.xxx=") in GLIBC_TUNABLES's list from p
+ * on (p: the list, or a value this returned), or NULL. */
+static const char *tunable_next(const char *p, const char *key)
+{
+	size_t n = strlen(key);
+	for (; p && *p; p = strchr(p, ':') ? strchr(p, ':') + 1 : NULL)
+		if (strncmp(p, key, n) == 0)
+			return p + n;
+	return NULL;
+}
+
 /* The thresholds glibc takes from the environment at its start (MALLOC_*_ variables, and
  * GLIBC_TUNABLES' glibc.malloc.* keys): any of them turns its moves off; a trim threshold is
  * the one (ckt_glibc_trim). glibc ignores them in a set-ID program; taking them all the same
@@ -163,10 +174,9 @@ static void glibc_thresholds_from_env(void)
 					    "glibc.malloc.mmap_threshold=", "glibc.malloc.mmap_max=" };
 	for (int k = 0; k < 4; k++) {
 		/* GLIBC_TUNABLES' last match wins over the variable, as in glibc */
-		const char *v = NULL, *t = getenv("GLIBC_TUNABLES");
-		for (const char *p = t; p && *p; p = strchr(p, ':') ? strchr(p, ':') + 1 : NULL)
-			if (strncmp(p, keys[k], strlen(keys[k])) == 0)
-				v = p + strlen(keys[k]);
+		const char *v = NULL;
+		for (const char *p = tunable_next(getenv("GLIBC_TUNABLES"), keys[k]); p; p = tunable_next(p, keys[k]))
+			v = p;
 		if (!v)
 			v = getenv(vars[k]);
 		if (!v)
@@ -183,14 +193,10 @@ static void glibc_thresholds_from_env(void)
  * 64 MiB a read of unmapped memory; hugetlb=1, transparent huge pages, keeps the size). */
 static int glibc_arenas_usual(void)
 {
-	const char *v = getenv("GLIBC_TUNABLES"), *key = "glibc.malloc.hugetlb=";
-	for (const char *p = v; p && *p; p = strchr(p, ':') ? strchr(p, ':') + 1 : NULL) {
-		if (strncmp(p, key, strlen(key)) != 0)
-			continue;
-		p += strlen(key);
+	const char *key = "glibc.malloc.hugetlb=";
+	for (const char *p = tunable_next(getenv("GLIBC_TUNABLES"), key); p; p = tunable_next(p, key))
 		if ((p[0] != '0' && p[0] != '1') || (p[1] && p[1] != ':'))
 			return 0;
-	}
 	return 1;
 }
 

@@ -437,8 +437,8 @@ done
 # abort skips exit's handlers too (Rust's panic = "abort", C++'s std::terminate): since 0.2.26
 # the trace is finished first, END's reason abort, the exit line says so (it read as
 # truncated, and a run shorter than a flush interval held no event at all). A SIGABRT handler
-# of the program's leaves the end to it: its _exit finishes the trace (END: exit), and one
-# that jumps out lets the program and the trace go on (32 MiB live at its exit); a one-shot
+# of the program's runs first: its _exit finishes the trace (END: exit), and one that jumps
+# out lets the program and the trace go on (32 MiB live at its exit); a one-shot
 # handler (SA_SIGINFO | SA_RESETHAND) that aborts again ends the process with the default
 # action, its SA_SIGINFO flag kept: finished there (it read as a handler's, truncated); one
 # that returns runs once, then the trace is finished and the default action ends the process

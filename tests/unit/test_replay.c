@@ -771,15 +771,12 @@ static void test_backward_events(void **state)
 static void test_agg_late_sums_bounded(void **state)
 {
 	(void)state;
-	static const char *const kv[] = { "page_size", "4096", "setting.CUZKTRACE_SAMPLE", "524288", NULL };
 	const int64_t x = ((int64_t)1 << 57) - 1;
 	for (int threads = 1; threads <= 8; threads += 7) {
 		struct tb b;
 		struct ckt_replay_stats st;
 		struct ckt_error err = { 0 };
-		tb_init(&b);
-		tb_header_kv(&b, 6, kv);
-		tb_frame(&b, 0);
+		tb_begin_sampled(&b, 6);
 		tb_thread(&b, 1);
 		tb_agg6(&b, 20 * MS, x, 1, 0); /* the peak */
 		for (int k = 0; k < threads; k++) {
@@ -807,12 +804,9 @@ static void test_agg_late_sums_bounded(void **state)
 static void test_agg_bound_at_peak(void **state)
 {
 	(void)state;
-	static const char *const kv[] = { "page_size", "4096", "setting.CUZKTRACE_SAMPLE", "524288", NULL };
 	struct tb b;
 	struct ckt_replay_stats st;
-	tb_init(&b);
-	tb_header_kv(&b, TB_VERSION, kv);
-	tb_frame(&b, 0);
+	tb_begin_sampled(&b, TB_VERSION);
 	tb_thread(&b, 1);
 	tb_agg(&b, 10, 100000, 1000);
 	tb_agg(&b, 20, -100000, -1000);

@@ -277,10 +277,7 @@ static void test_live_at_exit_text(void **state)
 	static const uint64_t s1[] = { 0x1000 };
 	struct tb b;
 	struct ckt_replay_stats st;
-	static const char *const kv[] = { "page_size", "4096", "setting.CUZKTRACE_SAMPLE", "524288", NULL };
-	tb_init(&b);
-	tb_header_kv(&b, TB_VERSION, kv);
-	tb_frame(&b, 0);
+	tb_begin_sampled(&b, TB_VERSION);
 	tb_thread(&b, 1);
 	tb_agg(&b, 10, 5000, 5);
 	tb_sync(&b, 20);
@@ -325,12 +322,9 @@ static void test_rest_without_samples(void **state)
 {
 	(void)state;
 	static const uint64_t s1[] = { 0x1000 };
-	static const char *const kv[] = { "page_size", "4096", "setting.CUZKTRACE_SAMPLE", "524288", NULL };
 	struct tb b;
 	struct ckt_replay_stats st;
-	tb_init(&b);
-	tb_header_kv(&b, TB_VERSION, kv);
-	tb_frame(&b, 0);
+	tb_begin_sampled(&b, TB_VERSION);
 	tb_stack(&b, 1, s1, 1);
 	tb_thread(&b, 1);
 	tb_alloc_ex(&b, 10, 0x100000, 1 << 20, CKT_FN_MALLOC, 1, 0);
@@ -365,12 +359,9 @@ static void test_rest_without_samples(void **state)
 static void test_calls_none(void **state)
 {
 	(void)state;
-	static const char *const kv[] = { "page_size", "4096", "setting.CUZKTRACE_SAMPLE", "524288", NULL };
 	struct tb b;
 	struct ckt_replay_stats st;
-	tb_init(&b);
-	tb_header_kv(&b, TB_VERSION, kv);
-	tb_frame(&b, 0);
+	tb_begin_sampled(&b, TB_VERSION);
 	tb_thread(&b, 1);
 	tb_sync(&b, 30);
 	tb_end(&b, 40, CKT_END_EXIT, 0, 0);

@@ -399,6 +399,16 @@ static inline void tb_agg(struct tb *b, uint64_t ts, int64_t bytes, int64_t bloc
 	tb_sv(b, blocks);
 }
 
+/* A trace of the default mode (CUZKTRACE_SAMPLE=524288, pages of 4096 bytes) of format
+ * version `version`, its first data frame (number 0) open, no thread chosen yet */
+static inline void tb_begin_sampled(struct tb *b, unsigned version)
+{
+	static const char *const kv[] = { "page_size", "4096", "setting.CUZKTRACE_SAMPLE", "524288", NULL };
+	tb_init(b);
+	tb_header_kv(b, version, kv);
+	tb_frame(b, 0);
+}
+
 /* AGG of format version 6, with its since */
 static inline void tb_agg6(struct tb *b, uint64_t ts, int64_t bytes, int64_t blocks, uint64_t since)
 {
