@@ -192,7 +192,15 @@ int ckt_ownmaps_madvise_around(int (*real)(void *, size_t, int), void *addr, siz
 	X(pipe, 0) X(pipe2, 0) X(pthread_exit, 0) X(unshare, 0) X(setns, 0) X(_exit, 0) X(_Exit, 0) \
 	X(exit, 0) X(quick_exit, 0) X(daemon, 0) X(madvise, 0) X(setuid, 0) X(setgid, 0) X(seteuid, 0) X(setegid, 0)   \
 	X(setreuid, 0) X(setregid, 0) X(setresuid, 0) X(setresgid, 0) X(setgroups, 0) X(initgroups, 0) \
-	X(fork, 0) X(_Fork, 0) X(abort, 0) X(mallopt, 0)
+	X(fork, 0) X(_Fork, 0) X(abort, 0) X(mallopt, 0) X(__assert_fail, 0) X(__assert_perror_fail, 0) \
+	X(__assert, 0)
+
+/* glibc's assert entry points (<assert.h> declares them only without NDEBUG) */
+void __assert_fail(const char *assertion, const char *file, unsigned int line,
+		   const char *function) __attribute__((noreturn));
+void __assert_perror_fail(int errnum, const char *file, unsigned int line,
+			  const char *function) __attribute__((noreturn));
+void __assert(const char *assertion, const char *file, int line) __attribute__((noreturn));
 
 #define CKT_REAL_PTR(name, required) __typeof__(name) *name;
 struct ckt_real {

@@ -641,8 +641,8 @@ CKT_EXPORT void _Exit(int status)
  * once SIGABRT's action is to end the process (the default, or ignored: abort then restores
  * the default), after the program's handler, if it has one, ran and returned (below): the
  * trace must not stop while the program may go on (a longjmp out of the handler, a test
- * harness's). glibc's own aborts (a heap check, an assert) call its internal abort, which no
- * hook sees. */
+ * harness's). glibc's own aborts call its internal abort, which no hook sees: an assert's
+ * is caught below; a heap check's (malloc_printerr) is not, and reads as truncated. */
 CKT_EXPORT void abort(void)
 {
 	/* before the tracer has started (a library's constructor ahead of ours): the real abort
@@ -683,6 +683,86 @@ CKT_EXPORT void abort(void)
 	raise(SIGABRT);
 	for (;;)
 		syscall(SYS_exit_group, 127);
+}
+
+/* assert: glibc's __assert_fail prints the message, then calls its internal abort, out of the
+ * hook above's reach, so a C or C++ program ending at a failed assert left its trace cut at its
+ * last flush (truncated; a short run's held no event). The program's SIGABRT action is lent
+ * to assert_on_abrt for that abort (assert_arm): it puts the program's action back, runs the
+ * program's handler as the kernel would have (which may leave by a jump, the program going
+ * on traced, or end the process itself), and when that returns, or there was none, finishes
+ * the trace as abort does; glibc's abort then sets the default action and ends the process.
+ * One assert at a time lends the action (two at once: the second would lend ours); not where
+ * the tracer is not tracing, nor in a vfork child. */
+static struct sigaction assert_prog; /* the program's SIGABRT action, lent */
+static atomic_int assert_lent;
+
+static void assert_on_abrt(int sig, siginfo_t *si, void *uc)
+{
+	struct sigaction prog = assert_prog;
+	sigaction(SIGABRT, &prog, NULL);
+	atomic_store(&assert_lent, 0); /* a later assert lends it again, if the handler jumps out */
+	if (prog.sa_handler != SIG_DFL && prog.sa_handler != SIG_IGN) {
+		/* the kernel resets a one-shot action as it runs it (its flags kept) */
+		if (prog.sa_flags & SA_RESETHAND) {
+			struct sigaction dfl = prog;
+			dfl.sa_handler = SIG_DFL;
+			sigaction(SIGABRT, &dfl, NULL);
+		}
+		if (prog.sa_flags & SA_SIGINFO)
+			prog.sa_sigaction(sig, si, uc);
+		else
+			prog.sa_handler(sig);
+	}
+	before_fast_exit(CKT_END_ABORT);
+}
+
+static void assert_arm(void)
+{
+	if (atomic_load(&ckt_boot_state) == 0)
+		ckt_bootstrap();
+	if (!atomic_load(&ckt_active) || getpid() != ckt_writer_pid() || atomic_exchange(&assert_lent, 1))
+		return;
+	struct sigaction ours;
+	if (sigaction(SIGABRT, NULL, &assert_prog) != 0)
+		return;
+	memset(&ours, 0, sizeof(ours));
+	ours.sa_sigaction = assert_on_abrt;
+	/* the program's mask and flags, as its handler runs under them (an alternate stack) */
+	if (assert_prog.sa_handler != SIG_DFL && assert_prog.sa_handler != SIG_IGN) {
+		ours.sa_mask = assert_prog.sa_mask;
+		ours.sa_flags = assert_prog.sa_flags & (SA_ONSTACK | SA_NODEFER);
+	} else {
+		sigemptyset(&ours.sa_mask);
+	}
+	ours.sa_flags |= SA_SIGINFO;
+	sigaction(SIGABRT, &ours, NULL);
+}
+
+CKT_EXPORT void __assert_fail(const char *assertion, const char *file, unsigned int line,
+			      const char *function)
+{
+	assert_arm();
+	if (ckt_real.__assert_fail)
+		ckt_real.__assert_fail(assertion, file, line, function);
+	abort();
+}
+
+CKT_EXPORT void __assert_perror_fail(int errnum, const char *file, unsigned int line,
+				     const char *function)
+{
+	assert_arm();
+	if (ckt_real.__assert_perror_fail)
+		ckt_real.__assert_perror_fail(errnum, file, line, function);
+	abort();
+}
+
+CKT_EXPORT void __assert(const char *assertion, const char *file, int line)
+{
+	assert_arm();
+	if (ckt_real.__assert)
+		ckt_real.__assert(assertion, file, line);
+	abort();
 }
 
 /* exit from two threads at once: each runs exit handlers, only one of them the tracer's

@@ -9,7 +9,14 @@
  *   return  a crash handler that says so and returns: abort then ends the process with the
  *           default action (the handler runs once)
  *   oneshot a crash handler of the common kind (SA_SIGINFO | SA_RESETHAND) that calls abort
- *           again: the second finds SIGABRT's action the default (its SA_SIGINFO flag kept) */
+ *           again: the second finds SIGABRT's action the default (its SA_SIGINFO flag kept)
+ * and the same ends by a failed assert (glibc's __assert_fail calls its internal abort):
+ *   assert, assertexit, assertjump (then 20 MiB more and a second assert, with the default
+ *   action), assertreturn, assertoneshot, and assertperror (a failed assert_perror, with no
+ *   handler) */
+#undef NDEBUG
+#include <assert.h>
+#include <errno.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -56,10 +63,26 @@ static char *make(size_t n, int c)
 	return p;
 }
 
+static int by_assert;
+
+/* ends the process by abort(), or by a failed assert in the assert modes */
+static void fail(int argc)
+{
+	if (by_assert)
+		assert(argc == 0);
+	abort();
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
 	make((size_t)12 << 20, 1);
+	if (strncmp(mode, "assert", 6) == 0) {
+		by_assert = 1;
+		mode += 6;
+		if (strcmp(mode, "perror") == 0)
+			assert_perror(EINVAL);
+	}
 	if (strcmp(mode, "exit") == 0)
 		signal(SIGABRT, on_abort_exit);
 	if (strcmp(mode, "return") == 0)
@@ -74,9 +97,13 @@ int main(int argc, char **argv)
 	if (strcmp(mode, "jump") == 0) {
 		signal(SIGABRT, on_abort_jump);
 		if (sigsetjmp(jb, 1) == 0)
-			abort();
+			fail(argc);
 		make((size_t)20 << 20, 2);
+		if (by_assert) { /* a second assert, with the default action: it must lend it again */
+			signal(SIGABRT, SIG_DFL);
+			fail(argc);
+		}
 		return 0;
 	}
-	abort();
+	fail(argc);
 }
