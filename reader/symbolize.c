@@ -1240,17 +1240,60 @@ static bool ckt_sym_ident(char c)
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 
-/* The one inherent method "MOD::Type::meth" (legacy; v0 "<MOD::Type>::meth") among the
- * module's function symbols, demangled and malloc'd; NULL when none or several (two types of
- * MOD with a method of that name, a generic type's v0 instances) or out of memory. */
+/* The span of the generic arguments of a method's type in its demangled symbol d (ty: after
+ * the module's path), "<MOD::Type<ARGS>>::meth" or "<MOD::Type<ARGS> as Trait>::meth", into
+ * *a and *al (0: none); returns false unless d is "MOD::Type::meth" (legacy, the type's
+ * parameters' names as arguments: "MOD::Type<E>::meth"), "<MOD::Type>::meth" (v0) or
+ * "<MOD::Type as TRAIT>::meth" (a trait's, both manglings), Type one component (end: where
+ * "::meth" starts). */
+static bool ckt_sym_impl_type(const char *d, const char *ty, const char *end, const char **a, size_t *al)
+{
+	bool bracketed = d[0] == '<';
+	const char *te = end - (bracketed ? 1 : 0);
+	if (bracketed && te[0] != '>')
+		return false;
+	*a = NULL;
+	*al = 0;
+	int depth = 0;
+	for (const char *p = ty; p < te; p++) {
+		if (*p == '<') {
+			if (depth++ == 0)
+				*a = p + 1;
+		} else if (*p == '>') {
+			if (--depth < 0)
+				return false;
+			if (depth == 0)
+				*al = (size_t)(p - *a);
+		} else if (depth == 0 && bracketed && strncmp(p, " as ", 4) == 0) {
+			return p > ty; /* a trait's impl: the trait's path, whatever it is, up to te */
+		} else if (depth == 0 && !ckt_sym_ident(*p)) {
+			return false; /* "::": a path deeper than one type */
+		}
+	}
+	return depth == 0 && te > ty;
+}
+
+/* The one method "meth" of an impl block of the module MOD (mod[0..modlen), "MOD::") among
+ * the module's function symbols, demangled and malloc'd: an inherent one, "MOD::Type::meth"
+ * (legacy) or "<MOD::Type>::meth" (v0), or a trait's, "<MOD::Type as Trait>::meth". The
+ * instances of a generic type's v0 symbols ("<MOD::Prover<MOD::Fr>>::meth" and
+ * "<MOD::Prover<MOD::Fq>>::meth") are one method: the instance whose arguments are the
+ * closure's own (cargs[0..cl), the impl's arguments, from "...::{closure#0}<MOD::Fq>") is
+ * taken, and *same set when they are all the closure has. NULL when none, when several
+ * (two types of MOD, or a type and a trait, with a method of that name; instances none of
+ * which the closure's arguments name), or out of memory. */
 static char *ckt_sym_impl_method(const struct ckt_sym_table *t, const char *mod, size_t modlen, const char *meth,
-				 size_t ml)
+				 size_t ml, const char *cargs, size_t cl, bool *same)
 {
 	char enc[80];
 	int el = snprintf(enc, sizeof(enc), "%zu%.*s", ml, (int)ml, meth);
+	*same = false;
 	if (el <= 0 || (size_t)el >= sizeof(enc))
 		return NULL;
-	char *found = NULL;
+	char *found = NULL, *pick = NULL, *want = cl ? ckt_sym_args_form(cargs, cl) : NULL;
+	bool several = false, picks = false, insts = false;
+	if (cl && !want)
+		return NULL;
 	for (int g = 0; g < 2; g++) {
 		for (size_t k = 0; k < t->sized[g].n; k++) {
 			const char *raw = t->sized[g].v[k].name;
@@ -1259,35 +1302,61 @@ static char *ckt_sym_impl_method(const struct ckt_sym_table *t, const char *mod,
 			char *d = ckt_sym_demangle(raw, DMGL_ANSI | DMGL_AUTO);
 			if (!d)
 				continue;
-			/* "MOD::Type::meth" or "<MOD::Type>::meth", Type one component (with its
-			 * generic arguments) */
 			size_t dl = strlen(d);
-			bool v0 = d[0] == '<';
-			const char *ty = d + (v0 ? 1 : 0);
-			const char *end = d + dl - ml;
-			bool ok = dl > modlen + ml + 3 && strncmp(ty, mod, modlen) == 0 && memcmp(end, meth, ml) == 0 &&
-				  end[-1] == ':' && end[-2] == ':' && (!v0 || end[-3] == '>');
-			const char *te = end - (v0 ? 3 : 2);
-			ty += modlen;
-			for (int depth = 0; ok && ty < te; ty++) {
-				if (*ty == '<')
-					depth++;
-				else if (*ty == '>')
-					depth--;
-				else if (depth == 0 && !ckt_sym_ident(*ty))
-					ok = false; /* "::", " as ": a path deeper than one type, a trait's */
-			}
+			const char *ty = d + (d[0] == '<' ? 1 : 0), *end = d + dl - ml - 2, *a = NULL;
+			size_t al = 0;
+			bool ok = dl > modlen + ml + 3 && strncmp(ty, mod, modlen) == 0 && memcmp(end + 2, meth, ml) == 0 &&
+				  end[0] == ':' && end[1] == ':' && ckt_sym_impl_type(d, ty + modlen, end, &a, &al);
 			if (!ok || (found && strcmp(found, d) == 0)) {
 				free(d);
 				continue;
 			}
-			if (found) {
-				free(found);
-				free(d);
-				return NULL;
+			/* another instance of the same generic type (the text but for its arguments)? */
+			bool inst = false;
+			if (found && a) {
+				const char *fa = strchr(found + (found[0] == '<'), '<');
+				size_t fpre = fa ? (size_t)(fa - found) : 0, pre = (size_t)(a - 1 - d);
+				inst = fa && fpre == pre && memcmp(found, d, pre) == 0;
+				if (inst) {
+					/* the rest after the arguments agrees too */
+					const char *fe = fa + 1;
+					for (int depth = 1; *fe && depth; fe++)
+						depth += *fe == '<' ? 1 : *fe == '>' ? -1 : 0;
+					inst = strcmp(fe, a + al + 1) == 0;
+				}
 			}
-			found = d;
+			if (found && !inst)
+				several = true;
+			insts |= inst;
+			if (!found)
+				found = d;
+			/* the instance the closure's arguments name: all of them, or their first ones */
+			if (want && a && al) {
+				char *ia = ckt_sym_args_form(a, al);
+				size_t il = ia ? strlen(ia) : 0;
+				if (ia && strncmp(want, ia, il) == 0 && (want[il] == 0 || want[il] == ',')) {
+					if (pick && strcmp(pick, d) != 0) {
+						picks = true;
+					} else if (!pick) {
+						pick = d == found ? strdup(d) : d;
+						*same = want[il] == 0;
+					}
+				}
+				free(ia);
+			}
+			if (d != found && d != pick)
+				free(d);
 		}
+	}
+	free(want);
+	if (several || picks || (insts && !pick)) {
+		free(found);
+		free(pick);
+		return NULL;
+	}
+	if (pick) {
+		free(found);
+		return pick;
 	}
 	return found;
 }
@@ -1298,9 +1367,11 @@ static char *ckt_sym_impl_method(const struct ckt_sym_table *t, const char *mod,
  * the first frame out of it (outer[0..n), innermost first) whose last name is the method's,
  * has the symbol's name when it is out of line: that name then replaces the path up to the
  * method. Else (the method inlined, or not on this chain: a thread's closure runs under std's
- * code, a tail call leaves its method's frame) the one inherent method of that name in the
- * impl's module among the module's symbols (t; NULL: none read). Returns the new name
- * malloc'd, or NULL (no "{impl#", no such method or several, out of memory). */
+ * code, a tail call leaves its method's frame) the one method of that name of an impl block
+ * of the impl's module among the module's symbols (t; NULL: none read; see
+ * ckt_sym_impl_method: a trait's too, a generic type's instance by the closure's arguments,
+ * which then go when they are all the instance's). Returns the new name malloc'd, or NULL
+ * (no "{impl#", no such method or several, out of memory). */
 static char *ckt_sym_impl_path(const char *path, const struct ckt_sym_frame *outer, size_t n,
 			       const struct ckt_sym_table *t)
 {
@@ -1334,15 +1405,26 @@ static char *ckt_sym_impl_path(const char *path, const struct ckt_sym_frame *out
 			found = f;
 		break; /* the method's frame: out of line (its name), or inlined ("rows" alone) */
 	}
-	char *own = !found && t ? ckt_sym_impl_method(t, path, (size_t)(imp + 2 - path), m, ml) : NULL;
+	/* the closure's own arguments, the impl's first: "::{closure#0}<app::Fq>" */
+	size_t rl = strlen(rest), ra = rl;
+	if (rl > 2 && rest[rl - 1] == '>')
+		ra = ckt_util_sans_generics(rest, rl);
+	const char *cargs = ra < rl ? rest + ra + 1 : NULL;
+	size_t cl = ra < rl ? rl - ra - 2 : 0;
+	bool same = false;
+	char *own = !found && t ? ckt_sym_impl_method(t, path, (size_t)(imp + 2 - path), m, ml, cargs, cl, &same)
+				: NULL;
 	if (own)
 		found = own;
 	if (!found)
 		return NULL;
-	size_t len = strlen(found) + strlen(rest) + 1;
+	/* the instance's name says what the closure's arguments said: they go */
+	if (same)
+		rl = ra;
+	size_t len = strlen(found) + rl + 1;
 	char *out = malloc(len);
 	if (out)
-		snprintf(out, len, "%s%s", found, rest);
+		snprintf(out, len, "%s%.*s", found, (int)rl, rest);
 	free(own);
 	return out;
 }

@@ -436,10 +436,29 @@ if [ -x $S/sites_rs ]; then
 		re=$(printf '%s' "$ty::rows::{closure#0}" | sed 's/[][{}()*.^$|+?\\]/\\&/g')
 		expect_eq "sites: Rust ($j) a closure of an inherent method: named by its type ($ty::rows), not {impl#0}" \
 			"$(site_get $T/$j.json sites_at_exit "^$re \(.*sites_rsclo\.rs:$(line_of $SRC/sites_rsclo.rs SITE:rc_method)\)\$" bytes)" 1400000
+		# ... of a trait's method, and of a generic type's two instances, on scoped threads
+		# whose stacks lack the method (since 0.2.27: {impl#1}::run, {impl#2}::par; v0 names
+		# the instance, whose closure's arguments then go)
+		ty='<sites_rsclo::Pippenger as sites_rsclo::Msm>::run::{closure#0}::{closure#0}:rc_trait:1800000'
+		if [ $j = sites_rsclo_ltv0 ]; then
+			rc_want=("$ty" '<sites_rsclo::Prover<u16>>::par::{closure#0}::{closure#0}:rc_par:1000000' \
+				'<sites_rsclo::Prover<u32>>::par::{closure#0}::{closure#0}:rc_par:2000000')
+		else
+			rc_want=("$ty" 'sites_rsclo::Prover<T>::par::{closure#0}::{closure#0}<u16>:rc_par:1000000' \
+				'sites_rsclo::Prover<T>::par::{closure#0}::{closure#0}<u32>:rc_par:2000000')
+		fi
+		for want in "${rc_want[@]}"; do
+			by=${want##*:}; tag=${want%:*}; fn=${tag%:*}; tag=${tag##*:}
+			re=$(printf '%s' "$fn" | sed 's/[][{}()*.^$|+?\\]/\\&/g')
+			expect_eq "sites: Rust ($j) $fn owns its bytes" \
+				"$(site_get $T/$j.json sites_at_exit "^$re \(.*sites_rsclo\.rs:$(line_of $SRC/sites_rsclo.rs SITE:$tag)\)\$" bytes)" "$by"
+		done
 		# phase rules: by the closure's path without its instance's arguments (rows_of's
 		# {closure#0}<u16> and <u32>: it matched nothing), by the method's path, and one that
 		# names no function, which took every block through std's inlined alloc (alloc.rs)
 		for want in 'sites_rsclo::rows_of::{closure#0}=1200000' 'sites_rsclo::Aux::rows::*=1400000' \
+			'<sites_rsclo::Pippenger as sites_rsclo::Msm>::run::{closure#0}::*=1800000' \
+			'sites_rsclo::Prover::par::{closure#0}::*=3000000' \
 			'sites_rsclo::load_params::*=1500000' 'sites_rsclo::gpu::alloc=0'; do
 			expect_eq "sites: Rust ($j) --phase-rule 'x=${want%=*}' takes ${want##*=} bytes" \
 				"$($REPORT --json --phase-rule "x=${want%=*}" $T/$j.zst 2>/dev/null | $PY -c 'import json,sys; print(sum(p["allocated_bytes"] for p in json.load(sys.stdin)["phases"] if p["name"] == "x"))')" "${want##*=}"

@@ -9,7 +9,10 @@
 // make_block (its closure is the first), polled by block_on; 1,700,000 from an async block
 // polled through a Box<dyn Future> on a thread (its body out of line);
 // 400,000 (4 x 50,000 u16) and 800,000 (4 x 50,000 u32) from the closure of the generic
-// rows_of, one instance each.
+// rows_of, one instance each;
+// 1,800,000 from a closure of a trait's method (Msm::run for Pippenger) on a scoped thread,
+// where the method is not on the thread's stack; 1,000,000 and 2,000,000 from the closures of
+// a generic type's method (Prover<u16>::par and Prover<u32>::par) on scoped threads.
 use std::future::Future;
 use std::hint::black_box;
 use std::mem::forget;
@@ -48,6 +51,28 @@ impl Aux {
 #[inline(never)]
 fn rows_of<T: Copy + Default>(n: usize) -> Vec<Vec<T>> {
     (0..4).map(|_| vec![T::default(); n]).collect() // SITE:rc_generic
+}
+
+trait Msm {
+    fn run(&self, n: usize) -> Vec<u8>;
+}
+
+struct Pippenger;
+
+impl Msm for Pippenger {
+    #[inline(never)]
+    fn run(&self, n: usize) -> Vec<u8> {
+        std::thread::scope(|s| s.spawn(|| vec![8u8; n]).join().unwrap()) // SITE:rc_trait
+    }
+}
+
+struct Prover<T>(std::marker::PhantomData<T>);
+
+impl<T: Copy + Default + Send> Prover<T> {
+    #[inline(never)]
+    fn par(&self, n: usize) -> Vec<T> {
+        std::thread::scope(|s| s.spawn(|| vec![T::default(); n]).join().unwrap()) // SITE:rc_par
+    }
 }
 
 struct YieldNow(bool);
@@ -126,4 +151,7 @@ fn main() {
     black_box(block_on(load_params(black_box(1_500_000))));
     black_box(block_on(make_block(black_box(1_599_999))));
     run_task(boxed_task());
+    forget(black_box(black_box(&Pippenger as &dyn Msm).run(1_800_000)));
+    forget(black_box(Prover::<u16>(std::marker::PhantomData).par(500_000)));
+    forget(black_box(Prover::<u32>(std::marker::PhantomData).par(500_000)));
 }
