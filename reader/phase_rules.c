@@ -308,8 +308,21 @@ bool ckt_phase_rules_bare_takes(const char *pattern, const char *name)
 	return tail && !strpbrk(tail, "*?[\\") && strcmp(tail, name) == 0;
 }
 
+bool ckt_phase_rules_bare_name(const char *a, size_t la)
+{
+	size_t base = ckt_util_sans_generics(a, la);
+	if (!base)
+		return false;
+	for (size_t k = 0; k < base; k++)
+		if (a[k] == ':' || a[k] == '<' || a[k] == ' ' || a[k] == '{' || a[k] == '(')
+			return false;
+	return true;
+}
+
 bool ckt_phase_rules_bare_joins(const char *b, size_t lb, const char *a, size_t la)
 {
+	if (!ckt_phase_rules_bare_name(a, la))
+		return false;
 	size_t base = ckt_util_sans_generics(a, la), args = la - base;
 	if (lb >= la + 3 && memcmp(b + lb - la, a, la) == 0 && memcmp(b + lb - la - 2, "::", 2) == 0)
 		return true;

@@ -52,7 +52,11 @@ bool ckt_phase_rules_uninherent(const char *name, char *buf, size_t cap);
  * the pattern's last name after "::", with no glob in it, is the name without its arguments
  * ("app::prover::build_aux", "*::build_aux"; not "prover::*"). */
 bool ckt_phase_rules_bare_takes(const char *pattern, const char *name);
-/* Whether path b[0..lb) is the bare name a[0..la) after a path: with its arguments as DWARF
+/* Whether a[0..la) is a bare name: one identifier, perhaps with generic arguments
+ * ("build_aux", "build_gen<u64>"); not a path, nor a C++ function's "grow(int)" (a free
+ * function of C++ joined "Cache::grow(int)" in --diff before 0.2.27). */
+bool ckt_phase_rules_bare_name(const char *a, size_t la);
+/* Whether path b[0..lb) is the bare name a[0..la) (ckt_phase_rules_bare_name) after a path: with its arguments as DWARF
  * writes them ("...::f<u64>"), as v0 does ("...::f::<u64>"), or without them, as legacy
  * symbols drop them ("...::f"). */
 bool ckt_phase_rules_bare_joins(const char *b, size_t lb, const char *a, size_t la);

@@ -26,7 +26,8 @@ struct ckt_diff_row {
 	const char *label; /* shown after it in parentheses (a GPU's name), or NULL */
 	uint64_t bytes[2]; /* base, trace */
 	uint64_t samples[2]; /* the default mode's samples among them (0 for devices) */
-	uint64_t count[2];   /* live blocks (functions; 0 where unknown: phases, thread groups) */
+	uint64_t count[2];   /* live heap blocks (functions; 0 where unknown: phases, thread groups) */
+	uint64_t hbytes[2];  /* their bytes */
 	/* of bytes, what the samples stand for (the rest was recorded block by block, exact):
 	 * phases and thread groups; 0 for functions, whose split the report does not keep */
 	uint64_t est[2];
@@ -39,9 +40,10 @@ struct ckt_diff_rows {
 	int err;
 };
 
-/* a row of one side: count its live blocks, 0 where the report keeps none (see count[]) */
+/* a row of one side: count its live heap blocks and hbytes their bytes, 0 where the report
+ * keeps none (see count[]) */
 static void ckt_diff_add(struct ckt_diff_rows *r, const char *name, size_t len, int side, uint64_t bytes,
-			 uint64_t samples, uint64_t count, uint64_t est)
+			 uint64_t samples, uint64_t count, uint64_t hbytes, uint64_t est)
 {
 	if (r->n == r->cap) {
 		size_t cap = r->cap ? 2 * r->cap : 64;
@@ -56,6 +58,7 @@ static void ckt_diff_add(struct ckt_diff_rows *r, const char *name, size_t len, 
 	r->v[r->n++] = (struct ckt_diff_row){ name, len, NULL, { side == 0 ? bytes : 0, side == 1 ? bytes : 0 },
 					      { side == 0 ? samples : 0, side == 1 ? samples : 0 },
 					      { side == 0 ? count : 0, side == 1 ? count : 0 },
+					      { side == 0 ? hbytes : 0, side == 1 ? hbytes : 0 },
 					      { side == 0 ? est : 0, side == 1 ? est : 0 }, 0 };
 }
 
@@ -118,6 +121,8 @@ static void ckt_diff_merge(struct ckt_diff_rows *r)
 			r->v[w - 1].samples[1] += r->v[i].samples[1];
 			r->v[w - 1].count[0] += r->v[i].count[0];
 			r->v[w - 1].count[1] += r->v[i].count[1];
+			r->v[w - 1].hbytes[0] += r->v[i].hbytes[0];
+			r->v[w - 1].hbytes[1] += r->v[i].hbytes[1];
 			r->v[w - 1].est[0] = ckt_diff_add_sat(r->v[w - 1].est[0], r->v[i].est[0]);
 			r->v[w - 1].est[1] = ckt_diff_add_sat(r->v[w - 1].est[1], r->v[i].est[1]);
 			if (!r->v[w - 1].label)
@@ -168,10 +173,7 @@ static void ckt_diff_join_bare(struct ckt_diff_rows *r)
 	for (size_t i = 0; i < r->n; i++) {
 		struct ckt_diff_row *a = &r->v[i];
 		int only = a->bytes[0] && !a->bytes[1] ? 0 : !a->bytes[0] && a->bytes[1] ? 1 : -1;
-		bool bare = only >= 0 && a->len && a->name[0] != '(';
-		size_t base = ckt_util_sans_generics(a->name, a->len); /* before "<u64>" */
-		for (size_t k = 0; bare && k < base; k++)
-			bare = a->name[k] != ':' && a->name[k] != '<' && a->name[k] != ' ' && a->name[k] != '{';
+		bool bare = only >= 0 && ckt_phase_rules_bare_name(a->name, a->len);
 		size_t match = r->n;
 		for (size_t j = 0; bare && j < r->n; j++) {
 			const struct ckt_diff_row *b = &r->v[j];
@@ -192,6 +194,7 @@ static void ckt_diff_join_bare(struct ckt_diff_rows *r)
 			b->bytes[only] += a->bytes[only];
 			b->samples[only] += a->samples[only];
 			b->count[only] += a->count[only];
+			b->hbytes[only] += a->hbytes[only];
 			b->est[only] += a->est[only];
 			b->joined = (uint8_t)(1 + only);
 			a->name = NULL; /* dropped below */
@@ -213,7 +216,8 @@ static void ckt_diff_functions(struct ckt_diff_rows *r, const struct ckt_report 
 		struct ckt_sites_entry e;
 		const struct ckt_sites *s = rep[side]->sites;
 		for (size_t i = 0; s && ckt_sites_top(s, m, i, &e); i++)
-			ckt_diff_add(r, e.site, ckt_diff_function_len(e.site), side, e.bytes, e.samples, e.count, 0);
+			ckt_diff_add(r, e.site, ckt_diff_function_len(e.site), side, e.bytes, e.samples, e.heap_count,
+				     e.heap_bytes, 0);
 	}
 	ckt_diff_merge(r);
 	ckt_diff_join_bare(r);
@@ -227,7 +231,7 @@ static void ckt_diff_phases(struct ckt_diff_rows *r, const struct ckt_report *co
 		const struct ckt_phases *ph = rep[side]->phases;
 		size_t n = ph ? ckt_phases_by_phase(ph, m, &sh) : 0;
 		for (size_t i = 0; i < n; i++)
-			ckt_diff_add(r, sh[i].name, strlen(sh[i].name), side, sh[i].bytes, sh[i].samples, 0,
+			ckt_diff_add(r, sh[i].name, strlen(sh[i].name), side, sh[i].bytes, sh[i].samples, 0, 0,
 				     sh[i].sampled_bytes);
 	}
 	ckt_diff_merge(r);
@@ -253,7 +257,7 @@ static char *ckt_diff_devices(struct ckt_diff_rows *r, const struct ckt_report *
 				key = keys + k * 24;
 			}
 			size_t at = r->n;
-			ckt_diff_add(r, key, strlen(key), side, d->peak.bytes, 0, 0, 0);
+			ckt_diff_add(r, key, strlen(key), side, d->peak.bytes, 0, 0, 0, 0);
 			if (r->n > at && d->name[0])
 				r->v[at].label = d->name;
 		}
@@ -323,7 +327,7 @@ static char *ckt_diff_groups(struct ckt_diff_rows *r, const struct ckt_report *c
 				strcpy(key + stem, "*");
 			used += strlen(key) + 1;
 			if (b)
-				ckt_diff_add(r, key, strlen(key), side, b, smp, 0, est);
+				ckt_diff_add(r, key, strlen(key), side, b, smp, 0, 0, est);
 		}
 	}
 	ckt_diff_merge(r);
@@ -513,7 +517,7 @@ static uint64_t ckt_diff_noise(const struct ckt_diff_row *w, const uint64_t rate
 		v += (double)rate[side] * (double)rate[side] * (double)w->samples[side];
 		int o = 1 - side;
 		/* small blocks the other trace shows: its samples, or (exact) blocks under R */
-		bool small = rate[o] ? w->samples[o] > 0 : w->count[o] && w->bytes[o] / w->count[o] < rate[side];
+		bool small = rate[o] ? w->samples[o] > 0 : w->count[o] && w->hbytes[o] / w->count[o] < rate[side];
 		if (rate[side] && !w->samples[side] && w->bytes[o] && small)
 			z += 5.9 * (double)rate[side];
 	}

@@ -68,6 +68,7 @@ struct ckt_sites_site {
 	const char *key;        /* the site frame, interned: compared by pointer */
 	int64_t run, max;       /* live "rss" bytes now and at most (own_peaks only) */
 	uint64_t at[K_COUNT], n_at[K_COUNT]; /* n_at, allocs: in CKT_SITES_ONE units */
+	uint64_t heap_at[K_COUNT], heap_n_at[K_COUNT]; /* of those, heap blocks' */
 	size_t best_stack[K_COUNT]; /* the stack shown at each moment it holds bytes at
 				     * (ckt_sites_paths) */
 	uint64_t path_bytes[K_COUNT][CKT_SITES_SHORT]; /* bytes through each caller shown */
@@ -808,6 +809,12 @@ static int64_t ckt_sites_at(const struct ckt_sites *s, const struct ckt_sites_st
 	return ckt_sites_value(s, &st->t[ckt_sites_tbytes[k] + blocks], k);
 }
 
+/* The stack's heap bytes (blocks: 1) at moment k: at the peak RSS, those without its mappings */
+static int64_t ckt_sites_heap_at(const struct ckt_sites *s, const struct ckt_sites_stack *st, int k, int blocks)
+{
+	return k == K_GPU || k == K_PINNED ? 0 : ckt_sites_value(s, &st->t[T_HEAP + blocks], k);
+}
+
 /* The stack's live samples at moment k (heap blocks only: none among GPU memory). */
 static int64_t ckt_sites_smp_at(const struct ckt_sites *s, const struct ckt_sites_stack *st, int k)
 {
@@ -988,6 +995,8 @@ int ckt_sites_finish(struct ckt_sites *s, const struct ckt_replay_stats *st, uns
 		for (int k = 0; k < K_COUNT; k++) {
 			site->at[k] += ckt_sites_pos(v[k]);
 			site->n_at[k] += ckt_sites_pos(nb[k]);
+			site->heap_at[k] += ckt_sites_pos(ckt_sites_heap_at(s, sk, k, 0));
+			site->heap_n_at[k] += ckt_sites_pos(ckt_sites_heap_at(s, sk, k, 1));
 			site->smp[k] += ckt_sites_pos(ckt_sites_smp_at(s, &s->stacks[i], k));
 		}
 		site->allocs += sk->allocs;
@@ -1070,6 +1079,8 @@ bool ckt_sites_top(const struct ckt_sites *s, enum ckt_moment m, size_t i, struc
 	const struct ckt_sites_stack *st = &s->stacks[site->best_stack[k]];
 	e->bytes = site->at[k];
 	e->count = ckt_sites_count(site->n_at[k]);
+	e->heap_bytes = site->heap_at[k];
+	e->heap_count = ckt_sites_count(site->heap_n_at[k]);
 	e->estimate = site->smp[k] > 0;
 	e->samples = site->smp[k];
 	e->site = site->key;

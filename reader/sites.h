@@ -56,6 +56,8 @@ const char *ckt_sites_warning(const struct ckt_sites *s, size_t i);
 struct ckt_sites_entry {
 	uint64_t bytes;             /* live at the moment */
 	uint64_t count;             /* live blocks (allocations, mappings) then */
+	uint64_t heap_bytes, heap_count; /* of those, heap blocks' (not mappings, nor CUDA memory:
+					  * less than bytes and count at the peak RSS only) */
 	bool estimate;              /* bytes and count include samples of the default mode (each
 				     * weighted by what it stands for): estimates */
 	uint64_t samples;           /* those samples, live then: the estimate's standard error

@@ -857,6 +857,17 @@ expect_match "diff, default mode: a block moved between phases shows in msm's ro
 expect_eq "diff, default mode, JSON: exact_change of msm and load" \
 	"$($PY -c 'import json, sys; d = json.load(open(sys.argv[1])); print(" ".join("%s %d" % (r["phase"], r["exact_change"]) for r in sorted(d["by_phase"]["peak_heap"], key=lambda r: r["phase"])))' $T/pmove.json)" \
 	"load -8388608 msm 8388608"
+# An exact trace against a default-mode one: map_small's 16 mappings of 64 KiB become 40. The
+# default mode records mappings one by one, so this is a real change; it read "within sampling
+# noise, +-2.95 MiB" before 0.2.27, the exact side's 64 KiB mappings taken for small heap
+# blocks the other side might have left unsampled (tests/progs/diffmaps.c)
+CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/dmap16.zst LD_PRELOAD=$LIB $P/diffmaps 16 >/dev/null 2>&1
+CUZKTRACE_SAMPLE=524288 CUZKTRACE_OUT=$T/dmap40.zst LD_PRELOAD=$LIB $P/diffmaps 40 >/dev/null 2>&1
+$REPORT --diff $T/dmap16.zst $T/dmap40.zst >$T/dmap.txt 2>/dev/null
+$REPORT --json --diff $T/dmap16.zst $T/dmap40.zst >$T/dmap.json 2>/dev/null
+expect_eq "diff, exact against default mode: 24 more mappings of 64 KiB are a real change at the peak RSS, no sampling noise" \
+	"$(sed -n '/^live bytes by function at peak RSS/,/^$/p' $T/dmap.txt | grep ' map_small$' | sed 's/  */ /g')/$($PY -c 'import json, sys; print([(r["change"], r["noise_bytes"]) for r in json.load(open(sys.argv[1]))["by_function"]["peak_rss"] if r["function"] == "map_small"])' $T/dmap.json)" \
+	" +1.50 MiB (+150.0%) 1.00 MiB 2.50 MiB map_small/[(1572864, 0)]"
 $REPORT --json --diff $T/dcur.zst $T/dbase.zst >$T/rdiff.json 2>/dev/null
 expect_eq "diff the other way: the same rows, changes negative" \
 	"$(jget $T/rdiff.json peaks.peak_heap.change) / $(diff_rows $T/rdiff.json by_function.peak_heap function)" \

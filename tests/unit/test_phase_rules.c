@@ -119,6 +119,9 @@ static void test_bare(void **state)
 		{"build_gen", "build_gen<u64>"},
 		{"::build_gen::<u64>", "build_gen<u64>"},
 		{"app::prover::build_aux", "aux"},
+		{"Cache::grow(int)", "grow(int)"}, /* C++: a free function is no bare name */
+		{"ns::grow<int>(int)", "grow<int>(int)"},
+		{"app::x::{closure#0}", "{closure#0}"},
 	};
 	for (size_t i = 0; i < sizeof(joins) / sizeof(joins[0]); i++)
 		assert_true(ckt_phase_rules_bare_joins(joins[i][0], strlen(joins[i][0]), joins[i][1], strlen(joins[i][1])));
