@@ -49,7 +49,7 @@ static const struct ckt_opt ckt_opts[] = {
 	{ "--csv", "FILE", CKT_OPT_CSV,
 	  "write the timeline CSV to FILE: one row per RSS sample, columns\n"
 	  "t_s,rss_bytes,heap_bytes,mmap_bytes,gpu_bytes,pinned_bytes,active_phases" },
-	{ "--top", "N", CKT_OPT_TOP, "show the N largest call sites at each peak and live at exit\n(default 10)" },
+	{ "--top", "N", CKT_OPT_TOP, "show the N largest call sites at each peak, live at exit and\nby allocations (1 to 1000000, default 10); with --diff, the N\nfunctions that changed most in the text" },
 	{ "--sites-csv", "FILE", CKT_OPT_SITES_CSV,
 	  "write one row per call site to FILE, columns site,bytes_at_peak_rss,\n"
 	  "bytes_at_peak_heap,site_peak_bytes,allocated_bytes,allocations,\n"
@@ -309,13 +309,20 @@ static int ckt_main_check_outputs(const struct ckt_args *a)
 	/* the report goes to stdout: a file output that is that file (/dev/stdout with stdout
 	 * redirected to a file) would be written over it, or renamed away from under it; one
 	 * that is its pipe or socket (`--csv /dev/stdout | tool`) would reach the tool mixed with
-	 * the report. A terminal may show both. */
-	bool out_file = fstat(1, &out) == 0 && (S_ISREG(out.st_mode) || S_ISFIFO(out.st_mode) || S_ISSOCK(out.st_mode));
-	for (size_t i = 0; i < n; i++)
-		if (out_file && strcmp(o[i].path, "-") != 0 && stat(o[i].path, &st) == 0 &&
-		    st.st_dev == out.st_dev && st.st_ino == out.st_ino)
-			return ckt_main_usage("'%s' given to %s is the standard output, where the report goes",
-					      o[i].path, o[i].opt);
+	 * the report. A terminal may show both. So for stderr, where the warnings go (since
+	 * 0.2.27: `--csv /dev/stderr 2>log` lost the CSV under them). */
+	for (int fd = 1; fd <= 2; fd++) {
+		bool out_file = fstat(fd, &out) == 0 &&
+				(S_ISREG(out.st_mode) || S_ISFIFO(out.st_mode) || S_ISSOCK(out.st_mode));
+		for (size_t i = 0; i < n; i++)
+			if (out_file && strcmp(o[i].path, "-") != 0 && stat(o[i].path, &st) == 0 &&
+			    st.st_dev == out.st_dev && st.st_ino == out.st_ino)
+				return ckt_main_usage(fd == 1 ? "'%s' given to %s is the standard output, where the "
+								"report goes"
+							      : "'%s' given to %s is the standard error, where the "
+								"warnings go",
+						      o[i].path, o[i].opt);
+	}
 	for (size_t i = 0; i < n; i++)
 		for (size_t j = i + 1; j < n; j++)
 			if (strcmp(o[i].path, "-") == 0 ? strcmp(o[j].path, "-") == 0
@@ -402,9 +409,13 @@ static int ckt_main_parse(int argc, char **argv, struct ckt_args *a)
 				 * for BASE): a file of that name is given as --diff=--json or ./--json */
 				const char *next = argv[i + 1];
 				size_t vlen = strcspn(next, "=");
-				if (next[0] == '-' && next[1] == '-' && ckt_main_find_opt(next, vlen))
+				if ((next[0] == '-' && next[1] == '-' && ckt_main_find_opt(next, vlen)) ||
+				    strcmp(next, "-h") == 0)
 					return ckt_main_usage("option '%s' needs a value (%s), not the option '%.*s'",
 							      o->name, o->arg, (int)vlen, next);
+				if (strcmp(next, "--") == 0) /* since 0.2.27: --csv -- a.zst wrote './--' */
+					return ckt_main_usage("option '%s' needs a value (%s), not '--', the end of "
+							      "the options", o->name, o->arg);
 				val = argv[++i];
 			} else {
 				return ckt_main_usage("option '%s' needs a value (%s)", o->name, o->arg);

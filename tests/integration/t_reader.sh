@@ -32,6 +32,12 @@ expect_eq "reader: unknown option message" "$(head -1 $T/r5.err)" "cuzktrace-rep
 expect_eq "reader: --diff --json a b: a usage error" "$($REPORT --diff --json a.zst b.zst 2>&1 | head -1; echo "rc=${PIPESTATUS[0]}")" \
 	"cuzktrace-report: error: option '--diff' needs a value (BASE), not the option '--json'
 rc=2"
+# ... nor -h, nor the end of the options (since 0.2.27: --csv -h wrote a file named '-h')
+expect_eq "reader: --csv -h a.zst, --csv -- a.zst: usage errors" "$(cd $T && $REPORT --csv -h a.zst 2>&1 | head -1; echo "rc=${PIPESTATUS[0]}"; $REPORT --csv -- a.zst 2>&1 | head -1; echo "rc=${PIPESTATUS[0]}"; ls -- -h -- 2>/dev/null)" \
+	"cuzktrace-report: error: option '--csv' needs a value (FILE), not the option '-h'
+rc=2
+cuzktrace-report: error: option '--csv' needs a value (FILE), not '--', the end of the options
+rc=2"
 expect_eq "reader: --diff=--json: a file of that name" "$($REPORT --diff=--json /nonexistent.zst 2>&1 | head -1)" \
 	"cuzktrace-report: error: '--json': No such file or directory"
 # an option that takes one value, given twice (--diff, --csv as --option=VALUE): a usage error,
@@ -767,6 +773,10 @@ $REPORT --folded /dev/stdout $T/known.zst 2>$T/both.err | wc -c >$T/both.n
 expect_eq "reader: --folded /dev/stdout with stdout a pipe: exit 2, nothing through the pipe (the report followed the folded stacks)" \
 	"${PIPESTATUS[0]}/$(head -1 $T/both.err)/$(cat $T/both.n)" \
 	"2/cuzktrace-report: error: '/dev/stdout' given to --folded is the standard output, where the report goes/0"
+$REPORT --csv /dev/stderr $T/known.zst >/dev/null 2>$T/both.err
+expect_eq "reader: --csv /dev/stderr with stderr a file: exit 2 and one line (the CSV went under the warnings)" \
+	"$?/$(head -1 $T/both.err)/$(grep -c '^ts' $T/both.err)" \
+	"2/cuzktrace-report: error: '/dev/stderr' given to --csv is the standard error, where the warnings go/0"
 # "-": an output to stdout in place of the report (it made a file named "-"); TRACE "-" is stdin
 $REPORT --sites-csv $T/dash.csv $T/known.zst >/dev/null 2>&1
 (cd $T && $REPORT --sites-csv - known.zst >$T/dash.out 2>$T/dash.err; echo $? >$T/dash.rc)
