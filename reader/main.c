@@ -729,8 +729,9 @@ static int ckt_main_outputs_not_inputs(const struct ckt_args *a)
 	for (size_t i = 0; i < n; i++)
 		if (strcmp(o[i].path, "-") != 0 &&
 		    (ckt_main_same_file(o[i].path, a->trace) || (a->diff && ckt_main_same_file(o[i].path, a->diff)))) {
-			ckt_main_say("error: cannot write '%s': it is the trace being read",
-				     o[i].path);
+			/* (since 0.2.27 the base says so: it said "the trace") */
+			ckt_main_say("error: cannot write '%s': it is the %s being read", o[i].path,
+				     ckt_main_same_file(o[i].path, a->trace) ? "trace" : "base (--diff)");
 			return -1;
 		}
 	return 0;
@@ -1143,6 +1144,18 @@ int main(int argc, char **argv)
 			     "functions are matched by their whole names, crate or namespace included "
 			     "('%.*s' is in the base only): were the two built under different names?",
 			     (int)(fn_len < 200 ? fn_len : 200), fn);
+	/* a Rust program built with v0 symbols in one trace and legacy ones in the other: generic
+	 * functions and closures are named apart ("build_gen::<u64>", "build_gen"), and read as
+	 * gone in one and new in the other (since 0.2.27; 16 of 21 functions "changed" without a
+	 * word for a program whose peaks did not move). */
+	unsigned mb = a.diff && base.r.sites ? ckt_sites_rust_mangling(base.r.sites) : 0;
+	unsigned mc = a.diff && cur.r.sites ? ckt_sites_rust_mangling(cur.r.sites) : 0;
+	if (mb && mc && mb != mc)
+		ckt_main_say("warning: --diff: '%s' names Rust functions by v0 symbols and '%s' by legacy "
+			     "ones (-C symbol-mangling-version): a generic function or a closure is named "
+			     "apart in each ('f::<u64>' against 'f'), and reads as gone in one and new in "
+			     "the other; build both with the same mangling",
+			     mb & CKT_SYM_RUST_V0 ? base.path : cur.path, mb & CKT_SYM_RUST_V0 ? cur.path : base.path);
 	if (ckt_main_output_stdout(&a))
 		rc = 0; /* a file output went there instead */
 	else if (a.diff)

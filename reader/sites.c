@@ -723,6 +723,11 @@ int ckt_sites_attach(struct ckt_sites *s, struct ckt_replay *r)
 	return ckt_replay_observe(r, &o);
 }
 
+unsigned ckt_sites_rust_mangling(const struct ckt_sites *s)
+{
+	return ckt_sym_rust_mangling(s->sym);
+}
+
 size_t ckt_sites_nwarnings(const struct ckt_sites *s)
 {
 	return ckt_sym_nwarnings(s->sym);

@@ -45,6 +45,8 @@ int ckt_sites_attach(struct ckt_sites *s, struct ckt_replay *r);
 int ckt_sites_finish(struct ckt_sites *s, const struct ckt_replay_stats *st, unsigned top);
 
 /* Warnings of the symbolizer (changed or unreadable modules), one line each, no prefix. */
+/* ckt_sym_rust_mangling of the frames named (CKT_SYM_RUST_*) */
+unsigned ckt_sites_rust_mangling(const struct ckt_sites *s);
 size_t ckt_sites_nwarnings(const struct ckt_sites *s);
 const char *ckt_sites_warning(const struct ckt_sites *s, size_t i);
 

@@ -130,6 +130,8 @@ struct ckt_sym {
 	size_t strs_cap, strs_used;
 	struct ckt_sym_chunk *chunks;
 
+	uint64_t rust_v0, rust_legacy; /* Rust names set from symbols of each mangling (not of
+					* the standard library's crates) */
 	char **warnings;               /* the first CKT_SYM_MAX_WARNINGS distinct ones */
 	size_t n_warnings;
 	size_t more_warnings;          /* distinct ones past those, said in one line */
@@ -338,6 +340,11 @@ uint32_t ckt_sym_map_now(struct ckt_sym *s)
  * another address) is said once, and past CKT_SYM_MAX_WARNINGS modules the rest are counted
  * in one last line (a forged trace of 2,000 missing modules printed 2,000 lines). */
 #define CKT_SYM_MAX_WARNINGS 20
+
+unsigned ckt_sym_rust_mangling(const struct ckt_sym *s)
+{
+	return s->rust_v0 > s->rust_legacy ? CKT_SYM_RUST_V0 : s->rust_legacy ? CKT_SYM_RUST_LEGACY : 0;
+}
 
 size_t ckt_sym_nwarnings(const struct ckt_sym *s)
 {
@@ -668,6 +675,14 @@ static void ckt_sym_set_name(struct ckt_sym *s, struct ckt_sym_frame *f, const c
 	if (raw[0] == '_' && (raw[1] == 'Z' || raw[1] == 'R')) {
 		char *full = ckt_sym_demangle(raw, DMGL_PARAMS | DMGL_ANSI | DMGL_AUTO);
 		char *plain = ckt_sym_demangle(raw, DMGL_ANSI | DMGL_AUTO);
+		bool v0 = raw[1] == 'R';
+		if (plain && (v0 || ckt_sym_rust_symbol_at(raw, ckt_sym_base_len(raw)))) {
+			/* the program's crates: the standard library's mangling is the toolchain's
+			 * (v0 since about Rust 1.9x), whatever the program's is */
+			const char *c = plain + strspn(plain, "<&*");
+			if (strncmp(c, "std::", 5) && strncmp(c, "core::", 6) && strncmp(c, "alloc::", 7))
+				*(v0 ? &s->rust_v0 : &s->rust_legacy) += 1;
+		}
 		if (full && plain) {
 			f->func = ckt_sym_intern0(s, full);
 			f->name = ckt_sym_intern0(s, plain);

@@ -930,7 +930,7 @@ expect_eq "diff: no BASE given: exit 2" "$?/$(head -1 $T/dnov.err)" "2/cuzktrace
 cp $T/dbase.zst $T/dbase2.zst
 $REPORT --diff $T/dbase2.zst --sites-csv $T/dbase2.zst $T/dcur.zst >/dev/null 2>$T/dout.err
 expect_eq "diff: an output that is the base: exit 1, the base kept" "$?/$(cat $T/dout.err)/$(cmp $T/dbase.zst $T/dbase2.zst && echo same)" \
-	"1/cuzktrace-report: error: cannot write '$T/dbase2.zst': it is the trace being read/same"
+	"1/cuzktrace-report: error: cannot write '$T/dbase2.zst': it is the base (--diff) being read/same"
 # ... refused before any output is opened: a --csv and a --phases-csv given before the output
 # that is the trace were created (empty: their header) and so truncated an existing file there
 echo keep >$T/dkeep.csv

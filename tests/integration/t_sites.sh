@@ -399,7 +399,7 @@ if [ -x $S/sites_rs ]; then
 	# (...::build_gen::<u64>), and a phase rule by path took nothing (since 0.2.26)
 	CUZKTRACE_OUT=$T/rsinl2v0.zst traced rsinl2v0 $S/sites_rsinl_v2v0
 	for v2 in rsinl2 rsinl2v0; do
-		$REPORT --json --diff $T/rsinl.zst $T/$v2.zst >$T/$v2.diff.json 2>/dev/null
+		$REPORT --json --diff $T/rsinl.zst $T/$v2.zst >$T/$v2.diff.json 2>$T/$v2.diff.err
 	done
 	# (two copies, <u64> and <u32>: a legacy symbol's one path takes both, +1,200,000; a build
 	# that joined one alone read the other as gone and overstated the path's change)
@@ -407,6 +407,11 @@ if [ -x $S/sites_rs ]; then
 		"$(for v2 in rsinl2 rsinl2v0; do $PY -c 'import json,sys; print(sorted((r["function"], r["change"]) for r in json.load(open(sys.argv[1]))["by_function"]["peak_heap"] if "build_" in r["function"]))' $T/$v2.diff.json; done)" \
 		"[('sites_rsinl::prover::build_aux', 1000000), ('sites_rsinl::prover::build_gen', 1200000)]
 [('sites_rsinl::prover::build_aux', 1000000), ('sites_rsinl::prover::build_gen::<u32>', 400000), ('sites_rsinl::prover::build_gen::<u64>', 800000)]"
+	# ... and says when one build's symbols are v0 and the other's legacy (since 0.2.27: the
+	# generic functions and closures of a program that changed nothing read as changed)
+	expect_eq "sites: Rust --diff of a legacy build against a v0 one warns, of two legacy builds not" \
+		"$(cat $T/rsinl2.diff.err)/$(cat $T/rsinl2v0.diff.err)" \
+		"/cuzktrace-report: warning: --diff: '$T/rsinl2v0.zst' names Rust functions by v0 symbols and '$T/rsinl.zst' by legacy ones (-C symbol-mangling-version): a generic function or a closure is named apart in each ('f::<u64>' against 'f'), and reads as gone in one and new in the other; build both with the same mangling"
 	for rule in 'gen=*::build_gen' 'gen=sites_rsinl::prover::build_gen'; do
 		expect_eq "sites: Rust line-tables-only, --phase-rule '$rule' takes the inlined generic copy (named build_gen<u64>)" \
 			"$($REPORT --json --phase-rule "$rule" $T/rsinl.zst 2>/dev/null | $PY -c 'import json,sys; print([r["bytes"] for r in json.load(sys.stdin)["peak_heap"]["by_phase"] if r["phase"] == "gen"])')" "[1200000]"
