@@ -765,9 +765,13 @@ int ckt_report_diff_text(FILE *out, const struct ckt_report *base, const struct 
 		err = err ? err : r.err;
 		r.n = 0;
 		ckt_diff_functions(&r, rep, ckt_diff_moments[k].m);
+		/* a truncated trace has no exit: its end is where it stops (since 0.2.27; the heading
+		 * said "at exit" under the line that says otherwise) */
+		const char *label = exit_ && (base->st->truncated || cur->st->truncated)
+					    ? "the end (exit, or where a truncated trace stops)"
+					    : ckt_diff_moments[k].label;
 		if (!r.err)
-			ckt_diff_text_rows(out, &r, "function", ckt_diff_moments[k].label, top, unsampled,
-					   ckt_diff_rate(k, rate));
+			ckt_diff_text_rows(out, &r, "function", label, top, unsampled, ckt_diff_rate(k, rate));
 		err = err ? err : r.err;
 		r.n = 0;
 		if (base->by_thread && ckt_diff_moments[k].m != CKT_AT_PEAK_GPU &&

@@ -903,6 +903,9 @@ $REPORT --diff $T/dcut.zst $T/dcut.zst 2>/dev/null | grep -A1 '^heap live at exi
 expect_eq "diff text: a truncated trace's live at exit is said to be where it stops; none for complete ones" \
 	"$(sed -n 2p $T/diffcut.txt)/$(sed -n 4p $T/diffcut.txt)/$(grep -c truncated $T/diffself.txt)" \
 	"  (the trace is truncated: live where it stops, not at exit)/  (both traces are truncated: live where each stops, not at exit)/0"
+expect_eq "diff text: the functions' rows at the end of a truncated trace are not headed 'at exit'" \
+	"$($REPORT --diff $T/dbase.zst $T/dcut.zst 2>/dev/null | grep -c '^live bytes by function at exit')/$($REPORT --diff $T/dbase.zst $T/dcut.zst 2>/dev/null | grep -o '^live bytes by function at the end (exit, or where a truncated trace stops)')" \
+	"0/live bytes by function at the end (exit, or where a truncated trace stops)"
 expect_match "diff text: --top 1 shows the function that changed most" "$(cat $T/diff.txt)" \
 	$'live bytes by function at peak heap \\(2 of 4 changed; the first 1 shown\\)\n  change +base +trace  function\n  \\+6\\.68 MiB +0 B +6\\.68 MiB  extra_cache\n\nlive bytes by function at exit \\(0 of 1 changed\\)\n  change +base +trace  function\n  no change +1000 B +1000 B  main$'
 expect_match "diff text: every phase, unchanged ones after" "$(cat $T/diff.txt)" \
