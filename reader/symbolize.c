@@ -86,6 +86,16 @@ struct ckt_sym_module {
 	struct ckt_sym_table tab;
 	struct ckt_sym_cu *cus; /* indexed compile units, sorted by key */
 	size_t n_cus, cap_cus;
+	/* the compile units' address ranges, sorted by start, for addresses libdwfl's lookup
+	 * (by .debug_aranges) misses: built at the first such address (ckt_sym_addrdie) */
+	struct ckt_sym_curange *cur;
+	size_t n_cur;
+	bool cur_built;
+};
+
+struct ckt_sym_curange {
+	Dwarf_Addr lo, hi; /* [lo, hi), the module's DWARF addresses (bias not applied) */
+	Dwarf_Die *cu;     /* libdwfl's own, valid while the module is open */
 };
 
 struct ckt_sym_cached {
@@ -244,6 +254,7 @@ void ckt_sym_free(struct ckt_sym *s)
 			free(s->mods[i].cus[k].max_hi);
 		}
 		free(s->mods[i].cus);
+		free(s->mods[i].cur);
 	}
 	free(s->mods);
 	free(s->mod_slots);
@@ -1444,20 +1455,100 @@ static char *ckt_sym_impl_path(const char *path, const struct ckt_sym_frame *out
 	return out;
 }
 
+static int ckt_sym_curange_cmp(const void *pa, const void *pb)
+{
+	const struct ckt_sym_curange *a = pa, *b = pb;
+	return a->lo < b->lo ? -1 : a->lo > b->lo;
+}
+
+/* Every compile unit's address ranges, sorted (m->cur); none when out of memory. */
+static void ckt_sym_curanges_build(struct ckt_sym_module *m)
+{
+	size_t cap = 0;
+	Dwarf_Addr bias;
+	m->cur_built = true;
+	for (Dwarf_Die *cu = dwfl_module_nextcu(m->mod, NULL, &bias); cu; cu = dwfl_module_nextcu(m->mod, cu, &bias)) {
+		Dwarf_Addr base, lo, hi;
+		for (ptrdiff_t off = dwarf_ranges(cu, 0, &base, &lo, &hi); off > 0;
+		     off = dwarf_ranges(cu, off, &base, &lo, &hi)) {
+			if (hi <= lo)
+				continue;
+			if (m->n_cur == cap) {
+				cap = cap ? 2 * cap : 64;
+				struct ckt_sym_curange *v = realloc(m->cur, cap * sizeof(*v));
+				if (!v) {
+					free(m->cur);
+					m->cur = NULL;
+					m->n_cur = 0;
+					return;
+				}
+				m->cur = v;
+			}
+			m->cur[m->n_cur++] = (struct ckt_sym_curange){ lo, hi, cu };
+		}
+	}
+	qsort(m->cur, m->n_cur, sizeof(*m->cur), ckt_sym_curange_cmp);
+}
+
+/* The compile unit that holds address a (bias in *bias), or NULL. libdwfl finds it by
+ * .debug_aranges, which clang does not write (elfutils 0.188 has no other way): every frame of
+ * a clang build had no file:line and no inlined functions, its sites read "main
+ * (prog+0x1243)". Where libdwfl finds none, the units' own ranges are looked at (since
+ * 0.2.27). */
+static Dwarf_Die *ckt_sym_addrdie(struct ckt_sym_module *m, uint64_t a, Dwarf_Addr *bias, bool *own)
+{
+	*own = false;
+	Dwarf_Die *cu = dwfl_module_addrdie(m->mod, a, bias);
+	if (cu)
+		return cu;
+	if (!m->cur_built)
+		ckt_sym_curanges_build(m);
+	if (!m->n_cur || !dwfl_module_getdwarf(m->mod, bias))
+		return NULL;
+	Dwarf_Addr pc = a - *bias;
+	size_t lo = 0, hi = m->n_cur;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->cur[mid].lo <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* the unit whose range starting last at or before pc holds it (units do not overlap) */
+	if (lo == 0 || pc >= m->cur[lo - 1].hi)
+		return NULL;
+	*own = true;
+	return m->cur[lo - 1].cu;
+}
+
+/* The file and line of address a in unit cu (own: found by ckt_sym_addrdie's ranges, where
+ * libdwfl's lookup of the line finds no unit either). */
+static const char *ckt_sym_srcline(struct ckt_sym_module *m, Dwarf_Die *cu, uint64_t a, Dwarf_Addr bias, bool own,
+				   int *line)
+{
+	*line = 0;
+	if (!own) {
+		Dwfl_Line *l = dwfl_module_getsrc(m->mod, a);
+		return l ? dwfl_lineinfo(l, NULL, line, NULL, NULL, NULL) : NULL;
+	}
+	Dwarf_Line *l = dwarf_getsrc_die(cu, a - bias);
+	if (!l || dwarf_lineno(l, line) != 0)
+		return NULL;
+	return dwarf_linesrc(l, NULL, NULL);
+}
+
 /* Expands the inline chain at a (= pc - 1): the innermost function gets the line of a; each
  * outer one gets the call site (DW_AT_call_file/line) of the function inlined into it.
  * Returns the number of frames pushed (0: no function DIE holds a), or CKT_ENOMEM. */
 static int ckt_sym_dwarf(struct ckt_sym *s, struct ckt_sym_module *m, uint64_t a, const struct ckt_sym_frame *tmpl)
 {
 	Dwarf_Addr bias;
-	Dwarf_Die *cu = dwfl_module_addrdie(m->mod, a, &bias);
+	bool cu_own;
+	Dwarf_Die *cu = ckt_sym_addrdie(m, a, &bias, &cu_own);
 	if (!cu)
 		return 0;
-	const char *file = NULL;
-	int line = 0;
-	Dwfl_Line *l = dwfl_module_getsrc(m->mod, a);
-	if (l)
-		file = dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL);
+	int line;
+	const char *file = ckt_sym_srcline(m, cu, a, bias, cu_own, &line);
 	Dwarf_Die *path = malloc(CKT_SYM_MAX_NEST * sizeof(*path));
 	/* each pushed frame's plain DWARF name (NULL: a linkage name), which keeps the generic
 	 * arguments a legacy symbol's name drops (ckt_sym_closure_path) */
@@ -1920,10 +2011,10 @@ static int ckt_sym_symtab(struct ckt_sym *s, struct ckt_sym_module *m, uint64_t 
 	 * main in .text.startup and the rest) with the unit's last line: only a unit that really
 	 * covers the address gives it a file:line */
 	Dwarf_Addr bias = 0;
-	Dwarf_Die *cu = dwfl_module_addrdie(m->mod, a, &bias);
-	Dwfl_Line *l = cu && dwarf_haspc(cu, a - bias) == 1 ? dwfl_module_getsrc(m->mod, a) : NULL;
+	bool own;
+	Dwarf_Die *cu = ckt_sym_addrdie(m, a, &bias, &own);
 	int line = 0;
-	const char *file = l ? dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL) : NULL;
+	const char *file = cu && dwarf_haspc(cu, a - bias) == 1 ? ckt_sym_srcline(m, cu, a, bias, own, &line) : NULL;
 	if (file && line > 0) {
 		f->file = ckt_sym_intern0(s, file);
 		f->line = (unsigned)line;

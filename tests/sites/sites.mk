@@ -4,12 +4,18 @@
 SITES_T := $(B)/sites
 SITES_CFLAGS := -O2 -g -fomit-frame-pointer -Wall
 SITES_RUSTC := $(shell command -v rustc 2>/dev/null)
+# clang++ writes no .debug_aranges, through which libdwfl finds a compile unit: built when
+# installed (t_sites.sh says when it is skipped)
+SITES_CLANGXX := $(shell command -v clang++ 2>/dev/null)
 # rustc reads make's jobserver from MAKEFLAGS, whose descriptors a recipe without '+' does not
 # get: under make -j it printed a warning per program ("failed to connect to jobserver")
 SITES_RUSTC_RUN := env -u MAKEFLAGS -u MFLAGS -u CARGO_MAKEFLAGS $(SITES_RUSTC)
 SITES_PROGS := $(SITES_T)/sites_c $(SITES_T)/libsites_lib.so $(SITES_T)/sites_cxx $(SITES_T)/sites_gap \
 	$(SITES_T)/sites_names $(SITES_T)/sites_names_v2 $(SITES_T)/sites_paths \
 	$(SITES_T)/sites_dl $(SITES_T)/libsites_dla.so $(SITES_T)/libsites_dlb.so
+ifneq ($(SITES_CLANGXX),)
+SITES_PROGS += $(SITES_T)/sites_cxx_clang
+endif
 ifneq ($(SITES_RUSTC),)
 SITES_PROGS += $(SITES_T)/sites_rs $(SITES_T)/sites_rs_lt $(SITES_T)/sites_rsalloc \
 	$(SITES_T)/sites_rsalloc_lt $(SITES_T)/sites_rsalloc_ltv0 $(SITES_T)/sites_rsinl \
@@ -41,6 +47,10 @@ $(SITES_T)/sites_cxx: tests/sites/sites_cxx.cc
 $(SITES_T)/sites_paths: tests/sites/sites_paths.c
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$@)$(CC) -std=gnu11 $(SITES_CFLAGS) -o $@ $<
+
+$(SITES_T)/sites_cxx_clang: tests/sites/sites_cxx.cc
+	@mkdir -p $(dir $@)
+	$(call msg,CXX,$@)$(SITES_CLANGXX) -std=c++17 $(SITES_CFLAGS) -o $@ $<
 
 $(SITES_T)/sites_names: tests/sites/sites_names.cc
 	@mkdir -p $(dir $@)
