@@ -23,6 +23,7 @@
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/xattr.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -586,6 +587,44 @@ static void finish_signals_blocked(int reason)
 	ckt_finish_process(reason);
 }
 
+/* The final flush needs more stack than a crash handler's alternate signal stack may have
+ * (4 KiB is common; it took over 6.5 KiB): from one, an abort or _exit there, or a failed
+ * assert's handler (SA_ONSTACK), ended with SIGSEGV and an empty trace. There the flush runs
+ * on a stack of the tracer's own (mapped now: the process is ending), one thread at a time;
+ * another goes on where it is. */
+static ucontext_t fin_back, fin_ctx;
+static atomic_int fin_busy;
+static int fin_reason;
+
+static void finish_entry(void)
+{
+	finish_signals_blocked(fin_reason);
+}
+
+static void finish_any_stack(int reason)
+{
+	enum { FIN_STACK = 1 << 20 };
+	stack_t ss;
+	if (sigaltstack(NULL, &ss) == 0 && (ss.ss_flags & SS_ONSTACK) && !atomic_exchange(&fin_busy, 1)) {
+		void *stack = ckt_ownmaps_map(FIN_STACK, 0);
+		if (stack && getcontext(&fin_ctx) == 0) {
+			fin_ctx.uc_stack.ss_sp = stack;
+			fin_ctx.uc_stack.ss_size = FIN_STACK;
+			fin_ctx.uc_link = &fin_back;
+			fin_reason = reason;
+			makecontext(&fin_ctx, finish_entry, 0);
+			if (swapcontext(&fin_back, &fin_ctx) == 0) {
+				/* back with the mask swapcontext saved: blocked again, as below */
+				sigset_t all;
+				sigfillset(&all);
+				pthread_sigmask(SIG_BLOCK, &all, NULL);
+				return;
+			}
+		}
+	}
+	finish_signals_blocked(reason);
+}
+
 /* reason: the END record's (CKT_END_ABORT: abort's, else _exit's) */
 static CKT_NOINLINE void before_fast_exit(int reason)
 {
@@ -612,7 +651,7 @@ static CKT_NOINLINE void before_fast_exit(int reason)
 				NULL);
 		return;
 	}
-	finish_signals_blocked(reason);
+	finish_any_stack(reason);
 }
 
 static __attribute__((noreturn)) void fast_exit(void (*real)(int), int status)
@@ -692,8 +731,8 @@ CKT_EXPORT void abort(void)
  * program's handler as the kernel would have (which may leave by a jump, the program going
  * on traced, or end the process itself), and when that returns, or there was none, finishes
  * the trace as abort does; glibc's abort then sets the default action and ends the process.
- * One assert at a time lends the action (two at once: the second would lend ours); not where
- * the tracer is not tracing, nor in a vfork child. */
+ * One assert at a time lends the action (two at once: the second would lend ours; it waits);
+ * not where the tracer is not tracing, nor in a vfork child. */
 static struct sigaction assert_prog; /* the program's SIGABRT action, lent */
 static atomic_int assert_lent;
 
@@ -721,8 +760,17 @@ static void assert_arm(void)
 {
 	if (atomic_load(&ckt_boot_state) == 0)
 		ckt_bootstrap();
-	if (!atomic_load(&ckt_active) || getpid() != ckt_writer_pid() || atomic_exchange(&assert_lent, 1))
+	if (!atomic_load(&ckt_active) || getpid() != ckt_writer_pid())
 		return;
+	/* another thread's assert holds the action: it is finishing the trace, and its process
+	 * ends (two at once: the second's raise ended the process in the middle of the first's
+	 * final flush, 9 runs in 10); or its handler jumps out, and this one lends it next. At
+	 * most 10 s (a handler that never returns), then as untraced. */
+	for (int i = 0; atomic_exchange(&assert_lent, 1); i++)
+		if (i == 10000)
+			return;
+		else
+			ckt_nap(1000000);
 	struct sigaction ours;
 	if (sigaction(SIGABRT, NULL, &assert_prog) != 0)
 		return;

@@ -443,7 +443,10 @@ done
 # action, its SA_SIGINFO flag kept: finished there (it read as a handler's, truncated); one
 # that returns runs once, then the trace is finished and the default action ends the process
 # (it was cut at its last flush)
-for ab in :134:abort:12582912:1 exit:3:exit:12582912:0 jump:0:exit:33554432:0 oneshot:134:abort:12582912:1 return:134:abort:12582912:1; do
+# (onstack: a handler on a 4 KiB alternate stack calls _exit: since 0.2.27 the trace is finished
+# on a stack of the tracer's own; from that stack the process ended by SIGSEGV, the trace empty)
+for ab in :134:abort:12582912:1 exit:3:exit:12582912:0 jump:0:exit:33554432:0 oneshot:134:abort:12582912:1 return:134:abort:12582912:1 \
+	onstack:3:exit:12582912:0; do
 	IFS=: read -r ab_arg ab_rc ab_end ab_peak ab_line <<<"$ab"
 	ab_with=without; [ "$ab_line" = 1 ] && ab_with=with
 	CUZKTRACE_OUT=$T/ab.zst traced ab $P/abortend $ab_arg
@@ -458,8 +461,11 @@ done
 # is freed before the abort, so 12 MiB live at the end; assertjump's handler jumps out, the
 # program goes on and fails a second assert with the default action, which must lend it again
 # (32 MiB live at the end)
+# (assertonstack: the program's handler, SA_ONSTACK on a 4 KiB alternate stack, returns: the
+# tracer's handler runs there too, and finishes the trace on a stack of its own)
 for ab in assert:134:abort:12582912:1 assertexit:3:exit:12582912:0 assertjump:134:abort:33554432:1 \
-	assertreturn:134:abort:12582912:1 assertoneshot:134:abort:12582912:1 assertperror:134:abort:12582912:1; do
+	assertreturn:134:abort:12582912:1 assertoneshot:134:abort:12582912:1 assertperror:134:abort:12582912:1 \
+	assertonstack:134:abort:12582912:1; do
 	IFS=: read -r ab_arg ab_rc ab_end ab_live ab_line <<<"$ab"
 	ab_with=without; [ "$ab_line" = 1 ] && ab_with=with
 	ab_msg="Assertion .argc == 0. failed"; [ $ab_arg = assertperror ] && ab_msg="Unexpected error: Invalid argument"
@@ -470,6 +476,16 @@ for ab in assert:134:abort:12582912:1 assertexit:3:exit:12582912:0 assertjump:13
 		"$(cat $T/ab.rc)/$(grep -c "^abortend: tests/progs/abortend.c:[0-9]*: [a-z]*: $ab_msg" $T/ab.err)/$(jget $T/ab.json truncated)/$(jget $T/ab.json end_reason)/$(jget $T/ab.json live_at_exit.heap_bytes)/$(grep -c ': [0-9]* events, peak heap .* written; the program called abort$' $T/ab.err)/$(cat $T/ab.rerr)" \
 		"$ab_rc/$ab_n/false/$ab_end/$ab_live/$ab_line/"
 done
+# two threads fail an assert at once: the second waits while the first lends the action and
+# finishes the trace (the second's raise ended the process in the middle of the first's final
+# flush: 9 runs in 10 read as truncated, most with no event)
+ab_ok=0
+for i in 1 2 3 4 5; do
+	CUZKTRACE_OUT=$T/ab2.zst traced ab2 $P/abortend assert2
+	$REPORT --json $T/ab2.zst >$T/ab2.json 2>/dev/null
+	[ "$(cat $T/ab2.rc)/$(jget $T/ab2.json truncated)/$(jget $T/ab2.json end_reason)" = 134/false/abort ] && ab_ok=$((ab_ok + 1))
+done
+expect_eq "assert on two threads at once: 5 of 5 runs end with 134, the trace complete (END: abort)" "$ab_ok" 5
 CUZKTRACE_OUT=$T/ab.zst traced ab $P/abortend
 expect_eq "abort (return handler): the handler ran once" "$(CUZKTRACE_OUT=$T/ab.zst timeout 30 env LD_PRELOAD=$LIB $P/abortend return 2>&1 >/dev/null | grep -c 'crash handler')" 1
 expect_eq "abort: the text report says how the process ended" "$($REPORT $T/ab.zst 2>/dev/null | grep '^duration' | sed 's/.*, //')" "ended by abort (SIGABRT)"

@@ -10,17 +10,22 @@
  *           default action (the handler runs once)
  *   oneshot a crash handler of the common kind (SA_SIGINFO | SA_RESETHAND) that calls abort
  *           again: the second finds SIGABRT's action the default (its SA_SIGINFO flag kept)
+ *   onstack a crash handler on a 4 KiB alternate signal stack (SA_ONSTACK, a guard page under
+ *           it) that calls _exit(3): the trace is finished from that stack
  * and the same ends by a failed assert (glibc's __assert_fail calls its internal abort):
  *   assert, assertexit, assertjump (then 20 MiB more and a second assert, with the default
- *   action), assertreturn, assertoneshot, and assertperror (a failed assert_perror, with no
- *   handler) */
+ *   action), assertreturn, assertoneshot, assertonstack (a handler on the small alternate stack
+ *   that returns), assertperror (a failed assert_perror, with no handler), and assert2 (two
+ *   threads fail an assert at once: one finishes the trace, the other waits) */
 #undef NDEBUG
 #include <assert.h>
 #include <errno.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 static sigjmp_buf jb;
@@ -53,6 +58,39 @@ static void on_abort_once(int sig, siginfo_t *si, void *uc)
 	abort();
 }
 
+static void on_abort_quiet(int sig)
+{
+	(void)sig;
+}
+
+/* _exit called through a pointer, which the loader set at start: a first call through the PLT
+ * would resolve it on the 4 KiB stack, whose loader's save of the vector registers overflows
+ * it (SIGSEGV, untraced too) */
+static void (*volatile exit_fn)(int);
+
+static void on_abort_exit_small(int sig)
+{
+	(void)sig;
+	exit_fn(3);
+}
+
+/* handler (returns, or _exit(3) with exit3) on a 4 KiB alternate stack with a guard page under it */
+static void on_small_stack(int exit3)
+{
+	char *m = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED || mprotect(m, 4096, PROT_NONE) != 0)
+		_exit(1);
+	stack_t ss = { .ss_sp = m + 4096, .ss_size = 4096, .ss_flags = 0 };
+	if (sigaltstack(&ss, NULL) != 0)
+		_exit(1);
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	exit_fn = _exit;
+	sa.sa_handler = exit3 ? on_abort_exit_small : on_abort_quiet;
+	sa.sa_flags = SA_ONSTACK;
+	sigaction(SIGABRT, &sa, NULL);
+}
+
 static char *make(size_t n, int c)
 {
 	char *p = malloc(n);
@@ -73,6 +111,15 @@ static void fail(int argc)
 	abort();
 }
 
+static pthread_barrier_t both;
+
+static void *assert_at_once(void *arg)
+{
+	pthread_barrier_wait(&both);
+	assert(arg == NULL);
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -82,11 +129,22 @@ int main(int argc, char **argv)
 		mode += 6;
 		if (strcmp(mode, "perror") == 0)
 			assert_perror(EINVAL);
+		if (strcmp(mode, "2") == 0) {
+			pthread_t t[2];
+			pthread_barrier_init(&both, NULL, 2);
+			for (int i = 0; i < 2; i++)
+				pthread_create(&t[i], NULL, assert_at_once, &both);
+			pthread_join(t[0], NULL);
+			pthread_join(t[1], NULL);
+			return 1;
+		}
 	}
 	if (strcmp(mode, "exit") == 0)
 		signal(SIGABRT, on_abort_exit);
 	if (strcmp(mode, "return") == 0)
 		signal(SIGABRT, on_abort_return);
+	if (strcmp(mode, "onstack") == 0)
+		on_small_stack(!by_assert);
 	if (strcmp(mode, "oneshot") == 0) {
 		struct sigaction sa;
 		memset(&sa, 0, sizeof(sa));
