@@ -140,8 +140,8 @@ struct ckt_sym {
 	size_t strs_cap, strs_used;
 	struct ckt_sym_chunk *chunks;
 
-	uint64_t rust_v0, rust_legacy; /* Rust names set from symbols of each mangling (not of
-					* the standard library's crates) */
+	unsigned rust_main;            /* CKT_SYM_RUST_*: the mangling of the program crate's
+					* main ("app::main"), once a frame named it */
 	char **warnings;               /* the first CKT_SYM_MAX_WARNINGS distinct ones */
 	size_t n_warnings;
 	size_t more_warnings;          /* distinct ones past those, said in one line */
@@ -354,7 +354,7 @@ uint32_t ckt_sym_map_now(struct ckt_sym *s)
 
 unsigned ckt_sym_rust_mangling(const struct ckt_sym *s)
 {
-	return s->rust_v0 > s->rust_legacy ? CKT_SYM_RUST_V0 : s->rust_legacy ? CKT_SYM_RUST_LEGACY : 0;
+	return s->rust_main;
 }
 
 size_t ckt_sym_nwarnings(const struct ckt_sym *s)
@@ -686,14 +686,13 @@ static void ckt_sym_set_name(struct ckt_sym *s, struct ckt_sym_frame *f, const c
 	if (raw[0] == '_' && (raw[1] == 'Z' || raw[1] == 'R')) {
 		char *full = ckt_sym_demangle(raw, DMGL_PARAMS | DMGL_ANSI | DMGL_AUTO);
 		char *plain = ckt_sym_demangle(raw, DMGL_ANSI | DMGL_AUTO);
-		bool v0 = raw[1] == 'R';
-		if (plain && (v0 || ckt_sym_rust_symbol_at(raw, ckt_sym_base_len(raw)))) {
-			/* the program's crates: the standard library's mangling is the toolchain's
-			 * (v0 since about Rust 1.9x), whatever the program's is */
-			const char *c = plain + strspn(plain, "<&*");
-			if (strncmp(c, "std::", 5) && strncmp(c, "core::", 6) && strncmp(c, "alloc::", 7))
-				*(v0 ? &s->rust_v0 : &s->rust_legacy) += 1;
-		}
+		/* the program crate's mangling, from its main's symbol: the standard library's and
+		 * the crates it bundles are the toolchain's (v0 in Rust 1.95), whatever the
+		 * program's is */
+		const char *sep = plain ? strstr(plain, "::") : NULL;
+		if (sep && strcmp(sep, "::main") == 0 && strncmp(plain, "std::", 5) != 0 && !strpbrk(plain, "<{ ") &&
+		    (raw[1] == 'R' || ckt_sym_rust_symbol_at(raw, ckt_sym_base_len(raw))))
+			s->rust_main = raw[1] == 'R' ? CKT_SYM_RUST_V0 : CKT_SYM_RUST_LEGACY;
 		if (full && plain) {
 			f->func = ckt_sym_intern0(s, full);
 			f->name = ckt_sym_intern0(s, plain);

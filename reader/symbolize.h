@@ -62,9 +62,10 @@ uint32_t ckt_sym_map_now(struct ckt_sym *s);
  * out of memory. */
 const char *ckt_sym_intern(struct ckt_sym *s, const char *str, size_t n);
 
-/* The mangling of most Rust symbols that named frames so far, those of the standard library's
- * crates (std, core, alloc) apart: CKT_SYM_RUST_LEGACY ("_ZN...17h<hash>E", rustc's default
- * for a program), CKT_SYM_RUST_V0 ("_R": -C symbol-mangling-version=v0), or 0 (none) */
+/* The mangling of the Rust program's own crate, from the symbol of its main ("app::main")
+ * once a frame was named by it: CKT_SYM_RUST_LEGACY ("_ZN...17h<hash>E", rustc's default for
+ * a program), CKT_SYM_RUST_V0 ("_R": -C symbol-mangling-version=v0), or 0 (none seen). The
+ * standard library's crates are no guide: theirs is the toolchain's. */
 #define CKT_SYM_RUST_LEGACY 1u
 #define CKT_SYM_RUST_V0 2u
 unsigned ckt_sym_rust_mangling(const struct ckt_sym *s);
