@@ -1298,28 +1298,178 @@ static bool ckt_sym_impl_type(const char *d, const char *ty, const char *end, co
 	return depth == 0 && te > ty;
 }
 
-/* The one method "meth" of an impl block of the module MOD (mod[0..modlen), "MOD::") among
- * the module's function symbols, demangled and malloc'd: an inherent one, "MOD::Type::meth"
- * (legacy) or "<MOD::Type>::meth" (v0), or a trait's, "<MOD::Type as Trait>::meth". The
- * instances of a generic type's v0 symbols ("<MOD::Prover<MOD::Fr>>::meth" and
- * "<MOD::Prover<MOD::Fq>>::meth") are one method: the instance whose arguments are the
- * closure's own (cargs[0..cl), the impl's arguments, from "...::{closure#0}<MOD::Fq>") is
- * taken, and *same set when they are all the closure has. NULL when none, when several
- * (two types of MOD, or a type and a trait, with a method of that name; instances none of
- * which the closure's arguments name), or out of memory. */
-static char *ckt_sym_impl_method(const struct ckt_sym_table *t, const char *mod, size_t modlen, const char *meth,
-				 size_t ml, const char *cargs, size_t cl, bool *same)
+static Dwarf_Die *ckt_sym_addrdie(struct ckt_sym_module *m, uint64_t a, Dwarf_Addr *bias, bool *own);
+
+/* What a function's DWARF name says of a closure's environment, when it holds one as a
+ * generic argument ("scope<app::{impl#1}::run::{closure_env#0}, ...>"). env:
+ * "app::{impl#1}::run::{closure_env#0}", "{impl#" at env + impl_at, "run" ml bytes long;
+ * cargs: the closure's generic arguments in ckt_sym_args_form's form (NULL: none). 1 when
+ * name holds env with those arguments; else -1 when it holds another impl block's method of
+ * that name ("app::{impl#0}::run::"), or that environment with other arguments (another
+ * instance's); else 0. block_only: 1 for any name of this block's method, -1 for another's. */
+static int ckt_sym_env_says(const char *name, const char *env, size_t impl_at, size_t ml, const char *cargs,
+			    bool block_only)
 {
-	char enc[80];
+	size_t headl = impl_at + 6;                  /* "app::{impl#" */
+	const char *num = env + headl;
+	size_t nl = strspn(num, "0123456789");
+	const char *tail = num + nl;                 /* "}::run::{closure_env#0}" */
+	size_t mtl = 3 + ml + 2, tl = strlen(tail); /* "}::run::" */
+	int said = 0;
+	if (!nl || tl < mtl)
+		return 0;
+	for (const char *h = name; h && (h = strstr(h, "{impl#")) != NULL; h++) {
+		if ((size_t)(h - name) < impl_at || memcmp(h - impl_at, env, headl) != 0)
+			continue;
+		const char *e = h + 6;
+		size_t n = strspn(e, "0123456789");
+		if (!n || strncmp(e + n, tail, mtl) != 0)
+			continue; /* not this method */
+		if (n != nl || memcmp(e, num, n) != 0) {
+			said = -1; /* another block's method of that name */
+			continue;
+		}
+		if (block_only)
+			return 1;
+		if (strncmp(e + n, tail, tl) != 0)
+			continue; /* another closure of this method */
+		const char *a = e + n + tl;
+		bool same = !cargs && *a != '<';
+		if (*a == '<' && cargs) {
+			const char *z = a + 1;
+			for (int dd = 1; *z && dd; z++)
+				dd += *z == '<' ? 1 : *z == '>' ? -1 : 0;
+			char *f = ckt_sym_args_form(a + 1, (size_t)(z - a - 2));
+			same = f && strcmp(f, cargs) == 0;
+			free(f);
+		}
+		if (same)
+			return 1;
+		said = -1; /* this environment with other arguments: another instance's */
+	}
+	return said;
+}
+
+/* Whether the code of [lo, hi) of module m comes from lines of file both at or before and at
+ * or after line (so that it may hold a closure written there): its line table's rows in
+ * that range, of that file. True when it cannot tell (no line table). */
+static bool ckt_sym_spans_line(struct ckt_sym_module *m, uint64_t lo, uint64_t hi, const char *file, unsigned line)
+{
+	Dwarf_Addr bias;
+	bool own;
+	Dwarf_Die *cu = ckt_sym_addrdie(m, lo, &bias, &own);
+	Dwarf_Lines *lines;
+	size_t n;
+	if (!cu || hi <= lo || dwarf_getsrclines(cu, &lines, &n) != 0)
+		return true;
+	bool before = false, after = false;
+	for (size_t i = 0; i < n && !(before && after); i++) {
+		Dwarf_Line *l = dwarf_onesrcline(lines, i);
+		Dwarf_Addr a;
+		int ln;
+		const char *f;
+		if (!l || dwarf_lineaddr(l, &a) != 0 || a < lo - bias || a >= hi - bias || dwarf_lineno(l, &ln) != 0 ||
+		    ln <= 0 || !(f = dwarf_linesrc(l, NULL, NULL)) || strcmp(f, file) != 0)
+			continue;
+		before |= (unsigned)ln <= line;
+		after |= (unsigned)ln >= line;
+	}
+	return before && after;
+}
+
+/* The function DIE (outermost) holding address lo of module m into *fn; false when none. */
+static bool ckt_sym_fn_die(struct ckt_sym_module *m, uint64_t lo, Dwarf_Die *fn)
+{
+	Dwarf_Addr bias;
+	bool own;
+	Dwarf_Die *cu = ckt_sym_addrdie(m, lo, &bias, &own);
+	Dwarf_Die path[CKT_SYM_MAX_NEST];
+	if (!cu || ckt_sym_nest_cu(m, cu, lo - bias, path) < 1)
+		return false;
+	*fn = path[0];
+	return true;
+}
+
+/* ckt_sym_env_says of the name of the function at lo and of those inlined into it: what the
+ * code of a method, or of a body of its, says of the closures it makes (the first 1, else -1
+ * if any, else 0). */
+static int ckt_sym_impl_evidence(struct ckt_sym_module *m, uint64_t lo, const char *env, size_t impl_at, size_t ml,
+				 const char *cargs, bool block_only)
+{
+	Dwarf_Die fn, stack[CKT_SYM_MAX_NEST];
+	Dwarf_Attribute at;
+	int said = 0, depth = 0;
+	long budget = 20000; /* DIEs looked at, at most: a function's own, not a unit's */
+	if (!ckt_sym_fn_die(m, lo, &fn))
+		return 0;
+	const char *own = dwarf_attr_integrate(&fn, DW_AT_name, &at) ? dwarf_formstring(&at) : NULL;
+	said = own ? ckt_sym_env_says(own, env, impl_at, ml, cargs, block_only) : 0;
+	if (said > 0 || dwarf_child(&fn, &stack[0]) != 0)
+		return said;
+	for (;;) {
+		Dwarf_Die *d = &stack[depth];
+		const char *name = dwarf_tag(d) == DW_TAG_inlined_subroutine && dwarf_attr_integrate(d, DW_AT_name, &at)
+					   ? dwarf_formstring(&at)
+					   : NULL;
+		int says = name ? ckt_sym_env_says(name, env, impl_at, ml, cargs, block_only) : 0;
+		if (says > 0)
+			return 1;
+		said = says < 0 ? -1 : said;
+		if (--budget == 0)
+			return said;
+		Dwarf_Die c;
+		if (depth + 1 < CKT_SYM_MAX_NEST && dwarf_child(d, &c) == 0) {
+			stack[++depth] = c;
+			continue;
+		}
+		while (dwarf_siblingof(&stack[depth], &stack[depth]) != 0)
+			if (depth-- == 0)
+				return said;
+	}
+}
+
+/* The method "meth" of an impl block of the module MOD (mod[0..modlen), "MOD::") whose code
+ * makes the closure (env: "MOD::{impl#N}::meth::{closure_env#J}", body: its "{closure#J}";
+ * cargs[0..cl): the closure's generic arguments, the impl's and the method's), among the
+ * module's function symbols, demangled and malloc'd: an inherent one, "MOD::Type::meth"
+ * (legacy; the type's parameters' names as arguments) or "<MOD::Type>::meth" (v0, a generic
+ * type's instances apart: "<MOD::Prover<MOD::Fq>>::meth"), or a trait's, "<MOD::Type as
+ * Trait>::meth". What says which: the names of the functions inlined into a candidate
+ * (ckt_sym_impl_evidence), and the DWARF name of an out-of-line function whose v0 symbol
+ * names a candidate's closure ("std::thread::scoped::scope::<<MOD::Prover<MOD::Fq>>::meth::
+ * {closure#0}, ...>", named "scope<MOD::{impl#2}::meth::{closure_env#0}<MOD::Fq>, ...>").
+ * The one that makes this closure, with these arguments, is taken (*same set when they are
+ * all its type's, which the name then shows); one that makes another block's or another
+ * instance's is none. Where none says, only a method alone of its name about the module's
+ * types is taken: an impl for another type whose method was inlined everywhere leaves no
+ * symbol (and one for a reference or a primitive type fits no "MOD::Type"), so of two such,
+ * which one made the closure is not known. NULL then, when none, or out of memory. */
+#define CKT_SYM_IMPL_CANDS 32
+static char *ckt_sym_impl_method(struct ckt_sym_module *md, const char *mod, size_t modlen, const char *meth,
+				 size_t ml, const char *env, const char *body, const char *cargs, size_t cl,
+				 const char *file, unsigned line, bool *same)
+{
+	const struct ckt_sym_table *t = &md->tab;
+	struct {
+		char *name;
+		const char *a;
+		size_t al;
+		int says;
+	} c[CKT_SYM_IMPL_CANDS];
+	size_t nc = 0;
+	char enc[80], m0[160];
 	int el = snprintf(enc, sizeof(enc), "%zu%.*s", ml, (int)ml, meth);
 	*same = false;
-	if (el <= 0 || (size_t)el >= sizeof(enc))
+	if (el <= 0 || (size_t)el >= sizeof(enc) || modlen >= sizeof(m0))
 		return NULL;
-	char *found = NULL, *pick = NULL, *want = cl ? ckt_sym_args_form(cargs, cl) : NULL;
-	bool several = false, picks = false, insts = false;
+	memcpy(m0, mod, modlen);
+	m0[modlen] = 0;
+	char *want = cl ? ckt_sym_args_form(cargs, cl) : NULL, *out = NULL;
+	bool others = false, many = false;
 	if (cl && !want)
 		return NULL;
-	for (int g = 0; g < 2; g++) {
+	/* the candidates, with what their own code says */
+	for (int g = 0; g < 2 && !many; g++) {
 		for (size_t k = 0; k < t->sized[g].n; k++) {
 			const char *raw = t->sized[g].v[k].name;
 			if (!raw || raw[0] != '_' || !strstr(raw, enc) || !ckt_sym_rust_symbol(raw))
@@ -1330,60 +1480,103 @@ static char *ckt_sym_impl_method(const struct ckt_sym_table *t, const char *mod,
 			size_t dl = strlen(d);
 			const char *ty = d + (d[0] == '<' ? 1 : 0), *end = d + dl - ml - 2, *a = NULL;
 			size_t al = 0;
-			bool ok = dl > modlen + ml + 3 && strncmp(ty, mod, modlen) == 0 && memcmp(end + 2, meth, ml) == 0 &&
-				  end[0] == ':' && end[1] == ':' && ckt_sym_impl_type(d, ty + modlen, end, &a, &al);
-			if (!ok || (found && strcmp(found, d) == 0)) {
-				free(d);
+			if (dl < ml + 3 || memcmp(d + dl - ml, meth, ml) != 0 || memcmp(end, "::", 2) != 0) {
+				free(d); /* "meth" inside another name's path, or not last */
 				continue;
 			}
-			/* another instance of the same generic type (the text but for its arguments)? */
-			bool inst = false;
-			if (found && a) {
-				const char *fa = strchr(found + (found[0] == '<'), '<');
-				size_t fpre = fa ? (size_t)(fa - found) : 0, pre = (size_t)(a - 1 - d);
-				inst = fa && fpre == pre && memcmp(found, d, pre) == 0;
-				if (inst) {
-					/* the rest after the arguments agrees too */
-					const char *fe = fa + 1;
-					for (int depth = 1; *fe && depth; fe++)
-						depth += *fe == '<' ? 1 : *fe == '>' ? -1 : 0;
-					inst = strcmp(fe, a + al + 1) == 0;
-				}
-			}
-			if (found && !inst)
-				several = true;
-			insts |= inst;
-			if (!found)
-				found = d;
-			/* the instance the closure's arguments name: all of them, or their first ones */
-			if (want && a && al) {
-				char *ia = ckt_sym_args_form(a, al);
-				size_t il = ia ? strlen(ia) : 0;
-				if (ia && strncmp(want, ia, il) == 0 && (want[il] == 0 || want[il] == ',')) {
-					if (pick && strcmp(pick, d) != 0) {
-						picks = true;
-					} else if (!pick) {
-						pick = d == found ? strdup(d) : d;
-						*same = want[il] == 0;
-					}
-				}
-				free(ia);
-			}
-			if (d != found && d != pick)
+			bool ok = dl > modlen + ml + 3 && strncmp(ty, mod, modlen) == 0 &&
+				  ckt_sym_impl_type(d, ty + modlen, end, &a, &al);
+			int says = ok && env ? 2 * ckt_sym_impl_evidence(md, t->sized[g].v[k].lo, env, modlen, ml, want, false)
+					     : 0;
+			/* a closure is written inside its method: one whose code spans no line
+			 * around the closure's, in its file, is another's */
+			if (ok && says == 0 && file && line &&
+			    !ckt_sym_spans_line(md, t->sized[g].v[k].lo, t->sized[g].v[k].hi, file, line))
+				says = -1;
+			size_t i = 0;
+			while (ok && i < nc && strcmp(c[i].name, d) != 0)
+				i++;
+			if (ok && i < nc) { /* another copy of a candidate */
+				c[i].says = c[i].says < says ? says : c[i].says;
 				free(d);
+			} else if (ok && nc < CKT_SYM_IMPL_CANDS) {
+				c[nc++] = (__typeof__(c[0])){ d, a, al, says };
+			} else {
+				/* another of the name about the module's types or traits ("<&app::Bar
+				 * as app::Go>::go"), or too many */
+				others |= !ok && strstr(d, m0) != NULL;
+				many |= ok;
+				free(d);
+			}
 		}
 	}
+	/* What other functions say of the candidates' closures:
+	 * - the out-of-line functions that take one (v0 names the closure in their symbol's
+	 *   arguments: "scope::<<MOD::Prover<MOD::Fq>>::meth::{closure#0}, ...>"): their DWARF
+	 *   names tell its block and arguments (2: this very closure, -1: another's);
+	 * - the candidates' own bodies ("C::{{closure}}", "C::{closure#0}"), whose code names
+	 *   the environments of the closures it makes: the block (1: this block's, -1: another's;
+	 *   legacy symbols carry no arguments) */
+	for (int g = 0; g < 2 && env && !many; g++) {
+		for (size_t k = 0; k < t->sized[g].n; k++) {
+			const char *raw = t->sized[g].v[k].name;
+			if (!raw || raw[0] != '_' || !strstr(raw, enc) || !ckt_sym_rust_symbol(raw))
+				continue;
+			char *d = NULL;
+			for (size_t i = 0; i < nc; i++) {
+				if (c[i].says == 2 || c[i].says < 0)
+					continue;
+				if (!d && !(d = ckt_sym_demangle(raw, DMGL_ANSI | DMGL_AUTO)))
+					break;
+				size_t nl = strlen(c[i].name);
+				const char *h = strstr(d, c[i].name);
+				if (!h || strncmp(h + nl, "::", 2) != 0)
+					continue;
+				if (h == d && h[nl + 2] == '{') { /* a body of the candidate */
+					int says = ckt_sym_impl_evidence(md, t->sized[g].v[k].lo, env, modlen, ml, want, true);
+					c[i].says = says < 0 ? -1 : says > c[i].says ? says : c[i].says;
+				} else if (h > d && body && raw[1] == 'R' && strncmp(h + nl + 2, body, strlen(body)) == 0) {
+					int says = ckt_sym_impl_evidence(md, t->sized[g].v[k].lo, env, modlen, ml, want, false);
+					c[i].says = says < 0 ? -1 : says > 0 ? 2 : c[i].says;
+				}
+			}
+			free(d);
+		}
+	}
+	/* the one that makes this closure; else the one of this block (legacy instances are one
+	 * name); else the one alone of its name */
+	size_t proved = nc, block = nc, alone = nc, n_proved = 0, n_block = 0, n_open = 0;
+	for (size_t i = 0; i < nc; i++) {
+		if (c[i].says == 2) {
+			proved = i;
+			n_proved++;
+		} else if (c[i].says == 1) {
+			block = i;
+			n_block++;
+		} else if (c[i].says == 0) {
+			alone = i;
+			n_open++;
+		}
+	}
+	if (!n_proved && n_block == 1) {
+		proved = block;
+		n_proved = 1;
+	}
+	if (!many && n_proved == 1) {
+		out = c[proved].name;
+		if (want && c[proved].a && c[proved].al) {
+			char *ia = ckt_sym_args_form(c[proved].a, c[proved].al);
+			*same = ia && strcmp(ia, want) == 0;
+			free(ia);
+		}
+	} else if (!many && !n_proved && !n_block && n_open == 1 && !others) {
+		out = c[alone].name; /* nothing said, and alone of its name */
+	}
+	for (size_t i = 0; i < nc; i++)
+		if (c[i].name != out)
+			free(c[i].name);
 	free(want);
-	if (several || picks || (insts && !pick)) {
-		free(found);
-		free(pick);
-		return NULL;
-	}
-	if (pick) {
-		free(found);
-		return pick;
-	}
-	return found;
+	return out;
 }
 
 /* A closure's path as the environment type names it holds "{impl#N}" for an impl block
@@ -1398,7 +1591,7 @@ static char *ckt_sym_impl_method(const struct ckt_sym_table *t, const char *mod,
  * which then go when they are all the instance's). Returns the new name malloc'd, or NULL
  * (no "{impl#", no such method or several, out of memory). */
 static char *ckt_sym_impl_path(const char *path, const struct ckt_sym_frame *outer, size_t n,
-			       const struct ckt_sym_table *t)
+			       struct ckt_sym_module *md, const char *file, unsigned line)
 {
 	/* in the path itself, not in a generic argument ("map_fold::{closure#0}<..., app::{impl#0}::...>") */
 	const char *imp = NULL, *lt = strchr(path, '<');
@@ -1436,9 +1629,31 @@ static char *ckt_sym_impl_path(const char *path, const struct ckt_sym_frame *out
 		ra = ckt_util_sans_generics(rest, rl);
 	const char *cargs = ra < rl ? rest + ra + 1 : NULL;
 	size_t cl = ra < rl ? rl - ra - 2 : 0;
+	/* the environment the method's code names: "app::{impl#1}::run::{closure_env#0}" for
+	 * "app::{impl#1}::run::{closure#0}::..." */
+	char env[512], body[48];
+	int envl = -1, bodyl = -1;
+	for (size_t k = 0; k < sizeof(ckt_sym_bodies) / sizeof(ckt_sym_bodies[0]) && envl < 0; k++) {
+		size_t hl = strlen(ckt_sym_bodies[k][0]);
+		const char *num = rest + 2, *bend;
+		if (strncmp(num, ckt_sym_bodies[k][0], hl) != 0)
+			continue;
+		num += hl;
+		bend = num + strspn(num, "0123456789");
+		if (bend > num && *bend == '}') {
+			envl = snprintf(env, sizeof(env), "%.*s::%s%.*s}", (int)(rest - path), path,
+					ckt_sym_bodies[k][1], (int)(bend - num), num);
+			/* v0's name of a closure (not of a coroutine, numbered apart) */
+			if (k == 0)
+				bodyl = snprintf(body, sizeof(body), "{closure#%.*s}", (int)(bend - num), num);
+		}
+	}
 	bool same = false;
-	char *own = !found && t ? ckt_sym_impl_method(t, path, (size_t)(imp + 2 - path), m, ml, cargs, cl, &same)
-				: NULL;
+	char *own = !found && md ? ckt_sym_impl_method(md, path, (size_t)(imp + 2 - path), m, ml,
+						       envl > 0 && (size_t)envl < sizeof(env) ? env : NULL,
+						       bodyl > 0 && (size_t)bodyl < sizeof(body) ? body : NULL, cargs,
+						       cl, file, line, &same)
+				 : NULL;
 	if (own)
 		found = own;
 	if (!found)
@@ -1486,7 +1701,8 @@ static void ckt_sym_curanges_build(struct ckt_sym_module *m)
 			m->cur[m->n_cur++] = (struct ckt_sym_curange){ lo, hi, cu };
 		}
 	}
-	qsort(m->cur, m->n_cur, sizeof(*m->cur), ckt_sym_curange_cmp);
+	if (m->n_cur)
+		qsort(m->cur, m->n_cur, sizeof(*m->cur), ckt_sym_curange_cmp);
 }
 
 /* The compile unit that holds address a (bias in *bias), or NULL. libdwfl finds it by
@@ -1645,7 +1861,7 @@ static int ckt_sym_dwarf(struct ckt_sym *s, struct ckt_sym_module *m, uint64_t a
 			return CKT_ENOMEM;
 		}
 		char *typed = named ? ckt_sym_impl_path(named, &s->frames[k + 1], s->n_frames - k - 1,
-							m->tab.loaded ? &m->tab : NULL)
+							m->tab.loaded ? m : NULL, s->frames[k].file, s->frames[k].line)
 				    : NULL;
 		if (typed) {
 			free(named);

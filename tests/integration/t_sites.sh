@@ -365,7 +365,7 @@ if [ -x $S/sites_rs ]; then
 	A_R=$(line_of $SRC/sites_rsalloc.rs SITE:ra_record)
 	for j in sites_rsalloc sites_rsalloc_lt sites_rsalloc_ltv0; do
 		CUZKTRACE_OUT=$T/$j.zst traced $j $S/$j
-		$REPORT --json $T/$j.zst >$T/$j.json 2>/dev/null
+		$REPORT --json --top 30 $T/$j.zst >$T/$j.json 2>/dev/null
 		gen=; [ $j = sites_rsalloc_ltv0 ] && gen=::
 		expect_eq "sites: Rust ($j) with its own global allocator: each function owns its blocks, by its whole name" \
 			"$(site_get $T/$j.json sites_at_peak_heap "^sites_rsalloc::prover::load_params \(.*sites_rsalloc\.rs:$A_P\)\$" bytes)/$(site_get $T/$j.json sites_at_peak_heap "^sites_rsalloc::prover::build_aux${gen:+::<u64>} \(.*sites_rsalloc\.rs:$A_G\)\$" bytes)/$(site_get $T/$j.json sites_at_peak_heap "^sites_rsalloc::prover::make${gen:+::<40000>} \(.*sites_rsalloc\.rs:$A_C\)\$" bytes)" \
@@ -436,7 +436,7 @@ if [ -x $S/sites_rs ]; then
 	# {async_fn#0} and {async_block#N} alone
 	for j in sites_rsclo_lt sites_rsclo_ltv0; do
 		CUZKTRACE_OUT=$T/$j.zst traced $j $S/$j
-		$REPORT --json $T/$j.zst >$T/$j.json 2>/dev/null
+		$REPORT --json --top 30 $T/$j.zst >$T/$j.json 2>/dev/null
 		for want in "sites_rsclo::prove::{closure#0}:rc_install:1100000" \
 			"sites_rsclo::spawn_worker::{closure#0}:rc_thread:1200000" \
 			"sites_rsclo::make_fn::{closure#0}:rc_boxed:1300000" \
@@ -464,6 +464,10 @@ if [ -x $S/sites_rs ]; then
 			rc_want=("$ty" 'sites_rsclo::Prover<T>::par::{closure#0}::{closure#0}<u16>:rc_par:1000000' \
 				'sites_rsclo::Prover<T>::par::{closure#0}::{closure#0}<u32>:rc_par:2000000')
 		fi
+		# the other impl's closure (Quick's run, inlined everywhere) keeps its block: only
+		# Pippenger's symbol was left, and it read as Pippenger's
+		expect_eq "sites: Rust ($j) a closure of another impl of the trait is not named Pippenger's" \
+			"$(site_get $T/$j.json sites_at_exit "^sites_rsclo::\{impl#[0-9]+\}::run::\{closure#0\}::\{closure#0\} \(.*sites_rsclo\.rs:$(line_of $SRC/sites_rsclo.rs SITE:rc_trait_inl)\)\$" bytes)" 1900000
 		for want in "${rc_want[@]}"; do
 			by=${want##*:}; tag=${want%:*}; fn=${tag%:*}; tag=${tag##*:}
 			re=$(printf '%s' "$fn" | sed 's/[][{}()*.^$|+?\\]/\\&/g')

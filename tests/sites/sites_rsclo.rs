@@ -11,7 +11,8 @@
 // 400,000 (4 x 50,000 u16) and 800,000 (4 x 50,000 u32) from the closure of the generic
 // rows_of, one instance each;
 // 1,800,000 from a closure of a trait's method (Msm::run for Pippenger) on a scoped thread,
-// where the method is not on the thread's stack; 1,000,000 and 2,000,000 from the closures of
+// where the method is not on the thread's stack, and 1,900,000 from another impl's (Quick's,
+// inlined everywhere: no symbol); 1,000,000 and 2,000,000 from the closures of
 // a generic type's method (Prover<u16>::par and Prover<u32>::par) on scoped threads.
 use std::future::Future;
 use std::hint::black_box;
@@ -63,6 +64,17 @@ impl Msm for Pippenger {
     #[inline(never)]
     fn run(&self, n: usize) -> Vec<u8> {
         std::thread::scope(|s| s.spawn(|| vec![8u8; n]).join().unwrap()) // SITE:rc_trait
+    }
+}
+
+// another impl of the trait, whose run is inlined everywhere (no symbol of its own): its
+// closure is not Pippenger's
+struct Quick;
+
+impl Msm for Quick {
+    #[inline(always)]
+    fn run(&self, n: usize) -> Vec<u8> {
+        std::thread::scope(|s| s.spawn(|| vec![9u8; n]).join().unwrap()) // SITE:rc_trait_inl
     }
 }
 
@@ -152,6 +164,7 @@ fn main() {
     black_box(block_on(make_block(black_box(1_599_999))));
     run_task(boxed_task());
     forget(black_box(black_box(&Pippenger as &dyn Msm).run(1_800_000)));
+    forget(black_box(Quick.run(1_900_000)));
     forget(black_box(Prover::<u16>(std::marker::PhantomData).par(500_000)));
     forget(black_box(Prover::<u32>(std::marker::PhantomData).par(500_000)));
 }
