@@ -110,6 +110,9 @@ static void test_bare(void **state)
 		{"app::prover::build_gen", "build_gen<u64>"},       /* legacy: no arguments */
 		{"app::prover::build_gen::<u64>", "build_gen<u64>"}, /* v0 */
 		{"app::prover::build_gen<u64>", "build_gen<u64>"},   /* DWARF */
+		{"inl_helper(unsigned long)", "inl_helper"},         /* C++: the symbol's parameters */
+		{"ns::Buf<int, 3>::fill() const", "fill"},
+		{"ns::Buf<int, 3>::fill(std::vector<int, std::allocator<int> >&) &&", "fill"},
 	};
 	const char *const not_joins[][2] = {
 		{"app::prover::build_gen::<u32>", "build_gen<u64>"},
@@ -120,6 +123,9 @@ static void test_bare(void **state)
 		{"::build_gen::<u64>", "build_gen<u64>"},
 		{"app::prover::build_aux", "aux"},
 		{"Cache::grow(int)", "grow(int)"}, /* C++: a free function is no bare name */
+		{"xinl_helper(unsigned long)", "inl_helper"},
+		{"main::{lambda(unsigned long)#2}::operator()(unsigned long) const", "operator"},
+		{"ns::grow(int)", "ns"},
 		{"ns::grow<int>(int)", "grow<int>(int)"},
 		{"app::x::{closure#0}", "{closure#0}"},
 	};
