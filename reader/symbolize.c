@@ -904,6 +904,41 @@ static char *ckt_sym_qualified(Dwarf_Die *fn, const char *plain)
 	return q;
 }
 
+/* An inlined C++ lambda's name: its operator() belongs to an unnamed class local to the
+ * function that wrote it, "main::{lambda at line 46}::operator()" (the class's line; the
+ * function qualified as ckt_sym_qualified does), malloc'd; NULL when fn is no such operator()
+ * or out of memory. An inlined lambda was "operator()" alone before 0.2.27, and --diff summed
+ * every lambda's bytes in that one row (an out-of-line one has its symbol's name,
+ * "main::{lambda(unsigned long)#2}::operator()(unsigned long) const"). */
+static char *ckt_sym_lambda_name(Dwarf_Die *fn)
+{
+	Dwarf_Die mem[2], *d = fn, *scopes = NULL;
+	Dwarf_Attribute at;
+	Dwarf_Word line;
+	if (dwarf_attr(d, DW_AT_abstract_origin, &at) && dwarf_formref_die(&at, &mem[0]))
+		d = &mem[0];
+	if (dwarf_attr(d, DW_AT_specification, &at) && dwarf_formref_die(&at, &mem[1]))
+		d = &mem[1];
+	int n = dwarf_getscopes_die(d, &scopes);
+	char *out = NULL;
+	/* scopes: the operator() itself, its class, the function holding the class, ... */
+	const char *fname = n > 3 ? dwarf_diename(&scopes[2]) : NULL;
+	int ct = n > 3 ? dwarf_tag(&scopes[1]) : 0;
+	if (fname && (ct == DW_TAG_structure_type || ct == DW_TAG_class_type) && !dwarf_diename(&scopes[1]) &&
+	    dwarf_tag(&scopes[2]) == DW_TAG_subprogram && dwarf_attr(&scopes[1], DW_AT_decl_line, &at) &&
+	    dwarf_formudata(&at, &line) == 0) {
+		char *fq = ckt_sym_qualified(&scopes[2], fname);
+		size_t len = strlen(fq ? fq : fname) + 64;
+		out = malloc(len);
+		if (out)
+			snprintf(out, len, "%s::{lambda at line %llu}::operator()", fq ? fq : fname,
+				 (unsigned long long)line);
+		free(fq);
+	}
+	free(scopes);
+	return out;
+}
+
 /* ---- lookup ---- */
 
 static int ckt_sym_push(struct ckt_sym *s, const struct ckt_sym_frame *f)
@@ -1807,6 +1842,11 @@ static int ckt_sym_dwarf(struct ckt_sym *s, struct ckt_sym_module *m, uint64_t a
 				qual = NULL;
 			}
 			free(qual);
+			if (own)
+				name = own;
+		} else if (plain && name && tag == DW_TAG_inlined_subroutine && strcmp(name, "operator()") == 0 &&
+			   !ckt_sym_lang_c(cu)) {
+			own = ckt_sym_lambda_name(&path[i]);
 			if (own)
 				name = own;
 		}

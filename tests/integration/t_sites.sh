@@ -181,6 +181,13 @@ for sxp in sites_cxx sites_cxx_clang; do
 	expect_eq "sites: C++$sxc reader silent" "$(cat $T/$sxp.rerr)" ""
 	expect_eq "sites: C++$sxc template instance owns new T[]" \
 		"$(site_get $T/$sxp.json sites_at_peak "^int\* make_table<int>\(unsigned long\) \(.*sites_cxx\.cc:$X_T\)\$" bytes)" 4000000
+	# (g++: no linkage name, the class's line; clang++ names them by its own linkage names,
+	# "with_lambdas(unsigned long)::$_0::operator()(unsigned long) const")
+	for lam in cxx_lambda1:300000 cxx_lambda2:400000; do
+		lml=$(line_of $SRC/sites_cxx.cc SITE:${lam%:*})
+		expect_eq "sites: C++$sxc an inlined lambda is named by its function and line (both were 'operator()')" \
+			"$(site_get $T/$sxp.json sites_at_peak "^with_lambdas(::\{lambda at line $lml\}::operator\(\)|\(unsigned long\)::\\\$_[0-9]::operator\(\)\(unsigned long\) const) \(.*sites_cxx\.cc:$lml\)\$" bytes)" "${lam#*:}"
+	done
 	expect_eq "sites: C++$sxc vector::reserve folds into its caller's line, and a local type's vector; operator new of an object" \
 		"$(site_get $T/$sxp.json sites_at_peak "^build_grid\(unsigned long\) \(.*sites_cxx\.cc:$X_R\)\$" bytes)/$(site_get $T/$sxp.json sites_at_peak "^with_local\(unsigned long\) \(.*sites_cxx\.cc:$X_L\)\$" bytes)/$(site_get $T/$sxp.json sites_at_peak "^build_grid\(unsigned long\) \(.*sites_cxx\.cc:$X_N\)\$" bytes)" \
 		2000000/500000/24
@@ -203,7 +210,7 @@ expect_match "sites: C++ a vector of a local type: the full stack keeps the libr
 $REPORT --json --diff $T/sx.zst $T/sx.zst >$T/sxd.json 2>/dev/null
 expect_match "sites: C++ functions of --diff keep their parameters, a function's lines add up" \
 	"$($PY -c 'import json,sys; d=json.load(open(sys.argv[1])); print(" / ".join("%s %d %d" % (r["function"], r["trace"], r["change"]) for r in d["by_function"]["peak_heap"] if r["trace"] >= 24))' $T/sxd.json)" \
-	'^int\* make_table<int>\(unsigned long\) 4000000 0 / build_grid\(unsigned long\) 2000024 0 / with_local\(unsigned long\) 500024 0 / (\(no call stack\) [0-9]+ 0 / )?with_callback\(void \(\*\)\(int\), unsigned long\) 3000 0$'
+	'^int\* make_table<int>\(unsigned long\) 4000000 0 / build_grid\(unsigned long\) 2000024 0 / with_local\(unsigned long\) 500024 0 / with_lambdas::\{lambda at line '"$(line_of $SRC/sites_cxx.cc SITE:cxx_lambda2)"'\}::operator\(\) 400000 0 / with_lambdas::\{lambda at line '"$(line_of $SRC/sites_cxx.cc SITE:cxx_lambda1)"'\}::operator\(\) 300000 0 / (\(no call stack\) [0-9]+ 0 / )?with_callback\(void \(\*\)\(int\), unsigned long\) 3000 0$'
 
 # Functions whose debug info holds only their last name (C++ internal linkage: an anonymous
 # namespace, static; Rust's line-tables-only below) are named as the symbol table does: two

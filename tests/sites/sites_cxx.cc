@@ -6,12 +6,13 @@
 // 500,000 bytes from the vector of a type local to with_local: its std::vector members have
 // internal linkage, and the debug info names their inlined frames without "std::" ("allocate",
 // "_M_allocate", in new_allocator.h and stl_vector.h), so only their files say they are the
-// library's (they were the site before 0.2.19).
+// library's (they were the site before 0.2.19). Two lambdas inlined into with_lambdas keep
+// 300,000 and 400,000 bytes: each named by its function and line (both were "operator()").
 #include <cstring>
 #include <unistd.h>
 #include <vector>
 
-void *volatile keep[6];
+void *volatile keep[8];
 
 template <typename T>
 __attribute__((noinline)) T *make_table(std::size_t n)
@@ -54,8 +55,17 @@ __attribute__((noinline)) void *with_local(std::size_t n)
 	return v->data();
 }
 
+__attribute__((noinline)) void with_lambdas(std::size_t n)
+{
+	auto small = [](std::size_t k) { return new char[k]; }; // SITE:cxx_lambda1
+	auto large = [](std::size_t k) { return new char[k]; }; // SITE:cxx_lambda2
+	keep[5] = small(n);
+	keep[6] = large(n + n / 3);
+}
+
 int main()
 {
+	with_lambdas(300000);
 	with_callback(on_item, 3000);
 	std::memset(with_local(500), 0x55, 500 * 1000);
 	int *t = make_table<int>(1000000);
