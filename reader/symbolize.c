@@ -858,16 +858,23 @@ static bool ckt_sym_names_agree(const char *symbol, const char *plain, bool exac
  * "(anonymous namespace)::Witness::fill", from the declaration its definition points to), or
  * NULL when DWARF puts it in none (a function at file scope; Rust's line-tables-only, whose
  * functions sit in the unit alone) or out of memory. */
-static char *ckt_sym_qualified(Dwarf_Die *fn, const char *plain)
+/* The DIE that declares function fn (in mem): an out-of-line copy or an inlined instance
+ * points to its abstract instance, a definition to its declaration. */
+static Dwarf_Die *ckt_sym_decl_die(Dwarf_Die *fn, Dwarf_Die mem[2])
 {
-	Dwarf_Die mem[2], *d = fn, *scopes = NULL;
+	Dwarf_Die *d = fn;
 	Dwarf_Attribute at;
-	/* an out-of-line copy points to its abstract instance, a definition to its declaration */
 	if (dwarf_attr(d, DW_AT_abstract_origin, &at) && dwarf_formref_die(&at, &mem[0]))
 		d = &mem[0];
 	if (dwarf_attr(d, DW_AT_specification, &at) && dwarf_formref_die(&at, &mem[1]))
 		d = &mem[1];
-	int n = dwarf_getscopes_die(d, &scopes);
+	return d;
+}
+
+static char *ckt_sym_qualified(Dwarf_Die *fn, const char *plain)
+{
+	Dwarf_Die mem[2], *scopes = NULL;
+	int n = dwarf_getscopes_die(ckt_sym_decl_die(fn, mem), &scopes);
 	char *q = NULL;
 	size_t len = 0;
 	FILE *f = n > 2 ? open_memstream(&q, &len) : NULL;
@@ -912,14 +919,10 @@ static char *ckt_sym_qualified(Dwarf_Die *fn, const char *plain)
  * "main::{lambda(unsigned long)#2}::operator()(unsigned long) const"). */
 static char *ckt_sym_lambda_name(Dwarf_Die *fn)
 {
-	Dwarf_Die mem[2], *d = fn, *scopes = NULL;
+	Dwarf_Die mem[2], *scopes = NULL;
 	Dwarf_Attribute at;
 	Dwarf_Word line;
-	if (dwarf_attr(d, DW_AT_abstract_origin, &at) && dwarf_formref_die(&at, &mem[0]))
-		d = &mem[0];
-	if (dwarf_attr(d, DW_AT_specification, &at) && dwarf_formref_die(&at, &mem[1]))
-		d = &mem[1];
-	int n = dwarf_getscopes_die(d, &scopes);
+	int n = dwarf_getscopes_die(ckt_sym_decl_die(fn, mem), &scopes);
 	char *out = NULL;
 	/* scopes: the operator() itself, its class, the function holding the class, ... */
 	const char *fname = n > 3 ? dwarf_diename(&scopes[2]) : NULL;
