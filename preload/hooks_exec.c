@@ -589,38 +589,41 @@ static void finish_signals_blocked(int reason)
 
 /* The final flush needs more stack than a crash handler's alternate signal stack may have
  * (4 KiB is common; it took over 6.5 KiB): from one, an abort or _exit there, or a failed
- * assert's handler (SA_ONSTACK), ended with SIGSEGV and an empty trace. There the flush runs
- * on a stack of the tracer's own (mapped now: the process is ending), one thread at a time;
- * another goes on where it is. */
-static ucontext_t fin_back, fin_ctx;
-static atomic_int fin_busy;
-static int fin_reason;
+ * assert's handler (SA_ONSTACK), ended with SIGSEGV and an empty trace. So the flush of a
+ * process that ends by _exit, abort or assert runs on a stack of the tracer's own, mapped
+ * then (the process is ending), whatever stack the thread is on: a stack set with
+ * SS_AUTODISARM reads as none inside its handler. Each thread that ends the process so gets
+ * its own (two at once: the one that lost a shared one flushed on its 4 KiB, SIGSEGV), with
+ * its two contexts at the stack's base; every signal is blocked before the contexts are
+ * taken (a signal let in as the flush returned wrote its frame over the interrupted
+ * handler's on the alternate stack, and the process looped for good). */
+struct fin_switch {
+	ucontext_t back, ctx;
+	int reason;
+};
+static __thread struct fin_switch *fin_cur;
 
 static void finish_entry(void)
 {
-	finish_signals_blocked(fin_reason);
+	finish_signals_blocked(fin_cur->reason);
 }
 
 static void finish_any_stack(int reason)
 {
 	enum { FIN_STACK = 1 << 20 };
-	stack_t ss;
-	if (sigaltstack(NULL, &ss) == 0 && (ss.ss_flags & SS_ONSTACK) && !atomic_exchange(&fin_busy, 1)) {
-		void *stack = ckt_ownmaps_map(FIN_STACK, 0);
-		if (stack && getcontext(&fin_ctx) == 0) {
-			fin_ctx.uc_stack.ss_sp = stack;
-			fin_ctx.uc_stack.ss_size = FIN_STACK;
-			fin_ctx.uc_link = &fin_back;
-			fin_reason = reason;
-			makecontext(&fin_ctx, finish_entry, 0);
-			if (swapcontext(&fin_back, &fin_ctx) == 0) {
-				/* back with the mask swapcontext saved: blocked again, as below */
-				sigset_t all;
-				sigfillset(&all);
-				pthread_sigmask(SIG_BLOCK, &all, NULL);
-				return;
-			}
-		}
+	sigset_t all;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	struct fin_switch *w = ckt_ownmaps_map(FIN_STACK, 0);
+	if (w && getcontext(&w->ctx) == 0) {
+		w->reason = reason;
+		w->ctx.uc_stack.ss_sp = w + 1;
+		w->ctx.uc_stack.ss_size = FIN_STACK - sizeof(*w);
+		w->ctx.uc_link = &w->back;
+		makecontext(&w->ctx, finish_entry, 0);
+		fin_cur = w;
+		if (swapcontext(&w->back, &w->ctx) == 0)
+			return; /* signals stay blocked: the process is ending */
 	}
 	finish_signals_blocked(reason);
 }

@@ -12,11 +12,14 @@
  *           again: the second finds SIGABRT's action the default (its SA_SIGINFO flag kept)
  *   onstack a crash handler on a 4 KiB alternate signal stack (SA_ONSTACK, a guard page under
  *           it) that calls _exit(3): the trace is finished from that stack
+ *   disarm  the same with SS_AUTODISARM (inside the handler the stack reads as none)
+ *   onstack2 two threads, each on its own 4 KiB alternate stack, _exit(3) at once
  * and the same ends by a failed assert (glibc's __assert_fail calls its internal abort):
  *   assert, assertexit, assertjump (then 20 MiB more and a second assert, with the default
  *   action), assertreturn, assertoneshot, assertonstack (a handler on the small alternate stack
- *   that returns), assertperror (a failed assert_perror, with no handler), and assert2 (two
- *   threads fail an assert at once: one finishes the trace, the other waits) */
+ *   that returns), assertperror (a failed assert_perror, with no handler), assert2 (two
+ *   threads fail an assert at once: one finishes the trace, the other waits), and assertflood
+ *   (assertonstack with a timer's signal every 200 us, its handler on that stack too) */
 #undef NDEBUG
 #include <assert.h>
 #include <errno.h>
@@ -26,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 static sigjmp_buf jb;
@@ -68,21 +72,49 @@ static void on_abort_quiet(int sig)
  * it (SIGSEGV, untraced too) */
 static void (*volatile exit_fn)(int);
 
+#ifndef SS_AUTODISARM
+#define SS_AUTODISARM (1U << 31) /* Linux 4.7 (glibc declares it with _GNU_SOURCE only) */
+#endif
+
 static void on_abort_exit_small(int sig)
 {
 	(void)sig;
 	exit_fn(3);
 }
 
-/* handler (returns, or _exit(3) with exit3) on a 4 KiB alternate stack with a guard page under it */
-static void on_small_stack(int exit3)
+/* this thread's 4 KiB alternate stack, a guard page under it (flags: SS_AUTODISARM or 0) */
+static void small_stack(int flags)
 {
 	char *m = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (m == MAP_FAILED || mprotect(m, 4096, PROT_NONE) != 0)
 		_exit(1);
-	stack_t ss = { .ss_sp = m + 4096, .ss_size = 4096, .ss_flags = 0 };
+	stack_t ss = { .ss_sp = m + 4096, .ss_size = 4096, .ss_flags = flags };
 	if (sigaltstack(&ss, NULL) != 0)
 		_exit(1);
+}
+
+static pthread_barrier_t both;
+static volatile unsigned long ticks;
+
+static void on_tick(int sig)
+{
+	(void)sig;
+	ticks++;
+}
+
+/* each thread: its own small stack, then SIGUSR1 to itself, whose handler _exits there */
+static void *exit_on_stack(void *arg)
+{
+	small_stack(0);
+	pthread_barrier_wait(arg);
+	raise(SIGUSR1);
+	return NULL;
+}
+
+/* SIGABRT's handler (returns, or _exit(3) with exit3) on a 4 KiB alternate stack */
+static void on_small_stack(int exit3, int flags)
+{
+	small_stack(flags);
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
 	exit_fn = _exit;
@@ -110,8 +142,6 @@ static void fail(int argc)
 		assert(argc == 0);
 	abort();
 }
-
-static pthread_barrier_t both;
 
 static void *assert_at_once(void *arg)
 {
@@ -143,8 +173,34 @@ int main(int argc, char **argv)
 		signal(SIGABRT, on_abort_exit);
 	if (strcmp(mode, "return") == 0)
 		signal(SIGABRT, on_abort_return);
-	if (strcmp(mode, "onstack") == 0)
-		on_small_stack(!by_assert);
+	if (strcmp(mode, "onstack") == 0 || strcmp(mode, "flood") == 0)
+		on_small_stack(!by_assert, 0);
+	if (strcmp(mode, "disarm") == 0)
+		on_small_stack(1, SS_AUTODISARM);
+	if (strcmp(mode, "flood") == 0) {
+		struct sigaction sa;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_tick;
+		sa.sa_flags = SA_ONSTACK | SA_RESTART;
+		sigaction(SIGALRM, &sa, NULL);
+		struct itimerval it = { { 0, 200 }, { 0, 200 } };
+		setitimer(ITIMER_REAL, &it, NULL);
+	}
+	if (strcmp(mode, "onstack2") == 0) {
+		struct sigaction sa;
+		memset(&sa, 0, sizeof(sa));
+		exit_fn = _exit;
+		sa.sa_handler = on_abort_exit_small;
+		sa.sa_flags = SA_ONSTACK;
+		sigaction(SIGUSR1, &sa, NULL);
+		pthread_t t[2];
+		pthread_barrier_init(&both, NULL, 2);
+		for (int i = 0; i < 2; i++)
+			pthread_create(&t[i], NULL, exit_on_stack, &both);
+		pthread_join(t[0], NULL);
+		pthread_join(t[1], NULL);
+		return 1;
+	}
 	if (strcmp(mode, "oneshot") == 0) {
 		struct sigaction sa;
 		memset(&sa, 0, sizeof(sa));
