@@ -1388,31 +1388,32 @@ static int ckt_sym_env_says(const char *name, const char *env, size_t impl_at, s
 	return said;
 }
 
-/* Whether the code of [lo, hi) of module m comes from lines of file both at or before and at
- * or after line (so that it may hold a closure written there): its line table's rows in
- * that range, of that file. True when it cannot tell (no line table). */
-static bool ckt_sym_spans_line(struct ckt_sym_module *m, uint64_t lo, uint64_t hi, const char *file, unsigned line)
+/* The first line of file that the code of [lo, hi) of module m comes from, at or before
+ * line (a closure is written inside its method, so after the method's first line; the
+ * method's code may end before it: a tail call that takes the closure): the method's start.
+ * 0 when none; 1 when it cannot tell (no line table). */
+static unsigned ckt_sym_first_line(struct ckt_sym_module *m, uint64_t lo, uint64_t hi, const char *file,
+				   unsigned line)
 {
 	Dwarf_Addr bias;
 	bool own;
 	Dwarf_Die *cu = ckt_sym_addrdie(m, lo, &bias, &own);
 	Dwarf_Lines *lines;
 	size_t n;
+	unsigned first = 0;
 	if (!cu || hi <= lo || dwarf_getsrclines(cu, &lines, &n) != 0)
-		return true;
-	bool before = false, after = false;
-	for (size_t i = 0; i < n && !(before && after); i++) {
+		return 1;
+	for (size_t i = 0; i < n; i++) {
 		Dwarf_Line *l = dwarf_onesrcline(lines, i);
 		Dwarf_Addr a;
 		int ln;
 		const char *f;
-		if (!l || dwarf_lineaddr(l, &a) != 0 || a < lo - bias || a >= hi - bias || dwarf_lineno(l, &ln) != 0 ||
-		    ln <= 0 || !(f = dwarf_linesrc(l, NULL, NULL)) || strcmp(f, file) != 0)
-			continue;
-		before |= (unsigned)ln <= line;
-		after |= (unsigned)ln >= line;
+		if (l && dwarf_lineaddr(l, &a) == 0 && a >= lo - bias && a < hi - bias && dwarf_lineno(l, &ln) == 0 &&
+		    ln > 0 && (unsigned)ln <= line && (!first || (unsigned)ln < first) &&
+		    (f = dwarf_linesrc(l, NULL, NULL)) && strcmp(f, file) == 0)
+			first = (unsigned)ln;
 	}
-	return before && after;
+	return first;
 }
 
 /* The function DIE (outermost) holding address lo of module m into *fn; false when none. */
@@ -1429,12 +1430,15 @@ static bool ckt_sym_fn_die(struct ckt_sym_module *m, uint64_t lo, Dwarf_Die *fn)
 }
 
 /* ckt_sym_env_says of the name of the function at lo and of those inlined into it: what the
- * code of a method, or of a body of its, says of the closures it makes (the first 1, else -1
- * if any, else 0). */
-static int ckt_sym_impl_evidence(struct ckt_sym_module *m, uint64_t lo, const char *env, size_t impl_at, size_t ml,
-				 const char *cargs, bool block_only)
+ * code of a method, or of a function that takes or is a closure of one, says of the closures
+ * made there (the first 1, else -1 if any, else 0). A closure made inside another method of
+ * that name inlined there ("meth", ml bytes: Inner::run inlined into Outer::run) is that
+ * one's: -1 for this function. */
+static int ckt_sym_impl_evidence(struct ckt_sym_module *m, uint64_t lo, const char *env, size_t impl_at,
+				 const char *meth, size_t ml, const char *cargs, bool block_only)
 {
 	Dwarf_Die fn, stack[CKT_SYM_MAX_NEST];
+	bool inside[CKT_SYM_MAX_NEST];
 	Dwarf_Attribute at;
 	int said = 0, depth = 0;
 	long budget = 20000; /* DIEs looked at, at most: a function's own, not a unit's */
@@ -1449,10 +1453,12 @@ static int ckt_sym_impl_evidence(struct ckt_sym_module *m, uint64_t lo, const ch
 		const char *name = dwarf_tag(d) == DW_TAG_inlined_subroutine && dwarf_attr_integrate(d, DW_AT_name, &at)
 					   ? dwarf_formstring(&at)
 					   : NULL;
+		inside[depth] = (depth && inside[depth - 1]) ||
+				(name && strncmp(name, meth, ml) == 0 && (!name[ml] || name[ml] == '<'));
 		int says = name ? ckt_sym_env_says(name, env, impl_at, ml, cargs, block_only) : 0;
-		if (says > 0)
+		if (says > 0 && !inside[depth])
 			return 1;
-		said = says < 0 ? -1 : said;
+		said = says != 0 ? -1 : said;
 		if (--budget == 0)
 			return said;
 		Dwarf_Die c;
@@ -1466,39 +1472,90 @@ static int ckt_sym_impl_evidence(struct ckt_sym_module *m, uint64_t lo, const ch
 	}
 }
 
+/* Whether d ("MOD::Type::meth", "<MOD::Type>::meth", "<MOD::Type as Trait>::meth") is a
+ * method of an impl block of the module (mod[0..modlen)); its type's arguments into *a, *al. */
+static bool ckt_sym_impl_shape(const char *d, const char *mod, size_t modlen, size_t ml, const char **a, size_t *al)
+{
+	size_t dl = strlen(d);
+	const char *ty = d + (d[0] == '<' ? 1 : 0);
+	*a = NULL;
+	*al = 0;
+	return dl > modlen + ml + 3 && strncmp(ty, mod, modlen) == 0 && ckt_sym_impl_type(d, ty + modlen, d + dl - ml - 2, a, al);
+}
+
+/* Whether two candidates are one impl's method but for its type's arguments (a generic
+ * type's instances: "Prover<T>::par", "Prover<u16>::par"; "<Prover<u8>>::par") */
+static bool ckt_sym_same_impl(const char *x, const char *xa, size_t xal, const char *y, const char *ya, size_t yal)
+{
+	if (!xa || !ya)
+		return strcmp(x, y) == 0;
+	size_t xp = (size_t)(xa - x), yp = (size_t)(ya - y);
+	return xp == yp && memcmp(x, y, xp) == 0 && strcmp(xa + xal, ya + yal) == 0;
+}
+
+/* Where the path that ends at d + p starts inside a demangled name: after the '<', ',', ' '
+ * or '&' that opens it, generic arguments and "<T as Trait>" kept whole. */
+static size_t ckt_sym_owner_start(const char *d, size_t p)
+{
+	int depth = 0;
+	while (p > 0) {
+		char ch = d[p - 1];
+		if (ch == '>') {
+			depth++;
+		} else if (ch == '<') {
+			if (depth == 0)
+				break;
+			depth--;
+		} else if (depth == 0 && (ch == ',' || ch == ' ' || ch == '&' || ch == '(' || ch == '*')) {
+			break;
+		}
+		p--;
+	}
+	return p;
+}
+
 /* The method "meth" of an impl block of the module MOD (mod[0..modlen), "MOD::") whose code
- * makes the closure (env: "MOD::{impl#N}::meth::{closure_env#J}", body: its "{closure#J}";
- * cargs[0..cl): the closure's generic arguments, the impl's and the method's), among the
- * module's function symbols, demangled and malloc'd: an inherent one, "MOD::Type::meth"
- * (legacy; the type's parameters' names as arguments) or "<MOD::Type>::meth" (v0, a generic
- * type's instances apart: "<MOD::Prover<MOD::Fq>>::meth"), or a trait's, "<MOD::Type as
- * Trait>::meth". What says which: the names of the functions inlined into a candidate
- * (ckt_sym_impl_evidence), and the DWARF name of an out-of-line function whose v0 symbol
- * names a candidate's closure ("std::thread::scoped::scope::<<MOD::Prover<MOD::Fq>>::meth::
- * {closure#0}, ...>", named "scope<MOD::{impl#2}::meth::{closure_env#0}<MOD::Fq>, ...>").
- * The one that makes this closure, with these arguments, is taken (*same set when they are
- * all its type's, which the name then shows); one that makes another block's or another
- * instance's is none. Where none says, only a method alone of its name about the module's
- * types is taken: an impl for another type whose method was inlined everywhere leaves no
- * symbol (and one for a reference or a primitive type fits no "MOD::Type"), so of two such,
- * which one made the closure is not known. NULL then, when none, or out of memory. */
+ * makes the closure (env: "MOD::{impl#N}::meth::{closure_env#J}"; cargs[0..cl): the
+ * closure's generic arguments, the impl's and the method's), demangled and malloc'd: an
+ * inherent one, "MOD::Type::meth" (legacy; the type's parameters' names as arguments) or
+ * "<MOD::Type>::meth" (v0, a generic type's instances apart: "<MOD::Prover<MOD::Fq>>::meth"),
+ * or a trait's, "<MOD::Type as Trait>::meth". The candidates are the methods with a symbol
+ * of their own, and the methods other symbols name with a closure of theirs (v0 names the
+ * functions given a closure by the closure's path: "std::thread::scoped::scope::<<MOD::Quick
+ * as MOD::Msm>::run::{closure#0}, ...>", legacy a drop_in_place's: a method inlined
+ * everywhere has no symbol of its own). What says which, from DWARF's names (which carry the
+ * environment's type with its impl block's number and arguments: "scope<MOD::{impl#2}::run::
+ * {closure_env#0}, ...>"): those of the functions inlined into a candidate, and those of the
+ * functions that name its closures (ckt_sym_impl_evidence). The one that makes this closure,
+ * with these arguments, is taken (*same set when they are all its type's, which the name
+ * then shows); else the one of this block (legacy instances are one name); where nothing
+ * says, only a method with a symbol, alone of its name about the module's types, whose code
+ * starts before the closure's line (file, line) is taken. NULL then, when none, or out of
+ * memory. */
 #define CKT_SYM_IMPL_CANDS 32
 static char *ckt_sym_impl_method(struct ckt_sym_module *md, const char *mod, size_t modlen, const char *meth,
-				 size_t ml, const char *env, const char *body, const char *cargs, size_t cl,
-				 const char *file, unsigned line, bool *same)
+				 size_t ml, const char *env, const char *cargs, size_t cl, const char *file,
+				 unsigned line, bool *same)
 {
 	const struct ckt_sym_table *t = &md->tab;
 	struct {
 		char *name;
 		const char *a;
 		size_t al;
-		int says;
+		int pos;
+		bool neg, sym;
+		uint64_t lo, hi;
 	} c[CKT_SYM_IMPL_CANDS];
 	size_t nc = 0;
-	char enc[80], m0[160];
+	char enc[80], lenc[80], m0[160], needle[96];
 	int el = snprintf(enc, sizeof(enc), "%zu%.*s", ml, (int)ml, meth);
+	/* a legacy symbol's generic arguments (a drop_in_place's) sit in one identifier, their
+	 * paths' "::" written ".." */
+	int ll = snprintf(lenc, sizeof(lenc), "..%.*s..", (int)ml, meth);
+	int nl = snprintf(needle, sizeof(needle), "::%.*s::", (int)ml, meth);
 	*same = false;
-	if (el <= 0 || (size_t)el >= sizeof(enc) || modlen >= sizeof(m0))
+	if (el <= 0 || (size_t)el >= sizeof(enc) || ll <= 0 || (size_t)ll >= sizeof(lenc) || nl <= 0 ||
+	    (size_t)nl >= sizeof(needle) || modlen >= sizeof(m0))
 		return NULL;
 	memcpy(m0, mod, modlen);
 	m0[modlen] = 0;
@@ -1506,109 +1563,159 @@ static char *ckt_sym_impl_method(struct ckt_sym_module *md, const char *mod, siz
 	bool others = false, many = false;
 	if (cl && !want)
 		return NULL;
-	/* the candidates, with what their own code says */
 	for (int g = 0; g < 2 && !many; g++) {
-		for (size_t k = 0; k < t->sized[g].n; k++) {
-			const char *raw = t->sized[g].v[k].name;
-			if (!raw || raw[0] != '_' || !strstr(raw, enc) || !ckt_sym_rust_symbol(raw))
+		for (size_t k = 0; k < t->sized[g].n && !many; k++) {
+			const struct ckt_sym_symbol *sy = &t->sized[g].v[k];
+			if (!sy->name || sy->name[0] != '_' || (!strstr(sy->name, enc) && !strstr(sy->name, lenc)) ||
+			    !ckt_sym_rust_symbol(sy->name))
 				continue;
-			char *d = ckt_sym_demangle(raw, DMGL_ANSI | DMGL_AUTO);
+			char *d = ckt_sym_demangle(sy->name, DMGL_ANSI | DMGL_AUTO);
 			if (!d)
 				continue;
 			size_t dl = strlen(d);
-			const char *ty = d + (d[0] == '<' ? 1 : 0), *end = d + dl - ml - 2, *a = NULL;
-			size_t al = 0;
-			if (dl < ml + 3 || memcmp(d + dl - ml, meth, ml) != 0 || memcmp(end, "::", 2) != 0) {
-				free(d); /* "meth" inside another name's path, or not last */
-				continue;
-			}
-			bool ok = dl > modlen + ml + 3 && strncmp(ty, mod, modlen) == 0 &&
-				  ckt_sym_impl_type(d, ty + modlen, end, &a, &al);
-			int says = ok && env ? 2 * ckt_sym_impl_evidence(md, t->sized[g].v[k].lo, env, modlen, ml, want, false)
-					     : 0;
-			/* a closure is written inside its method: one whose code spans no line
-			 * around the closure's, in its file, is another's */
-			if (ok && says == 0 && file && line &&
-			    !ckt_sym_spans_line(md, t->sized[g].v[k].lo, t->sized[g].v[k].hi, file, line))
-				says = -1;
-			size_t i = 0;
-			while (ok && i < nc && strcmp(c[i].name, d) != 0)
-				i++;
-			if (ok && i < nc) { /* another copy of a candidate */
-				c[i].says = c[i].says < says ? says : c[i].says;
-				free(d);
-			} else if (ok && nc < CKT_SYM_IMPL_CANDS) {
-				c[nc++] = (__typeof__(c[0])){ d, a, al, says };
-			} else {
-				/* another of the name about the module's types or traits ("<&app::Bar
-				 * as app::Go>::go"), or too many */
-				others |= !ok && strstr(d, m0) != NULL;
-				many |= ok;
-				free(d);
-			}
-		}
-	}
-	/* What other functions say of the candidates' closures:
-	 * - the out-of-line functions that take one (v0 names the closure in their symbol's
-	 *   arguments: "scope::<<MOD::Prover<MOD::Fq>>::meth::{closure#0}, ...>"): their DWARF
-	 *   names tell its block and arguments (2: this very closure, -1: another's);
-	 * - the candidates' own bodies ("C::{{closure}}", "C::{closure#0}"), whose code names
-	 *   the environments of the closures it makes: the block (1: this block's, -1: another's;
-	 *   legacy symbols carry no arguments) */
-	for (int g = 0; g < 2 && env && !many; g++) {
-		for (size_t k = 0; k < t->sized[g].n; k++) {
-			const char *raw = t->sized[g].v[k].name;
-			if (!raw || raw[0] != '_' || !strstr(raw, enc) || !ckt_sym_rust_symbol(raw))
-				continue;
-			char *d = NULL;
-			for (size_t i = 0; i < nc; i++) {
-				if (c[i].says == 2 || c[i].says < 0)
-					continue;
-				if (!d && !(d = ckt_sym_demangle(raw, DMGL_ANSI | DMGL_AUTO)))
+			/* the symbol is a method of that name (v0: with its own arguments after it,
+			 * "...::run::<u16>"), or names such methods' closures ("...::run::{closure#0}",
+			 * "...::run::<u16>::{closure#0}") */
+			size_t me = ckt_util_sans_generics(d, dl);
+			if (me >= 2 && me < dl && memcmp(d + me - 2, "::", 2) == 0)
+				me -= 2;
+			else
+				me = dl;
+			bool is_meth = me > ml + 2 && memcmp(d + me - ml, meth, ml) == 0 && memcmp(d + me - ml - 2, "::", 2) == 0;
+			/* a symbol that shares its address with another (identical code folded into
+			 * one) has the other's DWARF there: it says nothing */
+			bool alias = (k > 0 && t->sized[g].v[k - 1].lo == sy->lo) ||
+				     (k + 1 < t->sized[g].n && t->sized[g].v[k + 1].lo == sy->lo);
+			for (const char *h = is_meth ? d + me - ml - 2 : strstr(d, needle); h;
+			     h = is_meth ? NULL : strstr(h + 1, needle)) {
+				if (!is_meth) {
+					const char *x = h + nl;
+					if (*x == '<') { /* the method's own arguments */
+						int dd = 0;
+						do
+							dd += *x == '<' ? 1 : *x == '>' ? -1 : 0;
+						while (*++x && dd);
+						x = strncmp(x, "::", 2) == 0 ? x + 2 : NULL;
+					}
+					if (!x || *x != '{')
+						continue;
+				}
+				size_t os = is_meth ? 0 : ckt_sym_owner_start(d, (size_t)(h - d));
+				size_t cnl = (size_t)(h - d) - os + 2 + ml;
+				char *cn = malloc(cnl + 1);
+				if (!cn)
 					break;
-				size_t nl = strlen(c[i].name);
-				const char *h = strstr(d, c[i].name);
-				if (!h || strncmp(h + nl, "::", 2) != 0)
+				memcpy(cn, d + os, cnl);
+				cn[cnl] = 0;
+				const char *a;
+				size_t al;
+				if (!ckt_sym_impl_shape(cn, mod, modlen, ml, &a, &al)) {
+					/* another of the name about the module's types or traits ("<&app::Bar
+					 * as app::Go>::go"): which one made the closure is not known */
+					others |= is_meth && strstr(cn, m0) != NULL;
+					free(cn);
 					continue;
-				if (h == d && h[nl + 2] == '{') { /* a body of the candidate */
-					int says = ckt_sym_impl_evidence(md, t->sized[g].v[k].lo, env, modlen, ml, want, true);
-					c[i].says = says < 0 ? -1 : says > c[i].says ? says : c[i].says;
-				} else if (h > d && body && raw[1] == 'R' && strncmp(h + nl + 2, body, strlen(body)) == 0) {
-					int says = ckt_sym_impl_evidence(md, t->sized[g].v[k].lo, env, modlen, ml, want, false);
-					c[i].says = says < 0 ? -1 : says > 0 ? 2 : c[i].says;
+				}
+				size_t i = 0;
+				while (i < nc && strcmp(c[i].name, cn) != 0)
+					i++;
+				if (i == nc) {
+					if (nc == CKT_SYM_IMPL_CANDS) {
+						many = true;
+						free(cn);
+						break;
+					}
+					c[nc++] = (__typeof__(c[0])){ cn, NULL, 0, 0, false, false, 0, 0 };
+					c[i].a = a ? c[i].name + (a - cn) : NULL;
+					c[i].al = al;
+				} else {
+					free(cn);
+				}
+				if (is_meth && !c[i].sym) {
+					c[i].sym = true;
+					c[i].lo = sy->lo;
+					c[i].hi = sy->hi;
+				}
+				/* this very closure (its environment with its arguments), else its block */
+				if (env && c[i].pos < 2 && !alias) {
+					int says = ckt_sym_impl_evidence(md, sy->lo, env, modlen, meth, ml, want, false);
+					if (says <= 0 && !c[i].pos) {
+						int blk = ckt_sym_impl_evidence(md, sy->lo, env, modlen, meth, ml, want, true);
+						says = blk > 0 ? 1 : blk < 0 || says < 0 ? -1 : 0;
+					} else if (says > 0) {
+						says = 2;
+					}
+					if (says > c[i].pos)
+						c[i].pos = says;
+					c[i].neg |= says < 0;
 				}
 			}
 			free(d);
 		}
 	}
-	/* the one that makes this closure; else the one of this block (legacy instances are one
-	 * name); else the one alone of its name */
-	size_t proved = nc, block = nc, alone = nc, n_proved = 0, n_block = 0, n_open = 0;
-	for (size_t i = 0; i < nc; i++) {
-		if (c[i].says == 2) {
-			proved = i;
-			n_proved++;
-		} else if (c[i].says == 1) {
-			block = i;
-			n_block++;
-		} else if (c[i].says == 0) {
-			alone = i;
-			n_open++;
+	/* 1. the one that makes this very closure */
+	size_t pick = nc, n2 = 0;
+	for (size_t i = 0; i < nc; i++)
+		if (c[i].pos == 2) {
+			pick = i;
+			n2++;
+		}
+	if (many || n2 > 1)
+		pick = nc;
+	/* 2. else by block: a generic type's instances are one ("Prover<T>", legacy's
+	 * drop_in_place "Prover<u16>"), the one with a symbol named, else the instance of the
+	 * closure's arguments, else the first; 3. else alone of its name, nearest before */
+	size_t best1 = nc, best0 = nc, groups1 = 0;
+	unsigned first0 = 0;
+	bool tie0 = false;
+	for (size_t i = 0; i < nc && !many && !n2; i++) {
+		bool seen = false, pos = false, neg = false, sym = false;
+		size_t rep = i, rank = 0; /* the member named: 4 shown this block, with a symbol; 3 no
+					   * word against it, with a symbol; 2 shown it, of the
+					   * closure's arguments; 1 shown it */
+		for (size_t j = 0; j < nc; j++) {
+			if (!ckt_sym_same_impl(c[i].name, c[i].a, c[i].al, c[j].name, c[j].a, c[j].al))
+				continue;
+			seen |= j < i; /* the group was looked at from its first member */
+			pos |= c[j].pos == 1;
+			neg |= c[j].neg;
+			sym |= c[j].sym && !c[j].neg;
+			size_t r = c[j].pos == 1 && c[j].sym ? 4 : !c[j].neg && c[j].sym ? 3 : c[j].pos == 1 ? 1 : 0;
+			if (r == 1 && want && c[j].a && c[j].al) {
+				char *ia = ckt_sym_args_form(c[j].a, c[j].al);
+				r = ia && strcmp(ia, want) == 0 ? 2 : 1;
+				free(ia);
+			}
+			if (r > rank) {
+				rank = r;
+				rep = j;
+			}
+		}
+		if (seen)
+			continue;
+		if (pos) {
+			groups1++;
+			best1 = rep;
+		} else if (!neg && sym) {
+			unsigned fl = file && line ? ckt_sym_first_line(md, c[rep].lo, c[rep].hi, file, line) : 1;
+			if (fl && fl == first0)
+				tie0 = true;
+			if (fl > first0) {
+				first0 = fl;
+				best0 = rep;
+				tie0 = false;
+			}
 		}
 	}
-	if (!n_proved && n_block == 1) {
-		proved = block;
-		n_proved = 1;
-	}
-	if (!many && n_proved == 1) {
-		out = c[proved].name;
-		if (want && c[proved].a && c[proved].al) {
-			char *ia = ckt_sym_args_form(c[proved].a, c[proved].al);
+	if (!many && !n2)
+		pick = groups1 == 1 ? best1 : !groups1 && best0 < nc && !tie0 && !others ? best0 : nc;
+	if (pick < nc) {
+		out = c[pick].name;
+		if (want && c[pick].a && c[pick].al) {
+			char *ia = ckt_sym_args_form(c[pick].a, c[pick].al);
 			*same = ia && strcmp(ia, want) == 0;
 			free(ia);
 		}
-	} else if (!many && !n_proved && !n_block && n_open == 1 && !others) {
-		out = c[alone].name; /* nothing said, and alone of its name */
 	}
 	for (size_t i = 0; i < nc; i++)
 		if (c[i].name != out)
@@ -1669,8 +1776,8 @@ static char *ckt_sym_impl_path(const char *path, const struct ckt_sym_frame *out
 	size_t cl = ra < rl ? rl - ra - 2 : 0;
 	/* the environment the method's code names: "app::{impl#1}::run::{closure_env#0}" for
 	 * "app::{impl#1}::run::{closure#0}::..." */
-	char env[512], body[48];
-	int envl = -1, bodyl = -1;
+	char env[512];
+	int envl = -1;
 	for (size_t k = 0; k < sizeof(ckt_sym_bodies) / sizeof(ckt_sym_bodies[0]) && envl < 0; k++) {
 		size_t hl = strlen(ckt_sym_bodies[k][0]);
 		const char *num = rest + 2, *bend;
@@ -1678,19 +1785,14 @@ static char *ckt_sym_impl_path(const char *path, const struct ckt_sym_frame *out
 			continue;
 		num += hl;
 		bend = num + strspn(num, "0123456789");
-		if (bend > num && *bend == '}') {
+		if (bend > num && *bend == '}')
 			envl = snprintf(env, sizeof(env), "%.*s::%s%.*s}", (int)(rest - path), path,
 					ckt_sym_bodies[k][1], (int)(bend - num), num);
-			/* v0's name of a closure (not of a coroutine, numbered apart) */
-			if (k == 0)
-				bodyl = snprintf(body, sizeof(body), "{closure#%.*s}", (int)(bend - num), num);
-		}
 	}
 	bool same = false;
 	char *own = !found && md ? ckt_sym_impl_method(md, path, (size_t)(imp + 2 - path), m, ml,
-						       envl > 0 && (size_t)envl < sizeof(env) ? env : NULL,
-						       bodyl > 0 && (size_t)bodyl < sizeof(body) ? body : NULL, cargs,
-						       cl, file, line, &same)
+						       envl > 0 && (size_t)envl < sizeof(env) ? env : NULL, cargs, cl,
+						       file, line, &same)
 				 : NULL;
 	if (own)
 		found = own;
