@@ -34,6 +34,9 @@ struct ckt_decoder {
 	uint8_t *in_buf;
 	ZSTD_inBuffer in;
 	uint64_t in_file_off;   /* file offset of in_buf[0] */
+	uint64_t snapshot;      /* a regular file's size when opened: what is read of it (a trace
+				 * still being written grows; the reader chased it, for good beside
+				 * a busy program); UINT64_MAX for a pipe */
 	uint64_t frame_off;     /* file offset where the zstd frame being read starts */
 	bool eof;
 	uint8_t lead[4];        /* first bytes of the file, to tell "not zstd" from "cut short" */
@@ -75,7 +78,8 @@ static int ckt_decode_refill(struct ckt_decoder *d, struct ckt_error *err)
 {
 	d->in_file_off += d->in.size;
 	errno = 0;
-	size_t n = fread(d->in_buf, 1, CKT_DECODE_IN_CHUNK, d->f);
+	uint64_t room = d->snapshot > d->in_file_off ? d->snapshot - d->in_file_off : 0;
+	size_t n = room ? fread(d->in_buf, 1, room < CKT_DECODE_IN_CHUNK ? (size_t)room : CKT_DECODE_IN_CHUNK, d->f) : 0;
 	if (n == 0) {
 		if (ferror(d->f))
 			return ckt_util_err(err, CKT_EIO, "%s", strerror(errno ? errno : EIO));
@@ -482,6 +486,8 @@ int ckt_decode_open(const char *path, struct ckt_decoder **out, struct ckt_error
 		rc = ckt_util_err(err, CKT_EIO, "%s", strerror(errno));
 		goto fail;
 	}
+	struct stat st;
+	d->snapshot = fstat(fileno(d->f), &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : UINT64_MAX;
 	d->zds = ZSTD_createDStream();
 	d->in_buf = malloc(CKT_DECODE_IN_CHUNK);
 	if (!d->zds || !d->in_buf) {

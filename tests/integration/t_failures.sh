@@ -262,6 +262,14 @@ $REPORT --json $T/live.zst >$T/live.json 2>$T/live.rerr2
 expect_eq "a trace read while it is written: the truncation line says a process is still writing it; complete once it ended" \
 	"$(cat $T/live.rc)/$(sed 's/covers [0-9.]* s/covers N s/' $T/live.rerr)/$(jget $T/live.json truncated)/$(cat $T/live.rerr2)" \
 	"0/cuzktrace-report: warning: '$T/live.zst': trace is truncated (no end record: a process is still writing it); it covers N s/false/"
+# ... and is read as it was when the reader opened it (since 0.2.27): beside a program that
+# writes faster than it reads (here a reader at the lowest priority beside four busy threads),
+# the reader chased the growing file, for good or to the program's end (then it read whole)
+(CUZKTRACE_FLUSH_MS=20 CUZKTRACE_OUT=$T/live2.zst LD_PRELOAD=$LIB $P/churn 4000 0 0 3 2>/dev/null & lv_pid=$!; sleep 0.5
+ timeout 60 nice -n 19 $REPORT $T/live2.zst >/dev/null 2>$T/live2.rerr; echo $? >$T/live2.rc; wait $lv_pid)
+expect_eq "a trace read while a busy program writes it: read as it was when opened (status 0, it covers under 2 s of the program's 4)" \
+	"$(cat $T/live2.rc)/$(grep -o 'it covers [0-9.]* s' $T/live2.rerr | awk '{print ($3 < 2.0) ? "under 2 s" : $3 " s"}')" \
+	"0/under 2 s"
 # a process whose tracing stopped (a file-size limit) runs on: it writes no more, and holds the
 # file's lock no more (the reader said it was still writing it)
 (ulimit -f 2; CUZKTRACE_CHILDREN=0 CUZKTRACE_FLUSH_MS=20 CUZKTRACE_OUT=$T/stopped.zst LD_PRELOAD=$LIB \
