@@ -13,6 +13,12 @@
 /* Wall clocks of two processes and a file's mtime agree to within a tick; a second of slack
  * keeps a child that started in its parent's last moment. */
 #define CKT_KIN_SLACK_NS 1000000000ull
+/* A child's start against its parent image's: both are the processes' wall clocks (no file
+ * time between), and a child starts after the image that forked it (the image's tracer
+ * starts before any code of the program's can fork). The second of slack listed, in a later
+ * image's report, a child of the image before it that ended just before the exec (bash -c
+ * 'true; prog': true under prog; since 0.2.27). */
+#define CKT_KIN_CHILD_SLACK_NS 1000000ull
 
 /* A trace: the one reported (index 0) or one found beside it. */
 struct ckt_kin_node {
@@ -68,9 +74,9 @@ static bool ckt_kin_is_child(const struct ckt_kin_node *c, const struct ckt_kin_
 	 * before it, whose parent_process is the same) */
 	if (c->parent_process)
 		return ckt_kin_key_ok(x->process) && !strcmp(c->parent_process, x->process) &&
-		       c->start + CKT_KIN_SLACK_NS >= x->start;
+		       c->start + CKT_KIN_CHILD_SLACK_NS >= x->start;
 	return c->has_ppid && c->ppid == x->pid && ckt_kin_same_ns(c->process, x->process) &&
-	       c->start + CKT_KIN_SLACK_NS >= x->start && c->start <= x->mtime + CKT_KIN_SLACK_NS;
+	       c->start + CKT_KIN_CHILD_SLACK_NS >= x->start && c->start <= x->mtime + CKT_KIN_SLACK_NS;
 }
 
 /* c's process belongs to the run that the reported process x began (tracer 0.2.22 on: the
