@@ -220,6 +220,48 @@ void ckt_children_off(void)
 	}
 }
 
+/* envp's LD_PRELOAD names this library: the image an exec with it starts would be traced */
+static int env_preloads_us(char *const envp[])
+{
+	Dl_info info;
+	struct stat self;
+	if (!dladdr((void *)env_preloads_us, &info) || !info.dli_fname || stat(info.dli_fname, &self) != 0)
+		return 0;
+	for (size_t i = 0; envp && envp[i]; i++) {
+		const char *v = envp[i];
+		if (strncmp(v, "LD_PRELOAD=", 11) != 0)
+			continue;
+		for (v += 11; *v;) {
+			v += strspn(v, " :");
+			size_t n = strcspn(v, " :");
+			if (!n)
+				break;
+			if (names_us(v, n, &self, info.dli_fname))
+				return 1;
+			v += n;
+		}
+	}
+	return 0;
+}
+
+/* An exec in a process that is not the traced one (a forked child of it, whose image the
+ * trace does not follow; a vfork child): the set-user-ID line too, when the environment it
+ * passes would trace the new image (since 0.2.27: through a shell, make or any fork and exec,
+ * such a program ran untraced with no line; the traced process's own exec said it). path:
+ * the program; file: execvp's name to search PATH for; fd: fexecve's descriptor (-1 none). */
+static void say_if_secure_child(const char *path, const char *file, int fd, char *const envp[])
+{
+	struct stat st;
+	if (!env_preloads_us(envp))
+		return;
+	if (path)
+		say_if_secure_path(path);
+	else if (file)
+		runnable_in_path(file);
+	else if (fd >= 0 && fstat(fd, &st) == 0)
+		say_if_secure(&st, NULL, fd);
+}
+
 /* This process's exec passes on the entry the tracer shortened in place: LD_PRELOAD as it
  * was goes back, the new image being this process. An environment the program made otherwise
  * (env -i's cleared one, its own LD_PRELOAD for what it runs, a shell's own strings) is left as
@@ -343,8 +385,10 @@ static char **exec_begin(char *const envp[], int finish)
 CKT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
 	CKT_EXEC_REAL(execve);
-	if (!is_tracer_process())
+	if (!is_tracer_process()) {
+		say_if_secure_child(path, NULL, -1, envp);
 		return ckt_real.execve(path, argv, envp);
+	}
 	int finish = runnable(path);
 	if (finish)
 		say_if_secure_path(path);
@@ -359,8 +403,10 @@ CKT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 CKT_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
 	CKT_EXEC_REAL(execvpe);
-	if (!is_tracer_process())
+	if (!is_tracer_process()) {
+		say_if_secure_child(NULL, file, -1, envp);
 		return ckt_real.execvpe(file, argv, envp);
+	}
 	int finish = runnable_in_path(file);
 	char **e = exec_begin(envp, finish);
 	int rc = ckt_real.execvpe(file, argv, e ? e : envp);
@@ -373,8 +419,10 @@ CKT_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 CKT_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
 	CKT_EXEC_REAL(fexecve);
-	if (!is_tracer_process())
+	if (!is_tracer_process()) {
+		say_if_secure_child(NULL, NULL, fd, envp);
 		return ckt_real.fexecve(fd, argv, envp);
+	}
 	int finish = runnable_fd(fd);
 	struct stat st;
 	if (finish && fstat(fd, &st) == 0)
@@ -391,8 +439,10 @@ CKT_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 CKT_EXPORT int execv(const char *path, char *const argv[])
 {
 	CKT_EXEC_REAL(execv);
-	if (!is_tracer_process() || !ckt_real.execve)
+	if (!is_tracer_process() || !ckt_real.execve) {
+		say_if_secure_child(path, NULL, -1, environ);
 		return ckt_real.execv(path, argv);
+	}
 	int finish = runnable(path);
 	if (finish)
 		say_if_secure_path(path);
@@ -407,8 +457,10 @@ CKT_EXPORT int execv(const char *path, char *const argv[])
 CKT_EXPORT int execvp(const char *file, char *const argv[])
 {
 	CKT_EXEC_REAL(execvp);
-	if (!is_tracer_process() || !ckt_real.execvpe)
+	if (!is_tracer_process() || !ckt_real.execvpe) {
+		say_if_secure_child(NULL, file, -1, environ);
 		return ckt_real.execvp(file, argv);
+	}
 	int finish = runnable_in_path(file);
 	char **e = exec_begin(environ, finish);
 	int rc = ckt_real.execvpe(file, argv, e ? e : environ);

@@ -335,6 +335,13 @@ if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
 		expect_eq "exec of a set-user-ID program: it runs, one line says it is not traced, no trace of it" \
 			"$(cat $T/suid.out)/$(cat $T/suid.rc)/$(grep warning $T/suid.err)/$(grep -c '^cuzktrace: tracing' $T/suid.err)/$(ls $T/suid | grep -c zst)" \
 			"$(cat $T/plain.out)/$plain_rc/cuzktrace: warning: '$T/suid/prog' is set-user-ID: the loader ignores LD_PRELOAD for it, so the program it starts is not traced/1/1"
+		# ... run by a forked child of the traced process (a shell's command that is not its
+		# last, make's recipes): that child is not the traced process, whose exec hooks
+		# said nothing before 0.2.27
+		CUZKTRACE_OUT=$T/suid/s.%p.zst traced suidsh bash -c "$T/suid/prog; true"
+		expect_eq "exec of a set-user-ID program by a forked child: it runs, one line says it is not traced" \
+			"$(cat $T/suidsh.out)/$(cat $T/suidsh.rc)/$(grep warning $T/suidsh.err)" \
+			"$(cat $T/plain.out)/0/cuzktrace: warning: '$T/suid/prog' is set-user-ID: the loader ignores LD_PRELOAD for it, so the program it starts is not traced"
 		# execvp's search (env runs its command so): the line names the file found in PATH
 		CUZKTRACE_OUT=$T/suid/p.%p.zst PATH=$T/suid:$PATH traced suidp env prog
 		expect_eq "execvp of a set-user-ID program found in PATH: it runs, one line names the file found" \
