@@ -347,6 +347,24 @@ static size_t ckt_phase_rules_sans_params(const char *b, size_t lb)
 	return i == (size_t)-1 || i == 0 || (i >= 8 && memcmp(b + i - 8, "operator", 8) == 0) ? lb : i;
 }
 
+/* Where a C++ function's name starts in b[0..lb) (without its parameters): after the return
+ * type a function template's name carries ("int* make<int>" -> "make<int>"), the last space
+ * outside its template arguments; 0 when there is none, or it belongs to a conversion
+ * operator ("Conv::operator char*"). */
+static size_t ckt_phase_rules_name_start(const char *b, size_t lb)
+{
+	size_t depth = 0, at = 0;
+	for (size_t i = 0; i < lb; i++) {
+		if (b[i] == '<')
+			depth++;
+		else if (b[i] == '>' && depth)
+			depth--;
+		else if (b[i] == ' ' && !depth && !(i >= 8 && memcmp(b + i - 8, "operator", 8) == 0))
+			at = i + 1;
+	}
+	return at;
+}
+
 bool ckt_phase_rules_bare_joins(const char *b, size_t lb, const char *a, size_t la)
 {
 	if (!ckt_phase_rules_bare_name(a, la))
@@ -355,9 +373,11 @@ bool ckt_phase_rules_bare_joins(const char *b, size_t lb, const char *a, size_t 
 	 * has ("inl_helper(unsigned long)", "ns::Buf::fill() const"): the same function (since
 	 * 0.2.27; an -O2 against an -O0 build read every such function as gone and new) */
 	size_t lp = ckt_phase_rules_sans_params(b, lb);
-	if (lp < lb)
-		return (lp == la && memcmp(b, a, la) == 0) ||
-		       (lp >= la + 3 && memcmp(b + lp - la, a, la) == 0 && memcmp(b + lp - la - 2, "::", 2) == 0);
+	if (lp < lb) {
+		size_t s0 = ckt_phase_rules_name_start(b, lp); /* past a template's return type */
+		return (lp - s0 == la && memcmp(b + s0, a, la) == 0) ||
+		       (lp >= s0 + la + 3 && memcmp(b + lp - la, a, la) == 0 && memcmp(b + lp - la - 2, "::", 2) == 0);
+	}
 	size_t base = ckt_util_sans_generics(a, la), args = la - base;
 	if (lb >= la + 3 && memcmp(b + lb - la, a, la) == 0 && memcmp(b + lb - la - 2, "::", 2) == 0)
 		return true;

@@ -113,6 +113,8 @@ static void test_bare(void **state)
 		{"inl_helper(unsigned long)", "inl_helper"},         /* C++: the symbol's parameters */
 		{"ns::Buf<int, 3>::fill() const", "fill"},
 		{"ns::Buf<int, 3>::fill(std::vector<int, std::allocator<int> >&) &&", "fill"},
+		{"int* make<int>(unsigned long)", "make<int>"},               /* a template's return type */
+		{"std::pair<int, int> ns::mk<int>(int)", "mk<int>"},
 	};
 	const char *const not_joins[][2] = {
 		{"app::prover::build_gen::<u32>", "build_gen<u64>"},
@@ -126,6 +128,8 @@ static void test_bare(void **state)
 		{"xinl_helper(unsigned long)", "inl_helper"},
 		{"main::{lambda(unsigned long)#2}::operator()(unsigned long) const", "operator"},
 		{"ns::grow(int)", "ns"},
+		{"int* make<int>(unsigned long)", "make<long>"},
+		{"int* make<int>(unsigned long)", "int"},
 		{"ns::grow<int>(int)", "grow<int>(int)"},
 		{"app::x::{closure#0}", "{closure#0}"},
 	};
