@@ -408,6 +408,18 @@ static void ckt_diff_text_during(FILE *out, const struct ckt_report *const rep[2
 	else
 		fputc('-', out);
 	fputc('\n', out);
+	/* the default mode knows a peak heap's moment to the running totals' sends: a total sent
+	 * a tick late can lift the heap a few bytes higher at another moment (another phase) from
+	 * one run to the next, for no change (two runs of one program read "base: work; trace:
+	 * (no phase)", since 0.2.27 with this line) */
+	bool same = b == t && hx && x && hy && y;
+	for (size_t i = 0; same && i < b; i++)
+		same = strcmp(nb[i], nt[i]) == 0;
+	if (!same && hx && x && hy && y && p->m == CKT_AT_PEAK_HEAP && (rep[0]->st->sample_r || rep[1]->st->sample_r))
+		fputs("  (default mode: a peak heap's moment is known to the running totals' sends, and one sent a "
+		      "tick late can move it, and its phases, from run to run; CUZKTRACE_SAMPLE=0 for the exact "
+		      "moment)\n",
+		      out);
 }
 
 /* active_phases{base, trace} of a peak: lists, empty without phases */
