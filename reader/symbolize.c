@@ -1375,9 +1375,11 @@ static int ckt_sym_env_says(const char *name, const char *env, size_t impl_at, s
 		bool same = !cargs && *a != '<';
 		if (*a == '<' && cargs) {
 			const char *z = a + 1;
-			for (int dd = 1; *z && dd; z++)
+			int dd = 1;
+			for (; *z && dd; z++)
 				dd += *z == '<' ? 1 : *z == '>' ? -1 : 0;
-			char *f = ckt_sym_args_form(a + 1, (size_t)(z - a - 2));
+			/* unbalanced (a corrupt name: "...{closure_env#0}<"): no arguments to compare */
+			char *f = dd ? NULL : ckt_sym_args_form(a + 1, (size_t)(z - a - 2));
 			same = f && strcmp(f, cargs) == 0;
 			free(f);
 		}
