@@ -111,16 +111,33 @@ static void *exit_on_stack(void *arg)
 	return NULL;
 }
 
+/* sig's handler fn with flags (SA_ONSTACK, SA_RESTART) */
+static void handle(int sig, void (*fn)(int), int flags)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = fn;
+	sa.sa_flags = flags;
+	sigaction(sig, &sa, NULL);
+}
+
+/* fn on two threads that start together (both: their barrier), joined (they end the process) */
+static void two_threads(void *(*fn)(void *))
+{
+	pthread_t t[2];
+	pthread_barrier_init(&both, NULL, 2);
+	for (int i = 0; i < 2; i++)
+		pthread_create(&t[i], NULL, fn, &both);
+	pthread_join(t[0], NULL);
+	pthread_join(t[1], NULL);
+}
+
 /* SIGABRT's handler (returns, or _exit(3) with exit3) on a 4 KiB alternate stack */
 static void on_small_stack(int exit3, int flags)
 {
 	small_stack(flags);
-	struct sigaction sa;
-	memset(&sa, 0, sizeof(sa));
 	exit_fn = _exit;
-	sa.sa_handler = exit3 ? on_abort_exit_small : on_abort_quiet;
-	sa.sa_flags = SA_ONSTACK;
-	sigaction(SIGABRT, &sa, NULL);
+	handle(SIGABRT, exit3 ? on_abort_exit_small : on_abort_quiet, SA_ONSTACK);
 }
 
 static char *make(size_t n, int c)
@@ -160,12 +177,7 @@ int main(int argc, char **argv)
 		if (strcmp(mode, "perror") == 0)
 			assert_perror(EINVAL);
 		if (strcmp(mode, "2") == 0) {
-			pthread_t t[2];
-			pthread_barrier_init(&both, NULL, 2);
-			for (int i = 0; i < 2; i++)
-				pthread_create(&t[i], NULL, assert_at_once, &both);
-			pthread_join(t[0], NULL);
-			pthread_join(t[1], NULL);
+			two_threads(assert_at_once);
 			return 1;
 		}
 	}
@@ -178,27 +190,14 @@ int main(int argc, char **argv)
 	if (strcmp(mode, "disarm") == 0)
 		on_small_stack(1, SS_AUTODISARM);
 	if (strcmp(mode, "flood") == 0) {
-		struct sigaction sa;
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_handler = on_tick;
-		sa.sa_flags = SA_ONSTACK | SA_RESTART;
-		sigaction(SIGALRM, &sa, NULL);
+		handle(SIGALRM, on_tick, SA_ONSTACK | SA_RESTART);
 		struct itimerval it = { { 0, 200 }, { 0, 200 } };
 		setitimer(ITIMER_REAL, &it, NULL);
 	}
 	if (strcmp(mode, "onstack2") == 0) {
-		struct sigaction sa;
-		memset(&sa, 0, sizeof(sa));
 		exit_fn = _exit;
-		sa.sa_handler = on_abort_exit_small;
-		sa.sa_flags = SA_ONSTACK;
-		sigaction(SIGUSR1, &sa, NULL);
-		pthread_t t[2];
-		pthread_barrier_init(&both, NULL, 2);
-		for (int i = 0; i < 2; i++)
-			pthread_create(&t[i], NULL, exit_on_stack, &both);
-		pthread_join(t[0], NULL);
-		pthread_join(t[1], NULL);
+		handle(SIGUSR1, on_abort_exit_small, SA_ONSTACK);
+		two_threads(exit_on_stack);
 		return 1;
 	}
 	if (strcmp(mode, "oneshot") == 0) {
