@@ -477,7 +477,9 @@ done
 # (assertonstack: the program's handler, SA_ONSTACK on a 4 KiB alternate stack, returns: the
 # tracer's handler runs there too, and finishes the trace on a stack of its own; assertflood:
 # with a timer's signal every 200 us handled on that stack too: a signal let in as the flush
-# returned wrote over the handler's frame, and the process looped for good)
+# returned wrote over the handler's frame, and the process looped for good; one let in as the
+# tracer's handler began nested a second signal frame on the 4 KiB stack, which did not fit:
+# the kernel's SIGSEGV, 1 run in 200)
 for ab in assert:134:abort:12582912:1 assertexit:3:exit:12582912:0 assertjump:134:abort:33554432:1 \
 	assertreturn:134:abort:12582912:1 assertoneshot:134:abort:12582912:1 assertperror:134:abort:12582912:1 \
 	assertonstack:134:abort:12582912:1 assertflood:134:abort:12582912:1; do
