@@ -229,7 +229,7 @@
 #define CKT_MAGIC_LEN 8
 #define CKT_FORMAT_VERSION 6     /* written; CKT_FORMAT_VERSION_MIN.. are read */
 #define CKT_FORMAT_VERSION_MIN 1
-#define CKT_TRACER_VERSION "0.2.27"
+#define CKT_TRACER_VERSION "0.2.28"
 #define CKT_STACK_MAX_FRAMES 1024
 #define CKT_MAX_DEPTH 256 /* the most CUZKTRACE_DEPTH allows: the tracer's bound, the reader's check */
 
@@ -343,6 +343,8 @@ enum ckt_end_reason {
 	CKT_END_ERROR = 2,     /* tracing stopped after a write error; see the stderr line */
 	CKT_END_ABORT = 3,     /* (tracer 0.2.26) abort(): the process ends by SIGABRT (readers take
 				* a reason they do not know as an end all the same) */
+	CKT_END_SIGNAL = 64,   /* (tracer 0.2.28) 64 + n: signal n's default action ends the process
+				* (n from 1 to 64; SIGABRT's end is CKT_END_ABORT) */
 };
 
 /* ---- varints: written here once, used by the encoder (preload/record.c) and the decoder

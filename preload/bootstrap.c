@@ -569,6 +569,7 @@ __attribute__((constructor(101))) static void ckt_init(void)
 		ckt_stacks_init();
 		if (ckt_config.rss_ms)
 			ckt_rss_start();
+		ckt_signals_start();
 	} else {
 		atomic_store(&ckt_active, 0);
 		if (ckt_config.strict)

@@ -57,6 +57,7 @@ struct ckt_config {
 	unsigned depth;    /* CUZKTRACE_DEPTH: frames per stack, 0 = no stacks */
 	unsigned sample;   /* CUZKTRACE_SAMPLE: bytes; 0 = exact mode */
 	int children;      /* CUZKTRACE_CHILDREN: programs this one starts are traced too */
+	int signals;       /* CUZKTRACE_SIGNALS: a signal's default action finishes the trace */
 };
 extern struct ckt_config ckt_config;
 void ckt_config_load(void);
@@ -193,7 +194,7 @@ int ckt_ownmaps_madvise_around(int (*real)(void *, size_t, int), void *addr, siz
 	X(exit, 0) X(quick_exit, 0) X(daemon, 0) X(madvise, 0) X(setuid, 0) X(setgid, 0) X(seteuid, 0) X(setegid, 0)   \
 	X(setreuid, 0) X(setregid, 0) X(setresuid, 0) X(setresgid, 0) X(setgroups, 0) X(initgroups, 0) \
 	X(fork, 0) X(_Fork, 0) X(abort, 0) X(mallopt, 0) X(__assert_fail, 0) X(__assert_perror_fail, 0) \
-	X(__assert, 0)
+	X(__assert, 0) X(sigaction, 0) X(signal, 0) X(bsd_signal, 0) X(sysv_signal, 0) X(__sysv_signal, 0)
 
 /* glibc's assert entry points (<assert.h> declares them only without NDEBUG) */
 void __assert_fail(const char *assertion, const char *file, unsigned int line,
@@ -201,6 +202,19 @@ void __assert_fail(const char *assertion, const char *file, unsigned int line,
 void __assert_perror_fail(int errnum, const char *file, unsigned int line,
 			  const char *function) __attribute__((noreturn));
 void __assert(const char *assertion, const char *file, int line) __attribute__((noreturn));
+
+/* signal.h's kin of signal (hooks_signal.c) */
+sighandler_t bsd_signal(int sig, sighandler_t handler);
+sighandler_t sysv_signal(int sig, sighandler_t handler);
+sighandler_t __sysv_signal(int sig, sighandler_t handler);
+/* hooks_signal.c: the kernel's actions of signals whose default ends the process, held while
+ * tracing so that such an end finishes the trace */
+void ckt_signals_start(void);
+int ckt_real_sigaction(int sig, const struct sigaction *act, struct sigaction *old);
+/* 1 when the tracer holds sig (the program's action, the default, in *program) */
+int ckt_signal_held(int sig, struct sigaction *program);
+/* the trace finished at a signal's default action (hooks_exec.c; reason CKT_END_*) */
+void ckt_finish_at_signal(int reason);
 
 #define CKT_REAL_PTR(name, required) __typeof__(name) *name;
 struct ckt_real {

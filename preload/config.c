@@ -67,7 +67,7 @@ static void warn_unknown(void)
 {
 	static const char *const known[] = {"OUT",	  "FLUSH_MS", "RSS_MS", "STRICT", "QUIET",
 					    "ZSTD_LEVEL", "DEPTH",    "SAMPLE", "PHASES", "EXEC_FROM",
-					    "EXEC_PID", "CHILDREN", "RUN",    "OUT_GIVEN"};
+					    "EXEC_PID", "CHILDREN", "RUN",    "OUT_GIVEN", "SIGNALS"};
 	extern char **environ;
 	for (char **e = environ; e && *e; e++) {
 		if (strncmp(*e, "CUZKTRACE_", 10))
@@ -88,7 +88,7 @@ static void warn_unknown(void)
 		if (n > 64) /* a name cut short says so */
 			ckt_line_str(&l, "...");
 		ckt_line_str(&l, " ignored (known: CUZKTRACE_OUT, _SAMPLE, _DEPTH, _PHASES, "
-				 "_FLUSH_MS, _RSS_MS, _STRICT, _QUIET, _ZSTD_LEVEL, _CHILDREN)");
+				 "_FLUSH_MS, _RSS_MS, _STRICT, _QUIET, _ZSTD_LEVEL, _CHILDREN, _SIGNALS)");
 		ckt_line_emit(&l);
 	}
 }
@@ -116,6 +116,7 @@ void ckt_config_load(void)
 	ckt_config.strict = env_bool("CUZKTRACE_STRICT", 0);
 	ckt_config.quiet = env_bool("CUZKTRACE_QUIET", 0);
 	ckt_config.children = env_bool("CUZKTRACE_CHILDREN", 1);
+	ckt_config.signals = env_bool("CUZKTRACE_SIGNALS", 1);
 }
 
 static void u2s(char *buf, unsigned v)
@@ -145,6 +146,7 @@ void ckt_config_each(void (*fn)(const char *, const char *, void *), void *arg)
 	fn("CUZKTRACE_STRICT", ckt_config.strict ? "1" : "0", arg);
 	fn("CUZKTRACE_QUIET", ckt_config.quiet ? "1" : "0", arg);
 	fn("CUZKTRACE_CHILDREN", ckt_config.children ? "1" : "0", arg);
+	fn("CUZKTRACE_SIGNALS", ckt_config.signals ? "1" : "0", arg);
 	u2s(b, ckt_config.sample);
 	fn("CUZKTRACE_SAMPLE", b, arg);
 	static char rules[CKT_PHASE_RULES_TEXT]; /* once, at start: no caller races */

@@ -698,12 +698,23 @@ static CKT_NOINLINE void before_fast_exit(int reason)
 	if (ckt_tls.guard && !ckt_tls.awaiting_exit && ckt_fd_start_window_open())
 		return;
 	if (ckt_tls.guard && !ckt_tls.awaiting_exit && ckt_tls.mutexes) {
-		if (atomic_load(&ckt_active))
+		if (atomic_load(&ckt_active) && reason > CKT_END_SIGNAL) {
+			const char *abbrev = sigabbrev_np(reason - CKT_END_SIGNAL);
+			struct ckt_line l = {.len = 0};
+			ckt_line_str(&l, "cuzktrace: warning: SIG");
+			ckt_line_str(&l, abbrev ? abbrev : "?");
+			ckt_line_str(&l, " ends the process while the tracer holds a lock of its own "
+					 "on that thread: '");
+			ckt_line_str(&l, ckt_writer_path());
+			ckt_line_str(&l, "' ends at its last flush (it reads as truncated)");
+			ckt_line_emit(&l);
+		} else if (atomic_load(&ckt_active)) {
 			ckt_log(reason == CKT_END_ABORT ? "warning: abort from a signal handler that "
 				"interrupted the tracer while it held a lock of its own: '" : "warning: _exit "
 				"from a signal handler that interrupted the tracer while it held a lock of its "
 				"own: '", ckt_writer_path(), "' ends at its last flush (it reads as truncated)",
 				NULL);
+		}
 		return;
 	}
 	finish_any_stack(reason);
@@ -737,6 +748,20 @@ CKT_EXPORT void _Exit(int status)
  * trace must not stop while the program may go on (a longjmp out of the handler, a test
  * harness's). glibc's own aborts call its internal abort, which no hook sees: an assert's
  * is caught below; a heap check's (malloc_printerr) is not, and reads as truncated. */
+/* SIGABRT's action as the program set it (the default while the tracer holds it) */
+static int program_abrt(struct sigaction *sa)
+{
+	if (ckt_signal_held(SIGABRT, sa))
+		return 0;
+	return ckt_real_sigaction(SIGABRT, NULL, sa);
+}
+
+/* see ckt.h: from the handler of a signal whose default action ends the process */
+void ckt_finish_at_signal(int reason)
+{
+	before_fast_exit(reason);
+}
+
 CKT_EXPORT void abort(void)
 {
 	/* before the tracer has started (a library's constructor ahead of ours): the real abort
@@ -754,7 +779,7 @@ CKT_EXPORT void abort(void)
 	 * logs and returns left the trace cut at its last flush). A handler that aborts again
 	 * comes back here: a one-shot one (SA_RESETHAND) finds the default action; another
 	 * recurses, as untraced. */
-	if (ckt_real.abort && sigaction(SIGABRT, NULL, &sa) == 0 && sa.sa_handler != SIG_DFL &&
+	if (ckt_real.abort && program_abrt(&sa) == 0 && sa.sa_handler != SIG_DFL &&
 	    sa.sa_handler != SIG_IGN) {
 		pthread_sigmask(SIG_UNBLOCK, &s, NULL);
 		raise(SIGABRT);
@@ -762,18 +787,19 @@ CKT_EXPORT void abort(void)
 		memset(&dfl, 0, sizeof(dfl));
 		dfl.sa_handler = SIG_DFL;
 		sigfillset(&dfl.sa_mask);
-		sigaction(SIGABRT, &dfl, NULL);
+		ckt_real_sigaction(SIGABRT, &dfl, NULL);
 	}
 	/* the action, whatever the flags: a one-shot handler (SA_RESETHAND) leaves SA_SIGINFO
 	 * with SIG_DFL, and its second abort ends the process */
-	if (sigaction(SIGABRT, NULL, &sa) == 0 && (sa.sa_handler == SIG_DFL || sa.sa_handler == SIG_IGN))
+	if (program_abrt(&sa) == 0 && (sa.sa_handler == SIG_DFL || sa.sa_handler == SIG_IGN))
 		before_fast_exit(CKT_END_ABORT);
 	if (ckt_real.abort)
 		ckt_real.abort();
 	/* no real abort found: end as it would, the program's handler first */
 	pthread_sigmask(SIG_UNBLOCK, &s, NULL);
 	raise(SIGABRT);
-	signal(SIGABRT, SIG_DFL);
+	struct sigaction dfl = {.sa_handler = SIG_DFL};
+	ckt_real_sigaction(SIGABRT, &dfl, NULL);
 	raise(SIGABRT);
 	for (;;)
 		syscall(SYS_exit_group, 127);
@@ -798,14 +824,14 @@ static atomic_int assert_lent;
 static void assert_on_abrt(int sig, siginfo_t *si, void *uc)
 {
 	struct sigaction prog = assert_prog;
-	sigaction(SIGABRT, &prog, NULL);
+	ckt_real_sigaction(SIGABRT, &prog, NULL);
 	atomic_store(&assert_lent, 0); /* a later assert lends it again, if the handler jumps out */
 	if (prog.sa_handler != SIG_DFL && prog.sa_handler != SIG_IGN) {
 		void (*handler)(int) = prog.sa_handler;
 		/* the kernel resets a one-shot action as it runs it (its flags kept) */
 		if (prog.sa_flags & SA_RESETHAND) {
 			prog.sa_handler = SIG_DFL;
-			sigaction(SIGABRT, &prog, NULL);
+			ckt_real_sigaction(SIGABRT, &prog, NULL);
 		}
 		/* the kernel's mask for the handler: the interrupted one, the action's, and the
 		 * signal itself unless SA_NODEFER; a jump out keeps it, as untraced */
@@ -840,8 +866,8 @@ static void assert_arm(void)
 		else
 			ckt_nap(1000000);
 	struct sigaction ours;
-	if (sigaction(SIGABRT, NULL, &assert_prog) != 0)
-		return;
+	if (ckt_signal_held(SIGABRT, NULL) || ckt_real_sigaction(SIGABRT, NULL, &assert_prog) != 0)
+		return; /* held: glibc's abort comes to the tracer's handler (hooks_signal.c) */
 	memset(&ours, 0, sizeof(ours));
 	ours.sa_sigaction = assert_on_abrt;
 	/* every signal blocked while it runs (the program's handler gets its own mask there);
@@ -850,7 +876,7 @@ static void assert_arm(void)
 	if (assert_prog.sa_handler != SIG_DFL && assert_prog.sa_handler != SIG_IGN)
 		ours.sa_flags = assert_prog.sa_flags & SA_ONSTACK;
 	ours.sa_flags |= SA_SIGINFO;
-	sigaction(SIGABRT, &ours, NULL);
+	ckt_real_sigaction(SIGABRT, &ours, NULL);
 }
 
 CKT_EXPORT void __assert_fail(const char *assertion, const char *file, unsigned int line,

@@ -982,7 +982,7 @@ static void end_as_leader(void)
 	if (sig && sig != 0x7f) {
 		struct sigaction sa = {.sa_handler = SIG_DFL};
 		sigset_t one;
-		sigaction(sig, &sa, NULL);
+		ckt_real_sigaction(sig, &sa, NULL);
 		sigemptyset(&one);
 		sigaddset(&one, sig);
 		pthread_sigmask(SIG_UNBLOCK, &one, NULL);
@@ -2654,6 +2654,11 @@ static void exit_line(void)
 	}
 	if (final_reason == CKT_END_ABORT)
 		ckt_line_str(&l, "; the program called abort");
+	if (final_reason > CKT_END_SIGNAL && final_reason <= CKT_END_SIGNAL + 64) {
+		const char *abbrev = sigabbrev_np(final_reason - CKT_END_SIGNAL);
+		ckt_line_str(&l, "; the program ends by SIG");
+		ckt_line_str(&l, abbrev ? abbrev : "?");
+	}
 	ckt_line_emit(&l);
 }
 

@@ -187,7 +187,7 @@ static const char *ckt_report_json_end_reason(const struct ckt_replay_stats *st)
 	case CKT_END_EXEC: return "exec";
 	case CKT_END_ERROR: return "error";
 	case CKT_END_ABORT: return "abort";
-	default: return "unknown";
+	default: return ckt_util_end_signal(st->end_reason) ? "signal" : "unknown";
 	}
 }
 
@@ -571,6 +571,13 @@ int ckt_report_json_print(FILE *out, const struct ckt_report *rep)
 	ckt_report_json_key(j, "end_reason");
 	if (reason)
 		ckt_report_json_str(j, reason, strlen(reason));
+	else
+		fputs("null", out);
+	/* the signal whose default action ended the process (end_reason "signal") */
+	char signame[32];
+	ckt_report_json_key(j, "end_signal");
+	if (st->ended && ckt_util_end_signal_name(st->end_reason, signame, sizeof(signame)))
+		ckt_report_json_str(j, signame, strlen(signame));
 	else
 		fputs("null", out);
 

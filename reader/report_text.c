@@ -61,6 +61,11 @@ static void ckt_report_text_peak(FILE *out, const char *label, const struct ckt_
 
 static const char *ckt_report_text_end_reason(uint64_t reason)
 {
+	static char sig[64];
+	if (ckt_util_end_signal_name(reason, sig + 7, sizeof(sig) - 7)) {
+		memcpy(sig, "signal ", 7);
+		return sig;
+	}
 	switch (reason) {
 	case CKT_END_EXIT: return "exit";
 	case CKT_END_EXEC: return "exec";

@@ -1,7 +1,10 @@
 /* util.c: error recording and number formatting shared by decode, replay and the reports.
  * Nothing here prints to a stream; main.c and the report writers decide where text goes.
  */
+#define _GNU_SOURCE /* sigabbrev_np */
 #include "util.h"
+
+#include "ckt_format.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -11,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/random.h>
 #include <linux/falloc.h>
 #include <sys/stat.h>
@@ -526,4 +530,22 @@ size_t ckt_util_sans_generics(const char *name, size_t len)
 			break;
 	}
 	return i == (size_t)-1 || i == 0 ? len : i;
+}
+
+int ckt_util_end_signal(uint64_t reason)
+{
+	return reason > CKT_END_SIGNAL && reason <= CKT_END_SIGNAL + 64 ? (int)(reason - CKT_END_SIGNAL) : 0;
+}
+
+bool ckt_util_end_signal_name(uint64_t reason, char *buf, size_t size)
+{
+	int sig = ckt_util_end_signal(reason);
+	if (!sig)
+		return false;
+	const char *abbrev = sigabbrev_np(sig);
+	if (abbrev)
+		snprintf(buf, size, "SIG%s", abbrev);
+	else
+		snprintf(buf, size, "signal %d", sig);
+	return true;
 }

@@ -40,7 +40,7 @@ h = json.load(open(sys.argv[1]))["header"]
 print(int(sys.argv[2]) <= int(h["start_wall_ns"]) <= int(sys.argv[3]),
       " ".join(sorted(k[len("setting.CUZKTRACE_"):] for k in h if k.startswith("setting."))))
 PYEOF
-)" "True CHILDREN DEPTH FLUSH_MS OUT PHASES QUIET RSS_MS SAMPLE STRICT ZSTD_LEVEL"
+)" "True CHILDREN DEPTH FLUSH_MS OUT PHASES QUIET RSS_MS SAMPLE SIGNALS STRICT ZSTD_LEVEL"
 # RSS detail (VmHWM and the RssAnon/RssFile/RssShmem split, every tenth sample): the kernel's
 # figures, so relations rather than values: the highest VmHWM is at least any sample, and a
 # detail's split (one read of /proc/self/status) adds up to at most its own VmHWM. Since Linux

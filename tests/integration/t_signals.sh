@@ -1,0 +1,99 @@
+# A signal whose default action ends the process (since 0.2.28): the tracer holds the action,
+# finishes the trace (END's reason "signal", end_signal its name), and the process ends as
+# untraced: its status, the exit line naming the signal. Before, such a trace ended at its
+# last flush and read as truncated (a short run's held no event).
+se_status() { # status of the program untraced, as the shell reports it
+	timeout -s KILL 30 "$@" >/dev/null 2>&1
+	echo $?
+}
+for se in "raise 15:143:SIGTERM" "raise 2:130:SIGINT" "raise 1:129:SIGHUP" "raise 3:131:SIGQUIT" \
+	"raise 10:138:SIGUSR1" "segv:139:SIGSEGV" "pipe:141:SIGPIPE" "threads:143:SIGTERM"; do
+	IFS=: read -r se_arg se_rc se_sig <<<"$se"
+	se_u=$(se_status $P/sigend $se_arg)
+	CUZKTRACE_OUT=$T/se.zst timeout -s KILL 30 env LD_PRELOAD=$LIB $P/sigend $se_arg >$T/se.out 2>$T/se.err
+	echo $? >$T/se.rc
+	$REPORT --json $T/se.zst >$T/se.json 2>$T/se.rerr
+	expect_eq "signal ($se_arg): status $se_rc as untraced ($se_u), trace complete (END: signal $se_sig), 12 MiB live at the end, the exit line names it, the reader silent" \
+		"$(cat $T/se.rc)/$(jget $T/se.json truncated)/$(jget $T/se.json end_reason)/$(jget $T/se.json end_signal)/$(($(jget $T/se.json live_at_exit.heap_bytes) >> 20))/$(grep -c ": [0-9]* events, peak heap .* written; the program ends by $se_sig\$" $T/se.err)/$(cat $T/se.rerr)" \
+		"$se_u/false/signal/$se_sig/12/1/"
+done
+expect_eq "signal: the text report says how the process ended" \
+	"$($REPORT $T/se.zst 2>/dev/null | grep '^duration' | sed 's/.*, //')" "ended by signal SIGTERM"
+
+# from outside, as Ctrl-C and timeout send them (a background job of a shell without job
+# control starts with SIGINT ignored: env gives it the default back, as a terminal's has)
+for se in INT:130 TERM:143 HUP:129; do
+	IFS=: read -r se_sig se_rc <<<"$se"
+	CUZKTRACE_OUT=$T/sw.zst env --default-signal=INT LD_PRELOAD=$LIB $P/sigend wait >$T/sw.out 2>$T/sw.err &
+	se_pid=$!
+	for i in $(seq 200); do grep -q ready $T/sw.out 2>/dev/null && break; sleep 0.05; done
+	kill -$se_sig $se_pid
+	wait $se_pid
+	se_got=$?
+	$REPORT --json $T/sw.zst >$T/sw.json 2>$T/sw.rerr
+	expect_eq "SIG$se_sig from another process: status $se_rc, trace complete (END: signal SIG$se_sig), 12 MiB live at the end" \
+		"$se_got/$(jget $T/sw.json truncated)/$(jget $T/sw.json end_reason)/$(jget $T/sw.json end_signal)/$(jget $T/sw.json live_at_exit.heap_bytes)/$(cat $T/sw.rerr)" \
+		"$se_rc/false/signal/SIG$se_sig/12582912/"
+done
+
+# the program's own handler runs as untraced (its _exit finishes the trace); a forked child's
+# signal ends the child alone, the parent's trace untouched
+CUZKTRACE_OUT=$T/sh.zst traced sh $P/sigend handler
+$REPORT --json $T/sh.zst >$T/sh.json 2>/dev/null
+expect_eq "a SIGTERM handler of the program's: it runs (status 5, its line), the trace ends by its _exit" \
+	"$(cat $T/sh.rc)/$(grep -c '^sigend: handled$' $T/sh.err)/$(jget $T/sh.json truncated)/$(jget $T/sh.json end_reason)/$(jget $T/sh.json end_signal)" \
+	"5/1/false/exit/null"
+CUZKTRACE_OUT=$T/sf.zst traced sf $P/sigend fork
+$REPORT --json $T/sf.zst >$T/sf.json 2>/dev/null
+expect_eq "a forked child's SIGTERM: the child ends by it, the parent's trace ends by its exit, one exit line" \
+	"$(cat $T/sf.rc)/$(cat $T/sf.out)/$(jget $T/sf.json truncated)/$(jget $T/sf.json end_reason)/$(grep -c ' events, peak heap ' $T/sf.err)" \
+	"0/child: signal 15/false/exit/1"
+
+# what the program reads back of the actions it set is what it reads untraced: the default
+# (its flags and mask as it set them), signal's returns, siginterrupt's flags, SIG_IGN kept
+$P/sigend view >$T/sv.u 2>&1
+CUZKTRACE_OUT=$T/sv.zst traced sv $P/sigend view
+expect_eq "the actions the program reads back, as untraced (status 0, the same lines)" \
+	"$(cat $T/sv.rc)/$(diff $T/sv.u $T/sv.out)/$(wc -l <$T/sv.out)" "0//15"
+
+# CUZKTRACE_SIGNALS=0: the actions stay the program's; the trace ends at its last flush
+CUZKTRACE_SIGNALS=0 CUZKTRACE_OUT=$T/s0.zst traced s0 $P/sigend raise 15
+$REPORT --json $T/s0.zst >$T/s0.json 2>/dev/null
+expect_eq "CUZKTRACE_SIGNALS=0: status 143, the trace truncated, no exit line" \
+	"$(cat $T/s0.rc)/$(jget $T/s0.json truncated)/$(grep -c ' events, peak heap ' $T/s0.err)" "143/true/0"
+CUZKTRACE_SIGNALS=maybe CUZKTRACE_OUT=$T/sb.zst traced sb $P/sigend raise 15
+expect_eq "CUZKTRACE_SIGNALS=maybe: one line, the default kept (the trace complete)" \
+	"$(grep -c "CUZKTRACE_SIGNALS" $T/sb.err)/$(grep "CUZKTRACE_SIGNALS" $T/sb.err)/$(cat $T/sb.rc)/$($REPORT --json $T/sb.zst 2>/dev/null | grep -c '"end_signal": "SIGTERM"')" \
+	"1/cuzktrace: warning: invalid CUZKTRACE_SIGNALS='maybe' (expected 0, 1, yes, no, true or false); using the default 1/143/1"
+
+# Python at Ctrl-C: KeyboardInterrupt, its cleanup, then SIGINT to itself with the default
+# action back (status 130): the trace ended at its last flush and read as truncated
+if [ -x /usr/bin/python3 ]; then
+	CUZKTRACE_OUT=$T/spy.zst traced spy /usr/bin/python3 -c 'import os, signal
+keep = bytearray(12 << 20)
+os.kill(os.getpid(), signal.SIGINT)'
+	$REPORT --json $T/spy.zst >$T/spy.json 2>/dev/null
+	expect_eq "Python at SIGINT: KeyboardInterrupt, status 130, the trace complete (END: signal SIGINT)" \
+		"$(grep -c '^KeyboardInterrupt' $T/spy.err)/$(cat $T/spy.rc)/$(jget $T/spy.json truncated)/$(jget $T/spy.json end_signal)" \
+		"1/130/false/SIGINT"
+fi
+
+# Rust: std's handler of SIGSEGV (it watches for stack overflows) takes a fault that is not
+# one, sets the default back and returns; the fault comes again, to the tracer's handler
+if command -v rustc >/dev/null 2>&1; then
+	cat >$T/rsegv.rs <<'RSEOF'
+use std::hint::black_box;
+fn main() {
+    let params: Vec<u8> = black_box(vec![1; 12 << 20]);
+    let p: *mut u8 = black_box(std::ptr::null_mut());
+    unsafe { p.write_volatile(params[0]) };
+}
+RSEOF
+	env -u MAKEFLAGS -u MFLAGS -u CARGO_MAKEFLAGS rustc -O -o $T/rsegv $T/rsegv.rs 2>$T/rsegv.build
+	CUZKTRACE_OUT=$T/rsegv.zst traced rsegv $T/rsegv
+	$REPORT --json $T/rsegv.zst >$T/rsegv.json 2>/dev/null
+	rs_live=$(jget $T/rsegv.json live_at_exit.heap_bytes)
+	expect_eq "Rust: a null write, status 139, the trace complete (END: signal SIGSEGV), the 12 MiB Vec live at the end (and std's few blocks of its start)" \
+		"$(cat $T/rsegv.rc)/$(jget $T/rsegv.json truncated)/$(jget $T/rsegv.json end_signal)/$((rs_live >= 12582912 && rs_live < 12582912 + 4096))" \
+		"139/false/SIGSEGV/1"
+fi
