@@ -680,7 +680,23 @@ static void finish_any_stack(int reason)
 	finish_signals_blocked(reason);
 }
 
-/* reason: the END record's (CKT_END_ABORT: abort's, else _exit's) */
+/* apart from before_fast_exit: its line's buffer (1 KiB) must not be in that frame, which a
+ * crash handler's 4 KiB alternate stack holds (assertonstack: SIGSEGV there) */
+static CKT_NOINLINE void say_signal_in_lock(int sig)
+{
+	const char *abbrev = sigabbrev_np(sig);
+	struct ckt_line l = {.len = 0};
+	ckt_line_str(&l, "cuzktrace: warning: SIG");
+	ckt_line_str(&l, abbrev ? abbrev : "?");
+	ckt_line_str(&l, " ends the process while the tracer holds a lock of its own on that "
+			 "thread: '");
+	ckt_line_str(&l, ckt_writer_path());
+	ckt_line_str(&l, "' ends at its last flush (it reads as truncated)");
+	ckt_line_emit(&l);
+}
+
+/* reason: the END record's (CKT_END_ABORT: abort's, CKT_END_SIGNAL + n a signal's, else
+ * _exit's) */
 static CKT_NOINLINE void before_fast_exit(int reason)
 {
 	/* the traced process itself (not a vfork child), even when another thread has begun to
@@ -699,15 +715,7 @@ static CKT_NOINLINE void before_fast_exit(int reason)
 		return;
 	if (ckt_tls.guard && !ckt_tls.awaiting_exit && ckt_tls.mutexes) {
 		if (atomic_load(&ckt_active) && reason > CKT_END_SIGNAL) {
-			const char *abbrev = sigabbrev_np(reason - CKT_END_SIGNAL);
-			struct ckt_line l = {.len = 0};
-			ckt_line_str(&l, "cuzktrace: warning: SIG");
-			ckt_line_str(&l, abbrev ? abbrev : "?");
-			ckt_line_str(&l, " ends the process while the tracer holds a lock of its own "
-					 "on that thread: '");
-			ckt_line_str(&l, ckt_writer_path());
-			ckt_line_str(&l, "' ends at its last flush (it reads as truncated)");
-			ckt_line_emit(&l);
+			say_signal_in_lock(reason - CKT_END_SIGNAL);
 		} else if (atomic_load(&ckt_active)) {
 			ckt_log(reason == CKT_END_ABORT ? "warning: abort from a signal handler that "
 				"interrupted the tracer while it held a lock of its own: '" : "warning: _exit "

@@ -7,7 +7,7 @@ se_status() { # status of the program untraced, as the shell reports it
 	echo $?
 }
 for se in "raise 15:143:SIGTERM" "raise 2:130:SIGINT" "raise 1:129:SIGHUP" "raise 3:131:SIGQUIT" \
-	"raise 10:138:SIGUSR1" "segv:139:SIGSEGV" "pipe:141:SIGPIPE" "threads:143:SIGTERM"; do
+	"raise 10:138:SIGUSR1" "segv:139:SIGSEGV" "altsegv:139:SIGSEGV" "pipe:141:SIGPIPE" "threads:143:SIGTERM"; do
 	IFS=: read -r se_arg se_rc se_sig <<<"$se"
 	se_u=$(se_status $P/sigend $se_arg)
 	CUZKTRACE_OUT=$T/se.zst timeout -s KILL 30 env LD_PRELOAD=$LIB $P/sigend $se_arg >$T/se.out 2>$T/se.err

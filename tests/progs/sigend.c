@@ -2,6 +2,8 @@
  * crash): the tracer holds the action and finishes the trace first. sigend MODE [SIGNAL]:
  *   raise N   raise(N) (a number)
  *   segv      a write through a null pointer: SIGSEGV at the instruction
+ *   altsegv   the same with a 4 KiB alternate signal stack set (a guard page under it): the
+ *             tracer's handler runs there, and finishes the trace on a stack of its own
  *   wait      says "ready" on stdout, then waits for a signal from outside
  *   pipe      writes into a pipe whose reading end is closed: SIGPIPE
  *   threads   four threads allocate and free without end; main raises SIGTERM
@@ -14,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -98,6 +101,15 @@ int main(int argc, char **argv)
 	memset(p, 1, (size_t)12 << 20);
 	if (!strcmp(mode, "raise") && argc > 2)
 		raise(atoi(argv[2]));
+	if (!strcmp(mode, "altsegv")) {
+		char *m = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m == MAP_FAILED || mprotect(m, 4096, PROT_NONE) != 0)
+			return 1;
+		stack_t ss = {.ss_sp = m + 4096, .ss_size = 4096, .ss_flags = 0};
+		if (sigaltstack(&ss, NULL) != 0)
+			return 1;
+		mode = "segv";
+	}
 	if (!strcmp(mode, "segv"))
 		*(volatile int *)(argc > 99 ? p : NULL) = 1;
 	if (!strcmp(mode, "wait")) {
