@@ -25,6 +25,10 @@ print('null' if d is None else json.dumps(d) if isinstance(d, (bool, dict, list)
 PYEOF
 }
 
+# rustc_in_make FLAGS...: rustc without make's jobserver variables, which it would otherwise
+# try to use (the suite runs under make check)
+rustc_in_make() { env -u MAKEFLAGS -u MFLAGS -u CARGO_MAKEFLAGS rustc "$@"; }
+
 # traced NAME CMD...: runs CMD under the tracer with stdout/stderr/status in $T/NAME.{out,err,rc}
 traced() {
 	local name=$1; shift

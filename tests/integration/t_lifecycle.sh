@@ -529,7 +529,7 @@ fn main() {
     }
 }
 RSEOF
-	env -u MAKEFLAGS -u MFLAGS -u CARGO_MAKEFLAGS rustc -O -C panic=abort -o $T/pabort $T/pabort.rs 2>$T/pabort.build
+	rustc_in_make -O -C panic=abort -o $T/pabort $T/pabort.rs 2>$T/pabort.build
 	CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/pabort.zst traced pabort $T/pabort
 	$REPORT --json $T/pabort.zst >$T/pabort.json 2>$T/pabort.rerr
 	expect_eq "Rust panic = \"abort\": status 134, the panic's message, trace complete (END: abort), the 12 MiB Vec live at the end" \

@@ -322,7 +322,7 @@ fn main() {
     println!("{}", a.len() + b.len() + c.len());
 }
 RSEOF
-	env -u MAKEFLAGS -u MFLAGS -u CARGO_MAKEFLAGS rustc -O -o $T/elog $T/elog.rs 2>$T/elog.build
+	rustc_in_make -O -o $T/elog $T/elog.rs 2>$T/elog.build
 	CUZKTRACE_SAMPLE=0 CUZKTRACE_PHASES='synthesis=synthesis start..synthesis done' CUZKTRACE_OUT=$T/elog.zst traced elog $T/elog
 	$REPORT --json $T/elog.zst >$T/elog.json
 	expect_eq "Rust eprintln! with arguments: the marker split between its writes is seen, synthesis owns its 2,000,000 bytes" \
@@ -365,12 +365,12 @@ RSEOF
 			"$(cat $T/$1.rc)/$(cat $T/$1.out)/$(jget $T/$1.json peak_heap.by_phase.0) $(jget $T/$1.json peak_heap.by_phase.1) $(jget $T/$1.json peak_heap.by_phase.2)/$(cat $T/$1.rerr)" \
 			'0/275000/{"phase": "m", "bytes": 4000000} {"phase": "x", "bytes": 400000} {"phase": "p", "bytes": 200000}/'
 	}
-	if env -u MAKEFLAGS -u MFLAGS -u CARGO_MAKEFLAGS rustc -g -O -C symbol-mangling-version=v0 -o $T/gen $T/gen.rs 2>$T/gen.build; then
+	if rustc_in_make -g -O -C symbol-mangling-version=v0 -o $T/gen $T/gen.rs 2>$T/gen.build; then
 		gen_rules gen "v0 names: a generic function without its generic arguments (3,200,000 + 800,000), <gen::Aux>::build as gen::Aux::build (400,000), <gen::Prover<u32>>::synthesize as gen::Prover::synthesize (200,000)"
 	else
 		echo "  skip --phase-rule on v0 names: rustc has no v0 mangling"
 	fi
-	env -u MAKEFLAGS -u MFLAGS -u CARGO_MAKEFLAGS rustc -g -O -o $T/genl $T/gen.rs 2>$T/genl.build
+	rustc_in_make -g -O -o $T/genl $T/gen.rs 2>$T/genl.build
 	expect_eq "--phase-rule on Rust legacy names: gen.rs builds" "$?/$(cat $T/genl.build)" "0/"
 	gen_rules genl "legacy names: gen::Prover<T>::synthesize as gen::Prover::synthesize (200,000)"
 else

@@ -89,7 +89,7 @@ fn main() {
     unsafe { p.write_volatile(params[0]) };
 }
 RSEOF
-	env -u MAKEFLAGS -u MFLAGS -u CARGO_MAKEFLAGS rustc -O -o $T/rsegv $T/rsegv.rs 2>$T/rsegv.build
+	rustc_in_make -O -o $T/rsegv $T/rsegv.rs 2>$T/rsegv.build
 	CUZKTRACE_OUT=$T/rsegv.zst traced rsegv $T/rsegv
 	$REPORT --json $T/rsegv.zst >$T/rsegv.json 2>/dev/null
 	rs_live=$(jget $T/rsegv.json live_at_exit.heap_bytes)
