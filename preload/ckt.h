@@ -194,7 +194,8 @@ int ckt_ownmaps_madvise_around(int (*real)(void *, size_t, int), void *addr, siz
 	X(exit, 0) X(quick_exit, 0) X(daemon, 0) X(madvise, 0) X(setuid, 0) X(setgid, 0) X(seteuid, 0) X(setegid, 0)   \
 	X(setreuid, 0) X(setregid, 0) X(setresuid, 0) X(setresgid, 0) X(setgroups, 0) X(initgroups, 0) \
 	X(fork, 0) X(_Fork, 0) X(abort, 0) X(mallopt, 0) X(__assert_fail, 0) X(__assert_perror_fail, 0) \
-	X(__assert, 0) X(sigaction, 0) X(signal, 0) X(bsd_signal, 0) X(sysv_signal, 0) X(__sysv_signal, 0)
+	X(__assert, 0) X(sigaction, 0) X(signal, 0) X(bsd_signal, 0) X(ssignal, 0) X(sysv_signal, 0)      \
+	X(__sysv_signal, 0) X(sigset, 0) X(siginterrupt, 0)
 
 /* glibc's assert entry points (<assert.h> declares them only without NDEBUG) */
 void __assert_fail(const char *assertion, const char *file, unsigned int line,
@@ -207,6 +208,7 @@ void __assert(const char *assertion, const char *file, int line) __attribute__((
 sighandler_t bsd_signal(int sig, sighandler_t handler);
 sighandler_t sysv_signal(int sig, sighandler_t handler);
 sighandler_t __sysv_signal(int sig, sighandler_t handler);
+int __sigaction(int sig, const struct sigaction *act, struct sigaction *old);
 /* hooks_signal.c: the kernel's actions of signals whose default ends the process, held while
  * tracing so that such an end finishes the trace */
 void ckt_signals_start(void);
@@ -217,9 +219,13 @@ int ckt_signal_held(int sig, struct sigaction *program);
 void ckt_finish_at_signal(int reason);
 
 #define CKT_REAL_PTR(name, required) __typeof__(name) *name;
+/* (sigset and siginterrupt are deprecated: hooked all the same, as programs call them) */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 struct ckt_real {
 	CKT_HOOKS(CKT_REAL_PTR)
 };
+#pragma GCC diagnostic pop
 #undef CKT_REAL_PTR
 extern struct ckt_real ckt_real;
 

@@ -864,6 +864,10 @@ static void assert_arm(void)
 		ckt_bootstrap();
 	if (!atomic_load(&ckt_active) || getpid() != ckt_writer_pid())
 		return;
+	/* the tracer holds SIGABRT (the program left it at the default): glibc's abort comes to
+	 * the tracer's handler (hooks_signal.c), nothing to lend */
+	if (ckt_signal_held(SIGABRT, NULL))
+		return;
 	/* another thread's assert holds the action: it is finishing the trace, and its process
 	 * ends (two at once: the second's raise ended the process in the middle of the first's
 	 * final flush, 9 runs in 10); or its handler jumps out, and this one lends it next. At
@@ -874,8 +878,10 @@ static void assert_arm(void)
 		else
 			ckt_nap(1000000);
 	struct sigaction ours;
-	if (ckt_signal_held(SIGABRT, NULL) || ckt_real_sigaction(SIGABRT, NULL, &assert_prog) != 0)
-		return; /* held: glibc's abort comes to the tracer's handler (hooks_signal.c) */
+	if (ckt_real_sigaction(SIGABRT, NULL, &assert_prog) != 0) {
+		atomic_store(&assert_lent, 0);
+		return;
+	}
 	memset(&ours, 0, sizeof(ours));
 	ours.sa_sigaction = assert_on_abrt;
 	/* every signal blocked while it runs (the program's handler gets its own mask there);

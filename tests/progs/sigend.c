@@ -10,8 +10,16 @@
  *   fork      a forked child raises SIGTERM; the parent prints the child's status, exits 0
  *   handler   a SIGTERM handler of the program's that says so and calls _exit(5)
  *   view      prints the actions the program reads back after setting them (the same traced
- *             and untraced), ignores SIGHUP and raises it, and exits 0 */
+ *             and untraced), ignores SIGHUP and raises it, and exits 0
+ *   sigsetback  sigset's save and restore of SIGSEGV (its old action back), then raise: the
+ *             tracer's handler was put back without SA_SIGINFO, and the program ran on
+ *   refix     a write to a read-only page, which another thread makes writable once the main
+ *             thread is in a SIGSEGV handler: the process ends by SIGSEGV (the tracer's handler
+ *             returned to the instruction, which then ran: the program went on)
+ *   race      20,000 times: a thread sets a handler of SIGUSR1 while main sets the default
+ *             and reads the old action; prints the outcomes no order of the two calls gives */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +27,9 @@
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+/* sigset and siginterrupt are deprecated; programs call them all the same */
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 
 static void on_term(int sig)
 {
@@ -42,6 +53,82 @@ static void *churn(void *arg)
 		free(p);
 	}
 	return NULL;
+}
+
+static void on_h0(int sig)
+{
+	(void)sig;
+}
+
+static char *page;
+
+static pid_t main_tid;
+
+/* whether the main thread blocks SIGSEGV: it does inside a SIGSEGV handler (the tracer's) */
+static int main_blocks_segv(void)
+{
+	char path[64], line[256];
+	int blocked = 0;
+	snprintf(path, sizeof(path), "/proc/self/task/%d/status", (int)main_tid);
+	FILE *f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "SigBlk:", 7))
+			blocked = (strtoull(line + 7, NULL, 16) >> (SIGSEGV - 1)) & 1;
+	if (f)
+		fclose(f);
+	return blocked;
+}
+
+/* makes the page writable once the main thread is in a SIGSEGV handler (5 s at most) */
+static void *make_writable(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 50000 && !main_blocks_segv(); i++)
+		usleep(100);
+	mprotect(page, 4096, PROT_READ | PROT_WRITE);
+	return NULL;
+}
+
+static atomic_int go;
+
+static void *set_handler(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		while (atomic_load(&go) == 0)
+			;
+		if (atomic_load(&go) < 0)
+			return NULL;
+		signal(SIGUSR1, on_int);
+		atomic_store(&go, 0);
+	}
+}
+
+/* a thread's signal(SIGUSR1, on_int) against main's sigaction(SIGUSR1, SIG_DFL, &old): the
+ * end is on_int with old on_h0 or on_int (main first or last) or the default with old on_int
+ * (main last); the default with old on_h0 lost the thread's call */
+static int race(void)
+{
+	pthread_t t;
+	int impossible = 0;
+	pthread_create(&t, NULL, set_handler, NULL);
+	for (int i = 0; i < 20000; i++) {
+		struct sigaction dfl, old, end;
+		signal(SIGUSR1, on_h0);
+		memset(&dfl, 0, sizeof(dfl));
+		dfl.sa_handler = SIG_DFL;
+		atomic_store(&go, 1);
+		sigaction(SIGUSR1, &dfl, &old);
+		while (atomic_load(&go) != 0)
+			;
+		sigaction(SIGUSR1, NULL, &end);
+		if (end.sa_handler == SIG_DFL && old.sa_handler == on_h0)
+			impossible++;
+	}
+	atomic_store(&go, -1);
+	pthread_join(t, NULL);
+	printf("impossible outcomes: %d\n", impossible);
+	return 0;
 }
 
 static const char *name_of(void (*h)(int))
@@ -77,10 +164,7 @@ static void view(void)
 	sigaction(SIGQUIT, &sa, &old);
 	printf("QUIT before: %s flags %#x\n", name_of(old.sa_handler), (unsigned)old.sa_flags);
 	show("QUIT", SIGQUIT);
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 	siginterrupt(SIGINT, 1);
-#pragma GCC diagnostic pop
 	printf("signal(INT, on_int) returned %s\n", name_of(signal(SIGINT, on_int)));
 	show("INT after siginterrupt", SIGINT);
 	printf("sysv_signal(ALRM, on_int) returned %s\n", name_of(sysv_signal(SIGALRM, on_int)));
@@ -89,6 +173,40 @@ static void view(void)
 	raise(SIGHUP);
 	printf("SIGHUP ignored\n");
 	printf("signal(KILL, SIG_DFL) returned %s\n", name_of(signal(SIGKILL, SIG_DFL)));
+	printf("sigset(USR2, on_int) returned %s\n", name_of(sigset(SIGUSR2, on_int)));
+	printf("sigset(USR2, SIG_DFL) returned %s\n", name_of(sigset(SIGUSR2, SIG_DFL)));
+	printf("sigset(USR2, SIG_HOLD) returned %s\n", name_of(sigset(SIGUSR2, SIG_HOLD)));
+	printf("sigset(USR2, SIG_HOLD) again returned %s\n", sigset(SIGUSR2, SIG_HOLD) == SIG_HOLD ? "SIG_HOLD" : "other");
+	printf("sigset(USR2, SIG_DFL) returned %s\n", sigset(SIGUSR2, SIG_DFL) == SIG_HOLD ? "SIG_HOLD" : "other");
+	printf("ssignal(PIPE, on_int) returned %s\n", name_of(ssignal(SIGPIPE, on_int)));
+	extern int __sigaction(int, const struct sigaction *, struct sigaction *);
+	__sigaction(SIGTERM, NULL, &old);
+	printf("__sigaction TERM: %s flags %#x\n", name_of(old.sa_handler), (unsigned)old.sa_flags);
+	siginterrupt(SIGUSR1, 0);
+	show("USR1 after siginterrupt 0", SIGUSR1);
+	siginterrupt(SIGUSR1, 1);
+	show("USR1 after siginterrupt 1", SIGUSR1);
+	/* a flag the kernel does not know (SA_UNSUPPORTED): cleared, which a program tests */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	sa.sa_flags = 0x400;
+	sigaction(SIGXCPU, &sa, NULL);
+	show("XCPU after SA_UNSUPPORTED", SIGXCPU);
+	/* a vfork child's own action does not change what the parent reads */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	sa.sa_flags = SA_RESTART;
+	sigaddset(&sa.sa_mask, SIGUSR2);
+	sigaction(SIGTERM, &sa, NULL);
+	if (vfork() == 0) {
+		struct sigaction plain;
+		memset(&plain, 0, sizeof(plain));
+		plain.sa_handler = SIG_DFL;
+		sigaction(SIGTERM, &plain, NULL);
+		_exit(0);
+	}
+	wait(NULL);
+	show("TERM after a vfork child's", SIGTERM);
 	printf("signal(0, SIG_DFL) returned %s\n", name_of(signal(0, SIG_DFL)));
 }
 
@@ -150,6 +268,27 @@ int main(int argc, char **argv)
 		signal(SIGTERM, on_term);
 		raise(SIGTERM);
 	}
+	if (!strcmp(mode, "sigsetback")) {
+		sighandler_t was = sigset(SIGSEGV, on_int);
+		sigset(SIGSEGV, was);
+		char junk[512];
+		memset(junk, 0x55, sizeof(junk)); /* what a stale siginfo would read */
+		__asm__ volatile("" : : "r"(junk) : "memory");
+		raise(SIGSEGV);
+		printf("still alive\n");
+		return 0;
+	}
+	if (!strcmp(mode, "refix")) {
+		page = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		main_tid = gettid();
+		pthread_t t;
+		pthread_create(&t, NULL, make_writable, NULL);
+		*(volatile char *)page = 1;
+		printf("survived the fault\n");
+		return 0;
+	}
+	if (!strcmp(mode, "race"))
+		return race();
 	if (!strcmp(mode, "view")) {
 		view();
 		return 0;
