@@ -80,10 +80,13 @@ static int main_blocks_segv(void)
 }
 
 /* makes the page writable once the main thread is in a SIGSEGV handler (5 s at most) */
+static atomic_int writing; /* set right before the write (pthread_create blocks every signal
+			    * in its caller for a moment: that is no handler) */
+
 static void *make_writable(void *arg)
 {
 	(void)arg;
-	for (int i = 0; i < 50000 && !main_blocks_segv(); i++)
+	for (int i = 0; i < 50000 && !(atomic_load(&writing) && main_blocks_segv()); i++)
 		usleep(100);
 	mprotect(page, 4096, PROT_READ | PROT_WRITE);
 	return NULL;
@@ -283,6 +286,7 @@ int main(int argc, char **argv)
 		main_tid = gettid();
 		pthread_t t;
 		pthread_create(&t, NULL, make_writable, NULL);
+		atomic_store(&writing, 1);
 		*(volatile char *)page = 1;
 		printf("survived the fault\n");
 		return 0;
