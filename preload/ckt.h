@@ -215,6 +215,14 @@ void ckt_signals_start(void);
 int ckt_real_sigaction(int sig, const struct sigaction *act, struct sigaction *old);
 /* 1 when the tracer holds sig (the program's action, the default, in *program) */
 int ckt_signal_held(int sig, struct sigaction *program);
+/* a thread that would end the process (exit, _exit, abort) while a fatal signal's default
+ * action is ending it waits for that end (hooks_signal.c) */
+void ckt_signal_wait_if_ending(void);
+/* the thread that ends the process (a fatal signal's handler, abort, _exit: `what` is the
+ * signal, SIGABRT for abort, CKT_END_EXIT_CLAIM for _exit) claims the end; another that
+ * comes meanwhile waits there for the first's end */
+void ckt_end_here_or_wait(int what);
+#define CKT_END_EXIT_CLAIM 1000
 /* the trace finished at a signal's default action (hooks_exec.c; reason CKT_END_*) */
 void ckt_finish_at_signal(int reason);
 

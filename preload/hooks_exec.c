@@ -730,6 +730,7 @@ static CKT_NOINLINE void before_fast_exit(int reason)
 
 static __attribute__((noreturn)) void fast_exit(void (*real)(int), int status)
 {
+	ckt_end_here_or_wait(CKT_END_EXIT_CLAIM);
 	before_fast_exit(CKT_END_EXIT);
 	if (real)
 		real(status);
@@ -772,6 +773,7 @@ void ckt_finish_at_signal(int reason)
 
 CKT_EXPORT void abort(void)
 {
+	ckt_signal_wait_if_ending();
 	/* before the tracer has started (a library's constructor ahead of ours): the real abort
 	 * first, which runs the program's handler as untraced */
 	if (atomic_load(&ckt_boot_state) == 0)
@@ -799,8 +801,10 @@ CKT_EXPORT void abort(void)
 	}
 	/* the action, whatever the flags: a one-shot handler (SA_RESETHAND) leaves SA_SIGINFO
 	 * with SIG_DFL, and its second abort ends the process */
-	if (program_abrt(&sa) == 0 && (sa.sa_handler == SIG_DFL || sa.sa_handler == SIG_IGN))
+	if (program_abrt(&sa) == 0 && (sa.sa_handler == SIG_DFL || sa.sa_handler == SIG_IGN)) {
+		ckt_end_here_or_wait(SIGABRT);
 		before_fast_exit(CKT_END_ABORT);
+	}
 	if (ckt_real.abort)
 		ckt_real.abort();
 	/* no real abort found: end as it would, the program's handler first */
@@ -1098,6 +1102,7 @@ static void vfork_child_exit(int status)
 
 CKT_EXPORT void exit(int status)
 {
+	ckt_signal_wait_if_ending();
 	vfork_child_exit(status);
 	exit_claim(0);
 	if (!atomic_load(&ckt_init_ran) || !ckt_real.exit)
@@ -1124,6 +1129,7 @@ CKT_EXPORT void exit(int status)
  * output). */
 CKT_EXPORT void quick_exit(int status)
 {
+	ckt_signal_wait_if_ending();
 	exit_claim(1);
 	if (ckt_real.quick_exit)
 		ckt_real.quick_exit(status);

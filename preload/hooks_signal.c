@@ -25,6 +25,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -94,6 +95,21 @@ int ckt_real_sigaction(int sig, const struct sigaction *act, struct sigaction *o
 
 static void fatal_handler(int sig, siginfo_t *si, void *uc);
 
+/* the signals a fault raises, at an instruction */
+static int is_fault(int sig)
+{
+	return sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE;
+}
+
+/* The first process of a pid namespace (a container's) ignores a signal sent to it whose
+ * action is the default: a handler would let in what the kernel keeps out (SIGTERM from
+ * `docker stop` woke its pause and the program ran on, its trace ended). There the tracer
+ * holds only the faults, which the kernel delivers to it all the same. */
+static int holds(int sig)
+{
+	return is_fatal(sig) && (is_fault(sig) || getpid() != 1);
+}
+
 /* 1 when the kernel's action for sig is the tracer's handler (whatever its flags: a C library
  * function no hook sees, sigvec, may put it back without SA_SIGINFO) */
 static int held(int sig)
@@ -115,14 +131,18 @@ static int tracing_here(void)
 static void hold_if_default(int sig)
 {
 	struct sigaction cur, ours, was;
-	if (!tracing_here() || !is_fatal(sig) || ckt_real_sigaction(sig, NULL, &cur) != 0 ||
+	if (!tracing_here() || !holds(sig) || ckt_real_sigaction(sig, NULL, &cur) != 0 ||
 	    cur.sa_handler != SIG_DFL) /* (SIG_DFL whatever the flags: a one-shot's leaves them) */
 		return;
 	prog[sig] = cur;
 	memset(&ours, 0, sizeof(ours));
 	ours.sa_sigaction = fatal_handler;
 	sigfillset(&ours.sa_mask); /* nothing runs inside the final flush */
-	ours.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
+	/* a fault's handler on the program's alternate stack (a stack overflow's has no other);
+	 * another signal's on the thread's own: the program's alternate stack may be too small
+	 * for a signal frame (MINSIGSTKSZ, 2 KiB: SIGTERM became SIGSEGV), which untraced the
+	 * signal never needed */
+	ours.sa_flags = SA_SIGINFO | SA_RESTART | (is_fault(sig) ? SA_ONSTACK : 0);
 	/* an action set meanwhile by a raw system call is put back */
 	if (ckt_real_sigaction(sig, &ours, &was) == 0 && was.sa_handler != SIG_DFL)
 		ckt_real_sigaction(sig, &was, NULL);
@@ -162,12 +182,55 @@ static void send_again(int sig, siginfo_t *si, int with_info)
 		syscall(SYS_tgkill, pid, tid, sig);
 }
 
+/* What is ending the process: a signal, from the tracer's handler, or abort or _exit (which
+ * finish the trace first; CKT_END_EXIT_CLAIM for _exit). Until it is done the program's other
+ * threads run on, and untraced a fatal signal would have ended them at once. An exit of
+ * theirs meanwhile took the process's status (4 runs in 100 ended with 0 after SIGTERM), and
+ * a second thread's fatal signal, abort or _exit the trace's END (1 run in 3 named another
+ * end than the process's): they wait for the first here, every signal blocked. */
+static atomic_int ending;
+static __thread int claimed_here; /* this thread's end (abort's, then its SIGABRT) */
+
+static void wait_for_end(void)
+{
+	sigset_t all;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	for (;;) {
+		struct timespec ts = {1, 0};
+		nanosleep(&ts, NULL);
+	}
+}
+
+void ckt_signal_wait_if_ending(void)
+{
+	if (atomic_load(&ending) && getpid() == ckt_writer_pid() && !claimed_here)
+		wait_for_end();
+}
+
+/* see ckt.h */
+void ckt_end_here_or_wait(int what)
+{
+	int none = 0;
+	if (claimed_here || !tracing_here())
+		return;
+	if (!atomic_compare_exchange_strong(&ending, &none, what))
+		wait_for_end(); /* another thread's end goes first */
+	claimed_here = 1;
+}
+
 static void fatal_handler(int sig, siginfo_t *si, void *uc)
 {
 	int saved_errno = errno;
 	struct sigaction cur, dfl;
 	/* installed without SA_SIGINFO (see held), si and uc are not the kernel's */
 	int with_info = ckt_real_sigaction(sig, NULL, &cur) == 0 && (cur.sa_flags & SA_SIGINFO);
+	/* a namespace's first process: a fault another process sent is ignored, as untraced */
+	if (getpid() == 1 && !(with_info && si->si_code > 0)) {
+		errno = saved_errno;
+		return;
+	}
+	ckt_end_here_or_wait(sig);
 	/* abort's (raise: tgkill from this process) finishes as the abort hook does; SIGABRT
 	 * sent by another process is a signal like any */
 	int abort_here = sig == SIGABRT && with_info && si->si_code == SI_TKILL && si->si_pid == getpid();

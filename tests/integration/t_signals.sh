@@ -5,14 +5,19 @@
 # and restore put the tracer's handler back without SA_SIGINFO (the program ran on, status
 # 0); refix: another thread made the faulting page writable while the trace was finished,
 # and the fault's instruction, run again, went through (the program ran on): the signal is
-# sent again with its siginfo instead
+# sent again with its siginfo instead; smallalt: the tracer's SIGTERM handler ran on the
+# program's 2 KiB alternate stack, too small for the frame (SIGSEGV; it runs on the thread's
+# own stack now, faults' alone on the alternate one); during: another thread's _exit or abort
+# while the trace was finished ended the process with its own status (0, 134), or the trace
+# with its END
 se_status() { # status of the program untraced, as the shell reports it
 	timeout -s KILL 30 "$@" >/dev/null 2>&1
 	echo $?
 }
 for se in "raise 15:143:SIGTERM" "raise 2:130:SIGINT" "raise 1:129:SIGHUP" "raise 3:131:SIGQUIT" \
 	"raise 10:138:SIGUSR1" "segv:139:SIGSEGV" "altsegv:139:SIGSEGV" "pipe:141:SIGPIPE" "threads:143:SIGTERM" \
-	"sigsetback:139:SIGSEGV" "refix:139:SIGSEGV"; do
+	"sigsetback:139:SIGSEGV" "refix:139:SIGSEGV" "smallalt:143:SIGTERM" "during _exit:143:SIGTERM" \
+	"during abort:143:SIGTERM"; do
 	IFS=: read -r se_arg se_rc se_sig <<<"$se"
 	se_u=$(se_status $P/sigend $se_arg)
 	CUZKTRACE_OUT=$T/se.zst timeout -s KILL 30 env LD_PRELOAD=$LIB $P/sigend $se_arg >$T/se.out 2>$T/se.err

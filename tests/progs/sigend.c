@@ -16,6 +16,11 @@
  *   refix     a write to a read-only page, which another thread makes writable once the main
  *             thread is in a SIGSEGV handler: the process ends by SIGSEGV (the tracer's handler
  *             returned to the instruction, which then ran: the program went on)
+ *   smallalt  a 2 KiB alternate signal stack (MINSIGSTKSZ) set, then raise(SIGTERM): the
+ *             tracer's handler ran there, too small for a signal frame (SIGSEGV)
+ *   during X  another thread calls X (_exit, abort) once the main thread, which raised
+ *             SIGTERM, is in its handler (the tracer's): untraced SIGTERM ends the process at
+ *             once; the other thread's call must not end it with its own status or END
  *   race      20,000 times: a thread sets a handler of SIGUSR1 while main sets the default
  *             and reads the old action; prints the outcomes no order of the two calls gives */
 #include <pthread.h>
@@ -64,8 +69,8 @@ static char *page;
 
 static pid_t main_tid;
 
-/* whether the main thread blocks SIGSEGV: it does inside a SIGSEGV handler (the tracer's) */
-static int main_blocks_segv(void)
+/* whether the main thread blocks sig: it does inside a handler of it (the tracer's) */
+static int main_blocks(int sig)
 {
 	char path[64], line[256];
 	int blocked = 0;
@@ -73,7 +78,7 @@ static int main_blocks_segv(void)
 	FILE *f = fopen(path, "r");
 	while (f && fgets(line, sizeof(line), f))
 		if (!strncmp(line, "SigBlk:", 7))
-			blocked = (strtoull(line + 7, NULL, 16) >> (SIGSEGV - 1)) & 1;
+			blocked = (strtoull(line + 7, NULL, 16) >> (sig - 1)) & 1;
 	if (f)
 		fclose(f);
 	return blocked;
@@ -86,10 +91,22 @@ static atomic_int writing; /* set right before the write (pthread_create blocks 
 static void *make_writable(void *arg)
 {
 	(void)arg;
-	for (int i = 0; i < 50000 && !(atomic_load(&writing) && main_blocks_segv()); i++)
+	for (int i = 0; i < 50000 && !(atomic_load(&writing) && main_blocks(SIGSEGV)); i++)
 		usleep(100);
 	mprotect(page, 4096, PROT_READ | PROT_WRITE);
 	return NULL;
+}
+
+static const char *during;
+
+static void *end_during(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 50000 && !(atomic_load(&writing) && main_blocks(SIGTERM)); i++)
+		usleep(100);
+	if (!strcmp(during, "abort"))
+		abort();
+	_exit(0);
 }
 
 static atomic_int go;
@@ -293,6 +310,22 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(mode, "race"))
 		return race();
+	if (!strcmp(mode, "smallalt")) {
+		stack_t ss = {.ss_sp = malloc(2048), .ss_size = 2048, .ss_flags = 0};
+		if (!ss.ss_sp || sigaltstack(&ss, NULL) != 0)
+			return 1;
+		raise(SIGTERM);
+	}
+	if (!strcmp(mode, "during") && argc > 2) {
+		pthread_t t;
+		during = argv[2];
+		main_tid = gettid();
+		pthread_create(&t, NULL, end_during, NULL);
+		atomic_store(&writing, 1);
+		raise(SIGTERM);
+		for (;;)
+			pause();
+	}
 	if (!strcmp(mode, "view")) {
 		view();
 		return 0;
