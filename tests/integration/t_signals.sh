@@ -116,3 +116,23 @@ RSEOF
 		"$(cat $T/rsegv.rc)/$(jget $T/rsegv.json truncated)/$(jget $T/rsegv.json end_signal)/$((rs_live >= 12582912 && rs_live < 12582912 + 4096))" \
 		"139/false/SIGSEGV/1"
 fi
+
+# the first process of a pid namespace: the kernel ignores a signal whose action is the
+# default there (SIGTERM to a container's pid 1); the tracer holds only its faults, so the
+# program runs on as untraced (a handler let SIGTERM in: the trace ended, the program went on)
+if unshare -fp --mount-proc true 2>/dev/null; then
+	p1_u=$(se_status unshare -fp --mount-proc $P/sigend raise 15)
+	CUZKTRACE_OUT=$T/p1.zst timeout -s KILL 30 unshare -fp --mount-proc env LD_PRELOAD=$LIB $P/sigend raise 15 >/dev/null 2>$T/p1.err
+	p1_rc=$?
+	$REPORT --json $T/p1.zst >$T/p1.json 2>/dev/null
+	expect_eq "pid 1 of a namespace raises SIGTERM: ignored as untraced (status $p1_u), the trace ends by its exit" \
+		"$p1_rc/$(jget $T/p1.json truncated)/$(jget $T/p1.json end_reason)" "3/false/exit"
+	p1_u=$(se_status unshare -fp --mount-proc $P/sigend segv)
+	CUZKTRACE_OUT=$T/p1s.zst timeout -s KILL 30 unshare -fp --mount-proc env LD_PRELOAD=$LIB $P/sigend segv >/dev/null 2>$T/p1s.err
+	p1_rc=$?
+	$REPORT --json $T/p1s.zst >$T/p1s.json 2>/dev/null
+	expect_eq "pid 1 of a namespace faults: SIGSEGV as untraced (status $p1_u), the trace complete (END: signal SIGSEGV)" \
+		"$p1_rc/$(jget $T/p1s.json truncated)/$(jget $T/p1s.json end_signal)" "$p1_u/false/SIGSEGV"
+else
+	echo "  skip pid 1 of a namespace: unshare -p is not allowed here"
+fi
