@@ -642,6 +642,10 @@ void ckt_finish_process(int reason)
 	ckt_final_flush(reason, 1);
 	/* the guard stays raised: whatever this thread does after the final flush is not traced */
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	/* a fatal signal's end, claimed meanwhile by another thread, goes first: a return from
+	 * main (glibc's own exit, no hook sees it) ended the process with its status instead,
+	 * 1 run in 30 */
+	ckt_signal_wait_if_ending();
 }
 
 __attribute__((destructor(101))) static void ckt_fini(void)

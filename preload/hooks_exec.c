@@ -859,6 +859,7 @@ static void assert_on_abrt(int sig, siginfo_t *si, void *uc)
 		sigfillset(&mask);
 		pthread_sigmask(SIG_SETMASK, &mask, NULL);
 	}
+	ckt_end_here_or_wait(SIGABRT); /* (another thread's _exit meanwhile took the status) */
 	before_fast_exit(CKT_END_ABORT);
 }
 

@@ -226,7 +226,7 @@ static void fatal_handler(int sig, siginfo_t *si, void *uc)
 	/* installed without SA_SIGINFO (see held), si and uc are not the kernel's */
 	int with_info = ckt_real_sigaction(sig, NULL, &cur) == 0 && (cur.sa_flags & SA_SIGINFO);
 	/* a namespace's first process: a fault another process sent is ignored, as untraced */
-	if (getpid() == 1 && !(with_info && si->si_code > 0)) {
+	if (getpid() == 1 && with_info && si->si_code <= 0) {
 		errno = saved_errno;
 		return;
 	}
