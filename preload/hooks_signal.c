@@ -6,17 +6,17 @@
  * and read as truncated. While tracing, the tracer holds the kernel's action of each signal
  * of `fatal` below whose action the program left at the default (CUZKTRACE_SIGNALS=0: none),
  * and shows the program the action it set (`prog`), as sanitizers do:
- *   - sigaction, signal, bsd_signal, sysv_signal and __sysv_signal report the program's
- *     action; setting the default keeps the tracer's handler, setting a handler or SIG_IGN
- *     installs the program's as it is, and the tracer lets go of that signal;
- *   - the handler (fatal_handler) finishes the trace as _exit does, with END's reason
- *     CKT_END_SIGNAL + the signal (CKT_END_ABORT for SIGABRT), puts the default action back
- *     and lets the signal end the process as it would have (a fault returns to its faulting
- *     instruction; any other is sent again and taken when the handler returns): the status,
- *     the core dump, and the siginfo of a fault are as untraced.
+ *   - sigaction, __sigaction, signal, bsd_signal, ssignal, sysv_signal, __sysv_signal,
+ *     sigset and siginterrupt report the program's action; setting the default keeps the
+ *     tracer's handler, setting a handler or SIG_IGN installs the program's as it is, and the
+ *     tracer lets go of that signal;
+ *   - the handler (fatal_handler) claims the process's end, finishes the trace as _exit does,
+ *     with END's reason CKT_END_SIGNAL + the signal (CKT_END_ABORT for the process's own
+ *     SIGABRT), puts the default action back and queues the signal again with its siginfo,
+ *     taken as the handler returns: the status, the core dump and its siginfo as untraced.
  * Whether the tracer holds a signal is read from the kernel each time (the handler there is
- * fatal_handler): a program that sets an action by other means (a raw system call, sigset)
- * takes the signal from the tracer as it would from the default.
+ * fatal_handler): a program that sets an action by other means (a raw system call) takes the
+ * signal from the tracer as it would from the default.
  * Costs nothing per allocation: only signal-setting calls pass here. */
 #include "ckt.h"
 
