@@ -347,6 +347,12 @@ enum ckt_end_reason {
 				* (n from 1 to 64; SIGABRT's end is CKT_END_ABORT) */
 };
 
+/* END's reason CKT_END_SIGNAL + n: n; any other reason: 0 */
+static inline int ckt_end_signal(uint64_t reason)
+{
+	return reason > CKT_END_SIGNAL && reason <= CKT_END_SIGNAL + 64 ? (int)(reason - CKT_END_SIGNAL) : 0;
+}
+
 /* ---- varints: written here once, used by the encoder (preload/record.c) and the decoder
  * (reader/decode.c). Both are bounds-checked by their callers: the encoder reserves
  * CKT_MAX_RECORD bytes before a record, the decoder passes the end pointer. */

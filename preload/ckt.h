@@ -73,6 +73,7 @@ void ckt_line_str(struct ckt_line *l, const char *s);
 void ckt_line_u64(struct ckt_line *l, uint64_t v);
 void ckt_line_hex(struct ckt_line *l, uint64_t v);        /* "0x7f12ab000000" */
 void ckt_line_bytes(struct ckt_line *l, uint64_t bytes); /* human units: "1.50 GiB" */
+void ckt_line_signal(struct ckt_line *l, int sig);       /* "SIGTERM" */
 void ckt_line_emit(struct ckt_line *l);                  /* appends '\n' and writes to fd 2 */
 /* Around a write of ours that could raise SIGXFSZ or SIGPIPE (a file past the program's size
  * limit, a pipe nobody reads; a descriptor number the program took over): both blocked for
@@ -218,11 +219,9 @@ int ckt_signal_held(int sig, struct sigaction *program);
 /* a thread that would end the process (exit, _exit, abort) while a fatal signal's default
  * action is ending it waits for that end (hooks_signal.c) */
 void ckt_signal_wait_if_ending(void);
-/* the thread that ends the process (a fatal signal's handler, abort, _exit: `what` is the
- * signal, SIGABRT for abort, CKT_END_EXIT_CLAIM for _exit) claims the end; another that
- * comes meanwhile waits there for the first's end */
-void ckt_end_here_or_wait(int what);
-#define CKT_END_EXIT_CLAIM 1000
+/* the thread that ends the process (a fatal signal's handler, abort, _exit, a failed
+ * assert) claims the end; another that comes meanwhile waits there for the first's end */
+void ckt_end_here_or_wait(void);
 /* the trace finished at a signal's default action (hooks_exec.c; reason CKT_END_*) */
 void ckt_finish_at_signal(int reason);
 

@@ -684,10 +684,9 @@ static void finish_any_stack(int reason)
  * crash handler's 4 KiB alternate stack holds (assertonstack: SIGSEGV there) */
 static CKT_NOINLINE void say_signal_in_lock(int sig)
 {
-	const char *abbrev = sigabbrev_np(sig);
 	struct ckt_line l = {.len = 0};
-	ckt_line_str(&l, "cuzktrace: warning: SIG");
-	ckt_line_str(&l, abbrev ? abbrev : "?");
+	ckt_line_str(&l, "cuzktrace: warning: ");
+	ckt_line_signal(&l, sig);
 	ckt_line_str(&l, " ends the process while the tracer holds a lock of its own on that "
 			 "thread: '");
 	ckt_line_str(&l, ckt_writer_path());
@@ -714,8 +713,8 @@ static CKT_NOINLINE void before_fast_exit(int reason)
 	if (ckt_tls.guard && !ckt_tls.awaiting_exit && ckt_fd_start_window_open())
 		return;
 	if (ckt_tls.guard && !ckt_tls.awaiting_exit && ckt_tls.mutexes) {
-		if (atomic_load(&ckt_active) && reason > CKT_END_SIGNAL) {
-			say_signal_in_lock(reason - CKT_END_SIGNAL);
+		if (atomic_load(&ckt_active) && ckt_end_signal((uint64_t)reason)) {
+			say_signal_in_lock(ckt_end_signal((uint64_t)reason));
 		} else if (atomic_load(&ckt_active)) {
 			ckt_log(reason == CKT_END_ABORT ? "warning: abort from a signal handler that "
 				"interrupted the tracer while it held a lock of its own: '" : "warning: _exit "
@@ -730,7 +729,7 @@ static CKT_NOINLINE void before_fast_exit(int reason)
 
 static __attribute__((noreturn)) void fast_exit(void (*real)(int), int status)
 {
-	ckt_end_here_or_wait(CKT_END_EXIT_CLAIM);
+	ckt_end_here_or_wait();
 	before_fast_exit(CKT_END_EXIT);
 	if (real)
 		real(status);
@@ -802,7 +801,7 @@ CKT_EXPORT void abort(void)
 	/* the action, whatever the flags: a one-shot handler (SA_RESETHAND) leaves SA_SIGINFO
 	 * with SIG_DFL, and its second abort ends the process */
 	if (program_abrt(&sa) == 0 && (sa.sa_handler == SIG_DFL || sa.sa_handler == SIG_IGN)) {
-		ckt_end_here_or_wait(SIGABRT);
+		ckt_end_here_or_wait();
 		before_fast_exit(CKT_END_ABORT);
 	}
 	if (ckt_real.abort)
@@ -859,7 +858,7 @@ static void assert_on_abrt(int sig, siginfo_t *si, void *uc)
 		sigfillset(&mask);
 		pthread_sigmask(SIG_SETMASK, &mask, NULL);
 	}
-	ckt_end_here_or_wait(SIGABRT); /* (another thread's _exit meanwhile took the status) */
+	ckt_end_here_or_wait(); /* (another thread's _exit meanwhile took the status) */
 	before_fast_exit(CKT_END_ABORT);
 }
 

@@ -182,8 +182,8 @@ static void send_again(int sig, siginfo_t *si, int with_info)
 		syscall(SYS_tgkill, pid, tid, sig);
 }
 
-/* What is ending the process: a signal, from the tracer's handler, or abort or _exit (which
- * finish the trace first; CKT_END_EXIT_CLAIM for _exit). Until it is done the program's other
+/* Set once something is ending the process: a signal, from the tracer's handler, or abort,
+ * _exit or a failed assert (which finish the trace first). Until it is done the program's other
  * threads run on, and untraced a fatal signal would have ended them at once. An exit of
  * theirs meanwhile took the process's status (4 runs in 100 ended with 0 after SIGTERM), and
  * a second thread's fatal signal, abort or _exit the trace's END (1 run in 3 named another
@@ -209,12 +209,12 @@ void ckt_signal_wait_if_ending(void)
 }
 
 /* see ckt.h */
-void ckt_end_here_or_wait(int what)
+void ckt_end_here_or_wait(void)
 {
 	int none = 0;
 	if (claimed_here || !tracing_here())
 		return;
-	if (!atomic_compare_exchange_strong(&ending, &none, what))
+	if (!atomic_compare_exchange_strong(&ending, &none, 1))
 		wait_for_end(); /* another thread's end goes first */
 	claimed_here = 1;
 }
@@ -230,7 +230,7 @@ static void fatal_handler(int sig, siginfo_t *si, void *uc)
 		errno = saved_errno;
 		return;
 	}
-	ckt_end_here_or_wait(sig);
+	ckt_end_here_or_wait();
 	/* abort's (raise: tgkill from this process) finishes as the abort hook does; SIGABRT
 	 * sent by another process is a signal like any */
 	int abort_here = sig == SIGABRT && with_info && si->si_code == SI_TKILL && si->si_pid == getpid();
@@ -238,10 +238,14 @@ static void fatal_handler(int sig, siginfo_t *si, void *uc)
 	memset(&dfl, 0, sizeof(dfl));
 	dfl.sa_handler = SIG_DFL;
 	ckt_real_sigaction(sig, &dfl, NULL);
-	if (with_info)
+	if (with_info) {
 		sigdelset(&((ucontext_t *)uc)->uc_sigmask, sig);
-	else /* the mask the handler returns to is out of reach: unblocked here, taken now */
-		pthread_sigmask(SIG_UNBLOCK, &(sigset_t){{1ul << (sig - 1)}}, NULL);
+	} else { /* the mask the handler returns to is out of reach: unblocked here, taken now */
+		sigset_t one;
+		sigemptyset(&one);
+		sigaddset(&one, sig);
+		pthread_sigmask(SIG_UNBLOCK, &one, NULL);
+	}
 	send_again(sig, si, with_info);
 	errno = saved_errno;
 }
@@ -273,16 +277,11 @@ CKT_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction 
 	if (!held(sig)) {
 		rc = ckt_real_sigaction(sig, act, old);
 		hold_if_default(sig); /* the default again (or still: set by other means) */
-	} else if (!tracing_here()) {
-		/* a child: the program's action, to the kernel as it is; `prog` untouched */
-		was = prog[sig];
-		rc = act ? ckt_real_sigaction(sig, act, NULL) : 0;
-		if (rc == 0 && old)
-			*old = was;
 	} else {
 		was = prog[sig];
-		if (act && act->sa_handler != SIG_DFL) {
-			/* the program's handler, or SIG_IGN: the kernel's, from now on */
+		if (act && (act->sa_handler != SIG_DFL || !tracing_here())) {
+			/* the program's handler, or SIG_IGN: the kernel's, from now on; in a child
+			 * (vfork's shares `prog`) any action, to the kernel as it is */
 			rc = ckt_real_sigaction(sig, act, NULL);
 		} else if (act) {
 			/* the default again: still the tracer's */

@@ -312,6 +312,13 @@ void ckt_line_hex(struct ckt_line *l, uint64_t v)
 /* Three significant digits, binary units, e.g. "512 B", "1.50 GiB", "12.3 MiB", rounded to
  * nearest the way the reader's ckt_util_fmt_bytes does (printf's %.2f/%.1f/%.0f), in integer
  * arithmetic: no stdio here. */
+void ckt_line_signal(struct ckt_line *l, int sig)
+{
+	const char *abbrev = sigabbrev_np(sig);
+	ckt_line_str(l, "SIG");
+	ckt_line_str(l, abbrev ? abbrev : "?");
+}
+
 void ckt_line_bytes(struct ckt_line *l, uint64_t bytes)
 {
 	static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};

@@ -2654,10 +2654,9 @@ static void exit_line(void)
 	}
 	if (final_reason == CKT_END_ABORT)
 		ckt_line_str(&l, "; the program called abort");
-	if (final_reason > CKT_END_SIGNAL && final_reason <= CKT_END_SIGNAL + 64) {
-		const char *abbrev = sigabbrev_np(final_reason - CKT_END_SIGNAL);
-		ckt_line_str(&l, "; the program ends by SIG");
-		ckt_line_str(&l, abbrev ? abbrev : "?");
+	if (ckt_end_signal((uint64_t)final_reason)) {
+		ckt_line_str(&l, "; the program ends by ");
+		ckt_line_signal(&l, ckt_end_signal((uint64_t)final_reason));
 	}
 	ckt_line_emit(&l);
 }

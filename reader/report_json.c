@@ -187,7 +187,7 @@ static const char *ckt_report_json_end_reason(const struct ckt_replay_stats *st)
 	case CKT_END_EXEC: return "exec";
 	case CKT_END_ERROR: return "error";
 	case CKT_END_ABORT: return "abort";
-	default: return ckt_util_end_signal(st->end_reason) ? "signal" : "unknown";
+	default: return ckt_end_signal(st->end_reason) ? "signal" : "unknown";
 	}
 }
 

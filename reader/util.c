@@ -532,14 +532,9 @@ size_t ckt_util_sans_generics(const char *name, size_t len)
 	return i == (size_t)-1 || i == 0 ? len : i;
 }
 
-int ckt_util_end_signal(uint64_t reason)
-{
-	return reason > CKT_END_SIGNAL && reason <= CKT_END_SIGNAL + 64 ? (int)(reason - CKT_END_SIGNAL) : 0;
-}
-
 bool ckt_util_end_signal_name(uint64_t reason, char *buf, size_t size)
 {
-	int sig = ckt_util_end_signal(reason);
+	int sig = ckt_end_signal(reason);
 	if (!sig)
 		return false;
 	const char *abbrev = sigabbrev_np(sig);

@@ -124,10 +124,7 @@ bool ckt_util_map_get(const struct ckt_util_map *m, uint64_t key, uint64_t *val)
 int ckt_util_map_put(struct ckt_util_map *m, uint64_t key, uint64_t val);
 void ckt_util_map_free(struct ckt_util_map *m);
 
-/* An END record's reason CKT_END_SIGNAL + n: n (a signal's default action ended the
- * process), else 0 */
-int ckt_util_end_signal(uint64_t reason);
-/* its name ("SIGTERM"; "signal 40" for one without a short name) in buf: true; false for a
+/* An END record's reason CKT_END_SIGNAL + n (ckt_end_signal): the signal's name ("SIGTERM"; "signal 40" for one without a short name) in buf: true; false for a
  * reason that is no signal's */
 bool ckt_util_end_signal_name(uint64_t reason, char *buf, size_t size);
 

@@ -29,6 +29,15 @@ PYEOF
 # try to use (the suite runs under make check)
 rustc_in_make() { env -u MAKEFLAGS -u MFLAGS -u CARGO_MAKEFLAGS rustc "$@"; }
 
+# rust_traced NAME RUSTC_FLAGS...: $T/NAME.rs built with -O and the flags, run traced (as
+# `traced` does) to $T/NAME.zst, and its report in $T/NAME.json (stderr in $T/NAME.rerr)
+rust_traced() {
+	local name=$1; shift
+	rustc_in_make -O "$@" -o $T/$name $T/$name.rs 2>$T/$name.build
+	CUZKTRACE_OUT=$T/$name.zst traced $name $T/$name
+	$REPORT --json $T/$name.zst >$T/$name.json 2>$T/$name.rerr
+}
+
 # traced NAME CMD...: runs CMD under the tracer with stdout/stderr/status in $T/NAME.{out,err,rc}
 traced() {
 	local name=$1; shift

@@ -529,9 +529,7 @@ fn main() {
     }
 }
 RSEOF
-	rustc_in_make -O -C panic=abort -o $T/pabort $T/pabort.rs 2>$T/pabort.build
-	CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/pabort.zst traced pabort $T/pabort
-	$REPORT --json $T/pabort.zst >$T/pabort.json 2>$T/pabort.rerr
+	rust_traced pabort -C panic=abort
 	expect_eq "Rust panic = \"abort\": status 134, the panic's message, trace complete (END: abort), the 12 MiB Vec live at the end" \
 		"$(cat $T/pabort.rc)/$(grep -c "^proof failed" $T/pabort.err)/$(jget $T/pabort.json truncated)/$(jget $T/pabort.json end_reason)/$($PY -c 'import json,sys; print([s["bytes"] for s in json.load(open(sys.argv[1]))["sites_at_exit"] if s["bytes"] == 12 << 20])' $T/pabort.json)" \
 		"134/1/false/abort/[12582912]"

@@ -108,9 +108,7 @@ fn main() {
     unsafe { p.write_volatile(params[0]) };
 }
 RSEOF
-	rustc_in_make -O -o $T/rsegv $T/rsegv.rs 2>$T/rsegv.build
-	CUZKTRACE_OUT=$T/rsegv.zst traced rsegv $T/rsegv
-	$REPORT --json $T/rsegv.zst >$T/rsegv.json 2>/dev/null
+	rust_traced rsegv
 	rs_live=$(jget $T/rsegv.json live_at_exit.heap_bytes)
 	expect_eq "Rust: a null write, status 139, the trace complete (END: signal SIGSEGV), the 12 MiB Vec live at the end (and std's few blocks of its start)" \
 		"$(cat $T/rsegv.rc)/$(jget $T/rsegv.json truncated)/$(jget $T/rsegv.json end_signal)/$((rs_live >= 12582912 && rs_live < 12582912 + 4096))" \
