@@ -190,7 +190,7 @@ int ckt_ownmaps_madvise_around(int (*real)(void *, size_t, int), void *addr, siz
 	X(malloc, 1) X(free, 1) X(calloc, 1) X(realloc, 1) X(reallocarray, 0) X(posix_memalign, 0) \
 	X(aligned_alloc, 0) X(memalign, 0) X(valloc, 0) X(pvalloc, 0) X(mmap, 0) X(munmap, 0)       \
 	X(mremap, 0) X(mprotect, 0) X(pkey_mprotect, 0) X(write, 0) X(writev, 0) X(pthread_setname_np, 0) X(prctl, 0)            \
-	X(execve, 0) X(execv, 0) X(execvp, 0) X(execvpe, 0) X(fexecve, 0) X(read, 0) X(close, 0) \
+	X(execve, 0) X(execv, 0) X(execvp, 0) X(execvpe, 0) X(fexecve, 0) X(execveat, 0) X(read, 0) X(close, 0) \
 	X(pipe, 0) X(pipe2, 0) X(pthread_exit, 0) X(unshare, 0) X(setns, 0) X(_exit, 0) X(_Exit, 0) \
 	X(exit, 0) X(quick_exit, 0) X(daemon, 0) X(madvise, 0) X(setuid, 0) X(setgid, 0) X(seteuid, 0) X(setegid, 0)   \
 	X(setreuid, 0) X(setregid, 0) X(setresuid, 0) X(setresgid, 0) X(setgroups, 0) X(initgroups, 0) \
@@ -214,8 +214,13 @@ int __sigaction(int sig, const struct sigaction *act, struct sigaction *old);
  * tracing so that such an end finishes the trace */
 void ckt_signals_start(void);
 int ckt_real_sigaction(int sig, const struct sigaction *act, struct sigaction *old);
-/* 1 when the tracer holds sig (the program's action, the default, in *program) */
+/* 1 when the tracer holds sig (the program's action, the default, in *program); 2 when the
+ * tracer runs the program's one-shot handler (SA_RESETHAND, its action in *program) */
 int ckt_signal_held(int sig, struct sigaction *program);
+/* the kernel's reset of the one-shot action p as its handler runs, which the tracer holds
+ * again (a raise of the signal in the handler finishes the trace) */
+void ckt_signal_fired(int sig, const struct sigaction *p);
+void ckt_signals_after_fork_child(void);
 /* a thread that would end the process (exit, _exit, abort) while a fatal signal's default
  * action is ending it waits for that end (hooks_signal.c) */
 void ckt_signal_wait_if_ending(void);
@@ -608,8 +613,9 @@ extern _Atomic pid_t ckt_rss_tid;
 #define CKT_NOSAMPLE_MIN ((size_t)1 << 20)
 extern _Atomic uint64_t ckt_nosample_started, ckt_nosample_bytes;
 extern atomic_uint ckt_nosample_busy;
-/* bytes: what the call unmaps, four times what it makes (0 when unknown), for how long the
- * sampler waits (rss.c, wait_cap) */
+/* bytes: what the call unmaps, CKT_NOSAMPLE_MAKES times what it makes (0 when unknown), for
+ * how long the sampler waits (rss.c, wait_cap) */
+#define CKT_NOSAMPLE_MAKES 16
 static inline void ckt_nosample_begin(size_t bytes)
 {
 	atomic_fetch_add(&ckt_nosample_bytes, bytes);

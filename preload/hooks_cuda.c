@@ -416,13 +416,13 @@ static inline void record_free(struct ckt_tls *t, uint8_t fn, uint8_t kind, uint
 		 * it (ckt_nosample_begin) */                                            \
 		int made = KIND == CKT_CUDA_PINNED && (SIZE) >= CKT_NOSAMPLE_MIN;        \
 		if (made)                                                                \
-			ckt_nosample_begin(4 * (size_t)(SIZE)); /* see wait_cap */      \
+			ckt_nosample_begin(CKT_NOSAMPLE_MAKES * (size_t)(SIZE));        \
 		CUresult rc = real ARGS;                                                 \
 		__typeof__(OUT) out = OUT; /* a variable: OUT may be an address */    \
 		if (rc == CUDA_SUCCESS && out)                                           \
 			record_alloc(t, FN, KIND, DEV, (uint64_t)(uintptr_t)*out, (SIZE)); \
 		if (made)                                                                \
-			ckt_nosample_end(4 * (size_t)(SIZE));                            \
+			ckt_nosample_end(CKT_NOSAMPLE_MAKES * (size_t)(SIZE));          \
 		t->in_driver--;                                                          \
 		return rc;                                                               \
 	}

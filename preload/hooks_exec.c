@@ -15,6 +15,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -49,22 +50,27 @@ static int is_tracer_process(void)
  * finished as before, and an exec that then fails (ENOEXEC, E2BIG) says so in the warning
  * below. No permission is only what two checks agree on (below). Not the hot path: a few
  * system calls per exec. */
-static int runnable(const char *path)
+static int runnable_at(int dirfd, const char *path, int flags)
 {
 	struct stat st;
 	if (!path || !*path)
 		return 0; /* ENOENT */
-	if (stat(path, &st) != 0)
+	if (fstatat(dirfd, path, &st, flags & AT_SYMLINK_NOFOLLOW) != 0)
 		return !(errno == ENOENT || errno == ENOTDIR || errno == ELOOP || errno == ENAMETOOLONG ||
 			 errno == EACCES);
 	if (!S_ISREG(st.st_mode))
-		return 0; /* EACCES */
+		return 0; /* EACCES (ELOOP: a link, for execveat's AT_SYMLINK_NOFOLLOW) */
 	/* EACCES from both checks: with the effective ids (faccessat2 counts capabilities; glibc's
 	 * emulation on kernels before 5.8 ignores ACLs) and with the real ones (access: ACLs, but
 	 * no capabilities for a non-root real uid) */
-	if (faccessat(AT_FDCWD, path, X_OK, AT_EACCESS) == 0 || errno != EACCES)
+	if (faccessat(dirfd, path, X_OK, AT_EACCESS) == 0 || errno != EACCES)
 		return 1;
-	return !(access(path, X_OK) != 0 && errno == EACCES);
+	return !(faccessat(dirfd, path, X_OK, 0) != 0 && errno == EACCES);
+}
+
+static int runnable(const char *path)
+{
+	return runnable_at(AT_FDCWD, path, 0);
 }
 
 /* An exec of a program that gains privileges by its set-user-ID or set-group-ID bit (an owner
@@ -435,6 +441,40 @@ CKT_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 	return rc;
 }
 
+/* execveat: as execve for a path (relative to dirfd), as fexecve for the descriptor itself
+ * (AT_EMPTY_PATH and an empty path). glibc's is the system call: not through the hooks above */
+static int exec_self(const char *path, int flags)
+{
+	return (flags & AT_EMPTY_PATH) && path && !*path;
+}
+
+static int exec_here(int dirfd, const char *path)
+{
+	return path && (*path == '/' || dirfd == AT_FDCWD);
+}
+
+CKT_EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int flags)
+{
+	CKT_EXEC_REAL(execveat);
+	int self = exec_self(path, flags), here = exec_here(dirfd, path);
+	if (!is_tracer_process()) {
+		say_if_secure_child(here ? path : NULL, NULL, self ? dirfd : -1, envp);
+		return ckt_real.execveat(dirfd, path, argv, envp, flags);
+	}
+	int finish = self ? runnable_fd(dirfd) : runnable_at(dirfd, path, flags);
+	struct stat st;
+	if (finish && here)
+		say_if_secure_path(path);
+	else if (finish && self && fstat(dirfd, &st) == 0)
+		say_if_secure(&st, NULL, dirfd);
+	char **e = exec_begin(envp, finish);
+	int rc = ckt_real.execveat(dirfd, path, argv, e ? e : envp, flags);
+	if (e && rc < 0 && errno == E2BIG)
+		rc = ckt_real.execveat(dirfd, path, argv, envp, flags);
+	after_failed_exec(e, finish);
+	return rc;
+}
+
 /* execv and execvp: environ, with our variable, through execve and execvpe */
 CKT_EXPORT int execv(const char *path, char *const argv[])
 {
@@ -468,6 +508,75 @@ CKT_EXPORT int execvp(const char *file, char *const argv[])
 		rc = ckt_real.execvpe(file, argv, environ);
 	after_failed_exec(e, finish);
 	return rc;
+}
+
+/* execl, execle, execlp: glibc's gather their arguments and call its internal execve (and
+ * execvpe), out of the hooks' reach: the old image's trace was cut at its last flush, without
+ * its END (a short run's held no event). Gathered here as glibc does, and passed to the hooks
+ * above: into `small` (CKT_EXECL_SMALL entries on the caller's stack; glibc's array is on the
+ * stack too), or past that into the tracer's memory (NULL, errno ENOMEM, when there is none;
+ * in a vfork child the parent's, whose block stays taken when the exec succeeds); for
+ * execle, *envp the environment after the arguments' NULL. */
+#define CKT_EXECL_SMALL 64
+static char **execl_argv(const char *arg, va_list ap, char ***envp, char **small)
+{
+	va_list c;
+	size_t n = 1;
+	va_copy(c, ap);
+	while (va_arg(c, const char *))
+		n++;
+	va_end(c);
+	char **argv = n < CKT_EXECL_SMALL ? small : ckt_malloc((n + 1) * sizeof(*argv));
+	if (!argv) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	argv[0] = (char *)arg;
+	for (size_t i = 1; i <= n; i++)
+		argv[i] = va_arg(ap, char *);
+	if (envp)
+		*envp = va_arg(ap, char **);
+	return argv;
+}
+
+/* the exec failed: a block of the tracer's for its array goes, errno kept */
+static int execl_failed(char **argv, char **small, int rc)
+{
+	int e = errno;
+	if (argv != small)
+		ckt_free(argv);
+	errno = e;
+	return rc;
+}
+
+CKT_EXPORT int execl(const char *path, const char *arg, ...)
+{
+	va_list ap;
+	char *small[CKT_EXECL_SMALL];
+	va_start(ap, arg);
+	char **argv = execl_argv(arg, ap, NULL, small);
+	va_end(ap);
+	return argv ? execl_failed(argv, small, execve(path, argv, environ)) : -1;
+}
+
+CKT_EXPORT int execle(const char *path, const char *arg, ...)
+{
+	va_list ap;
+	char **envp, *small[CKT_EXECL_SMALL];
+	va_start(ap, arg);
+	char **argv = execl_argv(arg, ap, &envp, small);
+	va_end(ap);
+	return argv ? execl_failed(argv, small, execve(path, argv, envp)) : -1;
+}
+
+CKT_EXPORT int execlp(const char *file, const char *arg, ...)
+{
+	va_list ap;
+	char *small[CKT_EXECL_SMALL];
+	va_start(ap, arg);
+	char **argv = execl_argv(arg, ap, NULL, small);
+	va_end(ap);
+	return argv ? execl_failed(argv, small, execvp(file, argv)) : -1;
 }
 
 /* One pause at a time, whatever thread asks (two threads that stopped the helpers at once
@@ -839,11 +948,10 @@ static void assert_on_abrt(int sig, siginfo_t *si, void *uc)
 	atomic_store(&assert_lent, 0); /* a later assert lends it again, if the handler jumps out */
 	if (prog.sa_handler != SIG_DFL && prog.sa_handler != SIG_IGN) {
 		void (*handler)(int) = prog.sa_handler;
-		/* the kernel resets a one-shot action as it runs it (its flags kept) */
-		if (prog.sa_flags & SA_RESETHAND) {
-			prog.sa_handler = SIG_DFL;
-			ckt_real_sigaction(SIGABRT, &prog, NULL);
-		}
+		/* the kernel resets a one-shot action as it runs it (its flags kept), to the
+		 * tracer's handler: the handler's raise of SIGABRT again finishes the trace */
+		if (prog.sa_flags & SA_RESETHAND)
+			ckt_signal_fired(SIGABRT, &prog);
 		/* the kernel's mask for the handler: the interrupted one, the action's, and the
 		 * signal itself unless SA_NODEFER; a jump out keeps it, as untraced */
 		sigset_t mask;
@@ -870,7 +978,9 @@ static void assert_arm(void)
 		return;
 	/* the tracer holds SIGABRT (the program left it at the default): glibc's abort comes to
 	 * the tracer's handler (hooks_signal.c), nothing to lend */
-	if (ckt_signal_held(SIGABRT, NULL))
+	struct sigaction view;
+	int h = ckt_signal_held(SIGABRT, &view);
+	if (h == 1)
 		return;
 	/* another thread's assert holds the action: it is finishing the trace, and its process
 	 * ends (two at once: the second's raise ended the process in the middle of the first's
@@ -882,7 +992,10 @@ static void assert_arm(void)
 		else
 			ckt_nap(1000000);
 	struct sigaction ours;
-	if (ckt_real_sigaction(SIGABRT, NULL, &assert_prog) != 0) {
+	/* a one-shot handler the tracer runs (hooks_signal.c): the program's action */
+	if (h == 2)
+		assert_prog = view;
+	else if (ckt_real_sigaction(SIGABRT, NULL, &assert_prog) != 0) {
 		atomic_store(&assert_lent, 0);
 		return;
 	}

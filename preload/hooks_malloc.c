@@ -215,8 +215,8 @@ static inline void record_realloc(struct ckt_tls *t, void *p, size_t u0, void *q
  * copy read both blocks unexplained). */
 static inline size_t realloc_moves(size_t u0, size_t n)
 {
-	/* the weight wait_cap (rss.c) takes: its copy makes pages, four times */
-	return u0 >= CKT_NOSAMPLE_MIN || n >= CKT_NOSAMPLE_MIN ? 4 * (u0 > n ? u0 : n) : 0;
+	/* the weight wait_cap (rss.c) takes: its copy makes pages */
+	return u0 >= CKT_NOSAMPLE_MIN || n >= CKT_NOSAMPLE_MIN ? CKT_NOSAMPLE_MAKES * (u0 > n ? u0 : n) : 0;
 }
 
 /* Default mode, p != NULL: the old block is released and the new one allocated, each by the

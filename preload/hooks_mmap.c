@@ -89,8 +89,8 @@ CKT_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t
 	ckt_guard_mark(t, &gf, __builtin_frame_address(0));
 	/* pages made during the call, recorded after it: see ckt_nosample_begin */
 	int populate = (flags & (MAP_POPULATE | MAP_LOCKED)) && len >= CKT_NOSAMPLE_MIN;
-	if (populate) /* pages made go four times slower than unmapped ones: see wait_cap */
-		nosample_open(t, 4 * len);
+	if (populate) /* pages made go slower than unmapped ones: see wait_cap */
+		nosample_open(t, CKT_NOSAMPLE_MAKES * len);
 	ckt_guard_call(t, 1);
 	void *p = real_mmap(addr, len, prot, flags, fd, off);
 	ckt_guard_call(t, 0);

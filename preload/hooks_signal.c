@@ -21,6 +21,7 @@
 #include "ckt.h"
 
 #include <errno.h>
+#include <linux/kcmp.h>
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
@@ -55,14 +56,34 @@ static int enabled;                 /* CUZKTRACE_SIGNALS, once the tracer traces
  * handler that another thread set between the tracer's read of the default and its taking
  * over was overwritten (1769 times in 100,000 races). Only system calls run under it. */
 static atomic_flag lock = ATOMIC_FLAG_INIT;
+static pid_t lock_pid; /* the process whose thread took it */
+
+/* 1 when the lock's holder is a process with memory of its own (the parent of a child made
+ * without fork's atfork handlers: _Fork, clone), or gone: this copy of the lock was taken
+ * there, and no thread here will give it back (the child's sigaction hung for good). A vfork
+ * child shares the memory and the lock: its parent's threads give it back. */
+static int lock_stale(void)
+{
+	pid_t holder = lock_pid, me = getpid();
+	if (!holder || holder == me)
+		return 0;
+	long r = syscall(SYS_kcmp, me, holder, KCMP_VM, 0, 0);
+	return r > 0 || (r < 0 && errno == ESRCH);
+}
 
 static void lock_take(sigset_t *old)
 {
 	sigset_t all;
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, old);
-	while (atomic_flag_test_and_set_explicit(&lock, memory_order_acquire))
+	int e = errno;
+	for (unsigned i = 1; atomic_flag_test_and_set_explicit(&lock, memory_order_acquire); i++) {
+		if (i % 16 == 1 && lock_stale()) /* (a yield can take a time slice) */
+			atomic_flag_clear_explicit(&lock, memory_order_release);
 		sched_yield();
+	}
+	lock_pid = getpid();
+	errno = e;
 }
 
 static void lock_give(const sigset_t *old)
@@ -110,13 +131,17 @@ static int holds(int sig)
 	return is_fatal(sig) && (is_fault(sig) || getpid() != 1);
 }
 
-/* 1 when the kernel's action for sig is the tracer's handler (whatever its flags: a C library
- * function no hook sees, sigvec, may put it back without SA_SIGINFO) */
+static void oneshot_handler(int sig, siginfo_t *si, void *uc);
+
+/* 1 when the kernel's action for sig is the tracer's handler, 2 when it is the tracer's run of
+ * the program's one-shot handler (whatever the flags: a C library function no hook sees,
+ * sigvec, may put it back without SA_SIGINFO) */
 static int held(int sig)
 {
 	struct sigaction cur;
-	return is_fatal(sig) && ckt_real_sigaction(sig, NULL, &cur) == 0 &&
-	       cur.sa_sigaction == fatal_handler;
+	if (!is_fatal(sig) || ckt_real_sigaction(sig, NULL, &cur) != 0)
+		return 0;
+	return cur.sa_sigaction == fatal_handler ? 1 : cur.sa_sigaction == oneshot_handler ? 2 : 0;
 }
 
 /* the process the tracer traces: a vfork child shares `prog` with it, and a fork child is
@@ -126,26 +151,76 @@ static int tracing_here(void)
 	return enabled && getpid() == ckt_writer_pid();
 }
 
-/* Takes sig over when its action is the default (as the kernel has it: its mask and flags
- * are what the program reads back); under the lock. */
-static void hold_if_default(int sig)
+/* A one-shot handler of the program's (SA_RESETHAND: LLVM's and backward-cpp's crash handlers)
+ * whose run has not begun: the kernel would reset the action to the default as it runs it, and
+ * the handler's raise of the signal again (or a return to a fault's instruction) ended the
+ * process untraced, its trace at its last flush. The tracer runs it from oneshot_handler,
+ * which makes that reset itself, to the tracer's handler. */
+static atomic_int armed[NSIG];
+
+/* Installs the tracer's action for sig: fatal_handler (oneshot NULL), or oneshot_handler for
+ * the program's one-shot action `oneshot`, with its mask and flags, but the reset, so that
+ * the program's handler runs where and as it would (its alternate stack, SA_RESTART, SA_NODEFER
+ * and the mask the kernel gives it); under the lock. */
+static int take(int sig, const struct sigaction *oneshot, struct sigaction *was)
 {
-	struct sigaction cur, ours, was;
-	if (!tracing_here() || !holds(sig) || ckt_real_sigaction(sig, NULL, &cur) != 0 ||
-	    cur.sa_handler != SIG_DFL) /* (SIG_DFL whatever the flags: a one-shot's leaves them) */
+	struct sigaction ours;
+	memset(&ours, 0, sizeof(ours));
+	if (oneshot) {
+		ours.sa_sigaction = oneshot_handler;
+		ours.sa_mask = oneshot->sa_mask;
+		ours.sa_flags = (oneshot->sa_flags & CKT_SA_KEPT & ~(SA_RESETHAND | CKT_SA_RESTORER)) |
+				SA_SIGINFO;
+	} else {
+		ours.sa_sigaction = fatal_handler;
+		sigfillset(&ours.sa_mask); /* nothing runs inside the final flush */
+		/* a fault's handler on the program's alternate stack (a stack overflow's has no
+		 * other); another signal's on the thread's own: the program's alternate stack may be
+		 * too small for a signal frame (MINSIGSTKSZ, 2 KiB: SIGTERM became SIGSEGV), which
+		 * untraced the signal never needed */
+		ours.sa_flags = SA_SIGINFO | SA_RESTART | (is_fault(sig) ? SA_ONSTACK : 0);
+	}
+	atomic_store(&armed[sig], oneshot != NULL);
+	return ckt_real_sigaction(sig, &ours, was);
+}
+
+/* Takes sig over when its action is the default, or a one-shot handler (as the kernel has it:
+ * its mask and flags are what the program reads back); under the lock. */
+static void adopt(int sig)
+{
+	struct sigaction cur, was;
+	if (!tracing_here() || !holds(sig) || ckt_real_sigaction(sig, NULL, &cur) != 0)
+		return;
+	/* (SIG_DFL whatever the flags: a one-shot's leaves them) */
+	int oneshot = cur.sa_handler != SIG_DFL && cur.sa_handler != SIG_IGN &&
+		      (cur.sa_flags & SA_RESETHAND);
+	if (cur.sa_handler != SIG_DFL && !oneshot)
 		return;
 	prog[sig] = cur;
-	memset(&ours, 0, sizeof(ours));
-	ours.sa_sigaction = fatal_handler;
-	sigfillset(&ours.sa_mask); /* nothing runs inside the final flush */
-	/* a fault's handler on the program's alternate stack (a stack overflow's has no other);
-	 * another signal's on the thread's own: the program's alternate stack may be too small
-	 * for a signal frame (MINSIGSTKSZ, 2 KiB: SIGTERM became SIGSEGV), which untraced the
-	 * signal never needed */
-	ours.sa_flags = SA_SIGINFO | SA_RESTART | (is_fault(sig) ? SA_ONSTACK : 0);
 	/* an action set meanwhile by a raw system call is put back */
-	if (ckt_real_sigaction(sig, &ours, &was) == 0 && was.sa_handler != SIG_DFL)
+	if (take(sig, oneshot ? &cur : NULL, &was) == 0 && was.sa_handler != cur.sa_handler) {
+		atomic_store(&armed[sig], 0);
 		ckt_real_sigaction(sig, &was, NULL);
+	}
+}
+
+/* The kernel's reset of the one-shot action p as its handler begins: the default, its mask and
+ * flags kept; held by the tracer again where it traces; under the lock. */
+static void fired(int sig, const struct sigaction *p)
+{
+	struct sigaction dfl = *p;
+	dfl.sa_handler = SIG_DFL;
+	if (!tracing_here()) { /* a vfork child shares `armed`: the parent's */
+		ckt_real_sigaction(sig, &dfl, NULL);
+		return;
+	}
+	atomic_store(&armed[sig], 0);
+	if (holds(sig)) {
+		prog[sig] = dfl;
+		take(sig, NULL, NULL);
+	} else {
+		ckt_real_sigaction(sig, &dfl, NULL);
+	}
 }
 
 void ckt_signals_start(void)
@@ -154,19 +229,38 @@ void ckt_signals_start(void)
 	enabled = ckt_config.signals;
 	lock_take(&old);
 	for (size_t i = 0; i < sizeof(fatal) / sizeof(fatal[0]); i++)
-		hold_if_default(fatal[i]);
+		adopt(fatal[i]);
 	lock_give(&old);
 }
 
 int ckt_signal_held(int sig, struct sigaction *program)
 {
 	sigset_t old;
+	struct sigaction p;
 	lock_take(&old);
 	int h = held(sig);
-	if (h && program)
-		*program = prog[sig];
+	if (h)
+		p = prog[sig];
 	lock_give(&old);
+	if (h && program)
+		*program = p;
 	return h;
+}
+
+/* see ckt.h */
+void ckt_signal_fired(int sig, const struct sigaction *p)
+{
+	sigset_t old;
+	lock_take(&old);
+	fired(sig, p);
+	lock_give(&old);
+}
+
+/* see ckt.h: a thread that held the lock as another forked is not in the child (where
+ * fork's atfork handlers do not run, lock_take finds out) */
+void ckt_signals_after_fork_child(void)
+{
+	atomic_flag_clear(&lock);
 }
 
 /* The signal once more, to this thread, with the default action now: taken as the handler
@@ -250,6 +344,34 @@ static void fatal_handler(int sig, siginfo_t *si, void *uc)
 	errno = saved_errno;
 }
 
+/* The program's one-shot handler: the reset the kernel would have made as it began, to the
+ * tracer's handler (fired), then the handler itself, under the mask the kernel gave this one
+ * (the action's mask, and the signal unless SA_NODEFER). A second thread's signal that came
+ * before the reset ends the process, as the default it would have found. */
+static void oneshot_handler(int sig, siginfo_t *si, void *uc)
+{
+	int saved_errno = errno;
+	struct sigaction p;
+	sigset_t mask;
+	lock_take(&mask);
+	/* (in a child, its own action: the parent's `armed` is not its) */
+	int first = !tracing_here() || atomic_exchange(&armed[sig], 0);
+	if (first) {
+		p = prog[sig];
+		fired(sig, &p);
+	}
+	lock_give(&mask);
+	errno = saved_errno;
+	if (!first || p.sa_handler == SIG_DFL) /* (a child's copy of a view set meanwhile) */
+		fatal_handler(sig, si, uc);
+	else if (p.sa_handler == SIG_IGN)
+		return;
+	else if (p.sa_flags & SA_SIGINFO)
+		p.sa_sigaction(sig, si, uc);
+	else
+		p.sa_handler(sig);
+}
+
 /* An action the program sets, as the kernel keeps it and the C library reads it back (on x86
  * the library adds its restorer to every action it sets); restorer: the kernel's action now,
  * which the library set */
@@ -269,32 +391,43 @@ static void as_set(struct sigaction *a, const struct sigaction *restorer)
 CKT_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
 	sigset_t mask;
-	struct sigaction was;
+	struct sigaction want, was;
 	int rc = 0;
 	if (!is_fatal(sig))
 		return ckt_real_sigaction(sig, act, old);
+	/* the program's memory is read and written outside the lock: a bad pointer's fault (in
+	 * the C library too, untraced) must not find it held by its thread */
+	if (act)
+		want = *act;
 	lock_take(&mask);
 	if (!held(sig)) {
-		rc = ckt_real_sigaction(sig, act, old);
-		hold_if_default(sig); /* the default again (or still: set by other means) */
+		rc = ckt_real_sigaction(sig, act ? &want : NULL, &was);
+		adopt(sig); /* the default again (or still: set by other means), or a one-shot */
 	} else {
 		was = prog[sig];
-		if (act && (act->sa_handler != SIG_DFL || !tracing_here())) {
-			/* the program's handler, or SIG_IGN: the kernel's, from now on; in a child
-			 * (vfork's shares `prog`) any action, to the kernel as it is */
-			rc = ckt_real_sigaction(sig, act, NULL);
+		if (act && (want.sa_handler != SIG_DFL || !tracing_here())) {
+			/* the program's handler, or SIG_IGN: the kernel's, from now on (a one-shot
+			 * handler run by the tracer's); in a child (vfork's shares `prog`) any
+			 * action, to the kernel as it is */
+			if (tracing_here())
+				atomic_store(&armed[sig], 0);
+			rc = ckt_real_sigaction(sig, &want, NULL);
+			adopt(sig);
 		} else if (act) {
-			/* the default again: still the tracer's */
+			/* the default again: still the tracer's (its own handler, in place of a
+			 * one-shot's) */
 			struct sigaction cur;
 			ckt_real_sigaction(sig, NULL, &cur);
-			prog[sig] = *act;
+			if (cur.sa_sigaction != fatal_handler)
+				take(sig, NULL, NULL);
+			prog[sig] = want;
 			as_set(&prog[sig], &cur);
 		}
-		if (rc == 0 && old)
-			*old = was;
 	}
 	int e = errno;
 	lock_give(&mask);
+	if (rc == 0 && old)
+		*old = was;
 	errno = e;
 	return rc;
 }
@@ -348,11 +481,14 @@ static sighandler_t signal_like(sighandler_t (*real)(int, sighandler_t), int sig
 	if (!is_fatal(sig))
 		return real(sig, h);
 	lock_take(&mask);
-	if (held(sig))
+	if (held(sig)) {
+		if (tracing_here())
+			atomic_store(&armed[sig], 0);
 		ckt_real_sigaction(sig, &prog[sig], NULL);
+	}
 	sighandler_t old = real(sig, h);
 	int e = errno;
-	hold_if_default(sig);
+	adopt(sig);
 	lock_give(&mask);
 	errno = e;
 	return old;

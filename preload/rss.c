@@ -263,8 +263,10 @@ static void sample_commit(struct ckt_tls *t);
 
 /* How long a sample waits for the calls under way: two sampling periods (20 ms at least), and
  * a millisecond more for each 8 MB they unmap (pages go at about that rate; calls that make
- * pages count four times their bytes: the kernel zeroes each, 2 MB a millisecond), 2 s at
- * most. A fixed second left samples half a second apart beside threads that free big blocks
+ * pages count CKT_NOSAMPLE_MAKES times their bytes: the kernel zeroes each, 1 to 3 MB a
+ * millisecond on a 2-core VM, 128 MiB of MAP_POPULATE in 45 to 121 ms: counted four times,
+ * as 2 MB a millisecond, a sample taken at the cap counted them before the trace had the
+ * mapping, 2 tests of 8), 2 s at most. A fixed second left samples half a second apart beside threads that free big blocks
  * back to back on few cores; 100 ms did not cover a 16 GiB free. */
 static uint64_t wait_cap(void)
 {

@@ -82,14 +82,16 @@ static bool ckt_kin_is_child(const struct ckt_kin_node *c, const struct ckt_kin_
 /* c's process belongs to the run that the reported process x began (tracer 0.2.22 on: the
  * header's "run" is "<process key of its first process>@<start>"), and is not one of x's
  * images: x's descendant, though no trace here links it to x (its parent wrote none: a
- * subshell, a static program in between, or a parent in another directory) */
+ * subshell, a static program in between, or a parent in another directory). Not one that
+ * started before x's image, as for a child (a later image's report listed the run's children
+ * of the images before it, bash -c 'true; prog': true under prog, as a descendant) */
 static bool ckt_kin_in_run(const struct ckt_kin_node *c, const struct ckt_kin_node *x)
 {
 	const char *at = x->run ? strrchr(x->run, '@') : NULL;
 	size_t kl = at ? (size_t)(at - x->run) : 0;
 	return at && c->run && !strcmp(c->run, x->run) && ckt_kin_key_ok(x->process) &&
 	       strlen(x->process) == kl && !strncmp(x->run, x->process, kl) && ckt_kin_key_ok(c->process) &&
-	       strcmp(c->process, x->process) && c->start + CKT_KIN_SLACK_NS >= x->start;
+	       strcmp(c->process, x->process) && c->start + CKT_KIN_CHILD_SLACK_NS >= x->start;
 }
 
 /* a and b hold the same trace (one a copy of the other): the same process, image and start */

@@ -22,7 +22,18 @@
  *             SIGTERM, is in its handler (the tracer's): untraced SIGTERM ends the process at
  *             once; the other thread's call must not end it with its own status or END
  *   race      20,000 times: a thread sets a handler of SIGUSR1 while main sets the default
- *             and reads the old action; prints the outcomes no order of the two calls gives */
+ *             and reads the old action; prints the outcomes no order of the two calls gives
+ *   oneshot S [nodefer] [look]  a crash handler of LLVM's and backward-cpp's kind on S (term,
+ *             segv, abrt, assert): one-shot (SA_RESETHAND), SA_SIGINFO, SA_ONSTACK on a 64 KiB
+ *             alternate stack, SA_NODEFER with "nodefer"; with "look" it prints the action it
+ *             reads (the default, its flags kept; a read that took the signal back for the
+ *             tracer); it raises the signal again and says whether that returned (term, abrt,
+ *             assert), or returns to the fault (segv). The program raises S (term), faults
+ *             (segv), calls abort (abrt) or fails an assert
+ *   vforkshot a one-shot SIGINT handler that says so and calls _exit(3); a vfork child sets
+ *             the default and exits; then raise(SIGINT): the handler must run (the child's
+ *             call shares the tracer's memory, not the parent's actions) */
+#include <assert.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <signal.h>
@@ -230,6 +241,76 @@ static void view(void)
 	printf("signal(0, SIG_DFL) returned %s\n", name_of(signal(0, SIG_DFL)));
 }
 
+static int look;
+
+static void on_oneshot(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	if (look)
+		show("in the handler", sig);
+	else
+		printf("in the handler\n");
+	fflush(stdout);
+	if (sig == SIGSEGV)
+		return;
+	raise(si->si_signo);
+	printf("the raise in the handler returned\n");
+	fflush(stdout);
+}
+
+static void on_int_once(int sig)
+{
+	(void)sig;
+	static const char msg[] = "one-shot handler ran\n";
+	if (write(1, msg, sizeof(msg) - 1) < 0)
+		_exit(1);
+	_exit(3);
+}
+
+static int vforkshot(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_int_once;
+	sa.sa_flags = SA_RESETHAND | SA_NODEFER;
+	sigaction(SIGINT, &sa, NULL);
+	if (vfork() == 0) {
+		signal(SIGINT, SIG_DFL);
+		_exit(0);
+	}
+	wait(NULL);
+	raise(SIGINT);
+	return 9;
+}
+
+static int oneshot(const char *what, int nodefer)
+{
+	int sig = !strcmp(what, "term") ? SIGTERM : !strcmp(what, "segv") ? SIGSEGV : SIGABRT;
+	stack_t ss = {.ss_sp = malloc(65536), .ss_size = 65536, .ss_flags = 0};
+	if (!ss.ss_sp || sigaltstack(&ss, NULL) != 0)
+		return 1;
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_oneshot;
+	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESETHAND | (nodefer ? SA_NODEFER : 0);
+	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, SIGUSR2);
+	if (sigaction(sig, &sa, NULL) != 0)
+		return 1;
+	show("set", sig);
+	fflush(stdout);
+	if (!strcmp(what, "term"))
+		raise(SIGTERM);
+	else if (!strcmp(what, "segv"))
+		*(volatile int *)(nodefer > 99 ? ss.ss_sp : NULL) = 1;
+	else if (!strcmp(what, "abrt"))
+		abort();
+	else
+		assert(!"oneshot");
+	printf("still alive\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -329,6 +410,14 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "view")) {
 		view();
 		return 0;
+	}
+	if (!strcmp(mode, "vforkshot"))
+		return vforkshot();
+	if (!strcmp(mode, "oneshot") && argc > 2)
+	{
+		for (int i = 3; i < argc; i++)
+			look |= !strcmp(argv[i], "look");
+		return oneshot(argv[2], argc > 3 && !strcmp(argv[3], "nodefer"));
 	}
 	return 3;
 }
