@@ -57,7 +57,7 @@ static int runnable_at(int dirfd, const char *path, int flags)
 		return 0; /* ENOENT */
 	if (fstatat(dirfd, path, &st, flags & AT_SYMLINK_NOFOLLOW) != 0)
 		return !(errno == ENOENT || errno == ENOTDIR || errno == ELOOP || errno == ENAMETOOLONG ||
-			 errno == EACCES);
+			 errno == EACCES || errno == EBADF); /* (EBADF: execveat's dirfd) */
 	if (!S_ISREG(st.st_mode))
 		return 0; /* EACCES (ELOOP: a link, for execveat's AT_SYMLINK_NOFOLLOW) */
 	/* EACCES from both checks: with the effective ids (faccessat2 counts capabilities; glibc's
@@ -179,13 +179,24 @@ static int names_us(const char *tok, size_t n, const struct stat *self, const ch
 	return stat(path, &st) == 0 && st.st_dev == self->st_dev && st.st_ino == self->st_ino;
 }
 
+/* This library's file, found as the tracer starts (ckt_children_off): an exec hook in a child
+ * made without fork's handlers (_Fork, clone) must not ask the loader (dladdr takes its lock,
+ * which another thread of the parent may have held: the child's execl hung for good) */
+static char self_name[PATH_MAX];
+static struct stat self_st;
+static int self_known;
+
 void ckt_children_off(void)
 {
 	Dl_info info;
-	struct stat self;
+	if (!self_known && dladdr((void *)ckt_children_off, &info) && info.dli_fname &&
+	    strlen(info.dli_fname) < sizeof(self_name) && stat(info.dli_fname, &self_st) == 0) {
+		strcpy(self_name, info.dli_fname);
+		self_known = 1;
+	}
 	if (ckt_config.children)
 		return;
-	if (!dladdr((void *)ckt_children_off, &info) || !info.dli_fname || stat(info.dli_fname, &self) != 0) {
+	if (!self_known) {
 		ckt_log("warning: CUZKTRACE_CHILDREN=0: cannot find the tracer's own file; programs this one "
 			"starts are traced too", NULL, NULL, NULL);
 		return;
@@ -208,7 +219,7 @@ void ckt_children_off(void)
 			size_t n = strcspn(src, " :");
 			if (!n)
 				break;
-			if (!names_us(src, n, &self, info.dli_fname)) {
+			if (!names_us(src, n, &self_st, self_name)) {
 				if (dst != v + 11)
 					*dst++ = ':';
 				memmove(dst, src, n);
@@ -229,9 +240,7 @@ void ckt_children_off(void)
 /* envp's LD_PRELOAD names this library: the image an exec with it starts would be traced */
 static int env_preloads_us(char *const envp[])
 {
-	Dl_info info;
-	struct stat self;
-	if (!dladdr((void *)env_preloads_us, &info) || !info.dli_fname || stat(info.dli_fname, &self) != 0)
+	if (!self_known)
 		return 0;
 	for (size_t i = 0; envp && envp[i]; i++) {
 		const char *v = envp[i];
@@ -242,7 +251,7 @@ static int env_preloads_us(char *const envp[])
 			size_t n = strcspn(v, " :");
 			if (!n)
 				break;
-			if (names_us(v, n, &self, info.dli_fname))
+			if (names_us(v, n, &self_st, self_name))
 				return 1;
 			v += n;
 		}
@@ -448,24 +457,33 @@ static int exec_self(const char *path, int flags)
 	return (flags & AT_EMPTY_PATH) && path && !*path;
 }
 
-static int exec_here(int dirfd, const char *path)
+/* the file path names, for the set-user-ID line: path itself when absolute or relative to the
+ * working directory, else through /proc's link to dirfd (in buf); NULL when none fits */
+static const char *exec_at_path(int dirfd, const char *path, char *buf, size_t cap)
 {
-	return path && (*path == '/' || dirfd == AT_FDCWD);
+	if (!path || !*path)
+		return NULL;
+	if (*path == '/' || dirfd == AT_FDCWD)
+		return path;
+	int n = snprintf(buf, cap, "/proc/self/fd/%d/%s", dirfd, path);
+	return n > 0 && (size_t)n < cap ? buf : NULL;
 }
 
 CKT_EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int flags)
 {
 	CKT_EXEC_REAL(execveat);
-	int self = exec_self(path, flags), here = exec_here(dirfd, path);
+	char buf[PATH_MAX];
+	int itself = exec_self(path, flags);
+	const char *named = itself ? NULL : exec_at_path(dirfd, path, buf, sizeof(buf));
 	if (!is_tracer_process()) {
-		say_if_secure_child(here ? path : NULL, NULL, self ? dirfd : -1, envp);
+		say_if_secure_child(named, NULL, itself ? dirfd : -1, envp);
 		return ckt_real.execveat(dirfd, path, argv, envp, flags);
 	}
-	int finish = self ? runnable_fd(dirfd) : runnable_at(dirfd, path, flags);
+	int finish = itself ? runnable_fd(dirfd) : runnable_at(dirfd, path, flags);
 	struct stat st;
-	if (finish && here)
-		say_if_secure_path(path);
-	else if (finish && self && fstat(dirfd, &st) == 0)
+	if (finish && named)
+		say_if_secure_path(named);
+	else if (finish && itself && fstat(dirfd, &st) == 0)
 		say_if_secure(&st, NULL, dirfd);
 	char **e = exec_begin(envp, finish);
 	int rc = ckt_real.execveat(dirfd, path, argv, e ? e : envp, flags);
@@ -514,8 +532,9 @@ CKT_EXPORT int execvp(const char *file, char *const argv[])
  * execvpe), out of the hooks' reach: the old image's trace was cut at its last flush, without
  * its END (a short run's held no event). Gathered here as glibc does, and passed to the hooks
  * above: into `small` (CKT_EXECL_SMALL entries on the caller's stack; glibc's array is on the
- * stack too), or past that into the tracer's memory (NULL, errno ENOMEM, when there is none;
- * in a vfork child the parent's, whose block stays taken when the exec succeeds); for
+ * stack too), or past that into a mapping of its own (a system call: execl is async-signal-
+ * safe, and may run in a child made without fork's handlers; in a vfork child the mapping
+ * stays in the parent when the exec succeeds); NULL, errno set, when it cannot be made. For
  * execle, *envp the environment after the arguments' NULL. */
 #define CKT_EXECL_SMALL 64
 static char **execl_argv(const char *arg, va_list ap, char ***envp, char **small)
@@ -526,10 +545,13 @@ static char **execl_argv(const char *arg, va_list ap, char ***envp, char **small
 	while (va_arg(c, const char *))
 		n++;
 	va_end(c);
-	char **argv = n < CKT_EXECL_SMALL ? small : ckt_malloc((n + 1) * sizeof(*argv));
-	if (!argv) {
-		errno = ENOMEM;
-		return NULL;
+	char **argv = small;
+	if (n >= CKT_EXECL_SMALL) {
+		long m = syscall(SYS_mmap, NULL, (n + 1) * sizeof(*argv), PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m == -1) /* (errno set) */
+			return NULL;
+		argv = (char **)m;
 	}
 	argv[0] = (char *)arg;
 	for (size_t i = 1; i <= n; i++)
@@ -539,12 +561,16 @@ static char **execl_argv(const char *arg, va_list ap, char ***envp, char **small
 	return argv;
 }
 
-/* the exec failed: a block of the tracer's for its array goes, errno kept */
+/* the exec failed: a mapping for its array goes, errno kept */
 static int execl_failed(char **argv, char **small, int rc)
 {
 	int e = errno;
-	if (argv != small)
-		ckt_free(argv);
+	if (argv != small) {
+		size_t n = 0;
+		while (argv[n])
+			n++;
+		syscall(SYS_munmap, argv, (n + 1) * sizeof(*argv));
+	}
 	errno = e;
 	return rc;
 }

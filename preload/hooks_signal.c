@@ -55,20 +55,23 @@ static int enabled;                 /* CUZKTRACE_SIGNALS, once the tracer traces
  * signal blocked (a handler's own sigaction cannot find its thread holding it): a program's
  * handler that another thread set between the tracer's read of the default and its taking
  * over was overwritten (1769 times in 100,000 races). Only system calls run under it. */
-static atomic_flag lock = ATOMIC_FLAG_INIT;
-static pid_t lock_pid; /* the process whose thread took it */
+static atomic_int lock_owner; /* the pid of the process whose thread holds it; 0: free */
 
 /* 1 when the lock's holder is a process with memory of its own (the parent of a child made
- * without fork's atfork handlers: _Fork, clone), or gone: this copy of the lock was taken
- * there, and no thread here will give it back (the child's sigaction hung for good). A vfork
- * child shares the memory and the lock: its parent's threads give it back. */
-static int lock_stale(void)
+ * without fork's atfork handlers: _Fork, clone), or gone (a vfork child killed holding it):
+ * this copy of the lock was taken there, and no thread here will give it back (the child's
+ * sigaction hung for good). A vfork child shares the memory and the lock: its parent's threads
+ * give it back. Where kcmp cannot tell (refused by seccomp, not in the kernel), a holder in
+ * another process that has not given it back in about 2 s. */
+static int lock_stale(pid_t holder, unsigned tries)
 {
-	pid_t holder = lock_pid, me = getpid();
+	pid_t me = getpid();
 	if (!holder || holder == me)
 		return 0;
 	long r = syscall(SYS_kcmp, me, holder, KCMP_VM, 0, 0);
-	return r > 0 || (r < 0 && errno == ESRCH);
+	if (r >= 0 || errno == ESRCH)
+		return r != 0;
+	return tries > 2048;
 }
 
 static void lock_take(sigset_t *old)
@@ -77,18 +80,26 @@ static void lock_take(sigset_t *old)
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, old);
 	int e = errno;
-	for (unsigned i = 1; atomic_flag_test_and_set_explicit(&lock, memory_order_acquire); i++) {
-		if (i % 16 == 1 && lock_stale()) /* (a yield can take a time slice) */
-			atomic_flag_clear_explicit(&lock, memory_order_release);
-		sched_yield();
+	pid_t me = getpid();
+	for (unsigned i = 1;; i++) {
+		int holder = 0;
+		if (atomic_compare_exchange_strong_explicit(&lock_owner, &holder, me, memory_order_acquire,
+							    memory_order_relaxed))
+			break;
+		/* (a yield can take a time slice; past 64 tries a millisecond's nap) */
+		if (i % 16 == 1 && lock_stale(holder, i))
+			atomic_compare_exchange_strong(&lock_owner, &holder, 0);
+		if (i > 64)
+			ckt_nap(1000000);
+		else
+			sched_yield();
 	}
-	lock_pid = getpid();
 	errno = e;
 }
 
 static void lock_give(const sigset_t *old)
 {
-	atomic_flag_clear_explicit(&lock, memory_order_release);
+	atomic_store_explicit(&lock_owner, 0, memory_order_release);
 	pthread_sigmask(SIG_SETMASK, old, NULL);
 }
 
@@ -131,7 +142,9 @@ static int holds(int sig)
 	return is_fatal(sig) && (is_fault(sig) || getpid() != 1);
 }
 
-static void oneshot_handler(int sig, siginfo_t *si, void *uc);
+static void oneshot_0(int sig, siginfo_t *si, void *uc);
+static void oneshot_1(int sig, siginfo_t *si, void *uc);
+static void (*const oneshot_handler[2])(int, siginfo_t *, void *) = {oneshot_0, oneshot_1};
 
 /* 1 when the kernel's action for sig is the tracer's handler, 2 when it is the tracer's run of
  * the program's one-shot handler (whatever the flags: a C library function no hook sees,
@@ -141,7 +154,9 @@ static int held(int sig)
 	struct sigaction cur;
 	if (!is_fatal(sig) || ckt_real_sigaction(sig, NULL, &cur) != 0)
 		return 0;
-	return cur.sa_sigaction == fatal_handler ? 1 : cur.sa_sigaction == oneshot_handler ? 2 : 0;
+	return cur.sa_sigaction == fatal_handler ? 1
+	       : cur.sa_sigaction == oneshot_handler[0] || cur.sa_sigaction == oneshot_handler[1] ? 2
+												   : 0;
 }
 
 /* the process the tracer traces: a vfork child shares `prog` with it, and a fork child is
@@ -151,12 +166,17 @@ static int tracing_here(void)
 	return enabled && getpid() == ckt_writer_pid();
 }
 
-/* A one-shot handler of the program's (SA_RESETHAND: LLVM's and backward-cpp's crash handlers)
- * whose run has not begun: the kernel would reset the action to the default as it runs it, and
- * the handler's raise of the signal again (or a return to a fault's instruction) ended the
- * process untraced, its trace at its last flush. The tracer runs it from oneshot_handler,
- * which makes that reset itself, to the tracer's handler. */
-static atomic_int armed[NSIG];
+/* A one-shot handler of the program's (SA_RESETHAND: LLVM's and backward-cpp's crash handlers):
+ * the kernel would reset the action to the default as it runs it, and the handler's raise of
+ * the signal again (or a return to a fault's instruction) ended the process untraced, its
+ * trace at its last flush. The tracer runs it from oneshot_handler[k], which makes that reset
+ * itself, to the tracer's handler. Each one-shot action the tracer installs takes the other
+ * of two slots, k, which keeps it (`once`) and whether it has run (`armed`): a signal the
+ * kernel delivered to it runs that action, even when another thread set another before the
+ * handler began (as untraced: the kernel chose the action as it delivered the signal). */
+static struct sigaction once[NSIG][2];
+static atomic_int armed[NSIG][2];
+static unsigned char once_next[NSIG];
 
 /* Installs the tracer's action for sig: fatal_handler (oneshot NULL), or oneshot_handler for
  * the program's one-shot action `oneshot`, with its mask and flags, but the reset, so that
@@ -167,7 +187,10 @@ static int take(int sig, const struct sigaction *oneshot, struct sigaction *was)
 	struct sigaction ours;
 	memset(&ours, 0, sizeof(ours));
 	if (oneshot) {
-		ours.sa_sigaction = oneshot_handler;
+		int k = once_next[sig] ^= 1;
+		once[sig][k] = *oneshot;
+		atomic_store(&armed[sig][k], 1);
+		ours.sa_sigaction = oneshot_handler[k];
 		ours.sa_mask = oneshot->sa_mask;
 		ours.sa_flags = (oneshot->sa_flags & CKT_SA_KEPT & ~(SA_RESETHAND | CKT_SA_RESTORER)) |
 				SA_SIGINFO;
@@ -180,7 +203,6 @@ static int take(int sig, const struct sigaction *oneshot, struct sigaction *was)
 		 * untraced the signal never needed */
 		ours.sa_flags = SA_SIGINFO | SA_RESTART | (is_fault(sig) ? SA_ONSTACK : 0);
 	}
-	atomic_store(&armed[sig], oneshot != NULL);
 	return ckt_real_sigaction(sig, &ours, was);
 }
 
@@ -198,10 +220,8 @@ static void adopt(int sig)
 		return;
 	prog[sig] = cur;
 	/* an action set meanwhile by a raw system call is put back */
-	if (take(sig, oneshot ? &cur : NULL, &was) == 0 && was.sa_handler != cur.sa_handler) {
-		atomic_store(&armed[sig], 0);
+	if (take(sig, oneshot ? &cur : NULL, &was) == 0 && was.sa_handler != cur.sa_handler)
 		ckt_real_sigaction(sig, &was, NULL);
-	}
 }
 
 /* The kernel's reset of the one-shot action p as its handler begins: the default, its mask and
@@ -210,12 +230,7 @@ static void fired(int sig, const struct sigaction *p)
 {
 	struct sigaction dfl = *p;
 	dfl.sa_handler = SIG_DFL;
-	if (!tracing_here()) { /* a vfork child shares `armed`: the parent's */
-		ckt_real_sigaction(sig, &dfl, NULL);
-		return;
-	}
-	atomic_store(&armed[sig], 0);
-	if (holds(sig)) {
+	if (tracing_here() && holds(sig)) {
 		prog[sig] = dfl;
 		take(sig, NULL, NULL);
 	} else {
@@ -260,7 +275,7 @@ void ckt_signal_fired(int sig, const struct sigaction *p)
  * fork's atfork handlers do not run, lock_take finds out) */
 void ckt_signals_after_fork_child(void)
 {
-	atomic_flag_clear(&lock);
+	atomic_store(&lock_owner, 0);
 }
 
 /* The signal once more, to this thread, with the default action now: taken as the handler
@@ -344,32 +359,42 @@ static void fatal_handler(int sig, siginfo_t *si, void *uc)
 	errno = saved_errno;
 }
 
-/* The program's one-shot handler: the reset the kernel would have made as it began, to the
- * tracer's handler (fired), then the handler itself, under the mask the kernel gave this one
- * (the action's mask, and the signal unless SA_NODEFER). A second thread's signal that came
- * before the reset ends the process, as the default it would have found. */
-static void oneshot_handler(int sig, siginfo_t *si, void *uc)
+/* The program's one-shot handler of slot k: the reset the kernel would have made as it began,
+ * to the tracer's handler (fired), unless another action was set since, then the handler
+ * itself, under the mask the kernel gave this one (the action's mask, and the signal unless
+ * SA_NODEFER). A second thread's signal that came before the reset ends the process, as the
+ * default it would have found. In a child (fork's, vfork's: whose own action this is) the
+ * slot is read, not changed: a vfork child shares it with the traced process. */
+static void oneshot_run(int k, int sig, siginfo_t *si, void *uc)
 {
 	int saved_errno = errno;
-	struct sigaction p;
+	struct sigaction p, cur;
 	sigset_t mask;
 	lock_take(&mask);
-	/* (in a child, its own action: the parent's `armed` is not its) */
-	int first = !tracing_here() || atomic_exchange(&armed[sig], 0);
-	if (first) {
-		p = prog[sig];
+	int here = tracing_here();
+	int first = here ? atomic_exchange(&armed[sig][k], 0) : 1;
+	p = once[sig][k];
+	if (first && (!here || (ckt_real_sigaction(sig, NULL, &cur) == 0 &&
+				cur.sa_sigaction == oneshot_handler[k])))
 		fired(sig, &p);
-	}
 	lock_give(&mask);
 	errno = saved_errno;
-	if (!first || p.sa_handler == SIG_DFL) /* (a child's copy of a view set meanwhile) */
+	if (!first)
 		fatal_handler(sig, si, uc);
-	else if (p.sa_handler == SIG_IGN)
-		return;
 	else if (p.sa_flags & SA_SIGINFO)
 		p.sa_sigaction(sig, si, uc);
 	else
 		p.sa_handler(sig);
+}
+
+static void oneshot_0(int sig, siginfo_t *si, void *uc)
+{
+	oneshot_run(0, sig, si, uc);
+}
+
+static void oneshot_1(int sig, siginfo_t *si, void *uc)
+{
+	oneshot_run(1, sig, si, uc);
 }
 
 /* An action the program sets, as the kernel keeps it and the C library reads it back (on x86
@@ -409,8 +434,6 @@ CKT_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction 
 			/* the program's handler, or SIG_IGN: the kernel's, from now on (a one-shot
 			 * handler run by the tracer's); in a child (vfork's shares `prog`) any
 			 * action, to the kernel as it is */
-			if (tracing_here())
-				atomic_store(&armed[sig], 0);
 			rc = ckt_real_sigaction(sig, &want, NULL);
 			adopt(sig);
 		} else if (act) {
@@ -481,11 +504,8 @@ static sighandler_t signal_like(sighandler_t (*real)(int, sighandler_t), int sig
 	if (!is_fatal(sig))
 		return real(sig, h);
 	lock_take(&mask);
-	if (held(sig)) {
-		if (tracing_here())
-			atomic_store(&armed[sig], 0);
+	if (held(sig))
 		ckt_real_sigaction(sig, &prog[sig], NULL);
-	}
 	sighandler_t old = real(sig, h);
 	int e = errno;
 	adopt(sig);

@@ -48,6 +48,9 @@ done
 grep -q '^in the handler: SIG_DFL flags 0x[0-9a-f]* usr2 1$' $T/so.out
 expect_eq "one-shot handler: it reads the default action, its flags and mask kept" "$?" 0
 
+CUZKTRACE_OUT=$T/sr.zst timeout -s KILL 60 env LD_PRELOAD=$LIB $P/sigend oneshotrace >$T/sr.out 2>/dev/null
+expect_eq "one-shot handler raised while another thread sets a plain one: one of them runs, the process lives (it was killed by the signal in under 300 of 3,000 rounds)" \
+	"$?/$(cat $T/sr.out)" "0/lived"
 CUZKTRACE_OUT=$T/sv.zst traced sv $P/sigend vforkshot
 expect_eq "one-shot handler: a vfork child's own action leaves the parent's handler to run (status 3, its line)" \
 	"$(cat $T/sv.rc)/$(cat $T/sv.out)" "3/one-shot handler ran"

@@ -30,6 +30,9 @@
  *             tracer); it raises the signal again and says whether that returned (term, abrt,
  *             assert), or returns to the fault (segv). The program raises S (term), faults
  *             (segv), calls abort (abrt) or fails an assert
+ *   oneshotrace  3,000 times: a one-shot SIGUSR1 handler set, then raised while another thread
+ *             sets a plain handler: one of the two runs, the process lives (the tracer's reset
+ *             came after the other thread's call, and it ended the process instead), exits 0
  *   vforkshot a one-shot SIGINT handler that says so and calls _exit(3); a vfork child sets
  *             the default and exits; then raise(SIGINT): the handler must run (the child's
  *             call shares the tracer's memory, not the parent's actions) */
@@ -267,6 +270,44 @@ static void on_int_once(int sig)
 	_exit(3);
 }
 
+static atomic_int race_go, race_done;
+
+static void *set_plain(void *arg)
+{
+	(void)arg;
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_int;
+	for (;;) {
+		while (!atomic_load(&race_go))
+			;
+		atomic_store(&race_go, 0);
+		sigaction(SIGUSR1, &sa, NULL);
+		atomic_store(&race_done, 1);
+	}
+	return NULL;
+}
+
+static int oneshotrace(void)
+{
+	pthread_t t;
+	pthread_create(&t, NULL, set_plain, NULL);
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_h0;
+	sa.sa_flags = SA_RESETHAND;
+	for (int i = 0; i < 3000; i++) {
+		sigaction(SIGUSR1, &sa, NULL);
+		atomic_store(&race_done, 0);
+		atomic_store(&race_go, 1);
+		raise(SIGUSR1);
+		while (!atomic_load(&race_done))
+			;
+	}
+	printf("lived\n");
+	return 0;
+}
+
 static int vforkshot(void)
 {
 	struct sigaction sa;
@@ -411,6 +452,8 @@ int main(int argc, char **argv)
 		view();
 		return 0;
 	}
+	if (!strcmp(mode, "oneshotrace"))
+		return oneshotrace();
 	if (!strcmp(mode, "vforkshot"))
 		return vforkshot();
 	if (!strcmp(mode, "oneshot") && argc > 2)
