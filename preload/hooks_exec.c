@@ -181,19 +181,26 @@ static int names_us(const char *tok, size_t n, const struct stat *self, const ch
 
 /* This library's file, found as the tracer starts (ckt_children_off): an exec hook in a child
  * made without fork's handlers (_Fork, clone) must not ask the loader (dladdr takes its lock,
- * which another thread of the parent may have held: the child's execl hung for good) */
+ * which another thread of the parent may have held: the child's execl hung for good). Asked
+ * there only before the tracer has started (a library's constructor that execs). */
 static char self_name[PATH_MAX];
 static struct stat self_st;
 static int self_known;
 
-void ckt_children_off(void)
+static int know_self(void)
 {
 	Dl_info info;
-	if (!self_known && dladdr((void *)ckt_children_off, &info) && info.dli_fname &&
+	if (!self_known && dladdr((void *)know_self, &info) && info.dli_fname &&
 	    strlen(info.dli_fname) < sizeof(self_name) && stat(info.dli_fname, &self_st) == 0) {
 		strcpy(self_name, info.dli_fname);
 		self_known = 1;
 	}
+	return self_known;
+}
+
+void ckt_children_off(void)
+{
+	know_self();
 	if (ckt_config.children)
 		return;
 	if (!self_known) {
@@ -240,7 +247,7 @@ void ckt_children_off(void)
 /* envp's LD_PRELOAD names this library: the image an exec with it starts would be traced */
 static int env_preloads_us(char *const envp[])
 {
-	if (!self_known)
+	if (!self_known && (ckt_writer_pid() || !know_self()))
 		return 0;
 	for (size_t i = 0; envp && envp[i]; i++) {
 		const char *v = envp[i];
@@ -537,7 +544,7 @@ CKT_EXPORT int execvp(const char *file, char *const argv[])
  * stays in the parent when the exec succeeds); NULL, errno set, when it cannot be made. For
  * execle, *envp the environment after the arguments' NULL. */
 #define CKT_EXECL_SMALL 64
-static char **execl_argv(const char *arg, va_list ap, char ***envp, char **small)
+static char **execl_argv(const char *arg, va_list ap, char ***envp, char **small, size_t *count)
 {
 	va_list c;
 	size_t n = 1;
@@ -558,19 +565,16 @@ static char **execl_argv(const char *arg, va_list ap, char ***envp, char **small
 		argv[i] = va_arg(ap, char *);
 	if (envp)
 		*envp = va_arg(ap, char **);
+	*count = n;
 	return argv;
 }
 
-/* the exec failed: a mapping for its array goes, errno kept */
-static int execl_failed(char **argv, char **small, int rc)
+/* the exec failed: a mapping for its array of n + 1 goes, errno kept */
+static int execl_failed(char **argv, char **small, size_t n, int rc)
 {
 	int e = errno;
-	if (argv != small) {
-		size_t n = 0;
-		while (argv[n])
-			n++;
+	if (argv != small)
 		syscall(SYS_munmap, argv, (n + 1) * sizeof(*argv));
-	}
 	errno = e;
 	return rc;
 }
@@ -580,9 +584,10 @@ CKT_EXPORT int execl(const char *path, const char *arg, ...)
 	va_list ap;
 	char *small[CKT_EXECL_SMALL];
 	va_start(ap, arg);
-	char **argv = execl_argv(arg, ap, NULL, small);
+	size_t n;
+	char **argv = execl_argv(arg, ap, NULL, small, &n);
 	va_end(ap);
-	return argv ? execl_failed(argv, small, execve(path, argv, environ)) : -1;
+	return argv ? execl_failed(argv, small, n, execve(path, argv, environ)) : -1;
 }
 
 CKT_EXPORT int execle(const char *path, const char *arg, ...)
@@ -590,9 +595,10 @@ CKT_EXPORT int execle(const char *path, const char *arg, ...)
 	va_list ap;
 	char **envp, *small[CKT_EXECL_SMALL];
 	va_start(ap, arg);
-	char **argv = execl_argv(arg, ap, &envp, small);
+	size_t n;
+	char **argv = execl_argv(arg, ap, &envp, small, &n);
 	va_end(ap);
-	return argv ? execl_failed(argv, small, execve(path, argv, envp)) : -1;
+	return argv ? execl_failed(argv, small, n, execve(path, argv, envp)) : -1;
 }
 
 CKT_EXPORT int execlp(const char *file, const char *arg, ...)
@@ -600,9 +606,10 @@ CKT_EXPORT int execlp(const char *file, const char *arg, ...)
 	va_list ap;
 	char *small[CKT_EXECL_SMALL];
 	va_start(ap, arg);
-	char **argv = execl_argv(arg, ap, NULL, small);
+	size_t n;
+	char **argv = execl_argv(arg, ap, NULL, small, &n);
 	va_end(ap);
-	return argv ? execl_failed(argv, small, execvp(file, argv)) : -1;
+	return argv ? execl_failed(argv, small, n, execvp(file, argv)) : -1;
 }
 
 /* One pause at a time, whatever thread asks (two threads that stopped the helpers at once

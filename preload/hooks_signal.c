@@ -142,9 +142,21 @@ static int holds(int sig)
 	return is_fatal(sig) && (is_fault(sig) || getpid() != 1);
 }
 
-static void oneshot_0(int sig, siginfo_t *si, void *uc);
-static void oneshot_1(int sig, siginfo_t *si, void *uc);
-static void (*const oneshot_handler[2])(int, siginfo_t *, void *) = {oneshot_0, oneshot_1};
+/* the tracer's handlers of one-shot actions, one per slot (see `once` below) */
+#define CKT_ONCE_SLOTS 8
+#define CKT_ONCE_EACH(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
+#define CKT_ONCE_DECL(k) static void oneshot_##k(int sig, siginfo_t *si, void *uc);
+CKT_ONCE_EACH(CKT_ONCE_DECL)
+#define CKT_ONCE_NAME(k) oneshot_##k,
+static void (*const oneshot_handler[CKT_ONCE_SLOTS])(int, siginfo_t *, void *) = {CKT_ONCE_EACH(CKT_ONCE_NAME)};
+
+static int is_oneshot(void (*h)(int, siginfo_t *, void *))
+{
+	for (int k = 0; k < CKT_ONCE_SLOTS; k++)
+		if (h == oneshot_handler[k])
+			return 1;
+	return 0;
+}
 
 /* 1 when the kernel's action for sig is the tracer's handler, 2 when it is the tracer's run of
  * the program's one-shot handler (whatever the flags: a C library function no hook sees,
@@ -154,9 +166,7 @@ static int held(int sig)
 	struct sigaction cur;
 	if (!is_fatal(sig) || ckt_real_sigaction(sig, NULL, &cur) != 0)
 		return 0;
-	return cur.sa_sigaction == fatal_handler ? 1
-	       : cur.sa_sigaction == oneshot_handler[0] || cur.sa_sigaction == oneshot_handler[1] ? 2
-												   : 0;
+	return cur.sa_sigaction == fatal_handler ? 1 : is_oneshot(cur.sa_sigaction) ? 2 : 0;
 }
 
 /* the process the tracer traces: a vfork child shares `prog` with it, and a fork child is
@@ -170,12 +180,13 @@ static int tracing_here(void)
  * the kernel would reset the action to the default as it runs it, and the handler's raise of
  * the signal again (or a return to a fault's instruction) ended the process untraced, its
  * trace at its last flush. The tracer runs it from oneshot_handler[k], which makes that reset
- * itself, to the tracer's handler. Each one-shot action the tracer installs takes the other
- * of two slots, k, which keeps it (`once`) and whether it has run (`armed`): a signal the
- * kernel delivered to it runs that action, even when another thread set another before the
- * handler began (as untraced: the kernel chose the action as it delivered the signal). */
-static struct sigaction once[NSIG][2];
-static atomic_int armed[NSIG][2];
+ * itself, to the tracer's handler. Each one-shot action the tracer installs takes the next of
+ * CKT_ONCE_SLOTS slots, k, which keeps it (`once`) and whether it has run (`armed`): a signal
+ * the kernel delivered to it runs that action, even when other actions were set before the
+ * handler began (as untraced: the kernel chose the action as it delivered the signal), up to
+ * CKT_ONCE_SLOTS - 1 one-shot ones (two took the slot back, and its newest action ran). */
+static struct sigaction once[NSIG][CKT_ONCE_SLOTS];
+static atomic_int armed[NSIG][CKT_ONCE_SLOTS];
 static unsigned char once_next[NSIG];
 
 /* Installs the tracer's action for sig: fatal_handler (oneshot NULL), or oneshot_handler for
@@ -187,7 +198,7 @@ static int take(int sig, const struct sigaction *oneshot, struct sigaction *was)
 	struct sigaction ours;
 	memset(&ours, 0, sizeof(ours));
 	if (oneshot) {
-		int k = once_next[sig] ^= 1;
+		int k = once_next[sig] = (unsigned char)((once_next[sig] + 1) % CKT_ONCE_SLOTS);
 		once[sig][k] = *oneshot;
 		atomic_store(&armed[sig][k], 1);
 		ours.sa_sigaction = oneshot_handler[k];
@@ -374,9 +385,10 @@ static void oneshot_run(int k, int sig, siginfo_t *si, void *uc)
 	int here = tracing_here();
 	int first = here ? atomic_exchange(&armed[sig][k], 0) : 1;
 	p = once[sig][k];
-	if (first && (!here || (ckt_real_sigaction(sig, NULL, &cur) == 0 &&
-				cur.sa_sigaction == oneshot_handler[k])))
-		fired(sig, &p);
+	/* the reset, of the action as the program sees it now (siginterrupt may have changed its
+	 * flags; a child's own is the slot's), unless another was set since */
+	if (first && ckt_real_sigaction(sig, NULL, &cur) == 0 && cur.sa_sigaction == oneshot_handler[k])
+		fired(sig, here ? &prog[sig] : &p);
 	lock_give(&mask);
 	errno = saved_errno;
 	if (!first)
@@ -387,15 +399,12 @@ static void oneshot_run(int k, int sig, siginfo_t *si, void *uc)
 		p.sa_handler(sig);
 }
 
-static void oneshot_0(int sig, siginfo_t *si, void *uc)
-{
-	oneshot_run(0, sig, si, uc);
-}
-
-static void oneshot_1(int sig, siginfo_t *si, void *uc)
-{
-	oneshot_run(1, sig, si, uc);
-}
+#define CKT_ONCE_DEF(k)                                                                            \
+	static void oneshot_##k(int sig, siginfo_t *si, void *uc)                                  \
+	{                                                                                          \
+		oneshot_run(k, sig, si, uc);                                                       \
+	}
+CKT_ONCE_EACH(CKT_ONCE_DEF)
 
 /* An action the program sets, as the kernel keeps it and the C library reads it back (on x86
  * the library adds its restorer to every action it sets); restorer: the kernel's action now,

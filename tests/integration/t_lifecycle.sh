@@ -358,6 +358,12 @@ if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
 		expect_eq "execvp of a set-user-ID program found in PATH: it runs, one line names the file found" \
 			"$(cat $T/suidp.out)/$(cat $T/suidp.rc)/$(grep warning $T/suidp.err)/$(grep -c '^cuzktrace: tracing' $T/suidp.err)" \
 			"$(cat $T/plain.out)/$plain_rc/cuzktrace: warning: '$T/suid/prog' is set-user-ID: the loader ignores LD_PRELOAD for it, so the program it starts is not traced/1"
+		# execveat relative to a directory's descriptor (since 0.2.29): the line names the
+		# file through /proc's link to the descriptor
+		CUZKTRACE_OUT=$T/suid/a.%p.zst traced suidat $P/execraw atpath $T/suid/prog
+		expect_eq "execveat of a set-user-ID program relative to a directory descriptor: it runs, one line names it" \
+			"$(cat $T/suidat.out)/$(cat $T/suidat.rc)/$(grep -c "^cuzktrace: warning: '/proc/self/fd/[0-9]*/prog' is set-user-ID: the loader ignores LD_PRELOAD for it, so the program it starts is not traced\$" $T/suidat.err)" \
+			"$(cat $T/plain.out)/$plain_rc/1"
 		# file capabilities make a secure execution too, for a caller that is not root
 		if command -v setcap >/dev/null && command -v setpriv >/dev/null; then
 			chmod o+x $T && mkdir -p $T/fcaps && chmod 777 $T/fcaps && cp $P/exitcode $T/fcaps/prog &&

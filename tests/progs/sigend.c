@@ -33,6 +33,13 @@
  *   oneshotrace  3,000 times: a one-shot SIGUSR1 handler set, then raised while another thread
  *             sets a plain handler: one of the two runs, the process lives (the tracer's reset
  *             came after the other thread's call, and it ended the process instead), exits 0
+ *   oncepending [child]  a one-shot SIGUSR1 handler H3 with SA_RESTART, siginterrupt(SIGUSR1,
+ *             1), raised: the action left is the default, SA_RESTART clear (printed). Then a
+ *             one-shot handler H0, and SIGUSR1 and SIGUSR2 made pending together: SIGUSR2's
+ *             handler, which runs first, sets one-shot handlers H1, then H2, then a plain one
+ *             P, for SIGUSR1, and H0 runs then (the kernel chose it as it delivered the
+ *             signal). Then SIGUSR1 again: P runs. Prints the handlers that ran. "child": H0
+ *             set, then the rest in a forked child
  *   vforkshot a one-shot SIGINT handler that says so and calls _exit(3); a vfork child sets
  *             the default and exits; then raise(SIGINT): the handler must run (the child's
  *             call shares the tracer's memory, not the parent's actions) */
@@ -308,6 +315,82 @@ static int oneshotrace(void)
 	return 0;
 }
 
+static void on_h(int sig, siginfo_t *si, void *uc, const char *name)
+{
+	(void)sig, (void)si, (void)uc;
+	printf("%s ran\n", name);
+}
+#define CKT_NAMED_HANDLER(n)                                                                       \
+	static void on_##n(int sig, siginfo_t *si, void *uc)                                       \
+	{                                                                                          \
+		on_h(sig, si, uc, #n);                                                             \
+	}
+CKT_NAMED_HANDLER(H0)
+CKT_NAMED_HANDLER(H1)
+CKT_NAMED_HANDLER(H2)
+CKT_NAMED_HANDLER(H3)
+CKT_NAMED_HANDLER(P)
+
+static void set_usr1(void (*h)(int, siginfo_t *, void *), int flags)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = h;
+	sa.sa_flags = SA_SIGINFO | flags;
+	sigaction(SIGUSR1, &sa, NULL);
+}
+
+static void on_usr2_sets(int sig)
+{
+	(void)sig;
+	set_usr1(on_H1, SA_RESETHAND);
+	set_usr1(on_H2, SA_RESETHAND);
+	set_usr1(on_P, 0);
+}
+
+/* SIGUSR1's action now: the default or a handler, and its SA_RESTART */
+static void show_usr1(const char *when)
+{
+	struct sigaction now;
+	sigaction(SIGUSR1, NULL, &now);
+	printf("%s: %s, SA_RESTART %d\n", when, now.sa_handler == SIG_DFL ? "SIG_DFL" : "a handler",
+	       !!(now.sa_flags & SA_RESTART));
+	fflush(stdout);
+}
+
+static int oncepending(int child)
+{
+	set_usr1(on_H3, SA_RESETHAND | SA_RESTART);
+	siginterrupt(SIGUSR1, 1);
+	raise(SIGUSR1);
+	show_usr1("after a one-shot, siginterrupt 1");
+	set_usr1(on_H0, SA_RESETHAND);
+	if (child) {
+		pid_t c = fork();
+		if (c > 0) {
+			int st = 0;
+			waitpid(c, &st, 0);
+			printf("child: %s %d\n", WIFSIGNALED(st) ? "signal" : "exit",
+			       WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+			return 0;
+		}
+	}
+	signal(SIGUSR2, on_usr2_sets);
+	sigset_t two, old;
+	sigemptyset(&two);
+	sigaddset(&two, SIGUSR1);
+	sigaddset(&two, SIGUSR2);
+	sigprocmask(SIG_BLOCK, &two, &old);
+	raise(SIGUSR1);
+	raise(SIGUSR2);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	raise(SIGUSR1);
+	show_usr1("then");
+	if (child)
+		_exit(0);
+	return 0;
+}
+
 static int vforkshot(void)
 {
 	struct sigaction sa;
@@ -454,6 +537,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(mode, "oneshotrace"))
 		return oneshotrace();
+	if (!strcmp(mode, "oncepending"))
+		return oncepending(argc > 2 && !strcmp(argv[2], "child"));
 	if (!strcmp(mode, "vforkshot"))
 		return vforkshot();
 	if (!strcmp(mode, "oneshot") && argc > 2)
