@@ -150,12 +150,13 @@ CKT_ONCE_EACH(CKT_ONCE_DECL)
 #define CKT_ONCE_NAME(k) oneshot_##k,
 static void (*const oneshot_handler[CKT_ONCE_SLOTS])(int, siginfo_t *, void *) = {CKT_ONCE_EACH(CKT_ONCE_NAME)};
 
-static int is_oneshot(void (*h)(int, siginfo_t *, void *))
+/* the slot whose handler h is, or -1 */
+static int oneshot_slot(void (*h)(int, siginfo_t *, void *))
 {
 	for (int k = 0; k < CKT_ONCE_SLOTS; k++)
 		if (h == oneshot_handler[k])
-			return 1;
-	return 0;
+			return k;
+	return -1;
 }
 
 /* 1 when the kernel's action for sig is the tracer's handler, 2 when it is the tracer's run of
@@ -166,7 +167,7 @@ static int held(int sig)
 	struct sigaction cur;
 	if (!is_fatal(sig) || ckt_real_sigaction(sig, NULL, &cur) != 0)
 		return 0;
-	return cur.sa_sigaction == fatal_handler ? 1 : is_oneshot(cur.sa_sigaction) ? 2 : 0;
+	return cur.sa_sigaction == fatal_handler ? 1 : oneshot_slot(cur.sa_sigaction) >= 0 ? 2 : 0;
 }
 
 /* the process the tracer traces: a vfork child shares `prog` with it, and a fork child is
@@ -247,6 +248,16 @@ static void fired(int sig, const struct sigaction *p)
 	} else {
 		ckt_real_sigaction(sig, &dfl, NULL);
 	}
+}
+
+/* A child's view of the one-shot action `slot` the kernel has as the tracer's handler cur
+ * (in place): the program's handler, with the kernel's mask and flags (the child's own
+ * siginterrupt changed them, and `prog` is the traced process's view), but the tracer's
+ * SA_SIGINFO, and SA_RESETHAND back */
+static void oneshot_view(struct sigaction *cur, const struct sigaction *slot)
+{
+	cur->sa_sigaction = slot->sa_sigaction;
+	cur->sa_flags = (cur->sa_flags & ~SA_SIGINFO) | (slot->sa_flags & SA_SIGINFO) | SA_RESETHAND;
 }
 
 void ckt_signals_start(void)
@@ -386,9 +397,12 @@ static void oneshot_run(int k, int sig, siginfo_t *si, void *uc)
 	int first = here ? atomic_exchange(&armed[sig][k], 0) : 1;
 	p = once[sig][k];
 	/* the reset, of the action as the program sees it now (siginterrupt may have changed its
-	 * flags; a child's own is the slot's), unless another was set since */
-	if (first && ckt_real_sigaction(sig, NULL, &cur) == 0 && cur.sa_sigaction == oneshot_handler[k])
-		fired(sig, here ? &prog[sig] : &p);
+	 * flags: in a child, whose view is not `prog`, the kernel's are the flags), unless another
+	 * was set since */
+	if (first && ckt_real_sigaction(sig, NULL, &cur) == 0 && cur.sa_sigaction == oneshot_handler[k]) {
+		oneshot_view(&cur, &p);
+		fired(sig, here ? &prog[sig] : &cur);
+	}
 	lock_give(&mask);
 	errno = saved_errno;
 	if (!first)
@@ -438,7 +452,15 @@ CKT_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction 
 		rc = ckt_real_sigaction(sig, act ? &want : NULL, &was);
 		adopt(sig); /* the default again (or still: set by other means), or a one-shot */
 	} else {
+		struct sigaction cur;
+		int k;
+		ckt_real_sigaction(sig, NULL, &cur);
 		was = prog[sig];
+		/* a child's one-shot: its own flags and mask */
+		if (!tracing_here() && (k = oneshot_slot(cur.sa_sigaction)) >= 0) {
+			was = cur;
+			oneshot_view(&was, &once[sig][k]);
+		}
 		if (act && (want.sa_handler != SIG_DFL || !tracing_here())) {
 			/* the program's handler, or SIG_IGN: the kernel's, from now on (a one-shot
 			 * handler run by the tracer's); in a child (vfork's shares `prog`) any
@@ -448,8 +470,6 @@ CKT_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction 
 		} else if (act) {
 			/* the default again: still the tracer's (its own handler, in place of a
 			 * one-shot's) */
-			struct sigaction cur;
-			ckt_real_sigaction(sig, NULL, &cur);
 			if (cur.sa_sigaction != fatal_handler)
 				take(sig, NULL, NULL);
 			prog[sig] = want;

@@ -61,6 +61,15 @@ for a in "" child; do
 	expect_eq "one-shot handler pending while others are set ($a): status 0, the same handlers run and actions read as untraced" \
 		"$?/$(tr '\n' '|' <$T/sp.out)" "0/$(tr '\n' '|' <$T/sp.uout)"
 done
+# a one-shot handler set before a fork, siginterrupt by the parent or by the child: the
+# child's reset kept the flags of the action as first set (SA_RESTART came back), and its read
+# before the reset showed the parent's view
+for a in parent child; do
+	$P/sigend onceflags $a >$T/sq.uout 2>/dev/null
+	CUZKTRACE_OUT=$T/sq.zst timeout -s KILL 60 env LD_PRELOAD=$LIB $P/sigend onceflags $a >$T/sq.out 2>/dev/null
+	expect_eq "one-shot handler in a forked child, siginterrupt by the $a: status 0, the actions read as untraced" \
+		"$?/$(tr '\n' '|' <$T/sq.out)" "0/$(tr '\n' '|' <$T/sq.uout)"
+done
 CUZKTRACE_OUT=$T/sv.zst traced sv $P/sigend vforkshot
 expect_eq "one-shot handler: a vfork child's own action leaves the parent's handler to run (status 3, its line)" \
 	"$(cat $T/sv.rc)/$(cat $T/sv.out)" "3/one-shot handler ran"

@@ -40,6 +40,10 @@
  *             P, for SIGUSR1, and H0 runs then (the kernel chose it as it delivered the
  *             signal). Then SIGUSR1 again: P runs. Prints the handlers that ran. "child": H0
  *             set, then the rest in a forked child
+ *   onceflags parent|child  a one-shot SIGUSR1 handler with SA_RESTART, SIGUSR2 in its mask;
+ *             siginterrupt(SIGUSR1, 1) by the parent before it forks, or by the child; the
+ *             child prints the action it reads, raises SIGUSR1, prints it again (the default,
+ *             SA_RESTART clear); then the parent raises it and prints its own
  *   vforkshot a one-shot SIGINT handler that says so and calls _exit(3); a vfork child sets
  *             the default and exits; then raise(SIGINT): the handler must run (the child's
  *             call shares the tracer's memory, not the parent's actions) */
@@ -391,6 +395,32 @@ static int oncepending(int child)
 	return 0;
 }
 
+static int onceflags(int by_child)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_h0;
+	sa.sa_flags = SA_RESETHAND | SA_RESTART;
+	sigaddset(&sa.sa_mask, SIGUSR2);
+	sigaction(SIGUSR1, &sa, NULL);
+	if (!by_child)
+		siginterrupt(SIGUSR1, 1);
+	pid_t c = fork();
+	if (c == 0) {
+		if (by_child)
+			siginterrupt(SIGUSR1, 1);
+		show("child before", SIGUSR1);
+		raise(SIGUSR1);
+		show("child after", SIGUSR1);
+		fflush(stdout);
+		_exit(0);
+	}
+	waitpid(c, NULL, 0);
+	raise(SIGUSR1);
+	show("parent after", SIGUSR1);
+	return 0;
+}
+
 static int vforkshot(void)
 {
 	struct sigaction sa;
@@ -537,6 +567,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(mode, "oneshotrace"))
 		return oneshotrace();
+	if (!strcmp(mode, "onceflags") && argc > 2)
+		return onceflags(!strcmp(argv[2], "child"));
 	if (!strcmp(mode, "oncepending"))
 		return oncepending(argc > 2 && !strcmp(argv[2], "child"));
 	if (!strcmp(mode, "vforkshot"))
