@@ -403,7 +403,10 @@ static void *sampler_main(void *arg)
 	gap.since = 0; /* a gap does not run on through a pause (ckt_helpers_pause) */
 	for (unsigned i = 0; !atomic_load(&stop_flag); i++) {
 		ckt_coarse_tick();
-		sample(t, i % 10 == 0);
+		/* not without an event buffer (none could be mapped: thread.c said so), where each
+		 * sample would only add to the events counted lost */
+		if (t->dead != 2)
+			sample(t, i % 10 == 0);
 		period_after(&next);
 		/* a sample held back past its successor's time (ckt_nosample_begin) does not
 		 * leave the next ones to come back to back, microseconds apart */
@@ -420,7 +423,8 @@ static void *sampler_main(void *arg)
 				 FUTEX_BITSET_MATCH_ANY) == -1 && errno == ETIMEDOUT))
 			;
 	}
-	sample(t, 1); /* the last word: RSS and VmHWM at exit */
+	if (t->dead != 2)
+		sample(t, 1); /* the last word: RSS and VmHWM at exit */
 	if (gap.missed > 1)
 		say_gap(); /* one that lasts to the end */
 	ckt_word_set(&last_taken);

@@ -153,11 +153,21 @@ static struct ckt_ring *thread_attach(struct ckt_tls *t)
 			ckt_writer_wake();
 	}
 	if (!r) {
-		static atomic_int said;
+		static atomic_int said, said_rss;
 		t->dead = 2;
-		if (!atomic_exchange(&said, 1))
+		/* the tracer's RSS sampler, whose first sample may come after the program capped its
+		 * address space (setrlimit RLIMIT_AS below what it uses): "a new thread" named one
+		 * the program never made */
+		if ((pid_t)syscall(SYS_gettid) == atomic_load(&ckt_rss_tid)) {
+			if (!atomic_exchange(&said_rss, 1))
+				ckt_log("error: cannot map an event buffer for the tracer's RSS sampler (the "
+					"address space is exhausted, or capped below what the process uses); "
+					"RSS is not sampled from here on (the trace counts the samples lost)",
+					NULL, NULL, NULL);
+		} else if (!atomic_exchange(&said, 1)) {
 			ckt_log("error: cannot map an event buffer for a new thread; threads without one "
 				"are not traced (the trace counts what they lose)", NULL, NULL, NULL);
+		}
 		return NULL;
 	}
 	__atomic_store_n(&r->pid, (pid_t)syscall(SYS_getpid), __ATOMIC_RELAXED);

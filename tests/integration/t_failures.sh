@@ -291,6 +291,18 @@ expect_eq "no ring for a thread: its events counted lost ($nr_lost)" "$((nr_lost
 expect_match "no ring for a thread: the reader says so" "$(cat $T/noring.rerr)" "$nr_lost events were lost; totals are inexact"
 expect_eq "no ring for a thread: the main thread's block after it" "$(($(jget $T/noring.json live_at_exit.heap_bytes) >= 3000000))" 1
 
+# a program that caps its address space below what it uses (setrlimit RLIMIT_AS): the
+# tracer's RSS sampler, whose first sample came after the cap, said "cannot map an event
+# buffer for a new thread", a thread the program never made, and went on losing a sample
+# each period; the writer could not map its merge table, and the exit line read "0 events,
+# peak heap 0 B". Now the sampler's own line (when its first sample comes after the cap),
+# no sample after it, and the exit line counts each ring's events in its order
+CUZKTRACE_OUT=$T/ascap.zst traced ascap $P/ascap
+$REPORT --json $T/ascap.zst >$T/ascap.json 2>/dev/null
+expect_match "address space capped below use: status and output as untraced, no line of a new thread, the sampler's once at most, the exit line counts the 1 MiB block, the report has it" \
+	"$(cat $T/ascap.rc)/$(cat $T/ascap.out)/$(grep -c 'for a new thread' $T/ascap.err)/$(grep -c "^cuzktrace: error: cannot map an event buffer for the tracer's RSS sampler (the address space is exhausted, or capped below what the process uses); RSS is not sampled from here on (the trace counts the samples lost)\$" $T/ascap.err)/$(grep -o '[0-9]* events, peak heap [0-9.]* MiB' $T/ascap.err | sed 's/^[1-9][0-9]* events/N events/')/$(( $(jget $T/ascap.json peak_heap.bytes) >= 1048576 ))/$(( $(jget $T/ascap.json lost_events) <= 2 ))" \
+	"^0/8 MiB refused/0/[01]/N events, peak heap 1.0[0-9] MiB/1/1\$"
+
 # A stuck writer (frozen here with ptrace for 40 s, as a write hung on a network file system
 # would be): a full ring waits 10 s for room, then its events are dropped and counted; once one
 # thread has given up, others drop at once until the writer moves again, instead of waiting 10 s
