@@ -9,13 +9,15 @@
  *   - sigaction, __sigaction, signal, bsd_signal, ssignal, sysv_signal, __sysv_signal,
  *     sigset and siginterrupt report the program's action; setting the default keeps the
  *     tracer's handler, setting a handler or SIG_IGN installs the program's as it is, and the
- *     tracer lets go of that signal;
+ *     tracer lets go of that signal, but for a one-shot handler (SA_RESETHAND), which the
+ *     tracer runs from a handler of its own that makes the kernel's reset to the default, the
+ *     tracer's (oneshot_run);
  *   - the handler (fatal_handler) claims the process's end, finishes the trace as _exit does,
  *     with END's reason CKT_END_SIGNAL + the signal (CKT_END_ABORT for the process's own
  *     SIGABRT), puts the default action back and queues the signal again with its siginfo,
  *     taken as the handler returns: the status, the core dump and its siginfo as untraced.
  * Whether the tracer holds a signal is read from the kernel each time (the handler there is
- * fatal_handler): a program that sets an action by other means (a raw system call) takes the
+ * fatal_handler or a oneshot_handler[k]): a program that sets an action by other means (a raw system call) takes the
  * signal from the tracer as it would from the default.
  * Costs nothing per allocation: only signal-setting calls pass here. */
 #include "ckt.h"
@@ -190,10 +192,10 @@ static struct sigaction once[NSIG][CKT_ONCE_SLOTS];
 static atomic_int armed[NSIG][CKT_ONCE_SLOTS];
 static unsigned char once_next[NSIG];
 
-/* Installs the tracer's action for sig: fatal_handler (oneshot NULL), or oneshot_handler for
- * the program's one-shot action `oneshot`, with its mask and flags, but the reset, so that
- * the program's handler runs where and as it would (its alternate stack, SA_RESTART, SA_NODEFER
- * and the mask the kernel gives it); under the lock. */
+/* Installs the tracer's action for sig: fatal_handler (oneshot NULL), or oneshot_handler[k] of
+ * the next slot k for the program's one-shot action `oneshot`, with its mask and flags but the
+ * reset, so that the program's handler runs where and as it would (its alternate stack,
+ * SA_RESTART, SA_NODEFER and the mask the kernel gives it); under the lock. */
 static int take(int sig, const struct sigaction *oneshot, struct sigaction *was)
 {
 	struct sigaction ours;
