@@ -266,22 +266,27 @@ static int env_preloads_us(char *const envp[])
 	return 0;
 }
 
-/* An exec in a process that is not the traced one (a forked child of it, whose image the
- * trace does not follow; a vfork child): the set-user-ID line too, when the environment it
- * passes would trace the new image (since 0.2.27: through a shell, make or any fork and exec,
- * such a program ran untraced with no line; the traced process's own exec said it). path:
- * the program; file: execvp's name to search PATH for; fd: fexecve's descriptor (-1 none). */
-static void say_if_secure_child(const char *path, const char *file, int fd, char *const envp[])
+/* The set-user-ID line for the program an exec starts. path: the program; file: execvp's name
+ * to search PATH for; fd: fexecve's descriptor (-1 none). */
+static void say_if_secure_any(const char *path, const char *file, int fd)
 {
 	struct stat st;
-	if (!env_preloads_us(envp))
-		return;
 	if (path)
 		say_if_secure_path(path);
 	else if (file)
 		runnable_in_path(file);
 	else if (fd >= 0 && fstat(fd, &st) == 0)
 		say_if_secure(&st, NULL, fd);
+}
+
+/* An exec in a process that is not the traced one (a forked child of it, whose image the
+ * trace does not follow; a vfork child): the line too, when the environment it passes would
+ * trace the new image (since 0.2.27: through a shell, make or any fork and exec, such a
+ * program ran untraced with no line; the traced process's own exec said it) */
+static void say_if_secure_child(const char *path, const char *file, int fd, char *const envp[])
+{
+	if (env_preloads_us(envp))
+		say_if_secure_any(path, file, fd);
 }
 
 /* This process's exec passes on the entry the tracer shortened in place: LD_PRELOAD as it
@@ -487,11 +492,8 @@ CKT_EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *c
 		return ckt_real.execveat(dirfd, path, argv, envp, flags);
 	}
 	int finish = itself ? runnable_fd(dirfd) : runnable_at(dirfd, path, flags);
-	struct stat st;
-	if (finish && named)
-		say_if_secure_path(named);
-	else if (finish && itself && fstat(dirfd, &st) == 0)
-		say_if_secure(&st, NULL, dirfd);
+	if (finish)
+		say_if_secure_any(named, NULL, itself ? dirfd : -1);
 	char **e = exec_begin(envp, finish);
 	int rc = ckt_real.execveat(dirfd, path, argv, e ? e : envp, flags);
 	if (e && rc < 0 && errno == E2BIG)
@@ -579,38 +581,22 @@ static int execl_failed(char **argv, char **small, size_t n, int rc)
 	return rc;
 }
 
-CKT_EXPORT int execl(const char *path, const char *arg, ...)
-{
-	va_list ap;
-	char *small[CKT_EXECL_SMALL];
-	va_start(ap, arg);
-	size_t n;
-	char **argv = execl_argv(arg, ap, NULL, small, &n);
-	va_end(ap);
-	return argv ? execl_failed(argv, small, n, execve(path, argv, environ)) : -1;
-}
-
-CKT_EXPORT int execle(const char *path, const char *arg, ...)
-{
-	va_list ap;
-	char **envp, *small[CKT_EXECL_SMALL];
-	va_start(ap, arg);
-	size_t n;
-	char **argv = execl_argv(arg, ap, &envp, small, &n);
-	va_end(ap);
-	return argv ? execl_failed(argv, small, n, execve(path, argv, envp)) : -1;
-}
-
-CKT_EXPORT int execlp(const char *file, const char *arg, ...)
-{
-	va_list ap;
-	char *small[CKT_EXECL_SMALL];
-	va_start(ap, arg);
-	size_t n;
-	char **argv = execl_argv(arg, ap, NULL, small, &n);
-	va_end(ap);
-	return argv ? execl_failed(argv, small, n, execvp(file, argv)) : -1;
-}
+/* name(first, arg, ...): the arguments gathered (and for execle the environment after them,
+ * WITH_ENV), then `call`, which sees first, argv and envp */
+#define CKT_EXECL_HOOK(name, first, with_env, call)                                               \
+	CKT_EXPORT int name(const char *first, const char *arg, ...)                              \
+	{                                                                                         \
+		va_list ap;                                                                       \
+		char **envp = environ, *small[CKT_EXECL_SMALL];                                   \
+		size_t n;                                                                         \
+		va_start(ap, arg);                                                                \
+		char **argv = execl_argv(arg, ap, with_env ? &envp : NULL, small, &n);           \
+		va_end(ap);                                                                       \
+		return argv ? execl_failed(argv, small, n, call) : -1;                            \
+	}
+CKT_EXECL_HOOK(execl, path, 0, execve(path, argv, envp))
+CKT_EXECL_HOOK(execle, path, 1, execve(path, argv, envp))
+CKT_EXECL_HOOK(execlp, file, 0, execvp(file, argv))
 
 /* One pause at a time, whatever thread asks (two threads that stopped the helpers at once
  * joined one writer twice, or waited for good for a pause the other had ended): the owner's

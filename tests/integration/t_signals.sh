@@ -55,20 +55,25 @@ expect_eq "one-shot handler raised while another thread sets a plain one: one of
 # to runs (two one-shot installs in between took its slot back, and the newest ran), the
 # reset is not made over an action set since (a fork child's plain handler was reset, and
 # the next signal killed it), and siginterrupt's flag holds after the reset
+# se_as_untraced LABEL ARGS...: sigend ARGS traced ends with status 0 and prints what it
+# prints untraced
+se_as_untraced() {
+	local label=$1
+	shift
+	$P/sigend "$@" >$T/sp.uout 2>/dev/null
+	CUZKTRACE_OUT=$T/sp.zst timeout -s KILL 60 env LD_PRELOAD=$LIB $P/sigend "$@" >$T/sp.out 2>/dev/null
+	expect_eq "$label" "$?/$(tr '\n' '|' <$T/sp.out)" "0/$(tr '\n' '|' <$T/sp.uout)"
+}
 for a in "" child; do
-	$P/sigend oncepending $a >$T/sp.uout 2>/dev/null
-	CUZKTRACE_OUT=$T/sp.zst timeout -s KILL 60 env LD_PRELOAD=$LIB $P/sigend oncepending $a >$T/sp.out 2>/dev/null
-	expect_eq "one-shot handler pending while others are set ($a): status 0, the same handlers run and actions read as untraced" \
-		"$?/$(tr '\n' '|' <$T/sp.out)" "0/$(tr '\n' '|' <$T/sp.uout)"
+	se_as_untraced "one-shot handler pending while others are set ($a): status 0, the same handlers run and actions read as untraced" \
+		oncepending $a
 done
 # a one-shot handler set before a fork, siginterrupt by the parent or by the child: the
 # child's reset kept the flags of the action as first set (SA_RESTART came back), and its read
 # before the reset showed the parent's view
 for a in parent child; do
-	$P/sigend onceflags $a >$T/sq.uout 2>/dev/null
-	CUZKTRACE_OUT=$T/sq.zst timeout -s KILL 60 env LD_PRELOAD=$LIB $P/sigend onceflags $a >$T/sq.out 2>/dev/null
-	expect_eq "one-shot handler in a forked child, siginterrupt by the $a: status 0, the actions read as untraced" \
-		"$?/$(tr '\n' '|' <$T/sq.out)" "0/$(tr '\n' '|' <$T/sq.uout)"
+	se_as_untraced "one-shot handler in a forked child, siginterrupt by the $a: status 0, the actions read as untraced" \
+		onceflags $a
 done
 CUZKTRACE_OUT=$T/sv.zst traced sv $P/sigend vforkshot
 expect_eq "one-shot handler: a vfork child's own action leaves the parent's handler to run (status 3, its line)" \
