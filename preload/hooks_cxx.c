@@ -114,12 +114,21 @@ static void *fallback_of(int i)
 }
 
 /* LOCAL mode: no definition after us in the global scope (a C program that opened C++
- * libraries RTLD_LOCAL): each caller gets the definition it would have bound to without us, the
- * first in its own object's scope: its libstdc++, libc++'s, or its own static copy (a library
- * built with -static-libstdc++ exports one, and its calls still bind to ours, global and
- * first). One answer per calling object, cached by the object's span (8 objects; past that,
- * looked up each time). */
-#define CKT_CXX_LOCALS 8
+ * libraries RTLD_LOCAL, such as Python importing PyTorch): each caller gets the definition it
+ * would have bound to without us, the first in its own object's scope: its libstdc++, libc++'s,
+ * or its own static copy (a library built with -static-libstdc++ exports one, and its calls
+ * still bind to ours, global and first). One answer per calling object, cached by the object's
+ * span (64 objects; past that, looked up each time: about 2 µs per 100 loaded objects).
+ *
+ * The loader is not asked (no dlopen, dlsym or dladdr): this runs inside operator new, often in
+ * a library's constructor while the loader is running constructors, and a dlopen there, even
+ * RTLD_NOLOAD of an object already loaded, may run other pending constructors inside this one
+ * (glibc 2.39 ran libtorch_cpu's inside libc10's, which held its registry's mutex across that
+ * new: "import torch" hung for good). The definitions are read from each loaded object's
+ * dynamic symbol table in memory (dl_iterate_phdr hands out its program headers), in the order
+ * the loader searches the caller's scope: the caller itself, then its DT_NEEDED objects, then
+ * any other object in load order (a dependency of a dependency). */
+#define CKT_CXX_LOCALS 64
 struct local_obj {
 	uintptr_t lo, hi;
 	void *fn[CKT_CXX_N];
@@ -128,32 +137,183 @@ static struct local_obj locals[CKT_CXX_LOCALS];
 static atomic_int n_locals;
 static atomic_flag locals_busy = ATOMIC_FLAG_INIT;
 
-struct span_probe {
-	uintptr_t ra, lo, hi;
-	const char *name;
+/* A loaded object's dynamic section, as the loader left it in memory. */
+struct dynobj {
+	uintptr_t bias;
+	const ElfW(Dyn) *dyn;
+	const ElfW(Sym) *sym;
+	const char *str;
+	const uint32_t *gnu, *sysv; /* DT_GNU_HASH, DT_HASH */
+	const ElfW(Half) *versym;
+	const char *soname;
 };
 
-static int find_span(struct dl_phdr_info *info, size_t size, void *data)
+static int dynobj_of(const struct dl_phdr_info *info, struct dynobj *o)
 {
-	struct span_probe *p = data;
-	uintptr_t lo = UINTPTR_MAX, hi = 0;
-	int in = 0;
-	(void)size;
+	memset(o, 0, sizeof(*o));
+	o->bias = info->dlpi_addr;
+	for (int k = 0; k < info->dlpi_phnum; k++)
+		if (info->dlpi_phdr[k].p_type == PT_DYNAMIC)
+			o->dyn = (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[k].p_vaddr);
+	if (!o->dyn)
+		return 0;
+	uintptr_t soname = UINTPTR_MAX;
+	for (const ElfW(Dyn) *d = o->dyn; d->d_tag != DT_NULL; d++) {
+		/* glibc adds the load bias to these in place, except where the section is read-only
+		 * (the vDSO): an address below the bias is still an offset */
+		uintptr_t a = d->d_un.d_ptr < o->bias ? o->bias + d->d_un.d_ptr : d->d_un.d_ptr;
+		switch (d->d_tag) {
+		case DT_SYMTAB: o->sym = (const ElfW(Sym) *)a; break;
+		case DT_STRTAB: o->str = (const char *)a; break;
+		case DT_GNU_HASH: o->gnu = (const uint32_t *)a; break;
+		case DT_HASH: o->sysv = (const uint32_t *)a; break;
+		case DT_VERSYM: o->versym = (const ElfW(Half) *)a; break;
+		case DT_SONAME: soname = d->d_un.d_val; break;
+		}
+	}
+	if (!o->sym || !o->str || (!o->gnu && !o->sysv))
+		return 0;
+	o->soname = soname != UINTPTR_MAX ? o->str + soname : NULL;
+	return 1;
+}
+
+/* symbol ix defines `name` as a function the object exports by default */
+static void *dynobj_def(const struct dynobj *o, uint32_t ix, const char *name)
+{
+	const ElfW(Sym) *s = &o->sym[ix];
+	unsigned type = ELF64_ST_TYPE(s->st_info), bind = ELF64_ST_BIND(s->st_info);
+	if (s->st_shndx == SHN_UNDEF || !s->st_value || type != STT_FUNC ||
+	    (bind != STB_GLOBAL && bind != STB_WEAK) || (o->versym && (o->versym[ix] & 0x8000)) ||
+	    strcmp(o->str + s->st_name, name) != 0)
+		return NULL;
+	return (void *)(o->bias + s->st_value);
+}
+
+/* The object's own definition of `name`, through its hash table (GNU's, else System V's). */
+static void *dynobj_lookup(const struct dynobj *o, const char *name)
+{
+	if (o->gnu) {
+		uint32_t h = 5381;
+		for (const unsigned char *c = (const unsigned char *)name; *c; c++)
+			h = h * 33 + *c;
+		uint32_t nbuckets = o->gnu[0], symoffset = o->gnu[1], nbloom = o->gnu[2], shift = o->gnu[3];
+		const ElfW(Addr) *bloom = (const ElfW(Addr) *)(o->gnu + 4);
+		const uint32_t *buckets = (const uint32_t *)(bloom + nbloom), *chain = buckets + nbuckets;
+		const unsigned bits = sizeof(ElfW(Addr)) * 8;
+		if (!nbuckets || !nbloom)
+			return NULL;
+		ElfW(Addr) word = bloom[(h / bits) % nbloom];
+		ElfW(Addr) mask = ((ElfW(Addr))1 << (h % bits)) | ((ElfW(Addr))1 << ((h >> shift) % bits));
+		if ((word & mask) != mask)
+			return NULL;
+		for (uint32_t ix = buckets[h % nbuckets]; ix >= symoffset; ix++) {
+			uint32_t ch = chain[ix - symoffset];
+			void *f = (h | 1) == (ch | 1) ? dynobj_def(o, ix, name) : NULL;
+			if (f)
+				return f;
+			if (ch & 1)
+				break;
+		}
+		return NULL;
+	}
+	uint32_t h = 0;
+	for (const unsigned char *c = (const unsigned char *)name; *c; c++) {
+		h = (h << 4) + *c;
+		h = (h ^ ((h & 0xf0000000u) >> 24)) & 0x0fffffffu;
+	}
+	uint32_t nbucket = o->sysv[0];
+	const uint32_t *bucket = o->sysv + 2, *chain = bucket + nbucket;
+	if (!nbucket)
+		return NULL;
+	for (uint32_t ix = bucket[h % nbucket], n = 0; ix && n < o->sysv[1]; ix = chain[ix], n++) {
+		void *f = dynobj_def(o, ix, name);
+		if (f)
+			return f;
+	}
+	return NULL;
+}
+
+static void span_of(const struct dl_phdr_info *info, uintptr_t *lo, uintptr_t *hi, int *holds,
+		    uintptr_t addr)
+{
+	*lo = UINTPTR_MAX;
+	*hi = 0;
+	*holds = 0;
 	for (int k = 0; k < info->dlpi_phnum; k++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[k];
 		if (ph->p_type != PT_LOAD)
 			continue;
-		uintptr_t a = info->dlpi_addr + ph->p_vaddr, b = a + ph->p_memsz;
-		lo = a < lo ? a : lo;
-		hi = b > hi ? b : hi;
-		in |= p->ra - a < ph->p_memsz;
+		uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+		*lo = a < *lo ? a : *lo;
+		*hi = a + ph->p_memsz > *hi ? a + ph->p_memsz : *hi;
+		*holds |= addr - a < ph->p_memsz;
 	}
-	if (!in)
+}
+
+struct scope_walk {
+	uintptr_t ra, self;		/* the caller's return address; an address of ours */
+	uintptr_t lo, hi;		/* the caller's object's span */
+	struct dynobj caller;
+	int have_caller;
+	void *fn[CKT_CXX_N];
+	int rank[CKT_CXX_N]; /* where fn[k] was found: 0 the caller, 1 its DT_NEEDED, 2 another */
+};
+
+/* walk 1: the caller's object */
+static int find_objects(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct scope_walk *w = data;
+	uintptr_t lo, hi;
+	int holds;
+	(void)size;
+	span_of(info, &lo, &hi, &holds, w->ra);
+	if (holds) {
+		w->lo = lo;
+		w->hi = hi;
+		w->have_caller = dynobj_of(info, &w->caller);
+		return 1;
+	}
+	return 0;
+}
+
+/* the caller's DT_NEEDED holds this object's soname, or else its file's base name */
+static int needed_by_caller(const struct scope_walk *w, const struct dynobj *o, const char *path)
+{
+	const char *base = path ? strrchr(path, '/') : NULL;
+	base = base ? base + 1 : path;
+	for (const ElfW(Dyn) *d = w->caller.dyn; d->d_tag != DT_NULL; d++) {
+		if (d->d_tag != DT_NEEDED)
+			continue;
+		const char *n = w->caller.str + d->d_un.d_val;
+		if ((o->soname && !strcmp(n, o->soname)) || (base && !strcmp(n, base)))
+			return 1;
+	}
+	return 0;
+}
+
+/* walk 2: each form's first definition in the caller's search order, ours left out */
+static int find_defs(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct scope_walk *w = data;
+	struct dynobj o;
+	uintptr_t lo, hi;
+	int holds;
+	(void)size;
+	span_of(info, &lo, &hi, &holds, w->self);
+	if (holds || !dynobj_of(info, &o))
 		return 0;
-	p->lo = lo;
-	p->hi = hi;
-	p->name = info->dlpi_name;
-	return 1;
+	span_of(info, &lo, &hi, &holds, w->ra);
+	int rank = holds ? 0 : needed_by_caller(w, &o, info->dlpi_name) ? 1 : 2;
+	for (int k = 0; k < CKT_CXX_N; k++) {
+		if (w->fn[k] && w->rank[k] <= rank)
+			continue;
+		void *f = dynobj_lookup(&o, names[k]);
+		if (f) {
+			w->fn[k] = f;
+			w->rank[k] = rank;
+		}
+	}
+	return 0;
 }
 
 static void *local_of(int i, uintptr_t ra)
@@ -162,25 +322,16 @@ static void *local_of(int i, uintptr_t ra)
 	for (int k = 0; k < n; k++)
 		if (ra - locals[k].lo < locals[k].hi - locals[k].lo)
 			return locals[k].fn[i];
-	struct span_probe sp = {.ra = ra};
+	struct scope_walk w = {.ra = ra, .self = (uintptr_t)&local_of};
 	struct local_obj o = {0};
-	void *h = NULL;
-	Dl_info self;
-	if (dl_iterate_phdr(find_span, &sp) && sp.name && sp.name[0])
-		h = dlopen(sp.name, RTLD_LAZY | RTLD_NOLOAD);
-	int have_self = dladdr((void *)&local_of, &self);
-	for (int k = 0; k < CKT_CXX_N; k++) {
-		void *f = h ? dlsym(h, names[k]) : NULL;
-		Dl_info in;
-		if (f && have_self && dladdr(f, &in) && in.dli_fbase == self.dli_fbase)
-			f = NULL; /* ours: the caller's scope holds none */
-		o.fn[k] = f ? f : fallback_of(k);
-	}
-	if (h)
-		dlclose(h);
-	o.lo = sp.lo;
-	o.hi = sp.hi;
-	if (sp.hi && !atomic_flag_test_and_set(&locals_busy)) {
+	dl_iterate_phdr(find_objects, &w);
+	if (w.have_caller)
+		dl_iterate_phdr(find_defs, &w);
+	for (int k = 0; k < CKT_CXX_N; k++)
+		o.fn[k] = w.fn[k] ? w.fn[k] : fallback_of(k);
+	o.lo = w.lo;
+	o.hi = w.hi;
+	if (w.hi && !atomic_flag_test_and_set(&locals_busy)) {
 		int m = atomic_load(&n_locals);
 		if (m < CKT_CXX_LOCALS) {
 			locals[m] = o;

@@ -819,6 +819,19 @@ print(sorted((s["bytes"], s["frames"][0].split(" (")[0]) for s in d["sites_at_pe
 	CUZKTRACE_OUT=$T/cxxstatic.zst traced cxxstatic $P/cxxlocal static
 	expect_eq "C++ plugins, one with its own static libstdc++ (RTLD_LOCAL), then one with the shared one (RTLD_GLOBAL): status, each its own new and bad_alloc" \
 		"$(cat $T/cxxstatic.rc)/$(cat $T/cxxstatic.out)" "0/cxxlocal: ok ok"
+	# the shape of "import torch" (Python opens PyTorch RTLD_LOCAL): libcxxinner's constructor
+	# calls new with its registry's mutex held, then libcxxouter's registers through it. The
+	# tracer finds the caller's operator new without the loader: a dlopen, even RTLD_NOLOAD,
+	# inside that new may run libcxxouter's constructor inside libcxxinner's (glibc 2.39 does,
+	# and the process hung for good on the mutex); here the loader's debug output shows it as
+	# an extra opening of libcxxinner.so. Both blocks are traced, under libstdc++'s new.
+	CUZKTRACE_OUT=$T/cxxnest.zst LD_DEBUG=files timeout -s KILL 60 env LD_PRELOAD=$LIB $P/cxxlocal nested >$T/cxxnest.out 2>$T/cxxnest.err
+	expect_eq "C++ library opened RTLD_LOCAL whose dependency's constructor calls new with a mutex held (the shape of import torch): status, output, the loader opens nothing more than untraced, the registry's blocks live at exit" \
+		"$?/$(cat $T/cxxnest.out)/$(grep -o 'opening file=[^ ]*' $T/cxxnest.err | sed 's|.*/||' | tr '\n' ' ')/$($REPORT --json $T/cxxnest.zst 2>/dev/null | $PY -c '
+import json, sys
+d = json.load(sys.stdin)
+print([(s["bytes"], s["count"], s["frames"][0].split(" (")[0]) for s in d["sites_at_exit"] if s["site"].startswith("cxx_reg(unsigned long) (tests/progs/lib/cxxinner.cc:17)")])')" \
+		"0/cxxlocal: nested 2/libcxxouter.so /[(300019, 3, 'operator new(unsigned long)')]"
 else
 	echo "  skip operator new from the allocator behind malloc: libstdc++.so.6 not found"
 fi
