@@ -118,7 +118,8 @@ static void *fallback_of(int i)
  * would have bound to without us, the first in its own object's scope: its libstdc++, libc++'s,
  * or its own static copy (a library built with -static-libstdc++ exports one, and its calls
  * still bind to ours, global and first). One answer per calling object, cached by the object's
- * span (64 objects; past that, looked up each time: about 2 µs per 100 loaded objects).
+ * span (64 objects; past that, looked up each time: one walk of the loaded objects' hash
+ * tables).
  *
  * The loader is not asked (no dlopen, dlsym or dladdr): this runs inside operator new, often in
  * a library's constructor while the loader is running constructors, and a dlopen there, even
