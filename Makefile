@@ -1,4 +1,4 @@
-# cuzktrace: make | make check | make demo | make bench | make deps | make install | make clean
+# cuzktrace: make | make check | make demo | make bench | make scale | make deps | make install | make clean
 # V=1 shows command lines; DEVELOPER=1 adds -Werror; SANITIZE=address,undefined instruments the
 # reader and the unit tests (never the preload library).
 CC ?= cc
@@ -38,7 +38,7 @@ EX_BIN := $(EX_SRC:examples/%.c=$(B)/examples/%)
 LIB := $(B)/libcuzktrace.so
 REPORT := $(B)/cuzktrace-report
 
-.PHONY: all check unit sanitized integration demo bench deps install clean
+.PHONY: all check unit sanitized integration demo bench scale deps install clean
 all: $(LIB) $(REPORT) $(EX_BIN)
 
 # Rebuild everything when the flags change.
@@ -149,6 +149,22 @@ $(B)/progs/libcxxinner.so: tests/progs/lib/cxxinner.cc $(B)/.flags
 $(B)/progs/libcxxouter.so: tests/progs/lib/cxxouter.cc $(B)/progs/libcxxinner.so $(B)/.flags
 	@mkdir -p $(dir $@)
 	$(call msg,CXX,$@)$(CXX) -std=c++17 -O2 -g -fPIC -shared -o $@ $< -L$(B)/progs -lcxxinner -Wl,-rpath,'$$ORIGIN'
+# cxxlocal's "other", "needed" and "highbias" modes: a C library defining operator new, C++
+# code reaching libstdc++ through another library or after that one, a library moved below its
+# link address
+$(B)/progs/libcxxown.so: tests/progs/lib/cxxown.c $(B)/.flags
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$@)$(CC) -std=gnu11 -O2 -g -fPIC -shared -o $@ $<
+$(B)/progs/libcxxvia.so: tests/progs/lib/cxxuse.cc $(B)/progs/libcxxplug.so $(B)/.flags
+	@mkdir -p $(dir $@)
+	$(call msg,CXX,$@)$(CXX) -std=c++17 -O2 -g -fPIC -c -o $@.o $< && \
+		$(CC) -shared -o $@ $@.o -Wl,--no-as-needed -L$(B)/progs -lcxxplug -Wl,-rpath,'$$ORIGIN' && rm -f $@.o
+$(B)/progs/libcxxfirst.so: tests/progs/lib/cxxuse.cc $(B)/progs/libcxxown.so $(B)/.flags
+	@mkdir -p $(dir $@)
+	$(call msg,CXX,$@)$(CXX) -std=c++17 -O2 -g -fPIC -shared -o $@ $< -Wl,--no-as-needed -L$(B)/progs -lcxxown -Wl,-rpath,'$$ORIGIN'
+$(B)/progs/libcxxhigh.so: tests/progs/lib/cxxhigh.c $(B)/.flags
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$@)$(CC) -std=gnu11 -O2 -g -fPIC -shared -Wl,-Ttext-segment=0x7ffff0000000 -o $@ $<
 $(B)/progs/cxxthrow $(B)/progs/cxxdollar: $(B)/progs/%: tests/progs/%.cc $(B)/.flags
 	@mkdir -p $(dir $@)
 	$(call msg,CXX,$@)$(CXX) -std=c++17 -O2 -g -Wall -o $@ $<
@@ -215,7 +231,7 @@ $(B)/examples/%: examples/%.c $(B)/.flags
 unit: $(UNIT_BIN)
 	$(Q)fail=0; for t in $(UNIT_BIN); do echo "== $$t"; $$t || fail=1; done; exit $$fail
 
-integration: $(LIB) $(REPORT) $(PROG_BIN) $(B)/progs/diffprog_v2 $(B)/progs/renamed_a $(B)/progs/renamed_b $(B)/progs/apistubs $(B)/progs/ctor $(B)/progs/ownmalloc_keys $(B)/progs/ownalias $(B)/progs/nopieaddr $(B)/progs/libtlsbare.so $(B)/progs/libtlsplug.so $(B)/progs/libtlsshim.so $(B)/progs/libplainlib.so $(B)/progs/libdlloop.so $(B)/progs/libfdswap.so $(B)/progs/libunwcount.so $(B)/progs/libmapwatch.so $(B)/progs/libunwflush.so $(B)/progs/libslowmunmap.so $(B)/progs/libslowctor.so $(B)/progs/libnofn.so $(B)/progs/libmmapalloc.so $(B)/progs/libfakeclock.so $(B)/progs/libnewalloc.so $(B)/progs/cxxnew $(B)/progs/cxxthrow $(B)/progs/cxxdollar $(B)/progs/libcxxplug.so $(B)/progs/libcxxplug_static.so $(B)/progs/libcxxouter.so $(B)/progs/linkapi
+integration: $(LIB) $(REPORT) $(PROG_BIN) $(B)/progs/diffprog_v2 $(B)/progs/renamed_a $(B)/progs/renamed_b $(B)/progs/apistubs $(B)/progs/ctor $(B)/progs/ownmalloc_keys $(B)/progs/ownalias $(B)/progs/nopieaddr $(B)/progs/libtlsbare.so $(B)/progs/libtlsplug.so $(B)/progs/libtlsshim.so $(B)/progs/libplainlib.so $(B)/progs/libdlloop.so $(B)/progs/libfdswap.so $(B)/progs/libunwcount.so $(B)/progs/libmapwatch.so $(B)/progs/libunwflush.so $(B)/progs/libslowmunmap.so $(B)/progs/libslowctor.so $(B)/progs/libnofn.so $(B)/progs/libmmapalloc.so $(B)/progs/libfakeclock.so $(B)/progs/libnewalloc.so $(B)/progs/cxxnew $(B)/progs/cxxthrow $(B)/progs/cxxdollar $(B)/progs/libcxxplug.so $(B)/progs/libcxxplug_static.so $(B)/progs/libcxxouter.so $(B)/progs/libcxxvia.so $(B)/progs/libcxxfirst.so $(B)/progs/libcxxhigh.so $(B)/progs/linkapi
 	$(Q)bash tests/integration/run.sh
 
 check: deps
@@ -267,6 +283,11 @@ bench: deps
 	$(Q)$(MAKE) --no-print-directory all $(B)/bench/prover_bench $(B)/bench/live_bench $(B)/bench/threads_bench \
 		$(B)/bench/decode_floor $(B)/bench/mf_dwarf $(B)/bench/mf_symtab
 	$(Q)bash tests/bench/run.sh
+
+# the tracer's cost at 1, 4 and 16 threads, for a machine with many cores (tests/bench/scale.sh)
+scale: deps
+	$(Q)$(MAKE) --no-print-directory all $(B)/bench/prover_bench $(B)/bench/decode_floor
+	$(Q)bash tests/bench/scale.sh
 
 DEB_PKGS := libzstd-dev zstd libunwind-dev libcmocka-dev libdw-dev libelf-dev libiberty-dev pkg-config gcc g++ make python3 binutils libcap2-bin valgrind libtcmalloc-minimal4
 deps:

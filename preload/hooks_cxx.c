@@ -127,8 +127,12 @@ static void *fallback_of(int i)
  * (glibc 2.39 ran libtorch_cpu's inside libc10's, which held its registry's mutex across that
  * new: "import torch" hung for good). The definitions are read from each loaded object's
  * dynamic symbol table in memory (dl_iterate_phdr hands out its program headers), in the order
- * the loader searches the caller's scope: the caller itself, then its DT_NEEDED objects, then
- * any other object in load order (a dependency of a dependency). */
+ * the loader searches the scope of an object it opened: the caller itself, then its DT_NEEDED
+ * objects breadth first, as they are named (the first 32 objects of that closure; a form none
+ * of them defines gets the malloc family's stand-in). Not searched: the rest of the process
+ * (an unrelated RTLD_LOCAL plugin's operator new is not the caller's), and the objects ahead
+ * of the caller in the scope of the dlopen that loaded it (a root library that replaces
+ * operator new for its dependencies: see README's Limits). */
 #define CKT_CXX_LOCALS 64
 struct local_obj {
 	uintptr_t lo, hi;
@@ -140,7 +144,7 @@ static atomic_flag locals_busy = ATOMIC_FLAG_INIT;
 
 /* A loaded object's dynamic section, as the loader left it in memory. */
 struct dynobj {
-	uintptr_t bias;
+	uintptr_t bias, lo, hi; /* the load bias; the span of the object's PT_LOAD segments */
 	const ElfW(Dyn) *dyn;
 	const ElfW(Sym) *sym;
 	const char *str;
@@ -149,20 +153,50 @@ struct dynobj {
 	const char *soname;
 };
 
+static void span_of(const struct dl_phdr_info *info, uintptr_t *lo, uintptr_t *hi, int *holds,
+		    uintptr_t addr)
+{
+	*lo = UINTPTR_MAX;
+	*hi = 0;
+	*holds = 0;
+	for (int k = 0; k < info->dlpi_phnum; k++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[k];
+		if (ph->p_type != PT_LOAD)
+			continue;
+		uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+		*lo = a < *lo ? a : *lo;
+		*hi = a + ph->p_memsz > *hi ? a + ph->p_memsz : *hi;
+		*holds |= addr - a < ph->p_memsz;
+	}
+}
+
+/* An address the dynamic section holds: glibc adds the load bias to it in place, except where
+ * the section is read-only (the vDSO), so it is taken as it is when that falls in the object,
+ * else with the bias added when that does (a bias below the link address wraps: the test is
+ * on the object's span, not on the bias); 0 when neither does. */
+static uintptr_t dyn_addr(const struct dynobj *o, uintptr_t v)
+{
+	if (v - o->lo < o->hi - o->lo)
+		return v;
+	v += o->bias;
+	return v - o->lo < o->hi - o->lo ? v : 0;
+}
+
 static int dynobj_of(const struct dl_phdr_info *info, struct dynobj *o)
 {
+	int holds;
 	memset(o, 0, sizeof(*o));
 	o->bias = info->dlpi_addr;
+	span_of(info, &o->lo, &o->hi, &holds, 0);
+	const ElfW(Dyn) *dyn = NULL;
 	for (int k = 0; k < info->dlpi_phnum; k++)
 		if (info->dlpi_phdr[k].p_type == PT_DYNAMIC)
-			o->dyn = (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[k].p_vaddr);
-	if (!o->dyn)
+			dyn = (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[k].p_vaddr);
+	if (!dyn || (uintptr_t)dyn - o->lo >= o->hi - o->lo)
 		return 0;
 	uintptr_t soname = UINTPTR_MAX;
-	for (const ElfW(Dyn) *d = o->dyn; d->d_tag != DT_NULL; d++) {
-		/* glibc adds the load bias to these in place, except where the section is read-only
-		 * (the vDSO): an address below the bias is still an offset */
-		uintptr_t a = d->d_un.d_ptr < o->bias ? o->bias + d->d_un.d_ptr : d->d_un.d_ptr;
+	for (const ElfW(Dyn) *d = dyn; d->d_tag != DT_NULL; d++) {
+		uintptr_t a = dyn_addr(o, d->d_un.d_ptr);
 		switch (d->d_tag) {
 		case DT_SYMTAB: o->sym = (const ElfW(Sym) *)a; break;
 		case DT_STRTAB: o->str = (const char *)a; break;
@@ -172,8 +206,9 @@ static int dynobj_of(const struct dl_phdr_info *info, struct dynobj *o)
 		case DT_SONAME: soname = d->d_un.d_val; break;
 		}
 	}
-	if (!o->sym || !o->str || (!o->gnu && !o->sysv))
+	if (!o->sym || !o->str)
 		return 0;
+	o->dyn = dyn;
 	o->soname = soname != UINTPTR_MAX ? o->str + soname : NULL;
 	return 1;
 }
@@ -217,6 +252,8 @@ static void *dynobj_lookup(const struct dynobj *o, const char *name)
 		}
 		return NULL;
 	}
+	if (!o->sysv)
+		return NULL;
 	uint32_t h = 0;
 	for (const unsigned char *c = (const unsigned char *)name; *c; c++) {
 		h = (h << 4) + *c;
@@ -234,87 +271,54 @@ static void *dynobj_lookup(const struct dynobj *o, const char *name)
 	return NULL;
 }
 
-static void span_of(const struct dl_phdr_info *info, uintptr_t *lo, uintptr_t *hi, int *holds,
-		    uintptr_t addr)
-{
-	*lo = UINTPTR_MAX;
-	*hi = 0;
-	*holds = 0;
-	for (int k = 0; k < info->dlpi_phnum; k++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[k];
-		if (ph->p_type != PT_LOAD)
-			continue;
-		uintptr_t a = info->dlpi_addr + ph->p_vaddr;
-		*lo = a < *lo ? a : *lo;
-		*hi = a + ph->p_memsz > *hi ? a + ph->p_memsz : *hi;
-		*holds |= addr - a < ph->p_memsz;
-	}
-}
-
+/* The caller's scope: its object, then its DT_NEEDED closure breadth first. */
+#define CKT_CXX_SCOPE 32
 struct scope_walk {
-	uintptr_t ra, self;		/* the caller's return address; an address of ours */
-	uintptr_t lo, hi;		/* the caller's object's span */
-	struct dynobj caller;
-	int have_caller;
-	void *fn[CKT_CXX_N];
-	int rank[CKT_CXX_N]; /* where fn[k] was found: 0 the caller, 1 its DT_NEEDED, 2 another */
+	uintptr_t ra, self;  /* the caller's return address; an address of the tracer's */
+	const char *want;    /* find_needed: the DT_NEEDED name wanted */
+	struct dynobj found; /* what the walk found */
+	uintptr_t lo, hi;    /* its span */
+	int have, ours;
 };
 
-/* walk 1: the caller's object */
-static int find_objects(struct dl_phdr_info *info, size_t size, void *data)
+/* the object that holds the caller's return address */
+static int find_caller(struct dl_phdr_info *info, size_t size, void *data)
 {
 	struct scope_walk *w = data;
 	uintptr_t lo, hi;
 	int holds;
 	(void)size;
 	span_of(info, &lo, &hi, &holds, w->ra);
-	if (holds) {
-		w->lo = lo;
-		w->hi = hi;
-		w->have_caller = dynobj_of(info, &w->caller);
-		return 1;
-	}
-	return 0;
+	if (!holds)
+		return 0;
+	w->lo = lo;
+	w->hi = hi;
+	w->have = dynobj_of(info, &w->found);
+	return 1;
 }
 
-/* the caller's DT_NEEDED holds this object's soname, or else its file's base name */
-static int needed_by_caller(const struct scope_walk *w, const struct dynobj *o, const char *path)
-{
-	const char *base = path ? strrchr(path, '/') : NULL;
-	base = base ? base + 1 : path;
-	for (const ElfW(Dyn) *d = w->caller.dyn; d->d_tag != DT_NULL; d++) {
-		if (d->d_tag != DT_NEEDED)
-			continue;
-		const char *n = w->caller.str + d->d_un.d_val;
-		if ((o->soname && !strcmp(n, o->soname)) || (base && !strcmp(n, base)))
-			return 1;
-	}
-	return 0;
-}
-
-/* walk 2: each form's first definition in the caller's search order, ours left out */
-static int find_defs(struct dl_phdr_info *info, size_t size, void *data)
+/* the object a DT_NEEDED entry names: by its soname, or by its file (the base name, or the
+ * whole path for an entry that is a path) */
+static int find_needed(struct dl_phdr_info *info, size_t size, void *data)
 {
 	struct scope_walk *w = data;
 	struct dynobj o;
+	const char *path = info->dlpi_name ? info->dlpi_name : "";
+	const char *base = strrchr(path, '/');
+	(void)size;
+	base = base ? base + 1 : path;
+	if (!dynobj_of(info, &o))
+		return 0;
+	if (!((o.soname && !strcmp(w->want, o.soname)) ||
+	      (strchr(w->want, '/') ? !strcmp(w->want, path) : !strcmp(w->want, base))))
+		return 0;
 	uintptr_t lo, hi;
 	int holds;
-	(void)size;
 	span_of(info, &lo, &hi, &holds, w->self);
-	if (holds || !dynobj_of(info, &o))
-		return 0;
-	span_of(info, &lo, &hi, &holds, w->ra);
-	int rank = holds ? 0 : needed_by_caller(w, &o, info->dlpi_name) ? 1 : 2;
-	for (int k = 0; k < CKT_CXX_N; k++) {
-		if (w->fn[k] && w->rank[k] <= rank)
-			continue;
-		void *f = dynobj_lookup(&o, names[k]);
-		if (f) {
-			w->fn[k] = f;
-			w->rank[k] = rank;
-		}
-	}
-	return 0;
+	w->found = o;
+	w->have = 1;
+	w->ours = holds;
+	return 1;
 }
 
 static void *local_of(int i, uintptr_t ra)
@@ -325,16 +329,38 @@ static void *local_of(int i, uintptr_t ra)
 			return locals[k].fn[i];
 	struct scope_walk w = {.ra = ra, .self = (uintptr_t)&local_of};
 	struct local_obj o = {0};
-	dl_iterate_phdr(find_objects, &w);
-	if (w.have_caller)
-		dl_iterate_phdr(find_defs, &w);
+	struct dynobj q[CKT_CXX_SCOPE]; /* the closure, in the loader's order */
+	int nq = 0, left = CKT_CXX_N;
+	dl_iterate_phdr(find_caller, &w);
+	if (w.have)
+		q[nq++] = w.found;
+	for (int at = 0; at < nq && left; at++) {
+		for (int k = 0; k < CKT_CXX_N; k++)
+			if (!o.fn[k] && (o.fn[k] = dynobj_lookup(&q[at], names[k])) != NULL)
+				left--;
+		for (const ElfW(Dyn) *d = q[at].dyn; left && nq < CKT_CXX_SCOPE && d->d_tag != DT_NULL; d++) {
+			if (d->d_tag != DT_NEEDED)
+				continue;
+			w.want = q[at].str + d->d_un.d_val;
+			w.have = w.ours = 0;
+			dl_iterate_phdr(find_needed, &w);
+			int seen = !w.have || w.ours;
+			for (int k = 0; k < nq && !seen; k++)
+				seen = q[k].dyn == w.found.dyn;
+			if (!seen)
+				q[nq++] = w.found;
+		}
+	}
 	for (int k = 0; k < CKT_CXX_N; k++)
-		o.fn[k] = w.fn[k] ? w.fn[k] : fallback_of(k);
+		if (!o.fn[k])
+			o.fn[k] = fallback_of(k);
 	o.lo = w.lo;
 	o.hi = w.hi;
 	if (w.hi && !atomic_flag_test_and_set(&locals_busy)) {
-		int m = atomic_load(&n_locals);
-		if (m < CKT_CXX_LOCALS) {
+		int m = atomic_load(&n_locals), dup = 0;
+		for (int k = 0; k < m && !dup; k++) /* another thread's walk for the same object */
+			dup = locals[k].lo == o.lo;
+		if (!dup && m < CKT_CXX_LOCALS) {
 			locals[m] = o;
 			atomic_store_explicit(&n_locals, m + 1, memory_order_release);
 		}

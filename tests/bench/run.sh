@@ -4,37 +4,10 @@
 # alternating, and prints one table of medians (also written to build/bench.txt).
 # Environment: RUNS (default 5), BENCH_ARGS (prover_bench arguments, default "4 6 400000 8 150").
 set -u
-cd "$(dirname "$0")/../.."
-ROOT=$PWD
-B=$ROOT/build
-PROG=$B/bench/prover_bench
-LIB=$B/libcuzktrace.so
-REPORT=$B/cuzktrace-report
-RUNS=${RUNS:-5}
+source "$(dirname "$0")/lib.sh"
 ARGS=${BENCH_ARGS:-4 6 400000 8 150}
 W=$(mktemp -d /tmp/cuzktrace-bench.XXXXXX)
 trap 'rm -rf "$W"' EXIT
-PY=/usr/bin/python3
-
-# measure OUT CMD...: wall seconds and the child's max RSS (KiB) into OUT ("secs kib")
-measure() {
-	local out=$1; shift
-	$PY - "$out" "$@" <<'PYEOF'
-import os, sys, time
-out, cmd = sys.argv[1], sys.argv[2:]
-t = time.perf_counter()
-pid = os.fork()
-if pid == 0:
-    fd = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(fd, 1); os.dup2(fd, 2)
-    os.execvp(cmd[0], cmd)
-_, status, ru = os.wait4(pid, 0)
-wall = time.perf_counter() - t
-open(out, 'w').write('%.4f %d %d\n' % (wall, ru.ru_maxrss, os.waitstatus_to_exitcode(status)))
-PYEOF
-}
-
-median() { sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
 
 modes="untraced default exact"
 command -v heaptrack >/dev/null && modes="$modes heaptrack"

@@ -832,6 +832,17 @@ import json, sys
 d = json.load(sys.stdin)
 print([(s["bytes"], s["count"], s["frames"][0].split(" (")[0]) for s in d["sites_at_exit"] if s["site"].startswith("cxx_reg(unsigned long) (tests/progs/lib/cxxinner.cc:17)")])')" \
 		"0/cxxlocal: nested 2/libcxxouter.so /[(300019, 3, 'operator new(unsigned long)')]"
+	# whose operator new a caller gets is found in its own scope, in the loader's order: not an
+	# unrelated RTLD_LOCAL library's that defines one (its count stays 0, and closing it leaves
+	# the caller working), the first of the caller's DT_NEEDED that defines one (libcxxown.so
+	# ahead of libstdc++, already loaded), and a library the loader moved below its link
+	# address (its load bias wraps) is read without a fault
+	for m in other needed highbias; do
+		CUZKTRACE_OUT=$T/cxxscope.zst timeout -s KILL 60 env LD_PRELOAD=$LIB $P/cxxlocal $m 2>/dev/null
+		echo "/$?"
+	done >$T/cxxscope.got
+	expect_eq "operator new in the caller's scope: not another RTLD_LOCAL library's, the first of its DT_NEEDED, a library below its link address" \
+		"$(tr '\n' ' ' <$T/cxxscope.got)" "cxxlocal: other 7 0 7 /0 cxxlocal: needed 7 1 /0 cxxlocal: highbias ok /0 "
 else
 	echo "  skip operator new from the allocator behind malloc: libstdc++.so.6 not found"
 fi

@@ -7,7 +7,16 @@
  * RTLD_GLOBAL. Prints one word per plugin: "ok" when aligned and bad_alloc was caught.
  * With "nested": opens libcxxouter.so RTLD_LOCAL, the shape of "import torch": the constructor
  * of its dependency libcxxinner.so calls new with its registry's mutex held, then its own
- * constructor registers through that mutex; prints the registry's count (2). */
+ * constructor registers through that mutex; prints the registry's count (2).
+ * With "other": opens libcxxown.so (a C library defining operator new), then libcxxvia.so (C++
+ * code that reaches libstdc++ only through libcxxplug.so), both RTLD_LOCAL; prints what
+ * cxx_use returns, how many times libcxxown.so's new ran (0: it is not in libcxxvia.so's
+ * scope), and cxx_use again after libcxxown.so is closed: "7 0 7".
+ * With "needed": opens libcxxplug.so (it loads libstdc++), then libcxxfirst.so, whose DT_NEEDED
+ * names libcxxown.so ahead of libstdc++; prints cxx_use and libcxxown.so's count: "7 1".
+ * With "highbias": takes the link address of libcxxhigh.so, opens it (the loader moves it
+ * below that address), then runs libcxxplug.so as with no argument: "ok". */
+#include <sys/mman.h>
 #include <dlfcn.h>
 #include <limits.h>
 #include <stdio.h>
@@ -48,6 +57,41 @@ int main(int argc, char **argv)
 			return 2;
 		printf("cxxlocal: nested %zu\n", count());
 		return 0;
+	}
+	if (argc > 1 && !strcmp(argv[1], "other")) {
+		void *own = open_beside(argv[0], "libcxxown.so", RTLD_LOCAL);
+		void *via = open_beside(argv[0], "libcxxvia.so", RTLD_LOCAL);
+		int *news = own ? (int *)dlsym(own, "cxx_own_news") : NULL;
+		int (*use)(void) = via ? (int (*)(void))dlsym(via, "cxx_use") : NULL;
+		if (!news || !use)
+			return 2;
+		int a = use(), n = *news;
+		dlclose(own);
+		printf("cxxlocal: other %d %d", a, n);
+		fflush(stdout);
+		printf(" %d\n", use());
+		return 0;
+	}
+	if (argc > 1 && !strcmp(argv[1], "needed")) {
+		void *first = open_beside(argv[0], "libcxxplug.so", RTLD_LOCAL) ?
+				      open_beside(argv[0], "libcxxfirst.so", RTLD_LOCAL) : NULL;
+		int *news = first ? (int *)dlsym(first, "cxx_own_news") : NULL;
+		int (*use)(void) = first ? (int (*)(void))dlsym(first, "cxx_use") : NULL;
+		if (!news || !use)
+			return 2;
+		int a = use();
+		printf("cxxlocal: needed %d %d\n", a, *news);
+		return 0;
+	}
+	if (argc > 1 && !strcmp(argv[1], "highbias")) {
+		/* taken, or already in use: either way the loader places the library elsewhere */
+		mmap((void *)0x7ffff0000000, 1 << 21, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+		if (!open_beside(argv[0], "libcxxhigh.so", RTLD_LOCAL))
+			return 2;
+		printf("cxxlocal: highbias");
+		int bad = run(argv[0], "libcxxplug.so", RTLD_LOCAL);
+		printf("\n");
+		return bad;
 	}
 	printf("cxxlocal:");
 	if (argc > 1 && !strcmp(argv[1], "static"))
