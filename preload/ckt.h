@@ -58,7 +58,6 @@ struct ckt_config {
 	unsigned sample;   /* CUZKTRACE_SAMPLE: bytes; 0 = exact mode */
 	int children;      /* CUZKTRACE_CHILDREN: programs this one starts are traced too */
 	int signals;       /* CUZKTRACE_SIGNALS: a signal's default action finishes the trace */
-	unsigned encoders; /* CUZKTRACE_ENCODERS: helper threads that encode a busy flush with the writer */
 };
 extern struct ckt_config ckt_config;
 void ckt_config_load(void);

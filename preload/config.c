@@ -3,10 +3,6 @@
  * file handling to writer.c. */
 #include "ckt.h"
 
-#include <sched.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,8 +67,7 @@ static void warn_unknown(void)
 {
 	static const char *const known[] = {"OUT",	  "FLUSH_MS", "RSS_MS", "STRICT", "QUIET",
 					    "ZSTD_LEVEL", "DEPTH",    "SAMPLE", "PHASES", "EXEC_FROM",
-					    "EXEC_PID", "CHILDREN", "RUN",    "OUT_GIVEN", "SIGNALS",
-					    "ENCODERS"};
+					    "EXEC_PID", "CHILDREN", "RUN",    "OUT_GIVEN", "SIGNALS"};
 	extern char **environ;
 	for (char **e = environ; e && *e; e++) {
 		if (strncmp(*e, "CUZKTRACE_", 10))
@@ -93,7 +88,7 @@ static void warn_unknown(void)
 		if (n > 64) /* a name cut short says so */
 			ckt_line_str(&l, "...");
 		ckt_line_str(&l, " ignored (known: CUZKTRACE_OUT, _SAMPLE, _DEPTH, _PHASES, "
-				 "_FLUSH_MS, _RSS_MS, _STRICT, _QUIET, _ZSTD_LEVEL, _CHILDREN, _SIGNALS, _ENCODERS)");
+				 "_FLUSH_MS, _RSS_MS, _STRICT, _QUIET, _ZSTD_LEVEL, _CHILDREN, _SIGNALS)");
 		ckt_line_emit(&l);
 	}
 }
@@ -122,15 +117,6 @@ void ckt_config_load(void)
 	ckt_config.quiet = env_bool("CUZKTRACE_QUIET", 0);
 	ckt_config.children = env_bool("CUZKTRACE_CHILDREN", 1);
 	ckt_config.signals = env_bool("CUZKTRACE_SIGNALS", 1);
-	/* one encoder helper per 4 CPUs this process may run on, past the first 4 (16 CPUs: 3) */
-	cpu_set_t cpus;
-	long got = syscall(SYS_sched_getaffinity, 0, sizeof(cpus), &cpus);
-	unsigned n = got > 0 ? (unsigned)CPU_COUNT_S((size_t)got, &cpus) : 1;
-	unsigned dflt = n >= 8 ? n / 4 - 1 : 0;
-	dflt = dflt > 7 ? 7 : dflt;
-	char d[4] = {(char)('0' + dflt), 0};
-	ckt_config.encoders = env_uint("CUZKTRACE_ENCODERS", dflt, 0, 7,
-				       "0..7 helper threads, 0 = the writer alone", d);
 }
 
 static void u2s(char *buf, unsigned v)

@@ -11,7 +11,6 @@ extern struct ckt_summary ckt_summary;
 struct ckt_cursor {
 	struct ckt_ring *ring;
 	uint64_t t, h;
-	uint64_t done; /* the writer: where encoding the ring stopped */
 	int state;
 };
 /* Feeds the events of all cursors to the summary in timestamp order (a k-way merge: each

@@ -59,20 +59,11 @@ static char path_requested[PATH_MAX + 64]; /* before any renaming: what the next
 					    * will expand CUZKTRACE_OUT to as well */
 
 static char exe_base[256];
-/* A frame being encoded, and its compressor: the writer's own (wfe), and one per encoder
- * helper of a parallel cycle (see cycle_parallel). */
-struct fenc {
-	struct ckt_enc enc;
-	uint8_t *buf, *zbuf;	/* the ROW stream; the compressed frame */
-	size_t len, zcap;	/* bytes in the ROW stream; zbuf's size */
-	size_t unmeasured;	/* see reserve_n */
-	uint64_t seq;		/* the frame's number */
-	ZSTD_CCtx *cctx;
-};
-static _Atomic uint64_t frame_seq; /* the next frame's number */
-static uint64_t prev_horizon, bytes_written, total_lost;
-static _Atomic uint64_t unknown_slots; /* events of a slot type the encoder does not know: lost */
-static _Alignas(128) struct fenc wfe;
+static ZSTD_CCtx *cctx;
+static uint8_t *enc_buf, *zbuf;
+static size_t enc_len, zcap;
+static uint64_t frame_seq, prev_horizon, bytes_written, total_lost;
+static _Alignas(128) struct ckt_enc enc;
 __attribute__((used)) static _Alignas(128) char pad_after_enc; /* keep the hooks' globals off the writer's lines */
 
 /* ---- waking ---- */
@@ -378,61 +369,33 @@ static int check_fd(void)
 /* One zstd frame: the stream directory, the ROW stream, then the columns, each column ending a
  * zstd block so that its literals get a Huffman table of their own (measured: 0.14 bytes per
  * event less than one table for a mixed block, for about 1 ns per event). */
-/* Frames reach the file in the order of their numbers: a frame waits for its turn (write_turn
- * holds the number of the next frame to write; only a parallel cycle's frames ever wait). */
-static atomic_uint write_turn;
-
-static void turn_wait(uint64_t seq)
+static int flush_frame(void)
 {
-	unsigned v;
-	while ((v = atomic_load_explicit(&write_turn, memory_order_acquire)) != (unsigned)seq)
-		syscall(SYS_futex, &write_turn, FUTEX_WAIT_PRIVATE, v, NULL, NULL, 0);
-}
-
-static void turn_pass(uint64_t seq)
-{
-	atomic_store_explicit(&write_turn, (unsigned)(seq + 1), memory_order_release);
-	syscall(SYS_futex, &write_turn, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
-}
-
-static int write_frame(struct fenc *f, size_t n);
-
-/* Compresses f's frame and writes it, in its turn. Nothing to do for an empty one. */
-static int flush_frame(struct fenc *f)
-{
-	if (!f->len)
+	if (!enc_len)
 		return 0;
 	uint8_t dir[(CKT_NSTREAMS + 1) * CKT_MAX_VARINT];
-	size_t dn = ckt_record_directory(&f->enc, f->len, dir);
-	ZSTD_outBuffer out = {f->zbuf, f->zcap, 0};
-	int rc = 0;
-	ZSTD_CCtx_reset(f->cctx, ZSTD_reset_session_only);
-	ZSTD_CCtx_setPledgedSrcSize(f->cctx, dn + f->len + ckt_record_cols_len(&f->enc));
-	for (int k = -1; k < CKT_NSTREAMS && !rc; k++) {
-		ZSTD_inBuffer in = {k < 0 ? dir : k == 0 ? f->buf : f->enc.col0[k],
-				    k < 0 ? dn : k == 0 ? f->len : (size_t)(f->enc.col[k] - f->enc.col0[k]), 0};
+	size_t dn = ckt_record_directory(&enc, enc_len, dir);
+	ZSTD_outBuffer out = {zbuf, zcap, 0};
+	ZSTD_CCtx_reset(cctx, ZSTD_reset_session_only);
+	ZSTD_CCtx_setPledgedSrcSize(cctx, dn + enc_len + ckt_record_cols_len(&enc));
+	for (int k = -1; k < CKT_NSTREAMS; k++) {
+		ZSTD_inBuffer in = {k < 0 ? dir : k == 0 ? enc_buf : enc.col0[k],
+				    k < 0 ? dn : k == 0 ? enc_len : (size_t)(enc.col[k] - enc.col0[k]), 0};
 		ZSTD_EndDirective how = k == CKT_NSTREAMS - 1 ? ZSTD_e_end : k < 0 ? ZSTD_e_continue
 										: ZSTD_e_flush;
 		/* e_continue only has to take the input in; flush and end have to empty zstd's
 		 * buffers too (a nonzero return: output still pending) */
 		size_t left;
 		do
-			left = ZSTD_compressStream2(f->cctx, &out, &in, how);
+			left = ZSTD_compressStream2(cctx, &out, &in, how);
 		while (!ZSTD_isError(left) && ((how != ZSTD_e_continue && left) || in.pos < in.size) &&
 		       out.pos < out.size);
-		if (ZSTD_isError(left) || (how != ZSTD_e_continue && left) || in.pos < in.size)
-			rc = -ENOMEM;
+		if (ZSTD_isError(left) || (how != ZSTD_e_continue && left) || in.pos < in.size) {
+			enc_len = 0;
+			return -ENOMEM;
+		}
 	}
-	f->len = 0;
-	turn_wait(f->seq);
-	if (!rc)
-		rc = write_frame(f, out.pos);
-	turn_pass(f->seq);
-	return rc;
-}
-
-static int write_frame(struct fenc *f, size_t n)
-{
+	enc_len = 0;
 	/* A write that finds the descriptor closed (a close-all between the check and the write)
 	 * goes on, after a reopen, from where the file says it stopped. The file is asked, not
 	 * the write: a close-all can also hand the number, between the check and the write, to a
@@ -468,19 +431,19 @@ static int write_frame(struct fenc *f, size_t n)
 							      : " were written): the trace goes on after those bytes, "
 								"and will not read past them");
 			at = now >= 0 && off >= 0 ? off : now;
-		} else if (at >= 0 && now >= at && now - at <= (int64_t)n)
+		} else if (at >= 0 && now >= at && now - at <= (int64_t)out.pos)
 			done = (size_t)(now - at);
-		rc = write_from(f->zbuf, n, &done);
+		rc = write_from(zbuf, out.pos, &done);
 		if (rc == 0) {
 			int64_t end = trace_size();
 			/* all there (more: another writer's bytes too, nothing to mend), or the
 			 * tries are spent (the reader will say which frame is missing); the exit
 			 * line's size is the file's (a frame written twice counted twice) */
-			if (at >= 0 && end >= at + (int64_t)n) {
+			if (at >= 0 && end >= at + (int64_t)out.pos) {
 				__atomic_store_n(&bytes_written, (uint64_t)end, __ATOMIC_RELAXED);
 				file_expect = end;
 			}
-			if (at < 0 || end >= at + (int64_t)n || tries_spent(i, until))
+			if (at < 0 || end >= at + (int64_t)out.pos || tries_spent(i, until))
 				return 0;
 			continue; /* not all there, or the number is no longer the trace: again */
 		}
@@ -497,35 +460,36 @@ static int write_frame(struct fenc *f, size_t n)
  * every event cost 2.5% of exact mode's CPU. Each record (of the CKT_MAX_RECORD kind) takes at
  * most CKT_MAX_RECORD bytes over all streams, so after a measurement leaving F free bytes the
  * next F / CKT_MAX_RECORD - 2 of them fit for sure. */
-static uint8_t *begin_frame(struct fenc *f)
+static size_t unmeasured;
+
+static uint8_t *begin_frame(void)
 {
-	uint8_t *p = f->buf;
-	f->unmeasured = 0;
-	f->seq = atomic_fetch_add_explicit(&frame_seq, 1, memory_order_relaxed);
-	ckt_record_frame(&f->enc, &p, f->seq, prev_horizon);
-	f->len = (size_t)(p - f->buf);
+	uint8_t *p = enc_buf;
+	unmeasured = 0;
+	ckt_record_frame(&enc, &p, frame_seq++, prev_horizon);
+	enc_len = (size_t)(p - enc_buf);
 	return p;
 }
 
 /* Make room for one record of up to `need` bytes; start a new frame (repeating the thread
  * switch) when full. */
-static int reserve_n(struct fenc *f, uint8_t **p, uint64_t tid, size_t need)
+static int reserve_n(uint8_t **p, uint64_t tid, size_t need)
 {
-	if (need == CKT_MAX_RECORD && f->unmeasured) {
-		f->unmeasured--;
+	if (need == CKT_MAX_RECORD && unmeasured) {
+		unmeasured--;
 		return 0;
 	}
-	size_t used = (size_t)(*p - f->buf) + ckt_record_cols_len(&f->enc);
+	size_t used = (size_t)(*p - enc_buf) + ckt_record_cols_len(&enc);
 	if (used + need + CKT_MAX_RECORD <= FRAME_CAP) {
 		size_t free_after = FRAME_CAP - used - need;
-		f->unmeasured = free_after / CKT_MAX_RECORD > 2 ? free_after / CKT_MAX_RECORD - 2 : 0;
+		unmeasured = free_after / CKT_MAX_RECORD > 2 ? free_after / CKT_MAX_RECORD - 2 : 0;
 		return 0;
 	}
-	f->len = (size_t)(*p - f->buf);
-	int rc = flush_frame(f);
-	*p = begin_frame(f);
+	enc_len = (size_t)(*p - enc_buf);
+	int rc = flush_frame();
+	*p = begin_frame();
 	if (tid)
-		ckt_record_thread(&f->enc, p, tid);
+		ckt_record_thread(&enc, p, tid);
 	return rc;
 }
 
@@ -555,10 +519,9 @@ static int lost_said(uint8_t **p, _Atomic uint64_t *counter, uint64_t *reported,
 	return rc;
 }
 
-/* room for one record in the writer's own frame */
 static int reserve(uint8_t **p, uint64_t tid)
 {
-	return reserve_n(&wfe, p, tid, CKT_MAX_RECORD);
+	return reserve_n(p, tid, CKT_MAX_RECORD);
 }
 
 /* Aux records (module maps, phase names, notes, thread names), oldest first, then every
@@ -570,7 +533,7 @@ static uint32_t map_written; /* the last module map written */
 /* Writes one pre-encoded record (unless rc already failed) and frees it; returns rc. */
 static int emit_aux(uint8_t **p, struct ckt_aux *s, int rc)
 {
-	if (!rc && s->len + CKT_MAX_RECORD < FRAME_CAP && !(rc = reserve_n(&wfe, p, 0, s->len))) {
+	if (!rc && s->len + CKT_MAX_RECORD < FRAME_CAP && !(rc = reserve_n(p, 0, s->len))) {
 		memcpy(*p, s->bytes, s->len);
 		*p += s->len;
 	}
@@ -626,7 +589,7 @@ static int emit_tables(uint8_t **p)
 			rc = take_aux(p, &maps, rc);
 			continue;
 		}
-		if (rc || (rc = reserve_n(&wfe, p, 0, 32 + 10 * (size_t)n)))
+		if (rc || (rc = reserve_n(p, 0, 32 + 10 * (size_t)n)))
 			break;
 		ckt_record_stack(p, stack_next, f, n);
 		stack_next++;
@@ -756,11 +719,11 @@ static int send_pending_totals(uint8_t **p, size_t nc)
 			continue;
 		if ((rc = reserve(p, 0)))
 			break;
-		ckt_record_thread(&wfe.enc, p, (uint64_t)r->tid);
+		ckt_record_thread(&enc, p, (uint64_t)r->tid);
 		uint64_t now = ckt_now();
 		struct ckt_slot s = {now, (uint64_t)bytes, (uint64_t)blocks, ckt_sample_since(now, at),
 				     CKT_EV_AGG, 0, 0};
-		ckt_record_event(&wfe.enc, p, &s, NULL);
+		ckt_record_event(&enc, p, &s, NULL);
 		ckt_summary_add_heap(bytes);
 	}
 	return rc;
@@ -790,233 +753,75 @@ static int gone_unsaid(struct ckt_ring *r, int idle)
 }
 
 /* One flush: every complete event in every ring, then SYNC (and END when final). */
-/* Ring c's events of the snapshot into f's frame at *p, the ring's space handed back to its
- * thread as they are written; c->done: where it stopped (c->h unless rc). */
-static int encode_ring(struct fenc *f, uint8_t **p, struct ckt_cursor *c)
-{
-	struct ckt_ring *r = c->ring;
-	uint64_t t = c->t, h = c->h;
-	int rc = 0;
-	c->done = t;
-	if (t == h)
-		return 0;
-	if ((rc = reserve_n(f, p, 0, CKT_MAX_RECORD)))
-		return rc;
-	ckt_record_thread(&f->enc, p, (uint64_t)r->tid);
-	uint64_t mask = ckt_ring_mask(r); /* fixed until tail reaches h */
-	while (t < h) {
-		const struct ckt_slot *s = &r->slots[t & mask];
-		unsigned n = ckt_slot_count(s->type);
-		const struct ckt_slot *s2 = n == 2 ? &r->slots[(t + 1) & mask] : NULL;
-		if ((rc = reserve_n(f, p, (uint64_t)r->tid, CKT_MAX_RECORD)))
-			break;
-		if (ckt_record_event(&f->enc, p, s, s2))
-			atomic_fetch_add_explicit(&unknown_slots, 1, memory_order_relaxed);
-		t += n;
-	}
-	c->done = t;
-	atomic_store_explicit(&r->tail, t, memory_order_release);
-	atomic_fetch_add(&r->drained, 1);
-	if (atomic_load(&r->sleeping))
-		syscall(SYS_futex, &r->drained, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
-	return rc;
-}
-
-/* After ring c's events: its losses, and its recycling when its thread is gone. */
-static void ring_after(uint8_t **p, struct ckt_cursor *c)
-{
-	struct ckt_ring *r = c->ring;
-	uint64_t t = c->done, h = c->h;
-	uint64_t lost = r->lost;
-	if (lost > r->lost_reported) {
-		reserve(p, 0);
-		ckt_record_lost(p, lost - r->lost_reported);
-		total_lost += lost - r->lost_reported;
-		r->lost_reported = lost;
-	}
-	/* recycle only if nothing was recorded since the snapshot: the thread's later
-	 * destructors may still have written to it before it died */
-	if ((c->state == CKT_RING_EXITED || gone_unsaid(r, c->t == h)) && t == h && own_tid(r) &&
-	    thread_gone(r->tid) && atomic_load_explicit(&r->head, memory_order_acquire) == t) {
-		/* the reader learns the thread has no totals pending any more, from the
-		 * time of its last event (the thread is gone: nothing writes last_ts now) */
-		if (!reserve(p, 0))
-			ckt_record_thread_exit(p, r->last_ts, (uint64_t)r->tid);
-		ckt_ring_release(r);
-		atomic_store(&r->agg_src, NULL);
-		atomic_store(&r->busy, CKT_NOT_BUSY);
-		r->w_idle = 0;
-		__atomic_store_n(&r->tid, 0, __ATOMIC_RELAXED); /* see gone_unsaid */
-		/* the state now, not the snapshot's: the thread may have run its exit
-		 * destructor (LIVE -> EXITED, counted) just before it went */
-		if (atomic_exchange_explicit(&r->state, CKT_RING_FREE, memory_order_acq_rel) ==
-		    CKT_RING_EXITED) {
-			/* not below 0: a thread that ended before the trace's process was
-			 * known (a constructor's) was not counted; wrapped, every later exit
-			 * woke the writer */
-			unsigned v = atomic_load(&ckt_rings_exited);
-			while (v && !atomic_compare_exchange_weak(&ckt_rings_exited, &v, v - 1))
-				;
-		}
-	}
-}
-
-/* ---- parallel encoding ----
- * A single writer thread encodes and compresses some 14 to 24 million events a second; a
- * program that makes more (exact mode on 16 busy threads made 90 million a second) waited for
- * it. On a machine with cores to spare (ckt_config.encoders helpers, CUZKTRACE_ENCODERS), a
- * flush of at least CKT_PAR_MIN events is encoded by the writer and the helpers at once: the
- * rings split in runs of about equal events, each run into frames of its own, compressed by
- * its encoder. The frames reach the file in the order of their numbers (write_turn), between
- * a frame with the flush's tables, before them, and one with its losses, thread exits and SYNC
- * after them: the reader sees the stream one writer would write. The helpers live for one
- * flush (the writer starts and joins them), so between flushes the process has only the
- * writer and the sampler, as a pause and the end of the program expect. */
-#define CKT_ENC_MAX 8
-#define CKT_PAR_MIN 32768u
-struct encoder {
-	struct fenc fe;
-	size_t first, last; /* its run of curs */
-	int rc, ready;	    /* ready: fe set up */
-	void *stack;	    /* see ckt_spawn_helper */
-};
-static struct encoder encoders[CKT_ENC_MAX];
-static _Atomic pid_t encoder_tids[CKT_ENC_MAX]; /* the helpers running now (alone_but) */
-
-static int fenc_init(struct fenc *f);
-
-static int encode_run(struct fenc *f, size_t first, size_t last)
-{
-	uint8_t *p = NULL;
-	int rc = 0;
-	for (size_t i = first; i < last && !rc; i++) {
-		if (curs[i].t == curs[i].h) {
-			curs[i].done = curs[i].t;
-			continue;
-		}
-		if (!p)
-			p = begin_frame(f);
-		rc = encode_ring(f, &p, &curs[i]);
-	}
-	for (size_t i = first; i < last; i++) /* left unencoded after an error */
-		if (rc && curs[i].done < curs[i].t)
-			curs[i].done = curs[i].t;
-	if (p) {
-		f->len = (size_t)(p - f->buf);
-		int frc = flush_frame(f);
-		rc = rc ? rc : frc;
-	}
-	return rc;
-}
-
-static void *encoder_main(void *arg)
-{
-	struct encoder *e = arg;
-	ckt_tls.guard = 1; /* as the writer's: nothing of it is traced */
-	ckt_tls.dead = 1;
-	atomic_store(&encoder_tids[e - encoders], (pid_t)syscall(SYS_gettid));
-	e->rc = encode_run(&e->fe, e->first, e->last);
-	return NULL;
-}
-
-static int is_encoder(pid_t tid)
-{
-	for (int k = 0; k < CKT_ENC_MAX; k++)
-		if (atomic_load_explicit(&encoder_tids[k], memory_order_relaxed) == tid)
-			return 1;
-	return 0;
-}
-
-/* The flush's rings, encoded by the writer and up to ckt_config.encoders helpers. Returns rc;
- * 1 when no helper could start (the caller encodes serially, nothing written yet). */
-static int encode_parallel(size_t nc, uint64_t slots)
-{
-	unsigned k = ckt_config.encoders < CKT_ENC_MAX ? ckt_config.encoders : CKT_ENC_MAX;
-	unsigned long th[CKT_ENC_MAX];
-	int started[CKT_ENC_MAX] = {0}, any = 0;
-	/* runs of about slots / (k + 1) each, run 0 the writer's own */
-	size_t bounds[CKT_ENC_MAX + 2], at = 0;
-	uint64_t sum = 0, share = slots / (k + 1) + 1;
-	bounds[0] = 0;
-	for (unsigned j = 1; j <= k; j++) {
-		while (at < nc && sum < share * j)
-			sum += curs[at].h - curs[at].t, at++;
-		bounds[j] = at;
-	}
-	bounds[k + 1] = nc;
-	sigset_t old;
-	ckt_hold_signals(&old); /* thread creation allocates (its TLS): not the program's memory */
-	for (unsigned j = 0; j < k; j++) {
-		struct encoder *e = &encoders[j];
-		if (bounds[j + 1] == bounds[j + 2])
-			continue;
-		if (!e->ready && fenc_init(&e->fe) == 0)
-			e->ready = 1;
-		if (!e->ready)
-			break;
-		e->first = bounds[j + 1];
-		e->last = bounds[j + 2];
-		e->rc = 0;
-		started[j] = ckt_spawn_helper(encoder_main, e, &th[j], &e->stack) == 0;
-		if (!started[j])
-			break;
-		any = 1;
-	}
-	ckt_release_signals(&old);
-	if (!any)
-		return 1;
-	/* the writer's own run, then any run whose helper did not start */
-	int rc = encode_run(&wfe, 0, bounds[1]);
-	for (unsigned j = 0; j < k; j++)
-		if (!started[j] && bounds[j + 1] != bounds[j + 2]) {
-			int r2 = encode_run(&wfe, bounds[j + 1], bounds[j + 2]);
-			rc = rc ? rc : r2;
-		}
-	for (unsigned j = 0; j < k; j++) {
-		if (!started[j])
-			continue;
-		ckt_hold_signals(&old); /* joining a helper frees its TLS table */
-		pthread_join((pthread_t)th[j], NULL);
-		ckt_release_signals(&old);
-		atomic_store(&encoder_tids[j], 0);
-		rc = rc ? rc : encoders[j].rc;
-	}
-	return rc;
-}
-
 static int cycle(int final)
 {
 	uint64_t now = ckt_now(); /* before the snapshot: see horizon_of */
-	uint8_t *p = begin_frame(&wfe);
+	uint8_t *p = begin_frame();
 	int rc = 0;
 	size_t nc = snapshot(now);
 	uint64_t horizon = horizon_of(now);
 	ckt_summary_merge(curs, nc);
 	if ((rc = emit_tables(&p)))
 		return rc;
-	uint64_t slots = 0;
-	for (size_t i = 0; i < nc; i++)
-		slots += curs[i].h - curs[i].t;
-	int par = 1;
-	if (!final && ckt_config.encoders && slots >= CKT_PAR_MIN) {
-		/* the tables' frame first, then the encoders' */
-		wfe.len = (size_t)(p - wfe.buf);
-		if ((rc = flush_frame(&wfe)))
-			return rc;
-		par = encode_parallel(nc, slots);
-		p = begin_frame(&wfe);
-		if (par < 0)
-			rc = par;
-		for (size_t i = 0; i < nc && par == 0; i++)
-			ring_after(&p, &curs[i]);
-	}
-	if (par == 1) /* one frame, each ring's events then what follows them */
-		for (size_t i = 0; i < nc && !rc; i++) {
-			rc = encode_ring(&wfe, &p, &curs[i]);
-			if (!rc)
-				ring_after(&p, &curs[i]);
+	for (size_t i = 0; i < nc && !rc; i++) {
+		struct ckt_ring *r = curs[i].ring;
+		uint64_t t = curs[i].t, h = curs[i].h;
+		if (t != h) {
+			if ((rc = reserve(&p, 0)))
+				break;
+			ckt_record_thread(&enc, &p, (uint64_t)r->tid);
+			uint64_t mask = ckt_ring_mask(r); /* fixed until tail reaches h */
+			while (t < h) {
+				const struct ckt_slot *s = &r->slots[t & mask];
+				unsigned n = ckt_slot_count(s->type);
+				const struct ckt_slot *s2 = n == 2 ? &r->slots[(t + 1) & mask] : NULL;
+				if ((rc = reserve(&p, (uint64_t)r->tid)))
+					break;
+				if (ckt_record_event(&enc, &p, s, s2))
+					total_lost++;
+				t += n;
+			}
+			atomic_store_explicit(&r->tail, t, memory_order_release);
+			atomic_fetch_add(&r->drained, 1);
+			if (atomic_load(&r->sleeping))
+				syscall(SYS_futex, &r->drained, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+			if (rc)
+				break;
 		}
-	total_lost += atomic_exchange_explicit(&unknown_slots, 0, memory_order_relaxed);
+		uint64_t lost = r->lost;
+		if (lost > r->lost_reported) {
+			reserve(&p, 0);
+			ckt_record_lost(&p, lost - r->lost_reported);
+			total_lost += lost - r->lost_reported;
+			r->lost_reported = lost;
+		}
+		/* recycle only if nothing was recorded since the snapshot: the thread's later
+		 * destructors may still have written to it before it died */
+		if ((curs[i].state == CKT_RING_EXITED || gone_unsaid(r, curs[i].t == h)) && t == h &&
+		    own_tid(r) && thread_gone(r->tid) &&
+		    atomic_load_explicit(&r->head, memory_order_acquire) == t) {
+			/* the reader learns the thread has no totals pending any more, from the
+			 * time of its last event (the thread is gone: nothing writes last_ts now) */
+			if (!reserve(&p, 0))
+				ckt_record_thread_exit(&p, r->last_ts, (uint64_t)r->tid);
+			ckt_ring_release(r);
+			atomic_store(&r->agg_src, NULL);
+			atomic_store(&r->busy, CKT_NOT_BUSY);
+			r->w_idle = 0;
+			__atomic_store_n(&r->tid, 0, __ATOMIC_RELAXED); /* see gone_unsaid */
+			/* the state now, not the snapshot's: the thread may have run its exit
+			 * destructor (LIVE -> EXITED, counted) just before it went */
+			if (atomic_exchange_explicit(&r->state, CKT_RING_FREE, memory_order_acq_rel) ==
+			    CKT_RING_EXITED) {
+				/* not below 0: a thread that ended before the trace's process was
+				 * known (a constructor's) was not counted; wrapped, every later exit
+				 * woke the writer */
+				unsigned v = atomic_load(&ckt_rings_exited);
+				while (v && !atomic_compare_exchange_weak(&ckt_rings_exited, &v, v - 1))
+					;
+			}
+		}
+	}
 	/* events of threads that got no ring: counted like a full ring's; so are calls of signal
 	 * handlers that interrupted a hook (ckt_passed), said once */
 	if (!rc)
@@ -1042,8 +847,8 @@ static int cycle(int final)
 	prev_horizon = horizon;
 	if (final)
 		ckt_record_end(&p, ckt_now(), (uint64_t)final - 1, ckt_summary.events, total_lost);
-	wfe.len = (size_t)(p - wfe.buf);
-	return flush_frame(&wfe);
+	enc_len = (size_t)(p - enc_buf);
+	return flush_frame();
 }
 
 /* The trace descriptor is still open on the trace file (the program may have closed it and
@@ -1206,7 +1011,7 @@ static int alone_but(pid_t a, pid_t b)
 			pid_t tid = 0;
 			for (const char *c = e->d_name; *c >= '0' && *c <= '9'; c++)
 				tid = tid * 10 + (*c - '0');
-			if (tid && tid != me && tid != leader && tid != a && tid != b && !is_encoder(tid))
+			if (tid && tid != me && tid != leader && tid != a && tid != b)
 				others = 1;
 		}
 	close(dfd);
@@ -1585,35 +1390,6 @@ static void zstd_free(void *opaque, void *p)
 {
 	(void)opaque;
 	ckt_big_free(p);
-}
-
-/* A frame's buffers and compressor (the writer's, an encoder helper's): 0, or -ENOMEM with
- * nothing kept. zstd's memory is the tracer's too (see ckt_malloc). Each column can hold a whole
- * frame; only the pages a column has used are resident. Mapped directly: 10 MiB is more than a
- * program's own toy allocator may have to give. */
-static int fenc_init(struct fenc *f)
-{
-	memset(f, 0, sizeof(*f));
-	f->cctx = ZSTD_createCCtx_advanced((ZSTD_customMem){zstd_alloc, zstd_free, NULL});
-	f->buf = ckt_big_alloc(FRAME_CAP);
-	uint8_t *cols = ckt_ownmaps_map((size_t)(CKT_NSTREAMS - 1) * FRAME_CAP, 0);
-	f->zcap = ZSTD_compressBound(FRAME_CAP) + 4096; /* + a block header per column */
-	f->zbuf = ckt_big_alloc(f->zcap);
-	if (!f->cctx || !f->buf || !f->zbuf || !cols) {
-		ZSTD_freeCCtx(f->cctx);
-		ckt_big_free(f->buf);
-		ckt_big_free(f->zbuf);
-		if (cols)
-			ckt_ownmaps_unmap(cols, (size_t)(CKT_NSTREAMS - 1) * FRAME_CAP);
-		memset(f, 0, sizeof(*f));
-		return -ENOMEM;
-	}
-	for (int k = 1; k < CKT_NSTREAMS; k++)
-		f->enc.col0[k] = f->enc.col[k] = cols + (size_t)(k - 1) * FRAME_CAP;
-	ZSTD_CCtx_setParameter(f->cctx, ZSTD_c_compressionLevel, ckt_config.level);
-	ZSTD_CCtx_setParameter(f->cctx, ZSTD_c_checksumFlag, 1);
-	ZSTD_CCtx_setParameter(f->cctx, ZSTD_c_contentSizeFlag, 1);
-	return 0;
 }
 
 /* The first bytes of the first zstd frame in z[0, n), decoded into out[0, cap): how many (0 for
@@ -2269,12 +2045,36 @@ static int setup(const char *want_path, pid_t pid, const char *exe_path, char *s
 	if (fd < 0)
 		return fd;
 
-	if (fenc_init(&wfe))
+	/* zstd's memory is the tracer's too (see ckt_malloc) */
+	cctx = ZSTD_createCCtx_advanced((ZSTD_customMem){zstd_alloc, zstd_free, NULL});
+	enc_buf = ckt_big_alloc(FRAME_CAP);
+	/* each column can hold a whole frame; only the pages a column has used are resident.
+	 * Mapped directly: 10 MiB is more than a program's own toy allocator may have to give. */
+	uint8_t *cols = ckt_ownmaps_map((size_t)(CKT_NSTREAMS - 1) * FRAME_CAP, 0);
+	zcap = ZSTD_compressBound(FRAME_CAP) + 4096; /* + a block header per column */
+	zbuf = ckt_big_alloc(zcap);
+	if (!cctx || !enc_buf || !zbuf || !cols) {
+		ZSTD_freeCCtx(cctx);
+		ckt_big_free(enc_buf);
+		ckt_big_free(zbuf);
+		if (cols)
+			ckt_ownmaps_unmap(cols, (size_t)(CKT_NSTREAMS - 1) * FRAME_CAP);
+		cctx = NULL;
+		enc_buf = zbuf = NULL;
 		return -ENOMEM;
-	size_t hn = build_header(wfe.buf, FRAME_CAP, pid, exe_path);
+	}
+	for (int k = 1; k < CKT_NSTREAMS; k++)
+		enc.col0[k] = enc.col[k] = cols + (size_t)(k - 1) * FRAME_CAP;
+	ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, ckt_config.level);
+	ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
+	ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 1);
+
+	size_t hn = build_header(enc_buf, FRAME_CAP, pid, exe_path);
 	if (!hn)
 		return -E2BIG;
-	size_t z = ZSTD_compress2(wfe.cctx, wfe.zbuf, wfe.zcap, wfe.buf, hn);
+	enc_len = hn;
+	size_t z = ZSTD_compress2(cctx, zbuf, zcap, enc_buf, enc_len);
+	enc_len = 0;
 	if (ZSTD_isError(z))
 		return -ENOMEM;
 	/* A file-size limit below the header: refused before a partial header is written (the
@@ -2288,10 +2088,10 @@ static int setup(const char *want_path, pid_t pid, const char *exe_path, char *s
 	 * reader took for a process killed while writing it) */
 	if (ftruncate(fd, 0) < 0)
 		return -errno;
-	rc = write_all(wfe.zbuf, z);
+	rc = write_all(zbuf, z);
 	if (!rc) {
 		file_expect = (int64_t)z;
-		rc = verify(wfe.zbuf, z);
+		rc = verify(zbuf, z);
 	}
 	if (rc && ftruncate(fd, 0) == 0)
 		file_expect = 0;
@@ -2874,6 +2674,4 @@ void ckt_writer_after_fork_child(void)
 	atomic_store(&ckt_writer_running, 0);
 	atomic_store(&finished, 1);
 	atomic_store(&finish_done, 1);
-	for (int k = 0; k < CKT_ENC_MAX; k++) /* the parent's encoder helpers are not here */
-		atomic_store(&encoder_tids[k], 0);
 }

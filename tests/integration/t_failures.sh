@@ -543,7 +543,7 @@ expect_eq "exports: only the allow-listed symbols" "$(cat $T/exports)" "$(sort t
 
 CUZKTRACE_SAMPEL=0 CUZKTRACE_OUT=$T/typo.zst traced typo $P/exitcode
 expect_eq "misspelt variable: one line naming it" "$(head -1 $T/typo.err)" \
-	"cuzktrace: warning: unknown variable CUZKTRACE_SAMPEL ignored (known: CUZKTRACE_OUT, _SAMPLE, _DEPTH, _PHASES, _FLUSH_MS, _RSS_MS, _STRICT, _QUIET, _ZSTD_LEVEL, _CHILDREN, _SIGNALS, _ENCODERS)"
+	"cuzktrace: warning: unknown variable CUZKTRACE_SAMPEL ignored (known: CUZKTRACE_OUT, _SAMPLE, _DEPTH, _PHASES, _FLUSH_MS, _RSS_MS, _STRICT, _QUIET, _ZSTD_LEVEL, _CHILDREN, _SIGNALS)"
 expect_eq "misspelt variable: program unchanged" "$(cat $T/typo.out)/$(cat $T/typo.rc)" "$(cat $T/plain.out)/$plain_rc"
 # a name longer than the 64 characters the line keeps says it is cut; the tracer's own
 # hand-over variables across exec are not unknown
@@ -551,7 +551,7 @@ lv=$(printf 'X%.0s' $(seq 70))
 env CUZKTRACE_$lv=1 CUZKTRACE_EXEC_PID=zz CUZKTRACE_OUT=$T/typolong.zst LD_PRELOAD=$LIB $P/exitcode >/dev/null 2>$T/typolong.err
 expect_eq "unknown variable of 70 characters: its first 64, then '...'; CUZKTRACE_EXEC_PID not said" \
 	"$(grep -c 'unknown variable' $T/typolong.err)/$(grep 'unknown variable' $T/typolong.err)" \
-	"1/cuzktrace: warning: unknown variable CUZKTRACE_${lv:0:64}... ignored (known: CUZKTRACE_OUT, _SAMPLE, _DEPTH, _PHASES, _FLUSH_MS, _RSS_MS, _STRICT, _QUIET, _ZSTD_LEVEL, _CHILDREN, _SIGNALS, _ENCODERS)"
+	"1/cuzktrace: warning: unknown variable CUZKTRACE_${lv:0:64}... ignored (known: CUZKTRACE_OUT, _SAMPLE, _DEPTH, _PHASES, _FLUSH_MS, _RSS_MS, _STRICT, _QUIET, _ZSTD_LEVEL, _CHILDREN, _SIGNALS)"
 
 # An address-space limit (ulimit -v 6 GiB) counts the tracer's reservations, which it sizes
 # to the limit: blocks of 64 MiB of address space, untraced and traced (the 4 GiB reservation

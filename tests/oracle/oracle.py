@@ -909,7 +909,6 @@ def replay(tr, stream=False):
     return {
         'format_version': tr.version,
         'frames': tr.frames,
-        'syncs': len(tr.syncs),
         'trailing_bytes': tr.trailing,
         'truncated': tr.end is None,
         'lost_events': tr.lost + (tr.end['lost'] if tr.end else 0),
