@@ -365,8 +365,8 @@ static int ckt_defined_at(void *f, Dl_info *info)
  * caller opens it after dl_iterate_phdr has returned. dlopen, dlclose and dladdr take the
  * loader's load lock, and dl_iterate_phdr holds its write lock around the callback, while a
  * dlopen on another thread holds the load lock and takes the write lock to add its object:
- * calling them inside the callback could deadlock (hooks_cxx.c's local_of opens after the
- * walk for the same reason). */
+ * calling them inside the callback could deadlock. (The hooks that run inside the program's
+ * calls, hooks_cxx.c's local_of and hooks_cuda.c's driver lookup, do not open at all: elfsym.c.) */
 struct ckt_nth_q {
 	int want, index;
 	char name[PATH_MAX];

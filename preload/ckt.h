@@ -24,6 +24,7 @@
 #define CKT_H
 
 #include <errno.h>
+#include <link.h>
 #include <malloc.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -63,6 +64,28 @@ extern struct ckt_config ckt_config;
 void ckt_config_load(void);
 /* Calls fn(name, value) for every setting in force, for the trace header. */
 void ckt_config_each(void (*fn)(const char *name, const char *value, void *arg), void *arg);
+
+/* ---- elfsym.c: definitions read from loaded objects' dynamic symbol tables in memory ---- */
+/* A loaded object's dynamic section, as the loader left it in memory. */
+struct ckt_dynobj {
+	uintptr_t bias, lo, hi; /* the load bias; the span of the object's PT_LOAD segments */
+	const ElfW(Dyn) *dyn;
+	const ElfW(Sym) *sym;
+	const char *str;
+	const uint32_t *gnu, *sysv; /* DT_GNU_HASH, DT_HASH */
+	const ElfW(Half) *versym;
+	const char *soname;
+};
+/* The span of info's PT_LOAD segments in [*lo, *hi); *holds: whether addr lies in one. */
+void ckt_span_of(const struct dl_phdr_info *info, uintptr_t *lo, uintptr_t *hi, int *holds,
+		 uintptr_t addr);
+/* info's dynamic section read into *o: 1, or 0 where it has none, or none the object holds. */
+int ckt_dynobj_of(const struct dl_phdr_info *info, struct ckt_dynobj *o);
+/* The object's own default-version definition of function `name`, or NULL. */
+void *ckt_dynobj_lookup(const struct ckt_dynobj *o, const char *name);
+/* The definition of function `name` in the loaded object whose DT_SONAME is `soname`, or NULL
+ * (one walk of the loaded objects: for a rare call, not a hot one). */
+void *ckt_elf_lookup_in(const char *soname, const char *name);
 
 /* ---- log.c: one line on stderr, built in a fixed buffer, written with write(2) ---- */
 struct ckt_line {

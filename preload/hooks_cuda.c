@@ -266,10 +266,9 @@ static void *find_driver_fn(const char *name, const char *base, int ver, unsigne
 	p = ds(RTLD_NEXT, name);
 	if ((!p || is_ours(p)) && h)
 		p = ds(h, name);
-	if ((!p || is_ours(p)) && (h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD)) != NULL) {
-		p = ds(h, name);
-		dlclose(h);
-	}
+	if (!p || is_ours(p)) /* read in memory: a dlopen, even RTLD_NOLOAD, may run other
+			       * libraries' pending constructors (see elfsym.c) */
+		p = ckt_elf_lookup_in("libcuda.so.1", name);
 	if (is_ours(p))
 		p = NULL;
 	if (!p) {

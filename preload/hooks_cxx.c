@@ -142,141 +142,12 @@ static struct local_obj locals[CKT_CXX_LOCALS];
 static atomic_int n_locals;
 static atomic_flag locals_busy = ATOMIC_FLAG_INIT;
 
-/* A loaded object's dynamic section, as the loader left it in memory. */
-struct dynobj {
-	uintptr_t bias, lo, hi; /* the load bias; the span of the object's PT_LOAD segments */
-	const ElfW(Dyn) *dyn;
-	const ElfW(Sym) *sym;
-	const char *str;
-	const uint32_t *gnu, *sysv; /* DT_GNU_HASH, DT_HASH */
-	const ElfW(Half) *versym;
-	const char *soname;
-};
-
-static void span_of(const struct dl_phdr_info *info, uintptr_t *lo, uintptr_t *hi, int *holds,
-		    uintptr_t addr)
-{
-	*lo = UINTPTR_MAX;
-	*hi = 0;
-	*holds = 0;
-	for (int k = 0; k < info->dlpi_phnum; k++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[k];
-		if (ph->p_type != PT_LOAD)
-			continue;
-		uintptr_t a = info->dlpi_addr + ph->p_vaddr;
-		*lo = a < *lo ? a : *lo;
-		*hi = a + ph->p_memsz > *hi ? a + ph->p_memsz : *hi;
-		*holds |= addr - a < ph->p_memsz;
-	}
-}
-
-/* An address the dynamic section holds: glibc adds the load bias to it in place, except where
- * the section is read-only (the vDSO), so it is taken as it is when that falls in the object,
- * else with the bias added when that does (a bias below the link address wraps: the test is
- * on the object's span, not on the bias); 0 when neither does. */
-static uintptr_t dyn_addr(const struct dynobj *o, uintptr_t v)
-{
-	if (v - o->lo < o->hi - o->lo)
-		return v;
-	v += o->bias;
-	return v - o->lo < o->hi - o->lo ? v : 0;
-}
-
-static int dynobj_of(const struct dl_phdr_info *info, struct dynobj *o)
-{
-	int holds;
-	memset(o, 0, sizeof(*o));
-	o->bias = info->dlpi_addr;
-	span_of(info, &o->lo, &o->hi, &holds, 0);
-	const ElfW(Dyn) *dyn = NULL;
-	for (int k = 0; k < info->dlpi_phnum; k++)
-		if (info->dlpi_phdr[k].p_type == PT_DYNAMIC)
-			dyn = (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[k].p_vaddr);
-	if (!dyn || (uintptr_t)dyn - o->lo >= o->hi - o->lo)
-		return 0;
-	uintptr_t soname = UINTPTR_MAX;
-	for (const ElfW(Dyn) *d = dyn; d->d_tag != DT_NULL; d++) {
-		uintptr_t a = dyn_addr(o, d->d_un.d_ptr);
-		switch (d->d_tag) {
-		case DT_SYMTAB: o->sym = (const ElfW(Sym) *)a; break;
-		case DT_STRTAB: o->str = (const char *)a; break;
-		case DT_GNU_HASH: o->gnu = (const uint32_t *)a; break;
-		case DT_HASH: o->sysv = (const uint32_t *)a; break;
-		case DT_VERSYM: o->versym = (const ElfW(Half) *)a; break;
-		case DT_SONAME: soname = d->d_un.d_val; break;
-		}
-	}
-	if (!o->sym || !o->str)
-		return 0;
-	o->dyn = dyn;
-	o->soname = soname != UINTPTR_MAX ? o->str + soname : NULL;
-	return 1;
-}
-
-/* symbol ix defines `name` as a function the object exports by default */
-static void *dynobj_def(const struct dynobj *o, uint32_t ix, const char *name)
-{
-	const ElfW(Sym) *s = &o->sym[ix];
-	unsigned type = ELF64_ST_TYPE(s->st_info), bind = ELF64_ST_BIND(s->st_info);
-	if (s->st_shndx == SHN_UNDEF || !s->st_value || type != STT_FUNC ||
-	    (bind != STB_GLOBAL && bind != STB_WEAK) || (o->versym && (o->versym[ix] & 0x8000)) ||
-	    strcmp(o->str + s->st_name, name) != 0)
-		return NULL;
-	return (void *)(o->bias + s->st_value);
-}
-
-/* The object's own definition of `name`, through its hash table (GNU's, else System V's). */
-static void *dynobj_lookup(const struct dynobj *o, const char *name)
-{
-	if (o->gnu) {
-		uint32_t h = 5381;
-		for (const unsigned char *c = (const unsigned char *)name; *c; c++)
-			h = h * 33 + *c;
-		uint32_t nbuckets = o->gnu[0], symoffset = o->gnu[1], nbloom = o->gnu[2], shift = o->gnu[3];
-		const ElfW(Addr) *bloom = (const ElfW(Addr) *)(o->gnu + 4);
-		const uint32_t *buckets = (const uint32_t *)(bloom + nbloom), *chain = buckets + nbuckets;
-		const unsigned bits = sizeof(ElfW(Addr)) * 8;
-		if (!nbuckets || !nbloom)
-			return NULL;
-		ElfW(Addr) word = bloom[(h / bits) % nbloom];
-		ElfW(Addr) mask = ((ElfW(Addr))1 << (h % bits)) | ((ElfW(Addr))1 << ((h >> shift) % bits));
-		if ((word & mask) != mask)
-			return NULL;
-		for (uint32_t ix = buckets[h % nbuckets]; ix >= symoffset; ix++) {
-			uint32_t ch = chain[ix - symoffset];
-			void *f = (h | 1) == (ch | 1) ? dynobj_def(o, ix, name) : NULL;
-			if (f)
-				return f;
-			if (ch & 1)
-				break;
-		}
-		return NULL;
-	}
-	if (!o->sysv)
-		return NULL;
-	uint32_t h = 0;
-	for (const unsigned char *c = (const unsigned char *)name; *c; c++) {
-		h = (h << 4) + *c;
-		h = (h ^ ((h & 0xf0000000u) >> 24)) & 0x0fffffffu;
-	}
-	uint32_t nbucket = o->sysv[0];
-	const uint32_t *bucket = o->sysv + 2, *chain = bucket + nbucket;
-	if (!nbucket)
-		return NULL;
-	for (uint32_t ix = bucket[h % nbucket], n = 0; ix && n < o->sysv[1]; ix = chain[ix], n++) {
-		void *f = dynobj_def(o, ix, name);
-		if (f)
-			return f;
-	}
-	return NULL;
-}
-
 /* The caller's scope: its object, then its DT_NEEDED closure breadth first. */
 #define CKT_CXX_SCOPE 32
 struct scope_walk {
 	uintptr_t ra, self;  /* the caller's return address; an address of the tracer's */
 	const char *want;    /* find_needed: the DT_NEEDED name wanted */
-	struct dynobj found; /* what the walk found */
+	struct ckt_dynobj found; /* what the walk found */
 	uintptr_t lo, hi;    /* its span */
 	int have, ours;
 };
@@ -288,12 +159,12 @@ static int find_caller(struct dl_phdr_info *info, size_t size, void *data)
 	uintptr_t lo, hi;
 	int holds;
 	(void)size;
-	span_of(info, &lo, &hi, &holds, w->ra);
+	ckt_span_of(info, &lo, &hi, &holds, w->ra);
 	if (!holds)
 		return 0;
 	w->lo = lo;
 	w->hi = hi;
-	w->have = dynobj_of(info, &w->found);
+	w->have = ckt_dynobj_of(info, &w->found);
 	return 1;
 }
 
@@ -302,19 +173,19 @@ static int find_caller(struct dl_phdr_info *info, size_t size, void *data)
 static int find_needed(struct dl_phdr_info *info, size_t size, void *data)
 {
 	struct scope_walk *w = data;
-	struct dynobj o;
+	struct ckt_dynobj o;
 	const char *path = info->dlpi_name ? info->dlpi_name : "";
 	const char *base = strrchr(path, '/');
 	(void)size;
 	base = base ? base + 1 : path;
-	if (!dynobj_of(info, &o))
+	if (!ckt_dynobj_of(info, &o))
 		return 0;
 	if (!((o.soname && !strcmp(w->want, o.soname)) ||
 	      (strchr(w->want, '/') ? !strcmp(w->want, path) : !strcmp(w->want, base))))
 		return 0;
 	uintptr_t lo, hi;
 	int holds;
-	span_of(info, &lo, &hi, &holds, w->self);
+	ckt_span_of(info, &lo, &hi, &holds, w->self);
 	w->found = o;
 	w->have = 1;
 	w->ours = holds;
@@ -329,14 +200,14 @@ static void *local_of(int i, uintptr_t ra)
 			return locals[k].fn[i];
 	struct scope_walk w = {.ra = ra, .self = (uintptr_t)&local_of};
 	struct local_obj o = {0};
-	struct dynobj q[CKT_CXX_SCOPE]; /* the closure, in the loader's order */
+	struct ckt_dynobj q[CKT_CXX_SCOPE]; /* the closure, in the loader's order */
 	int nq = 0, left = CKT_CXX_N;
 	dl_iterate_phdr(find_caller, &w);
 	if (w.have)
 		q[nq++] = w.found;
 	for (int at = 0; at < nq && left; at++) {
 		for (int k = 0; k < CKT_CXX_N; k++)
-			if (!o.fn[k] && (o.fn[k] = dynobj_lookup(&q[at], names[k])) != NULL)
+			if (!o.fn[k] && (o.fn[k] = ckt_dynobj_lookup(&q[at], names[k])) != NULL)
 				left--;
 		for (const ElfW(Dyn) *d = q[at].dyn; left && nq < CKT_CXX_SCOPE && d->d_tag != DT_NULL; d++) {
 			if (d->d_tag != DT_NEEDED)

@@ -4,7 +4,7 @@
 CUDA_T := $(B)/cuda
 CUDA_STUB := $(CUDA_T)/libcuda.so.1
 CUDA_PROGS := $(CUDA_T)/cu_linked $(CUDA_T)/cu_dlopen $(CUDA_T)/cu_static $(CUDA_T)/cu_quota \
-	$(CUDA_T)/cu_quota_ctor
+	$(CUDA_T)/cu_quota_ctor $(CUDA_T)/cu_plugin
 CUDA_CFLAGS := -std=gnu11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Itests/cuda -Iinclude
 
 $(CUDA_STUB): tests/cuda/stub_libcuda.c tests/cuda/cu_min.h
@@ -24,6 +24,11 @@ $(CUDA_STUB_VARIANTS): tests/cuda/stub_libcuda.c tests/cuda/cu_min.h
 # RUNPATH=$ORIGIN: both -lcuda and dlopen("libcuda.so.1") find the stub next to the program
 $(CUDA_T)/cu_linked: tests/cuda/cu_linked.c tests/cuda/exercise.h include/cuzktrace_shim.h $(CUDA_STUB)
 	$(call msg,CC,$@)$(CC) $(CUDA_CFLAGS) -o $@ $< -L$(CUDA_T) -lcuda -Wl,--enable-new-dtags,-rpath,'$$ORIGIN' -ldl
+
+# cu_linked.c as a library opened RTLD_LOCAL by cu_plugin (its main is plugin_main)
+$(CUDA_T)/libculinked.so: tests/cuda/cu_linked.c tests/cuda/exercise.h include/cuzktrace_shim.h $(CUDA_STUB)
+	$(call msg,CC,$@)$(CC) $(CUDA_CFLAGS) -fPIC -shared -Dmain=plugin_main -o $@ $< -L$(CUDA_T) -lcuda -Wl,--enable-new-dtags,-rpath,'$$ORIGIN' -ldl
+$(CUDA_T)/cu_plugin: $(CUDA_T)/libculinked.so
 
 # a quota layer of the program's own, linked before -lcuda: resolving the driver at its first
 # call (cu_quota) or in its constructor (cu_quota_ctor)

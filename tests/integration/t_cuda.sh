@@ -27,6 +27,14 @@ cuda_case() { # NAME PROGRAM [ARG]
 cuda_case cu_linked $C/cu_linked
 cuda_case cu_linked_both $C/cu_linked both
 cuda_case cu_dlopen $C/cu_dlopen
+# from a library linked with -lcuda and opened RTLD_LOCAL (a Python extension's shape): the same
+# figures, each driver function found among the loaded objects without asking the loader (a
+# dlopen, even RTLD_NOLOAD, may run other libraries' pending constructors; 0.2.29 opened
+# libcuda.so.1 again for each of the 20 functions)
+cuda_case cu_plugin $C/cu_plugin
+LD_DEBUG=files CUZKTRACE_OUT=$T/cu_plugin_dbg.zst LD_PRELOAD=$LIB $C/cu_plugin >/dev/null 2>$T/cu_plugin_dbg.err
+expect_eq "cu_plugin: status; the loader opens only the library the program opens" \
+	"$?/$(grep -o 'opening file=[^ ]*' $T/cu_plugin_dbg.err | sed 's|.*/||' | tr '\n' ' ')" "0/libculinked.so "
 
 # A layer of the program's own on the driver, linked before -lcuda (a quota or logging layer:
 # tests/cuda/lib/quota.c refuses allocations over 64 MiB), forwarding with dlsym(RTLD_NEXT):
