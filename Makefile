@@ -162,6 +162,13 @@ $(B)/progs/libcxxvia.so: tests/progs/lib/cxxuse.cc $(B)/progs/libcxxplug.so $(B)
 $(B)/progs/libcxxfirst.so: tests/progs/lib/cxxuse.cc $(B)/progs/libcxxown.so $(B)/.flags
 	@mkdir -p $(dir $@)
 	$(call msg,CXX,$@)$(CXX) -std=c++17 -O2 -g -fPIC -shared -o $@ $< -Wl,--no-as-needed -L$(B)/progs -lcxxown -Wl,-rpath,'$$ORIGIN'
+CXX_DEPS := $(foreach i,$(shell seq 1 40),$(B)/progs/libcxxdep$(i).so)
+$(CXX_DEPS): $(B)/progs/libcxxdep%.so: tests/progs/lib/cxxdep.c $(B)/.flags
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$@)$(CC) -std=gnu11 -O2 -fPIC -shared -DDEP=$* -o $@ $<
+$(B)/progs/libcxxmany.so: tests/progs/lib/cxxuse.cc $(CXX_DEPS) $(B)/.flags
+	@mkdir -p $(dir $@)
+	$(call msg,CXX,$@)$(CXX) -std=c++17 -O2 -g -fPIC -shared -o $@ $< -Wl,--no-as-needed -L$(B)/progs $(foreach i,$(shell seq 1 40),-lcxxdep$(i)) -Wl,-rpath,'$$ORIGIN'
 $(B)/progs/libcxxhigh.so: tests/progs/lib/cxxhigh.c $(B)/.flags
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$@)$(CC) -std=gnu11 -O2 -g -fPIC -shared -Wl,-Ttext-segment=0x7ffff0000000 -o $@ $<
@@ -231,7 +238,7 @@ $(B)/examples/%: examples/%.c $(B)/.flags
 unit: $(UNIT_BIN)
 	$(Q)fail=0; for t in $(UNIT_BIN); do echo "== $$t"; $$t || fail=1; done; exit $$fail
 
-integration: $(LIB) $(REPORT) $(PROG_BIN) $(B)/progs/diffprog_v2 $(B)/progs/renamed_a $(B)/progs/renamed_b $(B)/progs/apistubs $(B)/progs/ctor $(B)/progs/ownmalloc_keys $(B)/progs/ownalias $(B)/progs/nopieaddr $(B)/progs/libtlsbare.so $(B)/progs/libtlsplug.so $(B)/progs/libtlsshim.so $(B)/progs/libplainlib.so $(B)/progs/libdlloop.so $(B)/progs/libfdswap.so $(B)/progs/libunwcount.so $(B)/progs/libmapwatch.so $(B)/progs/libunwflush.so $(B)/progs/libslowmunmap.so $(B)/progs/libslowctor.so $(B)/progs/libnofn.so $(B)/progs/libmmapalloc.so $(B)/progs/libfakeclock.so $(B)/progs/libnewalloc.so $(B)/progs/cxxnew $(B)/progs/cxxthrow $(B)/progs/cxxdollar $(B)/progs/libcxxplug.so $(B)/progs/libcxxplug_static.so $(B)/progs/libcxxouter.so $(B)/progs/libcxxvia.so $(B)/progs/libcxxfirst.so $(B)/progs/libcxxhigh.so $(B)/progs/linkapi
+integration: $(LIB) $(REPORT) $(PROG_BIN) $(B)/progs/diffprog_v2 $(B)/progs/renamed_a $(B)/progs/renamed_b $(B)/progs/apistubs $(B)/progs/ctor $(B)/progs/ownmalloc_keys $(B)/progs/ownalias $(B)/progs/nopieaddr $(B)/progs/libtlsbare.so $(B)/progs/libtlsplug.so $(B)/progs/libtlsshim.so $(B)/progs/libplainlib.so $(B)/progs/libdlloop.so $(B)/progs/libfdswap.so $(B)/progs/libunwcount.so $(B)/progs/libmapwatch.so $(B)/progs/libunwflush.so $(B)/progs/libslowmunmap.so $(B)/progs/libslowctor.so $(B)/progs/libnofn.so $(B)/progs/libmmapalloc.so $(B)/progs/libfakeclock.so $(B)/progs/libnewalloc.so $(B)/progs/cxxnew $(B)/progs/cxxthrow $(B)/progs/cxxdollar $(B)/progs/libcxxplug.so $(B)/progs/libcxxplug_static.so $(B)/progs/libcxxouter.so $(B)/progs/libcxxvia.so $(B)/progs/libcxxfirst.so $(B)/progs/libcxxhigh.so $(B)/progs/libcxxmany.so $(B)/progs/linkapi
 	$(Q)bash tests/integration/run.sh
 
 check: deps

@@ -75,7 +75,10 @@ struct ckt_dynobj {
 	const uint32_t *gnu, *sysv; /* DT_GNU_HASH, DT_HASH */
 	const ElfW(Half) *versym;
 	const char *soname;
+	size_t strsz, nsym; /* DT_STRSZ; symbols at most (from the hash table; 0: not known) */
 };
+/* entries of a dynamic section read at most (a corrupt one without DT_NULL stops there) */
+#define CKT_DYN_MAX 4096u
 /* The span of info's PT_LOAD segments in [*lo, *hi); *holds: whether addr lies in one. */
 void ckt_span_of(const struct dl_phdr_info *info, uintptr_t *lo, uintptr_t *hi, int *holds,
 		 uintptr_t addr);
@@ -492,6 +495,7 @@ struct ckt_tls {
 	 * aligned_alloc for the size rounded up to the alignment: the size the program asked for
 	 * plus 1 (0: none), and the alignment; the aligned family's hook records that size */
 	size_t cxx_request, cxx_align;
+	int cxx_obj; /* hooks_cxx.c: the last object that called operator new in LOCAL mode, + 1 */
 	/* phase.c: the end of the line this thread has open on descriptor scan_fd (written
 	 * without its newline yet), for a marker split across writes */
 	int scan_fd;

@@ -51,9 +51,11 @@ int ckt_dynobj_of(const struct dl_phdr_info *info, struct ckt_dynobj *o)
 	if (!dyn || (uintptr_t)dyn - o->lo >= o->hi - o->lo)
 		return 0;
 	uintptr_t soname = UINTPTR_MAX;
-	for (const ElfW(Dyn) *d = dyn; d->d_tag != DT_NULL; d++) {
+	unsigned entries = 0;
+	for (const ElfW(Dyn) *d = dyn; d->d_tag != DT_NULL && entries < CKT_DYN_MAX; d++, entries++) {
 		uintptr_t a = dyn_addr(o, d->d_un.d_ptr);
 		switch (d->d_tag) {
+		case DT_STRSZ: o->strsz = d->d_un.d_val; break;
 		case DT_SYMTAB: o->sym = (const ElfW(Sym) *)a; break;
 		case DT_STRTAB: o->str = (const char *)a; break;
 		case DT_GNU_HASH: o->gnu = (const uint32_t *)a; break;
@@ -62,10 +64,13 @@ int ckt_dynobj_of(const struct dl_phdr_info *info, struct ckt_dynobj *o)
 		case DT_SONAME: soname = d->d_un.d_val; break;
 		}
 	}
-	if (!o->sym || !o->str)
+	/* strings are read only within DT_STRSZ, and within the object */
+	if (o->str && o->strsz > o->hi - (uintptr_t)o->str)
+		o->strsz = o->hi - (uintptr_t)o->str;
+	if (!o->sym || !o->str || !o->strsz)
 		return 0;
 	o->dyn = dyn;
-	o->soname = soname != UINTPTR_MAX ? o->str + soname : NULL;
+	o->soname = soname < o->strsz ? o->str + soname : NULL;
 	return 1;
 }
 
@@ -76,7 +81,7 @@ static void *dynobj_def(const struct ckt_dynobj *o, uint32_t ix, const char *nam
 	unsigned type = ELF64_ST_TYPE(s->st_info), bind = ELF64_ST_BIND(s->st_info);
 	if (s->st_shndx == SHN_UNDEF || !s->st_value || type != STT_FUNC ||
 	    (bind != STB_GLOBAL && bind != STB_WEAK) || (o->versym && (o->versym[ix] & 0x8000)) ||
-	    strcmp(o->str + s->st_name, name) != 0)
+	    s->st_name >= o->strsz || strncmp(o->str + s->st_name, name, o->strsz - s->st_name) != 0)
 		return NULL;
 	return (void *)(o->bias + s->st_value);
 }
@@ -98,7 +103,8 @@ void *ckt_dynobj_lookup(const struct ckt_dynobj *o, const char *name)
 		ElfW(Addr) mask = ((ElfW(Addr))1 << (h % bits)) | ((ElfW(Addr))1 << ((h >> shift) % bits));
 		if ((word & mask) != mask)
 			return NULL;
-		for (uint32_t ix = buckets[h % nbuckets]; ix >= symoffset; ix++) {
+		/* a chain ends at its odd entry; bounded all the same */
+		for (uint32_t ix = buckets[h % nbuckets]; ix >= symoffset && ix - symoffset < (1u << 24); ix++) {
 			uint32_t ch = chain[ix - symoffset];
 			void *f = (h | 1) == (ch | 1) ? dynobj_def(o, ix, name) : NULL;
 			if (f)

@@ -117,38 +117,43 @@ static void *fallback_of(int i)
  * libraries RTLD_LOCAL, such as Python importing PyTorch): each caller gets the definition it
  * would have bound to without us, the first in its own object's scope: its libstdc++, libc++'s,
  * or its own static copy (a library built with -static-libstdc++ exports one, and its calls
- * still bind to ours, global and first). One answer per calling object, cached by the object's
- * span (64 objects; past that, looked up each time: one walk of the loaded objects' hash
- * tables).
+ * still bind to ours, global and first).
  *
  * The loader is not asked (no dlopen, dlsym or dladdr): this runs inside operator new, often in
  * a library's constructor while the loader is running constructors, and a dlopen there, even
  * RTLD_NOLOAD of an object already loaded, may run other pending constructors inside this one
  * (glibc 2.39 ran libtorch_cpu's inside libc10's, which held its registry's mutex across that
- * new: "import torch" hung for good). The definitions are read from each loaded object's
- * dynamic symbol table in memory (dl_iterate_phdr hands out its program headers), in the order
- * the loader searches the scope of an object it opened: the caller itself, then its DT_NEEDED
- * objects breadth first, as they are named (the first 32 objects of that closure; a form none
- * of them defines gets the malloc family's stand-in). Not searched: the rest of the process
- * (an unrelated RTLD_LOCAL plugin's operator new is not the caller's), and the objects ahead
- * of the caller in the scope of the dlopen that loaded it (a root library that replaces
- * operator new for its dependencies: see README's Limits). */
-#define CKT_CXX_LOCALS 64
-struct local_obj {
+ * new: "import torch" hung for good). The definitions are read from each object's dynamic
+ * symbol table in memory (elfsym.c), in the order the loader searches the scope of an object
+ * it opened: the caller itself, then its DT_NEEDED objects breadth first, each searched as it
+ * is found (the DT_NEEDED lists of the first CKT_CXX_EXPAND objects are followed). Not searched:
+ * the rest of the process (an unrelated RTLD_LOCAL library's operator new is not the caller's),
+ * and the objects ahead of the caller in the scope of the dlopen that loaded it (a root library
+ * that replaces operator new for its dependencies: see README's Limits).
+ *
+ * A form no object of the caller's scope defines (the return address is the caller's caller
+ * when new was reached by a tail call, from C code; code outside every object) gets the one
+ * every calling object found so far agrees on, else the malloc family's stand-in.
+ *
+ * The answers are kept per calling object (CKT_CXX_OBJS of them), found by the object's span:
+ * the thread's last one first (one index in its TLS), then a scan of the spans. A caller past
+ * them looks again at every call (one walk of the loaded objects per DT_NEEDED entry
+ * followed). */
+#define CKT_CXX_OBJS 256
+#define CKT_CXX_EXPAND 64
+struct local_span {
 	uintptr_t lo, hi;
-	void *fn[CKT_CXX_N];
 };
-static struct local_obj locals[CKT_CXX_LOCALS];
-static atomic_int n_locals;
+static struct local_span spans[CKT_CXX_OBJS];
+static void *local_fn[CKT_CXX_OBJS][CKT_CXX_N];
+static atomic_int n_locals; /* spans and answers published, never changed after */
 static atomic_flag locals_busy = ATOMIC_FLAG_INIT;
 
-/* The caller's scope: its object, then its DT_NEEDED closure breadth first. */
-#define CKT_CXX_SCOPE 32
 struct scope_walk {
-	uintptr_t ra, self;  /* the caller's return address; an address of the tracer's */
-	const char *want;    /* find_needed: the DT_NEEDED name wanted */
+	uintptr_t ra, self;	 /* the caller's return address; an address of the tracer's */
+	const char *want;	 /* find_needed: the DT_NEEDED name wanted */
 	struct ckt_dynobj found; /* what the walk found */
-	uintptr_t lo, hi;    /* its span */
+	uintptr_t lo, hi;	 /* find_caller: the caller's object's span */
 	int have, ours;
 };
 
@@ -192,25 +197,55 @@ static int find_needed(struct dl_phdr_info *info, size_t size, void *data)
 	return 1;
 }
 
-static void *local_of(int i, uintptr_t ra)
+/* o's own definitions of the forms still missing from fn; returns how many are still missing */
+static int search(const struct ckt_dynobj *o, void **fn, int left)
+{
+	for (int k = 0; k < CKT_CXX_N && left; k++)
+		if (!fn[k] && (fn[k] = ckt_dynobj_lookup(o, names[k])) != NULL)
+			left--;
+	return left;
+}
+
+/* the answer for form i that every calling object found so far agrees on, else NULL */
+static void *agreed(int i)
 {
 	int n = atomic_load_explicit(&n_locals, memory_order_acquire);
-	for (int k = 0; k < n; k++)
-		if (ra - locals[k].lo < locals[k].hi - locals[k].lo)
-			return locals[k].fn[i];
+	void *f = NULL;
+	for (int k = 0; k < n; k++) {
+		void *g = local_fn[k][i];
+		if (g == fallback_of(i) || (f && g != f))
+			return NULL;
+		f = g;
+	}
+	return f;
+}
+
+/* A DT_NEEDED list to follow: what ckt_dynobj_of found that the walk needs (the queue is on the
+ * stack of whatever thread called new: 24 bytes an entry). */
+struct need {
+	const ElfW(Dyn) *dyn;
+	const char *str;
+	size_t strsz;
+};
+
+static void *local_of(int i, uintptr_t ra);
+
+static CKT_NOINLINE void *local_slow(int i, uintptr_t ra)
+{
 	struct scope_walk w = {.ra = ra, .self = (uintptr_t)&local_of};
-	struct local_obj o = {0};
-	struct ckt_dynobj q[CKT_CXX_SCOPE]; /* the closure, in the loader's order */
+	void *fn[CKT_CXX_N] = {0};
+	struct need q[CKT_CXX_EXPAND];
 	int nq = 0, left = CKT_CXX_N;
 	dl_iterate_phdr(find_caller, &w);
-	if (w.have)
-		q[nq++] = w.found;
+	if (w.have) {
+		left = search(&w.found, fn, left);
+		q[nq++] = (struct need){w.found.dyn, w.found.str, w.found.strsz};
+	}
 	for (int at = 0; at < nq && left; at++) {
-		for (int k = 0; k < CKT_CXX_N; k++)
-			if (!o.fn[k] && (o.fn[k] = ckt_dynobj_lookup(&q[at], names[k])) != NULL)
-				left--;
-		for (const ElfW(Dyn) *d = q[at].dyn; left && nq < CKT_CXX_SCOPE && d->d_tag != DT_NULL; d++) {
-			if (d->d_tag != DT_NEEDED)
+		unsigned entries = 0;
+		for (const ElfW(Dyn) *d = q[at].dyn; left && d->d_tag != DT_NULL && entries < CKT_DYN_MAX;
+		     d++, entries++) {
+			if (d->d_tag != DT_NEEDED || d->d_un.d_val >= q[at].strsz)
 				continue;
 			w.want = q[at].str + d->d_un.d_val;
 			w.have = w.ours = 0;
@@ -218,26 +253,47 @@ static void *local_of(int i, uintptr_t ra)
 			int seen = !w.have || w.ours;
 			for (int k = 0; k < nq && !seen; k++)
 				seen = q[k].dyn == w.found.dyn;
-			if (!seen)
-				q[nq++] = w.found;
+			if (seen)
+				continue;
+			left = search(&w.found, fn, left);
+			if (nq < CKT_CXX_EXPAND)
+				q[nq++] = (struct need){w.found.dyn, w.found.str, w.found.strsz};
 		}
 	}
 	for (int k = 0; k < CKT_CXX_N; k++)
-		if (!o.fn[k])
-			o.fn[k] = fallback_of(k);
-	o.lo = w.lo;
-	o.hi = w.hi;
+		if (!fn[k]) {
+			fn[k] = agreed(k);
+			fn[k] = fn[k] ? fn[k] : fallback_of(k);
+		}
 	if (w.hi && !atomic_flag_test_and_set(&locals_busy)) {
 		int m = atomic_load(&n_locals), dup = 0;
 		for (int k = 0; k < m && !dup; k++) /* another thread's walk for the same object */
-			dup = locals[k].lo == o.lo;
-		if (!dup && m < CKT_CXX_LOCALS) {
-			locals[m] = o;
+			dup = spans[k].lo == w.lo;
+		if (!dup && m < CKT_CXX_OBJS) {
+			spans[m] = (struct local_span){w.lo, w.hi};
+			memcpy(local_fn[m], fn, sizeof(fn));
 			atomic_store_explicit(&n_locals, m + 1, memory_order_release);
 		}
 		atomic_flag_clear(&locals_busy);
 	}
-	return o.fn[i];
+	return fn[i];
+}
+
+/* The hot part: the thread's last calling object (an index + 1 in its TLS: one word, so a
+ * signal handler's call in between never sees half of an update), then the others. */
+static void *local_of(int i, uintptr_t ra)
+{
+	struct ckt_tls *t = &ckt_tls;
+	int k = t->cxx_obj - 1;
+	if (k >= 0 && ra - spans[k].lo < spans[k].hi - spans[k].lo)
+		return local_fn[k][i];
+	int n = atomic_load_explicit(&n_locals, memory_order_acquire);
+	for (k = 0; k < n; k++)
+		if (ra - spans[k].lo < spans[k].hi - spans[k].lo) {
+			t->cxx_obj = k + 1;
+			return local_fn[k][i];
+		}
+	return local_slow(i, ra);
 }
 
 static CKT_NOINLINE void *resolve(int i, uintptr_t ra)

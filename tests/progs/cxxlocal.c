@@ -10,12 +10,15 @@
  * constructor registers through that mutex; prints the registry's count (2).
  * With "other": opens libcxxown.so (a C library defining operator new), then libcxxvia.so (C++
  * code that reaches libstdc++ only through libcxxplug.so), both RTLD_LOCAL; prints what
- * cxx_use returns, how many times libcxxown.so's new ran (0: it is not in libcxxvia.so's
- * scope), and cxx_use again after libcxxown.so is closed: "7 0 7".
+ * cxx_use and cxx_oom return (libstdc++'s bad_alloc caught: 1), how many times libcxxown.so's
+ * new ran (0: it is not in libcxxvia.so's scope), and cxx_use again after libcxxown.so is
+ * closed: "7 1 0 7".
  * With "needed": opens libcxxplug.so (it loads libstdc++), then libcxxfirst.so, whose DT_NEEDED
  * names libcxxown.so ahead of libstdc++; prints cxx_use and libcxxown.so's count: "7 1".
  * With "highbias": takes the link address of libcxxhigh.so, opens it (the loader moves it
- * below that address), then runs libcxxplug.so as with no argument: "ok". */
+ * below that address), then runs libcxxplug.so as with no argument: "ok".
+ * With "many": opens libcxxmany.so, whose DT_NEEDED names 40 C libraries ahead of libstdc++,
+ * and prints cxx_use and cxx_oom: "7 1" (libstdc++'s new found past them). */
 #include <sys/mman.h>
 #include <dlfcn.h>
 #include <limits.h>
@@ -63,11 +66,12 @@ int main(int argc, char **argv)
 		void *via = open_beside(argv[0], "libcxxvia.so", RTLD_LOCAL);
 		int *news = own ? (int *)dlsym(own, "cxx_own_news") : NULL;
 		int (*use)(void) = via ? (int (*)(void))dlsym(via, "cxx_use") : NULL;
-		if (!news || !use)
+		int (*oom)(void) = via ? (int (*)(void))dlsym(via, "cxx_oom") : NULL;
+		if (!news || !use || !oom)
 			return 2;
-		int a = use(), n = *news;
+		int a = use(), b = oom(), n = *news;
 		dlclose(own);
-		printf("cxxlocal: other %d %d", a, n);
+		printf("cxxlocal: other %d %d %d", a, b, n);
 		fflush(stdout);
 		printf(" %d\n", use());
 		return 0;
@@ -81,6 +85,16 @@ int main(int argc, char **argv)
 			return 2;
 		int a = use();
 		printf("cxxlocal: needed %d %d\n", a, *news);
+		return 0;
+	}
+	if (argc > 1 && !strcmp(argv[1], "many")) {
+		void *h = open_beside(argv[0], "libcxxmany.so", RTLD_LOCAL);
+		int (*use)(void) = h ? (int (*)(void))dlsym(h, "cxx_use") : NULL;
+		int (*oom)(void) = h ? (int (*)(void))dlsym(h, "cxx_oom") : NULL;
+		if (!use || !oom)
+			return 2;
+		int a = use();
+		printf("cxxlocal: many %d %d\n", a, oom());
 		return 0;
 	}
 	if (argc > 1 && !strcmp(argv[1], "highbias")) {
