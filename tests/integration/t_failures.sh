@@ -813,6 +813,32 @@ import json, sys
 d = json.load(sys.stdin)
 print(sorted((s["bytes"], s["frames"][0].split(" (")[0]) for s in d["sites_at_peak_heap"] if s["site"].startswith("plug_run ")))')" \
 		"0/cxxlocal: ok/[(64, 'operator new(unsigned long, std::align_val_t)'), (3000000, 'operator new(unsigned long)')]"
+	# a real C++ extension opened RTLD_LOCAL by a C program: Debian's python3-apt (libapt-pkg)
+	# under /usr/bin/python3, which does not link libstdc++: a package cache read, an
+	# exception thrown in C++ and caught in Python, the same output as untraced, and the
+	# heaviest sites under libstdc++'s operator new
+	if /usr/bin/python3 -c 'import apt_pkg' 2>/dev/null; then
+		cat >$T/aptt.py <<'PYEOF'
+import apt_pkg
+apt_pkg.init()
+c = apt_pkg.Cache(None)
+print("packages", sum(1 for p in c.packages) > 100, "cmp", apt_pkg.version_compare("1.2", "1.10") < 0)
+try:
+    apt_pkg.TagFile("/nonexistent")
+except apt_pkg.Error as e:
+    print("error caught")
+PYEOF
+		/usr/bin/python3 $T/aptt.py >$T/aptt.want 2>&1
+		CUZKTRACE_OUT=$T/aptt.zst traced aptt /usr/bin/python3 $T/aptt.py
+		expect_eq "python3-apt (C++, RTLD_LOCAL under python3): status, output as untraced, its blocks under libstdc++'s operator new" \
+			"$(cat $T/aptt.rc)/$(cat $T/aptt.out)/$($REPORT --json $T/aptt.zst 2>/dev/null | $PY -c '
+import json, sys
+d = json.load(sys.stdin)
+print(d["sites_by_allocations"][0]["frames"][0].split(" (")[0])')" \
+			"0/$(cat $T/aptt.want)/operator new(unsigned long)"
+	else
+		echo "  skip python3-apt under the tracer: /usr/bin/python3 cannot import apt_pkg"
+	fi
 	# first a plugin built with -static-libstdc++ (its own operator new, exported; its calls
 	# bind to the tracer's), RTLD_LOCAL, then the shared-libstdc++ one RTLD_GLOBAL: each gets
 	# its own new, and catches its own bad_alloc (the first aborted the host: status 134)
