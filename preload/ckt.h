@@ -913,6 +913,7 @@ void ckt_stacks_tls_touch(struct ckt_tls *t);
 /* The calling thread's stack id (0 if none can be had). Caller holds the guard. */
 uint32_t ckt_stacks_capture(struct ckt_tls *t);
 void ckt_stacks_thread_exit(struct ckt_tls *t); /* its unwinder cache goes with it */
+void ckt_stacks_unloaded(void); /* after a dlclose: the unwinder's caches dropped */
 void ckt_stacks_unw_mapped(struct ckt_tls *t, void *p, size_t len, int flags); /* see stacks.c */
 /* Writer: the stack with id `from` if published (returns from), else 0. */
 uint32_t ckt_stacks_next(uint32_t from, const uint64_t **frames, uint32_t *n, uint32_t *map);

@@ -138,7 +138,9 @@ static void *fallback_of(int i)
  * The answers are kept per calling object (CKT_CXX_OBJS of them), found by the object's span:
  * the thread's last one first (one index in its TLS), then a scan of the spans. A caller past
  * them looks again at every call (one walk of the loaded objects per DT_NEEDED entry
- * followed). */
+ * followed). Each answer holds the count of dlclose calls when it was found (closes): one
+ * found before a later dlclose is dropped (the code it names may be gone, and a library loaded
+ * at the same addresses would take it for its own), and looked for again. */
 #define CKT_CXX_OBJS 256
 #define CKT_CXX_EXPAND 64
 struct local_span {
@@ -146,7 +148,9 @@ struct local_span {
 };
 static struct local_span spans[CKT_CXX_OBJS];
 static void *local_fn[CKT_CXX_OBJS][CKT_CXX_N];
+static unsigned span_closes[CKT_CXX_OBJS]; /* closes when each was found */
 static atomic_int n_locals; /* spans and answers published, never changed after */
+static atomic_uint closes;  /* dlclose calls so far (see dlclose below) */
 static atomic_flag locals_busy = ATOMIC_FLAG_INIT;
 
 struct scope_walk {
@@ -206,12 +210,15 @@ static int search(const struct ckt_dynobj *o, void **fn, int left)
 	return left;
 }
 
-/* the answer for form i that every calling object found so far agrees on, else NULL */
-static void *agreed(int i)
+/* the answer for form i that every calling object found so far (and since the last dlclose)
+ * agrees on, else NULL */
+static void *agreed(int i, unsigned now)
 {
 	int n = atomic_load_explicit(&n_locals, memory_order_acquire);
 	void *f = NULL;
 	for (int k = 0; k < n; k++) {
+		if (span_closes[k] != now)
+			continue;
 		void *g = local_fn[k][i];
 		if (g == fallback_of(i) || (f && g != f))
 			return NULL;
@@ -232,6 +239,8 @@ static void *local_of(int i, uintptr_t ra);
 
 static CKT_NOINLINE void *local_slow(int i, uintptr_t ra)
 {
+	/* read first: a dlclose during the walk leaves the answer dropped at once */
+	unsigned now = atomic_load_explicit(&closes, memory_order_acquire);
 	struct scope_walk w = {.ra = ra, .self = (uintptr_t)&local_of};
 	void *fn[CKT_CXX_N] = {0};
 	struct need q[CKT_CXX_EXPAND];
@@ -262,16 +271,17 @@ static CKT_NOINLINE void *local_slow(int i, uintptr_t ra)
 	}
 	for (int k = 0; k < CKT_CXX_N; k++)
 		if (!fn[k]) {
-			fn[k] = agreed(k);
+			fn[k] = agreed(k, now);
 			fn[k] = fn[k] ? fn[k] : fallback_of(k);
 		}
 	if (w.hi && !atomic_flag_test_and_set(&locals_busy)) {
 		int m = atomic_load(&n_locals), dup = 0;
 		for (int k = 0; k < m && !dup; k++) /* another thread's walk for the same object */
-			dup = spans[k].lo == w.lo;
+			dup = spans[k].lo == w.lo && span_closes[k] == now;
 		if (!dup && m < CKT_CXX_OBJS) {
 			spans[m] = (struct local_span){w.lo, w.hi};
 			memcpy(local_fn[m], fn, sizeof(fn));
+			span_closes[m] = now;
 			atomic_store_explicit(&n_locals, m + 1, memory_order_release);
 		}
 		atomic_flag_clear(&locals_busy);
@@ -284,12 +294,13 @@ static CKT_NOINLINE void *local_slow(int i, uintptr_t ra)
 static void *local_of(int i, uintptr_t ra)
 {
 	struct ckt_tls *t = &ckt_tls;
+	unsigned now = atomic_load_explicit(&closes, memory_order_acquire);
 	int k = t->cxx_obj - 1;
-	if (k >= 0 && ra - spans[k].lo < spans[k].hi - spans[k].lo)
+	if (k >= 0 && ra - spans[k].lo < spans[k].hi - spans[k].lo && span_closes[k] == now)
 		return local_fn[k][i];
 	int n = atomic_load_explicit(&n_locals, memory_order_acquire);
 	for (k = 0; k < n; k++)
-		if (ra - spans[k].lo < spans[k].hi - spans[k].lo) {
+		if (ra - spans[k].lo < spans[k].hi - spans[k].lo && span_closes[k] == now) {
 			t->cxx_obj = k + 1;
 			return local_fn[k][i];
 		}
@@ -468,4 +479,29 @@ CKT_EXPORT void _ZdlPvSt11align_val_tRKSt9nothrow_t(void *p, size_t al, const vo
 CKT_EXPORT void _ZdaPvSt11align_val_tRKSt9nothrow_t(void *p, size_t al, const void *nt)
 {
 	cxx_delete(I_ZdaPvSt11align_val_tRKSt9nothrow_t, RA, p, al, U(nt));
+}
+
+/* dlclose: the answers kept for LOCAL mode's calling objects (local_of) may name code it
+ * unmaps, and a library loaded later at the same addresses would take them for its own (a
+ * plugin built with -static-libstdc++, closed, then another opened over its addresses: the
+ * second jumped into the first's code, SIGSEGV). Counted after the real dlclose, which drops
+ * them all; the unwinder's caches too (ckt_stacks_unloaded). */
+typedef int dlclose_fn(void *);
+static dlclose_fn *_Atomic real_dlclose_p;
+
+CKT_EXPORT int dlclose(void *handle)
+{
+	dlclose_fn *f = atomic_load_explicit(&real_dlclose_p, memory_order_acquire);
+	if (!f) {
+		f = (dlclose_fn *)dlsym(RTLD_NEXT, "dlclose");
+		if (!f) { /* cannot happen with glibc: say so, as dlclose does for a bad handle */
+			errno = EINVAL;
+			return -1;
+		}
+		atomic_store_explicit(&real_dlclose_p, f, memory_order_release);
+	}
+	int r = f(handle);
+	atomic_fetch_add_explicit(&closes, 1, memory_order_acq_rel);
+	ckt_stacks_unloaded();
+	return r;
 }

@@ -17,6 +17,10 @@
  * names libcxxown.so ahead of libstdc++; prints cxx_use and libcxxown.so's count: "7 1".
  * With "highbias": takes the link address of libcxxhigh.so, opens it (the loader moves it
  * below that address), then runs libcxxplug.so as with no argument: "ok".
+ * With "reload": opens libcxxplug_static.so, runs it and closes it, then the same with
+ * libcxxplug_static2.so (another build, its operator new 64 KiB further in), which the loader
+ * maps over addresses the first had; prints "ok" for each (answers kept for the first must
+ * not serve the second).
  * With "many": opens libcxxmany.so, whose DT_NEEDED names 40 C libraries ahead of libstdc++,
  * and prints cxx_use and cxx_oom: "7 1" (libstdc++'s new found past them). */
 #include <sys/mman.h>
@@ -85,6 +89,20 @@ int main(int argc, char **argv)
 			return 2;
 		int a = use();
 		printf("cxxlocal: needed %d %d\n", a, *news);
+		return 0;
+	}
+	if (argc > 1 && !strcmp(argv[1], "reload")) {
+		printf("cxxlocal: reload");
+		for (int k = 0; k < 2; k++) {
+			void *h = open_beside(argv[0], k ? "libcxxplug_static2.so" : "libcxxplug_static.so", RTLD_LOCAL);
+			int (*plug_run)(void) = h ? (int (*)(void))dlsym(h, "plug_run") : NULL;
+			if (!plug_run)
+				return 2;
+			printf(" %s", plug_run() == 0 ? "ok" : "bad");
+			fflush(stdout);
+			dlclose(h);
+		}
+		printf("\n");
 		return 0;
 	}
 	if (argc > 1 && !strcmp(argv[1], "many")) {
