@@ -141,6 +141,9 @@ $(B)/progs/libcxxplug.so: tests/progs/lib/cxxplug.cc $(B)/.flags
 $(B)/progs/libcxxplug_static.so $(B)/progs/libcxxplug_static2.so: $(B)/progs/libcxxplug_static%.so: tests/progs/lib/cxxplug.cc $(B)/.flags
 	@mkdir -p $(dir $@)
 	$(call msg,CXX,$@)$(CXX) -std=c++17 -O2 -g -fPIC -shared -static-libstdc++ -static-libgcc $(if $*,-DCXX_PAD) -o $@ $<
+$(B)/progs/libdlsymshim.so: tests/progs/lib/dlsymshim.c $(B)/.flags
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$@)$(CC) -std=gnu11 -O2 -g -fPIC -shared -o $@ $< -ldl
 # cxxlocal's "nested" mode: a C++ library whose constructor calls new with its registry's mutex
 # held, and one that depends on it and registers from its own constructor
 $(B)/progs/libcxxinner.so: tests/progs/lib/cxxinner.cc $(B)/.flags
@@ -238,7 +241,7 @@ $(B)/examples/%: examples/%.c $(B)/.flags
 unit: $(UNIT_BIN)
 	$(Q)fail=0; for t in $(UNIT_BIN); do echo "== $$t"; $$t || fail=1; done; exit $$fail
 
-integration: $(LIB) $(REPORT) $(PROG_BIN) $(B)/progs/diffprog_v2 $(B)/progs/renamed_a $(B)/progs/renamed_b $(B)/progs/apistubs $(B)/progs/ctor $(B)/progs/ownmalloc_keys $(B)/progs/ownalias $(B)/progs/nopieaddr $(B)/progs/libtlsbare.so $(B)/progs/libtlsplug.so $(B)/progs/libtlsshim.so $(B)/progs/libplainlib.so $(B)/progs/libdlloop.so $(B)/progs/libfdswap.so $(B)/progs/libunwcount.so $(B)/progs/libmapwatch.so $(B)/progs/libunwflush.so $(B)/progs/libslowmunmap.so $(B)/progs/libslowctor.so $(B)/progs/libnofn.so $(B)/progs/libmmapalloc.so $(B)/progs/libfakeclock.so $(B)/progs/libnewalloc.so $(B)/progs/cxxnew $(B)/progs/cxxthrow $(B)/progs/cxxdollar $(B)/progs/libcxxplug.so $(B)/progs/libcxxplug_static.so $(B)/progs/libcxxplug_static2.so $(B)/progs/libcxxouter.so $(B)/progs/libcxxvia.so $(B)/progs/libcxxfirst.so $(B)/progs/libcxxhigh.so $(B)/progs/libcxxmany.so $(B)/progs/linkapi
+integration: $(LIB) $(REPORT) $(PROG_BIN) $(B)/progs/diffprog_v2 $(B)/progs/renamed_a $(B)/progs/renamed_b $(B)/progs/apistubs $(B)/progs/ctor $(B)/progs/ownmalloc_keys $(B)/progs/ownalias $(B)/progs/nopieaddr $(B)/progs/libtlsbare.so $(B)/progs/libtlsplug.so $(B)/progs/libtlsshim.so $(B)/progs/libplainlib.so $(B)/progs/libdlloop.so $(B)/progs/libfdswap.so $(B)/progs/libunwcount.so $(B)/progs/libmapwatch.so $(B)/progs/libunwflush.so $(B)/progs/libslowmunmap.so $(B)/progs/libslowctor.so $(B)/progs/libnofn.so $(B)/progs/libmmapalloc.so $(B)/progs/libfakeclock.so $(B)/progs/libnewalloc.so $(B)/progs/cxxnew $(B)/progs/cxxthrow $(B)/progs/cxxdollar $(B)/progs/libcxxplug.so $(B)/progs/libcxxplug_static.so $(B)/progs/libcxxplug_static2.so $(B)/progs/libcxxouter.so $(B)/progs/libcxxvia.so $(B)/progs/libcxxfirst.so $(B)/progs/libcxxhigh.so $(B)/progs/libcxxmany.so $(B)/progs/libdlsymshim.so $(B)/progs/linkapi
 	$(Q)bash tests/integration/run.sh
 
 check: deps

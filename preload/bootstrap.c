@@ -206,7 +206,7 @@ static const char *ckt_glibc_version(const char *name)
 static void *ckt_lookup_as_bound(void *handle, const char *name)
 {
 	const char *version = ckt_glibc_version(name);
-	void *plain = dlsym(handle, name), *versioned = version ? dlvsym(handle, name, version) : NULL;
+	void *plain = ckt_sym(handle, name), *versioned = version ? dlvsym(handle, name, version) : NULL;
 	if (!versioned || versioned == plain || !plain)
 		return plain ? plain : versioned;
 	return ckt_load_rank(versioned) < ckt_load_rank(plain) ? versioned : plain;
@@ -268,7 +268,7 @@ void ckt_bootstrap(void)
 	void *found[sizeof(hook_names) / sizeof(hook_names[0])];
 	for (size_t i = 0; i < sizeof(hook_names) / sizeof(hook_names[0]); i++) {
 		found[i] = i < CKT_MALLOC_FAMILY ? ckt_lookup_as_bound(RTLD_NEXT, hook_names[i])
-						 : dlsym(RTLD_NEXT, hook_names[i]);
+						 : ckt_next(hook_names[i]);
 		if (!found[i] && hook_required[i]) {
 			ckt_log("error: cannot find the real '", hook_names[i],
 				"' in the libraries after libcuzktrace.so", "; cannot run");

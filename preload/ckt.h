@@ -65,6 +65,16 @@ void ckt_config_load(void);
 /* Calls fn(name, value) for every setting in force, for the trace header. */
 void ckt_config_each(void (*fn)(const char *name, const char *value, void *arg), void *arg);
 
+/* ---- hooks_cuda.c: lookups through glibc's own dlsym ----
+ * ckt_next(name): the next definition after the tracer, as dlsym(RTLD_NEXT, name) from here
+ * would be; ckt_sym: dlsym's answer for a handle. The tracer's own calls of dlsym bind to the
+ * first dlsym in the process: a library preloaded ahead of the tracer that replaces dlsym
+ * (MangoHud, VirtualGL's faker, apitrace do) then asks "next" from its own place, and the
+ * answer was the tracer's own function: its hooks called themselves for good. glibc's dlsym is
+ * found with dlvsym, by version, and called from here. */
+void *ckt_next(const char *name);
+void *ckt_sym(void *handle, const char *name);
+
 /* ---- elfsym.c: definitions read from loaded objects' dynamic symbol tables in memory ---- */
 /* A loaded object's dynamic section, as the loader left it in memory. */
 struct ckt_dynobj {
@@ -913,7 +923,6 @@ void ckt_stacks_tls_touch(struct ckt_tls *t);
 /* The calling thread's stack id (0 if none can be had). Caller holds the guard. */
 uint32_t ckt_stacks_capture(struct ckt_tls *t);
 void ckt_stacks_thread_exit(struct ckt_tls *t); /* its unwinder cache goes with it */
-void ckt_stacks_unloaded(void); /* after a dlclose: the unwinder's caches dropped */
 void ckt_stacks_unw_mapped(struct ckt_tls *t, void *p, size_t len, int flags); /* see stacks.c */
 /* Writer: the stack with id `from` if published (returns from), else 0. */
 uint32_t ckt_stacks_next(uint32_t from, const uint64_t **frames, uint32_t *n, uint32_t *map);

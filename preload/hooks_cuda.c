@@ -183,6 +183,7 @@ static void warn_once(atomic_int *flag, const char *a, const char *b, const char
 typedef void *dlsym_fn(void *, const char *);
 static dlsym_fn *_Atomic real_dlsym_p;
 
+/* glibc's dlsym (see ckt.h: ckt_next) */
 static dlsym_fn *real_dlsym(void)
 {
 	dlsym_fn *f = atomic_load_explicit(&real_dlsym_p, memory_order_acquire);
@@ -196,6 +197,18 @@ static dlsym_fn *real_dlsym(void)
 		f = (dlsym_fn *)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.17"); /* aarch64's first version */
 	atomic_store_explicit(&real_dlsym_p, f, memory_order_release);
 	return f;
+}
+
+void *ckt_sym(void *handle, const char *name)
+{
+	dlsym_fn *ds = real_dlsym();
+	return ds ? ds(handle, name) : NULL;
+}
+
+void *ckt_next(const char *name)
+{
+	dlsym_fn *ds = real_dlsym();
+	return ds ? ds(RTLD_NEXT, name) : NULL;
 }
 
 static void set_real(int w, void *p)

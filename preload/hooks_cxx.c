@@ -133,25 +133,71 @@ static void *fallback_of(int i)
  *
  * A form no object of the caller's scope defines (the return address is the caller's caller
  * when new was reached by a tail call, from C code; code outside every object) gets the one
- * every calling object found so far agrees on, else the malloc family's stand-in.
+ * every calling object agrees on, when it lies in libstdc++ or libc++ (never unloaded), else
+ * the malloc family's stand-in.
  *
- * The answers are kept per calling object (CKT_CXX_OBJS of them), found by the object's span:
- * the thread's last one first (one index in its TLS), then a scan of the spans. A caller past
- * them looks again at every call (one walk of the loaded objects per DT_NEEDED entry
- * followed). Each answer holds the count of dlclose calls when it was found (closes): one
- * found before a later dlclose is dropped (the code it names may be gone, and a library loaded
- * at the same addresses would take it for its own), and looked for again. */
+ * The answers are kept per calling object in CKT_CXX_OBJS rows, found by the object's span:
+ * the thread's last one first (one index in its TLS), then a scan. A row is valid in one epoch
+ * of the dlclose calls that unloaded something (unloads): a later one drops it (the code it
+ * names may be gone, and a library loaded at the same addresses would take it for its own),
+ * and the row is taken again. While a dlclose runs (closing), nothing is kept or lent. Rows are
+ * written as a sequence lock: the tag odd while written, the epoch's value once done; a reader
+ * takes an answer only if the tag was the same before and after. */
 #define CKT_CXX_OBJS 256
 #define CKT_CXX_EXPAND 64
-struct local_span {
-	uintptr_t lo, hi;
+struct local_row {
+	atomic_uint tag; /* 0 never used, 1 being written, else 2 * epoch + 2 */
+	_Atomic uintptr_t lo, hi;
+	void *_Atomic fn[CKT_CXX_N];
 };
-static struct local_span spans[CKT_CXX_OBJS];
-static void *local_fn[CKT_CXX_OBJS][CKT_CXX_N];
-static unsigned span_closes[CKT_CXX_OBJS]; /* closes when each was found */
-static atomic_int n_locals; /* spans and answers published, never changed after */
-static atomic_uint closes;  /* dlclose calls so far (see dlclose below) */
-static atomic_flag locals_busy = ATOMIC_FLAG_INIT;
+static struct local_row rows[CKT_CXX_OBJS];
+static atomic_int n_rows;     /* rows ever taken: the scan's bound */
+static atomic_uint unloads;   /* dlclose calls that unloaded an object (the epoch) */
+static atomic_int closing;    /* dlclose calls running now */
+
+static inline unsigned epoch_tag(unsigned e)
+{
+	return 2 * e + 2;
+}
+
+/* row r's answer for form i when it is valid for tag `want` and holds ra, else NULL (an answer
+ * is never NULL: a form with no definition holds the stand-in) */
+static inline void *row_answer(struct local_row *r, unsigned want, uintptr_t ra, int i)
+{
+	unsigned t = atomic_load_explicit(&r->tag, memory_order_acquire);
+	if (t != want)
+		return NULL;
+	uintptr_t lo = atomic_load_explicit(&r->lo, memory_order_relaxed);
+	uintptr_t hi = atomic_load_explicit(&r->hi, memory_order_relaxed);
+	void *f = ra - lo < hi - lo ? atomic_load_explicit(&r->fn[i], memory_order_relaxed) : NULL;
+	atomic_thread_fence(memory_order_acquire);
+	return atomic_load_explicit(&r->tag, memory_order_relaxed) == t ? f : NULL;
+}
+
+/* Keeps the answers for the object [lo, hi) in a row of tag `want`: a row of an earlier epoch
+ * taken again, or a new one; none when the object has one already (another thread's walk), or
+ * every row is of this epoch. Taken by compare-and-swap: a signal handler's call in between
+ * skips the row being written (one that jumps out of here leaves that row unused for good). */
+static void keep_row(uintptr_t lo, uintptr_t hi, void *const *fn, unsigned want)
+{
+	int n = atomic_load_explicit(&n_rows, memory_order_acquire);
+	for (int k = 0; k < n; k++)
+		if (row_answer(&rows[k], want, lo, 0))
+			return;
+	for (int k = 0; k < CKT_CXX_OBJS; k++) {
+		unsigned t = atomic_load_explicit(&rows[k].tag, memory_order_relaxed);
+		if (t == want || (t & 1) || !atomic_compare_exchange_strong(&rows[k].tag, &t, 1))
+			continue;
+		atomic_store_explicit(&rows[k].lo, lo, memory_order_relaxed);
+		atomic_store_explicit(&rows[k].hi, hi, memory_order_relaxed);
+		for (int j = 0; j < CKT_CXX_N; j++)
+			atomic_store_explicit(&rows[k].fn[j], fn[j], memory_order_relaxed);
+		atomic_store_explicit(&rows[k].tag, want, memory_order_release);
+		for (int m = atomic_load(&n_rows); m < k + 1 && !atomic_compare_exchange_weak(&n_rows, &m, k + 1);)
+			;
+		return;
+	}
+}
 
 struct scope_walk {
 	uintptr_t ra, self;	 /* the caller's return address; an address of the tracer's */
@@ -210,21 +256,50 @@ static int search(const struct ckt_dynobj *o, void **fn, int left)
 	return left;
 }
 
-/* the answer for form i that every calling object found so far (and since the last dlclose)
- * agrees on, else NULL */
-static void *agreed(int i, unsigned now)
+/* is f in the C++ runtime's own library (libstdc++ or libc++, never unloaded)? */
+struct runtime_q {
+	uintptr_t f;
+	int yes;
+};
+
+static int find_runtime(struct dl_phdr_info *info, size_t size, void *data)
 {
-	int n = atomic_load_explicit(&n_locals, memory_order_acquire);
+	struct runtime_q *q = data;
+	struct ckt_dynobj o;
+	uintptr_t lo, hi;
+	int holds;
+	(void)size;
+	ckt_span_of(info, &lo, &hi, &holds, q->f);
+	if (!holds)
+		return 0;
+	q->yes = ckt_dynobj_of(info, &o) && o.soname &&
+		 (!strncmp(o.soname, "libstdc++.so", 12) || !strncmp(o.soname, "libc++.so", 9));
+	return 1;
+}
+
+/* The answer for form i that every calling object of this epoch with one agrees on, if it lies
+ * in libstdc++ or libc++; else NULL. Lent to a caller outside the object's scope, so only from
+ * a library that is never unloaded. */
+static void *agreed(int i, unsigned want)
+{
+	int n = atomic_load_explicit(&n_rows, memory_order_acquire);
 	void *f = NULL;
 	for (int k = 0; k < n; k++) {
-		if (span_closes[k] != now)
+		unsigned t = atomic_load_explicit(&rows[k].tag, memory_order_acquire);
+		if (t != want)
 			continue;
-		void *g = local_fn[k][i];
-		if (g == fallback_of(i) || (f && g != f))
+		void *g = atomic_load_explicit(&rows[k].fn[i], memory_order_relaxed);
+		atomic_thread_fence(memory_order_acquire);
+		if (atomic_load_explicit(&rows[k].tag, memory_order_relaxed) != t || g == fallback_of(i))
+			continue;
+		if (f && g != f)
 			return NULL;
 		f = g;
 	}
-	return f;
+	struct runtime_q q = {(uintptr_t)f, 0};
+	if (f)
+		dl_iterate_phdr(find_runtime, &q);
+	return q.yes ? f : NULL;
 }
 
 /* A DT_NEEDED list to follow: what ckt_dynobj_of found that the walk needs (the queue is on the
@@ -239,8 +314,9 @@ static void *local_of(int i, uintptr_t ra);
 
 static CKT_NOINLINE void *local_slow(int i, uintptr_t ra)
 {
-	/* read first: a dlclose during the walk leaves the answer dropped at once */
-	unsigned now = atomic_load_explicit(&closes, memory_order_acquire);
+	/* read first: a dlclose during the walk leaves the answer unkept */
+	int closing0 = atomic_load(&closing);
+	unsigned e0 = atomic_load(&unloads);
 	struct scope_walk w = {.ra = ra, .self = (uintptr_t)&local_of};
 	void *fn[CKT_CXX_N] = {0};
 	struct need q[CKT_CXX_EXPAND];
@@ -271,21 +347,11 @@ static CKT_NOINLINE void *local_slow(int i, uintptr_t ra)
 	}
 	for (int k = 0; k < CKT_CXX_N; k++)
 		if (!fn[k]) {
-			fn[k] = agreed(k, now);
+			fn[k] = closing0 ? NULL : agreed(k, epoch_tag(e0));
 			fn[k] = fn[k] ? fn[k] : fallback_of(k);
 		}
-	if (w.hi && !atomic_flag_test_and_set(&locals_busy)) {
-		int m = atomic_load(&n_locals), dup = 0;
-		for (int k = 0; k < m && !dup; k++) /* another thread's walk for the same object */
-			dup = spans[k].lo == w.lo && span_closes[k] == now;
-		if (!dup && m < CKT_CXX_OBJS) {
-			spans[m] = (struct local_span){w.lo, w.hi};
-			memcpy(local_fn[m], fn, sizeof(fn));
-			span_closes[m] = now;
-			atomic_store_explicit(&n_locals, m + 1, memory_order_release);
-		}
-		atomic_flag_clear(&locals_busy);
-	}
+	if (w.hi && !closing0 && !atomic_load(&closing) && atomic_load(&unloads) == e0)
+		keep_row(w.lo, w.hi, fn, epoch_tag(e0));
 	return fn[i];
 }
 
@@ -293,16 +359,19 @@ static CKT_NOINLINE void *local_slow(int i, uintptr_t ra)
  * signal handler's call in between never sees half of an update), then the others. */
 static void *local_of(int i, uintptr_t ra)
 {
+	if (atomic_load(&closing)) /* a dlclose runs: the rows may name what it unmaps */
+		return local_slow(i, ra);
 	struct ckt_tls *t = &ckt_tls;
-	unsigned now = atomic_load_explicit(&closes, memory_order_acquire);
+	unsigned want = epoch_tag(atomic_load(&unloads));
 	int k = t->cxx_obj - 1;
-	if (k >= 0 && ra - spans[k].lo < spans[k].hi - spans[k].lo && span_closes[k] == now)
-		return local_fn[k][i];
-	int n = atomic_load_explicit(&n_locals, memory_order_acquire);
+	void *f;
+	if (k >= 0 && (f = row_answer(&rows[k], want, ra, i)))
+		return f;
+	int n = atomic_load_explicit(&n_rows, memory_order_acquire);
 	for (k = 0; k < n; k++)
-		if (ra - spans[k].lo < spans[k].hi - spans[k].lo && span_closes[k] == now) {
+		if ((f = row_answer(&rows[k], want, ra, i))) {
 			t->cxx_obj = k + 1;
-			return local_fn[k][i];
+			return f;
 		}
 	return local_slow(i, ra);
 }
@@ -311,7 +380,7 @@ static CKT_NOINLINE void *resolve(int i, uintptr_t ra)
 {
 	if (atomic_load(&ckt_boot_state) == 0)
 		ckt_bootstrap();
-	void *nw = dlsym(RTLD_NEXT, "_Znwm");
+	void *nw = ckt_next("_Znwm");
 	if (!ckt_real.malloc || !nw) { /* the malloc family not resolved yet (another thread is
 					 * at it: this call passes on), or none global: LOCAL */
 		if (!nw && ckt_real.malloc)
@@ -319,7 +388,7 @@ static CKT_NOINLINE void *resolve(int i, uintptr_t ra)
 		return local_of(i, ra);
 	}
 	for (int k = 0; k < CKT_CXX_N; k++) {
-		void *f = dlsym(RTLD_NEXT, names[k]);
+		void *f = ckt_next(names[k]);
 		atomic_store_explicit(&real[k], f ? f : fallback_of(k), memory_order_relaxed);
 	}
 	Dl_info in_new, in_malloc;
@@ -481,27 +550,60 @@ CKT_EXPORT void _ZdaPvSt11align_val_tRKSt9nothrow_t(void *p, size_t al, const vo
 	cxx_delete(I_ZdaPvSt11align_val_tRKSt9nothrow_t, RA, p, al, U(nt));
 }
 
-/* dlclose: the answers kept for LOCAL mode's calling objects (local_of) may name code it
- * unmaps, and a library loaded later at the same addresses would take them for its own (a
- * plugin built with -static-libstdc++, closed, then another opened over its addresses: the
- * second jumped into the first's code, SIGSEGV). Counted after the real dlclose, which drops
- * them all; the unwinder's caches too (ckt_stacks_unloaded). */
+/* dlclose: the rows kept for LOCAL mode's calling objects (local_of) may name code it unmaps,
+ * and a library loaded later at the same addresses would take them for its own (a plugin built
+ * with -static-libstdc++, closed, then another opened over its addresses: the second jumped
+ * into the first's code, SIGSEGV). While it runs, closing keeps the rows unused; when it
+ * unloaded anything (the loader's count of unloads moved), the epoch moves, which drops them
+ * all. A dlclose that unloads nothing (the library is still referenced) drops nothing. */
+static int loader_subs(struct dl_phdr_info *info, size_t size, void *data)
+{
+	if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs))
+		*(unsigned long long *)data = info->dlpi_subs;
+	return 1;
+}
+
 typedef int dlclose_fn(void *);
 static dlclose_fn *_Atomic real_dlclose_p;
 
-CKT_EXPORT int dlclose(void *handle)
+CKT_EXPORT int dlclose(void *handle);
+
+/* glibc's dlclose: by version (a dlsym replaced by a library preloaded ahead of the tracer
+ * would look "next" from that library, and find this one), never this one */
+static dlclose_fn *real_dlclose(void)
 {
 	dlclose_fn *f = atomic_load_explicit(&real_dlclose_p, memory_order_acquire);
-	if (!f) {
-		f = (dlclose_fn *)dlsym(RTLD_NEXT, "dlclose");
-		if (!f) { /* cannot happen with glibc: say so, as dlclose does for a bad handle */
-			errno = EINVAL;
-			return -1;
-		}
-		atomic_store_explicit(&real_dlclose_p, f, memory_order_release);
+	static const char *const versions[] = {"GLIBC_2.34", "GLIBC_2.2.5", "GLIBC_2.17"};
+	for (unsigned k = 0; !f && k < sizeof(versions) / sizeof(versions[0]); k++) {
+		f = (dlclose_fn *)dlvsym(RTLD_NEXT, "dlclose", versions[k]);
+		if (f == dlclose)
+			f = NULL;
 	}
+	if (!f)
+		f = (dlclose_fn *)ckt_elf_lookup_in("libc.so.6", "dlclose");
+	if (f == dlclose)
+		f = NULL;
+	if (f)
+		atomic_store_explicit(&real_dlclose_p, f, memory_order_release);
+	return f;
+}
+
+CKT_EXPORT int dlclose(void *handle)
+{
+	dlclose_fn *f = real_dlclose();
+	if (!f) { /* cannot happen with glibc: as dlclose says of a handle it does not know */
+		errno = EINVAL;
+		return -1;
+	}
+	unsigned long long before = 0, after = 0;
+	atomic_fetch_add(&closing, 1);
+	dl_iterate_phdr(loader_subs, &before);
 	int r = f(handle);
-	atomic_fetch_add_explicit(&closes, 1, memory_order_acq_rel);
-	ckt_stacks_unloaded();
+	int e = errno;
+	dl_iterate_phdr(loader_subs, &after);
+	if (after != before)
+		atomic_fetch_add(&unloads, 1);
+	atomic_fetch_sub(&closing, 1);
+	errno = e;
 	return r;
 }

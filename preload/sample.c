@@ -223,11 +223,11 @@ void ckt_sample_init(void)
 	 * the allocator the program really uses, and from glibc's chunk header directly when
 	 * that is glibc (its malloc_usable_size also reads the next chunk's header, a second
 	 * cache miss). So this is decided for both modes, before the mode's own set-up. */
-	void *u = dlsym(RTLD_NEXT, "malloc_usable_size");
+	void *u = ckt_next("malloc_usable_size");
 	if (u)
 		ckt_usable = (size_t (*)(void *))u;
 	Dl_info info;
-	void *real_malloc = dlsym(RTLD_NEXT, "malloc"); /* ckt_real.malloc is published later */
+	void *real_malloc = ckt_next("malloc"); /* ckt_real.malloc is published later */
 	if (real_malloc && dladdr(real_malloc, &info) && info.dli_fname &&
 	    strstr(info.dli_fname, "/libc.so.6")) {
 		ckt_glibc_heap = 1;

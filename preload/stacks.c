@@ -435,17 +435,6 @@ static inline int backtrace_now(struct ckt_tls *t, struct ckt_ring *r, void **bu
 	return got;
 }
 
-/* (ckt.h) after a dlclose: libunwind's caches of unwind information, by address, may name a
- * library that is gone, and a library mapped later at its addresses would be unwound with its
- * rules (what unw_flush_cache is for; not seen to matter in tests: a precaution, one call per
- * dlclose). It moves the address space's generation; each thread's cache sees it at its next
- * use. */
-void ckt_stacks_unloaded(void)
-{
-	if (atomic_load(&ckt_stacks_ready))
-		unw_flush_cache(unw_local_addr_space, 0, 0);
-}
-
 void ckt_stacks_thread_exit(struct ckt_tls *t)
 {
 	if (t->unw_counted) {

@@ -1560,7 +1560,7 @@ static int env_set(const char *name, const char *value)
 {
 	static int (*fn)(const char *, const char *, int);
 	if (!fn)
-		fn = (int (*)(const char *, const char *, int))dlsym(RTLD_NEXT, "setenv");
+		fn = (int (*)(const char *, const char *, int))ckt_next("setenv");
 	return fn ? fn(name, value, 1) : setenv(name, value, 1);
 }
 
@@ -1568,7 +1568,7 @@ static int env_unset(const char *name)
 {
 	static int (*fn)(const char *);
 	if (!fn)
-		fn = (int (*)(const char *))dlsym(RTLD_NEXT, "unsetenv");
+		fn = (int (*)(const char *))ckt_next("unsetenv");
 	return fn ? fn(name) : unsetenv(name);
 }
 

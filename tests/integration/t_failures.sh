@@ -839,6 +839,17 @@ print(d["sites_by_allocations"][0]["frames"][0].split(" (")[0])')" \
 	else
 		echo "  skip python3-apt under the tracer: /usr/bin/python3 cannot import apt_pkg"
 	fi
+	# a library that replaces dlsym, preloaded ahead of the tracer (MangoHud, VirtualGL's
+	# faker, apitrace): the tracer's "next" lookups go through glibc's own dlsym, not that
+	# one, which looked from its own place and found the tracer's functions: every hook
+	# called itself (the program spun for good at its first read). C++ plugins, RTLD_LOCAL
+	CUZKTRACE_OUT=$T/dlsymshim.zst timeout -s KILL 60 env LD_PRELOAD="$P/libdlsymshim.so $LIB" $P/cxxlocal static >$T/dlsymshim.out 2>$T/dlsymshim.err
+	expect_eq "a dlsym-replacing library preloaded ahead of the tracer: status, output, the plugin's 3,000,000 bytes traced" \
+		"$?/$(cat $T/dlsymshim.out)/$($REPORT --json $T/dlsymshim.zst 2>/dev/null | $PY -c '
+import json, sys
+d = json.load(sys.stdin)
+print(sum(s["bytes"] for s in d["sites_at_peak_heap"] if s["site"].startswith("plug_run ")) >= 3000000)')" \
+		"0/cxxlocal: ok ok/True"
 	# first a plugin built with -static-libstdc++ (its own operator new, exported; its calls
 	# bind to the tracer's), RTLD_LOCAL, then the shared-libstdc++ one RTLD_GLOBAL: each gets
 	# its own new, and catches its own bad_alloc (the first aborted the host: status 134)
