@@ -306,6 +306,7 @@ static void on_fork_child(void)
 	ckt_thread_after_fork_child();
 	ckt_exec_after_fork_child();
 	ckt_signals_after_fork_child();
+	ckt_cxx_after_fork_child();
 }
 
 /* An allocator linked into the program (jemallocator, mimalloc, tcmalloc built in) that

@@ -65,7 +65,7 @@ void ckt_config_load(void);
 /* Calls fn(name, value) for every setting in force, for the trace header. */
 void ckt_config_each(void (*fn)(const char *name, const char *value, void *arg), void *arg);
 
-/* ---- hooks_cuda.c: lookups through glibc's own dlsym ----
+/* ---- dlnext.c: lookups through glibc's own dlsym ----
  * ckt_next(name): the next definition after the tracer, as dlsym(RTLD_NEXT, name) from here
  * would be; ckt_sym: dlsym's answer for a handle. The tracer's own calls of dlsym bind to the
  * first dlsym in the process: a library preloaded ahead of the tracer that replaces dlsym
@@ -74,6 +74,9 @@ void ckt_config_each(void (*fn)(const char *name, const char *value, void *arg),
  * found with dlvsym, by version, and called from here. */
 void *ckt_next(const char *name);
 void *ckt_sym(void *handle, const char *name);
+void *ckt_real_dlsym(void); /* glibc's dlsym itself */
+/* hooks_cxx.c: in a forked child, the count of dlclose calls running is the forking thread's */
+void ckt_cxx_after_fork_child(void);
 
 /* ---- elfsym.c: definitions read from loaded objects' dynamic symbol tables in memory ---- */
 /* A loaded object's dynamic section, as the loader left it in memory. */
@@ -506,6 +509,7 @@ struct ckt_tls {
 	 * plus 1 (0: none), and the alignment; the aligned family's hook records that size */
 	size_t cxx_request, cxx_align;
 	int cxx_obj; /* hooks_cxx.c: the last object that called operator new in LOCAL mode, + 1 */
+	int dlclose_depth; /* hooks_cxx.c: this thread's dlclose calls running */
 	/* phase.c: the end of the line this thread has open on descriptor scan_fd (written
 	 * without its newline yet), for a marker split across writes */
 	int scan_fd;

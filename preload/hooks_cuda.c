@@ -179,37 +179,9 @@ static void warn_once(atomic_int *flag, const char *a, const char *b, const char
 	ckt_line_emit(&l);
 }
 
-/* ---- the real dlsym ---- */
+/* ---- the real dlsym: dlnext.c ---- */
 typedef void *dlsym_fn(void *, const char *);
-static dlsym_fn *_Atomic real_dlsym_p;
-
-/* glibc's dlsym (see ckt.h: ckt_next) */
-static dlsym_fn *real_dlsym(void)
-{
-	dlsym_fn *f = atomic_load_explicit(&real_dlsym_p, memory_order_acquire);
-	if (CKT_LIKELY(f != NULL))
-		return f;
-	/* dlvsym is not interposed; RTLD_NEXT from here is the C library */
-	f = (dlsym_fn *)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
-	if (!f)
-		f = (dlsym_fn *)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
-	if (!f)
-		f = (dlsym_fn *)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.17"); /* aarch64's first version */
-	atomic_store_explicit(&real_dlsym_p, f, memory_order_release);
-	return f;
-}
-
-void *ckt_sym(void *handle, const char *name)
-{
-	dlsym_fn *ds = real_dlsym();
-	return ds ? ds(handle, name) : NULL;
-}
-
-void *ckt_next(const char *name)
-{
-	dlsym_fn *ds = real_dlsym();
-	return ds ? ds(RTLD_NEXT, name) : NULL;
-}
+#define real_dlsym() ((dlsym_fn *)ckt_real_dlsym())
 
 static void set_real(int w, void *p)
 {

@@ -154,6 +154,8 @@ static struct local_row rows[CKT_CXX_OBJS];
 static atomic_int n_rows;     /* rows ever taken: the scan's bound */
 static atomic_uint unloads;   /* dlclose calls that unloaded an object (the epoch) */
 static atomic_int closing;    /* dlclose calls running now */
+static atomic_uint dlclose_calls, calls_checked; /* dlclose calls done; those looked at */
+static _Atomic unsigned long long subs_seen;       /* the loader's count of unloads then */
 
 static inline unsigned epoch_tag(unsigned e)
 {
@@ -259,22 +261,33 @@ static int search(const struct ckt_dynobj *o, void **fn, int left)
 /* is f in the C++ runtime's own library (libstdc++ or libc++, never unloaded)? */
 struct runtime_q {
 	uintptr_t f;
-	int yes;
+	int yes, first, main_too;
 };
 
+/* q->yes: q->f lies in libstdc++ or libc++ (with q->main_too: or in the program itself, the
+ * first object), objects that are never unloaded */
 static int find_runtime(struct dl_phdr_info *info, size_t size, void *data)
 {
 	struct runtime_q *q = data;
 	struct ckt_dynobj o;
 	uintptr_t lo, hi;
-	int holds;
+	int holds, first = !q->first++;
 	(void)size;
 	ckt_span_of(info, &lo, &hi, &holds, q->f);
 	if (!holds)
 		return 0;
-	q->yes = ckt_dynobj_of(info, &o) && o.soname &&
-		 (!strncmp(o.soname, "libstdc++.so", 12) || !strncmp(o.soname, "libc++.so", 9));
+	q->yes = (q->main_too && first) ||
+		 (ckt_dynobj_of(info, &o) && o.soname &&
+		  (!strncmp(o.soname, "libstdc++.so", 12) || !strncmp(o.soname, "libc++.so", 9)));
 	return 1;
+}
+
+static int lasting(void *f, int main_too)
+{
+	struct runtime_q q = {(uintptr_t)f, 0, 0, main_too};
+	if (f)
+		dl_iterate_phdr(find_runtime, &q);
+	return q.yes;
 }
 
 /* The answer for form i that every calling object of this epoch with one agrees on, if it lies
@@ -296,10 +309,7 @@ static void *agreed(int i, unsigned want)
 			return NULL;
 		f = g;
 	}
-	struct runtime_q q = {(uintptr_t)f, 0};
-	if (f)
-		dl_iterate_phdr(find_runtime, &q);
-	return q.yes ? f : NULL;
+	return lasting(f, 0) ? f : NULL;
 }
 
 /* A DT_NEEDED list to follow: what ckt_dynobj_of found that the walk needs (the queue is on the
@@ -312,10 +322,36 @@ struct need {
 
 static void *local_of(int i, uintptr_t ra);
 
+static int loader_subs(struct dl_phdr_info *info, size_t size, void *data)
+{
+	if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs))
+		*(unsigned long long *)data = info->dlpi_subs;
+	return 1;
+}
+
+/* dlclose calls have ended since the last look (c: their count now): if the loader's count of
+ * unloads moved, the epoch moves (one walk, here inside operator new, not in dlclose: there
+ * the loader's lock it takes could wait for a thread of the program that waits for that
+ * dlclose) */
+static CKT_NOINLINE void note_unloads(unsigned c)
+{
+	unsigned long long now = 0;
+	dl_iterate_phdr(loader_subs, &now);
+	unsigned long long seen = atomic_load(&subs_seen);
+	if (now != seen && atomic_compare_exchange_strong(&subs_seen, &seen, now))
+		atomic_fetch_add(&unloads, 1);
+	for (unsigned m = atomic_load(&calls_checked);
+	     (int)(c - m) > 0 && !atomic_compare_exchange_weak(&calls_checked, &m, c);)
+		;
+}
+
 static CKT_NOINLINE void *local_slow(int i, uintptr_t ra)
 {
 	/* read first: a dlclose during the walk leaves the answer unkept */
 	int closing0 = atomic_load(&closing);
+	unsigned c0 = atomic_load(&dlclose_calls);
+	if (!closing0 && c0 != atomic_load(&calls_checked))
+		note_unloads(c0);
 	unsigned e0 = atomic_load(&unloads);
 	struct scope_walk w = {.ra = ra, .self = (uintptr_t)&local_of};
 	void *fn[CKT_CXX_N] = {0};
@@ -350,7 +386,8 @@ static CKT_NOINLINE void *local_slow(int i, uintptr_t ra)
 			fn[k] = closing0 ? NULL : agreed(k, epoch_tag(e0));
 			fn[k] = fn[k] ? fn[k] : fallback_of(k);
 		}
-	if (w.hi && !closing0 && !atomic_load(&closing) && atomic_load(&unloads) == e0)
+	if (w.hi && !closing0 && !atomic_load(&closing) && atomic_load(&dlclose_calls) == c0 &&
+	    atomic_load(&unloads) == e0)
 		keep_row(w.lo, w.hi, fn, epoch_tag(e0));
 	return fn[i];
 }
@@ -361,6 +398,9 @@ static void *local_of(int i, uintptr_t ra)
 {
 	if (atomic_load(&closing)) /* a dlclose runs: the rows may name what it unmaps */
 		return local_slow(i, ra);
+	unsigned c = atomic_load(&dlclose_calls);
+	if (c != atomic_load_explicit(&calls_checked, memory_order_relaxed))
+		note_unloads(c);
 	struct ckt_tls *t = &ckt_tls;
 	unsigned want = epoch_tag(atomic_load(&unloads));
 	int k = t->cxx_obj - 1;
@@ -395,6 +435,13 @@ static CKT_NOINLINE void *resolve(int i, uintptr_t ra)
 	int direct = dladdr(nw, &in_new) && dladdr((void *)ckt_real.malloc, &in_malloc) &&
 		     in_new.dli_fbase == in_malloc.dli_fbase && in_new.dli_fname &&
 		     !strstr(in_new.dli_fname, "/libstdc++.so");
+	/* passed on for good only to a definition that is never unloaded: a plugin built with
+	 * -static-libstdc++, opened RTLD_GLOBAL first, was kept after it was closed (SIGSEGV at
+	 * the next new); each caller's own then (LOCAL), which follows dlclose */
+	if (!direct && !lasting(nw, 1)) {
+		atomic_store_explicit(&mode, LOCAL, memory_order_release);
+		return local_of(i, ra);
+	}
 	if (direct) /* its bad_alloc's exception object is the call's own (CKT_GUARD_CXX) */
 		ckt_callout_set(CKT_OUT_CXXRT, dlsym(RTLD_DEFAULT, "__cxa_allocate_exception"));
 	atomic_store_explicit(&mode, direct ? DIRECT : PASS, memory_order_release);
@@ -553,16 +600,12 @@ CKT_EXPORT void _ZdaPvSt11align_val_tRKSt9nothrow_t(void *p, size_t al, const vo
 /* dlclose: the rows kept for LOCAL mode's calling objects (local_of) may name code it unmaps,
  * and a library loaded later at the same addresses would take them for its own (a plugin built
  * with -static-libstdc++, closed, then another opened over its addresses: the second jumped
- * into the first's code, SIGSEGV). While it runs, closing keeps the rows unused; when it
- * unloaded anything (the loader's count of unloads moved), the epoch moves, which drops them
- * all. A dlclose that unloads nothing (the library is still referenced) drops nothing. */
-static int loader_subs(struct dl_phdr_info *info, size_t size, void *data)
-{
-	if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs))
-		*(unsigned long long *)data = info->dlpi_subs;
-	return 1;
-}
-
+ * into the first's code, SIGSEGV). While it runs, closing keeps the rows unused; after it, the
+ * next LOCAL call looks whether anything was unloaded (note_unloads), and if so the epoch
+ * moves, which drops them all. A dlclose that unloads nothing drops nothing. Nothing here takes
+ * a lock: a dlclose that unloads nothing takes only the loader's load lock in glibc. The
+ * counts are set right by a cleanup when the call is left by unwinding (a destructor
+ * cancelled), and after a fork by ckt_cxx_after_fork_child. */
 typedef int dlclose_fn(void *);
 static dlclose_fn *_Atomic real_dlclose_p;
 
@@ -588,6 +631,15 @@ static dlclose_fn *real_dlclose(void)
 	return f;
 }
 
+static void close_done(int *armed)
+{
+	if (*armed) {
+		atomic_fetch_add(&dlclose_calls, 1);
+		ckt_tls.dlclose_depth--;
+		atomic_fetch_sub(&closing, 1);
+	}
+}
+
 CKT_EXPORT int dlclose(void *handle)
 {
 	dlclose_fn *f = real_dlclose();
@@ -595,15 +647,14 @@ CKT_EXPORT int dlclose(void *handle)
 		errno = EINVAL;
 		return -1;
 	}
-	unsigned long long before = 0, after = 0;
 	atomic_fetch_add(&closing, 1);
-	dl_iterate_phdr(loader_subs, &before);
-	int r = f(handle);
-	int e = errno;
-	dl_iterate_phdr(loader_subs, &after);
-	if (after != before)
-		atomic_fetch_add(&unloads, 1);
-	atomic_fetch_sub(&closing, 1);
-	errno = e;
-	return r;
+	ckt_tls.dlclose_depth++;
+	int armed __attribute__((cleanup(close_done))) = 1;
+	return f(handle);
+}
+
+/* (ckt.h) in a forked child: only the forking thread's own dlclose calls are still running */
+void ckt_cxx_after_fork_child(void)
+{
+	atomic_store(&closing, ckt_tls.dlclose_depth);
 }

@@ -21,6 +21,9 @@
  * libcxxplug_static2.so (another build, its operator new 64 KiB further in), which the loader
  * maps over addresses the first had; prints "ok" for each (answers kept for the first must
  * not serve the second).
+ * With "globalfirst": opens libcxxplug_static.so RTLD_GLOBAL (its own operator new then follows
+ * the tracer's in the global scope), runs it and closes it, then runs libcxxplug.so RTLD_LOCAL:
+ * "ok ok" (the first's new, kept for good, was called after it was gone: SIGSEGV).
  * With "many": opens libcxxmany.so, whose DT_NEEDED names 40 C libraries ahead of libstdc++,
  * and prints cxx_use and cxx_oom: "7 1" (libstdc++'s new found past them). */
 #include <sys/mman.h>
@@ -104,6 +107,18 @@ int main(int argc, char **argv)
 		}
 		printf("\n");
 		return 0;
+	}
+	if (argc > 1 && !strcmp(argv[1], "globalfirst")) {
+		void *h = open_beside(argv[0], "libcxxplug_static.so", RTLD_GLOBAL);
+		int (*plug_run)(void) = h ? (int (*)(void))dlsym(h, "plug_run") : NULL;
+		if (!plug_run)
+			return 2;
+		printf("cxxlocal: globalfirst %s", plug_run() == 0 ? "ok" : "bad");
+		fflush(stdout);
+		dlclose(h);
+		int bad = run(argv[0], "libcxxplug.so", RTLD_LOCAL);
+		printf("\n");
+		return bad;
 	}
 	if (argc > 1 && !strcmp(argv[1], "many")) {
 		void *h = open_beside(argv[0], "libcxxmany.so", RTLD_LOCAL);

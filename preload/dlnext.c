@@ -1,0 +1,44 @@
+/* dlnext.c: lookups through glibc's own dlsym (see ckt.h: ckt_next). The tracer exports a dlsym
+ * of its own (hooks_cuda.c), and a library preloaded ahead of it may replace dlsym too; a call
+ * of dlsym from the tracer binds to the first of them. glibc's is found with dlvsym, by
+ * version (dlvsym is not interposed), and called from here, so that RTLD_NEXT means "after
+ * the tracer". */
+#include "ckt.h"
+
+#include <dlfcn.h>
+
+typedef void *dlsym_fn(void *, const char *);
+static dlsym_fn *_Atomic real_dlsym_p;
+
+void *ckt_real_dlsym(void)
+{
+	dlsym_fn *f = atomic_load_explicit(&real_dlsym_p, memory_order_acquire);
+	if (CKT_LIKELY(f != NULL))
+		return (void *)f;
+	/* RTLD_NEXT from here is the C library */
+	f = (dlsym_fn *)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
+	if (!f)
+		f = (dlsym_fn *)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
+	if (!f)
+		f = (dlsym_fn *)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.17"); /* aarch64's first version */
+	atomic_store_explicit(&real_dlsym_p, f, memory_order_release);
+	return (void *)f;
+}
+
+/* The calls below are not tail calls (the empty asm after each): glibc's dlsym takes the
+ * object RTLD_NEXT is relative to from its return address, which must be in the tracer. */
+void *ckt_sym(void *handle, const char *name)
+{
+	dlsym_fn *ds = (dlsym_fn *)ckt_real_dlsym();
+	void *r = ds ? ds(handle, name) : NULL;
+	__asm__ volatile("" ::: "memory");
+	return r;
+}
+
+void *ckt_next(const char *name)
+{
+	dlsym_fn *ds = (dlsym_fn *)ckt_real_dlsym();
+	void *r = ds ? ds(RTLD_NEXT, name) : NULL;
+	__asm__ volatile("" ::: "memory");
+	return r;
+}
