@@ -190,6 +190,7 @@ static void keep_row(uintptr_t lo, uintptr_t hi, void *const *fn, unsigned want)
 		unsigned t = atomic_load_explicit(&rows[k].tag, memory_order_relaxed);
 		if (t == want || (t & 1) || !atomic_compare_exchange_strong(&rows[k].tag, &t, 1))
 			continue;
+		atomic_thread_fence(memory_order_release); /* the odd tag before the data (seqlock) */
 		atomic_store_explicit(&rows[k].lo, lo, memory_order_relaxed);
 		atomic_store_explicit(&rows[k].hi, hi, memory_order_relaxed);
 		for (int j = 0; j < CKT_CXX_N; j++)
