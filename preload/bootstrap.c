@@ -534,6 +534,7 @@ __attribute__((constructor(101))) static void ckt_init(void)
 	 * checks, an existing file) must not show there */
 	int saved_errno = errno;
 	atomic_store(&ckt_init_ran, 1);
+	ckt_cxx_startup(); /* before anything the program runs can dlopen */
 	if (atomic_load(&ckt_boot_state) == 0)
 		ckt_bootstrap();
 	ckt_tls.guard++;

@@ -77,6 +77,8 @@ void *ckt_sym(void *handle, const char *name);
 void *ckt_real_dlsym(void); /* glibc's dlsym itself */
 /* hooks_cxx.c: in a forked child, the count of dlclose calls running is the forking thread's */
 void ckt_cxx_after_fork_child(void);
+/* hooks_cxx.c: counts the objects loaded at startup (called as the tracer starts) */
+void ckt_cxx_startup(void);
 
 /* ---- elfsym.c: definitions read from loaded objects' dynamic symbol tables in memory ---- */
 /* A loaded object's dynamic section, as the loader left it in memory. */

@@ -133,8 +133,9 @@ static void *fallback_of(int i)
  *
  * A form no object of the caller's scope defines (the return address is the caller's caller
  * when new was reached by a tail call, from C code; code outside every object) gets the one
- * every calling object agrees on, when it lies in libstdc++ or libc++ (never unloaded), else
- * the malloc family's stand-in.
+ * every calling object agrees on, when it lies in an object that is never unloaded (loaded at
+ * startup, or the C++ runtime's own library: see find_runtime), else the malloc family's
+ * stand-in.
  *
  * The answers are kept per calling object in CKT_CXX_OBJS rows, found by the object's span:
  * the thread's last one first (one index in its TLS), then a scan. A row is valid in one epoch
@@ -260,40 +261,62 @@ static int search(const struct ckt_dynobj *o, void **fn, int left)
 }
 
 /* is f in the C++ runtime's own library (libstdc++ or libc++, never unloaded)? */
+/* The objects loaded at startup (the program, its DT_NEEDED closure, the preloads): the first
+ * startup_objects in load order, counted as the tracer starts (ckt_cxx_startup); never
+ * unloaded. */
+static int startup_objects;
+
+static int count_objects(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)info;
+	(void)size;
+	++*(int *)data;
+	return 0;
+}
+
+void ckt_cxx_startup(void)
+{
+	int n = 0;
+	dl_iterate_phdr(count_objects, &n);
+	startup_objects = n;
+}
+
 struct runtime_q {
 	uintptr_t f;
-	int yes, first, main_too;
+	int yes, index, startup;
 };
 
-/* q->yes: q->f lies in libstdc++ or libc++ (with q->main_too: or in the program itself, the
- * first object), objects that are never unloaded */
+/* q->yes: q->f lies in an object that is never unloaded: with q->startup one loaded at
+ * startup, or the C++ runtime's own library (libstdc++, LLVM's libc++ or its libc++abi, which
+ * defines operator new there, Android's libc++_shared: their unique symbols keep them loaded) */
 static int find_runtime(struct dl_phdr_info *info, size_t size, void *data)
 {
+	static const char *const runtimes[] = {"libstdc++.so", "libc++.so", "libc++abi.so", "libc++_shared.so"};
 	struct runtime_q *q = data;
 	struct ckt_dynobj o;
 	uintptr_t lo, hi;
-	int holds, first = !q->first++;
+	int holds, index = q->index++;
 	(void)size;
 	ckt_span_of(info, &lo, &hi, &holds, q->f);
 	if (!holds)
 		return 0;
-	q->yes = (q->main_too && first) ||
-		 (ckt_dynobj_of(info, &o) && o.soname &&
-		  (!strncmp(o.soname, "libstdc++.so", 12) || !strncmp(o.soname, "libc++.so", 9)));
+	q->yes = q->startup && index < startup_objects;
+	for (unsigned k = 0; !q->yes && k < sizeof(runtimes) / sizeof(runtimes[0]); k++)
+		q->yes = ckt_dynobj_of(info, &o) && o.soname && !strncmp(o.soname, runtimes[k], strlen(runtimes[k]));
 	return 1;
 }
 
-static int lasting(void *f, int main_too)
+static int lasting(void *f, int startup)
 {
-	struct runtime_q q = {(uintptr_t)f, 0, 0, main_too};
+	struct runtime_q q = {(uintptr_t)f, 0, 0, startup};
 	if (f)
 		dl_iterate_phdr(find_runtime, &q);
 	return q.yes;
 }
 
 /* The answer for form i that every calling object of this epoch with one agrees on, if it lies
- * in libstdc++ or libc++; else NULL. Lent to a caller outside the object's scope, so only from
- * a library that is never unloaded. */
+ * in an object that is never unloaded; else NULL. Lent to a caller outside the object's scope,
+ * so only from such an object. */
 static void *agreed(int i, unsigned want)
 {
 	int n = atomic_load_explicit(&n_rows, memory_order_acquire);
@@ -310,7 +333,7 @@ static void *agreed(int i, unsigned want)
 			return NULL;
 		f = g;
 	}
-	return lasting(f, 0) ? f : NULL;
+	return lasting(f, 1) ? f : NULL;
 }
 
 /* A DT_NEEDED list to follow: what ckt_dynobj_of found that the walk needs (the queue is on the
@@ -338,9 +361,15 @@ static CKT_NOINLINE void note_unloads(unsigned c)
 {
 	unsigned long long now = 0;
 	dl_iterate_phdr(loader_subs, &now);
+	/* the epoch first, then the count seen: a thread that finds the count seen already moved
+	 * finds the epoch moved too (two threads may both move it: harmless); the count only
+	 * goes forward */
 	unsigned long long seen = atomic_load(&subs_seen);
-	if (now != seen && atomic_compare_exchange_strong(&subs_seen, &seen, now))
+	if (now > seen) {
 		atomic_fetch_add(&unloads, 1);
+		while (now > seen && !atomic_compare_exchange_weak(&subs_seen, &seen, now))
+			;
+	}
 	for (unsigned m = atomic_load(&calls_checked);
 	     (int)(c - m) > 0 && !atomic_compare_exchange_weak(&calls_checked, &m, c);)
 		;
@@ -436,9 +465,9 @@ static CKT_NOINLINE void *resolve(int i, uintptr_t ra)
 	int direct = dladdr(nw, &in_new) && dladdr((void *)ckt_real.malloc, &in_malloc) &&
 		     in_new.dli_fbase == in_malloc.dli_fbase && in_new.dli_fname &&
 		     !strstr(in_new.dli_fname, "/libstdc++.so");
-	/* passed on for good only to a definition that is never unloaded: a plugin built with
-	 * -static-libstdc++, opened RTLD_GLOBAL first, was kept after it was closed (SIGSEGV at
-	 * the next new); each caller's own then (LOCAL), which follows dlclose */
+	/* passed on for good only to a definition that is never unloaded (find_runtime): a plugin
+	 * built with -static-libstdc++, opened RTLD_GLOBAL first, was kept after it was closed
+	 * (SIGSEGV at the next new); each caller's own then (LOCAL), which follows dlclose */
 	if (!direct && !lasting(nw, 1)) {
 		atomic_store_explicit(&mode, LOCAL, memory_order_release);
 		return local_of(i, ra);
@@ -657,5 +686,8 @@ CKT_EXPORT int dlclose(void *handle)
 /* (ckt.h) in a forked child: only the forking thread's own dlclose calls are still running */
 void ckt_cxx_after_fork_child(void)
 {
+	/* another thread's dlclose, cut short here, may have unloaded something already */
+	if (atomic_load(&closing) != ckt_tls.dlclose_depth)
+		atomic_fetch_add(&unloads, 1);
 	atomic_store(&closing, ckt_tls.dlclose_depth);
 }
