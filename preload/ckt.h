@@ -74,7 +74,10 @@ void ckt_config_each(void (*fn)(const char *name, const char *value, void *arg),
  * found with dlvsym, by version, and called from here. */
 void *ckt_next(const char *name);
 void *ckt_sym(void *handle, const char *name);
-void *ckt_real_dlsym(void); /* glibc's dlsym itself */
+typedef void *ckt_dlsym_fn(void *, const char *);
+ckt_dlsym_fn *ckt_real_dlsym(void); /* glibc's dlsym itself */
+/* glibc's own definition of one of its dl* functions (name), by version, never an interposer's */
+void *ckt_glibc_next(const char *name);
 /* hooks_cxx.c: in a forked child, the count of dlclose calls running is the forking thread's */
 void ckt_cxx_after_fork_child(void);
 /* hooks_cxx.c: counts the objects loaded at startup (called as the tracer starts) */

@@ -7,29 +7,35 @@
 
 #include <dlfcn.h>
 
-typedef void *dlsym_fn(void *, const char *);
+typedef ckt_dlsym_fn dlsym_fn;
 static dlsym_fn *_Atomic real_dlsym_p;
 
-void *ckt_real_dlsym(void)
+void *ckt_glibc_next(const char *name)
+{
+	/* the versions glibc gave its dl* functions: 2.34 moved them into libc; x86_64's first,
+	 * aarch64's first. RTLD_NEXT from here is the C library */
+	static const char *const versions[] = {"GLIBC_2.34", "GLIBC_2.2.5", "GLIBC_2.17"};
+	void *f = NULL;
+	for (unsigned k = 0; !f && k < sizeof(versions) / sizeof(versions[0]); k++)
+		f = dlvsym(RTLD_NEXT, name, versions[k]);
+	return f;
+}
+
+ckt_dlsym_fn *ckt_real_dlsym(void)
 {
 	dlsym_fn *f = atomic_load_explicit(&real_dlsym_p, memory_order_acquire);
 	if (CKT_LIKELY(f != NULL))
-		return (void *)f;
-	/* RTLD_NEXT from here is the C library */
-	f = (dlsym_fn *)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
-	if (!f)
-		f = (dlsym_fn *)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
-	if (!f)
-		f = (dlsym_fn *)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.17"); /* aarch64's first version */
+		return f;
+	f = (dlsym_fn *)ckt_glibc_next("dlsym");
 	atomic_store_explicit(&real_dlsym_p, f, memory_order_release);
-	return (void *)f;
+	return f;
 }
 
 /* The calls below are not tail calls (the empty asm after each): glibc's dlsym takes the
  * object RTLD_NEXT is relative to from its return address, which must be in the tracer. */
 void *ckt_sym(void *handle, const char *name)
 {
-	dlsym_fn *ds = (dlsym_fn *)ckt_real_dlsym();
+	dlsym_fn *ds = ckt_real_dlsym();
 	void *r = ds ? ds(handle, name) : NULL;
 	__asm__ volatile("" ::: "memory");
 	return r;
@@ -37,7 +43,7 @@ void *ckt_sym(void *handle, const char *name)
 
 void *ckt_next(const char *name)
 {
-	dlsym_fn *ds = (dlsym_fn *)ckt_real_dlsym();
+	dlsym_fn *ds = ckt_real_dlsym();
 	void *r = ds ? ds(RTLD_NEXT, name) : NULL;
 	__asm__ volatile("" ::: "memory");
 	return r;

@@ -180,8 +180,7 @@ static void warn_once(atomic_int *flag, const char *a, const char *b, const char
 }
 
 /* ---- the real dlsym: dlnext.c ---- */
-typedef void *dlsym_fn(void *, const char *);
-#define real_dlsym() ((dlsym_fn *)ckt_real_dlsym())
+typedef ckt_dlsym_fn dlsym_fn;
 
 static void set_real(int w, void *p)
 {
@@ -244,7 +243,7 @@ static void *_Atomic cuda_handle;
  * through the driver's own cuGetProcAddress (base name, CUDA version ver, flags). */
 static void *find_driver_fn(const char *name, const char *base, int ver, unsigned long long flags)
 {
-	dlsym_fn *ds = real_dlsym();
+	dlsym_fn *ds = ckt_real_dlsym();
 	void *p = NULL, *h = atomic_load(&cuda_handle);
 	if (!ds)
 		return NULL;
@@ -722,7 +721,7 @@ void *ckt_cuda_dlsym_route(const char *name, void *handle)
 {
 	if (handle != RTLD_NEXT && tracked_index(name) >= 0)
 		return (void *)dlsym_tracked;
-	return (void *)real_dlsym();
+	return (void *)ckt_real_dlsym();
 }
 
 /* For a tracked name in a handle or RTLD_DEFAULT (not RTLD_NEXT: see above): the driver's
@@ -733,7 +732,7 @@ void *ckt_cuda_dlsym_route(const char *name, void *handle)
 static void *dlsym_tracked(void *handle, const char *name)
 {
 	int w = tracked_index(name);
-	dlsym_fn *ds = real_dlsym();
+	dlsym_fn *ds = ckt_real_dlsym();
 	if (!ds || w < 0)
 		return NULL;
 	void *p = ds(handle, name);

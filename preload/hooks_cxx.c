@@ -260,7 +260,6 @@ static int search(const struct ckt_dynobj *o, void **fn, int left)
 	return left;
 }
 
-/* is f in the C++ runtime's own library (libstdc++ or libc++, never unloaded)? */
 /* The objects loaded at startup (the program, its DT_NEEDED closure, the preloads): the first
  * startup_objects in load order, counted as the tracer starts (ckt_cxx_startup); never
  * unloaded. */
@@ -283,11 +282,11 @@ void ckt_cxx_startup(void)
 
 struct runtime_q {
 	uintptr_t f;
-	int yes, index, startup;
+	int yes, index;
 };
 
-/* q->yes: q->f lies in an object that is never unloaded: with q->startup one loaded at
- * startup, or the C++ runtime's own library (libstdc++, LLVM's libc++ or its libc++abi, which
+/* q->yes: q->f lies in an object that is never unloaded: one loaded at startup, or the C++
+ * runtime's own library (libstdc++, LLVM's libc++ or its libc++abi, which
  * defines operator new there, Android's libc++_shared: their unique symbols keep them loaded) */
 static int find_runtime(struct dl_phdr_info *info, size_t size, void *data)
 {
@@ -300,15 +299,16 @@ static int find_runtime(struct dl_phdr_info *info, size_t size, void *data)
 	ckt_span_of(info, &lo, &hi, &holds, q->f);
 	if (!holds)
 		return 0;
-	q->yes = q->startup && index < startup_objects;
-	for (unsigned k = 0; !q->yes && k < sizeof(runtimes) / sizeof(runtimes[0]); k++)
-		q->yes = ckt_dynobj_of(info, &o) && o.soname && !strncmp(o.soname, runtimes[k], strlen(runtimes[k]));
+	q->yes = index < startup_objects;
+	int named = !q->yes && ckt_dynobj_of(info, &o) && o.soname;
+	for (unsigned k = 0; named && !q->yes && k < sizeof(runtimes) / sizeof(runtimes[0]); k++)
+		q->yes = !strncmp(o.soname, runtimes[k], strlen(runtimes[k]));
 	return 1;
 }
 
-static int lasting(void *f, int startup)
+static int lasting(void *f)
 {
-	struct runtime_q q = {(uintptr_t)f, 0, 0, startup};
+	struct runtime_q q = {(uintptr_t)f, 0, 0};
 	if (f)
 		dl_iterate_phdr(find_runtime, &q);
 	return q.yes;
@@ -333,7 +333,7 @@ static void *agreed(int i, unsigned want)
 			return NULL;
 		f = g;
 	}
-	return lasting(f, 1) ? f : NULL;
+	return lasting(f) ? f : NULL;
 }
 
 /* A DT_NEEDED list to follow: what ckt_dynobj_of found that the walk needs (the queue is on the
@@ -468,7 +468,7 @@ static CKT_NOINLINE void *resolve(int i, uintptr_t ra)
 	/* passed on for good only to a definition that is never unloaded (find_runtime): a plugin
 	 * built with -static-libstdc++, opened RTLD_GLOBAL first, was kept after it was closed
 	 * (SIGSEGV at the next new); each caller's own then (LOCAL), which follows dlclose */
-	if (!direct && !lasting(nw, 1)) {
+	if (!direct && !lasting(nw)) {
 		atomic_store_explicit(&mode, LOCAL, memory_order_release);
 		return local_of(i, ra);
 	}
@@ -646,12 +646,8 @@ CKT_EXPORT int dlclose(void *handle);
 static dlclose_fn *real_dlclose(void)
 {
 	dlclose_fn *f = atomic_load_explicit(&real_dlclose_p, memory_order_acquire);
-	static const char *const versions[] = {"GLIBC_2.34", "GLIBC_2.2.5", "GLIBC_2.17"};
-	for (unsigned k = 0; !f && k < sizeof(versions) / sizeof(versions[0]); k++) {
-		f = (dlclose_fn *)dlvsym(RTLD_NEXT, "dlclose", versions[k]);
-		if (f == dlclose)
-			f = NULL;
-	}
+	if (!f)
+		f = (dlclose_fn *)ckt_glibc_next("dlclose");
 	if (!f)
 		f = (dlclose_fn *)ckt_elf_lookup_in("libc.so.6", "dlclose");
 	if (f == dlclose)

@@ -86,17 +86,9 @@ static int add_module(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	(void)size;
 	struct build *b = arg;
-	uintptr_t lo = UINTPTR_MAX, hi = 0;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type != PT_LOAD)
-			continue;
-		uintptr_t a = info->dlpi_addr + ph->p_vaddr;
-		if (a < lo)
-			lo = a;
-		if (a + ph->p_memsz > hi)
-			hi = a + ph->p_memsz;
-	}
+	uintptr_t lo, hi;
+	int holds;
+	ckt_span_of(info, &lo, &hi, &holds, 0);
 	if (hi <= lo)
 		return 0;
 	const char *path = info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name : exe_path();
