@@ -134,10 +134,115 @@ static void test_slot_size(void **state)
 	assert_int_equal(ckt_slot_request(&s), 100);
 }
 
+/* The merge against a second implementation: every event of every ring sorted by time (all
+ * stamps distinct), replayed one by one. Random rings over several flushes, spans from a few
+ * nanoseconds to hours (the buckets' width), heap shapes that climb, hover under the peak and
+ * fall; the merge reads only where its bound reaches the peak, so a wrong bound shows here as a
+ * wrong peak. */
+struct oev {
+	uint64_t ts;
+	int64_t d;
+};
+
+static int oev_cmp(const void *x, const void *y)
+{
+	const struct oev *a = x, *b = y;
+	return a->ts < b->ts ? -1 : a->ts > b->ts;
+}
+
+static uint64_t rnd_state = 88172645463325252ull;
+static uint64_t rnd(void)
+{
+	rnd_state ^= rnd_state << 13;
+	rnd_state ^= rnd_state >> 7;
+	rnd_state ^= rnd_state << 17;
+	return rnd_state;
+}
+
+#define ORINGS 9
+static void test_merge_oracle(void **state)
+{
+	(void)state;
+	struct ckt_ring *r[ORINGS];
+	for (int i = 0; i < ORINGS; i++)
+		r[i] = ring_new();
+	size_t cap = 40000;
+	struct oev *o = malloc(cap * sizeof(*o));
+	assert_non_null(o);
+	for (int round = 0; round < 300; round++) {
+		memset(&ckt_summary, 0, sizeof(ckt_summary));
+		int64_t heap = 0, peak = 0;
+		uint64_t events = 0, rss = 0, ts_next = 1000;
+		int nr = 1 + (int)(rnd() % ORINGS);
+		uint64_t step = (uint64_t)1 << (rnd() % 40); /* the time between events */
+		for (int flush = 0; flush < 6; flush++) {
+			uint64_t h[ORINGS] = { 0 };
+			int64_t live[ORINGS] = { 0 }; /* per ring, so frees never exceed allocations */
+			size_t no = 0;
+			int n = (int)(rnd() % 3000);
+			int bias = (int)(rnd() % 3); /* 0 climb, 1 hover, 2 fall */
+			for (int e = 0; e < n && no + 2 < cap; e++) {
+				int i = (int)(rnd() % (uint64_t)nr);
+				uint64_t ts = ts_next;
+				ts_next += 1 + rnd() % step;
+				int k = (int)(rnd() % 16);
+				uint64_t size = 1 + rnd() % 5000, slack = rnd() % 24;
+				int64_t d = 0;
+				events++;
+				if (k < 7 - 2 * bias || live[i] <= 0) {
+					put(r[i], &h[i], CKT_EV_ALLOC, CKT_FN_MALLOC, ts, 0x1000 + e, sz(size, size + slack));
+					d = (int64_t)(size + slack);
+				} else if (k < 12) {
+					uint64_t u = 1 + rnd() % (uint64_t)live[i];
+					put(r[i], &h[i], CKT_EV_FREE, 0, ts, 0x1000 + e, u);
+					d = -(int64_t)u;
+				} else if (k == 12) {
+					uint64_t u = 1 + rnd() % (uint64_t)live[i];
+					put(r[i], &h[i], CKT_EV_REALLOC, 0, ts, 0x1000 + e, sz(size, size + slack));
+					put(r[i], &h[i], CKT_EV_EXT, 0, ts_next++, 0x900000 + e, u);
+					d = (int64_t)(size + slack) - (int64_t)u;
+				} else if (k == 13) {
+					int64_t a = (int64_t)(rnd() % 100000) - (bias == 2 ? 60000 : 40000);
+					if (a < -live[i])
+						a = -live[i];
+					put(r[i], &h[i], CKT_EV_AGG, 0, ts, (uint64_t)a, 1);
+					d = a;
+				} else if (k == 14) {
+					uint64_t v = rnd() % 1000000;
+					put(r[i], &h[i], CKT_EV_RSS, 0, ts, 0, v);
+					rss = v > rss ? v : rss;
+				} else {
+					/* a default-mode sample: its bytes come with AGG */
+					put(r[i], &h[i], CKT_EV_ALLOC, CKT_FN_MALLOC | CKT_FN_SAMPLED, ts, 0x7000 + e, sz(size, size));
+				}
+				live[i] += d;
+				o[no++] = (struct oev){ ts, d };
+			}
+			qsort(o, no, sizeof(*o), oev_cmp);
+			for (size_t j = 0; j < no; j++) {
+				heap += o[j].d;
+				peak = heap > peak ? heap : peak;
+			}
+			struct ckt_cursor c[ORINGS];
+			for (int i = 0; i < nr; i++)
+				c[i] = (struct ckt_cursor){ r[i], 0, h[i], CKT_RING_LIVE };
+			ckt_summary_merge(c, (size_t)nr);
+			assert_int_equal(ckt_summary.heap, heap);
+			assert_int_equal(ckt_summary.peak_heap, peak);
+			assert_int_equal(ckt_summary.events, events);
+			assert_int_equal(ckt_summary.peak_rss, rss);
+		}
+	}
+	free(o);
+	for (int i = 0; i < ORINGS; i++)
+		free(r[i]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_usable_totals),
+		cmocka_unit_test(test_merge_oracle),
 		cmocka_unit_test(test_default_mode),
 		cmocka_unit_test(test_slot_size),
 	};
