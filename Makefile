@@ -97,6 +97,11 @@ $(B)/tests/test_summary: tests/unit/test_summary.c $(B)/preload/summary.o $(B)/p
 	$(call msg,CC,$@)$(CC) $(RD_CFLAGS) -Ipreload -Itests/unit -o $@ $< $(B)/preload/summary.o \
 		$(B)/preload/log.o $(B)/preload/ownmaps.o -lcmocka
 
+# glibc's dl* functions by version
+$(B)/tests/test_dlnext: tests/unit/test_dlnext.c $(B)/preload/dlnext.o $(B)/.flags
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$@)$(CC) $(RD_CFLAGS) -Ipreload -Itests/unit -o $@ $< $(B)/preload/dlnext.o -lcmocka
+
 # the default mode's sampled-pointer set and filter, with the logging it needs
 # (sample.c built again with its race points, which the library has not)
 $(B)/tests/sample_races.o: preload/sample.c $(B)/.flags

@@ -78,6 +78,8 @@ typedef void *ckt_dlsym_fn(void *, const char *);
 ckt_dlsym_fn *ckt_real_dlsym(void); /* glibc's dlsym itself */
 /* glibc's own definition of one of its dl* functions (name), by version, never an interposer's */
 void *ckt_glibc_next(const char *name);
+/* 1 when a glibc version text ("2.36") is 2.34 or later (dlnext.c) */
+int ckt_glibc_has_234(const char *v);
 /* hooks_cxx.c: in a forked child, the count of dlclose calls running is the forking thread's */
 void ckt_cxx_after_fork_child(void);
 /* hooks_cxx.c: counts the objects loaded at startup (called as the tracer starts) */

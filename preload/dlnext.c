@@ -6,15 +6,37 @@
 #include "ckt.h"
 
 #include <dlfcn.h>
+#include <gnu/libc-version.h>
+#include <stdlib.h>
 
 typedef ckt_dlsym_fn dlsym_fn;
 static dlsym_fn *_Atomic real_dlsym_p;
 
+/* 1 when the C library running is glibc 2.34 or later (the dl* functions moved into libc, with
+ * that version), from its version text ("2.36"); see ckt_glibc_next */
+int ckt_glibc_has_234(const char *v)
+{
+	char *end;
+	unsigned long major = strtoul(v, &end, 10), minor = 0;
+	if (*end == '.')
+		minor = strtoul(end + 1, NULL, 10);
+	return major > 2 || (major == 2 && minor >= 34);
+}
+
 void *ckt_glibc_next(const char *name)
 {
-	/* the versions glibc gave its dl* functions: 2.34 moved them into libc; x86_64's first,
-	 * aarch64's first. RTLD_NEXT from here is the C library */
-	static const char *const versions[] = {"GLIBC_2.34", "GLIBC_2.2.5", "GLIBC_2.17"};
+	/* the versions glibc gave its dl* functions: 2.34 moved them into libc; before, x86_64's
+	 * first, aarch64's first. The one this glibc has goes first: a dlvsym that finds nothing
+	 * allocates its error message, and this runs in bootstrap, maybe inside an allocator's
+	 * initialization (see ckt_glibc_version in bootstrap.c). RTLD_NEXT from here is the C
+	 * library (or, before 2.34, libdl) */
+#if defined(__aarch64__)
+	const char *base = "GLIBC_2.17";
+#else
+	const char *base = "GLIBC_2.2.5";
+#endif
+	int has = ckt_glibc_has_234(gnu_get_libc_version());
+	const char *const versions[] = {has ? "GLIBC_2.34" : base, has ? base : "GLIBC_2.34"};
 	void *f = NULL;
 	for (unsigned k = 0; !f && k < sizeof(versions) / sizeof(versions[0]); k++)
 		f = dlvsym(RTLD_NEXT, name, versions[k]);
