@@ -303,16 +303,17 @@ static void take_event(struct pos *p, int all)
 	p->t += cnt;
 }
 
-/* Merges, in time order, the events stamped in [lo, hi) that follow each ring's position in
- * `at` (the rings' earlier events are passed over), and moves the positions past them. */
-static void merge_range(size_t n, uint64_t lo, uint64_t hi, int all)
+/* Merges, in time order, the events stamped in [lo, hi) (no upper end when open) that follow
+ * each ring's position in `at` (the rings' earlier events are passed over), and moves the
+ * positions past them. */
+static void merge_range(size_t n, uint64_t lo, uint64_t hi, int open, int all)
 {
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++) {
 		struct pos *p = &at[i];
 		while (p->t < p->h && slot_at(p, p->t)->ts < lo)
 			p->t += ckt_slot_count(slot_at(p, p->t)->type);
-		if (p->t < p->h && (p->ts = slot_at(p, p->t)->ts) < hi)
+		if (p->t < p->h && ((p->ts = slot_at(p, p->t)->ts) < hi || open))
 			heap[k++] = *p;
 	}
 	for (size_t i = k; i-- > 0;)
@@ -320,7 +321,7 @@ static void merge_range(size_t n, uint64_t lo, uint64_t hi, int all)
 	while (k) {
 		struct pos *top = &heap[0];
 		take_event(top, all);
-		if (top->t < top->h && (top->ts = slot_at(top, top->t)->ts) < hi) {
+		if (top->t < top->h && ((top->ts = slot_at(top, top->t)->ts) < hi || open)) {
 			sift_down(k, 0);
 			continue;
 		}
@@ -358,13 +359,20 @@ void ckt_summary_merge(const struct ckt_cursor *c, size_t n)
 		if (c[i].t >= c[i].h)
 			continue;
 		struct pos p = {c[i].ring, c[i].t, c[i].h, 0, ckt_ring_mask(c[i].ring), m};
-		uint64_t first = slot_at(&p, p.t)->ts, last = slot_at(&p, p.h - 1)->ts;
+		/* the last event's own stamp: an EXT slot holds an "after" stamp, or 0 (CUDA_ALLOC,
+		 * CUDA_MAP) */
+		const struct ckt_slot *ls = slot_at(&p, p.h - 1);
+		if (ls->type == CKT_EV_EXT && p.h - 1 > p.t)
+			ls = slot_at(&p, p.h - 2);
+		uint64_t first = slot_at(&p, p.t)->ts, last = ls->ts;
 		lo = first < lo ? first : lo;
 		hi = last > hi ? last : hi;
 		at[m++] = p;
 	}
 	if (!m)
 		return;
+	if (hi < lo) /* a ring that ends on CUDA_DEVICE (stamped 0): the last bucket is open */
+		hi = lo;
 	unsigned shift = 0;
 	while (shift < 63 && (hi - lo) >> shift >= CKT_SUM_NB)
 		shift++;
@@ -375,8 +383,14 @@ void ckt_summary_merge(const struct ckt_cursor *c, size_t n)
 		const struct pos *p = &at[i];
 		size_t cur = SIZE_MAX;
 		int64_t run = 0, top = 0;
+		uint64_t prev = 0;
 		for (uint64_t t = p->t; t < p->h;) {
 			const struct ckt_slot *s = slot_at(p, t);
+			/* a ring out of time order (CUDA_DEVICE is stamped 0): its early event would
+			 * count in its own bucket and again in a later run; the flush merges whole */
+			if (CKT_UNLIKELY(s->ts < prev))
+				table = 1;
+			prev = s->ts;
 			unsigned cnt = ckt_slot_count(s->type);
 			const struct ckt_slot *s2 = cnt == 2 ? slot_at(p, t + 1) : NULL;
 			t += cnt;
@@ -390,8 +404,8 @@ void ckt_summary_merge(const struct ckt_cursor *c, size_t n)
 			int64_t d = change(s, s2, &table);
 			if (!d)
 				continue;
-			/* a stamp outside [lo, hi] (a ring out of time order) goes to the nearest end */
-			uint64_t ts = s->ts < lo ? lo : s->ts > hi ? hi : s->ts;
+			/* a stamp past hi (a ring that ends on CUDA_DEVICE) goes to the last bucket */
+			uint64_t ts = s->ts > hi ? hi : s->ts;
 			size_t k = (size_t)((ts - lo) >> shift);
 			if (k != cur) {
 				if (cur != SIZE_MAX) {
@@ -415,7 +429,7 @@ void ckt_summary_merge(const struct ckt_cursor *c, size_t n)
 		/* the whole flush by time, as the table needs */
 		for (size_t k = kmin; k <= kmax && k < CKT_SUM_NB; k++)
 			b_net[k] = b_up[k] = 0;
-		merge_range(m, 0, UINT64_MAX, 1);
+		merge_range(m, 0, 0, 1, 1);
 		return;
 	}
 	ckt_summary.events += events;
@@ -440,8 +454,7 @@ void ckt_summary_merge(const struct ckt_cursor *c, size_t n)
 			e++;
 		}
 		ckt_summary.heap = heap_at;
-		merge_range(m, lo + ((uint64_t)k << shift),
-			    e > kmax ? UINT64_MAX : lo + ((uint64_t)e << shift), 0);
+		merge_range(m, lo + ((uint64_t)k << shift), lo + ((uint64_t)e << shift), e > kmax, 0);
 		heap_at = end_at;
 		k = e;
 	}

@@ -138,7 +138,10 @@ static void test_slot_size(void **state)
  * stamps distinct), replayed one by one. Random rings over several flushes, spans from a few
  * nanoseconds to hours (the buckets' width), heap shapes that climb, hover under the peak and
  * fall; the merge reads only where its bound reaches the peak, so a wrong bound shows here as a
- * wrong peak. */
+ * wrong peak. Also: the events of two slots (REALLOC, MREMAP, RSS_DETAIL, and CUDA_ALLOC and
+ * CUDA_DEVICE, whose second stamp or both are 0, as the hooks write them), blocks of the table
+ * (an excess that does not fit: their free takes back the requested size), rings that start
+ * anywhere and wrap round. */
 struct oev {
 	uint64_t ts;
 	int64_t d;
@@ -160,6 +163,7 @@ static uint64_t rnd(void)
 }
 
 #define ORINGS 9
+static uint64_t tab_next;
 static void test_merge_oracle(void **state)
 {
 	(void)state;
@@ -169,15 +173,21 @@ static void test_merge_oracle(void **state)
 	size_t cap = 40000;
 	struct oev *o = malloc(cap * sizeof(*o));
 	assert_non_null(o);
-	for (int round = 0; round < 300; round++) {
+	for (int round = 0; round < 400; round++) {
 		memset(&ckt_summary, 0, sizeof(ckt_summary));
 		int64_t heap = 0, peak = 0;
 		uint64_t events = 0, rss = 0, ts_next = 1000;
 		int nr = 1 + (int)(rnd() % ORINGS);
-		uint64_t step = (uint64_t)1 << (rnd() % 40); /* the time between events */
+		uint64_t step = (uint64_t)1 << (rnd() % 44); /* the time between events */
+		int table_on = round % 4 == 3, cuda_on = round % 3 == 2;
+		/* a table block may be freed in a later flush; the table outlives the round, so
+		 * its addresses are never used twice */
+		uint64_t tab_addr[ORINGS] = { 0 }, tab_req[ORINGS] = { 0 };
+		int64_t live[ORINGS] = { 0 }; /* per ring, so frees never exceed allocations */
 		for (int flush = 0; flush < 6; flush++) {
-			uint64_t h[ORINGS] = { 0 };
-			int64_t live[ORINGS] = { 0 }; /* per ring, so frees never exceed allocations */
+			uint64_t h[ORINGS], h0[ORINGS];
+			for (int i = 0; i < nr; i++) /* anywhere in the ring, often across its end */
+				h[i] = h0[i] = rnd() % 2 ? rnd() % CKT_RING_SLOTS : CKT_RING_SLOTS - rnd() % 64;
 			size_t no = 0;
 			int n = (int)(rnd() % 3000);
 			int bias = (int)(rnd() % 3); /* 0 climb, 1 hover, 2 fall */
@@ -185,39 +195,72 @@ static void test_merge_oracle(void **state)
 				int i = (int)(rnd() % (uint64_t)nr);
 				uint64_t ts = ts_next;
 				ts_next += 1 + rnd() % step;
-				int k = (int)(rnd() % 16);
-				uint64_t size = 1 + rnd() % 5000, slack = rnd() % 24;
+				int k = (int)(rnd() % 20);
+				uint64_t size = 1 + rnd() % 5000, slack = rnd() % 24, a = 0x1000 + (uint64_t)e;
 				int64_t d = 0;
 				events++;
 				if (k < 7 - 2 * bias || live[i] <= 0) {
-					put(r[i], &h[i], CKT_EV_ALLOC, CKT_FN_MALLOC, ts, 0x1000 + e, sz(size, size + slack));
+					put(r[i], &h[i], CKT_EV_ALLOC, CKT_FN_MALLOC, ts, a, sz(size, size + slack));
 					d = (int64_t)(size + slack);
 				} else if (k < 12) {
 					uint64_t u = 1 + rnd() % (uint64_t)live[i];
-					put(r[i], &h[i], CKT_EV_FREE, 0, ts, 0x1000 + e, u);
+					put(r[i], &h[i], CKT_EV_FREE, 0, ts, a, u);
 					d = -(int64_t)u;
 				} else if (k == 12) {
 					uint64_t u = 1 + rnd() % (uint64_t)live[i];
-					put(r[i], &h[i], CKT_EV_REALLOC, 0, ts, 0x1000 + e, sz(size, size + slack));
-					put(r[i], &h[i], CKT_EV_EXT, 0, ts_next++, 0x900000 + e, u);
+					put(r[i], &h[i], CKT_EV_REALLOC, 0, ts, a, sz(size, size + slack));
+					put(r[i], &h[i], CKT_EV_EXT, 0, ts_next++, 0x900000 + a, u);
 					d = (int64_t)(size + slack) - (int64_t)u;
 				} else if (k == 13) {
-					int64_t a = (int64_t)(rnd() % 100000) - (bias == 2 ? 60000 : 40000);
-					if (a < -live[i])
-						a = -live[i];
-					put(r[i], &h[i], CKT_EV_AGG, 0, ts, (uint64_t)a, 1);
-					d = a;
+					int64_t v = (int64_t)(rnd() % 100000) - (bias == 2 ? 60000 : 40000);
+					if (v < -live[i])
+						v = -live[i];
+					put(r[i], &h[i], CKT_EV_AGG, 0, ts, (uint64_t)v, 1);
+					d = v;
 				} else if (k == 14) {
 					uint64_t v = rnd() % 1000000;
 					put(r[i], &h[i], CKT_EV_RSS, 0, ts, 0, v);
 					rss = v > rss ? v : rss;
+				} else if (k == 15) {
+					uint64_t v = rnd() % 1000000; /* VmHWM */
+					put(r[i], &h[i], CKT_EV_RSS_DETAIL, 0, ts, v, v / 2);
+					put(r[i], &h[i], CKT_EV_EXT, 0, ts, 0, 0);
+					rss = v > rss ? v : rss;
+				} else if (k == 16) {
+					put(r[i], &h[i], CKT_EV_MREMAP, 0, ts, a << 12, 4096);
+					put(r[i], &h[i], CKT_EV_EXT, 0, ts_next++, (a + 1) << 12, 8192);
+				} else if (k == 17 && cuda_on) {
+					/* second stamp 0; CUDA_DEVICE both (before its first allocation) */
+					if (rnd() % 4 == 0) {
+						put(r[i], &h[i], CKT_EV_CUDA_DEVICE, 0, 0, 0, 0);
+						put(r[i], &h[i], CKT_EV_EXT, 0, 0, 0, 0);
+						events++;
+					}
+					put(r[i], &h[i], CKT_EV_CUDA_ALLOC, 0, ts, a << 20, size);
+					put(r[i], &h[i], CKT_EV_EXT, 0, 0, 1, 0);
+				} else if (k == 18 && table_on && !tab_addr[i]) {
+					/* an excess that does not fit: the table keeps the requested size */
+					tab_addr[i] = 0x5000000 + tab_next++;
+					tab_req[i] = size;
+					put(r[i], &h[i], CKT_EV_ALLOC, CKT_FN_MEMALIGN, ts, tab_addr[i], sz(size, size + 70000));
+					d = (int64_t)size;
+				} else if (k == 19 && tab_addr[i]) {
+					put(r[i], &h[i], CKT_EV_FREE, 0, ts, tab_addr[i], tab_req[i] + 70000);
+					d = -(int64_t)tab_req[i];
+					tab_addr[i] = 0;
 				} else {
 					/* a default-mode sample: its bytes come with AGG */
-					put(r[i], &h[i], CKT_EV_ALLOC, CKT_FN_MALLOC | CKT_FN_SAMPLED, ts, 0x7000 + e, sz(size, size));
+					put(r[i], &h[i], CKT_EV_ALLOC, CKT_FN_MALLOC | CKT_FN_SAMPLED, ts, 0x7000 + a, sz(size, size));
 				}
 				live[i] += d;
 				o[no++] = (struct oev){ ts, d };
 			}
+			if (cuda_on && rnd() % 2) /* every ring ends on a second slot stamped 0 */
+				for (int i = 0; i < nr; i++) {
+					put(r[i], &h[i], CKT_EV_CUDA_ALLOC, 0, ts_next++, 0x7f0000000000ull, 4096);
+					put(r[i], &h[i], CKT_EV_EXT, 0, 0, 1, 0);
+					events++;
+				}
 			qsort(o, no, sizeof(*o), oev_cmp);
 			for (size_t j = 0; j < no; j++) {
 				heap += o[j].d;
@@ -225,7 +268,7 @@ static void test_merge_oracle(void **state)
 			}
 			struct ckt_cursor c[ORINGS];
 			for (int i = 0; i < nr; i++)
-				c[i] = (struct ckt_cursor){ r[i], 0, h[i], CKT_RING_LIVE };
+				c[i] = (struct ckt_cursor){ r[i], h0[i], h[i], CKT_RING_LIVE };
 			ckt_summary_merge(c, (size_t)nr);
 			assert_int_equal(ckt_summary.heap, heap);
 			assert_int_equal(ckt_summary.peak_heap, peak);
@@ -238,11 +281,71 @@ static void test_merge_oracle(void **state)
 		free(r[i]);
 }
 
+/* A ring whose last event is a CUDA allocation: its second slot is stamped 0 (the last
+ * event's own stamp bounds the flush's span, not that slot's: taken from it, the span wrapped
+ * round and no event was merged, so the flush's peak was lost). */
+static void test_cuda_last(void **state)
+{
+	(void)state;
+	memset(&ckt_summary, 0, sizeof(ckt_summary));
+	struct ckt_ring *a = ring_new();
+	uint64_t h = 0;
+	put(a, &h, CKT_EV_ALLOC, CKT_FN_MALLOC, 1000, 0x1000, sz(100, 112));
+	put(a, &h, CKT_EV_FREE, 0, 2000, 0x1000, 112);
+	put(a, &h, CKT_EV_CUDA_ALLOC, 0, 3000, 0x7f0000000000ull, 1 << 20);
+	put(a, &h, CKT_EV_EXT, 0, 0, 0, 0);
+	struct ckt_cursor c = { a, 0, h, CKT_RING_LIVE };
+	ckt_summary_merge(&c, 1);
+	assert_int_equal(ckt_summary.events, 3);
+	assert_int_equal(ckt_summary.heap, 0);
+	assert_int_equal(ckt_summary.peak_heap, 112);
+	free(a);
+}
+
+/* A ring out of time order counts each change once, in the ring's order (as the full merge
+ * did); a bucket of its own would have counted the early event twice. */
+static void test_out_of_order(void **state)
+{
+	(void)state;
+	memset(&ckt_summary, 0, sizeof(ckt_summary));
+	ckt_summary.peak_heap = 5000; /* an earlier flush's */
+	struct ckt_ring *a = ring_new();
+	uint64_t h = 0;
+	put(a, &h, CKT_EV_ALLOC, CKT_FN_MALLOC, 10, 0x1000, sz(1, 1));
+	put(a, &h, CKT_EV_ALLOC, CKT_FN_MALLOC, 2000, 0x2000, sz(100, 100));
+	put(a, &h, CKT_EV_ALLOC, CKT_FN_MALLOC, 500, 0x3000, sz(4950, 4950));
+	put(a, &h, CKT_EV_FREE, 0, 2001, 0x3000, 5051);
+	struct ckt_cursor c = { a, 0, h, CKT_RING_LIVE };
+	ckt_summary_merge(&c, 1);
+	assert_int_equal(ckt_summary.heap, 0);
+	assert_int_equal(ckt_summary.peak_heap, 5051); /* 1, 101, 5051, 0 */
+	free(a);
+}
+
+/* The last run of buckets has no upper end: an event stamped UINT64_MAX is merged too. */
+static void test_last_stamp(void **state)
+{
+	(void)state;
+	memset(&ckt_summary, 0, sizeof(ckt_summary));
+	struct ckt_ring *a = ring_new();
+	uint64_t h = 0;
+	put(a, &h, CKT_EV_ALLOC, CKT_FN_MALLOC, 10, 0x1000, sz(100, 100));
+	put(a, &h, CKT_EV_ALLOC, CKT_FN_MALLOC, UINT64_MAX, 0x2000, sz(100, 100));
+	struct ckt_cursor c = { a, 0, h, CKT_RING_LIVE };
+	ckt_summary_merge(&c, 1);
+	assert_int_equal(ckt_summary.heap, 200);
+	assert_int_equal(ckt_summary.peak_heap, 200);
+	free(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_usable_totals),
 		cmocka_unit_test(test_merge_oracle),
+		cmocka_unit_test(test_cuda_last),
+		cmocka_unit_test(test_out_of_order),
+		cmocka_unit_test(test_last_stamp),
 		cmocka_unit_test(test_default_mode),
 		cmocka_unit_test(test_slot_size),
 	};
