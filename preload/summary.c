@@ -1,14 +1,14 @@
 /* summary.c: the few numbers the exit line prints (events, peak heap, peak RSS), kept by the
- * writer thread as it drains, each flush's events merged by time. The heap total counts
- * usable bytes (what the allocator set aside, as the default mode's running totals do): an
- * ALLOC slot carries the requested size and the usable size's excess over it, a FREE slot
- * the usable size (ckt_slot_size), so no table of live blocks is needed. Keeping one cost a
- * cache miss per long-lived block on its way in and out, a quarter of exact mode's overhead on
- * the benchmark (2.13 s against 1.78 s without). The table below holds only the rare blocks
- * whose excess did not fit (alignments of 64 KiB and more), by requested size. A free of a
- * block allocated before tracing began also subtracts its size; the report's replay ignores
- * such frees, so the two peaks can differ by them and by the usable excess. The tracer's memory
- * never goes through the hooks: tables are mapped directly. */
+ * writer thread as it drains, each flush's peak found in time order (see the merge below). The
+ * heap total counts usable bytes (what the allocator set aside, as the default mode's running
+ * totals do): an ALLOC slot carries the requested size and the usable size's excess over it, a
+ * FREE slot the usable size (ckt_slot_size), so no table of live blocks is needed. Keeping one
+ * cost a cache miss per long-lived block on its way in and out, a quarter of exact mode's
+ * overhead on the benchmark (2.13 s against 1.78 s without). The table below holds only the
+ * rare blocks whose excess did not fit (alignments of 64 KiB and more), by requested size. A
+ * free of a block allocated before tracing began also subtracts its size; the report's replay
+ * ignores such frees, so the two peaks can differ by them and by the usable excess. The
+ * tracer's memory never goes through the hooks: tables are mapped directly. */
 #include "ckt.h"
 #include "summary.h"
 

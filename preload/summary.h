@@ -13,8 +13,9 @@ struct ckt_cursor {
 	uint64_t t, h;
 	int state;
 };
-/* Feeds the events of all cursors to the summary in timestamp order (a k-way merge: each
- * ring is already in time order). Does not move the cursors. */
+/* Feeds the events of all cursors to the summary as if in timestamp order (each ring is
+ * already in time order; rings are merged by time only where the heap can pass its peak: see
+ * summary.c). Does not move the cursors. */
 void ckt_summary_merge(const struct ckt_cursor *c, size_t n);
 /* Running totals the writer sends on a thread's behalf at exit. */
 void ckt_summary_add_heap(int64_t delta);

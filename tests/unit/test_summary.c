@@ -250,7 +250,8 @@ static void test_merge_oracle(void **state)
 					tab_addr[i] = 0;
 				} else {
 					/* a default-mode sample: its bytes come with AGG */
-					put(r[i], &h[i], CKT_EV_ALLOC, CKT_FN_MALLOC | CKT_FN_SAMPLED, ts, 0x7000 + a, sz(size, size));
+					put(r[i], &h[i], CKT_EV_ALLOC, CKT_FN_MALLOC | CKT_FN_SAMPLED, ts, 0x7000 + a,
+					    sz(size, size));
 				}
 				live[i] += d;
 				o[no++] = (struct oev){ ts, d };
