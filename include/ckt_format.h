@@ -70,6 +70,14 @@
  *              before it ends, so from ts on it has none pending. Written when the writer
  *              recycles the thread's buffer, which can be a flush or two after ts: the SYNC
  *              promise does not cover it (a reader applies it when it comes).
+ *   WAITED     uv ns, uv waits   (version 7; not inside a thread group) the program's threads
+ *              have slept ns nanoseconds in all, in `waits` waits, for room in their rings
+ *              since the process started (the writer fell behind them: exact mode on busy
+ *              threads; the tracer's own threads not counted). Running totals, written in a
+ *              flush when the count grew: the last one counts. Each wait's time includes the
+ *              thread's time to get a core again after it (a stop of the process inside one
+ *              counts 100 ms at most). (Readers of version 7 accept it in a trace of any
+ *              version.)
  *   THREAD_NAME uv ts, uv tid, str name          (not inside a thread group) the thread's name
  *              from ts on; written when a thread first records and after each rename
  *   ALLOC      dts, uv fn, daddr, uv size, uv stack, uv phase       heap block of `size` bytes
@@ -181,8 +189,9 @@
  *
  * VERSION 2: COLUMNS (written by tracer 0.2.0; version 3, written by 0.2.1, is version 2
  * with MREMAP's dafter above; version 4, written by 0.2.2 and 0.2.3, adds CUDA_MAP and
- * CUDA_UNMAP; version 5, written by 0.2.4 to 0.2.22, adds MPROTECT; version 6, written since
- * 0.2.23, adds AGG's since; readers read versions 1 to 6)
+ * CUDA_UNMAP; version 5, written by 0.2.4 to 0.2.22, adds MPROTECT; version 6, written by
+ * 0.2.23 to 0.2.30, adds AGG's since; version 7, written since 0.2.31, adds WAITED; readers
+ * read versions 1 to 7)
  *   Version 1 is the layout above, every record in a row. Version 2 keeps every record and
  *   its meaning but stores a data frame as CKT_NSTREAMS streams, so that zstd sees each kind of
  *   value on its own (the benchmark's trace: 3.4 bytes per event in rows, about 1.6 here):
@@ -227,7 +236,7 @@
 
 #define CKT_MAGIC "CUZKTRC"             /* 7 chars + the terminating NUL = 8 bytes on disk */
 #define CKT_MAGIC_LEN 8
-#define CKT_FORMAT_VERSION 6     /* written; CKT_FORMAT_VERSION_MIN.. are read */
+#define CKT_FORMAT_VERSION 7     /* written; CKT_FORMAT_VERSION_MIN.. are read */
 #define CKT_FORMAT_VERSION_MIN 1
 #define CKT_TRACER_VERSION "0.2.31"
 #define CKT_STACK_MAX_FRAMES 1024
@@ -241,6 +250,7 @@ enum ckt_tag {
 	CKT_TAG_LOST = 0x05,
 	CKT_TAG_THREAD_NAME = 0x06,
 	CKT_TAG_THREAD_EXIT = 0x07,
+	CKT_TAG_WAITED = 0x08, /* version 7 */
 	CKT_TAG_ALLOC = 0x10,
 	CKT_TAG_FREE = 0x11,
 	CKT_TAG_REALLOC = 0x12,

@@ -644,6 +644,9 @@ int ckt_writer_tracing(void);
 void ckt_helpers_resume(void);
 /* the RSS sampler's thread id while it runs, else 0 (rss.c) */
 extern _Atomic pid_t ckt_rss_tid;
+/* the time the program's threads slept waiting for room in their rings (ns, each wait's time
+ * to get a core again included), and the times one did (thread.c; the writer's WAITED record) */
+extern _Atomic uint64_t ckt_wait_ns, ckt_waits;
 /* Calls that change 1 MiB (CKT_NOSAMPLE_MIN) or more of resident memory while the trace says
  * it changed at one stamp, under way: a free that unmaps or trims (ckt_block_unmaps), munmap,
  * mremap, cuMemFreeHost (stamped before the call: the kernel frees the pages during it), a
@@ -1237,6 +1240,7 @@ void ckt_record_stack(uint8_t **p, uint32_t id, const uint64_t *frames, uint32_t
 uint8_t *ckt_record_module(uint8_t *p, const uint8_t *end, uint64_t base, uint64_t lo, uint64_t hi,
 			   const char *path, const char *build_id);
 void ckt_record_lost(uint8_t **p, uint64_t count);
+void ckt_record_waited(uint8_t **p, uint64_t ns, uint64_t waits);
 void ckt_record_thread_exit(uint8_t **p, uint64_t ts, uint64_t tid);
 void ckt_record_end(uint8_t **p, uint64_t ts, uint64_t reason, uint64_t events, uint64_t lost);
 /* Header: magic, version, then key/value pairs; ckt_record_header_end closes the list. */

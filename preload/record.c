@@ -293,6 +293,14 @@ void ckt_record_lost(uint8_t **pp, uint64_t count)
 	*pp = ckt_put_uv(p, count);
 }
 
+void ckt_record_waited(uint8_t **pp, uint64_t ns, uint64_t waits)
+{
+	uint8_t *p = *pp;
+	*p++ = CKT_TAG_WAITED;
+	p = ckt_put_uv(p, ns);
+	*pp = ckt_put_uv(p, waits);
+}
+
 void ckt_record_end(uint8_t **pp, uint64_t ts, uint64_t reason, uint64_t events, uint64_t lost)
 {
 	uint8_t *p = *pp;

@@ -284,7 +284,7 @@ static int ckt_thread_no_writer(void)
  * The 10 s are the thread's own waits of at most 5 ms each, not clock time: a stopped process
  * (Ctrl-Z) is not a stuck writer. Once a thread has given up, full rings drop at once until
  * the writer cycles again: 10 s per event would hang the program. */
-static int wait_drained(struct ckt_ring *r, uint64_t h, uint64_t limit)
+static int wait_drained_for(struct ckt_ring *r, uint64_t h, uint64_t limit, uint64_t *slept)
 {
 	uint64_t waited = 0; /* ns spent waiting since this ring was last drained, 5 ms per wait at most */
 	uint32_t drained = 0;
@@ -320,10 +320,29 @@ static int wait_drained(struct ckt_ring *r, uint64_t h, uint64_t limit)
 		 * the 5 ms asked: a process stopped meanwhile (Ctrl-Z) is not a stuck writer */
 		uint64_t dt = ckt_clock_raw() - t0;
 		waited += dt < 5000000 ? dt : 5000000;
+		/* the program's thread was held up by it, its time to get a core again included; a
+		 * stop (Ctrl-Z) inside one wait counts 100 ms at most */
+		*slept += dt < 100000000 ? dt : 100000000;
 		r->tail_cache = atomic_load_explicit(&r->tail, memory_order_acquire);
 	}
 	atomic_store(&r->sleeping, 0);
 	return 1;
+}
+
+_Atomic uint64_t ckt_wait_ns, ckt_waits;
+
+/* wait_drained_for, and the time it slept counted in ckt_wait_ns and ckt_waits (a thread of the
+ * program's: the RSS sampler is the tracer's own). Off the allocation path: only a thread that
+ * finds its ring full comes here. */
+static int wait_drained(struct ckt_ring *r, uint64_t h, uint64_t limit)
+{
+	uint64_t slept = 0;
+	int ok = wait_drained_for(r, h, limit, &slept);
+	if (slept && r->tid != atomic_load_explicit(&ckt_rss_tid, memory_order_relaxed)) {
+		atomic_fetch_add_explicit(&ckt_wait_ns, slept, memory_order_relaxed);
+		atomic_fetch_add_explicit(&ckt_waits, 1, memory_order_relaxed);
+	}
+	return ok;
 }
 
 /* The cached view of the writer's tail says the ring's window is half full. Refresh it; wake

@@ -752,6 +752,8 @@ static int gone_unsaid(struct ckt_ring *r, int idle)
 	       own_tid(r);
 }
 
+static uint64_t waits_written; /* ckt_waits as last written (WAITED) */
+
 /* One flush: every complete event in every ring, then SYNC (and END when final). */
 static int cycle(int final)
 {
@@ -841,6 +843,16 @@ static int cycle(int final)
 		return rc;
 	if (final && ckt_sample_r)
 		rc = send_pending_totals(&p, nc);
+	if (rc)
+		return rc;
+	/* the program's threads' waits for room in their rings, when they grew (one relaxed
+	 * load each; the count is read first: a wait is added time first, count second) */
+	uint64_t waits = atomic_load_explicit(&ckt_waits, memory_order_relaxed);
+	uint64_t wait_ns = atomic_load_explicit(&ckt_wait_ns, memory_order_relaxed);
+	if (waits != waits_written && !(rc = reserve(&p, 0))) {
+		ckt_record_waited(&p, wait_ns, waits);
+		waits_written = waits;
+	}
 	if (rc)
 		return rc;
 	ckt_record_sync(&p, horizon);

@@ -1026,6 +1026,10 @@ static int ckt_decode_record(struct ckt_decoder *d, struct ckt_record *r, struct
 	case CKT_TAG_LOST:
 		r->u.lost.count = ckt_decode_uv(&c);
 		break;
+	case CKT_TAG_WAITED:
+		r->u.waited.ns = ckt_decode_uv(&c);
+		r->u.waited.waits = ckt_decode_uv(&c);
+		break;
 	case CKT_TAG_THREAD_EXIT:
 		r->ts = ckt_decode_uv(&c);
 		r->u.thread_exit.tid = ckt_decode_uv(&c);

@@ -54,6 +54,7 @@ struct ckt_record {
 		struct { uint64_t hwm, anon, file, shmem; } rss_detail;
 		struct { uint64_t reason, events, lost; } end;
 		struct { uint64_t count; } lost;
+		struct { uint64_t ns, waits; } waited; /* version 7 */
 		struct { uint64_t kind, device, addr, size, stack, phase, fn; } cuda_alloc;
 		struct { uint64_t kind, addr, fn; } cuda_free;
 		/* CUDA_MAP and CUDA_UNMAP (handle 0) */

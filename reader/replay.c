@@ -2501,6 +2501,13 @@ static __attribute__((noinline)) int ckt_replay_feed_other(struct ckt_replay *r,
 		st->end_events = rec->u.end.events;
 		r->lost_end = rec->u.end.lost;
 		return 0;
+	case CKT_TAG_WAITED:
+		/* running totals: the largest counts (the last, in a trace in order) */
+		if (rec->u.waited.ns > st->wait_ns)
+			st->wait_ns = rec->u.waited.ns;
+		if (rec->u.waited.waits > st->waits)
+			st->waits = rec->u.waited.waits;
+		return 0;
 	case CKT_TAG_LOST:
 		/* held at 2^64 - 1: two forged counts of 2^63 summed to 0, a trace that lost nothing */
 		if (__builtin_add_overflow(r->lost_sum, rec->u.lost.count, &r->lost_sum))

@@ -65,6 +65,9 @@ struct ckt_replay_stats {
 	uint64_t events;                    /* records ALLOC..RSS_DETAIL (CUDA not included) */
 	uint64_t counts[CKT_KIND_COUNT];
 	uint64_t lost;                      /* max(sum of LOST, END's lost) */
+	/* the program's threads' sleep waiting for room in their rings (WAITED, version 7): ns
+	 * in all, and how many waits; 0 in older traces */
+	uint64_t wait_ns, waits;
 	uint64_t sample_r;                  /* CUZKTRACE_SAMPLE of the trace; 0 = exact mode */
 	uint64_t sampled_allocs;            /* ALLOC records flagged CKT_FN_SAMPLED */
 	uint64_t agg_threads;               /* threads that sent AGG records (for the bound) */

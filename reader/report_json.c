@@ -562,6 +562,9 @@ int ckt_report_json_print(FILE *out, const struct ckt_report *rep)
 
 	ckt_report_json_bool(j, "truncated", st->truncated);
 	ckt_report_json_u64(j, "lost_events", st->lost);
+	/* since 0.2.31 (format version 7; 0 for older traces) */
+	ckt_report_json_secs(j, "tracer_wait_s", st->wait_ns, 1);
+	ckt_report_json_u64(j, "tracer_waits", st->waits);
 	ckt_report_json_u64(j, "inconsistencies", st->inconsistencies);
 	ckt_report_json_u64(j, "late_events", st->late_events);
 	ckt_report_json_u64(j, "heap_below_zero_bytes", st->heap_below_zero);

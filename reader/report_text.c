@@ -218,6 +218,11 @@ int ckt_report_text_print(FILE *out, const struct ckt_report *rep)
 	if (st->inconsistencies)
 		fprintf(out, CKT_REPORT_TEXT_COL "%" PRIu64 " (allocations of an address still live)\n",
 			"inconsistencies", st->inconsistencies);
+	if (st->waits)
+		fprintf(out, CKT_REPORT_TEXT_COL "%s s in %" PRIu64 " wait%s: the program's threads waited "
+			"for room in the tracer's buffers (its writer fell behind them), so their timing and "
+			"overlap differ from an untraced run\n", "tracer wait",
+			ckt_util_fmt_secs(t, sizeof(t), st->wait_ns, 3), st->waits, st->waits == 1 ? "" : "s");
 	fputc('\n', out);
 
 	ckt_report_text_peak(out, "peak heap", &st->peak_heap);

@@ -3,6 +3,8 @@
 # in exact mode (CUZKTRACE_SAMPLE=0) and under heaptrack when it is installed, RUNS times each,
 # alternating, and prints one table of medians (also written to build/bench.txt).
 # Environment: RUNS (default 5), BENCH_ARGS (prover_bench arguments, default "4 6 400000 8 150").
+# wait_s: the time the program's threads waited for room in the tracer's buffers (the report's
+# tracer_wait_s), all threads together, in the first run of the mode.
 set -u
 source "$(dirname "$0")/lib.sh"
 ARGS=${BENCH_ARGS:-4 6 400000 8 150}
@@ -36,6 +38,10 @@ import json, sys; d = json.load(sys.stdin); c = d["event_counts"]
 print(d["events"] + c.get("agg", 0) + c.get("cuda_alloc", 0) + c.get("cuda_free", 0))'; }
 ev_default=$(events_of "$W/default.1.zst")
 ev_exact=$(events_of "$W/exact.1.zst")
+# the time the program's threads waited for room in the tracer's buffers, all threads together
+wait_of() { "$REPORT" --json "$1" | $PY -c 'import json, sys; print("%.3f" % json.load(sys.stdin)["tracer_wait_s"])'; }
+wait_default=$(wait_of "$W/default.1.zst")
+wait_exact=$(wait_of "$W/exact.1.zst")
 sz_default=$(stat -c %s "$W/default.1.zst")
 sz_exact=$(stat -c %s "$W/exact.1.zst")
 rd=$(for k in 1 2 3; do measure "$W/rd.$k" "$REPORT" --json "$W/exact.1.zst"; awk '{print $1}' "$W/rd.$k"; done | median)
@@ -47,19 +53,19 @@ rdd=$(for k in 1 2 3; do measure "$W/rdd.$k" "$REPORT" --json "$W/default.1.zst"
 echo "cuzktrace bench, $(date -u +%Y-%m-%d), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), $(uname -r)"
 echo "workload: prover_bench $ARGS (threads rounds small_per_round vec_mib work); median of $RUNS runs, modes alternating"
 echo
-printf '%-10s %9s %7s %12s %12s %9s %12s\n' mode wall_s ratio events trace_bytes bytes/ev rss_over_MiB
+printf '%-10s %9s %7s %12s %12s %9s %12s %8s\n' mode wall_s ratio events trace_bytes bytes/ev rss_over_MiB wait_s
 for m in $modes; do
 	secs=$(col "$m" 1); rss=$(col "$m" 2)
 	case $m in
-	default) ev=$ev_default; sz=$sz_default ;;
-	exact) ev=$ev_exact; sz=$sz_exact ;;
-	heaptrack) ev=-; sz=$(stat -c %s "$W"/ht.1*.zst 2>/dev/null | head -1) ;;
-	*) ev=-; sz=- ;;
+	default) ev=$ev_default; sz=$sz_default; wt=$wait_default ;;
+	exact) ev=$ev_exact; sz=$sz_exact; wt=$wait_exact ;;
+	heaptrack) ev=-; sz=$(stat -c %s "$W"/ht.1*.zst 2>/dev/null | head -1); wt=- ;;
+	*) ev=-; sz=-; wt=- ;;
 	esac
 	bpe=-
 	[ "$ev" != - ] && bpe=$(awk -v s="$sz" -v e="$ev" 'BEGIN {printf "%.2f", s / e}')
-	printf '%-10s %9.3f %6.2fx %12s %12s %9s %12s\n' "$m" "$secs" "$(awk -v a="$secs" -v b="$base" 'BEGIN {print a / b}')" \
-		"$ev" "$sz" "$bpe" "$(awk -v a="$rss" -v b="$base_rss" 'BEGIN {printf "%.1f", (a - b) / 1024}')"
+	printf '%-10s %9.3f %6.2fx %12s %12s %9s %12s %8s\n' "$m" "$secs" "$(awk -v a="$secs" -v b="$base" 'BEGIN {print a / b}')" \
+		"$ev" "$sz" "$bpe" "$(awk -v a="$rss" -v b="$base_rss" 'BEGIN {printf "%.1f", (a - b) / 1024}')" "$wt"
 done
 echo
 printf 'reader: cuzktrace-report --json on the exact trace: %.3f s, %.1f M events/s, max RSS %.1f MiB\n' \

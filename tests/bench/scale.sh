@@ -5,7 +5,9 @@
 # exact mode, RUNS (default 5) times each, alternating, and prints one line of medians per
 # count and mode; then the reader on the exact trace of the largest count (median of 3) and
 # that trace's decoder floor (tests/bench/decode_floor.c). Without a shared lock on the
-# allocation path, the traced/untraced ratio stays flat as threads are added.
+# allocation path, the traced/untraced ratio stays flat as threads are added. wait_s: the time the
+# program's threads waited for room in the tracer's buffers (the report's tracer_wait_s), all
+# threads together, in the last run: where it is most of the slowdown, the writer sets the pace.
 # Environment: RUNS, THREADS, WORK (prover_bench's rounds, small allocations per round, Vec MiB
 # and arithmetic per allocation; default "6 400000 8 150", as make bench).
 set -u
@@ -20,7 +22,7 @@ trap 'rm -rf "$W"' EXIT
 cores=$(nproc)
 echo "cuzktrace scale, $(date -u +%Y-%m-%d), $cores cores, $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), $(uname -r)"
 echo "workload: prover_bench N $WORK; median of $RUNS runs, modes alternating"
-printf '%-8s %-9s %8s %7s %12s %12s\n' threads mode wall_s ratio events rss_over_MiB
+printf '%-8s %-9s %8s %7s %12s %12s %8s\n' threads mode wall_s ratio events rss_over_MiB wait_s
 last=
 for n in $THREADS; do
 	if [ "$n" -gt "$cores" ]; then
@@ -40,11 +42,11 @@ for n in $THREADS; do
 	base=$(col u$n 1) base_rss=$(col u$n 2)
 	for m in untraced default exact; do
 		k=${m:0:1}
-		ev=-
-		[ $k = u ] || ev=$("$REPORT" --json "$W/$k$n.zst" | $PY -c 'import json, sys; d = json.load(sys.stdin); print(d["events"] + d["event_counts"].get("agg", 0))')
-		printf '%-8s %-9s %8.3f %6.2fx %12s %12.1f\n' "$n" "$m" "$(col $k$n 1)" \
+		ev=- wait=-
+		[ $k = u ] || read -r ev wait <<<"$("$REPORT" --json "$W/$k$n.zst" | $PY -c 'import json, sys; d = json.load(sys.stdin); print(d["events"] + d["event_counts"].get("agg", 0), "%.3f" % d["tracer_wait_s"])')"
+		printf '%-8s %-9s %8.3f %6.2fx %12s %12.1f %8s\n' "$n" "$m" "$(col $k$n 1)" \
 			"$(awk -v a="$(col $k$n 1)" -v b="$base" 'BEGIN {print a / b}')" "$ev" \
-			"$(awk -v a="$(col $k$n 2)" -v b="$base_rss" 'BEGIN {print (a - b) / 1024}')"
+			"$(awk -v a="$(col $k$n 2)" -v b="$base_rss" 'BEGIN {print (a - b) / 1024}')" "$wait"
 	done
 	last=$n
 done

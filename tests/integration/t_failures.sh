@@ -325,6 +325,35 @@ if [ "$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo 0)" -le 1 ]; 
 	expect_match "stuck writer: the reader says the trace is incomplete" "$(cat $T/stuck.rerr)" "trace is truncated \(no end record\)"
 fi
 
+# The program's threads' waits for the writer (format version 7's WAITED): the writer frozen
+# for 1.5 s while a thread allocates (exact mode) holds the thread for about that long once
+# its ring is full; the report counts it (tracer_wait_s, a line in the text), nothing is lost.
+# A program of 4 events never waits: 0, and no line.
+if [ "$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo 0)" -le 1 ]; then
+	CUZKTRACE_SAMPLE=0 CUZKTRACE_RSS_MS=0 CUZKTRACE_QUIET=1 CUZKTRACE_OUT=$T/waited.zst LD_PRELOAD=$LIB \
+		$P/churn 6000 >$T/waited.out 2>$T/waited.err &
+	wt_pid=$!
+	freeze $wt_pid "$(writer_of $wt_pid)" 1.5 >$T/waitfreeze.out 2>&1
+	wait $wt_pid
+	wt_rc=$?
+	$REPORT --json $T/waited.zst >$T/waited.json 2>$T/waited.rerr
+	$REPORT $T/waited.zst >$T/waited.txt 2>/dev/null
+	expect_match "writer frozen 1.5 s: the thread's wait counted (>= 1 s, < 10 s), nothing lost, a line in the text" \
+		"$wt_rc/$(cat $T/waitfreeze.out)/$(jget $T/waited.json truncated)/$(jget $T/waited.json lost_events)/$($PY -c 'import json, sys; d = json.load(open(sys.argv[1])); print(int(1.0 <= d["tracer_wait_s"] < 10), int(d["tracer_waits"] >= 1))' $T/waited.json)/$(grep -cE '^tracer wait +[0-9]+\.[0-9]{3} s in [0-9]+ waits?: the program.s threads waited for room in the tracer.s buffers \(its writer fell behind them\), so their timing and overlap differ from an untraced run$' $T/waited.txt)" \
+		"^0/still running after 1.5 s/false/0/1 1/1\$"
+fi
+CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/nowait.zst traced nowait $P/exitcode
+$REPORT --json $T/nowait.zst >$T/nowait.json 2>/dev/null
+$REPORT $T/nowait.zst >$T/nowait.txt 2>/dev/null
+expect_eq "a program of a few events: no tracer wait (JSON 0 and 0, no line)" \
+	"$(jget $T/nowait.json events)/$(jget $T/nowait.json tracer_wait_s)/$(jget $T/nowait.json tracer_waits)/$(grep -c '^tracer wait' $T/nowait.txt)" "4/0.0/0/0"
+if [ -s $T/waited.json ]; then
+	$REPORT --json --diff $T/nowait.zst $T/waited.zst >$T/waitdiff.json 2>/dev/null
+	expect_eq "--diff --json: each run's tracer wait" \
+		"$(jget $T/waitdiff.json tracer_wait_s.base)/$(jget $T/waitdiff.json tracer_wait_s.trace)" \
+		"0.0/$(jget $T/waited.json tracer_wait_s)"
+fi
+
 # A call that needs a single-threaded process (unshare of a user namespace) while the writer
 # is stuck (frozen until the call has returned, 30 s at most): after 10 s without progress the
 # helpers are left running, one line says the call will fail, and when the writer moves again

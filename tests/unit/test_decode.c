@@ -182,9 +182,9 @@ static void test_header_errors(void **state)
 
 	/* wrong version */
 	tb_init(&b);
-	tb_header_kv(&b, 7, NULL);
+	tb_header_kv(&b, 8, NULL);
 	assert_int_equal(open_bytes(b.out, b.out_len, &d, &err), CKT_EFORMAT);
-	assert_string_equal(err.msg, "unsupported format version 7 (this reader reads 1 to 6)");
+	assert_string_equal(err.msg, "unsupported format version 8 (this reader reads 1 to 7)");
 	tb_release(&b);
 
 	/* header without its terminating empty key */
@@ -821,7 +821,7 @@ static void test_fuzz_random_records(void **state)
 					CKT_TAG_MUNMAP, CKT_TAG_MREMAP, CKT_TAG_RSS, CKT_TAG_RSS_DETAIL,
 					CKT_TAG_FRAME, CKT_TAG_END, CKT_TAG_STACK, CKT_TAG_MODULE,
 					CKT_TAG_CUDA_ALLOC, CKT_TAG_CUDA_FREE, CKT_TAG_CUDA_DEVICE,
-					CKT_TAG_MPROTECT };
+					CKT_TAG_MPROTECT, CKT_TAG_WAITED };
 	for (int it = 0; it < fuzz_iters(300); it++) {
 		struct tb b;
 		tb_init(&b);

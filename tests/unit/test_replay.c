@@ -440,6 +440,38 @@ static void test_lost_events(void **state)
 	tb_release(&b);
 }
 
+/* WAITED (version 7): running totals of the program's threads' waits for the tracer; the
+ * largest counts (a forged smaller one later does not take it back), none is 0 */
+static void test_tracer_waits(void **state)
+{
+	(void)state;
+	struct tb b;
+	struct ckt_replay_stats st;
+	tb_begin(&b);
+	tb_thread(&b, 1);
+	tb_alloc(&b, 10, 0x1000, 1);
+	tb_waited(&b, 1500000, 3);
+	tb_sync(&b, 15);
+	tb_waited(&b, 2250000123ull, 7);
+	tb_waited(&b, 5, 1);
+	tb_end(&b, 20, CKT_END_EXIT, 1, 0);
+	tb_flush(&b);
+	run_ok(&b, &st);
+	assert_int_equal(st.wait_ns, 2250000123ull);
+	assert_int_equal(st.waits, 7);
+	tb_release(&b);
+
+	tb_begin(&b);
+	tb_thread(&b, 1);
+	tb_alloc(&b, 10, 0x1000, 1);
+	tb_end(&b, 20, CKT_END_EXIT, 1, 0);
+	tb_flush(&b);
+	run_ok(&b, &st);
+	assert_int_equal(st.wait_ns, 0);
+	assert_int_equal(st.waits, 0);
+	tb_release(&b);
+}
+
 /* Builds three data frames; the last one (at 300..) holds the END. */
 static void build_three_frames(struct tb *b)
 {
@@ -1104,6 +1136,7 @@ static void test_json_shape(void **state)
 	expect_in(j, "\"detail\": null");
 	expect_in(j, "\"live_at_exit\": {\n    \"heap_bytes\": 3000,");
 	expect_in(j, "\"clock\": \"monotonic\"");
+	expect_in(j, "\"tracer_wait_s\": 0.000000,\n  \"tracer_waits\": 0,");
 	free(j);
 
 	tb_frame(&b, 2000000);
@@ -1120,12 +1153,23 @@ static void test_json_shape(void **state)
 	expect_in(j, "\"rss_samples\": 1,");
 	free(j);
 	tb_release(&b);
+
+	tb_start(&b, 1);
+	tb_alloc(&b, 1000, 0x1000, 3000);
+	tb_waited(&b, 1234567890, 12);
+	tb_end(&b, 3000000, CKT_END_EXIT, 1, 0);
+	tb_flush(&b);
+	j = report_json(&b);
+	expect_in(j, "\"tracer_wait_s\": 1.234568,\n  \"tracer_waits\": 12,");
+	free(j);
+	tb_release(&b);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_realloc_growth),
+		cmocka_unit_test(test_tracer_waits),
 		cmocka_unit_test(test_cross_thread_free_later_group),
 		cmocka_unit_test(test_address_reuse_equal_ts),
 		cmocka_unit_test(test_realloc_halves_interleave),

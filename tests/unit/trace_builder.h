@@ -297,6 +297,13 @@ static inline void tb_lost(struct tb *b, uint64_t count)
 	tb_uv(b, count);
 }
 
+static inline void tb_waited(struct tb *b, uint64_t ns, uint64_t waits)
+{
+	tb_u8(b, CKT_TAG_WAITED);
+	tb_uv(b, ns);
+	tb_uv(b, waits);
+}
+
 static inline void tb_thread_name(struct tb *b, uint64_t ts, uint64_t tid, const char *name)
 {
 	tb_u8(b, CKT_TAG_THREAD_NAME);
