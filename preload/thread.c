@@ -339,8 +339,9 @@ static int wait_drained(struct ckt_ring *r, uint64_t h, uint64_t limit)
 	uint64_t slept = 0;
 	int ok = wait_drained_for(r, h, limit, &slept);
 	if (slept && r->tid != atomic_load_explicit(&ckt_rss_tid, memory_order_relaxed)) {
+		/* the time, then the count (release): a writer that sees the count sees the time */
 		atomic_fetch_add_explicit(&ckt_wait_ns, slept, memory_order_relaxed);
-		atomic_fetch_add_explicit(&ckt_waits, 1, memory_order_relaxed);
+		atomic_fetch_add_explicit(&ckt_waits, 1, memory_order_release);
 	}
 	return ok;
 }

@@ -845,9 +845,9 @@ static int cycle(int final)
 		rc = send_pending_totals(&p, nc);
 	if (rc)
 		return rc;
-	/* the program's threads' waits for room in their rings, when they grew (one relaxed
-	 * load each; the count is read first: a wait is added time first, count second) */
-	uint64_t waits = atomic_load_explicit(&ckt_waits, memory_order_relaxed);
+	/* the program's threads' waits for room in their rings, when they grew (the count read
+	 * first, acquire: a wait adds its time first, then its count with release) */
+	uint64_t waits = atomic_load_explicit(&ckt_waits, memory_order_acquire);
 	uint64_t wait_ns = atomic_load_explicit(&ckt_wait_ns, memory_order_relaxed);
 	if (waits != waits_written && !(rc = reserve(&p, 0))) {
 		ckt_record_waited(&p, wait_ns, waits);

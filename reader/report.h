@@ -25,6 +25,10 @@ struct ckt_report {
 	const struct ckt_kin_list *kin;     /* traces of children and later images; NULL: not looked */
 };
 
+/* Whether the trace can say how long the program's threads waited for the tracer (format
+ * version 7's WAITED; an older trace has no figure: JSON null). */
+bool ckt_report_has_wait(const struct ckt_report *rep);
+
 /* Human-readable report. Returns 0, or -errno when writing to out failed. */
 int ckt_report_text_print(FILE *out, const struct ckt_report *rep);
 

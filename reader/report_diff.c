@@ -903,10 +903,10 @@ int ckt_report_diff_json(FILE *out, const struct ckt_report *base, const struct 
 	ckt_report_json_secs(j, "base", base->st->duration_ns, 1);
 	ckt_report_json_secs(j, "trace", cur->st->duration_ns, 1);
 	ckt_report_json_close(j);
-	/* since 0.2.31: how long each run's threads waited for the tracer (0 before version 7) */
+	/* since 0.2.31: how long each run's threads waited for the tracer (null before version 7) */
 	ckt_report_json_open(j, "tracer_wait_s");
-	ckt_report_json_secs(j, "base", base->st->wait_ns, 1);
-	ckt_report_json_secs(j, "trace", cur->st->wait_ns, 1);
+	ckt_report_json_secs(j, "base", base->st->wait_ns, ckt_report_has_wait(base));
+	ckt_report_json_secs(j, "trace", cur->st->wait_ns, ckt_report_has_wait(cur));
 	ckt_report_json_close(j);
 	ckt_diff_json_pair(j, "events", base->st->events, cur->st->events, true, true, NULL, NULL, NULL);
 	ckt_report_json_close(j);

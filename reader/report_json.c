@@ -471,6 +471,11 @@ static void ckt_report_json_calls(struct ckt_json *j, const struct ckt_sites *s)
 	ckt_report_json_close(j);
 }
 
+bool ckt_report_has_wait(const struct ckt_report *rep)
+{
+	return ckt_decode_header(rep->dec)->format_version >= 7 || rep->st->waits || rep->st->wait_ns;
+}
+
 int ckt_report_json_print(FILE *out, const struct ckt_report *rep)
 {
 	const struct ckt_replay_stats *st = rep->st;
@@ -562,9 +567,9 @@ int ckt_report_json_print(FILE *out, const struct ckt_report *rep)
 
 	ckt_report_json_bool(j, "truncated", st->truncated);
 	ckt_report_json_u64(j, "lost_events", st->lost);
-	/* since 0.2.31 (format version 7; 0 for older traces) */
-	ckt_report_json_secs(j, "tracer_wait_s", st->wait_ns, 1);
-	ckt_report_json_u64(j, "tracer_waits", st->waits);
+	/* since 0.2.31 (format version 7; null for older traces) */
+	ckt_report_json_secs(j, "tracer_wait_s", st->wait_ns, ckt_report_has_wait(rep));
+	ckt_report_json_u64_if(j, "tracer_waits", st->waits, ckt_report_has_wait(rep));
 	ckt_report_json_u64(j, "inconsistencies", st->inconsistencies);
 	ckt_report_json_u64(j, "late_events", st->late_events);
 	ckt_report_json_u64(j, "heap_below_zero_bytes", st->heap_below_zero);
