@@ -81,10 +81,10 @@ static const struct ckt_opt ckt_opts[] = {
 	  "one the trace recorded (copy the old build there before rebuilding\n"
 	  "to compare with --diff); repeatable" },
 	{ "--jobs", "N", CKT_OPT_JOBS,
-	  "--diff reads its two traces at once on 2 threads (the default\n"
-	  "where more than one CPU is available; not with file outputs),\n"
-	  "which holds both live sets in memory at once; 1 reads them one\n"
-	  "after the other" },
+	  "2 (the default where more than one CPU is available) decodes\n"
+	  "the trace on a thread of its own, ahead of the replay; --diff\n"
+	  "then reads its two traces at once (not with file outputs), which\n"
+	  "holds both live sets in memory at once; 1 uses one thread" },
 	{ "--max-held", "N", CKT_OPT_MAX_HELD,
 	  "hold at most N events (40 bytes each) waiting for the trace's time\n"
 	  "order (default 8388608); past it the oldest are replayed at once\n"
@@ -509,9 +509,6 @@ static int ckt_main_parse(int argc, char **argv, struct ckt_args *a)
 		return ckt_main_usage("no TRACE file given");
 	if (a->help || a->version)
 		return 0;
-	/* it says how to read the two traces of --diff; alone it did nothing, without a word */
-	if (a->jobs && !a->diff)
-		return ckt_main_usage("option '--jobs' is for --diff (it reads BASE and TRACE at once)");
 	/* "-" is the standard input, as BASE or TRACE */
 	if (strcmp(a->trace, "-") == 0)
 		a->trace = "/dev/stdin";
@@ -751,6 +748,7 @@ struct ckt_main_read {
 	struct ckt_kin_list kin;
 	uint64_t rate_bytes, depth; /* the header's CUZKTRACE_SAMPLE and CUZKTRACE_DEPTH */
 	uint64_t rss_ms, flush_ms;  /* and CUZKTRACE_RSS_MS, CUZKTRACE_FLUSH_MS: the coarse clock's tick */
+	bool ahead;                 /* decode on a thread of its own (ckt_replay_run_ahead) */
 };
 
 static void ckt_main_read_free(struct ckt_main_read *m)
@@ -954,7 +952,7 @@ static int ckt_main_read(const struct ckt_args *a, struct ckt_main_read *m, bool
 	/* phases.c fills each sample's active_phases and writes --phases-csv, then passes it on */
 	ckt_phases_set_next_sink(m->ph, m->csv ? ckt_report_csv_sample : NULL, m->csv);
 	ckt_replay_set_sample_sink(m->rep, ckt_phases_sample, m->ph);
-	if (ckt_replay_run(m->dec, m->rep, &err) < 0) {
+	if ((m->ahead ? ckt_replay_run_ahead : ckt_replay_run)(m->dec, m->rep, &err) < 0) {
 		ckt_main_say("error: '%s': %s", m->path, err.msg);
 		return -1;
 	}
@@ -1064,9 +1062,13 @@ static int ckt_main_read_all(const struct ckt_args *a, struct ckt_main_read *bas
 {
 	struct ckt_main_job j = { a, base, top, { 0 }, 0 };
 	pthread_t th;
+	/* one trace at a time: its decoding on a second thread where there is one */
+	base->ahead = cur->ahead = ckt_main_jobs(a) >= 2;
 	if (!a->diff)
 		return ckt_main_read(a, cur, true, top);
 	bool files = a->csv || a->sites_csv || a->folded || a->folded_heap || a->phases_csv;
+	if (!files && ckt_main_jobs(a) >= 2)
+		base->ahead = cur->ahead = false; /* two at once, a thread each */
 	if (files || ckt_main_jobs(a) < 2 || pthread_create(&th, NULL, ckt_main_job_run, &j) != 0) {
 		if (ckt_main_read(a, base, false, top) < 0)
 			return -1;

@@ -2623,6 +2623,22 @@ int ckt_replay_finish(struct ckt_replay *r, struct ckt_error *err)
 	return 0;
 }
 
+int ckt_replay_feed(struct ckt_replay *r, const struct ckt_record *recs, size_t n, struct ckt_error *err)
+{
+	for (size_t i = 0; i < n; i++) {
+		int rc = ckt_replay_feed_one(r, &recs[i], err);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+int ckt_replay_end(struct ckt_decoder *d, struct ckt_replay *r, struct ckt_error *err)
+{
+	r->st.truncated = ckt_decode_truncated(d);
+	return ckt_replay_finish(r, err);
+}
+
 int ckt_replay_run(struct ckt_decoder *d, struct ckt_replay *r, struct ckt_error *err)
 {
 	struct ckt_record recs[64];
@@ -2632,14 +2648,11 @@ int ckt_replay_run(struct ckt_decoder *d, struct ckt_replay *r, struct ckt_error
 	do {
 		/* records decoded before a decoding error are fed first, as one by one */
 		rc = ckt_decode_batch(d, recs, sizeof(recs) / sizeof(recs[0]), &n, err);
-		for (size_t i = 0; i < n; i++) {
-			int frc = ckt_replay_feed_one(r, &recs[i], err);
-			if (frc < 0)
-				return frc;
-		}
+		int frc = ckt_replay_feed(r, recs, n, err);
+		if (frc < 0)
+			return frc;
 	} while (rc > 0);
 	if (rc < 0)
 		return rc;
-	r->st.truncated = ckt_decode_truncated(d);
-	return ckt_replay_finish(r, err);
+	return ckt_replay_end(d, r, err);
 }

@@ -347,6 +347,14 @@ int ckt_replay_finish(struct ckt_replay *r, struct ckt_error *err);
 /* Reads every record of d, feeds it, finishes and records truncation. Returns 0 or the first
  * decode/replay error. */
 int ckt_replay_run(struct ckt_decoder *d, struct ckt_replay *r, struct ckt_error *err);
+/* The same, with the decoding on a thread of its own (readahead.c), a batch of records ahead
+ * of the replay; the records, their order and so every figure are ckt_replay_run's. Falls back
+ * to ckt_replay_run when the thread cannot be had. */
+int ckt_replay_run_ahead(struct ckt_decoder *d, struct ckt_replay *r, struct ckt_error *err);
+/* ckt_replay_run's parts: n records fed in order (0 or the first error), and the end
+ * (truncation from d, then ckt_replay_finish) */
+int ckt_replay_feed(struct ckt_replay *r, const struct ckt_record *recs, size_t n, struct ckt_error *err);
+int ckt_replay_end(struct ckt_decoder *d, struct ckt_replay *r, struct ckt_error *err);
 
 const struct ckt_replay_stats *ckt_replay_stats(const struct ckt_replay *r);
 

@@ -1085,6 +1085,158 @@ static void test_mapping_oracle_many_ranges(void **state)
 	tb_release(&b);
 }
 
+/* ---- decoding ahead (readahead.c): the same records in the same order as one by one ---- */
+
+/* An observer that folds every non-event record (strings and stack frames included, which
+ * readahead.c copies out of the decoder's buffer) into one hash, in order. */
+static void fold(uint64_t *h, const void *p, size_t n)
+{
+	const uint8_t *q = p;
+	for (size_t i = 0; i < n; i++)
+		*h = (*h ^ q[i]) * 0x100000001b3ull;
+}
+
+static void fold_record(void *ctx, const struct ckt_record *r)
+{
+	uint64_t *h = ctx;
+	fold(h, &r->tag, sizeof(r->tag));
+	switch (r->tag) {
+	case CKT_TAG_THREAD_NAME:
+		fold(h, r->u.thread_name.name, r->u.thread_name.len);
+		break;
+	case CKT_TAG_PHASE_DEF:
+		fold(h, r->u.phase_def.name, r->u.phase_def.len);
+		break;
+	case CKT_TAG_NOTE:
+		fold(h, r->u.note.text, r->u.note.len);
+		break;
+	case CKT_TAG_STACK:
+		fold(h, r->u.stack.frames, r->u.stack.frames_len);
+		break;
+	case CKT_TAG_MODULE:
+		fold(h, r->u.module.path, r->u.module.path_len);
+		fold(h, r->u.module.build_id, r->u.module.build_id_len);
+		break;
+	case CKT_TAG_CUDA_DEVICE:
+		fold(h, r->u.cuda_device.uuid, r->u.cuda_device.uuid_len);
+		fold(h, r->u.cuda_device.name, r->u.cuda_device.name_len);
+		break;
+	default:
+		break;
+	}
+}
+
+/* Replays the trace at path one way or the other: rc, err, stats and the records' hash. */
+static int run_way(const char *path, bool ahead, struct ckt_replay_stats *st, struct ckt_error *err,
+		   uint64_t *hash)
+{
+	struct ckt_decoder *d = NULL;
+	assert_int_equal(ckt_decode_open(path, &d, err), 0);
+	struct ckt_replay *r = ckt_replay_new(ckt_decode_header(d)->page_size);
+	assert_non_null(r);
+	*hash = 0xcbf29ce484222325ull;
+	struct ckt_observer o = { .ctx = hash, .record = fold_record };
+	assert_int_equal(ckt_replay_observe(r, &o), 0);
+	int rc = (ahead ? ckt_replay_run_ahead : ckt_replay_run)(d, r, err);
+	*st = *ckt_replay_stats(r);
+	ckt_replay_free(r);
+	ckt_decode_close(d);
+	return rc;
+}
+
+static void expect_same_ways(const struct tb *b, int want_rc)
+{
+	char path[64];
+	tb_write(b, path);
+	struct ckt_replay_stats s1, s2;
+	struct ckt_error e1 = { 0 }, e2 = { 0 };
+	uint64_t h1, h2;
+	int rc1 = run_way(path, false, &s1, &e1, &h1);
+	int rc2 = run_way(path, true, &s2, &e2, &h2);
+	unlink(path);
+	if (rc1 != want_rc)
+		fail_msg("rc %d: %s", rc1, e1.msg);
+	assert_int_equal(rc2, rc1);
+	assert_string_equal(e2.msg, e1.msg);
+	assert_int_equal(h2, h1);
+	assert_int_equal(s2.events, s1.events);
+	assert_memory_equal(s2.counts, s1.counts, sizeof(s1.counts));
+	assert_int_equal(s2.peak_heap.bytes, s1.peak_heap.bytes);
+	assert_int_equal(s2.peak_heap.ts, s1.peak_heap.ts);
+	assert_int_equal(s2.peak_mmap.bytes, s1.peak_mmap.bytes);
+	assert_int_equal(s2.truncated, s1.truncated);
+	assert_int_equal(s2.lost, s1.lost);
+	assert_int_equal(s2.wait_ns, s1.wait_ns);
+}
+
+static void test_read_ahead(void **state)
+{
+	(void)state;
+	struct tb b;
+	/* many batches (the ring of batches goes round several times), the records with strings
+	 * and frames in every frame, several frames */
+	tb_begin(&b);
+	uint64_t ts = 1000, n_alloc = 0;
+	for (int f = 0; f < 12; f++) {
+		if (f) {
+			tb_flush(&b);
+			tb_frame(&b, ts);
+		}
+		char name[32], text[64];
+		snprintf(name, sizeof(name), "worker-%d", f);
+		tb_thread_name(&b, ts, 1 + (uint64_t)f % 3, name);
+		snprintf(name, sizeof(name), "phase %d", f);
+		tb_phase_def(&b, 1 + (uint64_t)f, name);
+		snprintf(text, sizeof(text), "log line %d that began a phase", f);
+		tb_note(&b, ts, 1 + (uint64_t)f, text);
+		uint64_t frames[5] = { 0x401000 + (uint64_t)f, 0x402000, 0x7f0000001234ull, 0x403000, 0x404000 };
+		tb_stack(&b, 1 + (uint64_t)f, frames, 1 + (size_t)f % 5);
+		snprintf(text, sizeof(text), "/usr/lib/libthing%d.so", f);
+		tb_module(&b, 0x7f0000000000ull, 0x7f0000001000ull, 0x7f0000009000ull, text, f % 2 ? "abcdef" : "");
+		tb_cuda_device(&b, (uint64_t)f, f % 2 ? "GPU-12345678-1234-1234-1234-123456789abc" : "", "NVIDIA H200");
+		for (int t = 1; t <= 3; t++) {
+			tb_thread(&b, (uint64_t)t);
+			for (int i = 0; i < 3000; i++) {
+				uint64_t a = 0x100000 * (uint64_t)t + 64 * (uint64_t)(i % 500);
+				if (i % 500 < 250 || i < 500) {
+					tb_alloc(&b, ts++, a + 0x10000000 * (n_alloc++ % 7), 16 + (uint64_t)i % 100);
+				} else {
+					tb_free(&b, ts++, a);
+				}
+			}
+		}
+		tb_waited(&b, (uint64_t)f * 1000, (uint64_t)f);
+		tb_sync(&b, ts - 10);
+		ts += 100;
+	}
+	tb_end(&b, ts, CKT_END_EXIT, 0, 0);
+	tb_flush(&b);
+	expect_same_ways(&b, 0);
+	tb_release(&b);
+
+	/* a corrupt record after events: the events before it fed, the same error */
+	tb_begin(&b);
+	tb_thread(&b, 1);
+	for (int i = 0; i < 20000; i++)
+		tb_alloc(&b, 10 + (uint64_t)i, 0x1000 + 16 * (uint64_t)i, 16);
+	tb_u8(&b, 0x7e); /* no such tag */
+	tb_flush(&b);
+	expect_same_ways(&b, CKT_EFORMAT);
+	tb_release(&b);
+
+	/* a truncated trace (no end record) and an empty one */
+	tb_begin(&b);
+	tb_thread(&b, 1);
+	tb_alloc(&b, 10, 0x1000, 16);
+	tb_flush(&b);
+	expect_same_ways(&b, 0);
+	tb_release(&b);
+	tb_init(&b);
+	tb_header(&b);
+	expect_same_ways(&b, 0);
+	tb_release(&b);
+}
+
 static char *report_json(const struct tb *b)
 {
 	char path[64], *text = NULL;
@@ -1171,6 +1323,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_realloc_growth),
 		cmocka_unit_test(test_tracer_waits),
+		cmocka_unit_test(test_read_ahead),
 		cmocka_unit_test(test_cross_thread_free_later_group),
 		cmocka_unit_test(test_address_reuse_equal_ts),
 		cmocka_unit_test(test_realloc_halves_interleave),

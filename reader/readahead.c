@@ -1,0 +1,209 @@
+/* readahead.c: decoding on a thread of its own, a few batches of records ahead of the replay
+ * (ckt_replay_run_ahead). The replay takes about two thirds of the reader's time and decoding
+ * (zstd included) the rest, one after the other on one core; here they overlap on two.
+ *
+ * The decoder thread fills batches of records in file order and hands them over through a
+ * ring of CKT_RA_BATCHES; the calling thread feeds them to the replay in that order, so the
+ * records, their order and every figure are those of ckt_replay_run. A record's strings and
+ * stack frames point into the decoder's frame buffer, valid only until its next call: they are
+ * copied into the batch's own arena as the record is decoded. A decoding error travels with
+ * the records decoded before it and is said after they are fed, as in ckt_replay_run; a replay
+ * error stops the decoder at its next batch.
+ *
+ * Memory: CKT_RA_BATCHES batches of CKT_RA_RECS records (about 90 bytes each: 1.4 MiB) and
+ * their arenas (the rare records with strings: module maps, stacks, names). */
+#include "replay.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CKT_RA_RECS 256
+#define CKT_RA_BATCHES 64
+
+struct ckt_ra_batch {
+	struct ckt_record recs[CKT_RA_RECS];
+	size_t n;
+	int rc; /* ckt_decode_batch's last: 1 more to come, 0 the end, < 0 an error (err) */
+	struct ckt_error err;
+	uint8_t *arena;
+	size_t arena_len, arena_cap;
+};
+
+struct ckt_ra {
+	pthread_mutex_t mu;
+	pthread_cond_t filled, emptied;
+	uint64_t head, tail; /* batches filled, batches fed: head - tail are waiting */
+	bool stop;           /* the replay failed: the decoder thread ends */
+	struct ckt_decoder *d;
+	struct ckt_ra_batch *b;
+};
+
+/* Copies n bytes at *p into the arena and leaves their offset in *p (made a pointer again by
+ * ckt_ra_rebase once the arena stops moving); 0 or CKT_ENOMEM. */
+static int ckt_ra_keep(struct ckt_ra_batch *b, const uint8_t **p, size_t n)
+{
+	if (!b->arena || n > b->arena_cap - b->arena_len) { /* (never NULL once used: see ckt_ra_at) */
+		size_t cap = b->arena_cap ? b->arena_cap : 4096;
+		while (n > cap - b->arena_len)
+			cap *= 2;
+		uint8_t *a = realloc(b->arena, cap);
+		if (!a)
+			return CKT_ENOMEM;
+		b->arena = a;
+		b->arena_cap = cap;
+	}
+	if (n)
+		memcpy(b->arena + b->arena_len, *p, n);
+	*p = (const uint8_t *)(uintptr_t)b->arena_len;
+	b->arena_len += n;
+	return 0;
+}
+
+static inline const uint8_t *ckt_ra_at(const struct ckt_ra_batch *b, const uint8_t *off)
+{
+	return b->arena + (uintptr_t)off;
+}
+
+/* The fields of a record that point into the decoder's frame buffer, by tag; calls fn on each
+ * (pointer, length) pair. */
+#define CKT_RA_FIELDS(r, fn)                                                                     \
+	do {                                                                                     \
+		switch ((r)->tag) {                                                              \
+		case CKT_TAG_THREAD_NAME:                                                        \
+			fn(&(r)->u.thread_name.name, (r)->u.thread_name.len);                    \
+			break;                                                                   \
+		case CKT_TAG_PHASE_DEF:                                                          \
+			fn(&(r)->u.phase_def.name, (r)->u.phase_def.len);                        \
+			break;                                                                   \
+		case CKT_TAG_NOTE:                                                               \
+			fn(&(r)->u.note.text, (r)->u.note.len);                                  \
+			break;                                                                   \
+		case CKT_TAG_STACK:                                                              \
+			fn(&(r)->u.stack.frames, (r)->u.stack.frames_len);                       \
+			break;                                                                   \
+		case CKT_TAG_MODULE:                                                             \
+			fn(&(r)->u.module.path, (r)->u.module.path_len);                         \
+			fn(&(r)->u.module.build_id, (r)->u.module.build_id_len);                 \
+			break;                                                                   \
+		case CKT_TAG_CUDA_DEVICE:                                                        \
+			fn(&(r)->u.cuda_device.uuid, (r)->u.cuda_device.uuid_len);               \
+			fn(&(r)->u.cuda_device.name, (r)->u.cuda_device.name_len);               \
+			break;                                                                   \
+		default:                                                                         \
+			break;                                                                   \
+		}                                                                                \
+	} while (0)
+
+/* Fills b with the next records: up to CKT_RA_RECS, fewer at the end or an error. */
+static void ckt_ra_fill(struct ckt_ra *ra, struct ckt_ra_batch *b)
+{
+	b->n = 0;
+	b->arena_len = 0;
+	b->rc = 1;
+	while (b->n < CKT_RA_RECS && b->rc > 0) {
+		size_t k = 0, i;
+		int rc = ckt_decode_batch(ra->d, b->recs + b->n, CKT_RA_RECS - b->n, &k, &b->err);
+		for (i = b->n; i < b->n + k; i++) {
+			struct ckt_record *r = &b->recs[i];
+			int kept = 0;
+#define CKT_RA_KEEP(pp, len) kept |= ckt_ra_keep(b, (pp), (len))
+			CKT_RA_FIELDS(r, CKT_RA_KEEP);
+#undef CKT_RA_KEEP
+			if (kept < 0)
+				break;
+		}
+		if (i < b->n + k) { /* the records before it are fed, then the error said */
+			b->n = i;
+			b->rc = ckt_util_err(&b->err, CKT_ENOMEM, "out of memory");
+			break;
+		}
+		b->n += k;
+		b->rc = rc;
+	}
+	/* the arena moves no more: its offsets become pointers */
+	for (size_t i = 0; i < b->n; i++) {
+		struct ckt_record *r = &b->recs[i];
+#define CKT_RA_REBASE(pp, len) (*(pp) = ckt_ra_at(b, *(pp)))
+		CKT_RA_FIELDS(r, CKT_RA_REBASE);
+#undef CKT_RA_REBASE
+	}
+}
+
+static void *ckt_ra_decode(void *arg)
+{
+	struct ckt_ra *ra = arg;
+	for (;;) {
+		pthread_mutex_lock(&ra->mu);
+		while (ra->head - ra->tail == CKT_RA_BATCHES && !ra->stop)
+			pthread_cond_wait(&ra->emptied, &ra->mu);
+		bool stop = ra->stop;
+		uint64_t at = ra->head;
+		pthread_mutex_unlock(&ra->mu);
+		if (stop)
+			return NULL;
+		struct ckt_ra_batch *b = &ra->b[at % CKT_RA_BATCHES];
+		ckt_ra_fill(ra, b);
+		pthread_mutex_lock(&ra->mu);
+		ra->head++;
+		pthread_cond_signal(&ra->filled);
+		pthread_mutex_unlock(&ra->mu);
+		if (b->rc <= 0)
+			return NULL;
+	}
+}
+
+int ckt_replay_run_ahead(struct ckt_decoder *d, struct ckt_replay *r, struct ckt_error *err)
+{
+	struct ckt_ra ra = { .d = d };
+	ra.b = calloc(CKT_RA_BATCHES, sizeof(*ra.b));
+	if (!ra.b)
+		return ckt_replay_run(d, r, err);
+	pthread_mutex_init(&ra.mu, NULL);
+	pthread_cond_init(&ra.filled, NULL);
+	pthread_cond_init(&ra.emptied, NULL);
+	/* the decoder thread takes no signal: the reader's handling stays on this thread */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	pthread_t th;
+	int made = pthread_create(&th, NULL, ckt_ra_decode, &ra);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	int rc = 0;
+	if (made != 0) {
+		rc = ckt_replay_run(d, r, err);
+	} else {
+		for (;;) {
+			pthread_mutex_lock(&ra.mu);
+			while (ra.head == ra.tail)
+				pthread_cond_wait(&ra.filled, &ra.mu);
+			pthread_mutex_unlock(&ra.mu);
+			struct ckt_ra_batch *b = &ra.b[ra.tail % CKT_RA_BATCHES];
+			int frc = ckt_replay_feed(r, b->recs, b->n, err);
+			int brc = b->rc;
+			if (frc == 0 && brc < 0)
+				*err = b->err;
+			pthread_mutex_lock(&ra.mu);
+			ra.tail++;
+			if (frc < 0)
+				ra.stop = true;
+			pthread_cond_signal(&ra.emptied);
+			pthread_mutex_unlock(&ra.mu);
+			if (frc < 0 || brc <= 0) {
+				rc = frc < 0 ? frc : brc;
+				break;
+			}
+		}
+		pthread_join(th, NULL);
+		if (rc == 0)
+			rc = ckt_replay_end(d, r, err);
+	}
+	for (size_t i = 0; i < CKT_RA_BATCHES; i++)
+		free(ra.b[i].arena);
+	free(ra.b);
+	pthread_cond_destroy(&ra.filled);
+	pthread_cond_destroy(&ra.emptied);
+	pthread_mutex_destroy(&ra.mu);
+	return rc;
+}
