@@ -44,10 +44,13 @@ wait_default=$(wait_of "$W/default.1.zst")
 wait_exact=$(wait_of "$W/exact.1.zst")
 sz_default=$(stat -c %s "$W/default.1.zst")
 sz_exact=$(stat -c %s "$W/exact.1.zst")
-rd=$(for k in 1 2 3; do measure "$W/rd.$k" "$REPORT" --json "$W/exact.1.zst"; awk '{print $1}' "$W/rd.$k"; done | median)
+# on one core (--jobs 1: the target's measure), and decoding ahead on a second (--jobs 2)
+rd=$(for k in 1 2 3; do measure "$W/rd.$k" "$REPORT" --jobs 1 --json "$W/exact.1.zst"; awk '{print $1}' "$W/rd.$k"; done | median)
 rd_rss=$(awk '{print $2}' "$W/rd.1")
+rd2=$(for k in 1 2 3; do measure "$W/rd2.$k" "$REPORT" --jobs 2 --json "$W/exact.1.zst"; awk '{print $1}' "$W/rd2.$k"; done | median)
+rd2_rss=$(awk '{print $2}' "$W/rd2.1")
 # and on the default mode's trace of the same workload: what a user of that mode waits for
-rdd=$(for k in 1 2 3; do measure "$W/rdd.$k" "$REPORT" --json "$W/default.1.zst"; awk '{print $1}' "$W/rdd.$k"; done | median)
+rdd=$(for k in 1 2 3; do measure "$W/rdd.$k" "$REPORT" --jobs 1 --json "$W/default.1.zst"; awk '{print $1}' "$W/rdd.$k"; done | median)
 
 {
 echo "cuzktrace bench, $(date -u +%Y-%m-%d), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), $(uname -r)"
@@ -68,9 +71,11 @@ for m in $modes; do
 		"$ev" "$sz" "$bpe" "$(awk -v a="$rss" -v b="$base_rss" 'BEGIN {printf "%.1f", (a - b) / 1024}')" "$wt"
 done
 echo
-printf 'reader: cuzktrace-report --json on the exact trace: %.3f s, %.1f M events/s, max RSS %.1f MiB\n' \
+printf 'reader: cuzktrace-report --jobs 1 --json on the exact trace: %.3f s, %.1f M events/s, max RSS %.1f MiB\n' \
 	"$rd" "$(awk -v e="$ev_exact" -v t="$rd" 'BEGIN {print e / t / 1e6}')" "$(awk -v k="$rd_rss" 'BEGIN {print k / 1024}')"
-printf 'reader: cuzktrace-report --json on the default-mode trace: %.3f s for the workload'"'"'s %d events (%.0f M a second; the trace holds %d records)\n' \
+printf 'reader: cuzktrace-report --jobs 2 --json on the exact trace (decoding on a second core): %.3f s, %.1f M events/s, max RSS %.1f MiB\n' \
+	"$rd2" "$(awk -v e="$ev_exact" -v t="$rd2" 'BEGIN {print e / t / 1e6}')" "$(awk -v k="$rd2_rss" 'BEGIN {print k / 1024}')"
+printf 'reader: cuzktrace-report --jobs 1 --json on the default-mode trace: %.3f s for the workload'"'"'s %d events (%.0f M a second; the trace holds %d records)\n' \
 	"$rdd" "$ev_exact" "$(awk -v e="$ev_exact" -v t="$rdd" 'BEGIN {print e / t / 1e6}')" "$ev_default"
 # the floor under the reader on this machine: zstd alone, and the decoder alone (no replay)
 if "$B/bench/decode_floor" "$W/exact.1.zst" >"$W/floor" 2>/dev/null; then
@@ -84,8 +89,8 @@ fi
 if env CUZKTRACE_SAMPLE=0 CUZKTRACE_QUIET=1 CUZKTRACE_OUT="$W/live.zst" LD_PRELOAD=$LIB \
 	"$B/bench/live_bench" >/dev/null 2>&1; then
 	ev_live=$(events_of "$W/live.zst")
-	lv=$(for k in 1 2 3; do measure "$W/lv.$k" "$REPORT" --json "$W/live.zst"; awk '{print $1}' "$W/lv.$k"; done | median)
-	printf 'reader, large live set (live_bench, 6 M blocks live at the top): %.3f s, %.1f M events/s, max RSS %.0f MiB\n' \
+	lv=$(for k in 1 2 3; do measure "$W/lv.$k" "$REPORT" --jobs 1 --json "$W/live.zst"; awk '{print $1}' "$W/lv.$k"; done | median)
+	printf 'reader --jobs 1, large live set (live_bench, 6 M blocks live at the top): %.3f s, %.1f M events/s, max RSS %.0f MiB\n' \
 		"$lv" "$(awk -v e="$ev_live" -v t="$lv" 'BEGIN {print e / t / 1e6}')" \
 		"$(awk '{print $2 / 1024}' "$W/lv.1")"
 fi

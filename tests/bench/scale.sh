@@ -52,8 +52,10 @@ for n in $THREADS; do
 done
 [ -n "$last" ] || exit 0
 ev=$("$REPORT" --json "$W/e$last.zst" | $PY -c 'import json, sys; d = json.load(sys.stdin); print(d["events"])')
-rd=$(for k in 1 2 3; do measure "$W/rd.$k" "$REPORT" --json "$W/e$last.zst"; awk '{print $1}' "$W/rd.$k"; done | median)
-printf 'reader on the exact trace of %s threads: %s events in %.3f s, %.1f M events/s\n' "$last" "$ev" "$rd" \
-	"$(awk -v e="$ev" -v s="$rd" 'BEGIN {print e / s / 1e6}')"
+for j in 1 2; do
+	rd=$(for k in 1 2 3; do measure "$W/rd.$k" "$REPORT" --jobs $j --json "$W/e$last.zst"; awk '{print $1}' "$W/rd.$k"; done | median)
+	printf 'reader --jobs %s on the exact trace of %s threads: %s events in %.3f s, %.1f M events/s\n' "$j" "$last" "$ev" "$rd" \
+		"$(awk -v e="$ev" -v s="$rd" 'BEGIN {print e / s / 1e6}')"
+done
 [ -x "$B/bench/decode_floor" ] && "$B/bench/decode_floor" "$W/e$last.zst" 2>/dev/null | sed 's/^/floor: /'
 exit 0

@@ -1173,8 +1173,8 @@ static void test_read_ahead(void **state)
 {
 	(void)state;
 	struct tb b;
-	/* many batches (the ring of batches goes round several times), the records with strings
-	 * and frames in every frame, several frames */
+	/* more records than the ring of batches holds (180,000 against 131,072), the records
+	 * with strings and frames in every frame, several frames */
 	tb_begin(&b);
 	uint64_t ts = 1000, n_alloc = 0;
 	for (int f = 0; f < 12; f++) {
@@ -1196,7 +1196,7 @@ static void test_read_ahead(void **state)
 		tb_cuda_device(&b, (uint64_t)f, f % 2 ? "GPU-12345678-1234-1234-1234-123456789abc" : "", "NVIDIA H200");
 		for (int t = 1; t <= 3; t++) {
 			tb_thread(&b, (uint64_t)t);
-			for (int i = 0; i < 3000; i++) {
+			for (int i = 0; i < 5000; i++) {
 				uint64_t a = 0x100000 * (uint64_t)t + 64 * (uint64_t)(i % 500);
 				if (i % 500 < 250 || i < 500) {
 					tb_alloc(&b, ts++, a + 0x10000000 * (n_alloc++ % 7), 16 + (uint64_t)i % 100);
