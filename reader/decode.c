@@ -539,6 +539,11 @@ void ckt_decode_close(struct ckt_decoder *d)
 	free(d);
 }
 
+bool ckt_decode_regular(const struct ckt_decoder *d)
+{
+	return d->snapshot != UINT64_MAX;
+}
+
 bool ckt_decode_truncated(const struct ckt_decoder *d)
 {
 	return d->truncated;

@@ -90,6 +90,9 @@ struct ckt_decoder;
  * "unsupported format version 7 (this reader reads 1)", strerror() for I/O). */
 int ckt_decode_open(const char *path, struct ckt_decoder **out, struct ckt_error *err);
 
+/* True when the trace is a regular file (read up to its size when opened), not a pipe. */
+bool ckt_decode_regular(const struct ckt_decoder *d);
+
 /* The header parsed by ckt_decode_open; owned by the decoder. */
 const struct ckt_header *ckt_decode_header(const struct ckt_decoder *d);
 /* The program's arguments, one after the other, each ended by *sep (the last one by the end of

@@ -1030,6 +1030,51 @@ while IFS= read -r f; do
 done <$T/rj.pick
 expect_eq "reader: --jobs 1 and 2 on one trace: the same text, JSON, stderr and status for every trace so far ($nj)" \
 	"$(( nj >= 100 ))/$njdiff" "1/0"
+# The records decoded ahead carry copies of their strings and stack frames: bounded (16 MiB),
+# where a forged trace of 40,000 STACK records of 1,024 frames each (10 KiB a record, 300 KB of
+# file) filled the ring with them (1.3 GB for 140,000 such records).
+if command -v zstd >/dev/null 2>&1; then
+	PYTHONPATH=tests/integration $PY - $T/deepstk.zst <<'PYEOF'
+import sys
+from rows import *
+rec = stack(1, [0x400000 + 0x100000000 * (i % 2) for i in range(1024)])
+with open(sys.argv[1], "wb") as f:
+    f.write(z(header()))
+    for k in range(40):
+        f.write(z(bytes([FRAME]) + uv(k) + uv(0) + rec * 1000))
+PYEOF
+	for j in 1 2; do
+		/usr/bin/time -f %M -o $T/deepstk$j.rss $REPORT --jobs $j --json $T/deepstk.zst >$T/deepstk$j.json 2>$T/deepstk$j.err
+		echo "rc=$?" >>$T/deepstk$j.err
+	done
+	expect_eq "reader --jobs 2: 40,000 deep STACK records read within 40 MiB of --jobs 1's memory, the same report ($(cat $T/deepstk1.rss) KiB, $(cat $T/deepstk2.rss) KiB)" \
+		"$(( $(cat $T/deepstk2.rss) < $(cat $T/deepstk1.rss) + 40960 ))/$(cmp -s $T/deepstk1.json $T/deepstk2.json && cmp -s $T/deepstk1.err $T/deepstk2.err && echo same)" "1/same"
+fi
+# From a pipe the trace is decoded on the one thread: a replay error is said at once, while the
+# writer keeps the pipe open (decoded ahead, the error waited for the writer's close: for good
+# when it never closes). Here a sampled allocation in an exact-mode trace, then 5 s of silence.
+if command -v zstd >/dev/null 2>&1; then
+	PYTHONPATH=tests/integration $PY - $T/pipeerr.zst <<'PYEOF'
+import sys
+from rows import *
+with open(sys.argv[1], "wb") as f:
+    f.write(z(header()))
+    sampled = bytes([ALLOC]) + sv(5) + uv(0x80) + sv(0x1000) + uv(16) + uv(0) + uv(0)
+    f.write(z(bytes([FRAME]) + uv(0) + uv(0) + bytes([THREAD]) + uv(1) + sampled))
+    # then a frame of about 200 KB: the reader reads 128 KiB at a time, and reading on past
+    # the first frame waits for the writer
+    import random
+    random.seed(7)
+    recs = b"".join(alloc(random.randrange(1, 1 << 20), random.randrange(1, 1 << 30), random.randrange(1, 1 << 20))
+                    for _ in range(40000))
+    f.write(z(bytes([FRAME]) + uv(1) + uv(0) + bytes([THREAD]) + uv(1) + recs))
+PYEOF
+	(cat $T/pipeerr.zst; sleep 5) | /usr/bin/time -f %e -o $T/pipeerr.s timeout 30 $REPORT --jobs 2 - >/dev/null 2>$T/pipeerr.err
+	pe_rc=${PIPESTATUS[1]}
+	expect_eq "reader --jobs 2 from a pipe the writer keeps open: a replay error said at once (under 3 s), status 1" \
+		"$pe_rc/$($PY -c 'import sys; print(int(float(open(sys.argv[1]).read().split()[-1]) < 3))' $T/pipeerr.s)/$(cat $T/pipeerr.err)" \
+		"1/1/cuzktrace-report: error: '/dev/stdin': corrupt trace: a sampled allocation in a trace of the exact mode (its header's CUZKTRACE_SAMPLE is 0 or missing)"
+fi
 # with RSS samples (the blocks written and kept 150 ms): the peak RSS rows are those of the
 # peak heap; in the default mode the large blocks are still exact, and the diff says that
 # its bytes by function are estimates
