@@ -199,7 +199,7 @@ static void summary_event(const struct ckt_slot *s, const struct ckt_slot *s2)
 
 /* ---- the merge, only where the heap can reach a new peak ----
  * The peak heap needs the events of all rings in time order, and a k-way merge of them cost
- * the writer a fifth of its time in exact mode with 4 threads (perf: 6.7% of the whole
+ * the writer a fifth of its time in exact mode with 4 threads (perf: 6.9% of the whole
  * process against 7.4% for zstd), more with more rings, on the thread that paces exact mode
  * on many cores. Most of a run the heap is below its peak, where order does not matter. So:
  *   1. each ring is read once in its own order (sequential, no compares between rings): its

@@ -87,7 +87,7 @@ struct ckt_decoder;
 
 /* Opens path, reads and checks the header frame. On failure returns a negative CKT_E* code,
  * *out stays NULL and err says why ("empty file", "not a cuzktrace trace",
- * "unsupported format version 7 (this reader reads 1)", strerror() for I/O). */
+ * "unsupported format version 8 (this reader reads 1 to 7)", strerror() for I/O). */
 int ckt_decode_open(const char *path, struct ckt_decoder **out, struct ckt_error *err);
 
 /* True when the trace is a regular file (read up to its size when opened), not a pipe. */

@@ -1,4 +1,4 @@
-/* readahead.c: decoding on a thread of its own, a few batches of records ahead of the replay
+/* readahead.c: decoding on a thread of its own, up to 512 batches of records ahead of the replay
  * (ckt_replay_run_ahead). The replay takes about two thirds of the reader's time and decoding
  * (zstd included) the rest, one after the other on one core; here they overlap on two.
  *
@@ -10,7 +10,7 @@
  * the records decoded before it and is said after they are fed, as in ckt_replay_run; a replay
  * error stops the decoder at its next batch.
  *
- * Memory: CKT_RA_BATCHES batches of CKT_RA_RECS records (88 bytes each: 11.5 MiB, pages
+ * Memory: CKT_RA_BATCHES batches of CKT_RA_RECS records (88 bytes each: 11 MiB, pages
  * touched as they fill) and their arenas (the rare records with strings: module maps, stacks,
  * names; 16 MiB at most, see CKT_RA_ARENA).
  * Regular files only (ckt_decode_regular): from a pipe the decoder thread could sit in a read
@@ -29,7 +29,7 @@
 #define CKT_RA_BATCHES 512
 /* A batch ends early once its strings reach this: a record copies 10.3 KiB at most (a STACK of
  * 1024 frames), so an arena never grows past 32 KiB, 16 MiB for the ring. Unbounded, a forged
- * 140 KB trace of deep STACK records took 1.3 GB with the ring full of them. */
+ * trace of 140,000 deep STACK records (about 1 MB) took 1.3 GB with the ring full of them. */
 #define CKT_RA_ARENA 16384
 
 struct ckt_ra_batch {
