@@ -144,18 +144,26 @@ static int tab_del(uint64_t a)
 	return 1;
 }
 
+/* An allocation slot's block goes to the table: its excess did not fit, or b is the whole
+ * request (2^48 bytes or more) */
+static inline int tabled(uint64_t b, uint8_t fn)
+{
+	return (fn & CKT_SLOT_WIDE) || b >> 48 == CKT_SLACK_UNKNOWN;
+}
+
+/* the usable size of a block not tabled: the request and its excess */
+static inline int64_t usable(uint64_t b)
+{
+	return (int64_t)((b & CKT_SLOT_SIZE_MASK) + (b >> 48));
+}
+
 static void heap_alloc(uint64_t a, uint64_t b, uint8_t fn)
 {
-	uint64_t slack = b >> 48;
-	if (CKT_UNLIKELY(fn & CKT_SLOT_WIDE)) { /* b is the whole request */
-		tab_add(a, b);
+	if (CKT_UNLIKELY(tabled(b, fn))) { /* by its request: b whole for a wide one */
+		tab_add(a, fn & CKT_SLOT_WIDE ? b : b & CKT_SLOT_SIZE_MASK);
 		return;
 	}
-	if (CKT_UNLIKELY(slack == CKT_SLACK_UNKNOWN)) {
-		tab_add(a, b & CKT_SLOT_SIZE_MASK);
-		return;
-	}
-	ckt_summary.heap += (int64_t)((b & CKT_SLOT_SIZE_MASK) + slack);
+	ckt_summary.heap += usable(b);
 	heap_peak();
 }
 
@@ -262,9 +270,9 @@ static inline int64_t change(const struct ckt_slot *s, const struct ckt_slot *s2
 	case CKT_EV_ALLOC:
 		if (s->fn & CKT_FN_SAMPLED)
 			return 0;
-		if (CKT_UNLIKELY((s->fn & CKT_SLOT_WIDE) || s->b >> 48 == CKT_SLACK_UNKNOWN))
+		if (CKT_UNLIKELY(tabled(s->b, s->fn)))
 			*table = 1;
-		return (int64_t)((s->b & CKT_SLOT_SIZE_MASK) + (s->b >> 48));
+		return usable(s->b);
 	case CKT_EV_AGG:
 		return (int64_t)s->a;
 	case CKT_EV_FREE:
@@ -274,10 +282,9 @@ static inline int64_t change(const struct ckt_slot *s, const struct ckt_slot *s2
 			*table = 1;
 		return -(int64_t)s->b;
 	case CKT_EV_REALLOC:
-		if (CKT_UNLIKELY((s->fn & CKT_SLOT_WIDE) || s->b >> 48 == CKT_SLACK_UNKNOWN ||
-				 (tab_used && tab_has(s->a))))
+		if (CKT_UNLIKELY(tabled(s->b, s->fn) || (tab_used && tab_has(s->a))))
 			*table = 1;
-		return (int64_t)((s->b & CKT_SLOT_SIZE_MASK) + (s->b >> 48)) - (int64_t)s2->b;
+		return usable(s->b) - (int64_t)s2->b;
 	default:
 		return 0;
 	}

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "ckt.h"
+#include "xorshift.h"
 #include "trace_builder.h"
 
 static struct ckt_slot slot(uint8_t type, uint8_t fn, uint64_t ts, uint64_t a, uint64_t b,
@@ -325,10 +326,7 @@ struct ev {
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 static uint64_t rnd(void)
 {
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
+	return xorshift64(&rng_state);
 }
 
 /* A glibc-like allocator per thread: a free'd block is handed back for the next request of its

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "ckt.h"
+#include "xorshift.h"
 #include "summary.h"
 
 static uint64_t sz(uint64_t n, uint64_t u)
@@ -156,10 +157,7 @@ static int oev_cmp(const void *x, const void *y)
 static uint64_t rnd_state = 88172645463325252ull;
 static uint64_t rnd(void)
 {
-	rnd_state ^= rnd_state << 13;
-	rnd_state ^= rnd_state >> 7;
-	rnd_state ^= rnd_state << 17;
-	return rnd_state;
+	return xorshift64(&rnd_state);
 }
 
 #define ORINGS 9
