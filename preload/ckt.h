@@ -413,7 +413,12 @@ enum ckt_ring_state { CKT_RING_FREE = 0, CKT_RING_LIVE, CKT_RING_EXITED };
 
 #define CKT_CAP_UNW_BYTES 4096 /* libunwind's context and cursor: 1984 bytes on x86_64, 2736 on
 				* aarch64 (stacks.c checks the size) */
+/* The stack a capture unwinds on (x86_64; stacks.c): first in the ring, so that an overflow runs
+ * below the mapping, into the PROT_NONE pad ckt_ownmaps_map puts around it, not into the ring.
+ * Only the pages a capture reaches are ever touched. */
+#define CKT_CAP_STACK_BYTES ((size_t)64 << 10)
 struct ckt_ring {
+	_Alignas(4096) unsigned char cap_stack[CKT_CAP_STACK_BYTES];
 	/* written by the owning thread */
 	_Alignas(64) _Atomic uint64_t head;
 	uint64_t tail_cache;
@@ -454,7 +459,9 @@ struct ckt_ring {
 	struct ckt_stack_cache cache[CKT_STACK_CACHE]; /* owner only; ids are global */
 	/* owner only: a stack capture's buffers, off the program's stack (stacks.c) */
 	void *cap_raw[CKT_MAX_DEPTH + 9];
+#if !defined(__x86_64__) /* there on the capture's own stack (stacks.c) */
 	_Alignas(64) unsigned char cap_unw[CKT_CAP_UNW_BYTES];
+#endif
 	struct ckt_slot slots[CKT_RING_SLOTS];
 };
 

@@ -341,8 +341,9 @@ full:
  * with small stacks), and these took 4 KiB of it (the frames, libunwind's context and
  * cursor): such programs crashed traced. Not in TLS either: glibc carves a thread's static TLS
  * out of its stack. No capture nests on a thread (it runs with the hook guard raised: a
- * signal handler's allocation then passes through), so one set each. libunwind's
- * unw_backtrace still keeps its own context and cursor on the stack. */
+ * signal handler's allocation then passes through), so one set each. On x86_64 the capture
+ * runs on a stack of its own (below), which holds libunwind's context and cursor as well:
+ * their pages go back with that stack's when the thread stops stepping. */
 struct cap_unw {
 	unw_context_t uc;
 	unw_cursor_t cursor;
@@ -367,6 +368,19 @@ static CKT_NOINLINE int step_backtrace(struct cap_unw *u, void **buf, int size)
 		buf[n++] = (void *)(uintptr_t)ip;
 	} while (n < size && unw_step(c) > 0);
 	return n;
+}
+
+/* step_backtrace with the context and cursor on the capture's stack (x86_64), else in the
+ * ring */
+static CKT_NOINLINE int step_here(struct ckt_ring *r, void **buf, int size)
+{
+#if defined(__x86_64__)
+	(void)r;
+	struct cap_unw u;
+	return step_backtrace(&u, buf, size);
+#else
+	return step_backtrace((struct cap_unw *)(void *)r->cap_unw, buf, size);
+#endif
 }
 
 /* Both unwinders from here: the same frames above this function's own (unw_backtrace's first
@@ -406,7 +420,7 @@ static inline int backtrace_now(struct ckt_tls *t, struct ckt_ring *r, void **bu
 	 * malloc a cancellation point (hooks_io.c routes the pipe checks to raw system calls) */
 	int cancel_state;
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
-	int got = step_backtrace((struct cap_unw *)(void *)r->cap_unw, buf, size + 1);
+	int got = step_here(r, buf, size + 1);
 	pthread_setcancelstate(cancel_state, NULL);
 	uint64_t t1 = ckt_now();
 	if (t0 - t->unw_since > CKT_UNW_WINDOW_NS) {
@@ -454,6 +468,72 @@ void ckt_stacks_tls_touch(struct ckt_tls *t)
 	}
 }
 
+/* ---- the capture's own stack ----
+ * libunwind keeps its context and cursor on the stack it runs on (about 2 KiB for
+ * unw_backtrace, 3 KiB and more while a thread's first stacks are stepped), and the hooks run on
+ * the program's stack, which may be nearly spent: a fatal-signal reporter on an 8 KiB
+ * sigaltstack whose handler calls backtrace_symbols (which mallocs), a thread on a 16 KiB stack
+ * deep in its calls. Such programs crashed traced (SIGSEGV, and an empty trace). So on x86_64
+ * the capture unwinds on a stack of its own, in the thread's ring (CKT_CAP_STACK_BYTES, its
+ * untouched pages never resident): ckt_side_call(fn, arg, top) calls fn(arg) with the stack
+ * pointer at top. Its frame is a plain frame-pointer frame (CFA = rbp + 16, rbp saved below
+ * it), so the unwinders step from fn's frames on the side stack back to the hook's frames on
+ * the program's stack: libunwind's fast trace takes it as a standard frame, libgcc's and
+ * libunwind's stepping by its CFI. Cost: a few instructions per capture. A signal handler
+ * that interrupts the capture runs on the side stack (or its alternate one), with the guard up:
+ * its allocations pass through untraced, as before (an mmap hook captures outside its system
+ * call, so ckt_guard_stale never compares a frame there with the hook's). */
+#if defined(__x86_64__)
+int ckt_side_call(int (*fn)(void *), void *arg, void *top);
+__asm__(".text\n"
+	".p2align 4\n"
+	".globl ckt_side_call\n"
+	".hidden ckt_side_call\n"
+	".type ckt_side_call, @function\n"
+	"ckt_side_call:\n"
+	".cfi_startproc\n"
+	"	pushq %rbp\n"
+	".cfi_def_cfa_offset 16\n"
+	".cfi_offset %rbp, -16\n"
+	"	movq %rsp, %rbp\n"
+	".cfi_def_cfa_register %rbp\n"
+	"	movq %rdx, %rsp\n" /* top: 16-byte aligned, as a call wants it */
+	"	movq %rdi, %rax\n"
+	"	movq %rsi, %rdi\n"
+	"	callq *%rax\n"
+	"	movq %rbp, %rsp\n"
+	"	popq %rbp\n"
+	".cfi_def_cfa %rsp, 8\n"
+	"	ret\n"
+	".cfi_endproc\n"
+	".size ckt_side_call, .-ckt_side_call\n");
+
+struct side_args {
+	struct ckt_tls *t;
+	struct ckt_ring *r;
+	void **buf;
+	int size;
+};
+
+static CKT_NOINLINE int side_backtrace(void *p)
+{
+	struct side_args *a = p;
+	return backtrace_now(a->t, a->r, a->buf, a->size);
+}
+#endif
+
+/* The stack of the calling thread into buf (see above). */
+static inline int backtrace_here(struct ckt_tls *t, struct ckt_ring *r, void **buf, int size)
+{
+#if defined(__x86_64__)
+	struct side_args a = {t, r, buf, size};
+	_Static_assert(CKT_CAP_STACK_BYTES % 16 == 0, "the side stack's top is 16-byte aligned");
+	return ckt_side_call(side_backtrace, &a, r->cap_stack + CKT_CAP_STACK_BYTES);
+#else
+	return backtrace_now(t, r, buf, size);
+#endif
+}
+
 static inline uint32_t stacks_capture(struct ckt_tls *t)
 {
 	/* acquire: the tables and fast_only written before it was set (a plain load on x86) */
@@ -473,8 +553,17 @@ static inline uint32_t stacks_capture(struct ckt_tls *t)
 	ckt_stacks_tls_touch(t);
 	void **raw = r->cap_raw;
 	t->in_unwind++; /* libunwind's memory checks go to our private pipe (hooks_io.c) */
-	int got = backtrace_now(t, r, raw, (int)ckt_config.depth + 8);
+	int fast = t->unw_fast;
+	int got = backtrace_here(t, r, raw, (int)ckt_config.depth + 8);
 	t->in_unwind--;
+#if defined(__x86_64__)
+	/* Stepping reached 16 KiB deep into the side stack (libunwind's lookups of unwind tables),
+	 * unw_backtrace reaches 2 or 3: as the thread takes unw_backtrace for good, the pages go
+	 * back (a system call, once per thread; the next capture faults the top ones in again).
+	 * 512 busy threads held 8 MiB more without it. */
+	if (!fast && t->unw_fast)
+		(void)syscall(SYS_madvise, r->cap_stack, CKT_CAP_STACK_BYTES, MADV_DONTNEED);
+#endif
 	int skip = 0;
 	while (skip < got && (uintptr_t)raw[skip] >= self_lo && (uintptr_t)raw[skip] < self_hi)
 		skip++;

@@ -1221,6 +1221,38 @@ done
 expect_match "smallstack thread 6 name: the thread's 100 bytes under the name it gave itself" \
 	"$($REPORT --by thread $T/smallstack.zst 2>&1)" $'\ndeep-worker +1 +100 B +100 B +100 B\n'
 
+# A block recorded with its stack where little stack is left: a handler on a 16 KiB alternate
+# stack, a thread on a PTHREAD_STACK_MIN one, each with all but a margin of what the program
+# itself needs untraced (found here, as the kernel's signal frame differs from CPU to CPU)
+# used, then malloc(1000000), which both modes record with its stack. Capturing it took
+# libunwind's context and cursor, 2.2 KiB and more, on the program's stack (status 139, an
+# empty trace); the capture now unwinds on a stack of its own (x86_64). The margins: the
+# hooks take about 0.3 KiB of the caller's stack, and the thread's also lacks the tracer's
+# thread-local storage (976 bytes, which glibc carves out of each thread's stack).
+# smallstack_room ARGS...: the most bytes (to 32) the program can use first and still run
+smallstack_room() {
+	local lo=0 hi=20000 mid
+	$P/smallstack "$@" 0 >/dev/null 2>&1 || { echo 0; return; }
+	while [ $((hi - lo)) -gt 32 ]; do
+		mid=$(((lo + hi) / 2))
+		if [ "$($P/smallstack "$@" $mid 2>/dev/null)" = ok ]; then lo=$mid; else hi=$mid; fi
+	done
+	echo $lo
+}
+if [ "$(uname -m)" = x86_64 ]; then
+	for c in "altmalloc 16384/1024/big_in_handler" "threadmalloc/2048/big_in_thread"; do
+		args=${c%%/*} rest=${c#*/}
+		margin=${rest%%/*} fn=${rest#*/}
+		room=$(smallstack_room $args)
+		for rate in 0 524288; do
+			CUZKTRACE_SAMPLE=$rate traced_json smallstack $P/smallstack $args $((room - margin)) >/dev/null
+			expect_eq "smallstack $args, $margin bytes of stack short of the most it runs with untraced (CUZKTRACE_SAMPLE=$rate): status 0, its output, the trace complete, its block with its stack" \
+				"$([ "$room" -gt $((margin + 512)) ] && echo room)/$(cat $T/smallstack.rc)/$(cat $T/smallstack.out)/$(jget $T/smallstack.json truncated)/$($REPORT $T/smallstack.zst 2>/dev/null | grep -A1 -m1 '^  #1  977 KiB (1000000 bytes)' | grep -o "$fn (tests/progs/smallstack.c")" \
+				"room/0/ok/false/$fn (tests/progs/smallstack.c"
+		done
+	done
+fi
+
 # Under a descriptor limit of 6 the sampler can read statm but not status: the samples lose
 # VmHWM and the anonymous/file split, now with one line (the report just left them out)
 bash -c "ulimit -n 6; CUZKTRACE_OUT=$T/fd6.zst LD_PRELOAD=$LIB /bin/sleep 0.3" >/dev/null 2>$T/fd6.err

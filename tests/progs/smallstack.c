@@ -6,11 +6,21 @@
  *     1 KiB, then writes a line with writev and allocates 100 bytes
  *   a third argument "name": the handler, or the deep thread, also names its thread (prctl
  *     PR_SET_NAME, pthread_setname_np); the name's record took 1 KiB of the caller's stack
+ *   smallstack altmalloc SIZE BURN: a SIGUSR1 handler on an alternate stack of SIZE bytes uses
+ *     BURN bytes of it, then allocates 1,000,000 bytes (big_in_handler), which the tracer
+ *     records with its stack in either mode, as a fatal-signal reporter's backtrace_symbols
+ *     allocates
+ *   smallstack threadmalloc BURN: a thread on a PTHREAD_STACK_MIN stack uses BURN bytes of it,
+ *     then allocates 1,000,000 bytes (big_in_thread)
  * Prints "ok" at the end. The writev hook took 8 KiB of stack on every call (a buffer for the
- * phase rules' scan, used or not): status 139 where untraced it runs. */
+ * phase rules' scan, used or not): status 139 where untraced it runs. Capturing a stack took
+ * libunwind's 2 KiB and more of the program's stack, until the tracer unwound on a stack of
+ * its own (the altmalloc and threadmalloc cases). */
+#include <alloca.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -56,22 +66,69 @@ static void *thread_main(void *a)
 	return a;
 }
 
+static size_t burn;
+
+static __attribute__((noinline)) void big_in_handler(void)
+{
+	keep = malloc(1000000);
+}
+
+static __attribute__((noinline)) void big_in_thread(void)
+{
+	keep = malloc(1000000);
+}
+
+/* BURN bytes of the stack in use (touched, so a guard page below faults now), then the call */
+static void after_burn(void (*call)(void))
+{
+	volatile char *p = alloca(burn + 1);
+	p[0] = 1;
+	p[burn] = 1;
+	call();
+	p[1] = p[0];
+}
+
+static void big_handler(int s)
+{
+	(void)s;
+	after_burn(big_in_handler);
+}
+
+static void *big_thread(void *a)
+{
+	after_burn(big_in_thread);
+	return a;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 3)
 		return 2;
 	size_t n = strtoul(argv[2], NULL, 0);
 	naming = argc > 3 && strcmp(argv[3], "name") == 0;
-	if (strcmp(argv[1], "alt") == 0) {
+	/* malloc bound now: the dynamic linker's lazy binding at the first call takes 3 KiB (its
+	 * xsave area), more than the hooks, traced or not */
+	free(malloc(1));
+	if (strcmp(argv[1], "alt") == 0 || strcmp(argv[1], "altmalloc") == 0) {
+		bool big = strcmp(argv[1], "altmalloc") == 0;
+		if (big)
+			burn = argc > 3 ? strtoul(argv[3], NULL, 0) : 0;
 		char *m = mmap(NULL, n + 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (m == MAP_FAILED || mprotect(m, 4096, PROT_NONE))
 			return 2;
 		stack_t ss = {.ss_sp = m + 4096, .ss_size = n};
 		struct sigaction sa;
 		memset(&sa, 0, sizeof(sa));
-		sa.sa_handler = handler;
+		sa.sa_handler = big ? big_handler : handler;
 		sa.sa_flags = SA_ONSTACK;
 		if (sigaltstack(&ss, NULL) || sigaction(SIGUSR1, &sa, NULL) || raise(SIGUSR1))
+			return 2;
+	} else if (strcmp(argv[1], "threadmalloc") == 0) {
+		burn = n;
+		pthread_attr_t at;
+		pthread_t t;
+		if (pthread_attr_init(&at) || pthread_attr_setstacksize(&at, PTHREAD_STACK_MIN) ||
+		    pthread_create(&t, &at, big_thread, NULL) || pthread_join(t, NULL))
 			return 2;
 	} else {
 		depth = (int)n;
@@ -81,5 +138,7 @@ int main(int argc, char **argv)
 		    pthread_create(&t, &at, thread_main, NULL) || pthread_join(t, NULL))
 			return 2;
 	}
+	if (burn || strstr(argv[1], "malloc"))
+		free(keep); /* the big block */
 	return write(1, "ok\n", 3) == 3 ? 0 : 1;
 }
