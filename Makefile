@@ -97,6 +97,16 @@ $(B)/tests/test_summary: tests/unit/test_summary.c $(B)/preload/summary.o $(B)/p
 	$(call msg,CC,$@)$(CC) $(RD_CFLAGS) -Ipreload -Itests/unit -o $@ $< $(B)/preload/summary.o \
 		$(B)/preload/log.o $(B)/preload/ownmaps.o -lcmocka
 
+# the replay's set of live mappings with chunks of 4 ranges (to split and merge them often)
+$(B)/tests/replay_small.o: reader/replay.c $(B)/.flags
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$@)$(CC) $(RD_CFLAGS) -DCKT_RANGE_CHUNK=4 -c $< -o $@
+$(B)/tests/test_ranges: tests/unit/test_ranges.c $(B)/tests/replay_small.o \
+		$(filter-out $(B)/reader/replay.o,$(RD_LIBOBJ)) $(B)/preload/record.o $(B)/.flags
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$@)$(CC) $(RD_CFLAGS) -Ipreload -Itests/unit -o $@ $< $(B)/tests/replay_small.o \
+		$(filter-out $(B)/reader/replay.o,$(RD_LIBOBJ)) $(B)/preload/record.o -lcmocka $(RD_LIBS)
+
 # glibc's dl* functions by version
 $(B)/tests/test_dlnext: tests/unit/test_dlnext.c $(B)/preload/dlnext.o $(B)/.flags
 	@mkdir -p $(dir $@)

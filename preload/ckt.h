@@ -413,12 +413,10 @@ enum ckt_ring_state { CKT_RING_FREE = 0, CKT_RING_LIVE, CKT_RING_EXITED };
 
 #define CKT_CAP_UNW_BYTES 4096 /* libunwind's context and cursor: 1984 bytes on x86_64, 2736 on
 				* aarch64 (stacks.c checks the size) */
-/* The stack a capture unwinds on (x86_64; stacks.c): first in the ring, so that an overflow runs
- * below the mapping, into the PROT_NONE pad ckt_ownmaps_map puts around it, not into the ring.
- * Only the pages a capture reaches are ever touched. */
+/* The stack a capture made on the thread's alternate signal stack unwinds on (x86_64;
+ * stacks.c): a mapping of its own, made at the first such capture (ckt_ring.alt_stack) */
 #define CKT_CAP_STACK_BYTES ((size_t)64 << 10)
 struct ckt_ring {
-	_Alignas(4096) unsigned char cap_stack[CKT_CAP_STACK_BYTES];
 	/* written by the owning thread */
 	_Alignas(64) _Atomic uint64_t head;
 	uint64_t tail_cache;
@@ -459,9 +457,10 @@ struct ckt_ring {
 	struct ckt_stack_cache cache[CKT_STACK_CACHE]; /* owner only; ids are global */
 	/* owner only: a stack capture's buffers, off the program's stack (stacks.c) */
 	void *cap_raw[CKT_MAX_DEPTH + 9];
-#if !defined(__x86_64__) /* there on the capture's own stack (stacks.c) */
+	/* owner only: the stack a capture on the alternate signal stack unwinds on, NULL until
+	 * the thread's first (stacks.c; kept for the ring's next owner) */
+	unsigned char *alt_stack;
 	_Alignas(64) unsigned char cap_unw[CKT_CAP_UNW_BYTES];
-#endif
 	struct ckt_slot slots[CKT_RING_SLOTS];
 };
 
@@ -485,6 +484,10 @@ struct ckt_tls {
 					      * (ckt_guard_mark) */
 	uintptr_t guard_fp;                  /* that hook's frame address */
 	uintptr_t guard_alt_lo, guard_alt_hi; /* the thread's alternate signal stack then */
+	/* the thread's alternate signal stack as its sigaltstack calls set it (hooks_signal.c;
+	 * a fork's child keeps it, as the kernel does): a capture there unwinds on a stack of its
+	 * own (stacks.c) */
+	uintptr_t sig_alt_lo, sig_alt_hi;
 	uint64_t guard_seq, guard_tok;       /* the mark's token, also in its frame */
 	volatile int guard_in_call;          /* that hook is in its system call */
 	volatile sig_atomic_t awaiting_exit; /* an exit waits for another thread to finish the

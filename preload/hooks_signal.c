@@ -593,3 +593,19 @@ CKT_EXPORT sighandler_t sigset(int sig, sighandler_t disp)
 		return SIG_ERR;
 	return sigismember(&was, sig) ? SIG_HOLD : old.sa_handler;
 }
+
+/* sigaltstack: the thread's alternate signal stack, noted for the capture of call stacks made
+ * on it (stacks.c): they unwind on a stack of their own. The call itself is the system call,
+ * as glibc's is (no lookup of the real function: it may come before the tracer's start). A
+ * thread that sets its stack by a raw system call is not seen: its captures stay on it. */
+CKT_EXPORT int sigaltstack(const stack_t *ss, stack_t *old)
+{
+	long rc = syscall(SYS_sigaltstack, ss, old);
+	if (rc == 0 && ss) {
+		struct ckt_tls *t = &ckt_tls;
+		int off = ss->ss_flags & SS_DISABLE;
+		t->sig_alt_lo = off ? 0 : (uintptr_t)ss->ss_sp;
+		t->sig_alt_hi = off ? 0 : (uintptr_t)ss->ss_sp + ss->ss_size;
+	}
+	return (int)rc;
+}

@@ -39,6 +39,7 @@
 #include <libunwind.h>
 #include <link.h>
 #include <sched.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -341,9 +342,9 @@ full:
  * with small stacks), and these took 4 KiB of it (the frames, libunwind's context and
  * cursor): such programs crashed traced. Not in TLS either: glibc carves a thread's static TLS
  * out of its stack. No capture nests on a thread (it runs with the hook guard raised: a
- * signal handler's allocation then passes through), so one set each. On x86_64 the capture
- * runs on a stack of its own (below), which holds libunwind's context and cursor as well:
- * their pages go back with that stack's when the thread stops stepping. */
+ * signal handler's allocation then passes through), so one set each. libunwind's
+ * unw_backtrace still keeps its own context and cursor on the stack, except on an alternate
+ * signal stack (below). */
 struct cap_unw {
 	unw_context_t uc;
 	unw_cursor_t cursor;
@@ -368,19 +369,6 @@ static CKT_NOINLINE int step_backtrace(struct cap_unw *u, void **buf, int size)
 		buf[n++] = (void *)(uintptr_t)ip;
 	} while (n < size && unw_step(c) > 0);
 	return n;
-}
-
-/* step_backtrace with the context and cursor on the capture's stack (x86_64), else in the
- * ring */
-static CKT_NOINLINE int step_here(struct ckt_ring *r, void **buf, int size)
-{
-#if defined(__x86_64__)
-	(void)r;
-	struct cap_unw u;
-	return step_backtrace(&u, buf, size);
-#else
-	return step_backtrace((struct cap_unw *)(void *)r->cap_unw, buf, size);
-#endif
 }
 
 /* Both unwinders from here: the same frames above this function's own (unw_backtrace's first
@@ -420,7 +408,7 @@ static inline int backtrace_now(struct ckt_tls *t, struct ckt_ring *r, void **bu
 	 * malloc a cancellation point (hooks_io.c routes the pipe checks to raw system calls) */
 	int cancel_state;
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
-	int got = step_here(r, buf, size + 1);
+	int got = step_backtrace((struct cap_unw *)(void *)r->cap_unw, buf, size + 1);
 	pthread_setcancelstate(cancel_state, NULL);
 	uint64_t t1 = ckt_now();
 	if (t0 - t->unw_since > CKT_UNW_WINDOW_NS) {
@@ -468,21 +456,26 @@ void ckt_stacks_tls_touch(struct ckt_tls *t)
 	}
 }
 
-/* ---- the capture's own stack ----
- * libunwind keeps its context and cursor on the stack it runs on (about 2 KiB for
- * unw_backtrace, 3 KiB and more while a thread's first stacks are stepped), and the hooks run on
- * the program's stack, which may be nearly spent: a fatal-signal reporter on an 8 KiB
- * sigaltstack whose handler calls backtrace_symbols (which mallocs), a thread on a 16 KiB stack
- * deep in its calls. Such programs crashed traced (SIGSEGV, and an empty trace). So on x86_64
- * the capture unwinds on a stack of its own, in the thread's ring (CKT_CAP_STACK_BYTES, its
- * untouched pages never resident): ckt_side_call(fn, arg, top) calls fn(arg) with the stack
- * pointer at top. Its frame is a plain frame-pointer frame (CFA = rbp + 16, rbp saved below
- * it), so the unwinders step from fn's frames on the side stack back to the hook's frames on
- * the program's stack: libunwind's fast trace takes it as a standard frame, libgcc's and
- * libunwind's stepping by its CFI. Cost: a few instructions per capture. A signal handler
- * that interrupts the capture runs on the side stack (or its alternate one), with the guard up:
- * its allocations pass through untraced, as before (an mmap hook captures outside its system
- * call, so ckt_guard_stale never compares a frame there with the hook's). */
+/* ---- a capture on the alternate signal stack ----
+ * libunwind keeps its context and cursor on the stack it runs on: about 2 KiB for
+ * unw_backtrace, and 3 KiB and more while a thread's first stacks are stepped. An alternate
+ * signal stack is often small: a fatal-signal reporter's of 8 KiB (SIGSTKSZ), whose handler
+ * calls backtrace_symbols, which mallocs. Such programs died of SIGSEGV traced, with an
+ * empty trace. So on x86_64 a capture made on the thread's alternate stack (as its
+ * sigaltstack calls set it: hooks_signal.c) unwinds on a stack of its own, 64 KiB mapped at the
+ * thread's first such capture (kept with its ring; without one, on the alternate stack as
+ * before): ckt_side_call(fn, arg, top) calls fn(arg) with the stack pointer at top. Its frame
+ * is a plain frame-pointer frame (CFA = rbp + 16, rbp saved below it), so the unwinders step
+ * from fn's frames back to the hook's on the alternate stack: libunwind's fast trace takes it
+ * as a standard frame, libgcc's and libunwind's stepping by its CFI.
+ * Every signal but the faults is blocked meanwhile (two system calls, on this path only): the
+ * kernel places a signal on the alternate stack below the stack pointer only while the
+ * pointer is on it, and a second signal that came while it was on the side stack was placed
+ * at the alternate stack's top, over the running handler's frames (a program whose handlers
+ * all use SA_ONSTACK died); a handler run on the side stack would also lack the room it had
+ * and could not siglongjmp back below it (glibc's _FORTIFY_SOURCE check). Captures on the
+ * thread's own stack stay there: 0.3 KiB for the hooks and libunwind's 2 KiB or more come out
+ * of it (see README, Limits). */
 #if defined(__x86_64__)
 int ckt_side_call(int (*fn)(void *), void *arg, void *top);
 __asm__(".text\n"
@@ -520,18 +513,40 @@ static CKT_NOINLINE int side_backtrace(void *p)
 	struct side_args *a = p;
 	return backtrace_now(a->t, a->r, a->buf, a->size);
 }
+
+#define ALT_STACK_NONE ((unsigned char *)1) /* could not be mapped: not tried again */
+/* the signals a capture blocks: all but the faults, which must reach the program's handler */
+#define SIDE_BLOCKED                                                                             \
+	(~(uint64_t)0 & ~(1ull << (SIGSEGV - 1) | 1ull << (SIGBUS - 1) | 1ull << (SIGILL - 1) |       \
+			  1ull << (SIGFPE - 1) | 1ull << (SIGTRAP - 1)))
+
+static CKT_NOINLINE int backtrace_alt(struct ckt_tls *t, struct ckt_ring *r, void **buf, int size)
+{
+	if (!r->alt_stack) {
+		void *m = ckt_ownmaps_map(CKT_CAP_STACK_BYTES, 0);
+		r->alt_stack = m ? m : ALT_STACK_NONE;
+	}
+	uint64_t block = SIDE_BLOCKED, old;
+	_Static_assert(CKT_CAP_STACK_BYTES % 16 == 0, "the side stack's top is 16-byte aligned");
+	if (r->alt_stack == ALT_STACK_NONE || syscall(SYS_rt_sigprocmask, SIG_SETMASK, &block, &old, 8) != 0)
+		return backtrace_now(t, r, buf, size);
+	struct side_args a = {t, r, buf, size};
+	int got = ckt_side_call(side_backtrace, &a, r->alt_stack + CKT_CAP_STACK_BYTES);
+	(void)syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, 8);
+	return got;
+}
 #endif
 
-/* The stack of the calling thread into buf (see above). */
+/* The stack of the calling thread into buf (see above). Cost on the thread's own stack: a
+ * compare of the frame's address with the alternate stack's range. */
 static inline int backtrace_here(struct ckt_tls *t, struct ckt_ring *r, void **buf, int size)
 {
 #if defined(__x86_64__)
-	struct side_args a = {t, r, buf, size};
-	_Static_assert(CKT_CAP_STACK_BYTES % 16 == 0, "the side stack's top is 16-byte aligned");
-	return ckt_side_call(side_backtrace, &a, r->cap_stack + CKT_CAP_STACK_BYTES);
-#else
-	return backtrace_now(t, r, buf, size);
+	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+	if (CKT_UNLIKELY(sp - t->sig_alt_lo < t->sig_alt_hi - t->sig_alt_lo))
+		return backtrace_alt(t, r, buf, size);
 #endif
+	return backtrace_now(t, r, buf, size);
 }
 
 static inline uint32_t stacks_capture(struct ckt_tls *t)
@@ -553,17 +568,8 @@ static inline uint32_t stacks_capture(struct ckt_tls *t)
 	ckt_stacks_tls_touch(t);
 	void **raw = r->cap_raw;
 	t->in_unwind++; /* libunwind's memory checks go to our private pipe (hooks_io.c) */
-	int fast = t->unw_fast;
 	int got = backtrace_here(t, r, raw, (int)ckt_config.depth + 8);
 	t->in_unwind--;
-#if defined(__x86_64__)
-	/* Stepping reached 16 KiB deep into the side stack (libunwind's lookups of unwind tables),
-	 * unw_backtrace reaches 2 or 3: as the thread takes unw_backtrace for good, the pages go
-	 * back (a system call, once per thread; the next capture faults the top ones in again).
-	 * 512 busy threads held 8 MiB more without it. */
-	if (!fast && t->unw_fast)
-		(void)syscall(SYS_madvise, r->cap_stack, CKT_CAP_STACK_BYTES, MADV_DONTNEED);
-#endif
 	int skip = 0;
 	while (skip < got && (uintptr_t)raw[skip] >= self_lo && (uintptr_t)raw[skip] < self_hi)
 		skip++;

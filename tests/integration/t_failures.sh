@@ -1222,13 +1222,13 @@ expect_match "smallstack thread 6 name: the thread's 100 bytes under the name it
 	"$($REPORT --by thread $T/smallstack.zst 2>&1)" $'\ndeep-worker +1 +100 B +100 B +100 B\n'
 
 # A block recorded with its stack where little stack is left: a handler on a 16 KiB alternate
-# stack, a thread on a PTHREAD_STACK_MIN one, each with all but a margin of what the program
-# itself needs untraced (found here, as the kernel's signal frame differs from CPU to CPU)
-# used, then malloc(1000000), which both modes record with its stack. Capturing it took
-# libunwind's context and cursor, 2.2 KiB and more, on the program's stack (status 139, an
-# empty trace); the capture now unwinds on a stack of its own (x86_64). The margins: the
-# hooks take about 0.3 KiB of the caller's stack, and the thread's also lacks the tracer's
-# thread-local storage (976 bytes, which glibc carves out of each thread's stack).
+# stack with all but 1 KiB of what the program itself needs untraced (found here, as the
+# kernel's signal frame differs from CPU to CPU) used, then malloc(1000000), which both modes
+# record with its stack. Capturing it took libunwind's context and cursor, 2.2 KiB and more, on
+# the alternate stack (status 139, an empty trace); such a capture now unwinds on a stack of
+# its own (x86_64). And with signals open meanwhile, a second SA_ONSTACK signal was placed at
+# the alternate stack's top, over the running handler's frames (altnest: a 100 us SIGALRM
+# beside a handler that allocates; status 139, or 5 for its overwritten frame).
 # smallstack_room ARGS...: the most bytes (to 32) the program can use first and still run
 smallstack_room() {
 	local lo=0 hi=20000 mid
@@ -1240,16 +1240,16 @@ smallstack_room() {
 	echo $lo
 }
 if [ "$(uname -m)" = x86_64 ]; then
-	for c in "altmalloc 16384/1024/big_in_handler" "threadmalloc/2048/big_in_thread"; do
-		args=${c%%/*} rest=${c#*/}
-		margin=${rest%%/*} fn=${rest#*/}
-		room=$(smallstack_room $args)
-		for rate in 0 524288; do
-			CUZKTRACE_SAMPLE=$rate traced_json smallstack $P/smallstack $args $((room - margin)) >/dev/null
-			expect_eq "smallstack $args, $margin bytes of stack short of the most it runs with untraced (CUZKTRACE_SAMPLE=$rate): status 0, its output, the trace complete, its block with its stack" \
-				"$([ "$room" -gt $((margin + 512)) ] && echo room)/$(cat $T/smallstack.rc)/$(cat $T/smallstack.out)/$(jget $T/smallstack.json truncated)/$($REPORT $T/smallstack.zst 2>/dev/null | grep -A1 -m1 '^  #1  977 KiB (1000000 bytes)' | grep -o "$fn (tests/progs/smallstack.c")" \
-				"room/0/ok/false/$fn (tests/progs/smallstack.c"
-		done
+	room=$(smallstack_room altmalloc 16384)
+	for rate in 0 524288; do
+		CUZKTRACE_SAMPLE=$rate traced_json smallstack $P/smallstack altmalloc 16384 $((room - 1024)) >/dev/null
+		expect_eq "smallstack altmalloc 16384, 1 KiB of stack short of the most it runs with untraced (CUZKTRACE_SAMPLE=$rate): status 0, its output, the trace complete, its block with its stack" \
+			"$([ "$room" -gt 1536 ] && echo room)/$(cat $T/smallstack.rc)/$(cat $T/smallstack.out)/$(jget $T/smallstack.json truncated)/$($REPORT $T/smallstack.zst 2>/dev/null | grep -A1 -m1 '^  #1  977 KiB (1000000 bytes)' | grep -o "big_in_handler (tests/progs/smallstack.c")" \
+			"room/0/ok/false/big_in_handler (tests/progs/smallstack.c"
+		CUZKTRACE_SAMPLE=$rate traced_json smallstack $P/smallstack altnest 300 >/dev/null
+		expect_eq "smallstack altnest 300 (CUZKTRACE_SAMPLE=$rate): status 0, its output, the trace complete, one site of 300 blocks of 1,000,000 bytes under the handler" \
+			"$(cat $T/smallstack.rc)/$(cat $T/smallstack.out)/$(jget $T/smallstack.json truncated)/$($REPORT --sites-csv $T/smallstack.csv $T/smallstack.zst >/dev/null 2>&1; grep -c ',1000000,300000000,300,.* <- nest_handler (tests/progs/smallstack.c:' $T/smallstack.csv)" \
+			"0/ok/false/1"
 	done
 fi
 

@@ -1254,8 +1254,7 @@ expect_eq "ring window: peak 1,000,000 bytes, nothing lost, late or inconsistent
 # Many threads recording at once: 384 threads alive together, 6,000 records each (through
 # their first window and round it). The first windows of all rings together stay within 8 MiB
 # (128 threads' 64 KiB; the rest start on 16 KiB), their growth within the shared 16 MiB, and
-# a ring's header (stack cache, capture buffers, and on x86_64 the pages of the stack its
-# captures unwind on that the last captures reached: 6 to 8 KiB more) takes 16 KiB at most: the rings' resident
+# a ring's header (stack cache, capture buffers) takes 16 KiB at most: the rings' resident
 # total, from /proc/self/smaps while every thread is alive, is at most
 # 8 + 16 MiB + (rings - 128) x 16 KiB + rings x 16 KiB (34.1 MiB here; 40 MiB before 0.2.20,
 # 64 KiB first windows for all). Every event kept: the 1,152,000 allocations of the threads

@@ -2,9 +2,8 @@
  * EVENTS/2 allocations of 100 bytes, each freed at once (EVENTS records: more than a ring's
  * first 64 KiB window holds, so every window is written through and wraps). At a barrier where
  * all have recorded and none has ended, the main thread sums the resident kilobytes of the
- * process's private anonymous mappings of 520 to 528 KiB, or 584 to 592 KiB on x86_64, where
- * a ring also holds the stack its captures unwind on (the tracer's event rings; nothing else
- * in this program has that size) and prints "rings <count> <KiB> <count of 64 KiB or more>",
+ * process's private anonymous mappings of 520 to 528 KiB (the tracer's event rings; nothing
+ * else in this program has that size) and prints "rings <count> <KiB> <count of 64 KiB or more>",
  * then lets the threads end.
  * With VFORKS, first that many threads, one after the other, each make a vfork child that
  * allocates before it _exits, as the thread's first traced call: each child takes a ring of
@@ -85,7 +84,7 @@ int main(int argc, char **argv)
 		int path = 0;
 		if (sscanf(line, "%lx-%lx %7s %*s %*s %*s %n", &lo, &hi, perms, &path) == 3) {
 			unsigned long size = (hi - lo) >> 10;
-			ring = ((size >= 520 && size <= 528) || (size >= 584 && size <= 592)) && perms[3] == 'p' && (line[path] == '\n' || line[path] == 0);
+			ring = size >= 520 && size <= 528 && perms[3] == 'p' && (line[path] == '\n' || line[path] == 0);
 			count += (unsigned long)ring;
 		} else if (ring && sscanf(line, "Rss: %lu kB", &rss) == 1) {
 			kib += rss;

@@ -10,21 +10,26 @@
  *     BURN bytes of it, then allocates 1,000,000 bytes (big_in_handler), which the tracer
  *     records with its stack in either mode, as a fatal-signal reporter's backtrace_symbols
  *     allocates
- *   smallstack threadmalloc BURN: a thread on a PTHREAD_STACK_MIN stack uses BURN bytes of it,
- *     then allocates 1,000,000 bytes (big_in_thread)
+ *   smallstack altnest ROUNDS: SIGUSR1 and a 100 us SIGALRM timer, both SA_ONSTACK on one
+ *     64 KiB alternate stack; SIGUSR1's handler (raised ROUNDS times) allocates 1,000,000 bytes
+ *     (big_in_nested) and 100 small blocks, and frees them, and checks a value in its frame;
+ *     SIGALRM's, which the kernel nests below it on the alternate stack, uses 2 KiB of it
  * Prints "ok" at the end. The writev hook took 8 KiB of stack on every call (a buffer for the
  * phase rules' scan, used or not): status 139 where untraced it runs. Capturing a stack took
- * libunwind's 2 KiB and more of the program's stack, until the tracer unwound on a stack of
- * its own (the altmalloc and threadmalloc cases). */
+ * libunwind's 2 KiB and more of the program's stack, until a capture on the alternate stack
+ * unwound on a stack of its own (the altmalloc case); with signals open meanwhile, a SIGALRM
+ * then was placed over the running handler's frames (the altnest case). */
 #include <alloca.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/time.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -73,9 +78,35 @@ static __attribute__((noinline)) void big_in_handler(void)
 	keep = malloc(1000000);
 }
 
-static __attribute__((noinline)) void big_in_thread(void)
+static __attribute__((noinline)) void big_in_nested(void)
 {
 	keep = malloc(1000000);
+}
+
+static volatile long alarms, nested;
+
+static void alarm_handler(int s)
+{
+	(void)s;
+	volatile char pad[2048];
+	memset((char *)pad, 0x5a, sizeof(pad));
+	alarms++;
+}
+
+static void nest_handler(int s)
+{
+	(void)s;
+	volatile uint64_t check = 0x1122334455667788ull;
+	big_in_nested();
+	free(keep);
+	for (int i = 0; i < 100; i++)
+		free(malloc(64 + (size_t)i));
+	if (check != 0x1122334455667788ull) {
+		if (write(2, "handler frame overwritten\n", 26) != 26)
+			_exit(6);
+		_exit(5);
+	}
+	nested++;
 }
 
 /* BURN bytes of the stack in use (touched, so a guard page below faults now), then the call */
@@ -94,11 +125,6 @@ static void big_handler(int s)
 	after_burn(big_in_handler);
 }
 
-static void *big_thread(void *a)
-{
-	after_burn(big_in_thread);
-	return a;
-}
 
 int main(int argc, char **argv)
 {
@@ -123,13 +149,26 @@ int main(int argc, char **argv)
 		sa.sa_flags = SA_ONSTACK;
 		if (sigaltstack(&ss, NULL) || sigaction(SIGUSR1, &sa, NULL) || raise(SIGUSR1))
 			return 2;
-	} else if (strcmp(argv[1], "threadmalloc") == 0) {
-		burn = n;
-		pthread_attr_t at;
-		pthread_t t;
-		if (pthread_attr_init(&at) || pthread_attr_setstacksize(&at, PTHREAD_STACK_MIN) ||
-		    pthread_create(&t, &at, big_thread, NULL) || pthread_join(t, NULL))
+	} else if (strcmp(argv[1], "altnest") == 0) {
+		size_t size = 64 << 10;
+		char *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		stack_t ss = {.ss_sp = m, .ss_size = size};
+		struct sigaction sa;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_flags = SA_ONSTACK | SA_RESTART;
+		sa.sa_handler = nest_handler;
+		if (m == MAP_FAILED || sigaltstack(&ss, NULL) || sigaction(SIGUSR1, &sa, NULL))
 			return 2;
+		sa.sa_handler = alarm_handler;
+		struct itimerval it = {{0, 100}, {0, 100}};
+		if (sigaction(SIGALRM, &sa, NULL) || setitimer(ITIMER_REAL, &it, NULL))
+			return 2;
+		for (size_t i = 0; i < n; i++)
+			raise(SIGUSR1);
+		it = (struct itimerval){{0, 0}, {0, 0}};
+		if (setitimer(ITIMER_REAL, &it, NULL) || nested != (long)n)
+			return 4;
+		return write(1, "ok\n", 3) == 3 ? 0 : 1;
 	} else {
 		depth = (int)n;
 		pthread_attr_t at;
@@ -138,7 +177,7 @@ int main(int argc, char **argv)
 		    pthread_create(&t, &at, thread_main, NULL) || pthread_join(t, NULL))
 			return 2;
 	}
-	if (burn || strstr(argv[1], "malloc"))
+	if (strcmp(argv[1], "altmalloc") == 0)
 		free(keep); /* the big block */
 	return write(1, "ok\n", 3) == 3 ? 0 : 1;
 }

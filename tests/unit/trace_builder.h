@@ -267,6 +267,16 @@ static inline void tb_mremap(struct tb *b, uint64_t ts, uint64_t old_addr, uint6
 	tb_uv(b, new_len);
 }
 
+/* MPROTECT (format version 5, read in a trace of any version) */
+static inline void tb_mprotect(struct tb *b, uint64_t ts, uint64_t addr, uint64_t len, uint64_t prot)
+{
+	tb_u8(b, CKT_TAG_MPROTECT);
+	tb_dts(b, ts);
+	tb_daddr(b, addr);
+	tb_uv(b, len);
+	tb_uv(b, prot);
+}
+
 static inline void tb_rss(struct tb *b, uint64_t ts, uint64_t rss)
 {
 	tb_u8(b, CKT_TAG_RSS);
