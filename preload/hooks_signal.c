@@ -596,16 +596,20 @@ CKT_EXPORT sighandler_t sigset(int sig, sighandler_t disp)
 
 /* sigaltstack: the thread's alternate signal stack, noted for the capture of call stacks made
  * on it (stacks.c): they unwind on a stack of their own. The call itself is the system call,
- * as glibc's is (no lookup of the real function: it may come before the tracer's start). A
- * thread that sets its stack by a raw system call is not seen: its captures stay on it. */
+ * as glibc's is (no lookup of the real function: it may come before the tracer's start). The
+ * new stack is read before the call, which may write the old one over it (ss == old). A
+ * stack disabled stays noted: under SS_AUTODISARM the kernel enables it again as the handler
+ * returns, unseen here, and a capture on memory that was an alternate stack only costs the two
+ * system calls of the side stack. A thread that sets its stack by a raw system call is not
+ * seen: its captures stay on it. */
 CKT_EXPORT int sigaltstack(const stack_t *ss, stack_t *old)
 {
+	stack_t want = ss ? *ss : (stack_t){ 0 };
 	long rc = syscall(SYS_sigaltstack, ss, old);
-	if (rc == 0 && ss) {
+	if (rc == 0 && ss && !(want.ss_flags & SS_DISABLE)) {
 		struct ckt_tls *t = &ckt_tls;
-		int off = ss->ss_flags & SS_DISABLE;
-		t->sig_alt_lo = off ? 0 : (uintptr_t)ss->ss_sp;
-		t->sig_alt_hi = off ? 0 : (uintptr_t)ss->ss_sp + ss->ss_size;
+		t->sig_alt_lo = (uintptr_t)want.ss_sp;
+		t->sig_alt_hi = (uintptr_t)want.ss_sp + want.ss_size;
 	}
 	return (int)rc;
 }

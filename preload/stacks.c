@@ -468,14 +468,16 @@ void ckt_stacks_tls_touch(struct ckt_tls *t)
  * is a plain frame-pointer frame (CFA = rbp + 16, rbp saved below it), so the unwinders step
  * from fn's frames back to the hook's on the alternate stack: libunwind's fast trace takes it
  * as a standard frame, libgcc's and libunwind's stepping by its CFI.
- * Every signal but the faults is blocked meanwhile (two system calls, on this path only): the
- * kernel places a signal on the alternate stack below the stack pointer only while the
- * pointer is on it, and a second signal that came while it was on the side stack was placed
- * at the alternate stack's top, over the running handler's frames (a program whose handlers
- * all use SA_ONSTACK died); a handler run on the side stack would also lack the room it had
- * and could not siglongjmp back below it (glibc's _FORTIFY_SOURCE check). Captures on the
- * thread's own stack stay there: 0.3 KiB for the hooks and libunwind's 2 KiB or more come out
- * of it (see README, Limits). */
+ * Every signal is blocked meanwhile (two system calls, on this path only): the kernel places
+ * a signal on the alternate stack below the stack pointer only while the pointer is on it,
+ * and a second signal that came while it was on the side stack was placed at the alternate
+ * stack's top, over the running handler's frames (a program whose handlers all use SA_ONSTACK
+ * died); a handler run on the side stack would also lack the room it had, could not
+ * siglongjmp back below it (glibc's _FORTIFY_SOURCE check), and would run with every signal
+ * blocked. The faults too: one sent by another thread (pthread_kill of SIGSEGV) landed over
+ * the handler like the rest; one that the unwinding itself raised ends the process, where a
+ * handler would find it on the side stack. Captures on the thread's own stack stay there:
+ * 0.3 KiB for the hooks and libunwind's 2 KiB or more come out of it (see README, Limits). */
 #if defined(__x86_64__)
 int ckt_side_call(int (*fn)(void *), void *arg, void *top);
 __asm__(".text\n"
@@ -515,10 +517,6 @@ static CKT_NOINLINE int side_backtrace(void *p)
 }
 
 #define ALT_STACK_NONE ((unsigned char *)1) /* could not be mapped: not tried again */
-/* the signals a capture blocks: all but the faults, which must reach the program's handler */
-#define SIDE_BLOCKED                                                                             \
-	(~(uint64_t)0 & ~(1ull << (SIGSEGV - 1) | 1ull << (SIGBUS - 1) | 1ull << (SIGILL - 1) |       \
-			  1ull << (SIGFPE - 1) | 1ull << (SIGTRAP - 1)))
 
 static CKT_NOINLINE int backtrace_alt(struct ckt_tls *t, struct ckt_ring *r, void **buf, int size)
 {
@@ -526,7 +524,7 @@ static CKT_NOINLINE int backtrace_alt(struct ckt_tls *t, struct ckt_ring *r, voi
 		void *m = ckt_ownmaps_map(CKT_CAP_STACK_BYTES, 0);
 		r->alt_stack = m ? m : ALT_STACK_NONE;
 	}
-	uint64_t block = SIDE_BLOCKED, old;
+	uint64_t block = ~(uint64_t)0, old; /* the faults too: see above */
 	_Static_assert(CKT_CAP_STACK_BYTES % 16 == 0, "the side stack's top is 16-byte aligned");
 	if (r->alt_stack == ALT_STACK_NONE || syscall(SYS_rt_sigprocmask, SIG_SETMASK, &block, &old, 8) != 0)
 		return backtrace_now(t, r, buf, size);

@@ -10,10 +10,12 @@
  *     BURN bytes of it, then allocates 1,000,000 bytes (big_in_handler), which the tracer
  *     records with its stack in either mode, as a fatal-signal reporter's backtrace_symbols
  *     allocates
+ *     (SMALLSTACK_ALT=inplace or autodisarm: how the alternate stack is set, see main)
  *   smallstack altnest ROUNDS: SIGUSR1 and a 100 us SIGALRM timer, both SA_ONSTACK on one
  *     64 KiB alternate stack; SIGUSR1's handler (raised ROUNDS times) allocates 1,000,000 bytes
  *     (big_in_nested) and 100 small blocks, and frees them, and checks a value in its frame;
  *     SIGALRM's, which the kernel nests below it on the alternate stack, uses 2 KiB of it
+ *     (SMALLSTACK_NEST_SIG=N: signal N sent by another thread every 20 us instead)
  * Prints "ok" at the end. The writev hook took 8 KiB of stack on every call (a buffer for the
  * phase rules' scan, used or not): status 139 where untraced it runs. Capturing a stack took
  * libunwind's 2 KiB and more of the program's stack, until a capture on the alternate stack
@@ -32,6 +34,10 @@
 #include <sys/time.h>
 #include <sys/uio.h>
 #include <unistd.h>
+
+#ifndef SS_AUTODISARM
+#define SS_AUTODISARM (1U << 31) /* Linux 4.7 on */
+#endif
 
 static int naming;
 
@@ -93,6 +99,19 @@ static void alarm_handler(int s)
 	alarms++;
 }
 
+static int nest_sig;
+static pthread_t nest_target;
+static volatile int nest_stop;
+
+static void *nest_sender(void *a)
+{
+	while (!nest_stop) {
+		pthread_kill(nest_target, nest_sig);
+		usleep(20);
+	}
+	return a;
+}
+
 static void nest_handler(int s)
 {
 	(void)s;
@@ -117,6 +136,14 @@ static void after_burn(void (*call)(void))
 	p[burn] = 1;
 	call();
 	p[1] = p[0];
+}
+
+static void disarm_handler(int s)
+{
+	(void)s;
+	stack_t off = {.ss_flags = SS_DISABLE};
+	if (sigaltstack(&off, NULL))
+		_exit(7);
 }
 
 static void big_handler(int s)
@@ -147,7 +174,27 @@ int main(int argc, char **argv)
 		memset(&sa, 0, sizeof(sa));
 		sa.sa_handler = big ? big_handler : handler;
 		sa.sa_flags = SA_ONSTACK;
-		if (sigaltstack(&ss, NULL) || sigaction(SIGUSR1, &sa, NULL) || raise(SIGUSR1))
+		/* SMALLSTACK_ALT=inplace: the stack set with one struct for the new and the old
+		 * stack; =autodisarm: set with SS_AUTODISARM, and a first handler on it disables it,
+		 * which the kernel undoes as that handler returns */
+		const char *how = getenv("SMALLSTACK_ALT");
+		how = how ? how : "";
+		if (strcmp(how, "autodisarm") == 0)
+			ss.ss_flags = SS_AUTODISARM;
+		stack_t *same = &ss;
+		__asm__("" : "+r"(same)); /* one struct as both (restrict-qualified: a warning) */
+		if (strcmp(how, "inplace") == 0 ? sigaltstack(&ss, same) : sigaltstack(&ss, NULL))
+			return 2;
+		if (strcmp(how, "autodisarm") == 0) {
+			struct sigaction sd = sa;
+			stack_t cur;
+			sd.sa_handler = disarm_handler;
+			if (sigaction(SIGUSR2, &sd, NULL) || raise(SIGUSR2) || sigaltstack(NULL, &cur))
+				return 2;
+			if (cur.ss_flags & SS_DISABLE)
+				return 8; /* the kernel did not enable it again */
+		}
+		if (sigaction(SIGUSR1, &sa, NULL) || raise(SIGUSR1))
 			return 2;
 	} else if (strcmp(argv[1], "altnest") == 0) {
 		size_t size = 64 << 10;
@@ -160,13 +207,30 @@ int main(int argc, char **argv)
 		if (m == MAP_FAILED || sigaltstack(&ss, NULL) || sigaction(SIGUSR1, &sa, NULL))
 			return 2;
 		sa.sa_handler = alarm_handler;
+		/* SMALLSTACK_NEST_SIG=N: instead of the timer, another thread sends signal N (a
+		 * fault's, SIGSEGV, as sent, not raised by a fault) every 20 us */
+		const char *sig = getenv("SMALLSTACK_NEST_SIG");
+		pthread_t sender;
 		struct itimerval it = {{0, 100}, {0, 100}};
-		if (sigaction(SIGALRM, &sa, NULL) || setitimer(ITIMER_REAL, &it, NULL))
+		if (sig) {
+			nest_sig = atoi(sig);
+			nest_target = pthread_self();
+			if (sigaction(nest_sig, &sa, NULL) || pthread_create(&sender, NULL, nest_sender, NULL))
+				return 2;
+		} else if (sigaction(SIGALRM, &sa, NULL) || setitimer(ITIMER_REAL, &it, NULL)) {
 			return 2;
+		}
 		for (size_t i = 0; i < n; i++)
 			raise(SIGUSR1);
 		it = (struct itimerval){{0, 0}, {0, 0}};
-		if (setitimer(ITIMER_REAL, &it, NULL) || nested != (long)n)
+		if (sig) {
+			nest_stop = 1;
+			if (pthread_join(sender, NULL))
+				return 2;
+		} else if (setitimer(ITIMER_REAL, &it, NULL)) {
+			return 4;
+		}
+		if (nested != (long)n)
 			return 4;
 		return write(1, "ok\n", 3) == 3 ? 0 : 1;
 	} else {
