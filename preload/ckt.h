@@ -416,6 +416,7 @@ enum ckt_ring_state { CKT_RING_FREE = 0, CKT_RING_LIVE, CKT_RING_EXITED };
 /* The stack a capture made on the thread's alternate signal stack unwinds on (x86_64;
  * stacks.c): a mapping of its own, made at the first such capture (ckt_ring.alt_stack) */
 #define CKT_CAP_STACK_BYTES ((size_t)64 << 10)
+#define CKT_ALT_STACK_NONE ((unsigned char *)1)
 struct ckt_ring {
 	/* written by the owning thread */
 	_Alignas(64) _Atomic uint64_t head;
@@ -459,7 +460,7 @@ struct ckt_ring {
 	void *cap_raw[CKT_MAX_DEPTH + 9];
 	/* owner only: the stack a capture on the alternate signal stack unwinds on, NULL until
 	 * the thread's first (stacks.c; kept for the ring's next owner) */
-	unsigned char *alt_stack;
+	unsigned char *alt_stack; /* CKT_ALT_STACK_NONE: its owner could not map one */
 	_Alignas(64) unsigned char cap_unw[CKT_CAP_UNW_BYTES];
 	struct ckt_slot slots[CKT_RING_SLOTS];
 };

@@ -597,19 +597,22 @@ CKT_EXPORT sighandler_t sigset(int sig, sighandler_t disp)
 /* sigaltstack: the thread's alternate signal stack, noted for the capture of call stacks made
  * on it (stacks.c): they unwind on a stack of their own. The call itself is the system call,
  * as glibc's is (no lookup of the real function: it may come before the tracer's start). The
- * new stack is read before the call, which may write the old one over it (ss == old). A
- * stack disabled stays noted: under SS_AUTODISARM the kernel enables it again as the handler
- * returns, unseen here, and a capture on memory that was an alternate stack only costs the two
- * system calls of the side stack. A thread that sets its stack by a raw system call is not
- * seen: its captures stay on it. */
+ * stack set is then asked of the kernel (one more system call, in a call made once or twice
+ * per thread): the program's struct may have been written over by the old stack (ss == old,
+ * which noted the old one), and is read by nothing of ours (a bad pointer is the call's
+ * EFAULT, not a fault here). A stack disabled stays noted: under SS_AUTODISARM the kernel
+ * enables it again as the handler returns, unseen here, and a capture on memory that was an
+ * alternate stack only pays what one on it does (the side stack, mapped at the thread's first
+ * such capture, and every signal blocked during the capture). A thread that sets its stack by
+ * a raw system call is not seen: its captures stay on it. */
 CKT_EXPORT int sigaltstack(const stack_t *ss, stack_t *old)
 {
-	stack_t want = ss ? *ss : (stack_t){ 0 };
 	long rc = syscall(SYS_sigaltstack, ss, old);
-	if (rc == 0 && ss && !(want.ss_flags & SS_DISABLE)) {
+	stack_t now;
+	if (rc == 0 && ss && syscall(SYS_sigaltstack, NULL, &now) == 0 && !(now.ss_flags & SS_DISABLE)) {
 		struct ckt_tls *t = &ckt_tls;
-		t->sig_alt_lo = (uintptr_t)want.ss_sp;
-		t->sig_alt_hi = (uintptr_t)want.ss_sp + want.ss_size;
+		t->sig_alt_lo = (uintptr_t)now.ss_sp;
+		t->sig_alt_hi = (uintptr_t)now.ss_sp + now.ss_size;
 	}
 	return (int)rc;
 }

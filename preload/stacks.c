@@ -516,17 +516,24 @@ static CKT_NOINLINE int side_backtrace(void *p)
 	return backtrace_now(a->t, a->r, a->buf, a->size);
 }
 
-#define ALT_STACK_NONE ((unsigned char *)1) /* could not be mapped: not tried again */
+/* (CKT_ALT_STACK_NONE: could not be mapped, not tried again by this thread; thread.c clears it
+ * for the ring's next owner) */
+static atomic_int alt_stack_said;
 
 static CKT_NOINLINE int backtrace_alt(struct ckt_tls *t, struct ckt_ring *r, void **buf, int size)
 {
 	if (!r->alt_stack) {
 		void *m = ckt_ownmaps_map(CKT_CAP_STACK_BYTES, 0);
-		r->alt_stack = m ? m : ALT_STACK_NONE;
+		r->alt_stack = m ? m : CKT_ALT_STACK_NONE;
+		if (!m && !atomic_exchange(&alt_stack_said, 1))
+			ckt_log("warning: cannot map a stack for call-stack captures on a signal handler's "
+				"alternate stack (an address-space limit?); they unwind on that stack, "
+				"which a small one may not hold",
+				NULL, NULL, NULL);
 	}
 	uint64_t block = ~(uint64_t)0, old; /* the faults too: see above */
 	_Static_assert(CKT_CAP_STACK_BYTES % 16 == 0, "the side stack's top is 16-byte aligned");
-	if (r->alt_stack == ALT_STACK_NONE || syscall(SYS_rt_sigprocmask, SIG_SETMASK, &block, &old, 8) != 0)
+	if (r->alt_stack == CKT_ALT_STACK_NONE || syscall(SYS_rt_sigprocmask, SIG_SETMASK, &block, &old, 8) != 0)
 		return backtrace_now(t, r, buf, size);
 	struct side_args a = {t, r, buf, size};
 	int got = ckt_side_call(side_backtrace, &a, r->alt_stack + CKT_CAP_STACK_BYTES);

@@ -173,6 +173,9 @@ static struct ckt_ring *thread_attach(struct ckt_tls *t)
 	__atomic_store_n(&r->pid, (pid_t)syscall(SYS_getpid), __ATOMIC_RELAXED);
 	__atomic_store_n(&r->tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
 	r->pth = (unsigned long)pthread_self();
+	/* a side stack its last owner could not map is tried again (stacks.c; one it mapped stays) */
+	if (r->alt_stack == CKT_ALT_STACK_NONE)
+		r->alt_stack = NULL;
 	/* A recycled ring is empty: the writer drained it up to head before freeing it. */
 	r->tail_cache = atomic_load_explicit(&r->tail, memory_order_acquire);
 	r->lost = r->lost_reported;

@@ -10,7 +10,9 @@
  *     BURN bytes of it, then allocates 1,000,000 bytes (big_in_handler), which the tracer
  *     records with its stack in either mode, as a fatal-signal reporter's backtrace_symbols
  *     allocates
- *     (SMALLSTACK_ALT=inplace or autodisarm: how the alternate stack is set, see main)
+ *     (SMALLSTACK_ALT=inplace or autodisarm: how the alternate stack is set, see main;
+ *     SMALLSTACK_CAP=1: the address space capped while the handler runs, which allocates 100
+ *     bytes then)
  *   smallstack altnest ROUNDS: SIGUSR1 and a 100 us SIGALRM timer, both SA_ONSTACK on one
  *     64 KiB alternate stack; SIGUSR1's handler (raised ROUNDS times) allocates 1,000,000 bytes
  *     (big_in_nested) and 100 small blocks, and frees them, and checks a value in its frame;
@@ -30,7 +32,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <stdio.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/time.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -81,7 +85,8 @@ static size_t burn;
 
 static __attribute__((noinline)) void big_in_handler(void)
 {
-	keep = malloc(1000000);
+	/* (under SMALLSTACK_CAP, 100 bytes from the heap glibc has: no mapping can be made) */
+	keep = malloc(getenv("SMALLSTACK_CAP") ? 100 : 1000000);
 }
 
 static __attribute__((noinline)) void big_in_nested(void)
@@ -194,7 +199,23 @@ int main(int argc, char **argv)
 			if (cur.ss_flags & SS_DISABLE)
 				return 8; /* the kernel did not enable it again */
 		}
+		/* SMALLSTACK_CAP=1: the address space capped at what the process has mapped while
+		 * the handler runs (no mapping can be made then), and let go after it */
+		struct rlimit was;
+		bool cap = getenv("SMALLSTACK_CAP") != NULL;
+		if (cap) {
+			unsigned long pages = 0;
+			FILE *f = fopen("/proc/self/statm", "r");
+			if (!f || fscanf(f, "%lu", &pages) != 1 || getrlimit(RLIMIT_AS, &was))
+				return 2;
+			fclose(f);
+			struct rlimit now = {pages * (unsigned long)sysconf(_SC_PAGESIZE), was.rlim_max};
+			if (setrlimit(RLIMIT_AS, &now))
+				return 2;
+		}
 		if (sigaction(SIGUSR1, &sa, NULL) || raise(SIGUSR1))
+			return 2;
+		if (cap && setrlimit(RLIMIT_AS, &was))
 			return 2;
 	} else if (strcmp(argv[1], "altnest") == 0) {
 		size_t size = 64 << 10;

@@ -159,8 +159,9 @@ static void test_random_against_pages(void **state)
 	}
 }
 
-/* Many ranges at once: 200 one-page mappings with a page between each, then every other one
- * unmapped from the middle out and mapped again, so chunks empty and refill in the middle. */
+/* Many ranges at once: 200 one-page mappings with a page between each, then half of them
+ * unmapped from the middle out, so chunks empty and merge in the middle, and one page mapped
+ * again there (file-backed), into a merged chunk. */
 static void test_middle_churn(void **state)
 {
 	(void)state;
