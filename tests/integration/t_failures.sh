@@ -1261,6 +1261,11 @@ if [ "$(uname -m)" = x86_64 ]; then
 			"$(cat $T/smallstack.rc)/$(cat $T/smallstack.out)/$(jget $T/smallstack.json truncated)/$($REPORT --sites-csv $T/smallstack.csv $T/smallstack.zst >/dev/null 2>&1; grep -c ',1000000,300000000,300,.* <- nest_handler (tests/progs/smallstack.c:' $T/smallstack.csv)" \
 			"0/ok/false/1"
 	done
+	# sigaltstack's hook read the program's struct first: a bad pointer crashed (139) where
+	# the call fails with EFAULT
+	traced smallstack $P/smallstack altbad 0
+	expect_eq "sigaltstack with a pointer to no memory: EFAULT as untraced, status 0" \
+		"$(cat $T/smallstack.rc)/$(cat $T/smallstack.out)" "0/ok"
 	# no side stack can be mapped (the address space capped while the handler runs): one line,
 	# and the capture on the alternate stack as before, its 100-byte block with its stack
 	SMALLSTACK_CAP=1 CUZKTRACE_SAMPLE=0 traced_json smallstack $P/smallstack altmalloc 16384 0 >/dev/null

@@ -13,6 +13,7 @@
  *     (SMALLSTACK_ALT=inplace or autodisarm: how the alternate stack is set, see main;
  *     SMALLSTACK_CAP=1: the address space capped while the handler runs, which allocates 100
  *     bytes then)
+ *   smallstack altbad 0: sigaltstack with a pointer to no memory fails with EFAULT
  *   smallstack altnest ROUNDS: SIGUSR1 and a 100 us SIGALRM timer, both SA_ONSTACK on one
  *     64 KiB alternate stack; SIGUSR1's handler (raised ROUNDS times) allocates 1,000,000 bytes
  *     (big_in_nested) and 100 small blocks, and frees them, and checks a value in its frame;
@@ -24,6 +25,7 @@
  * unwound on a stack of its own (the altmalloc case); with signals open meanwhile, a SIGALRM
  * then was placed over the running handler's frames (the altnest case). */
 #include <alloca.h>
+#include <errno.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
@@ -217,6 +219,13 @@ int main(int argc, char **argv)
 			return 2;
 		if (cap && setrlimit(RLIMIT_AS, &was))
 			return 2;
+	} else if (strcmp(argv[1], "altbad") == 0) {
+		/* a stack_t that is no memory: the call's EFAULT, as untraced */
+		errno = 0;
+		const stack_t *bad = (const stack_t *)16;
+		__asm__("" : "+r"(bad));
+		if (sigaltstack(bad, NULL) != -1 || errno != EFAULT)
+			return 9;
 	} else if (strcmp(argv[1], "altnest") == 0) {
 		size_t size = 64 << 10;
 		char *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
