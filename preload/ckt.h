@@ -416,6 +416,7 @@ enum ckt_ring_state { CKT_RING_FREE = 0, CKT_RING_LIVE, CKT_RING_EXITED };
 /* The stack a capture made on the thread's alternate signal stack unwinds on (x86_64;
  * stacks.c): a mapping of its own, made at the first such capture (ckt_ring.alt_stack) */
 #define CKT_CAP_STACK_BYTES ((size_t)64 << 10)
+#define CKT_PHASE_DEPTH 256 /* deeper pushes are charged to the phase at this depth (said once) */
 #define CKT_ALT_STACK_NONE ((unsigned char *)1)
 struct ckt_ring {
 	/* written by the owning thread */
@@ -461,11 +462,13 @@ struct ckt_ring {
 	/* owner only: the stack a capture on the alternate signal stack unwinds on, NULL until
 	 * the thread's first (stacks.c; kept for the ring's next owner) */
 	unsigned char *alt_stack; /* CKT_ALT_STACK_NONE: its owner could not map one */
+	/* owner only: the phases it has pushed, oldest first (ckt_tls.phase_depth of them, up to
+	 * CKT_PHASE_DEPTH; phase.c) */
+	uint16_t phase_stack[CKT_PHASE_DEPTH];
 	_Alignas(64) unsigned char cap_unw[CKT_CAP_UNW_BYTES];
 	struct ckt_slot slots[CKT_RING_SLOTS];
 };
 
-#define CKT_PHASE_DEPTH 256 /* deeper pushes are charged to the phase at this depth (said once) */
 #define CKT_SCAN_CARRY 127  /* the longest marker (phase.c's RULE_MARKER), with one byte to spare */
 #define CKT_PHASE_CACHE 4
 struct ckt_tls {
@@ -496,7 +499,10 @@ struct ckt_tls {
 					      * may finish it */
 	struct ckt_ring *ring;
 	int phase_depth; /* pushes minus pops; the first CKT_PHASE_DEPTH ids are kept */
-	uint16_t phase_stack[CKT_PHASE_DEPTH];
+	/* the phase at the top of that stack (depth > 0; past CKT_PHASE_DEPTH the deepest kept);
+	 * the stack itself is in the thread's ring (ckt_ring.phase_stack): static TLS comes out of
+	 * every thread's stack, and 512 bytes of it were the phases (phase.c) */
+	uint16_t phase_top;
 	/* the ids of the names this thread pushed last, by the name's address (phase.c) */
 	const char *phase_cache_name[CKT_PHASE_CACHE];
 	uint16_t phase_cache_id[CKT_PHASE_CACHE];
@@ -704,9 +710,8 @@ extern atomic_int ckt_proc_phase; /* most recently begun process-wide phase stil
  * relaxed load of a line written only by phase API calls. */
 static inline uint16_t ckt_phase_current(const struct ckt_tls *t)
 {
-	int d = t->phase_depth;
-	if (d > 0)
-		return t->phase_stack[(d > CKT_PHASE_DEPTH ? CKT_PHASE_DEPTH : d) - 1];
+	if (t->phase_depth > 0)
+		return t->phase_top;
 	return (uint16_t)atomic_load_explicit(&ckt_proc_phase, memory_order_relaxed);
 }
 void ckt_phase_rules_load(void);

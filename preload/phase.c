@@ -163,7 +163,12 @@ CKT_EXPORT void cuzktrace_phase_push(const char *name)
 	/* a name past the table's limit (said once) leaves the bytes with the enclosing phase */
 	uint16_t owner = id ? id : ckt_phase_current(t);
 	if (t->phase_depth < CKT_PHASE_DEPTH) {
-		t->phase_stack[t->phase_depth] = owner;
+		/* kept in the thread's ring (a thread that can get none loses its events, and its
+		 * pops then fall back to no phase) */
+		struct ckt_ring *r = t->ring ? t->ring : ckt_thread_attach(t);
+		if (r)
+			r->phase_stack[t->phase_depth] = owner;
+		t->phase_top = owner;
 	} else if (!atomic_exchange(&deep_reported, 1)) {
 		ckt_log("warning: phases nested deeper than 256 on one thread; allocations in the "
 			"deeper ones are charged to the phase at depth 256 (the report still lists "
@@ -177,7 +182,9 @@ CKT_EXPORT void cuzktrace_phase_push(const char *name)
 static void pop_one(struct ckt_tls *t)
 {
 	uint16_t id = ckt_phase_current(t);
-	t->phase_depth--;
+	int d = --t->phase_depth;
+	if (d > 0 && d <= CKT_PHASE_DEPTH)
+		t->phase_top = t->ring ? t->ring->phase_stack[d - 1] : 0;
 	emit_phase(t, CKT_PHASE_POP, id);
 }
 

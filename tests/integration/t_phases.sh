@@ -583,6 +583,12 @@ expect_eq "phases: past 256 nested pushes, one warning" "$(grep warning $T/p2dee
 expect_eq "phases: past 256, bytes go to the phase at depth 256; all 300 are active" \
 	"$(jget $T/p2deeper.json peak_heap.by_phase)/$($PY -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["peak_heap"]["active_phases"]))' $T/p2deeper.json)" \
 	'[{"phase": "e256", "bytes": 3000000}]/300'
+# and back: pops from past 256 leave the phase at depth 256 until the stack is under it again,
+# then each pop restores the phase below (since 0.2.32 the stack is kept in the thread's ring)
+p2 deeperpop
+expect_eq "phases: popped back from past 256, each block owned by the phase then on top" \
+	"$(jget $T/p2deeperpop.json peak_heap.by_phase)" \
+	'[{"phase": "f256", "bytes": 2000000}, {"phase": "f250", "bytes": 1000000}, {"phase": "f001", "bytes": 500000}]'
 p2 overlimit
 expect_eq "phases: a name past the 4,096-name table leaves its bytes with the enclosing phase" \
 	"$(jget $T/p2overlimit.json peak_heap.by_phase)" '[{"phase": "p0001", "bytes": 1000000}]'

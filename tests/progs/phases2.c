@@ -3,6 +3,8 @@
  *              1,000,033 in d33, 1,000,032 in d32, 1,000,001 in d01, 1,000,000 in none
  *   deeper     300 nested pushes e001..e300, then a block of 3,000,000: charged to e256 (with
  *              one warning line), all 300 listed as active at the peak
+ *   deeperpop  300 nested pushes f001..f300, 44 pops (depth 256), a block of 2,000,000: f256;
+ *              6 pops, 1,000,000: f250; 249 pops, 500,000: f001 (the pops back from past 256)
  *   overlimit  4,100 names pushed and popped (the table holds 4,096), begin "p0001", push a
  *              name past the limit, a block of 1,000,000: charged to p0001
  *   exitpush   a thread pushes "worker", allocates 1,000,000 and exits without popping; then
@@ -88,6 +90,20 @@ int main(int argc, char **argv)
 			CUZKTRACE_PHASE_PUSH(name);
 		}
 		hold(3000000);
+	} else if (!strcmp(mode, "deeperpop")) {
+		for (int i = 1; i <= 300; i++) {
+			snprintf(name, sizeof(name), "f%03d", i);
+			CUZKTRACE_PHASE_PUSH(name);
+		}
+		for (int i = 0; i < 44; i++)
+			CUZKTRACE_PHASE_POP();
+		hold(2000000);
+		for (int i = 0; i < 6; i++)
+			CUZKTRACE_PHASE_POP();
+		hold(1000000);
+		for (int i = 0; i < 249; i++)
+			CUZKTRACE_PHASE_POP();
+		hold(500000);
 	} else if (!strcmp(mode, "overlimit")) {
 		for (int i = 1; i <= 4100; i++) {
 			snprintf(name, sizeof(name), "p%04d", i);
