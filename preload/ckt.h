@@ -734,6 +734,11 @@ extern struct ckt_ring *_Atomic ckt_rings; /* head of the list the writer walks 
 /* events of threads that could get no ring (ckt_tls.dead == 2): the writer reports them lost */
 extern _Atomic uint64_t ckt_lost_noring;
 struct ckt_ring *ckt_thread_attach(struct ckt_tls *t);
+/* The thread's ring, taken at its first need; NULL when it can get none */
+static inline struct ckt_ring *ckt_thread_ring(struct ckt_tls *t)
+{
+	return CKT_LIKELY(t->ring != NULL) ? t->ring : ckt_thread_attach(t);
+}
 int ckt_thread_make_room(struct ckt_ring *r, unsigned n);
 void ckt_ring_release(struct ckt_ring *r);
 /* Rings whose thread has ended and that the writer has not recycled yet. Past

@@ -281,7 +281,7 @@ CKT_EXPORT int pthread_setname_np(pthread_t th, const char *name)
 	if (rc == 0 && atomic_load_explicit(&ckt_active, memory_order_relaxed) && !t->guard) {
 		t->guard = CKT_GUARD_HOOK;
 		if (pthread_equal(th, pthread_self())) {
-			if (t->ring || ckt_thread_attach(t))
+			if (ckt_thread_ring(t))
 				ckt_thread_name_record(t, name);
 		} else {
 			ckt_thread_name_record_other((unsigned long)th, name);
@@ -309,7 +309,7 @@ CKT_EXPORT int prctl(int option, ...)
 		strncpy(name, (const char *)a2, 16);
 		name[16] = 0;
 		t->guard = CKT_GUARD_HOOK;
-		if (t->ring || ckt_thread_attach(t))
+		if (ckt_thread_ring(t))
 			ckt_thread_name_record(t, name);
 		t->guard = 0;
 	}

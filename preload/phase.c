@@ -165,7 +165,7 @@ CKT_EXPORT void cuzktrace_phase_push(const char *name)
 	if (t->phase_depth < CKT_PHASE_DEPTH) {
 		/* kept in the thread's ring (a thread that can get none loses its events, and its
 		 * pops then fall back to no phase) */
-		struct ckt_ring *r = t->ring ? t->ring : ckt_thread_attach(t);
+		struct ckt_ring *r = ckt_thread_ring(t);
 		if (r)
 			r->phase_stack[t->phase_depth] = owner;
 		t->phase_top = owner;

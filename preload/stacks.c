@@ -559,7 +559,7 @@ static inline uint32_t stacks_capture(struct ckt_tls *t)
 	/* acquire: the tables and fast_only written before it was set (a plain load on x86) */
 	if (!atomic_load_explicit(&ckt_stacks_ready, memory_order_acquire))
 		return 0;
-	struct ckt_ring *r = t->ring ? t->ring : ckt_thread_attach(t);
+	struct ckt_ring *r = ckt_thread_ring(t);
 	if (!r)
 		return 0;
 	/* (see unw_tls): a compare, and a call that returns at once unless libraries came or went.

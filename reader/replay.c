@@ -450,8 +450,7 @@ static void ckt_replay_range_drop_chunk(struct ckt_rangeset *s, size_t h)
 	free(s->c[h]);
 	memmove(&s->c[h], &s->c[h + 1], (s->nc - h - 1) * sizeof(*s->c));
 	memmove(&s->before[h], &s->before[h + 1], (s->nc - h - 1) * sizeof(*s->before));
-	s->nc--;
-	s->last = 0;
+	s->nc--; /* (the lookup hint may now name no chunk: ckt_replay_range_chunk checks it) */
 }
 
 static int ckt_replay_range_insert_at(struct ckt_rangeset *s, size_t i, const struct ckt_range *v)
@@ -518,7 +517,6 @@ static void ckt_replay_range_remove(struct ckt_rangeset *s, size_t i, size_t k)
 			ckt_replay_range_drop_chunk(s, a + 1);
 		}
 	}
-	s->last = 0;
 }
 
 /* Every range, and the set's memory, goes. */
