@@ -16,7 +16,7 @@
  *   smallstack altbad 0: sigaltstack with a pointer to no memory fails with EFAULT
  *   smallstack altnest ROUNDS: SIGUSR1 and a 100 us SIGALRM timer, both SA_ONSTACK on one
  *     64 KiB alternate stack; SIGUSR1's handler (raised ROUNDS times) allocates 1,000,000 bytes
- *     (big_in_nested) and 100 small blocks, and frees them, and checks a value in its frame;
+ *     (big_in_handler) and 100 small blocks, and frees them, and checks a value in its frame;
  *     SIGALRM's, which the kernel nests below it on the alternate stack, uses 2 KiB of it
  *     (SMALLSTACK_NEST_SIG=N: signal N sent by another thread every 20 us instead)
  * Prints "ok" at the end. The writev hook took 8 KiB of stack on every call (a buffer for the
@@ -85,15 +85,12 @@ static void *thread_main(void *a)
 
 static size_t burn;
 
+/* (under SMALLSTACK_CAP, 100 bytes from the heap glibc has: no mapping can be made) */
+static size_t big_size = 1000000;
+
 static __attribute__((noinline)) void big_in_handler(void)
 {
-	/* (under SMALLSTACK_CAP, 100 bytes from the heap glibc has: no mapping can be made) */
-	keep = malloc(getenv("SMALLSTACK_CAP") ? 100 : 1000000);
-}
-
-static __attribute__((noinline)) void big_in_nested(void)
-{
-	keep = malloc(1000000);
+	keep = malloc(big_size);
 }
 
 static volatile long alarms, nested;
@@ -123,7 +120,7 @@ static void nest_handler(int s)
 {
 	(void)s;
 	volatile uint64_t check = 0x1122334455667788ull;
-	big_in_nested();
+	big_in_handler();
 	free(keep);
 	for (int i = 0; i < 100; i++)
 		free(malloc(64 + (size_t)i));
@@ -206,6 +203,7 @@ int main(int argc, char **argv)
 		struct rlimit was;
 		bool cap = getenv("SMALLSTACK_CAP") != NULL;
 		if (cap) {
+			big_size = 100;
 			unsigned long pages = 0;
 			FILE *f = fopen("/proc/self/statm", "r");
 			if (!f || fscanf(f, "%lu", &pages) != 1 || getrlimit(RLIMIT_AS, &was))
