@@ -588,6 +588,7 @@ struct ckt_thread {
 	bool alive;    /* has recorded, no THREAD_EXIT since (see threads_alive) */
 	uint64_t last_ts; /* the latest stamp queued (backward_events) */
 	uint64_t agg_ts;  /* its latest AGG replayed: its running totals changed after it */
+	uint64_t last_alloc; /* its latest heap allocation's address + 1 (0: none, or freed) */
 };
 
 #define CKT_REPLAY_RSS_RECENT 256 /* 2.5 s of samples at the default 10 ms, exact */
@@ -728,9 +729,9 @@ void ckt_replay_runs_off(struct ckt_replay *r)
 
 /* ---- observers: runs of changes (struct ckt_run) ---- */
 
-static inline void ckt_replay_run_start(struct ckt_run *run, int64_t d, int b, uint64_t ts)
+static inline void ckt_replay_run_start(struct ckt_run *run, int64_t d, int b, unsigned temp, uint64_t ts)
 {
-	*run = (struct ckt_run){ d, d, b, b, 0, 0, 0, 0, ts };
+	*run = (struct ckt_run){ .delta = d, .rise = d, .blocks = b, .blocks_rise = b, .temps = temp, .ts = ts };
 	if (d > 0)
 		run->added = (uint64_t)d;
 	if (b > 0) { /* an allocation, of any size: malloc(0) is one too */
@@ -740,9 +741,10 @@ static inline void ckt_replay_run_start(struct ckt_run *run, int64_t d, int b, u
 	run->n = 1;
 }
 
-static inline void ckt_replay_run_add(struct ckt_run *run, int64_t d, int b, uint64_t ts)
+static inline void ckt_replay_run_add(struct ckt_run *run, int64_t d, int b, unsigned temp, uint64_t ts)
 {
 	run->delta += d;
+	run->temps += temp;
 	if (run->delta > run->rise)
 		run->rise = run->delta;
 	run->blocks += b;
@@ -783,14 +785,14 @@ static void ckt_replay_obs_bytes_w(struct ckt_replay *r, uint64_t stack, uint32_
 	struct ckt_attr a = { stack, phase, tid, space, weight };
 	struct ckt_run run;
 	ckt_replay_obs_flush(r);
-	ckt_replay_run_start(&run, delta, blocks, ts);
+	ckt_replay_run_start(&run, delta, blocks, 0, ts);
 	ckt_replay_obs_send(r, &a, &run);
 }
 
 /* A change that does not join the pending run (below): it starts one, or goes alone. */
 static __attribute__((noinline)) void ckt_replay_obs_new_run(struct ckt_replay *r, uint64_t stack, uint32_t phase,
 								 uint32_t tid, enum ckt_space space, int64_t delta,
-								 int blocks, uint64_t ts)
+								 int blocks, unsigned temp, uint64_t ts)
 {
 	if (space != CKT_SPACE_HEAP || r->runs_off) {
 		ckt_replay_obs_bytes_w(r, stack, phase, tid, space, delta, blocks, ts, 1.0);
@@ -798,22 +800,29 @@ static __attribute__((noinline)) void ckt_replay_obs_new_run(struct ckt_replay *
 	}
 	ckt_replay_obs_flush(r);
 	r->pend_a = (struct ckt_attr){ stack, phase, tid, CKT_SPACE_HEAP, 1.0 };
-	ckt_replay_run_start(&r->pend, delta, blocks, ts);
+	ckt_replay_run_start(&r->pend, delta, blocks, temp, ts);
 	r->pend_on = true;
 }
 
 /* One change of an exact block or mapping: a heap change joins the pending run when it has
- * the same attribution. Cost of a joining change: a compare of the key and the sums above. */
-static inline void ckt_replay_obs_bytes(struct ckt_replay *r, uint64_t stack, uint32_t phase, uint32_t tid,
-					enum ckt_space space, int64_t delta, int blocks, uint64_t ts)
+ * the same attribution. Cost of a joining change: a compare of the key and the sums above.
+ * temp: 1 for a heap block freed as a temporary (struct ckt_run's temps). */
+static inline void ckt_replay_obs_change(struct ckt_replay *r, uint64_t stack, uint32_t phase, uint32_t tid,
+					 enum ckt_space space, int64_t delta, int blocks, unsigned temp, uint64_t ts)
 {
 	/* pend_on is false while runs are off, and pend_a.space is the heap's */
 	if (r->pend_on && r->pend_a.stack == stack && r->pend_a.phase == phase && space == CKT_SPACE_HEAP &&
 	    (!r->runs_by_thread || r->pend_a.tid == tid)) {
-		ckt_replay_run_add(&r->pend, delta, blocks, ts);
+		ckt_replay_run_add(&r->pend, delta, blocks, temp, ts);
 		return;
 	}
-	ckt_replay_obs_new_run(r, stack, phase, tid, space, delta, blocks, ts);
+	ckt_replay_obs_new_run(r, stack, phase, tid, space, delta, blocks, temp, ts);
+}
+
+static inline void ckt_replay_obs_bytes(struct ckt_replay *r, uint64_t stack, uint32_t phase, uint32_t tid,
+					enum ckt_space space, int64_t delta, int blocks, uint64_t ts)
+{
+	ckt_replay_obs_change(r, stack, phase, tid, space, delta, blocks, 0, ts);
 }
 
 static void ckt_replay_obs_peak(struct ckt_replay *r, enum ckt_moment m, uint64_t ts)
@@ -1451,34 +1460,42 @@ static __attribute__((noinline)) void ckt_replay_sample_gone(struct ckt_replay *
 	ckt_replay_obs_bytes_w(r, b->stack, b->phase, ckt_replay_live_tid(r, b), CKT_SPACE_HEAP, -est, -1, ts, w);
 }
 
-static inline void ckt_replay_block_gone(struct ckt_replay *r, const struct ckt_live *b, uint64_t ts)
+/* temp_owner: the owner (struct ckt_live) of a block that goes as a temporary if it is that
+ * thread's (CKT_REPLAY_NO_TEMP: none): the thread's last allocation was at this address, and
+ * another thread's block there (handed over and freed by this one) is not its temporary */
+#define CKT_REPLAY_NO_TEMP UINT32_MAX
+static inline void ckt_replay_block_gone(struct ckt_replay *r, const struct ckt_live *b, uint64_t ts,
+					 uint32_t temp_owner)
 {
 	if (b->owner & 1) {
 		ckt_replay_sample_gone(r, b, ts);
 		return;
 	}
-	ckt_replay_obs_bytes(r, b->stack, b->phase, ckt_replay_live_tid(r, b), CKT_SPACE_HEAP,
-			     -(int64_t)b->size, -1, ts);
+	unsigned temp = b->owner == temp_owner;
+	r->st.temporary += temp;
+	ckt_replay_obs_change(r, b->stack, b->phase, ckt_replay_live_tid(r, b), CKT_SPACE_HEAP,
+			      -(int64_t)b->size, -1, temp, ts);
 	ckt_replay_heap_move(r, -(int64_t)b->size, -1, ts);
 }
 
 /* The block m holds at addr, if any, is gone at ts: true. */
-static inline bool ckt_replay_live_gone(struct ckt_replay *r, struct ckt_livemap *m, uint64_t addr, uint64_t ts)
+static inline bool ckt_replay_live_gone(struct ckt_replay *r, struct ckt_livemap *m, uint64_t addr, uint64_t ts,
+					uint32_t temp_owner)
 {
 	struct ckt_live *b = m->n || m->has_zero ? ckt_replay_live_find(m, addr) : NULL;
 	if (!b)
 		return false;
-	ckt_replay_block_gone(r, b, ts);
+	ckt_replay_block_gone(r, b, ts, temp_owner);
 	ckt_replay_live_del(m, b);
 	return true;
 }
 
 /* A release: the block is in one of the tables at most, most often the young one. An unknown
  * address is normal: the block was allocated before tracing started. */
-static void ckt_replay_heap_release(struct ckt_replay *r, uint64_t addr, uint64_t ts)
+static void ckt_replay_heap_release(struct ckt_replay *r, uint64_t addr, uint64_t ts, uint32_t temp_owner)
 {
-	if (!ckt_replay_live_gone(r, &r->young, addr, ts))
-		(void)ckt_replay_live_gone(r, &r->blocks, addr, ts);
+	if (!ckt_replay_live_gone(r, &r->young, addr, ts, temp_owner))
+		(void)ckt_replay_live_gone(r, &r->blocks, addr, ts, temp_owner);
 }
 
 /* An allocation of addr: a block still live there lost its free (a dropped event, or one the
@@ -1488,11 +1505,11 @@ static void ckt_replay_heap_release(struct ckt_replay *r, uint64_t addr, uint64_
  * is caught by the first allocation there that looks. */
 static void ckt_replay_heap_clear(struct ckt_replay *r, uint64_t addr, uint64_t ts, bool young)
 {
-	if (ckt_replay_live_gone(r, &r->young, addr, ts))
+	if (ckt_replay_live_gone(r, &r->young, addr, ts, CKT_REPLAY_NO_TEMP))
 		r->st.inconsistencies++;
 	if (young && !r->lost_sum && !r->st.inconsistencies)
 		return;
-	if (ckt_replay_live_gone(r, &r->blocks, addr, ts))
+	if (ckt_replay_live_gone(r, &r->blocks, addr, ts, CKT_REPLAY_NO_TEMP))
 		r->st.inconsistencies++;
 }
 
@@ -1507,22 +1524,22 @@ static inline int ckt_replay_heap_place(struct ckt_replay *r, struct ckt_livemap
 		return ckt_replay_live_add(m, nb);
 	}
 	/* the order of ckt_replay_heap_clear: the young table, then the big one */
-	if (!young && ckt_replay_live_gone(r, &r->young, nb->addr, ts))
+	if (!young && ckt_replay_live_gone(r, &r->young, nb->addr, ts, CKT_REPLAY_NO_TEMP))
 		r->st.inconsistencies++;
 	struct ckt_live *b = ckt_replay_live_probe(m, nb->addr);
 	if (__builtin_expect(b->addr != 0, 0)) {
 		/* a stale block: it goes (and with it the rule that spares a young allocation
 		 * the big table), and the new block goes where a fresh probe puts it */
-		ckt_replay_block_gone(r, b, ts);
+		ckt_replay_block_gone(r, b, ts, CKT_REPLAY_NO_TEMP);
 		ckt_replay_live_del(m, b);
 		r->st.inconsistencies++;
-		if (young && ckt_replay_live_gone(r, &r->blocks, nb->addr, ts))
+		if (young && ckt_replay_live_gone(r, &r->blocks, nb->addr, ts, CKT_REPLAY_NO_TEMP))
 			r->st.inconsistencies++;
 		ckt_replay_live_put(m, nb);
 		return 0;
 	}
 	if (young && (r->lost_sum || r->st.inconsistencies) &&
-	    ckt_replay_live_gone(r, &r->blocks, nb->addr, ts))
+	    ckt_replay_live_gone(r, &r->blocks, nb->addr, ts, CKT_REPLAY_NO_TEMP))
 		r->st.inconsistencies++;
 	*b = *nb;
 	m->n++;
@@ -2161,6 +2178,26 @@ static int ckt_replay_cuda_unmap(struct ckt_replay *r, const struct ckt_ev *ev)
 	return rc;
 }
 
+/* A heap event of thread th (kinds up to CKT_EV_HEAP_LAST). A `free` of the thread's latest
+ * allocation is a temporary's (exact mode: in the default mode most allocations are not
+ * recorded, so "nothing allocated since" is not known). Cost: a store per allocation, a
+ * compare per release, on the thread's line the merge has at hand. */
+static inline int ckt_replay_heap_event(struct ckt_replay *r, struct ckt_thread *th, const struct ckt_ev *ev)
+{
+	size_t ti = (size_t)(th - r->threads);
+	if (ev->kind >= CKT_EV_FREE) {
+		uint32_t temp = CKT_REPLAY_NO_TEMP;
+		if (ev->kind == CKT_EV_FREE && ev->addr + 1 == th->last_alloc && !r->st.sample_r) {
+			temp = (uint32_t)(ti << 1);
+			th->last_alloc = 0;
+		}
+		ckt_replay_heap_release(r, ev->addr, ev->ts, temp);
+		return 0;
+	}
+	th->last_alloc = ev->addr + 1;
+	return ckt_replay_heap_alloc(r, ev, ti);
+}
+
 static __attribute__((noinline)) int ckt_replay_apply_other(struct ckt_replay *r, struct ckt_thread *th,
 								const struct ckt_ev *ev)
 {
@@ -2178,11 +2215,9 @@ static __attribute__((noinline)) int ckt_replay_apply_other(struct ckt_replay *r
 	switch (ev->kind) {
 	case CKT_EV_ALLOC:
 	case CKT_EV_REALLOC_ALLOC:
-		rc = ckt_replay_heap_alloc(r, ev, (size_t)(th - r->threads));
-		break;
 	case CKT_EV_FREE:
 	case CKT_EV_REALLOC_FREE:
-		ckt_replay_heap_release(r, ev->addr, ev->ts);
+		rc = ckt_replay_heap_event(r, th, ev);
 		break;
 	case CKT_EV_MMAP: {
 		struct ckt_range v = { ev->addr, ckt_replay_page_end(r, ev->addr, ev->len), ev->stack,
@@ -2284,11 +2319,7 @@ static inline int ckt_replay_apply(struct ckt_replay *r, struct ckt_thread *th, 
 		r->st.last_ts = ev->ts;
 	if (__builtin_expect(!th->alive || ev->kind > CKT_EV_HEAP_LAST, 0))
 		return ckt_replay_apply_other(r, th, ev);
-	int rc = 0;
-	if (ev->kind >= CKT_EV_FREE)
-		ckt_replay_heap_release(r, ev->addr, ev->ts);
-	else
-		rc = ckt_replay_heap_alloc(r, ev, (size_t)(th - r->threads));
+	int rc = ckt_replay_heap_event(r, th, ev);
 	if (__builtin_expect(r->overflow, 0))
 		return CKT_EFORMAT;
 	return rc;

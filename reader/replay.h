@@ -92,6 +92,8 @@ struct ckt_replay_stats {
 	/* allocations the decoder's address model paired with their release, so the replay kept
 	 * them out of its live table (a measure of the fast path, no effect on any figure) */
 	uint64_t paired;
+	/* heap blocks freed as temporaries (struct ckt_run's temps; exact mode only, else 0) */
+	uint64_t temporary;
 	/* the most events held in the queues at once, waiting for time order (at a SYNC), and
 	 * those replayed before the trace's time order was final because more than the bound
 	 * (ckt_replay_set_max_held) were held: an event stamped long before it was written held
@@ -213,6 +215,10 @@ struct ckt_run {
 	int64_t blocks_rise;  /* the same for blocks */
 	uint64_t allocs;      /* changes with b > 0 (allocations, zero-size ones too) */
 	uint64_t alloc_bytes; /* their d where positive */
+	/* blocks freed as temporaries (exact mode): a `free` by the thread that allocated the
+	 * block, before that thread allocated anything else (heaptrack's temporary allocations,
+	 * per thread) */
+	uint64_t temps;
 	uint64_t added;       /* d of every change with d > 0 */
 	uint64_t n;           /* changes */
 	uint64_t ts;          /* of the last change */

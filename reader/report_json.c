@@ -453,6 +453,7 @@ static void ckt_report_json_calls(struct ckt_json *j, const struct ckt_sites *s)
 		ckt_report_json_u64(j, "count_error", c.error);
 		ckt_report_json_u64(j, "bytes", c.bytes);
 		ckt_report_json_bool(j, "estimate", c.estimate);
+		ckt_report_json_u64_if(j, "temporary", c.temps, c.temps_known); /* since 0.2.33 */
 		ckt_report_json_site(j, c.site, c.frames, c.nframes);
 		ckt_report_json_close(j);
 	}
@@ -468,6 +469,32 @@ static void ckt_report_json_calls(struct ckt_json *j, const struct ckt_sites *s)
 	ckt_report_json_u64(j, "other_sites", r.other_sites);
 	ckt_report_json_u64(j, "other_count", r.other_count);
 	ckt_report_json_u64(j, "other_bytes", r.other_bytes);
+	ckt_report_json_close(j);
+
+	/* since 0.2.33, exact mode (null in the default mode): heap blocks freed by their thread
+	 * before it allocated again, by site, most first, as many as --top */
+	if (!r.temps_known) {
+		ckt_report_json_key(j, "sites_by_temporary_allocations");
+		fputs("null", j->f);
+		ckt_report_json_key(j, "sites_by_temporary_allocations_rest");
+		fputs("null", j->f);
+		return;
+	}
+	ckt_report_json_array_open(j, "sites_by_temporary_allocations");
+	for (size_t i = 0; s && ckt_sites_by_temps(s, i, &c); i++) {
+		ckt_report_json_elem_open(j);
+		ckt_report_json_u64(j, "temporary", c.temps);
+		ckt_report_json_u64(j, "count", c.count);
+		ckt_report_json_u64(j, "bytes", c.bytes);
+		ckt_report_json_site(j, c.site, c.frames, c.nframes);
+		ckt_report_json_close(j);
+	}
+	ckt_report_json_array_close(j);
+	ckt_report_json_open(j, "sites_by_temporary_allocations_rest");
+	ckt_report_json_u64(j, "sites", r.temp_sites);
+	ckt_report_json_u64(j, "temporary", r.temps);
+	ckt_report_json_u64(j, "other_sites", r.other_temp_sites);
+	ckt_report_json_u64(j, "other_temporary", r.other_temps);
 	ckt_report_json_close(j);
 }
 
@@ -571,6 +598,8 @@ int ckt_report_json_print(FILE *out, const struct ckt_report *rep)
 	ckt_report_json_secs(j, "tracer_wait_s", st->wait_ns, ckt_report_has_wait(rep));
 	ckt_report_json_u64_if(j, "tracer_waits", st->waits, ckt_report_has_wait(rep));
 	ckt_report_json_u64(j, "inconsistencies", st->inconsistencies);
+	/* since 0.2.33: heap blocks freed as temporaries (exact mode; null in the default mode) */
+	ckt_report_json_u64_if(j, "temporary_allocations", st->temporary, !st->sample_r);
 	ckt_report_json_u64(j, "late_events", st->late_events);
 	ckt_report_json_u64(j, "heap_below_zero_bytes", st->heap_below_zero);
 	ckt_report_json_u64(j, "backward_events", st->backward_events);

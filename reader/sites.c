@@ -60,6 +60,7 @@ struct ckt_sites_stack {
 	const char **sym;       /* formatted frames, innermost first; NULL until symbolized */
 	uint64_t allocs, alloc_bytes;
 	double allocs_var;      /* the variance of allocs (in allocations^2) from samples */
+	uint64_t temps;         /* heap blocks freed as temporaries (exact mode; struct ckt_run) */
 	uint64_t gpu_allocs, gpu_alloc_bytes; /* CUDA device, pool and VMM memory (always exact) */
 	struct ckt_tracked t[T_COUNT];
 };
@@ -75,6 +76,7 @@ struct ckt_sites_site {
 	uint64_t n_stacks[K_COUNT];   /* distinct stacks (symbolized) holding its bytes then */
 	uint64_t allocs, alloc_bytes;
 	double allocs_var;
+	uint64_t temps;
 	uint64_t gpu_allocs, gpu_alloc_bytes;
 	uint64_t smp[K_COUNT];  /* live samples of the default mode at each moment: its figures
 				 * there are estimates */
@@ -120,8 +122,11 @@ struct ckt_sites {
 	bool has_agg;           /* the default mode's running totals came: small blocks were made */
 	uint64_t sum[K_COUNT], smp_sum[K_COUNT]; /* every listed site's bytes, samples */
 	size_t *by_calls, n_by_calls, n_calling; /* sites by allocations, the first --top of them */
+	size_t *by_temps, n_by_temps, n_temping; /* sites by temporaries (exact mode), likewise */
 	uint64_t calls;         /* every site's allocations (CKT_SITES_ONE units) */
 	double calls_var;       /* their variance from samples */
+	uint64_t temps;         /* every site's heap blocks freed as temporaries (exact mode) */
+	uint64_t heap_allocs;   /* the trace's heap allocations (alloc and realloc records) */
 	bool calls_estimated;
 };
 
@@ -316,6 +321,7 @@ void ckt_sites_free(struct ckt_sites *s)
 		free(s->order[k]);
 	free(s->csv);
 	free(s->by_calls);
+	free(s->by_temps);
 	ckt_sym_free(s->sym);
 	free(s);
 }
@@ -678,6 +684,7 @@ static void ckt_sites_on_bytes(void *ctx, const struct ckt_attr *a, const struct
 	} else {
 		st->allocs += run->allocs * (uint64_t)w;
 		st->alloc_bytes += run->alloc_bytes;
+		st->temps += run->temps;
 		st->sampled |= sample && run->allocs;
 		/* a sample standing for w allocations, taken with probability 1/w: variance
 		 * w (w - 1) (Horvitz-Thompson) */
@@ -771,6 +778,16 @@ static int ckt_sites_cmp_calls(const void *pa, const void *pb)
 	if (a->alloc_bytes != b->alloc_bytes)
 		return a->alloc_bytes > b->alloc_bytes ? -1 : 1;
 	return ckt_sites_cmp_key(a, b);
+}
+
+/* by temporaries, then by allocations (their share) */
+static int ckt_sites_cmp_temps(const void *pa, const void *pb)
+{
+	const struct ckt_sites_site *a = &ckt_sites_sorting->sites[*(const size_t *)pa];
+	const struct ckt_sites_site *b = &ckt_sites_sorting->sites[*(const size_t *)pb];
+	if (a->temps != b->temps)
+		return a->temps > b->temps ? -1 : 1;
+	return ckt_sites_cmp_calls(pa, pb);
 }
 
 static int ckt_sites_cmp_csv(const void *pa, const void *pb)
@@ -978,6 +995,7 @@ int ckt_sites_finish(struct ckt_sites *s, const struct ckt_replay_stats *st, uns
 	s->sample_r = st->sample_r;
 	s->rss_heap = st->peak_rss.seen ? st->peak_rss.heap_bytes : 0;
 	s->has_agg = st->agg_threads > 0;
+	s->heap_allocs = st->counts[CKT_KIND_ALLOC] + st->counts[CKT_KIND_REALLOC];
 
 	for (size_t i = 0; i < s->n_stacks; i++) {
 		int64_t v[K_COUNT], nb[K_COUNT];
@@ -1007,6 +1025,7 @@ int ckt_sites_finish(struct ckt_sites *s, const struct ckt_replay_stats *st, uns
 		site->allocs += sk->allocs;
 		site->allocs_var += sk->allocs_var;
 		site->alloc_bytes += sk->alloc_bytes;
+		site->temps += sk->temps;
 		site->gpu_allocs += sk->gpu_allocs;
 		site->gpu_alloc_bytes += sk->gpu_alloc_bytes;
 		site->sampled |= sk->sampled;
@@ -1051,10 +1070,19 @@ int ckt_sites_finish(struct ckt_sites *s, const struct ckt_replay_stats *st, uns
 			s->by_calls[s->n_calling++] = i;
 			s->calls += s->sites[i].allocs;
 			s->calls_var += s->sites[i].allocs_var;
+			s->temps += s->sites[i].temps;
 			s->calls_estimated |= s->sites[i].sampled;
 		}
 	qsort(s->by_calls, s->n_calling, sizeof(size_t), ckt_sites_cmp_calls);
 	s->n_by_calls = s->n_calling < top ? s->n_calling : top;
+	s->by_temps = malloc((s->n_sites ? s->n_sites : 1) * sizeof(size_t));
+	if (!s->by_temps)
+		return CKT_ENOMEM;
+	for (size_t i = 0; i < s->n_sites; i++)
+		if (s->sites[i].temps)
+			s->by_temps[s->n_temping++] = i;
+	qsort(s->by_temps, s->n_temping, sizeof(size_t), ckt_sites_cmp_temps);
+	s->n_by_temps = s->n_temping < top ? s->n_temping : top;
 	s->csv = malloc((s->n_sites ? s->n_sites : 1) * sizeof(size_t));
 	if (!s->csv)
 		return CKT_ENOMEM;
@@ -1097,21 +1125,39 @@ bool ckt_sites_top(const struct ckt_sites *s, enum ckt_moment m, size_t i, struc
 	return true;
 }
 
+static void ckt_sites_calls_of(const struct ckt_sites *s, const struct ckt_sites_site *site,
+			       struct ckt_sites_calls *c);
+
 bool ckt_sites_by_calls(const struct ckt_sites *s, size_t i, struct ckt_sites_calls *c)
 {
 	if (!s->by_calls || i >= s->n_by_calls)
 		return false;
-	const struct ckt_sites_site *site = &s->sites[s->by_calls[i]];
+	ckt_sites_calls_of(s, &s->sites[s->by_calls[i]], c);
+	return true;
+}
+
+bool ckt_sites_by_temps(const struct ckt_sites *s, size_t i, struct ckt_sites_calls *c)
+{
+	if (!s->by_temps || i >= s->n_by_temps)
+		return false;
+	ckt_sites_calls_of(s, &s->sites[s->by_temps[i]], c);
+	return true;
+}
+
+static void ckt_sites_calls_of(const struct ckt_sites *s, const struct ckt_sites_site *site,
+			       struct ckt_sites_calls *c)
+{
 	const struct ckt_sites_stack *st = &s->stacks[site->calls_stack];
 	c->count = ckt_sites_count(site->allocs);
 	c->error = (uint64_t)llround(sqrt(site->allocs_var));
 	c->bytes = site->alloc_bytes;
+	c->temps = site->temps;
+	c->temps_known = !s->sampled;
 	c->estimate = site->sampled;
 	c->site = site->key;
 	c->frames = st->sym;
 	c->nframes = st->nsym;
 	c->site_frame = st->site_frame;
-	return true;
 }
 
 void ckt_sites_calls_total(const struct ckt_sites *s, struct ckt_sites_calls_rest *r)
@@ -1139,6 +1185,15 @@ void ckt_sites_calls_total(const struct ckt_sites *s, struct ckt_sites_calls_res
 	r->other_count = r->count > listed ? r->count - listed : 0;
 	r->other_bytes = bytes - listed_bytes;
 	r->other_estimate = other_est;
+	/* the list by temporaries: its own rest */
+	uint64_t listed_temps = 0;
+	for (size_t i = 0; i < s->n_by_temps; i++)
+		listed_temps += s->sites[s->by_temps[i]].temps;
+	r->temps_known = !s->sampled;
+	r->temps = s->temps;
+	r->temp_sites = s->n_temping;
+	r->other_temp_sites = s->n_temping - s->n_by_temps;
+	r->other_temps = s->temps - listed_temps;
 }
 
 void ckt_sites_rest(const struct ckt_sites *s, enum ckt_moment m, struct ckt_sites_rest *r)
@@ -1306,6 +1361,39 @@ static void ckt_sites_text_calls(FILE *out, const struct ckt_sites *s)
 	fputc('\n', out);
 }
 
+/* "top sites by temporary allocations" (exact mode): heap blocks freed by their thread before
+ * it allocated again (heaptrack's "most temporary allocations", per thread) */
+static void ckt_sites_text_temps(FILE *out, const struct ckt_sites *s)
+{
+	struct ckt_sites_calls_rest r;
+	ckt_sites_calls_total(s, &r);
+	fputs("top sites by temporary allocations", out);
+	if (!r.temps_known) {
+		fputs(": not counted in the default mode (CUZKTRACE_SAMPLE=0 counts them)\n\n", out);
+		return;
+	}
+	if (!s->n_by_temps) {
+		fputs(": none\n\n", out);
+		return;
+	}
+	fprintf(out, " (%zu of %zu site%s; %" PRIu64 " in all, %.1f%% of %" PRIu64 " heap allocation%s)\n",
+		s->n_by_temps, r.temp_sites, r.temp_sites == 1 ? "" : "s", r.temps,
+		s->heap_allocs ? 100.0 * (double)r.temps / (double)s->heap_allocs : 0.0, s->heap_allocs,
+		s->heap_allocs == 1 ? "" : "s");
+	struct ckt_sites_calls c;
+	for (size_t i = 0; ckt_sites_by_temps(s, i, &c); i++) {
+		fprintf(out, "  #%zu  %" PRIu64 " temporary allocation%s, %.1f%% of them; %.1f%% of the site's %" PRIu64
+			" allocation%s\n", i + 1, c.temps, c.temps == 1 ? "" : "s", 100.0 * (double)c.temps / (double)r.temps,
+			c.count ? 100.0 * (double)c.temps / (double)c.count : 0.0, c.count, c.count == 1 ? "" : "s");
+		ckt_sites_text_frames(out, c.site, c.frames, c.nframes, c.site_frame, NULL);
+	}
+	if (r.other_temp_sites)
+		fprintf(out, "  and %zu other site%s: %" PRIu64 " temporary allocation%s, %.1f%% of them (--top N lists more)\n",
+			r.other_temp_sites, r.other_temp_sites == 1 ? "" : "s", r.other_temps,
+			r.other_temps == 1 ? "" : "s", 100.0 * (double)r.other_temps / (double)r.temps);
+	fputc('\n', out);
+}
+
 void ckt_sites_print_text(FILE *out, const struct ckt_sites *s)
 {
 	ckt_sites_text_moment(out, s, K_HEAP, "at peak heap");
@@ -1316,6 +1404,7 @@ void ckt_sites_print_text(FILE *out, const struct ckt_sites *s)
 		ckt_sites_text_moment(out, s, K_PINNED, "at peak CUDA pinned host memory");
 	ckt_sites_text_moment(out, s, K_EXIT, s->ended ? "live at exit" : "live at cut");
 	ckt_sites_text_calls(out, s);
+	ckt_sites_text_temps(out, s);
 }
 
 static int ckt_sites_status(FILE *f)
@@ -1328,7 +1417,8 @@ static int ckt_sites_status(FILE *f)
 int ckt_sites_write_csv(const struct ckt_sites *s, FILE *f)
 {
 	fputs("site,bytes_at_peak_rss,bytes_at_peak_heap,site_peak_bytes,allocated_bytes,allocations,"
-	      "bytes_at_peak_gpu,stack,bytes_at_exit,estimated,gpu_allocated_bytes,gpu_allocations\n", f);
+	      "bytes_at_peak_gpu,stack,bytes_at_exit,estimated,gpu_allocated_bytes,gpu_allocations,"
+	      "temporary_allocations\n", f);
 	for (size_t r = 0; r < s->n_csv; r++) {
 		const struct ckt_sites_site *site = &s->sites[s->csv[r]];
 		size_t which = site->at[K_RSS] ? site->best_stack[K_RSS]
@@ -1348,8 +1438,12 @@ int ckt_sites_write_csv(const struct ckt_sites *s, FILE *f)
 			ckt_util_put_csv_inner(f, st->sym[j]);
 		}
 		/* estimated: its figures come partly from the default mode's samples */
-		fprintf(f, "\",%" PRIu64 ",%d,%" PRIu64 ",%" PRIu64 "\n", site->at[K_EXIT],
+		fprintf(f, "\",%" PRIu64 ",%d,%" PRIu64 ",%" PRIu64 ",", site->at[K_EXIT],
 			site->sampled || site->smp[K_EXIT] > 0, site->gpu_alloc_bytes, site->gpu_allocs);
+		/* temporary_allocations: empty in the default mode, where they are not counted */
+		if (!s->sampled)
+			fprintf(f, "%" PRIu64, site->temps);
+		fputc('\n', f);
 	}
 	return ckt_sites_status(f);
 }

@@ -104,12 +104,19 @@ void ckt_sites_rest(const struct ckt_sites *s, enum ckt_moment m, struct ckt_sit
 struct ckt_sites_calls {
 	uint64_t count, bytes;  /* allocations, bytes they allocated */
 	uint64_t error;         /* count's standard error from samples (0: exact) */
+	/* of the heap blocks, those freed as temporaries (struct ckt_run's temps): known in
+	 * exact mode only */
+	uint64_t temps;
+	bool temps_known;
 	bool estimate;
 	const char *site;
 	const char *const *frames;
 	size_t nframes, site_frame;
 };
 bool ckt_sites_by_calls(const struct ckt_sites *s, size_t i, struct ckt_sites_calls *c);
+/* The same entries, of the sites whose heap blocks were freed as temporaries (exact mode), most
+ * temporaries first, as many as --top. */
+bool ckt_sites_by_temps(const struct ckt_sites *s, size_t i, struct ckt_sites_calls *c);
 /* every site's allocations together, how many sites allocated, whether samples count in, and
  * what the list leaves out */
 struct ckt_sites_calls_rest {
@@ -120,6 +127,12 @@ struct ckt_sites_calls_rest {
 	size_t other_sites;
 	uint64_t other_count, other_bytes; /* other_count: count less the listed lines' */
 	bool other_estimate;
+	/* the list by temporaries (ckt_sites_by_temps): every site's temporaries (counted in
+	 * exact mode only: temps_known), how many sites made them, and those the list leaves out */
+	bool temps_known;
+	uint64_t temps;
+	size_t temp_sites, other_temp_sites;
+	uint64_t other_temps;
 };
 void ckt_sites_calls_total(const struct ckt_sites *s, struct ckt_sites_calls_rest *r);
 

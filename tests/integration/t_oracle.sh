@@ -39,7 +39,7 @@ else
 			peak_heap.bytes live_at_exit.heap_bytes live_at_exit.heap_blocks \
 			peak_mmap.bytes peak_mmap.anon_bytes peak_mmap.file_bytes peak_mmap_anon.bytes \
 			peak_mmap_file.bytes live_at_exit.mmap_bytes live_at_exit.anon_mmap_bytes \
-			live_at_exit.file_mmap_bytes peak_reserved.bytes live_at_exit.reserved_bytes; do
+			live_at_exit.file_mmap_bytes peak_reserved.bytes live_at_exit.reserved_bytes temporary_allocations; do
 			expect_eq "$o_n: $o_k" "$(jget $o_t.json $o_k)" "${o_v[$o_k]-(no oracle value)}"
 		done
 		# times: both print seconds with 6 decimals, rounded from nanoseconds by different

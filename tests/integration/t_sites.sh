@@ -53,9 +53,9 @@ expect_eq "sites: freed scratch block is not at the peak" "$(site_get $J sites_a
 expect_eq "sites: sites at peak heap sum to the peak heap" \
 	"$($PY -c 'import json,sys; d=json.load(open(sys.argv[1])); print(sum(e["bytes"] for e in d["sites_at_peak_heap"]) == d["peak_heap"]["bytes"])' $J)" True
 expect_eq "sites: csv header" "$(head -1 $T/sc.csv)" \
-	"site,bytes_at_peak_rss,bytes_at_peak_heap,site_peak_bytes,allocated_bytes,allocations,bytes_at_peak_gpu,stack,bytes_at_exit,estimated,gpu_allocated_bytes,gpu_allocations"
+	"site,bytes_at_peak_rss,bytes_at_peak_heap,site_peak_bytes,allocated_bytes,allocations,bytes_at_peak_gpu,stack,bytes_at_exit,estimated,gpu_allocated_bytes,gpu_allocations,temporary_allocations"
 expect_match "sites: csv row of the inline helper" "$(grep '^"grab_rows ' $T/sc.csv)" \
-	"^\"grab_rows \(.*sites_c\.c:$C_INL\)\",3145851,3145851,3145851,3145851,1,0,\"grab_rows .* <- build_rows .* <- main .*\",0,0,0,0\$"
+	"^\"grab_rows \(.*sites_c\.c:$C_INL\)\",3145851,3145851,3145851,3145851,1,0,\"grab_rows .* <- build_rows .* <- main .*\",0,0,0,0,0\$"
 expect_match "sites: csv row of the scratch block: its own peak, nothing at the peaks" \
 	"$(grep '^"scratch ' $T/sc.csv)" "^\"scratch \(.*sites_c\.c:$C_SCR\)\",0,0,1048576,1048576,1,0,"
 expect_match "sites: folded line, root first, weighted by bytes at peak RSS" \
@@ -514,14 +514,14 @@ expect_eq "leaks: keep_rows's heaviest caller is the thread's loop, 10,000 bytes
 expect_eq "leaks: the realloc'd block belongs to grow_table, 20,000 bytes" \
 	"$(site_get $T/lk.json sites_at_exit '^grow_table ' bytes)/$(site_get $T/lk.json sites_at_exit '^grow_table ' count)" "20000/1"
 expect_eq "leaks: the two blocks of 0 bytes are listed at exit by their count" \
-	"$(site_get $T/lk.json sites_at_exit '^keep_empty ' bytes)/$(site_get $T/lk.json sites_at_exit '^keep_empty ' count)/$(grep -c '^"keep_empty .*",0,0,0,0,2,0,".*",0,0,0,0$' $T/lk.csv)" "0/2/1"
+	"$(site_get $T/lk.json sites_at_exit '^keep_empty ' bytes)/$(site_get $T/lk.json sites_at_exit '^keep_empty ' count)/$(grep -c '^"keep_empty .*",0,0,0,0,2,0,".*",0,0,0,0,0$' $T/lk.csv)" "0/2/1"
 expect_eq "leaks: the freed scratch block is not live at exit" "$(site_get $T/lk.json sites_at_exit '^scratch ' bytes)" none
 expect_eq "leaks: the freed scratch block was live at the peak heap" "$(site_get $T/lk.json sites_at_peak_heap '^scratch ' bytes)" 1048576
 expect_eq "leaks: the sites live at exit add up to the heap live at exit" \
 	"$($PY -c 'import json,sys; d=json.load(open(sys.argv[1])); print(sum(e["bytes"] for e in d["sites_at_exit"]), d["live_at_exit"]["heap_bytes"])' $T/lk.json)" \
 	"$(jget $T/lk.json live_at_exit.heap_bytes) $(jget $T/lk.json live_at_exit.heap_bytes)"
 expect_match "leaks: csv rows: the bytes live at exit, then estimated and the GPU columns" \
-	"$(grep '^"keep_rows ' $T/lk.csv)/$(grep '^"scratch ' $T/lk.csv)" '^"keep_rows .*",13000,0,0,0/"scratch .*",[0-9]+,1048576,1048576,1048576,1,0,".*",0,0,0,0$'
+	"$(grep '^"keep_rows ' $T/lk.csv)/$(grep '^"scratch ' $T/lk.csv)" '^"keep_rows .*",13000,0,0,0,0/"scratch .*",[0-9]+,1048576,1048576,1048576,1,0,".*",0,0,0,0,1$'
 expect_match "leaks: text list, largest first" "$(sed -n '/^top sites live at exit/,/^$/p' $T/lk.txt | grep -v '^      <-')" \
 	'^top sites live at exit \(heap [0-9.]+ KiB at [0-9.]+ s; [0-9]+ of [0-9]+ sites\)
   #1  19\.5 KiB \(20000 bytes\), [0-9.]+% of the heap then, 1 allocation live
@@ -570,6 +570,42 @@ expect_match "leaks: the text's list by allocations" "$(sed -n '/^top sites by a
 (.*
 )*  #[0-9]+  5 allocations, [0-9.]+% of all, 12\.7 KiB \(13000 bytes\) allocated
       keep_rows \(.*leaks\.c:[0-9]+\)$'
+
+# ---- temporaries (since 0.2.33): blocks freed by their thread before it allocated again,
+# tests/progs/temps.c: churn_one 1000, pair_inner 500 (pair_outer none: a block came after
+# each), grow_step 300 (the realloc's blocks; grow_start's none: realloc is no free), zeroed
+# 100 (calloc), own_block 1 (its thread's, though main allocated meanwhile); handoff_make's
+# blocks, freed by main, none; main_between's block is kept
+CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/tmp.zst traced tmp $P/temps
+$REPORT --json --sites-csv $T/tmp.csv $T/tmp.zst >$T/tmp.json 2>$T/tmp.rerr
+$REPORT --json --top 2 $T/tmp.zst >$T/tmp2.json 2>>$T/tmp.rerr
+$REPORT $T/tmp.zst >$T/tmp.txt 2>>$T/tmp.rerr
+expect_eq "temps: each site's temporaries in the sites CSV, their sum the JSON's total and the list's" \
+	"$(cat $T/tmp.rc)/$(cat $T/tmp.rerr)/$($PY - $T/tmp.csv $T/tmp.json $T/tmp2.json <<'PYEOF'
+import csv, json, sys
+rows = {r["site"].split(" ")[0]: r for r in csv.DictReader(open(sys.argv[1]))}
+d, d2 = json.load(open(sys.argv[2])), json.load(open(sys.argv[3]))
+names = ("churn_one", "pair_inner", "pair_outer", "grow_step", "grow_start", "zeroed", "handoff_make", "own_block", "main_between")
+total = sum(int(r["temporary_allocations"]) for r in rows.values())
+l, rest, rest2 = d["sites_by_temporary_allocations"], d["sites_by_temporary_allocations_rest"], d2["sites_by_temporary_allocations_rest"]
+print(" ".join("%s=%s/%s" % (n, rows[n]["temporary_allocations"], rows[n]["allocations"]) for n in names),
+      total == d["temporary_allocations"] == rest["temporary"] == sum(e["temporary"] for e in l),
+      [(e["site"].split(" ")[0], e["temporary"], e["count"]) for e in d2["sites_by_temporary_allocations"]],
+      rest2["other_sites"] == rest["sites"] - 2, rest2["other_temporary"] == total - 1500,
+      [e["temporary"] for e in d["sites_by_allocations"] if e["site"].startswith(("churn_one", "pair_outer"))])
+PYEOF
+)" "0//churn_one=1000/1000 pair_inner=500/500 pair_outer=0/500 grow_step=300/300 grow_start=0/300 zeroed=100/100 handoff_make=0/200 own_block=1/1 main_between=0/1 True [('churn_one', 1000, 1000), ('pair_inner', 500, 500)] True True [1000, 0]"
+expect_match "temps: the text's list by temporaries" "$(sed -n '/^top sites by temporary allocations/,/^$/p' $T/tmp.txt | grep -v '^      <-' | head -5)" \
+	'^top sites by temporary allocations \([0-9]+ of [0-9]+ sites; 19[0-9][0-9] in all, [0-9.]+% of [0-9]+ heap allocations\)
+  #1  1000 temporary allocations, 5[0-9]\.[0-9]% of them; 100\.0% of the site.s 1000 allocations
+      churn_one \(.*temps\.c:[0-9]+\)
+  #2  500 temporary allocations, 2[0-9]\.[0-9]% of them; 100\.0% of the site.s 500 allocations
+      pair_inner \(.*temps\.c:[0-9]+\)$'
+CUZKTRACE_SAMPLE=524288 CUZKTRACE_OUT=$T/tmpd.zst traced tmpd $P/temps
+$REPORT --json --sites-csv $T/tmpd.csv $T/tmpd.zst >$T/tmpd.json 2>$T/tmpd.rerr
+expect_eq "temps: not counted in the default mode: the text says so, JSON null, the CSV column empty" \
+	"$(cat $T/tmpd.rc)/$(cat $T/tmpd.rerr)/$($REPORT $T/tmpd.zst 2>&1 | grep '^top sites by temporary')/$(jget $T/tmpd.json temporary_allocations)/$(jget $T/tmpd.json sites_by_temporary_allocations)/$(jget $T/tmpd.json sites_by_temporary_allocations_rest)/$(tail -n +2 $T/tmpd.csv | grep -vc ',$')" \
+	"0//top sites by temporary allocations: not counted in the default mode (CUZKTRACE_SAMPLE=0 counts them)/null/null/null/0"
 
 # ---- at the peak RSS a site's bytes are those allocated, resident or not: a 64 MiB calloc'd
 # table never touched holds more than the RSS, and the line says so (since 0.2.21: a share of

@@ -573,21 +573,23 @@ def load(path, allocs_size=None):
 REL, ALC = 0, 1
 
 
-def expand(evs):
+def expand(evs, tid=None):
     """A thread's events as (ts, rank, op, ...) in its order: a REALLOC's release at ts and its
     new block at ts + dafter, a MREMAP's release at ts and new range at ts + dafter; an
-    MPROTECT to protection 0 ranks as a release, to any other as an allocation."""
+    MPROTECT to protection 0 ranks as a release, to any other as an allocation. Heap events
+    end in the thread (tid) and, for a release, whether it is a FREE (not a REALLOC's)."""
     out = []
     agg_ts = 0  # the thread's previous AGG: its totals changed after it
     for e in evs:
         k = e[0]
         if k == 'A':
-            out.append((e[1], ALC, 'alloc', e[2], e[3], e[4], e[5]))
+            out.append((e[1], ALC, 'alloc', e[2], e[3], e[4], e[5], tid))
         elif k == 'F':
-            out.append((e[1], REL, 'free', e[2]))
+            out.append((e[1], REL, 'free', e[2], tid, True))
         elif k == 'R':
-            out.append((e[1], REL, 'free', e[2]))
-            out.append((e[1] + e[3], ALC, 'alloc', e[4], e[5], e[6], False))
+            out.append((e[1], REL, 'free', e[2], tid, False))
+            # realloc(p, 0) returned no block: no allocation of the thread's
+            out.append((e[1] + e[3], ALC, 'alloc', e[4], e[5], e[6], False, tid if e[4] else None))
         elif k == 'M':
             out.append((e[1], ALC, 'map', e[2], e[3], e[4], e[5]))
         elif k == 'P':
@@ -632,7 +634,7 @@ def merged(tr, stream=False):
     at each SYNC(h_k) only the events read so far with ts < h_(k-1) are merged, so an event
     that arrives after the horizon that should have covered it is replayed late."""
     if not stream:
-        yield from merge([expand(evs) for evs in tr.threads.values()])
+        yield from merge([expand(evs, tid) for tid, evs in tr.threads.items()])
         return
     done = {tid: 0 for tid in tr.threads}
     for bound, avail in tr.cuts + [(None, {t: len(e) for t, e in tr.threads.items()})]:
@@ -642,7 +644,7 @@ def merged(tr, stream=False):
             j = i
             while j < n and (bound is None or evs[j][1] < bound):
                 j += 1
-            batch.append(expand(evs[i:j]))
+            batch.append(expand(evs[i:j], tid))
             done[tid] = j
         yield from merge(batch)
 
@@ -792,8 +794,13 @@ def replay(tr, stream=False):
             return t
         t = first_after(recent, c)
         return none if t is None else t
+    sample_rate = int(tr.header.get('setting.CUZKTRACE_SAMPLE', '0') or 0)
     inconsistencies = 0
     unknown_frees = 0
+    # temporaries (exact mode): a FREE of the block its thread allocated last, before that
+    # thread allocated again; the block must be that thread's (live[addr][3])
+    last_alloc = {}  # tid -> address of its latest allocation (None: freed since)
+    temporary = 0
     maps = Maps(page)
     mpeak, mpeak_t, mpeak_anon, mpeak_file = 0, None, 0, 0
     apeak, apeak_t, fpeak, fpeak_t = 0, None, 0, None
@@ -804,13 +811,15 @@ def replay(tr, stream=False):
             addr, size, phase, sampled = e[3], e[4], e[5], e[6]
             if addr in live:
                 inconsistencies += 1
-                osz, oph, osm = live.pop(addr)
+                osz, oph, osm, _ = live.pop(addr)
                 if not osm:
                     moved(ts, osz)
                     heap -= osz
                     blocks -= 1
                     by_phase[oph] -= osz
-            live[addr] = (size, phase, sampled)
+            live[addr] = (size, phase, sampled, e[7])
+            if e[7] is not None:
+                last_alloc[e[7]] = addr
             if not sampled:  # a sample's bytes and count are in the AGG totals already
                 moved(ts, size)
                 heap += size
@@ -818,6 +827,10 @@ def replay(tr, stream=False):
                 by_phase[phase] = by_phase.get(phase, 0) + size
         elif op == 'free':
             b = live.pop(e[3], None)
+            if (e[5] and b is not None and not b[2] and b[3] == e[4] and
+                    last_alloc.get(e[4]) == e[3]):
+                temporary += 1
+                last_alloc[e[4]] = None
             if b is None:
                 unknown_frees += 1
             elif not b[2]:
@@ -917,6 +930,7 @@ def replay(tr, stream=False):
         'truncated': tr.end is None,
         'lost_events': tr.lost + (tr.end['lost'] if tr.end else 0),
         'inconsistencies': inconsistencies,
+        'temporary_allocations': None if sample_rate else temporary,
         'sync_violations': tr.sync_violations,
         'thread_exits_before_last_event': tr.early_exits,
         'first_sync_violation': tr.first_violation,

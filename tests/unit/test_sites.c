@@ -213,11 +213,12 @@ static void test_csv_and_folded(void **state)
 	char *csv = write_to_string(s, ckt_sites_write_csv);
 	assert_string_equal(csv,
 		"site,bytes_at_peak_rss,bytes_at_peak_heap,site_peak_bytes,allocated_bytes,allocations,"
-		"bytes_at_peak_gpu,stack,bytes_at_exit,estimated,gpu_allocated_bytes,gpu_allocations\n"
-		"\"0x5000\",8242,50,8242,8242,2,0,\"0x5000 <- 0x2000\",50,0,0,0\n"
-		"\"0x1000\",300,500,500,500,2,0,\"0x1000 <- 0x2000\",300,0,0,0\n"
-		"\"0x7000\",70,70,70,70,1,0,\"0x7000\",70,0,0,0\n"
-		"\"0x6000\",0,0,100,100,1,0,\"0x6000\",0,0,0,0\n");
+		"bytes_at_peak_gpu,stack,bytes_at_exit,estimated,gpu_allocated_bytes,gpu_allocations,"
+		"temporary_allocations\n"
+		"\"0x5000\",8242,50,8242,8242,2,0,\"0x5000 <- 0x2000\",50,0,0,0,0\n"
+		"\"0x1000\",300,500,500,500,2,0,\"0x1000 <- 0x2000\",300,0,0,0,0\n"
+		"\"0x7000\",70,70,70,70,1,0,\"0x7000\",70,0,0,0,0\n"
+		"\"0x6000\",0,0,100,100,1,0,\"0x6000\",0,0,0,0,1\n"); /* 0x6000's block freed at once */
 	free(csv);
 	char *folded = write_to_string(s, ckt_sites_write_folded);
 	assert_string_equal(folded,
@@ -251,8 +252,8 @@ static void test_own_peak_of_a_run(void **state)
 	tb_flush(&b);
 	struct ckt_sites *s = run_sites(&b, true, &st);
 	char *csv = write_to_string(s, ckt_sites_write_csv);
-	assert_non_null(strstr(csv, "\n\"0x2000\",0,0,300,300,1,0,\"0x2000\",0,0,0,0\n"));
-	assert_non_null(strstr(csv, "\n\"0x1000\",0,5000,5000,5000,1,0,\"0x1000\",0,0,0,0\n"));
+	assert_non_null(strstr(csv, "\n\"0x2000\",0,0,300,300,1,0,\"0x2000\",0,0,0,0,1\n"));
+	assert_non_null(strstr(csv, "\n\"0x1000\",0,5000,5000,5000,1,0,\"0x1000\",0,0,0,0,1\n"));
 	free(csv);
 	ckt_sites_free(s);
 	tb_release(&b);
@@ -292,7 +293,9 @@ static void test_live_at_exit_text(void **state)
 				  "top sites live at exit: none sampled (4.88 KiB of heap in blocks under the default "
 				  "mode's sampling rate; CUZKTRACE_SAMPLE=0 records every block)\n\n"
 				  "top sites by allocations: none sampled (blocks under the default mode's sampling rate "
-				  "count here only through samples; CUZKTRACE_SAMPLE=0 records every block)\n\n");
+				  "count here only through samples; CUZKTRACE_SAMPLE=0 records every block)\n\n"
+				  "top sites by temporary allocations: not counted in the default mode "
+				  "(CUZKTRACE_SAMPLE=0 counts them)\n\n");
 	free(text);
 	ckt_sites_free(s);
 	tb_release(&b);
@@ -374,6 +377,78 @@ static void test_calls_none(void **state)
 	tb_release(&b);
 }
 
+/* Temporaries: a block freed by its thread before that thread allocated anything else. Thread
+ * 1: A freed at once (yes); B then C allocated, B freed (no: C came after it), C freed (yes);
+ * D grown by realloc into E (a realloc is no free: D no), E freed (yes); F allocated, freed by
+ * thread 2 (no: not thread 2's). Thread 2 allocates G, freed by thread 1 (no). Thread 1
+ * allocates H, thread 2 frees it and allocates again at its address (H2), thread 1 frees H2:
+ * thread 1's last allocation was at that address, but the block there is thread 2's (no). One
+ * stack per block: 1 A G, 2 B H, 3 C H2, 4 D, 5 E, 6 F. */
+static void test_temporaries(void **state)
+{
+	(void)state;
+	static const uint64_t f[6][1] = { { 0x1000 }, { 0x2000 }, { 0x3000 }, { 0x4000 }, { 0x5000 }, { 0x6000 } };
+	struct tb b;
+	struct ckt_replay_stats st;
+	tb_begin(&b);
+	for (int i = 0; i < 6; i++)
+		tb_stack(&b, (uint64_t)i + 1, f[i], 1);
+	tb_thread(&b, 1);
+	tb_alloc_ex(&b, 10, 0x10000, 100, CKT_FN_MALLOC, 1, 0); /* A */
+	tb_free(&b, 11, 0x10000);
+	tb_alloc_ex(&b, 12, 0x20000, 200, CKT_FN_MALLOC, 2, 0); /* B */
+	tb_alloc_ex(&b, 13, 0x30000, 300, CKT_FN_MALLOC, 3, 0); /* C */
+	tb_free(&b, 14, 0x20000);
+	tb_free(&b, 15, 0x30000);
+	tb_alloc_ex(&b, 16, 0x40000, 40, CKT_FN_MALLOC, 4, 0);   /* D */
+	tb_realloc_ex(&b, 17, 0x40000, 0, 0x50000, 5000, 5);    /* E */
+	tb_free(&b, 18, 0x50000);
+	tb_alloc_ex(&b, 19, 0x60000, 60, CKT_FN_MALLOC, 6, 0);  /* F */
+	tb_thread(&b, 2);
+	tb_free(&b, 20, 0x60000);
+	tb_alloc_ex(&b, 21, 0x70000, 100, CKT_FN_MALLOC, 1, 0); /* G */
+	tb_thread(&b, 1);
+	tb_free(&b, 22, 0x70000);
+	tb_alloc_ex(&b, 23, 0x80000, 80, CKT_FN_MALLOC, 2, 0);  /* H */
+	tb_thread(&b, 2);
+	tb_free(&b, 24, 0x80000);
+	tb_alloc_ex(&b, 25, 0x80000, 300, CKT_FN_MALLOC, 3, 0); /* H2 */
+	tb_thread(&b, 1);
+	tb_free(&b, 26, 0x80000);
+	tb_sync(&b, 30);
+	tb_end(&b, 40, CKT_END_EXIT, 0, 0);
+	tb_flush(&b);
+	struct ckt_sites *s = run_sites(&b, false, &st);
+	assert_int_equal(st.temporary, 3);
+	/* one each; ties by allocations (2, 2, 1), then bytes allocated (600 against 200) */
+	static const struct { const char *site; uint64_t temps, count, bytes; } want[] = {
+		{ "0x3000", 1, 2, 600 }, { "0x1000", 1, 2, 200 }, { "0x5000", 1, 1, 5000 } };
+	struct ckt_sites_calls c;
+	for (size_t i = 0; i < 3; i++) {
+		assert_true(ckt_sites_by_temps(s, i, &c));
+		assert_string_equal(c.site, want[i].site);
+		assert_int_equal(c.temps, want[i].temps);
+		assert_int_equal(c.count, want[i].count);
+		assert_int_equal(c.bytes, want[i].bytes);
+		assert_true(c.temps_known);
+	}
+	assert_false(ckt_sites_by_temps(s, 3, &c));
+	struct ckt_sites_calls_rest r;
+	ckt_sites_calls_total(s, &r);
+	assert_true(r.temps_known);
+	assert_int_equal(r.temps, 3);
+	assert_int_equal(r.temp_sites, 3);
+	assert_int_equal(r.other_temp_sites, 0);
+	assert_int_equal(r.other_temps, 0);
+	char *text = text_of(s);
+	assert_non_null(strstr(text, "\ntop sites by temporary allocations (3 of 3 sites; 3 in all, 33.3% of 9 heap "
+				     "allocations)\n  #1  1 temporary allocation, 33.3% of them; 50.0% of the site's 2 "
+				     "allocations\n      0x3000\n"));
+	free(text);
+	ckt_sites_free(s);
+	tb_release(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -384,6 +459,7 @@ int main(void)
 		cmocka_unit_test(test_rest_without_samples),
 		cmocka_unit_test(test_calls_none),
 		cmocka_unit_test(test_own_peak_of_a_run),
+		cmocka_unit_test(test_temporaries),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -223,8 +223,8 @@ static inline void tb_free(struct tb *b, uint64_t ts, uint64_t addr)
 	tb_daddr(b, addr);
 }
 
-static inline void tb_realloc(struct tb *b, uint64_t ts, uint64_t old_addr, uint64_t dafter,
-			      uint64_t new_addr, uint64_t size)
+static inline void tb_realloc_ex(struct tb *b, uint64_t ts, uint64_t old_addr, uint64_t dafter,
+				 uint64_t new_addr, uint64_t size, uint64_t stack)
 {
 	tb_u8(b, CKT_TAG_REALLOC);
 	tb_dts(b, ts);
@@ -232,8 +232,14 @@ static inline void tb_realloc(struct tb *b, uint64_t ts, uint64_t old_addr, uint
 	tb_uv(b, dafter);
 	tb_daddr(b, new_addr);
 	tb_uv(b, size);
+	tb_uv(b, stack);
 	tb_uv(b, 0);
-	tb_uv(b, 0);
+}
+
+static inline void tb_realloc(struct tb *b, uint64_t ts, uint64_t old_addr, uint64_t dafter,
+			      uint64_t new_addr, uint64_t size)
+{
+	tb_realloc_ex(b, ts, old_addr, dafter, new_addr, size, 0);
 }
 
 static inline void tb_mmap(struct tb *b, uint64_t ts, uint64_t addr, uint64_t len, uint64_t flags)
