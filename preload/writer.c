@@ -1132,11 +1132,22 @@ static void writer_ended(void)
 	ckt_word_set(&final_done);
 }
 
+/* The writer thread is started before the setup's first write to the file, parked until the
+ * setup is done: a thread the process cannot have (ulimit -u, ulimit -v, a pids cgroup) is
+ * known while an existing file is still as it was (it was cut to a new header first, and the
+ * earlier trace lost, for a process that then ran untraced). 0: parked; 1: run (and so for
+ * every later start of the writer: the resume after an exec's pause); 2: leave at once. */
+static atomic_int writer_go;
+
 static void *writer_main(void *arg)
 {
 	(void)arg;
 	ckt_tls.guard = 1; /* the writer's own allocations (zstd) are not traced */
 	ckt_tls.dead = 1;
+	while (atomic_load(&writer_go) == 0)
+		syscall(SYS_futex, &writer_go, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
+	if (atomic_load(&writer_go) == 2)
+		return NULL;
 	atomic_store(&writer_tid, (pid_t)syscall(SYS_gettid));
 	uint64_t last = ckt_now();
 	ckt_coarse_tick();
@@ -1348,6 +1359,7 @@ enum {
 				* error, or another descriptor it inherited (stdio_clash) */
 	ERR_LOOP,              /* ELOOP from a directory of the path, not from O_NOFOLLOW */
 	ERR_CWD_LONG,          /* a relative name and the working directory: past PATH_MAX */
+	ERR_NO_THREAD,         /* the writer thread could not be started (no_thread_err says why) */
 };
 
 static int make_absolute(const char *in, char *out, size_t cap)
@@ -2006,6 +2018,37 @@ static int open_claimed(pid_t pid, char *shown)
 	}
 }
 
+/* Starts the writer thread parked (writer_go): 0, or ERR_NO_THREAD with the reason in
+ * no_thread_err. */
+static int no_thread_err;
+
+static int writer_park(void)
+{
+	unsigned long th;
+	atomic_store(&writer_go, 0);
+	int rc = ckt_spawn_helper(writer_main, NULL, &th, &writer_stack);
+	if (rc) {
+		no_thread_err = rc;
+		return ERR_NO_THREAD;
+	}
+	writer_thread = (pthread_t)th;
+	return 0;
+}
+
+/* Lets the parked writer run (1), or leave (2: the setup failed after all; joined here, so
+ * the process goes on with no thread of the tracer's). */
+static void writer_unpark(int go)
+{
+	atomic_store(&writer_go, go);
+	syscall(SYS_futex, &writer_go, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	if (go == 2) {
+		sigset_t old;
+		ckt_hold_signals(&old);
+		pthread_join(writer_thread, NULL);
+		ckt_release_signals(&old);
+	}
+}
+
 static int setup(const char *want_path, pid_t pid, const char *exe_path, char *shown)
 {
 	char expanded[PATH_MAX];
@@ -2094,19 +2137,24 @@ static int setup(const char *want_path, pid_t pid, const char *exe_path, char *s
 	struct rlimit fsz;
 	if (getrlimit(RLIMIT_FSIZE, &fsz) == 0 && fsz.rlim_cur != RLIM_INFINITY && z > fsz.rlim_cur)
 		return -EFBIG;
+	if ((rc = writer_park()) != 0)
+		return rc;
 	/* the last step before the first write: what failed up to here left an existing file
 	 * as it was; from here on a failure leaves it empty, which the reader calls an empty
 	 * trace (a write that failed partway, a full disk, left part of a header, which the
 	 * reader took for a process killed while writing it) */
 	if (ftruncate(fd, 0) < 0)
-		return -errno;
-	rc = write_all(zbuf, z);
+		rc = -errno;
+	else
+		rc = write_all(zbuf, z);
 	if (!rc) {
 		file_expect = (int64_t)z;
 		rc = verify(zbuf, z);
 	}
 	if (rc && ftruncate(fd, 0) == 0)
 		file_expect = 0;
+	if (rc)
+		writer_unpark(2);
 	return rc;
 }
 
@@ -2403,17 +2451,15 @@ int ckt_writer_start(void)
 	int rc = setup(ckt_config.out, pid, exe_path, shown), no_thread = 0;
 	if (rc == -ENOENT || rc == -EACCES || rc == -EROFS || rc == -ENOTDIR || rc == -EPERM)
 		rc = fallback_out(rc, pid, exe_path, shown);
+	if (rc == ERR_NO_THREAD) {
+		no_thread = 1;
+		rc = no_thread_err;
+	}
 	if (rc == 0) {
 		ckt_self_stat_open(); /* for the writer's look at the main thread (leader_gone) */
 		atomic_store(&ckt_writer_running, 1);
-		unsigned long th;
-		rc = ckt_spawn_helper(writer_main, NULL, &th, &writer_stack);
-		writer_thread = (pthread_t)th;
-		no_thread = rc != 0;
-		if (rc)
-			atomic_store(&ckt_writer_running, 0);
-		else
-			atomic_store(&writer_joinable, 1);
+		atomic_store(&writer_joinable, 1);
+		writer_unpark(1);
 	}
 	if (rc) {
 		struct ckt_line l = {.len = 0};

@@ -504,6 +504,18 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1; then
 	np_traced=$( (ulimit -n 200; ulimit -u 1; setpriv --reuid=65534 --regid=65534 --clear-groups \
 		env CUZKTRACE_OUT=$np_d/t.zst LD_PRELOAD=$np_d/lib.so $np_d/fdcount) 2>/dev/null)
 	expect_eq "writer thread refused: as many files as untraced" "$np_traced" "$np_plain"
+	# ... and an earlier trace at the path is left as it was, byte for byte (0.2.32 cut it to
+	# a new header before it tried the thread: the earlier run's trace was lost, and the stub
+	# left read as a trace with no event; CUZKTRACE_STRICT=1 alike)
+	CUZKTRACE_OUT=$np_d/t.zst LD_PRELOAD=$np_d/lib.so $P/exitcode 0 >/dev/null 2>&1
+	chmod 666 $np_d/t.zst && cp $np_d/t.zst $T/nproc.before
+	for np_strict in 0 1; do
+		(ulimit -u 1; setpriv --reuid=65534 --regid=65534 --clear-groups \
+			env CUZKTRACE_STRICT=$np_strict CUZKTRACE_OUT=$np_d/t.zst LD_PRELOAD=$np_d/lib.so /bin/echo ran >$T/nproc.out 2>$T/nproc.err; echo $? >$T/nproc.rc)
+		expect_eq "writer thread refused (CUZKTRACE_STRICT=$np_strict): an earlier trace at the path is left as it was" \
+			"$(cat $T/nproc.rc)/$(grep -c 'cannot start the trace writer thread' $T/nproc.err)/$(cmp -s $T/nproc.before $np_d/t.zst && echo same)" \
+			"$([ $np_strict = 1 ] && echo 70 || echo 0)/1/same"
+	done
 	rm -rf $np_d
 else
 	echo "  skip writer thread refused: needs root and setpriv"
