@@ -143,6 +143,19 @@ static int write_all(const void *buf, size_t n)
 static int reopen_errno; /* why check_fd could not open the path again, when it names a file */
 static dev_t root_dev;   /* the root directory when the trace was opened (path_moved_line) */
 static ino_t root_ino;
+static ino_t mnt_ns_ino; /* and the mount namespace (0: not known) */
+
+/* The calling thread's mount namespace, by its inode (0: /proc cannot tell). */
+static ino_t mount_ns(void)
+{
+	int f = ckt_proc_open("thread-self/ns/mnt", O_PATH);
+	if (f < 0)
+		return 0;
+	struct stat st;
+	ino_t ino = fstat(f, &st) == 0 ? st.st_ino : 0;
+	close(f);
+	return ino;
+}
 static uint64_t reopens; /* times the trace was opened again */
 static int relock;       /* the trace is open without its lock, which an old description of
 			  * ours still held (reopen_once): take it at the next check */
@@ -1078,6 +1091,11 @@ static void path_moved_line(void)
 	 * up at all (a program that dropped root no longer searches a 0700 directory) */
 	if (stat("/", &root) != 0 || root.st_dev != root_dev || root.st_ino != root_ino)
 		return;
+	/* ... or in another mount namespace (unshare(CLONE_NEWNS), then a mount over the
+	 * trace's directory: the trace was whole, the path led elsewhere) */
+	ino_t ns = mount_ns();
+	if (ns && mnt_ns_ino && ns != mnt_ns_ino)
+		return;
 	if (!found && e != ENOENT && e != ENOTDIR)
 		return;
 	/* renamed: the name the file has now (close_own_fd), when it leads to it, is said, and
@@ -1539,6 +1557,7 @@ static int open_locked(const char *path)
 		root_dev = st.st_dev;
 		root_ino = st.st_ino;
 	}
+	mnt_ns_ino = mount_ns();
 	return f;
 }
 

@@ -1193,6 +1193,23 @@ if [ "$(id -u)" = 0 ]; then
 	expect_eq "chroot: status 0, no warning, the trace complete with every block" \
 		"$(cat $T/chrooted.rc)/$(grep -v -e '^cuzktrace: tracing ' -e "^cuzktrace: $T/chrooted.zst: " $T/chrooted.err)/$(jget $T/chrooted.json truncated)/$(jget $T/chrooted.json live_at_exit.heap_bytes)" \
 		"0//false/1400000"
+	# A mount namespace of its own with a tmpfs over the trace's directory: the name leads
+	# elsewhere there, and the trace is whole where it was opened: no warning (0.2.32 said the
+	# file was deleted, renamed or replaced); with every descriptor closed after the mount, the
+	# trace is reopened where it is (the writer's namespace) and read whole. Every block: 200,000
+	# of the churn (the first free, of NULL, is no event) and stdout's buffer. tests/progs/mntns.c
+	for mn_how in keep closeall; do
+		mkdir -p $T/mntns_$mn_how
+		CUZKTRACE_OUT=$T/mntns_$mn_how/t.zst traced mntns_$mn_how $P/mntns $T/mntns_$mn_how $mn_how
+		if [ "$(cat $T/mntns_$mn_how.out)" = "no namespace" ]; then
+			echo "  skip mount namespace ($mn_how): unshare or mount refused here"
+			continue
+		fi
+		$REPORT --json $T/mntns_$mn_how/t.zst >$T/mntns_$mn_how.json 2>$T/mntns_$mn_how.rerr
+		expect_eq "mount namespace, a tmpfs over the trace's directory ($mn_how): status 3, no warning, the trace whole" \
+			"$(cat $T/mntns_$mn_how.rc)/$(grep -c 'no longer names' $T/mntns_$mn_how.err)/$(cat $T/mntns_$mn_how.rerr)/$(jget $T/mntns_$mn_how.json end_reason)/$(jget $T/mntns_$mn_how.json event_counts.alloc)/$(jget $T/mntns_$mn_how.json event_counts.free)" \
+			"3/0//exit/200001/199999"
+	done
 	# Dropping root while keeping capabilities (PR_SET_KEEPCAPS and capset act on one thread),
 	# then setgroups, which glibc runs in every thread: the tracer's threads, without the kept
 	# capability, failed it, and glibc aborted the program (status 134; untraced it runs).
