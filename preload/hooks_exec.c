@@ -8,6 +8,7 @@
 #include "ckt.h"
 
 #include <dlfcn.h>
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -73,12 +74,51 @@ static int runnable(const char *path)
 	return runnable_at(AT_FDCWD, path, 0);
 }
 
+/* A statically linked program (an ELF executable without a PT_INTERP header: static-pie too,
+ * an ET_DYN file) has no dynamic loader to read LD_PRELOAD: it runs untraced, and no library of ours could say so in
+ * it. 1 when the file (path, or fd when path is NULL) is one; 0 when it is not or cannot be
+ * read (a script runs its interpreter, which is looked at when it is exec'd itself). No
+ * allocation: a vfork child runs this too. */
+static int is_static_elf(const char *path, int fd)
+{
+	union {
+		unsigned char id[EI_NIDENT];
+		Elf64_Ehdr e64;
+		Elf32_Ehdr e32;
+	} h;
+	int f = path ? open(path, O_RDONLY | O_CLOEXEC) : fd;
+	if (f < 0)
+		return 0;
+	int is = 0;
+	if (pread(f, &h, sizeof(h), 0) == (ssize_t)sizeof(h) && !memcmp(h.id, ELFMAG, SELFMAG) &&
+	    (h.id[EI_CLASS] == ELFCLASS64 || h.id[EI_CLASS] == ELFCLASS32)) {
+		int c64 = h.id[EI_CLASS] == ELFCLASS64;
+		uint16_t type = c64 ? h.e64.e_type : h.e32.e_type;
+		uint64_t off = c64 ? h.e64.e_phoff : h.e32.e_phoff;
+		unsigned n = c64 ? h.e64.e_phnum : h.e32.e_phnum, sz = c64 ? h.e64.e_phentsize : h.e32.e_phentsize;
+		if ((type == ET_EXEC || type == ET_DYN) && n && n < 256 && sz >= (c64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr))) {
+			is = 1;
+			for (unsigned i = 0; i < n && is; i++) {
+				uint32_t pt;
+				if (pread(f, &pt, sizeof(pt), (off_t)(off + (uint64_t)i * sz)) != (ssize_t)sizeof(pt))
+					is = 0; /* cannot tell */
+				else if (pt == PT_INTERP)
+					is = 0;
+			}
+		}
+	}
+	if (path)
+		close(f);
+	return is;
+}
+
 /* An exec of a program that gains privileges by its set-user-ID or set-group-ID bit (an owner
  * or group other than the caller's, on a mount that honours the bits) or by file capabilities
  * (for a caller whose real uid is not root: root's exec gains none) is a secure execution: the
  * loader ignores LD_PRELOAD there, and the new image runs untraced, which nothing would say.
  * One line before the exec (st: the program's stat; what: its path, or NULL for the descriptor
- * fd); not under PR_SET_NO_NEW_PRIVS, where neither does anything, nor on a nosuid mount. */
+ * fd); not under PR_SET_NO_NEW_PRIVS, where neither does anything, nor on a nosuid mount. The
+ * same for a statically linked program (is_static_elf), since 0.2.33. */
 static void say_if_secure(const struct stat *st, const char *what, int fd)
 {
 	struct statvfs vfs;
@@ -89,17 +129,20 @@ static void say_if_secure(const struct stat *st, const char *what, int fd)
 	int caps = !uid && !gid && getuid() != 0 &&
 		   (what ? getxattr(what, "security.capability", NULL, 0)
 			 : fgetxattr(fd, "security.capability", NULL, 0)) > 0;
-	if (!(uid || gid || caps))
-		return;
-	if (syscall(SYS_prctl, PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) == 1) /* the bits do nothing */
-		return;
-	if ((what ? statvfs(what, &vfs) : fstatvfs(fd, &vfs)) == 0 && (vfs.f_flag & ST_NOSUID))
-		return;
+	int secure = (uid || gid || caps) && syscall(SYS_prctl, PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 1 && /* the bits do nothing */
+		     !((what ? statvfs(what, &vfs) : fstatvfs(fd, &vfs)) == 0 && (vfs.f_flag & ST_NOSUID));
 	struct ckt_line l = {.len = 0};
 	ckt_line_str(&l, "cuzktrace: warning: '");
 	ckt_line_str(&l, what ? what : "(a descriptor)");
-	ckt_line_str(&l, uid ? "' is set-user-ID" : gid ? "' is set-group-ID" : "' has file capabilities");
-	ckt_line_str(&l, ": the loader ignores LD_PRELOAD for it, so the program it starts is not traced");
+	if (secure) {
+		ckt_line_str(&l, uid ? "' is set-user-ID" : gid ? "' is set-group-ID" : "' has file capabilities");
+		ckt_line_str(&l, ": the loader ignores LD_PRELOAD for it, so the program it starts is not traced");
+	} else if (is_static_elf(what, fd)) {
+		ckt_line_str(&l, "' is statically linked: no loader reads LD_PRELOAD in it, so the program it "
+				 "starts is not traced");
+	} else {
+		return;
+	}
 	ckt_line_emit(&l);
 }
 

@@ -336,6 +336,21 @@ $REPORT --json $T/bigenv/t.$pid.zst >$T/bigenv.old.json 2>/dev/null
 expect_eq "exec at the kernel's limit of environment: the new image runs; the old trace complete (ended by exec), the new one .exec1" \
 	"$(cat $T/bigenv.out)/$(cat $T/bigenv.rc)/$(jget $T/bigenv.old.json end_reason)/$(ls $T/bigenv | tr '\n' ' ')/$(grep -c 'exec failed' $T/bigenv.err)" \
 	"$(cat $T/plain.out)/$plain_rc/exec/t.$pid.exec1.zst t.$pid.zst /0"
+# an exec of a statically linked program: no loader reads LD_PRELOAD in it, and it runs
+# untraced: one line says so (since 0.2.33: nothing did), by the traced process and by a forked
+# child of it; a dynamically linked one gets no such line
+mkdir -p $T/static
+CUZKTRACE_OUT=$T/static/t.%p.zst traced static $P/execer $P/exitcode_static
+expect_eq "exec of a statically linked program: it runs, one line says it is not traced, no trace of it" \
+	"$(cat $T/static.out)/$(cat $T/static.rc)/$(grep warning $T/static.err)/$(ls $T/static | grep -c zst)" \
+	"$(cat $T/plain.out)/$plain_rc/cuzktrace: warning: '$P/exitcode_static' is statically linked: no loader reads LD_PRELOAD in it, so the program it starts is not traced/1"
+CUZKTRACE_OUT=$T/static/s.%p.zst traced staticsh bash -c "$P/exitcode_static; true"
+expect_eq "exec of a statically linked program by a forked child: it runs, one line says it is not traced" \
+	"$(cat $T/staticsh.out)/$(cat $T/staticsh.rc)/$(grep warning $T/staticsh.err)" \
+	"$(cat $T/plain.out)/0/cuzktrace: warning: '$P/exitcode_static' is statically linked: no loader reads LD_PRELOAD in it, so the program it starts is not traced"
+CUZKTRACE_OUT=$T/static/d.%p.zst traced dynamic $P/execer $P/exitcode
+expect_eq "exec of a dynamically linked program: no such line, traced" \
+	"$(cat $T/dynamic.rc)/$(grep -c 'statically linked' $T/dynamic.err)/$(ls $T/static | grep -c '^d\.')" "$plain_rc/0/2"
 # an exec of a set-user-ID program owned by someone else: the loader ignores LD_PRELOAD there
 # (secure execution) and the new image runs untraced: one line says so (needs root to give
 # the copy to another owner; on a nosuid mount the bit does nothing: no line, traced)
