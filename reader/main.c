@@ -1088,6 +1088,33 @@ static int ckt_main_read_all(const struct ckt_args *a, struct ckt_main_read *bas
 	return j.rc < 0 || rc < 0 ? -1 : 0;
 }
 
+/* --diff: what makes every change meaningless or misleading, one line each (since 0.2.33: a
+ * trace against itself read "no change" everywhere, and a run killed by a timeout, or a
+ * wrapper's trace that ended by exec, read as a change of the program) */
+static void ckt_main_diff_sides(const struct ckt_main_read *base, const struct ckt_main_read *cur)
+{
+	if (ckt_main_same_file(base->path, cur->path))
+		ckt_main_say("warning: --diff: BASE and TRACE are one file ('%s'): every change reads 0", cur->path);
+	const struct ckt_main_read *side[2] = { base, cur };
+	for (int k = 0; k < 2; k++) {
+		const struct ckt_replay_stats *st = side[k]->r.st;
+		if (!st->ended || st->end_reason == CKT_END_EXIT)
+			continue; /* a truncated trace has its own warning */
+		const struct ckt_header_kv *exe = ckt_decode_header_kv(side[k]->dec, "exe");
+		char secs[32];
+		ckt_util_fmt_secs(secs, sizeof(secs), st->duration_ns, 3);
+		if (st->end_reason == CKT_END_EXEC)
+			ckt_main_say("warning: --diff: the %s, '%s', ended by exec at %s s: it holds '%.*s' until "
+				     "it replaced itself, not the program it started (whose trace is a file of its own)",
+				     k ? "trace" : "base", side[k]->path, secs, exe ? (int)exe->value_len : 9,
+				     exe ? exe->value : "(unknown)");
+		else
+			ckt_main_say("warning: --diff: the %s, '%s', ended by %s at %s s: its peaks and live bytes "
+				     "are those of a run cut short", k ? "trace" : "base", side[k]->path,
+				     ckt_report_end_text(st->end_reason), secs);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct ckt_args a = { 0 };
@@ -1138,6 +1165,8 @@ int main(int argc, char **argv)
 				     : ", and the heap totals by size (exact mode counts a block at the size "
 				       "asked for, the default mode a small one at its usable size)");
 	}
+	if (a.diff)
+		ckt_main_diff_sides(&base, &cur);
 	const char *fn = NULL;
 	size_t fn_len = 0;
 	if (a.diff && ckt_report_diff_disjoint(&base.r, &cur.r, &fn, &fn_len))

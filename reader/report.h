@@ -29,6 +29,16 @@ struct ckt_report {
  * version 7's WAITED; an older trace has no figure: JSON null). */
 bool ckt_report_has_wait(const struct ckt_report *rep);
 
+/* "<exe> (pid <pid>)" from the header ("(unknown)" without an exe). */
+void ckt_report_put_program(FILE *out, const struct ckt_report *rep);
+
+/* How the traced process ended, in words ("exit", "signal SIGTERM", "exec", ...), for a trace
+ * with an END record (st->ended). The string is static: use it before the next call. */
+const char *ckt_report_end_text(uint64_t reason);
+
+/* The JSON's end_reason ("exit", "signal", ...), NULL for a truncated trace. */
+const char *ckt_report_end_key(const struct ckt_replay_stats *st);
+
 /* Human-readable report. Returns 0, or -errno when writing to out failed. */
 int ckt_report_text_print(FILE *out, const struct ckt_report *rep);
 

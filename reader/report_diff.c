@@ -681,6 +681,19 @@ bool ckt_report_diff_disjoint(const struct ckt_report *base, const struct ckt_re
 	       shared[1] < 0.05 * all[1];
 }
 
+/* "base    /path/prog (pid N), ended by exit": which program each side traced and how it
+ * ended (since 0.2.33: a wrapper's trace, ended by exec, or a run killed by timeout read as
+ * a change of the program) */
+static void ckt_diff_text_program(FILE *out, const char *side, const struct ckt_report *rep)
+{
+	fprintf(out, "%-7s ", side);
+	ckt_report_put_program(out, rep);
+	if (rep->st->ended)
+		fprintf(out, ", ended by %s\n", ckt_report_end_text(rep->st->end_reason));
+	else
+		fputs(" (truncated: no end record)\n", out);
+}
+
 int ckt_report_diff_text(FILE *out, const struct ckt_report *base, const struct ckt_report *cur, unsigned top)
 {
 	const struct ckt_report *const rep[2] = { base, cur };
@@ -692,7 +705,10 @@ int ckt_report_diff_text(FILE *out, const struct ckt_report *base, const struct 
 	ckt_util_put_clean(out, cur->trace_path, strlen(cur->trace_path));
 	fputs(" (trace) against ", out);
 	ckt_util_put_clean(out, base->trace_path, strlen(base->trace_path));
-	fputs(" (base)\n\n", out);
+	fputs(" (base)\n", out);
+	ckt_diff_text_program(out, "base", base);
+	ckt_diff_text_program(out, "trace", cur);
+	fputc('\n', out);
 	fprintf(out, "%-20s %12s %12s  %-22s  %s\n", "", "base", "trace", "change", "at (s) base / trace");
 	struct ckt_diff_rows dev = { 0 };
 	char *dev_names = ckt_diff_devices(&dev, rep);
@@ -747,6 +763,15 @@ int ckt_report_diff_text(FILE *out, const struct ckt_report *base, const struct 
 		snprintf(c, sizeof(c), "-");
 	fprintf(out, "%-20s %10s s %10s s  %s\n", "duration", b, t, c);
 	fprintf(out, "%-20s %12" PRIu64 " %12" PRIu64 "\n", "events", base->st->events, cur->st->events);
+	/* since 0.2.33: the time the program's threads waited for the tracer, where either did:
+	 * a run that waited more was slowed more, its overlap changed more */
+	if (base->st->waits || cur->st->waits) {
+		bool hb = ckt_report_has_wait(base), hc = ckt_report_has_wait(cur);
+		ckt_util_fmt_secs(b, sizeof(b), base->st->wait_ns, 3);
+		ckt_util_fmt_secs(t, sizeof(t), cur->st->wait_ns, 3);
+		fprintf(out, "%-20s %10s%s %10s%s  (the program's threads waited for the tracer's buffers)\n",
+			"tracer wait", hb ? b : "-", hb ? " s" : "  ", hc ? t : "-", hc ? " s" : "  ");
+	}
 	if (base->st->sample_r && base->st->sample_r == cur->st->sample_r)
 		fprintf(out, "(both: the default mode, sampled by %" PRIu64 " bytes: the bytes by phase, function "
 			     "and thread are estimates)\n", base->st->sample_r);
@@ -888,6 +913,29 @@ int ckt_report_diff_json(FILE *out, const struct ckt_report *base, const struct 
 	fputs(base->st->truncated ? "true" : "false", out);
 	ckt_report_json_key(j, "trace");
 	fputs(cur->st->truncated ? "true" : "false", out);
+	ckt_report_json_close(j);
+	/* since 0.2.33: each side's program and how it ended (the single report's exe and
+	 * end_reason; null where the header has no exe, or the trace no end record) */
+	static const char *const sides[2] = { "base", "trace" };
+	ckt_report_json_open(j, "program");
+	for (int k = 0; k < 2; k++) {
+		const struct ckt_header_kv *exe = ckt_decode_header_kv(rep[k]->dec, "exe");
+		ckt_report_json_key(j, sides[k]);
+		if (exe)
+			ckt_report_json_str(j, exe->value, exe->value_len);
+		else
+			fputs("null", out);
+	}
+	ckt_report_json_close(j);
+	ckt_report_json_open(j, "end_reason");
+	for (int k = 0; k < 2; k++) {
+		const char *why = ckt_report_end_key(rep[k]->st);
+		ckt_report_json_key(j, sides[k]);
+		if (why)
+			ckt_report_json_str(j, why, strlen(why));
+		else
+			fputs("null", out);
+	}
 	ckt_report_json_close(j);
 	ckt_report_json_key(j, "estimates");
 	fputs(ckt_diff_estimates(rep) ? "true" : "false", out);

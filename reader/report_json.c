@@ -178,7 +178,7 @@ static void ckt_report_json_argv(struct ckt_json *j, const struct ckt_decoder *d
 	fputc(']', j->f);
 }
 
-static const char *ckt_report_json_end_reason(const struct ckt_replay_stats *st)
+const char *ckt_report_end_key(const struct ckt_replay_stats *st)
 {
 	if (!st->ended)
 		return NULL;
@@ -508,7 +508,7 @@ int ckt_report_json_print(FILE *out, const struct ckt_report *rep)
 	const struct ckt_replay_stats *st = rep->st;
 	const struct ckt_header *h = ckt_decode_header(rep->dec);
 	struct ckt_json jj = { out, 0, 1 }, *j = &jj;
-	const char *reason = ckt_report_json_end_reason(st);
+	const char *reason = ckt_report_end_key(st);
 
 	ckt_report_json_open(j, NULL);
 	ckt_report_json_u64(j, "format_version", h->format_version);

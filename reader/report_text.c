@@ -59,7 +59,7 @@ static void ckt_report_text_peak(FILE *out, const char *label, const struct ckt_
 	fputc('\n', out);
 }
 
-static const char *ckt_report_text_end_reason(uint64_t reason)
+const char *ckt_report_end_text(uint64_t reason)
 {
 	static char sig[64];
 	if (ckt_util_end_signal_name(reason, sig + 7, sizeof(sig) - 7)) {
@@ -101,18 +101,10 @@ static void ckt_report_text_kin(FILE *out, const struct ckt_kin_list *kin)
 			kin->unlooked);
 }
 
-static void ckt_report_text_program(FILE *out, const struct ckt_report *rep)
+void ckt_report_put_program(FILE *out, const struct ckt_report *rep)
 {
 	const struct ckt_header_kv *exe = ckt_decode_header_kv(rep->dec, "exe");
 	const struct ckt_header_kv *pid = ckt_decode_header_kv(rep->dec, "pid");
-	const struct ckt_header_kv *host = ckt_decode_header_kv(rep->dec, "hostname");
-	char sep;
-	const struct ckt_header_kv *argv = ckt_decode_args(rep->dec, &sep);
-
-	fputs("cuzktrace report for ", out);
-	ckt_util_put_clean(out, rep->trace_path, strlen(rep->trace_path));
-	fputs("\n\n", out);
-	fprintf(out, CKT_REPORT_TEXT_COL, "program");
 	if (exe)
 		ckt_util_put_clean(out, exe->value, exe->value_len);
 	else
@@ -122,6 +114,19 @@ static void ckt_report_text_program(FILE *out, const struct ckt_report *rep)
 		ckt_util_put_clean(out, pid->value, pid->value_len);
 		fputc(')', out);
 	}
+}
+
+static void ckt_report_text_program(FILE *out, const struct ckt_report *rep)
+{
+	const struct ckt_header_kv *host = ckt_decode_header_kv(rep->dec, "hostname");
+	char sep;
+	const struct ckt_header_kv *argv = ckt_decode_args(rep->dec, &sep);
+
+	fputs("cuzktrace report for ", out);
+	ckt_util_put_clean(out, rep->trace_path, strlen(rep->trace_path));
+	fputs("\n\n", out);
+	fprintf(out, CKT_REPORT_TEXT_COL, "program");
+	ckt_report_put_program(out, rep);
 	if (host) {
 		fputs(" on ", out);
 		ckt_util_put_clean(out, host->value, host->value_len);
@@ -182,7 +187,7 @@ int ckt_report_text_print(FILE *out, const struct ckt_report *rep)
 		ckt_report_text_kin(out, rep->kin);
 	fprintf(out, CKT_REPORT_TEXT_COL "%s s", "duration", ckt_util_fmt_secs(t, sizeof(t), st->duration_ns, 3));
 	if (st->ended)
-		fprintf(out, ", ended by %s\n", ckt_report_text_end_reason(st->end_reason));
+		fprintf(out, ", ended by %s\n", ckt_report_end_text(st->end_reason));
 	else
 		fputs(" (truncated: no end record)\n", out);
 	/* the parts add up to the total (CUDA and the default mode's running totals are apart) */

@@ -352,6 +352,10 @@ if [ -s $T/waited.json ]; then
 	expect_eq "--diff --json: each run's tracer wait" \
 		"$(jget $T/waitdiff.json tracer_wait_s.base)/$(jget $T/waitdiff.json tracer_wait_s.trace)" \
 		"0.0/$(jget $T/waited.json tracer_wait_s)"
+	# ... and a row in the text (since 0.2.33), where either run waited
+	expect_match "--diff text: the tracer wait row, each run's (none where neither waited)" \
+		"$($REPORT --diff $T/nowait.zst $T/waited.zst 2>/dev/null | grep '^tracer wait')/$($REPORT --diff $T/nowait.zst $T/nowait.zst 2>/dev/null | grep -c '^tracer wait')" \
+		"^tracer wait               0\\.000 s +[1-9]\\.[0-9]{3} s  \\(the program.s threads waited for the tracer.s buffers\\)/0\$"
 fi
 
 # A call that needs a single-threaded process (unshare of a user namespace) while the writer

@@ -931,9 +931,24 @@ $REPORT --diff $T/ren_a.zst $T/ren_a.zst >/dev/null 2>$T/ren_same.err
 traced_json pm1 $P/peakmove 20 10 >/dev/null
 traced_json pm2 $P/peakmove 10 20 >/dev/null
 $REPORT --diff $T/pm1.zst $T/pm2.zst >/dev/null 2>>$T/ren_same.err
-expect_eq "diff of one program under two names: one warning (none for a trace against itself, nor for one program whose peak moved to another function)" \
+expect_eq "diff of one program under two names: one warning (not this one for a trace against itself, which is one file: since 0.2.33 that is said; none for one program whose peak moved to another function)" \
 	"$(cat $T/ren.err)/$(cat $T/ren_same.err)" \
-	"cuzktrace-report: warning: --diff: the functions found in both traces hold under 5% of the bytes at the peak heap, so nearly every function reads as gone or new: functions are matched by their whole names, crate or namespace included ('a_load_params' is in the base only): were the two built under different names?/"
+	"cuzktrace-report: warning: --diff: the functions found in both traces hold under 5% of the bytes at the peak heap, so nearly every function reads as gone or new: functions are matched by their whole names, crate or namespace included ('a_load_params' is in the base only): were the two built under different names?/cuzktrace-report: warning: --diff: BASE and TRACE are one file ('$T/ren_a.zst'): every change reads 0"
+# Each side's program and how it ended, under the heading (since 0.2.33), and one warning for
+# a side that did not end by exit: a wrapper's trace (ended by exec: nice's, not the program
+# it ran) and a run cut short by a signal read as a change of the program without a word (the
+# wrapper's functions are not the program's: the warning about that comes after)
+CUZKTRACE_OUT=$T/dwrap.zst traced dwrap nice $P/exitcode
+CUZKTRACE_OUT=$T/dsig.zst traced dsig $P/sigend raise 15
+$REPORT --diff $T/dwrap.zst $T/dcur.zst >$T/dwrap.txt 2>$T/dwrap.err
+expect_match "diff: a base that ended by exec: the heading names both programs and their ends, one warning" \
+	"$(sed -n 2,3p $T/dwrap.txt)/$(head -1 $T/dwrap.err)" \
+	"^base    /usr/bin/nice \(pid [0-9]+\), ended by exec
+trace   $P/[a-z]+ \(pid [0-9]+\), ended by exit/cuzktrace-report: warning: --diff: the base, '$T/dwrap.zst', ended by exec at [0-9.]+ s: it holds '/usr/bin/nice' until it replaced itself, not the program it started \(whose trace is a file of its own\)\$"
+$REPORT --json --diff $T/dcur.zst $T/dsig.zst >$T/dsig.json 2>$T/dsig.err
+expect_match "diff: a trace ended by a signal: one warning; JSON program and end_reason of each side" \
+	"$(cat $T/dsig.err)/$($PY -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["end_reason"], d["program"]["trace"])' $T/dsig.json)" \
+	"^cuzktrace-report: warning: --diff: the trace, '$T/dsig.zst', ended by signal SIGTERM at [0-9.]+ s: its peaks and live bytes are those of a run cut short/\{'base': 'exit', 'trace': 'signal'\} $P/sigend\$"
 # errors: a missing base, no value, an output that is the base (refused before it is truncated),
 # a truncated base (a warning naming it, then the diff)
 $REPORT --diff $T/nobase.zst $T/dcur.zst >/dev/null 2>$T/dmiss.err
