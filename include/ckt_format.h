@@ -69,7 +69,10 @@
  *              (its last stamp, taken as it flushed its totals, or a later event's). A thread's running totals of the default mode (AGG) are flushed
  *              before it ends, so from ts on it has none pending. Written when the writer
  *              recycles the thread's buffer, which can be a flush or two after ts: the SYNC
- *              promise does not cover it (a reader applies it when it comes).
+ *              promise does not cover it (a reader applies it when it comes). Since tracer
+ *              0.2.33 it comes before any record of a later thread with the same tid (the
+ *              kernel reuses ids): its events, its THREAD_NAME records (a reader tells the
+ *              threads of one tid apart by counting these ends).
  *   WAITED     uv ns, uv waits   (version 7; not inside a thread group) the program's threads
  *              have slept ns nanoseconds in all, in `waits` waits, for room in their rings
  *              since the process started (the writer fell behind them: exact mode on busy

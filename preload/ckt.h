@@ -300,6 +300,14 @@ void ckt_final_flush(int reason, int fast); /* with signals held; for exit and e
  * tracer's own work outside the hot path that a signal handler must not interrupt (a handler's
  * _exit finds the guard raised and cannot finish the trace; its allocations go untraced) */
 void ckt_hold_signals(sigset_t *old);
+/* Maps the stack a process's end by _exit, abort or a fatal signal finishes the trace on, if
+ * none is ready (hooks_exec.c): from a program's stack, before a small alternate one can need
+ * it. */
+void ckt_finish_stack_ready(void);
+#if defined(__x86_64__)
+/* fn(arg) with the stack pointer at top (16-byte aligned), its return value (stacks.c) */
+int ckt_side_call(int (*fn)(void *), void *arg, void *top);
+#endif
 void ckt_release_signals(const sigset_t *old);
 void ckt_exit_main_watch(void); /* claims every exit of the main thread; a second exit's wait (hooks_exec.c) */
 void ckt_exit_fini_elsewhere(void); /* the destructor ran in a child (hooks_exec.c) */
@@ -452,6 +460,12 @@ struct ckt_ring {
 	_Alignas(64) _Atomic int state; /* enum ckt_ring_state */
 	pid_t tid; /* the owner's; 0 while the ring is free (set after the owner takes it) */
 	pid_t pid; /* getpid() when it was taken: not the traced process's in a vfork child */
+	/* Thread ids the kernel gave again (writer.c, snapshot): taken rings are numbered in the
+	 * order they were taken (gen, set before tid), and a ring taken while another ring not
+	 * recycled yet held the same tid (a thread that ended, its last events or its end not
+	 * written yet) is marked, for the writer to put its events after the other's end. */
+	uint64_t gen;
+	_Atomic int tid_reused;
 	unsigned long pth; /* pthread_self() of the owner, to name it when another thread renames it */
 	int64_t *_Atomic agg_src; /* the owner's running totals (TLS agg_bytes, agg_blocks) while it
 				   * lives: the writer's last flush sends what is still pending */

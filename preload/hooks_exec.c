@@ -824,6 +824,44 @@ struct fin_switch {
 	ucontext_t back, ctx;
 	int reason;
 };
+/* One such stack mapped ahead, on a program's own stack, once a thread sets an alternate
+ * signal stack (the sigaltstack hook) or fails an assert (assert_arm): the first thread to
+ * end the process takes it, and its handler's path maps nothing. On a CPU with AVX-512 the
+ * kernel's signal frame takes 3.2 KiB of a 4 KiB alternate stack, and the handler's frames
+ * with the map's call did not fit in the rest (assertonstack, and a crash handler's stack
+ * under SIGSEGV: SIGSEGV at the stack's guard page, an empty trace). Address space only:
+ * its pages are touched when it is used. */
+static struct fin_switch *_Atomic fin_spare;
+enum { FIN_STACK = 1 << 20 };
+
+void ckt_finish_stack_ready(void)
+{
+	if (atomic_load(&fin_spare))
+		return;
+	struct fin_switch *m = ckt_ownmaps_map(FIN_STACK, 0), *none = NULL;
+	if (m && !atomic_compare_exchange_strong(&fin_spare, &none, m))
+		ckt_ownmaps_unmap(m, FIN_STACK);
+}
+
+/* Every signal but glibc's own two (a set-ID call's, a cancellation's), as sigfillset and
+ * pthread_sigmask have it, in the kernel's 8 bytes: no 128-byte sigset_t in the frames of a
+ * handler on a small alternate stack. */
+static void block_signals_small(void)
+{
+	uint64_t all = ~(uint64_t)0 & ~((uint64_t)3 << 31);
+	(void)syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, NULL, 8);
+}
+
+
+#if defined(__x86_64__)
+static int finish_on_side(void *reason)
+{
+	finish_signals_blocked((int)(intptr_t)reason);
+	return 0;
+}
+#endif
+
+#if !defined(__x86_64__)
 static __thread struct fin_switch *fin_cur;
 
 static void finish_entry(void)
@@ -831,23 +869,38 @@ static void finish_entry(void)
 	finish_signals_blocked(fin_cur->reason);
 }
 
+/* On w's stack by ucontext (where there is no ckt_side_call); 0 when it could not switch. */
+static CKT_NOINLINE int finish_by_context(struct fin_switch *w, int reason)
+{
+	if (getcontext(&w->ctx) != 0)
+		return 0;
+	w->reason = reason;
+	w->ctx.uc_stack.ss_sp = w + 1;
+	w->ctx.uc_stack.ss_size = FIN_STACK - sizeof(*w);
+	w->ctx.uc_link = &w->back;
+	makecontext(&w->ctx, finish_entry, 0);
+	fin_cur = w;
+	return swapcontext(&w->back, &w->ctx) == 0;
+}
+#endif
+
+/* On x86_64 the switch is ckt_side_call's (stacks.c): a few bytes of the small stack, where
+ * makecontext's frame alone did not fit under AVX-512's signal frame (altsegv: SIGSEGV). */
 static void finish_any_stack(int reason)
 {
-	enum { FIN_STACK = 1 << 20 };
-	sigset_t all;
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, NULL);
-	struct fin_switch *w = ckt_ownmaps_map(FIN_STACK, 0);
-	if (w && getcontext(&w->ctx) == 0) {
-		w->reason = reason;
-		w->ctx.uc_stack.ss_sp = w + 1;
-		w->ctx.uc_stack.ss_size = FIN_STACK - sizeof(*w);
-		w->ctx.uc_link = &w->back;
-		makecontext(&w->ctx, finish_entry, 0);
-		fin_cur = w;
-		if (swapcontext(&w->back, &w->ctx) == 0)
-			return; /* signals stay blocked: the process is ending */
+	block_signals_small();
+	struct fin_switch *w = atomic_exchange(&fin_spare, NULL);
+	if (!w)
+		w = ckt_ownmaps_map(FIN_STACK, 0);
+#if defined(__x86_64__)
+	if (w) {
+		ckt_side_call(finish_on_side, (void *)(intptr_t)reason, (char *)w + FIN_STACK);
+		return; /* signals stay blocked: the process is ending */
 	}
+#else
+	if (w && finish_by_context(w, reason))
+		return; /* signals stay blocked: the process is ending */
+#endif
 	finish_signals_blocked(reason);
 }
 
@@ -1005,28 +1058,33 @@ static atomic_int assert_lent;
  * under the mask the kernel would have given it; around it, nothing is let in. */
 static void assert_on_abrt(int sig, siginfo_t *si, void *uc)
 {
-	struct sigaction prog = assert_prog;
-	ckt_real_sigaction(SIGABRT, &prog, NULL);
+	/* assert_prog is not copied here: this frame may be on a 4 KiB alternate stack (and
+	 * only this thread's assert uses it until the action is lent again) */
+	ckt_real_sigaction(SIGABRT, &assert_prog, NULL);
+	int flags = assert_prog.sa_flags;
+	void (*handler)(int) = assert_prog.sa_handler;
+	/* the kernel's mask for the handler: the interrupted one, the action's, and the signal
+	 * itself unless SA_NODEFER; a jump out keeps it, as untraced (the kernel's 8 bytes of
+	 * each: see block_signals_small) */
+	uint64_t mask;
+	memcpy(&mask, &((ucontext_t *)uc)->uc_sigmask, sizeof(mask));
+	uint64_t act;
+	memcpy(&act, &assert_prog.sa_mask, sizeof(act));
+	mask |= act;
+	if (!(flags & SA_NODEFER))
+		mask |= (uint64_t)1 << (sig - 1);
+	/* the kernel resets a one-shot action as it runs it (its flags kept), to the tracer's
+	 * handler: the handler's raise of SIGABRT again finishes the trace */
+	if (handler != SIG_DFL && handler != SIG_IGN && (flags & SA_RESETHAND))
+		ckt_signal_fired(SIGABRT, &assert_prog);
 	atomic_store(&assert_lent, 0); /* a later assert lends it again, if the handler jumps out */
-	if (prog.sa_handler != SIG_DFL && prog.sa_handler != SIG_IGN) {
-		void (*handler)(int) = prog.sa_handler;
-		/* the kernel resets a one-shot action as it runs it (its flags kept), to the
-		 * tracer's handler: the handler's raise of SIGABRT again finishes the trace */
-		if (prog.sa_flags & SA_RESETHAND)
-			ckt_signal_fired(SIGABRT, &prog);
-		/* the kernel's mask for the handler: the interrupted one, the action's, and the
-		 * signal itself unless SA_NODEFER; a jump out keeps it, as untraced */
-		sigset_t mask;
-		sigorset(&mask, &((ucontext_t *)uc)->uc_sigmask, &prog.sa_mask);
-		if (!(prog.sa_flags & SA_NODEFER))
-			sigaddset(&mask, sig);
-		pthread_sigmask(SIG_SETMASK, &mask, NULL);
-		if (prog.sa_flags & SA_SIGINFO)
+	if (handler != SIG_DFL && handler != SIG_IGN) {
+		(void)syscall(SYS_rt_sigprocmask, SIG_SETMASK, &mask, NULL, 8);
+		if (flags & SA_SIGINFO)
 			((void (*)(int, siginfo_t *, void *))(void *)handler)(sig, si, uc);
 		else
 			handler(sig);
-		sigfillset(&mask);
-		pthread_sigmask(SIG_SETMASK, &mask, NULL);
+		block_signals_small();
 	}
 	ckt_end_here_or_wait(); /* (another thread's _exit meanwhile took the status) */
 	before_fast_exit(CKT_END_ABORT);
@@ -1069,6 +1127,7 @@ static void assert_arm(void)
 	if (assert_prog.sa_handler != SIG_DFL && assert_prog.sa_handler != SIG_IGN)
 		ours.sa_flags = assert_prog.sa_flags & SA_ONSTACK;
 	ours.sa_flags |= SA_SIGINFO;
+	ckt_finish_stack_ready(); /* the stack the trace is finished on (see fin_spare) */
 	ckt_real_sigaction(SIGABRT, &ours, NULL);
 }
 

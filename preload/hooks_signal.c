@@ -613,6 +613,10 @@ CKT_EXPORT int sigaltstack(const stack_t *ss, stack_t *old)
 		struct ckt_tls *t = &ckt_tls;
 		t->sig_alt_lo = (uintptr_t)now.ss_sp;
 		t->sig_alt_hi = (uintptr_t)now.ss_sp + now.ss_size;
+		/* a handler on it may end the process: the stack that is finished on, mapped
+		 * now, on this one (once per process) */
+		if (atomic_load(&ckt_active))
+			ckt_finish_stack_ready();
 	}
 	return (int)rc;
 }

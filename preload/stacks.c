@@ -479,7 +479,6 @@ void ckt_stacks_tls_touch(struct ckt_tls *t)
  * handler would find it on the side stack. Captures on the thread's own stack stay there:
  * 0.3 KiB for the hooks and libunwind's 2 KiB or more come out of it (see README, Limits). */
 #if defined(__x86_64__)
-int ckt_side_call(int (*fn)(void *), void *arg, void *top);
 __asm__(".text\n"
 	".p2align 4\n"
 	".globl ckt_side_call\n"

@@ -12,6 +12,10 @@ struct ckt_cursor {
 	struct ckt_ring *ring;
 	uint64_t t, h;
 	int state;
+	/* held: the ring's thread id is an older ring's too, which is not recycled yet: nothing of
+	 * it is drained in this flush (h = t); taken: this ring is that older one (its thread is
+	 * gone: the kernel gave its number to another) */
+	int held, taken;
 };
 /* Feeds the events of all cursors to the summary as if in timestamp order (each ring is
  * already in time order; rings are merged by time only where the heap can pass its peak: see

@@ -170,8 +170,20 @@ static struct ckt_ring *thread_attach(struct ckt_tls *t)
 		}
 		return NULL;
 	}
-	__atomic_store_n(&r->pid, (pid_t)syscall(SYS_getpid), __ATOMIC_RELAXED);
-	__atomic_store_n(&r->tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
+	pid_t me = (pid_t)syscall(SYS_gettid), pid = (pid_t)syscall(SYS_getpid);
+	/* a ring still held by an ended thread of the same number (the kernel reuses thread ids
+	 * once a thread is gone; its ring waits for the writer's next flush): its events and its
+	 * end must come before this thread's in the trace (writer.c, snapshot). Once per thread:
+	 * a walk of the ring list. */
+	static _Atomic uint64_t gens;
+	int reused = 0;
+	for (struct ckt_ring *o = atomic_load(&ckt_rings); o && !reused; o = o->next)
+		reused = o != r && atomic_load_explicit(&o->state, memory_order_acquire) != CKT_RING_FREE &&
+			 __atomic_load_n(&o->tid, __ATOMIC_ACQUIRE) == me && __atomic_load_n(&o->pid, __ATOMIC_RELAXED) == pid;
+	r->gen = atomic_fetch_add(&gens, 1) + 1;
+	atomic_store(&r->tid_reused, reused);
+	__atomic_store_n(&r->pid, pid, __ATOMIC_RELAXED);
+	__atomic_store_n(&r->tid, me, __ATOMIC_RELEASE);
 	r->pth = (unsigned long)pthread_self();
 	/* a side stack its last owner could not map is tried again (stacks.c; one it mapped stays) */
 	if (r->alt_stack == CKT_ALT_STACK_NONE)

@@ -554,8 +554,28 @@ static int emit_aux(uint8_t **p, struct ckt_aux *s, int rc)
 	return rc;
 }
 
+static struct ckt_cursor *curs;
+static size_t curs_n; /* the cursors of the flush under way (snapshot) */
+
+/* A THREAD_NAME record of a thread whose ring is held (hold_reused): the name is the new
+ * thread's of a reused id, and must come after the ended one's THREAD_EXIT too (the reader
+ * would give it to the ended thread). */
+static int name_held(const struct ckt_aux *s)
+{
+	const uint8_t *p = s->bytes + 1, *end = s->bytes + s->len;
+	uint64_t ts, tid;
+	if (s->len < 1 || s->bytes[0] != CKT_TAG_THREAD_NAME || !(p = ckt_get_uv(p, end, &ts)) ||
+	    !ckt_get_uv(p, end, &tid))
+		return 0;
+	for (size_t i = 0; i < curs_n; i++)
+		if (curs[i].held && (uint64_t)curs[i].ring->tid == tid)
+			return 1;
+	return 0;
+}
+
 /* Takes the records queued since the last call: module maps sorted into *maps (by number),
- * the others written now, oldest first (the list is newest first). */
+ * the others written now, oldest first (the list is newest first); the names of held
+ * threads go back to the list, for the next flush, in their order. */
 static int take_aux(uint8_t **p, struct ckt_aux **maps, int rc)
 {
 	struct ckt_aux *s = atomic_exchange(&ckt_auxs, NULL), *rev = NULL;
@@ -570,7 +590,10 @@ static int take_aux(uint8_t **p, struct ckt_aux **maps, int rc)
 	}
 	for (s = rev; s; s = rev) {
 		rev = s->next;
-		rc = emit_aux(p, s, rc);
+		if (name_held(s))
+			ckt_aux_push(s);
+		else
+			rc = emit_aux(p, s, rc);
 	}
 	return rc;
 }
@@ -633,7 +656,6 @@ static int own_tid(struct ckt_ring *r)
 
 /* The rings to drain in this flush, with the head seen at its start: the summary and the
  * encoder must cover the same events. Grown as threads appear (the writer's own malloc). */
-static struct ckt_cursor *curs;
 static size_t curs_cap;
 
 /* The horizon of a flush that starts at `now` (read before the snapshot): CKT_HORIZON_MARGIN_NS
@@ -675,6 +697,50 @@ static int busy_holds(struct ckt_ring *r, uint64_t busy, uint64_t h, uint64_t no
 	return now - r->w_busy_since < CKT_BUSY_STUCK_NS;
 }
 
+/* The kernel gives a thread id again once its thread is gone, and the reader keeps one queue
+ * per thread id: the events of a ring taken by a thread with the number of one whose ring is
+ * not recycled yet must come after that one's last events and its THREAD_EXIT, which a later
+ * flush may write (the old thread's last events may also come after the snapshot read its
+ * head). Such a ring is held (nothing drained, nothing counted) until the older one is
+ * recycled, which its taken mark allows at once: its thread is gone, as the number in use
+ * again shows (tgkill would find the new thread). Written in the order of the rings' list,
+ * an immediately reused number put the new thread's events first, and the reader replayed
+ * the old thread's 1 MiB free after the new one's 2 MiB: a peak of 3 MiB the program never
+ * had, and a warning of events out of order. Costs a look at the other rings for a marked
+ * ring only. */
+static void hold_reused(size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct ckt_ring *r = curs[i].ring;
+		if (!atomic_load(&r->tid_reused) || !own_tid(r))
+			continue;
+		int older = 0;
+		for (size_t j = 0; j < n; j++) {
+			struct ckt_ring *o = curs[j].ring;
+			if (j != i && own_tid(o) && o->tid == r->tid && o->gen < r->gen) {
+				curs[j].taken = 1;
+				older = 1;
+			}
+		}
+		if (older) {
+			curs[i].held = 1;
+			curs[i].h = curs[i].t;
+		} else {
+			atomic_store(&r->tid_reused, 0); /* the older ones are recycled */
+		}
+	}
+}
+
+/* Some ring is held for a reused thread id (hold_reused): the last flush must first recycle
+ * the older ring, in a flush of its own, for the held one's events to be written. */
+static int any_reused(void)
+{
+	for (struct ckt_ring *r = atomic_load(&ckt_rings); r; r = r->next)
+		if (atomic_load(&r->tid_reused) && atomic_load(&r->state) != CKT_RING_FREE)
+			return 1;
+	return 0;
+}
+
 static size_t snapshot(uint64_t now)
 {
 	static uint64_t last_now;
@@ -704,8 +770,11 @@ static size_t snapshot(uint64_t now)
 		curs[n].state = state;
 		curs[n].t = atomic_load_explicit(&r->tail, memory_order_relaxed);
 		curs[n].h = head_now;
+		curs[n].held = curs[n].taken = 0;
 		n++;
 	}
+	hold_reused(n);
+	curs_n = n;
 	return n;
 }
 
@@ -770,6 +839,11 @@ static uint64_t waits_written; /* ckt_waits as last written (WAITED) */
 /* One flush: every complete event in every ring, then SYNC (and END when final). */
 static int cycle(int final)
 {
+	if (final && any_reused()) { /* a flush first, which recycles the older rings */
+		int rc = cycle(0);
+		if (rc)
+			return rc;
+	}
 	uint64_t now = ckt_now(); /* before the snapshot: see horizon_of */
 	uint8_t *p = begin_frame();
 	int rc = 0;
@@ -811,9 +885,11 @@ static int cycle(int final)
 			r->lost_reported = lost;
 		}
 		/* recycle only if nothing was recorded since the snapshot: the thread's later
-		 * destructors may still have written to it before it died */
-		if ((curs[i].state == CKT_RING_EXITED || gone_unsaid(r, curs[i].t == h)) && t == h &&
-		    own_tid(r) && thread_gone(r->tid) &&
+		 * destructors may still have written to it before it died. A ring whose number
+		 * another thread has now (taken) is gone for sure: tgkill would find that one. */
+		if (!curs[i].held &&
+		    (curs[i].state == CKT_RING_EXITED || curs[i].taken || gone_unsaid(r, curs[i].t == h)) &&
+		    t == h && own_tid(r) && (curs[i].taken || thread_gone(r->tid)) &&
 		    atomic_load_explicit(&r->head, memory_order_acquire) == t) {
 			/* the reader learns the thread has no totals pending any more, from the
 			 * time of its last event (the thread is gone: nothing writes last_ts now) */

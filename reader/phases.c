@@ -275,7 +275,7 @@ static void ckt_phases_activate(struct ckt_phases *p, size_t i, uint64_t ts)
 		}
 }
 
-static void ckt_phases_on_phase(void *ctx, uint64_t ts, uint32_t tid, unsigned op, uint32_t id)
+static void ckt_phases_on_phase(void *ctx, uint64_t ts, uint64_t tid, unsigned op, uint32_t id)
 {
 	struct ckt_phases *p = ctx;
 	struct ckt_pthread *t = ckt_phases_thread(p, tid);
@@ -525,7 +525,10 @@ static void ckt_phases_on_record(void *ctx, const struct ckt_record *rec)
 		break;
 	}
 	case CKT_TAG_THREAD_NAME: {
-		struct ckt_pthread *t = ckt_phases_thread(p, rec->u.thread_name.tid);
+		/* the thread of that id the name is for (a reused id is another thread's) */
+		uint64_t key = p->rep ? ckt_replay_thread_key(p->rep, rec->u.thread_name.tid, rec->ts)
+				      : rec->u.thread_name.tid;
+		struct ckt_pthread *t = ckt_phases_thread(p, key);
 		if (!t) {
 			p->err = CKT_ENOMEM;
 			return;

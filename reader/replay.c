@@ -114,7 +114,8 @@ struct ckt_live {
 	uint64_t addr;
 	uint64_t size;
 	uint64_t stack;
-	uint32_t phase;
+	uint16_t phase; /* at most 4096 (the decoder refuses more) */
+	uint16_t gen;   /* its thread's: ckt_thread.gen when it was allocated (mod 2^16) */
 	uint32_t owner; /* thread index << 1, | 1 for a sample of the default mode */
 };
 
@@ -230,7 +231,7 @@ struct ckt_block {
 	uint64_t size;
 	uint64_t stack;
 	uint32_t phase;
-	uint32_t tid;
+	uint64_t tid; /* the thread's key (struct ckt_attr) */
 	uint8_t fn;
 	uint8_t used;
 	uint8_t cu_kind;  /* CUDA blocks only: CKT_CUDA_* */
@@ -317,7 +318,7 @@ struct ckt_range {
 	uint32_t phase;
 	uint32_t prot;
 	uint32_t flags; /* CKT_MAP_ANON, CKT_MAP_SHARED */
-	uint32_t tid;
+	uint64_t tid; /* the thread's key (struct ckt_attr) */
 	/* the ranges left of the mapping this one is part of (unmapping a hole splits one in
 	 * two), shared by them: the mapping stops counting as a live block when the last goes */
 	uint32_t *pieces;
@@ -589,7 +590,17 @@ struct ckt_thread {
 	uint64_t last_ts; /* the latest stamp queued (backward_events) */
 	uint64_t agg_ts;  /* its latest AGG replayed: its running totals changed after it */
 	uint64_t last_alloc; /* its latest heap allocation's address + 1 (0: none, or freed) */
+	/* threads of this id that ended before the one replayed now (THREAD_EXIT replayed), and
+	 * before the one read now (THREAD_EXIT read, feed order), with the last end read */
+	uint32_t gen, feed_gen;
+	uint64_t exit_ts;
 };
+
+/* The key observers get for thread th (struct ckt_attr's tid). */
+static inline uint64_t ckt_replay_key(const struct ckt_thread *th)
+{
+	return th->tid | (uint64_t)th->gen << 32;
+}
 
 #define CKT_REPLAY_RSS_RECENT 256 /* 2.5 s of samples at the default 10 ms, exact */
 #define CKT_REPLAY_RSS_HIST 1024
@@ -779,7 +790,7 @@ static inline void ckt_replay_obs_flush(struct ckt_replay *r)
 
 /* One change, handed over alone (after the pending run). */
 static void ckt_replay_obs_bytes_w(struct ckt_replay *r, uint64_t stack, uint32_t phase,
-				   uint32_t tid, enum ckt_space space, int64_t delta, int blocks,
+				   uint64_t tid, enum ckt_space space, int64_t delta, int blocks,
 				   uint64_t ts, double weight)
 {
 	struct ckt_attr a = { stack, phase, tid, space, weight };
@@ -791,7 +802,7 @@ static void ckt_replay_obs_bytes_w(struct ckt_replay *r, uint64_t stack, uint32_
 
 /* A change that does not join the pending run (below): it starts one, or goes alone. */
 static __attribute__((noinline)) void ckt_replay_obs_new_run(struct ckt_replay *r, uint64_t stack, uint32_t phase,
-								 uint32_t tid, enum ckt_space space, int64_t delta,
+								 uint64_t tid, enum ckt_space space, int64_t delta,
 								 int blocks, unsigned temp, uint64_t ts)
 {
 	if (space != CKT_SPACE_HEAP || r->runs_off) {
@@ -807,7 +818,7 @@ static __attribute__((noinline)) void ckt_replay_obs_new_run(struct ckt_replay *
 /* One change of an exact block or mapping: a heap change joins the pending run when it has
  * the same attribution. Cost of a joining change: a compare of the key and the sums above.
  * temp: 1 for a heap block freed as a temporary (struct ckt_run's temps). */
-static inline void ckt_replay_obs_change(struct ckt_replay *r, uint64_t stack, uint32_t phase, uint32_t tid,
+static inline void ckt_replay_obs_change(struct ckt_replay *r, uint64_t stack, uint32_t phase, uint64_t tid,
 					 enum ckt_space space, int64_t delta, int blocks, unsigned temp, uint64_t ts)
 {
 	/* pend_on is false while runs are off, and pend_a.space is the heap's */
@@ -819,7 +830,7 @@ static inline void ckt_replay_obs_change(struct ckt_replay *r, uint64_t stack, u
 	ckt_replay_obs_new_run(r, stack, phase, tid, space, delta, blocks, temp, ts);
 }
 
-static inline void ckt_replay_obs_bytes(struct ckt_replay *r, uint64_t stack, uint32_t phase, uint32_t tid,
+static inline void ckt_replay_obs_bytes(struct ckt_replay *r, uint64_t stack, uint32_t phase, uint64_t tid,
 					enum ckt_space space, int64_t delta, int blocks, uint64_t ts)
 {
 	ckt_replay_obs_change(r, stack, phase, tid, space, delta, blocks, 0, ts);
@@ -924,7 +935,8 @@ static int ckt_replay_tid_rehash(struct ckt_replay *r)
 }
 
 /* Returns the index of tid's thread, creating it on first sight; -1 when out of memory. */
-static long ckt_replay_thread(struct ckt_replay *r, uint64_t tid)
+/* The index of thread id tid, -1 when it has none yet. */
+static long ckt_replay_thread_find(const struct ckt_replay *r, uint64_t tid)
 {
 	if (r->tid_cap) {
 		for (size_t i = (size_t)(ckt_util_hash64(tid) >> 32) & (r->tid_cap - 1); r->tid_slots[i];
@@ -932,6 +944,14 @@ static long ckt_replay_thread(struct ckt_replay *r, uint64_t tid)
 			if (r->threads[r->tid_slots[i] - 1].tid == tid)
 				return (long)r->tid_slots[i] - 1;
 	}
+	return -1;
+}
+
+static long ckt_replay_thread(struct ckt_replay *r, uint64_t tid)
+{
+	long found = ckt_replay_thread_find(r, tid);
+	if (found >= 0)
+		return found;
 	if (r->n_threads >= ((size_t)1 << 31) - 1) /* ckt_live.owner holds the index << 1 */
 		return -1;
 	if (r->n_threads == r->cap_threads) {
@@ -962,6 +982,18 @@ static long ckt_replay_thread(struct ckt_replay *r, uint64_t tid)
 		r->tid_slots[i] = (uint32_t)r->n_threads;
 	}
 	return (long)r->n_threads - 1;
+}
+
+uint64_t ckt_replay_thread_key(const struct ckt_replay *r, uint64_t tid, uint64_t ts)
+{
+	long ti = ckt_replay_thread_find(r, tid);
+	if (ti < 0)
+		return tid;
+	const struct ckt_thread *th = &r->threads[ti];
+	uint32_t gen = th->feed_gen;
+	if (gen && ts <= th->exit_ts) /* stamped before the end read last: the ended thread's */
+		gen--;
+	return tid | (uint64_t)gen << 32;
 }
 
 static void ckt_replay_sift_up(struct ckt_replay *r, size_t i)
@@ -1444,9 +1476,10 @@ static void ckt_replay_note_mmap(struct ckt_replay *r, uint64_t ts)
 	}
 }
 
-static inline uint32_t ckt_replay_live_tid(const struct ckt_replay *r, const struct ckt_live *b)
+/* the key of the thread that allocated b (its id, and the generation it was then) */
+static inline uint64_t ckt_replay_live_tid(const struct ckt_replay *r, const struct ckt_live *b)
 {
-	return (uint32_t)r->threads[b->owner >> 1].tid;
+	return r->threads[b->owner >> 1].tid | (uint64_t)b->gen << 32;
 }
 
 /* A live heap block leaves. A sample of the default mode only leaves the estimates: its
@@ -1549,8 +1582,10 @@ static inline int ckt_replay_heap_place(struct ckt_replay *r, struct ckt_livemap
 static int ckt_replay_heap_alloc(struct ckt_replay *r, const struct ckt_ev *ev, size_t ti)
 {
 	bool sampled = ev->fn & CKT_FN_SAMPLED;
-	struct ckt_live nb = { ev->addr, ev->len, ev->stack, ev->phase, (uint32_t)(ti << 1 | sampled) };
-	uint32_t tid = (uint32_t)r->threads[ti].tid;
+	const struct ckt_thread *th = &r->threads[ti];
+	struct ckt_live nb = { ev->addr, ev->len, ev->stack, (uint16_t)ev->phase, (uint16_t)th->gen,
+			       (uint32_t)(ti << 1 | sampled) };
+	uint64_t tid = ckt_replay_key(th);
 	bool young = ev->flags & CKT_EVF_PAIRED;
 
 	if (ckt_replay_heap_place(r, young ? &r->young : &r->blocks, &nb, ev->ts, young) < 0)
@@ -1712,7 +1747,7 @@ static int ckt_replay_cmp_mr(const void *a, const void *b)
 static int ckt_replay_mr_collect(struct ckt_replay *r, struct ckt_thread *th, uint64_t s, uint64_t e)
 {
 	const struct ckt_range dflt = { 0, 0, 0, 0, 3 /* PROT_READ|PROT_WRITE */, CKT_MAP_ANON,
-					(uint32_t)th->tid, NULL };
+					ckt_replay_key(th), NULL };
 	struct ckt_rangeset *rs = &r->maps;
 	uint64_t at = s;
 	int rc = 0;
@@ -2048,7 +2083,7 @@ static int ckt_replay_cuda_account(struct ckt_replay *r, const struct ckt_block 
 	return 0;
 }
 
-static int ckt_replay_cuda_alloc(struct ckt_replay *r, const struct ckt_ev *ev, uint32_t tid,
+static int ckt_replay_cuda_alloc(struct ckt_replay *r, const struct ckt_ev *ev, uint64_t tid,
 				 uint32_t device)
 {
 	struct ckt_heapmap *m = ev->fn == CKT_CU_MEM_CREATE ? &r->cuda_handles : &r->cuda_blocks;
@@ -2222,7 +2257,7 @@ static __attribute__((noinline)) int ckt_replay_apply_other(struct ckt_replay *r
 	case CKT_EV_MMAP: {
 		struct ckt_range v = { ev->addr, ckt_replay_page_end(r, ev->addr, ev->len), ev->stack,
 				       ev->phase, ev->fn, ev->flags & (CKT_MAP_ANON | CKT_MAP_SHARED),
-				       (uint32_t)th->tid, NULL };
+				       ckt_replay_key(th), NULL };
 		ckt_replay_allocated(r, ev->len);
 		rc = ckt_replay_map(r, &v, ev->ts);
 		ckt_replay_note_mmap(r, ev->ts);
@@ -2256,7 +2291,7 @@ static __attribute__((noinline)) int ckt_replay_apply_other(struct ckt_replay *r
 		ckt_replay_rss_detail(r, ev, ckt_replay_xpop(th));
 		break;
 	case CKT_EV_CUDA_ALLOC:
-		rc = ckt_replay_cuda_alloc(r, ev, (uint32_t)th->tid, (uint32_t)ckt_replay_xpop(th));
+		rc = ckt_replay_cuda_alloc(r, ev, ckt_replay_key(th), (uint32_t)ckt_replay_xpop(th));
 		break;
 	case CKT_EV_CUDA_FREE:
 		rc = ckt_replay_cuda_free(r, ev);
@@ -2272,6 +2307,7 @@ static __attribute__((noinline)) int ckt_replay_apply_other(struct ckt_replay *r
 			th->alive = false;
 			r->threads_alive--;
 		}
+		th->gen++; /* the next thread of this id is another (ckt_replay_key) */
 		if (th->agg_live) { /* its totals were flushed before it ended */
 			th->agg_live = false;
 			r->agg_live--;
@@ -2301,7 +2337,7 @@ static __attribute__((noinline)) int ckt_replay_apply_other(struct ckt_replay *r
 		ckt_replay_obs_flush(r);
 		for (size_t i = 0; i < r->n_obs; i++)
 			if (r->obs[i].phase)
-				r->obs[i].phase(r->obs[i].ctx, ev->ts, (uint32_t)th->tid, ev->fn,
+				r->obs[i].phase(r->obs[i].ctx, ev->ts, ckt_replay_key(th), ev->fn,
 						(uint32_t)ev->addr);
 		break;
 	}
@@ -2681,10 +2717,20 @@ static __attribute__((noinline)) int ckt_replay_feed_other(struct ckt_replay *r,
 		ev.fn = (uint8_t)rec->u.cuda_free.fn;
 		rc = ckt_replay_push(r, rec->tid, &ev);
 		return rc < 0 ? ckt_replay_err(err, rc) : 0;
-	case CKT_TAG_THREAD_EXIT:
+	case CKT_TAG_THREAD_EXIT: {
 		ev.kind = CKT_EV_THREAD_EXIT;
 		rc = ckt_replay_push(r, rec->u.thread_exit.tid, &ev);
-		return rc < 0 ? ckt_replay_err(err, rc) : 0;
+		if (rc < 0)
+			return ckt_replay_err(err, rc);
+		/* the thread of this id that THREAD_NAME records read from now on name (a late end
+		 * of a tracer before 0.2.33 counts the same: its names and its events agree) */
+		long ti = ckt_replay_thread(r, rec->u.thread_exit.tid);
+		if (ti >= 0) {
+			r->threads[ti].feed_gen++;
+			r->threads[ti].exit_ts = rec->ts;
+		}
+		return 0;
+	}
 	case CKT_TAG_CUDA_MAP:
 	case CKT_TAG_CUDA_UNMAP:
 		st->counts[rec->tag == CKT_TAG_CUDA_MAP ? CKT_KIND_CUDA_MAP : CKT_KIND_CUDA_UNMAP]++;

@@ -191,7 +191,10 @@ enum ckt_moment {
 struct ckt_attr {
 	uint64_t stack;
 	uint32_t phase;
-	uint32_t tid;
+	/* the thread: its id, and in the high 32 bits how many threads of that id had ended
+	 * before it (THREAD_EXIT: the kernel gives an id again once its thread is gone), so that
+	 * two threads of one id are two (ckt_replay_thread_key) */
+	uint64_t tid;
 	enum ckt_space space;
 	/* 1 for a block recorded exactly; for a sample of the default mode, the number of
 	 * allocations it stands for (its bytes delta is already weighted the same way) */
@@ -232,11 +235,12 @@ struct ckt_observer {
 	/* A new maximum of moment m was reached at ts; epochs[m] was just incremented. */
 	void (*peak)(void *ctx, enum ckt_moment m, uint64_t ts);
 	/* A PHASE record of thread tid, in time order (op: enum ckt_phase_op). */
-	void (*phase)(void *ctx, uint64_t ts, uint32_t tid, unsigned op, uint32_t id);
+	void (*phase)(void *ctx, uint64_t ts, uint64_t tid, unsigned op, uint32_t id);
 	/* Records that are not events, in file order: STACK, MODULE, THREAD_NAME, PHASE_DEF,
 	 * NOTE, CUDA_DEVICE. Pointers in rec are valid during the call only. */
 	void (*record)(void *ctx, const struct ckt_record *rec);
 };
+
 
 /* A counter of live bytes that remembers its value at the latest peak of every moment, at
  * O(CKT_AT_COUNT) per change: when it changes in a later epoch than the one it last saw, the
@@ -415,5 +419,11 @@ void ckt_replay_set_agg_tick(struct ckt_replay *r, uint64_t ns);
 /* What a sampled block of `size` bytes stands for: size / (1 - exp(-size / R)) bytes, and
  * 1 / (1 - exp(-size / R)) allocations. */
 double ckt_replay_sample_weight(uint64_t rate, uint64_t size);
+
+/* The key (struct ckt_attr's tid) of the thread of id tid that a THREAD_NAME record read now,
+ * stamped ts, names: in file order a thread's THREAD_EXIT comes before the events of the next
+ * thread of its id (tracer 0.2.33), and a name stamped before the end just read is the ended
+ * thread's. */
+uint64_t ckt_replay_thread_key(const struct ckt_replay *r, uint64_t tid, uint64_t ts);
 
 #endif

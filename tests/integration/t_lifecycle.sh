@@ -326,6 +326,35 @@ if unshare -p -f true 2>/dev/null; then
 else
 	echo "  skip pid reuse: cannot make a pid namespace here"
 fi
+# A thread id the kernel gives again at once (pid 1 of a pid namespace of its own, as root,
+# writes ns_last_pid): "alpha" allocated and freed 1 MiB and ended, "beta" with its id keeps 2
+# MiB. The writer puts the ended thread's end before the new thread's name and events, and
+# the reader makes two threads of them (since 0.2.33: the new thread's events came first, the
+# old 1 MiB free was replayed after the new 2 MiB, a peak of 3 MiB the program never had and a
+# warning of events out of order; --by thread made one thread "beta" of 3 MiB). Right after
+# the first thread ends, and 0.1 s later. tests/progs/tidreuse.c
+for tr_gap in 0 100000; do
+	rm -f $T/tidreuse.zst
+	if [ "$(id -u)" != 0 ] || ! unshare --pid --fork --mount-proc true 2>/dev/null; then
+		echo "  skip reused thread id: needs root and unshare --pid"
+		break
+	fi
+	CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/tidreuse.zst unshare --pid --fork --mount-proc env LD_PRELOAD=$LIB \
+		$P/tidreuse $tr_gap >$T/tidreuse.out 2>$T/tidreuse.err
+	if [ "$(cat $T/tidreuse.out)" != reused ]; then
+		echo "  skip reused thread id: the id was not given again here ($(cat $T/tidreuse.out))"
+		break
+	fi
+	$REPORT --json --by thread $T/tidreuse.zst >$T/tidreuse.json 2>$T/tidreuse.rerr
+	expect_eq "reused thread id (after $tr_gap us): no warning, no event out of order, 3 threads, the peak heap under 3 MiB; alpha and beta apart with their own bytes" \
+		"$(cat $T/tidreuse.rerr)/$($PY - $T/tidreuse.json <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+g = {x["name"]: (x["threads"], x["allocated_bytes"], x["at_peak_heap_bytes"]) for x in d["thread_groups"]}
+print(d["backward_events"], d["threads"], 2097152 <= d["peak_heap"]["bytes"] < 3145728, g.get("alpha"), g.get("beta"))
+PYEOF
+)" "/0 3 True (1, 1048576, 0) (1, 2097152, 2097152)"
+done
 # an environment as large as the kernel takes: the two variables the exec hook adds made the
 # exec fail (E2BIG) where untraced it runs; it is tried again as the program made it, and the
 # new image finds the old trace by its pid

@@ -27,6 +27,7 @@ static void collect(void *ctx, const struct ckt_sample *s)
 /* Replays b with a phases observer (rule and csv optional); *st gets the stats. */
 static unsigned run_format = CKT_FORMAT_VERSION; /* what run() tells the phases */
 static uint64_t run_epoch_base; /* where run() starts the replay's epoch counts */
+static bool run_by_thread;      /* run() as with --by thread: runs of changes by thread */
 
 static struct ckt_phases *run(const struct tb *b, struct ckt_replay_stats *st, ckt_phases_rule_fn *rule,
 			      const char *csv, struct collected *coll)
@@ -43,6 +44,8 @@ static struct ckt_phases *run(const struct tb *b, struct ckt_replay_stats *st, c
 	ckt_replay_epochs_from(r, run_epoch_base);
 	assert_int_equal(ckt_phases_attach(p, r), 0);
 	ckt_phases_set_format(p, run_format);
+	if (run_by_thread)
+		ckt_phases_set_by_thread(p, true);
 	if (rule)
 		ckt_phases_set_rule(p, rule, NULL);
 	if (csv)
@@ -718,6 +721,53 @@ static void test_thread_groups(void **state)
 	tb_release(&b);
 }
 
+/* A thread id the kernel gave again: thread 7 "alpha" allocates 100 bytes and frees them,
+ * ends (THREAD_EXIT at 40); a rename of it stamped before its end comes after the end record;
+ * then a new thread 7, "beta", allocates 200 and keeps them. Two groups of one thread each,
+ * every byte with its own thread (0.2.32 made one thread of them: "beta" with 300 bytes
+ * allocated, the last name winning). The tracer writes the ended thread's end before the new
+ * thread's name and events (writer.c, hold_reused). */
+static void test_thread_reused(void **state)
+{
+	(void)state;
+	struct tb b;
+	struct ckt_replay_stats st;
+	tb_begin(&b);
+	tb_thread_name(&b, 10, 7, "alpha");
+	tb_thread(&b, 7);
+	tb_alloc(&b, 20, 0x1000, 100);
+	tb_free(&b, 30, 0x1000);
+	tb_sync(&b, 45);
+	tb_flush(&b);
+	tb_frame(&b, 45);
+	tb_thread_exit(&b, 40, 7);
+	tb_thread_name(&b, 35, 7, "alpha-late");
+	tb_thread_name(&b, 50, 7, "beta");
+	tb_thread(&b, 7);
+	tb_alloc(&b, 60, 0x2000, 200);
+	tb_sync(&b, 80);
+	tb_end(&b, 100, CKT_END_EXIT, 0, 0);
+	tb_flush(&b);
+	run_by_thread = true; /* as the report does with --by thread */
+	struct ckt_phases *p = run(&b, &st, NULL, NULL, NULL);
+	run_by_thread = false;
+	const struct ckt_phases_group *g;
+	size_t n = ckt_phases_groups(p, &g);
+	assert_int_equal(n, 2);
+	assert_string_equal(g[0].name, "beta");
+	assert_int_equal(g[0].threads, 1);
+	assert_int_equal(g[0].allocated_bytes, 200);
+	assert_int_equal(g[0].at_peak_heap, 200);
+	assert_string_equal(g[1].name, "alpha-late");
+	assert_int_equal(g[1].threads, 1);
+	assert_int_equal(g[1].allocated_bytes, 100);
+	assert_int_equal(g[1].at_peak_heap, 0);
+	assert_int_equal(st.threads_started, 2);
+	assert_int_equal(st.backward_events, 0);
+	ckt_phases_free(p);
+	tb_release(&b);
+}
+
 static void test_notes_bounded(void **state)
 {
 	(void)state;
@@ -823,6 +873,7 @@ int main(void)
 		cmocka_unit_test(test_end_before_begin),
 		cmocka_unit_test(test_end_before_begin_legacy),
 		cmocka_unit_test(test_thread_groups),
+		cmocka_unit_test(test_thread_reused),
 		cmocka_unit_test(test_thread_groups_many),
 		cmocka_unit_test(test_thread_groups_distinct),
 		cmocka_unit_test(test_active_phases_capped),

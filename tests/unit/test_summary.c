@@ -69,7 +69,7 @@ static void test_usable_totals(void **state)
 	/* a request of 2^48 bytes or more (flagged, whole in b) counts at its requested size */
 	put(b, &hb, CKT_EV_ALLOC, CKT_FN_MALLOC | CKT_SLOT_WIDE, 90, 0xc000, (uint64_t)1 << 48);
 	put(b, &hb, CKT_EV_FREE, 0, 91, 0xc000, ((uint64_t)1 << 48) + 4080);
-	struct ckt_cursor c[2] = { { a, 0, ha, CKT_RING_LIVE }, { b, 0, hb, CKT_RING_LIVE } };
+	struct ckt_cursor c[2] = { { a, 0, ha, CKT_RING_LIVE, 0, 0 }, { b, 0, hb, CKT_RING_LIVE, 0, 0 } };
 	ckt_summary_merge(c, 2);
 	assert_int_equal(ckt_summary.events, 10);
 	assert_int_equal(ckt_summary.peak_heap, 1016 + ((uint64_t)1 << 48));
@@ -83,7 +83,7 @@ static void test_usable_totals(void **state)
 	put(a, &ha, CKT_EV_FREE, 0, 30, 0x1000, 3000);
 	put(b, &hb, CKT_EV_ALLOC, CKT_FN_MALLOC, 20, 0x2000, sz(4000, 4008));
 	put(b, &hb, CKT_EV_FREE, 0, 40, 0x2000, 4008);
-	struct ckt_cursor c2[2] = { { a, 0, ha, CKT_RING_LIVE }, { b, 0, hb, CKT_RING_LIVE } };
+	struct ckt_cursor c2[2] = { { a, 0, ha, CKT_RING_LIVE, 0, 0 }, { b, 0, hb, CKT_RING_LIVE, 0, 0 } };
 	ckt_summary_merge(c2, 2);
 	assert_int_equal(ckt_summary.peak_heap, 3000 + 4008); /* both live from 20 to 30 */
 	assert_int_equal(ckt_summary.heap, 0);
@@ -105,7 +105,7 @@ static void test_default_mode(void **state)
 	put(a, &h, CKT_EV_FREE, CKT_FN_SAMPLED, 13, 0x1000, 504);
 	put(a, &h, CKT_EV_AGG, 0, 14, (uint64_t)(int64_t)-65536, (uint64_t)(int64_t)-90);
 	put(a, &h, CKT_EV_FREE, 0, 15, 0x800000, (1 << 20) + 4080);
-	struct ckt_cursor c = { a, 0, h, CKT_RING_LIVE };
+	struct ckt_cursor c = { a, 0, h, CKT_RING_LIVE, 0, 0 };
 	ckt_summary_merge(&c, 1);
 	assert_int_equal(ckt_summary.peak_heap, 70000 + (1 << 20) + 4080);
 	assert_int_equal(ckt_summary.heap, 70000 - 65536);
@@ -267,7 +267,7 @@ static void test_merge_oracle(void **state)
 			}
 			struct ckt_cursor c[ORINGS];
 			for (int i = 0; i < nr; i++)
-				c[i] = (struct ckt_cursor){ r[i], h0[i], h[i], CKT_RING_LIVE };
+				c[i] = (struct ckt_cursor){ r[i], h0[i], h[i], CKT_RING_LIVE, 0, 0 };
 			ckt_summary_merge(c, (size_t)nr);
 			assert_int_equal(ckt_summary.heap, heap);
 			assert_int_equal(ckt_summary.peak_heap, peak);
@@ -293,7 +293,7 @@ static void test_cuda_last(void **state)
 	put(a, &h, CKT_EV_FREE, 0, 2000, 0x1000, 112);
 	put(a, &h, CKT_EV_CUDA_ALLOC, 0, 3000, 0x7f0000000000ull, 1 << 20);
 	put(a, &h, CKT_EV_EXT, 0, 0, 0, 0);
-	struct ckt_cursor c = { a, 0, h, CKT_RING_LIVE };
+	struct ckt_cursor c = { a, 0, h, CKT_RING_LIVE, 0, 0 };
 	ckt_summary_merge(&c, 1);
 	assert_int_equal(ckt_summary.events, 3);
 	assert_int_equal(ckt_summary.heap, 0);
@@ -314,7 +314,7 @@ static void test_out_of_order(void **state)
 	put(a, &h, CKT_EV_ALLOC, CKT_FN_MALLOC, 2000, 0x2000, sz(100, 100));
 	put(a, &h, CKT_EV_ALLOC, CKT_FN_MALLOC, 500, 0x3000, sz(4950, 4950));
 	put(a, &h, CKT_EV_FREE, 0, 2001, 0x3000, 5051);
-	struct ckt_cursor c = { a, 0, h, CKT_RING_LIVE };
+	struct ckt_cursor c = { a, 0, h, CKT_RING_LIVE, 0, 0 };
 	ckt_summary_merge(&c, 1);
 	assert_int_equal(ckt_summary.heap, 0);
 	assert_int_equal(ckt_summary.peak_heap, 5051); /* 1, 101, 5051, 0 */
@@ -330,7 +330,7 @@ static void test_last_stamp(void **state)
 	uint64_t h = 0;
 	put(a, &h, CKT_EV_ALLOC, CKT_FN_MALLOC, 10, 0x1000, sz(100, 100));
 	put(a, &h, CKT_EV_ALLOC, CKT_FN_MALLOC, UINT64_MAX, 0x2000, sz(100, 100));
-	struct ckt_cursor c = { a, 0, h, CKT_RING_LIVE };
+	struct ckt_cursor c = { a, 0, h, CKT_RING_LIVE, 0, 0 };
 	ckt_summary_merge(&c, 1);
 	assert_int_equal(ckt_summary.heap, 200);
 	assert_int_equal(ckt_summary.peak_heap, 200);
