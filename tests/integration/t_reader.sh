@@ -917,7 +917,7 @@ expect_eq "diff text: the functions' rows at the end of a truncated trace are no
 	"$($REPORT --diff $T/dbase.zst $T/dcut.zst 2>/dev/null | grep -c '^live bytes by function at exit')/$($REPORT --diff $T/dbase.zst $T/dcut.zst 2>/dev/null | grep -o '^live bytes by function at the end (exit, or where a truncated trace stops)')" \
 	"0/live bytes by function at the end (exit, or where a truncated trace stops)"
 expect_match "diff text: --top 1 shows the function that changed most" "$(cat $T/diff.txt)" \
-	$'live bytes by function at peak heap \\(2 of 4 changed; the first 1 shown\\)\n  change +base +trace  function\n  \\+6\\.68 MiB +0 B +6\\.68 MiB  extra_cache\n\nlive bytes by function at exit \\(0 of 1 changed\\)\n  change +base +trace  function\n  no change +1000 B +1000 B  main$'
+	$'live bytes by function at peak heap \\(2 of 4 changed; the first 1 shown\\)\n  change +base +trace  function\n  \\+6\\.68 MiB +0 B +6\\.68 MiB  extra_cache\n\nlive bytes by function at exit \\(0 of 1 changed\\)\n  change +base +trace  function\n  no change +1000 B +1000 B  main\n\nallocation calls by function \\('
 expect_match "diff text: every phase, unchanged ones after" "$(cat $T/diff.txt)" \
 	$'live bytes by phase at peak heap \\(1 of 3 changed\\)\n.*\n  \\+11\\.4 MiB \\(\\+60\\.0%\\) +19\\.1 MiB +30\\.5 MiB  synthesis\n  no change +28\\.6 MiB +28\\.6 MiB  load\n  no change +1000 B +1000 B  \\(none\\)\n'
 expect_match "diff text: no RSS samples said once" "$(cat $T/diff.txt)" $'\npeak RSS +- +-  \\(no RSS samples\\) +- / -\n.*\nlive bytes at peak RSS: no RSS samples in either trace\n'
@@ -949,6 +949,18 @@ $REPORT --json --diff $T/dcur.zst $T/dsig.zst >$T/dsig.json 2>$T/dsig.err
 expect_match "diff: a trace ended by a signal: one warning; JSON program and end_reason of each side" \
 	"$(cat $T/dsig.err)/$($PY -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["end_reason"], d["program"]["trace"])' $T/dsig.json)" \
 	"^cuzktrace-report: warning: --diff: the trace, '$T/dsig.zst', ended by signal SIGTERM at [0-9.]+ s: its peaks and live bytes are those of a run cut short/\{'base': 'exit', 'trace': 'signal'\} $P/sigend\$"
+# Allocation calls by function (since 0.2.33): a change that takes churn out without moving
+# a peak (a buffer made at its size instead of grown by realloc, 10 scratch blocks instead of
+# 1000) read as no change at the peaks. tests/progs/callsdiff.c, exact mode
+traced_json cd0 $P/callsdiff >/dev/null
+traced_json cd1 $P/callsdiff fixed >/dev/null
+$REPORT --diff $T/cd0.zst $T/cd1.zst >$T/cd.txt 2>$T/cd.err
+$REPORT --json --diff $T/cd0.zst $T/cd1.zst >$T/cd.json 2>>$T/cd.err
+expect_eq "diff: allocation calls by function, text and JSON: grow 21 -> 1, scratch 1000 -> 10 with its temporaries" \
+	"$(cat $T/cd.err)/$(sed -n '/^allocation calls by function/,/^$/p' $T/cd.txt | grep -E '^allocation|  (grow|scratch)')/$($PY -c 'import json,sys; d=json.load(open(sys.argv[1])); print([(r["function"], r["base"], r["trace"], r["change"], r["temporary"]["base"], r["temporary"]["trace"]) for r in d["by_function"]["allocations"] if r["function"] in ("grow", "scratch")])' $T/cd.json)" \
+	"/allocation calls by function (2 of 2 changed)
+  -990 (-99.0%)                  1000           10  scratch  (temporary: 1000 / 10)
+  -20 (-95.2%)                     21            1  grow/[('scratch', 1000, 10, -990, 1000, 10), ('grow', 21, 1, -20, 0, 0)]"
 # errors: a missing base, no value, an output that is the base (refused before it is truncated),
 # a truncated base (a warning naming it, then the diff)
 $REPORT --diff $T/nobase.zst $T/dcur.zst >/dev/null 2>$T/dmiss.err
@@ -1132,7 +1144,7 @@ $REPORT --json --by thread --diff $T/dbase.zst $T/dcur.zst >$T/dthr.json 2>/dev/
 $REPORT --by thread --diff $T/dbase.zst $T/dcur.zst >$T/dthr.txt 2>/dev/null
 expect_eq "diff --by thread: the thread group at the peak heap, no key without it" \
 	"$(diff_rows $T/dthr.json by_thread.peak_heap thread) / $(jget $T/diff.json by_thread)" "diffprog 50001000 62001000 12000000 / null"
-expect_match "diff --by thread text (no thread groups at exit)" "$(cat $T/dthr.txt)" $'\nlive bytes by thread group at peak heap \\(1 of 1 changed\\)\n.*\\+11\\.4 MiB \\(\\+24\\.0%\\) +47\\.7 MiB +59\\.1 MiB  diffprog\n\nlive bytes by function at exit \\(0 of 1 changed\\)\n[^\n]*\n  no change +1000 B +1000 B  main$'
+expect_match "diff --by thread text (no thread groups at exit)" "$(cat $T/dthr.txt)" $'\nlive bytes by thread group at peak heap \\(1 of 1 changed\\)\n.*\\+11\\.4 MiB \\(\\+24\\.0%\\) +47\\.7 MiB +59\\.1 MiB  diffprog\n\nlive bytes by function at exit \\(0 of 1 changed\\)\n[^\n]*\n  no change +1000 B +1000 B  main\n\nallocation calls by function \\('
 # a program whose name ends in digits: its own thread keeps its name (it read "diffprog*")
 cp $P/diffprog $T/diffprog2
 CUZKTRACE_RSS_MS=0 traced_json dcur2 $T/diffprog2 30000000 25000000 7000000 moved >/dev/null
