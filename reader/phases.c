@@ -528,6 +528,11 @@ static void ckt_phases_on_record(void *ctx, const struct ckt_record *rec)
 		/* the thread of that id the name is for (a reused id is another thread's) */
 		uint64_t key = p->rep ? ckt_replay_thread_key(p->rep, rec->u.thread_name.tid, rec->ts)
 				      : rec->u.thread_name.tid;
+		/* without --by thread names serve the main thread's only (a diff's heading): a
+		 * thread per id at most, as before ids were told apart (a program that started 4
+		 * million threads would keep an entry for each) */
+		if (!p->by_thread && key >> 32)
+			break;
 		struct ckt_pthread *t = ckt_phases_thread(p, key);
 		if (!t) {
 			p->err = CKT_ENOMEM;
