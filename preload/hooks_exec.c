@@ -74,8 +74,8 @@ static int runnable(const char *path)
 	return runnable_at(AT_FDCWD, path, 0);
 }
 
-/* A statically linked program (an ELF executable without a PT_INTERP header: static-pie too,
- * an ET_DYN file) has no dynamic loader to read LD_PRELOAD: it runs untraced, and no library of ours could say so in
+/* A statically linked program (an ELF executable, ET_EXEC, without a PT_INTERP header) has no
+ * dynamic loader to read LD_PRELOAD: it runs untraced, and no library of ours could say so in
  * it. 1 when the file (path, or fd when path is NULL) is one; 0 when it is not or cannot be
  * read (a script runs its interpreter, which is looked at when it is exec'd itself). No
  * allocation: a vfork child runs this too. */
@@ -96,7 +96,9 @@ static int is_static_elf(const char *path, int fd)
 		uint16_t type = c64 ? h.e64.e_type : h.e32.e_type;
 		uint64_t off = c64 ? h.e64.e_phoff : h.e32.e_phoff;
 		unsigned n = c64 ? h.e64.e_phnum : h.e32.e_phnum, sz = c64 ? h.e64.e_phentsize : h.e32.e_phentsize;
-		if ((type == ET_EXEC || type == ET_DYN) && n && n < 256 && sz >= (c64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr))) {
+		/* not ET_DYN: the loader itself is one without PT_INTERP (ld.so PROGRAM, ldd), and
+		 * it reads LD_PRELOAD; a static-pie program is not told from it here */
+		if (type == ET_EXEC && n && n < 256 && sz >= (c64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr))) {
 			is = 1;
 			for (unsigned i = 0; i < n && is; i++) {
 				uint32_t pt;

@@ -49,12 +49,12 @@ static const struct ckt_opt ckt_opts[] = {
 	{ "--csv", "FILE", CKT_OPT_CSV,
 	  "write the timeline CSV to FILE: one row per RSS sample, columns\n"
 	  "t_s,rss_bytes,heap_bytes,mmap_bytes,gpu_bytes,pinned_bytes,active_phases" },
-	{ "--top", "N", CKT_OPT_TOP, "show the N largest call sites at each peak, live at exit and\nby allocations (1 to 1000000, default 10); with --diff, the N\nfunctions that changed most in the text" },
+	{ "--top", "N", CKT_OPT_TOP, "show the N largest call sites at each peak, live at exit, by\nallocations and by temporary allocations (1 to 1000000, default\n10); with --diff, the N functions that changed most in the text" },
 	{ "--sites-csv", "FILE", CKT_OPT_SITES_CSV,
 	  "write one row per call site to FILE, columns site,bytes_at_peak_rss,\n"
 	  "bytes_at_peak_heap,site_peak_bytes,allocated_bytes,allocations,\n"
 	  "bytes_at_peak_gpu,stack,bytes_at_exit,estimated,gpu_allocated_bytes,\n"
-	  "gpu_allocations" },
+	  "gpu_allocations,temporary_allocations" },
 	{ "--folded", "FILE", CKT_OPT_FOLDED,
 	  "write the stacks live at the peak RSS moment (peak heap without RSS\n"
 	  "samples) to FILE as folded lines \"frame;frame;frame bytes\" for\n"
@@ -909,6 +909,16 @@ static int ckt_main_open(struct ckt_main_read *m)
 	return 0;
 }
 
+/* The trace's tracer_version ("0.2.33") is at least major.minor.patch (false without one). */
+static bool ckt_main_tracer_at_least(const struct ckt_decoder *d, unsigned major, unsigned minor, unsigned patch)
+{
+	const char *v = ckt_decode_header_get(d, "tracer_version");
+	unsigned x, y, z;
+	if (!v || sscanf(v, "%u.%u.%u", &x, &y, &z) != 3)
+		return false;
+	return x != major ? x > major : y != minor ? y > minor : z >= patch;
+}
+
 /* Reads and replays the trace ckt_main_open opened, says what is wrong with it on stderr, and
  * computes the sites (top of each peak shown) and phases; with outputs, writes --csv,
  * --phases-csv, --sites-csv and --folded. Returns 0, or -1 after one error line. */
@@ -923,6 +933,7 @@ static int ckt_main_read(const struct ckt_args *a, struct ckt_main_read *m, bool
 		return -1;
 	}
 	ckt_replay_set_sample(m->rep, m->rate_bytes);
+	ckt_replay_set_thread_gens(m->rep, ckt_main_tracer_at_least(m->dec, 0, 2, 33));
 	/* the tracer's coarse clock ticks with the RSS sampler and the writer (ckt_format.h: AGG) */
 	uint64_t flush = m->flush_ms ? m->flush_ms : 100, tick = m->rss_ms && m->rss_ms < flush ? m->rss_ms : flush;
 	ckt_replay_set_agg_tick(m->rep, tick * 1000000);

@@ -599,7 +599,7 @@ struct ckt_thread {
 /* The key observers get for thread th (struct ckt_attr's tid). */
 static inline uint64_t ckt_replay_key(const struct ckt_thread *th)
 {
-	return th->tid | (uint64_t)th->gen << 32;
+	return th->tid | (uint64_t)(th->gen & 0xffff) << 32; /* as ckt_live keeps it */
 }
 
 #define CKT_REPLAY_RSS_RECENT 256 /* 2.5 s of samples at the default 10 ms, exact */
@@ -687,6 +687,9 @@ struct ckt_replay {
 	/* heap changes not handed to the observers yet: one run (ckt_replay_obs_bytes) */
 	bool pend_on;
 	bool runs_by_thread, runs_off;
+	/* the trace's tracer writes a thread's end before the next thread of its id (0.2.33):
+	 * threads of one id are told apart (ckt_replay_set_thread_gens) */
+	bool thread_gens;
 	struct ckt_attr pend_a;
 	struct ckt_run pend;
 	uint64_t epochs[CKT_EPOCHS_LEN]; /* see ckt_replay_epochs */
@@ -731,6 +734,11 @@ double ckt_replay_sample_weight(uint64_t rate, uint64_t size)
 void ckt_replay_runs_by_thread(struct ckt_replay *r, bool on)
 {
 	r->runs_by_thread = on;
+}
+
+void ckt_replay_set_thread_gens(struct ckt_replay *r, bool on)
+{
+	r->thread_gens = on;
 }
 
 void ckt_replay_runs_off(struct ckt_replay *r)
@@ -789,15 +797,22 @@ static inline void ckt_replay_obs_flush(struct ckt_replay *r)
 }
 
 /* One change, handed over alone (after the pending run). */
-static void ckt_replay_obs_bytes_w(struct ckt_replay *r, uint64_t stack, uint32_t phase,
-				   uint64_t tid, enum ckt_space space, int64_t delta, int blocks,
-				   uint64_t ts, double weight)
+static void ckt_replay_obs_one(struct ckt_replay *r, uint64_t stack, uint32_t phase, uint64_t tid,
+			       enum ckt_space space, int64_t delta, int blocks, unsigned temp, uint64_t ts,
+			       double weight)
 {
 	struct ckt_attr a = { stack, phase, tid, space, weight };
 	struct ckt_run run;
 	ckt_replay_obs_flush(r);
-	ckt_replay_run_start(&run, delta, blocks, 0, ts);
+	ckt_replay_run_start(&run, delta, blocks, temp, ts);
 	ckt_replay_obs_send(r, &a, &run);
+}
+
+static void ckt_replay_obs_bytes_w(struct ckt_replay *r, uint64_t stack, uint32_t phase,
+				   uint64_t tid, enum ckt_space space, int64_t delta, int blocks,
+				   uint64_t ts, double weight)
+{
+	ckt_replay_obs_one(r, stack, phase, tid, space, delta, blocks, 0, ts, weight);
 }
 
 /* A change that does not join the pending run (below): it starts one, or goes alone. */
@@ -806,7 +821,7 @@ static __attribute__((noinline)) void ckt_replay_obs_new_run(struct ckt_replay *
 								 int blocks, unsigned temp, uint64_t ts)
 {
 	if (space != CKT_SPACE_HEAP || r->runs_off) {
-		ckt_replay_obs_bytes_w(r, stack, phase, tid, space, delta, blocks, ts, 1.0);
+		ckt_replay_obs_one(r, stack, phase, tid, space, delta, blocks, temp, ts, 1.0);
 		return;
 	}
 	ckt_replay_obs_flush(r);
@@ -993,7 +1008,7 @@ uint64_t ckt_replay_thread_key(const struct ckt_replay *r, uint64_t tid, uint64_
 	uint32_t gen = th->feed_gen;
 	if (gen && ts <= th->exit_ts) /* stamped before the end read last: the ended thread's */
 		gen--;
-	return tid | (uint64_t)gen << 32;
+	return tid | (uint64_t)(gen & 0xffff) << 32;
 }
 
 static void ckt_replay_sift_up(struct ckt_replay *r, size_t i)
@@ -2307,7 +2322,10 @@ static __attribute__((noinline)) int ckt_replay_apply_other(struct ckt_replay *r
 			th->alive = false;
 			r->threads_alive--;
 		}
-		th->gen++; /* the next thread of this id is another (ckt_replay_key) */
+		if (r->thread_gens) {
+			th->gen++; /* the next thread of this id is another (ckt_replay_key) */
+			th->last_alloc = 0; /* and has allocated nothing yet: no temporary of it */
+		}
 		if (th->agg_live) { /* its totals were flushed before it ended */
 			th->agg_live = false;
 			r->agg_live--;
@@ -2724,7 +2742,7 @@ static __attribute__((noinline)) int ckt_replay_feed_other(struct ckt_replay *r,
 			return ckt_replay_err(err, rc);
 		/* the thread of this id that THREAD_NAME records read from now on name (a late end
 		 * of a tracer before 0.2.33 counts the same: its names and its events agree) */
-		long ti = ckt_replay_thread(r, rec->u.thread_exit.tid);
+		long ti = r->thread_gens ? ckt_replay_thread(r, rec->u.thread_exit.tid) : -1;
 		if (ti >= 0) {
 			r->threads[ti].feed_gen++;
 			r->threads[ti].exit_ts = rec->ts;

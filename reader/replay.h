@@ -425,5 +425,10 @@ double ckt_replay_sample_weight(uint64_t rate, uint64_t size);
  * thread of its id (tracer 0.2.33), and a name stamped before the end just read is the ended
  * thread's. */
 uint64_t ckt_replay_thread_key(const struct ckt_replay *r, uint64_t tid, uint64_t ts);
+/* Threads of one id are told apart (off by default): for a trace whose tracer writes a
+ * thread's THREAD_EXIT before any record of the next thread of its id (0.2.33 and later;
+ * before, the end came a flush or two late, after the next thread's names and events, and
+ * the threads of an id stay one). */
+void ckt_replay_set_thread_gens(struct ckt_replay *r, bool on);
 
 #endif

@@ -383,11 +383,14 @@ def parse_frame(b, tr, fidx):
             # the thread's end, "its last stamp": not before its last event ended (a realloc's
             # or mremap's new half is stamped dafter later)
             xts = row.uv()
-            xevs = tr.threads.get(row.uv(), [])
+            xtid = row.uv()
+            xevs = tr.threads.get(xtid, [])
             if xevs:
                 e = xevs[-1]
                 if xts < e[1] + (e[3] if e[0] == 'R' else e[6] if e[0] == 'X' else 0):
                     tr.early_exits += 1
+            # the thread's end, in its stream: a later thread of the id allocates anew
+            tr.threads.setdefault(xtid, []).append(('E', xts))
         elif tag == T_ALLOC:
             c['alloc'] += 1
             if v2:
@@ -606,6 +609,8 @@ def expand(evs, tid=None):
             out.append((e[1], ALC, 'sample', e[2]))
         elif k == 'H':
             out.append((e[1], ALC, 'phase'))
+        elif k == 'E':
+            out.append((e[1], REL, 'exit', tid))
         elif k == 'G':
             # not a release at equal ts, whatever its sign (the format lists the releases)
             out.append((e[1], ALC, 'agg', e[2], e[3], e[4], agg_ts))
@@ -838,6 +843,8 @@ def replay(tr, stream=False):
                 moved(ts, b[0])
                 heap -= b[0]
                 by_phase[b[1]] -= b[0]
+        elif op == 'exit':  # a later thread of this id has allocated nothing yet
+            last_alloc[e[3]] = None
         elif op == 'agg':
             flat0 = flat_until  # before this record's own change
             moved(ts, e[3])

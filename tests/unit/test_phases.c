@@ -44,8 +44,10 @@ static struct ckt_phases *run(const struct tb *b, struct ckt_replay_stats *st, c
 	ckt_replay_epochs_from(r, run_epoch_base);
 	assert_int_equal(ckt_phases_attach(p, r), 0);
 	ckt_phases_set_format(p, run_format);
-	if (run_by_thread)
+	if (run_by_thread) { /* and threads of one id told apart, as for a trace of 0.2.33 */
 		ckt_phases_set_by_thread(p, true);
+		ckt_replay_set_thread_gens(r, true);
+	}
 	if (rule)
 		ckt_phases_set_rule(p, rule, NULL);
 	if (csv)

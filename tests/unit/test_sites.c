@@ -88,6 +88,7 @@ static struct ckt_sites *run_sites(const struct tb *b, bool own_peaks, struct ck
 	const char *rate = ckt_decode_header_get(d, "setting.CUZKTRACE_SAMPLE");
 	if (rate)
 		ckt_replay_set_sample(r, strtoull(rate, NULL, 10));
+	ckt_replay_set_thread_gens(r, true); /* as for a trace of 0.2.33 */
 	if (ckt_replay_run(d, r, &err) != 0)
 		fail_msg("replay failed: %s", err.msg);
 	*st = *ckt_replay_stats(r);
@@ -382,8 +383,9 @@ static void test_calls_none(void **state)
  * D grown by realloc into E (a realloc is no free: D no), E freed (yes); F allocated, freed by
  * thread 2 (no: not thread 2's). Thread 2 allocates G, freed by thread 1 (no). Thread 1
  * allocates H, thread 2 frees it and allocates again at its address (H2), thread 1 frees H2:
- * thread 1's last allocation was at that address, but the block there is thread 2's (no). One
- * stack per block: 1 A G, 2 B H, 3 C H2, 4 D, 5 E, 6 F. */
+ * thread 1's last allocation was at that address, but the block there is thread 2's (no).
+ * Thread 3 allocates J and ends; the next thread with its id frees J first thing (no: a
+ * handoff between two threads). One stack per block: 1 A G, 2 B H, 3 C H2, 4 D J, 5 E, 6 F. */
 static void test_temporaries(void **state)
 {
 	(void)state;
@@ -415,6 +417,14 @@ static void test_temporaries(void **state)
 	tb_alloc_ex(&b, 25, 0x80000, 300, CKT_FN_MALLOC, 3, 0); /* H2 */
 	tb_thread(&b, 1);
 	tb_free(&b, 26, 0x80000);
+	/* thread 3 allocates J and ends; the next thread 3 frees J as its first act: a handoff
+	 * between two threads of one id, no temporary */
+	tb_thread(&b, 3);
+	tb_alloc_ex(&b, 27, 0x90000, 90, CKT_FN_MALLOC, 4, 0); /* J */
+	tb_sync(&b, 28);
+	tb_thread_exit(&b, 27, 3);
+	tb_thread(&b, 3);
+	tb_free(&b, 29, 0x90000);
 	tb_sync(&b, 30);
 	tb_end(&b, 40, CKT_END_EXIT, 0, 0);
 	tb_flush(&b);
@@ -441,7 +451,7 @@ static void test_temporaries(void **state)
 	assert_int_equal(r.other_temp_sites, 0);
 	assert_int_equal(r.other_temps, 0);
 	char *text = text_of(s);
-	assert_non_null(strstr(text, "\ntop sites by temporary allocations (3 of 3 sites; 3 in all, 33.3% of 9 heap "
+	assert_non_null(strstr(text, "\ntop sites by temporary allocations (3 of 3 sites; 3 in all, 30.0% of 10 heap "
 				     "allocations)\n  #1  1 temporary allocation, 33.3% of them; 50.0% of the site's 2 "
 				     "allocations\n      0x3000\n"));
 	free(text);
