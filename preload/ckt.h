@@ -465,6 +465,7 @@ struct ckt_ring {
 	 * recycled yet held the same tid (a thread that ended, its last events or its end not
 	 * written yet) is marked, for the writer to put its events after the other's end. */
 	uint64_t gen;
+	uint64_t attach_ts; /* when it was taken: a THREAD_NAME stamped from then on is its owner's */
 	_Atomic int tid_reused;
 	unsigned long pth; /* pthread_self() of the owner, to name it when another thread renames it */
 	int64_t *_Atomic agg_src; /* the owner's running totals (TLS agg_bytes, agg_blocks) while it

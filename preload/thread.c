@@ -181,6 +181,7 @@ static struct ckt_ring *thread_attach(struct ckt_tls *t)
 		reused = o != r && atomic_load_explicit(&o->state, memory_order_acquire) != CKT_RING_FREE &&
 			 __atomic_load_n(&o->tid, __ATOMIC_ACQUIRE) == me && __atomic_load_n(&o->pid, __ATOMIC_RELAXED) == pid;
 	r->gen = atomic_fetch_add(&gens, 1) + 1;
+	r->attach_ts = ckt_now();
 	atomic_store(&r->tid_reused, reused);
 	__atomic_store_n(&r->pid, pid, __ATOMIC_RELAXED);
 	__atomic_store_n(&r->tid, me, __ATOMIC_RELEASE);

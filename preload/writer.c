@@ -556,6 +556,8 @@ static int emit_aux(uint8_t **p, struct ckt_aux *s, int rc)
 
 static struct ckt_cursor *curs;
 static size_t curs_n; /* the cursors of the flush under way (snapshot) */
+static int own_tid(struct ckt_ring *r);
+static int in_final; /* the last flush is under way: it holds nothing back */
 
 /* A THREAD_NAME record of a thread whose ring is held (hold_reused): the name is the new
  * thread's of a reused id, and must come after the ended one's THREAD_EXIT too (the reader
@@ -564,11 +566,20 @@ static int name_held(const struct ckt_aux *s)
 {
 	const uint8_t *p = s->bytes + 1, *end = s->bytes + s->len;
 	uint64_t ts, tid;
-	if (s->len < 1 || s->bytes[0] != CKT_TAG_THREAD_NAME || !(p = ckt_get_uv(p, end, &ts)) ||
+	if (in_final || s->len < 1 || s->bytes[0] != CKT_TAG_THREAD_NAME || !(p = ckt_get_uv(p, end, &ts)) ||
 	    !ckt_get_uv(p, end, &tid))
 		return 0;
-	for (size_t i = 0; i < curs_n; i++)
-		if (curs[i].held && (uint64_t)curs[i].ring->tid == tid)
+	/* the name's thread: the latest ring of that id taken at or before the name's stamp
+	 * (the list, not the flush's cursors: a ring taken after the snapshot names itself
+	 * too); held while an older ring of the id is not recycled yet */
+	struct ckt_ring *mine = NULL;
+	for (struct ckt_ring *r = atomic_load(&ckt_rings); r; r = r->next)
+		if (own_tid(r) && (uint64_t)r->tid == tid && r->attach_ts <= ts && (!mine || r->gen > mine->gen))
+			mine = r;
+	if (!mine)
+		return 0;
+	for (struct ckt_ring *r = atomic_load(&ckt_rings); r; r = r->next)
+		if (own_tid(r) && r->tid == mine->tid && r->gen < mine->gen)
 			return 1;
 	return 0;
 }
@@ -708,7 +719,20 @@ static int busy_holds(struct ckt_ring *r, uint64_t busy, uint64_t h, uint64_t no
  * the old thread's 1 MiB free after the new one's 2 MiB: a peak of 3 MiB the program never
  * had, and a warning of events out of order. Costs a look at the other rings for a marked
  * ring only. */
-static void hold_reused(size_t n)
+static int reused_final; /* the last flush met a reused id: rings in order of taking */
+
+static int cursor_gen_cmp(const void *pa, const void *pb)
+{
+	const struct ckt_ring *a = ((const struct ckt_cursor *)pa)->ring, *b = ((const struct ckt_cursor *)pb)->ring;
+	return a->tid != b->tid ? (a->tid > b->tid) - (a->tid < b->tid) : (a->gen > b->gen) - (a->gen < b->gen);
+}
+
+/* A held ring's events are not written in this flush, so the flush's horizon (SYNC) must not
+ * pass its oldest one (min_busy caps it: horizon_of): a chain of reuses (A, B, C of one id)
+ * holds C for two flushes or more, and the reader took its events for late ones. The last
+ * flush holds nothing: it writes the rings of one id in the order they were taken, each
+ * older one's end after its events (reused_final), and its tables after them. */
+static void hold_reused(size_t n, int final)
 {
 	for (size_t i = 0; i < n; i++) {
 		struct ckt_ring *r = curs[i].ring;
@@ -722,26 +746,25 @@ static void hold_reused(size_t n)
 				older = 1;
 			}
 		}
-		if (older) {
-			curs[i].held = 1;
-			curs[i].h = curs[i].t;
-		} else {
+		if (!older) {
 			atomic_store(&r->tid_reused, 0); /* the older ones are recycled */
+		} else if (final) {
+			reused_final = 1;
+		} else {
+			curs[i].held = 1;
+			if (curs[i].t < curs[i].h) {
+				uint64_t ts = r->slots[curs[i].t & ckt_ring_mask(r)].ts;
+				if (ts < min_busy)
+					min_busy = ts;
+			}
+			curs[i].h = curs[i].t;
 		}
 	}
+	if (reused_final)
+		qsort(curs, n, sizeof(*curs), cursor_gen_cmp);
 }
 
-/* Some ring is held for a reused thread id (hold_reused): the last flush must first recycle
- * the older ring, in a flush of its own, for the held one's events to be written. */
-static int any_reused(void)
-{
-	for (struct ckt_ring *r = atomic_load(&ckt_rings); r; r = r->next)
-		if (atomic_load(&r->tid_reused) && atomic_load(&r->state) != CKT_RING_FREE)
-			return 1;
-	return 0;
-}
-
-static size_t snapshot(uint64_t now)
+static size_t snapshot(uint64_t now, int final)
 {
 	static uint64_t last_now;
 	uint64_t usual = ckt_config.flush_ms * 1000000ull + 1000000000ull;
@@ -773,7 +796,7 @@ static size_t snapshot(uint64_t now)
 		curs[n].held = curs[n].taken = 0;
 		n++;
 	}
-	hold_reused(n);
+	hold_reused(n, final);
 	curs_n = n;
 	return n;
 }
@@ -839,18 +862,16 @@ static uint64_t waits_written; /* ckt_waits as last written (WAITED) */
 /* One flush: every complete event in every ring, then SYNC (and END when final). */
 static int cycle(int final)
 {
-	if (final && any_reused()) { /* a flush first, which recycles the older rings */
-		int rc = cycle(0);
-		if (rc)
-			return rc;
-	}
 	uint64_t now = ckt_now(); /* before the snapshot: see horizon_of */
 	uint8_t *p = begin_frame();
 	int rc = 0;
-	size_t nc = snapshot(now);
+	in_final = final != 0;
+	size_t nc = snapshot(now, final);
 	uint64_t horizon = horizon_of(now);
 	ckt_summary_merge(curs, nc);
-	if ((rc = emit_tables(&p)))
+	/* (a last flush that met a reused id writes its tables after the rings: a new thread's
+	 * name after the end of the one whose id it took, hold_reused) */
+	if (!reused_final && (rc = emit_tables(&p)))
 		return rc;
 	for (size_t i = 0; i < nc && !rc; i++) {
 		struct ckt_ring *r = curs[i].ring;
@@ -912,6 +933,11 @@ static int cycle(int final)
 					;
 			}
 		}
+	}
+	if (reused_final) {
+		reused_final = 0;
+		if (!rc)
+			rc = emit_tables(&p);
 	}
 	/* events of threads that got no ring: counted like a full ring's; so are calls of signal
 	 * handlers that interrupted a hook (ckt_passed), said once */

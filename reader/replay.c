@@ -568,6 +568,7 @@ struct ckt_mr {
 	uint32_t group;
 };
 
+#define CKT_REPLAY_EXITS_KEPT 4 /* per thread id: the ends a name can be stamped before */
 struct ckt_thread {
 	uint64_t tid;
 	struct ckt_ev *q; /* ring buffer of events read but not yet replayed */
@@ -591,12 +592,14 @@ struct ckt_thread {
 	uint64_t agg_ts;  /* its latest AGG replayed: its running totals changed after it */
 	uint64_t last_alloc; /* its latest heap allocation's address + 1 (0: none, or freed) */
 	/* threads of this id that ended before the one replayed now (THREAD_EXIT replayed), and
-	 * before the one read now (THREAD_EXIT read, feed order), with the last end read */
+	 * before the one read now (THREAD_EXIT read, feed order), with the latest ends read (a
+	 * tracer's last flush writes a chain of reuses' names after all their ends) */
 	uint32_t gen, feed_gen;
-	uint64_t exit_ts;
+	uint64_t exit_ts[CKT_REPLAY_EXITS_KEPT];
 };
 
 /* The key observers get for thread th (struct ckt_attr's tid). */
+_Static_assert((CKT_REPLAY_EXITS_KEPT & (CKT_REPLAY_EXITS_KEPT - 1)) == 0, "a power of two");
 static inline uint64_t ckt_replay_key(const struct ckt_thread *th)
 {
 	return th->tid | (uint64_t)(th->gen & 0xffff) << 32; /* as ckt_live keeps it */
@@ -1005,8 +1008,9 @@ uint64_t ckt_replay_thread_key(const struct ckt_replay *r, uint64_t tid, uint64_
 	if (ti < 0)
 		return tid;
 	const struct ckt_thread *th = &r->threads[ti];
+	/* stamped before ends read already: a thread's before them (as far as they are kept) */
 	uint32_t gen = th->feed_gen;
-	if (gen && ts <= th->exit_ts) /* stamped before the end read last: the ended thread's */
+	for (uint32_t k = 0; gen && k < CKT_REPLAY_EXITS_KEPT && ts <= th->exit_ts[(gen - 1) & (CKT_REPLAY_EXITS_KEPT - 1)]; k++)
 		gen--;
 	return tid | (uint64_t)(gen & 0xffff) << 32;
 }
@@ -2744,8 +2748,8 @@ static __attribute__((noinline)) int ckt_replay_feed_other(struct ckt_replay *r,
 		 * of a tracer before 0.2.33 counts the same: its names and its events agree) */
 		long ti = r->thread_gens ? ckt_replay_thread(r, rec->u.thread_exit.tid) : -1;
 		if (ti >= 0) {
-			r->threads[ti].feed_gen++;
-			r->threads[ti].exit_ts = rec->ts;
+			struct ckt_thread *th = &r->threads[ti];
+			th->exit_ts[th->feed_gen++ & (CKT_REPLAY_EXITS_KEPT - 1)] = rec->ts;
 		}
 		return 0;
 	}

@@ -332,28 +332,41 @@ fi
 # the reader makes two threads of them (since 0.2.33: the new thread's events came first, the
 # old 1 MiB free was replayed after the new 2 MiB, a peak of 3 MiB the program never had and a
 # warning of events out of order; --by thread made one thread "beta" of 3 MiB). Right after
-# the first thread ends, and 0.1 s later. tests/progs/tidreuse.c
-for tr_gap in 0 100000; do
+# the first thread ends, 0.1 s later, and chains of 3 and 4 threads of one id (beta 2 MiB and
+# gamma 4 MiB freed, the last kept) that the process's end follows at once: the last flush
+# writes them in order, each name after the end before it (a review found the fourth thread
+# dropped, and names given to the wrong thread). tests/progs/tidreuse.c
+for tr_run in "0 2" "100000 2" "0 3" "0 4" "20000 4"; do
+	read -r tr_gap tr_n <<<"$tr_run"
 	rm -f $T/tidreuse.zst
 	if [ "$(id -u)" != 0 ] || ! unshare --pid --fork --mount-proc true 2>/dev/null; then
 		echo "  skip reused thread id: needs root and unshare --pid"
 		break
 	fi
 	CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/tidreuse.zst unshare --pid --fork --mount-proc env LD_PRELOAD=$LIB \
-		$P/tidreuse $tr_gap >$T/tidreuse.out 2>$T/tidreuse.err
+		$P/tidreuse $tr_gap $tr_n >$T/tidreuse.out 2>$T/tidreuse.err
 	if [ "$(cat $T/tidreuse.out)" != reused ]; then
 		echo "  skip reused thread id: the id was not given again here ($(cat $T/tidreuse.out))"
 		break
 	fi
 	$REPORT --json --by thread $T/tidreuse.zst >$T/tidreuse.json 2>$T/tidreuse.rerr
-	expect_eq "reused thread id (after $tr_gap us): no warning, no event out of order, 3 threads, the peak heap under 3 MiB; alpha and beta apart with their own bytes" \
-		"$(cat $T/tidreuse.rerr)/$($PY - $T/tidreuse.json <<'PYEOF'
+	tr_last=$((1 << (20 + tr_n - 1)))
+	tr_want="alpha=(1, 1048576, 0)"
+	for tr_k in $(seq 1 $((tr_n - 1))); do
+		tr_name=$(echo beta gamma delta | cut -d' ' -f$tr_k)
+		tr_b=$((1 << (20 + tr_k)))
+		tr_want="$tr_want $tr_name=(1, $tr_b, $([ $tr_k = $((tr_n - 1)) ] && echo $tr_b || echo 0))"
+	done
+	expect_eq "reused thread id ($tr_n threads, $tr_gap us apart): no warning, no event late or out of order, every thread, the peak heap the last block's; each thread apart with its own bytes" \
+		"$(cat $T/tidreuse.rerr)/$($PY - $T/tidreuse.json $tr_last <<'PYEOF'
 import json, sys
 d = json.load(open(sys.argv[1]))
+last = int(sys.argv[2])
 g = {x["name"]: (x["threads"], x["allocated_bytes"], x["at_peak_heap_bytes"]) for x in d["thread_groups"]}
-print(d["backward_events"], d["threads"], 2097152 <= d["peak_heap"]["bytes"] < 3145728, g.get("alpha"), g.get("beta"))
+print(d["backward_events"], d["late_events"], d["threads"], last <= d["peak_heap"]["bytes"] < last + 65536,
+      " ".join("%s=%s" % (k, g[k]) for k in ("alpha", "beta", "gamma", "delta") if k in g))
 PYEOF
-)" "/0 3 True (1, 1048576, 0) (1, 2097152, 2097152)"
+)" "/0 0 $((tr_n + 1)) True $tr_want"
 done
 # an environment as large as the kernel takes: the two variables the exec hook adds made the
 # exec fail (E2BIG) where untraced it runs; it is tried again as the program made it, and the
