@@ -201,7 +201,9 @@ static bool ckt_sites_is_rust_shim(const char *name)
 	return false;
 }
 
-bool ckt_sites_is_plumbing(const char *name)
+/* The allocator's own entry points and wrappers (C's, GLib's, libiberty's, C++'s exception
+ * allocation), by exact name */
+static bool ckt_sites_is_alloc_fn(const char *name)
 {
 	static const char *const exact[] = {
 		"malloc", "calloc", "realloc", "reallocarray", "free", "posix_memalign", "aligned_alloc",
@@ -212,11 +214,47 @@ bool ckt_sites_is_plumbing(const char *name)
 		"g_try_malloc", "g_try_malloc0", "g_try_realloc", "g_malloc_n", "g_malloc0_n",
 		"g_realloc_n", "__cxa_allocate_exception", "__cxa_allocate_dependent_exception",
 	};
-	if (!name || !*name)
-		return false;
 	for (size_t i = 0; i < sizeof(exact) / sizeof(exact[0]); i++)
 		if (strcmp(name, exact[i]) == 0)
 			return true;
+	return false;
+}
+
+/* Where a thread or the process starts (the C library's and the loader's): a site found
+ * there means every frame above it was plumbing (ckt_sites_resolve) */
+static bool ckt_sites_is_root_entry(const char *name)
+{
+	static const char *const roots[] = {
+		"start_thread", "__clone3", "clone3", "__clone", "clone", "__libc_start_call_main",
+		"__libc_start_main_impl", "__libc_start_main", "_start",
+	};
+	for (size_t i = 0; name && i < sizeof(roots) / sizeof(roots[0]); i++)
+		if (strcmp(name, roots[i]) == 0)
+			return true;
+	return false;
+}
+
+/* A frame that can own bytes when the stack holds nothing but plumbing up to its root: code
+ * of a standard library that is not the allocator's own (not the malloc family, nor Rust's
+ * alloc:: and core:: crates, nor its allocator shims) */
+static bool ckt_sites_is_runtime_owner(const char *name)
+{
+	static const char *const not_owners[] = { "alloc::", "<alloc::", "core::", "<core::" };
+	if (!name || !*name || ckt_sites_is_alloc_fn(name) || ckt_sites_is_rust_shim(name) ||
+	    ckt_sites_is_root_entry(name))
+		return false;
+	for (size_t i = 0; i < sizeof(not_owners) / sizeof(not_owners[0]); i++)
+		if (strncmp(name, not_owners[i], strlen(not_owners[i])) == 0)
+			return false;
+	return true;
+}
+
+bool ckt_sites_is_plumbing(const char *name)
+{
+	if (!name || !*name)
+		return false;
+	if (ckt_sites_is_alloc_fn(name))
+		return true;
 	if (ckt_sites_is_rust_shim(name))
 		return true;
 	if (ckt_sites_prefixed(name))
@@ -445,7 +483,7 @@ static int ckt_sites_symbolize(struct ckt_sites *s, size_t i, bool shallow)
 	const char **v = NULL;
 	size_t n = 0, cap = 0;
 	bool found = false;
-	uint32_t site = 0;
+	uint32_t site = 0, runtime = UINT32_MAX; /* runtime: the innermost frame ckt_sites_is_runtime_owner takes */
 
 	if (st->sym)
 		return 0;
@@ -487,7 +525,14 @@ static int ckt_sites_symbolize(struct ckt_sites *s, size_t i, bool shallow)
 				    !ckt_sites_is_plumbing_file(f[j].file) && !ckt_sites_is_plumbing_unnamed(&f[j])) {
 					found = true;
 					site = (uint32_t)n;
+					/* nothing but plumbing up to where the thread began: the
+					 * runtime's own code owns it (Rust's thread start maps the
+					 * thread's signal stack in std: "start_thread" owned it) */
+					if (ckt_sites_is_root_entry(f[j].name) && runtime != UINT32_MAX)
+						site = runtime;
 				}
+				if (!found && runtime == UINT32_MAX && j > entry && ckt_sites_is_runtime_owner(f[j].name))
+					runtime = (uint32_t)n;
 				if (ckt_sites_push(&v, &n, &cap, ckt_sites_frame_str(s, &f[j])) < 0)
 					goto nomem;
 				if (shallow && found && n > site + CKT_SITES_SHORT) {
