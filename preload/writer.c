@@ -572,16 +572,16 @@ static int name_held(const struct ckt_aux *s)
 	/* the name's thread: the latest ring of that id taken at or before the name's stamp
 	 * (the list, not the flush's cursors: a ring taken after the snapshot names itself
 	 * too); held while an older ring of the id is not recycled yet */
-	struct ckt_ring *mine = NULL;
-	for (struct ckt_ring *r = atomic_load(&ckt_rings); r; r = r->next)
-		if (own_tid(r) && (uint64_t)r->tid == tid && r->attach_ts <= ts && (!mine || r->gen > mine->gen))
-			mine = r;
-	if (!mine)
-		return 0;
-	for (struct ckt_ring *r = atomic_load(&ckt_rings); r; r = r->next)
-		if (own_tid(r) && r->tid == mine->tid && r->gen < mine->gen)
-			return 1;
-	return 0;
+	uint64_t mine = 0, oldest = UINT64_MAX; /* gens (0: none) */
+	for (struct ckt_ring *r = atomic_load(&ckt_rings); r; r = r->next) {
+		if (!own_tid(r) || (uint64_t)r->tid != tid)
+			continue;
+		if (r->attach_ts <= ts && r->gen > mine)
+			mine = r->gen;
+		if (r->gen < oldest)
+			oldest = r->gen;
+	}
+	return mine && oldest < mine;
 }
 
 /* Takes the records queued since the last call: module maps sorted into *maps (by number),

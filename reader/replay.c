@@ -811,13 +811,6 @@ static void ckt_replay_obs_one(struct ckt_replay *r, uint64_t stack, uint32_t ph
 	ckt_replay_obs_send(r, &a, &run);
 }
 
-static void ckt_replay_obs_bytes_w(struct ckt_replay *r, uint64_t stack, uint32_t phase,
-				   uint64_t tid, enum ckt_space space, int64_t delta, int blocks,
-				   uint64_t ts, double weight)
-{
-	ckt_replay_obs_one(r, stack, phase, tid, space, delta, blocks, 0, ts, weight);
-}
-
 /* A change that does not join the pending run (below): it starts one, or goes alone. */
 static __attribute__((noinline)) void ckt_replay_obs_new_run(struct ckt_replay *r, uint64_t stack, uint32_t phase,
 								 uint64_t tid, enum ckt_space space, int64_t delta,
@@ -1509,7 +1502,7 @@ static __attribute__((noinline)) void ckt_replay_sample_gone(struct ckt_replay *
 	double w = ckt_replay_sample_weight(r->st.sample_r, b->size);
 	int64_t est = (int64_t)llround(w * (double)b->size);
 	ckt_replay_sampled_move(r, -est);
-	ckt_replay_obs_bytes_w(r, b->stack, b->phase, ckt_replay_live_tid(r, b), CKT_SPACE_HEAP, -est, -1, ts, w);
+	ckt_replay_obs_one(r, b->stack, b->phase, ckt_replay_live_tid(r, b), CKT_SPACE_HEAP, -est, -1, 0, ts, w);
 }
 
 /* temp_owner: the owner (struct ckt_live) of a block that goes as a temporary if it is that
@@ -1615,7 +1608,7 @@ static int ckt_replay_heap_alloc(struct ckt_replay *r, const struct ckt_ev *ev, 
 		int64_t est = (int64_t)llround(w * (double)nb.size);
 		r->st.sampled_allocs++;
 		ckt_replay_sampled_move(r, est);
-		ckt_replay_obs_bytes_w(r, nb.stack, nb.phase, tid, CKT_SPACE_HEAP, est, 1, ev->ts, w);
+		ckt_replay_obs_one(r, nb.stack, nb.phase, tid, CKT_SPACE_HEAP, est, 1, 0, ev->ts, w);
 		return 0;
 	}
 	ckt_replay_obs_bytes(r, nb.stack, nb.phase, tid, CKT_SPACE_HEAP, (int64_t)ev->len, 1, ev->ts);
