@@ -79,7 +79,7 @@ struct level {
 /* p's bit in level l */
 static uint64_t bit_of(const struct level *l, uint64_t p)
 {
-	return ckt_filter_hash((void *)(uintptr_t)p) >> (64 - l->bits);
+	return ckt_filter_bit((void *)(uintptr_t)p, 64 - l->bits);
 }
 
 /* ckt_filter_state for level l: its bitmap's address and its slot function's shift */

@@ -248,7 +248,7 @@ static uint64_t same_bit(uint64_t p)
 {
 	unsigned shift = shift_of(atomic_load(&ckt_filter_state));
 	uint64_t q = p + 16;
-	while (ckt_filter_hash((void *)(uintptr_t)q) >> shift != ckt_filter_hash((void *)(uintptr_t)p) >> shift)
+	while (ckt_filter_bit((void *)(uintptr_t)q, shift) != ckt_filter_bit((void *)(uintptr_t)p, shift))
 		q += 16;
 	return q;
 }
@@ -262,6 +262,37 @@ static void *releaser(void *arg)
 	role = ROLE_RELEASER;
 	ckt_sample_forget(arg);
 	return NULL;
+}
+
+/* The filter's slot function: the 512 granules of 16 bytes of an aligned 8 KiB are the 512
+ * bits of one 64-byte line (a thread's frees near each other read one line), each its own
+ * bit; the lines of 8 KiB blocks in a row spread over the whole bitmap, at both sizes. */
+static void test_filter_locality(void **state)
+{
+	(void)state;
+	unsigned bits[2] = {CKT_FILTER_BITS0, CKT_FILTER_BITS1};
+	for (int k = 0; k < 2; k++) {
+		unsigned shift = 64 - bits[k];
+		uint64_t base = 0x7f0012340000ull; /* 8 KiB aligned */
+		uint64_t first = ckt_filter_bit((void *)(uintptr_t)base, shift);
+		assert_int_equal(first % 512, 0);
+		for (uint64_t g = 0; g < 512; g++)
+			assert_int_equal(ckt_filter_bit((void *)(uintptr_t)(base + 16 * g + g % 16), shift), first + g);
+		/* 4096 blocks of 8 KiB: their lines, and where they fall in the bitmap */
+		static uint8_t used[1u << (CKT_FILTER_BITS1 - 9)];
+		memset(used, 0, sizeof(used));
+		unsigned lines = 1u << (bits[k] - 9), distinct = 0, halves[2] = {0, 0};
+		for (uint64_t i = 0; i < 4096; i++) {
+			uint64_t b = ckt_filter_bit((void *)(uintptr_t)(base + (i << 13)), shift);
+			assert_true(b < (1ull << bits[k]));
+			distinct += !used[b >> 9];
+			used[b >> 9] = 1;
+			halves[(b >> 9) >= lines / 2]++;
+		}
+		/* 512 lines: 4096 blocks leave none unused; 8192 lines: about 3,100 distinct */
+		assert_true(distinct >= (k == 0 ? 512u : 2800u));
+		assert_true(halves[0] > 1700 && halves[1] > 1700);
+	}
 }
 
 static void test_clear_window(void **state)
@@ -370,6 +401,7 @@ static void test_late_add(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_filter_locality),
 		cmocka_unit_test(test_clear_window),
 		cmocka_unit_test(test_wait_bounded),
 		cmocka_unit_test(test_late_add),
