@@ -390,13 +390,17 @@ struct ckt_slot {
 	uint16_t phase; /* phase id, 0 = none */
 };
 
-#define CKT_RING_SLOTS 16384u /* 512 KiB per thread at most; power of two */
+/* 1 MiB per thread at most; power of two. 512 KiB (before 0.2.34) left the benchmark's 4 busy
+ * threads in exact mode asleep on full rings 440 times (1.4 s in all) while the writer
+ * compressed, and a core idle meanwhile: 1.73 s against 1.67 s with 1 MiB, 7 alternating runs
+ * each (2 MiB: no better). The shared budget below bounds what busy threads take together. */
+#define CKT_RING_SLOTS 32768u
 /* A thread starts on the first CKT_RING_SLOTS >> CKT_RING_SHRINK slots of its ring (64 KiB)
  * and doubles that window, up to the whole ring, each time it fills half of it again within
  * CKT_RING_GROW_NS of the previous time, or fills it: a thread that records little (nearly
  * every thread in the default mode, idle pool threads in exact mode) never touches more
  * than 64 KiB; a busy one gets the room it needs for the writer's latency, as before. */
-#define CKT_RING_SHRINK 3u
+#define CKT_RING_SHRINK 4u
 #define CKT_RING_GROW_NS 10000000ull
 /* The first windows of all rings in use together take at most this many slots (8 MiB, 128
  * threads' 64 KiB); a thread that starts past them starts on CKT_RING_MIN_SLOTS (16 KiB) and
@@ -405,7 +409,7 @@ struct ckt_slot {
 #define CKT_RING_FIRST_SLOTS ((8ull << 20) / sizeof(struct ckt_slot))
 #define CKT_RING_MIN_SLOTS 512u
 /* All windows together grow past their first windows by at most this many slots (16 MiB): the
- * rings of many busy threads share what the writer's latency needs, instead of 512 KiB each
+ * rings of many busy threads share what the writer's latency needs, instead of 1 MiB each
  * (128 busy threads took 70 MiB). A thread that finds the budget spent keeps its window and
  * waits for the writer more often. A ring's growth goes back to the budget when the writer
  * recycles it (ckt_ring_release). */

@@ -148,7 +148,7 @@ static struct ckt_ring *thread_attach(struct ckt_tls *t)
 		 * call) do not wake the writer, which frees their rings only at its flushes: a
 		 * program that churns such threads would map a ring for each thread started in a
 		 * flush interval. Past 64 rings, each new one wakes the writer (one futex call
-		 * beside a 521 KiB mmap). */
+		 * beside a 1 MiB mmap). */
 		if (r && atomic_fetch_add(&rings_mapped, 1) >= 64)
 			ckt_writer_wake();
 	}
@@ -393,7 +393,7 @@ static int thread_make_room(struct ckt_ring *r, unsigned n)
 		 * time within CKT_RING_GROW_NS (last_ts is this event's stamp, or the one before;
 		 * counted in events, as this path runs on every event while the writer is behind).
 		 * The window changes only while the ring is empty: wait for the writer to drain it
-		 * all (once per doubling, three times in a ring's life at most). If that cannot be
+		 * all (once per doubling, four times in a ring's life at most). If that cannot be
 		 * had, go on with the window as it is. */
 		int busy = h + n - r->tail_cache > win;
 		if (h - r->half_head >= win / 2) {
