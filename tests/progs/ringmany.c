@@ -2,7 +2,7 @@
  * EVENTS/2 allocations of 100 bytes, each freed at once (EVENTS records: more than a ring's
  * first 64 KiB window holds, so every window is written through and wraps). At a barrier where
  * all have recorded and none has ended, the main thread sums the resident kilobytes of the
- * process's private anonymous mappings of 520 to 528 KiB (the tracer's event rings; nothing
+ * process's private anonymous mappings of 1032 to 1040 KiB (the tracer's event rings; nothing
  * else in this program has that size) and prints "rings <count> <KiB> <count of 64 KiB or more>",
  * then lets the threads end.
  * With VFORKS, first that many threads, one after the other, each make a vfork child that
@@ -84,7 +84,7 @@ int main(int argc, char **argv)
 		int path = 0;
 		if (sscanf(line, "%lx-%lx %7s %*s %*s %*s %n", &lo, &hi, perms, &path) == 3) {
 			unsigned long size = (hi - lo) >> 10;
-			ring = size >= 520 && size <= 528 && perms[3] == 'p' && (line[path] == '\n' || line[path] == 0);
+			ring = size >= 1032 && size <= 1040 && perms[3] == 'p' && (line[path] == '\n' || line[path] == 0);
 			count += (unsigned long)ring;
 		} else if (ring && sscanf(line, "Rss: %lu kB", &rss) == 1) {
 			kib += rss;
