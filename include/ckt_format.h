@@ -81,6 +81,19 @@
  *              thread's time to get a core again after it (a stop of the process inside one
  *              counts 100 ms at most). (Readers of version 7 accept it in a trace of any
  *              version.)
+ *   LIMIT      uv ts, uv kind   (version 8; not inside a thread group) one of the tracer's tables
+ *              filled at ts (or could not be had at all, ts the time it tried), and from then
+ *              on the trace lacks what it would have held, by kind (CKT_LIMIT_*):
+ *              STACKS   a call stack new since is not recorded: its events carry stack 0 (the
+ *                       2,097,152 distinct stacks, or the memory reserved for their frames)
+ *              SAMPLES  the default mode's set of live samples is full: a sample taken since
+ *                       is not kept there, so its free is not recorded (its block stays live
+ *                       for the estimates by site and phase; heap totals are not affected)
+ *              PHASES   phase names past 4,096: their phase events are not recorded
+ *              MODULES  a module map past 256 KiB (or no memory for one): the modules left
+ *                       out of a map written since show their frames as addresses
+ *              Written once per kind, in the flush after (a reader takes it when it comes: it
+ *              is not timed). (Readers of version 8 accept it in a trace of any version.)
  *   THREAD_NAME uv ts, uv tid, str name          (not inside a thread group) the thread's name
  *              from ts on; written when a thread first records and after each rename
  *   ALLOC      dts, uv fn, daddr, uv size, uv stack, uv phase       heap block of `size` bytes
@@ -193,8 +206,8 @@
  * VERSION 2: COLUMNS (written by tracer 0.2.0; version 3, written by 0.2.1, is version 2
  * with MREMAP's dafter above; version 4, written by 0.2.2 and 0.2.3, adds CUDA_MAP and
  * CUDA_UNMAP; version 5, written by 0.2.4 to 0.2.22, adds MPROTECT; version 6, written by
- * 0.2.23 to 0.2.30, adds AGG's since; version 7, written since 0.2.31, adds WAITED; readers
- * read versions 1 to 7)
+ * 0.2.23 to 0.2.30, adds AGG's since; version 7, written by 0.2.31 to 0.2.33, adds WAITED;
+ * version 8, written since 0.2.34, adds LIMIT; readers read versions 1 to 8)
  *   Version 1 is the layout above, every record in a row. Version 2 keeps every record and
  *   its meaning but stores a data frame as CKT_NSTREAMS streams, so that zstd sees each kind of
  *   value on its own (the benchmark's trace: 3.4 bytes per event in rows, about 1.6 here):
@@ -239,7 +252,7 @@
 
 #define CKT_MAGIC "CUZKTRC"             /* 7 chars + the terminating NUL = 8 bytes on disk */
 #define CKT_MAGIC_LEN 8
-#define CKT_FORMAT_VERSION 7     /* written; CKT_FORMAT_VERSION_MIN.. are read */
+#define CKT_FORMAT_VERSION 8     /* written; CKT_FORMAT_VERSION_MIN.. are read */
 #define CKT_FORMAT_VERSION_MIN 1
 #define CKT_TRACER_VERSION "0.2.34"
 #define CKT_STACK_MAX_FRAMES 1024
@@ -254,6 +267,7 @@ enum ckt_tag {
 	CKT_TAG_THREAD_NAME = 0x06,
 	CKT_TAG_THREAD_EXIT = 0x07,
 	CKT_TAG_WAITED = 0x08, /* version 7 */
+	CKT_TAG_LIMIT = 0x09,  /* version 8 */
 	CKT_TAG_ALLOC = 0x10,
 	CKT_TAG_FREE = 0x11,
 	CKT_TAG_REALLOC = 0x12,
@@ -294,6 +308,15 @@ enum ckt_alloc_fn {
 #define CKT_FN_SAMPLED 0x80 /* ALLOC.fn flag: a sampled small block (default mode) */
 /* AGG: a thread sends its running totals when they moved by this many bytes either way */
 #define CKT_AGG_STEP (64 * 1024)
+
+/* LIMIT.kind: which of the tracer's tables filled */
+enum ckt_limit_kind {
+	CKT_LIMIT_STACKS = 1,
+	CKT_LIMIT_SAMPLES = 2,
+	CKT_LIMIT_PHASES = 3,
+	CKT_LIMIT_MODULES = 4,
+};
+#define CKT_LIMIT_KINDS 4
 
 /* MMAP.flags */
 #define CKT_MAP_ANON 0x1u    /* MAP_ANONYMOUS (or fd == -1): not backed by a file */

@@ -1290,6 +1290,7 @@ uint8_t *ckt_record_module(uint8_t *p, const uint8_t *end, uint64_t base, uint64
 			   const char *path, const char *build_id);
 void ckt_record_lost(uint8_t **p, uint64_t count);
 void ckt_record_waited(uint8_t **p, uint64_t ns, uint64_t waits);
+void ckt_record_limit(uint8_t **p, uint64_t ts, unsigned kind);
 void ckt_record_thread_exit(uint8_t **p, uint64_t ts, uint64_t tid);
 void ckt_record_end(uint8_t **p, uint64_t ts, uint64_t reason, uint64_t events, uint64_t lost);
 /* Header: magic, version, then key/value pairs; ckt_record_header_end closes the list. */
@@ -1324,6 +1325,10 @@ int ckt_writer_finishing(void); /* set up here, and finishing or finished (write
  * -1 when the final flush made no progress for 10 s (said on stderr). */
 int ckt_writer_await_finish(void);
 void ckt_writer_wake(void);
+/* One of the tracer's tables filled (kind: CKT_LIMIT_*): the first time per kind, its time is
+ * kept for the writer, which puts a LIMIT record in its next flush, so that the trace says what
+ * it lacks from then on, not only the stderr line said once. Any thread, any time: one CAS. */
+void ckt_limit_reached(unsigned kind);
 extern atomic_int ckt_writer_running;
 /* writer cycles completed; and 1 + the count at which a thread last gave up waiting for room
  * (0: none): while they match, the writer is stuck and full rings drop at once */

@@ -137,17 +137,21 @@ uint32_t ckt_modules_check(void)
 	static atomic_int said_oom, said_big; /* each once: one must not hide the other */
 	if (!s) {
 		atomic_store(&seen_gen, old); /* try again at the next new stack */
-		if (!atomic_exchange(&said_oom, 1))
+		if (!atomic_exchange(&said_oom, 1)) {
 			ckt_log("warning: out of memory for the module map; frames of libraries loaded "
 				"now may show as addresses", NULL, NULL, NULL);
+			ckt_limit_reached(CKT_LIMIT_MODULES);
+		}
 		return 0;
 	}
 	struct build b = {s->bytes, s->bytes, s->bytes + cap, 0};
 	dl_iterate_phdr(add_module, &b);
 	s->len = (size_t)(b.p - b.buf);
-	if (b.overflow && !atomic_exchange(&said_big, 1))
+	if (b.overflow && !atomic_exchange(&said_big, 1)) {
 		ckt_log("warning: the module map exceeds 256 KiB; frames of the modules left out show "
 			"as addresses", NULL, NULL, NULL);
+		ckt_limit_reached(CKT_LIMIT_MODULES);
+	}
 	/* numbered and queued in one step (not under the loader's lock): a map numbered N is on
 	 * the writer's list before any stack can be told to follow it */
 	ckt_mutex_take(&maps_lock);

@@ -60,9 +60,11 @@ static uint16_t intern(const char *name, int create)
 	if (!create)
 		return 0;
 	if (nnames == MAX_PHASES || (nnames >= MAX_PHASES - nrules && !is_rule_name(name, len))) {
-		if (!atomic_exchange(&full_reported, 1))
+		if (!atomic_exchange(&full_reported, 1)) {
 			ckt_log("warning: more than 4096 phase names; further names are ignored",
 				NULL, NULL, NULL);
+			ckt_limit_reached(CKT_LIMIT_PHASES);
+		}
 		return 0;
 	}
 	uint8_t rec[CKT_MAX_STR + 40];

@@ -301,6 +301,14 @@ void ckt_record_waited(uint8_t **pp, uint64_t ns, uint64_t waits)
 	*pp = ckt_put_uv(p, waits);
 }
 
+void ckt_record_limit(uint8_t **pp, uint64_t ts, unsigned kind)
+{
+	uint8_t *p = *pp;
+	*p++ = CKT_TAG_LIMIT;
+	p = ckt_put_uv(p, ts);
+	*pp = ckt_put_uv(p, kind);
+}
+
 void ckt_record_end(uint8_t **pp, uint64_t ts, uint64_t reason, uint64_t events, uint64_t lost)
 {
 	uint8_t *p = *pp;

@@ -305,9 +305,11 @@ static void set_add(uint64_t p)
 	if (!slot) {
 		if (gen)
 			bit_sub(&level1, p);
-		if (!atomic_load(&set_full) && !atomic_exchange(&set_full, 1))
+		if (!atomic_load(&set_full) && !atomic_exchange(&set_full, 1)) {
 			ckt_log("warning: the sampled-pointer set is full; some sampled frees are missed",
 				NULL, NULL, NULL);
+			ckt_limit_reached(CKT_LIMIT_SAMPLES);
+		}
 		return;
 	}
 	bit_add(&level0, p);

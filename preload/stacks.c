@@ -252,6 +252,7 @@ int ckt_stacks_init(void)
 	if (!table || !by_id || !arena) {
 		ckt_log("error: cannot reserve memory for call stacks; stacks are not recorded", NULL,
 			NULL, NULL);
+		ckt_limit_reached(CKT_LIMIT_STACKS);
 		return -1;
 	}
 	struct text_probe self = {.probe = (uintptr_t)&ckt_stacks_init};
@@ -331,9 +332,11 @@ static CKT_NOINLINE uint32_t intern(const uint64_t *f, uint32_t n, uint64_t h)
 		}
 	}
 full:
-	if (!atomic_exchange(&full_reported, 1))
+	if (!atomic_exchange(&full_reported, 1)) {
 		ckt_log("warning: the call-stack table is full; new stacks are not recorded", NULL,
 			NULL, NULL);
+		ckt_limit_reached(CKT_LIMIT_STACKS);
+	}
 	return 0;
 }
 

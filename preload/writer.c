@@ -859,6 +859,34 @@ static int gone_unsaid(struct ckt_ring *r, int idle)
 
 static uint64_t waits_written; /* ckt_waits as last written (WAITED) */
 
+/* per kind (CKT_LIMIT_*): 0, or 1 + the time its table filled; a bit per kind not written yet */
+static _Atomic uint64_t limit_at[CKT_LIMIT_KINDS + 1];
+static atomic_uint limits_unwritten;
+
+void ckt_limit_reached(unsigned kind)
+{
+	uint64_t none = 0;
+	if (kind >= 1 && kind <= CKT_LIMIT_KINDS &&
+	    atomic_compare_exchange_strong(&limit_at[kind], &none, ckt_now() + 1))
+		atomic_fetch_or(&limits_unwritten, 1u << kind);
+}
+
+/* the LIMIT records not written yet; each kind's bit is cleared once its record is in a frame */
+static int write_limits(uint8_t **p)
+{
+	unsigned due = atomic_load(&limits_unwritten);
+	for (unsigned k = 1; k <= CKT_LIMIT_KINDS; k++) {
+		if (!(due & (1u << k)))
+			continue;
+		int rc = reserve(p, 0);
+		if (rc)
+			return rc;
+		ckt_record_limit(p, atomic_load(&limit_at[k]) - 1, k);
+		atomic_fetch_and(&limits_unwritten, ~(1u << k));
+	}
+	return 0;
+}
+
 /* One flush: every complete event in every ring, then SYNC (and END when final). */
 static int cycle(int final)
 {
@@ -968,6 +996,8 @@ static int cycle(int final)
 		ckt_record_waited(&p, wait_ns, waits);
 		waits_written = waits;
 	}
+	if (!rc)
+		rc = write_limits(&p);
 	if (rc)
 		return rc;
 	ckt_record_sync(&p, horizon);

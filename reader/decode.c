@@ -789,6 +789,9 @@ static const char *ckt_decode_out_of_range(uint8_t tag, const struct ckt_record 
 	case CKT_TAG_THREAD_EXIT:
 		CKT_RANGE(r->u.thread_exit.tid, "thread id", UINT32_MAX);
 		break;
+	case CKT_TAG_LIMIT:
+		CKT_RANGE(r->u.limit.kind, "limit kind", CKT_LIMIT_KINDS);
+		break;
 	case CKT_TAG_ALLOC:
 		CKT_RANGE(r->u.alloc.fn, "function", UINT8_MAX);
 		CKT_RANGE(r->u.alloc.phase, "phase id", CKT_MAX_PHASE_ID);
@@ -1034,6 +1037,10 @@ static int ckt_decode_record(struct ckt_decoder *d, struct ckt_record *r, struct
 	case CKT_TAG_WAITED:
 		r->u.waited.ns = ckt_decode_uv(&c);
 		r->u.waited.waits = ckt_decode_uv(&c);
+		break;
+	case CKT_TAG_LIMIT:
+		r->ts = ckt_decode_uv(&c);
+		r->u.limit.kind = ckt_decode_uv(&c);
 		break;
 	case CKT_TAG_THREAD_EXIT:
 		r->ts = ckt_decode_uv(&c);

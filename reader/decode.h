@@ -55,6 +55,7 @@ struct ckt_record {
 		struct { uint64_t reason, events, lost; } end;
 		struct { uint64_t count; } lost;
 		struct { uint64_t ns, waits; } waited; /* version 7 */
+		struct { uint64_t kind; } limit;       /* version 8 (ts: when) */
 		struct { uint64_t kind, device, addr, size, stack, phase, fn; } cuda_alloc;
 		struct { uint64_t kind, addr, fn; } cuda_free;
 		/* CUDA_MAP and CUDA_UNMAP (handle 0) */
@@ -87,7 +88,7 @@ struct ckt_decoder;
 
 /* Opens path, reads and checks the header frame. On failure returns a negative CKT_E* code,
  * *out stays NULL and err says why ("empty file", "not a cuzktrace trace",
- * "unsupported format version 8 (this reader reads 1 to 7)", strerror() for I/O). */
+ * "unsupported format version 9 (this reader reads 1 to 8)", strerror() for I/O). */
 int ckt_decode_open(const char *path, struct ckt_decoder **out, struct ckt_error *err);
 
 /* True when the trace is a regular file (read up to its size when opened), not a pipe. */

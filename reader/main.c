@@ -615,6 +615,11 @@ static void ckt_main_warnings(const char *path, const struct ckt_decoder *dec,
 	if (st->lost)
 		ckt_main_say("warning: '%s': %llu events were lost; totals are inexact", path,
 			     (unsigned long long)st->lost);
+	/* the tracer's own line said so once on the program's stderr (since 0.2.34) */
+	for (unsigned k = 1; k <= CKT_LIMIT_KINDS; k++)
+		if (st->limit_at[k])
+			ckt_main_say("warning: '%s': the tracer's %s filled at %s s: %s", path, ckt_report_limits[k].table,
+				     ckt_util_fmt_secs(t, sizeof(t), st->limit_at[k] - 1, 3), ckt_report_limits[k].lacks);
 	if (st->replayed_early)
 		ckt_main_say("warning: '%s': up to %llu events were held waiting for time order (an event "
 			     "written long after its timestamp, or a --max-held below the events of a flush "

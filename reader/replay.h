@@ -68,6 +68,9 @@ struct ckt_replay_stats {
 	/* the program's threads' sleep waiting for room in their rings (WAITED, version 7): ns
 	 * in all, and how many waits; 0 in older traces */
 	uint64_t wait_ns, waits;
+	/* per kind (CKT_LIMIT_*): 1 + when the tracer's table of that kind filled (LIMIT, version
+	 * 8: the earliest, where a trace says it twice), 0 when it did not */
+	uint64_t limit_at[CKT_LIMIT_KINDS + 1];
 	uint64_t sample_r;                  /* CUZKTRACE_SAMPLE of the trace; 0 = exact mode */
 	uint64_t sampled_allocs;            /* ALLOC records flagged CKT_FN_SAMPLED */
 	uint64_t agg_threads;               /* threads that sent AGG records (for the bound) */

@@ -29,6 +29,15 @@ struct ckt_report {
  * version 7's WAITED; an older trace has no figure: JSON null). */
 bool ckt_report_has_wait(const struct ckt_report *rep);
 
+/* The tracer's tables that can fill (format version 8's LIMIT, CKT_LIMIT_*): the JSON's name,
+ * the table in words, and what the trace lacks from the moment it filled. */
+struct ckt_report_limit {
+	const char *key, *table, *lacks;
+};
+extern const struct ckt_report_limit ckt_report_limits[CKT_LIMIT_KINDS + 1];
+/* Whether the trace can say which tables filled (version 8, or a LIMIT seen): JSON null if not */
+bool ckt_report_has_limits(const struct ckt_report *rep);
+
 /* "<exe> (pid <pid>)" from the header ("(unknown)" without an exe). */
 void ckt_report_put_program(FILE *out, const struct ckt_report *rep);
 

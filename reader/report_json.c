@@ -498,6 +498,26 @@ static void ckt_report_json_calls(struct ckt_json *j, const struct ckt_sites *s)
 	ckt_report_json_close(j);
 }
 
+const struct ckt_report_limit ckt_report_limits[CKT_LIMIT_KINDS + 1] = {
+	[CKT_LIMIT_STACKS] = {"call_stacks", "call-stack table",
+			      "allocations whose call stack was new after it have none (the site '(no call stack)')"},
+	[CKT_LIMIT_SAMPLES] = {"samples", "set of sampled blocks",
+			       "frees of blocks sampled after it are not recorded, so the estimates by site and "
+			       "phase count those blocks live to the end (heap totals are not affected)"},
+	[CKT_LIMIT_PHASES] = {"phase_names", "table of phase names (4096)",
+			      "phase events of names new after it are not recorded"},
+	[CKT_LIMIT_MODULES] = {"module_map", "module map (256 KiB)",
+			       "frames in the modules it left out show as addresses"},
+};
+
+bool ckt_report_has_limits(const struct ckt_report *rep)
+{
+	for (unsigned k = 1; k <= CKT_LIMIT_KINDS; k++)
+		if (rep->st->limit_at[k])
+			return true;
+	return ckt_decode_header(rep->dec)->format_version >= 8;
+}
+
 bool ckt_report_has_wait(const struct ckt_report *rep)
 {
 	return ckt_decode_header(rep->dec)->format_version >= 7 || rep->st->waits || rep->st->wait_ns;
@@ -597,6 +617,24 @@ int ckt_report_json_print(FILE *out, const struct ckt_report *rep)
 	/* since 0.2.31 (format version 7; null for older traces) */
 	ckt_report_json_secs(j, "tracer_wait_s", st->wait_ns, ckt_report_has_wait(rep));
 	ckt_report_json_u64_if(j, "tracer_waits", st->waits, ckt_report_has_wait(rep));
+	/* since 0.2.34 (format version 8; null for older traces): the tracer's tables that filled,
+	 * in the order of their kinds: [{table, t_s}] */
+	if (ckt_report_has_limits(rep)) {
+		ckt_report_json_array_open(j, "tracer_limits");
+		for (unsigned k = 1; k <= CKT_LIMIT_KINDS; k++) {
+			if (!st->limit_at[k])
+				continue;
+			ckt_report_json_elem_open(j);
+			ckt_report_json_key(j, "table");
+			ckt_report_json_str(j, ckt_report_limits[k].key, strlen(ckt_report_limits[k].key));
+			ckt_report_json_secs(j, "t_s", st->limit_at[k] - 1, 1);
+			ckt_report_json_close(j);
+		}
+		ckt_report_json_array_close(j);
+	} else {
+		ckt_report_json_key(j, "tracer_limits");
+		fputs("null", j->f);
+	}
 	ckt_report_json_u64(j, "inconsistencies", st->inconsistencies);
 	/* since 0.2.33: heap blocks freed as temporaries (exact mode; null in the default mode) */
 	ckt_report_json_u64_if(j, "temporary_allocations", st->temporary, !st->sample_r);

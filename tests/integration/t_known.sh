@@ -26,7 +26,7 @@ expect_eq "known: munmap events" "$(jget $T/known.json event_counts.munmap)" 4
 expect_eq "known: not truncated" "$(jget $T/known.json truncated)" false
 expect_eq "known: nothing lost" "$(jget $T/known.json lost_events)" 0
 expect_eq "known: no inconsistent events" "$(jget $T/known.json inconsistencies)" 0
-expect_eq "known: format version" "$(jget $T/known.json format_version)" 7
+expect_eq "known: format version" "$(jget $T/known.json format_version)" 8
 expect_eq "known: exe" "$(jget $T/known.json exe)" "$P/known"
 expect_eq "known: pid matches the init line" "$(jget $T/known.json pid)" "$(sed -E 's/.*\(pid ([0-9]+)\).*/\1/;q' $T/known.err)"
 # the header, from a real run: who ran it, where, when, and every setting in force

@@ -663,6 +663,14 @@ expect_eq "phase names alike in their first 1,024 bytes: one phase" \
 	"[(1024, 200003)] 1"
 CUZKTRACE_SAMPLE=0 CUZKTRACE_PHASES='logsynth=SYNTH_START..SYNTH_END' CUZKTRACE_OUT=$T/pnmany.zst traced pnmany $P/phasenames many
 $REPORT --json $T/pnmany.zst >$T/pnmany.json 2>$T/pnmany.rerr
-expect_eq "a rule's phase after 5,000 pushed names: its bytes, no warning from the reader; the tracer's one line" \
-	"$($PY -c 'import json,sys; d = json.load(open(sys.argv[1])); print([(p["name"], p["allocated_bytes"]) for p in d["phases"] if p["name"] == "logsynth"], len(d["phases"]))' $T/pnmany.json)/$(cat $T/pnmany.rerr)/$(grep -c 'more than 4096 phase names' $T/pnmany.err)" \
-	"[('logsynth', 123457)] 4097//1"
+expect_eq "a rule's phase after 5,000 pushed names: its bytes; the tracer's one line" \
+	"$($PY -c 'import json,sys; d = json.load(open(sys.argv[1])); print([(p["name"], p["allocated_bytes"]) for p in d["phases"] if p["name"] == "logsynth"], len(d["phases"]))' $T/pnmany.json)/$(grep -c 'more than 4096 phase names' $T/pnmany.err)" \
+	"[('logsynth', 123457)] 4097/1"
+# and the trace says so (format version 8's LIMIT, since 0.2.34): the reader's one line, the
+# JSON's tracer_limits (the moment within the run), the text's row (before, the trace said
+# nothing: a report read later did not know that names were lost)
+pn_t=$(jget $T/pnmany.json tracer_limits.0.t_s)
+pn_ok=$($PY -c 'import json,sys; d = json.load(open(sys.argv[1])); l = d["tracer_limits"]; print(len(l) == 1 and l[0]["table"] == "phase_names" and 0 < l[0]["t_s"] <= d["duration_s"])' $T/pnmany.json)
+expect_eq "phase names past 4,096: the trace says when the table filled (JSON, stderr, text)" \
+	"$pn_ok/$(cat $T/pnmany.rerr)/$($REPORT $T/pnmany.zst 2>/dev/null | grep '^tracer limits')" \
+	"True/cuzktrace-report: warning: '$T/pnmany.zst': the tracer's table of phase names (4096) filled at $(printf '%.3f' "$pn_t") s: phase events of names new after it are not recorded/tracer limits         its table of phase names (4096) filled at $(printf '%.3f' "$pn_t") s: phase events of names new after it are not recorded"

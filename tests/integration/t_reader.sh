@@ -65,8 +65,8 @@ expect_match "reader: --help documents exit statuses 0, 1 and 2" "$(cat $T/help.
 # --version (since 0.2.22: an unknown option): the tracer's version, the formats read, status 0
 expect_eq "reader: --version names the version and the formats it reads, exit 0, with or without a TRACE" \
 	"$($REPORT --version; echo "/$?")$($REPORT --version $T/none.zst; echo "/$?")" \
-	"cuzktrace-report $(sed -n 's/^#define CKT_TRACER_VERSION "\(.*\)"$/\1/p' $ROOT/include/ckt_format.h) (trace format versions 1 to 7)
-/0cuzktrace-report $(sed -n 's/^#define CKT_TRACER_VERSION "\(.*\)"$/\1/p' $ROOT/include/ckt_format.h) (trace format versions 1 to 7)
+	"cuzktrace-report $(sed -n 's/^#define CKT_TRACER_VERSION "\(.*\)"$/\1/p' $ROOT/include/ckt_format.h) (trace format versions 1 to 8)
+/0cuzktrace-report $(sed -n 's/^#define CKT_TRACER_VERSION "\(.*\)"$/\1/p' $ROOT/include/ckt_format.h) (trace format versions 1 to 8)
 /0"
 if [ -w /dev/full ]; then
 	$REPORT --help >/dev/full 2>$T/help.err

@@ -182,9 +182,9 @@ static void test_header_errors(void **state)
 
 	/* wrong version */
 	tb_init(&b);
-	tb_header_kv(&b, 8, NULL);
+	tb_header_kv(&b, 9, NULL);
 	assert_int_equal(open_bytes(b.out, b.out_len, &d, &err), CKT_EFORMAT);
-	assert_string_equal(err.msg, "unsupported format version 8 (this reader reads 1 to 7)");
+	assert_string_equal(err.msg, "unsupported format version 9 (this reader reads 1 to 8)");
 	tb_release(&b);
 
 	/* header without its terminating empty key */

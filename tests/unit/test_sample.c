@@ -49,6 +49,10 @@ int ckt_thread_make_room(struct ckt_ring *r, unsigned n)
 	(void)n;
 	return 0;
 }
+void ckt_limit_reached(unsigned kind)
+{
+	(void)kind;
+}
 
 /* sample.c's race points (built in for this test only): stall a thread where the interleavings
  * its comments argue about begin, so they happen in every run, not one run in a hundred */
