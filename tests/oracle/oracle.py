@@ -245,6 +245,7 @@ class AModel:
 T_FRAME, T_THREAD, T_SYNC, T_END, T_LOST, T_THREAD_NAME = 1, 2, 3, 4, 5, 6
 T_THREAD_EXIT = 7  # format version 4
 T_WAITED = 8  # format version 7: the program's threads' waits for the tracer (not replayed)
+T_LIMIT = 9  # format version 8: when one of the tracer's tables filled (not replayed)
 T_ALLOC, T_FREE, T_REALLOC, T_MMAP, T_MUNMAP, T_MREMAP, T_RSS, T_RSS_DETAIL = range(0x10, 0x18)
 T_MPROTECT = 0x18  # format version 5
 T_STACK, T_MODULE, T_PHASE_DEF, T_PHASE, T_NOTE = 0x20, 0x21, 0x22, 0x23, 0x24
@@ -291,7 +292,7 @@ def parse_header(b, tr):
     if b[:8] != b'CUZKTRC\0':
         raise TraceError('bad magic')
     tr.version = int.from_bytes(b[8:10], 'little')
-    if tr.version not in (1, 2, 3, 4, 5, 6, 7):
+    if tr.version not in (1, 2, 3, 4, 5, 6, 7, 8):
         raise TraceError('unsupported format version %d' % tr.version)
     r = Buf(b, 'header')
     r.p = 10
@@ -375,6 +376,10 @@ def parse_frame(b, tr, fidx):
         elif tag == T_WAITED:
             row.uv()
             row.uv()
+        elif tag == T_LIMIT:
+            row.uv()
+            if row.uv() > 4:  # the reader's bound too (kind 0 says nothing)
+                raise TraceError('LIMIT of an unknown kind')
         elif tag == T_THREAD_NAME:
             row.uv()
             row.uv()

@@ -1318,11 +1318,71 @@ static void test_json_shape(void **state)
 	tb_release(&b);
 }
 
+/* LIMIT (version 8): per kind the earliest moment a table filled (a kind said twice keeps it;
+ * kind 0 says nothing); the JSON lists them by kind, null for a trace before version 8 that
+ * has none; a kind the format does not define is corruption */
+static void test_tracer_limits(void **state)
+{
+	(void)state;
+	struct tb b;
+	struct ckt_replay_stats st;
+	tb_begin(&b);
+	tb_thread(&b, 1);
+	tb_alloc(&b, 10, 0x1000, 1);
+	tb_limit(&b, 5000000, CKT_LIMIT_PHASES);
+	tb_limit(&b, 4000000, CKT_LIMIT_STACKS);
+	tb_sync(&b, 15);
+	tb_limit(&b, 3000000, CKT_LIMIT_PHASES);
+	tb_limit(&b, 1000000, 0);
+	tb_end(&b, 6000000, CKT_END_EXIT, 1, 0);
+	tb_flush(&b);
+	run_ok(&b, &st);
+	assert_int_equal(st.limit_at[CKT_LIMIT_STACKS], 4000001);
+	assert_int_equal(st.limit_at[CKT_LIMIT_SAMPLES], 0);
+	assert_int_equal(st.limit_at[CKT_LIMIT_PHASES], 3000001);
+	assert_int_equal(st.limit_at[CKT_LIMIT_MODULES], 0);
+	char *j = report_json(&b);
+	expect_in(j, "\"tracer_limits\": [\n    {\n      \"table\": \"call_stacks\",\n      \"t_s\": 0.004000\n    },\n"
+		     "    {\n      \"table\": \"phase_names\",\n      \"t_s\": 0.003000\n    }\n  ],");
+	free(j);
+	tb_release(&b);
+
+	/* a trace before version 8 (here 1) that has none cannot say: null */
+	tb_start(&b, 1);
+	tb_alloc(&b, 10, 0x1000, 1);
+	tb_end(&b, 20, CKT_END_EXIT, 1, 0);
+	tb_flush(&b);
+	j = report_json(&b);
+	expect_in(j, "\"tracer_limits\": null,");
+	free(j);
+	tb_release(&b);
+
+	/* version 8 with none: an empty list */
+	tb_init(&b);
+	tb_header_kv(&b, 8, NULL);
+	tb_frame(&b, 0);
+	tb_end(&b, 20, CKT_END_EXIT, 0, 0);
+	tb_flush_columns(&b);
+	j = report_json(&b);
+	expect_in(j, "\"tracer_limits\": [],");
+	free(j);
+	tb_release(&b);
+
+	tb_start(&b, 1);
+	tb_limit(&b, 10, CKT_LIMIT_KINDS + 1);
+	tb_flush(&b);
+	struct ckt_error err = {0};
+	assert_int_equal(tb_run_tb(&b, &st, &err), CKT_EFORMAT);
+	assert_string_equal(err.msg, "corrupt record (tag 0x09) in frame 1: limit kind 5 is out of range (at most 4)");
+	tb_release(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_realloc_growth),
 		cmocka_unit_test(test_tracer_waits),
+		cmocka_unit_test(test_tracer_limits),
 		cmocka_unit_test(test_read_ahead),
 		cmocka_unit_test(test_cross_thread_free_later_group),
 		cmocka_unit_test(test_address_reuse_equal_ts),

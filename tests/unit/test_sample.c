@@ -49,9 +49,12 @@ int ckt_thread_make_room(struct ckt_ring *r, unsigned n)
 	(void)n;
 	return 0;
 }
+/* the writer's: which table filled, how often it was said */
+static unsigned limit_kind, limit_calls;
 void ckt_limit_reached(unsigned kind)
 {
-	(void)kind;
+	limit_kind = kind;
+	limit_calls++;
 }
 
 /* sample.c's race points (built in for this test only): stall a thread where the interleavings
@@ -402,6 +405,31 @@ static void test_late_add(void **state)
 	assert_int_equal(WEXITSTATUS(status), 0);
 }
 
+/* The set full (its four tables, 5.5 million slots, crowded): the writer is told once, as a
+ * LIMIT of kind SAMPLES, after more than 4 million samples went in (the biggest table's slots);
+ * later full inserts do not tell it again. In a child: the set stays full. */
+static void test_set_full(void **state)
+{
+	(void)state;
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		ckt_config.sample = 1024;
+		ckt_sample_init();
+		uint64_t i = 1;
+		for (; i < (12u << 20) && !limit_calls; i++)
+			ckt_sample_remember((void *)(uintptr_t)(i << 5));
+		uint64_t in = i - 1;
+		for (uint64_t k = 0; k < 1000; k++, i++)
+			ckt_sample_remember((void *)(uintptr_t)(i << 5));
+		_exit(limit_calls != 1 ? 3 : limit_kind != CKT_LIMIT_SAMPLES ? 4 : in <= (4u << 20) ? 5 : 0);
+	}
+	int status = 0;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -410,6 +438,7 @@ int main(void)
 		cmocka_unit_test(test_wait_bounded),
 		cmocka_unit_test(test_late_add),
 		cmocka_unit_test(test_grow_under_load),
+		cmocka_unit_test(test_set_full),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -320,6 +320,13 @@ static inline void tb_waited(struct tb *b, uint64_t ns, uint64_t waits)
 	tb_uv(b, waits);
 }
 
+static inline void tb_limit(struct tb *b, uint64_t ts, uint64_t kind)
+{
+	tb_u8(b, CKT_TAG_LIMIT);
+	tb_uv(b, ts);
+	tb_uv(b, kind);
+}
+
 static inline void tb_thread_name(struct tb *b, uint64_t ts, uint64_t tid, const char *name)
 {
 	tb_u8(b, CKT_TAG_THREAD_NAME);
