@@ -83,15 +83,17 @@
  *              version.)
  *   LIMIT      uv ts, uv kind   (version 8; not inside a thread group) one of the tracer's tables
  *              filled at ts (or could not be had at all, ts the time it tried), and from then
- *              on the trace lacks what it would have held, by kind (CKT_LIMIT_*):
- *              STACKS   a call stack new since is not recorded: its events carry stack 0 (the
- *                       2,097,152 distinct stacks, or the memory reserved for their frames)
- *              SAMPLES  the default mode's set of live samples is full: a sample taken since
- *                       is not kept there, so its free is not recorded (its block stays live
- *                       for the estimates by site and phase; heap totals are not affected)
+ *              on the trace may lack what it would have held, by kind (CKT_LIMIT_*):
+ *              STACKS   a call stack new since may not be recorded: its events carry stack 0
+ *                       (the 2,097,152 distinct stacks, the memory reserved for their frames,
+ *                       or a crowded run of the table: then only stacks that hash there)
+ *              SAMPLES  the default mode's set of live samples is full: a sample taken while
+ *                       it is is not kept there, so its free is not recorded (its block stays
+ *                       live for the estimates by site and phase; heap totals are not affected)
  *              PHASES   phase names past 4,096: their phase events are not recorded
- *              MODULES  a module map past 256 KiB (or no memory for one): the modules left
- *                       out of a map written since show their frames as addresses
+ *              MODULES  a module map past 256 KiB (or no memory for one, which a later map
+ *                       may have): the modules left out of a map show their frames as
+ *                       addresses
  *              Written once per kind, in the flush after (a reader takes it when it comes: it
  *              is not timed). (Readers of version 8 accept it in a trace of any version.)
  *   THREAD_NAME uv ts, uv tid, str name          (not inside a thread group) the thread's name

@@ -140,7 +140,7 @@ uint32_t ckt_modules_check(void)
 		if (!atomic_exchange(&said_oom, 1)) {
 			ckt_log("warning: out of memory for the module map; frames of libraries loaded "
 				"now may show as addresses", NULL, NULL, NULL);
-			ckt_limit_reached(CKT_LIMIT_MODULES);
+			ckt_writer_limit_reached(CKT_LIMIT_MODULES);
 		}
 		return 0;
 	}
@@ -150,7 +150,7 @@ uint32_t ckt_modules_check(void)
 	if (b.overflow && !atomic_exchange(&said_big, 1)) {
 		ckt_log("warning: the module map exceeds 256 KiB; frames of the modules left out show "
 			"as addresses", NULL, NULL, NULL);
-		ckt_limit_reached(CKT_LIMIT_MODULES);
+		ckt_writer_limit_reached(CKT_LIMIT_MODULES);
 	}
 	/* numbered and queued in one step (not under the loader's lock): a map numbered N is on
 	 * the writer's list before any stack can be told to follow it */

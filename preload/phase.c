@@ -63,7 +63,7 @@ static uint16_t intern(const char *name, int create)
 		if (!atomic_exchange(&full_reported, 1)) {
 			ckt_log("warning: more than 4096 phase names; further names are ignored",
 				NULL, NULL, NULL);
-			ckt_limit_reached(CKT_LIMIT_PHASES);
+			ckt_writer_limit_reached(CKT_LIMIT_PHASES);
 		}
 		return 0;
 	}

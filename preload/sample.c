@@ -97,7 +97,8 @@ static uint64_t state_of(const struct level *l)
  * once counted, waits until no release is in that window on its word (wait_out_clears): any
  * release that could clear its bit has announced itself by then, and leaves the bit set when
  * it is done. The wait is bounded: a releaser stopped inside its window (a signal handler that
- * blocks, a debugger) delays the samples of its own word (1/4096 of them) by about a
+ * blocks, a debugger) delays the samples of its own word (the 64 granules of 16 bytes that
+ * the slot function puts there: 1 KiB of one 8 KiB, in 1 of 4096 words) by about a
  * millisecond each, and only those; the sample then goes on, and a free of it during the rest
  * of that window would be missed, as before this wait existed. */
 static void bit_add(const struct level *l, uint64_t p)
@@ -308,7 +309,7 @@ static void set_add(uint64_t p)
 		if (!atomic_load(&set_full) && !atomic_exchange(&set_full, 1)) {
 			ckt_log("warning: the sampled-pointer set is full; some sampled frees are missed",
 				NULL, NULL, NULL);
-			ckt_limit_reached(CKT_LIMIT_SAMPLES);
+			ckt_writer_limit_reached(CKT_LIMIT_SAMPLES);
 		}
 		return;
 	}

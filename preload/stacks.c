@@ -252,7 +252,7 @@ int ckt_stacks_init(void)
 	if (!table || !by_id || !arena) {
 		ckt_log("error: cannot reserve memory for call stacks; stacks are not recorded", NULL,
 			NULL, NULL);
-		ckt_limit_reached(CKT_LIMIT_STACKS);
+		ckt_writer_limit_reached(CKT_LIMIT_STACKS);
 		return -1;
 	}
 	struct text_probe self = {.probe = (uintptr_t)&ckt_stacks_init};
@@ -335,7 +335,7 @@ full:
 	if (!atomic_exchange(&full_reported, 1)) {
 		ckt_log("warning: the call-stack table is full; new stacks are not recorded", NULL,
 			NULL, NULL);
-		ckt_limit_reached(CKT_LIMIT_STACKS);
+		ckt_writer_limit_reached(CKT_LIMIT_STACKS);
 	}
 	return 0;
 }

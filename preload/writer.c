@@ -863,7 +863,7 @@ static uint64_t waits_written; /* ckt_waits as last written (WAITED) */
 static _Atomic uint64_t limit_at[CKT_LIMIT_KINDS + 1];
 static atomic_uint limits_unwritten;
 
-void ckt_limit_reached(unsigned kind)
+void ckt_writer_limit_reached(unsigned kind)
 {
 	uint64_t none = 0;
 	if (kind >= 1 && kind <= CKT_LIMIT_KINDS &&

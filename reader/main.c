@@ -618,7 +618,7 @@ static void ckt_main_warnings(const char *path, const struct ckt_decoder *dec,
 	/* the tracer's own line said so once on the program's stderr (since 0.2.34) */
 	for (unsigned k = 1; k <= CKT_LIMIT_KINDS; k++)
 		if (st->limit_at[k])
-			ckt_main_say("warning: '%s': the tracer's %s filled at %s s: %s", path, ckt_report_limits[k].table,
+			ckt_main_say("warning: '%s': the tracer's %s at %s s: %s", path, ckt_report_limits[k].what,
 				     ckt_util_fmt_secs(t, sizeof(t), st->limit_at[k] - 1, 3), ckt_report_limits[k].lacks);
 	if (st->replayed_early)
 		ckt_main_say("warning: '%s': up to %llu events were held waiting for time order (an event "

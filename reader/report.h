@@ -30,9 +30,10 @@ struct ckt_report {
 bool ckt_report_has_wait(const struct ckt_report *rep);
 
 /* The tracer's tables that can fill (format version 8's LIMIT, CKT_LIMIT_*): the JSON's name,
- * the table in words, and what the trace lacks from the moment it filled. */
+ * what happened to the table, in words ("call-stack table filled": stderr puts "the tracer's"
+ * before it, the text "its"), and what the trace may lack from then on. */
 struct ckt_report_limit {
-	const char *key, *table, *lacks;
+	const char *key, *what, *lacks;
 };
 extern const struct ckt_report_limit ckt_report_limits[CKT_LIMIT_KINDS + 1];
 /* Whether the trace can say which tables filled (version 8, or a LIMIT seen): JSON null if not */

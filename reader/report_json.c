@@ -499,15 +499,15 @@ static void ckt_report_json_calls(struct ckt_json *j, const struct ckt_sites *s)
 }
 
 const struct ckt_report_limit ckt_report_limits[CKT_LIMIT_KINDS + 1] = {
-	[CKT_LIMIT_STACKS] = {"call_stacks", "call-stack table",
-			      "allocations whose call stack was new after it have none (the site '(no call stack)')"},
-	[CKT_LIMIT_SAMPLES] = {"samples", "set of sampled blocks",
-			       "frees of blocks sampled after it are not recorded, so the estimates by site and "
-			       "phase count those blocks live to the end (heap totals are not affected)"},
-	[CKT_LIMIT_PHASES] = {"phase_names", "table of phase names (4096)",
-			      "phase events of names new after it are not recorded"},
-	[CKT_LIMIT_MODULES] = {"module_map", "module map (256 KiB)",
-			       "frames in the modules it left out show as addresses"},
+	[CKT_LIMIT_STACKS] = {"call_stacks", "call-stack table filled",
+			      "allocations from call stacks new since then may have none (the site '(no call stack)')"},
+	[CKT_LIMIT_SAMPLES] = {"samples", "set of sampled blocks filled",
+			       "blocks sampled since then may be missing from it, their frees not recorded, so the "
+			       "estimates by site and phase count them live to the end (heap totals are not affected)"},
+	[CKT_LIMIT_PHASES] = {"phase_names", "table of 4096 phase names filled",
+			      "phase events of names new since then are not recorded"},
+	[CKT_LIMIT_MODULES] = {"module_map", "module map outgrew 256 KiB (or the memory for it ran out)",
+			       "frames in the modules left out of a map show as addresses"},
 };
 
 bool ckt_report_has_limits(const struct ckt_report *rep)

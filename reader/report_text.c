@@ -230,8 +230,8 @@ int ckt_report_text_print(FILE *out, const struct ckt_report *rep)
 			ckt_util_fmt_secs(t, sizeof(t), st->wait_ns, 3), st->waits, st->waits == 1 ? "" : "s");
 	for (unsigned k = 1, said = 0; k <= CKT_LIMIT_KINDS; k++)
 		if (st->limit_at[k])
-			fprintf(out, CKT_REPORT_TEXT_COL "its %s filled at %s s: %s\n", said++ ? "" : "tracer limits",
-				ckt_report_limits[k].table, ckt_util_fmt_secs(t, sizeof(t), st->limit_at[k] - 1, 3),
+			fprintf(out, CKT_REPORT_TEXT_COL "its %s at %s s: %s\n", said++ ? "" : "tracer limits",
+				ckt_report_limits[k].what, ckt_util_fmt_secs(t, sizeof(t), st->limit_at[k] - 1, 3),
 				ckt_report_limits[k].lacks);
 	fputc('\n', out);
 

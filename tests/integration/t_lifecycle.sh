@@ -1337,7 +1337,7 @@ CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/ringvf.zst CUZKTRACE_QUIET=1 timeout -s KILL
 vf_rc=$?
 read -r _ vf_count _ vf_big <<<"$(cat $T/ringvf.out)"
 expect_eq "vfork children's rings are not in the first windows' budget: the 100 later threads' rings have 64 KiB ($vf_big of $vf_count rings)" \
-	"$vf_rc/$([ "${vf_big:-0}" -ge 100 ] && echo all)" "0/all"
+	"$vf_rc/$([ "${vf_big:-0}" -eq 100 ] && echo all)" "0/all"
 
 # The main thread ends with pthread_exit while three threads go on: the process ends when the
 # last of them does (the tracer's threads must not keep it alive; with a flush interval of a

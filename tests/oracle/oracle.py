@@ -276,6 +276,7 @@ class Trace:
         self.phase_names = {}
         self.end = None
         self.lost = 0
+        self.limits = []  # LIMIT records: (ts, kind), in file order
         self.frames = 0
         self.trailing = 0
         self.last_ts = 0
@@ -377,9 +378,10 @@ def parse_frame(b, tr, fidx):
             row.uv()
             row.uv()
         elif tag == T_LIMIT:
-            row.uv()
-            if row.uv() > 4:  # the reader's bound too (kind 0 says nothing)
+            ts, kind = row.uv(), row.uv()
+            if kind > 4:  # the reader's bound too (kind 0 says nothing)
                 raise TraceError('LIMIT of an unknown kind')
+            tr.limits.append((ts, kind))
         elif tag == T_THREAD_NAME:
             row.uv()
             row.uv()
@@ -941,6 +943,7 @@ def replay(tr, stream=False):
         'trailing_bytes': tr.trailing,
         'truncated': tr.end is None,
         'lost_events': tr.lost + (tr.end['lost'] if tr.end else 0),
+        'limit_records': len(tr.limits),
         'inconsistencies': inconsistencies,
         'temporary_allocations': None if sample_rate else temporary,
         'sync_violations': tr.sync_violations,

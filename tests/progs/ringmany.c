@@ -2,9 +2,10 @@
  * EVENTS/2 allocations of 100 bytes, each freed at once (EVENTS records: more than a ring's
  * first 64 KiB window holds, so every window is written through and wraps). At a barrier where
  * all have recorded and none has ended, the main thread sums the resident kilobytes of the
- * process's private anonymous mappings of 1032 to 1040 KiB (the tracer's event rings; nothing
- * else in this program has that size) and prints "rings <count> <KiB> <count of 64 KiB or more>",
- * then lets the threads end.
+ * process's private anonymous mappings of 1032 to 1040 KiB that were not there before the
+ * threads started (the tracer's event rings are of that size; so is the writer's output buffer,
+ * and the main thread's and the RSS sampler's rings are there before: all three left out) and
+ * prints "rings <count> <KiB> <count of 64 KiB or more>", then lets the threads end.
  * With VFORKS, first that many threads, one after the other, each make a vfork child that
  * allocates before it _exits, as the thread's first traced call: each child takes a ring of
  * its own (never recycled), which must not count in the rings' first windows. The threads then
@@ -20,6 +21,48 @@
 #include <unistd.h>
 
 static int events, pace;
+
+/* Calls fn(lo, resident KiB) for each private anonymous mapping of a ring's size. */
+static int each_ring(void (*fn)(unsigned long lo, unsigned long kib))
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	if (!f)
+		return -1;
+	char line[512];
+	unsigned long lo = 0, hi, rss;
+	int ring = 0;
+	while (fgets(line, sizeof line, f)) {
+		char perms[8];
+		int path = 0;
+		if (sscanf(line, "%lx-%lx %7s %*s %*s %*s %n", &lo, &hi, perms, &path) == 3) {
+			unsigned long size = (hi - lo) >> 10;
+			ring = size >= 1032 && size <= 1040 && perms[3] == 'p' && (line[path] == '\n' || line[path] == 0);
+		} else if (ring && sscanf(line, "Rss: %lu kB", &rss) == 1) {
+			fn(lo, rss);
+		}
+	}
+	fclose(f);
+	return 0;
+}
+
+static unsigned long before[64], nbefore, kib, count, big;
+
+static void note_before(unsigned long lo, unsigned long rss)
+{
+	(void)rss;
+	if (nbefore < 64)
+		before[nbefore++] = lo;
+}
+
+static void count_new(unsigned long lo, unsigned long rss)
+{
+	for (unsigned long i = 0; i < nbefore; i++)
+		if (before[i] == lo)
+			return;
+	count++;
+	kib += rss;
+	big += rss >= 64;
+}
 static pthread_barrier_t recorded, leave;
 
 static void *worker(void *arg)
@@ -57,6 +100,8 @@ int main(int argc, char **argv)
 	int n = atoi(argv[1]);
 	events = atoi(argv[2]);
 	pace = argc == 4;
+	if (each_ring(note_before) < 0)
+		return 4;
 	for (int i = 0, v = argc == 4 ? atoi(argv[3]) : 0; i < v; i++) {
 		pthread_t t;
 		void *ok = NULL;
@@ -73,25 +118,8 @@ int main(int argc, char **argv)
 		if (pthread_create(&th[i], &at, worker, NULL) != 0)
 			return 3;
 	pthread_barrier_wait(&recorded);
-	FILE *f = fopen("/proc/self/smaps", "r");
-	if (!f)
+	if (each_ring(count_new) < 0)
 		return 4;
-	char line[512];
-	unsigned long lo, hi, rss, kib = 0, count = 0, big = 0;
-	int ring = 0;
-	while (fgets(line, sizeof line, f)) {
-		char perms[8];
-		int path = 0;
-		if (sscanf(line, "%lx-%lx %7s %*s %*s %*s %n", &lo, &hi, perms, &path) == 3) {
-			unsigned long size = (hi - lo) >> 10;
-			ring = size >= 1032 && size <= 1040 && perms[3] == 'p' && (line[path] == '\n' || line[path] == 0);
-			count += (unsigned long)ring;
-		} else if (ring && sscanf(line, "Rss: %lu kB", &rss) == 1) {
-			kib += rss;
-			big += rss >= 64;
-		}
-	}
-	fclose(f);
 	printf("rings %lu %lu %lu\n", count, kib, big);
 	fflush(stdout);
 	pthread_barrier_wait(&leave);

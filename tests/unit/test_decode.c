@@ -821,7 +821,7 @@ static void test_fuzz_random_records(void **state)
 					CKT_TAG_MUNMAP, CKT_TAG_MREMAP, CKT_TAG_RSS, CKT_TAG_RSS_DETAIL,
 					CKT_TAG_FRAME, CKT_TAG_END, CKT_TAG_STACK, CKT_TAG_MODULE,
 					CKT_TAG_CUDA_ALLOC, CKT_TAG_CUDA_FREE, CKT_TAG_CUDA_DEVICE,
-					CKT_TAG_MPROTECT, CKT_TAG_WAITED };
+					CKT_TAG_MPROTECT, CKT_TAG_WAITED, CKT_TAG_LIMIT };
 	for (int it = 0; it < fuzz_iters(300); it++) {
 		struct tb b;
 		tb_init(&b);

@@ -151,6 +151,7 @@ static void test_round_trip(void **state)
 	enc1(&e, &p, slot(CKT_EV_CUDA_UNMAP, 0, 1024, 0x7f3000000000ull, 4 << 20, 0, 0));
 	ckt_record_lost(&p, 7);
 	ckt_record_waited(&p, 1234567890123ull, 42);
+	ckt_record_limit(&p, 1025, CKT_LIMIT_MODULES);
 	ckt_record_sync(&p, 1030);
 	ckt_record_end(&p, 1040, CKT_END_EXIT, 17, 7);
 	put_frame(&b, &e, buf, (size_t)(p - buf));
@@ -287,6 +288,9 @@ static void test_round_trip(void **state)
 	next(d, &r, CKT_TAG_WAITED, 12);
 	assert_int_equal(r.u.waited.ns, 1234567890123ull);
 	assert_int_equal(r.u.waited.waits, 42);
+	next(d, &r, CKT_TAG_LIMIT, 12);
+	assert_int_equal(r.ts, 1025);
+	assert_int_equal(r.u.limit.kind, CKT_LIMIT_MODULES);
 	next(d, &r, CKT_TAG_SYNC, 12);
 	assert_int_equal(r.ts, 1030);
 	next(d, &r, CKT_TAG_END, 12);
