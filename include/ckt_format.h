@@ -88,8 +88,9 @@
  *                       (the 2,097,152 distinct stacks, the memory reserved for their frames,
  *                       or a crowded run of the table: then only stacks that hash there)
  *              SAMPLES  the default mode's set of live samples is full: a sample taken while
- *                       it is is not kept there, so its free is not recorded (its block stays
- *                       live for the estimates by site and phase; heap totals are not affected)
+ *                       it is full is not kept there, so its free is not recorded (its block
+ *                       stays live for the estimates by site and phase; heap totals are not
+ *                       affected)
  *              PHASES   phase names past 4,096: their phase events are not recorded
  *              MODULES  a module map past 256 KiB (or no memory for one, which a later map
  *                       may have): the modules left out of a map show their frames as

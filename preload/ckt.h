@@ -1066,13 +1066,14 @@ void ckt_sample_remember(void *p);
  * 8 KiB of addresses are the 512 bits of one 64-byte line of the bitmap, the line chosen by a
  * multiplicative hash of the 8 KiB's number, and the granules rotated within it by 9 bits of
  * a second mix of that hash (its own next bits follow the line's too closely: blocks of 256 B
- * to 1 KiB then met set bits twice as often as a hash per block). A thread frees mostly blocks near those it just allocated, so its frees read a
- * few lines, which stay in the L1 cache; a hash of each block (before 0.2.34) sent each free to
- * a line of its own, a miss to the L2 cache behind the program's own data: a third of the
- * default mode's cost of a free (perf, make bench). The rotation matters: blocks of 4 KiB
- * (or any power-of-two stride) sit at the same granules of every 8 KiB, and without it they
- * all met the few bits their samples set (98% of the frees of a heap of 4,088-byte blocks
- * took the slow path, against 1.6% with a hash per block; test_sample.c). */
+ * to 1 KiB then met set bits twice as often as with a hash per block). A thread frees mostly
+ * blocks near those it just allocated, so its frees read a few lines, which stay in the L1
+ * cache; a hash of each block (before 0.2.34) sent each free to a line of its own, a miss to
+ * the L2 cache behind the program's own data: a third of the default mode's cost of a free
+ * (perf, make bench). The rotation matters: blocks of 4 KiB (or any power-of-two stride) sit
+ * at the same granules of every 8 KiB, and without it they all met the few bits their
+ * samples set (98% of the frees of a heap of 4,088-byte blocks took the slow path, against
+ * 1.6% with a hash per block; test_sample.c). */
 #define CKT_FILTER_BITS0 18
 #define CKT_FILTER_BITS1 22
 #define CKT_FILTER_GROW 16384

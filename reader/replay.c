@@ -2699,11 +2699,13 @@ static __attribute__((noinline)) int ckt_replay_feed_other(struct ckt_replay *r,
 		st->end_events = rec->u.end.events;
 		r->lost_end = rec->u.end.lost;
 		return 0;
-	case CKT_TAG_LIMIT:
-		/* once per kind from the tracer; kind 0 means nothing */
-		if (rec->u.limit.kind && (!st->limit_at[rec->u.limit.kind] || rec->ts < st->limit_at[rec->u.limit.kind] - 1))
-			st->limit_at[rec->u.limit.kind] = rec->ts == UINT64_MAX ? UINT64_MAX : rec->ts + 1;
+	case CKT_TAG_LIMIT: {
+		/* once per kind from the tracer; kind 0 means nothing; the earliest counts */
+		uint64_t *at = &st->limit_at[rec->u.limit.kind];
+		if (rec->u.limit.kind && (!*at || rec->ts < *at - 1))
+			*at = rec->ts == UINT64_MAX ? UINT64_MAX : rec->ts + 1;
 		return 0;
+	}
 	case CKT_TAG_WAITED:
 		/* running totals: the largest counts (the last, in a trace in order) */
 		if (rec->u.waited.ns > st->wait_ns)
