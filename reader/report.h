@@ -38,6 +38,9 @@ struct ckt_report_limit {
 extern const struct ckt_report_limit ckt_report_limits[CKT_LIMIT_KINDS + 1];
 /* Whether the trace can say which tables filled (version 8, or a LIMIT seen): JSON null if not */
 bool ckt_report_has_limits(const struct ckt_report *rep);
+struct ckt_json;
+/* "key": the tables that filled, [{table, t_s}] in the order of their kinds, or null */
+void ckt_report_json_limits(struct ckt_json *j, const char *key, const struct ckt_report *rep);
 
 /* "<exe> (pid <pid>)" from the header ("(unknown)" without an exe). */
 void ckt_report_put_program(FILE *out, const struct ckt_report *rep);

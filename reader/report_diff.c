@@ -1054,6 +1054,12 @@ int ckt_report_diff_json(FILE *out, const struct ckt_report *base, const struct 
 	ckt_report_json_secs(j, "base", base->st->wait_ns, ckt_report_has_wait(base));
 	ckt_report_json_secs(j, "trace", cur->st->wait_ns, ckt_report_has_wait(cur));
 	ckt_report_json_close(j);
+	/* since 0.2.34: each run's tables of the tracer that filled (a run whose call stacks ran
+	 * out shows its later allocations as '(no call stack)', which reads as a change) */
+	ckt_report_json_open(j, "tracer_limits");
+	ckt_report_json_limits(j, "base", base);
+	ckt_report_json_limits(j, "trace", cur);
+	ckt_report_json_close(j);
 	ckt_diff_json_pair(j, "events", base->st->events, cur->st->events, true, true, NULL, NULL, NULL);
 	ckt_report_json_close(j);
 	ckt_report_json_open(j, "peaks");

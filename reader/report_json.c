@@ -518,6 +518,26 @@ bool ckt_report_has_limits(const struct ckt_report *rep)
 	return ckt_decode_header(rep->dec)->format_version >= 8;
 }
 
+void ckt_report_json_limits(struct ckt_json *j, const char *key, const struct ckt_report *rep)
+{
+	if (!ckt_report_has_limits(rep)) {
+		ckt_report_json_key(j, key);
+		fputs("null", j->f);
+		return;
+	}
+	ckt_report_json_array_open(j, key);
+	for (unsigned k = 1; k <= CKT_LIMIT_KINDS; k++) {
+		if (!rep->st->limit_at[k])
+			continue;
+		ckt_report_json_elem_open(j);
+		ckt_report_json_key(j, "table");
+		ckt_report_json_str(j, ckt_report_limits[k].key, strlen(ckt_report_limits[k].key));
+		ckt_report_json_secs(j, "t_s", rep->st->limit_at[k] - 1, 1);
+		ckt_report_json_close(j);
+	}
+	ckt_report_json_array_close(j);
+}
+
 bool ckt_report_has_wait(const struct ckt_report *rep)
 {
 	return ckt_decode_header(rep->dec)->format_version >= 7 || rep->st->waits || rep->st->wait_ns;
@@ -617,24 +637,8 @@ int ckt_report_json_print(FILE *out, const struct ckt_report *rep)
 	/* since 0.2.31 (format version 7; null for older traces) */
 	ckt_report_json_secs(j, "tracer_wait_s", st->wait_ns, ckt_report_has_wait(rep));
 	ckt_report_json_u64_if(j, "tracer_waits", st->waits, ckt_report_has_wait(rep));
-	/* since 0.2.34 (format version 8; null for older traces): the tracer's tables that filled,
-	 * in the order of their kinds: [{table, t_s}] */
-	if (ckt_report_has_limits(rep)) {
-		ckt_report_json_array_open(j, "tracer_limits");
-		for (unsigned k = 1; k <= CKT_LIMIT_KINDS; k++) {
-			if (!st->limit_at[k])
-				continue;
-			ckt_report_json_elem_open(j);
-			ckt_report_json_key(j, "table");
-			ckt_report_json_str(j, ckt_report_limits[k].key, strlen(ckt_report_limits[k].key));
-			ckt_report_json_secs(j, "t_s", st->limit_at[k] - 1, 1);
-			ckt_report_json_close(j);
-		}
-		ckt_report_json_array_close(j);
-	} else {
-		ckt_report_json_key(j, "tracer_limits");
-		fputs("null", j->f);
-	}
+	/* since 0.2.34 (format version 8; null for older traces) */
+	ckt_report_json_limits(j, "tracer_limits", rep);
 	ckt_report_json_u64(j, "inconsistencies", st->inconsistencies);
 	/* since 0.2.33: heap blocks freed as temporaries (exact mode; null in the default mode) */
 	ckt_report_json_u64_if(j, "temporary_allocations", st->temporary, !st->sample_r);

@@ -328,6 +328,11 @@ l = d["tracer_limits"]
 print(len(l) == 1 and l[0]["table"] == "module_map" and 0 < l[0]["t_s"] <= d["duration_s"])' $T/mfill.json)/$(sed -E 's/ at [0-9]+\.[0-9]{3} s:/ at T s:/' $T/mfill.rerr)" \
 	"0/modfill: 80/1/True/cuzktrace-report: warning: '$T/mfill.zst': the tracer's module map outgrew 256 KiB (or the memory for it ran out) at T s: frames in the modules left out of a map show as addresses"
 rm -rf "$T/mfill"
+# --diff's JSON carries each side's (since 0.2.34)
+$REPORT --json --diff $T/sfill.zst $T/mfill.zst >$T/lmdiff.json 2>/dev/null
+expect_eq "sites: --diff JSON: each run's tables that filled" \
+	"$($PY -c 'import json,sys; l = json.load(open(sys.argv[1]))["tracer_limits"]; print([x["table"] for x in l["base"]], [x["table"] for x in l["trace"]])' $T/lmdiff.json 2>&1)" \
+	"['call_stacks'] ['module_map']"
 # and a trace where no table filled says so: an empty list (null only before format 8)
 $REPORT --json $T/deep256.zst >$T/deep256.json 2>/dev/null
 expect_eq "sites: no table filled: tracer_limits is empty" "$($PY -c 'import json,sys; print(json.load(open(sys.argv[1]))["tracer_limits"])' $T/deep256.json 2>&1)" "[]"
