@@ -82,6 +82,7 @@ void ckt_report_json_str(struct ckt_json *j, const char *str, size_t n);
 /* "key": ["name", ...] */
 void ckt_report_json_names(struct ckt_json *j, const char *key, const char *const *names, size_t n);
 void ckt_report_json_key(struct ckt_json *j, const char *key);
+void ckt_report_json_null(struct ckt_json *j, const char *key); /* "key": null */
 void ckt_report_json_open(struct ckt_json *j, const char *key); /* key NULL: a bare object */
 void ckt_report_json_close(struct ckt_json *j);
 void ckt_report_json_u64(struct ckt_json *j, const char *key, uint64_t v);

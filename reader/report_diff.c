@@ -938,8 +938,7 @@ static void ckt_diff_json_rows(struct ckt_json *j, const char *key, const char *
 			       const struct ckt_diff_rows *r, const uint64_t *rate, bool split)
 {
 	if (!r) { /* a moment one trace cannot have (no RSS samples) */
-		ckt_report_json_key(j, key);
-		fputs("null", j->f);
+		ckt_report_json_null(j, key);
 		return;
 	}
 	ckt_report_json_array_open(j, key);
@@ -986,8 +985,7 @@ static void ckt_diff_json_calls(struct ckt_json *j, const struct ckt_diff_rows *
 			ckt_report_json_u64(j, "trace", w->count[1]);
 			ckt_report_json_close(j);
 		} else {
-			ckt_report_json_key(j, "temporary");
-			fputs("null", j->f);
+			ckt_report_json_null(j, "temporary");
 		}
 		ckt_report_json_close(j);
 	}

@@ -70,6 +70,12 @@ void ckt_report_json_key(struct ckt_json *j, const char *key)
 	fputs(": ", j->f);
 }
 
+void ckt_report_json_null(struct ckt_json *j, const char *key)
+{
+	ckt_report_json_key(j, key);
+	fputs("null", j->f);
+}
+
 void ckt_report_json_open(struct ckt_json *j, const char *key)
 {
 	if (key)
@@ -101,8 +107,7 @@ void ckt_report_json_u64_if(struct ckt_json *j, const char *key, uint64_t v, boo
 		ckt_report_json_u64(j, key, v);
 		return;
 	}
-	ckt_report_json_key(j, key);
-	fputs("null", j->f);
+	ckt_report_json_null(j, key);
 }
 
 void ckt_report_json_i64(struct ckt_json *j, const char *key, int64_t v)
@@ -474,10 +479,8 @@ static void ckt_report_json_calls(struct ckt_json *j, const struct ckt_sites *s)
 	/* since 0.2.33, exact mode (null in the default mode): heap blocks freed by their thread
 	 * before it allocated again, by site, most first, as many as --top */
 	if (!r.temps_known) {
-		ckt_report_json_key(j, "sites_by_temporary_allocations");
-		fputs("null", j->f);
-		ckt_report_json_key(j, "sites_by_temporary_allocations_rest");
-		fputs("null", j->f);
+		ckt_report_json_null(j, "sites_by_temporary_allocations");
+		ckt_report_json_null(j, "sites_by_temporary_allocations_rest");
 		return;
 	}
 	ckt_report_json_array_open(j, "sites_by_temporary_allocations");
@@ -521,8 +524,7 @@ bool ckt_report_has_limits(const struct ckt_report *rep)
 void ckt_report_json_limits(struct ckt_json *j, const char *key, const struct ckt_report *rep)
 {
 	if (!ckt_report_has_limits(rep)) {
-		ckt_report_json_key(j, key);
-		fputs("null", j->f);
+		ckt_report_json_null(j, key);
 		return;
 	}
 	ckt_report_json_array_open(j, key);
@@ -571,8 +573,7 @@ int ckt_report_json_print(FILE *out, const struct ckt_report *rep)
 		ckt_report_json_hdr_str(j, "object", rep->dec, "allocator_ahead");
 		ckt_report_json_close(j);
 	} else {
-		ckt_report_json_key(j, "allocator_ahead");
-		fputs("null", j->f);
+		ckt_report_json_null(j, "allocator_ahead");
 	}
 	if (rep->kin) { /* kin.h: the traces of its children and later images */
 		ckt_report_json_array_open(j, "child_traces");
@@ -713,8 +714,7 @@ int ckt_report_json_print(FILE *out, const struct ckt_report *rep)
 		ckt_report_json_u64(j, "rss_shmem_bytes", st->peak_rss.shmem);
 		ckt_report_json_close(j);
 	} else {
-		ckt_report_json_key(j, "detail");
-		fputs("null", out);
+		ckt_report_json_null(j, "detail");
 	}
 	if (rep->phases)
 		ckt_report_json_phases_at(j, rep->phases, CKT_AT_PEAK_RSS, rep->by_thread);
