@@ -283,6 +283,10 @@ static int ckt_decode_read_frame(struct ckt_decoder *d, struct ckt_error *err)
 		if (ZSTD_isError(ret)) {
 			if (d->frames_read == 0 && ZSTD_getErrorCode(ret) == ZSTD_error_prefix_unknown)
 				return ckt_util_err(err, CKT_EFORMAT, "not a cuzktrace trace");
+			/* zstd could not get its window's memory: the reader's failure, not the file's
+			 * (it read "corrupt zstd frame ...: Allocation error" under a memory limit) */
+			if (ZSTD_getErrorCode(ret) == ZSTD_error_memory_allocation)
+				return ckt_util_err(err, CKT_ENOMEM, "out of memory");
 			/* The file ends in zeros from this frame's start, or from inside it: no
 			 * further from its start than a frame can reach, its frames no longer reaching
 			 * the end whole (zeros where blocks were; a frame whose last byte, its
@@ -303,6 +307,14 @@ static int ckt_decode_read_frame(struct ckt_decoder *d, struct ckt_error *err)
 				d->frame_len = 0;
 				return 0;
 			}
+			/* the header frame cut and followed by zeros (a crash before its bytes reached
+			 * the disk): said as for a data frame, not as zstd's complaint about them */
+			if (d->frames_read == 0 && ckt_decode_zero_end(d, &from, &end) && from > d->frame_off)
+				return ckt_util_err(err, CKT_EFORMAT,
+						    "the file ends inside the header frame, in %llu zero byte%s from "
+						    "byte offset %llu (writes lost in a crash, or a preallocated file)",
+						    (unsigned long long)(end - from), end - from == 1 ? "" : "s",
+						    (unsigned long long)from);
 			return ckt_util_err(err, CKT_EFORMAT, "corrupt zstd frame at byte offset %llu: %s",
 					    (unsigned long long)d->frame_off, ZSTD_getErrorName(ret));
 		}

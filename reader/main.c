@@ -696,6 +696,10 @@ static void ckt_main_say_unwritten(const char *path, int rc)
 	const char *stage = ckt_util_out_stage_failed();
 	if (strcmp(path, "-") != 0)
 		ckt_main_say("error: cannot write '%s': %s", path, strerror(-rc));
+	else if (stage && !*stage) /* neither $TMPDIR nor /tmp took one: a file in memory */
+		ckt_main_say("error: cannot write to standard output: the file in memory it is put "
+			     "together in (no temporary file could be made in $TMPDIR or /tmp) failed: %s",
+			     strerror(-rc));
 	else if (stage) /* the temporary failed, not the standard output (a full $TMPDIR) */
 		ckt_main_say("error: cannot write to standard output: the temporary file it is put "
 			     "together in, in '%s' ($TMPDIR, else /tmp), failed: %s", stage, strerror(-rc));

@@ -695,16 +695,24 @@ int ckt_report_json_print(FILE *out, const struct ckt_report *rep)
 	/* null without RSS samples (CUZKTRACE_RSS_MS=0), as in --diff: not a peak of 0 */
 	ckt_report_json_u64_if(j, "bytes", st->peak_rss.bytes, st->peak_rss.seen);
 	ckt_report_json_secs(j, "t_s", st->peak_rss.ts, st->peak_rss.seen);
-	ckt_report_json_u64(j, "heap_bytes", st->peak_rss.heap_bytes);
-	ckt_report_json_u64(j, "mmap_bytes", st->peak_rss.anon_mmap_bytes + st->peak_rss.file_mmap_bytes);
-	ckt_report_json_u64(j, "anon_mmap_bytes", st->peak_rss.anon_mmap_bytes);
-	ckt_report_json_u64(j, "file_mmap_bytes", st->peak_rss.file_mmap_bytes);
-	ckt_report_json_u64(j, "gpu_bytes", st->peak_rss.gpu_bytes);
-	ckt_report_json_u64(j, "pinned_bytes", st->peak_rss.pinned_bytes);
+	/* what was live at a moment there is none of: null too (0 of heap read as a fact, and
+	 * an unexplained 0 as "everything explained") */
+	bool seen = st->peak_rss.seen;
+	ckt_report_json_u64_if(j, "heap_bytes", st->peak_rss.heap_bytes, seen);
+	ckt_report_json_u64_if(j, "mmap_bytes", st->peak_rss.anon_mmap_bytes + st->peak_rss.file_mmap_bytes, seen);
+	ckt_report_json_u64_if(j, "anon_mmap_bytes", st->peak_rss.anon_mmap_bytes, seen);
+	ckt_report_json_u64_if(j, "file_mmap_bytes", st->peak_rss.file_mmap_bytes, seen);
+	ckt_report_json_u64_if(j, "gpu_bytes", st->peak_rss.gpu_bytes, seen);
+	ckt_report_json_u64_if(j, "pinned_bytes", st->peak_rss.pinned_bytes, seen);
 	/* may be negative: malloc's own mmaps and freed-but-cached pages are not in heap_bytes.
 	 * Pinned host memory is host RAM the driver mapped outside our mmap hook. */
-	ckt_report_json_i64(j, "unexplained_bytes", ckt_replay_unexplained(st));
-	ckt_report_json_bool(j, "untraced_suspected", ckt_replay_untraced_suspected(st));
+	if (seen) {
+		ckt_report_json_i64(j, "unexplained_bytes", ckt_replay_unexplained(st));
+		ckt_report_json_bool(j, "untraced_suspected", ckt_replay_untraced_suspected(st));
+	} else {
+		ckt_report_json_null(j, "unexplained_bytes");
+		ckt_report_json_null(j, "untraced_suspected");
+	}
 	ckt_report_json_u64_if(j, "hwm_bytes", st->hwm_max, st->peak_rss.seen);
 	if (st->peak_rss.has_detail) {
 		ckt_report_json_open(j, "detail");

@@ -502,6 +502,7 @@ static int ckt_sites_symbolize(struct ckt_sites *s, size_t i, bool shallow)
 		const uint8_t *p = s->enc + st->off, *end = p + st->len;
 		uint64_t pc = 0;
 		bool cut = false;
+		const char *inner = NULL; /* the frame before (inside) the one looked at */
 		for (uint32_t k = 0; k < st->n && !cut; k++) {
 			int64_t d;
 			p = ckt_get_sv(p, end, &d); /* validated by the decoder */
@@ -527,10 +528,17 @@ static int ckt_sites_symbolize(struct ckt_sites *s, size_t i, bool shallow)
 					site = (uint32_t)n;
 					/* nothing but plumbing up to where the thread began: the
 					 * runtime's own code owns it (Rust's thread start maps the
-					 * thread's signal stack in std: "start_thread" owned it) */
-					if (ckt_sites_is_root_entry(f[j].name) && runtime != UINT32_MAX)
+					 * thread's signal stack in std: "start_thread" owned it; on
+					 * the main thread the C main rustc generates, which calls
+					 * std::rt::lang_start_internal: "main" owned it there, read
+					 * as the program's own) */
+					if ((ckt_sites_is_root_entry(f[j].name) ||
+					     (f[j].name && strcmp(f[j].name, "main") == 0 && inner &&
+					      strncmp(inner, "std::rt::lang_start", 19) == 0)) &&
+					    runtime != UINT32_MAX)
 						site = runtime;
 				}
+				inner = f[j].name;
 				if (!found && runtime == UINT32_MAX && j > entry && ckt_sites_is_runtime_owner(f[j].name))
 					runtime = (uint32_t)n;
 				if (ckt_sites_push(&v, &n, &cap, ckt_sites_frame_str(s, &f[j])) < 0)

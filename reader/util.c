@@ -258,36 +258,46 @@ const char *ckt_util_out_stage_failed(void)
 }
 
 /* "-": standard output, whole or not at all too: the output goes to an unnamed temporary
- * (in $TMPDIR, else /tmp), copied to stdout when it is complete; where no temporary can be
- * made, straight to stdout */
+ * (in $TMPDIR, else /tmp; where neither takes one, a file in memory), copied to stdout when it
+ * is complete. With none of them the output is not written at all (the caller says why): it
+ * went straight to stdout, and a trace found corrupt midway left half a CSV in a pipeline. */
 static int ckt_util_out_stdout(struct ckt_util_out *o)
 {
-	const char *dir = getenv("TMPDIR");
-	if (!dir || !*dir)
-		dir = "/tmp";
-	size_t n = strlen(dir) + sizeof("/cuzktrace-report.XXXXXX");
-	char *tmp = malloc(n);
-	int fd = -1;
-	if (tmp && snprintf(tmp, n, "%s/cuzktrace-report.XXXXXX", dir) > 0 && (fd = mkstemp(tmp)) >= 0)
-		unlink(tmp);
-	free(tmp);
+	const char *env = getenv("TMPDIR");
+	const char *dirs[2] = { env && *env ? env : "/tmp", "/tmp" };
+	int fd = -1, e = 0;
+	const char *dir = NULL;
+	for (int i = 0; i < 2 && fd < 0; i++) {
+		if (i == 1 && strcmp(dirs[0], dirs[1]) == 0)
+			break;
+		size_t n = strlen(dirs[i]) + sizeof("/cuzktrace-report.XXXXXX");
+		char *tmp = malloc(n);
+		if (!tmp)
+			return -ENOMEM;
+		snprintf(tmp, n, "%s/cuzktrace-report.XXXXXX", dirs[i]);
+		if ((fd = mkstemp(tmp)) >= 0) {
+			unlink(tmp);
+			dir = dirs[i];
+		} else if (!e) {
+			e = errno;
+		}
+		free(tmp);
+	}
+	if (fd < 0 && (fd = (int)syscall(SYS_memfd_create, "cuzktrace-report", 1u /* MFD_CLOEXEC */)) >= 0)
+		dir = ""; /* in memory */
+	free(ckt_util_stage_dir);
+	ckt_util_stage_dir = strdup(dir ? dir : dirs[0]);
+	ckt_util_stage_failed = false;
 	if (fd >= 0 && (o->f = fdopen(fd, "w+"))) {
 		o->to_stdout = true;
-		free(ckt_util_stage_dir);
-		ckt_util_stage_dir = strdup(dir);
-		ckt_util_stage_failed = false;
 		return 0;
 	}
-	if (fd >= 0)
+	if (fd >= 0) {
+		e = errno;
 		close(fd);
-	fd = dup(1);
-	if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
-		int e = errno;
-		if (fd >= 0)
-			close(fd);
-		return -e;
 	}
-	return 0;
+	ckt_util_stage_failed = true; /* the temporary, not the standard output */
+	return -(e ? e : EIO);
 }
 
 int ckt_util_out_open(struct ckt_util_out *o, const char *path)

@@ -107,6 +107,29 @@ if unshare -m sh -c "mount -t tmpfs -o size=64k tmpfs $T/tfull" 2>/dev/null; the
 else
 	echo "  skip a full \$TMPDIR: cannot mount a tmpfs in a new mount namespace"
 fi
+# Where neither $TMPDIR nor /tmp takes a temporary, `-` is put together in a file in memory:
+# whole for a good trace, nothing for one found corrupt midway (it went straight to the
+# standard output, and a pipeline got half a CSV). /tmp is a read-only tmpfs in a mount
+# namespace of its own; the traces and outputs are opened before it hides $T.
+cp $T/known.zst $T/memfd_good.zst
+head -c $(($(stat -c %s $T/known.zst) - 40)) $T/known.zst >$T/memfd_cut.zst
+if unshare -m sh -c "mount -t tmpfs -o ro tmpfs /tmp" 2>/dev/null; then
+	for w in good cut; do
+		unshare -m sh -c "exec 3<$T/memfd_$w.zst 4>$T/memfd_$w.out 5>$T/memfd_$w.err 6>$T/memfd_$w.rc;
+			mount -t tmpfs -o ro tmpfs /tmp && TMPDIR=/nonexistent $REPORT --csv - /dev/fd/3 >&4 2>&5; echo \$? >&6"
+	done
+	$REPORT --csv - $T/known.zst >$T/memfd_want.out 2>/dev/null
+	expect_eq "reader: '-' with no temporary in \$TMPDIR or /tmp: the whole CSV (from memory), status 0" \
+		"$(cat $T/memfd_good.rc)/$(cmp -s $T/memfd_good.out $T/memfd_want.out && echo same)/$(cat $T/memfd_good.err)" "0/same/"
+	expect_eq "reader: '-' with no temporary in \$TMPDIR or /tmp, a trace cut inside a frame: still all or nothing" \
+		"$(cat $T/memfd_cut.rc)/$(wc -c <$T/memfd_cut.out)" "$($REPORT --csv - $T/memfd_cut.zst 2>/dev/null >$T/memfd_cutwant.out; echo $?)/$(wc -c <$T/memfd_cutwant.out)"
+else
+	echo "  skip '-' put together in memory: cannot mount a tmpfs in a new mount namespace"
+fi
+# $TMPDIR naming no directory: /tmp takes the temporary (it went straight to the output)
+TMPDIR=$T/nonexistent $REPORT --csv - $T/known.zst >$T/tmpdir_gone.out 2>$T/tmpdir_gone.err; rc=$?
+expect_eq "reader: '-' with \$TMPDIR naming no directory: /tmp takes the temporary, the whole CSV" \
+	"$rc/$(cmp -s $T/tmpdir_gone.out $T/memfd_want.out && echo same)/$(cat $T/tmpdir_gone.err)" "0/same/"
 # Two traces concatenated: the first is reported, and one warning names the bytes not read.
 cat $T/known.zst $T/known.zst >$T/twice.zst
 $REPORT --json $T/twice.zst >$T/twice.json 2>$T/twice.err; rc=$?
@@ -359,6 +382,13 @@ open(T + "/zerocut.off", "w").write("%d %d\n" % (len(b"".join(data[:-1])), len(b
 open(T + "/emptyframe.zst", "wb").write(b"".join(data[:2]) + z(b"") + b"".join(data[2:]))
 open(T + "/header2.zst", "wb").write(b"".join(data[:2]) + b"".join(data))
 open(T + "/magic2.zst", "wb").write(data[0][:2])
+# the header frame cut (its first half written) and zeros after it, at a few cut points
+for k in (1, 2, 3):
+    cut = data[0][:len(data[0]) * k // 4]
+    open(T + "/hdrzero%d.zst" % k, "wb").write(cut + bytes(5000))
+    # the zeros start where the bytes written end, or before, at zeros of their own
+    z0 = len(cut.rstrip(b"\0"))
+    open(T + "/hdrzero%d.off" % k, "w").write("%d %d\n" % (z0, len(cut) + 5000 - z0))
 # a whole trace whose last byte (its checksum's) is 0, and the same with a byte of a middle
 # frame flipped: corrupt, not a cut with a zero byte after it (one trace in 256 ends so)
 for e in range(500, 100000):
@@ -504,6 +534,11 @@ PYEOF
 		"1/cuzktrace-report: error: '$T/header2.zst': corrupt trace: frame 2 is a trace header (another trace appended to this one, which was cut?)"
 	report_status magic2 "reader: a file of the zstd magic's first two bytes ends inside the header (exit 1, one line)" \
 		"1/cuzktrace-report: error: '$T/magic2.zst': the file ends inside the header frame"
+	for k in 1 2 3; do
+		read -r hzo hzn <$T/hdrzero$k.off
+		report_status hdrzero$k "reader: the header frame cut at a $k/4 of it and followed by zeros: said to end there, in zeros (exit 1, one line)" \
+			"1/cuzktrace-report: error: '$T/hdrzero$k.zst': the file ends inside the header frame, in $hzn zero bytes from byte offset $hzo (writes lost in a crash, or a preallocated file)"
+	done
 	report_status zeroend "reader: zero bytes after the end record: the whole trace, one line that says they are zeros" \
 		"0/cuzktrace-report: warning: '$T/zeroend.zst': 4096 zero bytes after the end record are not read (a preallocated file, or writes lost in a crash)"
 	report_status zeromid "reader: zero bytes between frames, whole frames after them: corrupt (exit 1, one line)" \
@@ -531,7 +566,7 @@ PYEOF
 		"$?/$(grep -o '"name": "x[^"]*"' $T/evilu.json | head -1)/$(jget $T/evilu.json phases.0.name | od -An -tx1 | tr -d ' \n')" \
 		'0/"name": "x\u009by\u202ez\u2028w'"$(printf '\303\251')"'"/78c29b79e280ae7ae280a877c3a90a'
 	expect_eq "reader: the text report shows each of those characters as one '?' (a line separator was three)" \
-		"$($REPORT $T/evilu.zst 2>/dev/null | grep -o 'x[^ ]*w[^ ]*' | sort -u)" "x?y?z?w$(printf '\303\251')"
+		"$($REPORT $T/evilu.zst 2>/dev/null | grep -o 'x[^ /]*y[^ /]*z[^ /]*w[^ /]*' | sort -u)" "x?y?z?w$(printf '\303\251')"
 	$REPORT --json $T/emptyph.zst >$T/emptyph.json 2>/dev/null
 	expect_eq "reader: an empty phase name shows as \"\" in the text report (5 lines: both peaks, their shares, the table), its JSON name empty" \
 		"$($REPORT $T/emptyph.zst 2>/dev/null | grep -c '""')/$(jget $T/emptyph.json phases.0.name)/" "5//"
@@ -824,6 +859,9 @@ CUZKTRACE_RSS_MS=0 traced_json dcur $P/diffprog 30000000 25000000 7000000 moved 
 expect_eq "no RSS samples: peak_rss bytes, hwm_bytes and a phase's at_peak_rss_bytes null in JSON (as in --diff), phase table's RSS column '-'" \
 	"$(jget $T/dbase.json peak_rss.bytes)/$(jget $T/dbase.json peak_rss.hwm_bytes)/$(jget $T/dbase.json phases.0.at_peak_rss_bytes)/$($REPORT $T/dbase.zst 2>/dev/null | grep '^load ' | awk '{print $NF}')" \
 	"null/null/null/-"
+expect_eq "no RSS samples: what was live at the peak RSS, unexplained_bytes and untraced_suspected null too (they read 0 and false)" \
+	"$($PY -c 'import json,sys; p=json.load(open(sys.argv[1]))["peak_rss"]; print(sorted(set(repr(p[k]) for k in ("heap_bytes","mmap_bytes","anon_mmap_bytes","file_mmap_bytes","gpu_bytes","pinned_bytes","unexplained_bytes","untraced_suspected"))))' $T/dbase.json)" \
+	"['None']"
 expect_eq "diff: grow's site moved to another line between the two traces" \
 	"$($PY -c 'import json,sys; a,b=[{s["site"].split(" (")[0]: s["site"] for s in json.load(open(f))["sites_at_peak_heap"]} for f in sys.argv[1:]]; print(a["grow"] != b["grow"])' $T/dbase.json $T/dcur.json)" "True"
 $REPORT --json --diff $T/dbase.zst $T/dcur.zst >$T/diff.json 2>$T/diff.err

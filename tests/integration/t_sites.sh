@@ -515,6 +515,17 @@ roots = ("start_thread ", "__clone3 ", "clone3 ", "__clone ", "clone ")
 s = d["sites_by_allocations"]
 print(sum(e["site"].startswith(roots) for e in s),
       any(e["site"].startswith("std::") and e["frames"][-1].startswith(roots) for e in s))')" "0 True"
+		# ... and on the main thread, where the C main rustc generates calls std's runtime
+		# (since 0.2.35: its signal stack and thread info had the site "main", the
+		# program's own name to a reader)
+		expect_eq "sites: Rust ($j) the main thread's runtime set-up is std's, not main's" \
+			"$($REPORT --json --top 1000 $T/$j.zst 2>/dev/null | $PY -c '
+import json, sys
+d = json.load(sys.stdin)
+s = d["sites_by_allocations"]
+rt = lambda e: any(f.startswith("std::rt::lang_start_internal ") for f in e["frames"])
+print(sum(e["site"].startswith("main ") and rt(e) for e in s),
+      any(e["site"].startswith("std::sys::") and rt(e) for e in s))')" "0 True"
 		ty='sites_rsclo::Aux'; [ $j = sites_rsclo_ltv0 ] && ty='<sites_rsclo::Aux>'
 		re=$(printf '%s' "$ty::rows::{closure#0}" | sed 's/[][{}()*.^$|+?\\]/\\&/g')
 		expect_eq "sites: Rust ($j) a closure of an inherent method: named by its type ($ty::rows), not {impl#0}" \
