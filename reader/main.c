@@ -790,6 +790,7 @@ static int ckt_main_phases_setup(const struct ckt_args *a, struct ckt_main_read 
 			ckt_main_oom(m->path);
 			return -1;
 		}
+		ckt_phase_rules_set_trace(m->rules, m->path);
 		if (ckt_phase_rules_scan(m->rules, m->path, &err) < 0) {
 			ckt_main_say("error: '%s': %s", m->path, err.msg);
 			return -1;
@@ -959,8 +960,10 @@ static int ckt_main_read(const struct ckt_args *a, struct ckt_main_read *m, bool
 				    outputs ? a->folded_heap : NULL };
 	/* each site's own peak needs every stack's site during the replay: only for the CSV */
 	m->sites = ckt_sites_new(site_out[0] != NULL);
-	if (m->sites)
+	if (m->sites) {
 		ckt_sites_set_depth(m->sites, (unsigned)m->depth);
+		ckt_sites_set_trace(m->sites, m->path);
+	}
 	if (!m->sites || ckt_sites_attach(m->sites, m->rep) < 0) {
 		ckt_main_oom(m->path);
 		return -1;

@@ -49,6 +49,11 @@ const char *ckt_phase_rules_invalid(const char *spec)
 	return NULL;
 }
 
+void ckt_phase_rules_set_trace(struct ckt_phase_rules *r, const char *path)
+{
+	ckt_sym_set_trace(r->sym, path);
+}
+
 struct ckt_phase_rules *ckt_phase_rules_new(const char *const *specs, size_t n)
 {
 	struct ckt_phase_rules *r = calloc(1, sizeof(*r));

@@ -25,6 +25,8 @@ const char *ckt_phase_rules_invalid(const char *spec);
 /* specs: n valid specs (kept by pointer: they must outlive the rules). NULL when out of memory. */
 struct ckt_phase_rules *ckt_phase_rules_new(const char *const *specs, size_t n);
 void ckt_phase_rules_free(struct ckt_phase_rules *r);
+/* the trace read, for the line when symbolizing runs out of memory (ckt_sym_set_trace) */
+void ckt_phase_rules_set_trace(struct ckt_phase_rules *r, const char *path);
 
 /* Pass 1: reads the trace at path for its STACK and MODULE records. Returns 0 or a negative
  * CKT_E* code with err set. */

@@ -771,6 +771,11 @@ static void ckt_sites_on_bytes(void *ctx, const struct ckt_attr *a, const struct
 	si->run += add;
 }
 
+void ckt_sites_set_trace(struct ckt_sites *s, const char *path)
+{
+	ckt_sym_set_trace(s->sym, path);
+}
+
 void ckt_sites_set_depth(struct ckt_sites *s, unsigned depth)
 {
 	s->depth = depth;

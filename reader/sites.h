@@ -36,6 +36,8 @@ void ckt_sites_free(struct ckt_sites *s);
  * an outermost frame "(stack cut at N frames: CUZKTRACE_DEPTH)" (so a flame graph's cut
  * stacks share one root instead of each starting at whatever frame was last kept). */
 void ckt_sites_set_depth(struct ckt_sites *s, unsigned depth);
+/* the trace read, for the line when symbolizing runs out of memory (ckt_sym_set_trace) */
+void ckt_sites_set_trace(struct ckt_sites *s, const char *path);
 
 /* Registers s as an observer of r (before the replay runs). Returns 0 or CKT_ENOMEM. */
 int ckt_sites_attach(struct ckt_sites *s, struct ckt_replay *r);

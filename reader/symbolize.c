@@ -19,6 +19,7 @@
 #include <linux/magic.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
+#include <unistd.h>
 
 #include "util.h"
 
@@ -91,6 +92,7 @@ struct ckt_sym_module {
 	struct ckt_sym_curange *cur;
 	size_t n_cur;
 	bool cur_built;
+	bool oom_set; /* libdw's out-of-memory handler is ours (ckt_sym_oom) */
 };
 
 struct ckt_sym_curange {
@@ -149,7 +151,33 @@ struct ckt_sym {
 
 	char *debuginfo_path;          /* for dwfl_standard_find_debuginfo (NULL: default) */
 	Dwfl_Callbacks cb;
+	char *trace;                   /* the trace read, for the out-of-memory line (ckt_sym_oom) */
 };
+
+/* The symbolizer at work on this thread (set by the entry points that reach libdw) */
+static _Thread_local struct ckt_sym *ckt_sym_cur;
+
+/* libdw's out-of-memory handler: libdw cannot go on (its default printed "libdw: Cannot
+ * allocate memory", status 1, not the reader's own line), so the reader's line, and status 1
+ * as for any out of memory. Must not return. Built without allocating. */
+static _Noreturn void ckt_sym_oom(void)
+{
+	char line[PATH_MAX + 96];
+	const char *t = ckt_sym_cur ? ckt_sym_cur->trace : NULL;
+	int n = t ? snprintf(line, sizeof(line), "cuzktrace-report: error: '%s': out of memory\n", t)
+		  : snprintf(line, sizeof(line), "cuzktrace-report: error: out of memory\n");
+	if (n > (int)sizeof(line) - 1)
+		n = (int)sizeof(line) - 1;
+	if (n > 0 && write(2, line, (size_t)n) < 0)
+		n = 0;
+	_exit(1);
+}
+
+void ckt_sym_set_trace(struct ckt_sym *s, const char *path)
+{
+	free(s->trace);
+	s->trace = path ? strdup(path) : NULL;
+}
 
 /* ---- strings ---- */
 
@@ -258,6 +286,9 @@ void ckt_sym_free(struct ckt_sym *s)
 	}
 	free(s->mods);
 	free(s->mod_slots);
+	free(s->trace);
+	if (ckt_sym_cur == s)
+		ckt_sym_cur = NULL;
 	free(s->ix_bounds);
 	free(s->ix_start);
 	free(s->ix_mods);
@@ -1855,6 +1886,12 @@ static void ckt_sym_curanges_build(struct ckt_sym_module *m)
 static Dwarf_Die *ckt_sym_addrdie(struct ckt_sym_module *m, uint64_t a, Dwarf_Addr *bias, bool *own)
 {
 	*own = false;
+	if (!m->oom_set) { /* the module's DWARF, loaded here as the lookup would: our handler */
+		Dwarf *dw = dwfl_module_getdwarf(m->mod, bias);
+		if (dw)
+			dwarf_new_oom_handler(dw, ckt_sym_oom);
+		m->oom_set = true;
+	}
 	Dwarf_Die *cu = dwfl_module_addrdie(m->mod, a, bias);
 	if (cu)
 		return cu;
@@ -2350,6 +2387,7 @@ static const char *ckt_sym_symbol_at(const struct ckt_sym_table *t, uint64_t a)
 
 const char *ckt_sym_symbol_name(struct ckt_sym *s, uint64_t a, uint32_t map, int *err)
 {
+	ckt_sym_cur = s;
 	struct ckt_sym_module *m = ckt_sym_module_of(s, a, map);
 	*err = 0;
 	if (!m)
@@ -2429,6 +2467,7 @@ static int ckt_sym_cache_grow(struct ckt_sym *s)
 
 int ckt_sym_lookup(struct ckt_sym *s, uint64_t pc, uint32_t map, const struct ckt_sym_frame **out)
 {
+	ckt_sym_cur = s;
 	if (s->cache_used * 2 >= s->cache_cap && ckt_sym_cache_grow(s) < 0)
 		return CKT_ENOMEM;
 	/* one pc may belong to different modules at different times: cached per (pc, module) */

@@ -32,6 +32,9 @@ struct ckt_sym *ckt_sym_new(void);
  * must outlive every ckt_sym (main's argv). */
 void ckt_sym_set_module_dirs(const char *const *dirs, size_t n);
 void ckt_sym_free(struct ckt_sym *s);
+/* The trace the symbolizer reads for, named by the out-of-memory line when libdw runs out of
+ * memory (it cannot go on: the reader ends, status 1). Copied. */
+void ckt_sym_set_trace(struct ckt_sym *s, const char *path);
 
 /* One MODULE record: load bias, [lo, hi) span, path, build-id in lowercase hex (may be
  * empty). Consecutive MODULE records form one module map (the writer writes the whole map

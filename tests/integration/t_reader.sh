@@ -15,6 +15,23 @@ if command -v zstd >/dev/null 2>&1; then
 		"$( (ulimit -v 100000; $REPORT $T/zeros.zst >/dev/null 2>$T/zeros.err; echo $?))/$(cat $T/zeros.err)" \
 		"1/cuzktrace-report: error: '$T/zeros.zst': not a cuzktrace trace"
 fi
+# Out of memory while reading the modules' debug information is the reader's line, status 1
+# (since 0.2.35; libdw's own handler printed "cuzktrace-report: libdw: Cannot allocate memory").
+# Under address-space limits of 8 to 64 MB every run ends in one of: the report; the reader's
+# out-of-memory line, status 1; the loader's refusal (too little to load at all); or
+# libdw's assertion inside its hash table, whose message glibc could not allocate (status
+# 134, README Limits). At least one run meets the out-of-memory line.
+for v in $(seq 8000 1000 64000); do
+	( ulimit -v $v; $REPORT --jobs 1 $T/known.zst >/dev/null 2>$T/oomv.err; echo "$? $(head -c 300 $T/oomv.err | tr '\n' '|')" )
+done >$T/oomv.all
+expect_eq "reader: under address-space limits of 8 to 64 MB: the report, the out-of-memory line, the loader's refusal or libdw's assertion; never libdw's own line; the line met" \
+	"$(awk -v f="$T/known.zst" '{ rc = $1; sub(/^[0-9]+ /, "") }
+		rc == 0 && $0 == "" { next }
+		rc == 1 && $0 == "cuzktrace-report: error: '"'"'" f "'"'"': out of memory|" { oom++; next }
+		rc == 127 && /error while loading shared libraries/ { next }
+		rc == 134 && (/^Unexpected error\.\|/ || /Assertion .htab->table. failed/) { next }
+		{ print "unexpected: " rc " " $0 }
+		END { print (oom > 0) }' $T/oomv.all)" "1"
 $REPORT $T/missing.zst >/dev/null 2>$T/r3.err; rc=$?
 expect_eq "reader: missing file exits 1" $rc 1
 expect_eq "reader: missing file message" "$(cat $T/r3.err)" "cuzktrace-report: error: '$T/missing.zst': No such file or directory"
