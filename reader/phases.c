@@ -91,6 +91,9 @@ struct ckt_phases {
 	 * copies the list only if it changed since (in exact mode every allocation of a growing
 	 * heap is one: with 4,000 phases open that was 4,000 copies per event) */
 	uint64_t active_gen, snap_gen[CKT_AT_COUNT];
+	/* of each snapshot's phases, those active process-wide then (begun and not ended: a
+	 * thread with none pushed of its own allocates for the one begun last) */
+	size_t snap_pw[CKT_AT_COUNT];
 	const char **snap_names[CKT_AT_COUNT]; /* filled by finish */
 
 	/* results, computed by finish */
@@ -340,7 +343,8 @@ static void ckt_phases_on_phase(void *ctx, uint64_t ts, uint64_t tid, unsigned o
 			return;
 		}
 		p->ph[i].deficit = 0; /* older: ENDs with no BEGIN at all */
-		p->ph[i].begins++;
+		if (p->ph[i].begins++ == 0)
+			p->active_gen++; /* process-wide now: the snapshots count it (snap_pw) */
 		break;
 	case CKT_PHASE_END:
 		if (i == CKT_PHASES_NONE)
@@ -359,7 +363,8 @@ static void ckt_phases_on_phase(void *ctx, uint64_t ts, uint64_t tid, unsigned o
 			p->ph[i].early_ends++;
 			return;
 		}
-		p->ph[i].begins--;
+		if (--p->ph[i].begins == 0)
+			p->active_gen++;
 		break;
 	default:
 		return;
@@ -490,6 +495,9 @@ static void ckt_phases_on_peak(void *ctx, enum ckt_moment m, uint64_t ts)
 		memcpy(p->snap[m], p->active, p->n_active * sizeof(*p->active));
 	p->n_snap[m] = p->n_active;
 	p->snap_gen[m] = p->active_gen;
+	p->snap_pw[m] = 0;
+	for (size_t k = 0; k < p->n_active; k++)
+		p->snap_pw[m] += p->ph[p->active[k]].begins > 0;
 }
 
 static char *ckt_phases_strndup(const uint8_t *s, size_t n)
@@ -769,6 +777,20 @@ size_t ckt_phases_active_at(const struct ckt_phases *p, enum ckt_moment m, const
 	m = ckt_moment_of(p->epochs, m);
 	*names = p->snap_names[m];
 	return p->snap_names[m] && p->epochs[m] != p->epochs[CKT_AT_COUNT + 1] ? p->n_snap[m] : 0;
+}
+
+size_t ckt_phases_overlap_at(const struct ckt_phases *p, enum ckt_moment m)
+{
+	const char *const *names;
+	return ckt_phases_active_at(p, m, &names) ? p->snap_pw[ckt_moment_of(p->epochs, m)] : 0;
+}
+
+void ckt_phases_put_overlap_hint(FILE *out)
+{
+	fputs("  (process-wide phases overlap: a thread with no phase pushed of its own allocates for the "
+	      "one begun last, not always its work; --by thread splits by thread, --phase-rule "
+	      "NAME=FUNCTION assigns by call site)\n",
+	      out);
 }
 
 static const struct ckt_tracked *ckt_phases_space(const struct ckt_phase *ph, enum ckt_moment m)
@@ -1077,8 +1099,9 @@ static void ckt_phases_put_label(FILE *out, const char *indent, const char *name
 		fputc(' ', out);
 }
 
+/* hinted: the overlap hint was printed under an earlier moment (once a report) */
 static int ckt_phases_text_moment(FILE *out, const struct ckt_phases *p, enum ckt_moment m,
-				  const char *label, const struct ckt_peak *pk)
+				  const char *label, const struct ckt_peak *pk, bool *hinted)
 {
 	const char *const *names;
 	size_t na = ckt_phases_active_at(p, m, &names);
@@ -1113,6 +1136,10 @@ static int ckt_phases_text_moment(FILE *out, const struct ckt_phases *p, enum ck
 			m != CKT_AT_PEAK_RSS ? "" : est ? ", estimated from samples: heap, anonymous mmap, pinned"
 							: ": heap, anonymous mmap, pinned");
 	fputc('\n', out);
+	if (!*hinted && ckt_phases_overlap_at(p, m) >= 2) {
+		ckt_phases_put_overlap_hint(out);
+		*hinted = true;
+	}
 	for (size_t k = 0; k < n; k++) {
 		ckt_phases_put_label(out, "  ", sh[k].name);
 		fprintf(out, "%-10s %5.1f%%  (%" PRIu64 " bytes)\n", ckt_util_fmt_bytes(h, sizeof(h), sh[k].bytes),
@@ -1177,18 +1204,20 @@ int ckt_phases_print_text(FILE *out, const struct ckt_phases *p, const struct ck
 	struct ckt_peak rss = { st->peak_rss.bytes, st->peak_rss.ts };
 	char t[32];
 	int rc = 0;
+	bool hinted = false;
 
 	/* each section opens with a blank line: it follows the report's last line */
 	if (ckt_phases_any(p)) {
 		fputs("\nphases (bytes by the phase that allocated them; active phases oldest first)\n", out);
-		rc = ckt_phases_text_moment(out, p, CKT_AT_PEAK_HEAP, "peak heap", &st->peak_heap);
+		rc = ckt_phases_text_moment(out, p, CKT_AT_PEAK_HEAP, "peak heap", &st->peak_heap, &hinted);
 		if (!rc && st->peak_rss.seen)
-			rc = ckt_phases_text_moment(out, p, CKT_AT_PEAK_RSS, "peak RSS", &rss);
+			rc = ckt_phases_text_moment(out, p, CKT_AT_PEAK_RSS, "peak RSS", &rss, &hinted);
 		if (!rc)
-			rc = ckt_phases_text_moment(out, p, CKT_AT_PEAK_GPU, "peak GPU memory", &st->peak_gpu);
+			rc = ckt_phases_text_moment(out, p, CKT_AT_PEAK_GPU, "peak GPU memory", &st->peak_gpu,
+						    &hinted);
 		if (!rc)
 			rc = ckt_phases_text_moment(out, p, CKT_AT_PEAK_PINNED, "peak CUDA pinned host",
-						    &st->peak_pinned);
+						    &st->peak_pinned, &hinted);
 		fputc('\n', out);
 		if (!rc)
 			rc = ckt_phases_text_table(out, p, st->peak_rss.seen, st->peak_gpu.bytes > 0);

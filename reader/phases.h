@@ -73,6 +73,11 @@ bool ckt_phases_defined(const struct ckt_phases *p, const char *name, size_t len
 
 /* Names of the phases active at the (final) peak of moment m, oldest activation first. */
 size_t ckt_phases_active_at(const struct ckt_phases *p, enum ckt_moment m, const char *const **names);
+/* Of those, how many were active process-wide (begun, by the API or a log line, and not
+ * ended); two or more: the hint below applies */
+size_t ckt_phases_overlap_at(const struct ckt_phases *p, enum ckt_moment m);
+/* One line under a moment's phases: what overlapping process-wide phases do to the bytes */
+void ckt_phases_put_overlap_hint(FILE *out);
 
 struct ckt_phases_share {
 	const char *name;

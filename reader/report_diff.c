@@ -413,8 +413,9 @@ static void ckt_diff_put_active(FILE *out, const char *const *names, size_t n)
 
 /* Under a peak's row, the phases active at it in each trace, where either had one: did my
  * change move the peak to another phase? */
+/* hinted: the overlap hint was printed under an earlier peak (once a diff) */
 static void ckt_diff_text_during(FILE *out, const struct ckt_report *const rep[2], const struct ckt_diff_peak *p,
-				 bool hx, bool hy, uint64_t x, uint64_t y)
+				 bool hx, bool hy, uint64_t x, uint64_t y, bool *hinted)
 {
 	const char *const *nb, *const *nt;
 	size_t b = ckt_diff_active(rep[0], p->m, hx && x, &nb), t = ckt_diff_active(rep[1], p->m, hy && y, &nt);
@@ -437,6 +438,11 @@ static void ckt_diff_text_during(FILE *out, const struct ckt_report *const rep[2
 	 * a tick late can lift the heap a few bytes higher at another moment (another phase) from
 	 * one run to the next, for no change (two runs of one program read "base: work; trace:
 	 * (no phase)", since 0.2.27 with this line) */
+	if (!*hinted && ((hx && x && rep[0]->phases && ckt_phases_overlap_at(rep[0]->phases, p->m) >= 2) ||
+			 (hy && y && rep[1]->phases && ckt_phases_overlap_at(rep[1]->phases, p->m) >= 2))) {
+		ckt_phases_put_overlap_hint(out);
+		*hinted = true;
+	}
 	bool same = b == t && hx && x && hy && y;
 	for (size_t i = 0; same && i < b; i++)
 		same = strcmp(nb[i], nt[i]) == 0;
@@ -809,6 +815,7 @@ int ckt_report_diff_text(FILE *out, const struct ckt_report *base, const struct 
 	fputc('\n', out);
 	fprintf(out, "%-20s %12s %12s  %-22s  %s\n", "", "base", "trace", "change", "at (s) base / trace");
 	struct ckt_diff_rows dev = { 0 };
+	bool hinted = false; /* the overlap hint, once (ckt_diff_text_during) */
 	char *dev_names = ckt_diff_devices(&dev, rep);
 	for (size_t i = 0; i < CKT_DIFF_NPEAKS; i++) {
 		const struct ckt_diff_peak *p = &ckt_diff_peaks[i];
@@ -834,7 +841,7 @@ int ckt_report_diff_text(FILE *out, const struct ckt_report *base, const struct 
 		if (p->get == ckt_diff_exit && which)
 			fprintf(out, "  (%s, not at exit)\n", cut[which]);
 		if (p->m < CKT_AT_COUNT)
-			ckt_diff_text_during(out, rep, p, hx, hy, x, y);
+			ckt_diff_text_during(out, rep, p, hx, hy, x, y, &hinted);
 		for (size_t d = 0; p->get == ckt_diff_gpu && !dev.err && d < dev.n; d++) {
 			const struct ckt_diff_row *w = &dev.v[d]; /* each GPU's own peak, under the total */
 			ckt_diff_fmt_change(c, sizeof(c), w->bytes[0], w->bytes[1]);

@@ -36,6 +36,12 @@ expect_eq "phases: --phases-csv rows name exactly the allocating phases" "$(tail
 $REPORT $T/phases.zst >$T/phases.txt
 expect_match "phases: text names the phases active at the peak heap" "$(cat $T/phases.txt)" 'peak heap +22\.0 MiB at [0-9.]+ s, during load \+ gpu'
 expect_match "phases: text lists the owner of the peak" "$(cat $T/phases.txt)" '  load +11\.5 MiB +52\.4%  \(12100000 bytes\)'
+# two process-wide phases active at a peak (load and gpu, begun by the API; log lines begin
+# them so too): one line under the first such moment says what that does to a thread's bytes
+# (since 0.2.35: a pipelined prover's workers read as the phase its main thread began last)
+expect_eq "phases: overlapping process-wide phases at the peak: one hint line, under the first moment's heading" \
+	"$(grep -c 'process-wide phases overlap' $T/phases.txt)/$(sed -n '/^peak heap .*during load + gpu/{n;p;q}' $T/phases.txt)" \
+	"1/  (process-wide phases overlap: a thread with no phase pushed of its own allocates for the one begun last, not always its work; --by thread splits by thread, --phase-rule NAME=FUNCTION assigns by call site)"
 expect_match "phases: text per-phase table" "$(cat $T/phases.txt)" 'phase +active s +allocated +own peak +at peak heap +at peak RSS'
 expect_eq "phases: no GPU columns in the table of a trace without GPU memory" \
 	"$(grep -E '^phase ' $T/phases.txt | sed 's/  (heap bytes estimated from samples)$//' | awk '{print $(NF-2), $(NF-1), $NF}')" "at peak RSS"
@@ -455,6 +461,12 @@ expect_match "mini_prover: --phases-csv holds load's heap and mapping" "$(cat $T
 $REPORT $T/mini.zst >$T/mini.txt
 expect_match "mini_prover: text names the phases active at the peak heap" "$(cat $T/mini.txt)" 'peak heap +[0-9.]+ MiB at [0-9.]+ s, during [a-z +]*prove'
 expect_match "mini_prover: text first owner is load" "$(sed -n '/^peak heap .*during/{n;p;q}' $T/mini.txt)" '^  load +64\.0 MiB'
+cp $T/phases.zst $T/phases_b.zst
+expect_eq "phases: --diff says the overlap once, under the first peak where either trace has it" \
+	"$($REPORT --diff $T/phases_b.zst $T/phases.zst 2>/dev/null | grep -B1 'process-wide phases overlap' | sed 's/ *$//' | cut -c1-60)" \
+	"  during             base: load + gpu; trace: load + gpu
+  (process-wide phases overlap: a thread with no phase pushe"
+expect_eq "mini_prover: a pushed phase beside one process-wide phase is no overlap: no hint" "$(grep -c 'process-wide phases overlap' $T/mini.txt)" 0
 # at the peak RSS the shares are of what was allocated then (heap, anonymous mmap, pinned),
 # not of the RSS: the line says of what (the JSON's by_phase bytes at peak RSS add up to it)
 expect_match "mini_prover: the peak RSS line says what its phases' shares are of" \
