@@ -308,8 +308,13 @@ static int ckt_decode_read_frame(struct ckt_decoder *d, struct ckt_error *err)
 				return 0;
 			}
 			/* the header frame cut and followed by zeros (a crash before its bytes reached
-			 * the disk): said as for a data frame, not as zstd's complaint about them */
-			if (d->frames_read == 0 && ckt_decode_zero_end(d, &from, &end) && from > d->frame_off)
+			 * the disk): said as for a data frame, not as zstd's complaint about them; on
+			 * the same terms: enough zeros to be more than a cut's last bytes, within a
+			 * frame's reach, and no whole frame after them (a corrupt header in a trace
+			 * whose last byte is 0 is corrupt) */
+			if (d->frames_read == 0 && ckt_decode_zero_end(d, &from, &end) && from > d->frame_off &&
+			    end - from >= CKT_DECODE_MIN_ZEROS && from - d->frame_off <= reach &&
+			    !ckt_decode_frame_after(d, from, end - d->frame_off < reach ? end : d->frame_off + reach))
 				return ckt_util_err(err, CKT_EFORMAT,
 						    "the file ends inside the header frame, in %llu zero byte%s from "
 						    "byte offset %llu (writes lost in a crash, or a preallocated file)",

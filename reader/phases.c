@@ -787,9 +787,9 @@ size_t ckt_phases_overlap_at(const struct ckt_phases *p, enum ckt_moment m)
 
 void ckt_phases_put_overlap_hint(FILE *out)
 {
-	fputs("  (process-wide phases overlap: a thread with no phase pushed of its own allocates for the "
-	      "one begun last, not always its work; --by thread splits by thread, --phase-rule "
-	      "NAME=FUNCTION assigns by call site)\n",
+	fputs("  (process-wide phases overlap: what a thread with no phase of its own pushed allocates "
+	      "counts under the one begun last, whatever its work; --by thread splits by thread, "
+	      "--phase-rule NAME=FUNCTION assigns by call site)\n",
 	      out);
 }
 

@@ -29,7 +29,8 @@ struct ckt_diff_row {
 	uint64_t count[2];   /* live heap blocks (functions; 0 where unknown: phases, thread groups) */
 	uint64_t hbytes[2];  /* their bytes */
 	/* of bytes, what the samples stand for (the rest was recorded block by block, exact):
-	 * phases and thread groups; 0 for functions, whose split the report does not keep */
+	 * phases and thread groups; 0 for functions, whose split the report does not keep; in
+	 * the allocation calls' rows, their estimate's variance instead (ckt_diff_calls) */
 	uint64_t est[2];
 	uint8_t joined;      /* ckt_diff_join_bare: 1 + the side of the bare rows it took */
 };
@@ -195,7 +196,7 @@ static void ckt_diff_join_bare(struct ckt_diff_rows *r)
 			b->samples[only] += a->samples[only];
 			b->count[only] += a->count[only];
 			b->hbytes[only] += a->hbytes[only];
-			b->est[only] += a->est[only];
+			b->est[only] = ckt_diff_add_sat(b->est[only], a->est[only]);
 			b->joined = (uint8_t)(1 + only);
 			a->name = NULL; /* dropped below */
 			joined = true;
@@ -434,15 +435,17 @@ static void ckt_diff_text_during(FILE *out, const struct ckt_report *const rep[2
 	else
 		fputc('-', out);
 	fputc('\n', out);
-	/* the default mode knows a peak heap's moment to the running totals' sends: a total sent
-	 * a tick late can lift the heap a few bytes higher at another moment (another phase) from
-	 * one run to the next, for no change (two runs of one program read "base: work; trace:
-	 * (no phase)", since 0.2.27 with this line) */
+	/* overlapping process-wide phases at this peak, in either trace: what they do to a
+	 * worker's bytes (once a diff) */
 	if (!*hinted && ((hx && x && rep[0]->phases && ckt_phases_overlap_at(rep[0]->phases, p->m) >= 2) ||
 			 (hy && y && rep[1]->phases && ckt_phases_overlap_at(rep[1]->phases, p->m) >= 2))) {
 		ckt_phases_put_overlap_hint(out);
 		*hinted = true;
 	}
+	/* the default mode knows a peak heap's moment to the running totals' sends: a total sent
+	 * a tick late can lift the heap a few bytes higher at another moment (another phase) from
+	 * one run to the next, for no change (two runs of one program read "base: work; trace:
+	 * (no phase)", since 0.2.27 with this line) */
 	bool same = b == t && hx && x && hy && y;
 	for (size_t i = 0; same && i < b; i++)
 		same = strcmp(nb[i], nt[i]) == 0;
@@ -558,17 +561,27 @@ static void ckt_diff_fmt_count(char *buf, size_t n, uint64_t base, uint64_t cur)
 /* Three standard errors of a calls row's change (ckt_diff_calls: est holds each side's
  * variance); 0 between exact traces. A same-program diff of the default mode read +54.5% for
  * one function and -217067 calls for another, unmarked, where the byte rows say "within
- * sampling noise". */
-static uint64_t ckt_diff_calls_noise(const struct ckt_diff_row *w)
+ * sampling noise". A sampled side with no call of the function (no sample) says less than
+ * its 0 suggests, as for bytes (ckt_diff_noise): n calls of mean size m all go unsampled with
+ * the chance exp(-n m / R), over 0.27% up to n = 5.9 R / m: that many more, m the other
+ * side's mean (calls of R or more are always recorded: none then). rate: each trace's
+ * CUZKTRACE_SAMPLE. */
+static uint64_t ckt_diff_calls_noise(const struct ckt_diff_row *w, const uint64_t rate[2])
 {
 	double n = 3.0 * sqrt((double)w->est[0] + (double)w->est[1]);
+	for (int side = 0; side < 2; side++) {
+		int o = 1 - side;
+		double m = w->bytes[o] ? (double)w->hbytes[o] / (double)w->bytes[o] : 0;
+		if (rate[side] && !w->bytes[side] && m > 0 && m < (double)rate[side])
+			n += 5.9 * (double)rate[side] / m;
+	}
 	return n < 1.8e19 ? (uint64_t)llround(n) : UINT64_MAX;
 }
 
-static bool ckt_diff_calls_in_noise(const struct ckt_diff_row *w)
+static bool ckt_diff_calls_in_noise(const struct ckt_diff_row *w, const uint64_t rate[2])
 {
 	uint64_t d = ckt_diff_abs(ckt_diff_change(w));
-	return d && d <= ckt_diff_calls_noise(w);
+	return d && d <= ckt_diff_calls_noise(w, rate);
 }
 
 /* "allocation calls by function": the calls each function made in each trace, largest change
@@ -578,10 +591,11 @@ static void ckt_diff_text_calls(FILE *out, const struct ckt_diff_rows *r, const 
 				size_t top)
 {
 	bool exact = !rep[0]->st->sample_r && !rep[1]->st->sample_r;
+	const uint64_t rate[2] = { rep[0]->st->sample_r, rep[1]->st->sample_r };
 	size_t changed = 0, noise = 0;
 	for (size_t i = 0; i < r->n; i++) {
 		changed += r->v[i].bytes[0] != r->v[i].bytes[1];
-		noise += ckt_diff_calls_in_noise(&r->v[i]);
+		noise += ckt_diff_calls_in_noise(&r->v[i], rate);
 	}
 	fputs("allocation calls by function", out);
 	if (!r->n) {
@@ -604,8 +618,8 @@ static void ckt_diff_text_calls(FILE *out, const struct ckt_diff_rows *r, const 
 		ckt_diff_put_name(out, w);
 		if (exact && (w->count[0] || w->count[1]))
 			fprintf(out, "  (temporary: %" PRIu64 " / %" PRIu64 ")", w->count[0], w->count[1]);
-		if (ckt_diff_calls_in_noise(w))
-			fprintf(out, "  (within sampling noise, +-%" PRIu64 ")", ckt_diff_calls_noise(w));
+		if (ckt_diff_calls_in_noise(w, rate))
+			fprintf(out, "  (within sampling noise, +-%" PRIu64 ")", ckt_diff_calls_noise(w, rate));
 		fputc('\n', out);
 	}
 	fputc('\n', out);
@@ -1014,6 +1028,7 @@ static void ckt_diff_json_rows(struct ckt_json *j, const char *key, const char *
 static void ckt_diff_json_calls(struct ckt_json *j, const struct ckt_diff_rows *r, const struct ckt_report *const rep[2])
 {
 	bool exact = !rep[0]->st->sample_r && !rep[1]->st->sample_r;
+	const uint64_t rate[2] = { rep[0]->st->sample_r, rep[1]->st->sample_r };
 	ckt_report_json_array_open(j, "allocations");
 	for (size_t i = 0; i < r->n; i++) {
 		const struct ckt_diff_row *w = &r->v[i];
@@ -1025,7 +1040,7 @@ static void ckt_diff_json_calls(struct ckt_json *j, const struct ckt_diff_rows *
 		ckt_report_json_i64(j, "change", ckt_diff_change(w));
 		/* since 0.2.35: three standard errors of the change, in calls (0 between exact
 		 * traces), as noise_bytes is of the bytes' */
-		ckt_report_json_u64(j, "noise_allocations", ckt_diff_calls_noise(w));
+		ckt_report_json_u64(j, "noise_allocations", ckt_diff_calls_noise(w, rate));
 		if (exact) {
 			ckt_report_json_open(j, "temporary");
 			ckt_report_json_u64(j, "base", w->count[0]);

@@ -170,6 +170,7 @@ static _Noreturn void ckt_sym_oom(void)
 		n = (int)sizeof(line) - 1;
 	if (n > 0 && write(2, line, (size_t)n) < 0)
 		n = 0;
+	ckt_util_out_abandon(); /* no output half-written left behind under a temporary name */
 	_exit(1);
 }
 
@@ -478,20 +479,24 @@ static bool ckt_sym_try(struct ckt_sym *s, struct ckt_sym_module *m, const char 
 	if (ok && m->build_id[0]) {
 		const unsigned char *bits = NULL;
 		GElf_Addr bias;
-		dwfl_module_getelf(m->mod, &bias); /* loads the ELF, so the build-id is known */
+		/* loads the ELF, so the build-id is known; where that fails (out of memory) the
+		 * file is unread, not another build (it read "changed since it was traced") */
+		Elf *elf = dwfl_module_getelf(m->mod, &bias);
 		GElf_Addr vaddr;
 		char hex[260];
-		int nb = dwfl_module_build_id(m->mod, &bits, &vaddr);
+		int nb = elf ? dwfl_module_build_id(m->mod, &bits, &vaddr) : -1;
 		if (nb > 0 && (size_t)nb * 2 < sizeof(hex)) {
 			for (int i = 0; i < nb; i++)
 				snprintf(hex + 2 * i, 3, "%02x", bits[i]);
 		} else {
 			hex[0] = '\0';
 		}
-		ok = strcmp(hex, m->build_id) == 0;
-		if (!ok && changed)
+		ok = nb >= 0 && strcmp(hex, m->build_id) == 0;
+		if (nb < 0 && why)
+			snprintf(why, n, "cannot read '%s': %s", path, dwfl_errmsg(-1));
+		else if (!ok && changed)
 			*changed = true;
-		if (!ok && why)
+		if (!ok && nb >= 0 && why)
 			snprintf(why, n, "'%s' changed since it was traced (build-id differs)", path);
 	}
 	if (!ok) {

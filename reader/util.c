@@ -257,15 +257,38 @@ const char *ckt_util_out_stage_failed(void)
 	return ckt_util_stage_failed ? ckt_util_stage_dir : NULL;
 }
 
+/* The temporaries of file outputs still open: what ckt_util_out_abandon removes when the
+ * reader must end at once (libdw out of memory: symbolize.c). A handful at most (one per
+ * output option); past the slots a temporary is not noted (left behind, as by a kill). */
+static const char *ckt_util_tmps[8];
+
+static void ckt_util_tmp_note(const char *tmp, bool open)
+{
+	for (size_t i = 0; i < sizeof(ckt_util_tmps) / sizeof(ckt_util_tmps[0]); i++)
+		if (open ? !ckt_util_tmps[i] : ckt_util_tmps[i] == tmp) {
+			ckt_util_tmps[i] = open ? tmp : NULL;
+			return;
+		}
+}
+
+void ckt_util_out_abandon(void)
+{
+	for (size_t i = 0; i < sizeof(ckt_util_tmps) / sizeof(ckt_util_tmps[0]); i++)
+		if (ckt_util_tmps[i])
+			unlink(ckt_util_tmps[i]);
+}
+
 /* "-": standard output, whole or not at all too: the output goes to an unnamed temporary
  * (in $TMPDIR, else /tmp; where neither takes one, a file in memory), copied to stdout when it
- * is complete. With none of them the output is not written at all (the caller says why): it
- * went straight to stdout, and a trace found corrupt midway left half a CSV in a pipeline. */
+ * is complete (with none, it went straight to stdout, and a trace found corrupt midway left
+ * half a CSV in a pipeline without a word). Where not even a file in memory can be made (a
+ * kernel or sandbox without memfd_create), straight to stdout, with one warning that says so
+ * and why each place refused. */
 static int ckt_util_out_stdout(struct ckt_util_out *o)
 {
 	const char *env = getenv("TMPDIR");
 	const char *dirs[2] = { env && *env ? env : "/tmp", "/tmp" };
-	int fd = -1, e = 0;
+	int fd = -1, errs[3] = { 0, 0, 0 };
 	const char *dir = NULL;
 	for (int i = 0; i < 2 && fd < 0; i++) {
 		if (i == 1 && strcmp(dirs[0], dirs[1]) == 0)
@@ -278,26 +301,43 @@ static int ckt_util_out_stdout(struct ckt_util_out *o)
 		if ((fd = mkstemp(tmp)) >= 0) {
 			unlink(tmp);
 			dir = dirs[i];
-		} else if (!e) {
-			e = errno;
+		} else {
+			errs[i] = errno;
 		}
 		free(tmp);
 	}
-	if (fd < 0 && (fd = (int)syscall(SYS_memfd_create, "cuzktrace-report", 1u /* MFD_CLOEXEC */)) >= 0)
-		dir = ""; /* in memory */
+	if (fd < 0) {
+		if ((fd = (int)syscall(SYS_memfd_create, "cuzktrace-report", 1u /* MFD_CLOEXEC */)) >= 0)
+			dir = ""; /* in memory */
+		else
+			errs[2] = errno;
+	}
 	free(ckt_util_stage_dir);
-	ckt_util_stage_dir = strdup(dir ? dir : dirs[0]);
+	ckt_util_stage_dir = dir ? strdup(dir) : NULL;
 	ckt_util_stage_failed = false;
-	if (fd >= 0 && (o->f = fdopen(fd, "w+"))) {
-		o->to_stdout = true;
-		return 0;
-	}
 	if (fd >= 0) {
-		e = errno;
+		if ((o->f = fdopen(fd, "w+"))) {
+			o->to_stdout = true;
+			return 0;
+		}
+		int e = errno;
 		close(fd);
+		ckt_util_stage_failed = true; /* the temporary, not the standard output */
+		return -e;
 	}
-	ckt_util_stage_failed = true; /* the temporary, not the standard output */
-	return -(e ? e : EIO);
+	fprintf(stderr, "cuzktrace-report: warning: no temporary file to put the output given as '-' together "
+		"in ('%s': %s; %s%s%s%smemory: %s): it is written straight to standard output, and a trace "
+		"found corrupt midway leaves part of it there\n", dirs[0], strerror(errs[0]),
+		errs[1] ? "'/tmp': " : "", errs[1] ? strerror(errs[1]) : "", errs[1] ? "; " : "",
+		"in ", strerror(errs[2]));
+	fd = dup(1);
+	if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
+		int e = errno;
+		if (fd >= 0)
+			close(fd);
+		return -e;
+	}
+	return 0;
 }
 
 int ckt_util_out_open(struct ckt_util_out *o, const char *path)
@@ -340,6 +380,7 @@ int ckt_util_out_open(struct ckt_util_out *o, const char *path)
 		*o = (struct ckt_util_out){ 0 };
 		return -e;
 	}
+	ckt_util_tmp_note(o->tmp, true);
 	return 0;
 in_place:
 	free(o->tmp);
@@ -425,6 +466,7 @@ int ckt_util_out_close(struct ckt_util_out *o, bool ok)
 		e = errno ? errno : EIO;
 	if (o->tmp) {
 		bool renamed = false;
+		ckt_util_tmp_note(o->tmp, false);
 		if (ok && !e) {
 			/* a new file is the temporary renamed, with the mode a new file gets; where that
 			 * cannot be (a sticky directory, a file another user may replace), and over an

@@ -87,6 +87,9 @@ struct ckt_util_out {
 const char *ckt_util_out_stage_failed(void);
 /* path "-" is standard output. 0, or -errno (nothing left behind) */
 int ckt_util_out_open(struct ckt_util_out *o, const char *path);
+/* Removes the temporaries of the file outputs still open, for a reader that must end at once
+ * (_exit: no close runs). Allocates nothing. */
+void ckt_util_out_abandon(void);
 /* The name a symbolic link that leads nowhere yet leads to (links followed up to 8 deep),
  * malloc'ed; NULL when path is no such link (or the links lead round). */
 char *ckt_util_link_target(const char *path);

@@ -41,7 +41,7 @@ expect_match "phases: text lists the owner of the peak" "$(cat $T/phases.txt)" '
 # (since 0.2.35: a pipelined prover's workers read as the phase its main thread began last)
 expect_eq "phases: overlapping process-wide phases at the peak: one hint line, under the first moment's heading" \
 	"$(grep -c 'process-wide phases overlap' $T/phases.txt)/$(sed -n '/^peak heap .*during load + gpu/{n;p;q}' $T/phases.txt)" \
-	"1/  (process-wide phases overlap: a thread with no phase pushed of its own allocates for the one begun last, not always its work; --by thread splits by thread, --phase-rule NAME=FUNCTION assigns by call site)"
+	"1/  (process-wide phases overlap: what a thread with no phase of its own pushed allocates counts under the one begun last, whatever its work; --by thread splits by thread, --phase-rule NAME=FUNCTION assigns by call site)"
 expect_match "phases: text per-phase table" "$(cat $T/phases.txt)" 'phase +active s +allocated +own peak +at peak heap +at peak RSS'
 expect_eq "phases: no GPU columns in the table of a trace without GPU memory" \
 	"$(grep -E '^phase ' $T/phases.txt | sed 's/  (heap bytes estimated from samples)$//' | awk '{print $(NF-2), $(NF-1), $NF}')" "at peak RSS"
@@ -463,9 +463,9 @@ expect_match "mini_prover: text names the phases active at the peak heap" "$(cat
 expect_match "mini_prover: text first owner is load" "$(sed -n '/^peak heap .*during/{n;p;q}' $T/mini.txt)" '^  load +64\.0 MiB'
 cp $T/phases.zst $T/phases_b.zst
 expect_eq "phases: --diff says the overlap once, under the first peak where either trace has it" \
-	"$($REPORT --diff $T/phases_b.zst $T/phases.zst 2>/dev/null | grep -B1 'process-wide phases overlap' | sed 's/ *$//' | cut -c1-60)" \
+	"$($REPORT --diff $T/phases_b.zst $T/phases.zst 2>/dev/null | grep -B1 'process-wide phases overlap' | cut -c1-56 | sed 's/ *$//')" \
 	"  during             base: load + gpu; trace: load + gpu
-  (process-wide phases overlap: a thread with no phase pushe"
+  (process-wide phases overlap: what a thread with no ph"
 expect_eq "mini_prover: a pushed phase beside one process-wide phase is no overlap: no hint" "$(grep -c 'process-wide phases overlap' $T/mini.txt)" 0
 # at the peak RSS the shares are of what was allocated then (heap, anonymous mmap, pinned),
 # not of the RSS: the line says of what (the JSON's by_phase bytes at peak RSS add up to it)

@@ -182,6 +182,11 @@ CUZKTRACE_SAMPLE=1048576 CUZKTRACE_OUT=$T/sds.zst traced sds $P/diffprog 3000000
 expect_eq "diff against an exact trace: a row of small blocks with no sample is within noise (5.9 R), a large block gone is a change" \
 	"$($REPORT --json --diff $T/srx.zst $T/srs.zst 2>/dev/null | $PY -c 'import json,sys; print([(r["change"], r["noise_bytes"]) for r in json.load(sys.stdin)["by_function"]["peak_heap"] if r["function"] == "table_row"])')/$($REPORT --diff $T/srx.zst $T/srs.zst 2>/dev/null | grep -c '  table_row  (within sampling noise, +-5.90 GiB)$')/$($REPORT --json --diff $T/sdx.zst $T/sds.zst 2>/dev/null | $PY -c 'import json,sys; print([(r["change"], r["noise_bytes"]) for r in json.load(sys.stdin)["by_function"]["peak_heap"] if r["function"] == "extra_cache"])')" \
 	"[(-200000, 6335076761)]/3/[(-7000000, 0)]"
+# ... and so is its allocation calls' row (since 0.2.35, the calls' own term: 5.9 R / 100 calls
+# of 100 bytes go unsampled with a chance over 0.27%; it read as a real -2000 with noise 0)
+expect_eq "diff against an exact trace: the calls of a function with no sample are within noise (5.9 R / its mean size)" \
+	"$($REPORT --json --diff $T/srx.zst $T/srs.zst 2>/dev/null | $PY -c 'import json,sys; print([(r["change"], r["noise_allocations"]) for r in json.load(sys.stdin)["by_function"]["allocations"] if r["function"] == "table_row"])')/$($REPORT --diff $T/srx.zst $T/srs.zst 2>/dev/null | grep -c '  table_row  (within sampling noise, +-63350768)$')" \
+	"[(-2000, 63350768)]/1"
 # a peak heap of small blocks none of which a sample stands for says so, as the list at exit
 # does (since 0.2.26; it said "none"), and the peak RSS's list for the heap then
 $REPORT $T/srs.zst >$T/srs.txt 2>/dev/null
