@@ -549,8 +549,8 @@ PYEOF
 	# a real trace's last frame zeroed in place from each of its offsets (the file's size
 	# kept): zstd reads zeros after a block as empty blocks and runs out of file, where above
 	# it refuses them; the same zero line (since 0.2.21: "cut while it was written, or
-	# corrupt" there) for 16 zero bytes or more (fewer end a plain cut as often), or, for
-	# zeros only in the frame's last block and checksum, corrupt
+	# corrupt" there) for 16 zero bytes or more (fewer end a plain cut as often: either line),
+	# or, for zeros only in the frame's last block and checksum, corrupt
 	CUZKTRACE_FLUSH_MS=5 CUZKTRACE_OUT=$T/zin.zst LD_PRELOAD=$LIB $P/diffprog 3000000 2000000 0 same 50 >/dev/null 2>&1
 	expect_eq "reader: a last frame zeroed in place from each of its offsets: the zero line (most), or corrupt" \
 		"$($PY - $T/zin.zst "$REPORT" <<'PYEOF'
@@ -572,8 +572,11 @@ for k in range(4, n):
            "was written, or corrupt): that frame is not read" % (path, zf))
     if r.returncode == 0 and lines == [want] and len(d) - frm >= 16:
         zero += 1
-    elif r.returncode == 0 and lines == [cut] and len(d) - frm < 16:
-        pass  # a few zeros end a plain cut as often: not named as zeros
+    elif r.returncode == 0 and lines in ([cut], [want]) and len(d) - frm < 16:
+        # a few zeros end a plain cut as often: not named as zeros where zstd read them as
+        # empty blocks; named where it refused them (a last frame of 44 bytes, zeroed from
+        # its 29th: 15 zeros, named, and the test failed)
+        pass
     elif not (r.returncode == 1 and len(lines) == 1 and lines[0].startswith("cuzktrace-report: error: ")):
         bad.append(k)
 print(bad, zero * 2 > n)
