@@ -564,8 +564,9 @@ static void ckt_diff_fmt_count(char *buf, size_t n, uint64_t base, uint64_t cur)
  * sampling noise". A sampled side with no call of the function (no sample) says less than
  * its 0 suggests, as for bytes (ckt_diff_noise): n calls of mean size m all go unsampled with
  * the chance exp(-n m / R), over 0.27% up to n = 5.9 R / m: that many more, m the other
- * side's mean (calls of R or more are always recorded: none then). rate: each trace's
- * CUZKTRACE_SAMPLE. */
+ * side's mean (calls of R or more are always recorded: none then; nor for calls of 0 bytes
+ * alone, malloc(0), which sampling by bytes never takes: no bound, and the change reads as
+ * given). rate: each trace's CUZKTRACE_SAMPLE. */
 static uint64_t ckt_diff_calls_noise(const struct ckt_diff_row *w, const uint64_t rate[2])
 {
 	double n = 3.0 * sqrt((double)w->est[0] + (double)w->est[1]);

@@ -290,8 +290,12 @@ static int ckt_util_out_stdout(struct ckt_util_out *o)
 	const char *dirs[2] = { env && *env ? env : "/tmp", "/tmp" };
 	int fd = -1, errs[3] = { 0, 0, 0 };
 	const char *dir = NULL;
+	struct stat s0, s1;
+	/* /tmp once, however $TMPDIR names it ("/tmp/", "/tmp/."): by the directory itself */
+	bool same = strcmp(dirs[0], dirs[1]) == 0 ||
+		    (stat(dirs[0], &s0) == 0 && stat(dirs[1], &s1) == 0 && s0.st_dev == s1.st_dev && s0.st_ino == s1.st_ino);
 	for (int i = 0; i < 2 && fd < 0; i++) {
-		if (i == 1 && strcmp(dirs[0], dirs[1]) == 0)
+		if (i == 1 && same)
 			break;
 		size_t n = strlen(dirs[i]) + sizeof("/cuzktrace-report.XXXXXX");
 		char *tmp = malloc(n);
@@ -325,11 +329,6 @@ static int ckt_util_out_stdout(struct ckt_util_out *o)
 		ckt_util_stage_failed = true; /* the temporary, not the standard output */
 		return -e;
 	}
-	fprintf(stderr, "cuzktrace-report: warning: no temporary file to put the output given as '-' together "
-		"in ('%s': %s; %s%s%s%smemory: %s): it is written straight to standard output, and a trace "
-		"found corrupt midway leaves part of it there\n", dirs[0], strerror(errs[0]),
-		errs[1] ? "'/tmp': " : "", errs[1] ? strerror(errs[1]) : "", errs[1] ? "; " : "",
-		"in ", strerror(errs[2]));
 	fd = dup(1);
 	if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
 		int e = errno;
@@ -337,6 +336,12 @@ static int ckt_util_out_stdout(struct ckt_util_out *o)
 			close(fd);
 		return -e;
 	}
+	/* said once the standard output is known to take it (closed, the caller says that) */
+	fprintf(stderr, "cuzktrace-report: warning: no temporary file to put the output given as '-' together "
+		"in ('%s': %s; %s%s%s%smemory: %s): it is written straight to standard output, and a trace "
+		"found corrupt midway leaves part of it there\n", dirs[0], strerror(errs[0]),
+		errs[1] ? "'/tmp': " : "", errs[1] ? strerror(errs[1]) : "", errs[1] ? "; " : "",
+		"in ", strerror(errs[2]));
 	return 0;
 }
 

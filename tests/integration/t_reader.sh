@@ -22,37 +22,47 @@ fi
 # libdw's assertion inside its hash table, whose message glibc could not allocate (status
 # 134), or its crash in its compile-unit search (status 139; README Limits). At least one run
 # meets the out-of-memory line.
+# (tests/progs/lib/dwfail.c preloaded, failing nothing, tells a crash inside libdw from one
+# in the reader's own code)
 for v in $(seq 8000 1000 64000); do
-	( ulimit -v $v; $REPORT --jobs 1 $T/known.zst >/dev/null 2>$T/oomv.err; echo "$? $(head -c 300 $T/oomv.err | tr '\n' '|')" )
-done >$T/oomv.all
+	( ulimit -v $v; LD_PRELOAD=$P/libdwfail.so $REPORT --jobs 1 $T/known.zst >/dev/null 2>$T/oomv.err; echo "$? $(head -c 300 $T/oomv.err | tr '\n' '|')" )
+done >$T/oomv.all 2>/dev/null
 expect_eq "reader: under address-space limits of 8 to 64 MB: the report, the out-of-memory line, the loader's refusal or libdw's assertion or crash; never libdw's own line; the line met" \
 	"$(awk -v f="$T/known.zst" '{ rc = $1; sub(/^[0-9]+ /, "") }
 		rc == 0 { t = $0; gsub(/cuzktrace-report: warning: cannot read '"'"'[^'"'"']*'"'"': out of memory; its frames are shown as module\+offset\|/, "", t); if (t == "") next }
 		rc == 1 && $0 == "cuzktrace-report: error: '"'"'" f "'"'"': out of memory|" { oom++; next }
 		rc == 127 && /error while loading shared libraries/ { next }
 		rc == 134 && (/^Unexpected error\.\|/ || /Assertion .htab->table. failed/) { next }
-		rc == 139 && $0 == "" { next }
+		rc == 139 && $0 == "dwfail: SIGSEGV inside libdw.so|" { next }
 		{ print "unexpected: " rc " " $0 }
 		END { print (oom > 0) }' $T/oomv.all)" "1"
 # ... and on any machine, with the failures put inside libdw (tests/progs/lib/dwfail.c fails its
 # allocations after the first K): the same outcomes, or a module left unread with a warning
 # (one whose build-id could not be read for want of memory read "changed since it was traced");
 # libdw's own crash under it (SIGSEGV in its compile-unit search) is one of libdw's limits too
-# (with a --sites-csv output: the out-of-memory line's exit removes its temporary, where it
-# left `.s.csv.XXXXXX` behind)
+# (with --csv and --sites-csv outputs: the out-of-memory line's exit removes the temporary of
+# --csv, open while stacks are symbolized, where it left `.c.csv.XXXXXX` behind). Where the
+# shim finds no libdw, or this libdw's allocations never reach its handler, it is said and
+# the line is not asked for.
 for k in $(seq 0 60) 100 130 200 400 800 1600 3200 6400; do
 	mkdir -p $T/dwo$k
-	CKT_DWFAIL_AFTER=$k LD_PRELOAD=$P/libdwfail.so $REPORT --jobs 1 --sites-csv $T/dwo$k/s.csv $T/known.zst >/dev/null 2>$T/dwf.err
-	echo "$? $(ls -A $T/dwo$k | grep -vcx 's.csv') $(head -c 600 $T/dwf.err | tr '\n' '|')"
+	CKT_DWFAIL_AFTER=$k LD_PRELOAD=$P/libdwfail.so $REPORT --jobs 1 --csv $T/dwo$k/c.csv --sites-csv $T/dwo$k/s.csv \
+		$T/known.zst >/dev/null 2>$T/dwf.err
+	echo "$? $(ls -A $T/dwo$k | grep -vcx 's.csv\|c.csv') $(head -c 600 $T/dwf.err | tr '\n' '|')"
 done >$T/dwf.all 2>/dev/null
-expect_eq "reader: libdw's allocations failing: the report (modules it could not read said so), the out-of-memory line (no temporary left), or libdw's own assertion or crash; never libdw's line nor 'changed since it was traced'; the line met" \
-	"$(awk -v f="$T/known.zst" '{ rc = $1; left = $2; sub(/^[0-9]+ [0-9]+ ?/, "") }
-		rc == 0 { t = $0; gsub(/cuzktrace-report: warning: cannot read '"'"'[^'"'"']*'"'"': out of memory; its frames are shown as module\+offset\|/, "", t); if (t == "") next }
-		rc == 1 && left == 0 && $0 == "cuzktrace-report: error: '"'"'" f "'"'"': out of memory|" { oom++; next }
-		rc == 134 && /Assertion .htab->table. failed/ { next }
-		rc == 139 && $0 == "" { next }
-		{ print "unexpected: " rc " " $0 }
-		END { print (oom > 0) }' $T/dwf.all)" "1"
+dwf=$(awk -v f="$T/known.zst" '{ rc = $1; left = $2; sub(/^[0-9]+ [0-9]+ ?/, "") }
+	/dwfail: no libdw.so/ { none = 1; next }
+	rc == 0 { t = $0; gsub(/cuzktrace-report: warning: cannot read '"'"'[^'"'"']*'"'"': out of memory; its frames are shown as module\+offset\|/, "", t); if (t == "") next }
+	rc == 1 && left == 0 && $0 == "cuzktrace-report: error: '"'"'" f "'"'"': out of memory|" { oom++; next }
+	rc == 134 && /Assertion .htab->table. failed/ { next }
+	rc == 139 && $0 == "dwfail: SIGSEGV inside libdw.so|" { next }
+	{ print "unexpected: " rc " left " left " " $0 }
+	END { print (none ? "none" : (oom > 0 ? "met" : "unmet")) }' $T/dwf.all)
+case $dwf in
+none | unmet) echo "  skip libdw's allocations failing: $([ $dwf = none ] && echo 'the shim found no libdw.so' || echo "no failure reached libdw's out-of-memory handler with this libdw")" ;;
+*) expect_eq "reader: libdw's allocations failing: the report (modules it could not read said so), the out-of-memory line (no temporary left), or libdw's own assertion or crash; never libdw's line nor 'changed since it was traced'; the line met" \
+	"$dwf" "met" ;;
+esac
 $REPORT $T/missing.zst >/dev/null 2>$T/r3.err; rc=$?
 expect_eq "reader: missing file exits 1" $rc 1
 expect_eq "reader: missing file message" "$(cat $T/r3.err)" "cuzktrace-report: error: '$T/missing.zst': No such file or directory"

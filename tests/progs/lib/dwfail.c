@@ -2,13 +2,19 @@
  * malloc, calloc and realloc calls made from inside libdw.so after the first CKT_DWFAIL_AFTER of
  * them (unset: none fail); the reader's own calls, and every other library's, go through. The
  * reader must then end with its own line (libdw's out-of-memory handler), not libdw's
- * "libdw: Cannot allocate memory", nor crash. */
+ * "libdw: Cannot allocate memory". libdw itself may crash under such failures: a SIGSEGV is
+ * told apart by where it struck, one line, "dwfail: SIGSEGV inside libdw.so" or "dwfail:
+ * SIGSEGV outside libdw.so" (the reader's own code: a failure), then status 139 as before.
+ * With CKT_DWFAIL_AFTER set and no libdw.so loaded: "dwfail: no libdw.so" (the test skips). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <link.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ucontext.h>
+#include <unistd.h>
 
 extern void *__libc_malloc(size_t n);
 extern void *__libc_calloc(size_t n, size_t size);
@@ -35,6 +41,29 @@ static int find(struct dl_phdr_info *info, size_t size, void *data)
 	return 1;
 }
 
+static void say(const char *s)
+{
+	if (write(2, s, strlen(s)) < 0)
+		return;
+}
+
+static void segv(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	(void)si;
+	uintptr_t pc = 0;
+#if defined(__x86_64__)
+	pc = (uintptr_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
+#else
+	(void)uc;
+#endif
+	say(pc >= lo && pc < hi ? "dwfail: SIGSEGV inside libdw.so\n" : "dwfail: SIGSEGV outside libdw.so\n");
+	signal(SIGSEGV, SIG_DFL);
+	raise(SIGSEGV);
+}
+
+static int said_none;
+
 /* whether this call, made from ret, fails */
 static int fail(void *ret)
 {
@@ -45,6 +74,15 @@ static int fail(void *ret)
 		const char *e = getenv("CKT_DWFAIL_AFTER");
 		after = e ? atol(e) : -1;
 		dl_iterate_phdr(find, NULL);
+		if (lo) {
+			struct sigaction sa;
+			memset(&sa, 0, sizeof(sa));
+			sa.sa_sigaction = segv;
+			sa.sa_flags = SA_SIGINFO;
+			sigaction(SIGSEGV, &sa, NULL);
+		} else if (after >= 0 && !said_none++) {
+			say("dwfail: no libdw.so\n");
+		}
 	}
 	busy = 0;
 	if (after < 0 || (uintptr_t)ret < lo || (uintptr_t)ret >= hi)
