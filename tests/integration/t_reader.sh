@@ -63,6 +63,25 @@ none | unmet) echo "  skip libdw's allocations failing: $([ $dwf = none ] && ech
 *) expect_eq "reader: libdw's allocations failing: the report (modules it could not read said so), the out-of-memory line (no temporary left), or libdw's own assertion or crash; never libdw's line nor 'changed since it was traced'; the line met" \
 	"$dwf" "met" ;;
 esac
+# zstd without the memory for a frame's window (a frame compressed with a 128 MiB window, read
+# within 100 MB of address space): the reader's out-of-memory line (since 0.2.35; it read
+# "corrupt zstd frame at byte offset N: Allocation error : not enough memory"), a whole trace
+# without the limit
+if command -v zstd >/dev/null 2>&1; then
+	PYTHONPATH=tests/integration $PY - $T/known.zst $T/bigwin.zst <<'PYEOF'
+import subprocess, sys
+from rows import zframes
+fr = zframes(open(sys.argv[1], "rb").read())
+out = [fr[0]]
+for f in fr[1:]:  # each data frame again, with a 128 MiB window and no content size
+    raw = subprocess.run(["zstd", "-q", "-d", "-c"], input=f, capture_output=True, check=True).stdout
+    out.append(subprocess.run(["zstd", "-q", "-c", "--long=27"], input=raw, capture_output=True, check=True).stdout)
+open(sys.argv[2], "wb").write(b"".join(out))
+PYEOF
+	expect_eq "reader: a frame whose window does not fit within 100 MB of address space: 'out of memory' (exit 1), the trace whole without the limit" \
+		"$( (ulimit -v 100000; $REPORT $T/bigwin.zst >/dev/null 2>$T/bigwin.err; echo $?))/$(cat $T/bigwin.err)/$($REPORT $T/bigwin.zst >/dev/null 2>&1; echo $?)" \
+		"1/cuzktrace-report: error: '$T/bigwin.zst': out of memory/0"
+fi
 $REPORT $T/missing.zst >/dev/null 2>$T/r3.err; rc=$?
 expect_eq "reader: missing file exits 1" $rc 1
 expect_eq "reader: missing file message" "$(cat $T/r3.err)" "cuzktrace-report: error: '$T/missing.zst': No such file or directory"
