@@ -93,6 +93,7 @@ struct ckt_sym_module {
 	size_t n_cur;
 	bool cur_built;
 	bool oom_set; /* libdw's out-of-memory handler is ours (ckt_sym_oom) */
+	bool oom_said; /* a lookup lost file:line for want of memory: said once (ckt_sym_dwarf) */
 };
 
 struct ckt_sym_curange {
@@ -1943,11 +1944,20 @@ static int ckt_sym_dwarf(struct ckt_sym *s, struct ckt_sym_module *m, uint64_t a
 {
 	Dwarf_Addr bias;
 	bool cu_own;
+	/* libdw returns "none" where an allocation failed (a separate debug file it could not
+	 * load, a line table it could not read) and the frame loses its file:line: said once a
+	 * module, where errno says an allocation failed during the lookup (it was silent) */
+	errno = 0;
 	Dwarf_Die *cu = ckt_sym_addrdie(m, a, &bias, &cu_own);
+	int line;
+	const char *file = cu ? ckt_sym_srcline(m, cu, a, bias, cu_own, &line) : NULL;
+	if (!file && errno == ENOMEM && !m->oom_said) {
+		m->oom_said = true;
+		ckt_sym_warn(s, "out of memory reading the debug information of '%s': some of its frames "
+			     "are shown without file:line", m->path);
+	}
 	if (!cu)
 		return 0;
-	int line;
-	const char *file = ckt_sym_srcline(m, cu, a, bias, cu_own, &line);
 	Dwarf_Die *path = malloc(CKT_SYM_MAX_NEST * sizeof(*path));
 	/* each pushed frame's plain DWARF name (NULL: a linkage name), which keeps the generic
 	 * arguments a legacy symbol's name drops (ckt_sym_closure_path) */

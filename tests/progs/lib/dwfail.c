@@ -57,7 +57,13 @@ static void segv(int sig, siginfo_t *si, void *uc)
 #else
 	(void)uc;
 #endif
-	say(pc >= lo && pc < hi ? "dwfail: SIGSEGV inside libdw.so\n" : "dwfail: SIGSEGV outside libdw.so\n");
+	char b[96] = "dwfail: SIGSEGV outside libdw.so at 0x";
+	size_t n = strlen(b);
+	for (int k = 60; k >= 0; k -= 4)
+		b[n++] = "0123456789abcdef"[(pc >> k) & 15];
+	b[n++] = '\n';
+	b[n] = 0;
+	say(pc >= lo && pc < hi ? "dwfail: SIGSEGV inside libdw.so\n" : b);
 	signal(SIGSEGV, SIG_DFL);
 	raise(SIGSEGV);
 }
@@ -75,10 +81,15 @@ static int fail(void *ret)
 		after = e ? atol(e) : -1;
 		dl_iterate_phdr(find, NULL);
 		if (lo) {
+			/* on a stack of its own: under an address-space limit the fault may be the
+			 * stack's own growth, refused */
+			static char alt[1 << 16];
+			stack_t ss = { .ss_sp = alt, .ss_size = sizeof(alt) };
+			sigaltstack(&ss, NULL);
 			struct sigaction sa;
 			memset(&sa, 0, sizeof(sa));
 			sa.sa_sigaction = segv;
-			sa.sa_flags = SA_SIGINFO;
+			sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
 			sigaction(SIGSEGV, &sa, NULL);
 		} else if (after >= 0 && !said_none++) {
 			say("dwfail: no libdw.so\n");
