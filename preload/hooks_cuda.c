@@ -38,6 +38,7 @@ typedef struct {
 #define CUDA_SUCCESS 0
 #define CUDA_ERROR_NOT_INITIALIZED 3
 #define CUDA_ERROR_INVALID_VALUE 1 /* among others: a pointer or range that entry point does not free */
+#define CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED 713 /* cuMemHostUnregister's: not a registered range */
 #define CU_MEM_LOCATION_TYPE_DEVICE 1
 #define CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM 2ull
 /* Newest CUDA version whose entry points we know; a lookup for a newer one passes through. */
@@ -470,14 +471,17 @@ CUresult cuMemCreate(CUmemGenericAllocationHandle *h, size_t size, const CUmemAl
  * Said once per entry point, with the driver's error; the call's result goes back unchanged.
  * Not for CUDA_ERROR_INVALID_VALUE, what the driver answers a pointer that entry point does
  * not free (unknown, freed already, or of another kind: cudaFree of cudaMallocHost memory) or
- * a range that is not whole mappings: the reader frees nothing there either.
+ * a range that is not whole mappings: the reader frees nothing there either; nor for
+ * cuMemHostUnregister's CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED, its answer to such a pointer
+ * (a second unregister read as a refused free, and hid a later real one).
  * (Recorded after the call instead, its stamp would stay open across the call, which waits
  * for the device: every other thread's events of that time held back, see hooks_mmap.c.) */
 static atomic_int refused_warned[W_COUNT];
 
 static CKT_NOINLINE void warn_refused(int w, CUresult rc)
 {
-	if (rc == CUDA_ERROR_INVALID_VALUE || atomic_exchange(&refused_warned[w], 1))
+	if (rc == CUDA_ERROR_INVALID_VALUE || (w == W_cuMemHostUnregister && rc == CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED) ||
+	    atomic_exchange(&refused_warned[w], 1))
 		return;
 	struct ckt_line l = { .len = 0 };
 	ckt_line_str(&l, "cuzktrace: warning: ");

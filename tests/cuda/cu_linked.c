@@ -8,7 +8,8 @@
  * (cudaDeviceReset), twice.
  * "refused": after the same, 4 MiB on the device whose first cuMemFree the driver refuses
  * (error 201, no current context: the stub's cuzktrace_stub_refuse_next_free), then 1 MiB,
- * then its free again, accepted, and the 1 MiB's.
+ * then its free again, accepted, and the 1 MiB's; then 64 KiB registered and unregistered twice
+ * (the driver's second answer: 713, not registered).
  * "vmmreset": after the same, a VMM handle of 2 MiB mapped, released (its memory lives while
  * mapped), then the primary context reset.
  * "untraced": after the same, two CUDA arrays (linked symbol) and a retained reference to a
@@ -154,6 +155,13 @@ int main(int argc, char **argv)
 		CHECK(cuMemAlloc_v2(&b, MiB));
 		CHECK(cuMemFree_v2(a));
 		CHECK(cuMemFree_v2(b));
+		/* a registration undone twice: the second is the driver's "not registered" (713),
+		 * a pointer that entry point does not free, said nothing of as INVALID_VALUE is */
+		static char reg[64 * 1024];
+		CHECK(cuMemHostRegister_v2(reg, sizeof(reg), 0));
+		CHECK(cuMemHostUnregister(reg));
+		if (cuMemHostUnregister(reg) != 713)
+			exit(6);
 	}
 	if (argc > 1 && !strcmp(argv[1], "vmmreset")) {
 		CUmemGenericAllocationHandle h;

@@ -403,7 +403,13 @@ CUresult cuMemHostRegister_v2(void *p, size_t n, unsigned flags)
 	pthread_mutex_unlock(&mu);
 	return rc ? CUDA_ERROR_OUT_OF_MEMORY : CUDA_SUCCESS;
 }
-CUresult cuMemHostUnregister(void *p) { return dev_free((uint64_t)(uintptr_t)p, 1 << K_REG); }
+/* as the driver: a pointer not registered is CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED (713), not
+ * CUDA_ERROR_INVALID_VALUE */
+CUresult cuMemHostUnregister(void *p)
+{
+	CUresult rc = dev_free((uint64_t)(uintptr_t)p, 1 << K_REG);
+	return rc == CUDA_ERROR_INVALID_VALUE ? 713 : rc;
+}
 
 /* ---- cuGetProcAddress: base name + version + stream mode -> function ---- */
 struct proc { const char *base; int minver; int mode; void *fn; };
