@@ -1940,22 +1940,48 @@ static const char *ckt_sym_srcline(struct ckt_sym_module *m, Dwarf_Die *cu, uint
 /* Expands the inline chain at a (= pc - 1): the innermost function gets the line of a; each
  * outer one gets the call site (DW_AT_call_file/line) of the function inlined into it.
  * Returns the number of frames pushed (0: no function DIE holds a), or CKT_ENOMEM. */
+/* A lookup found no file:line for an address of m. Said once a module where that is a failure
+ * rather than a module without line information: libdwfl or libdw ran out of memory in it (by
+ * their error's text: they export no codes), or, with no compilation unit at all, the module
+ * has a separate debug file by its build-id that libdwfl did not read (an allocation failed
+ * while it loaded it, and it said "No DWARF information found"). */
+static void ckt_sym_lost(struct ckt_sym *s, struct ckt_sym_module *m, bool had_cu)
+{
+	int e = dwfl_errno(), d = dwarf_errno();
+	const char *why = e ? dwfl_errmsg(e) : NULL, *dwhy = d ? dwarf_errmsg(d) : NULL;
+	bool oom = (why && strstr(why, "memory")) || (dwhy && strstr(dwhy, "memory"));
+	bool unread = false;
+	if (!oom && !had_cu && m->build_id && strlen(m->build_id) > 2) {
+		char dbg[PATH_MAX];
+		int n = snprintf(dbg, sizeof(dbg), "/usr/lib/debug/.build-id/%.2s/%s.debug", m->build_id,
+				 m->build_id + 2);
+		unread = n > 0 && (size_t)n < sizeof(dbg) && access(dbg, R_OK) == 0;
+	}
+	if (!oom && !unread)
+		return;
+	m->oom_said = true;
+	if (oom)
+		ckt_sym_warn(s, "out of memory reading the debug information of '%s': some of its frames "
+			     "are shown without file:line", m->path);
+	else
+		ckt_sym_warn(s, "cannot read the debug information of '%s' (%s): its frames are shown "
+			     "without file:line", m->path, why ? why : "no reason given");
+}
+
 static int ckt_sym_dwarf(struct ckt_sym *s, struct ckt_sym_module *m, uint64_t a, const struct ckt_sym_frame *tmpl)
 {
 	Dwarf_Addr bias;
 	bool cu_own;
 	/* libdw returns "none" where an allocation failed (a separate debug file it could not
-	 * load, a line table it could not read) and the frame loses its file:line: said once a
-	 * module, where errno says an allocation failed during the lookup (it was silent) */
-	errno = 0;
+	 * load, a line table it could not read) and the frame loses its file:line (it was
+	 * silent): said once a module (ckt_sym_lost) */
+	dwfl_errno(); /* the errors of this lookup only (reading one clears it) */
+	dwarf_errno();
 	Dwarf_Die *cu = ckt_sym_addrdie(m, a, &bias, &cu_own);
 	int line;
 	const char *file = cu ? ckt_sym_srcline(m, cu, a, bias, cu_own, &line) : NULL;
-	if (!file && errno == ENOMEM && !m->oom_said) {
-		m->oom_said = true;
-		ckt_sym_warn(s, "out of memory reading the debug information of '%s': some of its frames "
-			     "are shown without file:line", m->path);
-	}
+	if (!file && !m->oom_said)
+		ckt_sym_lost(s, m, cu != NULL);
 	if (!cu)
 		return 0;
 	Dwarf_Die *path = malloc(CKT_SYM_MAX_NEST * sizeof(*path));

@@ -31,6 +31,7 @@ expect_eq "reader: under address-space limits of 8 to 64 MB: the report, the out
 	"$(awk -v f="$T/known.zst" '{ rc = $1; sub(/^[0-9]+ /, "") }
 		rc == 0 { t = $0; gsub(/cuzktrace-report: warning: cannot read '"'"'[^'"'"']*'"'"': out of memory; its frames are shown as module\+offset\|/, "", t)
 			gsub(/cuzktrace-report: warning: out of memory reading the debug information of '"'"'[^'"'"']*'"'"': some of its frames are shown without file:line\|/, "", t)
+			gsub(/cuzktrace-report: warning: cannot read the debug information of '"'"'[^'"'"']*'"'"' \([^)]*\): its frames are shown without file:line\|/, "", t)
 			if (t == "") next }
 		rc == 1 && $0 == "cuzktrace-report: error: '"'"'" f "'"'"': out of memory|" { oom++; next }
 		rc == 127 && /error while loading shared libraries/ { next }
@@ -55,8 +56,21 @@ for k in $(seq 0 60) 100 130 200 400 800 1600 3200 6400; do
 	CKT_DWFAIL_AFTER=$k LD_PRELOAD=$P/libdwfail.so $REPORT --jobs 1 --csv $T/dwo$k/c.csv --sites-csv $T/dwo$k/s.csv \
 		$T/known.zst >$T/dwf.out 2>$T/dwf.err
 	rc=$?
-	if [ $rc = 0 ] && ! cmp -s $T/dwf.out $T/dwf.want && ! [ -s $T/dwf.err ]; then
-		echo "silent: $k" >>$T/dwf.err
+	# each module whose frames read otherwise than in the full report is named by a warning
+	if [ $rc = 0 ] && ! cmp -s $T/dwf.out $T/dwf.want; then
+		$PY - $T/dwf.want $T/dwf.out $T/dwf.err >>$T/dwf.err <<'PYEOF'
+import re, sys
+want, got = (set(open(f).read().splitlines()) for f in sys.argv[1:3])
+err = open(sys.argv[3]).read()
+mods = set()
+for l in got - want:
+    mods.update(re.findall(r"([A-Za-z0-9_.+-]+)\+0x[0-9a-f]+", l))
+for m in sorted(mods):
+    if "/" + m + "'" not in err:
+        print("silent: " + m)
+if not mods:
+    print("silent: a report unlike the full one, no module+offset in it")
+PYEOF
 	fi
 	echo "$rc $(ls -A $T/dwo$k | grep -vcx 's.csv\|c.csv') $(head -c 600 $T/dwf.err | tr '\n' '|')"
 done >$T/dwf.all 2>/dev/null
@@ -64,6 +78,7 @@ dwf=$(awk -v f="$T/known.zst" '{ rc = $1; left = $2; sub(/^[0-9]+ [0-9]+ ?/, "")
 	/dwfail: no libdw.so/ { none = 1; next }
 	rc == 0 { t = $0; gsub(/cuzktrace-report: warning: cannot read '"'"'[^'"'"']*'"'"': out of memory; its frames are shown as module\+offset\|/, "", t)
 		gsub(/cuzktrace-report: warning: out of memory reading the debug information of '"'"'[^'"'"']*'"'"': some of its frames are shown without file:line\|/, "", t)
+		gsub(/cuzktrace-report: warning: cannot read the debug information of '"'"'[^'"'"']*'"'"' \([^)]*\): its frames are shown without file:line\|/, "", t)
 		if (t == "") next }
 	rc == 1 && left == 0 && $0 == "cuzktrace-report: error: '"'"'" f "'"'"': out of memory|" { oom++; next }
 	rc == 134 && /Assertion .htab->table. failed/ { next }

@@ -5,7 +5,9 @@
  * "libdw: Cannot allocate memory". libdw itself may crash under such failures: a SIGSEGV is
  * told apart by where it struck, one line, "dwfail: SIGSEGV inside libdw.so" or "dwfail:
  * SIGSEGV outside libdw.so" (the reader's own code: a failure), then status 139 as before.
- * With CKT_DWFAIL_AFTER set and no libdw.so loaded: "dwfail: no libdw.so" (the test skips). */
+ * With CKT_DWFAIL_AFTER set and no libdw.so loaded: "dwfail: no libdw.so" (the test skips).
+ * For a reader of one thread (--jobs 1): the count and the alternate stack are the first
+ * thread's. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <link.h>
@@ -54,6 +56,8 @@ static void segv(int sig, siginfo_t *si, void *uc)
 	uintptr_t pc = 0;
 #if defined(__x86_64__)
 	pc = (uintptr_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
+#elif defined(__aarch64__)
+	pc = (uintptr_t)((ucontext_t *)uc)->uc_mcontext.pc;
 #else
 	(void)uc;
 #endif
