@@ -1937,9 +1937,6 @@ static const char *ckt_sym_srcline(struct ckt_sym_module *m, Dwarf_Die *cu, uint
 	return dwarf_linesrc(l, NULL, NULL);
 }
 
-/* Expands the inline chain at a (= pc - 1): the innermost function gets the line of a; each
- * outer one gets the call site (DW_AT_call_file/line) of the function inlined into it.
- * Returns the number of frames pushed (0: no function DIE holds a), or CKT_ENOMEM. */
 /* A lookup found no file:line for an address of m. Said once a module where that is a failure
  * rather than a module without line information: libdwfl or libdw ran out of memory in it (by
  * their error's text: they export no codes), or, with no compilation unit at all, the module
@@ -1968,6 +1965,9 @@ static void ckt_sym_lost(struct ckt_sym *s, struct ckt_sym_module *m, bool had_c
 			     "without file:line", m->path, why ? why : "no reason given");
 }
 
+/* Expands the inline chain at a (= pc - 1): the innermost function gets the line of a; each
+ * outer one gets the call site (DW_AT_call_file/line) of the function inlined into it.
+ * Returns the number of frames pushed (0: no function DIE holds a), or CKT_ENOMEM. */
 static int ckt_sym_dwarf(struct ckt_sym *s, struct ckt_sym_module *m, uint64_t a, const struct ckt_sym_frame *tmpl)
 {
 	Dwarf_Addr bias;
