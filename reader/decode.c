@@ -295,10 +295,12 @@ static int ckt_decode_read_frame(struct ckt_decoder *d, struct ckt_error *err)
 			 * only from a frame's start. */
 			const uint64_t reach = CKT_DECODE_MAX_FRAME + ((size_t)1 << 17);
 			uint64_t from, end;
-			if (d->frames_read > 0 && ckt_decode_zero_end(d, &from, &end) &&
-			    (from <= d->frame_off ||
-			     (from - d->frame_off <= reach && !ckt_decode_whole_to(d, end) &&
-			      !ckt_decode_frame_after(d, from, end - d->frame_off < reach ? end : d->frame_off + reach)))) {
+			bool zeros = ckt_decode_zero_end(d, &from, &end);
+			/* zeros from inside the frame, within its reach, no whole frame after them */
+			bool zeros_inside = zeros && from > d->frame_off && from - d->frame_off <= reach &&
+					    !ckt_decode_frame_after(d, from, end - d->frame_off < reach ? end : d->frame_off + reach);
+			if (d->frames_read > 0 && zeros &&
+			    (from <= d->frame_off || (zeros_inside && !ckt_decode_whole_to(d, end)))) {
 				d->dropped = from > d->frame_off;
 				d->zero_from = from;
 				d->zero_tail = end - from;
@@ -312,9 +314,7 @@ static int ckt_decode_read_frame(struct ckt_decoder *d, struct ckt_error *err)
 			 * the same terms: enough zeros to be more than a cut's last bytes, within a
 			 * frame's reach, and no whole frame after them (a corrupt header in a trace
 			 * whose last byte is 0 is corrupt) */
-			if (d->frames_read == 0 && ckt_decode_zero_end(d, &from, &end) && from > d->frame_off &&
-			    end - from >= CKT_DECODE_MIN_ZEROS && from - d->frame_off <= reach &&
-			    !ckt_decode_frame_after(d, from, end - d->frame_off < reach ? end : d->frame_off + reach))
+			if (d->frames_read == 0 && zeros_inside && end - from >= CKT_DECODE_MIN_ZEROS)
 				return ckt_util_err(err, CKT_EFORMAT,
 						    "the file ends inside the header frame, in %llu zero byte%s from "
 						    "byte offset %llu (writes lost in a crash, or a preallocated file)",

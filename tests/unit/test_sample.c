@@ -419,6 +419,15 @@ static void *late_adder(void *arg)
 	return NULL;
 }
 
+/* A test's child (forked to keep the set's state its own) ended with status 0 */
+static void expect_child_ok(pid_t pid)
+{
+	int status = 0;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 static void test_late_add(void **state)
 {
 	(void)state;
@@ -444,10 +453,7 @@ static void test_late_add(void **state)
 		pthread_join(th, NULL);
 		_exit(ckt_sample_maybe((void *)(uintptr_t)p) && ckt_sample_forget((void *)(uintptr_t)p) == 1 ? 0 : 6);
 	}
-	int status = 0;
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFEXITED(status));
-	assert_int_equal(WEXITSTATUS(status), 0);
+	expect_child_ok(pid);
 }
 
 /* The set full (its four tables, 5.5 million slots, crowded): the writer is told once, as a
@@ -469,10 +475,7 @@ static void test_set_full(void **state)
 			ckt_sample_remember((void *)(uintptr_t)(i << 5));
 		_exit(limit_calls != 1 ? 3 : limit_kind != CKT_LIMIT_SAMPLES ? 4 : in <= (4u << 20) ? 5 : 0);
 	}
-	int status = 0;
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFEXITED(status));
-	assert_int_equal(WEXITSTATUS(status), 0);
+	expect_child_ok(pid);
 }
 
 int main(void)
