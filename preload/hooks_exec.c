@@ -243,9 +243,67 @@ static int know_self(void)
 	return self_known;
 }
 
+/* A relative path to this library in LD_PRELOAD (LD_PRELOAD=build/libcuzktrace.so) names it
+ * from the directory the program started in: a command it runs after a cd (`bash -c 'cd sub &&
+ * prog'`, posix_spawn with a chdir action) got the loader's "cannot be preloaded" line and ran
+ * untraced, its trace missing from the run. The entry is passed on anchored to the directory
+ * at start, as CUZKTRACE_OUT is (anchor_out in writer.c); other entries stay as they are. The
+ * environment's pointer is replaced, not the string grown or setenv called: a thread an earlier
+ * constructor started reads either whole string, and the old one is never freed. Bare names
+ * (looked up in the library path, not the working directory) stay. Before ckt_children_off's
+ * copy, which an exec of the process itself passes on. */
+static char anchored_preload[4096 + PATH_MAX];
+
+static void anchor_preload(void)
+{
+	char cwd[PATH_MAX];
+	for (size_t i = 0; self_known && environ && environ[i]; i++) {
+		const char *v = environ[i];
+		if (strncmp(v, "LD_PRELOAD=", 11) != 0)
+			continue;
+		size_t n = 11, changed = 0, cl = 0;
+		memcpy(anchored_preload, v, 11);
+		for (const char *s = v + 11; *s;) {
+			size_t sep = strspn(s, " :"), tl = strcspn(s + sep, " :"), need = sep + tl;
+			const char *tok = s + sep;
+			int rel = tl && tok[0] != '/' && memchr(tok, '/', tl) && names_us(tok, tl, &self_st, self_name);
+			if (rel && !cl) {
+				if (!getcwd(cwd, sizeof(cwd)) || cwd[0] != '/')
+					return; /* no line: the loader found us relative to here, so can the rest */
+				cl = strlen(cwd);
+			}
+			if (rel)
+				need += cl + 1;
+			if (n + need + 1 > sizeof(anchored_preload))
+				return;
+			memcpy(anchored_preload + n, s, sep);
+			n += sep;
+			if (rel) {
+				memcpy(anchored_preload + n, cwd, cl);
+				n += cl;
+				if (cl > 1)
+					anchored_preload[n++] = '/';
+				changed = 1;
+			}
+			const char *t = tok;
+			while (rel && t[0] == '.' && t[1] == '/') /* "./lib.so": not "/job/./lib.so" */
+				for (t += 2; *t == '/';)
+					t++;
+			memcpy(anchored_preload + n, t, tl - (size_t)(t - tok));
+			n += tl - (size_t)(t - tok);
+			s = tok + tl;
+		}
+		anchored_preload[n] = '\0';
+		if (changed)
+			environ[i] = anchored_preload;
+		return;
+	}
+}
+
 void ckt_children_off(void)
 {
 	know_self();
+	anchor_preload();
 	if (ckt_config.children)
 		return;
 	if (!self_known) {

@@ -221,6 +221,19 @@ expect_eq "CUZKTRACE_CHILDREN=0, an exec after a cd: the later image beside the 
 	"$($REPORT --json $T/wrapc0/t.zst 2>/dev/null | $PY -c 'import json,sys; print(" ".join("%s:%s" % (k["relation"], k["path"]) for k in json.load(sys.stdin)["child_traces"]))')/$(ls $T/wrapc0/sub | wc -l)/$(grep -c '/\./' $T/wrapc0.err)" \
 	"exec:$T/wrapc0/t.exec1.zst/0/0"
 
+# a relative LD_PRELOAD naming the tracer is passed on anchored too: the commands run after a
+# cd are traced (they got the loader's "cannot be preloaded" line and ran untraced, their
+# traces missing), with CUZKTRACE_CHILDREN=0 an exec of the process itself; "./" dropped,
+# other entries left as they are
+mkdir -p $T/relpre/sub $T/relpre0/sub
+cp $LIB $T/relpre/lt.so
+cp $LIB $T/relpre0/lt.so
+(cd $T/relpre && CUZKTRACE_OUT=t.zst LD_PRELOAD="./lt.so:libdl.so.2" bash -c 'cd sub && printenv LD_PRELOAD && /bin/true' >$T/relpre.out 2>$T/relpre.err)
+(cd $T/relpre0 && CUZKTRACE_CHILDREN=0 CUZKTRACE_OUT=t.zst LD_PRELOAD=sub/../lt.so dash -c 'cd sub && exec env true' 2>$T/relpre0.err)
+expect_eq "relative LD_PRELOAD, a cd in between: the entry anchored, the children traced and listed (also CUZKTRACE_CHILDREN=0's exec of itself), no loader line" \
+	"$(cat $T/relpre.out)/$($REPORT --json $T/relpre/t.zst 2>/dev/null | $PY -c 'import json,sys,os; print(" ".join("%s:%s" % (k["relation"], os.path.basename(k["exe"])) for k in json.load(sys.stdin)["child_traces"]))')/$($REPORT --json $T/relpre0/t.zst 2>/dev/null | $PY -c 'import json,sys,os; print(" ".join("%s:%s" % (k["relation"], os.path.basename(k["exe"])) for k in json.load(sys.stdin)["child_traces"]))')/$(cat $T/relpre.err $T/relpre0.err | grep -c 'cannot be preloaded')" \
+	"$T/relpre/lt.so:libdl.so.2/child:printenv exec:true/exec:env exec:true/0"
+
 # a later image's report lists what the process did from that image on, not the children of
 # the images before it (since 0.2.22; their parent_process is the same, and they were listed),
 # allowing the second of slack the clocks get
