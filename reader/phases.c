@@ -510,12 +510,30 @@ static char *ckt_phases_strndup(const uint8_t *s, size_t n)
 	return c;
 }
 
+/* A program's name for a phase or a thread, malloc'd: as it is, except the label the report
+ * gives what has none ("(none)" for bytes of no phase, "(unnamed)" for a thread without a
+ * name), which a program may give too: then quoted ("\"(none)\""), as an empty name shows as
+ * "" (its rows read as the no-phase ones, and JSON tools keyed by name merged them) */
+static char *ckt_phases_own_name(const uint8_t *s, size_t n, const char *label)
+{
+	size_t ll = strlen(label);
+	if (n != ll || memcmp(s, label, ll) != 0)
+		return ckt_phases_strndup(s, n);
+	char *q = malloc(ll + 3);
+	if (q) {
+		q[0] = '"';
+		memcpy(q + 1, label, ll);
+		memcpy(q + 1 + ll, "\"", 2);
+	}
+	return q;
+}
+
 static void ckt_phases_on_record(void *ctx, const struct ckt_record *rec)
 {
 	struct ckt_phases *p = ctx;
 	switch (rec->tag) {
 	case CKT_TAG_PHASE_DEF: {
-		char *name = ckt_phases_strndup(rec->u.phase_def.name, rec->u.phase_def.len);
+		char *name = ckt_phases_own_name(rec->u.phase_def.name, rec->u.phase_def.len, "(none)");
 		long i = name ? ckt_phases_adopt(p, rec->u.phase_def.id, name) : CKT_ENOMEM;
 		if (i < 0 || !name) {
 			free(name);
@@ -549,7 +567,7 @@ static void ckt_phases_on_record(void *ctx, const struct ckt_record *rec)
 		/* the name from ts on: the latest wins, and at equal ts the later record */
 		if (t->name && rec->ts < t->name_ts)
 			return;
-		char *name = ckt_phases_strndup(rec->u.thread_name.name, rec->u.thread_name.len);
+		char *name = ckt_phases_own_name(rec->u.thread_name.name, rec->u.thread_name.len, "(unnamed)");
 		if (!name) {
 			p->err = CKT_ENOMEM;
 			return;

@@ -686,6 +686,13 @@ CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/pnlong.zst traced pnlong $P/phasenames long
 expect_eq "phase names alike in their first 1,024 bytes: one phase" \
 	"$($REPORT --json $T/pnlong.zst 2>/dev/null | $PY -c 'import json,sys; d = json.load(sys.stdin); print([(len(p["phase"]), p["bytes"]) for p in d["peak_heap"]["by_phase"]], len([p for p in d["phases"] if len(p["name"]) == 1024]))')" \
 	"[(1024, 200003)] 1"
+# a program's phase named "(none)" and thread named "(unnamed)", the report's own labels for
+# bytes of no phase and a thread without a name, show quoted (since 0.2.36: two rows of one
+# label, which tools keyed by name merged); the no-phase bytes: 14,000 and glibc's own
+CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/pnlab.zst traced pnlab $P/phasenames labels
+expect_eq "phase \"(none)\" and thread \"(unnamed)\" of the program's: quoted in JSON and text, apart from the report's labels" \
+	"$($REPORT --json --by thread $T/pnlab.zst 2>/dev/null | $PY -c 'import json,sys; d = json.load(sys.stdin); q = lambda n, b: (n, b if n != "(none)" else b >= 14000); print([q(p["name"], p["allocated_bytes"]) for p in d["phases"]], [q(p["phase"], p["bytes"]) for p in d["peak_heap"]["by_phase"]], [(g["name"], g["allocated_bytes"]) for g in d["thread_groups"] if g["name"] != "phasenames"])')/$($REPORT $T/pnlab.zst 2>/dev/null | grep -c '^  "(none)"  *1000 B ')" \
+	"[('\"(none)\"', 1000), ('(none)', True)] [('(none)', True), ('\"(none)\"', 1000)] [('\"(unnamed)\"', 8000)]/2"
 CUZKTRACE_SAMPLE=0 CUZKTRACE_PHASES='logsynth=SYNTH_START..SYNTH_END' CUZKTRACE_OUT=$T/pnmany.zst traced pnmany $P/phasenames many
 $REPORT --json $T/pnmany.zst >$T/pnmany.json 2>$T/pnmany.rerr
 expect_eq "a rule's phase after 5,000 pushed names: its bytes; the tracer's one line" \

@@ -4,16 +4,28 @@
  *                     both held at the end (one phase of 200,003 bytes)
  *   phasenames many   5,000 names pushed (10 bytes each), then "SYNTH_START", 123,457 bytes and
  *                     "SYNTH_END" written with write(2): a CUZKTRACE_PHASES rule's phase must
- *                     still be named after the program used up the 4,096 names */
+ *                     still be named after the program used up the 4,096 names
+ *   phasenames labels a phase named "(none)" (1,000 bytes) beside bytes of no phase (2,000),
+ *                     on a thread named "(unnamed)" (8,000) beside an unnamed one (4,000):
+ *                     the report's own labels, which a program may give too; all held */
 #define CUZKTRACE_WEAK
 #include "cuzktrace.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 static void *volatile keep[5001];
+
+static void *labels_thread(void *named)
+{
+	if (named)
+		pthread_setname_np(pthread_self(), "(unnamed)");
+	keep[named ? 3 : 2] = malloc(named ? 8000 : 4000);
+	return NULL;
+}
 
 int main(int argc, char **argv)
 {
@@ -28,6 +40,18 @@ int main(int argc, char **argv)
 		cuzktrace_phase_push(n2);
 		keep[1] = malloc(100002);
 		cuzktrace_phase_pop();
+		return 0;
+	}
+	if (argc > 1 && !strcmp(argv[1], "labels")) {
+		cuzktrace_phase_push("(none)");
+		keep[0] = malloc(1000);
+		cuzktrace_phase_pop();
+		keep[1] = malloc(2000);
+		for (int named = 0; named < 2; named++) {
+			pthread_t t;
+			if (pthread_create(&t, NULL, labels_thread, named ? &t : NULL) != 0 || pthread_join(t, NULL) != 0)
+				return 1;
+		}
 		return 0;
 	}
 	char nm[16];
