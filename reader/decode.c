@@ -61,6 +61,7 @@ struct ckt_decoder {
 	uint64_t seq;
 	uint64_t frame_next;    /* the FRAME seq the next data frame must have: the writer counts
 				 * them from 0, one by one */
+	bool any_seq;           /* the next data frame may have any seq (ckt_decode_seek_last) */
 
 	struct ckt_header hdr;
 
@@ -535,6 +536,67 @@ int ckt_decode_open(const char *path, struct ckt_decoder **out, struct ckt_error
 fail:
 	ckt_decode_close(d);
 	return rc;
+}
+
+/* The length of the zstd frame (or skippable frame) at off, from its frame header and block
+ * headers alone (RFC 8878, 3.1): 0 when the file does not hold a whole one there. Read with a
+ * few small preads, not mmap: a file another process cuts meanwhile (a rerun writing over
+ * it) is an error here, not a SIGBUS (libzstd's ZSTD_findFrameCompressedSize wants the whole
+ * frame in memory). */
+static uint64_t ckt_decode_frame_len(int fd, uint64_t off, uint64_t size)
+{
+	uint8_t h[18];
+	if (size - off < 8 || pread(fd, h, 8, (off_t)off) != 8)
+		return 0;
+	uint32_t magic = (uint32_t)h[0] | (uint32_t)h[1] << 8 | (uint32_t)h[2] << 16 | (uint32_t)h[3] << 24;
+	if ((magic & 0xfffffff0u) == 0x184d2a50u) { /* skippable: magic, 4-byte length, bytes */
+		uint64_t n = 8 + ((uint64_t)h[4] | (uint64_t)h[5] << 8 | (uint64_t)h[6] << 16 | (uint64_t)h[7] << 24);
+		return n <= size - off ? n : 0;
+	}
+	if (magic != 0xfd2fb528u)
+		return 0;
+	unsigned fhd = h[4], fcs_flag = fhd >> 6, single = fhd >> 5 & 1, dict_flag = fhd & 3;
+	if (fhd & 0x08) /* the reserved bit */
+		return 0;
+	static const unsigned dict_len[4] = { 0, 1, 2, 4 }, fcs_len[4] = { 0, 2, 4, 8 };
+	uint64_t p = off + 5 + !single + dict_len[dict_flag] + (fcs_flag || !single ? fcs_len[fcs_flag] : 1);
+	for (;;) { /* blocks: a 3-byte header (last, type, size), then its content */
+		if (p + 3 > size || pread(fd, h, 3, (off_t)p) != 3)
+			return 0;
+		uint32_t bh = (uint32_t)h[0] | (uint32_t)h[1] << 8 | (uint32_t)h[2] << 16;
+		unsigned type = bh >> 1 & 3;
+		if (type == 3)
+			return 0;
+		p += 3 + (type == 1 ? 1 : bh >> 3);
+		if (p > size)
+			return 0;
+		if (bh & 1)
+			break;
+	}
+	p += fhd & 0x04 ? 4 : 0; /* the content checksum */
+	return p <= size ? p - off : 0;
+}
+
+int ckt_decode_seek_last(struct ckt_decoder *d, struct ckt_error *err)
+{
+	/* frame_off: where the frame after the header starts */
+	uint64_t size = d->snapshot, off = d->frame_off, last = UINT64_MAX, n;
+	if (size == UINT64_MAX)
+		return ckt_util_err(err, CKT_EIO, "not a regular file");
+	while (off < size && (n = ckt_decode_frame_len(fileno(d->f), off, size)))
+		last = off, off += n;
+	if (last == UINT64_MAX)
+		return 0;
+	if (fseeko(d->f, (off_t)last, SEEK_SET) != 0)
+		return ckt_util_err(err, CKT_EIO, "%s", strerror(errno));
+	d->in_file_off = last;
+	d->in.size = d->in.pos = 0;
+	d->eof = false;
+	d->frame_off = last;
+	d->frame_len = d->pos = 0;
+	ZSTD_DCtx_reset(d->zds, ZSTD_reset_session_only);
+	d->any_seq = true;
+	return 1;
 }
 
 void ckt_decode_close(struct ckt_decoder *d)
@@ -1012,6 +1074,10 @@ static int ckt_decode_record(struct ckt_decoder *d, struct ckt_record *r, struct
 		/* frames are self-contained, but one missing (its events gone: frees of nothing,
 		 * blocks never freed) or repeated (every event twice) is corruption */
 		uint64_t seq = ckt_decode_uv(&c);
+		if (d->any_seq && !c.bad) {
+			d->any_seq = false;
+			d->frame_next = seq;
+		}
 		if (!c.bad && seq != d->frame_next && d->frame_next == 0)
 			return ckt_util_err(err, CKT_EFORMAT,
 					    "corrupt trace: the first data frame is number %llu, not 0 (frames are "

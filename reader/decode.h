@@ -91,6 +91,14 @@ struct ckt_decoder;
  * "unsupported format version 9 (this reader reads 1 to 8)", strerror() for I/O). */
 int ckt_decode_open(const char *path, struct ckt_decoder **out, struct ckt_error *err);
 
+/* Right after ckt_decode_open of a regular file: positions d at the last whole zstd frame
+ * after the header, found by walking the frames' block headers (a few bytes of each block are
+ * read), so that ckt_decode_next reads that frame alone (any FRAME seq accepted) and tells how
+ * the trace ends (ckt_decode_truncated: no END there) without reading the rest. 1 when
+ * positioned, 0 when no whole frame follows the header (the trace holds no event), negative
+ * with err set (not a regular file, mmap or seek failed). */
+int ckt_decode_seek_last(struct ckt_decoder *d, struct ckt_error *err);
+
 /* True when the trace is a regular file (read up to its size when opened), not a pipe. */
 bool ckt_decode_regular(const struct ckt_decoder *d);
 

@@ -155,8 +155,6 @@ static bool ckt_kin_node_read(struct ckt_kin_node *n, const struct ckt_decoder *
 	*oom = !n->exe || (ckt_decode_header_get(d, "process") && !n->process) ||
 	       (ckt_decode_header_get(d, "parent_process") && !n->parent_process) ||
 	       (ckt_decode_header_get(d, "run") && !n->run);
-	if (n->exe)
-		n->exe[ckt_util_clean(n->exe, strlen(n->exe))] = '\0';
 	return !*oom;
 }
 
@@ -168,10 +166,49 @@ static int ckt_kin_cmp(const void *pa, const void *pb)
 	return strcmp(a->path, b->path);
 }
 
+/* Adds path, which could not be read as a trace (why), to out->bad. 0 or CKT_ENOMEM. */
+static int ckt_kin_bad(struct ckt_kin_list *out, const char *path, const char *why)
+{
+	struct ckt_kin_bad *v = realloc(out->bad, (out->n_bad + 1) * sizeof(*v));
+	if (!v)
+		return CKT_ENOMEM;
+	out->bad = v;
+	char *p = strdup(path), *e = strdup(why);
+	if (!p || !e) {
+		free(p);
+		free(e);
+		return CKT_ENOMEM;
+	}
+	out->bad[out->n_bad++] = (struct ckt_kin_bad){ p, e };
+	return 0;
+}
+
+/* How k's trace ends (kin.h), from its last whole frame. 0 or CKT_ENOMEM. */
+static int ckt_kin_probe(struct ckt_kin *k)
+{
+	struct ckt_decoder *d = NULL;
+	struct ckt_error err = { 0 };
+	struct ckt_record rec;
+	int rc = ckt_decode_open(k->path, &d, &err), at = rc < 0 ? rc : ckt_decode_seek_last(d, &err);
+	rc = at;
+	if (at > 0)
+		while ((rc = ckt_decode_next(d, &rec, &err)) > 0)
+			if (rec.tag == CKT_TAG_END)
+				k->events = rec.u.end.events;
+	k->state = rc < 0 ? CKT_KIN_CORRUPT : at == 0 ? CKT_KIN_EMPTY : ckt_decode_truncated(d) ? CKT_KIN_CUT : CKT_KIN_COMPLETE;
+	ckt_decode_close(d);
+	if (rc < 0 && err.code == CKT_ENOMEM)
+		return CKT_ENOMEM;
+	if (k->state == CKT_KIN_CORRUPT && !(k->error = strdup(err.msg)))
+		return CKT_ENOMEM;
+	k->being_written = (k->state == CKT_KIN_CUT || k->state == CKT_KIN_EMPTY) && ckt_util_being_written(k->path);
+	return 0;
+}
+
 /* Reads the headers of the candidate files in dir into *nodes (after the reported trace's, at
  * index 0). Returns 0 or CKT_ENOMEM. */
 static int ckt_kin_scan(const char *dir, const char *prefix, const char *whole, bool zst, const struct stat *self,
-			uint64_t start, struct ckt_kin_node **nodes, size_t *n, size_t *unlooked)
+			uint64_t start, struct ckt_kin_node **nodes, size_t *n, struct ckt_kin_list *out)
 {
 	DIR *dh = opendir(*dir ? dir : ".");
 	if (!dh)
@@ -194,7 +231,7 @@ static int ckt_kin_scan(const char *dir, const char *prefix, const char *whole, 
 		if (mtime + CKT_KIN_SLACK_NS < start)
 			continue;
 		if (looks++ >= CKT_KIN_MAX_LOOKS) {
-			(*unlooked)++;
+			out->unlooked++;
 			continue;
 		}
 		char *path = malloc(dl + 1 + len + 1);
@@ -205,10 +242,13 @@ static int ckt_kin_scan(const char *dir, const char *prefix, const char *whole, 
 		snprintf(path, dl + 1 + len + 1, "%s%s%s", dir, dl && dir[dl - 1] != '/' ? "/" : "", de->d_name);
 		struct ckt_decoder *d = NULL;
 		struct ckt_error err = { 0 };
-		int orc = ckt_decode_open(path, &d, &err); /* not a trace, unreadable: not kin */
-		free(path);
-		if (orc < 0)
+		/* not a trace, unreadable: not known to be kin, and said (it may be) */
+		if (ckt_decode_open(path, &d, &err) < 0) {
+			if (err.code == CKT_ENOMEM || ckt_kin_bad(out, path, err.msg) < 0)
+				rc = CKT_ENOMEM;
+			free(path);
 			continue;
+		}
 		struct ckt_kin_node c = { .mtime = mtime };
 		bool oom = false, ok = ckt_kin_node_read(&c, d, &oom);
 		ckt_decode_close(d);
@@ -222,6 +262,9 @@ static int ckt_kin_scan(const char *dir, const char *prefix, const char *whole, 
 			}
 			oom = !v;
 		}
+		if (!ok && !oom && ckt_kin_bad(out, path, "its header names no process (no pid or start_wall_ns)") < 0)
+			oom = true;
+		free(path);
 		if (!ok || oom) {
 			ckt_kin_node_free(&c);
 			rc = oom ? CKT_ENOMEM : 0;
@@ -261,8 +304,7 @@ int ckt_kin_find(const char *trace_path, const struct ckt_decoder *dec, struct c
 	char *prefix = ckt_kin_prefix(ckt_decode_header_get(dec, "setting.CUZKTRACE_OUT"), &zst, &whole);
 	free(real);
 	int rc = !dir || !prefix ? CKT_ENOMEM
-				 : ckt_kin_scan(dir, prefix, whole, zst, &self, nodes[0].start, &nodes, &n,
-						&out->unlooked);
+				 : ckt_kin_scan(dir, prefix, whole, zst, &self, nodes[0].start, &nodes, &n, out);
 	/* a copy of a trace (a backup, cp) has its header: listed once, the one written first
 	 * (a copy is newer), and a copy of the reported trace not at all */
 	for (size_t i = 1; rc == 0 && i < n; i++)
@@ -323,8 +365,10 @@ int ckt_kin_find(const char *trace_path, const struct ckt_decoder *dec, struct c
 		}
 		snprintf(path, len, "%s%s%s", dir, dl && dir[dl - 1] != '/' ? "/" : "", c->name);
 		uint64_t parent = c->by_run ? c->ppid : c->rel == CKT_KIN_EXEC ? c->pid : nodes[c->from].pid;
-		out->v[out->n++] = (struct ckt_kin){ path, c->exe, c->pid, parent, c->start, c->rel };
+		out->v[out->n++] = (struct ckt_kin){ .path = path, .exe = c->exe, .pid = c->pid, .parent = parent,
+						     .start_wall_ns = c->start, .rel = c->rel };
 		c->exe = NULL; /* the list's now */
+		rc = ckt_kin_probe(&out->v[out->n - 1]);
 	}
 	if (rc == 0 && out->n > 1)
 		qsort(out->v, out->n, sizeof(*out->v), ckt_kin_cmp);
@@ -345,7 +389,13 @@ void ckt_kin_free(struct ckt_kin_list *l)
 	for (size_t i = 0; i < l->n; i++) {
 		free(l->v[i].path);
 		free(l->v[i].exe);
+		free(l->v[i].error);
 	}
 	free(l->v);
+	for (size_t i = 0; i < l->n_bad; i++) {
+		free(l->bad[i].path);
+		free(l->bad[i].error);
+	}
+	free(l->bad);
 	memset(l, 0, sizeof(*l));
 }

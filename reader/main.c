@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "decode.h"
@@ -568,28 +567,6 @@ static int ckt_main_header_uint(const char *path, struct ckt_decoder *dec, const
 	return -1;
 }
 
-/* A process is writing the trace at path now: the tracer holds an exclusive lock on the file
- * while it traces (flock), which /proc/locks lists ("FLOCK ADVISORY WRITE <pid>
- * <major>:<minor>:<inode> ..."). Read there, not tried: a lock of the reader's own, even for a
- * moment, sent a tracer starting then on the same name to a per-pid name. */
-static bool ckt_main_being_written(const char *path)
-{
-	struct stat sb;
-	if (strcmp(path, "-") == 0 || stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
-		return false;
-	FILE *f = fopen("/proc/locks", "re");
-	if (!f)
-		return false;
-	char line[256], want[64];
-	snprintf(want, sizeof(want), " %02x:%02x:%llu ", major(sb.st_dev), minor(sb.st_dev),
-		 (unsigned long long)sb.st_ino);
-	bool held = false;
-	while (!held && fgets(line, sizeof(line), f))
-		held = strstr(line, " FLOCK ") && strstr(line, " WRITE ") && strstr(line, want);
-	fclose(f);
-	return held;
-}
-
 static void ckt_main_warnings(const char *path, const struct ckt_decoder *dec,
 			       const struct ckt_replay_stats *st)
 {
@@ -605,7 +582,7 @@ static void ckt_main_warnings(const char *path, const struct ckt_decoder *dec,
 	 * it read as a killed process's) */
 	if (st->truncated)
 		ckt_main_say("warning: '%s': trace is truncated (no end record%s); it covers %s s", path,
-			     ckt_main_being_written(path) ? ": a process is still writing it" : "",
+			     ckt_util_being_written(path) ? ": a process is still writing it" : "",
 			     ckt_util_fmt_secs(t, sizeof(t), st->duration_ns, 3));
 	/* a header and nothing after it: every figure 0, which read as a program that used none */
 	if (st->truncated && !st->events)

@@ -591,10 +591,37 @@ int ckt_report_json_print(FILE *out, const struct ckt_report *rep)
 			ckt_report_json_key(j, "relation");
 			ckt_report_json_str(j, rel, strlen(rel));
 			ckt_report_json_u64(j, "parent_pid", k->parent);
+			static const char *const status[] = { "complete", "truncated", "no_events", "corrupt" };
+			ckt_report_json_key(j, "status");
+			ckt_report_json_str(j, status[k->state], strlen(status[k->state]));
+			if (k->state == CKT_KIN_COMPLETE)
+				ckt_report_json_u64(j, "events", k->events);
+			else if (k->state == CKT_KIN_EMPTY)
+				ckt_report_json_u64(j, "events", 0);
+			else
+				ckt_report_json_null(j, "events");
+			ckt_report_json_bool(j, "being_written", k->being_written);
+			if (k->error) {
+				ckt_report_json_key(j, "error");
+				ckt_report_json_str(j, k->error, strlen(k->error));
+			} else {
+				ckt_report_json_null(j, "error");
+			}
 			ckt_report_json_close(j);
 		}
 		ckt_report_json_array_close(j);
 		ckt_report_json_u64(j, "child_traces_not_looked_at", rep->kin->unlooked);
+		ckt_report_json_array_open(j, "child_traces_unreadable");
+		for (size_t i = 0; i < rep->kin->n_bad; i++) {
+			const struct ckt_kin_bad *b = &rep->kin->bad[i];
+			ckt_report_json_elem_open(j);
+			ckt_report_json_key(j, "path");
+			ckt_report_json_str(j, b->path, strlen(b->path));
+			ckt_report_json_key(j, "error");
+			ckt_report_json_str(j, b->error, strlen(b->error));
+			ckt_report_json_close(j);
+		}
+		ckt_report_json_array_close(j);
 	}
 	ckt_report_json_secs(j, "duration_s", st->duration_ns, 1);
 	ckt_report_json_u64(j, "events", st->events);

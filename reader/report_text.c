@@ -92,13 +92,41 @@ static void ckt_report_text_kin(FILE *out, const struct ckt_kin_list *kin)
 		fprintf(out, ", pid %" PRIu64, k->pid);
 		if (k->rel == CKT_KIN_DESCENDANT)
 			fprintf(out, k->parent == k->pid ? ", after an exec" : ", started by pid %" PRIu64, k->parent);
+		/* how it ends, as its own report's first lines would say */
+		const char *writing = k->being_written ? ": a process is still writing it" : "";
+		if (k->state == CKT_KIN_CUT)
+			fprintf(out, "; truncated: no end record%s", writing);
+		else if (k->state == CKT_KIN_EMPTY)
+			fprintf(out, "; holds no event%s", k->being_written ? writing : " (killed before its first flush)");
+		else if (k->state == CKT_KIN_CORRUPT) {
+			fputs("; unreadable: ", out);
+			ckt_util_put_clean(out, k->error, strlen(k->error));
+		}
 		fputs(")\n", out);
 	}
+	size_t cut = 0;
+	for (size_t i = shown; i < kin->n; i++)
+		cut += kin->v[i].state != CKT_KIN_COMPLETE;
 	if (kin->n > shown)
-		fprintf(out, CKT_REPORT_TEXT_COL "%zu more (JSON child_traces lists them all)\n", "", kin->n - shown);
+		fprintf(out, CKT_REPORT_TEXT_COL "%zu more (JSON child_traces lists them all%s", "", kin->n - shown,
+			cut ? "; " : ")\n");
+	if (cut)
+		fprintf(out, "%zu of them truncated, empty or unreadable)\n", cut);
 	if (kin->unlooked)
 		fprintf(out, CKT_REPORT_TEXT_COL "%zu more files named as its traces were not looked at\n", "",
 			kin->unlooked);
+	/* files named as its traces that are none the reader can read: maybe a descendant's */
+	size_t bad_shown = kin->n_bad < CKT_REPORT_TEXT_KIN ? kin->n_bad : CKT_REPORT_TEXT_KIN;
+	for (size_t i = 0; i < bad_shown; i++) {
+		fprintf(out, CKT_REPORT_TEXT_COL, "unreadable trace");
+		ckt_util_put_clean(out, kin->bad[i].path, strlen(kin->bad[i].path));
+		fputs(" (", out);
+		ckt_util_put_clean(out, kin->bad[i].error, strlen(kin->bad[i].error));
+		fputs(")\n", out);
+	}
+	if (kin->n_bad > bad_shown)
+		fprintf(out, CKT_REPORT_TEXT_COL "%zu more (JSON child_traces_unreadable lists them all)\n", "",
+			kin->n_bad - bad_shown);
 }
 
 void ckt_report_put_program(FILE *out, const struct ckt_report *rep)

@@ -19,6 +19,7 @@
 #include <linux/falloc.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -600,4 +601,22 @@ bool ckt_util_end_signal_name(uint64_t reason, char *buf, size_t size)
 	else
 		snprintf(buf, size, "signal %d", sig);
 	return true;
+}
+
+bool ckt_util_being_written(const char *path)
+{
+	struct stat sb;
+	if (strcmp(path, "-") == 0 || stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
+		return false;
+	FILE *f = fopen("/proc/locks", "re");
+	if (!f)
+		return false;
+	char line[256], want[64];
+	snprintf(want, sizeof(want), " %02x:%02x:%llu ", major(sb.st_dev), minor(sb.st_dev),
+		 (unsigned long long)sb.st_ino);
+	bool held = false;
+	while (!held && fgets(line, sizeof(line), f))
+		held = strstr(line, " FLOCK ") && strstr(line, " WRITE ") && strstr(line, want);
+	fclose(f);
+	return held;
 }

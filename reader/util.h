@@ -131,4 +131,10 @@ void ckt_util_map_free(struct ckt_util_map *m);
  * reason that is no signal's */
 bool ckt_util_end_signal_name(uint64_t reason, char *buf, size_t size);
 
+/* A process is writing the trace at path now: the tracer holds an exclusive lock on the file
+ * while it traces (flock), which /proc/locks lists ("FLOCK ADVISORY WRITE <pid>
+ * <major>:<minor>:<inode> ..."). Read there, not tried: a lock of the reader's own, even for a
+ * moment, sent a tracer starting then on the same name to a per-pid name. */
+bool ckt_util_being_written(const char *path);
+
 #endif

@@ -162,8 +162,8 @@ expect_eq "wrapper: the child's trace holds the program's phases, no child trace
 	"$(cat $T/wrapc.rerr)/$(jget $T/wrapc.json peak_heap.bytes)/$(jget $T/wrapc.json child_traces)/$(jget $T/wrapc.json header.parent_process)" \
 	"/7500000/[]/$(jget $T/wrap.json header.process)"
 expect_match "wrapper: the process key is pid, start time, pid namespace" "$(jget $T/wrap.json header.process)" "^$tpid\.[0-9]+\.[0-9]+\$"
-expect_eq "wrapper: JSON child_traces" "$(jget $T/wrap.json child_traces)/$(jget $T/wrap.json child_traces_not_looked_at)" \
-	"[{\"path\": \"$T/wrap/t.$wpid.zst\", \"pid\": $wpid, \"exe\": \"$P/logphases\", \"relation\": \"child\", \"parent_pid\": $tpid}]/0"
+expect_eq "wrapper: JSON child_traces" "$(jget $T/wrap.json child_traces | sed -E 's/"events": [1-9][0-9]*/"events": N/')/$(jget $T/wrap.json child_traces_not_looked_at)/$(jget $T/wrap.json child_traces_unreadable)" \
+	"[{\"path\": \"$T/wrap/t.$wpid.zst\", \"pid\": $wpid, \"exe\": \"$P/logphases\", \"relation\": \"child\", \"parent_pid\": $tpid, \"status\": \"complete\", \"events\": N, \"being_written\": false, \"error\": null}]/0/[]"
 # a shell between them: its child is the wrapper's descendant, named in the warnings too
 mkdir -p $T/wrapd
 CUZKTRACE_SAMPLE=0 CUZKTRACE_PHASES="$LOGRULES" CUZKTRACE_OUT=$T/wrapd/t.zst traced wrapd timeout 60 sh -c "$P/logphases; true"
@@ -233,6 +233,39 @@ cp $LIB $T/relpre0/lt.so
 expect_eq "relative LD_PRELOAD, a cd in between: the entry anchored, the children traced and listed (also CUZKTRACE_CHILDREN=0's exec of itself), no loader line" \
 	"$(cat $T/relpre.out)/$($REPORT --json $T/relpre/t.zst 2>/dev/null | $PY -c 'import json,sys,os; print(" ".join("%s:%s" % (k["relation"], os.path.basename(k["exe"])) for k in json.load(sys.stdin)["child_traces"]))')/$($REPORT --json $T/relpre0/t.zst 2>/dev/null | $PY -c 'import json,sys,os; print(" ".join("%s:%s" % (k["relation"], os.path.basename(k["exe"])) for k in json.load(sys.stdin)["child_traces"]))')/$(cat $T/relpre.err $T/relpre0.err | grep -c 'cannot be preloaded')" \
 	"$T/relpre/lt.so:libdl.so.2/child:printenv exec:true/exec:env exec:true/0"
+
+# how each listed trace ends, from its last frame alone (since 0.2.36: a killed child's trace
+# was listed as if whole), and the files named as its traces that are none (they were left
+# out without a word): a child killed before its first flush, one killed after flushes (its
+# child complete), one complete, one still running as the report reads; a file of junk and a
+# copy of the header's first 100 bytes; the exe as the header has it (a newline kept in JSON)
+mkdir -p $T/kinst
+cp /bin/true "$T/kinst/tr
+ue"
+(cd $T/kinst && CUZKTRACE_OUT=t.zst LD_PRELOAD=$LIB sh -c 'sh -c "kill -9 \$\$"; CUZKTRACE_FLUSH_MS=10 sh -c "sleep 0.3; kill -9 \$\$"; ./tr*; CUZKTRACE_FLUSH_MS=10 sleep 3 & echo junk > t.999.zst; head -c 100 t.zst > t.998.zst' 2>/dev/null)
+(cd $T/kinst && $REPORT t.zst >$T/kinst.txt 2>/dev/null && $REPORT --json t.zst >$T/kinst.json 2>/dev/null)
+wait_for_no_writer() { for _ in $(seq 60); do $REPORT --json "$1" 2>/dev/null | $PY -c 'import json,sys; sys.exit(any(k["being_written"] for k in json.load(sys.stdin)["child_traces"]))' && return; sleep 0.1; done; }
+expect_eq "child traces: each one's end (no event, truncated, complete, being written), unreadable files named; text and JSON" \
+	"$(sed -n 's/^\(child trace\|descendant trace\|unreadable trace\) *\(.*\)/\1: \2/p' $T/kinst.txt | sed -E 's/[0-9]{3,}/N/g; s/being written/W/; s/^child trace: t.N.zst .\/usr\/bin\/sleep, pid N; (truncated: no end record|holds no event): a process is still writing it.$/child trace: sleep still running/')/$($PY -c 'import json,sys; d = json.load(open(sys.argv[1])); print([(k["status"], k["events"] if k["status"] != "complete" else k["events"] > 0, k["being_written"], k["error"]) for k in d["child_traces"]], [(b["path"], b["error"]) for b in d["child_traces_unreadable"]], repr([k["exe"] for k in d["child_traces"]][3][-6:]))' $T/kinst.json | sed -E "s/\('(truncated|no_events)', (None|0), True, None\)/('sleep running')/")" \
+	"child trace: t.N.zst (/usr/bin/dash, pid N; holds no event (killed before its first flush))
+child trace: t.N.zst (/usr/bin/dash, pid N; truncated: no end record)
+descendant trace: t.N.zst (/usr/bin/sleep, pid N, started by pid N)
+child trace: t.N.zst ($T/kinst/tr?ue, pid N)
+child trace: sleep still running
+child trace: t.N.zst (/usr/bin/head, pid N)
+unreadable trace: t.N.zst (the file ends inside the header frame)
+unreadable trace: t.N.zst (not a cuzktrace trace)/[('no_events', 0, False, None), ('truncated', None, False, None), ('complete', True, False, None), ('complete', True, False, None), ('sleep running'), ('complete', True, False, None)] [('t.998.zst', 'the file ends inside the header frame'), ('t.999.zst', 'not a cuzktrace trace')] '/tr\\nue'"
+wait_for_no_writer $T/kinst/t.zst
+# ... a child of many frames: its END's count is its own report's; cut by 50 bytes, truncated
+mkdir -p $T/kinmf
+(cd $T/kinmf && CUZKTRACE_OUT=t.zst CUZKTRACE_FLUSH_MS=5 LD_PRELOAD=$LIB sh -c "$P/churn 20000 >/dev/null" 2>/dev/null)
+kinmf=$(ls $T/kinmf/t.*.zst)
+kinmf_before="$($REPORT --json $T/kinmf/t.zst 2>/dev/null | $PY -c 'import json,sys; k = json.load(sys.stdin)["child_traces"][0]; print(k["status"], k["events"])')"
+kinmf_own="$($REPORT --json $kinmf 2>/dev/null | $PY -c 'import json,sys; print(json.load(sys.stdin)["events"])')"
+truncate -s -50 $kinmf
+expect_eq "child trace of many frames: complete with its own report's event count; cut by 50 bytes: truncated" \
+	"$kinmf_before/$(( $(stat -c %s $kinmf) > 100000 ))/$($REPORT --json $T/kinmf/t.zst 2>/dev/null | $PY -c 'import json,sys; k = json.load(sys.stdin)["child_traces"][0]; print(k["status"], k["events"])')" \
+	"complete $kinmf_own/1/truncated None"
 
 # a later image's report lists what the process did from that image on, not the children of
 # the images before it (since 0.2.22; their parent_process is the same, and they were listed),
