@@ -697,7 +697,8 @@ static const char *ckt_phases_active_str(struct ckt_phases *p)
 	size_t len = 0;
 	char buf[32];
 	for (size_t k = 0; k < p->n_active && len < CKT_PHASES_ACTIVE_MAX; k++) {
-		const char *name = ckt_phases_name(&p->ph[p->active[k]], buf, sizeof(buf));
+		/* an empty name as the text shows it: an empty cell read as no phase active */
+		const char *name = ckt_phases_shown(ckt_phases_name(&p->ph[p->active[k]], buf, sizeof(buf)));
 		size_t n = strlen(name);
 		if (ckt_phases_grow((void **)&p->active_str, &p->active_str_cap, len + n + 2, 1) < 0)
 			return NULL;

@@ -1486,8 +1486,13 @@ int ckt_sites_write_csv(const struct ckt_sites *s, FILE *f)
 						  : site->most_stack;
 		const struct ckt_sites_stack *st = &s->stacks[which];
 		ckt_util_put_csv(f, site->key, true); /* always quoted; a module path's bytes cleaned */
-		fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",",
-			site->at[K_RSS], site->at[K_HEAP], ckt_sites_pos(site->max), site->alloc_bytes,
+		/* bytes_at_peak_rss: empty without RSS samples, where there is no such moment (JSON's
+		 * null, the text's '-'; it read 0 for every site) */
+		fputc(',', f);
+		if (s->has_rss)
+			fprintf(f, "%" PRIu64, site->at[K_RSS]);
+		fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",",
+			site->at[K_HEAP], ckt_sites_pos(site->max), site->alloc_bytes,
 			ckt_sites_count(site->allocs), site->at[K_GPU]);
 		fputc('"', f);
 		for (uint32_t j = 0; j < st->nsym; j++) {

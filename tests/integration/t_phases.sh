@@ -726,6 +726,14 @@ CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/pnlab.zst traced pnlab $P/phasenames labels
 expect_eq "phase \"(none)\" and thread \"(unnamed)\" of the program's: quoted in JSON and text, apart from the report's labels" \
 	"$($REPORT --json --by thread $T/pnlab.zst 2>/dev/null | $PY -c 'import json,sys; d = json.load(sys.stdin); q = lambda n, b: (n, b if n != "(none)" else b >= 14000); print([q(p["name"], p["allocated_bytes"]) for p in d["phases"]], [q(p["phase"], p["bytes"]) for p in d["peak_heap"]["by_phase"]], [(g["name"], g["allocated_bytes"]) for g in d["thread_groups"] if g["name"] != "phasenames"])')/$($REPORT $T/pnlab.zst 2>/dev/null | grep -c '^  "(none)"  *1000 B ')" \
 	"[('\"(none)\"', 1000), ('(none)', True)] [('(none)', True), ('\"(none)\"', 1000)] [('\"(unnamed)\"', 8000)]/2"
+# a phase named "" in the timeline CSV's active_phases is `""` (a quoted cell), as in the text:
+# its cell was empty, as with no phase active (since 0.2.36); without RSS samples the sites
+# CSV's bytes_at_peak_rss cells are empty, as JSON's null (they read 0)
+CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/pnempty.zst traced pnempty $P/phasenames empty
+CUZKTRACE_SAMPLE=0 CUZKTRACE_RSS_MS=0 CUZKTRACE_OUT=$T/pnempty0.zst traced pnempty0 $P/phasenames empty
+expect_eq "a phase named \"\" in the CSV's active_phases; no RSS samples: bytes_at_peak_rss empty in the sites CSV" \
+	"$($REPORT --csv - $T/pnempty.zst 2>/dev/null | $PY -c 'import csv,sys; r = list(csv.DictReader(sys.stdin)); print(sorted(set(x["active_phases"] for x in r)), len([x for x in r if x["active_phases"] == "\"\""]) >= 3)')/$($REPORT --sites-csv - $T/pnempty0.zst 2>/dev/null | $PY -c 'import csv,sys; r = list(csv.DictReader(sys.stdin)); print(sorted(set(x["bytes_at_peak_rss"] for x in r)), [x["bytes_at_peak_heap"] for x in r if "phasenames.c" in x["site"]])')" \
+	"['', '\"\"'] True/[''] ['3000']"
 CUZKTRACE_SAMPLE=0 CUZKTRACE_PHASES='logsynth=SYNTH_START..SYNTH_END' CUZKTRACE_OUT=$T/pnmany.zst traced pnmany $P/phasenames many
 $REPORT --json $T/pnmany.zst >$T/pnmany.json 2>$T/pnmany.rerr
 expect_eq "a rule's phase after 5,000 pushed names: its bytes; the tracer's one line" \
