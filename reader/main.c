@@ -666,10 +666,16 @@ static void ckt_main_warnings(const char *path, const struct ckt_decoder *dec,
 	}
 }
 
+/* A file output could not be written: the others are written all the same, the report too,
+ * and the exit status is 1 (since 0.2.36: the outputs after the failed one, and the report,
+ * were not written, and a CI job lost its flame graph to a full disk's CSV) */
+static bool ckt_main_unwritten;
+
 /* A file output that could not be written: `-` is the standard output, named as the report's
  * own failed write names it. */
 static void ckt_main_say_unwritten(const char *path, int rc)
 {
+	ckt_main_unwritten = true;
 	const char *stage = ckt_util_out_stage_failed();
 	if (strcmp(path, "-") != 0)
 		ckt_main_say("error: cannot write '%s': %s", path, strerror(-rc));
@@ -684,8 +690,8 @@ static void ckt_main_say_unwritten(const char *path, int rc)
 		ckt_main_say("error: cannot write to standard output: %s", strerror(-rc));
 }
 
-/* --sites-csv and --folded, written after the replay. Returns 0, or -1 after saying why. */
-static int ckt_main_write_sites(const char *path, const struct ckt_sites *s,
+/* --sites-csv and --folded, written after the replay; a failure is said (ckt_main_unwritten). */
+static void ckt_main_write_sites(const char *path, const struct ckt_sites *s,
 				int (*write)(const struct ckt_sites *, FILE *))
 {
 	struct ckt_util_out o;
@@ -695,11 +701,8 @@ static int ckt_main_write_sites(const char *path, const struct ckt_sites *s,
 		int c = ckt_util_out_close(&o, rc == 0);
 		rc = rc < 0 ? rc : c;
 	}
-	if (rc < 0) {
+	if (rc < 0)
 		ckt_main_say_unwritten(path, rc);
-		return -1;
-	}
-	return 0;
 }
 
 /* An output that would truncate a trace given (TRACE, or BASE of --diff) is refused before
@@ -799,10 +802,8 @@ static int ckt_main_phases_finish(const struct ckt_args *a, struct ckt_phases *p
 				  const char *path, const char *who)
 {
 	int rc = ckt_phases_csv_close(ph, true);
-	if (rc < 0) {
+	if (rc < 0)
 		ckt_main_say_unwritten(a->phases_csv, rc);
-		return -1;
-	}
 	if (ckt_phases_finish(ph, st->duration_ns) < 0 || (rules && ckt_phase_rules_error(rules) < 0)) {
 		ckt_main_oom(path);
 		return -1;
@@ -958,10 +959,8 @@ static int ckt_main_read(const struct ckt_args *a, struct ckt_main_read *m, bool
 	}
 	rc = ckt_report_csv_close(m->csv, true);
 	m->csv = NULL;
-	if (rc < 0) {
+	if (rc < 0)
 		ckt_main_say_unwritten(a->csv, rc);
-		return -1;
-	}
 
 	const struct ckt_replay_stats *st = ckt_replay_stats(m->rep);
 	/* with --diff, warnings about the trace's modules and rules say which trace */
@@ -1013,12 +1012,13 @@ static int ckt_main_read(const struct ckt_args *a, struct ckt_main_read *m, bool
 	for (size_t i = 0; i < ckt_sites_nwarnings(m->sites); i++)
 		if (!ckt_main_rules_said(m->rules, ckt_sites_warning(m->sites, i)))
 			ckt_main_warn_clean(who, "", ckt_sites_warning(m->sites, i));
-	if (site_out[0] && ckt_main_write_sites(site_out[0], m->sites, ckt_sites_write_csv) < 0)
-		return -1;
-	if (site_out[1] && ckt_main_write_sites(site_out[1], m->sites, ckt_sites_write_folded) < 0)
-		return -1;
-	if (site_out[2] && ckt_main_write_sites(site_out[2], m->sites, ckt_sites_write_folded_heap) < 0)
-		return -1;
+	/* each output on its own (ckt_main_unwritten) */
+	if (site_out[0])
+		ckt_main_write_sites(site_out[0], m->sites, ckt_sites_write_csv);
+	if (site_out[1])
+		ckt_main_write_sites(site_out[1], m->sites, ckt_sites_write_folded);
+	if (site_out[2])
+		ckt_main_write_sites(site_out[2], m->sites, ckt_sites_write_folded_heap);
 	if (a->diff) /* each live set can go once its results are made (the base's before the
 		      * trace is read) */
 		ckt_replay_drop_state(m->rep);
@@ -1198,7 +1198,7 @@ int main(int argc, char **argv)
 		ckt_main_say("error: cannot write to standard output: %s", strerror(-rc));
 		goto out;
 	}
-	status = CKT_EXIT_OK;
+	status = ckt_main_unwritten ? CKT_EXIT_TRACE : CKT_EXIT_OK;
 out:
 	ckt_main_read_free(&base);
 	ckt_main_read_free(&cur);

@@ -955,6 +955,13 @@ expect_eq "reader: TRACE - is the standard input: the same report" \
 expect_eq "reader: an output past the file-size limit: exit 1, one line, no file (it was killed by SIGXFSZ)" \
 	"$(cat $T/fsize.rc)/$(cat $T/fsize.err)/$(ls -A $T | grep -c fsize.csv)" \
 	"1/cuzktrace-report: error: cannot write '$T/fsize.csv': File too large/0"
+# each output on its own: the sites CSV past the limit, the folded stacks (smaller) after it
+# and the report (to a pipe) are written all the same, exit 1 (since 0.2.36 the rest were not written)
+(ulimit -f 1; $REPORT --folded $T/fsize2.folded --sites-csv $T/fsize2.csv $T/known.zst 2>$T/fsize2.err; echo $? >$T/fsize2.rc) | cat >$T/fsize2.txt
+$REPORT --folded $T/fsize2.want $T/known.zst >$T/fsize2.wtxt 2>/dev/null
+expect_eq "reader: one output past the file-size limit: the others and the report written, exit 1, one line" \
+	"$(cat $T/fsize2.rc)/$(cat $T/fsize2.err)/$(ls -A $T | grep -c fsize2.csv)/$(cmp $T/fsize2.folded $T/fsize2.want 2>&1 && cmp $T/fsize2.txt $T/fsize2.wtxt && echo same)/$(( $(stat -c %s $T/fsize2.folded 2>/dev/null || echo 0) > 0 && $(stat -c %s $T/fsize2.txt) > 0 ))" \
+	"1/cuzktrace-report: error: cannot write '$T/fsize2.csv': File too large/0/same/1"
 $REPORT --csv /dev/null --folded /dev/null --sites-csv /dev/null $T/known.zst >/dev/null 2>$T/devnull.err
 expect_eq "reader: outputs may share a device (/dev/null)" "$?/$(cat $T/devnull.err)" "0/"
 cat $T/known.zst | $REPORT --phase-rule x=main /dev/stdin >/dev/null 2>$T/rulepipe.err
