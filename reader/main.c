@@ -605,11 +605,17 @@ static void ckt_main_warnings(const char *path, const struct ckt_decoder *dec,
 			     path, (unsigned long long)st->max_held, (unsigned long long)st->replayed_early);
 	/* lost events explain them (that warning says it), and so do events replayed out of
 	 * order: a free that came late (a --max-held of 1000 on a sound trace said "corrupt") */
+	/* and so does a full set of samples: the frees of samples taken then are not recorded,
+	 * and an allocation that reuses such an address finds it live (it read "corrupt") */
 	if (st->inconsistencies && !st->lost)
 		ckt_main_say(st->replayed_early
 				     ? "warning: '%s': %llu allocation%s came at an address still live (replayed "
 				       "without waiting, above: the frees before them came late); the blocks they "
 				       "replaced were dropped there"
+				 : st->limit_at[CKT_LIMIT_SAMPLES]
+				     ? "warning: '%s': %llu allocation%s came at an address still live: the frees of "
+				       "samples taken while the tracer's set of sampled blocks was full are not in "
+				       "the trace (above); the blocks they replaced were dropped there"
 				     : "warning: '%s': %llu allocation%s came at an address still live: the trace "
 				       "lacks the frees before them (corrupt, or spliced from another trace?); the "
 				       "blocks they replaced were dropped there",
