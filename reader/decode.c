@@ -545,7 +545,7 @@ fail:
  * frame in memory). */
 static uint64_t ckt_decode_frame_len(int fd, uint64_t off, uint64_t size)
 {
-	uint8_t h[18];
+	uint8_t h[8];
 	if (size - off < 8 || pread(fd, h, 8, (off_t)off) != 8)
 		return 0;
 	uint32_t magic = (uint32_t)h[0] | (uint32_t)h[1] << 8 | (uint32_t)h[2] << 16 | (uint32_t)h[3] << 24;

@@ -189,13 +189,18 @@ static int ckt_kin_probe(struct ckt_kin *k)
 	struct ckt_decoder *d = NULL;
 	struct ckt_error err = { 0 };
 	struct ckt_record rec;
-	int rc = ckt_decode_open(k->path, &d, &err), at = rc < 0 ? rc : ckt_decode_seek_last(d, &err);
-	rc = at;
+	int at = ckt_decode_open(k->path, &d, &err);
+	if (at == 0)
+		at = ckt_decode_seek_last(d, &err);
+	int rc = at;
 	if (at > 0)
 		while ((rc = ckt_decode_next(d, &rec, &err)) > 0)
 			if (rec.tag == CKT_TAG_END)
 				k->events = rec.u.end.events;
-	k->state = rc < 0 ? CKT_KIN_CORRUPT : at == 0 ? CKT_KIN_EMPTY : ckt_decode_truncated(d) ? CKT_KIN_CUT : CKT_KIN_COMPLETE;
+	k->state = rc < 0		   ? CKT_KIN_CORRUPT
+		   : at == 0		   ? CKT_KIN_EMPTY
+		   : ckt_decode_truncated(d) ? CKT_KIN_CUT
+					     : CKT_KIN_COMPLETE;
 	ckt_decode_close(d);
 	if (rc < 0 && err.code == CKT_ENOMEM)
 		return CKT_ENOMEM;

@@ -604,9 +604,9 @@ static void ckt_main_warnings(const char *path, const struct ckt_decoder *dec,
 			     "written later came late",
 			     path, (unsigned long long)st->max_held, (unsigned long long)st->replayed_early);
 	/* lost events explain them (that warning says it), and so do events replayed out of
-	 * order: a free that came late (a --max-held of 1000 on a sound trace said "corrupt") */
-	/* and so does a full set of samples: the frees of samples taken then are not recorded,
-	 * and an allocation that reuses such an address finds it live (it read "corrupt") */
+	 * order: a free that came late (a --max-held of 1000 on a sound trace said "corrupt"), and
+	 * a full set of samples: the frees of samples taken then are not recorded, and an
+	 * allocation that reuses such an address finds it live (it read "corrupt") */
 	if (st->inconsistencies && !st->lost)
 		ckt_main_say(st->replayed_early
 				     ? "warning: '%s': %llu allocation%s came at an address still live (replayed "

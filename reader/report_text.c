@@ -107,11 +107,12 @@ static void ckt_report_text_kin(FILE *out, const struct ckt_kin_list *kin)
 	size_t cut = 0;
 	for (size_t i = shown; i < kin->n; i++)
 		cut += kin->v[i].state != CKT_KIN_COMPLETE;
-	if (kin->n > shown)
-		fprintf(out, CKT_REPORT_TEXT_COL "%zu more (JSON child_traces lists them all%s", "", kin->n - shown,
-			cut ? "; " : ")\n");
+	char cuts[64] = "";
 	if (cut)
-		fprintf(out, "%zu of them truncated, empty or unreadable)\n", cut);
+		snprintf(cuts, sizeof(cuts), "; %zu of them truncated, empty or unreadable", cut);
+	if (kin->n > shown)
+		fprintf(out, CKT_REPORT_TEXT_COL "%zu more (JSON child_traces lists them all%s)\n", "", kin->n - shown,
+			cuts);
 	if (kin->unlooked)
 		fprintf(out, CKT_REPORT_TEXT_COL "%zu more files named as its traces were not looked at\n", "",
 			kin->unlooked);
