@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <pthread.h>
 #include <signal.h>
+#include <spawn.h>
 #include <sys/mman.h>
 #include <grp.h>
 #include <sys/prctl.h>
@@ -242,7 +243,7 @@ int ckt_ownmaps_madvise_around(int (*real)(void *, size_t, int), void *addr, siz
 	X(setreuid, 0) X(setregid, 0) X(setresuid, 0) X(setresgid, 0) X(setgroups, 0) X(initgroups, 0) \
 	X(fork, 0) X(_Fork, 0) X(abort, 0) X(mallopt, 0) X(__assert_fail, 0) X(__assert_perror_fail, 0) \
 	X(__assert, 0) X(sigaction, 0) X(signal, 0) X(bsd_signal, 0) X(ssignal, 0) X(sysv_signal, 0)      \
-	X(__sysv_signal, 0) X(sigset, 0) X(siginterrupt, 0)
+	X(__sysv_signal, 0) X(sigset, 0) X(siginterrupt, 0) X(posix_spawn, 0) X(posix_spawnp, 0)
 
 /* glibc's assert entry points (<assert.h> declares them only without NDEBUG) */
 void __assert_fail(const char *assertion, const char *file, unsigned int line,

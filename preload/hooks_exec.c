@@ -502,13 +502,14 @@ static char **exec_begin(char *const envp[], int finish)
 
 /* The real function may not be resolved yet: a library constructor can exec before anything
  * else called into us. Resolve them then; if one is still missing, fail as the call would. */
-#define CKT_EXEC_REAL(name)                                                                        \
+#define CKT_EXEC_REAL(name) CKT_REAL_OR(name, errno = ENOSYS; return -1)
+/* the same, `fail` the statement that returns as the call would without the function */
+#define CKT_REAL_OR(name, fail)                                                                    \
 	do {                                                                                      \
 		if (!ckt_real.name && atomic_load(&ckt_boot_state) == 0)                          \
 			ckt_bootstrap();                                                          \
 		if (!ckt_real.name) {                                                             \
-			errno = ENOSYS;                                                           \
-			return -1;                                                                \
+			fail;                                                                     \
 		}                                                                                 \
 	} while (0)
 
@@ -638,6 +639,35 @@ CKT_EXPORT int execvp(const char *file, char *const argv[])
 		rc = ckt_real.execvpe(file, argv, environ);
 	after_failed_exec(e, finish);
 	return rc;
+}
+
+/* posix_spawn and posix_spawnp (Rust's Command, many C++ libraries): glibc makes the child and
+ * its exec inside itself, out of the hooks' sight, so a statically linked or set-user-ID
+ * program started so ran untraced without the line an exec of it says (until 0.2.37). The
+ * line is said here, in the caller, as for a forked child's exec: when the environment passed
+ * would trace the new program (say_if_secure_child). posix_spawnp searches the caller's PATH,
+ * as glibc does. The program is a child: this process and its trace go on. The caller's errno
+ * is kept (the look at the file opens it). Not seen: a file action that changes directory
+ * before a relative path is run (posix_spawn_file_actions_addchdir_np): the path is looked at
+ * from the caller's directory. */
+CKT_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *acts,
+			   const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	CKT_REAL_OR(posix_spawn, return ENOSYS); /* (an error number, errno untouched) */
+	int saved_errno = errno;
+	say_if_secure_child(path, NULL, -1, envp);
+	errno = saved_errno;
+	return ckt_real.posix_spawn(pid, path, acts, attr, argv, envp);
+}
+
+CKT_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *acts,
+			    const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	CKT_REAL_OR(posix_spawnp, return ENOSYS);
+	int saved_errno = errno;
+	say_if_secure_child(NULL, file, -1, envp);
+	errno = saved_errno;
+	return ckt_real.posix_spawnp(pid, file, acts, attr, argv, envp);
 }
 
 /* execl, execle, execlp: glibc's gather their arguments and call its internal execve (and

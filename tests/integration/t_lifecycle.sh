@@ -393,6 +393,42 @@ expect_eq "exec of a statically linked program by a forked child: it runs, one l
 CUZKTRACE_OUT=$T/static/d.%p.zst traced dynamic $P/execer $P/exitcode
 expect_eq "exec of a dynamically linked program: no such line, traced" \
 	"$(cat $T/dynamic.rc)/$(grep -c 'statically linked' $T/dynamic.err)/$(ls $T/static | grep -c '^d\.')" "$plain_rc/0/2"
+# the same started by posix_spawn and posix_spawnp (Rust's Command): glibc's exec inside them
+# is out of the hooks' sight, and a static program ran untraced without the line (until
+# 0.2.37); the spawner's trace goes on (complete); a dynamic program is traced, without it;
+# with CUZKTRACE_CHILDREN=0 the child is not to be traced: no line
+static_line="cuzktrace: warning: '$P/exitcode_static' is statically linked: no loader reads LD_PRELOAD in it, so the program it starts is not traced"
+for sp in $P/exitcode_static:1 exitcode_static:1 exitcode:0; do
+	sp_prog=${sp%:*} sp_static=${sp##*:}
+	rm -rf $T/spawn && mkdir -p $T/spawn
+	CUZKTRACE_OUT=$T/spawn/t.%p.zst PATH=$P:$PATH traced spawn $P/spawner $sp_prog
+	sp_pid=$(sed -E 's/.*\(pid ([0-9]+)\).*/\1/;q' $T/spawn.err)
+	$REPORT --json $T/spawn/t.$sp_pid.zst >$T/spawn.json 2>/dev/null
+	sp_want=; [ $sp_static = 1 ] && sp_want=$static_line
+	sp_fn=posix_spawn; [ "${sp_prog#*/}" = "$sp_prog" ] && sp_fn=posix_spawnp
+	expect_eq "$sp_fn of $sp_prog: it runs, $([ $sp_static = 1 ] && echo "one line says it is not traced" || echo "no line, traced"); the spawner's trace complete" \
+		"$(cat $T/spawn.out)/$(cat $T/spawn.rc)/$(grep warning $T/spawn.err)/$(ls $T/spawn | grep -c zst)/$(jget $T/spawn.json truncated)" \
+		"$(cat $T/plain.out)/$plain_rc/$sp_want/$((2 - sp_static))/false"
+done
+CUZKTRACE_OUT=$T/spawn/c.%p.zst CUZKTRACE_CHILDREN=0 traced spawn0 $P/spawner $P/exitcode_static
+expect_eq "posix_spawn of a static program with CUZKTRACE_CHILDREN=0: it runs, no line" \
+	"$(cat $T/spawn0.out)/$(cat $T/spawn0.rc)/$(grep -c warning $T/spawn0.err)" "$(cat $T/plain.out)/$plain_rc/0"
+if command -v rustc >/dev/null 2>&1; then
+	cat >$T/rcmd.rs <<'EOF'
+// Rust's Command starts the program named by the first argument (posix_spawn in std)
+fn main() {
+    let p = std::env::args().nth(1).unwrap();
+    let st = std::process::Command::new(&p).status().unwrap();
+    std::process::exit(st.code().unwrap_or(1));
+}
+EOF
+	rustc_in_make -O -o $T/rcmd $T/rcmd.rs 2>$T/rcmd.build
+	CUZKTRACE_OUT=$T/spawn/r.%p.zst traced rcmd $T/rcmd $P/exitcode_static
+	expect_eq "Rust's Command of a static program: it runs, one line says it is not traced" \
+		"$(cat $T/rcmd.out)/$(cat $T/rcmd.rc)/$(grep warning $T/rcmd.err)" "$(cat $T/plain.out)/$plain_rc/$static_line"
+else
+	echo "  skip Rust's Command of a static program: no rustc"
+fi
 # an exec of a set-user-ID program owned by someone else: the loader ignores LD_PRELOAD there
 # (secure execution) and the new image runs untraced: one line says so (needs root to give
 # the copy to another owner; on a nosuid mount the bit does nothing: no line, traced)
@@ -414,6 +450,11 @@ if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
 		CUZKTRACE_OUT=$T/suid/p.%p.zst PATH=$T/suid:$PATH traced suidp env prog
 		expect_eq "execvp of a set-user-ID program found in PATH: it runs, one line names the file found" \
 			"$(cat $T/suidp.out)/$(cat $T/suidp.rc)/$(grep warning $T/suidp.err)/$(grep -c '^cuzktrace: tracing' $T/suidp.err)" \
+			"$(cat $T/plain.out)/$plain_rc/cuzktrace: warning: '$T/suid/prog' is set-user-ID: the loader ignores LD_PRELOAD for it, so the program it starts is not traced/1"
+		# posix_spawnp's search (since 0.2.37: no line), the spawner traced on
+		CUZKTRACE_OUT=$T/suid/n.%p.zst PATH=$T/suid:$PATH traced suidspawn $P/spawner prog
+		expect_eq "posix_spawnp of a set-user-ID program found in PATH: it runs, one line names the file found" \
+			"$(cat $T/suidspawn.out)/$(cat $T/suidspawn.rc)/$(grep warning $T/suidspawn.err)/$(grep -c '^cuzktrace: tracing' $T/suidspawn.err)" \
 			"$(cat $T/plain.out)/$plain_rc/cuzktrace: warning: '$T/suid/prog' is set-user-ID: the loader ignores LD_PRELOAD for it, so the program it starts is not traced/1"
 		# execveat relative to a directory's descriptor (since 0.2.29): the line names the
 		# file through /proc's link to the descriptor
