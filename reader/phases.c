@@ -481,6 +481,27 @@ static void ckt_phases_on_bytes(void *ctx, const struct ckt_attr *a, const struc
 	}
 }
 
+/* A sample counted at a peak after its own change (struct ckt_observer's at_peak): the
+ * counters its heap change moved, at that peak only */
+static void ckt_phases_on_at_peak(void *ctx, const struct ckt_attr *a, enum ckt_moment m, int64_t delta,
+				  int64_t blocks)
+{
+	struct ckt_phases *p = ctx;
+	long i = ckt_phases_owner(p, a);
+	struct ckt_pthread *t = p->by_thread ? ckt_phases_thread(p, a->tid) : &p->no_thread;
+	if (i < 0 || !t) {
+		p->err = CKT_ENOMEM;
+		return;
+	}
+	struct ckt_phase *ph = &p->ph[i];
+	struct ckt_tracked *v[] = { &ph->heap, &ph->rss, &ph->host, &ph->smpb, &t->heap, &t->rss, &t->smpb };
+	for (size_t k = 0; k < (p->by_thread ? 7u : 4u); k++)
+		ckt_tracked_at_peak(v[k], p->epochs, m, delta);
+	ckt_tracked_at_peak(&ph->smp, p->epochs, m, blocks);
+	if (p->by_thread)
+		ckt_tracked_at_peak(&t->smp, p->epochs, m, blocks);
+}
+
 static void ckt_phases_on_peak(void *ctx, enum ckt_moment m, uint64_t ts)
 {
 	struct ckt_phases *p = ctx;
@@ -646,7 +667,7 @@ void ckt_phases_free(struct ckt_phases *p)
 int ckt_phases_attach(struct ckt_phases *p, struct ckt_replay *r)
 {
 	struct ckt_observer o = { p, ckt_phases_on_bytes, ckt_phases_on_peak, ckt_phases_on_phase,
-				  ckt_phases_on_record };
+				  ckt_phases_on_record, ckt_phases_on_at_peak };
 	p->epochs = ckt_replay_epochs(r);
 	p->rep = r;
 	return ckt_replay_observe(r, &o);

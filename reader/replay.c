@@ -569,6 +569,7 @@ struct ckt_mr {
 };
 
 #define CKT_REPLAY_EXITS_KEPT 4 /* per thread id: the ends a name can be stamped before */
+#define CKT_REPLAY_POST 4
 struct ckt_thread {
 	uint64_t tid;
 	struct ckt_ev *q; /* ring buffer of events read but not yet replayed */
@@ -596,6 +597,16 @@ struct ckt_thread {
 	 * tracer's last flush writes a chain of reuses' names after all their ends) */
 	uint32_t gen, feed_gen;
 	uint64_t exit_ts[CKT_REPLAY_EXITS_KEPT];
+	/* the default mode's samples this thread took after the peak heap's moment, since its
+	 * latest AGG, while the heap held still at that peak (ckt_replay_post_sample): their
+	 * bytes are in its next AGG, which may count at that peak (late_epoch: the peak's epoch
+	 * then; at most CKT_REPLAY_POST of them) */
+	uint64_t late_epoch;
+	uint8_t n_late;
+	struct ckt_late_sample {
+		uint64_t addr, stack, size;
+		uint32_t phase;
+	} late[CKT_REPLAY_POST];
 };
 
 /* The key observers get for thread th (struct ckt_attr's tid). */
@@ -1320,6 +1331,7 @@ static void ckt_replay_note_heap(struct ckt_replay *r, uint64_t ts)
 		st->peak_heap.bytes = st->heap_bytes;
 		st->peak_heap.ts = ts;
 		st->agg_late_kept = 0;
+		st->late_samples_at_peak = 0;
 		r->late_net = 0;
 		r->flat_until = r->phase_after_peak = UINT64_MAX;
 		ckt_replay_obs_peak(r, CKT_AT_PEAK_HEAP, ts);
@@ -1416,12 +1428,14 @@ static bool ckt_replay_late_at(uint64_t at, uint64_t *bytes, int64_t *net, int64
  * late total that belongs to an earlier moment than the peak held now cannot raise it past
  * that peak (the replay keeps one moment): such choices stay within the running totals'
  * bound, as the rest of the default mode. */
-static void ckt_replay_agg_late(struct ckt_replay *r, const struct ckt_ev *ev, uint64_t prev, uint64_t flat0)
+/* (true when it counted at the peak heap) */
+static bool ckt_replay_agg_late(struct ckt_replay *r, const struct ckt_ev *ev, uint64_t prev, uint64_t flat0)
 {
 	struct ckt_replay_stats *st = &r->st;
 	int64_t d = (int64_t)ev->addr;
+	bool at_peak = false;
 	if (!d || !ev->stack)
-		return;
+		return false;
 	uint64_t c = ev->ts > ev->stack ? ev->ts - ev->stack : 0;
 	uint64_t from = ckt_replay_tick_after(r, c, r->rss_n ? ev->ts : c + r->agg_tick);
 	/* A total that grew, made in the tick or two after a peak (pk < from <= pk + two ticks)
@@ -1449,6 +1463,7 @@ static void ckt_replay_agg_late(struct ckt_replay *r, const struct ckt_ev *ev, u
 	    ckt_replay_late_at(pk, &st->peak_heap.bytes, &r->late_net, d, held ? pk : from, held ? 0 : prev,
 			       ev->ts)) {
 		st->agg_late_kept++;
+		at_peak = true;
 		/* the heap and the peak moved alike: it still holds still at the peak */
 		if (st->heap_bytes == st->peak_heap.bytes)
 			r->flat_until = flat0;
@@ -1463,6 +1478,7 @@ static void ckt_replay_agg_late(struct ckt_replay *r, const struct ckt_ev *ev, u
 	    r->late_net_rss > CKT_REPLAY_MAX_LIVE || r->late_net_rss < -CKT_REPLAY_MAX_LIVE ||
 	    st->peak_heap.bytes > (uint64_t)CKT_REPLAY_MAX_LIVE || st->peak_rss.heap_bytes > (uint64_t)CKT_REPLAY_MAX_LIVE)
 		r->overflow = true;
+	return at_peak;
 }
 
 static void ckt_replay_note_mmap(struct ckt_replay *r, uint64_t ts)
@@ -1505,6 +1521,12 @@ static inline uint64_t ckt_replay_live_tid(const struct ckt_replay *r, const str
 static __attribute__((noinline)) void ckt_replay_sample_gone(struct ckt_replay *r, const struct ckt_live *b,
 								uint64_t ts)
 {
+	struct ckt_thread *th = &r->threads[b->owner >> 1];
+	for (unsigned k = 0; k < th->n_late; k++)
+		if (th->late[k].addr == b->addr) { /* freed before its total came: not in it */
+			th->late[k] = th->late[--th->n_late];
+			break;
+		}
 	double w = ckt_replay_sample_weight(r->st.sample_r, b->size);
 	int64_t est = (int64_t)llround(w * (double)b->size);
 	ckt_replay_sampled_move(r, -est);
@@ -1597,6 +1619,51 @@ static inline int ckt_replay_heap_place(struct ckt_replay *r, struct ckt_livemap
 	return 0;
 }
 
+/* A sample of the default mode taken after the peak heap's moment while the heap held still
+ * at that peak (no change of the heap, no phase event since): its block's bytes come with its
+ * thread's next AGG, which counts at that peak when it holds growth made in the tick or two
+ * after it (ckt_replay_agg_late, `held`); then the sample stands for bytes the peak holds
+ * (ckt_replay_late_samples). Kept per thread until that AGG, CKT_REPLAY_POST at most. */
+static void ckt_replay_post_sample(struct ckt_replay *r, size_t ti, const struct ckt_live *b, uint64_t ts)
+{
+	const struct ckt_replay_stats *st = &r->st;
+	struct ckt_thread *th = &r->threads[ti];
+	uint64_t epoch = r->epochs[CKT_AT_PEAK_HEAP];
+	if (!st->peak_heap.bytes || ts <= st->peak_heap.ts || r->flat_until != UINT64_MAX ||
+	    r->phase_after_peak != UINT64_MAX)
+		return;
+	if (th->late_epoch != epoch) {
+		th->late_epoch = epoch;
+		th->n_late = 0;
+	}
+	if (th->n_late < CKT_REPLAY_POST)
+		th->late[th->n_late++] = (struct ckt_late_sample){ b->addr, b->stack, b->size, b->phase };
+}
+
+/* Thread th's AGG was replayed (at_peak: it counted at the peak heap): the samples it took
+ * after that peak, while the heap held still there, count at the peak too, in the estimates
+ * by site, phase and thread (the observers' at_peak; their current values do not change).
+ * Before 0.2.37 they were left out, being stamped after the peak's moment: the burst that
+ * made the peak showed its last samples' sites and phases without them (a site or phase of
+ * the burst could read 0 B at the peak, its bytes `in no site's estimate`). */
+static void ckt_replay_late_samples(struct ckt_replay *r, struct ckt_thread *th, bool at_peak)
+{
+	if (at_peak && th->late_epoch == r->epochs[CKT_AT_PEAK_HEAP]) {
+		ckt_replay_obs_flush(r);
+		for (unsigned k = 0; k < th->n_late; k++) {
+			const struct ckt_late_sample *x = &th->late[k];
+			double w = ckt_replay_sample_weight(r->st.sample_r, x->size);
+			struct ckt_attr a = { x->stack, x->phase, ckt_replay_key(th), CKT_SPACE_HEAP, w };
+			int64_t est = (int64_t)llround(w * (double)x->size);
+			r->st.late_samples_at_peak++;
+			for (size_t i = 0; i < r->n_obs; i++)
+				if (r->obs[i].at_peak)
+					r->obs[i].at_peak(r->obs[i].ctx, &a, CKT_AT_PEAK_HEAP, est, 1);
+		}
+	}
+	th->n_late = 0;
+}
+
 static int ckt_replay_heap_alloc(struct ckt_replay *r, const struct ckt_ev *ev, size_t ti)
 {
 	bool sampled = ev->fn & CKT_FN_SAMPLED;
@@ -1615,6 +1682,7 @@ static int ckt_replay_heap_alloc(struct ckt_replay *r, const struct ckt_ev *ev, 
 		r->st.sampled_allocs++;
 		ckt_replay_sampled_move(r, est);
 		ckt_replay_obs_one(r, nb.stack, nb.phase, tid, CKT_SPACE_HEAP, est, 1, 0, ev->ts, w);
+		ckt_replay_post_sample(r, ti, &nb, ev->ts);
 		return 0;
 	}
 	ckt_replay_obs_bytes(r, nb.stack, nb.phase, tid, CKT_SPACE_HEAP, (int64_t)ev->len, 1, ev->ts);
@@ -2329,6 +2397,7 @@ static __attribute__((noinline)) int ckt_replay_apply_other(struct ckt_replay *r
 			th->gen++; /* the next thread of this id is another (ckt_replay_key) */
 			th->last_alloc = 0; /* and has allocated nothing yet: no temporary of it */
 		}
+		th->n_late = 0;
 		if (th->agg_live) { /* its totals were flushed before it ended */
 			th->agg_live = false;
 			r->agg_live--;
@@ -2338,7 +2407,7 @@ static __attribute__((noinline)) int ckt_replay_apply_other(struct ckt_replay *r
 		/* small blocks of the default mode: totals only, attributed by the samples */
 		uint64_t flat0 = r->flat_until; /* before this record's own change */
 		ckt_replay_heap_move(r, (int64_t)ev->addr, (int64_t)ev->len, ev->ts);
-		ckt_replay_agg_late(r, ev, th->sent_agg ? th->agg_ts : 0, flat0);
+		ckt_replay_late_samples(r, th, ckt_replay_agg_late(r, ev, th->sent_agg ? th->agg_ts : 0, flat0));
 		th->agg_ts = ev->ts;
 		if (!th->sent_agg) {
 			th->sent_agg = true;
@@ -2822,6 +2891,7 @@ static void ckt_replay_heap_at_rss(struct ckt_replay *r)
 	st->peak_heap.bytes = st->peak_rss.heap_bytes;
 	st->peak_heap.ts = st->peak_rss.ts;
 	st->agg_late_kept = r->late_kept_rss;
+	st->late_samples_at_peak = 0; /* (counted at the replay's own top, which this is not) */
 	st->peak_heap_at_rss = true;
 	r->epochs[CKT_EPOCHS_ALIAS + CKT_AT_PEAK_HEAP] = CKT_AT_PEAK_RSS;
 }

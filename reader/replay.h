@@ -82,6 +82,9 @@ struct ckt_replay_stats {
 	/* AGG records of threads that idled (their bytes came before their send: format version
 	 * 6's since) that raised the peak heap in place, keeping its moment */
 	uint64_t agg_late_kept;
+	/* samples of the default mode taken after the peak heap's moment, whose bytes such a
+	 * total counted there: counted at the peak in the estimates too (since 0.2.37) */
+	uint64_t late_samples_at_peak;
 	/* the peak heap is the peak RSS sample's moment: late totals put more heap there than at
 	 * the replay's own top (ckt_replay_finish) */
 	bool peak_heap_at_rss;
@@ -242,6 +245,12 @@ struct ckt_observer {
 	/* Records that are not events, in file order: STACK, MODULE, THREAD_NAME, PHASE_DEF,
 	 * NOTE, CUDA_DEVICE. Pointers in rec are valid during the call only. */
 	void (*record)(void *ctx, const struct ckt_record *rec);
+	/* The value of a's counters at the latest peak of moment m grows by delta bytes and
+	 * `blocks` blocks (a's weight each); their current values do not change. For a sample
+	 * of the default mode (heap, weight above 1) taken after the peak heap's moment, whose
+	 * bytes a running total sent late counted at that peak: ckt_replay_late_samples. May be
+	 * NULL. */
+	void (*at_peak)(void *ctx, const struct ckt_attr *a, enum ckt_moment m, int64_t delta, int64_t blocks);
 };
 
 
@@ -289,6 +298,17 @@ static inline void ckt_tracked_add(struct ckt_tracked *v, const uint64_t *epochs
 	v->cur = ckt_tracked_sum(v->cur, delta);
 	if (v->cur > v->max)
 		v->max = v->cur;
+}
+
+/* v's value at the latest peak of moment m grows by delta (struct ckt_observer's at_peak):
+ * brought up to date first, at[m] holds that value (a counter unchanged since the peak held
+ * it in cur, which the update copies there) */
+static inline void ckt_tracked_at_peak(struct ckt_tracked *v, const uint64_t *epochs, enum ckt_moment m,
+				       int64_t delta)
+{
+	if (v->seen != (uint32_t)epochs[CKT_AT_COUNT])
+		ckt_tracked_sync(v, epochs);
+	v->at[m] = ckt_tracked_sum(v->at[m], delta);
 }
 
 /* A run of changes (struct ckt_run): delta in all, rising at most `rise` above cur on the way. */

@@ -771,6 +771,28 @@ static void ckt_sites_on_bytes(void *ctx, const struct ckt_attr *a, const struct
 	si->run += add;
 }
 
+/* A sample counted at a peak after its own change (struct ckt_observer's at_peak): the heap
+ * counters it moved, and the RSS ones (the heap is host memory), at that peak only */
+static void ckt_sites_on_at_peak(void *ctx, const struct ckt_attr *a, enum ckt_moment m, int64_t delta,
+				 int64_t blocks)
+{
+	struct ckt_sites *s = ctx;
+	long i = ckt_sites_stack_of(s, a->stack);
+	if (i < 0) {
+		s->err = CKT_ENOMEM;
+		return;
+	}
+	struct ckt_sites_stack *st = &s->stacks[i];
+	int64_t nb, w = llround(a->weight * CKT_SITES_ONE);
+	if (__builtin_mul_overflow(blocks, w, &nb))
+		nb = blocks > 0 ? INT64_MAX : INT64_MIN;
+	ckt_tracked_at_peak(&st->t[T_HEAP], s->epochs, m, delta);
+	ckt_tracked_at_peak(&st->t[T_HEAP_N], s->epochs, m, nb);
+	ckt_tracked_at_peak(&st->t[T_RSS], s->epochs, m, delta);
+	ckt_tracked_at_peak(&st->t[T_RSS_N], s->epochs, m, nb);
+	ckt_tracked_at_peak(&st->t[T_SMP], s->epochs, m, blocks);
+}
+
 void ckt_sites_set_trace(struct ckt_sites *s, const char *path)
 {
 	ckt_sym_set_trace(s->sym, path);
@@ -783,7 +805,8 @@ void ckt_sites_set_depth(struct ckt_sites *s, unsigned depth)
 
 int ckt_sites_attach(struct ckt_sites *s, struct ckt_replay *r)
 {
-	struct ckt_observer o = { .ctx = s, .bytes = ckt_sites_on_bytes, .record = ckt_sites_on_record };
+	struct ckt_observer o = { .ctx = s, .bytes = ckt_sites_on_bytes, .record = ckt_sites_on_record,
+				  .at_peak = ckt_sites_on_at_peak };
 	s->epochs = ckt_replay_epochs(r);
 	return ckt_replay_observe(r, &o);
 }

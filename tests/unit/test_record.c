@@ -11,58 +11,7 @@
 #include "ckt.h"
 #include "xorshift.h"
 #include "trace_builder.h"
-
-static struct ckt_slot slot(uint8_t type, uint8_t fn, uint64_t ts, uint64_t a, uint64_t b,
-			    uint32_t stack, uint16_t phase)
-{
-	struct ckt_slot s = { ts, a, b, stack, type, fn, phase };
-	return s;
-}
-
-static void enc1(struct ckt_enc *e, uint8_t **p, struct ckt_slot s)
-{
-	assert_int_equal(ckt_record_event(e, p, &s, NULL), 0);
-}
-
-static void enc2(struct ckt_enc *e, uint8_t **p, struct ckt_slot s, struct ckt_slot s2)
-{
-	assert_int_equal(ckt_record_event(e, p, &s, &s2), 0);
-}
-
-/* Column buffers for an encoder, as the writer gives it (each can hold a whole frame). */
-#define COL_CAP (1u << 20)
-static uint8_t *enc_init(struct ckt_enc *e)
-{
-	uint8_t *cols = malloc((size_t)CKT_NSTREAMS * COL_CAP);
-	assert_non_null(cols);
-	memset(e, 0, sizeof(*e));
-	for (int k = 1; k < CKT_NSTREAMS; k++)
-		e->col0[k] = e->col[k] = cols + (size_t)k * COL_CAP;
-	return cols;
-}
-
-/* A frame laid out by hand: directory, ROW, columns. */
-static size_t lay_out(uint8_t *frame, const struct ckt_enc *e, const uint8_t *row, size_t rn)
-{
-	size_t n = ckt_record_directory(e, rn, frame);
-	memcpy(frame + n, row, rn);
-	n += rn;
-	for (int k = 1; k < CKT_NSTREAMS; k++) {
-		memcpy(frame + n, e->col0[k], (size_t)(e->col[k] - e->col0[k]));
-		n += (size_t)(e->col[k] - e->col0[k]);
-	}
-	return n;
-}
-
-/* One data frame as the writer lays it out, compressed. */
-static void put_frame(struct tb *b, const struct ckt_enc *e, const uint8_t *row, size_t n)
-{
-	uint8_t *frame = malloc(CKT_NSTREAMS * COL_CAP + 256);
-	assert_non_null(frame);
-	tb_raw(b, frame, lay_out(frame, e, row, n));
-	tb_flush(b);
-	free(frame);
-}
+#include "enc_frames.h"
 
 /* The trace built so far, written to a file and opened with the real decoder. */
 static struct ckt_decoder *open_built(const struct tb *b)
@@ -97,17 +46,11 @@ static void test_round_trip(void **state)
 	uint8_t *cols = enc_init(&e);
 	tb_init(&b);
 
-	/* header through the encoder's own functions */
-	uint8_t *p = ckt_record_header_begin(buf);
-	p = ckt_record_kv(p, buf + sizeof(buf), "pid", "777");
-	p = ckt_record_kv(p, buf + sizeof(buf), "page_size", "4096");
-	p = ckt_record_kv(p, buf + sizeof(buf), "setting.CUZKTRACE_SAMPLE", "0");
-	p = ckt_record_header_end(p);
-	tb_raw(&b, buf, (size_t)(p - buf));
-	tb_flush(&b);
+	static const char *const kv[] = { "pid", "777", "page_size", "4096", "setting.CUZKTRACE_SAMPLE", "0", NULL };
+	enc_header(&b, buf, sizeof(buf), kv);
 
 	/* frame 1: two threads, every event kind, addresses and times going both ways */
-	p = buf;
+	uint8_t *p = buf;
 	ckt_record_frame(&e, &p, 0, 1000);
 	uint64_t big = 0x7f0000000000ull, small = 0x555500001000ull;
 	p = ckt_record_thread_name(p, 990, 11, "rayon-synth-3");

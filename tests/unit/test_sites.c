@@ -3,6 +3,7 @@
  * and folded outputs. Frames lie in no module, so they symbolize as "0x<address>" and the
  * tests need no binary on disk. Every expectation is exact.
  */
+#define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,8 +11,11 @@
 
 #include <cmocka.h>
 
+#include "ckt.h"
+#include "phases.h"
 #include "sites.h"
 #include "trace_builder.h"
+#include "enc_frames.h"
 
 static void test_plumbing_rule(void **state)
 {
@@ -459,6 +463,111 @@ static void test_temporaries(void **state)
 	tb_release(&b);
 }
 
+/* The default mode's burst that makes the peak heap (format version 8, by the real encoder):
+ * worker 2 sends its total at 2 ms (the peak: 65,000 bytes), then takes a sample of 200 bytes
+ * (stack 1) 100 ns later, and idles; its last total, 30,000 bytes made then, goes out late at
+ * 50 ms and counts at the peak, which keeps its moment (held: the heap did not move between).
+ * The sample stands for bytes the peak holds: since 0.2.37 it counts at the peak too, where
+ * before its site read nothing there (stamped after the peak's moment). Worker 3's sample of
+ * 100 bytes (stack 2), taken before the peak, counts as always; its later free, gone before
+ * any total carried it, is another matter: worker 4's sample after the peak, freed before its
+ * own late total, does not count there. */
+static void test_late_samples_at_peak(void **state)
+{
+	(void)state;
+	static uint8_t buf[1 << 16];
+	const uint64_t ms = 1000000;
+	struct tb b;
+	struct ckt_enc e;
+	uint8_t *cols = enc_init(&e);
+	tb_init(&b);
+	static const char *const kv[] = { "page_size", "4096", "setting.CUZKTRACE_SAMPLE", "524288", NULL };
+	enc_header(&b, buf, sizeof(buf), kv);
+
+	uint8_t *p = buf;
+	ckt_record_frame(&e, &p, 0, 0);
+	p = ckt_record_phase_def(p, 1, "burst");
+	static const uint64_t f1[] = { 0x1000 }, f2[] = { 0x2000 }, f3[] = { 0x3000 };
+	ckt_record_stack(&p, 1, f1, 1);
+	ckt_record_stack(&p, 2, f2, 1);
+	ckt_record_stack(&p, 3, f3, 1);
+	ckt_record_thread(&e, &p, 1);
+	enc1(&e, &p, slot(CKT_EV_PHASE, CKT_PHASE_BEGIN, ms / 2, 1, 0, 0, 0));
+	ckt_record_thread(&e, &p, 3);
+	enc1(&e, &p, slot(CKT_EV_AGG, 0, 1 * ms, 1000, 10, 0, 0));
+	enc1(&e, &p, slot(CKT_EV_ALLOC, CKT_FN_MALLOC | CKT_FN_SAMPLED, 1 * ms + 100, 0x30000, 100, 2, 1));
+	ckt_record_thread(&e, &p, 2);
+	enc1(&e, &p, slot(CKT_EV_AGG, 0, 2 * ms, 64000, 640, 0, 0)); /* the peak */
+	enc1(&e, &p, slot(CKT_EV_ALLOC, CKT_FN_MALLOC | CKT_FN_SAMPLED, 2 * ms + 100, 0x20000, 200, 1, 1));
+	ckt_record_thread(&e, &p, 4);
+	enc1(&e, &p, slot(CKT_EV_ALLOC, CKT_FN_MALLOC | CKT_FN_SAMPLED, 2 * ms + 200, 0x40000, 300, 3, 1));
+	enc1(&e, &p, slot(CKT_EV_FREE, 0, 2 * ms + 300, 0x40000, 0, 0, 0));
+	ckt_record_sync(&p, 3 * ms);
+	put_frame(&b, &e, buf, (size_t)(p - buf));
+
+	p = buf;
+	ckt_record_frame(&e, &p, 1, 40 * ms);
+	/* the late totals, changed 200 ns and 400 ns after the peak (since: microseconds in the
+	 * slot, 47,999 and 49,999 of them) */
+	ckt_record_thread(&e, &p, 2);
+	enc1(&e, &p, slot(CKT_EV_AGG, 0, 50 * ms, 30000, 300, 47999, 0));
+	ckt_record_thread(&e, &p, 4);
+	enc1(&e, &p, slot(CKT_EV_AGG, 0, 52 * ms, 2000, 20, 49999, 0));
+	ckt_record_sync(&p, 60 * ms);
+	ckt_record_end(&p, 70 * ms, CKT_END_EXIT, 8, 0);
+	put_frame(&b, &e, buf, (size_t)(p - buf));
+	free(cols);
+
+	/* the sites, and the phases by thread too */
+	char path[64];
+	struct ckt_error err = { 0 };
+	struct ckt_decoder *d = NULL;
+	tb_write(&b, path);
+	assert_int_equal(ckt_decode_open(path, &d, &err), 0);
+	struct ckt_replay *r = ckt_replay_new(4096);
+	struct ckt_sites *s = ckt_sites_new(false);
+	struct ckt_phases *ph = ckt_phases_new();
+	assert_non_null(r);
+	assert_non_null(s);
+	assert_non_null(ph);
+	assert_int_equal(ckt_sites_attach(s, r), 0);
+	assert_int_equal(ckt_phases_attach(ph, r), 0);
+	ckt_phases_set_by_thread(ph, true);
+	ckt_replay_set_sample(r, 524288);
+	ckt_replay_set_thread_gens(r, true);
+	assert_int_equal(ckt_replay_run(d, r, &err), 0);
+	struct ckt_replay_stats st = *ckt_replay_stats(r);
+	assert_int_equal(ckt_sites_finish(s, &st, 10), 0);
+	assert_int_equal(ckt_phases_finish(ph, st.duration_ns), 0);
+	unlink(path);
+
+	struct ckt_sites_entry x;
+	assert_int_equal(st.peak_heap.bytes, 97000);
+	assert_int_equal(st.peak_heap.ts, 2 * ms);
+	assert_int_equal(st.agg_late_kept, 2);
+	assert_int_equal(st.late_samples_at_peak, 1);
+	/* each sample stands for size / (1 - exp(-size / 524288)) bytes, rounded */
+	assert_top(s, CKT_AT_PEAK_HEAP, 0, "0x1000", 524388, -1);
+	assert_top(s, CKT_AT_PEAK_HEAP, 1, "0x2000", 524338, -1);
+	assert_false(ckt_sites_top(s, CKT_AT_PEAK_HEAP, 2, &x));
+	/* phase burst holds both at the peak, two samples' worth; so do the threads (unnamed:
+	 * one group) */
+	const struct ckt_phases_share *sh;
+	assert_int_equal(ckt_phases_by_phase(ph, CKT_AT_PEAK_HEAP, &sh), 1);
+	assert_string_equal(sh[0].name, "burst");
+	assert_int_equal(sh[0].bytes, 524388 + 524338);
+	assert_int_equal(sh[0].samples, 2);
+	const struct ckt_phases_group *g;
+	assert_int_equal(ckt_phases_groups(ph, &g), 1);
+	assert_int_equal(g[0].at_peak_heap, 524388 + 524338);
+	assert_int_equal(g[0].samples_at_peak_heap, 2);
+	ckt_phases_free(ph);
+	ckt_sites_free(s);
+	ckt_replay_free(r);
+	ckt_decode_close(d);
+	tb_release(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -470,6 +579,7 @@ int main(void)
 		cmocka_unit_test(test_calls_none),
 		cmocka_unit_test(test_own_peak_of_a_run),
 		cmocka_unit_test(test_temporaries),
+		cmocka_unit_test(test_late_samples_at_peak),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
