@@ -28,6 +28,14 @@
  *     Since 0.2.21 parent_process: the parent process as its own trace's process key names it
  *     ("<ppid>.<its start time>.<this pid namespace>"), when /proc shows a parent in this pid
  *     namespace that started before this process (readers match children to parents by it).
+ *     Since 0.2.37, when the process that forked this one had ended before its tracer started
+ *     (the kernel gave it to pid 1 or a subreaper, which ppid names), and this one is a fork
+ *     of a traced process (through forks alone, told by CUZKTRACE_FORKED_BY): parent_process
+ *     names that traced process when it forked this one itself; else (through forks of its,
+ *     not traced, that ended) parent_process names the adopter as above, and
+ *     ancestor_process names the traced process, a key of the same form (readers list this
+ *     one as that one's descendant, not a child). Absent otherwise (readers then do as
+ *     before).
  *     Since 0.2.22 run: "<process key of the run's first process>@<its start_wall_ns>", the
  *     same in every trace of a traced program and of the traced programs it started (passed
  *     on in CUZKTRACE_RUN; readers list a run's traces by it).

@@ -1354,6 +1354,11 @@ pid_t ckt_writer_pid(void);          /* the traced process's pid (set at init) *
 const char *ckt_writer_path(void);   /* the trace's absolute path */
 const char *ckt_writer_requested_path(void); /* the path before any renaming */
 void ckt_exec_pid_prefix(char *b, pid_t pid); /* "<pid>:", CUZKTRACE_EXEC_PID's prefix */
+/* the same for a process that may share the traced one's memory (a vfork child): nothing of
+ * the tracer's written; 0 when /proc/self/stat gives no start time */
+int ckt_exec_child_prefix(char *b, pid_t pid);
+const char *ckt_writer_process_key(void); /* the header's "process" ("" before it is built) */
+const char *ckt_writer_forked_by(void);   /* CUZKTRACE_FORKED_BY taken at start ("" none) */
 
 /* ---- rss.c ---- */
 int ckt_rss_start(void);

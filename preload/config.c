@@ -67,7 +67,8 @@ static void warn_unknown(void)
 {
 	static const char *const known[] = {"OUT",	  "FLUSH_MS", "RSS_MS", "STRICT", "QUIET",
 					    "ZSTD_LEVEL", "DEPTH",    "SAMPLE", "PHASES", "EXEC_FROM",
-					    "EXEC_PID", "CHILDREN", "RUN",    "OUT_GIVEN", "SIGNALS"};
+					    "EXEC_PID", "CHILDREN", "RUN",    "OUT_GIVEN", "SIGNALS",
+					    "FORKED_BY"};
 	extern char **environ;
 	for (char **e = environ; e && *e; e++) {
 		if (strncmp(*e, "CUZKTRACE_", 10))

@@ -404,6 +404,86 @@ static int restore_preload(char *const envp[])
 	return 0;
 }
 
+/* ---- the traced process a forked child's new image descends from (since 0.2.37) ----
+ * The new image's tracer names its parent from /proc as it starts; when the process that
+ * forked it has ended by then (a daemon's double fork, a shell's last command put in the
+ * background, a launcher that forks and leaves), the kernel has given it to pid 1 or a
+ * subreaper, which /proc names instead: its report read `started by pid 1`. So the exec of a
+ * process that is not the traced one (a fork of it that did not exec, or a fork of such a
+ * fork) passes CUZKTRACE_FORKED_BY=<pid>.<start>:<forker>:<key> (writer.c takes it): the
+ * exec'ing process itself (a copy inherited by another process later is not its own), the
+ * process that forked it, and the traced process's key. mem_pid: the process whose memory this
+ * is, a fork of the traced process's (0: the traced process's own); fork_parent: the process
+ * that forked it. A child made without fork's handlers (vfork, _Fork, clone) has the memory of
+ * the process that made it. */
+static pid_t mem_pid, fork_parent;
+
+/* Room for the environment passed, on the stack: the exec of a vfork child may not allocate,
+ * and a mapping of its own would stay in the parent's memory at each exec that succeeds. A
+ * forked child has its own memory, and maps the room for a longer one. */
+#define CKT_CHILD_ENV_SMALL 512
+struct child_env {
+	size_t mapped; /* the entries of a mapping of ours (0: none) */
+	char **v;
+	char var[192];
+	char *small[CKT_CHILD_ENV_SMALL];
+};
+
+/* envp, or a copy of it with CUZKTRACE_FORKED_BY in place of inherited ones when the exec of
+ * this process, not the traced one, would trace the new image. No allocation, and nothing of
+ * the tracer's written: a vfork child runs this in the parent's memory. Any failure passes
+ * envp as it is (the new image names the parent /proc shows, as before). */
+static char *const *child_env(struct child_env *ce, char *const envp[])
+{
+	const char *key = ckt_writer_process_key();
+	pid_t me = getpid(), traced = ckt_writer_pid(), mine = mem_pid ? mem_pid : traced;
+	ce->mapped = 0;
+	ce->v = NULL;
+	if (!traced || me == traced || !key[0] || strlen(key) > 72 || !env_preloads_us(envp) ||
+	    !ckt_exec_child_prefix(ce->var + 20, me))
+		return envp;
+	pid_t forker = me == mine ? fork_parent : mine;
+	memcpy(ce->var, "CUZKTRACE_FORKED_BY=", 20);
+	struct ckt_line l = {.len = 0};
+	ckt_line_u64(&l, (uint64_t)forker);
+	size_t at = strlen(ce->var);
+	memcpy(ce->var + at, l.buf, l.len);
+	ce->var[at + l.len] = ':';
+	strcpy(ce->var + at + l.len + 1, key);
+	size_t n = 0;
+	while (envp && envp[n])
+		n++;
+	ce->v = ce->small;
+	if (n + 2 > CKT_CHILD_ENV_SMALL) {
+		long m = me == mine ? syscall(SYS_mmap, NULL, (n + 2) * sizeof(char *), PROT_READ | PROT_WRITE,
+					      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+				    : -1;
+		if (m == -1)
+			return envp;
+		ce->v = (char **)m;
+		ce->mapped = n + 2;
+	}
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(envp[i], "CUZKTRACE_FORKED_BY=", 20))
+			ce->v[k++] = envp[i];
+	ce->v[k++] = ce->var;
+	ce->v[k] = NULL;
+	return ce->v;
+}
+
+/* The exec with child_env's copy failed: the mapping goes, errno kept. 1 when the exec should
+ * be tried again with envp as the program passed it (E2BIG: the added variable may be what
+ * went over the kernel's limit). */
+static int child_env_failed(struct child_env *ce)
+{
+	int e = errno;
+	if (ce->mapped)
+		syscall(SYS_munmap, ce->v, ce->mapped * sizeof(char *));
+	errno = e;
+	return ce->v && e == E2BIG;
+}
+
 /* The exec failed (the program may try another path: execvp-like loops do). Frees the
  * environment copy from exec_begin. */
 static void after_failed_exec(char **e, int finished)
@@ -430,7 +510,8 @@ static void after_failed_exec(char **e, int finished)
  * a chain of execs keeps every trace). <pid> and <start> (its start time) are this process's,
  * which the new image keeps: a shell keeps the variables in its own copy of the environment
  * and passes them to every child it forks, and those replaced no image. (Two variables: a
- * tracer before 0.2.6 reads EXEC_FROM as the path alone.) A copy, made before anything else:
+ * tracer before 0.2.6 reads EXEC_FROM as the path alone.) CUZKTRACE_FORKED_BY (child_env), when
+ * this process's tracer took one at start, goes on too. A copy, made before anything else:
  * the process's environment is never changed (a setenv here would free the array the caller
  * passed when it is environ itself, grown by the program's setenv). */
 static char **with_exec_from_guarded(char *const envp[])
@@ -443,19 +524,27 @@ static char **with_exec_from_guarded(char *const envp[])
 	 * traced, and gets nothing of ours (the hooks pass envp as it is) */
 	if (children_off && !restore)
 		return NULL;
-	char **e = ckt_malloc((n + 5) * sizeof(*e));
-	const char *path = ckt_writer_requested_path(), *wrote = ckt_writer_path();
+	char **e = ckt_malloc((n + 6) * sizeof(*e));
+	const char *path = ckt_writer_requested_path(), *wrote = ckt_writer_path(), *fb = ckt_writer_forked_by();
 	char *var = ckt_malloc(strlen(path) + 32), *pvar = ckt_malloc(strlen(wrote) + 80);
 	char *pre = restore ? ckt_malloc(sizeof(own_preload)) : NULL;
-	if (!e || !var || !pvar || (restore && !pre)) {
+	char *fvar = fb[0] ? ckt_malloc(strlen(fb) + 21) : NULL;
+	if (!e || !var || !pvar || (restore && !pre) || (fb[0] && !fvar)) {
 		ckt_free(e);
 		ckt_free(var);
 		ckt_free(pvar);
 		ckt_free(pre);
+		ckt_free(fvar);
 		return NULL;
 	}
 	if (pre)
 		strcpy(pre, own_preload);
+	/* the process the tracer named after it at start (writer.c): its next image is the same
+	 * process, and names it too */
+	if (fvar) {
+		strcpy(fvar, "CUZKTRACE_FORKED_BY=");
+		strcat(fvar, fb);
+	}
 	strcpy(var, "CUZKTRACE_EXEC_FROM=");
 	strcat(var, path);
 	strcpy(pvar, "CUZKTRACE_EXEC_PID=");
@@ -464,14 +553,16 @@ static char **with_exec_from_guarded(char *const envp[])
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++)
 		if (strncmp(envp[i], "CUZKTRACE_EXEC_FROM=", 20) && strncmp(envp[i], "CUZKTRACE_EXEC_PID=", 19) &&
-		    (!pre || envp[i] != stripped))
+		    strncmp(envp[i], "CUZKTRACE_FORKED_BY=", 20) && (!pre || envp[i] != stripped))
 			e[k++] = envp[i];
 	if (pre) /* CUZKTRACE_CHILDREN=0: this process's next image is traced, as LD_PRELOAD was */
 		e[k++] = pre;
 	e[k++] = var;
 	e[k++] = pvar;
+	if (fvar)
+		e[k++] = fvar;
 	e[k] = NULL;
-	e[k + 1] = (char *)(uintptr_t)(pre ? 3 : 2); /* for after_failed_exec */
+	e[k + 1] = (char *)(uintptr_t)(2 + !!pre + !!fvar); /* for after_failed_exec */
 	return e;
 }
 
@@ -517,8 +608,10 @@ CKT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
 	CKT_EXEC_REAL(execve);
 	if (!is_tracer_process()) {
+		struct child_env ce;
 		say_if_secure_child(path, NULL, -1, envp);
-		return ckt_real.execve(path, argv, envp);
+		int rc = ckt_real.execve(path, argv, child_env(&ce, envp));
+		return child_env_failed(&ce) ? ckt_real.execve(path, argv, envp) : rc;
 	}
 	int finish = runnable(path);
 	if (finish)
@@ -535,8 +628,10 @@ CKT_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
 	CKT_EXEC_REAL(execvpe);
 	if (!is_tracer_process()) {
+		struct child_env ce;
 		say_if_secure_child(NULL, file, -1, envp);
-		return ckt_real.execvpe(file, argv, envp);
+		int rc = ckt_real.execvpe(file, argv, child_env(&ce, envp));
+		return child_env_failed(&ce) ? ckt_real.execvpe(file, argv, envp) : rc;
 	}
 	int finish = runnable_in_path(file);
 	char **e = exec_begin(envp, finish);
@@ -551,8 +646,10 @@ CKT_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
 	CKT_EXEC_REAL(fexecve);
 	if (!is_tracer_process()) {
+		struct child_env ce;
 		say_if_secure_child(NULL, NULL, fd, envp);
-		return ckt_real.fexecve(fd, argv, envp);
+		int rc = ckt_real.fexecve(fd, argv, child_env(&ce, envp));
+		return child_env_failed(&ce) ? ckt_real.fexecve(fd, argv, envp) : rc;
 	}
 	int finish = runnable_fd(fd);
 	struct stat st;
@@ -592,8 +689,10 @@ CKT_EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *c
 	int itself = exec_self(path, flags);
 	const char *named = itself ? NULL : exec_at_path(dirfd, path, buf, sizeof(buf));
 	if (!is_tracer_process()) {
+		struct child_env ce;
 		say_if_secure_child(named, NULL, itself ? dirfd : -1, envp);
-		return ckt_real.execveat(dirfd, path, argv, envp, flags);
+		int rc = ckt_real.execveat(dirfd, path, argv, child_env(&ce, envp), flags);
+		return child_env_failed(&ce) ? ckt_real.execveat(dirfd, path, argv, envp, flags) : rc;
 	}
 	int finish = itself ? runnable_fd(dirfd) : runnable_at(dirfd, path, flags);
 	if (finish)
@@ -611,8 +710,13 @@ CKT_EXPORT int execv(const char *path, char *const argv[])
 {
 	CKT_EXEC_REAL(execv);
 	if (!is_tracer_process() || !ckt_real.execve) {
+		struct child_env ce;
 		say_if_secure_child(path, NULL, -1, environ);
-		return ckt_real.execv(path, argv);
+		char *const *e = ckt_real.execve ? child_env(&ce, environ) : environ;
+		if (e == environ)
+			return ckt_real.execv(path, argv);
+		int rc = ckt_real.execve(path, argv, e);
+		return child_env_failed(&ce) ? ckt_real.execv(path, argv) : rc;
 	}
 	int finish = runnable(path);
 	if (finish)
@@ -629,8 +733,13 @@ CKT_EXPORT int execvp(const char *file, char *const argv[])
 {
 	CKT_EXEC_REAL(execvp);
 	if (!is_tracer_process() || !ckt_real.execvpe) {
+		struct child_env ce;
 		say_if_secure_child(NULL, file, -1, environ);
-		return ckt_real.execvp(file, argv);
+		char *const *e = ckt_real.execvpe ? child_env(&ce, environ) : environ;
+		if (e == environ)
+			return ckt_real.execvp(file, argv);
+		int rc = ckt_real.execvpe(file, argv, e);
+		return child_env_failed(&ce) ? ckt_real.execvp(file, argv) : rc;
 	}
 	int finish = runnable_in_path(file);
 	char **e = exec_begin(environ, finish);
@@ -748,6 +857,8 @@ struct pause_hold {
 void ckt_exec_after_fork_child(void)
 {
 	atomic_store(&pause_owner, 0);
+	fork_parent = mem_pid ? mem_pid : ckt_writer_pid(); /* (child_env) */
+	mem_pid = getpid();
 }
 
 static int pause_take(struct pause_hold *h)

@@ -1467,6 +1467,30 @@ void ckt_exec_pid_prefix(char *b, pid_t pid)
 	strcat(b, ":");
 }
 
+/* (ckt.h) ckt_exec_pid_prefix in a child that may share the traced process's memory */
+int ckt_exec_child_prefix(char *b, pid_t pid)
+{
+	/* by path: ckt_proc_open may open /proc again and keep the descriptor, which in a vfork
+	 * child would write the parent's memory with a descriptor only the child has */
+	char st[1024];
+	int f = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+	ssize_t n = f >= 0 ? read(f, st, sizeof(st) - 1) : -1;
+	if (f >= 0)
+		close(f);
+	if (n <= 0)
+		return 0;
+	st[n] = 0;
+	size_t len;
+	const char *s = stat_start(stat_fields(st), &len);
+	if (!len)
+		return 0;
+	u64s(b, (uint64_t)pid);
+	strcat(b, ".");
+	strncat(b, s, len);
+	strcat(b, ":");
+	return 1;
+}
+
 /* This pid namespace's inode, 0 when /proc cannot tell. */
 static uint64_t pid_ns(void)
 {
@@ -1816,6 +1840,57 @@ static const char *env_find(const char *name)
 	return NULL;
 }
 
+/* CUZKTRACE_FORKED_BY (since 0.2.37; hooks_exec.c sets it at the exec of a process that is not
+ * the traced one): "<pid>.<start>:<forker>:<key>", where <pid>.<start> is the exec'ing process
+ * (ckt_exec_pid_prefix), <forker> the pid of the process that forked it, and <key> the process
+ * key of the traced process it is a fork of (through forks alone, none of which exec'd). A
+ * value naming another process (a copy a shell kept in its environment and passed to a child
+ * it made otherwise) is not this one's. Kept for this process's own execs (with_exec_from). */
+static char forked_by[160];
+
+static void forked_by_take(pid_t pid)
+{
+	const char *v = env_find("CUZKTRACE_FORKED_BY");
+	char mine[48];
+	if (!v)
+		return;
+	ckt_exec_pid_prefix(mine, pid);
+	/* a start time read: "<pid>.:" names every run of a pid alike */
+	if (!strstr(mine, ".:") && !strncmp(v, mine, strlen(mine)) && strlen(v) < sizeof(forked_by))
+		strcpy(forked_by, v);
+	env_unset("CUZKTRACE_FORKED_BY");
+}
+
+const char *ckt_writer_forked_by(void)
+{
+	return forked_by;
+}
+
+/* The traced process that this one is a fork of, from forked_by, when the kernel's parent
+ * (ppid) is not the process that forked it: that one ended before this one's tracer started,
+ * and the kernel gave it to pid 1 or a subreaper (a daemon's double fork, a shell's last
+ * command put in the background), which /proc then names. Its process key into b (72 bytes),
+ * in own's pid namespace (own: this process's key); *direct: it forked this one itself (else
+ * through forks of its that ended). 0 when there is none, or the parent /proc shows is right. */
+static int forked_by_ancestor(char *b, pid_t ppid, const char *own, int *direct)
+{
+	const char *p = strchr(forked_by, ':'), *k;
+	char *end;
+	if (!p || p[1] < '0' || p[1] > '9')
+		return 0;
+	unsigned long forker = strtoul(p + 1, &end, 10);
+	if (*end != ':' || forker == (unsigned long)ppid || strlen(k = end + 1) >= 72)
+		return 0;
+	unsigned long kpid = strtoul(k, &end, 10);
+	const char *kns = strrchr(k, '.'), *ons = strrchr(own, '.');
+	/* "<pid>.<start>.<namespace>", a start read, this process's namespace */
+	if (*end != '.' || end[1] < '0' || end[1] > '9' || !kns || kns == end || !ons || strcmp(kns, ons))
+		return 0;
+	strcpy(b, k);
+	*direct = kpid == forker;
+	return 1;
+}
+
 /* A relative name without its leading "./" ("./t.zst" anchored read "/job/./t.zst") */
 static const char *skip_dot_slash(const char *rel)
 {
@@ -1976,6 +2051,15 @@ static int initial_cmdline(char *buf, size_t cap, uint64_t *total)
 	return (int)n;
 }
 
+/* This process's "process" key once the header is built ("" before): a forked child's exec
+ * passes it on (hooks_exec.c). */
+static char process_key[72];
+
+const char *ckt_writer_process_key(void)
+{
+	return process_key;
+}
+
 static size_t build_header(uint8_t *buf, size_t cap, pid_t pid, const char *exe)
 {
 	struct kvctx c = {ckt_record_header_begin(buf), buf + cap - 1};
@@ -1998,7 +2082,8 @@ static size_t build_header(uint8_t *buf, size_t cap, pid_t pid, const char *exe)
 	c.p = ckt_record_kv(c.p, c.end, "tracer_version", CKT_TRACER_VERSION);
 	u64s(num, (uint64_t)pid);
 	c.p = ckt_record_kv(c.p, c.end, "pid", num);
-	pid_t ppid = getppid(); /* once: ppid and parent_process name the same parent */
+	pid_t ppid = getppid(); /* once: ppid and parent_process name the same parent (unless an
+				 * adopted process names the one that forked it, below) */
 	u64s(num, (uint64_t)ppid);
 	c.p = ckt_record_kv(c.p, c.end, "ppid", num);
 	c.p = ckt_record_kv(c.p, c.end, "exe", exe);
@@ -2013,11 +2098,21 @@ static size_t build_header(uint8_t *buf, size_t cap, pid_t pid, const char *exe)
 	u64s(num, start_wall);
 	c.p = ckt_record_kv(c.p, c.end, "start_wall_ns", num);
 	/* the process, across its execs (holds_this_process) */
-	char ps[72];
+	char ps[72], anc[72];
+	int direct = 0;
 	process_id(ps, pid);
 	c.p = ckt_record_kv(c.p, c.end, "process", ps);
-	if (parent_process_id(ps, ppid))
+	strcpy(process_key, ps);
+	int adopted = forked_by_ancestor(anc, ppid, ps, &direct);
+	/* a traced process that forked this one itself is its parent, whoever adopted it since
+	 * (before 0.2.37 the adopter, pid 1, was named); through forks of its that ended, it is
+	 * named apart, the parent key left the kernel's */
+	if (adopted && direct)
+		c.p = ckt_record_kv(c.p, c.end, "parent_process", anc);
+	else if (parent_process_id(ps, ppid))
 		c.p = ckt_record_kv(c.p, c.end, "parent_process", ps);
+	if (adopted && !direct)
+		c.p = ckt_record_kv(c.p, c.end, "ancestor_process", anc);
 	c.p = ckt_record_kv(c.p, c.end, "run", run_id);
 	c.p = ckt_record_kv(c.p, c.end, "hostname", host);
 	u64s(num, (uint64_t)sysconf(_SC_PAGESIZE));
@@ -2288,6 +2383,7 @@ static int setup(const char *want_path, pid_t pid, const char *exe_path, char *s
 		env_unset("CUZKTRACE_EXEC_FROM");
 	if (ep)
 		env_unset("CUZKTRACE_EXEC_PID");
+	forked_by_take(pid);
 	if (exec_clash) {
 		char old[sizeof(path_abs)];
 		strcpy(old, by_vars && wrote[0] ? wrote : path_abs);

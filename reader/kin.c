@@ -23,12 +23,12 @@
 /* A trace: the one reported (index 0) or one found beside it. */
 struct ckt_kin_node {
 	char *name;                     /* file name in the directory */
-	char *exe, *process, *parent_process, *run; /* header values; NULL when absent */
+	char *exe, *process, *parent_process, *ancestor_process, *run; /* header values; NULL when absent */
 	uint64_t pid, ppid, start, mtime;
 	bool has_ppid;
 	bool found;      /* reached from the reported trace */
 	bool later;      /* a later image of a process another trace here holds (found as its exec) */
-	bool by_run;     /* found by its run alone: started by its ppid, whose trace is not here */
+	bool by_run;     /* found by its run alone: started by ckt_kin_started_by, whose trace is not here */
 	size_t from;     /* the node it was reached from */
 	enum ckt_kin_rel rel;
 };
@@ -67,9 +67,16 @@ static bool ckt_kin_is_exec(const struct ckt_kin_node *c, const struct ckt_kin_n
 }
 
 /* c's process was started by x's: named so by c's parent_process, else (an older tracer)
- * the same ppid and pid namespace, started while x's trace was written */
-static bool ckt_kin_is_child(const struct ckt_kin_node *c, const struct ckt_kin_node *x)
+ * the same ppid and pid namespace, started while x's trace was written. Or (*through) c is a
+ * descendant of x's through forks of x's that ended before c's tracer started: named so by
+ * c's ancestor_process (since 0.2.37), whose parent_process is then the process that adopted
+ * it, not one that started it. */
+static bool ckt_kin_is_child(const struct ckt_kin_node *c, const struct ckt_kin_node *x, bool *through)
 {
+	*through = c->ancestor_process != NULL;
+	if (c->ancestor_process)
+		return ckt_kin_key_ok(x->process) && !strcmp(c->ancestor_process, x->process) &&
+		       c->start + CKT_KIN_CHILD_SLACK_NS >= x->start;
 	/* not before x's image began (a later image's report listed the children of the images
 	 * before it, whose parent_process is the same) */
 	if (c->parent_process)
@@ -77,6 +84,20 @@ static bool ckt_kin_is_child(const struct ckt_kin_node *c, const struct ckt_kin_
 		       c->start + CKT_KIN_CHILD_SLACK_NS >= x->start;
 	return c->has_ppid && c->ppid == x->pid && ckt_kin_same_ns(c->process, x->process) &&
 	       c->start + CKT_KIN_CHILD_SLACK_NS >= x->start && c->start <= x->mtime + CKT_KIN_SLACK_NS;
+}
+
+/* The process that started c, found by its run alone (its trace is not here): the one its
+ * ancestor_process or parent_process names, else (an older tracer) its ppid. These name the
+ * process that forked c where the kernel's parent is the one that adopted it (pid 1, since
+ * 0.2.37); otherwise they name the ppid. */
+static uint64_t ckt_kin_started_by(const struct ckt_kin_node *c)
+{
+	const char *k = c->ancestor_process ? c->ancestor_process : c->parent_process;
+	uint64_t pid;
+	char *end;
+	if (ckt_kin_key_ok(k) && (pid = strtoull(k, &end, 10)) > 0 && *end == '.')
+		return pid;
+	return c->ppid;
 }
 
 /* c's process belongs to the run that the reported process x began (tracer 0.2.22 on: the
@@ -137,6 +158,7 @@ static void ckt_kin_node_free(struct ckt_kin_node *n)
 	free(n->exe);
 	free(n->process);
 	free(n->parent_process);
+	free(n->ancestor_process);
 	free(n->run);
 }
 
@@ -151,9 +173,11 @@ static bool ckt_kin_node_read(struct ckt_kin_node *n, const struct ckt_decoder *
 	n->exe = strdup(exe ? exe : "?");
 	n->process = ckt_kin_hdr(d, "process");
 	n->parent_process = ckt_kin_hdr(d, "parent_process");
+	n->ancestor_process = ckt_kin_hdr(d, "ancestor_process");
 	n->run = ckt_kin_hdr(d, "run");
 	*oom = !n->exe || (ckt_decode_header_get(d, "process") && !n->process) ||
 	       (ckt_decode_header_get(d, "parent_process") && !n->parent_process) ||
+	       (ckt_decode_header_get(d, "ancestor_process") && !n->ancestor_process) ||
 	       (ckt_decode_header_get(d, "run") && !n->run);
 	return !*oom;
 }
@@ -335,15 +359,15 @@ int ckt_kin_find(const char *trace_path, const struct ckt_decoder *dec, struct c
 			struct ckt_kin_node *c = &nodes[i];
 			if (c->found)
 				continue;
-			bool exec = ckt_kin_is_exec(c, x);
-			if (!exec && (c->later || !ckt_kin_is_child(c, x)))
+			bool exec = ckt_kin_is_exec(c, x), through = false;
+			if (!exec && (c->later || !ckt_kin_is_child(c, x, &through)))
 				continue;
 			c->found = true;
 			c->from = queue[qi];
 			/* the reported process and its later images start children; the rest
-			 * descend from those */
+			 * descend from those (and from them through forks that ended) */
 			bool ours = queue[qi] == 0 || x->rel == CKT_KIN_EXEC;
-			c->rel = ours ? (exec ? CKT_KIN_EXEC : CKT_KIN_CHILD) : CKT_KIN_DESCENDANT;
+			c->rel = ours && !through ? (exec ? CKT_KIN_EXEC : CKT_KIN_CHILD) : CKT_KIN_DESCENDANT;
 			queue[qn++] = i;
 			found++;
 		}
@@ -369,7 +393,7 @@ int ckt_kin_find(const char *trace_path, const struct ckt_decoder *dec, struct c
 			break;
 		}
 		snprintf(path, len, "%s%s%s", dir, dl && dir[dl - 1] != '/' ? "/" : "", c->name);
-		uint64_t parent = c->by_run ? c->ppid : c->rel == CKT_KIN_EXEC ? c->pid : nodes[c->from].pid;
+		uint64_t parent = c->by_run ? ckt_kin_started_by(c) : c->rel == CKT_KIN_EXEC ? c->pid : nodes[c->from].pid;
 		out->v[out->n++] = (struct ckt_kin){ .path = path, .exe = c->exe, .pid = c->pid, .parent = parent,
 						     .start_wall_ns = c->start, .rel = c->rel };
 		c->exe = NULL; /* the list's now */

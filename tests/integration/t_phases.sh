@@ -238,8 +238,8 @@ expect_eq "relative LD_PRELOAD, a cd in between: the entry anchored, the childre
 # was listed as if whole), and the files named as its traces that are none (they were left
 # out without a word): a child killed before its first flush, one killed after flushes (its
 # child complete), two complete, one still running as the report reads (started last, the
-# shell spinning a while after it: started after the shell's exit, it is the run's descendant
-# "started by pid 1", see README, the reader); a file of junk and a copy of the header's first 100 bytes; the exe as the header has it (a newline kept in JSON)
+# shell spinning a while after it; a child even when its tracer starts after the shell's exit,
+# since 0.2.37: see below); a file of junk and a copy of the header's first 100 bytes; the exe as the header has it (a newline kept in JSON)
 mkdir -p $T/kinst
 cp /bin/true "$T/kinst/tr
 ue"
@@ -257,6 +257,50 @@ child trace: sleep still running
 unreadable trace: t.N.zst (the file ends inside the header frame)
 unreadable trace: t.N.zst (not a cuzktrace trace)/[('no_events', 0, False, None), ('truncated', None, False, None), ('complete', True, False, None), ('complete', True, False, None), ('complete', True, False, None), ('sleep running')] [('t.998.zst', 'the file ends inside the header frame'), ('t.999.zst', 'not a cuzktrace trace')] '/tr\\nue'"
 wait_for_no_writer $T/kinst/t.zst
+
+# a program the kernel gave to pid 1 before its tracer started, the process that forked it
+# having ended (since 0.2.37; it read "started by pid 1", the process that adopted it): named
+# after the traced process it was forked from, a child when that one forked it itself (a
+# shell's last command put in the background), a descendant through a fork of its that ended
+# first (a daemon's double fork), in text and JSON; the headers say so (parent_process; or
+# ancestor_process, parent_process then the adopter's, as ppid); behind a wrapper, started by that process; its later image names it too,
+# and where that one's trace is elsewhere the run's report still says it started it
+true_exe=$(readlink -f /bin/true)
+for m in single double; do
+	mkdir -p $T/orph_$m
+	orph_out=$(cd $T/orph_$m && CUZKTRACE_OUT=t.zst LD_PRELOAD=$LIB $P/doublefork $m /bin/true 2>/dev/null)
+	oa=$(echo "$orph_out" | sed -n 's/^traced //p')
+	oc=$(echo "$orph_out" | sed -n 's/^exec //p')
+	$REPORT $T/orph_$m/t.zst >$T/orph_$m.txt 2>/dev/null
+	$REPORT --json $T/orph_$m/t.zst >$T/orph_$m.json 2>/dev/null
+	$REPORT --json $T/orph_$m/t.$oc.zst >$T/orph_${m}c.json 2>/dev/null
+	if [ $m = single ]; then
+		want_line="$(printf '%-22s%s' 'child trace' "t.$oc.zst ($true_exe, pid $oc)")"
+		want_rel=child want_keys="$(jget $T/orph_$m.json header.process)/null"
+	else
+		want_line="$(printf '%-22s%s' 'descendant trace' "t.$oc.zst ($true_exe, pid $oc, started by pid $oa)")"
+		want_rel=descendant want_keys="$(jget $T/orph_${m}c.json header.parent_process | grep "^$(jget $T/orph_${m}c.json header.ppid)\." | grep -v "^$oa\.")/$(jget $T/orph_$m.json header.process)"
+	fi
+	expect_eq "a program whose forking process ended first ($m fork): the traced process that forked it named, text and JSON, and in its header" \
+		"$(grep '^child trace\|^descendant trace' $T/orph_$m.txt | sed "s| $T/orph_$m/| |")/$($PY -c 'import json,sys; print(" ".join("%s:%s:%s" % (k["relation"], k["pid"], k["parent_pid"]) for k in json.load(open(sys.argv[1]))["child_traces"]))' $T/orph_$m.json)/$(jget $T/orph_${m}c.json header.parent_process)/$(jget $T/orph_${m}c.json header.ancestor_process)" \
+		"$want_line/$want_rel:$oc:$oa/$want_keys"
+done
+# ... behind a wrapper (a shell): the program a descendant started by the traced process, its
+# later image (env's exec) after an exec, naming it too; then the same with the forking
+# process's trace elsewhere: found by the run alone, still started by it
+mkdir -p $T/orph_w $T/orph_w2/else
+(cd $T/orph_w && CUZKTRACE_OUT=t.zst LD_PRELOAD=$LIB sh -c "$P/doublefork double env /bin/true >../orph_w.out; true" 2>/dev/null)
+(cd $T/orph_w2 && CUZKTRACE_OUT=t.zst LD_PRELOAD=$LIB sh -c "CUZKTRACE_OUT=$T/orph_w2/else/t.zst $P/doublefork double env CUZKTRACE_OUT=$T/orph_w2/t.zst /bin/true >../orph_w2.out; true" 2>/dev/null)
+oa=$(sed -n 's/^traced //p' $T/orph_w.out)
+oc=$(sed -n 's/^exec //p' $T/orph_w.out)
+oa2=$(sed -n 's/^traced //p' $T/orph_w2.out)
+oc2=$(sed -n 's/^exec //p' $T/orph_w2.out)
+for _ in $(seq 200); do kill -0 $oc 2>/dev/null || kill -0 $oc2 2>/dev/null || break; sleep 0.05; done
+$REPORT --json $T/orph_w/t.$oa.zst >$T/orph_wa.json 2>/dev/null
+$REPORT --json $T/orph_w/t.$oc.exec1.zst >$T/orph_wc.json 2>/dev/null
+expect_eq "a program whose forking process ended first, behind a shell: a descendant started by the traced process, its later image too; that one's trace elsewhere: still started by it" \
+	"$($REPORT $T/orph_w/t.zst 2>/dev/null | grep '^child trace\|^descendant trace' | sed "s| $T/orph_w/| |")/$(jget $T/orph_wc.json header.ancestor_process)/$($REPORT $T/orph_w2/t.zst 2>/dev/null | grep '^child trace\|^descendant trace' | sed "s| $T/orph_w2/| |")" \
+	"$(printf '%-22s%s\n' 'child trace' "t.$oa.zst ($P/doublefork, pid $oa)" 'descendant trace' "t.$oc.zst ($(readlink -f $(command -v env)), pid $oc, started by pid $oa)" 'descendant trace' "t.$oc.exec1.zst ($true_exe, pid $oc, after an exec)")/$(jget $T/orph_wa.json header.process)/$(printf '%-22s%s' 'descendant trace' "t.$oc2.zst ($true_exe, pid $oc2, started by pid $oa2)")"
 # ... a child of many frames: its END's count is its own report's; cut by 50 bytes, truncated
 mkdir -p $T/kinmf
 (cd $T/kinmf && CUZKTRACE_OUT=t.zst CUZKTRACE_FLUSH_MS=5 LD_PRELOAD=$LIB sh -c "$P/churn 20000 >/dev/null" 2>/dev/null)
