@@ -420,8 +420,9 @@ static pid_t mem_pid, fork_parent;
 
 /* Room for the environment passed, on the stack: the exec of a vfork child may not allocate,
  * and a mapping of its own would stay in the parent's memory at each exec that succeeds. A
- * forked child has its own memory, and maps the room for a longer one. */
-#define CKT_CHILD_ENV_SMALL 512
+ * forked child has its own memory, and maps the room for a longer one. 1 KiB of pointers: a
+ * child made by clone on a small stack of its own execs through these hooks too. */
+#define CKT_CHILD_ENV_SMALL 128
 struct child_env {
 	size_t mapped; /* the entries of a mapping of ours (0: none) */
 	char **v;
