@@ -683,12 +683,6 @@ static void ckt_quick_exit_handler(void)
 
 int ckt_spawn_helper(void *(*fn)(void *), void *arg, unsigned long *thread_out, void **stack)
 {
-	return ckt_spawn_thread(fn, arg, thread_out, stack, CKT_HELPER_STACK);
-}
-
-int ckt_spawn_thread(void *(*fn)(void *), void *arg, unsigned long *thread_out, void **stack,
-		     size_t want)
-{
 	/* Helper threads block every signal, so they never steal one the application expects on
 	 * its own threads; they run with the guard raised (set by fn itself). Each runs on a
 	 * stack of its own, mapped once and used again when the helper is restarted (after it
@@ -697,16 +691,16 @@ int ckt_spawn_thread(void *(*fn)(void *), void *arg, unsigned long *thread_out, 
 	 * (blocks the trace holds) out of our sight. */
 	/* glibc puts the thread's static TLS (every module's, the program's too: it can be
 	 * megabytes) at the top of a given stack: add what it needs to ours */
-	static size_t tls;
+	static size_t size;
 	pthread_attr_t attr;
 	if (pthread_attr_init(&attr) != 0)
 		return -ENOMEM;
-	if (!tls) {
+	if (!size) {
 		size_t (*minstack)(const pthread_attr_t *) =
 			(size_t(*)(const pthread_attr_t *))dlsym(RTLD_DEFAULT, "__pthread_get_minstack");
-		tls = minstack ? minstack(&attr) : ((size_t)8 << 20);
+		size_t tls = minstack ? minstack(&attr) : ((size_t)8 << 20);
+		size = (CKT_HELPER_STACK + tls + 4095) & ~(size_t)4095;
 	}
-	size_t size = (want + tls + 4095) & ~(size_t)4095;
 	if (!*stack) {
 		void *m = ckt_ownmaps_map(size, MAP_NORESERVE | MAP_STACK);
 		if (!m) {

@@ -670,15 +670,6 @@ static inline void ckt_mutex_give(pthread_mutex_t *m)
 /* 1 once the main thread has called pthread_exit: the process then ends when its last thread
  * does, and the tracer's helper threads must not be the ones that keep it alive (writer.c) */
 extern atomic_int ckt_main_exited;
-/* 1 once the main thread has begun glibc's thread exit (pthread_exit, thrd_exit, a
- * cancellation: not a raw exit system call), with its signal mask then (thread.c): glibc
- * then calls exit(0) as the last thread ends */
-extern atomic_int ckt_main_glibc_exit;
-extern sigset_t ckt_main_exit_mask;
-/* hooks_exec.c: starts the thread that makes glibc's exit(0) for the program's last thread,
- * which ended while the tracer's threads kept the process; 0 or a negative errno */
-int ckt_exit_orphaned_start(void);
-extern atomic_int ckt_exit_orphaned_tid; /* that thread's tid, once it runs (0 before) */
 /* writer.c: the tracer's threads stop (after writing what was recorded) for a call, and start
  * again from the caller. alone: only when the program has no other thread (a call that needs
  * a single-threaded process); else whatever the program's threads. 1 when they stopped. */
@@ -1376,8 +1367,5 @@ uint64_t ckt_rss_peak(void);
  * one per helper, used again by its restarts). 0 or a negative errno. */
 #define CKT_HELPER_STACK ((size_t)2 << 20)
 int ckt_spawn_helper(void *(*fn)(void *), void *arg, unsigned long *thread_out, void **stack);
-/* The same with a stack of want bytes (plus the static TLS), always the same for one *stack */
-int ckt_spawn_thread(void *(*fn)(void *), void *arg, unsigned long *thread_out, void **stack,
-		     size_t want);
 
 #endif

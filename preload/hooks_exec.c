@@ -1554,47 +1554,6 @@ static void exit_claim(int quick)
 	exit_await_or_finish();
 }
 
-/* The main thread ended with glibc's thread exit (pthread_exit, thrd_exit, a cancellation)
- * and the program's other threads have ended since: untraced, the last of them ends the
- * process with exit(0) (glibc's start_thread), which runs the atexit handlers, the
- * destructors of the program and its libraries and the stdio flush. Traced, the last thread
- * is one of the tracer's: the writer finished the trace as exit would and the helpers ended,
- * the last of them making glibc's exit, so what the handlers and destructors allocated and
- * freed was not in the trace, without a word (tests/progs/mainexit.c atexit: its handler's
- * 1,000,000 bytes missing). Now the writer starts this thread, which makes that exit(0) as a
- * thread of the program's would, while the writer and the sampler go on: traced, with the
- * main thread's signal mask (the helpers block every signal), on a stack of glibc's default
- * size for threads (a handler may need more than a helper's). Its exit is any thread's exit:
- * the hook claims it, the handlers run, the tracer's destructor finishes the trace (the
- * writer's final flush), exit_last finds it finished, and the status is 0, as untraced. */
-atomic_int ckt_exit_orphaned_tid;
-
-static void *exit_orphaned_main(void *arg)
-{
-	(void)arg;
-	atomic_store(&ckt_exit_orphaned_tid, (int)syscall(SYS_gettid));
-	pthread_sigmask(SIG_SETMASK, &ckt_main_exit_mask, NULL);
-	exit(0);
-}
-
-int ckt_exit_orphaned_start(void)
-{
-	static void *stack; /* mapped once: only one such thread is started */
-	size_t want = (size_t)8 << 20, s;
-	pthread_attr_t attr;
-	if (pthread_getattr_default_np(&attr) == 0) {
-		if (pthread_attr_getstacksize(&attr, &s) == 0)
-			want = s > CKT_HELPER_STACK ? s : CKT_HELPER_STACK;
-		pthread_attr_destroy(&attr);
-	}
-	unsigned long th;
-	int rc = ckt_spawn_thread(exit_orphaned_main, NULL, &th, &stack, want);
-	/* an address-space limit: a helper's stack rather than none (nothing mapped yet) */
-	if (rc == -ENOMEM && !stack && want > CKT_HELPER_STACK)
-		rc = ckt_spawn_thread(exit_orphaned_main, NULL, &th, &stack, CKT_HELPER_STACK);
-	return rc;
-}
-
 /* exit before the tracer's constructor: a library initialized before it (a dependency of the
  * program, or a preloaded one after it) whose constructor calls exit, or a child it forked or
  * vforked. The real exit may not be resolved yet (nothing has called into the tracer):

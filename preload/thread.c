@@ -66,24 +66,9 @@ static void on_thread_exit(void *arg)
  * buffers lost: tests/progs/mainraw.c thrd, cancel). */
 static pthread_key_t main_key;
 
-atomic_int ckt_main_glibc_exit;
-sigset_t ckt_main_exit_mask;
-
-/* On the main thread, as its glibc thread exit begins: its signal mask (for the thread that
- * makes glibc's exit(0) in its stead, hooks_exec.c), then the mark (release: the writer that
- * sees the mark sees the mask). */
-static void note_glibc_exit(void)
-{
-	if (atomic_load(&ckt_main_glibc_exit))
-		return;
-	pthread_sigmask(SIG_BLOCK, NULL, &ckt_main_exit_mask);
-	atomic_store(&ckt_main_glibc_exit, 1);
-}
-
 static void on_main_exit(void *arg)
 {
 	(void)arg;
-	note_glibc_exit();
 	atomic_store(&ckt_main_exited, 1);
 	ckt_writer_wake();
 }
@@ -441,7 +426,6 @@ atomic_int ckt_main_exited;
 CKT_EXPORT void pthread_exit(void *ret)
 {
 	if (syscall(SYS_gettid) == getpid()) {
-		note_glibc_exit();
 		atomic_store(&ckt_main_exited, 1);
 		ckt_writer_wake(); /* from now on it looks for the program's end every 10 ms */
 	}

@@ -1200,12 +1200,10 @@ static int only_helpers_left(void)
 	return 1;
 }
 
-/* The main thread has ended and every other thread of the program has ended: glibc calls
- * exit(0) when the last thread ends, and it counts ours, so the process would wait for them
- * forever. Where that exit is not made by a thread of the tracer's (orphaned_end), the trace
- * is finished as exit would; the helpers then end, and the last of them makes glibc's exit
- * (whose destructors find the trace finished), or the process ends with the main thread's
- * status (end_as_leader). */
+/* The main thread called pthread_exit and every other thread of the program has ended: glibc
+ * calls exit(0) when the last thread ends, and it counts ours, so the process would wait for
+ * them forever. Finish the trace as exit would; the helpers then end, and the last of them
+ * makes glibc's exit (whose destructors find the trace finished). */
 static void finish_said_done(void);
 
 static char now_named[4096 + 16]; /* the trace file's name at the end (close_own_fd) */
@@ -1270,69 +1268,6 @@ static void finish_orphaned(void)
 	finish_said_done();
 }
 
-/* Whether glibc ends the process with exit(0) once the tracer's threads have ended: its count
- * of threads (__nptl_nthreads, GLIBC_PRIVATE, in libc since 2.34) falls to 0 at the end of
- * the last thread that began as glibc starts threads, and only ours are left. A thread of the
- * program that ended with the exit system call (a runtime's own thread exit, a seccomp kill)
- * stays counted: untraced, no exit(0) runs then, nor its atexit handlers. Without the count,
- * as glibc ends a program whose threads all ended its way. */
-static int glibc_exit_follows(void)
-{
-	static int *nthreads, looked;
-	if (!looked) {
-		nthreads = (int *)dlsym(RTLD_DEFAULT, "__nptl_nthreads");
-		looked = 1;
-	}
-	/* the writer, and the sampler until it is stopped (a stopped one was joined) */
-	int ours = 1 + (ckt_rss_running() != 0);
-	return !nthreads || __atomic_load_n(nthreads, __ATOMIC_RELAXED) == ours;
-}
-
-static int exit_handed; /* the writer's: the thread that makes glibc's exit(0) was started */
-
-/* The main thread has ended: once no thread of the program is left, 1 when the writer has
- * finished the trace and must end (its end, and the sampler's, then make glibc's exit; or
- * the status is the main thread's, end_as_leader). After glibc's thread exit of the main
- * thread, the exit(0) that the program's last thread would have made is made by a thread of
- * the tracer's instead (hooks_exec.c, ckt_exit_orphaned_start), and this writer goes on until
- * that exit finishes the trace: finishing it here, before that exit, left out what its atexit
- * handlers and destructors allocated and freed, without a word. */
-static int orphaned_end(void)
-{
-	/* that thread's exit ends the process: it counts as the program's while it runs. A
-	 * handler may end the thread instead (pthread_exit): untraced, the process ends with it,
-	 * its last thread, status 0, the later handlers not run; traced, the helpers kept it
-	 * (waiting for good). The trace is finished then, and the process ended so. */
-	int gone = 0;
-	if (exit_handed) {
-		pid_t x = atomic_load(&ckt_exit_orphaned_tid);
-		if (!x || !thread_gone(x))
-			return 0;
-		gone = 1;
-	}
-	if (!only_helpers_left())
-		return 0;
-	if (!exit_handed && !leader_raw && atomic_load(&ckt_main_glibc_exit) && !atomic_load(&finished) &&
-	    glibc_exit_follows()) {
-		int rc = ckt_exit_orphaned_start();
-		if (rc == 0) {
-			exit_handed = 1;
-			return 0;
-		}
-		ckt_log("warning: cannot start a thread for the program's exit after its last thread "
-			"(", strerrordesc_np(-rc), "); the trace ends before its atexit handlers and "
-			"destructors run", NULL);
-	}
-	if (atomic_exchange(&finished, 1))
-		return 0;
-	finish_orphaned();
-	if (leader_raw)
-		end_as_leader();
-	if (gone)
-		syscall(SYS_exit_group, 0);
-	return 1;
-}
-
 /* Sets a futex word to 1 and wakes every waiter (ckt_wait_word). */
 void ckt_word_set(atomic_int *word)
 {
@@ -1373,8 +1308,12 @@ static void *writer_main(void *arg)
 			break;
 		/* after main's pthread_exit the 10 ms ticks between flushes only look for the end */
 		if (!woken && atomic_load(&ckt_main_exited) && ckt_now() - last < ckt_config.flush_ms * 1000000ull) {
-			if (orphaned_end())
+			if (only_helpers_left() && !atomic_exchange(&finished, 1)) {
+				finish_orphaned();
+				if (leader_raw)
+					end_as_leader();
 				return NULL;
+			}
 			continue;
 		}
 		last = ckt_now();
@@ -1405,8 +1344,12 @@ static void *writer_main(void *arg)
 				     alone_but(atomic_load(&ckt_rss_tid), atomic_load(&writer_tid)) == 1;
 			atomic_store(&ckt_main_exited, 1);
 		}
-		if (atomic_load(&ckt_main_exited) && orphaned_end())
+		if (atomic_load(&ckt_main_exited) && only_helpers_left() && !atomic_exchange(&finished, 1)) {
+			finish_orphaned();
+			if (leader_raw)
+				end_as_leader();
 			return NULL;
+		}
 		/* everything recorded so far is written; resumed by a new thread. Only if the pauser
 		 * still waits for it (1 -> 2): one that gave up (1 -> 0) keeps this writer. */
 		int pausing = 1;

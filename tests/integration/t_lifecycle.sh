@@ -1409,18 +1409,6 @@ for m in 0 524288; do
 		"0/false/exit/1/1/1"
 done
 
-# ... and glibc's exit(0) at the end of the last thread runs the program's atexit handler,
-# which keeps 1,000,000 bytes (and prints, its stdout a file: a 4,096-byte buffer): the trace is
-# finished after it, with its bytes (it was finished before that exit: peak and live 1,360, the
-# late thread's 1,000 and glibc's blocks, 304 and 56), once, status 0 as untraced. Usable sizes
-# in the default mode: 1,000,008 for the handler's block, 1,368 for the others.
-for m in 0 524288; do
-	CUZKTRACE_SAMPLE=$m traced_json mainexitat $P/mainexit atexit >/dev/null
-	expect_eq "main thread's pthread_exit, then glibc's exit(0) at the last thread's end runs an atexit handler (CUZKTRACE_SAMPLE=$m): its bytes traced, trace finished after it, once" \
-		"$(cat $T/mainexitat.rc)/$(cat $T/mainexitat.out)/$(jget $T/mainexitat.json truncated)/$(jget $T/mainexitat.json end_reason)/$(jget $T/mainexitat.json lost_events)/$(jget $T/mainexitat.json peak_heap.bytes)/$(jget $T/mainexitat.json live_at_exit.heap_bytes)/$(grep -c "^cuzktrace: $T/mainexitat.zst: " $T/mainexitat.err)" \
-		"0/mainexit: atexit/false/exit/0/$([ $m = 0 ] && echo 1005456/1005456 || echo 1005472/1005472)/1"
-done
-
 # unshare(CLONE_NEWUSER) needs a single-threaded process: the tracer's threads stop for the
 # call (after writing what was recorded) and start again, 20 times in a row (a restarted
 # writer must be told from a program thread at once), each after four short threads of the

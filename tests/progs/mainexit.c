@@ -2,20 +2,13 @@
  * with pthread_exit; the threads, after 100 ms, each keep 1,000,000 bytes (touched) and churn
  * 10,000 small blocks, then hold on 50 ms. The process ends (status 0) when the last thread
  * does: the tracer's own threads must not keep it alive, and its trace must be complete with
- * 5,000,000 bytes live and RSS sampled after the main thread ended.
- *   mainexit atexit   instead: main registers an atexit handler that keeps 1,000,000 bytes
- *                     (and prints "mainexit: atexit"), starts one thread that keeps 1,000
- *                     bytes after 100 ms, and ends with pthread_exit. glibc's exit(0) at the
- *                     last thread's end runs the handler: its bytes belong in the trace (the
- *                     tracer finished it before that exit, without them and without a word). */
+ * 5,000,000 bytes live and RSS sampled after the main thread ended. */
 #include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 static void *volatile keep[4];
-static void *volatile kept_at_exit;
 
 static void *worker(void *arg)
 {
@@ -30,29 +23,9 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-static void at_exit(void)
-{
-	kept_at_exit = malloc(1000000);
-	memset(kept_at_exit, 2, 1000000);
-	printf("mainexit: atexit\n");
-}
-
-static void *late(void *arg)
-{
-	(void)arg;
-	usleep(100000);
-	keep[0] = malloc(1000);
-	return NULL;
-}
-
-int main(int argc, char **argv)
+int main(void)
 {
 	pthread_t t[3];
-	if (argc > 1 && !strcmp(argv[1], "atexit")) {
-		atexit(at_exit);
-		pthread_create(&t[0], NULL, late, NULL);
-		pthread_exit(NULL);
-	}
 	keep[3] = malloc(2000000);
 	for (long i = 0; i < 3; i++)
 		pthread_create(&t[i], NULL, worker, (void *)i);
