@@ -1273,14 +1273,30 @@ static int abrt_call_run(void *arg)
 	return 0;
 }
 
-/* 1 when the tracer's handler runs on the thread's stack and the program's handler is to run
- * on its alternate stack (SA_ONSTACK, one set, the thread not on it when the signal came:
- * uc_stack is the kernel's record of it then) */
-static int abrt_to_alt_stack(int flags, const void *uc)
+/* Where the program's handler starts on its alternate stack (x86_64: SA_ONSTACK, one set, the
+ * thread not on it when the signal came: uc_stack is the kernel's record of it then), or 0 to
+ * run it here: below the room the kernel's frame for this signal takes, as the kernel would
+ * have placed it (the frame the kernel built for the tracer's handler on the thread's stack:
+ * from the return address under uc to the end of its FPU state, whose size the kernel writes
+ * into the state's software bytes). Given the whole stack, a handler that needs more than the
+ * room left under the kernel's frame ran where untraced it ended with SIGSEGV (a 4 KiB stack
+ * whose handler calls _exit through the PLT: status 5 traced, 139 untraced). A stack smaller
+ * than that frame, where the kernel ends the process untraced, runs it here. */
+static uintptr_t abrt_alt_top(int flags, const void *uc)
 {
 #if defined(__x86_64__)
-	const stack_t *ss = &((const ucontext_t *)uc)->uc_stack;
-	return (flags & SA_ONSTACK) && !(ss->ss_flags & (SS_DISABLE | SS_ONSTACK)) && ss->ss_size >= 256;
+	const ucontext_t *u = uc;
+	const stack_t *ss = &u->uc_stack;
+	if (!(flags & SA_ONSTACK) || (ss->ss_flags & (SS_DISABLE | SS_ONSTACK)) || !u->uc_mcontext.fpregs)
+		return 0;
+	const uint8_t *fp = (const uint8_t *)u->uc_mcontext.fpregs;
+	uint32_t sw[2]; /* struct _fpx_sw_bytes at byte 464: magic1, extended_size */
+	memcpy(sw, fp + 464, sizeof(sw));
+	uintptr_t end = (uintptr_t)fp + (sw[0] == 0x46505853u ? sw[1] : 512), start = (uintptr_t)uc - 8;
+	uintptr_t frame = end > start ? end - start : 0, top = (uintptr_t)ss->ss_sp + ss->ss_size;
+	if (frame + 256 > ss->ss_size)
+		return 0;
+	return (top - frame) & ~(uintptr_t)15;
 #else
 	(void)flags;
 	(void)uc;
@@ -1293,9 +1309,10 @@ static int abrt_to_alt_stack(int flags, const void *uc)
  * not fit (the kernel's SIGSEGV, 1 run in 200 with a 200 us timer). The program's handler runs
  * under the mask the kernel would have given it; around it, nothing is let in. On x86_64
  * (since 0.2.37) this handler runs on the thread's own stack, and the program's handler on
- * its alternate stack from the top, as the kernel would have placed it: a timer's signal that
- * came while every signal was blocked here is let in on the thread's stack, and its handler
- * runs on the alternate stack's top and returns before the program's handler starts there.
+ * its alternate stack under the room the kernel's frame takes, as the kernel would have
+ * placed it (abrt_alt_top): a timer's signal that came while every signal was blocked here is
+ * let in on the thread's stack, and its handler runs on the alternate stack's top and returns
+ * before the program's handler starts there.
  * With this handler's frame on a 4 KiB alternate stack, under the kernel's 3.3 KiB frame
  * (AVX-512), that signal nested a second frame, which did not fit: SIGSEGV, about 1 run in 400
  * (abortend assertflood); untraced, none in 2,000. */
@@ -1324,17 +1341,14 @@ static void assert_on_abrt(int sig, siginfo_t *si, void *uc)
 	atomic_store(&assert_lent, 0); /* a later assert lends it again, if the handler jumps out */
 	if (handler != SIG_DFL && handler != SIG_IGN) {
 		struct abrt_call c = {handler, flags, sig, si, uc};
-		int alt = abrt_to_alt_stack(flags, uc);
+		uintptr_t top = abrt_alt_top(flags, uc);
 		(void)syscall(SYS_rt_sigprocmask, SIG_SETMASK, &mask, NULL, 8);
 #if defined(__x86_64__)
-		if (alt) {
-			const stack_t *ss = &((ucontext_t *)uc)->uc_stack;
-			ckt_side_call(abrt_call_run, &c,
-				      (void *)(((uintptr_t)ss->ss_sp + ss->ss_size) & ~(uintptr_t)15));
-		} else
+		if (top)
+			ckt_side_call(abrt_call_run, &c, (void *)top);
+		else
 #endif
 			abrt_call_run(&c);
-		(void)alt;
 		block_signals_small();
 	}
 	ckt_end_here_or_wait(); /* (another thread's _exit meanwhile took the status) */

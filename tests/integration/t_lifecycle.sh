@@ -623,6 +623,16 @@ if [ "$(uname -m)" = x86_64 ]; then
 	done 2>/dev/null
 	expect_eq "assertflood, 400 runs: every one ends with 134" "$af_bad" 0
 fi
+# ... and the program's handler gets the room it gets untraced, under the kernel's frame for the
+# signal: one that needs 1.5 KiB of a 4 KiB alternate stack ends with SIGSEGV untraced where
+# that frame is 3.3 KiB (AVX-512), and ran to its _exit(5) traced when the tracer started it
+# at the stack's top (the first build of 0.2.37); status 5 untraced and traced where the
+# frame is smaller
+$P/abortend assertroom >/dev/null 2>&1
+ar_plain=$?
+CUZKTRACE_OUT=$T/ar.zst traced ar $P/abortend assertroom
+expect_eq "assertroom (a handler that needs 1.5 KiB of its 4 KiB alternate stack): the status untraced ($ar_plain)" \
+	"$(cat $T/ar.rc)" "$ar_plain"
 # two threads fail an assert at once: the second waits while the first lends the action and
 # finishes the trace (the second's raise ended the process in the middle of the first's final
 # flush: 9 runs in 10 read as truncated, most with no event)

@@ -17,7 +17,7 @@
  * and the same ends by a failed assert (glibc's __assert_fail calls its internal abort):
  *   assert, assertexit, assertjump (then 20 MiB more and a second assert, with the default
  *   action), assertreturn, assertoneshot, assertonstack (a handler on the small alternate stack
- *   that returns), assertperror (a failed assert_perror, with no handler), assert2 (two
+ *   that returns), assertroom (one there that needs 1.5 KiB of stack, then _exit(5)), assertperror (a failed assert_perror, with no handler), assert2 (two
  *   threads fail an assert at once: one finishes the trace, the other waits), and assertflood
  *   (assertonstack with a timer's signal every 200 us, its handler on that stack too) */
 #undef NDEBUG
@@ -102,6 +102,17 @@ static void small_stack(int flags)
 	if (sigaltstack(&ss, NULL) != 0)
 		_exit(1);
 	small_lo = m + 4096;
+}
+
+/* assertroom's handler: 1.5 KiB of stack of its own, then _exit(5); on a 4 KiB alternate stack
+ * under the kernel's frame for the signal (3.3 KiB with AVX-512) it does not fit, and the
+ * process ends with SIGSEGV, untraced and traced alike (status 5 where the frame is smaller) */
+static void on_abort_room(int sig)
+{
+	volatile char room[1536];
+	for (size_t i = 0; i < sizeof(room); i++)
+		room[i] = (char)(i + (size_t)sig);
+	exit_fn(5 + room[0] - (char)sig);
 }
 
 static pthread_barrier_t both;
@@ -198,6 +209,11 @@ int main(int argc, char **argv)
 		signal(SIGABRT, on_abort_return);
 	if (strcmp(mode, "onstack") == 0 || strcmp(mode, "flood") == 0)
 		on_small_stack(!by_assert, 0);
+	if (strcmp(mode, "room") == 0) {
+		small_stack(0);
+		exit_fn = _exit;
+		handle(SIGABRT, on_abort_room, SA_ONSTACK);
+	}
 	if (strcmp(mode, "disarm") == 0)
 		on_small_stack(1, SS_AUTODISARM);
 	if (strcmp(mode, "flood") == 0) {
