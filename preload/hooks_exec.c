@@ -120,9 +120,40 @@ static int is_static_elf(const char *path, int fd)
  * loader ignores LD_PRELOAD there, and the new image runs untraced, which nothing would say.
  * One line before the exec (st: the program's stat; what: its path, or NULL for the descriptor
  * fd); not under PR_SET_NO_NEW_PRIVS, where neither does anything, nor on a nosuid mount. The
- * same for a statically linked program (is_static_elf), since 0.2.33. */
+ * same for a statically linked program (is_static_elf), since 0.2.33, and since 0.2.37 for a
+ * script whose interpreter is one (script_interp: the kernel starts the interpreter, and no
+ * hook sees it: a `#!/bin/sh` script where /bin/sh is a static busybox ran untraced without a
+ * word). Where defer_line is set (posix_spawn: the line once the program has started), the
+ * line goes there. */
+static __thread struct ckt_line *defer_line;
+
+/* The interpreter a `#!` script (path, or fd when path is NULL) names, into out (cap bytes):
+ * 1, or 0 when the file is not such a script. The kernel's rule: the first line, spaces and
+ * tabs skipped after `#!`, the path up to the next space, tab or end of line. No allocation. */
+static int script_interp(const char *path, int fd, char *out, size_t cap)
+{
+	char b[256];
+	int f = path ? open(path, O_RDONLY | O_CLOEXEC) : fd;
+	if (f < 0)
+		return 0;
+	ssize_t n = pread(f, b, sizeof(b) - 1, 0);
+	if (path)
+		close(f);
+	if (n < 3 || b[0] != '#' || b[1] != '!')
+		return 0;
+	b[n] = 0;
+	const char *p = b + 2 + strspn(b + 2, " \t");
+	size_t k = strcspn(p, " \t\n");
+	if (!k || k >= cap)
+		return 0;
+	memcpy(out, p, k);
+	out[k] = 0;
+	return 1;
+}
+
 static void say_if_secure(const struct stat *st, const char *what, int fd)
 {
+	char interp[256];
 	struct statvfs vfs;
 	int uid = (st->st_mode & S_ISUID) && st->st_uid != getuid();
 	int gid = (st->st_mode & S_ISGID) && (st->st_mode & S_IXGRP) && st->st_gid != getgid();
@@ -142,10 +173,18 @@ static void say_if_secure(const struct stat *st, const char *what, int fd)
 	} else if (is_static_elf(what, fd)) {
 		ckt_line_str(&l, "' is statically linked: no loader reads LD_PRELOAD in it, so the program it "
 				 "starts is not traced");
+	} else if (script_interp(what, fd, interp, sizeof(interp)) && is_static_elf(interp, -1)) {
+		ckt_line_str(&l, "' is a script whose interpreter '");
+		ckt_line_str(&l, interp);
+		ckt_line_str(&l, "' is statically linked: no loader reads LD_PRELOAD in it, so the program "
+				 "it starts is not traced");
 	} else {
 		return;
 	}
-	ckt_line_emit(&l);
+	if (defer_line)
+		*defer_line = l;
+	else
+		ckt_line_emit(&l);
 }
 
 static void say_if_secure_path(const char *path)
@@ -755,29 +794,49 @@ CKT_EXPORT int execvp(const char *file, char *const argv[])
  * its exec inside itself, out of the hooks' sight, so a statically linked or set-user-ID
  * program started so ran untraced without the line an exec of it says (until 0.2.37). The
  * line is said here, in the caller, as for a forked child's exec: when the environment passed
- * would trace the new program (say_if_secure_child). posix_spawnp searches the caller's PATH,
+ * would trace the new program (say_if_secure_child), once the spawn has started it. posix_spawnp searches the caller's PATH,
  * as glibc does. The program is a child: this process and its trace go on. The caller's errno
  * is kept (the look at the file opens it). Not seen: a file action that changes directory
  * before a relative path is run (posix_spawn_file_actions_addchdir_np): the path is looked at
  * from the caller's directory. */
+/* The line for the program a spawn starts (path or PATH's file), into l; errno kept */
+static void spawn_line(struct ckt_line *l, const char *path, const char *file, char *const envp[])
+{
+	int saved_errno = errno;
+	struct ckt_line *was = defer_line; /* (a spawn from a signal handler inside another) */
+	defer_line = l;
+	say_if_secure_child(path, file, -1, envp);
+	defer_line = was;
+	errno = saved_errno;
+}
+
+/* ... said once the program has started (glibc returns 0 only then): a spawn that fails, by a
+ * file action or the exec, starts nothing (since the second build of 0.2.37) */
+static int spawn_said(int rc, struct ckt_line *l)
+{
+	int saved_errno = errno;
+	if (rc == 0 && l->len)
+		ckt_line_emit(l);
+	errno = saved_errno;
+	return rc;
+}
+
 CKT_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *acts,
 			   const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
 	CKT_REAL_OR(posix_spawn, return ENOSYS); /* (an error number, errno untouched) */
-	int saved_errno = errno;
-	say_if_secure_child(path, NULL, -1, envp);
-	errno = saved_errno;
-	return ckt_real.posix_spawn(pid, path, acts, attr, argv, envp);
+	struct ckt_line l = {.len = 0};
+	spawn_line(&l, path, NULL, envp);
+	return spawn_said(ckt_real.posix_spawn(pid, path, acts, attr, argv, envp), &l);
 }
 
 CKT_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *acts,
 			    const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
 	CKT_REAL_OR(posix_spawnp, return ENOSYS);
-	int saved_errno = errno;
-	say_if_secure_child(NULL, file, -1, envp);
-	errno = saved_errno;
-	return ckt_real.posix_spawnp(pid, file, acts, attr, argv, envp);
+	struct ckt_line l = {.len = 0};
+	spawn_line(&l, NULL, file, envp);
+	return spawn_said(ckt_real.posix_spawnp(pid, file, acts, attr, argv, envp), &l);
 }
 
 /* execl, execle, execlp: glibc's gather their arguments and call its internal execve (and

@@ -410,6 +410,22 @@ for sp in $P/exitcode_static:1 exitcode_static:1 exitcode:0; do
 		"$(cat $T/spawn.out)/$(cat $T/spawn.rc)/$(grep warning $T/spawn.err)/$(ls $T/spawn | grep -c zst)/$(jget $T/spawn.json truncated)" \
 		"$(cat $T/plain.out)/$plain_rc/$sp_want/$((2 - sp_static))/false"
 done
+# a spawn that starts nothing (a file action fails): no line (the first build of 0.2.37 said
+# it before the spawn)
+CUZKTRACE_OUT=$T/spawn/f.%p.zst traced spawnf $P/spawner -f $P/exitcode_static
+expect_eq "posix_spawn of a static program whose file action fails: nothing starts, no line" \
+	"$(cat $T/spawnf.rc)/$(grep -c warning $T/spawnf.err)/$(grep -c "^spawner: $P/exitcode_static: No such file or directory\$" $T/spawnf.err)" "127/0/1"
+# a `#!` script whose interpreter is statically linked: the kernel starts the interpreter, which
+# no hook sees, and it ran untraced without a word (until 0.2.37), by exec and by spawn
+mkdir -p $T/script && cp $P/exitcode_static $T/script/interp
+printf '#!%s\n' "$T/script/interp" >$T/script/run && printf '#!  %s -x\n' "$T/script/interp" >$T/script/run2
+chmod 755 $T/script/run $T/script/run2
+for sc in execer:run spawner:run2; do
+	CUZKTRACE_OUT=$T/script/t.%p.zst traced script $P/${sc%%:*} $T/script/${sc#*:}
+	expect_eq "${sc%%:*} of a script whose interpreter is statically linked: it runs, one line names both" \
+		"$(cat $T/script.out)/$(cat $T/script.rc)/$(grep warning $T/script.err)" \
+		"$(cat $T/plain.out)/$plain_rc/cuzktrace: warning: '$T/script/${sc#*:}' is a script whose interpreter '$T/script/interp' is statically linked: no loader reads LD_PRELOAD in it, so the program it starts is not traced"
+done
 CUZKTRACE_OUT=$T/spawn/c.%p.zst CUZKTRACE_CHILDREN=0 traced spawn0 $P/spawner $P/exitcode_static
 expect_eq "posix_spawn of a static program with CUZKTRACE_CHILDREN=0: it runs, no line" \
 	"$(cat $T/spawn0.out)/$(cat $T/spawn0.rc)/$(grep -c warning $T/spawn0.err)" "$(cat $T/plain.out)/$plain_rc/0"
