@@ -681,7 +681,40 @@ static void ckt_quick_exit_handler(void)
 	ckt_finish_exit();
 }
 
-int ckt_spawn_helper(void *(*fn)(void *), void *arg, unsigned long *thread_out, void **stack)
+/* glibc's count of the process's threads (__nptl_nthreads, GLIBC_PRIVATE, exported by libc
+ * since 2.34; NULL where it is not): its last thread to end through glibc (start_thread, or
+ * main's pthread_exit) finds it 0 and calls exit(0), which runs the atexit handlers and the
+ * destructors. The tracer's helpers are taken out of it (since 0.2.37): counted, they kept it
+ * above 0 after main's pthread_exit, so that the program's last thread ended without that
+ * exit, the writer finished the trace when it saw no thread of the program left, and glibc's
+ * exit ran later from the last helper: what the atexit handlers and destructors allocated was
+ * not in the trace, and they ran on a helper (its TLS, its signal mask). */
+static unsigned int *nptl_nthreads(void)
+{
+	static unsigned int *n;
+	static int looked;
+	if (!looked) {
+		n = (unsigned int *)dlsym(RTLD_DEFAULT, "__nptl_nthreads");
+		looked = 1;
+	}
+	return n;
+}
+
+/* A helper's start: as it ends it counts in glibc's count again (start_thread takes it off
+ * then), so that its end is not the one that finds the count 0; unless the count is 0
+ * already: glibc's exit(0) after the program's last thread is running, and the helper's end
+ * (the writer's, after the final flush) must not make a second one (start_thread's decrement
+ * of 0 reads as not the last) */
+static void *ckt_helper_entry(void *fn)
+{
+	void *r = ((void *(*)(void *))fn)(NULL);
+	unsigned int *n = nptl_nthreads(), c = n ? __atomic_load_n(n, __ATOMIC_SEQ_CST) : 0;
+	while (c && !__atomic_compare_exchange_n(n, &c, c + 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+		;
+	return r;
+}
+
+int ckt_spawn_helper(void *(*fn)(void *), unsigned long *thread_out, void **stack)
 {
 	/* Helper threads block every signal, so they never steal one the application expects on
 	 * its own threads; they run with the guard raised (set by fn itself). Each runs on a
@@ -715,10 +748,13 @@ int ckt_spawn_helper(void *(*fn)(void *), void *arg, unsigned long *thread_out, 
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	pthread_t th;
+	unsigned int *n = nptl_nthreads();
 	if (rc == 0)
-		rc = pthread_create(&th, &attr, fn, arg);
+		rc = pthread_create(&th, &attr, ckt_helper_entry, (void *)fn);
 	if (rc == EINVAL) /* a stack glibc still finds too small: one of glibc's own, then */
-		rc = pthread_create(&th, NULL, fn, arg);
+		rc = pthread_create(&th, NULL, ckt_helper_entry, (void *)fn);
+	if (rc == 0 && n) /* (pthread_create counted it before it returned) */
+		__atomic_sub_fetch(n, 1, __ATOMIC_SEQ_CST);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&attr);
 	if (rc == 0)

@@ -1366,6 +1366,6 @@ uint64_t ckt_rss_peak(void);
 /* Starts a helper thread on the stack *stack (mapped on first use, CKT_HELPER_STACK bytes;
  * one per helper, used again by its restarts). 0 or a negative errno. */
 #define CKT_HELPER_STACK ((size_t)2 << 20)
-int ckt_spawn_helper(void *(*fn)(void *), void *arg, unsigned long *thread_out, void **stack);
+int ckt_spawn_helper(void *(*fn)(void *), unsigned long *thread_out, void **stack);
 
 #endif

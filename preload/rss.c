@@ -476,7 +476,7 @@ int ckt_rss_start(void)
 	atomic_store(&files_ready, 0);
 	atomic_store(&last_taken, 0);
 	atomic_store(&ckt_rss_tid, 0);
-	if (ckt_spawn_helper(sampler_main, NULL, &th, &sampler_stack)) {
+	if (ckt_spawn_helper(sampler_main, &th, &sampler_stack)) {
 		ckt_log("error: cannot start the RSS sampler thread; RSS is not sampled", NULL, NULL,
 			NULL);
 		return -1;

@@ -2272,7 +2272,7 @@ static int writer_park(void)
 {
 	unsigned long th;
 	atomic_store(&writer_go, 0);
-	int rc = ckt_spawn_helper(writer_main, NULL, &th, &writer_stack);
+	int rc = ckt_spawn_helper(writer_main, &th, &writer_stack);
 	if (rc) {
 		no_thread_err = rc;
 		return ERR_NO_THREAD;
@@ -2617,7 +2617,7 @@ void ckt_helpers_resume(void)
 	unsigned long th;
 	sigset_t old;
 	ckt_hold_signals(&old); /* thread creation allocates (its TLS): not the program's memory */
-	int rc = ckt_spawn_helper(writer_main, NULL, &th, &writer_stack);
+	int rc = ckt_spawn_helper(writer_main, &th, &writer_stack);
 	ckt_release_signals(&old);
 	if (rc) {
 		atomic_store(&ckt_active, 0);
