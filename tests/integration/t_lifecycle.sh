@@ -625,21 +625,13 @@ for ab in assert:134:abort:12582912:1 assertexit:3:exit:12582912:0 assertjump:13
 		"$(cat $T/ab.rc)/$(grep -c "^abortend: tests/progs/abortend.c:[0-9]*: [a-z]*: $ab_msg" $T/ab.err)/$(jget $T/ab.json truncated)/$(jget $T/ab.json end_reason)/$(jget $T/ab.json live_at_exit.heap_bytes)/$(grep -c ': [0-9]* events, peak heap .* written; the program called abort$' $T/ab.err)/$(cat $T/ab.rerr)/$(grep -c 'not on its alternate stack' $T/ab.err)" \
 		"$ab_rc/$ab_n/false/$ab_end/$ab_live/$ab_line//0"
 done
-# assertflood many times: the tracer's handler ran on the 4 KiB alternate stack, and a timer's
-# signal let in for the program's handler nested a second frame there, which did not fit:
-# SIGSEGV about once in 400 runs (none in 2,000 untraced); since 0.2.37 (x86_64) the tracer's
-# handler runs on the thread's stack and the program's on its alternate stack from the top.
-# (A count of runs: old code failed this in about half the tries, not all.)
-if [ "$(uname -m)" = x86_64 ]; then
-	af_bad=0
-	for i in $(seq 400); do
-		CUZKTRACE_OUT=$T/af.zst LD_PRELOAD=$LIB $P/abortend assertflood >/dev/null 2>&1
-		af_rc=$?
-		[ $af_rc = 134 ] || { af_bad=$((af_bad + 1)); echo "    assertflood run $i: status $af_rc"; }
-	done 2>/dev/null
-	expect_eq "assertflood, 400 runs: every one ends with 134" "$af_bad" 0
-fi
-# ... and the program's handler gets the room it gets untraced, under the kernel's frame for the
+# (assertflood many times is not a test here: the program itself can nest the timer's signal
+# frame under its handler's on that stack, and untraced it ended with SIGSEGV 12 times in 4,000
+# runs on a loaded machine; traced 0 in 4,000 beside them, where before 0.2.37 the tracer's
+# handler on that stack let a signal pending since it began in, 8 and 11 times in 400: see
+# README. What is tested: the handler runs on its alternate stack, above, with the room it has
+# untraced, below.)
+# The program's handler gets the room it gets untraced, under the kernel's frame for the
 # signal: one that needs 1.5 KiB of a 4 KiB alternate stack ends with SIGSEGV untraced where
 # that frame is 3.3 KiB (AVX-512), and ran to its _exit(5) traced when the tracer started it
 # at the stack's top (the first build of 0.2.37); status 5 untraced and traced where the
