@@ -794,12 +794,12 @@ CKT_EXPORT int execvp(const char *file, char *const argv[])
  * its exec inside itself, out of the hooks' sight, so a statically linked or set-user-ID
  * program started so ran untraced without the line an exec of it says (until 0.2.37). The
  * line is said here, in the caller, as for a forked child's exec: when the environment passed
- * would trace the new program (say_if_secure_child), once the spawn has started it. posix_spawnp searches the caller's PATH,
- * as glibc does. The program is a child: this process and its trace go on. The caller's errno
- * is kept (the look at the file opens it). Not seen: a file action that changes directory
- * before a relative path is run (posix_spawn_file_actions_addchdir_np): the path is looked at
- * from the caller's directory. */
-/* The line for the program a spawn starts (path or PATH's file), into l; errno kept */
+ * would trace the new program (say_if_secure_child), once the spawn has started it.
+ * posix_spawnp searches the caller's PATH, as glibc does. The program is a child: this process
+ * and its trace go on. The caller's errno is kept (the look at the file opens it). Not seen: a
+ * file action that changes directory before a relative path is run
+ * (posix_spawn_file_actions_addchdir_np): the path is looked at from the caller's directory.
+ * spawn_line: the line for the program a spawn starts (path or PATH's file), into l. */
 static void spawn_line(struct ckt_line *l, const char *path, const char *file, char *const envp[])
 {
 	int saved_errno = errno;
@@ -1374,7 +1374,8 @@ static uintptr_t abrt_alt_top(int flags, const void *uc)
  * before the program's handler starts there.
  * With this handler's frame on a 4 KiB alternate stack, under the kernel's 3.3 KiB frame
  * (AVX-512), that signal nested a second frame, which did not fit: SIGSEGV, about 1 run in 400
- * (abortend assertflood); untraced, none in 2,000. */
+ * (abortend assertflood; 8 and 11 in 400 under load, where the program's own race, a signal
+ * during its handler, ends 12 runs in 4,000 so untraced and none traced now). */
 static void assert_on_abrt(int sig, siginfo_t *si, void *uc)
 {
 	/* assert_prog is not copied here: this frame may be on a 4 KiB alternate stack (the

@@ -1398,16 +1398,23 @@ static void u64s(char *b, uint64_t v)
 /* CUZKTRACE_EXEC_PID's value starts with the pid of the image that exec'd and the process's
  * start time (field 22 of /proc/self/stat, which an exec keeps: a later process given the
  * same pid, after the pids wrapped or in another pid namespace, has another), then ':' (see
- * hooks_exec.c): writes "<pid>.<start>:", NUL-terminated, to b (48 bytes are enough). */
-void ckt_exec_pid_prefix(char *b, pid_t pid)
+ * hooks_exec.c): writes "<pid>.<start>:", NUL-terminated, to b (48 bytes are enough), the
+ * start from a stat line's fields (stat_fields); 0 when they hold none ("<pid>.:"). */
+static int pid_prefix(char *b, pid_t pid, const char *fields)
 {
-	char st[1024];
 	size_t n;
-	const char *s = stat_start(self_stat(st, sizeof(st)), &n);
+	const char *s = stat_start(fields, &n);
 	u64s(b, (uint64_t)pid);
 	strcat(b, ".");
 	strncat(b, s, n);
 	strcat(b, ":");
+	return n != 0;
+}
+
+void ckt_exec_pid_prefix(char *b, pid_t pid)
+{
+	char st[1024];
+	pid_prefix(b, pid, self_stat(st, sizeof(st)));
 }
 
 /* (ckt.h) ckt_exec_pid_prefix in a child that may share the traced process's memory */
@@ -1423,15 +1430,7 @@ int ckt_exec_child_prefix(char *b, pid_t pid)
 	if (n <= 0)
 		return 0;
 	st[n] = 0;
-	size_t len;
-	const char *s = stat_start(stat_fields(st), &len);
-	if (!len)
-		return 0;
-	u64s(b, (uint64_t)pid);
-	strcat(b, ".");
-	strncat(b, s, len);
-	strcat(b, ":");
-	return 1;
+	return pid_prefix(b, pid, stat_fields(st));
 }
 
 /* This pid namespace's inode, 0 when /proc cannot tell. */
@@ -1794,12 +1793,12 @@ static char forked_by[160];
 static void forked_by_take(pid_t pid)
 {
 	const char *v = env_find("CUZKTRACE_FORKED_BY");
-	char mine[48];
+	char mine[48], st[1024];
 	if (!v)
 		return;
-	ckt_exec_pid_prefix(mine, pid);
 	/* a start time read: "<pid>.:" names every run of a pid alike */
-	if (!strstr(mine, ".:") && !strncmp(v, mine, strlen(mine)) && strlen(v) < sizeof(forked_by))
+	if (pid_prefix(mine, pid, self_stat(st, sizeof(st))) && !strncmp(v, mine, strlen(mine)) &&
+	    strlen(v) < sizeof(forked_by))
 		strcpy(forked_by, v);
 	env_unset("CUZKTRACE_FORKED_BY");
 }

@@ -1516,6 +1516,13 @@ static inline uint64_t ckt_replay_live_tid(const struct ckt_replay *r, const str
 	return r->threads[b->owner >> 1].tid | (uint64_t)b->gen << 32;
 }
 
+/* What a sample of `size` bytes stands for: its weight (*w) and its bytes, rounded */
+static int64_t ckt_replay_sample_est(const struct ckt_replay *r, uint64_t size, double *w)
+{
+	*w = ckt_replay_sample_weight(r->st.sample_r, size);
+	return (int64_t)llround(*w * (double)size);
+}
+
 /* A live heap block leaves. A sample of the default mode only leaves the estimates: its
  * bytes are in the AGG totals. */
 static __attribute__((noinline)) void ckt_replay_sample_gone(struct ckt_replay *r, const struct ckt_live *b,
@@ -1527,8 +1534,8 @@ static __attribute__((noinline)) void ckt_replay_sample_gone(struct ckt_replay *
 			th->late[k] = th->late[--th->n_late];
 			break;
 		}
-	double w = ckt_replay_sample_weight(r->st.sample_r, b->size);
-	int64_t est = (int64_t)llround(w * (double)b->size);
+	double w;
+	int64_t est = ckt_replay_sample_est(r, b->size, &w);
 	ckt_replay_sampled_move(r, -est);
 	ckt_replay_obs_one(r, b->stack, b->phase, ckt_replay_live_tid(r, b), CKT_SPACE_HEAP, -est, -1, 0, ts, w);
 }
@@ -1652,9 +1659,9 @@ static void ckt_replay_late_samples(struct ckt_replay *r, struct ckt_thread *th,
 		ckt_replay_obs_flush(r);
 		for (unsigned k = 0; k < th->n_late; k++) {
 			const struct ckt_late_sample *x = &th->late[k];
-			double w = ckt_replay_sample_weight(r->st.sample_r, x->size);
+			double w;
+			int64_t est = ckt_replay_sample_est(r, x->size, &w);
 			struct ckt_attr a = { x->stack, x->phase, ckt_replay_key(th), CKT_SPACE_HEAP, w };
-			int64_t est = (int64_t)llround(w * (double)x->size);
 			r->st.late_samples_at_peak++;
 			for (size_t i = 0; i < r->n_obs; i++)
 				if (r->obs[i].at_peak)
@@ -1677,8 +1684,8 @@ static int ckt_replay_heap_alloc(struct ckt_replay *r, const struct ckt_ev *ev, 
 		return CKT_ENOMEM;
 	ckt_replay_allocated(r, ev->len);
 	if (sampled) {
-		double w = ckt_replay_sample_weight(r->st.sample_r, nb.size);
-		int64_t est = (int64_t)llround(w * (double)nb.size);
+		double w;
+		int64_t est = ckt_replay_sample_est(r, nb.size, &w);
 		r->st.sampled_allocs++;
 		ckt_replay_sampled_move(r, est);
 		ckt_replay_obs_one(r, nb.stack, nb.phase, tid, CKT_SPACE_HEAP, est, 1, 0, ev->ts, w);

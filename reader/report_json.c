@@ -123,6 +123,16 @@ void ckt_report_json_secs(struct ckt_json *j, const char *key, uint64_t ns, int 
 	fputs(valid ? ckt_util_fmt_secs(buf, sizeof(buf), ns, 6) : "null", j->f);
 }
 
+/* "key": the NUL-terminated s, or null where s is NULL */
+static void ckt_report_json_cstr(struct ckt_json *j, const char *key, const char *s)
+{
+	ckt_report_json_key(j, key);
+	if (s)
+		ckt_report_json_str(j, s, strlen(s));
+	else
+		fputs("null", j->f);
+}
+
 static void ckt_report_json_bool(struct ckt_json *j, const char *key, int v)
 {
 	ckt_report_json_key(j, key);
@@ -363,14 +373,9 @@ static void ckt_report_json_cuda(struct ckt_json *j, const struct ckt_replay_sta
 	for (size_t i = 0; i < st->n_cuda_devices; i++) {
 		const struct ckt_cuda_device *d = &st->cuda_devices[i];
 		ckt_report_json_elem_open(j);
-		ckt_report_json_key(j, "uuid");
-		if (d->uuid[0])
-			ckt_report_json_str(j, d->uuid, strlen(d->uuid));
-		else
-			fputs("null", j->f);
+		ckt_report_json_cstr(j, "uuid", d->uuid[0] ? d->uuid : NULL);
 		ckt_report_json_u64(j, "ordinal", d->ordinal);
-		ckt_report_json_key(j, "name");
-		ckt_report_json_str(j, d->name, strlen(d->name));
+		ckt_report_json_cstr(j, "name", d->name);
 		ckt_report_json_u64(j, "peak_bytes", d->peak.bytes);
 		ckt_report_json_secs(j, "t_s", d->peak.ts, d->peak.bytes > 0);
 		ckt_report_json_u64(j, "live_bytes", d->bytes);
@@ -390,8 +395,7 @@ static void ckt_report_json_cuda(struct ckt_json *j, const struct ckt_replay_sta
 /* a site's "site" and "frames" keys */
 static void ckt_report_json_site(struct ckt_json *j, const char *site, const char *const *frames, size_t n)
 {
-	ckt_report_json_key(j, "site");
-	ckt_report_json_str(j, site, strlen(site));
+	ckt_report_json_cstr(j, "site", site);
 	ckt_report_json_key(j, "frames");
 	fputc('[', j->f);
 	for (size_t k = 0; k < n; k++) {
@@ -580,20 +584,16 @@ int ckt_report_json_print(FILE *out, const struct ckt_report *rep)
 		for (size_t i = 0; i < rep->kin->n; i++) {
 			const struct ckt_kin *k = &rep->kin->v[i];
 			ckt_report_json_elem_open(j);
-			ckt_report_json_key(j, "path");
-			ckt_report_json_str(j, k->path, strlen(k->path));
+			ckt_report_json_cstr(j, "path", k->path);
 			ckt_report_json_u64(j, "pid", k->pid);
-			ckt_report_json_key(j, "exe");
-			ckt_report_json_str(j, k->exe, strlen(k->exe));
+			ckt_report_json_cstr(j, "exe", k->exe);
 			const char *rel = k->rel == CKT_KIN_CHILD  ? "child"
 					  : k->rel == CKT_KIN_EXEC ? "exec"
 								   : "descendant";
-			ckt_report_json_key(j, "relation");
-			ckt_report_json_str(j, rel, strlen(rel));
+			ckt_report_json_cstr(j, "relation", rel);
 			ckt_report_json_u64(j, "parent_pid", k->parent);
 			static const char *const status[] = { "complete", "truncated", "no_events", "corrupt" };
-			ckt_report_json_key(j, "status");
-			ckt_report_json_str(j, status[k->state], strlen(status[k->state]));
+			ckt_report_json_cstr(j, "status", status[k->state]);
 			if (k->state == CKT_KIN_COMPLETE)
 				ckt_report_json_u64(j, "events", k->events);
 			else if (k->state == CKT_KIN_EMPTY)
@@ -601,12 +601,7 @@ int ckt_report_json_print(FILE *out, const struct ckt_report *rep)
 			else
 				ckt_report_json_null(j, "events");
 			ckt_report_json_bool(j, "being_written", k->being_written);
-			if (k->error) {
-				ckt_report_json_key(j, "error");
-				ckt_report_json_str(j, k->error, strlen(k->error));
-			} else {
-				ckt_report_json_null(j, "error");
-			}
+			ckt_report_json_cstr(j, "error", k->error);
 			ckt_report_json_close(j);
 		}
 		ckt_report_json_array_close(j);
@@ -615,10 +610,8 @@ int ckt_report_json_print(FILE *out, const struct ckt_report *rep)
 		for (size_t i = 0; i < rep->kin->n_bad; i++) {
 			const struct ckt_kin_bad *b = &rep->kin->bad[i];
 			ckt_report_json_elem_open(j);
-			ckt_report_json_key(j, "path");
-			ckt_report_json_str(j, b->path, strlen(b->path));
-			ckt_report_json_key(j, "error");
-			ckt_report_json_str(j, b->error, strlen(b->error));
+			ckt_report_json_cstr(j, "path", b->path);
+			ckt_report_json_cstr(j, "error", b->error);
 			ckt_report_json_close(j);
 		}
 		ckt_report_json_array_close(j);
@@ -676,11 +669,7 @@ int ckt_report_json_print(FILE *out, const struct ckt_report *rep)
 	ckt_report_json_u64(j, "backward_events", st->backward_events);
 	ckt_report_json_u64(j, "max_held_events", st->max_held);
 	ckt_report_json_u64(j, "replayed_early", st->replayed_early);
-	ckt_report_json_key(j, "end_reason");
-	if (reason)
-		ckt_report_json_str(j, reason, strlen(reason));
-	else
-		fputs("null", out);
+	ckt_report_json_cstr(j, "end_reason", reason);
 	/* the signal whose default action ended the process (end_reason "signal") */
 	char signame[32];
 	ckt_report_json_key(j, "end_signal");

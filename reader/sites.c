@@ -665,6 +665,15 @@ static void ckt_sites_on_record(void *ctx, const struct ckt_record *rec)
 	s->enc_len += len;
 }
 
+/* blocks x w (65536ths of a block), held at the bounds, as ckt_tracked_sum */
+static int64_t ckt_sites_times(int64_t blocks, int64_t w)
+{
+	int64_t r;
+	if (__builtin_mul_overflow(blocks, w, &r))
+		r = blocks > 0 ? INT64_MAX : INT64_MIN;
+	return r;
+}
+
 static void ckt_sites_on_bytes(void *ctx, const struct ckt_attr *a, const struct ckt_run *run)
 {
 	struct ckt_sites *s = ctx;
@@ -687,11 +696,7 @@ static void ckt_sites_on_bytes(void *ctx, const struct ckt_attr *a, const struct
 	 * already); the same weight comes with its free, so live counts return to zero */
 	bool sample = a->weight > 1.0;
 	int64_t w = sample ? llround(a->weight * CKT_SITES_ONE) : CKT_SITES_ONE;
-	int64_t nb, nb_rise; /* held at the bounds, as ckt_tracked_sum */
-	if (__builtin_mul_overflow(run->blocks, w, &nb))
-		nb = run->blocks > 0 ? INT64_MAX : INT64_MIN;
-	if (__builtin_mul_overflow(run->blocks_rise, w, &nb_rise))
-		nb_rise = INT64_MAX;
+	int64_t nb = ckt_sites_times(run->blocks, w), nb_rise = ckt_sites_times(run->blocks_rise, w);
 	if (heap) {
 		ckt_tracked_run(&st->t[T_HEAP], s->epochs, delta, run->rise);
 		ckt_tracked_run(&st->t[T_HEAP_N], s->epochs, nb, nb_rise);
@@ -783,9 +788,7 @@ static void ckt_sites_on_at_peak(void *ctx, const struct ckt_attr *a, enum ckt_m
 		return;
 	}
 	struct ckt_sites_stack *st = &s->stacks[i];
-	int64_t nb, w = llround(a->weight * CKT_SITES_ONE);
-	if (__builtin_mul_overflow(blocks, w, &nb))
-		nb = blocks > 0 ? INT64_MAX : INT64_MIN;
+	int64_t nb = ckt_sites_times(blocks, llround(a->weight * CKT_SITES_ONE));
 	ckt_tracked_at_peak(&st->t[T_HEAP], s->epochs, m, delta);
 	ckt_tracked_at_peak(&st->t[T_HEAP_N], s->epochs, m, nb);
 	ckt_tracked_at_peak(&st->t[T_RSS], s->epochs, m, delta);
