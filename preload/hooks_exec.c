@@ -121,7 +121,7 @@ static int is_static_elf(const char *path, int fd)
  * One line before the exec (st: the program's stat; what: its path, or NULL for the descriptor
  * fd); not under PR_SET_NO_NEW_PRIVS, where neither does anything, nor on a nosuid mount. The
  * same for a statically linked program (is_static_elf), since 0.2.33, and since 0.2.37 for a
- * script whose interpreter is one (script_interp: the kernel starts the interpreter, and no
+ * script whose interpreter is one (static_interp: the kernel starts the interpreter, and no
  * hook sees it: a `#!/bin/sh` script where /bin/sh is a static busybox ran untraced without a
  * word). Where defer_line is set (posix_spawn: the line once the program has started), the
  * line goes there. */
@@ -151,6 +151,23 @@ static int script_interp(const char *path, int fd, char *out, size_t cap)
 	return 1;
 }
 
+/* The statically linked interpreter a `#!` script ends in, into out (cap bytes): 1, or 0. An
+ * interpreter that is a script itself is followed as the kernel follows it (five interpreters
+ * at most: past them the exec fails with ELOOP and starts nothing). */
+static int static_interp(const char *path, int fd, char *out, size_t cap)
+{
+	char next[256];
+	if (!script_interp(path, fd, out, cap))
+		return 0;
+	for (int depth = 1;; depth++) {
+		if (is_static_elf(out, -1))
+			return 1;
+		if (depth == 5 || !script_interp(out, -1, next, sizeof(next)) || strlen(next) >= cap)
+			return 0;
+		strcpy(out, next);
+	}
+}
+
 static void say_if_secure(const struct stat *st, const char *what, int fd)
 {
 	char interp[256];
@@ -173,7 +190,7 @@ static void say_if_secure(const struct stat *st, const char *what, int fd)
 	} else if (is_static_elf(what, fd)) {
 		ckt_line_str(&l, "' is statically linked: no loader reads LD_PRELOAD in it, so the program it "
 				 "starts is not traced");
-	} else if (script_interp(what, fd, interp, sizeof(interp)) && is_static_elf(interp, -1)) {
+	} else if (static_interp(what, fd, interp, sizeof(interp))) {
 		ckt_line_str(&l, "' is a script whose interpreter '");
 		ckt_line_str(&l, interp);
 		ckt_line_str(&l, "' is statically linked: no loader reads LD_PRELOAD in it, so the program "

@@ -420,12 +420,21 @@ expect_eq "posix_spawn of a static program whose file action fails: nothing star
 mkdir -p $T/script && cp $P/exitcode_static $T/script/interp
 printf '#!%s\n' "$T/script/interp" >$T/script/run && printf '#!  %s -x\n' "$T/script/interp" >$T/script/run2
 chmod 755 $T/script/run $T/script/run2
-for sc in execer:run spawner:run2; do
+# and (since 0.2.38) one whose interpreter is a script of such an interpreter, two and five
+# levels down, as the kernel follows them (one level was not looked into: no line); six levels
+# the kernel refuses (ELOOP): nothing starts, no such line (the exec failed: that line)
+printf '#!%s\n' "$T/script/run" >$T/script/nest1
+for i in 2 3 4 5; do printf '#!%s\n' "$T/script/nest$((i - 1))" >$T/script/nest$i; done
+chmod 755 $T/script/nest*
+for sc in execer:run spawner:run2 execer:nest1 spawner:nest4; do
 	CUZKTRACE_OUT=$T/script/t.%p.zst traced script $P/${sc%%:*} $T/script/${sc#*:}
-	expect_eq "${sc%%:*} of a script whose interpreter is statically linked: it runs, one line names both" \
+	expect_eq "${sc%%:*} of a script ($sc) whose interpreter is statically linked: it runs, one line names both" \
 		"$(cat $T/script.out)/$(cat $T/script.rc)/$(grep warning $T/script.err)" \
 		"$(cat $T/plain.out)/$plain_rc/cuzktrace: warning: '$T/script/${sc#*:}' is a script whose interpreter '$T/script/interp' is statically linked: no loader reads LD_PRELOAD in it, so the program it starts is not traced"
 done
+CUZKTRACE_OUT=$T/script/t.%p.zst traced script $P/execer $T/script/nest5
+expect_eq "execer of a script six interpreters from a static one: the kernel refuses it (ELOOP), no line" \
+	"$(cat $T/script.rc)/$(grep -c "statically linked" $T/script.err)/$($T/script/nest5 >/dev/null 2>&1; echo $?)" "3/0/126"
 CUZKTRACE_OUT=$T/spawn/c.%p.zst CUZKTRACE_CHILDREN=0 traced spawn0 $P/spawner $P/exitcode_static
 expect_eq "posix_spawn of a static program with CUZKTRACE_CHILDREN=0: it runs, no line" \
 	"$(cat $T/spawn0.out)/$(cat $T/spawn0.rc)/$(grep -c warning $T/spawn0.err)" "$(cat $T/plain.out)/$plain_rc/0"
