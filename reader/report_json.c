@@ -738,8 +738,10 @@ int ckt_report_json_print(FILE *out, const struct ckt_report *rep)
 		ckt_report_json_u64(j, "rss_file_bytes", st->peak_rss.file);
 		ckt_report_json_u64(j, "rss_shmem_bytes", st->peak_rss.shmem);
 		ckt_report_json_close(j);
+		ckt_report_json_i64(j, "unexplained_anon_bytes", ckt_replay_unexplained_anon(st));
 	} else {
 		ckt_report_json_null(j, "detail");
+		ckt_report_json_null(j, "unexplained_anon_bytes");
 	}
 	if (rep->phases)
 		ckt_report_json_phases_at(j, rep->phases, CKT_AT_PEAK_RSS, rep->by_thread);

@@ -310,6 +310,10 @@ int ckt_report_text_print(FILE *out, const struct ckt_report *rep)
 				ckt_util_fmt_bytes(h, sizeof(h), st->peak_rss.anon));
 			fprintf(out, ", file %s", ckt_util_fmt_bytes(h, sizeof(h), st->peak_rss.file));
 			fprintf(out, ", shmem %s\n", ckt_util_fmt_bytes(h, sizeof(h), st->peak_rss.shmem));
+			int64_t anon = ckt_replay_unexplained_anon(st);
+			fprintf(out, CKT_REPORT_TEXT_COL "%s (%" PRId64 " bytes) = RSS anonymous + shmem - heap - "
+				"anonymous mmap%s (file pages left out)\n",
+				"  unexplained anon", ckt_util_fmt_sbytes(h, sizeof(h), anon), anon, cuda ? " - CUDA pinned" : "");
 		}
 	}
 	if (st->hwm_max) {

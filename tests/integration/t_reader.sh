@@ -1421,3 +1421,28 @@ if [ $hm_ok = 1 ]; then
 else
 	echo "  skip hugemaps: the kernel refused 64 TiB mappings ($(head -1 $T/hugemaps65535.err))"
 fi
+# The unexplained RSS counts the resident pages of file mappings (a parameter file read through
+# mmap: its whole size); since 0.2.38 the report also gives the remainder without them, from the
+# peak sample's RssAnon and RssShmem (`unexplained anon`, JSON `peak_rss.unexplained_anon_bytes`).
+# The file lies beside the test programs: a tmpfs would make its pages shmem.
+fm_file=$P/filemap.data
+if [ "$(stat -f -c %T $P 2>/dev/null)" = tmpfs ]; then
+	echo "  skip unexplained anon: $P is on a tmpfs, whose file pages are shmem"
+else
+	CUZKTRACE_OUT=$T/filemap.zst traced filemap $P/filemap $fm_file 64
+	rm -f $fm_file
+	$REPORT --json $T/filemap.zst >$T/filemap.json 2>/dev/null
+	$REPORT $T/filemap.zst >$T/filemap.txt 2>/dev/null
+	expect_eq "filemap: 64 MiB of a file read through mmap: in the unexplained RSS, not in its anonymous remainder (RssAnon + RssShmem - heap - anonymous mmap, exactly); the text line gives it" \
+		"$(cat $T/filemap.rc)/$(cat $T/filemap.out)/$($PY -c '
+import json, re, sys
+p = json.load(open(sys.argv[1]))["peak_rss"]; d = p["detail"]; u, a = p["unexplained_bytes"], p["unexplained_anon_bytes"]
+m = re.search(r"^  unexplained anon +\S+ \S+ \((-?\d+) bytes\) = RSS anonymous \+ shmem - heap - anonymous mmap \(file pages left out\)$", open(sys.argv[2]).read(), re.M)
+print(a == d["rss_anon_bytes"] + d["rss_shmem_bytes"] - p["heap_bytes"] - p["anon_mmap_bytes"] - p["pinned_bytes"],
+      u - a >= 64 << 20, a < 32 << 20, p["file_mmap_bytes"] == 64 << 20, m is not None and int(m.group(1)) == a)' $T/filemap.json $T/filemap.txt)" \
+		"0/filemap: 64 MiB read, sum 0/True True True True True"
+fi
+# without RSS samples there is no such moment: null, and no line
+CUZKTRACE_RSS_MS=0 CUZKTRACE_OUT=$T/filemap0.zst traced filemap0 $P/filemap $T/filemap0.data 1
+expect_eq "filemap without RSS samples: unexplained_anon_bytes null, no line" \
+	"$($REPORT --json $T/filemap0.zst | $PY -c 'import json,sys; print(json.load(sys.stdin)["peak_rss"]["unexplained_anon_bytes"])')/$($REPORT $T/filemap0.zst | grep -c 'unexplained anon')" "None/0"
