@@ -592,6 +592,7 @@ struct ckt_thread {
 	uint64_t last_ts; /* the latest stamp queued (backward_events) */
 	uint64_t agg_ts;  /* its latest AGG replayed: its running totals changed after it */
 	uint64_t last_alloc; /* its latest heap allocation's address + 1 (0: none, or freed) */
+	uint64_t last_alloc_rises; /* the replay's peak_rises as that allocation was applied */
 	/* threads of this id that ended before the one replayed now (THREAD_EXIT replayed), and
 	 * before the one read now (THREAD_EXIT read, feed order), with the latest ends read (a
 	 * tracer's last flush writes a chain of reuses' names after all their ends) */
@@ -642,6 +643,11 @@ struct ckt_replay {
 	uint64_t flat_until; /* the first change of the heap after its peak; UINT64_MAX: none yet */
 	uint64_t phase_after_peak; /* the first phase event after it; UINT64_MAX: none yet */
 	uint64_t held;        /* events queued in all threads now (ckt_replay_bound) */
+	/* how many times the peak heap rose; the temporaries live at the current peak (a
+	 * later rise makes them temporaries: ckt_replay_heap_event); the kind of the release
+	 * being applied (ckt_replay_block_gone) */
+	uint64_t peak_rises, peak_temps;
+	unsigned temp_kind;
 
 	struct ckt_thread *threads;
 	size_t n_threads, cap_threads;
@@ -764,7 +770,8 @@ void ckt_replay_runs_off(struct ckt_replay *r)
 
 static inline void ckt_replay_run_start(struct ckt_run *run, int64_t d, int b, unsigned temp, uint64_t ts)
 {
-	*run = (struct ckt_run){ .delta = d, .rise = d, .blocks = b, .blocks_rise = b, .temps = temp, .ts = ts };
+	*run = (struct ckt_run){ .delta = d, .rise = d, .blocks = b, .blocks_rise = b, .temps = temp & 1,
+				 .peak_temps = temp >> 1, .ts = ts };
 	if (d > 0)
 		run->added = (uint64_t)d;
 	if (b > 0) { /* an allocation, of any size: malloc(0) is one too */
@@ -777,7 +784,8 @@ static inline void ckt_replay_run_start(struct ckt_run *run, int64_t d, int b, u
 static inline void ckt_replay_run_add(struct ckt_run *run, int64_t d, int b, unsigned temp, uint64_t ts)
 {
 	run->delta += d;
-	run->temps += temp;
+	run->temps += temp & 1;
+	run->peak_temps += temp >> 1;
 	if (run->delta > run->rise)
 		run->rise = run->delta;
 	run->blocks += b;
@@ -839,7 +847,8 @@ static __attribute__((noinline)) void ckt_replay_obs_new_run(struct ckt_replay *
 
 /* One change of an exact block or mapping: a heap change joins the pending run when it has
  * the same attribution. Cost of a joining change: a compare of the key and the sums above.
- * temp: 1 for a heap block freed as a temporary (struct ckt_run's temps). */
+ * temp: 1 for a heap block freed as a temporary, 2 for one live at the current peak heap
+ * (struct ckt_run's temps and peak_temps). */
 static inline void ckt_replay_obs_change(struct ckt_replay *r, uint64_t stack, uint32_t phase, uint64_t tid,
 					 enum ckt_space space, int64_t delta, int blocks, unsigned temp, uint64_t ts)
 {
@@ -1330,6 +1339,9 @@ static void ckt_replay_note_heap(struct ckt_replay *r, uint64_t ts)
 	if (st->heap_bytes > st->peak_heap.bytes) {
 		st->peak_heap.bytes = st->heap_bytes;
 		st->peak_heap.ts = ts;
+		r->peak_rises++;
+		st->temporary += r->peak_temps; /* live at the peak before, not at this one */
+		r->peak_temps = 0;
 		st->agg_late_kept = 0;
 		st->late_samples_at_peak = 0;
 		r->late_net = 0;
@@ -1542,7 +1554,8 @@ static __attribute__((noinline)) void ckt_replay_sample_gone(struct ckt_replay *
 
 /* temp_owner: the owner (struct ckt_live) of a block that goes as a temporary if it is that
  * thread's (CKT_REPLAY_NO_TEMP: none): the thread's last allocation was at this address, and
- * another thread's block there (handed over and freed by this one) is not its temporary */
+ * another thread's block there (handed over and freed by this one) is not its temporary;
+ * r->temp_kind says which kind (ckt_replay_obs_change's temp) */
 #define CKT_REPLAY_NO_TEMP UINT32_MAX
 static inline void ckt_replay_block_gone(struct ckt_replay *r, const struct ckt_live *b, uint64_t ts,
 					 uint32_t temp_owner)
@@ -1551,8 +1564,9 @@ static inline void ckt_replay_block_gone(struct ckt_replay *r, const struct ckt_
 		ckt_replay_sample_gone(r, b, ts);
 		return;
 	}
-	unsigned temp = b->owner == temp_owner;
-	r->st.temporary += temp;
+	unsigned temp = b->owner == temp_owner ? r->temp_kind : 0;
+	r->st.temporary += temp & 1;
+	r->peak_temps += temp >> 1;
 	ckt_replay_obs_change(r, b->stack, b->phase, ckt_replay_live_tid(r, b), CKT_SPACE_HEAP,
 			      -(int64_t)b->size, -1, temp, ts);
 	ckt_replay_heap_move(r, -(int64_t)b->size, -1, ts);
@@ -2308,8 +2322,12 @@ static int ckt_replay_cuda_unmap(struct ckt_replay *r, const struct ckt_ev *ev)
 
 /* A heap event of thread th (kinds up to CKT_EV_HEAP_LAST). A `free` of the thread's latest
  * allocation is a temporary's (exact mode: in the default mode most allocations are not
- * recorded, so "nothing allocated since" is not known). Cost: a store per allocation, a
- * compare per release, on the thread's line the merge has at hand. */
+ * recorded, so "nothing allocated since" is not known), unless it was live at the peak heap
+ * (since 0.2.38: a buffer each thread held across the peak and freed next, a prover's columns
+ * waiting on a barrier, counted as churn that costs no memory): when the peak rose while it
+ * was live (its own allocation included), it was live at the current peak, and counts only
+ * once the peak rises again (peak_temps). Cost: two stores per allocation, two compares per
+ * release, on the thread's line the merge has at hand. */
 static inline int ckt_replay_heap_event(struct ckt_replay *r, struct ckt_thread *th, const struct ckt_ev *ev)
 {
 	size_t ti = (size_t)(th - r->threads);
@@ -2317,12 +2335,14 @@ static inline int ckt_replay_heap_event(struct ckt_replay *r, struct ckt_thread 
 		uint32_t temp = CKT_REPLAY_NO_TEMP;
 		if (ev->kind == CKT_EV_FREE && ev->addr + 1 == th->last_alloc && !r->st.sample_r) {
 			temp = (uint32_t)(ti << 1);
+			r->temp_kind = th->last_alloc_rises == r->peak_rises ? 1 : 2;
 			th->last_alloc = 0;
 		}
 		ckt_replay_heap_release(r, ev->addr, ev->ts, temp);
 		return 0;
 	}
 	th->last_alloc = ev->addr + 1;
+	th->last_alloc_rises = r->peak_rises;
 	return ckt_replay_heap_alloc(r, ev, ti);
 }
 

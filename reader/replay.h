@@ -226,8 +226,12 @@ struct ckt_run {
 	uint64_t alloc_bytes; /* their d where positive */
 	/* blocks freed as temporaries (exact mode): a `free` by the thread that allocated the
 	 * block, before that thread allocated anything else (heaptrack's temporary allocations,
-	 * per thread) */
+	 * per thread), the heap having risen to no new peak while it was live */
 	uint64_t temps;
+	/* such blocks that were live at the current peak heap (it rose while they were): they
+	 * are temporaries if the peak rises again, and are not if it is the last (an observer
+	 * holds them until the next CKT_AT_PEAK_HEAP peak, and drops those left at the end) */
+	uint64_t peak_temps;
 	uint64_t added;       /* d of every change with d > 0 */
 	uint64_t n;           /* changes */
 	uint64_t ts;          /* of the last change */

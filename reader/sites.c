@@ -127,6 +127,10 @@ struct ckt_sites {
 	double calls_var;       /* their variance from samples */
 	uint64_t temps;         /* every site's heap blocks freed as temporaries (exact mode) */
 	uint64_t heap_allocs;   /* the trace's heap allocations (alloc and realloc records) */
+	/* the stacks of temporaries live at the current peak heap, with their counts (struct
+	 * ckt_run's peak_temps): theirs once the peak rises again (ckt_sites_on_peak) */
+	struct ckt_sites_pend { size_t stack; uint64_t n; } *pend;
+	size_t n_pend, cap_pend;
 	bool calls_estimated;
 };
 
@@ -360,6 +364,7 @@ void ckt_sites_free(struct ckt_sites *s)
 	free(s->csv);
 	free(s->by_calls);
 	free(s->by_temps);
+	free(s->pend);
 	ckt_sym_free(s->sym);
 	free(s);
 }
@@ -743,6 +748,19 @@ static void ckt_sites_on_bytes(void *ctx, const struct ckt_attr *a, const struct
 		st->allocs += run->allocs * (uint64_t)w;
 		st->alloc_bytes += run->alloc_bytes;
 		st->temps += run->temps;
+		if (run->peak_temps) {
+			if (s->n_pend == s->cap_pend) {
+				size_t cap = s->cap_pend ? s->cap_pend * 2 : 16;
+				struct ckt_sites_pend *v = realloc(s->pend, cap * sizeof(*v));
+				if (!v) {
+					s->err = CKT_ENOMEM;
+					return;
+				}
+				s->pend = v;
+				s->cap_pend = cap;
+			}
+			s->pend[s->n_pend++] = (struct ckt_sites_pend){ (size_t)i, run->peak_temps };
+		}
 		st->sampled |= sample && run->allocs;
 		/* a sample standing for w allocations, taken with probability 1/w: variance
 		 * w (w - 1) (Horvitz-Thompson) */
@@ -806,10 +824,22 @@ void ckt_sites_set_depth(struct ckt_sites *s, unsigned depth)
 	s->depth = depth;
 }
 
+/* A new peak heap: the temporaries live at the one before were not live at this one */
+static void ckt_sites_on_peak(void *ctx, enum ckt_moment m, uint64_t ts)
+{
+	struct ckt_sites *s = ctx;
+	(void)ts;
+	if (m != CKT_AT_PEAK_HEAP)
+		return;
+	for (size_t k = 0; k < s->n_pend; k++)
+		s->stacks[s->pend[k].stack].temps += s->pend[k].n;
+	s->n_pend = 0;
+}
+
 int ckt_sites_attach(struct ckt_sites *s, struct ckt_replay *r)
 {
-	struct ckt_observer o = { .ctx = s, .bytes = ckt_sites_on_bytes, .record = ckt_sites_on_record,
-				  .at_peak = ckt_sites_on_at_peak };
+	struct ckt_observer o = { .ctx = s, .bytes = ckt_sites_on_bytes, .peak = ckt_sites_on_peak,
+				  .record = ckt_sites_on_record, .at_peak = ckt_sites_on_at_peak };
 	s->epochs = ckt_replay_epochs(r);
 	return ckt_replay_observe(r, &o);
 }

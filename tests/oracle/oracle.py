@@ -810,8 +810,12 @@ def replay(tr, stream=False):
     inconsistencies = 0
     unknown_frees = 0
     # temporaries (exact mode): a FREE of the block its thread allocated last, before that
-    # thread allocated again; the block must be that thread's (live[addr][3])
+    # thread allocated again; the block must be that thread's (live[addr][3]), and not live
+    # at the peak heap: one live when the heap rose to a new peak (its own allocation
+    # included) was live at the peak of then, and counts only if the heap rises again
     last_alloc = {}  # tid -> address of its latest allocation (None: freed since)
+    alloc_rises = {}  # tid -> how many times the peak had risen before that allocation
+    rises, at_peak = 0, 0
     temporary = 0
     maps = Maps(page)
     mpeak, mpeak_t, mpeak_anon, mpeak_file = 0, None, 0, 0
@@ -832,6 +836,7 @@ def replay(tr, stream=False):
             live[addr] = (size, phase, sampled, e[7])
             if e[7] is not None:
                 last_alloc[e[7]] = addr
+                alloc_rises[e[7]] = rises
             if not sampled:  # a sample's bytes and count are in the AGG totals already
                 moved(ts, size)
                 heap += size
@@ -841,7 +846,10 @@ def replay(tr, stream=False):
             b = live.pop(e[3], None)
             if (e[5] and b is not None and not b[2] and b[3] == e[4] and
                     last_alloc.get(e[4]) == e[3]):
-                temporary += 1
+                if alloc_rises[e[4]] == rises:
+                    temporary += 1
+                else:
+                    at_peak += 1
                 last_alloc[e[4]] = None
             if b is None:
                 unknown_frees += 1
@@ -912,6 +920,8 @@ def replay(tr, stream=False):
                     maps.add(new + off, min(n, ln - off), anon, prot)
         if heap > peak:
             peak, peak_t, late_net, flat_until, phase_after = heap, ts, 0, None, None
+            rises += 1
+            temporary, at_peak = temporary + at_peak, 0
             peak_phase = {k: v for k, v in by_phase.items() if v}
         tot = maps.anon + maps.file
         if tot > mpeak:

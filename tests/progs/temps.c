@@ -11,7 +11,11 @@
  *   handoff_make: a thread allocates 200 blocks that main frees: none (another thread's);
  *   own_block:   a thread allocates one block, main allocates one (main_between, kept), then
  *                the thread frees its block: 1 (per thread; a process-wide "nothing allocated
- *                since" would not count it).
+ *                since" would not count it);
+ *   held_peak:   4 threads each allocate 1 MiB, all wait at a barrier (the peak heap), then
+ *                each frees its block: none (since 0.2.38: live at the peak, they cost memory).
+ *                churn_one's first block made a peak of its time too (100 bytes) and is a
+ *                temporary: the heap rose again after it.
  * In all 1901 from these sites. Nothing is printed (stdio would allocate). */
 #include <pthread.h>
 #include <stdlib.h>
@@ -20,7 +24,7 @@
 void *volatile sink;
 static void *handed[200];
 static volatile int calls; /* after each call: no tail call, the site's frame stays */
-static pthread_barrier_t b1, b2;
+static pthread_barrier_t b1, b2, b3;
 
 __attribute__((noinline)) static void *churn_one(void)
 {
@@ -85,6 +89,23 @@ __attribute__((noinline)) static void *main_between(void)
 	return p;
 }
 
+__attribute__((noinline)) static void *held_peak(void)
+{
+	void *p = malloc(1 << 20);
+	calls++;
+	return p;
+}
+
+static void *holder(void *arg)
+{
+	(void)arg;
+	void *p = held_peak();
+	sink = p;
+	pthread_barrier_wait(&b3);
+	free(p);
+	return NULL;
+}
+
 static void *maker(void *arg)
 {
 	(void)arg;
@@ -139,5 +160,14 @@ int main(void)
 	pthread_barrier_wait(&b1);
 	sink = main_between(); /* kept: freed, it would be main's temporary */
 	pthread_barrier_wait(&b2);
-	return pthread_join(t, NULL) != 0;
+	if (pthread_join(t, NULL) != 0 || pthread_barrier_init(&b3, NULL, 4) != 0)
+		return 1;
+	pthread_t h[4];
+	for (int i = 0; i < 4; i++)
+		if (pthread_create(&h[i], NULL, holder, NULL) != 0)
+			return 1;
+	for (int i = 0; i < 4; i++)
+		if (pthread_join(h[i], NULL) != 0)
+			return 1;
+	return 0;
 }
