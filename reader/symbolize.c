@@ -1263,6 +1263,98 @@ static char *ckt_sym_body_named(const char *sym, const char *plain)
 	return out;
 }
 
+/* The name of a Rust function whose symbol (demangled: "sym") writes a closure or coroutine as
+ * legacy mangling does, "app::main::{{closure}}", where DWARF (rustc -g) says which one it is:
+ * the function's own name ("{closure#1}", "{async_fn#0}", "{closure#0}<u16>") for the last
+ * component, and the namespaces it is declared in for a body inside another ("app::run::
+ * {{closure}}::{{closure}}" is "app::run::{closure#0}::{closure#1}"). Components are matched
+ * right to left, each namespace to the component before: one of sym's bodies that agrees with
+ * DWARF's (ckt_sym_body_agrees) takes DWARF's name, another component must be the namespace's
+ * name, else the walk stops there. v0's "{closure#0}" where DWARF says "{async_fn#0}" alike.
+ * Malloc'd; NULL when no component changes (or out of memory). */
+static char *ckt_sym_bodies_named(const char *sym, Dwarf_Die *fn)
+{
+	enum { MAXC = 64 };
+	Dwarf_Attribute at;
+	const char *own = dwarf_attr_integrate(fn, DW_AT_name, &at) ? dwarf_formstring(&at) : NULL;
+	if (!own || !strchr(sym, '{'))
+		return NULL;
+	/* sym's components, split at "::" outside generic arguments */
+	const char *cs[MAXC];
+	size_t cl[MAXC];
+	const char *rep[MAXC] = { NULL }; /* DWARF's name for a component, NULL: kept */
+	int nc = 0, depth = 0;
+	const char *start = sym;
+	for (const char *p = sym;; p++) {
+		if (*p == '<')
+			depth++;
+		else if (*p == '>' && p > sym && p[-1] != '-')
+			depth--;
+		if (*p == 0 || (depth == 0 && p[0] == ':' && p[1] == ':')) {
+			if (nc == MAXC)
+				return NULL;
+			cs[nc] = start;
+			cl[nc++] = (size_t)(p - start);
+			if (*p == 0)
+				break;
+			start = p + 2;
+			p++;
+		}
+	}
+	if (nc < 2)
+		return NULL;
+	char *last = strndup(cs[nc - 1], cl[nc - 1]);
+	if (!last)
+		return NULL;
+	const char *num, *end;
+	bool any = false;
+	/* the function's own name: as ckt_sym_body_named, DWARF's arguments with it */
+	if (ckt_sym_body_kind(own, &num, &end) >= 0 && strncmp(last, own, (size_t)(end + 1 - own)) != 0 &&
+	    ckt_sym_body_agrees(last, own)) {
+		rep[nc - 1] = own;
+		any = true;
+	}
+	free(last);
+	/* the namespaces it is declared in, innermost first (scopes[0]: the function's DIE), when
+	 * a component before the last may be a body (libdw finds a DIE's parents by walking its
+	 * unit from the top) */
+	Dwarf_Die mem[2], *scopes = NULL;
+	int n = 0;
+	if (memchr(sym, '{', (size_t)(cs[nc - 1] - sym)))
+		n = dwarf_getscopes_die(ckt_sym_decl_die(fn, mem), &scopes);
+	for (int i = 1, c = nc - 2; i < n - 1 && c >= 0; i++, c--) {
+		const char *ns = dwarf_diename(&scopes[i]);
+		if (dwarf_tag(&scopes[i]) != DW_TAG_namespace || !ns)
+			break;
+		if (strlen(ns) == cl[c] && memcmp(ns, cs[c], cl[c]) == 0)
+			continue;
+		char *comp = strndup(cs[c], cl[c]);
+		bool body = comp && ckt_sym_body_kind(ns, &num, &end) >= 0 && !end[1] && ckt_sym_body_agrees(comp, ns);
+		free(comp);
+		if (!body)
+			break;
+		rep[c] = ns;
+		any = true;
+	}
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = any ? open_memstream(&out, &len) : NULL;
+	for (int c = 0; f && c < nc; c++) {
+		if (c)
+			fputs("::", f);
+		if (rep[c])
+			fputs(rep[c], f);
+		else
+			fwrite(cs[c], 1, cl[c], f);
+	}
+	if (f && fclose(f) != 0) {
+		free(out);
+		out = NULL;
+	}
+	free(scopes);
+	return out;
+}
+
 /* The path of the function that defines an inlined Rust closure named "{closure#N}" alone (the
  * DWARF of debuginfo=line-tables-only has no linkage names: the closures of every function read
  * alike, and a site "{closure#0} (prover.rs:80)" said nothing of whose it was), from the name of
@@ -2038,6 +2130,11 @@ static int ckt_sym_dwarf(struct ckt_sym *s, struct ckt_sym_module *m, uint64_t a
 		ckt_sym_set_name(s, &f, name);
 		/* an out-of-line closure's or coroutine's symbol: its path, DWARF's last name */
 		char *body = own && f.name ? ckt_sym_body_named(f.name, dwname[pushed]) : NULL;
+		/* ... or one that DWARF names by a linkage name (rustc -g), whose legacy symbol
+		 * writes every closure "{{closure}}": DWARF's names, as line-tables-only's and v0
+		 * symbols' (since 0.2.38; a function's closures were one name) */
+		if (!body && !plain && name && f.name && !ckt_sym_lang_c(cu) && ckt_sym_rust_symbol(name))
+			body = ckt_sym_bodies_named(f.name, &path[i]);
 		if (body) {
 			f.name = f.func = ckt_sym_intern0(s, body);
 			free(body);

@@ -387,30 +387,44 @@ if [ -x $S/sites_rs ]; then
 			"$(site_get $T/$j.json sites_at_peak "^<alloc::vec::Vec<u32> as sites_rs::Fill>::fill_to \(.*sites_rs\.rs:$R_F\)\$" bytes)" 262144
 		expect_match "sites: Rust ($j) a HashMap's table is owned by the with_capacity line, not hashbrown" \
 			"$(site_get $T/$j.json sites_at_peak "^sites_rs::make_map \(.*sites_rs\.rs:$R_M\)\$" bytes)" "^[0-9]{7}\$"
-		# an inlined closure is named by its function's path in both builds: the
-		# symbol's {{closure}}, and line-tables-only's {closure#0} with the path its
-		# callers' generic arguments give (since 0.2.20: "{closure#0}" alone)
+		# an inlined closure is named by its function's path in both builds: -g's
+		# {closure#0} from its DWARF (since 0.2.38: the legacy symbol's {{closure}}), and
+		# line-tables-only's {closure#0} with the path its callers' generic arguments give
+		# (since 0.2.20: "{closure#0}" alone)
 		expect_eq "sites: Rust ($j) a closure inlined into iterator code: named by its function" \
-			"$(site_get $T/$j.json sites_at_peak "^sites_rs::make_rows::\{(\{closure\}|closure#0)\} \(.*sites_rs\.rs:$R_C\)\$" bytes)" 200000
-		# a generic function's closure: line-tables-only names each instance, with the
-		# path its callers' closure_env types give (since 0.2.21: "{closure#0}<u32>"
-		# alone); the symbol's {{closure}} has no arguments, one site for both
+			"$(site_get $T/$j.json sites_at_peak "^sites_rs::make_rows::\{closure#0\} \(.*sites_rs\.rs:$R_C\)\$" bytes)" 200000
+		# a generic function's closure: each instance named, with the path its callers'
+		# closure_env types give under line-tables-only (since 0.2.21: "{closure#0}<u32>"
+		# alone), with DWARF's name under -g (since 0.2.38: the legacy symbol's {{closure}},
+		# which has no arguments, one site for both)
 		R_G=$(line_of $SRC/sites_rs.rs SITE:rs_generic_closure)
-		if [ $j = srlt ]; then
-			expect_eq "sites: Rust ($j) a generic function's closure: named by its path, one site per instance" \
-				"$(site_get $T/$j.json sites_at_peak "^sites_rs::rows_of::\{closure#0\}<u32> \(.*sites_rs\.rs:$R_G\)\$" bytes)/$(site_get $T/$j.json sites_at_peak "^sites_rs::rows_of::\{closure#0\}<u16> \(.*sites_rs\.rs:$R_G\)\$" bytes)" "120000/60000"
-			# a phase rule by that name takes the u32 instance's bytes (it matched no frame)
-			expect_eq "sites: Rust ($j) a phase rule naming the generic closure's instance by its path" \
-				"$($REPORT --json --phase-rule 'rows=sites_rs::rows_of::{closure#0}<u32>' $T/$j.zst 2>/dev/null | $PY -c 'import json,sys; print([r["bytes"] for r in json.load(sys.stdin)["peak_heap"]["by_phase"] if r["phase"] == "rows"])')" "[120000]"
-		else
-			expect_eq "sites: Rust ($j) a generic function's closure: named by its path" \
-				"$(site_get $T/$j.json sites_at_peak "^sites_rs::rows_of::\{\{closure\}\} \(.*sites_rs\.rs:$R_G\)\$" bytes)" 180000
-		fi
+		# (the top 50: two_threads's sites put these out of the first 10)
+		$REPORT --json --top 50 $T/$j.zst >$T/$j.50.json 2>/dev/null
+		expect_eq "sites: Rust ($j) a generic function's closure: named by its path, one site per instance" \
+			"$(site_get $T/$j.50.json sites_at_peak "^sites_rs::rows_of::\{closure#0\}<u32> \(.*sites_rs\.rs:$R_G\)\$" bytes)/$(site_get $T/$j.50.json sites_at_peak "^sites_rs::rows_of::\{closure#0\}<u16> \(.*sites_rs\.rs:$R_G\)\$" bytes)" "120000/60000"
+		# a phase rule by that name takes the u32 instance's bytes (it matched no frame)
+		expect_eq "sites: Rust ($j) a phase rule naming the generic closure's instance by its path" \
+			"$($REPORT --json --phase-rule 'rows=sites_rs::rows_of::{closure#0}<u32>' $T/$j.zst 2>/dev/null | $PY -c 'import json,sys; print([r["bytes"] for r in json.load(sys.stdin)["peak_heap"]["by_phase"] if r["phase"] == "rows"])')" "[120000]"
 		# two closures of two functions in one iterator chain, each #0 of its own: not
-		# named after maker (a guess did: maker allocates nothing)
+		# named after maker (a guess did: maker allocates nothing); -g names it by its path
+		# (line-tables-only, whose callers' arguments name two paths, by its name alone)
+		re_k='\{closure#0\}'; [ $j = sr ] && re_k='sites_rs::composed::\{closure#0\}'
 		expect_eq "sites: Rust ($j) a closure composed with another function's: its line's bytes, not maker's" \
-			"$(site_get $T/$j.json sites_at_peak "^sites_rs::maker" bytes)/$(site_get $T/$j.json sites_at_peak "^(sites_rs::composed::)?\{(\{closure\}|closure#0)\} \(.*sites_rs\.rs:$R_K\)\$" bytes)" "none/50000"
+			"$(site_get $T/$j.50.json sites_at_peak "^sites_rs::maker" bytes)/$(site_get $T/$j.50.json sites_at_peak "^$re_k \(.*sites_rs\.rs:$R_K\)\$" bytes)" "none/50000"
+		# two thread closures of one function, out of line: each its own name in both
+		# builds (since 0.2.38 under -g, whose legacy symbols name both
+		# sites_rs::two_threads::{{closure}}: one name, told apart by file:line alone), and
+		# a phase rule by one name takes that closure's bytes alone
+		expect_eq "sites: Rust ($j) two closures of one function: {closure#0} and {closure#1}, a phase rule by one" \
+			"$(site_get $T/$j.50.json sites_at_peak "^sites_rs::two_threads::\{closure#0\} \(.*sites_rs\.rs:$(line_of $SRC/sites_rs.rs SITE:rs_thread0)\)\$" bytes)/$(site_get $T/$j.50.json sites_at_peak "^sites_rs::two_threads::\{closure#1\} \(.*sites_rs\.rs:$(line_of $SRC/sites_rs.rs SITE:rs_thread1)\)\$" bytes)/$($REPORT --json --phase-rule 't=sites_rs::two_threads::{closure#1}' $T/$j.zst 2>/dev/null | $PY -c 'import json,sys; print([r["bytes"] for r in json.load(sys.stdin)["peak_heap"]["by_phase"] if r["phase"] == "t"])')" \
+			"700000/900000/[900000]"
 	done
+	# ... so --diff of the -g build against the line-tables-only one joins each closure
+	# (before 0.2.38 it read -1,600,000 sites_rs::two_threads::{{closure}}, +700,000 {closure#0} and
+	# +900,000 {closure#1}; rows_of's and make_rows's alike)
+	expect_eq "sites: Rust --diff of -g against line-tables-only: the closures of each function matched by name" \
+		"$($REPORT --json --diff $T/sr.zst $T/srlt.zst 2>/dev/null | $PY -c 'import json,sys; print(sorted((r["function"], r["change"]) for r in json.load(sys.stdin)["by_function"]["peak_heap"] if r["function"].startswith(("sites_rs::two_threads::", "sites_rs::rows_of::", "sites_rs::make_rows::"))))')" \
+		"[('sites_rs::make_rows::{closure#0}', 0), ('sites_rs::rows_of::{closure#0}<u16>', 0), ('sites_rs::rows_of::{closure#0}<u32>', 0), ('sites_rs::two_threads::{closure#0}', 0), ('sites_rs::two_threads::{closure#1}', 0)]"
 	# a #[global_allocator] wrapping System, a generic and a const generic function: each
 	# build names the same sites (before 0.2.16 line-tables-only made the wrapper's inlined
 	# "alloc" every block's site, and named generic functions "build_aux<u64>", no crate path)
@@ -488,8 +502,11 @@ if [ -x $S/sites_rs ]; then
 	# sites_rsclo::install::{closure#0} (the generic function it was given to), start_thread
 	# (a thread's closure, under std's __rust_begin_short_backtrace), {closure#0} alone (out
 	# of line, its legacy symbol "{{closure}}"), sites_rsclo::{impl#0}::rows::{closure#0},
-	# {async_fn#0} and {async_block#N} alone
-	for j in sites_rsclo_lt sites_rsclo_ltv0; do
+	# {async_fn#0} and {async_block#N} alone; -g names them alike from its DWARF (since
+	# 0.2.38: each "{{closure}}", as its legacy symbols name every closure and async body,
+	# "<sites_rsclo::Pippenger as sites_rsclo::Msm>::run::{{closure}}::{{closure}}", and a
+	# generic function's instances one site)
+	for j in sites_rsclo_lt sites_rsclo_ltv0 sites_rsclo_g; do
 		CUZKTRACE_OUT=$T/$j.zst traced $j $S/$j
 		$REPORT --json --top 30 $T/$j.zst >$T/$j.json 2>/dev/null
 		for want in "sites_rsclo::prove::{closure#0}:rc_install:1100000" \

@@ -19,7 +19,8 @@ endif
 ifneq ($(SITES_RUSTC),)
 SITES_PROGS += $(SITES_T)/sites_rs $(SITES_T)/sites_rs_lt $(SITES_T)/sites_rsalloc \
 	$(SITES_T)/sites_rsalloc_lt $(SITES_T)/sites_rsalloc_ltv0 $(SITES_T)/sites_rsinl \
-	$(SITES_T)/sites_rsinl_v2 $(SITES_T)/sites_rsinl_v2v0 $(SITES_T)/sites_rsclo_lt $(SITES_T)/sites_rsclo_ltv0
+	$(SITES_T)/sites_rsinl_v2 $(SITES_T)/sites_rsinl_v2v0 $(SITES_T)/sites_rsclo_lt $(SITES_T)/sites_rsclo_ltv0 \
+	$(SITES_T)/sites_rsclo_g
 endif
 
 $(SITES_T)/libsites_dl%.so: tests/sites/sites_dl%.c
@@ -102,8 +103,8 @@ $(SITES_T)/sites_rsinl_v2v0: tests/sites/sites_rsinl.rs
 	$(call msg,RUSTC,$@)$(SITES_RUSTC_RUN) -O -C debuginfo=line-tables-only --cfg v2 \
 		-C symbol-mangling-version=v0 -o $@ $<
 
-# closures and async bodies, line-tables-only with legacy and with v0 symbol names (2021 edition:
-# async blocks)
+# closures and async bodies, line-tables-only with legacy and with v0 symbol names, and -g (2021
+# edition: async blocks)
 $(SITES_T)/sites_rsclo_lt: tests/sites/sites_rsclo.rs
 	@mkdir -p $(dir $@)
 	$(call msg,RUSTC,$@)$(SITES_RUSTC_RUN) --edition 2021 -O -C debuginfo=line-tables-only -o $@ $<
@@ -112,6 +113,10 @@ $(SITES_T)/sites_rsclo_ltv0: tests/sites/sites_rsclo.rs
 	@mkdir -p $(dir $@)
 	$(call msg,RUSTC,$@)$(SITES_RUSTC_RUN) --edition 2021 -O -C debuginfo=line-tables-only \
 		-C symbol-mangling-version=v0 -o $@ $<
+
+$(SITES_T)/sites_rsclo_g: tests/sites/sites_rsclo.rs
+	@mkdir -p $(dir $@)
+	$(call msg,RUSTC,$@)$(SITES_RUSTC_RUN) --edition 2021 -O -g -o $@ $<
 
 .PHONY: sites-tests
 sites-tests: $(SITES_PROGS)

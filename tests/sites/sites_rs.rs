@@ -10,7 +10,9 @@
 // 200,000 bytes (200 x 1,000) from a closure in make_rows, inlined into the iterator code;
 // 50,000 (100 x 500) from a closure of composed, which apply2 gets with maker's (both #0);
 // 120,000 (100 x 300 u32) and 60,000 (100 x 300 u16) from the closure of the generic rows_of,
-// inlined into the iterator code of each instance.
+// inlined into the iterator code of each instance; 700,000 and 900,000 bytes from the two
+// thread closures of two_threads, out of line (-g's legacy symbols name both
+// "sites_rs::two_threads::{{closure}}", DWARF "{closure#0}" and "{closure#1}").
 use std::collections::HashMap;
 use std::hint::black_box;
 use std::thread::sleep;
@@ -81,6 +83,13 @@ fn rows_of<T: Copy + Default>(n: usize) -> Vec<Vec<T>> {
     (0..n).map(|_| vec![T::default(); 300]).collect() // SITE:rs_generic_closure
 }
 
+#[inline(never)]
+fn two_threads() -> (Vec<u8>, Vec<u8>) {
+    let a = std::thread::spawn(|| black_box(vec![1u8; 700_000])); // SITE:rs_thread0
+    let b = std::thread::spawn(|| black_box(vec![2u8; 900_000])); // SITE:rs_thread1
+    (a.join().unwrap(), b.join().unwrap())
+}
+
 trait Fill {
     fn fill_to(&mut self, n: u32);
 }
@@ -107,11 +116,12 @@ fn main() {
     let r32 = rows_of::<u32>(100);
     let r16 = rows_of::<u16>(100);
     let u = größe_puffer(40_000);
+    let t = two_threads();
     sleep(Duration::from_millis(150));
     black_box(&a);
     black_box(&b);
-    black_box((&c, &d, &e, &f, &g, &h, &r32, &r16, &u));
-    drop((c, d, e, f, g, h, r32, r16, u));
+    black_box((&c, &d, &e, &f, &g, &h, &r32, &r16, &u, &t));
+    drop((c, d, e, f, g, h, r32, r16, u, t));
     drop(a);
     drop(b);
     sleep(Duration::from_millis(30));

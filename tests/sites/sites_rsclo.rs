@@ -1,5 +1,6 @@
 // sites_rsclo.rs: closures and async bodies under debuginfo=line-tables-only, built with legacy
-// symbol names (rustc's default) and with v0. Every block is leaked (mem::forget), so the sites
+// symbol names (rustc's default) and with v0, and under -g (legacy symbols, which name every
+// closure and async body "{{closure}}", where DWARF says "{closure#0}"). Every block is leaked (mem::forget), so the sites
 // live at exit hold each exactly:
 // 1,100,000 bytes from a closure given to a generic function that is not inlined (install);
 // 1,200,000 from a thread's closure (std::thread::spawn in spawn_worker);
