@@ -14,7 +14,9 @@
 #include <link.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -25,16 +27,6 @@ struct build {
 	uint8_t *buf, *p, *end;
 	int overflow;
 };
-
-static const char *exe_path(void)
-{
-	static char path[4096];
-	if (!path[0]) {
-		ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
-		path[n > 0 ? n : 0] = 0;
-	}
-	return path;
-}
 
 static void build_id_hex(const struct dl_phdr_info *info, char *out, size_t cap)
 {
@@ -80,6 +72,32 @@ static int absolute(const char *path, char *out, size_t cap)
 		out[d++] = '/';
 	memcpy(out + d, path, n + 1);
 	return 1;
+}
+
+/* The main program's file (its entry in dl_iterate_phdr has no name): the process's
+ * executable, except where the dynamic loader was run as the program
+ * (`/lib64/ld-linux-x86-64.so.2 ./prog`): the executable is then the loader, which has an entry
+ * of its own, and the program is the file the loader was given. The kernel passes no AT_BASE
+ * then (the loader had no interpreter), and glibc's loader puts the program's name, as it was
+ * given, in AT_EXECFN; it is taken when it names an existing file other than the executable
+ * (a glibc that leaves AT_EXECFN to the kernel names the loader there). Read first at init,
+ * from the directory at start. */
+static const char *exe_path(void)
+{
+	static char path[4096], abs[sizeof(path)]; /* static: a hook's stack may be short */
+	if (!path[0]) {
+		ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+		path[n > 0 ? n : 0] = 0;
+		const char *given = getauxval(AT_BASE) ? NULL : (const char *)getauxval(AT_EXECFN);
+		struct stat a, b;
+		if (given && given[0] != '/' && strchr(given, '/') && absolute(given, abs, sizeof(abs)))
+			given = abs;
+		if (given && given[0] == '/' && strlen(given) < sizeof(path) && stat(given, &a) == 0 &&
+		    S_ISREG(a.st_mode) && (stat("/proc/self/exe", &b) != 0 || a.st_dev != b.st_dev ||
+					   a.st_ino != b.st_ino))
+			strcpy(path, given);
+	}
+	return path;
 }
 
 static int add_module(struct dl_phdr_info *info, size_t size, void *arg)

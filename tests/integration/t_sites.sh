@@ -270,6 +270,15 @@ $REPORT --json $T/screl.zst >$T/screl.json 2>$T/screl.rerr
 expect_eq "sites: a library dlopened by a relative path symbolizes, silently" \
 	"$(site_get $T/screl.json sites_at_peak "^sites_lib_alloc \(.*sites_lib\.c:$C_LIB\)\$" bytes)/$(cat $T/screl.rerr)" "2097229/"
 
+# a program started by running the dynamic loader (ld.so ./prog): the module map names the
+# program by the file the loader was given, not after the loader (/proc/self/exe), so its
+# frames symbolize and the reader does not take the loader for changed
+(cd $S/.. && CUZKTRACE_OUT=$T/sldso.zst LD_PRELOAD=$LIB /lib64/ld-linux-x86-64.so.2 ./sites/sites_c \
+	./sites/libsites_lib.so >/dev/null 2>&1)
+$REPORT --json $T/sldso.zst >$T/sldso.json 2>$T/sldso.rerr
+expect_eq "sites: a program run by the dynamic loader (ld.so ./prog) symbolizes, silently" \
+	"$(site_get $T/sldso.json sites_at_peak "^grab_rows \(.*sites_c\.c:$C_INL\)\$" bytes)/$(cat $T/sldso.rerr)" "3145851/"
+
 # a frame without debug info in a gap between one compile unit's ranges gets no file:line
 CUZKTRACE_OUT=$T/sgap.zst traced sgap $S/sites_gap
 $REPORT --folded $T/sgap.folded $T/sgap.zst >/dev/null 2>&1
