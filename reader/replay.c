@@ -2889,8 +2889,13 @@ static __attribute__((noinline)) int ckt_replay_feed_other(struct ckt_replay *r,
 		__attribute__((fallthrough)); /* observers see it too */
 	default:
 		/* STACK, MODULE, THREAD_NAME, PHASE_DEF, NOTE: for the observers */
-		if (rec->tag == CKT_TAG_STACK) /* what the tracer holds for it (see replay.h) */
+		if (rec->tag == CKT_TAG_STACK) { /* what the tracer holds for it (see replay.h) */
 			st->tracer_stack_bytes += CKT_TRACER_BYTES_PER_STACK + 8 * rec->u.stack.nframes;
+			double pages = (double)(CKT_TRACER_STACK_TABLE_BYTES / r->page_size);
+			st->stack_table_touched += (1.0 - st->stack_table_touched) / (pages >= 1 ? pages : 1);
+			st->tracer_stack_table_bytes = (uint64_t)(st->stack_table_touched *
+								  (double)CKT_TRACER_STACK_TABLE_BYTES);
+		}
 		ckt_replay_obs_flush(r);
 		for (size_t i = 0; i < r->n_obs; i++)
 			if (r->obs[i].record)

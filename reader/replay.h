@@ -119,6 +119,10 @@ struct ckt_replay_stats {
 	 * thread that ended serve the next one */
 	uint64_t threads_started, threads_at_once;
 	uint64_t tracer_stack_bytes; /* the tracer's memory for the distinct stacks (see below) */
+	/* the pages of the tracer's table of stack hashes the distinct stacks are expected to have
+	 * touched (see below), and the share of its pages that is */
+	uint64_t tracer_stack_table_bytes;
+	double stack_table_touched;
 	bool truncated;                     /* no END record (set by ckt_replay_run) */
 	bool ended;
 	uint64_t end_ts, end_reason, end_events;
@@ -433,12 +437,20 @@ static inline int64_t ckt_replay_unexplained_anon(const struct ckt_replay_stats 
  * a million distinct 22-frame stacks held 243 MiB of them, which read as memory the tracer
  * could not see (before 0.2.15). */
 #define CKT_TRACER_BYTES_PER_STACK 32u
+/* And the table that finds a stack by its hash (preload/stacks.c: 2^21 slots of 16 bytes, 32 MiB
+ * reserved): a new stack's slot is where its hash falls, so each of the first few thousand
+ * distinct stacks makes a page of it resident, and some 30,000 make nearly all of it resident
+ * (gcc's cc1 compiling a 2,500-line file in exact mode: 28,553 stacks, 31 MiB, which with its
+ * 29 MiB of executable and libraries read as memory the tracer could not see). Counted as the
+ * pages that many stacks touch on average: of P pages, after n stacks P(1 - (1 - 1/P)^n). */
+#define CKT_TRACER_STACK_TABLE_BYTES ((uint64_t)32 << 20)
 
 /* Everything the tracer saw that can be resident, each at its own peak (see below). */
 static inline uint64_t ckt_replay_traced_seen(const struct ckt_replay_stats *st)
 {
 	return st->peak_heap.bytes + st->peak_anon.bytes + st->peak_file.bytes + st->peak_pinned.bytes +
-	       st->threads_at_once * CKT_TRACER_BYTES_PER_THREAD + st->tracer_stack_bytes;
+	       st->threads_at_once * CKT_TRACER_BYTES_PER_THREAD + st->tracer_stack_bytes +
+	       st->tracer_stack_table_bytes;
 }
 
 static inline bool ckt_replay_untraced_suspected(const struct ckt_replay_stats *st)
