@@ -1575,18 +1575,56 @@ static void per_pid_name_tag(char *path, size_t cap, const char *num)
 	}
 }
 
-/* zstd's workspace, mapped directly when big (ckt_big_alloc): zstd frees and retakes it as
- * frame sizes change. */
+/* zstd's workspace, mapped directly when big (ckt_big_alloc). zstd frees and retakes it as
+ * frame sizes change (a frame bigger than any before; a smaller one after 128 frames for which
+ * it was too big), and a map made then failed where the program had capped its address space
+ * since the start (setrlimit(RLIMIT_AS), then allocating until refused: Python's resource
+ * module): the frame was lost and the trace stopped there, holding no event. So the biggest
+ * block zstd gives back is kept for its next request that fits, and the workspace of a whole
+ * frame is taken at start (zstd_warm): no map after it. Called by the thread that compresses
+ * (the writer, or the final flush after it), one at a time. */
+static void *zstd_kept;
+
+static size_t zstd_room(void *p)
+{
+	return ((size_t *)p)[-2] - 16; /* ckt_big_alloc's header: the whole size */
+}
+
 static void *zstd_alloc(void *opaque, size_t n)
 {
 	(void)opaque;
+	void *p = zstd_kept;
+	if (p && zstd_room(p) >= n) {
+		zstd_kept = NULL;
+		return p;
+	}
 	return ckt_big_alloc(n);
 }
 
 static void zstd_free(void *opaque, void *p)
 {
 	(void)opaque;
-	ckt_big_free(p);
+	if (!p)
+		return;
+	if (zstd_kept && zstd_room(zstd_kept) >= zstd_room(p)) {
+		ckt_big_free(p);
+		return;
+	}
+	ckt_big_free(zstd_kept);
+	zstd_kept = p;
+}
+
+/* Sizes zstd's workspace for the biggest frame: a frame of FRAME_CAP pledged and begun, then
+ * dropped (its first call takes the workspace). */
+static void zstd_warm(void)
+{
+	uint8_t none = 0;
+	ZSTD_outBuffer out = {zbuf, zcap, 0};
+	ZSTD_inBuffer in = {&none, 0, 0};
+	ZSTD_CCtx_reset(cctx, ZSTD_reset_session_only);
+	ZSTD_CCtx_setPledgedSrcSize(cctx, FRAME_CAP);
+	(void)ZSTD_compressStream2(cctx, &out, &in, ZSTD_e_continue);
+	ZSTD_CCtx_reset(cctx, ZSTD_reset_session_only);
 }
 
 /* The first bytes of the first zstd frame in z[0, n), decoded into out[0, cap): how many (0 for
@@ -2369,6 +2407,7 @@ static int setup(const char *want_path, pid_t pid, const char *exe_path, char *s
 	ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, ckt_config.level);
 	ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
 	ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 1);
+	zstd_warm();
 
 	size_t hn = build_header(enc_buf, FRAME_CAP, pid, exe_path);
 	if (!hn)

@@ -303,6 +303,17 @@ expect_match "address space capped below use: status and output as untraced, no 
 	"$(cat $T/ascap.rc)/$(cat $T/ascap.out)/$(grep -c 'for a new thread' $T/ascap.err)/$(grep -c "^cuzktrace: error: cannot map an event buffer for the tracer's RSS sampler (the address space is exhausted, or capped below what the process uses); RSS is not sampled from here on (the trace counts the samples lost)\$" $T/ascap.err)/$(grep -o '[0-9]* events, peak heap [0-9.]* MiB' $T/ascap.err | sed 's/^[1-9][0-9]* events/N events/')/$(( $(jget $T/ascap.json peak_heap.bytes) >= 1048576 ))/$(( $(jget $T/ascap.json lost_events) <= 2 ))" \
 	"^0/8 MiB refused/0/[01]/N events, peak heap 1.0[0-9] MiB/1/1\$"
 
+# a program that caps its address space after start and fills it (as Python allocating until
+# MemoryError under resource.setrlimit): the writer must map nothing for its frames (zstd grew
+# its workspace with the first full frame; the map failed, the trace stopped holding no event,
+# 2 runs in 3): three runs, each trace whole
+for as_run in 1 2 3; do
+	CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/aslate.zst traced aslate $P/aslate
+	expect_eq "address space capped and filled after start (run $as_run): the program as untraced, no error line, the trace whole with every block" \
+		"$(cat $T/aslate.rc)/$(cat $T/aslate.out)/$(grep -c '^cuzktrace: error' $T/aslate.err)/$($REPORT --json $T/aslate.zst 2>&1 | $PY -c 'import json,sys; j=json.load(sys.stdin); c=j["event_counts"]; print(j["end_reason"], j["truncated"], c["alloc"] >= 400000, c["free"] >= 400000)' 2>&1 | tail -1)" \
+		"0/aslate: 400000 of 400000 blocks/0/exit False True True"
+done
+
 # A stuck writer (frozen here with ptrace for 40 s, as a write hung on a network file system
 # would be): a full ring waits 10 s for room, then its events are dropped and counted; once one
 # thread has given up, others drop at once until the writer moves again, instead of waiting 10 s
