@@ -11,6 +11,7 @@
 #include <elf.h>
 #include <limits.h>
 #include <pthread.h>
+#include <fcntl.h>
 #include <link.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,28 +75,67 @@ static int absolute(const char *path, char *out, size_t cap)
 	return 1;
 }
 
-/* The main program's file (its entry in dl_iterate_phdr has no name): the process's
- * executable, except where the dynamic loader was run as the program
- * (`/lib64/ld-linux-x86-64.so.2 ./prog`): the executable is then the loader, which has an entry
- * of its own, and the program is the file the loader was given. The kernel passes no AT_BASE
- * then (the loader had no interpreter), and glibc's loader puts the program's name, as it was
- * given, in AT_EXECFN; it is taken when it names an existing file other than the executable
- * (a glibc that leaves AT_EXECFN to the kernel names the loader there). Read first at init,
- * from the directory at start. */
-static const char *exe_path(void)
+/* The path of the file mapped at address `at`, as /proc/self/maps gives it (absolute, the
+ * kernel's), into out (cap bytes): 1, or 0 (no such mapping, not a file, unreadable). Static
+ * buffers: a hook's stack may be short, and the module maps are built one at a time. */
+static int mapped_file(uintptr_t at, char *out, size_t cap)
 {
-	static char path[4096], abs[sizeof(path)]; /* static: a hook's stack may be short */
+	static char buf[8192];
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	size_t have = 0;
+	int found = 0;
+	for (ssize_t n; !found && (n = read(fd, buf + have, sizeof(buf) - 1 - have)) > 0;) {
+		have += (size_t)n;
+		char *line = buf, *nl;
+		while (!found && (nl = memchr(line, '\n', have - (size_t)(line - buf)))) {
+			*nl = 0;
+			char *p;
+			uintptr_t lo = (uintptr_t)strtoull(line, &p, 16), hi = *p == '-' ? (uintptr_t)strtoull(p + 1, &p, 16) : 0;
+			if (lo <= at && at < hi) {
+				/* then: perms, offset, device, inode, and the path */
+				for (int f = 0; f < 4 && *p; f++) {
+					p += strspn(p, " ");
+					p += strcspn(p, " ");
+				}
+				p += strspn(p, " ");
+				found = *p == '/' && strlen(p) < cap ? 1 : -1;
+				if (found > 0)
+					strcpy(out, p);
+			}
+			line = nl + 1;
+		}
+		/* the line begun stays for the next read; one longer than the buffer is dropped */
+		size_t rest = have - (size_t)(line - buf);
+		if (rest == sizeof(buf) - 1)
+			rest = 0;
+		memmove(buf, line, rest);
+		have = rest;
+	}
+	close(fd);
+	return found > 0;
+}
+
+/* The main program's file (its entry in dl_iterate_phdr has no name; `at`: an address in it):
+ * the process's executable, except where the dynamic loader was run as the program
+ * (`/lib64/ld-linux-x86-64.so.2 ./prog`): the executable is then the loader, which has an entry
+ * of its own, and the program is the file the loader mapped, which /proc/self/maps names. The
+ * kernel passes no AT_BASE then (the loader had no interpreter). Taken when it names a regular
+ * file other than the executable. Read at the first module map. (The name the loader was
+ * given, AT_EXECFN, is relative to a directory a library's constructor may have left before
+ * the tracer's init: it named another file of that name there.) */
+static const char *exe_path(uintptr_t at)
+{
+	static char path[4096], mapped[sizeof(path)]; /* static: a hook's stack may be short */
 	if (!path[0]) {
 		ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
 		path[n > 0 ? n : 0] = 0;
-		const char *given = getauxval(AT_BASE) ? NULL : (const char *)getauxval(AT_EXECFN);
 		struct stat a, b;
-		if (given && given[0] != '/' && strchr(given, '/') && absolute(given, abs, sizeof(abs)))
-			given = abs;
-		if (given && given[0] == '/' && strlen(given) < sizeof(path) && stat(given, &a) == 0 &&
-		    S_ISREG(a.st_mode) && (stat("/proc/self/exe", &b) != 0 || a.st_dev != b.st_dev ||
-					   a.st_ino != b.st_ino))
-			strcpy(path, given);
+		if (!getauxval(AT_BASE) && mapped_file(at, mapped, sizeof(mapped)) && stat(mapped, &a) == 0 &&
+		    S_ISREG(a.st_mode) &&
+		    (stat("/proc/self/exe", &b) != 0 || a.st_dev != b.st_dev || a.st_ino != b.st_ino))
+			strcpy(path, mapped);
 	}
 	return path;
 }
@@ -109,7 +149,7 @@ static int add_module(struct dl_phdr_info *info, size_t size, void *arg)
 	ckt_span_of(info, &lo, &hi, &holds, 0);
 	if (hi <= lo)
 		return 0;
-	const char *path = info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name : exe_path();
+	const char *path = info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name : exe_path(lo);
 	/* loaded by a relative path (LD_LIBRARY_PATH=lib, dlopen("./x.so")): the reader runs
 	 * elsewhere, so name the file absolutely (as seen from the working directory now) */
 	char abs[PATH_MAX];

@@ -278,6 +278,15 @@ expect_eq "sites: a library dlopened by a relative path symbolizes, silently" \
 $REPORT --json $T/sldso.zst >$T/sldso.json 2>$T/sldso.rerr
 expect_eq "sites: a program run by the dynamic loader (ld.so ./prog) symbolizes, silently" \
 	"$(site_get $T/sldso.json sites_at_peak "^grab_rows \(.*sites_c\.c:$C_INL\)\$" bytes)/$(cat $T/sldso.rerr)" "3145851/"
+# ... also when a library's constructor changes directory before the tracer starts: the file the
+# loader mapped is named (a first build took the name the loader was given, relative, from the
+# new directory: another program of that name there, "changed since it was traced")
+mkdir -p $T/ldcd && cp $P/exitcode $T/ldcd/ctor
+(cd $P && CKT_CTORLIB_CHDIR=$T/ldcd CUZKTRACE_OUT=$T/ldcd.zst LD_PRELOAD=$LIB /lib64/ld-linux-x86-64.so.2 ./ctor \
+	>/dev/null 2>&1; echo $? >$T/ldcd.rc)
+$REPORT --json $T/ldcd.zst >$T/ldcd.json 2>$T/ldcd.rerr
+expect_eq "sites: ld.so ./prog whose library's constructor changes directory first: main's block at its line, silently" \
+	"$(cat $T/ldcd.rc)/$(site_get $T/ldcd.json sites_at_peak '^main \(.*ctor\.c:11\)$' bytes)/$(cat $T/ldcd.rerr)" "0/222223/"
 
 # a frame without debug info in a gap between one compile unit's ranges gets no file:line
 CUZKTRACE_OUT=$T/sgap.zst traced sgap $S/sites_gap

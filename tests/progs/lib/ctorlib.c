@@ -9,7 +9,8 @@
  * that writes "ctorlib: abort handler" on stdout and ends with _exit(3), then calls abort(),
  * also before anything has called into the tracer: the handler must run and the status must
  * be 3. With CKT_CTORLIB_THREAD=1 it first starts a thread that
- * lives 300 ms: the process has two threads as the tracer's constructor runs. */
+ * lives 300 ms: the process has two threads as the tracer's constructor runs. With
+ * CKT_CTORLIB_CHDIR=DIR it first changes directory to DIR (exit status 9 when it cannot). */
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -49,6 +50,9 @@ static void *ctorlib_sleeper(void *arg)
 
 __attribute__((constructor)) static void ctorlib_init(void)
 {
+	const char *dir = getenv("CKT_CTORLIB_CHDIR");
+	if (dir && chdir(dir) != 0)
+		_exit(9);
 	if (getenv("CKT_CTORLIB_THREAD")) {
 		pthread_t t;
 		if (pthread_create(&t, NULL, ctorlib_sleeper, NULL) == 0)
