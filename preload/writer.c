@@ -1594,10 +1594,13 @@ static void *zstd_alloc(void *opaque, size_t n)
 {
 	(void)opaque;
 	void *p = zstd_kept;
-	if (p && zstd_room(p) >= n) {
-		zstd_kept = NULL;
+	zstd_kept = NULL;
+	if (p && zstd_room(p) >= n)
 		return p;
-	}
+	/* too small for this request: zstd holds one workspace and asks for more only to grow
+	 * it, so the block kept would be held, resident, beside the bigger one for good (level
+	 * 19 without the warm-up: 9 MiB) */
+	ckt_big_free(p);
 	return ckt_big_alloc(n);
 }
 
