@@ -85,12 +85,17 @@ static int mapped_file(uintptr_t at, char *out, size_t cap)
 	if (fd < 0)
 		return 0;
 	size_t have = 0;
-	int found = 0;
+	int found = 0, skip = 0; /* skip: the rest of a line dropped (below) comes first */
 	for (ssize_t n; !found && (n = read(fd, buf + have, sizeof(buf) - 1 - have)) > 0;) {
 		have += (size_t)n;
 		char *line = buf, *nl;
 		while (!found && (nl = memchr(line, '\n', have - (size_t)(line - buf)))) {
 			*nl = 0;
+			if (skip) {
+				skip = 0;
+				line = nl + 1;
+				continue;
+			}
 			char *p;
 			uintptr_t lo = (uintptr_t)strtoull(line, &p, 16), hi = *p == '-' ? (uintptr_t)strtoull(p + 1, &p, 16) : 0;
 			if (lo <= at && at < hi) {
@@ -108,8 +113,10 @@ static int mapped_file(uintptr_t at, char *out, size_t cap)
 		}
 		/* the line begun stays for the next read; one longer than the buffer is dropped */
 		size_t rest = have - (size_t)(line - buf);
-		if (rest == sizeof(buf) - 1)
+		if (rest == sizeof(buf) - 1) {
 			rest = 0;
+			skip = 1;
+		}
 		memmove(buf, line, rest);
 		have = rest;
 	}
