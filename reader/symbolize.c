@@ -69,10 +69,10 @@ struct ckt_sym_fn {
 	Dwarf_Die die;
 };
 
-/* A DIE of a unit that encloses others, or a function's (ckt_sym_scopes_of) */
+/* A namespace or function DIE of a unit (ckt_sym_scopes_of) */
 struct ckt_sym_scope {
 	Dwarf_Off off;
-	int32_t parent;   /* the enclosing entry's index; -1: the unit */
+	int32_t parent;   /* the enclosing namespace's entry; -1: the unit, or another DIE */
 	int tag;
 	const char *name; /* a namespace's (libdw's string), else NULL */
 };
@@ -83,7 +83,7 @@ struct ckt_sym_cu {
 	size_t n;
 	uint64_t *max_hi; /* max_hi[k]: the highest end among fns[0..k] */
 	bool ok;          /* false: not indexed (no memory): walk the CU as before */
-	/* its enclosing DIEs in DIE order (offsets grow), built at the first need
+	/* its namespaces and functions in DIE order (offsets grow), built at the first need
 	 * (scopes_state 1; -1: could not be, for want of memory) */
 	struct ckt_sym_scope *scopes;
 	size_t n_scopes;
@@ -1286,8 +1286,9 @@ static char *ckt_sym_body_named(const char *sym, const char *plain)
  * DWARF's (ckt_sym_body_agrees) takes DWARF's name, another component must be the namespace's
  * name, else the walk stops there. v0's "{closure#0}" where DWARF says "{async_fn#0}" alike.
  * Malloc'd; NULL when no component changes (or out of memory). */
-/* The scopes of d's unit (struct ckt_sym_cu's), built once: its DIEs that have children, and
- * its functions, each with the one that encloses it. dwarf_getscopes_die finds a DIE's
+/* The scopes of d's unit (struct ckt_sym_cu's), built once: its namespaces and functions, each
+ * with the namespace that encloses it (none where another DIE does, a type or a function: the
+ * names are read up to there only). dwarf_getscopes_die finds a DIE's
  * parents by walking its unit from the top, once per function named: a -g program of 1,500
  * functions with closures in closures took 6.7 s to report where 0.18 s had (quadratic).
  * *at gets d's entry. NULL where d is not in it (another unit's, a type unit's) or memory
@@ -1309,7 +1310,7 @@ static const struct ckt_sym_scope *ckt_sym_scopes_of(struct ckt_sym_module *m, D
 			int tag = dwarf_tag(&st[k]);
 			bool kids = dwarf_haschildren(&st[k]) > 0;
 			int32_t me = -1;
-			if (kids || tag == DW_TAG_subprogram) {
+			if (tag == DW_TAG_namespace || tag == DW_TAG_subprogram) {
 				if (c->n_scopes == cap) {
 					cap = cap ? 2 * cap : 256;
 					struct ckt_sym_scope *v = realloc(c->scopes, cap * sizeof(*v));
@@ -1327,7 +1328,7 @@ static const struct ckt_sym_scope *ckt_sym_scopes_of(struct ckt_sym_module *m, D
 					tag == DW_TAG_namespace ? dwarf_diename(&st[k]) : NULL };
 			}
 			if (kids && k + 1 < CKT_SYM_MAX_NEST && dwarf_child(&st[k], &st[k + 1]) == 0) {
-				par[++k] = me;
+				par[++k] = tag == DW_TAG_namespace ? me : -1;
 				continue;
 			}
 			/* the next sibling here, else up */
