@@ -213,6 +213,13 @@ void ckt_arena_after_fork_child(void);
 void *ckt_big_alloc(size_t n);
 void ckt_big_free(void *p); /* p from ckt_big_alloc, or NULL */
 
+/* hooks_mmap.c: reads /proc/self/maps through buf (cap bytes), calling line(ctx, p, end,
+ * whole) for each line [p, end) in address order until it returns nonzero; a line longer than
+ * buf comes once, cut (whole 0: its range and protection, not all of its path). 0, or -1 when
+ * the file cannot be read to its end (or to the line that stopped it). Raw system calls. */
+int ckt_maps_walk(char *buf, size_t cap, int (*line)(void *ctx, const char *p, const char *end, int whole),
+		  void *ctx);
+
 /* ---- ownmaps.c: the tracer's own anonymous read-write mappings (flags: extra MAP_* flags),
  * kept out of the program's holes and out of reach of its munmap: ckt_ownmaps_munmap_around
  * unmaps [addr, addr + len) but for them (real: the real munmap) ---- */

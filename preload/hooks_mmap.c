@@ -202,6 +202,42 @@ struct maps_run {
 	uintptr_t hi; /* the run so far is [s, hi); 0: none yet */
 };
 
+int ckt_maps_walk(char *buf, size_t cap, int (*line)(void *ctx, const char *p, const char *end, int whole),
+		  void *ctx)
+{
+	int fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	size_t have = 0;
+	bool ok = fd >= 0, skip = false, done = false; /* skip: the rest of a line longer than buf */
+	while (ok && !done) {
+		ssize_t n = syscall(SYS_read, fd, buf + have, cap - have);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			ok = n == 0;
+			break;
+		}
+		have += (size_t)n;
+		char *p = buf, *nl;
+		while (!done && (nl = memchr(p, '\n', have - (size_t)(p - buf)))) {
+			if (!skip)
+				done = line(ctx, p, nl, 1) != 0;
+			skip = false;
+			p = nl + 1;
+		}
+		have -= (size_t)(p - buf);
+		memmove(buf, p, have);
+		if (!done && have == cap) { /* a long path: its range and protection come first */
+			if (!skip)
+				done = line(ctx, buf, buf + have, 0) != 0;
+			skip = true;
+			have = 0;
+		}
+	}
+	if (fd >= 0)
+		syscall(SYS_close, fd);
+	return ok ? 0 : -1;
+}
+
 /* One line of /proc/self/maps, "lo-hi rwxp ...", in address order, against [s, e): 1 once the
  * run has ended (the rest need not be read). */
 static int maps_line(struct maps_run *m, const char *p, const char *end, uintptr_t s, uintptr_t e)
@@ -229,46 +265,28 @@ static int maps_line(struct maps_run *m, const char *p, const char *end, uintptr
 	return m->hi >= e;
 }
 
+struct protect_walk {
+	struct maps_run m;
+	uintptr_t s, e;
+};
+
+static int protect_line(void *ctx, const char *p, const char *end, int whole)
+{
+	struct protect_walk *w = ctx;
+	(void)whole; /* the range and protection are all it reads */
+	return maps_line(&w->m, p, end, w->s, w->e);
+}
+
 static CKT_NOINLINE void protect_partial(struct ckt_tls *t, uintptr_t addr, size_t len,
 					 unsigned bits, uint64_t before)
 {
 	static atomic_int warned;
 	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-	uintptr_t s = addr, e = (addr + len + page - 1) & ~(page - 1);
-	struct maps_run m = {bits, 0};
-	int fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	struct protect_walk w = {{bits, 0}, addr, (addr + len + page - 1) & ~(page - 1)};
 	char buf[4096];
-	size_t have = 0;
-	bool ok = fd >= 0, skip = false, done = false; /* skip: the rest of a line longer than buf */
-	while (ok && !done) {
-		ssize_t n = syscall(SYS_read, fd, buf + have, sizeof(buf) - have);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			ok = n == 0;
-			break;
-		}
-		have += (size_t)n;
-		char *p = buf, *nl;
-		while (!done && (nl = memchr(p, '\n', have - (size_t)(p - buf)))) {
-			if (!skip)
-				done = maps_line(&m, p, nl, s, e);
-			skip = false;
-			p = nl + 1;
-		}
-		have -= (size_t)(p - buf);
-		memmove(buf, p, have);
-		if (!done && have == sizeof(buf)) { /* a long path: its range and protection come first */
-			if (!skip)
-				done = maps_line(&m, buf, buf + have, s, e);
-			skip = true;
-			have = 0;
-		}
-	}
-	if (fd >= 0)
-		syscall(SYS_close, fd);
-	if (m.hi)
-		ckt_put(t, CKT_EV_MPROTECT, (uint8_t)bits, bits ? ckt_stamp(t) : before, s, m.hi - s, 0);
+	bool ok = ckt_maps_walk(buf, sizeof(buf), protect_line, &w) == 0;
+	if (w.m.hi)
+		ckt_put(t, CKT_EV_MPROTECT, (uint8_t)bits, bits ? ckt_stamp(t) : before, w.s, w.m.hi - w.s, 0);
 	ckt_done(t);
 	if (!ok && !atomic_exchange(&warned, 1))
 		ckt_log("warning: an mprotect failed partway and /proc/self/maps cannot be read: "

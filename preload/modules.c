@@ -76,52 +76,43 @@ static int absolute(const char *path, char *out, size_t cap)
 }
 
 /* The path of the file mapped at address `at`, as /proc/self/maps gives it (absolute, the
- * kernel's), into out (cap bytes): 1, or 0 (no such mapping, not a file, unreadable). Static
- * buffers: a hook's stack may be short, and the module maps are built one at a time. */
+ * kernel's), into out (cap bytes): 1, or 0 (no such mapping, not a file, unreadable). A static
+ * buffer: a hook's stack may be short, and the module maps are built one at a time. */
+struct mapped_walk {
+	uintptr_t at;
+	char *out;
+	size_t cap;
+	int found; /* 1: out holds it; -1: the mapping holds no file path we can take */
+};
+
+static int mapped_line(void *ctx, const char *p, const char *end, int whole)
+{
+	struct mapped_walk *w = ctx;
+	char *q;
+	uintptr_t lo = (uintptr_t)strtoull(p, &q, 16), hi = *q == '-' ? (uintptr_t)strtoull(q + 1, &q, 16) : 0;
+	if (q > end || lo > w->at || w->at >= hi)
+		return 0;
+	/* then: perms, offset, device, inode, and the path */
+	for (int f = 0; f < 5; f++) {
+		while (q < end && *q == ' ')
+			q++;
+		while (f < 4 && q < end && *q != ' ')
+			q++;
+	}
+	size_t n = q < end ? (size_t)(end - q) : 0;
+	w->found = whole && n && *q == '/' && n < w->cap ? 1 : -1;
+	if (w->found > 0) {
+		memcpy(w->out, q, n);
+		w->out[n] = 0;
+	}
+	return 1;
+}
+
 static int mapped_file(uintptr_t at, char *out, size_t cap)
 {
 	static char buf[8192];
-	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	size_t have = 0;
-	int found = 0, skip = 0; /* skip: the rest of a line dropped (below) comes first */
-	for (ssize_t n; !found && (n = read(fd, buf + have, sizeof(buf) - 1 - have)) > 0;) {
-		have += (size_t)n;
-		char *line = buf, *nl;
-		while (!found && (nl = memchr(line, '\n', have - (size_t)(line - buf)))) {
-			*nl = 0;
-			if (skip) {
-				skip = 0;
-				line = nl + 1;
-				continue;
-			}
-			char *p;
-			uintptr_t lo = (uintptr_t)strtoull(line, &p, 16), hi = *p == '-' ? (uintptr_t)strtoull(p + 1, &p, 16) : 0;
-			if (lo <= at && at < hi) {
-				/* then: perms, offset, device, inode, and the path */
-				for (int f = 0; f < 4 && *p; f++) {
-					p += strspn(p, " ");
-					p += strcspn(p, " ");
-				}
-				p += strspn(p, " ");
-				found = *p == '/' && strlen(p) < cap ? 1 : -1;
-				if (found > 0)
-					strcpy(out, p);
-			}
-			line = nl + 1;
-		}
-		/* the line begun stays for the next read; one longer than the buffer is dropped */
-		size_t rest = have - (size_t)(line - buf);
-		if (rest == sizeof(buf) - 1) {
-			rest = 0;
-			skip = 1;
-		}
-		memmove(buf, line, rest);
-		have = rest;
-	}
-	close(fd);
-	return found > 0;
+	struct mapped_walk w = {at, out, cap, 0};
+	return ckt_maps_walk(buf, sizeof(buf), mapped_line, &w) == 0 && w.found > 0;
 }
 
 /* The main program's file (its entry in dl_iterate_phdr has no name; `at`: an address in it):
