@@ -212,6 +212,7 @@ void ckt_arena_after_fork_child(void);
 #define CKT_BIG_MAPPED ((size_t)64 << 10)
 void *ckt_big_alloc(size_t n);
 void ckt_big_free(void *p); /* p from ckt_big_alloc, or NULL */
+size_t ckt_big_room(const void *p); /* the bytes p (from ckt_big_alloc) holds: n or more */
 
 /* hooks_mmap.c: reads /proc/self/maps through buf (cap bytes), calling line(ctx, p, end,
  * whole) for each line [p, end) in address order until it returns nonzero; a line longer than

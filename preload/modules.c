@@ -237,6 +237,11 @@ void *ckt_big_alloc(size_t n)
 	return h + 2;
 }
 
+size_t ckt_big_room(const void *p)
+{
+	return ((const size_t *)p)[-2] - 16;
+}
+
 void ckt_big_free(void *p)
 {
 	if (!p)

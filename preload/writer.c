@@ -1585,17 +1585,12 @@ static void per_pid_name_tag(char *path, size_t cap, const char *num)
  * (the writer, or the final flush after it), one at a time. */
 static void *zstd_kept;
 
-static size_t zstd_room(void *p)
-{
-	return ((size_t *)p)[-2] - 16; /* ckt_big_alloc's header: the whole size */
-}
-
 static void *zstd_alloc(void *opaque, size_t n)
 {
 	(void)opaque;
 	void *p = zstd_kept;
 	zstd_kept = NULL;
-	if (p && zstd_room(p) >= n)
+	if (p && ckt_big_room(p) >= n)
 		return p;
 	/* too small for this request: zstd holds one workspace and asks for more only to grow
 	 * it, so the block kept would be held, resident, beside the bigger one for good (level
@@ -1609,7 +1604,7 @@ static void zstd_free(void *opaque, void *p)
 	(void)opaque;
 	if (!p)
 		return;
-	if (zstd_kept && zstd_room(zstd_kept) >= zstd_room(p)) {
+	if (zstd_kept && ckt_big_room(zstd_kept) >= ckt_big_room(p)) {
 		ckt_big_free(p);
 		return;
 	}

@@ -644,10 +644,8 @@ struct ckt_replay {
 	uint64_t phase_after_peak; /* the first phase event after it; UINT64_MAX: none yet */
 	uint64_t held;        /* events queued in all threads now (ckt_replay_bound) */
 	/* how many times the peak heap rose; the temporaries live at the current peak (a
-	 * later rise makes them temporaries: ckt_replay_heap_event); the kind of the release
-	 * being applied (ckt_replay_block_gone) */
+	 * later rise makes them temporaries: ckt_replay_heap_event) */
 	uint64_t peak_rises, peak_temps;
-	unsigned temp_kind;
 
 	struct ckt_thread *threads;
 	size_t n_threads, cap_threads;
@@ -1554,8 +1552,9 @@ static __attribute__((noinline)) void ckt_replay_sample_gone(struct ckt_replay *
 
 /* temp_owner: the owner (struct ckt_live) of a block that goes as a temporary if it is that
  * thread's (CKT_REPLAY_NO_TEMP: none): the thread's last allocation was at this address, and
- * another thread's block there (handed over and freed by this one) is not its temporary;
- * r->temp_kind says which kind (ckt_replay_obs_change's temp) */
+ * another thread's block there (handed over and freed by this one) is not its temporary. Its
+ * bit 0, a sample's in an owner (never a temporary's), says the block was live at the current
+ * peak (ckt_replay_obs_change's temp 2, else 1) */
 #define CKT_REPLAY_NO_TEMP UINT32_MAX
 static inline void ckt_replay_block_gone(struct ckt_replay *r, const struct ckt_live *b, uint64_t ts,
 					 uint32_t temp_owner)
@@ -1564,7 +1563,7 @@ static inline void ckt_replay_block_gone(struct ckt_replay *r, const struct ckt_
 		ckt_replay_sample_gone(r, b, ts);
 		return;
 	}
-	unsigned temp = b->owner == temp_owner ? r->temp_kind : 0;
+	unsigned temp = temp_owner != CKT_REPLAY_NO_TEMP && b->owner == (temp_owner & ~1u) ? 1 + (temp_owner & 1) : 0;
 	r->st.temporary += temp & 1;
 	r->peak_temps += temp >> 1;
 	ckt_replay_obs_change(r, b->stack, b->phase, ckt_replay_live_tid(r, b), CKT_SPACE_HEAP,
@@ -2334,8 +2333,7 @@ static inline int ckt_replay_heap_event(struct ckt_replay *r, struct ckt_thread 
 	if (ev->kind >= CKT_EV_FREE) {
 		uint32_t temp = CKT_REPLAY_NO_TEMP;
 		if (ev->kind == CKT_EV_FREE && ev->addr + 1 == th->last_alloc && !r->st.sample_r) {
-			temp = (uint32_t)(ti << 1);
-			r->temp_kind = th->last_alloc_rises == r->peak_rises ? 1 : 2;
+			temp = (uint32_t)(ti << 1) | (th->last_alloc_rises != r->peak_rises);
 			th->last_alloc = 0;
 		}
 		ckt_replay_heap_release(r, ev->addr, ev->ts, temp);
