@@ -47,14 +47,12 @@ static void ckt_diff_add(struct ckt_diff_rows *r, const char *name, size_t len, 
 			 uint64_t samples, uint64_t count, uint64_t hbytes, uint64_t est)
 {
 	if (r->n == r->cap) {
-		size_t cap = r->cap ? 2 * r->cap : 64;
-		struct ckt_diff_row *v = realloc(r->v, cap * sizeof(*v));
+		struct ckt_diff_row *v = ckt_util_grow(r->v, &r->cap, sizeof(*v), 64);
 		if (!v) {
 			r->err = ENOMEM;
 			return;
 		}
 		r->v = v;
-		r->cap = cap;
 	}
 	r->v[r->n++] = (struct ckt_diff_row){ name, len, NULL, { side == 0 ? bytes : 0, side == 1 ? bytes : 0 },
 					      { side == 0 ? samples : 0, side == 1 ? samples : 0 },

@@ -750,14 +750,12 @@ static void ckt_sites_on_bytes(void *ctx, const struct ckt_attr *a, const struct
 		st->temps += run->temps;
 		if (run->peak_temps) {
 			if (s->n_pend == s->cap_pend) {
-				size_t cap = s->cap_pend ? s->cap_pend * 2 : 16;
-				struct ckt_sites_pend *v = realloc(s->pend, cap * sizeof(*v));
+				struct ckt_sites_pend *v = ckt_util_grow(s->pend, &s->cap_pend, sizeof(*v), 16);
 				if (!v) {
 					s->err = CKT_ENOMEM;
 					return;
 				}
 				s->pend = v;
-				s->cap_pend = cap;
 			}
 			s->pend[s->n_pend++] = (struct ckt_sites_pend){ (size_t)i, run->peak_temps };
 		}

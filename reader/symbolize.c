@@ -1312,8 +1312,7 @@ static const struct ckt_sym_scope *ckt_sym_scopes_of(struct ckt_sym_module *m, D
 			int32_t me = -1;
 			if (tag == DW_TAG_namespace || tag == DW_TAG_subprogram) {
 				if (c->n_scopes == cap) {
-					cap = cap ? 2 * cap : 256;
-					struct ckt_sym_scope *v = realloc(c->scopes, cap * sizeof(*v));
+					struct ckt_sym_scope *v = ckt_util_grow(c->scopes, &cap, sizeof(*v), 256);
 					if (!v) {
 						free(c->scopes);
 						c->scopes = NULL;
@@ -2044,8 +2043,7 @@ static void ckt_sym_curanges_build(struct ckt_sym_module *m)
 			if (hi <= lo)
 				continue;
 			if (m->n_cur == cap) {
-				cap = cap ? 2 * cap : 64;
-				struct ckt_sym_curange *v = realloc(m->cur, cap * sizeof(*v));
+				struct ckt_sym_curange *v = ckt_util_grow(m->cur, &cap, sizeof(*v), 64);
 				if (!v) {
 					free(m->cur);
 					m->cur = NULL;

@@ -620,3 +620,14 @@ bool ckt_util_being_written(const char *path)
 	fclose(f);
 	return held;
 }
+
+void *ckt_util_grow(void *v, size_t *cap, size_t elem, size_t first)
+{
+	size_t n = *cap ? 2 * *cap : first;
+	if (n < *cap || n > SIZE_MAX / elem)
+		return NULL;
+	void *w = realloc(v, n * elem);
+	if (w)
+		*cap = n;
+	return w;
+}

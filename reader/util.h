@@ -114,6 +114,10 @@ static inline uint64_t ckt_util_hash64(uint64_t x)
 /* The keyed hash of n bytes (a fingerprint: equal bytes, equal hash). */
 uint64_t ckt_util_hash_bytes(const uint8_t *s, size_t n);
 
+/* An array v of *cap elements of elem bytes, full, made twice as big (first elements when
+ * *cap is 0): the new array, *cap updated; NULL when memory lacks (v and *cap unchanged). */
+void *ckt_util_grow(void *v, size_t *cap, size_t elem, size_t first);
+
 /* A small map of 64-bit keys to values below UINT64_MAX: open addressing, at most half full.
  * Zero-initialized, it is empty. */
 struct ckt_util_map {
