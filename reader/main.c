@@ -928,6 +928,7 @@ static int ckt_main_read(const struct ckt_args *a, struct ckt_main_read *m, bool
 	}
 	ckt_replay_set_sample(m->rep, m->rate_bytes);
 	ckt_replay_set_thread_gens(m->rep, ckt_main_tracer_at_least(m->dec, 0, 2, 33));
+	ckt_replay_set_stack_small(m->rep, ckt_main_tracer_at_least(m->dec, 0, 2, 39));
 	/* the tracer's coarse clock ticks with the RSS sampler and the writer (ckt_format.h: AGG) */
 	uint64_t flush = m->flush_ms ? m->flush_ms : 100, tick = m->rss_ms && m->rss_ms < flush ? m->rss_ms : flush;
 	ckt_replay_set_agg_tick(m->rep, tick * 1000000);

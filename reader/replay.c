@@ -708,6 +708,7 @@ struct ckt_replay {
 	/* the trace's tracer writes a thread's end before the next thread of its id (0.2.33):
 	 * threads of one id are told apart (ckt_replay_set_thread_gens) */
 	bool thread_gens;
+	bool stack_small; /* ckt_replay_set_stack_small */
 	struct ckt_attr pend_a;
 	struct ckt_run pend;
 	uint64_t epochs[CKT_EPOCHS_LEN]; /* see ckt_replay_epochs */
@@ -757,6 +758,11 @@ void ckt_replay_runs_by_thread(struct ckt_replay *r, bool on)
 void ckt_replay_set_thread_gens(struct ckt_replay *r, bool on)
 {
 	r->thread_gens = on;
+}
+
+void ckt_replay_set_stack_small(struct ckt_replay *r, bool on)
+{
+	r->stack_small = on;
 }
 
 void ckt_replay_runs_off(struct ckt_replay *r)
@@ -2889,10 +2895,14 @@ static __attribute__((noinline)) int ckt_replay_feed_other(struct ckt_replay *r,
 		/* STACK, MODULE, THREAD_NAME, PHASE_DEF, NOTE: for the observers */
 		if (rec->tag == CKT_TAG_STACK) { /* what the tracer holds for it (see replay.h) */
 			st->tracer_stack_bytes += CKT_TRACER_BYTES_PER_STACK + 8 * rec->u.stack.nframes;
-			double pages = (double)(CKT_TRACER_STACK_TABLE_BYTES / r->page_size);
-			st->stack_table_touched += (1.0 - st->stack_table_touched) / (pages >= 1 ? pages : 1);
-			st->tracer_stack_table_bytes = (uint64_t)(st->stack_table_touched *
-								  (double)CKT_TRACER_STACK_TABLE_BYTES);
+			bool small = r->stack_small && st->stack_records++ < CKT_TRACER_STACK_SMALL_MAX;
+			uint64_t bytes = small ? CKT_TRACER_STACK_SMALL_BYTES : CKT_TRACER_STACK_TABLE_BYTES;
+			double pages = (double)(bytes / r->page_size),
+			       *touched = small ? &st->stack_small_touched : &st->stack_table_touched;
+			*touched += (1.0 - *touched) / (pages >= 1 ? pages : 1);
+			st->tracer_stack_table_bytes =
+				(uint64_t)(st->stack_table_touched * (double)CKT_TRACER_STACK_TABLE_BYTES +
+					   st->stack_small_touched * (double)CKT_TRACER_STACK_SMALL_BYTES);
 		}
 		ckt_replay_obs_flush(r);
 		for (size_t i = 0; i < r->n_obs; i++)

@@ -122,7 +122,8 @@ struct ckt_replay_stats {
 	/* the pages of the tracer's table of stack hashes the distinct stacks are expected to have
 	 * touched (see below), and the share of its pages that is */
 	uint64_t tracer_stack_table_bytes;
-	double stack_table_touched;
+	double stack_table_touched, stack_small_touched; /* the big table's share, the small one's */
+	uint64_t stack_records; /* STACK records read */
 	bool truncated;                     /* no END record (set by ckt_replay_run) */
 	bool ended;
 	uint64_t end_ts, end_reason, end_events;
@@ -444,6 +445,11 @@ static inline int64_t ckt_replay_unexplained_anon(const struct ckt_replay_stats 
  * 29 MiB of executable and libraries read as memory the tracer could not see). Counted as the
  * pages that many stacks touch on average: of P pages, after n stacks P(1 - (1 - 1/P)^n). */
 #define CKT_TRACER_STACK_TABLE_BYTES ((uint64_t)32 << 20)
+/* Since tracer 0.2.39 the first distinct stacks go to a small table in front of it (1 MiB, at
+ * most 32,768 stacks), which their slots make resident instead (ckt_replay_set_stack_small):
+ * 8,192 stacks kept 20 MiB of the big table resident, and keep 1 MiB of the small one. */
+#define CKT_TRACER_STACK_SMALL_BYTES ((uint64_t)1 << 20)
+#define CKT_TRACER_STACK_SMALL_MAX 32768u
 
 /* Everything the tracer saw that can be resident, each at its own peak (see below). */
 static inline uint64_t ckt_replay_traced_seen(const struct ckt_replay_stats *st)
@@ -480,5 +486,8 @@ uint64_t ckt_replay_thread_key(const struct ckt_replay *r, uint64_t tid, uint64_
  * before, the end came a flush or two late, after the next thread's names and events, and
  * the threads of an id stay one). */
 void ckt_replay_set_thread_gens(struct ckt_replay *r, bool on);
+/* The trace's tracer puts its first distinct stacks in a small table (0.2.39 on): the pages
+ * of its tables of stack hashes are counted so (tracer_stack_table_bytes). */
+void ckt_replay_set_stack_small(struct ckt_replay *r, bool on);
 
 #endif

@@ -286,6 +286,7 @@ class Trace:
         self.early_exits = 0  # THREAD_EXITs stamped before the end of their thread's last event
         self.first_violation = None
         self.stacks_of = {}  # stack id -> ALLOC records of allocs_size bytes
+        self.stacks = {}  # stack id -> its frames (STACK records)
         self.allocs_size = None
 
 
@@ -498,9 +499,12 @@ def parse_frame(b, tr, fidx):
             for _ in range(4):
                 row.uv()
         elif tag == T_STACK:
-            row.uv()
+            sid = row.uv()
+            f, fr = 0, []
             for _ in range(row.uv()):
-                row.sv()
+                f = (f + row.sv()) & M64
+                fr.append(f)
+            tr.stacks[sid] = tuple(fr)
         elif tag == T_MODULE:
             row.uv()
             row.uv()

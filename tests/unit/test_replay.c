@@ -300,14 +300,20 @@ static void test_file_anon_split_and_rounding(void **state)
 	tb_release(&b);
 }
 
-/* The pages of the tracer's 32 MiB table of stack hashes that n distinct stacks touch on
- * average (4 KiB pages), added up as the reader does */
-static uint64_t stack_table_bytes(int n)
+/* The pages of a table of stack hashes (pages of 4 KiB) that n distinct stacks touch on
+ * average, as a share of them, added up as the reader does */
+static double stack_pages_touched(int n, double pages)
 {
 	double touched = 0;
 	for (int i = 0; i < n; i++)
-		touched += (1.0 - touched) / 8192.0;
-	return (uint64_t)(touched * (double)((uint64_t)32 << 20));
+		touched += (1.0 - touched) / pages;
+	return touched;
+}
+
+/* those of the tracer's 32 MiB table, in bytes */
+static uint64_t stack_table_bytes(int n)
+{
+	return (uint64_t)(stack_pages_touched(n, 8192.0) * (double)((uint64_t)32 << 20));
 }
 
 /* The tracer's memory for distinct stacks is the tracer's, not an allocator it cannot see
@@ -341,6 +347,50 @@ static void test_untraced_allows_stacks(void **state)
 		run_ok(&b, &st);
 		assert_int_equal(st.tracer_stack_bytes + st.tracer_stack_table_bytes, stacks);
 		assert_int_equal(ckt_replay_untraced_suspected(&st), extra > 0);
+		tb_release(&b);
+	}
+}
+
+/* Since tracer 0.2.39 the first 32,768 distinct stacks go to a small table of 1 MiB: 8,192
+ * stacks count 1 MiB of it (in the big table alone, as the reader counts them for traces of
+ * earlier tracers, 20 MiB), 40,000 stacks all of it and the 18.8 MiB of the big one that the
+ * 7,232 after them touch */
+static void test_stack_table_small(void **state)
+{
+	(void)state;
+	uint64_t frames[2] = {0x400000, 0x400010};
+	const int counts[] = {8192, 40000};
+	for (size_t c = 0; c < 2; c++) {
+		struct tb b;
+		struct ckt_replay_stats st, old;
+		tb_init(&b);
+		tb_header(&b);
+		tb_frame(&b, 0);
+		for (uint64_t id = 1; id <= (uint64_t)counts[c]; id++) {
+			frames[0] = 0x500000 + id;
+			tb_stack(&b, id, frames, 2);
+		}
+		tb_thread(&b, 1);
+		tb_alloc(&b, 10, 0x10000, 4096);
+		tb_end(&b, 30, CKT_END_EXIT, 1, 0);
+		tb_flush(&b);
+		char path[64];
+		tb_write(&b, path);
+		struct ckt_error err = { 0 };
+		assert_int_equal(tb_run_how(path, &st, &err, NULL, NULL, true), 0);
+		assert_int_equal(tb_run_how(path, &old, &err, NULL, NULL, false), 0);
+		unlink(path);
+		int small = counts[c] < 32768 ? counts[c] : 32768;
+		uint64_t want = (uint64_t)(stack_pages_touched(counts[c] - small, 8192.0) * (double)((uint64_t)32 << 20) +
+					   stack_pages_touched(small, 256.0) * (double)((uint64_t)1 << 20));
+		assert_int_equal(st.tracer_stack_table_bytes, want);
+		assert_int_equal(old.tracer_stack_table_bytes, stack_table_bytes(counts[c]));
+		if (c == 0) {
+			assert_true(want > ((uint64_t)1 << 20) - 4096 && want <= (uint64_t)1 << 20);
+			assert_true(old.tracer_stack_table_bytes > (uint64_t)20 << 20);
+		} else {
+			assert_true(want > (uint64_t)19 << 20 && want < (uint64_t)20 << 20);
+		}
 		tb_release(&b);
 	}
 }
@@ -1445,6 +1495,7 @@ int main(void)
 		cmocka_unit_test(test_page_size_from_header),
 		cmocka_unit_test(test_untraced_allows_stacks),
 		cmocka_unit_test(test_untraced_allows_stack_table),
+		cmocka_unit_test(test_stack_table_small),
 		cmocka_unit_test(test_rss_peak_attribution),
 		cmocka_unit_test(test_lost_events),
 		cmocka_unit_test(test_truncated_drop_partial_frame),

@@ -497,8 +497,8 @@ static inline void tb_write(const struct tb *b, char path[64])
 
 /* Replays path with the real decoder and replay; *st gets the final stats. Returns the first
  * error (err says which) or 0. A sink may be given for the RSS samples. */
-static inline int tb_run_sink(const char *path, struct ckt_replay_stats *st, struct ckt_error *err,
-			      ckt_replay_sample_fn *sink, void *ctx)
+static inline int tb_run_how(const char *path, struct ckt_replay_stats *st, struct ckt_error *err,
+			     ckt_replay_sample_fn *sink, void *ctx, bool stack_small)
 {
 	struct ckt_decoder *d = NULL;
 	if (st)
@@ -510,6 +510,7 @@ static inline int tb_run_sink(const char *path, struct ckt_replay_stats *st, str
 	if (!r)
 		abort();
 	ckt_replay_set_sample_sink(r, sink, ctx);
+	ckt_replay_set_stack_small(r, stack_small);
 	/* the default mode's rate, as cuzktrace-report takes it from the header */
 	const char *rate = ckt_decode_header_get(d, "setting.CUZKTRACE_SAMPLE");
 	if (rate)
@@ -520,6 +521,12 @@ static inline int tb_run_sink(const char *path, struct ckt_replay_stats *st, str
 	ckt_replay_free(r);
 	ckt_decode_close(d);
 	return rc;
+}
+
+static inline int tb_run_sink(const char *path, struct ckt_replay_stats *st, struct ckt_error *err,
+			      ckt_replay_sample_fn *sink, void *ctx)
+{
+	return tb_run_how(path, st, err, sink, ctx, false);
 }
 
 static inline int tb_run(const char *path, struct ckt_replay_stats *st, struct ckt_error *err)
