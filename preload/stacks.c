@@ -102,7 +102,7 @@ static struct tslot *small;
  * last time and goes on to the big table, so no stack gets a slot (an id) in both (a fork
  * child, where a thread of the parent may have been inside, is not traced) */
 static atomic_uint small_n;
-static atomic_int small_closed, small_pending;
+static atomic_int small_closed, small_pending, small_stuck;
 static struct ckt_stack_entry *_Atomic *by_id;
 static unsigned char *arena;
 static atomic_size_t arena_used;
@@ -409,10 +409,20 @@ static uint32_t intern_small(const uint64_t *f, uint32_t n, uint64_t h, bool *go
 		atomic_fetch_sub(&small_pending, 1);
 	}
 	/* closed: no insert starts there any more; wait for those under way (as published_id
-	 * waits for one), then look once more */
-	for (unsigned spins = 0; atomic_load(&small_pending) && spins <= 64 + 200000; spins++)
-		if (spins >= 64)
-			sched_yield();
+	 * waits for one), then look once more. One that never finishes (a longjmp out of a signal
+	 * handler mid-insert) would make every later new stack wait: after the first such wait
+	 * none does (a stack whose insert into the small table was under way as it closed may
+	 * then get a second id in the big one: two STACK records of the same frames) */
+	if (!atomic_load_explicit(&small_stuck, memory_order_relaxed)) {
+		for (unsigned spins = 0; atomic_load(&small_pending); spins++) {
+			if (spins > 64 + 200000) {
+				atomic_store_explicit(&small_stuck, 1, memory_order_relaxed);
+				break;
+			}
+			if (spins >= 64)
+				sched_yield();
+		}
+	}
 	struct tslot *s = probe(small, SMALL_SIZE - 1, h);
 	if (s && atomic_load_explicit(&s->key, memory_order_acquire) == h)
 		return published_id(s);
