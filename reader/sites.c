@@ -240,17 +240,34 @@ static bool ckt_sites_is_root_entry(const char *name)
 
 /* A frame that can own bytes when the stack holds nothing but plumbing up to its root: code
  * of a standard library that is not the allocator's own (not the malloc family, nor Rust's
- * alloc:: and core:: crates, nor its allocator shims) */
+ * alloc:: and core:: crates, nor its allocator shims). A Rust trait impl's name may open with
+ * several '<' ("<<alloc::boxed::Box<str> as core::convert::From<&str>>::from as
+ * core::ops::function::FnOnce<(&str,)>>::call_once", core's shim that calls alloc's from: it
+ * owned the name std keeps for each named thread) */
 static bool ckt_sites_is_runtime_owner(const char *name)
 {
-	static const char *const not_owners[] = { "alloc::", "<alloc::", "core::", "<core::" };
+	static const char *const not_owners[] = { "alloc::", "core::" };
 	if (!name || !*name || ckt_sites_is_alloc_fn(name) || ckt_sites_is_rust_shim(name) ||
 	    ckt_sites_is_root_entry(name))
 		return false;
+	const char *p = name;
+	while (*p == '<')
+		p++;
 	for (size_t i = 0; i < sizeof(not_owners) / sizeof(not_owners[0]); i++)
-		if (strncmp(name, not_owners[i], strlen(not_owners[i])) == 0)
+		if (strncmp(p, not_owners[i], strlen(not_owners[i])) == 0)
 			return false;
 	return true;
+}
+
+/* The C main rustc generates: the frame inside it is std's runtime, by name
+ * (std::rt::lang_start_internal) or, where fat LTO inlined that into main and the debug info
+ * keeps only the innermost of the chain (std::sys::pal::unix::stack_overflow::imp::make_handler
+ * right inside main), by its source file in the Rust standard library's std crate, which no C
+ * or C++ main calls straight into */
+static bool ckt_sites_is_rust_main(const struct ckt_sym_frame *f, const char *inner, const char *inner_file)
+{
+	return f->name && strcmp(f->name, "main") == 0 && inner &&
+	       (strncmp(inner, "std::rt::lang_start", 19) == 0 || (inner_file && strstr(inner_file, "library/std/src/")));
 }
 
 bool ckt_sites_is_plumbing(const char *name)
@@ -507,7 +524,7 @@ static int ckt_sites_symbolize(struct ckt_sites *s, size_t i, bool shallow)
 		const uint8_t *p = s->enc + st->off, *end = p + st->len;
 		uint64_t pc = 0;
 		bool cut = false;
-		const char *inner = NULL; /* the frame before (inside) the one looked at */
+		const char *inner = NULL, *inner_file = NULL; /* the frame before (inside) the one looked at */
 		for (uint32_t k = 0; k < st->n && !cut; k++) {
 			int64_t d;
 			p = ckt_get_sv(p, end, &d); /* validated by the decoder */
@@ -538,12 +555,12 @@ static int ckt_sites_symbolize(struct ckt_sites *s, size_t i, bool shallow)
 					 * std::rt::lang_start_internal: "main" owned it there, read
 					 * as the program's own) */
 					if ((ckt_sites_is_root_entry(f[j].name) ||
-					     (f[j].name && strcmp(f[j].name, "main") == 0 && inner &&
-					      strncmp(inner, "std::rt::lang_start", 19) == 0)) &&
+					     ckt_sites_is_rust_main(&f[j], inner, inner_file)) &&
 					    runtime != UINT32_MAX)
 						site = runtime;
 				}
 				inner = f[j].name;
+				inner_file = f[j].file;
 				if (!found && runtime == UINT32_MAX && j > entry && ckt_sites_is_runtime_owner(f[j].name))
 					runtime = (uint32_t)n;
 				if (ckt_sites_push(&v, &n, &cap, ckt_sites_frame_str(s, &f[j])) < 0)

@@ -629,6 +629,23 @@ print(sum(e["site"].startswith("main ") and rt(e) for e in s),
 				"$($REPORT --json --phase-rule "x=${want%=*}" $T/$j.zst 2>/dev/null | $PY -c 'import json,sys; print(sum(p["allocated_bytes"] for p in json.load(sys.stdin)["phases"] if p["name"] == "x"))')" "${want##*=}"
 		done
 	done
+	# what std's runtime allocates for a thread before the program's code runs (the copy of
+	# its name, the main thread's signal stack and thread info) is std's, also under a
+	# release profile's fat LTO (since 0.2.39: the name's copy had the site core's
+	# "<<alloc::boxed::Box<str> as ...>::from as core::ops::function::FnOnce<...>>::call_once",
+	# and with LTO, which inlines std's set-up into the C main rustc generates and keeps
+	# only the innermost of its frames, the main thread's set-up had the site "main")
+	CUZKTRACE_OUT=$T/sites_rsclo_lto.zst traced sites_rsclo_lto $S/sites_rsclo_lto
+	for j in sites_rsclo_lt sites_rsclo_g sites_rsclo_lto; do
+		expect_eq "sites: Rust ($j) std's runtime owns each thread's set-up: no site is main, alloc's or core's; the name's copy and the main thread's set-up are std's" \
+			"$($REPORT --json --top 1000 $T/$j.zst 2>/dev/null | $PY -c '
+import json, sys
+d = json.load(sys.stdin)
+s = d["sites_by_allocations"]
+print(sum(e["site"].lstrip("<").startswith(("main ", "alloc::", "core::")) for e in s),
+      any(e["site"].startswith("std::sys::pal::unix::stack_overflow::thread_info::set_current_info::{closure#0} ") for e in s),
+      any(e["site"].startswith("std::sys::") and any(f.startswith("main (") for f in e["frames"]) for e in s))')" "0 True True"
+	done
 else
 	echo "  skip Rust site tests: rustc not found when building (tests/sites/sites.mk)"
 fi

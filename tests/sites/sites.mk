@@ -20,7 +20,7 @@ ifneq ($(SITES_RUSTC),)
 SITES_PROGS += $(SITES_T)/sites_rs $(SITES_T)/sites_rs_lt $(SITES_T)/sites_rsalloc \
 	$(SITES_T)/sites_rsalloc_lt $(SITES_T)/sites_rsalloc_ltv0 $(SITES_T)/sites_rsinl \
 	$(SITES_T)/sites_rsinl_v2 $(SITES_T)/sites_rsinl_v2v0 $(SITES_T)/sites_rsclo_lt $(SITES_T)/sites_rsclo_ltv0 \
-	$(SITES_T)/sites_rsclo_g
+	$(SITES_T)/sites_rsclo_g $(SITES_T)/sites_rsclo_lto
 endif
 
 $(SITES_T)/libsites_dl%.so: tests/sites/sites_dl%.c
@@ -117,6 +117,12 @@ $(SITES_T)/sites_rsclo_ltv0: tests/sites/sites_rsclo.rs
 $(SITES_T)/sites_rsclo_g: tests/sites/sites_rsclo.rs
 	@mkdir -p $(dir $@)
 	$(call msg,RUSTC,$@)$(SITES_RUSTC_RUN) --edition 2021 -O -g -o $@ $<
+
+# a release profile's fat LTO: std's runtime set-up inlined into the C main rustc generates
+$(SITES_T)/sites_rsclo_lto: tests/sites/sites_rsclo.rs
+	@mkdir -p $(dir $@)
+	$(call msg,RUSTC,$@)$(SITES_RUSTC_RUN) --edition 2021 -O -C debuginfo=line-tables-only \
+		-C lto=fat -C codegen-units=1 -o $@ $<
 
 .PHONY: sites-tests
 sites-tests: $(SITES_PROGS)
