@@ -229,6 +229,8 @@ void ckt_ownmaps_unmap(void *p, size_t n);
 int ckt_ownmaps_munmap_around(int (*real)(void *, size_t), void *addr, size_t len);
 /* madvise of [addr, addr + len) but for them: an advice that drops pages' contents */
 int ckt_ownmaps_madvise_around(int (*real)(void *, size_t, int), void *addr, size_t len, int advice);
+/* mlock of [lo, hi) but for them, piece by piece, errors ignored (as mlockall ignores them) */
+void ckt_ownmaps_mlock_around(uintptr_t lo, uintptr_t hi);
 /* The end of the user address space the kernel accepts in a munmap (TASK_SIZE_MAX: x86-64's
  * 4-level tables stop a page short of 2^47; arm64's 48-bit one at 2^48). A process that asked
  * for 57-bit addresses maps above it; such ranges go to the kernel as they are. */
@@ -251,7 +253,8 @@ int ckt_ownmaps_madvise_around(int (*real)(void *, size_t, int), void *addr, siz
 	X(setreuid, 0) X(setregid, 0) X(setresuid, 0) X(setresgid, 0) X(setgroups, 0) X(initgroups, 0) \
 	X(fork, 0) X(_Fork, 0) X(abort, 0) X(mallopt, 0) X(__assert_fail, 0) X(__assert_perror_fail, 0) \
 	X(__assert, 0) X(sigaction, 0) X(signal, 0) X(bsd_signal, 0) X(ssignal, 0) X(sysv_signal, 0)      \
-	X(__sysv_signal, 0) X(sigset, 0) X(siginterrupt, 0) X(posix_spawn, 0) X(posix_spawnp, 0)
+	X(__sysv_signal, 0) X(sigset, 0) X(siginterrupt, 0) X(posix_spawn, 0) X(posix_spawnp, 0)      \
+	X(mlockall, 0)
 
 /* glibc's assert entry points (<assert.h> declares them only without NDEBUG) */
 void __assert_fail(const char *assertion, const char *file, unsigned int line,

@@ -366,6 +366,62 @@ CKT_EXPORT int madvise(void *addr, size_t len, int advice)
 	}
 }
 
+/* mlockall(MCL_CURRENT) populates and locks every mapping of the process, and the tracer's
+ * reservations are mappings: the 4 GiB of address space for call stacks, touched only as
+ * stacks fill it, became 4 GiB of locked memory (a program that locks itself at start, as
+ * cryptsetup and real-time audio do, was killed by the out-of-memory killer in a memory cgroup
+ * of 1 GiB, where untraced it locks 2 MiB). So everything mapped is locked as its pages are
+ * touched (MCL_ONFAULT: what is resident now, the tracer's used pages among it, is locked at
+ * once), then the program's own mappings are populated and locked, area by area, with mlock
+ * (ownmaps.c goes around the tracer's), and MCL_FUTURE is set last, without MCL_ONFAULT, as
+ * asked. The program's memory ends as untraced: resident and locked; areas that cannot be
+ * populated (PROT_NONE, I/O mappings) are locked unpopulated, as mlockall leaves them. An
+ * area another thread maps meanwhile is locked as its pages are touched. A kernel without
+ * MCL_ONFAULT (before 4.4) gets the call as it is. Not the hot path: raw system calls, a
+ * buffer on the stack. */
+static int lock_line(void *ctx, const char *p, const char *end, int whole)
+{
+	uintptr_t v[2] = {0, 0};
+	(void)ctx;
+	(void)whole; /* the range is all it reads */
+	for (int k = 0; k < 2; k++) {
+		for (; p < end && *p != '-' && *p != ' '; p++) {
+			unsigned c = (unsigned char)*p, d = c - '0' < 10 ? c - '0' : (c | 32) - 'a' + 10;
+			if (d > 15)
+				return 1;
+			v[k] = v[k] << 4 | d;
+		}
+		if (p >= end)
+			return 1;
+		p++;
+	}
+	if (v[0] < v[1])
+		ckt_ownmaps_mlock_around(v[0], v[1]);
+	return 0;
+}
+
+CKT_EXPORT int mlockall(int flags)
+{
+	int (*real)(int) = ckt_real.mlockall;
+	if (CKT_UNLIKELY(!real))
+		return (int)syscall(SYS_mlockall, flags);
+	if (!(flags & MCL_CURRENT) || (flags & MCL_ONFAULT))
+		return real(flags);
+	int saved = errno;
+	if (real(flags | MCL_ONFAULT) != 0) {
+		if (errno != EINVAL)
+			return -1; /* the limit (ENOMEM, EPERM), as the call itself would fail */
+		errno = saved;
+		return real(flags);
+	}
+	char buf[4096];
+	(void)ckt_maps_walk(buf, sizeof(buf), lock_line, NULL);
+	if (flags & MCL_FUTURE)
+		(void)real(flags & ~(MCL_CURRENT | MCL_ONFAULT));
+	errno = saved;
+	return 0;
+}
+
 CKT_EXPORT int mprotect(void *addr, size_t len, int prot)
 {
 	return protect(addr, len, prot, false, 0);

@@ -238,3 +238,15 @@ int ckt_ownmaps_madvise_around(int (*real)(void *, size_t, int), void *addr, siz
 	errno = ENOMEM;
 	return -1;
 }
+
+/* see ckt.h: for mlockall (hooks_mmap.c), one area of /proc/self/maps at a time */
+void ckt_ownmaps_mlock_around(uintptr_t lo, uintptr_t hi)
+{
+	uintptr_t s, e;
+	for (uintptr_t cur = lo; cur < hi; cur = e) {
+		if (!own_first(cur, hi, &s, &e))
+			s = e = hi;
+		if (s > cur)
+			(void)syscall(SYS_mlock, (void *)cur, s - cur);
+	}
+}

@@ -622,6 +622,25 @@ as_plain=$(bash -c 'ulimit -v 6291456; '$P'/asfill' | grep -o '[0-9]*')
 		"$(( as_traced * 100 >= as_plain * 85 ))/$(jget $T/asfill.json truncated)" "1/false"
 done
 
+# mlockall(MCL_CURRENT | MCL_FUTURE) (cryptsetup, real-time audio): the program's memory is
+# populated and locked as untraced, a 32 MiB block mapped before the call and a 16 MiB one
+# after it; the tracer's reservations are not (the 4 GiB for call stacks were made resident:
+# 4.1 GiB of RSS where untraced 50 MiB, and a memory cgroup of 1 GiB killed the program).
+# tests/progs/mlockcur.c; as root (CAP_IPC_LOCK), or under a locked-memory limit above the
+# address space.
+mlock_plain=$($P/mlockcur 2>&1 | head -1)
+if [ "$mlock_plain" = "mlockall: 0" ]; then
+	for s in 0 524288; do
+		CUZKTRACE_SAMPLE=$s CUZKTRACE_OUT=$T/mlockcur.zst traced mlockcur $P/mlockcur
+		$REPORT --json $T/mlockcur.zst >$T/mlockcur.json 2>/dev/null
+		expect_eq "mlockall(MCL_CURRENT | MCL_FUTURE) (CUZKTRACE_SAMPLE=$s): the program's blocks resident, the tracer's reservations not, trace complete" \
+			"$(cat $T/mlockcur.rc)/$(tr '\n' '|' <$T/mlockcur.out)/$(grep -v '^cuzktrace: ' $T/mlockcur.err)/$(jget $T/mlockcur.json truncated)" \
+			"0/mlockall: 0|block before: 32 MiB of 32 resident|block after: 16 MiB of 16 resident|resident: under 256 MiB|//false"
+	done
+else
+	echo "  skip mlockall: untraced it fails here ($mlock_plain: not root?)"
+fi
+
 # The program renames or deletes its own trace file while it runs: the data goes on into the
 # file; at the end one line says the name no longer leads to it (the exit line named a file
 # that was gone, without a word), and where a rename took it (since 0.2.20: the exit line
