@@ -28,8 +28,9 @@
  * of the ~2 us) measure it.
  *
  * Cost after unwinding: hashing is ~1 ns per frame; a cache hit costs one compare; a miss that
- * finds the stack in the global table costs a probe or two (no write); only a new stack writes
- * shared memory (a CAS and a fetch_add). */
+ * finds the stack in the global tables costs a probe or two (no write), and a stack of the big
+ * table (past the first 32,768) a probe of the small one before; only a new stack writes shared
+ * memory (a CAS and a fetch_add, and for the small table two more on one counter's line). */
 #define UNW_LOCAL_ONLY
 #include <errno.h>
 
