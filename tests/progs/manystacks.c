@@ -26,8 +26,11 @@ __attribute__((noinline)) static void right(int d, unsigned bits)
 __attribute__((noinline)) static void go(int d, unsigned bits)
 {
 	if (!d) {
-		sink = malloc(16);
-		free(sink);
+		/* each thread frees its own block: through the shared sink, one thread freed
+		 * another's and glibc aborted the program ("double free or corruption") */
+		void *p = malloc(16);
+		sink = p;
+		free(p);
 		return;
 	}
 	if (bits & 1)
