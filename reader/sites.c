@@ -206,9 +206,13 @@ static bool ckt_sites_is_rust_shim(const char *name)
 }
 
 /* The allocator's own entry points and wrappers (C's, GLib's, libiberty's, C++'s exception
- * allocation), by exact name */
+ * allocation), by exact name. glibc's debug symbols name its functions by their internal
+ * aliases, "__GI_" and the name ("__GI___strdup" for strdup, what a frame inside it reads
+ * where they are installed): compared without that prefix */
 static bool ckt_sites_is_alloc_fn(const char *name)
 {
+	if (strncmp(name, "__GI_", 5) == 0 && name[5])
+		name += 5;
 	static const char *const exact[] = {
 		"malloc", "calloc", "realloc", "reallocarray", "free", "posix_memalign", "aligned_alloc",
 		"memalign", "valloc", "pvalloc", "mmap", "mmap64", "mremap", "strdup", "strndup",

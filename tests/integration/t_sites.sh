@@ -687,6 +687,15 @@ expect_match "leaks: text list, largest first" "$(sed -n '/^top sites live at ex
 )?  #[0-9]+  0 B \(0 bytes\), 0\.0% of the heap then, 2 allocations live
       keep_empty \(.*leaks\.c:[0-9]+\)$'
 
+# strdup and strndup are the C library's allocation, not a site (since 0.2.39 also under the
+# names glibc's debug symbols give them, "__GI___strdup": where those were installed, the site
+# read "__GI___strdup (./string/strdup.c:42)" in place of the function that called it)
+CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/sd.zst traced sd $P/strdups
+$REPORT --json $T/sd.zst >$T/sd.json 2>$T/sd.rerr
+expect_eq "strdups: strdup's and strndup's blocks belong to their callers, no site is the C library's" \
+	"$(cat $T/sd.rc)/$(cat $T/sd.rerr)/$(site_get $T/sd.json sites_at_exit '^copy_name \(.*strdups\.c:12\)$' bytes)/$(site_get $T/sd.json sites_at_exit '^copy_part \(.*strdups\.c:19\)$' bytes)/$(site_get $T/sd.json sites_at_exit '^(__GI_)?(__)?str(n)?dup ' bytes)" \
+	"0//9/4/none"
+
 # what a list leaves out (since 0.2.26): past --top 2, the other sites live at exit and their
 # bytes, every byte of the heap then (exact mode: no byte in no site); the full list has no rest
 $REPORT --top 2 --json $T/lk.zst >$T/lk2.json 2>/dev/null
