@@ -50,6 +50,9 @@ static struct procfile status = {status_path, -1, 0, 0};
 static char selfstat_path[] = "/proc/self/stat";
 static struct procfile selfstat = {selfstat_path, -1, 0, 0};
 static atomic_int files_ready;
+/* the sampler has its event buffer (or found none could be mapped): what its starter waits for
+ * besides its id */
+static atomic_int ring_ready;
 /* the sampler took its last sample (the one at stop): what an exit that does not join it waits
  * for, so that a run shorter than one period still has a sample (it had none: the report said
  * "no RSS samples" while the exit line gave a peak RSS) */
@@ -394,6 +397,13 @@ static void *sampler_main(void *arg)
 	ssize_t n = readlink("/proc/thread-self", sampler_dir, sizeof(sampler_dir) - 1);
 	sampler_dir[n > 0 && (size_t)n < sizeof(sampler_dir) - 1 ? n : 0] = 0;
 	atomic_store(&ckt_rss_tid, (pid_t)syscall(SYS_gettid));
+	/* its event buffer now, while its starter waits (ckt_rss_start), not at its first sample:
+	 * a program that caps its address space right after start (setrlimit RLIMIT_AS) had done
+	 * so by then when the sampler got a core late (one core, a loaded machine: 4 runs in 10
+	 * of tests/progs/aslate.c on one CPU), and RSS went unsampled with an error line */
+	if (!t->ring)
+		(void)ckt_thread_attach(t);
+	atomic_store(&ring_ready, 1);
 	/* the starter opens this thread's files (see statm_path); 1 s at most */
 	for (int i = 0; i < 1000 && !atomic_load(&files_ready); i++) {
 		ckt_nap(1000000);
@@ -474,6 +484,7 @@ int ckt_rss_start(void)
 	unsigned long th;
 	atomic_store(&stop_flag, 0); /* started again after ckt_helpers_pause */
 	atomic_store(&files_ready, 0);
+	atomic_store(&ring_ready, 0);
 	atomic_store(&last_taken, 0);
 	atomic_store(&ckt_rss_tid, 0);
 	if (ckt_spawn_helper(sampler_main, &th, &sampler_stack)) {
@@ -485,6 +496,9 @@ int ckt_rss_start(void)
 	/* its files, opened here: /proc/self/task/<id>/ names the sampler's from any thread */
 	pid_t tid = 0;
 	for (int i = 0; i < 1000 && !(tid = atomic_load(&ckt_rss_tid)); i++) {
+		ckt_nap(100000);
+	}
+	for (int i = 0; tid && i < 1000 && !atomic_load(&ring_ready); i++) {
 		ckt_nap(100000);
 	}
 	if (tid) {
