@@ -221,7 +221,8 @@ size_t ckt_big_room(const void *p); /* the bytes p (from ckt_big_alloc) holds: n
 int ckt_maps_walk(char *buf, size_t cap, int (*line)(void *ctx, const char *p, const char *end, int whole),
 		  void *ctx);
 
-/* ---- ownmaps.c: the tracer's own anonymous read-write mappings (flags: extra MAP_* flags),
+/* ---- ownmaps.c: the tracer's own anonymous read-write mappings (flags: extra MAP_* flags;
+ * MAP_SHARED makes one shared with forked children instead of private),
  * kept out of the program's holes and out of reach of its munmap: ckt_ownmaps_munmap_around
  * unmaps [addr, addr + len) but for them (real: the real munmap) ---- */
 void *ckt_ownmaps_map(size_t n, int flags);
@@ -971,6 +972,20 @@ static inline int ckt_tls_update_call(const struct ckt_tls *t, const void *ra)
 /* A hook passes a call through untraced; ra is the caller's return address. Counted when a
  * signal handler interrupted a hook of this thread (CKT_GUARD_HOOK). Not on the traced path:
  * the test runs only when the guard is up. */
+/* hooks_exec.c: a forked process that has not exec'd is not traced; its first heap block or
+ * anonymous mapping of CKT_CHILD_NOTE_BYTES or more says so on stderr, once for all such
+ * processes of a traced program (ckt_child_untraced_say). A compare of the size on the paths
+ * that pass a call through untraced; traced calls do not come here. */
+#define CKT_CHILD_NOTE_BYTES ((size_t)1 << 20)
+extern atomic_int ckt_child_untraced;
+void ckt_child_untraced_say(size_t n);
+static inline void ckt_child_note(size_t n)
+{
+	if (CKT_UNLIKELY(n >= CKT_CHILD_NOTE_BYTES) &&
+	    CKT_UNLIKELY(atomic_load_explicit(&ckt_child_untraced, memory_order_relaxed)))
+		ckt_child_untraced_say(n);
+}
+
 static inline void ckt_passed(const struct ckt_tls *t, const void *ra)
 {
 	if (CKT_LIKELY(t->guard != CKT_GUARD_HOOK && t->guard != CKT_GUARD_MAP && t->guard != CKT_GUARD_TLS &&

@@ -32,6 +32,10 @@ extern char **environ;
 
 static int finished_here; /* an exec finished the trace; it may have failed and be retried */
 
+/* a page shared with forked children: one of them has said it is not traced (child_note_prepare) */
+static _Atomic(atomic_int *) child_note;
+atomic_int ckt_child_untraced; /* this process is such a child and has not said it yet */
+
 /* 1 if this is the traced process itself: a vfork child shares our memory, and finishing the
  * trace there would end the parent's. */
 static int is_tracer_process(void)
@@ -934,6 +938,7 @@ struct pause_hold {
 void ckt_exec_after_fork_child(void)
 {
 	atomic_store(&pause_owner, 0);
+	atomic_store(&ckt_child_untraced, atomic_load(&child_note) != NULL);
 	fork_parent = mem_pid ? mem_pid : ckt_writer_pid(); /* (child_env) */
 	mem_pid = getpid();
 }
@@ -1728,6 +1733,42 @@ CKT_EXPORT void quick_exit(int status)
 		syscall(SYS_exit_group, status);
 }
 
+/* A forked process that does not exec is not traced (bootstrap.c, on_fork_child), and its
+ * memory is in no trace: a Python multiprocessing pool of the fork start method does all its
+ * work there (workers holding 50 MiB each, the parent's trace peaking at 2 MiB), which nothing
+ * said. Such a process's first heap block or anonymous mapping of CKT_CHILD_NOTE_BYTES or more
+ * (ckt_child_note: children about to exec, and shells' subshells, seldom make one) gives one
+ * line, for the first such process of the traced program only: a page shared with its forked
+ * children (and theirs) holds whether one has said it. Made at the traced process's first
+ * fork; not with CUZKTRACE_CHILDREN=0 (children left untraced on purpose), nor where the page
+ * cannot be had. (child_note and ckt_child_untraced are at the top of the file.) */
+static void child_note_prepare(void)
+{
+	if (atomic_load_explicit(&child_note, memory_order_relaxed) || !ckt_config.children ||
+	    !is_tracer_process())
+		return;
+	atomic_int *page = ckt_ownmaps_map(sizeof(*page), MAP_SHARED), *none = NULL;
+	if (page && !atomic_compare_exchange_strong(&child_note, &none, page))
+		ckt_ownmaps_unmap(page, sizeof(*page)); /* another thread's fork made one first */
+}
+
+void ckt_child_untraced_say(size_t n)
+{
+	atomic_int *note = atomic_load(&child_note);
+	if (!atomic_exchange(&ckt_child_untraced, 0) || !note || atomic_exchange(note, 1))
+		return;
+	struct ckt_line l = {.len = 0};
+	ckt_line_str(&l, "cuzktrace: warning: process ");
+	ckt_line_u64(&l, (uint64_t)getpid());
+	ckt_line_str(&l, ", forked from process ");
+	ckt_line_u64(&l, (uint64_t)getppid());
+	ckt_line_str(&l, " without exec, allocates memory no trace holds (a block of ");
+	ckt_line_bytes(&l, n);
+	ckt_line_str(&l, "): a forked process is traced only once it execs; said for the first such "
+			 "process only");
+	ckt_line_emit(&l);
+}
+
 /* fork from a signal handler that interrupted one of this thread's hooks of the malloc family
  * (CKT_GUARD_HOOK): most likely inside the real malloc or free, whose arena lock this thread
  * then holds. (Not CKT_GUARD_MAP: glibc's allocator maps through its own internal mmap, so an
@@ -1745,6 +1786,7 @@ CKT_EXPORT pid_t fork(void)
 	CKT_EXEC_REAL(fork);
 	if (CKT_UNLIKELY(ckt_tls.guard == CKT_GUARD_HOOK) && ckt_real._Fork)
 		return ckt_real._Fork();
+	child_note_prepare();
 	return ckt_real.fork();
 }
 
@@ -1771,6 +1813,7 @@ CKT_EXPORT int daemon(int nochdir, int noclose)
 		ckt_line_emit(&l);
 		fast_exit(ckt_real._exit, 0);
 	}
+	atomic_store(&ckt_child_untraced, 0); /* the parent's line said it */
 	if (setsid() < 0)
 		return -1;
 	if (!nochdir)

@@ -129,6 +129,7 @@ CKT_EXPORT void *malloc(size_t n)
 		if (CKT_UNLIKELY(ckt_tls_update_call(t, __builtin_return_address(0))))
 			return tls_update_alloc(t, n, 1, CKT_FN_MALLOC);
 		ckt_passed(t, __builtin_return_address(0));
+		ckt_child_note(n);
 		return CKT_UNLIKELY(t->from_pool) ? boot_alloc(n, 16) : ckt_real.malloc(n);
 	}
 	t->guard = CKT_GUARD_HOOK;
@@ -176,6 +177,7 @@ CKT_EXPORT void *calloc(size_t nm, size_t sz)
 		if (CKT_UNLIKELY(ckt_tls_update_call(t, __builtin_return_address(0))))
 			return tls_update_alloc(t, nm, sz, CKT_FN_CALLOC);
 		ckt_passed(t, __builtin_return_address(0));
+		ckt_child_note(n);
 		return CKT_UNLIKELY(t->from_pool) ? boot_alloc(n, 16) : ckt_real.calloc(nm, sz);
 	}
 	t->guard = CKT_GUARD_HOOK;
@@ -259,6 +261,7 @@ static inline void *realloc_common(void *p, size_t n, uint8_t fn_for_null, const
 	if (!CKT_HOOK_ENTER(t)) {
 		if (!CKT_UNLIKELY(ckt_tls_update_call(t, ra))) {
 			ckt_passed(t, ra);
+			ckt_child_note(n);
 			return ckt_real.realloc(p, n);
 		}
 		restore_guard = CKT_GUARD_TLS;
@@ -408,6 +411,7 @@ static void *aligned_common(int how, size_t align, size_t n, uint8_t fn, int *er
 	struct ckt_tls *t = &ckt_tls;
 	if (!CKT_HOOK_ENTER(t)) {
 		ckt_passed(t, __builtin_return_address(0));
+		ckt_child_note(n);
 		t->cxx_request = 0;
 		return real_aligned(how, align, n, err);
 	}

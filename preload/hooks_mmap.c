@@ -80,6 +80,8 @@ CKT_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t
 	if (!hook_enter(t, __builtin_frame_address(0))) {
 		const void *ra = __builtin_return_address(0);
 		ckt_passed(t, ra);
+		if ((flags & MAP_ANONYMOUS) && prot)
+			ckt_child_note(len);
 		void *p = real_mmap(addr, len, prot, flags, fd, off);
 		if (CKT_UNLIKELY(t->unw_trimming) && p != MAP_FAILED && ckt_from_out(CKT_OUT_UNWIND, ra))
 			ckt_stacks_unw_mapped(t, p, len, flags);

@@ -103,11 +103,13 @@ void *ckt_ownmaps_map(size_t n, int flags)
 	if (slot >= 0 && len < CKT_OWN_SPAN && getrlimit(RLIMIT_AS, &rl) == 0 &&
 	    (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= CKT_OWN_PAD_LIMIT))
 		pad = own_whole_pages((CKT_OWN_SPAN - len) / 2);
+	int type = flags & MAP_SHARED ? MAP_SHARED : MAP_PRIVATE; /* shared: with forked children */
+	flags &= ~MAP_SHARED;
 	char *base = (char *)syscall(SYS_mmap, NULL, len + 2 * pad, pad ? PROT_NONE : PROT_READ | PROT_WRITE,
-				     MAP_PRIVATE | MAP_ANONYMOUS | (pad ? MAP_NORESERVE : flags), -1, 0);
+				     MAP_ANONYMOUS | (pad ? MAP_PRIVATE | MAP_NORESERVE : type | flags), -1, 0);
 	if (base != MAP_FAILED && pad &&
 	    (void *)syscall(SYS_mmap, base + pad, len, PROT_READ | PROT_WRITE,
-			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | flags, -1, 0) == MAP_FAILED) {
+			    type | MAP_ANONYMOUS | MAP_FIXED | flags, -1, 0) == MAP_FAILED) {
 		syscall(SYS_munmap, base, len + 2 * pad);
 		base = MAP_FAILED;
 	}

@@ -192,6 +192,26 @@ expect_eq "allocating under the loader's lock: no deadlock" "$(cat $T/phdr.rc)/$
 CUZKTRACE_OUT=$T/forkreuse.zst traced forkreuse $P/forkreuse
 expect_eq "fork after fd reuse: the child's descriptor is untouched" "$(cat $T/forkreuse.rc)/$(cat $T/forkreuse.out)" "0/child: read0=0"
 
+# forked children that do not exec are not traced: since 0.2.39 the first one's first block of
+# 1 MiB or more says so, once for all of them (three children of 4 MiB each, then one that
+# execs /bin/true, traced); none for blocks of 100 KiB, none with CUZKTRACE_CHILDREN=0 (before:
+# no line; a fork-method Python pool's workers held their memory in no trace without a word)
+for fw in big small big:0; do
+	m=${fw%%:*}
+	rm -f $T/fw.*.zst
+	if [ "$fw" = big:0 ]; then
+		CUZKTRACE_CHILDREN=0 CUZKTRACE_OUT=$T/fw.%p.zst traced fw $P/forkwork $m
+	else
+		CUZKTRACE_OUT=$T/fw.%p.zst traced fw $P/forkwork $m
+	fi
+	fw_pid=$(sed -n 's/^cuzktrace: tracing forkwork (pid \([0-9]*\)).*/\1/p' $T/fw.err)
+	fw_want=0
+	[ "$fw" = big ] && fw_want=1
+	expect_eq "forked children without exec ($fw): status, output, $fw_want line(s) of the untraced child, the exec'd child traced" \
+		"$(cat $T/fw.rc)/$(cat $T/fw.out)/$(grep -c "^cuzktrace: warning: process [0-9]*, forked from process $fw_pid without exec, allocates memory no trace holds (a block of 4.00 MiB): a forked process is traced only once it execs; said for the first such process only\$" $T/fw.err)/$(grep -c 'warning' $T/fw.err)/$(grep -c '^cuzktrace: tracing true ' $T/fw.err)" \
+		"0/forkwork: $m done/$fw_want/$fw_want/$([ "$fw" = big:0 ] && echo 0 || echo 1)"
+done
+
 # 20,000 short threads, 8 at a time: each ended thread's ring (64 KiB) is recycled soon, not a
 # flush interval later, so the tracer's memory stays small (untraced 1.4 MiB; 34 MiB before
 # ending threads woke the writer; 7 MiB now). Every event is kept.
