@@ -267,11 +267,14 @@ static bool ckt_sites_is_runtime_owner(const char *name)
  * (std::rt::lang_start_internal) or, where fat LTO inlined that into main and the debug info
  * keeps only the innermost of the chain (std::sys::pal::unix::stack_overflow::imp::make_handler
  * right inside main), by its source file in the Rust standard library's std crate, which no C
- * or C++ main calls straight into */
+ * or C++ main calls straight into. That main has no source line of its own; a program's own
+ * main that calls std (a #![no_main] Rust program's #[no_mangle] main creating a HashMap, whose
+ * line-tables-only name is "main") has one, and stays the site */
 static bool ckt_sites_is_rust_main(const struct ckt_sym_frame *f, const char *inner, const char *inner_file)
 {
 	return f->name && strcmp(f->name, "main") == 0 && inner &&
-	       (strncmp(inner, "std::rt::lang_start", 19) == 0 || (inner_file && strstr(inner_file, "library/std/src/")));
+	       (strncmp(inner, "std::rt::lang_start", 19) == 0 ||
+		(!(f->file && f->line) && inner_file && strstr(inner_file, "library/std/src/")));
 }
 
 bool ckt_sites_is_plumbing(const char *name)

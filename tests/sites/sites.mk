@@ -20,7 +20,7 @@ ifneq ($(SITES_RUSTC),)
 SITES_PROGS += $(SITES_T)/sites_rs $(SITES_T)/sites_rs_lt $(SITES_T)/sites_rsalloc \
 	$(SITES_T)/sites_rsalloc_lt $(SITES_T)/sites_rsalloc_ltv0 $(SITES_T)/sites_rsinl \
 	$(SITES_T)/sites_rsinl_v2 $(SITES_T)/sites_rsinl_v2v0 $(SITES_T)/sites_rsclo_lt $(SITES_T)/sites_rsclo_ltv0 \
-	$(SITES_T)/sites_rsclo_g $(SITES_T)/sites_rsclo_lto
+	$(SITES_T)/sites_rsclo_g $(SITES_T)/sites_rsclo_lto $(SITES_T)/sites_rsnomain
 endif
 
 $(SITES_T)/libsites_dl%.so: tests/sites/sites_dl%.c
@@ -123,6 +123,11 @@ $(SITES_T)/sites_rsclo_lto: tests/sites/sites_rsclo.rs
 	@mkdir -p $(dir $@)
 	$(call msg,RUSTC,$@)$(SITES_RUSTC_RUN) --edition 2021 -O -C debuginfo=line-tables-only \
 		-C lto=fat -C codegen-units=1 -o $@ $<
+
+# a #![no_main] program's own main, line-tables-only: named "main" as rustc's generated one
+$(SITES_T)/sites_rsnomain: tests/sites/sites_rsnomain.rs
+	@mkdir -p $(dir $@)
+	$(call msg,RUSTC,$@)$(SITES_RUSTC_RUN) -O -C debuginfo=line-tables-only -o $@ $<
 
 .PHONY: sites-tests
 sites-tests: $(SITES_PROGS)
