@@ -417,7 +417,15 @@ CKT_EXPORT int mlockall(int flags)
 		return real(flags);
 	}
 	char buf[4096];
-	(void)ckt_maps_walk(buf, sizeof(buf), lock_line, NULL);
+	if (ckt_maps_walk(buf, sizeof(buf), lock_line, NULL) < 0) {
+		/* no /proc (a mount namespace without it, no descriptor free): the areas cannot be
+		 * told apart, and locking all as untraced would make the tracer's reservations
+		 * resident: what is mapped now stays locked as its pages are touched */
+		int e = errno;
+		ckt_log("warning: mlockall(MCL_CURRENT): cannot read /proc/self/maps (", strerrordesc_np(e),
+			"); memory mapped now is locked as its pages are touched, not made resident at once",
+			NULL);
+	}
 	if (flags & MCL_FUTURE)
 		(void)real(flags & ~(MCL_CURRENT | MCL_ONFAULT));
 	errno = saved;

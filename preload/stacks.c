@@ -382,7 +382,7 @@ static uint32_t publish_map(struct ckt_stack_entry *e, uint32_t id)
  * whose claim (a compare-and-swap of the key) makes one of them publish it. */
 static uint32_t intern_small(const uint64_t *f, uint32_t n, uint64_t h, bool *go_big)
 {
-	for (;;) {
+	while (!atomic_load(&small_closed)) {
 		struct tslot *s = probe(small, SMALL_SIZE - 1, h);
 		if (!s) {
 			*go_big = true;
@@ -390,8 +390,6 @@ static uint32_t intern_small(const uint64_t *f, uint32_t n, uint64_t h, bool *go
 		}
 		if (atomic_load_explicit(&s->key, memory_order_acquire) == h)
 			return published_id(s);
-		if (atomic_load(&small_closed))
-			break;
 		atomic_fetch_add(&small_pending, 1);
 		if (atomic_load(&small_closed) || atomic_fetch_add(&small_n, 1) >= SMALL_MAX) {
 			atomic_store(&small_closed, 1);
@@ -410,10 +408,11 @@ static uint32_t intern_small(const uint64_t *f, uint32_t n, uint64_t h, bool *go
 		atomic_fetch_sub(&small_pending, 1);
 	}
 	/* closed: no insert starts there any more; wait for those under way (as published_id
-	 * waits for one), then look once more. One that never finishes (a longjmp out of a signal
-	 * handler mid-insert) would make every later new stack wait: after the first such wait
-	 * none does (a stack whose insert into the small table was under way as it closed may
-	 * then get a second id in the big one: two STACK records of the same frames) */
+	 * waits for one), then look (once: a stack of the big table probes the small one once).
+	 * One that never finishes (a longjmp out of a signal handler mid-insert) would make every
+	 * later new stack wait: after the first such wait none does (a stack whose insert into the
+	 * small table was under way as it closed may then get a second id in the big one: two
+	 * STACK records of the same frames) */
 	if (!atomic_load_explicit(&small_stuck, memory_order_relaxed)) {
 		for (unsigned spins = 0; atomic_load(&small_pending); spins++) {
 			if (spins > 64 + 200000) {
@@ -720,7 +719,9 @@ static inline uint32_t stacks_capture(struct ckt_tls *t)
 
 /* Writer side: the stacks published since the last call, in id order, stopping at the first
  * id still being published (it will be picked up next time; readers accept a STACK record
- * after the events that name it). */
+ * after the events that name it). An id whose publishing never finishes (a longjmp out of a
+ * signal handler between taking the id and storing its entry) stops the STACK records after
+ * it for good: the report then names their stacks missing from the trace. */
 uint32_t ckt_stacks_next(uint32_t from, const uint64_t **frames, uint32_t *n, uint32_t *map)
 {
 	if (!by_id || from >= atomic_load(&next_id) || from >= MAX_IDS)
