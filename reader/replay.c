@@ -340,6 +340,8 @@ struct ckt_range {
 #endif
 struct ckt_rchunk {
 	size_t n;
+	size_t reserved; /* of its ranges, those reserved (PROT_NONE): an mprotect that would change
+			  * none of them passes the chunk by (ckt_replay_protect) */
 	struct ckt_range r[CKT_RANGE_CHUNK];
 };
 
@@ -350,6 +352,12 @@ struct ckt_rangeset {
 	size_t n;    /* ranges in all */
 	size_t last; /* the chunk of the last lookup (a hint) */
 };
+
+/* whether range g is reserved address space (PROT_NONE): see ckt_replay_range_mapped */
+static inline size_t ckt_replay_range_reserved(const struct ckt_range *g)
+{
+	return (g->prot & 7) == 0;
+}
 
 /* One range of a mapping is gone: the mapping's last one, or a piece of it. */
 static int ckt_replay_piece_gone(struct ckt_range *g)
@@ -437,6 +445,7 @@ static struct ckt_rchunk *ckt_replay_range_new_chunk(struct ckt_rangeset *s, siz
 	if (ckt_replay_range_table(s) < 0 || !(c = malloc(sizeof(*c))))
 		return NULL;
 	c->n = 0;
+	c->reserved = 0;
 	memmove(&s->c[h + 1], &s->c[h], (s->nc - h) * sizeof(*s->c));
 	memmove(&s->before[h + 1], &s->before[h], (s->nc - h) * sizeof(*s->before));
 	s->c[h] = c;
@@ -474,6 +483,9 @@ static int ckt_replay_range_insert_at(struct ckt_rangeset *s, size_t i, const st
 		memcpy(d->r, &c->r[half], (CKT_RANGE_CHUNK - half) * sizeof(*d->r));
 		d->n = CKT_RANGE_CHUNK - half;
 		c->n = half;
+		for (size_t j = 0; j < d->n; j++)
+			d->reserved += ckt_replay_range_reserved(&d->r[j]);
+		c->reserved -= d->reserved;
 		if (i > s->before[h] + half) { /* i == before + half goes to the end of c */
 			h++;
 			c = d;
@@ -483,6 +495,7 @@ static int ckt_replay_range_insert_at(struct ckt_rangeset *s, size_t i, const st
 	memmove(&c->r[k + 1], &c->r[k], (c->n - k) * sizeof(*c->r));
 	c->r[k] = *v;
 	c->n++;
+	c->reserved += ckt_replay_range_reserved(v);
 	s->n++;
 	for (size_t j = h + 1; j < s->nc; j++)
 		s->before[j]++;
@@ -497,6 +510,8 @@ static void ckt_replay_range_remove(struct ckt_rangeset *s, size_t i, size_t k)
 		size_t h = ckt_replay_range_chunk(s, i);
 		struct ckt_rchunk *c = s->c[h];
 		size_t at = i - s->before[h], m = c->n - at < k ? c->n - at : k;
+		for (size_t j = at; j < at + m; j++)
+			c->reserved -= ckt_replay_range_reserved(&c->r[j]);
 		memmove(&c->r[at], &c->r[at + m], (c->n - at - m) * sizeof(*c->r));
 		c->n -= m;
 		s->n -= m;
@@ -515,6 +530,7 @@ static void ckt_replay_range_remove(struct ckt_rangeset *s, size_t i, size_t k)
 			struct ckt_rchunk *x = s->c[a], *y = s->c[a + 1];
 			memcpy(&x->r[x->n], y->r, y->n * sizeof(*y->r));
 			x->n += y->n;
+			x->reserved += y->reserved;
 			ckt_replay_range_drop_chunk(s, a + 1);
 		}
 	}
@@ -1990,11 +2006,20 @@ static void ckt_replay_range_join(struct ckt_rangeset *rs, size_t i)
 static int ckt_replay_protect(struct ckt_replay *r, uint64_t s, uint64_t e, uint32_t prot, uint64_t ts)
 {
 	struct ckt_rangeset *rs = &r->maps;
+	size_t want = (prot & 7) == 0; /* the ranges that will be reserved */
 	for (size_t i = ckt_replay_range_lower(rs, s); e > s && i < rs->n && ckt_replay_range_at(rs, i)->start < e; i++) {
 		int rc;
 		const struct ckt_range *h = ckt_replay_range_at(rs, i);
-		if (ckt_replay_range_mapped(h) == ((prot & 7) != 0))
+		if (ckt_replay_range_mapped(h) == ((prot & 7) != 0)) {
+			/* a chunk whose ranges all agree already is passed by whole: pieces of one
+			 * area for the kernel (mappings side by side) are one range each here */
+			const struct ckt_rchunk *c = rs->c[rs->last];
+			if (c->reserved == (want ? c->n : 0)) {
+				i = rs->before[rs->last] + c->n - 1;
+				rs->last++; /* the next chunk's first range comes next (a hint only) */
+			}
 			continue;
+		}
 		if (h->start < s) { /* the head keeps its protection */
 			if ((rc = ckt_replay_range_split(rs, i, s)) < 0)
 				return rc;
@@ -2003,6 +2028,7 @@ static int ckt_replay_protect(struct ckt_replay *r, uint64_t s, uint64_t e, uint
 		if (h->end > e && (rc = ckt_replay_range_split(rs, i, e)) < 0)
 			return rc;
 		struct ckt_range *g = ckt_replay_range_at(rs, i); /* (a split may have moved it) */
+		rs->c[rs->last]->reserved += want ? 1 : (size_t)-1; /* g's chunk: range_at's hint */
 		ckt_replay_range_bytes(r, g, g->end - g->start, false, 0, ts);
 		g->prot = prot;
 		ckt_replay_range_bytes(r, g, g->end - g->start, true, 0, ts);
