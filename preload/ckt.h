@@ -972,18 +972,18 @@ static inline int ckt_tls_update_call(const struct ckt_tls *t, const void *ra)
 /* A hook passes a call through untraced; ra is the caller's return address. Counted when a
  * signal handler interrupted a hook of this thread (CKT_GUARD_HOOK). Not on the traced path:
  * the test runs only when the guard is up. */
-/* hooks_exec.c: a forked process that has not exec'd is not traced; its first heap block or
- * anonymous mapping of CKT_CHILD_NOTE_BYTES or more says so on stderr, once for all such
- * processes of a traced program (ckt_child_untraced_say). A compare of the size on the paths
- * that pass a call through untraced; traced calls do not come here. */
-#define CKT_CHILD_NOTE_BYTES ((size_t)1 << 20)
+/* hooks_exec.c: a forked process that has not exec'd is not traced; once its heap blocks and
+ * anonymous mappings add up to CKT_CHILD_NOTE_BYTES it says so on stderr, once for all such
+ * processes of a traced program (ckt_child_untraced_count). On the paths that pass a call
+ * through untraced (traced calls do not come here): a load of a flag, and in such a process an
+ * atomic add. */
+#define CKT_CHILD_NOTE_BYTES ((uint64_t)16 << 20)
 extern atomic_int ckt_child_untraced;
-void ckt_child_untraced_say(size_t n);
+void ckt_child_untraced_count(size_t n);
 static inline void ckt_child_note(size_t n)
 {
-	if (CKT_UNLIKELY(n >= CKT_CHILD_NOTE_BYTES) &&
-	    CKT_UNLIKELY(atomic_load_explicit(&ckt_child_untraced, memory_order_relaxed)))
-		ckt_child_untraced_say(n);
+	if (CKT_UNLIKELY(atomic_load_explicit(&ckt_child_untraced, memory_order_relaxed)))
+		ckt_child_untraced_count(n);
 }
 
 static inline void ckt_passed(const struct ckt_tls *t, const void *ra)

@@ -35,6 +35,7 @@ static int finished_here; /* an exec finished the trace; it may have failed and 
 /* a page shared with forked children: one of them has said it is not traced (child_note_prepare) */
 static _Atomic(atomic_int *) child_note;
 atomic_int ckt_child_untraced; /* this process is such a child and has not said it yet */
+static _Atomic uint64_t child_bytes; /* allocated by this process since it was forked */
 
 /* 1 if this is the traced process itself: a vfork child shares our memory, and finishing the
  * trace there would end the parent's. */
@@ -938,6 +939,7 @@ struct pause_hold {
 void ckt_exec_after_fork_child(void)
 {
 	atomic_store(&pause_owner, 0);
+	atomic_store(&child_bytes, 0);
 	atomic_store(&ckt_child_untraced, atomic_load(&child_note) != NULL);
 	fork_parent = mem_pid ? mem_pid : ckt_writer_pid(); /* (child_env) */
 	mem_pid = getpid();
@@ -1736,12 +1738,16 @@ CKT_EXPORT void quick_exit(int status)
 /* A forked process that does not exec is not traced (bootstrap.c, on_fork_child), and its
  * memory is in no trace: a Python multiprocessing pool of the fork start method does all its
  * work there (workers holding 50 MiB each, the parent's trace peaking at 2 MiB), which nothing
- * said. Such a process's first heap block or anonymous mapping of CKT_CHILD_NOTE_BYTES or more
- * (ckt_child_note: children about to exec, and shells' subshells, seldom make one) gives one
- * line, for the first such process of the traced program only: a page shared with its forked
- * children (and theirs) holds whether one has said it. Made at the traced process's first
- * fork; not with CUZKTRACE_CHILDREN=0 (children left untraced on purpose), nor where the page
- * cannot be had. (child_note and ckt_child_untraced are at the top of the file.) */
+ * said. Once such a process's heap blocks and anonymous mappings add up to
+ * CKT_CHILD_NOTE_BYTES (ckt_child_note; allocated, not live), one line says so, for the first
+ * such process of the traced program only: a page shared with its forked children (and
+ * theirs) holds whether one has said it. Not at a first big block: a child about to exec
+ * builds the new image's argument vector first (bash: 1.07 MiB of pointers for 140,000
+ * arguments), and such a child said it, and used up the line. Bounded by the kernel's limit on
+ * arguments and environment, a few MiB at most, under the 16 MiB. The page is made at the
+ * traced process's first fork; not with CUZKTRACE_CHILDREN=0 (children left untraced on
+ * purpose), nor where it cannot be had. (child_note, child_bytes and ckt_child_untraced are
+ * at the top of the file.) */
 static void child_note_prepare(void)
 {
 	if (atomic_load_explicit(&child_note, memory_order_relaxed) || !ckt_config.children ||
@@ -1752,8 +1758,10 @@ static void child_note_prepare(void)
 		ckt_ownmaps_unmap(page, sizeof(*page)); /* another thread's fork made one first */
 }
 
-void ckt_child_untraced_say(size_t n)
+void ckt_child_untraced_count(size_t n)
 {
+	if (atomic_fetch_add_explicit(&child_bytes, n, memory_order_relaxed) + n < CKT_CHILD_NOTE_BYTES)
+		return;
 	atomic_int *note = atomic_load(&child_note);
 	if (!atomic_exchange(&ckt_child_untraced, 0) || !note || atomic_exchange(note, 1))
 		return;
@@ -1762,10 +1770,10 @@ void ckt_child_untraced_say(size_t n)
 	ckt_line_u64(&l, (uint64_t)getpid());
 	ckt_line_str(&l, ", forked from process ");
 	ckt_line_u64(&l, (uint64_t)getppid());
-	ckt_line_str(&l, " without exec, allocates memory no trace holds (a block of ");
-	ckt_line_bytes(&l, n);
-	ckt_line_str(&l, "): a forked process is traced only once it execs; said for the first such "
-			 "process only");
+	ckt_line_str(&l, " without exec, has allocated ");
+	ckt_line_bytes(&l, CKT_CHILD_NOTE_BYTES);
+	ckt_line_str(&l, " or more that no trace holds: a forked process is traced only once it execs; "
+			 "said for the first such process only");
 	ckt_line_emit(&l);
 }
 

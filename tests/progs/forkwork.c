@@ -1,31 +1,37 @@
 /* forkwork.c: forks children that do not exec. "big": three children, one after the other,
- * each allocate a 4 MiB block (and touch it) and _exit(0); "small": the same with 100 KiB
- * blocks; then, in both modes, a child that allocates 100 KiB and execs /bin/true. The parent
- * waits for each and prints "forkwork: <mode> done". Usage: forkwork big|small */
+ * each allocate 20 MiB (in blocks of 1 MiB, touched) and _exit(0); "small": the same with 100
+ * KiB; then, in both modes, a child that allocates a 2 MiB block (as a shell builds a long
+ * argument vector) and execs /bin/true. The parent waits for each and prints "forkwork: <mode>
+ * done". Usage: forkwork big|small */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-static void *volatile sink;
+static void *volatile sink[20];
 
 int main(int argc, char **argv)
 {
 	if (argc < 2 || (strcmp(argv[1], "big") && strcmp(argv[1], "small")))
 		return 2;
-	size_t n = strcmp(argv[1], "big") ? 100 << 10 : 4 << 20;
+	size_t n = strcmp(argv[1], "big") ? 100 << 10 : 20 << 20;
 	for (int i = 0; i < 4; i++) {
 		fflush(stdout);
 		pid_t pid = fork();
 		if (pid < 0)
 			return 3;
 		if (pid == 0) {
-			sink = malloc(i < 3 ? n : 100 << 10);
-			memset(sink, 1, i < 3 ? n : 100 << 10);
 			if (i == 3) {
+				sink[0] = malloc(2 << 20);
+				memset(sink[0], 1, 2 << 20);
 				execl("/bin/true", "true", (char *)NULL);
 				_exit(127);
+			}
+			for (size_t k = 0; k < 20 && k << 20 < n; k++) {
+				size_t b = n < 1 << 20 ? n : 1 << 20;
+				sink[k] = malloc(b);
+				memset(sink[k], 1, b);
 			}
 			_exit(0);
 		}
