@@ -969,9 +969,6 @@ static inline int ckt_tls_update_call(const struct ckt_tls *t, const void *ra)
 }
 
 
-/* A hook passes a call through untraced; ra is the caller's return address. Counted when a
- * signal handler interrupted a hook of this thread (CKT_GUARD_HOOK). Not on the traced path:
- * the test runs only when the guard is up. */
 /* hooks_exec.c: a forked process that has not exec'd is not traced; once its heap blocks and
  * anonymous mappings add up to CKT_CHILD_NOTE_BYTES it says so on stderr, once for all such
  * processes of a traced program (ckt_child_untraced_count). On the paths that pass a call
@@ -986,6 +983,9 @@ static inline void ckt_child_note(size_t n)
 		ckt_child_untraced_count(n);
 }
 
+/* A hook passes a call through untraced; ra is the caller's return address. Counted when a
+ * signal handler interrupted a hook of this thread (CKT_GUARD_HOOK). Not on the traced path:
+ * the test runs only when the guard is up. */
 static inline void ckt_passed(const struct ckt_tls *t, const void *ra)
 {
 	if (CKT_LIKELY(t->guard != CKT_GUARD_HOOK && t->guard != CKT_GUARD_MAP && t->guard != CKT_GUARD_TLS &&

@@ -1743,8 +1743,8 @@ CKT_EXPORT void quick_exit(int status)
  * such process of the traced program only: a page shared with its forked children (and
  * theirs) holds whether one has said it. Not at a first big block: a child about to exec
  * builds the new image's argument vector first (bash: 1.07 MiB of pointers for 140,000
- * arguments), and such a child said it, and used up the line. Bounded by the kernel's limit on
- * arguments and environment, a few MiB at most, under the 16 MiB. The page is made at the
+ * arguments), and at its first block of 1 MiB such a child said it, using up the line; the
+ * kernel's limit on arguments and environment keeps that to a few MiB, under the 16 MiB. The page is made at the
  * traced process's first fork; not with CUZKTRACE_CHILDREN=0 (children left untraced on
  * purpose), nor where it cannot be had. (child_note, child_bytes and ckt_child_untraced are
  * at the top of the file.) */
