@@ -220,6 +220,9 @@ size_t ckt_big_room(const void *p); /* the bytes p (from ckt_big_alloc) holds: n
  * the file cannot be read to its end (or to the line that stopped it). Raw system calls. */
 int ckt_maps_walk(char *buf, size_t cap, int (*line)(void *ctx, const char *p, const char *end, int whole),
 		  void *ctx);
+/* The range "lo-hi" that opens a line of /proc/self/maps [p, end): v[0], v[1], and where the
+ * next field (the protection) starts; NULL when the line does not open so */
+const char *ckt_maps_range(const char *p, const char *end, uintptr_t v[2]);
 
 /* ---- ownmaps.c: the tracer's own anonymous read-write mappings (flags: extra MAP_* flags;
  * MAP_SHARED makes one shared with forked children instead of private),

@@ -240,22 +240,30 @@ int ckt_maps_walk(char *buf, size_t cap, int (*line)(void *ctx, const char *p, c
 	return ok ? 0 : -1;
 }
 
+const char *ckt_maps_range(const char *p, const char *end, uintptr_t v[2])
+{
+	for (int k = 0; k < 2; k++) {
+		v[k] = 0;
+		for (; p < end && *p != '-' && *p != ' '; p++) {
+			unsigned c = (unsigned char)*p, d = c - '0' < 10 ? c - '0' : (c | 32) - 'a' + 10;
+			if (d > 15)
+				return NULL;
+			v[k] = v[k] << 4 | d;
+		}
+		if (p >= end)
+			return NULL;
+		p++;
+	}
+	return p;
+}
+
 /* One line of /proc/self/maps, "lo-hi rwxp ...", in address order, against [s, e): 1 once the
  * run has ended (the rest need not be read). */
 static int maps_line(struct maps_run *m, const char *p, const char *end, uintptr_t s, uintptr_t e)
 {
-	uintptr_t v[2] = {0, 0};
-	for (int k = 0; k < 2; k++) {
-		for (; p < end && *p != '-' && *p != ' '; p++) {
-			unsigned c = (unsigned char)*p, d = c - '0' < 10 ? c - '0' : (c | 32) - 'a' + 10;
-			if (d > 15)
-				return 1;
-			v[k] = v[k] << 4 | d;
-		}
-		if (p >= end)
-			return 1;
-		p++;
-	}
+	uintptr_t v[2];
+	if (!(p = ckt_maps_range(p, end, v)))
+		return 1;
 	if (end - p < 3)
 		return 1;
 	if (v[1] <= s)
@@ -383,20 +391,11 @@ CKT_EXPORT int madvise(void *addr, size_t len, int advice)
  * buffer on the stack. */
 static int lock_line(void *ctx, const char *p, const char *end, int whole)
 {
-	uintptr_t v[2] = {0, 0};
+	uintptr_t v[2];
 	(void)ctx;
 	(void)whole; /* the range is all it reads */
-	for (int k = 0; k < 2; k++) {
-		for (; p < end && *p != '-' && *p != ' '; p++) {
-			unsigned c = (unsigned char)*p, d = c - '0' < 10 ? c - '0' : (c | 32) - 'a' + 10;
-			if (d > 15)
-				return 1;
-			v[k] = v[k] << 4 | d;
-		}
-		if (p >= end)
-			return 1;
-		p++;
-	}
+	if (!ckt_maps_range(p, end, v))
+		return 1;
 	if (v[0] < v[1])
 		ckt_ownmaps_mlock_around(v[0], v[1]);
 	return 0;

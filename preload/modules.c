@@ -88,9 +88,9 @@ struct mapped_walk {
 static int mapped_line(void *ctx, const char *p, const char *end, int whole)
 {
 	struct mapped_walk *w = ctx;
-	char *q;
-	uintptr_t lo = (uintptr_t)strtoull(p, &q, 16), hi = *q == '-' ? (uintptr_t)strtoull(q + 1, &q, 16) : 0;
-	if (q > end || lo > w->at || w->at >= hi)
+	uintptr_t v[2];
+	const char *q = ckt_maps_range(p, end, v);
+	if (!q || v[0] > w->at || w->at >= v[1])
 		return 0;
 	/* then: perms, offset, device, inode, and the path */
 	for (int f = 0; f < 5; f++) {

@@ -1118,14 +1118,7 @@ static int ckt_sym_cu_collect(Dwarf_Die *parent, struct ckt_sym_fnvec *fv, int d
 static struct ckt_sym_cu *ckt_sym_cu_index(struct ckt_sym_module *m, Dwarf_Die *cu)
 {
 	uintptr_t key = (uintptr_t)cu->addr;
-	size_t lo = 0, hi = m->n_cus;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (m->cus[mid].key < key)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = CKT_UTIL_LOWER_BOUND(m->cus, m->n_cus, key, key);
 	if (lo < m->n_cus && m->cus[lo].key == key)
 		return &m->cus[lo];
 	if (m->n_cus == m->cap_cus) {
@@ -1337,14 +1330,7 @@ static const struct ckt_sym_scope *ckt_sym_scopes_of(struct ckt_sym_module *m, D
 		c->scopes_state = 1;
 	}
 	Dwarf_Off off = dwarf_dieoffset(d);
-	size_t lo = 0, hi = c->n_scopes;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (c->scopes[mid].off < off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = CKT_UTIL_LOWER_BOUND(c->scopes, c->n_scopes, off, off);
 	if (lo == c->n_scopes || c->scopes[lo].off != off)
 		return NULL;
 	*at = lo;

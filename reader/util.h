@@ -118,6 +118,20 @@ uint64_t ckt_util_hash_bytes(const uint8_t *s, size_t n);
  * *cap is 0): the new array, *cap updated; NULL when memory lacks (v and *cap unchanged). */
 void *ckt_util_grow(void *v, size_t *cap, size_t elem, size_t first);
 
+/* The first index i of v[0..n), sorted by field, with v[i].field not below key (n when none) */
+#define CKT_UTIL_LOWER_BOUND(v, n, field, key)                               \
+	__extension__({                                                      \
+		size_t lo_ = 0, hi_ = (n);                                   \
+		while (lo_ < hi_) {                                          \
+			size_t mid_ = lo_ + (hi_ - lo_) / 2;                 \
+			if ((v)[mid_].field < (key))                         \
+				lo_ = mid_ + 1;                              \
+			else                                                 \
+				hi_ = mid_;                                  \
+		}                                                            \
+		lo_;                                                         \
+	})
+
 /* A small map of 64-bit keys to values below UINT64_MAX: open addressing, at most half full.
  * Zero-initialized, it is empty. */
 struct ckt_util_map {

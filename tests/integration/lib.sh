@@ -45,6 +45,14 @@ traced() {
 	echo $? >"$T/$name.rc"
 }
 
+# noproc CMD...: CMD in a mount namespace of its own where /proc is an empty tmpfs (no
+# /proc/self/maps, no statm); status 125 where this machine makes no such namespace. `noproc
+# true` asks whether it can.
+noproc() {
+	unshare -m true 2>/dev/null || return 125
+	unshare -m sh -c 'mount -t tmpfs none /proc && exec "$@"' sh "$@"
+}
+
 # traced_json NAME CMD...: traced, killed after 60 s (a hang fails, and does not stop the
 # suite), then the report of $T/NAME.zst in $T/NAME.json; prints the live heap bytes at exit
 traced_json() {
