@@ -73,8 +73,10 @@ typedef struct {
 	X(cuMipmappedArrayCreate, "cuMipmappedArrayCreate", 0, 99999, 0)       \
 	X(cuGraphAddMemAllocNode, "cuGraphAddMemAllocNode", 0, 99999, 0)       \
 	X(cuMemImportFromShareableHandle, "cuMemImportFromShareableHandle", 0, 99999, 0) \
+	X(cuIpcOpenMemHandle, "cuIpcOpenMemHandle", 4010, 10999, 0)           \
 	X(cuIpcOpenMemHandle_v2, "cuIpcOpenMemHandle", 11000, 99999, 0)       \
 	X(cuMemRetainAllocationHandle, "cuMemRetainAllocationHandle", 0, 99999, 0) \
+	X(cuDevicePrimaryCtxReset, "cuDevicePrimaryCtxReset", 7000, 10999, 0) \
 	X(cuDevicePrimaryCtxReset_v2, "cuDevicePrimaryCtxReset", 11000, 99999, 0) \
 	X(cuCtxDestroy_v2, "cuCtxDestroy", 4000, 99999, 0)
 
@@ -132,6 +134,7 @@ typedef struct {
 	char reserved[64];
 } CUipcMemHandle;
 CKT_EXPORT CUresult cuArrayCreate_v2(void **arr, const void *desc);
+CKT_EXPORT CUresult cuDevicePrimaryCtxReset(CUdevice dev);
 CKT_EXPORT CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev);
 CKT_EXPORT CUresult cuCtxDestroy_v2(CUcontext ctx);
 CKT_EXPORT CUresult cuArray3DCreate_v2(void **arr, const void *desc);
@@ -140,6 +143,7 @@ CKT_EXPORT CUresult cuGraphAddMemAllocNode(void **node, void *graph, void *const
 					   void *params);
 CKT_EXPORT CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *h, void *os_handle,
 						   int handle_type);
+CKT_EXPORT CUresult cuIpcOpenMemHandle(CUdeviceptr *dptr, CUipcMemHandle handle, unsigned flags);
 CKT_EXPORT CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *dptr, CUipcMemHandle handle, unsigned flags);
 CKT_EXPORT CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *h, void *addr);
 
@@ -598,6 +602,9 @@ CKT_DRV_UNTRACED(cuGraphAddMemAllocNode, " (graph memory, allocated when the gra
 CKT_DRV_UNTRACED(cuMemImportFromShareableHandle,
 		 " (memory another process allocated); it is not traced: GPU figures leave it out",
 		 (CUmemGenericAllocationHandle * h, void *os_handle, int handle_type), (h, os_handle, handle_type))
+/* the 4.1 ABI (same arguments) too: the CUDA 13.0 runtime looks up both */
+CKT_DRV_UNTRACED(cuIpcOpenMemHandle, " (memory another process allocated); it is not traced: GPU figures leave it out",
+		 (CUdeviceptr * dptr, CUipcMemHandle handle, unsigned flags), (dptr, handle, flags))
 CKT_DRV_UNTRACED(cuIpcOpenMemHandle_v2, " (memory another process allocated); it is not traced: GPU figures leave it out",
 		 (CUdeviceptr * dptr, CUipcMemHandle handle, unsigned flags), (dptr, handle, flags))
 CKT_DRV_UNTRACED(cuMemRetainAllocationHandle,
@@ -626,6 +633,9 @@ CKT_DRV_UNTRACED(cuMemRetainAllocationHandle,
 		t->in_driver--;                                                                        \
 		return rc;                                                                             \
 	}
+/* the 7.0 ABI (same argument) too: the CUDA 13.0 runtime's cudaDeviceReset looks up
+ * cuDevicePrimaryCtxReset at version 7000 only, which is this one, not _v2 */
+CKT_DRV_CONTEXT_GONE(cuDevicePrimaryCtxReset, (CUdevice dev), (dev))
 CKT_DRV_CONTEXT_GONE(cuDevicePrimaryCtxReset_v2, (CUdevice dev), (dev))
 CKT_DRV_CONTEXT_GONE(cuCtxDestroy_v2, (CUcontext ctx), (ctx))
 

@@ -13,6 +13,7 @@ typedef void *CUmemoryPool;
 typedef unsigned long long CUmemGenericAllocationHandle;
 typedef unsigned long long cuuint64_t;
 typedef struct { char bytes[16]; } CUuuid;
+typedef struct { char reserved[64]; } CUipcMemHandle;
 typedef struct {
 	int type;
 	int requestedHandleTypes;
@@ -69,7 +70,10 @@ CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned flags);
 CUresult cuMemHostUnregister(void *p);
 CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *h, void *va);
 CUresult cuArrayCreate_v2(void **arr, const void *desc);
+CUresult cuDevicePrimaryCtxReset(CUdevice dev);
 CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev);
+CUresult cuIpcOpenMemHandle(CUdeviceptr *dptr, CUipcMemHandle handle, unsigned flags);
+CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *dptr, CUipcMemHandle handle, unsigned flags);
 CUresult cuCtxDestroy_v2(CUcontext ctx);
 CUresult cuMemFree_v2(CUdeviceptr dptr);
 CUresult cuMemFreeHost(void *p);

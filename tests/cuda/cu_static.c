@@ -14,7 +14,11 @@
  *           cuGetProcAddress_v2; the runtime itself refuses a stand-in driver, it needs the
  *           driver's private export tables). cuMemAllocHost and the VMM calls, which the runtime
  *           does not look up, are looked up at their ABI's version as cudaGetDriverEntryPoint
- *           would. */
+ *           would. At the end, with nothing live, a reset of device 0 through what the runtime
+ *           looks up for cudaDeviceReset: cuDevicePrimaryCtxReset at 7000, the 7.0 ABI.
+ *   cudart13live  the same, then 1 MiB allocated and left live across that reset, and memory
+ *           of another process opened through cuIpcOpenMemHandle at 4010 (the runtime looks it
+ *           up at 4010 and 11000) */
 #include "exercise.h"
 
 #include <dlfcn.h>
@@ -54,8 +58,9 @@ static int async_calls(void *h, int want_ptsz)
 	return 0;
 }
 
-/* the CUDA 13.0 static runtime's lookups (see cudart13 above); returns the exit status */
-static int cudart13(void)
+/* the CUDA 13.0 static runtime's lookups (see cudart13 above), then with LIVE a reset while
+ * 1 MiB is live and an IPC import; returns the exit status */
+static int cudart13(int live)
 {
 	void *none = NULL;
 	int st = 0;
@@ -67,6 +72,7 @@ static int cudart13(void)
 	gpa2 = lookup_at("cuGetProcAddress", 12000, 0);
 	d.default_pool = lookup_at("cuDeviceGetDefaultMemPool", 11020, 0);
 	d.retain = lookup_at("cuDevicePrimaryCtxRetain", 7000, 0);
+	CUresult (*reset)(CUdevice) = lookup_at("cuDevicePrimaryCtxReset", 7000, 0);
 	d.set_ctx = lookup_at("cuCtxSetCurrent", 4000, 0);
 	d.managed = lookup_at("cuMemAllocManaged", 6000, 0);
 	d.alloc = lookup_at("cuMemAlloc", 3020, 0);
@@ -85,12 +91,22 @@ static int cudart13(void)
 	if (async_ptsz == (void *)d.alloc_async || pool_ptsz == (void *)d.alloc_pool ||
 	    free_ptsz == (void *)d.free_async)
 		return 11; /* the two stream modes are two functions */
+	CUresult (*ipc_open)(CUdeviceptr *, CUipcMemHandle, unsigned) = lookup_at("cuIpcOpenMemHandle", 4010, 0);
+	if (lookup_at("cuIpcOpenMemHandle", 11000, 0) == (void *)ipc_open)
+		return 12; /* two ABIs, two functions */
 	d.alloc_host = lookup_at("cuMemAllocHost", 3020, 0);
 	d.create = lookup_at("cuMemCreate", 10020, 0);
 	d.release = lookup_at("cuMemRelease", 10020, 0);
 	d.map = lookup_at("cuMemMap", 10020, 0);
 	d.unmap = lookup_at("cuMemUnmap", 10020, 0);
 	exercise(&d);
+	if (live) {
+		CUdeviceptr a, imported;
+		CUipcMemHandle ipc = { { 1 } };
+		CHECK(d.alloc(&a, MiB));
+		CHECK(ipc_open(&imported, ipc, 1));
+	}
+	CHECK(reset(0));
 	return 0;
 }
 
@@ -120,8 +136,8 @@ int main(int argc, char **argv)
 			return 8;
 		gpa2 = self;
 	}
-	if (!strcmp(mode, "cudart13")) {
-		int rc = cudart13();
+	if (!strcmp(mode, "cudart13") || !strcmp(mode, "cudart13live")) {
+		int rc = cudart13(!strcmp(mode, "cudart13live"));
 		if (rc)
 			return rc;
 		return async_calls(h, 0);

@@ -312,12 +312,15 @@ CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *h, void *va)
 
 /* a context reset or destroyed: accepted; the stub keeps its books (the tracer cannot see what
  * a real driver frees there, and must say so when the program had memory live) */
-CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
+static CUresult ctx_reset(CUdevice dev)
 {
 	if (!inited)
 		return CUDA_ERROR_NOT_INITIALIZED;
 	return dev == 0 || dev == 1 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
 }
+CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev) { return ctx_reset(dev); }
+/* the 7.0 ABI, same argument (what the CUDA 13.0 runtime's cudaDeviceReset looks up) */
+CUresult cuDevicePrimaryCtxReset(CUdevice dev) { return ctx_reset(dev); }
 
 CUresult cuCtxDestroy_v2(CUcontext ctx)
 {
@@ -336,6 +339,28 @@ CUresult cuArrayCreate_v2(void **arr, const void *desc)
 		return CUDA_ERROR_INVALID_VALUE;
 	*arr = &fake;
 	return CUDA_SUCCESS;
+}
+
+/* memory another process exported: a fake device address, nothing counted on either side (the
+ * 4.1 ABI and the 11.0 one take the same arguments) */
+static CUresult ipc_open(CUdeviceptr *dptr, CUipcMemHandle handle)
+{
+	if (!inited)
+		return CUDA_ERROR_NOT_INITIALIZED;
+	if (!dptr || !handle.reserved[0])
+		return CUDA_ERROR_INVALID_VALUE;
+	*dptr = 0x7c0000000000ull;
+	return CUDA_SUCCESS;
+}
+CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *dptr, CUipcMemHandle handle, unsigned flags)
+{
+	(void)flags;
+	return ipc_open(dptr, handle);
+}
+CUresult cuIpcOpenMemHandle(CUdeviceptr *dptr, CUipcMemHandle handle, unsigned flags)
+{
+	(void)flags;
+	return ipc_open(dptr, handle);
 }
 
 /* like the driver: only whole mapped ranges that tile [ptr, ptr + size) exactly */
@@ -458,6 +483,9 @@ LOCAL(cuMemUnmap)
 LOCAL(cuMemRetainAllocationHandle)
 LOCAL(cuArrayCreate_v2)
 LOCAL(cuDevicePrimaryCtxReset_v2)
+LOCAL(cuDevicePrimaryCtxReset)
+LOCAL(cuIpcOpenMemHandle_v2)
+LOCAL(cuIpcOpenMemHandle)
 LOCAL(cuCtxDestroy_v2)
 LOCAL(cuStreamSynchronize)
 static const struct proc procs[] = {
@@ -495,6 +523,9 @@ static const struct proc procs[] = {
 	{ "cuMemRetainAllocationHandle", 11000, 0, (void *)h_cuMemRetainAllocationHandle },
 	{ "cuArrayCreate", 3020, 0, (void *)h_cuArrayCreate_v2 },
 	{ "cuDevicePrimaryCtxReset", 11000, 0, (void *)h_cuDevicePrimaryCtxReset_v2 },
+	{ "cuDevicePrimaryCtxReset", 7000, 0, (void *)h_cuDevicePrimaryCtxReset },
+	{ "cuIpcOpenMemHandle", 11000, 0, (void *)h_cuIpcOpenMemHandle_v2 },
+	{ "cuIpcOpenMemHandle", 4010, 0, (void *)h_cuIpcOpenMemHandle },
 	{ "cuCtxDestroy", 4000, 0, (void *)h_cuCtxDestroy_v2 },
 	{ "cuMemHostRegister", 6050, 0, (void *)h_cuMemHostRegister_v2 },
 	{ "cuMemHostUnregister", 4000, 0, (void *)h_cuMemHostUnregister },

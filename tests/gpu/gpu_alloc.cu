@@ -68,8 +68,9 @@ int main()
 	CHECK(cudaFreeHost(host2));
 	CHECK(cudaFree(managed));
 	CHECK(cudaStreamDestroy(s));
-	// everything is freed: the reset (cuDevicePrimaryCtxReset_v2) leaves nothing behind, and
-	// the tracer, whose count of live allocations must be 0 here, says nothing of it
+	// everything is freed: the reset (cuDevicePrimaryCtxReset, the CUDA 7.0 ABI the runtime
+	// looks up) leaves nothing behind, and the tracer, whose count of live allocations must be
+	// 0 here, says nothing of it
 	CHECK(cudaDeviceReset());
 	printf("gpu_alloc: done\n");
 	return 0;
