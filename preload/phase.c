@@ -144,6 +144,17 @@ static int api_enter(struct ckt_tls *t, const char *name)
 	return name && !t->guard && atomic_load_explicit(&ckt_active, memory_order_relaxed);
 }
 
+/* name is the phase whose name intern kept as kept: its first CKT_MAX_STR bytes, whole
+ * characters. A longer name's copy is cut, so a plain strcmp never found it in the cache, and
+ * every push of it took the lock and hashed it again (12 times the cost of a short name's). */
+static int is_kept_name(const char *kept, const char *name)
+{
+	size_t k = strlen(kept);
+	if (strncmp(kept, name, k))
+		return 0;
+	return !name[k] || ckt_utf8_cut(name, strnlen(name, CKT_MAX_STR + 1), CKT_MAX_STR) == k;
+}
+
 CKT_EXPORT void cuzktrace_phase_push(const char *name)
 {
 	struct ckt_tls *t = &ckt_tls;
@@ -155,7 +166,7 @@ CKT_EXPORT void cuzktrace_phase_push(const char *name)
 	 * came from intern on this thread, so its name (written once, before) is visible. */
 	unsigned c = (unsigned)((uintptr_t)name >> 3) % CKT_PHASE_CACHE;
 	uint16_t id = t->phase_cache_name[c] == name ? t->phase_cache_id[c] : 0;
-	if (!id || strcmp(names[id], name)) {
+	if (!id || !is_kept_name(names[id], name)) {
 		ckt_mutex_take(&lock);
 		id = intern(name, 1);
 		ckt_mutex_give(&lock);
