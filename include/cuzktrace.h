@@ -10,7 +10,8 @@
  *
  * Contract of every function below:
  *  - name: a NUL-terminated string, copied (it may be freed or reused after the call); phases
- *    are identified by name. NULL is ignored. At most 4096 distinct names per process.
+ *    are identified by name. A push of NULL keeps the enclosing phase (its pop balances it);
+ *    begin and end ignore NULL. At most 4096 distinct names per process.
  *  - safe from any thread; not async-signal-safe (do not call from a signal handler).
  *  - never fails in a way the program sees; when the tracer is not loaded they do not exist:
  *

@@ -158,22 +158,28 @@ static int is_kept_name(const char *kept, const char *name)
 CKT_EXPORT void cuzktrace_phase_push(const char *name)
 {
 	struct ckt_tls *t = &ckt_tls;
-	if (!api_enter(t, name))
+	/* NULL is a push too, of no name: the pop that goes with it must not pop the enclosing
+	 * phase (ignored, it did, and the rest of that phase counted under the one outside it) */
+	if (!api_enter(t, name ? name : ""))
 		return;
 	t->guard = CKT_GUARD_HOOK;
 	/* the thread's last names first, without the lock: a push per task on many threads
 	 * (names are usually literals, so the same pointer) does not queue on one mutex. An id
 	 * came from intern on this thread, so its name (written once, before) is visible. */
-	unsigned c = (unsigned)((uintptr_t)name >> 3) % CKT_PHASE_CACHE;
-	uint16_t id = t->phase_cache_name[c] == name ? t->phase_cache_id[c] : 0;
-	if (!id || !is_kept_name(names[id], name)) {
-		ckt_mutex_take(&lock);
-		id = intern(name, 1);
-		ckt_mutex_give(&lock);
-		t->phase_cache_name[c] = name;
-		t->phase_cache_id[c] = id;
+	uint16_t id = 0;
+	if (name) {
+		unsigned c = (unsigned)((uintptr_t)name >> 3) % CKT_PHASE_CACHE;
+		id = t->phase_cache_name[c] == name ? t->phase_cache_id[c] : 0;
+		if (!id || !is_kept_name(names[id], name)) {
+			ckt_mutex_take(&lock);
+			id = intern(name, 1);
+			ckt_mutex_give(&lock);
+			t->phase_cache_name[c] = name;
+			t->phase_cache_id[c] = id;
+		}
 	}
-	/* a name past the table's limit (said once) leaves the bytes with the enclosing phase */
+	/* NULL, or a name past the table's limit (said once), leaves the bytes with the enclosing
+	 * phase */
 	uint16_t owner = id ? id : ckt_phase_current(t);
 	if (t->phase_depth < CKT_PHASE_DEPTH) {
 		/* kept in the thread's ring (a thread that can get none loses its events, and its

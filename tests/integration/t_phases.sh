@@ -772,6 +772,12 @@ for pnmode in 0 524288; do
 	expect_eq "pushes of a 1,100-byte phase name cost as a short name's ($pnmode)" \
 		"$(cat $T/pncost$pnmode.rc)/$(cat $T/pncost$pnmode.out)" "0/cost ok"
 done
+# a push of NULL keeps the enclosing phase and its pop balances it (since 0.2.40: the push was
+# ignored and its pop popped "prove", whose last 3,000,000 bytes were of no phase)
+CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/pnnull.zst traced pnnull $P/phasenames null
+expect_eq "a push of NULL and its pop: the enclosing phase keeps its bytes, and is active at the peak" \
+	"$(cat $T/pnnull.rc)/$(wc -l <$T/pnnull.err)/$($REPORT --json $T/pnnull.zst 2>/dev/null | $PY -c 'import json,sys; d = json.load(sys.stdin); h = d["peak_heap"]; print(h["active_phases"], [(p["phase"], p["bytes"]) for p in h["by_phase"] if p["phase"] != "(none)"], [(p["name"], p["allocated_bytes"]) for p in d["phases"] if p["name"] != "(none)"])')" \
+	"0/2/['prove'] [('prove', 6000000)] [('prove', 6000000)]"
 # a program's phase named "(none)" and thread named "(unnamed)", the report's own labels for
 # bytes of no phase and a thread without a name, show quoted (since 0.2.36: two rows of one
 # label, which tools keyed by name merged); the no-phase bytes: 14,000 and glibc's own

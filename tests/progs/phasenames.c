@@ -9,6 +9,9 @@
  *                     on a thread named "(unnamed)" (8,000) beside an unnamed one (4,000):
  *                     the report's own labels, which a program may give too; all held
  *   phasenames empty  a phase named "" pushed for 50 ms around a block of 3,000 bytes (held)
+ *   phasenames null   a push of NULL inside "prove" and its pop: "prove" holds its 1,000,000
+ *                     bytes before, 2,000,000 inside and 3,000,000 after (all held; the pop
+ *                     popped "prove", and the last block was of no phase)
  *   phasenames cost   the time of 20,000 push/pop pairs of a 1,100-byte name against a 10-byte
  *                     one's, the best of 5 rounds each: "cost ok" when under 5 times, else both
  *                     times (the long name's, cut where the trace keeps it, took the tracer's
@@ -58,6 +61,16 @@ int main(int argc, char **argv)
 			if (pthread_create(&t, NULL, labels_thread, named ? &t : NULL) != 0 || pthread_join(t, NULL) != 0)
 				return 1;
 		}
+		return 0;
+	}
+	if (argc > 1 && !strcmp(argv[1], "null")) {
+		cuzktrace_phase_push("prove");
+		keep[0] = malloc(1000000);
+		cuzktrace_phase_push(NULL);
+		keep[1] = malloc(2000000);
+		cuzktrace_phase_pop();
+		keep[2] = malloc(3000000);
+		cuzktrace_phase_pop();
 		return 0;
 	}
 	if (argc > 1 && !strcmp(argv[1], "cost")) {
