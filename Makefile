@@ -311,7 +311,7 @@ $(B)/bench/mf_%: $(B)/bench/manyfuncs.c $(B)/bench/libmf_%.so
 
 bench: deps
 	$(Q)$(MAKE) --no-print-directory all $(B)/bench/prover_bench $(B)/bench/live_bench $(B)/bench/threads_bench \
-		$(B)/bench/decode_floor $(B)/bench/mf_dwarf $(B)/bench/mf_symtab
+		$(B)/bench/decode_floor $(B)/bench/mf_dwarf $(B)/bench/mf_symtab $(B)/progs/phasenames
 	$(Q)bash tests/bench/run.sh
 
 # the tracer's cost at 1, 4 and 16 threads, for a machine with many cores (tests/bench/scale.sh)

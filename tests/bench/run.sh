@@ -134,6 +134,14 @@ printf 'tracer RSS, 64 threads: busy (threads_bench %s) default +%s MiB, exact +
 printf 'tracer RSS, 256 threads busy (threads_bench %s): default +%s MiB, exact +%s MiB\n' \
 	"$MANY" "$(over nd nu)" "$(over ne nu)"
 printf 'tracer RSS, 512 threads busy (threads_bench %s): exact +%s MiB\n' "$MOST" "$(over oe ou)"
+# the phase API: push/pop pairs of a 1,100-byte name against a 10-byte one's, exact mode
+# (tests/progs/phasenames.c cost; the long name took the tracer's lock at every push before
+# 0.2.40: 12 to 34 times the short name's cost)
+if [ -x "$B/progs/phasenames" ] && read -r pl ps pr < <(env CUZKTRACE_SAMPLE=0 CUZKTRACE_QUIET=1 \
+	CUZKTRACE_OUT="$W/pn.zst" LD_PRELOAD=$LIB "$B/progs/phasenames" cost 2>/dev/null); then
+	printf 'phase push/pop, exact mode: %.0f ns a pair with a 10-byte name, %.0f ns with a 1,100-byte name (%sx)\n' \
+		"$(awk -v s="$ps" 'BEGIN {print s / 20000 * 1e9}')" "$(awk -v s="$pl" 'BEGIN {print s / 20000 * 1e9}')" "$pr"
+fi
 if command -v heaptrack_print >/dev/null && ls "$W"/ht.1*.zst >/dev/null 2>&1; then
 	ht=$(ls "$W"/ht.1*.zst | head -1)
 	hp=$(for k in 1 2 3; do measure "$W/hp.$k" heaptrack_print -f "$ht"; awk '{print $1}' "$W/hp.$k"; done | median)
