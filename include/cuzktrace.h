@@ -1,7 +1,8 @@
 /* cuzktrace.h: mark the phases of your program for the cuzktrace memory tracer.
  *
  * Two kinds of phase:
- *  - per-thread, nestable: cuzktrace_phase_push(name) ... cuzktrace_phase_pop() on one thread.
+ *  - per-thread, nestable: cuzktrace_phase_push(name) ... cuzktrace_phase_pop() on one thread
+ *    (a pop on a thread with nothing pushed is ignored, with one warning line per process).
  *  - process-wide, overlapping: cuzktrace_phase_begin(name) ... cuzktrace_phase_end(name), from
  *    any threads. Begins and ends of one name are counted: two overlapping "synthesis"
  *    intervals end when both have ended.

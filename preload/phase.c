@@ -26,7 +26,7 @@ static unsigned nnames;
 static unsigned counts[MAX_PHASES + 1]; /* process-wide begins minus ends */
 static uint16_t order[MAX_PHASES];      /* active process-wide phases, by last begin */
 static unsigned norder;
-static atomic_int full_reported, deep_reported;
+static atomic_int full_reported, deep_reported, unpushed_reported;
 _Static_assert(CKT_PHASE_DEPTH == 256, "the deep-nesting warning names the limit");
 
 /* names by hash: open addressing, id or 0 (at most half full). A scan of every name cost
@@ -207,11 +207,33 @@ static void pop_one(struct ckt_tls *t)
 	emit_phase(t, CKT_PHASE_POP, id);
 }
 
+/* A pop on a thread with nothing pushed: its push was on another thread (a Rust guard held
+ * across an .await whose task resumed on another worker), where the phase stays pushed and
+ * takes that thread's later bytes. Ignored as before, but said once (it was silent). */
+static void pop_unpushed(void)
+{
+	if (atomic_exchange(&unpushed_reported, 1))
+		return;
+	struct ckt_line l = {.len = 0};
+	ckt_line_str(&l, "cuzktrace: warning: cuzktrace_phase_pop() on thread ");
+	ckt_line_u64(&l, (uint64_t)gettid());
+	ckt_line_str(&l, ", which has no phase pushed: a push and its pop must be on one thread (a "
+			 "guard held across an .await that resumed on another thread?), and the phase "
+			 "pushed elsewhere stays on its thread; such pops are ignored, said once");
+	ckt_line_emit(&l);
+}
+
 CKT_EXPORT void cuzktrace_phase_pop(void)
 {
 	struct ckt_tls *t = &ckt_tls;
-	if (!api_enter(t, "") || t->phase_depth == 0)
+	if (!api_enter(t, ""))
 		return;
+	if (t->phase_depth == 0) {
+		t->guard = CKT_GUARD_HOOK;
+		pop_unpushed();
+		t->guard = 0;
+		return;
+	}
 	t->guard = CKT_GUARD_HOOK;
 	pop_one(t);
 	t->guard = 0;

@@ -12,6 +12,10 @@
  *   phasenames null   a push of NULL inside "prove" and its pop: "prove" holds its 1,000,000
  *                     bytes before, 2,000,000 inside and 3,000,000 after (all held; the pop
  *                     popped "prove", and the last block was of no phase)
+ *   phasenames moved  "task" pushed on the main thread around 1,000,000 bytes (held); a second
+ *                     thread pops twice, with nothing pushed of its own (a guard that moved to
+ *                     another worker), then the main thread allocates 2,000,000 bytes, still in
+ *                     "task" (the pops are ignored; one line says so, since 0.2.40)
  *   phasenames cost   the time of 20,000 push/pop pairs of a 1,100-byte name against a 10-byte
  *                     one's, the best of 5 rounds each, for `make bench`: "<long> <short>
  *                     <ratio>" (seconds; the long name's, cut where the trace keeps it, took the
@@ -34,6 +38,16 @@ static void *labels_thread(void *named)
 		pthread_setname_np(pthread_self(), "(unnamed)");
 	keep[named ? 3 : 2] = malloc(named ? 8000 : 4000);
 	return NULL;
+}
+
+static pthread_barrier_t pushed;
+
+static void *pop_twice(void *arg)
+{
+	pthread_barrier_wait(&pushed);
+	cuzktrace_phase_pop();
+	cuzktrace_phase_pop();
+	return arg;
 }
 
 int main(int argc, char **argv)
@@ -71,6 +85,19 @@ int main(int argc, char **argv)
 		cuzktrace_phase_pop();
 		keep[2] = malloc(3000000);
 		cuzktrace_phase_pop();
+		return 0;
+	}
+	if (argc > 1 && !strcmp(argv[1], "moved")) {
+		/* the thread made before the push: its bookkeeping block (glibc's) is of no phase */
+		pthread_t th;
+		if (pthread_barrier_init(&pushed, NULL, 2) || pthread_create(&th, NULL, pop_twice, NULL))
+			return 1;
+		cuzktrace_phase_push("task");
+		keep[0] = malloc(1000000);
+		pthread_barrier_wait(&pushed);
+		if (pthread_join(th, NULL))
+			return 1;
+		keep[1] = malloc(2000000);
 		return 0;
 	}
 	if (argc > 1 && !strcmp(argv[1], "cost")) {

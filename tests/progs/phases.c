@@ -72,7 +72,7 @@ int main(void)
 	cuzktrace_phase_end("load");
 	keep[8] = touch(900000); /* (none) */
 	cuzktrace_phase_end("nonexistent");
-	cuzktrace_phase_pop(); /* nothing pushed on this thread: no effect */
+	cuzktrace_phase_pop(); /* nothing pushed on this thread: no effect, one warning line */
 	pthread_join(tp, NULL);
 	pthread_join(tw, NULL);
 	for (int i = 0; i < 9; i++)
