@@ -199,6 +199,11 @@ $(B)/progs/cxxthrow $(B)/progs/cxxdollar: $(B)/progs/%: tests/progs/%.cc $(B)/.f
 	@mkdir -p $(dir $@)
 	$(call msg,CXX,$@)$(CXX) -std=c++17 -O2 -g -Wall -o $@ $<
 
+# two static functions of one name, in samename.c and lib/samename2.c (--diff tells them apart)
+$(B)/progs/samename: tests/progs/samename.c tests/progs/lib/samename2.c $(B)/.flags
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$@)$(CC) -std=gnu11 -D_GNU_SOURCE -O2 -g -Wall -o $@ tests/progs/samename.c tests/progs/lib/samename2.c
+
 # one program under two names (--diff's warning when no function matches)
 $(B)/progs/renamed_%: tests/progs/renamed.c $(B)/.flags
 	@mkdir -p $(dir $@)

@@ -33,6 +33,13 @@ struct ckt_diff_row {
 	 * the allocation calls' rows, their estimate's variance instead (ckt_diff_calls) */
 	uint64_t est[2];
 	uint8_t joined;      /* ckt_diff_join_bare: 1 + the side of the bare rows it took */
+	uint8_t side;        /* the trace a row was added for (before rows are merged) */
+	uint8_t probe;       /* a site's row that ckt_diff_split_files looks at only, then drops */
+	/* a function's site: the name of the source file it is in ("a.c" of "helper
+	 * (/src/a.c:3)"), NULL without one (module+offset); file: the same where it tells the row
+	 * apart from another function of its name (ckt_diff_split_files), else NULL */
+	const char *src, *file;
+	size_t src_len, file_len;
 };
 
 struct ckt_diff_rows {
@@ -58,7 +65,8 @@ static void ckt_diff_add(struct ckt_diff_rows *r, const char *name, size_t len, 
 					      { side == 0 ? samples : 0, side == 1 ? samples : 0 },
 					      { side == 0 ? count : 0, side == 1 ? count : 0 },
 					      { side == 0 ? hbytes : 0, side == 1 ? hbytes : 0 },
-					      { side == 0 ? est : 0, side == 1 ? est : 0 }, 0 };
+					      { side == 0 ? est : 0, side == 1 ? est : 0 }, 0, (uint8_t)side, 0,
+					      NULL, NULL, 0, 0 };
 }
 
 
@@ -66,7 +74,13 @@ static int ckt_diff_name_cmp(const void *pa, const void *pb)
 {
 	const struct ckt_diff_row *a = pa, *b = pb;
 	int c = memcmp(a->name, b->name, a->len < b->len ? a->len : b->len);
-	return c ? c : (a->len > b->len) - (a->len < b->len);
+	if (c || a->len != b->len)
+		return c ? c : (a->len > b->len) - (a->len < b->len);
+	/* then by file, where it tells two functions of one name apart (none first) */
+	if (!a->file || !b->file)
+		return (a->file != NULL) - (b->file != NULL);
+	c = memcmp(a->file, b->file, a->file_len < b->file_len ? a->file_len : b->file_len);
+	return c ? c : (a->file_len > b->file_len) - (a->file_len < b->file_len);
 }
 
 /* trace - base, held at the int64 bounds (a forged trace's estimates can reach them) */
@@ -157,6 +171,79 @@ static size_t ckt_diff_function_len(const char *site)
 	return p ? (size_t)(p - site) : n;
 }
 
+/* A row of a site at function length flen, with the name of the source file its function is
+ * in: the last path component of its "(file:line)" ("a.c" of "helper (/src/a.c:3)"); none
+ * for a site without a line ("helper (prog+0x1139)", "prog+0x1139") */
+static void ckt_diff_add_site(struct ckt_diff_rows *r, const char *site, int side, uint64_t bytes,
+			      uint64_t samples, uint64_t count, uint64_t hbytes, uint64_t est)
+{
+	size_t flen = ckt_diff_function_len(site), n = strlen(site), at = r->n;
+	ckt_diff_add(r, site, flen, side, bytes, samples, count, hbytes, est);
+	if (r->n == at || n < flen + 6 || site[flen] != ' ' || site[flen + 1] != '(' || site[n - 1] != ')')
+		return;
+	const char *loc = site + flen + 2, *colon = site + n - 1, *base = loc;
+	while (colon > loc && colon[-1] >= '0' && colon[-1] <= '9')
+		colon--;
+	if (colon == site + n - 1 || colon - 1 <= loc || colon[-1] != ':')
+		return;
+	colon--;
+	for (const char *p = loc; p < colon; p++)
+		if (*p == '/')
+			base = p + 1;
+	if (base < colon) {
+		r->v[at].src = base;
+		r->v[at].src_len = (size_t)(colon - base);
+	}
+}
+
+/* Two functions of one name in one trace, in two source files (C's static functions, C++'s
+ * of internal linkage: "helper" of a.c and "helper" of b.c), are two rows in both traces, each
+ * shown with its file's name ("helper (a.c)"): their bytes were one row, which read "no
+ * change" when 4 MiB moved from one to the other (before 0.2.40). A name that is in one file
+ * in each trace stays one row, whatever the file: a function moved to another file is no
+ * change. Every site that allocated in either trace is looked at too (all: the calls' rows),
+ * so that a name is apart at every moment or at none. Before ckt_diff_merge, while each row
+ * is of one trace (side). */
+static void ckt_diff_split_files(struct ckt_diff_rows *r, const struct ckt_report *const rep[2], bool all)
+{
+	for (int side = 0; !all && side < 2; side++) {
+		struct ckt_sites_calls c;
+		const struct ckt_sites *s = rep[side]->sites;
+		for (size_t i = 0; s && !r->err && ckt_sites_by_calls(s, i, &c); i++) {
+			ckt_diff_add_site(r, c.site, side, 0, 0, 0, 0, 0);
+			if (!r->err)
+				r->v[r->n - 1].probe = 1;
+		}
+	}
+	if (r->n)
+		qsort(r->v, r->n, sizeof(*r->v), ckt_diff_name_cmp); /* by name: no file is set yet */
+	size_t w = 0;
+	for (size_t i = 0, j; i < r->n; i = j) {
+		const struct ckt_diff_row *first[2] = { NULL, NULL };
+		bool two = false;
+		for (j = i; j < r->n && ckt_diff_name_cmp(&r->v[i], &r->v[j]) == 0; j++) {
+			const struct ckt_diff_row *v = &r->v[j], **f = &first[v->side];
+			if (!v->src)
+				continue;
+			if (!*f)
+				*f = v;
+			else if ((*f)->src_len != v->src_len || memcmp((*f)->src, v->src, v->src_len) != 0)
+				two = true;
+		}
+		for (size_t k = i; k < j; k++) {
+			if (r->v[k].probe)
+				continue;
+			r->v[w] = r->v[k];
+			if (two) {
+				r->v[w].file = r->v[w].src;
+				r->v[w].file_len = r->v[w].src_len;
+			}
+			w++;
+		}
+	}
+	r->n = w;
+}
+
 /* Rust's debuginfo=line-tables-only names a function the optimiser inlined by its last name
  * alone ("build_aux", "build_aux<u64>" for a generic one: since 0.2.26), one it did not by its
  * whole path from the symbol table ("prover::build_aux", v0's "prover::build_aux::<u64>"): a change that alters inlining read as one function gone and another
@@ -215,9 +302,9 @@ static void ckt_diff_functions(struct ckt_diff_rows *r, const struct ckt_report 
 		struct ckt_sites_entry e;
 		const struct ckt_sites *s = rep[side]->sites;
 		for (size_t i = 0; s && ckt_sites_top(s, m, i, &e); i++)
-			ckt_diff_add(r, e.site, ckt_diff_function_len(e.site), side, e.bytes, e.samples, e.heap_count,
-				     e.heap_bytes, 0);
+			ckt_diff_add_site(r, e.site, side, e.bytes, e.samples, e.heap_count, e.heap_bytes, 0);
 	}
+	ckt_diff_split_files(r, rep, false);
 	ckt_diff_merge(r);
 	ckt_diff_join_bare(r);
 }
@@ -234,10 +321,11 @@ static void ckt_diff_calls(struct ckt_diff_rows *r, const struct ckt_report *con
 		const struct ckt_sites *s = rep[side]->sites;
 		for (size_t i = 0; s && ckt_sites_by_calls(s, i, &c); i++) {
 			double var = (double)c.error * (double)c.error;
-			ckt_diff_add(r, c.site, ckt_diff_function_len(c.site), side, c.count, 0, c.temps, c.bytes,
-				     var < 1.8e19 ? (uint64_t)var : UINT64_MAX);
+			ckt_diff_add_site(r, c.site, side, c.count, 0, c.temps, c.bytes,
+					  var < 1.8e19 ? (uint64_t)var : UINT64_MAX);
 		}
 	}
+	ckt_diff_split_files(r, rep, true);
 	ckt_diff_merge(r);
 	ckt_diff_join_bare(r);
 }
@@ -680,6 +768,11 @@ static void ckt_diff_put_name(FILE *out, const struct ckt_diff_row *w)
 		ckt_util_put_clean(out, w->name, w->len);
 	else
 		fputs(ckt_phases_shown(""), out);
+	if (w->file) { /* one of two functions of its name (ckt_diff_split_files) */
+		fputs(" (", out);
+		ckt_util_put_clean(out, w->file, w->file_len);
+		fputc(')', out);
+	}
 	if (w->label) {
 		fputs(" (", out);
 		ckt_util_put_clean(out, w->label, strlen(w->label));
@@ -1007,6 +1100,10 @@ static void ckt_diff_json_rows(struct ckt_json *j, const char *key, const char *
 			ckt_report_json_key(j, "name");
 			ckt_report_json_str(j, r->v[i].label, strlen(r->v[i].label));
 		}
+		if (r->v[i].file) { /* since 0.2.40: one of two functions of its name */
+			ckt_report_json_key(j, "file");
+			ckt_report_json_str(j, r->v[i].file, r->v[i].file_len);
+		}
 		ckt_report_json_u64(j, "base", r->v[i].bytes[0]);
 		ckt_report_json_u64(j, "trace", r->v[i].bytes[1]);
 		ckt_report_json_i64(j, "change", ckt_diff_change(&r->v[i]));
@@ -1034,6 +1131,10 @@ static void ckt_diff_json_calls(struct ckt_json *j, const struct ckt_diff_rows *
 		ckt_report_json_elem_open(j);
 		ckt_report_json_key(j, "function");
 		ckt_report_json_str(j, w->name, w->len);
+		if (w->file) {
+			ckt_report_json_key(j, "file");
+			ckt_report_json_str(j, w->file, w->file_len);
+		}
 		ckt_report_json_u64(j, "base", w->bytes[0]);
 		ckt_report_json_u64(j, "trace", w->bytes[1]);
 		ckt_report_json_i64(j, "change", ckt_diff_change(w));

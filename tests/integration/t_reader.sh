@@ -1034,6 +1034,25 @@ expect_eq "diff: by phase at peak heap" "$(diff_rows $T/diff.json by_phase.peak_
 	"synthesis 20000000 32000000 12000000 / load 30000000 30000000 0 / (none) 1000 1000 0"
 expect_eq "diff: no RSS samples, no rows at peak RSS (null, the key there)" \
 	"$($PY -c 'import json, sys; d = json.load(open(sys.argv[1])); print(["peak_rss" in d[k] and d[k]["peak_rss"] for k in ("by_phase", "by_function")])' $T/diff.json)" "[None, None]"
+# Two static functions called helper, in samename.c and lib/samename2.c (tests/progs/samename.c):
+# 4 MiB moves from one to the other. Since 0.2.40 they are two rows, each shown with its file's
+# name (JSON "file"), in both traces; they were one row "helper", "no change" (8 MiB both).
+# At exit only samename.c's holds any: still shown with its file, as at the peak.
+for snv in keep swap; do
+	CUZKTRACE_OUT=$T/sname_$snv.zst LD_PRELOAD=$LIB $P/samename $snv >/dev/null 2>&1
+done
+$REPORT --diff $T/sname_keep.zst $T/sname_swap.zst >$T/sname.txt 2>$T/sname.err
+expect_eq "diff: two functions of one name in two files are two rows, each with its file's name (they read as one, no change)" \
+	"$?/$(cat $T/sname.err)/$(sed -n '/^live bytes by function at peak heap/,/^$/p' $T/sname.txt)/$(sed -n '/^allocation calls/,/^$/p' $T/sname.txt | tail -n +3)" \
+	"0//live bytes by function at peak heap (2 of 2 changed)
+  change                         base        trace  function
+  +4.00 MiB (+200.0%)        2.00 MiB     6.00 MiB  helper (samename.c)
+  -4.00 MiB (-66.7%)         6.00 MiB     2.00 MiB  helper (samename2.c)/  no change                         1            1  helper (samename.c)
+  no change                         1            1  helper (samename2.c)"
+$REPORT --json --diff $T/sname_keep.zst $T/sname_swap.zst >$T/sname.json 2>/dev/null
+expect_eq "diff --json: the two helpers apart, by file, at the peak heap, at exit (where one holds bytes) and their calls" \
+	"$($PY -c 'import json,sys; d=json.load(open(sys.argv[1]))["by_function"]; print(" / ".join(" ".join(str(r.get(k)) for k in ("function","file","base","trace","change")) for m in ("peak_heap","live_at_exit","allocations") for r in d[m]))' $T/sname.json)" \
+	"helper samename.c 2097152 6291456 4194304 / helper samename2.c 6291456 2097152 -4194304 / helper samename.c 2097152 6291456 4194304 / helper samename.c 1 1 0 / helper samename2.c 1 1 0"
 # Default mode: an 8 MiB block, recorded on its own, moves from phase load to phase msm,
 # beside msm's 20 MB of small blocks (an estimate). msm's row shows the exact part apart, and
 # is no change "within sampling noise" (since 0.2.23; it read "+5.21 MiB ... within sampling
