@@ -1172,6 +1172,17 @@ int main(int argc, char **argv)
 				     : ", and the heap totals by size (exact mode counts a block at the size "
 				       "asked for, the default mode a small one at its usable size)");
 	}
+	/* since 0.2.40: the sampled peak RSS is the highest sample, and a peak shorter than the
+	 * interval can fall between two: traced every 5 and every 100 ms, one program read "-16.1
+	 * MiB (-69.3%)" at its peak RSS, in another phase, where VmHWM read -0.8%, without a word.
+	 * Where both have samples (a trace without any has its own row) */
+	if (a.diff && base.rss_ms != cur.rss_ms && base.rss_ms && cur.rss_ms && base.r.st->peak_rss.seen &&
+	    cur.r.st->peak_rss.seen)
+		ckt_main_say("warning: --diff: '%s' and '%s' sampled RSS at different intervals (CUZKTRACE_RSS_MS "
+			     "%llu and %llu): a peak shorter than an interval can fall between two samples, so "
+			     "the peak RSS, its phases and the bytes live at it differ by sampling too (the "
+			     "VmHWM row does not)",
+			     base.path, cur.path, (unsigned long long)base.rss_ms, (unsigned long long)cur.rss_ms);
 	if (a.diff)
 		ckt_main_diff_sides(&base, &cur);
 	const char *fn = NULL;

@@ -1034,6 +1034,18 @@ expect_eq "diff: by phase at peak heap" "$(diff_rows $T/diff.json by_phase.peak_
 	"synthesis 20000000 32000000 12000000 / load 30000000 30000000 0 / (none) 1000 1000 0"
 expect_eq "diff: no RSS samples, no rows at peak RSS (null, the key there)" \
 	"$($PY -c 'import json, sys; d = json.load(open(sys.argv[1])); print(["peak_rss" in d[k] and d[k]["peak_rss"] for k in ("by_phase", "by_function")])' $T/diff.json)" "[None, None]"
+# Two traces of one program whose RSS was sampled every 5 and every 100 ms: a peak of 30 ms
+# falls between two samples of one and not the other, and read as a change of the peak RSS,
+# in another phase (-16.1 MiB, where VmHWM read -0.8%). Since 0.2.40 one warning says the
+# intervals differ; none where they are the same, nor with a trace without RSS samples.
+CUZKTRACE_OUT=$T/rss5.zst LD_PRELOAD=$LIB $P/diffprog 8000000 12000000 0 same 30 >/dev/null 2>&1
+CUZKTRACE_OUT=$T/rss5b.zst LD_PRELOAD=$LIB $P/diffprog 8000000 12000000 0 same 30 >/dev/null 2>&1
+CUZKTRACE_RSS_MS=100 CUZKTRACE_OUT=$T/rss100.zst LD_PRELOAD=$LIB $P/diffprog 8000000 12000000 0 same 30 >/dev/null 2>&1
+CUZKTRACE_RSS_MS=0 CUZKTRACE_OUT=$T/rss0.zst LD_PRELOAD=$LIB $P/diffprog 8000000 12000000 0 same 30 >/dev/null 2>&1
+expect_eq "diff: RSS sampled at different intervals: one warning (none for the same interval, none without RSS samples)" \
+	"$($REPORT --diff $T/rss5.zst $T/rss100.zst 2>&1 >/dev/null; echo "rc=$?")/$($REPORT --json --diff $T/rss5.zst $T/rss5b.zst 2>&1 >/dev/null)/$($REPORT --diff $T/rss0.zst $T/rss100.zst 2>&1 >/dev/null)" \
+	"cuzktrace-report: warning: --diff: '$T/rss5.zst' and '$T/rss100.zst' sampled RSS at different intervals (CUZKTRACE_RSS_MS 5 and 100): a peak shorter than an interval can fall between two samples, so the peak RSS, its phases and the bytes live at it differ by sampling too (the VmHWM row does not)
+rc=0//"
 # Two static functions called helper, in samename.c and lib/samename2.c (tests/progs/samename.c):
 # 4 MiB moves from one to the other. Since 0.2.40 they are two rows, each shown with its file's
 # name (JSON "file"), in both traces; they were one row "helper", "no change" (8 MiB both).
