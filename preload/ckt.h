@@ -611,10 +611,16 @@ extern _Atomic uint64_t ckt_lost_nested;
  * jump from there leaves no half-written slot and no lock of the tracer held); a hook that
  * finds that guard up, the left hook in its call and its frame gone (ckt_guard_stale, off the
  * traced path: only when the guard is up) takes it back. The call the jump left is counted
- * lost (ckt_lost_jumped, said once). A jump from anywhere else in a hook, or out of a malloc
- * hook (glibc's allocator is not async-signal-safe either), is not recovered. */
+ * lost (ckt_lost_jumped, said once). Everywhere else in such a hook (its mark, stack capture
+ * and record, before and after the call) every signal is held, the program's mask kept in the
+ * frame: a jump from there, which left the guard up for good (a fast timer over a loop of
+ * small mmap calls hits the hook's own work more often than its call), cannot happen; a
+ * signal that comes meanwhile is delivered in the call, or as the hook lowers its guard. A
+ * jump out of a malloc hook (glibc's allocator is not async-signal-safe either) is not
+ * recovered. */
 struct ckt_guard_frame {
 	volatile uint64_t token;
+	sigset_t mask; /* the program's signal mask, while the hook holds every signal */
 };
 extern _Atomic uint64_t ckt_lost_jumped;
 /* calls that a C++ hook's real call made outside the allocator (its new-handler), lost */
@@ -628,6 +634,10 @@ extern _Atomic uint64_t ckt_lost_cxx;
 void ckt_guard_altstack(struct ckt_tls *t);
 static inline void ckt_guard_mark(struct ckt_tls *t, struct ckt_guard_frame *f, void *fp)
 {
+	sigset_t all;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &f->mask);
+	atomic_signal_fence(memory_order_seq_cst);
 	t->guard = CKT_GUARD_HOOK;
 	atomic_signal_fence(memory_order_seq_cst);
 	t->guard_in_call = 0;
@@ -638,12 +648,31 @@ static inline void ckt_guard_mark(struct ckt_tls *t, struct ckt_guard_frame *f, 
 	atomic_signal_fence(memory_order_seq_cst);
 	t->guard = CKT_GUARD_MAP;
 }
-/* around the hook's system call */
-static inline void ckt_guard_call(struct ckt_tls *t, int in)
+/* around the hook's system call: the program's mask back for the call (in 1), every signal
+ * held again after it (in 0; the mask the call returned with kept, a handler's return may
+ * have set it) */
+static inline void ckt_guard_call(struct ckt_tls *t, struct ckt_guard_frame *f, int in)
 {
+	if (!in) {
+		sigset_t all;
+		sigfillset(&all);
+		pthread_sigmask(SIG_BLOCK, &all, &f->mask);
+	}
 	atomic_signal_fence(memory_order_seq_cst);
 	t->guard_in_call = in;
 	atomic_signal_fence(memory_order_seq_cst);
+	if (in)
+		pthread_sigmask(SIG_SETMASK, &f->mask, NULL);
+}
+/* The hook's end: the guard lowered, then the program's mask back (a signal held meanwhile
+ * is delivered here, outside the hook's guard). errno is kept: the caller's is the call's. */
+static inline void ckt_guard_unmark(struct ckt_tls *t, struct ckt_guard_frame *f)
+{
+	t->guard = 0;
+	atomic_signal_fence(memory_order_seq_cst);
+	int e = errno;
+	pthread_sigmask(SIG_SETMASK, &f->mask, NULL);
+	errno = e;
 }
 int ckt_guard_stale(struct ckt_tls *t, void *fp); /* fp: the calling hook's frame address */
 /* A hook may trace its call: no guard up (a guard left up by a jump out of an mmap hook is
