@@ -71,6 +71,8 @@
  *                                 before their real call) and 1 ms behind its clock (since
  *                                 tracer 0.2.1; earlier writers could break the promise).
  *   END        uv ts, uv reason, uv events, uv lost     the process ended; reason CKT_END_*
+ *                                 lost: the trace's total of events lost, the LOST records'
+ *                                 counts included (not to be added to them)
  *   LOST       uv count           events dropped (buffer could not be drained); totals inexact
  *   THREAD_EXIT uv ts, uv tid     (version 4; not inside a thread group) thread tid is gone and
  *              every event it recorded is in this or an earlier frame; ts is when it ended

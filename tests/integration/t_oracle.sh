@@ -100,4 +100,14 @@ PYEOF
 		expect_eq "threads ending right after a $m: no end stamped before the last event, the reader silent" \
 			"$(cat $T/lr$m.rc)/$(sed -n 's/^thread_exits_before_last_event //p' $T/lr$m.oracle)/$(jget $T/lr$m.json backward_events)/$(cat $T/lr$m.rerr)" "0/0/0/"
 	done
+	# a trace with events lost (a SIGALRM handler's calls inside the hooks, LOST records, then
+	# END): END's count is the trace's total, the LOST records' included. The oracle added the
+	# two (twice the reader's count); the format now says so
+	CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/olost.zst traced olost $P/sigalloc 200000
+	$PY tests/oracle/oracle.py --flat $T/olost.zst >$T/olost.oracle 2>&1
+	$REPORT --json $T/olost.zst >$T/olost.json 2>/dev/null
+	o_lost=$(jget $T/olost.json lost_events)
+	expect_eq "events lost (a handler's calls in the hooks): reader and oracle count them alike, END's total not added to the LOST records" \
+		"$(cat $T/olost.rc)/$([ "$o_lost" -gt 0 ] 2>/dev/null && echo some || echo "none ($o_lost)")/$(sed -n 's/^lost_events //p' $T/olost.oracle)" \
+		"0/some/$o_lost"
 fi

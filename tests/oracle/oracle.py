@@ -956,7 +956,8 @@ def replay(tr, stream=False):
         'frames': tr.frames,
         'trailing_bytes': tr.trailing,
         'truncated': tr.end is None,
-        'lost_events': tr.lost + (tr.end['lost'] if tr.end else 0),
+        # END's count is the total, the LOST records' included
+        'lost_events': max(tr.lost, tr.end['lost']) if tr.end else tr.lost,
         'limit_records': len(tr.limits),
         'inconsistencies': inconsistencies,
         'temporary_allocations': None if sample_rate else temporary,
