@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -706,6 +707,12 @@ static int ckt_phases_estimated(const struct ckt_phases *p)
 	return p->rep && ckt_replay_stats(p->rep)->sample_r;
 }
 
+uint64_t ckt_phases_share_error(const struct ckt_phases *p, const struct ckt_phases_share *sh)
+{
+	uint64_t r = p->rep ? ckt_replay_stats(p->rep)->sample_r : 0;
+	return (uint64_t)((double)r * sqrt((double)sh->samples));
+}
+
 /* The active phases joined by '+', rebuilt only after a change, and only its first 8 KiB or so:
  * the timeline's cell shows 4 KiB of it (report_csv.c), and a forged trace that leaves 80,000
  * phases open with a sample after each took 40 s to join them all each time. NULL when out of
@@ -1182,8 +1189,12 @@ static int ckt_phases_text_moment(FILE *out, const struct ckt_phases *p, enum ck
 	}
 	for (size_t k = 0; k < n; k++) {
 		ckt_phases_put_label(out, "  ", sh[k].name);
-		fprintf(out, "%-10s %5.1f%%  (%" PRIu64 " bytes)\n", ckt_util_fmt_bytes(h, sizeof(h), sh[k].bytes),
+		fprintf(out, "%-10s %5.1f%%  (%" PRIu64 " bytes", ckt_util_fmt_bytes(h, sizeof(h), sh[k].bytes),
 			100.0 * (double)sh[k].bytes / (double)sum, sh[k].bytes);
+		/* since 0.2.40 each estimate its standard error (only the mode line said how big) */
+		if (sh[k].samples)
+			fprintf(out, ", +-%s", ckt_util_fmt_bytes(h, sizeof(h), ckt_phases_share_error(p, &sh[k])));
+		fputs(")\n", out);
 	}
 	return 0;
 }

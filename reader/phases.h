@@ -91,6 +91,11 @@ struct ckt_phases_share {
 size_t ckt_phases_by_phase(const struct ckt_phases *p, enum ckt_moment m,
 			   const struct ckt_phases_share **out);
 
+/* The standard error of a share's bytes from the default mode's samples: R x sqrt(samples), R
+ * the trace's CUZKTRACE_SAMPLE (each live sample stands for about R bytes); 0 for a share of
+ * exact bytes only (large blocks, mappings, an exact trace). */
+uint64_t ckt_phases_share_error(const struct ckt_phases *p, const struct ckt_phases_share *sh);
+
 struct ckt_phases_row {
 	const char *name;
 	bool marked;              /* false: never active (only "(none)" and --phase-rule names) */

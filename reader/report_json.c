@@ -272,6 +272,10 @@ static void ckt_report_json_phases_at(struct ckt_json *j, const struct ckt_phase
 		ckt_report_json_key(j, "phase");
 		ckt_report_json_str(j, sh[k].name, strlen(sh[k].name));
 		ckt_report_json_u64(j, "bytes", sh[k].bytes);
+		/* since 0.2.40: the default mode's samples among them and the estimate's standard
+		 * error (0 and 0 for exact bytes) */
+		ckt_report_json_u64(j, "samples", sh[k].samples);
+		ckt_report_json_u64(j, "estimate_error_bytes", ckt_phases_share_error(ph, &sh[k]));
 		ckt_report_json_close(j);
 	}
 	ckt_report_json_array_close(j);

@@ -22,7 +22,7 @@ cuda_case() { # NAME PROGRAM [ARG]
 	expect_eq "$name: nothing live at exit" "$(jget $T/$name.json live_at_exit.gpu_bytes)/$(jget $T/$name.json live_at_exit.pinned_bytes)/$(jget $T/$name.json live_at_exit.managed_bytes)/$(jget $T/$name.json live_at_exit.cuda_blocks)" "0/0/0/0"
 	expect_eq "$name: no inconsistencies" "$(jget $T/$name.json inconsistencies)" 0
 	expect_eq "$name: the driver's own mmap of pinned memory is not anonymous mmap" "$(jget $T/$name.json peak_mmap_anon.bytes)" 0
-	expect_eq "$name: no phase marked: GPU and pinned peaks owned by (none)" "$(jget $T/$name.json peak_gpu.active_phases) $(jget $T/$name.json peak_gpu.by_phase) $(jget $T/$name.json peak_pinned.by_phase)" '[] [{"phase": "(none)", "bytes": 30511104}] [{"phase": "(none)", "bytes": 7340032}]'
+	expect_eq "$name: no phase marked: GPU and pinned peaks owned by (none)" "$(jget $T/$name.json peak_gpu.active_phases) $(jget $T/$name.json peak_gpu.by_phase) $(jget $T/$name.json peak_pinned.by_phase)" '[] [{"phase": "(none)", "bytes": 30511104, "samples": 0, "estimate_error_bytes": 0}] [{"phase": "(none)", "bytes": 7340032, "samples": 0, "estimate_error_bytes": 0}]'
 }
 cuda_case cu_linked $C/cu_linked
 cuda_case cu_linked_both $C/cu_linked both
@@ -161,7 +161,7 @@ CUZKTRACE_OUT=$T/cu_phase.zst traced cu_phase $C/cu_linked phase
 $REPORT --json $T/cu_phase.zst >$T/cu_phase.json 2>/dev/null
 expect_eq "cu_linked phase: GPU and pinned peaks owned by the phase, which is active at the GPU peak" \
 	"$(cat $T/cu_phase.rc)/$(jget $T/cu_phase.json peak_gpu.by_phase)/$(jget $T/cu_phase.json peak_pinned.by_phase)/$(jget $T/cu_phase.json peak_gpu.active_phases)" \
-	'0/[{"phase": "gpuwork", "bytes": 30511104}]/[{"phase": "gpuwork", "bytes": 7340032}]/["gpuwork"]'
+	'0/[{"phase": "gpuwork", "bytes": 30511104, "samples": 0, "estimate_error_bytes": 0}]/[{"phase": "gpuwork", "bytes": 7340032, "samples": 0, "estimate_error_bytes": 0}]/["gpuwork"]'
 # the text phase table has the GPU columns of a trace with GPU memory (since 0.2.20): the
 # 31,559,680 bytes the phase allocated on devices (30.1 MiB) and its own peak, the GPU peak
 $REPORT $T/cu_phase.zst >$T/cu_phase.txt 2>/dev/null
@@ -202,7 +202,7 @@ PYEOF
 $REPORT --json --phase-rule 'kernels=exercise' $T/cu_linked.zst >$T/cu_rule.json 2>/dev/null
 expect_eq "cu_linked --phase-rule kernels=exercise: the GPU and pinned peaks go to the rule's phase" \
 	"$(jget $T/cu_rule.json peak_gpu.by_phase)/$(jget $T/cu_rule.json peak_pinned.by_phase)" \
-	'[{"phase": "kernels", "bytes": 30511104}]/[{"phase": "kernels", "bytes": 7340032}]'
+	'[{"phase": "kernels", "bytes": 30511104, "samples": 0, "estimate_error_bytes": 0}]/[{"phase": "kernels", "bytes": 7340032, "samples": 0, "estimate_error_bytes": 0}]'
 
 # live at exit: each kind named, the registration too (it counted among the allocations
 # without its bytes)

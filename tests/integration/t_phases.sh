@@ -19,7 +19,7 @@ expect_eq "phases: noise is glibc's thread blocks (< 8 KiB)" "$((pnoise > 0 && p
 expect_eq "phases: peak heap = 23,100,000 + noise" "$(jget $T/phases.json peak_heap.bytes)" "$((23100000 + pnoise))"
 expect_eq "phases: active at the peak heap, oldest first" "$(jget $T/phases.json peak_heap.active_phases)" '["load", "gpu"]'
 expect_eq "phases: who owns the peak heap" "$(jget $T/phases.json peak_heap.by_phase)" \
-	"[{\"phase\": \"load\", \"bytes\": 12100000}, {\"phase\": \"gpu\", \"bytes\": 5000000}, {\"phase\": \"outer\", \"bytes\": 4000000}, {\"phase\": \"inner\", \"bytes\": 2000000}, {\"phase\": \"(none)\", \"bytes\": $pnoise}]"
+	"[{\"phase\": \"load\", \"bytes\": 12100000, \"samples\": 0, \"estimate_error_bytes\": 0}, {\"phase\": \"gpu\", \"bytes\": 5000000, \"samples\": 0, \"estimate_error_bytes\": 0}, {\"phase\": \"outer\", \"bytes\": 4000000, \"samples\": 0, \"estimate_error_bytes\": 0}, {\"phase\": \"inner\", \"bytes\": 2000000, \"samples\": 0, \"estimate_error_bytes\": 0}, {\"phase\": \"(none)\", \"bytes\": $pnoise, \"samples\": 0, \"estimate_error_bytes\": 0}]"
 ptable=$($PY - "$T/phases.json" <<'PYEOF'
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -52,10 +52,10 @@ expect_eq "phases: no GPU columns in the table of a trace without GPU memory" \
 $REPORT --json --phase-rule 'worker=worker' --phase-rule 'pooled=pool' $T/phases.zst >$T/phases_rule.json 2>$T/phases_rule.err
 expect_eq "phase-rule: reader exit 0" $? 0
 expect_eq "phase-rule: function-name rules take their stacks' bytes" "$(jget $T/phases_rule.json peak_heap.by_phase)" \
-	"[{\"phase\": \"load\", \"bytes\": 11500000}, {\"phase\": \"worker\", \"bytes\": 6000000}, {\"phase\": \"gpu\", \"bytes\": 5000000}, {\"phase\": \"pooled\", \"bytes\": 600000}, {\"phase\": \"(none)\", \"bytes\": $pnoise}]"
+	"[{\"phase\": \"load\", \"bytes\": 11500000, \"samples\": 0, \"estimate_error_bytes\": 0}, {\"phase\": \"worker\", \"bytes\": 6000000, \"samples\": 0, \"estimate_error_bytes\": 0}, {\"phase\": \"gpu\", \"bytes\": 5000000, \"samples\": 0, \"estimate_error_bytes\": 0}, {\"phase\": \"pooled\", \"bytes\": 600000, \"samples\": 0, \"estimate_error_bytes\": 0}, {\"phase\": \"(none)\", \"bytes\": $pnoise, \"samples\": 0, \"estimate_error_bytes\": 0}]"
 $REPORT --json --phase-rule 'all=phases.c:*' --phase-rule 'never=worker' $T/phases.zst >$T/phases_rule2.json 2>$T/phases_rule2.err
 expect_eq "phase-rule: file:line glob (basename), the first rule given wins" "$(jget $T/phases_rule2.json peak_heap.by_phase)" \
-	"[{\"phase\": \"all\", \"bytes\": $((23100000 + pnoise))}]"
+	"[{\"phase\": \"all\", \"bytes\": $((23100000 + pnoise)), \"samples\": 0, \"estimate_error_bytes\": 0}]"
 expect_eq "phase-rule: a rule that gave no allocation its phase gets one warning (a name without its path matched nothing without a word)" \
 	"$(cat $T/phases_rule2.err)" \
 	"cuzktrace-report: warning: --phase-rule 'never=worker' gave no allocation its phase: no frame of their stacks matched it, or an earlier rule matched first (a pattern matches a function's whole name, its path included: 'crate::module::f' or '*::f', or file:line)"
@@ -96,7 +96,7 @@ expect_eq "markers written to /dev/null: status 0, the calls' results as untrace
 	"$nw_rc/$(sed -n '2p' $T/nullwrite.err)/$($PY -c 'import json,sys; print([(p["name"], p["allocated_bytes"]) for p in json.load(open(sys.argv[1]))["phases"]])' $T/nullwrite.json)" \
 	"0/$($P/nullwrite 2>&1 >/dev/null)/[('synth', 1000000)]"
 expect_eq "logphases: owners of the peak (write, writev, single markers)" "$(jget $T/logphases.json peak_heap.by_phase)" \
-	'[{"phase": "gpu", "bytes": 3000000}, {"phase": "(none)", "bytes": 2000000}, {"phase": "proving", "bytes": 1100000}, {"phase": "synthesis", "bytes": 1000000}, {"phase": "loading", "bytes": 400000}]'
+	'[{"phase": "gpu", "bytes": 3000000, "samples": 0, "estimate_error_bytes": 0}, {"phase": "(none)", "bytes": 2000000, "samples": 0, "estimate_error_bytes": 0}, {"phase": "proving", "bytes": 1100000, "samples": 0, "estimate_error_bytes": 0}, {"phase": "synthesis", "bytes": 1000000, "samples": 0, "estimate_error_bytes": 0}, {"phase": "loading", "bytes": 400000, "samples": 0, "estimate_error_bytes": 0}]'
 expect_eq "logphases: the header records the rules in force (empty segments dropped)" \
 	"$(hdr_setting $T/logphases.json CUZKTRACE_PHASES)" "$LOGRULES"
 expect_eq "logphases: a single-marker phase is active until exit" "$(jget $T/logphases.json peak_heap.active_phases)" '["proving"]'
@@ -386,7 +386,7 @@ PYEOF
 )
 expect_eq "splitlog: status, output, owners of the peak (markers split in 2 and 3 writes, across writev pieces, another thread's line between)" \
 	"$(cat $T/splitlog.rc)/$(cat $T/splitlog.out)/$(jget $T/splitlog.json peak_heap.bytes)/$(jget $T/splitlog.json peak_heap.by_phase)" \
-	'0/x/10000304/[{"phase": "(none)", "bytes": 4000000}, {"phase": "gpu", "bytes": 4000000}, {"phase": "synthesis", "bytes": 2000304}]'
+	'0/x/10000304/[{"phase": "(none)", "bytes": 4000000, "samples": 0, "estimate_error_bytes": 0}, {"phase": "gpu", "bytes": 4000000, "samples": 0, "estimate_error_bytes": 0}, {"phase": "synthesis", "bytes": 2000304, "samples": 0, "estimate_error_bytes": 0}]'
 expect_eq "splitlog: the rule that matched nothing (prove: its marker split by a write to stdout) gets one warning" \
 	"$(cat $T/splitlog.rerr)" \
 	"cuzktrace-report: warning: '$T/splitlog.zst': the CUZKTRACE_PHASES rule for phase 'prove' matched no line the program wrote (markers in printf's stdio are not seen: see README)"
@@ -394,12 +394,12 @@ CUZKTRACE_SAMPLE=0 CUZKTRACE_PHASES='prove=PROVE..PROVE_DONE;synthesis=SYNTH..DO
 $REPORT --json $T/splitpre.zst >$T/splitpre.json 2>/dev/null
 expect_eq "splitlog prefix: PROVE at the end of a write waits for what follows (PROVE_DONE ends prove, as in one write; the last PROVE acts at the exit)" \
 	"$(cat $T/splitpre.rc)/$(jget $T/splitpre.json peak_heap.by_phase)/$($PY -c 'import json,sys; print(" ".join(n["text"] for n in json.load(open(sys.argv[1]))["phase_notes"]))' $T/splitpre.json)" \
-	'0/[{"phase": "(none)", "bytes": 3000000}, {"phase": "synthesis", "bytes": 2000000}, {"phase": "prove", "bytes": 1000000}]/SYNTH PROVE PROVE_DONE DONE PROVE'
+	'0/[{"phase": "(none)", "bytes": 3000000, "samples": 0, "estimate_error_bytes": 0}, {"phase": "synthesis", "bytes": 2000000, "samples": 0, "estimate_error_bytes": 0}, {"phase": "prove", "bytes": 1000000, "samples": 0, "estimate_error_bytes": 0}]/SYNTH PROVE PROVE_DONE DONE PROVE'
 CUZKTRACE_SAMPLE=0 CUZKTRACE_PHASES='prove=PROVE..PROVE_DONE;synthesis=SYNTH..DONE' CUZKTRACE_OUT=$T/splitquiet.zst traced splitquiet $P/splitlog quiet
 $REPORT --json $T/splitquiet.zst >$T/splitquiet.json 2>/dev/null
 expect_eq "splitlog quiet: PROVE written last by a thread that never allocates acts at that thread's exit" \
 	"$(cat $T/splitquiet.rc)/$(jget $T/splitquiet.json peak_heap.by_phase)" \
-	'0/[{"phase": "(none)", "bytes": 2000304}, {"phase": "prove", "bytes": 1000000}]'
+	'0/[{"phase": "(none)", "bytes": 2000304, "samples": 0, "estimate_error_bytes": 0}, {"phase": "prove", "bytes": 1000000, "samples": 0, "estimate_error_bytes": 0}]'
 head -c $(( $(wc -c <$T/splitlog.zst) - 8 )) $T/splitlog.zst >$T/splitcut.zst
 $REPORT $T/splitcut.zst >/dev/null 2>$T/splitcut.rerr
 expect_eq "splitlog cut in its only data frame: each rule's warning says the trace was cut (the marker may come after)" \
@@ -426,7 +426,7 @@ RSEOF
 	$REPORT --json $T/elog.zst >$T/elog.json
 	expect_eq "Rust eprintln! with arguments: the marker split between its writes is seen, synthesis owns its 2,000,000 bytes" \
 		"$(cat $T/elog.rc)/$(cat $T/elog.out)/$(jget $T/elog.json peak_heap.by_phase.1)" \
-		'0/6000000/{"phase": "synthesis", "bytes": 2000000}'
+		'0/6000000/{"phase": "synthesis", "bytes": 2000000, "samples": 0, "estimate_error_bytes": 0}'
 	# --phase-rule by a Rust function's name, with v0 symbol names, which keep generic
 	# arguments (gen::make::<32>): the rule matches the name without them
 	cat >$T/gen.rs <<'RSEOF'
@@ -462,7 +462,7 @@ RSEOF
 			$T/$1.zst >$T/$1.json 2>$T/$1.rerr
 		expect_eq "--phase-rule on Rust $2, no warning" \
 			"$(cat $T/$1.rc)/$(cat $T/$1.out)/$(jget $T/$1.json peak_heap.by_phase.0) $(jget $T/$1.json peak_heap.by_phase.1) $(jget $T/$1.json peak_heap.by_phase.2)/$(cat $T/$1.rerr)" \
-			'0/275000/{"phase": "m", "bytes": 4000000} {"phase": "x", "bytes": 400000} {"phase": "p", "bytes": 200000}/'
+			'0/275000/{"phase": "m", "bytes": 4000000, "samples": 0, "estimate_error_bytes": 0} {"phase": "x", "bytes": 400000, "samples": 0, "estimate_error_bytes": 0} {"phase": "p", "bytes": 200000, "samples": 0, "estimate_error_bytes": 0}/'
 	}
 	if rustc_in_make -g -O -C symbol-mangling-version=v0 -o $T/gen $T/gen.rs 2>$T/gen.build; then
 		gen_rules gen "v0 names: a generic function without its generic arguments (3,200,000 + 800,000), <gen::Aux>::build as gen::Aux::build (400,000), <gen::Prover<u32>>::synthesize as gen::Prover::synthesize (200,000)"
@@ -484,7 +484,7 @@ for bad in 'synthesis' 'a=..END' '=START' 'ok=A..B;broken'; do
 		"cuzktrace: warning: invalid CUZKTRACE_PHASES='$bad' (expected NAME=START..END or NAME=TEXT, separated by ';'); phases from log lines are off"
 done
 $REPORT --json $T/badphases.zst >$T/badphases.json
-expect_eq "bad CUZKTRACE_PHASES: tracing goes on, without phases (none recorded in the header)" "$(jget $T/badphases.json peak_heap.by_phase) $(jget $T/badphases.json phase_notes_total) /$(hdr_setting $T/badphases.json CUZKTRACE_PHASES)/" '[{"phase": "(none)", "bytes": 7500000}] 0 //'
+expect_eq "bad CUZKTRACE_PHASES: tracing goes on, without phases (none recorded in the header)" "$(jget $T/badphases.json peak_heap.by_phase) $(jget $T/badphases.json phase_notes_total) /$(hdr_setting $T/badphases.json CUZKTRACE_PHASES)/" '[{"phase": "(none)", "bytes": 7500000, "samples": 0, "estimate_error_bytes": 0}] 0 //'
 
 # -- thread names: --by thread folds trailing digits shared by several names
 CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/threadnames.zst traced threadnames $P/threadnames
@@ -526,18 +526,18 @@ CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/shim.zst traced shim $ROOT/build/examples/ph
 $REPORT --json $T/shim.zst >$T/shim.json
 expect_eq "phases_shim traced: same output, the peak heap owned by 'work' (4 MiB) and 'setup' (1 MiB)" \
 	"$(cat $T/shim.out)/$(cat $T/shim.rc)/$(jget $T/shim.json peak_heap.by_phase)" \
-	'phases_shim: done/0/[{"phase": "work", "bytes": 4194304}, {"phase": "setup", "bytes": 1048576}]'
+	'phases_shim: done/0/[{"phase": "work", "bytes": 4194304, "samples": 0, "estimate_error_bytes": 0}, {"phase": "setup", "bytes": 1048576, "samples": 0, "estimate_error_bytes": 0}]'
 
 # -- the demo: the report names the phase that owns the peaks
 CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/mini.zst traced mini $ROOT/build/examples/mini_prover 3
 expect_eq "mini_prover: output" "$(cat $T/mini.out)" "mini_prover: 3 partitions proved (checksum eb78901c6d00000)"
 $REPORT --json --by thread --csv $T/mini.csv --phases-csv $T/mini.pcsv $T/mini.zst >$T/mini.json
-expect_eq "mini_prover: load owns most of the peak heap (params + partition array)" "$(jget $T/mini.json peak_heap.by_phase.0)" '{"phase": "load", "bytes": 67109152}'
+expect_eq "mini_prover: load owns most of the peak heap (params + partition array)" "$(jget $T/mini.json peak_heap.by_phase.0)" '{"phase": "load", "bytes": 67109152, "samples": 0, "estimate_error_bytes": 0}'
 expect_match "mini_prover: the peak heap happens during prove" "$(jget $T/mini.json peak_heap.active_phases)" '"prove"'
 # Which RSS sample is the highest depends on when the sampler ran: during the proofs load holds
 # params + SRS mapping + the partition array; a sample after the last proof can see the array
 # freed, or the SRS unmapped too (seen once in a dozen runs on a loaded machine).
-expect_match "mini_prover: load owns most of the peak RSS (params + SRS mapping while proving)" "$(jget $T/mini.json peak_rss.by_phase.0)" '^\{"phase": "load", "bytes": (100663584|100663296|67108864)\}$'
+expect_match "mini_prover: load owns most of the peak RSS (params + SRS mapping while proving)" "$(jget $T/mini.json peak_rss.by_phase.0)" '^\{"phase": "load", "bytes": (100663584|100663296|67108864), "samples": 0, "estimate_error_bytes": 0\}$'
 mtable=$($PY - "$T/mini.json" <<'PYEOF'
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -681,36 +681,36 @@ p2() { # p2 MODE [RULES]: trace one mode in exact mode, report to $T/p2MODE.json
 }
 p2 deep
 expect_eq "phases: 40 nested pushes, each block owned by its innermost phase" "$(jget $T/p2deep.json peak_heap.by_phase)" \
-	'[{"phase": "d40", "bytes": 1000040}, {"phase": "d39", "bytes": 1000039}, {"phase": "d33", "bytes": 1000033}, {"phase": "d32", "bytes": 1000032}, {"phase": "d01", "bytes": 1000001}, {"phase": "(none)", "bytes": 1000000}]'
+	'[{"phase": "d40", "bytes": 1000040, "samples": 0, "estimate_error_bytes": 0}, {"phase": "d39", "bytes": 1000039, "samples": 0, "estimate_error_bytes": 0}, {"phase": "d33", "bytes": 1000033, "samples": 0, "estimate_error_bytes": 0}, {"phase": "d32", "bytes": 1000032, "samples": 0, "estimate_error_bytes": 0}, {"phase": "d01", "bytes": 1000001, "samples": 0, "estimate_error_bytes": 0}, {"phase": "(none)", "bytes": 1000000, "samples": 0, "estimate_error_bytes": 0}]'
 p2 deeper
 expect_eq "phases: past 256 nested pushes, one warning" "$(grep warning $T/p2deeper.err)" \
 	"cuzktrace: warning: phases nested deeper than 256 on one thread; allocations in the deeper ones are charged to the phase at depth 256 (the report still lists them as active)"
 expect_eq "phases: past 256, bytes go to the phase at depth 256; all 300 are active" \
 	"$(jget $T/p2deeper.json peak_heap.by_phase)/$($PY -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["peak_heap"]["active_phases"]))' $T/p2deeper.json)" \
-	'[{"phase": "e256", "bytes": 3000000}]/300'
+	'[{"phase": "e256", "bytes": 3000000, "samples": 0, "estimate_error_bytes": 0}]/300'
 # and back: pops from past 256 leave the phase at depth 256 until the stack is under it again,
 # then each pop restores the phase below (since 0.2.32 the stack is kept in the thread's ring)
 p2 deeperpop
 expect_eq "phases: popped back from past 256, each block owned by the phase then on top" \
 	"$(jget $T/p2deeperpop.json peak_heap.by_phase)" \
-	'[{"phase": "f256", "bytes": 2000000}, {"phase": "f250", "bytes": 1000000}, {"phase": "f001", "bytes": 500000}]'
+	'[{"phase": "f256", "bytes": 2000000, "samples": 0, "estimate_error_bytes": 0}, {"phase": "f250", "bytes": 1000000, "samples": 0, "estimate_error_bytes": 0}, {"phase": "f001", "bytes": 500000, "samples": 0, "estimate_error_bytes": 0}]'
 p2 overlimit
 expect_eq "phases: a name past the 4,096-name table leaves its bytes with the enclosing phase" \
-	"$(jget $T/p2overlimit.json peak_heap.by_phase)" '[{"phase": "p0001", "bytes": 1000000}]'
+	"$(jget $T/p2overlimit.json peak_heap.by_phase)" '[{"phase": "p0001", "bytes": 1000000, "samples": 0, "estimate_error_bytes": 0}]'
 p2 exitpush
 expect_eq "phases: a phase pushed by a thread ends when the thread exits" \
 	"$(jget $T/p2exitpush.json peak_heap.active_phases)/$(jget $T/p2exitpush.json peak_heap.by_phase.1)" \
-	'[]/{"phase": "worker", "bytes": 1000000}'
+	'[]/{"phase": "worker", "bytes": 1000000, "samples": 0, "estimate_error_bytes": 0}'
 p2 race 'p1=M1;p2=M2;p3=M3;p4=M4;p5=M5;p6=M6;p7=M7;p8=M8'
 expect_eq "phases: single markers from 8 threads at once: one phase active at the end, every line seen" \
 	"$($PY -c 'import json,sys; d=json.load(open(sys.argv[1])); print(len(d["peak_heap"]["active_phases"]), d["phase_notes_total"])' $T/p2race.json)" "1 160000"
 p2 bigwritev 'synthesis=SYNTH_START..SYNTH_END'
 expect_eq "phases: a marker after 9,000 bytes of one writev is seen" "$(jget $T/p2bigwritev.json peak_heap.by_phase)" \
-	'[{"phase": "synthesis", "bytes": 1000000}]'
+	'[{"phase": "synthesis", "bytes": 1000000, "samples": 0, "estimate_error_bytes": 0}]'
 p2 overlap 'proof=PROVE..PROVE_DONE;load=LOAD..SYNTH;synthesis=SYNTH..DONE;x=MARK..MARK'
 expect_eq "phases: overlapping markers (longest wins, every rule at a place acts, MARK..MARK toggles)" \
 	"$(jget $T/p2overlap.json peak_heap.by_phase)/$(jget $T/p2overlap.json phase_notes_total)" \
-	'[{"phase": "(none)", "bytes": 14000000}, {"phase": "x", "bytes": 6000000}, {"phase": "synthesis", "bytes": 4000000}, {"phase": "load", "bytes": 3000000}, {"phase": "proof", "bytes": 1000000}]/8'
+	'[{"phase": "(none)", "bytes": 14000000, "samples": 0, "estimate_error_bytes": 0}, {"phase": "x", "bytes": 6000000, "samples": 0, "estimate_error_bytes": 0}, {"phase": "synthesis", "bytes": 4000000, "samples": 0, "estimate_error_bytes": 0}, {"phase": "load", "bytes": 3000000, "samples": 0, "estimate_error_bytes": 0}, {"phase": "proof", "bytes": 1000000, "samples": 0, "estimate_error_bytes": 0}]/8'
 p2 manylines 'a=STEP;b=NEVER_SEEN..NEVER_END'
 expect_eq "phases: one write of 20,000 matching lines, a rule that never matches beside it" \
 	"$(jget $T/p2manylines.json phase_notes_total)/$(jget $T/p2manylines.json peak_heap.active_phases)" '20000/["a"]'
@@ -737,7 +737,7 @@ expect_eq "phases: 32 rules at the limits (${#maxrules} bytes) run and are recor
 	"$(grep -c warning $T/maxrules.err)/$(hdr_setting $T/maxrules.json CUZKTRACE_PHASES | cmp - <(printf '%s\n' "$maxrules") && echo same)" "0/same"
 $REPORT --json --phase-rule '(none)=main' $T/p2deep.zst >$T/p2none.json
 expect_eq "phase-rule: '(none)=...' gives bytes back to (none), no second (none)" \
-	"$(jget $T/p2none.json peak_heap.by_phase)" '[{"phase": "(none)", "bytes": 6000145}]'
+	"$(jget $T/p2none.json peak_heap.by_phase)" '[{"phase": "(none)", "bytes": 6000145, "samples": 0, "estimate_error_bytes": 0}]'
 p2 utf8
 $REPORT $T/p2utf8.zst >$T/p2utf8.txt
 expect_eq "phases: text columns line up after a UTF-8 name (counted in characters)" \
@@ -773,6 +773,29 @@ CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/pnmoved.zst traced pnmoved $P/phasenames mov
 expect_eq "a pop with nothing pushed on its thread: one line, the phase stays on the pushing thread" \
 	"$(cat $T/pnmoved.rc)/$(grep -v 'tracing\|written' $T/pnmoved.err | sed 's/thread [0-9]*,/thread N,/')/$($REPORT --json $T/pnmoved.zst 2>/dev/null | $PY -c 'import json,sys; d = json.load(sys.stdin); print([(p["phase"], p["bytes"]) for p in d["peak_heap"]["by_phase"] if p["phase"] != "(none)"])')" \
 	"0/cuzktrace: warning: cuzktrace_phase_pop() on thread N, which has no phase pushed: a push and its pop must be on one thread (a guard held across an .await that resumed on another thread?), and the phase pushed elsewhere stays on its thread; such pops are ignored, said once/[('task', 3000000)]"
+# the default mode's bytes by phase at a peak carry their standard error from samples, R x
+# sqrt(samples) (since 0.2.40: only the mode line said how big), JSON samples and
+# estimate_error_bytes, text "+-"; a phase of one large block is exact: 0 and 0, no "+-"
+CUZKTRACE_SAMPLE=524288 CUZKTRACE_OUT=$T/pnsmall.zst traced pnsmall $P/phasenames small
+$REPORT --json $T/pnsmall.zst >$T/pnsmall.json 2>/dev/null
+$REPORT $T/pnsmall.zst >$T/pnsmall.txt 2>/dev/null
+expect_eq "default mode: each phase's bytes at the peak heap with their standard error (JSON and text)" \
+	"$(cat $T/pnsmall.rc)/$($PY - $T/pnsmall.json $T/pnsmall.txt <<'PYEOF'
+import json, math, re, sys
+d = json.load(open(sys.argv[1]))
+rows = {p["phase"]: p for p in d["peak_heap"]["by_phase"]}
+small, big = rows["small"], rows["big"]
+text = open(sys.argv[2]).read()
+def shown(name):
+    m = re.search(r"^  " + name + r" .*\(\d+ bytes(, \+-[0-9.]+ [KMG]?i?B)?\)$", text, re.M)
+    return m and (m.group(1) or "")
+ok = [small["samples"] > 0,
+      small["estimate_error_bytes"] == int(524288 * math.sqrt(small["samples"])),
+      big["bytes"] == 8 << 20, big["samples"], big["estimate_error_bytes"],
+      bool(shown("small")), shown("big")]
+print(ok)
+PYEOF
+)" "0/[True, True, True, 0, 0, True, '']"
 # a push of NULL keeps the enclosing phase and its pop balances it (since 0.2.40: the push was
 # ignored and its pop popped "prove", whose last 3,000,000 bytes were of no phase)
 CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/pnnull.zst traced pnnull $P/phasenames null

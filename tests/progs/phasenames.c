@@ -16,6 +16,9 @@
  *                     thread pops twice, with nothing pushed of its own (a guard that moved to
  *                     another worker), then the main thread allocates 2,000,000 bytes, still in
  *                     "task" (the pops are ignored; one line says so, since 0.2.40)
+ *   phasenames small  "small" holds 65,536 blocks of 1,000 bytes (the default mode samples
+ *                     them: about 125 samples at its rate of 512 KiB), then "big" one block of
+ *                     8 MiB (recorded on its own: exact); all held
  *   phasenames cost   the time of 20,000 push/pop pairs of a 1,100-byte name against a 10-byte
  *                     one's, the best of 5 rounds each, for `make bench`: "<long> <short>
  *                     <ratio>" (seconds; the long name's, cut where the trace keeps it, took the
@@ -86,6 +89,17 @@ int main(int argc, char **argv)
 		keep[2] = malloc(3000000);
 		cuzktrace_phase_pop();
 		return 0;
+	}
+	if (argc > 1 && !strcmp(argv[1], "small")) {
+		static void *blocks[65536];
+		cuzktrace_phase_push("small");
+		for (int i = 0; i < 65536; i++)
+			blocks[i] = malloc(1000);
+		cuzktrace_phase_pop();
+		cuzktrace_phase_push("big");
+		keep[0] = malloc(8 << 20);
+		cuzktrace_phase_pop();
+		return blocks[65535] ? 0 : 1;
 	}
 	if (argc > 1 && !strcmp(argv[1], "moved")) {
 		/* the thread made before the push: its bookkeeping block (glibc's) is of no phase */
