@@ -180,6 +180,21 @@ rc=$?
 [ $rc -eq 0 ] || keep=1
 [ $keep = 0 ] || "$ROOT/build/cuzktrace-report" "$T/gpu.zst" >"$T/report.txt" 2>&1
 
+# cudaDeviceReset with 1 MiB of device memory live: the tracer says so, once (the CUDA 13.0
+# runtime reaches cuDevicePrimaryCtxReset at version 7000, wrapped since 0.2.40)
+if [ "$prog" = gpu_alloc ]; then
+	timeout "$LIMIT" env CUZKTRACE_OUT="$T/reset.zst" LD_PRELOAD="$ROOT/build/libcuzktrace.so" \
+		"$T/$prog" live >"$T/reset_out" 2>"$T/reset_err"
+	n=$(grep -c '^cuzktrace: warning: the program called cuDevicePrimaryCtxReset.* while CUDA memory it had allocated was live' "$T/reset_err")
+	if grep -q "^$prog: done" "$T/reset_out" && [ "$n" = 1 ]; then
+		echo "gpu: cudaDeviceReset with 1 MiB live: the tracer's line: ok"
+	else
+		keep=1; rc=1
+		echo "gpu: cudaDeviceReset with 1 MiB live: $n tracer lines (want 1): MISMATCH"
+		sed 's/^/gpu: program stderr: /' "$T/reset_err"
+	fi
+fi
+
 # PyTorch: a shared CUDA runtime and a caching allocator (CKT_GPU_TORCH=0 skips it)
 torch_check() {
 	if [ "${CKT_GPU_TORCH:-1}" = 0 ]; then
