@@ -863,7 +863,7 @@ d = json.loads(out.stdout)
 rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # KiB
 print(out.returncode, d["peak_rss"]["active_phases"], d["peak_heap"]["by_phase"], d["max_held_events"], rss < 160 * 1024)
 PYEOF
-)" "0 ['p'] [{'phase': 'p', 'bytes': 64}] 200001 True"
+)" "0 ['p'] [{'phase': 'p', 'bytes': 64, 'samples': 0, 'estimate_error_bytes': 0}] 200001 True"
 fi
 
 # 2^20 pushes of phase A, then B pushed and popped, the POP carrying A's id (the tracer writes the
