@@ -145,7 +145,13 @@ struct ckt_sym {
 	uint64_t *ix_bounds;
 	uint32_t *ix_start, *ix_mods;
 	size_t ix_nb, ix_n;
-	bool ix_off; /* too many pieces (modules nested in many others): scan them all */
+	/* modules nested in many others (more than 16 pieces per module): the pieces are the
+	 * leaves of a segment tree instead, each module listed at the O(log n) nodes that cover
+	 * its span, oldest first (ix_start by node, 1 to 2 * (ix_nb - 1) - 1), and a lookup
+	 * walks up from pc's piece. Scanning every module for every frame, as before, took
+	 * minutes for a forged trace of 100,000 nested modules. */
+	bool ix_tree;
+	bool ix_off; /* no memory for the index: scan them all */
 
 	struct ckt_sym_cached *cache; /* open addressing, power of two */
 	size_t cache_cap, cache_used;
@@ -570,8 +576,66 @@ static size_t ckt_sym_lower(const uint64_t *v, size_t n, uint64_t x)
 	return lo;
 }
 
-/* Indexes mods[0..n_mods) (see ckt_sym.ix_*). On failure (memory, or more pieces than 16 per
- * module) the index is left off and lookups scan every module, as before it existed. */
+/* The segment tree of ckt_sym.ix_tree over the nb - 1 pieces between the sorted, distinct
+ * bounds b (taken over, or freed): node p + j is piece j (p = nb - 1), node k's children are 2k
+ * and 2k + 1, and a span of pieces [l, r) is listed at the nodes the usual bottom-up walk
+ * takes (at most 2 log2(p) of them). On failure (memory) the index is left off. */
+static void ckt_sym_index_tree(struct ckt_sym *s, uint64_t *b, size_t nb)
+{
+	size_t n = s->n_mods, p = nb > 1 ? nb - 1 : 1, total = 0;
+	uint32_t *start = calloc(2 * p + 1, sizeof(*start)), *ix = NULL, *fill = NULL;
+	if (!start)
+		goto off;
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < n; i++) {
+			if (s->mods[i].lo >= s->mods[i].hi)
+				continue;
+			size_t l = ckt_sym_lower(b, nb, s->mods[i].lo) + p, r = ckt_sym_lower(b, nb, s->mods[i].hi) + p;
+			for (; l < r; l >>= 1, r >>= 1) {
+				size_t at[2], k = 0;
+				if (l & 1)
+					at[k++] = l++;
+				if (r & 1)
+					at[k++] = --r;
+				for (size_t q = 0; q < k; q++) {
+					if (pass) {
+						ix[start[at[q]] + fill[at[q]]++] = (uint32_t)i;
+					} else {
+						start[at[q] + 1]++;
+						total++;
+					}
+				}
+			}
+		}
+		if (pass)
+			break;
+		if (total > UINT32_MAX)
+			goto off;
+		for (size_t k = 0; k < 2 * p; k++)
+			start[k + 1] += start[k];
+		if (!(ix = malloc((total ? total : 1) * sizeof(*ix))) || !(fill = calloc(2 * p, sizeof(*fill))))
+			goto off;
+	}
+	free(fill);
+	s->ix_bounds = b;
+	s->ix_start = start;
+	s->ix_mods = ix;
+	s->ix_nb = nb;
+	s->ix_n = n;
+	s->ix_tree = true;
+	s->ix_off = false;
+	return;
+off:
+	free(b);
+	free(start);
+	free(ix);
+	free(fill);
+	s->ix_off = true;
+}
+
+/* Indexes mods[0..n_mods) (see ckt_sym.ix_*): by pieces, or by a segment tree of them where
+ * they would be more than 16 per module. On failure (memory) the index is left off and lookups
+ * scan every module, as before it existed. */
 static void ckt_sym_index_modules(struct ckt_sym *s)
 {
 	size_t n = s->n_mods, nb = 0, total = 0;
@@ -598,8 +662,11 @@ static void ckt_sym_index_modules(struct ckt_sym *s)
 	for (size_t i = 0; i < n; i++)
 		if (s->mods[i].lo < s->mods[i].hi)
 			total += ckt_sym_lower(b, nb, s->mods[i].hi) - ckt_sym_lower(b, nb, s->mods[i].lo);
-	if (total > 16 * n + 4096 || !(start = calloc(nb + 1, sizeof(*start))) ||
-	    !(ix = malloc((total ? total : 1) * sizeof(*ix))))
+	if (total > 16 * n + 4096) {
+		ckt_sym_index_tree(s, b, nb);
+		return;
+	}
+	if (!(start = calloc(nb + 1, sizeof(*start))) || !(ix = malloc((total ? total : 1) * sizeof(*ix))))
 		goto off;
 	for (size_t i = 0; i < n; i++) {
 		if (s->mods[i].lo >= s->mods[i].hi)
@@ -625,6 +692,7 @@ static void ckt_sym_index_modules(struct ckt_sym *s)
 	s->ix_mods = ix;
 	s->ix_nb = nb;
 	s->ix_n = n;
+	s->ix_tree = false;
 	s->ix_off = false;
 	return;
 off:
@@ -657,6 +725,29 @@ static struct ckt_sym_module *ckt_sym_module_of(struct ckt_sym *s, uint64_t pc, 
 		j--; /* the piece starting at or before pc */
 	if (j + 1 >= s->ix_nb)
 		return any; /* at or past the last bound */
+	if (s->ix_tree) {
+		/* the nodes from pc's piece up to the root list every module that holds pc: the
+		 * newest of them listed by `map`, else the newest */
+		struct ckt_sym_module *best = NULL, *newest = NULL;
+		for (size_t node = j + s->ix_nb - 1; node >= 1; node >>= 1) {
+			const uint32_t *l = s->ix_mods + s->ix_start[node];
+			size_t k = s->ix_start[node + 1] - s->ix_start[node], lo = 0, hi = k;
+			if (!k)
+				continue;
+			if (!newest || &s->mods[l[k - 1]] > newest)
+				newest = &s->mods[l[k - 1]];
+			while (lo < hi) {
+				size_t mid = lo + (hi - lo) / 2;
+				if (s->mods[l[mid]].map <= map)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			if (lo && (!best || &s->mods[l[lo - 1]] > best))
+				best = &s->mods[l[lo - 1]];
+		}
+		return best ? best : any ? any : newest;
+	}
 	const uint32_t *l = s->ix_mods + s->ix_start[j];
 	size_t k = s->ix_start[j + 1] - s->ix_start[j];
 	if (!k)

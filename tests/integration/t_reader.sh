@@ -461,6 +461,22 @@ write("overlap.zst", [head, frame(1, 0, b"".join(alloc(1, 0x1000, 1 << 56) for _
 # the default mode's set of samples full (a LIMIT record of kind 2), then an allocation at an
 # address still live: the missed free of a sample, not corruption (since 0.2.36)
 write("samplesfull.zst", [head, frame(1, 0, alloc(10, 0xA000, 16) + alloc(10, 0, 16), True, pre=bytes([0x09]) + uv(5) + uv(2))])
+# 100,000 modules nested in one another (module i spans [0x400000 + 16 i, + 1 MiB), named
+# without a path: shown as module+offset, silently), then 4,000 stacks of 100 frames in the
+# oldest 2,000 of them, the frame 0x400008 + 16 k in module k, the newest that holds it: the
+# spans cut into more than 16 pieces a module, which the index of pieces left off, and every
+# frame scanned the modules down to its own (a minute and more; since 0.2.40 a segment tree of
+# the pieces: under a second)
+nest = bytearray(bytes([FRAME]) + uv(0) + uv(0))
+for i in range(100000):
+    nest += module(0x400000 + 16 * i, 0x500000 + 16 * i, b"nest%d" % i)
+for k in range(4000):
+    nest += stack(k + 1, [0x400008 + 16 * ((k * 100 + f) % 2000) for f in range(100)])
+nest += bytes([THREAD]) + uv(1)
+for k in range(4000):
+    nest += alloc(1, 0x10000 if k == 0 else 0x100, 100 + k, k + 1)
+nest += bytes([SYNC]) + uv(9000) + bytes([END]) + uv(9000) + uv(0) + uv(4000) + uv(0)
+write("nested.zst", [head, bytes(nest)])
 rate = header((b"setting.CUZKTRACE_SAMPLE", str(1 << 62).encode()))
 write("rate.zst", [rate, frame(1, 0, alloc(10, 0xA000, 16), True)])
 def bump_block(data):
@@ -592,6 +608,10 @@ PYEOF
 		"$?/$(cat $T/samplesfull.err)" \
 		"0/cuzktrace-report: warning: '$T/samplesfull.zst': the tracer's set of sampled blocks filled at 0.000 s: blocks sampled since then may be missing from it, their frees not recorded, so the estimates by site and phase count them live to the end (heap totals are not affected)
 cuzktrace-report: warning: '$T/samplesfull.zst': 1 allocation came at an address still live: the frees of samples taken while the tracer's set of sampled blocks was full are not in the trace (above); the blocks they replaced were dropped there"
+	timeout 20 $REPORT --folded-heap $T/nested.folded $T/nested.zst >/dev/null 2>$T/nested.err
+	expect_eq "reader: 100,000 modules nested in one another, 400,000 frames in them: each frame in the newest module that holds it, in seconds (status 0, no line)" \
+		"$?/$(cat $T/nested.err)/$(wc -l <$T/nested.folded)/$(grep -c '^nest199+0x8;nest198+0x8;.*;nest100+0x8 418200$' $T/nested.folded)/$(grep -c '^nest1999+0x8;.*;nest1900+0x8 421800$' $T/nested.folded)" \
+		"0//20/1/1"
 	report_status rate "reader: a sampling rate of 2^62 bytes in the header is corruption (exit 1, one line)" \
 		"1/cuzktrace-report: error: '$T/rate.zst': corrupt header: CUZKTRACE_SAMPLE=$((1 << 62)) is out of range"
 	read -r mo mn <$T/midcut.off

@@ -196,9 +196,9 @@ struct oracle_mod {
 	uint32_t map;
 };
 
-static void test_module_index(void **state)
+/* nested: spans inside one another, far more than 16 pieces a module (the segment tree) */
+static void module_index_check(bool nested)
 {
-	(void)state;
 	enum { NMOD = 3000, PER_MAP = 10, LOOKUPS = 40 };
 	static struct oracle_mod mods[NMOD];
 	struct ckt_sym *s = ckt_sym_new();
@@ -210,7 +210,8 @@ static void test_module_index(void **state)
 	for (int m = 0; m < NMOD / PER_MAP; m++) {
 		for (int k = 0; k < PER_MAP; k++, n++) {
 			rng = rng * 6364136223846793005ull + 1442695040888963407ull;
-			uint64_t lo = 0x100000 * ((rng >> 33) % 50), hi = lo + 0x1000 * (1 + (rng >> 20) % 300);
+			uint64_t lo = nested ? 0x1000 * ((rng >> 33) % 64) : 0x100000 * ((rng >> 33) % 50);
+			uint64_t hi = nested ? lo + 0x10000 * (1 + (rng >> 20) % 800) : lo + 0x1000 * (1 + (rng >> 20) % 300);
 			int len = snprintf(path, sizeof(path), "/nonexistent/m%zu.so", n);
 			assert_int_equal(ckt_sym_add_module(s, lo, lo, hi, path, (size_t)len, "", 0), 0);
 			mods[n] = (struct oracle_mod){ lo, hi, 0 };
@@ -249,6 +250,18 @@ static void test_module_index(void **state)
 	ckt_sym_free(s);
 }
 
+static void test_module_index(void **state)
+{
+	(void)state;
+	module_index_check(false);
+}
+
+static void test_module_index_nested(void **state)
+{
+	(void)state;
+	module_index_check(true);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -256,6 +269,7 @@ int main(void)
 		cmocka_unit_test(test_overlapping_symbols),
 		cmocka_unit_test(test_missing_file),
 		cmocka_unit_test(test_module_index),
+		cmocka_unit_test(test_module_index_nested),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
