@@ -93,6 +93,12 @@ struct ckt_sym_cu {
 struct ckt_sym_module {
 	uint64_t base, lo, hi;
 	uint32_t map; /* the module map (run of MODULE records) that first listed it */
+	/* index + 1 of the module of this file (path and build-id) that was looked up first, which
+	 * serves this one at its own addresses (the file is opened at the base of the first: names
+	 * and lines depend on the file alone, module+offset counts from each one's base, and the
+	 * span only chooses the module of an address), itself included; 0 until this one is
+	 * looked up (ckt_sym_twin) */
+	uint32_t twin;
 	const char *path, *build_id, *basename;
 	enum ckt_sym_state state;
 	Dwfl *dwfl;
@@ -134,6 +140,10 @@ struct ckt_sym {
 	 * half full (a scan of every module for each MODULE record took 83 s for 200,000) */
 	uint32_t *mod_slots;
 	size_t mod_slots_cap;
+	/* modules by file (ckt_sym_twin): open addressing, index + 1, at most half full. One library listed at 500 bases was opened 500 times, its debug information read
+	 * for each: a forged 5 KB trace naming libc so took 2 GB and 11 s. */
+	uint32_t *twin_slots;
+	size_t twin_slots_cap, twin_used;
 	uint32_t map;  /* module maps seen so far */
 	bool in_map;   /* the last call added a module: the next one continues that map */
 	/* which modules hold an address (ckt_sym_module_of): the spans of mods[0..ix_n) cut at
@@ -308,6 +318,7 @@ void ckt_sym_free(struct ckt_sym *s)
 	}
 	free(s->mods);
 	free(s->mod_slots);
+	free(s->twin_slots);
 	free(s->trace);
 	if (ckt_sym_cur == s)
 		ckt_sym_cur = NULL;
@@ -351,6 +362,59 @@ static int ckt_sym_mod_index_grow(struct ckt_sym *s)
 	s->mod_slots = slots;
 	s->mod_slots_cap = cap;
 	return 0;
+}
+
+static uint64_t ckt_sym_twin_key(const struct ckt_sym_module *m)
+{
+	return ckt_util_hash64((uint64_t)(uintptr_t)m->path ^ ckt_util_hash64((uint64_t)(uintptr_t)m->build_id));
+}
+
+static bool ckt_sym_twins(const struct ckt_sym_module *a, const struct ckt_sym_module *b)
+{
+	return a->path == b->path && a->build_id == b->build_id;
+}
+
+/* The module that serves m (m->twin), and *pc moved to its addresses: one file is opened
+ * once, whatever bases and spans it was listed at (names and lines do not depend on the base,
+ * and module+offset counts from it). m itself when the table cannot grow. */
+static struct ckt_sym_module *ckt_sym_twin(struct ckt_sym *s, struct ckt_sym_module *m, uint64_t *pc)
+{
+	if (!m)
+		return NULL;
+	if (!m->twin) {
+		uint32_t self = (uint32_t)(m - s->mods) + 1;
+		if ((s->twin_used + 1) * 2 > s->twin_slots_cap) {
+			size_t cap = s->twin_slots_cap ? s->twin_slots_cap * 2 : 64;
+			uint32_t *t = calloc(cap, sizeof(*t));
+			if (!t) {
+				m->twin = self;
+				return m;
+			}
+			for (size_t k = 0; k < s->twin_slots_cap; k++) {
+				if (!s->twin_slots[k])
+					continue;
+				size_t i = (size_t)ckt_sym_twin_key(&s->mods[s->twin_slots[k] - 1]) & (cap - 1);
+				while (t[i])
+					i = (i + 1) & (cap - 1);
+				t[i] = s->twin_slots[k];
+			}
+			free(s->twin_slots);
+			s->twin_slots = t;
+			s->twin_slots_cap = cap;
+		}
+		size_t mask = s->twin_slots_cap - 1, i = (size_t)ckt_sym_twin_key(m) & mask;
+		for (; s->twin_slots[i]; i = (i + 1) & mask)
+			if (ckt_sym_twins(&s->mods[s->twin_slots[i] - 1], m))
+				break;
+		if (!s->twin_slots[i]) {
+			s->twin_slots[i] = self;
+			s->twin_used++;
+		}
+		m->twin = s->twin_slots[i];
+	}
+	struct ckt_sym_module *o = &s->mods[m->twin - 1];
+	*pc = *pc - m->base + o->base;
+	return o;
 }
 
 int ckt_sym_add_module(struct ckt_sym *s, uint64_t base, uint64_t lo, uint64_t hi, const char *path,
@@ -2686,7 +2750,7 @@ static const char *ckt_sym_symbol_at(const struct ckt_sym_table *t, uint64_t a)
 const char *ckt_sym_symbol_name(struct ckt_sym *s, uint64_t a, uint32_t map, int *err)
 {
 	ckt_sym_cur = s;
-	struct ckt_sym_module *m = ckt_sym_module_of(s, a, map);
+	struct ckt_sym_module *m = ckt_sym_twin(s, ckt_sym_module_of(s, a, map), &a);
 	*err = 0;
 	if (!m)
 		return NULL;
@@ -2769,7 +2833,7 @@ int ckt_sym_lookup(struct ckt_sym *s, uint64_t pc, uint32_t map, const struct ck
 	if (s->cache_used * 2 >= s->cache_cap && ckt_sym_cache_grow(s) < 0)
 		return CKT_ENOMEM;
 	/* one pc may belong to different modules at different times: cached per (pc, module) */
-	struct ckt_sym_module *m = ckt_sym_module_of(s, pc, map);
+	struct ckt_sym_module *m = ckt_sym_twin(s, ckt_sym_module_of(s, pc, map), &pc);
 	uint32_t mod = m ? (uint32_t)(m - s->mods) + 1 : 0;
 	uint64_t key = pc ? pc : 1;
 	size_t k = ckt_sym_cache_home(key, mod, s->cache_cap);

@@ -612,6 +612,32 @@ cuzktrace-report: warning: '$T/samplesfull.zst': 1 allocation came at an address
 	expect_eq "reader: 100,000 modules nested in one another, 400,000 frames in them: each frame in the newest module that holds it, in seconds (status 0, no line)" \
 		"$?/$(cat $T/nested.err)/$(wc -l <$T/nested.folded)/$(grep -c '^nest199+0x8;nest198+0x8;.*;nest100+0x8 418200$' $T/nested.folded)/$(grep -c '^nest1999+0x8;.*;nest1900+0x8 421800$' $T/nested.folded)" \
 		"0//20/1/1"
+	# one program listed at 1,000 bases (a forged 10 KB trace), a stack of 3 of its functions at
+	# each: it is opened once and serves every base (since 0.2.40), where each base opened it and
+	# read its debug information anew (1.9 GB here; 300 bases took 580 MB): within 512 MB of
+	# address space, the report, each frame named
+	cp $REPORT $T/twin.elf
+	nm $T/twin.elf | awk '$2 == "T" && ($3 == "main" || $3 == "ckt_decode_next" || $3 == "ckt_sym_lookup") { print $1 }' >$T/twin.offs
+	PYTHONPATH=tests/integration $PY - $T <<'PYEOF'
+import sys
+from rows import *
+T = sys.argv[1]
+offs = [int(x, 16) for x in open(T + "/twin.offs").read().split()]
+body = bytearray(bytes([FRAME]) + uv(0) + uv(0))
+for i in range(1, 1001):
+    body += module(i << 28, (i << 28) + 0x80000, (T + "/twin.elf").encode())
+for i in range(1, 1001):
+    body += stack(i, [(i << 28) + o + 0x10 for o in offs])
+body += bytes([THREAD]) + uv(1)
+for i in range(1, 1001):
+    body += alloc(1, 0x10000 if i == 1 else 0x100, 100, i)
+body += bytes([SYNC]) + uv(9000) + bytes([END]) + uv(9000) + uv(0) + uv(1000) + uv(0)
+open(T + "/twin.zst", "wb").write(z(header()) + z(bytes(body)))
+PYEOF
+	(ulimit -v 524288; $REPORT --top 1 $T/twin.zst >$T/twin.out 2>$T/twin.err)
+	expect_eq "reader: one program listed at 1,000 bases: opened once, within 512 MB of address space (status 0, no line, every frame named)" \
+		"$?/$(cat $T/twin.err)/$(grep -c '^  #1  97.7 KiB (100000 bytes), 100.0% of the peak, 1000 allocations live$' $T/twin.out)/$(grep -A3 '^  #1 ' $T/twin.out | sed -n 2,4p | sed 's/ (.*//; s/^ *//' | tr '\n' ' ')/$(wc -c <$T/twin.offs)" \
+		"0//1/ckt_decode_next <- ckt_sym_lookup <- main /51"
 	report_status rate "reader: a sampling rate of 2^62 bytes in the header is corruption (exit 1, one line)" \
 		"1/cuzktrace-report: error: '$T/rate.zst': corrupt header: CUZKTRACE_SAMPLE=$((1 << 62)) is out of range"
 	read -r mo mn <$T/midcut.off
