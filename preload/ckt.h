@@ -534,7 +534,8 @@ struct ckt_tls {
 					      * may finish it */
 	struct ckt_ring *ring;
 	int phase_depth; /* pushes minus pops; the first CKT_PHASE_DEPTH ids are kept */
-	/* the phase at the top of that stack (depth > 0; past CKT_PHASE_DEPTH the deepest kept);
+	/* the phase at the top of that stack (past CKT_PHASE_DEPTH the deepest kept); 0 with
+	 * nothing pushed, or for a push of no phase over nothing pushed (ckt_phase_current);
 	 * the stack itself is in the thread's ring (ckt_ring.phase_stack): static TLS comes out of
 	 * every thread's stack, and 512 bytes of it were the phases (phase.c) */
 	uint16_t phase_top;
@@ -771,10 +772,12 @@ int ckt_self_stat_read(char *buf, size_t cap);
 /* ---- phase.c ---- */
 extern atomic_int ckt_proc_phase; /* most recently begun process-wide phase still active */
 /* The phase an allocation made now by this thread belongs to: a TLS load, a branch, and a
- * relaxed load of a line written only by phase API calls. */
+ * relaxed load of a line written only by phase API calls. phase_top is 0 with nothing pushed,
+ * and under a push of no phase (NULL, a name past the table) made with nothing pushed: the
+ * process-wide phase as it changes, not the one active at that push. */
 static inline uint16_t ckt_phase_current(const struct ckt_tls *t)
 {
-	if (t->phase_depth > 0)
+	if (t->phase_top)
 		return t->phase_top;
 	return (uint16_t)atomic_load_explicit(&ckt_proc_phase, memory_order_relaxed);
 }

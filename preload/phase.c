@@ -179,8 +179,9 @@ CKT_EXPORT void cuzktrace_phase_push(const char *name)
 		}
 	}
 	/* NULL, or a name past the table's limit (said once), leaves the bytes with the enclosing
-	 * phase */
-	uint16_t owner = id ? id : ckt_phase_current(t);
+	 * phase: the thread's, or with nothing pushed 0, the process-wide phase as it changes (it
+	 * took the one active at the push, which kept the bytes made after it ended) */
+	uint16_t owner = id ? id : t->phase_depth > 0 ? t->phase_top : 0;
 	if (t->phase_depth < CKT_PHASE_DEPTH) {
 		/* kept in the thread's ring (a thread that can get none loses its events, and its
 		 * pops then fall back to no phase) */
@@ -202,7 +203,9 @@ static void pop_one(struct ckt_tls *t)
 {
 	uint16_t id = ckt_phase_current(t);
 	int d = --t->phase_depth;
-	if (d > 0 && d <= CKT_PHASE_DEPTH)
+	if (d == 0) /* nothing pushed: the process-wide phase (ckt_phase_current) */
+		t->phase_top = 0;
+	else if (d <= CKT_PHASE_DEPTH)
 		t->phase_top = t->ring ? t->ring->phase_stack[d - 1] : 0;
 	emit_phase(t, CKT_PHASE_POP, id);
 }

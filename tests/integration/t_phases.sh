@@ -802,6 +802,13 @@ CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/pnnull.zst traced pnnull $P/phasenames null
 expect_eq "a push of NULL and its pop: the enclosing phase keeps its bytes, and is active at the peak" \
 	"$(cat $T/pnnull.rc)/$(wc -l <$T/pnnull.err)/$($REPORT --json $T/pnnull.zst 2>/dev/null | $PY -c 'import json,sys; d = json.load(sys.stdin); h = d["peak_heap"]; print(h["active_phases"], [(p["phase"], p["bytes"]) for p in h["by_phase"] if p["phase"] != "(none)"], [(p["name"], p["allocated_bytes"]) for p in d["phases"] if p["name"] != "(none)"])')" \
 	"0/2/['prove'] [('prove', 6000000)] [('prove', 6000000)]"
+# on a thread with nothing pushed, a push of NULL leaves its bytes with the process-wide phase
+# as it changes: the push took the one active then ("load") for the thread's own, and the
+# 3,000,000 bytes made after "load" ended, in "prove", counted in "load"
+CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/pnnullproc.zst traced pnnullproc $P/phasenames nullproc
+expect_eq "a push of NULL on a thread with nothing pushed: the process-wide phase as it changes owns the bytes" \
+	"$(cat $T/pnnullproc.rc)/$(wc -l <$T/pnnullproc.err)/$($REPORT --json $T/pnnullproc.zst 2>/dev/null | $PY -c 'import json,sys; d = json.load(sys.stdin); print([(p["name"], p["allocated_bytes"]) for p in d["phases"] if p["name"] != "(none)"])')" \
+	"0/2/[('load', 1000000), ('prove', 5000000)]"
 # a program's phase named "(none)" and thread named "(unnamed)", the report's own labels for
 # bytes of no phase and a thread without a name, show quoted (since 0.2.36: two rows of one
 # label, which tools keyed by name merged); the no-phase bytes: 14,000 and glibc's own

@@ -12,6 +12,11 @@
  *   phasenames null   a push of NULL inside "prove" and its pop: "prove" holds its 1,000,000
  *                     bytes before, 2,000,000 inside and 3,000,000 after (all held; the pop
  *                     popped "prove", and the last block was of no phase)
+ *   phasenames nullproc  a push of NULL on a thread with nothing pushed, while the
+ *                     process-wide "load" is active (1,000,000 bytes before it); "load" ends
+ *                     and "prove" begins, 3,000,000 bytes, the pop, 2,000,000 bytes: "load"
+ *                     holds 1,000,000, "prove" 5,000,000 (all held; the push took "load" for
+ *                     the thread's phase, which kept the 3,000,000 made after it ended)
  *   phasenames moved  "task" pushed on the main thread around 1,000,000 bytes (held); a second
  *                     thread pops twice, with nothing pushed of its own (a guard that moved to
  *                     another worker), then the main thread allocates 2,000,000 bytes, still in
@@ -88,6 +93,18 @@ int main(int argc, char **argv)
 		cuzktrace_phase_pop();
 		keep[2] = malloc(3000000);
 		cuzktrace_phase_pop();
+		return 0;
+	}
+	if (argc > 1 && !strcmp(argv[1], "nullproc")) {
+		cuzktrace_phase_begin("load");
+		keep[0] = malloc(1000000);
+		cuzktrace_phase_push(NULL);
+		cuzktrace_phase_end("load");
+		cuzktrace_phase_begin("prove");
+		keep[1] = malloc(3000000);
+		cuzktrace_phase_pop();
+		keep[2] = malloc(2000000);
+		cuzktrace_phase_end("prove");
 		return 0;
 	}
 	if (argc > 1 && !strcmp(argv[1], "small")) {
