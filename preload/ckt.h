@@ -612,13 +612,18 @@ extern _Atomic uint64_t ckt_lost_nested;
  * jump from there leaves no half-written slot and no lock of the tracer held); a hook that
  * finds that guard up, the left hook in its call and its frame gone (ckt_guard_stale, off the
  * traced path: only when the guard is up) takes it back. The call the jump left is counted
- * lost (ckt_lost_jumped, said once). Everywhere else in such a hook (its mark, stack capture
- * and record, before and after the call) every signal is held, the program's mask kept in the
- * frame: a jump from there, which left the guard up for good (a fast timer over a loop of
- * small mmap calls hits the hook's own work more often than its call), cannot happen; a
- * signal that comes meanwhile is delivered in the call, or as the hook lowers its guard. A
- * jump out of a malloc hook (glibc's allocator is not async-signal-safe either) is not
- * recovered. */
+ * lost (ckt_lost_jumped, said once). Since 0.2.40 such a hook holds every signal but the
+ * faults (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGSYS) from its
+ * mark to its end, its system call included, the program's mask kept in the frame: a jump
+ * from the hook's own work (stack capture, record), which left the guard up for good (a fast
+ * timer over a loop of small mmap calls hits it more often than the call), cannot happen, nor
+ * one from the call, which cost the call's event (a mapping made and never recorded) or, for a
+ * signal held during the work before it and delivered as the call began, recorded a large
+ * munmap that never ran. None of these calls waits for a signal (they end the same whether one
+ * comes or not), so a signal that comes meanwhile is delivered as the hook lowers its guard,
+ * after its record, as it would be at the call's return. (The recovery above stays for a
+ * mask that could not be set.) A jump out of a malloc hook (glibc's allocator is not
+ * async-signal-safe either) is not recovered. */
 struct ckt_guard_frame {
 	volatile uint64_t token;
 	sigset_t mask; /* the program's signal mask, while the hook holds every signal */
@@ -635,8 +640,16 @@ extern _Atomic uint64_t ckt_lost_cxx;
 void ckt_guard_altstack(struct ckt_tls *t);
 static inline void ckt_guard_mark(struct ckt_tls *t, struct ckt_guard_frame *f, void *fp)
 {
+	/* all but the faults: one that the hook's own work raises (its stack overflowing) goes to
+	 * the program's handler, as untraced; held, the kernel ended the process by its default */
 	sigset_t all;
 	sigfillset(&all);
+	sigdelset(&all, SIGSEGV);
+	sigdelset(&all, SIGBUS);
+	sigdelset(&all, SIGILL);
+	sigdelset(&all, SIGFPE);
+	sigdelset(&all, SIGTRAP);
+	sigdelset(&all, SIGSYS);
 	pthread_sigmask(SIG_BLOCK, &all, &f->mask);
 	atomic_signal_fence(memory_order_seq_cst);
 	t->guard = CKT_GUARD_HOOK;
@@ -649,21 +662,13 @@ static inline void ckt_guard_mark(struct ckt_tls *t, struct ckt_guard_frame *f, 
 	atomic_signal_fence(memory_order_seq_cst);
 	t->guard = CKT_GUARD_MAP;
 }
-/* around the hook's system call: the program's mask back for the call (in 1), every signal
- * held again after it (in 0; the mask the call returned with kept, a handler's return may
- * have set it) */
+/* around the hook's system call (every signal held: see above) */
 static inline void ckt_guard_call(struct ckt_tls *t, struct ckt_guard_frame *f, int in)
 {
-	if (!in) {
-		sigset_t all;
-		sigfillset(&all);
-		pthread_sigmask(SIG_BLOCK, &all, &f->mask);
-	}
+	(void)f;
 	atomic_signal_fence(memory_order_seq_cst);
 	t->guard_in_call = in;
 	atomic_signal_fence(memory_order_seq_cst);
-	if (in)
-		pthread_sigmask(SIG_SETMASK, &f->mask, NULL);
 }
 /* The hook's end: the guard lowered, then the program's mask back (a signal held meanwhile
  * is delivered here, outside the hook's guard). errno is kept: the caller's is the call's. */

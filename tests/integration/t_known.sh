@@ -448,11 +448,13 @@ t = [float(r["t_s"]) for r in csv.DictReader(open(sys.argv[1])) if r["rss_bytes"
 print(len(t) >= 20, max(b - a for a, b in zip(t, t[1:])) <= 0.5)' $T/brc.csv)" "0/True True"
 # ... and a handler that leaves a populating mmap by siglongjmp: the hook's hold on the sampler
 # goes with it when the next call finds the hook left (before, the count stayed up and every
-# later sample waited its longest: 2 samples in the run's second where 100 come)
+# later sample waited its longest: 2 samples in the run's second where 100 come); since
+# 0.2.40 the hook holds the signal through its call, the jump comes after the hook, which let
+# go of the sampler as it ended, and there is no line about a jump
 CUZKTRACE_RSS_MS=10 CUZKTRACE_OUT=$T/brj.zst traced brj $P/bigrelease jump 256 0
 $REPORT --csv $T/brj.csv $T/brj.zst >/dev/null 2>&1
-expect_eq "RSS samples after a handler left a MAP_POPULATE mmap by siglongjmp: status 0, the tracer's line about it, 50 samples or more, none more than 0.5 s after the one before" \
+expect_eq "RSS samples after a handler left a MAP_POPULATE mmap by siglongjmp: status 0, no line about a jump, 50 samples or more, none more than 0.5 s after the one before" \
 	"$(cat $T/brj.rc)/$(grep -c 'left a traced mmap, munmap, mremap or mprotect call by a jump' $T/brj.err)/$($PY -c '
 import csv, sys
 t = [float(r["t_s"]) for r in csv.DictReader(open(sys.argv[1])) if r["rss_bytes"]]
-print(len(t) >= 50, max(b - a for a, b in zip(t, t[1:])) <= 0.5)' $T/brj.csv)" "0/1/True True"
+print(len(t) >= 50, max(b - a for a, b in zip(t, t[1:])) <= 0.5)' $T/brj.csv)" "0/0/True True"
