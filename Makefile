@@ -217,6 +217,12 @@ $(B)/progs/lib%.so: tests/progs/lib/%.c $(B)/.flags
 $(B)/progs/libnofn.so: tests/progs/lib/nofn.s
 	@mkdir -p $(dir $@)
 	$(call msg,AS,$@)$(CC) -g -fPIC -shared -o $@ $<
+$(B)/progs/libctorpush.so: tests/progs/lib/ctorpush.c $(B)/.flags
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$@)$(CC) -std=gnu11 -O2 -g -fPIC -shared -Iinclude -o $@ $<
+$(B)/progs/ctorpop: tests/progs/ctorpop.c $(B)/progs/libctorpush.so
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$@)$(CC) -std=gnu11 -O2 -g -Iinclude -o $@ $< -L$(B)/progs -lctorpush -Wl,-rpath,'$$ORIGIN'
 $(B)/progs/ctor: tests/progs/ctor.c $(B)/progs/libctorlib.so
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$@)$(CC) -std=gnu11 -O2 -g -o $@ $< -L$(B)/progs -lctorlib -Wl,-rpath,'$$ORIGIN'

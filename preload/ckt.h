@@ -534,6 +534,8 @@ struct ckt_tls {
 					      * may finish it */
 	struct ckt_ring *ring;
 	int phase_depth; /* pushes minus pops; the first CKT_PHASE_DEPTH ids are kept */
+	unsigned phase_unseen; /* pushes made before tracing started (a library's constructor),
+				* not counted in phase_depth: their pops pass without a word */
 	/* the phase at the top of that stack (past CKT_PHASE_DEPTH the deepest kept); 0 with
 	 * nothing pushed, or for a push of no phase over nothing pushed (ckt_phase_current);
 	 * the stack itself is in the thread's ring (ckt_ring.phase_stack): static TLS comes out of

@@ -8,6 +8,7 @@
 
 #include <ctype.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <string.h>
 #include <sys/uio.h>
@@ -160,8 +161,13 @@ CKT_EXPORT void cuzktrace_phase_push(const char *name)
 	struct ckt_tls *t = &ckt_tls;
 	/* NULL is a push too, of no name: the pop that goes with it must not pop the enclosing
 	 * phase (ignored, it did, and the rest of that phase counted under the one outside it) */
-	if (!api_enter(t, name ? name : ""))
+	if (!api_enter(t, name ? name : "")) {
+		/* before tracing started (a library's constructor): its pop, later, is not one
+		 * of a push made on another thread (pop_unpushed) */
+		if (!t->guard && !atomic_load_explicit(&ckt_active, memory_order_relaxed) && t->phase_unseen < UINT_MAX)
+			t->phase_unseen++;
 		return;
+	}
 	t->guard = CKT_GUARD_HOOK;
 	/* the thread's last names first, without the lock: a push per task on many threads
 	 * (names are usually literals, so the same pointer) does not queue on one mutex. An id
@@ -232,6 +238,10 @@ CKT_EXPORT void cuzktrace_phase_pop(void)
 	if (!api_enter(t, ""))
 		return;
 	if (t->phase_depth == 0) {
+		if (t->phase_unseen) { /* its push came before tracing started */
+			t->phase_unseen--;
+			return;
+		}
 		t->guard = CKT_GUARD_HOOK;
 		pop_unpushed();
 		t->guard = 0;
