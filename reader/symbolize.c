@@ -640,6 +640,29 @@ static size_t ckt_sym_lower(const uint64_t *v, size_t n, uint64_t x)
 	return lo;
 }
 
+/* The index built (ckt_sym_index_tree, ckt_sym_index_modules): bounds b[0..nb), each piece's
+ * (or node's) modules ix[start[k]..start[k + 1]) of mods[0..n); tree: nodes of a segment tree */
+static void ckt_sym_index_keep(struct ckt_sym *s, uint64_t *b, uint32_t *start, uint32_t *ix, size_t nb,
+			       size_t n, bool tree)
+{
+	s->ix_bounds = b;
+	s->ix_start = start;
+	s->ix_mods = ix;
+	s->ix_nb = nb;
+	s->ix_n = n;
+	s->ix_tree = tree;
+	s->ix_off = false;
+}
+
+/* No memory for the index: its parts freed, lookups scan every module */
+static void ckt_sym_index_drop(struct ckt_sym *s, uint64_t *b, uint32_t *start, uint32_t *ix)
+{
+	free(b);
+	free(start);
+	free(ix);
+	s->ix_off = true;
+}
+
 /* The segment tree of ckt_sym.ix_tree over the nb - 1 pieces between the sorted, distinct
  * bounds b (taken over, or freed): node p + j is piece j (p = nb - 1), node k's children are 2k
  * and 2k + 1, and a span of pieces [l, r) is listed at the nodes the usual bottom-up walk
@@ -681,20 +704,11 @@ static void ckt_sym_index_tree(struct ckt_sym *s, uint64_t *b, size_t nb)
 			goto off;
 	}
 	free(fill);
-	s->ix_bounds = b;
-	s->ix_start = start;
-	s->ix_mods = ix;
-	s->ix_nb = nb;
-	s->ix_n = n;
-	s->ix_tree = true;
-	s->ix_off = false;
+	ckt_sym_index_keep(s, b, start, ix, nb, n, true);
 	return;
 off:
-	free(b);
-	free(start);
-	free(ix);
 	free(fill);
-	s->ix_off = true;
+	ckt_sym_index_drop(s, b, start, ix);
 }
 
 /* Indexes mods[0..n_mods) (see ckt_sym.ix_*): by pieces, or by a segment tree of them where
@@ -751,19 +765,10 @@ static void ckt_sym_index_modules(struct ckt_sym *s)
 			ix[start[j] + fill[j]++] = (uint32_t)i;
 	}
 	free(fill);
-	s->ix_bounds = b;
-	s->ix_start = start;
-	s->ix_mods = ix;
-	s->ix_nb = nb;
-	s->ix_n = n;
-	s->ix_tree = false;
-	s->ix_off = false;
+	ckt_sym_index_keep(s, b, start, ix, nb, n, false);
 	return;
 off:
-	free(b);
-	free(start);
-	free(ix);
-	s->ix_off = true;
+	ckt_sym_index_drop(s, b, start, ix);
 }
 
 /* The module holding pc in module map `map`: the newest listed by then; failing that (a
