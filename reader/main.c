@@ -957,6 +957,7 @@ static int ckt_main_read(const struct ckt_args *a, struct ckt_main_read *m, bool
 		return -1;
 	ckt_phases_set_format(m->ph, ckt_decode_header(m->dec)->format_version);
 	ckt_phases_set_by_thread(m->ph, a->by_thread);
+	ckt_phases_set_top(m->ph, top);
 	/* phases.c fills each sample's active_phases and writes --phases-csv, then passes it on */
 	ckt_phases_set_next_sink(m->ph, m->csv ? ckt_report_csv_sample : NULL, m->csv);
 	ckt_replay_set_sample_sink(m->rep, ckt_phases_sample, m->ph);

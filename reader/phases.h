@@ -55,6 +55,8 @@ void ckt_phases_set_format(struct ckt_phases *p, unsigned format_version);
 /* Whether bytes are also counted by thread (--by thread; on by default). Off, the groups by
  * thread name are empty. */
 void ckt_phases_set_by_thread(struct ckt_phases *p, bool on);
+/* The text lists at most top phases at each peak, then one row for the rest (0: all). */
+void ckt_phases_set_top(struct ckt_phases *p, unsigned top);
 
 typedef const char *ckt_phases_rule_fn(void *ctx, uint64_t stack);
 void ckt_phases_set_rule(struct ckt_phases *p, ckt_phases_rule_fn *fn, void *ctx);

@@ -38,6 +38,15 @@ expect_eq "phases: --phases-csv rows name exactly the allocating phases" "$(tail
 $REPORT $T/phases.zst >$T/phases.txt
 expect_match "phases: text names the phases active at the peak heap" "$(cat $T/phases.txt)" 'peak heap +22\.0 MiB at [0-9.]+ s, during load \+ gpu'
 expect_match "phases: text lists the owner of the peak" "$(cat $T/phases.txt)" '  load +11\.5 MiB +52\.4%  \(12100000 bytes\)'
+# --top caps each peak's phase rows, then one row for the rest (since 0.2.40: every phase, 8,228
+# lines for 4,096 names at four peaks); the default, 10, shows all five here
+expect_eq "phases: --top 2: two phases at the peak heap, then the rest's bytes in one row" \
+	"$($REPORT --top 2 $T/phases.zst 2>/dev/null | sed -n '/^peak heap .*during/,/^peak RSS/p' | grep -v '^peak\|^  (')" \
+	"  load                11.5 MiB    52.4%  (12100000 bytes)
+  gpu                 4.77 MiB    21.6%  (5000000 bytes)
+  3 more phases       5.72 MiB    26.0%  ($((6000000 + pnoise)) bytes; --top shows more)"
+expect_eq "phases: the default --top lists the five phases at the peak heap" \
+	"$(sed -n '/^peak heap .*during/,/^peak RSS/p' $T/phases.txt | grep -c '^  [a-z(][a-z)]* .*bytes)$')" 5
 # two process-wide phases active at a peak (load and gpu, begun by the API; log lines begin
 # them so too): one line under the first such moment says what that does to a thread's bytes
 # (since 0.2.35: a pipelined prover's workers read as the phase its main thread began last)
