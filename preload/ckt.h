@@ -665,9 +665,8 @@ static inline void ckt_guard_mark(struct ckt_tls *t, struct ckt_guard_frame *f, 
 	t->guard = CKT_GUARD_MAP;
 }
 /* around the hook's system call (every signal held: see above) */
-static inline void ckt_guard_call(struct ckt_tls *t, struct ckt_guard_frame *f, int in)
+static inline void ckt_guard_call(struct ckt_tls *t, int in)
 {
-	(void)f;
 	atomic_signal_fence(memory_order_seq_cst);
 	t->guard_in_call = in;
 	atomic_signal_fence(memory_order_seq_cst);

@@ -93,9 +93,9 @@ CKT_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t
 	int populate = (flags & (MAP_POPULATE | MAP_LOCKED)) && len >= CKT_NOSAMPLE_MIN;
 	if (populate) /* pages made go slower than unmapped ones: see wait_cap */
 		nosample_open(t, CKT_NOSAMPLE_MAKES * len);
-	ckt_guard_call(t, &gf, 1);
+	ckt_guard_call(t, 1);
 	void *p = real_mmap(addr, len, prot, flags, fd, off);
-	ckt_guard_call(t, &gf, 0);
+	ckt_guard_call(t, 0);
 	if (p != MAP_FAILED) {
 		uint32_t st = ckt_stacks_capture(t); /* before the clock: see hooks_malloc.c */
 		ckt_emit(t, CKT_EV_MMAP, map_bits(prot, flags, fd), ckt_stamp(t), (uint64_t)(uintptr_t)p, len,
@@ -167,9 +167,9 @@ CKT_EXPORT int munmap(void *addr, size_t len)
 		nosample_open(t, len);
 	if (len >= CKT_MUNMAP_EARLY && !(a & (page - 1)) && a < CKT_USER_TOP && len <= CKT_USER_TOP - a) {
 		ckt_emit(t, CKT_EV_MUNMAP, 0, ckt_stamp(t), a, len, 0);
-		ckt_guard_call(t, &gf, 1);
+		ckt_guard_call(t, 1);
 		rc = ckt_ownmaps_munmap_around(real, addr, len);
-		ckt_guard_call(t, &gf, 0);
+		ckt_guard_call(t, 0);
 		if (CKT_UNLIKELY(rc != 0)) {
 			int err = errno;
 			munmap_failed(addr, len, err);
@@ -177,9 +177,9 @@ CKT_EXPORT int munmap(void *addr, size_t len)
 		}
 	} else {
 		uint64_t before = ckt_stamp(t);
-		ckt_guard_call(t, &gf, 1);
+		ckt_guard_call(t, 1);
 		rc = ckt_ownmaps_munmap_around(real, addr, len);
-		ckt_guard_call(t, &gf, 0);
+		ckt_guard_call(t, 0);
 		if (rc == 0)
 			ckt_emit(t, CKT_EV_MUNMAP, 0, before, a, len, 0);
 		else
@@ -325,9 +325,9 @@ static int protect(void *addr, size_t len, int prot, bool use_pkey, int pkey)
 	ckt_guard_mark(t, &gf, __builtin_frame_address(0));
 	unsigned bits = (unsigned)prot & 7;
 	uint64_t before = bits ? 0 : ckt_stamp(t);
-	ckt_guard_call(t, &gf, 1);
+	ckt_guard_call(t, 1);
 	int rc = use_pkey ? real_pkey(addr, len, prot, pkey) : real(addr, len, prot);
-	ckt_guard_call(t, &gf, 0);
+	ckt_guard_call(t, 0);
 	if (rc == 0) {
 		ckt_emit(t, CKT_EV_MPROTECT, (uint8_t)bits, bits ? ckt_stamp(t) : before,
 			 (uint64_t)(uintptr_t)addr, len, 0);
@@ -464,9 +464,9 @@ CKT_EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags, ..
 	if (release)
 		nosample_open(t, release);
 	uint64_t before = ckt_stamp(t);
-	ckt_guard_call(t, &gf, 1);
+	ckt_guard_call(t, 1);
 	void *p = real(old, old_len, new_len, flags, new_addr);
-	ckt_guard_call(t, &gf, 0);
+	ckt_guard_call(t, 0);
 	if (p == MAP_FAILED) {
 		ckt_done(t);
 	} else {

@@ -140,10 +140,10 @@ struct ckt_sym {
 	 * half full (a scan of every module for each MODULE record took 83 s for 200,000) */
 	uint32_t *mod_slots;
 	size_t mod_slots_cap;
-	/* modules by file (ckt_sym_twin): open addressing, index + 1, at most half full. One library listed at 500 bases was opened 500 times, its debug information read
-	 * for each: a forged 5 KB trace naming libc so took 2 GB and 11 s. */
-	uint32_t *twin_slots;
-	size_t twin_slots_cap, twin_used;
+	/* modules by file (ckt_sym_twin): the hash of path and build-id -> the index of the first
+	 * looked up. One library listed at 500 bases was opened 500 times, its debug information
+	 * read for each: a forged 5 KB trace naming libc so took 2 GB and 11 s. */
+	struct ckt_util_map twins;
 	uint32_t map;  /* module maps seen so far */
 	bool in_map;   /* the last call added a module: the next one continues that map */
 	/* which modules hold an address (ckt_sym_module_of): the spans of mods[0..ix_n) cut at
@@ -318,7 +318,7 @@ void ckt_sym_free(struct ckt_sym *s)
 	}
 	free(s->mods);
 	free(s->mod_slots);
-	free(s->twin_slots);
+	ckt_util_map_free(&s->twins);
 	free(s->trace);
 	if (ckt_sym_cur == s)
 		ckt_sym_cur = NULL;
@@ -382,35 +382,13 @@ static struct ckt_sym_module *ckt_sym_twin(struct ckt_sym *s, struct ckt_sym_mod
 	if (!m)
 		return NULL;
 	if (!m->twin) {
-		uint32_t self = (uint32_t)(m - s->mods) + 1;
-		if ((s->twin_used + 1) * 2 > s->twin_slots_cap) {
-			size_t cap = s->twin_slots_cap ? s->twin_slots_cap * 2 : 64;
-			uint32_t *t = calloc(cap, sizeof(*t));
-			if (!t) {
-				m->twin = self;
-				return m;
-			}
-			for (size_t k = 0; k < s->twin_slots_cap; k++) {
-				if (!s->twin_slots[k])
-					continue;
-				size_t i = (size_t)ckt_sym_twin_key(&s->mods[s->twin_slots[k] - 1]) & (cap - 1);
-				while (t[i])
-					i = (i + 1) & (cap - 1);
-				t[i] = s->twin_slots[k];
-			}
-			free(s->twin_slots);
-			s->twin_slots = t;
-			s->twin_slots_cap = cap;
-		}
-		size_t mask = s->twin_slots_cap - 1, i = (size_t)ckt_sym_twin_key(m) & mask;
-		for (; s->twin_slots[i]; i = (i + 1) & mask)
-			if (ckt_sym_twins(&s->mods[s->twin_slots[i] - 1], m))
-				break;
-		if (!s->twin_slots[i]) {
-			s->twin_slots[i] = self;
-			s->twin_used++;
-		}
-		m->twin = s->twin_slots[i];
+		/* another file of the same hash, or no memory: m serves itself */
+		uint64_t key = ckt_sym_twin_key(m), first;
+		size_t self = (size_t)(m - s->mods);
+		if (!ckt_util_map_get(&s->twins, key, &first) &&
+		    ckt_util_map_put(&s->twins, key, first = self) < 0)
+			first = self;
+		m->twin = (uint32_t)(ckt_sym_twins(&s->mods[first], m) ? first : self) + 1;
 	}
 	struct ckt_sym_module *o = &s->mods[m->twin - 1];
 	*pc = *pc - m->base + o->base;
@@ -771,6 +749,21 @@ off:
 	ckt_sym_index_drop(s, b, start, ix);
 }
 
+/* How many of the modules l[0..k) (oldest first, so their maps never decrease) were listed
+ * by module map `map`: l[that - 1] is the newest of them. */
+static size_t ckt_sym_listed_by(const struct ckt_sym *s, const uint32_t *l, size_t k, uint32_t map)
+{
+	size_t lo = 0, hi = k;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (s->mods[l[mid]].map <= map)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* The module holding pc in module map `map`: the newest listed by then; failing that (a
  * stack read before the map of its library) the newest of all. Modules are in the order they
  * were first listed, so their maps never decrease with their index. */
@@ -800,18 +793,12 @@ static struct ckt_sym_module *ckt_sym_module_of(struct ckt_sym *s, uint64_t pc, 
 		struct ckt_sym_module *best = NULL, *newest = NULL;
 		for (size_t node = j + s->ix_nb - 1; node >= 1; node >>= 1) {
 			const uint32_t *l = s->ix_mods + s->ix_start[node];
-			size_t k = s->ix_start[node + 1] - s->ix_start[node], lo = 0, hi = k;
+			size_t k = s->ix_start[node + 1] - s->ix_start[node];
 			if (!k)
 				continue;
 			if (!newest || &s->mods[l[k - 1]] > newest)
 				newest = &s->mods[l[k - 1]];
-			while (lo < hi) {
-				size_t mid = lo + (hi - lo) / 2;
-				if (s->mods[l[mid]].map <= map)
-					lo = mid + 1;
-				else
-					hi = mid;
-			}
+			size_t lo = ckt_sym_listed_by(s, l, k, map);
 			if (lo && (!best || &s->mods[l[lo - 1]] > best))
 				best = &s->mods[l[lo - 1]];
 		}
@@ -822,14 +809,7 @@ static struct ckt_sym_module *ckt_sym_module_of(struct ckt_sym *s, uint64_t pc, 
 	if (!k)
 		return any;
 	/* the last of l (oldest first) listed by `map` */
-	size_t lo = 0, hi = k;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (s->mods[l[mid]].map <= map)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = ckt_sym_listed_by(s, l, k, map);
 	if (lo)
 		return &s->mods[l[lo - 1]];
 	return any ? any : &s->mods[l[k - 1]];
