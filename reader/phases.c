@@ -1174,12 +1174,17 @@ static int ckt_phases_text_moment(FILE *out, const struct ckt_phases *p, enum ck
 		ckt_util_fmt_secs(t, sizeof(t), pk->ts, 6));
 	if (!na)
 		fputs("no phase", out);
-	for (size_t k = 0; k < na; k++) {
+	/* the first --top of them, then how many more (since 0.2.41: every one, a heading of
+	 * 4,096 names 60 KB long where 64 threads each had a phase of its own) */
+	size_t named = p->top && na > p->top ? p->top : na;
+	for (size_t k = 0; k < named; k++) {
 		if (k)
 			fputs(" + ", out);
 		const char *shown = ckt_phases_shown(names[k]);
 		ckt_util_put_clean(out, shown, strlen(shown));
 	}
+	if (named < na)
+		fprintf(out, " + %zu more", na - named);
 	/* the default mode's bytes by phase are estimates from samples: their sum is not the
 	 * exact peak heap either (a site's row says "% of the peak", of the exact one) */
 	bool est = ckt_phases_estimated(p);

@@ -845,6 +845,12 @@ $REPORT --json $T/pnmany.zst >$T/pnmany.json 2>$T/pnmany.rerr
 expect_eq "a rule's phase after 5,000 pushed names: its bytes; the tracer's one line" \
 	"$($PY -c 'import json,sys; d = json.load(open(sys.argv[1])); print([(p["name"], p["allocated_bytes"]) for p in d["phases"] if p["name"] == "logsynth"], len(d["phases"]))' $T/pnmany.json)/$(grep -c 'more than 4096 phase names' $T/pnmany.err)" \
 	"[('logsynth', 123457)] 4097/1"
+# a peak with 40 phases active (40 threads, each in its own): the heading names --top of them,
+# then how many more (since 0.2.41: all 40), JSON all of them; --top 50 names all in the text
+CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/pnwide.zst traced pnwide $P/phasenames wide
+expect_eq "40 phases active at the peak heap: the heading names 10, then 30 more; JSON and --top 50 all 40" \
+	"$($REPORT $T/pnwide.zst 2>/dev/null | grep '^peak heap.*, during' | sed -E 's/.*, during //; s/w[0-9][0-9]/w/g')/$($REPORT --json $T/pnwide.zst 2>/dev/null | $PY -c 'import json,sys; d = json.load(sys.stdin)["peak_heap"]; print(d["bytes"], sorted(d["active_phases"]) == ["w%02d" % i for i in range(40)])')/$($REPORT --top 50 $T/pnwide.zst 2>/dev/null | grep '^peak heap.*, during' | grep -o 'w[0-9][0-9]' | sort -u | wc -l)" \
+	"w + w + w + w + w + w + w + w + w + w + 30 more/$((4000000 + 8388608 + 12160)) True/40"
 # and the trace says so (format version 8's LIMIT, since 0.2.34): the reader's one line, the
 # JSON's tracer_limits (the moment within the run), the text's row (before, the trace said
 # nothing: a report read later did not know that names were lost)

@@ -24,6 +24,10 @@
  *   phasenames small  "small" holds 65,536 blocks of 1,000 bytes (the default mode samples
  *                     them: about 125 samples at its rate of 512 KiB), then "big" one block of
  *                     8 MiB (recorded on its own: exact); all held
+ *   phasenames wide   40 threads each push a phase of their own, "w00" to "w39", allocate 100,000
+ *                     bytes in it (held) and wait, pushed, while the main thread allocates 8 MiB
+ *                     (the peak heap, 12,000,000 + 8,388,608 bytes: 40 phases active then), then
+ *                     frees it and the threads pop
  *   phasenames cost   the time of 20,000 push/pop pairs of a 1,100-byte name against a 10-byte
  *                     one's, the best of 5 rounds each, for `make bench`: "<long> <short>
  *                     <ratio>" (seconds; the long name's, cut where the trace keeps it, took the
@@ -49,6 +53,22 @@ static void *labels_thread(void *named)
 }
 
 static pthread_barrier_t pushed;
+
+/* phasenames wide: the peak comes while all 40 hold their phase (the second wait) */
+#define WIDE 40
+static pthread_barrier_t wide_in, wide_out;
+
+static void *wide_thread(void *arg)
+{
+	char nm[8];
+	snprintf(nm, sizeof(nm), "w%02d", (int)(long)arg);
+	cuzktrace_phase_push(nm);
+	keep[10 + (long)arg] = malloc(100000);
+	pthread_barrier_wait(&wide_in);
+	pthread_barrier_wait(&wide_out);
+	cuzktrace_phase_pop();
+	return NULL;
+}
 
 static void *pop_twice(void *arg)
 {
@@ -149,6 +169,22 @@ int main(int argc, char **argv)
 				best[k] = s < best[k] ? s : best[k];
 			}
 		printf("%.6f %.6f %.1f\n", best[1], best[0], best[1] / best[0]);
+		return 0;
+	}
+	if (argc > 1 && !strcmp(argv[1], "wide")) {
+		pthread_t t[WIDE];
+		pthread_barrier_init(&wide_in, NULL, WIDE + 1);
+		pthread_barrier_init(&wide_out, NULL, WIDE + 1);
+		for (long i = 0; i < WIDE; i++)
+			if (pthread_create(&t[i], NULL, wide_thread, (void *)i))
+				return 1;
+		pthread_barrier_wait(&wide_in);
+		keep[0] = malloc(8 << 20); /* through keep: a pair the compiler may not drop */
+		memset(keep[0], 1, 8 << 20);
+		free(keep[0]);
+		pthread_barrier_wait(&wide_out);
+		for (int i = 0; i < WIDE; i++)
+			pthread_join(t[i], NULL);
 		return 0;
 	}
 	if (argc > 1 && !strcmp(argv[1], "empty")) {
