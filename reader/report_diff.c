@@ -979,8 +979,9 @@ int ckt_report_diff_text(FILE *out, const struct ckt_report *base, const struct 
 	 * a run that waited more was slowed more, its overlap changed more */
 	if (base->st->waits || cur->st->waits) {
 		bool hb = ckt_report_has_wait(base), hc = ckt_report_has_wait(cur);
-		ckt_util_fmt_secs(b, sizeof(b), base->st->wait_ns, 3);
-		ckt_util_fmt_secs(t, sizeof(t), cur->st->wait_ns, 3);
+		/* since 0.2.41 a wait under 0.5 ms in microseconds: it read 0.000 s, as none */
+		ckt_util_fmt_secs_nz(b, sizeof(b), base->st->wait_ns);
+		ckt_util_fmt_secs_nz(t, sizeof(t), cur->st->wait_ns);
 		fprintf(out, "%-20s %10s%s %10s%s  (the program's threads waited for the tracer's buffers)\n",
 			"tracer wait", hb ? b : "-", hb ? " s" : "  ", hc ? t : "-", hc ? " s" : "  ");
 	}

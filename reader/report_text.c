@@ -256,7 +256,7 @@ int ckt_report_text_print(FILE *out, const struct ckt_report *rep)
 		fprintf(out, CKT_REPORT_TEXT_COL "%s s in %" PRIu64 " wait%s: the program's threads waited "
 			"for room in the tracer's buffers (its writer fell behind them), so their timing and "
 			"overlap differ from an untraced run\n", "tracer wait",
-			ckt_util_fmt_secs(t, sizeof(t), st->wait_ns, 3), st->waits, st->waits == 1 ? "" : "s");
+			ckt_util_fmt_secs_nz(t, sizeof(t), st->wait_ns), st->waits, st->waits == 1 ? "" : "s");
 	for (unsigned k = 1, said = 0; k <= CKT_LIMIT_KINDS; k++)
 		if (st->limit_at[k])
 			fprintf(out, CKT_REPORT_TEXT_COL "its %s at %s s: %s\n", said++ ? "" : "tracer limits",

@@ -95,6 +95,11 @@ char *ckt_util_fmt_secs(char *buf, size_t n, uint64_t ns, int decimals)
 	return buf;
 }
 
+char *ckt_util_fmt_secs_nz(char *buf, size_t n, uint64_t ns)
+{
+	return ckt_util_fmt_secs(buf, n, ns, !ns || ns >= 500000 ? 3 : ns >= 500 ? 6 : 9);
+}
+
 uint64_t ckt_util_hash_key;
 
 void ckt_util_hash_init(void)

@@ -37,6 +37,9 @@ char *ckt_util_fmt_sbytes(char *buf, size_t n, int64_t bytes);
 /* ns as seconds with `decimals` (0..9) digits, rounded half up with integer math so text,
  * JSON and CSV agree to the last digit. Returns buf. */
 char *ckt_util_fmt_secs(char *buf, size_t n, uint64_t ns, int decimals);
+/* The same with 3 decimals, or 6 or 9 where a time that is not 0 would read as 0.000 (a wait
+ * of 0.2 ms is not none). Returns buf. */
+char *ckt_util_fmt_secs_nz(char *buf, size_t n, uint64_t ns);
 
 /* Length (1..4) of the valid UTF-8 sequence that starts at s (n > 0 bytes available), or 0
  * when s does not start one (stray continuation byte, overlong form, surrogate, > U+10FFFF). */

@@ -93,6 +93,13 @@ static void test_util_format(void **state)
 	assert_string_equal(ckt_util_fmt_secs(b, sizeof(b), 1234567890, 3), "1.235");
 	assert_string_equal(ckt_util_fmt_secs(b, sizeof(b), 999999999, 3), "1.000");
 	assert_string_equal(ckt_util_fmt_secs(b, sizeof(b), 1499999999, 0), "1");
+	/* a time that is not 0 never reads as 0.000 (a tracer wait of 0.2 ms) */
+	assert_string_equal(ckt_util_fmt_secs_nz(b, sizeof(b), 0), "0.000");
+	assert_string_equal(ckt_util_fmt_secs_nz(b, sizeof(b), 1672000000), "1.672");
+	assert_string_equal(ckt_util_fmt_secs_nz(b, sizeof(b), 500000), "0.001");
+	assert_string_equal(ckt_util_fmt_secs_nz(b, sizeof(b), 499999), "0.000500");
+	assert_string_equal(ckt_util_fmt_secs_nz(b, sizeof(b), 212345), "0.000212");
+	assert_string_equal(ckt_util_fmt_secs_nz(b, sizeof(b), 499), "0.000000499");
 	assert_string_equal(ckt_util_fmt_secs(b, sizeof(b), UINT64_MAX, 9), "18446744073.709551615");
 	assert_string_equal(ckt_util_fmt_secs(b, sizeof(b), UINT64_MAX, 6), "18446744073.709552");
 	assert_int_equal(ckt_util_utf8_len((const unsigned char *)"\xc3\xa9", 2), 2);
