@@ -99,6 +99,12 @@ struct ckt_sym_module {
 	 * span only chooses the module of an address), itself included; 0 until this one is
 	 * looked up (ckt_sym_twin) */
 	uint32_t twin;
+	/* the file at path when it was first looked up (ckt_sym_twin): one file under several
+	 * spellings of one file name (/x, //x, /a/../x, a link to the directory) is opened once;
+	 * has_file false when stat failed */
+	bool has_file;
+	dev_t dev;
+	ino_t ino;
 	const char *path, *build_id, *basename;
 	enum ckt_sym_state state;
 	Dwfl *dwfl;
@@ -364,14 +370,21 @@ static int ckt_sym_mod_index_grow(struct ckt_sym *s)
 	return 0;
 }
 
+/* The file by its device and inode where stat finds it, else by its path as spelled (paths
+ * and build-ids are interned: equal strings, equal pointers), and its build-id either way. */
 static uint64_t ckt_sym_twin_key(const struct ckt_sym_module *m)
 {
-	return ckt_util_hash64((uint64_t)(uintptr_t)m->path ^ ckt_util_hash64((uint64_t)(uintptr_t)m->build_id));
+	uint64_t f = m->has_file ? ckt_util_hash64((uint64_t)m->dev) ^ (uint64_t)m->ino : (uint64_t)(uintptr_t)m->path;
+	return ckt_util_hash64(f ^ ckt_util_hash64((uint64_t)(uintptr_t)m->build_id));
 }
 
 static bool ckt_sym_twins(const struct ckt_sym_module *a, const struct ckt_sym_module *b)
 {
-	return a->path == b->path && a->build_id == b->build_id;
+	if (a->build_id != b->build_id || a->has_file != b->has_file)
+		return false;
+	/* and the same file name: frames without a symbol show it (module+offset) */
+	return a->has_file ? a->dev == b->dev && a->ino == b->ino && !strcmp(a->basename, b->basename)
+			   : a->path == b->path;
 }
 
 /* The module that serves m (m->twin), and *pc moved to its addresses: one file is opened
@@ -383,6 +396,12 @@ static struct ckt_sym_module *ckt_sym_twin(struct ckt_sym *s, struct ckt_sym_mod
 		return NULL;
 	if (!m->twin) {
 		/* another file of the same hash, or no memory: m serves itself */
+		struct stat sb;
+		if (stat(m->path, &sb) == 0) {
+			m->has_file = true;
+			m->dev = sb.st_dev;
+			m->ino = sb.st_ino;
+		}
 		uint64_t key = ckt_sym_twin_key(m), first;
 		size_t self = (size_t)(m - s->mods);
 		if (!ckt_util_map_get(&s->twins, key, &first) &&

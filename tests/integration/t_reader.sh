@@ -623,21 +623,29 @@ import sys
 from rows import *
 T = sys.argv[1]
 offs = [int(x, 16) for x in open(T + "/twin.offs").read().split()]
-body = bytearray(bytes([FRAME]) + uv(0) + uv(0))
-for i in range(1, 1001):
-    body += module(i << 28, (i << 28) + 0x80000, (T + "/twin.elf").encode())
-for i in range(1, 1001):
-    body += stack(i, [(i << 28) + o + 0x10 for o in offs])
-body += bytes([THREAD]) + uv(1)
-for i in range(1, 1001):
-    body += alloc(1, 0x10000 if i == 1 else 0x100, 100, i)
-body += bytes([SYNC]) + uv(9000) + bytes([END]) + uv(9000) + uv(0) + uv(1000) + uv(0)
-open(T + "/twin.zst", "wb").write(z(header()) + z(bytes(body)))
+for name, spelled in (("twin", lambda i: "/"), ("twinpath", lambda i: "/" + "./" * i)):
+    body = bytearray(bytes([FRAME]) + uv(0) + uv(0))
+    for i in range(1, 1001):
+        body += module(i << 28, (i << 28) + 0x80000, (T + spelled(i) + "twin.elf").encode())
+    for i in range(1, 1001):
+        body += stack(i, [(i << 28) + o + 0x10 for o in offs])
+    body += bytes([THREAD]) + uv(1)
+    for i in range(1, 1001):
+        body += alloc(1, 0x10000 if i == 1 else 0x100, 100, i)
+    body += bytes([SYNC]) + uv(9000) + bytes([END]) + uv(9000) + uv(0) + uv(1000) + uv(0)
+    open(T + "/" + name + ".zst", "wb").write(z(header()) + z(bytes(body)))
 PYEOF
 	(ulimit -v 524288; $REPORT --top 1 $T/twin.zst >$T/twin.out 2>$T/twin.err)
 	expect_eq "reader: one program listed at 1,000 bases: opened once, within 512 MB of address space (status 0, no line, every frame named)" \
 		"$?/$(cat $T/twin.err)/$(grep -c '^  #1  97.7 KiB (100000 bytes), 100.0% of the peak, 1000 allocations live$' $T/twin.out)/$(grep -A3 '^  #1 ' $T/twin.out | sed -n 2,4p | sed 's/ (.*//; s/^ *//' | tr '\n' ' ')/$(wc -c <$T/twin.offs)" \
 		"0//1/ckt_decode_next <- ckt_sym_lookup <- main /51"
+	# the same file under 1,000 spellings of its path (T/./twin.elf, T/././twin.elf, ...,
+	# written above): opened once since 0.2.41 (by device and inode), where each spelling
+	# opened it anew (out of 512 MB)
+	(ulimit -v 524288; $REPORT --top 1 $T/twinpath.zst >$T/twinpath.out 2>$T/twinpath.err)
+	expect_eq "reader: one program under 1,000 spellings of its path: opened once, within 512 MB of address space (status 0, no line, every frame named)" \
+		"$?/$(cat $T/twinpath.err)/$(grep -c '^  #1  97.7 KiB (100000 bytes), 100.0% of the peak, 1000 allocations live$' $T/twinpath.out)/$(grep -A3 '^  #1 ' $T/twinpath.out | sed -n 2,4p | sed 's/ (.*//; s/^ *//' | tr '\n' ' ')" \
+		"0//1/ckt_decode_next <- ckt_sym_lookup <- main "
 	report_status rate "reader: a sampling rate of 2^62 bytes in the header is corruption (exit 1, one line)" \
 		"1/cuzktrace-report: error: '$T/rate.zst': corrupt header: CUZKTRACE_SAMPLE=$((1 << 62)) is out of range"
 	read -r mo mn <$T/midcut.off
