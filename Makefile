@@ -32,6 +32,13 @@ UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 PROG_SRC := $(wildcard tests/progs/*.c)
 PROG_BIN := $(PROG_SRC:tests/progs/%.c=$(B)/progs/%)
+# mialloc links the system's mimalloc (libmimalloc-dev): built where it is installed (the
+# integration tests say when it is skipped)
+HAVE_MIMALLOC := $(shell printf '\043include <mimalloc.h>\nint main(void) { return mi_malloc(1) == 0; }\n' | \
+	$(CC) -x c -o /dev/null - -lmimalloc >/dev/null 2>&1 && echo 1)
+ifneq ($(HAVE_MIMALLOC),1)
+PROG_BIN := $(filter-out $(B)/progs/mialloc,$(PROG_BIN))
+endif
 EX_SRC := $(wildcard examples/*.c)
 EX_BIN := $(EX_SRC:examples/%.c=$(B)/examples/%)
 
@@ -127,6 +134,19 @@ $(B)/tests/test_sample: tests/unit/test_sample.c $(B)/tests/sample_races.o $(B)/
 $(B)/progs/%: tests/progs/%.c $(B)/.flags
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$@)$(CC) -std=gnu11 -D_GNU_SOURCE -O2 -g -Wall -Iinclude -o $@ $< -lpthread -ldl
+
+# a test double of jemalloc under tikv-jemallocator's names, for ownjem and a Rust program's
+# #[global_allocator] (tests/integration/t_allocators.sh links it with rustc -l static=rjem)
+$(B)/progs/librjem.a: tests/progs/lib/rjem.c $(B)/.flags
+	@mkdir -p $(dir $@)
+	$(call msg,AR,$@)$(CC) -std=gnu11 -O2 -g -Wall -fPIC -c -o $@.o $< && rm -f $@ && ar rcs $@ $@.o && rm -f $@.o
+$(B)/progs/ownjem: tests/progs/ownjem.c $(B)/progs/librjem.a $(B)/.flags
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$@)$(CC) -std=gnu11 -D_GNU_SOURCE -O2 -g -Wall -o $@ $< $(B)/progs/librjem.a
+
+$(B)/progs/mialloc: tests/progs/mialloc.c $(B)/.flags
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$@)$(CC) -std=gnu11 -D_GNU_SOURCE -O2 -g -Wall -o $@ $< -lmimalloc
 
 # exitcode linked statically: no loader, so LD_PRELOAD does nothing in it (the exec's line)
 $(B)/progs/exitcode_static: tests/progs/exitcode.c $(B)/.flags
@@ -330,7 +350,7 @@ scale: deps
 	$(Q)$(MAKE) --no-print-directory all $(B)/bench/prover_bench $(B)/bench/decode_floor
 	$(Q)bash tests/bench/scale.sh
 
-DEB_PKGS := libzstd-dev zstd libunwind-dev libcmocka-dev libdw-dev libelf-dev libiberty-dev pkg-config gcc g++ make python3 binutils libcap2-bin valgrind libtcmalloc-minimal4
+DEB_PKGS := libzstd-dev zstd libunwind-dev libcmocka-dev libdw-dev libelf-dev libiberty-dev pkg-config gcc g++ make python3 binutils libcap2-bin valgrind libtcmalloc-minimal4 libmimalloc-dev
 deps:
 	$(Q)missing=""; for p in $(DEB_PKGS); do \
 		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \

@@ -5,6 +5,7 @@
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <pthread.h>
 #include <sched.h>
@@ -672,6 +673,32 @@ static void ckt_main_warnings(const char *path, const struct ckt_decoder *dec,
 	}
 }
 
+/* An allocator linked in under its own names: its blocks are not in the trace, its mappings
+ * are, at its own stacks (since 0.2.41: they read as the program's anonymous mmap, without a
+ * word) */
+static void ckt_main_untraced_allocators(const char *path, const struct ckt_sites *s,
+					 const struct ckt_replay_stats *st)
+{
+	struct ckt_sites_untraced u;
+	for (size_t i = 0; ckt_sites_untraced(s, i, &u); i++) {
+		char b[32], lib[256];
+		bool rss = st->peak_rss.seen && u.bytes_at_peak_rss;
+		uint64_t bytes = rss ? u.bytes_at_peak_rss : u.bytes_at_peak_mmap;
+		const char *so = u.module && strncmp(u.module, "lib", 3) == 0 && strstr(u.module, ".so") ? u.module : NULL;
+		if (!so)
+			snprintf(lib, sizeof(lib), "lib%s.so", u.name);
+		ckt_main_say("warning: '%s': the program allocates through %s (%s%s%s), whose blocks are not "
+			     "traced: the trace holds only its mappings, %s (%" PRIu64 " bytes) of them at the "
+			     "peak %s, whose sites and phases are the allocator's, not the program's calls; to "
+			     "trace its blocks, build the program with the system allocator (Rust: no "
+			     "#[global_allocator]), or preload the allocator's shared library after the tracer "
+			     "where it exports malloc (LD_PRELOAD=\"libcuzktrace.so %s\")",
+			     path, u.name, u.function ? u.function : "", u.function && u.module ? " in " : "",
+			     u.module ? u.module : "", ckt_util_fmt_bytes(b, sizeof(b), bytes), bytes,
+			     rss ? "RSS" : "mmap", so ? so : lib);
+	}
+}
+
 /* A file output could not be written: the others are written all the same, the report too,
  * and the exit status is 1 (since 0.2.36: the outputs after the failed one, and the report,
  * were not written, and a CI job lost its flame graph to a full disk's CSV) */
@@ -1020,6 +1047,7 @@ static int ckt_main_read(const struct ckt_args *a, struct ckt_main_read *m, bool
 	for (size_t i = 0; i < ckt_sites_nwarnings(m->sites); i++)
 		if (!ckt_main_rules_said(m->rules, ckt_sites_warning(m->sites, i)))
 			ckt_main_warn_clean(who, "", ckt_sites_warning(m->sites, i));
+	ckt_main_untraced_allocators(m->path, m->sites, st);
 	/* each output on its own (ckt_main_unwritten) */
 	if (site_out[0])
 		ckt_main_write_sites(site_out[0], m->sites, ckt_sites_write_csv);

@@ -583,6 +583,23 @@ int ckt_report_json_print(FILE *out, const struct ckt_report *rep)
 	} else {
 		ckt_report_json_null(j, "allocator_ahead");
 	}
+	/* allocators linked in under their own names (sites.h): their blocks are not traced, their
+	 * mappings are (since 0.2.41) */
+	ckt_report_json_array_open(j, "untraced_allocators");
+	struct ckt_sites_untraced u;
+	for (size_t i = 0; rep->sites && ckt_sites_untraced(rep->sites, i, &u); i++) {
+		ckt_report_json_elem_open(j);
+		ckt_report_json_cstr(j, "name", u.name);
+		ckt_report_json_cstr(j, "module", u.module);
+		ckt_report_json_cstr(j, "function", u.function);
+		if (st->peak_rss.seen)
+			ckt_report_json_u64(j, "bytes_at_peak_rss", u.bytes_at_peak_rss);
+		else
+			ckt_report_json_null(j, "bytes_at_peak_rss");
+		ckt_report_json_u64(j, "bytes_at_peak_mmap", u.bytes_at_peak_mmap);
+		ckt_report_json_close(j);
+	}
+	ckt_report_json_array_close(j);
 	if (rep->kin) { /* kin.h: the traces of its children and later images */
 		ckt_report_json_array_open(j, "child_traces");
 		for (size_t i = 0; i < rep->kin->n; i++) {

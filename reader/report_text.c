@@ -262,6 +262,16 @@ int ckt_report_text_print(FILE *out, const struct ckt_report *rep)
 			fprintf(out, CKT_REPORT_TEXT_COL "its %s at %s s: %s\n", said++ ? "" : "tracer limits",
 				ckt_report_limits[k].what, ckt_util_fmt_secs(t, sizeof(t), st->limit_at[k] - 1, 3),
 				ckt_report_limits[k].lacks);
+	struct ckt_sites_untraced u;
+	for (size_t i = 0; rep->sites && ckt_sites_untraced(rep->sites, i, &u); i++) {
+		bool rss = st->peak_rss.seen && u.bytes_at_peak_rss;
+		uint64_t bytes = rss ? u.bytes_at_peak_rss : u.bytes_at_peak_mmap;
+		fprintf(out, CKT_REPORT_TEXT_COL "%s (%s%s%s): the program allocates through it, and its blocks "
+			"are not traced; its mappings hold %s (%" PRIu64 " bytes) at the peak %s\n",
+			i ? "" : "untraced allocator", u.name, u.function ? u.function : "",
+			u.function && u.module ? " in " : "", u.module ? u.module : "",
+			ckt_util_fmt_bytes(h, sizeof(h), bytes), bytes, rss ? "RSS" : "mmap");
+	}
 	fputc('\n', out);
 
 	ckt_report_text_peak(out, "peak heap", &st->peak_heap);

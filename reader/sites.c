@@ -56,6 +56,8 @@ struct ckt_sites_stack {
 	uint32_t nsym, site_frame;
 	uint32_t map;           /* the module map current when its STACK record was read */
 	bool sampled;           /* it allocated samples of the default mode: estimates */
+	bool anon;              /* it made anonymous mappings: its frames are looked at for an
+				 * allocator's (ckt_sites_allocator_of), a heap block's are not */
 	uint32_t pin;           /* its pinned memory's counters in s->pins, + 1; 0: none */
 	const char **sym;       /* formatted frames, innermost first; NULL until symbolized */
 	uint64_t allocs, alloc_bytes;
@@ -132,6 +134,16 @@ struct ckt_sites {
 	struct ckt_sites_pend { size_t stack; uint64_t n; } *pend;
 	size_t n_pend, cap_pend;
 	bool calls_estimated;
+	/* the stacks symbolized so far with a frame of a known allocator (ckt_sites_allocators):
+	 * few (the allocator's mappings), so kept apart from the per-stack state */
+	struct ckt_sites_alloc_stack {
+		size_t stack;
+		unsigned kind;
+		const char *function, *module; /* its innermost such frame's, interned; NULL: unknown */
+	} *alloc_stacks;
+	size_t n_alloc_stacks, cap_alloc_stacks;
+	struct ckt_sites_untraced untraced[CKT_SITES_ALLOCATORS];
+	size_t n_untraced;
 };
 
 /* ---- the folding rule ---- */
@@ -355,6 +367,61 @@ static bool ckt_sites_is_plumbing_unnamed(const struct ckt_sym_frame *f)
 	return false;
 }
 
+/* Allocators a program links in under their own names (Rust's tikv-jemallocator: _rjem_malloc,
+ * _rjem_je_* inside; the mimalloc crate: mi_malloc_aligned, _mi_* inside), whose blocks never
+ * pass through malloc: the tracer sees only the mappings they make through libc's mmap. Known
+ * by a frame's function name, or by the file name of its module where the allocator is a
+ * shared library whose functions have no names (a stripped libmimalloc.so.2). */
+static const struct {
+	const char *name;
+	const char *prefix[2];
+	const char *module;
+} ckt_sites_allocators[CKT_SITES_ALLOCATORS] = {
+	{ "jemalloc", { "je_", "_rjem_" }, "libjemalloc" },
+	{ "mimalloc", { "mi_", "_mi_" }, "libmimalloc" },
+	{ "tcmalloc", { "tcmalloc::", NULL }, "libtcmalloc" },
+	{ "snmalloc", { "snmalloc::", NULL }, "libsnmalloc" },
+	{ "rpmalloc", { "rpmalloc", "_rpmalloc" }, NULL },
+};
+
+/* The allocator of ckt_sites_allocators a function (name) or module belongs to, or -1 */
+static int ckt_sites_allocator_of(const char *name, const char *module)
+{
+	for (int k = 0; k < CKT_SITES_ALLOCATORS; k++) {
+		for (int p = 0; name && p < 2 && ckt_sites_allocators[k].prefix[p]; p++)
+			if (strncmp(name, ckt_sites_allocators[k].prefix[p],
+				    strlen(ckt_sites_allocators[k].prefix[p])) == 0)
+				return k;
+		const char *m = ckt_sites_allocators[k].module;
+		if (m && module && strncmp(module, m, strlen(m)) == 0)
+			return k;
+	}
+	return -1;
+}
+
+const char *ckt_sites_allocator_name(const char *name, const char *module)
+{
+	int k = ckt_sites_allocator_of(name, module);
+	return k < 0 ? NULL : ckt_sites_allocators[k].name;
+}
+
+/* Stack i has frame f of allocator kind: noted, with the frame's function and module */
+static int ckt_sites_note_allocator(struct ckt_sites *s, size_t i, int kind, const struct ckt_sym_frame *f)
+{
+	if (s->n_alloc_stacks == s->cap_alloc_stacks) {
+		struct ckt_sites_alloc_stack *v = ckt_util_grow(s->alloc_stacks, &s->cap_alloc_stacks, sizeof(*v), 8);
+		if (!v)
+			return CKT_ENOMEM;
+		s->alloc_stacks = v;
+	}
+	const char *fn = f->name ? ckt_sym_intern(s->sym, f->name, strlen(f->name)) : NULL;
+	const char *mod = f->module ? ckt_sym_intern(s->sym, f->module, strlen(f->module)) : NULL;
+	if ((f->name && !fn) || (f->module && !mod))
+		return CKT_ENOMEM;
+	s->alloc_stacks[s->n_alloc_stacks++] = (struct ckt_sites_alloc_stack){ i, (unsigned)kind, fn, mod };
+	return 0;
+}
+
 /* ---- per-stack state ---- */
 
 struct ckt_sites *ckt_sites_new(bool own_peaks)
@@ -389,6 +456,7 @@ void ckt_sites_free(struct ckt_sites *s)
 	free(s->by_calls);
 	free(s->by_temps);
 	free(s->pend);
+	free(s->alloc_stacks);
 	ckt_sym_free(s->sym);
 	free(s);
 }
@@ -511,7 +579,7 @@ static int ckt_sites_symbolize(struct ckt_sites *s, size_t i, bool shallow)
 	struct ckt_sites_stack *st = &s->stacks[i];
 	const char **v = NULL;
 	size_t n = 0, cap = 0;
-	bool found = false;
+	bool found = false, allocator = false; /* allocator: a frame of one was noted */
 	uint32_t site = 0, runtime = UINT32_MAX; /* runtime: the innermost frame ckt_sites_is_runtime_owner takes */
 
 	if (st->sym)
@@ -568,6 +636,12 @@ static int ckt_sites_symbolize(struct ckt_sites *s, size_t i, bool shallow)
 				}
 				inner = f[j].name;
 				inner_file = f[j].file;
+				int kind = allocator || !st->anon ? -1 : ckt_sites_allocator_of(f[j].name, f[j].module);
+				if (kind >= 0) {
+					if (ckt_sites_note_allocator(s, i, kind, &f[j]) < 0)
+						goto nomem;
+					allocator = true;
+				}
 				if (!found && runtime == UINT32_MAX && j > entry && ckt_sites_is_runtime_owner(f[j].name))
 					runtime = (uint32_t)n;
 				if (ckt_sites_push(&v, &n, &cap, ckt_sites_frame_str(s, &f[j])) < 0)
@@ -761,6 +835,7 @@ static void ckt_sites_on_bytes(void *ctx, const struct ckt_attr *a, const struct
 	ckt_tracked_run(&st->t[T_RSS], s->epochs, delta, run->rise);
 	ckt_tracked_run(&st->t[T_RSS_N], s->epochs, nb, nb_rise);
 	if (a->space == CKT_SPACE_ANON) {
+		st->anon = true;
 		/* (a mapping's changes come one by one) it is allocated once; pages of it opened
 		 * later by mprotect (a PROT_NONE reservation: its mapping came with 0 bytes) are
 		 * allocated bytes then */
@@ -1108,6 +1183,68 @@ static int ckt_sites_paths(struct ckt_sites *s)
 	return 0;
 }
 
+/* A stack's anonymous mappings live at moment m: what it counts toward RSS then, less its heap
+ * blocks and its CUDA pinned memory */
+static int64_t ckt_sites_anon_at(const struct ckt_sites *s, const struct ckt_sites_stack *st, enum ckt_moment m)
+{
+	int64_t v = ckt_tracked_at(&st->t[T_RSS], s->epochs, m) - ckt_tracked_at(&st->t[T_HEAP], s->epochs, m);
+	if (st->pin)
+		v -= ckt_tracked_at(&s->pins[st->pin - 1].t[0], s->epochs, m);
+	return v;
+}
+
+/* The allocators whose mappings are live at the peak RSS or the peak mmap, by those bytes (at
+ * the peak RSS first), each named by the frame of its stack that holds the most then. */
+static void ckt_sites_untraced_sum(struct ckt_sites *s)
+{
+	struct ckt_sites_untraced *u = s->untraced;
+	uint64_t best[CKT_SITES_ALLOCATORS] = { 0 };
+	memset(u, 0, sizeof(s->untraced));
+	for (size_t a = 0; a < s->n_alloc_stacks; a++) {
+		const struct ckt_sites_alloc_stack *as = &s->alloc_stacks[a];
+		const struct ckt_sites_stack *st = &s->stacks[as->stack];
+		uint64_t rss = ckt_sites_pos(ckt_sites_anon_at(s, st, CKT_AT_PEAK_RSS));
+		uint64_t mm = ckt_sites_pos(ckt_sites_anon_at(s, st, CKT_AT_PEAK_MMAP));
+		if (!rss && !mm)
+			continue;
+		struct ckt_sites_untraced *x = &u[as->kind];
+		x->bytes_at_peak_rss += rss;
+		x->bytes_at_peak_mmap += mm;
+		/* ties to the stack seen first: the same output at every run */
+		uint64_t weight = rss ? rss + ((uint64_t)1 << 62) : mm;
+		if (!x->name || weight > best[as->kind]) {
+			best[as->kind] = weight;
+			x->function = as->function;
+			x->module = as->module;
+		}
+		x->name = ckt_sites_allocators[as->kind].name;
+	}
+	size_t n = 0;
+	for (int k = 0; k < CKT_SITES_ALLOCATORS; k++)
+		if (u[k].name)
+			u[n++] = u[k];
+	for (size_t k = n; k < CKT_SITES_ALLOCATORS; k++)
+		memset(&u[k], 0, sizeof(u[k]));
+	/* a few entries: insertion sort, stable */
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && (u[j].bytes_at_peak_rss > u[j - 1].bytes_at_peak_rss ||
+					    (u[j].bytes_at_peak_rss == u[j - 1].bytes_at_peak_rss &&
+					     u[j].bytes_at_peak_mmap > u[j - 1].bytes_at_peak_mmap)); j--) {
+			struct ckt_sites_untraced t = u[j];
+			u[j] = u[j - 1];
+			u[j - 1] = t;
+		}
+	s->n_untraced = n;
+}
+
+bool ckt_sites_untraced(const struct ckt_sites *s, size_t i, struct ckt_sites_untraced *u)
+{
+	if (!s || i >= s->n_untraced)
+		return false;
+	*u = s->untraced[i];
+	return true;
+}
+
 int ckt_sites_finish(struct ckt_sites *s, const struct ckt_replay_stats *st, unsigned top)
 {
 	if (s->err)
@@ -1178,6 +1315,7 @@ int ckt_sites_finish(struct ckt_sites *s, const struct ckt_replay_stats *st, uns
 			site->max = sk->t[T_RSS].max;
 	}
 
+	ckt_sites_untraced_sum(s);
 	ckt_sites_sorting = s;
 	if (ckt_sites_paths(s) < 0)
 		return CKT_ENOMEM;

@@ -138,6 +138,30 @@ struct ckt_sites_calls_rest {
 };
 void ckt_sites_calls_total(const struct ckt_sites *s, struct ckt_sites_calls_rest *r);
 
+/* An allocator linked in under its own names (Rust's tikv-jemallocator, the mimalloc crate, a
+ * program calling mi_malloc): the program's blocks from it never pass through malloc, and the
+ * trace holds only the anonymous mappings it made through mmap, at the allocator's own stacks.
+ * Known by a frame of such a mapping's stack (function names: jemalloc's "je_" and "_rjem_",
+ * mimalloc's "mi_" and "_mi_", "tcmalloc::", "snmalloc::", rpmalloc's "rpmalloc" and
+ * "_rpmalloc"; modules: libjemalloc*, libmimalloc*, libtcmalloc*, libsnmalloc*). An allocator
+ * behind malloc (preloaded after the tracer) maps inside the traced malloc call, where the
+ * tracer records no mapping: it is not listed. */
+#define CKT_SITES_ALLOCATORS 5
+struct ckt_sites_untraced {
+	const char *name;             /* "jemalloc", "mimalloc", "tcmalloc", "snmalloc", "rpmalloc" */
+	const char *function, *module; /* the innermost frame of the allocator in the stack that
+					* holds most of its bytes (function NULL: no name; module
+					* NULL: in no module) */
+	uint64_t bytes_at_peak_rss;   /* its mappings live at the peak RSS (0 without RSS samples) */
+	uint64_t bytes_at_peak_mmap;  /* ... and at the peak mmap */
+};
+/* The rule: the allocator (its name above) that a frame of function `name` (demangled, without
+ * parameters) in module `module` (its file name) belongs to, either NULL; NULL: none. */
+const char *ckt_sites_allocator_name(const char *name, const char *module);
+/* The i-th such allocator with mappings live at the peak RSS or the peak mmap, most bytes at
+ * the peak RSS first (after ckt_sites_finish); false past the end. */
+bool ckt_sites_untraced(const struct ckt_sites *s, size_t i, struct ckt_sites_untraced *u);
+
 /* The text section ("top sites at peak heap", "... at peak RSS", "... live at exit").
  * Returns nothing: the caller checks the stream. */
 void ckt_sites_print_text(FILE *out, const struct ckt_sites *s);

@@ -157,6 +157,43 @@ static void assert_top(const struct ckt_sites *s, enum ckt_moment m, size_t i, c
 		assert_int_equal(e.count, count);
 }
 
+/* The allocators linked in under their own names, known by a frame's function or module */
+static void test_allocator_rule(void **state)
+{
+	(void)state;
+	static const char *const yes[][3] = {
+		{ "_rjem_je_pages_map", NULL, "jemalloc" },
+		{ "_rjem_malloc", "prover", "jemalloc" },
+		{ "je_extent_alloc_wrapper", NULL, "jemalloc" },
+		{ NULL, "libjemalloc.so.2", "jemalloc" },
+		{ "mi_malloc_aligned", NULL, "mimalloc" },
+		{ "_mi_os_alloc_aligned", NULL, "mimalloc" },
+		{ NULL, "libmimalloc.so.2", "mimalloc" },
+		{ "tcmalloc::PageHeap::GrowHeap", NULL, "tcmalloc" },
+		{ NULL, "libtcmalloc_minimal.so.4", "tcmalloc" },
+		{ "snmalloc::PALLinux::reserve", NULL, "snmalloc" },
+		{ "_rpmalloc_mmap_os", NULL, "rpmalloc" },
+		{ "rpmalloc", NULL, "rpmalloc" },
+	};
+	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+		const char *got = ckt_sites_allocator_name(yes[i][0], yes[i][1]);
+		if (!got || strcmp(got, yes[i][2]) != 0)
+			fail_msg("'%s' in '%s': %s, want %s", yes[i][0] ? yes[i][0] : "(null)",
+				 yes[i][1] ? yes[i][1] : "(null)", got ? got : "none", yes[i][2]);
+	}
+	/* glibc's allocator and the program's own functions are none */
+	static const char *const no[][2] = {
+		{ "malloc", "libc.so.6" }, { "sysmalloc", "libc.so.6" }, { "new_heap", "libc.so.6" },
+		{ "mmap64", "libc.so.6" }, { "main", "prover" }, { "jemalloc_stats", "prover" },
+		{ "minimize", "prover" }, { "alloc::alloc::alloc", "prover" }, { NULL, NULL },
+		{ "tcmalloc", "prover" }, { NULL, "libmim.so" },
+	};
+	for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
+		if (ckt_sites_allocator_name(no[i][0], no[i][1]))
+			fail_msg("'%s' in '%s' taken for an allocator's", no[i][0] ? no[i][0] : "(null)",
+				 no[i][1] ? no[i][1] : "(null)");
+}
+
 static void test_aggregation(void **state)
 {
 	(void)state;
@@ -580,6 +617,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plumbing_rule),
+		cmocka_unit_test(test_allocator_rule),
 		cmocka_unit_test(test_aggregation),
 		cmocka_unit_test(test_csv_and_folded),
 		cmocka_unit_test(test_live_at_exit_text),

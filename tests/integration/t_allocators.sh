@@ -1,0 +1,133 @@
+# Allocators linked in under their own names (Rust's tikv-jemallocator: _rjem_malloc, the
+# mimalloc crate: mi_malloc): the program's blocks from them never pass through malloc, and the
+# trace holds only their mappings. Since 0.2.41 the report names such an allocator (one
+# warning, a heading line, JSON untraced_allocators) with its mappings' bytes at the peak RSS;
+# before, they read as the program's anonymous mmap, owned by the allocator's function, without
+# a word. No word where the allocator serves malloc behind the tracer (its blocks are traced).
+
+# oa_line FILE: the report's heading line on such allocators, without its column
+oa_line() { sed -n 's/^untraced allocator    //p' "$1"; }
+# oa_json FILE: untraced_allocators, one "name module function rss mmap" line each
+oa_json() {
+	$PY - "$1" <<'PYEOF'
+import json, sys
+for u in json.load(open(sys.argv[1])).get("untraced_allocators", ["(no key)"]):
+    print(u if isinstance(u, str) else " ".join(str(u[k]) for k in ("name", "module", "function", "bytes_at_peak_rss", "bytes_at_peak_mmap")))
+PYEOF
+}
+oa_warn() {
+	printf "cuzktrace-report: warning: '%s': the program allocates through %s, whose blocks are not traced: the trace holds only its mappings, %s of them at the peak %s, whose sites and phases are the allocator's, not the program's calls; to trace its blocks, build the program with the system allocator (Rust: no #[global_allocator]), or preload the allocator's shared library after the tracer where it exports malloc (LD_PRELOAD=\"libcuzktrace.so %s\")" "$@"
+}
+
+# ---- a test double of jemalloc under tikv-jemallocator's names (tests/progs/lib/rjem.c): 64 MiB
+# in 16 chunks of 4 MiB, mapped in _rjem_je_pages_map; 100,000 bytes through malloc ----
+for oa_mode in exact default; do
+	oa=oj_$oa_mode
+	if [ $oa_mode = exact ]; then oa_s=0; else oa_s=524288; fi
+	CUZKTRACE_SAMPLE=$oa_s CUZKTRACE_OUT=$T/$oa.zst traced $oa $P/ownjem
+	$REPORT --json $T/$oa.zst >$T/$oa.json 2>$T/$oa.rerr
+	$REPORT $T/$oa.zst >$T/$oa.txt 2>/dev/null
+	expect_eq "own allocator ($oa_mode mode): program unchanged; its mappings named as jemalloc's at the peak RSS and the peak mmap (JSON)" \
+		"$(cat $T/$oa.out)/$(cat $T/$oa.rc)/$(oa_json $T/$oa.json)" \
+		"ownjem: 67108864 bytes through _rjem_malloc/0/jemalloc ownjem _rjem_je_pages_map 67108864 67108864"
+	expect_eq "own allocator ($oa_mode mode): one warning says it, with the bytes and what to do" \
+		"$(cat $T/$oa.rerr)" \
+		"$(oa_warn $T/$oa.zst "jemalloc (_rjem_je_pages_map in ownjem)" "64.0 MiB (67108864 bytes)" RSS libjemalloc.so)"
+	expect_eq "own allocator ($oa_mode mode): the text report's heading line" "$(oa_line $T/$oa.txt)" \
+		"jemalloc (_rjem_je_pages_map in ownjem): the program allocates through it, and its blocks are not traced; its mappings hold 64.0 MiB (67108864 bytes) at the peak RSS"
+done
+# without RSS samples: at the peak mmap (JSON bytes_at_peak_rss null, as peak_rss's bytes)
+CUZKTRACE_RSS_MS=0 CUZKTRACE_OUT=$T/oj_norss.zst traced oj_norss $P/ownjem
+$REPORT --json $T/oj_norss.zst >$T/oj_norss.json 2>$T/oj_norss.rerr
+$REPORT $T/oj_norss.zst >$T/oj_norss.txt 2>/dev/null
+expect_eq "own allocator, no RSS samples: its mappings at the peak mmap (JSON, warning, heading line)" \
+	"$(oa_json $T/oj_norss.json)|$(cat $T/oj_norss.rerr)|$(oa_line $T/oj_norss.txt)" \
+	"jemalloc ownjem _rjem_je_pages_map None 67108864|$(oa_warn $T/oj_norss.zst "jemalloc (_rjem_je_pages_map in ownjem)" "64.0 MiB (67108864 bytes)" mmap libjemalloc.so)|jemalloc (_rjem_je_pages_map in ownjem): the program allocates through it, and its blocks are not traced; its mappings hold 64.0 MiB (67108864 bytes) at the peak mmap"
+
+# ---- no word for glibc's heap (its big blocks, mapped inside malloc, are heap blocks) nor for
+# an allocator behind the tracer's malloc: tcmalloc preloaded after it; the double above
+# beside it is named still ----
+CUZKTRACE_OUT=$T/oa_glibc.zst traced oa_glibc $P/known
+$REPORT --json $T/oa_glibc.zst >$T/oa_glibc.json 2>$T/oa_glibc.rerr
+expect_eq "glibc's malloc (blocks of 1 MiB and more, mappings): no allocator named, reader silent" \
+	"$(oa_json $T/oa_glibc.json)/$(cat $T/oa_glibc.rerr)" "/"
+OA_TC=$(ls /usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4 /usr/lib64/libtcmalloc_minimal.so.4 2>/dev/null | head -1)
+if [ -n "$OA_TC" ]; then
+	CUZKTRACE_OUT=$T/oa_tc.zst LD_PRELOAD="$LIB $OA_TC" $P/known >/dev/null 2>&1
+	$REPORT --json $T/oa_tc.zst >$T/oa_tc.json 2>$T/oa_tc.rerr
+	expect_eq "tcmalloc preloaded after the tracer (serves malloc, traced): no allocator named, reader silent" \
+		"$(oa_json $T/oa_tc.json)/$(cat $T/oa_tc.rerr)" "/"
+else
+	echo "  skip tcmalloc behind the tracer: libtcmalloc-minimal4 is not installed"
+fi
+
+# ---- the real mimalloc (libmimalloc-dev): 64 MiB through mi_malloc, its mappings made in the
+# library (stripped: named by its module); and through malloc, which the library serves, linked
+# after the tracer or preloaded after it: traced, no word ----
+if [ -x $P/mialloc ]; then
+	CUZKTRACE_OUT=$T/mi.zst traced mi $P/mialloc
+	$REPORT --json $T/mi.zst >$T/mi.json 2>$T/mi.rerr
+	$REPORT $T/mi.zst >$T/mi.txt 2>/dev/null
+	mi_b=$(jget $T/mi.json untraced_allocators.0.bytes_at_peak_rss)
+	expect_eq "mimalloc through mi_malloc: named by its module; its bytes at the peak RSS are the anonymous mmap then (64 MiB or more)" \
+		"$(cat $T/mi.out)/$(jget $T/mi.json untraced_allocators.0.name) $(jget $T/mi.json untraced_allocators.0.module) $(jget $T/mi.json untraced_allocators.0.function) $(oa_json $T/mi.json | wc -l)/$((mi_b == $(jget $T/mi.json peak_rss.anon_mmap_bytes) && mi_b >= 67108864))" \
+		"mialloc: 67108864 bytes through mi_malloc/mimalloc libmimalloc.so.2 null 1/1"
+	mi_fmt=$(sed -n 's/^untraced allocator    mimalloc (libmimalloc.so.2): .* hold \(.*\) at the peak RSS$/\1/p' $T/mi.txt)
+	expect_eq "mimalloc through mi_malloc: the warning names the library to preload after the tracer" \
+		"$(cat $T/mi.rerr)" "$(oa_warn $T/mi.zst "mimalloc (libmimalloc.so.2)" "$mi_fmt" RSS libmimalloc.so.2)"
+	expect_match "mimalloc through mi_malloc: the heading line" "$mi_fmt" "^[0-9.]+ MiB \($mi_b bytes\)\$"
+	CUZKTRACE_OUT=$T/mim.zst traced mim $P/mialloc malloc
+	$REPORT --json $T/mim.zst >$T/mim.json 2>$T/mim.rerr
+	CUZKTRACE_OUT=$T/mip.zst LD_PRELOAD="$LIB libmimalloc.so.2" $P/known >/dev/null 2>&1
+	$REPORT --json $T/mip.zst >$T/mip.json 2>$T/mip.rerr
+	# its 64 MiB are heap blocks: the peak heap holds them
+	expect_eq "mimalloc serving malloc behind the tracer (linked; preloaded after it): traced, no allocator named, reader silent" \
+		"$(cat $T/mim.out)/$(( $(jget $T/mim.json peak_heap.bytes) >= 67108864 + 100000 ))/$(oa_json $T/mim.json)/$(cat $T/mim.rerr)/$(oa_json $T/mip.json)/$(cat $T/mip.rerr)" \
+		"mialloc: 67108864 bytes through malloc/1////"
+else
+	echo "  skip mimalloc: libmimalloc-dev was not installed when building (Makefile)"
+fi
+
+# ---- the shape of the real case: a Rust program whose #[global_allocator] calls _rjem_malloc
+# and _rjem_free (the double above, linked in): 64 MiB of Vec<u8> and the Vec holding them
+# (384 KiB), with std's few blocks: 17 chunks ----
+if command -v rustc >/dev/null 2>&1; then
+	cat >$T/rsjem.rs <<'RSEOF'
+use std::alloc::{GlobalAlloc, Layout};
+use std::hint::black_box;
+extern "C" {
+    fn _rjem_malloc(size: usize) -> *mut u8;
+    fn _rjem_free(p: *mut u8);
+}
+struct Jemalloc;
+unsafe impl GlobalAlloc for Jemalloc {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        if l.align() > 16 {
+            return std::ptr::null_mut();
+        }
+        _rjem_malloc(l.size())
+    }
+    unsafe fn dealloc(&self, p: *mut u8, _l: Layout) {
+        _rjem_free(p)
+    }
+}
+#[global_allocator]
+static GLOBAL: Jemalloc = Jemalloc;
+fn main() {
+    let mut blocks: Vec<Vec<u8>> = Vec::with_capacity(16384);
+    for i in 0..16384 {
+        blocks.push(vec![(i as u8) | 1; 4096]);
+    }
+    black_box(&blocks);
+    std::thread::sleep(std::time::Duration::from_millis(150));
+    drop(black_box(blocks));
+    println!("rsjem: done");
+}
+RSEOF
+	rust_traced rsjem -g -L $P -l static=rjem
+	expect_eq "Rust #[global_allocator] over _rjem_malloc: its mappings named as jemalloc's (JSON), one warning" \
+		"$(cat $T/rsjem.out)/$(oa_json $T/rsjem.json)/$(cat $T/rsjem.rerr)" \
+		"rsjem: done/jemalloc rsjem _rjem_je_pages_map 71303168 71303168/$(oa_warn $T/rsjem.zst "jemalloc (_rjem_je_pages_map in rsjem)" "68.0 MiB (71303168 bytes)" RSS libjemalloc.so)"
+else
+	echo "  skip Rust #[global_allocator] over jemalloc's names: rustc not found"
+fi
