@@ -24,7 +24,10 @@ int ckt_phase_rules_on;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static char *names[MAX_PHASES + 1]; /* id -> name; id 0 = none */
 static unsigned nnames;
-static unsigned counts[MAX_PHASES + 1]; /* process-wide begins minus ends */
+/* process-wide begins minus ends, in 64 bits as the reader counts them: in 32 bits, 2^32 + 1
+ * begins and one end ended the phase in the tracer (its later allocations went to no phase)
+ * where the trace, 2^32 begins still open, showed it active */
+static uint64_t counts[MAX_PHASES + 1];
 static uint16_t order[MAX_PHASES];      /* active process-wide phases, by last begin */
 static unsigned norder;
 static atomic_int full_reported, deep_reported, unpushed_reported;
