@@ -168,6 +168,12 @@
  *              cuMemCreate / cuMemRelease (fn CKT_CU_MEM_CREATE / _RELEASE) carry the
  *              allocation handle in daddr: a namespace of its own, apart from addresses.
  *              cuMemCreate of host memory (location not a device) has kind CKT_CUDA_PINNED.
+ *              cuMemAllocFromPoolAsync (+_ptsz) from a pool whose properties the tracer saw
+ *              (since tracer 0.2.41) has the pool's kind and device: CKT_CUDA_POOL on the
+ *              pool's device, CKT_CUDA_PINNED (a pool on the host; no device) or
+ *              CKT_CUDA_MANAGED (CUDA 13's managed pools); from another pool, and before,
+ *              CKT_CUDA_POOL on the current context's device. cuMemFree and cuMemFreeAsync
+ *              free a block of a stream-ordered allocator (fn) whatever its kind.
  *   CUDA_MAP   dts, daddr, uv size, uv handle     (version 4) cuMemMap succeeded: the memory of
  *              allocation handle `handle` is mapped at [addr, addr + size). Recorded after the
  *              call. The memory of a handle exists until it is released (cuMemRelease) and
@@ -341,7 +347,7 @@ enum ckt_cuda_kind {
 	CKT_CUDA_DEVICE = 0,     /* cuMemAlloc_v2, cuMemAllocPitch_v2 */
 	CKT_CUDA_PINNED = 1,     /* cuMemAllocHost_v2, cuMemHostAlloc: host RAM, shows in RSS */
 	CKT_CUDA_MANAGED = 2,    /* cuMemAllocManaged */
-	CKT_CUDA_POOL = 3,       /* cuMemAllocAsync, cuMemAllocFromPoolAsync (+_ptsz) */
+	CKT_CUDA_POOL = 3,       /* cuMemAllocAsync, cuMemAllocFromPoolAsync (+_ptsz) of device memory */
 	CKT_CUDA_VMM = 4,        /* cuMemCreate (physical memory of the VMM API) */
 	CKT_CUDA_REGISTERED = 5, /* cuMemHostRegister_v2: pins existing memory, no new bytes */
 };

@@ -11,7 +11,9 @@
  * calls inside the real call run with in_driver raised: their mmap/munmap are not counted
  * (pinned host memory would count twice, as pinned and as anonymous mmap) and nested driver
  * calls are not counted again, but their malloc/free are: the driver's host heap is real heap,
- * and it may free later, outside any call we wrap, what it allocated inside one. */
+ * and it may free later, outside any call we wrap, what it allocated inside one. The one state
+ * kept per CUDA object: the memory pools seen created or handed out, with what each holds and
+ * where (see "memory pools" below). */
 #include "ckt.h"
 
 #include <dlfcn.h>
@@ -35,11 +37,29 @@ typedef struct {
 	void *win32HandleMetaData;
 	unsigned char allocFlags[8];
 } CUmemAllocationProp;
+typedef struct {
+	int type; /* CUmemLocationType */
+	int id;
+} CUmemLocation;
+typedef struct {
+	int allocType;   /* CUmemAllocationType: pinned (1); managed (2, CUDA 13) */
+	int handleTypes; /* CUmemAllocationHandleType */
+	CUmemLocation location;
+	void *win32SecurityAttributes;
+	size_t maxSize;
+	unsigned short usage;
+	unsigned char reserved[54];
+} CUmemPoolProps;
 #define CUDA_SUCCESS 0
 #define CUDA_ERROR_NOT_INITIALIZED 3
 #define CUDA_ERROR_INVALID_VALUE 1 /* among others: a pointer or range that entry point does not free */
 #define CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED 713 /* cuMemHostUnregister's: not a registered range */
 #define CU_MEM_LOCATION_TYPE_DEVICE 1
+#define CU_MEM_LOCATION_TYPE_HOST 2
+#define CU_MEM_LOCATION_TYPE_HOST_NUMA 3
+#define CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT 4
+#define CU_MEM_ALLOCATION_TYPE_PINNED 1
+#define CU_MEM_ALLOCATION_TYPE_MANAGED 2
 #define CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM 2ull
 /* Newest CUDA version whose entry points we know; a lookup for a newer one passes through. */
 #define CKT_CU_MAX_VERSION 13999
@@ -78,7 +98,13 @@ typedef struct {
 	X(cuMemRetainAllocationHandle, "cuMemRetainAllocationHandle", 0, 99999, 0) \
 	X(cuDevicePrimaryCtxReset, "cuDevicePrimaryCtxReset", 7000, 10999, 0) \
 	X(cuDevicePrimaryCtxReset_v2, "cuDevicePrimaryCtxReset", 11000, 99999, 0) \
-	X(cuCtxDestroy_v2, "cuCtxDestroy", 4000, 99999, 0)
+	X(cuCtxDestroy_v2, "cuCtxDestroy", 4000, 99999, 0)                     \
+	X(cuMemPoolCreate, "cuMemPoolCreate", 0, 99999, 0)                     \
+	X(cuMemPoolDestroy, "cuMemPoolDestroy", 0, 99999, 0)                   \
+	X(cuDeviceGetDefaultMemPool, "cuDeviceGetDefaultMemPool", 0, 99999, 0) \
+	X(cuDeviceGetMemPool, "cuDeviceGetMemPool", 0, 99999, 0)               \
+	X(cuMemGetDefaultMemPool, "cuMemGetDefaultMemPool", 13000, 99999, 0)   \
+	X(cuMemGetMemPool, "cuMemGetMemPool", 13000, 99999, 0)
 
 enum {
 #define CKT_CU_ENUM(name, base, lo, hi, mode) W_##name,
@@ -146,6 +172,13 @@ CKT_EXPORT CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle 
 CKT_EXPORT CUresult cuIpcOpenMemHandle(CUdeviceptr *dptr, CUipcMemHandle handle, unsigned flags);
 CKT_EXPORT CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *dptr, CUipcMemHandle handle, unsigned flags);
 CKT_EXPORT CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *h, void *addr);
+/* the pools cuMemAllocFromPoolAsync names: what each holds, and where */
+CKT_EXPORT CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *props);
+CKT_EXPORT CUresult cuMemPoolDestroy(CUmemoryPool pool);
+CKT_EXPORT CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *pool, CUdevice dev);
+CKT_EXPORT CUresult cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev);
+CKT_EXPORT CUresult cuMemGetDefaultMemPool(CUmemoryPool *pool, CUmemLocation *loc, int type);
+CKT_EXPORT CUresult cuMemGetMemPool(CUmemoryPool *pool, CUmemLocation *loc, int type);
 
 static void *ours(int w)
 {
@@ -166,7 +199,7 @@ static int is_ours(const void *p)
 }
 
 /* ---- one line per kind of surprise, then silence ---- */
-enum { WARN_NO_REAL, WARN_NO_DEVICE, WARN_VERSION, WARN_FLAGS, WARN_DRIVER, WARN_COUNT };
+enum { WARN_NO_REAL, WARN_NO_DEVICE, WARN_VERSION, WARN_FLAGS, WARN_DRIVER, WARN_POOLS, WARN_COUNT };
 static atomic_int warned[WARN_COUNT];
 
 /* "cuzktrace: warning: " a [num] b c, unless *flag was set (it is set) */
@@ -430,12 +463,205 @@ CKT_DEV_ALLOC(cuMemAllocAsync, CKT_CU_MEM_ALLOC_ASYNC, CKT_CUDA_POOL,
 	      (CUdeviceptr * dptr, size_t bytesize, CUstream s), (dptr, bytesize, s), bytesize)
 CKT_DEV_ALLOC(cuMemAllocAsync_ptsz, CKT_CU_MEM_ALLOC_ASYNC_PTSZ, CKT_CUDA_POOL,
 	      (CUdeviceptr * dptr, size_t bytesize, CUstream s), (dptr, bytesize, s), bytesize)
-CKT_DEV_ALLOC(cuMemAllocFromPoolAsync, CKT_CU_MEM_ALLOC_FROM_POOL_ASYNC, CKT_CUDA_POOL,
-	      (CUdeviceptr * dptr, size_t bytesize, CUmemoryPool pool, CUstream s),
-	      (dptr, bytesize, pool, s), bytesize)
-CKT_DEV_ALLOC(cuMemAllocFromPoolAsync_ptsz, CKT_CU_MEM_ALLOC_FROM_POOL_ASYNC_PTSZ, CKT_CUDA_POOL,
-	      (CUdeviceptr * dptr, size_t bytesize, CUmemoryPool pool, CUstream s),
-	      (dptr, bytesize, pool, s), bytesize)
+
+/* ---- memory pools: what each holds, and where ----
+ * cuMemAllocAsync takes from the current pool of the stream's device, always device memory of
+ * that device (cuDeviceSetMemPool takes only a pool of that device). cuMemAllocFromPoolAsync
+ * names its pool, which may hold device memory of another device, pinned host RAM (a pool on
+ * the host: part of RSS) or, since CUDA 13, managed memory. A pool's properties are seen where
+ * it is created (cuMemPoolCreate) or handed out (the default and current pools of a device,
+ * and CUDA 13's of a location and allocation type); a pool not seen there (created before
+ * tracing) counts as before: device pool memory of the current context's device. (An imported
+ * pool cannot be allocated from.)
+ * Pools are few: a fixed table, open addressing, written under a mutex (pools are created,
+ * handed out and destroyed seldom) and read without one (one look per pool allocation). A key
+ * is never removed: a destroyed pool's slot is marked dead and taken by the next new pool, so
+ * no probe chain is ever cut. */
+#define CKT_CU_POOLS 1024 /* a power of two */
+#define POOL_LIVE (1ull << 63)
+#define POOL_NEXT(i) (((i) + 1) & (CKT_CU_POOLS - 1))
+static struct {
+	_Atomic uint64_t pool;  /* the CUmemoryPool; 0: never used */
+	_Atomic uint64_t where; /* 0: dead; else POOL_LIVE | seq << 40 | kind << 32 | device */
+} pools[CKT_CU_POOLS];
+static pthread_mutex_t pools_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t pools_seq; /* under pools_lock: tells a pool's entry from its successor's */
+
+/* kind << 32 | device for a pool of allocation type TYPE at LOC, or 0: not one we know */
+static uint64_t pool_holds(int type, const CUmemLocation *loc)
+{
+	if (!loc)
+		return 0;
+	int on_dev = loc->type == CU_MEM_LOCATION_TYPE_DEVICE;
+	uint32_t dev = on_dev && loc->id >= 0 ? (uint32_t)loc->id : CKT_CUDA_NO_DEVICE;
+	if (type == CU_MEM_ALLOCATION_TYPE_MANAGED)
+		return (uint64_t)CKT_CUDA_MANAGED << 32 | dev;
+	if (type != CU_MEM_ALLOCATION_TYPE_PINNED)
+		return 0;
+	if (on_dev)
+		return (uint64_t)CKT_CUDA_POOL << 32 | dev;
+	if (loc->type == CU_MEM_LOCATION_TYPE_HOST || loc->type == CU_MEM_LOCATION_TYPE_HOST_NUMA ||
+	    loc->type == CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT)
+		return (uint64_t)CKT_CUDA_PINNED << 32 | CKT_CUDA_NO_DEVICE;
+	return 0;
+}
+
+static inline size_t pool_home(CUmemoryPool pool)
+{
+	return (size_t)(((uint64_t)(uintptr_t)pool * 0x9e3779b97f4a7c15ull) >> 54) & (CKT_CU_POOLS - 1);
+}
+
+/* the live entry of POOL, or 0 */
+static uint64_t pool_find(CUmemoryPool pool)
+{
+	uint64_t key = (uint64_t)(uintptr_t)pool;
+	for (size_t i = pool_home(pool), n = 0; key && n < CKT_CU_POOLS; i = POOL_NEXT(i), n++) {
+		uint64_t k = atomic_load_explicit(&pools[i].pool, memory_order_acquire);
+		if (k == key)
+			return atomic_load_explicit(&pools[i].where, memory_order_acquire);
+		if (!k)
+			break;
+	}
+	return 0;
+}
+
+/* POOL holds HOLDS (pool_holds; 0: unknown, the entry goes). With OLD, only if the entry is
+ * still OLD: a pool destroyed whose handle the driver gave to a new pool meanwhile keeps the
+ * new one's. Takes pools_lock. */
+static void pool_set(CUmemoryPool pool, uint64_t holds, uint64_t old)
+{
+	uint64_t key = (uint64_t)(uintptr_t)pool;
+	if (!key || (!holds && !pool_find(pool)))
+		return;
+	ckt_mutex_take(&pools_lock);
+	size_t at = CKT_CU_POOLS, dead = CKT_CU_POOLS, i = pool_home(pool);
+	for (size_t n = 0; n < CKT_CU_POOLS; i = POOL_NEXT(i), n++) {
+		uint64_t k = atomic_load_explicit(&pools[i].pool, memory_order_relaxed);
+		if (k == key || !k) {
+			at = i;
+			break;
+		}
+		if (dead == CKT_CU_POOLS && !atomic_load_explicit(&pools[i].where, memory_order_relaxed))
+			dead = i;
+	}
+	int found = at < CKT_CU_POOLS && atomic_load_explicit(&pools[at].pool, memory_order_relaxed) == key;
+	if (!found && dead < CKT_CU_POOLS)
+		at = dead;
+	if (old && (!found || atomic_load_explicit(&pools[at].where, memory_order_relaxed) != old)) {
+		/* its entry is gone or a successor's */
+	} else if (!holds) {
+		if (found)
+			atomic_store_explicit(&pools[at].where, 0, memory_order_release);
+	} else if (at < CKT_CU_POOLS) {
+		uint64_t w = POOL_LIVE | (++pools_seq & 0x7fffff) << 40 | holds;
+		if (!found) /* a slot never used or dead: its entry is 0 until the key is in */
+			atomic_store_explicit(&pools[at].pool, key, memory_order_release);
+		atomic_store_explicit(&pools[at].where, w, memory_order_release);
+	} else {
+		warn_once(&warned[WARN_POOLS], "more than ", " CUDA memory pools at once; allocations from the "
+			  "others count as device pool memory of the current context's device", "", CKT_CU_POOLS);
+	}
+	ckt_mutex_give(&pools_lock);
+}
+
+/* a pool handed out by the driver holds HOLDS: recorded unless its entry says so already (the
+ * default pool is asked for often) */
+static void pool_seen(CUmemoryPool pool, uint64_t holds)
+{
+	if ((pool_find(pool) & ~(POOL_LIVE | 0x7fffffull << 40)) != holds || !holds)
+		pool_set(pool, holds, 0);
+}
+
+/* Allocations from a named pool: its kind and device when the pool is known (pinned host RAM:
+ * its pages are made during the call, see CKT_DRV_ALLOC), else device pool memory of the
+ * current context's device, as before. */
+#define CKT_POOL_ALLOC(W, FN)                                                                 \
+	CUresult W(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream s)           \
+	{                                                                                     \
+		CKT_DRV_ENTER(W, (CUdeviceptr *, size_t, CUmemoryPool, CUstream), (dptr, bytesize, pool, s)) \
+		uint64_t where = pool_find(pool);                                             \
+		unsigned kind = where ? (unsigned)(where >> 32 & 0xff) : CKT_CUDA_POOL;        \
+		int made = kind == CKT_CUDA_PINNED && bytesize >= CKT_NOSAMPLE_MIN;           \
+		if (made)                                                                     \
+			ckt_nosample_begin(CKT_NOSAMPLE_MAKES * bytesize);                    \
+		CUresult rc = real(dptr, bytesize, pool, s);                                  \
+		if (rc == CUDA_SUCCESS && dptr)                                               \
+			record_alloc(t, FN, (uint8_t)kind, where ? pool_device(t, where) : current_device(t), \
+				     *dptr, bytesize);                                        \
+		if (made)                                                                     \
+			ckt_nosample_end(CKT_NOSAMPLE_MAKES * bytesize);                      \
+		t->in_driver--;                                                               \
+		return rc;                                                                    \
+	}
+
+/* the device of a known pool's allocation (described once, as current_device does) */
+static uint32_t pool_device(struct ckt_tls *t, uint64_t where)
+{
+	uint32_t dev = (uint32_t)where;
+	if (dev == CKT_CUDA_NO_DEVICE)
+		return dev;
+	if (CKT_UNLIKELY(atomic_load_explicit(&drv.state, memory_order_acquire) != 2))
+		resolve_driver();
+	return note_device(t, (CUdevice)dev);
+}
+
+CKT_POOL_ALLOC(cuMemAllocFromPoolAsync, CKT_CU_MEM_ALLOC_FROM_POOL_ASYNC)
+CKT_POOL_ALLOC(cuMemAllocFromPoolAsync_ptsz, CKT_CU_MEM_ALLOC_FROM_POOL_ASYNC_PTSZ)
+
+CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *props)
+{
+	CKT_DRV_ENTER(cuMemPoolCreate, (CUmemoryPool *, const CUmemPoolProps *), (pool, props))
+	CUresult rc = real(pool, props);
+	if (rc == CUDA_SUCCESS && pool && props) /* a handle seen before belonged to a pool gone */
+		pool_set(*pool, pool_holds(props->allocType, &props->location), 0);
+	t->in_driver--;
+	return rc;
+}
+
+/* The entry goes once the driver accepted (a device's default pool it refuses); its blocks
+ * keep their kind (CUDA frees the pool when the last is freed). */
+CUresult cuMemPoolDestroy(CUmemoryPool pool)
+{
+	CKT_DRV_ENTER(cuMemPoolDestroy, (CUmemoryPool), (pool))
+	uint64_t where = pool_find(pool);
+	CUresult rc = real(pool);
+	if (rc == CUDA_SUCCESS && where)
+		pool_set(pool, 0, where);
+	t->in_driver--;
+	return rc;
+}
+
+/* the default and the current pool of a device: device memory of that device (the current
+ * one must be local to it: cuDeviceSetMemPool) */
+#define CKT_DEVICE_POOL(W)                                                                    \
+	CUresult W(CUmemoryPool *pool, CUdevice dev)                                          \
+	{                                                                                     \
+		CKT_DRV_ENTER(W, (CUmemoryPool *, CUdevice), (pool, dev))                     \
+		CUresult rc = real(pool, dev);                                                \
+		if (rc == CUDA_SUCCESS && pool && dev >= 0) {                                 \
+			CUmemLocation loc = { CU_MEM_LOCATION_TYPE_DEVICE, dev };             \
+			pool_seen(*pool, pool_holds(CU_MEM_ALLOCATION_TYPE_PINNED, &loc));    \
+		}                                                                             \
+		t->in_driver--;                                                               \
+		return rc;                                                                    \
+	}
+CKT_DEVICE_POOL(cuDeviceGetDefaultMemPool)
+CKT_DEVICE_POOL(cuDeviceGetMemPool)
+
+/* CUDA 13: the default and the current pool of a location and allocation type (the current
+ * one must match both: cuMemSetMemPool), pinned or managed */
+#define CKT_LOCATION_POOL(W)                                                                  \
+	CUresult W(CUmemoryPool *pool, CUmemLocation *loc, int type)                          \
+	{                                                                                     \
+		CKT_DRV_ENTER(W, (CUmemoryPool *, CUmemLocation *, int), (pool, loc, type))   \
+		CUresult rc = real(pool, loc, type);                                          \
+		if (rc == CUDA_SUCCESS && pool)                                               \
+			pool_seen(*pool, pool_holds(type, loc));                              \
+		t->in_driver--;                                                               \
+		return rc;                                                                    \
+	}
+CKT_LOCATION_POOL(cuMemGetDefaultMemPool)
+CKT_LOCATION_POOL(cuMemGetMemPool)
 
 /* Host-memory allocators: pinned host RAM, no device: (void **pp, size, ...). */
 #define CKT_HOST_ALLOC(W, FN, PARAMS, ARGS, SIZE) \

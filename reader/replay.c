@@ -2273,9 +2273,16 @@ static int ckt_replay_cuda_unmap_one(struct ckt_replay *r, struct ckt_block *g, 
  * cuMemFree device, pool and managed memory, cuMemFreeAsync device and pool memory,
  * cuMemFreeHost pinned memory, cuMemHostUnregister a registration. The driver refuses the
  * others (cudaFree of a cudaMallocHost pointer) and the program keeps the memory; the record
- * was written before the call. (A VMM handle's release has a namespace of its own.) */
-static bool ckt_replay_cuda_frees(unsigned free_kind, unsigned kind)
+ * was written before the call. (A VMM handle's release has a namespace of its own.) A block
+ * of a stream-ordered allocator (fn) is pool memory whatever its kind: since tracer 0.2.41
+ * one from a pool on the host is pinned, one from a managed pool managed; cuMemFree and
+ * cuMemFreeAsync free it, cuMemFreeHost does not. */
+static bool ckt_replay_cuda_frees(unsigned free_kind, const struct ckt_block *b)
 {
+	unsigned kind = b->cu_kind;
+	if (b->fn == CKT_CU_MEM_ALLOC_ASYNC || b->fn == CKT_CU_MEM_ALLOC_ASYNC_PTSZ ||
+	    b->fn == CKT_CU_MEM_ALLOC_FROM_POOL_ASYNC || b->fn == CKT_CU_MEM_ALLOC_FROM_POOL_ASYNC_PTSZ)
+		return free_kind == CKT_CUDA_DEVICE || free_kind == CKT_CUDA_POOL;
 	switch (free_kind) {
 	case CKT_CUDA_DEVICE:
 		return kind == CKT_CUDA_DEVICE || kind == CKT_CUDA_POOL || kind == CKT_CUDA_MANAGED;
@@ -2292,7 +2299,7 @@ static int ckt_replay_cuda_free(struct ckt_replay *r, const struct ckt_ev *ev)
 	struct ckt_heapmap *m = release ? &r->cuda_handles : &r->cuda_blocks;
 	struct ckt_block *b = ckt_replay_heap_find(m, ev->addr);
 	/* unknown: allocated before tracing, or a free the driver refused */
-	if (!b || (!release && !ckt_replay_cuda_frees(ev->flags, b->cu_kind)))
+	if (!b || (!release && !ckt_replay_cuda_frees(ev->flags, b)))
 		return 0;
 	if (b->maps) {
 		/* a VMM handle released while ranges still map it: its memory lives until the

@@ -3,7 +3,7 @@
 # little of the driver ABI they use).
 CUDA_T := $(B)/cuda
 CUDA_STUB := $(CUDA_T)/libcuda.so.1
-CUDA_PROGS := $(CUDA_T)/cu_linked $(CUDA_T)/cu_dlopen $(CUDA_T)/cu_static $(CUDA_T)/cu_quota \
+CUDA_PROGS := $(CUDA_T)/cu_linked $(CUDA_T)/cu_dlopen $(CUDA_T)/cu_static $(CUDA_T)/cu_pools $(CUDA_T)/cu_quota \
 	$(CUDA_T)/cu_quota_ctor $(CUDA_T)/cu_plugin
 CUDA_CFLAGS := -std=gnu11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Itests/cuda -Iinclude
 

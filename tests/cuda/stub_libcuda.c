@@ -1,6 +1,8 @@
 /* stub_libcuda.c: a stand-in libcuda.so.1 for tests on machines without a GPU. Fake device
  * addresses (never dereferenced), real host memory (mmap'd and touched, so it shows in RSS) for
- * pinned allocations, emulated stream-ordered pools, two devices. It exports
+ * pinned allocations and allocations from pools on the host, emulated stream-ordered pools
+ * (each device's default pool, pools created on a device, on the host and of managed memory,
+ * CUDA 13's default pools of a location), two devices. It exports
  * cuzktrace_stub_libcuda_marker, which every test program checks, so a test can never pass
  * against a real driver or the wrong library. It allocates nothing on the heap. */
 #include "cu_min.h"
@@ -24,7 +26,8 @@ __attribute__((visibility("default"))) int cuzktrace_stub_refuse_next_free;
 #define MAXA 4096
 #define DEV_TOTAL (16ull << 30)
 
-enum { K_DEV, K_MANAGED, K_POOL, K_VMM, K_PINNED, K_REG };
+/* K_HPOOL: from a pool on the host (real memory); K_MPOOL: from a managed pool */
+enum { K_DEV, K_MANAGED, K_POOL, K_VMM, K_PINNED, K_REG, K_HPOOL, K_MPOOL };
 struct blk { uint64_t addr, size; int kind, dev, used; };
 static struct blk blks[MAXA];
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
@@ -118,13 +121,14 @@ static CUresult dev_alloc(CUdeviceptr *dptr, size_t n, int kind, int dev)
 	if (!dptr || !n)
 		return CUDA_ERROR_INVALID_VALUE;
 	pthread_mutex_lock(&mu);
-	uint64_t a = kind == K_MANAGED ? (next_managed += (n + 4095) & ~4095ull) : fake_dev(dev, n);
+	uint64_t a = kind == K_MANAGED || kind == K_MPOOL ? (next_managed += (n + 4095) & ~4095ull)
+								: fake_dev(dev, n);
 	int rc = add(a, n, kind, dev);
 	if (rc == 0 && kind == K_POOL) {
 		pool_used[dev] += n;
 		if (pool_used[dev] > pool_reserved[dev])
 			pool_reserved[dev] = pool_used[dev];
-	} else if (rc == 0 && kind != K_MANAGED) {
+	} else if (rc == 0 && kind != K_MANAGED && kind != K_MPOOL) {
 		dev_used[dev] += n;
 	}
 	pthread_mutex_unlock(&mu);
@@ -138,16 +142,23 @@ static CUresult dev_free(uint64_t a, int kind_mask)
 {
 	pthread_mutex_lock(&mu);
 	struct blk *b = find(a, kind_mask);
+	uint64_t host = 0, size = 0;
 	if (b) {
 		if (b->kind == K_POOL)
 			pool_used[b->dev] -= b->size; /* the pool keeps it reserved */
-		else if (b->kind != K_MANAGED)
+		else if (b->kind == K_HPOOL)
+			host = b->addr, size = b->size; /* given back at once: RSS falls */
+		else if (b->kind != K_MANAGED && b->kind != K_MPOOL)
 			dev_used[b->dev] -= b->size;
 		b->used = 0;
 	}
 	pthread_mutex_unlock(&mu);
+	if (host)
+		munmap((void *)(uintptr_t)host, size);
 	return b ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
+/* what cuMemFree and cuMemFreeAsync take: memory of every pool among it */
+#define POOLS (1 << K_POOL | 1 << K_HPOOL | 1 << K_MPOOL)
 
 CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t n) { return dev_alloc(dptr, n, K_DEV, cur_dev); }
 /* the v1 entry point (32-bit sizes in CUDA < 3.2): not for us to emulate */
@@ -181,27 +192,135 @@ CUresult cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t n, CUstream s)
 	__atomic_add_fetch(&cuzktrace_stub_ptsz_calls, 1, __ATOMIC_RELAXED);
 	return dev_alloc(dptr, n, K_POOL, cur_dev);
 }
+/* Pools: handle 0x100 + index. 0 and 1: the default pools of devices 0 and 1; 2: the default
+ * pool on the host; 3: the default managed pool (no preferred location); from 4 on, created
+ * ones, a destroyed one's index (and handle) going to the next created, as a driver may. */
+#define NPOOLS 16
+static struct { int used, kind, dev; } pools[NPOOLS] = {
+	{ 1, K_POOL, 0 }, { 1, K_POOL, 1 }, { 1, K_HPOOL, -1 }, { 1, K_MPOOL, -1 },
+};
+static int pool_index(CUmemoryPool pool)
+{
+	uintptr_t i = (uintptr_t)pool - 0x100;
+	return i < NPOOLS && pools[i].used ? (int)i : -1;
+}
+static CUmemoryPool pool_handle(int i) { return (CUmemoryPool)(uintptr_t)(0x100 + i); }
+/* the device pool of device `pool_dev` (the trim below): -1 for any other pool */
+static int pool_dev(CUmemoryPool pool)
+{
+	int i = pool_index(pool);
+	return i >= 0 && pools[i].kind == K_POOL ? pools[i].dev : -1;
+}
 CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *pool, CUdevice dev)
 {
 	if (dev < 0 || dev >= NDEV)
 		return CUDA_ERROR_INVALID_DEVICE;
-	*pool = (CUmemoryPool)(uintptr_t)(0x100 + dev);
+	*pool = pool_handle(dev);
 	return CUDA_SUCCESS;
 }
-static int pool_dev(CUmemoryPool pool) { return (int)((uintptr_t)pool - 0x100); }
+/* the stub sets no current pool: the current pool is the default one */
+CUresult cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev) { return cuDeviceGetDefaultMemPool(pool, dev); }
+/* CUDA 13: the default pool of a location and allocation type (pinned on a device or the host,
+ * managed with no preferred location) */
+CUresult cuMemGetDefaultMemPool(CUmemoryPool *pool, CUmemLocation *loc, int type)
+{
+	if (!pool || !loc)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (type == CU_MEM_ALLOCATION_TYPE_PINNED && loc->type == CU_MEM_LOCATION_TYPE_DEVICE)
+		return cuDeviceGetDefaultMemPool(pool, loc->id);
+	if (type == CU_MEM_ALLOCATION_TYPE_PINNED && loc->type == CU_MEM_LOCATION_TYPE_HOST)
+		*pool = pool_handle(2);
+	else if (type == CU_MEM_ALLOCATION_TYPE_MANAGED && loc->type == CU_MEM_LOCATION_TYPE_NONE)
+		*pool = pool_handle(3);
+	else
+		return CUDA_ERROR_INVALID_VALUE;
+	return CUDA_SUCCESS;
+}
+CUresult cuMemGetMemPool(CUmemoryPool *pool, CUmemLocation *loc, int type) { return cuMemGetDefaultMemPool(pool, loc, type); }
+CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *props)
+{
+	if (!inited)
+		return CUDA_ERROR_NOT_INITIALIZED;
+	if (!pool || !props)
+		return CUDA_ERROR_INVALID_VALUE;
+	int lt = props->location.type, id = props->location.id, kind;
+	if (props->allocType == CU_MEM_ALLOCATION_TYPE_MANAGED)
+		kind = K_MPOOL;
+	else if (props->allocType == CU_MEM_ALLOCATION_TYPE_PINNED && lt == CU_MEM_LOCATION_TYPE_DEVICE)
+		kind = K_POOL;
+	else if (props->allocType == CU_MEM_ALLOCATION_TYPE_PINNED &&
+		 (lt == CU_MEM_LOCATION_TYPE_HOST || lt == CU_MEM_LOCATION_TYPE_HOST_NUMA))
+		kind = K_HPOOL;
+	else
+		return CUDA_ERROR_INVALID_VALUE;
+	if (kind == K_POOL && (id < 0 || id >= NDEV))
+		return CUDA_ERROR_INVALID_DEVICE;
+	pthread_mutex_lock(&mu);
+	int i = 4;
+	while (i < NPOOLS && pools[i].used)
+		i++;
+	if (i < NPOOLS) {
+		pools[i].used = 1;
+		pools[i].kind = kind;
+		pools[i].dev = kind == K_POOL ? id : -1;
+	}
+	pthread_mutex_unlock(&mu);
+	if (i == NPOOLS)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	*pool = pool_handle(i);
+	return CUDA_SUCCESS;
+}
+/* a default pool cannot be destroyed */
+CUresult cuMemPoolDestroy(CUmemoryPool pool)
+{
+	pthread_mutex_lock(&mu);
+	int i = pool_index(pool), ok = i >= 4;
+	if (ok)
+		pools[i].used = 0;
+	pthread_mutex_unlock(&mu);
+	return ok ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+/* Memory of a pool on the host is real: mapped and touched, like pinned memory. */
+static CUresult host_pool_alloc(CUdeviceptr *dptr, size_t n)
+{
+	if (!inited)
+		return CUDA_ERROR_NOT_INITIALIZED;
+	if (!dptr || !n)
+		return CUDA_ERROR_INVALID_VALUE;
+	void *m = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	memset(m, 0x5a, n);
+	pthread_mutex_lock(&mu);
+	int rc = add((uint64_t)(uintptr_t)m, n, K_HPOOL, -1);
+	pthread_mutex_unlock(&mu);
+	if (rc) {
+		munmap(m, n);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	*dptr = (CUdeviceptr)(uintptr_t)m;
+	return CUDA_SUCCESS;
+}
+static CUresult pool_alloc(CUdeviceptr *dptr, size_t n, CUmemoryPool pool)
+{
+	int i = pool_index(pool);
+	if (i < 0)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (pools[i].kind == K_HPOOL)
+		return host_pool_alloc(dptr, n);
+	return dev_alloc(dptr, n, pools[i].kind, pools[i].kind == K_POOL ? pools[i].dev : cur_dev);
+}
 CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t n, CUmemoryPool pool, CUstream s)
 {
 	(void)s;
 	__atomic_add_fetch(&cuzktrace_stub_legacy_async_calls, 1, __ATOMIC_RELAXED);
-	int d = pool_dev(pool);
-	return d < 0 || d >= NDEV ? CUDA_ERROR_INVALID_VALUE : dev_alloc(dptr, n, K_POOL, d);
+	return pool_alloc(dptr, n, pool);
 }
 CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t n, CUmemoryPool pool, CUstream s)
 {
 	(void)s;
 	__atomic_add_fetch(&cuzktrace_stub_ptsz_calls, 1, __ATOMIC_RELAXED);
-	int d = pool_dev(pool);
-	return d < 0 || d >= NDEV ? CUDA_ERROR_INVALID_VALUE : dev_alloc(dptr, n, K_POOL, d);
+	return pool_alloc(dptr, n, pool);
 }
 CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t keep)
 {
@@ -218,19 +337,19 @@ CUresult cuMemFree_v2(CUdeviceptr p)
 	int refuse = __atomic_exchange_n(&cuzktrace_stub_refuse_next_free, 0, __ATOMIC_RELAXED);
 	if (refuse)
 		return (CUresult)refuse;
-	return dev_free(p, 1 << K_DEV | 1 << K_MANAGED | 1 << K_POOL);
+	return dev_free(p, 1 << K_DEV | 1 << K_MANAGED | POOLS);
 }
 CUresult cuMemFreeAsync(CUdeviceptr p, CUstream s)
 {
 	(void)s;
 	__atomic_add_fetch(&cuzktrace_stub_legacy_async_calls, 1, __ATOMIC_RELAXED);
-	return dev_free(p, 1 << K_POOL | 1 << K_DEV);
+	return dev_free(p, POOLS | 1 << K_DEV);
 }
 CUresult cuMemFreeAsync_ptsz(CUdeviceptr p, CUstream s)
 {
 	(void)s;
 	__atomic_add_fetch(&cuzktrace_stub_ptsz_calls, 1, __ATOMIC_RELAXED);
-	return dev_free(p, 1 << K_POOL | 1 << K_DEV);
+	return dev_free(p, POOLS | 1 << K_DEV);
 }
 CUresult cuStreamSynchronize(CUstream s) { (void)s; return CUDA_SUCCESS; }
 
@@ -477,6 +596,11 @@ LOCAL(cuMemHostAlloc)
 LOCAL(cuMemHostRegister_v2)
 LOCAL(cuMemHostUnregister)
 LOCAL(cuMemPoolTrimTo)
+LOCAL(cuDeviceGetMemPool)
+LOCAL(cuMemPoolCreate)
+LOCAL(cuMemPoolDestroy)
+LOCAL(cuMemGetDefaultMemPool)
+LOCAL(cuMemGetMemPool)
 LOCAL(cuMemRelease)
 LOCAL(cuMemMap)
 LOCAL(cuMemUnmap)
@@ -516,6 +640,11 @@ static const struct proc procs[] = {
 	{ "cuMemAllocFromPoolAsync", 11020, 1, (void *)h_cuMemAllocFromPoolAsync },
 	{ "cuDeviceGetDefaultMemPool", 11020, 0, (void *)h_cuDeviceGetDefaultMemPool },
 	{ "cuMemPoolTrimTo", 11020, 0, (void *)h_cuMemPoolTrimTo },
+	{ "cuDeviceGetMemPool", 11020, 0, (void *)h_cuDeviceGetMemPool },
+	{ "cuMemPoolCreate", 11020, 0, (void *)h_cuMemPoolCreate },
+	{ "cuMemPoolDestroy", 11020, 0, (void *)h_cuMemPoolDestroy },
+	{ "cuMemGetDefaultMemPool", 13000, 0, (void *)h_cuMemGetDefaultMemPool },
+	{ "cuMemGetMemPool", 13000, 0, (void *)h_cuMemGetMemPool },
 	{ "cuMemCreate", 10020, 0, (void *)h_cuMemCreate },
 	{ "cuMemRelease", 10020, 0, (void *)h_cuMemRelease },
 	{ "cuMemMap", 10020, 0, (void *)h_cuMemMap },

@@ -177,6 +177,7 @@ print('gpu: %s' % ('all figures match' if not bad else '%d mismatch(es)' % bad))
 sys.exit(1 if bad else 0)
 PYEOF
 rc=$?
+grep '^host pool ' "$T/out" | sed 's/^/gpu: /'
 [ $rc -eq 0 ] || keep=1
 [ $keep = 0 ] || "$ROOT/build/cuzktrace-report" "$T/gpu.zst" >"$T/report.txt" 2>&1
 

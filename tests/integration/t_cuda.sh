@@ -154,6 +154,30 @@ expect_eq "CUDA 13.0 runtime's lookups: a reset with 1 MiB live and an IPC impor
 	"0/cu_static: done/cuzktrace: warning: the program called cuIpcOpenMemHandle (memory another process allocated); it is not traced: GPU figures leave it out
 cuzktrace: warning: the program called cuDevicePrimaryCtxReset while CUDA memory it had allocated was live; the driver frees that memory there, with no call the tracer records: it stays counted (GPU and pinned figures after it, and live at exit, too high by it)/1048576/"
 
+# Memory pools by what they hold and where (since 0.2.41; before, every allocation from a pool
+# counted as device pool memory of the current context's device: here GPU 22.5 MiB, pinned and
+# managed 0, the host pools' 10 MiB unexplained RSS): see tests/cuda/cu_pools.c for the figures.
+# The same through dlsym, through cuGetProcAddress at the CUDA 13.0 runtime's versions, and the
+# _ptsz allocators.
+for m in dlsym cudart ptsz; do
+	n=cu_pools_$m
+	CUZKTRACE_OUT=$T/$n.zst traced $n $C/cu_pools $m
+	$REPORT --json $T/$n.zst >$T/$n.json 2>$T/$n.rerr
+	expect_eq "$n: status, output, the two tracer lines, reader quiet; peak GPU 8.5 MiB, all pool memory, without the host pools' and managed pools'" \
+		"$(cat $T/$n.rc)/$(cat $T/$n.out)/$(wc -l <$T/$n.err)/$(cat $T/$n.rerr)/$(jget $T/$n.json peak_gpu.bytes)/$(jget $T/$n.json peak_gpu.device_bytes)/$(jget $T/$n.json peak_gpu.pool_bytes)/$(jget $T/$n.json peak_gpu.vmm_bytes)" \
+		"0/cu_pools: done/2//8912896/0/8912896/0"
+	expect_eq "$n: each pool's device from its location (device 0: 4 + 1 MiB; device 1: 2 + 1 MiB and the pool not seen handed out, 512 KiB, on the current device), peak and live at exit (the 1 MiB from the pool on device 0 that took the destroyed host pool's handle)" \
+		"$($PY -c 'import json,sys; print(" ".join("%d:%d:%d" % (d["ordinal"], d["peak_bytes"], d["live_bytes"]) for d in sorted(json.load(open(sys.argv[1]))["peak_gpu"]["devices"], key=lambda d: d["ordinal"])))' $T/$n.json)" \
+		"0:5242880:1048576 1:3670016:0"
+	expect_eq "$n: peak pinned = the host pools' 8 + 2 MiB (the refused cuMemFreeHost of the 8 MiB freed nothing), peak managed = the managed pools' 3 + 1 MiB; 10 allocations, 10 frees (cuMemFreeAsync and cuMemFree free every kind of pool memory); live at exit only that 1 MiB, GPU memory; no inconsistencies" \
+		"$(jget $T/$n.json peak_pinned.bytes)/$(jget $T/$n.json peak_managed.bytes)/$(jget $T/$n.json event_counts.cuda_alloc)/$(jget $T/$n.json event_counts.cuda_free)/$(jget $T/$n.json live_at_exit.gpu_bytes)/$(jget $T/$n.json live_at_exit.pinned_bytes)/$(jget $T/$n.json live_at_exit.managed_bytes)/$(jget $T/$n.json live_at_exit.cuda_blocks)/$(jget $T/$n.json inconsistencies)" \
+		"10485760/4194304/10/10/1048576/0/0/1/0"
+	rss=$(jget $T/$n.json peak_rss.bytes) unexpl=$(jget $T/$n.json peak_rss.unexplained_bytes)
+	expect_eq "$n: the peak RSS explains the host pools' 10 MiB as pinned memory, not unexplained" \
+		"$(jget $T/$n.json peak_rss.pinned_bytes)/$((rss - $(jget $T/$n.json peak_rss.heap_bytes) - $(jget $T/$n.json peak_rss.anon_mmap_bytes) - 10485760 - unexpl))/$((unexpl < 10485760))" \
+		"10485760/0/1"
+done
+
 # Sites and phases apply to GPU bytes as to host bytes: the same program inside a phase pushed
 # with the shim; the sites at the GPU peak (each allocation's line; they add up to the peak);
 # a --phase-rule by function name on the trace without a phase
@@ -241,7 +265,8 @@ expect_eq "newver: not counted" "$(jget $T/cu_newver.json peak_gpu.bytes)" 0
 # the default stream mode: the legacy allocators, cu_static checks), a driver newer than the
 # tracer knows (the calls it knows are counted), a driver without cuCtxGetDevice (the stub
 # built without it, found first through LD_LIBRARY_PATH: allocations without their device,
-# only cuMemCreate's, whose properties name it, listed by device)
+# only cuMemCreate's, whose properties name it, and since 0.2.41 the allocation from device 0's
+# default pool, which cuDeviceGetDefaultMemPool named, listed by device)
 for c in "flags|cu_static flags||cuGetProcAddress called with unknown flags 8; the stream mode is taken from the bits CUDA defines (2: per-thread default stream)" \
 	"newdrv|cu_linked|CKT_STUB_DRIVER_VERSION=99000|CUDA driver version 99000 is newer than this tracer knows; memory calls it adds are not counted" \
 	"nodev|cu_linked|LD_LIBRARY_PATH=$C/nodev|cannot find cuCtxGetDevice in the CUDA driver; GPU allocations are recorded without their device"; do
@@ -258,8 +283,8 @@ done
 expect_eq "nopitch: the one line, then the program's failed call (status 1)" \
 	"$(cat $T/cu_nopitch.rc)/$(grep -v -e '^cuzktrace: tracing' -e "^cuzktrace: $T/cu_nopitch.zst: " $T/cu_nopitch.err | tr '\n' '|')" \
 	"1/cuzktrace: warning: cannot find the CUDA driver's cuMemAllocPitch_v2; the program's calls to it fail (CUDA_ERROR_NOT_INITIALIZED)|tests/cuda/exercise.h:$(grep -nF 'd->pitch(&b,' $ROOT/tests/cuda/exercise.h | cut -d: -f1): d->pitch(&b, &pitch, 1000, 100, 4) failed: 3|"
-expect_eq "nodev: only the VMM allocation has a device (its properties name it)" \
-	"$($PY -c 'import json,sys; print(" ".join("%d:%d" % (d["ordinal"], d["peak_bytes"]) for d in json.load(open(sys.argv[1]))["peak_gpu"]["devices"]))' $T/cu_nodev.json)" "1:2097152"
+expect_eq "nodev: only the VMM allocation and the one from device 0's default pool have a device (its properties name it; the pool's device)" \
+	"$($PY -c 'import json,sys; print(" ".join("%d:%d" % (d["ordinal"], d["peak_bytes"]) for d in sorted(json.load(open(sys.argv[1]))["peak_gpu"]["devices"], key=lambda d: d["ordinal"])))' $T/cu_nodev.json)" "0:2097152 1:2097152"
 
 # --diff: the unknown version's trace (nothing counted) against cu_linked's: the GPU and
 # pinned peaks, each GPU by its UUID, the GPU peak's function

@@ -847,6 +847,42 @@ static void test_cuda_vmm_map_release(void **state)
 	tb_release(&b);
 }
 
+/* Since tracer 0.2.41 a stream-ordered allocation carries its pool's kind: from a pool on the
+ * host pinned, from a managed pool managed. Whatever its kind, cuMemFreeAsync and cuMemFree
+ * free it and cuMemFreeHost does not (the driver refuses; the record comes first); memory of
+ * the other allocators keeps its rule (cuMemFreeAsync frees no cuMemAllocHost block). */
+static void test_cuda_pool_kinds_free(void **state)
+{
+	(void)state;
+	const uint64_t HP = 0x7f7000000000ull, HP2 = 0x7f7100000000ull, MP = 0x7d1000000000ull,
+		       PH = 0x7f7200000000ull, M = 1 << 20;
+	struct tb b;
+	struct ckt_replay_stats st;
+	tb_start(&b, 1);
+	tb_cuda_alloc(&b, 10, CKT_CUDA_PINNED, CKT_CUDA_NO_DEVICE, HP, 8 * M, 0, 0, CKT_CU_MEM_ALLOC_FROM_POOL_ASYNC);
+	tb_cuda_free(&b, 20, CKT_CUDA_PINNED, HP, CKT_CU_MEM_FREE_HOST); /* refused: stays */
+	tb_cuda_alloc(&b, 30, CKT_CUDA_PINNED, CKT_CUDA_NO_DEVICE, HP2, 2 * M, 0, 0,
+		      CKT_CU_MEM_ALLOC_FROM_POOL_ASYNC_PTSZ);
+	tb_cuda_alloc(&b, 40, CKT_CUDA_MANAGED, CKT_CUDA_NO_DEVICE, MP, 3 * M, 0, 0, CKT_CU_MEM_ALLOC_FROM_POOL_ASYNC);
+	tb_cuda_alloc(&b, 50, CKT_CUDA_PINNED, CKT_CUDA_NO_DEVICE, PH, M, 0, 0, CKT_CU_MEM_ALLOC_HOST);
+	tb_cuda_free(&b, 60, CKT_CUDA_POOL, PH, CKT_CU_MEM_FREE_ASYNC); /* refused: stays */
+	tb_cuda_free(&b, 70, CKT_CUDA_POOL, HP, CKT_CU_MEM_FREE_ASYNC);
+	tb_cuda_free(&b, 80, CKT_CUDA_DEVICE, HP2, CKT_CU_MEM_FREE);
+	tb_cuda_free(&b, 90, CKT_CUDA_POOL, MP, CKT_CU_MEM_FREE_ASYNC_PTSZ);
+	tb_end(&b, 1000, CKT_END_EXIT, 0, 0);
+	tb_flush(&b);
+	run_ok(&b, &st);
+	assert_int_equal(st.peak_pinned.bytes, 11 * M);
+	assert_int_equal(st.peak_pinned.ts, 50);
+	assert_int_equal(st.peak_managed.bytes, 3 * M);
+	assert_int_equal(st.peak_gpu.bytes, 0);
+	assert_int_equal(st.pinned_bytes, M); /* the cuMemAllocHost block */
+	assert_int_equal(st.managed_bytes, 0);
+	assert_int_equal(st.cuda_blocks, 1);
+	assert_int_equal(st.inconsistencies, 0);
+	tb_release(&b);
+}
+
 /* Default mode: a thread that has ended (THREAD_EXIT, stamped as it ended) has no running
  * totals pending, and a thread has none before its first AGG (its first small block is sent at
  * once), so the bound counts the most threads between those two at one time; a THREAD_EXIT
@@ -1504,6 +1540,7 @@ int main(void)
 		cmocka_unit_test(test_cuda_device_cap),
 		cmocka_unit_test(test_side_values_follow_events),
 		cmocka_unit_test(test_cuda_vmm_map_release),
+		cmocka_unit_test(test_cuda_pool_kinds_free),
 		cmocka_unit_test(test_agg_bound_at_peak),
 		cmocka_unit_test(test_agg_late_sums_bounded),
 		cmocka_unit_test(test_backward_events),
