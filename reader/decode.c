@@ -3,6 +3,7 @@
  * header and the delta state; ordering and meaning of events are left to replay.c.
  */
 #include "decode.h"
+#include "event.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -1347,6 +1348,97 @@ int ckt_decode_next(struct ckt_decoder *d, struct ckt_record *rec, struct ckt_er
 			return ckt_util_err(err, CKT_EFORMAT, "corrupt frame %llu: it is empty",
 					    (unsigned long long)d->frame_index);
 	}
+}
+
+bool ckt_decode_heap_next(const struct ckt_decoder *d, uint64_t *tid)
+{
+	if (d->hdr.format_version < 2 || d->pos >= d->row_end || d->pos == d->row_start)
+		return false;
+	uint8_t tag = d->frame[d->pos];
+	*tid = d->tid;
+	return tag == CKT_TAG_ALLOC || tag == CKT_TAG_FREE;
+}
+
+/* One ALLOC or FREE of ckt_decode_heap: ckt_decode_columns' reads and checks, in its order,
+ * with the fields going straight to their places in e (a record is built only for the message
+ * of a field out of range). A record reads only the columns of its kind, and a failure is said
+ * at the record that meets it, so the cursors of the other columns cannot have failed. */
+static inline __attribute__((always_inline)) int ckt_decode_heap_one(struct ckt_decoder *d, struct ckt_ev *e,
+								     uint64_t *aux, uint8_t tag,
+								     struct ckt_error *err)
+{
+	struct ckt_cursor *meta = &d->cs[CKT_S_META];
+	if (tag == CKT_TAG_ALLOC) {
+		uint64_t ts = ckt_decode_col_ts(d, CKT_S_TS_LO);
+		uint64_t fn = ckt_decode_uv(meta);
+		uint64_t size = ckt_decode_plane(d, CKT_S_SIZE_LO, false);
+		uint64_t seq;
+		uint64_t addr = ckt_decode_col_alloc(d, size, &seq);
+		uint64_t stack = ckt_decode_uv(meta);
+		uint64_t phase = ckt_decode_uv(meta);
+		if (__builtin_expect(meta->bad | d->cs[CKT_S_ACODE].bad | d->cs[CKT_S_ESC].bad |
+					     d->cs[CKT_S_ADDR].bad | d->cs[CKT_S_TS_LO].bad | d->cs[CKT_S_SIZE_LO].bad,
+				     0))
+			return ckt_util_err(err, CKT_EFORMAT,
+					    "corrupt record (tag 0x%02x) in frame %llu: its columns are short or inconsistent",
+					    tag, (unsigned long long)d->frame_index);
+		if (__builtin_expect(size >= CKT_DECODE_MAX_BYTES || fn > UINT8_MAX || phase > CKT_MAX_PHASE_ID, 0)) {
+			struct ckt_record r = { .tag = CKT_TAG_ALLOC, .tid = d->tid, .ts = ts };
+			r.u.alloc.fn = fn;
+			r.u.alloc.addr = addr;
+			r.u.alloc.size = size;
+			r.u.alloc.stack = stack;
+			r.u.alloc.phase = phase;
+			r.u.alloc.seq = seq;
+			return ckt_decode_bad_field(d, tag, &r, err);
+		}
+		e->ts = ts;
+		e->addr = addr;
+		e->len = size;
+		e->stack = stack;
+		e->phase = (uint32_t)phase;
+		e->flags = 0;
+		e->kind = CKT_EV_ALLOC;
+		e->fn = (uint8_t)fn;
+		*aux = seq;
+	} else {
+		uint64_t ts = ckt_decode_col_ts(d, CKT_S_TSF_LO);
+		uint64_t pair;
+		uint64_t addr = ckt_decode_col_release(d, &pair);
+		if (__builtin_expect(d->cs[CKT_S_ACODE].bad | d->cs[CKT_S_ESC].bad | d->cs[CKT_S_ADDR].bad |
+					     d->cs[CKT_S_TSF_LO].bad,
+				     0))
+			return ckt_util_err(err, CKT_EFORMAT,
+					    "corrupt record (tag 0x%02x) in frame %llu: its columns are short or inconsistent",
+					    tag, (unsigned long long)d->frame_index);
+		e->ts = ts;
+		e->addr = addr;
+		e->flags = 0;
+		e->kind = CKT_EV_FREE;
+		*aux = pair;
+	}
+	d->pos++;
+	return 1;
+}
+
+size_t ckt_decode_heap(struct ckt_decoder *d, struct ckt_ev *ev, uint64_t *aux, size_t max, int *rc,
+		       struct ckt_error *err)
+{
+	size_t k = 0;
+	*rc = 1;
+	if (d->hdr.format_version < 2)
+		return 0;
+	for (; k < max && d->pos < d->row_end && d->pos != d->row_start; k++) {
+		uint8_t tag = d->frame[d->pos];
+		if (tag != CKT_TAG_ALLOC && tag != CKT_TAG_FREE)
+			break;
+		int r = ckt_decode_heap_one(d, &ev[k], &aux[k], tag, err);
+		if (r < 0) {
+			*rc = r;
+			break;
+		}
+	}
+	return k;
 }
 
 int ckt_decode_batch(struct ckt_decoder *d, struct ckt_record *recs, size_t max, size_t *n,

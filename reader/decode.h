@@ -85,6 +85,7 @@ struct ckt_record {
 };
 
 struct ckt_decoder;
+struct ckt_ev; /* event.h */
 
 /* Opens path, reads and checks the header frame. On failure returns a negative CKT_E* code,
  * *out stays NULL and err says why ("empty file", "not a cuzktrace trace",
@@ -128,6 +129,19 @@ int ckt_decode_next(struct ckt_decoder *d, struct ckt_record *rec, struct ckt_er
  * frame buffer, and its pointers stay valid until the next call. */
 int ckt_decode_batch(struct ckt_decoder *d, struct ckt_record *recs, size_t max, size_t *n,
 		     struct ckt_error *err);
+
+/* The run of ALLOC and FREE records at the decoder's position, for the replay to queue without
+ * a struct ckt_record in between (ckt_replay_run): true when the next record is one of a version
+ * 2 frame, with *tid its thread (that of its THREAD group). */
+bool ckt_decode_heap_next(const struct ckt_decoder *d, uint64_t *tid);
+/* Decodes that run, up to max records and no further than its end (any other record, REALLOC
+ * included, or the frame's end: ckt_decode_batch reads those), straight into ev[]: ts, kind
+ * (CKT_EV_ALLOC or CKT_EV_FREE), flags 0, addr, and for an ALLOC len (its size), stack, phase
+ * and fn, as the replay queues them; aux[i] gets an ALLOC's seq or a FREE's pair (struct
+ * ckt_record). Returns how many, all of *tid's thread; *rc is 1, or negative with err set
+ * for a corrupt record after them, as ckt_decode_batch would have said. */
+size_t ckt_decode_heap(struct ckt_decoder *d, struct ckt_ev *ev, uint64_t *aux, size_t max, int *rc,
+		       struct ckt_error *err);
 
 /* After ckt_decode_next returned 0: true when the trace has no END record (a killed process,
  * whether or not the file also ends inside a frame). */

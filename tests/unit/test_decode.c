@@ -11,6 +11,7 @@
 
 #include "report.h"
 #include "trace_builder.h"
+#include "event.h"
 
 /* ---- varints ---- */
 
@@ -437,6 +438,201 @@ static void expect_run_ok(const struct tb *b)
 	struct ckt_error err = { 0 };
 	struct ckt_replay_stats st;
 	assert_int_equal(run_bytes(b->out, b->out_len, &st, &err), 0);
+}
+
+/* A version 2 data frame made by hand: ROW holds the tags and the ROW records, the columns the
+ * fields of ALLOC, FREE and REALLOC (ckt_format.h). */
+struct cols {
+	struct tb s[CKT_NSTREAMS];
+	uint64_t prev_ts;
+};
+
+static void cols_ts(struct cols *c, int lo, uint64_t ts)
+{
+	uint64_t dv = ts - c->prev_ts; /* small and positive here: no escape */
+	c->prev_ts = ts;
+	tb_u8(&c->s[lo], (uint8_t)dv);
+	tb_u8(&c->s[lo + 1], (uint8_t)(dv >> 8));
+}
+
+static void cols_size(struct cols *c, uint64_t size)
+{
+	tb_u8(&c->s[CKT_S_SIZE_LO], (uint8_t)size);
+	tb_u8(&c->s[CKT_S_SIZE_HI], (uint8_t)(size >> 8));
+}
+
+/* an address the model misses: ACODE 0xff, ADDR the delta from its base */
+static void cols_miss(struct cols *c, int64_t delta)
+{
+	tb_u8(&c->s[CKT_S_ACODE], CKT_ACODE_MISS);
+	tb_sv(&c->s[CKT_S_ADDR], delta);
+}
+
+static void cols_flush(struct cols *c, struct tb *b)
+{
+	tb_uv(b, CKT_NSTREAMS);
+	for (int k = 0; k < CKT_NSTREAMS; k++)
+		tb_uv(b, c->s[k].len);
+	for (int k = 0; k < CKT_NSTREAMS; k++) {
+		tb_raw(b, c->s[k].buf, c->s[k].len);
+		tb_release(&c->s[k]);
+	}
+	tb_flush(b);
+}
+
+/* ckt_decode_heap: a run of ALLOC and FREE records of one thread group goes straight into queue
+ * entries, with each ALLOC's seq and each FREE's pair, and stops at any other record (REALLOC,
+ * THREAD), where ckt_decode_batch reads on; a field out of range is said as ckt_decode_next
+ * says it, after the records before it. */
+static void test_heap_runs(void **state)
+{
+	(void)state;
+	static const char *const kv[] = { "pid", "1", "page_size", "4096", NULL };
+	struct tb b;
+	struct cols c;
+	struct ckt_decoder *d;
+	struct ckt_record r;
+	struct ckt_error err = { 0 };
+	struct ckt_ev ev[8];
+	uint64_t aux[8], tid = 0;
+	size_t n;
+	int rc;
+
+	for (int bad = 0; bad < 2; bad++) {
+		tb_init(&b);
+		tb_header_kv(&b, CKT_FORMAT_VERSION, kv);
+		for (int k = 0; k < CKT_NSTREAMS; k++)
+			tb_init(&c.s[k]);
+		struct tb *row = &c.s[CKT_S_ROW], *meta = &c.s[CKT_S_META];
+		tb_u8(row, CKT_TAG_FRAME);
+		tb_uv(row, 0);
+		tb_uv(row, 1000);
+		tb_u8(row, CKT_TAG_THREAD);
+		tb_uv(row, 7);
+		c.prev_ts = 1000;
+		/* ALLOC 0x10000 (32 bytes: class 3), seq 1 */
+		tb_u8(row, CKT_TAG_ALLOC);
+		cols_ts(&c, CKT_S_TS_LO, 1001);
+		tb_uv(meta, CKT_FN_MALLOC);
+		cols_size(&c, 32);
+		cols_miss(&c, 0x10000);
+		tb_uv(meta, 0);
+		tb_uv(meta, 0);
+		/* ALLOC 0x20000 (48 bytes: class 4) by calloc, stack 5, phase 2 (or out of range), seq 2 */
+		tb_u8(row, CKT_TAG_ALLOC);
+		cols_ts(&c, CKT_S_TS_LO, 1002);
+		tb_uv(meta, CKT_FN_CALLOC);
+		cols_size(&c, 48);
+		cols_miss(&c, 0x20000 - (0x10000 + 16 * 3));
+		tb_uv(meta, 5);
+		tb_uv(meta, bad ? CKT_MAX_PHASE_ID + 1 : 2);
+		/* FREE of the newest allocation (code 0): paired with seq 2 */
+		tb_u8(row, CKT_TAG_FREE);
+		cols_ts(&c, CKT_S_TSF_LO, 1003);
+		tb_u8(&c.s[CKT_S_ACODE], 0);
+		/* FREE of an address the model does not hold: no pair */
+		tb_u8(row, CKT_TAG_FREE);
+		cols_ts(&c, CKT_S_TSF_LO, 1004);
+		cols_miss(&c, 0x990000);
+		/* REALLOC of 0x10000 (code 0) to 0x30000, 64 bytes (class 5), seq 3 */
+		tb_u8(row, CKT_TAG_REALLOC);
+		cols_ts(&c, CKT_S_TS_LO, 1005);
+		tb_u8(&c.s[CKT_S_ACODE], 0);
+		tb_uv(meta, 1);
+		cols_size(&c, 64);
+		cols_miss(&c, 0x30000 - (0x20000 + 16 * 4));
+		tb_uv(meta, 0);
+		tb_uv(meta, 0);
+		/* ALLOC 0x40000 (16 bytes: class 2), seq 4 */
+		tb_u8(row, CKT_TAG_ALLOC);
+		cols_ts(&c, CKT_S_TS_LO, 1006);
+		tb_uv(meta, CKT_FN_MALLOC);
+		cols_size(&c, 16);
+		cols_miss(&c, 0x40000 - (0x30000 + 16 * 5));
+		tb_uv(meta, 0);
+		tb_uv(meta, 0);
+		/* another thread: the model and the time start over */
+		tb_u8(row, CKT_TAG_THREAD);
+		tb_uv(row, 8);
+		c.prev_ts = 1000;
+		tb_u8(row, CKT_TAG_ALLOC);
+		cols_ts(&c, CKT_S_TS_LO, 1007);
+		tb_uv(meta, CKT_FN_MALLOC);
+		cols_size(&c, 16);
+		cols_miss(&c, 0x50000);
+		tb_uv(meta, 0);
+		tb_uv(meta, 0);
+		tb_u8(row, CKT_TAG_SYNC);
+		tb_uv(row, 2000);
+		cols_flush(&c, &b);
+
+		assert_int_equal(open_bytes(b.out, b.out_len, &d, &err), 0);
+		assert_false(ckt_decode_heap_next(d, &tid)); /* no frame read yet */
+		assert_int_equal(ckt_decode_batch(d, &r, 1, &n, &err), 1);
+		assert_int_equal(n, 1);
+		assert_int_equal(r.tag, CKT_TAG_ALLOC);
+		assert_int_equal(r.u.alloc.addr, 0x10000);
+		assert_int_equal(r.u.alloc.seq, 1);
+		assert_true(ckt_decode_heap_next(d, &tid));
+		assert_int_equal(tid, 7);
+		if (bad) {
+			/* the error of ckt_decode_next, no record before it */
+			n = ckt_decode_heap(d, ev, aux, 8, &rc, &err);
+			assert_int_equal(n, 0);
+			assert_true(rc < 0);
+			assert_string_equal(err.msg, "corrupt record (tag 0x10) in frame 1: phase id 4097 is out of range (at most 4096)");
+			ckt_decode_close(d);
+			tb_release(&b);
+			continue;
+		}
+		n = ckt_decode_heap(d, ev, aux, 8, &rc, &err);
+		assert_int_equal(rc, 1);
+		assert_int_equal(n, 3);
+		assert_int_equal(ev[0].kind, CKT_EV_ALLOC);
+		assert_int_equal(ev[0].ts, 1002);
+		assert_int_equal(ev[0].addr, 0x20000);
+		assert_int_equal(ev[0].len, 48);
+		assert_int_equal(ev[0].fn, CKT_FN_CALLOC);
+		assert_int_equal(ev[0].stack, 5);
+		assert_int_equal(ev[0].phase, 2);
+		assert_int_equal(ev[0].flags, 0);
+		assert_int_equal(aux[0], 2);
+		assert_int_equal(ev[1].kind, CKT_EV_FREE);
+		assert_int_equal(ev[1].ts, 1003);
+		assert_int_equal(ev[1].addr, 0x20000);
+		assert_int_equal(ev[1].flags, 0);
+		assert_int_equal(aux[1], 2);
+		assert_int_equal(ev[2].kind, CKT_EV_FREE);
+		assert_int_equal(ev[2].ts, 1004);
+		assert_int_equal(ev[2].addr, 0x990000);
+		assert_int_equal(aux[2], 0);
+		/* REALLOC: not a run's */
+		assert_false(ckt_decode_heap_next(d, &tid));
+		assert_int_equal(ckt_decode_heap(d, ev, aux, 8, &rc, &err), 0);
+		assert_int_equal(rc, 1);
+		assert_int_equal(ckt_decode_batch(d, &r, 1, &n, &err), 1);
+		assert_int_equal(r.tag, CKT_TAG_REALLOC);
+		assert_int_equal(r.u.realloc.old_addr, 0x10000);
+		assert_int_equal(r.u.realloc.pair, 1);
+		assert_int_equal(r.u.realloc.new_addr, 0x30000);
+		/* max bounds a run; the THREAD ends it */
+		assert_true(ckt_decode_heap_next(d, &tid));
+		assert_int_equal(ckt_decode_heap(d, ev, aux, 1, &rc, &err), 1);
+		assert_int_equal(ev[0].kind, CKT_EV_ALLOC);
+		assert_int_equal(ev[0].addr, 0x40000);
+		assert_int_equal(ev[0].ts, 1006);
+		assert_int_equal(aux[0], 4);
+		assert_false(ckt_decode_heap_next(d, &tid));
+		assert_int_equal(ckt_decode_heap(d, ev, aux, 8, &rc, &err), 0);
+		next_ok(d, &r, CKT_TAG_ALLOC);
+		assert_int_equal(r.tid, 8);
+		assert_int_equal(r.ts, 1007);
+		assert_int_equal(r.u.alloc.addr, 0x50000);
+		next_ok(d, &r, CKT_TAG_SYNC);
+		assert_int_equal(ckt_decode_next(d, &r, &err), 0); /* every stream used up */
+		ckt_decode_close(d);
+		tb_release(&b);
+	}
 }
 
 static void test_corrupt_records(void **state)
@@ -901,6 +1097,7 @@ int main(void)
 		cmocka_unit_test(test_header_parse),
 		cmocka_unit_test(test_header_errors),
 		cmocka_unit_test(test_records_and_deltas),
+		cmocka_unit_test(test_heap_runs),
 		cmocka_unit_test(test_corrupt_records),
 		cmocka_unit_test(test_corrupt_zstd),
 		cmocka_unit_test(test_truncate_every_byte),
