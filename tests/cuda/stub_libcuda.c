@@ -280,26 +280,35 @@ CUresult cuMemPoolDestroy(CUmemoryPool pool)
 	pthread_mutex_unlock(&mu);
 	return ok ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
-/* Memory of a pool on the host is real: mapped and touched, like pinned memory. */
-static CUresult host_pool_alloc(CUdeviceptr *dptr, size_t n)
+/* Host memory (pinned, or of a pool on the host) is real: mapped and touched, so RSS grows
+ * like with the real driver; kind: K_PINNED or K_HPOOL. */
+static CUresult host_mem(void **pp, size_t n, int kind)
 {
 	if (!inited)
 		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!dptr || !n)
+	if (!pp || !n)
 		return CUDA_ERROR_INVALID_VALUE;
 	void *m = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (m == MAP_FAILED)
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	memset(m, 0x5a, n);
 	pthread_mutex_lock(&mu);
-	int rc = add((uint64_t)(uintptr_t)m, n, K_HPOOL, -1);
+	int rc = add((uint64_t)(uintptr_t)m, n, kind, -1);
 	pthread_mutex_unlock(&mu);
 	if (rc) {
 		munmap(m, n);
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	}
-	*dptr = (CUdeviceptr)(uintptr_t)m;
+	*pp = m;
 	return CUDA_SUCCESS;
+}
+static CUresult host_pool_alloc(CUdeviceptr *dptr, size_t n)
+{
+	void *m = NULL;
+	CUresult rc = host_mem(dptr ? &m : NULL, n, K_HPOOL);
+	if (rc == CUDA_SUCCESS)
+		*dptr = (CUdeviceptr)(uintptr_t)m;
+	return rc;
 }
 static CUresult pool_alloc(CUdeviceptr *dptr, size_t n, CUmemoryPool pool)
 {
@@ -499,27 +508,11 @@ CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)
 	return ok ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
-/* Pinned host memory is real: mapped and touched, so RSS grows like with the real driver. */
+/* Pinned host memory is real (host_mem). */
 CUresult cuMemHostAlloc(void **pp, size_t n, unsigned flags)
 {
 	(void)flags;
-	if (!inited)
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!pp || !n)
-		return CUDA_ERROR_INVALID_VALUE;
-	void *m = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (m == MAP_FAILED)
-		return CUDA_ERROR_OUT_OF_MEMORY;
-	memset(m, 0x5a, n);
-	pthread_mutex_lock(&mu);
-	int rc = add((uint64_t)(uintptr_t)m, n, K_PINNED, -1);
-	pthread_mutex_unlock(&mu);
-	if (rc) {
-		munmap(m, n);
-		return CUDA_ERROR_OUT_OF_MEMORY;
-	}
-	*pp = m;
-	return CUDA_SUCCESS;
+	return host_mem(pp, n, K_PINNED);
 }
 /* Goes through the exported cuMemHostAlloc, as a driver might: an interposer sees both calls
  * and must count the memory once. */

@@ -480,6 +480,20 @@ static void cols_flush(struct cols *c, struct tb *b)
 	tb_flush(b);
 }
 
+/* An ALLOC in the columns: its stamp, function, size, the address model's miss of delta, stack
+ * and phase. */
+static void cols_alloc(struct cols *c, uint64_t ts, uint64_t fn, uint64_t size, int64_t delta, uint64_t stack,
+		       uint64_t phase)
+{
+	tb_u8(&c->s[CKT_S_ROW], CKT_TAG_ALLOC);
+	cols_ts(c, CKT_S_TS_LO, ts);
+	tb_uv(&c->s[CKT_S_META], fn);
+	cols_size(c, size);
+	cols_miss(c, delta);
+	tb_uv(&c->s[CKT_S_META], stack);
+	tb_uv(&c->s[CKT_S_META], phase);
+}
+
 /* ckt_decode_heap: a run of ALLOC and FREE records of one thread group goes straight into queue
  * entries, with each ALLOC's seq and each FREE's pair, and stops at any other record (REALLOC,
  * THREAD), where ckt_decode_batch reads on; a field out of range is said as ckt_decode_next
@@ -511,21 +525,9 @@ static void test_heap_runs(void **state)
 		tb_uv(row, 7);
 		c.prev_ts = 1000;
 		/* ALLOC 0x10000 (32 bytes: class 3), seq 1 */
-		tb_u8(row, CKT_TAG_ALLOC);
-		cols_ts(&c, CKT_S_TS_LO, 1001);
-		tb_uv(meta, CKT_FN_MALLOC);
-		cols_size(&c, 32);
-		cols_miss(&c, 0x10000);
-		tb_uv(meta, 0);
-		tb_uv(meta, 0);
+		cols_alloc(&c, 1001, CKT_FN_MALLOC, 32, 0x10000, 0, 0);
 		/* ALLOC 0x20000 (48 bytes: class 4) by calloc, stack 5, phase 2 (or out of range), seq 2 */
-		tb_u8(row, CKT_TAG_ALLOC);
-		cols_ts(&c, CKT_S_TS_LO, 1002);
-		tb_uv(meta, CKT_FN_CALLOC);
-		cols_size(&c, 48);
-		cols_miss(&c, 0x20000 - (0x10000 + 16 * 3));
-		tb_uv(meta, 5);
-		tb_uv(meta, bad ? CKT_MAX_PHASE_ID + 1 : 2);
+		cols_alloc(&c, 1002, CKT_FN_CALLOC, 48, 0x20000 - (0x10000 + 16 * 3), 5, bad ? CKT_MAX_PHASE_ID + 1 : 2);
 		/* FREE of the newest allocation (code 0): paired with seq 2 */
 		tb_u8(row, CKT_TAG_FREE);
 		cols_ts(&c, CKT_S_TSF_LO, 1003);
@@ -544,24 +546,12 @@ static void test_heap_runs(void **state)
 		tb_uv(meta, 0);
 		tb_uv(meta, 0);
 		/* ALLOC 0x40000 (16 bytes: class 2), seq 4 */
-		tb_u8(row, CKT_TAG_ALLOC);
-		cols_ts(&c, CKT_S_TS_LO, 1006);
-		tb_uv(meta, CKT_FN_MALLOC);
-		cols_size(&c, 16);
-		cols_miss(&c, 0x40000 - (0x30000 + 16 * 5));
-		tb_uv(meta, 0);
-		tb_uv(meta, 0);
+		cols_alloc(&c, 1006, CKT_FN_MALLOC, 16, 0x40000 - (0x30000 + 16 * 5), 0, 0);
 		/* another thread: the model and the time start over */
 		tb_u8(row, CKT_TAG_THREAD);
 		tb_uv(row, 8);
 		c.prev_ts = 1000;
-		tb_u8(row, CKT_TAG_ALLOC);
-		cols_ts(&c, CKT_S_TS_LO, 1007);
-		tb_uv(meta, CKT_FN_MALLOC);
-		cols_size(&c, 16);
-		cols_miss(&c, 0x50000);
-		tb_uv(meta, 0);
-		tb_uv(meta, 0);
+		cols_alloc(&c, 1007, CKT_FN_MALLOC, 16, 0x50000, 0, 0);
 		tb_u8(row, CKT_TAG_SYNC);
 		tb_uv(row, 2000);
 		cols_flush(&c, &b);
