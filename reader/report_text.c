@@ -266,10 +266,17 @@ int ckt_report_text_print(FILE *out, const struct ckt_report *rep)
 	for (size_t i = 0; rep->sites && ckt_sites_untraced(rep->sites, i, &u); i++) {
 		bool rss = st->peak_rss.seen && u.bytes_at_peak_rss;
 		uint64_t bytes = rss ? u.bytes_at_peak_rss : u.bytes_at_peak_mmap;
-		fprintf(out, CKT_REPORT_TEXT_COL "%s (%s%s%s): the program allocates through it, and its blocks "
-			"are not traced; its mappings hold %s (%" PRIu64 " bytes) at the peak %s\n",
-			i ? "" : "untraced allocator", u.name, u.function ? u.function : "",
-			u.function && u.module ? " in " : "", u.module ? u.module : "",
+		/* the function and the module come from the trace and the module's file: cleaned,
+		 * as every name the report shows */
+		fprintf(out, CKT_REPORT_TEXT_COL "%s (", i ? "" : "untraced allocator", u.name);
+		if (u.function)
+			ckt_util_put_clean(out, u.function, strlen(u.function));
+		if (u.function && u.module)
+			fputs(" in ", out);
+		if (u.module)
+			ckt_util_put_clean(out, u.module, strlen(u.module));
+		fprintf(out, "): the program allocates through it, and its blocks are not traced; its mappings "
+			"hold %s (%" PRIu64 " bytes) at the peak %s\n",
 			ckt_util_fmt_bytes(h, sizeof(h), bytes), bytes, rss ? "RSS" : "mmap");
 	}
 	fputc('\n', out);

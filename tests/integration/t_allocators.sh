@@ -44,6 +44,27 @@ expect_eq "own allocator, no RSS samples: its mappings at the peak mmap (JSON, w
 	"$(oa_json $T/oj_norss.json)|$(cat $T/oj_norss.rerr)|$(oa_line $T/oj_norss.txt)" \
 	"jemalloc ownjem _rjem_je_pages_map None 67108864|$(oa_warn $T/oj_norss.zst "jemalloc (_rjem_je_pages_map in ownjem)" "64.0 MiB (67108864 bytes)" mmap libjemalloc.so)|jemalloc (_rjem_je_pages_map in ownjem): the program allocates through it, and its blocks are not traced; its mappings hold 64.0 MiB (67108864 bytes) at the peak mmap"
 
+# the allocator's module and function come from the trace and the module's file: the heading
+# line shows control characters as '?', as the warning and every other name (a forged trace: a
+# module named libmimalloc<ESC>]0;title<BEL><ESC>[2J.so, which would retitle and clear the
+# terminal, makes one anonymous 1 MiB mapping)
+PYTHONPATH=tests/integration $PY - $T <<'PYEOF'
+import sys
+from rows import *
+T = sys.argv[1]
+body = bytes([FRAME]) + uv(0) + uv(0)
+body += module(0x10000000, 0x10080000, b"/nonexistent/libmimalloc\x1b]0;title\x07\x1b[2J.so")
+body += stack(1, [0x10000010])
+body += bytes([THREAD]) + uv(1)
+body += bytes([MMAP]) + sv(10) + sv(0x7f0000000000) + uv(1 << 20) + uv(1) + uv(3) + uv(1) + uv(0)
+body += bytes([SYNC]) + uv(9000) + bytes([END]) + uv(9000) + uv(0) + uv(1000) + uv(0)
+open(T + "/oa_esc.zst", "wb").write(z(header()) + z(bytes(body)))
+PYEOF
+$REPORT $T/oa_esc.zst >$T/oa_esc.txt 2>/dev/null
+expect_eq "own allocator in a module whose name holds control characters: the heading line shows them as '?'" \
+	"$(oa_line $T/oa_esc.txt | LC_ALL=C tr -c '[:print:]\n' '#')" \
+	"mimalloc (libmimalloc?]0;title??[2J.so): the program allocates through it, and its blocks are not traced; its mappings hold 1.00 MiB (1048576 bytes) at the peak mmap"
+
 # ---- no word for glibc's heap (its big blocks, mapped inside malloc, are heap blocks) nor for
 # an allocator behind the tracer's malloc: tcmalloc preloaded after it; the double above
 # beside it is named still ----
