@@ -384,24 +384,45 @@ static const struct {
 	{ "rpmalloc", { "rpmalloc", "_rpmalloc" }, NULL },
 };
 
-/* The allocator of ckt_sites_allocators a function (name) or module belongs to, or -1 */
-static int ckt_sites_allocator_of(const char *name, const char *module)
+/* "alloc" in s, in either case */
+static bool ckt_sites_says_alloc(const char *s)
+{
+	for (; *s; s++)
+		if (strncasecmp(s, "alloc", 5) == 0)
+			return true;
+	return false;
+}
+
+/* The allocator of ckt_sites_allocators a function (name) or module belongs to, or -1; *entry:
+ * the frame is one of the allocator's ways in (a frame in its module, or a name whose rest
+ * after the prefix is empty or says "alloc": _rjem_malloc, mi_malloc_aligned, rpmalloc).
+ * A mapping counts as the allocator's only where its stack has such a frame: a program's own
+ * mi_table_create or je_setup that maps memory is not mimalloc's or jemalloc's. */
+static int ckt_sites_allocator_of(const char *name, const char *module, bool *entry)
 {
 	for (int k = 0; k < CKT_SITES_ALLOCATORS; k++) {
-		for (int p = 0; name && p < 2 && ckt_sites_allocators[k].prefix[p]; p++)
-			if (strncmp(name, ckt_sites_allocators[k].prefix[p],
-				    strlen(ckt_sites_allocators[k].prefix[p])) == 0)
+		for (int p = 0; name && p < 2 && ckt_sites_allocators[k].prefix[p]; p++) {
+			size_t len = strlen(ckt_sites_allocators[k].prefix[p]);
+			if (strncmp(name, ckt_sites_allocators[k].prefix[p], len) == 0) {
+				*entry = !name[len] || ckt_sites_says_alloc(name + len);
 				return k;
+			}
+		}
 		const char *m = ckt_sites_allocators[k].module;
-		if (m && module && strncmp(module, m, strlen(m)) == 0)
+		if (m && module && strncmp(module, m, strlen(m)) == 0) {
+			*entry = true;
 			return k;
+		}
 	}
 	return -1;
 }
 
-const char *ckt_sites_allocator_name(const char *name, const char *module)
+const char *ckt_sites_allocator_name(const char *name, const char *module, bool *entry)
 {
-	int k = ckt_sites_allocator_of(name, module);
+	bool e = false;
+	int k = ckt_sites_allocator_of(name, module, &e);
+	if (entry)
+		*entry = e;
 	return k < 0 ? NULL : ckt_sites_allocators[k].name;
 }
 
@@ -579,7 +600,10 @@ static int ckt_sites_symbolize(struct ckt_sites *s, size_t i, bool shallow)
 	struct ckt_sites_stack *st = &s->stacks[i];
 	const char **v = NULL;
 	size_t n = 0, cap = 0;
-	bool found = false, allocator = false; /* allocator: a frame of one was noted */
+	/* allocator: a frame of one was noted (the innermost), as alloc_stacks' last entry; entry:
+	 * a way into that allocator was seen in the stack (else the note is taken back) */
+	bool found = false, allocator = false, entry_seen = false;
+	int allocator_kind = -1;
 	uint32_t site = 0, runtime = UINT32_MAX; /* runtime: the innermost frame ckt_sites_is_runtime_owner takes */
 
 	if (st->sym)
@@ -636,12 +660,15 @@ static int ckt_sites_symbolize(struct ckt_sites *s, size_t i, bool shallow)
 				}
 				inner = f[j].name;
 				inner_file = f[j].file;
-				int kind = allocator || !st->anon ? -1 : ckt_sites_allocator_of(f[j].name, f[j].module);
-				if (kind >= 0) {
+				bool way_in = false;
+				int kind = entry_seen || !st->anon ? -1 : ckt_sites_allocator_of(f[j].name, f[j].module, &way_in);
+				if (kind >= 0 && !allocator) {
 					if (ckt_sites_note_allocator(s, i, kind, &f[j]) < 0)
 						goto nomem;
 					allocator = true;
+					allocator_kind = kind;
 				}
+				entry_seen |= kind >= 0 && kind == allocator_kind && way_in;
 				if (!found && runtime == UINT32_MAX && j > entry && ckt_sites_is_runtime_owner(f[j].name))
 					runtime = (uint32_t)n;
 				if (ckt_sites_push(&v, &n, &cap, ckt_sites_frame_str(s, &f[j])) < 0)
@@ -652,6 +679,8 @@ static int ckt_sites_symbolize(struct ckt_sites *s, size_t i, bool shallow)
 				}
 			}
 		}
+		if (allocator && !entry_seen) /* no way into it: the program's own function */
+			s->n_alloc_stacks--;
 		if (n == 0) { /* a STACK record with no frames (corrupt: the tracer writes none) */
 			if (ckt_sites_push(&v, &n, &cap,
 					   ckt_sites_fmt(s, "(stack %" PRIu64 " is empty in the trace)", st->id)) < 0)

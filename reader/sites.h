@@ -156,8 +156,10 @@ struct ckt_sites_untraced {
 	uint64_t bytes_at_peak_mmap;  /* ... and at the peak mmap */
 };
 /* The rule: the allocator (its name above) that a frame of function `name` (demangled, without
- * parameters) in module `module` (its file name) belongs to, either NULL; NULL: none. */
-const char *ckt_sites_allocator_name(const char *name, const char *module);
+ * parameters) in module `module` (its file name) belongs to, either NULL; NULL: none. *entry
+ * (when not NULL): the frame is a way into it (its module, or a name that says "alloc" after
+ * the prefix); a stack's mappings count as the allocator's only with such a frame. */
+const char *ckt_sites_allocator_name(const char *name, const char *module, bool *entry);
 /* The i-th such allocator with mappings live at the peak RSS or the peak mmap, most bytes at
  * the peak RSS first (after ckt_sites_finish); false past the end. */
 bool ckt_sites_untraced(const struct ckt_sites *s, size_t i, struct ckt_sites_untraced *u);

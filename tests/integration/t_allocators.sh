@@ -44,6 +44,16 @@ expect_eq "own allocator, no RSS samples: its mappings at the peak mmap (JSON, w
 	"$(oa_json $T/oj_norss.json)|$(cat $T/oj_norss.rerr)|$(oa_line $T/oj_norss.txt)" \
 	"jemalloc ownjem _rjem_je_pages_map None 67108864|$(oa_warn $T/oj_norss.zst "jemalloc (_rjem_je_pages_map in ownjem)" "64.0 MiB (67108864 bytes)" mmap libjemalloc.so)|jemalloc (_rjem_je_pages_map in ownjem): the program allocates through it, and its blocks are not traced; its mappings hold 64.0 MiB (67108864 bytes) at the peak mmap"
 
+# the program's own functions named as mimalloc's are ("mi_table_create", and "mi_setup" over
+# a map_pages that maps): 48 MiB of anonymous mappings, none of them an allocator's, as their
+# stacks have no way into one (a frame of its module, or a name that says "alloc" after the
+# prefix: mi_malloc); before the rule (0.2.41's first form), both were named as mimalloc's
+CUZKTRACE_OUT=$T/ownmi.zst traced ownmi $P/ownmi
+$REPORT --json $T/ownmi.zst >$T/ownmi.json 2>$T/ownmi.rerr
+expect_eq "the program's own mi_* functions that map memory: no allocator named (JSON, stderr, heading line), the 48 MiB the program's anonymous mmap" \
+	"$(cat $T/ownmi.out)/$(jget $T/ownmi.json untraced_allocators)/$(cat $T/ownmi.rerr)/$($REPORT $T/ownmi.zst 2>/dev/null | grep -c '^untraced allocator')/$(jget $T/ownmi.json peak_mmap_anon.bytes)" \
+	"ownmi: 2 1/[]//0/50331648"
+
 # the allocator's module and function come from the trace and the module's file: the heading
 # line shows control characters as '?', as the warning and every other name (a forged trace: a
 # module named libmimalloc<ESC>]0;title<BEL><ESC>[2J.so, which would retitle and clear the

@@ -161,25 +161,30 @@ static void assert_top(const struct ckt_sites *s, enum ckt_moment m, size_t i, c
 static void test_allocator_rule(void **state)
 {
 	(void)state;
-	static const char *const yes[][3] = {
-		{ "_rjem_je_pages_map", NULL, "jemalloc" },
-		{ "_rjem_malloc", "prover", "jemalloc" },
-		{ "je_extent_alloc_wrapper", NULL, "jemalloc" },
-		{ NULL, "libjemalloc.so.2", "jemalloc" },
-		{ "mi_malloc_aligned", NULL, "mimalloc" },
-		{ "_mi_os_alloc_aligned", NULL, "mimalloc" },
-		{ NULL, "libmimalloc.so.2", "mimalloc" },
-		{ "tcmalloc::PageHeap::GrowHeap", NULL, "tcmalloc" },
-		{ NULL, "libtcmalloc_minimal.so.4", "tcmalloc" },
-		{ "snmalloc::PALLinux::reserve", NULL, "snmalloc" },
-		{ "_rpmalloc_mmap_os", NULL, "rpmalloc" },
-		{ "rpmalloc", NULL, "rpmalloc" },
+	/* the allocator, and whether the frame is a way into it ("1": its module, or "alloc"
+	 * after the prefix; a stack needs one for its mappings to count as the allocator's) */
+	static const char *const yes[][4] = {
+		{ "_rjem_je_pages_map", NULL, "jemalloc", "0" },
+		{ "_rjem_malloc", "prover", "jemalloc", "1" },
+		{ "je_extent_alloc_wrapper", NULL, "jemalloc", "1" },
+		{ NULL, "libjemalloc.so.2", "jemalloc", "1" },
+		{ "mi_malloc_aligned", NULL, "mimalloc", "1" },
+		{ "_mi_os_alloc_aligned", NULL, "mimalloc", "1" },
+		{ "mi_table_create", "prover", "mimalloc", "0" },
+		{ NULL, "libmimalloc.so.2", "mimalloc", "1" },
+		{ "tcmalloc::PageHeap::GrowHeap", NULL, "tcmalloc", "0" },
+		{ NULL, "libtcmalloc_minimal.so.4", "tcmalloc", "1" },
+		{ "snmalloc::PALLinux::reserve", NULL, "snmalloc", "0" },
+		{ "_rpmalloc_mmap_os", NULL, "rpmalloc", "0" },
+		{ "rpmalloc", NULL, "rpmalloc", "1" },
+		{ "rpmalloc_heap_aligned_alloc", NULL, "rpmalloc", "1" },
 	};
 	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
-		const char *got = ckt_sites_allocator_name(yes[i][0], yes[i][1]);
-		if (!got || strcmp(got, yes[i][2]) != 0)
-			fail_msg("'%s' in '%s': %s, want %s", yes[i][0] ? yes[i][0] : "(null)",
-				 yes[i][1] ? yes[i][1] : "(null)", got ? got : "none", yes[i][2]);
+		bool entry = false;
+		const char *got = ckt_sites_allocator_name(yes[i][0], yes[i][1], &entry);
+		if (!got || strcmp(got, yes[i][2]) != 0 || entry != (yes[i][3][0] == '1'))
+			fail_msg("'%s' in '%s': %s (way in: %d), want %s (%s)", yes[i][0] ? yes[i][0] : "(null)",
+				 yes[i][1] ? yes[i][1] : "(null)", got ? got : "none", entry, yes[i][2], yes[i][3]);
 	}
 	/* glibc's allocator and the program's own functions are none */
 	static const char *const no[][2] = {
@@ -189,7 +194,7 @@ static void test_allocator_rule(void **state)
 		{ "tcmalloc", "prover" }, { NULL, "libmim.so" },
 	};
 	for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
-		if (ckt_sites_allocator_name(no[i][0], no[i][1]))
+		if (ckt_sites_allocator_name(no[i][0], no[i][1], NULL))
 			fail_msg("'%s' in '%s' taken for an allocator's", no[i][0] ? no[i][0] : "(null)",
 				 no[i][1] ? no[i][1] : "(null)");
 }
