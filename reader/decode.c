@@ -1362,7 +1362,9 @@ bool ckt_decode_heap_next(const struct ckt_decoder *d, uint64_t *tid)
 /* One ALLOC or FREE of ckt_decode_heap: ckt_decode_columns' reads and checks, in its order,
  * with the fields going straight to their places in e (a record is built only for the message
  * of a field out of range). A record reads only the columns of its kind, and a failure is said
- * at the record that meets it, so the cursors of the other columns cannot have failed. */
+ * at the record that meets it, so the cursors of the other columns cannot have failed. (Calling
+ * ckt_decode_columns into a local record and copying its fields costs 2.3% more instructions
+ * over the whole report of an exact trace: its checks of every column, and the copy.) */
 static inline __attribute__((always_inline)) int ckt_decode_heap_one(struct ckt_decoder *d, struct ckt_ev *e,
 								     uint64_t *aux, uint8_t tag,
 								     struct ckt_error *err)

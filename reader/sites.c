@@ -600,9 +600,10 @@ static int ckt_sites_symbolize(struct ckt_sites *s, size_t i, bool shallow)
 	struct ckt_sites_stack *st = &s->stacks[i];
 	const char **v = NULL;
 	size_t n = 0, cap = 0;
-	/* allocator: a frame of one was noted (the innermost), as alloc_stacks' last entry; entry:
-	 * a way into that allocator was seen in the stack (else the note is taken back) */
-	bool found = false, allocator = false, entry_seen = false;
+	/* allocator_kind: the allocator a frame of which was noted (the innermost), as
+	 * alloc_stacks' last entry, -1 none; entry_seen: a way into it was seen in the stack (else
+	 * the note is taken back) */
+	bool found = false, entry_seen = false;
 	int allocator_kind = -1;
 	uint32_t site = 0, runtime = UINT32_MAX; /* runtime: the innermost frame ckt_sites_is_runtime_owner takes */
 
@@ -662,10 +663,9 @@ static int ckt_sites_symbolize(struct ckt_sites *s, size_t i, bool shallow)
 				inner_file = f[j].file;
 				bool way_in = false;
 				int kind = entry_seen || !st->anon ? -1 : ckt_sites_allocator_of(f[j].name, f[j].module, &way_in);
-				if (kind >= 0 && !allocator) {
+				if (kind >= 0 && allocator_kind < 0) {
 					if (ckt_sites_note_allocator(s, i, kind, &f[j]) < 0)
 						goto nomem;
-					allocator = true;
 					allocator_kind = kind;
 				}
 				entry_seen |= kind >= 0 && kind == allocator_kind && way_in;
@@ -679,7 +679,7 @@ static int ckt_sites_symbolize(struct ckt_sites *s, size_t i, bool shallow)
 				}
 			}
 		}
-		if (allocator && !entry_seen) /* no way into it: the program's own function */
+		if (allocator_kind >= 0 && !entry_seen) /* no way into it: the program's own function */
 			s->n_alloc_stacks--;
 		if (n == 0) { /* a STACK record with no frames (corrupt: the tracer writes none) */
 			if (ckt_sites_push(&v, &n, &cap,
