@@ -267,9 +267,12 @@ expect_eq "a trace read while it is written: the truncation line says a process 
 # the reader chased the growing file, for good or to the program's end (then it read whole)
 (CUZKTRACE_FLUSH_MS=20 CUZKTRACE_OUT=$T/live2.zst LD_PRELOAD=$LIB $P/churn 4000 0 0 3 2>/dev/null & lv_pid=$!; sleep 0.5
  timeout 60 nice -n 19 $REPORT $T/live2.zst >/dev/null 2>$T/live2.rerr; echo $? >$T/live2.rc; wait $lv_pid)
-expect_eq "a trace read while a busy program writes it: read as it was when opened (status 0, it covers under 2 s of the program's 4)" \
-	"$(cat $T/live2.rc)/$(grep -o 'it covers [0-9.]* s' $T/live2.rerr | awk '{print ($3 < 2.0) ? "under 2 s" : $3 " s"}')" \
-	"0/under 2 s"
+# (at least a second short of the whole trace, read once the program ended: on a busy machine
+# the reader starts late and the program runs long, and a fixed 2 s failed there)
+lv2_whole=$($REPORT --json $T/live2.zst 2>/dev/null | $PY -c 'import json, sys; print(json.load(sys.stdin)["duration_s"])')
+expect_eq "a trace read while a busy program writes it: read as it was when opened (status 0, it covers a second or more less than the whole trace, about 4 s)" \
+	"$(cat $T/live2.rc)/$(grep -o 'it covers [0-9.]* s' $T/live2.rerr | awk -v w="$lv2_whole" '{print ($3 + 1.0 <= w) ? "short of the whole" : $3 " s of " w " s"}')" \
+	"0/short of the whole"
 # a process whose tracing stopped (a file-size limit) runs on: it writes no more, and holds the
 # file's lock no more (the reader said it was still writing it)
 (ulimit -f 2; CUZKTRACE_CHILDREN=0 CUZKTRACE_FLUSH_MS=20 CUZKTRACE_OUT=$T/stopped.zst LD_PRELOAD=$LIB \
@@ -363,8 +366,10 @@ fi
 CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/nowait.zst traced nowait $P/exitcode
 $REPORT --json $T/nowait.zst >$T/nowait.json 2>/dev/null
 $REPORT $T/nowait.zst >$T/nowait.txt 2>/dev/null
+# (its allocations counted, not its events: one RSS sample or two, as the sampler's first
+# comes before or after the exit's on a busy machine)
 expect_eq "a program of a few events: no tracer wait (JSON 0 and 0, no line)" \
-	"$(jget $T/nowait.json events)/$(jget $T/nowait.json tracer_wait_s)/$(jget $T/nowait.json tracer_waits)/$(grep -c '^tracer wait' $T/nowait.txt)" "4/0.0/0/0"
+	"$(jget $T/nowait.json event_counts.alloc)/$(jget $T/nowait.json tracer_wait_s)/$(jget $T/nowait.json tracer_waits)/$(grep -c '^tracer wait' $T/nowait.txt)" "2/0.0/0/0"
 if [ -s $T/waited.json ]; then
 	$REPORT --json --diff $T/nowait.zst $T/waited.zst >$T/waitdiff.json 2>/dev/null
 	expect_eq "--diff --json: each run's tracer wait" \

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 static volatile int forks;
+static volatile sig_atomic_t stopping;
 
 static void on_alarm(int sig)
 {
@@ -22,6 +23,12 @@ static void on_alarm(int sig)
 		_exit(0);
 	if (p > 0 && waitpid(p, NULL, 0) == p)
 		forks++;
+	/* the next alarm 2000 us after this handler ends, not after it began: on a busy machine a
+	 * fork and its wait can take longer than the interval, and a periodic timer then ran the
+	 * handler back to back for good, the main loop never running again */
+	struct itimerval next = {{0, 0}, {0, 2000}};
+	if (!stopping)
+		setitimer(ITIMER_REAL, &next, NULL);
 }
 
 int main(int argc, char **argv)
@@ -31,13 +38,14 @@ int main(int argc, char **argv)
 	sa.sa_handler = on_alarm;
 	sa.sa_flags = SA_RESTART;
 	sigaction(SIGALRM, &sa, NULL);
-	struct itimerval it = {{0, 2000}, {0, 2000}};
+	struct itimerval it = {{0, 0}, {0, 2000}}; /* re-armed by the handler */
 	setitimer(ITIMER_REAL, &it, NULL);
 	void *keep[64] = {0};
 	for (long i = 0; i < n; i++) {
 		free(keep[i & 63]);
 		keep[i & 63] = malloc((size_t)(i * 7919) % 3000 + 1100);
 	}
+	stopping = 1;
 	struct itimerval off = {{0, 0}, {0, 0}};
 	setitimer(ITIMER_REAL, &off, NULL);
 	for (int i = 0; i < 64; i++)
