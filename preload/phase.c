@@ -46,6 +46,7 @@ static size_t name_home(const char *name, size_t len)
 }
 
 static int is_rule_name(const char *name, size_t len);
+static unsigned rules_unnamed(void);
 static unsigned nrules;
 
 /* Name -> id, defining it (and queueing its PHASE_DEF record) on first use. The name is taken
@@ -63,7 +64,10 @@ static uint16_t intern(const char *name, int create)
 			return name_slots[i];
 	if (!create)
 		return 0;
-	if (nnames == MAX_PHASES || (nnames >= MAX_PHASES - nrules && !is_rule_name(name, len))) {
+	/* the slots kept are those of the rules whose name has no id yet: a rule's phase that
+	 * began before the program's names filled the table took one already (it kept two) */
+	if (nnames == MAX_PHASES ||
+	    (nnames >= MAX_PHASES - nrules && !is_rule_name(name, len) && nnames >= MAX_PHASES - rules_unnamed())) {
 		if (!atomic_exchange(&full_reported, 1)) {
 			ckt_log("warning: more than 4096 phase names; further names are ignored",
 				NULL, NULL, NULL);
@@ -304,6 +308,21 @@ static int is_rule_name(const char *name, size_t len)
 			return 1;
 	return 0;
 }
+/* The rules' distinct names that have no id yet (caller holds lock): the table's last slots
+ * are kept for them. */
+static unsigned rules_unnamed(void)
+{
+	unsigned n = 0;
+	for (unsigned k = 0; k < nrules; k++) {
+		unsigned j = 0;
+		while (j < k && strcmp(rules[j].name, rules[k].name))
+			j++;
+		if (j == k && !intern(rules[k].name, 0))
+			n++;
+	}
+	return n;
+}
+
 /* The single-marker phase now begun, if any. Log lines from several threads are scanned one
  * write at a time under scan_lock: ending the previous single-marker phase and beginning the
  * next is one step (racing, two threads each kept theirs begun for good). */

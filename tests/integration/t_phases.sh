@@ -845,6 +845,14 @@ $REPORT --json $T/pnmany.zst >$T/pnmany.json 2>$T/pnmany.rerr
 expect_eq "a rule's phase after 5,000 pushed names: its bytes; the tracer's one line" \
 	"$($PY -c 'import json,sys; d = json.load(open(sys.argv[1])); print([(p["name"], p["allocated_bytes"]) for p in d["phases"] if p["name"] == "logsynth"], len(d["phases"]))' $T/pnmany.json)/$(grep -c 'more than 4096 phase names' $T/pnmany.err)" \
 	"[('logsynth', 123457)] 4097/1"
+# the rules' slots are kept for the rules whose phase has no name yet: logsynth, begun before
+# the program's 5,000 names, has its own, so one slot (gpu's) is kept, and the program's names
+# fill the other 4,094 (since 0.2.42: two were kept, the table stopped at 4,095 names, n4092 the
+# last of the program's); gpu still begins at its line after the table filled
+CUZKTRACE_SAMPLE=0 CUZKTRACE_PHASES='logsynth=SYNTH_START..SYNTH_END;gpu=GPU_START' CUZKTRACE_OUT=$T/pnafter.zst traced pnafter $P/phasenames manyafter
+expect_eq "rule names defined before the table filled keep no slot: 4,096 names, the program's to n4093; both rules' bytes" \
+	"$($REPORT --json $T/pnafter.zst 2>/dev/null | $PY -c 'import json,sys; d = json.load(sys.stdin); n = [p["name"] for p in d["phases"] if p["name"] != "(none)"]; print(len(n), [x for x in n if x.startswith("n")][-1], [(p["name"], p["allocated_bytes"]) for p in d["phases"] if p["name"] in ("logsynth", "gpu")])')/$(grep -c 'more than 4096 phase names' $T/pnafter.err)" \
+	"4096 n4093 [('logsynth', 123457), ('gpu', 5000)]/1"
 # a peak with 40 phases active (40 threads, each in its own): the heading names --top of them,
 # then how many more (since 0.2.41: all 40), JSON all of them; --top 50 names all in the text
 CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/pnwide.zst traced pnwide $P/phasenames wide

@@ -5,6 +5,11 @@
  *   phasenames many   5,000 names pushed (10 bytes each), then "SYNTH_START", 123,457 bytes and
  *                     "SYNTH_END" written with write(2): a CUZKTRACE_PHASES rule's phase must
  *                     still be named after the program used up the 4,096 names
+ *   phasenames manyafter  the rules' phases first: "SYNTH_START", 123,457 bytes, "SYNTH_END"
+ *                     (write(2)); then 5,000 names pushed (10 bytes each), then "GPU_START" and
+ *                     5,000 bytes: with the rules logsynth=SYNTH_START..SYNTH_END and gpu=GPU_START
+ *                     the table keeps one slot, gpu's, for the rules: logsynth has its own
+ *                     already (since 0.2.42; it kept two, and only 4,093 of the names fitted)
  *   phasenames labels a phase named "(none)" (1,000 bytes) beside bytes of no phase (2,000),
  *                     on a thread named "(unnamed)" (8,000) beside an unnamed one (4,000):
  *                     the report's own labels, which a program may give too; all held
@@ -195,13 +200,27 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	char nm[16];
+	int after = argc > 1 && !strcmp(argv[1], "manyafter");
+	static const char a[] = "SYNTH_START\n", b[] = "SYNTH_END\n", g[] = "GPU_START\n";
+	if (after) {
+		if (write(2, a, sizeof(a) - 1) < 0)
+			return 1;
+		keep[5000] = malloc(123457);
+		if (write(2, b, sizeof(b) - 1) < 0)
+			return 1;
+	}
 	for (int i = 0; i < 5000; i++) {
 		snprintf(nm, sizeof(nm), "n%04d", i);
 		cuzktrace_phase_push(nm);
 		keep[i] = malloc(10);
 		cuzktrace_phase_pop();
 	}
-	static const char a[] = "SYNTH_START\n", b[] = "SYNTH_END\n";
+	if (after) {
+		if (write(2, g, sizeof(g) - 1) < 0)
+			return 1;
+		keep[4999] = malloc(5000);
+		return 0;
+	}
 	if (write(2, a, sizeof(a) - 1) < 0)
 		return 1;
 	keep[5000] = malloc(123457);
