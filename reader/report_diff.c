@@ -598,6 +598,40 @@ static bool ckt_diff_has(const struct ckt_diff_peak *p, const struct ckt_replay_
 	return p->get != ckt_diff_rss || st->peak_rss.seen;
 }
 
+/* What the peak RSS sample holds in each trace, as the single report's rows under it: the heap,
+ * the mappings (anonymous and file-backed) and CUDA pinned memory live then, and the rest,
+ * unexplained (RSS - heap - anonymous mmap - pinned, signed). Since 0.2.42: a change of
+ * resident pages alone (a buffer touched further, memory the allocator kept) moved the peak RSS
+ * while every row by phase and by function, which count bytes allocated, read "no change". */
+enum { CKT_DIFF_RSS_HEAP, CKT_DIFF_RSS_MMAP, CKT_DIFF_RSS_PINNED, CKT_DIFF_RSS_UNEXPLAINED, CKT_DIFF_RSS_N };
+static const char *const ckt_diff_rss_label[CKT_DIFF_RSS_N] = { "heap then", "mmap then", "pinned then",
+								 "unexplained" };
+static const char *const ckt_diff_rss_key[CKT_DIFF_RSS_N] = { "heap_bytes", "mmap_bytes", "pinned_bytes",
+							       "unexplained_bytes" };
+
+/* v - u of two signed figures, held at the int64 bounds (ckt_diff_sub on them moved by 2^63) */
+static int64_t ckt_diff_ssub(int64_t u, int64_t v)
+{
+	return ckt_diff_sub((uint64_t)u + ((uint64_t)1 << 63), (uint64_t)v + ((uint64_t)1 << 63));
+}
+
+static int64_t ckt_diff_rss_part(const struct ckt_replay_stats *st, int k)
+{
+	switch (k) {
+	case CKT_DIFF_RSS_HEAP: return (int64_t)st->peak_rss.heap_bytes;
+	case CKT_DIFF_RSS_MMAP: return (int64_t)(st->peak_rss.anon_mmap_bytes + st->peak_rss.file_mmap_bytes);
+	case CKT_DIFF_RSS_PINNED: return (int64_t)st->peak_rss.pinned_bytes;
+	default: return ckt_replay_unexplained(st);
+	}
+}
+
+/* the pinned row only where either trace has CUDA memory, as in the single report */
+static bool ckt_diff_rss_part_shown(const struct ckt_report *const rep[2], int k)
+{
+	return k != CKT_DIFF_RSS_PINNED || rep[0]->st->counts[CKT_KIND_CUDA_ALLOC] ||
+	       rep[1]->st->counts[CKT_KIND_CUDA_ALLOC];
+}
+
 /* how far the trace's peak heap may be from the true one: the default mode's running totals
  * (sampling.peak_heap_error_bound_bytes of each report); 0 in exact mode */
 static uint64_t ckt_diff_heap_bound(const struct ckt_replay_stats *st)
@@ -948,6 +982,22 @@ int ckt_report_diff_text(FILE *out, const struct ckt_report *base, const struct 
 			fprintf(out, "  (%s, not at exit)\n", cut[which]);
 		if (p->m < CKT_AT_COUNT)
 			ckt_diff_text_during(out, rep, p, hx, hy, x, y, &hinted);
+		for (int k = 0; p->get == ckt_diff_rss && hx && hy && k < CKT_DIFF_RSS_N; k++) {
+			if (!ckt_diff_rss_part_shown(rep, k))
+				continue;
+			int64_t u = ckt_diff_rss_part(base->st, k), v = ckt_diff_rss_part(cur->st, k);
+			if (k != CKT_DIFF_RSS_UNEXPLAINED)
+				ckt_diff_fmt_change(c, sizeof(c), (uint64_t)u, (uint64_t)v);
+			else if (u == v) /* signed, around 0: no percentage */
+				snprintf(c, sizeof(c), "no change");
+			else {
+				int64_t d = ckt_diff_ssub(u, v);
+				ckt_util_fmt_sbytes(b, sizeof(b), d);
+				snprintf(c, sizeof(c), "%s%s", d > 0 ? "+" : "", b);
+			}
+			fprintf(out, "  %-18s %12s %12s  %s\n", ckt_diff_rss_label[k],
+				ckt_util_fmt_sbytes(b, sizeof(b), u), ckt_util_fmt_sbytes(t, sizeof(t), v), c);
+		}
 		for (size_t d = 0; p->get == ckt_diff_gpu && !dev.err && d < dev.n; d++) {
 			const struct ckt_diff_row *w = &dev.v[d]; /* each GPU's own peak, under the total */
 			ckt_diff_fmt_change(c, sizeof(c), w->bytes[0], w->bytes[1]);
@@ -1232,6 +1282,17 @@ int ckt_report_diff_json(FILE *out, const struct ckt_report *base, const struct 
 				   p->when);
 		if (p->m < CKT_AT_COUNT)
 			ckt_diff_json_active(j, rep, p, hx, hy, x, y);
+		/* since 0.2.42: what the peak RSS sample holds in each, null for a side without
+		 * RSS samples (the single report's peak_rss keys of the same names) */
+		for (int k = 0; p->get == ckt_diff_rss && k < CKT_DIFF_RSS_N; k++) {
+			int64_t u = ckt_diff_rss_part(base->st, k), v = ckt_diff_rss_part(cur->st, k);
+			ckt_report_json_open(j, ckt_diff_rss_key[k]);
+			ckt_diff_json_opt(j, "base", hx, true, (uint64_t)u);
+			ckt_diff_json_opt(j, "trace", hy, true, (uint64_t)v);
+			ckt_diff_json_opt(j, "change", hx && hy, true,
+					  (uint64_t)ckt_diff_ssub(u, v));
+			ckt_report_json_close(j);
+		}
 		ckt_report_json_close(j);
 	}
 	struct ckt_diff_rows dev = { 0 };

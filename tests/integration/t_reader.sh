@@ -1438,6 +1438,20 @@ $REPORT --diff $T/dbase.zst $T/ddef2.zst >$T/dmode.txt 2>$T/dmode.err
 expect_eq "diff: exact against default mode: exit 0, the trace's estimates said" "$?/$(grep -c '^(trace: the default mode, sampled by 524288 bytes: its bytes by phase, function and thread are estimates)$' $T/dmode.txt)" "0/1"
 expect_eq "diff: exact against default mode: one warning" "$(cat $T/dmode.err)" \
 	"cuzktrace-report: warning: --diff: '$T/dbase.zst' and '$T/ddef2.zst' were traced with different modes or sampling rates (CUZKTRACE_SAMPLE 0 and 524288): their bytes by phase and by function differ by sampling too, and the heap totals by size (exact mode counts a block at the size asked for, the default mode a small one at its usable size)"
+# A change of resident pages alone (since 0.2.42): 16 against 48 MiB written of one 64 MiB
+# block, sampled every 5 ms while it is kept. The rows by function read no change; under the
+# peak RSS, heap and mmap then are the same and the unexplained rest took the whole change
+# (before, no row showed where the +32 MiB came from)
+CUZKTRACE_SAMPLE=0 CUZKTRACE_RSS_MS=5 traced_json dtouch16 $P/touchdiff 16 >/dev/null
+CUZKTRACE_SAMPLE=0 CUZKTRACE_RSS_MS=5 traced_json dtouch48 $P/touchdiff 48 >/dev/null
+$REPORT --json --diff $T/dtouch16.zst $T/dtouch48.zst >$T/dtouch.json 2>/dev/null
+$REPORT --diff $T/dtouch16.zst $T/dtouch48.zst >$T/dtouch.txt 2>/dev/null
+dt_rss=$(jget $T/dtouch.json peaks.peak_rss.change)
+expect_eq "diff, resident pages alone: heap and mmap at the peak RSS unchanged, the unexplained rest is the RSS change (over 24 MiB), no function changed" \
+	"$(jget $T/dtouch.json peaks.peak_rss.heap_bytes.base) $(jget $T/dtouch.json peaks.peak_rss.heap_bytes.change) $(jget $T/dtouch.json peaks.peak_rss.mmap_bytes.change) $(( $(jget $T/dtouch.json peaks.peak_rss.unexplained_bytes.change) == dt_rss && dt_rss > 25165824 )) $(diff_rows $T/dtouch.json by_function.peak_rss function)" \
+	"67108864 0 0 1 main 67108864 67108864 0"
+expect_match "diff, resident pages alone: the text's rows under the peak RSS" "$(sed -n '/^peak RSS  /,/^peak RSS (VmHWM)/p' $T/dtouch.txt)" \
+	$'^peak RSS  [^\n]*\n  heap then              64\\.0 MiB     64\\.0 MiB  no change\n  mmap then                   0 B          0 B  no change\n  unexplained  +-[0-9.]+ MiB +-[0-9.]+ MiB  \\+[0-9.]+ MiB\npeak RSS \\(VmHWM\\)'
 # the usual way to compare: trace, rebuild in place, trace again. The base's program then has
 # another build-id: without its old build its functions are module+offset (one warning that
 # names the base) and match nothing; with the old build kept in a --modules directory, they
