@@ -1246,6 +1246,21 @@ int ckt_report_diff_json(FILE *out, const struct ckt_report *base, const struct 
 			fputs("null", out);
 	}
 	ckt_report_json_close(j);
+	/* since 0.2.42: which tracer wrote each (null: a header without tracer_version) */
+	ckt_report_json_open(j, "format_version");
+	ckt_report_json_u64(j, "base", ckt_decode_header(base->dec)->format_version);
+	ckt_report_json_u64(j, "trace", ckt_decode_header(cur->dec)->format_version);
+	ckt_report_json_close(j);
+	ckt_report_json_open(j, "tracer_version");
+	for (int k = 0; k < 2; k++) {
+		const struct ckt_header_kv *v = ckt_decode_header_kv(rep[k]->dec, "tracer_version");
+		ckt_report_json_key(j, sides[k]);
+		if (v)
+			ckt_report_json_str(j, v->value, v->value_len);
+		else
+			fputs("null", out);
+	}
+	ckt_report_json_close(j);
 	ckt_report_json_key(j, "estimates");
 	fputs(ckt_diff_estimates(rep) ? "true" : "false", out);
 	ckt_diff_json_pair(j, "sample_rate_bytes", base->st->sample_r, cur->st->sample_r, true, true, NULL, NULL, NULL);
