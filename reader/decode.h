@@ -29,6 +29,13 @@ struct ckt_header {
 	uint64_t page_size; /* from "page_size"; 0 when absent or not a power of two from 4096 to 1 GiB */
 };
 
+struct ckt_ev; /* event.h */
+
+/* Not a record of the file (its tags are bytes): a run of ALLOC and FREE records of thread tid
+ * already decoded into queue entries (ckt_decode_heap), which the decoder thread of --jobs 2
+ * hands to the replay in a batch of records (readahead.c, ckt_replay_feed). */
+#define CKT_REC_HEAP_RUN ((enum ckt_tag)0x100)
+
 /* One decoded record. ts and addresses are absolute (the deltas are already applied); tid is
  * the thread of the THREAD group the record sits in (0 before any THREAD in a frame).
  * FRAME and THREAD are consumed by the decoder and never returned. */
@@ -81,11 +88,12 @@ struct ckt_record {
 			const uint8_t *uuid, *name;
 			size_t uuid_len, name_len;
 		} cuda_device;
+		/* CKT_REC_HEAP_RUN: n events of ckt_decode_heap, and their aux values */
+		struct { const struct ckt_ev *ev; const uint64_t *aux; size_t n; } heap_run;
 	} u;
 };
 
 struct ckt_decoder;
-struct ckt_ev; /* event.h */
 
 /* Opens path, reads and checks the header frame. On failure returns a negative CKT_E* code,
  * *out stays NULL and err says why ("empty file", "not a cuzktrace trace",

@@ -10,15 +10,20 @@
  * the records decoded before it and is said after they are fed, as in ckt_replay_run; a replay
  * error stops the decoder at its next batch.
  *
- * Memory: CKT_RA_BATCHES batches of CKT_RA_RECS records (88 bytes each: 11 MiB, pages
- * touched as they fill) and their arenas (the rare records with strings: module maps, stacks,
- * names; 16 MiB at most, see CKT_RA_ARENA).
+ * Runs of ALLOC and FREE records (nearly every record) travel decoded as the replay queues
+ * them (CKT_REC_HEAP_RUN: see ckt_ra_fill), which the replay's thread copies into its queues.
+ *
+ * Memory: CKT_RA_BATCHES batches of CKT_RA_RECS records (88 bytes each) and CKT_RA_EVS heap
+ * events (48 bytes each with their aux value): 17 MiB, pages touched as they fill, and their
+ * arenas (the rare records with strings: module maps, stacks, names; 16 MiB at most, see
+ * CKT_RA_ARENA).
  * Regular files only (ckt_decode_regular): from a pipe the decoder thread could sit in a read
  * that only the writer's close ends, and a replay error would wait for it. As deep as a flush window of a busy trace: the replay takes no record while it
  * replays a window at its SYNC, and the decoder goes on meanwhile. On the bench's exact trace,
  * medians of 5: 16 batches ahead 0.93 s, 64 0.75 s, 256 0.63 s, 512 0.59 s, 1024 0.61 s
  * (one thread: 0.90 s); batches of 128 records half as fast as 256 (a hand-over each). */
 #include "replay.h"
+#include "event.h"
 
 #include <pthread.h>
 #include <signal.h>
@@ -27,6 +32,9 @@
 
 #define CKT_RA_RECS 256
 #define CKT_RA_BATCHES 512
+/* Heap events a batch holds in runs (CKT_REC_HEAP_RUN records): as many as records, so that the
+ * ring holds as many events ahead as when every one was a record. */
+#define CKT_RA_EVS 256
 /* A batch ends early once its strings reach this: a record copies 10.3 KiB at most (a STACK of
  * 1024 frames), so an arena never grows past 32 KiB, 16 MiB for the ring. Unbounded, a forged
  * trace of 140,000 deep STACK records (about 1 MB) took 1.3 GB with the ring full of them. */
@@ -35,6 +43,10 @@
 struct ckt_ra_batch {
 	struct ckt_record recs[CKT_RA_RECS];
 	size_t n;
+	/* the runs' events as the replay queues them (40 bytes each, and 8 of aux) */
+	struct ckt_ev evs[CKT_RA_EVS];
+	uint64_t aux[CKT_RA_EVS];
+	size_t n_ev;
 	int rc; /* ckt_decode_batch's last: 1 more to come, 0 the end, < 0 an error (err) */
 	struct ckt_error err;
 	uint8_t *arena;
@@ -110,15 +122,41 @@ static inline const uint8_t *ckt_ra_at(const struct ckt_ra_batch *b, const uint8
 		}                                                                                \
 	} while (0)
 
-/* Fills b with the next records: up to CKT_RA_RECS, fewer at the end or an error. */
+/* Fills b with the next records: up to CKT_RA_RECS, fewer at the end or an error. From a
+ * frame of version 2 on, each run of ALLOC and FREE records is decoded as the replay queues it
+ * (ckt_decode_heap, as ckt_replay_run does) and handed over as one CKT_REC_HEAP_RUN record, so
+ * that the replay's thread, the limit here, copies the run into its queue instead of taking
+ * struct ckt_record after struct ckt_record; the batch then ends when either array is full. */
 static void ckt_ra_fill(struct ckt_ra *ra, struct ckt_ra_batch *b)
 {
+	bool runs = ckt_decode_header(ra->d)->format_version >= 2;
 	b->n = 0;
+	b->n_ev = 0;
 	b->arena_len = 0;
 	b->rc = 1;
-	while (b->n < CKT_RA_RECS && b->rc > 0 && b->arena_len < CKT_RA_ARENA) {
+	while (b->n < CKT_RA_RECS && b->n_ev < CKT_RA_EVS && b->rc > 0 && b->arena_len < CKT_RA_ARENA) {
 		size_t k = 0, i;
-		int rc = ckt_decode_batch(ra->d, b->recs + b->n, CKT_RA_RECS - b->n, &k, &b->err);
+		uint64_t tid;
+		if (runs && ckt_decode_heap_next(ra->d, &tid)) {
+			int drc;
+			k = ckt_decode_heap(ra->d, b->evs + b->n_ev, b->aux + b->n_ev, CKT_RA_EVS - b->n_ev, &drc,
+					    &b->err);
+			if (k) {
+				struct ckt_record *r = &b->recs[b->n++];
+				r->tag = CKT_REC_HEAP_RUN;
+				r->tid = tid;
+				r->ts = 0;
+				r->u.heap_run.ev = b->evs + b->n_ev;
+				r->u.heap_run.aux = b->aux + b->n_ev;
+				r->u.heap_run.n = k;
+				b->n_ev += k;
+			}
+			b->rc = drc;
+			if (k || drc < 0)
+				continue;
+		}
+		/* one record at a time where runs are made: the next may start one */
+		int rc = ckt_decode_batch(ra->d, b->recs + b->n, runs ? 1 : CKT_RA_RECS - b->n, &k, &b->err);
 		for (i = b->n; i < b->n + k; i++) {
 			struct ckt_record *r = &b->recs[i];
 			int kept = 0;

@@ -2629,6 +2629,13 @@ static bool ckt_replay_is_timed(enum ckt_tag tag)
 }
 
 static int ckt_replay_feed_other(struct ckt_replay *r, const struct ckt_record *rec, struct ckt_error *err);
+static int ckt_replay_take_run(struct ckt_replay *r, uint64_t tid, const struct ckt_ev *ev,
+			       const uint64_t *aux, size_t n, struct ckt_error *err);
+
+/* Said for a sampled ALLOC in a trace whose header says the exact mode. */
+#define CKT_REPLAY_SAMPLED_IN_EXACT                                                              \
+	"corrupt trace: a sampled allocation in a trace of the exact mode (its header's "         \
+	"CUZKTRACE_SAMPLE is 0 or missing)"
 
 /* Feeds one record in file order (ckt_replay_run). Events are queued per thread and replayed
  * in time order when a SYNC proves nothing earlier can still arrive. Inlined: ALLOC and FREE,
@@ -2668,9 +2675,7 @@ static inline __attribute__((always_inline)) int ckt_replay_feed_one(struct ckt_
 			q->phase = (uint32_t)rec->u.alloc.phase;
 			q->fn = (uint8_t)rec->u.alloc.fn;
 			if (__builtin_expect((q->fn & CKT_FN_SAMPLED) && !st->sample_r, 0))
-				return ckt_util_err(err, CKT_EFORMAT,
-						    "corrupt trace: a sampled allocation in a trace of the exact "
-						    "mode (its header's CUZKTRACE_SAMPLE is 0 or missing)");
+				return ckt_util_err(err, CKT_EFORMAT, CKT_REPLAY_SAMPLED_IN_EXACT);
 			ckt_replay_pair_note(r, ti, rec->u.alloc.seq);
 		} else {
 			st->counts[CKT_KIND_FREE]++;
@@ -2694,6 +2699,9 @@ static __attribute__((noinline)) int ckt_replay_feed_other(struct ckt_replay *r,
 	struct ckt_ev ev = { .ts = rec->ts };
 	int rc = 0;
 
+	if (rec->tag == CKT_REC_HEAP_RUN)
+		return ckt_replay_take_run(r, rec->tid, rec->u.heap_run.ev, rec->u.heap_run.aux,
+					   rec->u.heap_run.n, err);
 	switch (rec->tag) {
 	case CKT_TAG_REALLOC: {
 		st->counts[CKT_KIND_REALLOC]++;
@@ -2964,6 +2972,76 @@ int ckt_replay_end(struct ckt_decoder *d, struct ckt_replay *r, struct ckt_error
 	return ckt_replay_finish(r, err);
 }
 
+/* Room for a run of heap events at the end of th's queue: up to the ring's end (the rest goes
+ * in the next run), at most CKT_REPLAY_RUN_MAX, and no further than one past twice the bound of
+ * held events (ckt_replay_feed_one checks it before every record: the run stops before the
+ * record that would pass it). 0 when the queue is full (or has no ring yet). */
+#define CKT_REPLAY_RUN_MAX 256
+static inline size_t ckt_replay_run_room(const struct ckt_replay *r, const struct ckt_thread *th)
+{
+	size_t tail = (th->head + th->n) & (th->cap - 1);
+	size_t max = th->cap - th->n;
+	if (max > th->cap - tail)
+		max = th->cap - tail;
+	if (max > CKT_REPLAY_RUN_MAX)
+		max = CKT_REPLAY_RUN_MAX;
+	if (max > 2 * r->max_held - r->held + 1)
+		max = (size_t)(2 * r->max_held - r->held + 1);
+	return th->cap ? max : 0;
+}
+
+/* The k ALLOC and FREE events just written at q, the end of thread ti's queue (aux: an
+ * allocation's seq or a release's pair), taken as ckt_replay_feed_one and ckt_replay_commit
+ * take each record; the counts, which nothing here reads, are added once. Returns how many
+ * are queued: k, or those before a sampled allocation of an exact trace (the caller says
+ * so). */
+static inline __attribute__((always_inline)) size_t ckt_replay_queue_run(struct ckt_replay *r, size_t ti,
+									  struct ckt_ev *q, const uint64_t *aux,
+									  size_t k)
+{
+	struct ckt_replay_stats *st = &r->st;
+	struct ckt_thread *th = &r->threads[ti];
+	size_t pos = th->head + th->n, allocs = 0, i;
+	uint64_t last_ts = th->last_ts, replayed_to = r->replayed_to;
+	for (i = 0; i < k; i++) {
+		struct ckt_ev *ev = &q[i];
+		if (__builtin_expect(ev->ts < replayed_to, 0))
+			st->late_events++;
+		if (ev->kind == CKT_EV_ALLOC) {
+			allocs++;
+			if (__builtin_expect((ev->fn & CKT_FN_SAMPLED) && !st->sample_r, 0))
+				break;
+			if (aux[i]) { /* ckt_replay_pair_note */
+				size_t a = aux[i] % CKT_AM_RECENT;
+				r->pairs[a].seq = aux[i];
+				r->pairs[a].pos = pos + i;
+				r->pairs[a].ti = ti;
+			}
+		} else if (aux[i]) {
+			ckt_replay_pair(r, ti, ev, aux[i]);
+		}
+		if (__builtin_expect(ev->ts < last_ts, 0))
+			st->backward_events++;
+		else
+			last_ts = ev->ts;
+	}
+	/* i events are queued (k, or the one before a sampled allocation of an exact trace) */
+	st->counts[CKT_KIND_ALLOC] += allocs;
+	st->counts[CKT_KIND_FREE] += i + (i < k) - allocs;
+	st->events += i;
+	r->held += i;
+	th->last_ts = last_ts;
+	if (i && th->n == 0) {
+		if (th->idle) {
+			th->idle = false;
+			r->idle_bytes -= th->cap * sizeof(struct ckt_ev);
+		}
+		ckt_replay_join(r, (struct ckt_hent){ q->ts, ckt_replay_tie(q, ti) });
+	}
+	th->n += i;
+	return i;
+}
+
 /* The runs of ALLOC and FREE records at d's position, decoded straight into their thread's queue
  * (ckt_decode_heap) and then taken as ckt_replay_feed_one takes them: no struct ckt_record in
  * between, and the thread, the room in its queue and the bound of held events looked at once
@@ -2971,16 +3049,12 @@ int ckt_replay_end(struct ckt_decoder *d, struct ckt_replay *r, struct ckt_error
  * event on the benchmark's exact trace). Returns 0 once the next record is of another kind, a
  * thread not seen yet or one whose queue is full (ckt_replay_feed_one takes it, and makes the
  * room), else the first error, the decoder's after the records before it. */
-#define CKT_REPLAY_RUN_MAX 256
 static int ckt_replay_feed_heap(struct ckt_decoder *d, struct ckt_replay *r, struct ckt_error *err)
 {
-	struct ckt_replay_stats *st = &r->st;
 	uint64_t aux[CKT_REPLAY_RUN_MAX];
 	uint64_t tid;
 
 	while (ckt_decode_heap_next(d, &tid)) {
-		/* ckt_replay_feed_one's first check, before every record of the run: past twice the
-		 * bound the record goes there; the run stops before the record that would pass it */
 		if (__builtin_expect(r->held > 2 * r->max_held, 0))
 			return 0;
 		size_t ti = r->last_ti - 1;
@@ -2992,67 +3066,55 @@ static int ckt_replay_feed_heap(struct ckt_decoder *d, struct ckt_replay *r, str
 			r->last_ti = ti + 1;
 		}
 		struct ckt_thread *th = &r->threads[ti];
-		size_t tail = (th->head + th->n) & (th->cap - 1);
-		size_t max = th->cap - th->n;
-		if (max > th->cap - tail)
-			max = th->cap - tail; /* the ring's end: the rest goes in the next run */
-		if (max > CKT_REPLAY_RUN_MAX)
-			max = CKT_REPLAY_RUN_MAX;
-		if (max > 2 * r->max_held - r->held + 1)
-			max = (size_t)(2 * r->max_held - r->held + 1);
-		if (!th->cap || !max)
+		size_t max = ckt_replay_run_room(r, th);
+		if (!max)
 			return 0;
-		struct ckt_ev *q = &th->q[tail];
+		struct ckt_ev *q = &th->q[(th->head + th->n) & (th->cap - 1)];
 		int drc;
 		size_t k = ckt_decode_heap(d, q, aux, max, &drc, err);
-		/* as ckt_replay_feed_one and ckt_replay_commit, record by record; the counts, which
-		 * nothing here reads, are added once */
-		size_t pos = th->head + th->n, allocs = 0, i;
-		uint64_t last_ts = th->last_ts, replayed_to = r->replayed_to;
-		for (i = 0; i < k; i++) {
-			struct ckt_ev *ev = &q[i];
-			if (__builtin_expect(ev->ts < replayed_to, 0))
-				st->late_events++;
-			if (ev->kind == CKT_EV_ALLOC) {
-				allocs++;
-				if (__builtin_expect((ev->fn & CKT_FN_SAMPLED) && !st->sample_r, 0))
-					break;
-				if (aux[i]) { /* ckt_replay_pair_note */
-					size_t a = aux[i] % CKT_AM_RECENT;
-					r->pairs[a].seq = aux[i];
-					r->pairs[a].pos = pos + i;
-					r->pairs[a].ti = ti;
-				}
-			} else if (aux[i]) {
-				ckt_replay_pair(r, ti, ev, aux[i]);
-			}
-			if (__builtin_expect(ev->ts < last_ts, 0))
-				st->backward_events++;
-			else
-				last_ts = ev->ts;
-		}
-		/* i events are queued (k, or the one before a sampled allocation of an exact trace) */
-		st->counts[CKT_KIND_ALLOC] += allocs;
-		st->counts[CKT_KIND_FREE] += i + (i < k) - allocs;
-		st->events += i;
-		r->held += i;
-		th->last_ts = last_ts;
-		if (i && th->n == 0) {
-			if (th->idle) {
-				th->idle = false;
-				r->idle_bytes -= th->cap * sizeof(struct ckt_ev);
-			}
-			ckt_replay_join(r, (struct ckt_hent){ q->ts, ckt_replay_tie(q, ti) });
-		}
-		th->n += i;
-		if (i < k)
-			return ckt_util_err(err, CKT_EFORMAT,
-					    "corrupt trace: a sampled allocation in a trace of the exact mode (its "
-					    "header's CUZKTRACE_SAMPLE is 0 or missing)");
+		if (ckt_replay_queue_run(r, ti, q, aux, k) < k)
+			return ckt_util_err(err, CKT_EFORMAT, CKT_REPLAY_SAMPLED_IN_EXACT);
 		if (drc < 0)
 			return drc;
 		if (k < max)
 			return 0; /* another kind of record, or the frame's end */
+	}
+	return 0;
+}
+
+/* A run of n ALLOC and FREE events of thread tid that the decoder thread made (CKT_REC_HEAP_RUN,
+ * readahead.c): copied into the queue by pieces that fit, each taken as ckt_replay_feed_heap
+ * takes a run, and before each piece what ckt_replay_feed_one does before a record (the bound
+ * of held events past twice it, a full queue grown, a new thread made), so that every figure is
+ * that of the records fed one by one. */
+static int ckt_replay_take_run(struct ckt_replay *r, uint64_t tid, const struct ckt_ev *ev,
+			       const uint64_t *aux, size_t n, struct ckt_error *err)
+{
+	size_t ti;
+	for (bool first = true; n; first = false) {
+		if (__builtin_expect(r->held > 2 * r->max_held, 0)) {
+			int rc = ckt_replay_bound(r);
+			if (rc < 0)
+				return ckt_replay_err(r, err, rc);
+		}
+		if (first) {
+			if (!ckt_replay_slot(r, tid, &ti))
+				return ckt_util_err(err, CKT_ENOMEM, "out of memory");
+		} else if (r->threads[ti].n == r->threads[ti].cap && ckt_replay_queue_grow(r, &r->threads[ti]) < 0) {
+			return ckt_util_err(err, CKT_ENOMEM, "out of memory");
+		}
+		/* room for one at least: the queue is not full and held is within twice the bound */
+		struct ckt_thread *th = &r->threads[ti];
+		size_t k = ckt_replay_run_room(r, th);
+		if (k > n)
+			k = n;
+		struct ckt_ev *q = &th->q[(th->head + th->n) & (th->cap - 1)];
+		memcpy(q, ev, k * sizeof(*q));
+		if (ckt_replay_queue_run(r, ti, q, aux, k) < k)
+			return ckt_util_err(err, CKT_EFORMAT, CKT_REPLAY_SAMPLED_IN_EXACT);
+		ev += k;
+		aux += k;
+		n -= k;
 	}
 	return 0;
 }

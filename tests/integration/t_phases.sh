@@ -847,7 +847,7 @@ expect_eq "a rule's phase after 5,000 pushed names: its bytes; the tracer's one 
 	"[('logsynth', 123457)] 4097/1"
 # the rules' slots are kept for the rules whose phase has no name yet: logsynth, begun before
 # the program's 5,000 names, has its own, so one slot (gpu's) is kept, and the program's names
-# fill the other 4,094 (since 0.2.42: two were kept, the table stopped at 4,095 names, n4092 the
+# fill the other 4,094 (before 0.2.42 two were kept: the table stopped at 4,095 names, n4092 the
 # last of the program's); gpu still begins at its line after the table filled
 CUZKTRACE_SAMPLE=0 CUZKTRACE_PHASES='logsynth=SYNTH_START..SYNTH_END;gpu=GPU_START' CUZKTRACE_OUT=$T/pnafter.zst traced pnafter $P/phasenames manyafter
 expect_eq "rule names defined before the table filled keep no slot: 4,096 names, the program's to n4093; both rules' bytes" \
