@@ -119,6 +119,7 @@ struct ckt_sym_module {
 	bool cur_built;
 	bool oom_set; /* libdw's out-of-memory handler is ours (ckt_sym_oom) */
 	bool oom_said; /* a lookup lost file:line for want of memory: said once (ckt_sym_dwarf) */
+	bool split_said; /* a skeleton unit whose split unit (.dwo) was not found: said once */
 };
 
 struct ckt_sym_curange {
@@ -2285,6 +2286,32 @@ static void ckt_sym_lost(struct ckt_sym *s, struct ckt_sym_module *m, bool had_c
 			     "without file:line", m->path, why ? why : "no reason given");
 }
 
+/* A skeleton unit of m whose split unit libdw did not find: said once a module, naming the
+ * file it looked for (the unit's DW_AT_dwo_name, under its DW_AT_comp_dir when relative) and a
+ * DWARF package beside the module (rustc's -C split-debuginfo=packed), which libdw reads only
+ * since elfutils 0.191. */
+static void ckt_sym_split_lost(struct ckt_sym *s, struct ckt_sym_module *m, Dwarf_Die *cu)
+{
+	m->split_said = true;
+	Dwarf_Attribute at;
+	const char *dwo = dwarf_formstring(dwarf_attr(cu, DW_AT_dwo_name, &at));
+	if (!dwo)
+		dwo = dwarf_formstring(dwarf_attr(cu, DW_AT_GNU_dwo_name, &at));
+	const char *dir = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &at));
+	char want[PATH_MAX], dwp[PATH_MAX];
+	if (!dwo)
+		snprintf(want, sizeof(want), "a split unit");
+	else if (dwo[0] != '/' && dir)
+		snprintf(want, sizeof(want), "'%s/%s'", dir, dwo);
+	else
+		snprintf(want, sizeof(want), "'%s'", dwo);
+	int n = snprintf(dwp, sizeof(dwp), "%s.dwp", m->path);
+	bool pkg = n > 0 && (size_t)n < sizeof(dwp) && access(dwp, R_OK) == 0;
+	ckt_sym_warn(s, "the debug information of '%s' is split out (split DWARF), and %s was not found%s%s%s: "
+		     "its frames are shown without inlined functions, by their symbols' names", m->path, want,
+		     pkg ? "; the package '" : "", pkg ? dwp : "", pkg ? "' beside it is not read by this libdw" : "");
+}
+
 /* Expands the inline chain at a (= pc - 1): the innermost function gets the line of a; each
  * outer one gets the call site (DW_AT_call_file/line) of the function inlined into it.
  * Returns the number of frames pushed (0: no function DIE holds a), or CKT_ENOMEM. */
@@ -2304,6 +2331,21 @@ static int ckt_sym_dwarf(struct ckt_sym *s, struct ckt_sym_module *m, uint64_t a
 		ckt_sym_lost(s, m, cu != NULL);
 	if (!cu)
 		return 0;
+	/* split DWARF (rustc -C split-debuginfo=unpacked or packed, gcc -gsplit-dwarf): the unit
+	 * in the program is a skeleton, with the line table but no functions; they are in the
+	 * split unit (a .dwo file, or a .dwp package), which libdw finds by the skeleton's
+	 * DW_AT_comp_dir and DW_AT_dwo_name. Without it every frame was its symbol's function at
+	 * its inlined code's line, and the allocator's lines inlined into a function made the
+	 * site its caller (since 0.2.42). The line above is the skeleton's, as it should be. */
+	Dwarf_Die split;
+	uint8_t unit_type = 0;
+	if (dwarf_cu_info(cu->cu, NULL, &unit_type, NULL, &split, NULL, NULL, NULL) == 0 &&
+	    unit_type == DW_UT_skeleton) {
+		if (split.addr)
+			cu = &split;
+		else if (!m->split_said)
+			ckt_sym_split_lost(s, m, cu);
+	}
 	Dwarf_Die *path = malloc(CKT_SYM_MAX_NEST * sizeof(*path));
 	/* each pushed frame's plain DWARF name (NULL: a linkage name), which keeps the generic
 	 * arguments a legacy symbol's name drops (ckt_sym_closure_path) */

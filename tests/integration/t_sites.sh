@@ -474,6 +474,27 @@ if [ -x $S/sites_rs ]; then
 	expect_eq "sites: Rust --diff of -g against line-tables-only: the closures of each function matched by name" \
 		"$($REPORT --json --diff $T/sr.zst $T/srlt.zst 2>/dev/null | $PY -c 'import json,sys; print(sorted((r["function"], r["change"]) for r in json.load(sys.stdin)["by_function"]["peak_heap"] if r["function"].startswith(("sites_rs::two_threads::", "sites_rs::rows_of::", "sites_rs::make_rows::"))))')" \
 		"[('sites_rs::make_rows::{closure#0}', 0), ('sites_rs::rows_of::{closure#0}<u16>', 0), ('sites_rs::rows_of::{closure#0}<u32>', 0), ('sites_rs::two_threads::{closure#0}', 0), ('sites_rs::two_threads::{closure#1}', 0)]"
+	# split debug info (-C split-debuginfo=unpacked): the program's units are skeletons with
+	# the line table alone, the functions are in the .dwo files they name. Since 0.2.42 the
+	# frames are read from those: before, every frame was its symbol's function at its inlined
+	# code's line, so the allocator's lines made the site the caller (make_buffer's 3,000,000
+	# bytes read "sites_rs::main (sites_rs.rs:<the call>)"), and nothing said why
+	if [ -x $S/split/sites_rs_split ]; then
+		CUZKTRACE_OUT=$T/srsp.zst traced srsp $S/split/sites_rs_split
+		$REPORT --json --top 50 $T/srsp.zst >$T/srsp.json 2>$T/srsp.rerr
+		expect_eq "sites: Rust split debug info (.dwo): functions, inlined closures and lines as -g's, reader silent" \
+			"$(site_get $T/srsp.json sites_at_peak "^sites_rs::make_buffer \(.*sites_rs\.rs:$R_V\)\$" bytes)/$(site_get $T/srsp.json sites_at_peak "^sites_rs::grow_list \(.*sites_rs\.rs:$R_P\)\$" bytes)/$(site_get $T/srsp.json sites_at_peak "^sites_rs::make_rows::\{closure#0\} \(.*sites_rs\.rs:$R_C\)\$" bytes)/$(site_get $T/srsp.json sites_at_peak "^sites_rs::two_threads::\{closure#1\} \(.*sites_rs\.rs:$(line_of $SRC/sites_rs.rs SITE:rs_thread1)\)\$" bytes)/$(cat $T/srsp.rerr)" \
+			"3000000/1048576/200000/900000/"
+		# the .dwo files gone (removed, or the program's build directory not kept): one line
+		# names the file looked for and what the frames lack (it was silent)
+		CUZKTRACE_OUT=$T/srsg.zst traced srsg $S/splitgone/sites_rs_splitgone
+		$REPORT --json $T/srsg.zst >$T/srsg.json 2>$T/srsg.rerr
+		expect_match "sites: Rust split debug info whose .dwo files are gone: one line says so, exit 0" \
+			"$?/$(wc -l <$T/srsg.rerr)/$(cat $T/srsg.rerr)" \
+			"^0/1/cuzktrace-report: warning: the debug information of '$S/splitgone/sites_rs_splitgone' is split out \(split DWARF\), and '/.*/splitgone/sites_rs_splitgone\.sites_rs\.[0-9a-f]+-cgu\.[0-9]+\.rcgu\.dwo' was not found: its frames are shown without inlined functions, by their symbols' names\$"
+	else
+		echo "  skip sites: Rust split debug info: build/sites/split/sites_rs_split not built"
+	fi
 	# a #[global_allocator] wrapping System, a generic and a const generic function: each
 	# build names the same sites (before 0.2.16 line-tables-only made the wrapper's inlined
 	# "alloc" every block's site, and named generic functions "build_aux<u64>", no crate path)

@@ -20,7 +20,8 @@ ifneq ($(SITES_RUSTC),)
 SITES_PROGS += $(SITES_T)/sites_rs $(SITES_T)/sites_rs_lt $(SITES_T)/sites_rsalloc \
 	$(SITES_T)/sites_rsalloc_lt $(SITES_T)/sites_rsalloc_ltv0 $(SITES_T)/sites_rsinl \
 	$(SITES_T)/sites_rsinl_v2 $(SITES_T)/sites_rsinl_v2v0 $(SITES_T)/sites_rsclo_lt $(SITES_T)/sites_rsclo_ltv0 \
-	$(SITES_T)/sites_rsclo_g $(SITES_T)/sites_rsclo_lto $(SITES_T)/sites_rsnomain
+	$(SITES_T)/sites_rsclo_g $(SITES_T)/sites_rsclo_lto $(SITES_T)/sites_rsnomain \
+	$(SITES_T)/split/sites_rs_split $(SITES_T)/splitgone/sites_rs_splitgone
 endif
 
 $(SITES_T)/libsites_dl%.so: tests/sites/sites_dl%.c
@@ -128,6 +129,17 @@ $(SITES_T)/sites_rsclo_lto: tests/sites/sites_rsclo.rs
 $(SITES_T)/sites_rsnomain: tests/sites/sites_rsnomain.rs
 	@mkdir -p $(dir $@)
 	$(call msg,RUSTC,$@)$(SITES_RUSTC_RUN) -O -C debuginfo=line-tables-only -o $@ $<
+
+# split debug info (Cargo's split-debuginfo = "unpacked"): the functions are in .dwo files beside
+# the program, which its skeleton units name; and the same with those files gone
+$(SITES_T)/split/sites_rs_split: tests/sites/sites_rs.rs
+	@mkdir -p $(dir $@)
+	$(call msg,RUSTC,$@)$(SITES_RUSTC_RUN) -O -g -C split-debuginfo=unpacked -o $@ $<
+
+$(SITES_T)/splitgone/sites_rs_splitgone: tests/sites/sites_rs.rs
+	@mkdir -p $(dir $@)
+	$(call msg,RUSTC,$@)$(SITES_RUSTC_RUN) -O -g -C split-debuginfo=unpacked -o $@ $< && \
+		rm -f $(dir $@)*.dwo
 
 .PHONY: sites-tests
 sites-tests: $(SITES_PROGS)
