@@ -8,6 +8,7 @@
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <libiberty/demangle.h>
@@ -120,6 +121,7 @@ struct ckt_sym_module {
 	bool oom_set; /* libdw's out-of-memory handler is ours (ckt_sym_oom) */
 	bool oom_said; /* a lookup lost file:line for want of memory: said once (ckt_sym_dwarf) */
 	bool split_said; /* a skeleton unit whose split unit (.dwo) was not found: said once */
+	bool nodebug_said; /* the program has no DWARF at all: said once (ckt_sym_nodebug) */
 };
 
 struct ckt_sym_curange {
@@ -2830,6 +2832,48 @@ static int ckt_sym_symtab(struct ckt_sym *s, struct ckt_sym_module *m, uint64_t 
 	return ckt_sym_push(s, f);
 }
 
+/* The traced program (the module map's first entry, not a system directory's) has no debug
+ * information at all: said once, since its sites then cannot be right in the usual way (no
+ * file:line, no inlined functions: the standard library's code inlined into the program,
+ * Rust's RawVec growth or C++'s containers, is the program's function) or at all (no symbol
+ * table either: every frame module+offset). Libraries without debug information (a distribution's, most often) are not
+ * said: their frames are rarely sites. */
+static void ckt_sym_nodebug(struct ckt_sym *s, struct ckt_sym_module *m)
+{
+	m->nodebug_said = true;
+	/* a distribution's programs are stripped by design (their debug information is a package
+	 * of its own, found under /usr/lib/debug where installed): not said, as for its libraries */
+	if ((strncmp(m->path, "/usr/", 5) == 0 && strncmp(m->path, "/usr/local/", 11) != 0) ||
+	    strncmp(m->path, "/bin/", 5) == 0 || strncmp(m->path, "/sbin/", 6) == 0)
+		return;
+	Dwarf_Addr bias;
+	if (m->oom_said || m->split_said || dwfl_module_getdwarf(m->mod, &bias))
+		return;
+	Elf *elf = dwfl_module_getelf(m->mod, &bias);
+	if (!elf)
+		return;
+	bool symtab = false;
+	for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn && !symtab; scn = elf_nextscn(elf, scn)) {
+		GElf_Shdr sh;
+		symtab = gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB;
+	}
+	GElf_Word crc;
+	const char *link = dwelf_elf_gnu_debuglink(elf, &crc);
+	char named[NAME_MAX + 160] = "";
+	if (link)
+		snprintf(named, sizeof(named), " (its debug link names '%.*s', found neither beside it, in .debug/ "
+			 "there nor under /usr/lib/debug)", NAME_MAX, link);
+	if (symtab)
+		ckt_sym_warn(s, "'%s' has no debug information%s: its frames are shown without file:line and "
+			     "without inlined functions, and a site may be library code inlined into its functions "
+			     "(build with -g, or Cargo's debug = \"line-tables-only\")", m->path,
+			     link ? named : " (built without it, or stripped of it)");
+	else
+		ckt_sym_warn(s, "'%s' has no debug information and no symbol table%s: its frames are shown as "
+			     "module+offset (build with -g, or Cargo's debug = \"line-tables-only\", and do not "
+			     "strip the traced build)", m->path, link ? named : " (stripped)");
+}
+
 static int ckt_sym_resolve(struct ckt_sym *s, uint64_t pc, struct ckt_sym_module *m)
 {
 	struct ckt_sym_frame f = { 0 };
@@ -2845,6 +2889,8 @@ static int ckt_sym_resolve(struct ckt_sym *s, uint64_t pc, struct ckt_sym_module
 	int n = ckt_sym_dwarf(s, m, pc - 1, &f);
 	if (n != 0)
 		return n;
+	if (!m->nodebug_said && s->n_mods && m->path == s->mods[0].path)
+		ckt_sym_nodebug(s, m);
 	return ckt_sym_symtab(s, m, pc - 1, &f) < 0 ? CKT_ENOMEM : 1;
 }
 

@@ -495,6 +495,20 @@ if [ -x $S/sites_rs ]; then
 	else
 		echo "  skip sites: Rust split debug info: build/sites/split/sites_rs_split not built"
 	fi
+	# the program without debug information (since 0.2.42: silent, its sites module+offset or
+	# RawVec's code inlined into the program's functions): one line says what is missing
+	if [ -x $S/sites_rs_strip ]; then
+		CUZKTRACE_OUT=$T/srst.zst traced srst $S/sites_rs_strip
+		$REPORT --json $T/srst.zst >/dev/null 2>$T/srst.rerr
+		expect_eq "sites: Rust program stripped (strip=symbols): one line says it has no symbols nor debug information, exit 0" \
+			"$?/$(cat $T/srst.rerr)" \
+			"0/cuzktrace-report: warning: '$S/sites_rs_strip' has no debug information and no symbol table (stripped): its frames are shown as module+offset (build with -g, or Cargo's debug = \"line-tables-only\", and do not strip the traced build)"
+		CUZKTRACE_OUT=$T/srnd.zst traced srnd $S/sites_rs_nodebug
+		$REPORT --json $T/srnd.zst >/dev/null 2>$T/srnd.rerr
+		expect_eq "sites: Rust program stripped of its debug information: one line says so, exit 0" \
+			"$?/$(cat $T/srnd.rerr)" \
+			"0/cuzktrace-report: warning: '$S/sites_rs_nodebug' has no debug information (built without it, or stripped of it): its frames are shown without file:line and without inlined functions, and a site may be library code inlined into its functions (build with -g, or Cargo's debug = \"line-tables-only\")"
+	fi
 	# a #[global_allocator] wrapping System, a generic and a const generic function: each
 	# build names the same sites (before 0.2.16 line-tables-only made the wrapper's inlined
 	# "alloc" every block's site, and named generic functions "build_aux<u64>", no crate path)

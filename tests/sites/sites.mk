@@ -21,7 +21,8 @@ SITES_PROGS += $(SITES_T)/sites_rs $(SITES_T)/sites_rs_lt $(SITES_T)/sites_rsall
 	$(SITES_T)/sites_rsalloc_lt $(SITES_T)/sites_rsalloc_ltv0 $(SITES_T)/sites_rsinl \
 	$(SITES_T)/sites_rsinl_v2 $(SITES_T)/sites_rsinl_v2v0 $(SITES_T)/sites_rsclo_lt $(SITES_T)/sites_rsclo_ltv0 \
 	$(SITES_T)/sites_rsclo_g $(SITES_T)/sites_rsclo_lto $(SITES_T)/sites_rsnomain \
-	$(SITES_T)/split/sites_rs_split $(SITES_T)/splitgone/sites_rs_splitgone
+	$(SITES_T)/split/sites_rs_split $(SITES_T)/splitgone/sites_rs_splitgone \
+	$(SITES_T)/sites_rs_strip $(SITES_T)/sites_rs_nodebug
 endif
 
 $(SITES_T)/libsites_dl%.so: tests/sites/sites_dl%.c
@@ -140,6 +141,16 @@ $(SITES_T)/splitgone/sites_rs_splitgone: tests/sites/sites_rs.rs
 	@mkdir -p $(dir $@)
 	$(call msg,RUSTC,$@)$(SITES_RUSTC_RUN) -O -g -C split-debuginfo=unpacked -o $@ $< && \
 		rm -f $(dir $@)*.dwo
+
+# stripped (Cargo's strip = "symbols"), and stripped of its debug information alone (strip =
+# "debuginfo", Cargo's release default where debug is off)
+$(SITES_T)/sites_rs_strip: tests/sites/sites_rs.rs
+	@mkdir -p $(dir $@)
+	$(call msg,RUSTC,$@)$(SITES_RUSTC_RUN) -O -g -C strip=symbols -o $@ $<
+
+$(SITES_T)/sites_rs_nodebug: tests/sites/sites_rs.rs
+	@mkdir -p $(dir $@)
+	$(call msg,RUSTC,$@)$(SITES_RUSTC_RUN) -O -C strip=debuginfo -o $@ $<
 
 .PHONY: sites-tests
 sites-tests: $(SITES_PROGS)
