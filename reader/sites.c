@@ -152,7 +152,7 @@ static bool ckt_sites_prefixed(const char *name)
 {
 	static const char *const pre[] = {
 		"operator new", "std::", "__gnu_cxx::", "alloc::", "core::", "hashbrown::",
-		"__rustc::", "cudart::", "cudaMalloc", "cudaHostAlloc", "cuMem",
+		"__rustc::", "panic_unwind::", "cudart::", "cudaMalloc", "cudaHostAlloc", "cuMem",
 	};
 	for (size_t i = 0; i < sizeof(pre) / sizeof(pre[0]); i++)
 		if (strncmp(name, pre[i], strlen(pre[i])) == 0)
@@ -337,7 +337,7 @@ bool ckt_sites_is_plumbing(const char *name)
 bool ckt_sites_is_plumbing_file(const char *file)
 {
 	static const char *const dirs[] = { "library/alloc/src/", "library/core/src/",
-					    "library/std/src/", "/hashbrown-" };
+					    "library/std/src/", "library/panic_unwind/src/", "/hashbrown-" };
 	for (size_t i = 0; file && i < sizeof(dirs) / sizeof(dirs[0]); i++)
 		if (strstr(file, dirs[i]))
 			return true;

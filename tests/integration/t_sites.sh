@@ -509,6 +509,31 @@ if [ -x $S/sites_rs ]; then
 			"$?/$(cat $T/srnd.rerr)" \
 			"0/cuzktrace-report: warning: '$S/sites_rs_nodebug' has no debug information (built without it, or stripped of it): its frames are shown without file:line and without inlined functions, and a site may be library code inlined into its functions (build with -g, or Cargo's debug = \"line-tables-only\")"
 	fi
+	# a panic unwinding through a function's blocks: its payload and the exception object
+	# panic_unwind allocates are the panic line's (since 0.2.42 the exception's 56 bytes were
+	# "panic_unwind::imp::panic (library/panic_unwind/src/gcc.rs:62)", as if a site of the
+	# program's), in both debug info levels; the peak heap is while they are live
+	cat >$T/rspanic.rs <<'RSEOF'
+#[inline(never)]
+fn stage(n: usize) -> Vec<u8> {
+    let big = vec![1u8; n]; // SITE:big
+    if std::hint::black_box(n) > 0 {
+        panic!("stage failed"); // SITE:panic
+    }
+    big
+}
+fn main() {
+    let keep = std::hint::black_box(vec![0u8; 1_000_000]);
+    let _ = stage(2_000_000);
+    drop(keep);
+}
+RSEOF
+	for dbg in 1 line-tables-only; do
+		RUST_BACKTRACE=0 rust_traced rspanic -C debuginfo=$dbg
+		expect_eq "sites: Rust panic (debuginfo=$dbg): the payload and the exception object are the panic line's" \
+			"$(cat $T/rspanic.rc)/$(site_get $T/rspanic.json sites_at_peak_heap "^rspanic::stage \(.*rspanic\.rs:$(line_of $T/rspanic.rs SITE:panic)\)\$" bytes)/$(site_get $T/rspanic.json sites_at_peak_heap "^rspanic::stage \(.*rspanic\.rs:$(line_of $T/rspanic.rs SITE:big)\)\$" bytes)/$(site_get $T/rspanic.json sites_at_peak_heap "panic_unwind" bytes)" \
+			"101/72/2000000/none"
+	done
 	# a #[global_allocator] wrapping System, a generic and a const generic function: each
 	# build names the same sites (before 0.2.16 line-tables-only made the wrapper's inlined
 	# "alloc" every block's site, and named generic functions "build_aux<u64>", no crate path)
