@@ -28,9 +28,9 @@ struct ckt_diff_row {
 	uint64_t samples[2]; /* the default mode's samples among them (0 for devices) */
 	uint64_t count[2];   /* live heap blocks (functions; 0 where unknown: phases, thread groups) */
 	uint64_t hbytes[2];  /* their bytes */
-	/* of bytes, what the samples stand for (the rest was recorded block by block, exact):
-	 * phases and thread groups; 0 for functions, whose split the report does not keep; in
-	 * the allocation calls' rows, their estimate's variance instead (ckt_diff_calls) */
+	/* of bytes, what the samples stand for (the rest was recorded block by block, exact:
+	 * phases, thread groups and, since 0.2.42, functions); in the allocation calls' rows,
+	 * their estimate's variance instead (ckt_diff_calls) */
 	uint64_t est[2];
 	uint8_t joined;      /* ckt_diff_join_bare: 1 + the side of the bare rows it took */
 	uint8_t side;        /* the trace a row was added for (before rows are merged) */
@@ -302,7 +302,8 @@ static void ckt_diff_functions(struct ckt_diff_rows *r, const struct ckt_report 
 		struct ckt_sites_entry e;
 		const struct ckt_sites *s = rep[side]->sites;
 		for (size_t i = 0; s && ckt_sites_top(s, m, i, &e); i++)
-			ckt_diff_add_site(r, e.site, side, e.bytes, e.samples, e.heap_count, e.heap_bytes, 0);
+			ckt_diff_add_site(r, e.site, side, e.bytes, e.samples, e.heap_count, e.heap_bytes,
+					  e.sampled_bytes);
 	}
 	ckt_diff_split_files(r, rep, false);
 	ckt_diff_merge(r);
@@ -1134,7 +1135,7 @@ static void ckt_diff_json_pair(struct ckt_json *j, const char *key, uint64_t bas
 }
 
 /* rate: each trace's sampling rate, for noise_bytes (NULL: rows without samples) */
-/* split: the rows keep their exact part apart (phases, thread groups): exact_change */
+/* split: the rows keep their exact part apart (phases, functions, thread groups): exact_change */
 static void ckt_diff_json_rows(struct ckt_json *j, const char *key, const char *name_key,
 			       const struct ckt_diff_rows *r, const uint64_t *rate, bool split)
 {
@@ -1161,7 +1162,7 @@ static void ckt_diff_json_rows(struct ckt_json *j, const char *key, const char *
 		if (rate && (rate[0] || rate[1]))
 			ckt_report_json_u64(j, "noise_bytes", ckt_diff_noise(&r->v[i], rate));
 		/* since 0.2.23: the change of the blocks recorded one by one, exact (phases and
-		 * thread groups between two traces of the default mode) */
+		 * thread groups between two traces of the default mode; functions since 0.2.42) */
 		if (rate && rate[0] && rate[1] && split)
 			ckt_report_json_i64(j, "exact_change", ckt_diff_sub(ckt_diff_exact(&r->v[i], 0),
 									    ckt_diff_exact(&r->v[i], 1)));
@@ -1341,7 +1342,7 @@ int ckt_report_diff_json(FILE *out, const struct ckt_report *base, const struct 
 				ckt_diff_functions(&r, rep, ckt_diff_moments[k].m);
 			else
 				ckt_diff_phases(&r, rep, ckt_diff_moments[k].m);
-			ckt_diff_json_rows(j, ckt_diff_moments[k].key, name, &r, ckt_diff_rate(k, rate), what != 1);
+			ckt_diff_json_rows(j, ckt_diff_moments[k].key, name, &r, ckt_diff_rate(k, rate), true);
 			err = err ? err : r.err;
 			free(r.v);
 			free(names_buf);

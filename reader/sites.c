@@ -82,6 +82,8 @@ struct ckt_sites_site {
 	uint64_t gpu_allocs, gpu_alloc_bytes;
 	uint64_t smp[K_COUNT];  /* live samples of the default mode at each moment: its figures
 				 * there are estimates */
+	uint64_t smpb[K_COUNT]; /* and the bytes they stand for: the rest of at[] was recorded
+				 * block by block, exact (--diff sets the two apart) */
 	bool sampled;           /* some of its allocations were samples (the CSV's estimated) */
 	uint64_t most_alloc;    /* the stack that allocated the most bytes, for the CSV */
 	size_t most_stack;
@@ -110,6 +112,12 @@ struct ckt_sites {
 	size_t n_sites, cap_sites;
 	struct ckt_sites_pin *pins;
 	size_t n_pins, cap_pins;
+	/* the default mode: each stack's live samples' bytes (weighted, as T_HEAP's), indexed as
+	 * stacks, cap_smpb of them: apart, so that an exact trace, which has no sample, keeps no
+	 * such counter (80 bytes a stack); made at the first sample, freed once the sites hold
+	 * their sums (ckt_sites_finish) */
+	struct ckt_tracked *smpb;
+	size_t cap_smpb;
 	uint32_t *site_index;   /* key pointer -> site index + 1 */
 	size_t site_index_cap;
 
@@ -470,6 +478,7 @@ void ckt_sites_free(struct ckt_sites *s)
 	free(s->enc);
 	free(s->sites);
 	free(s->pins);
+	free(s->smpb);
 	free(s->site_index);
 	for (int k = 0; k < K_COUNT; k++)
 		free(s->order[k]);
@@ -806,6 +815,23 @@ static int64_t ckt_sites_times(int64_t blocks, int64_t w)
 	return r;
 }
 
+/* Stack i's counter of sampled bytes (s->smpb), the array made or grown to the stacks'
+ * capacity first (zeroed: a counter that never moved reads 0 at every moment); NULL when out
+ * of memory. */
+static struct ckt_tracked *ckt_sites_smpb(struct ckt_sites *s, size_t i)
+{
+	if (i >= s->cap_smpb) {
+		size_t cap = s->cap_stacks > i ? s->cap_stacks : i + 1;
+		struct ckt_tracked *v = realloc(s->smpb, cap * sizeof(*v));
+		if (!v)
+			return NULL;
+		memset(v + s->cap_smpb, 0, (cap - s->cap_smpb) * sizeof(*v));
+		s->smpb = v;
+		s->cap_smpb = cap;
+	}
+	return &s->smpb[i];
+}
+
 static void ckt_sites_on_bytes(void *ctx, const struct ckt_attr *a, const struct ckt_run *run)
 {
 	struct ckt_sites *s = ctx;
@@ -832,8 +858,15 @@ static void ckt_sites_on_bytes(void *ctx, const struct ckt_attr *a, const struct
 	if (heap) {
 		ckt_tracked_run(&st->t[T_HEAP], s->epochs, delta, run->rise);
 		ckt_tracked_run(&st->t[T_HEAP_N], s->epochs, nb, nb_rise);
-		if (sample)
+		if (sample) {
+			struct ckt_tracked *b = ckt_sites_smpb(s, (size_t)i);
+			if (!b) {
+				s->err = CKT_ENOMEM;
+				return;
+			}
 			ckt_tracked_run(&st->t[T_SMP], s->epochs, run->blocks, run->blocks_rise);
+			ckt_tracked_run(b, s->epochs, delta, run->rise);
+		}
 	}
 	if (pinned && !st->pin) {
 		if (s->n_pins == s->cap_pins) {
@@ -932,12 +965,18 @@ static void ckt_sites_on_at_peak(void *ctx, const struct ckt_attr *a, enum ckt_m
 		return;
 	}
 	struct ckt_sites_stack *st = &s->stacks[i];
+	struct ckt_tracked *b = ckt_sites_smpb(s, (size_t)i);
+	if (!b) {
+		s->err = CKT_ENOMEM;
+		return;
+	}
 	int64_t nb = ckt_sites_times(blocks, llround(a->weight * CKT_SITES_ONE));
 	ckt_tracked_at_peak(&st->t[T_HEAP], s->epochs, m, delta);
 	ckt_tracked_at_peak(&st->t[T_HEAP_N], s->epochs, m, nb);
 	ckt_tracked_at_peak(&st->t[T_RSS], s->epochs, m, delta);
 	ckt_tracked_at_peak(&st->t[T_RSS_N], s->epochs, m, nb);
 	ckt_tracked_at_peak(&st->t[T_SMP], s->epochs, m, blocks);
+	ckt_tracked_at_peak(b, s->epochs, m, delta);
 }
 
 void ckt_sites_set_trace(struct ckt_sites *s, const char *path)
@@ -1081,6 +1120,12 @@ static int64_t ckt_sites_heap_at(const struct ckt_sites *s, const struct ckt_sit
 static int64_t ckt_sites_smp_at(const struct ckt_sites *s, const struct ckt_sites_stack *st, int k)
 {
 	return k == K_GPU || k == K_PINNED ? 0 : ckt_sites_value(s, &st->t[T_SMP], k);
+}
+
+/* The bytes stack i's live samples stand for at moment k (0 where it has none) */
+static int64_t ckt_sites_smpb_at(const struct ckt_sites *s, size_t i, int k)
+{
+	return k == K_GPU || k == K_PINNED || i >= s->cap_smpb ? 0 : ckt_sites_value(s, &s->smpb[i], k);
 }
 
 /* ---- the call path shown for a site ----
@@ -1323,6 +1368,7 @@ int ckt_sites_finish(struct ckt_sites *s, const struct ckt_replay_stats *st, uns
 			site->heap_at[k] += ckt_sites_pos(ckt_sites_heap_at(s, sk, k, 0));
 			site->heap_n_at[k] += ckt_sites_pos(ckt_sites_heap_at(s, sk, k, 1));
 			site->smp[k] += ckt_sites_pos(ckt_sites_smp_at(s, &s->stacks[i], k));
+			site->smpb[k] += ckt_sites_pos(ckt_sites_smpb_at(s, i, k));
 		}
 		site->allocs += sk->allocs;
 		site->allocs_var += sk->allocs_var;
@@ -1344,6 +1390,10 @@ int ckt_sites_finish(struct ckt_sites *s, const struct ckt_replay_stats *st, uns
 			site->max = sk->t[T_RSS].max;
 	}
 
+	/* the sites hold the samples' bytes now: their stacks' counters are read no more */
+	free(s->smpb);
+	s->smpb = NULL;
+	s->cap_smpb = 0;
 	ckt_sites_untraced_sum(s);
 	ckt_sites_sorting = s;
 	if (ckt_sites_paths(s) < 0)
@@ -1419,6 +1469,7 @@ bool ckt_sites_top(const struct ckt_sites *s, enum ckt_moment m, size_t i, struc
 	e->heap_count = ckt_sites_count(site->heap_n_at[k]);
 	e->estimate = site->smp[k] > 0;
 	e->samples = site->smp[k];
+	e->sampled_bytes = site->smpb[k] < e->bytes ? site->smpb[k] : e->bytes;
 	e->site = site->key;
 	e->frames = st->sym;
 	e->nframes = st->nsym;

@@ -66,6 +66,9 @@ struct ckt_sites_entry {
 				     * weighted by what it stands for): estimates */
 	uint64_t samples;           /* those samples, live then: the estimate's standard error
 				     * is about R x sqrt(samples) (each stands for about R bytes) */
+	uint64_t sampled_bytes;     /* of bytes, what those samples stand for (the rest was
+				     * recorded block by block, exact: blocks of R or more,
+				     * mappings); 0 in exact mode */
 	const char *site;           /* "function (file:line)" */
 	const char *const *frames;  /* the stack shown, innermost first: of the heaviest branch of
 				     * callers (sites.c, ckt_sites_paths) */

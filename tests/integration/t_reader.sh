@@ -1162,6 +1162,34 @@ sed -n '/^live bytes by phase at peak heap/,/^$/p' $T/pmove.txt >$T/pmove.rows
 expect_match "diff, default mode: a block moved between phases shows in msm's row as exact, not as sampling noise" \
 	"$(head -1 $T/pmove.rows)|$(grep ' msm ' $T/pmove.rows)|$(grep ' load$' $T/pmove.rows)" \
 	'^live bytes by phase at peak heap \(2 of 2 changed\)\|  ([+-][0-9.]+ (B|KiB|MiB)( \([+-](<0\.1|[0-9.]+)%\))?|no change) +[0-9.]+ MiB +[0-9.]+ MiB  msm  \(exact blocks \+8\.00 MiB; sampled ([+-][0-9.]+ (B|KiB|MiB)( \([+-](<0\.1|[0-9.]+)%\))?|no change), (within|beyond) \+-[0-9.]+ MiB\)\|  -8\.00 MiB \(-100\.0%\) +8\.00 MiB +0 B  load$'
+# Default mode: function synth keeps 2,000 blocks of 4 KiB beside one block of 8 MiB, then of 4
+# MiB (tests/progs/funcsplit.c). Its row shows the exact part apart from the small blocks'
+# estimate, as a phase's, and is a change, not noise (since 0.2.42; it read "-3.00 MiB (-18.7%)
+# 16.0 MiB 13.0 MiB synth (within sampling noise, +-8.75 MiB)": the report kept no split for
+# functions). params' 16 MiB block, exact in both, is no change; other's small blocks alone are
+# an estimate (no split). JSON exact_change on by_function rows too, at the peaks and at exit;
+# none where one trace is exact (as by_phase).
+for fsp in 8 4; do
+	CUZKTRACE_SAMPLE=524288 CUZKTRACE_OUT=$T/fsplit_$fsp.zst LD_PRELOAD=$LIB $P/funcsplit $fsp >/dev/null 2>&1
+done
+CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/fsplit_x8.zst LD_PRELOAD=$LIB $P/funcsplit 8 >/dev/null 2>&1
+$REPORT --diff $T/fsplit_8.zst $T/fsplit_4.zst >$T/fsplit.txt 2>$T/fsplit.err
+fsp_rc=$?
+$REPORT --json --diff $T/fsplit_8.zst $T/fsplit_4.zst >$T/fsplit.json 2>/dev/null
+fsp_change='([+-][0-9.]+ (B|KiB|MiB)( \([+-](<0\.1|[0-9.]+)%\))?|no change)'
+for fsp_m in 'peak heap' 'peak RSS' 'exit'; do
+	sed -n "/^live bytes by function at $fsp_m/,/^\$/p" $T/fsplit.txt >$T/fsplit.rows
+	expect_match "diff, default mode: a function's exact block changed beside its small blocks' estimate: the two parts apart, not sampling noise ($fsp_m)" \
+		"$fsp_rc/$(cat $T/fsplit.err)/$(head -1 $T/fsplit.rows)|$(grep ' synth ' $T/fsplit.rows)|$(grep ' params$' $T/fsplit.rows)|$(grep -c ' other  (exact' $T/fsplit.rows)" \
+		"^0//live bytes by function at $fsp_m \\([123] of 3 changed(, 1 of them within sampling noise)?\\)\\|  $fsp_change +[0-9.]+ MiB +[0-9.]+ MiB  synth  \\(exact blocks -4\\.00 MiB \\(-50\\.0%\\); sampled $fsp_change, (within|beyond) \\+-[0-9.]+ MiB\\)\\|  no change                  16\\.0 MiB     16\\.0 MiB  params\\|0\$"
+done
+expect_eq "diff, default mode, JSON: exact_change of each function at the peaks and at exit" \
+	"$($PY -c 'import json, sys; d = json.load(open(sys.argv[1]))["by_function"]; print(" / ".join(" ".join("%s %d" % (r["function"], r["exact_change"]) for r in sorted(d[m], key=lambda r: r["function"])) for m in ("peak_heap", "peak_rss", "live_at_exit")))' $T/fsplit.json)" \
+	"other 0 params 0 synth -4194304 / other 0 params 0 synth -4194304 / other 0 params 0 synth -4194304"
+$REPORT --json --diff $T/fsplit_x8.zst $T/fsplit_4.zst >$T/fsplitx.json 2>/dev/null
+expect_eq "diff, exact against default mode: no exact_change by function, no split in the text" \
+	"$($PY -c 'import json, sys; d = json.load(open(sys.argv[1]))["by_function"]; print(sum("exact_change" in r for m in ("peak_heap", "peak_rss", "live_at_exit") for r in d[m]), sum(len(d[m]) for m in ("peak_heap", "peak_rss", "live_at_exit")))' $T/fsplitx.json)/$($REPORT --diff $T/fsplit_x8.zst $T/fsplit_4.zst 2>/dev/null | grep -c '(exact blocks')" \
+	"0 9/0"
 # (since 0.2.27 a diff with a default-mode side whose peak heap fell in other phases says that
 # the mode knows the moment only to the running totals' sends: diffprog's load, exact, against
 # its default-mode run, whose main thread's small blocks, sent at the next phase call, make
