@@ -1216,6 +1216,23 @@ static void ckt_diff_json_calls(struct ckt_json *j, const struct ckt_diff_rows *
 	ckt_report_json_array_close(j);
 }
 
+/* {base, trace}: a header key's value in each trace, null where its header has none */
+static void ckt_diff_json_header(struct ckt_json *j, const struct ckt_report *const rep[2], const char *name,
+				 const char *key)
+{
+	static const char *const sides[2] = { "base", "trace" };
+	ckt_report_json_open(j, name);
+	for (int k = 0; k < 2; k++) {
+		const struct ckt_header_kv *v = ckt_decode_header_kv(rep[k]->dec, key);
+		ckt_report_json_key(j, sides[k]);
+		if (v)
+			ckt_report_json_str(j, v->value, v->value_len);
+		else
+			fputs("null", j->f);
+	}
+	ckt_report_json_close(j);
+}
+
 int ckt_report_diff_json(FILE *out, const struct ckt_report *base, const struct ckt_report *cur)
 {
 	const struct ckt_report *const rep[2] = { base, cur };
@@ -1237,16 +1254,7 @@ int ckt_report_diff_json(FILE *out, const struct ckt_report *base, const struct 
 	/* since 0.2.33: each side's program and how it ended (the single report's exe and
 	 * end_reason; null where the header has no exe, or the trace no end record) */
 	static const char *const sides[2] = { "base", "trace" };
-	ckt_report_json_open(j, "program");
-	for (int k = 0; k < 2; k++) {
-		const struct ckt_header_kv *exe = ckt_decode_header_kv(rep[k]->dec, "exe");
-		ckt_report_json_key(j, sides[k]);
-		if (exe)
-			ckt_report_json_str(j, exe->value, exe->value_len);
-		else
-			fputs("null", out);
-	}
-	ckt_report_json_close(j);
+	ckt_diff_json_header(j, rep, "program", "exe");
 	ckt_report_json_open(j, "end_reason");
 	for (int k = 0; k < 2; k++) {
 		const char *why = ckt_report_end_key(rep[k]->st);
@@ -1262,16 +1270,7 @@ int ckt_report_diff_json(FILE *out, const struct ckt_report *base, const struct 
 	ckt_report_json_u64(j, "base", ckt_decode_header(base->dec)->format_version);
 	ckt_report_json_u64(j, "trace", ckt_decode_header(cur->dec)->format_version);
 	ckt_report_json_close(j);
-	ckt_report_json_open(j, "tracer_version");
-	for (int k = 0; k < 2; k++) {
-		const struct ckt_header_kv *v = ckt_decode_header_kv(rep[k]->dec, "tracer_version");
-		ckt_report_json_key(j, sides[k]);
-		if (v)
-			ckt_report_json_str(j, v->value, v->value_len);
-		else
-			fputs("null", out);
-	}
-	ckt_report_json_close(j);
+	ckt_diff_json_header(j, rep, "tracer_version", "tracer_version");
 	ckt_report_json_key(j, "estimates");
 	fputs(ckt_diff_estimates(rep) ? "true" : "false", out);
 	ckt_diff_json_pair(j, "sample_rate_bytes", base->st->sample_r, cur->st->sample_r, true, true, NULL, NULL, NULL);
