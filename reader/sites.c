@@ -984,6 +984,11 @@ void ckt_sites_set_trace(struct ckt_sites *s, const char *path)
 	ckt_sym_set_trace(s->sym, path);
 }
 
+void ckt_sites_set_start(struct ckt_sites *s, uint64_t start_wall_ns)
+{
+	ckt_sym_set_start(s->sym, start_wall_ns);
+}
+
 void ckt_sites_set_depth(struct ckt_sites *s, unsigned depth)
 {
 	s->depth = depth;

@@ -38,6 +38,8 @@ void ckt_sites_free(struct ckt_sites *s);
 void ckt_sites_set_depth(struct ckt_sites *s, unsigned depth);
 /* the trace read, for the line when symbolizing runs out of memory (ckt_sym_set_trace) */
 void ckt_sites_set_trace(struct ckt_sites *s, const char *path);
+/* when it began (ckt_sym_set_start) */
+void ckt_sites_set_start(struct ckt_sites *s, uint64_t start_wall_ns);
 
 /* Registers s as an observer of r (before the replay runs). Returns 0 or CKT_ENOMEM. */
 int ckt_sites_attach(struct ckt_sites *s, struct ckt_replay *r);

@@ -191,6 +191,7 @@ struct ckt_sym {
 	char *debuginfo_path;          /* for dwfl_standard_find_debuginfo (NULL: default) */
 	Dwfl_Callbacks cb;
 	char *trace;                   /* the trace read, for the out-of-memory line (ckt_sym_oom) */
+	uint64_t start_wall_ns;        /* when it began (ckt_sym_set_start; 0: unknown) */
 };
 
 /* The symbolizer at work on this thread (set by the entry points that reach libdw) */
@@ -217,6 +218,11 @@ void ckt_sym_set_trace(struct ckt_sym *s, const char *path)
 {
 	free(s->trace);
 	s->trace = path ? strdup(path) : NULL;
+}
+
+void ckt_sym_set_start(struct ckt_sym *s, uint64_t start_wall_ns)
+{
+	s->start_wall_ns = start_wall_ns;
 }
 
 /* ---- strings ---- */
@@ -617,6 +623,16 @@ static void ckt_sym_open(struct ckt_sym *s, struct ckt_sym_module *m)
 			     : changed ? " (--modules DIR finds the traced build in DIR)" : "");
 		return;
 	}
+	/* no build-id to tell another build by (lld and mold write none unless asked): a file
+	 * modified after the trace began may have been rebuilt since, and its names and lines would
+	 * be another build's, silently (since 0.2.42). Read as it is, with one line. */
+	struct stat sb;
+	if (!m->build_id[0] && s->start_wall_ns && stat(m->path, &sb) == 0 &&
+	    (uint64_t)sb.st_mtim.tv_sec * 1000000000u + (uint64_t)sb.st_mtim.tv_nsec > s->start_wall_ns)
+		ckt_sym_warn(s, "'%s' was modified after the trace began and has no build-id to tell whether it is "
+			     "the build that ran: if it was rebuilt since, the names and lines shown for its frames "
+			     "are wrong (link with -Wl,--build-id to have it checked; lld and mold write none by "
+			     "default)", m->path);
 	m->state = CKT_MOD_OK;
 }
 

@@ -35,6 +35,10 @@ void ckt_sym_free(struct ckt_sym *s);
 /* The trace the symbolizer reads for, named by the out-of-memory line when libdw runs out of
  * memory (it cannot go on: the reader ends, status 1). Copied. */
 void ckt_sym_set_trace(struct ckt_sym *s, const char *path);
+/* When the trace began (its header's start_wall_ns; 0: unknown): a module the trace recorded
+ * without a build-id whose file was modified after that may not be the build that ran, which
+ * nothing else can tell; one warning says so. */
+void ckt_sym_set_start(struct ckt_sym *s, uint64_t start_wall_ns);
 
 /* One MODULE record: load bias, [lo, hi) span, path, build-id in lowercase hex (may be
  * empty). Consecutive MODULE records form one module map (the writer writes the whole map
