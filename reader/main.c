@@ -975,8 +975,10 @@ static int ckt_main_read(const struct ckt_args *a, struct ckt_main_read *m, bool
 	if (m->sites) {
 		ckt_sites_set_depth(m->sites, (unsigned)m->depth);
 		ckt_sites_set_trace(m->sites, m->path);
-		const char *start = ckt_decode_header_get(m->dec, "start_wall_ns");
-		ckt_sites_set_start(m->sites, start ? strtoull(start, NULL, 10) : 0);
+		uint64_t start = 0; /* 0: unknown (absent, or not a number) */
+		if (!ckt_util_dec_u64(ckt_decode_header_get(m->dec, "start_wall_ns"), &start))
+			start = 0;
+		ckt_sites_set_start(m->sites, start);
 	}
 	if (!m->sites || ckt_sites_attach(m->sites, m->rep) < 0) {
 		ckt_main_oom(m->path);

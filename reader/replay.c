@@ -3090,19 +3090,16 @@ static int ckt_replay_feed_heap(struct ckt_decoder *d, struct ckt_replay *r, str
 static int ckt_replay_take_run(struct ckt_replay *r, uint64_t tid, const struct ckt_ev *ev,
 			       const uint64_t *aux, size_t n, struct ckt_error *err)
 {
-	size_t ti;
-	for (bool first = true; n; first = false) {
+	while (n) {
 		if (__builtin_expect(r->held > 2 * r->max_held, 0)) {
 			int rc = ckt_replay_bound(r);
 			if (rc < 0)
 				return ckt_replay_err(r, err, rc);
 		}
-		if (first) {
-			if (!ckt_replay_slot(r, tid, &ti))
-				return ckt_util_err(err, CKT_ENOMEM, "out of memory");
-		} else if (r->threads[ti].n == r->threads[ti].cap && ckt_replay_queue_grow(r, &r->threads[ti]) < 0) {
+		/* the thread (made at its first run), its queue grown when full */
+		size_t ti;
+		if (!ckt_replay_slot(r, tid, &ti))
 			return ckt_util_err(err, CKT_ENOMEM, "out of memory");
-		}
 		/* room for one at least: the queue is not full and held is within twice the bound */
 		struct ckt_thread *th = &r->threads[ti];
 		size_t k = ckt_replay_run_room(r, th);
