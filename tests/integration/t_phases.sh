@@ -250,7 +250,8 @@ expect_eq "relative LD_PRELOAD, a cd in between: the entry anchored, the childre
 # out without a word): a child killed before its first flush, one killed after flushes (its
 # child complete), two complete, one still running as the report reads (started last, the
 # shell spinning a while after it; a child even when its tracer starts after the shell's exit,
-# since 0.2.37: see below); a file of junk and a copy of the header's first 100 bytes; the exe as the header has it (a newline kept in JSON)
+# since 0.2.37: see below); a file of junk and a copy of the header's first 100 bytes; the exe as the header has it (a newline kept in JSON).
+# (The test directory is TMP before numbers become N: mktemp's name can hold three digits.)
 mkdir -p $T/kinst
 cp /bin/true "$T/kinst/tr
 ue"
@@ -258,11 +259,11 @@ ue"
 (cd $T/kinst && $REPORT t.zst >$T/kinst.txt 2>/dev/null && $REPORT --json t.zst >$T/kinst.json 2>/dev/null)
 wait_for_no_writer() { for _ in $(seq 60); do $REPORT --json "$1" 2>/dev/null | $PY -c 'import json,sys; sys.exit(any(k["being_written"] for k in json.load(sys.stdin)["child_traces"]))' && return; sleep 0.1; done; }
 expect_eq "child traces: each one's end (no event, truncated, complete, being written), unreadable files named; text and JSON" \
-	"$(sed -n 's/^\(child trace\|descendant trace\|unreadable trace\) *\(.*\)/\1: \2/p' $T/kinst.txt | sed -E 's/[0-9]{3,}/N/g; s/being written/W/; s/^child trace: t.N.zst .\/usr\/bin\/sleep, pid N; (truncated: no end record|holds no event): a process is still writing it.$/child trace: sleep still running/')/$($PY -c 'import json,sys; d = json.load(open(sys.argv[1])); print([(k["status"], k["events"] if k["status"] != "complete" else k["events"] > 0, k["being_written"], k["error"]) for k in d["child_traces"]], [(b["path"], b["error"]) for b in d["child_traces_unreadable"]], repr([k["exe"] for k in d["child_traces"]][3][-6:]))' $T/kinst.json | sed -E "s/\('(truncated|no_events)', (None|0), True, None\)/('sleep running')/")" \
+	"$(sed -n 's/^\(child trace\|descendant trace\|unreadable trace\) *\(.*\)/\1: \2/p' $T/kinst.txt | sed "s|$T/|TMP/|g" | sed -E 's/[0-9]{3,}/N/g; s/being written/W/; s/^child trace: t.N.zst .\/usr\/bin\/sleep, pid N; (truncated: no end record|holds no event): a process is still writing it.$/child trace: sleep still running/')/$($PY -c 'import json,sys; d = json.load(open(sys.argv[1])); print([(k["status"], k["events"] if k["status"] != "complete" else k["events"] > 0, k["being_written"], k["error"]) for k in d["child_traces"]], [(b["path"], b["error"]) for b in d["child_traces_unreadable"]], repr([k["exe"] for k in d["child_traces"]][3][-6:]))' $T/kinst.json | sed -E "s/\('(truncated|no_events)', (None|0), True, None\)/('sleep running')/")" \
 	"child trace: t.N.zst (/usr/bin/dash, pid N; holds no event (killed before its first flush))
 child trace: t.N.zst (/usr/bin/dash, pid N; truncated: no end record)
 descendant trace: t.N.zst (/usr/bin/sleep, pid N, started by pid N)
-child trace: t.N.zst ($T/kinst/tr?ue, pid N)
+child trace: t.N.zst (TMP/kinst/tr?ue, pid N)
 child trace: t.N.zst (/usr/bin/head, pid N)
 child trace: sleep still running
 unreadable trace: t.N.zst (the file ends inside the header frame)
