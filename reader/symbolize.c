@@ -617,10 +617,15 @@ static void ckt_sym_open(struct ckt_sym *s, struct ckt_sym_module *m)
 	}
 	if (!ok) {
 		/* rebuilt in place since the trace (changed): the usual case of "did my change
-		 * move the peak?", where --modules finds the traced build kept elsewhere */
+		 * move the peak?", where --modules finds the traced build kept elsewhere; so is a
+		 * file moved or deleted since (a build directory cleaned, a container gone), when
+		 * the trace has the build-id to find it by (since 0.2.43) */
+		struct stat sb;
+		bool gone = !changed && m->build_id[0] && stat(m->path, &sb) != 0 &&
+			    (errno == ENOENT || errno == ENOTDIR);
 		ckt_sym_warn(s, "%s; its frames are shown as module+offset%s", why,
 			     ckt_sym_ndirs && m->build_id[0] ? " (no file of its name and build-id in --modules)"
-			     : changed ? " (--modules DIR finds the traced build in DIR)" : "");
+			     : changed || gone ? " (--modules DIR finds the traced build in DIR)" : "");
 		return;
 	}
 	/* no build-id to tell another build by (lld and mold write none unless asked): a file

@@ -92,6 +92,15 @@ expect_eq "sites: module path is a FIFO: reader exit 0, one warning" "$?/$(cat $
 	"0/cuzktrace-report: warning: cannot read '$T/moved/libsites_lib.so': not a regular file; its frames are shown as module+offset"
 expect_eq "sites: module path is a FIFO: frames as module+offset" \
 	"$(site_get $T/fifo.json sites_at_peak '^libsites_lib\.so\+0x[0-9a-f]+$' bytes)" 2097229
+# Deleted since (a build directory cleaned): the warning points to --modules, which finds the
+# traced build by its build-id in another directory (since 0.2.43).
+rm -f $T/moved/libsites_lib.so && mkdir -p $T/kept && cp $S/libsites_lib.so $T/kept/
+$REPORT --json $T/moved.zst >$T/gone.json 2>$T/gone.rerr
+expect_eq "sites: module deleted since: exit 0, one warning naming --modules" "$?/$(cat $T/gone.rerr)" \
+	"0/cuzktrace-report: warning: cannot read '$T/moved/libsites_lib.so': No such file or directory; its frames are shown as module+offset (--modules DIR finds the traced build in DIR)"
+$REPORT --json --modules $T/kept $T/moved.zst >$T/kept.json 2>$T/kept.rerr
+expect_eq "sites: module deleted since, found by --modules: silent, its function named" \
+	"$(cat $T/kept.rerr)/$(site_get $T/kept.json sites_at_peak '^sites_lib_alloc ' bytes)" "/2097229"
 
 # ---- the two unwinders (preload/stacks.c): a thread steps a cursor until stepping has taken
 # 125 us of its time, then uses unw_backtrace; both must give the same stack. libunwcount.so,
