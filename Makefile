@@ -164,6 +164,11 @@ $(B)/progs/diffprog_nobid: tests/progs/diffprog.c $(B)/.flags
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$@)$(CC) -std=gnu11 -D_GNU_SOURCE -O2 -g -Wall -Iinclude -Wl,--build-id=none -o $@ $< -lpthread -ldl
 
+# and rebuilt so: other code, no build-id (the reader tells it by its segments' span)
+$(B)/progs/diffprog_v2_nobid: tests/progs/diffprog.c $(B)/.flags
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$@)$(CC) -std=gnu11 -D_GNU_SOURCE -DDIFFPROG_V2 -O2 -g -Wall -Iinclude -Wl,--build-id=none -o $@ $< -lpthread -ldl
+
 # a program that exports its own fallbacks of the phase API
 $(B)/progs/apistubs: tests/progs/apistubs.c $(B)/.flags
 	@mkdir -p $(dir $@)
@@ -298,7 +303,7 @@ $(B)/examples/%: examples/%.c $(B)/.flags
 unit: $(UNIT_BIN)
 	$(Q)fail=0; for t in $(UNIT_BIN); do echo "== $$t"; $$t || fail=1; done; exit $$fail
 
-integration: $(LIB) $(REPORT) $(PROG_BIN) $(B)/progs/diffprog_v2 $(B)/progs/diffprog_nobid $(B)/progs/exitcode_static $(B)/progs/renamed_a $(B)/progs/renamed_b $(B)/progs/apistubs $(B)/progs/ctor $(B)/progs/ownmalloc_keys $(B)/progs/ownalias $(B)/progs/nopieaddr $(B)/progs/libtlsbare.so $(B)/progs/libtlsplug.so $(B)/progs/libtlsshim.so $(B)/progs/libplainlib.so $(B)/progs/libdlloop.so $(B)/progs/libfdswap.so $(B)/progs/libunwcount.so $(B)/progs/libmapwatch.so $(B)/progs/libunwflush.so $(B)/progs/libslowmunmap.so $(B)/progs/libslowctor.so $(B)/progs/libnofn.so $(B)/progs/libmmapalloc.so $(B)/progs/libfakeclock.so $(B)/progs/libnewalloc.so $(B)/progs/cxxnew $(B)/progs/cxxthrow $(B)/progs/cxxdollar $(B)/progs/libcxxplug.so $(B)/progs/libcxxplug_static.so $(B)/progs/libcxxplug_static2.so $(B)/progs/libcxxouter.so $(B)/progs/libcxxvia.so $(B)/progs/libcxxfirst.so $(B)/progs/libcxxhigh.so $(B)/progs/libcxxmany.so $(B)/progs/libdlsymshim.so $(B)/progs/libnomemfd.so $(B)/progs/libdwfail.so $(B)/progs/linkapi
+integration: $(LIB) $(REPORT) $(PROG_BIN) $(B)/progs/diffprog_v2 $(B)/progs/diffprog_nobid $(B)/progs/diffprog_v2_nobid $(B)/progs/exitcode_static $(B)/progs/renamed_a $(B)/progs/renamed_b $(B)/progs/apistubs $(B)/progs/ctor $(B)/progs/ownmalloc_keys $(B)/progs/ownalias $(B)/progs/nopieaddr $(B)/progs/libtlsbare.so $(B)/progs/libtlsplug.so $(B)/progs/libtlsshim.so $(B)/progs/libplainlib.so $(B)/progs/libdlloop.so $(B)/progs/libfdswap.so $(B)/progs/libunwcount.so $(B)/progs/libmapwatch.so $(B)/progs/libunwflush.so $(B)/progs/libslowmunmap.so $(B)/progs/libslowctor.so $(B)/progs/libnofn.so $(B)/progs/libmmapalloc.so $(B)/progs/libfakeclock.so $(B)/progs/libnewalloc.so $(B)/progs/cxxnew $(B)/progs/cxxthrow $(B)/progs/cxxdollar $(B)/progs/libcxxplug.so $(B)/progs/libcxxplug_static.so $(B)/progs/libcxxplug_static2.so $(B)/progs/libcxxouter.so $(B)/progs/libcxxvia.so $(B)/progs/libcxxfirst.so $(B)/progs/libcxxhigh.so $(B)/progs/libcxxmany.so $(B)/progs/libdlsymshim.so $(B)/progs/libnomemfd.so $(B)/progs/libdwfail.so $(B)/progs/linkapi
 	$(Q)bash tests/integration/run.sh
 
 check: deps

@@ -531,6 +531,29 @@ void ckt_sym_set_module_dirs(const char *const *dirs, size_t n)
 	ckt_sym_ndirs = n;
 }
 
+/* Whether the file opened as m loads the span the trace recorded for it ([lo, hi) of its PT_LOAD
+ * segments, less the load bias, as the tracer takes it: preload/elfsym.c). True when the file's
+ * program headers cannot be read (nothing to tell by). */
+static bool ckt_sym_same_span(struct ckt_sym_module *m)
+{
+	GElf_Addr bias;
+	Elf *elf = dwfl_module_getelf(m->mod, &bias);
+	size_t np;
+	if (!elf || elf_getphdrnum(elf, &np) != 0)
+		return true;
+	uint64_t lo = UINT64_MAX, hi = 0;
+	for (size_t k = 0; k < np; k++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(elf, (int)k, &ph))
+			return true;
+		if (ph.p_type != PT_LOAD)
+			continue;
+		lo = ph.p_vaddr < lo ? ph.p_vaddr : lo;
+		hi = ph.p_vaddr + ph.p_memsz > hi ? ph.p_vaddr + ph.p_memsz : hi;
+	}
+	return lo == m->lo - m->base && hi == m->hi - m->base;
+}
+
 /* Opens the ELF file at path as m, with its own Dwfl (so modules that occupied the same
  * addresses at different times never collide), and checks m's build-id. Returns true, or
  * false with the reason in why (NULL: not wanted) and nothing left open; *changed (when not
@@ -589,6 +612,15 @@ static bool ckt_sym_try(struct ckt_sym *s, struct ckt_sym_module *m, const char 
 			*changed = true;
 		if (!ok && nb >= 0 && why)
 			snprintf(why, n, "'%s' changed since it was traced (build-id differs)", path);
+	}
+	/* no build-id (lld and mold write none unless asked): the span of its loaded segments,
+	 * which the trace recorded, tells most rebuilds apart, whatever the file's mtime (code
+	 * that grew or shrank moves the segments after it); since 0.2.43 */
+	if (ok && !m->build_id[0] && m->hi > m->lo && !ckt_sym_same_span(m)) {
+		ok = false;
+		if (why)
+			snprintf(why, n, "'%s' changed since it was traced (its loaded segments' span differs, and it has "
+				 "no build-id to find the traced build by)", path);
 	}
 	if (!ok) {
 		dwfl_end(m->dwfl);

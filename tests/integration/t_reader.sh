@@ -1535,6 +1535,15 @@ $REPORT --json $T/nb1.zst >$T/nb2.json 2>$T/nb2.err
 expect_eq "no build-id: the file older than the trace silent; modified after it, one line, exit 0, the same report" \
 	"$?|$(cat $T/nb1.err)|$(cat $T/nb2.err)|$(cmp -s $T/nb1.json $T/nb2.json && echo same)" \
 	"0||cuzktrace-report: warning: '$T/nb/diffprog' was modified after the trace began and has no build-id to tell whether it is the build that ran: if it was rebuilt since, the names and lines shown for its frames are wrong (link with -Wl,--build-id to have it checked; lld and mold write none by default)|same"
+# rebuilt in place with other code and its old mtime kept (cp -p, a build that sets times):
+# the span of its loaded segments, which the trace recorded, differs: one line, and its frames
+# as module+offset, not another build's names (since 0.2.43; before, silent)
+cp $P/diffprog_v2_nobid $T/nb/diffprog
+touch -d '2020-01-01' $T/nb/diffprog
+$REPORT --json $T/nb1.zst >$T/nb3.json 2>$T/nb3.err
+expect_eq "no build-id, rebuilt with its old mtime: exit 0, one line, its frames as module+offset" \
+	"$?|$(cat $T/nb3.err)|$($PY -c 'import json, sys; print(sorted({e["site"].split("+")[0] for e in json.load(open(sys.argv[1]))["sites_at_peak_heap"]}))' $T/nb3.json)" \
+	"0|cuzktrace-report: warning: '$T/nb/diffprog' changed since it was traced (its loaded segments' span differs, and it has no build-id to find the traced build by); its frames are shown as module+offset|['diffprog']"
 # the usual way to compare: trace, rebuild in place, trace again. The base's program then has
 # another build-id: without its old build its functions are module+offset (one warning that
 # names the base) and match nothing; with the old build kept in a --modules directory, they

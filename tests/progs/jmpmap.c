@@ -1,7 +1,8 @@
 /* jmpmap.c: a timeout around a slow system call, the textbook way (setitimer and a handler
  * that leaves by siglongjmp; legal, as mmap is async-signal-safe): 3 rounds of a 128 MiB
  * mmap with MAP_POPULATE (tens of ms) under a 2 ms timer, each left by the jump as the call
- * returns (the mapping is lost to the program; untraced the same), then 100 blocks of 1 MiB
+ * returns (the mapping is lost to the program; untraced the same; tries where the timer fired
+ * before the call, or the call beat it, do not count: see main), then 100 blocks of 1 MiB
  * kept, allocated from main, and "jmpmap: done (3 jumps)". A jump out of the tracer's mmap hook left
  * the thread's guard up: every later call of the thread passed through untraced, the 100 MiB
  * missing, counted lost as a signal handler's. With the argument "fork", each jump is followed
@@ -20,7 +21,7 @@
 #include <pthread.h>
 
 static sigjmp_buf jb;
-static volatile int jumps;
+static volatile int jumps, jumps_after;
 static void *volatile keep[100];
 static volatile int prepared, forked;
 
@@ -43,8 +44,18 @@ int main(int argc, char **argv)
 	struct sigaction sa = {0};
 	sa.sa_handler = on_alarm;
 	sigaction(SIGALRM, &sa, NULL);
-	for (volatile int round = 0; round < 3; round++) {
+	/* Rounds until 3 jumps have left a made mapping (20 tries at most): on a busy machine the
+	 * timer can fire before the call is entered (no mapping: not a round), or the call beat
+	 * the timer (unmapped: not a round either). Each try maps at an address of its own
+	 * (MAP_FIXED_NOREPLACE), so mincore tells whether the jump left its mapping made. */
+	static volatile int tries;
+	for (tries = 0; jumps_after < 3 && tries < 20; tries++) {
+		char *at = (char *)0x300000000000ul + (size_t)tries * (1ul << 30);
 		if (sigsetjmp(jb, 1)) {
+			unsigned char v;
+			if (mincore(at, 4096, &v) != 0)
+				continue; /* jumped before the call was entered */
+			jumps_after++;
 			if (forks) { /* first after the jump: before any other hook */
 				pid_t p = fork();
 				if (p == 0)
@@ -56,8 +67,8 @@ int main(int argc, char **argv)
 		}
 		struct itimerval it = {{0, 0}, {0, 2000}};
 		setitimer(ITIMER_REAL, &it, NULL);
-		void *m = mmap(NULL, 128 << 20, PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+		void *m = mmap(at, 128 << 20, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE | MAP_FIXED_NOREPLACE, -1, 0);
 		struct itimerval off = {{0, 0}, {0, 0}};
 		setitimer(ITIMER_REAL, &off, NULL);
 		if (m != MAP_FAILED) /* the call beat the timer */
@@ -65,7 +76,7 @@ int main(int argc, char **argv)
 	}
 	for (int i = 0; i < 100; i++) /* from main, as the calls left: at their depth */
 		keep[i] = malloc(1 << 20);
-	printf("jmpmap: done (%d jumps)\n", jumps);
+	printf("jmpmap: done (%d jumps)\n", jumps_after);
 	if (forks)
 		printf("jmpmap: atfork handlers ran for %d of %d forks\n", prepared, forked);
 	return 0;
