@@ -87,6 +87,7 @@ typedef struct {
 	X(cuMemUnmap, "cuMemUnmap", 0, 99999, 0)                               \
 	X(cuMemHostUnregister, "cuMemHostUnregister", 0, 99999, 0)             \
 	X(cuGetProcAddress, "cuGetProcAddress", 0, 11999, 0)                   \
+	X(cuGetProcAddress_v2_ptsz, "cuGetProcAddress", 12000, 99999, 2)       \
 	X(cuGetProcAddress_v2, "cuGetProcAddress", 12000, 99999, 0)            \
 	X(cuArrayCreate_v2, "cuArrayCreate", 3020, 99999, 0)                   \
 	X(cuArray3DCreate_v2, "cuArray3DCreate", 3020, 99999, 0)               \
@@ -155,6 +156,8 @@ CKT_EXPORT CUresult cuMemHostUnregister(void *p);
 CKT_EXPORT CUresult cuGetProcAddress(const char *sym, void **pfn, int ver, unsigned long long flags);
 CKT_EXPORT CUresult cuGetProcAddress_v2(const char *sym, void **pfn, int ver, unsigned long long flags,
 					int *status);
+CKT_EXPORT CUresult cuGetProcAddress_v2_ptsz(const char *sym, void **pfn, int ver, unsigned long long flags,
+					     int *status);
 /* memory the tracer does not count (warn_untraced) */
 typedef struct {
 	char reserved[64];
@@ -923,6 +926,28 @@ CUresult cuGetProcAddress_v2(const char *sym, void **pfn, int ver, unsigned long
 	gpa2_fn *real = get_real(W_cuGetProcAddress_v2);
 	if (CKT_UNLIKELY(!real))
 		return CUDA_ERROR_NOT_INITIALIZED;
+	struct ckt_tls *t = &ckt_tls;
+	t->in_driver++;
+	CUresult rc = real(sym, pfn, ver, flags, status);
+	if (rc == CUDA_SUCCESS)
+		substitute(sym, pfn, ver, flags);
+	t->in_driver--;
+	return rc;
+}
+
+/* The per-thread-default-stream form of cuGetProcAddress_v2 (CUDA 12 and later): what cuda.h
+ * names cuGetProcAddress in a program built with CUDA_API_PER_THREAD_DEFAULT_STREAM (nvcc
+ * --default-stream per-thread), and what the driver hands out for a lookup of cuGetProcAddress
+ * with the per-thread flag. Flags without a stream mode mean the per-thread default stream
+ * there, as the driver's own does: said to the driver and to substitute(), so that the program
+ * gets the _ptsz wrappers, each calling the driver's _ptsz function. */
+CUresult cuGetProcAddress_v2_ptsz(const char *sym, void **pfn, int ver, unsigned long long flags, int *status)
+{
+	gpa2_fn *real = get_real(W_cuGetProcAddress_v2_ptsz);
+	if (CKT_UNLIKELY(!real))
+		return CUDA_ERROR_NOT_INITIALIZED;
+	if (!(flags & 3ull))
+		flags |= CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM;
 	struct ckt_tls *t = &ckt_tls;
 	t->in_driver++;
 	CUresult rc = real(sym, pfn, ver, flags, status);

@@ -101,6 +101,7 @@ CUresult cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream s);
 CUresult cuStreamSynchronize(CUstream s);
 CUresult cuGetProcAddress(const char *sym, void **pfn, int ver, cuuint64_t flags);
 CUresult cuGetProcAddress_v2(const char *sym, void **pfn, int ver, cuuint64_t flags, int *status);
+CUresult cuGetProcAddress_v2_ptsz(const char *sym, void **pfn, int ver, cuuint64_t flags, int *status);
 
 typedef CUresult gpa1_t(const char *, void **, int, cuuint64_t);
 typedef CUresult gpa2_t(const char *, void **, int, cuuint64_t, int *);

@@ -4,6 +4,11 @@
  *   v2      dlsym("cuGetProcAddress_v2"), 5-argument lookups, CUDA 12000 (default)
  *   v1      dlsym("cuGetProcAddress"), 4-argument lookups, CUDA 11030
  *   ptsz    v2 with CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM: the _ptsz allocators
+ *   v2ptsz  dlsym("cuGetProcAddress_v2_ptsz") (what cuda.h of CUDA 12 and later names
+ *           cuGetProcAddress in a program built with CUDA_API_PER_THREAD_DEFAULT_STREAM), asked
+ *           with flags 0, which mean the per-thread default stream for it: the _ptsz allocators
+ *   ptszself  v2, asked for cuGetProcAddress itself with the per-thread flag, which hands out
+ *           cuGetProcAddress_v2_ptsz: then the same as v2ptsz
  *   newver  one 1 MiB cuMemAlloc looked up for CUDA 14000 (unknown to the tracer)
  *   flags   v2 with a flag no CUDA version defines (8): taken as the default stream mode
  *   cudart13  the lookups of the CUDA 13.0 static runtime (libcudart_static.a), in its order,
@@ -129,10 +134,11 @@ int main(int argc, char **argv)
 			return 8;
 		gpa1 = self;
 	} else {
-		gpa2 = dlsym(h, "cuGetProcAddress_v2");
+		gpa2 = dlsym(h, !strcmp(mode, "v2ptsz") ? "cuGetProcAddress_v2_ptsz" : "cuGetProcAddress_v2");
 		gpa2_t *self = NULL;
 		int st;
-		if (!gpa2 || gpa2("cuGetProcAddress", (void **)&self, 12000, 0, &st) != CUDA_SUCCESS || !self)
+		cuuint64_t self_flags = !strcmp(mode, "ptszself") ? CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM : 0;
+		if (!gpa2 || gpa2("cuGetProcAddress", (void **)&self, 12000, self_flags, &st) != CUDA_SUCCESS || !self)
 			return 8;
 		gpa2 = self;
 	}
@@ -178,5 +184,5 @@ int main(int argc, char **argv)
 	d.free_async = lookup("cuMemFreeAsync");
 	ver = async_ver;
 	exercise(&d);
-	return async_calls(h, !strcmp(mode, "ptsz"));
+	return async_calls(h, !strcmp(mode, "ptsz") || !strcmp(mode, "v2ptsz") || !strcmp(mode, "ptszself"));
 }

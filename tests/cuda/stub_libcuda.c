@@ -551,6 +551,7 @@ CUresult cuMemHostUnregister(void *p)
 /* ---- cuGetProcAddress: base name + version + stream mode -> function ---- */
 struct proc { const char *base; int minver; int mode; void *fn; };
 CUresult cuGetProcAddress_v2(const char *sym, void **pfn, int ver, cuuint64_t flags, int *status);
+CUresult cuGetProcAddress_v2_ptsz(const char *sym, void **pfn, int ver, cuuint64_t flags, int *status);
 CUresult cuGetProcAddress(const char *sym, void **pfn, int ver, cuuint64_t flags);
 /* The table hands out the driver's own functions through hidden aliases: a reference to an
  * exported name would bind to an interposer's definition of that name (as it does for the
@@ -605,6 +606,8 @@ LOCAL(cuIpcOpenMemHandle_v2)
 LOCAL(cuIpcOpenMemHandle)
 LOCAL(cuCtxDestroy_v2)
 LOCAL(cuStreamSynchronize)
+LOCAL(cuGetProcAddress_v2_ptsz)
+LOCAL(cuGetProcAddress_v2)
 static const struct proc procs[] = {
 	/* newest version first: the first entry whose minver <= ver wins */
 	{ "cuInit", 2000, 0, (void *)h_cuInit },
@@ -656,6 +659,9 @@ static const struct proc procs[] = {
 	{ "cuMemFreeAsync", 11020, 2, (void *)h_cuMemFreeAsync_ptsz },
 	{ "cuMemFreeAsync", 11020, 1, (void *)h_cuMemFreeAsync },
 	{ "cuStreamSynchronize", 2000, 0, (void *)h_cuStreamSynchronize },
+	/* the driver's own, as a real one hands out (the two below are the exported ones, which an
+	 * interposer's definitions take the place of) */
+	{ "cuGetProcAddress", 12000, 2, (void *)h_cuGetProcAddress_v2_ptsz },
 	{ "cuGetProcAddress", 12000, 0, (void *)cuGetProcAddress_v2 },
 	{ "cuGetProcAddress", 11030, 0, (void *)cuGetProcAddress },
 };
@@ -687,4 +693,15 @@ CUresult cuGetProcAddress_v2(const char *sym, void **pfn, int ver, cuuint64_t fl
 CUresult cuGetProcAddress(const char *sym, void **pfn, int ver, cuuint64_t flags)
 {
 	return cuGetProcAddress_v2(sym, pfn, ver, flags, NULL);
+}
+
+/* the per-thread-default-stream form (CUDA 12: what cuda.h names cuGetProcAddress when
+ * CUDA_API_PER_THREAD_DEFAULT_STREAM is defined): flags without a stream mode mean the
+ * per-thread default stream (the lookup itself is the driver's own, not its export's, which an
+ * interposer takes the place of) */
+CUresult cuGetProcAddress_v2_ptsz(const char *sym, void **pfn, int ver, cuuint64_t flags, int *status)
+{
+	if (!(flags & (CU_GET_PROC_ADDRESS_LEGACY_STREAM | CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM)))
+		flags |= CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM;
+	return h_cuGetProcAddress_v2(sym, pfn, ver, flags, status);
 }

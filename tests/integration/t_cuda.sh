@@ -141,6 +141,14 @@ expect_eq "a free the driver refuses: status and output unchanged, one line with
 cuda_case cu_static_v2 $C/cu_static v2
 cuda_case cu_static_v1 $C/cu_static v1
 cuda_case cu_static_ptsz $C/cu_static ptsz
+# cuGetProcAddress_v2_ptsz, the getter of a program built for the per-thread default stream
+# (found with dlsym, and handed out for a lookup of cuGetProcAddress with the per-thread flag):
+# the same figures, and its lookups with flags 0 still give the _ptsz allocators (cu_static
+# checks which variants the calls reached). Before 0.2.43 the first went around the tracer
+# (nothing counted: peak GPU 0), and the second got the tracer's legacy-stream getter: the
+# program's stream-ordered calls then ran on the legacy default stream.
+cuda_case cu_static_v2ptsz $C/cu_static v2ptsz
+cuda_case cu_static_ptszself $C/cu_static ptszself
 # the lookups of the CUDA 13.0 static runtime, at its versions, against a 13.0 driver
 CKT_STUB_DRIVER_VERSION=13000 cuda_case cu_static_cudart13 $C/cu_static cudart13
 # ... and with memory live at its cudaDeviceReset, which looks up cuDevicePrimaryCtxReset at 7000
