@@ -100,6 +100,8 @@ typedef struct {
 	X(cuDevicePrimaryCtxReset, "cuDevicePrimaryCtxReset", 7000, 10999, 0) \
 	X(cuDevicePrimaryCtxReset_v2, "cuDevicePrimaryCtxReset", 11000, 99999, 0) \
 	X(cuCtxDestroy_v2, "cuCtxDestroy", 4000, 99999, 0)                     \
+	X(cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease", 7000, 10999, 0) \
+	X(cuDevicePrimaryCtxRelease_v2, "cuDevicePrimaryCtxRelease", 11000, 99999, 0) \
 	X(cuMemPoolCreate, "cuMemPoolCreate", 0, 99999, 0)                     \
 	X(cuMemPoolDestroy, "cuMemPoolDestroy", 0, 99999, 0)                   \
 	X(cuDeviceGetDefaultMemPool, "cuDeviceGetDefaultMemPool", 0, 99999, 0) \
@@ -166,6 +168,8 @@ CKT_EXPORT CUresult cuArrayCreate_v2(void **arr, const void *desc);
 CKT_EXPORT CUresult cuDevicePrimaryCtxReset(CUdevice dev);
 CKT_EXPORT CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev);
 CKT_EXPORT CUresult cuCtxDestroy_v2(CUcontext ctx);
+CKT_EXPORT CUresult cuDevicePrimaryCtxRelease(CUdevice dev);
+CKT_EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev);
 CKT_EXPORT CUresult cuArray3DCreate_v2(void **arr, const void *desc);
 CKT_EXPORT CUresult cuMipmappedArrayCreate(void **arr, const void *desc, unsigned levels);
 CKT_EXPORT CUresult cuGraphAddMemAllocNode(void **node, void *graph, void *const *deps, size_t ndeps,
@@ -867,6 +871,50 @@ CKT_DRV_UNTRACED(cuMemRetainAllocationHandle,
 CKT_DRV_CONTEXT_GONE(cuDevicePrimaryCtxReset, (CUdevice dev), (dev))
 CKT_DRV_CONTEXT_GONE(cuDevicePrimaryCtxReset_v2, (CUdevice dev), (dev))
 CKT_DRV_CONTEXT_GONE(cuCtxDestroy_v2, (CUcontext ctx), (ctx))
+
+/* A primary context's last reference released: the driver destroys the context and frees its
+ * memory, as a reset does (a program of the driver API that retained it, as Rust's and Python's
+ * bindings do, and released it at the end without freeing everything first). An earlier
+ * reference released leaves it active: cuDevicePrimaryCtxGetState after the call tells the
+ * two apart (a driver without it: nothing said). */
+typedef CUresult primary_state_fn(CUdevice, unsigned *, int *);
+
+static int primary_gone(CUdevice dev)
+{
+	static void *_Atomic state_fn;
+	static atomic_int state_tried;
+	if (!atomic_load(&state_tried)) {
+		void *p = find_driver_fn("cuDevicePrimaryCtxGetState", "cuDevicePrimaryCtxGetState", 7000, 0);
+		if (p)
+			atomic_store(&state_fn, p);
+		atomic_store(&state_tried, 1);
+	}
+	primary_state_fn *st = (primary_state_fn *)atomic_load(&state_fn);
+	unsigned flags = 0;
+	int active = 1;
+	return st && st(dev, &flags, &active) == CUDA_SUCCESS && !active;
+}
+
+#define CKT_DRV_PRIMARY_RELEASE(W)                                                                     \
+	CUresult W(CUdevice dev)                                                                       \
+	{                                                                                              \
+		CKT_DRV_ENTER(W, (CUdevice), (dev))                                                    \
+		long live = atomic_load_explicit(&cuda_recorded_live, memory_order_relaxed) +          \
+			    (atomic_load_explicit(&cuda_mapped_bytes, memory_order_relaxed) != 0);        \
+		CUresult rc = real(dev);                                                               \
+		if (rc == CUDA_SUCCESS && live > 0 && primary_gone(dev))                               \
+			warn_untraced(W_##W, " and released the last reference to a primary context, "  \
+					     "which the driver destroys, while CUDA memory it had "    \
+					     "allocated was live; the driver frees that memory there, " \
+					     "with no call the tracer records: it stays counted (GPU " \
+					     "and pinned figures after it, and live at exit, too high " \
+					     "by it)");                                                \
+		t->in_driver--;                                                                        \
+		return rc;                                                                             \
+	}
+/* the 7.0 ABI (same argument) and the 11.0 one */
+CKT_DRV_PRIMARY_RELEASE(cuDevicePrimaryCtxRelease)
+CKT_DRV_PRIMARY_RELEASE(cuDevicePrimaryCtxRelease_v2)
 
 #define CKT_FREE_ASYNC(W, FN) \
 	CKT_DRV_FREE(W, FN, CKT_CUDA_POOL, dptr, (CUdeviceptr dptr, CUstream s), (dptr, s))

@@ -6,6 +6,10 @@
  * exit.
  * "reset": after the same, the primary context reset with nothing live, then with 1 MiB live
  * (cudaDeviceReset), twice.
+ * "release": after the same, device 0's primary context released (its last reference: the
+ * driver destroys it) with nothing live; then retained again, 1 MiB on the device, not freed,
+ * retained once more and released twice: the first release leaves the context active, the
+ * second destroys it (and frees the 1 MiB) with no call the tracer records.
  * "refused": after the same, 4 MiB on the device whose first cuMemFree the driver refuses
  * (error 201, no current context: the stub's cuzktrace_stub_refuse_next_free), then 1 MiB,
  * then its free again, accepted, and the 1 MiB's; then 64 KiB registered and unregistered twice
@@ -145,6 +149,19 @@ int main(int argc, char **argv)
 		CHECK(cuMemAlloc_v2(&m, MiB));
 		CHECK(cuDevicePrimaryCtxReset_v2(0));
 		CHECK(cuDevicePrimaryCtxReset_v2(0));
+	}
+	if (argc > 1 && !strcmp(argv[1], "release")) {
+		CUcontext c;
+		CUdeviceptr m;
+		CHECK(cuDevicePrimaryCtxRelease_v2(0));
+		CHECK(cuDevicePrimaryCtxRetain(&c, 0));
+		CHECK(cuCtxSetCurrent(c));
+		CHECK(cuMemAlloc_v2(&m, MiB));
+		CHECK(cuDevicePrimaryCtxRetain(&c, 0));
+		CHECK(cuDevicePrimaryCtxRelease_v2(0));
+		CHECK(cuDevicePrimaryCtxRelease_v2(0));
+		if (cuDevicePrimaryCtxRelease_v2(0) != CUDA_ERROR_INVALID_CONTEXT)
+			return 15;
 	}
 	if (argc > 1 && !strcmp(argv[1], "refused")) {
 		CUdeviceptr a, b;

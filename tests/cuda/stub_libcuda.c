@@ -78,11 +78,39 @@ CUresult cuDriverGetVersion(int *v)
 	return CUDA_SUCCESS;
 }
 CUresult cuDeviceGetCount(int *n) { *n = NDEV; return CUDA_SUCCESS; }
+/* each device's primary context: its references (retained minus released); active while any */
+static int primary_refs[NDEV];
 CUresult cuDevicePrimaryCtxRetain(CUcontext *ctx, CUdevice dev)
 {
 	if (dev < 0 || dev >= NDEV)
 		return CUDA_ERROR_INVALID_DEVICE;
+	__atomic_add_fetch(&primary_refs[dev], 1, __ATOMIC_RELAXED);
 	*ctx = (CUcontext)(uintptr_t)(dev + 1);
+	return CUDA_SUCCESS;
+}
+/* the last reference released destroys the context, and the driver frees its memory then (the
+ * stub keeps its books: the tracer must say so when the program had memory live) */
+CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
+{
+	if (dev < 0 || dev >= NDEV)
+		return CUDA_ERROR_INVALID_DEVICE;
+	int n = __atomic_load_n(&primary_refs[dev], __ATOMIC_RELAXED);
+	do {
+		if (n == 0)
+			return CUDA_ERROR_INVALID_CONTEXT;
+	} while (!__atomic_compare_exchange_n(&primary_refs[dev], &n, n - 1, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+	return CUDA_SUCCESS;
+}
+/* the 7.0 ABI, same argument */
+CUresult cuDevicePrimaryCtxRelease(CUdevice dev) { return cuDevicePrimaryCtxRelease_v2(dev); }
+CUresult cuDevicePrimaryCtxGetState(CUdevice dev, unsigned *flags, int *active)
+{
+	if (dev < 0 || dev >= NDEV)
+		return CUDA_ERROR_INVALID_DEVICE;
+	if (!flags || !active)
+		return CUDA_ERROR_INVALID_VALUE;
+	*flags = 0;
+	*active = __atomic_load_n(&primary_refs[dev], __ATOMIC_RELAXED) > 0;
 	return CUDA_SUCCESS;
 }
 CUresult cuCtxSetCurrent(CUcontext ctx) { cur_dev = ctx ? (int)(uintptr_t)ctx - 1 : 0; return CUDA_SUCCESS; }
@@ -567,6 +595,9 @@ LOCAL(cuDeviceGetName)
 LOCAL(cuDeviceGetUuid)
 LOCAL(cuDeviceGetUuid_v2)
 LOCAL(cuDevicePrimaryCtxRetain)
+LOCAL(cuDevicePrimaryCtxRelease_v2)
+LOCAL(cuDevicePrimaryCtxRelease)
+LOCAL(cuDevicePrimaryCtxGetState)
 LOCAL(cuDriverGetVersion)
 LOCAL(cuInit)
 LOCAL(cuMemAlloc)
@@ -614,6 +645,9 @@ static const struct proc procs[] = {
 	{ "cuDriverGetVersion", 2020, 0, (void *)h_cuDriverGetVersion },
 	{ "cuDeviceGetCount", 2000, 0, (void *)h_cuDeviceGetCount },
 	{ "cuDevicePrimaryCtxRetain", 7000, 0, (void *)h_cuDevicePrimaryCtxRetain },
+	{ "cuDevicePrimaryCtxRelease", 11000, 0, (void *)h_cuDevicePrimaryCtxRelease_v2 },
+	{ "cuDevicePrimaryCtxRelease", 7000, 0, (void *)h_cuDevicePrimaryCtxRelease },
+	{ "cuDevicePrimaryCtxGetState", 7000, 0, (void *)h_cuDevicePrimaryCtxGetState },
 	{ "cuCtxSetCurrent", 4000, 0, (void *)h_cuCtxSetCurrent },
 #ifndef CKT_STUB_NO_CTX_GET_DEVICE
 	{ "cuCtxGetDevice", 2000, 0, (void *)h_cuCtxGetDevice },

@@ -128,6 +128,15 @@ expect_eq "context reset with a released but mapped VMM handle: one line, its 2 
 cu_mode cu_vtiled vmmtiled
 expect_eq "context reset after one unmap of several mappings: no line, nothing live at exit" \
 	"$cu_said/$(jget $T/cu_vtiled.json live_at_exit.gpu_bytes)/$(cat $T/cu_vtiled.rerr)" "0/cu_linked: done//0/"
+# a primary context's last reference released (cuDevicePrimaryCtxRelease, as a program of the
+# driver API does at its end): the driver destroys the context and frees its memory, like a
+# reset. With nothing live it says nothing; a release that leaves the context active (another
+# reference) neither, with 1 MiB live; the last one then, one line, and the 1 MiB stays counted
+# (since 0.2.43; before, nothing said so)
+cu_mode cu_release release
+expect_eq "primary context's last reference released with 1 MiB live: status and output unchanged, one line, the 1 MiB live at exit" \
+	"$cu_said/$(jget $T/cu_release.json live_at_exit.gpu_bytes)/$(cat $T/cu_release.rerr)" \
+	"0/cu_linked: done/cuzktrace: warning: the program called cuDevicePrimaryCtxRelease_v2 and released the last reference to a primary context, which the driver destroys, while CUDA memory it had allocated was live; the driver frees that memory there, with no call the tracer records: it stays counted (GPU and pinned figures after it, and live at exit, too high by it)/1048576/"
 # a free of the right kind the driver refuses (here error 201, no current context): the
 # tracer recorded it before the call (so no other thread can be handed the address first),
 # the trace counts the 4 MiB freed there, and one line says so (since 0.2.19; silent before).
