@@ -417,22 +417,29 @@ expect_eq "write error in a pause's flush: status 0, the call as untraced, one e
 # each, so neither the stop nor the signals look like a stuck writer and nothing is dropped
 # (with a clock deadline the 13 s dropped events; counting waits, the signals did).
 if [ "$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo 0)" -le 1 ]; then
-	CUZKTRACE_RSS_MS=0 CUZKTRACE_QUIET=1 CUZKTRACE_OUT=$T/stopwait.zst LD_PRELOAD=$LIB $P/churn 0 1200 200 \
-		>$T/stopwait.out 2>$T/stopwait.err &
-	sw_pid=$!
-	sw_wr=
-	for _ in $(seq 100); do
-		sw_wr=$(ls /proc/$sw_pid/task 2>/dev/null | grep -v "^$sw_pid\$" | head -1)
-		[ -n "$sw_wr" ] && break
-		sleep 0.05
-	done
-	$PY - "$sw_pid" "$sw_wr" <<'PYEOF' >$T/stopwait.py 2>&1
-import ctypes, os, signal, sys, time
+	# the program is started by the script, so that it is seized within milliseconds of its
+	# writer's start (a script started after it, slow to start on a busy machine, found the
+	# program gone: ptrace failed, ESRCH)
+	$PY - $P/churn $T/stopwait.out $T/stopwait.err $LIB $T/stopwait.zst <<'PYEOF' >$T/stopwait.py 2>&1
+import ctypes, os, signal, subprocess, sys, time
 libc = ctypes.CDLL(None, use_errno=True)
 PTRACE_SEIZE, PTRACE_INTERRUPT, PTRACE_DETACH = 0x4206, 0x4207, 17
-pid, tid = int(sys.argv[1]), int(sys.argv[2])
-if libc.ptrace(PTRACE_SEIZE, tid, 0, 0) != 0 or libc.ptrace(PTRACE_INTERRUPT, tid, 0, 0) != 0:
+env = dict(os.environ, CUZKTRACE_RSS_MS='0', CUZKTRACE_QUIET='1', LD_PRELOAD=sys.argv[4],
+           CUZKTRACE_OUT=sys.argv[5])
+p = subprocess.Popen([sys.argv[1], '0', '1200', '200'], env=env,
+                     stdout=open(sys.argv[2], 'w'), stderr=open(sys.argv[3], 'w'))
+pid, tid = p.pid, None
+for _ in range(5000):
+    try:
+        tid = next((int(t) for t in os.listdir('/proc/%d/task' % pid) if int(t) != pid), None)
+    except OSError:
+        pass
+    if tid:
+        break
+    time.sleep(0.001)
+if not tid or libc.ptrace(PTRACE_SEIZE, tid, 0, 0) != 0 or libc.ptrace(PTRACE_INTERRUPT, tid, 0, 0) != 0:
     print('ptrace failed: errno %d' % ctypes.get_errno())
+    p.wait()
     sys.exit(1)
 os.waitpid(tid, 0x40000000)  # __WALL
 time.sleep(1)                # the ring fills; the main thread waits for room
@@ -441,10 +448,9 @@ time.sleep(11)
 os.kill(pid, signal.SIGCONT)
 time.sleep(1)
 libc.ptrace(PTRACE_DETACH, tid, 0, 0)
-print('done')
+print('done' if p.wait() == 0 else 'status %d' % p.returncode)
 PYEOF
-	wait $sw_pid
-	expect_eq "stopped while waiting for room: status 0" "$?/$(cat $T/stopwait.py)" "0/done"
+	expect_eq "stopped while waiting for room: status 0" "$(cat $T/stopwait.py)" "done"
 	$REPORT --json $T/stopwait.zst >$T/stopwait.json 2>$T/stopwait.rerr
 	expect_eq "stopped while waiting for room: nothing lost, reader silent" \
 		"$(jget $T/stopwait.json lost_events)/$(cat $T/stopwait.rerr)" "0/"
