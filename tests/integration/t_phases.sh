@@ -841,6 +841,16 @@ CUZKTRACE_SAMPLE=0 CUZKTRACE_RSS_MS=0 CUZKTRACE_OUT=$T/pnempty0.zst traced pnemp
 expect_eq "a phase named \"\" in the CSV's active_phases; no RSS samples: bytes_at_peak_rss empty in the sites CSV" \
 	"$($REPORT --csv - $T/pnempty.zst 2>/dev/null | $PY -c 'import csv,sys; r = list(csv.DictReader(sys.stdin)); print(sorted(set(x["active_phases"] for x in r)), len([x for x in r if x["active_phases"] == "\"\""]) >= 3)')/$($REPORT --sites-csv - $T/pnempty0.zst 2>/dev/null | $PY -c 'import csv,sys; r = list(csv.DictReader(sys.stdin)); print(sorted(set(x["bytes_at_peak_rss"] for x in r)), [x["bytes_at_peak_heap"] for x in r if "phasenames.c" in x["site"]])')" \
 	"['', '\"\"'] True/[''] ['3000']"
+# a name that holds '+' is quoted in the timeline CSV's active_phases, its own quotes doubled, so
+# that the list splits at the '+' outside quotes (since 0.2.43: "fft+msm" read as two phases)
+CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/pnplus.zst traced pnplus $P/phasenames plus
+expect_eq "names holding '+' in the CSV's active_phases: quoted, and split back to the JSON's names" \
+	"$($REPORT --csv - $T/pnplus.zst 2>/dev/null | $PY -c 'import csv,re,sys
+cells = [x["active_phases"] for x in csv.DictReader(sys.stdin)]
+c = max(set(cells), key=cells.count)  # the 50 ms with all four active
+split = lambda c: [n[1:-1].replace("\"\"", "\"") if n[:1] == "\"" else n for n in re.findall(r"(?:\"(?:[^\"]|\"\")*\"|[^+\"])+", c)]
+print(c, split(c))')/$($REPORT --json $T/pnplus.zst 2>/dev/null | $PY -c 'import json,sys; print(json.load(sys.stdin)["peak_heap"]["active_phases"])')" \
+	"\"fft+msm\"+\"C++\"+\"q\"\"+x\"+plain ['fft+msm', 'C++', 'q\"+x', 'plain']/['fft+msm', 'C++', 'q\"+x', 'plain']"
 CUZKTRACE_SAMPLE=0 CUZKTRACE_PHASES='logsynth=SYNTH_START..SYNTH_END' CUZKTRACE_OUT=$T/pnmany.zst traced pnmany $P/phasenames many
 $REPORT --json $T/pnmany.zst >$T/pnmany.json 2>$T/pnmany.rerr
 expect_eq "a rule's phase after 5,000 pushed names: its bytes; the tracer's one line" \

@@ -14,6 +14,9 @@
  *                     on a thread named "(unnamed)" (8,000) beside an unnamed one (4,000):
  *                     the report's own labels, which a program may give too; all held
  *   phasenames empty  a phase named "" pushed for 50 ms around a block of 3,000 bytes (held)
+ *   phasenames plus   names that hold '+': "fft+msm" begun (process-wide), then "C++", "q\"+x"
+ *                     and "plain" pushed, for 50 ms around a block of 4,000 bytes (held): the
+ *                     timeline's active_phases joins names by '+'
  *   phasenames null   a push of NULL inside "prove" and its pop: "prove" holds its 1,000,000
  *                     bytes before, 2,000,000 inside and 3,000,000 after (all held; the pop
  *                     popped "prove", and the last block was of no phase)
@@ -190,6 +193,19 @@ int main(int argc, char **argv)
 		pthread_barrier_wait(&wide_out);
 		for (int i = 0; i < WIDE; i++)
 			pthread_join(t[i], NULL);
+		return 0;
+	}
+	if (argc > 1 && !strcmp(argv[1], "plus")) {
+		cuzktrace_phase_begin("fft+msm");
+		cuzktrace_phase_push("C++");
+		cuzktrace_phase_push("q\"+x");
+		cuzktrace_phase_push("plain");
+		keep[0] = malloc(4000);
+		usleep(50000);
+		cuzktrace_phase_pop();
+		cuzktrace_phase_pop();
+		cuzktrace_phase_pop();
+		cuzktrace_phase_end("fft+msm");
 		return 0;
 	}
 	if (argc > 1 && !strcmp(argv[1], "empty")) {
