@@ -137,7 +137,12 @@ b1 = round(w * 600 * 1024)
 k = [sum(int(r['allocated_bytes']) for r in csv.DictReader(open(f)) if 'sampled.c' in r['site']) // b1 for f in sys.argv[1:3]]
 row = [r for r in json.load(open(sys.argv[3]))['by_function']['peak_heap'] if r['function'] == 'main']
 noise = math.floor(3 * 1048576 * math.sqrt(k[0] + k[1]))
-text = [l for l in open(sys.argv[4]) if l.rstrip().split('  ')[-1].startswith('(within') or l.rstrip().endswith(' main')]
+# the peak heap's rows only, as `want` below (at the peak RSS, sampled before every block was
+# made, the counts can differ where those at the peak heap do not)
+lines = open(sys.argv[4]).read().split('\n')
+at = lines.index(next(l for l in lines if l.startswith('live bytes by function at peak heap')))
+sect = lines[at + 1:lines.index('', at)]
+text = [l for l in sect if l.rstrip().split('  ')[-1].startswith('(within') or l.rstrip().endswith(' main')]
 marked = any('main  (within sampling noise, +-' in l for l in text)
 want = 0 < abs(row[0]['change']) <= noise if row else False
 ph = [r for r in json.load(open(sys.argv[3]))['by_phase']['peak_heap'] if r['phase'] == '(none)']
