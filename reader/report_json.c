@@ -412,7 +412,7 @@ static void ckt_report_json_site(struct ckt_json *j, const char *site, const cha
 
 /* sites_at_peak (peak RSS), sites_at_peak_heap, sites_at_peak_gpu, sites_at_peak_pinned (since
  * 0.2.22) and sites_at_exit (heap
- * blocks live at the end of the trace): [{bytes, count, estimate, samples, site,
+ * blocks live at the end of the trace; sites_at_exit_gpu and _pinned since 0.2.43, CUDA memory): [{bytes, count, estimate, samples, site,
  * frames, stacks, callers_bytes}], largest first, as many as --top; frames are the stack shown
  * (the heaviest branch of callers), innermost first. Then each list's <key>_rest. */
 static void ckt_report_json_sites(struct ckt_json *j, const char *key, const struct ckt_sites *s,
@@ -790,6 +790,8 @@ int ckt_report_json_print(FILE *out, const struct ckt_report *rep)
 	ckt_report_json_sites(j, "sites_at_peak_gpu", rep->sites, CKT_AT_PEAK_GPU);
 	ckt_report_json_sites(j, "sites_at_peak_pinned", rep->sites, CKT_AT_PEAK_PINNED);
 	ckt_report_json_sites(j, "sites_at_exit", rep->sites, CKT_SITES_EXIT);
+	ckt_report_json_sites(j, "sites_at_exit_gpu", rep->sites, CKT_SITES_EXIT_GPU); /* since 0.2.43 */
+	ckt_report_json_sites(j, "sites_at_exit_pinned", rep->sites, CKT_SITES_EXIT_PINNED);
 	ckt_report_json_calls(j, rep->sites);
 
 	if (rep->phases)

@@ -33,11 +33,33 @@ static uint64_t ckt_sites_count(uint64_t fixed)
 
 /* The moments with a site list, and the counters they read. K_EXIT is the end of the trace:
  * the heap blocks still live then (leaks, for a program that exits), read from the counters'
- * current values rather than from a peak's epoch. */
-enum { K_HEAP, K_RSS, K_GPU, K_PINNED, K_EXIT, K_COUNT };
+ * current values rather than from a peak's epoch; K_GPU_EXIT and K_PINNED_EXIT the same for
+ * CUDA device and pinned memory (since 0.2.43). */
+enum { K_HEAP, K_RSS, K_GPU, K_PINNED, K_EXIT, K_GPU_EXIT, K_PINNED_EXIT, K_COUNT };
 static const enum ckt_moment ckt_sites_moment[K_COUNT] = { CKT_AT_PEAK_HEAP, CKT_AT_PEAK_RSS, CKT_AT_PEAK_GPU,
-							   CKT_AT_PEAK_PINNED, CKT_SITES_EXIT };
-static const int ckt_sites_tbytes[K_COUNT] = { T_HEAP, T_RSS, T_GPU, 0, T_HEAP }; /* K_PINNED: pins */
+							   CKT_AT_PEAK_PINNED, CKT_SITES_EXIT, CKT_SITES_EXIT_GPU,
+							   CKT_SITES_EXIT_PINNED };
+/* K_PINNED, K_PINNED_EXIT: the pins */
+static const int ckt_sites_tbytes[K_COUNT] = { T_HEAP, T_RSS, T_GPU, 0, T_HEAP, T_GPU, 0 };
+
+/* the moments at the end of the trace (counters' current values) */
+static bool ckt_sites_at_end(int k)
+{
+	return k >= K_EXIT;
+}
+
+/* the moments of CUDA memory alone: no heap block, no sample */
+static bool ckt_sites_cuda(int k)
+{
+	return k == K_GPU || k == K_PINNED || k == K_GPU_EXIT || k == K_PINNED_EXIT;
+}
+
+/* what a moment's bytes are a share of, in the text */
+static const char *ckt_sites_of(int k)
+{
+	return k == K_EXIT ? "the heap then" : k == K_GPU_EXIT ? "the GPU memory then"
+		: k == K_PINNED_EXIT ? "the pinned memory then" : "the peak";
+}
 
 /* CUDA pinned host memory's bytes and blocks, for the few stacks that allocate it (the
  * parameters a prover keeps pinned): apart, so that every other stack does without them */
@@ -1102,15 +1124,15 @@ static bool ckt_sites_listed(int k, int64_t bytes, int64_t blocks)
 }
 
 /* A stack's bytes (blocks: 1) at the moment of list k. */
-/* Counter t of a stack at moment k (K_EXIT: now, at the end). */
+/* Counter t of a stack at moment k (K_EXIT and the other ends: now, at the end). */
 static int64_t ckt_sites_value(const struct ckt_sites *s, const struct ckt_tracked *t, int k)
 {
-	return k == K_EXIT ? t->cur : ckt_tracked_at(t, s->epochs, ckt_sites_moment[k]);
+	return ckt_sites_at_end(k) ? t->cur : ckt_tracked_at(t, s->epochs, ckt_sites_moment[k]);
 }
 
 static int64_t ckt_sites_at(const struct ckt_sites *s, const struct ckt_sites_stack *st, int k, int blocks)
 {
-	if (k == K_PINNED)
+	if (k == K_PINNED || k == K_PINNED_EXIT)
 		return st->pin ? ckt_sites_value(s, &s->pins[st->pin - 1].t[blocks], k) : 0;
 	return ckt_sites_value(s, &st->t[ckt_sites_tbytes[k] + blocks], k);
 }
@@ -1118,19 +1140,19 @@ static int64_t ckt_sites_at(const struct ckt_sites *s, const struct ckt_sites_st
 /* The stack's heap bytes (blocks: 1) at moment k: at the peak RSS, those without its mappings */
 static int64_t ckt_sites_heap_at(const struct ckt_sites *s, const struct ckt_sites_stack *st, int k, int blocks)
 {
-	return k == K_GPU || k == K_PINNED ? 0 : ckt_sites_value(s, &st->t[T_HEAP + blocks], k);
+	return ckt_sites_cuda(k) ? 0 : ckt_sites_value(s, &st->t[T_HEAP + blocks], k);
 }
 
 /* The stack's live samples at moment k (heap blocks only: none among GPU memory). */
 static int64_t ckt_sites_smp_at(const struct ckt_sites *s, const struct ckt_sites_stack *st, int k)
 {
-	return k == K_GPU || k == K_PINNED ? 0 : ckt_sites_value(s, &st->t[T_SMP], k);
+	return ckt_sites_cuda(k) ? 0 : ckt_sites_value(s, &st->t[T_SMP], k);
 }
 
 /* The bytes stack i's live samples stand for at moment k (0 where it has none) */
 static int64_t ckt_sites_smpb_at(const struct ckt_sites *s, size_t i, int k)
 {
-	return k == K_GPU || k == K_PINNED || i >= s->cap_smpb ? 0 : ckt_sites_value(s, &s->smpb[i], k);
+	return ckt_sites_cuda(k) || i >= s->cap_smpb ? 0 : ckt_sites_value(s, &s->smpb[i], k);
 }
 
 /* ---- the call path shown for a site ----
@@ -1341,7 +1363,9 @@ int ckt_sites_finish(struct ckt_sites *s, const struct ckt_replay_stats *st, uns
 	s->peak[K_PINNED] = st->peak_pinned.bytes;
 	s->peak_ts[K_PINNED] = st->peak_pinned.ts;
 	s->peak[K_EXIT] = st->heap_bytes;
-	s->peak_ts[K_EXIT] = st->duration_ns;
+	s->peak[K_GPU_EXIT] = st->gpu_bytes;
+	s->peak[K_PINNED_EXIT] = st->pinned_bytes;
+	s->peak_ts[K_EXIT] = s->peak_ts[K_GPU_EXIT] = s->peak_ts[K_PINNED_EXIT] = st->duration_ns;
 	s->ended = st->ended;
 	s->sampled = st->sample_r != 0;
 	s->sample_r = st->sample_r;
@@ -1613,7 +1637,7 @@ static void ckt_sites_text_rest(FILE *out, const struct ckt_sites *s, int k)
 {
 	char h[32], e[32];
 	struct ckt_sites_rest r;
-	const char *of = k == K_EXIT ? "the heap then" : "the peak";
+	const char *of = ckt_sites_of(k);
 	ckt_sites_rest(s, ckt_sites_moment[k], &r);
 	double peak = s->peak[k] ? (double)s->peak[k] : 1.0;
 	if (r.other_sites)
@@ -1649,7 +1673,8 @@ static void ckt_sites_text_moment(FILE *out, const struct ckt_sites *s, int k, c
 			fputs(k == K_RSS && !s->has_rss ? ": no RSS samples in the trace\n\n" : ": none\n\n", out);
 		return;
 	}
-	fprintf(out, " (%s%s at %s s; %zu of %zu site%s)\n", k == K_EXIT ? "heap " : "",
+	fprintf(out, " (%s%s at %s s; %zu of %zu site%s)\n",
+		k == K_EXIT ? "heap " : k == K_GPU_EXIT ? "GPU memory " : k == K_PINNED_EXIT ? "pinned " : "",
 		ckt_util_fmt_bytes(h, sizeof(h), s->peak[k]), ckt_util_fmt_secs(t, sizeof(t), s->peak_ts[k], 6),
 		s->n_order[k], s->n_nonzero[k], s->n_nonzero[k] == 1 ? "" : "s");
 	for (size_t i = 0; i < s->n_order[k]; i++) {
@@ -1661,8 +1686,7 @@ static void ckt_sites_text_moment(FILE *out, const struct ckt_sites *s, int k, c
 		bool over_rss = k == K_RSS && share > 100.0 && !e.estimate;
 		fprintf(out, "  #%zu  %s (%" PRIu64 " bytes), %.1f%% of %s%s, %" PRIu64 " allocation%s live%s\n",
 			i + 1, ckt_util_fmt_bytes(h, sizeof(h), e.bytes), e.bytes, share,
-			k == K_EXIT ? "the heap then" : "the peak",
-			over_rss ? " (allocated, not all resident)" : "", e.count, e.count == 1 ? "" : "s",
+			ckt_sites_of(k), over_rss ? " (allocated, not all resident)" : "", e.count, e.count == 1 ? "" : "s",
 			e.estimate ? " (estimated from samples)" : "");
 		/* several stacks: what goes through each caller shown, as a bottom-up tree's
 		 * heaviest branch would say */
@@ -1762,6 +1786,13 @@ void ckt_sites_print_text(FILE *out, const struct ckt_sites *s)
 	if (s->peak[K_PINNED])
 		ckt_sites_text_moment(out, s, K_PINNED, "at peak CUDA pinned host memory");
 	ckt_sites_text_moment(out, s, K_EXIT, s->ended ? "live at exit" : "live at cut");
+	/* CUDA memory left live (since 0.2.43): shown when there is some */
+	if (s->peak[K_GPU_EXIT])
+		ckt_sites_text_moment(out, s, K_GPU_EXIT, s->ended ? "with GPU memory live at exit"
+							     : "with GPU memory live at cut");
+	if (s->peak[K_PINNED_EXIT])
+		ckt_sites_text_moment(out, s, K_PINNED_EXIT, s->ended ? "with CUDA pinned host memory live at exit"
+								: "with CUDA pinned host memory live at cut");
 	ckt_sites_text_calls(out, s);
 	ckt_sites_text_temps(out, s);
 }

@@ -85,6 +85,11 @@ struct ckt_sites_entry {
  * a truncated trace stops): what a leak report lists. Not a moment of the replay's epochs:
  * for ckt_sites_top only (sites.c reads counters' current values for it). */
 #define CKT_SITES_EXIT ((enum ckt_moment)CKT_AT_COUNT)
+/* the same for CUDA memory live at the end (since 0.2.43): device, pool and VMM memory (as the
+ * peak GPU's), and pinned host memory (as the peak pinned's); for ckt_sites_top and
+ * ckt_sites_rest only */
+#define CKT_SITES_EXIT_GPU ((enum ckt_moment)(CKT_AT_COUNT + 1))
+#define CKT_SITES_EXIT_PINNED ((enum ckt_moment)(CKT_AT_COUNT + 2))
 
 /* The i-th largest site at the (final) peak of moment m (CKT_AT_PEAK_HEAP, _RSS or _GPU), or
  * at the end (CKT_SITES_EXIT), among the top shown. Returns false past the end. */

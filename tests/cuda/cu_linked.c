@@ -2,8 +2,8 @@
  * "both": allocations go through a runtime-like layer that got its driver pointers from
  * cuGetProcAddress, frees through the linked symbols: every byte must still count once.
  * "phase": the same as without arguments, inside the phase "gpuwork" (pushed with the shim).
- * "keep": the same, then 1 MiB pinned, 2 MiB managed and a registration of 3 MiB left live at
- * exit.
+ * "keep": the same, then 4 MiB on the device (keep_device), 1 MiB pinned (keep_pinned), 2 MiB
+ * managed and a registration of 3 MiB left live at exit.
  * "reset": after the same, the primary context reset with nothing live, then with 1 MiB live
  * (cudaDeviceReset), twice.
  * "release": after the same, device 0's primary context released (its last reference: the
@@ -52,6 +52,22 @@ static void *lookup(const char *name, int ver)
 static CUresult (*rt_alloc)(CUdeviceptr *, size_t);
 CUresult cudaMalloc(CUdeviceptr *p, size_t n);
 CUresult cudaMalloc(CUdeviceptr *p, size_t n) { return rt_alloc(p, n); }
+
+/* "keep"'s device and pinned memory, each from a function of its own: the sites of the lists
+ * of CUDA memory live at exit */
+static __attribute__((noinline)) void keep_device(void)
+{
+	CUdeviceptr p;
+	CHECK(cuMemAlloc_v2(&p, 4 * MiB));
+	__asm__ volatile("" ::: "memory");
+}
+
+static __attribute__((noinline)) void keep_pinned(void)
+{
+	void *h;
+	CHECK(cuMemAllocHost_v2(&h, MiB));
+	__asm__ volatile("" ::: "memory");
+}
 
 static void *race_alloc(void *arg)
 {
@@ -133,11 +149,11 @@ int main(int argc, char **argv)
 	if (phase)
 		cuzktrace_shim_phase_pop();
 	if (argc > 1 && !strcmp(argv[1], "keep")) {
-		void *h;
 		CUdeviceptr m;
 		char *reg = malloc(3 * MiB);
 		sink = reg;
-		CHECK(cuMemAllocHost_v2(&h, MiB));
+		keep_device();
+		keep_pinned();
 		CHECK(cuMemAllocManaged(&m, 2 * MiB, 1));
 		CHECK(cuMemHostRegister_v2(reg, 3 * MiB, 0));
 	}

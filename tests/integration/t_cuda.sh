@@ -250,7 +250,28 @@ expect_eq "cu_linked --phase-rule kernels=exercise: the GPU and pinned peaks go 
 CUZKTRACE_OUT=$T/cu_keep.zst traced cu_keep $C/cu_linked keep
 $REPORT $T/cu_keep.zst >$T/cu_keep.txt 2>/dev/null
 expect_eq "cu_linked keep: the text's CUDA line at exit names every kind" "$(cat $T/cu_keep.rc)/$(grep '^live at exit: CUDA' $T/cu_keep.txt)" \
-	"0/live at exit: CUDA    GPU 0 B, pinned 1.00 MiB, managed 2.00 MiB, registered 3.00 MiB in 3 allocations"
+	"0/live at exit: CUDA    GPU 4.00 MiB, pinned 1.00 MiB, managed 2.00 MiB, registered 3.00 MiB in 4 allocations"
+# ... and who left it: the sites of the device and the pinned memory live at exit, each in a
+# list of its own (since 0.2.43; before, totals only: the sites at exit were heap blocks')
+$REPORT --json $T/cu_keep.zst >$T/cu_keep.json 2>/dev/null
+expect_eq "cu_linked keep: JSON sites_at_exit_gpu and sites_at_exit_pinned name the sites that left the memory, nothing else" \
+	"$($PY -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+for k in ("sites_at_exit_gpu", "sites_at_exit_pinned"):
+    print(k, [(e["bytes"], e["count"], e["estimate"], e["site"].split(" ")[0]) for e in d[k]], d[k + "_rest"])' $T/cu_keep.json)" \
+	"sites_at_exit_gpu [(4194304, 1, False, 'keep_device')] {'other_sites': 0, 'other_bytes': 0, 'unattributed_bytes': 0, 'estimate_error_bytes': 0}
+sites_at_exit_pinned [(1048576, 1, False, 'keep_pinned')] {'other_sites': 0, 'other_bytes': 0, 'unattributed_bytes': 0, 'estimate_error_bytes': 0}"
+expect_eq "cu_linked keep: the text's lists of CUDA memory live at exit" \
+	"$(grep -A2 '^top sites with .* live at exit' $T/cu_keep.txt | grep -v '^--$' | sed 's/ at [0-9.]* s;/ at T s;/; s/(tests[^)]*)//')" \
+	"top sites with GPU memory live at exit (GPU memory 4.00 MiB at T s; 1 of 1 site)
+  #1  4.00 MiB (4194304 bytes), 100.0% of the GPU memory then, 1 allocation live
+      keep_device 
+top sites with CUDA pinned host memory live at exit (pinned 1.00 MiB at T s; 1 of 1 site)
+  #1  1.00 MiB (1048576 bytes), 100.0% of the pinned memory then, 1 allocation live
+      keep_pinned "
+expect_eq "cu_linked: nothing live at exit: empty lists, no such text" \
+	"$($PY -c 'import json, sys; d = json.load(open(sys.argv[1])); print(d["sites_at_exit_gpu"], d["sites_at_exit_pinned"])' $T/cu_linked.json)/$($REPORT $T/cu_linked.zst 2>/dev/null | grep -c '^top sites with .* live at exit')" \
+	"[] []/0"
 
 # RSS explanation and the timeline use the same figures
 expect_eq "cu_linked: peak RSS sees the pinned memory" "$(jget $T/cu_linked.json peak_rss.pinned_bytes)" 7340032
