@@ -318,6 +318,18 @@ static int reopen_once(void)
 static int64_t file_expect = -1; /* the file's size after our last write that it holds, -1: unknown */
 static int cut_said, grew_said;
 
+/* flush_frame's return when the trace file was taken over by another writer (taken_check):
+ * tracing stops and the file is left to that writer (stop_tracing says which case) */
+#define ERR_TAKEN (-8192)
+/* the header frame's size, and its first bytes as written (the file's first bytes while it is
+ * the trace) */
+static int64_t head_size;
+static uint8_t head_bytes[64];
+static size_t head_len;
+/* for ERR_TAKEN: the program's own descriptor open for writing on the file, -1 when the
+ * file's start is no longer the header (cut below it, or written over from its start) */
+static int taken_fd = -1;
+
 /* Another program changed the trace file's size to `at` bytes behind our back: one line, "'<path>"
  * a <at> b <bytes we had written> c. It cut it (truncate -s 0: the trace no longer reads from
  * its start), or wrote into it (the writes go on at our own offset, over those bytes; the
@@ -333,6 +345,48 @@ static void say_size(const char *a, uint64_t at, const char *b, const char *c)
 	ckt_line_u64(&l, (uint64_t)file_expect);
 	ckt_line_str(&l, c);
 	ckt_line_emit(&l);
+}
+
+/* The file's size changed behind the writer's back (now bytes, where file_expect were
+ * written). Is the file another writer's now? When the program itself holds it open for
+ * writing on a descriptor of its own (its output file has the trace's name: cp, dd, a
+ * compressor writing out.zst, a log opened to append), or when the file no longer starts with
+ * the trace's header (cut below it, or written over from its start: the trace cannot be read
+ * whatever comes after), the writer must stop: it wrote on at its own offset, over the
+ * program's output (cp's copy of a file, traced with CUZKTRACE_OUT set to the copy's name,
+ * differed from byte 383 on). Sets taken_fd; 1 when taken, 0 when the trace may go on
+ * (bytes appended by another program: echo >>, truncate -s +N). Off the hot path: the writer
+ * thread (or the final flush), only when the size changed. */
+static int taken_check(int64_t now)
+{
+	/* a descriptor of the program's, 0 to 1023 as at start (existing_file_check) */
+	for (int k = 0; k < 1024; k++) {
+		struct stat o;
+		if (k == fd || fstat(k, &o) != 0 || o.st_dev != file_dev || o.st_ino != file_ino)
+			continue;
+		int fl = fcntl(k, F_GETFL);
+		if (fl >= 0 && (fl & O_ACCMODE) != O_RDONLY) {
+			taken_fd = k;
+			return 1;
+		}
+	}
+	taken_fd = -1;
+	if (!head_len)
+		return 0;
+	if (now < head_size)
+		return 1;
+	/* the file's start, through our own descriptor's file (the path may name another by now) */
+	char rel[32] = "self/fd/";
+	u64s(rel + strlen(rel), (uint64_t)fd);
+	int f = ckt_proc_open(rel, 0);
+	if (f < 0)
+		return 0; /* cannot be told: as before */
+	uint8_t got[sizeof(head_bytes)];
+	struct stat st;
+	int same = fstat(f, &st) == 0 && st.st_dev == file_dev && st.st_ino == file_ino;
+	ssize_t n = same ? pread(f, got, head_len, 0) : -1;
+	close(f);
+	return same && (n != (ssize_t)head_len || memcmp(got, head_bytes, head_len) != 0);
 }
 
 /* Where the next write of fd lands: its offset; -1 for a descriptor opened to append (a
@@ -433,8 +487,11 @@ static int flush_frame(void)
 			continue;
 		}
 		if (at == -3) {
-			/* nothing of the frame written yet. Shorter than what was written: another
-			 * program cut it; longer: another program wrote to it. Said once each */
+			/* nothing of the frame written yet. Taken over by another writer: stop */
+			if (now >= 0 && file_expect >= 0 && now != file_expect && taken_check(now))
+				return ERR_TAKEN;
+			/* Shorter than what was written: another program cut it; longer: another
+			 * program wrote to it. Said once each */
 			if (now >= 0 && file_expect >= 0 && now < file_expect && !cut_said++)
 				say_size("' was cut to ", (uint64_t)now, " bytes by another program while traced (",
 					 " were written): the trace will not read from its start");
@@ -1022,6 +1079,21 @@ static void stop_tracing(int err)
 	if (err == -EBADF && reopen_errno)
 		fail_line("the trace descriptor was closed and opening it again failed:", path_abs, reopen_errno,
 			  "; tracing stopped, the program continues");
+	else if (err == ERR_TAKEN && taken_fd >= 0) {
+		struct ckt_line l = {.len = 0};
+		ckt_line_str(&l, "cuzktrace: error: '");
+		ckt_line_str(&l, path_abs);
+		ckt_line_str(&l, "' is written by the program itself (its descriptor ");
+		ckt_line_u64(&l, (uint64_t)taken_fd);
+		ckt_line_str(&l, ": an output of its own has the trace's name?); tracing stopped, the file "
+				 "left to the program, which continues (name the trace elsewhere: CUZKTRACE_OUT)");
+		ckt_line_emit(&l);
+	} else if (err == ERR_TAKEN)
+		ckt_log("error: '", path_abs,
+			"' was cut or written over from its start while traced (by another program, or by "
+			"this one: an output of its own with the trace's name?), so the trace cannot be read; "
+			"tracing stopped, the file left as it is, the program continues",
+			NULL);
 	else if (err == -EBADF || err == -EMFILE || err == -ENOLCK) /* EMFILE: the program holds
 									 * every number it may */
 		ckt_log("error: the trace descriptor for '", path_abs,
@@ -2437,6 +2509,9 @@ static int setup(const char *want_path, pid_t pid, const char *exe_path, char *s
 		rc = write_all(zbuf, z);
 	if (!rc) {
 		file_expect = (int64_t)z;
+		head_size = (int64_t)z;
+		head_len = z < sizeof(head_bytes) ? z : sizeof(head_bytes);
+		memcpy(head_bytes, zbuf, head_len);
 		rc = verify(zbuf, z);
 	}
 	if (rc && ftruncate(fd, 0) == 0)
