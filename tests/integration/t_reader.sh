@@ -653,10 +653,17 @@ import sys
 from rows import *
 T = sys.argv[1]
 offs = [int(x, 16) for x in open(T + "/twin.offs").read().split()]
+# the span of its loaded segments, as the tracer records it (the reader checks it since 0.2.43:
+# the file has no build-id)
+import struct
+elf = open(T + "/twin.elf", "rb").read()
+phoff, = struct.unpack_from("<Q", elf, 0x20)
+phsz, phn = struct.unpack_from("<HH", elf, 0x36)
+end = max(v + m for t, v, m in (struct.unpack_from("<I12xQ16xQ", elf, phoff + k * phsz) for k in range(phn)) if t == 1)
 for name, spelled in (("twin", lambda i: "/"), ("twinpath", lambda i: "/" + "./" * i)):
     body = bytearray(bytes([FRAME]) + uv(0) + uv(0))
     for i in range(1, 1001):
-        body += module(i << 28, (i << 28) + 0x80000, (T + spelled(i) + "twin.elf").encode())
+        body += module(i << 28, (i << 28) + end, (T + spelled(i) + "twin.elf").encode())
     for i in range(1, 1001):
         body += stack(i, [(i << 28) + o + 0x10 for o in offs])
     body += bytes([THREAD]) + uv(1)
