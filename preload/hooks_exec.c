@@ -218,36 +218,40 @@ static void say_if_secure_path(const char *path)
 
 /* The same for execvp's search: file itself when it holds a '/', else the first runnable
  * file of that name in the directories of PATH (glibc's default when unset; an empty entry is
- * the working directory). The set-user-ID line is said for the file found. */
-static int runnable_in_path(const char *file)
+ * the working directory). The set-user-ID line is said for the file found (path_found: that
+ * file, NULL when none; buf holds a name found in PATH). */
+static const char *path_found(const char *file, char *buf, size_t cap)
 {
 	if (!file || !*file)
-		return 0;
-	if (strchr(file, '/')) {
-		if (!runnable(file))
-			return 0;
-		say_if_secure_path(file);
-		return 1;
-	}
+		return NULL;
+	if (strchr(file, '/'))
+		return runnable(file) ? file : NULL;
 	const char *p = getenv("PATH");
 	size_t flen = strlen(file);
-	char buf[4096];
 	for (p = p ? p : "/bin:/usr/bin";; p++) {
 		const char *c = strchrnul(p, ':');
 		size_t n = (size_t)(c - p);
-		if (n + flen + 2 <= sizeof(buf)) {
+		if (n + flen + 2 <= cap) {
 			memcpy(buf, p, n);
 			buf[n] = '/';
 			memcpy(buf + n + (n ? 1 : 0), file, flen + 1);
-			if (runnable(buf)) {
-				say_if_secure_path(buf);
-				return 1;
-			}
+			if (runnable(buf))
+				return buf;
 		}
 		if (!*c)
-			return 0;
+			return NULL;
 		p = c;
 	}
+}
+
+static int runnable_in_path(const char *file)
+{
+	char buf[4096];
+	const char *found = path_found(file, buf, sizeof(buf));
+	if (!found)
+		return 0;
+	say_if_secure_path(found);
+	return 1;
 }
 
 /* fexecve's descriptor: a regular file with an execute bit */
@@ -361,10 +365,14 @@ static void anchor_preload(void)
 	}
 }
 
+static int env_preloads_us(char *const envp[]);
+static int preloaded_by_env; /* this process's LD_PRELOAD named the tracer as it started */
+
 void ckt_children_off(void)
 {
 	know_self();
 	anchor_preload();
+	preloaded_by_env = self_known && env_preloads_us(environ);
 	if (ckt_config.children)
 		return;
 	if (!self_known) {
@@ -447,10 +455,43 @@ static void say_if_secure_any(const char *path, const char *file, int fd)
  * trace does not follow; a vfork child): the line too, when the environment it passes would
  * trace the new image (since 0.2.27: through a shell, make or any fork and exec, such a
  * program ran untraced with no line; the traced process's own exec said it) */
+/* An exec (or spawn) whose environment does not preload the tracer, where this process's did
+ * (CUZKTRACE_CHILDREN=1): the program it starts runs untraced, its memory in no trace. A
+ * harness's own environment for a command (Python's subprocess with env={...}, Rust's
+ * Command::env_clear, env -i, a program that unsets LD_PRELOAD) did that without a word, so
+ * that a run's report listed every trace but one process was simply missing (since 0.2.43).
+ * Said for a program that exists and may be run (a search of PATH, or Python's loop of execve
+ * over PATH's directories, says nothing for the names that are not there). No allocation: a
+ * vfork child runs this. */
+static CKT_NOINLINE void say_env_line(const char *path, const char *file, int fd)
+{
+	char buf[4096];
+	const char *what = path ? (runnable(path) ? path : NULL) : file ? path_found(file, buf, sizeof(buf)) : NULL;
+	if (!what && !(!path && !file && fd >= 0 && runnable_fd(fd)))
+		return;
+	struct ckt_line l = {.len = 0};
+	ckt_line_str(&l, "cuzktrace: warning: '");
+	ckt_line_str(&l, what ? what : "(a descriptor)");
+	ckt_line_str(&l, "' is started with an environment whose LD_PRELOAD does not name the tracer, "
+			 "so the program it starts is not traced");
+	if (defer_line)
+		*defer_line = l;
+	else
+		ckt_line_emit(&l);
+}
+
+static void say_if_env_untraced(const char *path, const char *file, int fd, char *const envp[])
+{
+	if (ckt_config.children && preloaded_by_env && !env_preloads_us(envp))
+		say_env_line(path, file, fd); /* (its buffer not on the stack with env_preloads_us's) */
+}
+
 static void say_if_secure_child(const char *path, const char *file, int fd, char *const envp[])
 {
 	if (env_preloads_us(envp))
 		say_if_secure_any(path, file, fd);
+	else
+		say_if_env_untraced(path, file, fd, envp);
 }
 
 /* This process's exec passes on the entry the tracer shortened in place: LD_PRELOAD as it
@@ -676,8 +717,10 @@ CKT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 		return child_env_failed(&ce) ? ckt_real.execve(path, argv, envp) : rc;
 	}
 	int finish = runnable(path);
-	if (finish)
+	if (finish) {
 		say_if_secure_path(path);
+		say_if_env_untraced(path, NULL, -1, envp);
+	}
 	char **e = exec_begin(envp, finish);
 	int rc = ckt_real.execve(path, argv, e ? e : envp);
 	if (e && rc < 0 && errno == E2BIG)
@@ -696,6 +739,8 @@ CKT_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 		return child_env_failed(&ce) ? ckt_real.execvpe(file, argv, envp) : rc;
 	}
 	int finish = runnable_in_path(file);
+	if (finish)
+		say_if_env_untraced(NULL, file, -1, envp);
 	char **e = exec_begin(envp, finish);
 	int rc = ckt_real.execvpe(file, argv, e ? e : envp);
 	if (e && rc < 0 && errno == E2BIG)
@@ -717,6 +762,8 @@ CKT_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 	struct stat st;
 	if (finish && fstat(fd, &st) == 0)
 		say_if_secure(&st, NULL, fd);
+	if (finish)
+		say_if_env_untraced(NULL, NULL, fd, envp);
 	char **e = exec_begin(envp, finish);
 	int rc = ckt_real.fexecve(fd, argv, e ? e : envp);
 	if (e && rc < 0 && errno == E2BIG)
@@ -757,8 +804,10 @@ CKT_EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *c
 		return child_env_failed(&ce) ? ckt_real.execveat(dirfd, path, argv, envp, flags) : rc;
 	}
 	int finish = itself ? runnable_fd(dirfd) : runnable_at(dirfd, path, flags);
-	if (finish)
+	if (finish) {
 		say_if_secure_any(named, NULL, itself ? dirfd : -1);
+		say_if_env_untraced(named, NULL, itself ? dirfd : -1, envp);
+	}
 	char **e = exec_begin(envp, finish);
 	int rc = ckt_real.execveat(dirfd, path, argv, e ? e : envp, flags);
 	if (e && rc < 0 && errno == E2BIG)
@@ -781,8 +830,10 @@ CKT_EXPORT int execv(const char *path, char *const argv[])
 		return child_env_failed(&ce) ? ckt_real.execv(path, argv) : rc;
 	}
 	int finish = runnable(path);
-	if (finish)
+	if (finish) {
 		say_if_secure_path(path);
+		say_if_env_untraced(path, NULL, -1, environ);
+	}
 	char **e = exec_begin(environ, finish);
 	int rc = ckt_real.execve(path, argv, e ? e : environ);
 	if (e && rc < 0 && errno == E2BIG)
@@ -804,6 +855,8 @@ CKT_EXPORT int execvp(const char *file, char *const argv[])
 		return child_env_failed(&ce) ? ckt_real.execvp(file, argv) : rc;
 	}
 	int finish = runnable_in_path(file);
+	if (finish)
+		say_if_env_untraced(NULL, file, -1, environ);
 	char **e = exec_begin(environ, finish);
 	int rc = ckt_real.execvpe(file, argv, e ? e : environ);
 	if (e && rc < 0 && errno == E2BIG)

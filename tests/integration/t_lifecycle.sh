@@ -440,6 +440,30 @@ done
 CUZKTRACE_OUT=$T/spawn/f.%p.zst traced spawnf $P/spawner -f $P/exitcode_static
 expect_eq "posix_spawn of a static program whose file action fails: nothing starts, no line" \
 	"$(cat $T/spawnf.rc)/$(grep -c warning $T/spawnf.err)/$(grep -c "^spawner: $P/exitcode_static: No such file or directory\$" $T/spawnf.err)" "127/0/1"
+# a program started with an environment of the program's making that does not preload the
+# tracer (env -i, Python's subprocess with env={...}, Rust's Command::env_clear) runs untraced:
+# one line says so, by the traced process's exec (env -i), once for a search of PATH over
+# directories that do not hold it, and by a forked child's exec (Python's subprocess); before
+# 0.2.43 nothing did. With CUZKTRACE_CHILDREN=0 (children left untraced on purpose), and for an
+# environment that preloads the tracer, no line
+envline="cuzktrace: warning: '$P/exitcode' is started with an environment whose LD_PRELOAD does not name the tracer, so the program it starts is not traced"
+rm -rf $T/envi && mkdir -p $T/envi
+CUZKTRACE_OUT=$T/envi/a.%p.zst traced envi env -i $P/exitcode
+expect_eq "exec with env -i: it runs, one line says it is not traced, only env's trace" \
+	"$(cat $T/envi.out)/$(cat $T/envi.rc)/$(grep warning $T/envi.err)/$(ls $T/envi | grep -c '^a\.')" \
+	"$(cat $T/plain.out)/$plain_rc/$envline/1"
+CUZKTRACE_OUT=$T/envi/b.%p.zst traced envp env -i PATH=/nonexistent:$T/envi:$P exitcode
+expect_eq "execvp with a cleared environment over PATH: one line, for the file found" \
+	"$(cat $T/envp.rc)/$(grep warning $T/envp.err)" "$plain_rc/$envline"
+CUZKTRACE_OUT=$T/envi/c.%p.zst traced envpy $PY -c 'import subprocess, sys; sys.exit(subprocess.run([sys.argv[1]], env={"HOME": "/"}).returncode)' $P/exitcode
+expect_eq "a forked child's exec with an environment of its own (Python's subprocess): it runs, one line, only the parent's trace" \
+	"$(cat $T/envpy.out)/$(cat $T/envpy.rc)/$(grep warning $T/envpy.err)/$(ls $T/envi | grep -c '^c\.')" \
+	"$(cat $T/plain.out)/$plain_rc/$envline/1"
+CUZKTRACE_CHILDREN=0 CUZKTRACE_OUT=$T/envi/d.%p.zst traced envi0 env -i $P/exitcode
+CUZKTRACE_OUT=$T/envi/e.%p.zst traced envkeep env -u HOME $P/exitcode
+expect_eq "no line with CUZKTRACE_CHILDREN=0, nor for an environment that preloads the tracer (then traced)" \
+	"$(cat $T/envi0.rc)/$(grep -c warning $T/envi0.err)/$(cat $T/envkeep.rc)/$(grep -c "does not name the tracer" $T/envkeep.err)/$(ls $T/envi | grep -c '^e\.')" \
+	"$plain_rc/0/$plain_rc/0/2"
 # a `#!` script whose interpreter is statically linked: the kernel starts the interpreter, which
 # no hook sees, and it ran untraced without a word (until 0.2.37), by exec and by spawn
 mkdir -p $T/script && cp $P/exitcode_static $T/script/interp
