@@ -969,9 +969,10 @@ CUresult cuGetProcAddress(const char *sym, void **pfn, int ver, unsigned long lo
 	return rc;
 }
 
-CUresult cuGetProcAddress_v2(const char *sym, void **pfn, int ver, unsigned long long flags, int *status)
+/* cuGetProcAddress_v2 and its _ptsz form: the driver's lookup through real, then our wrappers */
+static CUresult gpa2_through(gpa2_fn *real, const char *sym, void **pfn, int ver, unsigned long long flags,
+			     int *status)
 {
-	gpa2_fn *real = get_real(W_cuGetProcAddress_v2);
 	if (CKT_UNLIKELY(!real))
 		return CUDA_ERROR_NOT_INITIALIZED;
 	struct ckt_tls *t = &ckt_tls;
@@ -983,6 +984,11 @@ CUresult cuGetProcAddress_v2(const char *sym, void **pfn, int ver, unsigned long
 	return rc;
 }
 
+CUresult cuGetProcAddress_v2(const char *sym, void **pfn, int ver, unsigned long long flags, int *status)
+{
+	return gpa2_through(get_real(W_cuGetProcAddress_v2), sym, pfn, ver, flags, status);
+}
+
 /* The per-thread-default-stream form of cuGetProcAddress_v2 (CUDA 12 and later): what cuda.h
  * names cuGetProcAddress in a program built with CUDA_API_PER_THREAD_DEFAULT_STREAM (nvcc
  * --default-stream per-thread), and what the driver hands out for a lookup of cuGetProcAddress
@@ -991,18 +997,9 @@ CUresult cuGetProcAddress_v2(const char *sym, void **pfn, int ver, unsigned long
  * gets the _ptsz wrappers, each calling the driver's _ptsz function. */
 CUresult cuGetProcAddress_v2_ptsz(const char *sym, void **pfn, int ver, unsigned long long flags, int *status)
 {
-	gpa2_fn *real = get_real(W_cuGetProcAddress_v2_ptsz);
-	if (CKT_UNLIKELY(!real))
-		return CUDA_ERROR_NOT_INITIALIZED;
 	if (!(flags & 3ull))
 		flags |= CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM;
-	struct ckt_tls *t = &ckt_tls;
-	t->in_driver++;
-	CUresult rc = real(sym, pfn, ver, flags, status);
-	if (rc == CUDA_SUCCESS)
-		substitute(sym, pfn, ver, flags);
-	t->in_driver--;
-	return rc;
+	return gpa2_through(get_real(W_cuGetProcAddress_v2_ptsz), sym, pfn, ver, flags, status);
 }
 
 /* ---- dlsym ----
