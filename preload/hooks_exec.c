@@ -56,6 +56,29 @@ static int is_tracer_process(void)
  * finished as before, and an exec that then fails (ENOEXEC, E2BIG) says so in the warning
  * below. No permission is only what two checks agree on (below). Not the hot path: a few
  * system calls per exec. */
+static int script_interp(const char *path, int fd, char *out, size_t cap);
+
+/* A `#!` script whose interpreter is not there (a missing interpreter; `#!/bin/sh\r` of a
+ * script saved with CRLF line ends, which names "/bin/sh\r"): the kernel's exec fails with
+ * ENOENT and starts nothing. 0 then; interpreters that are scripts themselves are followed as
+ * the kernel follows them (five at most). 1 otherwise, also when it cannot be told (since
+ * 0.2.43: such an exec said "ended by exec" and the rest of the run was lost). No allocation:
+ * a vfork child runs this. */
+static int interp_present(const char *path)
+{
+	char cur[256], next[256];
+	if (!script_interp(path, -1, cur, sizeof(cur)))
+		return 1;
+	for (int depth = 1;; depth++) {
+		struct stat st;
+		if (stat(cur, &st) != 0)
+			return !(errno == ENOENT || errno == ENOTDIR || errno == ELOOP || errno == ENAMETOOLONG);
+		if (depth == 5 || !script_interp(cur, -1, next, sizeof(next)))
+			return 1;
+		memcpy(cur, next, sizeof(cur));
+	}
+}
+
 static int runnable_at(int dirfd, const char *path, int flags)
 {
 	struct stat st;
@@ -69,9 +92,10 @@ static int runnable_at(int dirfd, const char *path, int flags)
 	/* EACCES from both checks: with the effective ids (faccessat2 counts capabilities; glibc's
 	 * emulation on kernels before 5.8 ignores ACLs) and with the real ones (access: ACLs, but
 	 * no capabilities for a non-root real uid) */
-	if (faccessat(dirfd, path, X_OK, AT_EACCESS) == 0 || errno != EACCES)
-		return 1;
-	return !(faccessat(dirfd, path, X_OK, 0) != 0 && errno == EACCES);
+	int may = faccessat(dirfd, path, X_OK, AT_EACCESS) == 0 || errno != EACCES ||
+		  !(faccessat(dirfd, path, X_OK, 0) != 0 && errno == EACCES);
+	/* a path of execveat's relative to its directory: its script is not looked into */
+	return may && (dirfd != AT_FDCWD || interp_present(path));
 }
 
 static int runnable(const char *path)
