@@ -636,8 +636,10 @@ void ckt_finish_process(int reason)
 	 * exit or _exit): the trace and its threads are the parent's. Nothing is written, not
 	 * even the guard: a vfork child shares the parent's memory. */
 	pid_t tp = ckt_writer_pid();
-	if (tp && getpid() != tp)
+	if (tp && getpid() != tp) {
+		ckt_child_untraced_exit(); /* a forked process that did not exec */
 		return;
+	}
 	/* signals first: a handler's _exit between the guard and the flush's own mask found the
 	 * guard raised and ended the process with the trace cut short */
 	sigset_t old;

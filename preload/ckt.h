@@ -1018,6 +1018,7 @@ static inline int ckt_tls_update_call(const struct ckt_tls *t, const void *ra)
 #define CKT_CHILD_NOTE_BYTES ((uint64_t)16 << 20)
 extern atomic_int ckt_child_untraced;
 void ckt_child_untraced_count(size_t n);
+void ckt_child_untraced_exit(void); /* such a child ends (hooks_exec.c) */
 static inline void ckt_child_note(size_t n)
 {
 	if (CKT_UNLIKELY(atomic_load_explicit(&ckt_child_untraced, memory_order_relaxed)))

@@ -32,8 +32,13 @@ extern char **environ;
 
 static int finished_here; /* an exec finished the trace; it may have failed and be retried */
 
-/* a page shared with forked children: one of them has said it is not traced (child_note_prepare) */
-static _Atomic(atomic_int *) child_note;
+/* a page shared with forked children (child_note_prepare): one of them has said it is not
+ * traced; what those that ended had allocated in all */
+struct child_note {
+	atomic_int said;
+	_Atomic uint64_t ended_bytes;
+};
+static _Atomic(struct child_note *) child_note;
 atomic_int ckt_child_untraced; /* this process is such a child and has not said it yet */
 static _Atomic uint64_t child_bytes; /* allocated by this process since it was forked */
 
@@ -1286,7 +1291,11 @@ static CKT_NOINLINE void before_fast_exit(int reason)
 {
 	/* the traced process itself (not a vfork child), even when another thread has begun to
 	 * finish the trace: ckt_finish_exit then waits for it, or this exit would cut it short */
-	if (ckt_tls.dead == 1 || finished_here || getpid() != ckt_writer_pid())
+	if (getpid() != ckt_writer_pid()) {
+		ckt_child_untraced_exit(); /* a forked process that did not exec (its thread dead) */
+		return;
+	}
+	if (ckt_tls.dead == 1 || finished_here)
 		return;
 	/* From a signal handler that interrupted one of our hooks (a SIGTERM handler calling
 	 * _exit, the async-signal-safe way out, in a program that allocates all the time): the
@@ -1830,7 +1839,7 @@ static void child_note_prepare(void)
 	if (atomic_load_explicit(&child_note, memory_order_relaxed) || !ckt_config.children ||
 	    !is_tracer_process())
 		return;
-	atomic_int *page = ckt_ownmaps_map(sizeof(*page), MAP_SHARED), *none = NULL;
+	struct child_note *page = ckt_ownmaps_map(sizeof(*page), MAP_SHARED), *none = NULL;
 	if (page && !atomic_compare_exchange_strong(&child_note, &none, page))
 		ckt_ownmaps_unmap(page, sizeof(*page)); /* another thread's fork made one first */
 }
@@ -1839,8 +1848,8 @@ void ckt_child_untraced_count(size_t n)
 {
 	if (atomic_fetch_add_explicit(&child_bytes, n, memory_order_relaxed) + n < CKT_CHILD_NOTE_BYTES)
 		return;
-	atomic_int *note = atomic_load(&child_note);
-	if (!atomic_exchange(&ckt_child_untraced, 0) || !note || atomic_exchange(note, 1))
+	struct child_note *note = atomic_load(&child_note);
+	if (!atomic_exchange(&ckt_child_untraced, 0) || !note || atomic_exchange(&note->said, 1))
 		return;
 	struct ckt_line l = {.len = 0};
 	ckt_line_str(&l, "cuzktrace: warning: process ");
@@ -1851,6 +1860,33 @@ void ckt_child_untraced_count(size_t n)
 	ckt_line_bytes(&l, CKT_CHILD_NOTE_BYTES);
 	ckt_line_str(&l, " or more that no trace holds: a forked process is traced only once it execs; "
 			 "said for the first such process only");
+	ckt_line_emit(&l);
+}
+
+/* A forked process that did not exec ends, having allocated less than CKT_CHILD_NOTE_BYTES (or
+ * it said so itself): its bytes add to those of the others that ended so; once they add up to
+ * CKT_CHILD_NOTE_BYTES, one line says so, unless one was said already (since 0.2.43: a pool of
+ * forked workers of 10 MiB each, 40 MiB in no trace, said nothing). Counted as they end, not
+ * as they allocate: a child about to exec (its bytes the new image's arguments, whatever their
+ * number) execs instead. From exit and _exit (ckt_finish_process, before_fast_exit). */
+void ckt_child_untraced_exit(void)
+{
+	struct child_note *note = atomic_load(&child_note);
+	if (!note || !atomic_exchange(&ckt_child_untraced, 0))
+		return;
+	uint64_t mine = atomic_load(&child_bytes);
+	if (atomic_fetch_add(&note->ended_bytes, mine) + mine < CKT_CHILD_NOTE_BYTES ||
+	    atomic_exchange(&note->said, 1))
+		return;
+	struct ckt_line l = {.len = 0};
+	ckt_line_str(&l, "cuzktrace: warning: processes forked without exec (process ");
+	ckt_line_u64(&l, (uint64_t)getpid());
+	ckt_line_str(&l, " the latest to end, forked from process ");
+	ckt_line_u64(&l, (uint64_t)getppid());
+	ckt_line_str(&l, ") have allocated ");
+	ckt_line_bytes(&l, CKT_CHILD_NOTE_BYTES);
+	ckt_line_str(&l, " or more in all that no trace holds, each less: a forked process is traced only once "
+			 "it execs; said once");
 	ckt_line_emit(&l);
 }
 

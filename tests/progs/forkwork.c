@@ -1,8 +1,8 @@
 /* forkwork.c: forks children that do not exec. "big": three children, one after the other,
  * each allocate 20 MiB (in blocks of 1 MiB, touched) and _exit(0); "small": the same with 100
- * KiB; then, in both modes, a child that allocates a 2 MiB block (as a shell builds a long
+ * KiB; "pool": with 6 MiB (18 MiB in all, each under 16 MiB); then, in every mode, a child that allocates a 2 MiB block (as a shell builds a long
  * argument vector) and execs /bin/true. The parent waits for each and prints "forkwork: <mode>
- * done". Usage: forkwork big|small */
+ * done". Usage: forkwork big|small|pool */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,9 +13,9 @@ static void *volatile sink[20];
 
 int main(int argc, char **argv)
 {
-	if (argc < 2 || (strcmp(argv[1], "big") && strcmp(argv[1], "small")))
+	if (argc < 2 || (strcmp(argv[1], "big") && strcmp(argv[1], "small") && strcmp(argv[1], "pool")))
 		return 2;
-	size_t n = strcmp(argv[1], "big") ? 100 << 10 : 20 << 20;
+	size_t n = !strcmp(argv[1], "big") ? 20 << 20 : !strcmp(argv[1], "pool") ? 6 << 20 : 100 << 10;
 	for (int i = 0; i < 4; i++) {
 		fflush(stdout);
 		pid_t pid = fork();
