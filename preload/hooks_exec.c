@@ -1871,8 +1871,12 @@ void ckt_child_untraced_count(size_t n)
  * number) execs instead. From exit and _exit (ckt_finish_process, before_fast_exit). */
 void ckt_child_untraced_exit(void)
 {
+	/* not a vfork (or clone) child of such a process: it shares the memory, flag and count
+	 * of the process that made it, whose own end is still to come (a vfork child's _exit
+	 * after a failed exec took them: that process's line, at 16 MiB or at its end, was never
+	 * said) */
 	struct child_note *note = atomic_load(&child_note);
-	if (!note || !atomic_exchange(&ckt_child_untraced, 0))
+	if (!note || getpid() != mem_pid || !atomic_exchange(&ckt_child_untraced, 0))
 		return;
 	uint64_t mine = atomic_load(&child_bytes);
 	if (atomic_fetch_add(&note->ended_bytes, mine) + mine < CKT_CHILD_NOTE_BYTES ||

@@ -1,8 +1,10 @@
 /* forkwork.c: forks children that do not exec. "big": three children, one after the other,
  * each allocate 20 MiB (in blocks of 1 MiB, touched) and _exit(0); "small": the same with 100
- * KiB; "pool": with 6 MiB (18 MiB in all, each under 16 MiB); then, in every mode, a child that allocates a 2 MiB block (as a shell builds a long
+ * KiB; "pool": with 6 MiB (18 MiB in all, each under 16 MiB); "vfork": as big, each child
+ * first starting a vfork child whose exec fails and that ends with _exit(127) (a command not
+ * found); then, in every mode, a child that allocates a 2 MiB block (as a shell builds a long
  * argument vector) and execs /bin/true. The parent waits for each and prints "forkwork: <mode>
- * done". Usage: forkwork big|small|pool */
+ * done". Usage: forkwork big|small|pool|vfork */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,9 +15,11 @@ static void *volatile sink[20];
 
 int main(int argc, char **argv)
 {
-	if (argc < 2 || (strcmp(argv[1], "big") && strcmp(argv[1], "small") && strcmp(argv[1], "pool")))
+	if (argc < 2 || (strcmp(argv[1], "big") && strcmp(argv[1], "small") && strcmp(argv[1], "pool") &&
+			 strcmp(argv[1], "vfork")))
 		return 2;
-	size_t n = !strcmp(argv[1], "big") ? 20 << 20 : !strcmp(argv[1], "pool") ? 6 << 20 : 100 << 10;
+	int vf = !strcmp(argv[1], "vfork");
+	size_t n = !strcmp(argv[1], "big") || vf ? 20 << 20 : !strcmp(argv[1], "pool") ? 6 << 20 : 100 << 10;
 	for (int i = 0; i < 4; i++) {
 		fflush(stdout);
 		pid_t pid = fork();
@@ -27,6 +31,16 @@ int main(int argc, char **argv)
 				memset(sink[0], 1, 2 << 20);
 				execl("/bin/true", "true", (char *)NULL);
 				_exit(127);
+			}
+			if (vf) {
+				pid_t v = vfork();
+				if (v == 0) {
+					execl("/nonexistent/command", "command", (char *)NULL);
+					_exit(127);
+				}
+				int vs;
+				if (v < 0 || waitpid(v, &vs, 0) != v || !WIFEXITED(vs) || WEXITSTATUS(vs) != 127)
+					_exit(5);
 			}
 			for (size_t k = 0; k < 20 && k << 20 < n; k++) {
 				size_t b = n < 1 << 20 ? n : 1 << 20;
