@@ -1886,7 +1886,9 @@ void ckt_child_untraced_exit(void)
 	ckt_line_str(&l, "cuzktrace: warning: processes forked without exec (process ");
 	ckt_line_u64(&l, (uint64_t)getpid());
 	ckt_line_str(&l, " the latest to end, forked from process ");
-	ckt_line_u64(&l, (uint64_t)getppid());
+	/* the process that forked it: by its end that one may be gone, and getppid() then names
+	 * pid 1 or a subreaper (workers that outlived the program said "forked from process 1") */
+	ckt_line_u64(&l, (uint64_t)fork_parent);
 	ckt_line_str(&l, ") have allocated ");
 	ckt_line_bytes(&l, CKT_CHILD_NOTE_BYTES);
 	ckt_line_str(&l, " or more in all that no trace holds, each less: a forked process is traced only once "

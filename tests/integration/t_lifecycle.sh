@@ -220,6 +220,15 @@ for fw in big small big:0 pool vfork; do
 		"$(cat $T/fw.rc)/$(cat $T/fw.out)/$(grep -c "^cuzktrace: warning: process [0-9]*, forked from process $fw_pid without exec, has allocated 16.0 MiB or more that no trace holds: a forked process is traced only once it execs; said for the first such process only\$" $T/fw.err)/$(grep -c "^cuzktrace: warning: processes forked without exec (process [0-9]* the latest to end, forked from process $fw_pid) have allocated 16.0 MiB or more in all that no trace holds, each less: a forked process is traced only once it execs; said once\$" $T/fw.err)/$(grep -c 'warning' $T/fw.err)/$(grep -c '^cuzktrace: tracing true ' $T/fw.err)" \
 		"0/forkwork: $m done/$fw_want/$fw_pool/$((fw_want + fw_pool))/$([ "$fw" = big:0 ] && echo 0 || echo 1)"
 done
+# ... and the line names the process that forked them when they end after it (workers that
+# outlive the program; it named pid 1 or a subreaper, getppid() then). The pipe ends when the
+# last of them has.
+rm -f $T/fw.*.zst
+CUZKTRACE_OUT=$T/fw.%p.zst LD_PRELOAD=$LIB $P/forkwork orphan 2>$T/fwo.err | cat >$T/fwo.out
+fw_pid=$(sed -n 's/^cuzktrace: tracing forkwork (pid \([0-9]*\)).*/\1/p' $T/fwo.err)
+expect_eq "forked children without exec that end after the program: the line names the program as their forker" \
+	"$(cat $T/fwo.out)/$(grep -c "^cuzktrace: warning: processes forked without exec (process [0-9]* the latest to end, forked from process $fw_pid) have allocated 16.0 MiB or more in all that no trace holds, each less: a forked process is traced only once it execs; said once\$" $T/fwo.err)/$(grep -c 'warning' $T/fwo.err)" \
+	"forkwork: orphan done/1/1"
 
 # 20,000 short threads, 8 at a time: each ended thread's ring (64 KiB) is recycled soon, not a
 # flush interval later, so the tracer's memory stays small (untraced 1.4 MiB; 34 MiB before

@@ -2,9 +2,10 @@
  * each allocate 20 MiB (in blocks of 1 MiB, touched) and _exit(0); "small": the same with 100
  * KiB; "pool": with 6 MiB (18 MiB in all, each under 16 MiB); "vfork": as big, each child
  * first starting a vfork child whose exec fails and that ends with _exit(127) (a command not
- * found); then, in every mode, a child that allocates a 2 MiB block (as a shell builds a long
+ * found); "orphan": as pool, the three children ending only once the parent has (the parent
+ * does not wait for them: workers that outlive the program); then, in every mode, a child that allocates a 2 MiB block (as a shell builds a long
  * argument vector) and execs /bin/true. The parent waits for each and prints "forkwork: <mode>
- * done". Usage: forkwork big|small|pool|vfork */
+ * done". Usage: forkwork big|small|pool|vfork|orphan */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,10 +17,11 @@ static void *volatile sink[20];
 int main(int argc, char **argv)
 {
 	if (argc < 2 || (strcmp(argv[1], "big") && strcmp(argv[1], "small") && strcmp(argv[1], "pool") &&
-			 strcmp(argv[1], "vfork")))
+			 strcmp(argv[1], "vfork") && strcmp(argv[1], "orphan")))
 		return 2;
-	int vf = !strcmp(argv[1], "vfork");
-	size_t n = !strcmp(argv[1], "big") || vf ? 20 << 20 : !strcmp(argv[1], "pool") ? 6 << 20 : 100 << 10;
+	int vf = !strcmp(argv[1], "vfork"), orphan = !strcmp(argv[1], "orphan");
+	size_t n = !strcmp(argv[1], "big") || vf ? 20 << 20 : !strcmp(argv[1], "pool") || orphan ? 6 << 20 : 100 << 10;
+	pid_t me = getpid();
 	for (int i = 0; i < 4; i++) {
 		fflush(stdout);
 		pid_t pid = fork();
@@ -47,8 +49,12 @@ int main(int argc, char **argv)
 				sink[k] = malloc(b);
 				memset(sink[k], 1, b);
 			}
+			for (int w = 0; orphan && getppid() == me && w < 10000; w++)
+				usleep(1000);
 			_exit(0);
 		}
+		if (orphan && i < 3)
+			continue;
 		int st;
 		if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
 			return 4;
