@@ -397,11 +397,37 @@ static void anchor_preload(void)
 static int env_preloads_us(char *const envp[]);
 static int preloaded_by_env; /* this process's LD_PRELOAD named the tracer as it started */
 
+/* /etc/ld.so.preload names this library: the loader preloads it in every program, whatever
+ * the environment (its names split at spaces, tabs, line ends and colons, as the loader's).
+ * Read once, as the tracer starts. */
+static int file_preloads_us(void)
+{
+	char b[4096];
+	int f = open("/etc/ld.so.preload", O_RDONLY | O_CLOEXEC);
+	if (f < 0)
+		return 0;
+	ssize_t n = read(f, b, sizeof(b) - 1);
+	close(f);
+	if (n <= 0)
+		return 0;
+	b[n] = 0;
+	for (const char *v = b; *v;) {
+		v += strspn(v, " \t\n:");
+		size_t k = strcspn(v, " \t\n:");
+		if (k && names_us(v, k, &self_st, self_name))
+			return 1;
+		v += k;
+	}
+	return 0;
+}
+
 void ckt_children_off(void)
 {
 	know_self();
 	anchor_preload();
-	preloaded_by_env = self_known && env_preloads_us(environ);
+	/* (not where /etc/ld.so.preload preloads it too: a program started with any environment
+	 * is traced then) */
+	preloaded_by_env = self_known && env_preloads_us(environ) && !file_preloads_us();
 	if (ckt_config.children)
 		return;
 	if (!self_known) {

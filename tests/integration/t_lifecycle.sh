@@ -478,6 +478,18 @@ CUZKTRACE_OUT=$T/envi/e.%p.zst traced envkeep env -u HOME $P/exitcode
 expect_eq "no line with CUZKTRACE_CHILDREN=0, nor for an environment that preloads the tracer (then traced)" \
 	"$(cat $T/envi0.rc)/$(grep -c warning $T/envi0.err)/$(cat $T/envkeep.rc)/$(grep -c "does not name the tracer" $T/envkeep.err)/$(ls $T/envi | grep -c '^e\.')" \
 	"$plain_rc/0/$plain_rc/0/2"
+# ... nor where /etc/ld.so.preload names the tracer too: the program is traced whatever its
+# environment (it said "not traced" of a program that was). In a mount namespace of its own,
+# /etc with that file laid over it; not run where this machine makes none.
+mkdir -p $T/envi/up $T/envi/work && echo " $LIB" >$T/envi/up/ld.so.preload
+envlsp_mount="mount -t overlay overlay -o lowerdir=/etc,upperdir=$T/envi/up,workdir=$T/envi/work /etc"
+if unshare -m sh -c "$envlsp_mount" 2>/dev/null; then
+	unshare -m sh -c "$envlsp_mount"' && LD_PRELOAD=$0 CUZKTRACE_OUT=$1/f.%p.zst exec env -i CUZKTRACE_OUT=$1/g.%p.zst "$2"' \
+		$LIB $T/envi $P/exitcode >$T/envlsp.out 2>$T/envlsp.err
+	expect_eq "exec with env -i where /etc/ld.so.preload names the tracer: it runs, traced, no line" \
+		"$?/$(cat $T/envlsp.out)/$(grep -c warning $T/envlsp.err)/$(ls $T/envi | grep -c '^g\.')" \
+		"$plain_rc/$(cat $T/plain.out)/0/1"
+fi
 # a `#!` script whose interpreter is statically linked: the kernel starts the interpreter, which
 # no hook sees, and it ran untraced without a word (until 0.2.37), by exec and by spawn
 mkdir -p $T/script && cp $P/exitcode_static $T/script/interp
