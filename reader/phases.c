@@ -722,7 +722,7 @@ uint64_t ckt_phases_share_error(const struct ckt_phases *p, const struct ckt_pha
 /* The active phases joined by '+', rebuilt only after a change, and only its first 8 KiB or so:
  * the timeline's cell shows 4 KiB of it (report_csv.c), and a forged trace that leaves 80,000
  * phases open with a sample after each took 40 s to join them all each time. A name that holds
- * a '+' is put in double quotes, its own doubled, so that the list splits at the '+' outside
+ * a '+' or a '"' is put in double quotes, its own doubled, so that the list splits at the '+' outside
  * quotes ("fft+msm" read as two phases, "fft" and "msm"). NULL when out of memory. */
 #define CKT_PHASES_ACTIVE_MAX 8192
 static const char *ckt_phases_active_str(struct ckt_phases *p)
@@ -733,9 +733,11 @@ static const char *ckt_phases_active_str(struct ckt_phases *p)
 	char buf[32];
 	for (size_t k = 0; k < p->n_active && len < CKT_PHASES_ACTIVE_MAX; k++) {
 		/* an empty name as the text shows it: an empty cell read as no phase active */
-		const char *name = ckt_phases_shown(ckt_phases_name(&p->ph[p->active[k]], buf, sizeof(buf)));
+		const char *raw = ckt_phases_name(&p->ph[p->active[k]], buf, sizeof(buf));
+		const char *name = ckt_phases_shown(raw);
 		size_t n = strlen(name);
-		bool quote = strchr(name, '+') != NULL;
+		/* a '"' of its own too: unquoted, `"a` and `b"` read as the one name "a+b" */
+		bool quote = strpbrk(raw, "+\"") != NULL;
 		/* quoted: every byte may be a '"' doubled, and the two quotes around it */
 		size_t room = quote ? 2 * n + 2 : n;
 		if (ckt_phases_grow((void **)&p->active_str, &p->active_str_cap, len + room + 2, 1) < 0)

@@ -851,6 +851,16 @@ c = max(set(cells), key=cells.count)  # the 50 ms with all four active
 split = lambda c: [n[1:-1].replace("\"\"", "\"") if n[:1] == "\"" else n for n in re.findall(r"(?:\"(?:[^\"]|\"\")*\"|[^+\"])+", c)]
 print(c, split(c))')/$($REPORT --json $T/pnplus.zst 2>/dev/null | $PY -c 'import json,sys; print(json.load(sys.stdin)["peak_heap"]["active_phases"])')" \
 	"\"fft+msm\"+\"C++\"+\"q\"\"+x\"+plain ['fft+msm', 'C++', 'q\"+x', 'plain']/['fft+msm', 'C++', 'q\"+x', 'plain']"
+# ... and so is a name that holds '"' without a '+': unquoted, "a and b" read as the one name
+# a+b, quoted
+CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/pnquote.zst traced pnquote $P/phasenames quote
+expect_eq "names holding '\"' in the CSV's active_phases: quoted, and split back to the JSON's names" \
+	"$($REPORT --csv - $T/pnquote.zst 2>/dev/null | $PY -c 'import csv,re,sys
+cells = [x["active_phases"] for x in csv.DictReader(sys.stdin)]
+c = max(set(cells), key=cells.count)
+split = lambda c: [n[1:-1].replace("\"\"", "\"") if n[:1] == "\"" else n for n in re.findall(r"(?:\"(?:[^\"]|\"\")*\"|[^+\"])+", c)]
+print(c, split(c))')/$($REPORT --json $T/pnquote.zst 2>/dev/null | $PY -c 'import json,sys; print(json.load(sys.stdin)["peak_heap"]["active_phases"])')" \
+	"\"\"\"a\"+\"b\"\"\" ['\"a', 'b\"']/['\"a', 'b\"']"
 CUZKTRACE_SAMPLE=0 CUZKTRACE_PHASES='logsynth=SYNTH_START..SYNTH_END' CUZKTRACE_OUT=$T/pnmany.zst traced pnmany $P/phasenames many
 $REPORT --json $T/pnmany.zst >$T/pnmany.json 2>$T/pnmany.rerr
 expect_eq "a rule's phase after 5,000 pushed names: its bytes; the tracer's one line" \

@@ -17,6 +17,8 @@
  *   phasenames plus   names that hold '+': "fft+msm" begun (process-wide), then "C++", "q\"+x"
  *                     and "plain" pushed, for 50 ms around a block of 4,000 bytes (held): the
  *                     timeline's active_phases joins names by '+'
+ *   phasenames quote  names that hold '"' and no '+': "\"a" and "b\"" pushed, for 50 ms around a
+ *                     block of 4,000 bytes (held)
  *   phasenames null   a push of NULL inside "prove" and its pop: "prove" holds its 1,000,000
  *                     bytes before, 2,000,000 inside and 3,000,000 after (all held; the pop
  *                     popped "prove", and the last block was of no phase)
@@ -206,6 +208,15 @@ int main(int argc, char **argv)
 		cuzktrace_phase_pop();
 		cuzktrace_phase_pop();
 		cuzktrace_phase_end("fft+msm");
+		return 0;
+	}
+	if (argc > 1 && !strcmp(argv[1], "quote")) {
+		cuzktrace_phase_push("\"a");
+		cuzktrace_phase_push("b\"");
+		keep[0] = malloc(4000);
+		usleep(50000);
+		cuzktrace_phase_pop();
+		cuzktrace_phase_pop();
 		return 0;
 	}
 	if (argc > 1 && !strcmp(argv[1], "empty")) {
