@@ -66,7 +66,8 @@ static int script_interp(const char *path, int fd, char *out, size_t cap);
 /* A `#!` script whose interpreter is not there (a missing interpreter; `#!/bin/sh\r` of a
  * script saved with CRLF line ends, which names "/bin/sh\r"): the kernel's exec fails with
  * ENOENT and starts nothing. 0 then; interpreters that are scripts themselves are followed as
- * the kernel follows them (five at most). 1 otherwise, also when it cannot be told (since
+ * the kernel follows them (five scripts at most, the script itself among them: a sixth fails
+ * with ELOOP, 0 too). 1 otherwise, also when it cannot be told (since
  * 0.2.43: such an exec said "ended by exec" and the rest of the run was lost). No allocation:
  * a vfork child runs this. */
 static int interp_present(const char *path)
@@ -78,8 +79,12 @@ static int interp_present(const char *path)
 		struct stat st;
 		if (stat(cur, &st) != 0)
 			return !(errno == ENOENT || errno == ENOTDIR || errno == ELOOP || errno == ENAMETOOLONG);
-		if (depth == 5 || !script_interp(cur, -1, next, sizeof(next)))
+		if (!script_interp(cur, -1, next, sizeof(next)))
 			return 1;
+		/* a sixth script in the chain (one that names itself, or two that name each
+		 * other): the kernel's ELOOP */
+		if (depth == 5)
+			return 0;
 		memcpy(cur, next, sizeof(cur));
 	}
 }

@@ -1156,15 +1156,17 @@ expect_eq "exit line: peak RSS is the trace's (4 of 4 runs; last: $er)" "$er_ok"
 # them before anything is replaced) leave the trace running: the program goes on, traced to
 # its real end (the trace said "ended by exec" and lost the rest of the run before). Since
 # 0.2.43 so do scripts whose interpreter is not there: a missing one, and `#!/bin/sh` saved
-# with CRLF line ends (the kernel looks for "/bin/sh\r"), directly or through a script
+# with CRLF line ends (the kernel looks for "/bin/sh\r"), directly or through a script; and a
+# script that names itself (the kernel's ELOOP past five scripts)
 mkdir -p $T/execno
 printf 'data\n' >$T/execno/noperm
 printf '#!/nonexistent/interp\n' >$T/execno/nointerp
 printf '#!/bin/sh\r\necho run\r\n' >$T/execno/crlf
 printf '#!%s\n' $T/execno/nointerp >$T/execno/viascript
-chmod +x $T/execno/nointerp $T/execno/crlf $T/execno/viascript
+printf '#!%s\n' $T/execno/selfloop >$T/execno/selfloop
+chmod +x $T/execno/nointerp $T/execno/crlf $T/execno/viascript $T/execno/selfloop
 CUZKTRACE_OUT=$T/execno/t.zst traced execno $P/execer /nonexistent/prog $T/execno nosuchprog $T/execno/noperm \
-	$T/execno/nointerp $T/execno/crlf $T/execno/viascript
+	$T/execno/nointerp $T/execno/crlf $T/execno/viascript $T/execno/selfloop
 $REPORT --json $T/execno/t.zst >$T/execno.json 2>/dev/null
 expect_eq "exec that cannot start: the program goes on, its trace too (ended by exit, 4,000,000 bytes live, two lines)" \
 	"$(cat $T/execno.rc)/$(jget $T/execno.json end_reason)/$(jget $T/execno.json truncated)/$(jget $T/execno.json live_at_exit.heap_bytes)/$(wc -l <$T/execno.err)/$(ls $T/execno | grep -c zst)" \
