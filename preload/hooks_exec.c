@@ -63,12 +63,6 @@ static int is_tracer_process(void)
  * system calls per exec. */
 static int script_interp(const char *path, int fd, char *out, size_t cap);
 
-/* errno of a path lookup that finds no file an exec could start */
-static int no_file(int e)
-{
-	return e == ENOENT || e == ENOTDIR || e == ELOOP || e == ENAMETOOLONG;
-}
-
 /* A `#!` script whose interpreter is not there (a missing interpreter; `#!/bin/sh\r` of a
  * script saved with CRLF line ends, which names "/bin/sh\r"): the kernel's exec fails with
  * ENOENT and starts nothing. 0 then; interpreters that are scripts themselves are followed as
@@ -84,7 +78,7 @@ static int interp_present(const char *path)
 	for (int depth = 1;; depth++) {
 		struct stat st;
 		if (stat(cur, &st) != 0)
-			return !no_file(errno);
+			return !(errno == ENOENT || errno == ENOTDIR || errno == ELOOP || errno == ENAMETOOLONG);
 		if (!script_interp(cur, -1, next, sizeof(next)))
 			return 1;
 		/* a sixth script in the chain (one that names itself, or two that name each
@@ -101,7 +95,8 @@ static int runnable_at(int dirfd, const char *path, int flags)
 	if (!path || !*path)
 		return 0; /* ENOENT */
 	if (fstatat(dirfd, path, &st, flags & AT_SYMLINK_NOFOLLOW) != 0)
-		return !(no_file(errno) || errno == EACCES || errno == EBADF); /* (EBADF: execveat's dirfd) */
+		return !(errno == ENOENT || errno == ENOTDIR || errno == ELOOP || errno == ENAMETOOLONG ||
+			 errno == EACCES || errno == EBADF); /* (EBADF: execveat's dirfd) */
 	if (!S_ISREG(st.st_mode))
 		return 0; /* EACCES (ELOOP: a link, for execveat's AT_SYMLINK_NOFOLLOW) */
 	/* EACCES from both checks: with the effective ids (faccessat2 counts capabilities; glibc's
