@@ -1799,6 +1799,14 @@ static int open_locked(const char *path)
 		struct stat ls;
 		return lstat(path, &ls) == 0 && S_ISLNK(ls.st_mode) ? -ELOOP : ERR_LOOP;
 	}
+	if (f < 0 && errno == EISDIR) {
+		/* a name that ends in '/' is refused so whether the directory is there or not: one
+		 * that is not gets stat's reason (No such file or directory; since 0.2.44) */
+		struct stat ds;
+		if (stat(path, &ds) < 0)
+			return -errno;
+		errno = EISDIR;
+	}
 	if (f < 0)
 		return errno == ENXIO ? -EINVAL : -errno;
 	struct stat st;

@@ -506,7 +506,11 @@ int ckt_decode_open(const char *path, struct ckt_decoder **out, struct ckt_error
 		goto fail;
 	}
 	struct stat st;
-	d->snapshot = fstat(fileno(d->f), &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : UINT64_MAX;
+	/* read up to the size the file has now (a trace still being written ends there); a
+	 * regular file of size 0 is read to its end: the kernel's files (/proc/self/status) say 0
+	 * and hold text, which is called not a trace, not an empty file (since 0.2.44) */
+	d->snapshot = fstat(fileno(d->f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 ? (uint64_t)st.st_size
+												 : UINT64_MAX;
 	d->zds = ZSTD_createDStream();
 	d->in_buf = malloc(CKT_DECODE_IN_CHUNK);
 	if (!d->zds || !d->in_buf) {

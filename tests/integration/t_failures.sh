@@ -13,6 +13,15 @@ CUZKTRACE_OUT=$T/adir traced isdir $P/exitcode
 expect_eq "directory as path: one error line" "$(cat $T/isdir.err)" \
 	"cuzktrace: error: cannot trace to '$T/adir': Is a directory; running untraced"
 expect_eq "directory as path: exit status unchanged" "$(cat $T/isdir.rc)" "$plain_rc"
+# a name ending in '/': the kernel refuses it with EISDIR whether the directory is there or
+# not; one that is not there is said to be missing (it said "Is a directory" before 0.2.44)
+CUZKTRACE_OUT=$T/nosuchdir/ traced slashdir $P/exitcode
+echo x >$T/plainfile
+CUZKTRACE_OUT=$T/plainfile/ traced slashfile $P/exitcode
+CUZKTRACE_OUT=$T/adir/ traced slashisdir $P/exitcode
+expect_eq "a name ending in '/': the missing directory, a file, an existing directory each said as they are" \
+	"$(cat $T/slashdir.err)|$(cat $T/slashfile.err)|$(cat $T/slashisdir.err)|$(cat $T/slashdir.rc)" \
+	"cuzktrace: error: cannot trace to '$T/nosuchdir/': No such file or directory; running untraced|cuzktrace: error: cannot trace to '$T/plainfile/': Not a directory; running untraced|cuzktrace: error: cannot trace to '$T/adir/': Is a directory; running untraced|$plain_rc"
 
 echo keep >$T/target
 ln -s $T/target $T/link.zst
