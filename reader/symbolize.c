@@ -11,6 +11,7 @@
 #include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <libiberty/demangle.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -554,6 +555,36 @@ static bool ckt_sym_same_span(struct ckt_sym_module *m)
 	return lo == m->lo - m->base && hi == m->hi - m->base;
 }
 
+/* The bytes the ELF file at path says it has: where its section header table and each
+ * segment's file bytes end (0 when its headers cannot be read). A file shorter than that was
+ * cut short after the run (a copy or an unpacking interrupted, a disk full while linking or
+ * copying): read as it is, one that kept its symbol table was called stripped, and one cut in
+ * its first page read as module+offset with nothing said (since 0.2.44). Read with pread, not
+ * mapped: a file cut while read must not fault. */
+static uint64_t ckt_sym_elf_extent(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	elf_version(EV_CURRENT);
+	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+	uint64_t need = 0;
+	GElf_Ehdr eh;
+	size_t np;
+	if (elf && elf_kind(elf) == ELF_K_ELF && gelf_getehdr(elf, &eh)) {
+		if (eh.e_shoff)
+			need = eh.e_shoff + (uint64_t)(eh.e_shnum ? eh.e_shnum : 1) * eh.e_shentsize;
+		for (size_t k = 0; elf_getphdrnum(elf, &np) == 0 && k < np; k++) {
+			GElf_Phdr ph;
+			if (gelf_getphdr(elf, (int)k, &ph) && ph.p_filesz && ph.p_offset + ph.p_filesz > need)
+				need = ph.p_offset + ph.p_filesz;
+		}
+	}
+	elf_end(elf);
+	close(fd);
+	return need;
+}
+
 /* Opens the ELF file at path as m, with its own Dwfl (so modules that occupied the same
  * addresses at different times never collide), and checks m's build-id. Returns true, or
  * false with the reason in why (NULL: not wanted) and nothing left open; *changed (when not
@@ -563,7 +594,8 @@ static bool ckt_sym_try(struct ckt_sym *s, struct ckt_sym_module *m, const char 
 {
 	/* the trace names the file: a FIFO or a device there now would block the open */
 	struct stat sb;
-	if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+	bool there = stat(path, &sb) == 0;
+	if (there && !S_ISREG(sb.st_mode)) {
 		if (why)
 			snprintf(why, n, "cannot read '%s': not a regular file", path);
 		return false;
@@ -575,6 +607,16 @@ static bool ckt_sym_try(struct ckt_sym *s, struct ckt_sym_module *m, const char 
 					fs.f_type == DEBUGFS_MAGIC || fs.f_type == TRACEFS_MAGIC)) {
 		if (why)
 			snprintf(why, n, "cannot read '%s': a kernel file (/proc, /sys), not a program", path);
+		return false;
+	}
+	uint64_t need = there ? ckt_sym_elf_extent(path) : 0;
+	if (need > (uint64_t)sb.st_size) {
+		if (why)
+			snprintf(why, n, "'%s' is cut short (%llu bytes, where its ELF headers describe %llu): it was "
+				 "cut after the run (a copy or unpacking interrupted, a full disk?)", path,
+				 (unsigned long long)sb.st_size, (unsigned long long)need);
+		if (changed && m->build_id[0])
+			*changed = true;
 		return false;
 	}
 	m->dwfl = dwfl_begin(&s->cb);

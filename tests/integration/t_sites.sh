@@ -101,6 +101,22 @@ expect_eq "sites: module deleted since: exit 0, one warning naming --modules" "$
 $REPORT --json --modules $T/kept $T/moved.zst >$T/kept.json 2>$T/kept.rerr
 expect_eq "sites: module deleted since, found by --modules: silent, its function named" \
 	"$(cat $T/kept.rerr)/$(site_get $T/kept.json sites_at_peak '^sites_lib_alloc ' bytes)" "/2097229"
+# Cut short since (a copy interrupted): its ELF headers describe more bytes than the file has.
+# Read as it was, a cut that left the first page called the file stripped (its symbol table
+# was past the cut), and one cut inside the first page read as module+offset with nothing
+# said (since 0.2.44 both say what happened, and --modules finds the whole build).
+full=$(stat -c %s $S/libsites_lib.so)
+head -c 6000 $S/libsites_lib.so >$T/moved/libsites_lib.so
+$REPORT --json $T/moved.zst >$T/cut.json 2>$T/cut.rerr
+rc_cut=$?
+head -c 1000 $S/libsites_lib.so >$T/moved/libsites_lib.so
+$REPORT --json $T/moved.zst >$T/cut1k.json 2>$T/cut1k.rerr
+expect_eq "sites: module cut short since (6000 and 1000 bytes left): exit 0, one warning each naming both sizes" \
+	"$rc_cut/$(cat $T/cut.rerr)|$?/$(cat $T/cut1k.rerr)" \
+	"0/cuzktrace-report: warning: '$T/moved/libsites_lib.so' is cut short (6000 bytes, where its ELF headers describe $full): it was cut after the run (a copy or unpacking interrupted, a full disk?); its frames are shown as module+offset (--modules DIR finds the traced build in DIR)|0/cuzktrace-report: warning: '$T/moved/libsites_lib.so' is cut short (1000 bytes, where its ELF headers describe $full): it was cut after the run (a copy or unpacking interrupted, a full disk?); its frames are shown as module+offset (--modules DIR finds the traced build in DIR)"
+$REPORT --json --modules $T/kept $T/moved.zst >$T/cutkept.json 2>$T/cutkept.rerr
+expect_eq "sites: module cut short, whole build found by --modules: silent, its function named" \
+	"$(site_get $T/cut.json sites_at_peak '^libsites_lib\.so\+0x[0-9a-f]+$' bytes)/$(cat $T/cutkept.rerr)/$(site_get $T/cutkept.json sites_at_peak '^sites_lib_alloc ' bytes)" "2097229//2097229"
 
 # ---- the two unwinders (preload/stacks.c): a thread steps a cursor until stepping has taken
 # 125 us of its time, then uses unw_backtrace; both must give the same stack. libunwcount.so,
