@@ -148,6 +148,13 @@ static const struct level level0 = {CKT_FILTER_BITS0, filter0, count0, clearing0
 static struct level level1; /* set before grow_state becomes GROWING */
 
 size_t (*ckt_usable)(void *) = malloc_usable_size;
+
+/* ckt_usable for an allocator whose usable sizes cannot be asked (ckt_sample_init) */
+static size_t usable_unknown(void *p)
+{
+	(void)p;
+	return 0;
+}
 int ckt_glibc_heap, ckt_glibc_arenas;
 _Atomic size_t ckt_glibc_trim = CKT_GLIBC_TRIM0;
 atomic_int ckt_glibc_trim_fixed;
@@ -227,13 +234,28 @@ void ckt_sample_init(void)
 	void *u = ckt_next("malloc_usable_size");
 	if (u)
 		ckt_usable = (size_t (*)(void *))u;
-	Dl_info info;
+	Dl_info info, uinfo;
 	void *real_malloc = ckt_next("malloc"); /* ckt_real.malloc is published later */
-	if (real_malloc && dladdr(real_malloc, &info) && info.dli_fname &&
-	    strstr(info.dli_fname, "/libc.so.6")) {
+	int found = real_malloc && dladdr(real_malloc, &info);
+	if (found && info.dli_fname && strstr(info.dli_fname, "/libc.so.6")) {
 		ckt_glibc_heap = 1;
 		ckt_glibc_arenas = glibc_arenas_usual();
 		glibc_thresholds_from_env();
+	} else if (found && (!u || !dladdr(u, &uinfo) || uinfo.dli_fbase != info.dli_fbase)) {
+		/* an allocator behind the tracer with no malloc_usable_size of its own: the next
+		 * one, glibc's, read its blocks as glibc chunks (a word before the block taken for
+		 * a size, the next chunk's header looked for that far on: SIGSEGV where the word
+		 * was a pointer). Its sizes are unknown: 0, which the exit line's total takes as
+		 * "by its request" (summary.c); the default mode needs the size of each small block
+		 * at its free, so every event is recorded */
+		ckt_usable = usable_unknown;
+		if (ckt_config.sample) {
+			ckt_log("warning: the allocator behind the tracer ('",
+				info.dli_fname && info.dli_fname[0] ? info.dli_fname : "the program",
+				"') has no malloc_usable_size of its own, which the default mode needs; "
+				"recording every event", " (CUZKTRACE_SAMPLE=0)");
+			ckt_config.sample = 0; /* the header says so */
+		}
 	}
 	/* before the rate that turns the fast path on */
 	atomic_store_explicit(&ckt_filter_state, state_of(&level0), memory_order_release);

@@ -1242,6 +1242,25 @@ for m in 0 524288; do
 		"$(( $(jget $T/kth$m.json heap_below_zero_bytes) < 4096 ))" 1
 done
 
+# An allocator behind the tracer that has no malloc_usable_size of its own
+# (tests/progs/lib/sizeless.c, which keeps a pointer to its arena in the word before each
+# block): the next one, glibc's, read that word as a chunk size and looked for the next chunk
+# that far on, SIGSEGV at the first malloc, both modes (status 139, untraced 0). Its usable
+# sizes cannot be known: exact mode counts the requests; the default mode, which needs a small
+# block's size at its free, records every event and says so in one line.
+for m in 0 524288; do
+	CUZKTRACE_SAMPLE=$m CUZKTRACE_OUT=$T/szl$m.zst timeout -s KILL 60 env LD_PRELOAD="$LIB $P/libsizeless.so" \
+		$P/sizeless >$T/szl$m.out 2>$T/szl$m.err
+	echo $? >$T/szl$m.rc
+	$REPORT --json $T/szl$m.zst >$T/szl$m.json 2>$T/szl$m.rerr
+	szl_warn=$(grep -c "^cuzktrace: warning: the allocator behind the tracer ('$P/libsizeless.so') has no malloc_usable_size of its own, which the default mode needs; recording every event (CUZKTRACE_SAMPLE=0)\$" $T/szl$m.err)
+	expect_eq "allocator without malloc_usable_size behind the tracer, CUZKTRACE_SAMPLE=$m: runs, exact heap, rate 0, one line in the default mode" \
+		"$(cat $T/szl$m.rc)/$(cat $T/szl$m.out)/$(jget $T/szl$m.json live_at_exit.heap_bytes)/$(jget $T/szl$m.json live_at_exit.heap_blocks)/$(jget $T/szl$m.json peak_heap.bytes)/$(jget $T/szl$m.json sampling.rate_bytes)/$szl_warn/$(wc -l <$T/szl$m.err)/$(cat $T/szl$m.rerr)" \
+		"0/sizeless: done/425651/500/599500/0/$((m ? 1 : 0))/$((m ? 3 : 2))/"
+	expect_match "allocator without malloc_usable_size, CUZKTRACE_SAMPLE=$m: the exit line's peak heap counts the requests" \
+		"$(tail -1 $T/szl$m.err)" "^cuzktrace: $T/szl$m.zst: [0-9]+ events, peak heap 585 KiB, peak RSS "
+done
+
 # The tracer's own stderr lines into a pipe nobody reads any more: the write raised SIGPIPE,
 # whose default action ended the program (status 141: before main when the reader was gone
 # at start, no output at all; in the exit handlers when it left after the first line, the
