@@ -96,6 +96,14 @@ struct ckt_phases {
 	/* of each snapshot's phases, those active process-wide then (begun and not ended: a
 	 * thread with none pushed of its own allocates for the one begun last) */
 	size_t snap_pw[CKT_AT_COUNT];
+	/* process-wide phases active now; whether two or more have been at once so far (the first
+	 * time: when, and two of them), and whether they had been at each snapshot: bytes a
+	 * thread with nothing pushed allocated then count under the one begun last, and can still
+	 * be live at a peak where the overlap is over */
+	size_t n_pw;
+	bool pw_overlapped, snap_pw_overlapped[CKT_AT_COUNT];
+	uint64_t pw_overlap_ts;
+	size_t pw_overlap_a, pw_overlap_b;
 	const char **snap_names[CKT_AT_COUNT]; /* filled by finish */
 
 	/* results, computed by finish */
@@ -345,8 +353,19 @@ static void ckt_phases_on_phase(void *ctx, uint64_t ts, uint64_t tid, unsigned o
 			return;
 		}
 		p->ph[i].deficit = 0; /* older: ENDs with no BEGIN at all */
-		if (p->ph[i].begins++ == 0)
+		if (p->ph[i].begins++ == 0) {
 			p->active_gen++; /* process-wide now: the snapshots count it (snap_pw) */
+			if (++p->n_pw >= 2 && !p->pw_overlapped) {
+				for (size_t k = 0; k < p->n_active; k++)
+					if (p->active[k] != (size_t)i && p->ph[p->active[k]].begins) {
+						p->pw_overlap_a = p->active[k];
+						break;
+					}
+				p->pw_overlap_b = (size_t)i;
+				p->pw_overlap_ts = ts;
+				p->pw_overlapped = true;
+			}
+		}
 		break;
 	case CKT_PHASE_END:
 		if (i == CKT_PHASES_NONE)
@@ -365,8 +384,10 @@ static void ckt_phases_on_phase(void *ctx, uint64_t ts, uint64_t tid, unsigned o
 			p->ph[i].early_ends++;
 			return;
 		}
-		if (--p->ph[i].begins == 0)
+		if (--p->ph[i].begins == 0) {
 			p->active_gen++;
+			p->n_pw--;
+		}
 		break;
 	default:
 		return;
@@ -521,6 +542,7 @@ static void ckt_phases_on_peak(void *ctx, enum ckt_moment m, uint64_t ts)
 	p->snap_pw[m] = 0;
 	for (size_t k = 0; k < p->n_active; k++)
 		p->snap_pw[m] += p->ph[p->active[k]].begins > 0;
+	p->snap_pw_overlapped[m] = p->pw_overlapped;
 }
 
 static char *ckt_phases_strndup(const uint8_t *s, size_t n)
@@ -852,6 +874,12 @@ size_t ckt_phases_overlap_at(const struct ckt_phases *p, enum ckt_moment m)
 {
 	const char *const *names;
 	return ckt_phases_active_at(p, m, &names) ? p->snap_pw[ckt_moment_of(p->epochs, m)] : 0;
+}
+
+bool ckt_phases_overlapped_before(const struct ckt_phases *p, enum ckt_moment m)
+{
+	m = ckt_moment_of(p->epochs, m);
+	return p->snap_names[m] && p->snap_pw_overlapped[m];
 }
 
 void ckt_phases_put_overlap_hint(FILE *out)
@@ -1212,6 +1240,20 @@ static int ckt_phases_text_moment(FILE *out, const struct ckt_phases *p, enum ck
 	fputc('\n', out);
 	if (!*hinted && ckt_phases_overlap_at(p, m) >= 2) {
 		ckt_phases_put_overlap_hint(out);
+		*hinted = true;
+	} else if (!*hinted && ckt_phases_overlapped_before(p, m)) {
+		/* over at this peak, but bytes allocated during it can be live here, under the
+		 * wrong phase (since 0.2.44: the hint came under a later peak, or none) */
+		fputs("  (process-wide phases overlapped before this peak (", out);
+		const char *a = ckt_phases_shown(ckt_phases_pub_name(&p->ph[p->pw_overlap_a]));
+		const char *b = ckt_phases_shown(ckt_phases_pub_name(&p->ph[p->pw_overlap_b]));
+		ckt_util_put_clean(out, a, strlen(a));
+		fputs(" and ", out);
+		ckt_util_put_clean(out, b, strlen(b));
+		fprintf(out, " from %s s): what a thread with no phase of its own pushed allocated then "
+			"counts under the one begun last, whatever its work; --by thread splits by thread, "
+			"--phase-rule NAME=FUNCTION assigns by call site)\n",
+			ckt_util_fmt_secs(t, sizeof(t), p->pw_overlap_ts, 6));
 		*hinted = true;
 	}
 	/* --top rows (since 0.2.40: every phase, 8,228 lines for 4,096 names at four peaks), then

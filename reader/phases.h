@@ -79,6 +79,8 @@ size_t ckt_phases_active_at(const struct ckt_phases *p, enum ckt_moment m, const
  * ended); two or more: the hint below applies */
 size_t ckt_phases_overlap_at(const struct ckt_phases *p, enum ckt_moment m);
 /* One line under a moment's phases: what overlapping process-wide phases do to the bytes */
+/* two or more process-wide phases were active at once at some time up to moment m */
+bool ckt_phases_overlapped_before(const struct ckt_phases *p, enum ckt_moment m);
 void ckt_phases_put_overlap_hint(FILE *out);
 
 struct ckt_phases_share {

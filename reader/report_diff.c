@@ -524,8 +524,10 @@ static void ckt_diff_text_during(FILE *out, const struct ckt_report *const rep[2
 	fputc('\n', out);
 	/* overlapping process-wide phases at this peak, in either trace: what they do to a
 	 * worker's bytes (once a diff) */
-	if (!*hinted && ((hx && x && rep[0]->phases && ckt_phases_overlap_at(rep[0]->phases, p->m) >= 2) ||
-			 (hy && y && rep[1]->phases && ckt_phases_overlap_at(rep[1]->phases, p->m) >= 2))) {
+	if (!*hinted && ((hx && x && rep[0]->phases && (ckt_phases_overlap_at(rep[0]->phases, p->m) >= 2 ||
+							      ckt_phases_overlapped_before(rep[0]->phases, p->m))) ||
+			 (hy && y && rep[1]->phases && (ckt_phases_overlap_at(rep[1]->phases, p->m) >= 2 ||
+							      ckt_phases_overlapped_before(rep[1]->phases, p->m))))) {
 		ckt_phases_put_overlap_hint(out);
 		*hinted = true;
 	}

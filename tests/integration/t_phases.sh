@@ -570,6 +570,24 @@ expect_eq "phases: --diff says the overlap once, under the first peak where eith
 	"  during             base: load + gpu; trace: load + gpu
   (process-wide phases overlap: what a thread with no ph"
 expect_eq "mini_prover: a pushed phase beside one process-wide phase is no overlap: no hint" "$(grep -c 'process-wide phases overlap' $T/mini.txt)" 0
+# process-wide phases that overlapped before the peak heap and not at it: the 4 MiB made
+# then count under prove, begun last, and are live at the peak, where synthesis alone is
+# active (since 0.2.44 the hint comes under that peak, naming the overlap; it came under no
+# peak at all: tests/progs/overlapgone.c)
+CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/overlapgone.zst LD_PRELOAD=$LIB $P/overlapgone >/dev/null 2>&1
+$REPORT $T/overlapgone.zst >$T/overlapgone.txt 2>/dev/null
+expect_eq "overlapgone: the peak heap, with synthesis alone active, holds prove's 4 MiB made in the overlap" \
+	"$(sed -n '/^peak heap .*during synthesis$/,/^peak RSS/p' $T/overlapgone.txt | grep -v '^peak\|^  (')" \
+	"  synthesis           8.00 MiB    66.7%  (8388608 bytes)
+  prove               4.00 MiB    33.3%  (4194304 bytes)"
+expect_eq "overlapgone: one hint, under the peak heap, naming the overlap" \
+	"$(grep -c 'process-wide phases overlap' $T/overlapgone.txt)/$(sed -n '/^peak heap .*during synthesis$/{n;p;q}' $T/overlapgone.txt | sed 's/from [0-9.]* s/from T s/')" \
+	"1/  (process-wide phases overlapped before this peak (synthesis and prove from T s): what a thread with no phase of its own pushed allocated then counts under the one begun last, whatever its work; --by thread splits by thread, --phase-rule NAME=FUNCTION assigns by call site)"
+cp $T/overlapgone.zst $T/overlapgone_b.zst
+expect_eq "overlapgone: --diff gives the hint under the first peak too" \
+	"$($REPORT --diff $T/overlapgone_b.zst $T/overlapgone.zst 2>/dev/null | grep -B1 'process-wide phases overlap' | cut -c1-56 | sed 's/ *$//')" \
+	"  during             base: synthesis; trace: synthesis
+  (process-wide phases overlap: what a thread with no ph"
 # at the peak RSS the shares are of what was allocated then (heap, anonymous mmap, pinned),
 # not of the RSS: the line says of what (the JSON's by_phase bytes at peak RSS add up to it)
 expect_match "mini_prover: the peak RSS line says what its phases' shares are of" \
