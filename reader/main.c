@@ -1175,6 +1175,7 @@ int main(int argc, char **argv)
 	struct ckt_main_read base = { 0 }, cur = { 0 };
 	int status = CKT_EXIT_TRACE, rc;
 
+	ckt_util_stack_reserve();
 	ckt_util_hash_init();
 	/* a write past the file-size limit (ulimit -f) fails with EFBIG and is said as any
 	 * failed write, instead of SIGXFSZ ending the reader without a word */

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <signal.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <linux/falloc.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -111,6 +112,46 @@ void ckt_util_hash_init(void)
 		k = ((uint64_t)ts.tv_nsec << 32 ^ (uint64_t)ts.tv_sec) * 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid();
 	}
 	ckt_util_hash_key = k;
+}
+
+/* Under an address-space limit (ulimit -v) the main thread's stack grows into the limit as any
+ * mapping does: a call chain that went deeper than before when the reader's memory was nearly
+ * all taken met a stack that could not grow, and the reader died by SIGSEGV where it would have
+ * said "out of memory" (libdw's out-of-memory handler formatting that very line, 170 KiB down;
+ * 3 of 1,100 limits from 8 to 64 MB). The stack is grown at start to CKT_UTIL_STACK (the
+ * reader's deepest chains here use under 200 KiB), where the limit leaves room for it and
+ * twice as much besides: its pages are then the reader's from the start. Without a limit,
+ * nothing is done (no page touched that the run does not need). */
+#define CKT_UTIL_STACK (512u << 10)
+
+static __attribute__((noinline)) void ckt_util_stack_touch(size_t n)
+{
+	volatile char *p = __builtin_alloca(n);
+	for (size_t off = n; off >= 4096; off -= 4096)
+		p[off - 1] = 0; /* from the top down: each page next to the stack's end */
+	p[0] = 0;
+}
+
+void ckt_util_stack_reserve(void)
+{
+	struct rlimit as, stk;
+	if (getrlimit(RLIMIT_AS, &as) != 0 || as.rlim_cur == RLIM_INFINITY || getrlimit(RLIMIT_STACK, &stk) != 0 ||
+	    (stk.rlim_cur != RLIM_INFINITY && stk.rlim_cur < 2 * CKT_UTIL_STACK))
+		return;
+	/* the address space in use now (statm's first field, in pages), read without stdio */
+	int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+	char buf[128];
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	unsigned long long pages = strtoull(buf, NULL, 10);
+	long pg = sysconf(_SC_PAGESIZE);
+	if (!pages || pg <= 0 || pages * (unsigned long long)pg + 3ull * CKT_UTIL_STACK > as.rlim_cur)
+		return;
+	ckt_util_stack_touch(CKT_UTIL_STACK);
 }
 
 /* Length of the valid UTF-8 sequence at s (1..4), or 0 if s does not start one. */

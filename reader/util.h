@@ -107,6 +107,9 @@ int ckt_util_out_close(struct ckt_util_out *o, bool ok);
  * key lands, only the time it takes. */
 extern uint64_t ckt_util_hash_key;
 void ckt_util_hash_init(void);
+/* Under an address-space limit, grows the main thread's stack at start so that a deep call
+ * made when memory runs out does not die growing it (util.c); call first thing in main */
+void ckt_util_stack_reserve(void);
 static inline uint64_t ckt_util_hash64(uint64_t x)
 {
 	x ^= ckt_util_hash_key;

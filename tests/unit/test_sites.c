@@ -407,6 +407,37 @@ static void test_rest_without_samples(void **state)
 	tb_release(&b);
 }
 
+/* A shortfall past three times its error (5 MiB of small blocks, no sample: +-1.58 MiB) says
+ * what it most likely is (since 0.2.44): the usable bytes past the sizes asked for, which the
+ * heap counts and no site estimates, not the samples' chance */
+static void test_rest_past_error(void **state)
+{
+	(void)state;
+	static const uint64_t s1[] = { 0x1000 };
+	struct tb b;
+	struct ckt_replay_stats st;
+	tb_begin_sampled(&b, TB_VERSION);
+	tb_stack(&b, 1, s1, 1);
+	tb_thread(&b, 1);
+	tb_alloc_ex(&b, 10, 0x100000, 1 << 20, CKT_FN_MALLOC, 1, 0);
+	tb_agg(&b, 20, 5242880, 50000);
+	tb_sync(&b, 30);
+	tb_end(&b, 40, CKT_END_EXIT, 2, 0);
+	tb_flush(&b);
+	struct ckt_sites *s = run_sites(&b, false, &st);
+	struct ckt_sites_rest r;
+	ckt_sites_rest(s, CKT_AT_PEAK_HEAP, &r);
+	assert_int_equal(r.unattributed, 5242880);
+	assert_int_equal(r.error_bytes, 1657944); /* sqrt(524288 x 5242880) = 1657944.23 */
+	char *text = text_of(s);
+	assert_non_null(strstr(text, "\n  in no site's estimate: 5.00 MiB (5242880 bytes), 83.3% of the peak, small blocks "
+				     "(sampling error of the sites' sum: about +-1.58 MiB; past it, most likely the usable "
+				     "bytes the heap counts beyond the sizes asked for, which no site estimates)\n\n"));
+	free(text);
+	ckt_sites_free(s);
+	tb_release(&b);
+}
+
 /* the default mode's list by allocations for a program that made no block: none, not "none
  * sampled" (no running totals came) */
 static void test_calls_none(void **state)
@@ -627,6 +658,7 @@ int main(void)
 		cmocka_unit_test(test_csv_and_folded),
 		cmocka_unit_test(test_live_at_exit_text),
 		cmocka_unit_test(test_rest_without_samples),
+		cmocka_unit_test(test_rest_past_error),
 		cmocka_unit_test(test_calls_none),
 		cmocka_unit_test(test_own_peak_of_a_run),
 		cmocka_unit_test(test_temporaries),
