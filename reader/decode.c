@@ -1276,8 +1276,10 @@ static int ckt_decode_record(struct ckt_decoder *d, struct ckt_record *r, struct
 		r->u.rss_detail.shmem = ckt_decode_uv(&c);
 		break;
 	default:
-		/* reserved tags (phases, aggregates) included: their layout is not ours to guess */
-		return ckt_util_err(err, CKT_EFORMAT, "corrupt record (tag 0x%02x) in frame %llu", tag,
+		/* a tag no tracer writes: its layout is not ours to guess, and the line says so
+		 * (it named the tag alone, which read like a record whose fields were wrong) */
+		return ckt_util_err(err, CKT_EFORMAT,
+				    "corrupt record (tag 0x%02x) in frame %llu: no record has this tag", tag,
 				    (unsigned long long)d->frame_index);
 	}
 	if (c.bad)

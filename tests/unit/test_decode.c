@@ -635,7 +635,7 @@ static void test_corrupt_records(void **state)
 	tb_alloc(&b, 1, 0x1000, 1);
 	tb_u8(&b, 0x99);
 	tb_flush(&b);
-	expect_run_error(&b, "corrupt record (tag 0x99) in frame 1");
+	expect_run_error(&b, "corrupt record (tag 0x99) in frame 1: no record has this tag");
 	tb_release(&b);
 
 	/* reserved tags are refused by a version-1 reader */
@@ -646,7 +646,7 @@ static void test_corrupt_records(void **state)
 	tb_u8(&b, 0x31); /* no record has this tag */
 	tb_uv(&b, 1);
 	tb_flush(&b);
-	expect_run_error(&b, "corrupt record (tag 0x31) in frame 2");
+	expect_run_error(&b, "corrupt record (tag 0x31) in frame 2: no record has this tag");
 	tb_release(&b);
 
 	/* a STACK whose frame count exceeds what the frame holds */
