@@ -323,6 +323,23 @@ static int names_us(const char *tok, size_t n, const struct stat *self, const ch
 	return stat(path, &st) == 0 && st.st_dev == self->st_dev && st.st_ino == self->st_ino;
 }
 
+/* ... or another copy of it: a regular file of this library's file name elsewhere (another
+ * build, another install), which traces the program too: the "not traced" line was said of a
+ * program that was (since 0.2.44). No allocation: a vfork child runs this. */
+static int names_a_tracer(const char *tok, size_t n, const struct stat *self, const char *loaded)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	if (names_us(tok, n, self, loaded))
+		return 1;
+	if (n >= sizeof(path))
+		return 0;
+	memcpy(path, tok, n);
+	path[n] = '\0';
+	const char *base = strrchr(loaded, '/'), *tb = strrchr(path, '/');
+	return tb && strcmp(tb + 1, base ? base + 1 : loaded) == 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
 /* This library's file, found as the tracer starts (ckt_children_off): an exec hook in a child
  * made without fork's handlers (_Fork, clone) must not ask the loader (dladdr takes its lock,
  * which another thread of the parent may have held: the child's execl hung for good). Asked
@@ -399,7 +416,7 @@ static void anchor_preload(void)
 	}
 }
 
-static int env_preloads_us(char *const envp[]);
+static int env_preloads_us(char *const envp[], int any_copy);
 static int preloaded_by_env; /* this process's LD_PRELOAD named the tracer as it started */
 
 /* /etc/ld.so.preload names this library: the loader preloads it in every program, whatever
@@ -432,7 +449,7 @@ void ckt_children_off(void)
 	anchor_preload();
 	/* (not where /etc/ld.so.preload preloads it too: a program started with any environment
 	 * is traced then) */
-	preloaded_by_env = self_known && env_preloads_us(environ) && !file_preloads_us();
+	preloaded_by_env = self_known && env_preloads_us(environ, 0) && !file_preloads_us();
 	if (ckt_config.children)
 		return;
 	if (!self_known) {
@@ -477,7 +494,8 @@ void ckt_children_off(void)
 }
 
 /* envp's LD_PRELOAD names this library: the image an exec with it starts would be traced */
-static int env_preloads_us(char *const envp[])
+/* envp's LD_PRELOAD names this library (any_copy: or another copy of it, names_a_tracer) */
+static int env_preloads_us(char *const envp[], int any_copy)
 {
 	if (!self_known && (ckt_writer_pid() || !know_self()))
 		return 0;
@@ -490,7 +508,7 @@ static int env_preloads_us(char *const envp[])
 			size_t n = strcspn(v, " :");
 			if (!n)
 				break;
-			if (names_us(v, n, &self_st, self_name))
+			if (any_copy ? names_a_tracer(v, n, &self_st, self_name) : names_us(v, n, &self_st, self_name))
 				return 1;
 			v += n;
 		}
@@ -542,13 +560,13 @@ static CKT_NOINLINE void say_env_line(const char *path, const char *file, int fd
 
 static void say_if_env_untraced(const char *path, const char *file, int fd, char *const envp[])
 {
-	if (ckt_config.children && preloaded_by_env && !env_preloads_us(envp))
+	if (ckt_config.children && preloaded_by_env && !env_preloads_us(envp, 1))
 		say_env_line(path, file, fd); /* (its buffer not on the stack with env_preloads_us's) */
 }
 
 static void say_if_secure_child(const char *path, const char *file, int fd, char *const envp[])
 {
-	if (env_preloads_us(envp))
+	if (env_preloads_us(envp, 1))
 		say_if_secure_any(path, file, fd);
 	else
 		say_if_env_untraced(path, file, fd, envp);
@@ -602,7 +620,7 @@ static char *const *child_env(struct child_env *ce, char *const envp[])
 	pid_t me = getpid(), traced = ckt_writer_pid(), mine = mem_pid ? mem_pid : traced;
 	ce->mapped = 0;
 	ce->v = NULL;
-	if (!traced || me == traced || !key[0] || strlen(key) > 72 || !env_preloads_us(envp) ||
+	if (!traced || me == traced || !key[0] || strlen(key) > 72 || !env_preloads_us(envp, 0) ||
 	    !ckt_exec_child_prefix(ce->var + 20, me))
 		return envp;
 	pid_t forker = me == mine ? fork_parent : mine;

@@ -490,6 +490,13 @@ CUZKTRACE_OUT=$T/envi/e.%p.zst traced envkeep env -u HOME $P/exitcode
 expect_eq "no line with CUZKTRACE_CHILDREN=0, nor for an environment that preloads the tracer (then traced)" \
 	"$(cat $T/envi0.rc)/$(grep -c warning $T/envi0.err)/$(cat $T/envkeep.rc)/$(grep -c "does not name the tracer" $T/envkeep.err)/$(ls $T/envi | grep -c '^e\.')" \
 	"$plain_rc/0/$plain_rc/0/2"
+# ... nor for one that preloads another copy of the tracer (another build or install, by its
+# file name), which traces the program: it said "not traced" of it before 0.2.44
+mkdir -p $T/envi/copy && cp $LIB $T/envi/copy/
+CUZKTRACE_OUT=$T/envi/h.%p.zst traced envcopy env LD_PRELOAD=$T/envi/copy/$(basename $LIB) $P/exitcode
+expect_eq "an environment that preloads another copy of the tracer: no line, traced by that copy" \
+	"$(cat $T/envcopy.rc)/$(grep -c "does not name the tracer" $T/envcopy.err)/$(ls $T/envi | grep -c '^h\.')" \
+	"$plain_rc/0/2"
 # ... nor where /etc/ld.so.preload names the tracer too: the program is traced whatever its
 # environment (it said "not traced" of a program that was). In a mount namespace of its own,
 # /etc with that file laid over it; not run where this machine makes none.
