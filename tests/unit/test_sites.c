@@ -368,26 +368,34 @@ static void test_live_at_exit_text(void **state)
 	tb_release(&b);
 }
 
-/* What a list leaves out (since 0.2.26), in the default mode with no sample live: a 1 MiB
- * block recorded with its site, 62,400 bytes of small blocks in running totals only. The
- * shortfall is those bytes, and its error sqrt(R x 62,400) (R x sqrt(samples) said +-0 B). */
+/* The default mode with no sample live: a 1 MiB block recorded with its site, `small` bytes
+ * of small blocks in running totals only (`blocks` of them); the rest at the peak heap in *r */
+static struct ckt_sites *rest_sites(struct tb *b, struct ckt_replay_stats *st, uint64_t small, uint64_t blocks,
+				    struct ckt_sites_rest *r)
+{
+	static const uint64_t s1[] = { 0x1000 };
+	tb_begin_sampled(b, TB_VERSION);
+	tb_stack(b, 1, s1, 1);
+	tb_thread(b, 1);
+	tb_alloc_ex(b, 10, 0x100000, 1 << 20, CKT_FN_MALLOC, 1, 0);
+	tb_agg(b, 20, small, blocks);
+	tb_sync(b, 30);
+	tb_end(b, 40, CKT_END_EXIT, 2, 0);
+	tb_flush(b);
+	struct ckt_sites *s = run_sites(b, false, st);
+	ckt_sites_rest(s, CKT_AT_PEAK_HEAP, r);
+	return s;
+}
+
+/* What a list leaves out (since 0.2.26), with 62,400 bytes of small blocks: the shortfall is
+ * those bytes, and its error sqrt(R x 62,400) (R x sqrt(samples) said +-0 B). */
 static void test_rest_without_samples(void **state)
 {
 	(void)state;
-	static const uint64_t s1[] = { 0x1000 };
 	struct tb b;
 	struct ckt_replay_stats st;
-	tb_begin_sampled(&b, TB_VERSION);
-	tb_stack(&b, 1, s1, 1);
-	tb_thread(&b, 1);
-	tb_alloc_ex(&b, 10, 0x100000, 1 << 20, CKT_FN_MALLOC, 1, 0);
-	tb_agg(&b, 20, 62400, 624);
-	tb_sync(&b, 30);
-	tb_end(&b, 40, CKT_END_EXIT, 2, 0);
-	tb_flush(&b);
-	struct ckt_sites *s = run_sites(&b, false, &st);
 	struct ckt_sites_rest r;
-	ckt_sites_rest(s, CKT_AT_PEAK_HEAP, &r);
+	struct ckt_sites *s = rest_sites(&b, &st, 62400, 624, &r);
 	assert_int_equal(st.peak_heap.bytes, (1 << 20) + 62400);
 	assert_int_equal(r.other_sites, 0);
 	assert_true(r.has_unattributed);
@@ -413,20 +421,10 @@ static void test_rest_without_samples(void **state)
 static void test_rest_past_error(void **state)
 {
 	(void)state;
-	static const uint64_t s1[] = { 0x1000 };
 	struct tb b;
 	struct ckt_replay_stats st;
-	tb_begin_sampled(&b, TB_VERSION);
-	tb_stack(&b, 1, s1, 1);
-	tb_thread(&b, 1);
-	tb_alloc_ex(&b, 10, 0x100000, 1 << 20, CKT_FN_MALLOC, 1, 0);
-	tb_agg(&b, 20, 5242880, 50000);
-	tb_sync(&b, 30);
-	tb_end(&b, 40, CKT_END_EXIT, 2, 0);
-	tb_flush(&b);
-	struct ckt_sites *s = run_sites(&b, false, &st);
 	struct ckt_sites_rest r;
-	ckt_sites_rest(s, CKT_AT_PEAK_HEAP, &r);
+	struct ckt_sites *s = rest_sites(&b, &st, 5242880, 50000, &r);
 	assert_int_equal(r.unattributed, 5242880);
 	assert_int_equal(r.error_bytes, 1657944); /* sqrt(524288 x 5242880) = 1657944.23 */
 	char *text = text_of(s);
