@@ -556,12 +556,16 @@ static bool ckt_sym_same_span(struct ckt_sym_module *m)
 }
 
 /* The bytes the ELF file at path says it has: where its section header table and each
- * segment's file bytes end (0 when its headers cannot be read). A file shorter than that was
+ * section's file bytes end, or, in a file without section headers (sstrip), each segment's
+ * (0 when its headers cannot be read). Not the segments where there are sections: a separate
+ * debug file (eu-strip -f, as Fedora's and openSUSE's debuginfo packages are made) keeps the
+ * program headers of the file it came from, whose code and data it has as SHT_NOBITS
+ * sections, and is whole. A file shorter than that was
  * cut short after the run (a copy or an unpacking interrupted, a disk full while linking or
  * copying): read as it is, one that kept its symbol table was called stripped, and one cut in
  * its first page read as module+offset with nothing said (since 0.2.44). Read with pread, not
  * mapped: a file cut while read must not fault. */
-static uint64_t ckt_sym_elf_extent(const char *path)
+static uint64_t ckt_sym_elf_extent(const char *path, uint64_t size)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -574,10 +578,19 @@ static uint64_t ckt_sym_elf_extent(const char *path)
 	if (elf && elf_kind(elf) == ELF_K_ELF && gelf_getehdr(elf, &eh)) {
 		if (eh.e_shoff)
 			need = eh.e_shoff + (uint64_t)(eh.e_shnum ? eh.e_shnum : 1) * eh.e_shentsize;
-		for (size_t k = 0; elf_getphdrnum(elf, &np) == 0 && k < np; k++) {
-			GElf_Phdr ph;
-			if (gelf_getphdr(elf, (int)k, &ph) && ph.p_filesz && ph.p_offset + ph.p_filesz > need)
-				need = ph.p_offset + ph.p_filesz;
+		if (eh.e_shoff && need <= size) {
+			for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn)) != NULL;) {
+				GElf_Shdr sh;
+				if (gelf_getshdr(scn, &sh) && sh.sh_type != SHT_NOBITS && sh.sh_size &&
+				    sh.sh_offset + sh.sh_size > need)
+					need = sh.sh_offset + sh.sh_size;
+			}
+		} else if (!eh.e_shoff) {
+			for (size_t k = 0; elf_getphdrnum(elf, &np) == 0 && k < np; k++) {
+				GElf_Phdr ph;
+				if (gelf_getphdr(elf, (int)k, &ph) && ph.p_filesz && ph.p_offset + ph.p_filesz > need)
+					need = ph.p_offset + ph.p_filesz;
+			}
 		}
 	}
 	elf_end(elf);
@@ -609,7 +622,7 @@ static bool ckt_sym_try(struct ckt_sym *s, struct ckt_sym_module *m, const char 
 			snprintf(why, n, "cannot read '%s': a kernel file (/proc, /sys), not a program", path);
 		return false;
 	}
-	uint64_t need = there ? ckt_sym_elf_extent(path) : 0;
+	uint64_t need = there ? ckt_sym_elf_extent(path, (uint64_t)sb.st_size) : 0;
 	if (need > (uint64_t)sb.st_size) {
 		if (why)
 			snprintf(why, n, "'%s' is cut short (%llu bytes, where its ELF headers describe %llu): it was "

@@ -117,6 +117,30 @@ expect_eq "sites: module cut short since (6000 and 1000 bytes left): exit 0, one
 $REPORT --json --modules $T/kept $T/moved.zst >$T/cutkept.json 2>$T/cutkept.rerr
 expect_eq "sites: module cut short, whole build found by --modules: silent, its function named" \
 	"$(site_get $T/cut.json sites_at_peak '^libsites_lib\.so\+0x[0-9a-f]+$' bytes)/$(cat $T/cutkept.rerr)/$(site_get $T/cutkept.json sites_at_peak '^sites_lib_alloc ' bytes)" "2097229//2097229"
+# ... but a separate debug file is whole: made by eu-strip -f (Fedora's and openSUSE's
+# debuginfo), it keeps the program headers of the file it came from, whose segments it holds
+# as SHT_NOBITS sections, so they describe more bytes than it has. Found by --modules under the
+# module's name, it was called cut short and read as module+offset in 0.2.44. Made here by
+# objcopy --only-keep-debug with the library's own program headers put back.
+if command -v objcopy >/dev/null 2>&1; then
+	mkdir -p $T/dbgonly && objcopy --only-keep-debug $S/libsites_lib.so $T/dbgonly/libsites_lib.so
+	$PY - $S/libsites_lib.so $T/dbgonly/libsites_lib.so <<'PYEOF'
+import struct, sys
+src, dst = open(sys.argv[1], 'rb').read(), bytearray(open(sys.argv[2], 'rb').read())
+def ph(b):
+    off, = struct.unpack_from('<Q', b, 0x20)
+    ent, num = struct.unpack_from('<HH', b, 0x36)
+    return off, ent * num
+so, sn = ph(src)
+do, dn = ph(dst)
+assert sn == dn
+dst[do:do + dn] = src[so:so + sn]
+open(sys.argv[2], 'wb').write(dst)
+PYEOF
+	$REPORT --json --modules $T/dbgonly $T/moved.zst >$T/cutdbg.json 2>$T/cutdbg.rerr
+	expect_eq "sites: separate debug file (program headers past its end) found by --modules: silent, its function named" \
+		"$(cat $T/cutdbg.rerr)/$(site_get $T/cutdbg.json sites_at_peak '^sites_lib_alloc ' bytes)" "/2097229"
+fi
 
 # ---- the two unwinders (preload/stacks.c): a thread steps a cursor until stepping has taken
 # 125 us of its time, then uses unw_backtrace; both must give the same stack. libunwcount.so,
