@@ -307,37 +307,34 @@ static const char *stripped; /* the environment's entry shortened in place */
 
 /* tok (n bytes of LD_PRELOAD) names this library: a path to the same file, or a bare name
  * the loader looked up (in LD_LIBRARY_PATH, its cache, the default directories; never the
- * working directory) and found as the file it loaded us from (loaded: that file's name) */
-static int names_us(const char *tok, size_t n, const struct stat *self, const char *loaded)
+ * working directory) and found as the file it loaded us from (loaded: that file's name).
+ * any_copy: or another copy of it, a regular file of this library's file name elsewhere
+ * (another build, another install), which traces the program too: the "not traced" line was
+ * said of a program that was (since 0.2.44). No allocation: a vfork child runs this; one
+ * path buffer, for a child made by clone on a small stack of its own (a second one, 4 KiB
+ * more, ended one on an 8 KiB stack by SIGSEGV). */
+static int names_tracer(const char *tok, size_t n, const struct stat *self, const char *loaded, int any_copy)
 {
 	char path[PATH_MAX];
 	struct stat st;
-	if (n >= sizeof(path))
-		return 0;
-	memcpy(path, tok, n);
-	path[n] = '\0';
-	if (!strchr(path, '/')) {
-		const char *base = strrchr(loaded, '/');
-		return strcmp(base ? base + 1 : loaded, path) == 0;
-	}
-	return stat(path, &st) == 0 && st.st_dev == self->st_dev && st.st_ino == self->st_ino;
-}
-
-/* ... or another copy of it: a regular file of this library's file name elsewhere (another
- * build, another install), which traces the program too: the "not traced" line was said of a
- * program that was (since 0.2.44). No allocation: a vfork child runs this. */
-static int names_a_tracer(const char *tok, size_t n, const struct stat *self, const char *loaded)
-{
-	char path[PATH_MAX];
-	struct stat st;
-	if (names_us(tok, n, self, loaded))
-		return 1;
 	if (n >= sizeof(path))
 		return 0;
 	memcpy(path, tok, n);
 	path[n] = '\0';
 	const char *base = strrchr(loaded, '/'), *tb = strrchr(path, '/');
-	return tb && strcmp(tb + 1, base ? base + 1 : loaded) == 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode);
+	base = base ? base + 1 : loaded;
+	if (!tb)
+		return strcmp(base, path) == 0;
+	if (stat(path, &st) != 0)
+		return 0;
+	if (st.st_dev == self->st_dev && st.st_ino == self->st_ino)
+		return 1;
+	return any_copy && S_ISREG(st.st_mode) && strcmp(tb + 1, base) == 0;
+}
+
+static int names_us(const char *tok, size_t n, const struct stat *self, const char *loaded)
+{
+	return names_tracer(tok, n, self, loaded, 0);
 }
 
 /* This library's file, found as the tracer starts (ckt_children_off): an exec hook in a child
@@ -494,7 +491,7 @@ void ckt_children_off(void)
 }
 
 /* envp's LD_PRELOAD names this library: the image an exec with it starts would be traced */
-/* envp's LD_PRELOAD names this library (any_copy: or another copy of it, names_a_tracer) */
+/* envp's LD_PRELOAD names this library (any_copy: or another copy of it, names_tracer) */
 static int env_preloads_us(char *const envp[], int any_copy)
 {
 	if (!self_known && (ckt_writer_pid() || !know_self()))
@@ -508,7 +505,7 @@ static int env_preloads_us(char *const envp[], int any_copy)
 			size_t n = strcspn(v, " :");
 			if (!n)
 				break;
-			if (any_copy ? names_a_tracer(v, n, &self_st, self_name) : names_us(v, n, &self_st, self_name))
+			if (names_tracer(v, n, &self_st, self_name, any_copy))
 				return 1;
 			v += n;
 		}

@@ -497,6 +497,11 @@ CUZKTRACE_OUT=$T/envi/h.%p.zst traced envcopy env LD_PRELOAD=$T/envi/copy/$(base
 expect_eq "an environment that preloads another copy of the tracer: no line, traced by that copy" \
 	"$(cat $T/envcopy.rc)/$(grep -c "does not name the tracer" $T/envcopy.err)/$(ls $T/envi | grep -c '^h\.')" \
 	"$plain_rc/0/2"
+# that check runs in the exec of a child made by clone on a small stack of its own, with one
+# path buffer there: a second one (0.2.44's other-copy check) ended a child on 8 KiB by SIGSEGV
+CUZKTRACE_OUT=$T/envi/c.%p.zst traced clonesmall $P/clonesmall 8
+expect_eq "a clone child on an 8 KiB stack of its own execs through the hooks" \
+	"$(cat $T/clonesmall.rc)/$(cat $T/clonesmall.out)" "0/clonesmall: exit 0"
 # ... nor where /etc/ld.so.preload names the tracer too: the program is traced whatever its
 # environment (it said "not traced" of a program that was). In a mount namespace of its own,
 # /etc with that file laid over it; not run where this machine makes none.
