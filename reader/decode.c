@@ -507,10 +507,16 @@ int ckt_decode_open(const char *path, struct ckt_decoder **out, struct ckt_error
 	}
 	struct stat st;
 	/* read up to the size the file has now (a trace still being written ends there); a
-	 * regular file of size 0 is read to its end: the kernel's files (/proc/self/status) say 0
-	 * and hold text, which is called not a trace, not an empty file (since 0.2.44) */
-	d->snapshot = fstat(fileno(d->f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 ? (uint64_t)st.st_size
-												 : UINT64_MAX;
+	 * regular file of size 0 is read to its end (a file system that does not say sizes), but
+	 * not one of the kernel's: /proc/self/status says 0 and holds text, /proc/kmsg blocks and
+	 * takes the kernel's messages away: not a trace, unread (it read "empty file"; since
+	 * 0.2.44) */
+	bool reg = fstat(fileno(d->f), &st) == 0 && S_ISREG(st.st_mode);
+	if (reg && st.st_size == 0 && ckt_util_kernel_file(path)) {
+		rc = ckt_util_err(err, CKT_EFORMAT, "not a cuzktrace trace (a file of the kernel's: /proc, /sys)");
+		goto fail;
+	}
+	d->snapshot = reg && st.st_size > 0 ? (uint64_t)st.st_size : UINT64_MAX;
 	d->zds = ZSTD_createDStream();
 	d->in_buf = malloc(CKT_DECODE_IN_CHUNK);
 	if (!d->zds || !d->in_buf) {

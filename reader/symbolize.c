@@ -615,9 +615,7 @@ static bool ckt_sym_try(struct ckt_sym *s, struct ckt_sym_module *m, const char 
 	}
 	/* nor a kernel file that says it is regular (/proc/kmsg: a read blocks, and takes the
 	 * kernel's messages away from whoever reads them) */
-	struct statfs fs;
-	if (statfs(path, &fs) == 0 && (fs.f_type == PROC_SUPER_MAGIC || fs.f_type == SYSFS_MAGIC ||
-					fs.f_type == DEBUGFS_MAGIC || fs.f_type == TRACEFS_MAGIC)) {
+	if (ckt_util_kernel_file(path)) {
 		if (why)
 			snprintf(why, n, "cannot read '%s': a kernel file (/proc, /sys), not a program", path);
 		return false;

@@ -17,6 +17,8 @@
 #include <signal.h>
 #include <sys/random.h>
 #include <sys/resource.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
 #include <linux/falloc.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -152,6 +154,13 @@ void ckt_util_stack_reserve(void)
 	if (!pages || pg <= 0 || pages * (unsigned long long)pg + 3ull * CKT_UTIL_STACK > as.rlim_cur)
 		return;
 	ckt_util_stack_touch(CKT_UTIL_STACK);
+}
+
+bool ckt_util_kernel_file(const char *path)
+{
+	struct statfs fs;
+	return statfs(path, &fs) == 0 && (fs.f_type == PROC_SUPER_MAGIC || fs.f_type == SYSFS_MAGIC ||
+					  fs.f_type == DEBUGFS_MAGIC || fs.f_type == TRACEFS_MAGIC);
 }
 
 /* Length of the valid UTF-8 sequence at s (1..4), or 0 if s does not start one. */

@@ -110,6 +110,10 @@ void ckt_util_hash_init(void);
 /* Under an address-space limit, grows the main thread's stack at start so that a deep call
  * made when memory runs out does not die growing it (util.c); call first thing in main */
 void ckt_util_stack_reserve(void);
+/* path lies on a file system of the kernel's (/proc, /sys, debugfs, tracefs), whose files may
+ * say they are regular and empty and still block a read, or take what they hold away from
+ * whoever reads them (/proc/kmsg) */
+bool ckt_util_kernel_file(const char *path);
 static inline uint64_t ckt_util_hash64(uint64_t x)
 {
 	x ^= ckt_util_hash_key;

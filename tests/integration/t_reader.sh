@@ -8,10 +8,11 @@ $REPORT $T/text.zst >/dev/null 2>$T/r2.err; rc=$?
 expect_eq "reader: not a trace exits 1" $rc 1
 expect_eq "reader: not a trace message" "$(cat $T/r2.err)" "cuzktrace-report: error: '$T/text.zst': not a cuzktrace trace"
 # a file of the kernel's says size 0 and holds text: not a trace, not an empty file (it said
-# "empty file" before 0.2.44)
+# "empty file" before 0.2.44), and is not read (/proc/kmsg would block, taking the kernel's
+# messages away)
 $REPORT /proc/self/status >/dev/null 2>$T/r2p.err
-expect_eq "reader: /proc/self/status (size 0, holds text): 'not a cuzktrace trace', exit 1" \
-	"$?/$(cat $T/r2p.err)" "1/cuzktrace-report: error: '/proc/self/status': not a cuzktrace trace"
+expect_eq "reader: /proc/self/status (size 0, holds text): 'not a cuzktrace trace', the kernel's, exit 1" \
+	"$?/$(cat $T/r2p.err)" "1/cuzktrace-report: error: '/proc/self/status': not a cuzktrace trace (a file of the kernel's: /proc, /sys)"
 # another program's zstd file (400 MB of zeros in 12 KB): told by its first bytes, not inflated
 # whole first (395 MB of RSS before); under a 100 MB address-space limit it said "out of memory"
 if command -v zstd >/dev/null 2>&1; then
