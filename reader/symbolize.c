@@ -621,7 +621,7 @@ static bool ckt_sym_try(struct ckt_sym *s, struct ckt_sym_module *m, const char 
 		return false;
 	}
 	uint64_t need = there ? ckt_sym_elf_extent(path, (uint64_t)sb.st_size) : 0;
-	if (need > (uint64_t)sb.st_size) {
+	if (there && need > (uint64_t)sb.st_size) {
 		if (why)
 			snprintf(why, n, "'%s' is cut short (%llu bytes, where its ELF headers describe %llu): it was "
 				 "cut after the run (a copy or unpacking interrupted, a full disk?)", path,
