@@ -490,8 +490,8 @@ void ckt_children_off(void)
 	}
 }
 
-/* envp's LD_PRELOAD names this library: the image an exec with it starts would be traced */
-/* envp's LD_PRELOAD names this library (any_copy: or another copy of it, names_tracer) */
+/* envp's LD_PRELOAD names this library (any_copy: or another copy of it, names_tracer): the
+ * image an exec with it starts would be traced */
 static int env_preloads_us(char *const envp[], int any_copy)
 {
 	if (!self_known && (ckt_writer_pid() || !know_self()))
