@@ -3069,7 +3069,7 @@ static void exit_line(void)
 	ckt_line_str(&l, exit_name ? exit_name : path_abs);
 	ckt_line_str(&l, ": ");
 	ckt_line_u64(&l, ckt_summary.events);
-	ckt_line_str(&l, " events, peak heap ");
+	ckt_line_str(&l, ckt_summary.events == 1 ? " event, peak heap " : " events, peak heap ");
 	ckt_line_bytes(&l, ckt_summary.peak_heap > 0 ? (uint64_t)ckt_summary.peak_heap : 0);
 	ckt_line_str(&l, ", peak RSS ");
 	ckt_line_bytes(&l, peak_rss);
@@ -3079,7 +3079,7 @@ static void exit_line(void)
 	if (total_lost) {
 		ckt_line_str(&l, ", ");
 		ckt_line_u64(&l, total_lost);
-		ckt_line_str(&l, " events lost");
+		ckt_line_str(&l, total_lost == 1 ? " event lost" : " events lost");
 	}
 	if (final_reason == CKT_END_ABORT)
 		ckt_line_str(&l, "; the program called abort");

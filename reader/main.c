@@ -591,8 +591,8 @@ static void ckt_main_warnings(const char *path, const struct ckt_decoder *dec,
 			     "tracing stopped, before the first flush): its figures are not the program's",
 			     path);
 	if (st->lost)
-		ckt_main_say("warning: '%s': %llu events were lost; totals are inexact", path,
-			     (unsigned long long)st->lost);
+		ckt_main_say("warning: '%s': %llu %s lost; totals are inexact", path,
+			     (unsigned long long)st->lost, st->lost == 1 ? "event was" : "events were");
 	/* the tracer's own line said so once on the program's stderr (since 0.2.34) */
 	for (unsigned k = 1; k <= CKT_LIMIT_KINDS; k++)
 		if (st->limit_at[k])
@@ -645,9 +645,10 @@ static void ckt_main_warnings(const char *path, const struct ckt_decoder *dec,
 			     "figures per device are kept for the first 256, the totals count them all",
 			     path);
 	if (st->backward_events)
-		ckt_main_say("warning: '%s': %llu events were stamped before the event before them on their "
+		ckt_main_say("warning: '%s': %llu %s stamped before the event before them on their "
 			     "thread (corrupt?); they were replayed in their thread's order",
-			     path, (unsigned long long)st->backward_events);
+			     path, (unsigned long long)st->backward_events,
+			     st->backward_events == 1 ? "event was" : "events were");
 	if (st->end_before_events) {
 		char e[32], l[32];
 		ckt_main_say("warning: '%s': the end record is stamped at %s s, before events stamped up "
@@ -656,9 +657,9 @@ static void ckt_main_warnings(const char *path, const struct ckt_decoder *dec,
 			     ckt_util_fmt_secs(l, sizeof(l), st->last_ts, 6));
 	}
 	if (st->late_events)
-		ckt_main_say("warning: '%s': %llu events came after later events had been replayed "
+		ckt_main_say("warning: '%s': %llu event%s came after later events had been replayed "
 			     "(%s); peaks near them may be off by their bytes",
-			     path, (unsigned long long)st->late_events,
+			     path, (unsigned long long)st->late_events, st->late_events == 1 ? "" : "s",
 			     st->replayed_early ? "replayed without waiting, above" : "the trace breaks its SYNC promise");
 	if (ckt_replay_untraced_suspected(st)) {
 		char u[32];

@@ -497,7 +497,7 @@ expect_eq "stopped inside a realloc: the stop landed inside the call (${lr_ms:-?
 	"$((${lr_ms:-0} >= 10000))/$lr_rc" "1/0"
 $REPORT --json $T/stopped.zst >$T/stopped.json 2>$T/stopped.rerr
 lr_own=$((${lr_ms:-0} - lr_stop))
-lr_late="1/cuzktrace-report: warning: '$T/stopped.zst': 1 events came after later events had been replayed (the trace breaks its SYNC promise); peaks near them may be off by their bytes"
+lr_late="1/cuzktrace-report: warning: '$T/stopped.zst': 1 event came after later events had been replayed (the trace breaks its SYNC promise); peaks near them may be off by their bytes"
 lr_got="$(jget $T/stopped.json late_events)/$(cat $T/stopped.rerr)"
 if [ $lr_own -lt 8000 ]; then
 	expect_eq "stopped inside a realloc: no late event, reader silent (the call ran $lr_own ms of its own)" "$lr_got" "0/"
@@ -505,7 +505,7 @@ elif [ $lr_own -gt 12000 ]; then
 	expect_eq "stopped inside a realloc that ran $lr_own ms of its own (a loaded machine): written late, the reader says so" "$lr_got" "$lr_late"
 else
 	expect_match "stopped inside a realloc that ran $lr_own ms of its own, near the 10 s threshold: on time, or late and said" \
-		"$lr_got" "^(0/|1/.*1 events came after later events had been replayed.*)$"
+		"$lr_got" "^(0/|1/.*1 event came after later events had been replayed.*)$"
 fi
 
 # A seccomp filter that denies the stat family, installed while the program runs: the tracer

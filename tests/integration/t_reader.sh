@@ -280,7 +280,7 @@ PYEOF
 	expect_eq "reader: a late event is replayed and counted" \
 		"$rc/$(jget $T/late.json late_events)/$(jget $T/late.json event_counts.alloc)/$(jget $T/late.json live_at_exit.heap_bytes)" "0/1/3/115"
 	expect_eq "reader: one warning names the late events" "$(cat $T/late.err)" \
-		"cuzktrace-report: warning: '$T/late.zst': 1 events came after later events had been replayed (the trace breaks its SYNC promise); peaks near them may be off by their bytes"
+		"cuzktrace-report: warning: '$T/late.zst': 1 event came after later events had been replayed (the trace breaks its SYNC promise); peaks near them may be off by their bytes"
 	expect_eq "reader: a trace that keeps the promise has no late events" "$(jget $T/known.json late_events)" 0
 fi
 
@@ -306,7 +306,7 @@ PYEOF
 		"0/1/60/cuzktrace-report: warning: '$T/incons0.zst': 1 allocation came at an address still live: the trace lacks the frees before them (corrupt, or spliced from another trace?); the blocks they replaced were dropped there"
 	expect_eq "reader: the same with a LOST record: the lost events' warning alone" \
 		"$(cat $T/incons1.rc)/$(jget $T/incons1.json inconsistencies)/$(cat $T/incons1.err)" \
-		"0/1/cuzktrace-report: warning: '$T/incons1.zst': 1 events were lost; totals are inexact"
+		"0/1/cuzktrace-report: warning: '$T/incons1.zst': 1 event was lost; totals are inexact"
 fi
 
 # The default mode's running totals going below zero: without a LOST record, frees of blocks
