@@ -610,6 +610,18 @@ int ckt_decode_seek_last(struct ckt_decoder *d, struct ckt_error *err)
 	return 1;
 }
 
+enum ckt_decode_tail ckt_decode_tail(const struct ckt_decoder *d)
+{
+	static const uint8_t magic[4] = { 0x28, 0xb5, 0x2f, 0xfd };
+	uint8_t b[4];
+	if (d->snapshot == UINT64_MAX || d->frame_off >= d->snapshot)
+		return CKT_DECODE_TAIL_NONE;
+	return d->snapshot - d->frame_off >= 4 && pread(fileno(d->f), b, 4, (off_t)d->frame_off) == 4 &&
+			       !memcmp(b, magic, 4)
+		       ? CKT_DECODE_TAIL_CUT
+		       : CKT_DECODE_TAIL_OTHER;
+}
+
 void ckt_decode_close(struct ckt_decoder *d)
 {
 	if (!d)

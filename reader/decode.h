@@ -108,6 +108,15 @@ int ckt_decode_open(const char *path, struct ckt_decoder **out, struct ckt_error
  * with err set (not a regular file, mmap or seek failed). */
 int ckt_decode_seek_last(struct ckt_decoder *d, struct ckt_error *err);
 
+/* After ckt_decode_seek_last returned 0: what follows the header. A child's trace whose first
+ * frame was cut (a full disk, a copy cut short) was listed as killed before its first flush. */
+enum ckt_decode_tail {
+	CKT_DECODE_TAIL_NONE,  /* nothing: the header alone */
+	CKT_DECODE_TAIL_CUT,   /* the start of a zstd frame the file ends inside */
+	CKT_DECODE_TAIL_OTHER, /* bytes that begin no frame (zeros of a crash, or damage) */
+};
+enum ckt_decode_tail ckt_decode_tail(const struct ckt_decoder *d);
+
 /* True when the trace is a regular file (read up to its size when opened), not a pipe. */
 bool ckt_decode_regular(const struct ckt_decoder *d);
 

@@ -225,12 +225,22 @@ static int ckt_kin_probe(struct ckt_kin *k)
 		   : at == 0		   ? CKT_KIN_EMPTY
 		   : ckt_decode_truncated(d) ? CKT_KIN_CUT
 					     : CKT_KIN_COMPLETE;
+	/* bytes after the header that hold no whole frame: not "killed before its first flush" */
+	enum ckt_decode_tail tail = k->state == CKT_KIN_EMPTY ? ckt_decode_tail(d) : CKT_DECODE_TAIL_NONE;
 	ckt_decode_close(d);
 	if (rc < 0 && err.code == CKT_ENOMEM)
 		return CKT_ENOMEM;
-	if (k->state == CKT_KIN_CORRUPT && !(k->error = strdup(err.msg)))
-		return CKT_ENOMEM;
 	k->being_written = (k->state == CKT_KIN_CUT || k->state == CKT_KIN_EMPTY) && ckt_util_being_written(k->path);
+	/* one still being written may be inside its first write */
+	if (k->being_written)
+		tail = CKT_DECODE_TAIL_NONE;
+	const char *why = k->state == CKT_KIN_CORRUPT	 ? err.msg
+			  : tail == CKT_DECODE_TAIL_CUT	 ? "the file ends inside its first frame (cut while written: a full disk, "
+							   "or a copy cut short?)"
+			  : tail == CKT_DECODE_TAIL_OTHER ? "no zstd frame follows its header (zeros left by a crash, or damage)"
+							   : NULL;
+	if (why && !(k->error = strdup(why)))
+		return CKT_ENOMEM;
 	return 0;
 }
 

@@ -41,7 +41,8 @@ struct ckt_kin {
 	enum ckt_kin_state state;
 	uint64_t events;        /* CKT_KIN_COMPLETE: its END record's count of events */
 	bool being_written;     /* CUT or EMPTY: a process holds it open for writing now */
-	char *error;            /* CKT_KIN_CORRUPT: why, else NULL */
+	char *error;            /* CKT_KIN_CORRUPT: why; CKT_KIN_EMPTY: what follows its header
+				 * when anything does (since 0.2.45); else NULL */
 };
 
 /* A file named as the process's traces, written to since it started, that is no trace the

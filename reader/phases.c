@@ -876,12 +876,6 @@ size_t ckt_phases_overlap_at(const struct ckt_phases *p, enum ckt_moment m)
 	return ckt_phases_active_at(p, m, &names) ? p->snap_pw[ckt_moment_of(p->epochs, m)] : 0;
 }
 
-bool ckt_phases_overlapped_before(const struct ckt_phases *p, enum ckt_moment m)
-{
-	m = ckt_moment_of(p->epochs, m);
-	return p->snap_names[m] && p->snap_pw_overlapped[m];
-}
-
 void ckt_phases_put_overlap_hint(FILE *out)
 {
 	fputs("  (process-wide phases overlap: what a thread with no phase of its own pushed allocates "
@@ -900,6 +894,16 @@ static const struct ckt_tracked *ckt_phases_space(const struct ckt_phase *ph, en
 	case CKT_AT_PEAK_PINNED: return &ph->pinned;
 	default: return NULL;
 	}
+}
+
+/* The overlap's bytes count under the phase begun last (pw_overlap_b): where it holds none at
+ * m, none of them are live there (since 0.2.45: the hint came under a peak whose phases held
+ * none of them) */
+bool ckt_phases_overlapped_before(const struct ckt_phases *p, enum ckt_moment m)
+{
+	enum ckt_moment at = ckt_moment_of(p->epochs, m);
+	return p->snap_names[at] && p->snap_pw_overlapped[at] &&
+	       ckt_tracked_at(ckt_phases_space(&p->ph[p->pw_overlap_b], m), p->epochs, m) > 0;
 }
 
 static const char *ckt_phases_pub_name(const struct ckt_phase *ph)

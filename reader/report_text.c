@@ -96,7 +96,10 @@ static void ckt_report_text_kin(FILE *out, const struct ckt_kin_list *kin)
 		const char *writing = k->being_written ? ": a process is still writing it" : "";
 		if (k->state == CKT_KIN_CUT)
 			fprintf(out, "; truncated: no end record%s", writing);
-		else if (k->state == CKT_KIN_EMPTY)
+		else if (k->state == CKT_KIN_EMPTY && k->error) {
+			fputs("; holds no event: ", out);
+			ckt_util_put_clean(out, k->error, strlen(k->error));
+		} else if (k->state == CKT_KIN_EMPTY)
 			fprintf(out, "; holds no event%s", k->being_written ? writing : " (killed before its first flush)");
 		else if (k->state == CKT_KIN_CORRUPT) {
 			fputs("; unreadable: ", out);

@@ -269,6 +269,23 @@ child trace: sleep still running
 unreadable trace: t.N.zst (the file ends inside the header frame)
 unreadable trace: t.N.zst (not a cuzktrace trace)/[('no_events', 0, False, None), ('truncated', None, False, None), ('complete', True, False, None), ('complete', True, False, None), ('complete', True, False, None), ('sleep running')] [('t.998.zst', 'the file ends inside the header frame'), ('t.999.zst', 'not a cuzktrace trace')] '/tr\\nue'"
 wait_for_no_writer $T/kinst/t.zst
+# a child's trace with bytes after its header that hold no whole frame (since 0.2.45: listed as
+# "killed before its first flush"): its first frame cut halfway, or zeros after its header
+mkdir -p $T/kincut
+(cd $T/kincut && CUZKTRACE_OUT=t.zst LD_PRELOAD=$LIB sh -c '/bin/true; /bin/true' 2>/dev/null)
+$PY - $T/kincut <<'PYEOF'
+import glob, os, sys
+kids = sorted(glob.glob(os.path.join(sys.argv[1], "t.*.zst")), key=lambda f: int(f.split(".")[-2]))
+for i, f in enumerate(kids):
+    b = open(f, "rb").read()
+    off = b.find(b"\x28\xb5\x2f\xfd", 4)  # the first frame after the header's
+    open(f, "wb").write(b[:off + (len(b) - off) // 2] if i == 0 else b[:off] + bytes(300))
+PYEOF
+(cd $T/kincut && $REPORT t.zst >$T/kincut.txt 2>/dev/null; $REPORT --json t.zst >$T/kincut.json 2>/dev/null)
+expect_eq "child traces with no whole frame after the header: a first frame cut, zeros; text and JSON" \
+	"$(sed -n 's/^child trace *t\.[0-9]*\.zst (\([^,]*\), pid [0-9]*; \(.*\))$/\1: \2/p' $T/kincut.txt)/$($PY -c 'import json,sys; print([(k["status"], k["events"], k["error"]) for k in json.load(open(sys.argv[1]))["child_traces"]])' $T/kincut.json)" \
+	"$(readlink -f /bin/true): holds no event: the file ends inside its first frame (cut while written: a full disk, or a copy cut short?)
+$(readlink -f /bin/true): holds no event: no zstd frame follows its header (zeros left by a crash, or damage)/[('no_events', 0, 'the file ends inside its first frame (cut while written: a full disk, or a copy cut short?)'), ('no_events', 0, 'no zstd frame follows its header (zeros left by a crash, or damage)')]"
 
 # a program the kernel gave to pid 1 before its tracer started, the process that forked it
 # having ended (since 0.2.37; it read "started by pid 1", the process that adopted it): named
@@ -588,6 +605,13 @@ expect_eq "overlapgone: --diff gives the hint under the first peak too" \
 	"$($REPORT --diff $T/overlapgone_b.zst $T/overlapgone.zst 2>/dev/null | grep -B1 'process-wide phases overlap' | cut -c1-56 | sed 's/ *$//')" \
 	"  during             base: synthesis; trace: synthesis
   (process-wide phases overlap: what a thread with no ph"
+# the same with prove's 4 MiB freed before the 8 MiB are made: no byte of the overlap is live
+# at any peak, so no hint (since 0.2.45: one came under the peak heap, of 8 MiB of synthesis)
+CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/overlapfreed.zst LD_PRELOAD=$LIB $P/overlapgone freed >/dev/null 2>&1
+$REPORT $T/overlapfreed.zst >$T/overlapfreed.txt 2>/dev/null
+expect_eq "overlapgone freed: the peak heap, 8 MiB of synthesis alone; no hint, nor in --diff" \
+	"$(sed -n '/^peak heap .*during synthesis$/,/^peak RSS/p' $T/overlapfreed.txt | grep -v '^peak')/$(grep -c 'process-wide phases overlap' $T/overlapfreed.txt)/$($REPORT --diff $T/overlapfreed.zst $T/overlapfreed.zst 2>/dev/null | grep -c 'process-wide phases overlap')" \
+	"  synthesis           8.00 MiB   100.0%  (8388608 bytes)/0/0"
 # at the peak RSS the shares are of what was allocated then (heap, anonymous mmap, pinned),
 # not of the RSS: the line says of what (the JSON's by_phase bytes at peak RSS add up to it)
 expect_match "mini_prover: the peak RSS line says what its phases' shares are of" \

@@ -2,8 +2,9 @@
  * The main thread, with nothing pushed, begins "synthesis", then "prove" (the two overlap),
  * makes 4 MiB (counted under prove, begun last, though its work is synthesis), ends "prove",
  * makes 8 MiB more (synthesis), and holds both: the peak heap, 12 MiB, comes with synthesis
- * alone active, a third of its bytes under prove. Prints "overlapgone: done". Run it only
- * with the tracer preloaded. */
+ * alone active, a third of its bytes under prove. With "freed": the 4 MiB are freed before
+ * the 8 MiB are made, so no byte of the overlap is live at any peak. Prints "overlapgone:
+ * done". Run it only with the tracer preloaded. */
 #define CUZKTRACE_WEAK /* resolved by the preloaded library */
 #include "cuzktrace.h"
 
@@ -14,12 +15,17 @@
 
 static void *volatile keep[2];
 
-int main(void)
+int main(int argc, char **argv)
 {
+	int freed = argc > 1 && !strcmp(argv[1], "freed");
 	CUZKTRACE_PHASE_BEGIN("synthesis");
 	CUZKTRACE_PHASE_BEGIN("prove");
 	keep[0] = memset(malloc(4 << 20), 1, 4 << 20);
 	CUZKTRACE_PHASE_END("prove");
+	if (freed) {
+		free(keep[0]);
+		keep[0] = NULL;
+	}
 	keep[1] = memset(malloc(8 << 20), 2, 8 << 20);
 	usleep(50000); /* RSS samples see both */
 	free(keep[1]);
