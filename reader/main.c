@@ -754,6 +754,29 @@ static int ckt_main_outputs_not_inputs(const struct ckt_args *a)
 				     ckt_main_same_file(o[i].path, a->trace) ? "trace" : "base (--diff)");
 			return -1;
 		}
+	/* a file output in a directory that is not there cannot be written: said now, before the
+	 * trace is read (since 0.2.45: --sites-csv, --folded and --folded-heap, opened after it,
+	 * were found unwritable only once a trace of minutes had been read; --csv and
+	 * --phases-csv were refused at once) */
+	for (size_t i = 0; i < n; i++) {
+		struct stat st;
+		if (strcmp(o[i].path, "-") == 0 || stat(o[i].path, &st) == 0)
+			continue;
+		int e = errno; /* ENOTDIR: a file on the way, as in 'a.csv/x.folded' */
+		const char *slash = strrchr(o[i].path, '/');
+		if (e == ENOENT && slash && slash != o[i].path && slash[1]) {
+			/* not in . or /, nor a name ending in '/' (said as it is opened) */
+			char *dir = strndup(o[i].path, (size_t)(slash - o[i].path));
+			e = !dir ? 0 : stat(dir, &st) != 0 ? errno : S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
+			free(dir);
+		} else if (e == ENOENT) {
+			e = 0;
+		}
+		if (e == ENOENT || e == ENOTDIR) {
+			ckt_main_say("error: cannot write '%s': %s", o[i].path, strerror(e));
+			return -1;
+		}
+	}
 	return 0;
 }
 

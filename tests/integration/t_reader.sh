@@ -122,6 +122,21 @@ expect_eq "reader: missing file message" "$(cat $T/r3.err)" "cuzktrace-report: e
 $REPORT - <&- >/dev/null 2>$T/r3c.err
 expect_eq "reader: '-' with the standard input closed: status 1, says so (it read '/dev/stdin': No such file or directory)" \
 	"$?/$(cat $T/r3c.err)" "1/cuzktrace-report: error: the standard input ('-', /dev/stdin) is closed"
+# an output in a directory that is not there is refused before the trace is read, whichever
+# output it is: no report, one line, status 1 (before 0.2.45 --sites-csv, --folded and
+# --folded-heap were found unwritable after the whole trace had been read and the report written)
+CUZKTRACE_OUT=$T/nodir.zst CUZKTRACE_SAMPLE=0 traced nodir $P/leaks
+echo x >$T/nodir.file
+for o in --csv --phases-csv --sites-csv --folded --folded-heap; do
+	$REPORT $o $T/nodir.missing/out $T/nodir.zst >$T/nodir.rep 2>$T/nodir.rerr
+	expect_eq "reader: $o in a missing directory: refused before the report" \
+		"$?/$(wc -c <$T/nodir.rep)/$(cat $T/nodir.rerr)" \
+		"1/0/cuzktrace-report: error: cannot write '$T/nodir.missing/out': No such file or directory"
+	$REPORT $o $T/nodir.file/out $T/nodir.zst >$T/nodir.rep 2>$T/nodir.rerr
+	expect_eq "reader: $o under a regular file: refused before the report" \
+		"$?/$(wc -c <$T/nodir.rep)/$(cat $T/nodir.rerr)" \
+		"1/0/cuzktrace-report: error: cannot write '$T/nodir.file/out': Not a directory"
+done
 $REPORT >/dev/null 2>$T/r4.err; rc=$?
 expect_eq "reader: no argument exits 2" $rc 2
 expect_eq "reader: no argument message" "$(head -1 $T/r4.err)" "cuzktrace-report: error: no TRACE file given"
