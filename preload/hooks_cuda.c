@@ -392,8 +392,15 @@ static inline int hook_enter(struct ckt_tls *t)
 
 /* CUDA allocations recorded minus frees the driver accepted (CKT_DRV_FREE): whether any may
  * be live when a context goes (CKT_DRV_CONTEXT_GONE). A shared atomic add per driver call
- * that allocates or frees, calls of microseconds: not the malloc family's hot path. */
-static atomic_long cuda_recorded_live;
+ * that allocates or frees, calls of microseconds: not the malloc family's hot path.
+ * Registrations (cuMemHostRegister) are counted apart: a context that goes drops them, which
+ * leaves the registered figures high, not the GPU and pinned ones. */
+static atomic_long cuda_recorded_live, cuda_registered_live;
+
+static inline atomic_long *live_count(uint8_t kind)
+{
+	return kind == CKT_CUDA_REGISTERED ? &cuda_registered_live : &cuda_recorded_live;
+}
 /* bytes mapped by cuMemMap minus those cuMemUnmap took off (one unmap may take several
  * mappings: counted in bytes, not in calls) */
 static _Atomic uint64_t cuda_mapped_bytes;
@@ -401,7 +408,7 @@ static _Atomic uint64_t cuda_mapped_bytes;
 static CKT_NOINLINE void record_alloc(struct ckt_tls *t, uint8_t fn, uint8_t kind, uint32_t dev,
 				      uint64_t addr, uint64_t size)
 {
-	atomic_fetch_add_explicit(&cuda_recorded_live, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(live_count(kind), 1, memory_order_relaxed);
 	t->guard++;
 	/* the clock first, then the stack (unlike the heap's, see hooks_malloc.c): the driver
 	 * touched pinned pages inside the call, and an RSS sample taken while the stack was being
@@ -748,7 +755,7 @@ static CKT_NOINLINE void warn_refused(int w, CUresult rc)
 		if (release)                                                             \
 			ckt_nosample_end(0);                                              \
 		if (ADDR && rc == CUDA_SUCCESS)                                          \
-			atomic_fetch_sub_explicit(&cuda_recorded_live, 1, memory_order_relaxed); \
+			atomic_fetch_sub_explicit(live_count(KIND), 1, memory_order_relaxed); \
 		else if (ADDR)                                                           \
 			warn_refused(W_##W, rc);                                         \
 		t->in_driver--;                                                          \
@@ -846,23 +853,63 @@ CKT_DRV_UNTRACED(cuMemRetainAllocationHandle,
 		 (CUmemGenericAllocationHandle * h, void *addr), (h, addr))
 
 /* A context reset or destroyed (cudaDeviceReset resets the primary context): the driver frees
- * the memory it held with no call the tracer records, so what the program had not freed stays
- * counted. Said once, when allocations the tracer recorded may be live then (a program that
- * freed everything first, as well-kept ones do before cudaDeviceReset at exit, hears nothing). A
- * count of them per context would need the context of each allocation in the trace: not in
- * this format. */
+ * the memory it held, and drops the host memory registered in it, with no call the tracer
+ * records, so what the program had not freed or unregistered stays counted. Said once per entry
+ * point, when allocations or registrations the tracer recorded may be live then (a program that
+ * freed everything first, as well-kept ones do before cudaDeviceReset at exit, hears nothing),
+ * naming the figures that stay high: GPU and pinned for allocations, registered for
+ * registrations (a registration alone said the GPU and pinned figures were high, which were
+ * exact). A count of them per context would need the context of each allocation in the trace:
+ * not in this format. */
+struct gone_live {
+	long allocs, regs;
+};
+
+static inline struct gone_live gone_live_now(void)
+{
+	struct gone_live g = {
+		atomic_load_explicit(&cuda_recorded_live, memory_order_relaxed) +
+			(atomic_load_explicit(&cuda_mapped_bytes, memory_order_relaxed) != 0),
+		atomic_load_explicit(&cuda_registered_live, memory_order_relaxed),
+	};
+	return g;
+}
+
+/* "the program called <name><how> while ...": HOW says what destroyed the context ("" for a
+ * reset or a destroy) */
+static CKT_NOINLINE void warn_context_gone(int w, const char *how, struct gone_live g)
+{
+	if (atomic_exchange(&untraced_warned[w], 1))
+		return;
+	struct ckt_line l = { .len = 0 };
+	ckt_line_str(&l, "cuzktrace: warning: the program called ");
+	ckt_line_str(&l, wraps[w].name);
+	ckt_line_str(&l, how);
+	if (g.allocs > 0 && g.regs > 0)
+		ckt_line_str(&l, " while CUDA memory it had allocated was live and host memory it had registered "
+				 "(cuMemHostRegister) was still registered; the driver frees that memory and drops "
+				 "those registrations there, with no call the tracer records: they stay counted "
+				 "(GPU, pinned and registered figures after it, and live at exit, too high by them)");
+	else if (g.allocs > 0)
+		ckt_line_str(&l, " while CUDA memory it had allocated was live; the driver frees that memory "
+				 "there, with no call the tracer records: it stays counted (GPU and pinned figures "
+				 "after it, and live at exit, too high by it)");
+	else
+		ckt_line_str(&l, " while host memory it had registered (cuMemHostRegister) was still "
+				 "registered; the driver drops those registrations there, with no call the tracer "
+				 "records: they stay counted (registered figures after it, and live at exit, too "
+				 "high by them; GPU and pinned figures are not affected)");
+	ckt_line_emit(&l);
+}
+
 #define CKT_DRV_CONTEXT_GONE(W, PARAMS, ARGS)                                                          \
 	CUresult W PARAMS                                                                              \
 	{                                                                                              \
 		CKT_DRV_ENTER(W, PARAMS, ARGS)                                                         \
-		long live = atomic_load_explicit(&cuda_recorded_live, memory_order_relaxed) +          \
-			    (atomic_load_explicit(&cuda_mapped_bytes, memory_order_relaxed) != 0);        \
+		struct gone_live g = gone_live_now();                                                  \
 		CUresult rc = real ARGS;                                                               \
-		if (rc == CUDA_SUCCESS && live > 0)                                                    \
-			warn_untraced(W_##W, " while CUDA memory it had allocated was live; the driver " \
-					     "frees that memory there, with no call the tracer records: it " \
-					     "stays counted (GPU and pinned figures after it, and live at " \
-					     "exit, too high by it)");                                \
+		if (rc == CUDA_SUCCESS && (g.allocs > 0 || g.regs > 0))                                \
+			warn_context_gone(W_##W, "", g);                                               \
 		t->in_driver--;                                                                        \
 		return rc;                                                                             \
 	}
@@ -899,16 +946,11 @@ static int primary_gone(CUdevice dev)
 	CUresult W(CUdevice dev)                                                                       \
 	{                                                                                              \
 		CKT_DRV_ENTER(W, (CUdevice), (dev))                                                    \
-		long live = atomic_load_explicit(&cuda_recorded_live, memory_order_relaxed) +          \
-			    (atomic_load_explicit(&cuda_mapped_bytes, memory_order_relaxed) != 0);        \
+		struct gone_live g = gone_live_now();                                                  \
 		CUresult rc = real(dev);                                                               \
-		if (rc == CUDA_SUCCESS && live > 0 && primary_gone(dev))                               \
-			warn_untraced(W_##W, " and released the last reference to a primary context, "  \
-					     "which the driver destroys, while CUDA memory it had "    \
-					     "allocated was live; the driver frees that memory there, " \
-					     "with no call the tracer records: it stays counted (GPU " \
-					     "and pinned figures after it, and live at exit, too high " \
-					     "by it)");                                                \
+		if (rc == CUDA_SUCCESS && (g.allocs > 0 || g.regs > 0) && primary_gone(dev))           \
+			warn_context_gone(W_##W, " and released the last reference to a primary context, " \
+					  "which the driver destroys,", g);                            \
 		t->in_driver--;                                                                        \
 		return rc;                                                                             \
 	}

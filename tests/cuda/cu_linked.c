@@ -16,6 +16,9 @@
  * (the driver's second answer: 713, not registered).
  * "vmmreset": after the same, a VMM handle of 2 MiB mapped, released (its memory lives while
  * mapped), then the primary context reset.
+ * "regreset": after the same, 1 MiB of heap registered (cuMemHostRegister) and kept registered
+ * across a reset (cuDevicePrimaryCtxReset_v2) with nothing allocated live, then 1 MiB on the
+ * device and a reset through the 7.0 ABI (cuDevicePrimaryCtxReset) with both live.
  * "untraced": after the same, two CUDA arrays (linked symbol) and a retained reference to a
  * mapped VMM handle (through cuGetProcAddress): memory the tracer says once it does not count.
  * "race" instead of all that: two threads' first allocations at once, 1 MiB on device 0 and,
@@ -204,6 +207,16 @@ int main(int argc, char **argv)
 		CHECK(cuMemMap(0x7c0000000000ull, 2 * MiB, 0, h, 0));
 		CHECK(cuMemRelease(h));
 		CHECK(cuDevicePrimaryCtxReset_v2(0));
+	}
+	if (argc > 1 && !strcmp(argv[1], "regreset")) {
+		CUdeviceptr m;
+		char *reg = malloc(MiB);
+		sink = reg;
+		memset(reg, 3, MiB);
+		CHECK(cuMemHostRegister_v2(reg, MiB, 0));
+		CHECK(cuDevicePrimaryCtxReset_v2(0));
+		CHECK(cuMemAlloc_v2(&m, MiB));
+		CHECK(cuDevicePrimaryCtxReset(0));
 	}
 	if (argc > 1 && !strcmp(argv[1], "vmmtiled")) {
 		/* four handles mapped back to back and released, one unmap of the whole range,

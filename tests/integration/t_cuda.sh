@@ -123,6 +123,15 @@ cu_mode cu_vreset vmmreset
 expect_eq "context reset with a released but mapped VMM handle: one line, its 2 MiB live at exit" \
 	"$cu_said/$(jget $T/cu_vreset.json live_at_exit.gpu_bytes)/$(cat $T/cu_vreset.rerr)" \
 	"0/cu_linked: done/cuzktrace: warning: the program called cuDevicePrimaryCtxReset_v2 while CUDA memory it had allocated was live; the driver frees that memory there, with no call the tracer records: it stays counted (GPU and pinned figures after it, and live at exit, too high by it)/2097152/"
+# host memory registered (cuMemHostRegister) and kept across a reset: the driver drops the
+# registration there, which leaves the registered figure high, not the GPU and pinned ones
+# (since 0.2.45; the line said GPU and pinned figures were too high, which were exact); then
+# 1 MiB allocated as well and a reset through the 7.0 ABI: one line naming all three
+cu_mode cu_regreset regreset
+expect_eq "context reset with a registration live: one line naming the registered figures only; with an allocation too, one naming all three; both live at exit" \
+	"$cu_said/$(jget $T/cu_regreset.json live_at_exit.gpu_bytes)/$(jget $T/cu_regreset.json live_at_exit.registered_bytes)/$(cat $T/cu_regreset.rerr)" \
+	"0/cu_linked: done/cuzktrace: warning: the program called cuDevicePrimaryCtxReset_v2 while host memory it had registered (cuMemHostRegister) was still registered; the driver drops those registrations there, with no call the tracer records: they stay counted (registered figures after it, and live at exit, too high by them; GPU and pinned figures are not affected)
+cuzktrace: warning: the program called cuDevicePrimaryCtxReset while CUDA memory it had allocated was live and host memory it had registered (cuMemHostRegister) was still registered; the driver frees that memory and drops those registrations there, with no call the tracer records: they stay counted (GPU, pinned and registered figures after it, and live at exit, too high by them)/1048576/1048576/"
 # mappings taken off by one unmap each (four tiles; one handle mapped twice): nothing live at
 # the reset, no line (since 0.2.22; the tracer counted unmap calls, and warned)
 cu_mode cu_vtiled vmmtiled
