@@ -27,6 +27,18 @@ static inline int hook_enter(struct ckt_tls *t, void *fp)
 	       atomic_load_explicit(&ckt_active, memory_order_relaxed);
 }
 
+/* munmap's: inside a CUDA driver call too. The driver's mappings made during the calls the
+ * tracer wraps (pinned host memory) are not recorded, as they count as pinned memory; but one
+ * it made during a call it does not wrap (cuInit, a context's creation, a module load) was
+ * recorded, and it may unmap that during a wrapped call (a context reset or destroy, a free):
+ * left out, the trace kept it mapped for good (mmap figures and live at exit too high). A
+ * release of a range the trace never had mapped frees nothing in the reader. */
+static inline int hook_enter_release(struct ckt_tls *t, void *fp)
+{
+	return (CKT_LIKELY(!t->guard) || ckt_guard_stale(t, fp)) &&
+	       atomic_load_explicit(&ckt_active, memory_order_relaxed);
+}
+
 /* ckt_nosample_begin and _end for these hooks, which a signal handler may leave by siglongjmp
  * (a timeout around a slow MAP_POPULATE): noted in the thread, and ended by ckt_guard_stale
  * when it finds the hook left (the count stayed up, and every later sample waited its most) */
@@ -155,7 +167,8 @@ CKT_EXPORT int munmap(void *addr, size_t len)
 	/* libunwind unmaps its per-thread cache at thread exit, outside any hook of ours: its own
 	 * memory (mapped under our guard, never recorded), not the program's */
 	const void *ra = __builtin_return_address(0);
-	if (CKT_UNLIKELY(!real) || !hook_enter(t, __builtin_frame_address(0)) || ckt_from_out(CKT_OUT_UNWIND, ra)) {
+	if (CKT_UNLIKELY(!real) || !hook_enter_release(t, __builtin_frame_address(0)) ||
+	    ckt_from_out(CKT_OUT_UNWIND, ra)) {
 		ckt_passed(t, ra);
 		return real ? real(addr, len) : (int)syscall(SYS_munmap, addr, len);
 	}

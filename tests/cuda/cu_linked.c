@@ -16,6 +16,9 @@
  * (the driver's second answer: 713, not registered).
  * "vmmreset": after the same, a VMM handle of 2 MiB mapped, released (its memory lives while
  * mapped), then the primary context reset.
+ * "ctxmap": after the same (run with CKT_STUB_CTX_MAP=1: device 0's context holds 1 MiB the
+ * driver mapped when it was first retained), device 0's primary context reset with nothing
+ * live: the driver unmaps that 1 MiB inside the reset.
  * "regreset": after the same, 1 MiB of heap registered (cuMemHostRegister) and kept registered
  * across a reset (cuDevicePrimaryCtxReset_v2) with nothing allocated live, then 1 MiB on the
  * device and a reset through the 7.0 ABI (cuDevicePrimaryCtxReset) with both live.
@@ -208,6 +211,8 @@ int main(int argc, char **argv)
 		CHECK(cuMemRelease(h));
 		CHECK(cuDevicePrimaryCtxReset_v2(0));
 	}
+	if (argc > 1 && !strcmp(argv[1], "ctxmap"))
+		CHECK(cuDevicePrimaryCtxReset_v2(0));
 	if (argc > 1 && !strcmp(argv[1], "regreset")) {
 		CUdeviceptr m;
 		char *reg = malloc(MiB);

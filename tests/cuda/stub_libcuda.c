@@ -80,11 +80,35 @@ CUresult cuDriverGetVersion(int *v)
 CUresult cuDeviceGetCount(int *n) { *n = NDEV; return CUDA_SUCCESS; }
 /* each device's primary context: its references (retained minus released); active while any */
 static int primary_refs[NDEV];
+/* CKT_STUB_CTX_MAP=1: device 0's primary context holds 1 MiB of host memory the driver maps
+ * itself, as a real one does for its context (mapped, touched, when its first reference is
+ * taken, in a call the tracer does not wrap; unmapped when the context goes, by a reset or its
+ * last release, calls the tracer wraps) */
+#define CTX_MAP_BYTES (1u << 20)
+static void *ctx_map;
+static void ctx_map_make(CUdevice dev)
+{
+	const char *e = getenv("CKT_STUB_CTX_MAP");
+	if (dev != 0 || !e || strcmp(e, "1") || __atomic_load_n(&ctx_map, __ATOMIC_RELAXED))
+		return;
+	void *m = mmap(NULL, CTX_MAP_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return;
+	memset(m, 0x33, CTX_MAP_BYTES);
+	__atomic_store_n(&ctx_map, m, __ATOMIC_RELEASE);
+}
+static void ctx_map_drop(CUdevice dev)
+{
+	void *m = dev == 0 ? __atomic_exchange_n(&ctx_map, NULL, __ATOMIC_ACQ_REL) : NULL;
+	if (m)
+		munmap(m, CTX_MAP_BYTES);
+}
 CUresult cuDevicePrimaryCtxRetain(CUcontext *ctx, CUdevice dev)
 {
 	if (dev < 0 || dev >= NDEV)
 		return CUDA_ERROR_INVALID_DEVICE;
 	__atomic_add_fetch(&primary_refs[dev], 1, __ATOMIC_RELAXED);
+	ctx_map_make(dev);
 	*ctx = (CUcontext)(uintptr_t)(dev + 1);
 	return CUDA_SUCCESS;
 }
@@ -99,6 +123,8 @@ CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
 		if (n == 0)
 			return CUDA_ERROR_INVALID_CONTEXT;
 	} while (!__atomic_compare_exchange_n(&primary_refs[dev], &n, n - 1, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+	if (n == 1)
+		ctx_map_drop(dev);
 	return CUDA_SUCCESS;
 }
 /* the 7.0 ABI, same argument */
@@ -472,7 +498,10 @@ static CUresult ctx_reset(CUdevice dev)
 {
 	if (!inited)
 		return CUDA_ERROR_NOT_INITIALIZED;
-	return dev == 0 || dev == 1 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
+	if (dev != 0 && dev != 1)
+		return CUDA_ERROR_INVALID_DEVICE;
+	ctx_map_drop(dev);
+	return CUDA_SUCCESS;
 }
 CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev) { return ctx_reset(dev); }
 /* the 7.0 ABI, same argument (what the CUDA 13.0 runtime's cudaDeviceReset looks up) */

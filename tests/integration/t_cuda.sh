@@ -123,6 +123,16 @@ cu_mode cu_vreset vmmreset
 expect_eq "context reset with a released but mapped VMM handle: one line, its 2 MiB live at exit" \
 	"$cu_said/$(jget $T/cu_vreset.json live_at_exit.gpu_bytes)/$(cat $T/cu_vreset.rerr)" \
 	"0/cu_linked: done/cuzktrace: warning: the program called cuDevicePrimaryCtxReset_v2 while CUDA memory it had allocated was live; the driver frees that memory there, with no call the tracer records: it stays counted (GPU and pinned figures after it, and live at exit, too high by it)/2097152/"
+# The driver's own mapping of a context, made in a call the tracer does not wrap (the stub's
+# cuDevicePrimaryCtxRetain, with CKT_STUB_CTX_MAP=1: 1 MiB, touched) and unmapped inside one it
+# wraps (the reset): the unmap is recorded, so nothing is mapped at exit (since 0.2.45; every
+# mmap-family call inside a wrapped driver call was left out, and the 1 MiB stayed mapped in the
+# trace for good: anonymous mmap live at exit 1 MiB). The pinned memory the driver maps inside
+# cuMemHostAlloc still counts once, as pinned (peak anonymous mmap: the context's 1 MiB only).
+CKT_STUB_CTX_MAP=1 cu_mode cu_ctxmap ctxmap
+expect_eq "a context's own mapping unmapped by the driver inside a reset: status, output, no line; peak anonymous mmap 1 MiB, nothing mapped at exit, pinned peak as always" \
+	"$cu_said/$(jget $T/cu_ctxmap.json peak_mmap_anon.bytes)/$(jget $T/cu_ctxmap.json live_at_exit.anon_mmap_bytes)/$(jget $T/cu_ctxmap.json peak_pinned.bytes)/$(jget $T/cu_ctxmap.json inconsistencies)/$(cat $T/cu_ctxmap.rerr)" \
+	"0/cu_linked: done//1048576/0/7340032/0/"
 # host memory registered (cuMemHostRegister) and kept across a reset: the driver drops the
 # registration there, which leaves the registered figure high, not the GPU and pinned ones
 # (since 0.2.45; the line said GPU and pinned figures were too high, which were exact); then
