@@ -1255,6 +1255,17 @@ int main(int argc, char **argv)
 			     "the peak RSS, its phases and the bytes live at it differ by sampling too (the "
 			     "VmHWM row does not)",
 			     base.path, cur.path, (unsigned long long)base.rss_ms, (unsigned long long)cur.rss_ms);
+	/* since 0.2.45: a site is the innermost frame of the program's own code in its stack, and
+	 * a stack cut shorter may not reach it (CUZKTRACE_DEPTH=0: no stack, every block is "(no
+	 * call stack)"); traced with 64 and 0 frames, one program read every function as gone and
+	 * "(no call stack)" +72 MiB as new, without a word. Where both headers say their depth. */
+	if (a.diff && base.depth != cur.depth && ckt_decode_header_get(base.dec, "setting.CUZKTRACE_DEPTH") &&
+	    ckt_decode_header_get(cur.dec, "setting.CUZKTRACE_DEPTH"))
+		ckt_main_say("warning: --diff: '%s' and '%s' recorded call stacks of different depths "
+			     "(CUZKTRACE_DEPTH %llu and %llu): a stack cut shorter may not reach the function "
+			     "that allocated (with 0 every block is '(no call stack)'), so functions can read as "
+			     "gone in one trace and new in the other; trace both with the same depth",
+			     base.path, cur.path, (unsigned long long)base.depth, (unsigned long long)cur.depth);
 	if (a.diff)
 		ckt_main_diff_sides(&base, &cur);
 	const char *fn = NULL;

@@ -1160,6 +1160,14 @@ expect_eq "diff: RSS sampled at different intervals: one warning (none for the s
 	"$($REPORT --diff $T/rss5.zst $T/rss100.zst 2>&1 >/dev/null; echo "rc=$?")/$($REPORT --json --diff $T/rss5.zst $T/rss5b.zst 2>&1 >/dev/null)/$($REPORT --diff $T/rss0.zst $T/rss100.zst 2>&1 >/dev/null)" \
 	"cuzktrace-report: warning: --diff: '$T/rss5.zst' and '$T/rss100.zst' sampled RSS at different intervals (CUZKTRACE_RSS_MS 5 and 100): a peak shorter than an interval can fall between two samples, so the peak RSS, its phases and the bytes live at it differ by sampling too (the VmHWM row does not)
 rc=0//"
+# The same program traced with call stacks of 64 frames and of none (CUZKTRACE_DEPTH=0): every
+# function read as gone and "(no call stack)" as new, without a word. Since 0.2.45 one warning
+# says the depths differ; none where they are the same.
+CUZKTRACE_DEPTH=0 CUZKTRACE_OUT=$T/depth0.zst LD_PRELOAD=$LIB $P/diffprog 8000000 12000000 0 same 30 >/dev/null 2>&1
+expect_eq "diff: call stacks of different depths: one warning (none for the same depth)" \
+	"$($REPORT --diff $T/rss5.zst $T/depth0.zst 2>&1 >$T/depth0.txt; echo "rc=$?")/$($REPORT --json --diff $T/rss5.zst $T/rss5b.zst 2>&1 >/dev/null)/$(grep -c '(no call stack)$' $T/depth0.txt)" \
+	"cuzktrace-report: warning: --diff: '$T/rss5.zst' and '$T/depth0.zst' recorded call stacks of different depths (CUZKTRACE_DEPTH 64 and 0): a stack cut shorter may not reach the function that allocated (with 0 every block is '(no call stack)'), so functions can read as gone in one trace and new in the other; trace both with the same depth
+rc=0//4"
 # Two static functions called helper, in samename.c and lib/samename2.c (tests/progs/samename.c):
 # 4 MiB moves from one to the other. Since 0.2.40 they are two rows, each shown with its file's
 # name (JSON "file"), in both traces; they were one row "helper", "no change" (8 MiB both).
