@@ -46,6 +46,10 @@ struct ckt_decoder {
 	uint8_t *frame;         /* the current decompressed frame */
 	size_t frame_len, frame_cap, pos;
 	uint64_t frame_index;   /* index of the frame in `frame` among the file's frames; 0 = header */
+	uint64_t cur_off;       /* file offset where the frame in `frame` starts */
+	uint64_t data_off;      /* where the first data frame starts (the header's end) */
+	bool reading;           /* in ckt_decode_read_frame: an error is of the frame at frame_off */
+	uint64_t limited;       /* ckt_decode_limit's offset, else 0 */
 	uint64_t frames_read;
 
 	bool ended, truncated, dropped;
@@ -235,6 +239,7 @@ static int ckt_decode_read_frame(struct ckt_decoder *d, struct ckt_error *err)
 
 	d->frame_len = 0;
 	d->pos = 0;
+	d->reading = true; /* until it returns 0 or 1: an error is this frame's */
 	for (;;) {
 		if (d->in.pos == d->in.size && !need_flush) {
 			if (!d->eof) {
@@ -338,7 +343,9 @@ static int ckt_decode_read_frame(struct ckt_decoder *d, struct ckt_error *err)
 		need_flush = out.pos == out.size;
 		if (ret == 0) {
 			d->frame_index = d->frames_read++;
+			d->cur_off = d->frame_off;
 			d->frame_off = d->in_file_off + d->in.pos;
+			d->reading = false;
 			return 1;
 		}
 	}
@@ -540,6 +547,7 @@ int ckt_decode_open(const char *path, struct ckt_decoder **out, struct ckt_error
 	rc = ckt_decode_parse_header(d, err);
 	if (rc < 0)
 		goto fail;
+	d->data_off = d->frame_off;
 	d->frame_len = 0;
 	d->pos = 0;
 	*out = d;
@@ -639,6 +647,27 @@ void ckt_decode_close(struct ckt_decoder *d)
 	ckt_util_map_free(&d->stack_fp);
 	ckt_util_map_free(&d->phase_fp);
 	free(d);
+}
+
+uint64_t ckt_decode_error_frame(const struct ckt_decoder *d)
+{
+	uint64_t at = d->reading ? d->frame_off : d->cur_off;
+	return d->snapshot != UINT64_MAX && at > d->data_off ? at : 0;
+}
+
+void ckt_decode_limit(struct ckt_decoder *d, uint64_t off)
+{
+	if (d->snapshot == UINT64_MAX || off >= d->snapshot)
+		return;
+	d->snapshot = d->limited = off;
+	/* the header's read may have brought bytes past off into the buffer */
+	if (off >= d->in_file_off + d->in.pos && off < d->in_file_off + d->in.size)
+		d->in.size = (size_t)(off - d->in_file_off);
+}
+
+uint64_t ckt_decode_limited(const struct ckt_decoder *d)
+{
+	return d->limited;
 }
 
 bool ckt_decode_regular(const struct ckt_decoder *d)

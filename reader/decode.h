@@ -108,6 +108,17 @@ int ckt_decode_open(const char *path, struct ckt_decoder **out, struct ckt_error
  * with err set (not a regular file, mmap or seek failed). */
 int ckt_decode_seek_last(struct ckt_decoder *d, struct ckt_error *err);
 
+/* After an error of ckt_decode_next (or a batch, or a heap run): where the zstd frame it came
+ * from starts, in a regular file, when whole data frames come before it (the reader's
+ * --salvage reads up to there); else 0. */
+uint64_t ckt_decode_error_frame(const struct ckt_decoder *d);
+
+/* Right after ckt_decode_open of a regular file: no byte at or past off is read, as if the
+ * file ended there (--salvage, at a frame's start: a trace cut between frames). */
+void ckt_decode_limit(struct ckt_decoder *d, uint64_t off);
+/* ckt_decode_limit's offset, or 0 */
+uint64_t ckt_decode_limited(const struct ckt_decoder *d);
+
 /* After ckt_decode_seek_last returned 0: what follows the header. A child's trace whose first
  * frame was cut (a full disk, a copy cut short) was listed as killed before its first flush. */
 enum ckt_decode_tail {

@@ -33,7 +33,7 @@ enum ckt_exit { CKT_EXIT_OK = 0, CKT_EXIT_TRACE = 1, CKT_EXIT_USAGE = 2 };
 enum ckt_opt_id { CKT_OPT_JSON, CKT_OPT_CSV, CKT_OPT_HELP, CKT_OPT_TOP, CKT_OPT_SITES_CSV, CKT_OPT_FOLDED,
 		  CKT_OPT_FOLDED_HEAP,
 		  CKT_OPT_BY, CKT_OPT_PHASES_CSV, CKT_OPT_PHASE_RULE, CKT_OPT_MAX_HELD, CKT_OPT_DIFF,
-		  CKT_OPT_MODULES, CKT_OPT_JOBS, CKT_OPT_VERSION };
+		  CKT_OPT_MODULES, CKT_OPT_JOBS, CKT_OPT_SALVAGE, CKT_OPT_VERSION };
 
 /* One row per option: the parser and --help both read this table, so a new option (--top N,
  * --sites-csv FILE, --folded, --by, --phases-csv, --phase-rule) is a row plus a case below. */
@@ -89,6 +89,11 @@ static const struct ckt_opt ckt_opts[] = {
 	  "hold at most N events (40 bytes each) waiting for the trace's time\n"
 	  "order (default 8388608); past it the oldest are replayed at once\n"
 	  "and a warning says how many" },
+	{ "--salvage", NULL, CKT_OPT_SALVAGE,
+	  "read a trace that is corrupt after its first data frame up to the\n"
+	  "start of its first corrupt frame, as a trace cut there, and report\n"
+	  "that (a warning names the corruption); without it such a trace is\n"
+	  "an error (status 1)" },
 	{ "--help", NULL, CKT_OPT_HELP, "show this help and exit (also -h)" },
 	{ "--version", NULL, CKT_OPT_VERSION, "show the version and the trace formats it reads, and exit" },
 };
@@ -112,6 +117,7 @@ struct ckt_args {
 	unsigned jobs;     /* --jobs: 0 = by the CPUs available */
 	const char *modules[CKT_MAIN_MAXREP]; /* --modules values, in order */
 	size_t nmodules;
+	bool salvage;
 };
 
 static void ckt_main_help(void)
@@ -446,6 +452,9 @@ static int ckt_main_parse(int argc, char **argv, struct ckt_args *a)
 		case CKT_OPT_VERSION:
 			a->version = true;
 			break;
+		case CKT_OPT_SALVAGE:
+			a->salvage = true;
+			break;
 		case CKT_OPT_BY:
 			if (strcmp(val, "thread") != 0)
 				return ckt_main_usage("unknown --by value '%s' (expected 'thread')", val);
@@ -764,8 +773,11 @@ static int ckt_main_outputs_not_inputs(const struct ckt_args *a)
 			continue;
 		int e = errno; /* ENOTDIR: a file on the way, as in 'a.csv/x.folded' */
 		const char *slash = strrchr(o[i].path, '/');
-		if (e == ENOENT && slash && slash != o[i].path && slash[1]) {
-			/* not in . or /, nor a name ending in '/' (said as it is opened) */
+		if (e == ENOENT && slash && !slash[1]) {
+			/* a name ending in '/' whose directory is not there (since 0.2.45: the
+			 * open's EISDIR said `Is a directory`) */
+		} else if (e == ENOENT && slash && slash != o[i].path) {
+			/* not in . or / */
 			char *dir = strndup(o[i].path, (size_t)(slash - o[i].path));
 			e = !dir ? 0 : stat(dir, &st) != 0 ? errno : S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
 			free(dir);
@@ -795,6 +807,8 @@ struct ckt_main_read {
 	uint64_t rate_bytes, depth; /* the header's CUZKTRACE_SAMPLE and CUZKTRACE_DEPTH */
 	uint64_t rss_ms, flush_ms;  /* and CUZKTRACE_RSS_MS, CUZKTRACE_FLUSH_MS: the coarse clock's tick */
 	bool ahead;                 /* decode on a thread of its own (ckt_replay_run_ahead) */
+	bool salvage;               /* --salvage */
+	uint64_t limit;             /* --salvage: the file is read up to here (0: all of it) */
 };
 
 static void ckt_main_read_free(struct ckt_main_read *m)
@@ -811,6 +825,8 @@ static void ckt_main_read_free(struct ckt_main_read *m)
 
 /* Phases (phases.c) observe every replay; --phase-rule first reads the trace for its stacks
  * (phase_rules.c). --phases-csv only when outputs. Prints its own errors; returns 0 or -1. */
+static void ckt_main_say_read_error(const struct ckt_main_read *m, const struct ckt_error *err);
+
 static int ckt_main_phases_setup(const struct ckt_args *a, struct ckt_main_read *m, bool outputs)
 {
 	struct ckt_error err = { 0 };
@@ -828,8 +844,8 @@ static int ckt_main_phases_setup(const struct ckt_args *a, struct ckt_main_read 
 			return -1;
 		}
 		ckt_phase_rules_set_trace(m->rules, m->path);
-		if (ckt_phase_rules_scan(m->rules, m->path, &err) < 0) {
-			ckt_main_say("error: '%s': %s", m->path, err.msg);
+		if (ckt_phase_rules_scan(m->rules, m->path, m->limit, &err) < 0) {
+			ckt_main_say_read_error(m, &err);
 			return -1;
 		}
 		ckt_phases_set_rule(m->ph, ckt_phase_rules_decide, m->rules);
@@ -918,6 +934,42 @@ static void ckt_main_rules_unmatched(const struct ckt_main_read *m)
 	}
 }
 
+/* Where the first corrupt frame of the trace at path starts, found by decoding every record
+ * (no replay), when whole data frames come before it in a regular file; 0 when there is none,
+ * and then err is untouched. For --salvage, and for the hint of the error line without it. */
+static uint64_t ckt_main_salvage_cut(const char *path, struct ckt_error *err)
+{
+	struct ckt_decoder *d = NULL;
+	struct ckt_error e = { 0 };
+	struct ckt_record rec;
+	if (ckt_decode_open(path, &d, &e) < 0)
+		return 0;
+	int rc;
+	while ((rc = ckt_decode_next(d, &rec, &e)) > 0)
+		;
+	uint64_t cut = rc < 0 && e.code == CKT_EFORMAT ? ckt_decode_error_frame(d) : 0;
+	ckt_decode_close(d);
+	if (cut)
+		*err = e;
+	return cut;
+}
+
+/* The line for an error met reading m's trace. The frames before a corrupt one can be read
+ * (since 0.2.45): the line says how. */
+static void ckt_main_say_read_error(const struct ckt_main_read *m, const struct ckt_error *err)
+{
+	struct ckt_error cerr = { 0 };
+	/* not from a pipe: its second read would take what follows */
+	uint64_t cut = err->code == CKT_EFORMAT && !m->salvage && ckt_decode_regular(m->dec)
+			       ? ckt_main_salvage_cut(m->path, &cerr)
+			       : 0;
+	if (cut)
+		ckt_main_say("error: '%s': %s (--salvage reports the trace before byte offset %llu)", m->path,
+			     err->msg, (unsigned long long)cut);
+	else
+		ckt_main_say("error: '%s': %s", m->path, err->msg);
+}
+
 /* Opens m->path and reads its header (ckt_main_read's first part: a missing file, not a
  * trace, an unsupported version are said before anything long begins). */
 static int ckt_main_open(struct ckt_main_read *m)
@@ -950,6 +1002,15 @@ static int ckt_main_open(struct ckt_main_read *m)
 		ckt_main_say("error: '%s': corrupt header: page_size=%.*s%s is not a page size (a power of "
 			     "two from 4096 to 1 GiB)", m->path, n < 64 ? (int)n : 64, ps, n > 64 ? "..." : "");
 		return -1;
+	}
+	/* --salvage (since 0.2.45): a pass of the decoder alone finds the first corrupt frame,
+	 * and the trace is read up to its start, as a trace cut there */
+	struct ckt_error cerr = { 0 };
+	if (m->salvage && ckt_decode_regular(m->dec) && (m->limit = ckt_main_salvage_cut(m->path, &cerr))) {
+		ckt_main_say("warning: '%s': %s; --salvage: the trace is read up to byte offset %llu, where "
+			     "that frame starts, as if it were cut there", m->path, cerr.msg,
+			     (unsigned long long)m->limit);
+		ckt_decode_limit(m->dec, m->limit);
 	}
 	return 0;
 }
@@ -1017,7 +1078,7 @@ static int ckt_main_read(const struct ckt_args *a, struct ckt_main_read *m, bool
 	ckt_phases_set_next_sink(m->ph, m->csv ? ckt_report_csv_sample : NULL, m->csv);
 	ckt_replay_set_sample_sink(m->rep, ckt_phases_sample, m->ph);
 	if ((m->ahead ? ckt_replay_run_ahead : ckt_replay_run)(m->dec, m->rep, &err) < 0) {
-		ckt_main_say("error: '%s': %s", m->path, err.msg);
+		ckt_main_say_read_error(m, &err);
 		return -1;
 	}
 	rc = ckt_report_csv_close(m->csv, true);
@@ -1225,6 +1286,7 @@ int main(int argc, char **argv)
 	unsigned top = a.diff ? UINT_MAX : a.top ? a.top : 10;
 	base.path = a.diff;
 	cur.path = a.trace;
+	base.salvage = cur.salvage = a.salvage;
 	if (ckt_main_outputs_not_inputs(&a) < 0)
 		goto out;
 	if ((a.diff && ckt_main_open(&base) < 0) || ckt_main_open(&cur) < 0)

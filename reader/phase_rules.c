@@ -146,7 +146,7 @@ static int ckt_phase_rules_stack(struct ckt_phase_rules *r, const struct ckt_rec
 	return ckt_phase_rules_put(r, rec->u.stack.id, pcs, n, ckt_sym_map_now(r->sym));
 }
 
-int ckt_phase_rules_scan(struct ckt_phase_rules *r, const char *path, struct ckt_error *err)
+int ckt_phase_rules_scan(struct ckt_phase_rules *r, const char *path, uint64_t limit, struct ckt_error *err)
 {
 	struct ckt_decoder *d = NULL;
 	struct ckt_record rec;
@@ -154,6 +154,8 @@ int ckt_phase_rules_scan(struct ckt_phase_rules *r, const char *path, struct ckt
 
 	if (rc < 0)
 		return rc;
+	if (limit)
+		ckt_decode_limit(d, limit);
 	while ((rc = ckt_decode_next(d, &rec, err)) > 0) {
 		if (rec.tag == CKT_TAG_STACK)
 			rc = ckt_phase_rules_stack(r, &rec);

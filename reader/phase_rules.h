@@ -28,9 +28,10 @@ void ckt_phase_rules_free(struct ckt_phase_rules *r);
 /* the trace read, for the line when symbolizing runs out of memory (ckt_sym_set_trace) */
 void ckt_phase_rules_set_trace(struct ckt_phase_rules *r, const char *path);
 
-/* Pass 1: reads the trace at path for its STACK and MODULE records. Returns 0 or a negative
+/* Pass 1: reads the trace at path (its first limit bytes, when not 0: --salvage) for its
+ * STACK and MODULE records. Returns 0 or a negative
  * CKT_E* code with err set. */
-int ckt_phase_rules_scan(struct ckt_phase_rules *r, const char *path, struct ckt_error *err);
+int ckt_phase_rules_scan(struct ckt_phase_rules *r, const char *path, uint64_t limit, struct ckt_error *err);
 
 /* The phase name stack id's allocations belong to, or NULL when no rule matches (or the stack
  * is unknown). Has the shape of ckt_phases_rule_fn (ctx = the rules). */

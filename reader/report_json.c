@@ -676,6 +676,8 @@ int ckt_report_json_print(FILE *out, const struct ckt_report *rep)
 	ckt_report_json_close(j);
 
 	ckt_report_json_bool(j, "truncated", st->truncated);
+	/* since 0.2.45: --salvage read the trace up to its first corrupt frame, which starts here */
+	ckt_report_json_u64_if(j, "salvaged_at_offset", ckt_decode_limited(rep->dec), ckt_decode_limited(rep->dec) != 0);
 	ckt_report_json_u64(j, "lost_events", st->lost);
 	/* since 0.2.31 (format version 7; null for older traces) */
 	ckt_report_json_secs(j, "tracer_wait_s", st->wait_ns, ckt_report_has_wait(rep));

@@ -186,6 +186,13 @@ static void ckt_report_text_cuda(FILE *out, const struct ckt_replay_stats *st)
 			ckt_util_fmt_bytes(h, sizeof(h), st->peak_gpu_kind[CKT_CUDA_DEVICE]));
 		fprintf(out, ", pool %s", ckt_util_fmt_bytes(h, sizeof(h), st->peak_gpu_kind[CKT_CUDA_POOL]));
 		fprintf(out, ", VMM %s\n", ckt_util_fmt_bytes(h, sizeof(h), st->peak_gpu_kind[CKT_CUDA_VMM]));
+		/* since 0.2.45: a prover whose pools keep what it frees (a release threshold at the
+		 * maximum) saw nvidia-smi far above this peak, and only README said why */
+		if (st->peak_gpu_kind[CKT_CUDA_POOL])
+			fputs("  (pool memory counts from each allocation to its free; what a pool keeps reserved "
+			      "after cuMemFreeAsync, up to its release threshold, is not counted: nvidia-smi and "
+			      "cudaMemGetInfo count it)\n",
+			      out);
 	}
 	for (size_t i = 0; i < st->n_cuda_devices; i++) {
 		const struct ckt_cuda_device *d = &st->cuda_devices[i];

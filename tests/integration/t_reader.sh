@@ -136,6 +136,11 @@ for o in --csv --phases-csv --sites-csv --folded --folded-heap; do
 	expect_eq "reader: $o under a regular file: refused before the report" \
 		"$?/$(wc -c <$T/nodir.rep)/$(cat $T/nodir.rerr)" \
 		"1/0/cuzktrace-report: error: cannot write '$T/nodir.file/out': Not a directory"
+	# a name ending in '/' whose directory is not there (since 0.2.45: 'Is a directory')
+	$REPORT $o $T/nodir.missing/ $T/nodir.zst >$T/nodir.rep 2>$T/nodir.rerr
+	expect_eq "reader: $o named 'missing/': refused before the report, the directory said missing" \
+		"$?/$(wc -c <$T/nodir.rep)/$(cat $T/nodir.rerr)" \
+		"1/0/cuzktrace-report: error: cannot write '$T/nodir.missing/': No such file or directory"
 done
 $REPORT >/dev/null 2>$T/r4.err; rc=$?
 expect_eq "reader: no argument exits 2" $rc 2
@@ -708,7 +713,7 @@ PYEOF
 		"1/cuzktrace-report: error: '$T/rate.zst': corrupt header: CUZKTRACE_SAMPLE=$((1 << 62)) is out of range"
 	read -r mo mn <$T/midcut.off
 	report_status midcut "reader: a block header that runs past the end, whole frames after it: corrupt, not cut" \
-		"1/cuzktrace-report: error: '$T/midcut.zst': corrupt zstd frame at byte offset $mo: it runs to the end of the file, past a whole frame at byte offset $mn"
+		"1/cuzktrace-report: error: '$T/midcut.zst': corrupt zstd frame at byte offset $mo: it runs to the end of the file, past a whole frame at byte offset $mn (--salvage reports the trace before byte offset $mo)"
 	read -r zo <$T/zerotail.off
 	for src in file pipe; do
 		if [ $src = file ]; then $REPORT --json $T/zerotail.zst; else cat $T/zerotail.zst | $REPORT --json -; fi \
@@ -761,15 +766,15 @@ PYEOF
 	read -r lzo <$T/lastzero.off
 	report_status lastzero "reader: a whole trace whose last byte is 0 reads without a warning" "0/"
 	report_status lastzeroflip "reader: the same with a middle frame's byte flipped: corrupt (exit 1, one line), not a cut" \
-		"1/cuzktrace-report: error: '$T/lastzeroflip.zst': corrupt zstd frame at byte offset $lzo: Restored data doesn't match checksum"
+		"1/cuzktrace-report: error: '$T/lastzeroflip.zst': corrupt zstd frame at byte offset $lzo: Restored data doesn't match checksum (--salvage reports the trace before byte offset $lzo)"
 	report_status lastzerohflip "reader: the same with a header byte flipped: corrupt (exit 1, one line), not a header cut into zeros" \
 		"1/cuzktrace-report: error: '$T/lastzerohflip.zst': corrupt zstd frame at byte offset 0: Restored data doesn't match checksum"
 	report_status flipzeros "reader: a corrupt middle frame in a trace that ends in 3 zero bytes: corrupt (exit 1, one line), not a cut" \
-		"1/cuzktrace-report: error: '$T/flipzeros.zst': corrupt zstd frame at byte offset $lzo: Restored data doesn't match checksum"
+		"1/cuzktrace-report: error: '$T/flipzeros.zst': corrupt zstd frame at byte offset $lzo: Restored data doesn't match checksum (--salvage reports the trace before byte offset $lzo)"
 	report_status emptyframe "reader: a zstd frame with no data between data frames: corrupt, said so (exit 1, one line)" \
-		"1/cuzktrace-report: error: '$T/emptyframe.zst': corrupt frame 2: it is empty (a zstd frame with no data)"
+		"1/cuzktrace-report: error: '$T/emptyframe.zst': corrupt frame 2: it is empty (a zstd frame with no data) (--salvage reports the trace before byte offset $mo)"
 	report_status header2 "reader: a second trace's header after a cut trace: corrupt, said so (exit 1, one line)" \
-		"1/cuzktrace-report: error: '$T/header2.zst': corrupt trace: frame 2 is a trace header (another trace appended to this one, which was cut?)"
+		"1/cuzktrace-report: error: '$T/header2.zst': corrupt trace: frame 2 is a trace header (another trace appended to this one, which was cut?) (--salvage reports the trace before byte offset $mo)"
 	report_status magic2 "reader: a file of the zstd magic's first two bytes ends inside the header (exit 1, one line)" \
 		"1/cuzktrace-report: error: '$T/magic2.zst': the file ends inside the header frame"
 	for k in 1 2 3; do
@@ -780,9 +785,55 @@ PYEOF
 	report_status zeroend "reader: zero bytes after the end record: the whole trace, one line that says they are zeros" \
 		"0/cuzktrace-report: warning: '$T/zeroend.zst': 4096 zero bytes after the end record are not read (a preallocated file, or writes lost in a crash)"
 	report_status zeromid "reader: zero bytes between frames, whole frames after them: corrupt (exit 1, one line)" \
-		"1/cuzktrace-report: error: '$T/zeromid.zst': corrupt zstd frame at byte offset $mo: Unknown frame descriptor"
+		"1/cuzktrace-report: error: '$T/zeromid.zst': corrupt zstd frame at byte offset $mo: Unknown frame descriptor (--salvage reports the trace before byte offset $mo)"
 	report_status midcutz "reader: the same with 3 zero bytes appended: corrupt, not a cut" \
-		"1/cuzktrace-report: error: '$T/midcutz.zst': corrupt zstd frame at byte offset $mo: it runs to the end of the file, past a whole frame at byte offset $mn"
+		"1/cuzktrace-report: error: '$T/midcutz.zst': corrupt zstd frame at byte offset $mo: it runs to the end of the file, past a whole frame at byte offset $mn (--salvage reports the trace before byte offset $mo)"
+	# --salvage (since 0.2.45): a trace corrupt after its first data frame is read up to its
+	# first corrupt frame, as a trace cut there: its report is that of the file cut at that
+	# frame's start, byte for byte (a flipped byte in frame 10 of 26 gave nothing before)
+	CUZKTRACE_FLUSH_MS=5 CUZKTRACE_OUT=$T/salv.zst LD_PRELOAD=$LIB $P/diffprog 3000000 2000000 0 same 50 >/dev/null 2>&1
+	$PY - $T <<'PYEOF'
+import sys
+T = sys.argv[1]
+d = open(T + "/salv.zst", "rb").read()
+offs, i = [], d.find(b"\x28\xb5\x2f\xfd")
+while i >= 0:
+    offs.append(i)
+    i = d.find(b"\x28\xb5\x2f\xfd", i + 1)
+k = len(offs) // 2  # a middle data frame: whole frames before and after it
+o, e = offs[k], offs[k + 1]
+flip = bytearray(d)
+flip[(o + e) // 2] ^= 0x55
+open(T + "/salvflip.zst", "wb").write(flip)
+open(T + "/salvdrop.zst", "wb").write(d[:o] + d[e:])  # a frame missing
+open(T + "/salvcut.zst", "wb").write(d[:o])
+first = bytearray(d)  # the first data frame corrupt: nothing before it to salvage
+first[(offs[1] + offs[2]) // 2] ^= 0x55
+open(T + "/salvfirst.zst", "wb").write(first)
+open(T + "/salv.off", "w").write("%d %d %d\n" % (o, k, offs[1]))
+PYEOF
+	read -r so sk sf <$T/salv.off
+	$REPORT --json $T/salvcut.zst >$T/salvcut.json 2>/dev/null
+	$REPORT $T/salvcut.zst >$T/salvcut.txt 2>/dev/null
+	$REPORT --json $T/salvflip.zst >/dev/null 2>$T/salvflip.err
+	expect_match "reader: a middle frame's byte flipped: corrupt (exit 1), the line says --salvage reads the frames before it" \
+		"$?/$(cat $T/salvflip.err)" \
+		"^1/cuzktrace-report: error: '$T/salvflip.zst': corrupt zstd frame at byte offset $so: [A-Za-z' ]+ \(--salvage reports the trace before byte offset $so\)\$"
+	for j in 1 2; do
+		$REPORT --jobs $j --salvage --json $T/salvflip.zst >$T/salvflip$j.json 2>$T/salvflip$j.err
+		expect_eq "reader: --salvage --jobs $j, a flipped byte: status 0, two warnings, the JSON of the trace cut at the corrupt frame (salvaged_at_offset apart)" \
+			"$?/$(sed "s/: corrupt zstd frame at byte offset $so: [^;]*;/: CORRUPT;/; s/covers [0-9.]* s/covers T s/" $T/salvflip$j.err | tr '\n' '|')/$(jget $T/salvflip$j.json salvaged_at_offset)/$(jget $T/salvcut.json salvaged_at_offset)/$($PY -c 'import json,sys; a, b = (json.load(open(f)) for f in sys.argv[1:]); [x.pop("salvaged_at_offset") for x in (a, b)]; print(a == b, a["truncated"], a["event_counts"]["alloc"] > 0)' $T/salvflip$j.json $T/salvcut.json)" \
+			"0/cuzktrace-report: warning: '$T/salvflip.zst': CORRUPT; --salvage: the trace is read up to byte offset $so, where that frame starts, as if it were cut there|cuzktrace-report: warning: '$T/salvflip.zst': trace is truncated (no end record); it covers T s|/$so/null/True True True"
+		$REPORT --jobs $j --salvage --phase-rule early=main $T/salvdrop.zst >$T/salvdrop$j.txt 2>$T/salvdrop$j.err
+		$REPORT --jobs $j --phase-rule early=main $T/salvcut.zst >$T/salvcutr$j.txt 2>/dev/null
+		expect_eq "reader: --salvage --jobs $j --phase-rule, a frame missing: status 0, the line names it, the text report of the trace cut there" \
+			"$?/$(head -1 $T/salvdrop$j.err)/$(diff <(sed "s|$T/salvdrop.zst|F|" $T/salvdrop$j.txt) <(sed "s|$T/salvcut.zst|F|" $T/salvcutr$j.txt) && echo same)" \
+			"0/cuzktrace-report: warning: '$T/salvdrop.zst': corrupt trace: frame $sk is data frame number $sk, after number $((sk - 2)) (a frame is missing, repeated or out of order); --salvage: the trace is read up to byte offset $so, where that frame starts, as if it were cut there/same"
+	done
+	$REPORT --salvage $T/salvfirst.zst >$T/salvfirst.txt 2>$T/salvfirst.err
+	expect_match "reader: --salvage, the first data frame corrupt: nothing before it, an error as without (exit 1, no hint, no report)" \
+		"$?/$(wc -c <$T/salvfirst.txt)/$(cat $T/salvfirst.err)" \
+		"^1/0/cuzktrace-report: error: '$T/salvfirst.zst': corrupt zstd frame at byte offset $sf: [A-Za-z' ]+\$"
 	report_status evilpath "reader: a module path's control bytes are shown as '?' in the warning (one line)" \
 		"0/cuzktrace-report: warning: cannot read '/nonexistent/a?b?[31m??1m': No such file or directory; its frames are shown as module+offset"
 	$REPORT --sites-csv $T/evilpath.scsv --folded $T/evilpath.folded --phase-rule x=nomatch $T/evilpath.zst >$T/evilpath.txt 2>$T/evilpath2.err
@@ -1023,6 +1074,7 @@ f = zframes(open(sys.argv[1], "rb").read())
 assert len(f) >= 5, len(f)
 open(sys.argv[1] + ".less", "wb").write(b"".join(f[:2] + f[3:]))
 open(sys.argv[1] + ".twice", "wb").write(b"".join(f[:4] + f[3:]))
+open(sys.argv[1] + ".offs", "w").write("%d %d\n" % (len(b"".join(f[:2])), len(b"".join(f[:4]))))
 PYEOF
 $REPORT $T/seqs.zst >/dev/null 2>$T/seqs.rerr
 expect_eq "reader: a real trace of several frames reads" "$?/$(cat $T/seqs.rerr)" "0/"
@@ -1030,10 +1082,11 @@ for k in less twice; do
 	$REPORT --json $T/seqs.zst.$k >$T/seqs.$k.json 2>$T/seqs.$k.err
 	echo "$?/$(wc -c <$T/seqs.$k.json)/$(cat $T/seqs.$k.err)" >$T/seqs.$k.got
 done
+read -r sq2 sq4 <$T/seqs.zst.offs
 expect_eq "reader: a data frame missing: corrupt (exit 1, one line, no report)" "$(cat $T/seqs.less.got)" \
-	"1/0/cuzktrace-report: error: '$T/seqs.zst.less': corrupt trace: frame 2 is data frame number 2, after number 0 (a frame is missing, repeated or out of order)"
+	"1/0/cuzktrace-report: error: '$T/seqs.zst.less': corrupt trace: frame 2 is data frame number 2, after number 0 (a frame is missing, repeated or out of order) (--salvage reports the trace before byte offset $sq2)"
 expect_eq "reader: a data frame twice: corrupt (exit 1, one line, no report)" "$(cat $T/seqs.twice.got)" \
-	"1/0/cuzktrace-report: error: '$T/seqs.zst.twice': corrupt trace: frame 4 is data frame number 2, after number 2 (a frame is missing, repeated or out of order)"
+	"1/0/cuzktrace-report: error: '$T/seqs.zst.twice': corrupt trace: frame 4 is data frame number 2, after number 2 (a frame is missing, repeated or out of order) (--salvage reports the trace before byte offset $sq4)"
 
 # Two outputs given one file would overwrite each other; --phase-rule needs to read the trace
 # twice, which a pipe cannot do: both are usage errors, said before anything is written.
