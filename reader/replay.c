@@ -2132,6 +2132,7 @@ static int ckt_replay_cuda_account(struct ckt_replay *r, const struct ckt_block 
 			: kind == CKT_CUDA_MANAGED ? &st->managed_bytes
 			: kind == CKT_CUDA_REGISTERED ? &st->registered_bytes : NULL;
 	struct ckt_cuda_device *d = NULL;
+	uint64_t *nodev = ckt_replay_cuda_is_gpu(kind) && dev == CKT_CUDA_NO_DEVICE ? &st->nodev_bytes : NULL;
 	if (ckt_replay_cuda_is_gpu(kind) && dev != CKT_CUDA_NO_DEVICE) {
 		d = ckt_replay_cuda_device(r, dev);
 		if (!d)
@@ -2147,6 +2148,10 @@ static int ckt_replay_cuda_account(struct ckt_replay *r, const struct ckt_block 
 			d->peak.bytes = d->bytes;
 			d->peak.ts = ts;
 		}
+		if (nodev && (*nodev += size) > st->peak_nodev.bytes) {
+			st->peak_nodev.bytes = *nodev;
+			st->peak_nodev.ts = ts;
+		}
 	} else {
 		if (kb)
 			*kb -= size;
@@ -2154,6 +2159,8 @@ static int ckt_replay_cuda_account(struct ckt_replay *r, const struct ckt_block 
 			*tot -= size;
 		if (d)
 			d->bytes -= size;
+		if (nodev)
+			*nodev -= size;
 		return 0;
 	}
 	if (st->gpu_bytes > (uint64_t)CKT_REPLAY_MAX_LIVE || st->pinned_bytes > (uint64_t)CKT_REPLAY_MAX_LIVE ||

@@ -169,6 +169,11 @@ struct ckt_replay_stats {
 	struct ckt_cuda_device *cuda_devices; /* by first appearance; owned by the replay */
 	size_t n_cuda_devices;                /* at most 256 */
 	uint64_t cuda_device_overflow;        /* records naming a device past those 256 */
+	/* GPU memory of no known device (CKT_CUDA_NO_DEVICE: the driver did not say), now and
+	 * at its own highest (since 0.2.45: the devices' lines did not add up to the total, and
+	 * nothing said why) */
+	uint64_t nodev_bytes;
+	struct ckt_peak peak_nodev;
 };
 
 /* ---- observers: aggregations by call site (sites.c), phase or thread (phases.c) plug in

@@ -386,6 +386,9 @@ static void ckt_report_json_cuda(struct ckt_json *j, const struct ckt_replay_sta
 		ckt_report_json_close(j);
 	}
 	ckt_report_json_array_close(j);
+	/* since 0.2.45: GPU memory whose device the driver did not say, at its own highest */
+	ckt_report_json_u64(j, "no_device_peak_bytes", st->peak_nodev.bytes);
+	ckt_report_json_u64(j, "no_device_live_bytes", st->nodev_bytes);
 	ckt_report_json_close(j);
 
 	ckt_report_json_cuda_peak(j, "peak_pinned", &st->peak_pinned, ph, CKT_AT_PEAK_PINNED);

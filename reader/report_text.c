@@ -209,6 +209,10 @@ static void ckt_report_text_cuda(FILE *out, const struct ckt_replay_stats *st)
 		}
 		fputc('\n', out);
 	}
+	/* since 0.2.45: the devices' lines did not add up, and nothing said why */
+	if (st->peak_nodev.bytes)
+		fprintf(out, CKT_REPORT_TEXT_COL "peak %s (the driver did not say on which device)\n",
+			"  no device known", ckt_util_fmt_bytes(h, sizeof(h), st->peak_nodev.bytes));
 	ckt_report_text_peak(out, "peak CUDA pinned host", &st->peak_pinned);
 	ckt_report_text_peak(out, "peak CUDA managed", &st->peak_managed);
 	if (st->peak_registered.bytes)
