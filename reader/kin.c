@@ -227,6 +227,13 @@ static int ckt_kin_probe(struct ckt_kin *k)
 					     : CKT_KIN_COMPLETE;
 	/* bytes after the header that hold no whole frame: not "killed before its first flush" */
 	enum ckt_decode_tail tail = k->state == CKT_KIN_EMPTY ? ckt_decode_tail(d) : CKT_DECODE_TAIL_NONE;
+	/* a first frame that is whole but corrupt (a block header damaged: its walk fails as a
+	 * cut one's does) is read as its own report reads it: an error, not a cut or zeros (the
+	 * decoder is still at the header's end: seek_last moved nothing) */
+	if (tail != CKT_DECODE_TAIL_NONE && (rc = ckt_decode_next(d, &rec, &err)) < 0) {
+		k->state = CKT_KIN_CORRUPT;
+		tail = CKT_DECODE_TAIL_NONE;
+	}
 	ckt_decode_close(d);
 	if (rc < 0 && err.code == CKT_ENOMEM)
 		return CKT_ENOMEM;

@@ -286,6 +286,29 @@ expect_eq "child traces with no whole frame after the header: a first frame cut,
 	"$(sed -n 's/^child trace *t\.[0-9]*\.zst (\([^,]*\), pid [0-9]*; \(.*\))$/\1: \2/p' $T/kincut.txt)/$($PY -c 'import json,sys; print([(k["status"], k["events"], k["error"]) for k in json.load(open(sys.argv[1]))["child_traces"]])' $T/kincut.json)" \
 	"$(readlink -f /bin/true): holds no event: the file ends inside its first frame (cut while written: a full disk, or a copy cut short?)
 $(readlink -f /bin/true): holds no event: no zstd frame follows its header (zeros left by a crash, or damage)/[('no_events', 0, 'the file ends inside its first frame (cut while written: a full disk, or a copy cut short?)'), ('no_events', 0, 'no zstd frame follows its header (zeros left by a crash, or damage)')]"
+# a child's trace whose first frame is whole but corrupt (its first block header damaged: a walk
+# of the block headers fails there as at a cut): unreadable, as its own report says, not "the
+# file ends inside its first frame"
+mkdir -p $T/kinbad
+(cd $T/kinbad && CUZKTRACE_OUT=t.zst LD_PRELOAD=$LIB sh -c '/bin/true' 2>/dev/null)
+$PY - $T/kinbad <<'PYEOF'
+import glob, os, sys
+sys.path.insert(0, "tests/integration")
+from rows import zframes
+f = glob.glob(os.path.join(sys.argv[1], "t.*.zst"))[0]
+b = bytearray(open(f, "rb").read())
+off = len(zframes(bytes(b))[0])  # the first frame after the header's
+fhd = b[off + 4]
+single, dict_flag, fcs = fhd >> 5 & 1, fhd & 3, fhd >> 6
+b[off + 5 + (0 if single else 1) + (0, 1, 2, 4)[dict_flag] + (1 if single else 0, 2, 4, 8)[fcs]] |= 0x06  # block type 3
+open(f, "wb").write(b)
+open(sys.argv[1] + ".off", "w").write("%d\n" % off)
+PYEOF
+read -r kbo <$T/kinbad.off
+(cd $T/kinbad && $REPORT t.zst >$T/kinbad.txt 2>/dev/null; $REPORT --json t.zst >$T/kinbad.json 2>/dev/null)
+expect_eq "a child trace whose whole first frame is corrupt: unreadable, with its own report's error; text and JSON" \
+	"$(sed -n 's/^child trace *t\.[0-9]*\.zst ([^,]*, pid [0-9]*; \(.*\))$/\1/p' $T/kinbad.txt)/$($PY -c 'import json,sys; print([(k["status"], k["error"]) for k in json.load(open(sys.argv[1]))["child_traces"]])' $T/kinbad.json)" \
+	"unreadable: corrupt zstd frame at byte offset $kbo: Data corruption detected/[('corrupt', 'corrupt zstd frame at byte offset $kbo: Data corruption detected')]"
 
 # a program the kernel gave to pid 1 before its tracer started, the process that forked it
 # having ended (since 0.2.37; it read "started by pid 1", the process that adopted it): named
