@@ -963,6 +963,10 @@ static void ckt_main_say_read_error(const struct ckt_main_read *m, const struct 
 	uint64_t cut = err->code == CKT_EFORMAT && !m->salvage && ckt_decode_regular(m->dec)
 			       ? ckt_main_salvage_cut(m->path, &cerr)
 			       : 0;
+	/* only where the error is the decoder's, of that frame: one the replay found in the frames
+	 * before it (running totals in an exact trace) stays with --salvage too */
+	if (cut && strcmp(cerr.msg, err->msg) != 0)
+		cut = 0;
 	if (cut)
 		ckt_main_say("error: '%s': %s (--salvage reports the trace before byte offset %llu)", m->path,
 			     err->msg, (unsigned long long)cut);

@@ -834,6 +834,25 @@ PYEOF
 	expect_match "reader: --salvage, the first data frame corrupt: nothing before it, an error as without (exit 1, no hint, no report)" \
 		"$?/$(wc -c <$T/salvfirst.txt)/$(cat $T/salvfirst.err)" \
 		"^1/0/cuzktrace-report: error: '$T/salvfirst.zst': corrupt zstd frame at byte offset $sf: [A-Za-z' ]+\$"
+	# an error the replay finds (running totals in an exact trace, frame 2) before a corrupt
+	# record the decoder finds (frame 3): --salvage stops before frame 3 and still meets frame
+	# 2's error, so the line gives no hint that it would report the trace
+	PYTHONPATH=tests/integration $PY - $T/salvrep.zst <<'PYEOF'
+import sys
+from rows import *
+AGG = 0x30
+f1 = bytes([FRAME]) + uv(0) + uv(1000) + bytes([THREAD]) + uv(1) + alloc(1, 0x10000, 100) + bytes([SYNC]) + uv(1001)
+f2 = (bytes([FRAME]) + uv(1) + uv(2000) + bytes([THREAD]) + uv(1) + bytes([AGG]) + sv(1) + sv(64) + sv(1)
+      + alloc(2, 0x20000, 100) + bytes([SYNC]) + uv(2010))
+f3 = bytes([FRAME]) + uv(2) + uv(3000) + bytes([THREAD]) + uv(1) + bytes([0x7f]) + uv(1)
+open(sys.argv[1], "wb").write(z(header()) + z(f1) + z(f2) + z(f3))
+PYEOF
+	for j in 1 2; do
+		$REPORT --jobs $j $T/salvrep.zst >/dev/null 2>$T/salvrep.err
+		expect_eq "reader: --jobs $j, the replay's error before a corrupt record: status 1, the replay's line, no --salvage hint" \
+			"$?/$(cat $T/salvrep.err)" \
+			"1/cuzktrace-report: error: '$T/salvrep.zst': corrupt trace: running totals (AGG) in a trace of the exact mode (its header's CUZKTRACE_SAMPLE is 0 or missing)"
+	done
 	report_status evilpath "reader: a module path's control bytes are shown as '?' in the warning (one line)" \
 		"0/cuzktrace-report: warning: cannot read '/nonexistent/a?b?[31m??1m': No such file or directory; its frames are shown as module+offset"
 	$REPORT --sites-csv $T/evilpath.scsv --folded $T/evilpath.folded --phase-rule x=nomatch $T/evilpath.zst >$T/evilpath.txt 2>$T/evilpath2.err
