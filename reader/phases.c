@@ -31,6 +31,9 @@ struct ckt_phase {
 	 * them outside its lock: an END could lead by the time a thread takes to stamp) */
 	uint64_t deficit, deficit_ts;
 	bool active;
+	/* begun while another process-wide phase was active: while they overlap, it may be the
+	 * one begun last, which allocations of threads with no phase of their own count under */
+	bool pw_overlap_last;
 	uint64_t since, active_ns;
 	uint64_t allocated, gpu_allocated;
 	struct ckt_tracked heap, mmap, host, rss, gpu, pinned;
@@ -355,7 +358,9 @@ static void ckt_phases_on_phase(void *ctx, uint64_t ts, uint64_t tid, unsigned o
 		p->ph[i].deficit = 0; /* older: ENDs with no BEGIN at all */
 		if (p->ph[i].begins++ == 0) {
 			p->active_gen++; /* process-wide now: the snapshots count it (snap_pw) */
-			if (++p->n_pw >= 2 && !p->pw_overlapped) {
+			if (++p->n_pw >= 2)
+				p->ph[i].pw_overlap_last = true;
+			if (p->n_pw >= 2 && !p->pw_overlapped) {
 				for (size_t k = 0; k < p->n_active; k++)
 					if (p->active[k] != (size_t)i && p->ph[p->active[k]].begins) {
 						p->pw_overlap_a = p->active[k];
@@ -896,14 +901,19 @@ static const struct ckt_tracked *ckt_phases_space(const struct ckt_phase *ph, en
 	}
 }
 
-/* The overlap's bytes count under the phase begun last (pw_overlap_b): where it holds none at
- * m, none of them are live there (since 0.2.45: the hint came under a peak whose phases held
- * none of them) */
+/* The overlaps' bytes count under the phase begun last, which began while another was active
+ * (pw_overlap_last; pw_overlap_b is the first overlap's only: a later overlap's phase begun
+ * last can hold them alone): where no such phase holds any at m, none of them are live there
+ * (since 0.2.45: the hint came under a peak whose phases held none of them) */
 bool ckt_phases_overlapped_before(const struct ckt_phases *p, enum ckt_moment m)
 {
 	enum ckt_moment at = ckt_moment_of(p->epochs, m);
-	return p->snap_names[at] && p->snap_pw_overlapped[at] &&
-	       ckt_tracked_at(ckt_phases_space(&p->ph[p->pw_overlap_b], m), p->epochs, m) > 0;
+	if (!p->snap_names[at] || !p->snap_pw_overlapped[at])
+		return false;
+	for (size_t i = 0; i < p->n_ph; i++)
+		if (p->ph[i].pw_overlap_last && ckt_tracked_at(ckt_phases_space(&p->ph[i], m), p->epochs, m) > 0)
+			return true;
+	return false;
 }
 
 static const char *ckt_phases_pub_name(const struct ckt_phase *ph)

@@ -635,6 +635,16 @@ $REPORT $T/overlapfreed.zst >$T/overlapfreed.txt 2>/dev/null
 expect_eq "overlapgone freed: the peak heap, 8 MiB of synthesis alone; no hint, nor in --diff" \
 	"$(sed -n '/^peak heap .*during synthesis$/,/^peak RSS/p' $T/overlapfreed.txt | grep -v '^peak')/$(grep -c 'process-wide phases overlap' $T/overlapfreed.txt)/$($REPORT --diff $T/overlapfreed.zst $T/overlapfreed.zst 2>/dev/null | grep -c 'process-wide phases overlap')" \
 	"  synthesis           8.00 MiB   100.0%  (8388608 bytes)/0/0"
+# two overlaps: synthesis and prove with nothing made, then synthesis and aggregate, whose 4 MiB
+# (counted under aggregate, begun last) are live at the peak heap: the hint there, as under
+# overlapgone's, though prove, the first overlap's phase begun last, holds nothing
+CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/overlapsecond.zst LD_PRELOAD=$LIB $P/overlapgone second >/dev/null 2>&1
+$REPORT $T/overlapsecond.zst >$T/overlapsecond.txt 2>/dev/null
+expect_eq "overlapgone second: the hint under the peak heap, of 4 MiB made in the second overlap; in --diff too" \
+	"$(sed -n '/^peak heap .*during synthesis$/,/^peak RSS/p' $T/overlapsecond.txt | grep -v '^peak' | cut -c1-61)/$($REPORT --diff $T/overlapsecond.zst $T/overlapsecond.zst 2>/dev/null | grep -c 'process-wide phases overlap')" \
+	"  (process-wide phases overlapped before this peak (synthesis
+  synthesis           8.00 MiB    66.7%  (8388608 bytes)
+  aggregate           4.00 MiB    33.3%  (4194304 bytes)/1"
 # at the peak RSS the shares are of what was allocated then (heap, anonymous mmap, pinned),
 # not of the RSS: the line says of what (the JSON's by_phase bytes at peak RSS add up to it)
 expect_match "mini_prover: the peak RSS line says what its phases' shares are of" \
