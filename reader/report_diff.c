@@ -427,7 +427,8 @@ static void ckt_diff_phases(struct ckt_diff_rows *r, const struct ckt_report *co
 }
 
 /* each GPU's peak in both traces: a GPU is its UUID (the same card in both runs, whatever
- * its name there), or "device N" where the driver gave none, shown with its name. Returns the
+ * its name there), or "device N" where the driver gave none, shown with its name; the memory
+ * of no device known is one more row, "no device known". Returns the
  * buffer holding the "device N" keys (freed by the caller), NULL when out of memory. */
 static char *ckt_diff_devices(struct ckt_diff_rows *r, const struct ckt_report *const rep[2])
 {
@@ -450,6 +451,13 @@ static char *ckt_diff_devices(struct ckt_diff_rows *r, const struct ckt_report *
 			if (r->n > at && d->name[0])
 				r->v[at].label = d->name;
 		}
+	/* since 0.2.46: the GPU memory whose device the driver did not say, as the single report's
+	 * "no device known" line; without it the devices' rows of a trace made on a driver without
+	 * cuCtxGetDevice read as every byte gone from the GPU where the total had not moved */
+	static const char nodev[] = "no device known";
+	for (int side = 0; side < 2; side++)
+		if (rep[side]->st->peak_nodev.bytes)
+			ckt_diff_add(r, nodev, sizeof(nodev) - 1, side, rep[side]->st->peak_nodev.bytes, 0, 0, 0, 0);
 	ckt_diff_merge(r);
 	return keys;
 }

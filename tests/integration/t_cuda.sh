@@ -372,6 +372,15 @@ expect_eq "diff: the GPU peak by phase" "$($PY -c 'import json,sys; print([(r["p
 expect_match "diff text: a row per GPU under the peak GPU" "$(cat $T/cu_diff.txt)" \
 	$'\npeak GPU +0 B +29\\.1 MiB  \\+29\\.1 MiB +- / [0-9.]+\n  GPU +0 B +24\\.1 MiB  \\+24\\.1 MiB +GPU-10111213-1415-1617-1819-1a1b1c1d1e1f \\(Stub GPU 0\\)\n  GPU +0 B +5\\.00 MiB  \\+5\\.00 MiB +GPU-20212223-2425-2627-2829-2a2b2c2d2e2f \\(Stub GPU 1\\)\npeak pinned '
 expect_match "diff text: live bytes at the peak GPU" "$(cat $T/cu_diff.txt)" $'\nlive bytes by function at peak GPU \\(1 of 1 changed\\)\n'
+# since 0.2.46 the GPU memory of no known device is a row of its own: cu_linked's run against
+# the same program on a driver without cuCtxGetDevice read device 0 -21.1 MiB, device 1 -3.00
+# MiB and nothing else, where the total had not moved (2 MiB of each device kept theirs)
+$REPORT --json --diff $T/cu_linked.zst $T/cu_nodev.zst >$T/cu_diff3.json 2>/dev/null
+$REPORT --diff $T/cu_linked.zst $T/cu_nodev.zst >$T/cu_diff3.txt 2>/dev/null
+expect_eq "diff: the memory of no known device, a row beside each GPU's" "$(cu_devs $T/cu_diff3.json)" \
+	"no device known None 0 26316800 / GPU-10111213-1415-1617-1819-1a1b1c1d1e1f Stub GPU 0 25268224 2097152 / GPU-20212223-2425-2627-2829-2a2b2c2d2e2f Stub GPU 1 5242880 2097152"
+expect_match "diff text: the row of no known device under the peak GPU" "$(cat $T/cu_diff3.txt)" \
+	$'\npeak GPU +29\\.1 MiB +29\\.1 MiB  no change +[0-9.]+ / [0-9.]+\n  GPU +0 B +25\\.1 MiB  \\+25\\.1 MiB +no device known\n  GPU +24\\.1 MiB +2\\.00 MiB  -22\\.1 MiB \\(-91\\.7%\\) +GPU-10111213'
 # and at the pinned peak (since 0.2.22): by phase and by function, text and JSON
 expect_eq "diff: the pinned peak by phase and by function" \
 	"$($PY -c 'import json,sys; d = json.load(open(sys.argv[1])); print([(r["phase"], r["change"]) for r in d["by_phase"]["peak_pinned"]], [(r["function"], r["change"]) for r in d["by_function"]["peak_pinned"]])' $T/cu_diff.json)/$(grep -c '^live bytes by function at peak pinned (1 of 1 changed)$' $T/cu_diff.txt)" \
