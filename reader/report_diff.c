@@ -451,7 +451,7 @@ static char *ckt_diff_devices(struct ckt_diff_rows *r, const struct ckt_report *
 			if (r->n > at && d->name[0])
 				r->v[at].label = d->name;
 		}
-	/* since 0.2.46: the GPU memory whose device the driver did not say, as the single report's
+	/* since 0.2.45: the GPU memory whose device the driver did not say, as the single report's
 	 * "no device known" line; without it the devices' rows of a trace made on a driver without
 	 * cuCtxGetDevice read as every byte gone from the GPU where the total had not moved */
 	static const char nodev[] = "no device known";

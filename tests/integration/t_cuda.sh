@@ -372,7 +372,7 @@ expect_eq "diff: the GPU peak by phase" "$($PY -c 'import json,sys; print([(r["p
 expect_match "diff text: a row per GPU under the peak GPU" "$(cat $T/cu_diff.txt)" \
 	$'\npeak GPU +0 B +29\\.1 MiB  \\+29\\.1 MiB +- / [0-9.]+\n  GPU +0 B +24\\.1 MiB  \\+24\\.1 MiB +GPU-10111213-1415-1617-1819-1a1b1c1d1e1f \\(Stub GPU 0\\)\n  GPU +0 B +5\\.00 MiB  \\+5\\.00 MiB +GPU-20212223-2425-2627-2829-2a2b2c2d2e2f \\(Stub GPU 1\\)\npeak pinned '
 expect_match "diff text: live bytes at the peak GPU" "$(cat $T/cu_diff.txt)" $'\nlive bytes by function at peak GPU \\(1 of 1 changed\\)\n'
-# since 0.2.46 the GPU memory of no known device is a row of its own: cu_linked's run against
+# since 0.2.45 the GPU memory of no known device is a row of its own: cu_linked's run against
 # the same program on a driver without cuCtxGetDevice read device 0 -21.1 MiB, device 1 -3.00
 # MiB and nothing else, where the total had not moved (2 MiB of each device kept theirs)
 $REPORT --json --diff $T/cu_linked.zst $T/cu_nodev.zst >$T/cu_diff3.json 2>/dev/null
