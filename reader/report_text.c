@@ -220,6 +220,9 @@ static void ckt_report_text_cuda(FILE *out, const struct ckt_replay_stats *st)
 	fputc('\n', out);
 }
 
+/* after a remainder below 0 (since 0.2.45: only README said why) */
+#define CKT_REPORT_TEXT_UNTOUCHED "; below 0: memory allocated but never touched is not resident"
+
 int ckt_report_text_print(FILE *out, const struct ckt_report *rep)
 {
 	const struct ckt_replay_stats *st = rep->st;
@@ -333,9 +336,9 @@ int ckt_report_text_print(FILE *out, const struct ckt_report *rep)
 			fprintf(out, "; GPU memory then %s\n",
 				ckt_util_fmt_bytes(h, sizeof(h), st->peak_rss.gpu_bytes));
 		}
-		fprintf(out, CKT_REPORT_TEXT_COL "%s (%" PRId64 " bytes) = RSS - heap - anonymous mmap%s\n",
+		fprintf(out, CKT_REPORT_TEXT_COL "%s (%" PRId64 " bytes) = RSS - heap - anonymous mmap%s%s\n",
 			"  unexplained", ckt_util_fmt_sbytes(h, sizeof(h), unexplained), unexplained,
-			cuda ? " - CUDA pinned" : "");
+			cuda ? " - CUDA pinned" : "", unexplained < 0 ? CKT_REPORT_TEXT_UNTOUCHED : "");
 		if (st->peak_rss.has_detail) {
 			fprintf(out, CKT_REPORT_TEXT_COL "anonymous %s", "  RSS split",
 				ckt_util_fmt_bytes(h, sizeof(h), st->peak_rss.anon));
@@ -343,8 +346,9 @@ int ckt_report_text_print(FILE *out, const struct ckt_report *rep)
 			fprintf(out, ", shmem %s\n", ckt_util_fmt_bytes(h, sizeof(h), st->peak_rss.shmem));
 			int64_t anon = ckt_replay_unexplained_anon(st);
 			fprintf(out, CKT_REPORT_TEXT_COL "%s (%" PRId64 " bytes) = RSS anonymous + shmem - heap - "
-				"anonymous mmap%s (file pages left out)\n",
-				"  unexplained anon", ckt_util_fmt_sbytes(h, sizeof(h), anon), anon, cuda ? " - CUDA pinned" : "");
+				"anonymous mmap%s (file pages left out)%s\n",
+				"  unexplained anon", ckt_util_fmt_sbytes(h, sizeof(h), anon), anon, cuda ? " - CUDA pinned" : "",
+				anon < 0 ? CKT_REPORT_TEXT_UNTOUCHED : "");
 		}
 	}
 	if (st->hwm_max) {
