@@ -809,6 +809,7 @@ struct ckt_main_read {
 	bool ahead;                 /* decode on a thread of its own (ckt_replay_run_ahead) */
 	bool salvage;               /* --salvage */
 	uint64_t limit;             /* --salvage: the file is read up to here (0: all of it) */
+	uint64_t max_held;          /* --max-held (0: the default) */
 };
 
 static void ckt_main_read_free(struct ckt_main_read *m)
@@ -954,8 +955,53 @@ static uint64_t ckt_main_salvage_cut(const char *path, struct ckt_error *err)
 	return cut;
 }
 
+/* The trace's tracer_version ("0.2.33") is at least major.minor.patch (false without one). */
+static bool ckt_main_tracer_at_least(const struct ckt_decoder *d, unsigned major, unsigned minor, unsigned patch)
+{
+	const char *v = ckt_decode_header_get(d, "tracer_version");
+	unsigned x, y, z;
+	if (!v || sscanf(v, "%u.%u.%u", &x, &y, &z) != 3)
+		return false;
+	return x != major ? x > major : y != minor ? y > minor : z >= patch;
+}
+
+/* The replay's settings for m's trace (its header's), as ckt_main_read and the check below
+ * make them */
+static void ckt_main_replay_setup(const struct ckt_main_read *m, struct ckt_replay *rep)
+{
+	ckt_replay_set_sample(rep, m->rate_bytes);
+	ckt_replay_set_thread_gens(rep, ckt_main_tracer_at_least(m->dec, 0, 2, 33));
+	ckt_replay_set_stack_small(rep, ckt_main_tracer_at_least(m->dec, 0, 2, 39));
+	/* the tracer's coarse clock ticks with the RSS sampler and the writer (ckt_format.h: AGG) */
+	uint64_t flush = m->flush_ms ? m->flush_ms : 100, tick = m->rss_ms && m->rss_ms < flush ? m->rss_ms : flush;
+	ckt_replay_set_agg_tick(rep, tick * 1000000);
+	if (m->max_held)
+		ckt_replay_set_max_held(rep, m->max_held);
+}
+
+/* Whether m's trace, read up to cut as --salvage reads it, replays without an error: the
+ * replay finds some corruption only as it applies events, which it holds back as the trace
+ * ends (more bytes live than any process can have, in the frames before cut), and one it met
+ * in the corrupt frame itself, before the decoder's, is not in what --salvage reads. */
+static bool ckt_main_salvage_replays(const struct ckt_main_read *m, uint64_t cut)
+{
+	struct ckt_decoder *d = NULL;
+	struct ckt_error e = { 0 };
+	struct ckt_replay *rep = NULL;
+	bool ok = false;
+	if (ckt_decode_open(m->path, &d, &e) == 0 && (rep = ckt_replay_new(ckt_decode_header(d)->page_size))) {
+		ckt_decode_limit(d, cut);
+		ckt_main_replay_setup(m, rep);
+		ok = ckt_replay_run(d, rep, &e) == 0;
+	}
+	ckt_replay_free(rep);
+	ckt_decode_close(d);
+	return ok;
+}
+
 /* The line for an error met reading m's trace. The frames before a corrupt one can be read
- * (since 0.2.45): the line says how. */
+ * (since 0.2.45): the line says how, where --salvage reports them (since 0.2.46: not where its
+ * replay meets an error, and also where the error is one the replay met in the corrupt frame). */
 static void ckt_main_say_read_error(const struct ckt_main_read *m, const struct ckt_error *err)
 {
 	struct ckt_error cerr = { 0 };
@@ -963,9 +1009,10 @@ static void ckt_main_say_read_error(const struct ckt_main_read *m, const struct 
 	uint64_t cut = err->code == CKT_EFORMAT && !m->salvage && ckt_decode_regular(m->dec)
 			       ? ckt_main_salvage_cut(m->path, &cerr)
 			       : 0;
-	/* only where the error is the decoder's, of that frame: one the replay found in the frames
-	 * before it (running totals in an exact trace) stays with --salvage too */
-	if (cut && strcmp(cerr.msg, err->msg) != 0)
+	/* only where --salvage reads what comes before that frame without an error: not where
+	 * the replay found one in the frames before it (running totals in an exact trace, or
+	 * more bytes live than any process can have, found as the trace ends) */
+	if (cut && !ckt_main_salvage_replays(m, cut))
 		cut = 0;
 	if (cut)
 		ckt_main_say("error: '%s': %s (--salvage reports the trace before byte offset %llu)", m->path,
@@ -1019,16 +1066,6 @@ static int ckt_main_open(struct ckt_main_read *m)
 	return 0;
 }
 
-/* The trace's tracer_version ("0.2.33") is at least major.minor.patch (false without one). */
-static bool ckt_main_tracer_at_least(const struct ckt_decoder *d, unsigned major, unsigned minor, unsigned patch)
-{
-	const char *v = ckt_decode_header_get(d, "tracer_version");
-	unsigned x, y, z;
-	if (!v || sscanf(v, "%u.%u.%u", &x, &y, &z) != 3)
-		return false;
-	return x != major ? x > major : y != minor ? y > minor : z >= patch;
-}
-
 /* Reads and replays the trace ckt_main_open opened, says what is wrong with it on stderr, and
  * computes the sites (top of each peak shown) and phases; with outputs, writes --csv,
  * --phases-csv, --sites-csv and --folded. Returns 0, or -1 after one error line. */
@@ -1042,14 +1079,7 @@ static int ckt_main_read(const struct ckt_args *a, struct ckt_main_read *m, bool
 		ckt_main_oom(m->path);
 		return -1;
 	}
-	ckt_replay_set_sample(m->rep, m->rate_bytes);
-	ckt_replay_set_thread_gens(m->rep, ckt_main_tracer_at_least(m->dec, 0, 2, 33));
-	ckt_replay_set_stack_small(m->rep, ckt_main_tracer_at_least(m->dec, 0, 2, 39));
-	/* the tracer's coarse clock ticks with the RSS sampler and the writer (ckt_format.h: AGG) */
-	uint64_t flush = m->flush_ms ? m->flush_ms : 100, tick = m->rss_ms && m->rss_ms < flush ? m->rss_ms : flush;
-	ckt_replay_set_agg_tick(m->rep, tick * 1000000);
-	if (a->max_held)
-		ckt_replay_set_max_held(m->rep, a->max_held);
+	ckt_main_replay_setup(m, m->rep);
 	if (outputs && a->csv) {
 		rc = ckt_report_csv_open(a->csv, &m->csv);
 		if (rc < 0) {
@@ -1291,6 +1321,7 @@ int main(int argc, char **argv)
 	base.path = a.diff;
 	cur.path = a.trace;
 	base.salvage = cur.salvage = a.salvage;
+	base.max_held = cur.max_held = a.max_held;
 	if (ckt_main_outputs_not_inputs(&a) < 0)
 		goto out;
 	if ((a.diff && ckt_main_open(&base) < 0) || ckt_main_open(&cur) < 0)

@@ -853,6 +853,44 @@ PYEOF
 			"$?/$(cat $T/salvrep.err)" \
 			"1/cuzktrace-report: error: '$T/salvrep.zst': corrupt trace: running totals (AGG) in a trace of the exact mode (its header's CUZKTRACE_SAMPLE is 0 or missing)"
 	done
+	# the hint only where --salvage then reads the trace (since 0.2.46): bytes live past any
+	# process's in frame 2, found as the replay applies them (held back as the trace ends),
+	# before a corrupt frame 3, gave the hint and --salvage failed; an error the replay meets
+	# in the corrupt frame itself (running totals in an exact trace, frame 2, before its
+	# corrupt record) gave none, and --salvage read frame 1
+	sa=$(PYTHONPATH=tests/integration $PY - $T/salvover.zst $T/salvaggk.zst <<'PYEOF'
+import sys
+from rows import *
+AGG, big = 0x30, (1 << 57) - 1
+f1 = bytes([FRAME]) + uv(0) + uv(1000) + bytes([THREAD]) + uv(1) + alloc(1, 0x10000, 100) + bytes([SYNC]) + uv(1001)
+f2 = bytes([FRAME]) + uv(1) + uv(2000) + bytes([THREAD]) + uv(1)
+for i in range(5):
+    f2 += alloc(1, 1 << 58 if i == 0 else big + 4096, big)
+f2 += bytes([SYNC]) + uv(2010)
+f3 = bytes([FRAME]) + uv(2) + uv(3000) + bytes([THREAD]) + uv(1) + bytes([0x7f]) + uv(1)
+open(sys.argv[1], "wb").write(z(header()) + z(f1) + z(f2) + z(f3))
+g2 = (bytes([FRAME]) + uv(1) + uv(2000) + bytes([THREAD]) + uv(1) + bytes([AGG]) + sv(1) + sv(64) + sv(1)
+      + bytes([0x7f]) + uv(1))
+open(sys.argv[2], "wb").write(z(header()) + z(f1) + z(g2))
+print(len(z(header()) + z(f1)))  # where the corrupt frame 2 starts
+PYEOF
+	)
+	for j in 1 2; do
+		$REPORT --jobs $j $T/salvover.zst >/dev/null 2>$T/salvover.err
+		r1=$?
+		$REPORT --jobs $j --salvage $T/salvover.zst >/dev/null 2>$T/salvover2.err
+		r2=$?
+		expect_eq "reader: --jobs $j, more bytes live than any process can have before a corrupt frame: no --salvage hint, and --salvage fails as the replay ends" \
+			"$r1/$(cat $T/salvover.err)/$r2/$(tail -1 $T/salvover2.err)" \
+			"1/cuzktrace-report: error: '$T/salvover.zst': corrupt record (tag 0x7f) in frame 3: no record has this tag/1/cuzktrace-report: error: '$T/salvover.zst': corrupt trace: more bytes than any process can have (over 2^59 live in one space, or 2^62 allocated in all)"
+		$REPORT --jobs $j $T/salvaggk.zst >/dev/null 2>$T/salvaggk.err
+		r1=$?
+		$REPORT --jobs $j --salvage $T/salvaggk.zst >/dev/null 2>$T/salvaggk2.err
+		r2=$?
+		expect_eq "reader: --jobs $j, the replay's error in the corrupt frame, before its corrupt record: the --salvage hint, and --salvage reads the frame before it" \
+			"$r1/$(cat $T/salvaggk.err)/$r2/$(head -1 $T/salvaggk2.err)" \
+			"1/cuzktrace-report: error: '$T/salvaggk.zst': corrupt trace: running totals (AGG) in a trace of the exact mode (its header's CUZKTRACE_SAMPLE is 0 or missing) (--salvage reports the trace before byte offset $sa)/0/cuzktrace-report: warning: '$T/salvaggk.zst': corrupt record (tag 0x7f) in frame 2: no record has this tag; --salvage: the trace is read up to byte offset $sa, where that frame starts, as if it were cut there"
+	done
 	report_status evilpath "reader: a module path's control bytes are shown as '?' in the warning (one line)" \
 		"0/cuzktrace-report: warning: cannot read '/nonexistent/a?b?[31m??1m': No such file or directory; its frames are shown as module+offset"
 	$REPORT --sites-csv $T/evilpath.scsv --folded $T/evilpath.folded --phase-rule x=nomatch $T/evilpath.zst >$T/evilpath.txt 2>$T/evilpath2.err
