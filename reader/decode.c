@@ -599,13 +599,16 @@ static uint64_t ckt_decode_frame_len(int fd, uint64_t off, uint64_t size)
 int ckt_decode_seek_last(struct ckt_decoder *d, struct ckt_error *err)
 {
 	/* frame_off: where the frame after the header starts */
-	uint64_t size = d->snapshot, off = d->frame_off, last = UINT64_MAX, n;
+	uint64_t size = d->snapshot, off = d->frame_off, last = UINT64_MAX, n, index = d->frames_read;
 	if (size == UINT64_MAX)
 		return ckt_util_err(err, CKT_EIO, "not a regular file");
 	while (off < size && (n = ckt_decode_frame_len(fileno(d->f), off, size)))
-		last = off, off += n;
+		last = off, off += n, index++;
 	if (last == UINT64_MAX)
 		return 0;
+	/* the frame's index among the file's, as a read of them all counts it: an error names it
+	 * (since 0.2.46; it named frame 1, the frame after the header) */
+	d->frames_read = index - 1;
 	if (fseeko(d->f, (off_t)last, SEEK_SET) != 0)
 		return ckt_util_err(err, CKT_EIO, "%s", strerror(errno));
 	d->in_file_off = last;

@@ -309,6 +309,43 @@ read -r kbo <$T/kinbad.off
 expect_eq "a child trace whose whole first frame is corrupt: unreadable, with its own report's error; text and JSON" \
 	"$(sed -n 's/^child trace *t\.[0-9]*\.zst ([^,]*, pid [0-9]*; \(.*\))$/\1/p' $T/kinbad.txt)/$($PY -c 'import json,sys; print([(k["status"], k["error"]) for k in json.load(open(sys.argv[1]))["child_traces"]])' $T/kinbad.json)" \
 	"unreadable: corrupt zstd frame at byte offset $kbo: Data corruption detected/[('corrupt', 'corrupt zstd frame at byte offset $kbo: Data corruption detected')]"
+# a child's trace whose last frame holds a corrupt record (in a whole, valid zstd frame): its
+# error names that frame by its index in the file, as its own report does (since 0.2.46; it
+# named frame 1, whatever the frame)
+mkdir -p $T/kinrec
+(cd $T/kinrec && CUZKTRACE_RSS_MS=5 CUZKTRACE_FLUSH_MS=5 CUZKTRACE_OUT=t.zst LD_PRELOAD=$LIB sh -c 'sleep 0.1; /bin/true' 2>/dev/null)
+$PY - $T/kinrec >$T/kinrec.want <<'PYEOF'
+import glob, os, subprocess, sys
+sys.path.insert(0, "tests/integration")
+from rows import zframes, z, uv, row_frame
+f = max(glob.glob(os.path.join(sys.argv[1], "t.*.zst")), key=os.path.getsize)  # sleep's: frames of RSS samples
+fr = zframes(open(f, "rb").read())
+raw = subprocess.run(["zstd", "-q", "-dc"], input=fr[-1], capture_output=True, check=True).stdout
+p = 0
+def get():
+    global p
+    v, sh = 0, 0
+    while True:
+        b = raw[p]
+        p += 1
+        v |= (b & 0x7f) << sh
+        sh += 7
+        if b < 0x80:
+            return v
+lens = [get() for _ in range(get())]  # the stream directory
+assert raw[p] == 1 and len(fr) > 3  # the row stream starts with FRAME seq base
+p += 1
+seq, base = get(), get()
+fr[-1] = z(row_frame(bytes([1]) + uv(seq) + uv(base) + bytes([0x7f]), 8))
+open(f, "wb").write(b"".join(fr))
+print(os.path.basename(f))
+print("corrupt record (tag 0x7f) in frame %d: no record has this tag" % (len(fr) - 1))
+PYEOF
+{ read -r kr_child; read -r kr_want; } <$T/kinrec.want
+(cd $T/kinrec && $REPORT t.zst >$T/kinrec.txt 2>/dev/null; $REPORT --json t.zst >$T/kinrec.json 2>/dev/null; $REPORT $kr_child >/dev/null 2>$T/kinrec.err)
+expect_eq "a child trace whose last frame holds a corrupt record: unreadable, the error names that frame as its own report does; text and JSON" \
+	"$(sed -n "s/^child trace *$kr_child ([^,]*, pid [0-9]*; \(.*\))\$/\1/p" $T/kinrec.txt)/$($PY -c 'import json,sys; print([(k["status"], k["error"]) for k in json.load(open(sys.argv[1]))["child_traces"] if k["path"] == sys.argv[2]])' $T/kinrec.json $kr_child)/$(sed -n "s/^cuzktrace-report: error: '[^']*': \(.*\) (--salvage.*/\1/p" $T/kinrec.err)" \
+	"unreadable: $kr_want/[('corrupt', '$kr_want')]/$kr_want"
 
 # a program the kernel gave to pid 1 before its tracer started, the process that forked it
 # having ended (since 0.2.37; it read "started by pid 1", the process that adopted it): named
