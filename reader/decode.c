@@ -607,7 +607,7 @@ int ckt_decode_seek_last(struct ckt_decoder *d, struct ckt_error *err)
 	if (last == UINT64_MAX)
 		return 0;
 	/* the frame's index among the file's, as a read of them all counts it: an error names it
-	 * (since 0.2.46; it named frame 1, the frame after the header) */
+	 * (since 0.2.45; it named frame 1, the frame after the header) */
 	d->frames_read = index - 1;
 	if (fseeko(d->f, (off_t)last, SEEK_SET) != 0)
 		return ckt_util_err(err, CKT_EIO, "%s", strerror(errno));

@@ -1000,7 +1000,7 @@ static bool ckt_main_salvage_replays(const struct ckt_main_read *m, uint64_t cut
 }
 
 /* The line for an error met reading m's trace. The frames before a corrupt one can be read
- * (since 0.2.45): the line says how, where --salvage reports them (since 0.2.46: not where its
+ * (since 0.2.45): the line says how, where --salvage reports them (since 0.2.45: not where its
  * replay meets an error, and also where the error is one the replay met in the corrupt frame). */
 static void ckt_main_say_read_error(const struct ckt_main_read *m, const struct ckt_error *err)
 {

@@ -310,7 +310,7 @@ expect_eq "a child trace whose whole first frame is corrupt: unreadable, with it
 	"$(sed -n 's/^child trace *t\.[0-9]*\.zst ([^,]*, pid [0-9]*; \(.*\))$/\1/p' $T/kinbad.txt)/$($PY -c 'import json,sys; print([(k["status"], k["error"]) for k in json.load(open(sys.argv[1]))["child_traces"]])' $T/kinbad.json)" \
 	"unreadable: corrupt zstd frame at byte offset $kbo: Data corruption detected/[('corrupt', 'corrupt zstd frame at byte offset $kbo: Data corruption detected')]"
 # a child's trace whose last frame holds a corrupt record (in a whole, valid zstd frame): its
-# error names that frame by its index in the file, as its own report does (since 0.2.46; it
+# error names that frame by its index in the file, as its own report does (since 0.2.45; it
 # named frame 1, whatever the frame)
 mkdir -p $T/kinrec
 (cd $T/kinrec && CUZKTRACE_RSS_MS=5 CUZKTRACE_FLUSH_MS=5 CUZKTRACE_OUT=t.zst LD_PRELOAD=$LIB sh -c 'sleep 0.1; /bin/true' 2>/dev/null)

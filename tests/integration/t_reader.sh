@@ -853,7 +853,7 @@ PYEOF
 			"$?/$(cat $T/salvrep.err)" \
 			"1/cuzktrace-report: error: '$T/salvrep.zst': corrupt trace: running totals (AGG) in a trace of the exact mode (its header's CUZKTRACE_SAMPLE is 0 or missing)"
 	done
-	# the hint only where --salvage then reads the trace (since 0.2.46): bytes live past any
+	# the hint only where --salvage then reads the trace (since 0.2.45): bytes live past any
 	# process's in frame 2, found as the replay applies them (held back as the trace ends),
 	# before a corrupt frame 3, gave the hint and --salvage failed; an error the replay meets
 	# in the corrupt frame itself (running totals in an exact trace, frame 2, before its
