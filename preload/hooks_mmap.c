@@ -20,23 +20,23 @@
 #define MREMAP_DONTUNMAP 4 /* Linux 5.7 */
 #endif
 
-/* fp: the hook's own frame address (for ckt_guard_stale) */
-static inline int hook_enter(struct ckt_tls *t, void *fp)
-{
-	return (CKT_LIKELY(!t->guard) || ckt_guard_stale(t, fp)) && CKT_LIKELY(!t->in_driver) &&
-	       atomic_load_explicit(&ckt_active, memory_order_relaxed);
-}
-
 /* munmap's: inside a CUDA driver call too. The driver's mappings made during the calls the
  * tracer wraps (pinned host memory) are not recorded, as they count as pinned memory; but one
  * it made during a call it does not wrap (cuInit, a context's creation, a module load) was
  * recorded, and it may unmap that during a wrapped call (a context reset or destroy, a free):
  * left out, the trace kept it mapped for good (mmap figures and live at exit too high). A
- * release of a range the trace never had mapped frees nothing in the reader. */
+ * release of a range the trace never had mapped frees nothing in the reader.
+ * fp: the hook's own frame address (for ckt_guard_stale) */
 static inline int hook_enter_release(struct ckt_tls *t, void *fp)
 {
 	return (CKT_LIKELY(!t->guard) || ckt_guard_stale(t, fp)) &&
 	       atomic_load_explicit(&ckt_active, memory_order_relaxed);
+}
+
+/* the other hooks': not inside a wrapped CUDA driver call (its mappings count as pinned) */
+static inline int hook_enter(struct ckt_tls *t, void *fp)
+{
+	return hook_enter_release(t, fp) && CKT_LIKELY(!t->in_driver);
 }
 
 /* ckt_nosample_begin and _end for these hooks, which a signal handler may leave by siglongjmp

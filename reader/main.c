@@ -936,8 +936,9 @@ static void ckt_main_rules_unmatched(const struct ckt_main_read *m)
 }
 
 /* Where the first corrupt frame of the trace at path starts, found by decoding every record
- * (no replay), when whole data frames come before it in a regular file; 0 when there is none,
- * and then err is untouched. For --salvage, and for the hint of the error line without it. */
+ * (no replay), when whole data frames come before it in a regular file; 0 when there is none.
+ * err (or NULL) gets that frame's error. For --salvage, and for the hint of the error line
+ * without it. */
 static uint64_t ckt_main_salvage_cut(const char *path, struct ckt_error *err)
 {
 	struct ckt_decoder *d = NULL;
@@ -950,7 +951,7 @@ static uint64_t ckt_main_salvage_cut(const char *path, struct ckt_error *err)
 		;
 	uint64_t cut = rc < 0 && e.code == CKT_EFORMAT ? ckt_decode_error_frame(d) : 0;
 	ckt_decode_close(d);
-	if (cut)
+	if (cut && err)
 		*err = e;
 	return cut;
 }
@@ -1004,10 +1005,9 @@ static bool ckt_main_salvage_replays(const struct ckt_main_read *m, uint64_t cut
  * replay meets an error, and also where the error is one the replay met in the corrupt frame). */
 static void ckt_main_say_read_error(const struct ckt_main_read *m, const struct ckt_error *err)
 {
-	struct ckt_error cerr = { 0 };
 	/* not from a pipe: its second read would take what follows */
 	uint64_t cut = err->code == CKT_EFORMAT && !m->salvage && ckt_decode_regular(m->dec)
-			       ? ckt_main_salvage_cut(m->path, &cerr)
+			       ? ckt_main_salvage_cut(m->path, NULL)
 			       : 0;
 	/* only where --salvage reads what comes before that frame without an error: not where
 	 * the replay found one in the frames before it (running totals in an exact trace, or
