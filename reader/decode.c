@@ -21,6 +21,8 @@
 #define CKT_DECODE_IN_CHUNK ((size_t)1 << 17)
 #define CKT_DECODE_MIN_ZEROS 16 /* zero bytes that end a cut frame, to be named as zeros */
 
+static const uint8_t ckt_decode_zstd_magic[4] = { 0x28, 0xb5, 0x2f, 0xfd };
+
 /* A cursor that turns the first short or overlong varint into a sticky failure, so a record's
  * fields can be read in sequence and checked once at the end. */
 struct ckt_cursor {
@@ -122,7 +124,7 @@ static uint64_t ckt_decode_frame_after(struct ckt_decoder *d, uint64_t lo, uint6
 	uint8_t *buf = malloc(left), *dead = calloc(left / 8 + 1, 1);
 	uint64_t found = 0;
 	if (buf && dead && pread(fd, buf, left, (off_t)d->frame_off) == (ssize_t)left) {
-		static const uint8_t magic[4] = { 0x28, 0xb5, 0x2f, 0xfd };
+		const uint8_t *magic = ckt_decode_zstd_magic;
 		for (size_t i = 1; i + 4 <= left && !found; i++) {
 			const uint8_t *m = memchr(buf + i, magic[0], left - i);
 			if (!m)
@@ -500,7 +502,6 @@ uint64_t ckt_decode_args_total(const struct ckt_decoder *d)
 
 int ckt_decode_open(const char *path, struct ckt_decoder **out, struct ckt_error *err)
 {
-	static const uint8_t zstd_magic[4] = { 0x28, 0xb5, 0x2f, 0xfd };
 	struct ckt_decoder *d = calloc(1, sizeof(*d));
 	int rc;
 
@@ -538,7 +539,7 @@ int ckt_decode_open(const char *path, struct ckt_decoder **out, struct ckt_error
 	if (rc == 0) {
 		if (d->in_file_off + d->in.pos == 0)
 			rc = ckt_util_err(err, CKT_EFORMAT, "empty file");
-		else if (memcmp(d->lead, zstd_magic, d->lead_len < 4 ? d->lead_len : 4) != 0)
+		else if (memcmp(d->lead, ckt_decode_zstd_magic, d->lead_len < 4 ? d->lead_len : 4) != 0)
 			rc = ckt_util_err(err, CKT_EFORMAT, "not a cuzktrace trace");
 		else
 			rc = ckt_util_err(err, CKT_EFORMAT, "the file ends inside the header frame");
@@ -623,12 +624,11 @@ int ckt_decode_seek_last(struct ckt_decoder *d, struct ckt_error *err)
 
 enum ckt_decode_tail ckt_decode_tail(const struct ckt_decoder *d)
 {
-	static const uint8_t magic[4] = { 0x28, 0xb5, 0x2f, 0xfd };
 	uint8_t b[4];
 	if (d->snapshot == UINT64_MAX || d->frame_off >= d->snapshot)
 		return CKT_DECODE_TAIL_NONE;
 	return d->snapshot - d->frame_off >= 4 && pread(fileno(d->f), b, 4, (off_t)d->frame_off) == 4 &&
-			       !memcmp(b, magic, 4)
+			       !memcmp(b, ckt_decode_zstd_magic, 4)
 		       ? CKT_DECODE_TAIL_CUT
 		       : CKT_DECODE_TAIL_OTHER;
 }
