@@ -539,6 +539,7 @@ struct ckt_diff_peak {
 	uint64_t (*when)(const struct ckt_replay_stats *st); /* NULL: not a moment (at exit) */
 	bool always; /* shown even when both traces have none */
 	enum ckt_moment m; /* the moment, for the phases active then (CKT_AT_COUNT: none) */
+	bool at_exit; /* live at exit (where a truncated trace stops) */
 };
 
 static uint64_t ckt_diff_rss(const struct ckt_replay_stats *st) { return st->peak_rss.seen ? st->peak_rss.bytes : 0; }
@@ -551,6 +552,8 @@ static uint64_t ckt_diff_mmap(const struct ckt_replay_stats *st) { return st->pe
 static uint64_t ckt_diff_gpu(const struct ckt_replay_stats *st) { return st->peak_gpu.bytes; }
 static uint64_t ckt_diff_pinned(const struct ckt_replay_stats *st) { return st->peak_pinned.bytes; }
 static uint64_t ckt_diff_exit(const struct ckt_replay_stats *st) { return st->heap_bytes; }
+static uint64_t ckt_diff_exit_gpu(const struct ckt_replay_stats *st) { return st->gpu_bytes; }
+static uint64_t ckt_diff_exit_pinned(const struct ckt_replay_stats *st) { return st->pinned_bytes; }
 static uint64_t ckt_diff_rss_ts(const struct ckt_replay_stats *st) { return st->peak_rss.ts; }
 static uint64_t ckt_diff_heap_ts(const struct ckt_replay_stats *st) { return st->peak_heap.ts; }
 static uint64_t ckt_diff_mmap_ts(const struct ckt_replay_stats *st) { return st->peak_mmap.ts; }
@@ -558,13 +561,16 @@ static uint64_t ckt_diff_gpu_ts(const struct ckt_replay_stats *st) { return st->
 static uint64_t ckt_diff_pinned_ts(const struct ckt_replay_stats *st) { return st->peak_pinned.ts; }
 
 static const struct ckt_diff_peak ckt_diff_peaks[] = {
-	{ "peak RSS", "peak_rss", ckt_diff_rss, ckt_diff_rss_ts, true, CKT_AT_PEAK_RSS },
-	{ "peak RSS (VmHWM)", "peak_rss_hwm", ckt_diff_hwm, NULL, false, CKT_AT_COUNT },
-	{ "peak heap", "peak_heap", ckt_diff_heap, ckt_diff_heap_ts, true, CKT_AT_PEAK_HEAP },
-	{ "peak mmap", "peak_mmap", ckt_diff_mmap, ckt_diff_mmap_ts, true, CKT_AT_PEAK_MMAP },
-	{ "peak GPU", "peak_gpu", ckt_diff_gpu, ckt_diff_gpu_ts, false, CKT_AT_PEAK_GPU },
-	{ "peak pinned", "peak_pinned", ckt_diff_pinned, ckt_diff_pinned_ts, false, CKT_AT_PEAK_PINNED },
-	{ "heap live at exit", "live_at_exit_heap", ckt_diff_exit, NULL, true, CKT_AT_COUNT },
+	{ "peak RSS", "peak_rss", ckt_diff_rss, ckt_diff_rss_ts, true, CKT_AT_PEAK_RSS, false },
+	{ "peak RSS (VmHWM)", "peak_rss_hwm", ckt_diff_hwm, NULL, false, CKT_AT_COUNT, false },
+	{ "peak heap", "peak_heap", ckt_diff_heap, ckt_diff_heap_ts, true, CKT_AT_PEAK_HEAP, false },
+	{ "peak mmap", "peak_mmap", ckt_diff_mmap, ckt_diff_mmap_ts, true, CKT_AT_PEAK_MMAP, false },
+	{ "peak GPU", "peak_gpu", ckt_diff_gpu, ckt_diff_gpu_ts, false, CKT_AT_PEAK_GPU, false },
+	{ "peak pinned", "peak_pinned", ckt_diff_pinned, ckt_diff_pinned_ts, false, CKT_AT_PEAK_PINNED, false },
+	{ "heap live at exit", "live_at_exit_heap", ckt_diff_exit, NULL, true, CKT_AT_COUNT, true },
+	/* since 0.2.46: did my change free the GPU buffers, the pinned parameters, before exit? */
+	{ "GPU live at exit", "live_at_exit_gpu", ckt_diff_exit_gpu, NULL, false, CKT_AT_COUNT, true },
+	{ "pinned live at exit", "live_at_exit_pinned", ckt_diff_exit_pinned, NULL, false, CKT_AT_COUNT, true },
 };
 
 /* The phases active at the peak of moment m in one trace (0 without phases, or at a peak of
@@ -1058,6 +1064,12 @@ int ckt_report_diff_text(FILE *out, const struct ckt_report *base, const struct 
 	struct ckt_diff_rows dev = { 0 };
 	bool hinted = false; /* the overlap hint, once (ckt_diff_text_during) */
 	char *dev_names = ckt_diff_devices(&dev, rep);
+	size_t last_exit = 0; /* the last row at exit shown: the truncation's note goes under it */
+	for (size_t i = 0; i < CKT_DIFF_NPEAKS; i++) {
+		const struct ckt_diff_peak *p = &ckt_diff_peaks[i];
+		if (p->at_exit && (p->always || p->get(base->st) || p->get(cur->st)))
+			last_exit = i;
+	}
 	for (size_t i = 0; i < CKT_DIFF_NPEAKS; i++) {
 		const struct ckt_diff_peak *p = &ckt_diff_peaks[i];
 		uint64_t x = p->get(base->st), y = p->get(cur->st);
@@ -1079,7 +1091,7 @@ int ckt_report_diff_text(FILE *out, const struct ckt_report *base, const struct 
 						   "the trace is truncated: live where it stops",
 						   "both traces are truncated: live where each stops" };
 		int which = base->st->truncated | cur->st->truncated << 1;
-		if (p->get == ckt_diff_exit && which)
+		if (i == last_exit && which)
 			fprintf(out, "  (%s, not at exit)\n", cut[which]);
 		if (p->m < CKT_AT_COUNT)
 			ckt_diff_text_during(out, rep, p, hx, hy, x, y, &hinted);
