@@ -557,6 +557,7 @@ struct ckt_thread {
 	 * FIFO): offsets from the old start (ckt_replay_mr_collect) */
 	struct ckt_mr *mr;
 	uint32_t mr_n, mr_cap, mr_groups; /* groups: numbered 1 to mr_groups */
+	uint64_t mr_len; /* the length of the range they were taken from */
 	/* the value an RSS_DETAIL (shmem) or CUDA_ALLOC (device ordinal) event has no room for
 	 * in its ckt_ev, one per such event queued, in queue order: a ring as q, xhead counting */
 	uint64_t *xq;
@@ -1800,10 +1801,16 @@ static int ckt_replay_map(struct ckt_replay *r, const struct ckt_range *v0, uint
  * (mapped and reserved), or mappings of different sites and phases that the kernel merged into
  * one area (adjacent anonymous mappings alike in all it sees), and since Linux 6.17 a move of
  * several areas at once. Each piece keeps its attributes at its offset in the new range; the
- * pieces of one mapping stay one mapping (one live block), a new one. Parts we never saw
- * mapped are most likely anonymous (glibc's realloc of a large block), so taken as that. An
- * mremap that releases nothing (MREMAP_DONTUNMAP, or old size 0: a second mapping of shared
- * pages) copies the pieces of as many bytes from the old start, which stay where they are. */
+ * pieces of one mapping stay one mapping (one live block), a new one. A part we never saw
+ * mapped is a hole, which stays one at its offset, where the kernel allows holes: an mremap
+ * that shrinks (it unmaps the tail and leaves the rest as it is, holes and all) or, since
+ * Linux 6.17, one that moves or copies (MREMAP_DONTUNMAP) several areas without resizing,
+ * area by area, leaving what lies under a hole at the new place as it was. Where it does not
+ * (a range that grows, and every range we know nothing of) the kernel found one area there,
+ * so such parts were mapped unseen: most likely anonymous (glibc's realloc of a large block),
+ * so taken as that. An mremap that releases nothing (MREMAP_DONTUNMAP, or old size 0: a
+ * second mapping of shared pages) copies the pieces of as many bytes from the old start,
+ * which stay where they are. */
 
 static int ckt_replay_mr_push(struct ckt_thread *th, const struct ckt_range *g, uint64_t lo, uint64_t hi,
 			      uint64_t base)
@@ -1832,8 +1839,10 @@ static int ckt_replay_cmp_mr(const void *a, const void *b)
 
 /* The pieces of [s, e) (s < e) into th->mr, with offsets from s, each with the number of its
  * old mapping among them (group; a part never seen mapped is a group of its own), taken while
- * the old mappings' counters are alive: what put compares. */
-static int ckt_replay_mr_collect(struct ckt_replay *r, struct ckt_thread *th, uint64_t s, uint64_t e)
+ * the old mappings' counters are alive: what put compares. holes: parts never seen mapped
+ * are left out (holes), unless no part was seen mapped at all. */
+static int ckt_replay_mr_collect(struct ckt_replay *r, struct ckt_thread *th, uint64_t s, uint64_t e,
+				 bool holes)
 {
 	const struct ckt_range dflt = { 0, 0, 0, 0, 3 /* PROT_READ|PROT_WRITE */, CKT_MAP_ANON,
 					ckt_replay_key(th), NULL };
@@ -1841,16 +1850,17 @@ static int ckt_replay_mr_collect(struct ckt_replay *r, struct ckt_thread *th, ui
 	uint64_t at = s;
 	int rc = 0;
 	th->mr_n = 0;
+	th->mr_len = e - s;
 	for (size_t i = ckt_replay_range_lower(rs, s); rc == 0 && i < rs->n && ckt_replay_range_at(rs, i)->start < e; i++) {
 		const struct ckt_range *g = ckt_replay_range_at(rs, i);
 		uint64_t lo = g->start > s ? g->start : s, hi = g->end < e ? g->end : e;
-		if (lo > at)
+		if (lo > at && !holes)
 			rc = ckt_replay_mr_push(th, &dflt, at, lo, s);
 		if (rc == 0)
 			rc = ckt_replay_mr_push(th, g, lo, hi, s);
 		at = hi;
 	}
-	if (rc == 0 && at < e)
+	if (rc == 0 && at < e && (!holes || th->mr_n == 0))
 		rc = ckt_replay_mr_push(th, &dflt, at, e, s);
 	struct ckt_mr **by = rc == 0 ? malloc(th->mr_n * sizeof(*by)) : NULL;
 	if (!by) {
@@ -1873,31 +1883,45 @@ static int ckt_replay_mr_collect(struct ckt_replay *r, struct ckt_thread *th, ui
 }
 
 /* MREMAP's release half, [s, e) (before it is unmapped); one that releases nothing takes the
- * pieces of the new length's bytes from s, which stay (new_end: s + the new length, in pages). */
+ * pieces of the new length's bytes from s, which stay (new_end: s + the new length, in pages).
+ * Holes stay holes unless the range grows (the kernel grows one area only). */
 static int ckt_replay_mremap_take(struct ckt_replay *r, struct ckt_thread *th, uint64_t s, uint64_t e,
 				  uint64_t new_end)
 {
 	th->mr_n = 0;
 	if (s < e)
-		return ckt_replay_mr_collect(r, th, s, e);
-	return s < new_end ? ckt_replay_mr_collect(r, th, s, new_end) : 0;
+		return ckt_replay_mr_collect(r, th, s, e, new_end <= e);
+	return s < new_end ? ckt_replay_mr_collect(r, th, s, new_end, true) : 0;
 }
 
-/* MREMAP's map half: the pieces at their offsets in [s, e), cut at e; the last one reaches e
- * (a range that grew). */
+/* MREMAP's map half: the pieces at their offsets in [s, e), cut at e; where the pieces reach
+ * the old range's end without a hole, the last one reaches e (a range that grew). */
 static int ckt_replay_mremap_put(struct ckt_replay *r, struct ckt_thread *th, uint64_t s, uint64_t e, uint64_t ts)
 {
 	size_t n = 0;
 	int rc = 0;
 	if (e <= s || !th->mr_n)
 		return 0;
-	rc = ckt_replay_unmap(r, s, e, ts); /* whatever was there is replaced */
-	while (n < th->mr_n && (n == 0 || th->mr[n].g.start < e - s))
+	while (n < th->mr_n && th->mr[n].g.start < e - s)
 		n++;
-	th->mr[n - 1].g.end = e - s;
+	if (n == 0) { /* the new range lies in a hole of the old one: nothing moved */
+		th->mr_n = 0;
+		return 0;
+	}
+	/* cut at e; a range that grew was one area with no hole (collect filled any), whose
+	 * last piece grows */
+	if (th->mr[n - 1].g.end > e - s || e - s > th->mr_len)
+		th->mr[n - 1].g.end = e - s;
 	for (size_t k = 0; k < n; k++) {
 		th->mr[k].g.start += s;
 		th->mr[k].g.end += s;
+	}
+	/* whatever was there is replaced, run by run of pieces: the kernel moves the areas of a
+	 * range with holes one by one, and what lies under a hole stays mapped */
+	for (size_t k = 0, j; k < n && rc == 0; k = j) {
+		for (j = k + 1; j < n && th->mr[j].g.start == th->mr[j - 1].g.end; j++)
+			;
+		rc = ckt_replay_unmap(r, th->mr[k].g.start, th->mr[j - 1].g.end, ts);
 	}
 	/* a new counter for each old mapping's pieces (its group); the first of each in address
 	 * order counts the live block */

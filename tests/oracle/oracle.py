@@ -24,9 +24,12 @@ rounded up to a page), splitting ranges as a partial munmap does and keeping the
 flag; pages no range holds are left alone. Ranges whose protection is 0 (PROT_NONE) are
 reserved address space: they count in `reserved` (peak_reserved, live_at_exit.reserved_bytes)
 and not in any mapped bytes (peak_mmap*, live_at_exit.*mmap_bytes). MREMAP moves each piece of
-the old range (the parts of the ranges it overlaps, and the parts no range holds, taken as
-anonymous read+write) to its offset in the new range, with its anonymous flag and protection;
-the new range is cut at its length, and its last piece grows to the new end. An MREMAP that
+the old range (the parts of the ranges it overlaps) to its offset in the new range, with its
+anonymous flag and protection, replacing what lies under it; the parts no range holds are
+holes, which leave the new range's pages under them as they were, except where the new range
+is longer than the old one (then they count as anonymous read+write, and the last piece grows
+to the new end) or no range holds any part of it (then all of it is one anonymous read+write
+piece); the new range is cut at its length. An MREMAP that
 releases nothing (length 0: MREMAP_DONTUNMAP, or old size 0) copies the pieces of the new
 length's bytes from the old address, which stay, as they are at its release half. Each peak is the highest value after any
 event and the first time it was reached.
@@ -706,19 +709,20 @@ class Maps:
         self.r = keep
         return attrs
 
-    def pieces(self, lo, hi):
+    def pieces(self, lo, hi, holes):
         """[offset, length, anon, prot] of every part of [lo, hi): the ranges' parts, and the
-        gaps between them as anonymous read+write."""
+        gaps between them as anonymous read+write, or (holes) left out, unless no range holds
+        any part of [lo, hi): then all of it, as anonymous read+write."""
         out, at = [], lo
         for a, b, an, pr in sorted(self.r):
             if b <= lo or a >= hi:
                 continue
             x, y = max(a, lo), min(b, hi)
-            if x > at:
+            if x > at and not holes:
                 out.append([at - lo, x - at, True, PROT_RW])
             out.append([x - lo, y - x, an, pr])
             at = y
-        if at < hi:
+        if at < hi and (not holes or not out):
             out.append([at - lo, hi - at, True, PROT_RW])
         return out
 
@@ -908,18 +912,23 @@ def replay(tr, stream=False):
             maps.protect(e[3], e[4], e[5])
         elif op == 'remap_rel':
             lo, ln = e[3], maps._round(e[4])
+            new_ln = maps._round(e[5]['new_len'])
             if ln:
-                e[5]['pieces'] = maps.pieces(lo, lo + ln)
+                e[5]['pieces'] = maps.pieces(lo, lo + ln, new_ln <= ln)
+                e[5]['old_len'] = ln
                 maps.remove(lo, ln)
             else:  # released nothing: a copy of the new length's bytes from lo, which stay
-                e[5]['pieces'] = maps.pieces(lo, lo + maps._round(e[5]['new_len']))
+                e[5]['pieces'] = maps.pieces(lo, lo + new_ln, True)
+                e[5]['old_len'] = new_ln
         elif op == 'remap_new':
+            # each piece replaces what lies under it; under a hole the new place stays as it
+            # was (the kernel moves the areas one by one)
             new, ln = e[3], maps._round(e[4])
             ps = e[5]['pieces']
-            maps.remove(new, ln)
-            kept = [p for k, p in enumerate(ps) if k == 0 or p[0] < ln]
+            kept = [p for p in ps if p[0] < ln]
             if ln and kept:
-                kept[-1][1] = ln - kept[-1][0]
+                if kept[-1][0] + kept[-1][1] > ln or ln > e[5]['old_len']:
+                    kept[-1][1] = ln - kept[-1][0]
                 for off, n, anon, prot in kept:
                     maps.add(new + off, min(n, ln - off), anon, prot)
         if heap > peak:

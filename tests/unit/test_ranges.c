@@ -3,12 +3,14 @@
  * split, empty and merge chunks all the time. Random mmap (MAP_FIXED: it replaces what was
  * there), munmap, mprotect (to PROT_NONE and back) and mremap over 256 pages are replayed
  * and checked, after every prefix of each trace, against a model that keeps one state per
- * page: the mapped anonymous and file-backed bytes, the reserved (PROT_NONE) bytes and the
+ * page (a hole in a range mremap moves stays one, and leaves the target's pages under it as
+ * they were, unless the range grows or none of it was mapped): the mapped anonymous and file-backed bytes, the reserved (PROT_NONE) bytes and the
  * peak of the mapped ones, exact. How the set cuts its ranges does not show in the bytes, so
  * a range lost or kept twice by the chunks does.
  */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -67,16 +69,23 @@ static void model_apply(struct model *m, const struct op *o)
 							       ? (o->arg ? ANON : ANON_RES)
 							       : (o->arg ? FILEB : FILE_RES));
 		break;
-	default: { /* the pieces move with their states; pages never mapped come as anonymous */
+	default: { /* the pieces move with their states; pages never mapped are holes, which leave
+		    * the target's pages under them as they were, unless the range grows or none of
+		    * it was mapped: then they come as anonymous (one area the kernel had, unseen) */
 		uint8_t moved[NP];
+		bool known = false;
+		for (int i = o->a; i < o->a + o->len; i++)
+			known = known || m->page[i] != NONE;
+		bool fill = o->len2 > o->len || !known;
 		for (int k = 0; k < o->len2; k++) {
 			int from = o->a + (k < o->len ? k : o->len - 1);
-			moved[k] = m->page[from] == NONE ? ANON : m->page[from];
+			moved[k] = m->page[from] == NONE && fill ? ANON : m->page[from];
 		}
 		for (int i = o->a; i < o->a + o->len; i++)
 			m->page[i] = NONE;
 		for (int k = 0; k < o->len2; k++)
-			m->page[o->b + k] = moved[k];
+			if (moved[k] != NONE)
+				m->page[o->b + k] = moved[k];
 		break;
 	}
 	}
