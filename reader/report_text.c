@@ -220,8 +220,9 @@ static void ckt_report_text_cuda(FILE *out, const struct ckt_replay_stats *st)
 	fputc('\n', out);
 }
 
-/* after a remainder below 0 (since 0.2.45: only README said why) */
-#define CKT_REPORT_TEXT_UNTOUCHED "; below 0: memory allocated but never touched is not resident"
+/* after a remainder below 0 (since 0.2.45: only README said why; since 0.2.46 it names pages
+ * given back with madvise too, which stay mapped and allocated) */
+#define CKT_REPORT_TEXT_UNTOUCHED "; below 0: memory allocated but never touched, or given back with madvise, is not resident"
 
 int ckt_report_text_print(FILE *out, const struct ckt_report *rep)
 {

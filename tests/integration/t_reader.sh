@@ -1151,7 +1151,15 @@ CUZKTRACE_OUT=$T/untouchedr.zst traced untouchedr $P/untouched
 $REPORT $T/untouchedr.zst >$T/untouchedr.txt 2>/dev/null
 expect_match "untouched: the peak RSS with 65 MiB of heap, its remainders below 0 saying why" \
 	"$(grep '^  heap then\|^  unexplained' $T/untouchedr.txt | tr '\n' '|')" \
-	'^  heap then +65\.0 MiB \(68157440 bytes\)\|  unexplained +-[0-9.]+ MiB \(-[0-9]+ bytes\) = RSS - heap - anonymous mmap; below 0: memory allocated but never touched is not resident\|(  unexplained anon +-[0-9.]+ MiB \(-[0-9]+ bytes\) = RSS anonymous \+ shmem - heap - anonymous mmap \(file pages left out\); below 0: memory allocated but never touched is not resident\|)?$'
+	'^  heap then +65\.0 MiB \(68157440 bytes\)\|  unexplained +-[0-9.]+ MiB \(-[0-9]+ bytes\) = RSS - heap - anonymous mmap; below 0: memory allocated but never touched, or given back with madvise, is not resident\|(  unexplained anon +-[0-9.]+ MiB \(-[0-9]+ bytes\) = RSS anonymous \+ shmem - heap - anonymous mmap \(file pages left out\); below 0: memory allocated but never touched, or given back with madvise, is not resident\|)?$'
+# pages given back with madvise(MADV_DONTNEED) are mapped and not resident, which the line
+# names too (since 0.2.46: it named only memory never touched): a 64 MiB scratch mapping
+# written and given back, then 80 MiB of heap written (tests/progs/untouched.c madvise)
+CUZKTRACE_OUT=$T/untouchedm.zst traced untouchedm $P/untouched madvise
+$REPORT $T/untouchedm.zst >$T/untouchedm.txt 2>/dev/null
+expect_match "untouched madvise: the peak RSS with 80 MiB of heap and the 64 MiB mapping given back, its remainder below 0 naming madvise" \
+	"$(cat $T/untouchedm.rc)|$(grep '^  mmap then\|^  unexplained ' $T/untouchedm.txt | tr '\n' '|')" \
+	'^0\|  mmap then +64\.0 MiB \(67108864 bytes\): anonymous 64\.0 MiB, file-backed 0 B\|  unexplained +-[0-9.]+ MiB \(-[0-9]+ bytes\) = RSS - heap - anonymous mmap; below 0: memory allocated but never touched, or given back with madvise, is not resident\|(  unexplained anon +-[0-9.]+ MiB \(-[0-9]+ bytes\) = RSS anonymous \+ shmem - heap - anonymous mmap \(file pages left out\); below 0: memory allocated but never touched, or given back with madvise, is not resident\|)?$'
 
 # Two outputs given one file would overwrite each other; --phase-rule needs to read the trace
 # twice, which a pipe cannot do: both are usage errors, said before anything is written.
