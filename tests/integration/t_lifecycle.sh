@@ -328,6 +328,8 @@ done
 
 # exec: the old image's trace ends with an end record (reason exec) and keeps its bytes; the
 # new image, given the same file name (%p without %e), writes to the next name and says so.
+$P/exitcode >$T/plain.out 2>$T/plain.err
+plain_rc=$?
 mkdir -p $T/exec
 CUZKTRACE_OUT=$T/exec/t.%p.zst traced execer $P/execer $P/exitcode
 pid=$(sed -E 's/.*\(pid ([0-9]+)\).*/\1/;q' $T/execer.err)

@@ -1546,34 +1546,6 @@ for v in 0 3 x 2x; do
 		"cuzktrace-report: error: option '--jobs' needs 1 or 2, not '$v'
 rc=2"
 done
-# One trace with --jobs 2 (since 0.2.31; before, a usage error): its decoding on a thread of
-# its own ahead of the replay; every trace the tests have made so far (real ones of every kind,
-# cut, corrupt and forged ones among them) reads to the same text (with --by thread), the same
-# JSON, the same stderr and the same status as with --jobs 1.
-# (Up to 200 of them, spread evenly by name, each under 4 MB: about 30 s.)
-nj=0 njdiff=0
-find $T -name '*.zst' -type f -size -4000k | LC_ALL=C sort >$T/rj.list
-awk -v n="$(wc -l <$T/rj.list)" 'n <= 200 || NR % int((n + 199) / 200) == 0' $T/rj.list >$T/rj.pick
-# Each is read as a copy in a directory of its own: a trace some program still writes, or new
-# traces beside it (the report lists a process's child traces), read the same both times.
-mkdir -p $T/rjdir
-while IFS= read -r f; do
-	[ -f "$f" ] || continue # (a name with a line break in it is two lines here)
-	nj=$((nj + 1))
-	cp "$f" $T/rjdir/t.zst
-	for j in 1 2; do
-		timeout 60 $REPORT --jobs $j --by thread $T/rjdir/t.zst >$T/rj$j.txt 2>$T/rj$j.err </dev/null
-		echo "rc=$?" >>$T/rj$j.err
-		timeout 60 $REPORT --jobs $j --json $T/rjdir/t.zst >$T/rj$j.json 2>>$T/rj$j.err </dev/null
-		echo "rc=$?" >>$T/rj$j.err
-	done
-	if ! cmp -s $T/rj1.txt $T/rj2.txt || ! cmp -s $T/rj1.json $T/rj2.json || ! cmp -s $T/rj1.err $T/rj2.err; then
-		njdiff=$((njdiff + 1))
-		echo "    --jobs 1 and 2 differ on $f"
-	fi
-done <$T/rj.pick
-expect_eq "reader: --jobs 1 and 2 on one trace: the same text, JSON, stderr and status for every trace so far ($nj)" \
-	"$(( nj >= 100 ))/$njdiff" "1/0"
 # The records decoded ahead carry copies of their strings and stack frames: bounded (16 MiB),
 # where a forged trace of 40,000 STACK records of 1,024 frames each (10 KiB a record, 300 KB of
 # file) filled the ring with them (1.3 GB for 140,000 such records).
