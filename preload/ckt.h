@@ -814,6 +814,14 @@ static inline struct ckt_ring *ckt_thread_ring(struct ckt_tls *t)
 }
 int ckt_thread_make_room(struct ckt_ring *r, unsigned n);
 void ckt_ring_release(struct ckt_ring *r);
+/* The writer has cleared the thread id (was tid) of a ring it recycles, and is about to set
+ * it FREE: the counts a new thread's attach reads to skip its walks of the ring list
+ * (thread.c) */
+void ckt_ring_recycling(pid_t tid);
+/* Whether more than `have` rings may hold thread id tid (a thread's own ring counts from its
+ * attach on). Counted by id modulo 32,768: a count above the truth costs the caller a walk of
+ * the ring list, never a wrong answer. */
+int ckt_rings_tid_many(pid_t tid, unsigned have);
 /* Rings whose thread has ended and that the writer has not recycled yet. Past
  * CKT_EXITED_WAKE an ending thread wakes the writer: a program that churns threads would
  * otherwise hold one ring (64 KiB and up) for every thread started in a flush interval

@@ -128,16 +128,41 @@ static uint32_t ring_first_take(struct ckt_ring *r)
 	return (uint32_t)w;
 }
 
+/* Counts that spare a new thread its walks of the ring list, which cost a cache miss per
+ * ring: with thousands of threads alive at once, each start walked all their rings twice
+ * (threads_bench 4000 200: 3.8 to 5.7 s in the default mode, 1.3 s untraced). rings_free
+ * is at least the number of FREE rings: the writer adds to it before it sets a ring FREE, a
+ * thread takes from it once it has taken one. tid_rings[] counts, by thread id modulo its
+ * size, the rings that may hold that id (a non-zero tid): at least those that do, raised
+ * before a thread stores its id, lowered after the writer has cleared it. Hints only: a
+ * count above the truth costs a walk, never a wrong answer. */
+static atomic_int rings_free;
+#define CKT_TID_BUCKETS (1u << 15)
+static atomic_uint tid_rings[CKT_TID_BUCKETS];
+
+void ckt_ring_recycling(pid_t tid)
+{
+	if (tid)
+		atomic_fetch_sub(&tid_rings[(uint32_t)tid % CKT_TID_BUCKETS], 1);
+	atomic_fetch_add(&rings_free, 1);
+}
+
+int ckt_rings_tid_many(pid_t tid, unsigned have)
+{
+	return atomic_load(&tid_rings[(uint32_t)tid % CKT_TID_BUCKETS]) > have;
+}
+
 /* First event of a thread. Rare path: a CAS on the global list, maybe an mmap, a gettid. */
 static struct ckt_ring *thread_attach(struct ckt_tls *t)
 {
 	if (t->dead)
 		return NULL;
 	struct ckt_ring *r = NULL;
-	for (struct ckt_ring *c = atomic_load(&ckt_rings); c; c = c->next) {
+	for (struct ckt_ring *c = atomic_load(&rings_free) > 0 ? atomic_load(&ckt_rings) : NULL; c; c = c->next) {
 		int expect = CKT_RING_FREE;
 		if (atomic_load_explicit(&c->state, memory_order_relaxed) == CKT_RING_FREE &&
 		    atomic_compare_exchange_strong(&c->state, &expect, CKT_RING_LIVE)) {
+			atomic_fetch_sub(&rings_free, 1);
 			r = c;
 			break;
 		}
@@ -177,7 +202,8 @@ static struct ckt_ring *thread_attach(struct ckt_tls *t)
 	 * a walk of the ring list. */
 	static _Atomic uint64_t gens;
 	int reused = 0;
-	for (struct ckt_ring *o = atomic_load(&ckt_rings); o && !reused; o = o->next)
+	atomic_fetch_add(&tid_rings[(uint32_t)me % CKT_TID_BUCKETS], 1); /* before the id is stored */
+	for (struct ckt_ring *o = ckt_rings_tid_many(me, 1) ? atomic_load(&ckt_rings) : NULL; o && !reused; o = o->next)
 		reused = o != r && atomic_load_explicit(&o->state, memory_order_acquire) != CKT_RING_FREE &&
 			 __atomic_load_n(&o->tid, __ATOMIC_ACQUIRE) == me && __atomic_load_n(&o->pid, __ATOMIC_RELAXED) == pid;
 	r->gen = atomic_fetch_add(&gens, 1) + 1;

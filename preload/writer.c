@@ -640,6 +640,9 @@ static int name_held(const struct ckt_aux *s)
 	/* the name's thread: the latest ring of that id taken at or before the name's stamp
 	 * (the list, not the flush's cursors: a ring taken after the snapshot names itself
 	 * too); held while an older ring of the id is not recycled yet */
+	if (!ckt_rings_tid_many((pid_t)tid, 1))
+		return 0; /* one ring of the id at most (a walk per name made thousands of threads
+			   * alive at once cost the writer a walk of all their rings each) */
 	uint64_t mine = 0, oldest = UINT64_MAX; /* gens (0: none) */
 	for (struct ckt_ring *r = atomic_load(&ckt_rings); r; r = r->next) {
 		if (!own_tid(r) || (uint64_t)r->tid != tid)
@@ -1016,7 +1019,9 @@ static int cycle(int final)
 			atomic_store(&r->agg_src, NULL);
 			atomic_store(&r->busy, CKT_NOT_BUSY);
 			r->w_idle = 0;
+			pid_t was = r->tid;
 			__atomic_store_n(&r->tid, 0, __ATOMIC_RELAXED); /* see gone_unsaid */
+			ckt_ring_recycling(was);
 			/* the state now, not the snapshot's: the thread may have run its exit
 			 * destructor (LIVE -> EXITED, counted) just before it went */
 			if (atomic_exchange_explicit(&r->state, CKT_RING_FREE, memory_order_acq_rel) ==

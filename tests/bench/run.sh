@@ -134,6 +134,18 @@ printf 'tracer RSS, 64 threads: busy (threads_bench %s) default +%s MiB, exact +
 printf 'tracer RSS, 256 threads busy (threads_bench %s): default +%s MiB, exact +%s MiB\n' \
 	"$MANY" "$(over nd nu)" "$(over ne nu)"
 printf 'tracer RSS, 512 threads busy (threads_bench %s): exact +%s MiB\n' "$MOST" "$(over oe ou)"
+# thread starts with thousands of threads alive at once (each start walked every ring, and
+# the writer every ring for each thread's name, before 0.2.46): median wall time of 3
+# alternating runs
+START="4000 200"
+for k in 1 2 3; do
+	measure "$W/su.$k" $TB $START
+	measure "$W/sd.$k" env CUZKTRACE_QUIET=1 CUZKTRACE_OUT="$W/sd.zst" LD_PRELOAD=$LIB $TB $START
+	measure "$W/se.$k" env CUZKTRACE_SAMPLE=0 CUZKTRACE_QUIET=1 CUZKTRACE_OUT="$W/se.zst" LD_PRELOAD=$LIB $TB $START
+done
+wall() { for k in 1 2 3; do awk '{print $1}' "$W/$1.$k"; done | median; }
+printf 'thread starts, 4,000 threads alive at once (threads_bench %s): untraced %s s, default %s s, exact %s s\n' \
+	"$START" "$(wall su)" "$(wall sd)" "$(wall se)"
 # the phase API: push/pop pairs of a 1,100-byte name against a 10-byte one's, exact mode
 # (tests/progs/phasenames.c cost; the long name took the tracer's lock at every push before
 # 0.2.40: 12 to 34 times the short name's cost)

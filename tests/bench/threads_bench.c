@@ -55,7 +55,7 @@ int main(int argc, char **argv)
 		batch = atoi(argv[4]);
 	if (argc > 5)
 		gap_us = atoi(argv[5]);
-	if (threads < 1 || threads > 1024 || events < 2 || size < 1 || batch < 1 || batch > 64 ||
+	if (threads < 1 || threads > 16384 || events < 2 || size < 1 || batch < 1 || batch > 64 ||
 	    gap_us < 0 || gap_us > 999999) {
 		fprintf(stderr, "usage: threads_bench [threads] [events] [size] [batch] [gap_us]\n");
 		return 2;
