@@ -545,7 +545,7 @@ struct ckt_mr {
 	uint32_t group;
 };
 
-#define CKT_REPLAY_EXITS_KEPT 4 /* per thread id: the ends a name can be stamped before */
+#define CKT_REPLAY_EXITS_KEPT 4 /* per thread id: the ends kept in place (more: exit_more) */
 #define CKT_REPLAY_POST 4
 struct ckt_thread {
 	uint64_t tid;
@@ -575,7 +575,9 @@ struct ckt_thread {
 	 * before the one read now (THREAD_EXIT read, feed order), with the latest ends read (a
 	 * tracer's last flush writes a chain of reuses' names after all their ends) */
 	uint32_t gen, feed_gen;
-	uint64_t exit_ts[CKT_REPLAY_EXITS_KEPT];
+	uint64_t exit_ts[CKT_REPLAY_EXITS_KEPT]; /* the stamps of the first ends read */
+	uint64_t *exit_more; /* of those after them, exit_more_cap room (a chain can be long) */
+	uint32_t exit_more_cap;
 	/* the default mode's samples this thread took after the peak heap's moment, since its
 	 * latest AGG, while the heap held still at that peak (ckt_replay_post_sample): their
 	 * bytes are in its next AGG, which may count at that peak (late_epoch: the peak's epoch
@@ -588,8 +590,13 @@ struct ckt_thread {
 	} late[CKT_REPLAY_POST];
 };
 
+/* The stamp of end number i of thread id th read so far (i < feed_gen). */
+static inline uint64_t ckt_replay_exit_ts(const struct ckt_thread *th, uint32_t i)
+{
+	return i < CKT_REPLAY_EXITS_KEPT ? th->exit_ts[i] : th->exit_more[i - CKT_REPLAY_EXITS_KEPT];
+}
+
 /* The key observers get for thread th (struct ckt_attr's tid). */
-_Static_assert((CKT_REPLAY_EXITS_KEPT & (CKT_REPLAY_EXITS_KEPT - 1)) == 0, "a power of two");
 static inline uint64_t ckt_replay_key(const struct ckt_thread *th)
 {
 	return th->tid | (uint64_t)(th->gen & 0xffff) << 32; /* as ckt_live keeps it */
@@ -888,6 +895,7 @@ void ckt_replay_drop_state(struct ckt_replay *r)
 		ckt_replay_big_free(r->threads[i].q, r->threads[i].cap * sizeof(struct ckt_ev));
 		free(r->threads[i].mr);
 		free(r->threads[i].xq);
+		free(r->threads[i].exit_more);
 	}
 	free(r->threads);
 	free(r->tid_slots);
@@ -1003,9 +1011,11 @@ uint64_t ckt_replay_thread_key(const struct ckt_replay *r, uint64_t tid, uint64_
 	if (ti < 0)
 		return tid;
 	const struct ckt_thread *th = &r->threads[ti];
-	/* stamped before ends read already: a thread's before them (as far as they are kept) */
+	/* stamped before ends read already: a thread's before them (a tracer's last flush writes
+	 * a chain of reuses' names after all their ends: each name goes back over the ends of
+	 * the threads after its own) */
 	uint32_t gen = th->feed_gen;
-	for (uint32_t k = 0; gen && k < CKT_REPLAY_EXITS_KEPT && ts <= th->exit_ts[(gen - 1) & (CKT_REPLAY_EXITS_KEPT - 1)]; k++)
+	while (gen && ts <= ckt_replay_exit_ts(th, gen - 1))
 		gen--;
 	return tid | (uint64_t)(gen & 0xffff) << 32;
 }
@@ -2888,7 +2898,22 @@ static __attribute__((noinline)) int ckt_replay_feed_other(struct ckt_replay *r,
 		long ti = r->thread_gens ? ckt_replay_thread(r, rec->u.thread_exit.tid) : -1;
 		if (ti >= 0) {
 			struct ckt_thread *th = &r->threads[ti];
-			th->exit_ts[th->feed_gen++ & (CKT_REPLAY_EXITS_KEPT - 1)] = rec->ts;
+			uint32_t i = th->feed_gen;
+			if (i < CKT_REPLAY_EXITS_KEPT) {
+				th->exit_ts[i] = rec->ts;
+			} else {
+				i -= CKT_REPLAY_EXITS_KEPT;
+				if (i >= th->exit_more_cap) {
+					uint32_t cap = th->exit_more_cap ? 2 * th->exit_more_cap : 4;
+					uint64_t *m = cap > i ? realloc(th->exit_more, cap * sizeof(*m)) : NULL;
+					if (!m)
+						return ckt_replay_err(r, err, CKT_ENOMEM);
+					th->exit_more = m;
+					th->exit_more_cap = cap;
+				}
+				th->exit_more[i] = rec->ts;
+			}
+			th->feed_gen++;
 		}
 		return 0;
 	}

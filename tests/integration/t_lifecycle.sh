@@ -421,6 +421,30 @@ print(d["backward_events"], d["late_events"], d["threads"], last <= d["peak_heap
 PYEOF
 )" "/0 0 $((tr_n + 1)) True $tr_want"
 done
+# A chain of 8 threads of one id within the last flush, which writes their names after all
+# their ends: each name belongs to its own thread (the reader kept the last 4 ends of an id, so
+# w0 to w3's names went to later threads and the first four threads, 100,000 bytes, read
+# "(unnamed)"). Exact mode: the default mode's thread groups hold sampled threads only.
+# tests/progs/tidchain.c
+rm -f $T/tidchain.zst
+if [ "$(id -u)" != 0 ] || ! unshare --pid --fork --mount-proc true 2>/dev/null; then
+	echo "  skip chain of a reused thread id: needs root and unshare --pid"
+else
+	CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/tidchain.zst unshare --pid --fork --mount-proc env LD_PRELOAD=$LIB \
+		$P/tidchain 8 >$T/tidchain.out 2>$T/tidchain.err
+	if [ "$(cat $T/tidchain.out)" != "reused 360000" ]; then
+		echo "  skip chain of a reused thread id: the id was not given again here ($(cat $T/tidchain.out))"
+	else
+		$REPORT --json --by thread $T/tidchain.zst >$T/tidchain.json 2>$T/tidchain.rerr
+		expect_eq "chain of 8 threads of one id in the last flush: every thread under its own name, with its bytes" \
+			"$(cat $T/tidchain.rerr)/$($PY - $T/tidchain.json <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(d["threads"], " ".join(sorted("%s=%d/%d" % (x["name"], x["threads"], x["allocated_bytes"]) for x in d["thread_groups"])))
+PYEOF
+)" "/9 tidchain=1/4400 w*=8/360000"
+	fi
+fi
 # an environment as large as the kernel takes: the two variables the exec hook adds made the
 # exec fail (E2BIG) where untraced it runs; it is tried again as the program made it, and the
 # new image finds the old trace by its pid
