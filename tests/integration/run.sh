@@ -15,7 +15,8 @@ LIB=$ROOT/build/libcuzktrace.so
 REPORT=$ROOT/build/cuzktrace-report
 P=$ROOT/build/progs
 T=$(mktemp -d /tmp/cuzktrace-it.XXXXXX)
-trap 'rm -rf "$T"' EXIT
+# kept when a check fails (its files tell what the check saw), else removed
+trap 'if [ "${FAIL:-1}" -gt 0 ]; then echo "scratch files kept in $T"; else rm -rf "$T"; fi' EXIT
 # the files' scratch directories lie in here: tests that run a program as another user open
 # theirs to others (chmod o+x), which needs this one passable too
 chmod o+x "$T"
