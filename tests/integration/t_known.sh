@@ -431,13 +431,23 @@ done
 # to 18 MiB high; envfixed: MALLOC_MMAP_THRESHOLD_), a trim reached with the free chunk before
 # the block (backmerge: 58 samples of 2,500 up to 48 MiB high) and a thread arena's heap that a
 # free leaves empty (heapdel: 114 to 128 samples of 2,550 up to 33 MiB high).
+# (Up to 3 runs, until one has no such sample: the sampler waits for a trim under way at most
+# 20 ms and a few more for its bytes, then keeps its reading, and a thread held off the CPU
+# in its free for longer, as on a loaded machine, leaves a sample high: 3 samples of about
+# 160, once, beside two other test files running.)
 for br in arena:24:12:16 fixed:12:6:16 envfixed:12:6:16 backmerge:15:20:10 heapdel:30:15:16; do
 	IFS=: read -r br_mode br_mib br_over br_rounds <<<"$br"
 	for rate in 0 524288; do
-		if [ $br_mode = envfixed ]; then export MALLOC_MMAP_THRESHOLD_=16777216; fi
-		CUZKTRACE_SAMPLE=$rate CUZKTRACE_RSS_MS=1 CUZKTRACE_OUT=$T/bra.zst traced bra $P/bigrelease $br_mode $br_mib $br_rounds
-		unset MALLOC_MMAP_THRESHOLD_
-		$REPORT --csv $T/bra.csv $T/bra.zst >/dev/null 2>&1
+		for br_try in 1 2 3; do
+			if [ $br_mode = envfixed ]; then export MALLOC_MMAP_THRESHOLD_=16777216; fi
+			CUZKTRACE_SAMPLE=$rate CUZKTRACE_RSS_MS=1 CUZKTRACE_OUT=$T/bra.zst traced bra $P/bigrelease $br_mode $br_mib $br_rounds
+			unset MALLOC_MMAP_THRESHOLD_
+			$REPORT --csv $T/bra.csv $T/bra.zst >/dev/null 2>&1
+			$PY -c '
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["rss_bytes"]]
+sys.exit(any(int(r["rss_bytes"]) - int(r["heap_bytes"]) - int(r["mmap_bytes"]) > int(sys.argv[2]) << 20 for r in rows))' $T/bra.csv $br_over && break
+		done
 		expect_eq "RSS samples and a thread arena's trims ($br_mode, CUZKTRACE_SAMPLE=$rate): status 0, 5 samples or more, none $br_over MiB above heap and mappings" \
 			"$(cat $T/bra.rc)/$($PY -c '
 import csv, sys
