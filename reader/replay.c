@@ -557,7 +557,7 @@ struct ckt_thread {
 	 * FIFO): offsets from the old start (ckt_replay_mr_collect) */
 	struct ckt_mr *mr;
 	uint32_t mr_n, mr_cap, mr_groups; /* groups: numbered 1 to mr_groups */
-	uint64_t mr_len; /* the length of the range they were taken from */
+	uint64_t mr_len; /* the length they stand for: a new range longer grows the last piece */
 	/* the value an RSS_DETAIL (shmem) or CUDA_ALLOC (device ordinal) event has no room for
 	 * in its ckt_ev, one per such event queued, in queue order: a ring as q, xhead counting */
 	uint64_t *xq;
@@ -1816,7 +1816,8 @@ static int ckt_replay_map(struct ckt_replay *r, const struct ckt_range *v0, uint
  * that shrinks (it unmaps the tail and leaves the rest as it is, holes and all) or, since
  * Linux 6.17, one that moves or copies (MREMAP_DONTUNMAP) several areas without resizing,
  * area by area, leaving what lies under a hole at the new place as it was. Where it does not
- * (a range that grows, and every range we know nothing of) the kernel found one area there,
+ * (a range that grows, every range we know nothing of, and a second mapping of a shared area
+ * by an old size of 0 whose pieces known run without a gap) the kernel found one area there,
  * so such parts were mapped unseen: most likely anonymous (glibc's realloc of a large block),
  * so taken as that. An mremap that releases nothing (MREMAP_DONTUNMAP, or old size 0: a
  * second mapping of shared pages) copies the pieces of as many bytes from the old start,
@@ -1901,7 +1902,23 @@ static int ckt_replay_mremap_take(struct ckt_replay *r, struct ckt_thread *th, u
 	th->mr_n = 0;
 	if (s < e)
 		return ckt_replay_mr_collect(r, th, s, e, new_end <= e);
-	return s < new_end ? ckt_replay_mr_collect(r, th, s, new_end, true) : 0;
+	if (s >= new_end)
+		return 0;
+	int rc = ckt_replay_mr_collect(r, th, s, new_end, true);
+	/* Nothing released: MREMAP_DONTUNMAP, or an old size of 0, a second mapping of a shared
+	 * area, which the trace does not tell apart. The second makes one area of the new length,
+	 * which may reach past what the trace knows of the old one (a memfd mapped 4 pages, mapped
+	 * again 16: the kernel has 16, holes were 4); DONTUNMAP of several areas with holes between
+	 * them (Linux 6.17) keeps the holes. So where the pieces found run from s without a gap,
+	 * the last one reaches the new end, as in a range that grows. */
+	if (rc == 0 && th->mr_n && th->mr[0].g.start == 0) {
+		uint32_t k = 1;
+		while (k < th->mr_n && th->mr[k].g.start == th->mr[k - 1].g.end)
+			k++;
+		if (k == th->mr_n)
+			th->mr_len = th->mr[k - 1].g.end;
+	}
+	return rc;
 }
 
 /* MREMAP's map half: the pieces at their offsets in [s, e), cut at e; where the pieces reach

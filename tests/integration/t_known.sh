@@ -230,6 +230,13 @@ if [ "$(getconf PAGESIZE)" = 4096 ]; then
 	*)
 		expect_eq "mremaphole output" "$(sed -n 1p $T/mrh.out)" "mremaphole: shrink ok, move moved, copy copied" ;;
 	esac
+	# ... and an old size of 0, a second mapping of a shared area, longer than the first (a
+	# memfd mapped 4 pages, mapped again 16): the kernel makes one area of 16 pages. The trace
+	# records it as MREMAP_DONTUNMAP's copy, which nothing released either: the pieces known
+	# running without a gap, the last grows to the new end (during 0.2.46's work the copy's rule
+	# kept the unknown 12 pages a hole: 8 pages in all)
+	expect_eq "mremap with an old size of 0 (a memfd's 4 shared pages mapped again 16 long): file-backed bytes at exit as /proc/self/maps shows them, 4 + 16 pages" \
+		"$(sed -n 's/^mremaphole: dup //p' $T/mrh.out)/$(jget $T/mrh.json live_at_exit.file_mmap_bytes)" "81920/81920"
 fi
 
 # PROT_NONE reservations are address space, not memory; mprotect opens and closes parts

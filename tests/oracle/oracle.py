@@ -31,7 +31,9 @@ is longer than the old one (then they count as anonymous read+write, and the las
 to the new end) or no range holds any part of it (then all of it is one anonymous read+write
 piece); the new range is cut at its length. An MREMAP that
 releases nothing (length 0: MREMAP_DONTUNMAP, or old size 0) copies the pieces of the new
-length's bytes from the old address, which stay, as they are at its release half. Each peak is the highest value after any
+length's bytes from the old address, which stay, as they are at its release half; where those
+pieces run from the old address without a gap, the last one grows to the new end (old size 0
+makes one area of the new length, which may reach past what the trace knows). Each peak is the highest value after any
 event and the first time it was reached.
 
 Replay order (the spec's): threads are merged by timestamp; within a thread, program order;
@@ -918,8 +920,13 @@ def replay(tr, stream=False):
                 e[5]['old_len'] = ln
                 maps.remove(lo, ln)
             else:  # released nothing: a copy of the new length's bytes from lo, which stay
-                e[5]['pieces'] = maps.pieces(lo, lo + new_ln, True)
+                ps = maps.pieces(lo, lo + new_ln, True)
+                e[5]['pieces'] = ps
                 e[5]['old_len'] = new_ln
+                # MREMAP_DONTUNMAP, or old size 0 (a second mapping of one shared area, which
+                # may reach past the pieces known): pieces without a gap from lo grow to the end
+                if ps and ps[0][0] == 0 and all(ps[k][0] == ps[k - 1][0] + ps[k - 1][1] for k in range(1, len(ps))):
+                    e[5]['old_len'] = ps[-1][0] + ps[-1][1]
         elif op == 'remap_new':
             # each piece replaces what lies under it; under a hole the new place stays as it
             # was (the kernel moves the areas one by one)

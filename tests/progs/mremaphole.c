@@ -8,9 +8,13 @@
  *           (12 pages mapped there, 4 reserved); earlier kernels refuse (EFAULT).
  *   copy:   the same, copied with MREMAP_DONTUNMAP (Linux 6.17 and later): the old range stays,
  *           the new one is 12 pages mapped and 4 reserved.
+ *   dup:    a memfd of 16 pages mapped shared 4 pages long, then mapped again by mremap with
+ *           an old size of 0 and a new one of 16 pages: the kernel makes one area of 16 pages
+ *           (20 mapped in all), which the trace knows only 4 pages of.
  * Prints "mremaphole: shrink ok|refused, move moved|refused, copy copied|refused", then
  * "mremaphole: anon <bytes> reserved <bytes>", what /proc/self/maps shows in its windows at the
- * end (read-write anonymous pages, PROT_NONE pages). Nothing is unmapped at exit. */
+ * end (read-write anonymous pages, PROT_NONE pages), then "mremaphole: dup <bytes>", the
+ * memfd's mapped bytes there (or "dup refused"). Nothing is unmapped at exit. */
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -22,6 +26,24 @@
 #define PG 4096ul
 
 static char *win[2];
+
+/* the bytes of mappings of the file named /memfd:<name> (deleted) */
+static unsigned long memfd_bytes(const char *name)
+{
+	char l[512], want[64];
+	unsigned long n = 0;
+	FILE *f = fopen("/proc/self/maps", "r");
+	snprintf(want, sizeof(want), "/memfd:%s ", name);
+	if (!f)
+		return 0;
+	while (fgets(l, sizeof(l), f)) {
+		unsigned long s, e;
+		if (sscanf(l, "%lx-%lx", &s, &e) == 2 && strstr(l, want))
+			n += e - s;
+	}
+	fclose(f);
+	return n;
+}
 static const unsigned long win_pages[2] = { 64, 32 };
 
 static void count(unsigned long *anon, unsigned long *resv)
@@ -75,5 +97,12 @@ int main(void)
 	count(&anon, &resv);
 	printf("mremaphole: shrink %s, move %s, copy %s\nmremaphole: anon %lu reserved %lu\n",
 	       shrunk ? "ok" : "refused", moved ? "moved" : "refused", copied ? "copied" : "refused", anon, resv);
+	int fd = memfd_create("ckt-dup", 0);
+	char *d = fd >= 0 && ftruncate(fd, 16 * PG) == 0 ? mmap(NULL, 4 * PG, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
+							 : MAP_FAILED;
+	if (d != MAP_FAILED && mremap(d, 0, 16 * PG, MREMAP_MAYMOVE) != MAP_FAILED)
+		printf("mremaphole: dup %lu\n", memfd_bytes("ckt-dup"));
+	else
+		printf("mremaphole: dup refused\n");
 	return 0;
 }
