@@ -143,6 +143,10 @@ for k in 1 2 3; do
 	measure "$W/sd.$k" env CUZKTRACE_QUIET=1 CUZKTRACE_OUT="$W/sd.zst" LD_PRELOAD=$LIB $TB $START
 	measure "$W/se.$k" env CUZKTRACE_SAMPLE=0 CUZKTRACE_QUIET=1 CUZKTRACE_OUT="$W/se.zst" LD_PRELOAD=$LIB $TB $START
 done
+for f in "$W"/s[ude].[123]; do # a run that failed (4,000 threads refused by a pids limit) is no time
+	read -r _ _ rc <"$f"
+	[ "$rc" = 0 ] || { echo "bench: threads_bench $START ($f) exited $rc" >&2; exit 1; }
+done
 wall() { for k in 1 2 3; do awk '{print $1}' "$W/$1.$k"; done | median; }
 printf 'thread starts, 4,000 threads alive at once (threads_bench %s): untraced %s s, default %s s, exact %s s\n' \
 	"$START" "$(wall su)" "$(wall sd)" "$(wall se)"

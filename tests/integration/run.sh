@@ -2,8 +2,8 @@
 # run.sh: integration tests. Real programs (tests/progs) run under LD_PRELOAD and the reader's
 # JSON is compared with exact numbers. Prints "N passed, N failed"; exits non-zero on failure.
 #
-# The test files run in lanes side by side (CUZKTRACE_TEST_JOBS of them, 3 by default; 1 runs
-# them one after the other): much of the suite waits (a writer frozen for 10 s, a program
+# The test files run in lanes side by side (CUZKTRACE_TEST_JOBS of them, 3 by default with 2
+# CPUs or more; 1 runs them one after the other): much of the suite waits (a writer frozen for 10 s, a program
 # stopped for seconds, RSS samples every 5 ms), so lanes fill the CPUs that one file leaves
 # idle. Each file runs in a shell of its own, from this one's state, with a scratch directory
 # of its own; t_reader.sh reads t_known.sh's traces, so the two run in one shell, in order.
@@ -35,7 +35,8 @@ for t in tests/integration/t_*.sh; do
 	t=$(basename "$t" .sh)
 	[[ " ${UNITS[*]} " == *" $t "* ]] || UNITS+=("$t")
 done
-JOBS=${CUZKTRACE_TEST_JOBS:-3}
+# 3 lanes where there are 2 CPUs or more, else one after the other
+JOBS=${CUZKTRACE_TEST_JOBS:-$([ "$(nproc 2>/dev/null || echo 1)" -ge 2 ] && echo 3 || echo 1)}
 if ! [[ $JOBS =~ ^[1-9][0-9]?$ ]]; then
 	echo "run.sh: CUZKTRACE_TEST_JOBS=$JOBS is not a number of lanes from 1 to 99" >&2
 	exit 2
@@ -52,7 +53,11 @@ run_unit() (
 	mkdir "$T"
 	for ru_file in ${UNITS[$ru_unit]}; do
 		echo "== $ru_file"
-		. "tests/integration/$ru_file.sh"
+		if [ -f "tests/integration/$ru_file.sh" ]; then
+			. "tests/integration/$ru_file.sh"
+		else
+			bad "$ru_file: no such test file (tests/integration/run.sh names it)"
+		fi
 	done
 	echo "   (${UNITS[$ru_unit]}: $((SECONDS - ru_start)) s)"
 	echo "$PASS $FAIL" >"$ru_dir.res"

@@ -454,6 +454,7 @@ for br in arena:24:12:16 fixed:12:6:16 envfixed:12:6:16 backmerge:15:20:10 heapd
 import csv, sys
 rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["rss_bytes"]]
 sys.exit(any(int(r["rss_bytes"]) - int(r["heap_bytes"]) - int(r["mmap_bytes"]) > int(sys.argv[2]) << 20 for r in rows))' $T/bra.csv $br_over && break
+			echo "  note: RSS samples and a thread arena's trims ($br_mode, CUZKTRACE_SAMPLE=$rate): run $br_try had a sample high; run again"
 		done
 		expect_eq "RSS samples and a thread arena's trims ($br_mode, CUZKTRACE_SAMPLE=$rate): status 0, 5 samples or more, none $br_over MiB above heap and mappings" \
 			"$(cat $T/bra.rc)/$($PY -c '

@@ -423,8 +423,8 @@ PYEOF
 done
 # A chain of 8 threads of one id within the last flush, which writes their names after all
 # their ends: each name belongs to its own thread (the reader kept the last 4 ends of an id, so
-# w0 to w3's names went to later threads and the first four threads, 100,000 bytes, read
-# "(unnamed)"). Exact mode: the default mode's thread groups hold sampled threads only.
+# the first names went to later threads and the first four threads, 100,000 bytes, read
+# "(unnamed)"; names wa to wh, each its own group, so a name on another's thread shows too). Exact mode: the default mode's thread groups hold sampled threads only.
 # tests/progs/tidchain.c
 rm -f $T/tidchain.zst
 if [ "$(id -u)" != 0 ] || ! unshare --pid --fork --mount-proc true 2>/dev/null; then
@@ -442,7 +442,7 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 print(d["threads"], " ".join(sorted("%s=%d/%d" % (x["name"], x["threads"], x["allocated_bytes"]) for x in d["thread_groups"])))
 PYEOF
-)" "/9 tidchain=1/4400 w*=8/360000"
+)" "/9 tidchain=1/4400 wa=1/10000 wb=1/20000 wc=1/30000 wd=1/40000 we=1/50000 wf=1/60000 wg=1/70000 wh=1/80000"
 	fi
 fi
 # an environment as large as the kernel takes: the two variables the exec hook adds made the

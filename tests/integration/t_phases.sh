@@ -722,6 +722,7 @@ for pv in "" after freed; do
 			CUZKTRACE_SAMPLE=$pm CUZKTRACE_OUT=$T/pool$pv$pm.zst traced pool$pv$pm $P/poolidle $pv
 			$REPORT --json $T/pool$pv$pm.zst >$T/pool$pv$pm.json 2>$T/pool$pv$pm.rerr
 			[ "$pv/$pm" = freed/524288 ] && [ "$(jget $T/pool$pv$pm.json peak_heap.active_phases)" != '["msm"]' ] || break
+			echo "  note: idle pool threads' totals sent late (freed, default mode): run $pool_try put the peak in $(jget $T/pool$pv$pm.json peak_heap.active_phases); run again"
 		done
 	done
 	case $pv in

@@ -1,6 +1,7 @@
 /* tidchain.c [N]: a chain of N threads (2 to 16, default 8) of one thread id, one after the
  * other: main writes /proc/sys/kernel/ns_last_pid before each after the first. Thread i is
- * named "w<i>" and keeps (i + 1) x 10 blocks of 1,000 bytes. The whole chain runs within
+ * named "w" and the i-th letter ("wa", "wb", ...: names the report does not group, as it
+ * groups w0, w1, ... into w*) and keeps (i + 1) x 10 blocks of 1,000 bytes. The whole chain runs within
  * the trace's last flush, which writes the threads' names after all their ends. Run as pid 1
  * of a pid namespace of its own (unshare --pid --fork, as root). Prints "reused <bytes>"
  * (the bytes the threads keep) when every thread got the first one's id, else "not reused". */
@@ -20,7 +21,7 @@ static void *run(void *arg)
 	long i = (long)arg;
 	tids[i] = (pid_t)syscall(SYS_gettid);
 	char name[16];
-	snprintf(name, sizeof name, "w%ld", i);
+	snprintf(name, sizeof name, "w%c", (char)('a' + i));
 	pthread_setname_np(pthread_self(), name);
 	for (long k = 0; k < (i + 1) * 10; k++) {
 		char *p = malloc(1000);
