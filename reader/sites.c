@@ -4,6 +4,7 @@
  * site's own peak), folds allocator plumbing into the site it serves, aggregates by site and
  * formats the text section, --sites-csv and --folded. Symbol lookup is symbolize.c's.
  */
+#define _GNU_SOURCE /* qsort_r */
 #include "sites.h"
 
 #include <errno.h>
@@ -1849,14 +1850,103 @@ int ckt_sites_write_csv(const struct ckt_sites *s, FILE *f)
 	return ckt_sites_status(f);
 }
 
+/* A folded line: a stack that stands for every stack with its frames, and their bytes */
 struct ckt_sites_line {
-	char *text;
+	uint32_t idx;
 	uint64_t bytes;
 };
 
-static int ckt_sites_cmp_line(const void *pa, const void *pb)
+/* The lines are sorted by their text without formatting them: each distinct frame string is
+ * cleaned once (as it is written), and two lines compare as strcmp compares their texts, byte
+ * by byte, a frame the two lines share at one place passed over at once. Formatting every line
+ * first held the whole file in memory until the sort: 1,048,576 live stacks of 25 frames wrote
+ * 805 MB and took as much again of the reader's memory. */
+struct ckt_sites_fold {
+	const struct ckt_sites *s;
+	struct ckt_util_map index; /* frame string -> index in text */
+	char **text;		   /* each frame string as written in a folded line */
+	size_t n, cap;
+};
+
+static const char *ckt_sites_fold_text(const struct ckt_sites_fold *fo, const char *frame)
 {
-	return strcmp(((const struct ckt_sites_line *)pa)->text, ((const struct ckt_sites_line *)pb)->text);
+	uint64_t v = 0;
+	ckt_util_map_get(&fo->index, (uint64_t)(uintptr_t)frame, &v);
+	return fo->text[v];
+}
+
+static int ckt_sites_fold_add(struct ckt_sites_fold *fo, const char *frame)
+{
+	uint64_t v;
+	if (ckt_util_map_get(&fo->index, (uint64_t)(uintptr_t)frame, &v))
+		return 0;
+	if (fo->n == fo->cap) {
+		char **t = ckt_util_grow(fo->text, &fo->cap, sizeof(*t), 64);
+		if (!t)
+			return -ENOMEM;
+		fo->text = t;
+	}
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mf = open_memstream(&buf, &len);
+	if (!mf)
+		return -ENOMEM;
+	ckt_sites_put(mf, frame, true);
+	if (fclose(mf) != 0 || !buf) {
+		free(buf);
+		return -ENOMEM;
+	}
+	if (ckt_util_map_put(&fo->index, (uint64_t)(uintptr_t)frame, fo->n) < 0) {
+		free(buf);
+		return -ENOMEM;
+	}
+	fo->text[fo->n++] = buf;
+	return 0;
+}
+
+/* reads a line's text: its frames root first, joined by ';' */
+struct ckt_sites_fcur {
+	const struct ckt_sites_stack *st;
+	uint32_t left; /* frames not begun */
+	bool begun;    /* a frame was begun: the next one comes after a ';' */
+	const char *p; /* the rest of the frame being read */
+};
+
+/* the next byte of the text, 0 at its end */
+static int ckt_sites_fcur_next(struct ckt_sites_fcur *c, const struct ckt_sites_fold *fo)
+{
+	for (;;) {
+		if (*c->p)
+			return (unsigned char)*c->p++;
+		if (!c->left)
+			return 0;
+		c->p = ckt_sites_fold_text(fo, c->st->sym[--c->left]);
+		if (c->begun)
+			return ';';
+		c->begun = true;
+	}
+}
+
+static int ckt_sites_cmp_line(const void *pa, const void *pb, void *ctx)
+{
+	const struct ckt_sites_fold *fo = ctx;
+	const struct ckt_sites_stack *sa = &fo->s->stacks[((const struct ckt_sites_line *)pa)->idx];
+	const struct ckt_sites_stack *sb = &fo->s->stacks[((const struct ckt_sites_line *)pb)->idx];
+	struct ckt_sites_fcur a = { sa, sa->nsym, false, "" }, b = { sb, sb->nsym, false, "" };
+	for (;;) {
+		/* both between frames, the same frame string next in both: the same bytes */
+		while (!*a.p && !*b.p && a.left && b.left && a.begun == b.begun &&
+		       sa->sym[a.left - 1] == sb->sym[b.left - 1]) {
+			a.left--;
+			b.left--;
+			a.begun = b.begun = true;
+		}
+		int x = ckt_sites_fcur_next(&a, fo), y = ckt_sites_fcur_next(&b, fo);
+		if (x != y)
+			return x - y;
+		if (!x)
+			return 0;
+	}
 }
 
 /* Stacks whose frames are the same interned strings (the same text: symbolized alike from
@@ -1922,43 +2012,36 @@ static int ckt_sites_folded_at(const struct ckt_sites *s, FILE *f, bool heap)
 			tab[k].idx = (uint32_t)i + 1;
 		tab[k].bytes += (uint64_t)v;
 	}
-	for (size_t k = 0; k < cap && !rc; k++) {
-		if (!tab[k].idx)
-			continue;
-		const struct ckt_sites_stack *st = &s->stacks[tab[k].idx - 1];
-		char *buf = NULL;
-		size_t len = 0;
-		FILE *mf = open_memstream(&buf, &len);
-		if (!mf) {
-			rc = -ENOMEM;
-			break;
-		}
-		/* flamegraph order: the root (outermost frame) first */
-		for (uint32_t j = st->nsym; j-- > 0;) {
-			ckt_sites_put(mf, st->sym[j], true);
-			if (j)
-				fputc(';', mf);
-		}
-		if (fclose(mf) != 0 || !buf) {
-			free(buf);
-			rc = -ENOMEM;
-			break;
-		}
-		lines[n++] = (struct ckt_sites_line){ buf, tab[k].bytes };
-	}
+	for (size_t k = 0; k < cap; k++)
+		if (tab[k].idx)
+			lines[n++] = (struct ckt_sites_line){ tab[k].idx - 1, tab[k].bytes };
 	free(tab);
-	/* different frame strings can print alike (cleaned of ';'): one line each, summed */
-	qsort(lines, n, sizeof(*lines), ckt_sites_cmp_line);
-	for (size_t i = 0; i < n; i++) {
-		uint64_t b = lines[i].bytes;
-		while (i + 1 < n && strcmp(lines[i].text, lines[i + 1].text) == 0) {
-			free(lines[i].text);
-			b += lines[++i].bytes;
-		}
-		if (!rc)
-			fprintf(f, "%s %" PRIu64 "\n", lines[i].text, b);
-		free(lines[i].text);
+	struct ckt_sites_fold fo = { .s = s };
+	for (size_t i = 0; i < n && !rc; i++) {
+		const struct ckt_sites_stack *st = &s->stacks[lines[i].idx];
+		for (uint32_t j = 0; j < st->nsym && !rc; j++)
+			rc = ckt_sites_fold_add(&fo, st->sym[j]);
 	}
+	/* different frame strings can print alike (cleaned of ';'): one line each, summed */
+	if (!rc)
+		qsort_r(lines, n, sizeof(*lines), ckt_sites_cmp_line, &fo);
+	for (size_t i = 0; i < n && !rc; i++) {
+		uint64_t b = lines[i].bytes;
+		while (i + 1 < n && ckt_sites_cmp_line(&lines[i], &lines[i + 1], &fo) == 0)
+			b += lines[++i].bytes;
+		/* flamegraph order: the root (outermost frame) first */
+		const struct ckt_sites_stack *st = &s->stacks[lines[i].idx];
+		for (uint32_t j = st->nsym; j-- > 0;) {
+			fputs(ckt_sites_fold_text(&fo, st->sym[j]), f);
+			if (j)
+				fputc(';', f);
+		}
+		fprintf(f, " %" PRIu64 "\n", b);
+	}
+	for (size_t i = 0; i < fo.n; i++)
+		free(fo.text[i]);
+	free(fo.text);
+	ckt_util_map_free(&fo.index);
 	free(lines);
 	return rc ? rc : ckt_sites_status(f);
 }

@@ -411,6 +411,29 @@ n = len(tr.stacks)
 print(n == len(set(tr.stacks.values())), 131072 <= n < 131072 + 64)' $T/msr.zst 2>&1)" "True True"
 fi
 
+# --folded-heap of 8,192 live stacks of 13 frames named in 240 characters (tests/progs/foldedlong.c:
+# 34 MB of folded lines): since 0.2.46 the lines are sorted unformatted, each frame's text made
+# once; before, every line was formatted and held until the sort, the whole file in the reader's
+# memory (65 MB peak RSS against 32 MB for the report alone)
+CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/flong.zst traced flong $P/foldedlong 13
+fl_rss=$($PY -c '
+import resource, subprocess, sys
+subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' $REPORT --folded-heap $T/flong.folded $T/flong.zst)
+fl_base=$($PY -c '
+import resource, subprocess, sys
+subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' $REPORT --json $T/flong.zst)
+$REPORT --json $T/flong.zst >$T/flong.json 2>/dev/null
+expect_eq "sites: --folded-heap of 8,192 long stacks: one line each, 16 bytes, summing to the peak heap; the reader under 8 MiB over the report alone ($fl_rss against $fl_base kB)" \
+	"$(cat $T/flong.rc)/$($PY -c '
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+lines = open(sys.argv[2]).read().splitlines()
+deep = [l for l in lines if l.count(";walk_") == 13 and l.endswith(" 16")]
+print(len(lines), len(deep), len(set(deep)), sum(int(l.rsplit(" ", 1)[1]) for l in lines) == d["peak_heap"]["bytes"])' $T/flong.json $T/flong.folded)/$(( fl_rss - fl_base < 8192 ))" \
+	"0/8193 8192 8192 True/1"
+
 # the module map past its 256 KiB (tests/progs/modfill.c: 80 libraries under a path of 3,600
 # bytes): the tracer's one line, and the trace says when (format version 8, since 0.2.34)
 mf_d=$T/mfill
