@@ -694,7 +694,7 @@ CUZKTRACE_SAMPLE=65536 CUZKTRACE_OUT=$T/minid.zst traced minid $ROOT/build/examp
 $REPORT $T/minid.zst >$T/minid.txt
 expect_match "mini_prover, default mode: the peak heap and peak RSS lines say their shares are of estimates" \
 	"$(grep -e '^peak heap .*, during ' -e '^peak RSS .*, during ' $T/minid.txt | tr '\n' '|')" \
-	'^peak heap +[0-9.]+ MiB at [0-9.]+ s, during [a-z +]+ \(shares of the [0-9.]+ (KiB|MiB) estimated from samples\)\|peak RSS +[0-9.]+ MiB at [0-9.]+ s, during [a-z +]+ \(shares of the [0-9.]+ (KiB|MiB) allocated then, estimated from samples: heap, anonymous mmap, pinned\)\|$'
+	'^peak heap +[0-9.]+ MiB at [0-9.]+ s, during [a-z +]+ \(shares of the [0-9.]+ (KiB|MiB) estimated from samples, of the sizes asked for: the heap counts usable bytes\)\|peak RSS +[0-9.]+ MiB at [0-9.]+ s, during [a-z +]+ \(shares of the [0-9.]+ (KiB|MiB) allocated then, estimated from samples: heap, anonymous mmap, pinned\)\|$'
 
 # the default mode's running totals: a phase call sends the calling thread's pending total of
 # small blocks first, so the 50,000 bytes made in A reach the trace in A; held back to the
