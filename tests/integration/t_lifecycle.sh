@@ -1471,10 +1471,13 @@ $REPORT --json $T/fd2.zst >$T/fd2.json 2>/dev/null
 expect_eq "stderr closed at start: trace complete" "$(jget $T/fd2.json truncated)/$(jget $T/fd2.json peak_heap.bytes)" "false/100000"
 
 # a descriptor limit of 8 leaves no room above 10 for the private copy of stderr; the exit line
-# must still arrive after the program closed stderr
+# must still arrive after the program closed stderr. (The RSS sampler may find no descriptor
+# free for /proc/thread-self/status at a new highest RSS, and says so in a line of its own
+# before the exit line: seen once, in a loaded run.)
 (ulimit -n 8; CUZKTRACE_OUT=$T/lowfd.zst traced lowfd $P/stderrfd close)
 expect_eq "8 descriptors, stderr closed by the program: status 0" "$(cat $T/lowfd.rc)" 0
-expect_match "8 descriptors, stderr closed by the program: the exit line still arrives" "$(sed -n 2p $T/lowfd.err)" \
+expect_match "8 descriptors, stderr closed by the program: the exit line still arrives" \
+	"$(sed 1d $T/lowfd.err | grep -v '^cuzktrace: warning: cannot read /proc/thread-self/status (Too many open files); RSS samples carry no VmHWM and no anonymous/file split$')" \
 	"^cuzktrace: $T/lowfd.zst: [0-9]+ events, peak heap 97.7 KiB, "
 
 # a long RSS period (a minute) must not hold the program's exit until the next sample
