@@ -577,7 +577,7 @@ struct ckt_thread {
 	uint32_t gen, feed_gen;
 	uint64_t exit_ts[CKT_REPLAY_EXITS_KEPT]; /* the stamps of the first ends read */
 	uint64_t *exit_more; /* of those after them, exit_more_cap room (a chain can be long) */
-	uint32_t exit_more_cap;
+	size_t exit_more_cap;
 	/* the default mode's samples this thread took after the peak heap's moment, since its
 	 * latest AGG, while the heap held still at that peak (ckt_replay_post_sample): their
 	 * bytes are in its next AGG, which may count at that peak (late_epoch: the peak's epoch
@@ -1893,6 +1893,15 @@ static int ckt_replay_mr_collect(struct ckt_replay *r, struct ckt_thread *th, ui
 	return 0;
 }
 
+/* The end of the run of th->mr's pieces from k on (k < n) that follow each other without a
+ * gap, up to n: the index after its last */
+static uint32_t ckt_replay_mr_run(const struct ckt_thread *th, uint32_t k, uint32_t n)
+{
+	while (++k < n && th->mr[k].g.start == th->mr[k - 1].g.end)
+		;
+	return k;
+}
+
 /* MREMAP's release half, [s, e) (before it is unmapped); one that releases nothing takes the
  * pieces of the new length's bytes from s, which stay (new_end: s + the new length, in pages).
  * Holes stay holes unless the range grows (the kernel grows one area only). */
@@ -1911,13 +1920,8 @@ static int ckt_replay_mremap_take(struct ckt_replay *r, struct ckt_thread *th, u
 	 * again 16: the kernel has 16, holes were 4); DONTUNMAP of several areas with holes between
 	 * them (Linux 6.17) keeps the holes. So where the pieces found run from s without a gap,
 	 * the last one reaches the new end, as in a range that grows. */
-	if (rc == 0 && th->mr_n && th->mr[0].g.start == 0) {
-		uint32_t k = 1;
-		while (k < th->mr_n && th->mr[k].g.start == th->mr[k - 1].g.end)
-			k++;
-		if (k == th->mr_n)
-			th->mr_len = th->mr[k - 1].g.end;
-	}
+	if (rc == 0 && th->mr_n && th->mr[0].g.start == 0 && ckt_replay_mr_run(th, 0, th->mr_n) == th->mr_n)
+		th->mr_len = th->mr[th->mr_n - 1].g.end;
 	return rc;
 }
 
@@ -1945,9 +1949,8 @@ static int ckt_replay_mremap_put(struct ckt_replay *r, struct ckt_thread *th, ui
 	}
 	/* whatever was there is replaced, run by run of pieces: the kernel moves the areas of a
 	 * range with holes one by one, and what lies under a hole stays mapped */
-	for (size_t k = 0, j; k < n && rc == 0; k = j) {
-		for (j = k + 1; j < n && th->mr[j].g.start == th->mr[j - 1].g.end; j++)
-			;
+	for (uint32_t k = 0, j; k < n && rc == 0; k = j) {
+		j = ckt_replay_mr_run(th, k, (uint32_t)n);
 		rc = ckt_replay_unmap(r, th->mr[k].g.start, th->mr[j - 1].g.end, ts);
 	}
 	/* a new counter for each old mapping's pieces (its group); the first of each in address
@@ -2921,12 +2924,10 @@ static __attribute__((noinline)) int ckt_replay_feed_other(struct ckt_replay *r,
 			} else {
 				i -= CKT_REPLAY_EXITS_KEPT;
 				if (i >= th->exit_more_cap) {
-					uint32_t cap = th->exit_more_cap ? 2 * th->exit_more_cap : 4;
-					uint64_t *m = cap > i ? realloc(th->exit_more, cap * sizeof(*m)) : NULL;
+					uint64_t *m = ckt_util_grow(th->exit_more, &th->exit_more_cap, sizeof(*m), 4);
 					if (!m)
 						return ckt_replay_err(r, err, CKT_ENOMEM);
 					th->exit_more = m;
-					th->exit_more_cap = cap;
 				}
 				th->exit_more[i] = rec->ts;
 			}
