@@ -326,6 +326,10 @@ $(B)/bench/live_bench: tests/bench/live_bench.c $(B)/.flags
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$@)$(CC) -std=gnu11 -O2 -g -Wall -o $@ $< -lpthread
 
+$(B)/bench/manysites: tests/bench/manysites.c $(B)/.flags
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$@)$(CC) -std=gnu11 -O2 -g -Wall -o $@ $< -lpthread
+
 $(B)/bench/threads_bench: tests/bench/threads_bench.c $(B)/.flags
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$@)$(CC) -std=gnu11 -O2 -g -Wall -o $@ $< -lpthread
@@ -352,7 +356,7 @@ $(B)/bench/mf_%: $(B)/bench/manyfuncs.c $(B)/bench/libmf_%.so
 	$(call msg,CC,$@)$(CC) -O1 -g -o $@ $< -L$(B)/bench -lmf_$* -Wl,-rpath,'$$ORIGIN'
 
 bench: deps
-	$(Q)$(MAKE) --no-print-directory all $(B)/bench/prover_bench $(B)/bench/live_bench $(B)/bench/threads_bench \
+	$(Q)$(MAKE) --no-print-directory all $(B)/bench/prover_bench $(B)/bench/live_bench $(B)/bench/manysites $(B)/bench/threads_bench \
 		$(B)/bench/decode_floor $(B)/bench/mf_dwarf $(B)/bench/mf_symtab $(B)/progs/phasenames
 	$(Q)bash tests/bench/run.sh
 

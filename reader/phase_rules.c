@@ -94,7 +94,7 @@ void ckt_phase_rules_free(struct ckt_phase_rules *r)
 
 static struct ckt_rstack *ckt_phase_rules_slot(const struct ckt_phase_rules *r, uint64_t id)
 {
-	size_t i = (size_t)(ckt_util_hash64(id) >> 32) & (r->cap - 1);
+	size_t i = ckt_util_home(id, r->cap);
 	while (r->stacks[i].pcs && r->stacks[i].id != id)
 		i = (i + 1) & (r->cap - 1);
 	return &r->stacks[i];

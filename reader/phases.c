@@ -695,8 +695,9 @@ void ckt_phases_free(struct ckt_phases *p)
 
 int ckt_phases_attach(struct ckt_phases *p, struct ckt_replay *r)
 {
-	struct ckt_observer o = { p, ckt_phases_on_bytes, ckt_phases_on_peak, ckt_phases_on_phase,
-				  ckt_phases_on_record, ckt_phases_on_at_peak };
+	struct ckt_observer o = { .ctx = p, .bytes = ckt_phases_on_bytes, .peak = ckt_phases_on_peak,
+				  .phase = ckt_phases_on_phase, .record = ckt_phases_on_record,
+				  .at_peak = ckt_phases_on_at_peak };
 	p->epochs = ckt_replay_epochs(r);
 	p->rep = r;
 	return ckt_replay_observe(r, &o);

@@ -209,7 +209,7 @@ struct ckt_heapmap {
 
 static size_t ckt_replay_home(const struct ckt_heapmap *m, uint64_t addr)
 {
-	return (size_t)(ckt_util_hash64(addr) >> 32) & (m->cap - 1);
+	return ckt_util_home(addr, m->cap);
 }
 
 static struct ckt_block *ckt_replay_heap_find(const struct ckt_heapmap *m, uint64_t addr)
@@ -687,6 +687,9 @@ struct ckt_replay {
 
 	struct ckt_observer obs[8];
 	size_t n_obs;
+	ckt_replay_prefetch_fn *pf_fn; /* ckt_replay_set_prefetch */
+	void *pf_ctx;
+	const bool *pf_on;
 	/* heap changes not handed to the observers yet: one run (ckt_replay_obs_bytes) */
 	bool pend_on;
 	bool runs_by_thread, runs_off;
@@ -705,6 +708,13 @@ int ckt_replay_observe(struct ckt_replay *r, const struct ckt_observer *o)
 		return CKT_ENOMEM;
 	r->obs[r->n_obs++] = *o;
 	return 0;
+}
+
+void ckt_replay_set_prefetch(struct ckt_replay *r, ckt_replay_prefetch_fn *fn, void *ctx, const bool *on)
+{
+	r->pf_fn = fn;
+	r->pf_ctx = ctx;
+	r->pf_on = on;
 }
 
 void ckt_replay_epochs_from(struct ckt_replay *r, uint64_t base)
@@ -944,7 +954,7 @@ static int ckt_replay_tid_rehash(struct ckt_replay *r)
 	if (!s)
 		return CKT_ENOMEM;
 	for (size_t t = 0; t < r->n_threads; t++) {
-		size_t i = (size_t)(ckt_util_hash64(r->threads[t].tid) >> 32) & (cap - 1);
+		size_t i = ckt_util_home(r->threads[t].tid, cap);
 		while (s[i])
 			i = (i + 1) & (cap - 1);
 		s[i] = (uint32_t)t + 1;
@@ -960,7 +970,7 @@ static int ckt_replay_tid_rehash(struct ckt_replay *r)
 static long ckt_replay_thread_find(const struct ckt_replay *r, uint64_t tid)
 {
 	if (r->tid_cap) {
-		for (size_t i = (size_t)(ckt_util_hash64(tid) >> 32) & (r->tid_cap - 1); r->tid_slots[i];
+		for (size_t i = ckt_util_home(tid, r->tid_cap); r->tid_slots[i];
 		     i = (i + 1) & (r->tid_cap - 1))
 			if (r->threads[r->tid_slots[i] - 1].tid == tid)
 				return (long)r->tid_slots[i] - 1;
@@ -997,7 +1007,7 @@ static long ckt_replay_thread(struct ckt_replay *r, uint64_t tid)
 			return -1;
 		}
 	} else {
-		size_t i = (size_t)(ckt_util_hash64(tid) >> 32) & (r->tid_cap - 1);
+		size_t i = ckt_util_home(tid, r->tid_cap);
 		while (r->tid_slots[i])
 			i = (i + 1) & (r->tid_cap - 1);
 		r->tid_slots[i] = (uint32_t)r->n_threads;
@@ -2580,6 +2590,21 @@ static void ckt_replay_retire(struct ckt_replay *r, struct ckt_thread *th)
 	}
 }
 
+/* ckt_replay_set_prefetch's hint for this thread's allocations ahead (frees are left out: their
+ * stack is known once their block is found). Cost: two loads of queue entries fetched already,
+ * and a call per allocation ahead; only traces of thousands of stacks turn it on. */
+static inline void ckt_replay_hint(struct ckt_replay *r, const struct ckt_thread *th, size_t mask)
+{
+	for (int stage = 0; stage < 2; stage++) {
+		size_t d = (size_t)(2 - stage) * CKT_REPLAY_AHEAD;
+		if (th->n <= d)
+			continue;
+		const struct ckt_ev *f = &th->q[(th->head + d) & mask];
+		if (f->kind == CKT_EV_ALLOC || f->kind == CKT_EV_REALLOC_ALLOC)
+			r->pf_fn(r->pf_ctx, f->stack, stage);
+	}
+}
+
 /* Replays queued events in merge order: all of them, or those stamped before `limit`.
  * Threads run in bursts between two of their neighbours' events, so the top thread keeps
  * going without touching the heap while its next event still sorts before the runner-up
@@ -2615,6 +2640,8 @@ static int ckt_replay_drain(struct ckt_replay *r, bool all, uint64_t limit)
 					__builtin_prefetch(&r->blocks.slots[(h + 1) & (r->blocks.cap - 1)]);
 				}
 			}
+			if (r->pf_on && *r->pf_on)
+				ckt_replay_hint(r, th, mask);
 			/* applied in place: nothing touches the queues until it returns */
 			int rc = ckt_replay_apply(r, th, &th->q[th->head & mask]);
 			if (rc < 0)

@@ -279,9 +279,9 @@ struct ckt_observer {
  * untouched for exactly a multiple of 2^32 peaks. */
 struct ckt_tracked {
 	int64_t cur, max;
-	int64_t at[CKT_AT_COUNT];
-	uint32_t epoch[CKT_AT_COUNT]; /* low 32 bits of the epochs */
 	uint32_t seen; /* low 32 bits of epochs[CKT_AT_COUNT] when epoch[] was last brought up to date */
+	uint32_t epoch[CKT_AT_COUNT]; /* low 32 bits of the epochs */
+	int64_t at[CKT_AT_COUNT];
 };
 
 static inline void ckt_tracked_sync(struct ckt_tracked *v, const uint64_t *epochs)
@@ -359,6 +359,13 @@ struct ckt_replay;
 
 /* Adds an observer (at most 8). Returns 0 or CKT_ENOMEM. */
 int ckt_replay_observe(struct ckt_replay *r, const struct ckt_observer *o);
+/* A hint for an observer whose counters per stack outgrow the caches: while *on is true, the
+ * merge calls fn(ctx, stack, 0) for each allocation 2 x CKT_REPLAY_AHEAD events ahead in its
+ * thread's queue, and fn(ctx, stack, 1) once it is CKT_REPLAY_AHEAD ahead, so that the
+ * counters the observer will update are fetched meanwhile (fn changes nothing else). `on`
+ * belongs to the observer and is read during the replay only. */
+typedef void ckt_replay_prefetch_fn(void *ctx, uint64_t stack, int stage);
+void ckt_replay_set_prefetch(struct ckt_replay *r, ckt_replay_prefetch_fn *fn, void *ctx, const bool *on);
 /* Runs of heap changes are cut where the thread changes too (an observer counts by thread). */
 void ckt_replay_runs_by_thread(struct ckt_replay *r, bool on);
 /* Every change is handed over alone (for tests: the figures must not depend on it). */

@@ -3002,7 +3002,7 @@ static int ckt_sym_resolve(struct ckt_sym *s, uint64_t pc, struct ckt_sym_module
 
 static size_t ckt_sym_cache_home(uint64_t pc, uint32_t mod, size_t cap)
 {
-	return (size_t)(ckt_util_hash64(pc ^ (uint64_t)mod << 56 ^ mod) >> 32) & (cap - 1);
+	return ckt_util_home(pc ^ (uint64_t)mod << 56 ^ mod, cap);
 }
 
 static int ckt_sym_cache_grow(struct ckt_sym *s)

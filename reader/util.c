@@ -577,7 +577,7 @@ uint64_t ckt_util_hash_bytes(const uint8_t *s, size_t n)
 
 static size_t ckt_util_map_slot(const struct ckt_util_map *m, uint64_t key)
 {
-	size_t i = (size_t)(ckt_util_hash64(key) >> 32) & (m->cap - 1);
+	size_t i = ckt_util_home(key, m->cap);
 	while (m->vals[i] && m->keys[i] != key)
 		i = (i + 1) & (m->cap - 1);
 	return i;

@@ -85,15 +85,23 @@ if "$B/bench/decode_floor" "$W/exact.1.zst" >"$W/floor" 2>/dev/null; then
 		"$zs" "$(awk -v e="$devents" -v t="$zs" 'BEGIN {print e / t / 1e6}')" \
 		"$ds" "$(awk -v e="$devents" -v t="$ds" 'BEGIN {print e / t / 1e6}')"
 fi
-# the reader's hard case: a live set far bigger than the caches (tests/bench/live_bench.c)
-if env CUZKTRACE_SAMPLE=0 CUZKTRACE_QUIET=1 CUZKTRACE_OUT="$W/live.zst" LD_PRELOAD=$LIB \
-	"$B/bench/live_bench" >/dev/null 2>&1; then
-	ev_live=$(events_of "$W/live.zst")
-	lv=$(for k in 1 2 3; do measure "$W/lv.$k" "$REPORT" --jobs 1 --json "$W/live.zst"; awk '{print $1}' "$W/lv.$k"; done | median)
-	printf 'reader --jobs 1, large live set (live_bench, 6 M blocks live at the top): %.3f s, %.1f M events/s, max RSS %.0f MiB\n' \
-		"$lv" "$(awk -v e="$ev_live" -v t="$lv" 'BEGIN {print e / t / 1e6}')" \
-		"$(awk '{print $2 / 1024}' "$W/lv.1")"
-fi
+# reader_case NAME LABEL CMD...: CMD traced in exact mode to $W/NAME.zst, then the reader on it
+# with --jobs 1 (median of 3): one line
+reader_case() {
+	local name=$1 label=$2 ev t
+	shift 2
+	env CUZKTRACE_SAMPLE=0 CUZKTRACE_QUIET=1 CUZKTRACE_OUT="$W/$name.zst" LD_PRELOAD=$LIB "$@" >/dev/null 2>&1 ||
+		return 0
+	ev=$(events_of "$W/$name.zst")
+	t=$(for k in 1 2 3; do measure "$W/$name.$k" "$REPORT" --jobs 1 --json "$W/$name.zst"; awk '{print $1}' "$W/$name.$k"; done | median)
+	printf 'reader --jobs 1, %s: %.3f s, %.1f M events/s, max RSS %.0f MiB\n' "$label" \
+		"$t" "$(awk -v e="$ev" -v t="$t" 'BEGIN {print e / t / 1e6}')" "$(awk '{print $2 / 1024}' "$W/$name.1")"
+}
+# the reader's hard cases: a live set far bigger than the caches (tests/bench/live_bench.c);
+# 32,768 distinct call stacks, each allocating, so that the counters per stack fill no cache
+# (tests/bench/manysites.c)
+reader_case live "large live set (live_bench, 6 M blocks live at the top)" "$B/bench/live_bench"
+reader_case many "many call stacks (manysites, 32,768 stacks)" "$B/bench/manysites"
 # symbolization: an exact trace whose 20,000 blocks come from 20,000 functions of one compile
 # unit (tests/bench/manyfuncs.sh), all live at the peak, so every stack is symbolized; the
 # library with DWARF, then with its symbol table only
