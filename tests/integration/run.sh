@@ -83,6 +83,11 @@ lane() {
 	done
 }
 
+# a test that runs a traced program without CUZKTRACE_OUT leaves its trace in the working
+# directory (this one): counted before and after, a new one fails the suite
+strays() { ls -1 cuzktrace.*.zst 2>/dev/null | sort; }
+strays_before=$(strays)
+
 for ((l = 1; l < JOBS; l++)); do lane & done
 lane
 wait
@@ -101,6 +106,8 @@ for ((i = 0; i < ${#UNITS[@]}; i++)); do
 	PASS=$((PASS + p)) FAIL=$((FAIL + f))
 	[ -f "$T/u$i.failed" ] && mapfile -t -O "${#FAILED_NAMES[@]}" FAILED_NAMES <"$T/u$i.failed"
 done
+expect_eq "no test left a trace in the working directory (a traced run without CUZKTRACE_OUT)" \
+	"$(comm -13 <(echo "$strays_before") <(strays) | tr '\n' ' ')" ""
 echo
 if [ "$FAIL" -gt 0 ]; then printf 'failed: %s\n' "${FAILED_NAMES[@]}"; fi
 echo "integration: $PASS passed, $FAIL failed"

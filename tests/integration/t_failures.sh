@@ -1436,7 +1436,7 @@ if [ "$(uname -m)" = x86_64 ]; then
 	done
 	# sigaltstack's hook read the program's struct first: a bad pointer crashed (139) where
 	# the call fails with EFAULT
-	traced smallstack $P/smallstack altbad 0
+	CUZKTRACE_OUT=$T/smallstack.zst traced smallstack $P/smallstack altbad 0
 	expect_eq "sigaltstack with a pointer to no memory: EFAULT as untraced, status 0" \
 		"$(cat $T/smallstack.rc)/$(cat $T/smallstack.out)" "0/ok"
 	# no side stack can be mapped (the address space capped while the handler runs): one line,
