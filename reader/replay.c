@@ -8,37 +8,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
-/* ---- big tables ----
- * The live map and the event queues are read at random or streamed through once per SYNC
- * window; at a few MiB and up, 4 KiB pages make every access a TLB miss too (the page walk
- * cost a quarter of the merge loop). Such tables get their own mapping, asking for huge
- * pages; small ones stay with malloc. Memory comes zeroed either way. */
-#define CKT_REPLAY_BIG ((size_t)2 << 20)
 #define CKT_REPLAY_MAX_HELD ((uint64_t)1 << 23) /* events: 320 MiB of queues (ckt_replay_bound) */
-
-static void *ckt_replay_big_alloc(size_t bytes)
-{
-	if (bytes < CKT_REPLAY_BIG)
-		return calloc(1, bytes);
-	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
-		return NULL;
-	(void)madvise(p, bytes, MADV_HUGEPAGE); /* a hint: without it the table only runs slower */
-	return p;
-}
-
-/* bytes: the size given to ckt_replay_big_alloc */
-static void ckt_replay_big_free(void *p, size_t bytes)
-{
-	if (!p)
-		return;
-	if (bytes < CKT_REPLAY_BIG)
-		free(p);
-	else
-		munmap(p, bytes);
-}
 
 /* ---- queued events (struct ckt_ev: event.h) ---- */
 
@@ -133,13 +104,13 @@ static __attribute__((noinline)) int ckt_replay_live_grow(struct ckt_livemap *m)
 	g.cap = m->cap ? m->cap * 2 : 1024;
 	g.shift = 64 - (unsigned)__builtin_ctzll(g.cap);
 	g.n = 0;
-	g.slots = ckt_replay_big_alloc(g.cap * sizeof(*g.slots));
+	g.slots = ckt_util_big_alloc(g.cap * sizeof(*g.slots));
 	if (!g.slots)
 		return CKT_ENOMEM;
 	for (size_t i = 0; i < m->cap; i++)
 		if (m->slots[i].addr)
 			ckt_replay_live_put(&g, &m->slots[i]);
-	ckt_replay_big_free(m->slots, m->cap * sizeof(*m->slots));
+	ckt_util_big_free(m->slots, m->cap * sizeof(*m->slots));
 	*m = g;
 	return 0;
 }
@@ -902,7 +873,7 @@ void ckt_replay_drop_state(struct ckt_replay *r)
 	if (!r)
 		return;
 	for (size_t i = 0; i < r->n_threads; i++) {
-		ckt_replay_big_free(r->threads[i].q, r->threads[i].cap * sizeof(struct ckt_ev));
+		ckt_util_big_free(r->threads[i].q, r->threads[i].cap * sizeof(struct ckt_ev));
 		free(r->threads[i].mr);
 		free(r->threads[i].xq);
 		free(r->threads[i].exit_more);
@@ -914,11 +885,11 @@ void ckt_replay_drop_state(struct ckt_replay *r)
 	r->tid_slots = NULL;
 	r->heap = NULL;
 	r->n_threads = r->cap_threads = r->tid_cap = 0;
-	ckt_replay_big_free(r->spare, r->spare_cap * sizeof(struct ckt_ev));
+	ckt_util_big_free(r->spare, r->spare_cap * sizeof(struct ckt_ev));
 	r->spare = NULL;
 	r->spare_cap = 0;
-	ckt_replay_big_free(r->blocks.slots, r->blocks.cap * sizeof(*r->blocks.slots));
-	ckt_replay_big_free(r->young.slots, r->young.cap * sizeof(*r->young.slots));
+	ckt_util_big_free(r->blocks.slots, r->blocks.cap * sizeof(*r->blocks.slots));
+	ckt_util_big_free(r->young.slots, r->young.cap * sizeof(*r->young.slots));
 	r->blocks = r->young = (struct ckt_livemap){ 0 };
 	ckt_replay_range_clear(&r->maps);
 	free(r->cuda_blocks.slots);
@@ -1138,13 +1109,13 @@ static __attribute__((noinline)) int ckt_replay_queue_grow(struct ckt_replay *r,
 		return 0;
 	}
 	size_t cap = th->cap ? th->cap * 2 : CKT_REPLAY_QUEUE_MIN;
-	struct ckt_ev *q = ckt_replay_big_alloc(cap * sizeof(*q));
+	struct ckt_ev *q = ckt_util_big_alloc(cap * sizeof(*q));
 	if (!q)
 		return CKT_ENOMEM;
 	/* every event keeps its number (see ckt_thread.head) */
 	for (size_t i = th->head; i < th->head + th->n; i++)
 		q[i & (cap - 1)] = th->q[i & (th->cap - 1)];
-	ckt_replay_big_free(th->q, th->cap * sizeof(*th->q));
+	ckt_util_big_free(th->q, th->cap * sizeof(*th->q));
 	if (th->kept) {
 		th->kept = false; /* retire counts the new buffer again if it keeps it */
 		r->kept_bytes -= th->cap * sizeof(*th->q);
@@ -2570,11 +2541,11 @@ static void ckt_replay_retire(struct ckt_replay *r, struct ckt_thread *th)
 		 * buffer as the one spare, so threads that take turns do not regrow (copying and
 		 * faulting in fresh pages) each time. Memory: one queue more, at most. */
 		if (!r->spare || r->spare_cap < th->cap) {
-			ckt_replay_big_free(r->spare, r->spare_cap * sizeof(*r->spare));
+			ckt_util_big_free(r->spare, r->spare_cap * sizeof(*r->spare));
 			r->spare = th->q;
 			r->spare_cap = th->cap;
 		} else {
-			ckt_replay_big_free(th->q, th->cap * sizeof(*th->q));
+			ckt_util_big_free(th->q, th->cap * sizeof(*th->q));
 		}
 		th->q = NULL;
 		th->cap = 0;
@@ -2584,7 +2555,7 @@ static void ckt_replay_retire(struct ckt_replay *r, struct ckt_thread *th)
 		th->idle = true;
 		r->idle_bytes += th->cap * sizeof(*th->q);
 	} else {
-		ckt_replay_big_free(th->q, th->cap * sizeof(*th->q));
+		ckt_util_big_free(th->q, th->cap * sizeof(*th->q));
 		th->q = NULL;
 		th->cap = 0;
 	}

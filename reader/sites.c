@@ -497,7 +497,7 @@ void ckt_sites_free(struct ckt_sites *s)
 		return;
 	for (size_t i = 0; i < s->n_stacks; i++)
 		free(s->stacks[i].sym);
-	free(s->stacks);
+	ckt_util_big_free(s->stacks, s->cap_stacks * sizeof(*s->stacks));
 	free(s->index);
 	free(s->enc);
 	free(s->sites);
@@ -557,14 +557,10 @@ static long ckt_sites_stack_find(struct ckt_sites *s, uint64_t id)
 	for (; s->index[k]; k = (k + 1) & (s->index_cap - 1))
 		if (s->stacks[s->index[k] - 1].id == id)
 			return (long)s->index[k] - 1;
-	if (s->n_stacks == s->cap_stacks) {
-		size_t cap = s->cap_stacks ? s->cap_stacks * 2 : 256;
-		struct ckt_sites_stack *n = realloc(s->stacks, cap * sizeof(*n));
-		if (!n)
-			return CKT_ENOMEM;
-		s->stacks = n;
-		s->cap_stacks = cap;
-	}
+	/* a table of its own past 2 MiB: huge pages (the counters are read at random) */
+	if (s->n_stacks == s->cap_stacks &&
+	    ckt_util_big_grow((void **)&s->stacks, &s->cap_stacks, s->n_stacks, sizeof(*s->stacks), 256) < 0)
+		return CKT_ENOMEM;
 	struct ckt_sites_stack *st = &s->stacks[s->n_stacks];
 	memset(st, 0, sizeof(*st));
 	st->id = id;
@@ -1067,8 +1063,10 @@ int ckt_sites_attach(struct ckt_sites *s, struct ckt_replay *r)
 	struct ckt_observer o = { .ctx = s, .bytes = ckt_sites_on_bytes, .peak = ckt_sites_on_peak,
 				  .record = ckt_sites_on_record, .at_peak = ckt_sites_on_at_peak };
 	s->epochs = ckt_replay_epochs(r);
-	ckt_replay_set_prefetch(r, ckt_sites_prefetch, s, &s->prefetch);
-	return ckt_replay_observe(r, &o);
+	int rc = ckt_replay_observe(r, &o);
+	if (rc == 0)
+		ckt_replay_set_prefetch(r, ckt_sites_prefetch, s, &s->prefetch);
+	return rc;
 }
 
 unsigned ckt_sites_rust_mangling(const struct ckt_sites *s)

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/vfs.h>
@@ -571,6 +572,47 @@ uint64_t ckt_util_hash_bytes(const uint8_t *s, size_t n)
 	uint64_t w = 0;
 	memcpy(&w, s, n);
 	return ckt_util_hash64(h ^ w);
+}
+
+/* ---- big tables ---- */
+
+#define CKT_UTIL_BIG ((size_t)2 << 20)
+
+void *ckt_util_big_alloc(size_t bytes)
+{
+	if (bytes < CKT_UTIL_BIG)
+		return calloc(1, bytes);
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	(void)madvise(p, bytes, MADV_HUGEPAGE); /* a hint: without it the table only runs slower */
+	return p;
+}
+
+void ckt_util_big_free(void *p, size_t bytes)
+{
+	if (!p)
+		return;
+	if (bytes < CKT_UTIL_BIG)
+		free(p);
+	else
+		munmap(p, bytes);
+}
+
+int ckt_util_big_grow(void **p, size_t *cap, size_t n, size_t elem, size_t first)
+{
+	size_t c = *cap ? *cap * 2 : first;
+	if (c < *cap || c > SIZE_MAX / elem)
+		return CKT_ENOMEM;
+	void *q = ckt_util_big_alloc(c * elem);
+	if (!q)
+		return CKT_ENOMEM;
+	if (n)
+		memcpy(q, *p, n * elem);
+	ckt_util_big_free(*p, *cap * elem);
+	*p = q;
+	*cap = c;
+	return 0;
 }
 
 /* ---- small maps ---- */

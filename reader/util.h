@@ -121,6 +121,18 @@ static inline uint64_t ckt_util_hash64(uint64_t x)
 	return x * 0x9e3779b97f4a7c15ull;
 }
 
+/* ---- big tables ----
+ * The replay's live map and event queues and the sites' stacks are read at random or streamed
+ * through; at a few MiB and up, 4 KiB pages make every access a TLB miss too (the page walk
+ * cost a quarter of the merge loop). Such tables get their own mapping, asking for huge pages;
+ * small ones stay with malloc. Memory comes zeroed either way. NULL when out of memory. */
+void *ckt_util_big_alloc(size_t bytes);
+/* p from ckt_util_big_alloc(bytes), or NULL */
+void ckt_util_big_free(void *p, size_t bytes);
+/* *p, of n elements of elem bytes in a table of *cap, moved to one of twice the room (at least
+ * `first`); 0 or CKT_ENOMEM (*p unchanged) */
+int ckt_util_big_grow(void **p, size_t *cap, size_t n, size_t elem, size_t first);
+
 /* The first slot of key in an open-addressing table of cap slots (a power of two, 2 or
  * more): the top bits of the product above, the best mixed. Keys that count up (the tracer's
  * stack ids, phase ids, thread ids) each get a slot of their own there; the product's bits

@@ -7,6 +7,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <inttypes.h>
 #include <stdint.h>
 
 #include <cmocka.h>
@@ -304,6 +305,61 @@ static void test_own_peak_of_a_run(void **state)
 	char *csv = write_to_string(s, ckt_sites_write_csv);
 	assert_non_null(strstr(csv, "\n\"0x2000\",,0,300,300,1,0,\"0x2000\",0,0,0,0,1\n"));
 	assert_non_null(strstr(csv, "\n\"0x1000\",,5000,5000,5000,1,0,\"0x1000\",0,0,0,0,0\n"));
+	free(csv);
+	ckt_sites_free(s);
+	tb_release(&b);
+}
+
+/* 3,000 stacks, one site each (so past the 2,048 that turn the replay's prefetch hint on):
+ * stack i allocates i bytes, odd stacks on thread 1 and even ones on thread 2 in one frame,
+ * each thread's queue far deeper than the hint's distance; every third block is freed after
+ * the peak. Every figure is the one-by-one count. */
+static void test_many_stacks(void **state)
+{
+	(void)state;
+	enum { N = 3000 };
+	struct tb b;
+	struct ckt_replay_stats st;
+	struct ckt_sites_entry e;
+	tb_begin(&b);
+	for (uint64_t i = 1; i <= N; i++) {
+		uint64_t f = 0x100000 + i * 16;
+		tb_stack(&b, i, &f, 1);
+	}
+	for (uint64_t t = 1; t <= 2; t++) {
+		tb_thread(&b, t);
+		for (uint64_t i = t; i <= N; i += 2)
+			tb_alloc_ex(&b, 10 + i, 0x10000000 + i * 0x1000, i, CKT_FN_MALLOC, i, 0);
+		for (uint64_t i = t; i <= N; i += 2)
+			if (i % 3 == 0)
+				tb_free(&b, 10 + N + i, 0x10000000 + i * 0x1000);
+	}
+	tb_sync(&b, 20 + 2 * N);
+	tb_end(&b, 30 + 2 * N, CKT_END_EXIT, 0, 0);
+	tb_flush(&b);
+	struct ckt_sites *s = run_sites(&b, true, &st);
+	uint64_t all = (uint64_t)N * (N + 1) / 2, thirds = 3 * ((uint64_t)(N / 3) * (N / 3 + 1) / 2);
+	assert_int_equal(st.peak_heap.bytes, all);
+	assert_int_equal(st.heap_bytes, all - thirds);
+	char site[32];
+	for (size_t k = 0; k < 3; k++) {
+		uint64_t i = N - k;
+		assert_true(ckt_sites_top(s, CKT_AT_PEAK_HEAP, k, &e));
+		snprintf(site, sizeof(site), "0x%" PRIx64, 0x100000 + i * 16);
+		assert_string_equal(e.site, site);
+		assert_int_equal(e.bytes, i);
+		assert_int_equal(e.count, 1);
+	}
+	/* at exit: 3000 and 2997 are gone */
+	assert_top(s, CKT_SITES_EXIT, 0, "0x10bb70", 2999, 1);
+	assert_top(s, CKT_SITES_EXIT, 1, "0x10bb60", 2998, 1);
+	assert_top(s, CKT_SITES_EXIT, 2, "0x10bb40", 2996, 1);
+	char *csv = write_to_string(s, ckt_sites_write_csv);
+	size_t rows = 0;
+	for (const char *c = csv; (c = strchr(c, '\n')); c++)
+		rows++;
+	assert_int_equal(rows, N + 1);
+	assert_non_null(strstr(csv, "\n\"0x10bb50\",,2997,2997,2997,1,0,\"0x10bb50\",0,0,0,0,0\n"));
 	free(csv);
 	ckt_sites_free(s);
 	tb_release(&b);
@@ -661,6 +717,7 @@ int main(void)
 		cmocka_unit_test(test_own_peak_of_a_run),
 		cmocka_unit_test(test_temporaries),
 		cmocka_unit_test(test_late_samples_at_peak),
+		cmocka_unit_test(test_many_stacks),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
