@@ -388,7 +388,7 @@ int ckt_report_text_print(FILE *out, const struct ckt_report *rep)
 	}
 	if (rep->sites) {
 		fputc('\n', out);
-		ckt_sites_print_text(out, rep->sites);
+		ckt_sites_print_text(out, rep->sites, st->limit_at[CKT_LIMIT_MODULES] != 0);
 	}
 
 	if (fflush(out) != 0 || ferror(out))

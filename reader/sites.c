@@ -1646,21 +1646,46 @@ static void ckt_sites_put(FILE *f, const char *str, bool folded)
 		ckt_util_put_clean(f, str, strlen(str));
 }
 
+/* Whether the report said what a frame in no module is, and whether the tracer's module map
+ * filled (then such a frame may also be a library's) */
+struct ckt_sites_bare {
+	bool said, module_map_full;
+};
+
+/* A frame in no module: ckt_sites_frame_str's "0xaddr", a bare address (a module's frames
+ * read "module+0xoff", a named one "function (...)") */
+static bool ckt_sites_bare(const char *str)
+{
+	return str[0] == '0' && str[1] == 'x' && !strpbrk(str, "+ (");
+}
+
 /* A listed site's lines: the site, then the callers shown, each with its bytes when
- * callers_bytes is given */
+ * callers_bytes is given. The first time a report shows a frame in no module (*said false),
+ * one line says what such a frame is (since 0.2.48: a JIT's frames, the JVM's or V8's in
+ * Node.js, read as bare addresses with no word) */
 static void ckt_sites_text_frames(FILE *out, const char *site, const char *const *frames, size_t nframes,
-				  size_t site_frame, const uint64_t *callers_bytes)
+				  size_t site_frame, const uint64_t *callers_bytes, struct ckt_sites_bare *said)
 {
 	char h[32];
+	const char *bare = ckt_sites_bare(site) ? site : NULL;
 	fputs("      ", out);
 	ckt_sites_put(out, site, false);
 	fputc('\n', out);
 	for (size_t j = site_frame + 1; j < nframes && j <= site_frame + CKT_SITES_SHORT; j++) {
 		fputs("      <- ", out);
 		ckt_sites_put(out, frames[j], false);
+		if (!bare && ckt_sites_bare(frames[j]))
+			bare = frames[j];
 		if (callers_bytes)
 			fprintf(out, "  [%s]", ckt_util_fmt_bytes(h, sizeof(h), callers_bytes[j - site_frame - 1]));
 		fputc('\n', out);
+	}
+	if (bare && !said->said) {
+		said->said = true;
+		fprintf(out, "      (%s lies in no module the trace knows: code generated while the program ran, a JIT's "
+			"(the JVM's, Node.js's V8) or a trampoline, which no symbol names; the named frames around it "
+			"say which runtime ran it%s)\n", bare,
+			said->module_map_full ? "; or a library left out of the module map, which filled (tracer limits)" : "");
 	}
 }
 
@@ -1698,7 +1723,7 @@ static void ckt_sites_text_rest(FILE *out, const struct ckt_sites *s, int k)
 			"sites' sum: about +-%s)\n", of, h, d, e);
 }
 
-static void ckt_sites_text_moment(FILE *out, const struct ckt_sites *s, int k, const char *label)
+static void ckt_sites_text_moment(FILE *out, const struct ckt_sites *s, int k, const char *label, struct ckt_sites_bare *said)
 {
 	char h[32], t[32];
 	fprintf(out, "top sites %s", label);
@@ -1730,7 +1755,7 @@ static void ckt_sites_text_moment(FILE *out, const struct ckt_sites *s, int k, c
 		/* several stacks: what goes through each caller shown, as a bottom-up tree's
 		 * heaviest branch would say */
 		ckt_sites_text_frames(out, e.site, e.frames, e.nframes, e.site_frame,
-				      e.stacks > 1 ? e.callers_bytes : NULL);
+				      e.stacks > 1 ? e.callers_bytes : NULL, said);
 		if (e.stacks > 1)
 			fprintf(out, "      (%" PRIu64 " call stacks in all; [bytes] through each caller; --folded has every stack)\n",
 				e.stacks);
@@ -1741,7 +1766,7 @@ static void ckt_sites_text_moment(FILE *out, const struct ckt_sites *s, int k, c
 
 /* "top sites by allocations": the calls that made heap blocks and mappings, by site (the
  * allocator's own time and the heap's churn, whatever the peaks) */
-static void ckt_sites_text_calls(FILE *out, const struct ckt_sites *s)
+static void ckt_sites_text_calls(FILE *out, const struct ckt_sites *s, struct ckt_sites_bare *said)
 {
 	char h[32];
 	struct ckt_sites_calls_rest r;
@@ -1771,7 +1796,7 @@ static void ckt_sites_text_calls(FILE *out, const struct ckt_sites *s)
 		if (c.estimate)
 			fprintf(out, " (estimated from samples, +-%" PRIu64 " allocations)", c.error);
 		fputc('\n', out);
-		ckt_sites_text_frames(out, c.site, c.frames, c.nframes, c.site_frame, NULL);
+		ckt_sites_text_frames(out, c.site, c.frames, c.nframes, c.site_frame, NULL, said);
 	}
 	if (r.other_sites)
 		fprintf(out, "  and %zu other site%s: %" PRIu64 " allocation%s, %.1f%% of all, %s (%" PRIu64
@@ -1785,7 +1810,7 @@ static void ckt_sites_text_calls(FILE *out, const struct ckt_sites *s)
 
 /* "top sites by temporary allocations" (exact mode): heap blocks freed by their thread before
  * it allocated again (heaptrack's "most temporary allocations", per thread) */
-static void ckt_sites_text_temps(FILE *out, const struct ckt_sites *s)
+static void ckt_sites_text_temps(FILE *out, const struct ckt_sites *s, struct ckt_sites_bare *said)
 {
 	struct ckt_sites_calls_rest r;
 	ckt_sites_calls_total(s, &r);
@@ -1807,7 +1832,7 @@ static void ckt_sites_text_temps(FILE *out, const struct ckt_sites *s)
 		fprintf(out, "  #%zu  %" PRIu64 " temporary allocation%s, %.1f%% of them; %.1f%% of the site's %" PRIu64
 			" allocation%s\n", i + 1, c.temps, c.temps == 1 ? "" : "s", 100.0 * (double)c.temps / (double)r.temps,
 			c.count ? 100.0 * (double)c.temps / (double)c.count : 0.0, c.count, c.count == 1 ? "" : "s");
-		ckt_sites_text_frames(out, c.site, c.frames, c.nframes, c.site_frame, NULL);
+		ckt_sites_text_frames(out, c.site, c.frames, c.nframes, c.site_frame, NULL, said);
 	}
 	if (r.other_temp_sites)
 		fprintf(out, "  and %zu other site%s: %" PRIu64 " temporary allocation%s, %.1f%% of them (--top N lists more)\n",
@@ -1816,24 +1841,26 @@ static void ckt_sites_text_temps(FILE *out, const struct ckt_sites *s)
 	fputc('\n', out);
 }
 
-void ckt_sites_print_text(FILE *out, const struct ckt_sites *s)
+void ckt_sites_print_text(FILE *out, const struct ckt_sites *s, bool module_map_full)
 {
-	ckt_sites_text_moment(out, s, K_HEAP, "at peak heap");
-	ckt_sites_text_moment(out, s, K_RSS, "at peak RSS");
+	/* the line on frames in no module: once; a module map that filled leaves libraries out too */
+	struct ckt_sites_bare said = {false, module_map_full};
+	ckt_sites_text_moment(out, s, K_HEAP, "at peak heap", &said);
+	ckt_sites_text_moment(out, s, K_RSS, "at peak RSS", &said);
 	if (s->peak[K_GPU])
-		ckt_sites_text_moment(out, s, K_GPU, "at peak GPU memory");
+		ckt_sites_text_moment(out, s, K_GPU, "at peak GPU memory", &said);
 	if (s->peak[K_PINNED])
-		ckt_sites_text_moment(out, s, K_PINNED, "at peak CUDA pinned host memory");
-	ckt_sites_text_moment(out, s, K_EXIT, s->ended ? "live at exit" : "live at cut");
+		ckt_sites_text_moment(out, s, K_PINNED, "at peak CUDA pinned host memory", &said);
+	ckt_sites_text_moment(out, s, K_EXIT, s->ended ? "live at exit" : "live at cut", &said);
 	/* CUDA memory left live (since 0.2.43): shown when there is some */
 	if (s->peak[K_GPU_EXIT])
 		ckt_sites_text_moment(out, s, K_GPU_EXIT, s->ended ? "with GPU memory live at exit"
-							     : "with GPU memory live at cut");
+							     : "with GPU memory live at cut", &said);
 	if (s->peak[K_PINNED_EXIT])
 		ckt_sites_text_moment(out, s, K_PINNED_EXIT, s->ended ? "with CUDA pinned host memory live at exit"
-								: "with CUDA pinned host memory live at cut");
-	ckt_sites_text_calls(out, s);
-	ckt_sites_text_temps(out, s);
+								: "with CUDA pinned host memory live at cut", &said);
+	ckt_sites_text_calls(out, s, &said);
+	ckt_sites_text_temps(out, s, &said);
 }
 
 static int ckt_sites_status(FILE *f)

@@ -175,8 +175,9 @@ const char *ckt_sites_allocator_name(const char *name, const char *module, bool 
 bool ckt_sites_untraced(const struct ckt_sites *s, size_t i, struct ckt_sites_untraced *u);
 
 /* The text section ("top sites at peak heap", "... at peak RSS", "... live at exit").
+ * module_map_full: the tracer's module map filled (a frame in no module may be a library's).
  * Returns nothing: the caller checks the stream. */
-void ckt_sites_print_text(FILE *out, const struct ckt_sites *s);
+void ckt_sites_print_text(FILE *out, const struct ckt_sites *s, bool module_map_full);
 
 /* --sites-csv: one row per site, columns
  * site,bytes_at_peak_rss,bytes_at_peak_heap,site_peak_bytes,allocated_bytes,allocations,

@@ -1161,6 +1161,22 @@ expect_match "untouched madvise: the peak RSS with 80 MiB of heap and the 64 MiB
 	"$(cat $T/untouchedm.rc)|$(grep '^  mmap then\|^  unexplained ' $T/untouchedm.txt | tr '\n' '|')" \
 	'^0\|  mmap then +64\.0 MiB \(67108864 bytes\): anonymous 64\.0 MiB, file-backed 0 B\|  unexplained +-[0-9.]+ MiB \(-[0-9]+ bytes\) = RSS - heap - anonymous mmap; below 0: memory allocated but never touched, or given back with madvise, is not resident\|(  unexplained anon +-[0-9.]+ MiB \(-[0-9]+ bytes\) = RSS anonymous \+ shmem - heap - anonymous mmap \(file pages left out\); below 0: memory allocated but never touched, or given back with madvise, is not resident\|)?$'
 
+# a frame in no module (code generated at run time, a JIT's) read as a bare address with no
+# word; since 0.2.48 one line says what it is, once, after the first site that shows one: a
+# 3 MiB block allocated by generated code that calls malloc (tests/progs/jitcode.c; x86_64)
+for m in 0 524288; do
+	CUZKTRACE_SAMPLE=$m CUZKTRACE_OUT=$T/jitcode$m.zst traced jitcode$m $P/jitcode
+	jret=$(cat $T/jitcode$m.out)
+	if [ "$jret" = skip ]; then
+		ok "jitcode (mode $m): not x86_64, skipped"
+		continue
+	fi
+	$REPORT $T/jitcode$m.zst >$T/jitcode$m.txt 2>/dev/null
+	expect_eq "jitcode (mode $m): the 3 MiB block's site is the generated code's address, and one line says what it is" \
+		"$(cat $T/jitcode$m.rc)|$(grep -A2 '^  #1  3.00 MiB (3145728 bytes)' $T/jitcode$m.txt | head -3 | tr '\n' '|')$(grep -c 'lies in no module' $T/jitcode$m.txt)|$(grep 'lies in no module' $T/jitcode$m.txt)" \
+		"0|  #1  3.00 MiB (3145728 bytes), 99.9% of the peak, 1 allocation live|      $jret|      <- main (tests/progs/jitcode.c:42)|1|      ($jret lies in no module the trace knows: code generated while the program ran, a JIT's (the JVM's, Node.js's V8) or a trampoline, which no symbol names; the named frames around it say which runtime ran it)"
+done
+
 # Two outputs given one file would overwrite each other; --phase-rule needs to read the trace
 # twice, which a pipe cannot do: both are usage errors, said before anything is written.
 $REPORT --csv $T/same.csv --phases-csv $T/same.csv $T/known.zst >/dev/null 2>$T/same.err

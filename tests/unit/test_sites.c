@@ -371,7 +371,7 @@ static char *text_of(const struct ckt_sites *s)
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 	assert_non_null(f);
-	ckt_sites_print_text(f, s);
+	ckt_sites_print_text(f, s, false);
 	fclose(f);
 	return buf;
 }
