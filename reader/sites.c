@@ -1661,7 +1661,7 @@ static bool ckt_sites_bare(const char *str)
 
 /* A listed site's lines: the site, then the callers shown, each with its bytes when
  * callers_bytes is given. The first time a report shows a frame in no module (*said false),
- * one line says what such a frame is (since 0.2.48: a JIT's frames, the JVM's or V8's in
+ * one line says what such a frame is (since 0.2.47: a JIT's frames, the JVM's or V8's in
  * Node.js, read as bare addresses with no word) */
 static void ckt_sites_text_frames(FILE *out, const char *site, const char *const *frames, size_t nframes,
 				  size_t site_frame, const uint64_t *callers_bytes, struct ckt_sites_bare *said)

@@ -1162,7 +1162,7 @@ expect_match "untouched madvise: the peak RSS with 80 MiB of heap and the 64 MiB
 	'^0\|  mmap then +64\.0 MiB \(67108864 bytes\): anonymous 64\.0 MiB, file-backed 0 B\|  unexplained +-[0-9.]+ MiB \(-[0-9]+ bytes\) = RSS - heap - anonymous mmap; below 0: memory allocated but never touched, or given back with madvise, is not resident\|(  unexplained anon +-[0-9.]+ MiB \(-[0-9]+ bytes\) = RSS anonymous \+ shmem - heap - anonymous mmap \(file pages left out\); below 0: memory allocated but never touched, or given back with madvise, is not resident\|)?$'
 
 # a frame in no module (code generated at run time, a JIT's) read as a bare address with no
-# word; since 0.2.48 one line says what it is, once, after the first site that shows one: a
+# word; since 0.2.47 one line says what it is, once, after the first site that shows one: a
 # 3 MiB block allocated by generated code that calls malloc (tests/progs/jitcode.c; x86_64)
 for m in 0 524288; do
 	CUZKTRACE_SAMPLE=$m CUZKTRACE_OUT=$T/jitcode$m.zst traced jitcode$m $P/jitcode
