@@ -391,8 +391,11 @@ static int ckt_main_parse(int argc, char **argv, struct ckt_args *a)
 	for (int i = 1; i < argc; i++) {
 		const char *s = argv[i];
 		if (opts_done || s[0] != '-' || s[1] == '\0') {
-			if (a->trace)
+			if (a->trace && a->diff) /* --diff BASE TRACE: BASE is the option's value */
 				return ckt_main_usage("more than one TRACE given ('%s' and '%s')", a->trace, s);
+			if (a->trace) /* two traces where one is read: a diff meant, --diff left out */
+				return ckt_main_usage("more than one TRACE given ('%s' and '%s'): to compare "
+						      "them, --diff BASE TRACE (--diff '%s' '%s')", a->trace, s, a->trace, s);
 			a->trace = s;
 			continue;
 		}
@@ -514,6 +517,9 @@ static int ckt_main_parse(int argc, char **argv, struct ckt_args *a)
 		}
 		}
 	}
+	if (!a->help && !a->version && !a->trace && a->diff)
+		return ckt_main_usage("no TRACE file given: --diff BASE TRACE compares TRACE with BASE ('%s')",
+				      a->diff);
 	if (!a->help && !a->version && !a->trace)
 		return ckt_main_usage("no TRACE file given");
 	if (a->help || a->version)

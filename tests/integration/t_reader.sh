@@ -145,6 +145,20 @@ done
 $REPORT >/dev/null 2>$T/r4.err; rc=$?
 expect_eq "reader: no argument exits 2" $rc 2
 expect_eq "reader: no argument message" "$(head -1 $T/r4.err)" "cuzktrace-report: error: no TRACE file given"
+# two traces without --diff, and --diff BASE without TRACE (since 0.2.47): the line says how a
+# diff is asked for, where it said only "more than one TRACE given" and "no TRACE file given"
+expect_eq "reader: two traces without --diff: the line names --diff" \
+	"$($REPORT a.zst b.zst 2>&1 | head -1; echo "rc=${PIPESTATUS[0]}")" \
+	"cuzktrace-report: error: more than one TRACE given ('a.zst' and 'b.zst'): to compare them, --diff BASE TRACE (--diff 'a.zst' 'b.zst')
+rc=2"
+expect_eq "reader: --diff BASE without TRACE: the line says what TRACE is" \
+	"$($REPORT --diff a.zst 2>&1 | head -1; echo "rc=${PIPESTATUS[0]}")" \
+	"cuzktrace-report: error: no TRACE file given: --diff BASE TRACE compares TRACE with BASE ('a.zst')
+rc=2"
+expect_eq "reader: three traces with --diff: no hint" \
+	"$($REPORT --diff a.zst b.zst c.zst 2>&1 | head -1; echo "rc=${PIPESTATUS[0]}")" \
+	"cuzktrace-report: error: more than one TRACE given ('b.zst' and 'c.zst')
+rc=2"
 $REPORT --bogus x >/dev/null 2>$T/r5.err; rc=$?
 expect_eq "reader: unknown option exits 2" $rc 2
 expect_eq "reader: unknown option message" "$(head -1 $T/r5.err)" "cuzktrace-report: error: unknown option '--bogus'"
