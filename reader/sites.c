@@ -1787,7 +1787,8 @@ static void ckt_sites_text_calls(FILE *out, const struct ckt_sites *s, struct ck
 	fputs(")\n", out);
 	if (r.missing)
 		fputs("  (small blocks count only through their samples: a site none of whose calls was sampled is "
-		      "missing, and the error does not cover it; CUZKTRACE_SAMPLE=0 counts every call)\n", out);
+		      "missing, and the error does not cover it, nor a site's calls of sizes none of which was "
+		      "sampled; CUZKTRACE_SAMPLE=0 counts every call)\n", out);
 	struct ckt_sites_calls c;
 	for (size_t i = 0; ckt_sites_by_calls(s, i, &c); i++) {
 		fprintf(out, "  #%zu  %" PRIu64 " allocation%s, %.1f%% of all, %s (%" PRIu64 " bytes) allocated", i + 1,

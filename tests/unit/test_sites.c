@@ -464,8 +464,8 @@ static void test_rest_without_samples(void **state)
 	 * what it misses (it read "1 allocation in all", exact) */
 	assert_non_null(strstr(text, "top sites by allocations (1 of 1 site; 1 allocation in all, estimated from samples, "
 				     "+-0)\n  (small blocks count only through their samples: a site none of whose calls "
-				     "was sampled is missing, and the error does not cover it; CUZKTRACE_SAMPLE=0 "
-				     "counts every call)\n"));
+				     "was sampled is missing, and the error does not cover it, nor a site's calls of "
+				     "sizes none of which was sampled; CUZKTRACE_SAMPLE=0 counts every call)\n"));
 	free(text);
 	ckt_sites_free(s);
 	tb_release(&b);
