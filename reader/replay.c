@@ -54,16 +54,14 @@ struct ckt_live {
 struct ckt_livemap {
 	struct ckt_live *slots;
 	size_t cap;     /* power of two */
-	unsigned shift; /* 64 - log2(cap) */
 	size_t n;       /* in slots (not counting zero) */
 	bool has_zero;
 	struct ckt_live zero;
 };
 
-/* The top bits of a Fibonacci product are the best mixed. */
 static inline size_t ckt_replay_live_home(const struct ckt_livemap *m, uint64_t addr)
 {
-	return (size_t)(ckt_util_hash64(addr) >> m->shift);
+	return ckt_util_home(addr, m->cap);
 }
 
 /* The slot of a nonzero addr in a table that has slots: its block's, or else the empty slot
@@ -102,7 +100,6 @@ static __attribute__((noinline)) int ckt_replay_live_grow(struct ckt_livemap *m)
 {
 	struct ckt_livemap g = *m;
 	g.cap = m->cap ? m->cap * 2 : 1024;
-	g.shift = 64 - (unsigned)__builtin_ctzll(g.cap);
 	g.n = 0;
 	g.slots = ckt_util_big_alloc(g.cap * sizeof(*g.slots));
 	if (!g.slots)
