@@ -578,14 +578,29 @@ uint64_t ckt_util_hash_bytes(const uint8_t *s, size_t n)
 
 #define CKT_UTIL_BIG ((size_t)2 << 20)
 
+/* A big table's mapping: whole huge pages, on a huge page's boundary. The kernel backs only the
+ * aligned 2 MiB runs of a mapping with huge pages, and mmap returns 4 KiB alignment: a queue of
+ * 5 MiB got one huge page, or none, and faulted in the rest a page at a time. */
+static size_t ckt_util_big_len(size_t bytes)
+{
+	return (bytes + CKT_UTIL_BIG - 1) & ~(CKT_UTIL_BIG - 1);
+}
+
 void *ckt_util_big_alloc(size_t bytes)
 {
 	if (bytes < CKT_UTIL_BIG)
 		return calloc(1, bytes);
-	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
+	size_t len = ckt_util_big_len(bytes);
+	if (len < bytes || len + CKT_UTIL_BIG < len)
 		return NULL;
-	(void)madvise(p, bytes, MADV_HUGEPAGE); /* a hint: without it the table only runs slower */
+	char *m = mmap(NULL, len + CKT_UTIL_BIG, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return NULL;
+	char *p = (char *)(((uintptr_t)m + CKT_UTIL_BIG - 1) & ~(uintptr_t)(CKT_UTIL_BIG - 1));
+	if (p > m)
+		munmap(m, (size_t)(p - m));
+	munmap(p + len, (size_t)(m + CKT_UTIL_BIG - p)); /* the tail: never empty */
+	(void)madvise(p, len, MADV_HUGEPAGE); /* a hint: without it the table only runs slower */
 	return p;
 }
 
@@ -596,7 +611,7 @@ void ckt_util_big_free(void *p, size_t bytes)
 	if (bytes < CKT_UTIL_BIG)
 		free(p);
 	else
-		munmap(p, bytes);
+		munmap(p, ckt_util_big_len(bytes));
 }
 
 int ckt_util_big_grow(void **p, size_t *cap, size_t n, size_t elem, size_t first)

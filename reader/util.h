@@ -124,8 +124,10 @@ static inline uint64_t ckt_util_hash64(uint64_t x)
 /* ---- big tables ----
  * The replay's live map and event queues and the sites' stacks are read at random or streamed
  * through; at a few MiB and up, 4 KiB pages make every access a TLB miss too (the page walk
- * cost a quarter of the merge loop). Such tables get their own mapping, asking for huge pages;
- * small ones stay with malloc. Memory comes zeroed either way. NULL when out of memory. */
+ * cost a quarter of the merge loop). Such tables get their own mapping, asking for huge pages,
+ * in whole huge pages on a huge page's boundary (since 0.2.48: the kernel gives them only to
+ * the aligned 2 MiB runs of a mapping); small ones stay with malloc. Memory comes zeroed either
+ * way. NULL when out of memory. */
 void *ckt_util_big_alloc(size_t bytes);
 /* p from ckt_util_big_alloc(bytes), or NULL */
 void ckt_util_big_free(void *p, size_t bytes);

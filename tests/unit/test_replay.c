@@ -2,10 +2,13 @@
  * merging by time, realloc/mremap splitting, mapping interval arithmetic, RSS attribution and
  * truncation. Every expectation is an exact byte count or timestamp.
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -1544,10 +1547,41 @@ static void test_home_spreads_counting_keys(void **state)
 	ckt_util_hash_key = saved;
 }
 
+/* A big table lies on whole huge pages, on a huge page's boundary, so that the kernel can back
+ * all of it with them; nothing of the mapping taken to align it stays mapped, before or after. */
+static void test_big_alloc_aligned(void **state)
+{
+	(void)state;
+	const size_t huge = (size_t)2 << 20, page = (size_t)sysconf(_SC_PAGESIZE);
+	unsigned char vec;
+	for (size_t bytes = huge; bytes <= 5 * huge + 4096; bytes += huge + 4096) {
+		size_t len = (bytes + huge - 1) / huge * huge;
+		unsigned char *p = ckt_util_big_alloc(bytes);
+		assert_non_null(p);
+		assert_int_equal((uintptr_t)p % huge, 0);
+		assert_int_equal(p[0] | p[bytes - 1], 0); /* zeroed like calloc's */
+		p[bytes - 1] = 1;
+		assert_int_equal(mincore(p + len - page, page, &vec), 0);
+		/* the slack past the end was given back (the head, where the mapping began below
+		 * the boundary, too: it may adjoin an older mapping, so it is not looked at) */
+		assert_int_equal(mincore(p + len, page, &vec), -1);
+		assert_int_equal(errno, ENOMEM);
+		ckt_util_big_free(p, bytes);
+		assert_int_equal(mincore(p, page, &vec), -1);
+		assert_int_equal(mincore(p + len - page, page, &vec), -1);
+	}
+	/* below a huge page: the heap's */
+	char *s = ckt_util_big_alloc(4096);
+	assert_non_null(s);
+	assert_int_equal(s[4095], 0);
+	ckt_util_big_free(s, 4096);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_home_spreads_counting_keys),
+		cmocka_unit_test(test_big_alloc_aligned),
 		cmocka_unit_test(test_realloc_growth),
 		cmocka_unit_test(test_tracer_waits),
 		cmocka_unit_test(test_tracer_limits),
