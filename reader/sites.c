@@ -18,7 +18,11 @@
 #include "util.h"
 
 /* Counters per stack: bytes and blocks of each byte space the report explains, and (T_SMP) its
- * live heap blocks that are samples of the default mode. */
+ * live heap blocks that are samples of the default mode. A stack's RSS counters take every
+ * change of its heap counters, the same values in the same calls, and more only from its
+ * mappings and pinned memory: until the first such change (rss_own) they are its heap counters,
+ * and a heap change updates two counters instead of four (since 0.2.48: with thousands of
+ * stacks each one is a cache miss). ckt_sites_t picks the counter. */
 enum { T_HEAP, T_HEAP_N, T_RSS, T_RSS_N, T_GPU, T_GPU_N, T_SMP, T_COUNT };
 
 /* Blocks are counted in 1/65536ths: a sample of the default mode stands for a fractional number
@@ -82,6 +86,8 @@ struct ckt_sites_stack {
 	bool anon;              /* it made anonymous mappings: its frames are looked at for an
 				 * allocator's (ckt_sites_allocator_of), a heap block's are not */
 	uint32_t pin;           /* its pinned memory's counters in s->pins, + 1; 0: none */
+	bool rss_own;           /* t[T_RSS] and t[T_RSS_N] hold its RSS: it made a change of
+				 * RSS that was not one of its heap (else those are its heap's) */
 	const char **sym;       /* formatted frames, innermost first; NULL until symbolized */
 	uint64_t allocs, alloc_bytes;
 	double allocs_var;      /* the variance of allocs (in allocations^2) from samples */
@@ -89,6 +95,14 @@ struct ckt_sites_stack {
 	uint64_t gpu_allocs, gpu_alloc_bytes; /* CUDA device, pool and VMM memory (always exact) */
 	struct ckt_tracked t[T_COUNT];
 };
+
+/* Counter t of stack st (T_RSS and T_RSS_N: its heap's until it has RSS of its own) */
+static inline const struct ckt_tracked *ckt_sites_t(const struct ckt_sites_stack *st, int t)
+{
+	if ((t == T_RSS || t == T_RSS_N) && !st->rss_own)
+		t -= T_RSS - T_HEAP;
+	return &st->t[t];
+}
 
 struct ckt_sites_site {
 	const char *key;        /* the site frame, interned: compared by pointer */
@@ -920,8 +934,17 @@ static void ckt_sites_on_bytes(void *ctx, const struct ckt_attr *a, const struct
 	}
 	if (!rss)
 		return;
-	ckt_tracked_run(&st->t[T_RSS], s->epochs, delta, run->rise);
-	ckt_tracked_run(&st->t[T_RSS_N], s->epochs, nb, nb_rise);
+	if (!heap && !st->rss_own) {
+		/* its first change of RSS that its heap does not make: the RSS counters part
+		 * from the heap's, which they have equalled so far */
+		st->t[T_RSS] = st->t[T_HEAP];
+		st->t[T_RSS_N] = st->t[T_HEAP_N];
+		st->rss_own = true;
+	}
+	if (st->rss_own) {
+		ckt_tracked_run(&st->t[T_RSS], s->epochs, delta, run->rise);
+		ckt_tracked_run(&st->t[T_RSS_N], s->epochs, nb, nb_rise);
+	}
 	if (a->space == CKT_SPACE_ANON) {
 		st->anon = true;
 		/* (a mapping's changes come one by one) it is allocated once; pages of it opened
@@ -970,7 +993,7 @@ static void ckt_sites_on_bytes(void *ctx, const struct ckt_attr *a, const struct
 		 * the run's own rise comes on top of them (a run that allocates and frees, as a
 		 * realloc's block freed by the next event, rose although it adds nothing: its
 		 * site's own peak read 0 before 0.2.11) */
-		add = st->t[T_RSS].cur;
+		add = ckt_sites_t(st, T_RSS)->cur;
 		rise = ckt_tracked_sum(add - delta, run->rise);
 	}
 	struct ckt_sites_site *si = &s->sites[st->site];
@@ -999,8 +1022,10 @@ static void ckt_sites_on_at_peak(void *ctx, const struct ckt_attr *a, enum ckt_m
 	int64_t nb = ckt_sites_times(blocks, llround(a->weight * CKT_SITES_ONE));
 	ckt_tracked_at_peak(&st->t[T_HEAP], s->epochs, m, delta);
 	ckt_tracked_at_peak(&st->t[T_HEAP_N], s->epochs, m, nb);
-	ckt_tracked_at_peak(&st->t[T_RSS], s->epochs, m, delta);
-	ckt_tracked_at_peak(&st->t[T_RSS_N], s->epochs, m, nb);
+	if (st->rss_own) {
+		ckt_tracked_at_peak(&st->t[T_RSS], s->epochs, m, delta);
+		ckt_tracked_at_peak(&st->t[T_RSS_N], s->epochs, m, nb);
+	}
 	ckt_tracked_at_peak(&st->t[T_SMP], s->epochs, m, blocks);
 	ckt_tracked_at_peak(b, s->epochs, m, delta);
 }
@@ -1054,8 +1079,8 @@ static void ckt_sites_prefetch(void *ctx, uint64_t id, int stage)
 	__builtin_prefetch(&st->id, 1, 2);
 	__builtin_prefetch(&st->t[T_HEAP], 1, 2);
 	__builtin_prefetch(&st->t[T_HEAP_N], 1, 2);
-	__builtin_prefetch(&st->t[T_RSS], 1, 2);
-	__builtin_prefetch(&st->t[T_RSS_N], 1, 2);
+	/* not the RSS counters: few stacks have their own (rss_own), and reading that flag
+	 * here would wait for the miss the prefetch is for */
 }
 
 int ckt_sites_attach(struct ckt_sites *s, struct ckt_replay *r)
@@ -1167,7 +1192,7 @@ static int64_t ckt_sites_at(const struct ckt_sites *s, const struct ckt_sites_st
 {
 	if (k == K_PINNED || k == K_PINNED_EXIT)
 		return st->pin ? ckt_sites_value(s, &s->pins[st->pin - 1].t[blocks], k) : 0;
-	return ckt_sites_value(s, &st->t[ckt_sites_tbytes[k] + blocks], k);
+	return ckt_sites_value(s, ckt_sites_t(st, ckt_sites_tbytes[k] + blocks), k);
 }
 
 /* The stack's heap bytes (blocks: 1) at moment k: at the peak RSS, those without its mappings */
@@ -1321,7 +1346,7 @@ static int ckt_sites_paths(struct ckt_sites *s)
  * blocks and its CUDA pinned memory */
 static int64_t ckt_sites_anon_at(const struct ckt_sites *s, const struct ckt_sites_stack *st, enum ckt_moment m)
 {
-	int64_t v = ckt_tracked_at(&st->t[T_RSS], s->epochs, m) - ckt_tracked_at(&st->t[T_HEAP], s->epochs, m);
+	int64_t v = ckt_tracked_at(ckt_sites_t(st, T_RSS), s->epochs, m) - ckt_tracked_at(&st->t[T_HEAP], s->epochs, m);
 	if (st->pin)
 		v -= ckt_tracked_at(&s->pins[st->pin - 1].t[0], s->epochs, m);
 	return v;
@@ -1448,8 +1473,8 @@ int ckt_sites_finish(struct ckt_sites *s, const struct ckt_replay_stats *st, uns
 			site->calls_stack = i;
 		}
 		/* a stack whose record came after its events: its own peak is a lower bound */
-		if (late && sk->t[T_RSS].max > site->max)
-			site->max = sk->t[T_RSS].max;
+		if (late && ckt_sites_t(sk, T_RSS)->max > site->max)
+			site->max = ckt_sites_t(sk, T_RSS)->max;
 	}
 
 	/* the sites hold the samples' bytes now: their stacks' counters are read no more */
@@ -2062,7 +2087,7 @@ static int ckt_sites_folded_at(const struct ckt_sites *s, FILE *f, bool heap)
 	}
 	for (size_t i = 0; i < s->n_stacks; i++) {
 		const struct ckt_sites_stack *st = &s->stacks[i];
-		int64_t v = ckt_tracked_at(&st->t[t], s->epochs, m);
+		int64_t v = ckt_tracked_at(ckt_sites_t(st, t), s->epochs, m);
 		if (v <= 0 || !st->sym)
 			continue;
 		size_t k = (size_t)(ckt_sites_frames_hash(st) >> 32) & (cap - 1);

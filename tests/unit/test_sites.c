@@ -310,6 +310,58 @@ static void test_own_peak_of_a_run(void **state)
 	tb_release(&b);
 }
 
+/* A stack's RSS counters are its heap's until it maps memory of its own (since 0.2.48 they are
+ * one set of counters until then): stack 1 allocates, maps 8 KiB, allocates again (counted in
+ * both), unmaps and allocates 1000 more; stack 2 only allocates. Peak RSS at the 1 MiB sample
+ * (t=40), peak heap at t=60. */
+static void test_rss_parts_from_heap(void **state)
+{
+	(void)state;
+	static const uint64_t s1[] = { 0x1000 }, s2[] = { 0x2000 };
+	struct tb b;
+	struct ckt_replay_stats st;
+	struct ckt_sites_entry e;
+	tb_begin(&b);
+	tb_stack(&b, 1, s1, 1);
+	tb_stack(&b, 2, s2, 1);
+	tb_thread(&b, 1);
+	tb_alloc_ex(&b, 10, 0x10000, 100, CKT_FN_MALLOC, 1, 0);
+	tb_alloc_ex(&b, 15, 0x18000, 30, CKT_FN_MALLOC, 2, 0);
+	tb_u8(&b, CKT_TAG_MMAP); /* as tb_mmap, with stack 1 */
+	tb_dts(&b, 20);
+	tb_daddr(&b, 0x700000);
+	tb_uv(&b, 8192);
+	tb_uv(&b, CKT_MAP_ANON);
+	tb_uv(&b, 3);
+	tb_uv(&b, 1);
+	tb_uv(&b, 0);
+	tb_alloc_ex(&b, 30, 0x20000, 50, CKT_FN_MALLOC, 1, 0);
+	tb_rss(&b, 40, 1 << 20);
+	tb_munmap(&b, 50, 0x700000, 8192);
+	tb_alloc_ex(&b, 60, 0x30000, 1000, CKT_FN_MALLOC, 1, 0);
+	tb_free(&b, 65, 0x18000);
+	tb_rss(&b, 70, 1 << 19);
+	tb_sync(&b, 80);
+	tb_end(&b, 90, CKT_END_EXIT, 0, 0);
+	tb_flush(&b);
+	struct ckt_sites *s = run_sites(&b, true, &st);
+	assert_int_equal(st.peak_heap.bytes, 1180);
+	assert_top(s, CKT_AT_PEAK_HEAP, 0, "0x1000", 1150, 3);
+	assert_top(s, CKT_AT_PEAK_HEAP, 1, "0x2000", 30, 1);
+	assert_false(ckt_sites_top(s, CKT_AT_PEAK_HEAP, 2, &e));
+	assert_top(s, CKT_AT_PEAK_RSS, 0, "0x1000", 100 + 8192 + 50, 3);
+	assert_top(s, CKT_AT_PEAK_RSS, 1, "0x2000", 30, 1);
+	assert_false(ckt_sites_top(s, CKT_AT_PEAK_RSS, 2, &e));
+	assert_top(s, CKT_SITES_EXIT, 0, "0x1000", 1150, 3);
+	assert_false(ckt_sites_top(s, CKT_SITES_EXIT, 1, &e));
+	char *csv = write_to_string(s, ckt_sites_write_csv);
+	assert_non_null(strstr(csv, "\n\"0x1000\",8342,1150,8342,9342,4,0,\"0x1000\",1150,0,0,0,0\n"));
+	assert_non_null(strstr(csv, "\n\"0x2000\",30,30,30,30,1,0,\"0x2000\",0,0,0,0,0\n"));
+	free(csv);
+	ckt_sites_free(s);
+	tb_release(&b);
+}
+
 /* 3,000 stacks, one site each (so past the 2,048 that turn the replay's prefetch hint on):
  * stack i allocates i bytes, odd stacks on thread 1 and even ones on thread 2 in one frame,
  * each thread's queue far deeper than the hint's distance; every third block is freed after
@@ -715,6 +767,7 @@ int main(void)
 		cmocka_unit_test(test_rest_past_error),
 		cmocka_unit_test(test_calls_none),
 		cmocka_unit_test(test_own_peak_of_a_run),
+		cmocka_unit_test(test_rss_parts_from_heap),
 		cmocka_unit_test(test_temporaries),
 		cmocka_unit_test(test_late_samples_at_peak),
 		cmocka_unit_test(test_many_stacks),
