@@ -261,6 +261,12 @@ static void say_gap(void)
 _Atomic uint64_t ckt_nosample_started, ckt_nosample_bytes;
 atomic_uint ckt_nosample_busy;
 
+/* the last read (sample_once) */
+static struct {
+	uint64_t rss, d[4], ts;
+	int have_rss, have_detail;
+} taken;
+
 static int sample_once(struct ckt_tls *t, int *detail);
 static void sample_commit(struct ckt_tls *t);
 
@@ -271,13 +277,14 @@ static void sample_commit(struct ckt_tls *t);
  * as 2 MB a millisecond, a sample taken at the cap counted them before the trace had the
  * mapping, 2 tests of 8), 2 s at most. A fixed second left samples half a second apart beside threads that free big blocks
  * back to back on few cores; 100 ms did not cover a 16 GiB free. */
+#define CKT_RSS_WAIT_MAX 2000000000ull
 static uint64_t wait_cap(void)
 {
 	uint64_t base = 2 * (uint64_t)ckt_config.rss_ms * 1000000ull, bytes = atomic_load(&ckt_nosample_bytes);
 	if (base < 20000000ull)
 		base = 20000000ull;
 	uint64_t cap = base + (bytes < (1ull << 40) ? bytes >> 3 : 1ull << 37);
-	return cap < 2000000000ull ? cap : 2000000000ull;
+	return cap < CKT_RSS_WAIT_MAX ? cap : CKT_RSS_WAIT_MAX;
 }
 
 /* Reads first, then one timestamp for both records: a new highest RSS and its anon/file/shmem
@@ -290,15 +297,28 @@ static uint64_t wait_cap(void)
  * released). */
 static void sample(struct ckt_tls *t, int detail)
 {
-	uint64_t waited = 0;
+	uint64_t waited = 0, first = atomic_load(&ckt_nosample_started), last_rss = 0, moved = 0;
 	for (int tries = 0;; tries++) {
 		uint64_t began = atomic_load(&ckt_nosample_started);
 		unsigned busy = atomic_load(&ckt_nosample_busy);
 		int d = detail;
 		if (sample_once(t, &d) <= 0)
 			return;
-		if ((!busy && atomic_load(&ckt_nosample_started) == began) ||
-		    waited >= (atomic_load(&stop_flag) ? 10000000ull : wait_cap())) {
+		if (tries && taken.rss != last_rss)
+			moved = waited;
+		last_rss = taken.rss;
+		/* Calls under way since before the first read, and no other begun, while the
+		 * resident set still moves (within the last 10 ms): waited for to the end, 2 s at
+		 * most, as that wait is bounded by their own length (since 0.2.48: a 128 MiB
+		 * MAP_POPULATE on a loaded machine outlasted wait_cap's guess, and 2 samples read
+		 * its pages before the trace had the mapping). Calls begun meanwhile (back to
+		 * back), or a call that moves nothing (blocked, or one a signal handler left whose
+		 * count stays up until the thread's next hook) get wait_cap. */
+		uint64_t cap = atomic_load(&stop_flag) ? 10000000ull : wait_cap();
+		if (!atomic_load(&stop_flag) && atomic_load(&ckt_nosample_started) == first &&
+		    waited - moved < 10000000ull)
+			cap = CKT_RSS_WAIT_MAX;
+		if ((!busy && atomic_load(&ckt_nosample_started) == began) || waited >= cap) {
 			sample_commit(t);
 			return;
 		}
@@ -313,11 +333,6 @@ static void sample(struct ckt_tls *t, int detail)
 		ckt_coarse_tick();
 	}
 }
-
-static struct {
-	uint64_t rss, d[4], ts;
-	int have_rss, have_detail;
-} taken;
 
 /* One read: 1 and the reading stamped in `taken` (the caller commits it or drops it: the
  * stamp is open until ckt_done), 0 when nothing could be read. *detail is set for a new
