@@ -76,25 +76,32 @@ struct ckt_sites_pin {
 #define CKT_SITES_SHORT CKT_SITES_CALLERS
 
 struct ckt_sites_stack {
+	/* what a heap change reads and writes first, in the first 64 bytes (the stacks lie on
+	 * 64-byte lines past 2 MiB: ckt_util_big_alloc, and the size below) */
 	uint64_t id;
-	size_t off;             /* its STACK record's frame deltas, in s->enc */
-	uint32_t len, n;        /* bytes and frames there; n == CKT_SITES_NOFRAMES: none yet */
 	int32_t site;           /* index in s->sites; -1 until resolved */
-	uint32_t nsym, site_frame;
-	uint32_t map;           /* the module map current when its STACK record was read */
+	uint32_t pin;           /* its pinned memory's counters in s->pins, + 1; 0: none */
 	bool sampled;           /* it allocated samples of the default mode: estimates */
 	bool anon;              /* it made anonymous mappings: its frames are looked at for an
 				 * allocator's (ckt_sites_allocator_of), a heap block's are not */
-	uint32_t pin;           /* its pinned memory's counters in s->pins, + 1; 0: none */
 	bool rss_own;           /* t[T_RSS] and t[T_RSS_N] hold its RSS: it made a change of
 				 * RSS that was not one of its heap (else those are its heap's) */
-	const char **sym;       /* formatted frames, innermost first; NULL until symbolized */
 	uint64_t allocs, alloc_bytes;
 	double allocs_var;      /* the variance of allocs (in allocations^2) from samples */
 	uint64_t temps;         /* heap blocks freed as temporaries (exact mode; struct ckt_run) */
-	uint64_t gpu_allocs, gpu_alloc_bytes; /* CUDA device, pool and VMM memory (always exact) */
+	char pad0[8];
+	/* from byte 64: the heap's counters, then the rest */
 	struct ckt_tracked t[T_COUNT];
+	uint64_t gpu_allocs, gpu_alloc_bytes; /* CUDA device, pool and VMM memory (always exact) */
+	size_t off;             /* its STACK record's frame deltas, in s->enc */
+	uint32_t len, n;        /* bytes and frames there; n == CKT_SITES_NOFRAMES: none yet */
+	uint32_t nsym, site_frame;
+	uint32_t map;           /* the module map current when its STACK record was read */
+	const char **sym;       /* formatted frames, innermost first; NULL until symbolized */
+	char pad[24];           /* to a multiple of 64 bytes (checked below) */
 };
+_Static_assert(sizeof(struct ckt_sites_stack) % 64 == 0, "stacks on whole cache lines");
+_Static_assert(offsetof(struct ckt_sites_stack, t) == 64, "the heap's counters on the second line");
 
 /* Counter t of stack st (T_RSS and T_RSS_N: its heap's until it has RSS of its own) */
 static inline const struct ckt_tracked *ckt_sites_t(const struct ckt_sites_stack *st, int t)
@@ -1059,7 +1066,7 @@ static void ckt_sites_on_peak(void *ctx, enum ckt_moment m, uint64_t ts)
 
 /* An allocation of this stack comes soon (ckt_replay_set_prefetch): stage 0 fetches its slot
  * in the index, stage 1 reads the slot and fetches the stack's counters that
- * ckt_sites_on_bytes updates (about 600 bytes a stack: a trace of thousands of stacks holds
+ * ckt_sites_on_bytes updates (704 bytes a stack: a trace of thousands of stacks holds
  * them in no cache). The exact trace of tests/bench/manysites.c (32,768 stacks, 8 M
  * events) read in 1.33 s with it, 1.60 s without (medians of 7). */
 static void ckt_sites_prefetch(void *ctx, uint64_t id, int stage)
