@@ -297,26 +297,31 @@ static uint64_t wait_cap(void)
  * released). */
 static void sample(struct ckt_tls *t, int detail)
 {
-	uint64_t waited = 0, first = atomic_load(&ckt_nosample_started), last_rss = 0, moved = 0;
+	uint64_t waited = 0, first = atomic_load(&ckt_nosample_started), last_rss = 0, moved = 0, travel = 0;
 	for (int tries = 0;; tries++) {
 		uint64_t began = atomic_load(&ckt_nosample_started);
 		unsigned busy = atomic_load(&ckt_nosample_busy);
 		int d = detail;
 		if (sample_once(t, &d) <= 0)
 			return;
-		if (tries && taken.rss != last_rss)
+		if (tries && taken.rss != last_rss) {
 			moved = waited;
+			travel += taken.rss > last_rss ? taken.rss - last_rss : last_rss - taken.rss;
+		}
 		last_rss = taken.rss;
 		/* Calls under way since before the first read, and no other begun, while the
-		 * resident set still moves (within the last 10 ms): waited for to the end, 2 s at
-		 * most, as that wait is bounded by their own length (since 0.2.48: a 128 MiB
-		 * MAP_POPULATE on a loaded machine outlasted wait_cap's guess, and 2 samples read
-		 * its pages before the trace had the mapping). Calls begun meanwhile (back to
-		 * back), or a call that moves nothing (blocked, or one a signal handler left whose
-		 * count stays up until the thread's next hook) get wait_cap. */
+		 * resident set still moves (within the last 10 ms) by no more in all than they
+		 * change: waited for to the end, 2 s at most, as that wait is bounded by their own
+		 * length (since 0.2.48: a 128 MiB MAP_POPULATE on a loaded machine outlasted
+		 * wait_cap's guess, and 2 samples read its pages before the trace had the
+		 * mapping). Calls begun meanwhile (back to back), a call that moves nothing
+		 * (blocked, or one a signal handler left whose count stays up until the thread's
+		 * next hook), and one whose bytes are unknown or fewer than moved (the resident
+		 * set moved by other threads' work: a cuMemFreeHost that waits for the device,
+		 * beside threads touching memory, held every sample 2 s in 0.2.48) get wait_cap. */
 		uint64_t cap = atomic_load(&stop_flag) ? 10000000ull : wait_cap();
 		if (!atomic_load(&stop_flag) && atomic_load(&ckt_nosample_started) == first &&
-		    waited - moved < 10000000ull)
+		    waited - moved < 10000000ull && travel <= atomic_load(&ckt_nosample_bytes))
 			cap = CKT_RSS_WAIT_MAX;
 		if ((!busy && atomic_load(&ckt_nosample_started) == began) || waited >= cap) {
 			sample_commit(t);

@@ -32,12 +32,17 @@
  * allocations are traced.
  * "pinnedbig N" instead of all that: 4 rounds of N MiB pinned (cuMemHostAlloc), every page
  * touched, then cuMemFreeHost, which unmaps them during the call (an RSS sample then must not
- * count pages the trace has freed). */
+ * count pages the trace has freed).
+ * "syncfree N" instead of all that: 1 MiB pinned, then its cuMemFreeHost (run with
+ * CKT_STUB_SLOW_FREEHOST_MS: the driver waits for the device first, moving no page) while a
+ * thread touches N MiB of a mapping, 64 KiB a millisecond, until the free returns. */
 #include "cuzktrace_shim.h"
 #include "exercise.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdatomic.h>
+#include <sys/mman.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -86,6 +91,24 @@ static void *race_alloc(void *arg)
 	return NULL;
 }
 
+/* "syncfree": touches toucher_n bytes of one mapping, 64 KiB a millisecond, until told */
+static size_t toucher_n;
+static atomic_int toucher_stop;
+static void *toucher(void *arg)
+{
+	(void)arg;
+	char *m = mmap(NULL, toucher_n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		exit(3);
+	struct timespec ms = { 0, 1000000 };
+	for (size_t off = 0; !atomic_load(&toucher_stop); off = (off + 65536) % toucher_n) {
+		memset(m + off, 1, 65536);
+		nanosleep(&ms, NULL);
+	}
+	munmap(m, toucher_n);
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	check_marker(cuzktrace_stub_libcuda_marker);
@@ -116,6 +139,21 @@ int main(int argc, char **argv)
 		}
 		CHECK(cuMemAllocHost_v2(&h, 64 * 1024));
 		CHECK(cuMemFreeHost(h));
+		puts("cu_linked: done");
+		return 0;
+	}
+	if (argc > 2 && !strcmp(argv[1], "syncfree")) {
+		void *h;
+		pthread_t th;
+		toucher_n = strtoul(argv[2], NULL, 10) << 20;
+		CHECK(cuInit(0));
+		CHECK(cuMemHostAlloc(&h, MiB, 0));
+		memset(h, 1, MiB);
+		if (pthread_create(&th, NULL, toucher, NULL))
+			return 1;
+		CHECK(cuMemFreeHost(h));
+		atomic_store(&toucher_stop, 1);
+		pthread_join(th, NULL);
 		puts("cu_linked: done");
 		return 0;
 	}

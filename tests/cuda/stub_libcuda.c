@@ -574,8 +574,15 @@ CUresult cuMemHostAlloc(void **pp, size_t n, unsigned flags)
 /* Goes through the exported cuMemHostAlloc, as a driver might: an interposer sees both calls
  * and must count the memory once. */
 CUresult cuMemAllocHost_v2(void **pp, size_t n) { return cuMemHostAlloc(pp, n, 0); }
+/* CKT_STUB_SLOW_FREEHOST_MS: wait that long first, as a driver does for the device's work
+ * still running (cuMemFreeHost synchronizes the context), moving no page meanwhile */
 CUresult cuMemFreeHost(void *p)
 {
+	const char *slow = getenv("CKT_STUB_SLOW_FREEHOST_MS");
+	if (slow) {
+		struct timespec ts = { atoi(slow) / 1000, atoi(slow) % 1000 * 1000000L };
+		nanosleep(&ts, NULL);
+	}
 	pthread_mutex_lock(&mu);
 	struct blk *b = find((uint64_t)(uintptr_t)p, 1 << K_PINNED);
 	uint64_t size = b ? b->size : 0;

@@ -92,6 +92,19 @@ high = sum(int(r["rss_bytes"]) - int(r["heap_bytes"]) - int(r["mmap_bytes"]) - i
 print(len(rows) >= 5, high <= max(2, len(rows) // 4))' $T/cu_pinbig.csv)" \
 	"0/True True"
 
+# ... and a cuMemFreeHost that waits 2.5 s for the device (the stub's CKT_STUB_SLOW_FREEHOST_MS),
+# moving no page, while a thread touches 64 KiB a millisecond: the resident set the sampler
+# sees move is the thread's, not the free's (of unknown bytes), and the samples go on at
+# wait_cap's pace (0.2.48 held each one 2 s: 5 samples in the run, gaps of 2.25 s)
+CKT_STUB_SLOW_FREEHOST_MS=2500 CUZKTRACE_RSS_MS=5 CUZKTRACE_OUT=$T/cu_syncfree.zst traced cu_syncfree $C/cu_linked syncfree 256
+$REPORT --csv $T/cu_syncfree.csv $T/cu_syncfree.zst >/dev/null 2>&1
+expect_eq "CUDA pinned free waiting 2.5 s for the device beside a thread touching memory: status, 20 RSS samples or more, none more than 0.5 s after the one before" \
+	"$(cat $T/cu_syncfree.rc)/$($PY -c '
+import csv, sys
+t = [float(r["t_s"]) for r in csv.DictReader(open(sys.argv[1])) if r["rss_bytes"]]
+print(len(t) >= 20, max(b - a for a, b in zip(t, t[1:])) <= 0.5)' $T/cu_syncfree.csv)" \
+	"0/True True"
+
 # cu_mode NAME MODE: cu_linked MODE traced to $T/NAME.zst, its report in $T/NAME.json (the
 # reader's stderr in $T/NAME.rerr); cu_said: status/output/the lines between the tracer's first
 # and last
