@@ -1115,7 +1115,7 @@ static __attribute__((noinline)) int ckt_replay_queue_grow(struct ckt_replay *r,
 	ckt_util_big_free(th->q, th->cap * sizeof(*th->q));
 	if (th->kept) {
 		th->kept = false; /* retire counts the new buffer again if it keeps it */
-		r->kept_bytes -= th->cap * sizeof(*th->q);
+		r->kept_bytes -= ckt_util_big_size(th->cap * sizeof(*th->q));
 	}
 	th->q = q;
 	th->cap = cap;
@@ -2524,17 +2524,20 @@ static inline int ckt_replay_apply(struct ckt_replay *r, struct ckt_thread *th, 
  * out of the merge: ckt_replay_top_gone). */
 static void ckt_replay_retire(struct ckt_replay *r, struct ckt_thread *th)
 {
+	size_t bytes = ckt_util_big_size(th->cap * sizeof(*th->q));
 	if (th->cap > 4096 && th->cap <= CKT_REPLAY_KEEP_CAP &&
-	    (th->kept || r->kept_bytes + th->cap * sizeof(*th->q) <= CKT_REPLAY_KEEP_BYTES)) {
+	    (th->kept || r->kept_bytes + bytes <= CKT_REPLAY_KEEP_BYTES)) {
 		/* A thread that filled a big queue in one window mostly does so in the next: keep
 		 * it rather than regrow it from 4 entries (copies, and fresh pages to fault in:
 		 * 8% of the run on the exact bench trace). Up to 10 MiB a queue: at 2.5 MiB the
 		 * bench's four threads, whose queues reach 131,072 entries in a window, regrew
 		 * them at every SYNC, 13,000 of the run's 23,800 page faults (0.2.47). Bounded in
-		 * all: CKT_REPLAY_KEEP_BYTES. */
+		 * all: CKT_REPLAY_KEEP_BYTES, of the memory the queues take (a queue of 65,536
+		 * entries, 2.5 MiB, takes 4 MiB in whole huge pages: counted by its entries, 19 of
+		 * them held 76 MiB). */
 		if (!th->kept) {
 			th->kept = true;
-			r->kept_bytes += th->cap * sizeof(*th->q);
+			r->kept_bytes += bytes;
 		}
 	} else if (th->cap > 4096) {
 		/* A burst made this queue big: give the memory back, but keep the largest such
@@ -3020,9 +3023,9 @@ int ckt_replay_finish(struct ckt_replay *r, struct ckt_error *err)
 	ckt_replay_heap_at_rss(r);
 	st->lost = r->lost_sum > r->lost_end ? r->lost_sum : r->lost_end;
 	st->threads = r->n_threads;
-	st->queue_bytes = r->spare_cap * sizeof(struct ckt_ev);
+	st->queue_bytes = ckt_util_big_size(r->spare_cap * sizeof(struct ckt_ev));
 	for (size_t i = 0; i < r->n_threads; i++)
-		st->queue_bytes += r->threads[i].cap * sizeof(struct ckt_ev);
+		st->queue_bytes += ckt_util_big_size(r->threads[i].cap * sizeof(struct ckt_ev));
 	st->end_before_events = st->ended && st->end_ts < st->last_ts;
 	st->duration_ns = st->ended && !st->end_before_events ? st->end_ts : st->last_ts;
 	return 0;

@@ -110,7 +110,8 @@ struct ckt_replay_stats {
 	 * tracing, or through an entry point the tracer does not hook); past the totals' bound,
 	 * the heap figures are low by about that */
 	uint64_t heap_below_zero;
-	/* bytes of the per-thread event queues held at finish (bounded: ckt_replay_retire) */
+	/* bytes the per-thread event queues take at finish, in whole huge pages from 2 MiB on
+	 * (ckt_util_big_size; bounded: ckt_replay_retire) */
 	uint64_t queue_bytes;
 	uint64_t threads;                   /* distinct thread ids that recorded events (at finish) */
 	/* threads of the program that recorded events (a thread id reused after a THREAD_EXIT

@@ -586,6 +586,12 @@ static size_t ckt_util_big_len(size_t bytes)
 	return (bytes + CKT_UTIL_BIG - 1) & ~(CKT_UTIL_BIG - 1);
 }
 
+size_t ckt_util_big_size(size_t bytes)
+{
+	size_t len = ckt_util_big_len(bytes);
+	return bytes < CKT_UTIL_BIG || len < bytes ? bytes : len;
+}
+
 void *ckt_util_big_alloc(size_t bytes)
 {
 	if (bytes < CKT_UTIL_BIG)
