@@ -131,8 +131,9 @@ static inline uint64_t ckt_util_hash64(uint64_t x)
 void *ckt_util_big_alloc(size_t bytes);
 /* p from ckt_util_big_alloc(bytes), or NULL */
 void ckt_util_big_free(void *p, size_t bytes);
-/* The memory a table of `bytes` takes: from 2 MiB on, whole huge pages (a 2.5 MiB queue takes
- * 4 MiB, all of it resident once touched: the kernel backs each 2 MiB run with one page) */
+/* The memory a table of `bytes` takes: from 2 MiB on, its length rounded up to whole huge
+ * pages where that adds at most a quarter (5 MiB take 6, all of it resident once touched: the
+ * kernel backs each 2 MiB run with one page), else to whole pages (2.5 MiB take 2.5) */
 size_t ckt_util_big_size(size_t bytes);
 /* *p, of n elements of elem bytes in a table of *cap, moved to one of twice the room (at least
  * `first`); 0 or CKT_ENOMEM (*p unchanged) */
