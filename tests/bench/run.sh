@@ -32,7 +32,7 @@ col() { for i in $(seq "$RUNS"); do awk -v c="$2" '{print $c}' "$W/$1.$i"; done 
 base=$(col untraced 1)
 base_rss=$(col untraced 2)
 
-# Events and trace size from our reader; reader speed on the exact trace (median of 3).
+# Events and trace size from our reader; reader speed on the exact trace (median of 5: a VM's passing slump moved a median of 3 by a third).
 events_of() { "$REPORT" --json "$1" | $PY -c '
 import json, sys; d = json.load(sys.stdin); c = d["event_counts"]
 print(d["events"] + c.get("agg", 0) + c.get("cuda_alloc", 0) + c.get("cuda_free", 0))'; }
@@ -45,9 +45,9 @@ wait_exact=$(wait_of "$W/exact.1.zst")
 sz_default=$(stat -c %s "$W/default.1.zst")
 sz_exact=$(stat -c %s "$W/exact.1.zst")
 # on one core (--jobs 1: the target's measure), and decoding ahead on a second (--jobs 2)
-rd=$(for k in 1 2 3; do measure "$W/rd.$k" "$REPORT" --jobs 1 --json "$W/exact.1.zst"; awk '{print $1}' "$W/rd.$k"; done | median)
+rd=$(for k in 1 2 3 4 5; do measure "$W/rd.$k" "$REPORT" --jobs 1 --json "$W/exact.1.zst"; awk '{print $1}' "$W/rd.$k"; done | median)
 rd_rss=$(awk '{print $2}' "$W/rd.1")
-rd2=$(for k in 1 2 3; do measure "$W/rd2.$k" "$REPORT" --jobs 2 --json "$W/exact.1.zst"; awk '{print $1}' "$W/rd2.$k"; done | median)
+rd2=$(for k in 1 2 3 4 5; do measure "$W/rd2.$k" "$REPORT" --jobs 2 --json "$W/exact.1.zst"; awk '{print $1}' "$W/rd2.$k"; done | median)
 rd2_rss=$(awk '{print $2}' "$W/rd2.1")
 # and on the default mode's trace of the same workload: what a user of that mode waits for
 rdd=$(for k in 1 2 3; do measure "$W/rdd.$k" "$REPORT" --jobs 1 --json "$W/default.1.zst"; awk '{print $1}' "$W/rdd.$k"; done | median)
