@@ -994,6 +994,11 @@ static void ckt_diff_text_heap_bound(FILE *out, const struct ckt_replay_stats *s
 		fprintf(out, ": the change, %s, is within %s and may be none", c,
 			ckt_util_fmt_bytes(b, sizeof(b), eb + et));
 	}
+	/* since 0.2.48 said here too, not on stderr alone: a program of 10 million 48-byte boxes
+	 * read 80 MiB lower in exact mode than in the default mode by this alone */
+	if (!sb->sample_r != !sc->sample_r)
+		fputs("; exact mode counts a block at the size asked for, the default mode a small one "
+		      "at its usable size: the change includes that difference", out);
 	fputs(")\n", out);
 }
 
