@@ -319,10 +319,11 @@ static void sample(struct ckt_tls *t, int detail)
 		 * next hook), and one whose bytes are unknown or fewer than moved (the resident
 		 * set moved by other threads' work: a cuMemFreeHost that waits for the device,
 		 * beside threads touching memory, held every sample 2 s in 0.2.48) get wait_cap. */
-		uint64_t cap = atomic_load(&stop_flag) ? 10000000ull : wait_cap();
-		if (!atomic_load(&stop_flag) && atomic_load(&ckt_nosample_started) == first &&
-		    waited - moved < 10000000ull && travel <= atomic_load(&ckt_nosample_bytes))
-			cap = CKT_RSS_WAIT_MAX;
+		uint64_t cap = atomic_load(&stop_flag) ? 10000000ull
+			       : atomic_load(&ckt_nosample_started) == first && waited - moved < 10000000ull &&
+					 travel <= atomic_load(&ckt_nosample_bytes)
+				       ? CKT_RSS_WAIT_MAX
+				       : wait_cap();
 		if ((!busy && atomic_load(&ckt_nosample_started) == began) || waited >= cap) {
 			sample_commit(t);
 			return;

@@ -1096,6 +1096,12 @@ static void ckt_replay_join(struct ckt_replay *r, struct ckt_hent e)
  * thread doubles it a few times in its first window and keeps it (ckt_replay_retire). */
 #define CKT_REPLAY_QUEUE_MIN 4
 
+/* the memory a queue of cap events takes (whole huge pages from 2 MiB on: ckt_util_big_size) */
+static size_t ckt_replay_queue_bytes(size_t cap)
+{
+	return ckt_util_big_size(cap * sizeof(struct ckt_ev));
+}
+
 static __attribute__((noinline)) int ckt_replay_queue_grow(struct ckt_replay *r, struct ckt_thread *th)
 {
 	if (!th->cap && r->spare) {
@@ -1115,7 +1121,7 @@ static __attribute__((noinline)) int ckt_replay_queue_grow(struct ckt_replay *r,
 	ckt_util_big_free(th->q, th->cap * sizeof(*th->q));
 	if (th->kept) {
 		th->kept = false; /* retire counts the new buffer again if it keeps it */
-		r->kept_bytes -= ckt_util_big_size(th->cap * sizeof(*th->q));
+		r->kept_bytes -= ckt_replay_queue_bytes(th->cap);
 	}
 	th->q = q;
 	th->cap = cap;
@@ -2524,7 +2530,7 @@ static inline int ckt_replay_apply(struct ckt_replay *r, struct ckt_thread *th, 
  * out of the merge: ckt_replay_top_gone). */
 static void ckt_replay_retire(struct ckt_replay *r, struct ckt_thread *th)
 {
-	size_t bytes = ckt_util_big_size(th->cap * sizeof(*th->q));
+	size_t bytes = ckt_replay_queue_bytes(th->cap);
 	if (th->cap > 4096 && th->cap <= CKT_REPLAY_KEEP_CAP &&
 	    (th->kept || r->kept_bytes + bytes <= CKT_REPLAY_KEEP_BYTES)) {
 		/* A thread that filled a big queue in one window mostly does so in the next: keep
@@ -3023,9 +3029,9 @@ int ckt_replay_finish(struct ckt_replay *r, struct ckt_error *err)
 	ckt_replay_heap_at_rss(r);
 	st->lost = r->lost_sum > r->lost_end ? r->lost_sum : r->lost_end;
 	st->threads = r->n_threads;
-	st->queue_bytes = ckt_util_big_size(r->spare_cap * sizeof(struct ckt_ev));
+	st->queue_bytes = ckt_replay_queue_bytes(r->spare_cap);
 	for (size_t i = 0; i < r->n_threads; i++)
-		st->queue_bytes += ckt_util_big_size(r->threads[i].cap * sizeof(struct ckt_ev));
+		st->queue_bytes += ckt_replay_queue_bytes(r->threads[i].cap);
 	st->end_before_events = st->ended && st->end_ts < st->last_ts;
 	st->duration_ns = st->ended && !st->end_before_events ? st->end_ts : st->last_ts;
 	return 0;

@@ -106,6 +106,19 @@ static struct ckt_sites *run_sites(const struct tb *b, bool own_peaks, struct ck
 	return s;
 }
 
+/* An anonymous read-write mapping made by call stack `stack` (tb_mmap records none) */
+static void mmap_anon_stack(struct tb *b, uint64_t ts, uint64_t addr, uint64_t len, uint64_t stack)
+{
+	tb_u8(b, CKT_TAG_MMAP);
+	tb_dts(b, ts);
+	tb_daddr(b, addr);
+	tb_uv(b, len);
+	tb_uv(b, CKT_MAP_ANON);
+	tb_uv(b, 3);
+	tb_uv(b, stack);
+	tb_uv(b, 0);
+}
+
 /* Stacks 1 and 2 share their innermost frame (one site, two callers); stack 3 is another
  * site; stack 4 allocates and frees before any peak; stack 5's record comes after its event
  * (allowed by the format). Peak heap at t=40: 300 + 200 + 50 + 70 = 620. Then an anonymous
@@ -132,14 +145,7 @@ static void build(struct tb *b)
 	tb_stack(b, 5, s5, 1);
 	tb_thread(b, 1);
 	tb_free(b, 50, 0x20000);
-	tb_u8(b, CKT_TAG_MMAP); /* tb_mmap records no stack: this one carries stack 3 */
-	tb_dts(b, 60);
-	tb_daddr(b, 0x700000);
-	tb_uv(b, 8192);
-	tb_uv(b, CKT_MAP_ANON);
-	tb_uv(b, 3);
-	tb_uv(b, 3);
-	tb_uv(b, 0);
+	mmap_anon_stack(b, 60, 0x700000, 8192, 3);
 	tb_rss(b, 70, 1 << 20);
 	tb_sync(b, 80);
 	tb_end(b, 90, CKT_END_EXIT, 0, 0);
@@ -327,14 +333,7 @@ static void test_rss_parts_from_heap(void **state)
 	tb_thread(&b, 1);
 	tb_alloc_ex(&b, 10, 0x10000, 100, CKT_FN_MALLOC, 1, 0);
 	tb_alloc_ex(&b, 15, 0x18000, 30, CKT_FN_MALLOC, 2, 0);
-	tb_u8(&b, CKT_TAG_MMAP); /* as tb_mmap, with stack 1 */
-	tb_dts(&b, 20);
-	tb_daddr(&b, 0x700000);
-	tb_uv(&b, 8192);
-	tb_uv(&b, CKT_MAP_ANON);
-	tb_uv(&b, 3);
-	tb_uv(&b, 1);
-	tb_uv(&b, 0);
+	mmap_anon_stack(&b, 20, 0x700000, 8192, 1);
 	tb_alloc_ex(&b, 30, 0x20000, 50, CKT_FN_MALLOC, 1, 0);
 	tb_rss(&b, 40, 1 << 20);
 	tb_munmap(&b, 50, 0x700000, 8192);
