@@ -580,7 +580,7 @@ static long ckt_sites_stack_find(struct ckt_sites *s, uint64_t id)
 			return (long)s->index[k] - 1;
 	/* a table of its own past 2 MiB: huge pages (the counters are read at random) */
 	if (s->n_stacks == s->cap_stacks &&
-	    ckt_util_big_grow((void **)&s->stacks, &s->cap_stacks, s->n_stacks, sizeof(*s->stacks), 256) < 0)
+	    ckt_util_big_grow((void **)&s->stacks, &s->cap_stacks, sizeof(*s->stacks), 256) < 0)
 		return CKT_ENOMEM;
 	struct ckt_sites_stack *st = &s->stacks[s->n_stacks];
 	memset(st, 0, sizeof(*st));

@@ -135,9 +135,13 @@ void ckt_util_big_free(void *p, size_t bytes);
  * pages where that adds at most a quarter (5 MiB take 6, all of it resident once touched: the
  * kernel backs each 2 MiB run with one page), else to whole pages (2.5 MiB take 2.5) */
 size_t ckt_util_big_size(size_t bytes);
-/* *p, of n elements of elem bytes in a table of *cap, moved to one of twice the room (at least
- * `first`); 0 or CKT_ENOMEM (*p unchanged) */
-int ckt_util_big_grow(void **p, size_t *cap, size_t n, size_t elem, size_t first);
+/* p, a table of `bytes` from ckt_util_big_alloc (or NULL), made a table of new_bytes (more)
+ * whose first `bytes` are p's: from 2 MiB on its pages are moved there, not copied, and only
+ * the rest is new memory (zeroed); p is gone. NULL when memory lacks (p unchanged). */
+void *ckt_util_big_extend(void *p, size_t bytes, size_t new_bytes);
+/* *p, a table of *cap elements of elem bytes, made one of twice the room (at least `first`)
+ * that keeps them all (ckt_util_big_extend); 0 or CKT_ENOMEM (*p unchanged) */
+int ckt_util_big_grow(void **p, size_t *cap, size_t elem, size_t first);
 
 /* The first slot of key in an open-addressing table of cap slots (a power of two, 2 or
  * more): the top bits of the product above, the best mixed. Keys that count up (the tracer's
