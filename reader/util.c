@@ -628,19 +628,31 @@ void ckt_util_big_free(void *p, size_t bytes)
 }
 
 /* A big table made bigger keeps its pages: the old mapping is moved, page tables and all
- * (huge pages whole: both ends are on a huge page's boundary), to the start of the new one,
- * and only the new part is fresh memory. Copying into a fresh table had the kernel zero the
- * new table's pages before the copy wrote over them, the old and the new resident together:
- * a live table grown from 256 to 512 MiB cleared 768 MiB, where it now clears 256. */
+ * (huge pages whole: both ends are on a huge page's boundary), onto the new one's place and
+ * grown there by the kernel in the same call, so only the new part is fresh memory and the
+ * table stays one mapping (moved onto a part of the new one, it left the rest a mapping of
+ * its own, and a second growth then asked to move a range across two mappings: refused
+ * before Linux 6.17, after the kernel had unmapped the destination). Copying into a fresh
+ * table had the kernel zero the new table's pages before the copy wrote over them, the old
+ * and the new resident together: a live table grown from 256 to 512 MiB cleared 768 MiB,
+ * where it now clears 256. */
 void *ckt_util_big_extend(void *p, size_t bytes, size_t new_bytes)
 {
 	void *q = ckt_util_big_alloc(new_bytes);
 	if (!q || !p)
 		return q;
-	if (bytes >= CKT_UTIL_BIG && ckt_util_big_len(bytes) <= ckt_util_big_len(new_bytes) &&
-	    mremap(p, ckt_util_big_len(bytes), ckt_util_big_len(bytes), MREMAP_MAYMOVE | MREMAP_FIXED, q) == q)
-		return q;
-	memcpy(q, p, bytes); /* small tables, or a kernel that would not move it (out of mappings) */
+	if (bytes >= CKT_UTIL_BIG && new_bytes >= CKT_UTIL_BIG) {
+		size_t len = ckt_util_big_len(bytes), new_len = ckt_util_big_len(new_bytes);
+		if (len <= new_len && mremap(p, len, new_len, MREMAP_MAYMOVE | MREMAP_FIXED, q) == q)
+			return q;
+		/* the kernel would not (out of mappings): a copy, into a new table, for a failed
+		 * call may have unmapped the destination already */
+		ckt_util_big_free(q, new_bytes);
+		q = ckt_util_big_alloc(new_bytes);
+		if (!q)
+			return NULL;
+	}
+	memcpy(q, p, bytes); /* small tables, or after a refusal */
 	ckt_util_big_free(p, bytes);
 	return q;
 }
