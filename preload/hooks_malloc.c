@@ -32,26 +32,13 @@ static CKT_NOINLINE int boot_ready(void)
 	return ckt_real.malloc != NULL;
 }
 
-/* An allocation of n requested bytes at p. Exact mode: one event with stack and phase. Default
- * mode: small blocks only move the thread's running totals (and now and then are sampled). */
-static inline void record_alloc(struct ckt_tls *t, void *p, size_t n, uint8_t fn)
+/* An allocation of n requested bytes at p (usable size u), past the common case of
+ * record_alloc: exact mode, or a block at the sampling rate or over. Out of line: its stack
+ * capture and emit need registers the common case does without. */
+static CKT_NOINLINE void record_alloc_rest(struct ckt_tls *t, void *p, size_t n, size_t u, uint8_t fn)
 {
-	if (CKT_UNLIKELY(p == NULL))
-		return;
-	/* the header was just written by the allocator: this load hits L1 */
-	size_t u = ckt_usable_size(p);
-	if (ckt_sample_r) {
-		if (CKT_LIKELY(u < ckt_sample_r)) {
-			/* a sample goes out before the running total that counts its block: the total
-			 * may make the new heap peak, and the peak's sites and phases must include the
-			 * sample */
-			if (CKT_UNLIKELY((t->sample_left -= (int64_t)n) <= 0))
-				ckt_sample_take(t, p, n, fn);
-			ckt_sample_count(t, (int64_t)u, 1);
-			return;
-		}
+	if (ckt_sample_r)
 		ckt_sample_flush(t); /* the small blocks' totals before it: the heap then is exact */
-	}
 	/* the stack first, then the clock: what the SYNC horizon promises the reader holds only if
 	 * little happens between an event's timestamp and its commit */
 	uint32_t st = ckt_stacks_capture(t);
@@ -59,14 +46,35 @@ static inline void record_alloc(struct ckt_tls *t, void *p, size_t n, uint8_t fn
 	ckt_emit(t, CKT_EV_ALLOC, fn, ckt_stamp(t), (uint64_t)(uintptr_t)p, b, st);
 }
 
-/* p is about to be freed: stamped before the real free (see the file comment). The slot
- * carries the block's usable size for the exit line's running total (summary.c); the header
- * read is one the real free makes right after. A block of the malloc family (own) whose free
- * unmaps it (ckt_block_unmaps) begins a release first: its size, and the caller ends it
- * (ckt_nosample_end) after the real free; else 0. */
-static inline size_t record_free(struct ckt_tls *t, void *p, int own)
+/* An allocation of n requested bytes at p. Exact mode: one event with stack and phase. Default
+ * mode: small blocks only move the thread's running totals (and now and then are sampled):
+ * that case is inlined into the hooks, the rest is record_alloc_rest. */
+static inline __attribute__((always_inline)) void record_alloc(struct ckt_tls *t, void *p, size_t n, uint8_t fn)
 {
+	if (CKT_UNLIKELY(p == NULL))
+		return;
+	/* the header was just written by the allocator: this load hits L1 */
 	size_t u = ckt_usable_size(p);
+	if (CKT_LIKELY(u < ckt_sample_r)) { /* never in exact mode, where the rate is 0 */
+		/* a sample goes out before the running total that counts its block: the total
+		 * may make the new heap peak, and the peak's sites and phases must include the
+		 * sample */
+		if (CKT_UNLIKELY((t->sample_left -= (int64_t)n) <= 0))
+			ckt_sample_take(t, p, n, fn);
+		ckt_sample_count(t, (int64_t)u, 1);
+		return;
+	}
+	record_alloc_rest(t, p, n, u, fn);
+}
+
+/* p, of usable size u, is about to be freed: stamped before the real free (see the file
+ * comment), past the common case of record_free. The slot carries the block's usable size for
+ * the exit line's running total (summary.c); the header read is one the real free makes right
+ * after. A block of the malloc family (own) whose free unmaps it (ckt_block_unmaps) begins a
+ * release first: its size, and the caller ends it (ckt_nosample_end) after the real free;
+ * else 0. */
+static CKT_NOINLINE size_t record_free_rest(struct ckt_tls *t, void *p, int own, size_t u)
+{
 	size_t big = own && CKT_UNLIKELY(ckt_block_unmaps(p, u)) ? u : 0;
 	if (big)
 		ckt_nosample_begin(big);
@@ -81,6 +89,22 @@ static inline size_t record_free(struct ckt_tls *t, void *p, int own)
 	}
 	ckt_emit(t, CKT_EV_FREE, 0, ckt_stamp(t), (uint64_t)(uintptr_t)p, u, 0);
 	return big;
+}
+
+/* p is about to be freed. The common case of the default mode, inlined into the hooks: a block
+ * under the sampling rate, and under what glibc maps on its own (so its free unmaps nothing:
+ * ckt_block_unmaps), that the filter says is no sample: only the running totals move. A call
+ * to the whole of it, out of line, pushed and popped six registers and a frame for the paths
+ * that emit (perf of the default mode on the bench: a fifth of the tracer's samples were
+ * record_free's entry and exit). Returns as record_free_rest. */
+static inline __attribute__((always_inline)) size_t record_free(struct ckt_tls *t, void *p, int own)
+{
+	size_t u = ckt_usable_size(p);
+	if (CKT_LIKELY(u < ckt_sample_r && u < CKT_GLIBC_MMAP_MIN) && !ckt_sample_maybe(p)) {
+		ckt_sample_count(t, -(int64_t)u, -1);
+		return 0;
+	}
+	return record_free_rest(t, p, own, u);
 }
 
 /* the same, for the C++ operator new and delete of an allocator that serves them itself
