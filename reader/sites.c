@@ -76,39 +76,50 @@ struct ckt_sites_pin {
 #define CKT_SITES_SHORT CKT_SITES_CALLERS
 
 struct ckt_sites_stack {
-	/* what a heap change reads and writes first, in the first 64 bytes (the stacks lie on
-	 * 64-byte lines past 2 MiB: ckt_util_big_alloc, and the size below) */
+	/* What a heap change reads and writes lies in two cache lines (the stacks lie on 64-byte
+	 * lines past 2 MiB: ckt_util_big_alloc, and the size below): the first, with its id, its
+	 * counts and the part of its heap bytes' counter a change touches (cur, max and seen: the
+	 * first 24 bytes of struct ckt_tracked; the rest is read after a new peak only), and the
+	 * third, where its heap blocks' counter begins. In three lines before 0.2.49. */
 	uint64_t id;
-	int32_t site;           /* index in s->sites; -1 until resolved */
-	uint32_t pin;           /* its pinned memory's counters in s->pins, + 1; 0: none */
+	uint64_t allocs, alloc_bytes;
+	uint64_t temps;         /* heap blocks freed as temporaries (exact mode; struct ckt_run) */
 	bool sampled;           /* it allocated samples of the default mode: estimates */
 	bool anon;              /* it made anonymous mappings: its frames are looked at for an
 				 * allocator's (ckt_sites_allocator_of), a heap block's are not */
-	bool rss_own;           /* t[T_RSS] and t[T_RSS_N] hold its RSS: it made a change of
+	bool rss_own;           /* counters T_RSS and T_RSS_N hold its RSS: it made a change of
 				 * RSS that was not one of its heap (else those are its heap's) */
-	uint64_t allocs, alloc_bytes;
+	char pad0[5];
+	struct ckt_tracked heap; /* counter T_HEAP (ckt_sites_c), from byte 40 */
+	int32_t site;           /* index in s->sites; -1 until resolved */
+	uint32_t pin;           /* its pinned memory's counters in s->pins, + 1; 0: none */
+	struct ckt_tracked t[T_COUNT - 1]; /* counters T_HEAP_N (from byte 128) to T_SMP */
 	double allocs_var;      /* the variance of allocs (in allocations^2) from samples */
-	uint64_t temps;         /* heap blocks freed as temporaries (exact mode; struct ckt_run) */
-	char pad0[8];
-	/* from byte 64: the heap's counters, then the rest */
-	struct ckt_tracked t[T_COUNT];
 	uint64_t gpu_allocs, gpu_alloc_bytes; /* CUDA device, pool and VMM memory (always exact) */
 	size_t off;             /* its STACK record's frame deltas, in s->enc */
 	uint32_t len, n;        /* bytes and frames there; n == CKT_SITES_NOFRAMES: none yet */
 	uint32_t nsym, site_frame;
 	uint32_t map;           /* the module map current when its STACK record was read */
 	const char **sym;       /* formatted frames, innermost first; NULL until symbolized */
-	char pad[24];           /* to a multiple of 64 bytes (checked below) */
+	char pad[32];           /* to a multiple of 64 bytes (checked below) */
 };
 _Static_assert(sizeof(struct ckt_sites_stack) % 64 == 0, "stacks on whole cache lines");
-_Static_assert(offsetof(struct ckt_sites_stack, t) == 64, "the heap's counters on the second line");
+_Static_assert(offsetof(struct ckt_sites_stack, heap) + offsetof(struct ckt_tracked, seen) + sizeof(uint32_t) <= 64,
+	       "the heap bytes' current value, top and epoch mark in the first line");
+_Static_assert(offsetof(struct ckt_sites_stack, t) == 128, "the heap blocks' counter from the third line");
+
+/* Counter t (T_*) of stack st, as it is stored */
+static inline struct ckt_tracked *ckt_sites_c(struct ckt_sites_stack *st, int t)
+{
+	return t == T_HEAP ? &st->heap : &st->t[t - 1];
+}
 
 /* Counter t of stack st (T_RSS and T_RSS_N: its heap's until it has RSS of its own) */
 static inline const struct ckt_tracked *ckt_sites_t(const struct ckt_sites_stack *st, int t)
 {
 	if ((t == T_RSS || t == T_RSS_N) && !st->rss_own)
 		t -= T_RSS - T_HEAP;
-	return &st->t[t];
+	return ckt_sites_c((struct ckt_sites_stack *)st, t);
 }
 
 struct ckt_sites_site {
@@ -903,15 +914,15 @@ static void ckt_sites_on_bytes(void *ctx, const struct ckt_attr *a, const struct
 	int64_t w = sample ? llround(a->weight * CKT_SITES_ONE) : CKT_SITES_ONE;
 	int64_t nb = ckt_sites_times(run->blocks, w), nb_rise = ckt_sites_times(run->blocks_rise, w);
 	if (heap) {
-		ckt_tracked_run(&st->t[T_HEAP], s->epochs, delta, run->rise);
-		ckt_tracked_run(&st->t[T_HEAP_N], s->epochs, nb, nb_rise);
+		ckt_tracked_run(ckt_sites_c(st, T_HEAP), s->epochs, delta, run->rise);
+		ckt_tracked_run(ckt_sites_c(st, T_HEAP_N), s->epochs, nb, nb_rise);
 		if (sample) {
 			struct ckt_tracked *b = ckt_sites_smpb(s, (size_t)i);
 			if (!b) {
 				s->err = CKT_ENOMEM;
 				return;
 			}
-			ckt_tracked_run(&st->t[T_SMP], s->epochs, run->blocks, run->blocks_rise);
+			ckt_tracked_run(ckt_sites_c(st, T_SMP), s->epochs, run->blocks, run->blocks_rise);
 			ckt_tracked_run(b, s->epochs, delta, run->rise);
 		}
 	}
@@ -934,8 +945,8 @@ static void ckt_sites_on_bytes(void *ctx, const struct ckt_attr *a, const struct
 		ckt_tracked_run(&s->pins[st->pin - 1].t[1], s->epochs, nb, nb_rise);
 	}
 	if (gpu) {
-		ckt_tracked_run(&st->t[T_GPU], s->epochs, delta, run->rise);
-		ckt_tracked_run(&st->t[T_GPU_N], s->epochs, nb, nb_rise);
+		ckt_tracked_run(ckt_sites_c(st, T_GPU), s->epochs, delta, run->rise);
+		ckt_tracked_run(ckt_sites_c(st, T_GPU_N), s->epochs, nb, nb_rise);
 		st->gpu_allocs += run->allocs;
 		st->gpu_alloc_bytes += run->alloc_bytes;
 	}
@@ -944,13 +955,13 @@ static void ckt_sites_on_bytes(void *ctx, const struct ckt_attr *a, const struct
 	if (!heap && !st->rss_own) {
 		/* its first change of RSS that its heap does not make: the RSS counters part
 		 * from the heap's, which they have equalled so far */
-		st->t[T_RSS] = st->t[T_HEAP];
-		st->t[T_RSS_N] = st->t[T_HEAP_N];
+		*ckt_sites_c(st, T_RSS) = *ckt_sites_c(st, T_HEAP);
+		*ckt_sites_c(st, T_RSS_N) = *ckt_sites_c(st, T_HEAP_N);
 		st->rss_own = true;
 	}
 	if (st->rss_own) {
-		ckt_tracked_run(&st->t[T_RSS], s->epochs, delta, run->rise);
-		ckt_tracked_run(&st->t[T_RSS_N], s->epochs, nb, nb_rise);
+		ckt_tracked_run(ckt_sites_c(st, T_RSS), s->epochs, delta, run->rise);
+		ckt_tracked_run(ckt_sites_c(st, T_RSS_N), s->epochs, nb, nb_rise);
 	}
 	if (a->space == CKT_SPACE_ANON) {
 		st->anon = true;
@@ -1027,13 +1038,13 @@ static void ckt_sites_on_at_peak(void *ctx, const struct ckt_attr *a, enum ckt_m
 		return;
 	}
 	int64_t nb = ckt_sites_times(blocks, llround(a->weight * CKT_SITES_ONE));
-	ckt_tracked_at_peak(&st->t[T_HEAP], s->epochs, m, delta);
-	ckt_tracked_at_peak(&st->t[T_HEAP_N], s->epochs, m, nb);
+	ckt_tracked_at_peak(ckt_sites_c(st, T_HEAP), s->epochs, m, delta);
+	ckt_tracked_at_peak(ckt_sites_c(st, T_HEAP_N), s->epochs, m, nb);
 	if (st->rss_own) {
-		ckt_tracked_at_peak(&st->t[T_RSS], s->epochs, m, delta);
-		ckt_tracked_at_peak(&st->t[T_RSS_N], s->epochs, m, nb);
+		ckt_tracked_at_peak(ckt_sites_c(st, T_RSS), s->epochs, m, delta);
+		ckt_tracked_at_peak(ckt_sites_c(st, T_RSS_N), s->epochs, m, nb);
 	}
-	ckt_tracked_at_peak(&st->t[T_SMP], s->epochs, m, blocks);
+	ckt_tracked_at_peak(ckt_sites_c(st, T_SMP), s->epochs, m, blocks);
 	ckt_tracked_at_peak(b, s->epochs, m, delta);
 }
 
@@ -1082,10 +1093,9 @@ static void ckt_sites_prefetch(void *ctx, uint64_t id, int stage)
 	uint32_t k = *slot;
 	if (!k)
 		return;
-	const struct ckt_sites_stack *st = &s->stacks[k - 1];
-	__builtin_prefetch(&st->id, 1, 2);
-	__builtin_prefetch(&st->t[T_HEAP], 1, 2);
-	__builtin_prefetch(&st->t[T_HEAP_N], 1, 2);
+	struct ckt_sites_stack *st = &s->stacks[k - 1];
+	__builtin_prefetch(&st->id, 1, 2); /* and the heap bytes' counter, on that line */
+	__builtin_prefetch(ckt_sites_c(st, T_HEAP_N), 1, 2);
 	/* not the RSS counters: few stacks have their own (rss_own), and reading that flag
 	 * here would wait for the miss the prefetch is for */
 }
@@ -1205,13 +1215,13 @@ static int64_t ckt_sites_at(const struct ckt_sites *s, const struct ckt_sites_st
 /* The stack's heap bytes (blocks: 1) at moment k: at the peak RSS, those without its mappings */
 static int64_t ckt_sites_heap_at(const struct ckt_sites *s, const struct ckt_sites_stack *st, int k, int blocks)
 {
-	return ckt_sites_cuda(k) ? 0 : ckt_sites_value(s, &st->t[T_HEAP + blocks], k);
+	return ckt_sites_cuda(k) ? 0 : ckt_sites_value(s, ckt_sites_t(st, T_HEAP + blocks), k);
 }
 
 /* The stack's live samples at moment k (heap blocks only: none among GPU memory). */
 static int64_t ckt_sites_smp_at(const struct ckt_sites *s, const struct ckt_sites_stack *st, int k)
 {
-	return ckt_sites_cuda(k) ? 0 : ckt_sites_value(s, &st->t[T_SMP], k);
+	return ckt_sites_cuda(k) ? 0 : ckt_sites_value(s, ckt_sites_t(st, T_SMP), k);
 }
 
 /* The bytes stack i's live samples stand for at moment k (0 where it has none) */
@@ -1353,7 +1363,7 @@ static int ckt_sites_paths(struct ckt_sites *s)
  * blocks and its CUDA pinned memory */
 static int64_t ckt_sites_anon_at(const struct ckt_sites *s, const struct ckt_sites_stack *st, enum ckt_moment m)
 {
-	int64_t v = ckt_tracked_at(ckt_sites_t(st, T_RSS), s->epochs, m) - ckt_tracked_at(&st->t[T_HEAP], s->epochs, m);
+	int64_t v = ckt_tracked_at(ckt_sites_t(st, T_RSS), s->epochs, m) - ckt_tracked_at(ckt_sites_t(st, T_HEAP), s->epochs, m);
 	if (st->pin)
 		v -= ckt_tracked_at(&s->pins[st->pin - 1].t[0], s->epochs, m);
 	return v;
