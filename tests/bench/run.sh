@@ -29,6 +29,10 @@ for i in $(seq "$RUNS"); do
 done
 
 col() { for i in $(seq "$RUNS"); do awk -v c="$2" '{print $c}' "$W/$1.$i"; done | median; }
+# the median of each run's own ratio to the untraced run beside it (run i of the mode against
+# run i untraced, taken one after the other): a slow minute moves both, where the medians'
+# ratio compares runs minutes apart
+run_ratio() { for i in $(seq "$RUNS"); do paste "$W/$1.$i" "$W/untraced.$i" | awk '{print $1 / $4}'; done | median; }
 base=$(col untraced 1)
 base_rss=$(col untraced 2)
 
@@ -56,7 +60,7 @@ rdd=$(for k in 1 2 3; do measure "$W/rdd.$k" "$REPORT" --jobs 1 --json "$W/defau
 echo "cuzktrace bench, $(date -u +%Y-%m-%d), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), $(uname -r)"
 echo "workload: prover_bench $ARGS (threads rounds small_per_round vec_mib work); median of $RUNS runs, modes alternating"
 echo
-printf '%-10s %9s %7s %12s %12s %9s %12s %8s\n' mode wall_s ratio events trace_bytes bytes/ev rss_over_MiB wait_s
+printf '%-10s %9s %7s %9s %12s %12s %9s %12s %8s\n' mode wall_s ratio run_ratio events trace_bytes bytes/ev rss_over_MiB wait_s
 for m in $modes; do
 	secs=$(col "$m" 1); rss=$(col "$m" 2)
 	case $m in
@@ -67,8 +71,8 @@ for m in $modes; do
 	esac
 	bpe=-
 	[ "$ev" != - ] && bpe=$(awk -v s="$sz" -v e="$ev" 'BEGIN {printf "%.2f", s / e}')
-	printf '%-10s %9.3f %6.2fx %12s %12s %9s %12s %8s\n' "$m" "$secs" "$(awk -v a="$secs" -v b="$base" 'BEGIN {print a / b}')" \
-		"$ev" "$sz" "$bpe" "$(awk -v a="$rss" -v b="$base_rss" 'BEGIN {printf "%.1f", (a - b) / 1024}')" "$wt"
+	printf '%-10s %9.3f %6.2fx %8.2fx %12s %12s %9s %12s %8s\n' "$m" "$secs" "$(awk -v a="$secs" -v b="$base" 'BEGIN {print a / b}')" \
+		"$(run_ratio "$m")" "$ev" "$sz" "$bpe" "$(awk -v a="$rss" -v b="$base_rss" 'BEGIN {printf "%.1f", (a - b) / 1024}')" "$wt"
 done
 echo
 printf 'reader: cuzktrace-report --jobs 1 --json on the exact trace: %.3f s, %.1f M events/s, max RSS %.1f MiB\n' \
