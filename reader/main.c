@@ -703,6 +703,17 @@ static void ckt_main_untraced_allocators(const char *path, const struct ckt_site
 		const char *so = u.module && strncmp(u.module, "lib", 3) == 0 && strstr(u.module, ".so") ? u.module : NULL;
 		if (!so)
 			snprintf(lib, sizeof(lib), "lib%s.so", u.name);
+		if (strcmp(u.name, "pymalloc") == 0) { /* CPython's objects: since 0.2.49 */
+			ckt_main_say("warning: '%s': the program allocates through pymalloc, CPython's object "
+				     "allocator (%s%s%s), whose objects are not traced: the trace holds only its "
+				     "arenas, %s (%" PRIu64 " bytes) of them at the peak %s, whose sites and phases "
+				     "are the interpreter's, not the program's calls; to trace its objects, run "
+				     "the program with PYTHONMALLOC=malloc",
+				     path, u.function ? u.function : "", u.function && u.module ? " in " : "",
+				     u.module ? u.module : "", ckt_util_fmt_bytes(b, sizeof(b), bytes), bytes,
+				     rss ? "RSS" : "mmap");
+			continue;
+		}
 		ckt_main_say("warning: '%s': the program allocates through %s (%s%s%s), whose blocks are not "
 			     "traced: the trace holds only its mappings, %s (%" PRIu64 " bytes) of them at the "
 			     "peak %s, whose sites and phases are the allocator's, not the program's calls; to "

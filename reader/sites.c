@@ -89,7 +89,9 @@ struct ckt_sites_stack {
 				 * allocator's (ckt_sites_allocator_of), a heap block's are not */
 	bool rss_own;           /* counters T_RSS and T_RSS_N hold its RSS: it made a change of
 				 * RSS that was not one of its heap (else those are its heap's) */
-	char pad0[5];
+	bool anon_odd;          /* it made an anonymous mapping of another size than an arena's
+				 * (CKT_SITES_ARENA_*): not pymalloc's */
+	char pad0[4];
 	struct ckt_tracked heap; /* counter T_HEAP (ckt_sites_c), from byte 40 */
 	int32_t site;           /* index in s->sites; -1 until resolved */
 	uint32_t pin;           /* its pinned memory's counters in s->pins, + 1; 0: none */
@@ -436,16 +438,28 @@ static bool ckt_sites_is_plumbing_unnamed(const struct ckt_sym_frame *f)
  * pass through malloc: the tracer sees only the mappings they make through libc's mmap. Known
  * by a frame's function name, or by the file name of its module where the allocator is a
  * shared library whose functions have no names (a stripped libmimalloc.so.2). */
+/* Since 0.2.49 also CPython's object allocator (pymalloc), which takes objects of 512 bytes and
+ * under from arenas of 1 MiB (256 KiB before 3.10) it maps itself: known by the interpreter's
+ * module (python3.x, or libpython3.x.so where the interpreter is a library; Debian's has no
+ * local symbols: the arena function is an address) or its arena function's name, only at the
+ * innermost call (the call of mmap itself: an extension module that maps memory is called from
+ * the interpreter too), and only for stacks whose anonymous mappings are all of an arena's size
+ * (the interpreter maps its frames' data stack through the same function, 16 KiB and up;
+ * ckt_sites_untraced_sum). */
+#define CKT_SITES_ARENA_NEW ((int64_t)1 << 20)
+#define CKT_SITES_ARENA_OLD ((int64_t)256 << 10)
 static const struct {
 	const char *name;
 	const char *prefix[2];
-	const char *module;
+	const char *module[2];
+	bool arenas; /* named by the innermost call alone, for arena-sized mappings only */
 } ckt_sites_allocators[CKT_SITES_ALLOCATORS] = {
-	{ "jemalloc", { "je_", "_rjem_" }, "libjemalloc" },
-	{ "mimalloc", { "mi_", "_mi_" }, "libmimalloc" },
-	{ "tcmalloc", { "tcmalloc::", NULL }, "libtcmalloc" },
-	{ "snmalloc", { "snmalloc::", NULL }, "libsnmalloc" },
-	{ "rpmalloc", { "rpmalloc", "_rpmalloc" }, NULL },
+	{ "jemalloc", { "je_", "_rjem_" }, { "libjemalloc", NULL }, false },
+	{ "mimalloc", { "mi_", "_mi_" }, { "libmimalloc", NULL }, false },
+	{ "tcmalloc", { "tcmalloc::", NULL }, { "libtcmalloc", NULL }, false },
+	{ "snmalloc", { "snmalloc::", NULL }, { "libsnmalloc", NULL }, false },
+	{ "rpmalloc", { "rpmalloc", "_rpmalloc" }, { NULL, NULL }, false },
+	{ "pymalloc", { "_PyObject_Arena", NULL }, { "python3", "libpython3" }, true },
 };
 
 /* "alloc" in s, in either case */
@@ -472,10 +486,12 @@ static int ckt_sites_allocator_of(const char *name, const char *module, bool *en
 				return k;
 			}
 		}
-		const char *m = ckt_sites_allocators[k].module;
-		if (m && module && strncmp(module, m, strlen(m)) == 0) {
-			*entry = true;
-			return k;
+		for (int p = 0; module && p < 2 && ckt_sites_allocators[k].module[p]; p++) {
+			const char *m = ckt_sites_allocators[k].module[p];
+			if (strncmp(module, m, strlen(m)) == 0) {
+				*entry = true;
+				return k;
+			}
 		}
 	}
 	return -1;
@@ -730,6 +746,8 @@ static int ckt_sites_symbolize(struct ckt_sites *s, size_t i, bool shallow)
 				inner_file = f[j].file;
 				bool way_in = false;
 				int kind = entry_seen || !st->anon ? -1 : ckt_sites_allocator_of(f[j].name, f[j].module, &way_in);
+				if (kind >= 0 && allocator_kind < 0 && k > 0 && ckt_sites_allocators[kind].arenas)
+					kind = -1; /* the interpreter's, but not its call of mmap */
 				if (kind >= 0 && allocator_kind < 0) {
 					if (ckt_sites_note_allocator(s, i, kind, &f[j]) < 0)
 						goto nomem;
@@ -968,8 +986,11 @@ static void ckt_sites_on_bytes(void *ctx, const struct ckt_attr *a, const struct
 		/* (a mapping's changes come one by one) it is allocated once; pages of it opened
 		 * later by mprotect (a PROT_NONE reservation: its mapping came with 0 bytes) are
 		 * allocated bytes then */
-		if (run->blocks > 0)
+		if (run->blocks > 0) {
 			st->allocs += (uint64_t)w;
+			if (delta != CKT_SITES_ARENA_NEW && delta != CKT_SITES_ARENA_OLD)
+				st->anon_odd = true;
+		}
 		if (delta > 0)
 			st->alloc_bytes += (uint64_t)delta;
 	} else {
@@ -1379,6 +1400,8 @@ static void ckt_sites_untraced_sum(struct ckt_sites *s)
 	for (size_t a = 0; a < s->n_alloc_stacks; a++) {
 		const struct ckt_sites_alloc_stack *as = &s->alloc_stacks[a];
 		const struct ckt_sites_stack *st = &s->stacks[as->stack];
+		if (ckt_sites_allocators[as->kind].arenas && st->anon_odd)
+			continue; /* the interpreter's own mappings (its frames' data stack) */
 		uint64_t rss = ckt_sites_pos(ckt_sites_anon_at(s, st, CKT_AT_PEAK_RSS));
 		uint64_t mm = ckt_sites_pos(ckt_sites_anon_at(s, st, CKT_AT_PEAK_MMAP));
 		if (!rss && !mm)

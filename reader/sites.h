@@ -156,9 +156,10 @@ void ckt_sites_calls_total(const struct ckt_sites *s, struct ckt_sites_calls_res
  * "_rpmalloc"; modules: libjemalloc*, libmimalloc*, libtcmalloc*, libsnmalloc*). An allocator
  * behind malloc (preloaded after the tracer) maps inside the traced malloc call, where the
  * tracer records no mapping: it is not listed. */
-#define CKT_SITES_ALLOCATORS 5
+#define CKT_SITES_ALLOCATORS 6
 struct ckt_sites_untraced {
-	const char *name;             /* "jemalloc", "mimalloc", "tcmalloc", "snmalloc", "rpmalloc" */
+	const char *name;             /* "jemalloc", "mimalloc", "tcmalloc", "snmalloc", "rpmalloc",
+				       * "pymalloc" (CPython's object allocator, since 0.2.49) */
 	const char *function, *module; /* the innermost frame of the allocator in the stack that
 					* holds most of its bytes (function NULL: no name; module
 					* NULL: in no module) */

@@ -145,3 +145,15 @@ PYEOF
 
 # hdr_setting JSON NAME: the header's setting.NAME (jget splits keys at dots)
 hdr_setting() { $PY -c 'import json, sys; print(json.load(open(sys.argv[1]))["header"].get("setting." + sys.argv[2]))' "$1" "$2"; }
+
+# human BYTES: the exit line's rendering (three significant digits, binary units), as the
+# report's too for the values the tests meet
+human() {
+	awk -v b="$1" 'BEGIN { split("B KiB MiB GiB TiB PiB", U, " "); s = 1; i = 1
+		while (i < 6 && b * 2 >= s * 2047) { s *= 1024; i++ }
+		if (i == 1) { printf "%d B", b; exit }
+		c = int((b * 100 + s / 2) / s); d = c < 1000 ? 2 : c < 10000 ? 1 : 0
+		m = d == 2 ? 100 : d == 1 ? 10 : 1; r = int((b * m + s / 2) / s)
+		if (d == 1 && r >= 1000) { d = 0; m = 1; r = int((b + s / 2) / s) }
+		if (d) printf "%d.%0" d "d %s", int(r / m), r % m, U[i]; else printf "%d %s", r, U[i] }'
+}

@@ -167,3 +167,51 @@ RSEOF
 else
 	echo "  skip Rust #[global_allocator] over jemalloc's names: rustc not found"
 fi
+
+# ---- CPython's object allocator (pymalloc, since 0.2.49): objects of 512 bytes and under live in
+# arenas of 1 MiB (256 KiB before 3.10) that the interpreter maps itself; its own count of them
+# (sys._debugmallocstats: "<N> arenas * <size> bytes/arena") is the oracle of the arenas' bytes
+# at the peak mmap. The interpreter's frames' data stack (16 KiB chunks, mapped through the same
+# function) is not taken for arenas; PYTHONMALLOC=malloc sends every object to malloc: no word.
+if [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import sys; sys._debugmallocstats' 2>/dev/null; then
+	pym_exe=$(basename "$(readlink -f /usr/bin/python3)")
+	pym_prog='import sys
+x = [str(i) for i in range(1000000)]
+sys._debugmallocstats()'
+	for pym_mode in exact default; do
+		if [ $pym_mode = exact ]; then pym_s=0; else pym_s=524288; fi
+		CUZKTRACE_SAMPLE=$pym_s CUZKTRACE_OUT=$T/pym_$pym_mode.zst traced pym_$pym_mode /usr/bin/python3 -c "$pym_prog"
+		$REPORT --json $T/pym_$pym_mode.zst >$T/pym_$pym_mode.json 2>$T/pym_$pym_mode.rerr
+		$REPORT $T/pym_$pym_mode.zst >$T/pym_$pym_mode.txt 2>/dev/null
+		pym_arenas=$(sed -n 's/^\([0-9]*\) arenas \* \([0-9]*\) bytes\/arena .*/\1 \2/p' $T/pym_$pym_mode.err)
+		pym_bytes=$(echo "$pym_arenas" | awk '{print $1 * $2}')
+		pym_rss=$(oa_json $T/pym_$pym_mode.json | awk '{print $4}')
+		expect_eq "pymalloc ($pym_mode mode): its arenas at the peak mmap are the interpreter's own count of them (JSON)" \
+			"$(cat $T/pym_$pym_mode.rc)/$(oa_json $T/pym_$pym_mode.json | awk '{print $1, $2, $3, $5}')" \
+			"0/pymalloc $pym_exe None $pym_bytes"
+		expect_eq "pymalloc ($pym_mode mode): one warning says it, with the bytes at the peak RSS and what to do; the text report's heading line" \
+			"$(cat $T/pym_$pym_mode.rerr)|$(oa_line $T/pym_$pym_mode.txt)" \
+			"cuzktrace-report: warning: '$T/pym_$pym_mode.zst': the program allocates through pymalloc, CPython's object allocator ($pym_exe), whose objects are not traced: the trace holds only its arenas, $(human "$pym_rss") ($pym_rss bytes) of them at the peak RSS, whose sites and phases are the interpreter's, not the program's calls; to trace its objects, run the program with PYTHONMALLOC=malloc|pymalloc ($pym_exe): the program allocates through it, and its blocks are not traced; its mappings hold $(human "$pym_rss") ($pym_rss bytes) at the peak RSS"
+	done
+	# 8 anonymous mappings of an arena's size made through ctypes (the call of mmap is libffi's,
+	# the interpreter's frames only outside it): not pymalloc's, though a frame of the stack is
+	# the interpreter's
+	CUZKTRACE_OUT=$T/pym_ffi.zst traced pym_ffi /usr/bin/python3 -c 'import ctypes, sys
+libc = ctypes.CDLL(None)
+libc.mmap.restype = ctypes.c_void_p
+libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+maps = [libc.mmap(None, 1 << 20, 3, 0x22, -1, 0) for _ in range(8)]
+x = [str(i) for i in range(300000)]
+sys._debugmallocstats()'
+	$REPORT --json $T/pym_ffi.zst >$T/pym_ffi.json 2>/dev/null
+	pym_bytes=$(sed -n 's/^\([0-9]*\) arenas \* \([0-9]*\) bytes\/arena .*/\1 \2/p' $T/pym_ffi.err | awk '{print $1 * $2}')
+	expect_eq "pymalloc: arena-sized mappings made through ctypes (libffi calls mmap) are not its arenas (JSON: the interpreter's count alone)" \
+		"$(cat $T/pym_ffi.rc)/$(oa_json $T/pym_ffi.json | awk '{print $1, $5}')" "0/pymalloc $pym_bytes"
+	PYTHONMALLOC=malloc CUZKTRACE_OUT=$T/pym_malloc.zst traced pym_malloc /usr/bin/python3 -c "$pym_prog"
+	$REPORT --json $T/pym_malloc.zst >$T/pym_malloc.json 2>$T/pym_malloc.rerr
+	expect_eq "PYTHONMALLOC=malloc: no allocator named (JSON, stderr), the million strings on the heap (over 48 MB at its peak)" \
+		"$(cat $T/pym_malloc.rc)/$(jget $T/pym_malloc.json untraced_allocators)/$(cat $T/pym_malloc.rerr)/$(jget $T/pym_malloc.json peak_heap.bytes | awk '{print ($1 > 48000000)}')" \
+		"0/[]//1"
+else
+	echo "  skip pymalloc's arenas: no /usr/bin/python3 with sys._debugmallocstats"
+fi

@@ -91,16 +91,6 @@ expect_eq "every entry point: live at exit (heap: the thirteen blocks; mmap: 3 M
 # The exit line's heap counts what the allocator set aside (usable sizes, read from the blocks
 # by the hooks), in exact mode with no table of live blocks in the writer; the report counts
 # the requested bytes. 20,000 one-byte blocks make the two far apart.
-# human BYTES: the exit line's rendering (three significant digits, binary units)
-human() {
-	awk -v b="$1" 'BEGIN { split("B KiB MiB GiB TiB PiB", U, " "); s = 1; i = 1
-		while (i < 6 && b * 2 >= s * 2047) { s *= 1024; i++ }
-		if (i == 1) { printf "%d B", b; exit }
-		c = int((b * 100 + s / 2) / s); d = c < 1000 ? 2 : c < 10000 ? 1 : 0
-		m = d == 2 ? 100 : d == 1 ? 10 : 1; r = int((b * m + s / 2) / s)
-		if (d == 1 && r >= 1000) { d = 0; m = 1; r = int((b + s / 2) / s) }
-		if (d) printf "%d.%0" d "d %s", int(r / m), r % m, U[i]; else printf "%d %s", r, U[i] }'
-}
 expect_eq "human units as the exit line writes them" "$(human 835016)/$(human 1023)/$(human 1048063)/$(human 1048064)/$(human 10747)/$(human 102348)/$(human 102360)" "815 KiB/1023 B/1023 KiB/1.00 MiB/10.5 KiB/99.9 KiB/100 KiB"
 CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/usable.zst traced usable $P/usable
 read -r _ u _ req <$T/usable.out

@@ -185,6 +185,11 @@ static void test_allocator_rule(void **state)
 		{ "_rpmalloc_mmap_os", NULL, "rpmalloc", "0" },
 		{ "rpmalloc", NULL, "rpmalloc", "1" },
 		{ "rpmalloc_heap_aligned_alloc", NULL, "rpmalloc", "1" },
+		/* CPython's object allocator: the interpreter's module (Debian's has no local
+		 * symbols), or its arena function where it is named (since 0.2.49) */
+		{ NULL, "python3.11", "pymalloc", "1" },
+		{ NULL, "libpython3.12.so.1.0", "pymalloc", "1" },
+		{ "_PyObject_ArenaMmap", NULL, "pymalloc", "0" },
 	};
 	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
 		bool entry = false;
@@ -198,7 +203,8 @@ static void test_allocator_rule(void **state)
 		{ "malloc", "libc.so.6" }, { "sysmalloc", "libc.so.6" }, { "new_heap", "libc.so.6" },
 		{ "mmap64", "libc.so.6" }, { "main", "prover" }, { "jemalloc_stats", "prover" },
 		{ "minimize", "prover" }, { "alloc::alloc::alloc", "prover" }, { NULL, NULL },
-		{ "tcmalloc", "prover" }, { NULL, "libmim.so" },
+		{ "tcmalloc", "prover" }, { NULL, "libmim.so" }, { NULL, "python2.7" },
+		{ "PyObject_Malloc", "_multiarray_umath.cpython-311-x86_64-linux-gnu.so" },
 	};
 	for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
 		if (ckt_sites_allocator_name(no[i][0], no[i][1], NULL))
