@@ -439,10 +439,10 @@ static bool ckt_sites_is_plumbing_unnamed(const struct ckt_sym_frame *f)
  * by a frame's function name, or by the file name of its module where the allocator is a
  * shared library whose functions have no names (a stripped libmimalloc.so.2). */
 /* Since 0.2.49 also CPython's object allocator (pymalloc), which takes objects of 512 bytes and
- * under from arenas of 1 MiB (256 KiB before 3.10) it maps itself: known by the interpreter's
- * module (python3.x, or libpython3.x.so where the interpreter is a library; Debian's has no
- * local symbols: the arena function is an address) or its arena function's name, only at the
- * innermost call (the call of mmap itself: an extension module that maps memory is called from
+ * under from arenas of 1 MiB (256 KiB before 3.10) it maps itself: known by its arena
+ * function's name, or where the frame has none by the interpreter's module (python3.x, or
+ * libpython3.x.so where the interpreter is a library; Debian's has no local symbols: the arena
+ * function is an address), only at the innermost call (the call of mmap itself: an extension module that maps memory is called from
  * the interpreter too), and only for stacks whose anonymous mappings are all of an arena's size
  * (the interpreter maps its frames' data stack through the same function, 16 KiB and up;
  * ckt_sites_untraced_sum). */
@@ -459,7 +459,7 @@ static const struct {
 	{ "tcmalloc", { "tcmalloc::", NULL }, { "libtcmalloc", NULL }, false },
 	{ "snmalloc", { "snmalloc::", NULL }, { "libsnmalloc", NULL }, false },
 	{ "rpmalloc", { "rpmalloc", "_rpmalloc" }, { NULL, NULL }, false },
-	{ "pymalloc", { "_PyObject_Arena", NULL }, { "python3", "libpython3" }, true },
+	{ "pymalloc", { "_PyObject_Arena", NULL }, { "python3.", "libpython3." }, true },
 };
 
 /* "alloc" in s, in either case */
@@ -482,10 +482,16 @@ static int ckt_sites_allocator_of(const char *name, const char *module, bool *en
 		for (int p = 0; name && p < 2 && ckt_sites_allocators[k].prefix[p]; p++) {
 			size_t len = strlen(ckt_sites_allocators[k].prefix[p]);
 			if (strncmp(name, ckt_sites_allocators[k].prefix[p], len) == 0) {
-				*entry = !name[len] || ckt_sites_says_alloc(name + len);
+				/* an arena function is the way in itself (the innermost call) */
+				*entry = ckt_sites_allocators[k].arenas || !name[len] || ckt_sites_says_alloc(name + len);
 				return k;
 			}
 		}
+		/* the interpreter's module counts only for a frame it gives no name (where named,
+		 * the arena function's name says it: a program named python3.x whose main maps
+		 * memory is not pymalloc) */
+		if (ckt_sites_allocators[k].arenas && name)
+			continue;
 		for (int p = 0; module && p < 2 && ckt_sites_allocators[k].module[p]; p++) {
 			const char *m = ckt_sites_allocators[k].module[p];
 			if (strncmp(module, m, strlen(m)) == 0) {

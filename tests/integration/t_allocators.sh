@@ -168,6 +168,18 @@ else
 	echo "  skip Rust #[global_allocator] over jemalloc's names: rustc not found"
 fi
 
+# ---- CPython's object allocator by its arena function's name, in a program of another name
+# (an interpreter linked in, with symbols; tests/progs/pyarena.c), and a program named as the
+# interpreter whose main maps the same 16 MiB: pymalloc for the first, nothing for the second
+CUZKTRACE_OUT=$T/pya.zst traced pya $P/pyarena arena
+$REPORT --json $T/pya.zst >$T/pya.json 2>/dev/null
+cp $P/pyarena $T/python3.11
+CUZKTRACE_OUT=$T/pyn.zst traced pyn $T/python3.11 main
+$REPORT --json $T/pyn.zst >$T/pyn.json 2>$T/pyn.rerr
+expect_eq "pymalloc by its arena function's name in a program of another name; not a program named python3.11 whose main maps (JSON, stderr)" \
+	"$(cat $T/pya.out)/$(oa_json $T/pya.json)|$(cat $T/pyn.out)/$(oa_json $T/pyn.json)/$(cat $T/pyn.rerr)" \
+	"pyarena: 16 MiB from _PyObject_ArenaMmap/pymalloc pyarena _PyObject_ArenaMmap 16777216 16777216|pyarena: 16 MiB from main//"
+
 # ---- CPython's object allocator (pymalloc, since 0.2.49): objects of 512 bytes and under live in
 # arenas of 1 MiB (256 KiB before 3.10) that the interpreter maps itself; its own count of them
 # (sys._debugmallocstats: "<N> arenas * <size> bytes/arena") is the oracle of the arenas' bytes

@@ -189,7 +189,8 @@ static void test_allocator_rule(void **state)
 		 * symbols), or its arena function where it is named (since 0.2.49) */
 		{ NULL, "python3.11", "pymalloc", "1" },
 		{ NULL, "libpython3.12.so.1.0", "pymalloc", "1" },
-		{ "_PyObject_ArenaMmap", NULL, "pymalloc", "0" },
+		{ "_PyObject_ArenaMmap", NULL, "pymalloc", "1" },
+		{ "_PyObject_ArenaMmap", "embedapp", "pymalloc", "1" },
 	};
 	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
 		bool entry = false;
@@ -203,7 +204,8 @@ static void test_allocator_rule(void **state)
 		{ "malloc", "libc.so.6" }, { "sysmalloc", "libc.so.6" }, { "new_heap", "libc.so.6" },
 		{ "mmap64", "libc.so.6" }, { "main", "prover" }, { "jemalloc_stats", "prover" },
 		{ "minimize", "prover" }, { "alloc::alloc::alloc", "prover" }, { NULL, NULL },
-		{ "tcmalloc", "prover" }, { NULL, "libmim.so" }, { NULL, "python2.7" },
+		{ "tcmalloc", "prover" }, { NULL, "libmim.so" }, { NULL, "python2.7" }, { NULL, "python3x" },
+		{ "main", "python3.11" }, { "new_mmap_object", "libpython3.11.so.1.0" },
 		{ "PyObject_Malloc", "_multiarray_umath.cpython-311-x86_64-linux-gnu.so" },
 	};
 	for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
