@@ -703,26 +703,25 @@ static void ckt_main_untraced_allocators(const char *path, const struct ckt_site
 		const char *so = u.module && strncmp(u.module, "lib", 3) == 0 && strstr(u.module, ".so") ? u.module : NULL;
 		if (!so)
 			snprintf(lib, sizeof(lib), "lib%s.so", u.name);
-		if (strcmp(u.name, "pymalloc") == 0) { /* CPython's objects: since 0.2.49 */
-			ckt_main_say("warning: '%s': the program allocates through pymalloc, CPython's object "
-				     "allocator (%s%s%s), whose objects are not traced: the trace holds only its "
-				     "arenas, %s (%" PRIu64 " bytes) of them at the peak %s, whose sites and phases "
-				     "are the interpreter's, not the program's calls; to trace its objects, run "
-				     "the program with PYTHONMALLOC=malloc",
-				     path, u.function ? u.function : "", u.function && u.module ? " in " : "",
-				     u.module ? u.module : "", ckt_util_fmt_bytes(b, sizeof(b), bytes), bytes,
-				     rss ? "RSS" : "mmap");
-			continue;
-		}
-		ckt_main_say("warning: '%s': the program allocates through %s (%s%s%s), whose blocks are not "
-			     "traced: the trace holds only its mappings, %s (%" PRIu64 " bytes) of them at the "
-			     "peak %s, whose sites and phases are the allocator's, not the program's calls; to "
-			     "trace its blocks, build the program with the system allocator (Rust: no "
-			     "#[global_allocator]), or preload the allocator's shared library after the tracer "
-			     "where it exports malloc (LD_PRELOAD=\"libcuzktrace.so %s\")",
-			     path, u.name, u.function ? u.function : "", u.function && u.module ? " in " : "",
-			     u.module ? u.module : "", ckt_util_fmt_bytes(b, sizeof(b), bytes), bytes,
-			     rss ? "RSS" : "mmap", so ? so : lib);
+		/* what it serves, what the trace holds of it, whose sites they are and what to do:
+		 * a language runtime's objects in its arenas (CPython's, since 0.2.49), or an
+		 * allocator's blocks in its mappings */
+		char preload[512];
+		snprintf(preload, sizeof(preload),
+			 "build the program with the system allocator (Rust: no #[global_allocator]), or "
+			 "preload the allocator's shared library after the tracer where it exports malloc "
+			 "(LD_PRELOAD=\"libcuzktrace.so %s\")", so ? so : lib);
+		const char *advice = u.arenas ? "run the program with PYTHONMALLOC=malloc" : preload;
+		const char *what = u.arenas ? "objects" : "blocks";
+		ckt_main_say("warning: '%s': the program allocates through %s%s (%s%s%s), whose %s are not "
+			     "traced: the trace holds only its %s, %s (%" PRIu64 " bytes) of them at the "
+			     "peak %s, whose sites and phases are the %s, not the program's calls; to trace "
+			     "its %s, %s",
+			     path, u.name, u.arenas ? ", CPython's object allocator" : "",
+			     u.function ? u.function : "", u.function && u.module ? " in " : "",
+			     u.module ? u.module : "", what, u.arenas ? "arenas" : "mappings",
+			     ckt_util_fmt_bytes(b, sizeof(b), bytes), bytes, rss ? "RSS" : "mmap",
+			     u.arenas ? "interpreter's" : "allocator's", what, advice);
 	}
 }
 

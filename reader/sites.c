@@ -1423,6 +1423,7 @@ static void ckt_sites_untraced_sum(struct ckt_sites *s)
 			x->module = as->module;
 		}
 		x->name = ckt_sites_allocators[as->kind].name;
+		x->arenas = ckt_sites_allocators[as->kind].arenas;
 	}
 	size_t n = 0;
 	for (int k = 0; k < CKT_SITES_ALLOCATORS; k++)

@@ -165,6 +165,8 @@ struct ckt_sites_untraced {
 					* NULL: in no module) */
 	uint64_t bytes_at_peak_rss;   /* its mappings live at the peak RSS (0 without RSS samples) */
 	uint64_t bytes_at_peak_mmap;  /* ... and at the peak mmap */
+	bool arenas;                  /* a language runtime's arenas (pymalloc): what it serves are
+				       * objects, not blocks, and not from malloc */
 };
 /* The rule: the allocator (its name above) that a frame of function `name` (demangled, without
  * parameters) in module `module` (its file name) belongs to, either NULL; NULL: none. *entry

@@ -294,6 +294,16 @@ static void test_csv_and_folded(void **state)
 	tb_release(&b);
 }
 
+/* A trace begun with stack 1 (one frame, 0x1000) and stack 2 (0x2000), thread 1's group open */
+static void begin_two_stacks(struct tb *b)
+{
+	static const uint64_t s1[] = { 0x1000 }, s2[] = { 0x2000 };
+	tb_begin(b);
+	tb_stack(b, 1, s1, 1);
+	tb_stack(b, 2, s2, 1);
+	tb_thread(b, 1);
+}
+
 /* A site's own peak when its stack's first change is a run that allocates and frees below the
  * heap peak (a realloc's new block freed by the next event): the run rose by 300 though it
  * adds nothing; it read 0. The trace has no RSS sample: bytes_at_peak_rss is empty. The
@@ -301,13 +311,9 @@ static void test_csv_and_folded(void **state)
 static void test_own_peak_of_a_run(void **state)
 {
 	(void)state;
-	static const uint64_t s1[] = { 0x1000 }, s2[] = { 0x2000 };
 	struct tb b;
 	struct ckt_replay_stats st;
-	tb_begin(&b);
-	tb_stack(&b, 1, s1, 1);
-	tb_stack(&b, 2, s2, 1);
-	tb_thread(&b, 1);
+	begin_two_stacks(&b);
 	tb_alloc_ex(&b, 10, 0x10000, 5000, CKT_FN_MALLOC, 1, 0);
 	tb_free(&b, 20, 0x10000);
 	tb_alloc_ex(&b, 30, 0x20000, 300, CKT_FN_MALLOC, 2, 0);
@@ -331,14 +337,10 @@ static void test_own_peak_of_a_run(void **state)
 static void test_rss_parts_from_heap(void **state)
 {
 	(void)state;
-	static const uint64_t s1[] = { 0x1000 }, s2[] = { 0x2000 };
 	struct tb b;
 	struct ckt_replay_stats st;
 	struct ckt_sites_entry e;
-	tb_begin(&b);
-	tb_stack(&b, 1, s1, 1);
-	tb_stack(&b, 2, s2, 1);
-	tb_thread(&b, 1);
+	begin_two_stacks(&b);
 	tb_alloc_ex(&b, 10, 0x10000, 100, CKT_FN_MALLOC, 1, 0);
 	tb_alloc_ex(&b, 15, 0x18000, 30, CKT_FN_MALLOC, 2, 0);
 	mmap_anon_stack(&b, 20, 0x700000, 8192, 1);
