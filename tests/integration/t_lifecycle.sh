@@ -359,6 +359,19 @@ for m in execl execle execlp execlbig atfn atpath execveat raw; do
 		"$(cat $T/execraw$m.out)/$(cat $T/execraw$m.rc)/$(grep warning $T/execraw$m.err)/$(jget $T/execraw$m.old.json exe)/$(jget $T/execraw$m.old.json truncated)/$(jget $T/execraw$m.old.json end_reason)/$(jget $T/execraw$m.old.json live_at_exit.heap_bytes)/$(jget $T/execraw$m.new.json exe)/$(jget $T/execraw$m.new.json truncated)" \
 		"$(cat $T/plain.out)/$plain_rc/cuzktrace: warning: '$T/execraw$m/t.$pid.zst' holds the trace of the image this process replaced by exec; using '$T/execraw$m/t.$pid.exec1.zst'/$P/execraw/$ex_end/123456/$P/exitcode/false"
 done
+# fexecve with a NULL envp or argv, which glibc refuses (EINVAL) before any exec: the hook
+# passes it on untouched, and the process runs on traced (in tracer 0.2.49 the tracer's
+# variables took the NULL envp's place and the exec went through, running the program; a NULL
+# argv finished the trace first, and the 1 MiB after it was missing)
+for m in fexecnoenv fexecnoargv; do
+	$P/execraw $m $P/exitcode >$T/$m.plain.out 2>&1
+	echo $? >>$T/$m.plain.out
+	CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/$m.zst traced $m $P/execraw $m $P/exitcode
+	$REPORT --json $T/$m.zst >$T/$m.json 2>/dev/null
+	expect_eq "fexecve by $m: refused as untraced (EINVAL, status 9), no warning, the trace goes on to the exit with 123,456 + 1,048,576 bytes live" \
+		"$(cat $T/$m.out)/$(cat $T/$m.rc)/$(grep -c warning $T/$m.err)/$(jget $T/$m.json end_reason)/$(jget $T/$m.json live_at_exit.heap_bytes)" \
+		"$(head -1 $T/$m.plain.out)/$(tail -1 $T/$m.plain.out)/0/exit/1172032"
+done
 # execl in a child made by _Fork while another thread's dlopen holds the loader's lock: the
 # exec hooks asked the loader for the tracer's file (dladdr), which took that lock: the child
 # hung for good (since 0.2.27 for execve and execvp, 0.2.29's first execl too); the file is
