@@ -893,8 +893,9 @@ static bool ckt_decode_huge(uint8_t tag, const struct ckt_record *r)
  * outside it is corruption, not a value to cut to its low bits (a phase id of 2^32 + 1 read as
  * phase 1). Returns the field's name and sets *max, or NULL when every field is in range. */
 static const char *ckt_decode_out_of_range(uint8_t tag, const struct ckt_record *r, uint64_t *v,
-					   uint64_t *max)
+					   uint64_t *min, uint64_t *max)
 {
+	*min = 0;
 #define CKT_RANGE(field, name, bound)                                                             \
 	do {                                                                                      \
 		if ((field) > (bound)) {                                                          \
@@ -925,6 +926,12 @@ static const char *ckt_decode_out_of_range(uint8_t tag, const struct ckt_record 
 		break;
 	case CKT_TAG_LIMIT:
 		CKT_RANGE(r->u.limit.kind, "limit kind", CKT_LIMIT_KINDS);
+		if (r->u.limit.kind == 0) { /* kinds count from 1: 0 was taken and ignored (0.2.49) */
+			*v = 0;
+			*min = 1;
+			*max = CKT_LIMIT_KINDS;
+			return "limit kind";
+		}
 		break;
 	case CKT_TAG_ALLOC:
 		CKT_RANGE(r->u.alloc.fn, "function", UINT8_MAX);
@@ -970,7 +977,7 @@ static const char *ckt_decode_out_of_range(uint8_t tag, const struct ckt_record 
 static int ckt_decode_bad_field(struct ckt_decoder *d, uint8_t tag, const struct ckt_record *r,
 				struct ckt_error *err)
 {
-	uint64_t v, max;
+	uint64_t v, min, max;
 	const char *what;
 	if (ckt_decode_huge(tag, r))
 		return ckt_util_err(err, CKT_EFORMAT, "corrupt record (tag 0x%02x) in frame %llu: %s", tag,
@@ -988,11 +995,16 @@ static int ckt_decode_bad_field(struct ckt_decoder *d, uint8_t tag, const struct
 				    "corrupt record (tag 0x%02x) in frame %llu: a mapping that ends past the top "
 				    "of the address space",
 				    tag, (unsigned long long)d->frame_index);
-	if ((what = ckt_decode_out_of_range(tag, r, &v, &max)) != NULL)
+	if ((what = ckt_decode_out_of_range(tag, r, &v, &min, &max)) != NULL) {
+		char range[48];
+		if (min)
+			snprintf(range, sizeof(range), "%llu to %llu", (unsigned long long)min, (unsigned long long)max);
+		else
+			snprintf(range, sizeof(range), "at most %llu", (unsigned long long)max);
 		return ckt_util_err(err, CKT_EFORMAT,
-				    "corrupt record (tag 0x%02x) in frame %llu: %s %llu is out of range (at most %llu)",
-				    tag, (unsigned long long)d->frame_index, what, (unsigned long long)v,
-				    (unsigned long long)max);
+				    "corrupt record (tag 0x%02x) in frame %llu: %s %llu is out of range (%s)",
+				    tag, (unsigned long long)d->frame_index, what, (unsigned long long)v, range);
+	}
 	return 0;
 }
 

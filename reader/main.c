@@ -563,7 +563,7 @@ static void ckt_main_oom(const char *path)
  * write it), or -1 after one line naming a corrupt header: anything else there (letters, a
  * sign, more than max) would make the figures that depend on it nonsense. */
 static int ckt_main_header_uint(const char *path, struct ckt_decoder *dec, const char *name,
-				uint64_t max, uint64_t *v)
+				uint64_t min, uint64_t max, uint64_t *v)
 {
 	char key[64];
 	snprintf(key, sizeof(key), "setting.%s", name);
@@ -574,7 +574,7 @@ static int ckt_main_header_uint(const char *path, struct ckt_decoder *dec, const
 	size_t n = strlen(s);
 	bool number = n > 0 && strspn(s, "0123456789") == n;
 	uint64_t x;
-	if (ckt_util_dec_u64(s, &x) && x <= max) {
+	if (ckt_util_dec_u64(s, &x) && x >= min && x <= max) {
 		*v = x;
 		return 0;
 	}
@@ -616,7 +616,7 @@ static void ckt_main_warnings(const char *path, const struct ckt_decoder *dec,
 	if (st->replayed_early)
 		ckt_main_say("warning: '%s': up to %llu events were held waiting for time order (an event "
 			     "written long after its timestamp, or a --max-held below the events of a flush "
-			     "interval); %llu of them were replayed without waiting (--max-held), so events "
+			     "interval); %llu events in all were replayed without waiting (--max-held), so events "
 			     "written later came late",
 			     path, (unsigned long long)st->max_held, (unsigned long long)st->replayed_early);
 	/* lost events explain them (that warning says it), and so do events replayed out of
@@ -764,6 +764,15 @@ static void ckt_main_write_sites(const char *path, const struct ckt_sites *s,
 		ckt_main_say_unwritten(path, rc);
 }
 
+/* 0 when this user may write path (a file, or a directory to make a file in: then search it
+ * too), else the errno of faccessat (EACCES, EROFS, ...) */
+static int ckt_main_writable(const char *path)
+{
+	struct stat st;
+	int mode = stat(path, &st) == 0 && S_ISDIR(st.st_mode) ? W_OK | X_OK : W_OK;
+	return faccessat(AT_FDCWD, path, mode, AT_EACCESS) == 0 ? 0 : errno;
+}
+
 /* An output that would truncate a trace given (TRACE, or BASE of --diff) is refused before
  * any trace is read and any output opened (a --csv opened before --folded was found to be the
  * trace was left empty). Returns 0, or -1 after one error line. */
@@ -783,24 +792,33 @@ static int ckt_main_outputs_not_inputs(const struct ckt_args *a)
 	 * trace is read (since 0.2.45: --sites-csv, --folded and --folded-heap, opened after it,
 	 * were found unwritable only once a trace of minutes had been read; --csv and
 	 * --phases-csv were refused at once) */
+	/* since 0.2.50 also a directory, and a file or directory this user may not write (or on a
+	 * read-only file system): they too were found only after the read (faccessat with
+	 * AT_EACCESS: the permissions of the user the reader runs as, root's included) */
 	for (size_t i = 0; i < n; i++) {
 		struct stat st;
-		if (strcmp(o[i].path, "-") == 0 || stat(o[i].path, &st) == 0)
+		if (strcmp(o[i].path, "-") == 0)
 			continue;
-		int e = errno; /* ENOTDIR: a file on the way, as in 'a.csv/x.folded' */
-		const char *slash = strrchr(o[i].path, '/');
-		if (e == ENOENT && slash && !slash[1]) {
-			/* a name ending in '/' whose directory is not there (since 0.2.45: the
-			 * open's EISDIR said `Is a directory`) */
-		} else if (e == ENOENT && slash && slash != o[i].path) {
-			/* not in . or / */
-			char *dir = strndup(o[i].path, (size_t)(slash - o[i].path));
-			e = !dir ? 0 : stat(dir, &st) != 0 ? errno : S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
-			free(dir);
-		} else if (e == ENOENT) {
-			e = 0;
+		int e;
+		if (stat(o[i].path, &st) == 0) {
+			e = S_ISDIR(st.st_mode) ? EISDIR : ckt_main_writable(o[i].path);
+		} else {
+			e = errno; /* ENOTDIR: a file on the way, as in 'a.csv/x.folded' */
+			const char *slash = strrchr(o[i].path, '/');
+			if (e == ENOENT && slash && !slash[1]) {
+				/* a name ending in '/' whose directory is not there (since 0.2.45: the
+				 * open's EISDIR said `Is a directory`) */
+			} else if (e == ENOENT && lstat(o[i].path, &st) == 0) {
+				e = 0; /* a link to a file to be made: written where it leads, left to the open */
+			} else if (e == ENOENT) {
+				/* the directory it would be made in: ".", "/", or the path before the slash */
+				char *dir = !slash ? strdup(".") : slash == o[i].path ? strdup("/")
+								      : strndup(o[i].path, (size_t)(slash - o[i].path));
+				e = !dir ? 0 : stat(dir, &st) != 0 ? errno : !S_ISDIR(st.st_mode) ? ENOTDIR : ckt_main_writable(dir);
+				free(dir);
+			}
 		}
-		if (e == ENOENT || e == ENOTDIR) {
+		if (e == ENOENT || e == ENOTDIR || e == EISDIR || e == EACCES || e == EROFS) {
 			ckt_main_say("error: cannot write '%s': %s", o[i].path, strerror(e));
 			return -1;
 		}
@@ -1053,10 +1071,12 @@ static int ckt_main_open(struct ckt_main_read *m)
 	}
 	/* the tracer takes rates up to 2^30 bytes: a bigger one would make every estimate huge;
 	 * and stacks of up to 256 frames */
-	if (ckt_main_header_uint(m->path, m->dec, "CUZKTRACE_SAMPLE", (uint64_t)1 << 30, &m->rate_bytes) < 0 ||
-	    ckt_main_header_uint(m->path, m->dec, "CUZKTRACE_DEPTH", CKT_MAX_DEPTH, &m->depth) < 0 ||
-	    ckt_main_header_uint(m->path, m->dec, "CUZKTRACE_RSS_MS", 60000, &m->rss_ms) < 0 ||
-	    ckt_main_header_uint(m->path, m->dec, "CUZKTRACE_FLUSH_MS", 60000, &m->flush_ms) < 0)
+	if (ckt_main_header_uint(m->path, m->dec, "CUZKTRACE_SAMPLE", 0, (uint64_t)1 << 30, &m->rate_bytes) < 0 ||
+	    ckt_main_header_uint(m->path, m->dec, "CUZKTRACE_DEPTH", 0, CKT_MAX_DEPTH, &m->depth) < 0 ||
+	    ckt_main_header_uint(m->path, m->dec, "CUZKTRACE_RSS_MS", 0, 60000, &m->rss_ms) < 0 ||
+	    /* the writer flushes at least every millisecond: 0 is no setting of the tracer's (since
+	     * 0.2.50 refused as out of range; before, read as the default) */
+	    ckt_main_header_uint(m->path, m->dec, "CUZKTRACE_FLUSH_MS", 1, 60000, &m->flush_ms) < 0)
 		return -1;
 	/* every tracer writes the page size, which rounds mapping lengths (64 KiB pages: a
 	 * mapping of 5,000 bytes holds 65,536) */

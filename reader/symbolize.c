@@ -188,6 +188,10 @@ struct ckt_sym {
 	size_t n_warnings;
 	size_t more_warnings;          /* distinct ones past those, said in one line */
 	char more_line[160];
+	/* the modules' own strings (paths, build-ids) interned so far, and the modules left out
+	 * past CKT_SYM_MAX_MOD_BYTES or CKT_SYM_MAX_MODS, said in one line after the others */
+	size_t mod_bytes, mods_left_out;
+	char left_line[224];
 
 	char *debuginfo_path;          /* for dwfl_standard_find_debuginfo (NULL: default) */
 	Dwfl_Callbacks cb;
@@ -424,11 +428,62 @@ static struct ckt_sym_module *ckt_sym_twin(struct ckt_sym *s, struct ckt_sym_mod
 	return o;
 }
 
+/* A bound on what the modules listed take, whatever the trace: a real program's module maps
+ * (256 KiB each at most, written again after each dlopen, kept once) come nowhere near it,
+ * while a forged 1 MB trace of 240,000 distinct 4 KB paths, which compress to nearly nothing,
+ * took 1.1 GB (0.2.49). Past it, a module of a path or build-id not seen yet is left out (its
+ * frames show as addresses), said in one line. */
+#define CKT_SYM_MAX_MOD_BYTES ((size_t)64 << 20)
+#define CKT_SYM_MAX_MODS ((size_t)1 << 20)
+
+/* str's interned copy, or NULL when it has none (nothing is added) */
+static const char *ckt_sym_interned(const struct ckt_sym *s, const char *str, size_t n)
+{
+	if (!s->strs_cap)
+		return NULL;
+	size_t k = ckt_sym_strhash(str, n) & (s->strs_cap - 1);
+	for (; s->strs[k]; k = (k + 1) & (s->strs_cap - 1))
+		if (strncmp(s->strs[k], str, n) == 0 && s->strs[k][n] == '\0')
+			return s->strs[k];
+	return NULL;
+}
+
+/* str interned as a module's string: counted in mod_bytes when new; NULL past the bound (with
+ * *full set) or without memory */
+static const char *ckt_sym_intern_mod(struct ckt_sym *s, const char *str, size_t n, bool *full)
+{
+	const char *p = ckt_sym_interned(s, str, n);
+	if (p)
+		return p;
+	if (s->mod_bytes + n + 1 > CKT_SYM_MAX_MOD_BYTES) {
+		*full = true;
+		return NULL;
+	}
+	if ((p = ckt_sym_intern(s, str, n)))
+		s->mod_bytes += n + 1;
+	return p;
+}
+
+static void ckt_sym_left_out(struct ckt_sym *s)
+{
+	s->mods_left_out++;
+	snprintf(s->left_line, sizeof(s->left_line),
+		 "the trace lists more modules than this reader keeps (%zu MiB of distinct paths and "
+		 "build-ids, or %zu modules: a damaged trace?): %zu left out, their frames shown as "
+		 "addresses",
+		 CKT_SYM_MAX_MOD_BYTES >> 20, CKT_SYM_MAX_MODS, s->mods_left_out);
+}
+
 int ckt_sym_add_module(struct ckt_sym *s, uint64_t base, uint64_t lo, uint64_t hi, const char *path,
 		       size_t path_len, const char *build_id, size_t build_id_len)
 {
-	const char *p = ckt_sym_intern(s, path, path_len);
-	const char *b = ckt_sym_intern(s, build_id, build_id_len);
+	bool full = false;
+	const char *p = ckt_sym_intern_mod(s, path, path_len, &full);
+	const char *b = p ? ckt_sym_intern_mod(s, build_id, build_id_len, &full) : NULL;
+	if (full) {
+		ckt_sym_left_out(s);
+		return 0;
+	}
 	if (!p || !b)
 		return CKT_ENOMEM;
 	if (!s->in_map) {
@@ -446,8 +501,10 @@ int ckt_sym_add_module(struct ckt_sym *s, uint64_t base, uint64_t lo, uint64_t h
 		if (m->base == base && m->lo == lo && m->hi == hi && m->path == p && m->build_id == b)
 			return 0;
 	}
-	if (s->n_mods >= UINT32_MAX - 1)
-		return CKT_ENOMEM;
+	if (s->n_mods >= CKT_SYM_MAX_MODS) {
+		ckt_sym_left_out(s);
+		return 0;
+	}
 	if (s->n_mods == s->cap_mods) {
 		size_t cap = s->cap_mods ? s->cap_mods * 2 : 32;
 		struct ckt_sym_module *n = realloc(s->mods, cap * sizeof(*n));
@@ -483,14 +540,16 @@ unsigned ckt_sym_rust_mangling(const struct ckt_sym *s)
 
 size_t ckt_sym_nwarnings(const struct ckt_sym *s)
 {
-	return s->n_warnings + (s->more_warnings ? 1 : 0);
+	return s->n_warnings + (s->more_warnings ? 1 : 0) + (s->mods_left_out ? 1 : 0);
 }
 
 const char *ckt_sym_warning(const struct ckt_sym *s, size_t i)
 {
 	if (i < s->n_warnings)
 		return s->warnings[i];
-	return i == s->n_warnings && s->more_warnings ? s->more_line : NULL;
+	if (i == s->n_warnings && s->more_warnings)
+		return s->more_line;
+	return i == s->n_warnings + (s->more_warnings ? 1 : 0) && s->mods_left_out ? s->left_line : NULL;
 }
 
 __attribute__((format(printf, 2, 3))) static void ckt_sym_warn(struct ckt_sym *s, const char *fmt, ...)

@@ -328,7 +328,7 @@ expect_eq "held back: all held by default, silent (held, replayed early, late, s
 	"0/1/0/0/"
 expect_eq "held back, --max-held 1000: replayed early, the munmap late, two warnings" \
 	"$(( $(jget $T/held1k.json max_held_events) < 400001 ))/$(( $(jget $T/held1k.json replayed_early) > 0 ))/$(jget $T/held1k.json late_events)/$(sed 's/[0-9][0-9]* /N /g' $T/held1k.rerr | tr '\n' '|')" \
-	"1/1/1/cuzktrace-report: warning: '$T/held.zst': up to N events were held waiting for time order (an event written long after its timestamp, or a --max-held below the events of a flush interval); N of them were replayed without waiting (--max-held), so events written later came late|cuzktrace-report: warning: '$T/held.zst': N event came after later events had been replayed (replayed without waiting, above); peaks near them may be off by their bytes|"
+	"1/1/1/cuzktrace-report: warning: '$T/held.zst': up to N events were held waiting for time order (an event written long after its timestamp, or a --max-held below the events of a flush interval); N events in all were replayed without waiting (--max-held), so events written later came late|cuzktrace-report: warning: '$T/held.zst': N event came after later events had been replayed (replayed without waiting, above); peaks near them may be off by their bytes|"
 # a --max-held below what one flush writes, on a sound trace of several threads: frees replayed
 # out of order leave blocks at addresses allocated again; the line said the trace was corrupt
 CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/mheld.zst LD_PRELOAD=$LIB $ROOT/build/examples/mini_prover 3 >/dev/null 2>&1

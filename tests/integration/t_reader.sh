@@ -141,7 +141,38 @@ for o in --csv --phases-csv --sites-csv --folded --folded-heap; do
 	expect_eq "reader: $o named 'missing/': refused before the report, the directory said missing" \
 		"$?/$(wc -c <$T/nodir.rep)/$(cat $T/nodir.rerr)" \
 		"1/0/cuzktrace-report: error: cannot write '$T/nodir.missing/': No such file or directory"
+	# an existing directory (since 0.2.50: --sites-csv, --folded and --folded-heap said
+	# `Is a directory` only after the report)
+	mkdir -p $T/nodir.dir
+	$REPORT $o $T/nodir.dir $T/nodir.zst >$T/nodir.rep 2>$T/nodir.rerr
+	expect_eq "reader: $o naming a directory: refused before the report" \
+		"$?/$(wc -c <$T/nodir.rep)/$(cat $T/nodir.rerr)" \
+		"1/0/cuzktrace-report: error: cannot write '$T/nodir.dir': Is a directory"
 done
+# a directory or a file the user may not write (since 0.2.50 refused before the report too:
+# `Permission denied` came after it). As root, run as nobody, whom permissions bind; in a
+# directory of its own that nobody may enter (the test's is the user's alone)
+ro_as=()
+[ "$(id -u)" = 0 ] && ro_as=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+RO=$(mktemp -d /tmp/ckt-ro.XXXXXX)
+chmod 755 $RO
+mkdir $RO/ro && chmod 555 $RO/ro
+: >$RO/rofile && chmod 444 $RO/rofile
+cp $T/nodir.zst $RO/t.zst && chmod 644 $RO/t.zst
+for o in --csv --phases-csv --sites-csv --folded --folded-heap; do
+	for ro_out in $RO/ro/out $RO/rofile; do
+		(cd $RO && "${ro_as[@]}" $REPORT $o $ro_out t.zst >$T/nodir.rep 2>$T/nodir.rerr)
+		ro_rc=$?
+		expect_eq "reader: $o ${ro_out#$RO/} that the user may not write: refused before the report" \
+			"$ro_rc/$(wc -c <$T/nodir.rep)/$(cat $T/nodir.rerr)" \
+			"1/0/cuzktrace-report: error: cannot write '$ro_out': Permission denied"
+	done
+done
+# one it may write, in that directory, by a relative name: written
+(cd $RO && chmod 777 . && "${ro_as[@]}" $REPORT --folded ok.folded t.zst >$T/nodir.rep 2>$T/nodir.rerr)
+expect_eq "reader: --folded by a relative name in a directory the user may write: status 0, written, no line" \
+	"$?/$(test -s $RO/ok.folded && echo written)/$(cat $T/nodir.rerr)" "0/written/"
+rm -rf $RO
 $REPORT >/dev/null 2>$T/r4.err; rc=$?
 expect_eq "reader: no argument exits 2" $rc 2
 expect_eq "reader: no argument message" "$(head -1 $T/r4.err)" "cuzktrace-report: error: no TRACE file given"
@@ -639,6 +670,7 @@ for name, ps in ((b"page64k", b"65536"), (b"pagenone", None), (b"pageabc", b"abc
     open(T + "/" + name.decode() + ".zst", "wb").write(z(header(page_size=ps)) + z(
         bytes([FRAME]) + uv(0) + uv(0) + pg.b + bytes([SYNC]) + uv(100) + bytes([END]) + uv(100) + uv(0) + uv(1) + uv(0)))
 write("deep300.zst", [header((b"setting.CUZKTRACE_DEPTH", b"300")), frame(1, 0, alloc(10, 0xA000, 16), True)])
+write("flush0.zst", [header((b"setting.CUZKTRACE_FLUSH_MS", b"0")), frame(1, 0, alloc(10, 0xA000, 16), True)])
 write("utf8argv.zst", [header((b"argv", "prover\ncafé\n\x1b[2J".encode())), frame(1, 0, alloc(10, 0xA000, 16), True)])
 write("rsshuge.zst", [head, frame(1, 0, rss(5, (1 << 64) - 1), True)])
 # a thread name ending in digits with no sibling to fold with, longer than the kernel's 15
@@ -958,6 +990,8 @@ PYEOF
 	done
 	report_status deep300 "reader: a stack depth over 256 in the header is corruption (exit 1, one line)" \
 		"1/cuzktrace-report: error: '$T/deep300.zst': corrupt header: CUZKTRACE_DEPTH=300 is out of range"
+	report_status flush0 "reader: a flush interval of 0 ms in the header is corruption (the tracer's is 1 to 60000; before 0.2.50 read as the default)" \
+		"1/cuzktrace-report: error: '$T/flush0.zst': corrupt header: CUZKTRACE_FLUSH_MS=0 is out of range"
 	expect_eq "reader: the command line keeps valid UTF-8 and shows control bytes as '?'" \
 		"$($REPORT $T/utf8argv.zst 2>/dev/null | grep '^command line' | sed 's/^command line *//')" "prover café ?[2J"
 	report_status rsshuge "reader: an RSS of 2^64 - 1 bytes is corruption (exit 1, one line)" \

@@ -1521,8 +1521,8 @@ static void test_json_shape(void **state)
 }
 
 /* LIMIT (version 8): per kind the earliest moment a table filled (a kind said twice keeps it;
- * kind 0 says nothing); the JSON lists them by kind, null for a trace before version 8 that
- * has none; a kind the format does not define is corruption */
+ * the JSON lists them by kind, null for a trace before version 8 that has none; a kind the
+ * format does not define is corruption, 0 included (read as nothing before 0.2.50) */
 static void test_tracer_limits(void **state)
 {
 	(void)state;
@@ -1535,7 +1535,6 @@ static void test_tracer_limits(void **state)
 	tb_limit(&b, 4000000, CKT_LIMIT_STACKS);
 	tb_sync(&b, 15);
 	tb_limit(&b, 3000000, CKT_LIMIT_PHASES);
-	tb_limit(&b, 1000000, 0);
 	tb_end(&b, 6000000, CKT_END_EXIT, 1, 0);
 	tb_flush(&b);
 	run_ok(&b, &st);
@@ -1576,6 +1575,13 @@ static void test_tracer_limits(void **state)
 	struct ckt_error err = {0};
 	assert_int_equal(tb_run_tb(&b, &st, &err), CKT_EFORMAT);
 	assert_string_equal(err.msg, "corrupt record (tag 0x09) in frame 1: limit kind 5 is out of range (at most 4)");
+	tb_release(&b);
+
+	tb_start(&b, 1);
+	tb_limit(&b, 10, 0);
+	tb_flush(&b);
+	assert_int_equal(tb_run_tb(&b, &st, &err), CKT_EFORMAT);
+	assert_string_equal(err.msg, "corrupt record (tag 0x09) in frame 1: limit kind 0 is out of range (1 to 4)");
 	tb_release(&b);
 }
 

@@ -262,6 +262,46 @@ static void test_module_index_nested(void **state)
 	module_index_check(true);
 }
 
+/* The modules' strings are bounded (64 MiB): past it a module of a new path is left out, its
+ * frames shown as addresses, one line counts them; a module of a path kept already is still
+ * added. 17,000 distinct paths of 4,000 bytes: 16,773 fit (4,001 bytes each, and the empty
+ * build-id's one), 227 left out (a forged trace of such records took 1.1 GB before). */
+static void test_module_bound(void **state)
+{
+	(void)state;
+	struct ckt_sym *s = ckt_sym_new();
+	assert_non_null(s);
+	static char path[4001];
+	memset(path, 'a', 4000);
+	path[0] = '/';
+	for (int i = 0; i < 17000; i++) {
+		snprintf(path + 3980, 21, "/m%08d.so", i);
+		memset(path + 3980 + 12, 'x', 8); /* 4,000 bytes in all */
+		uint64_t lo = 0x100000 * (uint64_t)(i + 1);
+		assert_int_equal(ckt_sym_add_module(s, lo, lo, lo + 0x1000, path, 4000, "", 0), 0);
+	}
+	assert_int_equal(ckt_sym_nwarnings(s), 1);
+	assert_string_equal(ckt_sym_warning(s, 0),
+			    "the trace lists more modules than this reader keeps (64 MiB of distinct paths and "
+			    "build-ids, or 1048576 modules: a damaged trace?): 227 left out, their frames shown "
+			    "as addresses");
+	uint32_t map = ckt_sym_map_now(s);
+	const struct ckt_sym_frame *f;
+	/* the last module kept, and the first left out */
+	assert_int_equal(ckt_sym_lookup(s, 0x100000 * 16773ull + 0x10, map, &f), 1);
+	assert_non_null(f[0].module);
+	assert_int_equal(ckt_sym_lookup(s, 0x100000 * 16774ull + 0x10, map, &f), 1);
+	assert_null(f[0].module);
+	/* a path kept, at a base of its own: added */
+	snprintf(path + 3980, 21, "/m%08d.so", 0);
+	memset(path + 3980 + 12, 'x', 8);
+	assert_int_equal(ckt_sym_add_module(s, 0x7000000000, 0x7000000000, 0x7000001000, path, 4000, "", 0), 0);
+	assert_int_equal(ckt_sym_lookup(s, 0x7000000010, ckt_sym_map_now(s), &f), 1);
+	assert_non_null(f[0].module);
+	assert_int_equal(f[0].offset, 0x10);
+	ckt_sym_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -270,6 +310,7 @@ int main(void)
 		cmocka_unit_test(test_missing_file),
 		cmocka_unit_test(test_module_index),
 		cmocka_unit_test(test_module_index_nested),
+		cmocka_unit_test(test_module_bound),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
