@@ -237,6 +237,14 @@ void ckt_sample_init(void)
 	Dl_info info, uinfo;
 	void *real_malloc = ckt_next("malloc"); /* ckt_real.malloc is published later */
 	int found = real_malloc && dladdr(real_malloc, &info);
+	/* another copy of the tracer behind this one (LD_PRELOAD names it twice): idle, it
+	 * passes every call to the allocator behind it, which defines malloc_usable_size too:
+	 * judged by that. It defines none, and the default mode was turned into the exact mode
+	 * with a line that named the copy as an allocator without one (0.2.49) */
+	void *copy_api = ckt_next("cuzktrace_phase_begin");
+	if (found && u && copy_api && dladdr(copy_api, &uinfo) && uinfo.dli_fbase == info.dli_fbase &&
+	    dladdr(u, &uinfo) && uinfo.dli_fbase != info.dli_fbase)
+		info = uinfo;
 	if (found && info.dli_fname && strstr(info.dli_fname, "/libc.so.6")) {
 		ckt_glibc_heap = 1;
 		ckt_glibc_arenas = glibc_arenas_usual();

@@ -1027,6 +1027,15 @@ $REPORT --json $T/twice/t.zst >$T/twice.json 2>/dev/null
 expect_eq "tracer preloaded twice: status, output, one line saying so, the init and exit lines, one trace with every allocation" \
 	"$(cat $T/twice.rc)/$(cat $T/twice.out)/$(sed -n 1p $T/twice.err)/$(wc -l <$T/twice.err)/$(ls $T/twice | tr '\n' ' ')/$(jget $T/twice.json event_counts.alloc)/$(jget $T/twice.json event_counts.free)" \
 	"0/known: done/cuzktrace: warning: the tracer is loaded twice ('$LIB' ahead of '$T/twice/copy.so'): the first traces, the second stays idle/3/copy.so t.zst /84006/84002"
+# ... in the default mode: the same three lines, and the mode kept (the copy, which defines
+# malloc and no malloc_usable_size, was taken for an allocator without one: a fourth line, and
+# every event recorded, CUZKTRACE_SAMPLE=0 in the header, until 0.2.50)
+mkdir -p $T/twice3
+(cd $T/twice3 && CUZKTRACE_SAMPLE=524288 CUZKTRACE_OUT=$T/twice3/t.zst LD_PRELOAD="$LIB $T/twice/copy.so" $P/known >$T/twice3.out 2>$T/twice3.err; echo $? >$T/twice3.rc)
+$REPORT --json $T/twice3/t.zst >$T/twice3.json 2>/dev/null
+expect_eq "tracer preloaded twice, default mode: status, output, the three lines, the default mode's rate in the trace" \
+	"$(cat $T/twice3.rc)/$(cat $T/twice3.out)/$(sed -n 1p $T/twice3.err)/$(wc -l <$T/twice3.err)/$(jget $T/twice3.json sampling.rate_bytes)" \
+	"0/known: done/cuzktrace: warning: the tracer is loaded twice ('$LIB' ahead of '$T/twice/copy.so'): the first traces, the second stays idle/3/524288"
 # ... with CUZKTRACE_CHILDREN=0: the idle copy takes itself out of LD_PRELOAD too (it stayed,
 # and every child loaded it alone, traced itself and printed its lines)
 mkdir -p $T/twice2
