@@ -110,6 +110,9 @@ void *ckt_dynobj_lookup(const struct ckt_dynobj *o, const char *name);
 /* The definition of function `name` in the loaded object whose DT_SONAME is `soname`, or NULL
  * (one walk of the loaded objects: for a rare call, not a hot one). */
 void *ckt_elf_lookup_in(const char *soname, const char *name);
+/* The definition of function `name` in the loaded object that holds addr, or NULL (the same:
+ * a name it lacks costs no failed lookup, which would allocate its error message) */
+void *ckt_elf_lookup_at(const void *addr, const char *name);
 
 /* ---- log.c: one line on stderr, built in a fixed buffer, written with write(2) ---- */
 struct ckt_line {

@@ -157,3 +157,32 @@ void *ckt_elf_lookup_in(const char *soname, const char *name)
 	dl_iterate_phdr(find_soname, &q);
 	return q.f;
 }
+
+/* find_holder's query: the object that holds addr, and its definition of `name` */
+struct holder_q {
+	uintptr_t addr;
+	const char *name;
+	void *f;
+};
+
+static int find_holder(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct holder_q *q = data;
+	struct ckt_dynobj o;
+	uintptr_t lo, hi;
+	int holds;
+	(void)size;
+	ckt_span_of(info, &lo, &hi, &holds, q->addr);
+	if (!holds)
+		return 0;
+	if (ckt_dynobj_of(info, &o))
+		q->f = ckt_dynobj_lookup(&o, q->name);
+	return 1;
+}
+
+void *ckt_elf_lookup_at(const void *addr, const char *name)
+{
+	struct holder_q q = {(uintptr_t)addr, name, NULL};
+	dl_iterate_phdr(find_holder, &q);
+	return q.f;
+}

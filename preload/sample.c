@@ -240,10 +240,13 @@ void ckt_sample_init(void)
 	/* another copy of the tracer behind this one (LD_PRELOAD names it twice): idle, it
 	 * passes every call to the allocator behind it, which defines malloc_usable_size too:
 	 * judged by that. It defines none, and the default mode was turned into the exact mode
-	 * with a line that named the copy as an allocator without one (0.2.49) */
-	void *copy_api = ckt_next("cuzktrace_phase_begin");
-	if (found && u && copy_api && dladdr(copy_api, &uinfo) && uinfo.dli_fbase == info.dli_fbase &&
-	    dladdr(u, &uinfo) && uinfo.dli_fbase != info.dli_fbase)
+	 * with a line that named the copy as an allocator without one (0.2.49). Asked only where
+	 * malloc_usable_size lies elsewhere, and of the object in memory: a dlsym of a name not
+	 * defined allocates its error message through the program's malloc, which may be the
+	 * allocator whose initialization is running this (rustc's jemalloc waited for its own
+	 * lock for good, in a first build) */
+	if (found && u && dladdr(u, &uinfo) && uinfo.dli_fbase != info.dli_fbase &&
+	    ckt_elf_lookup_at(real_malloc, "cuzktrace_phase_begin") && ckt_elf_lookup_at(real_malloc, "cuMemAlloc_v2"))
 		info = uinfo;
 	if (found && info.dli_fname && strstr(info.dli_fname, "/libc.so.6")) {
 		ckt_glibc_heap = 1;
