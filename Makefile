@@ -125,10 +125,10 @@ $(B)/tests/sample_races.o: preload/sample.c $(B)/.flags
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$@)$(CC) $(PRE_CFLAGS) -DCKT_TEST_RACES -c $< -o $@
 $(B)/tests/test_sample: tests/unit/test_sample.c $(B)/tests/sample_races.o $(B)/preload/log.o \
-		$(B)/preload/ownmaps.o $(B)/preload/dlnext.o $(B)/.flags
+		$(B)/preload/ownmaps.o $(B)/preload/dlnext.o $(B)/preload/elfsym.o $(B)/.flags
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$@)$(CC) $(RD_CFLAGS) -Ipreload -Itests/unit -o $@ $< $(B)/tests/sample_races.o \
-		$(B)/preload/log.o $(B)/preload/ownmaps.o $(B)/preload/dlnext.o -lcmocka -lpthread -ldl -lm
+		$(B)/preload/log.o $(B)/preload/ownmaps.o $(B)/preload/dlnext.o $(B)/preload/elfsym.o -lcmocka -lpthread -ldl -lm
 
 # Test programs: -O2 like shipped code; every test allocation escapes into a volatile global.
 $(B)/progs/%: tests/progs/%.c $(B)/.flags
