@@ -1,5 +1,22 @@
 # Default mode (CUZKTRACE_SAMPLE > 0): totals exact to within the stated bound, mmap exact,
 # sampled estimates unbiased. run.sh exports CUZKTRACE_SAMPLE=0; these runs set it.
+# The rest of the suite runs in exact mode (run.sh): a sweep of programs in the default mode
+# with the checks that hold in both, so that the default mode's own paths are run with them:
+# the status, output and own stderr of the untraced run, the tracer's two lines and no other,
+# the trace complete, in the default mode, with nothing lost or inconsistent, and the reader
+# silent (the tracer preloaded twice read every event as exact, with a line more, in the
+# default mode alone until 0.2.50: the suite's exact mode hid it)
+for sw in known leaks temps exitcode strdups ctor cxxlocal threadnames usable churn smallrow untouched classcap; do
+	timeout 60 $P/$sw >$T/sw.uout 2>$T/sw.uerr
+	echo $? >>$T/sw.uout
+	rm -f $T/sw.zst
+	CUZKTRACE_OUT=$T/sw.zst timeout 60 env -u CUZKTRACE_SAMPLE LD_PRELOAD=$LIB $P/$sw >$T/sw.out 2>$T/sw.err
+	echo $? >>$T/sw.out
+	$REPORT --json $T/sw.zst >$T/sw.json 2>$T/sw.rerr
+	expect_eq "default mode: $sw runs as untraced (status, output, its own stderr), the tracer's two lines alone, the trace complete, nothing lost or inconsistent, the reader silent" \
+		"$(cmp -s $T/sw.out $T/sw.uout && echo same)/$(grep -v '^cuzktrace: ' $T/sw.err | cmp -s - $T/sw.uerr && echo same)/$(grep -c '^cuzktrace: ' $T/sw.err)/$(sed -n 1p $T/sw.err | sed -E 's/[0-9]+/N/')/$(jget $T/sw.json truncated)/$(jget $T/sw.json sampling.rate_bytes)/$(jget $T/sw.json lost_events)/$(jget $T/sw.json inconsistencies)/$(cat $T/sw.rerr)" \
+		"same/same/2/cuzktrace: tracing $sw (pid N) to $T/sw.zst/false/524288/0/0/"
+done
 CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/sx.zst traced sx $P/known
 CUZKTRACE_SAMPLE=524288 CUZKTRACE_OUT=$T/sd.zst traced sd $P/known
 $REPORT --json $T/sx.zst >$T/sx.json
