@@ -512,6 +512,8 @@ struct ckt_ring {
 struct ckt_tls {
 	int guard; /* nonzero while inside a hook or in a tracer thread: calls pass through */
 	int in_driver; /* inside a real CUDA driver call: mmap and nested driver calls not counted */
+	int cu_route; /* hooks_cuda.c: 1 from a driver hook's twin (the pointer a lookup handed out)
+		       * until the hook takes its driver function, else 0 */
 	int in_unwind; /* inside libunwind: its pipe, read, write and close go to our own pipe */
 	int mutexes; /* tracer mutexes this thread holds or is taking (ckt_mutex_take): an exit
 		      * from a signal handler here does not wait for another's (exit_claim) */

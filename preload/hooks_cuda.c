@@ -126,10 +126,20 @@ static const struct wrap wraps[W_COUNT] = {
 #undef CKT_CU_DESC
 };
 
-/* The driver's function behind each wrapper: the first one found (from dlsym, from
- * cuGetProcAddress, or from RTLD_NEXT for programs linked with -lcuda). Exported and
- * cuGetProcAddress pointers of one entry point are interchangeable (same ABI). */
-static void *_Atomic real_fn[W_COUNT];
+/* The function behind each wrapper, by the route that reached it (same ABI, not always the
+ * same code):
+ *   route 0, the export: what a program linked with -lcuda calls through us (and what a
+ *     lookup in the global scope finds): the next definition after this library, which may be
+ *     a layer of the program's own on the driver (a quota, a logger), else the driver's;
+ *   route 1, a lookup: what cuGetProcAddress or dlsym on a library's handle gave the program
+ *     (the driver's own function, past any such layer), which the program gets as the
+ *     wrapper's twin (ckt_lk_<name>: it sets ckt_tls.cu_route and runs the wrapper).
+ * Each route keeps the first function found by it. Until 0.2.50 one function served both, the
+ * first found by either: a program that looked up cuMemAlloc through cuGetProcAddress (as the
+ * CUDA runtime does) and also called the linked symbol had its linked calls sent past its
+ * quota layer (an allocation the layer refuses went through, and was counted), or, the other
+ * way round, the driver's own pointer sent through the layer. */
+static void *_Atomic real_fn[2][W_COUNT];
 
 CKT_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize);
 CKT_EXPORT CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pitch, size_t width, size_t height,
@@ -187,23 +197,41 @@ CKT_EXPORT CUresult cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev);
 CKT_EXPORT CUresult cuMemGetDefaultMemPool(CUmemoryPool *pool, CUmemLocation *loc, int type);
 CKT_EXPORT CUresult cuMemGetMemPool(CUmemoryPool *pool, CUmemLocation *loc, int type);
 
-static void *ours(int w)
+/* each wrapper's twin, handed out for the lookup route (defined with its wrapper, CKT_TWIN) */
+#define CKT_CU_TWIN_DECL(name, base, lo, hi, mode) static __typeof__(name) ckt_lk_##name;
+CKT_CU_WRAPS(CKT_CU_TWIN_DECL)
+#undef CKT_CU_TWIN_DECL
+
+/* route 0: the exported wrapper; route 1: its twin */
+static void *ours_by(int route, int w)
 {
-	static void *const tab[W_COUNT] = {
+	static void *const tab[2][W_COUNT] = {
+		{
 #define CKT_CU_OURS(name, base, lo, hi, mode) (void *)&name,
-		CKT_CU_WRAPS(CKT_CU_OURS)
+			CKT_CU_WRAPS(CKT_CU_OURS)
 #undef CKT_CU_OURS
+		},
+		{
+#define CKT_CU_TWIN(name, base, lo, hi, mode) (void *)&ckt_lk_##name,
+			CKT_CU_WRAPS(CKT_CU_TWIN)
+#undef CKT_CU_TWIN
+		},
 	};
-	return tab[w];
+	return tab[route][w];
 }
 
 static int is_ours(const void *p)
 {
 	for (int w = 0; w < W_COUNT; w++)
-		if (p == ours(w))
+		if (p == ours_by(0, w) || p == ours_by(1, w))
 			return 1;
 	return 0;
 }
+
+/* A wrapper's twin: the same call, marked as reached by the lookup route. It calls the wrapper
+ * through a hidden alias (bound here, not through the global scope, where a layer ahead of the
+ * tracer could answer), and the wrapper's first act takes the mark (get_real). */
+#define CKT_TWIN(W, PARAMS, ARGS)                                                         	extern __typeof__(W) ckt_self_##W __attribute__((alias(#W), visibility("hidden")));     	static CUresult ckt_lk_##W PARAMS                                                 	{                                                                                 		ckt_tls.cu_route = 1;                                                     		return ckt_self_##W ARGS;                                                 	}
 
 /* ---- one line per kind of surprise, then silence ---- */
 enum { WARN_NO_REAL, WARN_NO_DEVICE, WARN_VERSION, WARN_FLAGS, WARN_DRIVER, WARN_POOLS, WARN_COUNT };
@@ -227,11 +255,11 @@ static void warn_once(atomic_int *flag, const char *a, const char *b, const char
 /* ---- the real dlsym: dlnext.c ---- */
 typedef ckt_dlsym_fn dlsym_fn;
 
-static void set_real(int w, void *p)
+static void set_real(int route, int w, void *p)
 {
 	void *expect = NULL;
 	if (p && !is_ours(p))
-		atomic_compare_exchange_strong(&real_fn[w], &expect, p);
+		atomic_compare_exchange_strong(&real_fn[route][w], &expect, p);
 }
 
 static void *find_driver_fn(const char *name, const char *base, int ver, unsigned long long flags);
@@ -242,19 +270,28 @@ static void *find_driver_fn(const char *name, const char *base, int ver, unsigne
 static CKT_NOINLINE void *resolve_real(int w)
 {
 	int ver = wraps[w].lo > 12000 ? wraps[w].lo : wraps[w].hi < 12000 ? wraps[w].hi : 12000;
-	set_real(w, find_driver_fn(wraps[w].name, wraps[w].base, ver,
-				   wraps[w].mode == 2 ? CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM : 0));
-	void *p = atomic_load(&real_fn[w]);
+	set_real(0, w, find_driver_fn(wraps[w].name, wraps[w].base, ver,
+				      wraps[w].mode == 2 ? CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM : 0));
+	void *p = atomic_load(&real_fn[0][w]);
 	if (!p)
 		warn_once(&warned[WARN_NO_REAL], "cannot find the CUDA driver's ", wraps[w].name,
 			  "; the program's calls to it fail (CUDA_ERROR_NOT_INITIALIZED)", UINT64_MAX);
 	return p;
 }
 
+/* The function behind wrapper w for the route that reached it (the twin's mark, taken here:
+ * every wrapper asks this first). A twin's route has its function (set before the twin was
+ * handed out); should it not, the export's serves. */
 static inline void *get_real(int w)
 {
-	void *p = atomic_load_explicit(&real_fn[w], memory_order_relaxed);
-	return CKT_LIKELY(p != NULL) ? p : resolve_real(w);
+	struct ckt_tls *t = &ckt_tls;
+	int route = t->cu_route;
+	t->cu_route = 0;
+	void *p = atomic_load_explicit(&real_fn[route][w], memory_order_relaxed);
+	if (CKT_LIKELY(p != NULL))
+		return p;
+	p = atomic_load_explicit(&real_fn[0][w], memory_order_relaxed);
+	return p ? p : resolve_real(w);
 }
 
 /* ---- device identity ---- */
@@ -301,8 +338,10 @@ static void *find_driver_fn(const char *name, const char *base, int ver, unsigne
 	if (is_ours(p))
 		p = NULL;
 	if (!p) {
-		void *g2 = atomic_load(&real_fn[W_cuGetProcAddress_v2]);
-		void *g1 = atomic_load(&real_fn[W_cuGetProcAddress]);
+		void *g2 = atomic_load(&real_fn[1][W_cuGetProcAddress_v2]);
+		void *g1 = atomic_load(&real_fn[1][W_cuGetProcAddress]);
+		g2 = g2 ? g2 : atomic_load(&real_fn[0][W_cuGetProcAddress_v2]);
+		g1 = g1 ? g1 : atomic_load(&real_fn[0][W_cuGetProcAddress]);
 		int st = 0;
 		if (g2 && ((gpa2_fn *)g2)(base, &p, ver, flags, &st) != CUDA_SUCCESS)
 			p = NULL;
@@ -460,7 +499,8 @@ static inline void record_free(struct ckt_tls *t, uint8_t fn, uint8_t kind, uint
 			ckt_nosample_end(CKT_NOSAMPLE_MAKES * (size_t)(SIZE));          \
 		t->in_driver--;                                                          \
 		return rc;                                                               \
-	}
+	}                                                                         \
+	CKT_TWIN(W, PARAMS, ARGS)
 
 /* Device, managed and pool memory: (CUdeviceptr *dptr, size, ...). */
 #define CKT_DEV_ALLOC(W, FN, KIND, PARAMS, ARGS, SIZE) \
@@ -606,7 +646,8 @@ static void pool_seen(CUmemoryPool pool, uint64_t holds)
 			ckt_nosample_end(CKT_NOSAMPLE_MAKES * bytesize);                      \
 		t->in_driver--;                                                               \
 		return rc;                                                                    \
-	}
+	}                                                                              \
+	CKT_TWIN(W, (CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream s), (dptr, bytesize, pool, s))
 
 /* the device of a known pool's allocation (described once, as current_device does) */
 static uint32_t pool_device(struct ckt_tls *t, uint64_t where)
@@ -631,6 +672,7 @@ CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *props)
 	t->in_driver--;
 	return rc;
 }
+CKT_TWIN(cuMemPoolCreate, (CUmemoryPool *pool, const CUmemPoolProps *props), (pool, props))
 
 /* The entry goes once the driver accepted (a device's default pool it refuses); its blocks
  * keep their kind (CUDA frees the pool when the last is freed). */
@@ -644,6 +686,7 @@ CUresult cuMemPoolDestroy(CUmemoryPool pool)
 	t->in_driver--;
 	return rc;
 }
+CKT_TWIN(cuMemPoolDestroy, (CUmemoryPool pool), (pool))
 
 /* the default and the current pool of a device: device memory of that device (the current
  * one must be local to it: cuDeviceSetMemPool) */
@@ -658,7 +701,8 @@ CUresult cuMemPoolDestroy(CUmemoryPool pool)
 		}                                                                             \
 		t->in_driver--;                                                               \
 		return rc;                                                                    \
-	}
+	}                                                                              \
+	CKT_TWIN(W, (CUmemoryPool *pool, CUdevice dev), (pool, dev))
 CKT_DEVICE_POOL(cuDeviceGetDefaultMemPool)
 CKT_DEVICE_POOL(cuDeviceGetMemPool)
 
@@ -673,7 +717,8 @@ CKT_DEVICE_POOL(cuDeviceGetMemPool)
 			pool_seen(*pool, pool_holds(type, loc));                              \
 		t->in_driver--;                                                               \
 		return rc;                                                                    \
-	}
+	}                                                                              \
+	CKT_TWIN(W, (CUmemoryPool *pool, CUmemLocation *loc, int type), (pool, loc, type))
 CKT_LOCATION_POOL(cuMemGetDefaultMemPool)
 CKT_LOCATION_POOL(cuMemGetMemPool)
 
@@ -709,6 +754,7 @@ CUresult cuMemCreate(CUmemGenericAllocationHandle *h, size_t size, const CUmemAl
 	t->in_driver--;
 	return rc;
 }
+CKT_TWIN(cuMemCreate, (CUmemGenericAllocationHandle *h, size_t size, const CUmemAllocationProp *prop, unsigned long long flags), (h, size, prop, flags))
 
 /* A free or unmap the driver refused after the tracer recorded it (a call with no current
  * context, a bad stream, a sticky error): the trace counts the memory gone where it is not.
@@ -760,7 +806,8 @@ static CKT_NOINLINE void warn_refused(int w, CUresult rc)
 			warn_refused(W_##W, rc);                                         \
 		t->in_driver--;                                                          \
 		return rc;                                                               \
-	}
+	}                                                                         \
+	CKT_TWIN(W, PARAMS, ARGS)
 
 #define CKT_FREE(W, FN, KIND, T, ARG) CKT_DRV_FREE(W, FN, KIND, ARG, (T ARG), (ARG))
 
@@ -790,6 +837,7 @@ CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAlloc
 	t->in_driver--;
 	return rc;
 }
+CKT_TWIN(cuMemMap, (CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle h, unsigned long long flags), (ptr, size, offset, h, flags))
 
 CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)
 {
@@ -805,6 +853,7 @@ CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)
 	t->in_driver--;
 	return rc;
 }
+CKT_TWIN(cuMemUnmap, (CUdeviceptr ptr, size_t size), (ptr, size))
 CKT_FREE(cuMemHostUnregister, CKT_CU_MEM_HOST_UNREGISTER, CKT_CUDA_REGISTERED, void *, p)
 
 /* Memory the tracer does not count: CUDA arrays, graph memory nodes, memory imported from
@@ -827,7 +876,8 @@ static CKT_NOINLINE void warn_untraced(int w, const char *what)
 			warn_untraced(W_##W, WHAT);                                      \
 		t->in_driver--;                                                          \
 		return rc;                                                               \
-	}
+	}                                                                         \
+	CKT_TWIN(W, PARAMS, ARGS)
 
 #define CKT_UNTRACED_MEMORY "; the memory it allocates is not traced: GPU figures leave it out"
 CKT_DRV_UNTRACED(cuArrayCreate_v2, " (a CUDA array)" CKT_UNTRACED_MEMORY, (void **arr, const void *desc),
@@ -912,7 +962,8 @@ static CKT_NOINLINE void warn_context_gone(int w, const char *how, struct gone_l
 			warn_context_gone(W_##W, "", g);                                               \
 		t->in_driver--;                                                                        \
 		return rc;                                                                             \
-	}
+	}                                                                                       \
+	CKT_TWIN(W, PARAMS, ARGS)
 /* the 7.0 ABI (same argument) too: the CUDA 13.0 runtime's cudaDeviceReset looks up
  * cuDevicePrimaryCtxReset at version 7000 only, which is this one, not _v2 */
 CKT_DRV_CONTEXT_GONE(cuDevicePrimaryCtxReset, (CUdevice dev), (dev))
@@ -953,7 +1004,8 @@ static int primary_gone(CUdevice dev)
 					  "which the driver destroys,", g);                            \
 		t->in_driver--;                                                                        \
 		return rc;                                                                             \
-	}
+	}                                                                                       \
+	CKT_TWIN(W, (CUdevice dev), (dev))
 /* the 7.0 ABI (same argument) and the 11.0 one */
 CKT_DRV_PRIMARY_RELEASE(cuDevicePrimaryCtxRelease)
 CKT_DRV_PRIMARY_RELEASE(cuDevicePrimaryCtxRelease_v2)
@@ -992,9 +1044,9 @@ static void substitute(const char *sym, void **pfn, int ver, unsigned long long 
 		warn_once(&warned[WARN_FLAGS], "cuGetProcAddress called with unknown flags ",
 			  "; the stream mode is taken from the bits CUDA defines (2: per-thread default stream)",
 			  "", (uint64_t)flags);
-	set_real(w, *pfn);
-	if (atomic_load(&real_fn[w]))
-		*pfn = ours(w);
+	set_real(1, w, *pfn);
+	if (atomic_load(&real_fn[1][w]))
+		*pfn = ours_by(1, w);
 }
 
 CUresult cuGetProcAddress(const char *sym, void **pfn, int ver, unsigned long long flags)
@@ -1010,6 +1062,7 @@ CUresult cuGetProcAddress(const char *sym, void **pfn, int ver, unsigned long lo
 	t->in_driver--;
 	return rc;
 }
+CKT_TWIN(cuGetProcAddress, (const char *sym, void **pfn, int ver, unsigned long long flags), (sym, pfn, ver, flags))
 
 /* cuGetProcAddress_v2 and its _ptsz form: the driver's lookup through real, then our wrappers */
 static CUresult gpa2_through(gpa2_fn *real, const char *sym, void **pfn, int ver, unsigned long long flags,
@@ -1030,6 +1083,7 @@ CUresult cuGetProcAddress_v2(const char *sym, void **pfn, int ver, unsigned long
 {
 	return gpa2_through(get_real(W_cuGetProcAddress_v2), sym, pfn, ver, flags, status);
 }
+CKT_TWIN(cuGetProcAddress_v2, (const char *sym, void **pfn, int ver, unsigned long long flags, int *status), (sym, pfn, ver, flags, status))
 
 /* The per-thread-default-stream form of cuGetProcAddress_v2 (CUDA 12 and later): what cuda.h
  * names cuGetProcAddress in a program built with CUDA_API_PER_THREAD_DEFAULT_STREAM (nvcc
@@ -1043,6 +1097,7 @@ CUresult cuGetProcAddress_v2_ptsz(const char *sym, void **pfn, int ver, unsigned
 		flags |= CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM;
 	return gpa2_through(get_real(W_cuGetProcAddress_v2_ptsz), sym, pfn, ver, flags, status);
 }
+CKT_TWIN(cuGetProcAddress_v2_ptsz, (const char *sym, void **pfn, int ver, unsigned long long flags, int *status), (sym, pfn, ver, flags, status))
 
 /* ---- dlsym ----
  * glibc's dlsym resolves RTLD_NEXT (and the namespace of RTLD_DEFAULT) relative to the object
@@ -1088,14 +1143,19 @@ static void *dlsym_tracked(void *handle, const char *name)
 	if (!ds || w < 0)
 		return NULL;
 	void *p = ds(handle, name);
-	if (p && is_ours(p))
+	/* the global scope's answer (ours, or RTLD_DEFAULT's): the export's route; a library's
+	 * own (the driver's handle, loaded RTLD_LOCAL or not): the lookup's */
+	int route = handle != RTLD_DEFAULT && handle != RTLD_NEXT;
+	if (p && is_ours(p)) {
 		p = ds(RTLD_NEXT, name);
+		route = 0;
+	}
 	if (!p)
 		return NULL;
 	if (handle != RTLD_DEFAULT && handle != RTLD_NEXT)
 		atomic_store(&cuda_handle, handle);
-	set_real(w, p);
-	return ours(w);
+	set_real(route, w, p);
+	return ours_by(route, w);
 }
 
 #if defined(__x86_64__)

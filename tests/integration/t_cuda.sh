@@ -52,6 +52,21 @@ for q in cu_quota cu_quota_ctor; do
 		"$(cat $T/$q.rc)/$(cat $T/$q.out)/$(cat $T/$q.plain)/$(jget $T/$q.json peak_gpu.bytes)/$(jget $T/$q.json event_counts.cuda_alloc)" \
 		"0/cu_quota: 0 2, 2 calls: done/cu_quota: 0 2, 2 calls: done/1048576/1"
 done
+# ... and the driver reached by a lookup as well (cuGetProcAddress, as the CUDA runtime does,
+# or dlsym on libcuda's handle), which gives the driver's own function, past the layer: each
+# route keeps its own function (since 0.2.50; before, the first found served both: after a
+# lookup, the linked 128 MiB went past the layer, which never saw it, and was allocated and
+# counted; a linked call first sent the lookup's 128 MiB through the layer, which refused it)
+for qm in gpafirst:"0 2, 1 calls":1048576:1 handlefirst:"0 2, 1 calls":1048576:1 linkfirst:"0 0, 1 calls":135266304:2; do
+	IFS=: read -r qm_mode qm_out qm_peak qm_n <<<"$qm"
+	$C/cu_quota $qm_mode >$T/cuq_$qm_mode.plain 2>&1
+	CUZKTRACE_OUT=$T/cuq_$qm_mode.zst timeout 60 env LD_PRELOAD=$LIB $C/cu_quota $qm_mode >$T/cuq_$qm_mode.out 2>$T/cuq_$qm_mode.err
+	echo $? >$T/cuq_$qm_mode.rc
+	$REPORT --json $T/cuq_$qm_mode.zst >$T/cuq_$qm_mode.json 2>/dev/null
+	expect_eq "cu_quota $qm_mode: a layer linked before the driver and the driver's own function from a lookup, each route kept: status, output as untraced, the GPU peak and allocations of the untraced run" \
+		"$(cat $T/cuq_$qm_mode.rc)/$(cat $T/cuq_$qm_mode.out)/$(cat $T/cuq_$qm_mode.plain)/$(jget $T/cuq_$qm_mode.json peak_gpu.bytes)/$(jget $T/cuq_$qm_mode.json event_counts.cuda_alloc)" \
+		"0/cu_quota $qm_mode: $qm_out: done/cu_quota $qm_mode: $qm_out: done/$qm_peak/$qm_n"
+done
 
 # Two threads' first allocations while the tracer resolves the driver (the stub answers its
 # version after 300 ms): the second waits for it and keeps its device (before 0.2.16 it went
