@@ -113,6 +113,10 @@ void *ckt_elf_lookup_in(const char *soname, const char *name);
 /* The definition of function `name` in the loaded object that holds addr, or NULL (the same:
  * a name it lacks costs no failed lookup, which would allocate its error message) */
 void *ckt_elf_lookup_at(const void *addr, const char *name);
+/* The first definition of function `name` in the objects loaded after the one that holds self,
+ * in load order (RTLD_NEXT's answer for the objects loaded at start, without dlsym: a name not
+ * found leaves no dlerror for the program to read), or NULL */
+void *ckt_elf_lookup_after(const void *self, const char *name);
 
 /* ---- log.c: one line on stderr, built in a fixed buffer, written with write(2) ---- */
 struct ckt_line {
@@ -512,8 +516,8 @@ struct ckt_ring {
 struct ckt_tls {
 	int guard; /* nonzero while inside a hook or in a tracer thread: calls pass through */
 	int in_driver; /* inside a real CUDA driver call: mmap and nested driver calls not counted */
-	int cu_route; /* hooks_cuda.c: 1 from a driver hook's twin (the pointer a lookup handed out)
-		       * until the hook takes its driver function, else 0 */
+	int cu_route; /* hooks_cuda.c: from a driver hook's twin (the pointer a lookup handed out)
+		       * until the hook takes its driver function, the hook's index + 1; else 0 */
 	int in_unwind; /* inside libunwind: its pipe, read, write and close go to our own pipe */
 	int mutexes; /* tracer mutexes this thread holds or is taking (ckt_mutex_take): an exit
 		      * from a signal handler here does not wait for another's (exit_claim) */

@@ -158,31 +158,44 @@ void *ckt_elf_lookup_in(const char *soname, const char *name)
 	return q.f;
 }
 
-/* find_holder's query: the object that holds addr, and its definition of `name` */
-struct holder_q {
+/* find_near's query: the object that holds addr (after: the first object loaded after it) that
+ * defines `name`, and that definition */
+struct near_q {
 	uintptr_t addr;
 	const char *name;
+	int after, past;
 	void *f;
 };
 
-static int find_holder(struct dl_phdr_info *info, size_t size, void *data)
+static int find_near(struct dl_phdr_info *info, size_t size, void *data)
 {
-	struct holder_q *q = data;
+	struct near_q *q = data;
 	struct ckt_dynobj o;
 	uintptr_t lo, hi;
 	int holds;
 	(void)size;
 	ckt_span_of(info, &lo, &hi, &holds, q->addr);
-	if (!holds)
+	if (q->after && !q->past) {
+		q->past = holds;
+		return 0;
+	}
+	if (!q->after && !holds)
 		return 0;
 	if (ckt_dynobj_of(info, &o))
 		q->f = ckt_dynobj_lookup(&o, q->name);
-	return 1;
+	return !q->after || q->f != NULL;
 }
 
 void *ckt_elf_lookup_at(const void *addr, const char *name)
 {
-	struct holder_q q = {(uintptr_t)addr, name, NULL};
-	dl_iterate_phdr(find_holder, &q);
+	struct near_q q = {(uintptr_t)addr, name, 0, 0, NULL};
+	dl_iterate_phdr(find_near, &q);
+	return q.f;
+}
+
+void *ckt_elf_lookup_after(const void *self, const char *name)
+{
+	struct near_q q = {(uintptr_t)self, name, 1, 0, NULL};
+	dl_iterate_phdr(find_near, &q);
 	return q.f;
 }

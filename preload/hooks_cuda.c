@@ -230,8 +230,16 @@ static int is_ours(const void *p)
 
 /* A wrapper's twin: the same call, marked as reached by the lookup route. It calls the wrapper
  * through a hidden alias (bound here, not through the global scope, where a layer ahead of the
- * tracer could answer), and the wrapper's first act takes the mark (get_real). */
-#define CKT_TWIN(W, PARAMS, ARGS)                                                         	extern __typeof__(W) ckt_self_##W __attribute__((alias(#W), visibility("hidden")));     	static CUresult ckt_lk_##W PARAMS                                                 	{                                                                                 		ckt_tls.cu_route = 1;                                                     		return ckt_self_##W ARGS;                                                 	}
+ * tracer could answer), and the wrapper's first act takes the mark (get_real). The mark names
+ * the entry point (its index + 1): a signal handler's call of another one between the two
+ * (CUDA calls are not async-signal-safe, but a program may) neither takes it nor leaves it. */
+#define CKT_TWIN(W, PARAMS, ARGS)                                                          \
+	extern __typeof__(W) ckt_self_##W __attribute__((alias(#W), visibility("hidden")));  \
+	static CUresult ckt_lk_##W PARAMS                                                  \
+	{                                                                                  \
+		ckt_tls.cu_route = W_##W + 1;                                              \
+		return ckt_self_##W ARGS;                                                  \
+	}
 
 /* ---- one line per kind of surprise, then silence ---- */
 enum { WARN_NO_REAL, WARN_NO_DEVICE, WARN_VERSION, WARN_FLAGS, WARN_DRIVER, WARN_POOLS, WARN_COUNT };
@@ -285,8 +293,9 @@ static CKT_NOINLINE void *resolve_real(int w)
 static inline void *get_real(int w)
 {
 	struct ckt_tls *t = &ckt_tls;
-	int route = t->cu_route;
-	t->cu_route = 0;
+	int route = t->cu_route == w + 1;
+	if (route)
+		t->cu_route = 0;
 	void *p = atomic_load_explicit(&real_fn[route][w], memory_order_relaxed);
 	if (CKT_LIKELY(p != NULL))
 		return p;
@@ -1143,16 +1152,20 @@ static void *dlsym_tracked(void *handle, const char *name)
 	if (!ds || w < 0)
 		return NULL;
 	void *p = ds(handle, name);
-	/* the global scope's answer (ours, or RTLD_DEFAULT's): the export's route; a library's
-	 * own (the driver's handle, loaded RTLD_LOCAL or not): the lookup's */
-	int route = handle != RTLD_DEFAULT && handle != RTLD_NEXT;
+	/* the global scope's answer (ours, or RTLD_DEFAULT's), or what the export's route calls
+	 * (a handle of the program's layer: its function): the export's route; another (the
+	 * driver's handle, loaded RTLD_LOCAL or not): the lookup's */
+	int route = handle != RTLD_DEFAULT;
 	if (p && is_ours(p)) {
 		p = ds(RTLD_NEXT, name);
 		route = 0;
+	} else if (p && route && p == ckt_elf_lookup_after((void *)&dlsym_tracked, name)) {
+		route = 0; /* (read in memory: a dlsym that finds nothing would leave its error for
+			    * the program's dlerror, after the program's own lookup succeeded) */
 	}
 	if (!p)
 		return NULL;
-	if (handle != RTLD_DEFAULT && handle != RTLD_NEXT)
+	if (handle != RTLD_DEFAULT)
 		atomic_store(&cuda_handle, handle);
 	set_real(route, w, p);
 	return ours_by(route, w);

@@ -10,6 +10,11 @@
  *   handlefirst  the same with the pointer dlsym gives for libcuda.so.1's handle
  *   linkfirst    1 MiB through the linked symbol (the layer's), then the lookup, and 128 MiB
  *                through its pointer (the driver's, no quota): "cu_quota linkfirst: 0 0, 1 calls: done"
+ *   layerhandle  1 MiB through cuGetProcAddress_v2's pointer, then 128 MiB through the pointer
+ *                dlsym gives for the layer's own handle (the layer's function: it refuses):
+ *                "cu_quota layerhandle: 0 2, 1 calls: done"
+ *   layerhandle2 the layer's handle first: 1 MiB through it, then 128 MiB through the driver's
+ *                pointer from cuGetProcAddress_v2: "cu_quota layerhandle2: 0 0, 1 calls: done"
  * and frees what was allocated. */
 #include "cu_min.h"
 
@@ -34,6 +39,27 @@ int main(int argc, char **argv)
 		if (r1 == CUDA_SUCCESS && cuMemFree_v2(a) != CUDA_SUCCESS)
 			return 4;
 		printf("cu_quota: %d %d, %d calls: done\n", r1, r2, quota_calls);
+		return 0;
+	}
+	if (!strncmp(argv[1], "layerhandle", 11)) {
+		int layer_first = argv[1][11] == '2';
+		void *h = dlopen("libquota.so", RTLD_NOW | RTLD_NOLOAD);
+		alloc_fn *layer = NULL, *drv = NULL;
+		int st = 0;
+		if (layer_first)
+			layer = h ? (alloc_fn *)dlsym(h, "cuMemAlloc_v2") : NULL;
+		if (cuGetProcAddress_v2("cuMemAlloc", (void **)&drv, 12000, 0, &st) != CUDA_SUCCESS)
+			drv = NULL;
+		if (!layer_first)
+			layer = h ? (alloc_fn *)dlsym(h, "cuMemAlloc_v2") : NULL;
+		if (!layer || !drv)
+			return 5;
+		CUresult r1 = layer_first ? layer(&a, (size_t)1 << 20) : drv(&a, (size_t)1 << 20);
+		CUresult r2 = layer_first ? drv(&b, (size_t)128 << 20) : layer(&b, (size_t)128 << 20);
+		if ((r1 == CUDA_SUCCESS && cuMemFree_v2(a) != CUDA_SUCCESS) ||
+		    (r2 == CUDA_SUCCESS && cuMemFree_v2(b) != CUDA_SUCCESS))
+			return 4;
+		printf("cu_quota %s: %d %d, %d calls: done\n", argv[1], r1, r2, quota_calls);
 		return 0;
 	}
 	int linkfirst = !strcmp(argv[1], "linkfirst");
