@@ -632,10 +632,17 @@ static void ckt_main_warnings(const char *path, const struct ckt_decoder *dec,
 				     ? "warning: '%s': %llu allocation%s came at an address still live: the frees of "
 				       "samples taken while the tracer's set of sampled blocks was full are not in "
 				       "the trace (above); the blocks they replaced were dropped there"
+				 : st->inconsistencies_after_sync == st->inconsistencies
+				     ? "warning: '%s': %llu allocation%s came at an address still live, %sstamped "
+				       "after the trace's last SYNC horizon (%s s), which no flush promises whole: "
+				       "threads that ran on while the process ended were cut by its last flush at "
+				       "different moments, so frees before them are missing; the blocks they "
+				       "replaced were dropped there"
 				     : "warning: '%s': %llu allocation%s came at an address still live: the trace "
 				       "lacks the frees before them (corrupt, or spliced from another trace?); the "
 				       "blocks they replaced were dropped there",
-			     path, (unsigned long long)st->inconsistencies, st->inconsistencies == 1 ? "" : "s");
+			     path, (unsigned long long)st->inconsistencies, st->inconsistencies == 1 ? "" : "s",
+			     st->inconsistencies == 1 ? "" : "all ", ckt_util_fmt_secs(t, sizeof(t), st->last_sync_ns, 6));
 	/* the default mode's running totals subtract every small free, seen allocated or not:
 	 * frees of blocks allocated out of the tracer's sight drove the heap to 0 and kept it low
 	 * (a peak of 164 KiB for 19.5 MiB live, without a word) */

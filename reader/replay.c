@@ -3050,9 +3050,16 @@ static void ckt_replay_heap_at_rss(struct ckt_replay *r)
 int ckt_replay_finish(struct ckt_replay *r, struct ckt_error *err)
 {
 	struct ckt_replay_stats *st = &r->st;
-	int rc = ckt_replay_drain(r, true, 0);
+	/* the events before the last SYNC's horizon, which the trace holds whole, then the rest:
+	 * the same order as one drain, the inconsistencies among the rest counted apart */
+	int rc = ckt_replay_drain(r, false, r->horizon);
+	uint64_t before = st->inconsistencies;
+	if (rc == 0)
+		rc = ckt_replay_drain(r, true, 0);
 	if (rc < 0)
 		return ckt_replay_err(r, err, rc);
+	st->inconsistencies_after_sync = st->inconsistencies - before;
+	st->last_sync_ns = r->horizon;
 	ckt_replay_obs_flush(r);
 	ckt_replay_heap_at_rss(r);
 	st->lost = r->lost_sum > r->lost_end ? r->lost_sum : r->lost_end;

@@ -89,6 +89,11 @@ struct ckt_replay_stats {
 	 * the replay's own top (ckt_replay_finish) */
 	bool peak_heap_at_rss;
 	uint64_t inconsistencies;           /* ALLOC of an address that was still live */
+	/* of them, among the events stamped at or after the last SYNC's horizon, which no SYNC
+	 * promises complete: a process that ended while threads ran on, its last flush taking
+	 * each thread's ring at another moment (since 0.2.50); and that horizon */
+	uint64_t inconsistencies_after_sync;
+	uint64_t last_sync_ns;
 	/* events read after events later than them were replayed: the writer broke the SYNC
 	 * promise (replayed late, out of order: figures near them may be off by their bytes) */
 	uint64_t late_events;

@@ -688,6 +688,9 @@ int ckt_report_json_print(FILE *out, const struct ckt_report *rep)
 	/* since 0.2.34 (format version 8; null for older traces) */
 	ckt_report_json_limits(j, "tracer_limits", rep);
 	ckt_report_json_u64(j, "inconsistencies", st->inconsistencies);
+	/* since 0.2.50: of them, those past the last SYNC's horizon (a process that ended while
+	 * threads ran on) */
+	ckt_report_json_u64(j, "inconsistencies_after_last_sync", st->inconsistencies_after_sync);
 	/* since 0.2.33: heap blocks freed as temporaries (exact mode; null in the default mode) */
 	ckt_report_json_u64_if(j, "temporary_allocations", st->temporary, !st->sample_r);
 	ckt_report_json_u64(j, "late_events", st->late_events);

@@ -369,6 +369,23 @@ PYEOF
 	expect_eq "reader: an allocation at a live address: counted, the stale block dropped, one warning" \
 		"$(cat $T/incons0.rc)/$(jget $T/incons0.json inconsistencies)/$(jget $T/incons0.json live_at_exit.heap_bytes)/$(cat $T/incons0.err)" \
 		"0/1/60/cuzktrace-report: warning: '$T/incons0.zst': 1 allocation came at an address still live: the trace lacks the frees before them (corrupt, or spliced from another trace?); the blocks they replaced were dropped there"
+	# the second allocation stamped after the last SYNC's horizon (15 ns), which no flush
+	# promises whole: a process ending while its threads ran on, its last flush taking each
+	# thread's ring at another moment (a free on one thread cut, a later allocation of its
+	# address on another kept): said as that, not as corruption (since 0.2.50; 2 to 3 runs
+	# in 10 of 64 threads calling malloc, realloc and free while main called exit)
+	PYTHONPATH=tests/integration $PY - $T/incons2.zst <<'PYEOF2'
+import sys
+from rows import *
+fr = (bytes([FRAME]) + uv(0) + uv(0) + bytes([THREAD]) + uv(1) + alloc(10, 0xA000, 40) + alloc(10, 0, 60)
+      + bytes([SYNC]) + uv(15) + bytes([END]) + uv(110) + uv(0) + uv(2) + uv(0))
+with open(sys.argv[1], "wb") as f:
+    f.write(z(header()) + z(fr))
+PYEOF2
+	report_json incons2
+	expect_eq "reader: an allocation at a live address after the last SYNC horizon: counted apart (JSON), the stale block dropped, one warning that says the last flush cut threads" \
+		"$(cat $T/incons2.rc)/$(jget $T/incons2.json inconsistencies)/$(jget $T/incons2.json inconsistencies_after_last_sync)/$(jget $T/incons0.json inconsistencies_after_last_sync)/$(jget $T/incons2.json live_at_exit.heap_bytes)/$(cat $T/incons2.err)" \
+		"0/1/1/0/60/cuzktrace-report: warning: '$T/incons2.zst': 1 allocation came at an address still live, stamped after the trace's last SYNC horizon (0.000000 s), which no flush promises whole: threads that ran on while the process ended were cut by its last flush at different moments, so frees before them are missing; the blocks they replaced were dropped there"
 	expect_eq "reader: the same with a LOST record: the lost events' warning alone" \
 		"$(cat $T/incons1.rc)/$(jget $T/incons1.json inconsistencies)/$(cat $T/incons1.err)" \
 		"0/1/cuzktrace-report: warning: '$T/incons1.zst': 1 event was lost; totals are inexact"
