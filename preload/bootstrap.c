@@ -611,7 +611,7 @@ void ckt_final_flush(int reason, int fast)
 	sigset_t all, old;
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
-	ckt_phase_flush_deferred(&ckt_tls);
+	ckt_phase_flush_all_deferred(&ckt_tls);
 	if (ckt_sample_r)
 		ckt_sample_flush(&ckt_tls);
 	if (fast)

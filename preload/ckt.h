@@ -801,6 +801,7 @@ static inline uint16_t ckt_phase_current(const struct ckt_tls *t)
 void ckt_phase_rules_load(void);
 void ckt_phase_thread_exit(struct ckt_tls *t);
 void ckt_phase_flush_deferred(struct ckt_tls *t); /* a marker deferred at a write's end acts */
+void ckt_phase_flush_all_deferred(struct ckt_tls *t); /* the process's exit: every thread's too */
 /* Scans the n bytes the calling thread wrote to fd (stdout or stderr) for CUZKTRACE_PHASES
  * markers, a marker begun in its earlier writes to fd included. Caller holds the guard. */
 void ckt_phase_scan(int fd, const char *buf, size_t n);

@@ -608,6 +608,78 @@ static const char *scan_text(const char *buf, size_t n, const char *cross, int p
  * scan takes a few hundred bytes of the program's stack, with memmem's. */
 enum { JOIN_HEAD = 512 - CKT_SCAN_CARRY };
 
+/* Markers deferred by each thread (its carry while scan_pending), copied here, so that the
+ * process's exit acts on those of threads still running then (the exit's own thread acts on
+ * its carry itself): README promises a deferred marker acts at "the process's exit", and a
+ * thread that wrote "PROVE" and waited lost it (0.2.49). Under scan_lock; owners are keys
+ * only, never followed (a thread may be gone). Past PEND_MAX threads at once, a marker
+ * deferred then acts at its own thread's next write or exit alone. */
+#define PEND_MAX 64
+static struct {
+	const struct ckt_tls *owner;
+	unsigned len;
+	char carry[CKT_SCAN_CARRY];
+} pend[PEND_MAX];
+static unsigned pend_n;
+/* the thread holding scan_lock (its state's address), for an exit from a handler that
+ * interrupted that thread's scan: it must not wait for itself */
+static const struct ckt_tls *_Atomic scan_holder;
+
+/* t->scan_pending or its carry changed: pend follows */
+static void pend_note(struct ckt_tls *t)
+{
+	if (!pend_n && !t->scan_pending)
+		return;
+	int at = -1;
+	for (int i = 0; i < PEND_MAX; i++) {
+		if (pend[i].owner == t) {
+			at = i;
+			break;
+		}
+		if (!pend[i].owner && at < 0)
+			at = i;
+	}
+	if (at < 0)
+		return;
+	if (pend[at].owner == t && !t->scan_pending) {
+		pend[at].owner = NULL;
+		pend_n--;
+		return;
+	}
+	if (!t->scan_pending)
+		return;
+	if (pend[at].owner != t) {
+		pend[at].owner = t;
+		pend_n++;
+	}
+	pend[at].len = t->scan_carry_len;
+	memcpy(pend[at].carry, t->scan_carry, t->scan_carry_len);
+}
+
+/* scan_lock, waited for (2 s at most: a thread that holds it is scanning, which does not wait
+ * for this one), not by the thread that holds it (a handler that interrupted its scan): 0, or
+ * -1 (the marker is lost then). Before 0.2.50 one try: a thread's exit while another thread
+ * scanned its own write lost the thread's deferred marker, 6 runs in 6. */
+static int scan_lock_wait(struct ckt_tls *t)
+{
+	if (atomic_load(&scan_holder) == t)
+		return -1;
+	for (int i = 0; i < 20000; i++) {
+		if (ckt_mutex_try(&scan_lock) == 0) {
+			atomic_store(&scan_holder, t);
+			return 0;
+		}
+		ckt_nap(100000);
+	}
+	return -1;
+}
+
+static void scan_lock_give(void)
+{
+	atomic_store(&scan_holder, NULL);
+	ckt_mutex_give(&scan_lock);
+}
+
 /* The markers that cross from the c bytes of the open line into buf (or, when the carried
  * text was deferred, that begin in it): where the scan of buf begins (past the text they used
  * up); NULL when a marker at the end of the join was deferred (then kept as the carry). */
@@ -623,9 +695,11 @@ static const char *scan_join(struct ckt_tls *t, const char *buf, size_t n)
 		t->scan_carry_len = (unsigned)(join + c + h - deferred);
 		memmove(t->scan_carry, deferred, t->scan_carry_len);
 		t->scan_pending = 1;
+		pend_note(t);
 		return NULL;
 	}
 	t->scan_pending = 0;
+	pend_note(t);
 	return used > join + c ? buf + (used - (join + c)) : buf;
 }
 
@@ -637,17 +711,35 @@ static void scan_flush_deferred(struct ckt_tls *t)
 		(void)scan_text(t->scan_carry, t->scan_carry_len, NULL, 0, NULL, 0, 0, &deferred);
 	t->scan_pending = 0;
 	t->scan_carry_len = 0;
+	pend_note(t);
 }
 
-/* A marker the thread's last write left deferred acts as its line ends: at the thread's exit,
- * or the process's (the exit's thread). Not when the scan is busy (an exit from a handler that
- * interrupted it): the marker is lost then. */
+/* A marker the thread's last write left deferred acts as its line ends: at the thread's exit.
+ * Not when this thread's own scan is under way (an exit from a handler that interrupted it):
+ * the marker is lost then. */
 void ckt_phase_flush_deferred(struct ckt_tls *t)
 {
-	if (!t->scan_pending || ckt_mutex_try(&scan_lock) != 0)
+	if (!t->scan_pending || scan_lock_wait(t) != 0)
 		return;
 	scan_flush_deferred(t);
-	ckt_mutex_give(&scan_lock);
+	scan_lock_give();
+}
+
+/* The process's exit: this thread's deferred marker, then those of threads still running. */
+void ckt_phase_flush_all_deferred(struct ckt_tls *t)
+{
+	if ((!t->scan_pending && !__atomic_load_n(&pend_n, __ATOMIC_RELAXED)) || scan_lock_wait(t) != 0)
+		return;
+	scan_flush_deferred(t);
+	for (int i = 0; i < PEND_MAX && pend_n; i++) {
+		if (!pend[i].owner)
+			continue;
+		const char *deferred;
+		(void)scan_text(pend[i].carry, pend[i].len, NULL, 0, NULL, 0, 0, &deferred);
+		pend[i].owner = NULL;
+		pend_n--;
+	}
+	scan_lock_give();
 }
 
 static void scan_write(int fd, const char *buf, size_t n)
@@ -667,9 +759,11 @@ static void scan_write(int fd, const char *buf, size_t n)
 		t->scan_carry_len = (unsigned)(buf + n - deferred);
 		memcpy(t->scan_carry, deferred, t->scan_carry_len);
 		t->scan_pending = 1;
+		pend_note(t);
 		return;
 	}
 	t->scan_pending = 0;
+	pend_note(t);
 	/* the line left open: after the last newline and after the text used up */
 	const char *nl = memrchr(buf, '\n', n);
 	const char *open = nl ? nl + 1 : buf;
@@ -699,7 +793,7 @@ static void scan_write(int fd, const char *buf, size_t n)
  * never allocates, writing "PROVE" then ending: the marker was lost). */
 static void scan_done(struct ckt_tls *t)
 {
-	ckt_mutex_give(&scan_lock);
+	scan_lock_give();
 	if (t->scan_pending && !t->ring)
 		(void)ckt_thread_attach(t);
 }
@@ -707,6 +801,7 @@ static void scan_done(struct ckt_tls *t)
 void ckt_phase_scan(int fd, const char *buf, size_t n)
 {
 	ckt_mutex_take(&scan_lock);
+	atomic_store(&scan_holder, &ckt_tls);
 	scan_write(fd, buf, n);
 	scan_done(&ckt_tls);
 }
@@ -719,6 +814,7 @@ void ckt_phase_scan_iov(int fd, const struct iovec *iov, int cnt, size_t total)
 {
 	static char joined[1024];
 	ckt_mutex_take(&scan_lock);
+	atomic_store(&scan_holder, &ckt_tls);
 	if (total <= sizeof(joined)) {
 		size_t n = 0;
 		for (int i = 0; i < cnt && n < total; i++) {

@@ -487,6 +487,20 @@ $REPORT --json $T/splitquiet.zst >$T/splitquiet.json 2>/dev/null
 expect_eq "splitlog quiet: PROVE written last by a thread that never allocates acts at that thread's exit" \
 	"$(cat $T/splitquiet.rc)/$(jget $T/splitquiet.json peak_heap.by_phase)" \
 	'0/[{"phase": "(none)", "bytes": 2000304, "samples": 0, "estimate_error_bytes": 0}, {"phase": "prove", "bytes": 1000000, "samples": 0, "estimate_error_bytes": 0}]'
+# PROVE written last by a thread that ends while another thread's writes keep the scan busy:
+# it acts at the thread's exit all the same (the exit waits for the scan: before 0.2.50 one
+# try, and the marker was lost, 6 runs in 6, with the warning that the rule matched nothing);
+# and by a thread still waiting when main calls exit: it acts at the process's exit (lost
+# before: the process's exit acted on its own thread's marker alone). tests/progs/deferexit.c
+for de in busy:1048576 alive:0; do
+	IFS=: read -r de_mode de_prove <<<"$de"
+	CUZKTRACE_SAMPLE=0 CUZKTRACE_PHASES='prove=PROVE..PROVE_DONE' CUZKTRACE_OUT=$T/defer_$de_mode.zst \
+		traced defer_$de_mode $P/deferexit $de_mode
+	$REPORT --json $T/defer_$de_mode.zst >$T/defer_$de_mode.json 2>$T/defer_$de_mode.rerr
+	expect_eq "deferexit $de_mode: a deferred PROVE acts at its thread's exit (busy scan: prove holds main's 1 MiB) or the process's (thread alive: prove begins there, with 0 bytes); no warning" \
+		"$(cat $T/defer_$de_mode.rc)/$($PY -c 'import json,sys; print(" ".join("%s %d" % (p["name"], p["allocated_bytes"]) for p in json.load(open(sys.argv[1]))["phases"] if p["name"] == "prove"))' $T/defer_$de_mode.json)/$(cat $T/defer_$de_mode.rerr)" \
+		"0/prove $de_prove/"
+done
 head -c $(( $(wc -c <$T/splitlog.zst) - 8 )) $T/splitlog.zst >$T/splitcut.zst
 $REPORT $T/splitcut.zst >/dev/null 2>$T/splitcut.rerr
 expect_eq "splitlog cut in its only data frame: each rule's warning says the trace was cut (the marker may come after)" \
