@@ -857,6 +857,12 @@ int ckt_phases_csv_close(struct ckt_phases *p, bool ok)
 
 bool ckt_phases_defined(const struct ckt_phases *p, const char *name, size_t len)
 {
+	/* a phase named "(none)" is kept quoted (ckt_phases_own_name), apart from the row of no
+	 * phase: a rule of that name that matched read as one that matched nothing (0.2.49) */
+	if (len == 6 && memcmp(name, "(none)", 6) == 0) {
+		name = "\"(none)\"";
+		len = 8;
+	}
 	for (size_t i = 0; i < p->n_ph; i++)
 		if (p->ph[i].id != UINT64_MAX && p->ph[i].name && strlen(p->ph[i].name) == len &&
 		    memcmp(p->ph[i].name, name, len) == 0)

@@ -487,6 +487,18 @@ $REPORT --json $T/splitquiet.zst >$T/splitquiet.json 2>/dev/null
 expect_eq "splitlog quiet: PROVE written last by a thread that never allocates acts at that thread's exit" \
 	"$(cat $T/splitquiet.rc)/$(jget $T/splitquiet.json peak_heap.by_phase)" \
 	'0/[{"phase": "(none)", "bytes": 2000304, "samples": 0, "estimate_error_bytes": 0}, {"phase": "prove", "bytes": 1000000, "samples": 0, "estimate_error_bytes": 0}]'
+# a rule named "(none)" makes a phase of its own, shown quoted apart from the row of no phase;
+# matched, no warning that it matched nothing (since 0.2.50: the reader looked for it under
+# its own name, unquoted); unmatched, the warning
+for nm in C:0 CX:1; do
+	IFS=: read -r nm_start nm_warn <<<"$nm"
+	CUZKTRACE_PHASES="(none)=$nm_start..D" CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/nonerule.zst PYTHONMALLOC=malloc \
+		traced nonerule $PY -c 'import os; os.write(1, b"C\n"); x = bytearray(1 << 20); os.write(1, b"D\n")'
+	$REPORT --json $T/nonerule.zst >$T/nonerule.json 2>$T/nonerule.rerr
+	expect_eq "a rule named (none), start marker $nm_start: the phase \"(none)\" $([ $nm_warn = 0 ] && echo 'holds the 1 MiB, no warning' || echo 'never begins, the warning')" \
+		"$(grep -c "rule for phase '(none)' matched no line" $T/nonerule.rerr)/$($PY -c 'import json,sys; print(sum(p["allocated_bytes"] >= 1048576 for p in json.load(open(sys.argv[1]))["phases"] if p["name"] == "\"(none)\""))' $T/nonerule.json)" \
+		"$nm_warn/$((1 - nm_warn))"
+done
 # PROVE written last by a thread that ends while another thread's writes keep the scan busy:
 # it acts at the thread's exit all the same (the exit waits for the scan: before 0.2.50 one
 # try, and the marker was lost, 6 runs in 6, with the warning that the rule matched nothing);
