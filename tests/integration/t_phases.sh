@@ -513,6 +513,16 @@ for de in busy:1048576 alive:0; do
 		"$(cat $T/defer_$de_mode.rc)/$($PY -c 'import json,sys; print(" ".join("%s %d" % (p["name"], p["allocated_bytes"]) for p in json.load(open(sys.argv[1]))["phases"] if p["name"] == "prove"))' $T/defer_$de_mode.json)/$(cat $T/defer_$de_mode.rerr)" \
 		"0/prove $de_prove/"
 done
+# ... acted once: a thread still running writes again after the process's exit acted on its
+# marker (a first build of that acted it a second time: prove begun twice, 18 runs in 30)
+for de_i in 1 2 3; do
+	CUZKTRACE_SAMPLE=0 CUZKTRACE_PHASES='prove=PROVE..PROVE_DONE' CUZKTRACE_OUT=$T/defer_again.zst \
+		traced defer_again $P/deferexit again
+	$REPORT --json $T/defer_again.zst >$T/defer_again.json 2>$T/defer_again.rerr
+	echo "$(cat $T/defer_again.rc)/$(jget $T/defer_again.json phase_notes_total)/$(cat $T/defer_again.rerr)"
+done >$T/defer_again.got
+expect_eq "deferexit again: the deferred PROVE acted once at the process's exit, not again at the thread's later write (3 runs)" \
+	"$(sort -u $T/defer_again.got)" "0/1/"
 head -c $(( $(wc -c <$T/splitlog.zst) - 8 )) $T/splitlog.zst >$T/splitcut.zst
 $REPORT $T/splitcut.zst >/dev/null 2>$T/splitcut.rerr
 expect_eq "splitlog cut in its only data frame: each rule's warning says the trace was cut (the marker may come after)" \

@@ -4,12 +4,17 @@
  *                    lines to stderr (/dev/null) without pause (the scan is busy); main keeps
  *                    1 MiB: prove's (the thread's exit acted on the marker)
  *   deferexit alive  the thread writes "PROVE" and waits; main keeps 1 MiB and calls exit:
- *                    the marker acts at the process's exit (prove begins, with 0 bytes) */
+ *                    the marker acts at the process's exit (prove begins, with 0 bytes)
+ *   deferexit again  the thread writes "PROVE", waits for main's exit to begin, then 200 us
+ *                    later writes "\n" (main made 200,000 allocations, so the exit's last
+ *                    flush takes a while): the marker acts once (a first build acted it at
+ *                    the exit and again at that write, 18 runs in 30) */
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static atomic_int stop;
@@ -23,6 +28,26 @@ static void *noisy(void *a)
 		if (write(2, big, sizeof(big)) < 0)
 			break;
 	return NULL;
+}
+
+static atomic_int go;
+
+static void *again(void *a)
+{
+	(void)a;
+	if (write(1, "PROVE", 5) != 5)
+		return NULL;
+	while (!atomic_load(&go))
+		;
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+	while ((t1.tv_sec - t0.tv_sec) * 1000000000L + (t1.tv_nsec - t0.tv_nsec) < 200000);
+	if (write(1, "\n", 1) != 1)
+		return NULL;
+	for (;;)
+		pause();
 }
 
 static void *prover(void *a)
@@ -62,6 +87,14 @@ int main(int argc, char **argv)
 		pthread_join(n, NULL);
 		keep_mib();
 		return write(1, "\n", 1) == 1 ? 0 : 1;
+	}
+	if (!strcmp(argv[1], "again")) {
+		pthread_create(&p, NULL, again, NULL);
+		usleep(20000);
+		for (int i = 0; i < 200000; i++)
+			free(malloc(64));
+		atomic_store(&go, 1);
+		exit(0);
 	}
 	pthread_create(&p, NULL, prover, (void *)1);
 	usleep(100000);
