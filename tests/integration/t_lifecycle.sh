@@ -1381,6 +1381,26 @@ $REPORT --json $T/rungone/t.zst >$T/rungone.json 2>/dev/null
 expect_eq "run: the first process gone, the commands its background subshell runs later keep off its trace (per-pid names, one line each), and are listed as its descendants" \
 	"$(jget $T/rungone.json exe | xargs basename)/$(jget $T/rungone.json end_reason)/$(grep -cE "^cuzktrace: warning: '$T/rungone/t.zst' (holds a trace written since this run began \(by a program it ran, or by another run at the same time\)|is being written by another live process); using '$T/rungone/t\.[0-9]*\.zst'$" $T/rungone.err)/$($PY -c 'import json,sys,os; print(" ".join("%s:%s" % (k["relation"], os.path.basename(k["exe"])) for k in json.load(open(sys.argv[1]))["child_traces"]))' $T/rungone.json)" \
 	"$shname/exit/2/descendant:sleep descendant:true"
+# 3,000 files of the trace's name written in the second before the run began (the traces of a
+# run that ended just then: a second of slack is kept for clocks): the 1,024 files opened at
+# most go to those written since the run began first, so its child is listed (since 0.2.50: in
+# directory order, the earlier files took the cap, and the child was left out 2 runs in 3)
+mkdir -p $T/runslack
+(cd $T/runslack && CUZKTRACE_OUT=t.zst LD_PRELOAD=$LIB sh -c "$P/exitcode >/dev/null; true" 2>$T/runslack.err)
+$PY - $T/runslack $REPORT <<'PYEOF2'
+import json, os, subprocess, sys
+d = sys.argv[1]
+start = int(json.loads(subprocess.run([sys.argv[2], "--json", d + "/t.zst"], capture_output=True).stdout)["start_wall_ns"])
+for i in range(3000):
+    p = "%s/t.old%04d.zst" % (d, i)
+    with open(p, "wb") as f:
+        f.write(b"x")
+    os.utime(p, ns=(start - 500000000, start - 500000000))
+PYEOF2
+$REPORT --json $T/runslack/t.zst >$T/runslack.json 2>/dev/null
+expect_eq "run: 3,000 files of the trace's name from the second before it began: its child is listed all the same, 1,024 files opened at most" \
+	"$($PY -c 'import json,sys,os; d=json.load(open(sys.argv[1])); print(" ".join("%s:%s" % (k["relation"], os.path.basename(k["exe"])) for k in d["child_traces"]), len(d["child_traces_unreadable"]) + len(d["child_traces"]) <= 1024, d["child_traces_not_looked_at"] > 0)' $T/runslack.json)" \
+	"child:exitcode True True"
 # known by the header's run, not by the time alone: a file system's timestamps may lag the
 # clock by a tick (before Linux 6.13, ramfs), and a trace written in the run's first
 # milliseconds read as an earlier run's and was written over (here its time set an hour back)
