@@ -773,11 +773,9 @@ static void ckt_main_write_sites(const char *path, const struct ckt_sites *s,
 
 /* 0 when this user may write path (a file, or a directory to make a file in: then search it
  * too), else the errno of faccessat (EACCES, EROFS, ...) */
-static int ckt_main_writable(const char *path)
+static int ckt_main_writable(const char *path, bool dir)
 {
-	struct stat st;
-	int mode = stat(path, &st) == 0 && S_ISDIR(st.st_mode) ? W_OK | X_OK : W_OK;
-	return faccessat(AT_FDCWD, path, mode, AT_EACCESS) == 0 ? 0 : errno;
+	return faccessat(AT_FDCWD, path, dir ? W_OK | X_OK : W_OK, AT_EACCESS) == 0 ? 0 : errno;
 }
 
 /* An output that would truncate a trace given (TRACE, or BASE of --diff) is refused before
@@ -808,7 +806,7 @@ static int ckt_main_outputs_not_inputs(const struct ckt_args *a)
 			continue;
 		int e;
 		if (stat(o[i].path, &st) == 0) {
-			e = S_ISDIR(st.st_mode) ? EISDIR : ckt_main_writable(o[i].path);
+			e = S_ISDIR(st.st_mode) ? EISDIR : ckt_main_writable(o[i].path, false);
 		} else {
 			e = errno; /* ENOTDIR: a file on the way, as in 'a.csv/x.folded' */
 			const char *slash = strrchr(o[i].path, '/');
@@ -821,7 +819,7 @@ static int ckt_main_outputs_not_inputs(const struct ckt_args *a)
 				/* the directory it would be made in: ".", "/", or the path before the slash */
 				char *dir = !slash ? strdup(".") : slash == o[i].path ? strdup("/")
 								      : strndup(o[i].path, (size_t)(slash - o[i].path));
-				e = !dir ? 0 : stat(dir, &st) != 0 ? errno : !S_ISDIR(st.st_mode) ? ENOTDIR : ckt_main_writable(dir);
+				e = !dir ? 0 : stat(dir, &st) != 0 ? errno : !S_ISDIR(st.st_mode) ? ENOTDIR : ckt_main_writable(dir, true);
 				free(dir);
 			}
 		}

@@ -258,6 +258,17 @@ static char *ckt_sym_alloc_str(struct ckt_sym *s, size_t n)
 	return p;
 }
 
+/* The slot of str in the interned set: the one holding it, or the empty one where it would
+ * go (the set is never full: at most half) */
+static size_t ckt_sym_str_slot(const struct ckt_sym *s, const char *str, size_t n)
+{
+	size_t k = ckt_sym_strhash(str, n) & (s->strs_cap - 1);
+	for (; s->strs[k]; k = (k + 1) & (s->strs_cap - 1))
+		if (strncmp(s->strs[k], str, n) == 0 && s->strs[k][n] == '\0')
+			break;
+	return k;
+}
+
 const char *ckt_sym_intern(struct ckt_sym *s, const char *str, size_t n)
 {
 	if (s->strs_used * 2 >= s->strs_cap) {
@@ -278,10 +289,9 @@ const char *ckt_sym_intern(struct ckt_sym *s, const char *str, size_t n)
 		s->strs = t;
 		s->strs_cap = cap;
 	}
-	size_t k = ckt_sym_strhash(str, n) & (s->strs_cap - 1);
-	for (; s->strs[k]; k = (k + 1) & (s->strs_cap - 1))
-		if (strncmp(s->strs[k], str, n) == 0 && s->strs[k][n] == '\0')
-			return s->strs[k];
+	size_t k = ckt_sym_str_slot(s, str, n);
+	if (s->strs[k])
+		return s->strs[k];
 	char *p = ckt_sym_alloc_str(s, n + 1);
 	if (!p)
 		return NULL;
@@ -439,13 +449,7 @@ static struct ckt_sym_module *ckt_sym_twin(struct ckt_sym *s, struct ckt_sym_mod
 /* str's interned copy, or NULL when it has none (nothing is added) */
 static const char *ckt_sym_interned(const struct ckt_sym *s, const char *str, size_t n)
 {
-	if (!s->strs_cap)
-		return NULL;
-	size_t k = ckt_sym_strhash(str, n) & (s->strs_cap - 1);
-	for (; s->strs[k]; k = (k + 1) & (s->strs_cap - 1))
-		if (strncmp(s->strs[k], str, n) == 0 && s->strs[k][n] == '\0')
-			return s->strs[k];
-	return NULL;
+	return s->strs_cap ? s->strs[ckt_sym_str_slot(s, str, n)] : NULL;
 }
 
 /* str interned as a module's string: counted in mod_bytes when new; NULL past the bound (with
