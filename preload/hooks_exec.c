@@ -70,15 +70,19 @@ static int script_interp(const char *path, int fd, char *out, size_t cap);
  * with ELOOP, 0 too). 1 otherwise, also when it cannot be told (since
  * 0.2.43: such an exec said "ended by exec" and the rest of the run was lost). No allocation:
  * a vfork child runs this. */
+static int may_exec_at(int dirfd, const char *path, int flags);
+
 static int interp_present(const char *path)
 {
 	char cur[256], next[256];
 	if (!script_interp(path, -1, cur, sizeof(cur)))
 		return 1;
 	for (int depth = 1;; depth++) {
-		struct stat st;
-		if (stat(cur, &st) != 0)
-			return !(errno == ENOENT || errno == ENOTDIR || errno == ELOOP || errno == ENAMETOOLONG);
+		/* the kernel opens each interpreter as it opens the program: a regular file it may
+		 * execute, on a mount that allows it (since 0.2.51; one without its execute bit, a
+		 * directory, or on a noexec mount failed with EACCES after the trace had ended) */
+		if (!may_exec_at(AT_FDCWD, cur, 0))
+			return 0;
 		if (!script_interp(cur, -1, next, sizeof(next)))
 			return 1;
 		/* a sixth script in the chain (one that names itself, or two that name each
@@ -89,7 +93,10 @@ static int interp_present(const char *path)
 	}
 }
 
-static int runnable_at(int dirfd, const char *path, int flags)
+/* Whether the kernel would open path to execute it: 0 when it would refuse (no such file, not
+ * a regular file, no permission to execute it, a noexec mount), 1 when it would or the checks
+ * cannot tell. */
+static int may_exec_at(int dirfd, const char *path, int flags)
 {
 	struct stat st;
 	if (!path || !*path)
@@ -102,10 +109,14 @@ static int runnable_at(int dirfd, const char *path, int flags)
 	/* EACCES from both checks: with the effective ids (faccessat2 counts capabilities; glibc's
 	 * emulation on kernels before 5.8 ignores ACLs) and with the real ones (access: ACLs, but
 	 * no capabilities for a non-root real uid) */
-	int may = faccessat(dirfd, path, X_OK, AT_EACCESS) == 0 || errno != EACCES ||
-		  !(faccessat(dirfd, path, X_OK, 0) != 0 && errno == EACCES);
+	return faccessat(dirfd, path, X_OK, AT_EACCESS) == 0 || errno != EACCES ||
+	       !(faccessat(dirfd, path, X_OK, 0) != 0 && errno == EACCES);
+}
+
+static int runnable_at(int dirfd, const char *path, int flags)
+{
 	/* a path of execveat's relative to its directory: its script is not looked into */
-	return may && (dirfd != AT_FDCWD || interp_present(path));
+	return may_exec_at(dirfd, path, flags) && (dirfd != AT_FDCWD || interp_present(path));
 }
 
 static int runnable(const char *path)
@@ -701,6 +712,11 @@ static char **with_exec_from_guarded(char *const envp[])
 	/* CUZKTRACE_CHILDREN=0 and an environment of the program's making: the new image is not
 	 * traced, and gets nothing of ours (the hooks pass envp as it is) */
 	if (children_off && !restore)
+		return NULL;
+	/* nor an environment that does not preload the tracer (env -i, the program's own) where
+	 * the environment is what preloaded it: the new image is not traced, and the variables
+	 * would only be passed on to what it runs (since 0.2.51; env -i env printed two) */
+	if (!restore && preloaded_by_env && !env_preloads_us(envp, 1))
 		return NULL;
 	char **e = ckt_malloc((n + 6) * sizeof(*e));
 	const char *path = ckt_writer_requested_path(), *wrote = ckt_writer_path(), *fb = ckt_writer_forked_by();

@@ -66,7 +66,9 @@ static void *real_mmap(void *addr, size_t len, int prot, int flags, int fd, off_
 	return ckt_real.mmap(addr, len, prot, flags, fd, off);
 }
 
-/* A private mapping of /dev/zero is anonymous memory to the kernel (it counts in RssAnon). */
+/* A mapping of /dev/zero is anonymous memory to the kernel: a private one counts in RssAnon, a
+ * shared one is shared anonymous memory (as MAP_SHARED | MAP_ANONYMOUS: RssShmem). Since 0.2.51
+ * the shared one too; it was counted file-backed. */
 static int is_dev_zero(int fd)
 {
 	struct stat st;
@@ -77,7 +79,7 @@ static int is_dev_zero(int fd)
 static inline uint8_t map_bits(int prot, int flags, int fd)
 {
 	unsigned b = 0;
-	if ((flags & MAP_ANONYMOUS) || ((flags & MAP_TYPE) == MAP_PRIVATE && is_dev_zero(fd)))
+	if ((flags & MAP_ANONYMOUS) || is_dev_zero(fd))
 		b |= CKT_MAP_ANON;
 	if ((flags & MAP_TYPE) == MAP_SHARED || (flags & MAP_TYPE) == MAP_SHARED_VALIDATE)
 		b |= CKT_MAP_SHARED;

@@ -147,9 +147,16 @@ static uint16_t begin_end(struct ckt_tls *t, const char *name, int begin)
 	return id;
 }
 
+/* A phase call may be the process's first call into the tracer (a library's constructor that
+ * begins a phase before anything has allocated): it starts the tracer as malloc's first call
+ * does (since 0.2.51; the call was dropped, and a process-wide phase begun there never began). */
 static int api_enter(struct ckt_tls *t, const char *name)
 {
-	return name && !t->guard && atomic_load_explicit(&ckt_active, memory_order_relaxed);
+	if (!name || t->guard)
+		return 0;
+	if (CKT_UNLIKELY(atomic_load_explicit(&ckt_boot_state, memory_order_relaxed) == 0))
+		ckt_bootstrap();
+	return atomic_load_explicit(&ckt_active, memory_order_relaxed);
 }
 
 /* name is the phase whose name intern kept as kept: its first CKT_MAX_STR bytes, whole
@@ -169,8 +176,8 @@ CKT_EXPORT void cuzktrace_phase_push(const char *name)
 	/* NULL is a push too, of no name: the pop that goes with it must not pop the enclosing
 	 * phase (ignored, it did, and the rest of that phase counted under the one outside it) */
 	if (!api_enter(t, name ? name : "")) {
-		/* before tracing started (a library's constructor): its pop, later, is not one
-		 * of a push made on another thread (pop_unpushed) */
+		/* while the tracer was not tracing (starting on another thread, or ended): its
+		 * pop, later, is not one of a push made on another thread (pop_unpushed) */
 		if (!t->guard && !atomic_load_explicit(&ckt_active, memory_order_relaxed) && t->phase_unseen < UINT_MAX)
 			t->phase_unseen++;
 		return;
@@ -242,8 +249,14 @@ static void pop_unpushed(void)
 CKT_EXPORT void cuzktrace_phase_pop(void)
 {
 	struct ckt_tls *t = &ckt_tls;
-	if (!api_enter(t, ""))
+	if (!api_enter(t, "")) {
+		/* the pop of a push made while the tracer was not tracing (see push): balanced
+		 * there, it must not take the place of a later pop's (since 0.2.51; a later pop
+		 * with nothing pushed was silent) */
+		if (!t->guard && !atomic_load_explicit(&ckt_active, memory_order_relaxed) && t->phase_unseen)
+			t->phase_unseen--;
 		return;
+	}
 	if (t->phase_depth == 0) {
 		if (t->phase_unseen) { /* its push came before tracing started */
 			t->phase_unseen--;

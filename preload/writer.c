@@ -1962,8 +1962,11 @@ static int forked_by_ancestor(char *b, pid_t ppid, const char *own, int *direct)
 		return 0;
 	unsigned long kpid = strtoul(k, &end, 10);
 	const char *kns = strrchr(k, '.'), *ons = strrchr(own, '.');
-	/* "<pid>.<start>.<namespace>", a start read, this process's namespace */
-	if (*end != '.' || end[1] < '0' || end[1] > '9' || !kns || kns == end || !ons || strcmp(kns, ons))
+	/* "<pid>.<start>.<namespace>", a start read, this process's namespace; or another where
+	 * the kernel names no parent (ppid 0: this process is the first of a pid namespace, forked
+	 * by a process outside it, `unshare -pf`; since 0.2.51, its report read "started by pid 0"
+	 * and the traced process that forked it listed no child) */
+	if (*end != '.' || end[1] < '0' || end[1] > '9' || !kns || kns == end || !ons || (strcmp(kns, ons) && ppid))
 		return 0;
 	strcpy(b, k);
 	*direct = kpid == forker;

@@ -441,13 +441,15 @@ const char *ckt_phase_rules_decide(void *ctx, uint64_t stack)
 	if (!s->pcs)
 		return NULL;
 	/* every frame against the rules not yet beaten: the earliest rule given wins */
+	bool interrupted = false; /* the frame is the one a signal interrupted */
 	for (size_t i = 0; i < s->n && best > 0; i++) {
 		const struct ckt_sym_frame *f;
-		int nf = ckt_sym_lookup(r->sym, s->pcs[i], s->map, &f);
+		int nf = ckt_sym_lookup(r->sym, s->pcs[i], s->map, interrupted, &f);
 		if (nf < 0) {
 			r->err = nf;
 			return NULL;
 		}
+		interrupted = f[nf - 1].sigtramp;
 		for (int k = 0; k < nf; k++)
 			for (size_t q = 0; q < best; q++)
 				if (ckt_phase_rules_match(&r->rules[q], &f[k])) {

@@ -214,13 +214,17 @@ struct ckt_sites {
 
 /* ---- the folding rule ---- */
 
-static bool ckt_sites_prefixed(const char *name)
+/* The standard libraries' namespaces and the allocation entry points, by the start of a name.
+ * The Rust crates' (from "alloc::" on) are not a C++ function's (cxx): a C++ program's own
+ * namespace may be "core" or "alloc", and its functions there are its own sites. */
+static bool ckt_sites_prefixed(const char *name, bool cxx)
 {
 	static const char *const pre[] = {
-		"operator new", "std::", "__gnu_cxx::", "alloc::", "core::", "hashbrown::",
-		"__rustc::", "panic_unwind::", "cudart::", "cudaMalloc", "cudaHostAlloc", "cuMem",
+		"operator new", "std::", "__gnu_cxx::", "cudart::", "cudaMalloc", "cudaHostAlloc", "cuMem",
+		"alloc::", "core::", "hashbrown::", "__rustc::", "panic_unwind::",
 	};
-	for (size_t i = 0; i < sizeof(pre) / sizeof(pre[0]); i++)
+	size_t n = cxx ? 7 : sizeof(pre) / sizeof(pre[0]);
+	for (size_t i = 0; i < n; i++)
 		if (strncmp(name, pre[i], strlen(pre[i])) == 0)
 			return true;
 	return false;
@@ -355,7 +359,7 @@ static bool ckt_sites_is_rust_main(const struct ckt_sym_frame *f, const char *in
 		(!(f->file && f->line) && inner_file && strstr(inner_file, "library/std/src/")));
 }
 
-bool ckt_sites_is_plumbing(const char *name)
+bool ckt_sites_is_plumbing(const char *name, bool cxx)
 {
 	if (!name || !*name)
 		return false;
@@ -363,7 +367,7 @@ bool ckt_sites_is_plumbing(const char *name)
 		return true;
 	if (ckt_sites_is_rust_shim(name))
 		return true;
-	if (ckt_sites_prefixed(name))
+	if (ckt_sites_prefixed(name, cxx))
 		return true;
 	/* Rust trait impls: "<alloc::vec::Vec<T> as core::clone::Clone>::clone",
 	 * "<u8 as alloc::vec::spec_from_elem::SpecFromElem>::from_elem", nested "<<..." */
@@ -376,9 +380,9 @@ bool ckt_sites_is_plumbing(const char *name)
 		 * crate's types): "<alloc::vec::Vec<u64> as app::Grow>::grow_to" owns what it
 		 * pushes (it was taken for Vec's code, and main owned the bytes) */
 		const char *outer = ckt_sites_outer_as(name);
-		if (outer && outer[4] != '<' && !ckt_sites_prefixed(outer + 4))
+		if (outer && outer[4] != '<' && !ckt_sites_prefixed(outer + 4, false))
 			return false;
-		if (ckt_sites_prefixed(p))
+		if (ckt_sites_prefixed(p, false))
 			return true;
 		/* the trait alone: allocator traits only ("<X as core::clone::Clone>" is X's code) */
 		static const char *const traits[] = { "alloc::", "core::alloc::", "std::alloc::", "hashbrown::" };
@@ -714,6 +718,7 @@ static int ckt_sites_symbolize(struct ckt_sites *s, size_t i, bool shallow)
 		uint64_t pc = 0;
 		bool cut = false;
 		const char *inner = NULL, *inner_file = NULL; /* the frame before (inside) the one looked at */
+		bool interrupted = false; /* the frame is the one a signal interrupted */
 		for (uint32_t k = 0; k < st->n && !cut; k++) {
 			int64_t d;
 			p = ckt_get_sv(p, end, &d); /* validated by the decoder */
@@ -721,9 +726,10 @@ static int ckt_sites_symbolize(struct ckt_sites *s, size_t i, bool shallow)
 				break;
 			pc += (uint64_t)d;
 			const struct ckt_sym_frame *f;
-			int nf = ckt_sym_lookup(s->sym, pc, st->map, &f);
+			int nf = ckt_sym_lookup(s->sym, pc, st->map, interrupted, &f);
 			if (nf < 0)
 				goto nomem;
+			interrupted = f[nf - 1].sigtramp;
 			/* code inlined into Rust's allocator shim is the allocator's: a
 			 * #[global_allocator]'s GlobalAlloc::alloc inlined into __rust_alloc,
 			 * which line-tables-only debug info names "alloc" alone (the program's
@@ -733,7 +739,7 @@ static int ckt_sites_symbolize(struct ckt_sites *s, size_t i, bool shallow)
 				if (f[j].name && ckt_sites_is_rust_shim(f[j].name))
 					entry = j;
 			for (int j = 0; j < nf; j++) {
-				if (!found && j > entry && !ckt_sites_is_plumbing(f[j].name) &&
+				if (!found && j > entry && !ckt_sites_is_plumbing(f[j].name, f[j].cxx) &&
 				    !ckt_sites_is_plumbing_file(f[j].file) && !ckt_sites_is_plumbing_unnamed(&f[j])) {
 					found = true;
 					site = (uint32_t)n;

@@ -202,7 +202,7 @@ int ckt_sites_write_folded_heap(const struct ckt_sites *s, FILE *f);
  * __rust_alloc / RawVec / hashbrown growth, the CUDA runtime's allocators, and common x/g_
  * malloc wrappers. Only the innermost run of such frames folds: the first frame that is not
  * plumbing is the site. */
-bool ckt_sites_is_plumbing(const char *name);
+bool ckt_sites_is_plumbing(const char *name, bool cxx);
 /* The same by source file (Rust's standard library, hashbrown); NULL: no. */
 bool ckt_sites_is_plumbing_file(const char *file);
 

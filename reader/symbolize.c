@@ -1066,6 +1066,7 @@ static void ckt_sym_set_name(struct ckt_sym *s, struct ckt_sym_frame *f, const c
 	if (!raw || !*raw)
 		return;
 	if (raw[0] == '_' && (raw[1] == 'Z' || raw[1] == 'R')) {
+		f->cxx = raw[1] == 'Z' && !ckt_sym_rust_symbol_at(raw, ckt_sym_base_len(raw));
 		char *full = ckt_sym_demangle(raw, DMGL_PARAMS | DMGL_ANSI | DMGL_AUTO);
 		char *plain = ckt_sym_demangle(raw, DMGL_ANSI | DMGL_AUTO);
 		/* the program crate's mangling, from its main's symbol: the standard library's and
@@ -1516,6 +1517,19 @@ static bool ckt_sym_lang_c(Dwarf_Die *cu)
 	case DW_LANG_C:
 	case DW_LANG_C99:
 	case DW_LANG_C11:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static bool ckt_sym_lang_cxx(Dwarf_Die *cu)
+{
+	switch (dwarf_srclang(cu)) {
+	case DW_LANG_C_plus_plus:
+	case DW_LANG_C_plus_plus_03:
+	case DW_LANG_C_plus_plus_11:
+	case DW_LANG_C_plus_plus_14:
 		return true;
 	default:
 		return false;
@@ -2591,6 +2605,7 @@ static int ckt_sym_dwarf(struct ckt_sym *s, struct ckt_sym_module *m, uint64_t a
 		f.file = ckt_sym_intern0(s, file);
 		f.line = line > 0 ? (unsigned)line : 0;
 		f.inlined = tag == DW_TAG_inlined_subroutine;
+		f.cxx = f.cxx || ckt_sym_lang_cxx(cu);
 		if (ckt_sym_push(s, &f) < 0) {
 			free(path);
 			free(dwname);
@@ -3028,10 +3043,27 @@ static void ckt_sym_nodebug(struct ckt_sym *s, struct ckt_sym_module *m)
 	}
 	GElf_Word crc;
 	const char *link = dwelf_elf_gnu_debuglink(elf, &crc);
-	char named[NAME_MAX + 160] = "";
-	if (link)
-		snprintf(named, sizeof(named), " (its debug link names '%.*s', found neither beside it, in .debug/ "
-			 "there nor under /usr/lib/debug)", NAME_MAX, link);
+	char named[2 * PATH_MAX + 160] = "";
+	if (link) {
+		/* where libdwfl looks for it: a file found there is another build's (its CRC
+		 * differs), which "found neither" misread (since 0.2.51) */
+		const char *slash = strrchr(m->path, '/');
+		int dl = slash ? (int)(slash - m->path) : 1;
+		const char *dir = slash ? m->path : ".";
+		char cand[PATH_MAX];
+		bool other = false;
+		for (int k = 0; k < 3 && !other && !strchr(link, '/'); k++) {
+			int n = snprintf(cand, sizeof(cand), k == 0 ? "%.*s/%s" : k == 1 ? "%.*s/.debug/%s" : "/usr/lib/debug%.*s/%s",
+					 dl, dir, link);
+			other = n > 0 && (size_t)n < sizeof(cand) && access(cand, F_OK) == 0;
+		}
+		if (other)
+			snprintf(named, sizeof(named), " (its debug link names '%.*s', and '%.*s' is another build's: its "
+				 "checksum is not the one the link records)", NAME_MAX, link, PATH_MAX, cand);
+		else
+			snprintf(named, sizeof(named), " (its debug link names '%.*s', found neither beside it, in .debug/ "
+				 "there nor under /usr/lib/debug)", NAME_MAX, link);
+	}
 	if (symtab)
 		ckt_sym_warn(s, "'%s' has no debug information%s: its frames are shown without file:line and "
 			     "without inlined functions, and a site may be library code inlined into its functions "
@@ -3043,7 +3075,38 @@ static void ckt_sym_nodebug(struct ckt_sym *s, struct ckt_sym_module *m)
 			     "strip the traced build)", m->path, link ? named : " (stripped)");
 }
 
-static int ckt_sym_resolve(struct ckt_sym *s, uint64_t pc, struct ckt_sym_module *m)
+/* Whether the code at pc (an address the module loads) is the signal trampoline a handler
+ * returns to: the C library's sa_restorer, which makes the rt_sigreturn system call
+ * (x86_64 glibc's and musl's: mov $15,%rax; syscall. aarch64's: mov x8,#139; svc #0). The
+ * unwinder gives its address itself (the handler's return address is the trampoline's first
+ * instruction, which a stripped libc names with no symbol; pc - 1 lies in the function
+ * before it), and the frame past it is the instruction the signal interrupted. */
+static bool ckt_sym_sigtramp_at(struct ckt_sym_module *m, uint64_t pc)
+{
+	static const uint8_t x86_64[] = { 0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05 };
+	static const uint8_t aarch64[] = { 0x68, 0x11, 0x80, 0xd2, 0x01, 0x00, 0x00, 0xd4 };
+	GElf_Addr bias;
+	Elf *elf = dwfl_module_getelf(m->mod, &bias);
+	if (!elf || pc < bias)
+		return false;
+	uint64_t a = pc - bias;
+	for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS || !(sh.sh_flags & SHF_EXECINSTR) ||
+		    a < sh.sh_addr || a - sh.sh_addr >= sh.sh_size)
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		uint64_t at = a - sh.sh_addr;
+		if (!d || !d->d_buf || d->d_size < sizeof(x86_64) || at > d->d_size - sizeof(x86_64))
+			return false;
+		const uint8_t *b = (const uint8_t *)d->d_buf + at;
+		return memcmp(b, x86_64, sizeof(x86_64)) == 0 || memcmp(b, aarch64, sizeof(aarch64)) == 0;
+	}
+	return false;
+}
+
+/* The frames of pc (see ckt_sym_lookup), looked up at pc - 1 but where exact. */
+static int ckt_sym_resolve(struct ckt_sym *s, uint64_t pc, struct ckt_sym_module *m, bool exact)
 {
 	struct ckt_sym_frame f = { 0 };
 	f.offset = pc;
@@ -3055,12 +3118,18 @@ static int ckt_sym_resolve(struct ckt_sym *s, uint64_t pc, struct ckt_sym_module
 		ckt_sym_open(s, m);
 	if (m->state != CKT_MOD_OK)
 		return ckt_sym_push(s, &f) < 0 ? CKT_ENOMEM : 1;
-	int n = ckt_sym_dwarf(s, m, pc - 1, &f);
+	if (ckt_sym_sigtramp_at(m, pc)) { /* gdb's name for it */
+		f.func = f.name = ckt_sym_intern0(s, "<signal handler called>");
+		f.sigtramp = true;
+		return !f.name || ckt_sym_push(s, &f) < 0 ? CKT_ENOMEM : 1;
+	}
+	uint64_t a = exact ? pc : pc - 1;
+	int n = ckt_sym_dwarf(s, m, a, &f);
 	if (n != 0)
 		return n;
 	if (!m->nodebug_said && s->n_mods && m->path == s->mods[0].path)
 		ckt_sym_nodebug(s, m);
-	return ckt_sym_symtab(s, m, pc - 1, &f) < 0 ? CKT_ENOMEM : 1;
+	return ckt_sym_symtab(s, m, a, &f) < 0 ? CKT_ENOMEM : 1;
 }
 
 static size_t ckt_sym_cache_home(uint64_t pc, uint32_t mod, size_t cap)
@@ -3088,7 +3157,7 @@ static int ckt_sym_cache_grow(struct ckt_sym *s)
 	return 0;
 }
 
-int ckt_sym_lookup(struct ckt_sym *s, uint64_t pc, uint32_t map, const struct ckt_sym_frame **out)
+int ckt_sym_lookup(struct ckt_sym *s, uint64_t pc, uint32_t map, bool exact, const struct ckt_sym_frame **out)
 {
 	ckt_sym_cur = s;
 	if (s->cache_used * 2 >= s->cache_cap && ckt_sym_cache_grow(s) < 0)
@@ -3096,7 +3165,8 @@ int ckt_sym_lookup(struct ckt_sym *s, uint64_t pc, uint32_t map, const struct ck
 	/* one pc may belong to different modules at different times: cached per (pc, module) */
 	struct ckt_sym_module *m = ckt_sym_twin(s, ckt_sym_module_of(s, pc, map), &pc);
 	uint32_t mod = m ? (uint32_t)(m - s->mods) + 1 : 0;
-	uint64_t key = pc ? pc : 1;
+	/* an exact lookup's key has the top bit (no user-space address has it) */
+	uint64_t key = (pc ? pc : 1) | (exact ? UINT64_C(1) << 63 : 0);
 	size_t k = ckt_sym_cache_home(key, mod, s->cache_cap);
 	for (; s->cache[k].pc; k = (k + 1) & (s->cache_cap - 1))
 		if (s->cache[k].pc == key && s->cache[k].mod == mod) {
@@ -3104,7 +3174,7 @@ int ckt_sym_lookup(struct ckt_sym *s, uint64_t pc, uint32_t map, const struct ck
 			return (int)s->cache[k].n;
 		}
 	size_t first = s->n_frames;
-	int n = ckt_sym_resolve(s, pc, m);
+	int n = ckt_sym_resolve(s, pc, m, exact);
 	if (n < 0)
 		return n;
 	s->cache[k] = (struct ckt_sym_cached){ key, mod, (uint32_t)first, (uint32_t)n };

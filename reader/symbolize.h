@@ -21,6 +21,11 @@ struct ckt_sym_frame {
 	const char *module; /* file name (no directory) of the object; NULL: no module holds it */
 	uint64_t offset;    /* return address - module load bias (the address when no module) */
 	bool inlined;       /* inlined into the next frame */
+	bool cxx;           /* a C++ function (its compile unit's language, or a C++ mangled symbol):
+			     * Rust's crate names ("core::", "alloc::") are a C++ program's own
+			     * namespaces there */
+	bool sigtramp;      /* the signal trampoline (rt_sigreturn): the next frame out is the
+			     * interrupted instruction itself, not a return address */
 };
 
 struct ckt_sym;
@@ -50,10 +55,13 @@ int ckt_sym_add_module(struct ckt_sym *s, uint64_t base, uint64_t lo, uint64_t h
 		       size_t path_len, const char *build_id, size_t build_id_len);
 
 /* Frames for the return address pc of a stack read with module map `map`, looked up at pc - 1
- * so that the line is the call's, not the next statement's. Returns the number of frames (at
- * least 1) and sets *out to them, valid until the next call; CKT_ENOMEM when out of memory.
- * Results are cached per address and module. */
-int ckt_sym_lookup(struct ckt_sym *s, uint64_t pc, uint32_t map, const struct ckt_sym_frame **out);
+ * so that the line is the call's, not the next statement's; at pc itself when `exact` (the
+ * frame a signal interrupted: the frame after one whose outermost is `sigtramp`, where pc is
+ * the instruction that was to run, and pc - 1 the one before it, maybe another line or
+ * function). Returns the number of frames (at least 1) and sets *out to them, valid until the
+ * next call; CKT_ENOMEM when out of memory. Results are cached per address, module and
+ * exactness. */
+int ckt_sym_lookup(struct ckt_sym *s, uint64_t pc, uint32_t map, bool exact, const struct ckt_sym_frame **out);
 
 /* The name the module's symbol table gives the address a (no - 1 here), the answer
  * ckt_sym_lookup falls back to where no DWARF function covers an address: NULL when no symbol

@@ -517,6 +517,11 @@ CUZKTRACE_OUT=$T/envi/a.%p.zst traced envi env -i $P/exitcode
 expect_eq "exec with env -i: it runs, one line says it is not traced, only env's trace" \
 	"$(cat $T/envi.out)/$(cat $T/envi.rc)/$(grep warning $T/envi.err)/$(ls $T/envi | grep -c '^a\.')" \
 	"$(cat $T/plain.out)/$plain_rc/$envline/1"
+# ... and gets nothing of the tracer's in its environment (since 0.2.51: the two variables that
+# link an exec'd image's trace to this one were added, for an image that is not traced)
+CUZKTRACE_OUT=$T/envi/i.%p.zst traced envenv env -i /usr/bin/env
+expect_eq "exec with env -i: the program's environment stays empty" \
+	"$(cat $T/envenv.rc)/$(cat $T/envenv.out)/$(grep -c 'does not name the tracer' $T/envenv.err)" "0//1"
 CUZKTRACE_OUT=$T/envi/b.%p.zst traced envp env -i PATH=/nonexistent:$T/envi:$P exitcode
 expect_eq "execvp with a cleared environment over PATH: one line, for the file found" \
 	"$(cat $T/envp.rc)/$(grep warning $T/envp.err)" "$plain_rc/$envline"
@@ -1224,6 +1229,26 @@ PYEOF
 done
 expect_eq "exit line: peak RSS is the trace's (4 of 4 runs; last: $er)" "$er_ok" 4
 
+# the first process of a new pid namespace (unshare -pf), forked by a traced process outside it:
+# the kernel names no parent (ppid 0); its trace names the process that forked it, whose
+# report lists it (since 0.2.51: "started by pid 0" in the run's report, none in unshare's).
+# Not run where this machine makes no pid namespace.
+if unshare -pf --mount-proc true 2>/dev/null; then
+	rm -rf $T/pidns && mkdir -p $T/pidns
+	CUZKTRACE_OUT=$T/pidns/t.%p.zst traced pidns unshare -pf --mount-proc $P/exitcode
+	upid=$(sed -E 's/.*\(pid ([0-9]+)\).*/\1/;q' $T/pidns.err)
+	expect_eq "pid namespace: its first process's trace is the child of the traced process that forked it" \
+		"$(cat $T/pidns.rc)/$(cat $T/pidns.out)/$($REPORT --json $T/pidns/t.$upid.zst 2>/dev/null | $PY -c 'import json,sys; print([(c["path"], c["relation"], c["pid"], c["parent_pid"]) for c in json.load(sys.stdin)["child_traces"]])')" \
+		"$plain_rc/$(cat $T/plain.out)/[('$T/pidns/t.1.zst', 'child', 1, $upid)]"
+	CUZKTRACE_OUT=$T/pidns/s.%p.zst traced pidns2 sh -c "unshare -pf --mount-proc $P/exitcode"
+	spid=$(sed -E 's/.*\(pid ([0-9]+)\).*/\1/;q' $T/pidns2.err)
+	expect_eq "pid namespace: the run's report names the process that started it, not pid 0" \
+		"$($REPORT $T/pidns/s.$spid.zst 2>/dev/null | grep -o 'descendant trace .*')" \
+		"descendant trace      $T/pidns/s.1.zst ($P/exitcode, pid 1, started by pid $(sed -E 's/.*\(pid ([0-9]+)\).*/\1/' $T/pidns2.err | sed -n 2p))"
+else
+	echo "  skip pid namespace: this machine makes none (unshare -pf)"
+fi
+
 # Execs that cannot start (no such file, a directory, no execute permission: the kernel refuses
 # them before anything is replaced) leave the trace running: the program goes on, traced to
 # its real end (the trace said "ended by exec" and lost the rest of the run before). Since
@@ -1236,9 +1261,13 @@ printf '#!/nonexistent/interp\n' >$T/execno/nointerp
 printf '#!/bin/sh\r\necho run\r\n' >$T/execno/crlf
 printf '#!%s\n' $T/execno/nointerp >$T/execno/viascript
 printf '#!%s\n' $T/execno/selfloop >$T/execno/selfloop
-chmod +x $T/execno/nointerp $T/execno/crlf $T/execno/viascript $T/execno/selfloop
+# (since 0.2.51) and scripts whose interpreter is there but cannot be run: without its execute
+# bit, a directory (the exec failed with EACCES after the trace had ended)
+printf '#!%s\n' $T/execno/noperm >$T/execno/permint
+printf '#!%s\n' $T/execno >$T/execno/dirint
+chmod +x $T/execno/nointerp $T/execno/crlf $T/execno/viascript $T/execno/selfloop $T/execno/permint $T/execno/dirint
 CUZKTRACE_OUT=$T/execno/t.zst traced execno $P/execer /nonexistent/prog $T/execno nosuchprog $T/execno/noperm \
-	$T/execno/nointerp $T/execno/crlf $T/execno/viascript $T/execno/selfloop
+	$T/execno/nointerp $T/execno/crlf $T/execno/viascript $T/execno/selfloop $T/execno/permint $T/execno/dirint
 $REPORT --json $T/execno/t.zst >$T/execno.json 2>/dev/null
 expect_eq "exec that cannot start: the program goes on, its trace too (ended by exit, 4,000,000 bytes live, two lines)" \
 	"$(cat $T/execno.rc)/$(jget $T/execno.json end_reason)/$(jget $T/execno.json truncated)/$(jget $T/execno.json live_at_exit.heap_bytes)/$(wc -l <$T/execno.err)/$(ls $T/execno | grep -c zst)" \

@@ -1864,6 +1864,15 @@ print(a == d["rss_anon_bytes"] + d["rss_shmem_bytes"] - p["heap_bytes"] - p["ano
       u - a >= 64 << 20, a < 32 << 20, p["file_mmap_bytes"] == 64 << 20, m is not None and int(m.group(1)) == a)' $T/filemap.json $T/filemap.txt)" \
 		"0/filemap: 64 MiB read, sum 0/True True True True True"
 fi
+# /dev/zero mapped shared (8 MiB) and private (4 MiB): anonymous memory both, as the kernel
+# makes them (since 0.2.51 the shared one too: it counted 8 MiB file-backed)
+CUZKTRACE_OUT=$T/devzero.zst traced devzero $P/devzero
+expect_eq "devzero: /dev/zero mapped shared and private is anonymous (peak mmap anon/file, at exit anon/file)" \
+	"$(cat $T/devzero.rc)/$(cat $T/devzero.out)/$($REPORT --json $T/devzero.zst | $PY -c '
+import json, sys
+d = json.load(sys.stdin); p, e = d["peak_mmap"], d["live_at_exit"]
+print(p["anon_bytes"], p["file_bytes"], e["anon_mmap_bytes"], e["file_mmap_bytes"])')" \
+	"0/devzero: 1 2/12582912 0 12582912 0"
 # without RSS samples there is no such moment: null, and no line
 CUZKTRACE_RSS_MS=0 CUZKTRACE_OUT=$T/filemap0.zst traced filemap0 $P/filemap $T/filemap0.data 1
 expect_eq "filemap without RSS samples: unexplained_anon_bytes null, no line" \

@@ -344,6 +344,59 @@ expect_eq "sites: _start (no debug info) is shown as module+offset, never with a
 	"$(grep -o '^_start ([^)]*)' $T/sgap.folded | sort -u)" "$(grep -o '^_start (sites_gap+0x[0-9a-f]*)' $T/sgap.folded | sort -u)"
 expect_eq "sites: sites_gap's stacks start at _start" "$(grep -c '^_start (' $T/sgap.folded)" "$(grep -vc '^(no call stack)' $T/sgap.folded)"
 
+# a signal handler's allocations: the trampoline named as gdb names it, and the frame the signal
+# interrupted looked up at the faulting instruction itself (since 0.2.51; one byte before it, as
+# for a return address, deref took the line before the store and crash_first, which faults on
+# its first instruction, the function before it)
+SIG_H=$(line_of $SRC/sites_sig.c SITE:sig_handler)
+SIG_F=$(line_of $SRC/sites_sig.c SITE:sig_fault)
+CUZKTRACE_OUT=$T/ssig.zst traced ssig $S/sites_sig
+$REPORT --json --folded $T/ssig.folded $T/ssig.zst >$T/ssig.json 2>$T/ssig.rerr
+expect_eq "sites: signal handler program ran, the reader silent" "$(cat $T/ssig.out)/$(cat $T/ssig.rc)/$(cat $T/ssig.rerr)" \
+	"sites_sig: 10 2/0/"
+expect_eq "sites: the handler's line owns both its blocks" \
+	"$(site_get $T/ssig.json sites_at_peak_heap "^handler \(.*sites_sig\.c:$SIG_H\)\$" bytes)" 3000000
+expect_match "sites: the faulting store's frame has the store's line, past the trampoline" \
+	"$(grep ' 1000000$' $T/ssig.folded)" \
+	";main \([^;]*sites_sig\.c:[0-9]+\);deref \([^;]*sites_sig\.c:$SIG_F\);<signal handler called> \(libc\.so\.6\+0x[0-9a-f]+\);handler \([^;]*sites_sig\.c:$SIG_H\) 1000000\$"
+expect_match "sites: a fault on a function's first instruction names that function" \
+	"$(grep ' 2000000$' $T/ssig.folded)" \
+	"(^|;)crash_first \(sites_sig\+0x[0-9a-f]+\);<signal handler called> \(libc\.so\.6\+0x[0-9a-f]+\);handler \([^;]*sites_sig\.c:$SIG_H\) 2000000\$"
+
+# C++ namespaces named as Rust's crates ("core", "alloc"): the program's own functions, sites
+# (since 0.2.51; they were taken for Rust's allocator plumbing, their callers the sites)
+NS_R=$(line_of $SRC/sites_ns.cc SITE:ns_resize)
+NS_A=$(line_of $SRC/sites_ns.cc SITE:ns_arena)
+NS_F=$(line_of $SRC/sites_ns.cc SITE:ns_fill)
+NS_C=$(line_of $SRC/sites_ns.cc CALL:ns_fill)
+CUZKTRACE_OUT=$T/sns.zst traced sns $S/sites_ns
+$REPORT --json $T/sns.zst >$T/sns.json 2>$T/sns.rerr
+expect_eq "sites: C++ core::/alloc:: functions own their bytes (resize/arena_get/inlined fill/reader stderr)" \
+	"$(site_get $T/sns.json sites_at_peak_heap "^core::Buffer::resize\(unsigned long\) \(.*sites_ns\.cc:$NS_R\)\$" bytes)/$(site_get $T/sns.json sites_at_peak_heap "^alloc::arena_get\(unsigned long\) \(.*sites_ns\.cc:$NS_A\)\$" bytes)/$(site_get $T/sns.json sites_at_peak_heap "^core::fill\(unsigned long\) \(.*sites_ns\.cc:$NS_F\)\$" bytes)/$(cat $T/sns.rerr)" \
+	"2000000/3000000/1000000/"
+expect_match "sites: the inlined core::fill's caller is make_rows at the call's line" \
+	"$(site_get $T/sns.json sites_at_peak_heap "^core::fill\(" frames.1)" "^make_rows\(unsigned long\) \(.*sites_ns\.cc:$NS_C\)\$"
+
+# a program whose debug information is in a file its debug link names: found, its sites have
+# their lines; gone, the line says where it was looked for; another build's file there (since
+# 0.2.51: read "found neither"), the line says that one is another build's
+mkdir -p $T/dlink
+cp $S/sites_paths $T/dlink/prog
+objcopy --only-keep-debug $T/dlink/prog $T/dlink/prog.debug && objcopy --strip-debug $T/dlink/prog &&
+	objcopy --add-gnu-debuglink=$T/dlink/prog.debug $T/dlink/prog
+CUZKTRACE_OUT=$T/dlink.zst traced dlink $T/dlink/prog
+$REPORT --json $T/dlink.zst >$T/dlink.json 2>$T/dlink.rerr
+expect_eq "sites: debug link found: the site's line, the reader silent" \
+	"$(site_get $T/dlink.json sites_at_peak_heap "^helper \(.*sites_paths\.c:$(line_of $SRC/sites_paths.c SITE:paths_helper)\)\$" bytes)/$(cat $T/dlink.rerr)" "5000000/"
+objcopy --only-keep-debug $S/sites_c $T/dlink/prog.debug
+$REPORT --json $T/dlink.zst >/dev/null 2>$T/dlink2.rerr
+expect_eq "sites: debug link naming another build's file: said so" "$(cat $T/dlink2.rerr)" \
+	"cuzktrace-report: warning: '$T/dlink/prog' has no debug information (its debug link names 'prog.debug', and '$T/dlink/prog.debug' is another build's: its checksum is not the one the link records): its frames are shown without file:line and without inlined functions, and a site may be library code inlined into its functions (build with -g, or Cargo's debug = \"line-tables-only\")"
+rm $T/dlink/prog.debug
+$REPORT --json $T/dlink.zst >/dev/null 2>$T/dlink3.rerr
+expect_eq "sites: debug link naming a file that is nowhere: said where it was looked for" "$(cat $T/dlink3.rerr)" \
+	"cuzktrace-report: warning: '$T/dlink/prog' has no debug information (its debug link names 'prog.debug', found neither beside it, in .debug/ there nor under /usr/lib/debug): its frames are shown without file:line and without inlined functions, and a site may be library code inlined into its functions (build with -g, or Cargo's debug = \"line-tables-only\")"
+
 # a stack cut at CUZKTRACE_DEPTH gets one outermost frame that says so (a flame graph's cut
 # stacks then share a root); a whole stack does not
 for d in 16 256; do

@@ -1,7 +1,7 @@
-/* ctorpop.c: linked against libctorpush.so, whose constructor pushed "init" before tracing
- * started; main pops it, then allocates 2,000,000 bytes (held). The pop finds nothing pushed
- * that the tracer saw: it is that push's, not one of another thread, and says nothing (since
- * 0.2.40). */
+/* ctorpop.c: linked against libctorpush.so, whose constructor began "setup" and pushed "init"
+ * before anything allocated (tests/progs/lib/ctorpush.c); main pops "init" (no line: its push
+ * was recorded), allocates 2,000,000 bytes (held, in "setup"), ends "setup", allocates 500,000
+ * (held, of no phase), and pops once more with nothing pushed: the one warning line. */
 #define CUZKTRACE_WEAK
 #include "cuzktrace.h"
 
@@ -9,13 +9,16 @@
 #include <string.h>
 
 extern void *volatile ctorpush_block;
-static void *volatile keep;
+static void *volatile keep, *volatile keep2;
 
 int main(void)
 {
-	if (cuzktrace_phase_pop)
-		cuzktrace_phase_pop();
+	CUZKTRACE_PHASE_POP();
 	keep = malloc(2000000);
 	memset(keep, 1, 64);
+	CUZKTRACE_PHASE_END("setup");
+	keep2 = malloc(500000);
+	memset(keep2, 1, 64);
+	CUZKTRACE_PHASE_POP();
 	return ctorpush_block ? 0 : 1;
 }

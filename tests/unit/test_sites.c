@@ -58,11 +58,26 @@ static void test_plumbing_rule(void **state)
 		"<fn() -> alloc::vec::Vec<u8> as app::Make>::make",
 	};
 	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
-		if (!ckt_sites_is_plumbing(yes[i]))
+		if (!ckt_sites_is_plumbing(yes[i], false))
 			fail_msg("'%s' should be plumbing", yes[i]);
 	for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
-		if (ckt_sites_is_plumbing(no[i]))
+		if (ckt_sites_is_plumbing(no[i], false))
 			fail_msg("'%s' should be a site", no[i] ? no[i] : "(null)");
+	/* a C++ function: Rust's crate names are a C++ program's own namespaces, the C++
+	 * standard library's and the CUDA runtime's stay plumbing */
+	static const char *const cxx_site[] = { "core::Buffer::resize", "alloc::arena_get", "hashbrown::Map::grow",
+						"panic_unwind::log", "__rustc::x" };
+	static const char *const cxx_plumbing[] = { "std::vector<int, std::allocator<int> >::_M_realloc_insert<int>",
+						    "operator new", "__gnu_cxx::new_allocator<char>::allocate",
+						    "cudart::globalState::initializeDriver", "malloc" };
+	for (size_t i = 0; i < sizeof(cxx_site) / sizeof(cxx_site[0]); i++) {
+		assert_true(ckt_sites_is_plumbing(cxx_site[i], false));
+		if (ckt_sites_is_plumbing(cxx_site[i], true))
+			fail_msg("C++ '%s' should be a site", cxx_site[i]);
+	}
+	for (size_t i = 0; i < sizeof(cxx_plumbing) / sizeof(cxx_plumbing[0]); i++)
+		if (!ckt_sites_is_plumbing(cxx_plumbing[i], true))
+			fail_msg("C++ '%s' should be plumbing", cxx_plumbing[i]);
 	/* by source file: the Rust standard library (names without crate paths under
 	 * debuginfo=line-tables-only), hashbrown, the C++ standard library's headers (names
 	 * without "std::" for templates of internal linkage) */

@@ -178,7 +178,7 @@ static void test_missing_file(void **state)
 	static const char path[] = "/nonexistent/libgone.so";
 	assert_int_equal(ckt_sym_add_module(s, 0x10000, 0x10000, 0x20000, path, sizeof(path) - 1, "", 0), 0);
 	const struct ckt_sym_frame *f;
-	assert_int_equal(ckt_sym_lookup(s, 0x10123, ckt_sym_map_now(s), &f), 1);
+	assert_int_equal(ckt_sym_lookup(s, 0x10123, ckt_sym_map_now(s), false, &f), 1);
 	assert_null(f[0].func);
 	assert_string_equal(f[0].module, "libgone.so");
 	assert_int_equal(f[0].offset, 0x123);
@@ -236,7 +236,7 @@ static void module_index_check(bool nested)
 			if (pick < 0)
 				pick = any;
 			const struct ckt_sym_frame *f;
-			assert_int_equal(ckt_sym_lookup(s, pc, map, &f), 1);
+			assert_int_equal(ckt_sym_lookup(s, pc, map, false, &f), 1);
 			if (pick < 0) {
 				assert_null(f[0].module);
 			} else {
@@ -288,15 +288,15 @@ static void test_module_bound(void **state)
 	uint32_t map = ckt_sym_map_now(s);
 	const struct ckt_sym_frame *f;
 	/* the last module kept, and the first left out */
-	assert_int_equal(ckt_sym_lookup(s, 0x100000 * 16773ull + 0x10, map, &f), 1);
+	assert_int_equal(ckt_sym_lookup(s, 0x100000 * 16773ull + 0x10, map, false, &f), 1);
 	assert_non_null(f[0].module);
-	assert_int_equal(ckt_sym_lookup(s, 0x100000 * 16774ull + 0x10, map, &f), 1);
+	assert_int_equal(ckt_sym_lookup(s, 0x100000 * 16774ull + 0x10, map, false, &f), 1);
 	assert_null(f[0].module);
 	/* a path kept, at a base of its own: added */
 	snprintf(path + 3980, 21, "/m%08d.so", 0);
 	memset(path + 3980 + 12, 'x', 8);
 	assert_int_equal(ckt_sym_add_module(s, 0x7000000000, 0x7000000000, 0x7000001000, path, 4000, "", 0), 0);
-	assert_int_equal(ckt_sym_lookup(s, 0x7000000010, ckt_sym_map_now(s), &f), 1);
+	assert_int_equal(ckt_sym_lookup(s, 0x7000000010, ckt_sym_map_now(s), false, &f), 1);
 	assert_non_null(f[0].module);
 	assert_int_equal(f[0].offset, 0x10);
 	ckt_sym_free(s);
