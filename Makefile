@@ -16,7 +16,7 @@ PRE_CFLAGS := $(BASE) -D_GNU_SOURCE -fPIC -fvisibility=hidden -ftls-model=initia
 	-fno-omit-frame-pointer -Ipreload
 RD_CFLAGS := $(BASE) $(SAN) -Ireader
 PRE_LIBS := -lzstd -lunwind -lpthread -ldl -lm
-RD_LIBS := -lzstd -lm -ldw -lelf -liberty -lpthread
+RD_LIBS := -lzstd -lm -ldw -lelf -liberty -lz -lpthread
 
 ifneq ($(V),1)
 Q := @
@@ -69,9 +69,12 @@ $(B)/reader/%.o: reader/%.c $(B)/.flags
 # resolver (several KiB of stack for its register save) inside a hook, on whatever stack
 # the program gave the thread: a writev to stderr from a handler on a small alternate stack
 # crashed there
+# run as a program, the library says what it is (preload/bootstrap.c: ckt_run_as_program)
+comma := ,
+LIB_ENTRY := $(if $(filter x86_64 aarch64,$(shell uname -m)),-Wl$(comma)-e$(comma)ckt_run_as_program)
 $(LIB): $(PRE_OBJ) preload/exports.map Makefile
 	$(call msg,LD,$@)$(CC) -shared -Wl,--version-script=preload/exports.map -Wl,-z,defs -Wl,-z,now \
-		-Wl,-soname,libcuzktrace.so -o $@ $(PRE_OBJ) $(PRE_LIBS)
+		-Wl,-soname,libcuzktrace.so $(LIB_ENTRY) -o $@ $(PRE_OBJ) $(PRE_LIBS)
 
 $(REPORT): $(RD_OBJ)
 	$(call msg,LD,$@)$(CC) $(SAN) -o $@ $(RD_OBJ) $(RD_LIBS)
@@ -365,7 +368,7 @@ scale: deps
 	$(Q)$(MAKE) --no-print-directory all $(B)/bench/prover_bench $(B)/bench/decode_floor
 	$(Q)bash tests/bench/scale.sh
 
-DEB_PKGS := libzstd-dev zstd libunwind-dev libcmocka-dev libdw-dev libelf-dev libiberty-dev pkg-config gcc g++ make python3 binutils libcap2-bin valgrind libtcmalloc-minimal4 libmimalloc-dev
+DEB_PKGS := libzstd-dev zstd libunwind-dev libcmocka-dev libdw-dev libelf-dev libiberty-dev zlib1g-dev pkg-config gcc g++ make python3 binutils libcap2-bin valgrind libtcmalloc-minimal4 libmimalloc-dev
 deps:
 	$(Q)missing=""; for p in $(DEB_PKGS); do \
 		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \

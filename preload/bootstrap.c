@@ -528,6 +528,48 @@ static const char *ckt_other_copy(void)
 	return a.dli_fname ? a.dli_fname : "?";
 }
 
+/* ---- run as a program (`./libcuzktrace.so`, a tab completion away from LD_PRELOAD=) ----
+ * The library names the dynamic loader and an entry point, as libc.so.6 does, so that running
+ * it says what it is and exits 2 instead of crashing (it ended by SIGSEGV; since 0.2.51). The
+ * loader runs the constructors first: ckt_init sees the entry is ours and starts no trace. */
+#if defined(__x86_64__)
+#define CKT_INTERP "/lib64/ld-linux-x86-64.so.2"
+#elif defined(__aarch64__)
+#define CKT_INTERP "/lib/ld-linux-aarch64.so.1"
+#endif
+#ifdef CKT_INTERP
+__attribute__((section(".interp"), used)) static const char ckt_interp[] = CKT_INTERP;
+
+__attribute__((noreturn, used, visibility("hidden"))) void ckt_run_as_program(void);
+void ckt_run_as_program(void)
+{
+	const char *me = (const char *)getauxval(AT_EXECFN);
+	char abs[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", abs, sizeof(abs) - 1);
+	abs[n > 0 ? n : 0] = 0;
+	struct ckt_line l = {.len = 0};
+	ckt_line_str(&l, "cuzktrace ");
+	ckt_line_str(&l, CKT_TRACER_VERSION);
+	ckt_line_str(&l, ": '");
+	ckt_line_str(&l, me ? me : "libcuzktrace.so");
+	ckt_line_str(&l, "' is a library to preload, not a program: LD_PRELOAD=");
+	ckt_line_str(&l, abs[0] == '/' ? abs : me && me[0] == '/' ? me : "/full/path/to/libcuzktrace.so");
+	ckt_line_str(&l, " PROGRAM [ARGS...], then cuzktrace-report on the trace it announces");
+	ckt_line_emit(&l);
+	_exit(2);
+}
+
+static int run_as_program(void)
+{
+	return getauxval(AT_ENTRY) == (unsigned long)(uintptr_t)&ckt_run_as_program;
+}
+#else
+static int run_as_program(void)
+{
+	return 0;
+}
+#endif
+
 __attribute__((constructor(101))) static void ckt_init(void)
 {
 	/* the program starts with errno 0 (C); our set-up's failed probes (libunwind's memory
@@ -538,6 +580,12 @@ __attribute__((constructor(101))) static void ckt_init(void)
 	if (atomic_load(&ckt_boot_state) == 0)
 		ckt_bootstrap();
 	ckt_tls.guard++;
+	if (run_as_program()) { /* no trace: ckt_run_as_program says what this is */
+		atomic_store(&ckt_active, 0);
+		ckt_tls.guard--;
+		errno = saved_errno;
+		return;
+	}
 	const char *other = ckt_other_copy();
 	if (other) { /* the first copy traces; this one passes every call through, keeps no
 		      * descriptor, and takes itself out of LD_PRELOAD as the first does

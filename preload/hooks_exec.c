@@ -22,6 +22,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/vfs.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/xattr.h>
@@ -70,7 +71,23 @@ static int script_interp(const char *path, int fd, char *out, size_t cap);
  * with ELOOP, 0 too). 1 otherwise, also when it cannot be told (since
  * 0.2.43: such an exec said "ended by exec" and the rest of the run was lost). No allocation:
  * a vfork child runs this. */
-static int may_exec_at(int dirfd, const char *path, int flags);
+/* Whether the kernel could open an interpreter to execute it: 0 only where it refuses
+ * whoever asks (not a regular file, no execute bit at all, a noexec mount), since 0.2.51 (such
+ * an interpreter failed the exec with EACCES after the trace had ended). Not by the caller's
+ * permission: where faccessat2 is missing, glibc's emulation ignores capabilities, and an exec
+ * that worked by one would be taken for one that cannot start, its trace left without its
+ * end (for the program's own file the same check stands as before). */
+static int interp_openable(const char *path)
+{
+	struct stat st;
+	struct statfs fs; /* (statvfs may read /proc/mounts on old kernels: not in a vfork child) */
+	if (stat(path, &st) != 0)
+		return !(errno == ENOENT || errno == ENOTDIR || errno == ELOOP || errno == ENAMETOOLONG);
+	if (!S_ISREG(st.st_mode) || !(st.st_mode & 0111))
+		return 0;
+	/* f_flags holds the mount's flags where the kernel sets 0x20 (ST_VALID, Linux 2.6.36) */
+	return statfs(path, &fs) != 0 || !(fs.f_flags & 0x20) || !(fs.f_flags & ST_NOEXEC);
+}
 
 static int interp_present(const char *path)
 {
@@ -78,10 +95,7 @@ static int interp_present(const char *path)
 	if (!script_interp(path, -1, cur, sizeof(cur)))
 		return 1;
 	for (int depth = 1;; depth++) {
-		/* the kernel opens each interpreter as it opens the program: a regular file it may
-		 * execute, on a mount that allows it (since 0.2.51; one without its execute bit, a
-		 * directory, or on a noexec mount failed with EACCES after the trace had ended) */
-		if (!may_exec_at(AT_FDCWD, cur, 0))
+		if (!interp_openable(cur))
 			return 0;
 		if (!script_interp(cur, -1, next, sizeof(next)))
 			return 1;

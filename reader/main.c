@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zstd.h>
 
 #include "decode.h"
 #include "phase_rules.h"
@@ -778,6 +779,28 @@ static int ckt_main_writable(const char *path, bool dir)
 	return faccessat(AT_FDCWD, path, dir ? W_OK | X_OK : W_OK, AT_EACCESS) == 0 ? 0 : errno;
 }
 
+/* Whether the file at path begins as a trace does: a zstd frame whose content starts with the
+ * magic (its first 64 KiB looked at). */
+static bool ckt_main_is_trace(const char *path)
+{
+	static unsigned char in[65536];
+	unsigned char magic[CKT_MAGIC_LEN];
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return false;
+	ssize_t got = read(fd, in, sizeof(in));
+	close(fd);
+	ZSTD_DCtx *z = got > 0 ? ZSTD_createDCtx() : NULL;
+	if (!z)
+		return false;
+	ZSTD_inBuffer ib = { in, (size_t)got, 0 };
+	ZSTD_outBuffer ob = { magic, sizeof(magic), 0 };
+	while (ob.pos < ob.size && ib.pos < ib.size && !ZSTD_isError(ZSTD_decompressStream(z, &ob, &ib)))
+		;
+	ZSTD_freeDCtx(z);
+	return ob.pos == sizeof(magic) && memcmp(magic, CKT_MAGIC, CKT_MAGIC_LEN) == 0;
+}
+
 /* An output that would truncate a trace given (TRACE, or BASE of --diff) is refused before
  * any trace is read and any output opened (a --csv opened before --folded was found to be the
  * trace was left empty). Returns 0, or -1 after one error line. */
@@ -807,6 +830,13 @@ static int ckt_main_outputs_not_inputs(const struct ckt_args *a)
 		int e;
 		if (stat(o[i].path, &st) == 0) {
 			e = S_ISDIR(st.st_mode) ? EISDIR : ckt_main_writable(o[i].path, false);
+			if (!e && S_ISREG(st.st_mode) && ckt_main_is_trace(o[i].path)) {
+				/* a trace not given: an option's FILE taken for the trace (`--csv
+				 * before.zst after.zst` wrote the CSV over before.zst; since 0.2.51) */
+				ckt_main_say("error: cannot write '%s': it is a trace (an output is never written over "
+					     "one; name another file, or '-')", o[i].path);
+				return -1;
+			}
 		} else {
 			e = errno; /* ENOTDIR: a file on the way, as in 'a.csv/x.folded' */
 			const char *slash = strrchr(o[i].path, '/');
@@ -1062,16 +1092,20 @@ static void ckt_main_say_read_error(const struct ckt_main_read *m, const struct 
 
 /* Opens m->path and reads its header (ckt_main_read's first part: a missing file, not a
  * trace, an unsupported version are said before anything long begins). */
+static bool ckt_main_stdin_closed; /* descriptor 0 was closed when the reader started */
+
 static int ckt_main_open(struct ckt_main_read *m)
 {
 	struct ckt_error err = { 0 };
 
+	/* "-" is /dev/stdin: a closed standard input read "No such file or directory", or what
+	 * the reader itself had opened as descriptor 0 */
+	if (!strcmp(m->path, "/dev/stdin") && ckt_main_stdin_closed) {
+		ckt_main_say("error: the standard input ('-', /dev/stdin) is closed");
+		return -1;
+	}
 	if (ckt_decode_open(m->path, &m->dec, &err) < 0) {
-		/* "-" is /dev/stdin: a closed standard input read "No such file or directory" */
-		if (!strcmp(m->path, "/dev/stdin") && fcntl(0, F_GETFD) < 0 && errno == EBADF)
-			ckt_main_say("error: the standard input ('-', /dev/stdin) is closed");
-		else
-			ckt_main_say("error: '%s': %s", m->path, err.msg);
+		ckt_main_say("error: '%s': %s", m->path, err.msg);
 		return -1;
 	}
 	/* the tracer takes rates up to 2^30 bytes: a bigger one would make every estimate huge;
@@ -1335,6 +1369,9 @@ int main(int argc, char **argv)
 	struct ckt_main_read base = { 0 }, cur = { 0 };
 	int status = CKT_EXIT_TRACE, rc;
 
+	/* before anything is opened: a descriptor opened later takes 0, and "-" read it (`--diff
+	 * BASE -` with the standard input closed read BASE twice: since 0.2.51 the error below) */
+	ckt_main_stdin_closed = fcntl(0, F_GETFD) < 0 && errno == EBADF;
 	ckt_util_stack_reserve();
 	ckt_util_hash_init();
 	/* a write past the file-size limit (ulimit -f) fails with EFBIG and is said as any

@@ -758,6 +758,8 @@ static void ckt_diff_fmt_change(char *buf, size_t n, uint64_t base, uint64_t cur
 		snprintf(buf, n, "+%s", b);
 	else if (pct > -0.05 && pct < 0.05) /* a change too small to show as a percentage */
 		snprintf(buf, n, "%c%s (%c<0.1%%)", cur > base ? '+' : '-', b, cur > base ? '+' : '-');
+	else if (cur && pct <= -99.95) /* not all gone: not -100.0% (since 0.2.51) */
+		snprintf(buf, n, "-%s (-99.9%%)", b);
 	else
 		snprintf(buf, n, "%c%s (%+.1f%%)", cur > base ? '+' : '-', b, pct);
 }

@@ -10,6 +10,7 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
+#include <zlib.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libiberty/demangle.h>
@@ -114,6 +115,7 @@ struct ckt_sym_module {
 	struct ckt_sym_table tab;
 	struct ckt_sym_cu *cus; /* indexed compile units, sorted by key */
 	size_t n_cus, cap_cus;
+	size_t n_big; /* of cus, the big DIEs (ckt_sym_nest) */
 	/* the compile units' address ranges, sorted by start, for addresses libdwfl's lookup
 	 * (by .debug_aranges) misses: built at the first such address (ckt_sym_addrdie) */
 	struct ckt_sym_curange *cur;
@@ -154,6 +156,7 @@ struct ckt_sym {
 	 * looked up. One library listed at 500 bases was opened 500 times, its debug information
 	 * read for each: a forged 5 KB trace naming libc so took 2 GB and 11 s. */
 	struct ckt_util_map twins;
+	struct ckt_util_map qualified; /* inlined functions' declarations -> names (ckt_sym_qualified_once) */
 	uint32_t map;  /* module maps seen so far */
 	bool in_map;   /* the last call added a module: the next one continues that map */
 	/* which modules hold an address (ckt_sym_module_of): the spans of mods[0..ix_n) cut at
@@ -349,6 +352,7 @@ void ckt_sym_free(struct ckt_sym *s)
 	free(s->mods);
 	free(s->mod_slots);
 	ckt_util_map_free(&s->twins);
+	ckt_util_map_free(&s->qualified);
 	free(s->trace);
 	if (ckt_sym_cur == s)
 		ckt_sym_cur = NULL;
@@ -1294,6 +1298,26 @@ static char *ckt_sym_qualified(Dwarf_Die *fn, const char *plain)
 	return q;
 }
 
+#define CKT_SYM_NOMEM ((const char *)1)
+
+/* ckt_sym_qualified of an inlined instance, interned, once per function declared: finding a
+ * DIE's scopes walks its unit from the top, and a function inlined at 20,000 places of a unit
+ * of 20,000 functions took minutes. NULL where its scopes do not name it (as
+ * ckt_sym_qualified); CKT_SYM_NOMEM when out of memory. */
+static const char *ckt_sym_qualified_once(struct ckt_sym *s, Dwarf_Die *fn, const char *plain)
+{
+	Dwarf_Die mem[2];
+	uint64_t key = (uint64_t)(uintptr_t)ckt_sym_decl_die(fn, mem)->addr, v;
+	if (ckt_util_map_get(&s->qualified, key, &v))
+		return (const char *)(uintptr_t)v;
+	char *q = ckt_sym_qualified(fn, plain);
+	const char *in = q ? ckt_sym_intern0(s, q) : NULL;
+	free(q);
+	if ((q && !in) || ckt_util_map_put(&s->qualified, key, (uint64_t)(uintptr_t)in) < 0)
+		return CKT_SYM_NOMEM;
+	return in;
+}
+
 /* An inlined C++ lambda's name: its operator() belongs to an unnamed class local to the
  * function that wrote it, "main::{lambda at line 46}::operator()" (the class's line; the
  * function qualified as ckt_sym_qualified does), malloc'd; NULL when fn is no such operator()
@@ -1343,17 +1367,43 @@ static int ckt_sym_push(struct ckt_sym *s, const struct ckt_sym_frame *f)
 
 #define CKT_SYM_MAX_NEST 128
 
+static struct ckt_sym_cu *ckt_sym_cu_index(struct ckt_sym_module *m, Dwarf_Die *cu);
+static struct ckt_sym_cu *ckt_sym_cu_find(const struct ckt_sym_module *m, const Dwarf_Die *d);
+static const struct ckt_sym_fn *ckt_sym_cu_best(const struct ckt_sym_cu *c, Dwarf_Addr pc);
+
+/* A DIE whose children a walk passed more than this many of is indexed as a unit is (below),
+ * for the next addresses under it: a function that calls 20,000 functions has 20,000 call-site
+ * DIEs, which each of its 20,000 return addresses walked (a generated function's stacks: 250 s
+ * to report; since 0.2.51 0.5 s). */
+#define CKT_SYM_BIG_DIE 512
+
 /* Appends to path[depth..] the DIEs of functions, inlined instances and blocks under parent
  * that contain pc, outermost first, and returns the new depth. Descends through namespaces and
  * types without addresses too: rustc nests every function in DW_TAG_namespace DIEs, which
  * dwarf_getscopes (elfutils 0.188) does not enter, and past an inlined instance
- * dwarf_getscopes continues with its abstract origin's scopes, not the caller's. */
-static int ckt_sym_nest(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *path, int depth)
+ * dwarf_getscopes continues with its abstract origin's scopes, not the caller's. m (NULL: none)
+ * keeps the indexes of big DIEs. */
+static int ckt_sym_nest(struct ckt_sym_module *m, Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *path, int depth)
 {
 	Dwarf_Die child;
-	if (depth >= CKT_SYM_MAX_NEST || dwarf_child(parent, &child) != 0)
+	if (depth >= CKT_SYM_MAX_NEST)
 		return depth;
+	const struct ckt_sym_cu *big = m && m->n_big ? ckt_sym_cu_find(m, parent) : NULL;
+	if (big && big->ok) {
+		const struct ckt_sym_fn *best = ckt_sym_cu_best(big, pc);
+		if (!best)
+			return depth;
+		path[depth] = best->die;
+		return ckt_sym_nest(m, &path[depth], pc, path, depth + 1);
+	}
+	if (dwarf_child(parent, &child) != 0)
+		return depth;
+	unsigned seen = 0;
 	do {
+		if (++seen == CKT_SYM_BIG_DIE && m && !big && ckt_sym_cu_index(m, parent)) {
+			m->n_big++;
+			return ckt_sym_nest(m, parent, pc, path, depth);
+		}
 		switch (dwarf_tag(&child)) {
 		case DW_TAG_subprogram:
 		case DW_TAG_inlined_subroutine:
@@ -1361,7 +1411,7 @@ static int ckt_sym_nest(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *path, int d
 		case DW_TAG_entry_point:
 			if (dwarf_haspc(&child, pc) == 1) {
 				path[depth] = child;
-				return ckt_sym_nest(&path[depth], pc, path, depth + 1);
+				return ckt_sym_nest(m, &path[depth], pc, path, depth + 1);
 			}
 			break;
 		case DW_TAG_namespace:
@@ -1369,7 +1419,7 @@ static int ckt_sym_nest(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *path, int d
 		case DW_TAG_structure_type:
 		case DW_TAG_class_type:
 		case DW_TAG_union_type: {
-			int d = ckt_sym_nest(&child, pc, path, depth);
+			int d = ckt_sym_nest(m, &child, pc, path, depth);
 			if (d > depth)
 				return d;
 			break;
@@ -1446,6 +1496,14 @@ static int ckt_sym_cu_collect(Dwarf_Die *parent, struct ckt_sym_fnvec *fv, int d
 	return 0;
 }
 
+/* The index of d (a unit, or a big DIE: ckt_sym_nest) in m, or NULL where it has none yet. */
+static struct ckt_sym_cu *ckt_sym_cu_find(const struct ckt_sym_module *m, const Dwarf_Die *d)
+{
+	uintptr_t key = (uintptr_t)d->addr;
+	size_t lo = CKT_UTIL_LOWER_BOUND(m->cus, m->n_cus, key, key);
+	return lo < m->n_cus && m->cus[lo].key == key ? &m->cus[lo] : NULL;
+}
+
 /* The index of cu in m, built on first use; NULL when out of memory. */
 static struct ckt_sym_cu *ckt_sym_cu_index(struct ckt_sym_module *m, Dwarf_Die *cu)
 {
@@ -1483,11 +1541,10 @@ static struct ckt_sym_cu *ckt_sym_cu_index(struct ckt_sym_module *m, Dwarf_Die *
 
 /* ckt_sym_nest from cu, through the index: the function holding pc (the first in DIE order
  * where ranges overlap), then the walk inside it. */
-static int ckt_sym_nest_cu(struct ckt_sym_module *m, Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *path)
+/* The DIE of c holding pc that a walk finds first (the first in DIE order where ranges
+ * overlap), or NULL. */
+static const struct ckt_sym_fn *ckt_sym_cu_best(const struct ckt_sym_cu *c, Dwarf_Addr pc)
 {
-	struct ckt_sym_cu *c = ckt_sym_cu_index(m, cu);
-	if (!c || !c->ok)
-		return ckt_sym_nest(cu, pc, path, 0);
 	size_t lo = 0, hi = c->n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -1500,10 +1557,19 @@ static int ckt_sym_nest_cu(struct ckt_sym_module *m, Dwarf_Die *cu, Dwarf_Addr p
 	for (size_t k = lo; k-- > 0 && c->max_hi[k] > pc;)
 		if (pc < c->fns[k].hi && (!best || c->fns[k].off < best->off))
 			best = &c->fns[k];
+	return best;
+}
+
+static int ckt_sym_nest_cu(struct ckt_sym_module *m, Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *path)
+{
+	struct ckt_sym_cu *c = ckt_sym_cu_index(m, cu);
+	if (!c || !c->ok)
+		return ckt_sym_nest(NULL, cu, pc, path, 0);
+	const struct ckt_sym_fn *best = ckt_sym_cu_best(c, pc);
 	if (!best)
 		return 0;
 	path[0] = best->die;
-	return ckt_sym_nest(&path[0], pc, path, 1);
+	return ckt_sym_nest(m, &path[0], pc, path, 1);
 }
 
 static int ckt_sym_table_load(struct ckt_sym_module *m);
@@ -1530,6 +1596,9 @@ static bool ckt_sym_lang_cxx(Dwarf_Die *cu)
 	case DW_LANG_C_plus_plus_03:
 	case DW_LANG_C_plus_plus_11:
 	case DW_LANG_C_plus_plus_14:
+	case 0x2a: /* DW_LANG_C_plus_plus_17 (DWARF 6; elfutils' header names it since 0.190) */
+	case 0x2b: /* DW_LANG_C_plus_plus_20 */
+	case DW_LANG_ObjC_plus_plus:
 		return true;
 	default:
 		return false;
@@ -2581,6 +2650,19 @@ static int ckt_sym_dwarf(struct ckt_sym *s, struct ckt_sym_module *m, uint64_t a
 			own = ckt_sym_lambda_name(&path[i]);
 			if (own)
 				name = own;
+		} else if (plain && name && tag == DW_TAG_inlined_subroutine && ckt_sym_lang_cxx(cu)) {
+			/* an inlined C++ function without a linkage name (internal linkage: GCC gives
+			 * one in an anonymous namespace or a static member none) is named by its
+			 * scopes, as its out-of-line copy's symbol names it: "anon_helper" alone
+			 * where clang's build read "(anonymous namespace)::anon_helper" (since 0.2.51) */
+			const char *q = ckt_sym_qualified_once(s, &path[i], name);
+			if (q == CKT_SYM_NOMEM) {
+				free(path);
+				free(dwname);
+				return CKT_ENOMEM;
+			}
+			if (q)
+				name = q;
 		}
 		ckt_sym_set_name(s, &f, name);
 		/* an out-of-line closure's or coroutine's symbol: its path, DWARF's last name */
@@ -2605,7 +2687,10 @@ static int ckt_sym_dwarf(struct ckt_sym *s, struct ckt_sym_module *m, uint64_t a
 		f.file = ckt_sym_intern0(s, file);
 		f.line = line > 0 ? (unsigned)line : 0;
 		f.inlined = tag == DW_TAG_inlined_subroutine;
-		f.cxx = f.cxx || ckt_sym_lang_cxx(cu);
+		/* a linkage name says its language (ckt_sym_set_name; a Rust function inlined into
+		 * a C++ unit by cross-language LTO is Rust's), else the unit does */
+		if (plain)
+			f.cxx = ckt_sym_lang_cxx(cu);
 		if (ckt_sym_push(s, &f) < 0) {
 			free(path);
 			free(dwname);
@@ -3045,24 +3130,43 @@ static void ckt_sym_nodebug(struct ckt_sym *s, struct ckt_sym_module *m)
 	const char *link = dwelf_elf_gnu_debuglink(elf, &crc);
 	char named[2 * PATH_MAX + 160] = "";
 	if (link) {
-		/* where libdwfl looks for it: a file found there is another build's (its CRC
-		 * differs), which "found neither" misread (since 0.2.51) */
+		/* where libdwfl looks for it: a file found there that it did not take is another
+		 * build's (its CRC differs), or one it cannot read, or one with no debug
+		 * information either, which "found neither" misread (since 0.2.51) */
 		const char *slash = strrchr(m->path, '/');
 		int dl = slash ? (int)(slash - m->path) : 1;
 		const char *dir = slash ? m->path : ".";
 		char cand[PATH_MAX];
-		bool other = false;
-		for (int k = 0; k < 3 && !other && !strchr(link, '/'); k++) {
+		bool there = false;
+		for (int k = 0; k < 3 && !there && !strchr(link, '/'); k++) {
 			int n = snprintf(cand, sizeof(cand), k == 0 ? "%.*s/%s" : k == 1 ? "%.*s/.debug/%s" : "/usr/lib/debug%.*s/%s",
 					 dl, dir, link);
-			other = n > 0 && (size_t)n < sizeof(cand) && access(cand, F_OK) == 0;
+			there = n > 0 && (size_t)n < sizeof(cand) && access(cand, F_OK) == 0;
 		}
-		if (other)
-			snprintf(named, sizeof(named), " (its debug link names '%.*s', and '%.*s' is another build's: its "
-				 "checksum is not the one the link records)", NAME_MAX, link, PATH_MAX, cand);
-		else
+		int fd = there ? open(cand, O_RDONLY | O_CLOEXEC) : -1;
+		if (there && fd < 0) {
+			snprintf(named, sizeof(named), " (its debug link names '%.*s', and '%.*s' cannot be read: %s)",
+				 NAME_MAX, link, PATH_MAX, cand, strerror(errno));
+		} else if (there) {
+			uLong sum = crc32(0L, Z_NULL, 0);
+			unsigned char buf[65536];
+			ssize_t got;
+			while ((got = read(fd, buf, sizeof(buf))) > 0)
+				sum = crc32(sum, buf, (uInt)got);
+			close(fd);
+			if (got < 0)
+				snprintf(named, sizeof(named), " (its debug link names '%.*s', and '%.*s' cannot be read: %s)",
+					 NAME_MAX, link, PATH_MAX, cand, strerror(errno));
+			else if ((GElf_Word)sum != crc)
+				snprintf(named, sizeof(named), " (its debug link names '%.*s', and '%.*s' is another build's: "
+					 "its checksum is not the one the link records)", NAME_MAX, link, PATH_MAX, cand);
+			else
+				snprintf(named, sizeof(named), " (its debug link names '%.*s', and '%.*s' holds none either)",
+					 NAME_MAX, link, PATH_MAX, cand);
+		} else {
 			snprintf(named, sizeof(named), " (its debug link names '%.*s', found neither beside it, in .debug/ "
 				 "there nor under /usr/lib/debug)", NAME_MAX, link);
+		}
 	}
 	if (symtab)
 		ckt_sym_warn(s, "'%s' has no debug information%s: its frames are shown without file:line and "
@@ -3097,10 +3201,12 @@ static bool ckt_sym_sigtramp_at(struct ckt_sym_module *m, uint64_t pc)
 			continue;
 		Elf_Data *d = elf_getdata(scn, NULL);
 		uint64_t at = a - sh.sh_addr;
-		if (!d || !d->d_buf || d->d_size < sizeof(x86_64) || at > d->d_size - sizeof(x86_64))
+		if (!d || !d->d_buf || at >= d->d_size)
 			return false;
 		const uint8_t *b = (const uint8_t *)d->d_buf + at;
-		return memcmp(b, x86_64, sizeof(x86_64)) == 0 || memcmp(b, aarch64, sizeof(aarch64)) == 0;
+		size_t left = d->d_size - at;
+		return (left >= sizeof(x86_64) && memcmp(b, x86_64, sizeof(x86_64)) == 0) ||
+		       (left >= sizeof(aarch64) && memcmp(b, aarch64, sizeof(aarch64)) == 0);
 	}
 	return false;
 }

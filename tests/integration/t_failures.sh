@@ -628,6 +628,16 @@ expect_eq "signals during a capture's TLS update and the mremap after it: both h
 nm -D --defined-only $LIB | awk '{print $3}' | sort >$T/exports
 expect_eq "exports: only the allow-listed symbols" "$(cat $T/exports)" "$(sort tests/exports.allow)"
 
+# the library run as a program (a tab completion away from LD_PRELOAD=): one line says what it
+# is, status 2, no trace (since 0.2.51: SIGSEGV). Where the build makes it runnable (x86_64,
+# aarch64: it names the loader)
+if readelf -lW $LIB 2>/dev/null | grep -q 'Requesting program interpreter'; then
+	mkdir -p $T/runlib && (cd $T/runlib && $LIB some args >$T/runlib.out 2>$T/runlib.err; echo $? >$T/runlib.rc)
+	expect_eq "the library run as a program: one line, status 2, nothing written, no trace" \
+		"$(cat $T/runlib.rc)/$(cat $T/runlib.err)/$(wc -c <$T/runlib.out)/$(ls $T/runlib | wc -l)" \
+		"2/cuzktrace $(sed -n 's/^#define CKT_TRACER_VERSION "\(.*\)"/\1/p' include/ckt_format.h): '$LIB' is a library to preload, not a program: LD_PRELOAD=$(readlink -f $LIB) PROGRAM [ARGS...], then cuzktrace-report on the trace it announces/0/0"
+fi
+
 CUZKTRACE_SAMPEL=0 CUZKTRACE_OUT=$T/typo.zst traced typo $P/exitcode
 expect_eq "misspelt variable: one line naming it" "$(head -1 $T/typo.err)" \
 	"cuzktrace: warning: unknown variable CUZKTRACE_SAMPEL ignored (known: CUZKTRACE_OUT, _SAMPLE, _DEPTH, _PHASES, _FLUSH_MS, _RSS_MS, _STRICT, _QUIET, _ZSTD_LEVEL, _CHILDREN, _SIGNALS)"

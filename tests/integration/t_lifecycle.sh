@@ -1273,6 +1273,17 @@ expect_eq "exec that cannot start: the program goes on, its trace too (ended by 
 	"$(cat $T/execno.rc)/$(jget $T/execno.json end_reason)/$(jget $T/execno.json truncated)/$(jget $T/execno.json live_at_exit.heap_bytes)/$(wc -l <$T/execno.err)/$(ls $T/execno | grep -c zst)" \
 	"3/exit/false/4000000/2/1"
 
+# ... and one whose interpreter lies on a noexec mount (a mount namespace of its own; not run
+# where this machine makes none)
+if unshare -m true 2>/dev/null; then
+	mkdir -p $T/execno/nx && printf '#!%s\n' $T/execno/nx/sh >$T/execno/nxint && chmod +x $T/execno/nxint
+	unshare -m sh -c 'mount -t tmpfs -o noexec tmpfs "$0/nx" && cp /bin/sh "$0/nx/sh" && exec env CUZKTRACE_OUT="$0/nx.zst" LD_PRELOAD="$1" "$2" "$0/nxint"' \
+		$T/execno $LIB $P/execer >$T/execnx.out 2>$T/execnx.err
+	expect_eq "exec of a script whose interpreter is on a noexec mount: cannot start, the trace goes on to the exit" \
+		"$?/$($REPORT --json $T/execno/nx.zst 2>/dev/null | $PY -c 'import json,sys; d = json.load(sys.stdin); print(d["end_reason"], d["truncated"])')/$(grep -c 'exec failed after' $T/execnx.err)" \
+		"3/exit False/0"
+fi
+
 # an exec whose permission check before it fails (a seccomp filter refuses faccessat and
 # faccessat2 with EPERM) but which works: the old image's trace is finished (it was left
 # without an END record when the check's failure was taken for "cannot start")

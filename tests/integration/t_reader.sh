@@ -122,6 +122,11 @@ expect_eq "reader: missing file message" "$(cat $T/r3.err)" "cuzktrace-report: e
 $REPORT - <&- >/dev/null 2>$T/r3c.err
 expect_eq "reader: '-' with the standard input closed: status 1, says so (it read '/dev/stdin': No such file or directory)" \
 	"$?/$(cat $T/r3c.err)" "1/cuzktrace-report: error: the standard input ('-', /dev/stdin) is closed"
+# ... also as --diff's TRACE after a BASE, whose descriptor took 0 (since 0.2.51: BASE was
+# compared with itself, status 0)
+$REPORT --diff $T/known.zst - <&- >$T/r3d.out 2>$T/r3d.err
+expect_eq "reader: --diff BASE - with the standard input closed: status 1, says so, nothing on stdout" \
+	"$?/$(cat $T/r3d.err)/$(wc -c <$T/r3d.out)" "1/cuzktrace-report: error: the standard input ('-', /dev/stdin) is closed/0"
 # an output in a directory that is not there is refused before the trace is read, whichever
 # output it is: no report, one line, status 1 (before 0.2.45 --sites-csv, --folded and
 # --folded-heap were found unwritable after the whole trace had been read and the report written)
@@ -1577,6 +1582,18 @@ $REPORT --csv $T/dkeep.csv --phases-csv $T/dnew.pcsv --folded $T/dcur2.zst $T/dc
 expect_eq "an output that is the trace: exit 1, one line, no output opened (an existing one kept)" \
 	"$?/$(cat $T/dout2.err)/$(cat $T/dkeep.csv)/$(ls $T/dnew.pcsv 2>&1 >/dev/null | wc -l)/$(cmp $T/dcur.zst $T/dcur2.zst && echo same)" \
 	"1/cuzktrace-report: error: cannot write '$T/dcur2.zst': it is the trace being read/keep/1/same"
+# ... nor over another trace (an option's FILE taken for the trace: `--csv before.zst
+# after.zst` wrote the CSV over before.zst; since 0.2.51), by every output; '-' and a CSV
+# written before are fine
+cp $T/dbase.zst $T/dother.zst
+for o in --csv --sites-csv --folded --folded-heap --phases-csv; do
+	$REPORT $o $T/dother.zst $T/dcur.zst >/dev/null 2>$T/dother.err
+	expect_eq "an output that is another trace ($o): exit 1, one line, the trace kept" \
+		"$?/$(cat $T/dother.err)/$(cmp $T/dbase.zst $T/dother.zst && echo same)" \
+		"1/cuzktrace-report: error: cannot write '$T/dother.zst': it is a trace (an output is never written over one; name another file, or '-')/same"
+done
+$REPORT --csv $T/dkeep.csv $T/dcur.zst >/dev/null 2>&1
+expect_eq "an output that is a file of another kind is written over" "$?/$(head -c 5 $T/dkeep.csv)" "0/t_s,r"
 $REPORT --diff $T/dbase.zst --sites-csv $T/dcur.csv $T/dcur.zst >/dev/null 2>/dev/null
 expect_eq "diff: --sites-csv describes the trace" "$(grep -c '^"extra_cache ' $T/dcur.csv)" 1
 # (cut from runs that hold their blocks 50 ms and flush every 5 ms, so that events precede

@@ -374,6 +374,8 @@ $REPORT --json $T/sns.zst >$T/sns.json 2>$T/sns.rerr
 expect_eq "sites: C++ core::/alloc:: functions own their bytes (resize/arena_get/inlined fill/reader stderr)" \
 	"$(site_get $T/sns.json sites_at_peak_heap "^core::Buffer::resize\(unsigned long\) \(.*sites_ns\.cc:$NS_R\)\$" bytes)/$(site_get $T/sns.json sites_at_peak_heap "^alloc::arena_get\(unsigned long\) \(.*sites_ns\.cc:$NS_A\)\$" bytes)/$(site_get $T/sns.json sites_at_peak_heap "^core::fill\(unsigned long\) \(.*sites_ns\.cc:$NS_F\)\$" bytes)/$(cat $T/sns.rerr)" \
 	"2000000/3000000/1000000/"
+expect_eq "sites: an inlined function of an anonymous namespace (GCC: no linkage name) named by its scopes" \
+	"$(site_get $T/sns.json sites_at_peak_heap "^\(anonymous namespace\)::anon_grab \(.*sites_ns\.cc:$(line_of $SRC/sites_ns.cc SITE:ns_anon)\)\$" bytes)" 700000
 expect_match "sites: the inlined core::fill's caller is make_rows at the call's line" \
 	"$(site_get $T/sns.json sites_at_peak_heap "^core::fill\(" frames.1)" "^make_rows\(unsigned long\) \(.*sites_ns\.cc:$NS_C\)\$"
 
@@ -392,6 +394,14 @@ objcopy --only-keep-debug $S/sites_c $T/dlink/prog.debug
 $REPORT --json $T/dlink.zst >/dev/null 2>$T/dlink2.rerr
 expect_eq "sites: debug link naming another build's file: said so" "$(cat $T/dlink2.rerr)" \
 	"cuzktrace-report: warning: '$T/dlink/prog' has no debug information (its debug link names 'prog.debug', and '$T/dlink/prog.debug' is another build's: its checksum is not the one the link records): its frames are shown without file:line and without inlined functions, and a site may be library code inlined into its functions (build with -g, or Cargo's debug = \"line-tables-only\")"
+# the right build's file, with no debug information in it either (the program was stripped of
+# it before the link was made)
+cp $S/sites_paths $T/dlink/p2 && objcopy --strip-debug $T/dlink/p2 && objcopy --only-keep-debug $T/dlink/p2 $T/dlink/p2.debug &&
+	objcopy --add-gnu-debuglink=$T/dlink/p2.debug $T/dlink/p2
+CUZKTRACE_OUT=$T/dlinkp2.zst traced dlinkp2 $T/dlink/p2
+$REPORT --json $T/dlinkp2.zst >/dev/null 2>$T/dlink4.rerr
+expect_eq "sites: debug link naming the right build's file, which holds no debug information: said so" "$(cat $T/dlink4.rerr)" \
+	"cuzktrace-report: warning: '$T/dlink/p2' has no debug information (its debug link names 'p2.debug', and '$T/dlink/p2.debug' holds none either): its frames are shown without file:line and without inlined functions, and a site may be library code inlined into its functions (build with -g, or Cargo's debug = \"line-tables-only\")"
 rm $T/dlink/prog.debug
 $REPORT --json $T/dlink.zst >/dev/null 2>$T/dlink3.rerr
 expect_eq "sites: debug link naming a file that is nowhere: said where it was looked for" "$(cat $T/dlink3.rerr)" \
