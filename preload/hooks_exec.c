@@ -143,6 +143,32 @@ static int runnable(const char *path)
  * it. 1 when the file (path, or fd when path is NULL) is one; 0 when it is not or cannot be
  * read (a script runs its interpreter, which is looked at when it is exec'd itself). No
  * allocation: a vfork child runs this too. */
+/* Whether the dynamic section at off (size bytes) of f holds DT_FLAGS_1 with DF_1_PIE: 1, or 0
+ * (none, or it cannot be read). Read 16 entries at a time, 512 at most. */
+static int dyn_pie(int f, int c64, uint64_t off, uint64_t size)
+{
+	union {
+		Elf64_Dyn d64[16];
+		Elf32_Dyn d32[16];
+	} d;
+	size_t esz = c64 ? sizeof(Elf64_Dyn) : sizeof(Elf32_Dyn);
+	uint64_t n = size / esz;
+	for (uint64_t i = 0; i < n && i < 512; i += 16) {
+		size_t k = n - i < 16 ? (size_t)(n - i) : 16;
+		if (pread(f, &d, k * esz, (off_t)(off + i * esz)) != (ssize_t)(k * esz))
+			return 0;
+		for (size_t j = 0; j < k; j++) {
+			uint64_t tag = c64 ? (uint64_t)d.d64[j].d_tag : (uint64_t)d.d32[j].d_tag;
+			uint64_t val = c64 ? d.d64[j].d_un.d_val : d.d32[j].d_un.d_val;
+			if (tag == DT_NULL)
+				return 0;
+			if (tag == DT_FLAGS_1)
+				return (val & DF_1_PIE) != 0;
+		}
+	}
+	return 0;
+}
+
 static int is_static_elf(const char *path, int fd)
 {
 	union {
@@ -160,17 +186,31 @@ static int is_static_elf(const char *path, int fd)
 		uint16_t type = c64 ? h.e64.e_type : h.e32.e_type;
 		uint64_t off = c64 ? h.e64.e_phoff : h.e32.e_phoff;
 		unsigned n = c64 ? h.e64.e_phnum : h.e32.e_phnum, sz = c64 ? h.e64.e_phentsize : h.e32.e_phentsize;
-		/* not ET_DYN: the loader itself is one without PT_INTERP (ld.so PROGRAM, ldd), and
-		 * it reads LD_PRELOAD; a static-pie program is not told from it here */
-		if (type == ET_EXEC && n && n < 256 && sz >= (c64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr))) {
+		/* ET_DYN without PT_INTERP: the loader itself (ld.so PROGRAM, ldd), which reads
+		 * LD_PRELOAD, or a static-pie program (Rust's crt-static, gcc -static-pie), which
+		 * does not: told apart by DF_1_PIE in its DT_FLAGS_1, which the loader has not
+		 * (since 0.2.51; it ran untraced without a word) */
+		if ((type == ET_EXEC || type == ET_DYN) && n && n < 256 &&
+		    sz >= (c64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr))) {
 			is = 1;
+			uint64_t dyn_off = 0, dyn_size = 0;
 			for (unsigned i = 0; i < n && is; i++) {
-				uint32_t pt;
-				if (pread(f, &pt, sizeof(pt), (off_t)(off + (uint64_t)i * sz)) != (ssize_t)sizeof(pt))
+				union {
+					Elf64_Phdr p64;
+					Elf32_Phdr p32;
+				} ph;
+				size_t want = c64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr);
+				if (pread(f, &ph, want, (off_t)(off + (uint64_t)i * sz)) != (ssize_t)want) {
 					is = 0; /* cannot tell */
-				else if (pt == PT_INTERP)
+				} else if ((c64 ? ph.p64.p_type : ph.p32.p_type) == PT_INTERP) {
 					is = 0;
+				} else if ((c64 ? ph.p64.p_type : ph.p32.p_type) == PT_DYNAMIC) {
+					dyn_off = c64 ? ph.p64.p_offset : ph.p32.p_offset;
+					dyn_size = c64 ? ph.p64.p_filesz : ph.p32.p_filesz;
+				}
 			}
+			if (is && type == ET_DYN)
+				is = dyn_pie(f, c64, dyn_off, dyn_size);
 		}
 	}
 	if (path)

@@ -480,6 +480,22 @@ CUZKTRACE_OUT=$T/static/s.%p.zst traced staticsh bash -c "$P/exitcode_static; tr
 expect_eq "exec of a statically linked program by a forked child: it runs, one line says it is not traced" \
 	"$(cat $T/staticsh.out)/$(cat $T/staticsh.rc)/$(grep warning $T/staticsh.err)" \
 	"$(cat $T/plain.out)/0/cuzktrace: warning: '$P/exitcode_static' is statically linked: no loader reads LD_PRELOAD in it, so the program it starts is not traced"
+# ... and of a static-pie one (since 0.2.51: it ran untraced without a word), where built; the
+# loader run as a program (ld.so PROGRAM), which has no loader either but reads LD_PRELOAD, gets
+# no such line
+if [ -x $P/exitcode_spie ]; then
+	CUZKTRACE_OUT=$T/static/p.%p.zst traced spie $P/execer $P/exitcode_spie
+	expect_eq "exec of a static-pie program: it runs, one line says it is not traced" \
+		"$(cat $T/spie.out)/$(cat $T/spie.rc)/$(grep warning $T/spie.err)" \
+		"$(cat $T/plain.out)/$plain_rc/cuzktrace: warning: '$P/exitcode_spie' is statically linked: no loader reads LD_PRELOAD in it, so the program it starts is not traced"
+else
+	echo "  skip static-pie: this toolchain makes none"
+fi
+ldso=$(readelf -lW $P/exitcode 2>/dev/null | sed -n 's/.*Requesting program interpreter: \(.*\)]/\1/p')
+CUZKTRACE_OUT=$T/static/l.%p.zst traced ldso bash -c "$ldso $P/exitcode; true"
+expect_eq "exec of the loader running a program: no line, the program traced" \
+	"$(cat $T/ldso.out)/$(cat $T/ldso.rc)/$(grep -c 'statically linked' $T/ldso.err)/$(ls $T/static | grep -c '^l\.')" \
+	"$(cat $T/plain.out)/0/0/2"
 CUZKTRACE_OUT=$T/static/d.%p.zst traced dynamic $P/execer $P/exitcode
 expect_eq "exec of a dynamically linked program: no such line, traced" \
 	"$(cat $T/dynamic.rc)/$(grep -c 'statically linked' $T/dynamic.err)/$(ls $T/static | grep -c '^d\.')" "$plain_rc/0/2"
