@@ -29,6 +29,33 @@ struct build {
 	int overflow;
 };
 
+/* glibc 2.35's r_debug_extended: r_version 2, and r_next the next namespace's (dlmopen) */
+struct ckt_r_debug_ext {
+	struct r_debug base;
+	struct ckt_r_debug_ext *r_next;
+};
+
+/* A namespace of dlmopen's (LD_PRELOAD loads the tracer into the first namespace only): what
+ * runs there allocates through a C library of its own, untraced. dl_iterate_phdr lists the
+ * caller's namespace alone; the loader's debugger interface lists them all. Said once (since
+ * 0.2.51; nothing did, and that memory read as unexplained RSS). */
+static void note_namespaces(void)
+{
+	static atomic_int said;
+	const void *rd = &_r_debug;
+	__asm__("" : "+r"(rd)); /* larger than link.h's struct r_debug says: no bounds for gcc */
+	const struct ckt_r_debug_ext *e = rd;
+	if (atomic_load(&said) || _r_debug.r_version < 2 || !e->r_next || atomic_exchange(&said, 1))
+		return;
+	const struct link_map *m = e->r_next->base.r_map;
+	while (m && !(m->l_name && m->l_name[0]))
+		m = m->l_next;
+	ckt_log("warning: the program loaded objects into a namespace of their own (dlmopen, first '",
+		m ? m->l_name : "?",
+		"'): LD_PRELOAD loads the tracer into the first namespace only, so what runs there allocates "
+		"past it and is not traced; said once", NULL);
+}
+
 static void build_id_hex(const struct dl_phdr_info *info, char *out, size_t cap)
 {
 	out[0] = 0;
@@ -188,6 +215,7 @@ uint32_t ckt_modules_check(void)
 	unsigned long long old = atomic_load(&seen_gen);
 	if (gen == old || !atomic_compare_exchange_strong(&seen_gen, &old, gen))
 		return 0;
+	note_namespaces();
 	size_t cap = 256 * 1024;
 	struct ckt_aux *s = ckt_aux_new(cap);
 	static atomic_int said_oom, said_big; /* each once: one must not hide the other */

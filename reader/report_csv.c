@@ -60,9 +60,21 @@ static void ckt_report_csv_phases(char *buf, size_t n, const struct ckt_sample *
 	size_t k = 0, left = strlen(p);
 	int quote = strpbrk(p, ",\"") != NULL;
 
+	/* a cell cut ends after the last whole name that fits, as "+...", so that the list still
+	 * splits at the '+' outside a name's quotes (since 0.2.51; cut inside a quoted name, it
+	 * left that quote open). in_name: inside a name's own quotes; cut: the cell up to the
+	 * last '+' outside them (0: none yet, the first name cut where it stops) */
+	bool in_name = false;
+	size_t cut = 0;
 	if (quote)
 		buf[k++] = '"';
-	while (*p && k + 9 < n) {
+	/* room kept: a character (4 bytes) and its quote's double, then a name's closing quote
+	 * doubled, "...", the cell's closing quote and the NUL */
+	while (*p && k + 13 < n) {
+		if (*p == '"')
+			in_name = !in_name;
+		else if (*p == '+' && !in_name)
+			cut = k + 1;
 		size_t len = ckt_util_clean_len((const unsigned char *)p, left);
 		if (len == 0) {
 			buf[k++] = '?';
@@ -77,6 +89,10 @@ static void ckt_report_csv_phases(char *buf, size_t n, const struct ckt_sample *
 		left -= len;
 	}
 	if (*p) {
+		if (cut)
+			k = cut;
+		else if (in_name) /* the first name alone is longer: its quote closed */
+			k += (memcpy(buf + k, "\"\"", 2), 2);
 		memcpy(buf + k, "...", 3);
 		k += 3;
 	}

@@ -628,6 +628,17 @@ expect_eq "signals during a capture's TLS update and the mremap after it: both h
 nm -D --defined-only $LIB | awk '{print $3}' | sort >$T/exports
 expect_eq "exports: only the allow-listed symbols" "$(cat $T/exports)" "$(sort tests/exports.allow)"
 
+# a second namespace (dlmopen) allocating through its own C library: one line says so, in both
+# modes (since 0.2.51: nothing did); the program's own block traced
+dlm_libc=$(ldd $P/dlmopenalloc | sed -n 's/.*libc\.so\.6 => \([^ ]*\) .*/\1/p')
+for m in 0 524288; do
+	CUZKTRACE_SAMPLE=$m CUZKTRACE_OUT=$T/dlmopen$m.zst traced dlmopen$m $P/dlmopenalloc
+	live=$($REPORT --json $T/dlmopen$m.zst 2>/dev/null | $PY -c 'import json,sys; print(json.load(sys.stdin)["live_at_exit"]["heap_bytes"] >= 1000000)')
+	expect_eq "dlmopen (CUZKTRACE_SAMPLE=$m): it runs, one line, the program's block in the trace" \
+		"$(cat $T/dlmopen$m.rc)/$(cat $T/dlmopen$m.out)/$(grep -c warning $T/dlmopen$m.err)/$(grep warning $T/dlmopen$m.err)/$live" \
+		"0/dlmopenalloc: done/1/cuzktrace: warning: the program loaded objects into a namespace of their own (dlmopen, first '$dlm_libc'): LD_PRELOAD loads the tracer into the first namespace only, so what runs there allocates past it and is not traced; said once/True"
+done
+
 # the library run as a program (a tab completion away from LD_PRELOAD=): one line says what it
 # is, status 2, no trace (since 0.2.51: SIGSEGV). Where the build makes it runnable (x86_64,
 # aarch64: it names the loader)

@@ -999,6 +999,10 @@ CUZKTRACE_SAMPLE=0 CUZKTRACE_RSS_MS=0 CUZKTRACE_OUT=$T/pnempty0.zst traced pnemp
 expect_eq "a phase named \"\" in the CSV's active_phases; no RSS samples: bytes_at_peak_rss empty in the sites CSV" \
 	"$($REPORT --csv - $T/pnempty.zst 2>/dev/null | $PY -c 'import csv,sys; r = list(csv.DictReader(sys.stdin)); print(sorted(set(x["active_phases"] for x in r)), len([x for x in r if x["active_phases"] == "\"\""]) >= 3)')/$($REPORT --sites-csv - $T/pnempty0.zst 2>/dev/null | $PY -c 'import csv,sys; r = list(csv.DictReader(sys.stdin)); print(sorted(set(x["bytes_at_peak_rss"] for x in r)), [x["bytes_at_peak_heap"] for x in r if "phasenames.c" in x["site"]])')" \
 	"['', '\"\"'] True/[''] ['3000']"
+# ... and in --phases-csv's phase column, as there (since 0.2.51: an empty cell)
+expect_eq "a phase named \"\" in --phases-csv: shown as \"\"" \
+	"$($REPORT --phases-csv - $T/pnempty.zst 2>/dev/null | $PY -c 'import csv,sys; print(sorted(set(x["phase"] for x in csv.DictReader(sys.stdin))))')" \
+	"['\"\"']"
 # a name that holds '+' is quoted in the timeline CSV's active_phases, its own quotes doubled, so
 # that the list splits at the '+' outside quotes (since 0.2.43: "fft+msm" read as two phases)
 CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/pnplus.zst traced pnplus $P/phasenames plus
@@ -1009,6 +1013,16 @@ c = max(set(cells), key=cells.count)  # the 50 ms with all four active
 split = lambda c: [n[1:-1].replace("\"\"", "\"") if n[:1] == "\"" else n for n in re.findall(r"(?:\"(?:[^\"]|\"\")*\"|[^+\"])+", c)]
 print(c, split(c))')/$($REPORT --json $T/pnplus.zst 2>/dev/null | $PY -c 'import json,sys; print(json.load(sys.stdin)["peak_heap"]["active_phases"])')" \
 	"\"fft+msm\"+\"C++\"+\"q\"\"+x\"+plain ['fft+msm', 'C++', 'q\"+x', 'plain']/['fft+msm', 'C++', 'q\"+x', 'plain']"
+# a list longer than the cell (six quoted names of 999 bytes): cut after the last whole name,
+# ending "+...", every name's quotes closed (since 0.2.51: cut inside the fifth, its quote open)
+CUZKTRACE_SAMPLE=0 CUZKTRACE_RSS_MS=5 CUZKTRACE_OUT=$T/pcut.zst traced pcut $P/phasecut
+expect_eq "a cut active_phases cell: whole names, then '+...'" \
+	"$($REPORT --csv - $T/pcut.zst 2>/dev/null | $PY -c 'import csv,re,sys
+cells = [x["active_phases"] for x in csv.DictReader(sys.stdin) if x["active_phases"].endswith("...")]
+c = cells[-1]
+names = re.findall(r"(?:\"(?:[^\"]|\"\")*\"|[^+\"])+", c)
+print(len(cells) > 0, c.count("\"") % 2, "+".join(names) == c, names[-1], [len(n) for n in names[:-1]])')" \
+	"True 0 True ... [1003, 1003, 1003, 1003]"
 # ... and so is a name that holds '"' without a '+': unquoted, "a and b" read as the one name
 # a+b, quoted
 CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/pnquote.zst traced pnquote $P/phasenames quote
