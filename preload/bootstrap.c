@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -540,13 +541,17 @@ static const char *ckt_other_copy(void)
 #ifdef CKT_INTERP
 __attribute__((section(".interp"), used)) static const char ckt_interp[] = CKT_INTERP;
 
-__attribute__((noreturn, used, visibility("hidden"))) void ckt_run_as_program(void);
+/* entered from the kernel (or the loader) with the stack as a process starts: 16-byte
+ * aligned, where a function expects it 8 bytes off (a return address) */
+__attribute__((noreturn, used, visibility("hidden"), force_align_arg_pointer)) void ckt_run_as_program(void);
 void ckt_run_as_program(void)
 {
 	const char *me = (const char *)getauxval(AT_EXECFN);
-	char abs[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", abs, sizeof(abs) - 1);
-	abs[n > 0 ? n : 0] = 0;
+	/* this file's own path (/proc/self/exe names the loader where it ran this file) */
+	Dl_info self;
+	char abs[PATH_MAX] = "";
+	if (dladdr((void *)&ckt_run_as_program, &self) && self.dli_fname && !realpath(self.dli_fname, abs))
+		abs[0] = 0;
 	struct ckt_line l = {.len = 0};
 	ckt_line_str(&l, "cuzktrace ");
 	ckt_line_str(&l, CKT_TRACER_VERSION);
@@ -559,9 +564,17 @@ void ckt_run_as_program(void)
 	_exit(2);
 }
 
+/* Run as a program: the entry is this copy's, or the program is this library's file (another
+ * copy of it preloaded into itself, LD_PRELOAD=lib lib: that copy stays idle and says nothing) */
 static int run_as_program(void)
 {
-	return getauxval(AT_ENTRY) == (unsigned long)(uintptr_t)&ckt_run_as_program;
+	if (getauxval(AT_ENTRY) == (unsigned long)(uintptr_t)&ckt_run_as_program)
+		return 1;
+	Dl_info self;
+	struct stat a, b;
+	const char *exe = (const char *)getauxval(AT_EXECFN);
+	return exe && dladdr((void *)&ckt_run_as_program, &self) && self.dli_fname && stat(exe, &a) == 0 &&
+	       stat(self.dli_fname, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 #else
 static int run_as_program(void)

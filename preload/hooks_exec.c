@@ -71,12 +71,26 @@ static int script_interp(const char *path, int fd, char *out, size_t cap);
  * with ELOOP, 0 too). 1 otherwise, also when it cannot be told (since
  * 0.2.43: such an exec said "ended by exec" and the rest of the run was lost). No allocation:
  * a vfork child runs this. */
-/* Whether the kernel could open an interpreter to execute it: 0 only where it refuses
- * whoever asks (not a regular file, no execute bit at all, a noexec mount), since 0.2.51 (such
- * an interpreter failed the exec with EACCES after the trace had ended). Not by the caller's
- * permission: where faccessat2 is missing, glibc's emulation ignores capabilities, and an exec
- * that worked by one would be taken for one that cannot start, its trace left without its
- * end (for the program's own file the same check stands as before). */
+static int may_exec_at(int dirfd, const char *path, int flags);
+
+/* Whether the process holds CAP_DAC_OVERRIDE in its effective set (1 also when it cannot be
+ * told), which lets it execute a file with any execute bit. */
+static int dac_override(void)
+{
+	struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
+	struct __user_cap_data_struct d[2];
+	if (syscall(SYS_capget, &h, d) != 0)
+		return 1;
+	return (d[0].effective >> CAP_DAC_OVERRIDE) & 1;
+}
+
+/* Whether the kernel could open an interpreter to execute it: 0 where it refuses whoever asks
+ * (not a regular file, no execute bit at all, a noexec mount), since 0.2.51 (such an
+ * interpreter failed the exec with EACCES after the trace had ended), and where this process
+ * may not execute it by its permission bits and holds no capability that would let it (the
+ * caller's permission checks alone: where faccessat2 is missing, glibc's emulation ignores
+ * capabilities, and an exec that worked by one was taken for one that cannot start, its trace
+ * left without its end). */
 static int interp_openable(const char *path)
 {
 	struct stat st;
@@ -86,7 +100,9 @@ static int interp_openable(const char *path)
 	if (!S_ISREG(st.st_mode) || !(st.st_mode & 0111))
 		return 0;
 	/* f_flags holds the mount's flags where the kernel sets 0x20 (ST_VALID, Linux 2.6.36) */
-	return statfs(path, &fs) != 0 || !(fs.f_flags & 0x20) || !(fs.f_flags & ST_NOEXEC);
+	if (statfs(path, &fs) == 0 && (fs.f_flags & 0x20) && (fs.f_flags & ST_NOEXEC))
+		return 0;
+	return dac_override() || may_exec_at(AT_FDCWD, path, 0);
 }
 
 static int interp_present(const char *path)

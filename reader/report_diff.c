@@ -773,6 +773,8 @@ static void ckt_diff_fmt_count(char *buf, size_t n, uint64_t base, uint64_t cur)
 		snprintf(buf, n, "no change");
 	else if (!base)
 		snprintf(buf, n, "+%" PRIu64, cur);
+	else if (cur && 100.0 * ((double)cur - (double)base) / (double)base <= -99.95) /* not all gone */
+		snprintf(buf, n, "-%" PRIu64 " (-99.9%%)", base - cur);
 	else
 		snprintf(buf, n, "%c%" PRIu64 " (%+.1f%%)", cur > base ? '+' : '-', cur > base ? cur - base : base - cur,
 			 100.0 * ((double)cur - (double)base) / (double)base);

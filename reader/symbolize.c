@@ -156,7 +156,6 @@ struct ckt_sym {
 	 * looked up. One library listed at 500 bases was opened 500 times, its debug information
 	 * read for each: a forged 5 KB trace naming libc so took 2 GB and 11 s. */
 	struct ckt_util_map twins;
-	struct ckt_util_map qualified; /* inlined functions' declarations -> names (ckt_sym_qualified_once) */
 	uint32_t map;  /* module maps seen so far */
 	bool in_map;   /* the last call added a module: the next one continues that map */
 	/* which modules hold an address (ckt_sym_module_of): the spans of mods[0..ix_n) cut at
@@ -352,7 +351,6 @@ void ckt_sym_free(struct ckt_sym *s)
 	free(s->mods);
 	free(s->mod_slots);
 	ckt_util_map_free(&s->twins);
-	ckt_util_map_free(&s->qualified);
 	free(s->trace);
 	if (ckt_sym_cur == s)
 		ckt_sym_cur = NULL;
@@ -1296,26 +1294,6 @@ static char *ckt_sym_qualified(Dwarf_Die *fn, const char *plain)
 		return NULL;
 	}
 	return q;
-}
-
-#define CKT_SYM_NOMEM ((const char *)1)
-
-/* ckt_sym_qualified of an inlined instance, interned, once per function declared: finding a
- * DIE's scopes walks its unit from the top, and a function inlined at 20,000 places of a unit
- * of 20,000 functions took minutes. NULL where its scopes do not name it (as
- * ckt_sym_qualified); CKT_SYM_NOMEM when out of memory. */
-static const char *ckt_sym_qualified_once(struct ckt_sym *s, Dwarf_Die *fn, const char *plain)
-{
-	Dwarf_Die mem[2];
-	uint64_t key = (uint64_t)(uintptr_t)ckt_sym_decl_die(fn, mem)->addr, v;
-	if (ckt_util_map_get(&s->qualified, key, &v))
-		return (const char *)(uintptr_t)v;
-	char *q = ckt_sym_qualified(fn, plain);
-	const char *in = q ? ckt_sym_intern0(s, q) : NULL;
-	free(q);
-	if ((q && !in) || ckt_util_map_put(&s->qualified, key, (uint64_t)(uintptr_t)in) < 0)
-		return CKT_SYM_NOMEM;
-	return in;
 }
 
 /* An inlined C++ lambda's name: its operator() belongs to an unnamed class local to the
@@ -2650,19 +2628,6 @@ static int ckt_sym_dwarf(struct ckt_sym *s, struct ckt_sym_module *m, uint64_t a
 			own = ckt_sym_lambda_name(&path[i]);
 			if (own)
 				name = own;
-		} else if (plain && name && tag == DW_TAG_inlined_subroutine && ckt_sym_lang_cxx(cu)) {
-			/* an inlined C++ function without a linkage name (internal linkage: GCC gives
-			 * one in an anonymous namespace or a static member none) is named by its
-			 * scopes, as its out-of-line copy's symbol names it: "anon_helper" alone
-			 * where clang's build read "(anonymous namespace)::anon_helper" (since 0.2.51) */
-			const char *q = ckt_sym_qualified_once(s, &path[i], name);
-			if (q == CKT_SYM_NOMEM) {
-				free(path);
-				free(dwname);
-				return CKT_ENOMEM;
-			}
-			if (q)
-				name = q;
 		}
 		ckt_sym_set_name(s, &f, name);
 		/* an out-of-line closure's or coroutine's symbol: its path, DWARF's last name */

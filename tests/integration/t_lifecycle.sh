@@ -1300,6 +1300,22 @@ if unshare -m true 2>/dev/null; then
 		"3/exit False/0"
 fi
 
+# ... and, for a user who may not execute it (nobody; a copy of sh that only root may run), one
+# whose interpreter that user cannot run, where root could: cannot start, the trace goes on
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1; then
+	pi_d=$(mktemp -d /tmp/cuzktrace-privint.XXXXXX)
+	chmod 755 $pi_d && cp /bin/sh $pi_d/privsh && chmod 700 $pi_d/privsh
+	cp $LIB $pi_d/lib.so && cp $P/execer $pi_d/execer && chmod 755 $pi_d/lib.so $pi_d/execer
+	printf '#!%s\n' $pi_d/privsh >$pi_d/s1 && chmod 755 $pi_d/s1
+	mkdir -m 777 $pi_d/o
+	setpriv --reuid=65534 --regid=65534 --clear-groups \
+		env CUZKTRACE_OUT=$pi_d/o/t.zst LD_PRELOAD=$pi_d/lib.so $pi_d/execer $pi_d/s1 >$T/privint.out 2>$T/privint.err
+	expect_eq "exec of a script whose interpreter this user may not run: cannot start, the trace goes on to the exit" \
+		"$?/$($REPORT --json $pi_d/o/t.zst 2>/dev/null | $PY -c 'import json,sys; d = json.load(sys.stdin); print(d["end_reason"], d["truncated"])')/$(grep -c 'exec failed after' $T/privint.err)" \
+		"3/exit False/0"
+	rm -rf $pi_d
+fi
+
 # an exec whose permission check before it fails (a seccomp filter refuses faccessat and
 # faccessat2 with EPERM) but which works: the old image's trace is finished (it was left
 # without an END record when the check's failure was taken for "cannot start")

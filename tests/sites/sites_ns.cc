@@ -2,8 +2,8 @@
 // "alloc"), which the folding rule takes as allocator plumbing in Rust frames only: here each
 // function is its own site. core::Buffer::resize keeps 2,000,000 bytes (malloc), alloc::arena_get
 // 3,000,000 (new[]), and core::fill, inlined into make_rows, 1,000,000 (malloc). An inlined
-// function of an anonymous namespace, which GCC gives no linkage name, is named by its scopes
-// as its symbol would be: anon_grab keeps 700,000 bytes.
+// function of an anonymous namespace, which GCC gives no linkage name, keeps DWARF's last name
+// (as --diff and --phase-rule join it): anon_grab keeps 700,000 bytes.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
