@@ -11,11 +11,13 @@
 #include <link.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -541,40 +543,75 @@ static const char *ckt_other_copy(void)
 #ifdef CKT_INTERP
 __attribute__((section(".interp"), used)) static const char ckt_interp[] = CKT_INTERP;
 
-/* entered from the kernel (or the loader) with the stack as a process starts: 16-byte
- * aligned, where a function expects it 8 bytes off (a return address) */
 __attribute__((noreturn, used, visibility("hidden"), force_align_arg_pointer)) void ckt_run_as_program(void);
+
+/* This library's own mapping in /proc/self/maps: its file's path (the kernel's, absolute),
+ * device and inode (the path it was loaded by can be relative, or another name of it) */
+struct self_map {
+	uintptr_t at;
+	char path[PATH_MAX];
+	unsigned long maj, min, ino;
+	int found;
+};
+
+static int self_map_line(void *ctx, const char *p, const char *end, int whole)
+{
+	struct self_map *m = ctx;
+	uintptr_t v[2];
+	const char *q = ckt_maps_range(p, end, v);
+	if (!q || v[0] > m->at || m->at >= v[1])
+		return 0;
+	char line[PATH_MAX + 128];
+	size_t n = (size_t)(end - q) < sizeof(line) - 1 ? (size_t)(end - q) : sizeof(line) - 1;
+	memcpy(line, q, n);
+	line[n] = 0;
+	int at = 0;
+	/* perms offset maj:min inode path */
+	if (whole && sscanf(line, "%*s %*s %lx:%lx %lu %n", &m->maj, &m->min, &m->ino, &at) == 3 && at > 0 &&
+	    line[at] == '/') {
+		snprintf(m->path, sizeof(m->path), "%s", line + at);
+		m->found = 1;
+	}
+	return 1;
+}
+
+static int self_map(struct self_map *m)
+{
+	static char buf[8192];
+	*m = (struct self_map){.at = (uintptr_t)&ckt_run_as_program};
+	return ckt_maps_walk(buf, sizeof(buf), self_map_line, m) == 0 && m->found;
+}
+
+/* entered from the kernel (or the loader) with the stack as a process starts: 16-byte
+ * aligned, where a function expects it 8 bytes off (a return address): force_align_arg_pointer */
 void ckt_run_as_program(void)
 {
 	const char *me = (const char *)getauxval(AT_EXECFN);
-	/* this file's own path (/proc/self/exe names the loader where it ran this file) */
-	Dl_info self;
-	char abs[PATH_MAX] = "";
-	if (dladdr((void *)&ckt_run_as_program, &self) && self.dli_fname && !realpath(self.dli_fname, abs))
-		abs[0] = 0;
+	struct self_map m;
+	int known = self_map(&m);
 	struct ckt_line l = {.len = 0};
 	ckt_line_str(&l, "cuzktrace ");
 	ckt_line_str(&l, CKT_TRACER_VERSION);
 	ckt_line_str(&l, ": '");
 	ckt_line_str(&l, me ? me : "libcuzktrace.so");
 	ckt_line_str(&l, "' is a library to preload, not a program: LD_PRELOAD=");
-	ckt_line_str(&l, abs[0] == '/' ? abs : me && me[0] == '/' ? me : "/full/path/to/libcuzktrace.so");
+	ckt_line_str(&l, known ? m.path : "/full/path/to/libcuzktrace.so");
 	ckt_line_str(&l, " PROGRAM [ARGS...], then cuzktrace-report on the trace it announces");
 	ckt_line_emit(&l);
 	_exit(2);
 }
 
-/* Run as a program: the entry is this copy's, or the program is this library's file (another
- * copy of it preloaded into itself, LD_PRELOAD=lib lib: that copy stays idle and says nothing) */
+/* Run as a program: the entry is this copy's, or the program the kernel ran is this library's
+ * file (another copy of it preloaded into itself, LD_PRELOAD=lib lib: that copy stays idle and
+ * says nothing; by the file's identity, not by a path, which a constructor's chdir would move) */
 static int run_as_program(void)
 {
 	if (getauxval(AT_ENTRY) == (unsigned long)(uintptr_t)&ckt_run_as_program)
 		return 1;
-	Dl_info self;
-	struct stat a, b;
-	const char *exe = (const char *)getauxval(AT_EXECFN);
-	return exe && dladdr((void *)&ckt_run_as_program, &self) && self.dli_fname && stat(exe, &a) == 0 &&
-	       stat(self.dli_fname, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+	struct self_map m;
+	struct stat st;
+	return stat("/proc/self/exe", &st) == 0 && self_map(&m) && major(st.st_dev) == m.maj &&
+	       minor(st.st_dev) == m.min && st.st_ino == m.ino;
 }
 #else
 static int run_as_program(void)

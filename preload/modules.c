@@ -35,25 +35,46 @@ struct ckt_r_debug_ext {
 	struct ckt_r_debug_ext *r_next;
 };
 
-/* A namespace of dlmopen's (LD_PRELOAD loads the tracer into the first namespace only): what
- * runs there allocates through a C library of its own, untraced. dl_iterate_phdr lists the
- * caller's namespace alone; the loader's debugger interface lists them all. Said once (since
- * 0.2.51; nothing did, and that memory read as unexplained RSS). */
+/* The loader's own r_debug, as debuggers find it: the DT_DEBUG entry of the program's dynamic
+ * section, which the loader points at it (the symbol _r_debug can be the program's own, or a
+ * copy a non-PIE program took of it at start, which the loader never updates). NULL: none. */
+static int find_dt_debug(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		if (info->dlpi_phdr[i].p_type != PT_DYNAMIC)
+			continue;
+		for (const ElfW(Dyn) *d = (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+		     d->d_tag != DT_NULL; d++)
+			if (d->d_tag == DT_DEBUG)
+				*(const void **)arg = (const void *)d->d_un.d_ptr;
+	}
+	return 1; /* the program is the first object */
+}
+
+/* A namespace of dlmopen's or of an LD_AUDIT module (LD_PRELOAD loads the tracer into the first
+ * namespace only): what runs there allocates through a C library of its own, untraced.
+ * dl_iterate_phdr lists the caller's namespace alone; the loader's r_debug (glibc 2.35's
+ * r_debug_extended: r_version 2, r_next) lists them all. Said once (since 0.2.51; nothing did,
+ * and that memory read as unexplained RSS). */
 static void note_namespaces(void)
 {
 	static atomic_int said;
-	const void *rd = &_r_debug;
-	__asm__("" : "+r"(rd)); /* larger than link.h's struct r_debug says: no bounds for gcc */
-	const struct ckt_r_debug_ext *e = rd;
-	if (atomic_load(&said) || _r_debug.r_version < 2 || !e->r_next || atomic_exchange(&said, 1))
+	if (atomic_load(&said))
+		return;
+	const struct ckt_r_debug_ext *e = NULL;
+	dl_iterate_phdr(find_dt_debug, &e);
+	if (!e || e->base.r_version < 2 || !e->r_next || atomic_exchange(&said, 1))
 		return;
 	const struct link_map *m = e->r_next->base.r_map;
 	while (m && !(m->l_name && m->l_name[0]))
 		m = m->l_next;
-	ckt_log("warning: the program loaded objects into a namespace of their own (dlmopen, first '",
-		m ? m->l_name : "?",
-		"'): LD_PRELOAD loads the tracer into the first namespace only, so what runs there allocates "
-		"past it and is not traced; said once", NULL);
+	ckt_log("warning: the program loaded objects into a namespace of their own (dlmopen or LD_AUDIT",
+		m ? ", first '" : "", m ? m->l_name : "",
+		m ? "'): LD_PRELOAD loads the tracer into the first namespace only, so what runs there allocates "
+		    "past it and is not traced; said once"
+		  : "): LD_PRELOAD loads the tracer into the first namespace only, so what runs there allocates "
+		    "past it and is not traced; said once");
 }
 
 static void build_id_hex(const struct dl_phdr_info *info, char *out, size_t cap)

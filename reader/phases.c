@@ -822,9 +822,9 @@ void ckt_phases_sample(void *ctx, const struct ckt_sample *s)
 			ph->csv_held = held;
 			fprintf(p->csv, "%s,", t);
 			/* RFC 4180, quoted when needed; the trace's bytes cleaned (ckt_util_clean_len);
-			 * the empty name as the text and the timeline show it, `""` (since 0.2.51: an
-			 * empty cell) */
-			ckt_util_put_csv(p->csv, ckt_phases_shown(ckt_phases_name(ph, buf, sizeof(buf))), false);
+			 * the empty name an empty cell (one name, not a list: a phase named `""` is
+			 * that) */
+			ckt_util_put_csv(p->csv, ckt_phases_name(ph, buf, sizeof(buf)), false);
 			fprintf(p->csv, ",%" PRId64 ",%" PRId64 ",%d\n", ph->heap.cur, ph->mmap.cur,
 				ckt_phases_estimated(p));
 		}

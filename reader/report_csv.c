@@ -51,47 +51,61 @@ static void ckt_report_csv_pinned(char *buf, size_t n, const struct ckt_sample *
 	snprintf(buf, n, "%" PRIu64, s->pinned);
 }
 
+/* The bytes the character at p (left bytes on) takes in the list (*in) and in the cell (*out:
+ * '?' for a control byte or invalid UTF-8, a quote doubled); 0 in *clean where it is '?'. */
+static void ckt_report_csv_char(const char *p, size_t left, size_t *in, size_t *out, bool *clean)
+{
+	size_t len = ckt_util_clean_len((const unsigned char *)p, left);
+	*clean = len != 0;
+	*in = len ? len : ckt_util_unclean_len((const unsigned char *)p, left);
+	*out = len ? len + (*p == '"') : 1;
+}
+
 /* Phase names joined by '+', quoted per RFC 4180 when a name holds a comma or quote; control
- * bytes (line breaks too) and invalid UTF-8 shown as '?' (ckt_util_clean_len); cut (ending in
- * "...") when longer than the cell. */
+ * bytes (line breaks too) and invalid UTF-8 shown as '?' (ckt_util_clean_len). Longer than the
+ * cell, cut after the last whole name that fits, as "+...", so that the list still splits at
+ * the '+' outside a name's quotes (since 0.2.51; cut inside a quoted name, it left that quote
+ * open), or where a first name alone is longer, in it, its quote closed, as "...". */
 static void ckt_report_csv_phases(char *buf, size_t n, const struct ckt_sample *s)
 {
 	const char *p = s->active_phases ? s->active_phases : "";
-	size_t k = 0, left = strlen(p);
+	size_t k = 0, left = strlen(p), in, out;
 	int quote = strpbrk(p, ",\"") != NULL;
+	bool clean;
 
-	/* a cell cut ends after the last whole name that fits, as "+...", so that the list still
-	 * splits at the '+' outside a name's quotes (since 0.2.51; cut inside a quoted name, it
-	 * left that quote open). in_name: inside a name's own quotes; cut: the cell up to the
-	 * last '+' outside them (0: none yet, the first name cut where it stops) */
+	size_t whole = 0; /* the whole list's bytes in the cell */
+	for (size_t i = 0; i < left; i += in, whole += out)
+		ckt_report_csv_char(p + i, left - i, &in, &out, &clean);
+	bool cut_it = whole + (quote ? 2 : 0) + 1 > n; /* with the cell's quotes and the NUL */
+	/* in_name: inside a name's own quotes; cut: the cell up to the last '+' outside them (0:
+	 * none yet). Room kept, cut: a name's closing quote doubled, "...", the cell's quote, NUL */
 	bool in_name = false;
 	size_t cut = 0;
 	if (quote)
 		buf[k++] = '"';
-	/* room kept: a character (4 bytes) and its quote's double, then a name's closing quote
-	 * doubled, "...", the cell's closing quote and the NUL */
-	while (*p && k + 13 < n) {
+	while (*p) {
+		ckt_report_csv_char(p, left, &in, &out, &clean);
+		if (cut_it && k + out + 7 > n)
+			break;
 		if (*p == '"')
 			in_name = !in_name;
 		else if (*p == '+' && !in_name)
 			cut = k + 1;
-		size_t len = ckt_util_clean_len((const unsigned char *)p, left);
-		if (len == 0) {
+		if (!clean) {
 			buf[k++] = '?';
-			len = ckt_util_unclean_len((const unsigned char *)p, left);
 		} else {
 			if (*p == '"')
 				buf[k++] = '"';
-			memcpy(buf + k, p, len);
-			k += len;
+			memcpy(buf + k, p, in);
+			k += in;
 		}
-		p += len;
-		left -= len;
+		p += in;
+		left -= in;
 	}
 	if (*p) {
 		if (cut)
 			k = cut;
-		else if (in_name) /* the first name alone is longer: its quote closed */
+		else if (in_name)
 			k += (memcpy(buf + k, "\"\"", 2), 2);
 		memcpy(buf + k, "...", 3);
 		k += 3;

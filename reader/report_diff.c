@@ -1140,9 +1140,9 @@ int ckt_report_diff_text(FILE *out, const struct ckt_report *base, const struct 
 		double d = ((double)cur->st->duration_ns - (double)base->st->duration_ns) / 1e9;
 		/* microseconds or nanoseconds when milliseconds would round to 0 ("-0.000 s (-2.8%)") */
 		int prec = d == 0 || fabs(d) >= 0.0005 ? 3 : fabs(d) >= 0.0000005 ? 6 : 9;
-		snprintf(c, sizeof(c), "%+.*f s (%+.1f%%)", prec, d,
-			 100.0 * ((double)cur->st->duration_ns - (double)base->st->duration_ns) /
-				 (double)base->st->duration_ns);
+		double pct = 100.0 * ((double)cur->st->duration_ns - (double)base->st->duration_ns) /
+			     (double)base->st->duration_ns;
+		snprintf(c, sizeof(c), "%+.*f s (%+.1f%%)", prec, d, cur->st->duration_ns && pct <= -99.95 ? -99.9 : pct);
 	} else
 		snprintf(c, sizeof(c), "-");
 	fprintf(out, "%-20s %10s s %10s s  %s\n", "duration", b, t, c);

@@ -379,6 +379,34 @@ expect_eq "sites: an inlined function of an anonymous namespace (GCC: no linkage
 expect_match "sites: the inlined core::fill's caller is make_rows at the call's line" \
 	"$(site_get $T/sns.json sites_at_peak_heap "^core::fill\(" frames.1)" "^make_rows\(unsigned long\) \(.*sites_ns\.cc:$NS_C\)\$"
 
+# a function of 1,000 call sites (generated: tests/sites/gen_big.sh), past the 512 entries after
+# which the symbolizer indexes a function instead of walking it for each address (since 0.2.51:
+# a walk per return address, quadratic): every stack's main frame names its call's own line
+CUZKTRACE_OUT=$T/sbig.zst traced sbig $S/sites_big
+$REPORT --folded-heap $T/sbig.folded $T/sbig.zst >/dev/null 2>$T/sbig.rerr
+expect_eq "sites: 1,000 call sites of one function, each stack at its own line" \
+	"$(cat $T/sbig.rc)/$(cat $T/sbig.rerr)/$($PY - $S/sites_big.c $T/sbig.folded <<'PYEOF'
+import re, sys
+lines = {}
+for n, l in enumerate(open(sys.argv[1]), 1):
+    m = re.search(r"CALL:(\d+)", l)
+    if m:
+        lines[int(m.group(1))] = n
+ok = bad = 0
+for l in open(sys.argv[2]):
+    stack, w = l.rsplit(" ", 1)
+    i = int(w) - 1000
+    if not 0 <= i < 1000:
+        continue
+    m = re.search(r";main \([^;]*sites_big\.c:(\d+)\);f%d \(" % i, stack)
+    if m and int(m.group(1)) == lines[i]:
+        ok += 1
+    else:
+        bad += 1
+print(ok, bad)
+PYEOF
+)" "0//1000 0"
+
 # a program whose debug information is in a file its debug link names: found, its sites have
 # their lines; gone, the line says where it was looked for; another build's file there (since
 # 0.2.51: read "found neither"), the line says that one is another build's

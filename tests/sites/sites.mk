@@ -13,7 +13,7 @@ SITES_RUSTC_RUN := env -u MAKEFLAGS -u MFLAGS -u CARGO_MAKEFLAGS $(SITES_RUSTC)
 SITES_PROGS := $(SITES_T)/sites_c $(SITES_T)/libsites_lib.so $(SITES_T)/sites_cxx $(SITES_T)/sites_gap \
 	$(SITES_T)/sites_names $(SITES_T)/sites_names_v2 $(SITES_T)/sites_paths \
 	$(SITES_T)/sites_dl $(SITES_T)/libsites_dla.so $(SITES_T)/libsites_dlb.so \
-	$(SITES_T)/sites_sig $(SITES_T)/sites_ns
+	$(SITES_T)/sites_sig $(SITES_T)/sites_ns $(SITES_T)/sites_big
 ifneq ($(SITES_CLANGXX),)
 SITES_PROGS += $(SITES_T)/sites_cxx_clang
 endif
@@ -51,6 +51,14 @@ $(SITES_T)/sites_cxx: tests/sites/sites_cxx.cc
 $(SITES_T)/sites_paths: tests/sites/sites_paths.c
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$@)$(CC) -std=gnu11 $(SITES_CFLAGS) -o $@ $<
+
+# main calling 1,000 functions, generated (tests/sites/gen_big.sh)
+$(SITES_T)/sites_big.c: tests/sites/gen_big.sh
+	@mkdir -p $(dir $@)
+	bash $< 1000 >$@
+
+$(SITES_T)/sites_big: $(SITES_T)/sites_big.c
+	$(call msg,CC,$@)$(CC) -std=gnu11 $(SITES_CFLAGS) -Wno-unused-function -o $@ $<
 
 $(SITES_T)/sites_sig: tests/sites/sites_sig.c
 	@mkdir -p $(dir $@)
