@@ -78,14 +78,20 @@ static void warn_unknown(void)
 		int ok = 0;
 		for (size_t i = 0; i < sizeof(known) / sizeof(known[0]) && !ok; i++)
 			ok = strlen(known[i]) == n && !strncmp(known[i], name, n);
+		/* one line a name: the environment can hold one twice (since 0.2.51: two lines) */
+		for (char **b = environ; !ok && b < e; b++)
+			ok = !strncmp(*b, *e, 10 + n) && ((*b)[10 + n] == '=' || !(*b)[10 + n]);
 		if (ok)
 			continue;
 		struct ckt_line l = {.len = 0};
 		ckt_line_str(&l, "cuzktrace: warning: unknown variable CUZKTRACE_");
-		for (size_t i = 0; i < n && i < 64; i++) {
-			char c[2] = {name[i], 0};
-			ckt_line_str(&l, c);
-		}
+		/* whole, so that a control character of several bytes shows as '?' (since 0.2.51: put
+		 * a byte at a time, U+0085 or U+202E went through), cut between UTF-8 characters */
+		char shown[65];
+		size_t k = ckt_utf8_cut(name, n, 64);
+		memcpy(shown, name, k);
+		shown[k] = 0;
+		ckt_line_str(&l, shown);
 		if (n > 64) /* a name cut short says so */
 			ckt_line_str(&l, "...");
 		ckt_line_str(&l, " ignored (known: CUZKTRACE_OUT, _SAMPLE, _DEPTH, _PHASES, "

@@ -523,6 +523,18 @@ static int file_preloads_us(void)
 	return 0;
 }
 
+/* The LD_PRELOAD entry of envp the loader reads: the last one (an environment made by a
+ * program's own execve can hold two; getenv finds the first). NULL: none. Since 0.2.51 (the
+ * first was taken: a child was said traced, or left traced, by an entry its loader ignores). */
+static char *last_preload(char *const envp[])
+{
+	char *last = NULL;
+	for (size_t i = 0; envp && envp[i]; i++)
+		if (strncmp(envp[i], "LD_PRELOAD=", 11) == 0)
+			last = envp[i];
+	return last;
+}
+
 void ckt_children_off(void)
 {
 	know_self();
@@ -537,10 +549,8 @@ void ckt_children_off(void)
 			"starts are traced too", NULL, NULL, NULL);
 		return;
 	}
-	for (size_t i = 0; environ && environ[i]; i++) {
-		char *v = environ[i];
-		if (strncmp(v, "LD_PRELOAD=", 11) != 0)
-			continue;
+	char *v = last_preload(environ);
+	if (v) {
 		size_t len = strlen(v);
 		if (len >= sizeof(own_preload)) {
 			ckt_log("warning: CUZKTRACE_CHILDREN=0: LD_PRELOAD is longer than 4 KiB; programs this "
@@ -579,19 +589,15 @@ static int env_preloads_us(char *const envp[], int any_copy)
 {
 	if (!self_known && (ckt_writer_pid() || !know_self()))
 		return 0;
-	for (size_t i = 0; envp && envp[i]; i++) {
-		const char *v = envp[i];
-		if (strncmp(v, "LD_PRELOAD=", 11) != 0)
-			continue;
-		for (v += 11; *v;) {
-			v += strspn(v, " :");
-			size_t n = strcspn(v, " :");
-			if (!n)
-				break;
-			if (names_tracer(v, n, &self_st, self_name, any_copy))
-				return 1;
-			v += n;
-		}
+	const char *v = last_preload(envp);
+	for (v = v ? v + 11 : ""; *v;) {
+		v += strspn(v, " :");
+		size_t n = strcspn(v, " :");
+		if (!n)
+			break;
+		if (names_tracer(v, n, &self_st, self_name, any_copy))
+			return 1;
+		v += n;
 	}
 	return 0;
 }

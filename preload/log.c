@@ -278,9 +278,13 @@ void ckt_line_str(struct ckt_line *l, const char *s)
 		line_put(l, s, n);
 		return;
 	}
-	line_put(l, s, 150);
+	/* between UTF-8 characters (since 0.2.51: a path cut inside one made the line invalid
+	 * UTF-8) */
+	size_t head = ckt_utf8_cut(s, n, 150), tail = 240;
+	tail -= ckt_utf8_skip(s + n - tail, tail);
+	line_put(l, s, head);
 	line_put(l, "...", 3);
-	line_put(l, s + n - 240, 240);
+	line_put(l, s + n - tail, tail);
 }
 
 void ckt_line_u64(struct ckt_line *l, uint64_t v)

@@ -1823,8 +1823,15 @@ static int open_locked(const char *path)
 			return -errno;
 		errno = EISDIR;
 	}
-	if (f < 0)
-		return errno == ENXIO ? -EINVAL : -errno;
+	if (f < 0) {
+		/* a file of the kernel's that may not be written (/sys's read-only files) says
+		 * what it is, as one that may (since 0.2.51: "Permission denied") */
+		struct statfs fs;
+		int e = errno;
+		if ((e == EACCES || e == EPERM) && statfs(path, &fs) == 0 && pseudo_fs((unsigned long)fs.f_type))
+			return ERR_PSEUDO;
+		return e == ENXIO ? -EINVAL : -e;
+	}
 	struct stat st;
 	if (fstat(f, &st) < 0 || !S_ISREG(st.st_mode) || fcntl(f, F_SETFL, 0) < 0) {
 		close(f);
@@ -2836,6 +2843,11 @@ int ckt_writer_start(void)
 	}
 	const char *b = strrchr(exe_path, '/');
 	strncpy(exe_base, b ? b + 1 : (n > 0 ? exe_path : "unknown"), sizeof(exe_base) - 1);
+	/* a program whose file is gone (deleted since, or a memfd run by fexecve): /proc says
+	 * "<name> (deleted)", which %e took whole (since 0.2.51) */
+	size_t eb = strlen(exe_base);
+	if (eb > 10 && !strcmp(exe_base + eb - 10, " (deleted)"))
+		exe_base[eb - 10] = 0;
 
 	char shown[sizeof(path_abs)];
 	int rc = setup(ckt_config.out, pid, exe_path, shown), no_thread = 0;

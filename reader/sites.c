@@ -785,7 +785,7 @@ static int ckt_sites_symbolize(struct ckt_sites *s, size_t i, bool shallow)
 		}
 		if (!cut && s->depth && st->n == s->depth &&
 		    ckt_sites_push(&v, &n, &cap,
-				   ckt_sites_fmt(s, "(stack cut at %u frames: CUZKTRACE_DEPTH)", s->depth)) < 0)
+				   ckt_sites_fmt(s, "(stack cut at %u frame%s: CUZKTRACE_DEPTH)", s->depth, s->depth == 1 ? "" : "s")) < 0)
 			goto nomem;
 	}
 	st->sym = v;

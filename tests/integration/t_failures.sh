@@ -104,6 +104,14 @@ comm_out=$(CUZKTRACE_OUT=/proc/self/comm LD_PRELOAD=$LIB cat /proc/self/comm 2>$
 expect_eq "CUZKTRACE_OUT=/proc/self/comm: refused, one line, the process's name unchanged" \
 	"$comm_out/$(cat $T/keep_comm.err)" \
 	"cat/cuzktrace: error: cannot trace to '/proc/self/comm': a file of the kernel's (/proc, /sys), not one for a trace; it is left as it was; running untraced"
+# ... and a read-only one of /sys, which cannot be opened for writing (since 0.2.51: said as
+# "Permission denied"); not run where this machine has no such file
+sysf=/sys/kernel/address_bits
+if [ -f $sysf ]; then
+	CUZKTRACE_OUT=$sysf LD_PRELOAD=$LIB $P/exitcode >/dev/null 2>$T/keep_sys.err
+	expect_eq "CUZKTRACE_OUT a /sys file: refused as the kernel's, one line" "$(cat $T/keep_sys.err)" \
+		"cuzktrace: error: cannot trace to '$sysf': a file of the kernel's (/proc, /sys), not one for a trace; it is left as it was; running untraced"
+fi
 CUZKTRACE_OUT=$T/keep_err.zst LD_PRELOAD=$LIB $P/exitcode >/dev/null 2>$T/keep_err.zst
 expect_eq "CUZKTRACE_OUT is the program's standard error: refused, the line in that file" "$(cat $T/keep_err.zst)" \
 	"cuzktrace: error: cannot trace to '$T/keep_err.zst': it is also the program's standard error, which would overwrite the trace; running untraced"

@@ -1245,6 +1245,28 @@ PYEOF
 done
 expect_eq "exit line: peak RSS is the trace's (4 of 4 runs; last: $er)" "$er_ok" 4
 
+# an environment holding LD_PRELOAD twice (tests/progs/dupenv.c): the loader reads the last one,
+# and so does the tracer since 0.2.51 (it read the first): a last one without the tracer leaves
+# the program untraced, said, with nothing of the tracer's added; with CUZKTRACE_CHILDREN=0
+# the last one, which names the tracer, is the one taken out for the children
+rm -rf $T/dupenv && mkdir -p $T/dupenv
+libm=$(ldd /usr/bin/env | sed -n 's/.*libc\.so\.6 => \([^ ]*\) .*/\1/p' | sed 's/libc\.so\.6$/libm.so.6/')
+CUZKTRACE_OUT=$T/dupenv/a.%p.zst LD_PRELOAD=$LIB $P/dupenv LD_PRELOAD=$LIB LD_PRELOAD=$libm -- /usr/bin/env >$T/dupenv1.out 2>$T/dupenv1.err
+expect_eq "LD_PRELOAD twice, the last without the tracer: the line, the program's environment as given" \
+	"$?/$(grep -c 'does not name the tracer' $T/dupenv1.err)/$(grep -c CUZKTRACE_ $T/dupenv1.out)/$(ls $T/dupenv | wc -l)" "0/1/0/1"
+CUZKTRACE_CHILDREN=0 CUZKTRACE_OUT=$T/dupenv/b.%p.zst $P/dupenv PATH=/usr/bin:/bin LD_PRELOAD=$libm LD_PRELOAD=$LIB \
+	CUZKTRACE_CHILDREN=0 CUZKTRACE_OUT=$T/dupenv/b.%p.zst -- /bin/sh -c "$P/exitcode; true" >$T/dupenv2.out 2>$T/dupenv2.err
+expect_eq "LD_PRELOAD twice, the last naming the tracer, CUZKTRACE_CHILDREN=0: the shell traced, its child not" \
+	"$?/$(grep -c 'tracing' $T/dupenv2.err)/$(ls $T/dupenv | grep -c '^b\.')" "0/1/1"
+
+# a program run from a memfd (fexecve: /proc/self/exe reads "/memfd:b (deleted)"): %e is its
+# name without the kernel's " (deleted)" (since 0.2.51: "b (deleted)", a space in the file name)
+rm -rf $T/mfd && mkdir -p $T/mfd
+CUZKTRACE_OUT=$T/mfd/t.%e.%p.zst traced memfd $P/memfdexec $P/exitcode
+expect_eq "a program run from a memfd: its trace named by its name alone" \
+	"$(cat $T/memfd.rc)/$(cat $T/memfd.out)/$(ls $T/mfd | sed 's/[0-9]*\.zst$//' | sort | tr '\n' ' ')" \
+	"$plain_rc/$(cat $T/plain.out)/t.memfd:b. t.memfdexec. "
+
 # the first process of a new pid namespace (unshare -pf), forked by a traced process outside it:
 # the kernel names no parent (ppid 0); its trace names the process that forked it, whose
 # report lists it (since 0.2.51: "started by pid 0" in the run's report, none in unshare's).
