@@ -587,31 +587,39 @@ static int self_map(struct self_map *m)
 void ckt_run_as_program(void)
 {
 	const char *me = (const char *)getauxval(AT_EXECFN);
+	/* its path: the kernel's mapping of it, else the loader's name of it made absolute (without
+	 * /proc), else the name it was run by where absolute */
 	struct self_map m;
-	int known = self_map(&m);
+	Dl_info self;
+	const char *known = self_map(&m) ? m.path : NULL;
+	if (!known && dladdr((void *)&ckt_run_as_program, &self) && self.dli_fname && realpath(self.dli_fname, m.path))
+		known = m.path;
+	if (!known && me && me[0] == '/')
+		known = me;
 	struct ckt_line l = {.len = 0};
 	ckt_line_str(&l, "cuzktrace ");
 	ckt_line_str(&l, CKT_TRACER_VERSION);
 	ckt_line_str(&l, ": '");
 	ckt_line_str(&l, me ? me : "libcuzktrace.so");
 	ckt_line_str(&l, "' is a library to preload, not a program: LD_PRELOAD=");
-	ckt_line_str(&l, known ? m.path : "/full/path/to/libcuzktrace.so");
+	ckt_line_str(&l, known ? known : "/full/path/to/libcuzktrace.so");
 	ckt_line_str(&l, " PROGRAM [ARGS...], then cuzktrace-report on the trace it announces");
 	ckt_line_emit(&l);
 	_exit(2);
 }
 
-/* Run as a program: the entry is this copy's, or the program the kernel ran is this library's
- * file (another copy of it preloaded into itself, LD_PRELOAD=lib lib: that copy stays idle and
- * says nothing; by the file's identity, not by a path, which a constructor's chdir would move) */
+/* Run as a program: the entry is this copy's, or another copy's of this library (preloaded
+ * into itself, LD_PRELOAD=lib lib, also run by the loader: that copy stays idle and says
+ * nothing): the entry lies at this function's offset in its object, whose code there is this
+ * function's. No /proc needed, nothing read but memory. */
 static int run_as_program(void)
 {
-	if (getauxval(AT_ENTRY) == (unsigned long)(uintptr_t)&ckt_run_as_program)
+	uintptr_t e = (uintptr_t)getauxval(AT_ENTRY), f = (uintptr_t)&ckt_run_as_program;
+	if (e == f)
 		return 1;
-	struct self_map m;
-	struct stat st;
-	return stat("/proc/self/exe", &st) == 0 && self_map(&m) && major(st.st_dev) == m.maj &&
-	       minor(st.st_dev) == m.min && st.st_ino == m.ino;
+	Dl_info me, it;
+	return e && dladdr((void *)f, &me) && dladdr((void *)e, &it) && me.dli_fbase && it.dli_fbase &&
+	       e - (uintptr_t)it.dli_fbase == f - (uintptr_t)me.dli_fbase && memcmp((const void *)e, (const void *)f, 32) == 0;
 }
 #else
 static int run_as_program(void)

@@ -71,26 +71,14 @@ static int script_interp(const char *path, int fd, char *out, size_t cap);
  * with ELOOP, 0 too). 1 otherwise, also when it cannot be told (since
  * 0.2.43: such an exec said "ended by exec" and the rest of the run was lost). No allocation:
  * a vfork child runs this. */
-static int may_exec_at(int dirfd, const char *path, int flags);
-
-/* Whether the process holds CAP_DAC_OVERRIDE in its effective set (1 also when it cannot be
- * told), which lets it execute a file with any execute bit. */
-static int dac_override(void)
-{
-	struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
-	struct __user_cap_data_struct d[2];
-	if (syscall(SYS_capget, &h, d) != 0)
-		return 1;
-	return (d[0].effective >> CAP_DAC_OVERRIDE) & 1;
-}
-
 /* Whether the kernel could open an interpreter to execute it: 0 where it refuses whoever asks
  * (not a regular file, no execute bit at all, a noexec mount), since 0.2.51 (such an
- * interpreter failed the exec with EACCES after the trace had ended), and where this process
- * may not execute it by its permission bits and holds no capability that would let it (the
- * caller's permission checks alone: where faccessat2 is missing, glibc's emulation ignores
- * capabilities, and an exec that worked by one was taken for one that cannot start, its trace
- * left without its end). */
+ * interpreter failed the exec with EACCES after the trace had ended), and where the kernel's own
+ * check with the process's effective ids and capabilities (faccessat2 with AT_EACCESS, Linux 5.8)
+ * says this process may not; where that check is not there (an older kernel, a seccomp filter),
+ * not by permission at all: glibc's emulation of it checks the real ids, or the effective ones
+ * without capabilities, and an exec that worked by either was taken for one that cannot start,
+ * its trace left without its end. */
 static int interp_openable(const char *path)
 {
 	struct stat st;
@@ -102,9 +90,10 @@ static int interp_openable(const char *path)
 	/* f_flags holds the mount's flags where the kernel sets 0x20 (ST_VALID, Linux 2.6.36) */
 	if (statfs(path, &fs) == 0 && (fs.f_flags & 0x20) && (fs.f_flags & ST_NOEXEC))
 		return 0;
-	/* the permission checks tell only where the real and effective ids agree (where
-	 * faccessat2 is missing, glibc checks the real ones) */
-	return dac_override() || getuid() != geteuid() || getgid() != getegid() || may_exec_at(AT_FDCWD, path, 0);
+#ifndef SYS_faccessat2
+#define SYS_faccessat2 439
+#endif
+	return !(syscall(SYS_faccessat2, AT_FDCWD, path, X_OK, AT_EACCESS) != 0 && errno == EACCES);
 }
 
 static int interp_present(const char *path)
@@ -453,10 +442,13 @@ static char anchored_preload[4096 + PATH_MAX];
 static void anchor_preload(void)
 {
 	char cwd[PATH_MAX];
-	for (size_t i = 0; self_known && environ && environ[i]; i++) {
+	/* the entry the loader reads (last_preload; since 0.2.51: the first of two) */
+	size_t i = 0, last = SIZE_MAX;
+	for (; self_known && environ && environ[i]; i++)
+		if (strncmp(environ[i], "LD_PRELOAD=", 11) == 0)
+			last = i;
+	for (i = last; i != SIZE_MAX; i = SIZE_MAX) {
 		const char *v = environ[i];
-		if (strncmp(v, "LD_PRELOAD=", 11) != 0)
-			continue;
 		size_t n = 11, changed = 0, cl = 0;
 		memcpy(anchored_preload, v, 11);
 		for (const char *s = v + 11; *s;) {

@@ -655,6 +655,12 @@ if readelf -lW $LIB 2>/dev/null | grep -q 'Requesting program interpreter'; then
 	expect_eq "the library run as a program: one line, status 2, nothing written, no trace" \
 		"$(cat $T/runlib.rc)/$(cat $T/runlib.err)/$(wc -c <$T/runlib.out)/$(ls $T/runlib | wc -l)" \
 		"2/cuzktrace $(sed -n 's/^#define CKT_TRACER_VERSION "\(.*\)"/\1/p' include/ckt_format.h): '$LIB' is a library to preload, not a program: LD_PRELOAD=$(readlink -f $LIB) PROGRAM [ARGS...], then cuzktrace-report on the trace it announces/0/0"
+	# ... also preloaded into itself, run by the loader: the preloaded copy stays idle and
+	# says nothing (no "loaded twice" line)
+	ldso=$(readelf -lW $LIB | sed -n 's/.*Requesting program interpreter: \(.*\)]/\1/p')
+	(cd $T/runlib && LD_PRELOAD=$LIB $ldso $LIB >$T/runlib2.out 2>$T/runlib2.err; echo $? >$T/runlib2.rc)
+	expect_eq "the library preloaded into itself, run by the loader: the one line, status 2, no trace" \
+		"$(cat $T/runlib2.rc)/$(cat $T/runlib2.err)/$(ls $T/runlib | wc -l)" "$(cat $T/runlib.rc)/$(cat $T/runlib.err)/0"
 fi
 
 CUZKTRACE_SAMPEL=0 CUZKTRACE_OUT=$T/typo.zst traced typo $P/exitcode
