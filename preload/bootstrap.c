@@ -587,15 +587,14 @@ static int self_map(struct self_map *m)
 void ckt_run_as_program(void)
 {
 	const char *me = (const char *)getauxval(AT_EXECFN);
-	/* its path: the kernel's mapping of it, else the loader's name of it made absolute (without
-	 * /proc), else the name it was run by where absolute */
+	/* its path: the kernel's mapping of it, else (without /proc) the name it was run by where
+	 * absolute, else the loader's where absolute (for the program, argv[0]: not made absolute
+	 * against a directory it may not lie in) */
 	struct self_map m;
 	Dl_info self;
-	const char *known = self_map(&m) ? m.path : NULL;
-	if (!known && dladdr((void *)&ckt_run_as_program, &self) && self.dli_fname && realpath(self.dli_fname, m.path))
-		known = m.path;
-	if (!known && me && me[0] == '/')
-		known = me;
+	const char *known = self_map(&m) ? m.path : me && me[0] == '/' ? me : NULL;
+	if (!known && dladdr((void *)&ckt_run_as_program, &self) && self.dli_fname && self.dli_fname[0] == '/')
+		known = self.dli_fname;
 	struct ckt_line l = {.len = 0};
 	ckt_line_str(&l, "cuzktrace ");
 	ckt_line_str(&l, CKT_TRACER_VERSION);

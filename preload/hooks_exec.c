@@ -71,6 +71,17 @@ static int script_interp(const char *path, int fd, char *out, size_t cap);
  * with ELOOP, 0 too). 1 otherwise, also when it cannot be told (since
  * 0.2.43: such an exec said "ended by exec" and the rest of the run was lost). No allocation:
  * a vfork child runs this. */
+/* Whether the process holds CAP_DAC_OVERRIDE in its effective set (1 also when it cannot be
+ * told), which lets it execute a file with any execute bit. */
+static int dac_override(void)
+{
+	struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
+	struct __user_cap_data_struct d[2];
+	if (syscall(SYS_capget, &h, d) != 0)
+		return 1;
+	return (d[0].effective >> CAP_DAC_OVERRIDE) & 1;
+}
+
 /* Whether the kernel could open an interpreter to execute it: 0 where it refuses whoever asks
  * (not a regular file, no execute bit at all, a noexec mount), since 0.2.51 (such an
  * interpreter failed the exec with EACCES after the trace had ended), and where the kernel's own
@@ -93,7 +104,16 @@ static int interp_openable(const char *path)
 #ifndef SYS_faccessat2
 #define SYS_faccessat2 439
 #endif
-	return !(syscall(SYS_faccessat2, AT_FDCWD, path, X_OK, AT_EACCESS) != 0 && errno == EACCES);
+	if (syscall(SYS_faccessat2, AT_FDCWD, path, X_OK, AT_EACCESS) == 0)
+		return 1;
+	if (errno == EACCES)
+		return 0;
+	/* no faccessat2 (a kernel before 5.8): access checks the real ids without capabilities,
+	 * which are the exec's where they are the effective ones and no capability overrides
+	 * the file's permissions (the usual case, a user's script naming an interpreter it may not
+	 * run) */
+	return errno != ENOSYS || getuid() != geteuid() || getgid() != getegid() || dac_override() ||
+	       !(access(path, X_OK) != 0 && errno == EACCES);
 }
 
 static int interp_present(const char *path)
@@ -439,53 +459,65 @@ static int know_self(void)
  * copy, which an exec of the process itself passes on. */
 static char anchored_preload[4096 + PATH_MAX];
 
-static void anchor_preload(void)
+/* environ[i], an LD_PRELOAD entry, with its relative names of the tracer made absolute into
+ * buf (cap bytes) and put in its place where any was */
+static void anchor_entry(size_t i, char *buf, size_t cap)
 {
 	char cwd[PATH_MAX];
-	/* the entry the loader reads (last_preload; since 0.2.51: the first of two) */
-	size_t i = 0, last = SIZE_MAX;
-	for (; self_known && environ && environ[i]; i++)
-		if (strncmp(environ[i], "LD_PRELOAD=", 11) == 0)
-			last = i;
-	for (i = last; i != SIZE_MAX; i = SIZE_MAX) {
-		const char *v = environ[i];
-		size_t n = 11, changed = 0, cl = 0;
-		memcpy(anchored_preload, v, 11);
-		for (const char *s = v + 11; *s;) {
-			size_t sep = strspn(s, " :"), tl = strcspn(s + sep, " :"), need = sep + tl;
-			const char *tok = s + sep;
-			int rel = tl && tok[0] != '/' && memchr(tok, '/', tl) && names_us(tok, tl, &self_st, self_name);
-			if (rel && !cl) {
-				if (!getcwd(cwd, sizeof(cwd)) || cwd[0] != '/')
-					return; /* no line: the loader found us relative to here, so can the rest */
-				cl = strlen(cwd);
-			}
-			if (rel)
-				need += cl + 1;
-			if (n + need + 1 > sizeof(anchored_preload))
-				return;
-			memcpy(anchored_preload + n, s, sep);
-			n += sep;
-			if (rel) {
-				memcpy(anchored_preload + n, cwd, cl);
-				n += cl;
-				if (cl > 1)
-					anchored_preload[n++] = '/';
-				changed = 1;
-			}
-			const char *t = tok;
-			while (rel && t[0] == '.' && t[1] == '/') /* "./lib.so": not "/job/./lib.so" */
-				for (t += 2; *t == '/';)
-					t++;
-			memcpy(anchored_preload + n, t, tl - (size_t)(t - tok));
-			n += tl - (size_t)(t - tok);
-			s = tok + tl;
+	const char *v = environ[i];
+	size_t n = 11, changed = 0, cl = 0;
+	memcpy(buf, v, 11);
+	for (const char *s = v + 11; *s;) {
+		size_t sep = strspn(s, " :"), tl = strcspn(s + sep, " :"), need = sep + tl;
+		const char *tok = s + sep;
+		int rel = tl && tok[0] != '/' && memchr(tok, '/', tl) && names_us(tok, tl, &self_st, self_name);
+		if (rel && !cl) {
+			if (!getcwd(cwd, sizeof(cwd)) || cwd[0] != '/')
+				return; /* no line: the loader found us relative to here, so can the rest */
+			cl = strlen(cwd);
 		}
-		anchored_preload[n] = '\0';
-		if (changed)
-			environ[i] = anchored_preload;
-		return;
+		if (rel)
+			need += cl + 1;
+		if (n + need + 1 > cap)
+			return;
+		memcpy(buf + n, s, sep);
+		n += sep;
+		if (rel) {
+			memcpy(buf + n, cwd, cl);
+			n += cl;
+			if (cl > 1)
+				buf[n++] = '/';
+			changed = 1;
+		}
+		const char *t = tok;
+		while (rel && t[0] == '.' && t[1] == '/') /* "./lib.so": not "/job/./lib.so" */
+			for (t += 2; *t == '/';)
+				t++;
+		memcpy(buf + n, t, tl - (size_t)(t - tok));
+		n += tl - (size_t)(t - tok);
+		s = tok + tl;
 	}
+	buf[n] = '\0';
+	if (changed)
+		environ[i] = buf;
+}
+
+/* The entry the loader reads (the last of an environment that holds two) and the one getenv
+ * finds, which a copy of the environment made through it keeps (since 0.2.51 both; the first
+ * alone was) */
+static void anchor_preload(void)
+{
+	static char first_buf[4096 + PATH_MAX];
+	size_t i = 0, first = SIZE_MAX, last = SIZE_MAX;
+	for (; self_known && environ && environ[i]; i++)
+		if (strncmp(environ[i], "LD_PRELOAD=", 11) == 0) {
+			first = first == SIZE_MAX ? i : first;
+			last = i;
+		}
+	if (last != SIZE_MAX)
+		anchor_entry(last, anchored_preload, sizeof(anchored_preload));
+	if (first != last)
+		anchor_entry(first, first_buf, sizeof(first_buf));
 }
 
 static int env_preloads_us(char *const envp[], int any_copy);

@@ -1259,6 +1259,18 @@ CUZKTRACE_CHILDREN=0 CUZKTRACE_OUT=$T/dupenv/b.%p.zst $P/dupenv PATH=/usr/bin:/b
 expect_eq "LD_PRELOAD twice, the last naming the tracer, CUZKTRACE_CHILDREN=0: the shell traced, its child not" \
 	"$?/$(grep -c 'tracing' $T/dupenv2.err)/$(ls $T/dupenv | grep -c '^b\.')" "0/1/1"
 
+# ... both entries naming the tracer by a relative path are made absolute at start, so that a
+# child started in another directory is traced whether its environment is the process's own or
+# a copy made through getenv's first entry (Python's os.environ; since 0.2.51 both: the first
+# alone was, then the last alone)
+mkdir -p $T/dupenv/sub
+rel=$(realpath --relative-to=$ROOT $LIB)
+(cd $ROOT && $P/dupenv LD_PRELOAD=$rel LD_PRELOAD=./$rel CUZKTRACE_OUT=$T/dupenv/c.%p.zst PATH=/usr/bin:/bin -- \
+	$PY -c "import os,subprocess; subprocess.run(['/bin/true'], cwd='$T/dupenv/sub', env=dict(os.environ)); subprocess.run(['/bin/true'], cwd='$T/dupenv/sub')") \
+	>$T/dupenv3.out 2>$T/dupenv3.err
+expect_eq "LD_PRELOAD twice, both relative: children in another directory traced, from a copy of the environment too" \
+	"$?/$(grep -c 'cannot be preloaded\|does not name' $T/dupenv3.err)/$(ls $T/dupenv | grep -c '^c\.')" "0/0/3"
+
 # a program run from a memfd (fexecve: /proc/self/exe reads "/memfd:b (deleted)"): %e is its
 # name without the kernel's " (deleted)" (since 0.2.51: "b (deleted)", a space in the file name)
 rm -rf $T/mfd && mkdir -p $T/mfd
