@@ -45,12 +45,16 @@ static _Atomic uint64_t child_bytes; /* allocated by this process since it was f
 
 /* 1 if this is the traced process itself: a vfork child shares our memory, and finishing the
  * trace there would end the parent's. */
+static pid_t mem_pid; /* (below: a forked child's own pid, 0 in the traced process) */
+
 static int is_tracer_process(void)
 {
 	/* not ckt_writer_running: the writer is down during a pause (an exec from a signal
-	 * handler then) or after a write error, and the trace is still this process's */
+	 * handler then) or after a write error, and the trace is still this process's; and not a
+	 * forked child that has the traced process's pid in a pid namespace of its own (both pid
+	 * 1: nested `unshare -pf`; since 0.2.51 its exec was taken for the traced process's own) */
 	return (ckt_writer_tracing() || finished_here || ckt_writer_finishing()) &&
-	       getpid() == ckt_writer_pid();
+	       getpid() == ckt_writer_pid() && !mem_pid;
 }
 
 /* Whether an exec of path may find a file it can run. Not when the exec is sure to fail at
@@ -730,7 +734,10 @@ static char *const *child_env(struct child_env *ce, char *const envp[])
 	pid_t me = getpid(), traced = ckt_writer_pid(), mine = mem_pid ? mem_pid : traced;
 	ce->mapped = 0;
 	ce->v = NULL;
-	if (!traced || me == traced || !key[0] || strlen(key) > 72 || !env_preloads_us(envp, 0) ||
+	/* the traced process itself: its own pid, in its own memory (a fork's child in a pid
+	 * namespace of its own can have the traced one's number, 1, as in nested `unshare -pf`;
+	 * since 0.2.51) */
+	if (!traced || (me == traced && !mem_pid) || !key[0] || strlen(key) > 72 || !env_preloads_us(envp, 0) ||
 	    !ckt_exec_child_prefix(ce->var + 20, me))
 		return envp;
 	pid_t forker = me == mine ? fork_parent : mine;

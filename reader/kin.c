@@ -29,6 +29,7 @@ struct ckt_kin_node {
 	bool found;      /* reached from the reported trace */
 	bool later;      /* a later image of a process another trace here holds (found as its exec) */
 	bool by_run;     /* found by its run alone: started by ckt_kin_started_by, whose trace is not here */
+	bool via_exec;   /* found as the later image of the one it was reached from */
 	size_t from;     /* the node it was reached from */
 	enum ckt_kin_rel rel;
 };
@@ -388,6 +389,7 @@ int ckt_kin_find(const char *trace_path, const struct ckt_decoder *dec, struct c
 				continue;
 			c->found = true;
 			c->from = queue[qi];
+			c->via_exec = exec;
 			/* the reported process and its later images start children; the rest
 			 * descend from those (and from them through forks that ended) */
 			bool ours = queue[qi] == 0 || x->rel == CKT_KIN_EXEC;
@@ -419,7 +421,8 @@ int ckt_kin_find(const char *trace_path, const struct ckt_decoder *dec, struct c
 		snprintf(path, len, "%s%s%s", dir, dl && dir[dl - 1] != '/' ? "/" : "", c->name);
 		uint64_t parent = c->by_run ? ckt_kin_started_by(c) : c->rel == CKT_KIN_EXEC ? c->pid : nodes[c->from].pid;
 		out->v[out->n++] = (struct ckt_kin){ .path = path, .exe = c->exe, .pid = c->pid, .parent = parent,
-						     .start_wall_ns = c->start, .rel = c->rel };
+						     .start_wall_ns = c->start, .rel = c->rel,
+						     .after_exec = c->by_run ? parent == c->pid : c->via_exec };
 		c->exe = NULL; /* the list's now */
 		rc = ckt_kin_probe(&out->v[out->n - 1]);
 	}

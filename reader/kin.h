@@ -41,6 +41,9 @@ struct ckt_kin {
 	enum ckt_kin_state state;
 	uint64_t events;        /* CKT_KIN_COMPLETE: its END record's count of events */
 	bool being_written;     /* CUT or EMPTY: a process holds it open for writing now */
+	bool after_exec;        /* a later image of the process it was found from (its parent: that
+				 * process's pid, its own; told apart from a child that has its
+				 * parent's pid in a pid namespace of its own) */
 	char *error;            /* CKT_KIN_CORRUPT: why; CKT_KIN_EMPTY: what follows its header
 				 * when anything does (since 0.2.45); else NULL */
 };

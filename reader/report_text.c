@@ -91,7 +91,7 @@ static void ckt_report_text_kin(FILE *out, const struct ckt_kin_list *kin)
 		ckt_util_put_clean(out, k->exe, strlen(k->exe));
 		fprintf(out, ", pid %" PRIu64, k->pid);
 		if (k->rel == CKT_KIN_DESCENDANT)
-			fprintf(out, k->parent == k->pid ? ", after an exec" : ", started by pid %" PRIu64, k->parent);
+			fprintf(out, k->after_exec ? ", after an exec" : ", started by pid %" PRIu64, k->parent);
 		/* how it ends, as its own report's first lines would say */
 		const char *writing = k->being_written ? ": a process is still writing it" : "";
 		if (k->state == CKT_KIN_CUT)

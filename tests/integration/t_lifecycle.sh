@@ -1295,6 +1295,14 @@ if unshare -pf --mount-proc true 2>/dev/null; then
 	expect_eq "pid namespace: the run's report names the process that started it, not pid 0" \
 		"$($REPORT $T/pidns/s.$spid.zst 2>/dev/null | grep -o 'descendant trace .*')" \
 		"descendant trace      $T/pidns/s.1.zst ($P/exitcode, pid 1, started by pid $(sed -E 's/.*\(pid ([0-9]+)\).*/\1/' $T/pidns2.err | sed -n 2p))"
+	# ... nested: the innermost has the middle one's pid, 1, in a namespace of its own; its
+	# exec is not the middle one's own (since 0.2.51: it passed the middle one's trace on as its
+	# own and read "started by pid 0"), and the run's report says who started it
+	CUZKTRACE_OUT=$T/pidns/n.%p.%e.zst traced pidns3 unshare -pf --mount-proc unshare -pf --mount-proc $P/exitcode
+	npid=$(sed -E 's/.*\(pid ([0-9]+)\).*/\1/;q' $T/pidns3.err)
+	expect_eq "nested pid namespaces: the middle one's child listed, and the innermost started by it in the run's report" \
+		"$(cat $T/pidns3.rc)/$($REPORT $T/pidns/n.1.unshare.zst 2>/dev/null | grep -o 'child trace .*')/$($REPORT $T/pidns/n.$npid.unshare.zst 2>/dev/null | grep -o 'descendant trace .*')" \
+		"$plain_rc/child trace           $T/pidns/n.1.exitcode.zst ($P/exitcode, pid 1)/descendant trace      $T/pidns/n.1.exitcode.zst ($P/exitcode, pid 1, started by pid 1)"
 else
 	echo "  skip pid namespace: this machine makes none (unshare -pf)"
 fi
