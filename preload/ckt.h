@@ -1437,6 +1437,7 @@ void ckt_exec_pid_prefix(char *b, pid_t pid); /* "<pid>:", CUZKTRACE_EXEC_PID's 
  * the tracer's written; 0 when /proc/self/stat gives no start time */
 int ckt_exec_child_prefix(char *b, pid_t pid);
 const char *ckt_writer_process_key(void); /* the header's "process" ("" before it is built) */
+int ckt_writer_same_pid_ns(void);         /* the caller is in the traced process's pid namespace */
 const char *ckt_writer_forked_by(void);   /* CUZKTRACE_FORKED_BY taken at start ("" none) */
 
 /* ---- rss.c ---- */

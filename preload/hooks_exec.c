@@ -54,7 +54,7 @@ static int is_tracer_process(void)
 	 * forked child that has the traced process's pid in a pid namespace of its own (both pid
 	 * 1: nested `unshare -pf`; since 0.2.51 its exec was taken for the traced process's own) */
 	return (ckt_writer_tracing() || finished_here || ckt_writer_finishing()) &&
-	       getpid() == ckt_writer_pid() && !mem_pid;
+	       getpid() == ckt_writer_pid() && !mem_pid && ckt_writer_same_pid_ns();
 }
 
 /* Whether an exec of path may find a file it can run. Not when the exec is sure to fail at

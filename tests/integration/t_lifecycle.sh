@@ -1303,6 +1303,12 @@ if unshare -pf --mount-proc true 2>/dev/null; then
 	expect_eq "nested pid namespaces: the middle one's child listed, and the innermost started by it in the run's report" \
 		"$(cat $T/pidns3.rc)/$($REPORT $T/pidns/n.1.unshare.zst 2>/dev/null | grep -o 'child trace .*')/$($REPORT $T/pidns/n.$npid.unshare.zst 2>/dev/null | grep -o 'descendant trace .*')" \
 		"$plain_rc/child trace           $T/pidns/n.1.exitcode.zst ($P/exitcode, pid 1)/descendant trace      $T/pidns/n.1.exitcode.zst ($P/exitcode, pid 1, started by pid 1)"
+	# ... and a child made by a raw clone(CLONE_NEWPID) of a traced pid 1 (no fork handlers:
+	# pid 1 too, the traced process's memory): its exec is its own, and nothing waits for good
+	# (since 0.2.51: it waited for a writer thread it does not have)
+	CUZKTRACE_OUT=$T/pidns/r.%p.%e.zst traced clonens timeout 30 unshare -pf --mount-proc $P/clonens $P/exitcode
+	expect_eq "a raw clone(CLONE_NEWPID) child of a traced pid 1 execs: no hang, the child traced" \
+		"$(cat $T/clonens.rc)/$(grep -c 'clonens: child status' $T/clonens.out)/$(ls $T/pidns | grep -c '^r\.1\.exitcode\.zst$')" "0/1/1"
 else
 	echo "  skip pid namespace: this machine makes none (unshare -pf)"
 fi
