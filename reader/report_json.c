@@ -626,6 +626,10 @@ int ckt_report_json_print(FILE *out, const struct ckt_report *rep)
 				ckt_report_json_null(j, "events");
 			ckt_report_json_bool(j, "being_written", k->being_written);
 			ckt_report_json_cstr(j, "error", k->error);
+			/* since 0.2.51: a later image of the process it was found from (parent_pid is
+			 * then its own), told apart from a child with its parent's pid in a pid
+			 * namespace of its own */
+			ckt_report_json_bool(j, "after_exec", k->rel == CKT_KIN_EXEC || k->after_exec);
 			ckt_report_json_close(j);
 		}
 		ckt_report_json_array_close(j);

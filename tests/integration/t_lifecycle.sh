@@ -1271,6 +1271,14 @@ rel=$(realpath --relative-to=$ROOT $LIB)
 expect_eq "LD_PRELOAD twice, both relative: children in another directory traced, from a copy of the environment too" \
 	"$?/$(grep -c 'cannot be preloaded\|does not name' $T/dupenv3.err)/$(ls $T/dupenv | grep -c '^c\.')" "0/0/3"
 
+# JSON child_traces' after_exec (since 0.2.51): a later image, not a child
+rm -rf $T/aex && mkdir -p $T/aex
+CUZKTRACE_OUT=$T/aex/t.%p.zst traced aex sh -c "$P/exitcode; exec $P/exitcode"
+apid=$(sed -E 's/.*\(pid ([0-9]+)\).*/\1/;q' $T/aex.err)
+expect_eq "child_traces: after_exec false for a child, true for the shell's later image" \
+	"$($REPORT --json $T/aex/t.$apid.zst 2>/dev/null | $PY -c 'import json,sys; print(sorted((c["relation"], c["after_exec"]) for c in json.load(sys.stdin)["child_traces"]))')" \
+	"[('child', False), ('exec', True)]"
+
 # a program run from a memfd (fexecve: /proc/self/exe reads "/memfd:b (deleted)"): %e is its
 # name without the kernel's " (deleted)" (since 0.2.51: "b (deleted)", a space in the file name)
 rm -rf $T/mfd && mkdir -p $T/mfd
@@ -1303,6 +1311,9 @@ if unshare -pf --mount-proc true 2>/dev/null; then
 	expect_eq "nested pid namespaces: the middle one's child listed, and the innermost started by it in the run's report" \
 		"$(cat $T/pidns3.rc)/$($REPORT $T/pidns/n.1.unshare.zst 2>/dev/null | grep -o 'child trace .*')/$($REPORT $T/pidns/n.$npid.unshare.zst 2>/dev/null | grep -o 'descendant trace .*')" \
 		"$plain_rc/child trace           $T/pidns/n.1.exitcode.zst ($P/exitcode, pid 1)/descendant trace      $T/pidns/n.1.exitcode.zst ($P/exitcode, pid 1, started by pid 1)"
+	expect_eq "nested pid namespaces: JSON tells the innermost (parent_pid its own number) from a later image" \
+		"$($REPORT --json $T/pidns/n.$npid.unshare.zst 2>/dev/null | $PY -c 'import json,sys; print([(c["relation"], c["pid"], c["parent_pid"], c["after_exec"]) for c in json.load(sys.stdin)["child_traces"]])')" \
+		"[('child', 1, $npid, False), ('descendant', 1, 1, False)]"
 	# ... and a child made by a raw clone(CLONE_NEWPID) of a traced pid 1 (no fork handlers:
 	# pid 1 too, the traced process's memory): its exec is its own, and nothing waits for good
 	# (since 0.2.51: it waited for a writer thread it does not have)
