@@ -174,7 +174,7 @@ expect_eq "wrapper: the child's trace holds the program's phases, no child trace
 	"/7500000/[]/$(jget $T/wrap.json header.process)"
 expect_match "wrapper: the process key is pid, start time, pid namespace" "$(jget $T/wrap.json header.process)" "^$tpid\.[0-9]+\.[0-9]+\$"
 expect_eq "wrapper: JSON child_traces" "$(jget $T/wrap.json child_traces | sed -E 's/"events": [1-9][0-9]*/"events": N/')/$(jget $T/wrap.json child_traces_not_looked_at)/$(jget $T/wrap.json child_traces_unreadable)" \
-	"[{\"path\": \"$T/wrap/t.$wpid.zst\", \"pid\": $wpid, \"exe\": \"$P/logphases\", \"relation\": \"child\", \"parent_pid\": $tpid, \"status\": \"complete\", \"events\": N, \"being_written\": false, \"error\": null}]/0/[]"
+	"[{\"path\": \"$T/wrap/t.$wpid.zst\", \"pid\": $wpid, \"exe\": \"$P/logphases\", \"relation\": \"child\", \"parent_pid\": $tpid, \"status\": \"complete\", \"events\": N, \"being_written\": false, \"error\": null, \"after_exec\": false}]/0/[]"
 # a shell between them: its child is the wrapper's descendant, named in the warnings too
 mkdir -p $T/wrapd
 CUZKTRACE_SAMPLE=0 CUZKTRACE_PHASES="$LOGRULES" CUZKTRACE_OUT=$T/wrapd/t.zst traced wrapd timeout 60 sh -c "$P/logphases; true"
