@@ -11,13 +11,10 @@
 #include <link.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -545,43 +542,6 @@ __attribute__((section(".interp"), used)) static const char ckt_interp[] = CKT_I
 
 __attribute__((noreturn, used, visibility("hidden"), force_align_arg_pointer)) void ckt_run_as_program(void);
 
-/* This library's own mapping in /proc/self/maps: its file's path (the kernel's, absolute),
- * device and inode (the path it was loaded by can be relative, or another name of it) */
-struct self_map {
-	uintptr_t at;
-	char path[PATH_MAX];
-	unsigned long maj, min, ino;
-	int found;
-};
-
-static int self_map_line(void *ctx, const char *p, const char *end, int whole)
-{
-	struct self_map *m = ctx;
-	uintptr_t v[2];
-	const char *q = ckt_maps_range(p, end, v);
-	if (!q || v[0] > m->at || m->at >= v[1])
-		return 0;
-	char line[PATH_MAX + 128];
-	size_t n = (size_t)(end - q) < sizeof(line) - 1 ? (size_t)(end - q) : sizeof(line) - 1;
-	memcpy(line, q, n);
-	line[n] = 0;
-	int at = 0;
-	/* perms offset maj:min inode path */
-	if (whole && sscanf(line, "%*s %*s %lx:%lx %lu %n", &m->maj, &m->min, &m->ino, &at) == 3 && at > 0 &&
-	    line[at] == '/') {
-		snprintf(m->path, sizeof(m->path), "%s", line + at);
-		m->found = 1;
-	}
-	return 1;
-}
-
-static int self_map(struct self_map *m)
-{
-	static char buf[8192];
-	*m = (struct self_map){.at = (uintptr_t)&ckt_run_as_program};
-	return ckt_maps_walk(buf, sizeof(buf), self_map_line, m) == 0 && m->found;
-}
-
 /* entered from the kernel (or the loader) with the stack as a process starts: 16-byte
  * aligned, where a function expects it 8 bytes off (a return address): force_align_arg_pointer */
 void ckt_run_as_program(void)
@@ -590,9 +550,11 @@ void ckt_run_as_program(void)
 	/* its path: the kernel's mapping of it, else (without /proc) the name it was run by where
 	 * absolute, else the loader's where absolute (for the program, argv[0]: not made absolute
 	 * against a directory it may not lie in) */
-	struct self_map m;
+	static char path[PATH_MAX];
 	Dl_info self;
-	const char *known = self_map(&m) ? m.path : me && me[0] == '/' ? me : NULL;
+	const char *known = ckt_mapped_file((uintptr_t)&ckt_run_as_program, path, sizeof(path)) ? path : NULL;
+	if (!known && me && me[0] == '/')
+		known = me;
 	if (!known && dladdr((void *)&ckt_run_as_program, &self) && self.dli_fname && self.dli_fname[0] == '/')
 		known = self.dli_fname;
 	struct ckt_line l = {.len = 0};

@@ -230,6 +230,9 @@ int ckt_maps_walk(char *buf, size_t cap, int (*line)(void *ctx, const char *p, c
 /* The range "lo-hi" that opens a line of /proc/self/maps [p, end): v[0], v[1], and where the
  * next field (the protection) starts; NULL when the line does not open so */
 const char *ckt_maps_range(const char *p, const char *end, uintptr_t v[2]);
+/* modules.c: the path of the file mapped at `at`, as /proc/self/maps gives it (absolute), into
+ * out (cap bytes): 1, or 0 (no such mapping, not a file, unreadable) */
+int ckt_mapped_file(uintptr_t at, char *out, size_t cap);
 
 /* ---- ownmaps.c: the tracer's own anonymous read-write mappings (flags: extra MAP_* flags;
  * MAP_SHARED makes one shared with forked children instead of private),

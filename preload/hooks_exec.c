@@ -45,7 +45,9 @@ static _Atomic uint64_t child_bytes; /* allocated by this process since it was f
 
 /* 1 if this is the traced process itself: a vfork child shares our memory, and finishing the
  * trace there would end the parent's. */
-static pid_t mem_pid; /* (below: a forked child's own pid, 0 in the traced process) */
+/* mem_pid: the process whose memory this is, a fork of the traced process's (0: the traced
+ * process's own); fork_parent: the process that forked it (see child_env below) */
+static pid_t mem_pid, fork_parent;
 
 static int is_tracer_process(void)
 {
@@ -710,8 +712,6 @@ static int restore_preload(char *const envp[])
  * is, a fork of the traced process's (0: the traced process's own); fork_parent: the process
  * that forked it. A child made without fork's handlers (vfork, _Fork, clone) has the memory of
  * the process that made it. */
-static pid_t mem_pid, fork_parent;
-
 /* Room for the environment passed, on the stack: the exec of a vfork child may not allocate,
  * and a mapping of its own would stay in the parent's memory at each exec that succeeds. A
  * forked child has its own memory, and maps the room for a longer one. 1 KiB of pointers: a

@@ -156,7 +156,7 @@ static int mapped_line(void *ctx, const char *p, const char *end, int whole)
 	return 1;
 }
 
-static int mapped_file(uintptr_t at, char *out, size_t cap)
+int ckt_mapped_file(uintptr_t at, char *out, size_t cap)
 {
 	static char buf[8192];
 	struct mapped_walk w = {at, out, cap, 0};
@@ -178,7 +178,7 @@ static const char *exe_path(uintptr_t at)
 		ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
 		path[n > 0 ? n : 0] = 0;
 		struct stat a, b;
-		if (!getauxval(AT_BASE) && mapped_file(at, mapped, sizeof(mapped)) && stat(mapped, &a) == 0 &&
+		if (!getauxval(AT_BASE) && ckt_mapped_file(at, mapped, sizeof(mapped)) && stat(mapped, &a) == 0 &&
 		    S_ISREG(a.st_mode) &&
 		    (stat("/proc/self/exe", &b) != 0 || a.st_dev != b.st_dev || a.st_ino != b.st_ino))
 			strcpy(path, mapped);

@@ -744,6 +744,14 @@ static bool ckt_diff_estimates(const struct ckt_report *const rep[2])
 
 /* ---- text ---- */
 
+/* The change from base (> 0) to cur in percent, as shown with one decimal: a change that does
+ * not take all of base away reads -99.9% at most, not -100.0% (since 0.2.51) */
+static double ckt_diff_pct(uint64_t base, uint64_t cur)
+{
+	double pct = 100.0 * ((double)cur - (double)base) / (double)base;
+	return cur && pct <= -99.95 ? -99.9 : pct;
+}
+
 /* "+1.50 MiB (+25.0%)", "-512 B", "no change" */
 static void ckt_diff_fmt_change(char *buf, size_t n, uint64_t base, uint64_t cur)
 {
@@ -753,13 +761,11 @@ static void ckt_diff_fmt_change(char *buf, size_t n, uint64_t base, uint64_t cur
 		return;
 	}
 	ckt_util_fmt_bytes(b, sizeof(b), cur > base ? cur - base : base - cur);
-	double pct = base ? 100.0 * ((double)cur - (double)base) / (double)base : 0.0;
+	double pct = base ? ckt_diff_pct(base, cur) : 0.0;
 	if (!base)
 		snprintf(buf, n, "+%s", b);
 	else if (pct > -0.05 && pct < 0.05) /* a change too small to show as a percentage */
 		snprintf(buf, n, "%c%s (%c<0.1%%)", cur > base ? '+' : '-', b, cur > base ? '+' : '-');
-	else if (cur && pct <= -99.95) /* not all gone: not -100.0% (since 0.2.51) */
-		snprintf(buf, n, "-%s (-99.9%%)", b);
 	else
 		snprintf(buf, n, "%c%s (%+.1f%%)", cur > base ? '+' : '-', b, pct);
 }
@@ -773,11 +779,9 @@ static void ckt_diff_fmt_count(char *buf, size_t n, uint64_t base, uint64_t cur)
 		snprintf(buf, n, "no change");
 	else if (!base)
 		snprintf(buf, n, "+%" PRIu64, cur);
-	else if (cur && 100.0 * ((double)cur - (double)base) / (double)base <= -99.95) /* not all gone */
-		snprintf(buf, n, "-%" PRIu64 " (-99.9%%)", base - cur);
 	else
 		snprintf(buf, n, "%c%" PRIu64 " (%+.1f%%)", cur > base ? '+' : '-', cur > base ? cur - base : base - cur,
-			 100.0 * ((double)cur - (double)base) / (double)base);
+			 ckt_diff_pct(base, cur));
 }
 
 /* Three standard errors of a calls row's change (ckt_diff_calls: est holds each side's
@@ -1140,9 +1144,8 @@ int ckt_report_diff_text(FILE *out, const struct ckt_report *base, const struct 
 		double d = ((double)cur->st->duration_ns - (double)base->st->duration_ns) / 1e9;
 		/* microseconds or nanoseconds when milliseconds would round to 0 ("-0.000 s (-2.8%)") */
 		int prec = d == 0 || fabs(d) >= 0.0005 ? 3 : fabs(d) >= 0.0000005 ? 6 : 9;
-		double pct = 100.0 * ((double)cur->st->duration_ns - (double)base->st->duration_ns) /
-			     (double)base->st->duration_ns;
-		snprintf(c, sizeof(c), "%+.*f s (%+.1f%%)", prec, d, cur->st->duration_ns && pct <= -99.95 ? -99.9 : pct);
+		snprintf(c, sizeof(c), "%+.*f s (%+.1f%%)", prec, d,
+			 ckt_diff_pct(base->st->duration_ns, cur->st->duration_ns));
 	} else
 		snprintf(c, sizeof(c), "-");
 	fprintf(out, "%-20s %10s s %10s s  %s\n", "duration", b, t, c);

@@ -221,11 +221,13 @@ static bool ckt_sites_prefixed(const char *name, bool cxx)
 {
 	static const char *const pre[] = {
 		"operator new", "std::", "__gnu_cxx::", "cudart::", "cudaMalloc", "cudaHostAlloc", "cuMem",
-		"alloc::", "core::", "hashbrown::", "__rustc::", "panic_unwind::",
 	};
-	size_t n = cxx ? 7 : sizeof(pre) / sizeof(pre[0]);
-	for (size_t i = 0; i < n; i++)
+	static const char *const rust[] = { "alloc::", "core::", "hashbrown::", "__rustc::", "panic_unwind::" };
+	for (size_t i = 0; i < sizeof(pre) / sizeof(pre[0]); i++)
 		if (strncmp(name, pre[i], strlen(pre[i])) == 0)
+			return true;
+	for (size_t i = 0; !cxx && i < sizeof(rust) / sizeof(rust[0]); i++)
+		if (strncmp(name, rust[i], strlen(rust[i])) == 0)
 			return true;
 	return false;
 }

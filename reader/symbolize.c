@@ -1553,23 +1553,17 @@ static int ckt_sym_nest_cu(struct ckt_sym_module *m, Dwarf_Die *cu, Dwarf_Addr p
 static int ckt_sym_table_load(struct ckt_sym_module *m);
 static char *ckt_sym_full_name(const struct ckt_sym_table *t, uint64_t a, const char *plain, bool exact);
 
-/* C's names are whole already (no namespaces): its units need no symbol table for them */
-static bool ckt_sym_lang_c(Dwarf_Die *cu)
+/* The language of a unit's functions, as far as naming needs it */
+enum ckt_sym_lang { CKT_SYM_LANG_OTHER, CKT_SYM_LANG_C, CKT_SYM_LANG_CXX };
+
+static enum ckt_sym_lang ckt_sym_lang(Dwarf_Die *cu)
 {
 	switch (dwarf_srclang(cu)) {
 	case DW_LANG_C89:
 	case DW_LANG_C:
 	case DW_LANG_C99:
 	case DW_LANG_C11:
-		return true;
-	default:
-		return false;
-	}
-}
-
-static bool ckt_sym_lang_cxx(Dwarf_Die *cu)
-{
-	switch (dwarf_srclang(cu)) {
+		return CKT_SYM_LANG_C;
 	case DW_LANG_C_plus_plus:
 	case DW_LANG_C_plus_plus_03:
 	case DW_LANG_C_plus_plus_11:
@@ -1577,10 +1571,16 @@ static bool ckt_sym_lang_cxx(Dwarf_Die *cu)
 	case 0x2a: /* DW_LANG_C_plus_plus_17 (DWARF 6; elfutils' header names it since 0.190) */
 	case 0x2b: /* DW_LANG_C_plus_plus_20 */
 	case DW_LANG_ObjC_plus_plus:
-		return true;
+		return CKT_SYM_LANG_CXX;
 	default:
-		return false;
+		return CKT_SYM_LANG_OTHER;
 	}
+}
+
+/* C's names are whole already (no namespaces): its units need no symbol table for them */
+static bool ckt_sym_lang_c(Dwarf_Die *cu)
+{
+	return ckt_sym_lang(cu) == CKT_SYM_LANG_C;
 }
 
 /* The bodies rustc's debuginfo=line-tables-only names "{kind#N}" alone, and the type of each
@@ -2655,7 +2655,7 @@ static int ckt_sym_dwarf(struct ckt_sym *s, struct ckt_sym_module *m, uint64_t a
 		/* a linkage name says its language (ckt_sym_set_name; a Rust function inlined into
 		 * a C++ unit by cross-language LTO is Rust's), else the unit does */
 		if (plain)
-			f.cxx = ckt_sym_lang_cxx(cu);
+			f.cxx = ckt_sym_lang(cu) == CKT_SYM_LANG_CXX;
 		if (ckt_sym_push(s, &f) < 0) {
 			free(path);
 			free(dwname);
