@@ -876,17 +876,26 @@ static CKT_NOINLINE void warn_untraced(int w, const char *what)
 	warn_once(&untraced_warned[w], "the program called ", wraps[w].name, what, UINT64_MAX);
 }
 
-#define CKT_DRV_UNTRACED(W, WHAT, PARAMS, ARGS)                                         \
+/* REF: the call hands the program a reference to a VMM handle, which it gives back with a
+ * cuMemRelease that CKT_DRV_FREE counts off the live allocations: counted on, so that the
+ * release does not cancel an allocation the tracer recorded (NCCL retains and releases each
+ * buffer's handle: a reset with memory live said nothing) */
+#define CKT_DRV_UNTRACED_REF(W, WHAT, REF, PARAMS, ARGS)                                 \
 	CUresult W PARAMS                                                                \
 	{                                                                                \
 		CKT_DRV_ENTER(W, PARAMS, ARGS)                                           \
 		CUresult rc = real ARGS;                                                 \
-		if (rc == CUDA_SUCCESS)                                                  \
+		if (rc == CUDA_SUCCESS) {                                                \
+			if (REF)                                                         \
+				atomic_fetch_add_explicit(live_count(CKT_CUDA_VMM), 1,   \
+							  memory_order_relaxed);         \
 			warn_untraced(W_##W, WHAT);                                      \
+		}                                                                        \
 		t->in_driver--;                                                          \
 		return rc;                                                               \
 	}                                                                         \
 	CKT_TWIN(W, PARAMS, ARGS)
+#define CKT_DRV_UNTRACED(W, WHAT, PARAMS, ARGS) CKT_DRV_UNTRACED_REF(W, WHAT, 0, PARAMS, ARGS)
 
 #define CKT_UNTRACED_MEMORY "; the memory it allocates is not traced: GPU figures leave it out"
 CKT_DRV_UNTRACED(cuArrayCreate_v2, " (a CUDA array)" CKT_UNTRACED_MEMORY, (void **arr, const void *desc),
@@ -898,17 +907,17 @@ CKT_DRV_UNTRACED(cuMipmappedArrayCreate, " (a CUDA array)" CKT_UNTRACED_MEMORY,
 CKT_DRV_UNTRACED(cuGraphAddMemAllocNode, " (graph memory, allocated when the graph runs)" CKT_UNTRACED_MEMORY,
 		 (void **node, void *graph, void *const *deps, size_t ndeps, void *params),
 		 (node, graph, deps, ndeps, params))
-CKT_DRV_UNTRACED(cuMemImportFromShareableHandle,
-		 " (memory another process allocated); it is not traced: GPU figures leave it out",
+CKT_DRV_UNTRACED_REF(cuMemImportFromShareableHandle,
+		 " (memory another process allocated); it is not traced: GPU figures leave it out", 1,
 		 (CUmemGenericAllocationHandle * h, void *os_handle, int handle_type), (h, os_handle, handle_type))
 /* the 4.1 ABI (same arguments) too: the CUDA 13.0 runtime looks up both */
 CKT_DRV_UNTRACED(cuIpcOpenMemHandle, " (memory another process allocated); it is not traced: GPU figures leave it out",
 		 (CUdeviceptr * dptr, CUipcMemHandle handle, unsigned flags), (dptr, handle, flags))
 CKT_DRV_UNTRACED(cuIpcOpenMemHandle_v2, " (memory another process allocated); it is not traced: GPU figures leave it out",
 		 (CUdeviceptr * dptr, CUipcMemHandle handle, unsigned flags), (dptr, handle, flags))
-CKT_DRV_UNTRACED(cuMemRetainAllocationHandle,
+CKT_DRV_UNTRACED_REF(cuMemRetainAllocationHandle,
 		 "; the references it takes are not counted: a VMM allocation's memory ends at its first "
-		 "cuMemRelease once unmapped, maybe early",
+		 "cuMemRelease once unmapped, maybe early", 1,
 		 (CUmemGenericAllocationHandle * h, void *addr), (h, addr))
 
 /* A context reset or destroyed (cudaDeviceReset resets the primary context): the driver frees

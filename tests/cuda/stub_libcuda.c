@@ -28,7 +28,7 @@ __attribute__((visibility("default"))) int cuzktrace_stub_refuse_next_free;
 
 /* K_HPOOL: from a pool on the host (real memory); K_MPOOL: from a managed pool */
 enum { K_DEV, K_MANAGED, K_POOL, K_VMM, K_PINNED, K_REG, K_HPOOL, K_MPOOL };
-struct blk { uint64_t addr, size; int kind, dev, used; };
+struct blk { uint64_t addr, size; int kind, dev, used, refs; /* refs: a VMM handle's references less one */ };
 static struct blk blks[MAXA];
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t next_addr[NDEV] = { 0x7e0000000000ull, 0x7f0000000000ull };
@@ -50,7 +50,7 @@ static int add(uint64_t addr, uint64_t size, int kind, int dev)
 {
 	for (int i = 0; i < MAXA; i++)
 		if (!blks[i].used) {
-			blks[i] = (struct blk){ addr, size, kind, dev, 1 };
+			blks[i] = (struct blk){ addr, size, kind, dev, 1, 0 };
 			return 0;
 		}
 	return -1;
@@ -442,7 +442,9 @@ CUresult cuMemRelease(CUmemGenericAllocationHandle h)
 {
 	pthread_mutex_lock(&mu);
 	struct blk *b = find(h, 1 << K_VMM);
-	if (b) {
+	if (b && b->refs) /* a reference cuMemRetainAllocationHandle took */
+		b->refs--;
+	else if (b) {
 		if (b->dev >= 0)
 			dev_used[b->dev] -= b->size;
 		b->used = 0;
@@ -481,11 +483,15 @@ static int map_at(CUdeviceptr va)
 	return -1;
 }
 
-/* the handle mapped at va (the stub counts no references: the test needs the call only) */
+/* the handle mapped at va, with a reference more, which a cuMemRelease gives back (as the
+ * driver's: each retain is paired with a release) */
 CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *h, void *va)
 {
 	pthread_mutex_lock(&mu);
 	int i = map_at((CUdeviceptr)(uintptr_t)va);
+	struct blk *b = i >= 0 ? find(maps[i].h, 1 << K_VMM) : NULL;
+	if (b)
+		b->refs++;
 	if (i >= 0)
 		*h = maps[i].h;
 	pthread_mutex_unlock(&mu);
