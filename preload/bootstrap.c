@@ -256,6 +256,24 @@ static void ckt_environ_early(void)
 /* Resolves every real symbol eagerly, once: resolving lazily inside an mmap hook can deadlock
  * an allocator that calls mmap under its own init lock. Concurrent first calls from other
  * threads are served from the pool until this returns. */
+/* A sanitizer's runtime the tracer cannot run beside (ckt_sanitizer_runtime), found by the
+ * bootstrap: the constructor says so and leaves the tracer idle */
+static const char *sanitizer, *sanitizer_obj, *sanitizer_flag;
+
+/* The bootstrap beside such a runtime, maybe inside its start (its first allocation): the
+ * real functions as the loader binds them after the tracer (the runtime's interceptors), by
+ * dlsym alone, and nothing else; the tracer stays inactive. */
+static void ckt_bootstrap_idle(void **slot)
+{
+	enum { n = sizeof(hook_names) / sizeof(hook_names[0]) };
+	void *found[n];
+	for (size_t i = 0; i < n; i++)
+		found[i] = ckt_next(hook_names[i]);
+	for (size_t i = 1; i < n; i++)
+		slot[i] = found[i];
+	atomic_store_explicit((_Atomic(void *) *)&slot[0], found[0], memory_order_release);
+}
+
 void ckt_bootstrap(void)
 {
 	int expect = 0;
@@ -265,6 +283,14 @@ void ckt_bootstrap(void)
 	ckt_t0 = ckt_clock_raw();
 	ckt_tls.guard++;
 	void **slot = (void **)&ckt_real;
+	sanitizer = ckt_sanitizer_runtime(&sanitizer_obj, &sanitizer_flag);
+	if (sanitizer) {
+		ckt_bootstrap_idle(slot);
+		atomic_store(&ckt_boot_state, 2);
+		ckt_tls.guard--;
+		errno = saved_errno;
+		return;
+	}
 	void *found[sizeof(hook_names) / sizeof(hook_names[0])];
 	for (size_t i = 0; i < sizeof(hook_names) / sizeof(hook_names[0]); i++) {
 		found[i] = i < CKT_MALLOC_FAMILY ? ckt_lookup_as_bound(RTLD_NEXT, hook_names[i])
@@ -601,6 +627,35 @@ __attribute__((constructor(101))) static void ckt_init(void)
 	ckt_tls.guard++;
 	if (run_as_program()) { /* no trace: ckt_run_as_program says what this is */
 		atomic_store(&ckt_active, 0);
+		ckt_tls.guard--;
+		errno = saved_errno;
+		return;
+	}
+	if (sanitizer) { /* found by the bootstrap: the runtime has started by now */
+		struct ckt_line l = {.len = 0};
+		ckt_environ_early();
+		ckt_config_load();
+		ckt_line_str(&l, "cuzktrace: error: the program is built with ");
+		ckt_line_str(&l, sanitizer);
+		ckt_line_str(&l, " ('");
+		ckt_line_str(&l, sanitizer_obj);
+		ckt_line_str(&l, "'), whose runtime takes the C library's calls in the tracer too");
+		if (sanitizer_flag) {
+			ckt_line_str(&l, " and cannot run beside it; running untraced (trace a build without ");
+			ckt_line_str(&l, sanitizer_flag);
+			ckt_line_str(&l, ")");
+		} else {
+			Dl_info self;
+			ckt_line_str(&l, " and starts after it; running untraced (preload the runtime ahead of "
+					 "the tracer: LD_PRELOAD=");
+			ckt_line_str(&l, sanitizer_obj);
+			ckt_line_str(&l, ":");
+			ckt_line_str(&l, dladdr((void *)&ckt_bootstrap, &self) && self.dli_fname ? self.dli_fname
+												 : "libcuzktrace.so");
+			ckt_line_str(&l, ")");
+		}
+		ckt_line_emit(&l);
+		ckt_children_off();
 		ckt_tls.guard--;
 		errno = saved_errno;
 		return;

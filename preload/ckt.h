@@ -105,6 +105,12 @@ void ckt_span_of(const struct dl_phdr_info *info, uintptr_t *lo, uintptr_t *hi, 
 		 uintptr_t addr);
 /* info's dynamic section read into *o: 1, or 0 where it has none, or none the object holds. */
 int ckt_dynobj_of(const struct dl_phdr_info *info, struct ckt_dynobj *o);
+/* modules.c: a sanitizer's runtime the tracer cannot run beside (ThreadSanitizer,
+ * MemorySanitizer, LeakSanitizer's of its own after the tracer), its name, *object the file
+ * holding it ("the program" where it is linked in) and *flag the compiler's option for it, or
+ * NULL where preloading the runtime ahead of the tracer lets both run; NULL: none. Calls
+ * nothing an interceptor takes. */
+const char *ckt_sanitizer_runtime(const char **object, const char **flag);
 /* The object's own default-version definition of function `name`, or NULL. */
 void *ckt_dynobj_lookup(const struct ckt_dynobj *o, const char *name);
 /* The definition of function `name` in the loaded object whose DT_SONAME is `soname`, or NULL

@@ -12,14 +12,27 @@
 typedef ckt_dlsym_fn dlsym_fn;
 static dlsym_fn *_Atomic real_dlsym_p;
 
+/* The decimal number at *p, which moves past it (saturating) */
+static unsigned long version_part(const char **p)
+{
+	unsigned long v = 0;
+	for (; **p >= '0' && **p <= '9'; (*p)++)
+		v = v < 100000 ? v * 10 + (unsigned long)(**p - '0') : v;
+	return v;
+}
+
 /* 1 when the C library running is glibc 2.34 or later (the dl* functions moved into libc, with
- * that version), from its version text ("2.36"); see ckt_glibc_next */
+ * that version), from its version text ("2.36"); see ckt_glibc_next. Read by hand, not by
+ * strtoul: this runs inside the program's dlsym, which a sanitizer's runtime calls while it
+ * starts, and its strtoul then stops the program (MemorySanitizer: "CHECK failed ...
+ * msan_init_is_running") */
 int ckt_glibc_has_234(const char *v)
 {
-	char *end;
-	unsigned long major = strtoul(v, &end, 10), minor = 0;
-	if (*end == '.')
-		minor = strtoul(end + 1, NULL, 10);
+	unsigned long major = version_part(&v), minor = 0;
+	if (*v == '.') {
+		v++;
+		minor = version_part(&v);
+	}
 	return major > 2 || (major == 2 && minor >= 34);
 }
 

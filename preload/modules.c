@@ -52,6 +52,76 @@ static int find_dt_debug(struct dl_phdr_info *info, size_t size, void *arg)
 	return 1; /* the program is the first object */
 }
 
+/* The sanitizer runtimes that cannot run under the tracer. Their interceptors take the C
+ * library's names in every object, the tracer's too, and they start in the program's
+ * .preinit_array, where their first allocation starts the tracer: its calls then reach
+ * interceptors not set up yet (gcc's ThreadSanitizer: SIGSEGV in dl_iterate_phdr's;
+ * LeakSanitizer: "CHECK failed ... lsan_init_is_running", status 23; clang's
+ * MemorySanitizer: the same, status 1); started (clang's ThreadSanitizer, linked into the
+ * program) they see the tracer's threads, not built for them, as data races, and the program
+ * ends with status 66 after a screen of reports. AddressSanitizer, and LeakSanitizer linked
+ * into the program or preloaded ahead of the tracer, trace (see README). A runtime linked into the program is told by the
+ * program's own dynamic symbols (clang exports the runtime's interface); a runtime of its
+ * own, by the loaded objects' names (the loader's list, from its r_debug). Both read in
+ * memory, with no call an interceptor could take but getauxval's. */
+static const struct {
+	const char *init, *lib, *lib2, *name, *flag;
+	int ahead_ok; /* linked into the program, or preloaded ahead of the tracer, it traces */
+} sanitizers[] = {
+	{ "__tsan_init", "/libtsan.so", "/libclang_rt.tsan", "ThreadSanitizer", "-fsanitize=thread", 0 },
+	{ "__msan_init", "/libmsan.so", "/libclang_rt.msan", "MemorySanitizer", "-fsanitize=memory", 0 },
+	{ "__lsan_init", "/liblsan.so", "/libclang_rt.lsan", "LeakSanitizer", "-fsanitize=leak", 1 },
+};
+
+static int has_text(const char *s, const char *want)
+{
+	for (; s && *s; s++) {
+		size_t i = 0;
+		while (want[i] && s[i] == want[i])
+			i++;
+		if (!want[i])
+			return 1;
+	}
+	return 0;
+}
+
+const char *ckt_sanitizer_runtime(const char **object, const char **flag)
+{
+	const ElfW(Phdr) *ph = (const ElfW(Phdr) *)getauxval(AT_PHDR);
+	size_t n = getauxval(AT_PHNUM);
+	*object = NULL;
+	if (!ph || !n)
+		return NULL;
+	struct dl_phdr_info exe = { .dlpi_phdr = ph, .dlpi_phnum = (ElfW(Half))n };
+	for (size_t i = 0; i < n; i++)
+		if (ph[i].p_type == PT_PHDR)
+			exe.dlpi_addr = (uintptr_t)ph - ph[i].p_vaddr;
+	struct ckt_dynobj o;
+	const struct ckt_r_debug_ext *dbg = NULL;
+	if (ckt_dynobj_of(&exe, &o)) {
+		for (size_t k = 0; k < sizeof(sanitizers) / sizeof(sanitizers[0]); k++)
+			if (!sanitizers[k].ahead_ok && ckt_dynobj_lookup(&o, sanitizers[k].init)) {
+				*object = "the program";
+				*flag = sanitizers[k].flag;
+				return sanitizers[k].name;
+			}
+	}
+	find_dt_debug(&exe, sizeof(exe), &dbg);
+	extern ElfW(Dyn) _DYNAMIC[]; /* the tracer's own: its entry in the list */
+	int past_tracer = 0;
+	for (const struct link_map *m = dbg ? dbg->base.r_map : NULL; m; m = m->l_next) {
+		past_tracer |= m->l_ld == _DYNAMIC;
+		for (size_t k = 0; k < sizeof(sanitizers) / sizeof(sanitizers[0]); k++)
+			if ((past_tracer || !sanitizers[k].ahead_ok) &&
+			    (has_text(m->l_name, sanitizers[k].lib) || has_text(m->l_name, sanitizers[k].lib2))) {
+				*object = m->l_name;
+				*flag = sanitizers[k].ahead_ok ? NULL : sanitizers[k].flag;
+				return sanitizers[k].name;
+			}
+	}
+	return NULL;
+}
+
 /* A namespace of dlmopen's or of an LD_AUDIT module (LD_PRELOAD loads the tracer into the first
  * namespace only): what runs there allocates through a C library of its own, untraced.
  * dl_iterate_phdr lists the caller's namespace alone; the loader's r_debug (glibc 2.35's
