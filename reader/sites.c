@@ -313,15 +313,24 @@ static bool ckt_sites_is_alloc_fn(const char *name)
 }
 
 /* Where a thread or the process starts (the C library's and the loader's): a site found
- * there means every frame above it was plumbing (ckt_sites_resolve) */
-static bool ckt_sites_is_root_entry(const char *name)
+ * there means every frame above it was plumbing (ckt_sites_resolve). glibc's clone and clone3
+ * are assembly, never inlined: an inlined frame of that name is a method, as Rust's
+ * Clone::clone, which debug info of line tables only (Cargo's debug = "line-tables-only")
+ * names "clone" alone (taken for the thread's start, a derived clone's bytes went to std's
+ * alloc, the innermost frame past the plumbing) */
+static bool ckt_sites_is_root_entry(const struct ckt_sym_frame *f)
 {
 	static const char *const roots[] = {
-		"start_thread", "__clone3", "clone3", "__clone", "clone", "__libc_start_call_main",
+		"start_thread", "__clone3", "__clone", "__libc_start_call_main",
 		"__libc_start_main_impl", "__libc_start_main", "_start",
 	};
+	static const char *const outer_roots[] = { "clone3", "clone" };
+	const char *name = f->name;
 	for (size_t i = 0; name && i < sizeof(roots) / sizeof(roots[0]); i++)
 		if (strcmp(name, roots[i]) == 0)
+			return true;
+	for (size_t i = 0; name && !f->inlined && i < sizeof(outer_roots) / sizeof(outer_roots[0]); i++)
+		if (strcmp(name, outer_roots[i]) == 0)
 			return true;
 	return false;
 }
@@ -332,11 +341,12 @@ static bool ckt_sites_is_root_entry(const char *name)
  * several '<' ("<<alloc::boxed::Box<str> as core::convert::From<&str>>::from as
  * core::ops::function::FnOnce<(&str,)>>::call_once", core's shim that calls alloc's from: it
  * owned the name std keeps for each named thread) */
-static bool ckt_sites_is_runtime_owner(const char *name)
+static bool ckt_sites_is_runtime_owner(const struct ckt_sym_frame *f)
 {
 	static const char *const not_owners[] = { "alloc::", "core::" };
+	const char *name = f->name;
 	if (!name || !*name || ckt_sites_is_alloc_fn(name) || ckt_sites_is_rust_shim(name) ||
-	    ckt_sites_is_root_entry(name))
+	    ckt_sites_is_root_entry(f))
 		return false;
 	const char *p = name;
 	while (*p == '<')
@@ -751,7 +761,7 @@ static int ckt_sites_symbolize(struct ckt_sites *s, size_t i, bool shallow)
 					 * the main thread the C main rustc generates, which calls
 					 * std::rt::lang_start_internal: "main" owned it there, read
 					 * as the program's own) */
-					if ((ckt_sites_is_root_entry(f[j].name) ||
+					if ((ckt_sites_is_root_entry(&f[j]) ||
 					     ckt_sites_is_rust_main(&f[j], inner, inner_file)) &&
 					    runtime != UINT32_MAX)
 						site = runtime;
@@ -768,7 +778,7 @@ static int ckt_sites_symbolize(struct ckt_sites *s, size_t i, bool shallow)
 					allocator_kind = kind;
 				}
 				entry_seen |= kind >= 0 && kind == allocator_kind && way_in;
-				if (!found && runtime == UINT32_MAX && j > entry && ckt_sites_is_runtime_owner(f[j].name))
+				if (!found && runtime == UINT32_MAX && j > entry && ckt_sites_is_runtime_owner(&f[j]))
 					runtime = (uint32_t)n;
 				if (ckt_sites_push(&v, &n, &cap, ckt_sites_frame_str(s, &f[j])) < 0)
 					goto nomem;

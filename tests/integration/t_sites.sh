@@ -815,6 +815,17 @@ s = d["sites_by_allocations"]
 rt = lambda e: any(f.startswith("std::rt::lang_start_internal ") for f in e["frames"])
 print(sum(e["site"].startswith("main ") and rt(e) for e in s),
       any(e["site"].startswith("std::sys::") and rt(e) for e in s))')" "0 True"
+		# a derived Clone inlined into its caller owns the copy: line tables alone name it
+		# "clone", which was taken for glibc's thread start (since 0.2.52: std's alloc owned
+		# the bytes, every frame shown std's)
+		expect_eq "sites: Rust ($j) a derived Clone inlined owns the copy, its caller next" \
+			"$($PY -c '
+import json, re, sys
+for e in json.load(open(sys.argv[1]))["sites_at_exit"]:
+    if re.search(sys.argv[2], e["site"]):
+        print("%d/%s" % (e["bytes"], e["frames"][e["frames"].index(e["site"]) + 1].split(" (")[0]))' \
+				$T/$j.json "^(clone|<sites_rsclo::Params as core::clone::Clone>::clone) \(.*sites_rsclo\.rs:$(line_of $SRC/sites_rsclo.rs SITE:rc_clone)\)\$")" \
+			"2100000/sites_rsclo::copy_params"
 		ty='sites_rsclo::Aux'; [ $j = sites_rsclo_ltv0 ] && ty='<sites_rsclo::Aux>'
 		re=$(printf '%s' "$ty::rows::{closure#0}" | sed 's/[][{}()*.^$|+?\\]/\\&/g')
 		expect_eq "sites: Rust ($j) a closure of an inherent method: named by its type ($ty::rows), not {impl#0}" \
