@@ -1207,6 +1207,15 @@ static int ckt_main_read(const struct ckt_args *a, struct ckt_main_read *m, bool
 	}
 	m->r = (struct ckt_report){ m->path, m->dec, st, m->ph, a->by_thread, m->sites, a->diff ? NULL : &m->kin };
 	ckt_main_warnings(m->path, m->dec, st);
+	/* a complete trace whose events name a stack it never defines is damaged (their bytes
+	 * showed as "(stack <id> missing from the trace)", status 0 and no word) */
+	uint64_t undef_first, undef = st->truncated ? 0 : ckt_sites_undefined(m->sites, &undef_first);
+	if (undef)
+		ckt_main_say("warning: '%s': the events name %llu call stack%s that the trace never "
+			     "defines (corrupt?), the first id %llu: their bytes show as '(stack <id> "
+			     "missing from the trace)'",
+			     m->path, (unsigned long long)undef, undef == 1 ? "" : "s",
+			     (unsigned long long)undef_first);
 	ckt_main_rules_unmatched(m);
 	uint64_t zero_from, zeros_end = ckt_decode_zero_tail_bytes(m->dec, &zero_from);
 	const char *zs = zeros_end == 1 ? "" : "s";

@@ -1161,6 +1161,17 @@ unsigned ckt_sites_rust_mangling(const struct ckt_sites *s)
 	return ckt_sym_rust_mangling(s->sym);
 }
 
+uint64_t ckt_sites_undefined(const struct ckt_sites *s, uint64_t *first)
+{
+	uint64_t n = 0;
+	*first = 0;
+	for (size_t i = 0; i < s->n_stacks; i++)
+		if (s->stacks[i].n == CKT_SITES_NOFRAMES && s->stacks[i].id != 0) {
+			*first = n++ && *first < s->stacks[i].id ? *first : s->stacks[i].id;
+		}
+	return n;
+}
+
 size_t ckt_sites_nwarnings(const struct ckt_sites *s)
 {
 	return ckt_sym_nwarnings(s->sym);

@@ -52,6 +52,9 @@ int ckt_sites_finish(struct ckt_sites *s, const struct ckt_replay_stats *st, uns
 /* ckt_sym_rust_mangling of the frames named (CKT_SYM_RUST_*) */
 unsigned ckt_sites_rust_mangling(const struct ckt_sites *s);
 size_t ckt_sites_nwarnings(const struct ckt_sites *s);
+/* The call stacks events named that no STACK record defined (a complete trace has none: the
+ * tracer defines each before the flush that releases its events), and *first the lowest id */
+uint64_t ckt_sites_undefined(const struct ckt_sites *s, uint64_t *first);
 const char *ckt_sites_warning(const struct ckt_sites *s, size_t i);
 
 /* ---- results (after ckt_sites_finish, valid until ckt_sites_free) ---- */

@@ -354,6 +354,32 @@ PYEOF
 	expect_eq "reader: a trace that keeps the promise has no late events" "$(jget $T/known.json late_events)" 0
 fi
 
+# A complete trace whose events name a call stack it never defines (the tracer defines each
+# before the flush that releases its events): damaged, said in one warning (since 0.2.52: status
+# 0 and no word, the bytes under "(stack <id> missing from the trace)"); cut before its end
+# record, a stack may be missing with the frame that held it, and nothing is said.
+if command -v zstd >/dev/null 2>&1; then
+	for und_end in 1 0; do
+		PYTHONPATH=tests/integration $PY - $T/undef$und_end.zst $und_end <<'PYEOF'
+import sys
+from rows import *
+end = bytes([END]) + uv(110) + uv(0) + uv(3) + uv(0) if sys.argv[2] == "1" else b""
+fr = (bytes([FRAME]) + uv(0) + uv(0) + stack(7, [0x401000]) + bytes([THREAD]) + uv(1)
+      + alloc(10, 0xA000, 40, stack=7) + alloc(10, 0x1000, 60, stack=9) + alloc(10, 0x1000, 80, stack=12)
+      + bytes([SYNC]) + uv(100) + end)
+with open(sys.argv[1], "wb") as f:
+    f.write(z(header()) + z(fr))
+PYEOF
+		$REPORT --json $T/undef$und_end.zst >$T/undef$und_end.json 2>$T/undef$und_end.err
+		echo $? >$T/undef$und_end.rc
+	done
+	expect_eq "reader: a complete trace naming undefined stacks: status 0, the bytes under them, one warning" \
+		"$(cat $T/undef1.rc)/$($PY -c 'import json,sys; print(sum(e["bytes"] for e in json.load(open(sys.argv[1]))["sites_at_exit"] if e["site"] == "(stack 9 missing from the trace)"))' $T/undef1.json)/$(cat $T/undef1.err)" \
+		"0/60/cuzktrace-report: warning: '$T/undef1.zst': the events name 2 call stacks that the trace never defines (corrupt?), the first id 9: their bytes show as '(stack <id> missing from the trace)'"
+	expect_eq "reader: a cut trace naming undefined stacks: only the truncation's warning" \
+		"$(cat $T/undef0.rc)/$(grep -c 'never defines' $T/undef0.err)/$(grep -c 'trace is truncated' $T/undef0.err)" "0/0/1"
+fi
+
 # Two allocations at one address with no free between them, and no LOST record: the trace lacks
 # a free (corrupt, or a frame spliced in from another trace). The stale block is dropped and one
 # warning says so (the report's own line said it, stderr did not). With a LOST record the lost
