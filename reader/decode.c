@@ -933,6 +933,9 @@ static const char *ckt_decode_out_of_range(uint8_t tag, const struct ckt_record 
 			return "limit kind";
 		}
 		break;
+	case CKT_TAG_AGG: /* microseconds, capped at 2^32 - 1 (71 minutes): the replay keeps 32 bits */
+		CKT_RANGE(r->u.agg.since, "since", UINT32_MAX);
+		break;
 	case CKT_TAG_ALLOC:
 		CKT_RANGE(r->u.alloc.fn, "function", UINT8_MAX);
 		CKT_RANGE(r->u.alloc.phase, "phase id", CKT_MAX_PHASE_ID);

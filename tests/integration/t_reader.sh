@@ -380,6 +380,27 @@ PYEOF
 		"$(cat $T/undef0.rc)/$(grep -c 'never defines' $T/undef0.err)/$(grep -c 'trace is truncated' $T/undef0.err)" "0/0/1"
 fi
 
+# AGG's since is microseconds, at most 2^32 - 1 (the tracer caps it at 71 minutes; the replay
+# keeps 32 bits): one over it is a corrupt record (since 0.2.52: 2^64 - 1 was cut to its low
+# bits, and moved a phase's peak without a word)
+if command -v zstd >/dev/null 2>&1; then
+	for agg_since in 4294967295 4294967296; do
+		PYTHONPATH=tests/integration $PY - $T/aggsince$agg_since.zst $agg_since <<'PYEOF'
+import sys
+from rows import *
+agg = bytes([0x30]) + sv(10) + sv(1000) + sv(1) + uv(int(sys.argv[2]))
+row = (bytes([FRAME]) + uv(0) + uv(0) + bytes([THREAD]) + uv(1) + agg
+       + bytes([SYNC]) + uv(100) + bytes([END]) + uv(110) + uv(0) + uv(1) + uv(0))
+open(sys.argv[1], 'wb').write(z(header((b"setting.CUZKTRACE_SAMPLE", b"524288"), version=8)) + z(row_frame(row, 8)))
+PYEOF
+		$REPORT --json $T/aggsince$agg_since.zst >$T/aggsince$agg_since.json 2>$T/aggsince$agg_since.err
+		echo $? >$T/aggsince$agg_since.rc
+	done
+	expect_eq "reader: AGG's since at 2^32 - 1 is read; over it, a corrupt record (status 1, the field named)" \
+		"$(cat $T/aggsince4294967295.rc)/$(jget $T/aggsince4294967295.json live_at_exit.heap_bytes)/$(cat $T/aggsince4294967295.err)/$(cat $T/aggsince4294967296.rc)/$(cat $T/aggsince4294967296.err)" \
+		"0/1000//1/cuzktrace-report: error: '$T/aggsince4294967296.zst': corrupt record (tag 0x30) in frame 1: since 4294967296 is out of range (at most 4294967295)"
+fi
+
 # Two allocations at one address with no free between them, and no LOST record: the trace lacks
 # a free (corrupt, or a frame spliced in from another trace). The stale block is dropped and one
 # warning says so (the report's own line said it, stderr did not). With a LOST record the lost
