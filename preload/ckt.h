@@ -1078,6 +1078,9 @@ void ckt_stacks_thread_exit(struct ckt_tls *t); /* its unwinder cache goes with 
 void ckt_stacks_unw_mapped(struct ckt_tls *t, void *p, size_t len, int flags); /* see stacks.c */
 /* Writer: the stack with id `from` if published (returns from), else 0. */
 uint32_t ckt_stacks_next(uint32_t from, const uint64_t **frames, uint32_t *n, uint32_t *map);
+/* the ids handed out so far are below this (a last flush writes those published past one that
+ * is still being published) */
+uint32_t ckt_stacks_ids(void);
 #define CKT_MAP_PENDING UINT32_MAX /* a stack's module map not known yet */
 
 /* ---- aux records: pre-encoded records that are not one thread's events (module maps, phase

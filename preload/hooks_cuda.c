@@ -449,6 +449,89 @@ static inline atomic_long *live_count(uint8_t kind)
 {
 	return kind == CKT_CUDA_REGISTERED ? &cuda_registered_live : &cuda_recorded_live;
 }
+/* The VMM handles cuMemCreate made that the trace counts live: a cuMemRelease counts one off
+ * the live allocations for such a handle only, the first time, as the reader ends a handle's
+ * memory at its first release once unmapped. A reference that cuMemRetainAllocationHandle or
+ * cuMemImportFromShareableHandle hands out is given back by cuMemRelease too: counted off, it
+ * cancelled an allocation the tracer recorded (NCCL retains and releases each buffer's handle:
+ * a reset with 1 MiB live said nothing). Open addressing with linear probing, deletion by
+ * shifting back; under a mutex (driver calls of microseconds, not the malloc family's hot
+ * path); doubled in the tracer's own mappings at half full. Where it cannot grow (no memory),
+ * every release counts off, as before (handles.lost). */
+static struct {
+	pthread_mutex_t lock;
+	uint64_t *keys; /* 0: empty (the driver's handles are not 0) */
+	size_t cap, n;
+	int lost;
+} handles = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static size_t handle_home(uint64_t h, size_t cap)
+{
+	return (size_t)((h * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
+}
+
+static void handle_put(uint64_t *keys, size_t cap, uint64_t h)
+{
+	size_t i = handle_home(h, cap);
+	while (keys[i])
+		i = (i + 1) & (cap - 1);
+	keys[i] = h;
+}
+
+static void handle_add(uint64_t h)
+{
+	pthread_mutex_lock(&handles.lock);
+	if (!handles.lost && (handles.n + 1) * 2 > handles.cap) {
+		size_t cap = handles.cap ? handles.cap * 2 : 512;
+		uint64_t *keys = ckt_ownmaps_map(cap * sizeof(*keys), 0);
+		if (keys) {
+			for (size_t i = 0; i < handles.cap; i++)
+				if (handles.keys[i])
+					handle_put(keys, cap, handles.keys[i]);
+			if (handles.keys)
+				ckt_ownmaps_unmap(handles.keys, handles.cap * sizeof(*keys));
+			handles.keys = keys;
+			handles.cap = cap;
+		} else
+			handles.lost = 1;
+	}
+	if (!handles.lost) {
+		handle_put(handles.keys, handles.cap, h);
+		handles.n++;
+	}
+	pthread_mutex_unlock(&handles.lock);
+}
+
+/* 1: h was a live handle of cuMemCreate's, now taken out (or the set was lost: count it off
+ * as before); 0: it was not (a reference retained or imported, or released already) */
+static int handle_take(uint64_t h)
+{
+	int was = 0;
+	pthread_mutex_lock(&handles.lock);
+	if (handles.lost)
+		was = 1;
+	else if (handles.cap) {
+		size_t i = handle_home(h, handles.cap), mask = handles.cap - 1;
+		while (handles.keys[i] && handles.keys[i] != h)
+			i = (i + 1) & mask;
+		if (handles.keys[i]) { /* shift back the run after it */
+			was = 1;
+			handles.n--;
+			for (size_t j = (i + 1) & mask; handles.keys[j]; j = (j + 1) & mask) {
+				size_t home = handle_home(handles.keys[j], handles.cap);
+				/* j's key may fill the hole at i if its home is not in (i, j] */
+				if (((j - home) & mask) >= ((j - i) & mask)) {
+					handles.keys[i] = handles.keys[j];
+					i = j;
+				}
+			}
+			handles.keys[i] = 0;
+		}
+	}
+	pthread_mutex_unlock(&handles.lock);
+	return was;
+}
+
 /* bytes mapped by cuMemMap minus those cuMemUnmap took off (one unmap may take several
  * mappings: counted in bytes, not in calls) */
 static _Atomic uint64_t cuda_mapped_bytes;
@@ -757,6 +840,7 @@ CUresult cuMemCreate(CUmemGenericAllocationHandle *h, size_t size, const CUmemAl
 		int on_dev = prop && prop->location.type == CU_MEM_LOCATION_TYPE_DEVICE;
 		if (on_dev && CKT_UNLIKELY(atomic_load(&drv.state) != 2))
 			resolve_driver();
+		handle_add(*h);
 		record_alloc(t, CKT_CU_MEM_CREATE, on_dev ? CKT_CUDA_VMM : CKT_CUDA_PINNED,
 			     on_dev ? note_device(t, prop->location.id) : CKT_CUDA_NO_DEVICE, *h, size);
 	}
@@ -797,7 +881,9 @@ static CKT_NOINLINE void warn_refused(int w, CUresult rc)
  * by an allocation stamped earlier than our record. ADDR is the freed address (or handle).
  * Pinned host memory is resident: the RSS sampler waits for its free (ckt_nosample_begin; the
  * size is the driver's, so every cuMemFreeHost, a rare call). */
-#define CKT_DRV_FREE(W, FN, KIND, ADDR, PARAMS, ARGS)                                   \
+#define CKT_DRV_FREE(W, FN, KIND, ADDR, PARAMS, ARGS) CKT_DRV_FREE_AS(W, FN, KIND, ADDR, 1, PARAMS, ARGS)
+/* COUNTED: whether the free takes one off the live allocations (evaluated once it succeeded) */
+#define CKT_DRV_FREE_AS(W, FN, KIND, ADDR, COUNTED, PARAMS, ARGS)                       \
 	CUresult W PARAMS                                                                \
 	{                                                                                \
 		CKT_DRV_ENTER(W, PARAMS, ARGS)                                           \
@@ -809,9 +895,11 @@ static CKT_NOINLINE void warn_refused(int w, CUresult rc)
 		CUresult rc = real ARGS;                                                 \
 		if (release)                                                             \
 			ckt_nosample_end(0);                                              \
-		if (ADDR && rc == CUDA_SUCCESS)                                          \
-			atomic_fetch_sub_explicit(live_count(KIND), 1, memory_order_relaxed); \
-		else if (ADDR)                                                           \
+		if (ADDR && rc == CUDA_SUCCESS) {                                        \
+			if (COUNTED)                                                     \
+				atomic_fetch_sub_explicit(live_count(KIND), 1,           \
+							  memory_order_relaxed);         \
+		} else if (ADDR)                                                         \
 			warn_refused(W_##W, rc);                                         \
 		t->in_driver--;                                                          \
 		return rc;                                                               \
@@ -822,7 +910,8 @@ static CKT_NOINLINE void warn_refused(int w, CUresult rc)
 
 CKT_FREE(cuMemFree_v2, CKT_CU_MEM_FREE, CKT_CUDA_DEVICE, CUdeviceptr, dptr)
 CKT_FREE(cuMemFreeHost, CKT_CU_MEM_FREE_HOST, CKT_CUDA_PINNED, void *, p)
-CKT_FREE(cuMemRelease, CKT_CU_MEM_RELEASE, CKT_CUDA_VMM, CUmemGenericAllocationHandle, h)
+CKT_DRV_FREE_AS(cuMemRelease, CKT_CU_MEM_RELEASE, CKT_CUDA_VMM, h, handle_take(h),
+		(CUmemGenericAllocationHandle h), (h))
 
 /* A VMM handle's memory lives until it is released and unmapped everywhere, whichever comes
  * last (a program may release it right after mapping it): the reader needs the mappings.
@@ -876,26 +965,17 @@ static CKT_NOINLINE void warn_untraced(int w, const char *what)
 	warn_once(&untraced_warned[w], "the program called ", wraps[w].name, what, UINT64_MAX);
 }
 
-/* REF: the call hands the program a reference to a VMM handle, which it gives back with a
- * cuMemRelease that CKT_DRV_FREE counts off the live allocations: counted on, so that the
- * release does not cancel an allocation the tracer recorded (NCCL retains and releases each
- * buffer's handle: a reset with memory live said nothing) */
-#define CKT_DRV_UNTRACED_REF(W, WHAT, REF, PARAMS, ARGS)                                 \
+#define CKT_DRV_UNTRACED(W, WHAT, PARAMS, ARGS)                                         \
 	CUresult W PARAMS                                                                \
 	{                                                                                \
 		CKT_DRV_ENTER(W, PARAMS, ARGS)                                           \
 		CUresult rc = real ARGS;                                                 \
-		if (rc == CUDA_SUCCESS) {                                                \
-			if (REF)                                                         \
-				atomic_fetch_add_explicit(live_count(CKT_CUDA_VMM), 1,   \
-							  memory_order_relaxed);         \
+		if (rc == CUDA_SUCCESS)                                                  \
 			warn_untraced(W_##W, WHAT);                                      \
-		}                                                                        \
 		t->in_driver--;                                                          \
 		return rc;                                                               \
 	}                                                                         \
 	CKT_TWIN(W, PARAMS, ARGS)
-#define CKT_DRV_UNTRACED(W, WHAT, PARAMS, ARGS) CKT_DRV_UNTRACED_REF(W, WHAT, 0, PARAMS, ARGS)
 
 #define CKT_UNTRACED_MEMORY "; the memory it allocates is not traced: GPU figures leave it out"
 CKT_DRV_UNTRACED(cuArrayCreate_v2, " (a CUDA array)" CKT_UNTRACED_MEMORY, (void **arr, const void *desc),
@@ -907,17 +987,17 @@ CKT_DRV_UNTRACED(cuMipmappedArrayCreate, " (a CUDA array)" CKT_UNTRACED_MEMORY,
 CKT_DRV_UNTRACED(cuGraphAddMemAllocNode, " (graph memory, allocated when the graph runs)" CKT_UNTRACED_MEMORY,
 		 (void **node, void *graph, void *const *deps, size_t ndeps, void *params),
 		 (node, graph, deps, ndeps, params))
-CKT_DRV_UNTRACED_REF(cuMemImportFromShareableHandle,
-		 " (memory another process allocated); it is not traced: GPU figures leave it out", 1,
+CKT_DRV_UNTRACED(cuMemImportFromShareableHandle,
+		 " (memory another process allocated); it is not traced: GPU figures leave it out",
 		 (CUmemGenericAllocationHandle * h, void *os_handle, int handle_type), (h, os_handle, handle_type))
 /* the 4.1 ABI (same arguments) too: the CUDA 13.0 runtime looks up both */
 CKT_DRV_UNTRACED(cuIpcOpenMemHandle, " (memory another process allocated); it is not traced: GPU figures leave it out",
 		 (CUdeviceptr * dptr, CUipcMemHandle handle, unsigned flags), (dptr, handle, flags))
 CKT_DRV_UNTRACED(cuIpcOpenMemHandle_v2, " (memory another process allocated); it is not traced: GPU figures leave it out",
 		 (CUdeviceptr * dptr, CUipcMemHandle handle, unsigned flags), (dptr, handle, flags))
-CKT_DRV_UNTRACED_REF(cuMemRetainAllocationHandle,
+CKT_DRV_UNTRACED(cuMemRetainAllocationHandle,
 		 "; the references it takes are not counted: a VMM allocation's memory ends at its first "
-		 "cuMemRelease once unmapped, maybe early", 1,
+		 "cuMemRelease once unmapped, maybe early",
 		 (CUmemGenericAllocationHandle * h, void *addr), (h, addr))
 
 /* A context reset or destroyed (cudaDeviceReset resets the primary context): the driver frees

@@ -735,6 +735,13 @@ uint32_t ckt_stacks_next(uint32_t from, const uint64_t **frames, uint32_t *n, ui
 	return from;
 }
 
+/* The ids handed out so far are below this (some may still be being published) */
+uint32_t ckt_stacks_ids(void)
+{
+	uint32_t n = atomic_load(&next_id);
+	return by_id ? (n < MAX_IDS ? n : MAX_IDS) : 1;
+}
+
 /* errno as it was: libunwind checks memory by reading our empty pipe (EAGAIN), and a
  * program that reads errno after a successful call saw that (tests/progs/errnokeep.c). One
  * thread-local load and store per stack captured (a capture costs 40 ns and up). */

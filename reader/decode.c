@@ -933,8 +933,8 @@ static const char *ckt_decode_out_of_range(uint8_t tag, const struct ckt_record 
 			return "limit kind";
 		}
 		break;
-	case CKT_TAG_AGG: /* microseconds, capped at 2^32 - 1 (71 minutes): the replay keeps 32 bits */
-		CKT_RANGE(r->u.agg.since, "since", UINT32_MAX);
+	case CKT_TAG_AGG: /* nanoseconds, whole microseconds up to 2^32 - 1 of them (71 minutes) */
+		CKT_RANGE(r->u.agg.since, "since", UINT32_MAX * 1000ull);
 		break;
 	case CKT_TAG_ALLOC:
 		CKT_RANGE(r->u.alloc.fn, "function", UINT8_MAX);

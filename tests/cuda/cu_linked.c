@@ -25,6 +25,10 @@
  * "retainreset": after the same, 1 MiB on the device kept, a VMM handle of 2 MiB mapped, a
  * reference to it retained (cuMemRetainAllocationHandle), unmapped, released twice (the handle
  * and the reference, as NCCL frees its buffers), then the primary context reset.
+ * "refsreset": after the same, a handle imported (cuMemImportFromShareableHandle) and kept; a
+ * VMM handle of 2 MiB mapped, a reference to it retained, unmapped and the handle released
+ * (the trace ends its memory there); then the primary context reset: nothing the figures
+ * count is live.
  * "untraced": after the same, two CUDA arrays (linked symbol) and a retained reference to a
  * mapped VMM handle (through cuGetProcAddress): memory the tracer says once it does not count.
  * "race" instead of all that: two threads' first allocations at once, 1 MiB on device 0 and,
@@ -265,6 +269,20 @@ int main(int argc, char **argv)
 		CHECK(cuMemRelease(h));
 		CHECK(cuMemRelease(h2));
 		CHECK(cuDevicePrimaryCtxReset_v2(0));
+	}
+	if (argc > 1 && !strcmp(argv[1], "refsreset")) {
+		CUmemGenericAllocationHandle h, h2, h3;
+		CUmemAllocationProp prop = { .type = CU_MEM_ALLOCATION_TYPE_PINNED,
+					     .location = { CU_MEM_LOCATION_TYPE_DEVICE, 0 } };
+		CHECK(cuMemImportFromShareableHandle(&h3, (void *)(uintptr_t)7, 1));
+		CHECK(cuMemCreate(&h, 2 * MiB, &prop, 0));
+		CHECK(cuMemMap(0x7c0000000000ull, 2 * MiB, 0, h, 0));
+		CHECK(cuMemRetainAllocationHandle(&h2, (void *)0x7c0000000000ull));
+		CHECK(cuMemUnmap(0x7c0000000000ull, 2 * MiB));
+		CHECK(cuMemRelease(h));
+		CHECK(cuDevicePrimaryCtxReset_v2(0));
+		CHECK(cuMemRelease(h2));
+		CHECK(cuMemRelease(h3));
 	}
 	if (argc > 1 && !strcmp(argv[1], "ctxmap"))
 		CHECK(cuDevicePrimaryCtxReset_v2(0));

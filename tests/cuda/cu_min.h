@@ -92,6 +92,7 @@ CUresult cuMemUnmap(CUdeviceptr ptr, size_t size);
 CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned flags);
 CUresult cuMemHostUnregister(void *p);
 CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *h, void *va);
+CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *h, void *os_handle, int type);
 CUresult cuArrayCreate_v2(void **arr, const void *desc);
 CUresult cuDevicePrimaryCtxReset(CUdevice dev);
 CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev);

@@ -498,6 +498,22 @@ CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *h, void *va)
 	return i >= 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
+/* a handle to memory another process exported: a new handle of 2 MiB on device 0, which the
+ * stub keeps as its own (the test needs the call and its release only) */
+CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *h, void *os_handle, int type)
+{
+	(void)os_handle;
+	(void)type;
+	pthread_mutex_lock(&mu);
+	uint64_t handle = next_handle++;
+	int rc = add(handle, 2u << 20, K_VMM, 0);
+	pthread_mutex_unlock(&mu);
+	if (rc)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	*h = handle;
+	return CUDA_SUCCESS;
+}
+
 /* a context reset or destroyed: accepted; the stub keeps its books (the tracer cannot see what
  * a real driver frees there, and must say so when the program had memory live) */
 static CUresult ctx_reset(CUdevice dev)
@@ -672,6 +688,7 @@ LOCAL(cuMemRelease)
 LOCAL(cuMemMap)
 LOCAL(cuMemUnmap)
 LOCAL(cuMemRetainAllocationHandle)
+LOCAL(cuMemImportFromShareableHandle)
 LOCAL(cuArrayCreate_v2)
 LOCAL(cuDevicePrimaryCtxReset_v2)
 LOCAL(cuDevicePrimaryCtxReset)
@@ -722,6 +739,7 @@ static const struct proc procs[] = {
 	{ "cuMemMap", 10020, 0, (void *)h_cuMemMap },
 	{ "cuMemUnmap", 10020, 0, (void *)h_cuMemUnmap },
 	{ "cuMemRetainAllocationHandle", 11000, 0, (void *)h_cuMemRetainAllocationHandle },
+	{ "cuMemImportFromShareableHandle", 10020, 0, (void *)h_cuMemImportFromShareableHandle },
 	{ "cuArrayCreate", 3020, 0, (void *)h_cuArrayCreate_v2 },
 	{ "cuDevicePrimaryCtxReset", 11000, 0, (void *)h_cuDevicePrimaryCtxReset_v2 },
 	{ "cuDevicePrimaryCtxReset", 7000, 0, (void *)h_cuDevicePrimaryCtxReset },

@@ -147,14 +147,22 @@ cu_mode cu_reset reset
 expect_eq "context reset: status and output unchanged, one line once memory was live, the 1 MiB live at exit" \
 	"$cu_said/$(jget $T/cu_reset.json live_at_exit.gpu_bytes)/$(cat $T/cu_reset.rerr)" \
 	"0/cu_linked: done/cuzktrace: warning: the program called cuDevicePrimaryCtxReset_v2 while CUDA memory it had allocated was live; the driver frees that memory there, with no call the tracer records: it stays counted (GPU and pinned figures after it, and live at exit, too high by it)/1048576/"
-# A reference cuMemRetainAllocationHandle took, given back by a cuMemRelease, counts on as the
-# handle's own (since 0.2.52: the release was counted off the live allocations, so with a
-# handle retained and released, as NCCL frees its buffers, 1 MiB live at the reset said nothing)
+# A cuMemRelease counts off the live allocations only for a handle of cuMemCreate's, the first
+# time (since 0.2.52: the release of a reference cuMemRetainAllocationHandle took was counted
+# off too, so with a handle retained and released, as NCCL frees its buffers, 1 MiB live at the
+# reset said nothing) ...
 cu_mode cu_retres retainreset
 expect_eq "context reset after a retained reference's release: the line, the 1 MiB live at exit" \
 	"$cu_said/$(jget $T/cu_retres.json live_at_exit.gpu_bytes)/$(cat $T/cu_retres.rerr)" \
 	"0/cu_linked: done/cuzktrace: warning: the program called cuMemRetainAllocationHandle; the references it takes are not counted: a VMM allocation's memory ends at its first cuMemRelease once unmapped, maybe early
 cuzktrace: warning: the program called cuDevicePrimaryCtxReset_v2 while CUDA memory it had allocated was live; the driver frees that memory there, with no call the tracer records: it stays counted (GPU and pinned figures after it, and live at exit, too high by it)/1048576/"
+# ... and a handle imported and kept, or a reference retained that outlives its handle's
+# release, is no memory the figures count: a reset then says nothing of it
+cu_mode cu_refres refsreset
+expect_eq "context reset with an imported handle and a retained reference live: their lines, no reset line, nothing live at exit" \
+	"$cu_said/$(jget $T/cu_refres.json live_at_exit.gpu_bytes)/$(cat $T/cu_refres.rerr)" \
+	"0/cu_linked: done/cuzktrace: warning: the program called cuMemImportFromShareableHandle (memory another process allocated); it is not traced: GPU figures leave it out
+cuzktrace: warning: the program called cuMemRetainAllocationHandle; the references it takes are not counted: a VMM allocation's memory ends at its first cuMemRelease once unmapped, maybe early/0/"
 # a VMM handle released while mapped keeps its memory (the reader counts it until the unmap):
 # a reset then says so too (since 0.2.19; the release took it off the tracer's count, and the
 # reset said nothing while the report kept 2 MiB live at exit)

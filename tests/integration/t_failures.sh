@@ -1698,7 +1698,7 @@ fi
 # and no trace. LeakSanitizer's runtime preloaded ahead of the tracer, and clang's linked in,
 # trace as AddressSanitizer's do (malloc ahead of the tracer: one line).
 san_case() { # NAME CC FLAG [PRELOAD-FIRST]: builds sanprog with CC FLAG, traces it
-	local name=$1 cc=$2 flag=$3 first=$4
+	local name=$1 cc=$2 flag=$3 first=${4-}
 	rm -f $T/$name.zst
 	if ! command -v $cc >/dev/null 2>&1 ||
 		! $cc $flag -o $T/$name $ROOT/tests/progs/sanprog.c -pthread 2>/dev/null ||

@@ -380,11 +380,12 @@ PYEOF
 		"$(cat $T/undef0.rc)/$(grep -c 'never defines' $T/undef0.err)/$(grep -c 'trace is truncated' $T/undef0.err)" "0/0/1"
 fi
 
-# AGG's since is microseconds, at most 2^32 - 1 (the tracer caps it at 71 minutes; the replay
-# keeps 32 bits): one over it is a corrupt record (since 0.2.52: 2^64 - 1 was cut to its low
-# bits, and moved a phase's peak without a word)
+# AGG's since is nanoseconds, at most (2^32 - 1) x 1000 (the tracer counts whole microseconds
+# and caps them at 71 minutes): one over it is a corrupt record (since 0.2.52: 2^64 - 1 was
+# read, ran the time it bounds back past the trace's start, and moved a phase's peak without
+# a word)
 if command -v zstd >/dev/null 2>&1; then
-	for agg_since in 4294967295 4294967296; do
+	for agg_since in 4294967295000 4294967295001; do
 		PYTHONPATH=tests/integration $PY - $T/aggsince$agg_since.zst $agg_since <<'PYEOF'
 import sys
 from rows import *
@@ -396,9 +397,9 @@ PYEOF
 		$REPORT --json $T/aggsince$agg_since.zst >$T/aggsince$agg_since.json 2>$T/aggsince$agg_since.err
 		echo $? >$T/aggsince$agg_since.rc
 	done
-	expect_eq "reader: AGG's since at 2^32 - 1 is read; over it, a corrupt record (status 1, the field named)" \
-		"$(cat $T/aggsince4294967295.rc)/$(jget $T/aggsince4294967295.json live_at_exit.heap_bytes)/$(cat $T/aggsince4294967295.err)/$(cat $T/aggsince4294967296.rc)/$(cat $T/aggsince4294967296.err)" \
-		"0/1000//1/cuzktrace-report: error: '$T/aggsince4294967296.zst': corrupt record (tag 0x30) in frame 1: since 4294967296 is out of range (at most 4294967295)"
+	expect_eq "reader: AGG's since at 71 minutes is read; over it, a corrupt record (status 1, the field named)" \
+		"$(cat $T/aggsince4294967295000.rc)/$(jget $T/aggsince4294967295000.json live_at_exit.heap_bytes)/$(cat $T/aggsince4294967295000.err)/$(cat $T/aggsince4294967295001.rc)/$(cat $T/aggsince4294967295001.err)" \
+		"0/1000//1/cuzktrace-report: error: '$T/aggsince4294967295001.zst': corrupt record (tag 0x30) in frame 1: since 4294967295001 is out of range (at most 4294967295000)"
 fi
 
 # Two allocations at one address with no free between them, and no LOST record: the trace lacks

@@ -802,7 +802,7 @@ import json, sys
 d = json.load(sys.stdin)
 roots = ("start_thread ", "__clone3 ", "clone3 ", "__clone ", "clone ")
 s = d["sites_by_allocations"]
-print(sum(e["site"].startswith(roots) for e in s),
+print(sum(e["site"].startswith(roots) and "sites_rsclo.rs" not in e["site"] for e in s),
       any(e["site"].startswith("std::") and e["frames"][-1].startswith(roots) for e in s))')" "0 True"
 		# ... and on the main thread, where the C main rustc generates calls std's runtime
 		# (since 0.2.35: its signal stack and thread info had the site "main", the
