@@ -68,21 +68,24 @@ static const struct {
 	const char *init, *lib, *lib2, *name, *flag;
 	int ahead_ok; /* linked into the program, or preloaded ahead of the tracer, it traces */
 } sanitizers[] = {
-	{ "__tsan_init", "/libtsan.so", "/libclang_rt.tsan", "ThreadSanitizer", "-fsanitize=thread", 0 },
-	{ "__msan_init", "/libmsan.so", "/libclang_rt.msan", "MemorySanitizer", "-fsanitize=memory", 0 },
-	{ "__lsan_init", "/liblsan.so", "/libclang_rt.lsan", "LeakSanitizer", "-fsanitize=leak", 1 },
+	{ "__tsan_init", "libtsan.so", "libclang_rt.tsan", "ThreadSanitizer", "-fsanitize=thread", 0 },
+	{ "__msan_init", "libmsan.so", "libclang_rt.msan", "MemorySanitizer", "-fsanitize=memory", 0 },
+	{ "__lsan_init", "liblsan.so", "libclang_rt.lsan", "LeakSanitizer", "-fsanitize=leak", 1 },
 };
 
-static int has_text(const char *s, const char *want)
+/* the file name of path (past its last '/') starts with want */
+static int file_starts(const char *path, const char *want)
 {
-	for (; s && *s; s++) {
-		size_t i = 0;
-		while (want[i] && s[i] == want[i])
-			i++;
-		if (!want[i])
-			return 1;
-	}
-	return 0;
+	const char *f = path;
+	for (const char *c = path; c && *c; c++)
+		if (*c == '/')
+			f = c + 1;
+	if (!f)
+		return 0;
+	size_t i = 0;
+	while (want[i] && f[i] == want[i])
+		i++;
+	return !want[i];
 }
 
 const char *ckt_sanitizer_runtime(const char **object, const char **flag)
@@ -105,6 +108,16 @@ const char *ckt_sanitizer_runtime(const char **object, const char **flag)
 				*flag = sanitizers[k].flag;
 				return sanitizers[k].name;
 			}
+		/* gcc's ThreadSanitizer linked in (-static-libtsan) exports its interceptors, not
+		 * its interface: known by interceptors of C library names no program defines
+		 * (mprobe, mcheck_pedantic: every sanitizer's), with ThreadSanitizer's own of
+		 * pthread_cond_wait (AddressSanitizer's, which traces, has none) */
+		if (ckt_dynobj_lookup(&o, "mprobe") && ckt_dynobj_lookup(&o, "mcheck_pedantic") &&
+		    ckt_dynobj_lookup(&o, "pthread_cond_wait")) {
+			*object = "the program";
+			*flag = sanitizers[0].flag;
+			return sanitizers[0].name;
+		}
 	}
 	find_dt_debug(&exe, sizeof(exe), &dbg);
 	extern ElfW(Dyn) _DYNAMIC[]; /* the tracer's own: its entry in the list */
@@ -113,7 +126,7 @@ const char *ckt_sanitizer_runtime(const char **object, const char **flag)
 		past_tracer |= m->l_ld == _DYNAMIC;
 		for (size_t k = 0; k < sizeof(sanitizers) / sizeof(sanitizers[0]); k++)
 			if ((past_tracer || !sanitizers[k].ahead_ok) &&
-			    (has_text(m->l_name, sanitizers[k].lib) || has_text(m->l_name, sanitizers[k].lib2))) {
+			    (file_starts(m->l_name, sanitizers[k].lib) || file_starts(m->l_name, sanitizers[k].lib2))) {
 				*object = m->l_name;
 				*flag = sanitizers[k].ahead_ok ? NULL : sanitizers[k].flag;
 				return sanitizers[k].name;

@@ -1727,6 +1727,12 @@ if san_case san_glsan gcc -fsanitize=leak; then
 		"$(cat $T/san_glsan1.rc)/$(cat $T/san_glsan1.out)/$(grep -c "^cuzktrace: warning: 'malloc' is provided by '$lsan' ahead of the tracer" $T/san_glsan1.err)/$($REPORT --json $T/san_glsan1.zst 2>/dev/null | $PY -c 'import json,sys; print(json.load(sys.stdin)["allocator_ahead"] is not None)')" \
 		"0/sanprog: 2/1/True"
 fi
+# gcc's ThreadSanitizer linked into the program (-static-libtsan) exports no __tsan_init: known
+# by its interceptors (a screen of race reports and status 66 before)
+if san_case san_gtsanst gcc "-fsanitize=thread -static-libtsan"; then
+	san_untraced san_gtsanst ThreadSanitizer 'the program' \
+		'cannot run beside it; running untraced \(trace a build without -fsanitize=thread\)'
+fi
 if san_case san_ctsan clang -fsanitize=thread; then
 	san_untraced san_ctsan ThreadSanitizer 'the program' \
 		'cannot run beside it; running untraced \(trace a build without -fsanitize=thread\)'
