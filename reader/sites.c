@@ -475,7 +475,7 @@ static const struct {
 	{ "tcmalloc", { "tcmalloc::", NULL }, { "libtcmalloc", NULL }, false },
 	{ "snmalloc", { "snmalloc::", NULL }, { "libsnmalloc", NULL }, false },
 	{ "rpmalloc", { "rpmalloc", "_rpmalloc" }, { NULL, NULL }, false },
-	{ "pymalloc", { "_PyObject_Arena", NULL }, { "python3.", "libpython3." }, true },
+	{ "pymalloc", { "_PyObject_Arena", "_PyMem_Arena" }, { "python3.", "libpython3." }, true },
 };
 
 /* "alloc" in s, in either case */

@@ -206,6 +206,7 @@ static void test_allocator_rule(void **state)
 		{ NULL, "python3.11", "pymalloc", "1" },
 		{ NULL, "libpython3.12.so.1.0", "pymalloc", "1" },
 		{ "_PyObject_ArenaMmap", NULL, "pymalloc", "1" },
+		{ "_PyMem_ArenaAlloc", NULL, "pymalloc", "1" }, /* CPython 3.12 and later */
 		{ "_PyObject_ArenaMmap", "embedapp", "pymalloc", "1" },
 	};
 	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
