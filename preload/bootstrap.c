@@ -685,6 +685,7 @@ __attribute__((constructor(101))) static void ckt_init(void)
 	pthread_atfork(NULL, NULL, on_fork_child);
 	ckt_find_ahead(); /* before the header, which names it */
 	if (ckt_writer_start() == 0) {
+		ckt_child_relay_init();
 		if (at_quick_exit(ckt_quick_exit_handler) == 0)
 			atomic_store(&ckt_quick_armed, 1);
 		ckt_exit_main_watch();

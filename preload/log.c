@@ -399,6 +399,11 @@ void ckt_line_emit(struct ckt_line *l)
 	 * main, or in the exit handlers with the program's stdout unflushed, `2> >(head -1)`,
 	 * tests/progs/stderrgone.c). The line is lost, as the program's own writes there fail
 	 * (EFBIG, EPIPE) once it ignores the signal. */
+	if (fd < 0 && known != LOG_NO_STDERR && ckt_child_relay(l->buf, l->len - 1)) {
+		l->len = 0; /* a child's line: the traced process writes it */
+		errno = saved;
+		return;
+	}
 	struct ckt_sigwrite sw;
 	ckt_sigwrite_begin(&sw);
 	while (n && fd >= 0) {

@@ -992,6 +992,7 @@ static int write_limits(uint8_t **p)
 /* One flush: every complete event in every ring, then SYNC (and END when final). */
 static int cycle(int final)
 {
+	ckt_child_relay_drain(); /* the lines of children that could not write them */
 	uint64_t now = ckt_now(); /* before the snapshot: see horizon_of */
 	uint8_t *p = begin_frame();
 	int rc = 0;

@@ -229,6 +229,14 @@ fw_pid=$(sed -n 's/^cuzktrace: tracing forkwork (pid \([0-9]*\)).*/\1/p' $T/fwo.
 expect_eq "forked children without exec that end after the program: the line names the program as their forker" \
 	"$(cat $T/fwo.out)/$(grep -c "^cuzktrace: warning: processes forked without exec (process [0-9]* the latest to end, forked from process $fw_pid) have allocated 16.0 MiB or more in all that no trace holds, each less: a forked process is traced only once it execs; said once\$" $T/fwo.err)/$(grep -c 'warning' $T/fwo.err)" \
 	"forkwork: orphan done/1/1"
+# ... and so does the line of the first such child past 16 MiB, when it allocates after the
+# program has ended (since 0.2.52: it named getppid(), pid 1 or a subreaper then)
+rm -f $T/fw.*.zst
+CUZKTRACE_OUT=$T/fw.%p.zst LD_PRELOAD=$LIB $P/forkwork orphanbig 2>$T/fwb.err | cat >$T/fwb.out
+fw_pid=$(sed -n 's/^cuzktrace: tracing forkwork (pid \([0-9]*\)).*/\1/p' $T/fwb.err)
+expect_eq "a forked child past 16 MiB after the program ended: its line names the program as its forker" \
+	"$(cat $T/fwb.out)/$(grep -c "^cuzktrace: warning: process [0-9]*, forked from process $fw_pid without exec, has allocated 16.0 MiB or more that no trace holds: a forked process is traced only once it execs; said for the first such process only\$" $T/fwb.err)/$(grep -c 'warning' $T/fwb.err)" \
+	"forkwork: orphanbig done/1/1"
 
 # 20,000 short threads, 8 at a time: each ended thread's ring (64 KiB) is recycled soon, not a
 # flush interval later, so the tracer's memory stays small (untraced 1.4 MiB; 34 MiB before
@@ -1890,3 +1898,14 @@ done
 expect_eq "process exit while threads allocate from many stacks: complete, every stack defined, no warning (6 runs)" \
 	"$(for es in 1 2 3 4 5 6; do printf '%s/%s/%s|' "$(cat $T/exitst$es.rc)" "$(cat $T/exitst$es.got)" "$(cat $T/exitst$es.rerr)"; done)" \
 	"$(for es in 1 2 3 4 5 6; do printf '0/False 0/|'; done)"
+
+# A child that points 2 at /dev/null and closes every descriptor from 3 up before it execs a
+# program untraced (Python's subprocess with close_fds and captured stderr does), by fork and by
+# vfork: the tracer's line about that program reaches the traced process's stderr, written by
+# its writer (since 0.2.52: the child's copy of stderr was closed, and the line went nowhere)
+for ce in fork vfork; do
+	CUZKTRACE_OUT=$T/closeexec_$ce.zst traced closeexec_$ce $P/closeexec $ce
+done
+expect_eq "a child that closed every descriptor before an untraced exec: its line on the traced process's stderr (fork, vfork)" \
+	"$(for ce in fork vfork; do printf '%s/%s/%s|' "$(cat $T/closeexec_$ce.rc)" "$(cat $T/closeexec_$ce.out)" "$(grep -c "^cuzktrace: warning: '/bin/true' is started with an environment whose LD_PRELOAD does not name the tracer, so the program it starts is not traced\$" $T/closeexec_$ce.err)"; done)" \
+	"0/closeexec: fork child status 0/1|0/closeexec: vfork child status 0/1|"

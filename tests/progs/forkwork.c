@@ -3,9 +3,10 @@
  * KiB; "pool": with 6 MiB (18 MiB in all, each under 16 MiB); "vfork": as big, each child
  * first starting a vfork child whose exec fails and that ends with _exit(127) (a command not
  * found); "orphan": as pool, the three children ending only once the parent has (the parent
- * does not wait for them: workers that outlive the program); then, in every mode, a child that allocates a 2 MiB block (as a shell builds a long
+ * does not wait for them: workers that outlive the program); "orphanbig": as big, the three
+ * children allocating only once the parent has ended; then, in every mode, a child that allocates a 2 MiB block (as a shell builds a long
  * argument vector) and execs /bin/true. The parent waits for each and prints "forkwork: <mode>
- * done". Usage: forkwork big|small|pool|vfork|orphan */
+ * done". Usage: forkwork big|small|pool|vfork|orphan|orphanbig */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,10 +18,11 @@ static void *volatile sink[20];
 int main(int argc, char **argv)
 {
 	if (argc < 2 || (strcmp(argv[1], "big") && strcmp(argv[1], "small") && strcmp(argv[1], "pool") &&
-			 strcmp(argv[1], "vfork") && strcmp(argv[1], "orphan")))
+			 strcmp(argv[1], "vfork") && strcmp(argv[1], "orphan") && strcmp(argv[1], "orphanbig")))
 		return 2;
-	int vf = !strcmp(argv[1], "vfork"), orphan = !strcmp(argv[1], "orphan");
-	size_t n = !strcmp(argv[1], "big") || vf ? 20 << 20 : !strcmp(argv[1], "pool") || orphan ? 6 << 20 : 100 << 10;
+	int vf = !strcmp(argv[1], "vfork"), late = !strcmp(argv[1], "orphanbig");
+	int orphan = late || !strcmp(argv[1], "orphan");
+	size_t n = !strcmp(argv[1], "big") || vf || late ? 20 << 20 : orphan || !strcmp(argv[1], "pool") ? 6 << 20 : 100 << 10;
 	pid_t me = getpid();
 	for (int i = 0; i < 4; i++) {
 		fflush(stdout);
@@ -44,6 +46,8 @@ int main(int argc, char **argv)
 				if (v < 0 || waitpid(v, &vs, 0) != v || !WIFEXITED(vs) || WEXITSTATUS(vs) != 127)
 					_exit(5);
 			}
+			for (int w = 0; late && getppid() == me && w < 10000; w++)
+				usleep(1000);
 			for (size_t k = 0; k < 20 && k << 20 < n; k++) {
 				size_t b = n < 1 << 20 ? n : 1 << 20;
 				sink[k] = malloc(b);
