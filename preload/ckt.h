@@ -1048,8 +1048,8 @@ static inline int ckt_tls_update_call(const struct ckt_tls *t, const void *ra)
 extern atomic_int ckt_child_untraced;
 void ckt_child_untraced_count(size_t n);
 void ckt_child_untraced_exit(void); /* such a child ends (hooks_exec.c) */
-/* hooks_exec.c: lines a child of the traced process (forked or vforked, before its exec) has
- * nowhere to write wait in a shared page for the traced process's writer (see there) */
+/* log.c: lines a child of the traced process (forked or vforked, before its exec) has nowhere
+ * to write wait in a shared page for the traced process's writer (see there) */
 void ckt_child_relay_init(void);
 int ckt_child_relay(const char *text, size_t len); /* 1: taken (or counted lost) */
 void ckt_child_relay_drain(void);

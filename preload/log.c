@@ -386,6 +386,82 @@ void ckt_sigwrite_end(struct ckt_sigwrite *sw)
 	pthread_sigmask(SIG_SETMASK, &sw->old, NULL);
 }
 
+/* Lines a child of the traced process could not write: forked or vforked, before its exec, it
+ * may have closed every descriptor but 0, 1 and 2 (Python's subprocess does, close_fds=True),
+ * the tracer's copy of stderr among them, with 2 a pipe its parent reads (capture_output) or
+ * /dev/null: its lines ("... is started with an environment whose LD_PRELOAD does not name the
+ * tracer", a statically linked program's) went nowhere, and the program it started went
+ * untraced without a word. They wait here, in a page shared with every such child (made at
+ * start: a vforked child shares the traced process's memory, a forked one inherits the
+ * mapping), for the traced process's writer, which writes them to its own stderr
+ * (ckt_child_relay_drain, at each flush). A slot is claimed (0 -> 1), filled, then published
+ * (2); the writer writes it and frees it (0). With every slot full, a line is counted lost
+ * and the count said. */
+#define CKT_RELAY_SLOTS 16
+struct child_relay {
+	struct {
+		atomic_int state;
+		uint32_t len;
+		char text[1024];
+	} slot[CKT_RELAY_SLOTS];
+	_Atomic uint64_t lost, lost_said;
+};
+static struct child_relay *relay;
+static pid_t relay_owner; /* the traced process, which made the page */
+
+void ckt_child_relay_init(void)
+{
+	relay_owner = getpid();
+	relay = ckt_ownmaps_map(sizeof(*relay), MAP_SHARED);
+}
+
+int ckt_child_relay(const char *text, size_t len)
+{
+	struct child_relay *r = relay;
+	if (!r || getpid() == relay_owner)
+		return 0;
+	for (int i = 0; i < CKT_RELAY_SLOTS; i++) {
+		int free_slot = 0;
+		if (atomic_compare_exchange_strong(&r->slot[i].state, &free_slot, 1)) {
+			if (len > sizeof(r->slot[i].text))
+				len = sizeof(r->slot[i].text);
+			memcpy(r->slot[i].text, text, len);
+			r->slot[i].len = (uint32_t)len;
+			atomic_store_explicit(&r->slot[i].state, 2, memory_order_release);
+			return 1;
+		}
+	}
+	atomic_fetch_add(&r->lost, 1);
+	return 1;
+}
+
+void ckt_child_relay_drain(void)
+{
+	struct child_relay *r = relay;
+	if (!r || getpid() != relay_owner)
+		return;
+	for (int i = 0; i < CKT_RELAY_SLOTS; i++) {
+		if (atomic_load_explicit(&r->slot[i].state, memory_order_acquire) != 2)
+			continue;
+		struct ckt_line l = {.len = 0};
+		size_t n = r->slot[i].len < sizeof(l.buf) - 1 ? r->slot[i].len : sizeof(l.buf) - 1;
+		memcpy(l.buf, r->slot[i].text, n); /* a line of ckt_line_str's: cleaned already */
+		l.len = n;
+		atomic_store_explicit(&r->slot[i].state, 0, memory_order_release);
+		ckt_line_emit(&l);
+	}
+	uint64_t lost = atomic_load(&r->lost), said = atomic_load(&r->lost_said);
+	if (lost > said && atomic_compare_exchange_strong(&r->lost_said, &said, lost)) {
+		struct ckt_line l = {.len = 0};
+		ckt_line_str(&l, "cuzktrace: warning: ");
+		ckt_line_u64(&l, lost - said);
+		ckt_line_str(&l, lost - said == 1 ? " line" : " lines");
+		ckt_line_str(&l, " of processes this one started, which could not write them to stderr, "
+				 "were lost (more than 16 waited at once)");
+		ckt_line_emit(&l);
+	}
+}
+
 void ckt_line_emit(struct ckt_line *l)
 {
 	int saved = errno;

@@ -57,14 +57,6 @@ void ckt_writer_limit_reached(unsigned kind)
 	limit_calls++;
 }
 
-/* hooks_exec.c's relay of a child's lines: this test is no child */
-int ckt_child_relay(const char *text, size_t len)
-{
-	(void)text;
-	(void)len;
-	return 0;
-}
-
 /* sample.c's race points (built in for this test only): stall a thread where the interleavings
  * its comments argue about begin, so they happen in every run, not one run in a hundred */
 extern void (*ckt_test_race)(int where);
