@@ -719,7 +719,11 @@ static void ckt_main_untraced_allocators(const char *path, const struct ckt_site
 			 "build the program with the system allocator (Rust: no #[global_allocator]), or "
 			 "preload the allocator's shared library after the tracer where it exports malloc "
 			 "(LD_PRELOAD=\"libcuzktrace.so %s\")", so ? so : lib);
-		const char *advice = u.arenas ? "run the program with PYTHONMALLOC=malloc" : preload;
+		/* an allocator inside CPython (PYTHONMALLOC=mimalloc, the free-threaded build's
+		 * own): libpython exports no malloc to preload, and PYTHONMALLOC picks malloc */
+		bool in_python = u.module && (strncmp(u.module, "libpython3.", 11) == 0 ||
+					      strncmp(u.module, "python3.", 8) == 0);
+		const char *advice = u.arenas || in_python ? "run the program with PYTHONMALLOC=malloc" : preload;
 		const char *what = u.arenas ? "objects" : "blocks";
 		ckt_main_say("warning: '%s': the program allocates through %s%s (%s%s%s), whose %s are not "
 			     "traced: the trace holds only its %s, %s (%" PRIu64 " bytes) of them at the "

@@ -75,6 +75,52 @@ expect_eq "own allocator in a module whose name holds control characters: the he
 	"$(oa_line $T/oa_esc.txt | LC_ALL=C tr -c '[:print:]\n' '#')" \
 	"mimalloc (libmimalloc?]0;title??[2J.so): the program allocates through it, and its blocks are not traced; its mappings hold 1.00 MiB (1048576 bytes) at the peak mmap"
 
+# mimalloc inside CPython (PYTHONMALLOC=mimalloc, the free-threaded build's default): libpython
+# exports no malloc to preload after the tracer, so the advice is PYTHONMALLOC=malloc (since
+# 0.2.52: it said to preload libpython3.N). A library named as CPython's holding mi_malloc, which
+# maps 4 MiB through _mi_os_alloc, called by a program linked with it.
+mkdir -p $T/pymi
+cat >$T/pymi/mi.c <<'CEOF'
+#include <stddef.h>
+#include <sys/mman.h>
+__attribute__((noinline)) void *_mi_os_alloc(size_t n)
+{
+	void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	__asm__ volatile("");
+	return p == MAP_FAILED ? NULL : p;
+}
+__attribute__((noinline)) void *mi_malloc(size_t n)
+{
+	void *p = _mi_os_alloc(n);
+	__asm__ volatile("");
+	return p;
+}
+CEOF
+cat >$T/pymi/main.c <<'CEOF'
+#include <stdio.h>
+#include <string.h>
+void *mi_malloc(size_t n);
+int main(void)
+{
+	char *p = mi_malloc(4 << 20);
+	if (!p)
+		return 3;
+	memset(p, 1, 4 << 20);
+	puts("pymi: done");
+	return 0;
+}
+CEOF
+if gcc -shared -fPIC -O1 -g -o $T/pymi/libpython3.99.so $T/pymi/mi.c &&
+	gcc -O1 -g -o $T/pymi/pymi $T/pymi/main.c -L$T/pymi -lpython3.99 -Wl,-rpath,$T/pymi; then
+	CUZKTRACE_OUT=$T/pymi.zst traced pymi $T/pymi/pymi
+	$REPORT $T/pymi.zst >/dev/null 2>$T/pymi.rerr
+	expect_eq "mimalloc inside a library named as CPython's: named, the advice is PYTHONMALLOC=malloc" \
+		"$(cat $T/pymi.rc)/$(cat $T/pymi.out)/$(grep -c "^cuzktrace-report: warning: '$T/pymi.zst': the program allocates through mimalloc (_mi_os_alloc in libpython3.99.so), whose blocks are not traced: .*; to trace its blocks, run the program with PYTHONMALLOC=malloc\$" $T/pymi.rerr)" \
+		"0/pymi: done/1"
+else
+	echo "  skip mimalloc inside CPython: gcc cannot build the library here"
+fi
+
 # ---- no word for glibc's heap (its big blocks, mapped inside malloc, are heap blocks) nor for
 # an allocator behind the tracer's malloc: tcmalloc preloaded after it; the double above
 # beside it is named still ----
