@@ -395,9 +395,9 @@ void ckt_sigwrite_end(struct ckt_sigwrite *sw)
  * start: a vforked child shares the traced process's memory, a forked one inherits the
  * mapping), for the traced process's writer, which writes them to its own stderr
  * (ckt_child_relay_drain, at each flush). A slot is claimed (0 -> 1), filled, then published
- * (2); the writer writes it and frees it (0). With every slot full, a line is counted lost
- * and the count said. */
-#define CKT_RELAY_SLOTS 16
+ * (2); the writer writes it and frees it (0). With every slot full for 200 ms, a line is
+ * counted lost and the count said. */
+#define CKT_RELAY_SLOTS 256 /* 256 KiB of address space, a page touched per line */
 struct child_relay {
 	struct {
 		atomic_int state;
@@ -420,17 +420,20 @@ int ckt_child_relay(const char *text, size_t len)
 	struct child_relay *r = relay;
 	if (!r || getpid() == relay_owner)
 		return 0;
-	for (int i = 0; i < CKT_RELAY_SLOTS; i++) {
-		int free_slot = 0;
-		if (atomic_compare_exchange_strong(&r->slot[i].state, &free_slot, 1)) {
-			if (len > sizeof(r->slot[i].text))
-				len = sizeof(r->slot[i].text);
-			memcpy(r->slot[i].text, text, len);
-			r->slot[i].len = (uint32_t)len;
-			atomic_store_explicit(&r->slot[i].state, 2, memory_order_release);
-			return 1;
+	/* every slot taken: a few naps for the writer to empty some (the child is about to exec,
+	 * or to end) */
+	for (int round = 0; round < 10; round++, ckt_nap(20000000))
+		for (int i = 0; i < CKT_RELAY_SLOTS; i++) {
+			int free_slot = 0;
+			if (atomic_compare_exchange_strong(&r->slot[i].state, &free_slot, 1)) {
+				if (len > sizeof(r->slot[i].text))
+					len = sizeof(r->slot[i].text);
+				memcpy(r->slot[i].text, text, len);
+				r->slot[i].len = (uint32_t)len;
+				atomic_store_explicit(&r->slot[i].state, 2, memory_order_release);
+				return 1;
+			}
 		}
-	}
 	atomic_fetch_add(&r->lost, 1);
 	return 1;
 }
@@ -457,7 +460,7 @@ void ckt_child_relay_drain(void)
 		ckt_line_u64(&l, lost - said);
 		ckt_line_str(&l, lost - said == 1 ? " line" : " lines");
 		ckt_line_str(&l, " of processes this one started, which could not write them to stderr, "
-				 "were lost (more than 16 waited at once)");
+				 "were lost (more than 256 waited at once)");
 		ckt_line_emit(&l);
 	}
 }

@@ -110,10 +110,16 @@ const char *ckt_sanitizer_runtime(const char **object, const char **flag)
 			}
 		/* gcc's ThreadSanitizer linked in (-static-libtsan) exports its interceptors, not
 		 * its interface: known by interceptors of C library names no program defines
-		 * (mprobe, mcheck_pedantic: every sanitizer's), with ThreadSanitizer's own of
-		 * pthread_cond_wait (AddressSanitizer's, which traces, has none) */
-		if (ckt_dynobj_lookup(&o, "mprobe") && ckt_dynobj_lookup(&o, "mcheck_pedantic") &&
-		    ckt_dynobj_lookup(&o, "pthread_cond_wait")) {
+		 * (mprobe, mcheck_pedantic: every sanitizer's) and by several of its own that
+		 * AddressSanitizer's and LeakSanitizer's, which trace, lack (a program built with
+		 * AddressSanitizer and -rdynamic that wraps pthread_cond_wait itself was taken for
+		 * ThreadSanitizer's by that one name) */
+		static const char *const tsan_only[] = { "mprobe", "mcheck_pedantic", "pthread_cond_wait",
+							 "closedir", "creat", "dup3", "epoll_wait" };
+		size_t hits = 0;
+		while (hits < sizeof(tsan_only) / sizeof(tsan_only[0]) && ckt_dynobj_lookup(&o, tsan_only[hits]))
+			hits++;
+		if (hits == sizeof(tsan_only) / sizeof(tsan_only[0])) {
 			*object = "the program";
 			*flag = sanitizers[0].flag;
 			return sanitizers[0].name;

@@ -1733,6 +1733,21 @@ if san_case san_gtsanst gcc "-fsanitize=thread -static-libtsan"; then
 	san_untraced san_gtsanst ThreadSanitizer 'the program' \
 		'cannot run beside it; running untraced \(trace a build without -fsanitize=thread\)'
 fi
+# ... and not AddressSanitizer's with a program that exports a pthread_cond_wait of its own
+# (-rdynamic): its runtime traces (since 0.2.52 a first form of the rule above took it for
+# ThreadSanitizer's by that one name, and left it untraced)
+for cw in gcc clang; do
+	rm -f $T/condwrap_$cw.zst
+	if command -v $cw >/dev/null 2>&1 && $cw -fsanitize=address $([ $cw = gcc ] && echo -static-libasan) -rdynamic \
+		-o $T/condwrap_$cw $ROOT/tests/progs/condwrap.c -ldl 2>/dev/null && $T/condwrap_$cw >/dev/null 2>&1; then
+		CUZKTRACE_OUT=$T/condwrap_$cw.zst timeout 60 env LD_PRELOAD=$LIB $T/condwrap_$cw >$T/condwrap_$cw.out 2>$T/condwrap_$cw.err
+		expect_eq "sanitizer: AddressSanitizer ($cw) with its own pthread_cond_wait exported: traced, not taken for ThreadSanitizer" \
+			"$?/$(cat $T/condwrap_$cw.out)/$(grep -c 'is built with' $T/condwrap_$cw.err)/$(ls $T/condwrap_$cw.zst)" \
+			"0/condwrap: 1 waits 0/0/$T/condwrap_$cw.zst"
+	else
+		echo "  skip sanitizers: $cw -fsanitize=address cannot build or run condwrap here"
+	fi
+done
 if san_case san_ctsan clang -fsanitize=thread; then
 	san_untraced san_ctsan ThreadSanitizer 'the program' \
 		'cannot run beside it; running untraced \(trace a build without -fsanitize=thread\)'
