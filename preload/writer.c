@@ -684,30 +684,45 @@ static int take_aux(uint8_t **p, struct ckt_aux **maps, int rc)
 	return rc;
 }
 
+/* the published stacks of ids [stack_next, ids) whose map is in (after, upto]: each after the
+ * map it was captured under, before any later one (the reader takes a stack's modules as the
+ * maps it has read by then list them) */
+static int emit_stacks_between(uint8_t **p, uint32_t ids, int64_t after, uint32_t upto, int rc)
+{
+	const uint64_t *f;
+	uint32_t n, map;
+	for (uint32_t id = stack_next; id < ids && !rc; id++)
+		if (ckt_stacks_next(id, &f, &n, &map) && map != CKT_MAP_PENDING && (int64_t)map > after &&
+		    map <= upto && !(rc = reserve_n(p, 0, 32 + 10 * (size_t)n)))
+			ckt_record_stack(p, id, f, n);
+	return rc;
+}
+
 /* last: the trace's last flush, after its rings were drained. The program's threads run on
  * while the process ends: an event drained there can name a stack published after the tables
  * were written at the flush's start, or one published after an id another thread was still
  * publishing (where the flushes before stop, to take it up next time): there is no next time,
  * so each published stack is written past such ids (out of order: the reader takes a STACK
- * record wherever it comes), and a stack written again is the same definition. Before, a
+ * record wherever it comes, a stack written again being the same definition), each after the
+ * map it was captured under and before the maps after that one. Before, a
  * program that exited while 2 threads allocated from many call stacks lost up to 1,600 of
  * them in 1 run of 3: "(stack <id> missing from the trace)". */
 static int emit_tables_last(uint8_t **p, int rc)
 {
 	struct ckt_aux *maps = NULL, *s;
-	const uint64_t *f;
-	uint32_t n, map, ids = ckt_stacks_ids();
+	uint32_t ids = ckt_stacks_ids();
+	int64_t done = -1; /* stacks of maps up to this one are written */
 	rc = take_aux(p, &maps, rc);
-	while (maps) {
+	for (;;) {
+		rc = emit_stacks_between(p, ids, done, map_written, rc);
+		done = map_written;
+		if (!maps)
+			break;
 		s = maps;
 		maps = s->next;
 		map_written = s->map;
 		rc = emit_aux(p, s, rc);
 	}
-	for (uint32_t id = stack_next; id < ids && !rc; id++)
-		if (ckt_stacks_next(id, &f, &n, &map) && map != CKT_MAP_PENDING && map <= map_written &&
-		    !(rc = reserve_n(p, 0, 32 + 10 * (size_t)n)))
-			ckt_record_stack(p, id, f, n);
 	return rc;
 }
 
