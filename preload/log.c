@@ -422,7 +422,8 @@ int ckt_child_relay(const char *text, size_t len)
 		return 0;
 	/* every slot taken: a few naps for the writer to empty some (the child is about to exec,
 	 * or to end) */
-	for (int round = 0; round < 10; round++, ckt_nap(20000000))
+	static const struct timespec nap = { 0, 20000000 };
+	for (int round = 0; round < 10; round++, syscall(SYS_nanosleep, &nap, NULL))
 		for (int i = 0; i < CKT_RELAY_SLOTS; i++) {
 			int free_slot = 0;
 			if (atomic_compare_exchange_strong(&r->slot[i].state, &free_slot, 1)) {
