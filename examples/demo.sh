@@ -3,6 +3,11 @@
 # more partition and compare the two (`make demo`).
 set -eu
 cd "$(dirname "$0")/.."
+# the loader splits LD_PRELOAD at spaces and colons: the library cannot be named from here
+case "$PWD" in *[[:space:]:]*)
+	echo "demo.sh: '$PWD' holds a space or ':', which LD_PRELOAD cannot name a library under; clone into a path without them" >&2
+	exit 2 ;;
+esac
 # traced OUT PARTITIONS: the mini prover under the tracer, the command shown first
 traced() {
 	rm -f "$1"

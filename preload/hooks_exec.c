@@ -882,7 +882,13 @@ static char **exec_begin(char *const envp[], int finish)
 	ckt_hold_signals(&old); /* the copy is the tracer's: not the program's memory */
 	char **e = with_exec_from_guarded(envp);
 	if (finish && !finished_here) {
-		ckt_final_flush(CKT_END_EXEC, 0);
+		/* without joining the tracer's threads, as at exit: a join frees a thread's stack
+		 * under glibc's stack lock, which a set-ID call on another thread holds while it
+		 * waits for every thread (seen: an exec stuck for good there, 2 runs in 39 of a
+		 * program calling setuid on one thread and starting threads on others; and one
+		 * stuck for 8.6 s); the exec ends them, and one that fails leaves them ended but
+		 * not joined */
+		ckt_final_flush(CKT_END_EXEC, 1);
 		finished_here = 1;
 	}
 	ckt_release_signals(&old);

@@ -2729,9 +2729,11 @@ static int wait_paused(void)
 }
 
 /* helpers started a moment ago may not have said who they are yet: up to 100 ms for that */
+/* Up to 2 s for just started helpers to say who they are (100 ms was passed on a machine
+ * busy with other work: unshare(CLONE_NEWUSER) then failed with EINVAL, traced only) */
 static void await_helper_tids(void)
 {
-	for (int i = 0; i < 1000 && (!atomic_load(&writer_tid) || (ckt_rss_running() && !atomic_load(&ckt_rss_tid))); i++) {
+	for (int i = 0; i < 20000 && (!atomic_load(&writer_tid) || (ckt_rss_running() && !atomic_load(&ckt_rss_tid))); i++) {
 		ckt_nap(100000);
 	}
 }
@@ -2811,8 +2813,9 @@ int ckt_helpers_pause(int alone)
 	pthread_join(writer_thread, NULL); /* it has left, or is leaving, writer_main */
 	ckt_release_signals(&old);
 	atomic_store(&writer_joinable, 0);
-	/* a joined thread can still be leaving the kernel's thread group for a moment */
-	for (int i = 0; i < 1000 && alone_but(0, 0) == 0; i++)
+	/* a joined thread can still be leaving the kernel's thread group for a moment, longer on
+	 * a busy machine (up to 2 s: 100 ms was passed there, and the call failed with EINVAL) */
+	for (int i = 0; i < 20000 && alone_but(0, 0) == 0; i++)
 		ckt_nap(100000);
 	return 1;
 }

