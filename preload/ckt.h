@@ -1447,6 +1447,7 @@ extern atomic_int ckt_writer_running;
 extern _Atomic uint64_t ckt_writer_cycles, ckt_writer_stalled;
 void ckt_writer_after_fork_child(void);
 pid_t ckt_writer_pid(void);          /* the traced process's pid (set at init) */
+void ckt_writer_await_helpers_gone(void); /* after a failed exec that finished the trace */
 const char *ckt_writer_path(void);   /* the trace's absolute path */
 const char *ckt_writer_requested_path(void); /* the path before any renaming */
 void ckt_exec_pid_prefix(char *b, pid_t pid); /* "<pid>:", CUZKTRACE_EXEC_PID's prefix */

@@ -796,9 +796,13 @@ static void after_failed_exec(char **e, int finished)
 			ckt_free(e[k]);
 		ckt_free(e);
 	}
-	if (finished_here && finished && !said++)
+	if (finished_here && finished && !said++) {
+		int err = errno;
+		ckt_writer_await_helpers_gone(); /* ended without a join: gone before the program goes on */
+		errno = err;
 		ckt_log("warning: exec failed after the trace was finished; the rest of this process "
 			"is not traced", NULL, NULL, NULL);
+	}
 }
 
 /* envp plus CUZKTRACE_EXEC_FROM=<path> and CUZKTRACE_EXEC_PID=<pid>.<start>:<written>,

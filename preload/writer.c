@@ -2738,6 +2738,17 @@ static void await_helper_tids(void)
 	}
 }
 
+/* An exec that finished the trace (without joining the tracer's threads) failed: the process
+ * goes on, and the threads, ending, can still be in its thread group for a moment, where a
+ * call that needs a single-threaded process (unshare of a user namespace) failed with EINVAL
+ * right after (the join had waited for them). Up to 2 s for both to be gone. */
+void ckt_writer_await_helpers_gone(void)
+{
+	pid_t wr = atomic_load(&writer_tid), rss = atomic_load(&ckt_rss_tid);
+	for (int i = 0; i < 20000 && ((wr && !thread_gone(wr)) || (rss && !thread_gone(rss))); i++)
+		ckt_nap(100000);
+}
+
 static int caps_of(pid_t tid, struct __user_cap_data_struct d[2])
 {
 	struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, tid};
