@@ -631,6 +631,18 @@ __attribute__((constructor(101))) static void ckt_init(void)
 		errno = saved_errno;
 		return;
 	}
+	if (syscall(SYS_gettid) <= 0) {
+		/* gettid refused from the start (a seccomp filter): every thread's events would be
+		 * recorded under id -1, which the reader refuses (the trace was announced as whole
+		 * and read as corrupt) */
+		atomic_store(&ckt_active, 0);
+		ckt_log("error: the system call gettid is refused (a seccomp filter?), so the tracer cannot "
+			"tell threads apart; running untraced", NULL, NULL, NULL);
+		ckt_children_off();
+		ckt_tls.guard--;
+		errno = saved_errno;
+		return;
+	}
 	if (sanitizer) { /* found by the bootstrap: the runtime has started by now */
 		struct ckt_line l = {.len = 0};
 		ckt_environ_early();

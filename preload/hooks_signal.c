@@ -311,6 +311,10 @@ void ckt_signals_after_fork_child(void)
 static void send_again(int sig, siginfo_t *si, int with_info)
 {
 	pid_t pid = getpid(), tid = (pid_t)syscall(SYS_gettid);
+	if (tid <= 0) { /* gettid refused (a seccomp filter): to the process, which it ends */
+		syscall(SYS_kill, pid, sig);
+		return;
+	}
 	if (!with_info || syscall(SYS_rt_tgsigqueueinfo, pid, tid, sig, si) != 0)
 		syscall(SYS_tgkill, pid, tid, sig);
 }

@@ -157,6 +157,17 @@ static struct ckt_ring *thread_attach(struct ckt_tls *t)
 {
 	if (t->dead)
 		return NULL;
+	if (syscall(SYS_gettid) <= 0) {
+		/* gettid refused (a seccomp filter the program installed): no thread id to record
+		 * its events under (a ring of tid -1 was never drained, and the thread waited for
+		 * room for good; the process then outlived SIGTERM): the thread goes untraced */
+		static atomic_int said_tid;
+		t->dead = 2;
+		if (!atomic_exchange(&said_tid, 1))
+			ckt_log("error: a new thread cannot learn its id (gettid refused: a seccomp filter?); "
+				"threads started from here on are not traced", NULL, NULL, NULL);
+		return NULL;
+	}
 	struct ckt_ring *r = NULL;
 	for (struct ckt_ring *c = atomic_load(&rings_free) > 0 ? atomic_load(&ckt_rings) : NULL; c; c = c->next) {
 		int expect = CKT_RING_FREE;

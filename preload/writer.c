@@ -1881,15 +1881,18 @@ static int open_locked(const char *path)
 			return ERR_PSEUDO;
 		return e == ENXIO ? -EINVAL : -e;
 	}
+	/* a file this call created is removed again when it cannot be taken (a fstat, fcntl or
+	 * flock a seccomp filter or the file system refuses: an empty file was left, and the
+	 * refusal read "not a regular file") */
 	struct stat st;
-	if (fstat(f, &st) < 0 || !S_ISREG(st.st_mode) || fcntl(f, F_SETFL, 0) < 0) {
+	int bad = fstat(f, &st) < 0 ? errno : !S_ISREG(st.st_mode) ? EINVAL : fcntl(f, F_SETFL, 0) < 0 ? errno : 0;
+	if (!bad && flock(f, LOCK_EX | LOCK_NB) < 0)
+		bad = errno == EWOULDBLOCK ? EBUSY : errno;
+	if (bad) {
 		close(f);
-		return -EINVAL;
-	}
-	if (flock(f, LOCK_EX | LOCK_NB) < 0) {
-		int e = errno;
-		close(f);
-		return e == EWOULDBLOCK ? -EBUSY : -e;
+		if (file_created)
+			unlink(path);
+		return -bad;
 	}
 	int rc = file_created ? 0 : existing_file_check(f, &st);
 	if (rc) {
