@@ -271,6 +271,17 @@ static const char *exe_path(uintptr_t at)
 		    S_ISREG(a.st_mode) &&
 		    (stat("/proc/self/exe", &b) != 0 || a.st_dev != b.st_dev || a.st_ino != b.st_ino))
 			strcpy(path, mapped);
+		/* no /proc (an empty tmpfs over it, a sandbox): the name the kernel ran, made
+		 * absolute from the directory now (the first walk is at start), where the loader
+		 * ran as the program's interpreter (AT_BASE); the reader checks it by its build-id.
+		 * Before, the program's frames had no module: "+0x1228" */
+		const char *fn = (const char *)getauxval(AT_EXECFN);
+		char cwd[sizeof(path)];
+		if (!path[0] && getauxval(AT_BASE) && fn && fn[0] == '/' && strlen(fn) < sizeof(path))
+			strcpy(path, fn);
+		else if (!path[0] && getauxval(AT_BASE) && fn && fn[0] && getcwd(cwd, sizeof(cwd)) &&
+			 strlen(cwd) + 1 + strlen(fn) < sizeof(path))
+			snprintf(path, sizeof(path), "%s/%s", cwd, fn[0] == '.' && fn[1] == '/' ? fn + 2 : fn);
 	}
 	return path;
 }

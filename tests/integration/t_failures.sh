@@ -1679,6 +1679,17 @@ else
 	echo "  skip no /proc: unshare -m -p refused here"
 fi
 
+# ... and the program's own frames keep their module without /proc (an empty tmpfs over it):
+# the name the kernel ran, made absolute (since 0.2.52: they read "+0x1228", no module, no line)
+if noproc true; then
+	(cd $ROOT/build && noproc env CUZKTRACE_OUT=$T/noprocsym.zst LD_PRELOAD=$LIB progs/known >/dev/null 2>&1)
+	expect_eq "no /proc: the program's frames named by its module, run by a relative path" \
+		"$($REPORT --json $T/noprocsym.zst 2>/dev/null | $PY -c 'import json,sys; print(json.load(sys.stdin)["sites_at_peak_heap"][0]["site"])')" \
+		"heap_part (tests/progs/known.c:64)"
+else
+	echo "  skip no /proc (tmpfs): unshare -m refused here"
+fi
+
 # Under valgrind's memcheck, whose vgpreload library replaces malloc and free in every object
 # (the tracer's too): no allocation reaches the hooks, and one line says so (before 0.2.15 the
 # trace read "peak heap 0 B" without a word)
