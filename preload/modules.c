@@ -276,12 +276,13 @@ static const char *exe_path(uintptr_t at)
 		 * ran as the program's interpreter (AT_BASE); the reader checks it by its build-id.
 		 * Before, the program's frames had no module: "+0x1228" */
 		const char *fn = (const char *)getauxval(AT_EXECFN);
-		char cwd[sizeof(path)];
+		static char cwd[sizeof(path)]; /* static: as path */
 		if (!path[0] && getauxval(AT_BASE) && fn && fn[0] == '/' && strlen(fn) < sizeof(path))
 			strcpy(path, fn);
 		else if (!path[0] && getauxval(AT_BASE) && fn && fn[0] && getcwd(cwd, sizeof(cwd)) &&
 			 strlen(cwd) + 1 + strlen(fn) < sizeof(path))
-			snprintf(path, sizeof(path), "%s/%s", cwd, fn[0] == '.' && fn[1] == '/' ? fn + 2 : fn);
+			snprintf(path, sizeof(path), "%s%s%s", cwd, cwd[1] ? "/" : "",
+				 fn[0] == '.' && fn[1] == '/' ? fn + 2 : fn);
 	}
 	return path;
 }

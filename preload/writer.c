@@ -1881,19 +1881,16 @@ static int open_locked(const char *path)
 			return ERR_PSEUDO;
 		return e == ENXIO ? -EINVAL : -e;
 	}
-	/* a file this call created is removed again when it cannot be taken (a fstat, fcntl or
-	 * flock a seccomp filter or the file system refuses: an empty file was left, and the
-	 * refusal read "not a regular file"), but not one another process has locked since */
+	/* a fstat, fcntl or flock a seccomp filter or the file system refuses keeps its errno (it
+	 * read "not a regular file"). A file this call created stays, empty: another tracer may
+	 * have opened it meanwhile, and taken it (unlinked here, a trace announced by that one
+	 * was gone) */
 	struct stat st;
 	int bad = fstat(f, &st) < 0 ? errno : !S_ISREG(st.st_mode) ? EINVAL : fcntl(f, F_SETFL, 0) < 0 ? errno : 0;
 	if (!bad && flock(f, LOCK_EX | LOCK_NB) < 0)
 		bad = errno == EWOULDBLOCK ? EBUSY : errno;
 	if (bad) {
 		close(f);
-		/* not when another process holds the lock: it opened the file this call made, and
-		 * writes its trace there */
-		if (file_created && bad != EBUSY)
-			unlink(path);
 		return -bad;
 	}
 	int rc = file_created ? 0 : existing_file_check(f, &st);
