@@ -157,7 +157,8 @@ static struct ckt_ring *thread_attach(struct ckt_tls *t)
 {
 	if (t->dead)
 		return NULL;
-	if (syscall(SYS_gettid) <= 0) {
+	pid_t me = (pid_t)syscall(SYS_gettid);
+	if (me <= 0) {
 		/* gettid refused (a seccomp filter the program installed): no thread id to record
 		 * its events under (a ring of tid -1 was never drained, and the thread waited for
 		 * room for good; the process then outlived SIGTERM): the thread goes untraced */
@@ -194,7 +195,7 @@ static struct ckt_ring *thread_attach(struct ckt_tls *t)
 		/* the tracer's RSS sampler, whose first sample may come after the program capped its
 		 * address space (setrlimit RLIMIT_AS below what it uses): "a new thread" named one
 		 * the program never made */
-		if ((pid_t)syscall(SYS_gettid) == atomic_load(&ckt_rss_tid)) {
+		if (me == atomic_load(&ckt_rss_tid)) {
 			if (!atomic_exchange(&said_rss, 1))
 				ckt_log("error: cannot map an event buffer for the tracer's RSS sampler (the "
 					"address space is exhausted, or capped below what the process uses); "
@@ -206,7 +207,7 @@ static struct ckt_ring *thread_attach(struct ckt_tls *t)
 		}
 		return NULL;
 	}
-	pid_t me = (pid_t)syscall(SYS_gettid), pid = (pid_t)syscall(SYS_getpid);
+	pid_t pid = (pid_t)syscall(SYS_getpid);
 	/* a ring still held by an ended thread of the same number (the kernel reuses thread ids
 	 * once a thread is gone; its ring waits for the writer's next flush): its events and its
 	 * end must come before this thread's in the trace (writer.c, snapshot). Once per thread:
