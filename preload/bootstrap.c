@@ -615,6 +615,21 @@ static int run_as_program(void)
 }
 #endif
 
+/* The end of a line that says the tracer cannot trace this program: "running untraced", or
+ * with CUZKTRACE_STRICT=1 "exiting (CUZKTRACE_STRICT=1)", and the caller exits with status 70,
+ * as where the trace cannot be created (since 0.2.53: these ran untraced, status 0). With
+ * advice, "running untraced (<advice>" or "exiting (CUZKTRACE_STRICT=1; <advice>": the caller
+ * ends it, and the parenthesis. */
+static void line_untraced(struct ckt_line *l, const char *advice)
+{
+	ckt_line_str(l, ckt_config.strict ? "exiting (CUZKTRACE_STRICT=1" : "running untraced");
+	if (advice) {
+		ckt_line_str(l, ckt_config.strict ? "; " : " (");
+		ckt_line_str(l, advice);
+	} else if (ckt_config.strict)
+		ckt_line_str(l, ")");
+}
+
 __attribute__((constructor(101))) static void ckt_init(void)
 {
 	/* the program starts with errno 0 (C); our set-up's failed probes (libunwind's memory
@@ -631,13 +646,22 @@ __attribute__((constructor(101))) static void ckt_init(void)
 		errno = saved_errno;
 		return;
 	}
+	if (sanitizer) { /* the bootstrap stayed idle: the settings are read here */
+		ckt_environ_early();
+		ckt_config_load();
+	}
 	if (syscall(SYS_gettid) <= 0) {
 		/* gettid refused from the start (a seccomp filter): every thread's events would be
 		 * recorded under id -1, which the reader refuses (the trace was announced as whole
 		 * and read as corrupt) */
 		atomic_store(&ckt_active, 0);
-		ckt_log("error: the system call gettid is refused (a seccomp filter?), so the tracer cannot "
-			"tell threads apart; running untraced", NULL, NULL, NULL);
+		struct ckt_line l = {.len = 0};
+		ckt_line_str(&l, "cuzktrace: error: the system call gettid is refused (a seccomp filter?), so "
+				 "the tracer cannot tell threads apart; ");
+		line_untraced(&l, NULL);
+		ckt_line_emit(&l);
+		if (ckt_config.strict)
+			_exit(70);
 		ckt_children_off();
 		ckt_tls.guard--;
 		errno = saved_errno;
@@ -645,21 +669,21 @@ __attribute__((constructor(101))) static void ckt_init(void)
 	}
 	if (sanitizer) { /* found by the bootstrap: the runtime has started by now */
 		struct ckt_line l = {.len = 0};
-		ckt_environ_early();
-		ckt_config_load();
 		ckt_line_str(&l, "cuzktrace: error: the program is built with ");
 		ckt_line_str(&l, sanitizer);
 		ckt_line_str(&l, " ('");
 		ckt_line_str(&l, sanitizer_obj);
 		ckt_line_str(&l, "'), whose runtime takes the C library's calls in the tracer too");
 		if (sanitizer_flag) {
-			ckt_line_str(&l, " and cannot run beside it; running untraced (trace a build without ");
+			ckt_line_str(&l, " and cannot run beside it; ");
+			line_untraced(&l, "trace a build without ");
 			ckt_line_str(&l, sanitizer_flag);
 			ckt_line_str(&l, ")");
 		} else {
 			Dl_info self;
-			ckt_line_str(&l, " and starts after it; running untraced (preload the runtime ahead of "
-					 "the tracer: LD_PRELOAD=");
+			ckt_line_str(&l, " and starts after it; ");
+			line_untraced(&l, "preload the runtime ahead of the tracer: ");
+			ckt_line_str(&l, "LD_PRELOAD=");
 			ckt_line_str(&l, sanitizer_obj);
 			ckt_line_str(&l, ":");
 			ckt_line_str(&l, dladdr((void *)&ckt_bootstrap, &self) && self.dli_fname ? self.dli_fname
@@ -667,6 +691,8 @@ __attribute__((constructor(101))) static void ckt_init(void)
 			ckt_line_str(&l, ")");
 		}
 		ckt_line_emit(&l);
+		if (ckt_config.strict)
+			_exit(70);
 		ckt_children_off();
 		ckt_tls.guard--;
 		errno = saved_errno;

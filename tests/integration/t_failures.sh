@@ -1728,13 +1728,25 @@ san_untraced() { # NAME SANITIZER OBJECT-REGEX HINT-REGEX
 		"$(cat $T/$1.rc)/$(cat $T/$1.out)/$(wc -l <$T/$1.err)/$(cat $T/$1.err)/$(ls $T/$1.zst 2>/dev/null)" \
 		"^0/sanprog: 2/1/cuzktrace: error: the program is built with $2 \('$3'\), whose runtime takes the C library's calls in the tracer too and $4/\$"
 }
+# With CUZKTRACE_STRICT=1 the program does not run: status 70, as where the trace cannot be
+# created (since 0.2.53: it ran untraced with status 0, STRICT ignored)
+san_strict() { # NAME SANITIZER OBJECT-REGEX HINT-REGEX: the program NAME built, traced strictly
+	CUZKTRACE_STRICT=1 CUZKTRACE_OUT=$T/$1.strict.zst timeout 60 env LD_PRELOAD=$LIB $T/$1 >$T/$1.strict.out 2>$T/$1.strict.err
+	expect_match "sanitizer $1 with CUZKTRACE_STRICT=1: status 70, no output, the one line, no trace" \
+		"$?/$(cat $T/$1.strict.out)/$(wc -l <$T/$1.strict.err)/$(cat $T/$1.strict.err)/$(ls $T/$1.strict.zst 2>/dev/null)" \
+		"^70//1/cuzktrace: error: the program is built with $2 \('$3'\), whose runtime takes the C library's calls in the tracer too and $4/\$"
+}
 if san_case san_gtsan gcc -fsanitize=thread; then
 	san_untraced san_gtsan ThreadSanitizer "/[^']*/libtsan\.so\.[0-9]+" \
 		'cannot run beside it; running untraced \(trace a build without -fsanitize=thread\)'
+	san_strict san_gtsan ThreadSanitizer "/[^']*/libtsan\.so\.[0-9]+" \
+		'cannot run beside it; exiting \(CUZKTRACE_STRICT=1; trace a build without -fsanitize=thread\)'
 fi
 if san_case san_glsan gcc -fsanitize=leak; then
 	san_untraced san_glsan LeakSanitizer "/[^']*/liblsan\.so\.[0-9]+" \
 		"starts after it; running untraced \(preload the runtime ahead of the tracer: LD_PRELOAD=/[^:]*/liblsan\.so\.[0-9]+:$LIB\)"
+	san_strict san_glsan LeakSanitizer "/[^']*/liblsan\.so\.[0-9]+" \
+		"starts after it; exiting \(CUZKTRACE_STRICT=1; preload the runtime ahead of the tracer: LD_PRELOAD=/[^:]*/liblsan\.so\.[0-9]+:$LIB\)"
 	lsan=$(grep -o 'LD_PRELOAD=[^:]*' $T/san_glsan.err | cut -d= -f2)
 	san_case san_glsan1 gcc -fsanitize=leak "$lsan:"
 	expect_eq "sanitizer gcc LeakSanitizer preloaded first, as the line says: traced, malloc ahead of the tracer said" \
@@ -1788,6 +1800,10 @@ if $P/seccompdeny 1 gettid true 2>/dev/null; then
 	expect_eq "seccomp refusing gettid: the program as untraced, one line, no trace file" \
 		"$(cat $T/scd_g.rc)/$(cat $T/scd_g.out)/$(cat $T/scd_g.err)/$(ls $T/scd)" \
 		"0/known: done/cuzktrace: error: the system call gettid is refused (a seccomp filter?), so the tracer cannot tell threads apart; running untraced/"
+	(cd $T/scd && $P/seccompdeny 1 gettid env CUZKTRACE_STRICT=1 CUZKTRACE_OUT=$T/scd/g.zst LD_PRELOAD=$LIB $P/known >$T/scd_gs.out 2>$T/scd_gs.err; echo $? >$T/scd_gs.rc)
+	expect_eq "seccomp refusing gettid with CUZKTRACE_STRICT=1: status 70 (since 0.2.53: 0, untraced), no output, one line, no trace file" \
+		"$(cat $T/scd_gs.rc)/$(cat $T/scd_gs.out)/$(cat $T/scd_gs.err)/$(ls $T/scd)" \
+		"70//cuzktrace: error: the system call gettid is refused (a seccomp filter?), so the tracer cannot tell threads apart; exiting (CUZKTRACE_STRICT=1)/"
 	(cd $T/scd && $P/seccompdeny 95 flock env CUZKTRACE_OUT=$T/scd/f.zst LD_PRELOAD=$LIB $P/known >$T/scd_f.out 2>$T/scd_f.err; echo $? >$T/scd_f.rc)
 	expect_eq "seccomp refusing flock (EOPNOTSUPP): the program as untraced, one line with the refusal's reason" \
 		"$(cat $T/scd_f.rc)/$(cat $T/scd_f.out)/$(cat $T/scd_f.err)" \
