@@ -23,7 +23,10 @@ static void cuzktrace_shim_noop_v(void)
 	do {                                                                                       \
 		if (!var) {                                                                        \
 			void *f_ = dlsym(RTLD_DEFAULT, sym);                                       \
-			*(void **)&var = f_ ? f_ : (void *)noop;                                   \
+			if (f_) /* POSIX's way to store dlsym's answer in a function pointer */    \
+				*(void **)&var = f_;                                               \
+			else                                                                       \
+				var = noop;                                                        \
 		}                                                                                  \
 	} while (0)
 

@@ -651,6 +651,17 @@ expect_eq "phases_shim traced: same output, the peak heap owned by 'work' (4 MiB
 	"$(cat $T/shim.out)/$(cat $T/shim.rc)/$(jget $T/shim.json peak_heap.by_phase)" \
 	'phases_shim: done/0/[{"phase": "work", "bytes": 4194304, "samples": 0, "estimate_error_bytes": 0}, {"phase": "setup", "bytes": 1048576, "samples": 0, "estimate_error_bytes": 0}]'
 
+# the public headers compile without a warning in strict ISO C and C++ (since 0.2.53: the shim
+# stored dlsym's answer through a cast of a function to void *, 4 -Wpedantic warnings, an error
+# under -Werror)
+printf '#include "cuzktrace.h"\n#include "cuzktrace_shim.h"\nint main(void) { cuzktrace_shim_phase_push("a"); cuzktrace_shim_phase_pop(); cuzktrace_shim_phase_begin("b"); cuzktrace_shim_phase_end("b"); return 0; }\n' >$T/hdr.c
+hdr=
+for hc in "gcc -std=c99" "gcc -std=c11" "clang -std=c99" "g++ -std=c++11 -x c++" "clang++ -std=c++17 -x c++"; do
+	command -v ${hc%% *} >/dev/null 2>&1 || continue
+	$hc -pedantic -Wall -Wextra -Werror -I$ROOT/include -c $T/hdr.c -o $T/hdr.o >$T/hdr.err 2>&1 || hdr="$hdr [$hc: $(head -3 $T/hdr.err | tr '\n' ' ')]"
+done
+expect_eq "public headers: no warning under -pedantic -Wall -Wextra -Werror (C99, C11, C++11, C++17)" "$hdr" ""
+
 # -- the demo: the report names the phase that owns the peaks
 CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/mini.zst traced mini $ROOT/build/examples/mini_prover 3
 expect_eq "mini_prover: output" "$(cat $T/mini.out)" "mini_prover: 3 partitions proved (checksum eb78901c6d00000)"
