@@ -1257,13 +1257,20 @@ static int ckt_phases_text_moment(FILE *out, const struct ckt_phases *p, enum ck
 	 * weigh the sizes asked for, the running totals count usable bytes (since 0.2.46 the
 	 * line says so: 4 million 17-byte blocks read "peak heap 122 MiB ... shares of the 91.0
 	 * MiB" without a word why) */
-	bool est = ckt_phases_estimated(p);
+	bool est = ckt_phases_estimated(p), sampled = false;
+	for (size_t k = 0; k < n && !sampled; k++)
+		sampled = sh[k].samples > 0;
+	/* where no sample is live at this moment, every share is of blocks recorded one by one:
+	 * exact, and the heap's small blocks are missing from them, not estimated (since 0.2.53:
+	 * the line called them estimates, over rows without an error) */
+	const char *of = m == CKT_AT_PEAK_RSS ? "allocated then"
+			 : sampled ? "estimated from samples, of the sizes asked for: the heap counts usable bytes"
+				   : "in blocks recorded one by one: no sample of the smaller blocks the heap counts "
+				     "is live here";
 	if (n && sum != pk->bytes && (m == CKT_AT_PEAK_RSS || est))
-		fprintf(out, " (shares of the %s %s%s)", ckt_util_fmt_bytes(h, sizeof(h), sum),
-			m == CKT_AT_PEAK_RSS ? "allocated then"
-					     : "estimated from samples, of the sizes asked for: the heap counts usable bytes",
-			m != CKT_AT_PEAK_RSS ? "" : est ? ", estimated from samples: heap, anonymous mmap, pinned"
-							: ": heap, anonymous mmap, pinned");
+		fprintf(out, " (shares of the %s %s%s)", ckt_util_fmt_bytes(h, sizeof(h), sum), of,
+			m != CKT_AT_PEAK_RSS ? "" : sampled ? ", estimated from samples: heap, anonymous mmap, pinned"
+							    : ": heap, anonymous mmap, pinned");
 	fputc('\n', out);
 	if (!*hinted && ckt_phases_overlap_at(p, m) >= 2) {
 		ckt_phases_put_overlap_hint(out);
