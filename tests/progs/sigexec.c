@@ -1,9 +1,11 @@
 /* sigexec.c: keeps 12,345 bytes, then calls unshare(CLONE_NEWUSER) over and over (each call
  * makes the tracer pause its threads) until a timer's handler, 20 ms in, replaces the process
- * with PROG (often in the middle of a pause). Usage: sigexec PROG */
+ * with PROG (often in the middle of a pause). Usage: sigexec PROG; sigexec exit: the handler
+ * calls exit(5) instead. */
 #include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
@@ -15,6 +17,8 @@ static const char *prog;
 static void on_alarm(int sig)
 {
 	(void)sig;
+	if (!strcmp(prog, "exit"))
+		exit(5);
 	char *const av[] = {(char *)prog, NULL};
 	execve(prog, av, environ);
 	_exit(3);
