@@ -1857,8 +1857,11 @@ static void exit_await_or_finish(void)
 	t->guard--;
 	atomic_signal_fence(memory_order_seq_cst);
 	t->awaiting_exit = 0;
-	if (rc != 0)
+	if (rc != 0) { /* finished by another thread: one whose end it is (an _exit, a
+			* quick_exit's, a fatal signal's) ends the process, not this exit */
+		ckt_signal_wait_if_ending();
 		return;
+	}
 	/* several may give up at once: one line; the final flush is one thread's, the others
 	 * wait for it there. None goes on to finish before the line is out: the one that took
 	 * the line, preempted before writing it while another finished the trace and ended the
@@ -1992,6 +1995,7 @@ CKT_EXPORT void exit(int status)
 	ckt_signal_wait_if_ending();
 	vfork_child_exit(status);
 	exit_claim(0);
+	ckt_signal_wait_if_ending(); /* a wait there may have ended with another thread's end */
 	if (!atomic_load(&ckt_init_ran) || !ckt_real.exit)
 		early_exit();
 	if (ckt_real.exit)
@@ -2018,6 +2022,7 @@ CKT_EXPORT void quick_exit(int status)
 {
 	ckt_signal_wait_if_ending();
 	exit_claim(1);
+	ckt_signal_wait_if_ending(); /* as exit's */
 	if (ckt_real.quick_exit)
 		ckt_real.quick_exit(status);
 	for (;;)
