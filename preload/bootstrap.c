@@ -528,6 +528,7 @@ __typeof__(realloc) *ckt_program_realloc(void)
 }
 
 static void ckt_quick_exit_handler(void);
+extern int __cxa_at_quick_exit(void (*fn)(void), void *dso); /* glibc 2.18 */
 atomic_int ckt_quick_armed, ckt_quick_elsewhere;
 
 /* Another copy of the tracer ahead of this one (LD_PRELOAD names it twice, by two paths: an
@@ -724,7 +725,13 @@ __attribute__((constructor(101))) static void ckt_init(void)
 	ckt_find_ahead(); /* before the header, which names it */
 	if (ckt_writer_start() == 0) {
 		ckt_child_relay_init();
-		if (at_quick_exit(ckt_quick_exit_handler) == 0)
+		/* with no object's handle: __cxa_finalize of the tracer's object, which an exit's
+		 * _dl_fini runs after the tracer's destructor, removes the at_quick_exit handlers
+		 * registered under its handle, and a quick_exit on another thread then ran none of
+		 * the tracer's and ended the process in the middle of that exit's final flush: a
+		 * trace of 0 events and no line (a thread's exit racing main's quick_exit, 16 runs of
+		 * 20; since 0.2.53) */
+		if (__cxa_at_quick_exit(ckt_quick_exit_handler, NULL) == 0)
 			atomic_store(&ckt_quick_armed, 1);
 		ckt_exit_main_watch();
 		ckt_check_interposition();
@@ -810,8 +817,8 @@ void ckt_finish_process(int reason)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	/* a fatal signal's end, claimed meanwhile by another thread, goes first: a return from
 	 * main (glibc's own exit, no hook sees it) ended the process with its status instead,
-	 * 1 run in 30 */
-	ckt_signal_wait_if_ending();
+	 * 1 run in 30; so does a quick_exit's that finished the trace */
+	ckt_exit_wait_other_end();
 }
 
 __attribute__((destructor(101))) static void ckt_fini(void)
@@ -841,13 +848,10 @@ static void ckt_quick_exit_handler(void)
 	pid_t tp = ckt_writer_pid();
 	if (tp && getpid() != tp) /* a vfork child's, in our memory: see quick_exit */
 		atomic_store(&ckt_quick_elsewhere, 1);
-	else /* glibc's _exit follows: the process's end, as an _exit's, which another thread's
-	      * exit waits for once the trace is finished (since 0.2.53: main's exit, waiting for
-	      * this final flush, then raced it for the status, and won 2 runs of 5 on a loaded
-	      * machine: status 0 where untraced the quick_exit's 3 ends the process,
-	      * tests/progs/exitphase.c q) */
-		ckt_end_here_or_wait();
+	else
+		ckt_exit_quick_ending(0);
 	ckt_finish_exit();
+	ckt_exit_quick_ending(1);
 }
 
 /* glibc's count of the process's threads (__nptl_nthreads, GLIBC_PRIVATE, exported by libc

@@ -1269,8 +1269,11 @@ static int ckt_phases_text_moment(FILE *out, const struct ckt_phases *p, enum ck
 				     "is live here";
 	if (n && sum != pk->bytes && (m == CKT_AT_PEAK_RSS || est))
 		fprintf(out, " (shares of the %s %s%s)", ckt_util_fmt_bytes(h, sizeof(h), sum), of,
-			m != CKT_AT_PEAK_RSS ? "" : sampled ? ", estimated from samples: heap, anonymous mmap, pinned"
-							    : ": heap, anonymous mmap, pinned");
+			m != CKT_AT_PEAK_RSS ? ""
+			: sampled ? ", estimated from samples: heap, anonymous mmap, pinned"
+			: est	  ? ": heap in blocks recorded one by one (no sample of its smaller blocks is live "
+				    "here), anonymous mmap, pinned"
+				  : ": heap, anonymous mmap, pinned");
 	fputc('\n', out);
 	if (!*hinted && ckt_phases_overlap_at(p, m) >= 2) {
 		ckt_phases_put_overlap_hint(out);

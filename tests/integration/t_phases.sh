@@ -752,7 +752,7 @@ md_est() { # MOMENT: "estimated from samples" where a sample is live there, else
 }
 expect_match "mini_prover, default mode: the peak heap and peak RSS lines say what their shares are of, estimates where samples are live" \
 	"$(grep -e '^peak heap .*, during ' -e '^peak RSS .*, during ' $T/minid.txt | tr '\n' '|')" \
-	"^peak heap +[0-9.]+ MiB at [0-9.]+ s, during [a-z +]+ \(shares of the [0-9.]+ (KiB|MiB) $(md_est peak_heap 'estimated from samples, of the sizes asked for: the heap counts usable bytes' 'in blocks recorded one by one: no sample of the smaller blocks the heap counts is live here')\)\|peak RSS +[0-9.]+ MiB at [0-9.]+ s, during [a-z +]+ \(shares of the [0-9.]+ (KiB|MiB) allocated then$(md_est peak_rss ', estimated from samples' ''): heap, anonymous mmap, pinned\)\|\$"
+	"^peak heap +[0-9.]+ MiB at [0-9.]+ s, during [a-z +]+ \(shares of the [0-9.]+ (KiB|MiB) $(md_est peak_heap 'estimated from samples, of the sizes asked for: the heap counts usable bytes' 'in blocks recorded one by one: no sample of the smaller blocks the heap counts is live here')\)\|peak RSS +[0-9.]+ MiB at [0-9.]+ s, during [a-z +]+ \(shares of the [0-9.]+ (KiB|MiB) allocated then$(md_est peak_rss ', estimated from samples: heap, anonymous mmap, pinned' ': heap in blocks recorded one by one \(no sample of its smaller blocks is live here\), anonymous mmap, pinned')\)\|\$"
 
 # the default mode's running totals: a phase call sends the calling thread's pending total of
 # small blocks first, so the 50,000 bytes made in A reach the trace in A; held back to the
