@@ -817,8 +817,8 @@ void ckt_finish_process(int reason)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	/* a fatal signal's end, claimed meanwhile by another thread, goes first: a return from
 	 * main (glibc's own exit, no hook sees it) ended the process with its status instead,
-	 * 1 run in 30; so does a quick_exit's that finished the trace */
-	ckt_exit_wait_other_end();
+	 * 1 run in 30 */
+	ckt_signal_wait_if_ending();
 }
 
 __attribute__((destructor(101))) static void ckt_fini(void)
@@ -848,10 +848,7 @@ static void ckt_quick_exit_handler(void)
 	pid_t tp = ckt_writer_pid();
 	if (tp && getpid() != tp) /* a vfork child's, in our memory: see quick_exit */
 		atomic_store(&ckt_quick_elsewhere, 1);
-	else
-		ckt_exit_quick_ending(0);
 	ckt_finish_exit();
-	ckt_exit_quick_ending(1);
 }
 
 /* glibc's count of the process's threads (__nptl_nthreads, GLIBC_PRIVATE, exported by libc

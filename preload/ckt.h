@@ -343,10 +343,6 @@ int ckt_side_call(int (*fn)(void *), void *arg, void *top);
 void ckt_release_signals(const sigset_t *old);
 void ckt_exit_main_watch(void); /* claims every exit of the main thread; a second exit's wait (hooks_exec.c) */
 void ckt_exit_fini_elsewhere(void); /* the destructor ran in a child (hooks_exec.c) */
-/* the tracer's at_quick_exit handler: before (0) and after (1) it finishes the trace; and the
- * wait of an exit that found the trace finished by another thread's end (hooks_exec.c) */
-void ckt_exit_quick_ending(int done);
-void ckt_exit_wait_other_end(void);
 void ckt_children_off(void); /* CUZKTRACE_CHILDREN=0: out of LD_PRELOAD (hooks_exec.c) */
 void ckt_exec_after_fork_child(void); /* no pause held in a forked child (hooks_exec.c) */
 void *ckt_pool_alloc(size_t size, size_t align);
@@ -1436,8 +1432,6 @@ void ckt_writer_finish(int reason);
  * final flush instead, under the same progress rule. */
 void ckt_writer_finish_fast(int reason);
 int ckt_writer_finishing(void); /* set up here, and finishing or finished (writer.c) */
-/* ... by another thread than the caller (an exit in its final flush) */
-int ckt_writer_finishing_elsewhere(void);
 /* Another thread finishes the trace: waits for it while that progresses. 1 finished (or not
  * this process's trace), 0 when after 10 s no thread has begun to finish it (the caller may),
  * -1 when the final flush made no progress for 10 s (said on stderr). */

@@ -1834,43 +1834,6 @@ CKT_EXPORT void __assert(const char *assertion, const char *file, int line)
  * exiting thread, finds the trace not finished and finishes it. */
 static atomic_int exit_owner, exit_second, exit_quick_first, exit_last_armed, fini_elsewhere;
 
-/* The quick_exit whose handler (the tracer's, the last one registered at its start) finishes
- * the trace: glibc's _exit follows, after any at_quick_exit handler registered before the
- * tracer's (a library's, from its constructor). An exit that waited for that final flush
- * (main's, in the tracer's destructor) then raced that _exit for the status, and won 2 runs
- * of 5 on a loaded machine: status 0 where untraced the quick_exit's 3 ends the process
- * (tests/progs/exitphase.c q). Such an exit, and any exit or quick_exit that finds the trace
- * finished by it, waits for that end: until 1 s after the trace is finished (a handler after
- * the tracer's that blocks, waiting for the thread whose exit this is, must not hold it for
- * good: a first form of this wait, the end claimed as an _exit claims it, hung there), 10 s
- * at most while the handler is still finishing. Since 0.2.53. */
-static _Atomic pid_t quick_end_tid;
-static _Atomic uint64_t quick_end_done; /* ckt_clock_raw() once its finish returned, 0 before */
-
-void ckt_exit_quick_ending(int done)
-{
-	pid_t me = (pid_t)syscall(SYS_gettid), none = 0;
-	/* not when another thread's exit is finishing the trace already: that end goes first */
-	if (!done && !ckt_writer_finishing_elsewhere())
-		atomic_compare_exchange_strong(&quick_end_tid, &none, me);
-	else if (done && atomic_load(&quick_end_tid) == me)
-		atomic_store(&quick_end_done, ckt_clock_raw() | 1);
-}
-
-void ckt_exit_wait_other_end(void)
-{
-	ckt_signal_wait_if_ending();
-	pid_t q = atomic_load(&quick_end_tid);
-	if (!q || q == (pid_t)syscall(SYS_gettid) || getpid() != ckt_writer_pid())
-		return;
-	for (uint64_t start = ckt_clock_raw();;) {
-		uint64_t done = atomic_load(&quick_end_done), now = ckt_clock_raw();
-		if (done ? now - done >= 1000000000ull : now - start >= 10000000000ull)
-			return;
-		ckt_nap(1000000);
-	}
-}
-
 void ckt_exit_fini_elsewhere(void)
 {
 	atomic_store(&fini_elsewhere, 1);
@@ -1894,11 +1857,8 @@ static void exit_await_or_finish(void)
 	t->guard--;
 	atomic_signal_fence(memory_order_seq_cst);
 	t->awaiting_exit = 0;
-	if (rc != 0) { /* finished by another thread: one whose end it is (an _exit, a
-			* quick_exit's, a fatal signal's) ends the process, not this exit */
-		ckt_exit_wait_other_end();
+	if (rc != 0)
 		return;
-	}
 	/* several may give up at once: one line; the final flush is one thread's, the others
 	 * wait for it there. None goes on to finish before the line is out: the one that took
 	 * the line, preempted before writing it while another finished the trace and ended the
@@ -2032,7 +1992,6 @@ CKT_EXPORT void exit(int status)
 	ckt_signal_wait_if_ending();
 	vfork_child_exit(status);
 	exit_claim(0);
-	ckt_exit_wait_other_end(); /* a wait there may have ended with another thread's end */
 	if (!atomic_load(&ckt_init_ran) || !ckt_real.exit)
 		early_exit();
 	if (ckt_real.exit)
@@ -2058,19 +2017,7 @@ CKT_EXPORT void exit(int status)
 CKT_EXPORT void quick_exit(int status)
 {
 	ckt_signal_wait_if_ending();
-	/* another thread's exit is in the trace's final flush: untraced, it had ended the process
-	 * before this call (its own handlers done), and its status is the process's. This
-	 * quick_exit waits for the flush and 1 s more for that end, then goes on as untraced
-	 * (since 0.2.53: a thread's exit(4), then main's quick_exit(3) 0.5 ms later, during the
-	 * flush, ran no tracer handler and ended the process under it, a trace of 0 events, 16
-	 * runs of 20; with the handler kept, it took the status: 3 where untraced it is 4) */
-	if (ckt_writer_finishing_elsewhere()) {
-		(void)ckt_writer_await_finish();
-		for (int i = 0; i < 1000; i++)
-			ckt_nap(1000000);
-	}
 	exit_claim(1);
-	ckt_exit_wait_other_end(); /* as exit's */
 	if (ckt_real.quick_exit)
 		ckt_real.quick_exit(status);
 	for (;;)

@@ -2688,11 +2688,6 @@ int ckt_writer_finishing(void)
 	return trace_pid && getpid() == trace_pid && atomic_load(&finished);
 }
 
-int ckt_writer_finishing_elsewhere(void)
-{
-	pid_t f = atomic_load(&finisher);
-	return ckt_writer_finishing() && f && f != (pid_t)syscall(SYS_gettid);
-}
 
 /* What the writer has done: cycles, bytes written, and its thread's CPU time (ns). */
 struct progress {
