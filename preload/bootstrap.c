@@ -631,6 +631,18 @@ static void line_untraced(struct ckt_line *l, const char *advice)
 		ckt_line_str(l, ")");
 }
 
+/* Says the line that ends with line_untraced, then exits with status 70 under
+ * CUZKTRACE_STRICT=1, or leaves the constructor's set-up as untraced (its guard and errno) */
+static void say_untraced(struct ckt_line *l, int saved_errno)
+{
+	ckt_line_emit(l);
+	if (ckt_config.strict)
+		_exit(70);
+	ckt_children_off();
+	ckt_tls.guard--;
+	errno = saved_errno;
+}
+
 __attribute__((constructor(101))) static void ckt_init(void)
 {
 	/* the program starts with errno 0 (C); our set-up's failed probes (libunwind's memory
@@ -660,12 +672,7 @@ __attribute__((constructor(101))) static void ckt_init(void)
 		ckt_line_str(&l, "cuzktrace: error: the system call gettid is refused (a seccomp filter?), so "
 				 "the tracer cannot tell threads apart; ");
 		line_untraced(&l, NULL);
-		ckt_line_emit(&l);
-		if (ckt_config.strict)
-			_exit(70);
-		ckt_children_off();
-		ckt_tls.guard--;
-		errno = saved_errno;
+		say_untraced(&l, saved_errno);
 		return;
 	}
 	if (sanitizer) { /* found by the bootstrap: the runtime has started by now */
@@ -691,12 +698,7 @@ __attribute__((constructor(101))) static void ckt_init(void)
 												 : "libcuzktrace.so");
 			ckt_line_str(&l, ")");
 		}
-		ckt_line_emit(&l);
-		if (ckt_config.strict)
-			_exit(70);
-		ckt_children_off();
-		ckt_tls.guard--;
-		errno = saved_errno;
+		say_untraced(&l, saved_errno);
 		return;
 	}
 	const char *other = ckt_other_copy();

@@ -2714,8 +2714,9 @@ static int writer_moved(struct progress *pr)
 	return moved;
 }
 
-/* After a pause was asked: 1 once the writer has taken it (or failed, and ends), 0 when it
- * made no progress (cycles, bytes written) for 10 s. Sleeps 1 ms at a time, signals open. */
+/* After a pause was asked: 1 once the writer has taken it (or failed, and ends, or the trace
+ * was finished meanwhile: finish_locked took the pause back), 0 when it made no progress
+ * (cycles, bytes written) for 10 s. Sleeps 1 ms at a time, signals open. */
 static int wait_paused(void)
 {
 	struct progress pr = PROGRESS_NONE;
@@ -2742,16 +2743,17 @@ static void await_helper_tids(void)
 	}
 }
 
-/* An exec that finished the trace (without joining the tracer's threads) failed: the process
- * goes on, and the threads, ending, can still be in its thread group for a moment, where a
- * call that needs a single-threaded process (unshare of a user namespace) failed with EINVAL
- * right after (the join had waited for them). Up to 2 s for both to be gone. */
+/* Up to 2 s for the threads wr and rss (0: none) to have left the process. */
 static void await_tids_gone(pid_t wr, pid_t rss)
 {
 	for (int i = 0; i < 20000 && ((wr && !thread_gone(wr)) || (rss && !thread_gone(rss))); i++)
 		ckt_nap(100000);
 }
 
+/* An exec that finished the trace (without joining the tracer's threads) failed: the process
+ * goes on, and the threads, ending, can still be in its thread group for a moment, where a
+ * call that needs a single-threaded process (unshare of a user namespace) failed with EINVAL
+ * right after (the join had waited for them). */
 void ckt_writer_await_helpers_gone(void)
 {
 	await_tids_gone(atomic_load(&writer_tid), atomic_load(&ckt_rss_tid));
