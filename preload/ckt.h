@@ -36,6 +36,7 @@
 #include <sys/mman.h>
 #include <grp.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/uio.h>
 #include <unistd.h>
 #include <sys/types.h>
@@ -246,6 +247,8 @@ int ckt_mapped_file(uintptr_t at, char *out, size_t cap);
  * unmaps [addr, addr + len) but for them (real: the real munmap) ---- */
 void *ckt_ownmaps_map(size_t n, int flags);
 void ckt_ownmaps_unmap(void *p, size_t n);
+/* the tail [p + keep, p + len) of a mapping of ours given back (ownmaps.c) */
+void ckt_ownmaps_shrink(void *p, size_t len, size_t keep);
 int ckt_ownmaps_munmap_around(int (*real)(void *, size_t), void *addr, size_t len);
 /* madvise of [addr, addr + len) but for them: an advice that drops pages' contents */
 int ckt_ownmaps_madvise_around(int (*real)(void *, size_t, int), void *addr, size_t len, int advice);
@@ -274,7 +277,7 @@ void ckt_ownmaps_mlock_around(uintptr_t lo, uintptr_t hi);
 	X(fork, 0) X(_Fork, 0) X(abort, 0) X(mallopt, 0) X(__assert_fail, 0) X(__assert_perror_fail, 0) \
 	X(__assert, 0) X(sigaction, 0) X(signal, 0) X(bsd_signal, 0) X(ssignal, 0) X(sysv_signal, 0)      \
 	X(__sysv_signal, 0) X(sigset, 0) X(siginterrupt, 0) X(posix_spawn, 0) X(posix_spawnp, 0)      \
-	X(mlockall, 0)
+	X(mlockall, 0) X(setrlimit, 0) X(prlimit, 0)
 
 /* glibc's assert entry points (<assert.h> declares them only without NDEBUG) */
 void __assert_fail(const char *assertion, const char *file, unsigned int line,
@@ -988,6 +991,9 @@ static inline void ckt_emit2(struct ckt_tls *t, uint8_t type, uint8_t fn, uint64
 /* ---- stacks.c ---- */
 extern atomic_int ckt_stacks_ready;
 int ckt_stacks_init(void);
+/* the program set an address-space limit after start: the call stacks' reservation shrinks to
+ * fit it (stacks.c; from the setrlimit and prlimit hooks) */
+void ckt_stacks_fit_limit(uint64_t limit);
 
 /* The text of the code the hooks call out to (CKT_GUARD_HOOK): libunwind, libc, the real
  * allocator's object, the tracer's own; set by ckt_callout_init at bootstrap, before anything

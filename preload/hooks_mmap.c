@@ -446,6 +446,57 @@ CKT_EXPORT int mlockall(int flags)
 	return 0;
 }
 
+/* An address-space limit (RLIMIT_AS) the program sets on itself after start counts the
+ * tracer's reservations, the 4 GiB for call stacks first, which it never touches: a limit the
+ * untraced program lives under (a script's `ulimit -v 4000000`, Python's resource.setrlimit)
+ * refused its next allocation traced. After such a call succeeds, the reservation shrinks as
+ * a limit set before start would have sized it (ckt_stacks_fit_limit), in the traced process
+ * or a forked child with memory of its own; not in a vfork child, whose memory is the
+ * parent's. A raw system call is not seen. Not the hot path. */
+static void as_limit_set(pid_t pid, int resource, const struct rlimit *rl)
+{
+	pid_t me = getpid();
+	if (resource != RLIMIT_AS || !rl || rl->rlim_cur == RLIM_INFINITY || (pid != 0 && pid != me))
+		return;
+	/* (a forked child is not traced, but holds the reservation: a shell's subshell that runs
+	 * `ulimit -v` and then builds a big string itself) */
+	if (me != ckt_writer_pid() && ckt_thread_child_memory() != CKT_CHILD_OWN)
+		return;
+	int saved = errno;
+	ckt_stacks_fit_limit(rl->rlim_cur);
+	errno = saved;
+}
+
+CKT_EXPORT int setrlimit(__rlimit_resource_t resource, const struct rlimit *rl)
+{
+	int rc = ckt_real.setrlimit ? ckt_real.setrlimit(resource, rl)
+				    : (int)syscall(SYS_prlimit64, 0, (int)resource, rl, NULL);
+	if (rc == 0)
+		as_limit_set(0, (int)resource, rl);
+	return rc;
+}
+
+/* the same function in glibc on 64-bit systems, struct rlimit64 being struct rlimit */
+_Static_assert(sizeof(struct rlimit64) == sizeof(struct rlimit), "struct rlimit64 is struct rlimit");
+CKT_EXPORT int setrlimit64(__rlimit_resource_t resource, const struct rlimit64 *rl)
+{
+	return setrlimit(resource, (const struct rlimit *)(const void *)rl);
+}
+
+CKT_EXPORT int prlimit(pid_t pid, __rlimit_resource_t resource, const struct rlimit *rl, struct rlimit *old)
+{
+	int rc = ckt_real.prlimit ? ckt_real.prlimit(pid, resource, rl, old)
+				  : (int)syscall(SYS_prlimit64, pid, (int)resource, rl, old);
+	if (rc == 0)
+		as_limit_set(pid, (int)resource, rl);
+	return rc;
+}
+
+CKT_EXPORT int prlimit64(pid_t pid, __rlimit_resource_t resource, const struct rlimit64 *rl, struct rlimit64 *old)
+{
+	return prlimit(pid, resource, (const struct rlimit *)(const void *)rl, (struct rlimit *)(void *)old);
+}
+
 CKT_EXPORT int mprotect(void *addr, size_t len, int prot)
 {
 	return protect(addr, len, prot, false, 0);

@@ -154,6 +154,28 @@ void ckt_ownmaps_unmap(void *p, size_t n)
 	syscall(SYS_munmap, p, own_whole_pages(n)); /* mapped without a slot: no pads */
 }
 
+/* Gives back the tail [p + keep, p + len) of a mapping of ours of 2 MiB or more (no pads;
+ * keep and len whole pages): its slot says the shorter range first, so that once the tail is
+ * unmapped the program's munmap over it goes to the kernel whole (ckt_stacks_fit_limit). */
+void ckt_ownmaps_shrink(void *p, size_t len, size_t keep)
+{
+	uintptr_t a = (uintptr_t)p, lo, hi, page = own_page();
+	size_t top = atomic_load(&own_top);
+	for (size_t i = 0; i < top; i++) {
+		uint64_t w = atomic_load_explicit(&own[i], memory_order_acquire);
+		if (!own_range(w, &lo, &hi) || a < lo || a >= hi)
+			continue;
+		/* another shrink may lower it meanwhile: only ever lowered */
+		while (hi > a + keep) {
+			uint64_t nw = w >> CKT_OWN_NPAGES_BITS << CKT_OWN_NPAGES_BITS | (a + keep - lo) / page;
+			if (atomic_compare_exchange_weak(&own[i], &w, nw) || !own_range(w, &lo, &hi))
+				break;
+		}
+		break;
+	}
+	syscall(SYS_munmap, a + keep, len - keep);
+}
+
 /* The lowest start among our mappings that overlap [lo, hi), and its end; false if none. */
 static bool own_first(uintptr_t lo, uintptr_t hi, uintptr_t *s, uintptr_t *e)
 {

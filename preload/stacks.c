@@ -106,11 +106,24 @@ static atomic_uint small_n;
 static atomic_int small_closed, small_pending, small_stuck;
 static struct ckt_stack_entry *_Atomic *by_id;
 static unsigned char *arena;
-static atomic_size_t arena_used;
-/* ARENA_MAX, or under an address-space limit (RLIMIT_AS, ulimit -v) 1/32 of it, at least
- * ARENA_MIN: the reservation counts against that limit although its pages are never touched
- * (4 GiB of a 6 GiB limit left the program 30 blocks of 64 MiB instead of 95) */
-static size_t arena_size;
+/* The arena's size and the bytes used of it, in units of 8 bytes (an entry is a multiple of
+ * 8), the size in the high 32 bits: one word, so that a stack published (publish: a CAS that
+ * takes room only below the size) and the arena shrunk (ckt_stacks_fit_limit) agree on where
+ * the room ends. The size is ARENA_MAX, or under an address-space limit (RLIMIT_AS, ulimit -v)
+ * 1/32 of it, at least ARENA_MIN: the reservation counts against that limit although its pages
+ * are never touched (4 GiB of a 6 GiB limit left the program 30 blocks of 64 MiB instead of
+ * 95); a limit the program sets after start shrinks it so (ckt_stacks_fit_limit). */
+static _Atomic uint64_t arena_state;
+#define ARENA_UNITS(state) ((state) & 0xffffffffu)
+#define ARENA_CAP(state) ((state) >> 32)
+
+/* the arena's size for an address-space limit of `limit` bytes (RLIM_INFINITY: none) */
+static size_t arena_size_for(uint64_t limit)
+{
+	if (limit == RLIM_INFINITY || limit / 32 >= ARENA_MAX)
+		return ARENA_MAX;
+	return limit / 32 > ARENA_MIN ? (size_t)(limit / 32) : ARENA_MIN;
+}
 static atomic_uint next_id = 1;
 static atomic_int full_reported;
 static int fast_only; /* 1: the unwinders disagree (unwinders_agree): unw_backtrace only */
@@ -266,10 +279,9 @@ int ckt_stacks_init(void)
 	small = table ? table + TABLE_SIZE : NULL;
 	by_id = ckt_ownmaps_map(MAX_IDS * sizeof(*by_id), MAP_NORESERVE);
 	struct rlimit as;
-	arena_size = ARENA_MAX;
-	if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY && as.rlim_cur / 32 < ARENA_MAX)
-		arena_size = as.rlim_cur / 32 > ARENA_MIN ? (size_t)(as.rlim_cur / 32) : ARENA_MIN;
+	size_t arena_size = arena_size_for(getrlimit(RLIMIT_AS, &as) == 0 ? as.rlim_cur : RLIM_INFINITY);
 	arena = ckt_ownmaps_map(arena_size, MAP_NORESERVE);
+	atomic_store(&arena_state, (uint64_t)(arena_size / 8) << 32);
 	if (!table || !by_id || !arena) {
 		ckt_log("error: cannot reserve memory for call stacks; stacks are not recorded", NULL,
 			NULL, NULL);
@@ -347,14 +359,18 @@ static void table_full(void)
 static uint32_t publish(struct tslot *s, const uint64_t *f, uint32_t n, struct ckt_stack_entry **e)
 {
 	uint32_t id = atomic_fetch_add(&next_id, 1);
-	size_t bytes = sizeof(struct ckt_stack_entry) + n * sizeof(uint64_t);
-	size_t off = atomic_fetch_add(&arena_used, bytes);
-	if (id >= MAX_IDS || off + bytes > arena_size) {
+	uint64_t units = (sizeof(struct ckt_stack_entry) + n * sizeof(uint64_t)) / 8;
+	uint64_t st = atomic_load_explicit(&arena_state, memory_order_relaxed);
+	bool room;
+	do
+		room = id < MAX_IDS && ARENA_UNITS(st) + units <= ARENA_CAP(st);
+	while (room && !atomic_compare_exchange_weak(&arena_state, &st, st + units));
+	if (!room) {
 		atomic_store_explicit(&s->id, UINT32_MAX, memory_order_release);
 		table_full();
 		return 0;
 	}
-	*e = (void *)(arena + off);
+	*e = (void *)(arena + ARENA_UNITS(st) * 8);
 	(*e)->n = n;
 	memcpy((*e)->frames, f, n * sizeof(uint64_t));
 	/* published with its map still open: threads waiting for this id must not wait for the
@@ -364,6 +380,31 @@ static uint32_t publish(struct tslot *s, const uint64_t *f, uint32_t n, struct c
 	atomic_store_explicit(&by_id[id], *e, memory_order_release);
 	atomic_store_explicit(&s->id, id, memory_order_release);
 	return id;
+}
+
+/* The program set an address-space limit (RLIMIT_AS) of `limit` bytes after start (setrlimit,
+ * prlimit: hooks_mmap.c): the arena's reservation, 4 GiB, counts against it although nearly all
+ * of it is never touched, so that a limit untraced programs live under (a script's `ulimit -v
+ * 4000000`, Python's resource.setrlimit) refused the program's next allocation. The arena
+ * shrinks to the size a limit set before start gives (1/32 of it, at least ARENA_MIN), never
+ * below what stacks use (to its page), and the rest is unmapped. A limit raised again later
+ * does not grow it back: past its end new stacks are not recorded, as when it fills (one
+ * warning). Not the hot path: a CAS, then a munmap. */
+void ckt_stacks_fit_limit(uint64_t limit)
+{
+	if (!arena)
+		return;
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE) / 8, want = arena_size_for(limit) / 8, cap, old;
+	uint64_t st = atomic_load(&arena_state);
+	do {
+		old = ARENA_CAP(st);
+		cap = want > ARENA_UNITS(st) ? want : ARENA_UNITS(st);
+		cap = (cap + page - 1) / page * page;
+		if (cap >= old)
+			return;
+	} while (!atomic_compare_exchange_weak(&arena_state, &st, cap << 32 | ARENA_UNITS(st)));
+	/* no stack is published past cap from here on: its pages can go */
+	ckt_ownmaps_shrink(arena, old * 8, cap * 8);
 }
 
 /* The module map after which a new stack goes: a new stack may come from a new library */

@@ -344,6 +344,34 @@ for as_run in 1 2 3 4 5 6 7 8; do
 		"0/aslate: 400000 of 400000 blocks/0/exit False True True"
 done
 
+# an address-space limit the program sets on itself after start, as an absolute number (a
+# script's `ulimit -v`, Python's resource.setrlimit): the tracer's 4 GiB reservation for call
+# stacks counted against it, and the program's first 1 MiB block under a 3 GiB limit was
+# refused (an untraced run is a few MiB). After the call the reservation shrinks to 1/32 of the
+# limit: every way of setting it, exact mode, the blocks' site still recorded after it
+for as_how in set set64 prlimit prlimit64 prlimitpid; do
+	CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/aslimit.$as_how.zst LD_PRELOAD=$LIB $P/aslimit $as_how 3072 >$T/aslimit.out 2>$T/aslimit.err
+	echo $? >$T/aslimit.rc
+	$REPORT $T/aslimit.$as_how.zst >$T/aslimit.rep 2>&1
+	expect_eq "RLIMIT_AS of 3 GiB set after start by $as_how: 200 blocks of 1 MiB and a 256 MiB mapping fit as untraced, no tracer warning, peak heap and its site exact" \
+		"$(cat $T/aslimit.rc)/$(cat $T/aslimit.out)/$(grep -c '^cuzktrace: \(error\|warning\)' $T/aslimit.err)/$(grep '^peak heap' $T/aslimit.rep | sed 's/ at .*//')/$(grep -A1 '^  #1 ' $T/aslimit.rep | sed -n 2p | sed 's/^ *//')" \
+		"0/aslimit: ok/0/peak heap             200 MiB (209715200 bytes)/main (tests/progs/aslimit.c:43)"
+done
+# the same from a shell's `ulimit -v` (bash's builtin calls setrlimit), in the traced shell
+# and in a subshell (a forked child, not traced, holds the reservation too), and from Python
+as_script='ulimit -v 3000000; a=(); for i in $(seq 1 20000); do a+=("$i$i$i$i"); done; x=$(seq 1 300000); echo ${#x} ${#a[@]}'
+for as_sh in "$as_script" "($as_script)"; do
+	CUZKTRACE_QUIET=1 CUZKTRACE_OUT=$T/asbash.%p.zst LD_PRELOAD=$LIB bash -c "$as_sh" >$T/asbash.out 2>$T/asbash.err
+	echo $? >$T/asbash.rc
+	expect_eq "bash: ulimit -v 3000000 then a 2 MB string and 20,000 array entries (${as_sh:0:1}): as untraced, no error from bash or the tracer" \
+		"$(cat $T/asbash.rc)/$(cat $T/asbash.out)/$(grep -v '^cuzktrace: tracing\|forked from process' $T/asbash.err)" \
+		"0/1988894 20000/"
+done
+CUZKTRACE_QUIET=1 CUZKTRACE_OUT=$T/aspy.zst LD_PRELOAD=$LIB $PY -c 'import resource; resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30)); x = bytearray(100 << 20); print(len(x))' >$T/aspy.out 2>$T/aspy.err
+echo $? >$T/aspy.rc
+expect_eq "Python: resource.setrlimit(RLIMIT_AS) of 2 GiB, then a 100 MiB bytearray: as untraced (MemoryError before)" \
+	"$(cat $T/aspy.rc)/$(cat $T/aspy.out)/$(grep -vc '^cuzktrace: tracing' $T/aspy.err)" "0/104857600/0"
+
 # A stuck writer (frozen here with ptrace for 40 s, as a write hung on a network file system
 # would be): a full ring waits 10 s for room, then its events are dropped and counted; once one
 # thread has given up, others drop at once until the writer moves again, instead of waiting 10 s

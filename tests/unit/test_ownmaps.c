@@ -176,12 +176,50 @@ static void test_table_full(void **state)
 	ckt_ownmaps_unmap(again, page());
 }
 
+/* A mapping's tail given back (ckt_ownmaps_shrink, for an address-space limit set after start):
+ * the table holds the shorter range, so a munmap over the old tail goes to the kernel whole and
+ * one over the kept part does not; the tail is unmapped for real (mincore: ENOMEM), the kept
+ * part still mapped. A shrink that would grow it changes nothing in the table. */
+static void test_shrink(void **state)
+{
+	(void)state;
+	char *m = ckt_ownmaps_map(8 * MIB, MAP_NORESERVE);
+	assert_non_null(m);
+	m[0] = 1;
+	m[8 * MIB - 1] = 1;
+	reset();
+	assert_int_equal(ckt_ownmaps_munmap_around(fake_munmap, m + 3 * MIB, MIB), 0);
+	assert_int_equal(ncalls, 0); /* ours, whole */
+	ckt_ownmaps_shrink(m, 8 * MIB, 2 * MIB);
+	unsigned char vec[1];
+	errno = 0;
+	assert_int_equal(mincore(m + 3 * MIB, page(), vec), -1);
+	assert_int_equal(errno, ENOMEM);
+	assert_int_equal(mincore(m + 2 * MIB - page(), page(), vec), 0);
+	m[2 * MIB - 1] = 2; /* still writable */
+	reset();
+	assert_int_equal(ckt_ownmaps_munmap_around(fake_munmap, m + 3 * MIB, MIB), 0);
+	assert_int_equal(ncalls, 1); /* the program's range now */
+	assert_int_equal(calls[0].addr, (uintptr_t)m + 3 * MIB);
+	assert_int_equal(calls[0].len, MIB);
+	reset();
+	assert_int_equal(ckt_ownmaps_munmap_around(fake_munmap, m + MIB, 2 * MIB), 0);
+	assert_int_equal(ncalls, 1); /* the part past the kept 2 MiB only */
+	assert_int_equal(calls[0].addr, (uintptr_t)m + 2 * MIB);
+	assert_int_equal(calls[0].len, MIB);
+	ckt_ownmaps_unmap(m, 2 * MIB);
+	reset();
+	assert_int_equal(ckt_ownmaps_munmap_around(fake_munmap, m, 2 * MIB), 0);
+	assert_int_equal(ncalls, 1); /* gone from the table */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pieces_in_order),
 		cmocka_unit_test(test_failure_stops),
 		cmocka_unit_test(test_table_full),
+		cmocka_unit_test(test_shrink),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
