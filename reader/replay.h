@@ -477,13 +477,23 @@ static inline uint64_t ckt_replay_traced_seen(const struct ckt_replay_stats *st)
 	       st->tracer_stack_table_bytes;
 }
 
+/* Where the peak sample has the split of RSS (peak_rss.has_detail), its anonymous and shared
+ * pages must show the excess too, against everything traced but file-backed mappings: file
+ * pages no hook sees, such as a big library's code the loader mapped (clang's LLVM: 74 MiB of
+ * file pages, 17 MiB anonymous), are not memory the program allocated where the tracer could
+ * not see it. */
 static inline bool ckt_replay_untraced_suspected(const struct ckt_replay_stats *st)
 {
 	uint64_t seen = ckt_replay_traced_seen(st);
 	if (!st->peak_rss.seen || st->peak_rss.bytes <= seen)
 		return false;
 	uint64_t u = st->peak_rss.bytes - seen;
-	return u > (uint64_t)64 << 20 && u * 2 > st->peak_rss.bytes;
+	if (!(u > (uint64_t)64 << 20 && u * 2 > st->peak_rss.bytes))
+		return false;
+	if (!st->peak_rss.has_detail)
+		return true;
+	uint64_t anon = st->peak_rss.anon + st->peak_rss.shmem, anon_seen = seen - st->peak_file.bytes;
+	return anon > anon_seen && anon - anon_seen > (uint64_t)64 << 20;
 }
 
 /* The trace's sampling rate (header setting.CUZKTRACE_SAMPLE); call before feeding. */

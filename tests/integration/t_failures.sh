@@ -1196,6 +1196,12 @@ $REPORT --json $T/rawm.zst >$T/rawm.json 2>$T/rawm.rerr
 expect_eq "the same memory from malloc: not flagged, no warning" \
 	"$(jget $T/rawm.json peak_rss.untraced_suspected)/$(cat $T/rawm.rerr)" "false/"
 expect_eq "the same memory from malloc: 192 MiB of heap at the peak RSS" "$(jget $T/rawm.json peak_rss.heap_bytes)" 201326592
+# ... nor 192 MiB of file pages mapped out of sight (a raw mmap of a file, read through), as the
+# loader maps a big library's code: clang's LLVM read as 85 MiB unseen (74 MiB of it file pages)
+CUZKTRACE_OUT=$T/rawf.zst traced rawf $P/rawmap file $T/rawf.dat
+$REPORT --json $T/rawf.zst >$T/rawf.json 2>$T/rawf.rerr
+expect_eq "file pages mapped out of the tracer's sight: not flagged, no warning, at least 192 MiB of file pages at the peak RSS" \
+	"$(cat $T/rawf.rc)/$(jget $T/rawf.json peak_rss.untraced_suspected)/$(cat $T/rawf.rerr)/$(($(jget $T/rawf.json peak_rss.detail.rss_file_bytes) >= 201326592))" "0/false//1"
 # ... but a non-PIE executable that only takes malloc's address (Debian's python3) exports a PLT
 # stub as "malloc" that calls ours: no warning for it.
 CUZKTRACE_OUT=$T/py.zst traced py /usr/bin/python3 -c 'print("py: done")'
