@@ -1222,6 +1222,12 @@ void ckt_exec_after_fork_child(void)
 	mem_pid = getpid();
 }
 
+int ckt_exec_own_memory(void)
+{
+	pid_t me = getpid();
+	return mem_pid ? me == mem_pid : me == ckt_writer_pid();
+}
+
 static int pause_take(struct pause_hold *h)
 {
 	int e = errno;

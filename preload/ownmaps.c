@@ -21,6 +21,8 @@
  * hook reads the slots up to the highest ever used, one load per mapping of ours (a ring per
  * thread alive at once: up to all 4,096 slots), no lock on the program's path.
  * Past CKT_OWN_SLOTS mappings at once, the rest are neither padded nor protected.
+ * A mapping's tail given back (ckt_ownmaps_shrink) leaves the table first, then is unmapped: a
+ * program that unmaps that range itself and maps anew there in between loses the new mapping.
  * Not covered: a MAP_FIXED mapping or mremap to a fixed address over a hole of 2 MiB or more,
  * or over any hole under an address-space limit, still replaces a mapping of ours placed there
  * (README, Limits); a munmap racing the mapping itself; munmaps that pass the hooks by

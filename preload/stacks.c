@@ -279,7 +279,9 @@ int ckt_stacks_init(void)
 	small = table ? table + TABLE_SIZE : NULL;
 	by_id = ckt_ownmaps_map(MAX_IDS * sizeof(*by_id), MAP_NORESERVE);
 	struct rlimit as;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	size_t arena_size = arena_size_for(getrlimit(RLIMIT_AS, &as) == 0 ? as.rlim_cur : RLIM_INFINITY);
+	arena_size = (arena_size + page - 1) / page * page; /* the state's size is the mapping's */
 	arena = ckt_ownmaps_map(arena_size, MAP_NORESERVE);
 	atomic_store(&arena_state, (uint64_t)(arena_size / 8) << 32);
 	if (!table || !by_id || !arena) {
@@ -365,6 +367,12 @@ static uint32_t publish(struct tslot *s, const uint64_t *f, uint32_t n, struct c
 	do
 		room = id < MAX_IDS && ARENA_UNITS(st) + units <= ARENA_CAP(st);
 	while (room && !atomic_compare_exchange_weak(&arena_state, &st, st + units));
+	/* a stack that does not fit fills the arena: no later one is recorded either, as the
+	 * table says once (a smaller one could fit, and the trace's limit record would say less
+	 * than the truth about the stacks since) */
+	while (!room && id < MAX_IDS && ARENA_UNITS(st) != ARENA_CAP(st) &&
+	       !atomic_compare_exchange_weak(&arena_state, &st, ARENA_CAP(st) << 32 | ARENA_CAP(st)))
+		;
 	if (!room) {
 		atomic_store_explicit(&s->id, UINT32_MAX, memory_order_release);
 		table_full();
@@ -390,6 +398,12 @@ static uint32_t publish(struct tslot *s, const uint64_t *f, uint32_t n, struct c
  * below what stacks use (to its page), and the rest is unmapped. A limit raised again later
  * does not grow it back: past its end new stacks are not recorded, as when it fills (one
  * warning). Not the hot path: a CAS, then a munmap. */
+/* whether ckt_stacks_fit_limit(limit) would give any of the arena back */
+int ckt_stacks_would_shrink(uint64_t limit)
+{
+	return arena && arena_size_for(limit) / 8 < ARENA_CAP(atomic_load(&arena_state));
+}
+
 void ckt_stacks_fit_limit(uint64_t limit)
 {
 	if (!arena)

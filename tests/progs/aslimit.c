@@ -3,17 +3,45 @@
  * 200 heap blocks of 1 MiB (each touched), a 256 MiB mapping (untouched), all given back.
  * Untraced the process is a few MiB, far under any such limit; the tracer's 4 GiB reservation
  * for call stacks counted against a limit below it and refused the first block.
- * Usage: aslimit set|set64|prlimit|prlimit64|prlimitpid MIB. Prints "aslimit: ok" and exits 0,
- * or says which call failed and exits 1 (2: the limit could not be set). */
+ * Usage: aslimit set|set64|prlimit|prlimit64|prlimitpid|prlimitsame|prlimittid MIB (prlimitsame:
+ * the new and old limits in one struct; prlimittid: a second thread sets it by its own id).
+ * Prints "aslimit: ok" and exits 0, or says which call failed and exits 1 (2: the limit could
+ * not be set). `aslimit vfork MIB`: a vfork child sets the limit and ends; the parent, with no
+ * limit, says whether its address space (VmSize) shrank meanwhile by a GiB or more (the
+ * child's memory is the parent's: nothing of the tracer's may be given back there).
+ * `aslimit null 0`: setrlimit with no struct (a no-op for the kernel: 0), as untraced. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 static void *volatile blocks[200];
+static struct rlimit tid_rl;
+static const struct rlimit *volatile no_limit; /* NULL, out of the compiler's sight */
+
+static void *by_tid(void *arg)
+{
+	(void)arg;
+	return (void *)(long)prlimit((pid_t)syscall(SYS_gettid), RLIMIT_AS, &tid_rl, NULL);
+}
+
+static unsigned long vm_kib(void)
+{
+	unsigned long vm = 0;
+	char line[256];
+	FILE *f = fopen("/proc/self/status", "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "VmSize:", 7))
+			vm = strtoul(line + 7, NULL, 10);
+	if (f)
+		fclose(f);
+	return vm;
+}
 
 int main(int argc, char **argv)
 {
@@ -33,7 +61,35 @@ int main(int argc, char **argv)
 		rc = prlimit64(0, RLIMIT_AS, &rl64, NULL);
 	else if (!strcmp(argv[1], "prlimitpid"))
 		rc = prlimit(getpid(), RLIMIT_AS, &rl, NULL);
-	else
+	else if (!strcmp(argv[1], "prlimitsame"))
+		rc = prlimit(0, RLIMIT_AS, &rl, &rl);
+	else if (!strcmp(argv[1], "prlimittid")) {
+		pthread_t t;
+		void *r = NULL;
+		tid_rl = rl;
+		rc = pthread_create(&t, NULL, by_tid, NULL) || pthread_join(t, &r) ? -1 : (int)(long)r;
+	} else if (!strcmp(argv[1], "vfork")) {
+		unsigned long before = vm_kib();
+		pid_t c = vfork();
+		if (c == 0) {
+			setrlimit(RLIMIT_AS, &rl);
+			_exit(0);
+		}
+		unsigned long after = vm_kib();
+		if (c < 0 || !before || !after)
+			return 2;
+		if (after + (1ul << 20) <= before) {
+			printf("aslimit: the parent's address space shrank by %lu MiB\n", (before - after) >> 10);
+			return 1;
+		}
+		printf("aslimit: ok\n");
+		return 0;
+	} else if (!strcmp(argv[1], "null")) {
+		errno = 0;
+		rc = setrlimit(RLIMIT_AS, no_limit);
+		printf("aslimit: %d %s\n", rc, strerror(errno));
+		return 0;
+	} else
 		return 2;
 	if (rc != 0) {
 		printf("aslimit: cannot set the limit: %s\n", strerror(errno));

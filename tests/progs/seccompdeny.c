@@ -1,5 +1,5 @@
 /* seccompdeny ERRNO NAME PROG [ARGS...]: runs PROG under a seccomp filter that makes the system
- * call NAME (gettid or flock) fail with ERRNO, everything else allowed, as a service's
+ * call NAME (gettid, flock or kcmp) fail with ERRNO, everything else allowed, as a service's
  * SystemCallFilter= or a container's profile can; LD_PRELOAD then loads the tracer into PROG
  * under the filter. Status 125 where no filter can be installed. */
 #include <errno.h>
@@ -17,7 +17,10 @@ int main(int argc, char **argv)
 {
 	if (argc < 4)
 		return 2;
-	long nr = !strcmp(argv[2], "gettid") ? SYS_gettid : !strcmp(argv[2], "flock") ? SYS_flock : -1;
+	long nr = !strcmp(argv[2], "gettid")  ? SYS_gettid
+		  : !strcmp(argv[2], "flock") ? SYS_flock
+		  : !strcmp(argv[2], "kcmp")  ? SYS_kcmp
+					      : -1;
 	if (nr < 0)
 		return 2;
 	unsigned err = (unsigned)atoi(argv[1]) & SECCOMP_RET_DATA;
