@@ -994,9 +994,11 @@ int ckt_stacks_init(void);
 /* the program set an address-space limit after start: the call stacks' reservation shrinks to
  * fit it (stacks.c; from the setrlimit and prlimit hooks) */
 void ckt_stacks_fit_limit(uint64_t limit);
+/* whether it would give any of that reservation back */
 int ckt_stacks_would_shrink(uint64_t limit);
 /* 1 where this process's memory is its own: the traced process, or a forked child of it (its
- * atfork handler ran; not a vfork child, whose memory is the parent's) (hooks_exec.c) */
+ * atfork handler ran); not a vfork child of the traced process, whose memory is the parent's
+ * (hooks_exec.c) */
 int ckt_exec_own_memory(void);
 
 /* The text of the code the hooks call out to (CKT_GUARD_HOOK): libunwind, libc, the real

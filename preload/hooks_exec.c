@@ -1225,7 +1225,9 @@ void ckt_exec_after_fork_child(void)
 int ckt_exec_own_memory(void)
 {
 	pid_t me = getpid();
-	return mem_pid ? me == mem_pid : me == ckt_writer_pid();
+	/* (a child that shares the memory in a pid namespace of its own can have the traced
+	 * process's pid number: pid 1 of a container, CLONE_VM|CLONE_NEWPID) */
+	return mem_pid ? me == mem_pid : me == ckt_writer_pid() && ckt_writer_same_pid_ns();
 }
 
 static int pause_take(struct pause_hold *h)

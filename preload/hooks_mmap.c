@@ -452,44 +452,35 @@ CKT_EXPORT int mlockall(int flags)
  * refused its next allocation traced. After such a call succeeds, the reservation shrinks as
  * a limit set before start would have sized it (ckt_stacks_fit_limit), in the traced process
  * or a forked child with memory of its own (its atfork handler says so, with no system call;
- * kcmp for a _Fork or clone child); never in a vfork child, whose memory is the parent's. The
- * limit is read from a copy taken before the call (prlimit's new and old limits may be one
- * struct), for this process (pid 0, its pid, or one of its threads' ids). Before the tracer
- * started it sizes the reservation from the limit itself. errno is left as the call left it.
- * A raw system call is not seen. Not the hot path. */
-static void as_limit_set(pid_t pid, int resource, const struct rlimit *rl)
+ * kcmp for a _Fork or clone child); not in a vfork child of the traced process, whose memory
+ * is the parent's (one of an untraced forked child may give that child's back: it records
+ * nothing). The call's struct is read by nothing of ours (a bad pointer is the call's EFAULT,
+ * not a fault here): the limit is asked of the kernel after the call, for this process (pid
+ * 0, its pid, or one of its threads' ids), which also covers prlimit's new and old limits in
+ * one struct. Before the tracer started it sizes the reservation from the limit itself. errno
+ * is left as the call left it. A raw system call is not seen. Not the hot path. */
+static void as_limit_set(pid_t pid, int resource, const void *rl)
 {
-	if (resource != RLIMIT_AS || !rl || rl->rlim_cur == RLIM_INFINITY || !ckt_writer_pid() ||
-	    !ckt_stacks_would_shrink(rl->rlim_cur))
+	__asm__("" : "+r"(rl)); /* glibc's header declares it nonnull; NULL sets nothing */
+	if (resource != RLIMIT_AS || !rl || !ckt_writer_pid())
 		return;
 	int saved = errno;
 	pid_t me = getpid();
+	struct rlimit now;
 	if ((pid == 0 || pid == me || syscall(SYS_tgkill, me, pid, 0) == 0) &&
+	    syscall(SYS_prlimit64, 0, RLIMIT_AS, NULL, &now) == 0 && now.rlim_cur != RLIM_INFINITY &&
+	    ckt_stacks_would_shrink(now.rlim_cur) &&
 	    (ckt_exec_own_memory() || ckt_thread_child_memory() == CKT_CHILD_OWN))
-		ckt_stacks_fit_limit(rl->rlim_cur);
+		ckt_stacks_fit_limit(now.rlim_cur);
 	errno = saved;
-}
-
-/* *rl copied before the call, or NULL: rl may be NULL although glibc's header declares it
- * nonnull (the call then fails with EFAULT), so the test goes through an empty asm the compiler
- * cannot see into */
-static const struct rlimit *limit_copy(const struct rlimit *rl, struct rlimit *copy)
-{
-	__asm__("" : "+r"(rl));
-	if (!rl)
-		return NULL;
-	*copy = *rl;
-	return copy;
 }
 
 CKT_EXPORT int setrlimit(__rlimit_resource_t resource, const struct rlimit *rl)
 {
-	struct rlimit want;
-	const struct rlimit *w = limit_copy(rl, &want);
 	int rc = ckt_real.setrlimit ? ckt_real.setrlimit(resource, rl)
 				    : (int)syscall(SYS_prlimit64, 0, (int)resource, rl, NULL);
 	if (rc == 0)
-		as_limit_set(0, (int)resource, w);
+		as_limit_set(0, (int)resource, rl);
 	return rc;
 }
 
@@ -502,12 +493,10 @@ CKT_EXPORT int setrlimit64(__rlimit_resource_t resource, const struct rlimit64 *
 
 CKT_EXPORT int prlimit(pid_t pid, __rlimit_resource_t resource, const struct rlimit *rl, struct rlimit *old)
 {
-	struct rlimit want;
-	const struct rlimit *w = limit_copy(rl, &want);
 	int rc = ckt_real.prlimit ? ckt_real.prlimit(pid, resource, rl, old)
 				  : (int)syscall(SYS_prlimit64, pid, (int)resource, rl, old);
 	if (rc == 0)
-		as_limit_set(pid, (int)resource, w);
+		as_limit_set(pid, (int)resource, rl);
 	return rc;
 }
 

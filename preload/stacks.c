@@ -390,6 +390,12 @@ static uint32_t publish(struct tslot *s, const uint64_t *f, uint32_t n, struct c
 	return id;
 }
 
+/* whether ckt_stacks_fit_limit(limit) would give any of the arena back */
+int ckt_stacks_would_shrink(uint64_t limit)
+{
+	return arena && arena_size_for(limit) / 8 < ARENA_CAP(atomic_load(&arena_state));
+}
+
 /* The program set an address-space limit (RLIMIT_AS) of `limit` bytes after start (setrlimit,
  * prlimit: hooks_mmap.c): the arena's reservation, 4 GiB, counts against it although nearly all
  * of it is never touched, so that a limit untraced programs live under (a script's `ulimit -v
@@ -398,12 +404,6 @@ static uint32_t publish(struct tslot *s, const uint64_t *f, uint32_t n, struct c
  * below what stacks use (to its page), and the rest is unmapped. A limit raised again later
  * does not grow it back: past its end new stacks are not recorded, as when it fills (one
  * warning). Not the hot path: a CAS, then a munmap. */
-/* whether ckt_stacks_fit_limit(limit) would give any of the arena back */
-int ckt_stacks_would_shrink(uint64_t limit)
-{
-	return arena && arena_size_for(limit) / 8 < ARENA_CAP(atomic_load(&arena_state));
-}
-
 void ckt_stacks_fit_limit(uint64_t limit)
 {
 	if (!arena)

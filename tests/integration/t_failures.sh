@@ -383,9 +383,11 @@ fi
 CUZKTRACE_OUT=$T/asvfork.zst LD_PRELOAD=$LIB $P/aslimit vfork 3072 >$T/asvfork.out 2>$T/asvfork.err
 echo $? >$T/asvfork.rc
 CUZKTRACE_OUT=$T/asnull.zst LD_PRELOAD=$LIB $P/aslimit null 0 >$T/asnull.out 2>&1
-expect_eq "RLIMIT_AS set in a vfork child: the parent's reservation kept; setrlimit(RLIMIT_AS, NULL) returns as untraced" \
-	"$(cat $T/asvfork.rc)/$(cat $T/asvfork.out)/$(grep -c '^cuzktrace: \(error\|warning\)' $T/asvfork.err)/$(grep '^aslimit' $T/asnull.out)" \
-	"0/aslimit: ok/0/aslimit: $($P/aslimit null 0 | sed 's/^aslimit: //')"
+CUZKTRACE_OUT=$T/asbad.zst LD_PRELOAD=$LIB $P/aslimit bad 0 >$T/asbad.out 2>&1
+echo $? >$T/asbad.rc
+expect_eq "RLIMIT_AS set in a vfork child: the parent's reservation kept; setrlimit(RLIMIT_AS, NULL), and a struct that is no memory, return as untraced (the tracer reads none)" \
+	"$(cat $T/asvfork.rc)/$(cat $T/asvfork.out)/$(grep -c '^cuzktrace: \(error\|warning\)' $T/asvfork.err)/$(grep '^aslimit' $T/asnull.out)/$(cat $T/asbad.rc) $(grep '^aslimit' $T/asbad.out)" \
+	"0/aslimit: ok/0/aslimit: $($P/aslimit null 0 | sed 's/^aslimit: //')/0 $($P/aslimit bad 0)"
 CUZKTRACE_QUIET=1 CUZKTRACE_OUT=$T/aspy.zst LD_PRELOAD=$LIB $PY -c 'import resource; resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30)); x = bytearray(100 << 20); print(len(x))' >$T/aspy.out 2>$T/aspy.err
 echo $? >$T/aspy.rc
 expect_eq "Python: resource.setrlimit(RLIMIT_AS) of 2 GiB, then a 100 MiB bytearray: as untraced (MemoryError before)" \

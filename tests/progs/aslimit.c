@@ -9,7 +9,8 @@
  * not be set). `aslimit vfork MIB`: a vfork child sets the limit and ends; the parent, with no
  * limit, says whether its address space (VmSize) shrank meanwhile by a GiB or more (the
  * child's memory is the parent's: nothing of the tracer's may be given back there).
- * `aslimit null 0`: setrlimit with no struct (a no-op for the kernel: 0), as untraced. */
+ * `aslimit null 0`: setrlimit with no struct (a no-op for the kernel: 0), as untraced; `aslimit
+ * bad 0`: setrlimit and prlimit with a struct that is no memory: EFAULT, as untraced. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -83,6 +84,16 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		printf("aslimit: ok\n");
+		return 0;
+	} else if (!strcmp(argv[1], "bad")) {
+		const struct rlimit *bad = (const struct rlimit *)16; /* no memory */
+		__asm__("" : "+r"(bad));
+		errno = 0;
+		rc = setrlimit(RLIMIT_AS, bad);
+		printf("aslimit: %d %s", rc, strerror(errno));
+		errno = 0;
+		rc = prlimit(0, RLIMIT_AS, bad, (struct rlimit *)(void *)bad);
+		printf(", %d %s\n", rc, strerror(errno));
 		return 0;
 	} else if (!strcmp(argv[1], "null")) {
 		errno = 0;
