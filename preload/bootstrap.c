@@ -362,6 +362,7 @@ static int vg_tool(struct dl_phdr_info *info, size_t size, void *data)
  * object defining it, or valgrind's preload library. */
 static struct {
 	const char *fn, *obj;
+	const char *mmap_obj; /* the object defining mmap ahead of the tracer, if any */
 	int valgrind, foreign; /* foreign: malloc or calloc is not ours (ckt_alloc_foreign) */
 } ahead;
 
@@ -474,11 +475,14 @@ static void ckt_find_ahead(void)
 		Dl_info info;
 		if (!f || f == ours[i] || !(f = ckt_bound_to(names[i], f, &info)) || f == ours[i])
 			continue;
+		const char *obj = info.dli_fname && info.dli_fname[0] ? info.dli_fname : "the program";
 		if (i != 1 && i != 2)
 			ahead.foreign = 1;
+		if (i == 2)
+			ahead.mmap_obj = obj;
 		if (!ahead.fn) {
 			ahead.fn = names[i];
-			ahead.obj = info.dli_fname && info.dli_fname[0] ? info.dli_fname : "the program";
+			ahead.obj = obj;
 		}
 	}
 }
@@ -503,6 +507,17 @@ static void ckt_check_interposition(void)
 		ckt_line_str(&l, "' ahead of the tracer: allocations through it are not traced (an "
 				 "allocator linked into the program?); expect RSS well above the traced heap");
 		ckt_line_emit(&l);
+		/* an allocator that defines mmap too (tcmalloc's minimal library, for its hooks)
+		 * takes the program's own mappings out of the trace as well: said apart, as the
+		 * mmap figures then miss them */
+		if (ahead.mmap_obj && strcmp(ahead.fn, "mmap") != 0) {
+			l.len = 0;
+			ckt_line_str(&l, "cuzktrace: warning: 'mmap' is provided by '");
+			ckt_line_str(&l, ahead.mmap_obj);
+			ckt_line_str(&l, "' ahead of the tracer too: mappings made through it are not traced "
+					 "(the mmap figures leave them out)");
+			ckt_line_emit(&l);
+		}
 	}
 	atomic_store(&ckt_alloc_foreign, ahead.foreign);
 	(void)ckt_program_realloc();
