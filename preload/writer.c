@@ -2688,7 +2688,6 @@ int ckt_writer_finishing(void)
 	return trace_pid && getpid() == trace_pid && atomic_load(&finished);
 }
 
-
 /* What the writer has done: cycles, bytes written, and its thread's CPU time (ns). */
 struct progress {
 	uint64_t c, b, cpu;

@@ -10,24 +10,19 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 
+#include "asutil.h"
+
 static void *volatile sink;
 
 int main(int argc, char **argv)
 {
-	unsigned long vm = 0;
-	char line[256];
-	FILE *f = fopen("/proc/self/status", "r");
-	while (f && fgets(line, sizeof(line), f))
-		if (!strncmp(line, "VmSize:", 7))
-			vm = strtoul(line + 7, NULL, 10);
-	if (f)
-		fclose(f);
+	unsigned long vm = vm_bytes();
 	struct rlimit rl;
 	if (!vm || getrlimit(RLIMIT_AS, &rl) != 0)
 		return 2;
 	(void)argc;
 	(void)argv;
-	rl.rlim_cur = (vm << 10) + (64ul << 20);
+	rl.rlim_cur = vm + (64ul << 20);
 	if (setrlimit(RLIMIT_AS, &rl) != 0) {
 		perror("setrlimit");
 		return 2;

@@ -21,6 +21,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "asutil.h"
+
 static void *volatile blocks[200];
 static struct rlimit tid_rl;
 static const struct rlimit *volatile no_limit; /* NULL, out of the compiler's sight */
@@ -29,19 +31,6 @@ static void *by_tid(void *arg)
 {
 	(void)arg;
 	return (void *)(long)prlimit((pid_t)syscall(SYS_gettid), RLIMIT_AS, &tid_rl, NULL);
-}
-
-static unsigned long vm_kib(void)
-{
-	unsigned long vm = 0;
-	char line[256];
-	FILE *f = fopen("/proc/self/status", "r");
-	while (f && fgets(line, sizeof(line), f))
-		if (!strncmp(line, "VmSize:", 7))
-			vm = strtoul(line + 7, NULL, 10);
-	if (f)
-		fclose(f);
-	return vm;
 }
 
 int main(int argc, char **argv)
@@ -70,17 +59,17 @@ int main(int argc, char **argv)
 		tid_rl = rl;
 		rc = pthread_create(&t, NULL, by_tid, NULL) || pthread_join(t, &r) ? -1 : (int)(long)r;
 	} else if (!strcmp(argv[1], "vfork")) {
-		unsigned long before = vm_kib();
+		unsigned long before = vm_bytes();
 		pid_t c = vfork();
 		if (c == 0) {
 			setrlimit(RLIMIT_AS, &rl);
 			_exit(0);
 		}
-		unsigned long after = vm_kib();
+		unsigned long after = vm_bytes();
 		if (c < 0 || !before || !after)
 			return 2;
-		if (after + (1ul << 20) <= before) {
-			printf("aslimit: the parent's address space shrank by %lu MiB\n", (before - after) >> 10);
+		if (after + (1ul << 30) <= before) {
+			printf("aslimit: the parent's address space shrank by %lu MiB\n", (before - after) >> 20);
 			return 1;
 		}
 		printf("aslimit: ok\n");

@@ -12,12 +12,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-/* the limit set by a raw system call, which the tracer does not see: a setrlimit would shrink
- * its reservation for call stacks (hooks_mmap.c), and the cap is meant to leave no room */
-static int raw_setrlimit(int resource, const struct rlimit *rl)
-{
-	return (int)syscall(SYS_prlimit64, 0, resource, rl, NULL);
-}
+#include "asutil.h"
 
 static void *volatile keep;
 
@@ -29,18 +24,6 @@ static void *worker(void *arg)
 		free(keep);
 	}
 	return NULL;
-}
-
-static unsigned long vm_bytes(void)
-{
-	unsigned long pages = 0;
-	FILE *f = fopen("/proc/self/statm", "r");
-	if (f) {
-		if (fscanf(f, "%lu", &pages) != 1)
-			pages = 0;
-		fclose(f);
-	}
-	return pages * (unsigned long)sysconf(_SC_PAGESIZE);
 }
 
 int main(void)

@@ -42,12 +42,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-/* the limit set by a raw system call, which the tracer does not see: a setrlimit would shrink
- * its reservation for call stacks (hooks_mmap.c), and the cap is meant to leave no room */
-static int raw_setrlimit(int resource, const struct rlimit *rl)
-{
-	return (int)syscall(SYS_prlimit64, 0, resource, rl, NULL);
-}
+#include "asutil.h"
 
 #ifndef SS_AUTODISARM
 #define SS_AUTODISARM (1U << 31) /* Linux 4.7 on */
