@@ -393,6 +393,8 @@ install: all
 	install -m 0755 $(LIB) $(DESTDIR)$(PREFIX)/lib/
 	install -m 0755 $(REPORT) $(DESTDIR)$(PREFIX)/bin/
 	install -m 0644 include/cuzktrace.h include/cuzktrace_shim.h $(DESTDIR)$(PREFIX)/include/
+	install -d $(DESTDIR)$(PREFIX)/share/cuzktrace
+	install -m 0644 preload/valgrind.supp $(DESTDIR)$(PREFIX)/share/cuzktrace/
 
 clean:
 	rm -rf $(B)

@@ -325,6 +325,11 @@ static void say_if_secure(const struct stat *st, const char *what, int fd)
 		ckt_line_str(&l, uid ? "' is set-user-ID" : gid ? "' is set-group-ID" : "' has file capabilities");
 		ckt_line_str(&l, ": the loader ignores LD_PRELOAD for it, so the program it starts is not traced");
 	} else if (is_static_elf(what, fd)) {
+		/* valgrind's launcher starting its tool (memcheck-amd64-linux, static): the tool
+		 * runs the program it is given with LD_PRELOAD, traced, and that program says so */
+		if (!strcmp(program_invocation_short_name, "valgrind.bin") ||
+		    !strcmp(program_invocation_short_name, "valgrind"))
+			return;
 		ckt_line_str(&l, "' is statically linked: no loader reads LD_PRELOAD in it, so the program it "
 				 "starts is not traced");
 	} else if (static_interp(what, fd, interp, sizeof(interp))) {
