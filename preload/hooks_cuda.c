@@ -97,6 +97,7 @@ typedef struct {
 	X(cuIpcOpenMemHandle, "cuIpcOpenMemHandle", 4010, 10999, 0)           \
 	X(cuIpcOpenMemHandle_v2, "cuIpcOpenMemHandle", 11000, 99999, 0)       \
 	X(cuMemRetainAllocationHandle, "cuMemRetainAllocationHandle", 0, 99999, 0) \
+	X(cuMemPoolImportPointer, "cuMemPoolImportPointer", 0, 99999, 0)       \
 	X(cuDevicePrimaryCtxReset, "cuDevicePrimaryCtxReset", 7000, 10999, 0) \
 	X(cuDevicePrimaryCtxReset_v2, "cuDevicePrimaryCtxReset", 11000, 99999, 0) \
 	X(cuCtxDestroy_v2, "cuCtxDestroy", 4000, 99999, 0)                     \
@@ -189,6 +190,7 @@ CKT_EXPORT CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle 
 CKT_EXPORT CUresult cuIpcOpenMemHandle(CUdeviceptr *dptr, CUipcMemHandle handle, unsigned flags);
 CKT_EXPORT CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *dptr, CUipcMemHandle handle, unsigned flags);
 CKT_EXPORT CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *h, void *addr);
+CKT_EXPORT CUresult cuMemPoolImportPointer(CUdeviceptr *dptr, void *pool, void *share_data);
 /* the pools cuMemAllocFromPoolAsync names: what each holds, and where */
 CKT_EXPORT CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *props);
 CKT_EXPORT CUresult cuMemPoolDestroy(CUmemoryPool pool);
@@ -995,6 +997,9 @@ CKT_DRV_UNTRACED(cuIpcOpenMemHandle, " (memory another process allocated); it is
 		 (CUdeviceptr * dptr, CUipcMemHandle handle, unsigned flags), (dptr, handle, flags))
 CKT_DRV_UNTRACED(cuIpcOpenMemHandle_v2, " (memory another process allocated); it is not traced: GPU figures leave it out",
 		 (CUdeviceptr * dptr, CUipcMemHandle handle, unsigned flags), (dptr, handle, flags))
+/* a block of another process's pool, imported (CUDA 11.2 on) */
+CKT_DRV_UNTRACED(cuMemPoolImportPointer, " (memory another process allocated); it is not traced: GPU figures leave it out",
+		 (CUdeviceptr * dptr, void *pool, void *share_data), (dptr, pool, share_data))
 CKT_DRV_UNTRACED(cuMemRetainAllocationHandle,
 		 "; the references it takes are not counted: a VMM allocation's memory ends at its first "
 		 "cuMemRelease once unmapped, maybe early",

@@ -98,6 +98,7 @@ CUresult cuDevicePrimaryCtxReset(CUdevice dev);
 CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev);
 CUresult cuIpcOpenMemHandle(CUdeviceptr *dptr, CUipcMemHandle handle, unsigned flags);
 CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *dptr, CUipcMemHandle handle, unsigned flags);
+CUresult cuMemPoolImportPointer(CUdeviceptr *dptr, CUmemoryPool pool, void *share_data);
 CUresult cuCtxDestroy_v2(CUcontext ctx);
 CUresult cuMemFree_v2(CUdeviceptr dptr);
 CUresult cuMemFreeHost(void *p);

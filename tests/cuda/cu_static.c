@@ -23,7 +23,8 @@
  *           looks up for cudaDeviceReset: cuDevicePrimaryCtxReset at 7000, the 7.0 ABI.
  *   cudart13live  the same, then 1 MiB allocated and left live across that reset, and memory
  *           of another process opened through cuIpcOpenMemHandle at 4010 (the runtime looks it
- *           up at 4010 and 11000) */
+ *           up at 4010 and 11000) and a block of its pool through cuMemPoolImportPointer at
+ *           11020 */
 #include "exercise.h"
 
 #include <dlfcn.h>
@@ -110,6 +111,11 @@ static int cudart13(int live)
 		CUipcMemHandle ipc = { { 1 } };
 		CHECK(d.alloc(&a, MiB));
 		CHECK(ipc_open(&imported, ipc, 1));
+		/* and a block of another process's pool (its pool imported before: any handle) */
+		CUresult (*pool_import)(CUdeviceptr *, CUmemoryPool, void *) = lookup_at("cuMemPoolImportPointer", 11020, 0);
+		char share[64] = { 1 };
+		CUdeviceptr pooled;
+		CHECK(pool_import(&pooled, (CUmemoryPool)share, share));
 	}
 	CHECK(reset(0));
 	return 0;

@@ -229,12 +229,15 @@ CKT_STUB_DRIVER_VERSION=13000 cuda_case cu_static_cudart13 $C/cu_static cudart13
 # ... and with memory live at its cudaDeviceReset, which looks up cuDevicePrimaryCtxReset at 7000
 # only (the 7.0 ABI, not _v2), and with memory of another process opened through the 4.1 ABI
 # of cuIpcOpenMemHandle: one line each (since 0.2.40; before, the tracer wrapped these two
-# from 11000 on, handed out the driver's functions untouched, and said nothing of either)
+# from 11000 on, handed out the driver's functions untouched, and said nothing of either); and a
+# block of another process's pool imported (cuMemPoolImportPointer, which the runtime looks up
+# at 11020): one line (since 0.2.55; before, nothing said its memory was left out)
 CKT_STUB_DRIVER_VERSION=13000 CUZKTRACE_OUT=$T/cu_c13live.zst traced cu_c13live $C/cu_static cudart13live
 $REPORT --json $T/cu_c13live.zst >$T/cu_c13live.json 2>$T/cu_c13live.rerr
-expect_eq "CUDA 13.0 runtime's lookups: a reset with 1 MiB live and an IPC import, one line each, the 1 MiB live at exit" \
+expect_eq "CUDA 13.0 runtime's lookups: a reset with 1 MiB live, an IPC import and a pool block imported, one line each, the 1 MiB live at exit" \
 	"$(cat $T/cu_c13live.rc)/$(cat $T/cu_c13live.out)/$(sed 1d $T/cu_c13live.err | sed '$d')/$(jget $T/cu_c13live.json live_at_exit.gpu_bytes)/$(cat $T/cu_c13live.rerr)" \
 	"0/cu_static: done/cuzktrace: warning: the program called cuIpcOpenMemHandle (memory another process allocated); it is not traced: GPU figures leave it out
+cuzktrace: warning: the program called cuMemPoolImportPointer (memory another process allocated); it is not traced: GPU figures leave it out
 cuzktrace: warning: the program called cuDevicePrimaryCtxReset while CUDA memory it had allocated was live; the driver frees that memory there, with no call the tracer records: it stays counted (GPU and pinned figures after it, and live at exit, too high by it)/1048576/"
 
 # Memory pools by what they hold and where (since 0.2.41; before, every allocation from a pool
