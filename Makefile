@@ -282,6 +282,10 @@ $(B)/progs/unwflush: tests/progs/unwflush.c $(B)/.flags
 $(B)/progs/ownmalloc $(B)/progs/exitsig $(B)/progs/ownnew: $(B)/progs/%: tests/progs/%.c $(B)/.flags
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$@)$(CC) -std=gnu11 -O1 -g -rdynamic -o $@ $<
+# glibc's mcheck, turned on by linking libmcheck.a (served by libc_malloc_debug.so when preloaded)
+$(B)/progs/mchecked: tests/progs/mchecked.c $(B)/.flags
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$@)$(CC) -std=gnu11 -O1 -g -o $@ $< -lmcheck
 # a non-PIE executable that takes malloc's and realloc's addresses: canonical PLT stubs
 $(B)/progs/nopieaddr: tests/progs/nopieaddr.c $(B)/.flags
 	@mkdir -p $(dir $@)

@@ -312,7 +312,7 @@ void ckt_bootstrap(void)
 	 * sampled must not change between its allocation and its free */
 	ckt_environ_early();
 	ckt_config_load();
-	ckt_sample_init();
+	ckt_sample_init_bound(found[0], ckt_lookup_as_bound(RTLD_NEXT, "malloc_usable_size"));
 	atomic_store(&ckt_active, 1);
 	atomic_store_explicit((_Atomic(void *) *)&slot[0], found[0], memory_order_release);
 	atomic_store(&ckt_boot_state, 2);

@@ -1156,6 +1156,7 @@ static inline void ckt_coarse_tick(void)
 	atomic_store_explicit(&ckt_coarse.now, ckt_now(), memory_order_relaxed);
 }
 void ckt_sample_init(void);
+void ckt_sample_init_bound(void *real_malloc, void *usable);
 /* Sends the thread's running totals, if any, as one AGG record (the change: 1 when sent as
  * they change, so no `since`). */
 void ckt_sample_send(struct ckt_tls *t, int at_change);

@@ -367,9 +367,13 @@ CKT_EXPORT void *reallocarray(void *p, size_t nm, size_t sz)
  * to posix_memalign (all of them are memalign underneath in glibc). */
 enum { A_POSIX, A_ALIGNED, A_MEMALIGN, A_VALLOC, A_PVALLOC };
 
-static void *real_aligned(int how, size_t align, size_t n, int *err)
+/* The failed posix_memalign's *memptr, as the real one left it: glibc's leaves it alone, its
+ * debug library's (libc_malloc_debug.so) sets NULL; the hook does the same to the program's */
+static char untouched;
+
+static void *real_aligned(int how, size_t align, size_t n, int *err, void **failed)
 {
-	void *p = NULL;
+	void *p = &untouched;
 	*err = 0;
 	switch (how) {
 	case A_ALIGNED:
@@ -396,6 +400,8 @@ static void *real_aligned(int how, size_t align, size_t n, int *err)
 		return NULL;
 	}
 	*err = ckt_real.posix_memalign(&p, align, n);
+	if (*err && failed)
+		*failed = p;
 	return *err ? NULL : p;
 }
 
@@ -419,7 +425,7 @@ static inline size_t requested_size(struct ckt_tls *t, size_t align, size_t n)
 	return align == t->cxx_align && want <= n && n - (want ? want : 1) < align ? want : n;
 }
 
-static void *aligned_common(int how, size_t align, size_t n, uint8_t fn, int *err)
+static void *aligned_common(int how, size_t align, size_t n, uint8_t fn, int *err, void **failed)
 {
 	*err = 0;
 	if (CKT_UNLIKELY(!ckt_real.malloc)) {
@@ -437,10 +443,10 @@ static void *aligned_common(int how, size_t align, size_t n, uint8_t fn, int *er
 		ckt_passed(t, __builtin_return_address(0));
 		ckt_child_note(n);
 		t->cxx_request = 0;
-		return real_aligned(how, align, n, err);
+		return real_aligned(how, align, n, err, failed);
 	}
 	t->guard = CKT_GUARD_HOOK;
-	void *p = real_aligned(how, align, n, err);
+	void *p = real_aligned(how, align, n, err, failed);
 	record_alloc(t, p, requested_size(t, align, n), fn);
 	t->guard = 0;
 	return p;
@@ -449,18 +455,21 @@ static void *aligned_common(int how, size_t align, size_t n, uint8_t fn, int *er
 CKT_EXPORT int posix_memalign(void **out, size_t align, size_t n)
 {
 	int err;
-	void *p = aligned_common(A_POSIX, align, n, CKT_FN_POSIX_MEMALIGN, &err);
+	void *failed = &untouched;
+	void *p = aligned_common(A_POSIX, align, n, CKT_FN_POSIX_MEMALIGN, &err, &failed);
 	if (!p && !err)
 		err = ENOMEM;
 	if (p)
 		*out = p;
+	else if (failed != &untouched)
+		*out = failed;
 	return p ? 0 : err;
 }
 
 static void *aligned_errno(int how, size_t align, size_t n, uint8_t fn)
 {
 	int err;
-	void *p = aligned_common(how, align, n, fn, &err);
+	void *p = aligned_common(how, align, n, fn, &err, NULL);
 	if (!p && err)
 		errno = err;
 	return p;

@@ -225,17 +225,20 @@ static _Atomic uint64_t *map_set(unsigned k)
 	return ckt_ownmaps_map((1ul << set_bits[k]) * sizeof(uint64_t), MAP_NORESERVE);
 }
 
-void ckt_sample_init(void)
+/* real_malloc, u: malloc and malloc_usable_size as the loader binds the program's calls after
+ * the tracer (ckt_real.malloc is published later). glibc's debug library, libc_malloc_debug.so,
+ * defines both under their old versions only, where dlsym does not look: judged by dlsym,
+ * mcheck's blocks (a header of its own before each) were read as glibc chunks (a free of 100
+ * bytes read as 93 TB, the default mode recording every event). */
+void ckt_sample_init_bound(void *real_malloc, void *u)
 {
 	/* Both modes read usable sizes (exact mode for the exit line's total, summary.c): from
 	 * the allocator the program really uses, and from glibc's chunk header directly when
 	 * that is glibc (its malloc_usable_size also reads the next chunk's header, a second
 	 * cache miss). So this is decided for both modes, before the mode's own set-up. */
-	void *u = ckt_next("malloc_usable_size");
 	if (u)
 		ckt_usable = (size_t (*)(void *))u;
 	Dl_info info, uinfo;
-	void *real_malloc = ckt_next("malloc"); /* ckt_real.malloc is published later */
 	int found = real_malloc && dladdr(real_malloc, &info);
 	/* another copy of the tracer behind this one (LD_PRELOAD names it twice): idle, it
 	 * passes every call to the allocator behind it, which defines malloc_usable_size too:
@@ -281,6 +284,11 @@ void ckt_sample_init(void)
 		return;
 	}
 	atomic_store(&sets[0], m);
+}
+
+void ckt_sample_init(void)
+{
+	ckt_sample_init_bound(ckt_next("malloc"), ckt_next("malloc_usable_size"));
 }
 
 static inline uint64_t slot_of(uint64_t p, unsigned bits)

@@ -1187,6 +1187,26 @@ if [ -f "$MDEBUG" ]; then
 	expect_eq "malloc_debug after the tracer: traced (57,821 bytes in 51 blocks live at exit), mtrace still logs ($mtlines lines), no line" \
 		"$(cat $T/mtafter.rc)/$(cat $T/mtafter.out)/$(wc -l <$T/mt.after)/$(grep -c warning $T/mtafter.err)/$(jget $T/mtafter.json live_at_exit.heap_bytes)/$(jget $T/mtafter.json live_at_exit.heap_blocks)" \
 		"0/done/$mtlines/0/57821/51"
+	# mcheck (-lmcheck) puts a header of its own before each block: the usable sizes come from
+	# the debug library's malloc_usable_size, found as the loader binds it, not from a glibc
+	# chunk header (before 0.2.55 a free of 100 bytes read as 93 TB and the default mode
+	# recorded every event); 1,000 blocks of 100 bytes and stdout's 4,096-byte buffer at the peak
+	CUZKTRACE_OUT=$T/mcd.zst env -u CUZKTRACE_SAMPLE LD_PRELOAD="$LIB $MDEBUG" $P/mchecked >$T/mcd.out 2>/dev/null
+	echo $? >$T/mcd.rc
+	CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/mce.zst LD_PRELOAD="$LIB $MDEBUG" $P/mchecked >/dev/null 2>&1
+	$REPORT --json $T/mcd.zst >$T/mcd.json
+	$REPORT --json $T/mce.zst >$T/mce.json
+	expect_eq "mcheck after the tracer: default mode records few events (the small blocks counted), exact mode's peak exact" \
+		"$(cat $T/mcd.rc)/$(tr '\n' ' ' <$T/mcd.out)/$(jget $T/mcd.json events | awk '{print ($1 < 1000)}')/$(jget $T/mce.json peak_heap.bytes)" \
+		"0/usable 100 done /1/104096"
+	# a failed posix_memalign leaves the program's pointer as the allocator behind the tracer
+	# does: the debug library sets NULL (the tracer left the old value, before 0.2.55)
+	for order in "$MDEBUG $LIB" "$LIB $MDEBUG"; do
+		CUZKTRACE_QUIET=1 CUZKTRACE_OUT=$T/pmf.zst LD_PRELOAD="$order" $P/memalignfail 2>/dev/null
+	done >$T/pmf.out
+	expect_eq "posix_memalign failing under the debug library: the pointer as untraced (NULL), both orders" \
+		"$(LD_PRELOAD=$MDEBUG $P/memalignfail)/$(tr '\n' '/' <$T/pmf.out)$($P/memalignfail)" \
+		"posix_memalign 12 (nil)/posix_memalign 12 (nil)/posix_memalign 12 (nil)/posix_memalign 12 0x1234"
 else
 	echo "  skip libc_malloc_debug: not found"
 fi
