@@ -305,8 +305,54 @@ static int static_interp(const char *path, int fd, char *out, size_t cap)
 	}
 }
 
+/* Valgrind's launcher (valgrind, or Debian's valgrind.bin behind a script) starting its tool
+ * (`<dir>/valgrind/memcheck-amd64-linux`, statically linked): the tool loads the program it is
+ * given itself, with LD_PRELOAD for a dynamically linked one, which is then traced and says
+ * so. 1 with that program's path in out (the launcher's first argument not an option,
+ * searched in PATH as valgrind does); 0 for any other exec. */
+static int valgrind_client(const char *tool, char *out, size_t cap)
+{
+	const char *base = tool ? strrchr(tool, '/') : NULL;
+	size_t bl = base ? strlen(base) : 0;
+	if ((strcmp(program_invocation_short_name, "valgrind") &&
+	     strcmp(program_invocation_short_name, "valgrind.bin")) ||
+	    !base || base - tool < 9 || strncmp(base - 9, "/valgrind", 9) || bl < 7 || strcmp(base + bl - 6, "-linux"))
+		return 0;
+	char args[4096];
+	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, args, sizeof(args) - 1);
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return 0;
+	args[n] = 0;
+	const char *a = args + strlen(args) + 1; /* past the launcher's own name */
+	while (a < args + n && *a == '-')
+		a += strlen(a) + 1;
+	if (a >= args + n || strlen(a) >= cap)
+		return 0;
+	if (strchr(a, '/')) {
+		strcpy(out, a);
+		return 1;
+	}
+	const char *path = getenv("PATH");
+	for (const char *d = path; d && *d;) {
+		size_t dl = strcspn(d, ":");
+		if (dl && dl + 1 + strlen(a) < cap) {
+			memcpy(out, d, dl);
+			out[dl] = '/';
+			strcpy(out + dl + 1, a);
+			if (access(out, X_OK) == 0)
+				return 1;
+		}
+		d += dl + (d[dl] == ':');
+	}
+	return 0;
+}
+
 static void say_if_secure(const struct stat *st, const char *what, int fd)
 {
+	char client[PATH_MAX];
 	char interp[256];
 	struct statvfs vfs;
 	int uid = (st->st_mode & S_ISUID) && st->st_uid != getuid();
@@ -325,11 +371,14 @@ static void say_if_secure(const struct stat *st, const char *what, int fd)
 		ckt_line_str(&l, uid ? "' is set-user-ID" : gid ? "' is set-group-ID" : "' has file capabilities");
 		ckt_line_str(&l, ": the loader ignores LD_PRELOAD for it, so the program it starts is not traced");
 	} else if (is_static_elf(what, fd)) {
-		/* valgrind's launcher starting its tool (memcheck-amd64-linux, static): the tool
-		 * runs the program it is given with LD_PRELOAD, traced, and that program says so */
-		if (!strcmp(program_invocation_short_name, "valgrind.bin") ||
-		    !strcmp(program_invocation_short_name, "valgrind"))
-			return;
+		/* valgrind's tool: the line is about the program it runs, if that is static */
+		if (valgrind_client(what, client, sizeof(client))) {
+			if (!is_static_elf(client, -1))
+				return;
+			l.len = 0;
+			ckt_line_str(&l, "cuzktrace: warning: '");
+			ckt_line_str(&l, client);
+		}
 		ckt_line_str(&l, "' is statically linked: no loader reads LD_PRELOAD in it, so the program it "
 				 "starts is not traced");
 	} else if (static_interp(what, fd, interp, sizeof(interp))) {

@@ -402,7 +402,7 @@ static void *real_aligned(int how, size_t align, size_t n, int *err, void **fail
 	*err = ckt_real.posix_memalign(&p, align, n);
 	if (*err && failed)
 		*failed = p;
-	return *err ? NULL : p;
+	return *err || p == &untouched ? NULL : p; /* (a success that wrote nothing: NULL) */
 }
 
 /* The size to record for a block of n bytes aligned to align: libstdc++'s aligned operator new
@@ -457,13 +457,13 @@ CKT_EXPORT int posix_memalign(void **out, size_t align, size_t n)
 	int err;
 	void *failed = &untouched;
 	void *p = aligned_common(A_POSIX, align, n, CKT_FN_POSIX_MEMALIGN, &err, &failed);
-	if (!p && !err)
-		err = ENOMEM;
-	if (p)
+	if (!err) { /* p NULL too: POSIX lets a call for 0 bytes succeed with a null pointer */
 		*out = p;
-	else if (failed != &untouched)
+		return 0;
+	}
+	if (failed != &untouched)
 		*out = failed;
-	return p ? 0 : err;
+	return err;
 }
 
 static void *aligned_errno(int how, size_t align, size_t n, uint8_t fn)
