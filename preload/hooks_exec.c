@@ -308,17 +308,24 @@ static int static_interp(const char *path, int fd, char *out, size_t cap)
 /* Valgrind's launcher (valgrind, or Debian's valgrind.bin behind a script) starting its tool
  * (`<dir>/valgrind/memcheck-amd64-linux`, statically linked): the tool loads the program it is
  * given itself, with LD_PRELOAD for a dynamically linked one, which is then traced and says
- * so. 1 with that program's path in out (the launcher's first argument not an option,
- * searched in PATH as valgrind does); 0 for any other exec. */
-static int valgrind_client(const char *tool, char *out, size_t cap)
+ * so. Called for a static `tool` when the process is the launcher (valgrind_launcher): 0 for
+ * another program; else 1, with l the line about the program the tool runs (the launcher's
+ * first argument not an option, searched in PATH as valgrind does) where that one is static,
+ * or emptied. Out of line: its buffers stay off the stack of every other exec (a clone child
+ * on an 8 KiB stack of its own execs). */
+static int valgrind_launcher(void)
+{
+	return !strcmp(program_invocation_short_name, "valgrind") ||
+	       !strcmp(program_invocation_short_name, "valgrind.bin");
+}
+
+static CKT_NOINLINE int valgrind_tool_line(const char *tool, struct ckt_line *l)
 {
 	const char *base = tool ? strrchr(tool, '/') : NULL;
 	size_t bl = base ? strlen(base) : 0;
-	if ((strcmp(program_invocation_short_name, "valgrind") &&
-	     strcmp(program_invocation_short_name, "valgrind.bin")) ||
-	    !base || base - tool < 9 || strncmp(base - 9, "/valgrind", 9) || bl < 7 || strcmp(base + bl - 6, "-linux"))
+	if (!base || base - tool < 9 || strncmp(base - 9, "/valgrind", 9) || bl < 7 || strcmp(base + bl - 6, "-linux"))
 		return 0;
-	char args[4096];
+	char args[4096], client[PATH_MAX];
 	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
 	ssize_t n = fd < 0 ? -1 : read(fd, args, sizeof(args) - 1);
 	if (fd >= 0)
@@ -329,30 +336,39 @@ static int valgrind_client(const char *tool, char *out, size_t cap)
 	const char *a = args + strlen(args) + 1; /* past the launcher's own name */
 	while (a < args + n && *a == '-')
 		a += strlen(a) + 1;
-	if (a >= args + n || strlen(a) >= cap)
+	size_t al = a < args + n ? strlen(a) : 0;
+	int found = 0;
+	if (!al || al >= sizeof(client)) {
 		return 0;
-	if (strchr(a, '/')) {
-		strcpy(out, a);
-		return 1;
-	}
-	const char *path = getenv("PATH");
-	for (const char *d = path; d && *d;) {
-		size_t dl = strcspn(d, ":");
-		if (dl && dl + 1 + strlen(a) < cap) {
-			memcpy(out, d, dl);
-			out[dl] = '/';
-			strcpy(out + dl + 1, a);
-			if (access(out, X_OK) == 0)
-				return 1;
+	} else if (strchr(a, '/')) {
+		memcpy(client, a, al + 1);
+		found = 1;
+	} else {
+		for (const char *d = getenv("PATH"); d && *d && !found;) {
+			size_t dl = strcspn(d, ":");
+			if (dl && dl + 1 + al < sizeof(client)) {
+				memcpy(client, d, dl);
+				client[dl] = '/';
+				memcpy(client + dl + 1, a, al + 1);
+				found = access(client, X_OK) == 0;
+			}
+			d += dl + (d[dl] == ':');
 		}
-		d += dl + (d[dl] == ':');
 	}
-	return 0;
+	if (!found)
+		return 0;
+	l->len = 0;
+	if (is_static_elf(client, -1)) {
+		ckt_line_str(l, "cuzktrace: warning: '");
+		ckt_line_str(l, client);
+		ckt_line_str(l, "' is statically linked: no loader reads LD_PRELOAD in it, so the program it "
+				"starts is not traced");
+	}
+	return 1;
 }
 
 static void say_if_secure(const struct stat *st, const char *what, int fd)
 {
-	char client[PATH_MAX];
 	char interp[256];
 	struct statvfs vfs;
 	int uid = (st->st_mode & S_ISUID) && st->st_uid != getuid();
@@ -372,15 +388,13 @@ static void say_if_secure(const struct stat *st, const char *what, int fd)
 		ckt_line_str(&l, ": the loader ignores LD_PRELOAD for it, so the program it starts is not traced");
 	} else if (is_static_elf(what, fd)) {
 		/* valgrind's tool: the line is about the program it runs, if that is static */
-		if (valgrind_client(what, client, sizeof(client))) {
-			if (!is_static_elf(client, -1))
+		if (valgrind_launcher() && valgrind_tool_line(what, &l)) {
+			if (!l.len)
 				return;
-			l.len = 0;
-			ckt_line_str(&l, "cuzktrace: warning: '");
-			ckt_line_str(&l, client);
+		} else {
+			ckt_line_str(&l, "' is statically linked: no loader reads LD_PRELOAD in it, so the "
+					 "program it starts is not traced");
 		}
-		ckt_line_str(&l, "' is statically linked: no loader reads LD_PRELOAD in it, so the program it "
-				 "starts is not traced");
 	} else if (static_interp(what, fd, interp, sizeof(interp))) {
 		ckt_line_str(&l, "' is a script whose interpreter '");
 		ckt_line_str(&l, interp);

@@ -679,6 +679,14 @@ static void ckt_main_warnings(const char *path, const struct ckt_decoder *dec,
 			     path, ckt_util_fmt_secs(e, sizeof(e), st->end_ts, 6),
 			     ckt_util_fmt_secs(l, sizeof(l), st->last_ts, 6));
 	}
+	if (st->end_far_after) {
+		char e[32], l[32];
+		ckt_main_say("warning: '%s': the end record is stamped at %s s, over an hour after the "
+			     "trace's last event and flush, at %s s (corrupt?): the trace's duration runs to "
+			     "that flush",
+			     path, ckt_util_fmt_secs(e, sizeof(e), st->end_ts, 6),
+			     ckt_util_fmt_secs(l, sizeof(l), st->duration_ns, 6));
+	}
 	if (st->late_events)
 		ckt_main_say("warning: '%s': %llu event%s came after later events had been replayed "
 			     "(%s); peaks near them may be off by their bytes",

@@ -136,6 +136,11 @@ struct ckt_replay_stats {
 	/* the END record is stamped before events replayed (corrupt: the tracer stamps it after
 	 * its last drain); duration_ns then runs to the last event */
 	bool end_before_events;
+	/* the END record is stamped over CKT_REPLAY_END_LATE_NS after the last event and the last
+	 * SYNC's horizon (corrupt: the tracer writes the final SYNC, stamped at its final flush's
+	 * start, then END at that flush's end); duration_ns then runs to the later of the two */
+	bool end_far_after;
+#define CKT_REPLAY_END_LATE_NS (3600ull * 1000000000ull)
 	uint64_t last_ts;                   /* latest event timestamp replayed */
 	uint64_t duration_ns;               /* END ts, or last_ts when truncated */
 

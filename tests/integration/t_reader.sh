@@ -624,6 +624,12 @@ write("mapwrap.zst", [head, frame(1, 0, mmap_rec(-4096, 8192), True)])
 write("endearly.zst", [head, bytes([FRAME]) + uv(0) + uv(1000) + bytes([THREAD]) + uv(1) + alloc(5, 0xA000, 100)
                        + bytes([SYNC]) + uv(1010) + bytes([END]) + uv(0) + uv(0) + uv(1) + uv(0)])
 write("maphuge.zst", [head, frame(1, 0, mmap_rec(0x10000, (1 << 57) - 1), True)])
+# an end record stamped 2^63 - 1 ns (292 years) after a trace whose last event and flush are at
+# about 1 us: one warning, the duration runs to the flush (before 0.2.55: 9223372036.855 s,
+# silently); and one an hour after them, as a process stopped during its final flush can be
+for name, end in ((b"endlate", (1 << 63) - 1), (b"endhour", 3600 * 10**9 + 1010)):
+    write(name.decode() + ".zst", [head, bytes([FRAME]) + uv(0) + uv(1000) + bytes([THREAD]) + uv(1) + alloc(5, 0xA000, 100)
+                                   + bytes([SYNC]) + uv(1010) + bytes([END]) + uv(end) + uv(0) + uv(1) + uv(0)])
 # a CUDA allocation on device 2^40 (ordinals fit 32 bits; 2^32 - 1 is "no device"): corrupt,
 # where it was taken for no device (since 0.2.21)
 write("cudadev.zst", [head, frame(1, 0, bytes([0x28]) + sv(10) + uv(0) + uv(1 << 40) + sv(0x7000000) + uv(4096)
@@ -767,6 +773,13 @@ PYEOF
 	expect_eq "reader: an end record stamped before an event: status 0, one warning, the duration runs to the event" \
 		"$?/$(cat $T/endearly.err)/$(jget $T/endearly.json duration_s) $(jget $T/endearly.json peak_heap.t_s)" \
 		"0/cuzktrace-report: warning: '$T/endearly.zst': the end record is stamped at 0.000000 s, before events stamped up to 0.000001 s (corrupt?): the trace's duration runs to its last event/1e-06 1e-06"
+	$REPORT --json $T/endlate.zst >$T/endlate.json 2>$T/endlate.err
+	expect_eq "reader: an end record stamped 292 years after the last event and flush: status 0, one warning, the duration runs to the flush" \
+		"$?/$(cat $T/endlate.err)/$(jget $T/endlate.json duration_s)" \
+		"0/cuzktrace-report: warning: '$T/endlate.zst': the end record is stamped at 9223372036.854776 s, over an hour after the trace's last event and flush, at 0.000001 s (corrupt?): the trace's duration runs to that flush/1e-06"
+	$REPORT --json $T/endhour.zst >$T/endhour.json 2>$T/endhour.err
+	expect_eq "reader: an end record an hour after the last flush: no warning, the duration its" \
+		"$?/$(cat $T/endhour.err)/$(jget $T/endhour.json duration_s)" "0//3600.000001"
 	report_status mapwrap "reader: a mapping past the top of the address space is corruption (exit 1, one line)" \
 		"1/cuzktrace-report: error: '$T/mapwrap.zst': corrupt record (tag 0x13) in frame 1: a mapping that ends past the top of the address space"
 	report_status cudadev "reader: a CUDA device ordinal past 32 bits is corruption (exit 1, one line)" \
