@@ -1514,7 +1514,7 @@ static int read_file(const char *path, char *buf, size_t cap, uint64_t *total)
 	while (n < cap - 1 && (r = read(f, buf + n, cap - 1 - n)) > 0)
 		n += (size_t)r;
 	if (total) {
-		char rest[4096];
+		static char rest[4096]; /* static: see setup */
 		*total = n;
 		while (r > 0 && (r = read(f, rest, sizeof(rest))) > 0)
 			*total += (uint64_t)r;
@@ -1599,7 +1599,8 @@ static void process_id(char *b, pid_t pid)
  * process started after this one (the parent ended and its pid went to another). */
 static int parent_process_id(char *b, pid_t ppid)
 {
-	char path[32], self[1024], par[1024];
+	char path[32];
+	static char self[1024], par[1024]; /* static: see setup */
 	/* the /proc we read must be this pid namespace's: after unshare -p without a /proc of its
 	 * own, "<ppid>/stat" is another process's (the key named a stranger, and the reader,
 	 * trusting it, lost the child) */
@@ -1932,7 +1933,7 @@ static int threads_now(void)
 	int dfd = ckt_proc_open("self/task", O_DIRECTORY);
 	if (dfd < 0)
 		return -1;
-	char buf[4096];
+	static char buf[4096]; /* static: see setup */
 	ssize_t n;
 	int count = 0;
 	while ((n = getdents64(dfd, buf, sizeof(buf))) > 0)
@@ -2047,7 +2048,7 @@ static const char *skip_dot_slash(const char *rel)
  * where its own trace is. (Since 0.2.23.) */
 static void anchor_out(void)
 {
-	char cwd[PATH_MAX], abs[PATH_MAX + sizeof(ckt_config.out) + 1];
+	static char cwd[PATH_MAX], abs[PATH_MAX + sizeof(ckt_config.out) + 1]; /* static: see setup */
 	if (ckt_config.out[0] == '/')
 		return;
 	/* no line when the directory cannot be read: the trace's own relative name fails to
@@ -2310,7 +2311,7 @@ static int verify(const void *want, size_t n)
  * the first run's prover in .exec1; one a live process writes is locked: per-pid name). */
 static void exec_name(const char *requested, const char *wrote)
 {
-	char base[sizeof(path_abs)];
+	static char base[sizeof(path_abs)];
 	strcpy(base, wrote);
 	size_t n = strlen(base), z = n > 4 && !strcmp(base + n - 4, ".zst") ? n - 4 : n, d = z;
 	while (d > 0 && base[d - 1] >= '0' && base[d - 1] <= '9')
@@ -2427,7 +2428,8 @@ static void say_renamed(const char *old, const char *why, const char *tail, char
  * program's range; the flock moves with it) or -errno. */
 static int open_claimed(pid_t pid, char *shown)
 {
-	char first[sizeof(path_abs)], tag[40];
+	static char first[sizeof(path_abs)]; /* static: see setup */
+	char tag[40];
 	const char *first_why = NULL;
 	strcpy(first, path_abs);
 	for (unsigned k = 1;; k++) {
@@ -2503,9 +2505,13 @@ static void writer_unpark(int go)
 	}
 }
 
+/* The start-up's path buffers (setup, fallback_out, exec_name, ckt_writer_start) are static:
+ * they run once, in the constructor, on the main thread's stack, which a small `ulimit -s`
+ * and a large environment leave tight (their 37 KiB of frames crashed /bin/true under
+ * `ulimit -s 64` with 24 KiB of environment, 1 run in 1). */
 static int setup(const char *want_path, pid_t pid, const char *exe_path, char *shown)
 {
-	char expanded[PATH_MAX];
+	static char expanded[PATH_MAX];
 	run_init(pid);
 	int rc = expand(want_path, expanded, sizeof(expanded), pid), rc_abs = 0;
 	if (rc == 0)
@@ -2521,7 +2527,9 @@ static int setup(const char *want_path, pid_t pid, const char *exe_path, char *s
 	 * replaced nothing (a tracer before 0.2.6 sets no CUZKTRACE_EXEC_PID: its exec is ours). */
 	const char *from = getenv("CUZKTRACE_EXEC_FROM"), *ep = getenv("CUZKTRACE_EXEC_PID");
 	const char *colon = ep ? strchr(ep, ':') : NULL;
-	char mine[48], wrote[sizeof(path_abs)] = "";
+	static char wrote[sizeof(path_abs)];
+	char mine[48];
+	wrote[0] = 0;
 	ckt_exec_pid_prefix(mine, pid);
 	int ours = !colon || !strncmp(ep, mine, strlen(mine));
 	if (colon && colon[1] == '/' && strlen(colon + 1) < sizeof(wrote))
@@ -2536,7 +2544,7 @@ static int setup(const char *want_path, pid_t pid, const char *exe_path, char *s
 		env_unset("CUZKTRACE_EXEC_PID");
 	forked_by_take(pid);
 	if (exec_clash) {
-		char old[sizeof(path_abs)];
+		static char old[sizeof(path_abs)];
 		strcpy(old, by_vars && wrote[0] ? wrote : path_abs);
 		exec_name(path_requested, old);
 		/* after execs the hooks did not see, the names of the earlier images hold this
@@ -2900,11 +2908,11 @@ static int fallback_out(int rc, pid_t pid, const char *exe_path, char *shown)
 	    strlen(want) >= sizeof(ckt_config.out))
 		return rc;
 	/* the same file from here (a command that did not cd): no second try, no second line */
-	char expanded[PATH_MAX], again[sizeof(path_abs)];
+	static char expanded[PATH_MAX], again[sizeof(path_abs)];
 	if (expand(want, expanded, sizeof(expanded), pid) || make_absolute(expanded, again, sizeof(again) - 32) ||
 	    !strcmp(again, shown) || !strcmp(again, path_requested))
 		return rc;
-	char first[sizeof(path_abs)];
+	static char first[sizeof(path_abs)];
 	strcpy(first, shown);
 	strcpy(ckt_config.out, want);
 	int rc2 = setup(ckt_config.out, pid, exe_path, shown);
@@ -2944,7 +2952,7 @@ int ckt_writer_start(void)
 	if (eb > 10 && !strcmp(exe_base + eb - 10, " (deleted)"))
 		exe_base[eb - 10] = 0;
 
-	char shown[sizeof(path_abs)];
+	static char shown[sizeof(path_abs)];
 	int rc = setup(ckt_config.out, pid, exe_path, shown), no_thread = 0;
 	if (rc == -ENOENT || rc == -EACCES || rc == -EROFS || rc == -ENOTDIR || rc == -EPERM)
 		rc = fallback_out(rc, pid, exe_path, shown);

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zstd.h>
@@ -1105,6 +1106,7 @@ static void ckt_main_say_read_error(const struct ckt_main_read *m, const struct 
 /* Opens m->path and reads its header (ckt_main_read's first part: a missing file, not a
  * trace, an unsupported version are said before anything long begins). */
 static bool ckt_main_stdin_closed; /* descriptor 0 was closed when the reader started */
+static bool ckt_main_on_thread;     /* ckt_main_run runs on a thread of its own (main, below) */
 
 static int ckt_main_open(struct ckt_main_read *m)
 {
@@ -1384,7 +1386,7 @@ static void ckt_main_diff_sides(const struct ckt_main_read *base, const struct c
 	}
 }
 
-int main(int argc, char **argv)
+static int ckt_main_run(int argc, char **argv)
 {
 	struct ckt_args a = { 0 };
 	struct ckt_main_read base = { 0 }, cur = { 0 };
@@ -1393,8 +1395,13 @@ int main(int argc, char **argv)
 	/* before anything is opened: a descriptor opened later takes 0, and "-" read it (`--diff
 	 * BASE -` with the standard input closed read BASE twice: since 0.2.51 the error below) */
 	ckt_main_stdin_closed = fcntl(0, F_GETFD) < 0 && errno == EBADF;
-	ckt_util_stack_reserve();
+	uint64_t stack_small = ckt_main_on_thread ? 0 : ckt_util_stack_reserve();
 	ckt_util_hash_init();
+	if (stack_small)
+		ckt_main_say("warning: the stack limit is %llu KiB (ulimit -s, its hard limit too), under "
+			     "the 512 KiB that reading debug information can take, and no thread with a "
+			     "stack of its own could be made: the reader may crash (raise it)",
+			     (unsigned long long)(stack_small >> 10));
 	/* a write past the file-size limit (ulimit -f) fails with EFBIG and is said as any
 	 * failed write, instead of SIGXFSZ ending the reader without a word */
 	signal(SIGXFSZ, SIG_IGN);
@@ -1500,4 +1507,43 @@ out:
 	ckt_main_read_free(&base);
 	ckt_main_read_free(&cur);
 	return status;
+}
+
+/* Under a small stack limit that the hard limit keeps (bash's `ulimit -s 128` sets both), the
+ * reader runs on a thread with a stack of CKT_MAIN_STACK (a mapping, which RLIMIT_STACK does not
+ * bound): libdw's line tables recursed past 128 KiB and the reader died of SIGSEGV with no
+ * line. Where the thread cannot be made (an address-space limit), it runs here and says so. */
+#define CKT_MAIN_STACK (8u << 20)
+struct ckt_main_call {
+	int argc, rc;
+	char **argv;
+};
+
+static void *ckt_main_thread(void *p)
+{
+	struct ckt_main_call *c = p;
+	c->rc = ckt_main_run(c->argc, c->argv);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	struct rlimit stk;
+	pthread_attr_t at;
+	pthread_t t;
+	struct ckt_main_call c = { argc, 0, argv };
+	/* (a soft limit under a higher hard one is raised instead: ckt_util_stack_reserve) */
+	if (getrlimit(RLIMIT_STACK, &stk) == 0 && stk.rlim_max != RLIM_INFINITY && stk.rlim_max < (1u << 20) &&
+	    pthread_attr_init(&at) == 0) {
+		ckt_main_on_thread = true; /* before the thread reads it */
+		int made = pthread_attr_setstacksize(&at, CKT_MAIN_STACK) == 0 &&
+			   pthread_create(&t, &at, ckt_main_thread, &c) == 0;
+		pthread_attr_destroy(&at);
+		if (made) {
+			pthread_join(t, NULL);
+			return c.rc;
+		}
+		ckt_main_on_thread = false;
+	}
+	return ckt_main_run(argc, argv);
 }

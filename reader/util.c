@@ -135,12 +135,34 @@ static __attribute__((noinline)) void ckt_util_stack_touch(size_t n)
 	p[0] = 0;
 }
 
-void ckt_util_stack_reserve(void)
+/* A small stack limit (`ulimit -s 128`) is raised, to CKT_UTIL_STACK_WANT where the hard
+ * limit lets it: the main thread's stack grows up to the limit the kernel reads at each fault,
+ * and libdw's line tables recursed past 128 KiB (SIGSEGV, no line). The limit it is left
+ * at, in bytes, when that is under CKT_UTIL_STACK; else 0. */
+#define CKT_UTIL_STACK_WANT (8ull << 20)
+
+static rlim_t ckt_util_stack_raise(void)
 {
+	struct rlimit stk;
+	if (getrlimit(RLIMIT_STACK, &stk) != 0 || stk.rlim_cur == RLIM_INFINITY || stk.rlim_cur >= CKT_UTIL_STACK_WANT)
+		return 0;
+	rlim_t want = stk.rlim_max == RLIM_INFINITY || stk.rlim_max > CKT_UTIL_STACK_WANT ? CKT_UTIL_STACK_WANT
+											    : stk.rlim_max;
+	if (want > stk.rlim_cur) {
+		struct rlimit n = { want, stk.rlim_max };
+		if (setrlimit(RLIMIT_STACK, &n) == 0)
+			stk.rlim_cur = want;
+	}
+	return stk.rlim_cur < CKT_UTIL_STACK ? stk.rlim_cur : 0;
+}
+
+uint64_t ckt_util_stack_reserve(void)
+{
+	rlim_t small = ckt_util_stack_raise();
 	struct rlimit as, stk;
 	if (getrlimit(RLIMIT_AS, &as) != 0 || as.rlim_cur == RLIM_INFINITY || getrlimit(RLIMIT_STACK, &stk) != 0 ||
 	    (stk.rlim_cur != RLIM_INFINITY && stk.rlim_cur < 2 * CKT_UTIL_STACK))
-		return;
+		return small;
 	/* the address space in use now (statm's first field, in pages), read without stdio */
 	int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
 	char buf[128];
@@ -148,13 +170,14 @@ void ckt_util_stack_reserve(void)
 	if (fd >= 0)
 		close(fd);
 	if (n <= 0)
-		return;
+		return small;
 	buf[n] = '\0';
 	unsigned long long pages = strtoull(buf, NULL, 10);
 	long pg = sysconf(_SC_PAGESIZE);
 	if (!pages || pg <= 0 || pages * (unsigned long long)pg + 3ull * CKT_UTIL_STACK > as.rlim_cur)
-		return;
+		return small;
 	ckt_util_stack_touch(CKT_UTIL_STACK);
+	return small;
 }
 
 bool ckt_util_kernel_file(const char *path)

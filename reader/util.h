@@ -107,9 +107,11 @@ int ckt_util_out_close(struct ckt_util_out *o, bool ok);
  * key lands, only the time it takes. */
 extern uint64_t ckt_util_hash_key;
 void ckt_util_hash_init(void);
-/* Under an address-space limit, grows the main thread's stack at start so that a deep call
- * made when memory runs out does not die growing it (util.c); call first thing in main */
-void ckt_util_stack_reserve(void);
+/* Raises a small stack limit (ulimit -s), and under an address-space limit grows the main
+ * thread's stack at start so that a deep call made when memory runs out does not die growing
+ * it (util.c); call first thing in main. The stack limit in bytes where it stays under what
+ * the reader may need (the hard limit), else 0. */
+uint64_t ckt_util_stack_reserve(void);
 /* path lies on a file system of the kernel's (/proc, /sys, debugfs, tracefs), whose files may
  * say they are regular and empty and still block a read, or take what they hold away from
  * whoever reads them (/proc/kmsg) */

@@ -1914,3 +1914,23 @@ if $P/seccompdeny 1 gettid true 2>/dev/null; then
 else
 	echo "  skip seccomp filters: none can be installed here"
 fi
+
+# A small stack limit (ulimit -s) with a large environment, as CI jobs have: the tracer's start
+# ran 37 KiB deep on the main thread's stack (its path buffers), and under `ulimit -s 64` with
+# 24 KiB of environment the program died of SIGSEGV with no line (since 0.2.55 they are
+# static: it runs, as untraced)
+BIGV=$(head -c 24000 /dev/zero | tr '\0' x) bash -c "ulimit -s 64; CUZKTRACE_OUT=$T/stk.zst LD_PRELOAD=$LIB exec $P/exitcode" \
+	>$T/stk.out 2>$T/stk.err
+echo $? >$T/stk.rc
+expect_eq "ulimit -s 64 with 24 KiB of environment: the program runs traced, status and output as untraced" \
+	"$(cat $T/stk.rc)/$(tr '\n' ' ' <$T/stk.out)/$($REPORT --json $T/stk.zst 2>/dev/null | $PY -c 'import json,sys; print(json.load(sys.stdin)["live_at_exit"]["heap_bytes"] >= 12345)')" \
+	"3/output line one output line two /True"
+# ... and the reader under `ulimit -s 128` (bash sets the hard limit too): libdw's line tables
+# recursed past it (SIGSEGV, no line); it now runs on a thread with an 8 MiB stack of its own,
+# and the report is the one without the limit
+CUZKTRACE_OUT=$T/stkr.zst traced stkr $P/known
+$REPORT $T/stkr.zst >$T/stkr.want 2>/dev/null
+bash -c "ulimit -s 128; exec $REPORT $T/stkr.zst" >$T/stkr.got 2>$T/stkr.err
+echo $? >$T/stkr.rc
+expect_eq "reader under ulimit -s 128: status 0, no line, the report as without the limit" \
+	"$(cat $T/stkr.rc)/$(cat $T/stkr.err)/$(cmp -s $T/stkr.want $T/stkr.got && echo same)" "0//same"
