@@ -921,6 +921,7 @@ int ckt_spawn_helper(void *(*fn)(void *), unsigned long *thread_out, void **stac
 		size_t tls = minstack ? minstack(&attr) : ((size_t)8 << 20);
 		size = (CKT_HELPER_STACK + tls + 4095) & ~(size_t)4095;
 	}
+	int mapped_now = !*stack;
 	if (!*stack) {
 		void *m = ckt_ownmaps_map(size, MAP_NORESERVE | MAP_STACK);
 		if (!m) {
@@ -944,7 +945,11 @@ int ckt_spawn_helper(void *(*fn)(void *), unsigned long *thread_out, void **stac
 		__atomic_sub_fetch(n, 1, __ATOMIC_SEQ_CST);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&attr);
-	if (rc == 0)
+	if (rc == 0) {
 		*thread_out = (unsigned long)th;
+	} else if (mapped_now) { /* refused: its stack is not kept (address space a limit counts) */
+		ckt_ownmaps_unmap(*stack, size);
+		*stack = NULL;
+	}
 	return -rc;
 }

@@ -2571,38 +2571,38 @@ static int setup(const char *want_path, pid_t pid, const char *exe_path, char *s
 	uint8_t *cols = ckt_ownmaps_map((size_t)(CKT_NSTREAMS - 1) * FRAME_CAP, 0);
 	zcap = ZSTD_compressBound(FRAME_CAP) + 4096; /* + a block header per column */
 	zbuf = ckt_big_alloc(zcap);
-	if (!cctx || !enc_buf || !zbuf || !cols) {
-		ZSTD_freeCCtx(cctx);
-		ckt_big_free(enc_buf);
-		ckt_big_free(zbuf);
-		if (cols)
-			ckt_ownmaps_unmap(cols, (size_t)(CKT_NSTREAMS - 1) * FRAME_CAP);
-		cctx = NULL;
-		enc_buf = zbuf = NULL;
-		return -ENOMEM;
-	}
-	for (int k = 1; k < CKT_NSTREAMS; k++)
+	for (int k = 1; cols && k < CKT_NSTREAMS; k++)
 		enc.col0[k] = enc.col[k] = cols + (size_t)(k - 1) * FRAME_CAP;
+	if (!cctx || !enc_buf || !zbuf || !cols) {
+		rc = -ENOMEM;
+		goto drop;
+	}
 	ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, ckt_config.level);
 	ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
 	ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 1);
 	zstd_warm();
 
 	size_t hn = build_header(enc_buf, FRAME_CAP, pid, exe_path);
-	if (!hn)
-		return -E2BIG;
+	if (!hn) {
+		rc = -E2BIG;
+		goto drop;
+	}
 	enc_len = hn;
 	size_t z = ZSTD_compress2(cctx, zbuf, zcap, enc_buf, enc_len);
 	enc_len = 0;
-	if (ZSTD_isError(z))
-		return -ENOMEM;
+	if (ZSTD_isError(z)) {
+		rc = -ENOMEM;
+		goto drop;
+	}
 	/* A file-size limit below the header: refused before a partial header is written (the
 	 * write would fail with EFBIG past the limit; its SIGXFSZ is taken back, write_from). */
 	struct rlimit fsz;
-	if (getrlimit(RLIMIT_FSIZE, &fsz) == 0 && fsz.rlim_cur != RLIM_INFINITY && z > fsz.rlim_cur)
-		return -EFBIG;
+	if (getrlimit(RLIMIT_FSIZE, &fsz) == 0 && fsz.rlim_cur != RLIM_INFINITY && z > fsz.rlim_cur) {
+		rc = -EFBIG;
+		goto drop;
+	}
 	if ((rc = writer_park()) != 0)
-		return rc;
+		goto drop;
 	/* the last step before the first write: what failed up to here left an existing file
 	 * as it was; from here on a failure leaves it empty, which the reader calls an empty
 	 * trace (a write that failed partway, a full disk, left part of a header, which the
@@ -2620,8 +2620,21 @@ static int setup(const char *want_path, pid_t pid, const char *exe_path, char *s
 	}
 	if (rc && ftruncate(fd, 0) == 0)
 		file_expect = 0;
-	if (rc)
-		writer_unpark(2);
+	if (!rc)
+		return 0;
+	writer_unpark(2);
+drop:
+	/* the encoder's 10 MiB of columns, zstd's context and buffers: a program running
+	 * untraced keeps none of it (under `ulimit -v` its own allocations failed for it) */
+	ZSTD_freeCCtx(cctx);
+	ckt_big_free(enc_buf);
+	ckt_big_free(zbuf);
+	if (enc.col0[1])
+		ckt_ownmaps_unmap(enc.col0[1], (size_t)(CKT_NSTREAMS - 1) * FRAME_CAP);
+	for (int k = 1; k < CKT_NSTREAMS; k++)
+		enc.col0[k] = enc.col[k] = NULL;
+	cctx = NULL;
+	enc_buf = zbuf = NULL;
 	return rc;
 }
 
