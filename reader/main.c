@@ -680,6 +680,16 @@ static void ckt_main_warnings(const char *path, const struct ckt_decoder *dec,
 			     path, ckt_util_fmt_secs(e, sizeof(e), st->end_ts, 6),
 			     ckt_util_fmt_secs(l, sizeof(l), st->last_ts, 6));
 	}
+	/* each thread waits for room at most as long as the trace runs (a second of slack: the
+	 * duration runs to the end record, the waits are timed by the same clock) */
+	if (st->wait_ns / (st->threads ? st->threads : 1) > st->duration_ns + 1000000000ull) {
+		char w[32], d[32];
+		ckt_main_say("warning: '%s': the trace says the program's threads waited %s s for the "
+			     "tracer, more than its %zu thread%s could in its %s s (corrupt?): the wait "
+			     "figures are not to be trusted",
+			     path, ckt_util_fmt_secs(w, sizeof(w), st->wait_ns, 3), (size_t)st->threads,
+			     st->threads == 1 ? "" : "s", ckt_util_fmt_secs(d, sizeof(d), st->duration_ns, 3));
+	}
 	if (st->end_far_after) {
 		char e[32], l[32];
 		ckt_main_say("warning: '%s': the end record is stamped at %s s, over an hour after the "

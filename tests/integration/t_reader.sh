@@ -402,6 +402,27 @@ PYEOF
 		"0/1000//1/cuzktrace-report: error: '$T/aggsince4294967295001.zst': corrupt record (tag 0x30) in frame 1: since 4294967295001 is out of range (at most 4294967295000)"
 fi
 
+# A WAITED record (the program's threads' total wait for room in their rings) longer than its
+# threads could wait in the trace's duration: one warning (corrupt?; since 0.2.55 it printed
+# 18446744073.710 s of waits for a 0.1 us trace without a word); a possible one, none
+if command -v zstd >/dev/null 2>&1; then
+	for waited in 18446744073709551615 100; do
+		PYTHONPATH=tests/integration $PY - $T/waited$waited.zst $waited <<'PYEOF'
+import sys
+from rows import *
+row = (bytes([FRAME]) + uv(0) + uv(0) + bytes([THREAD]) + uv(1) + rss(10, 1 << 20)
+       + bytes([0x08]) + uv(int(sys.argv[2])) + uv(3)
+       + bytes([SYNC]) + uv(100) + bytes([END]) + uv(110) + uv(0) + uv(1) + uv(0))
+open(sys.argv[1], 'wb').write(z(header(version=8)) + z(row_frame(row, 8)))
+PYEOF
+		$REPORT --json $T/waited$waited.zst >$T/waited$waited.json 2>$T/waited$waited.err
+		echo $? >$T/waited$waited.rc
+	done
+	expect_eq "reader: a wait longer than the trace's threads could wait: one warning, status 0; a possible one, none" \
+		"$(cat $T/waited18446744073709551615.rc)/$(cat $T/waited18446744073709551615.err)/$(cat $T/waited100.rc)/$(cat $T/waited100.err)/$(jget $T/waited100.json tracer_wait_s)" \
+		"0/cuzktrace-report: warning: '$T/waited18446744073709551615.zst': the trace says the program's threads waited 18446744073.710 s for the tracer, more than its 1 thread could in its 0.000 s (corrupt?): the wait figures are not to be trusted/0//0.0"
+fi
+
 # Two allocations at one address with no free between them, and no LOST record: the trace lacks
 # a free (corrupt, or a frame spliced in from another trace). The stale block is dropped and one
 # warning says so (the report's own line said it, stderr did not). With a LOST record the lost
