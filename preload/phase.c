@@ -273,12 +273,18 @@ CKT_EXPORT void cuzktrace_phase_pop(void)
 }
 
 /* A thread that exits with phases still pushed: they end with it (else they would stay active
- * to the end of the trace, and a reused tid would inherit them). Caller holds the guard. */
+ * to the end of the trace, and a reused tid would inherit them). Caller holds the guard. Their
+ * pops may still come, from the program's thread-specific data destructors that run after the
+ * tracer's (its key made first): balanced, they are counted as phase_unseen's and pass
+ * silently (they drew the warning of a pop whose push was on another thread). */
 void ckt_phase_thread_exit(struct ckt_tls *t)
 {
 	ckt_phase_flush_deferred(t);
-	while (t->phase_depth > 0)
+	while (t->phase_depth > 0) {
 		pop_one(t);
+		if (t->phase_unseen < UINT_MAX)
+			t->phase_unseen++;
+	}
 }
 
 CKT_EXPORT void cuzktrace_phase_begin(const char *name)

@@ -1219,9 +1219,11 @@ static void ckt_phases_put_label(FILE *out, const char *indent, const char *name
 		fputc(' ', out);
 }
 
-/* hinted: the overlap hint was printed under an earlier moment (once a report) */
+/* hinted: the overlap hint was printed under an earlier moment (once a report); at_a_peak:
+ * a moment printed has two process-wide phases active, where the hint goes (not the note that
+ * they overlapped before, under an earlier one: since 0.2.55) */
 static int ckt_phases_text_moment(FILE *out, const struct ckt_phases *p, enum ckt_moment m,
-				  const char *label, const struct ckt_peak *pk, bool *hinted)
+				  const char *label, const struct ckt_peak *pk, bool *hinted, bool at_a_peak)
 {
 	const char *const *names;
 	size_t na = ckt_phases_active_at(p, m, &names);
@@ -1278,7 +1280,7 @@ static int ckt_phases_text_moment(FILE *out, const struct ckt_phases *p, enum ck
 	if (!*hinted && ckt_phases_overlap_at(p, m) >= 2) {
 		ckt_phases_put_overlap_hint(out);
 		*hinted = true;
-	} else if (!*hinted && ckt_phases_overlapped_before(p, m)) {
+	} else if (!*hinted && !at_a_peak && ckt_phases_overlapped_before(p, m)) {
 		/* over at this peak, but bytes allocated during it can be live here, under the
 		 * wrong phase (since 0.2.44: the hint came under a later peak, or none) */
 		fputs("  (process-wide phases overlapped before this peak (", out);
@@ -1378,15 +1380,21 @@ int ckt_phases_print_text(FILE *out, const struct ckt_phases *p, const struct ck
 	/* each section opens with a blank line: it follows the report's last line */
 	if (ckt_phases_any(p)) {
 		fputs("\nphases (bytes by the phase that allocated them; active phases oldest first)\n", out);
-		rc = ckt_phases_text_moment(out, p, CKT_AT_PEAK_HEAP, "peak heap", &st->peak_heap, &hinted);
+		/* the moments printed below: their bytes, RSS's only where sampled */
+		bool at_a_peak = (st->peak_heap.bytes && ckt_phases_overlap_at(p, CKT_AT_PEAK_HEAP) >= 2) ||
+				 (st->peak_rss.seen && rss.bytes && ckt_phases_overlap_at(p, CKT_AT_PEAK_RSS) >= 2) ||
+				 (st->peak_gpu.bytes && ckt_phases_overlap_at(p, CKT_AT_PEAK_GPU) >= 2) ||
+				 (st->peak_pinned.bytes && ckt_phases_overlap_at(p, CKT_AT_PEAK_PINNED) >= 2);
+		rc = ckt_phases_text_moment(out, p, CKT_AT_PEAK_HEAP, "peak heap", &st->peak_heap, &hinted,
+					    at_a_peak);
 		if (!rc && st->peak_rss.seen)
-			rc = ckt_phases_text_moment(out, p, CKT_AT_PEAK_RSS, "peak RSS", &rss, &hinted);
+			rc = ckt_phases_text_moment(out, p, CKT_AT_PEAK_RSS, "peak RSS", &rss, &hinted, at_a_peak);
 		if (!rc)
 			rc = ckt_phases_text_moment(out, p, CKT_AT_PEAK_GPU, "peak GPU memory", &st->peak_gpu,
-						    &hinted);
+						    &hinted, at_a_peak);
 		if (!rc)
 			rc = ckt_phases_text_moment(out, p, CKT_AT_PEAK_PINNED, "peak CUDA pinned host",
-						    &st->peak_pinned, &hinted);
+						    &st->peak_pinned, &hinted, at_a_peak);
 		fputc('\n', out);
 		if (!rc)
 			rc = ckt_phases_text_table(out, p, st->peak_rss.seen, st->peak_gpu.bytes > 0);

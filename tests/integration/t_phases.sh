@@ -966,6 +966,21 @@ CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/pnmoved.zst traced pnmoved $P/phasenames mov
 expect_eq "a pop with nothing pushed on its thread: one line, the phase stays on the pushing thread" \
 	"$(cat $T/pnmoved.rc)/$(grep -v 'tracing\|written' $T/pnmoved.err | sed 's/thread [0-9]*,/thread N,/')/$($REPORT --json $T/pnmoved.zst 2>/dev/null | $PY -c 'import json,sys; d = json.load(sys.stdin); print([(p["phase"], p["bytes"]) for p in d["peak_heap"]["by_phase"] if p["phase"] != "(none)"])')" \
 	"0/cuzktrace: warning: cuzktrace_phase_pop() on thread N, which has no phase pushed: a push and its pop must be on one thread (a guard held across an .await that resumed on another thread?), and the phase pushed elsewhere stays on its thread; such pops are ignored, said once/[('task', 3000000)]"
+# ... but a pop from the program's thread-specific data destructor, balanced on the pushing
+# thread, after the tracer's destructor ended that thread's phases, is no such pop: no line
+# (since 0.2.55; it drew the line, which then hid a real one); its 1,000,000 bytes in "worker"
+CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/pnkey.zst traced pnkey $P/phasenames keydtor
+expect_eq "a pop in a key destructor after the thread's phases ended: no line, the block in its phase" \
+	"$(cat $T/pnkey.rc)/$(grep -cv 'tracing\|written' $T/pnkey.err)/$($REPORT --json $T/pnkey.zst 2>/dev/null | $PY -c 'import json,sys; d = json.load(sys.stdin); print([(p["phase"], p["bytes"]) for p in d["peak_heap"]["by_phase"] if p["phase"] != "(none)"])')" \
+	"0/0/[('worker', 1000000)]"
+# process-wide phases active together at the peak RSS only (printed after the peak heap, which
+# has one): the overlap hint goes under the peak RSS, not the note that they "overlapped before"
+# under the peak heap (since 0.2.55)
+CUZKTRACE_SAMPLE=0 CUZKTRACE_RSS_MS=5 CUZKTRACE_OUT=$T/pnovl.zst traced pnovl $P/phasenames overlaprss
+$REPORT $T/pnovl.zst >$T/pnovl.txt 2>/dev/null
+expect_eq "overlap at the peak RSS only: the hint under the peak RSS, no 'overlapped before' note" \
+	"$(grep -c 'overlapped before' $T/pnovl.txt)/$(sed -n '/^peak RSS .*during synth + prove/{n;p;q}' $T/pnovl.txt | cut -c1-36)" \
+	"0/  (process-wide phases overlap: what"
 # the default mode's bytes by phase at a peak carry their standard error from samples, R x
 # sqrt(samples) (since 0.2.40: only the mode line said how big), JSON samples and
 # estimate_error_bytes, text "+-"; a phase of one large block is exact: 0 and 0, no "+-"

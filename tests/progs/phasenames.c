@@ -31,6 +31,14 @@
  *                     thread pops twice, with nothing pushed of its own (a guard that moved to
  *                     another worker), then the main thread allocates 2,000,000 bytes, still in
  *                     "task" (the pops are ignored; one line says so, since 0.2.40)
+ *   phasenames keydtor  a thread pushes "worker", keeps a block of 1,000,000 bytes as its
+ *                     thread-specific data and exits; the key's destructor frees it and pops
+ *                     "worker" (balanced, on the pushing thread, after the tracer's own key
+ *                     destructor ended the thread's phases): no line (since 0.2.55)
+ *   phasenames overlaprss  process-wide "synth" begins, then "prove" while it is active: 64 MiB
+ *                     mapped and touched for 150 ms (the peak RSS, both active), 1 MiB allocated and
+ *                     held, the mapping unmapped; "prove" ends, and 8 MiB allocated and not
+ *                     touched (the peak heap, "synth" alone, "prove"'s 1 MiB live)
  *   phasenames small  "small" holds 65,536 blocks of 1,000 bytes (the default mode samples
  *                     them: about 125 samples at its rate of 512 KiB), then "big" one block of
  *                     8 MiB (recorded on its own: exact); all held
@@ -49,6 +57,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -85,6 +94,23 @@ static void *pop_twice(void *arg)
 	pthread_barrier_wait(&pushed);
 	cuzktrace_phase_pop();
 	cuzktrace_phase_pop();
+	return arg;
+}
+
+static pthread_key_t ctx_key;
+
+static void ctx_free(void *p)
+{
+	free(p);
+	cuzktrace_phase_pop();
+}
+
+static void *keyed_worker(void *arg)
+{
+	cuzktrace_phase_push("worker");
+	void *p = malloc(1000000);
+	memset(p, 1, 64);
+	pthread_setspecific(ctx_key, p);
 	return arg;
 }
 
@@ -147,6 +173,30 @@ int main(int argc, char **argv)
 		keep[0] = malloc(8 << 20);
 		cuzktrace_phase_pop();
 		return blocks[65535] ? 0 : 1;
+	}
+	if (argc > 1 && !strcmp(argv[1], "overlaprss")) {
+		cuzktrace_phase_begin("synth");
+		cuzktrace_phase_begin("prove");
+		size_t n = (size_t)64 << 20;
+		char *m = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m == MAP_FAILED)
+			return 1;
+		memset(m, 1, n);
+		keep[1] = malloc(1 << 20); /* live at the peak heap */
+		usleep(150000);
+		munmap(m, n);
+		cuzktrace_phase_end("prove");
+		keep[0] = malloc(8 << 20);
+		usleep(20000);
+		cuzktrace_phase_end("synth");
+		return 0;
+	}
+	if (argc > 1 && !strcmp(argv[1], "keydtor")) {
+		pthread_t th;
+		if (pthread_key_create(&ctx_key, ctx_free) || pthread_create(&th, NULL, keyed_worker, NULL) ||
+		    pthread_join(th, NULL))
+			return 1;
+		return 0;
 	}
 	if (argc > 1 && !strcmp(argv[1], "moved")) {
 		/* the thread made before the push: its bookkeeping block (glibc's) is of no phase */
