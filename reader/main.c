@@ -682,7 +682,8 @@ static void ckt_main_warnings(const char *path, const struct ckt_decoder *dec,
 	}
 	/* each thread waits for room at most as long as the trace runs (a second of slack: the
 	 * duration runs to the end record, the waits are timed by the same clock) */
-	if (st->wait_ns / (st->threads ? st->threads : 1) > st->duration_ns + 1000000000ull) {
+	if (st->wait_ns / (st->threads ? st->threads : 1) >
+	    (st->duration_ns > UINT64_MAX - 1000000000ull ? UINT64_MAX : st->duration_ns + 1000000000ull)) {
 		char w[32], d[32];
 		ckt_main_say("warning: '%s': the trace says the program's threads waited %s s for the "
 			     "tracer, more than its %zu thread%s could in its %s s (corrupt?): the wait "
@@ -1546,8 +1547,12 @@ int main(int argc, char **argv)
 	if (getrlimit(RLIMIT_STACK, &stk) == 0 && stk.rlim_max != RLIM_INFINITY && stk.rlim_max < (1u << 20) &&
 	    pthread_attr_init(&at) == 0) {
 		ckt_main_on_thread = true; /* before the thread reads it */
-		int made = pthread_attr_setstacksize(&at, CKT_MAIN_STACK) == 0 &&
-			   pthread_create(&t, &at, ckt_main_thread, &c) == 0;
+		int sized = pthread_attr_setstacksize(&at, CKT_MAIN_STACK) == 0;
+		/* the threads it makes (--jobs 2's decoder, --diff's base) likewise, set before it
+		 * runs: glibc sizes a thread's default stack by the soft limit it saw at start */
+		if (sized)
+			(void)pthread_setattr_default_np(&at);
+		int made = sized && pthread_create(&t, &at, ckt_main_thread, &c) == 0;
 		pthread_attr_destroy(&at);
 		if (made) {
 			pthread_join(t, NULL);

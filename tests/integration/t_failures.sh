@@ -1941,5 +1941,7 @@ CUZKTRACE_OUT=$T/stkr.zst traced stkr $P/known
 $REPORT $T/stkr.zst >$T/stkr.want 2>/dev/null
 bash -c "ulimit -s 128; exec $REPORT $T/stkr.zst" >$T/stkr.got 2>$T/stkr.err
 echo $? >$T/stkr.rc
-expect_eq "reader under ulimit -s 128: status 0, no line, the report as without the limit" \
-	"$(cat $T/stkr.rc)/$(cat $T/stkr.err)/$(cmp -s $T/stkr.want $T/stkr.got && echo same)" "0//same"
+bash -c "ulimit -s 128; exec $REPORT --jobs 2 $T/stkr.zst" >$T/stkr.got2 2>>$T/stkr.err
+echo $? >>$T/stkr.rc
+expect_eq "reader under ulimit -s 128 (--jobs 1 and 2): status 0, no line, the report as without the limit" \
+	"$(cat $T/stkr.rc | tr '\n' ' ')/$(cat $T/stkr.err)/$(cmp -s $T/stkr.want $T/stkr.got && cmp -s $T/stkr.want $T/stkr.got2 && echo same)" "0 0 //same"
