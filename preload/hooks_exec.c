@@ -305,6 +305,9 @@ static int static_interp(const char *path, int fd, char *out, size_t cap)
 	}
 }
 
+/* the end of the line for a statically linked program, after its quoted path */
+#define CKT_STATIC_LINE "' is statically linked: no loader reads LD_PRELOAD in it, so the program it starts is not traced"
+
 /* Valgrind's launcher (valgrind, or Debian's valgrind.bin behind a script) starting its tool
  * (`<dir>/valgrind/memcheck-amd64-linux`, statically linked): the tool loads the program it is
  * given itself, with LD_PRELOAD for a dynamically linked one, which is then traced and says
@@ -313,6 +316,8 @@ static int static_interp(const char *path, int fd, char *out, size_t cap)
  * first argument not an option, searched in PATH as valgrind does) where that one is static,
  * or emptied. Out of line: its buffers stay off the stack of every other exec (a clone child
  * on an 8 KiB stack of its own execs). */
+static const char *path_found(const char *file, char *buf, size_t cap);
+
 static int valgrind_launcher(void)
 {
 	return !strcmp(program_invocation_short_name, "valgrind") ||
@@ -325,7 +330,7 @@ static CKT_NOINLINE int valgrind_tool_line(const char *tool, struct ckt_line *l)
 	size_t bl = base ? strlen(base) : 0;
 	if (!base || base - tool < 9 || strncmp(base - 9, "/valgrind", 9) || bl < 7 || strcmp(base + bl - 6, "-linux"))
 		return 0;
-	char args[4096], client[PATH_MAX];
+	char args[4096], buf[PATH_MAX];
 	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
 	ssize_t n = fd < 0 ? -1 : read(fd, args, sizeof(args) - 1);
 	if (fd >= 0)
@@ -336,33 +341,14 @@ static CKT_NOINLINE int valgrind_tool_line(const char *tool, struct ckt_line *l)
 	const char *a = args + strlen(args) + 1; /* past the launcher's own name */
 	while (a < args + n && *a == '-')
 		a += strlen(a) + 1;
-	size_t al = a < args + n ? strlen(a) : 0;
-	int found = 0;
-	if (!al || al >= sizeof(client)) {
-		return 0;
-	} else if (strchr(a, '/')) {
-		memcpy(client, a, al + 1);
-		found = 1;
-	} else {
-		for (const char *d = getenv("PATH"); d && *d && !found;) {
-			size_t dl = strcspn(d, ":");
-			if (dl && dl + 1 + al < sizeof(client)) {
-				memcpy(client, d, dl);
-				client[dl] = '/';
-				memcpy(client + dl + 1, a, al + 1);
-				found = access(client, X_OK) == 0;
-			}
-			d += dl + (d[dl] == ':');
-		}
-	}
-	if (!found)
+	const char *client = a < args + n ? path_found(a, buf, sizeof(buf)) : NULL;
+	if (!client)
 		return 0;
 	l->len = 0;
 	if (is_static_elf(client, -1)) {
 		ckt_line_str(l, "cuzktrace: warning: '");
 		ckt_line_str(l, client);
-		ckt_line_str(l, "' is statically linked: no loader reads LD_PRELOAD in it, so the program it "
-				"starts is not traced");
+		ckt_line_str(l, CKT_STATIC_LINE);
 	}
 	return 1;
 }
@@ -392,14 +378,12 @@ static void say_if_secure(const struct stat *st, const char *what, int fd)
 			if (!l.len)
 				return;
 		} else {
-			ckt_line_str(&l, "' is statically linked: no loader reads LD_PRELOAD in it, so the "
-					 "program it starts is not traced");
+			ckt_line_str(&l, CKT_STATIC_LINE);
 		}
 	} else if (static_interp(what, fd, interp, sizeof(interp))) {
 		ckt_line_str(&l, "' is a script whose interpreter '");
 		ckt_line_str(&l, interp);
-		ckt_line_str(&l, "' is statically linked: no loader reads LD_PRELOAD in it, so the program "
-				 "it starts is not traced");
+		ckt_line_str(&l, CKT_STATIC_LINE);
 	} else {
 		return;
 	}

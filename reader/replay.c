@@ -3080,9 +3080,8 @@ int ckt_replay_finish(struct ckt_replay *r, struct ckt_error *err)
 		st->queue_bytes += ckt_replay_queue_bytes(r->threads[i].cap);
 	st->end_before_events = st->ended && st->end_ts < st->last_ts;
 	uint64_t last = st->last_ts > r->horizon ? st->last_ts : r->horizon;
-	st->end_far_after = st->ended && st->end_ts - last > CKT_REPLAY_END_LATE_NS && st->end_ts > last;
-	st->duration_ns = st->ended && !st->end_before_events && !st->end_far_after ? st->end_ts
-		: st->end_far_after ? last : st->last_ts;
+	st->end_far_after = st->ended && st->end_ts > last && st->end_ts - last > CKT_REPLAY_END_LATE_NS;
+	st->duration_ns = !st->ended || st->end_before_events ? st->last_ts : st->end_far_after ? last : st->end_ts;
 	return 0;
 }
 

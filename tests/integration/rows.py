@@ -104,6 +104,14 @@ def z(fr):
     return subprocess.run(["zstd", "-q", "-c"], input=fr, capture_output=True, check=True).stdout
 
 
+def one_frame_trace(path, body, *kv):
+    """a format 8 trace at path: the header (settings kv), one data frame holding body's rows
+    on thread 1 from time 0, its SYNC at 100 ns and the end record at 110"""
+    row = (bytes([FRAME]) + uv(0) + uv(0) + bytes([THREAD]) + uv(1) + body
+           + bytes([SYNC]) + uv(100) + bytes([END]) + uv(110) + uv(0) + uv(1) + uv(0))
+    open(path, 'wb').write(z(header(*kv, version=8)) + z(row_frame(row, 8)))
+
+
 def zframes(data):
     """the zstd frames of a file, each as its bytes (RFC 8878: frame header, blocks, checksum)"""
     out, i = [], 0

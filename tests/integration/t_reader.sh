@@ -389,10 +389,8 @@ if command -v zstd >/dev/null 2>&1; then
 		PYTHONPATH=tests/integration $PY - $T/aggsince$agg_since.zst $agg_since <<'PYEOF'
 import sys
 from rows import *
-agg = bytes([0x30]) + sv(10) + sv(1000) + sv(1) + uv(int(sys.argv[2]))
-row = (bytes([FRAME]) + uv(0) + uv(0) + bytes([THREAD]) + uv(1) + agg
-       + bytes([SYNC]) + uv(100) + bytes([END]) + uv(110) + uv(0) + uv(1) + uv(0))
-open(sys.argv[1], 'wb').write(z(header((b"setting.CUZKTRACE_SAMPLE", b"524288"), version=8)) + z(row_frame(row, 8)))
+one_frame_trace(sys.argv[1], bytes([0x30]) + sv(10) + sv(1000) + sv(1) + uv(int(sys.argv[2])),
+                (b"setting.CUZKTRACE_SAMPLE", b"524288"))
 PYEOF
 		$REPORT --json $T/aggsince$agg_since.zst >$T/aggsince$agg_since.json 2>$T/aggsince$agg_since.err
 		echo $? >$T/aggsince$agg_since.rc
@@ -410,10 +408,7 @@ if command -v zstd >/dev/null 2>&1; then
 		PYTHONPATH=tests/integration $PY - $T/waited$waited.zst $waited <<'PYEOF'
 import sys
 from rows import *
-row = (bytes([FRAME]) + uv(0) + uv(0) + bytes([THREAD]) + uv(1) + rss(10, 1 << 20)
-       + bytes([0x08]) + uv(int(sys.argv[2])) + uv(3)
-       + bytes([SYNC]) + uv(100) + bytes([END]) + uv(110) + uv(0) + uv(1) + uv(0))
-open(sys.argv[1], 'wb').write(z(header(version=8)) + z(row_frame(row, 8)))
+one_frame_trace(sys.argv[1], rss(10, 1 << 20) + bytes([0x08]) + uv(int(sys.argv[2])) + uv(3))
 PYEOF
 		$REPORT --json $T/waited$waited.zst >$T/waited$waited.json 2>$T/waited$waited.err
 		echo $? >$T/waited$waited.rc
