@@ -2506,6 +2506,13 @@ static void ckt_sym_lost(struct ckt_sym *s, struct ckt_sym_module *m, bool had_c
 		int n = snprintf(dbg, sizeof(dbg), "/usr/lib/debug/.build-id/%.2s/%s.debug", m->build_id,
 				 m->build_id + 2);
 		unread = n > 0 && (size_t)n < sizeof(dbg) && access(dbg, R_OK) == 0;
+		/* a file that is there but cannot be opened now: libdwfl says only "No DWARF
+		 * information found"; the open's error says why (out of descriptors: ulimit -n) */
+		int fd = unread ? open(dbg, O_RDONLY | O_CLOEXEC) : -1;
+		if (fd >= 0)
+			close(fd);
+		else if (unread)
+			why = strerror(errno);
 	}
 	if (!oom && !unread)
 		return;

@@ -1971,3 +1971,18 @@ print(p["anon_bytes"], p["file_bytes"], e["anon_mmap_bytes"], e["file_mmap_bytes
 CUZKTRACE_RSS_MS=0 CUZKTRACE_OUT=$T/filemap0.zst traced filemap0 $P/filemap $T/filemap0.data 1
 expect_eq "filemap without RSS samples: unexplained_anon_bytes null, no line" \
 	"$($REPORT --json $T/filemap0.zst | $PY -c 'import json,sys; print(json.load(sys.stdin)["peak_rss"]["unexplained_anon_bytes"])')/$($REPORT $T/filemap0.zst | grep -c 'unexplained anon')" "None/0"
+# A debug file by build-id that cannot be opened (out of descriptors) is said with the open's
+# reason, not libdwfl's "No DWARF information found" (before 0.2.56). Needs libc's debug file
+# (libc6-dbg); every descriptor limit from 5 to 12 is tried, one of them fails at that file.
+dbg_libc=$(ldd $P/exitcode 2>/dev/null | awk '/libc\.so/ {print $3; exit}')
+dbg_id=$(readelf -n "$dbg_libc" 2>/dev/null | awk '/Build ID/ {print $3; exit}')
+if [ -n "$dbg_id" ] && [ -r /usr/lib/debug/.build-id/${dbg_id:0:2}/${dbg_id:2}.debug ]; then
+	CUZKTRACE_OUT=$T/dbgfd.zst traced dbgfd $P/threadnames
+	for n in 5 6 7 8 9 10 11 12; do
+		bash -c "ulimit -n $n; $REPORT $T/dbgfd.zst" 2>&1 >/dev/null | grep 'debug information of'
+	done >$T/dbgfd.err
+	expect_eq "a debug file out of descriptors' reach: said with the open's reason (libc's, and no other reason for any module)" \
+		"$(grep -c "of '$dbg_libc' (Too many open files): its frames are shown without file:line$" $T/dbgfd.err)/$(grep -vc '(Too many open files)' $T/dbgfd.err)" "1/0"
+else
+	echo "  skip debug file out of descriptors: no debug file of libc by its build-id (libc6-dbg)"
+fi
