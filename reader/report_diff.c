@@ -596,9 +596,26 @@ static void ckt_diff_put_active(FILE *out, const char *const *names, size_t n)
 
 /* Under a peak's row, the phases active at it in each trace, where either had one: did my
  * change move the peak to another phase? */
-/* hinted: the overlap hint was printed under an earlier peak (once a diff) */
+/* Two or more process-wide phases active at peak p in either trace (before: those that
+ * ended before it, overlapping) */
+static bool ckt_diff_overlap(const struct ckt_report *const rep[2], const struct ckt_diff_peak *p, bool hx,
+			     bool hy, uint64_t x, uint64_t y, bool before)
+{
+	const bool has[2] = { hx && x, hy && y };
+	for (int k = 0; k < 2; k++)
+		if (has[k] && rep[k]->phases &&
+		    (before ? ckt_phases_overlapped_before(rep[k]->phases, p->m)
+			    : ckt_phases_overlap_at(rep[k]->phases, p->m) >= 2))
+			return true;
+	return false;
+}
+
+/* hinted: the overlap hint was printed under an earlier peak (once a diff); at_a_peak: a peak
+ * shown has overlapping phases at it in either trace, which gets the hint (as the single
+ * report does since 0.2.55; before 0.2.56 the diff put it under the first peak shown after an
+ * overlap, the peak RSS, printed before a peak heap that had the overlap) */
 static void ckt_diff_text_during(FILE *out, const struct ckt_report *const rep[2], const struct ckt_diff_peak *p,
-				 bool hx, bool hy, uint64_t x, uint64_t y, bool *hinted)
+				 bool hx, bool hy, uint64_t x, uint64_t y, bool at_a_peak, bool *hinted)
 {
 	const char *const *nb, *const *nt;
 	size_t b = ckt_diff_active(rep[0], p->m, hx && x, &nb), t = ckt_diff_active(rep[1], p->m, hy && y, &nt);
@@ -619,10 +636,8 @@ static void ckt_diff_text_during(FILE *out, const struct ckt_report *const rep[2
 	fputc('\n', out);
 	/* overlapping process-wide phases at this peak, in either trace: what they do to a
 	 * worker's bytes (once a diff) */
-	if (!*hinted && ((hx && x && rep[0]->phases && (ckt_phases_overlap_at(rep[0]->phases, p->m) >= 2 ||
-							      ckt_phases_overlapped_before(rep[0]->phases, p->m))) ||
-			 (hy && y && rep[1]->phases && (ckt_phases_overlap_at(rep[1]->phases, p->m) >= 2 ||
-							      ckt_phases_overlapped_before(rep[1]->phases, p->m))))) {
+	if (!*hinted && (ckt_diff_overlap(rep, p, hx, hy, x, y, false) ||
+			 (!at_a_peak && ckt_diff_overlap(rep, p, hx, hy, x, y, true)))) {
 		ckt_phases_put_overlap_hint(out);
 		*hinted = true;
 	}
@@ -752,22 +767,31 @@ static double ckt_diff_pct(uint64_t base, uint64_t cur)
 	return cur && pct <= -99.95 ? -99.9 : pct;
 }
 
+/* The change from base (> 0) to cur (!= base) as shown: "+25.0%", or "+<0.1%" ("-<0.1%") for
+ * one too small to show (the rows of counts and the duration read "+0.0%" before 0.2.56) */
+static const char *ckt_diff_fmt_pct(char *buf, size_t n, uint64_t base, uint64_t cur)
+{
+	double pct = ckt_diff_pct(base, cur);
+	if (pct > -0.05 && pct < 0.05)
+		snprintf(buf, n, "%c<0.1%%", cur > base ? '+' : '-');
+	else
+		snprintf(buf, n, "%+.1f%%", pct);
+	return buf;
+}
+
 /* "+1.50 MiB (+25.0%)", "-512 B", "no change" */
 static void ckt_diff_fmt_change(char *buf, size_t n, uint64_t base, uint64_t cur)
 {
-	char b[32];
+	char b[32], p[16];
 	if (base == cur) {
 		snprintf(buf, n, "no change");
 		return;
 	}
 	ckt_util_fmt_bytes(b, sizeof(b), cur > base ? cur - base : base - cur);
-	double pct = base ? ckt_diff_pct(base, cur) : 0.0;
 	if (!base)
 		snprintf(buf, n, "+%s", b);
-	else if (pct > -0.05 && pct < 0.05) /* a change too small to show as a percentage */
-		snprintf(buf, n, "%c%s (%c<0.1%%)", cur > base ? '+' : '-', b, cur > base ? '+' : '-');
 	else
-		snprintf(buf, n, "%c%s (%+.1f%%)", cur > base ? '+' : '-', b, pct);
+		snprintf(buf, n, "%c%s (%s)", cur > base ? '+' : '-', b, ckt_diff_fmt_pct(p, sizeof(p), base, cur));
 }
 
 static void ckt_diff_put_name(FILE *out, const struct ckt_diff_row *w);
@@ -779,9 +803,11 @@ static void ckt_diff_fmt_count(char *buf, size_t n, uint64_t base, uint64_t cur)
 		snprintf(buf, n, "no change");
 	else if (!base)
 		snprintf(buf, n, "+%" PRIu64, cur);
-	else
-		snprintf(buf, n, "%c%" PRIu64 " (%+.1f%%)", cur > base ? '+' : '-', cur > base ? cur - base : base - cur,
-			 ckt_diff_pct(base, cur));
+	else {
+		char p[16];
+		snprintf(buf, n, "%c%" PRIu64 " (%s)", cur > base ? '+' : '-', cur > base ? cur - base : base - cur,
+			 ckt_diff_fmt_pct(p, sizeof(p), base, cur));
+	}
 }
 
 /* Three standard errors of a calls row's change (ckt_diff_calls: est holds each side's
@@ -1078,10 +1104,15 @@ int ckt_report_diff_text(FILE *out, const struct ckt_report *base, const struct 
 	bool hinted = false; /* the overlap hint, once (ckt_diff_text_during) */
 	char *dev_names = ckt_diff_devices(&dev, rep);
 	size_t last_exit = 0; /* the last row at exit shown: the truncation's note goes under it */
+	bool at_a_peak = false; /* phases overlapping at a peak shown (ckt_diff_text_during) */
 	for (size_t i = 0; i < CKT_DIFF_NPEAKS; i++) {
 		const struct ckt_diff_peak *p = &ckt_diff_peaks[i];
-		if (p->at_exit && (p->always || p->get(base->st) || p->get(cur->st)))
+		uint64_t x = p->get(base->st), y = p->get(cur->st);
+		if (p->at_exit && (p->always || x || y))
 			last_exit = i;
+		if (p->m < CKT_AT_COUNT && (p->always || x || y))
+			at_a_peak |= ckt_diff_overlap(rep, p, ckt_diff_has(p, base->st), ckt_diff_has(p, cur->st), x, y,
+						      false);
 	}
 	for (size_t i = 0; i < CKT_DIFF_NPEAKS; i++) {
 		const struct ckt_diff_peak *p = &ckt_diff_peaks[i];
@@ -1107,7 +1138,7 @@ int ckt_report_diff_text(FILE *out, const struct ckt_report *base, const struct 
 		if (i == last_exit && which)
 			fprintf(out, "  (%s, not at exit)\n", cut[which]);
 		if (p->m < CKT_AT_COUNT)
-			ckt_diff_text_during(out, rep, p, hx, hy, x, y, &hinted);
+			ckt_diff_text_during(out, rep, p, hx, hy, x, y, at_a_peak, &hinted);
 		for (int k = 0; p->get == ckt_diff_rss && hx && hy && k < CKT_DIFF_RSS_N; k++) {
 			if (!ckt_diff_rss_part_shown(rep, k))
 				continue;
@@ -1144,8 +1175,9 @@ int ckt_report_diff_text(FILE *out, const struct ckt_report *base, const struct 
 		double d = ((double)cur->st->duration_ns - (double)base->st->duration_ns) / 1e9;
 		/* microseconds or nanoseconds when milliseconds would round to 0 ("-0.000 s (-2.8%)") */
 		int prec = d == 0 || fabs(d) >= 0.0005 ? 3 : fabs(d) >= 0.0000005 ? 6 : 9;
-		snprintf(c, sizeof(c), "%+.*f s (%+.1f%%)", prec, d,
-			 ckt_diff_pct(base->st->duration_ns, cur->st->duration_ns));
+		char p[16];
+		snprintf(c, sizeof(c), "%+.*f s (%s)", prec, d,
+			 ckt_diff_fmt_pct(p, sizeof(p), base->st->duration_ns, cur->st->duration_ns));
 	} else
 		snprintf(c, sizeof(c), "-");
 	fprintf(out, "%-20s %10s s %10s s  %s\n", "duration", b, t, c);

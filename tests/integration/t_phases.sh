@@ -981,6 +981,16 @@ $REPORT $T/pnovl.zst >$T/pnovl.txt 2>/dev/null
 expect_eq "overlap at the peak RSS only: the hint under the peak RSS, no 'overlapped before' note" \
 	"$(grep -c 'overlapped before' $T/pnovl.txt)/$(sed -n '/^peak RSS .*during synth + prove/{n;p;q}' $T/pnovl.txt | cut -c1-36)" \
 	"0/  (process-wide phases overlap: what"
+# ... and in --diff, which prints the peak RSS first: phases overlapping at the peak heap get
+# the hint there, not the peak RSS after the overlap ("synth" alone, "prove"'s 1 MiB live; since
+# 0.2.56, as the single report does)
+for k in 1 2; do
+	CUZKTRACE_SAMPLE=0 CUZKTRACE_RSS_MS=5 CUZKTRACE_OUT=$T/pnoh$k.zst traced pnoh$k $P/phasenames overlapheap
+done
+$REPORT --diff $T/pnoh1.zst $T/pnoh2.zst >$T/pnoh.txt 2>/dev/null
+expect_eq "diff: overlap at the peak heap, printed after the peak RSS: the hint under the peak heap only" \
+	"$(grep -c 'process-wide phases overlap' $T/pnoh.txt)/$(sed -n '/^  during  *base: synth + prove; trace: synth + prove$/{n;p;q}' $T/pnoh.txt | cut -c1-36)" \
+	"1/  (process-wide phases overlap: what"
 # the default mode's bytes by phase at a peak carry their standard error from samples, R x
 # sqrt(samples) (since 0.2.40: only the mode line said how big), JSON samples and
 # estimate_error_bytes, text "+-"; a phase of one large block is exact: 0 and 0, no "+-"

@@ -1641,6 +1641,13 @@ expect_eq "diff: allocation calls by function, text and JSON: grow 21 -> 1, scra
 	"/allocation calls by function (2 of 2 changed)
   -990 (-99.0%)                  1000           10  scratch  (temporary: 999 / 9)
   -20 (-95.2%)                     21            1  grow/[('scratch', 1000, 10, -990, 999, 9), ('grow', 21, 1, -20, 0, 0)]"
+# a change of a count too small to show as a percentage reads +<0.1%, as a change of bytes does
+# (it read +0.0% before 0.2.56): scratch's 3000 blocks against 3001
+traced_json cd2 $P/callsdiff 3000 >/dev/null
+traced_json cd3 $P/callsdiff 3001 >/dev/null
+expect_eq "diff: a change of allocation calls under 0.05%: +1 (+<0.1%), and -1 (-<0.1%) the other way" \
+	"$($REPORT --diff $T/cd2.zst $T/cd3.zst 2>&1 | sed -n '/^allocation calls by function/,/^$/p' | grep '  scratch')/$($REPORT --diff $T/cd3.zst $T/cd2.zst 2>&1 | sed -n '/^allocation calls by function/,/^$/p' | grep '  scratch')" \
+	"  +1 (+<0.1%)                    3000         3001  scratch  (temporary: 2999 / 3000)/  -1 (-<0.1%)                    3001         3000  scratch  (temporary: 3000 / 2999)"
 # errors: a missing base, no value, an output that is the base (refused before it is truncated),
 # a truncated base (a warning naming it, then the diff)
 $REPORT --diff $T/nobase.zst $T/dcur.zst >/dev/null 2>$T/dmiss.err

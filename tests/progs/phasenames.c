@@ -39,6 +39,10 @@
  *                     mapped and touched for 150 ms (the peak RSS, both active), 1 MiB allocated and
  *                     held, the mapping unmapped; "prove" ends, and 8 MiB allocated and not
  *                     touched (the peak heap, "synth" alone, "prove"'s 1 MiB live)
+ *   phasenames overlapheap  the other way round: "synth" begins, then "prove" while it is
+ *                     active: 8 MiB allocated, not touched (the peak heap, both active), and
+ *                     1 MiB held; the 8 MiB freed, "prove" ends, then 64 MiB mapped and touched for 150 ms (the peak RSS,
+ *                     "synth" alone, after the overlap)
  *   phasenames small  "small" holds 65,536 blocks of 1,000 bytes (the default mode samples
  *                     them: about 125 samples at its rate of 512 KiB), then "big" one block of
  *                     8 MiB (recorded on its own: exact); all held
@@ -114,6 +118,21 @@ static void *keyed_worker(void *arg)
 	return arg;
 }
 
+/* 64 MiB mapped and touched for 150 ms (a peak RSS), with 1 MiB allocated and held during it
+ * when `block` */
+static int held_mapping(int block)
+{
+	size_t n = (size_t)64 << 20;
+	char *m = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return -1;
+	memset(m, 1, n);
+	if (block)
+		keep[1] = malloc(1 << 20); /* live at the peak heap */
+	usleep(150000);
+	return munmap(m, n);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "long")) {
@@ -177,17 +196,24 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "overlaprss")) {
 		cuzktrace_phase_begin("synth");
 		cuzktrace_phase_begin("prove");
-		size_t n = (size_t)64 << 20;
-		char *m = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (m == MAP_FAILED)
+		if (held_mapping(1) < 0)
 			return 1;
-		memset(m, 1, n);
-		keep[1] = malloc(1 << 20); /* live at the peak heap */
-		usleep(150000);
-		munmap(m, n);
 		cuzktrace_phase_end("prove");
 		keep[0] = malloc(8 << 20);
 		usleep(20000);
+		cuzktrace_phase_end("synth");
+		return 0;
+	}
+	if (argc > 1 && !strcmp(argv[1], "overlapheap")) {
+		cuzktrace_phase_begin("synth");
+		cuzktrace_phase_begin("prove");
+		keep[0] = malloc(8 << 20);
+		keep[1] = malloc(1 << 20); /* held: "prove"'s bytes live at the peak RSS */
+		usleep(20000);
+		free(keep[0]);
+		cuzktrace_phase_end("prove");
+		if (held_mapping(0) < 0)
+			return 1;
 		cuzktrace_phase_end("synth");
 		return 0;
 	}
