@@ -202,8 +202,11 @@ static struct ckt_ring *thread_attach(struct ckt_tls *t)
 					"RSS is not sampled from here on (the trace counts the samples lost)",
 					NULL, NULL, NULL);
 		} else if (!atomic_exchange(&said, 1)) {
-			ckt_log("error: cannot map an event buffer for a new thread; threads without one "
-				"are not traced (the trace counts what they lose)", NULL, NULL, NULL);
+			/* the main thread's first event (a tight ulimit -v at start): no "new" thread,
+			 * and the program's own events are the ones lost (since 0.2.56) */
+			ckt_log("error: cannot map an event buffer for ",
+				me == (pid_t)syscall(SYS_getpid) ? "the program's main thread" : "a new thread",
+				"; threads without one are not traced (the trace counts what they lose)", NULL);
 		}
 		return NULL;
 	}
