@@ -979,6 +979,28 @@ expect_match "leaks: the text's list by allocations" "$(sed -n '/^top sites by a
 )*  #[0-9]+  5 allocations, [0-9.]+% of all, 12\.7 KiB \(13000 bytes\) allocated
       keep_rows \(.*leaks\.c:[0-9]+\)$'
 
+# In the default mode a site's count of allocations is a sum of sample weights, shown rounded:
+# the total and the rest are the sums of the rounded counts (since 0.2.56; the total was rounded
+# once, 10 over three rows of 3 (3.4 each), a rest of 1 with no other site). A forged trace:
+# three sites, one sample each of 182,600 bytes (a weight of 3.4002 at R = 524288)
+if command -v zstd >/dev/null 2>&1; then
+	PYTHONPATH=tests/integration $PY - $T/cntround.zst <<'PYEOF'
+import sys
+from rows import *
+body = b"".join(stack(k, [0x401000 + 0x100 * k]) for k in (1, 2, 3))
+body += b"".join(bytes([ALLOC]) + sv(1) + uv(0x80) + sv(0x100000 if k == 1 else 0x40000) + uv(182600) + uv(k) + uv(0)
+                 for k in (1, 2, 3))
+body += bytes([0x30]) + sv(1) + sv(3 * 182616) + sv(3)  # AGG (version 1: no since)
+row = (bytes([FRAME]) + uv(0) + uv(0) + bytes([THREAD]) + uv(1) + body
+       + bytes([SYNC]) + uv(100) + bytes([END]) + uv(110) + uv(0) + uv(7) + uv(0))
+open(sys.argv[1], 'wb').write(z(header((b"setting.CUZKTRACE_SAMPLE", b"524288"))) + z(row))
+PYEOF
+	expect_eq "default mode: sites by allocations, the total and the rest sum the rounded rows (all listed; --top 1)" \
+		"$($REPORT --json $T/cntround.zst | $PY -c 'import json,sys; d=json.load(sys.stdin); r=d["sites_by_allocations_rest"]; print([e["count"] for e in d["sites_by_allocations"]], r["count"], r["other_sites"], r["other_count"])')/$($REPORT --top 1 $T/cntround.zst 2>/dev/null | grep -o '^top sites by allocations (1 of 3 sites; [0-9]* allocations\|^  and 2 other sites: [0-9]* allocations')" \
+		"[3, 3, 3] 9 0 0/top sites by allocations (1 of 3 sites; 9 allocations
+  and 2 other sites: 6 allocations"
+fi
+
 # ---- temporaries (since 0.2.33): blocks freed by their thread before it allocated again,
 # tests/progs/temps.c: churn_one 1000, pair_inner 500 (pair_outer none: a block came after
 # each), grow_step 300 (the realloc's blocks; grow_start's none: realloc is no free), zeroed
