@@ -152,6 +152,8 @@ void ckt_log_init(void);
  * under valgrind) and the object that defines it: 1, else 0 (found before the header) */
 int ckt_allocator_ahead(const char **fn, const char **obj);
 void ckt_log_drop_copy(void); /* running untraced: stderr's copy closed */
+/* in a child forked without exec: stderr's copy closed (async-signal-safe) */
+void ckt_log_after_fork_child(void);
 /* fd moved where the program's descriptors do not land (above its soft limit at start, or
  * high in its range; under a limit of 64 or less, the top of the range); returns the new
  * number (fd itself, left open, when it cannot move). ckt_fd_high_only: not to the top of a

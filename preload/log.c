@@ -228,6 +228,19 @@ void ckt_log_drop_copy(void)
 	saved_fd = -1;
 }
 
+/* A child forked without exec runs untraced, and its lines go to its fd 2 while that is still
+ * stderr, else to the traced process through the relay below. The copy made at start stays
+ * with the traced process: in the child it held the caller's stderr open. A background
+ * subshell or a daemon that had put /dev/null on 0, 1 and 2 kept `out=$(prog 2>&1)`,
+ * `prog 2>&1 | tee log` or Python's capture_output waiting until it ended (for good for a
+ * daemon; before 0.2.56). */
+void ckt_log_after_fork_child(void)
+{
+	if (saved_fd >= 0)
+		syscall(SYS_close, saved_fd);
+	saved_fd = -1;
+}
+
 static int pick_fd(void)
 {
 	if (known == LOG_BEFORE_INIT)

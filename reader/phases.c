@@ -925,6 +925,18 @@ bool ckt_phases_overlapped_before(const struct ckt_phases *p, enum ckt_moment m)
 	return false;
 }
 
+enum ckt_hint ckt_phases_hint(const struct ckt_phases *const *p, const bool *has, size_t n, enum ckt_moment m,
+			      bool overlap_shown)
+{
+	for (size_t k = 0; k < n; k++)
+		if (has[k] && p[k] && ckt_phases_overlap_at(p[k], m) >= 2)
+			return CKT_HINT_AT;
+	for (size_t k = 0; !overlap_shown && k < n; k++)
+		if (has[k] && p[k] && ckt_phases_overlapped_before(p[k], m))
+			return CKT_HINT_BEFORE;
+	return CKT_HINT_NONE;
+}
+
 static const char *ckt_phases_pub_name(const struct ckt_phase *ph)
 {
 	return ph->id == 0 ? "(none)" : ph->name ? ph->name : "?";
@@ -1277,10 +1289,12 @@ static int ckt_phases_text_moment(FILE *out, const struct ckt_phases *p, enum ck
 				    "here), anonymous mmap, pinned"
 				  : ": heap, anonymous mmap, pinned");
 	fputc('\n', out);
-	if (!*hinted && ckt_phases_overlap_at(p, m) >= 2) {
+	const bool one = true;
+	enum ckt_hint hint = *hinted ? CKT_HINT_NONE : ckt_phases_hint(&p, &one, 1, m, at_a_peak);
+	if (hint == CKT_HINT_AT) {
 		ckt_phases_put_overlap_hint(out);
 		*hinted = true;
-	} else if (!*hinted && !at_a_peak && ckt_phases_overlapped_before(p, m)) {
+	} else if (hint == CKT_HINT_BEFORE) {
 		/* over at this peak, but bytes allocated during it can be live here, under the
 		 * wrong phase (since 0.2.44: the hint came under a later peak, or none) */
 		fputs("  (process-wide phases overlapped before this peak (", out);
@@ -1381,10 +1395,15 @@ int ckt_phases_print_text(FILE *out, const struct ckt_phases *p, const struct ck
 	if (ckt_phases_any(p)) {
 		fputs("\nphases (bytes by the phase that allocated them; active phases oldest first)\n", out);
 		/* the moments printed below: their bytes, RSS's only where sampled */
-		bool at_a_peak = (st->peak_heap.bytes && ckt_phases_overlap_at(p, CKT_AT_PEAK_HEAP) >= 2) ||
-				 (st->peak_rss.seen && rss.bytes && ckt_phases_overlap_at(p, CKT_AT_PEAK_RSS) >= 2) ||
-				 (st->peak_gpu.bytes && ckt_phases_overlap_at(p, CKT_AT_PEAK_GPU) >= 2) ||
-				 (st->peak_pinned.bytes && ckt_phases_overlap_at(p, CKT_AT_PEAK_PINNED) >= 2);
+		const struct { enum ckt_moment m; bool has; } shown[] = {
+			{ CKT_AT_PEAK_HEAP, st->peak_heap.bytes > 0 },
+			{ CKT_AT_PEAK_RSS, st->peak_rss.seen && rss.bytes },
+			{ CKT_AT_PEAK_GPU, st->peak_gpu.bytes > 0 },
+			{ CKT_AT_PEAK_PINNED, st->peak_pinned.bytes > 0 },
+		};
+		bool at_a_peak = false;
+		for (size_t k = 0; k < sizeof(shown) / sizeof(shown[0]); k++)
+			at_a_peak |= ckt_phases_hint(&p, &shown[k].has, 1, shown[k].m, true) == CKT_HINT_AT;
 		rc = ckt_phases_text_moment(out, p, CKT_AT_PEAK_HEAP, "peak heap", &st->peak_heap, &hinted,
 					    at_a_peak);
 		if (!rc && st->peak_rss.seen)

@@ -82,6 +82,15 @@ size_t ckt_phases_overlap_at(const struct ckt_phases *p, enum ckt_moment m);
 /* two or more process-wide phases were active at once at some time up to moment m */
 bool ckt_phases_overlapped_before(const struct ckt_phases *p, enum ckt_moment m);
 void ckt_phases_put_overlap_hint(FILE *out);
+/* Where the overlap hint goes, said once a report (--diff: over both traces): under the first
+ * peak shown with two or more process-wide phases active at it in one of the n traces p[k]
+ * (NULL: no phases) that have that peak (has[k]): CKT_HINT_AT; where no peak shown has
+ * (overlap_shown false), under the first after an overlap whose phase begun last holds bytes
+ * there: CKT_HINT_BEFORE; else CKT_HINT_NONE. A report learns overlap_shown by asking with
+ * it true, for each peak it shows. */
+enum ckt_hint { CKT_HINT_NONE, CKT_HINT_AT, CKT_HINT_BEFORE };
+enum ckt_hint ckt_phases_hint(const struct ckt_phases *const *p, const bool *has, size_t n, enum ckt_moment m,
+			      bool overlap_shown);
 
 struct ckt_phases_share {
 	const char *name;

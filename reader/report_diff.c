@@ -596,18 +596,13 @@ static void ckt_diff_put_active(FILE *out, const char *const *names, size_t n)
 
 /* Under a peak's row, the phases active at it in each trace, where either had one: did my
  * change move the peak to another phase? */
-/* Two or more process-wide phases active at peak p in either trace (before: those that
- * ended before it, overlapping) */
-static bool ckt_diff_overlap(const struct ckt_report *const rep[2], const struct ckt_diff_peak *p, bool hx,
-			     bool hy, uint64_t x, uint64_t y, bool before)
+/* Where the overlap hint goes at peak p (ckt_phases_hint, over both traces) */
+static enum ckt_hint ckt_diff_hint(const struct ckt_report *const rep[2], const struct ckt_diff_peak *p, bool hx,
+				   bool hy, uint64_t x, uint64_t y, bool overlap_shown)
 {
 	const bool has[2] = { hx && x, hy && y };
-	for (int k = 0; k < 2; k++)
-		if (has[k] && rep[k]->phases &&
-		    (before ? ckt_phases_overlapped_before(rep[k]->phases, p->m)
-			    : ckt_phases_overlap_at(rep[k]->phases, p->m) >= 2))
-			return true;
-	return false;
+	const struct ckt_phases *const ph[2] = { rep[0]->phases, rep[1]->phases };
+	return ckt_phases_hint(ph, has, 2, p->m, overlap_shown);
 }
 
 /* hinted: the overlap hint was printed under an earlier peak (once a diff); at_a_peak: a peak
@@ -636,8 +631,7 @@ static void ckt_diff_text_during(FILE *out, const struct ckt_report *const rep[2
 	fputc('\n', out);
 	/* overlapping process-wide phases at this peak, in either trace: what they do to a
 	 * worker's bytes (once a diff) */
-	if (!*hinted && (ckt_diff_overlap(rep, p, hx, hy, x, y, false) ||
-			 (!at_a_peak && ckt_diff_overlap(rep, p, hx, hy, x, y, true)))) {
+	if (!*hinted && ckt_diff_hint(rep, p, hx, hy, x, y, at_a_peak) != CKT_HINT_NONE) {
 		ckt_phases_put_overlap_hint(out);
 		*hinted = true;
 	}
@@ -782,7 +776,7 @@ static const char *ckt_diff_fmt_pct(char *buf, size_t n, uint64_t base, uint64_t
 /* "+1.50 MiB (+25.0%)", "-512 B", "no change" */
 static void ckt_diff_fmt_change(char *buf, size_t n, uint64_t base, uint64_t cur)
 {
-	char b[32], p[16];
+	char b[32], p[40];
 	if (base == cur) {
 		snprintf(buf, n, "no change");
 		return;
@@ -804,7 +798,7 @@ static void ckt_diff_fmt_count(char *buf, size_t n, uint64_t base, uint64_t cur)
 	else if (!base)
 		snprintf(buf, n, "+%" PRIu64, cur);
 	else {
-		char p[16];
+		char p[40];
 		snprintf(buf, n, "%c%" PRIu64 " (%s)", cur > base ? '+' : '-', cur > base ? cur - base : base - cur,
 			 ckt_diff_fmt_pct(p, sizeof(p), base, cur));
 	}
@@ -1124,8 +1118,8 @@ int ckt_report_diff_text(FILE *out, const struct ckt_report *base, const struct 
 		if (p->at_exit && (p->always || x || y))
 			last_exit = i;
 		if (p->m < CKT_AT_COUNT && (p->always || x || y))
-			at_a_peak |= ckt_diff_overlap(rep, p, ckt_diff_has(p, base->st), ckt_diff_has(p, cur->st), x, y,
-						      false);
+			at_a_peak |= ckt_diff_hint(rep, p, ckt_diff_has(p, base->st), ckt_diff_has(p, cur->st), x, y,
+						   true) == CKT_HINT_AT;
 	}
 	for (size_t i = 0; i < CKT_DIFF_NPEAKS; i++) {
 		const struct ckt_diff_peak *p = &ckt_diff_peaks[i];
@@ -1188,7 +1182,7 @@ int ckt_report_diff_text(FILE *out, const struct ckt_report *base, const struct 
 		double d = ((double)cur->st->duration_ns - (double)base->st->duration_ns) / 1e9;
 		/* microseconds or nanoseconds when milliseconds would round to 0 ("-0.000 s (-2.8%)") */
 		int prec = d == 0 || fabs(d) >= 0.0005 ? 3 : fabs(d) >= 0.0000005 ? 6 : 9;
-		char p[16];
+		char p[40];
 		snprintf(c, sizeof(c), "%+.*f s (%s)", prec, d,
 			 ckt_diff_fmt_pct(p, sizeof(p), base->st->duration_ns, cur->st->duration_ns));
 	} else

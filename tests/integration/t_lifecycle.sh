@@ -1236,6 +1236,15 @@ for m in keep close; do
 		"0/$dm_want/false/exit/32000/cuzktrace: warning: daemon(): the program goes on in process $dm_child, which is not traced (a forked process is traced only once it execs); the trace ends here
 exit line"
 done
+# A child forked without exec (a background subshell that put /dev/null on its descriptors)
+# holds no copy of the caller's stderr: out=$(prog 2>&1) returns with prog, not when the child
+# ends (before 0.2.56 the tracer's copy kept the pipe open: 3 s here, for good for a daemon).
+# bgdone is made as the child ends: absent when the caller's read returned.
+rm -f $T/bgdone
+bg_out=$(CUZKTRACE_OUT=$T/bgfork.zst timeout -s KILL 30 env LD_PRELOAD=$LIB bash -c "(sleep 3; : >$T/bgdone) >/dev/null 2>&1 </dev/null & echo hi" 2>&1)
+expect_eq "a background child forked without exec: the caller's read of stderr ends with the program (output, init line, exit line), before the child" \
+	"$(echo "$bg_out" | sed "s|^cuzktrace: tracing bash (pid [0-9]*) to $T/bgfork.zst$|init|; s|^cuzktrace: $T/bgfork.zst: .*|exit line|" | sort | tr '\n' ' ')/$([ -e $T/bgdone ] && echo done)" \
+	"exit line hi init /"
 # exit on main while another thread execs: the old image's trace survives, whoever wins
 ee_ok=0
 for i in 1 2 3 4 5 6; do
