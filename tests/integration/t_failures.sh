@@ -309,7 +309,7 @@ CUZKTRACE_OUT=$T/noring.zst traced noring $P/noring
 expect_eq "no ring for a thread: program status, one error line" \
 	"$(cat $T/noring.rc)/$(grep -c 'cannot map an event buffer for a new thread; threads without one are not traced (the trace counts what they lose)' $T/noring.err)" "0/1"
 # ... and the main thread's at start, under an address-space limit just above what the
-# writer needs: named so (since 0.2.56 it said "a new thread" of a program with one). The
+# writer needs: named so (before 0.2.56 it said "a new thread" of a program with one). The
 # limits where that happens move with the libraries' sizes: a scan of 20 to 40 MB.
 for v in $(seq 20000 500 40000); do
 	bash -c "ulimit -v $v; CUZKTRACE_OUT=$T/mainring.zst LD_PRELOAD=$LIB $P/exitcode 0" 2>&1 >/dev/null | grep 'event buffer for'

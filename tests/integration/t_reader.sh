@@ -1611,7 +1611,7 @@ traced_json pm1 $P/peakmove 20 10 >/dev/null
 traced_json pm2 $P/peakmove 10 20 >/dev/null
 $REPORT --diff $T/pm1.zst $T/pm2.zst >/dev/null 2>>$T/ren_same.err
 # ... nor one whose two builds have two names (peakmove_after: a copy), where the functions
-# are shared over the run's allocations (before 0.2.56: "'hold_a' is in the base only")
+# are shared over the run's allocations (before 0.2.56: "'load_params' is in the base only")
 cp $P/peakmove $T/peakmove_after
 traced_json pm3 $T/peakmove_after 10 20 >/dev/null
 $REPORT --diff $T/pm1.zst $T/pm3.zst >/dev/null 2>>$T/ren_same.err
@@ -1985,16 +1985,17 @@ expect_eq "filemap without RSS samples: unexplained_anon_bytes null, no line" \
 	"$($REPORT --json $T/filemap0.zst | $PY -c 'import json,sys; print(json.load(sys.stdin)["peak_rss"]["unexplained_anon_bytes"])')/$($REPORT $T/filemap0.zst | grep -c 'unexplained anon')" "None/0"
 # A debug file by build-id that cannot be opened (out of descriptors) is said with the open's
 # reason, not libdwfl's "No DWARF information found" (before 0.2.56). Needs libc's debug file
-# (libc6-dbg); every descriptor limit from 5 to 12 is tried, one of them fails at that file.
+# (libc6-dbg); every descriptor limit from 4 to 40 is tried, some fail at that file (where
+# depends on what the reader holds open then).
 dbg_libc=$(ldd $P/exitcode 2>/dev/null | awk '/libc\.so/ {print $3; exit}')
 dbg_id=$(readelf -n "$dbg_libc" 2>/dev/null | awk '/Build ID/ {print $3; exit}')
 if [ -n "$dbg_id" ] && [ -r /usr/lib/debug/.build-id/${dbg_id:0:2}/${dbg_id:2}.debug ]; then
 	CUZKTRACE_OUT=$T/dbgfd.zst traced dbgfd $P/threadnames
-	for n in 5 6 7 8 9 10 11 12; do
+	for n in $(seq 4 40); do
 		bash -c "ulimit -n $n; $REPORT $T/dbgfd.zst" 2>&1 >/dev/null | grep 'debug information of'
 	done >$T/dbgfd.err
 	expect_eq "a debug file out of descriptors' reach: said with the open's reason (libc's, and no other reason for any module)" \
-		"$(grep -c "of '$dbg_libc' (Too many open files): its frames are shown without file:line$" $T/dbgfd.err)/$(grep -vc '(Too many open files)' $T/dbgfd.err)" "1/0"
+		"$(grep -c "of '$dbg_libc' (Too many open files): its frames are shown without file:line$" $T/dbgfd.err | sed 's/^[1-9][0-9]*$/some/')/$(grep -vc '(Too many open files)' $T/dbgfd.err)" "some/0"
 else
 	echo "  skip debug file out of descriptors: no debug file of libc by its build-id (libc6-dbg)"
 fi
