@@ -991,6 +991,19 @@ $REPORT --diff $T/pnoh1.zst $T/pnoh2.zst >$T/pnoh.txt 2>/dev/null
 expect_eq "diff: overlap at the peak heap, printed after the peak RSS: the hint under the peak heap only" \
 	"$(grep -c 'process-wide phases overlap' $T/pnoh.txt)/$(sed -n '/^  during  *base: synth + prove; trace: synth + prove$/{n;p;q}' $T/pnoh.txt | cut -c1-36)" \
 	"1/  (process-wide phases overlap: what"
+# An exact base against a default-mode trace in which a phase drew no sample: its bytes may all
+# be in unsampled small blocks, up to 5.9 R (since 0.2.56; a phase's block sizes are not kept,
+# and such a row read as a real change, -100%). phasenames tiny: 300,000 bytes in "small",
+# 2 MiB in "big", at a rate of 1 GiB: nearly always no sample (a run with one is done again).
+CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/pntx.zst traced pntx $P/phasenames tiny
+for k in 1 2 3; do
+	CUZKTRACE_SAMPLE=1073741824 CUZKTRACE_OUT=$T/pntd.zst traced pntd $P/phasenames tiny
+	[ "$($REPORT --json $T/pntd.zst 2>/dev/null | $PY -c 'import json,sys; print(json.load(sys.stdin)["sampling"]["sampled_allocations"])')" = 0 ] && break
+done
+$REPORT --diff $T/pntx.zst $T/pntd.zst >$T/pnt.txt 2>/dev/null
+expect_eq "diff, exact base against a default-mode trace with no sample in a phase: within sampling noise (5.9 R), by phase and by thread group" \
+	"$(sed -n '/^live bytes by phase at peak heap/,/^$/p' $T/pnt.txt | grep -c '  (within sampling noise, +-5.90 GiB)$')/$($REPORT --json --by thread --diff $T/pntx.zst $T/pntd.zst 2>/dev/null | $PY -c 'import json,sys; d=json.load(sys.stdin); print(sorted((r["phase"], r["change"], r["noise_bytes"]) for r in d["by_phase"]["peak_heap"]), [(r["change"], r["noise_bytes"]) for r in d["by_thread"]["peak_heap"]])')" \
+	"2/[('big', -2097152, 6335076761), ('small', -300000, 6335076761)] [(-2397152, 6335076761)]"
 # the default mode's bytes by phase at a peak carry their standard error from samples, R x
 # sqrt(samples) (since 0.2.40: only the mode line said how big), JSON samples and
 # estimate_error_bytes, text "+-"; a phase of one large block is exact: 0 and 0, no "+-"

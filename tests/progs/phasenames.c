@@ -46,6 +46,8 @@
  *   phasenames small  "small" holds 65,536 blocks of 1,000 bytes (the default mode samples
  *                     them: about 125 samples at its rate of 512 KiB), then "big" one block of
  *                     8 MiB (recorded on its own: exact); all held
+ *   phasenames tiny   "small" holds 3,000 blocks of 100 bytes, then "big" one of 2 MiB: under a
+ *                     sampling rate of 1 GiB nearly always without a sample (all held)
  *   phasenames wide   40 threads each push a phase of their own, "w00" to "w39", allocate 100,000
  *                     bytes in it (held) and wait, pushed, while the main thread allocates 8 MiB
  *                     (the peak heap, 12,000,000 + 8,388,608 bytes: 40 phases active then), then
@@ -192,6 +194,16 @@ int main(int argc, char **argv)
 		keep[0] = malloc(8 << 20);
 		cuzktrace_phase_pop();
 		return blocks[65535] ? 0 : 1;
+	}
+	if (argc > 1 && !strcmp(argv[1], "tiny")) {
+		cuzktrace_phase_push("small");
+		for (int i = 0; i < 3000; i++)
+			keep[i] = malloc(100);
+		cuzktrace_phase_pop();
+		cuzktrace_phase_push("big");
+		keep[3000] = malloc(2 << 20);
+		cuzktrace_phase_pop();
+		return 0;
 	}
 	if (argc > 1 && !strcmp(argv[1], "overlaprss")) {
 		cuzktrace_phase_begin("synth");
