@@ -40,8 +40,8 @@ struct ckt_diff_row {
 	 * apart from another function of its name (ckt_diff_split_files), else NULL */
 	const char *src, *file;
 	size_t src_len, file_len;
-	/* the sizes of its blocks unknown (phases, thread groups: count[] and hbytes[] 0): they
-	 * may be under the sampling rate (ckt_diff_noise) */
+	/* heap bytes whose blocks' sizes are unknown (a phase's or thread group's at the peak
+	 * heap: count[] and hbytes[] 0): they may be under the sampling rate (ckt_diff_noise) */
 	bool unsized;
 };
 
@@ -72,14 +72,16 @@ static void ckt_diff_add(struct ckt_diff_rows *r, const char *name, size_t len, 
 					      NULL, NULL, 0, 0, false };
 }
 
-/* a row of a phase or thread group: bytes whose blocks' sizes the report does not keep */
+/* a row of a phase or thread group at moment m: at the peak heap, heap bytes whose blocks'
+ * sizes the report does not keep (at the peak RSS its bytes are mappings and pinned memory
+ * too, exact in both modes: no allowance) */
 static void ckt_diff_add_unsized(struct ckt_diff_rows *r, const char *name, size_t len, int side, uint64_t bytes,
-				 uint64_t samples, uint64_t est)
+				 uint64_t samples, uint64_t est, enum ckt_moment m)
 {
 	size_t n = r->n;
 	ckt_diff_add(r, name, len, side, bytes, samples, 0, 0, est);
 	if (r->n > n)
-		r->v[n].unsized = true;
+		r->v[n].unsized = m == CKT_AT_PEAK_HEAP;
 }
 
 static int ckt_diff_name_cmp(const void *pa, const void *pb)
@@ -434,7 +436,7 @@ static void ckt_diff_phases(struct ckt_diff_rows *r, const struct ckt_report *co
 		size_t n = ph ? ckt_phases_by_phase(ph, m, &sh) : 0;
 		for (size_t i = 0; i < n; i++)
 			ckt_diff_add_unsized(r, sh[i].name, strlen(sh[i].name), side, sh[i].bytes, sh[i].samples,
-					     sh[i].sampled_bytes);
+					     sh[i].sampled_bytes, m);
 	}
 	ckt_diff_merge(r);
 }
@@ -537,7 +539,7 @@ static char *ckt_diff_groups(struct ckt_diff_rows *r, const struct ckt_report *c
 				strcpy(key + stem, "*");
 			used += strlen(key) + 1;
 			if (b)
-				ckt_diff_add_unsized(r, key, strlen(key), side, b, smp, est);
+				ckt_diff_add_unsized(r, key, strlen(key), side, b, smp, est, m);
 		}
 	}
 	ckt_diff_merge(r);
@@ -897,9 +899,10 @@ static void ckt_diff_text_calls(FILE *out, const struct ckt_diff_rows *r, const 
  * unsampled, as each is with the chance exp(-bytes / R), over 0.27% (three standard errors'
  * worth) up to 5.9 R: that much more, where the other trace shows small blocks there (its
  * samples; or, exact, blocks under R on average, for functions, whose counts the report
- * keeps; or blocks of sizes not kept, a phase's or a thread group's, which may be small:
- * since 0.2.56; before, an exact base against a default-mode trace read a phase of 300 KB
- * in 100-byte blocks that drew no sample as a real change, -100%, in 53 runs of 100).
+ * keeps; or, for a phase or thread group at the peak heap, whose block sizes are not kept,
+ * more bytes than the default-mode trace recorded one by one there, which its small blocks
+ * may be: since 0.2.56; before, an exact base against a default-mode trace read a phase of
+ * 300 KB in 100-byte blocks that drew no sample as a real change, -100%, in 53 runs of 100).
  * 0 for a row of only exact figures (GPU and pinned memory: the rates are ckt_diff_rate's). (A function that read 0 B in a sampled trace
  * was shown as a real change, -100%, in 30 runs of 40.) */
 static uint64_t ckt_diff_noise(const struct ckt_diff_row *w, const uint64_t rate[2])
@@ -910,7 +913,8 @@ static uint64_t ckt_diff_noise(const struct ckt_diff_row *w, const uint64_t rate
 		int o = 1 - side;
 		/* small blocks the other trace shows: its samples, or (exact) blocks under R */
 		bool small = rate[o] ? w->samples[o] > 0
-				     : w->unsized || (w->count[o] && w->hbytes[o] / w->count[o] < rate[side]);
+			     : w->unsized ? w->bytes[o] > w->bytes[side]
+					  : w->count[o] && w->hbytes[o] / w->count[o] < rate[side];
 		if (rate[side] && !w->samples[side] && w->bytes[o] && small)
 			z += 5.9 * (double)rate[side];
 	}
