@@ -122,26 +122,31 @@ void ckt_heap_record_free(struct ckt_tls *t, void *p)
 	(void)record_free(t, p, 0);
 }
 
-/* A call of glibc's TLS update (from the dynamic linker) while a stack capture brings the
- * thread's TLS table up to date (CKT_GUARD_TLS, stacks.c): traced, with no stack, and the
- * guard given back as it was. Off the traced path: only with that guard up. */
-static CKT_NOINLINE void *tls_update_alloc(struct ckt_tls *t, size_t nm, size_t sz, uint8_t fn)
+/* A call traced though a guard is up (ckt_inner_traced): glibc's TLS update (from the dynamic
+ * linker) while a stack capture brings the thread's TLS table up to date (CKT_GUARD_TLS,
+ * stacks.c), or the C++ runtime's exception object (CKT_GUARD_CXX): traced, and the guard
+ * given back as it was. Off the traced path: only with such a guard up. */
+static CKT_NOINLINE void *inner_alloc(struct ckt_tls *t, size_t nm, size_t sz, uint8_t fn)
 {
+	int g = t->guard;
 	t->guard = CKT_GUARD_HOOK;
 	void *p = fn == CKT_FN_CALLOC ? ckt_real.calloc(nm, sz) : ckt_real.malloc(nm);
+	t->inner = 1;
 	record_alloc(t, p, fn == CKT_FN_CALLOC ? nm * sz : nm, fn);
-	t->guard = CKT_GUARD_TLS;
+	t->inner = 0;
+	t->guard = g;
 	return p;
 }
 
-static CKT_NOINLINE void tls_update_free(struct ckt_tls *t, void *p)
+static CKT_NOINLINE void inner_free(struct ckt_tls *t, void *p)
 {
+	int g = t->guard;
 	t->guard = CKT_GUARD_HOOK;
 	size_t big = record_free(t, p, 1);
 	ckt_real.free(p);
 	if (big)
 		ckt_nosample_end(big);
-	t->guard = CKT_GUARD_TLS;
+	t->guard = g;
 }
 
 CKT_EXPORT void *malloc(size_t n)
@@ -150,8 +155,8 @@ CKT_EXPORT void *malloc(size_t n)
 		return boot_alloc(n, 16);
 	struct ckt_tls *t = &ckt_tls;
 	if (!CKT_HOOK_ENTER(t)) {
-		if (CKT_UNLIKELY(ckt_tls_update_call(t, __builtin_return_address(0))))
-			return tls_update_alloc(t, n, 1, CKT_FN_MALLOC);
+		if (CKT_UNLIKELY(ckt_inner_traced(t, __builtin_return_address(0))))
+			return inner_alloc(t, n, 1, CKT_FN_MALLOC);
 		ckt_passed(t, __builtin_return_address(0));
 		ckt_child_note(n);
 		return CKT_UNLIKELY(t->from_pool) ? boot_alloc(n, 16) : ckt_real.malloc(n);
@@ -179,8 +184,8 @@ CKT_EXPORT void free(void *p)
 		t->guard = 0;
 		return;
 	}
-	if (CKT_UNLIKELY(ckt_tls_update_call(t, __builtin_return_address(0)))) {
-		tls_update_free(t, p);
+	if (CKT_UNLIKELY(ckt_inner_traced(t, __builtin_return_address(0)))) {
+		inner_free(t, p);
 		return;
 	}
 	ckt_passed(t, __builtin_return_address(0));
@@ -198,8 +203,8 @@ CKT_EXPORT void *calloc(size_t nm, size_t sz)
 		return boot_alloc(n, 16); /* pool memory is zero */
 	struct ckt_tls *t = &ckt_tls;
 	if (!CKT_HOOK_ENTER(t)) {
-		if (CKT_UNLIKELY(ckt_tls_update_call(t, __builtin_return_address(0))))
-			return tls_update_alloc(t, nm, sz, CKT_FN_CALLOC);
+		if (CKT_UNLIKELY(ckt_inner_traced(t, __builtin_return_address(0))))
+			return inner_alloc(t, nm, sz, CKT_FN_CALLOC);
 		ckt_passed(t, __builtin_return_address(0));
 		ckt_child_note(n);
 		return CKT_UNLIKELY(t->from_pool) ? boot_alloc(n, 16) : ckt_real.calloc(nm, sz);
@@ -277,18 +282,18 @@ static CKT_NOINLINE void *realloc_sampled(struct ckt_tls *t, void *p, size_t n, 
 }
 
 /* ra: the caller's return address (the hook's); the guard is given back as restore_guard
- * (0, or CKT_GUARD_TLS for a call of glibc's TLS update: see tls_update_alloc) */
+ * (0, or the guard of a call traced under it: see inner_alloc) */
 static inline void *realloc_common(void *p, size_t n, uint8_t fn_for_null, const void *ra)
 {
 	struct ckt_tls *t = &ckt_tls;
 	int restore_guard = 0;
 	if (!CKT_HOOK_ENTER(t)) {
-		if (!CKT_UNLIKELY(ckt_tls_update_call(t, ra))) {
+		if (!CKT_UNLIKELY(ckt_inner_traced(t, ra))) {
 			ckt_passed(t, ra);
 			ckt_child_note(n);
 			return ckt_real.realloc(p, n);
 		}
-		restore_guard = CKT_GUARD_TLS;
+		restore_guard = t->guard;
 	}
 	t->guard = CKT_GUARD_HOOK;
 	void *q;

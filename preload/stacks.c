@@ -755,7 +755,19 @@ static inline uint32_t stacks_capture(struct ckt_tls *t)
 		n = ckt_config.depth;
 	if (!n)
 		return 0;
-	const uint64_t *f = (const uint64_t *)(raw + skip);
+	uint64_t *f = (uint64_t *)(raw + skip);
+	if (CKT_UNLIKELY(t->inner)) {
+		/* a call traced under a guard (the exception object of a bad_alloc thrown by an
+		 * allocator's own new: ckt_inner_traced): the tracer's frames of the hook it ran
+		 * under lie inside the stack, taken out so that the site is the program's (since
+		 * 0.2.56; it read "traced_new (preload/hooks_cxx.c:496)") */
+		uint32_t k = 0;
+		for (uint32_t i = 0; i < n; i++)
+			if (f[i] - self_lo >= self_hi - self_lo)
+				f[k++] = f[i];
+		if (!(n = k))
+			return 0;
+	}
 	uint64_t h = 0x12345678abcdefull ^ n;
 	for (uint32_t i = 0; i < n; i++)
 		h = mix(h, f[i]);

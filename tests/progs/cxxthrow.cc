@@ -4,8 +4,9 @@
 // the thread untraced. Run alone (libstdc++'s new: the hook passes the call on) and with
 // libnewalloc.so preloaded after the tracer (the hook traces the allocator's own new).
 // With "handler": first a 5,000,000-byte reserve, and a new-handler that frees it (delete[])
-// and takes itself away, as programs keep an emergency reserve.
+// and takes itself away, as programs keep an emergency reserve. With a number N: N throws.
 #include <cstdio>
+#include <cstdlib>
 #include <new>
 
 static void *volatile keep;
@@ -20,12 +21,13 @@ static void free_reserve()
 
 int main(int argc, char **argv)
 {
-	int caught = 0;
-	if (argc > 1) {
+	int caught = 0, throws = argc > 1 ? std::atoi(argv[1]) : 0;
+	bool handler = argc > 1 && throws <= 0;
+	if (handler) {
 		reserve = new char[5000000];
 		std::set_new_handler(free_reserve);
 	}
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < (throws > 0 ? throws : 3); i++) {
 		try {
 			keep = ::operator new(static_cast<std::size_t>(1) << 50);
 		} catch (const std::bad_alloc &) {
@@ -35,6 +37,6 @@ int main(int argc, char **argv)
 	void *p = ::operator new(1000000);
 	keep = p;
 	::operator delete(p);
-	std::printf("cxxthrow: caught %d%s\n", caught, argc > 1 ? reserve ? ", reserve kept" : ", reserve freed" : "");
+	std::printf("cxxthrow: caught %d%s\n", caught, handler ? reserve ? ", reserve kept" : ", reserve freed" : "");
 	return 0;
 }
