@@ -536,6 +536,7 @@ struct ckt_tls {
 	int in_calloc; /* in the calloc hook: a call from the dynamic linker may capture (stacks.c) */
 	int inner; /* a call traced under a guard (inner_alloc): the tracer's frames lie inside its
 		    * stack (stacks.c takes them out) */
+	int in_phdr; /* inside dl_iterate_phdr, the loader's lock held (modules.c): no unwinding */
 	int in_tls_touch; /* 1: a capture brings the TLS table up to date; 2: the tracer's own
 			   * pthread_setspecific (thread.c): no capture inside, calls traced */
 	int dead;  /* no ring can be had for this thread: 1 untraced by design (a forked child, a

@@ -731,6 +731,11 @@ static inline uint32_t stacks_capture(struct ckt_tls *t)
 	/* acquire: the tables and fast_only written before it was set (a plain load on x86) */
 	if (!atomic_load_explicit(&ckt_stacks_ready, memory_order_acquire))
 		return 0;
+	/* a dl_iterate_phdr callback's allocation (modules.c): no stack (libunwind's step takes a
+	 * lock of its own, then the loader's, which this thread holds: with another thread doing
+	 * that, the two waited for each other for good) */
+	if (CKT_UNLIKELY(t->in_phdr))
+		return 0;
 	struct ckt_ring *r = ckt_thread_ring(t);
 	if (!r)
 		return 0;
