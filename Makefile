@@ -57,6 +57,7 @@ $(B)/.flags: FORCE
 
 # operator new may throw through its hook, whose cleanup takes the guard down (hooks_cxx.c)
 $(B)/preload/hooks_cxx.o: PRE_CFLAGS += -fexceptions
+$(B)/preload/modules.o: PRE_CFLAGS += -fexceptions
 $(B)/preload/%.o: preload/%.c $(B)/.flags
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$<)$(CC) $(PRE_CFLAGS) -c $< -o $@
@@ -235,7 +236,7 @@ $(B)/progs/libcxxmany.so: tests/progs/lib/cxxuse.cc $(CXX_DEPS) $(B)/.flags
 $(B)/progs/libcxxhigh.so: tests/progs/lib/cxxhigh.c $(B)/.flags
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$@)$(CC) -std=gnu11 -O2 -g -fPIC -shared -Wl,-Ttext-segment=0x7ffff0000000 -o $@ $<
-$(B)/progs/cxxthrow $(B)/progs/cxxdollar: $(B)/progs/%: tests/progs/%.cc $(B)/.flags
+$(B)/progs/cxxthrow $(B)/progs/cxxdollar $(B)/progs/phdrthrow: $(B)/progs/%: tests/progs/%.cc $(B)/.flags
 	@mkdir -p $(dir $@)
 	$(call msg,CXX,$@)$(CXX) -std=c++17 -O2 -g -Wall -o $@ $<
 
@@ -316,7 +317,7 @@ $(B)/examples/%: examples/%.c $(B)/.flags
 unit: $(UNIT_BIN)
 	$(Q)fail=0; for t in $(UNIT_BIN); do echo "== $$t"; $$t || fail=1; done; exit $$fail
 
-integration: $(LIB) $(REPORT) $(PROG_BIN) $(B)/progs/diffprog_v2 $(B)/progs/diffprog_nobid $(B)/progs/diffprog_v2_nobid $(B)/progs/exitcode_static $(B)/progs/exitcode_spie $(B)/progs/renamed_a $(B)/progs/renamed_b $(B)/progs/apistubs $(B)/progs/ctor $(B)/progs/ownmalloc_keys $(B)/progs/ownalias $(B)/progs/nopieaddr $(B)/progs/libtlsbare.so $(B)/progs/libtlsplug.so $(B)/progs/libtlsshim.so $(B)/progs/libplainlib.so $(B)/progs/libdlloop.so $(B)/progs/libfdswap.so $(B)/progs/libunwcount.so $(B)/progs/libmapwatch.so $(B)/progs/libunwflush.so $(B)/progs/libslowmunmap.so $(B)/progs/libslowctor.so $(B)/progs/libnofn.so $(B)/progs/libmmapalloc.so $(B)/progs/libfakeclock.so $(B)/progs/libnewalloc.so $(B)/progs/libsizeless.so $(B)/progs/cxxnew $(B)/progs/cxxthrow $(B)/progs/cxxdollar $(B)/progs/libcxxplug.so $(B)/progs/libcxxplug_static.so $(B)/progs/libcxxplug_static2.so $(B)/progs/libcxxouter.so $(B)/progs/libcxxvia.so $(B)/progs/libcxxfirst.so $(B)/progs/libcxxhigh.so $(B)/progs/libcxxmany.so $(B)/progs/libdlsymshim.so $(B)/progs/libnomemfd.so $(B)/progs/libdwfail.so $(B)/progs/libquickblock.so $(B)/progs/libctorsmall.so $(B)/progs/linkapi
+integration: $(LIB) $(REPORT) $(PROG_BIN) $(B)/progs/diffprog_v2 $(B)/progs/diffprog_nobid $(B)/progs/diffprog_v2_nobid $(B)/progs/exitcode_static $(B)/progs/exitcode_spie $(B)/progs/renamed_a $(B)/progs/renamed_b $(B)/progs/apistubs $(B)/progs/ctor $(B)/progs/ownmalloc_keys $(B)/progs/ownalias $(B)/progs/nopieaddr $(B)/progs/libtlsbare.so $(B)/progs/libtlsplug.so $(B)/progs/libtlsshim.so $(B)/progs/libplainlib.so $(B)/progs/libdlloop.so $(B)/progs/libfdswap.so $(B)/progs/libunwcount.so $(B)/progs/libmapwatch.so $(B)/progs/libunwflush.so $(B)/progs/libslowmunmap.so $(B)/progs/libslowctor.so $(B)/progs/libnofn.so $(B)/progs/libmmapalloc.so $(B)/progs/libfakeclock.so $(B)/progs/libnewalloc.so $(B)/progs/libsizeless.so $(B)/progs/cxxnew $(B)/progs/cxxthrow $(B)/progs/cxxdollar $(B)/progs/phdrthrow $(B)/progs/libcxxplug.so $(B)/progs/libcxxplug_static.so $(B)/progs/libcxxplug_static2.so $(B)/progs/libcxxouter.so $(B)/progs/libcxxvia.so $(B)/progs/libcxxfirst.so $(B)/progs/libcxxhigh.so $(B)/progs/libcxxmany.so $(B)/progs/libdlsymshim.so $(B)/progs/libnomemfd.so $(B)/progs/libdwfail.so $(B)/progs/libquickblock.so $(B)/progs/libctorsmall.so $(B)/progs/linkapi
 	$(Q)bash tests/integration/run.sh
 
 check: deps

@@ -446,6 +446,11 @@ void ckt_aux_push(struct ckt_aux *a)
  * (stacks.c): a counter on the thread around the real call, whoever calls it (libunwind's and
  * the tracer's own lookups come here too, at a few instructions). */
 typedef int phdr_cb(struct dl_phdr_info *, size_t, void *);
+static void phdr_out(struct ckt_tls **t)
+{
+	(*t)->in_phdr--;
+}
+
 CKT_EXPORT int dl_iterate_phdr(phdr_cb *cb, void *data)
 {
 	static int (*real)(phdr_cb *, void *);
@@ -456,9 +461,10 @@ CKT_EXPORT int dl_iterate_phdr(phdr_cb *cb, void *data)
 			return 0; /* no loader to ask (a static program cannot preload us) */
 		__atomic_store_n(&real, r, __ATOMIC_RELEASE);
 	}
-	struct ckt_tls *t = &ckt_tls;
+	/* a callback may throw through glibc's dl_iterate_phdr, which releases its lock as the
+	 * exception passes (this file is built with -fexceptions): the count goes down with it,
+	 * else the thread recorded no stack again */
+	struct ckt_tls *t __attribute__((cleanup(phdr_out))) = &ckt_tls;
 	t->in_phdr++;
-	int rc = r(cb, data);
-	t->in_phdr--;
-	return rc;
+	return r(cb, data);
 }

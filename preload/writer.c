@@ -730,7 +730,9 @@ static int emit_tables_last(uint8_t **p, int rc)
 	 * loaded since show as addresses). Before 0.2.56 left out: a complete trace read "the
 	 * events name 1 call stack that the trace never defines" (2 runs of 100 with a thread
 	 * looping dlopen and dlclose) */
-	return emit_stacks_between(p, ids, (int64_t)CKT_MAP_PENDING - 1, CKT_MAP_PENDING, rc);
+	/* (and one that was pending in the loop above and got a map since, queued after the
+	 * list was taken: past `done`, written too) */
+	return emit_stacks_between(p, ids, done, CKT_MAP_PENDING, rc);
 }
 
 static int emit_tables(uint8_t **p)

@@ -41,7 +41,7 @@ struct ckt_diff_row {
 	const char *src, *file;
 	size_t src_len, file_len;
 	/* heap bytes whose blocks' sizes are unknown (a phase's or thread group's at the peak
-	 * heap: count[] and hbytes[] 0): they may be under the sampling rate (ckt_diff_noise) */
+	 * heap or RSS: count[] and hbytes[] 0): they may be under the sampling rate (ckt_diff_noise) */
 	bool unsized;
 };
 
@@ -72,16 +72,15 @@ static void ckt_diff_add(struct ckt_diff_rows *r, const char *name, size_t len, 
 					      NULL, NULL, 0, 0, false };
 }
 
-/* a row of a phase or thread group at moment m: at the peak heap, heap bytes whose blocks'
- * sizes the report does not keep (at the peak RSS its bytes are mappings and pinned memory
- * too, exact in both modes: no allowance) */
+/* a row of a phase or thread group at moment m: heap bytes whose blocks' sizes the report does
+ * not keep (at the peak RSS beside its mappings and pinned memory; GPU memory has none) */
 static void ckt_diff_add_unsized(struct ckt_diff_rows *r, const char *name, size_t len, int side, uint64_t bytes,
 				 uint64_t samples, uint64_t est, enum ckt_moment m)
 {
 	size_t n = r->n;
 	ckt_diff_add(r, name, len, side, bytes, samples, 0, 0, est);
 	if (r->n > n)
-		r->v[n].unsized = m == CKT_AT_PEAK_HEAP;
+		r->v[n].unsized = m == CKT_AT_PEAK_HEAP || m == CKT_AT_PEAK_RSS;
 }
 
 static int ckt_diff_name_cmp(const void *pa, const void *pb)
@@ -899,9 +898,10 @@ static void ckt_diff_text_calls(FILE *out, const struct ckt_diff_rows *r, const 
  * unsampled, as each is with the chance exp(-bytes / R), over 0.27% (three standard errors'
  * worth) up to 5.9 R: that much more, where the other trace shows small blocks there (its
  * samples; or, exact, blocks under R on average, for functions, whose counts the report
- * keeps; or, for a phase or thread group at the peak heap, whose block sizes are not kept,
- * more bytes than the default-mode trace recorded one by one there, which its small blocks
- * may be: since 0.2.56; before, an exact base against a default-mode trace read a phase of
+ * keeps; or, for a phase or thread group at the peak heap or RSS, whose block sizes are not
+ * kept, more bytes than the default-mode trace recorded one by one there, which its small
+ * blocks may be (at the peak RSS mappings and pinned memory too, exact in both: equal ones
+ * leave no such difference): since 0.2.56; before, an exact base against a default-mode trace read a phase of
  * 300 KB in 100-byte blocks that drew no sample as a real change, -100%, in 53 runs of 100).
  * 0 for a row of only exact figures (GPU and pinned memory: the rates are ckt_diff_rate's). (A function that read 0 B in a sampled trace
  * was shown as a real change, -100%, in 30 runs of 40.) */

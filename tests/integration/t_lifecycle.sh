@@ -1257,6 +1257,12 @@ for m in 0 524288; do
 done
 expect_eq "an allocating dl_iterate_phdr callback beside allocating threads: no hang, 3 runs a mode, each trace read clean" \
 	"$pa_got" "$(for k in 1 2 3 4 5 6; do printf ' 0/phdralloc: done/0'; done)"
+# ... and a callback that throws (glibc releases its lock as the exception passes): the count
+# of calls inside goes down with it, and main's block after the catch has its stack
+CUZKTRACE_OUT=$T/phdrthrow.zst traced phdrthrow $P/phdrthrow
+expect_eq "a dl_iterate_phdr callback that throws, caught: the next block's site is main's line" \
+	"$(cat $T/phdrthrow.rc)/$(cat $T/phdrthrow.out)/$($REPORT --sites-csv - $T/phdrthrow.zst 2>/dev/null | grep -c '^"main (tests/progs/phdrthrow.cc:[0-9]*)",12345,')" \
+	"0/phdrthrow: caught/1"
 # A call stack published with its module map still being looked up (the loader's lock held by
 # a dlopen or dlclose) and named by another thread's event as the process exits: the last
 # flush writes it under the last map (before 0.2.56 a complete trace named a stack it never

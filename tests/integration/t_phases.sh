@@ -1001,9 +1001,9 @@ for k in 1 2 3; do
 	[ "$($REPORT --json $T/pntd.zst 2>/dev/null | $PY -c 'import json,sys; print(json.load(sys.stdin)["sampling"]["sampled_allocations"])')" = 0 ] && break
 done
 $REPORT --diff $T/pntx.zst $T/pntd.zst >$T/pnt.txt 2>/dev/null
-expect_eq "diff, exact base against a default-mode trace with no sample in a phase: within sampling noise (5.9 R), by phase and by thread group" \
-	"$(sed -n '/^live bytes by phase at peak heap/,/^$/p' $T/pnt.txt | grep -c '  (within sampling noise, +-5.90 GiB)$')/$($REPORT --json --by thread --diff $T/pntx.zst $T/pntd.zst 2>/dev/null | $PY -c 'import json,sys; d=json.load(sys.stdin); print(sorted((r["phase"], r["change"], r["noise_bytes"]) for r in d["by_phase"]["peak_heap"]), [(r["change"], r["noise_bytes"]) for r in d["by_thread"]["peak_heap"]])')" \
-	"2/[('big', -2097152, 6335076761), ('small', -300000, 6335076761)] [(-2397152, 6335076761)]"
+expect_eq "diff, exact base against a default-mode trace with no sample in a phase: within sampling noise (5.9 R), by phase and by thread group, at the peak heap and RSS" \
+	"$(sed -n '/^live bytes by phase at peak heap/,/^$/p' $T/pnt.txt | grep -c '  (within sampling noise, +-5.90 GiB)$')/$($REPORT --json --by thread --diff $T/pntx.zst $T/pntd.zst 2>/dev/null | $PY -c 'import json,sys; d=json.load(sys.stdin); print(sorted((r["phase"], r["change"], r["noise_bytes"]) for r in d["by_phase"]["peak_heap"]), [(r["change"], r["noise_bytes"]) for r in d["by_thread"]["peak_heap"]], sorted((r["phase"], r["change"], r["noise_bytes"]) for r in d["by_phase"]["peak_rss"]))')" \
+	"2/[('big', -2097152, 6335076761), ('small', -300000, 6335076761)] [(-2397152, 6335076761)] [('big', -2097152, 6335076761), ('small', -300000, 6335076761)]"
 # the default mode's bytes by phase at a peak carry their standard error from samples, R x
 # sqrt(samples) (since 0.2.40: only the mode line said how big), JSON samples and
 # estimate_error_bytes, text "+-"; a phase of one large block is exact: 0 and 0, no "+-"
