@@ -1138,10 +1138,6 @@ void ckt_aux_push(struct ckt_aux *a);
 
 /* ---- modules.c ---- */
 uint32_t ckt_modules_check(void); /* the new map's number, 0: none taken */
-/* the same for a new stack of n frames: no look at the loader's list (its lock) where every
- * frame lies in an object the last map holds and no dlclose came since (modules.c) */
-uint32_t ckt_modules_check_stack(const uint64_t *frames, uint32_t n);
-unsigned ckt_dlclose_activity(void); /* hooks_cxx.c */
 /* The number of the module map taken last (0 before the first). */
 uint32_t ckt_modules_current(void);
 

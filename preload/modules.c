@@ -24,12 +24,9 @@
 struct ckt_aux *_Atomic ckt_auxs;
 static _Atomic unsigned long long seen_gen = ~0ull;
 
-struct known;
 struct build {
 	uint8_t *buf, *p, *end;
 	int overflow;
-	struct known *known; /* the objects listed (NULL: none kept) */
-	int known_over;
 };
 
 /* glibc 2.35's r_debug_extended: r_version 2, and r_next the next namespace's (dlmopen) */
@@ -290,32 +287,10 @@ static const char *exe_path(uintptr_t at)
 	return path;
 }
 
-/* The objects the last module map holds, by load bias and name (a loaded object's name string
- * lives as long as it does), for ckt_modules_check_stack: gathered while the map is taken,
- * then copied here under maps_lock, between two steps of `seq` (odd while it changes; a reader
- * that sees it odd or moved takes the full check). Static: no memory to give back. */
-#define KNOWN_MAX 4096
-struct known {
-	unsigned closes; /* ckt_dlclose_activity() when the map was taken */
-	uint32_t n;
-	struct {
-		uintptr_t addr;
-		const char *name;
-	} obj[KNOWN_MAX];
-};
-static struct known known_now;
-static atomic_uint known_seq = 1; /* odd: no set yet */
-
 static int add_module(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	(void)size;
 	struct build *b = arg;
-	if (b->known && b->known->n < KNOWN_MAX) {
-		b->known->obj[b->known->n].addr = info->dlpi_addr;
-		b->known->obj[b->known->n++].name = info->dlpi_name;
-	} else if (b->known) {
-		b->known_over = 1;
-	}
 	uintptr_t lo, hi;
 	int holds;
 	ckt_span_of(info, &lo, &hi, &holds, 0);
@@ -357,7 +332,6 @@ uint32_t ckt_modules_current(void)
  * glibc's allocator, ckt_malloc). */
 uint32_t ckt_modules_check(void)
 {
-	unsigned closes = ckt_dlclose_activity();
 	unsigned long long gen = 0;
 	dl_iterate_phdr(read_gen, &gen);
 	unsigned long long old = atomic_load(&seen_gen);
@@ -376,25 +350,9 @@ uint32_t ckt_modules_check(void)
 		}
 		return 0;
 	}
-	struct known *k = ckt_malloc(sizeof(*k));
-	if (k) {
-		k->closes = closes;
-		k->n = 0;
-	}
-	struct build b = {s->bytes, s->bytes, s->bytes + cap, 0, k, 0};
+	struct build b = {s->bytes, s->bytes, s->bytes + cap, 0};
 	dl_iterate_phdr(add_module, &b);
 	s->len = (size_t)(b.p - b.buf);
-	ckt_mutex_take(&maps_lock);
-	unsigned q = atomic_load(&known_seq);
-	atomic_store(&known_seq, q | 1); /* odd: changing */
-	if (k && !b.known_over) {
-		known_now.closes = k->closes;
-		known_now.n = k->n;
-		memcpy(known_now.obj, k->obj, k->n * sizeof(k->obj[0]));
-		atomic_store(&known_seq, (q | 1) + 1);
-	} /* else (no memory, too many objects) it stays odd: every new stack looks */
-	ckt_mutex_give(&maps_lock);
-	ckt_free(k);
 	if (b.overflow && !atomic_exchange(&said_big, 1)) {
 		ckt_log("warning: the module map exceeds 256 KiB; frames of the modules left out show "
 			"as addresses", NULL, NULL, NULL);
@@ -408,45 +366,6 @@ uint32_t ckt_modules_check(void)
 	atomic_store(&maps_taken, map);
 	ckt_mutex_give(&maps_lock);
 	return map;
-}
-
-/* Whether every frame lies in an object of the last map (glibc 2.35's _dl_find_object, which
- * takes no lock), no dlclose having come since: then the new stack's map is the current one,
- * with no look at the loader's list, whose lock a dl_iterate_phdr callback may hold while it
- * waits for a lock the program holds around this very allocation (tests/progs/phdrlock.c hung
- * 6 runs of 6 before 0.2.56). A frame in no such object (a library loaded since, JIT code)
- * sends the stack to the full check. */
-#if defined(__GLIBC__) && __GLIBC_PREREQ(2, 35)
-static int frames_known(const uint64_t *f, uint32_t n)
-{
-	unsigned q = atomic_load(&known_seq);
-	const struct known *k = &known_now;
-	if ((q & 1) || k->closes != ckt_dlclose_activity())
-		return 0;
-	for (uint32_t i = 0; i < n; i++) {
-		struct dl_find_object fo;
-		if (_dl_find_object((void *)(uintptr_t)(f[i] - 1), &fo) != 0 || !fo.dlfo_link_map)
-			return 0;
-		uint32_t j = 0;
-		while (j < k->n && (k->obj[j].addr != fo.dlfo_link_map->l_addr ||
-				    k->obj[j].name != fo.dlfo_link_map->l_name))
-			j++;
-		if (j == k->n)
-			return 0;
-	}
-	return atomic_load(&known_seq) == q; /* not changed while read */
-}
-#else
-static int frames_known(const uint64_t *f, uint32_t n)
-{
-	(void)f, (void)n;
-	return 0;
-}
-#endif
-
-uint32_t ckt_modules_check_stack(const uint64_t *frames, uint32_t n)
-{
-	return frames_known(frames, n) ? 0 : ckt_modules_check();
 }
 
 /* See ckt.h. A 16-byte header holds the block's whole size, which says how it was taken (zstd
@@ -532,44 +451,6 @@ static void phdr_out(struct ckt_tls **t)
 	(*t)->in_phdr--;
 }
 
-/* libunwind's lookup of a frame inside the tracer's stack capture: dwarf_find_proc_info calls
- * dl_iterate_phdr with its callback and data whose first member is the instruction pointer
- * sought (libunwind 1.3 to 1.8). Answered with the one object that holds it, found by glibc
- * 2.35's _dl_find_object, which takes no lock (the frames unwound are on this thread's stack:
- * their objects stay loaded), its program headers read from its ELF header at the start of its
- * mapping. A thread allocating under a lock of the program's then never waits for the loader's
- * lock, which a dl_iterate_phdr callback may hold while it waits for that lock (phdrlock.c).
- * 0 where that cannot be had: the caller takes the real call. */
-#if defined(__GLIBC__) && __GLIBC_PREREQ(2, 35)
-static int unwind_lookup(phdr_cb *cb, void *data, int *rc)
-{
-	uintptr_t ip = *(const uintptr_t *)data;
-	struct dl_find_object fo;
-	if (_dl_find_object((void *)ip, &fo) != 0 || !fo.dlfo_link_map)
-		return 0;
-	const ElfW(Ehdr) *eh = fo.dlfo_map_start;
-	size_t span = (size_t)((const char *)fo.dlfo_map_end - (const char *)fo.dlfo_map_start);
-	if (span < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
-	    eh->e_phentsize != sizeof(ElfW(Phdr)) || eh->e_phoff > span ||
-	    (span - eh->e_phoff) / sizeof(ElfW(Phdr)) < eh->e_phnum)
-		return 0;
-	struct dl_phdr_info info;
-	memset(&info, 0, sizeof(info));
-	info.dlpi_addr = fo.dlfo_link_map->l_addr;
-	info.dlpi_name = fo.dlfo_link_map->l_name;
-	info.dlpi_phdr = (const ElfW(Phdr) *)((const char *)eh + eh->e_phoff);
-	info.dlpi_phnum = eh->e_phnum;
-	*rc = cb(&info, sizeof(info), data);
-	return 1;
-}
-#else
-static int unwind_lookup(phdr_cb *cb, void *data, int *rc)
-{
-	(void)cb, (void)data, (void)rc;
-	return 0;
-}
-#endif
-
 CKT_EXPORT int dl_iterate_phdr(phdr_cb *cb, void *data)
 {
 	static int (*real)(phdr_cb *, void *);
@@ -585,8 +466,5 @@ CKT_EXPORT int dl_iterate_phdr(phdr_cb *cb, void *data)
 	 * else the thread recorded no stack again */
 	struct ckt_tls *t __attribute__((cleanup(phdr_out))) = &ckt_tls;
 	t->in_phdr++;
-	int rc;
-	if (t->in_unwind && data && ckt_from_out(CKT_OUT_UNWIND, (const void *)cb) && unwind_lookup(cb, data, &rc))
-		return rc;
 	return r(cb, data);
 }

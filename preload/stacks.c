@@ -424,7 +424,7 @@ void ckt_stacks_fit_limit(uint64_t limit)
 /* The module map after which a new stack goes: a new stack may come from a new library */
 static uint32_t publish_map(struct ckt_stack_entry *e, uint32_t id)
 {
-	uint32_t map = ckt_modules_check_stack(e->frames, e->n);
+	uint32_t map = ckt_modules_check();
 	atomic_store_explicit(&e->map, map ? map : ckt_modules_current(), memory_order_release);
 	return id;
 }
