@@ -392,8 +392,7 @@ from rows import *
 one_frame_trace(sys.argv[1], bytes([0x30]) + sv(10) + sv(1000) + sv(1) + uv(int(sys.argv[2])),
                 (b"setting.CUZKTRACE_SAMPLE", b"524288"))
 PYEOF
-		$REPORT --json $T/aggsince$agg_since.zst >$T/aggsince$agg_since.json 2>$T/aggsince$agg_since.err
-		echo $? >$T/aggsince$agg_since.rc
+		report_json aggsince$agg_since
 	done
 	expect_eq "reader: AGG's since at 71 minutes is read; over it, a corrupt record (status 1, the field named)" \
 		"$(cat $T/aggsince4294967295000.rc)/$(jget $T/aggsince4294967295000.json live_at_exit.heap_bytes)/$(cat $T/aggsince4294967295000.err)/$(cat $T/aggsince4294967295001.rc)/$(cat $T/aggsince4294967295001.err)" \
@@ -410,8 +409,7 @@ import sys
 from rows import *
 one_frame_trace(sys.argv[1], rss(10, 1 << 20) + bytes([0x08]) + uv(int(sys.argv[2])) + uv(3))
 PYEOF
-		$REPORT --json $T/waited$waited.zst >$T/waited$waited.json 2>$T/waited$waited.err
-		echo $? >$T/waited$waited.rc
+		report_json waited$waited
 	done
 	expect_eq "reader: a wait longer than the trace's threads could wait: one warning, status 0; a possible one, none" \
 		"$(cat $T/waited18446744073709551615.rc)/$(cat $T/waited18446744073709551615.err)/$(cat $T/waited100.rc)/$(cat $T/waited100.err)/$(jget $T/waited100.json tracer_wait_s)" \

@@ -120,6 +120,18 @@ static void *keyed_worker(void *arg)
 	return arg;
 }
 
+/* "small" holds n blocks of `size` bytes, then "big" one of `big` bytes, in blocks[n]; all held */
+static void small_then_big(void *volatile *blocks, int n, size_t size, size_t big)
+{
+	cuzktrace_phase_push("small");
+	for (int i = 0; i < n; i++)
+		blocks[i] = malloc(size);
+	cuzktrace_phase_pop();
+	cuzktrace_phase_push("big");
+	blocks[n] = malloc(big);
+	cuzktrace_phase_pop();
+}
+
 /* 64 MiB mapped and touched for 150 ms (a peak RSS), with 1 MiB allocated and held during it
  * when `block` */
 static int held_mapping(int block)
@@ -185,24 +197,12 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc > 1 && !strcmp(argv[1], "small")) {
-		static void *blocks[65536];
-		cuzktrace_phase_push("small");
-		for (int i = 0; i < 65536; i++)
-			blocks[i] = malloc(1000);
-		cuzktrace_phase_pop();
-		cuzktrace_phase_push("big");
-		keep[0] = malloc(8 << 20);
-		cuzktrace_phase_pop();
+		static void *volatile blocks[65537];
+		small_then_big(blocks, 65536, 1000, 8 << 20);
 		return blocks[65535] ? 0 : 1;
 	}
 	if (argc > 1 && !strcmp(argv[1], "tiny")) {
-		cuzktrace_phase_push("small");
-		for (int i = 0; i < 3000; i++)
-			keep[i] = malloc(100);
-		cuzktrace_phase_pop();
-		cuzktrace_phase_push("big");
-		keep[3000] = malloc(2 << 20);
-		cuzktrace_phase_pop();
+		small_then_big(keep, 3000, 100, 2 << 20);
 		return 0;
 	}
 	if (argc > 1 && !strcmp(argv[1], "overlaprss")) {
