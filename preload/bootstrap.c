@@ -333,6 +333,7 @@ static void on_fork_child(void)
 	ckt_exec_after_fork_child();
 	ckt_signals_after_fork_child();
 	ckt_cxx_after_fork_child();
+	ckt_modules_after_fork_child();
 	ckt_log_after_fork_child();
 }
 

@@ -537,6 +537,8 @@ struct ckt_tls {
 	int inner; /* a call traced under a guard (inner_alloc): the tracer's frames lie inside its
 		    * stack (stacks.c takes them out) */
 	int in_phdr; /* inside dl_iterate_phdr, the loader's lock held (modules.c): no unwinding */
+	int phdr_prog; /* of those, calls of the program's (counted in modules.c's phdr_prog_in) */
+	int phdr_cap; /* inside a capture's look at the loader's list, counted (phdr_cap_in) */
 	int in_tls_touch; /* 1: a capture brings the TLS table up to date; 2: the tracer's own
 			   * pthread_setspecific (thread.c): no capture inside, calls traced */
 	int dead;  /* no ring can be had for this thread: 1 untraced by design (a forked child, a
@@ -1138,6 +1140,13 @@ void ckt_aux_push(struct ckt_aux *a);
 
 /* ---- modules.c ---- */
 uint32_t ckt_modules_check(void); /* the new map's number, 0: none taken */
+/* A stack capture's look at the loader's list (dl_iterate_phdr, its lock): 1 when it may take
+ * it (then ckt_phdr_capture_leave), 0 when a call of the program's is inside dl_iterate_phdr
+ * (whose callback may wait for a lock this thread holds): then it must not (modules.c). */
+int ckt_phdr_capture_enter(struct ckt_tls *t);
+void ckt_phdr_capture_leave(struct ckt_tls *t);
+void ckt_modules_after_fork_child(void);
+unsigned ckt_dlclose_activity(void); /* dlclose calls done and running (hooks_cxx.c) */
 /* The number of the module map taken last (0 before the first). */
 uint32_t ckt_modules_current(void);
 

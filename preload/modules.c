@@ -24,9 +24,11 @@
 struct ckt_aux *_Atomic ckt_auxs;
 static _Atomic unsigned long long seen_gen = ~0ull;
 
+struct known;
 struct build {
 	uint8_t *buf, *p, *end;
 	int overflow;
+	struct known *known; /* the objects listed, for unwind_lookup (NULL: none kept) */
 };
 
 /* glibc 2.35's r_debug_extended: r_version 2, and r_next the next namespace's (dlmopen) */
@@ -287,10 +289,36 @@ static const char *exe_path(uintptr_t at)
 	return path;
 }
 
+/* The objects of the last module map with their program headers, for unwind_lookup: gathered
+ * while the map is taken (inside dl_iterate_phdr, whose entries hold the headers' address) and
+ * copied here under maps_lock between two steps of known_seq (odd while it changes or when no
+ * set is kept: then nothing is answered from it). An object's name string and program headers
+ * live as long as it stays loaded. Static: about 128 KiB of address space, touched as used. */
+#define KNOWN_MAX 4096
+struct known_obj {
+	uintptr_t addr;
+	const char *name;
+	const ElfW(Phdr) *phdr;
+	size_t phnum;
+};
+struct known {
+	unsigned closes; /* ckt_dlclose_activity() before the map was taken */
+	uint32_t n;
+	int over;
+	struct known_obj obj[KNOWN_MAX];
+};
+static struct known known_now;
+static atomic_uint known_seq = 1;
+
 static int add_module(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	(void)size;
 	struct build *b = arg;
+	if (b->known && b->known->n < KNOWN_MAX)
+		b->known->obj[b->known->n++] = (struct known_obj){ info->dlpi_addr, info->dlpi_name,
+								   info->dlpi_phdr, info->dlpi_phnum };
+	else if (b->known)
+		b->known->over = 1;
 	uintptr_t lo, hi;
 	int holds;
 	ckt_span_of(info, &lo, &hi, &holds, 0);
@@ -332,6 +360,7 @@ uint32_t ckt_modules_current(void)
  * glibc's allocator, ckt_malloc). */
 uint32_t ckt_modules_check(void)
 {
+	unsigned closes = ckt_dlclose_activity();
 	unsigned long long gen = 0;
 	dl_iterate_phdr(read_gen, &gen);
 	unsigned long long old = atomic_load(&seen_gen);
@@ -350,9 +379,26 @@ uint32_t ckt_modules_check(void)
 		}
 		return 0;
 	}
-	struct build b = {s->bytes, s->bytes, s->bytes + cap, 0};
+	struct known *k = ckt_big_alloc(sizeof(*k));
+	if (k) {
+		k->closes = closes;
+		k->n = 0;
+		k->over = 0;
+	}
+	struct build b = {s->bytes, s->bytes, s->bytes + cap, 0, k};
 	dl_iterate_phdr(add_module, &b);
 	s->len = (size_t)(b.p - b.buf);
+	ckt_mutex_take(&maps_lock);
+	unsigned q = atomic_load(&known_seq) | 1;
+	atomic_store(&known_seq, q); /* odd: changing (seq_cst: before the entries' stores) */
+	if (k && !k->over) {
+		known_now.closes = k->closes;
+		known_now.n = k->n;
+		memcpy(known_now.obj, k->obj, k->n * sizeof(k->obj[0]));
+		atomic_store(&known_seq, q + 1);
+	} /* else (no memory, too many objects) it stays odd: nothing is answered from it */
+	ckt_mutex_give(&maps_lock);
+	ckt_big_free(k);
 	if (b.overflow && !atomic_exchange(&said_big, 1)) {
 		ckt_log("warning: the module map exceeds 256 KiB; frames of the modules left out show "
 			"as addresses", NULL, NULL, NULL);
@@ -446,9 +492,126 @@ void ckt_aux_push(struct ckt_aux *a)
  * (stacks.c): a counter on the thread around the real call, whoever calls it (libunwind's and
  * the tracer's own lookups come here too, at a few instructions). */
 typedef int phdr_cb(struct dl_phdr_info *, size_t, void *);
-static void phdr_out(struct ckt_tls **t)
+
+/* That left one hang (before 0.2.57): a callback that takes a lock of the program's which
+ * another thread holds while it allocates (a profiler's or crash reporter's module cache, its
+ * mutex also taken around code that allocates). That thread's capture of a new stack waited
+ * for the loader's lock twice over: in libunwind's lookup of a frame it has no rule for yet,
+ * and in the module-map check of the new stack (ckt_modules_check); the callback's thread
+ * waited for the program's lock (tests/progs/phdrlock.c: 6 runs of 6 hung for good). So the
+ * calls are told apart, a capture's (libunwind's lookups inside it, the module check) and the
+ * program's (every other, the tracer's own at start and in hooks too), each counted while
+ * inside (phdr_cap_in, phdr_prog_in), Dekker's way: each side raises its count, then reads the
+ * other's (sequentially consistent, so at least one of two that meet sees the other):
+ * - a capture that sees a program's call inside takes no loader's lock: its frame lookups are
+ *   answered from the last module map (unwind_lookup), its module check is skipped (the stack
+ *   goes after the last map);
+ * - a program's call waits, before it takes the loader's lock, for the captures' calls under
+ *   way, which take that lock alone and return (microseconds).
+ * So a capture never waits for the loader's lock while a program's callback may hold it, and
+ * a program's call never waits for a capture that waits for it. Cost: an atomic add and a load
+ * a call; on the capture's side nothing but at a new stack and at libunwind's lookups. */
+static atomic_int phdr_prog_in, phdr_cap_in;
+
+int ckt_phdr_capture_enter(struct ckt_tls *t)
 {
-	(*t)->in_phdr--;
+	if (t->phdr_cap) { /* inside this thread's own counted look (nested): the count holds */
+		t->phdr_cap++;
+		return 1;
+	}
+	atomic_fetch_add(&phdr_cap_in, 1);
+	if (atomic_load(&phdr_prog_in) > t->phdr_prog) {
+		atomic_fetch_sub(&phdr_cap_in, 1);
+		return 0;
+	}
+	t->phdr_cap = 1;
+	return 1;
+}
+
+void ckt_phdr_capture_leave(struct ckt_tls *t)
+{
+	if (--t->phdr_cap == 0)
+		atomic_fetch_sub(&phdr_cap_in, 1);
+}
+
+/* In a forked child only the forking thread runs: the counts are its own. */
+void ckt_modules_after_fork_child(void)
+{
+	atomic_store(&phdr_prog_in, ckt_tls.phdr_prog);
+	atomic_store(&phdr_cap_in, ckt_tls.phdr_cap ? 1 : 0);
+}
+
+/* A program's call waits for the captures' calls under way (not for its own thread's: a signal
+ * handler that runs inside one) */
+static void wait_captures(const struct ckt_tls *t)
+{
+	for (unsigned spin = 0; atomic_load(&phdr_cap_in) > (t->phdr_cap ? 1 : 0); spin++) {
+		if (spin < 100) {
+#if defined(__x86_64__) || defined(__i386__)
+			__builtin_ia32_pause();
+#endif
+		} else {
+			/* a raw system call: no cancellation point where dl_iterate_phdr has none */
+			struct timespec ts = { 0, 20000 };
+			syscall(SYS_nanosleep, &ts, NULL);
+		}
+	}
+}
+
+/* libunwind's lookup of a frame inside the tracer's stack capture while a program's call is
+ * inside dl_iterate_phdr: dwarf_find_proc_info calls it with its callback and data whose first
+ * member is the instruction pointer sought (libunwind 1.3 to 1.8). Answered with the one object
+ * that holds it: found by glibc 2.35's _dl_find_object, which takes no lock (the frames unwound
+ * are on this thread's stack: their objects stay loaded), and known by its load bias and name
+ * in the last module map, which recorded its program headers (not read from its ELF header: a
+ * mapping may have a gap there). 0 (libunwind: no unwind information, the stack ends at that
+ * frame) where it cannot be: an object loaded since the last map, a dlclose since, glibc before
+ * 2.35, JIT code. */
+static int unwind_lookup(phdr_cb *cb, void *data)
+{
+#if defined(__GLIBC__) && __GLIBC_PREREQ(2, 35)
+	uintptr_t ip = *(const uintptr_t *)data;
+	struct dl_find_object fo;
+	if (_dl_find_object((void *)ip, &fo) != 0 || !fo.dlfo_link_map)
+		return 0;
+	unsigned q = atomic_load(&known_seq);
+	if ((q & 1) || known_now.closes != ckt_dlclose_activity())
+		return 0;
+	struct dl_phdr_info info;
+	memset(&info, 0, sizeof(info));
+	for (uint32_t j = 0; j < known_now.n && j < KNOWN_MAX; j++)
+		if (known_now.obj[j].addr == fo.dlfo_link_map->l_addr &&
+		    known_now.obj[j].name == fo.dlfo_link_map->l_name) {
+			info.dlpi_addr = known_now.obj[j].addr;
+			info.dlpi_name = known_now.obj[j].name;
+			info.dlpi_phdr = known_now.obj[j].phdr;
+			info.dlpi_phnum = (ElfW(Half))known_now.obj[j].phnum;
+			break;
+		}
+	if (!info.dlpi_phdr || atomic_load(&known_seq) != q) /* not found, or changed meanwhile */
+		return 0;
+	/* the size says the entry ends before dlpi_adds: the counters are not known here */
+	return cb(&info, offsetof(struct dl_phdr_info, dlpi_adds), data);
+#else
+	(void)cb, (void)data;
+	return 0;
+#endif
+}
+
+struct phdr_call {
+	struct ckt_tls *t;
+	int kind; /* 1: a capture's, counted; 2: the program's, counted */
+};
+
+static void phdr_out(struct phdr_call *c)
+{
+	c->t->in_phdr--;
+	if (c->kind == 1) {
+		ckt_phdr_capture_leave(c->t);
+	} else if (c->kind == 2) {
+		c->t->phdr_prog--;
+		atomic_fetch_sub(&phdr_prog_in, 1);
+	}
 }
 
 CKT_EXPORT int dl_iterate_phdr(phdr_cb *cb, void *data)
@@ -464,7 +627,20 @@ CKT_EXPORT int dl_iterate_phdr(phdr_cb *cb, void *data)
 	/* a callback may throw through glibc's dl_iterate_phdr, which releases its lock as the
 	 * exception passes (this file is built with -fexceptions): the count goes down with it,
 	 * else the thread recorded no stack again */
-	struct ckt_tls *t __attribute__((cleanup(phdr_out))) = &ckt_tls;
+	struct phdr_call c __attribute__((cleanup(phdr_out))) = { &ckt_tls, 0 };
+	struct ckt_tls *t = c.t;
 	t->in_phdr++;
+	if (t->phdr_cap) /* inside this thread's counted module check */
+		return r(cb, data);
+	if (t->in_unwind && data && ckt_from_out(CKT_OUT_UNWIND, (const void *)cb)) {
+		if (!ckt_phdr_capture_enter(t))
+			return unwind_lookup(cb, data);
+		c.kind = 1;
+		return r(cb, data);
+	}
+	c.kind = 2;
+	t->phdr_prog++;
+	atomic_fetch_add(&phdr_prog_in, 1);
+	wait_captures(t);
 	return r(cb, data);
 }

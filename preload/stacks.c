@@ -421,10 +421,20 @@ void ckt_stacks_fit_limit(uint64_t limit)
 	ckt_ownmaps_shrink(arena, old * 8, cap * 8);
 }
 
-/* The module map after which a new stack goes: a new stack may come from a new library */
+/* The module map after which a new stack goes: a new stack may come from a new library.
+ * Not while a call of the program's is inside dl_iterate_phdr (ckt_phdr_capture_enter): its
+ * callback may wait for a lock this thread holds around this allocation, and the look takes
+ * the loader's lock, which that call holds (tests/progs/phdrlock.c hung for good before
+ * 0.2.57). The stack then goes after the last map: frames of a library loaded since, and
+ * reached first by this stack, show as addresses. */
 static uint32_t publish_map(struct ckt_stack_entry *e, uint32_t id)
 {
-	uint32_t map = ckt_modules_check();
+	struct ckt_tls *t = &ckt_tls;
+	uint32_t map = 0;
+	if (ckt_phdr_capture_enter(t)) {
+		map = ckt_modules_check();
+		ckt_phdr_capture_leave(t);
+	}
 	atomic_store_explicit(&e->map, map ? map : ckt_modules_current(), memory_order_release);
 	return id;
 }

@@ -1245,18 +1245,39 @@ bg_out=$(CUZKTRACE_OUT=$T/bgfork.zst timeout -s KILL 30 env LD_PRELOAD=$LIB bash
 expect_eq "a background child forked without exec: the caller's read of stderr ends with the program (output, init line, exit line), before the child" \
 	"$(echo "$bg_out" | sed "s|^cuzktrace: tracing bash (pid [0-9]*) to $T/bgfork.zst$|init|; s|^cuzktrace: $T/bgfork.zst: .*|exit line|" | sort | tr '\n' ' ')/$([ -e $T/bgdone ] && echo done)" \
 	"exit line hi init /"
-# A dl_iterate_phdr callback that allocates (the loader's lock held), beside threads allocating
-# from new call stacks (libunwind's lock, then the loader's): before 0.2.56 the two waited for
-# each other for good in 5 runs of 10. Now the callback's blocks have no stack. 3 runs a mode.
-pa_got=""
+# dl_iterate_phdr holds the loader's lock across its callback. phdralloc: a callback that
+# allocates, beside threads allocating from new call stacks (libunwind's lock, then the
+# loader's): before 0.2.56 the two waited for each other for good in 5 runs of 10; the
+# callback's blocks now have no stack. phdrlock: a callback that takes a lock of the program's
+# that another thread holds while it allocates from new stacks: the capture's frame lookups and
+# the module check of a new stack took the loader's lock, and it hung for good before 0.2.57
+# (6 runs of 6). 3 runs of each in each mode.
+for pg in phdralloc phdrlock; do
+	pg_got=""
+	for m in 0 524288; do
+		for i in 1 2 3; do
+			CUZKTRACE_SAMPLE=$m CUZKTRACE_OUT=$T/$pg.zst timeout -s KILL 30 env LD_PRELOAD=$LIB $P/$pg 300 >$T/$pg.out 2>/dev/null
+			pg_got="$pg_got $?/$(cat $T/$pg.out)/$($REPORT --json $T/$pg.zst 2>&1 >/dev/null | wc -l)"
+		done
+	done
+	expect_eq "$pg: a dl_iterate_phdr callback beside allocating threads (allocating; taking their lock): no hang, 3 runs a mode, each trace read clean" \
+		"$pg_got" "$(for k in 1 2 3 4 5 6; do printf ' 0/%s: done/0' $pg; done)"
+done
+# phdrhold: the callback waits for main to allocate from 8 new stacks (hung every run before
+# 0.2.57). The lookups are answered from the last module map: the 8 blocks, 1 MiB + k bytes
+# each (recorded in either mode), have their whole stacks, main's frame included (with no
+# answer they ended at level<k>).
+ph_got=""
 for m in 0 524288; do
-	for i in 1 2 3; do
-		CUZKTRACE_SAMPLE=$m CUZKTRACE_OUT=$T/phdralloc.zst timeout -s KILL 30 env LD_PRELOAD=$LIB $P/phdralloc 300 >$T/phdralloc.out 2>/dev/null
-		pa_got="$pa_got $?/$(cat $T/phdralloc.out)/$($REPORT --json $T/phdralloc.zst 2>&1 >/dev/null | wc -l)"
+	CUZKTRACE_SAMPLE=$m CUZKTRACE_OUT=$T/phdrhold.zst timeout -s KILL 30 env LD_PRELOAD=$LIB $P/phdrhold >$T/phdrhold.out 2>/dev/null
+	ph_got="$ph_got $?/$(cat $T/phdrhold.out)/"
+	$REPORT --sites-csv $T/phdrhold.csv $T/phdrhold.zst >/dev/null 2>&1
+	for k in 1 2 3 4 5 6 7 8; do
+		ph_got="$ph_got$(grep -c "^\"level$k (tests/progs/phdrhold.c:[0-9]*)\",[0-9]*,[0-9]*,[0-9]*,$((1048576 + k)),1,0,\"level$k (tests/progs/phdrhold.c:[0-9]*) <- main (tests/progs/phdrhold.c:[0-9]*) <- " $T/phdrhold.csv)"
 	done
 done
-expect_eq "an allocating dl_iterate_phdr callback beside allocating threads: no hang, 3 runs a mode, each trace read clean" \
-	"$pa_got" "$(for k in 1 2 3 4 5 6; do printf ' 0/phdralloc: done/0'; done)"
+expect_eq "a dl_iterate_phdr callback waiting for main's 8 allocations from new stacks: no hang, each stack whole, both modes" \
+	"$ph_got" " 0/phdrhold: done/11111111 0/phdrhold: done/11111111"
 # ... and a callback that throws (glibc releases its lock as the exception passes): the count
 # of calls inside goes down with it, and main's block after the catch has its stack
 CUZKTRACE_OUT=$T/phdrthrow.zst traced phdrthrow $P/phdrthrow
