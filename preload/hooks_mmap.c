@@ -88,6 +88,48 @@ static inline uint8_t map_bits(int prot, int flags, int fd)
 	return (uint8_t)(b | (unsigned)(prot & 7) << 4);
 }
 
+/* The default huge page size (/proc/meminfo's Hugepagesize), read at the first MAP_HUGETLB
+ * mapping; 2 MiB where it cannot be read. */
+static size_t default_huge_page(void)
+{
+	static _Atomic size_t cached;
+	size_t v = atomic_load_explicit(&cached, memory_order_relaxed);
+	if (v)
+		return v;
+	v = (size_t)2 << 20;
+	char buf[4096];
+	int fd = open("/proc/meminfo", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (n > 0) {
+		buf[n] = 0;
+		const char *k = strstr(buf, "\nHugepagesize:");
+		unsigned long long kb = 0;
+		for (k = k ? k + 14 : NULL; k && *k == ' '; k++)
+			;
+		while (k && *k >= '0' && *k <= '9')
+			kb = kb * 10 + (unsigned)(*k++ - '0');
+		if (kb && !(kb & (kb - 1)) && kb < (1ull << 30))
+			v = (size_t)kb << 10;
+	}
+	atomic_store_explicit(&cached, v, memory_order_relaxed);
+	return v;
+}
+
+/* A MAP_HUGETLB mapping is whole huge pages: the kernel rounds its length up (1 MiB asked of 2
+ * MiB pages maps 2 MiB, and munmap of the 1 MiB fails with EINVAL), so the length recorded is
+ * the rounded one (before 0.2.57 the length asked: a 1 MiB mapping of a 2 MiB page). The page
+ * size is in the flags' MAP_HUGE bits, else the default. */
+static size_t mapped_len(size_t len, int flags)
+{
+	if (!(flags & MAP_HUGETLB))
+		return len;
+	unsigned shift = (unsigned)(flags >> MAP_HUGE_SHIFT) & MAP_HUGE_MASK;
+	size_t page = shift && shift < 8 * sizeof(size_t) ? (size_t)1 << shift : default_huge_page();
+	return len <= SIZE_MAX - (page - 1) ? (len + page - 1) & ~(page - 1) : len;
+}
+
 CKT_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
 	struct ckt_tls *t = &ckt_tls;
@@ -112,8 +154,8 @@ CKT_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t
 	ckt_guard_call(t, 0);
 	if (p != MAP_FAILED) {
 		uint32_t st = ckt_stacks_capture(t); /* before the clock: see hooks_malloc.c */
-		ckt_emit(t, CKT_EV_MMAP, map_bits(prot, flags, fd), ckt_stamp(t), (uint64_t)(uintptr_t)p, len,
-			 st);
+		ckt_emit(t, CKT_EV_MMAP, map_bits(prot, flags, fd), ckt_stamp(t), (uint64_t)(uintptr_t)p,
+			 mapped_len(len, flags), st);
 	}
 	if (populate)
 		nosample_close(t);

@@ -707,11 +707,13 @@ static void ckt_main_warnings(const char *path, const struct ckt_decoder *dec,
 	if (ckt_replay_untraced_suspected(st)) {
 		char u[32];
 		uint64_t over = st->peak_rss.bytes - ckt_replay_traced_seen(st);
-		ckt_main_say("warning: '%s': the peak RSS is %s (%.0f%%) above everything traced "
+		/* the share is of the peak RSS (before 0.2.57 it read "(99%) above", which reads
+		 * as a share of what is traced) */
+		ckt_main_say("warning: '%s': the peak RSS is %s (%.0f%% of it) above everything traced "
 			     "at its own peak: the program may allocate through an allocator the tracer "
 			     "cannot see (one with its own symbol names, such as Rust's jemallocator), "
-			     "map memory with raw system calls, or use it on thread stacks (glibc maps "
-			     "them out of the tracer's sight)",
+			     "move the heap's end itself (brk, sbrk), map memory with raw system calls, "
+			     "or use it on thread stacks (glibc maps them out of the tracer's sight)",
 			     path, ckt_util_fmt_bytes(u, sizeof(u), over),
 			     100.0 * (double)over / (double)st->peak_rss.bytes);
 	}

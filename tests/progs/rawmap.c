@@ -5,8 +5,11 @@
  * and then runs N threads one after another, each making one allocation: the tracer's buffers
  * of one thread serve the next, so they must not hide the untraced memory. `rawmap file PATH`
  * maps a 192 MiB file made at PATH (sparse) by a raw system call and reads every page, as the
- * loader maps a big library's code: file pages, which are not memory allocated out of sight. */
+ * loader maps a big library's code: file pages, which are not memory allocated out of sight.
+ * `rawmap brk` takes the memory by moving the heap's end itself (sbrk), as an allocator of its
+ * own may. */
 #include <fcntl.h>
+#include <stdint.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +32,8 @@ int main(int argc, char **argv)
 	char *p;
 	if (argc > 1 && !strcmp(argv[1], "malloc"))
 		keep = p = malloc(n);
+	else if (argc > 1 && !strcmp(argv[1], "brk"))
+		p = sbrk((intptr_t)n);
 	else if (argc > 2 && !strcmp(argv[1], "file")) {
 		int fd = open(argv[2], O_RDWR | O_CREAT | O_TRUNC, 0600);
 		if (fd < 0 || ftruncate(fd, (off_t)n) != 0)
