@@ -628,27 +628,31 @@ static void ckt_diff_text_during(FILE *out, const struct ckt_report *const rep[2
 {
 	const char *const *nb, *const *nt;
 	size_t b = ckt_diff_active(rep[0], p->m, hx && x, &nb), t = ckt_diff_active(rep[1], p->m, hy && y, &nt);
-	if (!b && !t)
-		return;
-	/* a side with no such peak (no RSS samples, or none of that memory) has no phases: "-",
-	 * as its bytes (it read "(no phase)") */
-	fprintf(out, "  %-18s base: ", "during");
-	if (hx && x)
-		ckt_diff_put_active(out, nb, b);
-	else
-		fputc('-', out);
-	fputs("; trace: ", out);
-	if (hy && y)
-		ckt_diff_put_active(out, nt, t);
-	else
-		fputc('-', out);
-	fputc('\n', out);
-	/* overlapping process-wide phases at this peak, in either trace: what they do to a
-	 * worker's bytes (once a diff) */
+	if (b || t) {
+		/* a side with no such peak (no RSS samples, or none of that memory) has no
+		 * phases: "-", as its bytes (it read "(no phase)") */
+		fprintf(out, "  %-18s base: ", "during");
+		if (hx && x)
+			ckt_diff_put_active(out, nb, b);
+		else
+			fputc('-', out);
+		fputs("; trace: ", out);
+		if (hy && y)
+			ckt_diff_put_active(out, nt, t);
+		else
+			fputc('-', out);
+		fputc('\n', out);
+	}
+	/* overlapping process-wide phases at this peak, or before it with bytes of the one begun
+	 * last live here, in either trace: what they do to a worker's bytes (once a diff). Also
+	 * under a peak during no phase in either trace (before 0.2.57 it went unsaid there: two
+	 * traces whose peaks held an overlap's bytes after it ended gave no hint at all) */
 	if (!*hinted && ckt_diff_hint(rep, p, hx, hy, x, y, at_a_peak) != CKT_HINT_NONE) {
 		ckt_phases_put_overlap_hint(out);
 		*hinted = true;
 	}
+	if (!b && !t)
+		return;
 	/* the default mode knows a peak heap's moment to the running totals' sends: a total sent
 	 * a tick late can lift the heap a few bytes higher at another moment (another phase) from
 	 * one run to the next, for no change (two runs of one program read "base: work; trace:

@@ -719,6 +719,15 @@ $REPORT $T/overlapfreed.zst >$T/overlapfreed.txt 2>/dev/null
 expect_eq "overlapgone freed: the peak heap, 8 MiB of synthesis alone; no hint, nor in --diff" \
 	"$(sed -n '/^peak heap .*during synthesis$/,/^peak RSS/p' $T/overlapfreed.txt | grep -v '^peak')/$(grep -c 'process-wide phases overlap' $T/overlapfreed.txt)/$($REPORT --diff $T/overlapfreed.zst $T/overlapfreed.zst 2>/dev/null | grep -c 'process-wide phases overlap')" \
 	"  synthesis           8.00 MiB   100.0%  (8388608 bytes)/0/0"
+# ... with "after": synthesis ends with prove, so the peaks come during no phase, holding
+# prove's 4 MiB: the hint under the peak heap, and in --diff under its first peak (before
+# 0.2.57 the diff gave none: its hint came only under a peak that had a "during" row)
+CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/overlapafter.zst LD_PRELOAD=$LIB $P/overlapgone after >/dev/null 2>&1
+cp $T/overlapafter.zst $T/overlapafter_b.zst
+expect_eq "overlapgone after: peaks during no phase; the hint under the peak heap, and in --diff once, under the peak RSS" \
+	"$($REPORT $T/overlapafter.zst 2>/dev/null | sed -n '/^peak heap .*during no phase$/{n;p;q}' | cut -c1-60)/$($REPORT --diff $T/overlapafter_b.zst $T/overlapafter.zst 2>/dev/null | grep -B1 'process-wide phases overlap' | cut -c1-40 | sed 's/^peak RSS .*/peak RSS/')" \
+	"  (process-wide phases overlapped before this peak (synthesi/peak RSS
+  (process-wide phases overlap: what a t"
 # two overlaps: synthesis and prove with nothing made, then synthesis and aggregate, whose 4 MiB
 # (counted under aggregate, begun last) are live at the peak heap: the hint there, as under
 # overlapgone's, though prove, the first overlap's phase begun last, holds nothing

@@ -5,7 +5,9 @@
  * alone active, a third of its bytes under prove. With "freed": the 4 MiB are freed before
  * the 8 MiB are made, so no byte of the overlap is live at any peak. With "second": "prove"
  * begins and ends with nothing made, then "aggregate" overlaps synthesis and gets the 4 MiB:
- * the second overlap's bytes, under a phase other than the first overlap's. Prints
+ * the second overlap's bytes, under a phase other than the first overlap's. With "after":
+ * "synthesis" ends with "prove", before the 8 MiB are made: the peaks come during no phase,
+ * holding prove's 4 MiB made in the overlap. Prints
  * "overlapgone: done". Run it only with the tracer preloaded. */
 #define CUZKTRACE_WEAK /* resolved by the preloaded library */
 #include "cuzktrace.h"
@@ -21,6 +23,7 @@ int main(int argc, char **argv)
 {
 	int freed = argc > 1 && !strcmp(argv[1], "freed");
 	int second = argc > 1 && !strcmp(argv[1], "second");
+	int after = argc > 1 && !strcmp(argv[1], "after");
 	CUZKTRACE_PHASE_BEGIN("synthesis");
 	CUZKTRACE_PHASE_BEGIN("prove");
 	if (second) {
@@ -32,6 +35,8 @@ int main(int argc, char **argv)
 		CUZKTRACE_PHASE_END("aggregate");
 	else
 		CUZKTRACE_PHASE_END("prove");
+	if (after)
+		CUZKTRACE_PHASE_END("synthesis");
 	if (freed) {
 		free(keep[0]);
 		keep[0] = NULL;
@@ -40,7 +45,8 @@ int main(int argc, char **argv)
 	usleep(50000); /* RSS samples see both */
 	free(keep[1]);
 	free(keep[0]);
-	CUZKTRACE_PHASE_END("synthesis");
+	if (!after)
+		CUZKTRACE_PHASE_END("synthesis");
 	puts("overlapgone: done");
 	return 0;
 }
