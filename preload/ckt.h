@@ -1014,6 +1014,7 @@ int ckt_exec_own_memory(void);
 #define CKT_OUT_N 5
 #define CKT_OUT_UNWIND 0 /* libunwind's text (ckt_out_lo[0], ckt_out_hi[0]) */
 #define CKT_OUT_LIBC 1   /* libc's (pthread_setspecific's object) */
+#define CKT_OUT_SELF 3   /* the tracer's own */
 /* 2: the real allocator's; 3: the tracer's own (a C++ hook's jump into the allocator's
  * delete, which jumps to free, returns there); 4: the C++ runtime's (the allocator's new
  * throws std::bad_alloc through __cxa_allocate_exception's malloc), set when the C++ hooks
@@ -1146,7 +1147,6 @@ uint32_t ckt_modules_check(void); /* the new map's number, 0: none taken */
 int ckt_phdr_capture_enter(struct ckt_tls *t);
 void ckt_phdr_capture_leave(struct ckt_tls *t);
 void ckt_modules_after_fork_child(void);
-unsigned ckt_dlclose_activity(void); /* dlclose calls done and running (hooks_cxx.c) */
 /* The number of the module map taken last (0 before the first). */
 uint32_t ckt_modules_current(void);
 

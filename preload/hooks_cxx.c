@@ -679,12 +679,6 @@ CKT_EXPORT int dlclose(void *handle)
 	return f(handle);
 }
 
-/* (ckt.h) dlclose calls done and running: a change means objects may have gone */
-unsigned ckt_dlclose_activity(void)
-{
-	return atomic_load(&dlclose_calls) + 2654435761u * (unsigned)atomic_load(&closing);
-}
-
 /* (ckt.h) in a forked child: only the forking thread's own dlclose calls are still running */
 void ckt_cxx_after_fork_child(void)
 {

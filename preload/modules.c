@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 struct ckt_aux *_Atomic ckt_auxs;
+static _Atomic pid_t phdr_pid; /* the process dl_iterate_phdr's counts are of (0: not known yet) */
 static _Atomic unsigned long long seen_gen = ~0ull;
 
 struct known;
@@ -289,20 +290,24 @@ static const char *exe_path(uintptr_t at)
 	return path;
 }
 
-/* The objects of the last module map with their program headers, for unwind_lookup: gathered
- * while the map is taken (inside dl_iterate_phdr, whose entries hold the headers' address) and
- * copied here under maps_lock between two steps of known_seq (odd while it changes or when no
- * set is kept: then nothing is answered from it). An object's name string and program headers
- * live as long as it stays loaded. Static: about 128 KiB of address space, touched as used. */
-#define KNOWN_MAX 4096
+/* The objects of the last module map, for unwind_lookup: gathered while the map is taken (inside
+ * dl_iterate_phdr) and copied here under maps_lock, between two steps of known_seq (odd while
+ * it changes, or while no set is kept: then nothing is answered from it). Each entry holds what
+ * _dl_find_object's answer is checked against (the load bias, the name string's address, the
+ * PT_GNU_EH_FRAME segment's address, the span of the PT_LOAD segments) and a copy of the
+ * program headers libunwind's callback reads (PT_LOAD, PT_GNU_EH_FRAME, PT_DYNAMIC), so that an
+ * entry left over from an object unloaded since answers nothing and is never read through.
+ * Static: about 0.7 MiB of address space, touched as used. */
+#define KNOWN_MAX 1024
+#define KNOWN_PHDRS 12
 struct known_obj {
-	uintptr_t addr;
+	uintptr_t addr, eh, lo, hi;
 	const char *name;
-	const ElfW(Phdr) *phdr;
-	size_t phnum;
+	size_t phnum; /* 0: its headers did not fit: unusable */
+	ElfW(Phdr) phdr[KNOWN_PHDRS];
 };
 struct known {
-	unsigned closes; /* ckt_dlclose_activity() before the map was taken */
+	unsigned long long walk; /* the loader's loads + unloads when the list was walked */
 	uint32_t n;
 	int over;
 	struct known_obj obj[KNOWN_MAX];
@@ -310,15 +315,41 @@ struct known {
 static struct known known_now;
 static atomic_uint known_seq = 1;
 
+/* the entry of the object `info` describes */
+static void known_add(struct known *k, const struct dl_phdr_info *info, size_t size)
+{
+	if (!k->n && size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs))
+		k->walk = info->dlpi_adds + info->dlpi_subs;
+	if (k->n == KNOWN_MAX) {
+		k->over = 1;
+		return;
+	}
+	struct known_obj *o = &k->obj[k->n++];
+	*o = (struct known_obj){ .addr = info->dlpi_addr, .name = info->dlpi_name, .lo = UINTPTR_MAX };
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD && ph->p_type != PT_GNU_EH_FRAME && ph->p_type != PT_DYNAMIC)
+			continue;
+		if (o->phnum == KNOWN_PHDRS) {
+			o->phnum = 0;
+			return;
+		}
+		o->phdr[o->phnum++] = *ph;
+		uintptr_t at = info->dlpi_addr + ph->p_vaddr;
+		if (ph->p_type == PT_GNU_EH_FRAME)
+			o->eh = at;
+		if (ph->p_type == PT_LOAD && at < o->lo)
+			o->lo = at;
+		if (ph->p_type == PT_LOAD && at + ph->p_memsz > o->hi)
+			o->hi = at + ph->p_memsz;
+	}
+}
+
 static int add_module(struct dl_phdr_info *info, size_t size, void *arg)
 {
-	(void)size;
 	struct build *b = arg;
-	if (b->known && b->known->n < KNOWN_MAX)
-		b->known->obj[b->known->n++] = (struct known_obj){ info->dlpi_addr, info->dlpi_name,
-								   info->dlpi_phdr, info->dlpi_phnum };
-	else if (b->known)
-		b->known->over = 1;
+	if (b->known)
+		known_add(b->known, info, size);
 	uintptr_t lo, hi;
 	int holds;
 	ckt_span_of(info, &lo, &hi, &holds, 0);
@@ -360,7 +391,9 @@ uint32_t ckt_modules_current(void)
  * glibc's allocator, ckt_malloc). */
 uint32_t ckt_modules_check(void)
 {
-	unsigned closes = ckt_dlclose_activity();
+	pid_t none = 0; /* the process the dl_iterate_phdr counts are of: see wait_captures */
+	if (!atomic_load_explicit(&phdr_pid, memory_order_relaxed))
+		atomic_compare_exchange_strong(&phdr_pid, &none, (pid_t)syscall(SYS_getpid));
 	unsigned long long gen = 0;
 	dl_iterate_phdr(read_gen, &gen);
 	unsigned long long old = atomic_load(&seen_gen);
@@ -379,9 +412,9 @@ uint32_t ckt_modules_check(void)
 		}
 		return 0;
 	}
-	struct known *k = ckt_big_alloc(sizeof(*k));
+	struct known *k = ckt_big_alloc(sizeof(*k)); /* mapped: touched as the entries are written */
 	if (k) {
-		k->closes = closes;
+		k->walk = 0;
 		k->n = 0;
 		k->over = 0;
 	}
@@ -389,14 +422,19 @@ uint32_t ckt_modules_check(void)
 	dl_iterate_phdr(add_module, &b);
 	s->len = (size_t)(b.p - b.buf);
 	ckt_mutex_take(&maps_lock);
-	unsigned q = atomic_load(&known_seq) | 1;
-	atomic_store(&known_seq, q); /* odd: changing (seq_cst: before the entries' stores) */
-	if (k && !k->over) {
-		known_now.closes = k->closes;
+	/* a seqlock's writer: odd, a release fence before the entries' stores, even by a release
+	 * store after them. Two maps taken at once publish the later walk (its counts are
+	 * higher), whichever comes here last */
+	if (k && !k->over && ((atomic_load_explicit(&known_seq, memory_order_relaxed) & 1) ||
+			      k->walk >= known_now.walk)) {
+		unsigned q = atomic_load_explicit(&known_seq, memory_order_relaxed) | 1;
+		atomic_store_explicit(&known_seq, q, memory_order_relaxed);
+		atomic_thread_fence(memory_order_release);
+		known_now.walk = k->walk;
 		known_now.n = k->n;
 		memcpy(known_now.obj, k->obj, k->n * sizeof(k->obj[0]));
-		atomic_store(&known_seq, q + 1);
-	} /* else (no memory, too many objects) it stays odd: nothing is answered from it */
+		atomic_store_explicit(&known_seq, q + 1, memory_order_release);
+	} /* (no memory, too many objects: the last set stays; its entries are checked one by one) */
 	ckt_mutex_give(&maps_lock);
 	ckt_big_free(k);
 	if (b.overflow && !atomic_exchange(&said_big, 1)) {
@@ -499,19 +537,28 @@ typedef int phdr_cb(struct dl_phdr_info *, size_t, void *);
  * for the loader's lock twice over: in libunwind's lookup of a frame it has no rule for yet,
  * and in the module-map check of the new stack (ckt_modules_check); the callback's thread
  * waited for the program's lock (tests/progs/phdrlock.c: 6 runs of 6 hung for good). So the
- * calls are told apart, a capture's (libunwind's lookups inside it, the module check) and the
- * program's (every other, the tracer's own at start and in hooks too), each counted while
- * inside (phdr_cap_in, phdr_prog_in), Dekker's way: each side raises its count, then reads the
- * other's (sequentially consistent, so at least one of two that meet sees the other):
+ * calls are told apart:
+ * - a capture's: libunwind's lookups inside it (its callback, on a thread in_unwind), the
+ *   module check of a new stack (ckt_phdr_capture_enter); counted in phdr_cap_in;
+ * - the tracer's other calls (from its own text: at start, in the C++ and CUDA lookups), whose
+ *   callbacks wait for nothing: neither counted nor waiting, as before;
+ * - the program's: every other; counted in phdr_prog_in.
+ * Dekker's way: each side raises its count, then reads the other's (sequentially consistent,
+ * so of two that meet at least one sees the other):
  * - a capture that sees a program's call inside takes no loader's lock: its frame lookups are
  *   answered from the last module map (unwind_lookup), its module check is skipped (the stack
  *   goes after the last map);
  * - a program's call waits, before it takes the loader's lock, for the captures' calls under
- *   way, which take that lock alone and return (microseconds).
+ *   way, which take that lock alone and return (a lookup: microseconds; a new module map: up to
+ *   milliseconds with many objects). Bounded: past 1 s (a count a longjmp or a raw clone left
+ *   raised) one line says so and the program's calls no longer wait.
  * So a capture never waits for the loader's lock while a program's callback may hold it, and
  * a program's call never waits for a capture that waits for it. Cost: an atomic add and a load
- * a call; on the capture's side nothing but at a new stack and at libunwind's lookups. */
-static atomic_int phdr_prog_in, phdr_cap_in;
+ * a call; on the capture's side nothing but at a new stack and at libunwind's lookups. The
+ * thread's own count changes around the shared one's (raised before it, lowered after), so a
+ * signal handler that calls dl_iterate_phdr inside a capture's section takes the nested path,
+ * not a wait for its own thread. */
+static atomic_int phdr_prog_in, phdr_cap_in, phdr_nowait;
 
 int ckt_phdr_capture_enter(struct ckt_tls *t)
 {
@@ -519,19 +566,27 @@ int ckt_phdr_capture_enter(struct ckt_tls *t)
 		t->phdr_cap++;
 		return 1;
 	}
+	t->phdr_cap = 1;
+	atomic_signal_fence(memory_order_seq_cst);
 	atomic_fetch_add(&phdr_cap_in, 1);
 	if (atomic_load(&phdr_prog_in) > t->phdr_prog) {
 		atomic_fetch_sub(&phdr_cap_in, 1);
+		atomic_signal_fence(memory_order_seq_cst);
+		t->phdr_cap = 0;
 		return 0;
 	}
-	t->phdr_cap = 1;
 	return 1;
 }
 
 void ckt_phdr_capture_leave(struct ckt_tls *t)
 {
-	if (--t->phdr_cap == 0)
-		atomic_fetch_sub(&phdr_cap_in, 1);
+	if (t->phdr_cap > 1) {
+		t->phdr_cap--;
+		return;
+	}
+	atomic_fetch_sub(&phdr_cap_in, 1);
+	atomic_signal_fence(memory_order_seq_cst);
+	t->phdr_cap = 0;
 }
 
 /* In a forked child only the forking thread runs: the counts are its own. */
@@ -539,22 +594,44 @@ void ckt_modules_after_fork_child(void)
 {
 	atomic_store(&phdr_prog_in, ckt_tls.phdr_prog);
 	atomic_store(&phdr_cap_in, ckt_tls.phdr_cap ? 1 : 0);
+	atomic_store(&phdr_pid, (pid_t)syscall(SYS_getpid));
 }
 
-/* A program's call waits for the captures' calls under way (not for its own thread's: a signal
- * handler that runs inside one) */
+/* A program's call waits for the captures' calls under way (its own thread has none: see
+ * above). Spins 100 times, then sleeps 20 us a round. */
 static void wait_captures(const struct ckt_tls *t)
 {
-	for (unsigned spin = 0; atomic_load(&phdr_cap_in) > (t->phdr_cap ? 1 : 0); spin++) {
+	if (atomic_load_explicit(&phdr_nowait, memory_order_relaxed))
+		return;
+	for (unsigned spin = 0; atomic_load(&phdr_cap_in) > 0; spin++) {
 		if (spin < 100) {
 #if defined(__x86_64__) || defined(__i386__)
 			__builtin_ia32_pause();
 #endif
-		} else {
-			/* a raw system call: no cancellation point where dl_iterate_phdr has none */
-			struct timespec ts = { 0, 20000 };
-			syscall(SYS_nanosleep, &ts, NULL);
+			continue;
 		}
+		if (spin == 150) {
+			/* a child made with a raw clone or _Fork (no fork handler ran) has the
+			 * parent's counts: its own are none */
+			pid_t me = (pid_t)syscall(SYS_getpid), was = 0;
+			if (!atomic_compare_exchange_strong(&phdr_pid, &was, me) && was != me) {
+				atomic_store(&phdr_cap_in, 0);
+				atomic_store(&phdr_prog_in, t->phdr_prog); /* this call's, counted */
+				atomic_store(&phdr_pid, me);
+				return;
+			}
+		}
+		if (spin == 100 + 50000) { /* 1 s of 20 us rounds */
+			if (!atomic_exchange(&phdr_nowait, 1))
+				ckt_log("warning: a stack capture's look at the loaded objects did not end "
+					"in 1 s; the program's dl_iterate_phdr calls no longer wait for the "
+					"tracer's",
+					NULL, NULL, NULL);
+			return;
+		}
+		/* a raw system call: no cancellation point where dl_iterate_phdr has none */
+		struct timespec ts = { 0, 20000 };
+		syscall(SYS_nanosleep, &ts, NULL);
 	}
 }
 
@@ -562,11 +639,11 @@ static void wait_captures(const struct ckt_tls *t)
  * inside dl_iterate_phdr: dwarf_find_proc_info calls it with its callback and data whose first
  * member is the instruction pointer sought (libunwind 1.3 to 1.8). Answered with the one object
  * that holds it: found by glibc 2.35's _dl_find_object, which takes no lock (the frames unwound
- * are on this thread's stack: their objects stay loaded), and known by its load bias and name
- * in the last module map, which recorded its program headers (not read from its ELF header: a
- * mapping may have a gap there). 0 (libunwind: no unwind information, the stack ends at that
- * frame) where it cannot be: an object loaded since the last map, a dlclose since, glibc before
- * 2.35, JIT code. */
+ * are on this thread's stack: their objects stay loaded), and its entry in the last module
+ * map, taken only where the two agree (load bias, name, PT_GNU_EH_FRAME, the ip inside the
+ * PT_LOAD span): libunwind's callback gets the entry's copy of the program headers. 0
+ * (libunwind: no unwind information, the stack ends at that frame) where there is none: an
+ * object loaded since the last map, glibc before 2.35, JIT code. */
 static int unwind_lookup(phdr_cb *cb, void *data)
 {
 #if defined(__GLIBC__) && __GLIBC_PREREQ(2, 35)
@@ -574,22 +651,30 @@ static int unwind_lookup(phdr_cb *cb, void *data)
 	struct dl_find_object fo;
 	if (_dl_find_object((void *)ip, &fo) != 0 || !fo.dlfo_link_map)
 		return 0;
-	unsigned q = atomic_load(&known_seq);
-	if ((q & 1) || known_now.closes != ckt_dlclose_activity())
+	uintptr_t addr = fo.dlfo_link_map->l_addr, eh = (uintptr_t)fo.dlfo_eh_frame;
+	const char *name = fo.dlfo_link_map->l_name;
+	static __thread struct known_obj o; /* a copy, read between two looks at the sequence */
+	unsigned q = atomic_load_explicit(&known_seq, memory_order_acquire);
+	if (q & 1)
+		return 0;
+	uint32_t n = known_now.n, j = 0;
+	while (j < n && j < KNOWN_MAX &&
+	       (known_now.obj[j].addr != addr || known_now.obj[j].name != name || known_now.obj[j].eh != eh))
+		j++;
+	if (j >= n || j >= KNOWN_MAX)
+		return 0;
+	memcpy(&o, &known_now.obj[j], sizeof(o));
+	atomic_thread_fence(memory_order_acquire);
+	if (atomic_load_explicit(&known_seq, memory_order_relaxed) != q) /* changed meanwhile */
+		return 0;
+	if (!o.phnum || o.phnum > KNOWN_PHDRS || ip < o.lo || ip >= o.hi)
 		return 0;
 	struct dl_phdr_info info;
 	memset(&info, 0, sizeof(info));
-	for (uint32_t j = 0; j < known_now.n && j < KNOWN_MAX; j++)
-		if (known_now.obj[j].addr == fo.dlfo_link_map->l_addr &&
-		    known_now.obj[j].name == fo.dlfo_link_map->l_name) {
-			info.dlpi_addr = known_now.obj[j].addr;
-			info.dlpi_name = known_now.obj[j].name;
-			info.dlpi_phdr = known_now.obj[j].phdr;
-			info.dlpi_phnum = (ElfW(Half))known_now.obj[j].phnum;
-			break;
-		}
-	if (!info.dlpi_phdr || atomic_load(&known_seq) != q) /* not found, or changed meanwhile */
-		return 0;
+	info.dlpi_addr = o.addr;
+	info.dlpi_name = o.name;
+	info.dlpi_phdr = o.phdr;
+	info.dlpi_phnum = (ElfW(Half))o.phnum;
 	/* the size says the entry ends before dlpi_adds: the counters are not known here */
 	return cb(&info, offsetof(struct dl_phdr_info, dlpi_adds), data);
 #else
@@ -609,8 +694,9 @@ static void phdr_out(struct phdr_call *c)
 	if (c->kind == 1) {
 		ckt_phdr_capture_leave(c->t);
 	} else if (c->kind == 2) {
-		c->t->phdr_prog--;
 		atomic_fetch_sub(&phdr_prog_in, 1);
+		atomic_signal_fence(memory_order_seq_cst);
+		c->t->phdr_prog--;
 	}
 }
 
@@ -630,7 +716,8 @@ CKT_EXPORT int dl_iterate_phdr(phdr_cb *cb, void *data)
 	struct phdr_call c __attribute__((cleanup(phdr_out))) = { &ckt_tls, 0 };
 	struct ckt_tls *t = c.t;
 	t->in_phdr++;
-	if (t->phdr_cap) /* inside this thread's counted module check */
+	/* inside this thread's counted module check, or the tracer's own call: as before 0.2.57 */
+	if (t->phdr_cap || ckt_from_out(CKT_OUT_SELF, __builtin_return_address(0)))
 		return r(cb, data);
 	if (t->in_unwind && data && ckt_from_out(CKT_OUT_UNWIND, (const void *)cb)) {
 		if (!ckt_phdr_capture_enter(t))
@@ -638,9 +725,10 @@ CKT_EXPORT int dl_iterate_phdr(phdr_cb *cb, void *data)
 		c.kind = 1;
 		return r(cb, data);
 	}
-	c.kind = 2;
 	t->phdr_prog++;
+	atomic_signal_fence(memory_order_seq_cst);
 	atomic_fetch_add(&phdr_prog_in, 1);
+	c.kind = 2;
 	wait_captures(t);
 	return r(cb, data);
 }

@@ -1278,6 +1278,93 @@ for m in 0 524288; do
 done
 expect_eq "a dl_iterate_phdr callback waiting for main's 8 allocations from new stacks: no hang, each stack whole, both modes" \
 	"$ph_got" " 0/phdrhold: done/11111111 0/phdrhold: done/11111111"
+# The same in Rust: a statistics #[global_allocator] that holds its Mutex across the real
+# allocation, threads allocating from 640 call stacks, module walks whose callback allocates
+# (std's backtrace symbolizing does so) and a displayed std::backtrace: each waited for the
+# other's lock for good before 0.2.57 (3 runs of 3 in exact mode, 1 of 3 in the default mode).
+# 3 runs a mode, each to its end.
+if command -v rustc >/dev/null 2>&1; then
+	cat >$T/rslock.rs <<'RSEOF'
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::ffi::{c_void, CStr};
+use std::hint::black_box;
+use std::sync::Mutex;
+
+// A statistics allocator that holds its lock across the real allocation, as many do.
+static STATS: Mutex<(u64, u64)> = Mutex::new((0, 0));
+struct Stats;
+unsafe impl GlobalAlloc for Stats {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        let mut s = STATS.lock().unwrap_or_else(|e| e.into_inner());
+        s.0 += 1;
+        s.1 += l.size() as u64;
+        unsafe { System.alloc(l) }
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        let _s = STATS.lock().unwrap_or_else(|e| e.into_inner());
+        unsafe { System.dealloc(p, l) }
+    }
+}
+#[global_allocator]
+static A: Stats = Stats;
+
+// 16 functions calling each other: (first, depth) gives 640 call stacks
+macro_rules! chain {
+    ($($f:ident),*) => {
+        $( #[inline(never)] fn $f(k: usize, d: usize) -> Vec<u8> {
+            if d == 0 { black_box(vec![k as u8; 24 + k]) } else { black_box(STEPS[(k * 5 + d) % 16](k, d - 1)) }
+        } )*
+        static STEPS: [fn(usize, usize) -> Vec<u8>; 16] = [$($f),*];
+    };
+}
+chain!(s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11, s12, s13, s14, s15);
+
+#[repr(C)]
+struct PhdrInfo { addr: usize, name: *const std::ffi::c_char }
+unsafe extern "C" {
+    fn dl_iterate_phdr(cb: extern "C" fn(*mut PhdrInfo, usize, *mut c_void) -> i32, data: *mut c_void) -> i32;
+}
+// a module walk whose callback allocates (through the locking allocator)
+extern "C" fn names(info: *mut PhdrInfo, _size: usize, data: *mut c_void) -> i32 {
+    let v = unsafe { &mut *(data as *mut Vec<String>) };
+    v.push(unsafe { CStr::from_ptr((*info).name) }.to_string_lossy().into_owned());
+    0
+}
+
+fn main() {
+    let mut hs = Vec::new();
+    for _ in 0..2 {
+        hs.push(std::thread::spawn(|| {
+            let mut n = 0;
+            for _ in 0..2000 {
+                let mut v: Vec<String> = Vec::new();
+                unsafe { dl_iterate_phdr(names, &mut v as *mut Vec<String> as *mut c_void) };
+                n += v.len();
+            }
+            n
+        }));
+    }
+    hs.push(std::thread::spawn(|| (0..3).map(|_| format!("{}", std::backtrace::Backtrace::force_capture()).len()).sum()));
+    for t in 0..3 {
+        hs.push(std::thread::spawn(move || (0..60_000usize).map(|i| STEPS[(i + t) % 16]((i + t) % 16, i % 40).len()).sum()));
+    }
+    let n: usize = hs.into_iter().map(|h| h.join().unwrap()).sum();
+    println!("rslock: done {}", black_box(n) > 0);
+}
+RSEOF
+	rustc_in_make -O -g -o $T/rslock $T/rslock.rs 2>$T/rslock.build
+	rl_got=""
+	for m in 0 524288; do
+		for i in 1 2 3; do
+			CUZKTRACE_SAMPLE=$m CUZKTRACE_OUT=$T/rslock.zst timeout -s KILL 60 env LD_PRELOAD=$LIB $T/rslock >$T/rslock.out 2>/dev/null
+			rl_got="$rl_got $?/$(cat $T/rslock.out)/$($REPORT --json $T/rslock.zst 2>&1 >/dev/null | wc -l)"
+		done
+	done
+	expect_eq "Rust: a locking global allocator beside allocating module walks and a displayed backtrace: no hang, 3 runs a mode, each trace read clean" \
+		"$rl_got" "$(for k in 1 2 3 4 5 6; do printf ' 0/rslock: done true/0'; done)"
+else
+	echo "  skip Rust locking allocator beside module walks: no rustc"
+fi
 # ... and a callback that throws (glibc releases its lock as the exception passes): the count
 # of calls inside goes down with it, and main's block after the catch has its stack
 CUZKTRACE_OUT=$T/phdrthrow.zst traced phdrthrow $P/phdrthrow
