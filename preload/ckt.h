@@ -1485,6 +1485,7 @@ extern atomic_int ckt_writer_running;
 extern _Atomic uint64_t ckt_writer_cycles, ckt_writer_stalled;
 void ckt_writer_after_fork_child(void);
 pid_t ckt_writer_pid(void);          /* the traced process's pid (set at init) */
+void ckt_writer_note_helpers(void); /* before an exec finishes the trace: the helpers' ids */
 void ckt_writer_await_helpers_gone(void); /* after a failed exec that finished the trace */
 const char *ckt_writer_path(void);   /* the trace's absolute path */
 const char *ckt_writer_requested_path(void); /* the path before any renaming */

@@ -944,6 +944,7 @@ static char **exec_begin(char *const envp[], int finish)
 		 * program calling setuid on one thread and starting threads on others; and one
 		 * stuck for 8.6 s); the exec ends them, and one that fails leaves them ended but
 		 * not joined */
+		ckt_writer_note_helpers();
 		ckt_final_flush(CKT_END_EXEC, 1);
 		finished_here = 1;
 	}

@@ -1557,10 +1557,25 @@ static int pid_prefix(char *b, pid_t pid, const char *fields)
 	return n != 0;
 }
 
+/* The process's start time never changes: the prefix is kept for the pid it was made for (an
+ * exec that fails and is tried again, as from a timer's signal handler every 50 us, read
+ * /proc/self/stat each time: tests/progs/handlerexec.c). The pid is stored after the text and
+ * read before it; two threads making it at once write the same text. */
 void ckt_exec_pid_prefix(char *b, pid_t pid)
 {
+	static char kept[48];
+	static _Atomic pid_t kept_pid;
+	if (pid && atomic_load_explicit(&kept_pid, memory_order_acquire) == pid) {
+		strcpy(b, kept);
+		return;
+	}
 	char st[1024];
-	pid_prefix(b, pid, self_stat(st, sizeof(st)));
+	if (pid_prefix(b, pid, self_stat(st, sizeof(st))) && pid == getpid() && strlen(b) < sizeof(kept)) {
+		atomic_store_explicit(&kept_pid, 0, memory_order_relaxed);
+		atomic_thread_fence(memory_order_release);
+		strcpy(kept, b);
+		atomic_store_explicit(&kept_pid, pid, memory_order_release);
+	}
 }
 
 /* (ckt.h) ckt_exec_pid_prefix in a child that may share the traced process's memory */
@@ -2784,9 +2799,24 @@ static void await_tids_gone(pid_t wr, pid_t rss)
  * goes on, and the threads, ending, can still be in its thread group for a moment, where a
  * call that needs a single-threaded process (unshare of a user namespace) failed with EINVAL
  * right after (the join had waited for them). */
+static _Atomic pid_t ending_wr, ending_rss; /* the helpers' ids as an exec finished the trace */
+
+/* The helpers' ids, taken before the trace is finished for an exec: a helper that ends clears
+ * its id before it is gone from the process (the sampler as it returns), and an id read after
+ * the flush was 0 while the thread still ran (an unshare of a user namespace right after the
+ * failed exec: EINVAL 1 run in 10 on a busy machine, before 0.2.57). Helpers just started are
+ * given up to 2 s to say who they are. */
+void ckt_writer_note_helpers(void)
+{
+	if (atomic_load(&ckt_writer_running) && !atomic_load(&finished) && getpid() == trace_pid)
+		await_helper_tids();
+	atomic_store(&ending_wr, atomic_load(&writer_tid));
+	atomic_store(&ending_rss, atomic_load(&ckt_rss_tid));
+}
+
 void ckt_writer_await_helpers_gone(void)
 {
-	await_tids_gone(atomic_load(&writer_tid), atomic_load(&ckt_rss_tid));
+	await_tids_gone(atomic_load(&ending_wr), atomic_load(&ending_rss));
 }
 
 static int caps_of(pid_t tid, struct __user_cap_data_struct d[2])

@@ -1758,7 +1758,7 @@ expect_eq "1,000,000 thread renames: status 0, the tracer's queued records under
 # a signal handler that execs (and fails) while its thread is inside the tracer's own memory
 # (renames queue records there): the exec copies the environment there too and spun on the
 # lock its own thread held, for good; now it gets no copy and execs with the environment as
-# given. 3 runs, each within the 60 s traced_json allows (untraced about 2 s)
+# given. 3 runs, each within the 60 s traced_json allows (untraced about 1 s, traced 1.5 s)
 for k in 1 2 3; do
 	traced_json hexec$k $P/handlerexec >/dev/null
 	echo "$(cat $T/hexec$k.rc)/$(cat $T/hexec$k.out)/$(jget $T/hexec$k.json truncated)"
