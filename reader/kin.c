@@ -192,6 +192,11 @@ static int ckt_kin_cmp(const void *pa, const void *pb)
 }
 
 /* Adds path, which could not be read as a trace (why), to out->bad. 0 or CKT_ENOMEM. */
+static int ckt_kin_bad_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct ckt_kin_bad *)a)->path, ((const struct ckt_kin_bad *)b)->path);
+}
+
 static int ckt_kin_bad(struct ckt_kin_list *out, const char *path, const char *why)
 {
 	struct ckt_kin_bad *v = realloc(out->bad, (out->n_bad + 1) * sizeof(*v));
@@ -275,10 +280,12 @@ static int ckt_kin_scan(const char *dir, const char *prefix, const char *whole, 
 			    !(whole && !strcmp(de->d_name, whole)))
 				continue;
 			/* regular files only (a link to a trace would list it twice), not the trace itself,
-			 * written to since its process started (traces of earlier runs are not opened) */
+			 * written to since its process started (traces of earlier runs are not opened).
+			 * An empty one is listed as unreadable (a child killed between making its file and
+			 * writing the header: before 0.2.57 left out without a word) */
 			struct stat sb;
 			if (fstatat(dirfd(dh), de->d_name, &sb, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(sb.st_mode) ||
-			    sb.st_size == 0 || (sb.st_dev == self->st_dev && sb.st_ino == self->st_ino))
+			    (sb.st_dev == self->st_dev && sb.st_ino == self->st_ino))
 				continue;
 			uint64_t mtime = (uint64_t)sb.st_mtim.tv_sec * 1000000000ull + (uint64_t)sb.st_mtim.tv_nsec;
 			if (mtime + CKT_KIN_SLACK_NS < start || (pass == 0) != (mtime >= start))
@@ -359,6 +366,10 @@ int ckt_kin_find(const char *trace_path, const struct ckt_decoder *dec, struct c
 	free(real);
 	int rc = !dir || !prefix ? CKT_ENOMEM
 				 : ckt_kin_scan(dir, prefix, whole, zst, &self, nodes[0].start, &nodes, &n, out);
+	/* the unreadable ones by name (they came in the directory's order, which differs from one
+	 * file system to another) */
+	if (rc == 0 && out->n_bad > 1)
+		qsort(out->bad, out->n_bad, sizeof(*out->bad), ckt_kin_bad_cmp);
 	/* a copy of a trace (a backup, cp) has its header: listed once, the one written first
 	 * (a copy is newer), and a copy of the reported trace not at all */
 	for (size_t i = 1; rc == 0 && i < n; i++)

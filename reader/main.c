@@ -561,14 +561,12 @@ static void ckt_main_oom(const char *path)
 	ckt_main_say("error: '%s': out of memory", path);
 }
 
-/* The header's setting.<name> as a number from 0 to max into *v (0 when the tracer did not
- * write it), or -1 after one line naming a corrupt header: anything else there (letters, a
- * sign, more than max) would make the figures that depend on it nonsense. */
-static int ckt_main_header_uint(const char *path, struct ckt_decoder *dec, const char *name,
-				uint64_t min, uint64_t max, uint64_t *v)
+/* The header's key as a number from min to max into *v (0 when the tracer did not write it),
+ * or -1 after one line naming a corrupt header (the key named as `name`): anything else there
+ * (letters, a sign, more than max) would make the figures that depend on it nonsense. */
+static int ckt_main_header_key_uint(const char *path, struct ckt_decoder *dec, const char *key, const char *name,
+				    uint64_t min, uint64_t max, uint64_t *v)
 {
-	char key[64];
-	snprintf(key, sizeof(key), "setting.%s", name);
 	const char *s = ckt_decode_header_get(dec, key);
 	*v = 0;
 	if (!s)
@@ -583,6 +581,15 @@ static int ckt_main_header_uint(const char *path, struct ckt_decoder *dec, const
 	ckt_main_say("error: '%s': corrupt header: %s=%.*s%s %s", path, name, n < 64 ? (int)n : 64, s,
 		     n > 64 ? "..." : "", number ? "is out of range" : "is not a number");
 	return -1;
+}
+
+/* the same for setting.<name> */
+static int ckt_main_header_uint(const char *path, struct ckt_decoder *dec, const char *name,
+				uint64_t min, uint64_t max, uint64_t *v)
+{
+	char key[64];
+	snprintf(key, sizeof(key), "setting.%s", name);
+	return ckt_main_header_key_uint(path, dec, key, name, min, max, v);
 }
 
 static void ckt_main_warnings(const char *path, const struct ckt_decoder *dec,
@@ -1143,6 +1150,14 @@ static int ckt_main_open(struct ckt_main_read *m)
 	    /* the writer flushes at least every millisecond: 0 is no setting of the tracer's (since
 	     * 0.2.50 refused as out of range; before, read as the default) */
 	    ckt_main_header_uint(m->path, m->dec, "CUZKTRACE_FLUSH_MS", 1, 60000, &m->flush_ms) < 0)
+		return -1;
+	/* the process's identity, as the report, the child-trace listing and --diff show it:
+	 * Linux's ids run to 2^22 (PID_MAX_LIMIT; a parent in another pid namespace is 0), the
+	 * start a wall-clock time in ns (before 0.2.57 "(pid -1)" and JSON null went unsaid) */
+	uint64_t id;
+	if (ckt_main_header_key_uint(m->path, m->dec, "pid", "pid", 1, (uint64_t)1 << 22, &id) < 0 ||
+	    ckt_main_header_key_uint(m->path, m->dec, "ppid", "ppid", 0, (uint64_t)1 << 22, &id) < 0 ||
+	    ckt_main_header_key_uint(m->path, m->dec, "start_wall_ns", "start_wall_ns", 0, INT64_MAX, &id) < 0)
 		return -1;
 	/* every tracer writes the page size, which rounds mapping lengths (64 KiB pages: a
 	 * mapping of 5,000 bytes holds 65,536) */

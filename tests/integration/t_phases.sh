@@ -250,12 +250,14 @@ expect_eq "relative LD_PRELOAD, a cd in between: the entry anchored, the childre
 # out without a word): a child killed before its first flush, one killed after flushes (its
 # child complete), two complete, one still running as the report reads (started last, the
 # shell spinning a while after it; a child even when its tracer starts after the shell's exit,
-# since 0.2.37: see below); a file of junk and a copy of the header's first 100 bytes; the exe as the header has it (a newline kept in JSON).
+# since 0.2.37: see below); a file of junk, a copy of the header's first 100 bytes and an empty
+# file (since 0.2.57 listed: a child killed before its header); the exe as the header has it
+# (a newline kept in JSON).
 # (The test directory is TMP before numbers become N: mktemp's name can hold three digits.)
 mkdir -p $T/kinst
 cp /bin/true "$T/kinst/tr
 ue"
-(cd $T/kinst && CUZKTRACE_OUT=t.zst LD_PRELOAD=$LIB sh -c 'sh -c "kill -9 \$\$"; CUZKTRACE_FLUSH_MS=10 sh -c "sleep 0.3; kill -9 \$\$"; ./tr*; echo junk > t.999.zst; head -c 100 t.zst > t.998.zst; CUZKTRACE_FLUSH_MS=10 sleep 3 & i=0; while [ $i -lt 30000 ]; do i=$((i + 1)); done' 2>/dev/null)
+(cd $T/kinst && CUZKTRACE_OUT=t.zst LD_PRELOAD=$LIB sh -c 'sh -c "kill -9 \$\$"; CUZKTRACE_FLUSH_MS=10 sh -c "sleep 0.3; kill -9 \$\$"; ./tr*; echo junk > t.999.zst; head -c 100 t.zst > t.998.zst; : > t.997.zst; CUZKTRACE_FLUSH_MS=10 sleep 3 & i=0; while [ $i -lt 30000 ]; do i=$((i + 1)); done' 2>/dev/null)
 (cd $T/kinst && $REPORT t.zst >$T/kinst.txt 2>/dev/null && $REPORT --json t.zst >$T/kinst.json 2>/dev/null)
 wait_for_no_writer() { for _ in $(seq 60); do $REPORT --json "$1" 2>/dev/null | $PY -c 'import json,sys; sys.exit(any(k["being_written"] for k in json.load(sys.stdin)["child_traces"]))' && return; sleep 0.1; done; }
 expect_eq "child traces: each one's end (no event, truncated, complete, being written), unreadable files named; text and JSON" \
@@ -266,8 +268,9 @@ descendant trace: t.N.zst (/usr/bin/sleep, pid N, started by pid N)
 child trace: t.N.zst (TMP/kinst/tr?ue, pid N)
 child trace: t.N.zst (/usr/bin/head, pid N)
 child trace: sleep still running
+unreadable trace: t.N.zst (empty file)
 unreadable trace: t.N.zst (the file ends inside the header frame)
-unreadable trace: t.N.zst (not a cuzktrace trace)/[('no_events', 0, False, None), ('truncated', None, False, None), ('complete', True, False, None), ('complete', True, False, None), ('complete', True, False, None), ('sleep running')] [('t.998.zst', 'the file ends inside the header frame'), ('t.999.zst', 'not a cuzktrace trace')] '/tr\\nue'"
+unreadable trace: t.N.zst (not a cuzktrace trace)/[('no_events', 0, False, None), ('truncated', None, False, None), ('complete', True, False, None), ('complete', True, False, None), ('complete', True, False, None), ('sleep running')] [('t.997.zst', 'empty file'), ('t.998.zst', 'the file ends inside the header frame'), ('t.999.zst', 'not a cuzktrace trace')] '/tr\\nue'"
 wait_for_no_writer $T/kinst/t.zst
 # a child's trace with bytes after its header that hold no whole frame (since 0.2.45: listed as
 # "killed before its first flush"): its first frame cut halfway, or zeros after its header

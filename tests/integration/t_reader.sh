@@ -670,6 +670,8 @@ nest += bytes([SYNC]) + uv(9000) + bytes([END]) + uv(9000) + uv(0) + uv(4000) + 
 write("nested.zst", [head, bytes(nest)])
 rate = header((b"setting.CUZKTRACE_SAMPLE", str(1 << 62).encode()))
 write("rate.zst", [rate, frame(1, 0, alloc(10, 0xA000, 16), True)])
+for name, key, val in (("idpid", b"pid", b"-1"), ("idppid", b"ppid", b"4096x"), ("idstart", b"start_wall_ns", b"18446744073709551615")):
+    write(name + ".zst", [header((key, val)), frame(1, 0, alloc(10, 0xA000, 16), True)])
 def bump_block(data):
     # the first block header of the frame, after the magic, descriptor, window and sizes
     fhd = data[4]; single, fcs = (fhd >> 5) & 1, fhd >> 6
@@ -854,6 +856,14 @@ PYEOF
 		"0//1/ckt_decode_next <- ckt_sym_lookup <- main "
 	report_status rate "reader: a sampling rate of 2^62 bytes in the header is corruption (exit 1, one line)" \
 		"1/cuzktrace-report: error: '$T/rate.zst': corrupt header: CUZKTRACE_SAMPLE=$((1 << 62)) is out of range"
+	# the process's identity: pid from 1 to 2^22, ppid from 0, start_wall_ns to 2^63 - 1 (since
+	# 0.2.57; the report read "(pid -1)", JSON null, and said nothing)
+	report_status idpid "reader: a header's pid of -1 is corruption (exit 1, one line)" \
+		"1/cuzktrace-report: error: '$T/idpid.zst': corrupt header: pid=-1 is not a number"
+	report_status idppid "reader: a header's ppid of 4096x is corruption (exit 1, one line)" \
+		"1/cuzktrace-report: error: '$T/idppid.zst': corrupt header: ppid=4096x is not a number"
+	report_status idstart "reader: a header's start_wall_ns of 2^64 - 1 is corruption (exit 1, one line)" \
+		"1/cuzktrace-report: error: '$T/idstart.zst': corrupt header: start_wall_ns=18446744073709551615 is out of range"
 	read -r mo mn <$T/midcut.off
 	report_status midcut "reader: a block header that runs past the end, whole frames after it: corrupt, not cut" \
 		"1/cuzktrace-report: error: '$T/midcut.zst': corrupt zstd frame at byte offset $mo: it runs to the end of the file, past a whole frame at byte offset $mn (--salvage reports the trace before byte offset $mo)"
@@ -927,6 +937,16 @@ PYEOF
 	done
 	report_status zeroend "reader: zero bytes after the end record: the whole trace, one line that says they are zeros" \
 		"0/cuzktrace-report: warning: '$T/zeroend.zst': 4096 zero bytes after the end record are not read (a preallocated file, or writes lost in a crash)"
+	# ... and 20 GiB of a hole past them (truncate -s, as a preallocated file may be): the
+	# same line at once (since 0.2.57 the hole is skipped; its zeros were read a MiB at a time,
+	# minutes)
+	cp $T/zeroend.zst $T/zerohole.zst
+	truncate -s +20G $T/zerohole.zst
+	timeout 60 $REPORT --json $T/zerohole.zst >/dev/null 2>$T/zerohole.err
+	expect_eq "reader: 20 GiB of a hole after the end record: read at once, one line that says they are zeros" \
+		"$?/$(cat $T/zerohole.err)" \
+		"0/cuzktrace-report: warning: '$T/zerohole.zst': $((20 * 1073741824 + 4096)) zero bytes after the end record are not read (a preallocated file, or writes lost in a crash)"
+	rm -f $T/zerohole.zst
 	report_status zeromid "reader: zero bytes between frames, whole frames after them: corrupt (exit 1, one line)" \
 		"1/cuzktrace-report: error: '$T/zeromid.zst': corrupt zstd frame at byte offset $mo: Unknown frame descriptor (--salvage reports the trace before byte offset $mo)"
 	report_status midcutz "reader: the same with 3 zero bytes appended: corrupt, not a cut" \
