@@ -97,11 +97,13 @@ static size_t default_huge_page(void)
 	if (v)
 		return v;
 	v = (size_t)2 << 20;
+	/* raw system calls: glibc's open and read are cancellation points, mmap is none (a
+	 * thread with a cancel pending was cancelled inside the first MAP_HUGETLB mmap) */
 	char buf[4096];
-	int fd = open("/proc/meminfo", O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	int fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/meminfo", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? syscall(SYS_read, fd, buf, sizeof(buf) - 1) : -1;
 	if (fd >= 0)
-		close(fd);
+		syscall(SYS_close, fd);
 	if (n > 0) {
 		buf[n] = 0;
 		const char *k = strstr(buf, "\nHugepagesize:");

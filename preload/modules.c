@@ -22,7 +22,6 @@
 #include <unistd.h>
 
 struct ckt_aux *_Atomic ckt_auxs;
-static _Atomic pid_t phdr_pid; /* the process dl_iterate_phdr's counts are of (0: not known yet) */
 static _Atomic unsigned long long seen_gen = ~0ull;
 
 struct known;
@@ -391,9 +390,6 @@ uint32_t ckt_modules_current(void)
  * glibc's allocator, ckt_malloc). */
 uint32_t ckt_modules_check(void)
 {
-	pid_t none = 0; /* the process the dl_iterate_phdr counts are of: see wait_captures */
-	if (!atomic_load_explicit(&phdr_pid, memory_order_relaxed))
-		atomic_compare_exchange_strong(&phdr_pid, &none, (pid_t)syscall(SYS_getpid));
 	unsigned long long gen = 0;
 	dl_iterate_phdr(read_gen, &gen);
 	unsigned long long old = atomic_load(&seen_gen);
@@ -551,7 +547,7 @@ typedef int phdr_cb(struct dl_phdr_info *, size_t, void *);
  * - a program's call waits, before it takes the loader's lock, for the captures' calls under
  *   way, which take that lock alone and return (a lookup: microseconds; a new module map: up to
  *   milliseconds with many objects). Bounded: past 1 s (a count a longjmp or a raw clone left
- *   raised) one line says so and the program's calls no longer wait.
+ *   raised) one line says so and the program's calls no longer wait (wait_captures).
  * So a capture never waits for the loader's lock while a program's callback may hold it, and
  * a program's call never waits for a capture that waits for it. Cost: an atomic add and a load
  * a call; on the capture's side nothing but at a new stack and at libunwind's lookups. The
@@ -594,15 +590,19 @@ void ckt_modules_after_fork_child(void)
 {
 	atomic_store(&phdr_prog_in, ckt_tls.phdr_prog);
 	atomic_store(&phdr_cap_in, ckt_tls.phdr_cap ? 1 : 0);
-	atomic_store(&phdr_pid, (pid_t)syscall(SYS_getpid));
 }
 
 /* A program's call waits for the captures' calls under way (its own thread has none: see
- * above). Spins 100 times, then sleeps 20 us a round. */
-static void wait_captures(const struct ckt_tls *t)
+ * above). Spins 100 times, then sleeps 20 us a round; 1 s at most by the clock. A count that
+ * never comes down (a capture left by longjmp; a child made by a raw clone or _Fork, which runs
+ * no fork handler, with a capture of its parent's under way) then costs one wait and the line,
+ * and the program's calls wait no more. (Not reset by a pid that differs: a child made with
+ * CLONE_VM, as vfork and posix_spawn make them, shares the parent's counts.) */
+static void wait_captures(void)
 {
 	if (atomic_load_explicit(&phdr_nowait, memory_order_relaxed))
 		return;
+	uint64_t deadline = 0;
 	for (unsigned spin = 0; atomic_load(&phdr_cap_in) > 0; spin++) {
 		if (spin < 100) {
 #if defined(__x86_64__) || defined(__i386__)
@@ -610,18 +610,10 @@ static void wait_captures(const struct ckt_tls *t)
 #endif
 			continue;
 		}
-		if (spin == 150) {
-			/* a child made with a raw clone or _Fork (no fork handler ran) has the
-			 * parent's counts: its own are none */
-			pid_t me = (pid_t)syscall(SYS_getpid), was = 0;
-			if (!atomic_compare_exchange_strong(&phdr_pid, &was, me) && was != me) {
-				atomic_store(&phdr_cap_in, 0);
-				atomic_store(&phdr_prog_in, t->phdr_prog); /* this call's, counted */
-				atomic_store(&phdr_pid, me);
-				return;
-			}
-		}
-		if (spin == 100 + 50000) { /* 1 s of 20 us rounds */
+		uint64_t now = ckt_clock_raw();
+		if (!deadline) {
+			deadline = now + 1000000000ull;
+		} else if (now >= deadline) {
 			if (!atomic_exchange(&phdr_nowait, 1))
 				ckt_log("warning: a stack capture's look at the loaded objects did not end "
 					"in 1 s; the program's dl_iterate_phdr calls no longer wait for the "
@@ -629,9 +621,7 @@ static void wait_captures(const struct ckt_tls *t)
 					NULL, NULL, NULL);
 			return;
 		}
-		/* a raw system call: no cancellation point where dl_iterate_phdr has none */
-		struct timespec ts = { 0, 20000 };
-		syscall(SYS_nanosleep, &ts, NULL);
+		ckt_nap(20000); /* a raw system call: no cancellation point where dl_iterate_phdr has none */
 	}
 }
 
@@ -689,9 +679,10 @@ struct phdr_call {
 	int kind; /* 1: a capture's, counted; 2: the program's, counted */
 };
 
+/* in_phdr goes down last: a signal handler that captures a stack once it is down finds this
+ * call's counts gone from the thread's and the shared ones alike */
 static void phdr_out(struct phdr_call *c)
 {
-	c->t->in_phdr--;
 	if (c->kind == 1) {
 		ckt_phdr_capture_leave(c->t);
 	} else if (c->kind == 2) {
@@ -699,6 +690,8 @@ static void phdr_out(struct phdr_call *c)
 		atomic_signal_fence(memory_order_seq_cst);
 		c->t->phdr_prog--;
 	}
+	atomic_signal_fence(memory_order_seq_cst);
+	c->t->in_phdr--;
 }
 
 CKT_EXPORT int dl_iterate_phdr(phdr_cb *cb, void *data)
@@ -730,6 +723,6 @@ CKT_EXPORT int dl_iterate_phdr(phdr_cb *cb, void *data)
 	atomic_signal_fence(memory_order_seq_cst);
 	atomic_fetch_add(&phdr_prog_in, 1);
 	c.kind = 2;
-	wait_captures(t);
+	wait_captures();
 	return r(cb, data);
 }

@@ -193,6 +193,7 @@ static bool ckt_decode_zero_end(struct ckt_decoder *d, uint64_t *from, uint64_t 
 	if (buf && fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
 		uint64_t z = ckt_decode_data_end(fd, d->frame_off, (uint64_t)st.st_size); /* the zeros found start here */
 		bool more = z > d->frame_off;
+		ok = !more; /* no data past the frame's start: all a hole (a frame ending on a block) */
 		while (more) {
 			size_t k = z - d->frame_off < chunk ? (size_t)(z - d->frame_off) : chunk;
 			if (pread(fd, buf, k, (off_t)(z - k)) != (ssize_t)k)

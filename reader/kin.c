@@ -282,12 +282,14 @@ static int ckt_kin_scan(const char *dir, const char *prefix, const char *whole, 
 			/* regular files only (a link to a trace would list it twice), not the trace itself,
 			 * written to since its process started (traces of earlier runs are not opened).
 			 * An empty one is listed as unreadable (a child killed between making its file and
-			 * writing the header: before 0.2.57 left out without a word) */
+			 * writing the header: before 0.2.57 left out without a word), unless a process
+			 * still holds it for writing (a child that has not written its header yet) */
 			struct stat sb;
 			if (fstatat(dirfd(dh), de->d_name, &sb, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(sb.st_mode) ||
 			    (sb.st_dev == self->st_dev && sb.st_ino == self->st_ino))
 				continue;
 			uint64_t mtime = (uint64_t)sb.st_mtim.tv_sec * 1000000000ull + (uint64_t)sb.st_mtim.tv_nsec;
+			bool empty = sb.st_size == 0;
 			if (mtime + CKT_KIN_SLACK_NS < start || (pass == 0) != (mtime >= start))
 				continue;
 			if (looks++ >= CKT_KIN_MAX_LOOKS) {
@@ -300,6 +302,10 @@ static int ckt_kin_scan(const char *dir, const char *prefix, const char *whole, 
 				break;
 			}
 			snprintf(path, dl + 1 + len + 1, "%s%s%s", dir, dl && dir[dl - 1] != '/' ? "/" : "", de->d_name);
+			if (empty && ckt_util_being_written(path)) { /* a child starting: its header comes */
+				free(path);
+				continue;
+			}
 			struct ckt_decoder *d = NULL;
 			struct ckt_error err = { 0 };
 			/* not a trace, unreadable: not known to be kin, and said (it may be) */

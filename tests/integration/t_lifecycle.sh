@@ -1321,7 +1321,7 @@ chain!(s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11, s12, s13, s14, s15);
 
 #[repr(C)]
 struct PhdrInfo { addr: usize, name: *const std::ffi::c_char }
-unsafe extern "C" {
+extern "C" {
     fn dl_iterate_phdr(cb: extern "C" fn(*mut PhdrInfo, usize, *mut c_void) -> i32, data: *mut c_void) -> i32;
 }
 // a module walk whose callback allocates (through the locking allocator)
@@ -1352,16 +1352,22 @@ fn main() {
     println!("rslock: done {}", black_box(n) > 0);
 }
 RSEOF
-	rustc_in_make -O -g -o $T/rslock $T/rslock.rs 2>$T/rslock.build
 	rl_got=""
+	# (std::backtrace: rustc 1.65 and later; an older one skips)
+	rustc_in_make -O -g -o $T/rslock $T/rslock.rs 2>$T/rslock.build || rl_got=skip
 	for m in 0 524288; do
+		[ "$rl_got" = skip ] && break
 		for i in 1 2 3; do
 			CUZKTRACE_SAMPLE=$m CUZKTRACE_OUT=$T/rslock.zst timeout -s KILL 60 env LD_PRELOAD=$LIB $T/rslock >$T/rslock.out 2>/dev/null
 			rl_got="$rl_got $?/$(cat $T/rslock.out)/$($REPORT --json $T/rslock.zst 2>&1 >/dev/null | wc -l)"
 		done
 	done
-	expect_eq "Rust: a locking global allocator beside allocating module walks and a displayed backtrace: no hang, 3 runs a mode, each trace read clean" \
-		"$rl_got" "$(for k in 1 2 3 4 5 6; do printf ' 0/rslock: done true/0'; done)"
+	if [ "$rl_got" = skip ]; then
+		echo "  skip Rust locking allocator beside module walks: this rustc cannot build it ($(rustc --version))"
+	else
+		expect_eq "Rust: a locking global allocator beside allocating module walks and a displayed backtrace: no hang, 3 runs a mode, each trace read clean" \
+			"$rl_got" "$(for k in 1 2 3 4 5 6; do printf ' 0/rslock: done true/0'; done)"
+	fi
 else
 	echo "  skip Rust locking allocator beside module walks: no rustc"
 fi

@@ -695,6 +695,23 @@ open(T + "/lastcut.off", "w").write("%d\n" % len(b"".join(data[:-1])))
 open(T + "/zerotail.zst", "wb").write(b"".join(data[:-1]) + bytes(70000))
 open(T + "/zerotail.off", "w").write("%d\n" % len(b"".join(data[:-1])))
 open(T + "/zeroend.zst", "wb").write(b"".join(data) + bytes(4096))
+# ... the same trace with its last frame (the END record) made of raw blocks, empty ones to
+# pad, so that it ends on a 4 KiB boundary, then a hole: the file system knows no data past
+# it (before the fix of 0.2.57's hole skipping: refused as corrupt)
+def raw_blocks_to(prefix, content, align):
+    hdr = b"\x28\xb5\x2f\xfd\x00\x00"  # magic, no checksum or size, a 1 KiB window
+    m = ((-(len(prefix) + len(hdr) + len(content))) * 2731) % align  # 3 m = the pad (2731 = 1/3 mod 4096)
+    while m < len(content):
+        m += align
+    sizes = [1] * len(content) + [0] * (m - len(content))
+    out, at = bytearray(hdr), 0
+    for i, n in enumerate(sizes):
+        out += ((n << 3) | (i == len(sizes) - 1)).to_bytes(3, "little") + content[at:at + n]
+        at += n
+    assert (len(prefix) + len(out)) % align == 0
+    return bytes(out)
+head_and_body = b"".join(data[:-1])
+open(T + "/zeroalign.zst", "wb").write(head_and_body + raw_blocks_to(head_and_body, fr[-1], 4096))
 open(T + "/zeromid.zst", "wb").write(b"".join(data[:2]) + bytes(100) + b"".join(data[2:]))
 # zeros from inside the last frame (its first half written): that frame is dropped
 open(T + "/zerocut.zst", "wb").write(b"".join(data[:-1]) + data[-1][:len(data[-1]) // 2] + bytes(5000))
@@ -937,6 +954,10 @@ PYEOF
 	done
 	report_status zeroend "reader: zero bytes after the end record: the whole trace, one line that says they are zeros" \
 		"0/cuzktrace-report: warning: '$T/zeroend.zst': 4096 zero bytes after the end record are not read (a preallocated file, or writes lost in a crash)"
+	# ... a trace ending on a 4 KiB boundary, then a hole of 1 MiB: the same line
+	truncate -s +1M $T/zeroalign.zst
+	report_status zeroalign "reader: a trace ending on a 4 KiB boundary, then a hole: the whole trace, one line that says they are zeros" \
+		"0/cuzktrace-report: warning: '$T/zeroalign.zst': 1048576 zero bytes after the end record are not read (a preallocated file, or writes lost in a crash)"
 	# ... and 20 GiB of a hole past them (truncate -s, as a preallocated file may be): the
 	# same line at once (since 0.2.57 the hole is skipped; its zeros were read a MiB at a time,
 	# minutes)
