@@ -1236,6 +1236,31 @@ PYEOF
 )" "0 6400000 True"
 fi
 
+# 100,000 threads of one id (each ended before the next began) that push and pop a phase: the
+# reader keeps one phase stack for the id (since 0.2.57; an entry for each thread ever seen,
+# 69 MB, where a real program reuses ids past pid_max: 121 MB for 120,000 threads)
+if command -v zstd >/dev/null 2>&1; then
+	PYTHONPATH=tests/integration $PY - $T/thrphase.zst <<'PYEOF'
+import sys
+from rows import *
+body = bytearray(bytes([FRAME]) + uv(0) + uv(0) + phase_def(1, b"work"))
+for k in range(100000):
+    t = 1000 * (k + 1)  # push at t, pop 10 ns later, the thread's end 10 ns after
+    body += bytes([THREAD]) + uv(5) + bytes([PHASE]) + sv(t) + uv(0) + uv(1) + bytes([PHASE]) + sv(10) + uv(1) + uv(1)
+    body += bytes([0x07]) + uv(t + 20) + uv(5)  # THREAD_EXIT
+body += bytes([SYNC]) + uv(1000 * 100001) + bytes([END]) + uv(1000 * 100001 + 10) + uv(0) + uv(1) + uv(0)
+open(sys.argv[1], "wb").write(z(header((b"tracer_version", b"0.2.57"), version=8)) + z(row_frame(bytes(body), 8)))
+PYEOF
+	expect_eq "reader: 100,000 threads of one id pushing a phase: the phase active 100,000 x 10 ns, reader max RSS under 40 MiB" \
+		"$($PY - $REPORT $T/thrphase.zst <<'PYEOF'
+import resource, subprocess, sys
+out = subprocess.run([sys.argv[1], "--jobs", "1", sys.argv[2]], capture_output=True, text=True)
+rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # KiB
+print(out.returncode, [l.split()[1] for l in out.stdout.splitlines() if l.startswith("work ")], rss < 40 * 1024)
+PYEOF
+)" "0 ['0.001000'] True"
+fi
+
 # 300,000 heap blocks at addresses chosen to collide in the reader's hash tables without a key
 # (60,000 took 3.8 s, quadratic): the key is random per run, so they spread
 if command -v zstd >/dev/null 2>&1; then
