@@ -593,16 +593,19 @@ void ckt_modules_after_fork_child(void)
 }
 
 /* A program's call waits for the captures' calls under way (its own thread has none: see
- * above). Spins 100 times, then sleeps 20 us a round; 1 s at most by the clock. A count that
- * never comes down (a capture left by longjmp; a child made by a raw clone or _Fork, which runs
- * no fork handler, with a capture of its parent's under way) then costs one wait and the line,
- * and the program's calls wait no more. (Not reset by a pid that differs: a child made with
- * CLONE_VM, as vfork and posix_spawn make them, shares the parent's counts.) */
-static void wait_captures(void)
+ * above). Spins 100 times, then sleeps 20 us a round; 1 s at most of its own waiting: each
+ * round counts the time it took up to 100 us, so a process stopped meanwhile (Ctrl-Z, a
+ * debugger) does not pass the bound at once (by the clock it did, and turned the waits off: the
+ * hang came back). A count that never comes down (a capture left by longjmp) then costs one
+ * wait and the line, and the program's calls wait no more. A child with memory of its own
+ * (made by a raw clone or _Fork, which run no fork handler, while a capture of its parent's was
+ * under way) has the parent's counts: its own are none (kcmp tells; not by the pid alone: a
+ * CLONE_VM child, as vfork and posix_spawn make them, shares the parent's counts). */
+static void wait_captures(const struct ckt_tls *t)
 {
 	if (atomic_load_explicit(&phdr_nowait, memory_order_relaxed))
 		return;
-	uint64_t deadline = 0;
+	uint64_t waited = 0, last = 0;
 	for (unsigned spin = 0; atomic_load(&phdr_cap_in) > 0; spin++) {
 		if (spin < 100) {
 #if defined(__x86_64__) || defined(__i386__)
@@ -611,9 +614,16 @@ static void wait_captures(void)
 			continue;
 		}
 		uint64_t now = ckt_clock_raw();
-		if (!deadline) {
-			deadline = now + 1000000000ull;
-		} else if (now >= deadline) {
+		if (last)
+			waited += now - last < 100000 ? now - last : 100000;
+		last = now;
+		if (spin == 150 && ckt_writer_pid() && getpid() != ckt_writer_pid() &&
+		    ckt_thread_child_memory() == CKT_CHILD_OWN) {
+			atomic_store(&phdr_cap_in, 0);
+			atomic_store(&phdr_prog_in, t->phdr_prog); /* this call's, counted */
+			return;
+		}
+		if (waited >= 1000000000ull) {
 			if (!atomic_exchange(&phdr_nowait, 1))
 				ckt_log("warning: a stack capture's look at the loaded objects did not end "
 					"in 1 s; the program's dl_iterate_phdr calls no longer wait for the "
@@ -723,6 +733,6 @@ CKT_EXPORT int dl_iterate_phdr(phdr_cb *cb, void *data)
 	atomic_signal_fence(memory_order_seq_cst);
 	atomic_fetch_add(&phdr_prog_in, 1);
 	c.kind = 2;
-	wait_captures();
+	wait_captures(t);
 	return r(cb, data);
 }

@@ -295,9 +295,10 @@ static void ckt_phases_on_phase(void *ctx, uint64_t ts, uint64_t tid, unsigned o
 {
 	struct ckt_phases *p = ctx;
 	/* without --by thread, a thread's phase stack is kept by its id alone: a later thread of a
-	 * reused id takes the entry of the one before, which popped its phases as it ended (before
-	 * 0.2.57 an entry per thread ever started: 0.8 KiB each, 121 MB for 120,000 threads that
-	 * pushed a phase, with ids reused past 32,768) */
+	 * reused id takes the entry of the one before, whose end popped its phases (the tracer's
+	 * exit hook; pushes one left, a raw exit's, stay below the later thread's, which pops its
+	 * own: LIFO). Before 0.2.57 an entry per thread started (up to 65,536 an id): 121 MB for
+	 * 120,000 threads that pushed a phase, with ids reused past 32,768 */
 	struct ckt_pthread *t = ckt_phases_thread(p, p->by_thread ? tid : tid & 0xffffffffu);
 	long i = ckt_phases_index(p, id);
 	if (!t || i < 0) {

@@ -1237,8 +1237,8 @@ PYEOF
 fi
 
 # 100,000 threads of one id (each ended before the next began) that push and pop a phase: the
-# reader keeps one phase stack for the id (since 0.2.57; an entry for each thread ever seen,
-# 69 MB, where a real program reuses ids past pid_max: 121 MB for 120,000 threads)
+# reader keeps one phase stack for the id (since 0.2.57; an entry for each thread, up to
+# 65,536 an id: 69 MB; a real program that reuses ids past pid_max: 121 MB for 120,000 threads)
 if command -v zstd >/dev/null 2>&1; then
 	PYTHONPATH=tests/integration $PY - $T/thrphase.zst <<'PYEOF'
 import sys
