@@ -417,8 +417,13 @@ uint32_t ckt_modules_check(void)
 	struct build b = {s->bytes, s->bytes, s->bytes + cap, 0, k};
 	dl_iterate_phdr(add_module, &b);
 	s->len = (size_t)(b.p - b.buf);
+	if (b.overflow && !atomic_exchange(&said_big, 1)) {
+		ckt_log("warning: the module map exceeds 256 KiB; frames of the modules left out show "
+			"as addresses", NULL, NULL, NULL);
+		ckt_writer_limit_reached(CKT_LIMIT_MODULES);
+	}
 	ckt_mutex_take(&maps_lock);
-	/* a seqlock's writer: odd, a release fence before the entries' stores, even by a release
+	/* the objects for unwind_lookup: a seqlock's writer: odd, a release fence before the entries' stores, even by a release
 	 * store after them. Two maps taken at once publish the later walk (its counts are
 	 * higher), whichever comes here last */
 	if (k && !k->over && ((atomic_load_explicit(&known_seq, memory_order_relaxed) & 1) ||
@@ -431,20 +436,13 @@ uint32_t ckt_modules_check(void)
 		memcpy(known_now.obj, k->obj, k->n * sizeof(k->obj[0]));
 		atomic_store_explicit(&known_seq, q + 1, memory_order_release);
 	} /* (no memory, too many objects: the last set stays; its entries are checked one by one) */
-	ckt_mutex_give(&maps_lock);
-	ckt_big_free(k);
-	if (b.overflow && !atomic_exchange(&said_big, 1)) {
-		ckt_log("warning: the module map exceeds 256 KiB; frames of the modules left out show "
-			"as addresses", NULL, NULL, NULL);
-		ckt_writer_limit_reached(CKT_LIMIT_MODULES);
-	}
-	/* numbered and queued in one step (not under the loader's lock): a map numbered N is on
-	 * the writer's list before any stack can be told to follow it */
-	ckt_mutex_take(&maps_lock);
+	/* the map numbered and queued in one step (not under the loader's lock): a map numbered N
+	 * is on the writer's list before any stack can be told to follow it */
 	uint32_t map = s->map = atomic_load(&maps_taken) + 1;
 	ckt_aux_push(s);
 	atomic_store(&maps_taken, map);
 	ckt_mutex_give(&maps_lock);
+	ckt_big_free(k);
 	return map;
 }
 
@@ -658,11 +656,10 @@ static int unwind_lookup(phdr_cb *cb, void *data)
 	unsigned q = atomic_load_explicit(&known_seq, memory_order_acquire);
 	if (q & 1)
 		return 0;
-	uint32_t n = known_now.n, j = 0;
-	while (j < n && j < KNOWN_MAX &&
-	       (known_now.obj[j].addr != addr || known_now.obj[j].name != name || known_now.obj[j].eh != eh))
+	uint32_t n = known_now.n < KNOWN_MAX ? known_now.n : KNOWN_MAX, j = 0;
+	while (j < n && (known_now.obj[j].addr != addr || known_now.obj[j].name != name || known_now.obj[j].eh != eh))
 		j++;
-	if (j >= n || j >= KNOWN_MAX)
+	if (j == n)
 		return 0;
 	memcpy(&o, &known_now.obj[j], sizeof(o));
 	atomic_thread_fence(memory_order_acquire);

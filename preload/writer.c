@@ -2795,10 +2795,6 @@ static void await_tids_gone(pid_t wr, pid_t rss)
 		ckt_nap(100000);
 }
 
-/* An exec that finished the trace (without joining the tracer's threads) failed: the process
- * goes on, and the threads, ending, can still be in its thread group for a moment, where a
- * call that needs a single-threaded process (unshare of a user namespace) failed with EINVAL
- * right after (the join had waited for them). */
 static _Atomic pid_t ending_wr, ending_rss; /* the helpers' ids as an exec finished the trace */
 
 /* The helpers' ids, taken before the trace is finished for an exec: a helper that ends clears
@@ -2814,6 +2810,10 @@ void ckt_writer_note_helpers(void)
 	atomic_store(&ending_rss, atomic_load(&ckt_rss_tid));
 }
 
+/* An exec that finished the trace (without joining the tracer's threads) failed: the process
+ * goes on, and the threads, ending, can still be in its thread group for a moment, where a
+ * call that needs a single-threaded process (unshare of a user namespace) failed with EINVAL
+ * right after (the join had waited for them). */
 void ckt_writer_await_helpers_gone(void)
 {
 	await_tids_gone(atomic_load(&ending_wr), atomic_load(&ending_rss));

@@ -155,13 +155,6 @@ static uint64_t ckt_decode_frame_after(struct ckt_decoder *d, uint64_t lo, uint6
 	return found;
 }
 
-/* Zero bytes the file ends in: what a file system that lost the last writes of a crash leaves
- * (the size was updated, the data never written), or a file preallocated with fallocate. In a
- * regular file: true when it ends in some, *from = where they start (d->frame_off at the
- * lowest: the run is looked for back to the current frame's start only) and *end = its size.
- * Other input (a pipe): true when every byte from d->frame_off on is zero (they are read to
- * the end; zstd took no more than a frame header before it failed, and the frame's start must
- * still be in the buffer), *from = d->frame_off. Reads 1 MiB at a time. */
 /* The end of the file's last data past `from` (its size where the file system cannot tell):
  * a hole reads as zeros, so the scan for zeros at the end starts there. A trace extended
  * with `truncate -s 20G`, or preallocated, was read through its zeros a MiB at a time (5 s a
@@ -183,6 +176,13 @@ static uint64_t ckt_decode_data_end(int fd, uint64_t from, uint64_t size)
 	return (uint64_t)at < size ? size : end;
 }
 
+/* Zero bytes the file ends in: what a file system that lost the last writes of a crash leaves
+ * (the size was updated, the data never written), or a file preallocated with fallocate. In a
+ * regular file: true when it ends in some, *from = where they start (d->frame_off at the
+ * lowest: the run is looked for back to the current frame's start only) and *end = its size.
+ * Other input (a pipe): true when every byte from d->frame_off on is zero (they are read to
+ * the end; zstd took no more than a frame header before it failed, and the frame's start must
+ * still be in the buffer), *from = d->frame_off. Reads 1 MiB at a time. */
 static bool ckt_decode_zero_end(struct ckt_decoder *d, uint64_t *from, uint64_t *end)
 {
 	struct stat st;

@@ -191,12 +191,13 @@ static int ckt_kin_cmp(const void *pa, const void *pb)
 	return strcmp(a->path, b->path);
 }
 
-/* Adds path, which could not be read as a trace (why), to out->bad. 0 or CKT_ENOMEM. */
+/* out->bad's order: by path */
 static int ckt_kin_bad_cmp(const void *a, const void *b)
 {
 	return strcmp(((const struct ckt_kin_bad *)a)->path, ((const struct ckt_kin_bad *)b)->path);
 }
 
+/* Adds path, which could not be read as a trace (why), to out->bad. 0 or CKT_ENOMEM. */
 static int ckt_kin_bad(struct ckt_kin_list *out, const char *path, const char *why)
 {
 	struct ckt_kin_bad *v = realloc(out->bad, (out->n_bad + 1) * sizeof(*v));
