@@ -565,20 +565,33 @@ static char *ckt_phases_strndup(const uint8_t *s, size_t n)
 	return c;
 }
 
-/* A program's name for a phase or a thread, malloc'd: as it is, except the label the report
- * gives what has none ("(none)" for bytes of no phase, "(unnamed)" for a thread without a
- * name), which a program may give too: then quoted ("\"(none)\""), as an empty name shows as
- * "" (its rows read as the no-phase ones, and JSON tools keyed by name merged them) */
+/* Whether s is the label the report gives what has none ("(none)" for bytes of no phase,
+ * "(unnamed)" for a thread without a name) in k >= 0 pairs of quotes. */
+static bool ckt_phases_is_label(const uint8_t *s, size_t n, const char *label)
+{
+	size_t ll = strlen(label), k = n >= ll ? (n - ll) / 2 : 0;
+	if (n < ll || (n - ll) % 2)
+		return false;
+	for (size_t i = 0; i < k; i++)
+		if (s[i] != '"' || s[n - 1 - i] != '"')
+			return false;
+	return memcmp(s + k, label, ll) == 0;
+}
+
+/* A program's name for a phase or a thread, malloc'd: as it is, except the label, which a
+ * program may give too: then quoted ("\"(none)\""), as an empty name shows as "" (its rows read
+ * as the no-phase ones, and JSON tools keyed by name merged them). A name that is the label in
+ * quotes already gets one pair more ("\"(none)\"" reads ""(none)""; before 0.2.58 it read as the
+ * quoted label, two phases under one name), so no two names read alike. */
 static char *ckt_phases_own_name(const uint8_t *s, size_t n, const char *label)
 {
-	size_t ll = strlen(label);
-	if (n != ll || memcmp(s, label, ll) != 0)
+	if (!ckt_phases_is_label(s, n, label))
 		return ckt_phases_strndup(s, n);
-	char *q = malloc(ll + 3);
+	char *q = malloc(n + 3);
 	if (q) {
 		q[0] = '"';
-		memcpy(q + 1, label, ll);
-		memcpy(q + 1 + ll, "\"", 2);
+		memcpy(q + 1, s, n);
+		memcpy(q + 1 + n, "\"", 2);
 	}
 	return q;
 }
@@ -864,17 +877,19 @@ int ckt_phases_csv_close(struct ckt_phases *p, bool ok)
 
 bool ckt_phases_defined(const struct ckt_phases *p, const char *name, size_t len)
 {
-	/* a phase named "(none)" is kept quoted (ckt_phases_own_name), apart from the row of no
-	 * phase: a rule of that name that matched read as one that matched nothing (0.2.49) */
-	if (len == 6 && memcmp(name, "(none)", 6) == 0) {
-		name = "\"(none)\"";
-		len = 8;
-	}
-	for (size_t i = 0; i < p->n_ph; i++)
-		if (p->ph[i].id != UINT64_MAX && p->ph[i].name && strlen(p->ph[i].name) == len &&
-		    memcmp(p->ph[i].name, name, len) == 0)
-			return true;
-	return false;
+	/* a phase named "(none)" (or that in quotes) is kept quoted (ckt_phases_own_name), apart
+	 * from the row of no phase: a rule of that name that matched read as one that matched
+	 * nothing (0.2.49) */
+	char *own = ckt_phases_own_name((const uint8_t *)name, len, "(none)");
+	if (!own)
+		return true; /* out of memory: no warning rather than a wrong one */
+	len = strlen(own);
+	bool found = false;
+	for (size_t i = 0; i < p->n_ph && !found; i++)
+		found = p->ph[i].id != UINT64_MAX && p->ph[i].name && strlen(p->ph[i].name) == len &&
+			memcmp(p->ph[i].name, own, len) == 0;
+	free(own);
+	return found;
 }
 
 bool ckt_phases_any(const struct ckt_phases *p)

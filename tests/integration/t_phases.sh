@@ -1063,11 +1063,13 @@ expect_eq "a push of NULL on a thread with nothing pushed: the process-wide phas
 	"0/2/[('load', 1000000), ('prove', 5000000)]"
 # a program's phase named "(none)" and thread named "(unnamed)", the report's own labels for
 # bytes of no phase and a thread without a name, show quoted (since 0.2.36: two rows of one
-# label, which tools keyed by name merged); the no-phase bytes: 14,000 and glibc's own
+# label, which tools keyed by name merged); those names in quotes get one pair more (since
+# 0.2.58: the phase "\"(none)\"" read as the program's "(none)", two rows of one name in JSON);
+# the no-phase bytes: 14,000 and glibc's own
 CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/pnlab.zst traced pnlab $P/phasenames labels
-expect_eq "phase \"(none)\" and thread \"(unnamed)\" of the program's: quoted in JSON and text, apart from the report's labels" \
+expect_eq "phase \"(none)\" and thread \"(unnamed)\" of the program's: quoted in JSON and text, apart from the report's labels; those names in quotes quoted once more" \
 	"$($REPORT --json --by thread $T/pnlab.zst 2>/dev/null | $PY -c 'import json,sys; d = json.load(sys.stdin); q = lambda n, b: (n, b if n != "(none)" else b >= 14000); print([q(p["name"], p["allocated_bytes"]) for p in d["phases"]], [q(p["phase"], p["bytes"]) for p in d["peak_heap"]["by_phase"]], [(g["name"], g["allocated_bytes"]) for g in d["thread_groups"] if g["name"] != "phasenames"])')/$($REPORT $T/pnlab.zst 2>/dev/null | grep -c '^  "(none)"  *1000 B ')" \
-	"[('\"(none)\"', 1000), ('(none)', True)] [('(none)', True), ('\"(none)\"', 1000)] [('\"(unnamed)\"', 8000)]/2"
+	"[('\"(none)\"', 1000), ('\"\"(none)\"\"', 1500), ('(none)', True)] [('(none)', True), ('\"\"(none)\"\"', 1500), ('\"(none)\"', 1000)] [('\"(unnamed)\"', 8000), ('\"\"(unnamed)\"\"', 6000)]/2"
 # a phase named "" in the timeline CSV's active_phases is `""` (a quoted cell), as in the text:
 # its cell was empty, as with no phase active (since 0.2.36); without RSS samples the sites
 # CSV's bytes_at_peak_rss cells are empty, as JSON's null (they read 0)

@@ -12,7 +12,9 @@
  *                     already (since 0.2.42; it kept two, and only 4,093 of the names fitted)
  *   phasenames labels a phase named "(none)" (1,000 bytes) beside bytes of no phase (2,000),
  *                     on a thread named "(unnamed)" (8,000) beside an unnamed one (4,000):
- *                     the report's own labels, which a program may give too; all held
+ *                     the report's own labels, which a program may give too; then those
+ *                     names in quotes: a phase "\"(none)\"" (1,500), a thread "\"(unnamed)\""
+ *                     (6,000); all held
  *   phasenames empty  a phase named "" pushed for 50 ms around a block of 3,000 bytes (held)
  *   phasenames plus   names that hold '+': "fft+msm" begun (process-wide), then "C++", "q\"+x"
  *                     and "plain" pushed, for 50 ms around a block of 4,000 bytes (held): the
@@ -71,9 +73,10 @@ static void *volatile keep[5001];
 
 static void *labels_thread(void *named)
 {
-	if (named)
-		pthread_setname_np(pthread_self(), "(unnamed)");
-	keep[named ? 3 : 2] = malloc(named ? 8000 : 4000);
+	int k = named ? *(int *)named : 0;
+	if (k)
+		pthread_setname_np(pthread_self(), k == 1 ? "(unnamed)" : "\"(unnamed)\"");
+	keep[2 + k] = malloc(k == 0 ? 4000 : k == 1 ? 8000 : 6000);
 	return NULL;
 }
 
@@ -167,9 +170,12 @@ int main(int argc, char **argv)
 		keep[0] = malloc(1000);
 		cuzktrace_phase_pop();
 		keep[1] = malloc(2000);
-		for (int named = 0; named < 2; named++) {
+		cuzktrace_phase_push("\"(none)\"");
+		keep[5] = malloc(1500);
+		cuzktrace_phase_pop();
+		for (int named = 0; named < 3; named++) {
 			pthread_t t;
-			if (pthread_create(&t, NULL, labels_thread, named ? &t : NULL) != 0 || pthread_join(t, NULL) != 0)
+			if (pthread_create(&t, NULL, labels_thread, named ? &named : NULL) != 0 || pthread_join(t, NULL) != 0)
 				return 1;
 		}
 		return 0;
