@@ -1183,6 +1183,62 @@ static char *ckt_sym_args_form(const char *s, size_t n)
 	return o;
 }
 
+/* A demangled C++ name as DWARF's short names write it: without ABI tags
+ * ("app::make_string[abi:cxx11]" is "app::make_string": clang's -gline-tables-only names the
+ * function "make_string", and its symbol's full name was not taken). In place. */
+static void ckt_sym_cxx_plain_form(char *n)
+{
+	char *w = n;
+	for (const char *r = n; *r;) {
+		if (strncmp(r, "[abi:", 5) == 0) {
+			const char *e = strchr(r, ']');
+			if (e) {
+				r = e + 1;
+				continue;
+			}
+		}
+		*w++ = *r++;
+	}
+	*w = 0;
+}
+
+/* A conversion operator's type as its last name without arguments: "std::vector<int, ...>"
+ * and "vector<int>" are "vector" (t[0..*len) of t). */
+static const char *ckt_sym_conversion_type(const char *t, size_t *len)
+{
+	size_t l = ckt_util_sans_generics(t, strlen(t));
+	const char *last = t;
+	int depth = 0;
+	for (size_t i = 0; i < l; i++) {
+		if (t[i] == '<')
+			depth++;
+		else if (t[i] == '>' && depth > 0)
+			depth--;
+		else if (depth == 0 && t[i] == ':' && i + 1 < l && t[i + 1] == ':')
+			last = t + i + 2;
+	}
+	*len = l - (size_t)(last - t);
+	return last;
+}
+
+/* Whether demangled C++ name n ("app::Buf::operator std::vector<int, ...>") is the
+ * conversion operator DWARF names plain ("operator vector", clang's -gline-tables-only;
+ * "operator std::vector<int>"): the same type by its last name. */
+static bool ckt_sym_conversion_agrees(const char *n, const char *plain)
+{
+	const char *op = NULL;
+	if (strncmp(plain, "operator ", 9) != 0)
+		return false;
+	for (const char *p = strstr(n, "operator "); p; p = strstr(p + 1, "operator "))
+		if (p == n || (p >= n + 2 && p[-1] == ':' && p[-2] == ':'))
+			op = p;
+	if (!op)
+		return false;
+	size_t la, lb;
+	const char *a = ckt_sym_conversion_type(op + 9, &la), *b = ckt_sym_conversion_type(plain + 9, &lb);
+	return la > 0 && la == lb && memcmp(a, b, la) == 0;
+}
+
 /* n[0..ln) is plain[0..lp) after a path ("a::b::plain") */
 static bool ckt_sym_ends_with_path(const char *n, size_t ln, const char *plain, size_t lp)
 {
@@ -1205,10 +1261,13 @@ static bool ckt_sym_names_agree(const char *symbol, const char *plain, bool exac
 	char *dm = NULL;
 	if (symbol[0] == '_' && (symbol[1] == 'Z' || symbol[1] == 'R'))
 		dm = ckt_sym_demangle(symbol, DMGL_ANSI | DMGL_AUTO);
+	if (dm && symbol[1] == 'Z')
+		ckt_sym_cxx_plain_form(dm);
 	const char *n = dm ? dm : symbol;
 	size_t ln = strlen(n), lp = strlen(plain);
 	bool same = strcmp(n, plain) == 0 ||
-		    (!exact && ln > lp + 2 && strcmp(n + ln - lp, plain) == 0 && memcmp(n + ln - lp - 2, "::", 2) == 0);
+		    (!exact && ln > lp + 2 && strcmp(n + ln - lp, plain) == 0 && memcmp(n + ln - lp - 2, "::", 2) == 0) ||
+		    (!exact && dm && symbol[1] == 'Z' && ckt_sym_conversion_agrees(n, plain));
 	if (!same && !exact && dm && ckt_sym_rust_symbol(symbol)) {
 		const char *last = ckt_sym_last_component(n);
 		if (last != n && ckt_sym_body_agrees(last, plain)) {
@@ -2547,7 +2606,8 @@ static void ckt_sym_split_lost(struct ckt_sym *s, struct ckt_sym_module *m, Dwar
 	int n = snprintf(dwp, sizeof(dwp), "%s.dwp", m->path);
 	bool pkg = n > 0 && (size_t)n < sizeof(dwp) && access(dwp, R_OK) == 0;
 	ckt_sym_warn(s, "the debug information of '%s' is split out (split DWARF), and %s was not found%s%s%s: "
-		     "its frames are shown without inlined functions, by their symbols' names", m->path, want,
+		     "its frames are shown without inlined functions, by their symbols' names, and a site may be "
+		     "library code inlined into its functions", m->path, want,
 		     pkg ? "; the package '" : "", pkg ? dwp : "", pkg ? "' beside it is not read by this libdw" : "");
 }
 
@@ -3079,6 +3139,41 @@ static int ckt_sym_symtab(struct ckt_sym *s, struct ckt_sym_module *m, uint64_t 
  * Rust's RawVec growth or C++'s containers, is the program's function) or at all (no symbol
  * table either: every frame module+offset). Libraries without debug information (a distribution's, most often) are not
  * said: their frames are rarely sites. */
+/* What an ELF file's sections say of its symbols and debug information: *symtab when it has
+ * a symbol table (SHT_SYMTAB), *zstd when a .debug_ section is compressed with zstd
+ * (ELFCOMPRESS_ZSTD: `ld --compress-debug-sections=zstd`), which libdw before 0.189 cannot
+ * read (its frames read as those of a program with no debug information at all). */
+static void ckt_sym_elf_kinds(Elf *elf, bool *symtab, bool *zstd)
+{
+	size_t shstr = 0;
+	bool names = elf_getshdrstrndx(elf, &shstr) == 0;
+	for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type == SHT_SYMTAB)
+			*symtab = true;
+		const char *nm = names ? elf_strptr(elf, shstr, sh.sh_name) : NULL;
+		GElf_Chdr ch;
+		if ((sh.sh_flags & SHF_COMPRESSED) && nm && strncmp(nm, ".debug_", 7) == 0 &&
+		    gelf_getchdr(scn, &ch) && ch.ch_type == 2 /* ELFCOMPRESS_ZSTD */)
+			*zstd = true;
+	}
+}
+
+/* ckt_sym_elf_kinds of the file at path */
+static void ckt_sym_file_kinds(const char *path, bool *symtab, bool *zstd)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
+	if (elf) {
+		ckt_sym_elf_kinds(elf, symtab, zstd);
+		elf_end(elf);
+	}
+	if (fd >= 0)
+		close(fd);
+}
+
 static void ckt_sym_nodebug(struct ckt_sym *s, struct ckt_sym_module *m)
 {
 	m->nodebug_said = true;
@@ -3093,11 +3188,8 @@ static void ckt_sym_nodebug(struct ckt_sym *s, struct ckt_sym_module *m)
 	Elf *elf = dwfl_module_getelf(m->mod, &bias);
 	if (!elf)
 		return;
-	bool symtab = false;
-	for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn && !symtab; scn = elf_nextscn(elf, scn)) {
-		GElf_Shdr sh;
-		symtab = gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB;
-	}
+	bool symtab = false, zstd = false, zstd_link = false;
+	ckt_sym_elf_kinds(elf, &symtab, &zstd);
 	GElf_Word crc;
 	const char *link = dwelf_elf_gnu_debuglink(elf, &crc);
 	char named[2 * PATH_MAX + 160] = "";
@@ -3132,15 +3224,25 @@ static void ckt_sym_nodebug(struct ckt_sym *s, struct ckt_sym_module *m)
 			else if ((GElf_Word)sum != crc)
 				snprintf(named, sizeof(named), " (its debug link names '%.*s', and '%.*s' is another build's: "
 					 "its checksum is not the one the link records)", NAME_MAX, link, PATH_MAX, cand);
-			else
+			else /* libdwfl takes the linked file's symbol table where the program has none */
+				ckt_sym_file_kinds(cand, &symtab, &zstd_link);
+			if (got >= 0 && (GElf_Word)sum == crc && !zstd_link)
 				snprintf(named, sizeof(named), " (its debug link names '%.*s', and '%.*s' holds none either)",
 					 NAME_MAX, link, PATH_MAX, cand);
+			else if (got >= 0 && (GElf_Word)sum == crc)
+				snprintf(named, sizeof(named), " in '%.*s', which its debug link names,", PATH_MAX, cand);
 		} else {
 			snprintf(named, sizeof(named), " (its debug link names '%.*s', found neither beside it, in .debug/ "
 				 "there nor under /usr/lib/debug)", NAME_MAX, link);
 		}
 	}
-	if (symtab)
+	if (zstd || zstd_link) /* since 0.2.58 (it read "has no debug information (built without it...)") */
+		ckt_sym_warn(s, "'%s' has its debug information%s compressed with zstd, which libdw %s cannot "
+			     "read: its frames are shown %s (decompress it with objcopy --decompress-debug-sections, "
+			     "or link without --compress-debug-sections=zstd)", m->path, zstd_link ? named : "",
+			     dwfl_version(NULL), symtab ? "without file:line and without inlined functions, and a site "
+			     "may be library code inlined into its functions" : "as module+offset");
+	else if (symtab)
 		ckt_sym_warn(s, "'%s' has no debug information%s: its frames are shown without file:line and "
 			     "without inlined functions, and a site may be library code inlined into its functions "
 			     "(build with -g, or Cargo's debug = \"line-tables-only\")", m->path,

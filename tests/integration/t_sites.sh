@@ -282,6 +282,43 @@ $REPORT --json --phase-rule 'witness=*Witness::fill*' $T/sn.zst >$T/snr.json 2>/
 expect_eq "sites: a --phase-rule on Witness::fill takes its 1,000,000 bytes" \
 	"$($PY -c 'import json,sys; d=json.load(open(sys.argv[1])); print([p["at_peak_heap_bytes"] for p in d["phases"] if p["name"] == "witness"])' $T/snr.json)" "[1000000]"
 
+# clang's -gline-tables-only names a function by its last name alone; the symbol's full name is
+# taken where it agrees: also a function with an ABI tag ("make_string[abi:cxx11]") and a
+# conversion operator ("operator vector" in DWARF, "operator std::vector<int, ...>" in the
+# symbol), which kept DWARF's short names before 0.2.58 (a --phase-rule on app::* missed them)
+if command -v clang++ >/dev/null 2>&1; then
+	cat >$T/ltname.cc <<'CCEOF'
+#include <string>
+#include <vector>
+#include <cstdio>
+namespace app {
+__attribute__((noinline)) std::string *make_string(size_t n) { return new std::string(n, 'x'); }
+struct Buf {
+	__attribute__((noinline)) operator std::vector<int>() const { std::vector<int> v(123456); return v; }
+};
+}
+int main()
+{
+	std::string *s = app::make_string(600000);
+	app::Buf b;
+	std::vector<int> v = b;
+	std::printf("%zu %zu\n", s->size(), v.size());
+	return 0;
+}
+CCEOF
+	if clang++ -O2 -gline-tables-only -o $T/ltname $T/ltname.cc 2>/dev/null; then
+		CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/ltname.zst traced ltname $T/ltname
+		$REPORT --json $T/ltname.zst >$T/ltname.json 2>/dev/null
+		expect_eq "sites: clang -gline-tables-only, an ABI-tagged function and a conversion operator by the symbol's full names" \
+			"$(site_get $T/ltname.json sites_at_peak_heap '^app::make_string\[abi:cxx11\]\(unsigned long\) \(.*ltname\.cc:5\)$' bytes)/$(site_get $T/ltname.json sites_at_peak_heap '^app::Buf::operator std::vector<int, std::allocator<int> >\(\) const \(.*ltname\.cc:7\)$' bytes)" \
+			"600033/493824"
+	else
+		echo "  skip sites: clang -gline-tables-only names: clang++ cannot build the test program"
+	fi
+else
+	echo "  skip sites: clang -gline-tables-only names: no clang++"
+fi
+
 # One site through several call stacks (tests/sites/sites_paths.c): the stack shown follows the
 # callers holding the most (f1's 3,000,000 bytes from three lines of main, not f2's single
 # stack of 2,000,000, which was shown before), with the bytes through each caller; stacks that
@@ -430,6 +467,34 @@ CUZKTRACE_OUT=$T/dlinkp2.zst traced dlinkp2 $T/dlink/p2
 $REPORT --json $T/dlinkp2.zst >/dev/null 2>$T/dlink4.rerr
 expect_eq "sites: debug link naming the right build's file, which holds no debug information: said so" "$(cat $T/dlink4.rerr)" \
 	"cuzktrace-report: warning: '$T/dlink/p2' has no debug information (its debug link names 'p2.debug', and '$T/dlink/p2.debug' holds none either): its frames are shown without file:line and without inlined functions, and a site may be library code inlined into its functions (build with -g, or Cargo's debug = \"line-tables-only\")"
+# a program stripped of everything whose debug link names a copy with its symbol table and no
+# debug information: its frames are named by that table, and the line says so (before 0.2.58
+# "no debug information and no symbol table ... module+offset", the program alone looked at)
+cp $S/sites_paths $T/dlink/p3 && objcopy --strip-debug $T/dlink/p3 $T/dlink/p3.debug && objcopy --strip-all $T/dlink/p3 &&
+	objcopy --add-gnu-debuglink=$T/dlink/p3.debug $T/dlink/p3
+CUZKTRACE_OUT=$T/dlinkp3.zst traced dlinkp3 $T/dlink/p3
+$REPORT --json $T/dlinkp3.zst >$T/dlinkp3.json 2>$T/dlink5.rerr
+expect_eq "sites: debug link naming a file with a symbol table and no debug information: frames named, said so" \
+	"$(cat $T/dlink5.rerr)/$(site_get $T/dlinkp3.json sites_at_peak_heap '^helper \(p3\+0x[0-9a-f]+\)$' bytes)" \
+	"cuzktrace-report: warning: '$T/dlink/p3' has no debug information (its debug link names 'p3.debug', and '$T/dlink/p3.debug' holds none either): its frames are shown without file:line and without inlined functions, and a site may be library code inlined into its functions (build with -g, or Cargo's debug = \"line-tables-only\")/5000000"
+# debug information compressed with zstd (ld --compress-debug-sections=zstd), which libdw before
+# 0.189 cannot read: the line says so (before 0.2.58 "no debug information (built without it, or
+# stripped of it)"); a libdw that reads it names the lines, silent
+if gcc -O1 -g -Wl,--compress-debug-sections=zstd -o $T/dlink/pz tests/sites/sites_paths.c 2>/dev/null &&
+	readelf -t $T/dlink/pz 2>/dev/null | grep -A4 '\.debug_info' | grep -q ZSTD; then
+	CUZKTRACE_OUT=$T/dlinkpz.zst traced dlinkpz $T/dlink/pz
+	$REPORT --json $T/dlinkpz.zst >$T/dlinkpz.json 2>$T/dlink6.rerr
+	pz_helper=$(site_get $T/dlinkpz.json sites_at_peak_heap '^helper ' frames.0 | sed 's/ (.*sites_paths\.c:[0-9]*)$/ (file:line)/; s/ (pz+0x[0-9a-f]*)$/ (pz+offset)/')
+	if [ -s $T/dlink6.rerr ]; then
+		expect_eq "sites: debug information compressed with zstd, libdw $(sed -n 's/.*which libdw \([0-9.]*\) cannot.*/\1/p' $T/dlink6.rerr): said so, frames by the symbol table" \
+			"$(sed 's/libdw [0-9.]* cannot/libdw V cannot/' $T/dlink6.rerr)/$pz_helper" \
+			"cuzktrace-report: warning: '$T/dlink/pz' has its debug information compressed with zstd, which libdw V cannot read: its frames are shown without file:line and without inlined functions, and a site may be library code inlined into its functions (decompress it with objcopy --decompress-debug-sections, or link without --compress-debug-sections=zstd)/helper (pz+offset)"
+	else
+		expect_eq "sites: debug information compressed with zstd, read by this libdw: lines named" "$pz_helper" "helper (file:line)"
+	fi
+else
+	echo "  skip sites: debug information compressed with zstd: the linker cannot make it"
+fi
 rm $T/dlink/prog.debug
 $REPORT --json $T/dlink.zst >/dev/null 2>$T/dlink3.rerr
 expect_eq "sites: debug link naming a file that is nowhere: said where it was looked for" "$(cat $T/dlink3.rerr)" \
@@ -654,7 +719,7 @@ if [ -x $S/sites_rs ]; then
 		$REPORT --json $T/srsg.zst >$T/srsg.json 2>$T/srsg.rerr
 		expect_match "sites: Rust split debug info whose .dwo files are gone: one line says so, exit 0" \
 			"$?/$(wc -l <$T/srsg.rerr)/$(cat $T/srsg.rerr)" \
-			"^0/1/cuzktrace-report: warning: the debug information of '$S/splitgone/sites_rs_splitgone' is split out \(split DWARF\), and '/.*/splitgone/sites_rs_splitgone\.sites_rs\.[0-9a-f]+-cgu\.[0-9]+\.rcgu\.dwo' was not found: its frames are shown without inlined functions, by their symbols' names\$"
+			"^0/1/cuzktrace-report: warning: the debug information of '$S/splitgone/sites_rs_splitgone' is split out \(split DWARF\), and '/.*/splitgone/sites_rs_splitgone\.sites_rs\.[0-9a-f]+-cgu\.[0-9]+\.rcgu\.dwo' was not found: its frames are shown without inlined functions, by their symbols' names, and a site may be library code inlined into its functions\$"
 	else
 		echo "  skip sites: Rust split debug info: build/sites/split/sites_rs_split not built"
 	fi
