@@ -541,6 +541,13 @@ struct ckt_mr {
 
 #define CKT_REPLAY_EXITS_KEPT 4 /* per thread id: the ends kept in place (more: exit_more) */
 #define CKT_REPLAY_POST 4
+#define CKT_REPLAY_GONE 64
+struct ckt_late_gone {
+	uint64_t stack, tid;
+	int64_t est;
+	double w;
+	uint32_t phase;
+};
 struct ckt_thread {
 	uint64_t tid;
 	struct ckt_ev *q; /* ring buffer of events read but not yet replayed */
@@ -578,10 +585,18 @@ struct ckt_thread {
 	 * then; at most CKT_REPLAY_POST of them) */
 	uint64_t late_epoch;
 	uint8_t n_late;
+	bool late_unsure; /* of late_epoch: not all its samples since the peak are in late[] */
 	struct ckt_late_sample {
 		uint64_t addr, stack, size;
 		uint32_t phase;
 	} late[CKT_REPLAY_POST];
+	/* the samples this thread freed since its latest AGG, after the peak heap's moment while
+	 * the heap held still there, that were live at that peak (ckt_replay_post_free): their
+	 * bytes left with its next AGG, which may count at that peak (gone_epoch: the peak's
+	 * epoch then; CKT_REPLAY_GONE at most, gone[] malloc'd at first use) */
+	uint64_t gone_epoch;
+	uint32_t n_gone;
+	struct ckt_late_gone *gone;
 };
 
 /* The stamp of end number i of thread id th read so far (i < feed_gen). */
@@ -620,6 +635,7 @@ struct ckt_replay {
 	int64_t late_net, late_net_rss;
 	uint64_t late_kept_rss; /* as the stats' agg_late_kept, at the peak RSS sample */
 	uint64_t flat_until; /* the first change of the heap after its peak; UINT64_MAX: none yet */
+	size_t free_ti; /* the thread whose release is applied now; SIZE_MAX: none (ckt_replay_post_free) */
 	uint64_t phase_after_peak; /* the first phase event after it; UINT64_MAX: none yet */
 	uint64_t held;        /* events queued in all threads now (ckt_replay_bound) */
 	/* how many times the peak heap rose; the temporaries live at the current peak (a
@@ -881,6 +897,7 @@ struct ckt_replay *ckt_replay_new(uint64_t page_size)
 	r->rss_stride = 1;
 	r->cuda_fail_gen = UINT64_MAX; /* no refused call yet */
 	r->flat_until = r->phase_after_peak = UINT64_MAX;
+	r->free_ti = SIZE_MAX;
 	for (int m = 0; m < CKT_AT_COUNT; m++)
 		r->epochs[CKT_EPOCHS_ALIAS + m] = (uint64_t)m;
 	return r;
@@ -900,6 +917,7 @@ void ckt_replay_drop_state(struct ckt_replay *r)
 		free(r->threads[i].mr);
 		free(r->threads[i].xq);
 		free(r->threads[i].exit_more);
+		free(r->threads[i].gone);
 	}
 	free(r->threads);
 	free(r->tid_slots);
@@ -1348,6 +1366,7 @@ static void ckt_replay_note_heap(struct ckt_replay *r, uint64_t ts)
 		r->peak_temps = 0;
 		st->agg_late_kept = 0;
 		st->late_samples_at_peak = 0;
+		st->late_frees_at_peak = 0;
 		r->late_net = 0;
 		r->flat_until = r->phase_after_peak = UINT64_MAX;
 		ckt_replay_obs_peak(r, CKT_AT_PEAK_HEAP, ts);
@@ -1552,17 +1571,23 @@ static int64_t ckt_replay_sample_est(const struct ckt_replay *r, uint64_t addr, 
 
 /* A live heap block leaves. A sample of the default mode only leaves the estimates: its
  * bytes are in the AGG totals. */
+static void ckt_replay_post_free(struct ckt_replay *r, const struct ckt_live *b, uint64_t ts, int64_t est, double w);
+
 static __attribute__((noinline)) void ckt_replay_sample_gone(struct ckt_replay *r, const struct ckt_live *b,
 								uint64_t ts)
 {
 	struct ckt_thread *th = &r->threads[b->owner >> 1];
+	bool late = false;
 	for (unsigned k = 0; k < th->n_late; k++)
 		if (th->late[k].addr == b->addr) { /* freed before its total came: not in it */
 			th->late[k] = th->late[--th->n_late];
+			late = th->late_epoch == r->epochs[CKT_AT_PEAK_HEAP];
 			break;
 		}
 	double w;
 	int64_t est = ckt_replay_sample_est(r, b->addr, b->size, &w);
+	if (!late)
+		ckt_replay_post_free(r, b, ts, est, w);
 	ckt_replay_sampled_move(r, -est);
 	ckt_replay_obs_one(r, b->stack, b->phase, ckt_replay_live_tid(r, b), CKT_SPACE_HEAP, -est, -1, 0, ts, w);
 }
@@ -1672,9 +1697,42 @@ static void ckt_replay_post_sample(struct ckt_replay *r, size_t ti, const struct
 	if (th->late_epoch != epoch) {
 		th->late_epoch = epoch;
 		th->n_late = 0;
+		th->late_unsure = false;
 	}
 	if (th->n_late < CKT_REPLAY_POST)
 		th->late[th->n_late++] = (struct ckt_late_sample){ b->addr, b->stack, b->size, b->phase };
+	else
+		th->late_unsure = true;
+}
+
+/* A sample freed (by thread free_ti's FREE or REALLOC) after the peak heap's moment while the
+ * heap held still at that peak, and live at it: its estimate is in the peak's, and its bytes
+ * leave the totals with the freeing thread's next AGG, which counts at that peak when it holds
+ * growth made in the tick or two after it (ckt_replay_agg_late, `held`): then the sample
+ * leaves the peak's estimates too (ckt_replay_late_samples). Before 0.2.58 it stayed: blocks
+ * grown one by one into new ones (realloc, or malloc and free) after such a peak counted
+ * twice there, the old site's samples with the new's (3,000 blocks of 1,000 bytes grown to
+ * 1,010: the old site about 1.6 MB at the peak, where none of its blocks was live). Live at
+ * the peak: not one of its thread's samples since the peak (found and taken out of late[] by
+ * ckt_replay_sample_gone), where those are all known (late_unsure). */
+static void ckt_replay_post_free(struct ckt_replay *r, const struct ckt_live *b, uint64_t ts, int64_t est, double w)
+{
+	const struct ckt_replay_stats *st = &r->st;
+	uint64_t epoch = r->epochs[CKT_AT_PEAK_HEAP];
+	const struct ckt_thread *owner = &r->threads[b->owner >> 1];
+	if (r->free_ti == SIZE_MAX || !st->peak_heap.bytes || ts <= st->peak_heap.ts ||
+	    r->flat_until != UINT64_MAX || r->phase_after_peak != UINT64_MAX ||
+	    (owner->late_epoch == epoch && owner->late_unsure))
+		return;
+	struct ckt_thread *th = &r->threads[r->free_ti];
+	if (th->gone_epoch != epoch) {
+		th->gone_epoch = epoch;
+		th->n_gone = 0;
+	}
+	if (!th->gone && !(th->gone = malloc(CKT_REPLAY_GONE * sizeof(*th->gone))))
+		return; /* (out of memory: the estimate stays at the peak, as before 0.2.58) */
+	if (th->n_gone < CKT_REPLAY_GONE)
+		th->gone[th->n_gone++] = (struct ckt_late_gone){ b->stack, ckt_replay_live_tid(r, b), est, w, b->phase };
 }
 
 /* Thread th's AGG was replayed (at_peak: it counted at the peak heap): the samples it took
@@ -1685,7 +1743,8 @@ static void ckt_replay_post_sample(struct ckt_replay *r, size_t ti, const struct
  * the burst could read 0 B at the peak, its bytes `in no site's estimate`). */
 static void ckt_replay_late_samples(struct ckt_replay *r, struct ckt_thread *th, bool at_peak)
 {
-	if (at_peak && th->late_epoch == r->epochs[CKT_AT_PEAK_HEAP]) {
+	uint64_t epoch = r->epochs[CKT_AT_PEAK_HEAP];
+	if (at_peak && th->late_epoch == epoch) {
 		ckt_replay_obs_flush(r);
 		for (unsigned k = 0; k < th->n_late; k++) {
 			const struct ckt_late_sample *x = &th->late[k];
@@ -1697,8 +1756,23 @@ static void ckt_replay_late_samples(struct ckt_replay *r, struct ckt_thread *th,
 				if (r->obs[i].at_peak)
 					r->obs[i].at_peak(r->obs[i].ctx, &a, CKT_AT_PEAK_HEAP, est, 1);
 		}
+	} else if (th->n_late && th->late_epoch == epoch) {
+		th->late_unsure = true; /* they never count at the peak: a free of one cannot tell */
+	}
+	/* the samples it freed that were live at the peak (ckt_replay_post_free) */
+	if (at_peak && th->gone_epoch == epoch && th->n_gone) {
+		ckt_replay_obs_flush(r);
+		for (unsigned k = 0; k < th->n_gone; k++) {
+			const struct ckt_late_gone *x = &th->gone[k];
+			struct ckt_attr a = { x->stack, x->phase, x->tid, CKT_SPACE_HEAP, x->w };
+			r->st.late_frees_at_peak++;
+			for (size_t i = 0; i < r->n_obs; i++)
+				if (r->obs[i].at_peak)
+					r->obs[i].at_peak(r->obs[i].ctx, &a, CKT_AT_PEAK_HEAP, -x->est, -1);
+		}
 	}
 	th->n_late = 0;
+	th->n_gone = 0;
 }
 
 static int ckt_replay_heap_alloc(struct ckt_replay *r, const struct ckt_ev *ev, size_t ti)
@@ -2420,7 +2494,9 @@ static inline int ckt_replay_heap_event(struct ckt_replay *r, struct ckt_thread 
 			temp = (uint32_t)(ti << 1) | (th->last_alloc_rises != r->peak_rises);
 			th->last_alloc = 0;
 		}
+		r->free_ti = ti; /* whose release (ckt_replay_post_free) */
 		ckt_replay_heap_release(r, ev->addr, ev->ts, temp);
+		r->free_ti = SIZE_MAX;
 		return 0;
 	}
 	th->last_alloc = ev->addr + 1;
@@ -2506,7 +2582,10 @@ static __attribute__((noinline)) int ckt_replay_apply_other(struct ckt_replay *r
 			th->gen++; /* the next thread of this id is another (ckt_replay_key) */
 			th->last_alloc = 0; /* and has allocated nothing yet: no temporary of it */
 		}
+		if (th->n_late && th->late_epoch == r->epochs[CKT_AT_PEAK_HEAP])
+			th->late_unsure = true;
 		th->n_late = 0;
+		th->n_gone = 0;
 		if (th->agg_live) { /* its totals were flushed before it ended */
 			th->agg_live = false;
 			r->agg_live--;
@@ -3054,6 +3133,7 @@ static void ckt_replay_heap_at_rss(struct ckt_replay *r)
 	st->peak_heap.ts = st->peak_rss.ts;
 	st->agg_late_kept = r->late_kept_rss;
 	st->late_samples_at_peak = 0; /* (counted at the replay's own top, which this is not) */
+	st->late_frees_at_peak = 0;
 	st->peak_heap_at_rss = true;
 	r->epochs[CKT_EPOCHS_ALIAS + CKT_AT_PEAK_HEAP] = CKT_AT_PEAK_RSS;
 }

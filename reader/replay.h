@@ -85,6 +85,7 @@ struct ckt_replay_stats {
 	/* samples of the default mode taken after the peak heap's moment, whose bytes such a
 	 * total counted there: counted at the peak in the estimates too (since 0.2.37) */
 	uint64_t late_samples_at_peak;
+	uint64_t late_frees_at_peak; /* samples freed then, live at the peak, taken out with those totals */
 	/* the peak heap is the peak RSS sample's moment: late totals put more heap there than at
 	 * the replay's own top (ckt_replay_finish) */
 	bool peak_heap_at_rss;

@@ -677,6 +677,7 @@ int ckt_report_json_print(FILE *out, const struct ckt_report *rep)
 	/* since 0.2.23: totals of idle threads sent after the peak, counted at its moment */
 	ckt_report_json_u64(j, "late_totals_at_peak", st->agg_late_kept);
 	ckt_report_json_u64(j, "late_samples_at_peak", st->late_samples_at_peak);
+	ckt_report_json_u64(j, "late_frees_at_peak", st->late_frees_at_peak);
 	/* since 0.2.24: the peak heap is the peak RSS sample's moment (ckt_replay_finish) */
 	ckt_report_json_bool(j, "peak_heap_at_peak_rss", st->peak_heap_at_rss);
 	ckt_report_json_bool(j, "estimates", st->sample_r != 0);
