@@ -80,8 +80,14 @@ static CKT_NOINLINE size_t record_free_rest(struct ckt_tls *t, void *p, int own,
 		ckt_nosample_begin(big);
 	if (ckt_sample_r) {
 		if (CKT_LIKELY(u < ckt_sample_r)) {
-			if (CKT_UNLIKELY(ckt_sample_maybe(p)) && ckt_sample_forget(p))
+			if (CKT_UNLIKELY(ckt_sample_maybe(p)) && ckt_sample_forget(p)) {
+				/* the totals before it go first, so that the thread's next AGG holds the
+				 * sample's bytes (since 0.2.58: a tick's send of the pending totals could
+				 * come right after the sample's free, without it; the reader takes a
+				 * sample freed after a held peak out with the AGG that holds it) */
+				ckt_sample_flush(t);
 				ckt_emit(t, CKT_EV_FREE, CKT_FN_SAMPLED, ckt_stamp(t), (uint64_t)(uintptr_t)p, u, 0);
+			}
 			ckt_sample_count(t, -(int64_t)u, -1);
 			return big;
 		}
@@ -256,7 +262,7 @@ static CKT_NOINLINE void *realloc_sampled(struct ckt_tls *t, void *p, size_t n, 
 {
 	int big0 = u0 >= ckt_sample_r;
 	int was_sample = !big0 && ckt_sample_maybe(p) && ckt_sample_forget(p);
-	if (big0)
+	if (big0 || was_sample) /* a sample's free: as in record_free_rest */
 		ckt_sample_flush(t);
 	uint32_t st = big0 ? ckt_stacks_capture(t) : 0; /* before the clock, see record_alloc */
 	uint64_t before = big0 || was_sample ? ckt_stamp(t) : 0;

@@ -464,15 +464,23 @@ uint32_t ckt_sample_since(uint64_t ts, uint64_t at)
 	return us > UINT32_MAX ? UINT32_MAX : (uint32_t)us;
 }
 
+/* The totals are zeroed inside the busy mark, before the AGG's commit (a release fence after
+ * the mark: the writer that reads them zeroed sees the mark), so the last flush, which reads
+ * them beside the ring (send_pending_totals), finds each byte in one of the two: before
+ * 0.2.58 they were zeroed after it, and a send committed after the last flush's snapshot
+ * (a thread's first allocation after the writer's last tick) was in neither: 49 KB of a
+ * worker's pending total lost at exit in 13 runs of 30. */
 void ckt_sample_send(struct ckt_tls *t, int at_change)
 {
 	if (!t->agg_bytes && !t->agg_blocks)
 		return;
 	uint64_t ts = ckt_stamp(t);
-	ckt_emit(t, CKT_EV_AGG, 0, ts, (uint64_t)t->agg_bytes, (uint64_t)t->agg_blocks,
+	int64_t bytes = t->agg_bytes, blocks = t->agg_blocks;
+	atomic_thread_fence(memory_order_release);
+	__atomic_store_n(&t->agg_bytes, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&t->agg_blocks, 0, __ATOMIC_RELAXED);
+	ckt_emit(t, CKT_EV_AGG, 0, ts, (uint64_t)bytes, (uint64_t)blocks,
 		 at_change ? 0 : ckt_sample_since(ts, t->agg_at));
-	t->agg_bytes = 0;
-	t->agg_blocks = 0;
 	if (!t->agg_final)
 		t->agg_step = CKT_AGG_STEP; /* the first AGG went out at once (see ckt_tls) */
 }

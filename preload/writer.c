@@ -930,10 +930,17 @@ static size_t snapshot(uint64_t now, int final)
 /* Default mode, last flush: threads still running (parked in a barrier, in a pool) have not
  * sent the last part of their running totals, which is at most a step each; the writer sends
  * it for them, so the totals at exit are exact. Read without the owner's cooperation: a thread
- * still allocating during exit may be off by its last few blocks. */
+ * still allocating during exit may be off by its last few blocks. A send the thread committed
+ * after the snapshot (its first allocation after the writer's last tick sends what it held) is
+ * in no drained event and no longer in its totals: the AGGs its ring holds past the snapshot
+ * are added. The totals and the ring's head are read between two looks at its busy mark and
+ * head, which agree and say not busy (ckt_sample_send zeroes them inside the mark), so each
+ * byte is counted once: up to CKT_PENDING_TRIES_NS in all, then as read. */
+#define CKT_PENDING_TRIES_NS 5000000ull
 static int send_pending_totals(uint8_t **p, size_t nc)
 {
 	int rc = 0;
+	uint64_t until = ckt_now() + CKT_PENDING_TRIES_NS;
 	for (size_t i = 0; i < nc && !rc; i++) {
 		struct ckt_ring *r = curs[i].ring;
 		int64_t *src = atomic_load(&r->agg_src);
@@ -943,9 +950,32 @@ static int send_pending_totals(uint8_t **p, size_t nc)
 		 * unsent totals, under CKT_AGG_STEP, are lost) */
 		if (!src || atomic_load(&r->state) != CKT_RING_LIVE || !own_tid(r) || thread_gone(r->tid))
 			continue;
-		int64_t bytes = __atomic_load_n(&src[0], __ATOMIC_RELAXED);
-		int64_t blocks = __atomic_load_n(&src[1], __ATOMIC_RELAXED);
-		uint64_t at = (uint64_t)__atomic_load_n(&src[2], __ATOMIC_RELAXED); /* agg_at */
+		int64_t bytes, blocks;
+		uint64_t at, h;
+		for (;;) {
+			uint64_t b1 = atomic_load_explicit(&r->busy, memory_order_acquire);
+			h = atomic_load_explicit(&r->head, memory_order_acquire);
+			bytes = __atomic_load_n(&src[0], __ATOMIC_RELAXED);
+			blocks = __atomic_load_n(&src[1], __ATOMIC_RELAXED);
+			at = (uint64_t)__atomic_load_n(&src[2], __ATOMIC_RELAXED); /* agg_at */
+			atomic_thread_fence(memory_order_acquire);
+			uint64_t h2 = atomic_load_explicit(&r->head, memory_order_relaxed);
+			uint64_t b2 = atomic_load_explicit(&r->busy, memory_order_relaxed);
+			if ((b1 == CKT_NOT_BUSY && b2 == CKT_NOT_BUSY && h == h2) || ckt_now() > until)
+				break;
+			sched_yield();
+		}
+		/* the AGGs committed past the snapshot (the window is fixed: the ring has not been
+		 * empty since its first event past the snapshot, read after head) */
+		uint64_t mask = ckt_ring_mask(r);
+		for (uint64_t k = curs[i].h; k < h && h - curs[i].h <= mask + 1;) {
+			const struct ckt_slot *sl = &r->slots[k & mask];
+			if (sl->type == CKT_EV_AGG) {
+				bytes += (int64_t)sl->a;
+				blocks += (int64_t)sl->b;
+			}
+			k += ckt_slot_count(sl->type);
+		}
 		if (!bytes && !blocks)
 			continue;
 		if ((rc = reserve(p, 0)))

@@ -1075,6 +1075,7 @@ static void ckt_main_replay_setup(const struct ckt_main_read *m, struct ckt_repl
 	ckt_replay_set_sample(rep, m->rate_bytes);
 	ckt_replay_set_thread_gens(rep, ckt_main_tracer_at_least(m->dec, 0, 2, 33));
 	ckt_replay_set_stack_small(rep, ckt_main_tracer_at_least(m->dec, 0, 2, 39));
+	ckt_replay_set_late_frees(rep, ckt_main_tracer_at_least(m->dec, 0, 2, 58));
 	/* the tracer's coarse clock ticks with the RSS sampler and the writer (ckt_format.h: AGG) */
 	uint64_t flush = m->flush_ms ? m->flush_ms : 100, tick = m->rss_ms && m->rss_ms < flush ? m->rss_ms : flush;
 	ckt_replay_set_agg_tick(rep, tick * 1000000);

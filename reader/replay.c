@@ -541,7 +541,7 @@ struct ckt_mr {
 
 #define CKT_REPLAY_EXITS_KEPT 4 /* per thread id: the ends kept in place (more: exit_more) */
 #define CKT_REPLAY_POST 4
-#define CKT_REPLAY_GONE 64
+#define CKT_REPLAY_GONE 4 /* a tracer since 0.2.58 sends its totals before each sample's free */
 struct ckt_late_gone {
 	uint64_t stack, tid;
 	int64_t est;
@@ -636,6 +636,7 @@ struct ckt_replay {
 	uint64_t late_kept_rss; /* as the stats' agg_late_kept, at the peak RSS sample */
 	uint64_t flat_until; /* the first change of the heap after its peak; UINT64_MAX: none yet */
 	size_t free_ti; /* the thread whose release is applied now; SIZE_MAX: none (ckt_replay_post_free) */
+	bool late_frees; /* the tracer sends a thread's totals before a sample's free (0.2.58 on) */
 	uint64_t phase_after_peak; /* the first phase event after it; UINT64_MAX: none yet */
 	uint64_t held;        /* events queued in all threads now (ckt_replay_bound) */
 	/* how many times the peak heap rose; the temporaries live at the current peak (a
@@ -741,6 +742,11 @@ const uint64_t *ckt_replay_epochs(const struct ckt_replay *r)
 void ckt_replay_set_sample(struct ckt_replay *r, uint64_t rate_bytes)
 {
 	r->st.sample_r = rate_bytes;
+}
+
+void ckt_replay_set_late_frees(struct ckt_replay *r, bool on)
+{
+	r->late_frees = on;
 }
 
 void ckt_replay_set_agg_tick(struct ckt_replay *r, uint64_t ns)
@@ -1714,13 +1720,16 @@ static void ckt_replay_post_sample(struct ckt_replay *r, size_t ti, const struct
  * twice there, the old site's samples with the new's (3,000 blocks of 1,000 bytes grown to
  * 1,010: the old site about 1.6 MB at the peak, where none of its blocks was live). Live at
  * the peak: not one of its thread's samples since the peak (found and taken out of late[] by
- * ckt_replay_sample_gone), where those are all known (late_unsure). */
+ * ckt_replay_sample_gone), where those are all known (late_unsure). Only for traces of a
+ * tracer that sends the thread's pending totals before a sample's free (0.2.58 on: before, a
+ * tick's send of them could come right after the free, without it, and the free would be
+ * taken out with totals that do not hold it; such traces keep the estimates as before). */
 static void ckt_replay_post_free(struct ckt_replay *r, const struct ckt_live *b, uint64_t ts, int64_t est, double w)
 {
 	const struct ckt_replay_stats *st = &r->st;
 	uint64_t epoch = r->epochs[CKT_AT_PEAK_HEAP];
 	const struct ckt_thread *owner = &r->threads[b->owner >> 1];
-	if (r->free_ti == SIZE_MAX || !st->peak_heap.bytes || ts <= st->peak_heap.ts ||
+	if (!r->late_frees || r->free_ti == SIZE_MAX || !st->peak_heap.bytes || ts <= st->peak_heap.ts ||
 	    r->flat_until != UINT64_MAX || r->phase_after_peak != UINT64_MAX ||
 	    (owner->late_epoch == epoch && owner->late_unsure))
 		return;
@@ -2586,6 +2595,8 @@ static __attribute__((noinline)) int ckt_replay_apply_other(struct ckt_replay *r
 			th->late_unsure = true;
 		th->n_late = 0;
 		th->n_gone = 0;
+		free(th->gone); /* (a trace of many short threads: none kept per id) */
+		th->gone = NULL;
 		if (th->agg_live) { /* its totals were flushed before it ended */
 			th->agg_live = false;
 			r->agg_live--;

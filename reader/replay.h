@@ -506,6 +506,10 @@ static inline bool ckt_replay_untraced_suspected(const struct ckt_replay_stats *
 void ckt_replay_set_sample(struct ckt_replay *r, uint64_t rate_bytes);
 /* The tracer's coarse clock's tick, ns (format version 6's AGG since): call before feeding. */
 void ckt_replay_set_agg_tick(struct ckt_replay *r, uint64_t ns);
+/* The default mode's samples freed after a held peak leave its estimates with the freeing
+ * thread's next AGG (ckt_replay_post_free): only for a trace whose tracer sends a thread's
+ * pending totals before a sample's free (0.2.58 on). */
+void ckt_replay_set_late_frees(struct ckt_replay *r, bool on);
 /* What a sampled block of `size` bytes stands for: size / (1 - exp(-size / R)) bytes, and
  * 1 / (1 - exp(-size / R)) allocations. */
 double ckt_replay_sample_weight(uint64_t rate, uint64_t size);
