@@ -1097,6 +1097,14 @@ static int cycle(int final)
 		    (curs[i].state == CKT_RING_EXITED || curs[i].taken || gone_unsaid(r, curs[i].t == h)) &&
 		    t == h && own_tid(r) && (curs[i].taken || thread_gone(r->tid)) &&
 		    atomic_load_explicit(&r->head, memory_order_acquire) == t) {
+			/* events it dropped after the count above was read (the thread is gone now:
+			 * the ring's next owner starts from lost_reported, so they went unsaid) */
+			uint64_t late_lost = __atomic_load_n(&r->lost, __ATOMIC_RELAXED);
+			if (late_lost > r->lost_reported && !reserve(&p, 0)) {
+				ckt_record_lost(&p, late_lost - r->lost_reported);
+				total_lost += late_lost - r->lost_reported;
+				r->lost_reported = late_lost;
+			}
 			/* the reader learns the thread has no totals pending any more, from the
 			 * time of its last event (the thread is gone: nothing writes last_ts now) */
 			if (!reserve(&p, 0))
