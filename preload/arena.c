@@ -40,32 +40,45 @@ static char *bump, *bump_end;
 
 #define GIVE_UP_NS 2000000000ull
 
-/* 1 when taken; 0 when this thread holds it already, or after 2 s */
+/* 1 when taken; 0 when this thread holds it already, or after 2 s. Counted among the
+ * thread's tracer mutexes (ckt_mutex_take), so that an _exit from a signal handler that
+ * interrupted the holder does not finish the trace on this thread: the writer's every block
+ * would wait 2 s for it (since 0.2.58, from a review's interleaving: a thread naming itself
+ * as it first recorded). */
 static int take(void)
 {
 	const void *me = &ckt_tls, *none = NULL;
 	uint64_t since = 0;
+	int taken = 1;
+	ckt_tls.mutexes++;
 	for (unsigned spins = 0; !atomic_compare_exchange_weak_explicit(&holder, &none, me,
 								     memory_order_acquire,
 								     memory_order_relaxed);
 	     none = NULL) {
-		if (none == me)
-			return 0;
+		if (none == me) {
+			taken = 0;
+			break;
+		}
 		if (++spins % 64 == 0) {
 			uint64_t now = ckt_clock_raw();
-			if (!since)
+			if (!since) {
 				since = now;
-			else if (now - since > GIVE_UP_NS)
-				return 0;
+			} else if (now - since > GIVE_UP_NS) {
+				taken = 0;
+				break;
+			}
 			sched_yield();
 		}
 	}
-	return 1;
+	if (!taken)
+		ckt_tls.mutexes--;
+	return taken;
 }
 
 static void give(void)
 {
 	atomic_store_explicit(&holder, NULL, memory_order_release);
+	ckt_tls.mutexes--;
 }
 
 static unsigned class_of(size_t n)

@@ -937,6 +937,40 @@ static size_t snapshot(uint64_t now, int final)
  * head, which agree and say not busy (ckt_sample_send zeroes them inside the mark), so each
  * byte is counted once: up to CKT_PENDING_TRIES_NS in all, then as read. */
 #define CKT_PENDING_TRIES_NS 5000000ull
+
+/* The three words of a thread's running totals at src (agg_bytes, agg_blocks, agg_at), read
+ * twice by the kernel (process_vm_readv of this process) and taken where the two agree: a
+ * thread that ended since its ring was looked at, its TLS unmapped (a stack of the program's
+ * own freed after a join, glibc's stack cache trimmed), reads as gone (-1), not as a SIGSEGV in
+ * the program's exit (since 0.2.58, from a review's interleaving); a copy the thread changed
+ * meanwhile, which the kernel's copy could tear, is read again. Where the call is refused
+ * (seccomp, ENOSYS), read directly, as before. */
+static int read_totals(const int64_t *src, int64_t v[3])
+{
+	int e = errno;
+	for (int tries = 0; tries < 8; tries++) {
+		int64_t a[3], b[3];
+		struct iovec la = { a, sizeof(a) }, lb = { b, sizeof(b) }, rem = { (void *)src, sizeof(a) };
+		pid_t me = getpid();
+		ssize_t n = syscall(SYS_process_vm_readv, me, &la, 1, &rem, 1, 0);
+		if (n < 0 && errno == EFAULT) {
+			errno = e;
+			return -1;
+		}
+		if (n != (ssize_t)sizeof(a) || syscall(SYS_process_vm_readv, me, &lb, 1, &rem, 1, 0) != (ssize_t)sizeof(b))
+			break;
+		if (!memcmp(a, b, sizeof(a))) {
+			memcpy(v, a, sizeof(a));
+			errno = e;
+			return 0;
+		}
+	}
+	errno = e;
+	for (int k = 0; k < 3; k++)
+		v[k] = __atomic_load_n(&src[k], __ATOMIC_RELAXED);
+	return 0;
+}
+
 static int send_pending_totals(uint8_t **p, size_t nc)
 {
 	int rc = 0;
@@ -950,14 +984,17 @@ static int send_pending_totals(uint8_t **p, size_t nc)
 		 * unsent totals, under CKT_AGG_STEP, are lost) */
 		if (!src || atomic_load(&r->state) != CKT_RING_LIVE || !own_tid(r) || thread_gone(r->tid))
 			continue;
-		int64_t bytes, blocks;
+		int64_t bytes, blocks, v[3];
 		uint64_t at, h;
+		int gone = 0;
 		for (;;) {
 			uint64_t b1 = atomic_load_explicit(&r->busy, memory_order_acquire);
 			h = atomic_load_explicit(&r->head, memory_order_acquire);
-			bytes = __atomic_load_n(&src[0], __ATOMIC_RELAXED);
-			blocks = __atomic_load_n(&src[1], __ATOMIC_RELAXED);
-			at = (uint64_t)__atomic_load_n(&src[2], __ATOMIC_RELAXED); /* agg_at */
+			if ((gone = read_totals(src, v) < 0))
+				break;
+			bytes = v[0];
+			blocks = v[1];
+			at = (uint64_t)v[2]; /* agg_at */
 			atomic_thread_fence(memory_order_acquire);
 			uint64_t h2 = atomic_load_explicit(&r->head, memory_order_relaxed);
 			uint64_t b2 = atomic_load_explicit(&r->busy, memory_order_relaxed);
@@ -965,6 +1002,8 @@ static int send_pending_totals(uint8_t **p, size_t nc)
 				break;
 			sched_yield();
 		}
+		if (gone)
+			continue;
 		/* the AGGs committed past the snapshot (the window is fixed: the ring has not been
 		 * empty since its first event past the snapshot, read after head) */
 		uint64_t mask = ckt_ring_mask(r);
