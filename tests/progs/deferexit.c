@@ -31,12 +31,16 @@ static void *noisy(void *a)
 }
 
 static atomic_int go;
+/* the thread wrote its marker: main waits for it (on a busy machine the thread ran first after
+ * main's exit had begun once, its marker then after the trace's end: no note) */
+static atomic_int written;
 
 static void *again(void *a)
 {
 	(void)a;
 	if (write(1, "PROVE", 5) != 5)
 		return NULL;
+	atomic_store(&written, 1);
 	while (!atomic_load(&go))
 		;
 	struct timespec t0, t1;
@@ -54,6 +58,7 @@ static void *prover(void *a)
 {
 	if (write(1, "PROVE", 5) != 5)
 		return NULL;
+	atomic_store(&written, 1);
 	if (a)
 		pause();
 	return NULL;
@@ -90,6 +95,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "again")) {
 		pthread_create(&p, NULL, again, NULL);
+		while (!atomic_load(&written))
+			usleep(1000);
 		usleep(20000);
 		for (int i = 0; i < 200000; i++)
 			free(malloc(64));
@@ -97,6 +104,8 @@ int main(int argc, char **argv)
 		exit(0);
 	}
 	pthread_create(&p, NULL, prover, (void *)1);
+	while (!atomic_load(&written))
+		usleep(1000);
 	usleep(100000);
 	keep_mib();
 	exit(0);
