@@ -1692,13 +1692,19 @@ static inline int ckt_replay_heap_place(struct ckt_replay *r, struct ckt_livemap
  * thread's next AGG, which counts at that peak when it holds growth made in the tick or two
  * after it (ckt_replay_agg_late, `held`); then the sample stands for bytes the peak holds
  * (ckt_replay_late_samples). Kept per thread until that AGG, CKT_REPLAY_POST at most. */
+/* ts is after the peak heap's moment, and the heap has held still at that peak since (no
+ * change of the heap, no phase event) */
+static bool ckt_replay_held_after_peak(const struct ckt_replay *r, uint64_t ts)
+{
+	return r->st.peak_heap.bytes && ts > r->st.peak_heap.ts && r->flat_until == UINT64_MAX &&
+	       r->phase_after_peak == UINT64_MAX;
+}
+
 static void ckt_replay_post_sample(struct ckt_replay *r, size_t ti, const struct ckt_live *b, uint64_t ts)
 {
-	const struct ckt_replay_stats *st = &r->st;
 	struct ckt_thread *th = &r->threads[ti];
 	uint64_t epoch = r->epochs[CKT_AT_PEAK_HEAP];
-	if (!st->peak_heap.bytes || ts <= st->peak_heap.ts || r->flat_until != UINT64_MAX ||
-	    r->phase_after_peak != UINT64_MAX)
+	if (!ckt_replay_held_after_peak(r, ts))
 		return;
 	if (th->late_epoch != epoch) {
 		th->late_epoch = epoch;
@@ -1726,11 +1732,9 @@ static void ckt_replay_post_sample(struct ckt_replay *r, size_t ti, const struct
  * taken out with totals that do not hold it; such traces keep the estimates as before). */
 static void ckt_replay_post_free(struct ckt_replay *r, const struct ckt_live *b, uint64_t ts, int64_t est, double w)
 {
-	const struct ckt_replay_stats *st = &r->st;
 	uint64_t epoch = r->epochs[CKT_AT_PEAK_HEAP];
 	const struct ckt_thread *owner = &r->threads[b->owner >> 1];
-	if (!r->late_frees || r->free_ti == SIZE_MAX || !st->peak_heap.bytes || ts <= st->peak_heap.ts ||
-	    r->flat_until != UINT64_MAX || r->phase_after_peak != UINT64_MAX ||
+	if (!r->late_frees || r->free_ti == SIZE_MAX || !ckt_replay_held_after_peak(r, ts) ||
 	    (owner->late_epoch == epoch && owner->late_unsure))
 		return;
 	struct ckt_thread *th = &r->threads[r->free_ti];
@@ -1750,6 +1754,14 @@ static void ckt_replay_post_free(struct ckt_replay *r, const struct ckt_live *b,
  * Before 0.2.37 they were left out, being stamped after the peak's moment: the burst that
  * made the peak showed its last samples' sites and phases without them (a site or phase of
  * the burst could read 0 B at the peak, its bytes `in no site's estimate`). */
+/* The observers' at_peak for the peak heap: bytes and blocks of a at that peak. */
+static void ckt_replay_obs_at_peak_heap(struct ckt_replay *r, const struct ckt_attr *a, int64_t bytes, int64_t blocks)
+{
+	for (size_t i = 0; i < r->n_obs; i++)
+		if (r->obs[i].at_peak)
+			r->obs[i].at_peak(r->obs[i].ctx, a, CKT_AT_PEAK_HEAP, bytes, blocks);
+}
+
 static void ckt_replay_late_samples(struct ckt_replay *r, struct ckt_thread *th, bool at_peak)
 {
 	uint64_t epoch = r->epochs[CKT_AT_PEAK_HEAP];
@@ -1761,9 +1773,7 @@ static void ckt_replay_late_samples(struct ckt_replay *r, struct ckt_thread *th,
 			int64_t est = ckt_replay_sample_est(r, x->addr, x->size, &w);
 			struct ckt_attr a = { x->stack, x->phase, ckt_replay_key(th), CKT_SPACE_HEAP, w };
 			r->st.late_samples_at_peak++;
-			for (size_t i = 0; i < r->n_obs; i++)
-				if (r->obs[i].at_peak)
-					r->obs[i].at_peak(r->obs[i].ctx, &a, CKT_AT_PEAK_HEAP, est, 1);
+			ckt_replay_obs_at_peak_heap(r, &a, est, 1);
 		}
 	} else if (th->n_late && th->late_epoch == epoch) {
 		th->late_unsure = true; /* they never count at the peak: a free of one cannot tell */
@@ -1775,9 +1785,7 @@ static void ckt_replay_late_samples(struct ckt_replay *r, struct ckt_thread *th,
 			const struct ckt_late_gone *x = &th->gone[k];
 			struct ckt_attr a = { x->stack, x->phase, x->tid, CKT_SPACE_HEAP, x->w };
 			r->st.late_frees_at_peak++;
-			for (size_t i = 0; i < r->n_obs; i++)
-				if (r->obs[i].at_peak)
-					r->obs[i].at_peak(r->obs[i].ctx, &a, CKT_AT_PEAK_HEAP, -x->est, -1);
+			ckt_replay_obs_at_peak_heap(r, &a, -x->est, -1);
 		}
 	}
 	th->n_late = 0;

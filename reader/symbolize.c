@@ -3161,11 +3161,12 @@ static void ckt_sym_elf_kinds(Elf *elf, bool *symtab, bool *zstd)
 	}
 }
 
-/* ckt_sym_elf_kinds of the file at path */
+/* ckt_sym_elf_kinds of the file at path (read, not mapped, as ckt_sym_elf_extent: a file cut
+ * while read must not fault) */
 static void ckt_sym_file_kinds(const char *path, bool *symtab, bool *zstd)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
+	Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
 	if (elf) {
 		ckt_sym_elf_kinds(elf, symtab, zstd);
 		elf_end(elf);
