@@ -363,6 +363,43 @@ static CKT_NOINLINE void protect_partial(struct ckt_tls *t, uintptr_t addr, size
 			NULL);
 }
 
+struct growsdown_walk {
+	uintptr_t addr, lo; /* lo: the start of the mapping that holds addr; 0: none */
+};
+
+static int growsdown_line(void *ctx, const char *p, const char *end, int whole)
+{
+	struct growsdown_walk *w = ctx;
+	uintptr_t v[2];
+	(void)whole;
+	if (!ckt_maps_range(p, end, v) || v[0] > w->addr)
+		return 1; /* past it: no mapping holds it */
+	if (v[1] <= w->addr)
+		return 0;
+	w->lo = v[0];
+	return 1;
+}
+
+/* mprotect(addr, len, prot | PROT_GROWSDOWN) changes the range from the start of the
+ * downward-growing mapping that holds addr (a stack, MAP_GROWSDOWN) up to addr + len, not from
+ * addr (until 0.2.59 the range asked was recorded: 1 MiB of a 2 MiB stack closed from its start
+ * read as the 4 KiB asked for). The start is read back from /proc/self/maps after the call (a
+ * rare call: raw system calls, a buffer on the stack, no allocation); where it cannot be read,
+ * addr, and one line says so. */
+static CKT_NOINLINE uintptr_t growsdown_start(uintptr_t addr)
+{
+	static atomic_int warned;
+	struct growsdown_walk w = {addr, 0};
+	char buf[4096];
+	if (ckt_maps_walk(buf, sizeof(buf), growsdown_line, &w) == 0 && w.lo && w.lo <= addr)
+		return w.lo;
+	if (!atomic_exchange(&warned, 1))
+		ckt_log("warning: an mprotect with PROT_GROWSDOWN changed a stack's protection from its "
+			"start, and /proc/self/maps cannot be read: mapped and reserved figures may be off "
+			"by the part below the range it was asked for", NULL, NULL, NULL);
+	return addr;
+}
+
 /* mprotect and pkey_mprotect: a range's protection decides whether it is memory or only
  * reserved address space (PROT_NONE: the CUDA driver reserves gigabytes so), so changes are
  * recorded (format version 5). As for the rest of the family: closing a range (PROT_NONE) is a
@@ -375,6 +412,8 @@ static int protect(void *addr, size_t len, int prot, bool use_pkey, int pkey)
 	int (*real_pkey)(void *, size_t, int, int) = ckt_real.pkey_mprotect;
 	if (CKT_UNLIKELY(use_pkey ? !real_pkey : !real) || !hook_enter(t, __builtin_frame_address(0))) {
 		ckt_passed(t, __builtin_return_address(0));
+		if (prot & 7) /* opened (a reservation committed), or only changed: counted alike */
+			ckt_child_note(len);
 		if (use_pkey)
 			return real_pkey ? real_pkey(addr, len, prot, pkey)
 					 : (int)syscall(SYS_pkey_mprotect, addr, len, prot, pkey);
@@ -388,8 +427,13 @@ static int protect(void *addr, size_t len, int prot, bool use_pkey, int pkey)
 	int rc = use_pkey ? real_pkey(addr, len, prot, pkey) : real(addr, len, prot);
 	ckt_guard_call(t, 0);
 	if (rc == 0) {
-		ckt_emit(t, CKT_EV_MPROTECT, (uint8_t)bits, bits ? ckt_stamp(t) : before,
-			 (uint64_t)(uintptr_t)addr, len, 0);
+		uintptr_t a = (uintptr_t)addr;
+		if (CKT_UNLIKELY(prot & PROT_GROWSDOWN) && len) {
+			uintptr_t lo = growsdown_start(a);
+			len += a - lo;
+			a = lo;
+		}
+		ckt_emit(t, CKT_EV_MPROTECT, (uint8_t)bits, bits ? ckt_stamp(t) : before, a, len, 0);
 	} else if ((errno == ENOMEM || errno == EACCES) && len &&
 		   (uintptr_t)addr + len > (uintptr_t)addr) { /* a range that wraps changes nothing */
 		int saved = errno;
@@ -572,6 +616,9 @@ CKT_EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags, ..
 	struct ckt_tls *t = &ckt_tls;
 	if (CKT_UNLIKELY(!real) || !hook_enter(t, __builtin_frame_address(0))) {
 		ckt_passed(t, __builtin_return_address(0));
+		/* grown (old_len 0 duplicates a shared mapping: no new memory) */
+		if (old_len && new_len > old_len)
+			ckt_child_note(new_len - old_len);
 		return real ? real(old, old_len, new_len, flags, new_addr)
 			    : (void *)syscall(SYS_mremap, old, old_len, new_len, flags, new_addr);
 	}

@@ -4,12 +4,15 @@
  * first starting a vfork child whose exec fails and that ends with _exit(127) (a command not
  * found); "orphan": as pool, the three children ending only once the parent has (the parent
  * does not wait for them: workers that outlive the program); "orphanbig": as big, the three
- * children allocating only once the parent has ended; then, in every mode, a child that allocates a 2 MiB block (as a shell builds a long
+ * children allocating only once the parent has ended; "remap": as big, each child mapping 1 MiB
+ * and growing it to 20 MiB with mremap; "reserve": as big, each child reserving 20 MiB
+ * (PROT_NONE) and opening it with mprotect; then, in every mode, a child that allocates a 2 MiB block (as a shell builds a long
  * argument vector) and execs /bin/true. The parent waits for each and prints "forkwork: <mode>
- * done". Usage: forkwork big|small|pool|vfork|orphan|orphanbig */
+ * done". Usage: forkwork big|small|pool|vfork|orphan|orphanbig|remap|reserve */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -18,8 +21,10 @@ static void *volatile sink[20];
 int main(int argc, char **argv)
 {
 	if (argc < 2 || (strcmp(argv[1], "big") && strcmp(argv[1], "small") && strcmp(argv[1], "pool") &&
-			 strcmp(argv[1], "vfork") && strcmp(argv[1], "orphan") && strcmp(argv[1], "orphanbig")))
+			 strcmp(argv[1], "vfork") && strcmp(argv[1], "orphan") && strcmp(argv[1], "orphanbig") &&
+			 strcmp(argv[1], "remap") && strcmp(argv[1], "reserve")))
 		return 2;
+	int remap = !strcmp(argv[1], "remap"), reserve = !strcmp(argv[1], "reserve");
 	int vf = !strcmp(argv[1], "vfork"), late = !strcmp(argv[1], "orphanbig");
 	int orphan = late || !strcmp(argv[1], "orphan");
 	size_t n = !strcmp(argv[1], "big") || vf || late ? 20 << 20 : orphan || !strcmp(argv[1], "pool") ? 6 << 20 : 100 << 10;
@@ -48,6 +53,21 @@ int main(int argc, char **argv)
 			}
 			for (int w = 0; late && getppid() == me && w < 10000; w++)
 				usleep(1000);
+			if (remap || reserve) {
+				size_t big = 20 << 20;
+				char *m = mmap(NULL, remap ? 1 << 20 : big, remap ? PROT_READ | PROT_WRITE : PROT_NONE,
+					       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+				if (m == MAP_FAILED)
+					_exit(6);
+				if (remap)
+					m = mremap(m, 1 << 20, big, MREMAP_MAYMOVE);
+				else if (mprotect(m, big, PROT_READ | PROT_WRITE))
+					m = MAP_FAILED;
+				if (m == MAP_FAILED)
+					_exit(7);
+				memset(m, 1, big);
+				_exit(0);
+			}
 			for (size_t k = 0; k < 20 && k << 20 < n; k++) {
 				size_t b = n < 1 << 20 ? n : 1 << 20;
 				sink[k] = malloc(b);
