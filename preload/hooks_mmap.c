@@ -29,6 +29,11 @@
  * fp: the hook's own frame address (for ckt_guard_stale) */
 static inline int hook_enter_release(struct ckt_tls *t, void *fp)
 {
+	/* the process's first intercepted call bootstraps and is traced, as the malloc family's
+	 * (until 0.2.59 a first mmap, a library constructor's arena before the tracer's own
+	 * constructor, passed through untraced: mimalloc's 32 MiB read as unexplained RSS) */
+	if (CKT_UNLIKELY(atomic_load_explicit(&ckt_boot_state, memory_order_relaxed) == 0))
+		ckt_bootstrap();
 	return (CKT_LIKELY(!t->guard) || ckt_guard_stale(t, fp)) &&
 	       atomic_load_explicit(&ckt_active, memory_order_relaxed);
 }

@@ -146,6 +146,14 @@ expect_eq "first allocation: a library constructor's 777,777 bytes + main's 222,
 expect_eq "before the writer starts: the constructor's 10,000 events all kept (alloc/free/lost)" \
 	"$(jget $T/ctor.json event_counts.alloc)/$(jget $T/ctor.json event_counts.free)/$(jget $T/ctor.json lost_events)" "5002/5000/0"
 
+# ... and so is a first call that is an mmap (before 0.2.59 it passed through untraced: its 8
+# MiB were in no figure, with no line)
+CKT_CTORLIB_MMAP=1 CUZKTRACE_OUT=$T/ctorm.zst traced ctorm $P/ctor
+$REPORT --json $T/ctorm.zst >$T/ctorm.json 2>/dev/null
+expect_eq "first call an mmap: program status; mmap records, peak mmap, anonymous mmap and heap live at exit" \
+	"$(cat $T/ctorm.rc) $(jget $T/ctorm.json event_counts.mmap) $(jget $T/ctorm.json peak_mmap.bytes) $(jget $T/ctorm.json live_at_exit.anon_mmap_bytes) $(jget $T/ctorm.json live_at_exit.heap_bytes)" \
+	"0 1 8388608 8388608 1000000"
+
 # A library's constructor that calls exit before anything has called into the tracer (so
 # before its constructor too): the program's exit handler runs and its status stays (before:
 # the tracer's exit went straight to exit_group: no handler, no stdio flush, no word); no trace

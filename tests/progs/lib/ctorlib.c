@@ -10,11 +10,13 @@
  * also before anything has called into the tracer: the handler must run and the status must
  * be 3. With CKT_CTORLIB_THREAD=1 it first starts a thread that
  * lives 300 ms: the process has two threads as the tracer's constructor runs. With
- * CKT_CTORLIB_CHDIR=DIR it first changes directory to DIR (exit status 9 when it cannot). */
+ * CKT_CTORLIB_CHDIR=DIR it first changes directory to DIR (exit status 9 when it cannot). With
+ * CKT_CTORLIB_MMAP=1 its first call into the tracer is an mmap of 8 MiB, kept to the end. */
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -58,6 +60,9 @@ __attribute__((constructor)) static void ctorlib_init(void)
 		if (pthread_create(&t, NULL, ctorlib_sleeper, NULL) == 0)
 			pthread_detach(t);
 	}
+	if (getenv("CKT_CTORLIB_MMAP") && mmap(NULL, 8 << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+						-1, 0) == MAP_FAILED)
+		_exit(10);
 	const char *prog = getenv("CKT_CTORLIB_EXEC"); /* getenv does not allocate */
 	if (prog) {
 		char *const av[] = {(char *)prog, NULL};
