@@ -215,16 +215,17 @@ static void ckt_diff_add_site(struct ckt_diff_rows *r, const char *site, int sid
  * shown with its file's name ("helper (a.c)"): their bytes were one row, which read "no
  * change" when 4 MiB moved from one to the other (before 0.2.40). A name that is in one file
  * in each trace stays one row, whatever the file: a function moved to another file is no
- * change. Every site that allocated in either trace is looked at too (all: the calls' rows),
- * so that a name is apart at every moment or at none. Before ckt_diff_merge, while each row
+ * change. Every site of either trace is looked at too, so that a name is apart at every moment
+ * and in the calls or nowhere (since 0.2.59 also the sites that only allocated CUDA
+ * device memory: 4 MiB moved between two "dev_alloc" read "no change" at the peak GPU). Before ckt_diff_merge, while each row
  * is of one trace (side). */
-static void ckt_diff_split_files(struct ckt_diff_rows *r, const struct ckt_report *const rep[2], bool all)
+static void ckt_diff_split_files(struct ckt_diff_rows *r, const struct ckt_report *const rep[2])
 {
-	for (int side = 0; !all && side < 2; side++) {
-		struct ckt_sites_calls c;
+	for (int side = 0; side < 2; side++) {
 		const struct ckt_sites *s = rep[side]->sites;
-		for (size_t i = 0; s && !r->err && ckt_sites_by_calls(s, i, &c); i++) {
-			ckt_diff_add_site(r, c.site, side, 0, 0, 0, 0, 0);
+		const char *key;
+		for (size_t i = 0; s && !r->err && (key = ckt_sites_key(s, i)); i++) {
+			ckt_diff_add_site(r, key, side, 0, 0, 0, 0, 0);
 			if (!r->err)
 				r->v[r->n - 1].probe = 1;
 		}
@@ -400,7 +401,7 @@ static void ckt_diff_functions(struct ckt_diff_rows *r, const struct ckt_report 
 			ckt_diff_add_site(r, e.site, side, e.bytes, e.samples, e.heap_count, e.heap_bytes,
 					  e.sampled_bytes);
 	}
-	ckt_diff_split_files(r, rep, false);
+	ckt_diff_split_files(r, rep);
 	ckt_diff_merge(r);
 	ckt_diff_join_bare(r);
 }
@@ -421,7 +422,7 @@ static void ckt_diff_calls(struct ckt_diff_rows *r, const struct ckt_report *con
 					  var < 1.8e19 ? (uint64_t)var : UINT64_MAX);
 		}
 	}
-	ckt_diff_split_files(r, rep, true);
+	ckt_diff_split_files(r, rep);
 	ckt_diff_merge(r);
 	ckt_diff_join_bare(r);
 }
@@ -703,6 +704,22 @@ static const uint64_t *ckt_diff_rate(size_t k, const uint64_t rate[2])
 	static const uint64_t exact[2] = { 0, 0 };
 	enum ckt_moment m = ckt_diff_moments[k].m;
 	return m == CKT_AT_PEAK_GPU || m == CKT_AT_PEAK_PINNED ? exact : rate;
+}
+
+/* the heap live at moment k (of those whose rows count it; UINT64_MAX for GPU and pinned
+ * memory's, whose rows never lack a stack) */
+static uint64_t ckt_diff_heap_then(const struct ckt_replay_stats *st, size_t k)
+{
+	switch (ckt_diff_moments[k].m) {
+	case CKT_AT_PEAK_RSS:
+		return st->peak_rss.heap_bytes;
+	case CKT_AT_PEAK_HEAP:
+		return st->peak_heap.bytes;
+	case CKT_SITES_EXIT:
+		return st->heap_bytes;
+	default:
+		return UINT64_MAX;
+	}
 }
 
 static bool ckt_diff_moment_shown(const struct ckt_report *const rep[2], size_t k)
@@ -1242,9 +1259,11 @@ int ckt_report_diff_text(FILE *out, const struct ckt_report *base, const struct 
 			continue;
 		struct ckt_diff_rows r = { 0 };
 		bool exit_ = ckt_diff_moments[k].m == CKT_SITES_EXIT;
-		/* "none sampled" where the default mode may have left live blocks unsampled: not at
-		 * an exit with no heap live in either trace */
-		bool unsampled = ckt_diff_estimates(rep) && (!exit_ || base->st->heap_bytes || cur->st->heap_bytes);
+		/* "none sampled" where the default mode may have left live blocks unsampled: not
+		 * where neither trace had heap live at the moment (since 0.2.59 at the peaks too: a
+		 * program that only maps read "none sampled" at its peak heap of 0 B) */
+		bool unsampled = ckt_diff_estimates(rep) &&
+				 (ckt_diff_heap_then(base->st, k) || ckt_diff_heap_then(cur->st, k));
 		if (!exit_)
 			ckt_diff_phases(&r, rep, ckt_diff_moments[k].m);
 		if (!r.err && !exit_)

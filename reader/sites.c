@@ -1515,8 +1515,10 @@ int ckt_sites_finish(struct ckt_sites *s, const struct ckt_replay_stats *st, uns
 			need |= ckt_sites_listed(k, v[k], nb[k]);
 		}
 		/* every stack that allocated: the list by allocations names them (since 0.2.26),
-		 * as far as it shows them when no other list needs them */
-		if (!need && !s->stacks[i].allocs)
+		 * as far as it shows them when no other list needs them; and one that allocated
+		 * CUDA device memory only, which --diff looks at for the source files of a name
+		 * (ckt_sites_key; since 0.2.59) */
+		if (!need && !s->stacks[i].allocs && !s->stacks[i].gpu_allocs)
 			continue;
 		bool late = s->own_peaks && s->stacks[i].site < 0;
 		long si = ckt_sites_resolve_as(s, i, !need);
@@ -1649,6 +1651,11 @@ bool ckt_sites_by_calls(const struct ckt_sites *s, size_t i, struct ckt_sites_ca
 		return false;
 	ckt_sites_calls_of(s, &s->sites[s->by_calls[i]], c);
 	return true;
+}
+
+const char *ckt_sites_key(const struct ckt_sites *s, size_t i)
+{
+	return i < s->n_sites ? s->sites[i].key : NULL;
 }
 
 bool ckt_sites_by_temps(const struct ckt_sites *s, size_t i, struct ckt_sites_calls *c)

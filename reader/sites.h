@@ -129,6 +129,9 @@ struct ckt_sites_calls {
 	size_t nframes, site_frame;
 };
 bool ckt_sites_by_calls(const struct ckt_sites *s, size_t i, struct ckt_sites_calls *c);
+/* The site frame (interned) of the i-th site of every kind (heap, mappings, CUDA; whatever it
+ * holds), in no order; NULL past the last. */
+const char *ckt_sites_key(const struct ckt_sites *s, size_t i);
 /* The same entries, of the sites whose heap blocks were freed as temporaries (exact mode), most
  * temporaries first, as many as --top. */
 bool ckt_sites_by_temps(const struct ckt_sites *s, size_t i, struct ckt_sites_calls *c);

@@ -4,7 +4,7 @@
 CUDA_T := $(B)/cuda
 CUDA_STUB := $(CUDA_T)/libcuda.so.1
 CUDA_PROGS := $(CUDA_T)/cu_linked $(CUDA_T)/cu_dlopen $(CUDA_T)/cu_static $(CUDA_T)/cu_pools $(CUDA_T)/cu_quota \
-	$(CUDA_T)/cu_quota_ctor $(CUDA_T)/cu_plugin
+	$(CUDA_T)/cu_quota_ctor $(CUDA_T)/cu_plugin $(CUDA_T)/cu_samename
 CUDA_CFLAGS := -std=gnu11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Itests/cuda -Iinclude
 
 $(CUDA_STUB): tests/cuda/stub_libcuda.c tests/cuda/cu_min.h
@@ -36,6 +36,11 @@ $(CUDA_T)/libquota.so $(CUDA_T)/libquota_ctor.so: $(CUDA_T)/libquota%.so: tests/
 	$(call msg,CC,$@)$(CC) $(CUDA_CFLAGS) $(if $*,-DQUOTA_CTOR) -fPIC -shared -o $@ $< -ldl
 $(CUDA_T)/cu_quota $(CUDA_T)/cu_quota_ctor: $(CUDA_T)/cu_quota%: tests/cuda/cu_quota.c $(CUDA_T)/libquota%.so $(CUDA_STUB)
 	$(call msg,CC,$@)$(CC) $(CUDA_CFLAGS) -o $@ $< -L$(CUDA_T) -lquota$* -lcuda -Wl,--enable-new-dtags,-rpath,'$$ORIGIN' -ldl
+
+# two static functions of one name in two files, linked with the stub (--diff tells them apart)
+$(CUDA_T)/cu_samename: tests/cuda/cu_samename.c tests/cuda/lib/samename_dev.c tests/cuda/cu_min.h $(CUDA_STUB)
+	$(call msg,CC,$@)$(CC) $(CUDA_CFLAGS) -o $@ tests/cuda/cu_samename.c tests/cuda/lib/samename_dev.c \
+		-L$(CUDA_T) -lcuda -Wl,--enable-new-dtags,-rpath,'$$ORIGIN'
 
 $(CUDA_T)/cu_%: tests/cuda/cu_%.c tests/cuda/exercise.h $(CUDA_STUB)
 	$(call msg,CC,$@)$(CC) $(CUDA_CFLAGS) -o $@ $< -Wl,--enable-new-dtags,-rpath,'$$ORIGIN' -ldl

@@ -458,6 +458,25 @@ expect_eq "diff, default mode against exact: no noise on GPU and pinned rows, no
 print([r.get("noise_bytes") for k in ("peak_gpu", "peak_pinned") for w in ("by_phase", "by_function") for r in d[w][k]], [r.get("noise_bytes") for r in d["by_phase"]["peak_rss"]])' $T/cu_dn.json)" \
 	"[None, None, None, None] [0]"
 
+# --diff: two static dev_alloc in two files that allocate device memory only, 4 MiB moving from
+# one to the other (tests/cuda/cu_samename.c): two rows at the peak GPU, each with its file's
+# name (before 0.2.59 one row "dev_alloc", no change: only sites with host allocations were
+# looked at for their files)
+for v in keep swap; do
+	CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/cu_sn_$v.zst LD_PRELOAD=$LIB $C/cu_samename $v >/dev/null 2>&1
+done
+$REPORT --diff $T/cu_sn_keep.zst $T/cu_sn_swap.zst >$T/cu_sn.txt 2>$T/cu_sn.err
+expect_eq "diff: two device-memory functions of one name in two files are two rows at the peak GPU" \
+	"$?/$(cat $T/cu_sn.err)/$(sed -n '/^live bytes by function at peak GPU/,/^$/p' $T/cu_sn.txt)" \
+	"0//live bytes by function at peak GPU (2 of 2 changed)
+  change                         base        trace  function
+  -4.00 MiB (-100.0%)        4.00 MiB          0 B  dev_alloc (cu_samename.c)
+  +4.00 MiB                       0 B     4.00 MiB  dev_alloc (samename_dev.c)"
+$REPORT --json --diff $T/cu_sn_keep.zst $T/cu_sn_swap.zst >$T/cu_sn.json 2>/dev/null
+expect_eq "diff --json: the two dev_alloc apart, by file, at the peak GPU" \
+	"$($PY -c 'import json,sys; d=json.load(open(sys.argv[1]))["by_function"]["peak_gpu"]; print(" / ".join(" ".join(str(r.get(k)) for k in ("function","file","base","trace","change")) for r in d))' $T/cu_sn.json)" \
+	"dev_alloc cu_samename.c 4194304 0 -4194304 / dev_alloc samename_dev.c 0 4194304 4194304"
+
 # Untraced, the same programs run the same (the stub alone)
 $C/cu_static ptsz >$T/untraced.out 2>&1
 expect_eq "untraced: static-runtime program runs" "$?/$(cat $T/untraced.out)" "0/cu_static: done"
