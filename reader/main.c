@@ -1120,6 +1120,10 @@ static void ckt_main_say_read_error(const struct ckt_main_read *m, const struct 
 	if (cut)
 		ckt_main_say("error: '%s': %s (--salvage reports the trace before byte offset %llu)", m->path,
 			     err->msg, (unsigned long long)cut);
+	else if (err->code == CKT_EFORMAT && m->salvage && !ckt_decode_regular(m->dec))
+		/* since 0.2.59: it read as if --salvage had not been given */
+		ckt_main_say("error: '%s': %s (--salvage reads a file, not a pipe, which cannot be read twice: "
+			     "save the trace to a file and read that)", m->path, err->msg);
 	else
 		ckt_main_say("error: '%s': %s", m->path, err->msg);
 }

@@ -1018,6 +1018,12 @@ PYEOF
 	expect_match "reader: --salvage, the first data frame corrupt: nothing before it, an error as without (exit 1, no hint, no report)" \
 		"$?/$(wc -c <$T/salvfirst.txt)/$(cat $T/salvfirst.err)" \
 		"^1/0/cuzktrace-report: error: '$T/salvfirst.zst': corrupt zstd frame at byte offset $sf: [A-Za-z' ]+\$"
+	# from a pipe nothing is salvaged: the line says why (before 0.2.59 it read as without
+	# --salvage)
+	cat $T/salvflip.zst | $REPORT --salvage - >$T/salvpipe.txt 2>$T/salvpipe.err
+	expect_match "reader: --salvage from a pipe: an error that says a pipe cannot be salvaged (exit 1, no report)" \
+		"${PIPESTATUS[1]}/$(wc -c <$T/salvpipe.txt)/$(cat $T/salvpipe.err)" \
+		"^1/0/cuzktrace-report: error: '/dev/stdin': corrupt zstd frame at byte offset $so: [A-Za-z' ]+ \(--salvage reads a file, not a pipe, which cannot be read twice: save the trace to a file and read that\)\$"
 	# an error the replay finds (running totals in an exact trace, frame 2) before a corrupt
 	# record the decoder finds (frame 3): --salvage stops before frame 3 and still meets frame
 	# 2's error, so the line gives no hint that it would report the trace
