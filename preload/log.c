@@ -331,7 +331,9 @@ void ckt_line_hex(struct ckt_line *l, uint64_t v)
  * arithmetic: no stdio here. */
 void ckt_line_signal(struct ckt_line *l, int sig)
 {
-	const char *abbrev = sigabbrev_np(sig);
+	/* SIGIO, as kill -l and the README name it: glibc's abbreviation is its alias POLL (the
+	 * same number; it read SIGPOLL before 0.2.59) */
+	const char *abbrev = sig == SIGIO ? "IO" : sigabbrev_np(sig);
 	ckt_line_str(l, "SIG");
 	ckt_line_str(l, abbrev ? abbrev : "?");
 }

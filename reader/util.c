@@ -770,7 +770,8 @@ bool ckt_util_end_signal_name(uint64_t reason, char *buf, size_t size)
 	int sig = ckt_end_signal(reason);
 	if (!sig)
 		return false;
-	const char *abbrev = sigabbrev_np(sig);
+	/* SIGIO, not glibc's POLL for the same number (as the tracer's exit line: ckt_line_signal) */
+	const char *abbrev = sig == SIGIO ? "IO" : sigabbrev_np(sig);
 	if (abbrev)
 		snprintf(buf, size, "SIG%s", abbrev);
 	else

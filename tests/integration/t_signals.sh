@@ -9,13 +9,14 @@
 # program's 2 KiB alternate stack, too small for the frame (SIGSEGV; it runs on the thread's
 # own stack now, faults' alone on the alternate one); during: another thread's _exit or abort
 # while the trace was finished ended the process with its own status (0, 134), or the trace
-# with its END
+# with its END. Signal 29 is named SIGIO, as kill -l and README name it (before 0.2.59
+# glibc's alias SIGPOLL)
 se_status() { # status of the program untraced, as the shell reports it
 	timeout -s KILL 30 "$@" >/dev/null 2>&1
 	echo $?
 }
 for se in "raise 15:143:SIGTERM" "raise 2:130:SIGINT" "raise 1:129:SIGHUP" "raise 3:131:SIGQUIT" \
-	"raise 10:138:SIGUSR1" "segv:139:SIGSEGV" "altsegv:139:SIGSEGV" "pipe:141:SIGPIPE" "threads:143:SIGTERM" \
+	"raise 10:138:SIGUSR1" "raise 29:157:SIGIO" "segv:139:SIGSEGV" "altsegv:139:SIGSEGV" "pipe:141:SIGPIPE" "threads:143:SIGTERM" \
 	"sigsetback:139:SIGSEGV" "refix:139:SIGSEGV" "smallalt:143:SIGTERM" "during _exit:143:SIGTERM" \
 	"during abort:143:SIGTERM"; do
 	IFS=: read -r se_arg se_rc se_sig <<<"$se"
