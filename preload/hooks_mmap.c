@@ -29,11 +29,6 @@
  * fp: the hook's own frame address (for ckt_guard_stale) */
 static inline int hook_enter_release(struct ckt_tls *t, void *fp)
 {
-	/* the process's first intercepted call bootstraps and is traced, as the malloc family's
-	 * (until 0.2.59 a first mmap, a library constructor's arena before the tracer's own
-	 * constructor, passed through untraced: mimalloc's 32 MiB read as unexplained RSS) */
-	if (CKT_UNLIKELY(atomic_load_explicit(&ckt_boot_state, memory_order_relaxed) == 0))
-		ckt_bootstrap();
 	return (CKT_LIKELY(!t->guard) || ckt_guard_stale(t, fp)) &&
 	       atomic_load_explicit(&ckt_active, memory_order_relaxed);
 }
@@ -140,11 +135,19 @@ static size_t mapped_len(size_t len, int flags)
 CKT_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
 	struct ckt_tls *t = &ckt_tls;
+	/* the process's first intercepted call bootstraps and is traced, as the malloc family's
+	 * (until 0.2.59 a first mmap, a library constructor's arena before the tracer's own
+	 * constructor, passed through untraced: mimalloc's 32 MiB read as unexplained RSS). The
+	 * rest of the family needs none: a range mapped before the tracer is none of the trace's */
+	if (CKT_UNLIKELY(atomic_load_explicit(&ckt_boot_state, memory_order_relaxed) == 0))
+		ckt_bootstrap();
 	if (!hook_enter(t, __builtin_frame_address(0))) {
 		const void *ra = __builtin_return_address(0);
 		ckt_passed(t, ra);
 		if ((flags & MAP_ANONYMOUS) && prot)
 			ckt_child_note(len);
+		else if (flags & MAP_ANONYMOUS)
+			ckt_child_note_reserved(len); /* what a later mprotect may open */
 		void *p = real_mmap(addr, len, prot, flags, fd, off);
 		if (CKT_UNLIKELY(t->unw_trimming) && p != MAP_FAILED && ckt_from_out(CKT_OUT_UNWIND, ra))
 			ckt_stacks_unw_mapped(t, p, len, flags);
@@ -369,7 +372,7 @@ static CKT_NOINLINE void protect_partial(struct ckt_tls *t, uintptr_t addr, size
 }
 
 struct growsdown_walk {
-	uintptr_t addr, lo; /* lo: the start of the mapping that holds addr; 0: none */
+	uintptr_t s, e, lo; /* lo: the start of the first mapping that reaches into [s, e); 0: none */
 };
 
 static int growsdown_line(void *ctx, const char *p, const char *end, int whole)
@@ -377,32 +380,30 @@ static int growsdown_line(void *ctx, const char *p, const char *end, int whole)
 	struct growsdown_walk *w = ctx;
 	uintptr_t v[2];
 	(void)whole;
-	if (!ckt_maps_range(p, end, v) || v[0] > w->addr)
-		return 1; /* past it: no mapping holds it */
-	if (v[1] <= w->addr)
+	if (!ckt_maps_range(p, end, v) || v[0] >= w->e)
+		return 1; /* past the range: none reaches into it */
+	if (v[1] <= w->s)
 		return 0;
 	w->lo = v[0];
 	return 1;
 }
 
 /* mprotect(addr, len, prot | PROT_GROWSDOWN) changes the range from the start of the
- * downward-growing mapping that holds addr (a stack, MAP_GROWSDOWN) up to addr + len, not from
- * addr (until 0.2.59 the range asked was recorded: 1 MiB of a 2 MiB stack closed from its start
- * read as the 4 KiB asked for). The start is read back from /proc/self/maps after the call (a
- * rare call: raw system calls, a buffer on the stack, no allocation); where it cannot be read,
- * addr, and one line says so. */
-static CKT_NOINLINE uintptr_t growsdown_start(uintptr_t addr)
+ * downward-growing mapping that holds addr (a stack, MAP_GROWSDOWN), or of the first one above
+ * addr within the range, up to its end, not from addr (until 0.2.59 the range asked was
+ * recorded: 1 MiB of a 2 MiB stack closed from its start read as the 4 KiB asked for). The
+ * start is read back from /proc/self/maps after the call (a rare call: raw system calls, a
+ * buffer on the stack, no allocation) and returned; addr where none is found; 0 where the file
+ * cannot be read (the caller records the range asked, then says so once: ckt_log may block,
+ * so not while a release's stamp holds the SYNC horizon). */
+static CKT_NOINLINE uintptr_t growsdown_start(uintptr_t addr, size_t len)
 {
-	static atomic_int warned;
-	struct growsdown_walk w = {addr, 0};
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	struct growsdown_walk w = {addr, (addr + len + page - 1) & ~(page - 1), 0};
 	char buf[4096];
-	if (ckt_maps_walk(buf, sizeof(buf), growsdown_line, &w) == 0 && w.lo && w.lo <= addr)
-		return w.lo;
-	if (!atomic_exchange(&warned, 1))
-		ckt_log("warning: an mprotect with PROT_GROWSDOWN changed a stack's protection from its "
-			"start, and /proc/self/maps cannot be read: mapped and reserved figures may be off "
-			"by the part below the range it was asked for", NULL, NULL, NULL);
-	return addr;
+	if (ckt_maps_walk(buf, sizeof(buf), growsdown_line, &w) != 0)
+		return 0;
+	return w.lo ? w.lo : addr;
 }
 
 /* mprotect and pkey_mprotect: a range's protection decides whether it is memory or only
@@ -417,12 +418,15 @@ static int protect(void *addr, size_t len, int prot, bool use_pkey, int pkey)
 	int (*real_pkey)(void *, size_t, int, int) = ckt_real.pkey_mprotect;
 	if (CKT_UNLIKELY(use_pkey ? !real_pkey : !real) || !hook_enter(t, __builtin_frame_address(0))) {
 		ckt_passed(t, __builtin_return_address(0));
-		if (prot & 7) /* opened (a reservation committed), or only changed: counted alike */
-			ckt_child_note(len);
+		int rc;
 		if (use_pkey)
-			return real_pkey ? real_pkey(addr, len, prot, pkey)
-					 : (int)syscall(SYS_pkey_mprotect, addr, len, prot, pkey);
-		return real ? real(addr, len, prot) : (int)syscall(SYS_mprotect, addr, len, prot);
+			rc = real_pkey ? real_pkey(addr, len, prot, pkey)
+				       : (int)syscall(SYS_pkey_mprotect, addr, len, prot, pkey);
+		else
+			rc = real ? real(addr, len, prot) : (int)syscall(SYS_mprotect, addr, len, prot);
+		if (rc == 0 && (prot & 7)) /* a reservation of its own opened, as far as it goes */
+			ckt_child_note_opened(len);
+		return rc;
 	}
 	struct ckt_guard_frame gf;
 	ckt_guard_mark(t, &gf, __builtin_frame_address(0));
@@ -432,13 +436,17 @@ static int protect(void *addr, size_t len, int prot, bool use_pkey, int pkey)
 	int rc = use_pkey ? real_pkey(addr, len, prot, pkey) : real(addr, len, prot);
 	ckt_guard_call(t, 0);
 	if (rc == 0) {
-		uintptr_t a = (uintptr_t)addr;
-		if (CKT_UNLIKELY(prot & PROT_GROWSDOWN) && len) {
-			uintptr_t lo = growsdown_start(a);
-			len += a - lo;
+		uintptr_t a = (uintptr_t)addr, lo = a;
+		if (CKT_UNLIKELY(prot & PROT_GROWSDOWN) && len && (lo = growsdown_start(a, len)) && lo != a) {
+			len = lo < a ? len + (a - lo) : len - (lo - a);
 			a = lo;
 		}
 		ckt_emit(t, CKT_EV_MPROTECT, (uint8_t)bits, bits ? ckt_stamp(t) : before, a, len, 0);
+		static atomic_int warned;
+		if (CKT_UNLIKELY(!lo) && !atomic_exchange(&warned, 1))
+			ckt_log("warning: an mprotect with PROT_GROWSDOWN changed a stack's protection from its "
+				"start, and /proc/self/maps cannot be read: mapped and reserved figures may be off "
+				"by the part below the range it was asked for", NULL, NULL, NULL);
 	} else if ((errno == ENOMEM || errno == EACCES) && len &&
 		   (uintptr_t)addr + len > (uintptr_t)addr) { /* a range that wraps changes nothing */
 		int saved = errno;
@@ -621,11 +629,12 @@ CKT_EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags, ..
 	struct ckt_tls *t = &ckt_tls;
 	if (CKT_UNLIKELY(!real) || !hook_enter(t, __builtin_frame_address(0))) {
 		ckt_passed(t, __builtin_return_address(0));
+		void *p = real ? real(old, old_len, new_len, flags, new_addr)
+			       : (void *)syscall(SYS_mremap, old, old_len, new_len, flags, new_addr);
 		/* grown (old_len 0 duplicates a shared mapping: no new memory) */
-		if (old_len && new_len > old_len)
+		if (p != MAP_FAILED && old_len && new_len > old_len)
 			ckt_child_note(new_len - old_len);
-		return real ? real(old, old_len, new_len, flags, new_addr)
-			    : (void *)syscall(SYS_mremap, old, old_len, new_len, flags, new_addr);
+		return p;
 	}
 	struct ckt_guard_frame gf;
 	ckt_guard_mark(t, &gf, __builtin_frame_address(0));

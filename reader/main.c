@@ -1121,9 +1121,10 @@ static void ckt_main_say_read_error(const struct ckt_main_read *m, const struct 
 		ckt_main_say("error: '%s': %s (--salvage reports the trace before byte offset %llu)", m->path,
 			     err->msg, (unsigned long long)cut);
 	else if (err->code == CKT_EFORMAT && m->salvage && !ckt_decode_regular(m->dec))
-		/* since 0.2.59: it read as if --salvage had not been given */
-		ckt_main_say("error: '%s': %s (--salvage reads a file, not a pipe, which cannot be read twice: "
-			     "save the trace to a file and read that)", m->path, err->msg);
+		/* since 0.2.59: it read as if --salvage had not been given (no promise that a file
+		 * would be salvaged: its first data frame or header may be the corrupt one) */
+		ckt_main_say("error: '%s': %s (--salvage reads only a file, not a pipe, which cannot be read "
+			     "twice)", m->path, err->msg);
 	else
 		ckt_main_say("error: '%s': %s", m->path, err->msg);
 }
@@ -1214,6 +1215,8 @@ static int ckt_main_read(const struct ckt_args *a, struct ckt_main_read *m, bool
 	/* each site's own peak needs every stack's site during the replay: only for the CSV */
 	m->sites = ckt_sites_new(site_out[0] != NULL);
 	if (m->sites) {
+		if (a->diff) /* its sites of device memory alone: see ckt_sites_key */
+			ckt_sites_keep_gpu(m->sites);
 		ckt_sites_set_depth(m->sites, (unsigned)m->depth);
 		ckt_sites_set_trace(m->sites, m->path);
 		uint64_t start = 0; /* 0: unknown (absent, or not a number) */

@@ -151,6 +151,7 @@ struct ckt_sites_site {
 
 struct ckt_sites {
 	bool own_peaks;
+	bool keep_gpu; /* ckt_sites_keep_gpu */
 	unsigned depth;         /* the trace's CUZKTRACE_DEPTH; 0: unknown */
 	int err;                /* CKT_ENOMEM met in a callback */
 	const uint64_t *epochs; /* the replay's during the replay, then final_epochs */
@@ -1515,10 +1516,10 @@ int ckt_sites_finish(struct ckt_sites *s, const struct ckt_replay_stats *st, uns
 			need |= ckt_sites_listed(k, v[k], nb[k]);
 		}
 		/* every stack that allocated: the list by allocations names them (since 0.2.26),
-		 * as far as it shows them when no other list needs them; and one that allocated
-		 * CUDA device memory only, which --diff looks at for the source files of a name
+		 * as far as it shows them when no other list needs them; and for --diff one that
+		 * allocated CUDA device memory only, looked at for the source files of a name
 		 * (ckt_sites_key; since 0.2.59) */
-		if (!need && !s->stacks[i].allocs && !s->stacks[i].gpu_allocs)
+		if (!need && !s->stacks[i].allocs && !(s->keep_gpu && s->stacks[i].gpu_allocs))
 			continue;
 		bool late = s->own_peaks && s->stacks[i].site < 0;
 		long si = ckt_sites_resolve_as(s, i, !need);
@@ -1651,6 +1652,11 @@ bool ckt_sites_by_calls(const struct ckt_sites *s, size_t i, struct ckt_sites_ca
 		return false;
 	ckt_sites_calls_of(s, &s->sites[s->by_calls[i]], c);
 	return true;
+}
+
+void ckt_sites_keep_gpu(struct ckt_sites *s)
+{
+	s->keep_gpu = true;
 }
 
 const char *ckt_sites_key(const struct ckt_sites *s, size_t i)

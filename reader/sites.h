@@ -129,8 +129,12 @@ struct ckt_sites_calls {
 	size_t nframes, site_frame;
 };
 bool ckt_sites_by_calls(const struct ckt_sites *s, size_t i, struct ckt_sites_calls *c);
-/* The site frame (interned) of the i-th site of every kind (heap, mappings, CUDA; whatever it
- * holds), in no order; NULL past the last. */
+/* The site frame (interned) of the i-th site of every kind (heap, anonymous mappings, CUDA;
+ * whatever it holds), in no order; NULL past the last. A stack that allocated CUDA device
+ * memory only and holds nothing at any moment a list shows has a site only after
+ * ckt_sites_keep_gpu (--diff: it tells a name's two source files apart; a single report would
+ * symbolize it for nothing, and say what it found wrong in its module). */
+void ckt_sites_keep_gpu(struct ckt_sites *s);
 const char *ckt_sites_key(const struct ckt_sites *s, size_t i);
 /* The same entries, of the sites whose heap blocks were freed as temporaries (exact mode), most
  * temporaries first, as many as --top. */

@@ -213,8 +213,9 @@ expect_eq "fork after fd reuse: the child's descriptor is untouched" "$(cat $T/f
 # first running a command not found through vfork (its _exit took the child's count and flag,
 # shared with it: no line at all)
 # remap, reserve: as big, the children's 20 MiB grown by mremap from 1 MiB, or reserved and
-# opened by mprotect (before 0.2.59 not counted: no line)
-for fw in big small big:0 pool vfork remap reserve; do
+# opened by mprotect (before 0.2.59 not counted: no line); jit: 1 MiB each, switched between
+# read-write and read-execute 20 times, allocates nothing more: no line
+for fw in big small big:0 pool vfork remap reserve jit; do
 	m=${fw%%:*}
 	rm -f $T/fw.*.zst
 	if [ "$fw" = big:0 ]; then

@@ -1023,7 +1023,7 @@ PYEOF
 	cat $T/salvflip.zst | $REPORT --salvage - >$T/salvpipe.txt 2>$T/salvpipe.err
 	expect_match "reader: --salvage from a pipe: an error that says a pipe cannot be salvaged (exit 1, no report)" \
 		"${PIPESTATUS[1]}/$(wc -c <$T/salvpipe.txt)/$(cat $T/salvpipe.err)" \
-		"^1/0/cuzktrace-report: error: '/dev/stdin': corrupt zstd frame at byte offset $so: [A-Za-z' ]+ \(--salvage reads a file, not a pipe, which cannot be read twice: save the trace to a file and read that\)\$"
+		"^1/0/cuzktrace-report: error: '/dev/stdin': corrupt zstd frame at byte offset $so: [A-Za-z' ]+ \(--salvage reads only a file, not a pipe, which cannot be read twice\)\$"
 	# an error the replay finds (running totals in an exact trace, frame 2) before a corrupt
 	# record the decoder finds (frame 3): --salvage stops before frame 3 and still meets frame
 	# 2's error, so the line gives no hint that it would report the trace

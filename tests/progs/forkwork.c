@@ -6,9 +6,11 @@
  * does not wait for them: workers that outlive the program); "orphanbig": as big, the three
  * children allocating only once the parent has ended; "remap": as big, each child mapping 1 MiB
  * and growing it to 20 MiB with mremap; "reserve": as big, each child reserving 20 MiB
- * (PROT_NONE) and opening it with mprotect; then, in every mode, a child that allocates a 2 MiB block (as a shell builds a long
+ * (PROT_NONE) and opening it with mprotect; "jit": each child mapping 1 MiB read-write and
+ * switching it to read-execute and back 20 times (40 MiB of mprotect calls that allocate
+ * nothing: 3 MiB in all); then, in every mode, a child that allocates a 2 MiB block (as a shell builds a long
  * argument vector) and execs /bin/true. The parent waits for each and prints "forkwork: <mode>
- * done". Usage: forkwork big|small|pool|vfork|orphan|orphanbig|remap|reserve */
+ * done". Usage: forkwork big|small|pool|vfork|orphan|orphanbig|remap|reserve|jit */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,9 +24,9 @@ int main(int argc, char **argv)
 {
 	if (argc < 2 || (strcmp(argv[1], "big") && strcmp(argv[1], "small") && strcmp(argv[1], "pool") &&
 			 strcmp(argv[1], "vfork") && strcmp(argv[1], "orphan") && strcmp(argv[1], "orphanbig") &&
-			 strcmp(argv[1], "remap") && strcmp(argv[1], "reserve")))
+			 strcmp(argv[1], "remap") && strcmp(argv[1], "reserve") && strcmp(argv[1], "jit")))
 		return 2;
-	int remap = !strcmp(argv[1], "remap"), reserve = !strcmp(argv[1], "reserve");
+	int remap = !strcmp(argv[1], "remap"), reserve = !strcmp(argv[1], "reserve"), jit = !strcmp(argv[1], "jit");
 	int vf = !strcmp(argv[1], "vfork"), late = !strcmp(argv[1], "orphanbig");
 	int orphan = late || !strcmp(argv[1], "orphan");
 	size_t n = !strcmp(argv[1], "big") || vf || late ? 20 << 20 : orphan || !strcmp(argv[1], "pool") ? 6 << 20 : 100 << 10;
@@ -66,6 +68,15 @@ int main(int argc, char **argv)
 				if (m == MAP_FAILED)
 					_exit(7);
 				memset(m, 1, big);
+				_exit(0);
+			}
+			if (jit) {
+				char *m = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+				if (m == MAP_FAILED)
+					_exit(6);
+				for (int k = 0; k < 20; k++)
+					if (mprotect(m, 1 << 20, PROT_READ | PROT_EXEC) || mprotect(m, 1 << 20, PROT_READ | PROT_WRITE))
+						_exit(7);
 				_exit(0);
 			}
 			for (size_t k = 0; k < 20 && k << 20 < n; k++) {
