@@ -1116,6 +1116,12 @@ static inline void ckt_passed(const struct ckt_tls *t, const void *ra)
 	for (int k = 0; k < CKT_OUT_N; k++)
 		if (ckt_from_out(k, ra))
 			return;
+	/* nor the dynamic linker's: a thread that the allocator behind the tracer starts inside
+	 * its malloc gets its TLS vector from ld.so's calloc (jemalloc's background_thread:true:
+	 * each run said a signal handler had called the allocator, and lost an event, before
+	 * 0.2.59) */
+	if ((uintptr_t)ra - ckt_rtld_lo < ckt_rtld_hi - ckt_rtld_lo)
+		return;
 	atomic_fetch_add_explicit(t->guard == CKT_GUARD_CXX ? &ckt_lost_cxx : &ckt_lost_nested, 1,
 				  memory_order_relaxed);
 }

@@ -267,6 +267,11 @@ void ckt_callout_init(void *real_malloc)
 			       (void *)&ckt_callout_init};
 	for (int k = 0; k < (int)(sizeof(probe) / sizeof(probe[0])); k++)
 		ckt_callout_set(k, probe[k]);
+	/* the dynamic linker's (ckt_tls_update_call, ckt_passed): at bootstrap, as the rest */
+	struct text_probe rtld = {.probe = (uintptr_t)&__tls_get_addr};
+	dl_iterate_phdr(find_text, &rtld);
+	ckt_rtld_lo = rtld.lo;
+	ckt_rtld_hi = rtld.hi;
 }
 
 /* Called from the constructor: libunwind is initialized by then (it is our dependency), which
@@ -294,10 +299,7 @@ int ckt_stacks_init(void)
 	dl_iterate_phdr(find_text, &self);
 	self_lo = self.lo;
 	self_hi = self.hi;
-	struct text_probe rtld = {.probe = (uintptr_t)&__tls_get_addr}, unw = {.probe = (uintptr_t)&unw_backtrace};
-	dl_iterate_phdr(find_text, &rtld);
-	ckt_rtld_lo = rtld.lo;
-	ckt_rtld_hi = rtld.hi;
+	struct text_probe unw = {.probe = (uintptr_t)&unw_backtrace};
 	dl_iterate_phdr(find_text, &unw);
 	unw_tls.module = unw.tls_modid;
 	ckt_tls.in_unwind++;

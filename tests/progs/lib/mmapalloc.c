@@ -1,9 +1,14 @@
 /* libmmapalloc.so, preloaded after the tracer: a toy allocator that takes its memory through
  * the mmap symbol, 1 MiB at a time, as jemalloc, tcmalloc and mimalloc do. Its mmap calls come
  * from inside the tracer's malloc hook (the real malloc is this one): the allocator's own, not
- * a signal handler's, so nothing may be counted lost. free keeps nothing. */
+ * a signal handler's, so nothing may be counted lost. free keeps nothing. With
+ * CKT_MMAPALLOC_THREAD=1 its 50th malloc starts a thread of its own that ends at once, as
+ * jemalloc's background_thread:true does: the dynamic linker callocs the thread's TLS vector
+ * inside that malloc, another call that is the allocator's, not a signal handler's. */
 #include <errno.h>
+#include <pthread.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -31,7 +36,21 @@ static void *get(size_t n)
 	return r + 16;
 }
 
-void *malloc(size_t n) { return get(n); }
+static void *bg(void *arg)
+{
+	return arg;
+}
+
+void *malloc(size_t n)
+{
+	static int calls;
+	if (__atomic_add_fetch(&calls, 1, __ATOMIC_RELAXED) == 50 && getenv("CKT_MMAPALLOC_THREAD")) {
+		pthread_t t;
+		if (pthread_create(&t, NULL, bg, NULL) == 0)
+			pthread_detach(t);
+	}
+	return get(n);
+}
 void free(void *p) { (void)p; }
 void *calloc(size_t a, size_t b) { return a && b > (size_t)-1 / a ? NULL : get(a * b); }
 size_t malloc_usable_size(void *p) { return p ? *(size_t *)((char *)p - 16) : 0; }
