@@ -478,6 +478,22 @@ static const struct {
 	{ "pymalloc", { "_PyObject_Arena", "_PyMem_Arena" }, { "python3.", "libpython3." }, true },
 };
 
+/* A frame in the shared library of one of those allocators (libtcmalloc_minimal.so.4,
+ * libjemalloc.so.2; named or not). In a heap block's stack it is plumbing: the allocator's own
+ * operator new, serving new itself, throws std::bad_alloc, whose exception object
+ * __cxa_allocate_exception mallocs; the failed call's caller owns it (since 0.2.59: every
+ * failed new's exception was the allocator's address, "libtcmalloc_minimal.so.4+0xdf9a"). */
+static bool ckt_sites_in_allocator_lib(const struct ckt_sym_frame *f)
+{
+	for (size_t i = 0; f->module && i < CKT_SITES_ALLOCATORS; i++)
+		for (int k = 0; k < 2 && !ckt_sites_allocators[i].arenas; k++) {
+			const char *m = ckt_sites_allocators[i].module[k];
+			if (m && strncmp(f->module, m, strlen(m)) == 0)
+				return true;
+		}
+	return false;
+}
+
 /* "alloc" in s, in either case */
 static bool ckt_sites_says_alloc(const char *s)
 {
@@ -752,7 +768,8 @@ static int ckt_sites_symbolize(struct ckt_sites *s, size_t i, bool shallow)
 					entry = j;
 			for (int j = 0; j < nf; j++) {
 				if (!found && j > entry && !ckt_sites_is_plumbing(f[j].name, f[j].cxx) &&
-				    !ckt_sites_is_plumbing_file(f[j].file) && !ckt_sites_is_plumbing_unnamed(&f[j])) {
+				    !ckt_sites_is_plumbing_file(f[j].file) && !ckt_sites_is_plumbing_unnamed(&f[j]) &&
+				    (st->anon || !ckt_sites_in_allocator_lib(&f[j]))) {
 					found = true;
 					site = (uint32_t)n;
 					/* nothing but plumbing up to where the thread began: the
