@@ -202,6 +202,10 @@ CKT_EXPORT void *calloc(size_t nm, size_t sz)
 {
 	size_t n;
 	if (__builtin_mul_overflow(nm, sz, &n)) {
+		/* the allocator's own answer, errno as it sets it or not (since 0.2.59: tcmalloc's
+		 * and mimalloc's leave errno as it was, and the tracer set ENOMEM); nothing to record */
+		if (ckt_real.calloc)
+			return ckt_real.calloc(nm, sz);
 		errno = ENOMEM;
 		return NULL;
 	}

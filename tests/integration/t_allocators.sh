@@ -273,3 +273,20 @@ sys._debugmallocstats()'
 else
 	echo "  skip pymalloc's arenas: no /usr/bin/python3 with sys._debugmallocstats"
 fi
+
+# calloc of a count times size that overflows: the allocator's own answer, errno as it leaves
+# it (glibc: ENOMEM; tcmalloc behind the tracer: errno as it was, which the tracer set to ENOMEM
+# before 0.2.59); nothing recorded
+co_tc=$(ls /usr/lib/*/libtcmalloc_minimal.so.4 2>/dev/null | head -1)
+for co in glibc tcmalloc; do
+	co_pre=
+	if [ $co = tcmalloc ]; then
+		[ -n "$co_tc" ] || { echo "  skip calloc overflow under tcmalloc: libtcmalloc_minimal.so.4 is not installed"; continue; }
+		co_pre=$co_tc
+	fi
+	co_u=$(LD_PRELOAD=$co_pre $P/callocover)
+	CUZKTRACE_OUT=$T/co_$co.zst LD_PRELOAD="$LIB $co_pre" $P/callocover >$T/co_$co.out 2>/dev/null
+	expect_eq "calloc overflow ($co): status, output (null, errno) as untraced ($co_u), no allocation recorded" \
+		"$?/$(cat $T/co_$co.out)/$($REPORT --json $T/co_$co.zst 2>/dev/null | $PY -c 'import json,sys; d=json.load(sys.stdin); print(d["event_counts"]["alloc"] < 5, d["peak_heap"]["bytes"] < 100000)')" \
+		"0/$co_u/True True"
+done
