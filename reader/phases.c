@@ -83,6 +83,7 @@ struct ckt_phases {
 	size_t n_th, cap_th;
 	struct ckt_util_map by_tid;
 	bool by_thread;                /* bytes by thread are kept (ckt_phases_set_by_thread) */
+	uint64_t main_tid;             /* ckt_phases_set_main_tid */
 	unsigned top;                  /* text: rows per peak (ckt_phases_set_top; 0: all) */
 	struct ckt_replay *rep;        /* the replay observed (ckt_phases_attach) */
 	struct ckt_pthread no_thread;  /* stands for every thread when they are not */
@@ -283,7 +284,9 @@ static void ckt_phases_activate(struct ckt_phases *p, size_t i, uint64_t ts)
 		ts = p->phase_now;
 	if (ts > ph->since)
 		ph->active_ns += ts - ph->since;
-	for (size_t k = 0; k < p->n_active; k++)
+	/* from the newest: phases end mostly in the order opposite to their start (a push's pop
+	 * is the last entry, beside thousands of process-wide phases open) */
+	for (size_t k = p->n_active; k-- > 0;)
 		if (p->active[k] == i) {
 			memmove(&p->active[k], &p->active[k + 1], (p->n_active - k - 1) * sizeof(*p->active));
 			p->n_active--;
@@ -625,7 +628,7 @@ static void ckt_phases_on_record(void *ctx, const struct ckt_record *rec)
 		/* without --by thread names serve the main thread's only (a diff's heading): a
 		 * thread per id at most, as before ids were told apart (a program that started 4
 		 * million threads would keep an entry for each) */
-		if (!p->by_thread && key >> 32)
+		if (!p->by_thread && (key >> 32 || (p->main_tid && key != p->main_tid)))
 			break;
 		struct ckt_pthread *t = ckt_phases_thread(p, key);
 		if (!t) {
@@ -724,6 +727,11 @@ int ckt_phases_attach(struct ckt_phases *p, struct ckt_replay *r)
 void ckt_phases_set_top(struct ckt_phases *p, unsigned top)
 {
 	p->top = top;
+}
+
+void ckt_phases_set_main_tid(struct ckt_phases *p, uint64_t tid)
+{
+	p->main_tid = tid;
 }
 
 void ckt_phases_set_by_thread(struct ckt_phases *p, bool on)
