@@ -196,11 +196,59 @@ static uint64_t parse_u64(const char *s)
 	return v;
 }
 
-/* value of "Key:   123 kB" in bytes, 0 if absent */
-static uint64_t status_kb(const char *buf, const char *key)
+/* The lines of /proc/.../status the samples carry, in bytes: VmHWM, RssAnon, RssFile,
+ * RssShmem (0 where absent). */
+static const char *const status_keys[4] = {"VmHWM:", "RssAnon:", "RssFile:", "RssShmem:"};
+
+/* One whole line [p, end) of status: its value into out when it is one of status_keys; returns
+ * the bit of the key found (0: none). */
+static unsigned status_line(const char *p, const char *end, uint64_t out[4])
 {
-	const char *p = strstr(buf, key);
-	return p ? parse_u64(p + strlen(key)) * 1024 : 0;
+	for (unsigned k = 0; k < 4; k++) {
+		size_t n = strlen(status_keys[k]);
+		if ((size_t)(end - p) > n && memcmp(p, status_keys[k], n) == 0) {
+			out[k] = parse_u64(p + n) * 1024;
+			return 1u << k;
+		}
+	}
+	return 0;
+}
+
+/* Reads f (status; buf of cap bytes) line by line to its end or until every key is found:
+ * the file outgrows any one buffer, its Groups line before the keys (since 0.2.59: with about
+ * 530 supplementary groups the keys lay past the 4 KiB read, and VmHWM and the split were cut
+ * or 0 without a word). A line longer than the buffer (Groups) is skipped. Returns 0, or -1
+ * when the file cannot be read. */
+static int status_read(struct procfile *f, char *buf, size_t cap, uint64_t out[4])
+{
+	if (read_proc(f, buf, cap))
+		return -1;
+	size_t have = strlen(buf);
+	off_t off = (off_t)have;
+	unsigned found = 0;
+	bool skip = false; /* in the rest of a line longer than the buffer */
+	for (;;) {
+		char *p = buf, *nl;
+		while ((nl = memchr(p, '\n', have - (size_t)(p - buf)))) {
+			if (!skip)
+				found |= status_line(p, nl, out);
+			skip = false;
+			p = nl + 1;
+		}
+		have -= (size_t)(p - buf);
+		memmove(buf, p, have);
+		if (found == 15)
+			return 0;
+		if (have > 64) { /* no key's line is this long: drop it, up to its end */
+			skip = true;
+			have = 0;
+		}
+		ssize_t n = pread(f->fd, buf + have, cap - 1 - have, off);
+		if (n <= 0)
+			return 0; /* the end (a failure past the first read: what was found) */
+		off += n;
+		have += (size_t)n;
+	}
 }
 
 /* the sampler's status file was read once, by the sampler or by its starter: a later failure
@@ -212,7 +260,8 @@ static uint64_t read_hwm_and_split(uint64_t out[4], bool say)
 {
 	char buf[4096];
 	static bool said; /* the sampler's */
-	if (read_proc(&status, buf, sizeof(buf))) {
+	out[0] = out[1] = out[2] = out[3] = 0;
+	if (status_read(&status, buf, sizeof(buf), out)) {
 		/* statm can be read and status not from the start (one descriptor each: a limit of
 		 * 6 to 8 leaves room for one): the samples lose VmHWM and the anonymous/file split,
 		 * said once (the report just left those lines out). Not when it could be read
@@ -227,10 +276,6 @@ static uint64_t read_hwm_and_split(uint64_t out[4], bool say)
 		return 0;
 	}
 	status_read_once |= say;
-	out[0] = status_kb(buf, "\nVmHWM:");
-	out[1] = status_kb(buf, "\nRssAnon:");
-	out[2] = status_kb(buf, "\nRssFile:");
-	out[3] = status_kb(buf, "\nRssShmem:");
 	return out[0];
 }
 

@@ -764,7 +764,9 @@ int ckt_report_json_print(FILE *out, const struct ckt_report *rep)
 		ckt_report_json_null(j, "unexplained_bytes");
 		ckt_report_json_null(j, "untraced_suspected");
 	}
-	ckt_report_json_u64_if(j, "hwm_bytes", st->hwm_max, st->peak_rss.seen);
+	/* null without any VmHWM read (no RSS samples, or none with /proc/self/status: it read 0
+	 * before 0.2.59) */
+	ckt_report_json_u64_if(j, "hwm_bytes", st->hwm_max, st->peak_rss.seen && st->hwm_max);
 	if (st->peak_rss.has_detail) {
 		ckt_report_json_open(j, "detail");
 		ckt_report_json_u64(j, "hwm_bytes", st->peak_rss.hwm);

@@ -397,6 +397,23 @@ PYEOF
 	expect_eq "reader: AGG's since at 71 minutes is read; over it, a corrupt record (status 1, the field named)" \
 		"$(cat $T/aggsince4294967295000.rc)/$(jget $T/aggsince4294967295000.json live_at_exit.heap_bytes)/$(cat $T/aggsince4294967295000.err)/$(cat $T/aggsince4294967295001.rc)/$(cat $T/aggsince4294967295001.err)" \
 		"0/1000//1/cuzktrace-report: error: '$T/aggsince4294967295001.zst': corrupt record (tag 0x30) in frame 1: since 4294967295001 is out of range (at most 4294967295000)"
+	# the peak RSS sample's split is its own: a sample with no detail of its own (its status
+	# read failed: the program took the descriptors) has none, not an earlier sample's (before
+	# 0.2.59 the 1 MB sample's split under the 5 MB peak); hwm_bytes the largest VmHWM read,
+	# null where none was
+	PYTHONPATH=tests/integration $PY - $T/staledet.zst $T/nodet.zst <<'PYEOF'
+import sys
+from rows import *
+def detail(dts, hwm, anon, file, shmem):
+    return bytes([0x17]) + sv(dts) + uv(hwm) + uv(anon) + uv(file) + uv(shmem)
+one_frame_trace(sys.argv[1], rss(10, 1000000) + detail(0, 1000000, 900000, 100000, 0) + rss(10, 5000000))
+one_frame_trace(sys.argv[2], rss(10, 1000000) + rss(10, 5000000))
+PYEOF
+	report_json staledet
+	report_json nodet
+	expect_eq "reader: the peak RSS sample without a detail of its own: no split (text, JSON), hwm_bytes the one VmHWM read; none read: null" \
+		"$(cat $T/staledet.rc)/$(jget $T/staledet.json peak_rss.bytes) $(jget $T/staledet.json peak_rss.detail) $(jget $T/staledet.json peak_rss.hwm_bytes)/$($REPORT $T/staledet.zst 2>/dev/null | grep -c 'RSS split')/$(jget $T/nodet.json peak_rss.hwm_bytes) $(jget $T/nodet.json peak_rss.detail)" \
+		"0/5000000 null 1000000/0/null null"
 fi
 
 # A WAITED record (the program's threads' total wait for room in their rings) longer than its
