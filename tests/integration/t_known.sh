@@ -47,8 +47,8 @@ PYEOF
 # 6.2 the RSS counters are per-CPU counters read without summing the CPUs' pending deltas (up to
 # max(32, 2 x CPUs) pages each), so a sample may exceed a later VmHWM by that much; seen once in
 # several hundred runs
-expect_eq "known: peak RSS detail: highest VmHWM >= peak RSS sample and the detail's VmHWM (within the kernel's per-CPU slack), anon and file > 0, anon + file + shmem <= the detail's VmHWM" \
-	"$($PY - $T/known.json $(nproc) $(getconf PAGESIZE) <<'PYEOF'
+rss_detail_relations() { # the JSON file's four relations, True or False each
+	$PY - "$1" $(nproc) $(getconf PAGESIZE) <<'PYEOF'
 import json, sys
 p = json.load(open(sys.argv[1]))["peak_rss"]
 d = p["detail"]
@@ -57,7 +57,9 @@ slack = max(32, 2 * cpus) * cpus * page
 print(p["hwm_bytes"] + slack >= max(p["bytes"], d["hwm_bytes"]) > 0, d["rss_anon_bytes"] > 0, d["rss_file_bytes"] > 0,
       d["rss_anon_bytes"] + d["rss_file_bytes"] + d["rss_shmem_bytes"] <= d["hwm_bytes"])
 PYEOF
-)" "True True True True"
+}
+expect_eq "known: peak RSS detail: highest VmHWM >= peak RSS sample and the detail's VmHWM (within the kernel's per-CPU slack), anon and file > 0, anon + file + shmem <= the detail's VmHWM" \
+	"$(rss_detail_relations $T/known.json)" "True True True True"
 # ... and so for a user in 600 supplementary groups, whose /proc/self/status outgrows 4 KiB
 # before VmHWM and the split (before 0.2.59 they were cut or 0, without a word: "RSS split
 # anonymous 0 B" under a peak of 67 MiB)
@@ -66,16 +68,7 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 		env LD_PRELOAD=$LIB $P/known >/dev/null 2>$T/groups.err
 	$REPORT --json $T/groups.zst >$T/groups.json 2>/dev/null
 	expect_eq "known in 600 groups: the same relations of the peak RSS detail as in one group, no warning" \
-		"$($PY - $T/groups.json $(nproc) $(getconf PAGESIZE) <<'PYEOF'
-import json, sys
-p = json.load(open(sys.argv[1]))["peak_rss"]
-d = p["detail"]
-cpus, page = int(sys.argv[2]), int(sys.argv[3])
-slack = max(32, 2 * cpus) * cpus * page
-print(p["hwm_bytes"] + slack >= max(p["bytes"], d["hwm_bytes"]) > 0, d["rss_anon_bytes"] > 0, d["rss_file_bytes"] > 0,
-      d["rss_anon_bytes"] + d["rss_file_bytes"] + d["rss_shmem_bytes"] <= d["hwm_bytes"])
-PYEOF
-)/$(grep -c warning $T/groups.err)" "True True True True/0"
+		"$(rss_detail_relations $T/groups.json)/$(grep -c warning $T/groups.err)" "True True True True/0"
 else
 	echo "  skip RSS detail in 600 groups: not root, or no setpriv"
 fi
