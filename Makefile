@@ -264,6 +264,9 @@ $(B)/progs/libctorpush.so: tests/progs/lib/ctorpush.c $(B)/.flags
 $(B)/progs/ctorpop: tests/progs/ctorpop.c $(B)/progs/libctorpush.so
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$@)$(CC) -std=gnu11 -O2 -g -Iinclude -o $@ $< -L$(B)/progs -lctorpush -Wl,-rpath,'$$ORIGIN'
+$(B)/progs/jemwrap: tests/progs/jemwrap.c $(B)/progs/libjemalloc_wrap.so
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$@)$(CC) -std=gnu11 -O2 -g -o $@ $< -L$(B)/progs -ljemalloc_wrap -Wl,-rpath,'$$ORIGIN'
 $(B)/progs/ctor: tests/progs/ctor.c $(B)/progs/libctorlib.so
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$@)$(CC) -std=gnu11 -O2 -g -o $@ $< -L$(B)/progs -lctorlib -Wl,-rpath,'$$ORIGIN'

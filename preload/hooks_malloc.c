@@ -215,7 +215,7 @@ CKT_EXPORT void *calloc(size_t nm, size_t sz)
 	if (!CKT_HOOK_ENTER(t)) {
 		if (CKT_UNLIKELY(ckt_inner_traced(t, __builtin_return_address(0))))
 			return inner_alloc(t, nm, sz, CKT_FN_CALLOC);
-		ckt_passed(t, __builtin_return_address(0));
+		ckt_passed_calloc(t, __builtin_return_address(0));
 		ckt_child_note(n);
 		return CKT_UNLIKELY(t->from_pool) ? boot_alloc(n, 16) : ckt_real.calloc(nm, sz);
 	}

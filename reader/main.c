@@ -1232,9 +1232,6 @@ static int ckt_main_read(const struct ckt_args *a, struct ckt_main_read *m, bool
 		return -1;
 	ckt_phases_set_format(m->ph, ckt_decode_header(m->dec)->format_version);
 	ckt_phases_set_by_thread(m->ph, a->by_thread);
-	uint64_t pid;
-	if (ckt_util_dec_u64(ckt_decode_header_get(m->dec, "pid"), &pid))
-		ckt_phases_set_main_tid(m->ph, pid);
 	ckt_phases_set_top(m->ph, top);
 	/* phases.c fills each sample's active_phases and writes --phases-csv, then passes it on */
 	ckt_phases_set_next_sink(m->ph, m->csv ? ckt_report_csv_sample : NULL, m->csv);

@@ -83,7 +83,6 @@ struct ckt_phases {
 	size_t n_th, cap_th;
 	struct ckt_util_map by_tid;
 	bool by_thread;                /* bytes by thread are kept (ckt_phases_set_by_thread) */
-	uint64_t main_tid;             /* ckt_phases_set_main_tid */
 	unsigned top;                  /* text: rows per peak (ckt_phases_set_top; 0: all) */
 	struct ckt_replay *rep;        /* the replay observed (ckt_phases_attach) */
 	struct ckt_pthread no_thread;  /* stands for every thread when they are not */
@@ -625,10 +624,10 @@ static void ckt_phases_on_record(void *ctx, const struct ckt_record *rec)
 		/* the thread of that id the name is for (a reused id is another thread's) */
 		uint64_t key = p->rep ? ckt_replay_thread_key(p->rep, rec->u.thread_name.tid, rec->ts)
 				      : rec->u.thread_name.tid;
-		/* without --by thread names serve the main thread's only (a diff's heading): a
-		 * thread per id at most, as before ids were told apart (a program that started 4
-		 * million threads would keep an entry for each) */
-		if (!p->by_thread && (key >> 32 || (p->main_tid && key != p->main_tid)))
+		/* names serve only --by thread (its groups, and --diff's name for the program's own
+		 * threads, its main thread's): without it none is kept (since 0.2.59; before, an entry
+		 * of about 0.4 KiB for each thread id a THREAD_NAME record named, every thread's) */
+		if (!p->by_thread)
 			break;
 		struct ckt_pthread *t = ckt_phases_thread(p, key);
 		if (!t) {
@@ -727,11 +726,6 @@ int ckt_phases_attach(struct ckt_phases *p, struct ckt_replay *r)
 void ckt_phases_set_top(struct ckt_phases *p, unsigned top)
 {
 	p->top = top;
-}
-
-void ckt_phases_set_main_tid(struct ckt_phases *p, uint64_t tid)
-{
-	p->main_tid = tid;
 }
 
 void ckt_phases_set_by_thread(struct ckt_phases *p, bool on)

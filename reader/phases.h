@@ -55,10 +55,6 @@ void ckt_phases_set_format(struct ckt_phases *p, unsigned format_version);
 /* Whether bytes are also counted by thread (--by thread; on by default). Off, the groups by
  * thread name are empty. */
 void ckt_phases_set_by_thread(struct ckt_phases *p, bool on);
-/* The process's id (the header's pid), its main thread's: without --by thread only that
- * thread's name is kept (--diff's heading), not an entry for every thread a THREAD_NAME record
- * names (about 0.4 KiB each before 0.2.59). 0: unknown, every id's kept. */
-void ckt_phases_set_main_tid(struct ckt_phases *p, uint64_t tid);
 /* The text lists at most top phases at each peak, then one row for the rest (0: all). */
 void ckt_phases_set_top(struct ckt_phases *p, unsigned top);
 

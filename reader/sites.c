@@ -478,19 +478,23 @@ static const struct {
 	{ "pymalloc", { "_PyObject_Arena", "_PyMem_Arena" }, { "python3.", "libpython3." }, true },
 };
 
-/* A frame in the shared library of one of those allocators (libtcmalloc_minimal.so.4,
- * libjemalloc.so.2; named or not). In a heap block's stack it is plumbing: the allocator's own
- * operator new, serving new itself, throws std::bad_alloc, whose exception object
- * __cxa_allocate_exception mallocs; the failed call's caller owns it (since 0.2.59: every
- * failed new's exception was the allocator's address, "libtcmalloc_minimal.so.4+0xdf9a"). */
+/* A frame in the shared library of one of those allocators, by its file name as the
+ * distributions ship it (libtcmalloc_minimal.so.4, libjemalloc.so.2, libmimalloc-secure.so.2;
+ * named or not; not a program's libjemalloc_wrap.so). In a heap block's stack it is plumbing:
+ * the allocator's own operator new, serving new itself, throws std::bad_alloc, whose exception
+ * object __cxa_allocate_exception mallocs; the failed call's caller owns it (since 0.2.59:
+ * every failed new's exception was the allocator's address, "libtcmalloc_minimal.so.4+0xdf9a"). */
 static bool ckt_sites_in_allocator_lib(const struct ckt_sym_frame *f)
 {
-	for (size_t i = 0; f->module && i < CKT_SITES_ALLOCATORS; i++)
-		for (int k = 0; k < 2 && !ckt_sites_allocators[i].arenas; k++) {
-			const char *m = ckt_sites_allocators[i].module[k];
-			if (m && strncmp(f->module, m, strlen(m)) == 0)
-				return true;
-		}
+	static const char *const libs[] = { "libtcmalloc", "libtcmalloc_minimal", "libtcmalloc_debug",
+					    "libtcmalloc_minimal_debug", "libtcmalloc_and_profiler", "libjemalloc",
+					    "libmimalloc", "libmimalloc-secure", "libmimalloc-debug", "libsnmalloc" };
+	for (size_t i = 0; f->module && i < sizeof(libs) / sizeof(libs[0]); i++) {
+		size_t n = strlen(libs[i]);
+		if (strncmp(f->module, libs[i], n) == 0 && strncmp(f->module + n, ".so", 3) == 0 &&
+		    (f->module[n + 3] == 0 || f->module[n + 3] == '.'))
+			return true;
+	}
 	return false;
 }
 

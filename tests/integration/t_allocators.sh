@@ -290,3 +290,12 @@ for co in glibc tcmalloc; do
 		"$?/$(cat $T/co_$co.out)/$($REPORT --json $T/co_$co.zst 2>/dev/null | $PY -c 'import json,sys; d=json.load(sys.stdin); print(d["event_counts"]["alloc"] < 5, d["peak_heap"]["bytes"] < 100000)')" \
 		"0/$co_u/True True"
 done
+
+# a program's own library named as jemalloc's begins (libjemalloc_wrap.so) is no allocator: its
+# function is the site of the block it makes (tests/progs/jemwrap.c; the allocators' own
+# libraries' frames are plumbing in a heap block's stack since 0.2.59, by their exact names)
+CUZKTRACE_OUT=$T/jemwrap.zst traced jemwrap $P/jemwrap
+$REPORT --json $T/jemwrap.zst >$T/jemwrap.json 2>/dev/null
+expect_eq "a library named libjemalloc_wrap.so: its function owns its 2 MiB block" \
+	"$(cat $T/jemwrap.rc)/$(cat $T/jemwrap.out)/$($PY -c 'import json,sys; d=json.load(open(sys.argv[1])); print([(s["site"].split(" (")[0], s["bytes"]) for s in d["sites_at_exit"] if s["bytes"] >= 1 << 20])' $T/jemwrap.json)" \
+	"0/jemwrap: done/[('jw_fill', 2097152)]"

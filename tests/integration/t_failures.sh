@@ -1421,6 +1421,14 @@ for m in 0 524288; do
 	expect_eq "an allocator behind the tracer that starts a thread in a malloc, CUZKTRACE_SAMPLE=$m: nothing lost, no signal handler's line" \
 		"$(jget $T/mmt$m.json lost_events)/$(grep -c 'signal handler' $T/mmt$m.err)/$(grep -c 'lost' $T/mmt$m.err)/$(cat $T/mmt$m.out)" \
 		"0/0/0/keythreads: done"
+	# ... but a signal handler's dlopen that interrupts the hook is counted, its mallocs and
+	# its callocs from the loader alike, and said
+	CKT_MMAPALLOC_RAISE=1 CUZKTRACE_SAMPLE=$m CUZKTRACE_OUT=$T/sdl$m.zst LD_PRELOAD="$LIB $P/libmmapalloc.so" \
+		$P/sigdlopen >$T/sdl$m.out 2>$T/sdl$m.err
+	$REPORT --json $T/sdl$m.zst >$T/sdl$m.json 2>/dev/null
+	expect_eq "a signal handler's dlopen inside the malloc hook, CUZKTRACE_SAMPLE=$m: its calls lost and said once" \
+		"$(cat $T/sdl$m.out)/$(( $(jget $T/sdl$m.json lost_events) > 0 ))/$(grep -c '^cuzktrace: warning: a signal handler called the allocator' $T/sdl$m.err)" \
+		"sigdlopen: 1 1/1/1"
 	# the 512 bytes glibc callocs for the tracer's key were untraced and their frees traced:
 	# the default mode's totals went 25,688 bytes below zero (a warning past more threads);
 	# now only the dip the running totals allow by design (a thread's free counted before

@@ -4,7 +4,10 @@
  * a signal handler's, so nothing may be counted lost. free keeps nothing. With
  * CKT_MMAPALLOC_THREAD=1 its 50th malloc starts a thread of its own that ends at once, as
  * jemalloc's background_thread:true does: the dynamic linker callocs the thread's TLS vector
- * inside that malloc, another call that is the allocator's, not a signal handler's. */
+ * inside that malloc, another call that is the allocator's, not a signal handler's. With
+ * CKT_MMAPALLOC_RAISE=1 its 50th malloc raises SIGUSR1 first (a signal that interrupts the
+ * tracer's malloc hook). */
+#include <signal.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stddef.h>
@@ -49,6 +52,8 @@ void *malloc(size_t n)
 		if (pthread_create(&t, NULL, bg, NULL) == 0)
 			pthread_detach(t);
 	}
+	if (calls == 50 && getenv("CKT_MMAPALLOC_RAISE"))
+		raise(SIGUSR1);
 	return get(n);
 }
 void free(void *p) { (void)p; }
