@@ -1089,21 +1089,9 @@ static inline void ckt_child_note(size_t n)
 	if (CKT_UNLIKELY(atomic_load_explicit(&ckt_child_untraced, memory_order_relaxed)))
 		ckt_child_untraced_count(n);
 }
-/* Such a process reserves n bytes (an anonymous PROT_NONE mapping), and opens n bytes with
- * mprotect: what it opens counts as far as its own reservations go (since 0.2.59: a runtime
- * that reserves and then commits; a JIT's switches between read-write and read-execute, and
- * opening what the traced process reserved before the fork, count nothing) */
-void ckt_child_reserved_count(size_t n, int opened);
-static inline void ckt_child_note_reserved(size_t n)
-{
-	if (CKT_UNLIKELY(atomic_load_explicit(&ckt_child_untraced, memory_order_relaxed)))
-		ckt_child_reserved_count(n, 0);
-}
-static inline void ckt_child_note_opened(size_t n)
-{
-	if (CKT_UNLIKELY(atomic_load_explicit(&ckt_child_untraced, memory_order_relaxed)))
-		ckt_child_reserved_count(n, 1);
-}
+/* Not counted (a count by size cannot tell new memory from old): what mremap grows (a file's
+ * mapping grown is no allocation) and what mprotect opens (a JIT's switches between read-write
+ * and read-execute, inside a reservation or not, open nothing new) */
 
 /* A hook passes a call through untraced; ra is the caller's return address. Counted when a
  * signal handler interrupted a hook of this thread (CKT_GUARD_HOOK). Not on the traced path:

@@ -42,7 +42,6 @@ struct child_note {
 static _Atomic(struct child_note *) child_note;
 atomic_int ckt_child_untraced; /* this process is such a child and has not said it yet */
 static _Atomic uint64_t child_bytes; /* allocated by this process since it was forked */
-static _Atomic uint64_t child_reserved; /* reserved by it (PROT_NONE) and not opened since */
 
 /* 1 if this is the traced process itself: a vfork child shares our memory, and finishing the
  * trace there would end the parent's. */
@@ -1271,7 +1270,6 @@ void ckt_exec_after_fork_child(void)
 {
 	atomic_store(&pause_owner, 0);
 	atomic_store(&child_bytes, 0);
-	atomic_store(&child_reserved, 0);
 	atomic_store(&ckt_child_untraced, atomic_load(&child_note) != NULL);
 	fork_parent = mem_pid ? mem_pid : ckt_writer_pid(); /* (child_env) */
 	mem_pid = getpid();
@@ -2127,21 +2125,6 @@ void ckt_child_untraced_count(size_t n)
 	ckt_line_str(&l, " or more that no trace holds: a forked process is traced only once it execs; "
 			 "said for the first such process only");
 	ckt_line_emit(&l);
-}
-
-void ckt_child_reserved_count(size_t n, int opened)
-{
-	if (!opened) {
-		atomic_fetch_add_explicit(&child_reserved, n, memory_order_relaxed);
-		return;
-	}
-	uint64_t have = atomic_load_explicit(&child_reserved, memory_order_relaxed), take;
-	do
-		take = have < n ? have : n;
-	while (take && !atomic_compare_exchange_weak_explicit(&child_reserved, &have, have - take,
-							      memory_order_relaxed, memory_order_relaxed));
-	if (take)
-		ckt_child_untraced_count(take);
 }
 
 /* A forked process that did not exec ends, having allocated less than CKT_CHILD_NOTE_BYTES (or

@@ -146,8 +146,6 @@ CKT_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t
 		ckt_passed(t, ra);
 		if ((flags & MAP_ANONYMOUS) && prot)
 			ckt_child_note(len);
-		else if (flags & MAP_ANONYMOUS)
-			ckt_child_note_reserved(len); /* what a later mprotect may open */
 		void *p = real_mmap(addr, len, prot, flags, fd, off);
 		if (CKT_UNLIKELY(t->unw_trimming) && p != MAP_FAILED && ckt_from_out(CKT_OUT_UNWIND, ra))
 			ckt_stacks_unw_mapped(t, p, len, flags);
@@ -418,15 +416,10 @@ static int protect(void *addr, size_t len, int prot, bool use_pkey, int pkey)
 	int (*real_pkey)(void *, size_t, int, int) = ckt_real.pkey_mprotect;
 	if (CKT_UNLIKELY(use_pkey ? !real_pkey : !real) || !hook_enter(t, __builtin_frame_address(0))) {
 		ckt_passed(t, __builtin_return_address(0));
-		int rc;
 		if (use_pkey)
-			rc = real_pkey ? real_pkey(addr, len, prot, pkey)
-				       : (int)syscall(SYS_pkey_mprotect, addr, len, prot, pkey);
-		else
-			rc = real ? real(addr, len, prot) : (int)syscall(SYS_mprotect, addr, len, prot);
-		if (rc == 0 && (prot & 7)) /* a reservation of its own opened, as far as it goes */
-			ckt_child_note_opened(len);
-		return rc;
+			return real_pkey ? real_pkey(addr, len, prot, pkey)
+					 : (int)syscall(SYS_pkey_mprotect, addr, len, prot, pkey);
+		return real ? real(addr, len, prot) : (int)syscall(SYS_mprotect, addr, len, prot);
 	}
 	struct ckt_guard_frame gf;
 	ckt_guard_mark(t, &gf, __builtin_frame_address(0));
@@ -437,13 +430,16 @@ static int protect(void *addr, size_t len, int prot, bool use_pkey, int pkey)
 	ckt_guard_call(t, 0);
 	if (rc == 0) {
 		uintptr_t a = (uintptr_t)addr, lo = a;
-		if (CKT_UNLIKELY(prot & PROT_GROWSDOWN) && len && (lo = growsdown_start(a, len)) && lo != a) {
+		bool unread = false; /* /proc/self/maps could not be read */
+		/* (a release's stamp holds the SYNC horizon over the maps' read: a rare call) */
+		if (CKT_UNLIKELY(prot & PROT_GROWSDOWN) && len && !(unread = !(lo = growsdown_start(a, len))) &&
+		    lo != a) {
 			len = lo < a ? len + (a - lo) : len - (lo - a);
 			a = lo;
 		}
 		ckt_emit(t, CKT_EV_MPROTECT, (uint8_t)bits, bits ? ckt_stamp(t) : before, a, len, 0);
 		static atomic_int warned;
-		if (CKT_UNLIKELY(!lo) && !atomic_exchange(&warned, 1))
+		if (CKT_UNLIKELY(unread) && !atomic_exchange(&warned, 1))
 			ckt_log("warning: an mprotect with PROT_GROWSDOWN changed a stack's protection from its "
 				"start, and /proc/self/maps cannot be read: mapped and reserved figures may be off "
 				"by the part below the range it was asked for", NULL, NULL, NULL);
@@ -629,12 +625,8 @@ CKT_EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags, ..
 	struct ckt_tls *t = &ckt_tls;
 	if (CKT_UNLIKELY(!real) || !hook_enter(t, __builtin_frame_address(0))) {
 		ckt_passed(t, __builtin_return_address(0));
-		void *p = real ? real(old, old_len, new_len, flags, new_addr)
-			       : (void *)syscall(SYS_mremap, old, old_len, new_len, flags, new_addr);
-		/* grown (old_len 0 duplicates a shared mapping: no new memory) */
-		if (p != MAP_FAILED && old_len && new_len > old_len)
-			ckt_child_note(new_len - old_len);
-		return p;
+		return real ? real(old, old_len, new_len, flags, new_addr)
+			    : (void *)syscall(SYS_mremap, old, old_len, new_len, flags, new_addr);
 	}
 	struct ckt_guard_frame gf;
 	ckt_guard_mark(t, &gf, __builtin_frame_address(0));

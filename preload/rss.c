@@ -244,8 +244,10 @@ static int status_read(struct procfile *f, char *buf, size_t cap, uint64_t out[4
 			have = 0;
 		}
 		ssize_t n = pread(f->fd, buf + have, cap - 1 - have, off);
-		if (n <= 0)
-			return 0; /* the end (a failure past the first read: what was found) */
+		if (n == 0)
+			return 0; /* the end: keys the file lacks stay 0 */
+		if (n < 0)
+			return -1; /* closed under us partway (a program's close-all): no split */
 		off += n;
 		have += (size_t)n;
 	}

@@ -372,10 +372,40 @@ static size_t ckt_phase_rules_name_start(const char *b, size_t lb)
 	return at;
 }
 
+/* A C++ name b[0..lb) without its ABI tags ("ns::make_row[abi:cxx11](unsigned long)" ->
+ * "ns::make_row(unsigned long)": GCC's tag on functions that return std::string) into buf (n
+ * bytes, NUL-terminated); the length, or (size_t)-1 where it has none (or buf is too small).
+ * The tag is no part of the name a program's author writes: an inlined copy's DWARF name
+ * ("make_row") and a rule for "ns::make_row" leave it out (since 0.2.59). */
+static size_t ckt_phase_rules_unabi(const char *b, size_t lb, char *buf, size_t n)
+{
+	size_t w = 0;
+	bool any = false;
+	for (size_t i = 0; i < lb;) {
+		if (lb - i > 5 && memcmp(b + i, "[abi:", 5) == 0) {
+			const char *close = memchr(b + i, ']', lb - i);
+			if (close) {
+				i = (size_t)(close - b) + 1;
+				any = true;
+				continue;
+			}
+		}
+		if (w + 1 >= n)
+			return (size_t)-1;
+		buf[w++] = b[i++];
+	}
+	buf[w] = 0;
+	return any ? w : (size_t)-1;
+}
+
 bool ckt_phase_rules_bare_joins(const char *b, size_t lb, const char *a, size_t la)
 {
 	if (!ckt_phase_rules_bare_name(a, la))
 		return false;
+	char plain[4096];
+	size_t lplain = ckt_phase_rules_unabi(b, lb, plain, sizeof(plain));
+	if (lplain != (size_t)-1)
+		return ckt_phase_rules_bare_joins(plain, lplain, a, la);
 	/* C++: an inlined function's DWARF name has no parameters ("inl_helper"), its symbol's
 	 * has ("inl_helper(unsigned long)", "ns::Buf::fill() const"): the same function (since
 	 * 0.2.27; an -O2 against an -O0 build read every such function as gone and new) */
@@ -418,6 +448,19 @@ static bool ckt_phase_rules_match(const struct ckt_phase_rule *rule, const struc
 		return true;
 	if (f->func && fnmatch(rule->pattern, f->func, 0) == 0)
 		return true;
+	/* a C++ name with an ABI tag: as written without it ("ns::make_row"), and as the report
+	 * shows it, brackets and all, which the glob would read as a set */
+	if (f->name && strstr(f->name, "[abi:")) {
+		if (strcmp(rule->pattern, f->name) == 0 || (f->func && strcmp(rule->pattern, f->func) == 0))
+			return true;
+		size_t ln = ckt_phase_rules_unabi(f->name, strlen(f->name), plain, sizeof(plain));
+		if (ln != (size_t)-1 && (fnmatch(rule->pattern, plain, 0) == 0 ||
+					 (ckt_phase_rules_ungeneric(plain, buf, sizeof(buf)) && fnmatch(rule->pattern, buf, 0) == 0)))
+			return true;
+		if (f->func && ckt_phase_rules_unabi(f->func, strlen(f->func), plain, sizeof(plain)) != (size_t)-1 &&
+		    fnmatch(rule->pattern, plain, 0) == 0)
+			return true;
+	}
 	if (!f->file)
 		return false;
 	snprintf(buf, sizeof(buf), "%s:%u", f->file, f->line);

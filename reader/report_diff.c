@@ -274,7 +274,7 @@ struct ckt_diff_word {
 
 static bool ckt_diff_word_sep(char c)
 {
-	return c == ':' || c == '<' || c == ' ' || c == '{' || c == '(';
+	return c == ':' || c == '<' || c == ' ' || c == '{' || c == '(' || c == '['; /* '[': "f[abi:cxx11]" */
 }
 
 static int ckt_diff_word_cmp(const void *pa, const void *pb)

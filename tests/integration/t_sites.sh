@@ -1141,3 +1141,12 @@ CUZKTRACE_OUT=$T/cxxdollar.zst traced cxxdollar $P/cxxdollar
 expect_eq "sites: a C++ name with a Rust-like escape in it is not decoded" \
 	"$($REPORT --json $T/cxxdollar.zst 2>/dev/null | $PY -c 'import json,sys; print([(e["site"].split(" (")[0], e["bytes"]) for e in json.load(sys.stdin)["sites_at_exit"] if e["bytes"] == 123456])')" \
 	"[('ns::get\$u41\$it(unsigned long)', 123456)]"
+# ... and a C++ function with an ABI tag (ns::make_row[abi:cxx11], returning std::string): a
+# --phase-rule takes it by its name as written, or as the report shows it, brackets and all
+# (before 0.2.59 neither matched: the tag was in the way, and '[' read as a glob's set)
+for cx_rule in 'ns::make_row' '*::make_row' 'ns::make_row[abi:cxx11]' 'ns::make_row[abi:cxx11](unsigned long)'; do
+	$REPORT --json --phase-rule "rows=$cx_rule" $T/cxxdollar.zst 2>$T/cxxrule.err | $PY -c 'import json,sys; print([(p["name"], p["allocated_bytes"]) for p in json.load(sys.stdin)["phases"] if p["name"] == "rows"])'
+	cat $T/cxxrule.err
+done >$T/cxxrule.got
+expect_eq "sites: --phase-rule on a C++ function with an ABI tag, by its name with and without the tag and its parameters" \
+	"$(sort -u $T/cxxrule.got)" "[('rows', 200001)]"

@@ -115,6 +115,8 @@ static void test_bare(void **state)
 		{"ns::Buf<int, 3>::fill(std::vector<int, std::allocator<int> >&) &&", "fill"},
 		{"int* make<int>(unsigned long)", "make<int>"},               /* a template's return type */
 		{"std::pair<int, int> ns::mk<int>(int)", "mk<int>"},
+		{"ns::make_row[abi:cxx11](unsigned long)", "make_row"}, /* GCC's ABI tag left out */
+		{"ns::Tab::name[abi:cxx11]() const", "name"},
 	};
 	const char *const not_joins[][2] = {
 		{"app::prover::build_gen::<u32>", "build_gen<u64>"},
@@ -132,6 +134,8 @@ static void test_bare(void **state)
 		{"int* make<int>(unsigned long)", "int"},
 		{"ns::grow<int>(int)", "grow<int>(int)"},
 		{"app::x::{closure#0}", "{closure#0}"},
+		{"ns::make_rowx[abi:cxx11](unsigned long)", "make_row"},
+		{"ns::make_row[abi:cxx11](unsigned long)", "abi"},
 	};
 	for (size_t i = 0; i < sizeof(joins) / sizeof(joins[0]); i++)
 		assert_true(ckt_phase_rules_bare_joins(joins[i][0], strlen(joins[i][0]), joins[i][1], strlen(joins[i][1])));
