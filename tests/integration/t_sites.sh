@@ -315,6 +315,26 @@ CCEOF
 	else
 		echo "  skip sites: clang -gline-tables-only names: clang++ cannot build the test program"
 	fi
+	# --diff of a g++ -O0 build (ns::make_row[abi:cxx11](unsigned long), out of line) against
+	# a clang -O2 -gline-tables-only one (inlined: the bare make_row): one function, no change
+	# (since 0.2.59; the ABI tag kept them apart, gone and new)
+	cat >$T/abidiff.cc <<'CCEOF'
+#include <string>
+namespace ns {
+INL std::string make_row(unsigned long n) { return std::string(n, 'r'); }
+}
+static std::string keep;
+int main() { keep = ns::make_row(200000); return 0; }
+CCEOF
+	if g++ -std=c++17 -O0 -g -DINL='__attribute__((noinline))' -o $T/abidiff0 $T/abidiff.cc 2>/dev/null &&
+		clang++ -std=c++17 -O2 -gline-tables-only -DINL='inline __attribute__((always_inline))' -o $T/abidiff2 $T/abidiff.cc 2>/dev/null; then
+		for v in 0 2; do CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/abidiff$v.zst traced abidiff$v $T/abidiff$v; done
+		expect_eq "sites: --diff joins an inlined bare make_row (clang -gline-tables-only) to the ABI-tagged ns::make_row" \
+			"$($REPORT --diff $T/abidiff0.zst $T/abidiff2.zst 2>/dev/null | sed -n '/^live bytes by function at peak heap/,/^$/p' | grep make_row | tr -s ' ')" \
+			" no change 195 KiB 195 KiB ns::make_row[abi:cxx11](unsigned long)"
+	else
+		echo "  skip sites: --diff of an ABI-tagged function: g++ or clang++ cannot build the test program"
+	fi
 else
 	echo "  skip sites: clang -gline-tables-only names: no clang++"
 fi
