@@ -816,8 +816,10 @@ static void test_cuda_device_cap(void **state)
 /* RSS_DETAIL's shmem and CUDA_ALLOC's device ordinal wait beside the event queue, in a side
  * queue per thread: each must come back with its own event, in time order, across threads
  * written in the opposite order and windows that leave the side queue part full while it
- * grows. Event k (in time order) allocates k + 1 pages on device k, or is a detail sample
- * with shmem 2^40 + k (every sixth). */
+ * grows. Event k (in time order) allocates k + 1 pages on device k, or is an RSS sample of
+ * 2^30 + k bytes and its detail with shmem 2^40 + k (every sixth): the last is the peak RSS,
+ * whose detail is its own sample's (since 0.2.59; the last sample, after them, carried the
+ * latest detail before). */
 static void test_side_values_follow_events(void **state)
 {
 	(void)state;
@@ -832,8 +834,10 @@ static void test_side_values_follow_events(void **state)
 			tb_thread(&b, 100 + t);
 			for (unsigned i = 0; i < N; i++) {
 				uint64_t k = ((uint64_t)w * N + i) * 2 + t, ts = 10000 + k * 10;
-				if (i % 6 == 5)
+				if (i % 6 == 5) {
+					tb_rss(&b, ts, ((uint64_t)1 << 30) + k);
 					tb_rss_detail(&b, ts, 1000 + k, 2000 + k, 3000 + k, ((uint64_t)1 << 40) + k);
+				}
 				else
 					tb_cuda_alloc(&b, ts, CKT_CUDA_DEVICE, k, 0x7f0000000000ull + k * 0x100000,
 						      4096 * (k + 1), 0, 0, CKT_CU_MEM_ALLOC);
@@ -844,7 +848,7 @@ static void test_side_values_follow_events(void **state)
 	}
 	tb_frame(&b, W * 1000);
 	tb_thread(&b, 100);
-	tb_rss(&b, 10000 + (uint64_t)W * N * 20, (uint64_t)1 << 40);
+	tb_rss(&b, 10000 + (uint64_t)W * N * 20, (uint64_t)1 << 20);
 	tb_end(&b, 10000 + (uint64_t)W * N * 20 + 1, CKT_END_EXIT, 0, 0);
 	tb_flush(&b);
 	struct ckt_decoder *d = NULL;
