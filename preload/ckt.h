@@ -1074,7 +1074,9 @@ static inline int ckt_inner_traced(const struct ckt_tls *t, const void *ra)
  * anonymous mappings add up to CKT_CHILD_NOTE_BYTES it says so on stderr, once for all such
  * processes of a traced program (ckt_child_untraced_count). On the paths that pass a call
  * through untraced (traced calls do not come here): a load of a flag, and in such a process an
- * atomic add. */
+ * atomic add. Not counted, as a count by size cannot tell new memory from old: what mremap
+ * grows (a file's mapping grown is no allocation) and what mprotect opens (a JIT's switches
+ * between read-write and read-execute open nothing new). */
 #define CKT_CHILD_NOTE_BYTES ((uint64_t)16 << 20)
 extern atomic_int ckt_child_untraced;
 void ckt_child_untraced_count(size_t n);
@@ -1089,9 +1091,6 @@ static inline void ckt_child_note(size_t n)
 	if (CKT_UNLIKELY(atomic_load_explicit(&ckt_child_untraced, memory_order_relaxed)))
 		ckt_child_untraced_count(n);
 }
-/* Not counted (a count by size cannot tell new memory from old): what mremap grows (a file's
- * mapping grown is no allocation) and what mprotect opens (a JIT's switches between read-write
- * and read-execute, inside a reservation or not, open nothing new) */
 
 /* A hook passes a call through untraced; ra is the caller's return address. Counted when a
  * signal handler interrupted a hook of this thread (CKT_GUARD_HOOK). Not on the traced path:

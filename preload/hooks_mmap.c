@@ -429,13 +429,16 @@ static int protect(void *addr, size_t len, int prot, bool use_pkey, int pkey)
 	int rc = use_pkey ? real_pkey(addr, len, prot, pkey) : real(addr, len, prot);
 	ckt_guard_call(t, 0);
 	if (rc == 0) {
-		uintptr_t a = (uintptr_t)addr, lo = a;
+		uintptr_t a = (uintptr_t)addr;
 		bool unread = false; /* /proc/self/maps could not be read */
 		/* (a release's stamp holds the SYNC horizon over the maps' read: a rare call) */
-		if (CKT_UNLIKELY(prot & PROT_GROWSDOWN) && len && !(unread = !(lo = growsdown_start(a, len))) &&
-		    lo != a) {
-			len = lo < a ? len + (a - lo) : len - (lo - a);
-			a = lo;
+		if (CKT_UNLIKELY(prot & PROT_GROWSDOWN) && len) {
+			uintptr_t lo = growsdown_start(a, len);
+			unread = !lo;
+			if (lo && lo != a) {
+				len = lo < a ? len + (a - lo) : len - (lo - a);
+				a = lo;
+			}
 		}
 		ckt_emit(t, CKT_EV_MPROTECT, (uint8_t)bits, bits ? ckt_stamp(t) : before, a, len, 0);
 		static atomic_int warned;

@@ -372,30 +372,14 @@ static size_t ckt_phase_rules_name_start(const char *b, size_t lb)
 	return at;
 }
 
-/* A C++ name b[0..lb) without its ABI tags ("ns::make_row[abi:cxx11](unsigned long)" ->
- * "ns::make_row(unsigned long)": GCC's tag on functions that return std::string) into buf (n
- * bytes, NUL-terminated); the length, or (size_t)-1 where it has none (or buf is too small).
- * The tag is no part of the name a program's author writes: an inlined copy's DWARF name
- * ("make_row") and a rule for "ns::make_row" leave it out (since 0.2.59). */
+/* A C++ name b[0..lb) without GCC's ABI tags (ckt_util_sans_abi_tags) into buf; its length,
+ * or (size_t)-1 where it has none (or buf is too small). The tag is no part of the name a
+ * program's author writes: an inlined copy's DWARF name ("make_row") and a rule for
+ * "ns::make_row" leave it out (since 0.2.59). */
 static size_t ckt_phase_rules_unabi(const char *b, size_t lb, char *buf, size_t n)
 {
-	size_t w = 0;
-	bool any = false;
-	for (size_t i = 0; i < lb;) {
-		if (lb - i > 5 && memcmp(b + i, "[abi:", 5) == 0) {
-			const char *close = memchr(b + i, ']', lb - i);
-			if (close) {
-				i = (size_t)(close - b) + 1;
-				any = true;
-				continue;
-			}
-		}
-		if (w + 1 >= n)
-			return (size_t)-1;
-		buf[w++] = b[i++];
-	}
-	buf[w] = 0;
-	return any ? w : (size_t)-1;
+	size_t w = ckt_util_sans_abi_tags(b, lb, buf, n);
+	return w == lb ? (size_t)-1 : w;
 }
 
 bool ckt_phase_rules_bare_joins(const char *b, size_t lb, const char *a, size_t la)

@@ -1188,18 +1188,8 @@ static char *ckt_sym_args_form(const char *s, size_t n)
  * function "make_string", and its symbol's full name was not taken). In place. */
 static void ckt_sym_cxx_plain_form(char *n)
 {
-	char *w = n;
-	for (const char *r = n; *r;) {
-		if (strncmp(r, "[abi:", 5) == 0) {
-			const char *e = strchr(r, ']');
-			if (e) {
-				r = e + 1;
-				continue;
-			}
-		}
-		*w++ = *r++;
-	}
-	*w = 0;
+	size_t len = strlen(n);
+	(void)ckt_util_sans_abi_tags(n, len, n, len + 1);
 }
 
 /* A conversion operator's type as its last name without arguments: "std::vector<int, ...>"

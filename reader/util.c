@@ -751,6 +751,25 @@ void ckt_util_map_free(struct ckt_util_map *m)
 	*m = (struct ckt_util_map){ 0 };
 }
 
+size_t ckt_util_sans_abi_tags(const char *name, size_t len, char *buf, size_t n)
+{
+	size_t w = 0;
+	for (size_t i = 0; i < len;) {
+		const char *close;
+		if (len - i > 5 && memcmp(name + i, "[abi:", 5) == 0 && (close = memchr(name + i, ']', len - i))) {
+			i = (size_t)(close - name) + 1;
+			continue;
+		}
+		if (w + 1 >= n)
+			return (size_t)-1;
+		buf[w++] = name[i++];
+	}
+	if (!n)
+		return (size_t)-1;
+	buf[w] = 0;
+	return w;
+}
+
 size_t ckt_util_sans_generics(const char *name, size_t len)
 {
 	if (len < 3 || name[len - 1] != '>')

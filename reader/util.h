@@ -63,6 +63,11 @@ bool ckt_util_dec_u64(const char *s, uint64_t *v);
 /* The length of name[0..len) without the generic arguments it ends in ("build_aux<u64>" ->
  * 9, "build_aux"); len when it ends in none. */
 size_t ckt_util_sans_generics(const char *name, size_t len);
+/* A demangled C++ name[0..len) without GCC's ABI tags ("ns::make_row[abi:cxx11](unsigned long)"
+ * -> "ns::make_row(unsigned long)") into buf (n bytes, NUL-terminated; buf may be name itself:
+ * the copy only moves bytes down). Returns its length (len where there was none), or
+ * (size_t)-1 where buf is too small. */
+size_t ckt_util_sans_abi_tags(const char *name, size_t len, char *buf, size_t n);
 /* Writes str (NUL-terminated) cleaned, with each `sep` written as `as`. */
 void ckt_util_put_clean_sep(FILE *out, const char *str, char sep, const char *as);
 /* Writes str as one CSV field (RFC 4180), cleaned the same way: quoted when `always` or when it

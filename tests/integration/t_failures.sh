@@ -1402,30 +1402,33 @@ expect_match "signal handler allocating inside a phase push or pop: calls = allo
 # ... but calls the tracer's hooks make through what they call out to are no signal handler's:
 # glibc's pthread_setspecific callocs for a key past the first 32 (the tracer's and libunwind's,
 # after a library took 40 keys), and an allocator that maps its memory through the mmap symbol
-# does so inside the malloc hook (jemalloc, tcmalloc); both were counted lost (50 and 100)
+# does so inside the malloc hook (jemalloc, tcmalloc); both were counted lost (50 and 100).
+# mma_run NAME PROG [VAR=VALUE...]: PROG with libmmapalloc.so behind the tracer in mode $m,
+# with the variables given; $T/NAME.out, .err and .json
+mma_run() {
+	local name=$1 prog=$2
+	shift 2
+	env "$@" CUZKTRACE_SAMPLE=$m CUZKTRACE_OUT=$T/$name.zst LD_PRELOAD="$LIB $P/libmmapalloc.so" $prog \
+		>$T/$name.out 2>$T/$name.err
+	$REPORT --json $T/$name.zst >$T/$name.json 2>/dev/null
+}
 for m in 0 524288; do
 	CUZKTRACE_SAMPLE=$m CUZKTRACE_OUT=$T/kth$m.zst traced kth$m $P/keythreads
-	CUZKTRACE_SAMPLE=$m CUZKTRACE_OUT=$T/mma$m.zst LD_PRELOAD="$LIB $P/libmmapalloc.so" $P/keythreads \
-		>$T/mma$m.out 2>$T/mma$m.err
+	mma_run mma$m $P/keythreads
 	$REPORT --json $T/kth$m.zst >$T/kth$m.json 2>/dev/null
-	$REPORT --json $T/mma$m.zst >$T/mma$m.json 2>/dev/null
 	expect_eq "calls out of the hooks (many thread keys; an allocator that maps through mmap), CUZKTRACE_SAMPLE=$m: nothing lost, no warning" \
 		"$(jget $T/kth$m.json lost_events)/$(wc -l <$T/kth$m.err)/$(jget $T/mma$m.json lost_events)/$(wc -l <$T/mma$m.err)/$(cat $T/kth$m.out $T/mma$m.out | sort -u)" \
 		"0/2/0/2/keythreads: done"
 	# ... nor the dynamic linker's calloc of the TLS vector of a thread that the allocator
 	# starts inside its malloc (jemalloc's background_thread:true; before 0.2.59 one
 	# event lost and the signal handler's line, each run)
-	CKT_MMAPALLOC_THREAD=1 CUZKTRACE_SAMPLE=$m CUZKTRACE_OUT=$T/mmt$m.zst LD_PRELOAD="$LIB $P/libmmapalloc.so" \
-		$P/keythreads >$T/mmt$m.out 2>$T/mmt$m.err
-	$REPORT --json $T/mmt$m.zst >$T/mmt$m.json 2>/dev/null
+	mma_run mmt$m $P/keythreads CKT_MMAPALLOC_THREAD=1
 	expect_eq "an allocator behind the tracer that starts a thread in a malloc, CUZKTRACE_SAMPLE=$m: nothing lost, no signal handler's line" \
 		"$(jget $T/mmt$m.json lost_events)/$(grep -c 'signal handler' $T/mmt$m.err)/$(grep -c 'lost' $T/mmt$m.err)/$(cat $T/mmt$m.out)" \
 		"0/0/0/keythreads: done"
 	# ... but a signal handler's dlopen that interrupts the hook is counted, its mallocs and
 	# its callocs from the loader alike, and said
-	CKT_MMAPALLOC_RAISE=1 CUZKTRACE_SAMPLE=$m CUZKTRACE_OUT=$T/sdl$m.zst LD_PRELOAD="$LIB $P/libmmapalloc.so" \
-		$P/sigdlopen >$T/sdl$m.out 2>$T/sdl$m.err
-	$REPORT --json $T/sdl$m.zst >$T/sdl$m.json 2>/dev/null
+	mma_run sdl$m $P/sigdlopen CKT_MMAPALLOC_RAISE=1
 	expect_eq "a signal handler's dlopen inside the malloc hook, CUZKTRACE_SAMPLE=$m: its calls lost and said once" \
 		"$(cat $T/sdl$m.out)/$(( $(jget $T/sdl$m.json lost_events) > 0 ))/$(grep -c '^cuzktrace: warning: a signal handler called the allocator' $T/sdl$m.err)" \
 		"sigdlopen: 1 1/1/1"
