@@ -212,6 +212,20 @@ static void *ckt_lookup_as_bound(void *handle, const char *name)
 	return ckt_load_rank(versioned) < ckt_load_rank(plain) ? versioned : plain;
 }
 
+/* Where no object after the tracer defines `name`, the definition ahead of it that the
+ * program's calls reach, when it is not the tracer's own: LD_PRELOAD="libc.so.6
+ * libcuzktrace.so" puts the C library first. The tracer's hooks then see few of those calls,
+ * which the check of allocators ahead of it says in one line (ckt_init); before 0.2.60 the
+ * program did not run at all (status 70). */
+static void *ckt_defined_ahead(const char *name)
+{
+	void *f = ckt_lookup_as_bound(RTLD_DEFAULT, name);
+	Dl_info it, self;
+	if (!f || !dladdr(f, &it) || !dladdr((void *)&ckt_defined_ahead, &self) || it.dli_fbase == self.dli_fbase)
+		return NULL;
+	return f;
+}
+
 static const char *const hook_names[] = {
 #define CKT_NAME(name, required) #name,
 	CKT_HOOKS(CKT_NAME)
@@ -295,6 +309,8 @@ void ckt_bootstrap(void)
 	for (size_t i = 0; i < sizeof(hook_names) / sizeof(hook_names[0]); i++) {
 		found[i] = i < CKT_MALLOC_FAMILY ? ckt_lookup_as_bound(RTLD_NEXT, hook_names[i])
 						 : ckt_next(hook_names[i]);
+		if (!found[i] && hook_required[i])
+			found[i] = ckt_defined_ahead(hook_names[i]);
 		if (!found[i] && hook_required[i]) {
 			ckt_log("error: cannot find the real '", hook_names[i],
 				"' in the libraries after libcuzktrace.so", "; cannot run");

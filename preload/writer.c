@@ -2216,6 +2216,11 @@ static void run_init(pid_t pid)
 	if (ok && strlen(v) < sizeof(run_id)) {
 		strcpy(run_id, v);
 		run_start = t;
+		/* a run joined by hand (or one whose first process could not anchor the name) has
+		 * a relative name still: anchored here as a first process does (since 0.2.60; a
+		 * child after a cd wrote in its own directory). A traced parent's is absolute. */
+		if (threads_now() <= 1)
+			anchor_out();
 		return;
 	}
 	if (v)

@@ -942,6 +942,16 @@ $REPORT --json $T/ownalias.zst >$T/ownalias.json 2>$T/ownalias.rerr
 expect_eq "allocator of aliases ahead of the tracer: program unchanged, one line names it, the report says it, JSON allocator_ahead" \
 	"$(cat $T/ownalias.out)/$(cat $T/ownalias.rc)/$(grep warning $T/ownalias.err)/$(cat $T/ownalias.rerr)/$(jget $T/ownalias.json allocator_ahead.function) $(jget $T/ownalias.json allocator_ahead.object)" \
 	"own: done/0/cuzktrace: warning: 'malloc' is provided by '$P/ownalias' ahead of the tracer: allocations through it are not traced (an allocator linked into the program?); expect RSS well above the traced heap/cuzktrace-report: warning: '$T/ownalias.zst': 'malloc' was provided by '$P/ownalias' ahead of the tracer: the program's allocations through it are not in this trace/malloc $P/ownalias"
+# The C library preloaded ahead of the tracer (LD_PRELOAD="libc.so.6 libcuzktrace.so"): no
+# object after the tracer defines malloc, and the tracer takes the one ahead of it, so the
+# program runs with the allocator-ahead lines (before 0.2.60: "cannot find the real 'malloc'
+# ... cannot run", status 70, the program never ran)
+LIBC_SO=$(ldd $P/exitcode | awk '/libc\.so/ {print $3}')
+CUZKTRACE_OUT=$T/libcfirst.zst LD_PRELOAD="libc.so.6 $LIB" $P/exitcode >$T/libcfirst.out 2>$T/libcfirst.err
+echo $? >$T/libcfirst.rc
+expect_eq "libc.so.6 preloaded ahead of the tracer: the program runs (status 3, its output), the malloc and mmap lines name libc, a trace" \
+	"$(cat $T/libcfirst.rc)/$(cat $T/libcfirst.out | tr '\n' ' ')/$(grep -c "^cuzktrace: warning: 'malloc' is provided by '$LIBC_SO' ahead of the tracer: " $T/libcfirst.err)$(grep -c "^cuzktrace: warning: 'mmap' is provided by '$LIBC_SO' ahead of the tracer too: " $T/libcfirst.err)/$(grep -c 'cannot find the real' $T/libcfirst.err)/$($REPORT --json $T/libcfirst.zst 2>/dev/null | $PY -c 'import json,sys; j=json.load(sys.stdin); print(j["allocator_ahead"]["function"], j["end_reason"])')" \
+	"3/output line one output line two /11/0/malloc exit"
 $REPORT --json $T/own.zst >$T/own2.json 2>/dev/null
 CUZKTRACE_OUT=$T/notahead.zst LD_PRELOAD=$LIB $P/churn >/dev/null 2>&1
 $REPORT --json $T/notahead.zst >$T/notahead.json 2>/dev/null

@@ -1805,6 +1805,12 @@ for v in '12.34.56@789' '12..56@789'; do
 done >$T/runok.out
 expect_eq "run: a CUZKTRACE_RUN without a process key before its '@' gets the line (5 of 5); a key without a start time (no /proc) is taken" \
 	"$(cat $T/runbad2.n)/$(cat $T/runok.out | tr '\n' ' ')" "5/12.34.56@789 12..56@789 "
+# a run joined by hand with a relative CUZKTRACE_OUT: anchored as a first process's, so a
+# command after a cd writes beside the first trace (before 0.2.60: in sub/)
+mkdir -p $T/runjoin/sub
+(cd $T/runjoin && CUZKTRACE_RUN=12.34.56@789 CUZKTRACE_OUT=t.%p.zst LD_PRELOAD=$LIB bash -c 'cd sub && /bin/true && exec /bin/true' 2>/dev/null)
+expect_eq "run joined by hand, relative CUZKTRACE_OUT, a cd: the shell's, its child's and its exec's traces in the first directory, none in sub/" \
+	"$(ls $T/runjoin | grep -c '^t\.[0-9]*\.zst$')$(ls $T/runjoin | grep -c '^t\.[0-9]*\.exec1\.zst$')/$(ls $T/runjoin/sub | wc -l)" "21/0"
 CUZKTRACE_CHILDREN=0 CUZKTRACE_OUT=$T/runoff.zst LD_PRELOAD=$LIB sh -c 'echo "[$CUZKTRACE_RUN]"' >$T/runoff.out 2>/dev/null
 expect_eq "run: CUZKTRACE_CHILDREN=0 puts no CUZKTRACE_RUN in the environment" "$(cat $T/runoff.out)" "[]"
 # a thread that an earlier library constructor started (a preload after the tracer: its
