@@ -50,8 +50,9 @@ bad:
 static int env_bool(const char *name, int dflt)
 {
 	const char *v = getenv(name);
-	/* empty is unset, as for the other settings: the default (CUZKTRACE_CHILDREN= turned the
-	 * tracing of children off, the opposite of its default, without a word) */
+	/* empty is the default (CUZKTRACE_CHILDREN= turned the tracing of children off, the
+	 * opposite of its default, without a word). A number's setting left empty gets the
+	 * invalid-setting line instead (env_uint): "0" and "" would mean different things there */
 	if (!v || !*v)
 		return dflt;
 	if (!strcmp(v, "1") || !strcmp(v, "yes") || !strcmp(v, "true"))

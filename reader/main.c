@@ -410,8 +410,8 @@ static int ckt_main_parse(int argc, char **argv, struct ckt_args *a)
 		const char *val = NULL;
 		size_t nlen = strcspn(s, "=");
 		const struct ckt_opt *o = ckt_main_find_opt(s, nlen);
-		if (!o)
-			return ckt_main_usage("unknown option '%.*s'", (int)nlen, s);
+		if (!o) /* "--=x" whole: its name part "--" is the end of options, not this */
+			return ckt_main_usage("unknown option '%.*s'", (int)(nlen > 2 ? nlen : strlen(s)), s);
 		if (o->arg) {
 			if (s[nlen] == '=') {
 				val = s + nlen + 1;

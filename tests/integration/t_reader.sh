@@ -198,6 +198,11 @@ rc=2"
 $REPORT --bogus x >/dev/null 2>$T/r5.err; rc=$?
 expect_eq "reader: unknown option exits 2" $rc 2
 expect_eq "reader: unknown option message" "$(head -1 $T/r5.err)" "cuzktrace-report: error: unknown option '--bogus'"
+# "--=x" is named whole (since 0.2.60: "unknown option '--'", the end of options' own name)
+expect_eq "reader: '--=x' and '--bogus=1' named as given, up to the '=' of a name" \
+	"$($REPORT --=x a.zst 2>&1 | head -1; echo "rc=${PIPESTATUS[0]}")/$($REPORT --bogus=1 a.zst 2>&1 | head -1)" \
+	"cuzktrace-report: error: unknown option '--=x'
+rc=2/cuzktrace-report: error: unknown option '--bogus'"
 # an option where an option's value should be (--diff --json a b took '--json' for BASE): a
 # usage error; a file of that name is given as --diff=--json
 expect_eq "reader: --diff --json a b: a usage error" "$($REPORT --diff --json a.zst b.zst 2>&1 | head -1; echo "rc=${PIPESTATUS[0]}")" \
