@@ -424,6 +424,12 @@ static int ckt_main_parse(int argc, char **argv, struct ckt_args *a)
 				    strcmp(next, "-h") == 0)
 					return ckt_main_usage("option '%s' needs a value (%s), not the option '%.*s'",
 							      o->name, o->arg, (int)vlen, next);
+				/* one that is no option of ours still looks like one (since 0.2.60:
+				 * --csv --typo a.zst wrote a file named '--typo') */
+				if (next[0] == '-' && next[1] == '-' && ((next[2] | 0x20) >= 'a' && (next[2] | 0x20) <= 'z'))
+					return ckt_main_usage("option '%s' needs a value (%s), not '%.*s', which is no "
+							      "option but looks like one (a file of that name: %s=%s or ./%s)",
+							      o->name, o->arg, (int)vlen, next, o->name, next, next);
 				if (strcmp(next, "--") == 0) /* since 0.2.27: --csv -- a.zst wrote './--' */
 					return ckt_main_usage("option '%s' needs a value (%s), not '--', the end of "
 							      "the options", o->name, o->arg);

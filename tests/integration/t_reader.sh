@@ -198,6 +198,12 @@ rc=2"
 $REPORT --bogus x >/dev/null 2>$T/r5.err; rc=$?
 expect_eq "reader: unknown option exits 2" $rc 2
 expect_eq "reader: unknown option message" "$(head -1 $T/r5.err)" "cuzktrace-report: error: unknown option '--bogus'"
+# a value that looks like an option but is none: refused (since 0.2.60: --csv --typo wrote a
+# file named '--typo'); given as --csv=--typo it is a file name
+(cd $T && $REPORT --csv --typo a.zst >/dev/null 2>$T/typo.err; echo "rc=$?" >>$T/typo.err)
+expect_eq "reader: --csv --typo: status 2, the line says it looks like an option and how to name such a file; no file" \
+	"$(head -1 $T/typo.err)/$(tail -1 $T/typo.err)/$(ls $T | grep -c -e '^--typo$')" \
+	"cuzktrace-report: error: option '--csv' needs a value (FILE), not '--typo', which is no option but looks like one (a file of that name: --csv=--typo or ./--typo)/rc=2/0"
 # "--=x" is named whole (since 0.2.60: "unknown option '--'", the end of options' own name)
 expect_eq "reader: '--=x' and '--bogus=1' named as given, up to the '=' of a name" \
 	"$($REPORT --=x a.zst 2>&1 | head -1; echo "rc=${PIPESTATUS[0]}")/$($REPORT --bogus=1 a.zst 2>&1 | head -1)" \
