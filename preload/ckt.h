@@ -604,6 +604,9 @@ struct ckt_tls {
 	int scan_pending;        /* the carry begins with a marker deferred, not scanned yet */
 	unsigned scan_carry_len;
 	char scan_carry[CKT_SCAN_CARRY];
+	/* the carry's first bytes that markers used up (0 while scan_pending): line text for the
+	 * stored lines only, not scanned again (in the padding after the carry) */
+	unsigned char scan_skip;
 	/* hooks_cuda.c: from a driver hook's twin (the pointer a lookup handed out) until the hook
 	 * takes its driver function, the hook's index + 1; else 0. Last: a field added among the
 	 * first moved the allocation path's fields by 8 bytes, and the default mode took 1% more */

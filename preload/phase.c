@@ -619,9 +619,10 @@ static const char *scan_text(const char *buf, size_t n, const char *cross, int p
 /* A marker split across writes is found too: Rust's eprintln!("{} start", stage) writes
  * "synthesis", then " start\n" (its stderr is unbuffered), and the pieces of a writev are
  * writes of their own past 1 KiB. Each thread keeps the end of the line it has open on a descriptor
- * (the text after its last newline there, less what a marker used up, at most the longest
- * marker less one byte: CKT_SCAN_CARRY) and joins it to the head of its next write to that
- * descriptor, where only markers that cross the join count. Another thread's writes do not
+ * (the text after its last newline there, at most the longest marker less one byte:
+ * CKT_SCAN_CARRY; what a marker used up of it, scan_skip, is text for the stored lines only)
+ * and joins it to the head of its next write to that descriptor, where only markers that
+ * cross the join count. Another thread's writes do not
  * break it (each thread's line is its own), a write to the other descriptor does. The
  * buffers (the join, the marker positions, a stored line) are static, under scan_lock: the
  * scan takes a few hundred bytes of the program's stack, with memmem's. */
@@ -659,6 +660,7 @@ static void pend_drop_acted(struct ckt_tls *t)
 			acted_n--;
 			t->scan_pending = 0;
 			t->scan_carry_len = 0;
+			t->scan_skip = 0;
 			return;
 		}
 }
@@ -721,17 +723,24 @@ static void scan_lock_give(void)
 /* The markers that cross from the c bytes of the open line into buf (or, when the carried
  * text was deferred, that begin in it): where the scan of buf begins (past the text they used
  * up); NULL when a marker at the end of the join was deferred (then kept as the carry). */
+static char join[CKT_SCAN_CARRY + JOIN_HEAD]; /* under scan_lock */
+
+/* The scan of the join starts past the carry's used-up text (t->scan_skip), which stays the
+ * line's text before it for the stored lines (since 0.2.60: "job=7 SYNTH_START rows=5 " then
+ * "MARK\n" stored " rows=5 MARK"). On return join holds the carry and the head of buf: the
+ * line's text before the scan of buf begins (scan_write). */
 static const char *scan_join(struct ckt_tls *t, const char *buf, size_t n)
 {
-	static char join[CKT_SCAN_CARRY + JOIN_HEAD]; /* under scan_lock */
-	size_t c = t->scan_carry_len, h = n < JOIN_HEAD ? n : JOIN_HEAD;
+	size_t c = t->scan_carry_len, h = n < JOIN_HEAD ? n : JOIN_HEAD, skip = t->scan_skip <= c ? t->scan_skip : 0;
 	const char *deferred;
 	memcpy(join, t->scan_carry, c);
 	memcpy(join + c, buf, h);
-	const char *used = scan_text(join, c + h, join + c, t->scan_pending, NULL, 0, h == n, &deferred);
+	const char *used = scan_text(join + skip, c + h - skip, join + c, t->scan_pending, join, skip, h == n,
+				     &deferred);
 	if (deferred) { /* shorter than the longest marker: it fits the carry */
 		t->scan_carry_len = (unsigned)(join + c + h - deferred);
 		memmove(t->scan_carry, deferred, t->scan_carry_len);
+		t->scan_skip = 0;
 		t->scan_pending = 1;
 		pend_note(t);
 		return NULL;
@@ -749,6 +758,7 @@ static void scan_flush_deferred(struct ckt_tls *t)
 		(void)scan_text(t->scan_carry, t->scan_carry_len, NULL, 0, NULL, 0, 0, &deferred);
 	t->scan_pending = 0;
 	t->scan_carry_len = 0;
+	t->scan_skip = 0;
 	pend_note(t);
 }
 
@@ -791,43 +801,51 @@ static void scan_write(int fd, const char *buf, size_t n)
 	if (t->scan_fd != fd)
 		scan_flush_deferred(t);
 	t->scan_fd = fd;
-	size_t c = t->scan_carry_len;
+	size_t c = t->scan_carry_len, skip = t->scan_skip <= c ? t->scan_skip : 0;
 	const char *from = c ? scan_join(t, buf, n) : buf;
 	if (!from)
 		return; /* deferred in the join: the carry holds it */
-	const char *used = scan_text(from, n - (size_t)(from - buf), NULL, 0, t->scan_carry, from == buf ? c : 0, 1,
-				     &deferred);
+	/* the line's text before from: the carry (from == buf), or the join's carry and the part
+	 * of buf a marker across the join used up */
+	const char *pre = from == buf ? t->scan_carry : join;
+	size_t pre_len = c + (size_t)(from - buf);
+	const char *used = scan_text(from, n - (size_t)(from - buf), NULL, 0, pre, pre_len, 1, &deferred);
 	if (deferred) {
 		t->scan_carry_len = (unsigned)(buf + n - deferred);
 		memcpy(t->scan_carry, deferred, t->scan_carry_len);
+		t->scan_skip = 0;
 		t->scan_pending = 1;
 		pend_note(t);
 		return;
 	}
 	t->scan_pending = 0;
 	pend_note(t);
-	/* the line left open: after the last newline and after the text used up */
+	/* the line left open: after the last newline, its last CKT_SCAN_CARRY bytes, the carry's
+	 * own where it goes on; skip: what a marker used up of it (scanned no more) */
 	const char *nl = memrchr(buf, '\n', n);
 	const char *open = nl ? nl + 1 : buf;
-	if (used > open)
-		open = used;
 	size_t keep = (size_t)(buf + n - open);
-	if (!nl && used == from && from == buf) { /* still the same line: the old end goes on */
-		if (keep >= CKT_SCAN_CARRY) {
-			c = 0;
-		} else if (c + keep > CKT_SCAN_CARRY) {
-			memmove(t->scan_carry, t->scan_carry + (c + keep - CKT_SCAN_CARRY), CKT_SCAN_CARRY - keep);
-			c = CKT_SCAN_CARRY - keep;
-		}
-	} else {
+	if (used > open) /* a marker of this write, or one across the join */
+		skip = (nl ? 0 : c) + (size_t)(used - open);
+	if (nl) {
 		c = 0;
+		if (used <= open)
+			skip = 0;
 	}
-	if (keep > CKT_SCAN_CARRY - c) {
-		open += keep - (CKT_SCAN_CARRY - c);
-		keep = CKT_SCAN_CARRY - c;
+	if (keep >= CKT_SCAN_CARRY) {
+		open += keep - CKT_SCAN_CARRY;
+		skip = skip > c + keep - CKT_SCAN_CARRY ? skip - (c + keep - CKT_SCAN_CARRY) : 0;
+		keep = CKT_SCAN_CARRY;
+		c = 0;
+	} else if (c + keep > CKT_SCAN_CARRY) {
+		size_t drop = c + keep - CKT_SCAN_CARRY;
+		memmove(t->scan_carry, t->scan_carry + drop, c - drop);
+		c -= drop;
+		skip = skip > drop ? skip - drop : 0;
 	}
 	memcpy(t->scan_carry + c, open, keep);
 	t->scan_carry_len = (unsigned)(c + keep);
+	t->scan_skip = (unsigned char)skip;
 }
 
 /* After a scan, outside its lock: a thread that deferred a marker and has recorded nothing

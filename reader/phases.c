@@ -293,9 +293,35 @@ static void ckt_phases_activate(struct ckt_phases *p, size_t i, uint64_t ts)
 		}
 }
 
+/* Thread tid ended (CKT_REPLAY_PHASE_GONE): the phases it still has pushed end with it, as the
+ * tracer's exit hook pops them where it runs. Pushes past the stored ones (t->deep) name no
+ * phase here and stay. A thread that pushed nothing has no entry, and gets none. */
+static void ckt_phases_thread_gone(struct ckt_phases *p, uint64_t ts, uint64_t tid)
+{
+	uint64_t v;
+	if (!ckt_util_map_get(&p->by_tid, tid, &v))
+		return;
+	struct ckt_pthread *t = &p->th[v];
+	if (ts > p->phase_now)
+		p->phase_now = ts;
+	while (t->depth) {
+		struct ckt_pushed e = t->stack[--t->depth];
+		p->stacked--;
+		if (e.i == CKT_PHASES_NONE)
+			continue;
+		p->ph[e.i].pushes -= e.n;
+		p->ph[e.i].marked = true;
+		ckt_phases_activate(p, e.i, ts);
+	}
+}
+
 static void ckt_phases_on_phase(void *ctx, uint64_t ts, uint64_t tid, unsigned op, uint32_t id)
 {
 	struct ckt_phases *p = ctx;
+	if (op == CKT_REPLAY_PHASE_GONE) {
+		ckt_phases_thread_gone(p, ts, p->by_thread ? tid : tid & 0xffffffffu);
+		return;
+	}
 	/* without --by thread, a thread's phase stack is kept by its id alone: a later thread of a
 	 * reused id takes the entry of the one before, whose end popped its phases (the tracer's
 	 * exit hook; pushes one left, a raw exit's, stay below the later thread's, which pops its

@@ -568,6 +568,7 @@ struct ckt_thread {
 	bool kept;     /* q is counted in the replay's kept_bytes */
 	bool idle;     /* q (small) is held while empty: counted in the replay's idle_bytes */
 	bool alive;    /* has recorded, no THREAD_EXIT since (see threads_alive) */
+	bool pushed_phase; /* has pushed a phase since its THREAD_EXIT, if any (CKT_REPLAY_PHASE_GONE) */
 	uint64_t last_ts; /* the latest stamp queued (backward_events) */
 	uint64_t agg_ts;  /* its latest AGG replayed: its running totals changed after it */
 	uint64_t last_alloc; /* its latest heap allocation's address + 1 (0: none, or freed) */
@@ -2601,6 +2602,13 @@ static __attribute__((noinline)) int ckt_replay_apply_other(struct ckt_replay *r
 			th->alive = false;
 			r->threads_alive--;
 		}
+		if (th->pushed_phase) { /* before gen moves on: the key of the thread that ended */
+			th->pushed_phase = false;
+			ckt_replay_obs_flush(r);
+			for (size_t i = 0; i < r->n_obs; i++)
+				if (r->obs[i].phase)
+					r->obs[i].phase(r->obs[i].ctx, ev->ts, ckt_replay_key(th), CKT_REPLAY_PHASE_GONE, 0);
+		}
 		if (r->thread_gens) {
 			th->gen++; /* the next thread of this id is another (ckt_replay_key) */
 			th->last_alloc = 0; /* and has allocated nothing yet: no temporary of it */
@@ -2637,6 +2645,8 @@ static __attribute__((noinline)) int ckt_replay_apply_other(struct ckt_replay *r
 	case CKT_EV_PHASE:
 		if (r->phase_after_peak == UINT64_MAX)
 			r->phase_after_peak = ev->ts;
+		if (ev->fn == CKT_PHASE_PUSH)
+			th->pushed_phase = true;
 		ckt_replay_obs_flush(r);
 		for (size_t i = 0; i < r->n_obs; i++)
 			if (r->obs[i].phase)

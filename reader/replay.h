@@ -259,6 +259,12 @@ struct ckt_run {
 	uint64_t ts;          /* of the last change */
 };
 
+/* The phase observer's op for a thread's end (THREAD_EXIT): what it still has pushed ends
+ * with it. The tracer's exit hook pops a thread's phases; a thread ended by the raw exit
+ * system call, or killed with its process's other threads, skips it (since 0.2.60; its phases
+ * stayed active to the trace's end). Not a value of the format's enum ckt_phase_op. */
+#define CKT_REPLAY_PHASE_GONE 0x100u
+
 struct ckt_observer {
 	void *ctx;
 	/* Live bytes of `a` change by a run of changes (above), the last at run->ts. Called before
@@ -266,7 +272,8 @@ struct ckt_observer {
 	void (*bytes)(void *ctx, const struct ckt_attr *a, const struct ckt_run *run);
 	/* A new maximum of moment m was reached at ts; epochs[m] was just incremented. */
 	void (*peak)(void *ctx, enum ckt_moment m, uint64_t ts);
-	/* A PHASE record of thread tid, in time order (op: enum ckt_phase_op). */
+	/* A PHASE record of thread tid, in time order (op: enum ckt_phase_op), or the thread's
+	 * end (op CKT_REPLAY_PHASE_GONE, id 0: its THREAD_EXIT, in time order). */
 	void (*phase)(void *ctx, uint64_t ts, uint64_t tid, unsigned op, uint32_t id);
 	/* Records that are not events, in file order: STACK, MODULE, THREAD_NAME, PHASE_DEF,
 	 * NOTE, CUDA_DEVICE. Pointers in rec are valid during the call only. */

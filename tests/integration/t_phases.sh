@@ -485,6 +485,10 @@ $REPORT --json $T/splitpre.zst >$T/splitpre.json 2>/dev/null
 expect_eq "splitlog prefix: PROVE at the end of a write waits for what follows (PROVE_DONE ends prove, as in one write; the last PROVE acts at the exit)" \
 	"$(cat $T/splitpre.rc)/$(jget $T/splitpre.json peak_heap.by_phase)/$($PY -c 'import json,sys; print(" ".join(n["text"] for n in json.load(open(sys.argv[1]))["phase_notes"]))' $T/splitpre.json)" \
 	'0/[{"phase": "(none)", "bytes": 3000000, "samples": 0, "estimate_error_bytes": 0}, {"phase": "synthesis", "bytes": 2000000, "samples": 0, "estimate_error_bytes": 0}, {"phase": "prove", "bytes": 1000000, "samples": 0, "estimate_error_bytes": 0}]/SYNTH PROVE PROVE_DONE DONE PROVE'
+CUZKTRACE_PHASES='s=SYNTH_START..SYNTH_END;m=MARK..MARK' CUZKTRACE_OUT=$T/splitctx.zst traced splitctx $P/splitlog context
+expect_eq "splitlog context: the line's text before a marker an earlier write used up stays in the stored lines" \
+	"$(cat $T/splitctx.rc)/$($REPORT --json $T/splitctx.zst 2>/dev/null | $PY -c 'import json,sys; print("|".join(n["phase"] + ":" + n["text"] for n in json.load(sys.stdin)["phase_notes"]))')" \
+	"0/s:job=7 SYNTH_START rows=5 |m:job=7 SYNTH_START rows=5 MARK|m:job=9 MARK and SYNTH_END|s:job=9 MARK and SYNTH_END"
 CUZKTRACE_SAMPLE=0 CUZKTRACE_PHASES='prove=PROVE..PROVE_DONE;synthesis=SYNTH..DONE' CUZKTRACE_OUT=$T/splitquiet.zst traced splitquiet $P/splitlog quiet
 $REPORT --json $T/splitquiet.zst >$T/splitquiet.json 2>/dev/null
 expect_eq "splitlog quiet: PROVE written last by a thread that never allocates acts at that thread's exit" \
@@ -1139,3 +1143,12 @@ pn_ok=$($PY -c 'import json,sys; d = json.load(open(sys.argv[1])); l = d["tracer
 expect_eq "phase names past 4,096: the trace says when the table filled (JSON, stderr, text)" \
 	"$pn_ok/$(sed -E 's/ at [0-9]+\.[0-9]{3} s:/ at T s:/' $T/pnmany.rerr)/$($REPORT $T/pnmany.zst 2>/dev/null | grep '^tracer limits' | sed -E 's/ at [0-9]+\.[0-9]{3} s:/ at T s:/')" \
 	"True/cuzktrace-report: warning: '$T/pnmany.zst': the tracer's table of 4096 phase names filled at T s: phase events of names new since then are not recorded/tracer limits         its table of 4096 phase names filled at T s: phase events of names new since then are not recorded"
+
+# A thread that ends by the exit system call skips the tracer's destructor, which pops its
+# phases: the reader ends them at its THREAD_EXIT (since 0.2.60: X stayed active to the end,
+# and the main thread's later peak read "during X"). The worker's block stays X's.
+CUZKTRACE_OUT=$T/rawphase.zst traced rawphase $P/rawphase
+$REPORT --json $T/rawphase.zst >$T/rawphase.json 2>/dev/null
+expect_eq "phase pushed by a thread ended by SYS_exit: ends with it (active under 0.1 s of 0.35), the peak heap during no phase, X owns its 1,000,000 bytes there" \
+	"$(cat $T/rawphase.out)/$($PY -c 'import json,sys; j=json.load(open(sys.argv[1])); x=[p for p in j["phases"] if p["name"]=="X"][0]; print(x["active_s"] < 0.1, j["peak_heap"]["active_phases"], j["peak_heap"]["bytes"], x["at_peak_heap_bytes"])' $T/rawphase.json)" \
+	"rawphase: done/True [] 3000304 1000000"

@@ -17,6 +17,12 @@
  *   "PROVE" + "_DONE\n" ends prove       synthesis    2,000,000
  *   DONE ends synthesis                  (none)       3,000,000
  * and a last "PROVE" without its line's end: it acts at the exit (it was lost).
+ * "splitlog context", with CUZKTRACE_PHASES='s=SYNTH_START..SYNTH_END;m=MARK..MARK': a line's
+ * text before a marker an earlier write of it used up stays in the lines stored for the
+ * markers after (since 0.2.60: " rows=5 MARK", " and SYNTH_END"):
+ *   "job=7 SYNTH_START rows=5 " + "MARK\n"   s: "job=7 SYNTH_START rows=5 ",
+ *                                             m: "job=7 SYNTH_START rows=5 MARK"
+ *   "job=9 MA" + "RK and SYNTH_END\n"         m and s: "job=9 MARK and SYNTH_END"
  * "splitlog quiet", with the same rules: a thread that never allocates writes "PROVE" and ends;
  * the marker acts at its exit (it was lost: such a thread had no exit hook):
  *   before, and glibc's TLS vector for that thread     (none)   2,000,304
@@ -60,6 +66,13 @@ int main(int argc, char **argv)
 		say(2, "DONE\n");
 		keep[2] = malloc(3000000);
 		say(2, "PROVE"); /* the last write: the marker waits for the line's end, the exit */
+		return 0;
+	}
+	if (argc > 1 && strcmp(argv[1], "context") == 0) {
+		say(2, "job=7 SYNTH_START rows=5 ");
+		say(2, "MARK\n");
+		say(2, "job=9 MA");
+		say(2, "RK and SYNTH_END\n");
 		return 0;
 	}
 	if (argc > 1 && strcmp(argv[1], "quiet") == 0) {
