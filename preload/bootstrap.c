@@ -212,15 +212,25 @@ static void *ckt_lookup_as_bound(void *handle, const char *name)
 	return ckt_load_rank(versioned) < ckt_load_rank(plain) ? versioned : plain;
 }
 
+static int ckt_defined_at(void *f, Dl_info *info);
+
 /* Where no object after the tracer defines `name`, the definition ahead of it that the
  * program's calls reach, when it is not the tracer's own: LD_PRELOAD="libc.so.6
  * libcuzktrace.so" puts the C library first. The tracer's hooks then see few of those calls,
  * which the check of allocators ahead of it says in one line (ckt_init); before 0.2.60 the
- * program did not run at all (status 70). */
+ * program did not run at all (status 70). A non-PIE program that takes malloc's address
+ * answers with its PLT stub, which defines nothing: then the C library's own (the one object
+ * that defines these where none comes after the tracer), from its handle. */
 static void *ckt_defined_ahead(const char *name)
 {
 	void *f = ckt_lookup_as_bound(RTLD_DEFAULT, name);
 	Dl_info it, self;
+	if (f && !ckt_defined_at(f, &it)) {
+		void *h = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+		f = h ? ckt_lookup_as_bound(h, name) : NULL;
+		if (h)
+			dlclose(h); /* still loaded: the program's C library */
+	}
 	if (!f || !dladdr(f, &it) || !dladdr((void *)&ckt_defined_ahead, &self) || it.dli_fbase == self.dli_fbase)
 		return NULL;
 	return f;

@@ -637,7 +637,7 @@ enum { JOIN_HEAD = 512 - CKT_SCAN_CARRY };
 #define PEND_MAX 64
 static struct {
 	const struct ckt_tls *owner;
-	unsigned len;
+	unsigned len, skip;
 	int acted; /* acted at the process's exit: its owner drops its carry at its next scan */
 	char carry[CKT_SCAN_CARRY];
 } pend[PEND_MAX];
@@ -693,6 +693,7 @@ static void pend_note(struct ckt_tls *t)
 		pend_n++;
 	}
 	pend[at].len = t->scan_carry_len;
+	pend[at].skip = t->scan_skip;
 	memcpy(pend[at].carry, t->scan_carry, t->scan_carry_len);
 }
 
@@ -725,6 +726,29 @@ static void scan_lock_give(void)
  * up); NULL when a marker at the end of the join was deferred (then kept as the carry). */
 static char join[CKT_SCAN_CARRY + JOIN_HEAD]; /* under scan_lock */
 
+/* The thread's carry becomes the last CKT_SCAN_CARRY bytes of the line text a (alen bytes,
+ * which may be the carry itself) then b, the first `skip` of them used up (or, deferring, the
+ * text before the marker deferred, which ends the line: shorter than the carry) */
+static void carry_keep(struct ckt_tls *t, const char *a, size_t alen, const char *b, size_t blen, size_t skip)
+{
+	if (blen >= CKT_SCAN_CARRY) {
+		size_t drop = alen + blen - CKT_SCAN_CARRY;
+		b += blen - CKT_SCAN_CARRY;
+		blen = CKT_SCAN_CARRY;
+		alen = 0;
+		skip = skip > drop ? skip - drop : 0;
+	} else if (alen + blen > CKT_SCAN_CARRY) {
+		size_t drop = alen + blen - CKT_SCAN_CARRY;
+		a += drop;
+		alen -= drop;
+		skip = skip > drop ? skip - drop : 0;
+	}
+	memmove(t->scan_carry, a, alen);
+	memcpy(t->scan_carry + alen, b, blen);
+	t->scan_carry_len = (unsigned)(alen + blen);
+	t->scan_skip = (unsigned char)skip;
+}
+
 /* The scan of the join starts past the carry's used-up text (t->scan_skip), which stays the
  * line's text before it for the stored lines (since 0.2.60: "job=7 SYNTH_START rows=5 " then
  * "MARK\n" stored " rows=5 MARK"). On return join holds the carry and the head of buf: the
@@ -737,10 +761,8 @@ static const char *scan_join(struct ckt_tls *t, const char *buf, size_t n)
 	memcpy(join + c, buf, h);
 	const char *used = scan_text(join + skip, c + h - skip, join + c, t->scan_pending, join, skip, h == n,
 				     &deferred);
-	if (deferred) { /* shorter than the longest marker: it fits the carry */
-		t->scan_carry_len = (unsigned)(join + c + h - deferred);
-		memmove(t->scan_carry, deferred, t->scan_carry_len);
-		t->scan_skip = 0;
+	if (deferred) { /* shorter than the longest marker: it fits the carry, with the line before it */
+		carry_keep(t, join, 0, join, c + h, (size_t)(deferred - join));
 		t->scan_pending = 1;
 		pend_note(t);
 		return NULL;
@@ -754,8 +776,9 @@ static const char *scan_join(struct ckt_tls *t, const char *buf, size_t n)
 static void scan_flush_deferred(struct ckt_tls *t)
 {
 	const char *deferred;
-	if (t->scan_pending && t->scan_carry_len)
-		(void)scan_text(t->scan_carry, t->scan_carry_len, NULL, 0, NULL, 0, 0, &deferred);
+	if (t->scan_pending && t->scan_carry_len > t->scan_skip)
+		(void)scan_text(t->scan_carry + t->scan_skip, t->scan_carry_len - t->scan_skip, NULL, 0, t->scan_carry,
+				t->scan_skip, 0, &deferred);
 	t->scan_pending = 0;
 	t->scan_carry_len = 0;
 	t->scan_skip = 0;
@@ -785,7 +808,8 @@ void ckt_phase_flush_all_deferred(struct ckt_tls *t)
 		if (!pend[i].owner || pend[i].acted)
 			continue;
 		const char *deferred;
-		(void)scan_text(pend[i].carry, pend[i].len, NULL, 0, NULL, 0, 0, &deferred);
+		(void)scan_text(pend[i].carry + pend[i].skip, pend[i].len - pend[i].skip, NULL, 0, pend[i].carry,
+				pend[i].skip, 0, &deferred);
 		pend[i].acted = 1; /* its owner may scan again before the process is gone */
 		pend_n--;
 		acted_n++;
@@ -810,42 +834,25 @@ static void scan_write(int fd, const char *buf, size_t n)
 	const char *pre = from == buf ? t->scan_carry : join;
 	size_t pre_len = c + (size_t)(from - buf);
 	const char *used = scan_text(from, n - (size_t)(from - buf), NULL, 0, pre, pre_len, 1, &deferred);
-	if (deferred) {
-		t->scan_carry_len = (unsigned)(buf + n - deferred);
-		memcpy(t->scan_carry, deferred, t->scan_carry_len);
-		t->scan_skip = 0;
+	if (deferred) { /* kept with the line before it: from its last newline, else with pre */
+		const char *nl = memrchr(from, '\n', (size_t)(deferred - from));
+		if (nl)
+			carry_keep(t, nl + 1, 0, nl + 1, (size_t)(buf + n - nl - 1), (size_t)(deferred - nl - 1));
+		else
+			carry_keep(t, pre, pre_len, from, (size_t)(buf + n - from), pre_len + (size_t)(deferred - from));
 		t->scan_pending = 1;
 		pend_note(t);
 		return;
 	}
 	t->scan_pending = 0;
 	pend_note(t);
-	/* the line left open: after the last newline, its last CKT_SCAN_CARRY bytes, the carry's
-	 * own where it goes on; skip: what a marker used up of it (scanned no more) */
+	/* the line left open: after the last newline, else the carry's and this write's text; its
+	 * last CKT_SCAN_CARRY bytes, of which a marker used up `skip` (scanned no more) */
 	const char *nl = memrchr(buf, '\n', n);
-	const char *open = nl ? nl + 1 : buf;
-	size_t keep = (size_t)(buf + n - open);
-	if (used > open) /* a marker of this write, or one across the join */
-		skip = (nl ? 0 : c) + (size_t)(used - open);
-	if (nl) {
-		c = 0;
-		if (used <= open)
-			skip = 0;
-	}
-	if (keep >= CKT_SCAN_CARRY) {
-		open += keep - CKT_SCAN_CARRY;
-		skip = skip > c + keep - CKT_SCAN_CARRY ? skip - (c + keep - CKT_SCAN_CARRY) : 0;
-		keep = CKT_SCAN_CARRY;
-		c = 0;
-	} else if (c + keep > CKT_SCAN_CARRY) {
-		size_t drop = c + keep - CKT_SCAN_CARRY;
-		memmove(t->scan_carry, t->scan_carry + drop, c - drop);
-		c -= drop;
-		skip = skip > drop ? skip - drop : 0;
-	}
-	memcpy(t->scan_carry + c, open, keep);
-	t->scan_carry_len = (unsigned)(c + keep);
-	t->scan_skip = (unsigned char)skip;
+	if (nl)
+		carry_keep(t, nl + 1, 0, nl + 1, (size_t)(buf + n - nl - 1), used > nl + 1 ? (size_t)(used - nl - 1) : 0);
+	else /* a marker of this write, or one across the join; else what the carry had used up */
+		carry_keep(t, t->scan_carry, c, buf, n, used > buf ? c + (size_t)(used - buf) : skip);
 }
 
 /* After a scan, outside its lock: a thread that deferred a marker and has recorded nothing

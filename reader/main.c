@@ -411,7 +411,8 @@ static int ckt_main_parse(int argc, char **argv, struct ckt_args *a)
 		size_t nlen = strcspn(s, "=");
 		const struct ckt_opt *o = ckt_main_find_opt(s, nlen);
 		if (!o) /* "--=x" whole: its name part "--" is the end of options, not this */
-			return ckt_main_usage("unknown option '%.*s'", (int)(nlen > 2 ? nlen : strlen(s)), s);
+			return ckt_main_usage("unknown option '%.*s'",
+					      (int)(nlen == 2 && s[1] == '-' ? strlen(s) : nlen), s);
 		if (o->arg) {
 			if (s[nlen] == '=') {
 				val = s + nlen + 1;
@@ -426,10 +427,13 @@ static int ckt_main_parse(int argc, char **argv, struct ckt_args *a)
 							      o->name, o->arg, (int)vlen, next);
 				/* one that is no option of ours still looks like one (since 0.2.60:
 				 * --csv --typo a.zst wrote a file named '--typo') */
-				if (next[0] == '-' && next[1] == '-' && ((next[2] | 0x20) >= 'a' && (next[2] | 0x20) <= 'z'))
-					return ckt_main_usage("option '%s' needs a value (%s), not '%.*s', which is no "
-							      "option but looks like one (a file of that name: %s=%s or ./%s)",
-							      o->name, o->arg, (int)vlen, next, o->name, next, next);
+				if (next[0] == '-' && next[1] == '-' && ((next[2] | 0x20) >= 'a' && (next[2] | 0x20) <= 'z')) {
+					/* a path's way out where the value is one */
+					bool path = !strcmp(o->arg, "FILE") || !strcmp(o->arg, "BASE") || !strcmp(o->arg, "DIR");
+					return ckt_main_usage("option '%s' needs a value (%s), not '%s', which is no "
+							      "option but looks like one (as its value: %s=%s%s%s)", o->name,
+							      o->arg, next, o->name, next, path ? " or ./" : "", path ? next : "");
+				}
 				if (strcmp(next, "--") == 0) /* since 0.2.27: --csv -- a.zst wrote './--' */
 					return ckt_main_usage("option '%s' needs a value (%s), not '--', the end of "
 							      "the options", o->name, o->arg);

@@ -196,6 +196,8 @@ static long ckt_phases_index_by_name(struct ckt_phases *p, const char *name)
 {
 	if (strcmp(name, "(none)") == 0) /* a --phase-rule may give bytes back to no phase */
 		return CKT_PHASES_NONE;
+	if (strcmp(name, "\"\"") == 0) /* the empty name, as the report shows it */
+		name = "";
 	for (size_t i = 1; i < p->n_ph; i++)
 		if (p->ph[i].name && strcmp(p->ph[i].name, name) == 0)
 			return (long)i;
@@ -295,7 +297,8 @@ static void ckt_phases_activate(struct ckt_phases *p, size_t i, uint64_t ts)
 
 /* Thread tid ended (CKT_REPLAY_PHASE_GONE): the phases it still has pushed end with it, as the
  * tracer's exit hook pops them where it runs. Pushes past the stored ones (t->deep) name no
- * phase here and stay. A thread that pushed nothing has no entry, and gets none. */
+ * phase here: their phases stay active, and the count goes (the next thread of the id starts
+ * with none). A thread that pushed nothing has no entry, and gets none. */
 static void ckt_phases_thread_gone(struct ckt_phases *p, uint64_t ts, uint64_t tid)
 {
 	uint64_t v;
@@ -304,6 +307,7 @@ static void ckt_phases_thread_gone(struct ckt_phases *p, uint64_t ts, uint64_t t
 	struct ckt_pthread *t = &p->th[v];
 	if (ts > p->phase_now)
 		p->phase_now = ts;
+	t->deep = 0;
 	while (t->depth) {
 		struct ckt_pushed e = t->stack[--t->depth];
 		p->stacked--;
@@ -613,7 +617,9 @@ static bool ckt_phases_is_label(const uint8_t *s, size_t n, const char *label)
  * quoted label, two phases under one name), so no two names read alike. */
 static char *ckt_phases_own_name(const uint8_t *s, size_t n, const char *label)
 {
-	if (!ckt_phases_is_label(s, n, label))
+	/* and a name of quotes alone, as the empty name shows as "" (since 0.2.60: a phase named
+	 * "" read as the one of no name) */
+	if (!ckt_phases_is_label(s, n, label) && !(n && ckt_phases_is_label(s, n, "")))
 		return ckt_phases_strndup(s, n);
 	char *q = malloc(n + 3);
 	if (q) {

@@ -2602,7 +2602,10 @@ static __attribute__((noinline)) int ckt_replay_apply_other(struct ckt_replay *r
 			th->alive = false;
 			r->threads_alive--;
 		}
-		if (th->pushed_phase) { /* before gen moves on: the key of the thread that ended */
+		/* before gen moves on: the key of the thread that ended. Not before tracer 0.2.33
+		 * (thread_gens off), whose THREAD_EXIT could come after the next thread of its id
+		 * had pushed phases of its own */
+		if (th->pushed_phase && r->thread_gens) {
 			th->pushed_phase = false;
 			ckt_replay_obs_flush(r);
 			for (size_t i = 0; i < r->n_obs; i++)

@@ -952,6 +952,14 @@ echo $? >$T/libcfirst.rc
 expect_eq "libc.so.6 preloaded ahead of the tracer: the program runs (status 3, its output), the malloc and mmap lines name libc, a trace" \
 	"$(cat $T/libcfirst.rc)/$(cat $T/libcfirst.out | tr '\n' ' ')/$(grep -c "^cuzktrace: warning: 'malloc' is provided by '$LIBC_SO' ahead of the tracer: " $T/libcfirst.err)$(grep -c "^cuzktrace: warning: 'mmap' is provided by '$LIBC_SO' ahead of the tracer too: " $T/libcfirst.err)/$(grep -c 'cannot find the real' $T/libcfirst.err)/$($REPORT --json $T/libcfirst.zst 2>/dev/null | $PY -c 'import json,sys; j=json.load(sys.stdin); print(j["allocator_ahead"]["function"], j["end_reason"])')" \
 	"3/output line one output line two /11/0/malloc exit"
+# ... a non-PIE program that takes malloc's address: the first definition found is its PLT
+# stub, which defines nothing; the C library's own is taken (the stub was, and the program was
+# named an allocator without malloc_usable_size: exact mode, one more line)
+CUZKTRACE_OUT=$T/libcfirstnp.zst LD_PRELOAD="libc.so.6 $LIB" $P/nopieaddr >$T/libcfirstnp.out 2>$T/libcfirstnp.err
+echo $? >$T/libcfirstnp.rc
+expect_eq "libc.so.6 ahead, a non-PIE program taking malloc's address: runs, the lines name libc, no allocator-without-malloc_usable_size line" \
+	"$(cat $T/libcfirstnp.rc)/$(cat $T/libcfirstnp.out)/$(grep -c "^cuzktrace: warning: 'malloc' is provided by '$LIBC_SO' ahead of the tracer: " $T/libcfirstnp.err)/$(grep -c 'malloc_usable_size' $T/libcfirstnp.err)" \
+	"0/nopieaddr: done/1/0"
 $REPORT --json $T/own.zst >$T/own2.json 2>/dev/null
 CUZKTRACE_OUT=$T/notahead.zst LD_PRELOAD=$LIB $P/churn >/dev/null 2>&1
 $REPORT --json $T/notahead.zst >$T/notahead.json 2>/dev/null

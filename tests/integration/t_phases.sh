@@ -485,10 +485,10 @@ $REPORT --json $T/splitpre.zst >$T/splitpre.json 2>/dev/null
 expect_eq "splitlog prefix: PROVE at the end of a write waits for what follows (PROVE_DONE ends prove, as in one write; the last PROVE acts at the exit)" \
 	"$(cat $T/splitpre.rc)/$(jget $T/splitpre.json peak_heap.by_phase)/$($PY -c 'import json,sys; print(" ".join(n["text"] for n in json.load(open(sys.argv[1]))["phase_notes"]))' $T/splitpre.json)" \
 	'0/[{"phase": "(none)", "bytes": 3000000, "samples": 0, "estimate_error_bytes": 0}, {"phase": "synthesis", "bytes": 2000000, "samples": 0, "estimate_error_bytes": 0}, {"phase": "prove", "bytes": 1000000, "samples": 0, "estimate_error_bytes": 0}]/SYNTH PROVE PROVE_DONE DONE PROVE'
-CUZKTRACE_PHASES='s=SYNTH_START..SYNTH_END;m=MARK..MARK' CUZKTRACE_OUT=$T/splitctx.zst traced splitctx $P/splitlog context
-expect_eq "splitlog context: the line's text before a marker an earlier write used up stays in the stored lines" \
+CUZKTRACE_PHASES='s=SYNTH_START..SYNTH_END;m=MARK..MARK;p=PROVE..PROVE_DONE' CUZKTRACE_OUT=$T/splitctx.zst traced splitctx $P/splitlog context
+expect_eq "splitlog context: the line's text before a marker an earlier write used up, or before one deferred, stays in the stored lines" \
 	"$(cat $T/splitctx.rc)/$($REPORT --json $T/splitctx.zst 2>/dev/null | $PY -c 'import json,sys; print("|".join(n["phase"] + ":" + n["text"] for n in json.load(sys.stdin)["phase_notes"]))')" \
-	"0/s:job=7 SYNTH_START rows=5 |m:job=7 SYNTH_START rows=5 MARK|m:job=9 MARK and SYNTH_END|s:job=9 MARK and SYNTH_END"
+	"0/s:job=7 SYNTH_START rows=5 |m:job=7 SYNTH_START rows=5 MARK|m:job=9 MARK and SYNTH_END|s:job=9 MARK and SYNTH_END|p:job=8 PROVE x|p:job=9 PROVE_DONE"
 CUZKTRACE_SAMPLE=0 CUZKTRACE_PHASES='prove=PROVE..PROVE_DONE;synthesis=SYNTH..DONE' CUZKTRACE_OUT=$T/splitquiet.zst traced splitquiet $P/splitlog quiet
 $REPORT --json $T/splitquiet.zst >$T/splitquiet.json 2>/dev/null
 expect_eq "splitlog quiet: PROVE written last by a thread that never allocates acts at that thread's exit" \
@@ -1152,3 +1152,11 @@ $REPORT --json $T/rawphase.zst >$T/rawphase.json 2>/dev/null
 expect_eq "phase pushed by a thread ended by SYS_exit: ends with it (active under 0.1 s of 0.35), the peak heap during no phase, X owns its 1,000,000 bytes there" \
 	"$(cat $T/rawphase.out)/$($PY -c 'import json,sys; j=json.load(open(sys.argv[1])); x=[p for p in j["phases"] if p["name"]=="X"][0]; print(x["active_s"] < 0.1, j["peak_heap"]["active_phases"], j["peak_heap"]["bytes"], x["at_peak_heap_bytes"])' $T/rawphase.json)" \
 	"rawphase: done/True [] 3000304 1000000"
+
+# A phase named `""` (two quote characters) is shown quoted once more, apart from the empty
+# name's "" (since 0.2.60 both read "": two rows and two --diff entries under one name), and
+# --phase-rule '""=...' reaches the empty one, as the report shows it
+CUZKTRACE_OUT=$T/quotephase.zst traced quotephase $P/quotephase
+expect_eq "phases named '' and '\"\"': rows \"\" and \"\"\"\" in the text, JSON names as stored; a rule naming \"\" adds to the empty one" \
+	"$(cat $T/quotephase.out)/$($REPORT $T/quotephase.zst 2>/dev/null | sed -n '/^phase  /,/^$/p' | awk 'NR>1 && NF {print $1, $3, $4}' | tr '\n' '|')/$($REPORT --json $T/quotephase.zst 2>/dev/null | $PY -c 'import json,sys; print(" ".join("[%s]=%d" % (p["name"], p["allocated_bytes"]) for p in json.load(sys.stdin)["phases"]))')/$($REPORT --json --phase-rule '""=main' $T/quotephase.zst 2>/dev/null | $PY -c 'import json,sys; print(" ".join("[%s]=%d" % (p["name"], p["allocated_bytes"]) for p in json.load(sys.stdin)["phases"]))')" \
+	'quotephase: done/"" 977 KiB|"""" 1.91 MiB|/[]=1000000 [""""]=2000000/[]=3000000 [""""]=0'

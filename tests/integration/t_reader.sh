@@ -203,7 +203,10 @@ expect_eq "reader: unknown option message" "$(head -1 $T/r5.err)" "cuzktrace-rep
 (cd $T && $REPORT --csv --typo a.zst >/dev/null 2>$T/typo.err; echo "rc=$?" >>$T/typo.err)
 expect_eq "reader: --csv --typo: status 2, the line says it looks like an option and how to name such a file; no file" \
 	"$(head -1 $T/typo.err)/$(tail -1 $T/typo.err)/$(ls $T | grep -c -e '^--typo$')" \
-	"cuzktrace-report: error: option '--csv' needs a value (FILE), not '--typo', which is no option but looks like one (a file of that name: --csv=--typo or ./--typo)/rc=2/0"
+	"cuzktrace-report: error: option '--csv' needs a value (FILE), not '--typo', which is no option but looks like one (as its value: --csv=--typo or ./--typo)/rc=2/0"
+expect_eq "reader: --phase-rule --synth=f: the whole value named, the = form offered, no ./ (not a path); -x=y named up to its =" \
+	"$($REPORT --phase-rule --synth=f a.zst 2>&1 | head -1)/$($REPORT -x=y a.zst 2>&1 | head -1)" \
+	"cuzktrace-report: error: option '--phase-rule' needs a value (RULE), not '--synth=f', which is no option but looks like one (as its value: --phase-rule=--synth=f)/cuzktrace-report: error: unknown option '-x'"
 # "--=x" is named whole (since 0.2.60: "unknown option '--'", the end of options' own name)
 expect_eq "reader: '--=x' and '--bogus=1' named as given, up to the '=' of a name" \
 	"$($REPORT --=x a.zst 2>&1 | head -1; echo "rc=${PIPESTATUS[0]}")/$($REPORT --bogus=1 a.zst 2>&1 | head -1)" \

@@ -17,12 +17,16 @@
  *   "PROVE" + "_DONE\n" ends prove       synthesis    2,000,000
  *   DONE ends synthesis                  (none)       3,000,000
  * and a last "PROVE" without its line's end: it acts at the exit (it was lost).
- * "splitlog context", with CUZKTRACE_PHASES='s=SYNTH_START..SYNTH_END;m=MARK..MARK': a line's
- * text before a marker an earlier write of it used up stays in the lines stored for the
- * markers after (since 0.2.60: " rows=5 MARK", " and SYNTH_END"):
+ * "splitlog context", with
+ * CUZKTRACE_PHASES='s=SYNTH_START..SYNTH_END;m=MARK..MARK;p=PROVE..PROVE_DONE': a line's text
+ * before a marker an earlier write of it used up, or before one deferred at a write's end,
+ * stays in the lines stored for the markers (since 0.2.60: " rows=5 MARK", " and SYNTH_END",
+ * "PROVE x", "PROVE_DONE"):
  *   "job=7 SYNTH_START rows=5 " + "MARK\n"   s: "job=7 SYNTH_START rows=5 ",
  *                                             m: "job=7 SYNTH_START rows=5 MARK"
  *   "job=9 MA" + "RK and SYNTH_END\n"         m and s: "job=9 MARK and SYNTH_END"
+ *   "job=8 PROVE" + " x\n"                    p: "job=8 PROVE x"
+ *   "job=9 PRO" + "VE" + "_DONE\n"            p: "job=9 PROVE_DONE"
  * "splitlog quiet", with the same rules: a thread that never allocates writes "PROVE" and ends;
  * the marker acts at its exit (it was lost: such a thread had no exit hook):
  *   before, and glibc's TLS vector for that thread     (none)   2,000,304
@@ -73,6 +77,11 @@ int main(int argc, char **argv)
 		say(2, "MARK\n");
 		say(2, "job=9 MA");
 		say(2, "RK and SYNTH_END\n");
+		say(2, "job=8 PROVE"); /* deferred: PROVE_DONE may follow */
+		say(2, " x\n");
+		say(2, "job=9 PRO");
+		say(2, "VE"); /* deferred, the line before it kept */
+		say(2, "_DONE\n");
 		return 0;
 	}
 	if (argc > 1 && strcmp(argv[1], "quiet") == 0) {
