@@ -20,6 +20,9 @@ expect_eq "known: peak mmap total" "$(jget $T/known.json peak_mmap.bytes)" 13631
 expect_eq "known: peak anonymous mmap" "$(jget $T/known.json peak_mmap_anon.bytes)" 10485760
 expect_eq "known: peak file-backed mmap" "$(jget $T/known.json peak_mmap_file.bytes)" 3145728
 expect_eq "known: mmap live at exit" "$(jget $T/known.json live_at_exit.mmap_bytes)" 0
+# the text's split of the peak mmap (anonymous and file-backed at that moment)
+expect_eq "known: text: the peak mmap's split, anonymous 10 MiB and file-backed 3 MiB" \
+	"$($REPORT $T/known.zst 2>/dev/null | grep '^  then anonymous')" "  then anonymous      10.0 MiB (10485760 bytes), file-backed 3.00 MiB"
 expect_eq "known: realloc events" "$(jget $T/known.json event_counts.realloc)" 10
 expect_eq "known: mremap events" "$(jget $T/known.json event_counts.mremap)" 2
 expect_eq "known: munmap events" "$(jget $T/known.json event_counts.munmap)" 4

@@ -45,7 +45,7 @@ else
 		# times: both print seconds with 6 decimals, rounded from nanoseconds by different
 		# arithmetic, so a time exactly half way between two microseconds may come out 1 us
 		# apart; compared to within that
-		for o_k in peak_heap.t_s peak_mmap.t_s peak_reserved.t_s; do
+		for o_k in peak_heap.t_s peak_mmap.t_s peak_mmap_anon.t_s peak_mmap_file.t_s peak_reserved.t_s; do
 			o_got=$(jget $o_t.json $o_k)
 			o_want=${o_v[$o_k]-(no oracle value)}
 			if [ "$o_got" != null ] && [ "$o_want" != null ] && [ "$o_want" != "(no oracle value)" ] &&

@@ -2060,7 +2060,17 @@ if [ "$(stat -f -c %T $P 2>/dev/null)" = tmpfs ]; then
 else
 	CUZKTRACE_OUT=$T/filemap.zst traced filemap $P/filemap $fm_file 64
 	rm -f $fm_file
-	$REPORT --json $T/filemap.zst >$T/filemap.json 2>/dev/null
+	$REPORT --json --csv $T/filemap.csv $T/filemap.zst >$T/filemap.json 2>/dev/null
+	# the timeline's mmap_bytes counts file mappings too: the peak RSS sample's row has the
+	# 64 MiB and the anonymous mappings then, and no row passes the peak mmap
+	expect_eq "filemap: the CSV row of the peak RSS sample has mmap_bytes = the sample's anonymous + file-backed mappings (64 MiB of file), the column's top the peak mmap" \
+		"$($PY -c '
+import csv, json, sys
+d = json.load(open(sys.argv[1])); p = d["peak_rss"]
+rows = list(csv.DictReader(open(sys.argv[2])))
+at = [int(r["mmap_bytes"]) for r in rows if r["t_s"] == "%.6f" % p["t_s"] and int(r["rss_bytes"]) == p["bytes"]]
+print(at[:1] == [p["anon_mmap_bytes"] + p["file_mmap_bytes"]], p["file_mmap_bytes"] == 64 << 20, max(int(r["mmap_bytes"]) for r in rows) == d["peak_mmap"]["bytes"])' $T/filemap.json $T/filemap.csv)" \
+		"True True True"
 	$REPORT $T/filemap.zst >$T/filemap.txt 2>/dev/null
 	expect_eq "filemap: 64 MiB of a file read through mmap: in the unexplained RSS, not in its anonymous remainder (RssAnon + RssShmem - heap - anonymous mmap, exactly); the text line gives it" \
 		"$(cat $T/filemap.rc)/$(cat $T/filemap.out)/$($PY -c '
@@ -2100,3 +2110,10 @@ if [ -n "$dbg_id" ] && [ -r /usr/lib/debug/.build-id/${dbg_id:0:2}/${dbg_id:2}.d
 else
 	echo "  skip debug file out of descriptors: no debug file of libc by its build-id (libc6-dbg)"
 fi
+
+# --diff percentages: a fall that leaves something reads -99.9% at most (100,000 bytes to 1:
+# -99.999%, which rounds to -100.0%, the mark of a fall to nothing); to nothing, -100.0%
+for n in 100000 1; do CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/grab$n.zst LD_PRELOAD=$LIB $P/grabone $n >/dev/null 2>&1; done
+expect_eq "--diff: 100,000 bytes to 1 at one site reads -99.9% (the peak heap's function row)" \
+	"$($REPORT --diff $T/grab100000.zst $T/grab1.zst 2>/dev/null | grep -m1 ' main$')" \
+	"  -97.7 KiB (-99.9%)         97.7 KiB          1 B  main"

@@ -70,6 +70,17 @@ est=$(jget $T/sm.json peak_heap.by_phase.0.bytes)
 # each 100-byte block is sampled with p = 1 - exp(-100/4096); sd of the estimate of 20,000,000
 # requested bytes = sqrt(N * 100^2 * (1-p) / p) = 0.28 MB: allow 5 sd
 expect_eq "default mode: sampled estimate of 20,000,000 within 5 sd (got $est)" "$(( est > 18560000 && est < 21440000 ))" 1
+# at a rate of 1,024 bytes (about 18,600 samples) the sd is 0.14 MB: 5 sd is 3.5% of the
+# estimate, which catches a sampler whose mean gap is 5% off (19.0 M); the usual rate's 5 sd
+# (7%) does not
+CUZKTRACE_SAMPLE=1024 CUZKTRACE_OUT=$T/sm1k.zst traced sm1k $P/smallmany
+est1k=$($REPORT --json $T/sm1k.zst 2>/dev/null | $PY -c 'import json,sys; print(json.load(sys.stdin)["peak_heap"]["by_phase"][0]["bytes"])')
+expect_eq "default mode, rate 1 KiB: sampled estimate of 20,000,000 within 5 sd, 0.7 MB (got $est1k)" "$(( est1k > 19300000 && est1k < 20700000 ))" 1
+# a small block grown by realloc in the default mode: the old block leaves the running count
+# as the new one enters, so the blocks live at exit are the exact mode's
+for m in 0 524288; do CUZKTRACE_SAMPLE=$m CUZKTRACE_OUT=$T/rsm$m.zst traced rsm$m $P/reallocsmall; done
+expect_eq "default mode: 1,000 small blocks grown by realloc and kept: the blocks live at exit are the exact mode's (1,000 and glibc's one)" \
+	"$($REPORT --json $T/rsm524288.zst 2>/dev/null | $PY -c 'import json,sys; print(json.load(sys.stdin)["live_at_exit"]["heap_blocks"])')/$($REPORT --json $T/rsm0.zst 2>/dev/null | $PY -c 'import json,sys; print(json.load(sys.stdin)["live_at_exit"]["heap_blocks"])')" "1001/1001"
 # bytes by thread group and the --phases-csv heap bytes are estimates too, and say so (they
 # carried no mark)
 $REPORT --by thread --phases-csv $T/sm.pcsv $T/sm.zst >$T/sm.txt 2>/dev/null
