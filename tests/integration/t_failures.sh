@@ -1847,6 +1847,9 @@ if unshare -m -p -f sh -c 'umount -l /proc' 2>/dev/null; then
 	expect_eq "no /proc, run twice: status, the init line names the program, the exit line a peak RSS, one file, its command line" \
 		"$(cat $T/noproc2.rc)/$(head -1 $T/noproc2.err)/$(grep -c ', peak RSS 0 B,' $T/noproc2.err)/$(ls $T/noproc | tr '\n' ' ')/$(jget $T/noproc.json argv)" \
 		"0/cuzktrace: tracing known (pid 3) to $T/noproc/t.zst/0/t.zst /[\"$P/known\"]"
+	# the exit line's peak RSS from getrusage's ru_maxrss (KiB): known's 10 MiB and more
+	expect_eq "no /proc: the exit line's peak RSS, from getrusage, in MiB" \
+		"$(grep -c ', peak RSS [0-9.]* MiB,' $T/noproc2.err)" 1
 	expect_eq "no /proc: one line says RSS is not sampled, and why (since 0.2.16)" \
 		"$(grep -c '^cuzktrace: error: cannot read /proc/thread-self/statm (No such file or directory); RSS is not sampled$' $T/noproc2.err)" 1
 else
@@ -2027,3 +2030,13 @@ bash -c "ulimit -s 128; exec $REPORT --jobs 2 $T/stkr.zst" >$T/stkr.got2 2>>$T/s
 echo $? >>$T/stkr.rc
 expect_eq "reader under ulimit -s 128 (--jobs 1 and 2): status 0, no line, the report as without the limit" \
 	"$(cat $T/stkr.rc | tr '\n' ' ')/$(cat $T/stkr.err)/$(cmp -s $T/stkr.want $T/stkr.got && cmp -s $T/stkr.want $T/stkr.got2 && echo same)" "0 0 //same"
+
+# The exit line's words: "1 event" for one (a program that allocates once and _exits, no RSS
+# samples), and a "%%" in CUZKTRACE_OUT is one '%' in the name
+CUZKTRACE_RSS_MS=0 CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/oneev.zst traced oneev $P/oneevent
+expect_eq "one event: the exit line says '1 event'" \
+	"$(cat $T/oneev.rc)/$(grep -c "^cuzktrace: $T/oneev.zst: 1 event, peak heap 1000 B, " $T/oneev.err)" "0/1"
+mkdir -p $T/pct
+CUZKTRACE_OUT=$T/pct/a%%b.zst traced pct /bin/true
+expect_eq "CUZKTRACE_OUT with %%: the file a%b.zst, the exit line names it" \
+	"$(ls $T/pct)/$(grep -c "^cuzktrace: $T/pct/a%b.zst: " $T/pct.err)" "a%b.zst/1"

@@ -666,6 +666,20 @@ if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
 		expect_eq "execveat of a set-user-ID program relative to a directory descriptor: it runs, one line names it" \
 			"$(cat $T/suidat.out)/$(cat $T/suidat.rc)/$(grep -c "^cuzktrace: warning: '/proc/self/fd/[0-9]*/prog' is set-user-ID: the loader ignores LD_PRELOAD for it, so the program it starts is not traced\$" $T/suidat.err)" \
 			"$(cat $T/plain.out)/$plain_rc/1"
+		# set-group-ID of another group: the same secure execution, its own line; without the
+		# group's execute bit the kernel ignores set-group-ID (a mandatory-locking mark): no
+		# line, traced
+		if getent group nogroup >/dev/null 2>&1; then
+			mkdir -p $T/sgid && cp $P/exitcode $T/sgid/prog && chgrp nogroup $T/sgid/prog && chmod 2755 $T/sgid/prog
+			CUZKTRACE_OUT=$T/sgid/t.%p.zst traced sgid $P/execer $T/sgid/prog
+			chmod 2745 $T/sgid/prog
+			CUZKTRACE_OUT=$T/sgid/u.%p.zst traced sgidnx $P/execer $T/sgid/prog
+			expect_eq "exec of a set-group-ID program: one line, one trace; without group execute: no line, both images traced" \
+				"$(cat $T/sgid.out)/$(cat $T/sgid.rc)/$(grep warning $T/sgid.err)/$(grep -c '^cuzktrace: tracing' $T/sgid.err)/$(grep -c 'set-group-ID' $T/sgidnx.err)/$(grep -c '^cuzktrace: tracing' $T/sgidnx.err)" \
+				"$(cat $T/plain.out)/$plain_rc/cuzktrace: warning: '$T/sgid/prog' is set-group-ID: the loader ignores LD_PRELOAD for it, so the program it starts is not traced/1/0/2"
+		else
+			echo "  skip set-group-ID exec: no group nogroup"
+		fi
 		# file capabilities make a secure execution too, for a caller that is not root
 		if command -v setcap >/dev/null && command -v setpriv >/dev/null; then
 			chmod o+x $T && mkdir -p $T/fcaps && chmod 777 $T/fcaps && cp $P/exitcode $T/fcaps/prog &&

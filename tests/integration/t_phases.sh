@@ -979,6 +979,9 @@ expect_eq "phase names alike in their first 1,024 bytes: one phase" \
 # across an .await that resumed on another worker) is ignored, and since 0.2.40 one line says
 # so, once for two such pops (it was silent); the phase stays pushed on the first thread
 CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/pnmoved.zst traced pnmoved $P/phasenames moved
+# (the thread named is the popping one, not the process: its id is not the pid)
+expect_eq "a pop with nothing pushed: the line names a thread other than the main one" \
+	"$(sed -n 's/.*cuzktrace_phase_pop() on thread \([0-9]*\),.*/\1/p' $T/pnmoved.err | grep -vc "^$(sed -E 's/.*\(pid ([0-9]+)\).*/\1/;q' $T/pnmoved.err)$")" 1
 expect_eq "a pop with nothing pushed on its thread: one line, the phase stays on the pushing thread" \
 	"$(cat $T/pnmoved.rc)/$(grep -v 'tracing\|written' $T/pnmoved.err | sed 's/thread [0-9]*,/thread N,/')/$($REPORT --json $T/pnmoved.zst 2>/dev/null | $PY -c 'import json,sys; d = json.load(sys.stdin); print([(p["phase"], p["bytes"]) for p in d["peak_heap"]["by_phase"] if p["phase"] != "(none)"])')" \
 	"0/cuzktrace: warning: cuzktrace_phase_pop() on thread N, which has no phase pushed: a push and its pop must be on one thread (a guard held across an .await that resumed on another thread?), and the phase pushed elsewhere stays on its thread; such pops are ignored, said once/[('task', 3000000)]"

@@ -16,7 +16,7 @@ se_status() { # status of the program untraced, as the shell reports it
 	echo $?
 }
 for se in "raise 15:143:SIGTERM" "raise 2:130:SIGINT" "raise 1:129:SIGHUP" "raise 3:131:SIGQUIT" \
-	"raise 10:138:SIGUSR1" "raise 29:157:SIGIO" "segv:139:SIGSEGV" "altsegv:139:SIGSEGV" "pipe:141:SIGPIPE" "threads:143:SIGTERM" \
+	"raise 10:138:SIGUSR1" "raise 14:142:SIGALRM" "raise 29:157:SIGIO" "segv:139:SIGSEGV" "altsegv:139:SIGSEGV" "pipe:141:SIGPIPE" "threads:143:SIGTERM" \
 	"sigsetback:139:SIGSEGV" "refix:139:SIGSEGV" "smallalt:143:SIGTERM" "during _exit:143:SIGTERM" \
 	"during abort:143:SIGTERM"; do
 	IFS=: read -r se_arg se_rc se_sig <<<"$se"
