@@ -29,8 +29,9 @@
  * VMM handle of 2 MiB mapped, a reference to it retained, unmapped and the handle released
  * (the trace ends its memory there); then the primary context reset: nothing the figures
  * count is live.
- * "untraced": after the same, two CUDA arrays (linked symbol) and a retained reference to a
- * mapped VMM handle (through cuGetProcAddress): memory the tracer says once it does not count.
+ * "untraced": after the same, two CUDA arrays (linked symbol), a 3D and a mipmapped one, a
+ * graph's memory node, and a retained reference to a mapped VMM handle (through
+ * cuGetProcAddress): memory the tracer says once per entry point it does not count.
  * "race" instead of all that: two threads' first allocations at once, 1 MiB on device 0 and,
  * 50 ms later, 2 MiB on device 1 (run with CKT_STUB_SLOW_VERSION_MS=300: the tracer resolves
  * the driver during the first; the second must wait for it, not go without its device).
@@ -328,6 +329,9 @@ int main(int argc, char **argv)
 		retain = lookup("cuMemRetainAllocationHandle", 12000);
 		CHECK(cuArrayCreate_v2(&arr, desc));
 		CHECK(cuArrayCreate_v2(&arr, desc));
+		CHECK(cuArray3DCreate_v2(&arr, desc));
+		CHECK(cuMipmappedArrayCreate(&arr, desc, 2));
+		CHECK(cuGraphAddMemAllocNode(&arr, (void *)desc, NULL, 0, (void *)desc));
 		CHECK(cuMemCreate(&h, 2 * MiB, &prop, 0));
 		CHECK(cuMemMap(0x7c0000000000ull, 2 * MiB, 0, h, 0));
 		CHECK(retain(&h2, (void *)0x7c0000000000ull));

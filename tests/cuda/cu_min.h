@@ -45,6 +45,7 @@ typedef struct {
 #define CU_MEM_LOCATION_TYPE_HOST 2
 #define CU_MEM_LOCATION_TYPE_NONE 0
 #define CU_MEM_LOCATION_TYPE_HOST_NUMA 3
+#define CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT 4
 #define CU_MEM_ALLOCATION_TYPE_PINNED 1
 #define CU_MEM_ALLOCATION_TYPE_MANAGED 2
 #define CU_GET_PROC_ADDRESS_DEFAULT 0
@@ -94,6 +95,9 @@ CUresult cuMemHostUnregister(void *p);
 CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *h, void *va);
 CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *h, void *os_handle, int type);
 CUresult cuArrayCreate_v2(void **arr, const void *desc);
+CUresult cuArray3DCreate_v2(void **arr, const void *desc);
+CUresult cuMipmappedArrayCreate(void **arr, const void *desc, unsigned levels);
+CUresult cuGraphAddMemAllocNode(void **node, void *graph, void *const *deps, size_t ndeps, void *params);
 CUresult cuDevicePrimaryCtxReset(CUdevice dev);
 CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev);
 CUresult cuIpcOpenMemHandle(CUdeviceptr *dptr, CUipcMemHandle handle, unsigned flags);

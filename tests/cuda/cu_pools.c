@@ -8,7 +8,8 @@
  * With device 1's context current unless said, all live at once:
  *   a pool created on device 0, 4 MiB                  GPU, device 0
  *   a pool created on the host, 8 MiB                  pinned host RAM (real memory here)
- *   a pool created on host NUMA node 0, 2 MiB          pinned host RAM
+ *   a pool created on host NUMA node 0, 2 MiB          pinned host RAM (with ptsz: on the
+ *                                                      calling thread's NUMA node)
  *   CUDA 13's default managed pool, 3 MiB              managed
  *   a managed pool created on device 1, 1 MiB          managed
  *   cuMemAllocAsync, 2 MiB                             GPU, device 1 (the current pool)
@@ -104,7 +105,8 @@ int main(int argc, char **argv)
 	/* not memory cuMemFreeHost frees: the driver refuses, the 8 MiB stay */
 	if (free_host((void *)(uintptr_t)h1) == CUDA_SUCCESS)
 		return 13;
-	props.location.type = CU_MEM_LOCATION_TYPE_HOST_NUMA;
+	/* the NUMA node by number; with ptsz, the calling thread's node (the same memory) */
+	props.location.type = ptsz ? CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT : CU_MEM_LOCATION_TYPE_HOST_NUMA;
 	CHECK(create(&pn, &props));
 	CHECK(from_pool(&h2, 2 * MiB, pn, NULL));
 	CHECK(loc_default(&pm, &none, CU_MEM_ALLOCATION_TYPE_MANAGED));

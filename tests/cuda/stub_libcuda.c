@@ -303,7 +303,8 @@ CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *props)
 	else if (props->allocType == CU_MEM_ALLOCATION_TYPE_PINNED && lt == CU_MEM_LOCATION_TYPE_DEVICE)
 		kind = K_POOL;
 	else if (props->allocType == CU_MEM_ALLOCATION_TYPE_PINNED &&
-		 (lt == CU_MEM_LOCATION_TYPE_HOST || lt == CU_MEM_LOCATION_TYPE_HOST_NUMA))
+		 (lt == CU_MEM_LOCATION_TYPE_HOST || lt == CU_MEM_LOCATION_TYPE_HOST_NUMA ||
+		  lt == CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT))
 		kind = K_HPOOL;
 	else
 		return CUDA_ERROR_INVALID_VALUE;
@@ -536,16 +537,40 @@ CUresult cuCtxDestroy_v2(CUcontext ctx)
 	return ctx ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
-/* a CUDA array: a fake handle, no memory (the tracer must say it does not count it) */
-CUresult cuArrayCreate_v2(void **arr, const void *desc)
+/* a CUDA array (of any of the three entry points), a graph's memory node: a fake handle, no
+ * memory (the tracer must say it does not count it) */
+static CUresult fake_handle(void **out, const void *arg)
 {
 	static char fake;
 	if (!inited)
 		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!arr || !desc)
+	if (!out || !arg)
 		return CUDA_ERROR_INVALID_VALUE;
-	*arr = &fake;
+	*out = &fake;
 	return CUDA_SUCCESS;
+}
+
+CUresult cuArrayCreate_v2(void **arr, const void *desc)
+{
+	return fake_handle(arr, desc);
+}
+
+CUresult cuArray3DCreate_v2(void **arr, const void *desc)
+{
+	return fake_handle(arr, desc);
+}
+
+CUresult cuMipmappedArrayCreate(void **arr, const void *desc, unsigned levels)
+{
+	(void)levels;
+	return fake_handle(arr, desc);
+}
+
+CUresult cuGraphAddMemAllocNode(void **node, void *graph, void *const *deps, size_t ndeps, void *params)
+{
+	(void)deps;
+	(void)ndeps;
+	return graph ? fake_handle(node, params) : CUDA_ERROR_INVALID_VALUE;
 }
 
 /* memory another process exported: a fake device address, nothing counted on either side (the

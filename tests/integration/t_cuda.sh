@@ -133,12 +133,16 @@ cu_mode() {
 }
 
 # Memory the tracer does not count (since 0.2.16 one line each, once; before, nothing said so):
-# two CUDA arrays through the linked symbol, a retained VMM reference through cuGetProcAddress.
+# two CUDA arrays through the linked symbol, a 3D and a mipmapped one, a graph memory node, a
+# retained VMM reference through cuGetProcAddress.
 # The program's results are unchanged, the figures the same as without them.
 cu_mode cu_unt untraced
 expect_eq "untraced CUDA memory: status and output unchanged, one line per entry point, the peak GPU as without it" \
 	"$cu_said/$(jget $T/cu_unt.json peak_gpu.bytes)/$(cat $T/cu_unt.rerr)" \
 	"0/cu_linked: done/cuzktrace: warning: the program called cuArrayCreate_v2 (a CUDA array); the memory it allocates is not traced: GPU figures leave it out
+cuzktrace: warning: the program called cuArray3DCreate_v2 (a CUDA array); the memory it allocates is not traced: GPU figures leave it out
+cuzktrace: warning: the program called cuMipmappedArrayCreate (a CUDA array); the memory it allocates is not traced: GPU figures leave it out
+cuzktrace: warning: the program called cuGraphAddMemAllocNode (graph memory, allocated when the graph runs); the memory it allocates is not traced: GPU figures leave it out
 cuzktrace: warning: the program called cuMemRetainAllocationHandle; the references it takes are not counted: a VMM allocation's memory ends at its first cuMemRelease once unmapped, maybe early/30511104/"
 # A context reset (cudaDeviceReset) or destroyed frees what it held with no call the tracer
 # records: with nothing live it says nothing; with 1 MiB live, one line (twice reset: once),
