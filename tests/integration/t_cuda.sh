@@ -358,6 +358,12 @@ expect_eq "cu_linked: peak RSS sees the GPU memory" "$(jget $T/cu_linked.json pe
 expect_eq "cu_linked: unexplained RSS subtracts pinned" "$(jget $T/cu_linked.json peak_rss.unexplained_bytes)" \
 	"$(($(jget $T/cu_linked.json peak_rss.bytes) - $(jget $T/cu_linked.json peak_rss.heap_bytes) - $(jget $T/cu_linked.json peak_rss.anon_mmap_bytes) - 7340032))"
 expect_eq "cu_linked: csv header" "$(head -1 $T/cu_linked.csv)" "t_s,rss_bytes,heap_bytes,mmap_bytes,gpu_bytes,pinned_bytes,active_phases"
+# each CUDA_ALLOC's kind, size and entry point (CKT_CU_*: 1 cuMemAlloc_v2, 2 the pitched one, 3
+# managed, 4 cuMemAllocHost_v2, 5 cuMemHostAlloc, 6 cuMemAllocAsync, 8 from a pool, 10
+# cuMemCreate, 11 cuMemHostRegister_v2), read by the independent reader: no report shows fn
+expect_eq "cu_linked: every CUDA_ALLOC's kind, size and entry point, by the oracle" \
+	"$($PY $ROOT/tests/oracle/oracle.py --records $T/cu_linked.zst | sed -n 's/^cuda_alloc //p' | sort -n -k1,1 -k2,2 | tr '\n' '|')" \
+	"0 102400 2|0 1048576 1|0 3145728 1|0 16777216 1|1 1048576 10|1 2097152 5|1 4194304 4|2 8388608 3|3 2097152 8|3 6291456 6|4 2097152 10|5 1048576 11|"
 expect_eq "cu_linked: csv max gpu/pinned" "$(awk -F, 'NR>1 { if ($5>g) g=$5; if ($6>p) p=$6 } END { print g+0 "/" p+0 }' $T/cu_linked.csv)" "30511104/7340032"
 $REPORT $T/cu_linked.zst >$T/cu_linked.txt
 expect_match "cu_linked: text report peak GPU" "$(cat $T/cu_linked.txt)" 'peak GPU memory +29\.1 MiB \(30511104 bytes\)'

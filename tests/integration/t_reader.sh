@@ -2084,6 +2084,13 @@ fi
 # /dev/zero mapped shared (8 MiB) and private (4 MiB): anonymous memory both, as the kernel
 # makes them (since 0.2.51 the shared one too: it counted 8 MiB file-backed)
 CUZKTRACE_OUT=$T/devzero.zst traced devzero $P/devzero
+# each MMAP's length, flags (CKT_MAP_ANON 1, CKT_MAP_SHARED 2) and protection, by the oracle;
+# MAP_SHARED_VALIDATE is shared as MAP_SHARED is
+CUZKTRACE_OUT=$T/devzerov.zst traced devzerov $P/devzero validate
+expect_eq "devzero: the MMAP records' length, flags and protection (the oracle's reading), MAP_SHARED and MAP_SHARED_VALIDATE alike" \
+	"$(for z in devzero devzerov; do $PY $ROOT/tests/oracle/oracle.py --records $T/$z.zst | grep -E '^mmap (8388608|4194304) ' | tr '\n' '|'; echo; done)" \
+	"mmap 8388608 3 3|mmap 4194304 1 3|
+mmap 8388608 3 3|mmap 4194304 1 3|"
 expect_eq "devzero: /dev/zero mapped shared and private is anonymous (peak mmap anon/file, at exit anon/file)" \
 	"$(cat $T/devzero.rc)/$(cat $T/devzero.out)/$($REPORT --json $T/devzero.zst | $PY -c '
 import json, sys

@@ -8,6 +8,9 @@ agree. Decompression uses the `zstd` command-line tool.
     python3 tests/oracle/oracle.py TRACE.zst            prints one JSON object
     python3 tests/oracle/oracle.py --flat TRACE.zst     prints "key value" lines, keys named
                                                         like the reader's JSON (see README)
+    python3 tests/oracle/oracle.py --records TRACE.zst    prints "mmap <len> <flags> <prot>" and
+                                                        "cuda_alloc <kind> <size> <fn>" per MMAP
+                                                        and CUDA_ALLOC record, in file order
     python3 tests/oracle/oracle.py --stacks-of=N TRACE.zst
                                                         prints "<stack id> <count>" for the
                                                         ALLOC records of exactly N bytes
@@ -287,6 +290,7 @@ class Trace:
         self.last_ts = 0
         self.syncs = []  # horizons, in file order
         self.cuts = []   # (h_(k-1), {tid: events read}) at each SYNC(h_k), for --stream
+        self.records = []  # for --records: the fields of MMAP and CUDA_ALLOC records, in file order
         self.sync_violations = 0  # events read after SYNC(h_k) with ts < h_(k-1)
         self.early_exits = 0  # THREAD_EXITs stamped before the end of their thread's last event
         self.first_violation = None
@@ -480,6 +484,7 @@ def parse_frame(b, tr, fidx):
                 row.uv()
                 row.uv()
                 ev.append(('M', ts, addr, ln, flags, prot))
+                tr.records.append('mmap %d %d %d' % (ln, flags, prot))
             elif tag == T_MUNMAP:
                 c['munmap'] += 1
                 ev.append(('U', ts, addr, row.uv()))
@@ -531,13 +536,13 @@ def parse_frame(b, tr, fidx):
         elif tag == T_CUDA_ALLOC:
             c['cuda_alloc'] += 1
             prev_ts += row.sv()
-            row.uv()
+            kind = row.uv()
             row.uv()
             prev_addr = (prev_addr + row.sv()) & M64
+            size = row.uv()
             row.uv()
             row.uv()
-            row.uv()
-            row.uv()
+            tr.records.append('cuda_alloc %d %d %d' % (kind, size, row.uv()))
         elif tag == T_CUDA_FREE:
             c['cuda_free'] += 1
             prev_ts += row.sv()
@@ -1009,7 +1014,7 @@ def flat(d, prefix=''):
 def main(argv):
     args = [a for a in argv[1:] if not a.startswith('--')]
     if len(args) != 1:
-        sys.stderr.write('usage: oracle.py [--flat] [--stream] [--stacks-of=N] TRACE.zst\n')
+        sys.stderr.write('usage: oracle.py [--flat] [--stream] [--records] [--stacks-of=N] TRACE.zst\n')
         return 2
     size = [int(a.split('=', 1)[1]) for a in argv[1:] if a.startswith('--stacks-of=')]
     try:
@@ -1017,6 +1022,10 @@ def main(argv):
         if size:
             for stack, n in sorted(tr.stacks_of.items()):
                 print(stack, n)
+            return 0
+        if '--records' in argv:
+            for r in tr.records:
+                print(r)
             return 0
         res = replay(tr, '--stream' in argv)
     except (TraceError, OSError) as e:
