@@ -2128,19 +2128,18 @@ expect_eq "--diff: 100,000 bytes to 1 at one site reads -99.9% (the peak heap's 
 # Orderings and splits no other check pinned (a mutation audit): two sites of 0 bytes live at
 # exit ordered by their count of blocks; the sites CSV's stack column of a site whose only
 # stack allocated 0 bytes; --by thread's split at the peak heap and at the peak RSS apart
-
-# S3: live at exit, sites of equal bytes (0) ordered by their count of blocks
+# live at exit, sites of equal bytes (0) ordered by their count of blocks
 CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/zl.zst traced zl $P/zeroleak
 expect_eq "zeroleak: at exit, two sites of 0 bytes by count: b_three (3 blocks) before a_one (1)" \
 	"$(cat $T/zl.rc)/$($REPORT --json $T/zl.zst 2>/dev/null | $PY -c 'import json,sys; print([(e["site"].split(" (")[0], e["bytes"], e["count"]) for e in json.load(sys.stdin)["sites_at_exit"] if e["site"].startswith(("a_one ", "b_three "))])')" \
 	"0/[('b_three', 0, 3), ('a_one', 0, 1)]"
-# S4: the sites CSV's stack column of a site whose only stack allocated 0 bytes is its own
+# the sites CSV's stack column of a site whose only stack allocated 0 bytes is its own
 CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/zf.zst traced zf $P/zerofree
 $REPORT --sites-csv $T/zf.csv $T/zf.zst >/dev/null 2>&1
 expect_match "zerofree: the CSV row of zero_churn (one malloc(0), freed) shows zero_churn's own stack" \
 	"$(cat $T/zf.rc)/$(grep '^"zero_churn ' $T/zf.csv)" \
 	'^0/"zero_churn \([^"]*zerofree\.c:[0-9]+\)",0,0,0,0,1,0,"zero_churn \([^"]*zerofree\.c:[0-9]+\) <- main \('
-# J1: --by thread JSON: peak_heap.by_thread holds the bytes at the peak heap, peak_rss.by_thread those at the peak RSS
+# --by thread JSON: peak_heap.by_thread holds the bytes at the peak heap, peak_rss.by_thread those at the peak RSS
 CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/tpk.zst traced tpk $P/threadpeaks
 expect_eq "threadpeaks --by thread: early's 8 MiB at the peak heap, late's 32 MiB mapping at the peak RSS, as the thread_groups say" \
 	"$(cat $T/tpk.rc)/$($REPORT --json --by thread $T/tpk.zst 2>/dev/null | $PY -c '
