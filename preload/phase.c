@@ -731,16 +731,12 @@ static char join[CKT_SCAN_CARRY + JOIN_HEAD]; /* under scan_lock */
  * text before the marker deferred, which ends the line: shorter than the carry) */
 static void carry_keep(struct ckt_tls *t, const char *a, size_t alen, const char *b, size_t blen, size_t skip)
 {
-	if (blen >= CKT_SCAN_CARRY) {
-		size_t drop = alen + blen - CKT_SCAN_CARRY;
-		b += blen - CKT_SCAN_CARRY;
-		blen = CKT_SCAN_CARRY;
-		alen = 0;
-		skip = skip > drop ? skip - drop : 0;
-	} else if (alen + blen > CKT_SCAN_CARRY) {
-		size_t drop = alen + blen - CKT_SCAN_CARRY;
-		a += drop;
-		alen -= drop;
+	if (alen + blen > CKT_SCAN_CARRY) { /* the line's first bytes go: a's, then b's */
+		size_t drop = alen + blen - CKT_SCAN_CARRY, from_a = drop < alen ? drop : alen;
+		a += from_a;
+		alen -= from_a;
+		b += drop - from_a;
+		blen -= drop - from_a;
 		skip = skip > drop ? skip - drop : 0;
 	}
 	memmove(t->scan_carry, a, alen);

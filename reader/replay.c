@@ -884,6 +884,16 @@ static inline void ckt_replay_obs_bytes(struct ckt_replay *r, uint64_t stack, ui
 	ckt_replay_obs_change(r, stack, phase, tid, space, delta, blocks, 0, ts);
 }
 
+/* A phase event (or a thread's end: CKT_REPLAY_PHASE_GONE) to the observers, after the runs
+ * of changes before it */
+static void ckt_replay_obs_phase(struct ckt_replay *r, uint64_t ts, uint64_t key, unsigned op, uint32_t id)
+{
+	ckt_replay_obs_flush(r);
+	for (size_t i = 0; i < r->n_obs; i++)
+		if (r->obs[i].phase)
+			r->obs[i].phase(r->obs[i].ctx, ts, key, op, id);
+}
+
 static void ckt_replay_obs_peak(struct ckt_replay *r, enum ckt_moment m, uint64_t ts)
 {
 	ckt_replay_obs_flush(r); /* the run that made the peak, its last change included */
@@ -2607,10 +2617,7 @@ static __attribute__((noinline)) int ckt_replay_apply_other(struct ckt_replay *r
 		 * had pushed phases of its own */
 		if (th->pushed_phase && r->thread_gens) {
 			th->pushed_phase = false;
-			ckt_replay_obs_flush(r);
-			for (size_t i = 0; i < r->n_obs; i++)
-				if (r->obs[i].phase)
-					r->obs[i].phase(r->obs[i].ctx, ev->ts, ckt_replay_key(th), CKT_REPLAY_PHASE_GONE, 0);
+			ckt_replay_obs_phase(r, ev->ts, ckt_replay_key(th), CKT_REPLAY_PHASE_GONE, 0);
 		}
 		if (r->thread_gens) {
 			th->gen++; /* the next thread of this id is another (ckt_replay_key) */
@@ -2650,11 +2657,7 @@ static __attribute__((noinline)) int ckt_replay_apply_other(struct ckt_replay *r
 			r->phase_after_peak = ev->ts;
 		if (ev->fn == CKT_PHASE_PUSH)
 			th->pushed_phase = true;
-		ckt_replay_obs_flush(r);
-		for (size_t i = 0; i < r->n_obs; i++)
-			if (r->obs[i].phase)
-				r->obs[i].phase(r->obs[i].ctx, ev->ts, ckt_replay_key(th), ev->fn,
-						(uint32_t)ev->addr);
+		ckt_replay_obs_phase(r, ev->ts, ckt_replay_key(th), ev->fn, (uint32_t)ev->addr);
 		break;
 	}
 	if (__builtin_expect(r->overflow, 0))

@@ -261,10 +261,9 @@ struct ckt_run {
 
 /* The phase observer's op for a thread's end (THREAD_EXIT): what it still has pushed ends
  * with it. The tracer's exit hook pops a thread's phases; a thread ended by the raw exit
- * system call skips it (since 0.2.60; its phases
- * stayed active to the trace's end). Only for traces of tracers since 0.2.33, whose
- * THREAD_EXIT comes before the records of a later thread of the same id. Not a value of the
- * format's enum ckt_phase_op. */
+ * system call skips it (since 0.2.60; its phases stayed active to the trace's end). Only for
+ * traces of tracers since 0.2.33, whose THREAD_EXIT comes before the records of a later
+ * thread of the same id. Not a value of the format's enum ckt_phase_op. */
 #define CKT_REPLAY_PHASE_GONE 0x100u
 
 struct ckt_observer {
