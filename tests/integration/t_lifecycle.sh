@@ -1788,7 +1788,10 @@ fi
 # another job with the same name, started first and ended meanwhile: its trace is not this
 # run's to take over (the later job's last command wrote over it)
 mkdir -p $T/runjob
-(cd $T/runjob && { CUZKTRACE_OUT=t.zst LD_PRELOAD=$LIB sleep 0.3 2>/dev/null & sleep 0.1;
+# (the second job starts once the first's trace has its header, not after a fixed 0.1 s that a
+# loaded machine could outlast)
+(cd $T/runjob && { CUZKTRACE_OUT=t.zst LD_PRELOAD=$LIB sleep 0.3 2>/dev/null &
+	for _ in $(seq 500); do [ -s t.zst ] && break; sleep 0.01; done;
 	CUZKTRACE_OUT=t.zst LD_PRELOAD=$LIB sh -c 'sleep 0.6; /bin/true' 2>$T/runjob.err; wait; })
 $REPORT --json $T/runjob/t.zst >$T/runjob.json 2>/dev/null
 expect_eq "run: another job's finished trace kept (sleep's, complete); this run's 3 traces per-pid; the other job's trace lists none of them" \

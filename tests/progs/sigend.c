@@ -94,19 +94,30 @@ static char *page;
 
 static pid_t main_tid;
 
-/* whether the main thread blocks sig: it does inside a handler of it (the tracer's) */
-static int main_blocks(int sig)
+/* whether the main thread blocks sig: it does inside a handler of it (the tracer's); with
+ * asleep, also whether it sleeps there (state S: finishing the trace, it waits for the
+ * writer; it runs from the handler's start until it has claimed the process's end) */
+static int main_blocks_state(int sig, int asleep)
 {
 	char path[64], line[256];
-	int blocked = 0;
+	int blocked = 0, sleeping = 0;
 	snprintf(path, sizeof(path), "/proc/self/task/%d/status", (int)main_tid);
 	FILE *f = fopen(path, "r");
-	while (f && fgets(line, sizeof(line), f))
+	while (f && fgets(line, sizeof(line), f)) {
 		if (!strncmp(line, "SigBlk:", 7))
 			blocked = (strtoull(line + 7, NULL, 16) >> (sig - 1)) & 1;
+		char st;
+		if (sscanf(line, "State: %c", &st) == 1)
+			sleeping = st == 'S';
+	}
 	if (f)
 		fclose(f);
-	return blocked;
+	return blocked && (!asleep || sleeping);
+}
+
+static int main_blocks(int sig)
+{
+	return main_blocks_state(sig, 0);
 }
 
 /* makes the page writable once the main thread is in a SIGSEGV handler (5 s at most) */
@@ -127,13 +138,14 @@ static const char *during;
 static void *end_during(void *arg)
 {
 	(void)arg;
-	for (int i = 0; i < 50000 && !(atomic_load(&writing) && main_blocks(SIGTERM)); i++)
-		usleep(100);
 	/* main is in the tracer's handler, which claims the process's end a few calls in: on a
 	 * loaded machine main could be held off the CPU between the two, and this _exit claimed
-	 * the end first (status 0, END exit: once in a test run). 20 ms later the handler has
-	 * claimed it, or the signal has ended the process already */
-	usleep(20000);
+	 * the end first (status 0, END exit: once in a test run). So this waits until main sleeps
+	 * there, which it does only once it has claimed the end and waits for the writer's last
+	 * flush (about 2 ms: a fixed 20 ms wait, as before, came after the process had ended,
+	 * and the call was never made); a finish that never sleeps ends the process first */
+	for (int i = 0; i < 50000 && !(atomic_load(&writing) && main_blocks_state(SIGTERM, 1)); i++)
+		;
 	if (!strcmp(during, "abort"))
 		abort();
 	_exit(0);
