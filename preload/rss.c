@@ -471,11 +471,9 @@ static void *sampler_main(void *arg)
 	 * of tests/progs/aslate.c on one CPU), and RSS went unsampled with an error line */
 	if (!t->ring)
 		(void)ckt_thread_attach(t);
-	atomic_store(&ring_ready, 1);
+	ckt_word_set(&ring_ready);
 	/* the starter opens this thread's files (see statm_path); 1 s at most */
-	for (int i = 0; i < 1000 && !atomic_load(&files_ready); i++) {
-		ckt_nap(1000000);
-	}
+	(void)ckt_wait_word(&files_ready, 1000000000ull);
 	struct timespec next;
 	ckt_clock_get(CLOCK_MONOTONIC, &next);
 	gap.since = 0; /* a gap does not run on through a pause (ckt_helpers_pause) */
@@ -561,14 +559,11 @@ int ckt_rss_start(void)
 		return -1;
 	}
 	sampler = (pthread_t)th;
-	/* its files, opened here: /proc/self/task/<id>/ names the sampler's from any thread */
-	pid_t tid = 0;
-	for (int i = 0; i < 1000 && !(tid = atomic_load(&ckt_rss_tid)); i++) {
-		ckt_nap(100000);
-	}
-	for (int i = 0; tid && i < 1000 && !atomic_load(&ring_ready); i++) {
-		ckt_nap(100000);
-	}
+	/* its files, opened here: /proc/self/task/<id>/ names the sampler's from any thread. Its
+	 * id comes before its ring; both woken by a futex (since 0.2.61: naps of 100 us, each
+	 * some 200 us with the kernel's timer slack, three in a traced process's start) */
+	(void)ckt_wait_word(&ring_ready, 200000000ull);
+	pid_t tid = atomic_load(&ckt_rss_tid);
 	if (tid) {
 		char dir[48];
 		if (sampler_dir[0])
@@ -582,7 +577,7 @@ int ckt_rss_start(void)
 		if (read_proc(&status, b2, sizeof(b2)) == 0)
 			status_read_once = true; /* before the sampler runs (files_ready) */
 	}
-	atomic_store(&files_ready, 1);
+	ckt_word_set(&files_ready);
 	atomic_store(&started, 1);
 	return 0;
 }

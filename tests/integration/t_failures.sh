@@ -130,6 +130,19 @@ done
 LD_PRELOAD=$LIB CUZKTRACE_OUT=$T/fszkeep.zst $P/exitcode >/dev/null 2>$T/keep_fd3.err 3<$T/fszkeep.zst
 expect_eq "a trace the program has open as descriptor 3: refused, one line" "$(cat $T/keep_fd3.err)" \
 	"cuzktrace: error: cannot trace to '$T/fszkeep.zst': the program has it open already, as descriptor 3; running untraced"
+# ... as descriptor 1023, the last the check looks at: found among the open ones that
+# /proc/self/fd lists (since 0.2.61; each of 0 to 1023 was tried), and without /proc by trying
+# each number
+LD_PRELOAD=$LIB CUZKTRACE_OUT=$T/fszkeep.zst $P/exitcode >/dev/null 2>$T/keep_fd1023.err 1023<$T/fszkeep.zst
+expect_eq "a trace the program has open as descriptor 1023: refused, one line" "$(cat $T/keep_fd1023.err)" \
+	"cuzktrace: error: cannot trace to '$T/fszkeep.zst': the program has it open already, as descriptor 1023; running untraced"
+if noproc true; then
+	noproc env LD_PRELOAD=$LIB CUZKTRACE_OUT=$T/fszkeep.zst $P/exitcode >/dev/null 2>$T/keep_fdnp.err 1023<$T/fszkeep.zst
+	expect_eq "the same without /proc: refused, one line" "$(cat $T/keep_fdnp.err)" \
+		"cuzktrace: error: cannot trace to '$T/fszkeep.zst': the program has it open already, as descriptor 1023; running untraced"
+else
+	echo "  skip descriptor 1023 without /proc: no mount namespace here"
+fi
 LD_PRELOAD=$LIB CUZKTRACE_OUT=$T/fszkeep.zst $P/exitcode >/dev/null 2>$T/keep_in.err <$T/fszkeep.zst
 expect_eq "a trace that is the program's standard input: refused, one line" "$(cat $T/keep_in.err)" \
 	"cuzktrace: error: cannot trace to '$T/fszkeep.zst': it is also the program's standard input; running untraced"
