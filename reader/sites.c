@@ -103,7 +103,8 @@ struct ckt_sites_stack {
 	uint32_t nsym, site_frame;
 	uint32_t map;           /* the module map current when its STACK record was read */
 	const char **sym;       /* formatted frames, innermost first; NULL until symbolized */
-	char pad[32];           /* to a multiple of 64 bytes (checked below) */
+	bool cut;               /* sym ends CKT_SITES_SHORT callers past the site (shallow) */
+	char pad[31];           /* to a multiple of 64 bytes (checked below) */
 };
 _Static_assert(sizeof(struct ckt_sites_stack) % 64 == 0, "stacks on whole cache lines");
 _Static_assert(offsetof(struct ckt_sites_stack, heap) + offsetof(struct ckt_tracked, seen) + sizeof(uint32_t) <= 64,
@@ -728,7 +729,7 @@ static int ckt_sites_symbolize(struct ckt_sites *s, size_t i, bool shallow)
 	/* allocator_kind: the allocator a frame of which was noted (the innermost), as
 	 * alloc_stacks' last entry, -1 none; entry_seen: a way into it was seen in the stack (else
 	 * the note is taken back) */
-	bool found = false, entry_seen = false;
+	bool found = false, entry_seen = false, cut = false;
 	int allocator_kind = -1;
 	uint32_t site = 0, runtime = UINT32_MAX; /* runtime: the innermost frame ckt_sites_is_runtime_owner takes */
 
@@ -748,7 +749,6 @@ static int ckt_sites_symbolize(struct ckt_sites *s, size_t i, bool shallow)
 	} else {
 		const uint8_t *p = s->enc + st->off, *end = p + st->len;
 		uint64_t pc = 0;
-		bool cut = false;
 		const char *inner = NULL, *inner_file = NULL; /* the frame before (inside) the one looked at */
 		bool interrupted = false; /* the frame is the one a signal interrupted */
 		for (uint32_t k = 0; k < st->n && !cut; k++) {
@@ -824,10 +824,35 @@ static int ckt_sites_symbolize(struct ckt_sites *s, size_t i, bool shallow)
 	st->sym = v;
 	st->nsym = (uint32_t)n;
 	st->site_frame = site; /* all plumbing: the innermost frame */
+	st->cut = cut;
 	return 0;
 nomem:
 	free(v);
 	return CKT_ENOMEM;
+}
+
+/* Stack i symbolized whole where it was cut (shallow): its site stays the one found, and what
+ * the first pass noted of its allocator stands. */
+static int ckt_sites_whole(struct ckt_sites *s, size_t i)
+{
+	struct ckt_sites_stack *st = &s->stacks[i];
+	if (!st->cut)
+		return 0;
+	const char **v = st->sym;
+	uint32_t n = st->nsym, site = st->site_frame;
+	size_t noted = s->n_alloc_stacks;
+	st->sym = NULL;
+	int rc = ckt_sites_symbolize(s, i, false);
+	s->n_alloc_stacks = noted;
+	if (rc < 0) {
+		st->sym = v; /* as it was: the report goes on to say it is out of memory */
+		st->nsym = n;
+		st->site_frame = site;
+		st->cut = true;
+		return rc;
+	}
+	free(v);
+	return 0;
 }
 
 static int ckt_sites_site_grow(struct ckt_sites *s)
@@ -1621,6 +1646,12 @@ int ckt_sites_finish(struct ckt_sites *s, const struct ckt_replay_stats *st, uns
 			s->by_temps[s->n_temping++] = i;
 	qsort(s->by_temps, s->n_temping, sizeof(size_t), ckt_sites_cmp_temps);
 	s->n_by_temps = s->n_temping < top ? s->n_temping : top;
+	/* the stacks the lists by allocations show, whole as every other list's (since 0.2.61;
+	 * one symbolized only as far as those lists show, shallow, had its JSON frames cut
+	 * there, but not under --sites-csv, which symbolizes every stack that allocated whole) */
+	for (size_t i = 0; i < s->n_by_calls + s->n_by_temps; i++)
+		if (ckt_sites_whole(s, s->sites[i < s->n_by_calls ? s->by_calls[i] : s->by_temps[i - s->n_by_calls]].calls_stack) < 0)
+			return CKT_ENOMEM;
 	s->csv = malloc((s->n_sites ? s->n_sites : 1) * sizeof(size_t));
 	if (!s->csv)
 		return CKT_ENOMEM;

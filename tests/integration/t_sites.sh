@@ -369,6 +369,78 @@ print(e["bytes"], e["count"], e["stacks"], e["callers_bytes"][0])' $T/spaths.jso
 expect_match "sites: the sites CSV's stack is the same one" "$(grep '^"helper ' $T/spaths.csv)" \
 	"\"helper \(.*sites_paths\.c:$P_H\) <- f1 \(.*sites_paths\.c:$P_F1\) <- main \(.*sites_paths\.c:$P_M1\) <- "
 
+# ties and tie-breaks in the order of sites and of the stack shown (without RSS samples, so
+# that no site holds bytes at a peak RSS): leaf's two stacks hold 50,000 bytes each and share
+# their first three callers (c1, c2, c3): the stack shown is the one seen first (via_b's, called
+# first); at exit z_zeros's three blocks of 0 bytes come before a_zero's one (by count, not by
+# name); by allocations, sites of one allocation go by bytes allocated (a_churn's 90,000 first,
+# a_zero's 0 last), not by name; the sites CSV by bytes at the peak heap before bytes allocated
+# (a_churn, freed before the peak, after a_small)
+cat >$T/ties.c <<'CEOF'
+#include <stdlib.h>
+#include <string.h>
+void *volatile keep[8];
+__attribute__((noinline)) void *leaf(void) { void *p = malloc(50000); memset(p, 1, 50000); return p; }
+__attribute__((noinline)) void *c1(void) { void *p = leaf(); __asm__ volatile("" ::: "memory"); return p; }
+__attribute__((noinline)) void *c2(void) { void *p = c1(); __asm__ volatile("" ::: "memory"); return p; }
+__attribute__((noinline)) void *c3(void) { void *p = c2(); __asm__ volatile("" ::: "memory"); return p; }
+__attribute__((noinline)) void *via_b(void) { void *p = c3(); __asm__ volatile("" ::: "memory"); return p; }
+__attribute__((noinline)) void *via_a(void) { void *p = c3(); __asm__ volatile("" ::: "memory"); return p; }
+__attribute__((noinline)) void *z_big(void) { void *p = malloc(30000); memset(p, 1, 30000); return p; }
+__attribute__((noinline)) void *a_small(void) { void *p = malloc(20000); memset(p, 1, 20000); return p; }
+__attribute__((noinline)) void a_churn(void) { void *p = malloc(90000); memset(p, 1, 90000); free(p); }
+__attribute__((noinline)) void *a_zero(void) { return malloc(0); }
+__attribute__((noinline)) void *z_zeros(void) { return malloc(0); }
+int main(void)
+{
+	a_churn();
+	keep[0] = via_b();
+	keep[1] = via_a();
+	keep[2] = z_big();
+	keep[3] = a_small();
+	keep[4] = a_zero();
+	for (int i = 5; i < 8; i++)
+		keep[i] = z_zeros();
+	return 0;
+}
+CEOF
+if ${CC:-cc} -O0 -g -o $T/ties $T/ties.c 2>/dev/null; then
+	CUZKTRACE_RSS_MS=0 CUZKTRACE_OUT=$T/ties.zst traced ties $T/ties
+	$REPORT --json --sites-csv $T/ties.csv $T/ties.zst >$T/ties.json 2>/dev/null
+	expect_eq "sites: of two stacks alike up to the callers compared, with the same bytes, the one seen first is shown (JSON, CSV)" \
+		"$(site_get $T/ties.json sites_at_peak_heap '^leaf ' frames.4 | sed 's/ (.*:/ (/')/$(site_get $T/ties.json sites_at_exit '^leaf ' frames.5 | sed 's/ (.*:/ (/')/$(grep '^"leaf ' $T/ties.csv | cut -d'"' -f4 | sed 's/ ([^)]*:\([0-9]*\))/ (\1)/g; s/ <- __libc_start_call_main.*//')" \
+		"via_b (8)/main (18)/leaf (4) <- c1 (5) <- c2 (6) <- c3 (7) <- via_b (8) <- main (18)"
+	expect_eq "sites: live at exit, sites of 0 bytes by their blocks' count; by allocations, ties by bytes allocated" \
+		"$($PY -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+for k in ("sites_at_exit", "sites_by_allocations"):
+    print(k, " ".join("%s:%d:%d" % (e["site"].split(" (")[0], e["bytes"], e["count"]) for e in d[k]))' $T/ties.json)" \
+		"sites_at_exit leaf:100000:2 z_big:30000:1 a_small:20000:1 z_zeros:0:3 a_zero:0:1
+sites_by_allocations z_zeros:0:3 leaf:100000:2 a_churn:90000:1 z_big:30000:1 a_small:20000:1 a_zero:0:1"
+	expect_eq "sites: the sites CSV's rows by bytes at the peak heap, then bytes allocated, then name" \
+		"$(tail -n +2 $T/ties.csv | cut -d, -f1-6 | sed 's/ ([^)]*)//')" \
+		'"leaf",,100000,100000,100000,2
+"z_big",,30000,30000,30000,1
+"a_small",,20000,20000,20000,1
+"a_churn",,0,90000,90000,1
+"a_zero",,0,0,0,1
+"z_zeros",,0,0,0,3'
+	# a stack that holds nothing at any moment listed is symbolized only as far as the list by
+	# allocations shows it: the site and its three callers all the same
+	expect_eq "sites: the list by allocations shows a freed block's site with its three callers" \
+		"$($REPORT $T/ties.zst 2>/dev/null | sed -n '/^top sites by allocations/,/^$/p' | grep -A4 '^  #3 ' | sed 's/ (.*:\([0-9]*\))$/ (\1)/' | sed -n '2s/^ *//p')/$($REPORT $T/ties.zst 2>/dev/null | sed -n '/^top sites by allocations/,/^$/p' | sed -n '/^  #3 /,/^  #4 /p' | grep -c '^      <- ')" \
+		"a_churn (12)/3"
+	# ... and JSON names its whole stack, as with --sites-csv (which symbolizes every stack
+	# whole): before 0.2.61 the frames stopped at the third caller without it
+	$REPORT --json $T/ties.zst >$T/ties0.json 2>/dev/null
+	expect_eq "sites: JSON's frames of a site listed only by allocations, whole with or without --sites-csv" \
+		"$(for f in ties0 ties; do $PY -c 'import json, sys; print([e["frames"] for e in json.load(open(sys.argv[1]))["sites_by_allocations"] if e["site"].startswith("a_churn ")])' $T/$f.json; done | uniq | wc -l)/$(site_get $T/ties0.json sites_by_allocations '^a_churn ' frames.1 | sed 's/ (.*//')/$($PY -c 'import json, sys; print([e["frames"][-1].split(" ")[0] for e in json.load(open(sys.argv[1]))["sites_by_allocations"] if e["site"].startswith("a_churn ")])' $T/ties0.json)" \
+		"1/main/['_start']"
+else
+	echo "  skip sites: ties: cc cannot build the test program"
+fi
+
 # a library loaded by a relative path is named absolutely in the module map, so the reader
 # (run from elsewhere) still symbolizes it
 (cd $S/.. && CUZKTRACE_OUT=$T/screl.zst LD_PRELOAD=$LIB sites/sites_c ./sites/libsites_lib.so >/dev/null 2>&1)
@@ -1170,3 +1242,39 @@ for cx_rule in 'ns::make_row' '*::make_row' 'ns::make_row[abi:cxx11]' 'ns::make_
 done >$T/cxxrule.got
 expect_eq "sites: --phase-rule on a C++ function with an ABI tag, by its name with and without the tag and its parameters" \
 	"$(sort -u $T/cxxrule.got)" "[('rows', 200001)]"
+
+# the sites CSV's stack is the one shown at the peak RSS where the site holds bytes then: leaf's
+# 8 MB block through via_heap is the peak heap, freed; then its 1 MB block through via_rss is
+# live with a 32 MiB mapping written, the peak RSS (the stack shown at the peak heap is
+# via_heap's, in the JSON's list at the peak heap)
+cat >$T/rsspick.c <<'CEOF'
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+void *volatile keep;
+__attribute__((noinline)) void *leaf(size_t n) { void *p = malloc(n); memset(p, 1, n); return p; }
+__attribute__((noinline)) void *via_heap(size_t n) { void *p = leaf(n); __asm__ volatile("" ::: "memory"); return p; }
+__attribute__((noinline)) void *via_rss(size_t n) { void *p = leaf(n); __asm__ volatile("" ::: "memory"); return p; }
+int main(void)
+{
+	void *p = via_heap(8 << 20);
+	usleep(30 * 1000);
+	free(p);
+	keep = via_rss(1 << 20);
+	char *m = mmap(NULL, 32 << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	memset(m, 1, 32 << 20);
+	usleep(50 * 1000);
+	munmap(m, 32 << 20);
+	return 0;
+}
+CEOF
+if ${CC:-cc} -O0 -g -o $T/rsspick $T/rsspick.c 2>/dev/null; then
+	CUZKTRACE_OUT=$T/rsspick.zst traced rsspick $T/rsspick
+	$REPORT --json --sites-csv $T/rsspick.csv $T/rsspick.zst >$T/rsspick.json 2>/dev/null
+	expect_eq "sites: the sites CSV's stack is the one shown at the peak RSS, before the peak heap's" \
+		"$(site_get $T/rsspick.json sites_at_peak '^leaf ' bytes)/$(site_get $T/rsspick.json sites_at_peak_heap '^leaf ' frames.1 | sed 's/ (.*//')/$(grep '^"leaf ' $T/rsspick.csv | cut -d, -f2-3)/$(grep '^"leaf ' $T/rsspick.csv | cut -d'"' -f4 | sed 's/ ([^)]*)//g; s/ <- main .*//')" \
+		"1048576/via_heap/1048576,8388608/leaf <- via_rss"
+else
+	echo "  skip sites: the sites CSV's stack at the peak RSS: cc cannot build the test program"
+fi

@@ -91,6 +91,7 @@ static void test_plumbing_rule(void **state)
 	assert_false(ckt_sites_is_plumbing_file("/home/me/prover/include/prover/vector.h"));
 	assert_false(ckt_sites_is_plumbing_file("/home/me/prover/include/c++/pool.h"));
 	assert_false(ckt_sites_is_plumbing_file("/home/me/prover/include/c++/2d/grid.h"));
+	assert_false(ckt_sites_is_plumbing_file("/home/me/prover/include/c++/v1beta/pool.h")); /* not libc++'s v1/ */
 	assert_true(ckt_sites_is_plumbing_file("/opt/rh/include/c++/4.8.5/bits/stl_vector.h"));
 	assert_false(ckt_sites_is_plumbing_file(NULL));
 }
@@ -502,6 +503,74 @@ static void test_live_at_exit_text(void **state)
 	tb_release(&b);
 }
 
+/* The text's lines for a site: the site and at most three callers, and, the first time a frame
+ * in no module shows, one line that names the first such frame shown (here the site itself;
+ * its callers are in no module too) and says what it is, once in the whole report. */
+static void test_text_frames(void **state)
+{
+	(void)state;
+	static const uint64_t deep[] = { 0x1000, 0x2000, 0x3000, 0x4000, 0x5000 };
+	static const uint64_t other[] = { 0x1000, 0x2000, 0x3000, 0x6000 }, one[] = { 0x7000, 0x2000 };
+	struct tb b;
+	struct ckt_replay_stats st;
+	tb_begin(&b);
+	tb_stack(&b, 1, deep, 5);
+	tb_stack(&b, 2, other, 4);
+	tb_stack(&b, 3, one, 2);
+	tb_thread(&b, 1);
+	tb_alloc_ex(&b, 10, 0x100000, 3000, CKT_FN_MALLOC, 1, 0);
+	tb_alloc_ex(&b, 11, 0x200000, 1000, CKT_FN_MALLOC, 2, 0);
+	tb_alloc_ex(&b, 12, 0x300000, 500, CKT_FN_MALLOC, 3, 0);
+	tb_sync(&b, 20);
+	tb_end(&b, 30, CKT_END_EXIT, 1, 0);
+	tb_flush(&b);
+	struct ckt_sites *s = run_sites(&b, false, &st);
+	char *text = text_of(s);
+	assert_string_equal(text,
+		"top sites at peak heap (4.39 KiB at 0.000000 s; 2 of 2 sites)\n"
+		"  #1  3.91 KiB (4000 bytes), 88.9% of the peak, 2 allocations live\n"
+		"      0x1000\n"
+		"      <- 0x2000  [3.91 KiB]\n"
+		"      <- 0x3000  [3.91 KiB]\n"
+		"      <- 0x4000  [2.93 KiB]\n"
+		"      (0x1000 lies in no module the trace knows: code generated while the program ran, a "
+		"JIT's (the JVM's, Node.js's V8) or a trampoline, which no symbol names; the named frames "
+		"around it say which runtime ran it)\n"
+		"      (2 call stacks in all; [bytes] through each caller; --folded has every stack)\n"
+		"  #2  500 B (500 bytes), 11.1% of the peak, 1 allocation live\n"
+		"      0x7000\n"
+		"      <- 0x2000\n"
+		"\n"
+		"top sites at peak RSS: no RSS samples in the trace\n"
+		"\n"
+		"top sites live at exit (heap 4.39 KiB at 0.000000 s; 2 of 2 sites)\n"
+		"  #1  3.91 KiB (4000 bytes), 88.9% of the heap then, 2 allocations live\n"
+		"      0x1000\n"
+		"      <- 0x2000  [3.91 KiB]\n"
+		"      <- 0x3000  [3.91 KiB]\n"
+		"      <- 0x4000  [2.93 KiB]\n"
+		"      (2 call stacks in all; [bytes] through each caller; --folded has every stack)\n"
+		"  #2  500 B (500 bytes), 11.1% of the heap then, 1 allocation live\n"
+		"      0x7000\n"
+		"      <- 0x2000\n"
+		"\n"
+		"top sites by allocations (2 of 2 sites; 3 allocations in all)\n"
+		"  #1  2 allocations, 66.7% of all, 3.91 KiB (4000 bytes) allocated\n"
+		"      0x1000\n"
+		"      <- 0x2000\n"
+		"      <- 0x3000\n"
+		"      <- 0x4000\n"
+		"  #2  1 allocation, 33.3% of all, 500 B (500 bytes) allocated\n"
+		"      0x7000\n"
+		"      <- 0x2000\n"
+		"\n"
+		"top sites by temporary allocations: none\n"
+		"\n");
+	free(text);
+	ckt_sites_free(s);
+	tb_release(&b);
+}
+
 /* The default mode with no sample live: a 1 MiB block recorded with its site, `small` bytes
  * of small blocks in running totals only (`blocks` of them); the rest at the peak heap in *r */
 static struct ckt_sites *rest_sites(struct tb *b, struct ckt_replay_stats *st, uint64_t small, uint64_t blocks,
@@ -823,6 +892,54 @@ static void test_sample_rounding_unbiased(void **state)
 	tb_release(&b);
 }
 
+/* Folded lines of frames that print alike: three modules whose paths are left unread
+ * (/nonexistent/) and whose names differ only where the folded output writes '?' (a ';', which
+ * separates frames there, and a control byte) beside one with a real '?': four distinct frames
+ * and sites, one folded line holding the bytes of all four. A stack holding nothing at the
+ * moment (its block freed before the peak heap) gets no line. */
+static void test_folded_alike(void **state)
+{
+	(void)state;
+	static const char *const paths[] = { "/nonexistent/x;y", "/nonexistent/x?y", "/nonexistent/x\001y",
+					     "/nonexistent/x\ny" };
+	struct tb b;
+	struct ckt_replay_stats st;
+	tb_begin(&b);
+	for (uint64_t m = 0; m < 4; m++)
+		tb_module(&b, 0x10000000 * (m + 1), 0x10000000 * (m + 1), 0x10000000 * (m + 1) + 0x1000, paths[m], "");
+	for (uint64_t m = 0; m < 4; m++) {
+		const uint64_t f[] = { 0x10000000 * (m + 1) + 0x10, 0x9000 };
+		tb_stack(&b, m + 1, f, 2);
+	}
+	static const uint64_t gone[] = { 0x8000, 0x9000 };
+	tb_stack(&b, 5, gone, 2);
+	tb_thread(&b, 1);
+	tb_alloc_ex(&b, 10, 0x100000, 50, CKT_FN_MALLOC, 5, 0);
+	tb_free(&b, 20, 0x100000);
+	for (uint64_t m = 0; m < 4; m++)
+		tb_alloc_ex(&b, 30 + 10 * m, 0x200000 + 0x10000 * m, 100 << m, CKT_FN_MALLOC, m + 1, 0);
+	tb_sync(&b, 100);
+	tb_flush(&b);
+	struct ckt_sites *s = run_sites(&b, false, &st);
+	assert_int_equal(st.peak_heap.bytes, 1500);
+	char *folded = write_to_string(s, ckt_sites_write_folded_heap);
+	assert_string_equal(folded, "0x9000;x?y+0x10 1500\n");
+	free(folded);
+	char *csv = write_to_string(s, ckt_sites_write_csv);
+	assert_string_equal(csv,
+		"site,bytes_at_peak_rss,bytes_at_peak_heap,site_peak_bytes,allocated_bytes,allocations,"
+		"bytes_at_peak_gpu,stack,bytes_at_exit,estimated,gpu_allocated_bytes,gpu_allocations,"
+		"temporary_allocations\n"
+		"\"x?y+0x10\",,800,0,800,1,0,\"x?y+0x10 <- 0x9000\",800,0,0,0,0\n"
+		"\"x?y+0x10\",,400,0,400,1,0,\"x?y+0x10 <- 0x9000\",400,0,0,0,0\n"
+		"\"x?y+0x10\",,200,0,200,1,0,\"x?y+0x10 <- 0x9000\",200,0,0,0,0\n"
+		"\"x;y+0x10\",,100,0,100,1,0,\"x;y+0x10 <- 0x9000\",100,0,0,0,0\n"
+		"\"0x8000\",,0,0,50,1,0,\"0x8000 <- 0x9000\",0,0,0,0,1\n");
+	free(csv);
+	ckt_sites_free(s);
+	tb_release(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -831,6 +948,7 @@ int main(void)
 		cmocka_unit_test(test_aggregation),
 		cmocka_unit_test(test_csv_and_folded),
 		cmocka_unit_test(test_live_at_exit_text),
+		cmocka_unit_test(test_text_frames),
 		cmocka_unit_test(test_rest_without_samples),
 		cmocka_unit_test(test_rest_past_error),
 		cmocka_unit_test(test_calls_none),
@@ -840,6 +958,7 @@ int main(void)
 		cmocka_unit_test(test_late_samples_at_peak),
 		cmocka_unit_test(test_many_stacks),
 		cmocka_unit_test(test_sample_rounding_unbiased),
+		cmocka_unit_test(test_folded_alike),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

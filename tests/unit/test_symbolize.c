@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "symbolize.h"
 
@@ -133,21 +134,30 @@ static void test_symbol_table_matches_libdwfl(void **state)
 	assert_int_equal(bad, 0);
 }
 
-static void test_overlapping_symbols(void **state)
+/* The fixture symfix.so, reported to libdw at base: its absolute path in full (the
+ * symbolizer opens absolute paths only), its module and its address range. */
+static Dwfl *symfix_report(uint64_t base, char *full, Dwfl_Module **mod, Dwarf_Addr *lo, Dwarf_Addr *hi)
 {
-	(void)state;
 	const char *path = getenv("CKT_SYMFIX") ? getenv("CKT_SYMFIX") : "build/tests/symfix.so";
-	char full[4096];
-	assert_non_null(realpath(path, full)); /* the symbolizer opens absolute paths only */
-	const uint64_t base = 0x7f0000000000ull;
+	assert_non_null(realpath(path, full));
 	Dwfl *d = dwfl_begin(&oracle_cb);
 	assert_non_null(d);
 	dwfl_report_begin(d);
-	Dwfl_Module *mod = dwfl_report_elf(d, "symfix.so", full, -1, base, true);
+	*mod = dwfl_report_elf(d, "symfix.so", full, -1, base, true);
 	dwfl_report_end(d, NULL, NULL);
-	assert_non_null(mod);
+	assert_non_null(*mod);
+	dwfl_module_info(*mod, NULL, lo, hi, NULL, NULL, NULL, NULL);
+	return d;
+}
+
+static void test_overlapping_symbols(void **state)
+{
+	(void)state;
+	char full[4096];
+	const uint64_t base = 0x7f0000000000ull;
+	Dwfl_Module *mod;
 	Dwarf_Addr lo, hi;
-	dwfl_module_info(mod, NULL, &lo, &hi, NULL, NULL, NULL, NULL);
+	Dwfl *d = symfix_report(base, full, &mod, &lo, &hi);
 	struct ckt_sym *s = ckt_sym_new();
 	assert_non_null(s);
 	assert_int_equal(ckt_sym_add_module(s, base, lo, hi, full, strlen(full), "", 0), 0);
@@ -168,6 +178,51 @@ static void test_overlapping_symbols(void **state)
 	print_message("symfix.so: compared %ld addresses\n", checked);
 	assert_true(checked >= 20); /* the fixture's code is 27 bytes */
 	assert_int_equal(bad, 0);
+}
+
+/* One address looked up both ways: as a return address (the call before it, at pc - 1) and
+ * exactly (the pc a signal interrupted): each gets its own answer, whichever way came first
+ * (they are cached apart). In symfix.so, at the first address whose byte before it another
+ * symbol names. */
+static void test_exact_lookup(void **state)
+{
+	(void)state;
+	char full[4096];
+	const uint64_t base = 0x7f0000000000ull;
+	Dwfl_Module *mod;
+	Dwarf_Addr lo, hi;
+	dwfl_end(symfix_report(base, full, &mod, &lo, &hi));
+	struct ckt_sym *o = ckt_sym_new();
+	assert_non_null(o);
+	assert_int_equal(ckt_sym_add_module(o, base, lo, hi, full, strlen(full), "", 0), 0);
+	uint32_t map = ckt_sym_map_now(o);
+	uint64_t a = 0;
+	const char *at = NULL, *before = NULL;
+	int err;
+	for (uint64_t x = lo + 1; x < hi && !a; x++) {
+		const char *n1 = ckt_sym_symbol_name(o, x, map, &err), *n0 = ckt_sym_symbol_name(o, x - 1, map, &err);
+		if (n1 && n0 && strcmp(n1, n0) != 0) {
+			a = x;
+			at = n1;
+			before = n0;
+		}
+	}
+	assert_true(a != 0);
+	for (int exact_first = 0; exact_first < 2; exact_first++) {
+		struct ckt_sym *s = ckt_sym_new();
+		assert_non_null(s);
+		assert_int_equal(ckt_sym_add_module(s, base, lo, hi, full, strlen(full), "", 0), 0);
+		uint32_t m = ckt_sym_map_now(s);
+		for (int k = 0; k < 2; k++) {
+			bool exact = k == 0 ? exact_first : !exact_first;
+			const struct ckt_sym_frame *f;
+			assert_int_equal(ckt_sym_lookup(s, a, m, exact, &f), 1);
+			assert_non_null(f[0].func);
+			assert_string_equal(f[0].func, exact ? at : before);
+		}
+		ckt_sym_free(s);
+	}
+	ckt_sym_free(o);
 }
 
 static void test_missing_file(void **state)
@@ -302,15 +357,53 @@ static void test_module_bound(void **state)
 	ckt_sym_free(s);
 }
 
+/* One file under two names (hard links), listed as two modules: one file to the reader (the
+ * same device and inode), but each module's frames name it as its listing does (module+offset:
+ * the file is no ELF, and each name says so once). */
+static void test_twin_names(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/ckt_twinXXXXXX", x[64], y[64];
+	assert_non_null(mkdtemp(dir));
+	snprintf(x, sizeof(x), "%s/libx.so", dir);
+	snprintf(y, sizeof(y), "%s/liby.so", dir);
+	FILE *f0 = fopen(x, "w");
+	assert_non_null(f0);
+	fputs("not an ELF file\n", f0);
+	fclose(f0);
+	assert_int_equal(link(x, y), 0);
+	struct ckt_sym *s = ckt_sym_new();
+	assert_non_null(s);
+	assert_int_equal(ckt_sym_add_module(s, 0x10000, 0x10000, 0x20000, x, strlen(x), "", 0), 0);
+	assert_int_equal(ckt_sym_add_module(s, 0x40000, 0x40000, 0x50000, y, strlen(y), "", 0), 0);
+	uint32_t map = ckt_sym_map_now(s);
+	const struct ckt_sym_frame *f;
+	assert_int_equal(ckt_sym_lookup(s, 0x10123, map, false, &f), 1);
+	assert_null(f[0].func);
+	assert_string_equal(f[0].module, "libx.so");
+	assert_int_equal(f[0].offset, 0x123);
+	assert_int_equal(ckt_sym_lookup(s, 0x40456, map, false, &f), 1);
+	assert_null(f[0].func);
+	assert_string_equal(f[0].module, "liby.so");
+	assert_int_equal(f[0].offset, 0x456);
+	assert_int_equal(ckt_sym_nwarnings(s), 2);
+	ckt_sym_free(s);
+	unlink(x);
+	unlink(y);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_symbol_table_matches_libdwfl),
 		cmocka_unit_test(test_overlapping_symbols),
+		cmocka_unit_test(test_exact_lookup),
 		cmocka_unit_test(test_missing_file),
 		cmocka_unit_test(test_module_index),
 		cmocka_unit_test(test_module_index_nested),
 		cmocka_unit_test(test_module_bound),
+		cmocka_unit_test(test_twin_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
