@@ -167,6 +167,81 @@ static void test_header_parse(void **state)
 	assert_false(ckt_decode_dropped_partial(d));
 	ckt_decode_close(d);
 	tb_release(&b);
+
+	/* page_size: a power of two from 4096 to 1 GiB, both ends included; anything else is none */
+	static const struct {
+		const char *v;
+		uint64_t want;
+	} pages[] = { { "4096", 4096 },  { "1073741824", 1ull << 30 }, { "2048", 0 },
+		      { "2147483648", 0 }, { "536870912", 1ull << 29 } };
+	for (size_t k = 0; k < sizeof(pages) / sizeof(pages[0]); k++) {
+		const char *const pkv[] = { "page_size", pages[k].v, NULL };
+		tb_init(&b);
+		tb_header_kv(&b, TB_VERSION, pkv);
+		assert_int_equal(open_bytes(b.out, b.out_len, &d, &err), 0);
+		assert_int_equal(ckt_decode_header(d)->page_size, pages[k].want);
+		ckt_decode_close(d);
+		tb_release(&b);
+	}
+}
+
+/* args_total: the arguments' whole length, NULs included, where the tracer cut them; no more
+ * than what is kept and the NUL after it (12 for "prog\0--flag") is no cut (0). */
+static void test_args_total_edge(void **state)
+{
+	(void)state;
+	static const char *const totals[4] = { "11", "12", "13", "x13" };
+	static const uint64_t want[4] = { 0, 0, 13, 0 };
+	for (int k = 0; k < 4; k++) {
+		struct tb b;
+		struct ckt_decoder *d;
+		struct ckt_error err = { 0 };
+		char sep = 'x';
+		tb_init(&b);
+		tb_raw(&b, CKT_MAGIC, CKT_MAGIC_LEN);
+		tb_u8(&b, 1);
+		tb_u8(&b, 0);
+		tb_str(&b, "args", 4);
+		tb_str(&b, "prog\0--flag", 11);
+		tb_str(&b, "args_total", 10);
+		tb_str(&b, totals[k], strlen(totals[k]));
+		tb_uv(&b, 0);
+		tb_flush(&b);
+		assert_int_equal(open_bytes(b.out, b.out_len, &d, &err), 0);
+		const struct ckt_header_kv *kv = ckt_decode_args(d, &sep);
+		assert_non_null(kv);
+		assert_int_equal(sep, '\0');
+		assert_int_equal(kv->value_len, 11);
+		assert_int_equal(ckt_decode_args_total(d), want[k]);
+		ckt_decode_close(d);
+		tb_release(&b);
+	}
+}
+
+/* What follows the header, as a child trace's line says it: nothing; a zstd magic (4 bytes)
+ * that a cut frame starts with; fewer bytes of it, or 4 bytes that are no magic. */
+static void test_tail_after_header(void **state)
+{
+	(void)state;
+	static const uint8_t magic[4] = { 0x28, 0xb5, 0x2f, 0xfd };
+	static const enum ckt_decode_tail want[6] = { CKT_DECODE_TAIL_NONE,  CKT_DECODE_TAIL_OTHER,
+						      CKT_DECODE_TAIL_OTHER, CKT_DECODE_TAIL_OTHER,
+						      CKT_DECODE_TAIL_CUT,   CKT_DECODE_TAIL_OTHER };
+	for (int k = 0; k < 6; k++) {
+		struct tb b;
+		struct ckt_decoder *d;
+		struct ckt_error err = { 0 };
+		tb_init(&b);
+		tb_header(&b);
+		if (k < 5)
+			tb_out_raw(&b, magic, (size_t)k);
+		else
+			tb_out_raw(&b, "abcd", 4);
+		assert_int_equal(open_bytes(b.out, b.out_len, &d, &err), 0);
+		assert_int_equal(ckt_decode_tail(d), want[k]);
+		ckt_decode_close(d);
+		tb_release(&b);
+	}
 }
 
 static void test_header_errors(void **state)
@@ -625,6 +700,201 @@ static void test_heap_runs(void **state)
 	}
 }
 
+/* Stream lengths of a version 2 frame whose sum wraps 2^64 to the frame's size (two of 2^63)
+ * do not add up: refused, not taken for streams that run outside the frame. */
+static void test_stream_lengths_wrap(void **state)
+{
+	(void)state;
+	struct tb b, row;
+	struct ckt_error err = { 0 };
+	struct ckt_replay_stats st;
+	for (int wrap = 0; wrap < 2; wrap++) {
+		tb_init(&b);
+		tb_header_kv(&b, CKT_FORMAT_VERSION, NULL);
+		tb_init(&row);
+		tb_u8(&row, CKT_TAG_FRAME);
+		tb_uv(&row, 0);
+		tb_uv(&row, 1000);
+		tb_u8(&row, CKT_TAG_SYNC);
+		tb_uv(&row, 2000);
+		tb_uv(&b, CKT_NSTREAMS);
+		tb_uv(&b, row.len);
+		for (int k = 1; k < CKT_NSTREAMS; k++)
+			tb_uv(&b, wrap && k <= 2 ? (uint64_t)1 << 63 : 0);
+		tb_raw(&b, row.buf, row.len);
+		tb_flush(&b);
+		tb_release(&row);
+		if (wrap) {
+			expect_run_error(&b, "corrupt frame 1: its stream lengths do not add up to its size");
+		} else {
+			assert_int_equal(run_bytes(b.out, b.out_len, &st, &err), 0);
+			assert_true(st.truncated);
+		}
+		tb_release(&b);
+	}
+}
+
+/* A byte that no record reads, in any one of a version 2 frame's column streams (1 to 10): the
+ * frame is refused, the stream named. */
+static void test_stream_leftover_each(void **state)
+{
+	(void)state;
+	struct tb b, row;
+	for (int s = 1; s < CKT_NSTREAMS; s++) {
+		tb_init(&b);
+		tb_header_kv(&b, CKT_FORMAT_VERSION, NULL);
+		tb_init(&row);
+		tb_u8(&row, CKT_TAG_FRAME);
+		tb_uv(&row, 0);
+		tb_uv(&row, 1000);
+		tb_u8(&row, CKT_TAG_SYNC);
+		tb_uv(&row, 2000);
+		tb_uv(&b, CKT_NSTREAMS);
+		tb_uv(&b, row.len);
+		for (int k = 1; k < CKT_NSTREAMS; k++)
+			tb_uv(&b, k == s);
+		tb_raw(&b, row.buf, row.len);
+		tb_u8(&b, 0);
+		tb_flush(&b);
+		tb_release(&row);
+		char want[96];
+		snprintf(want, sizeof(want), "corrupt frame 1: stream %d has 1 bytes no record uses", s);
+		expect_run_error(&b, want);
+		tb_release(&b);
+	}
+}
+
+/* A column frame for the tests below: thread 7's first ALLOC whole (at 1001), the next
+ * record's columns to be written into c. */
+static void cols_begin(struct tb *b, struct cols *c)
+{
+	tb_init(b);
+	tb_header_kv(b, CKT_FORMAT_VERSION, NULL);
+	for (int k = 0; k < CKT_NSTREAMS; k++)
+		tb_init(&c->s[k]);
+	struct tb *row = &c->s[CKT_S_ROW];
+	tb_u8(row, CKT_TAG_FRAME);
+	tb_uv(row, 0);
+	tb_uv(row, 1000);
+	tb_u8(row, CKT_TAG_THREAD);
+	tb_uv(row, 7);
+	c->prev_ts = 1000;
+	cols_alloc(c, 1001, CKT_FN_MALLOC, 32, 0x10000, 0, 0);
+}
+
+/* b's frame (cols_begin's, flushed): the first ALLOC read, the record after it refused with
+ * want, read by ckt_decode_heap (heap) or ckt_decode_next. Releases b. */
+static void expect_second_refused(struct tb *b, bool heap, const char *want)
+{
+	struct ckt_decoder *d;
+	struct ckt_record r;
+	struct ckt_error err = { 0 };
+	struct ckt_ev ev[4];
+	uint64_t aux[4], tid = 0;
+	size_t n;
+	int rc;
+	assert_int_equal(open_bytes(b->out, b->out_len, &d, &err), 0);
+	assert_int_equal(ckt_decode_batch(d, &r, 1, &n, &err), 1);
+	assert_int_equal(r.tag, CKT_TAG_ALLOC);
+	if (heap) {
+		assert_true(ckt_decode_heap_next(d, &tid));
+		n = ckt_decode_heap(d, ev, aux, 4, &rc, &err);
+		assert_int_equal(n, 0);
+		assert_int_equal(rc, CKT_EFORMAT);
+	} else {
+		assert_int_equal(ckt_decode_next(d, &r, &err), CKT_EFORMAT);
+	}
+	assert_string_equal(err.msg, want);
+	ckt_decode_close(d);
+	tb_release(b);
+}
+
+/* A FREE whose stamp columns (TSF) ran out, or an ALLOC whose stamp columns (TS) did: refused
+ * by ckt_decode_heap as by ckt_decode_next, with the same line. */
+static void test_heap_short_stamps(void **state)
+{
+	(void)state;
+	for (int way = 0; way < 4; way++) {
+		struct tb b;
+		struct cols c;
+		bool free_short = way % 2 == 0;
+		cols_begin(&b, &c);
+		struct tb *row = &c.s[CKT_S_ROW];
+		if (free_short) {
+			tb_u8(row, CKT_TAG_FREE); /* no stamp in TSF_LO and TSF_HI */
+			tb_u8(&c.s[CKT_S_ACODE], 0);
+		} else {
+			tb_u8(row, CKT_TAG_ALLOC); /* no stamp in TS_LO and TS_HI */
+			tb_uv(&c.s[CKT_S_META], CKT_FN_MALLOC);
+			cols_size(&c, 32);
+			cols_miss(&c, 0x1000);
+			tb_uv(&c.s[CKT_S_META], 0);
+			tb_uv(&c.s[CKT_S_META], 0);
+		}
+		cols_flush(&c, &b);
+		expect_second_refused(&b, way < 2,
+				      free_short ? "corrupt record (tag 0x11) in frame 1: its columns are short or inconsistent"
+						 : "corrupt record (tag 0x10) in frame 1: its columns are short or inconsistent");
+	}
+}
+
+/* A size plane holding the escape (0xffff) with nothing left in ESC: refused, in an ALLOC read
+ * by ckt_decode_next or ckt_decode_heap and in a REALLOC, not read as a size of 0. */
+static void test_columns_escape_short(void **state)
+{
+	(void)state;
+	for (int way = 0; way < 3; way++) {
+		struct tb b;
+		struct cols c;
+		cols_begin(&b, &c);
+		struct tb *row = &c.s[CKT_S_ROW], *meta = &c.s[CKT_S_META];
+		if (way < 2) {
+			tb_u8(row, CKT_TAG_ALLOC);
+			cols_ts(&c, CKT_S_TS_LO, 1002);
+			tb_uv(meta, CKT_FN_MALLOC);
+			cols_size(&c, CKT_PLANE_ESC);
+			cols_miss(&c, 0x1000);
+			tb_uv(meta, 0);
+			tb_uv(meta, 0);
+		} else {
+			tb_u8(row, CKT_TAG_REALLOC);
+			cols_ts(&c, CKT_S_TS_LO, 1002);
+			cols_miss(&c, 0x1000);
+			tb_uv(meta, 0);
+			cols_size(&c, CKT_PLANE_ESC);
+			cols_miss(&c, 0x1000);
+			tb_uv(meta, 0);
+			tb_uv(meta, 0);
+		}
+		cols_flush(&c, &b);
+		expect_second_refused(&b, way == 1,
+				      way < 2 ? "corrupt record (tag 0x10) in frame 1: its columns are short or inconsistent"
+					      : "corrupt record (tag 0x12) in frame 1: its columns are short or inconsistent");
+	}
+}
+
+/* A varint of ten bytes whose last holds more than bit 63, as the frame's last bytes: a number of
+ * more than 64 bits (ten bytes were there to read), not a record cut by the frame's end; nine
+ * bytes with the continuation bit are the latter. */
+static void test_overlong_at_end(void **state)
+{
+	(void)state;
+	for (int k = 0; k < 2; k++) {
+		struct tb b;
+		tb_start(&b, 1);
+		tb_alloc(&b, 1, 0x1000, 16);
+		tb_u8(&b, CKT_TAG_LOST);
+		for (int i = 0; i < 9; i++)
+			tb_u8(&b, 0xff);
+		if (k == 0)
+			tb_u8(&b, 0x7f);
+		tb_flush(&b);
+		expect_run_error(&b, k == 0 ? "corrupt record (tag 0x05) in frame 1: a number of more than 64 bits"
+					    : "corrupt record (tag 0x05) in frame 1: it runs past the end of the frame");
+		tb_release(&b);
+	}
+}
+
 static void test_corrupt_records(void **state)
 {
 	(void)state;
@@ -870,6 +1140,208 @@ static void test_corrupt_records(void **state)
 	}
 }
 
+/* The first record of b's trace, a SYNC and the flush appended: refused with msg where msg
+ * is not NULL, else one of tag, copied to *r (its numbers: what it points to goes with the
+ * decoder). Releases b. */
+static void first_record(struct tb *b, const char *msg, uint8_t tag, struct ckt_record *r)
+{
+	struct ckt_decoder *d;
+	struct ckt_error err = { 0 };
+	tb_sync(b, 2);
+	tb_flush(b);
+	assert_int_equal(open_bytes(b->out, b->out_len, &d, &err), 0);
+	if (msg) {
+		assert_int_equal(ckt_decode_next(d, r, &err), CKT_EFORMAT);
+		assert_string_equal(err.msg, msg);
+	} else {
+		next_ok(d, r, tag);
+	}
+	ckt_decode_close(d);
+	tb_release(b);
+}
+
+/* A mapping may end at 2^64 - 2^30 (the top of the address space as the decoder bounds it),
+ * not a byte past it. */
+static void test_mapping_top(void **state)
+{
+	(void)state;
+	const uint64_t top = (uint64_t)0 - ((uint64_t)1 << 30);
+	for (int k = 0; k < 2; k++) {
+		struct tb b;
+		struct ckt_record r;
+		tb_start(&b, 1);
+		tb_mmap(&b, 1, top - 4096, 4096 + (uint64_t)k, CKT_MAP_ANON);
+		first_record(&b, k ? "corrupt record (tag 0x13) in frame 1: a mapping that ends past the top of the "
+				     "address space" : NULL, CKT_TAG_MMAP, &r);
+		if (!k) {
+			assert_int_equal(r.u.mmap.addr, top - 4096);
+			assert_int_equal(r.u.mmap.len, 4096);
+		}
+	}
+}
+
+/* An MREMAP whose old range or whose new range ends past the top of the address space
+ * (2^64 - 2^30) is corrupt, either one; both ranges ending there are read. */
+static void test_mremap_top(void **state)
+{
+	(void)state;
+	const uint64_t top = (uint64_t)0 - ((uint64_t)1 << 30);
+	for (int k = 0; k < 3; k++) {
+		struct tb b;
+		struct ckt_record r;
+		tb_start(&b, 1);
+		tb_mremap(&b, 1, top - 4096, 4096 + (k == 1), top - 8192, 8192 + (k == 2));
+		first_record(&b, k ? "corrupt record (tag 0x15) in frame 1: a mapping that ends past the top of the "
+				     "address space" : NULL, CKT_TAG_MREMAP, &r);
+		if (!k) {
+			assert_int_equal(r.u.mremap.old_addr, top - 4096);
+			assert_int_equal(r.u.mremap.new_len, 8192);
+		}
+	}
+}
+
+/* A mapping length of 2^57 - 2^30 or more (whole pages of up to 1 GiB would reach 2^57) is
+ * corrupt in MUNMAP, MPROTECT and either length of MREMAP; one byte less is read. */
+static void test_mapping_huge(void **state)
+{
+	(void)state;
+	const uint64_t max = ((uint64_t)1 << 57) - ((uint64_t)1 << 30);
+	for (int k = 0; k < 2 * 4; k++) {
+		uint64_t len = max - 1 + (uint64_t)(k % 2);
+		struct tb b;
+		struct ckt_record r;
+		static const uint8_t tags[4] = { CKT_TAG_MUNMAP, CKT_TAG_MPROTECT, CKT_TAG_MREMAP, CKT_TAG_MREMAP };
+		tb_start(&b, 1);
+		switch (k / 2) {
+		case 0:
+			tb_munmap(&b, 1, 0x10000, len);
+			break;
+		case 1:
+			tb_mprotect(&b, 1, 0x10000, len, 1);
+			break;
+		case 2:
+			tb_mremap(&b, 1, 0x10000, len, 0x20000, 4096);
+			break;
+		case 3:
+			tb_mremap(&b, 1, 0x10000, 4096, 0x20000, len);
+			break;
+		}
+		char want[128];
+		snprintf(want, sizeof(want), "corrupt record (tag 0x%02x) in frame 1: a mapping of 2^57 - 2^30 bytes or more",
+			 tags[k / 2]);
+		first_record(&b, k % 2 ? want : NULL, tags[k / 2], &r);
+	}
+}
+
+/* Sizes of 2^57 bytes or more are corrupt in each of RSS_DETAIL's four figures, CUDA_ALLOC and
+ * CUDA_MAP; 2^57 - 1 is read, and CUDA_UNMAP (written before a call that may fail) takes any. */
+static void test_sizes_huge(void **state)
+{
+	(void)state;
+	const uint64_t max = (uint64_t)1 << 57;
+	for (int k = 0; k < 2 * 7; k++) {
+		uint64_t v = max - 1 + (uint64_t)(k % 2), f[4] = { 1, 1, 1, 1 };
+		struct tb b;
+		struct ckt_record r;
+		static const uint8_t tags[7] = { CKT_TAG_RSS_DETAIL, CKT_TAG_RSS_DETAIL, CKT_TAG_RSS_DETAIL,
+						 CKT_TAG_RSS_DETAIL, CKT_TAG_CUDA_ALLOC, CKT_TAG_CUDA_MAP,
+						 CKT_TAG_CUDA_UNMAP };
+		tb_start(&b, 1);
+		if (k / 2 < 4) {
+			f[k / 2] = v;
+			tb_rss_detail(&b, 1, f[0], f[1], f[2], f[3]);
+		} else if (k / 2 == 4) {
+			tb_cuda_alloc(&b, 1, CKT_CUDA_DEVICE, 0, 0x7d0000000000ull, v, 0, 0, 5);
+		} else if (k / 2 == 5) {
+			tb_cuda_map(&b, 1, 0x7d0000000000ull, v, 9);
+		} else {
+			tb_cuda_unmap(&b, 1, 0x7d0000000000ull, v);
+		}
+		char want[128];
+		snprintf(want, sizeof(want), "corrupt record (tag 0x%02x) in frame 1: a size of 2^57 bytes or more",
+			 tags[k / 2]);
+		first_record(&b, k % 2 && k / 2 < 6 ? want : NULL, tags[k / 2], &r);
+	}
+}
+
+/* More fields of a small range: the largest value is read, the next refused, the field named
+ * (CUDA_FREE's kind and function, CUDA_ALLOC's device, a CUDA device's ordinal, uuid and name,
+ * a module's build-id, a note's phase and text). */
+static void test_field_ranges_more(void **state)
+{
+	(void)state;
+	static char s[CKT_MAX_STR + 1];
+	memset(s, 'a', sizeof(s));
+	static const char *const msgs[9] = {
+		"corrupt record (tag 0x29) in frame 1: CUDA kind 6 is out of range (at most 5)",
+		"corrupt record (tag 0x29) in frame 1: function 256 is out of range (at most 255)",
+		"corrupt record (tag 0x28) in frame 1: CUDA device ordinal 4294967296 is out of range (at most 4294967295)",
+		"corrupt record (tag 0x2a) in frame 1: CUDA device ordinal 4294967296 is out of range (at most 4294967295)",
+		"corrupt record (tag 0x2a) in frame 1: uuid length 257 is out of range (at most 256)",
+		"corrupt record (tag 0x2a) in frame 1: name length 257 is out of range (at most 256)",
+		"corrupt record (tag 0x21) in frame 1: build-id length 257 is out of range (at most 256)",
+		"corrupt record (tag 0x24) in frame 1: phase id 4097 is out of range (at most 4096)",
+		"corrupt record (tag 0x24) in frame 1: text length 1025 is out of range (at most 1024)",
+	};
+	for (int k = 0; k < 2 * 9; k++) {
+		uint64_t x = (uint64_t)(k % 2);
+		struct tb b;
+		struct ckt_decoder *d;
+		struct ckt_record r;
+		struct ckt_error err = { 0 };
+		char short_s[CKT_MAX_SHORT + 2];
+		memset(short_s, 'b', sizeof(short_s));
+		short_s[CKT_MAX_SHORT + x] = '\0';
+		tb_start(&b, 1);
+		switch (k / 2) {
+		case 0:
+			tb_cuda_free(&b, 1, CKT_CUDA_REGISTERED + x, 0x7d0000000000ull, 5);
+			break;
+		case 1:
+			tb_cuda_free(&b, 1, CKT_CUDA_DEVICE, 0x7d0000000000ull, 0xff + x);
+			break;
+		case 2:
+			tb_cuda_alloc(&b, 1, CKT_CUDA_DEVICE, CKT_CUDA_NO_DEVICE + x, 0x7d0000000000ull, 4096, 0, 0, 5);
+			break;
+		case 3:
+			tb_cuda_device(&b, CKT_CUDA_NO_DEVICE + x, "GPU-1", "H200");
+			break;
+		case 4:
+			tb_cuda_device(&b, 0, short_s, "H200");
+			break;
+		case 5:
+			tb_cuda_device(&b, 0, "GPU-1", short_s);
+			break;
+		case 6:
+			tb_module(&b, 0x400000, 0x400000, 0x500000, "/bin/x", short_s);
+			break;
+		case 7:
+			tb_note(&b, 1, CKT_MAX_PHASE_ID + x, "n");
+			break;
+		case 8:
+			tb_u8(&b, CKT_TAG_NOTE);
+			tb_uv(&b, 1);
+			tb_uv(&b, 0);
+			tb_str(&b, s, CKT_MAX_STR + x);
+			break;
+		}
+		tb_sync(&b, 2);
+		tb_flush(&b);
+		assert_int_equal(open_bytes(b.out, b.out_len, &d, &err), 0);
+		int rc = ckt_decode_next(d, &r, &err);
+		if (x) {
+			assert_int_equal(rc, CKT_EFORMAT);
+			assert_string_equal(err.msg, msgs[k / 2]);
+		} else {
+			if (rc != 1)
+				fail_msg("case %d: %d: %s", k / 2, rc, err.msg);
+			next_ok(d, &r, CKT_TAG_SYNC);
+		}
+		ckt_decode_close(d);
+		tb_release(&b);
+	}
+}
+
 static void test_corrupt_zstd(void **state)
 {
 	(void)state;
@@ -897,6 +1369,65 @@ static void test_corrupt_zstd(void **state)
 	assert_int_equal(run_bytes(b.out, b.out_len, &st, &err), CKT_EFORMAT);
 	assert_memory_equal(err.msg, want, strlen(want));
 	tb_release(&b);
+}
+
+/* The header frame (one raw block and a checksum) cut after 24 of its 39 bytes, then zeros: 16
+ * zero bytes or more are named as zeros a crash left, with where they start; 15 are only as
+ * likely as a plain cut's last bytes, and zstd's complaint stands. */
+static void test_header_zero_threshold(void **state)
+{
+	(void)state;
+	static const uint8_t hdr[24] = { 0x28, 0xb5, 0x2f, 0xfd, 0x04, 0x58, 0xd1, 0x00, 0x00, 0x43, 0x55, 0x5a,
+					 0x4b, 0x54, 0x52, 0x43, 0x00, 0x01, 0x00, 0x09, 0x70, 0x61, 0x67, 0x65 };
+	static const char *const msgs[3] = {
+		"corrupt zstd frame at byte offset 0: Restored data doesn't match checksum",
+		"the file ends inside the header frame, in 16 zero bytes from byte offset 24 (writes lost in a crash, or a preallocated file)",
+		"the file ends inside the header frame, in 17 zero bytes from byte offset 24 (writes lost in a crash, or a preallocated file)",
+	};
+	for (size_t n = 15; n <= 17; n++) {
+		uint8_t buf[sizeof(hdr) + 17] = { 0 };
+		struct ckt_decoder *d = NULL;
+		struct ckt_error err = { 0 };
+		memcpy(buf, hdr, sizeof(hdr));
+		assert_int_equal(open_bytes(buf, sizeof(hdr) + n, &d, &err), CKT_EFORMAT);
+		assert_null(d);
+		assert_string_equal(err.msg, msgs[n - 15]);
+	}
+}
+
+/* A last frame whose blocks a crash left as zeros (its frame header written, then n zero
+ * bytes, which zstd reads as empty blocks until the file ends): 16 zeros or more are named
+ * (where they start, how many), fewer are a plain cut's last bytes. */
+static void test_zero_tail_threshold(void **state)
+{
+	(void)state;
+	static const uint8_t fh[6] = { 0x28, 0xb5, 0x2f, 0xfd, 0x04, 0x58 }; /* checksum, window */
+	static const uint8_t zeros[17] = { 0 };
+	for (size_t n = 15; n <= 17; n++) {
+		struct tb b;
+		struct ckt_decoder *d;
+		struct ckt_record r;
+		struct ckt_error err = { 0 };
+		uint64_t from = 1;
+		tb_start(&b, 1);
+		tb_alloc(&b, 1, 0x1000, 16);
+		tb_sync(&b, 2);
+		tb_flush(&b);
+		size_t cut = b.out_len;
+		tb_out_raw(&b, fh, sizeof(fh));
+		tb_out_raw(&b, zeros, n);
+		assert_int_equal(open_bytes(b.out, b.out_len, &d, &err), 0);
+		next_ok(d, &r, CKT_TAG_ALLOC);
+		next_ok(d, &r, CKT_TAG_SYNC);
+		assert_int_equal(ckt_decode_next(d, &r, &err), 0);
+		assert_true(ckt_decode_truncated(d));
+		assert_true(ckt_decode_dropped_partial(d));
+		assert_int_equal(ckt_decode_partial_offset(d), cut);
+		assert_int_equal(ckt_decode_zero_tail_bytes(d, &from), n >= 16 ? n : 0);
+		assert_int_equal(from, n >= 16 ? cut + sizeof(fh) : 0);
+		ckt_decode_close(d);
+		tb_release(&b);
+	}
 }
 
 /* Cutting the file at any byte: inside the header it is an error, anywhere later a truncated
@@ -1085,11 +1616,25 @@ int main(void)
 		cmocka_unit_test(test_varint_malformed),
 		cmocka_unit_test(test_util_format),
 		cmocka_unit_test(test_header_parse),
+		cmocka_unit_test(test_args_total_edge),
+		cmocka_unit_test(test_tail_after_header),
 		cmocka_unit_test(test_header_errors),
 		cmocka_unit_test(test_records_and_deltas),
 		cmocka_unit_test(test_heap_runs),
+		cmocka_unit_test(test_stream_lengths_wrap),
+		cmocka_unit_test(test_stream_leftover_each),
+		cmocka_unit_test(test_heap_short_stamps),
+		cmocka_unit_test(test_columns_escape_short),
+		cmocka_unit_test(test_overlong_at_end),
 		cmocka_unit_test(test_corrupt_records),
+		cmocka_unit_test(test_mapping_top),
+		cmocka_unit_test(test_mremap_top),
+		cmocka_unit_test(test_mapping_huge),
+		cmocka_unit_test(test_sizes_huge),
+		cmocka_unit_test(test_field_ranges_more),
 		cmocka_unit_test(test_corrupt_zstd),
+		cmocka_unit_test(test_zero_tail_threshold),
+		cmocka_unit_test(test_header_zero_threshold),
 		cmocka_unit_test(test_truncate_every_byte),
 		cmocka_unit_test(test_fuzz_random_bytes),
 		cmocka_unit_test(test_fuzz_random_records),
