@@ -1264,7 +1264,7 @@ int main(void)
 	keep = via_rss(1 << 20);
 	char *m = mmap(NULL, 32 << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	memset(m, 1, 32 << 20);
-	usleep(50 * 1000);
+	usleep(300 * 1000); /* samples every 5 ms: 300 ms leave room for a sampler held off a core */
 	munmap(m, 32 << 20);
 	return 0;
 }
