@@ -95,11 +95,14 @@ expect_eq "close-all, a program pipe on libunwind's old number: the pipe carries
 
 # every descriptor number taken (dup2 onto each under a hard limit of 64, the trace's too)
 # while the program allocates: the trace cannot be opened again; one line that says why (it
-# said the path no longer named the trace), the program unchanged, the trace read as cut
+# said the path no longer named the trace), the program unchanged, the trace read as cut.
+# (A writer that looks while the program's dup2 loop is half done, the program held off a
+# core on a loaded machine, finds a number free and reopens the trace first, with its line,
+# until the loop takes that number too: that line is left out of the comparison.)
 (ulimit -n 64; CUZKTRACE_FLUSH_MS=5 CUZKTRACE_OUT=$T/fdfull.zst traced fdfull $P/fdfull)
 $REPORT --json $T/fdfull.zst >$T/fdfull.json 2>/dev/null
 expect_eq "every descriptor taken: output and status unchanged, one line, the trace read as truncated" \
-	"$(cat $T/fdfull.out)/$(cat $T/fdfull.rc)/$(sed 1d $T/fdfull.err)/$(jget $T/fdfull.json truncated)" \
+	"$(cat $T/fdfull.out)/$(cat $T/fdfull.rc)/$(sed 1d $T/fdfull.err | grep -vxF "cuzktrace: warning: the trace descriptor was closed by the program; reopened '$T/fdfull.zst'")/$(jget $T/fdfull.json truncated)" \
 	"fdfull: done/0/cuzktrace: error: the trace descriptor for '$T/fdfull.zst' was closed and no descriptor was free to open it again; tracing stopped, the program continues/true"
 # The program lowers its limit to 64 (where the tracer keeps no descriptor of /proc) and
 # closes every descriptor: the RSS sampler opens its files again, and the peak RSS holds the
