@@ -38,6 +38,16 @@ rust_traced() {
 	$REPORT --json $T/$name.zst >$T/$name.json 2>$T/$name.rerr
 }
 
+# wait_peak_heap TRACE BYTES: until TRACE, read as it is written, holds a peak heap of BYTES
+# (the writer has flushed them), 5 s at most: a loaded machine can hold the writer off past a
+# fixed sleep
+wait_peak_heap() {
+	for _ in $(seq 50); do
+		sleep 0.1
+		[ "$($REPORT --json "$1" 2>/dev/null | $PY -c 'import json,sys; print(json.load(sys.stdin)["peak_heap"]["bytes"])' 2>/dev/null)" = "$2" ] && return
+	done
+}
+
 # traced NAME CMD...: runs CMD under the tracer with stdout/stderr/status in $T/NAME.{out,err,rc}
 traced() {
 	local name=$1; shift

@@ -255,7 +255,7 @@ CUZKTRACE_FLUSH_MS=20 CUZKTRACE_OUT=$T/shared.zst LD_PRELOAD=$LIB $P/killed >$T/
 holder=$!
 for i in $(seq 100); do grep -q ready $T/holder.out 2>/dev/null && break; sleep 0.05; done
 CUZKTRACE_OUT=$T/shared.zst traced second $P/exitcode
-sleep 0.2
+wait_peak_heap $T/shared.zst 50000000
 kill -9 $holder; wait $holder 2>/dev/null
 pid=$(sed -E 's/.*\(pid ([0-9]+)\).*/\1/;q' <(grep tracing $T/second.err))
 expect_eq "shared path: warning names both files" "$(head -1 $T/second.err)" \
@@ -278,7 +278,9 @@ expect_eq "disk full: reader still reads what was written" "$(jget $T/full.json 
 
 # killed before the writer's first flush: the file holds the header alone; the report's zeros
 # read as a program that used no memory, with only the truncation line; now one line more
-(CUZKTRACE_FLUSH_MS=10000 CUZKTRACE_OUT=$T/noev.zst LD_PRELOAD=$LIB sleep 5 2>/dev/null & ne_pid=$!; sleep 0.4; kill -9 $ne_pid; wait $ne_pid 2>/dev/null)
+# (killed once the header is there, up to 5 s)
+(CUZKTRACE_FLUSH_MS=10000 CUZKTRACE_OUT=$T/noev.zst LD_PRELOAD=$LIB sleep 5 2>/dev/null & ne_pid=$!
+ for _ in $(seq 100); do [ -s $T/noev.zst ] && break; sleep 0.05; done; sleep 0.1; kill -9 $ne_pid; wait $ne_pid 2>/dev/null)
 $REPORT $T/noev.zst >/dev/null 2>$T/noev.rerr
 expect_eq "killed before the first flush: exit 0, the truncation line and the line that the trace holds no event" \
 	"$?/$(sed 's/covers [0-9.]* s/covers N s/' $T/noev.rerr | tr '\n' '|')" \
@@ -286,7 +288,8 @@ expect_eq "killed before the first flush: exit 0, the truncation line and the li
 
 # A trace read while its process still runs (it holds the file's lock): the truncation line
 # says so (since 0.2.20; it read as a killed process's); once the process has ended, whole
-(CUZKTRACE_FLUSH_MS=20 CUZKTRACE_OUT=$T/live.zst LD_PRELOAD=$LIB sleep 2 2>/dev/null & lv_pid=$!; sleep 0.5
+(CUZKTRACE_FLUSH_MS=20 CUZKTRACE_OUT=$T/live.zst LD_PRELOAD=$LIB sleep 2 2>/dev/null & lv_pid=$!
+ for _ in $(seq 100); do [ -s $T/live.zst ] && break; sleep 0.05; done; sleep 0.1
  $REPORT $T/live.zst >/dev/null 2>$T/live.rerr; echo $? >$T/live.rc; wait $lv_pid)
 $REPORT --json $T/live.zst >$T/live.json 2>$T/live.rerr2
 expect_eq "a trace read while it is written: the truncation line says a process is still writing it; complete once it ended" \

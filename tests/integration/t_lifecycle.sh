@@ -2,7 +2,7 @@
 CUZKTRACE_FLUSH_MS=20 CUZKTRACE_OUT=$T/killed.zst LD_PRELOAD=$LIB $P/killed >$T/killed.out 2>$T/killed.err &
 pid=$!
 for i in $(seq 100); do grep -q ready $T/killed.out 2>/dev/null && break; sleep 0.05; done
-sleep 0.3
+wait_peak_heap $T/killed.zst 50000000 # (a fixed 0.3 s before 0.2.61)
 kill -9 $pid; wait $pid 2>/dev/null
 $REPORT --json $T/killed.zst >$T/killed.json 2>$T/killed.rerr
 expect_eq "SIGKILL: reader exit 0" $? 0
