@@ -347,22 +347,22 @@ static void say_size(const char *a, uint64_t at, const char *b, const char *c)
 	ckt_line_emit(&l);
 }
 
-/* The file's size changed behind the writer's back (now bytes, where file_expect were
- * written). Is the file another writer's now? When the program itself holds it open for
- * writing on a descriptor of its own (its output file has the trace's name: cp, dd, a
- * compressor writing out.zst, a log opened to append), or when the file no longer starts with
- * the trace's header (cut below it, or written over from its start: the trace cannot be read
- * whatever comes after), the writer must stop: it wrote on at its own offset, over the
- * program's output (cp's copy of a file, traced with CUZKTRACE_OUT set to the copy's name,
- * differed from byte 383 on). Sets taken_fd; 1 when taken, 0 when the trace may go on
- * (bytes appended by another program: echo >>, truncate -s +N). Off the hot path: the writer
- * thread (or the final flush), only when the size changed. */
-/* The first descriptor k from 0 to 1023 that the process has open and fn(k, ctx) accepts
- * (nonzero), or -1. The open ones are listed from /proc/self/fd with getdents64 into a
- * buffer on the stack (nothing allocated); where it cannot be read, each number is tried.
- * Before 0.2.61 each was: 1,024 fstat calls, about 1 ms of a traced process's start on a VM
- * whose system calls cost 1 us (a trace file that exists already). */
-static int first_open_fd(int (*fn)(int k, const void *ctx), const void *ctx)
+/* Whether descriptor k, not skip, is open on the file dev/ino (for writing, where writing) */
+static int fd_on(int k, int skip, dev_t dev, ino_t ino, int writing)
+{
+	struct stat o;
+	if (k == skip || fstat(k, &o) != 0 || o.st_dev != dev || o.st_ino != ino)
+		return 0;
+	int fl = writing ? fcntl(k, F_GETFL) : O_RDWR;
+	return fl >= 0 && (fl & O_ACCMODE) != O_RDONLY;
+}
+
+/* The first descriptor from 0 to 1023 that the process has open on the file dev/ino, skip
+ * apart (for writing, where writing), or -1. The open ones are listed from /proc/self/fd with
+ * getdents64 into a buffer on the stack (nothing allocated); where it cannot be read, each
+ * number is tried. Before 0.2.61 each was: 1,024 fstat calls, about 1 ms of a traced
+ * process's start on a VM whose system calls cost 1 us (a trace file that exists already). */
+static int first_fd_on(int skip, dev_t dev, ino_t ino, int writing)
 {
 	int dfd = ckt_proc_open("self/fd", O_DIRECTORY);
 	if (dfd >= 0) {
@@ -377,7 +377,7 @@ static int first_open_fd(int (*fn)(int k, const void *ctx), const void *ctx)
 				int k = 0;
 				for (; *c >= '0' && *c <= '9' && k < 1024; c++)
 					k = k * 10 + (*c - '0');
-				if (c != e->d_name && !*c && k < 1024 && k != dfd && fn(k, ctx))
+				if (c != e->d_name && !*c && k < 1024 && k != dfd && fd_on(k, skip, dev, ino, writing))
 					found = k;
 			}
 		close(dfd);
@@ -385,31 +385,25 @@ static int first_open_fd(int (*fn)(int k, const void *ctx), const void *ctx)
 			return found;
 	}
 	for (int k = 0; k < 1024; k++)
-		if (fn(k, ctx))
+		if (fd_on(k, skip, dev, ino, writing))
 			return k;
 	return -1;
 }
 
-static int writes_trace_file(int k, const void *ctx)
-{
-	(void)ctx;
-	struct stat o;
-	if (k == fd || fstat(k, &o) != 0 || o.st_dev != file_dev || o.st_ino != file_ino)
-		return 0;
-	int fl = fcntl(k, F_GETFL);
-	return fl >= 0 && (fl & O_ACCMODE) != O_RDONLY;
-}
-
-/* A descriptor of the program's open for writing on the trace file, 0 to 1023 as at start
- * (existing_file_check), or -1. */
-static int taken_writer_fd(void)
-{
-	return first_open_fd(writes_trace_file, NULL);
-}
-
+/* The file's size changed behind the writer's back (now bytes, where file_expect were
+ * written). Is the file another writer's now? When the program itself holds it open for
+ * writing on a descriptor of its own (its output file has the trace's name: cp, dd, a
+ * compressor writing out.zst, a log opened to append), or when the file no longer starts with
+ * the trace's header (cut below it, or written over from its start: the trace cannot be read
+ * whatever comes after), the writer must stop: it wrote on at its own offset, over the
+ * program's output (cp's copy of a file, traced with CUZKTRACE_OUT set to the copy's name,
+ * differed from byte 383 on). Sets taken_fd; 1 when taken, 0 when the trace may go on
+ * (bytes appended by another program: echo >>, truncate -s +N). Off the hot path: the writer
+ * thread (or the final flush), only when the size changed. The program's descriptors looked
+ * at are 0 to 1023, as at start (existing_file_check). */
 static int taken_check(int64_t now)
 {
-	if ((taken_fd = taken_writer_fd()) >= 0)
+	if ((taken_fd = first_fd_on(fd, file_dev, file_ino, 1)) >= 0)
 		return 1;
 	if (!head_len)
 		return 0;
@@ -420,7 +414,7 @@ static int taken_check(int64_t now)
 		 * the opening thread can wait longer than one nap to finish its open) */
 		for (int i = 0; i < 10; i++) {
 			ckt_nap(20000000);
-			if ((taken_fd = taken_writer_fd()) >= 0)
+			if ((taken_fd = first_fd_on(fd, file_dev, file_ino, 1)) >= 0)
 				break;
 		}
 		return 1;
@@ -1944,18 +1938,6 @@ static int pseudo_fs(unsigned long t)
 	return 0;
 }
 
-struct same_file {
-	int f;                 /* the trace's own descriptor */
-	const struct stat *st; /* its file */
-};
-
-static int is_same_file(int k, const void *ctx)
-{
-	const struct same_file *s = ctx;
-	struct stat o;
-	return k != s->f && fstat(k, &o) == 0 && o.st_dev == s->st->st_dev && o.st_ino == s->st->st_ino;
-}
-
 /* An existing file, opened for reading and writing, is written over only when it is empty or
  * a trace (an earlier run's, or one cut short: zstd's magic number at least). Anything else
  * (a library the process has mapped: truncated, it died of SIGBUS; a file of the program's
@@ -1968,8 +1950,7 @@ static int existing_file_check(int f, const struct stat *st)
 		return ERR_PSEUDO;
 	/* descriptors 0 to 1023 the process has (it has run nothing of its own yet: inherited,
 	 * 3<trace.zst too); f itself may be 0, 1 or 2 when the program started with them closed */
-	struct same_file same = {f, st};
-	if ((stdio_clash = first_open_fd(is_same_file, &same)) >= 0)
+	if ((stdio_clash = first_fd_on(f, st->st_dev, st->st_ino, 0)) >= 0)
 		return ERR_STDIO;
 	enum { ZCAP = 132 * 1024 }; /* a zstd block at most (128 KiB) and the frame's header */
 	static const uint8_t zmagic[4] = {0x28, 0xb5, 0x2f, 0xfd};
