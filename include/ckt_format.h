@@ -273,7 +273,7 @@
 #define CKT_MAGIC_LEN 8
 #define CKT_FORMAT_VERSION 8     /* written; CKT_FORMAT_VERSION_MIN.. are read */
 #define CKT_FORMAT_VERSION_MIN 1
-#define CKT_TRACER_VERSION "0.2.61"
+#define CKT_TRACER_VERSION "0.2.62"
 #define CKT_STACK_MAX_FRAMES 1024
 #define CKT_MAX_DEPTH 256 /* the most CUZKTRACE_DEPTH allows: the tracer's bound, the reader's check */
 

@@ -111,6 +111,13 @@ void ckt_config_load(void)
 		warn_invalid("CUZKTRACE_OUT", *out ? "<the value, too long>" : out,
 			     *out ? "a file path of at most 4031 characters" : "a file path", dflt_out);
 		out = NULL;
+	} else if (out && !strcmp(out, "-")) {
+		/* "-" reads as standard output, which is the program's and no regular file; a file of
+		 * that name before 0.2.62, which `cuzktrace-report -` then did not read (it reads stdin) */
+		warn_invalid("CUZKTRACE_OUT", out,
+			     "a file path; a trace is not written to standard output: ./- names a file '-'",
+			     dflt_out);
+		out = NULL;
 	}
 	strcpy(ckt_config.out, out ? out : dflt_out);
 	ckt_config.flush_ms =

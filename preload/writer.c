@@ -1829,15 +1829,23 @@ static int make_absolute(const char *in, char *out, size_t cap)
 	return 0;
 }
 
-/* trace.zst -> trace.<tag>.zst; anything else -> <path>.<tag> */
+/* trace.zst -> trace.<tag>.zst; anything else -> <path>.<tag>. A file name is at most NAME_MAX
+ * (255) bytes: where the tag would pass it, the name gives up the end of what comes before the
+ * tag, cut between UTF-8 characters (since 0.2.62; before, the name was refused with "File name
+ * too long" and the process ran untraced). */
 static void per_pid_name_tag(char *path, size_t cap, const char *num)
 {
 	char tail[8] = "";
 	size_t n = strlen(path);
 	if (n > 4 && !strcmp(path + n - 4, ".zst")) {
 		strcpy(tail, ".zst");
-		path[n - 4] = 0;
+		n -= 4;
+		path[n] = 0;
 	}
+	const char *slash = strrchr(path, '/');
+	size_t name = slash ? (size_t)(slash + 1 - path) : 0, add = 1 + strlen(num) + strlen(tail);
+	if (n - name + add > NAME_MAX)
+		path[name + ckt_utf8_cut(path + name, n - name, NAME_MAX - add)] = 0;
 	if (strlen(path) + strlen(num) + strlen(tail) + 2 < cap) {
 		strcat(path, ".");
 		strcat(path, num);

@@ -192,6 +192,15 @@ mkdir -p $T/emptyout
 expect_eq "invalid CUZKTRACE_OUT='': one line, the default name used" \
 	"$(head -1 $T/emptyout.err)/$(ls $T/emptyout | sed -E 's/[0-9]+/PID/')" \
 	"cuzktrace: warning: invalid CUZKTRACE_OUT='' (expected a file path); using the default cuzktrace.%e.%p.zst/cuzktrace.exitcode.PID.zst"
+# "-": the default name, not a file called "-" (before 0.2.62), which `cuzktrace-report -` does not read
+mkdir -p $T/dashout
+(cd $T/dashout && CUZKTRACE_OUT=- LD_PRELOAD=$LIB $P/exitcode >/dev/null 2>$T/dashout.err)
+expect_eq "CUZKTRACE_OUT=-: one line, the default name used" \
+	"$(head -1 $T/dashout.err)/$(grep -c warning $T/dashout.err)/$(ls $T/dashout | sed -E 's/[0-9]+/PID/')" \
+	"cuzktrace: warning: invalid CUZKTRACE_OUT='-' (expected a file path; a trace is not written to standard output: ./- names a file '-'); using the default cuzktrace.%e.%p.zst/1/cuzktrace.exitcode.PID.zst"
+(cd $T/dashout && CUZKTRACE_OUT=./- LD_PRELOAD=$LIB $P/exitcode >/dev/null 2>$T/dashout2.err)
+expect_eq "CUZKTRACE_OUT=./-: the file '-', no warning" \
+	"$(grep -c warning $T/dashout2.err)/$(test -s $T/dashout/- && echo written)" "0/written"
 long_out=$(printf '%04032d' 0)
 mkdir -p $T/longout && (cd $T/longout && CUZKTRACE_OUT=$long_out LD_PRELOAD=$LIB $P/exitcode 0 >/dev/null 2>$T/longout.err)
 expect_eq "CUZKTRACE_OUT of 4032 characters: one line saying how long it may be, the default used" \
@@ -265,6 +274,23 @@ $REPORT --json $T/shared.$pid.zst >$T/second.json 2>/dev/null
 expect_eq "shared path: second trace complete" "$(jget $T/second.json truncated)" false
 $REPORT --json $T/shared.zst >$T/holder.json 2>/dev/null
 expect_eq "shared path: first trace intact (50,000,000 bytes live)" "$(jget $T/holder.json live_at_exit.heap_bytes)" 50000000
+
+# The same with a name of 252 bytes (124 two-byte characters and .zst): the per-pid name gives
+# up the end of the name before its tag, between characters, to stay within 255 bytes (before
+# 0.2.62 it was refused, "File name too long", and the child ran untraced)
+mkdir -p $T/longpp
+long_pp=$(printf 'é%.0s' $(seq 124))
+(cd $T/longpp && CUZKTRACE_OUT=$long_pp.zst LD_PRELOAD=$LIB sh -c "$P/exitcode 3" >/dev/null 2>$T/longpp.err)
+pid=$(sed -E 's/.*tracing exitcode \(pid ([0-9]+)\).*/\1/;t;d' $T/longpp.err)
+pp_name=$($PY -c '
+import sys
+stem, tag = sys.argv[1].encode(), ("." + sys.argv[2] + ".zst").encode()
+k = 255 - len(tag)
+while k > 0 and (stem[k] & 0xc0) == 0x80: k -= 1
+print((stem[:k] + tag).decode())' "$long_pp" "$pid")
+expect_eq "a 252-byte name: the per-pid name is cut to 255 bytes between characters, named once and written" \
+	"$(grep -c "^cuzktrace: warning: '$T/longpp/$long_pp.zst' is being written by another live process; using '$T/longpp/$pp_name'\$" $T/longpp.err)/$(grep -c "^cuzktrace: tracing exitcode (pid $pid) to $T/longpp/$pp_name\$" $T/longpp.err)/$(grep -c error $T/longpp.err)/$($REPORT --json $T/longpp/$pp_name >$T/longpp.json 2>/dev/null; jget $T/longpp.json end_reason)" \
+	"1/1/0/exit"
 
 # A full disk: writes fail with EFBIG past a 256 KiB file-size limit; tracing stops with one
 # line, the program runs on and keeps its exit status.
