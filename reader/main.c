@@ -880,6 +880,14 @@ static int ckt_main_outputs_not_inputs(const struct ckt_args *a)
 					     "one; name another file, or '-')", o[i].path);
 				return -1;
 			}
+			if (S_ISREG(st.st_mode) && ckt_util_kernel_file(o[i].path)) {
+				/* a file of the kernel's takes no report: it failed after the read
+				 * (/proc/version: Input/output error), or took it (/proc/self/comm, a
+				 * cgroup's control file); since 0.2.62 */
+				ckt_main_say("error: cannot write '%s': it is a file of the kernel's (/proc, /sys, a "
+					     "cgroup), not a file for output", o[i].path);
+				return -1;
+			}
 		} else {
 			e = errno; /* ENOTDIR: a file on the way, as in 'a.csv/x.folded' */
 			const char *slash = strrchr(o[i].path, '/');

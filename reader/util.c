@@ -184,7 +184,8 @@ bool ckt_util_kernel_file(const char *path)
 {
 	struct statfs fs;
 	return statfs(path, &fs) == 0 && (fs.f_type == PROC_SUPER_MAGIC || fs.f_type == SYSFS_MAGIC ||
-					  fs.f_type == DEBUGFS_MAGIC || fs.f_type == TRACEFS_MAGIC);
+					  fs.f_type == DEBUGFS_MAGIC || fs.f_type == TRACEFS_MAGIC ||
+					  fs.f_type == CGROUP_SUPER_MAGIC || fs.f_type == CGROUP2_SUPER_MAGIC);
 }
 
 /* Length of the valid UTF-8 sequence at s (1..4), or 0 if s does not start one. */

@@ -1789,6 +1789,14 @@ for o in --csv --sites-csv --folded --folded-heap --phases-csv; do
 		"$?/$(cat $T/dother.err)/$(cmp $T/dbase.zst $T/dother.zst && echo same)" \
 		"1/cuzktrace-report: error: cannot write '$T/dother.zst': it is a trace (an output is never written over one; name another file, or '-')/same"
 done
+# ... nor into a file of the kernel's, refused before the read (since 0.2.62: /proc/version
+# failed after the report with "Input/output error"; /proc/self/comm took the output)
+for k in /proc/version /proc/self/comm; do
+	$REPORT --csv $k $T/dcur.zst >$T/dkern.out 2>$T/dkern.err
+	expect_eq "an output that is a file of the kernel's ($k): exit 1, one line, no report" \
+		"$?/$(cat $T/dkern.err)/$(wc -c <$T/dkern.out)" \
+		"1/cuzktrace-report: error: cannot write '$k': it is a file of the kernel's (/proc, /sys, a cgroup), not a file for output/0"
+done
 $REPORT --csv $T/dkeep.csv $T/dcur.zst >/dev/null 2>&1
 expect_eq "an output that is a file of another kind is written over" "$?/$(head -c 5 $T/dkeep.csv)" "0/t_s,r"
 $REPORT --diff $T/dbase.zst --sites-csv $T/dcur.csv $T/dcur.zst >/dev/null 2>/dev/null
