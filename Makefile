@@ -352,7 +352,7 @@ $(B)/bench/threads_bench: tests/bench/threads_bench.c $(B)/.flags
 	$(call msg,CC,$@)$(CC) -std=gnu11 -O2 -g -Wall -o $@ $< -lpthread
 
 # the reader's floor: its decoder alone, and zstd alone, over the exact trace
-$(B)/bench/decode_floor: tests/bench/decode_floor.c $(B)/reader/decode.o $(B)/reader/util.o $(B)/.flags
+$(B)/bench/decode_floor $(B)/bench/replay_floor: $(B)/bench/%: tests/bench/%.c $(B)/reader/decode.o $(B)/reader/util.o $(B)/.flags
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$@)$(CC) $(RD_CFLAGS) -o $@ $< $(B)/reader/decode.o $(B)/reader/util.o $(RD_LIBS)
 
@@ -374,7 +374,7 @@ $(B)/bench/mf_%: $(B)/bench/manyfuncs.c $(B)/bench/libmf_%.so
 
 bench: deps
 	$(Q)$(MAKE) --no-print-directory all $(B)/bench/prover_bench $(B)/bench/live_bench $(B)/bench/manysites $(B)/bench/threads_bench \
-		$(B)/bench/decode_floor $(B)/bench/mf_dwarf $(B)/bench/mf_symtab $(B)/progs/phasenames
+		$(B)/bench/decode_floor $(B)/bench/replay_floor $(B)/bench/mf_dwarf $(B)/bench/mf_symtab $(B)/progs/phasenames
 	$(Q)bash tests/bench/run.sh
 
 # the tracer's cost at 1, 4 and 16 threads, for a machine with many cores (tests/bench/scale.sh)

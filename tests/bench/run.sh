@@ -89,6 +89,15 @@ if "$B/bench/decode_floor" "$W/exact.1.zst" >"$W/floor" 2>/dev/null; then
 		"$zs" "$(awk -v e="$devents" -v t="$zs" 'BEGIN {print e / t / 1e6}')" \
 		"$ds" "$(awk -v e="$devents" -v t="$ds" 'BEGIN {print e / t / 1e6}')"
 fi
+# ... and under the replay: the least replay that finds the peak and who holds it (live-block
+# table, counters per stack, running peak) over the heap records already decoded, in time order
+if "$B/bench/replay_floor" "$W/exact.1.zst" >"$W/rfloor" 2>/dev/null; then
+	read -r _ ts tev tpeak <<<"$(sed -n 1p "$W/rfloor")"
+	read -r _ ps pev ppeak ppaired <<<"$(sed -n 2p "$W/rfloor")"
+	printf 'reader floor: a least replay from memory (decoded, in time order: live-block table, counters per stack, the peak) %.3f s (%.1f M events/s); frees the trace pairs kept out of the table (%d of them) %.3f s (%.1f M events/s); peak heap %d and %d\n' \
+		"$ts" "$(awk -v e="$tev" -v t="$ts" 'BEGIN {print e / t / 1e6}')" "$ppaired" \
+		"$ps" "$(awk -v e="$pev" -v t="$ps" 'BEGIN {print e / t / 1e6}')" "$tpeak" "$ppeak"
+fi
 # reader_case NAME LABEL CMD...: CMD traced in exact mode to $W/NAME.zst, then the reader on it
 # with --jobs 1 (median of 3): one line
 reader_case() {
