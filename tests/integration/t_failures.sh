@@ -504,6 +504,10 @@ if [ -s $T/waited.json ]; then
 	expect_match "--diff text: the tracer wait row, each run's (none where neither waited)" \
 		"$($REPORT --diff $T/nowait.zst $T/waited.zst 2>/dev/null | grep '^tracer wait')/$($REPORT --diff $T/nowait.zst $T/nowait.zst 2>/dev/null | grep -c '^tracer wait')" \
 		"^tracer wait               0\\.000 s +[1-9]\\.[0-9]{3} s  \\(the program.s threads waited for the tracer.s buffers\\)/0\$"
+	# ... and where the base alone waited (the trace's wait 0): the row too, each run's
+	expect_match "--diff text: the tracer wait row where only the base waited" \
+		"$($REPORT --diff $T/waited.zst $T/nowait.zst 2>/dev/null | grep '^tracer wait')" \
+		"^tracer wait +[1-9]\\.[0-9]{3} s      0\\.000 s  \\(the program.s threads waited for the tracer.s buffers\\)\$"
 fi
 
 # A call that needs a single-threaded process (unshare of a user namespace) while the writer

@@ -2169,3 +2169,241 @@ f = lambda k: [(x["thread"], x["bytes"]) for x in d[k]["by_thread"] if x["thread
 g = {x["name"]: (x["at_peak_heap_bytes"], x["at_peak_rss_bytes"]) for x in d["thread_groups"]}
 print(f("peak_heap"), f("peak_rss"), g["early"], g["late"])')" \
 	"0/[('early', 8388608)] [('late', 33554432)] (8388608, 0) (0, 33554432)"
+
+# --diff's own figures, pinned exactly on two hand-made traces (a mutation audit of
+# reader/report_diff.c): functions "0x5010".. in no module, each a few blocks live at exit, the
+# base ending at 1 ms, the trace at 3 ms. Rows of one change (+-100 B, +-500 B) are ordered by
+# the larger of their bytes, then by name; a change under 0.05% reads "+<0.1%" or "-<0.1%"; a
+# function new in the trace reads "+500 B" (no percentage); the calls' changes are signed, a
+# count from 0 "+2"; the duration's change is in milliseconds
+if command -v zstd >/dev/null 2>&1; then
+	PYTHONPATH=tests/integration $PY - "$T" <<'PYEOF'
+import sys
+from rows import *
+def write(path, fns, end_ns):
+    """fns: (frame address, [block sizes]): each function's blocks, live at exit"""
+    body = [bytes([FRAME]) + uv(0) + uv(0)]
+    for sid, (addr, _) in enumerate(fns, 1):
+        body.append(stack(sid, [addr]))
+    body.append(bytes([THREAD]) + uv(1))
+    prev, a, n = 0, 0x10000, 0
+    for sid, (_, sizes) in enumerate(fns, 1):
+        for size in sizes:
+            body.append(alloc(1, a - prev, size, sid))
+            prev, a, n = a, a + 0x100000, n + 1
+    body.append(bytes([SYNC]) + uv(end_ns) + bytes([END]) + uv(end_ns) + uv(0) + uv(n) + uv(0))
+    open(path, "wb").write(z(header()) + z(b"".join(body)))
+T = sys.argv[1]
+write(T + "/drb.zst", [(0x5010, [100000]), (0x5020, [100000]), (0x5030, [100]), (0x5040, [1000]),
+                       (0x5050, [300]), (0x5070, [40, 40, 40]), (0x5080, [500])], 1000000)
+write(T + "/drt.zst", [(0x5010, [99990]), (0x5020, [100010]), (0x5030, [200]), (0x5040, [1100]),
+                       (0x5060, [500]), (0x5070, [60]), (0x5090, [250, 250])], 3000000)
+PYEOF
+	$REPORT --diff $T/drb.zst $T/drt.zst >$T/dr.txt 2>$T/dr.err
+	expect_eq "diff figures: rows of one change by their larger bytes, then by name; under 0.05% '+<0.1%' / '-<0.1%'; a new function '+500 B'" \
+		"$?/$(cat $T/dr.err)/$(sed -n '/^live bytes by function at peak heap/,/^$/p' $T/dr.txt)" \
+		"0//live bytes by function at peak heap (9 of 9 changed)
+  change                         base        trace  function
+  +500 B                          0 B        500 B  0x5060
+  -500 B (-100.0%)              500 B          0 B  0x5080
+  +500 B                          0 B        500 B  0x5090
+  -300 B (-100.0%)              300 B          0 B  0x5050
+  +100 B (+10.0%)              1000 B     1.07 KiB  0x5040
+  +100 B (+100.0%)              100 B        200 B  0x5030
+  -60 B (-50.0%)                120 B         60 B  0x5070
+  +10 B (+<0.1%)             97.7 KiB     97.7 KiB  0x5020
+  -10 B (-<0.1%)             97.7 KiB     97.6 KiB  0x5010"
+	expect_eq "diff figures: the calls by function, signed counts (from 0: '+2'), equal changes by name" \
+		"$(sed -n '/^allocation calls by function/,/^$/p' $T/dr.txt)" \
+		"allocation calls by function (5 of 9 changed)
+  change                         base        trace  function
+  -2 (-66.7%)                       3            1  0x5070
+  +2                                0            2  0x5090
+  -1 (-100.0%)                      1            0  0x5050
+  +1                                0            1  0x5060
+  -1 (-100.0%)                      1            0  0x5080
+  no change                         1            1  0x5010
+  no change                         1            1  0x5020
+  no change                         1            1  0x5030
+  no change                         1            1  0x5040"
+	expect_eq "diff figures: the duration row, 1 ms to 3 ms, in milliseconds" \
+		"$(grep '^duration' $T/dr.txt)" \
+		"duration                  0.001 s      0.003 s  +0.002 s (+200.0%)"
+fi
+
+# an exact base against a default-mode trace of one program (dmom above: the peaks a few bytes
+# apart): a change within the trace's bound alone (the base has none) may be none, said with
+# the two modes' sizes (a mutation audit: it was checked only where both traces had a bound)
+expect_match "diff, exact against default mode: a change within the trace's bound alone may be none" \
+	"$(grep '^(peak heap' $T/dmom.txt)" \
+	'^\(peak heap: exact in the base, to within 64\.0 KiB in the trace \(the default mode.s running totals\): the change, [+-][0-9]+ B \([+-](<0\.1|[0-9.]+)%\), is within 64\.0 KiB and may be none; exact mode counts a block at the size asked for, the default mode a small one at its usable size: the change includes that difference\)$'
+
+# a trace without RSS samples against one with (a mutation audit): the peak RSS row says that
+# one trace has none, and JSON's parts of the peak RSS sample are null for that side and for
+# their change
+expect_match "diff: RSS samples in one trace only: the peak RSS row says so, as the VmHWM row does" \
+	"$(grep '^peak RSS' $T/dmix.txt | tr -s ' ')" \
+	$'^peak RSS - [0-9.]+ MiB \\(no RSS in one trace\\) - / [0-9.]+\npeak RSS \\(VmHWM\\) - [0-9.]+ MiB \\(no VmHWM in one trace\\)$'
+expect_eq "diff --json: the parts of the peak RSS null in the trace without RSS samples, and their changes" \
+	"$($PY -c 'import json,sys; p=json.load(open(sys.argv[1]))["peaks"]["peak_rss"]; print([(p[k]["trace"], p[k]["change"]) for k in ("heap_bytes", "mmap_bytes", "pinned_bytes", "unexplained_bytes")])' $T/hwmn.json)" \
+	"[(None, None), (None, None), (None, None), (None, None)]"
+
+# temporaries (blocks freed soon after) are counted by exact traces alone: none shown where a
+# side is of the default mode, in the text (dmom: grow's malloc(0) freed, a temporary in the
+# exact base) nor in JSON (ddef, both default: temporary null) (a mutation audit)
+expect_eq "diff: no temporaries where a side is of the default mode (text: exact against default; JSON: both default)" \
+	"$(grep -c '(temporary:' $T/dmom.txt)/$($PY -c 'import json,sys; print(sorted(set(repr(r["temporary"]) for r in json.load(open(sys.argv[1]))["by_function"]["allocations"])))' $T/ddef.json)" \
+	"0/['None']"
+
+# the warning that two traces share no function (programs of two names, '/x/oldprog' and
+# '/x/newprog'): said where the functions in both hold under 5% of the bytes at the peak heap
+# in each trace, not where they hold 10% in either
+if command -v zstd >/dev/null 2>&1; then
+	PYTHONPATH=tests/integration $PY - "$T" <<'PYEOF'
+import sys
+from rows import *
+def write(path, exe, fns):
+    """one block per function (frame address, size), live at exit, in a program named exe"""
+    body = [bytes([FRAME]) + uv(0) + uv(0)]
+    for sid, (addr, _) in enumerate(fns, 1):
+        body.append(stack(sid, [addr]))
+    body.append(bytes([THREAD]) + uv(1))
+    prev, a = 0, 0x10000
+    for sid, (_, size) in enumerate(fns, 1):
+        body.append(alloc(1, a - prev, size, sid))
+        prev, a = a, a + 0x100000
+    body.append(bytes([SYNC]) + uv(100) + bytes([END]) + uv(100) + uv(0) + uv(len(fns)) + uv(0))
+    open(path, "wb").write(z(header((b"exe", exe))) + z(b"".join(body)))
+T = sys.argv[1]
+# 0x6020's 1,000 bytes: 10% of a trace's 10,000, or 4% of its 25,000
+for name, b, t in (("10_4", 10000, 25000), ("4_10", 25000, 10000), ("4_4", 25000, 25000)):
+    write("%s/dj%s_a.zst" % (T, name), b"/x/oldprog", [(0x6010, b - 1000), (0x6020, 1000)])
+    write("%s/dj%s_b.zst" % (T, name), b"/x/newprog", [(0x7010, t - 1000), (0x6020, 1000)])
+PYEOF
+	expect_eq "diff: two programs whose shared function holds 10% of the base's peak heap and 4% of the trace's (or 4% and 10%): no warning; 4% of both: the warning" \
+		"$($REPORT --diff $T/dj10_4_a.zst $T/dj10_4_b.zst 2>&1 >/dev/null; echo "rc=$?")/$($REPORT --diff $T/dj4_10_a.zst $T/dj4_10_b.zst 2>&1 >/dev/null; echo "rc=$?")/$($REPORT --diff $T/dj4_4_a.zst $T/dj4_4_b.zst 2>&1 >/dev/null; echo "rc=$?")" \
+		"rc=0/rc=0/cuzktrace-report: warning: --diff: the functions found in both traces hold under 5% of the bytes at the peak heap, so nearly every function reads as gone or new: functions are matched by their whole names, crate or namespace included ('0x6010' is in the base only): were the two built under different names?
+rc=0"
+fi
+
+# two static functions called helper in two files whose names are of one length (samename.c
+# and samenam2.c, a copy of lib/samename2.c): two rows, as for files of two lengths (4 MiB
+# moved either way, 6 MiB the larger in each: by file, samenam2.c first)
+mkdir -p $T/snlen && cp tests/progs/lib/samename2.c $T/snlen/samenam2.c
+if gcc -std=gnu11 -D_GNU_SOURCE -O2 -g -o $T/snlen/samename tests/progs/samename.c $T/snlen/samenam2.c 2>/dev/null; then
+	for snv in keep swap; do
+		CUZKTRACE_OUT=$T/snlen_$snv.zst LD_PRELOAD=$LIB $T/snlen/samename $snv >/dev/null 2>&1
+	done
+	expect_eq "diff: two functions of one name in files of names of one length are two rows" \
+		"$(sed -n '/^live bytes by function at peak heap/,/^$/p' <($REPORT --diff $T/snlen_keep.zst $T/snlen_swap.zst 2>/dev/null))" \
+		"live bytes by function at peak heap (2 of 2 changed)
+  change                         base        trace  function
+  -4.00 MiB (-66.7%)         6.00 MiB     2.00 MiB  helper (samenam2.c)
+  +4.00 MiB (+200.0%)        2.00 MiB     6.00 MiB  helper (samename.c)"
+else
+	echo "  skip two functions of one name in files of one name length: gcc cannot build them here"
+fi
+
+# the join of a bare name to a path that ends in it (Rust's inlined "build_aux" against
+# "prover::build_aux"), on a C program whose symbols are so named (asm labels; no debug
+# information, so the symbol table names them): joined where the path is held in the other
+# trace only and is the one such path; apart where it is held in both traces, or where two
+# paths end in the name (which one is not known)
+mkdir -p $T/bj
+cat >$T/bj/barejoin.c <<'CEOF'
+#include <stdlib.h>
+#include <string.h>
+#define F(cname, sym)                                                   \
+	__attribute__((noinline)) void *cname(size_t n) __asm__(sym);     \
+	__attribute__((noinline)) void *cname(size_t n)                   \
+	{                                                                 \
+		void *p = memset(malloc(n), 1, n);                        \
+		__asm__ volatile("" ::: "memory");                        \
+		return p;                                                 \
+	}
+F(bare, "build_aux")
+F(pa, "\"prover::build_aux\"")
+F(pb, "\"other::build_aux\"")
+static void *volatile keep[3];
+int main(int argc, char **argv)
+{
+	const char *m = argc > 1 ? argv[1] : "";
+	if (!strcmp(m, "bare") || !strcmp(m, "bare+pa"))
+		keep[0] = bare(1 << 20);
+	if (!strcmp(m, "bare+pa") || !strcmp(m, "pa+pb"))
+		keep[1] = pa(2 << 20);
+	if (!strcmp(m, "pa"))
+		keep[1] = pa(4 << 20);
+	if (!strcmp(m, "pa+pb"))
+		keep[2] = pb(3 << 20);
+	return 0;
+}
+CEOF
+if gcc -O1 -o $T/bj/barejoin $T/bj/barejoin.c 2>/dev/null; then
+	for v in bare bare+pa pa pa+pb; do
+		CUZKTRACE_RSS_MS=0 CUZKTRACE_OUT=$T/bj/$v.zst LD_PRELOAD=$LIB $T/bj/barejoin $v >/dev/null 2>&1
+	done
+	bj_rows() { $REPORT --diff $T/bj/$1.zst $T/bj/$2.zst 2>/dev/null | sed -n '/^live bytes by function at peak heap/,/^$/p' | tail -n +3; }
+	expect_eq "diff: a bare name joined to the one path held in the other trace only; apart from one held in both, or from two" \
+		"$(bj_rows bare pa)/$(bj_rows bare+pa pa)/$(bj_rows bare pa+pb)" \
+		"  +3.00 MiB (+300.0%)        1.00 MiB     4.00 MiB  prover::build_aux/  +2.00 MiB (+100.0%)        2.00 MiB     4.00 MiB  prover::build_aux
+  -1.00 MiB (-100.0%)        1.00 MiB          0 B  build_aux/  +3.00 MiB                       0 B     3.00 MiB  other::build_aux
+  +2.00 MiB                       0 B     2.00 MiB  prover::build_aux
+  -1.00 MiB (-100.0%)        1.00 MiB          0 B  build_aux"
+else
+	echo "  skip the join of a bare name: gcc cannot build a symbol named 'prover::build_aux' here"
+fi
+
+# three static functions called helper: in sa.c and sb.c (with debug information: each row
+# shown with its file) and in sc.c (built without: no file to show); 4 MiB moved in each, 6 MiB
+# the larger in each: by name, the one without a file first, then by file
+mkdir -p $T/sn3
+cat >$T/sn3/sa.c <<'CEOF'
+#include <stdlib.h>
+#include <string.h>
+void *sb_make(size_t n);
+void *sc_make(size_t n);
+static void *volatile keep[3];
+__attribute__((noinline)) static void *helper(size_t n)
+{
+	return memset(malloc(n), 1, n);
+}
+int main(int argc, char **argv)
+{
+	int swap = argc > 1 && !strcmp(argv[1], "swap");
+	keep[0] = helper((size_t)(swap ? 6 : 2) << 20);
+	keep[1] = sb_make((size_t)(swap ? 2 : 6) << 20);
+	keep[2] = sc_make((size_t)(swap ? 2 : 6) << 20);
+	return 0;
+}
+CEOF
+for f in sb sc; do
+	cat >$T/sn3/$f.c <<CEOF
+#include <stdlib.h>
+#include <string.h>
+__attribute__((noinline)) static void *helper(size_t n)
+{
+	void *p = memset(malloc(n), 1, n);
+	__asm__ volatile("" ::: "memory");
+	return p;
+}
+void *${f}_make(size_t n)
+{
+	return helper(n);
+}
+CEOF
+done
+if (cd $T/sn3 && gcc -O1 -g -c sa.c sb.c && gcc -O1 -g0 -c sc.c && gcc -o sn3 sa.o sb.o sc.o) 2>/dev/null; then
+	for v in keep swap; do
+		CUZKTRACE_RSS_MS=0 CUZKTRACE_OUT=$T/sn3/$v.zst LD_PRELOAD=$LIB $T/sn3/sn3 $v >/dev/null 2>&1
+	done
+	expect_eq "diff: three functions of one name, one without a file: rows of one change, the one without a file first" \
+		"$($REPORT --diff $T/sn3/keep.zst $T/sn3/swap.zst 2>/dev/null | sed -n '/^live bytes by function at peak heap/,/^$/p')" \
+		"live bytes by function at peak heap (3 of 3 changed)
+  change                         base        trace  function
+  -4.00 MiB (-66.7%)         6.00 MiB     2.00 MiB  helper
+  +4.00 MiB (+200.0%)        2.00 MiB     6.00 MiB  helper (sa.c)
+  -4.00 MiB (-66.7%)         6.00 MiB     2.00 MiB  helper (sb.c)"
+else
+	echo "  skip three functions of one name: gcc cannot build them here"
+fi
