@@ -69,6 +69,34 @@ expect_eq "phase-rule: a rule that gave no allocation its phase gets one warning
 	"$(cat $T/phases_rule2.err)" \
 	"cuzktrace-report: warning: --phase-rule 'never=worker' gave no allocation its phase: no frame of their stacks matched it, or an earlier rule matched first (a pattern matches a function's whole name, its path included: 'crate::module::f' or '*::f', or file:line)"
 expect_eq "phase-rule: rules that took bytes: no warning" "$(cat $T/phases_rule.err)" ""
+# every frame of a stack is tried against the rules: the earliest rule given wins, whichever
+# frame it matched (main's blocks are allocated in touch, called by main), and a later rule's
+# match in an outer frame does not take them from an earlier rule's in an inner one
+$REPORT --json --phase-rule 'm=main' --phase-rule 't=touch' $T/phases.zst >$T/phases_rule3.json 2>$T/phases_rule3.err
+expect_eq "phase-rule: the earliest rule wins over a later one that matched an inner frame" \
+	"$(jget $T/phases_rule3.json peak_heap.by_phase)/$(cat $T/phases_rule3.err)" \
+	"[{\"phase\": \"m\", \"bytes\": $((16500000 + pnoise)), \"samples\": 0, \"estimate_error_bytes\": 0}, {\"phase\": \"t\", \"bytes\": 6600000, \"samples\": 0, \"estimate_error_bytes\": 0}]/"
+$REPORT --json --phase-rule 'w=worker' --phase-rule 't=touch' --phase-rule 'm=main' $T/phases.zst >$T/phases_rule4.json 2>$T/phases_rule4.err
+expect_eq "phase-rule: a later rule matching an outer frame does not beat an earlier one's inner match" \
+	"$(jget $T/phases_rule4.json peak_heap.by_phase)/$(cat $T/phases_rule4.err)" \
+	"[{\"phase\": \"t\", \"bytes\": 17100000, \"samples\": 0, \"estimate_error_bytes\": 0}, {\"phase\": \"w\", \"bytes\": 6000000, \"samples\": 0, \"estimate_error_bytes\": 0}, {\"phase\": \"m\", \"bytes\": $pnoise, \"samples\": 0, \"estimate_error_bytes\": 0}]/"
+# file:line with the file as the debug info names it, its directories included
+$REPORT --json --phase-rule 'all=*tests/progs/phases.c:*' $T/phases.zst >$T/phases_rule5.json 2>$T/phases_rule5.err
+expect_eq "phase-rule: file:line glob on the whole path" "$(jget $T/phases_rule5.json peak_heap.by_phase)/$(cat $T/phases_rule5.err)" \
+	"[{\"phase\": \"all\", \"bytes\": $((23100000 + pnoise)), \"samples\": 0, \"estimate_error_bytes\": 0}]/"
+# a path's last name takes a frame named by that name alone only where the frame is an inlined
+# copy (Rust's line-tables-only names those so): worker, a function of its own, is no app::worker
+$REPORT --json --phase-rule 'w=app::worker' $T/phases.zst >$T/phases_rule6.json 2>$T/phases_rule6.err
+expect_eq "phase-rule: a path's last name does not take a function of that name that is no inlined copy" \
+	"$(jget $T/phases_rule6.json peak_heap.by_phase)/$(grep -c "^cuzktrace-report: warning: --phase-rule 'w=app::worker' gave no allocation its phase" $T/phases_rule6.err)" \
+	"$(jget $T/phases.json peak_heap.by_phase)/1"
+# a C++ function by its name with its parameters, as the symbol demangles (ns::get$u41$it
+# has no ABI tag: only that spelling has them)
+CUZKTRACE_SAMPLE=0 CUZKTRACE_OUT=$T/cxxparams.zst traced cxxparams $P/cxxdollar
+$REPORT --json --phase-rule 'g=ns::get$u41$it(unsigned long)' $T/cxxparams.zst >$T/cxxparams.json 2>$T/cxxparams.rerr
+expect_eq "phase-rule: a C++ function by its name with its parameters" \
+	"$($PY -c 'import json,sys; print([(p["name"], p["allocated_bytes"]) for p in json.load(open(sys.argv[1]))["phases"] if p["name"] != "(none)"])' $T/cxxparams.json)/$(cat $T/cxxparams.rerr)" \
+	"[('g', 123456)]/"
 $REPORT --phase-rule 'nameonly' $T/phases.zst >$T/badrule.out 2>$T/badrule.err
 expect_eq "phase-rule: bad rule exits 2" $? 2
 expect_eq "phase-rule: bad rule message" "$(head -1 $T/badrule.err)" "cuzktrace-report: error: invalid --phase-rule 'nameonly' (expected NAME=PATTERN)"

@@ -144,6 +144,32 @@ static void test_bare(void **state)
 							strlen(not_joins[i][1])));
 }
 
+/* what ckt_phase_rules_invalid says of spec, or "(valid)" */
+static const char *invalid(const char *spec)
+{
+	const char *why = ckt_phase_rules_invalid(spec);
+	return why ? why : "(valid)";
+}
+
+/* NAME=PATTERN: both parts non-empty, no space at the name's start or on either side of '=' */
+static void test_invalid(void **state)
+{
+	(void)state;
+	static const char plain[] = "expected NAME=PATTERN";
+	static const char spaced[] = "expected NAME=PATTERN, with no space at the name's start or next to '='";
+	assert_string_equal(invalid("synth=*synthesize*"), "(valid)");
+	assert_string_equal(invalid("a=b=c"), "(valid)");       /* the first '=' splits */
+	assert_string_equal(invalid("my synth=x *"), "(valid)"); /* spaces elsewhere are the name's, the pattern's */
+	assert_string_equal(invalid("nameonly"), plain);
+	assert_string_equal(invalid("=x"), plain);
+	assert_string_equal(invalid("x="), plain);
+	assert_string_equal(invalid("="), plain);
+	assert_string_equal(invalid(" synth=x"), spaced);
+	assert_string_equal(invalid("synth =x"), spaced);
+	assert_string_equal(invalid("synth= x"), spaced);
+	assert_string_equal(invalid("synth=\tx"), spaced);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -151,6 +177,7 @@ int main(void)
 		cmocka_unit_test(test_uninherent_bounded),
 		cmocka_unit_test(test_ungeneric),
 		cmocka_unit_test(test_bare),
+		cmocka_unit_test(test_invalid),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

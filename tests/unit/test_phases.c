@@ -41,6 +41,10 @@ static struct ckt_phases *run(const struct tb *b, struct ckt_replay_stats *st, c
 	struct ckt_phases *p = ckt_phases_new();
 	assert_non_null(r);
 	assert_non_null(p);
+	/* the default mode's rate, as the report takes it from the header */
+	const char *rate = ckt_decode_header_get(d, "setting.CUZKTRACE_SAMPLE");
+	if (rate)
+		ckt_replay_set_sample(r, strtoull(rate, NULL, 10));
 	ckt_replay_epochs_from(r, run_epoch_base);
 	assert_int_equal(ckt_phases_attach(p, r), 0);
 	ckt_phases_set_format(p, run_format);
@@ -432,6 +436,251 @@ static void test_end_before_begin_legacy(void **state)
 	assert_int_equal(row(p, "load")->active_ns, 1000000);
 	const char *const *names;
 	assert_int_equal(ckt_phases_active_at(p, CKT_AT_PEAK_HEAP, &names), 1);
+	ckt_phases_free(p);
+	tb_release(&b);
+}
+
+/* A format 3 trace's END with no BEGIN open is held against a BEGIN up to 1 ms (1,000,000 ns)
+ * after it, that bound included: a BEGIN exactly 1 ms later is the one it closed (never
+ * active), one 1 ns later opens the phase. */
+static void test_legacy_window_bound(void **state)
+{
+	(void)state;
+	static const struct { uint64_t after; size_t active; uint64_t ns; } cases[] = {
+		{ 1000000, 0, 0 },
+		{ 1000001, 1, 999999 },
+	};
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		struct tb b;
+		struct ckt_replay_stats st;
+		tb_begin(&b);
+		tb_phase_def(&b, LOAD, "load");
+		tb_thread(&b, 1);
+		tb_phase(&b, 100, CKT_PHASE_END, LOAD);
+		tb_phase(&b, 100 + cases[k].after, CKT_PHASE_BEGIN, LOAD);
+		tb_alloc_ex(&b, 1500000, 0x1000, 64, CKT_FN_MALLOC, 0, LOAD);
+		tb_phase(&b, 2000100, CKT_PHASE_END, LOAD);
+		tb_end(&b, 5000000, CKT_END_EXIT, 0, 0);
+		tb_flush(&b);
+		run_format = 3;
+		struct ckt_phases *p = run(&b, &st, NULL, NULL, NULL);
+		run_format = CKT_FORMAT_VERSION;
+		const char *const *names;
+		assert_int_equal(ckt_phases_active_at(p, CKT_AT_PEAK_HEAP, &names), cases[k].active);
+		assert_int_equal(row(p, "load")->active_ns, cases[k].ns);
+		ckt_phases_free(p);
+		tb_release(&b);
+	}
+}
+
+/* Ties: phases holding the same bytes at a peak are listed by name ("a" before "b", though "b"
+ * was defined first); thread groups holding the same bytes at the peak heap by the bytes they
+ * allocated, then by name ("zz" allocated 150 and comes before "aa", which allocated 100). */
+static void test_ties(void **state)
+{
+	(void)state;
+	struct tb b;
+	struct ckt_replay_stats st;
+	tb_begin(&b);
+	tb_phase_def(&b, 1, "b");
+	tb_phase_def(&b, 2, "a");
+	tb_thread_name(&b, 5, 1, "zz");
+	tb_thread_name(&b, 5, 2, "aa");
+	tb_thread(&b, 1);
+	tb_alloc_ex(&b, 10, 0x1000, 50, CKT_FN_MALLOC, 0, 1);
+	tb_free(&b, 20, 0x1000);
+	tb_alloc_ex(&b, 30, 0x2000, 100, CKT_FN_MALLOC, 0, 1);
+	tb_thread(&b, 2);
+	tb_alloc_ex(&b, 40, 0x3000, 100, CKT_FN_MALLOC, 0, 2);
+	tb_end(&b, 1000, CKT_END_EXIT, 0, 0);
+	tb_flush(&b);
+	run_by_thread = true;
+	struct ckt_phases *p = run(&b, &st, NULL, NULL, NULL);
+	run_by_thread = false;
+	assert_int_equal(st.peak_heap.bytes, 200);
+	const struct ckt_phases_share *sh;
+	assert_int_equal(ckt_phases_by_phase(p, CKT_AT_PEAK_HEAP, &sh), 2);
+	assert_string_equal(sh[0].name, "a");
+	assert_int_equal(sh[0].bytes, 100);
+	assert_string_equal(sh[1].name, "b");
+	assert_int_equal(sh[1].bytes, 100);
+	const struct ckt_phases_group *g;
+	assert_int_equal(ckt_phases_groups(p, &g), 2);
+	assert_string_equal(g[0].name, "zz");
+	assert_int_equal(g[0].at_peak_heap, 100);
+	assert_int_equal(g[0].allocated_bytes, 150);
+	assert_string_equal(g[1].name, "aa");
+	assert_int_equal(g[1].at_peak_heap, 100);
+	assert_int_equal(g[1].allocated_bytes, 100);
+	ckt_phases_free(p);
+	tb_release(&b);
+}
+
+/* Two names for one thread at one timestamp: the later record wins (as the latest by ts). */
+static void test_thread_name_same_ts(void **state)
+{
+	(void)state;
+	struct tb b;
+	struct ckt_replay_stats st;
+	tb_begin(&b);
+	tb_thread_name(&b, 300, 16, "first");
+	tb_thread_name(&b, 300, 16, "second");
+	tb_thread(&b, 16);
+	tb_alloc(&b, 400, 0x1000, 100);
+	tb_end(&b, 1000, CKT_END_EXIT, 0, 0);
+	tb_flush(&b);
+	struct ckt_phases *p = run(&b, &st, NULL, NULL, NULL);
+	const struct ckt_phases_group *g;
+	assert_int_equal(ckt_phases_groups(p, &g), 1);
+	assert_string_equal(g[0].name, "second");
+	assert_string_equal(ckt_phases_thread_name(p, 16), "second");
+	ckt_phases_free(p);
+	tb_release(&b);
+}
+
+/* Format 4: ENDs with no BEGIN open at an earlier timestamp are dropped when another comes at a
+ * new one: thread 1 ends "load" at 100 and at 500; thread 2 begins it twice at 500 and ends it
+ * at 700. The END at 500 cancels one BEGIN at that instant, the one at 100 none: "load" is
+ * active from 500 to 700. */
+static void test_early_ends_reset(void **state)
+{
+	(void)state;
+	struct tb b;
+	struct ckt_replay_stats st;
+	tb_begin(&b);
+	tb_phase_def(&b, LOAD, "load");
+	tb_thread(&b, 1);
+	tb_phase(&b, 100, CKT_PHASE_END, LOAD);
+	tb_phase(&b, 500, CKT_PHASE_END, LOAD);
+	tb_thread(&b, 2);
+	tb_phase(&b, 500, CKT_PHASE_BEGIN, LOAD);
+	tb_phase(&b, 500, CKT_PHASE_BEGIN, LOAD);
+	tb_alloc_ex(&b, 600, 0x1000, 64, CKT_FN_MALLOC, 0, LOAD);
+	tb_phase(&b, 700, CKT_PHASE_END, LOAD);
+	tb_end(&b, 10000, CKT_END_EXIT, 0, 0);
+	tb_flush(&b);
+	struct ckt_phases *p = run(&b, &st, NULL, NULL, NULL);
+	const char *const *names;
+	assert_int_equal(ckt_phases_active_at(p, CKT_AT_PEAK_HEAP, &names), 1);
+	assert_string_equal(names[0], "load");
+	assert_int_equal(row(p, "load")->active_ns, 200);
+	ckt_phases_free(p);
+	tb_release(&b);
+}
+
+/* The text report of p (ckt_phases_print_text), malloc'd */
+static char *text_of(const struct ckt_phases *p, const struct ckt_replay_stats *st, bool by_thread)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	assert_int_equal(ckt_phases_print_text(f, p, st, by_thread), 0);
+	fclose(f);
+	return buf;
+}
+
+/* The text with --top 1: the peak's largest phase, then one row for the other ("1 more
+ * phase", singular); a peak RSS whose phases' shares add up to it says nothing of what they are
+ * shares of; a name of 22 characters fills the table's label column, one space after it. */
+static void test_text_top(void **state)
+{
+	(void)state;
+	struct tb b;
+	struct ckt_replay_stats st;
+	tb_begin(&b);
+	tb_phase_def(&b, 1, "abcdefghijklmnopqrstuv");
+	tb_phase_def(&b, 2, "b");
+	tb_thread(&b, 1);
+	tb_phase(&b, 50, CKT_PHASE_PUSH, 1);
+	tb_alloc_ex(&b, 100, 0x1000, 100, CKT_FN_MALLOC, 0, 1);
+	tb_phase(&b, 150, CKT_PHASE_POP, 1);
+	tb_phase(&b, 180, CKT_PHASE_BEGIN, 2);
+	tb_alloc_ex(&b, 200, 0x2000, 50, CKT_FN_MALLOC, 0, 2);
+	tb_rss(&b, 250, 150);
+	tb_phase(&b, 300, CKT_PHASE_END, 2);
+	tb_end(&b, 1000, CKT_END_EXIT, 0, 0);
+	tb_flush(&b);
+	struct ckt_phases *p = run(&b, &st, NULL, NULL, NULL);
+	ckt_phases_set_top(p, 1);
+	char *t = text_of(p, &st, false);
+	assert_string_equal(t, "\n"
+			       "phases (bytes by the phase that allocated them; active phases oldest first)\n"
+			       "peak heap             150 B at 0.000000 s, during b\n"
+			       "  abcdefghijklmnopqrstuv 100 B       66.7%  (100 bytes)\n"
+			       "  1 more phase        50 B        33.3%  (50 bytes; --top shows more)\n"
+			       "peak RSS              150 B at 0.000000 s, during b\n"
+			       "  abcdefghijklmnopqrstuv 100 B       66.7%  (100 bytes)\n"
+			       "  1 more phase        50 B        33.3%  (50 bytes; --top shows more)\n"
+			       "\n"
+			       "phase                   active s  allocated   own peak  at peak heap  at peak RSS\n"
+			       "abcdefghijklmnopqrstuv   0.000000      100 B      100 B         100 B        100 B\n"
+			       "b                       0.000000       50 B       50 B          50 B         50 B\n");
+	free(t);
+	ckt_phases_free(p);
+	tb_release(&b);
+}
+
+/* Byte spaces by phase: a phase's heap block, anonymous mapping and file-backed mapping; at the
+ * peak RSS the phase holds its heap and anonymous bytes (what the report counts toward RSS),
+ * not the file's; at the peak of host memory all three. */
+static void test_spaces(void **state)
+{
+	(void)state;
+	struct tb b;
+	struct ckt_replay_stats st;
+	tb_begin(&b);
+	tb_phase_def(&b, 1, "map");
+	tb_thread(&b, 1);
+	tb_phase(&b, 50, CKT_PHASE_BEGIN, 1);
+	tb_alloc_ex(&b, 100, 0x1000, 100, CKT_FN_MALLOC, 0, 1);
+	tb_mmap_ex(&b, 110, 0x7f0000000000, 4096, CKT_MAP_ANON, 1);
+	tb_mmap_ex(&b, 120, 0x7f0000100000, 8192, 0, 1);
+	tb_rss(&b, 130, 20000);
+	tb_phase(&b, 200, CKT_PHASE_END, 1);
+	tb_end(&b, 1000, CKT_END_EXIT, 0, 0);
+	tb_flush(&b);
+	struct ckt_phases *p = run(&b, &st, NULL, NULL, NULL);
+	assert_int_equal(share(p, CKT_AT_PEAK_HEAP, "map"), 100);
+	assert_int_equal(share(p, CKT_AT_PEAK_RSS, "map"), 4196);
+	assert_int_equal(share(p, CKT_AT_PEAK_MMAP, "map"), 12388);
+	assert_int_equal(row(p, "map")->at_peak_rss, 4196);
+	assert_int_equal(row(p, "map")->peak_bytes, 12388);
+	assert_int_equal(row(p, "map")->allocated_bytes, 12388);
+	ckt_phases_free(p);
+	tb_release(&b);
+}
+
+/* The default mode: a phase's heap sample (4,096 bytes, standing for about 512 KiB) and its
+ * 1 MiB of CUDA pinned host memory, both live at the peak of pinned memory. Its share there is
+ * the pinned bytes, exact: no sample among them, no standard error (the heap's sample is no
+ * part of them); at the peak heap the share is the sample's estimate, with its error. */
+static void test_pinned_share_exact(void **state)
+{
+	(void)state;
+	struct tb b;
+	struct ckt_replay_stats st;
+	tb_begin_sampled(&b, TB_VERSION);
+	tb_phase_def(&b, 1, "p");
+	tb_thread(&b, 1);
+	tb_phase(&b, 5, CKT_PHASE_BEGIN, 1);
+	tb_alloc_ex(&b, 10, 0x1000, 4096, CKT_FN_MALLOC | CKT_FN_SAMPLED, 0, 1);
+	tb_agg(&b, 12, 4096, 1);
+	tb_cuda_alloc(&b, 20, CKT_CUDA_PINNED, 0, 0x7f0000000000, 1 << 20, 0, 1, 0);
+	tb_sync(&b, 30);
+	tb_end(&b, 40, CKT_END_EXIT, 0, 0);
+	tb_flush(&b);
+	struct ckt_phases *p = run(&b, &st, NULL, NULL, NULL);
+	const struct ckt_phases_share *sh;
+	assert_int_equal(ckt_phases_by_phase(p, CKT_AT_PEAK_PINNED, &sh), 1);
+	assert_string_equal(sh[0].name, "p");
+	assert_int_equal(sh[0].bytes, 1 << 20);
+	assert_int_equal(sh[0].samples, 0);
+	assert_int_equal(sh[0].sampled_bytes, 0);
+	assert_int_equal(ckt_phases_share_error(p, &sh[0]), 0);
+	assert_int_equal(ckt_phases_by_phase(p, CKT_AT_PEAK_HEAP, &sh), 1);
+	assert_int_equal(sh[0].samples, 1);
+	assert_true(ckt_phases_share_error(p, &sh[0]) > 0);
 	ckt_phases_free(p);
 	tb_release(&b);
 }
@@ -874,6 +1123,13 @@ int main(void)
 		cmocka_unit_test(test_open_phase_and_late_names),
 		cmocka_unit_test(test_end_before_begin),
 		cmocka_unit_test(test_end_before_begin_legacy),
+		cmocka_unit_test(test_legacy_window_bound),
+		cmocka_unit_test(test_pinned_share_exact),
+		cmocka_unit_test(test_spaces),
+		cmocka_unit_test(test_text_top),
+		cmocka_unit_test(test_early_ends_reset),
+		cmocka_unit_test(test_ties),
+		cmocka_unit_test(test_thread_name_same_ts),
 		cmocka_unit_test(test_thread_groups),
 		cmocka_unit_test(test_thread_reused),
 		cmocka_unit_test(test_thread_groups_many),

@@ -242,7 +242,9 @@ static inline void tb_realloc(struct tb *b, uint64_t ts, uint64_t old_addr, uint
 	tb_realloc_ex(b, ts, old_addr, dafter, new_addr, size, 0);
 }
 
-static inline void tb_mmap(struct tb *b, uint64_t ts, uint64_t addr, uint64_t len, uint64_t flags)
+/* a read-write mapping with no stack, made in phase id phase */
+static inline void tb_mmap_ex(struct tb *b, uint64_t ts, uint64_t addr, uint64_t len, uint64_t flags,
+			      uint64_t phase)
 {
 	tb_u8(b, CKT_TAG_MMAP);
 	tb_dts(b, ts);
@@ -251,7 +253,12 @@ static inline void tb_mmap(struct tb *b, uint64_t ts, uint64_t addr, uint64_t le
 	tb_uv(b, flags);
 	tb_uv(b, 3);
 	tb_uv(b, 0);
-	tb_uv(b, 0);
+	tb_uv(b, phase);
+}
+
+static inline void tb_mmap(struct tb *b, uint64_t ts, uint64_t addr, uint64_t len, uint64_t flags)
+{
+	tb_mmap_ex(b, ts, addr, len, flags, 0);
 }
 
 static inline void tb_munmap(struct tb *b, uint64_t ts, uint64_t addr, uint64_t len)
