@@ -112,6 +112,23 @@ def one_frame_trace(path, body, *kv):
     open(path, 'wb').write(z(header(*kv, version=8)) + z(row_frame(row, 8)))
 
 
+def blocks_trace(path, fns, end_ns, *kv):
+    """a version 1 trace at path of one thread whose functions fns, (frame address, [block
+    sizes]) each a stack of one frame, allocate their blocks 1 MiB apart, all live at exit;
+    SYNC and the end record at end_ns"""
+    body = [bytes([FRAME]) + uv(0) + uv(0)]
+    for sid, (addr, _) in enumerate(fns, 1):
+        body.append(stack(sid, [addr]))
+    body.append(bytes([THREAD]) + uv(1))
+    prev, a, n = 0, 0x10000, 0
+    for sid, (_, sizes) in enumerate(fns, 1):
+        for size in sizes:
+            body.append(alloc(1, a - prev, size, sid))
+            prev, a, n = a, a + 0x100000, n + 1
+    body.append(bytes([SYNC]) + uv(end_ns) + bytes([END]) + uv(end_ns) + uv(0) + uv(n) + uv(0))
+    open(path, "wb").write(z(header(*kv)) + z(b"".join(body)))
+
+
 def zframes(data):
     """the zstd frames of a file, each as its bytes (RFC 8878: frame header, blocks, checksum)"""
     out, i = [], 0

@@ -2180,23 +2180,10 @@ if command -v zstd >/dev/null 2>&1; then
 	PYTHONPATH=tests/integration $PY - "$T" <<'PYEOF'
 import sys
 from rows import *
-def write(path, fns, end_ns):
-    """fns: (frame address, [block sizes]): each function's blocks, live at exit"""
-    body = [bytes([FRAME]) + uv(0) + uv(0)]
-    for sid, (addr, _) in enumerate(fns, 1):
-        body.append(stack(sid, [addr]))
-    body.append(bytes([THREAD]) + uv(1))
-    prev, a, n = 0, 0x10000, 0
-    for sid, (_, sizes) in enumerate(fns, 1):
-        for size in sizes:
-            body.append(alloc(1, a - prev, size, sid))
-            prev, a, n = a, a + 0x100000, n + 1
-    body.append(bytes([SYNC]) + uv(end_ns) + bytes([END]) + uv(end_ns) + uv(0) + uv(n) + uv(0))
-    open(path, "wb").write(z(header()) + z(b"".join(body)))
 T = sys.argv[1]
-write(T + "/drb.zst", [(0x5010, [100000]), (0x5020, [100000]), (0x5030, [100]), (0x5040, [1000]),
+blocks_trace(T + "/drb.zst", [(0x5010, [100000]), (0x5020, [100000]), (0x5030, [100]), (0x5040, [1000]),
                        (0x5050, [300]), (0x5070, [40, 40, 40]), (0x5080, [500])], 1000000)
-write(T + "/drt.zst", [(0x5010, [99990]), (0x5020, [100010]), (0x5030, [200]), (0x5040, [1100]),
+blocks_trace(T + "/drt.zst", [(0x5010, [99990]), (0x5020, [100010]), (0x5030, [200]), (0x5040, [1100]),
                        (0x5060, [500]), (0x5070, [60]), (0x5090, [250, 250])], 3000000)
 PYEOF
 	$REPORT --diff $T/drb.zst $T/drt.zst >$T/dr.txt 2>$T/dr.err
@@ -2262,23 +2249,11 @@ if command -v zstd >/dev/null 2>&1; then
 	PYTHONPATH=tests/integration $PY - "$T" <<'PYEOF'
 import sys
 from rows import *
-def write(path, exe, fns):
-    """one block per function (frame address, size), live at exit, in a program named exe"""
-    body = [bytes([FRAME]) + uv(0) + uv(0)]
-    for sid, (addr, _) in enumerate(fns, 1):
-        body.append(stack(sid, [addr]))
-    body.append(bytes([THREAD]) + uv(1))
-    prev, a = 0, 0x10000
-    for sid, (_, size) in enumerate(fns, 1):
-        body.append(alloc(1, a - prev, size, sid))
-        prev, a = a, a + 0x100000
-    body.append(bytes([SYNC]) + uv(100) + bytes([END]) + uv(100) + uv(0) + uv(len(fns)) + uv(0))
-    open(path, "wb").write(z(header((b"exe", exe))) + z(b"".join(body)))
 T = sys.argv[1]
 # 0x6020's 1,000 bytes: 10% of a trace's 10,000, or 4% of its 25,000
 for name, b, t in (("10_4", 10000, 25000), ("4_10", 25000, 10000), ("4_4", 25000, 25000)):
-    write("%s/dj%s_a.zst" % (T, name), b"/x/oldprog", [(0x6010, b - 1000), (0x6020, 1000)])
-    write("%s/dj%s_b.zst" % (T, name), b"/x/newprog", [(0x7010, t - 1000), (0x6020, 1000)])
+    blocks_trace("%s/dj%s_a.zst" % (T, name), [(0x6010, [b - 1000]), (0x6020, [1000])], 100, (b"exe", b"/x/oldprog"))
+    blocks_trace("%s/dj%s_b.zst" % (T, name), [(0x7010, [t - 1000]), (0x6020, [1000])], 100, (b"exe", b"/x/newprog"))
 PYEOF
 	expect_eq "diff: two programs whose shared function holds 10% of the base's peak heap and 4% of the trace's (or 4% and 10%): no warning; 4% of both: the warning" \
 		"$($REPORT --diff $T/dj10_4_a.zst $T/dj10_4_b.zst 2>&1 >/dev/null; echo "rc=$?")/$($REPORT --diff $T/dj4_10_a.zst $T/dj4_10_b.zst 2>&1 >/dev/null; echo "rc=$?")/$($REPORT --diff $T/dj4_4_a.zst $T/dj4_4_b.zst 2>&1 >/dev/null; echo "rc=$?")" \
