@@ -5,7 +5,9 @@
  * replayed with no decoder, no merge, no phases, mappings, RSS or report: a live-block table
  * (open addressing, 24-byte slots, kept at most half full, on huge pages where the kernel gives
  * them), a counter set per call stack (live bytes, allocations, bytes allocated) and the
- * running total and its peak. Prints two lines, each the best of 3 passes:
+ * running total and its peak (no copy of the counters at a new peak: the report's way of
+ * keeping who holds it costs more, so this is a bound from below). Prints two lines, each the
+ * best of 3 passes:
  *   table  <seconds> <events> <peak>          every block goes through the table
  *   paired <seconds> <events> <peak> <paired>  a free the trace pairs with its thread's
  *                                              allocation (the address model's recent list)
@@ -176,7 +178,6 @@ static struct fl_slot *tab;
 static size_t tmask;
 static struct fl_site *sites;
 static int64_t total, peak;
-static uint64_t peak_ts;
 
 static inline size_t fl_home(uint64_t addr)
 {
@@ -191,10 +192,8 @@ static inline void fl_added(const struct fl_ev *e)
 	s->allocs++;
 	s->bytes += e->size;
 	total += (int64_t)e->size;
-	if (total > peak) {
+	if (total > peak)
 		peak = total;
-		peak_ts = e->ts;
-	}
 }
 
 /* per event: a hash, one or two cache lines of the table (prefetched by nothing), one of the
